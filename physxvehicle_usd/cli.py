@@ -9,7 +9,10 @@ import sys
 import click
 
 from . import __version__
+from .errors import InputError
 from .plugin import active_provider, plugin_path
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -31,9 +34,41 @@ def provider_command() -> None:
     click.echo(f"{provider.plugin_name} ({'physxvehicle-usd' if provider.ours else 'external'}) at {provider.path}")
 
 
+@cli.command("schemas")
+@click.argument("stage_file", type=click.Path(dir_okay=False))
+def schemas_command(stage_file: str) -> None:
+    """List the vehicle schemas a stage applies and the vehicle properties it authors, prim by prim."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from .schema_usage import vehicle_schema_usage
+    from .stage_io import open_stage
+
+    stage = open_stage(stage_file)
+    table = Table(title=f"PhysX vehicle schemas in {stage_file}")
+    table.add_column("prim")
+    table.add_column("schemas")
+    table.add_column("authored properties")
+    for usage in vehicle_schema_usage(stage):
+        schemas = ", ".join(usage.schemas + ([usage.type_name] if usage.type_name.startswith("PhysxVehicle") else []))
+        table.add_row(usage.path, schemas, "\n".join(usage.authored))
+    Console().print(table)
+
+
 def main(argv: list[str] | None = None) -> None:
     try:
-        cli.main(args=argv, prog_name="physxvehicle-usd", standalone_mode=True)
-    except KeyboardInterrupt:  # pragma: no cover - interactive only
-        click.echo("interrupted", err=True)
+        cli.main(args=argv, prog_name="physxvehicle-usd", standalone_mode=False)
+    except click.exceptions.Exit as done:
+        sys.exit(done.exit_code)
+    except click.ClickException as usage:
+        usage.show()
+        sys.exit(EXIT_USAGE)
+    except click.exceptions.Abort:
+        click.echo("aborted", err=True)
         sys.exit(130)
+    except InputError as bad_input:
+        click.echo(f"error: {bad_input}", err=True)
+        sys.exit(EXIT_USAGE)
+    except Exception as exc:  # noqa: BLE001 - a user never sees a traceback
+        click.echo(f"internal error: {type(exc).__name__}: {exc} (please report this with the input file)", err=True)
+        sys.exit(EXIT_USAGE)

@@ -1,0 +1,117 @@
+"""Opening stages and writing files safely.
+
+USD reports composition problems (missing sublayers, unresolvable references) as warnings printed to
+stderr by its default diagnostic delegate; we capture them so that they become our diagnostics instead
+of noise, and turn open failures into InputError.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Iterator
+
+from pxr import Sdf, Tf, Usd
+
+from .errors import InputError
+
+USD_EXTENSIONS = (".usd", ".usda", ".usdc", ".usdz")
+
+
+@contextlib.contextmanager
+def captured_stderr() -> Iterator[list[str]]:
+    """Redirect the process's stderr (fd 2, where USD's C++ diagnostics go) and collect its lines."""
+    lines: list[str] = []
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile(mode="w+b") as sink:
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield lines
+        finally:
+            sys.stderr.flush()
+            os.dup2(saved, 2)
+            os.close(saved)
+            sink.seek(0)
+            lines.extend(line for line in sink.read().decode("utf-8", "replace").splitlines() if line.strip())
+
+
+def _short_usd_message(text: str) -> str:
+    # USD's messages carry the C++ location; keep the sentence after the last ' -- ' or ' : '.
+    for sep in (" -- ", " : "):
+        if sep in text:
+            text = text.rsplit(sep, 1)[1]
+    return text.strip().strip("'")
+
+
+def open_stage(path: str | os.PathLike, load_all: bool = True) -> Usd.Stage:
+    """Open a USD file as a stage, or raise InputError naming the file."""
+    stage, _ = open_stage_with_warnings(path, load_all)
+    return stage
+
+
+def open_stage_with_warnings(path: str | os.PathLike, load_all: bool = True) -> tuple[Usd.Stage, list[str]]:
+    """Open a stage; return it with USD's composition warnings as short messages."""
+    file = str(path)
+    p = Path(file)
+    if not p.exists():
+        raise InputError("no such file", file=file)
+    if p.is_dir():
+        raise InputError("is a folder, not a USD file", file=file)
+    if not os.access(p, os.R_OK):
+        raise InputError("file is not readable (permission denied)", file=file)
+    if not Sdf.FileFormat.FindByExtension(p.suffix.lstrip(".") or "x"):
+        raise InputError(f"not a USD file (unknown extension {p.suffix!r})", file=file)
+    load = Usd.Stage.LoadAll if load_all else Usd.Stage.LoadNone
+    with captured_stderr() as noise:
+        try:
+            stage = Usd.Stage.Open(file, load)
+        except Tf.ErrorException as exc:
+            stage = None
+            error = _short_usd_message(str(exc).strip().splitlines()[0] if str(exc).strip() else "")
+            details = [_short_usd_message(line) for line in str(exc).splitlines() if "Error" in line or ":" in line]
+            message = next((d for d in details if d), error) or "not a valid USD file"
+        except Exception as exc:  # noqa: BLE001 - any failure of the USD reader is the file's fault here
+            stage, message = None, str(exc) or type(exc).__name__
+    if stage is None:
+        raise InputError(f"cannot be opened as USD: {message}", file=file)
+    warnings = [_short_usd_message(line) for line in noise if "Warning" in line or "Error" in line]
+    for error in stage.GetCompositionErrors():
+        text = error.ToString() if hasattr(error, "ToString") else str(error)
+        if text not in warnings:
+            warnings.append(text)
+    return stage, warnings
+
+
+def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
+    """Write a file through a temporary sibling and a rename, so readers never see half a file."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    mode = "wb" if isinstance(data, bytes) else "w"
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, mode) as handle:
+            handle.write(data)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def export_layer_atomic(layer: Sdf.Layer, path: str | os.PathLike) -> None:
+    """Export a layer to `path` via a temporary file in the same folder (keeps the file format by extension)."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=target.suffix, dir=target.parent)
+    os.close(fd)
+    try:
+        if not layer.Export(tmp):
+            raise InputError("USD could not write the file", file=str(target))
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise

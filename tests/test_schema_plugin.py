@@ -1,0 +1,117 @@
+"""The codeless schema plugin: conformance with NVIDIA's physx-usd-schemas, registration, plugin path."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, run_python
+from schema_dump import FAMILY
+
+DUMP = str(Path(__file__).with_name("schema_dump.py"))
+
+
+def _dump(mode: str, env: dict | None = None) -> dict:
+    result = run_python([DUMP, mode], env=env)
+    assert result.returncode == 0, result.stderr
+    assert "Error" not in result.stderr and "Coding" not in result.stderr, result.stderr
+    return json.loads(result.stdout)
+
+
+@pytest.fixture(scope="module")
+def nvidia() -> dict:
+    return _dump("nvidia")
+
+
+@pytest.fixture(scope="module")
+def ours() -> dict:
+    return _dump("ours")
+
+
+def test_every_vehicle_class_matches_physx_usd_schemas(nvidia, ours):
+    assert len(FAMILY) == 23
+    matched = 0
+    mismatches = []
+    for name in FAMILY:
+        theirs, mine = nvidia[name], ours[name]
+        assert theirs is not None, f"{name} missing from physx-usd-schemas"
+        assert mine is not None, f"{name} missing from our plugin"
+        for field in ("kind", "builtinAPISchemas"):
+            if theirs[field] != mine[field]:
+                mismatches.append(f"{name}.{field}: {mine[field]!r} != {theirs[field]!r}")
+        for prop, expected in theirs["properties"].items():
+            got = mine["properties"].get(prop)
+            if got != expected:
+                mismatches.append(f"{name} {prop}: {got!r} != {expected!r}")
+            else:
+                matched += 1
+        extra = set(mine["properties"]) - set(theirs["properties"])
+        mismatches.extend(f"{name} {prop}: not in physx-usd-schemas" for prop in sorted(extra))
+    total = sum(len(nvidia[n]["properties"]) for n in FAMILY)
+    print(f"schema conformance: {matched}/{total} properties of {len(FAMILY)} classes match physx-usd-schemas")
+    assert not mismatches, "\n".join(mismatches)
+    assert matched == total > 120
+
+
+def test_plugin_path_alone_makes_the_schemas_known():
+    path = subprocess.run(
+        [sys.executable, "-m", "physxvehicle_usd", "plugin-path"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    assert Path(path, "plugInfo.json").is_file()
+    probe = """
+import sys
+from pxr import Usd, Sdf
+assert 'physxvehicle_usd' not in sys.modules
+reg = Usd.SchemaRegistry()
+engine = reg.FindAppliedAPIPrimDefinition('PhysxVehicleEngineAPI')
+print(engine.GetAttributeDefinition('physxVehicleEngine:peakTorque').GetFallbackValue())
+stage = Usd.Stage.CreateInMemory()
+table = stage.DefinePrim('/Table', 'PhysxVehicleTireFrictionTable')
+print(table.IsA(Usd.Typed), table.GetAttribute('defaultFrictionValue').Get())
+car = stage.DefinePrim('/Car')
+car.ApplyAPI('PhysxVehicleBrakesAPI', 'brakes0'); car.ApplyAPI('PhysxVehicleBrakesAPI', 'brakes1')
+print(car.GetAttribute('physxVehicleBrakes:brakes1:maxBrakeTorque').Get())
+"""
+    result = run_python(["-c", probe], env={"PXR_PLUGINPATH_NAME": path})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["-1.0", "True", "1.0", "0.0"]
+    assert result.stderr.strip() == ""
+
+
+def test_plugin_path_dump_equals_import_dump(ours):
+    path = str(REPO / "physxvehicle_usd" / "resources")
+    assert _dump("env", env={"PXR_PLUGINPATH_NAME": path}) == ours
+
+
+def test_steps_aside_when_physx_usd_schemas_came_first(nvidia):
+    result = run_python([DUMP, "both"])
+    assert result.returncode == 0, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert lines == ['{"provider": "physxSchema"}'], result.stderr
+    assert json.loads(result.stdout) == nvidia
+
+
+def test_registration_is_idempotent_and_reports_ours():
+    probe = """
+import physxvehicle_usd
+from physxvehicle_usd import plugin
+first = physxvehicle_usd.active_provider()
+second = plugin.register()
+assert first is second and first.ours, first
+print(first.plugin_name)
+"""
+    result = run_python(["-c", probe])
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "physxVehicleUsd"
+    assert result.stderr.strip() == ""
+
+
+def test_generated_resources_are_fresh(tmp_path):
+    result = run_python([str(REPO / "tools" / "generate_schema.py"), "--out", str(tmp_path)])
+    assert result.returncode == 0, result.stderr
+    for name in ("generatedSchema.usda", "plugInfo.json"):
+        committed = (REPO / "physxvehicle_usd" / "resources" / name).read_text()
+        assert (tmp_path / name).read_text() == committed, f"{name} is stale: run python tools/generate_schema.py"
