@@ -1,0 +1,54 @@
+"""Diagnostics: every problem the reader or validator finds is a record, never an exception."""
+from __future__ import annotations
+
+from enum import Enum
+
+from pydantic import BaseModel, ConfigDict
+
+
+class Severity(str, Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+class Diagnostic(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    severity: Severity
+    code: str
+    prim: str
+    property: str | None = None
+    message: str
+    file: str | None = None
+
+    def line(self) -> str:
+        where = self.prim + (f".{self.property}" if self.property else "")
+        return f"{self.severity.value} {self.code} {where}: {self.message}"
+
+
+class DiagnosticSink:
+    """Collects diagnostics in order; `errors_for(prim)` tells whether an object was rejected."""
+
+    def __init__(self) -> None:
+        self.items: list[Diagnostic] = []
+        self._seen: set[tuple] = set()
+
+    def add(self, severity: Severity, code: str, prim, message: str, prop: str | None = None) -> None:
+        record = Diagnostic(severity=severity, code=code, prim=str(prim), property=prop, message=message)
+        key = (record.severity, record.code, record.prim, record.property, record.message)
+        if key not in self._seen:  # a shared component reports once, not once per user
+            self._seen.add(key)
+            self.items.append(record)
+
+    def error(self, code: str, prim, message: str, prop: str | None = None) -> None:
+        self.add(Severity.ERROR, code, prim, message, prop)
+
+    def warning(self, code: str, prim, message: str, prop: str | None = None) -> None:
+        self.add(Severity.WARNING, code, prim, message, prop)
+
+    def info(self, code: str, prim, message: str, prop: str | None = None) -> None:
+        self.add(Severity.INFO, code, prim, message, prop)
+
+    def count(self, severity: Severity) -> int:
+        return sum(1 for d in self.items if d.severity == severity)
