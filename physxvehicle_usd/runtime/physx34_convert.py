@@ -53,7 +53,7 @@ ENGINE_FIELDS = (  # (description key, EngineData field)
 def engine_data_from_block(engine: Mapping, where: str = "engine") -> EngineData:
     """EngineData from a description engine block (resolved values, no sentinels)."""
     values = {field: _number(engine, key, where) for key, field in ENGINE_FIELDS}
-    curve = engine.get("torqueCurve")
+    curve = _value(engine, "torqueCurve")
     if curve is None:
         raise Physx34ConversionError(f"{where}: torqueCurve is missing")
     curve = [_pair(point, f"{where}.torqueCurve[{i}]") for i, point in enumerate(curve)]
@@ -77,8 +77,8 @@ def tire_data_from_block(tire: Mapping, gravity_magnitude: float, tire_type: int
     """TireData from a description tire block, with |g| of the vehicle's scene and the tire type to give it."""
     g = _positive(gravity_magnitude, f"{where}: gravity magnitude")
     rest_load = _positive(_number(tire, "restLoad", where), f"{where}: restLoad")
-    lat_x, lat_y = _pair(tire.get("lateralStiffnessGraph"), f"{where}.lateralStiffnessGraph")
-    graph = tire.get("frictionVsSlipGraph")
+    lat_x, lat_y = _pair(_value(tire, "lateralStiffnessGraph"), f"{where}.lateralStiffnessGraph")
+    graph = _value(tire, "frictionVsSlipGraph")
     if graph is None or len(graph) != 3:
         raise Physx34ConversionError(f"{where}: frictionVsSlipGraph must have exactly 3 points, got {graph!r}")
     return TireData(
@@ -141,8 +141,8 @@ def friction_pairs_from_tables(tables: Mapping[str, Mapping]) -> FrictionTablesA
     for path in table_paths:
         table = tables[path]
         where = f"tireFrictionTables[{path}]"
-        materials = [str(m) for m in table.get("groundMaterials") or []]
-        values = [float(v) for v in table.get("frictionValues") or []]
+        materials = [str(m) for m in _value(table, "groundMaterials") or []]
+        values = [float(v) for v in _value(table, "frictionValues") or []]
         if len(values) != len(materials):
             raise Physx34ConversionError(
                 f"{where}: {len(materials)} groundMaterials but {len(values)} frictionValues"
@@ -285,15 +285,15 @@ def physx34_from_description(description: Mapping) -> Physx34Setup:
             tire_block = wheel.get("tire")
             if tire_block is None:
                 raise Physx34ConversionError(f"{where}: the wheel has no tire block")
-            tire_type = converted.tire_type_of_table(tire_block.get("frictionTable"))
+            tire_type = converted.tire_type_of_table(_value(tire_block, "frictionTable"))
             tire = tire_data_from_block(tire_block, gravity, tire_type, where)
             wheels.append(Physx34Wheel(
                 path=str(wheel.get("path")), index=int(wheel.get("index", len(wheels))),
-                rest_load=float(tire_block["restLoad"]), tire=tire,
+                rest_load=_number(tire_block, "restLoad", where), tire=tire,
             ))
         vehicles[vehicle_path] = Physx34Vehicle(
             scene=scene_path, gravity_magnitude=gravity, engine=engine,
-            idle_rotation_speed=float(engine_block.get("idleRotationSpeed", 0.0)) if engine_block else None,
+            idle_rotation_speed=float(_value(engine_block, "idleRotationSpeed", 0.0)) if engine_block else None,
             wheels=wheels,
         )
     return Physx34Setup(
@@ -366,13 +366,24 @@ def description_from_physx34_setup(setup: Physx34Setup) -> dict:
 
 
 # Helpers --------------------------------------------------------------------------------------------------------------
+def _value(block: Mapping | None, key: str, default=None):
+    """A block's value; descriptions written with provenance hold {"value": v, "source": s} instead of v."""
+    if block is None:
+        return default
+    value = block.get(key, default)
+    if isinstance(value, Mapping) and "value" in value and "source" in value:
+        return value["value"]
+    return value
+
+
 def _number(block: Mapping, key: str, where: str) -> float:
-    if block is None or key not in block or block[key] is None:
+    value = _value(block, key)
+    if value is None:
         raise Physx34ConversionError(f"{where}: {key} is missing")
     try:
-        return float(block[key])
+        return float(value)  # also reads the "inf"/"nan" strings the JSON form uses
     except (TypeError, ValueError):
-        raise Physx34ConversionError(f"{where}: {key} must be a number, got {block[key]!r}") from None
+        raise Physx34ConversionError(f"{where}: {key} must be a number, got {value!r}") from None
 
 
 def _pair(value, where: str) -> tuple[float, float]:
