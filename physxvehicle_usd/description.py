@@ -1,16 +1,18 @@
 """The stage description: plain records of what a stage says about its vehicles (docs/description-layout.md).
 
-Records are data, not live prim wrappers. Each component block maps a property's base name to a resolved
+Records are data, not live prim wrappers (plain dataclasses; see Block). Each component block maps a property's base name to a resolved
 value with its provenance; `to_json` produces the `convert` output (optionally with provenance, optionally
 converted to SI units through the property table).
 """
 from __future__ import annotations
 
+import dataclasses
 import math
+from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field
+import numpy as np
 
 from . import properties as P
 from .diagnostics import Diagnostic
@@ -25,25 +27,30 @@ class Source(str, Enum):
     COMPUTED = "computed"        # derived: auto sprung mass, rest load, stiffness from per-unit-gravity values
 
 
-class Resolved(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
+class Resolved(NamedTuple):
     value: Any
     source: Source
 
 
-class Block(BaseModel):
-    """One component's resolved values, keyed by property base name."""
+# Plain dataclasses rather than pydantic models: a stage of 10,000 cars holds millions of values and the
+# reader must stay close to the cost of reading the attributes at all. The JSON form (and its JSON Schema)
+# is modelled with pydantic in convert_schema.py.
+@dataclass(eq=True)
+class Block:
+    """One component's resolved values, keyed by property base name; `schema_name` selects the property table rows."""
 
-    schema_name: str = Field(description="schema identifier whose property table gives units and ranges")
-    path: str | None = Field(default=None, description="the prim the values were read from")
-    values: dict[str, Resolved] = Field(default_factory=dict)
+    schema_name: str
+    path: str | None = None
+    values: dict[str, Resolved] = field(default_factory=dict)
 
     def set(self, base: str, value: Any, source: Source) -> None:
-        self.values[base] = Resolved(value=value, source=source)
+        self.values[base] = Resolved(value, source)
 
     def __getitem__(self, base: str) -> Any:
         return self.values[base].value
+
+    def __contains__(self, base: str) -> bool:
+        return base in self.values
 
     def get(self, base: str, default: Any = None) -> Any:
         item = self.values.get(base)
@@ -53,8 +60,13 @@ class Block(BaseModel):
         item = self.values.get(base)
         return None if item is None else item.source
 
+    def public(self) -> dict[str, Resolved]:
+        """Values without the parser-internal extras (base names starting with an underscore)."""
+        return {k: v for k, v in self.values.items() if not k.startswith("_")}
 
-class WheelDescription(BaseModel):
+
+@dataclass
+class WheelDescription:
     path: str
     index: int
     attachment: Block
@@ -65,7 +77,8 @@ class WheelDescription(BaseModel):
     wheelController: Block | None = None
 
 
-class DriveDescription(BaseModel):
+@dataclass
+class DriveDescription:
     type: str  # "basic" | "standard"
     path: str
     basic: Block | None = None
@@ -75,68 +88,69 @@ class DriveDescription(BaseModel):
     autoGearBox: Block | None = None
 
 
-class VehicleDescription(BaseModel):
+@dataclass
+class VehicleDescription:
     path: str
-    scene: str | None = None
     vehicle: Block
     context: Block
     rigidBody: Block
+    scene: str | None = None
     drive: DriveDescription | None = None
     controller: Block | None = None
-    brakes: dict[str, Block] = Field(default_factory=dict)
+    brakes: dict[str, Block] = field(default_factory=dict)
     steering: Block | None = None
     ackermannSteering: Block | None = None
     multiWheelDifferential: Block | None = None
     tankDifferential: Block | None = None
     tankController: Block | None = None
-    nonlinearCommandResponses: dict[str, Block] = Field(default_factory=dict)
-    wheels: list[WheelDescription] = Field(default_factory=list)
+    nonlinearCommandResponses: dict[str, Block] = field(default_factory=dict)
+    wheels: list[WheelDescription] = field(default_factory=list)
 
 
-class SceneDescription(BaseModel):
+@dataclass
+class SceneDescription:
     path: str
     gravity: Block
     context: Block | None = None
 
 
-class FrictionTableDescription(BaseModel):
-    path: str
-    table: Block
-
-
-class GroundDescription(BaseModel):
+@dataclass
+class GroundDescription:
     path: str
     kind: str  # "plane" | "mesh"
-    axis: str | None = None
     transform: list[list[float]]
+    axis: str | None = None
     points: list[list[float]] | None = None
     faceVertexIndices: list[int] | None = None
     faceVertexCounts: list[int] | None = None
     material: str | None = None
 
 
-class MaterialDescription(BaseModel):
+@dataclass
+class MaterialDescription:
     path: str
     staticFriction: float
     dynamicFriction: float
     restitution: float
 
 
-class StageInfo(BaseModel):
+@dataclass
+class StageInfo:
     file: str
     metersPerUnit: float
     kilogramsPerUnit: float
     upAxis: str
 
 
-class StageDescription(BaseModel):
+@dataclass
+class StageDescription:
     stage: StageInfo
-    scenes: dict[str, SceneDescription] = Field(default_factory=dict)
-    vehicles: dict[str, VehicleDescription] = Field(default_factory=dict)
-    tireFrictionTables: dict[str, FrictionTableDescription] = Field(default_factory=dict)
-    ground: list[GroundDescription] = Field(default_factory=list)
-    materials: dict[str, MaterialDescription] = Field(default_factory=dict)
-    diagnostics: list[Diagnostic] = Field(default_factory=list)
+    scenes: dict[str, SceneDescription] = field(default_factory=dict)
+    vehicles: dict[str, VehicleDescription] = field(default_factory=dict)
+    tireFrictionTables: dict[str, Block] = field(default_factory=dict)
+    ground: list[GroundDescription] = field(default_factory=list)
+    materials: dict[str, MaterialDescription] = field(default_factory=dict)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
 
     @property
     def units(self) -> StageUnits:
@@ -155,7 +169,11 @@ def _plain(value: Any) -> Any:
     if isinstance(value, float):
         if math.isnan(value) or math.isinf(value):
             return str(value)
-        return float(f"{value:.9g}")
+        # USD stores these as float32: print the shortest decimal that is the same float32 (0.15, not
+        # 0.150000006), so the JSON reads as authored and stays deterministic.
+        return float(str(np.float32(value))) if abs(value) < 3.4e38 else value
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
     if hasattr(value, "__len__"):
         return [_plain(v) for v in value]
     if hasattr(value, "real") and hasattr(value, "imaginary"):  # Gf.Quat
@@ -186,7 +204,7 @@ def _block_json(block: Block | None, provenance: bool, si: bool, units: StageUni
     if block is None:
         return None
     out = {}
-    for base, item in sorted(block.values.items()):
+    for base, item in sorted(block.public().items()):
         value = _plain(item.value)
         if si:
             value = _to_si(value, P.TABLE_BY_KEY.get((block.schema_name, base)), units)
@@ -228,14 +246,14 @@ def _vehicle_json(v: VehicleDescription, provenance: bool, si: bool, units: Stag
 
 def _stage_json(d: StageDescription, provenance: bool, si: bool) -> dict:
     units = d.units
-    stage = d.stage.model_dump()
+    stage = dataclasses.asdict(d.stage)
     if si:
         stage.update(metersPerUnit=1.0, kilogramsPerUnit=1.0, convertedFrom={"metersPerUnit": d.stage.metersPerUnit,
                                                                              "kilogramsPerUnit": d.stage.kilogramsPerUnit})
     length = units.stage_to_si(P.LENGTH) if si else 1.0
     ground = []
     for g in d.ground:
-        item = g.model_dump()
+        item = dataclasses.asdict(g)
         if si:
             item["transform"] = [[c * (length if r == 3 and k < 3 else 1.0) for k, c in enumerate(row)]
                                  for r, row in enumerate(g.transform)]
@@ -244,12 +262,12 @@ def _stage_json(d: StageDescription, provenance: bool, si: bool) -> dict:
         ground.append(_plain(item))
     return {
         "stage": stage,
-        "scenes": {path: {"gravity": _block_json(s.gravity, provenance, si, units),
+        "scenes": {path: {**_block_json(s.gravity, provenance, si, units),
                           "context": _block_json(s.context, provenance, si, units)}
                    for path, s in sorted(d.scenes.items())},
         "vehicles": {path: _vehicle_json(v, provenance, si, units) for path, v in sorted(d.vehicles.items())},
-        "tireFrictionTables": {path: _block_json(t.table, provenance, si, units) for path, t in sorted(d.tireFrictionTables.items())},
+        "tireFrictionTables": {path: _block_json(t, provenance, si, units) for path, t in sorted(d.tireFrictionTables.items())},
         "ground": ground,
-        "materials": {path: m.model_dump() for path, m in sorted(d.materials.items())},
-        "diagnostics": [x.model_dump(mode="json", exclude_none=False) for x in d.diagnostics],
+        "materials": {path: _plain(dataclasses.asdict(m)) for path, m in sorted(d.materials.items())},
+        "diagnostics": [x.model_dump(mode="json", exclude={"file"}) for x in d.diagnostics],
     }

@@ -1,0 +1,94 @@
+"""Stage -> StageDescription: one traversal of the composed stage, as the PhysX USD parser reads it.
+
+    from physxvehicle_usd.read import read_stage
+    description = read_stage("samples/car/car.usda")   # or a Usd.Stage
+
+Nothing a stage contains makes this raise: problems become diagnostics, a broken vehicle is left out and
+the rest of the stage is still read. Only a file that cannot be opened at all raises InputError.
+"""
+from __future__ import annotations
+
+import os
+
+from pxr import Usd, UsdGeom
+
+from .. import properties as P
+from ..description import Source, StageDescription, StageInfo
+from ..diagnostics import DiagnosticSink
+from ..stage_io import open_stage_with_warnings
+from ..units import StageUnits
+from .components import parse_context, parse_friction_table
+from .physics import gravity_block, load_physics
+from .vehicle import ReadContext, parse_vehicle
+
+__all__ = ["read_stage"]
+
+_UP = {"X": (1.0, 0.0, 0.0), "Y": (0.0, 1.0, 0.0), "Z": (0.0, 0.0, 1.0)}
+
+
+def read_stage(source: "str | os.PathLike | Usd.Stage") -> StageDescription:
+    sink = DiagnosticSink()
+    if isinstance(source, Usd.Stage):
+        stage, file = source, source.GetRootLayer().identifier
+    else:
+        file = str(source)
+        stage, warnings = open_stage_with_warnings(file)
+        for message in warnings:
+            sink.warning("COMPOSITION", "/", message)
+    units = StageUnits.of(stage)
+    up_axis = str(UsdGeom.GetStageUpAxis(stage))
+    description = StageDescription(stage=StageInfo(file=file, metersPerUnit=units.meters_per_unit,
+                                                   kilogramsPerUnit=units.kilograms_per_unit, upAxis=up_axis))
+    try:
+        _read(stage, description, sink, units, up_axis)
+    except Exception as exc:  # noqa: BLE001 - the last line of defence: report, never raise
+        sink.error("INTERNAL", "/", f"the reader failed unexpectedly ({type(exc).__name__}: {exc}); please report it")
+    description.diagnostics = sink.items
+    return description
+
+
+def _read(stage: Usd.Stage, description: StageDescription, sink: DiagnosticSink, units: StageUnits, up_axis: str) -> None:
+    physics = load_physics(stage, sink)
+    description.materials = physics.materials
+    description.ground = physics.ground
+    contexts, gravity = {}, {}
+    vehicles, tables = [], []
+    predicate = Usd.TraverseInstanceProxies(Usd.PrimDefaultPredicate)
+    iterator = iter(Usd.PrimRange.Stage(stage, predicate))
+    for prim in iterator:
+        if prim.IsA(UsdGeom.PointInstancer):
+            iterator.PruneChildren()  # the parser skips point instancer subtrees
+            continue
+        if prim.HasAPI(P.CONTEXT):
+            block = _guard(sink, prim, lambda: parse_context(prim, sink, units))
+            if block is not None:
+                contexts[str(prim.GetPath())] = block
+        if prim.GetTypeName() == P.TABLE:
+            block = _guard(sink, prim, lambda: parse_friction_table(prim, sink, units))
+            if block is not None:
+                description.tireFrictionTables[str(prim.GetPath())] = block
+        if prim.HasAPI(P.VEHICLE):
+            vehicles.append(prim)
+    down = tuple(-c for c in _UP.get(up_axis, _UP["Y"]))
+    for path, desc in physics.scenes.items():
+        block = gravity_block(path, desc, units)
+        if block["gravityDirection"] is None:
+            block.set("gravityDirection", down, Source.DEFAULT)
+        gravity[path] = block
+    from ..description import SceneDescription
+
+    for path in physics.scenes:
+        description.scenes[path] = SceneDescription(path=path, gravity=gravity[path], context=contexts.get(path))
+    ctx = ReadContext(stage=stage, sink=sink, units=units, physics=physics, contexts=contexts, gravity=gravity)
+    for prim in vehicles:
+        vehicle = _guard(sink, prim, lambda: parse_vehicle(prim, ctx))
+        if vehicle is not None:
+            description.vehicles[vehicle.path] = vehicle
+
+
+def _guard(sink: DiagnosticSink, prim: Usd.Prim, parse):
+    try:
+        return parse()
+    except Exception as exc:  # noqa: BLE001 - one bad prim must not stop the rest of the stage
+        sink.error("INTERNAL", str(prim.GetPath()), f"reading this prim failed unexpectedly ({type(exc).__name__}: {exc})")
+        return None

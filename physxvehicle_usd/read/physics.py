@@ -1,0 +1,158 @@
+"""What the vehicle reader needs from UsdPhysics: scenes, rigid bodies and their mass properties,
+static ground colliders and physics materials. All of it comes from pxr's own UsdPhysics parsing
+(`LoadUsdPhysicsFromRange`) and `RigidBodyAPI.ComputeMassProperties`, not from hand-written traversal.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, field
+
+from pxr import Gf, Usd, UsdGeom, UsdPhysics
+
+from ..description import Block, GroundDescription, MaterialDescription, Source
+from ..diagnostics import DiagnosticSink
+from ..properties import RIGID_BODY, SCENE
+from ..units import StageUnits
+
+
+@dataclass
+class PhysicsInfo:
+    scenes: dict[str, object] = field(default_factory=dict)          # path -> SceneDesc
+    bodies: dict[str, object] = field(default_factory=dict)          # path -> RigidBodyDesc
+    materials: dict[str, MaterialDescription] = field(default_factory=dict)
+    ground: list[GroundDescription] = field(default_factory=list)
+
+
+def _load(stage: Usd.Stage) -> dict:
+    loader = getattr(UsdPhysics, "UsdPhysicsLoadStageFromPrimRange", None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        if loader is not None:
+            try:
+                return loader(stage, ["/"])
+            except TypeError:
+                pass
+        return UsdPhysics.LoadUsdPhysicsFromRange(stage, ["/"])
+
+
+def _matrix(m: Gf.Matrix4d) -> list[list[float]]:
+    return [[float(m[r][c]) for c in range(4)] for r in range(4)]
+
+
+def load_physics(stage: Usd.Stage, sink: DiagnosticSink) -> PhysicsInfo:
+    info = PhysicsInfo()
+    try:
+        parsed = _load(stage)
+    except Exception as exc:  # noqa: BLE001 - report, read vehicles without physics descriptions
+        sink.error("PHYSICS", "/", f"UsdPhysics could not parse the stage: {exc}")
+        return info
+    xform_cache = UsdGeom.XformCache()
+    for kind, (paths, descs) in parsed.items():
+        name = str(kind).rsplit(".", 1)[-1]
+        for path, desc in zip(paths, descs):
+            key = str(path)
+            if name == "Scene":
+                info.scenes[key] = desc
+            elif name == "RigidBody":
+                info.bodies[key] = desc
+            elif name == "RigidBodyMaterial":
+                info.materials[key] = MaterialDescription(key, float(desc.staticFriction), float(desc.dynamicFriction),
+                                                          float(desc.restitution))
+            elif name in ("PlaneShape", "MeshShape") and not str(desc.rigidBody):
+                prim = stage.GetPrimAtPath(path)
+                material = str(desc.materials[0]) if len(desc.materials) and str(desc.materials[0]) else None
+                ground = GroundDescription(path=key, kind="plane" if name == "PlaneShape" else "mesh",
+                                           transform=_matrix(xform_cache.GetLocalToWorldTransform(prim)),
+                                           material=material)
+                if name == "PlaneShape":
+                    ground.axis = str(desc.axis).rsplit(".", 1)[-1]
+                else:
+                    mesh = UsdGeom.Mesh(prim)
+                    ground.points = [list(map(float, p)) for p in (mesh.GetPointsAttr().Get() or [])]
+                    ground.faceVertexIndices = list(mesh.GetFaceVertexIndicesAttr().Get() or [])
+                    ground.faceVertexCounts = list(mesh.GetFaceVertexCountsAttr().Get() or [])
+                info.ground.append(ground)
+    return info
+
+
+def gravity_block(scene_path: str | None, desc, units: StageUnits) -> Block:
+    """Scene gravity as omni.physx resolves it: unauthored direction = -up axis, magnitude = 9.81 m/s^2 in stage units."""
+    block = Block(schema_name=SCENE, path=scene_path)
+    direction = tuple(desc.gravityDirection) if desc is not None else (0.0, 0.0, 0.0)
+    magnitude = float(desc.gravityMagnitude) if desc is not None else -math.inf
+    if direction == (0.0, 0.0, 0.0) or not all(math.isfinite(c) for c in direction):
+        block.set("gravityDirection", None, Source.DEFAULT)  # filled with -up by the caller
+    else:
+        norm = math.sqrt(sum(c * c for c in direction))
+        block.set("gravityDirection", tuple(c / norm for c in direction), Source.AUTHORED)
+    if not math.isfinite(magnitude) or magnitude < 0:
+        block.set("gravityMagnitude", units.default_gravity, Source.DEFAULT)
+    else:
+        block.set("gravityMagnitude", magnitude, Source.AUTHORED)
+    return block
+
+
+def _shape_mass_information(prim: Usd.Prim) -> UsdPhysics.RigidBodyAPI.MassInformation:
+    """Volume and unit-density inertia of a collider for ComputeMassProperties (simple shapes; others by bounds)."""
+    info = UsdPhysics.RigidBodyAPI.MassInformation()
+    info.localPos = Gf.Vec3f(0, 0, 0)
+    info.localRot = Gf.Quatf(1, 0, 0, 0)
+    info.centerOfMass = Gf.Vec3f(0, 0, 0)
+    extent = None
+    if prim.IsA(UsdGeom.Cube):
+        size = UsdGeom.Cube(prim).GetSizeAttr().Get() or 2.0
+        extent = (size, size, size)
+    elif prim.IsA(UsdGeom.Sphere):
+        r = UsdGeom.Sphere(prim).GetRadiusAttr().Get() or 1.0
+        volume = 4.0 / 3.0 * math.pi * r ** 3
+        i = 0.4 * volume * r * r
+        info.volume = volume
+        info.inertia = Gf.Matrix3f(i, 0, 0, 0, i, 0, 0, 0, i)
+        return info
+    elif prim.IsA(UsdGeom.Boundable):
+        bound = UsdGeom.Boundable(prim).ComputeLocalBound(Usd.TimeCode.Default(), UsdGeom.Tokens.default_)
+        box = bound.ComputeAlignedRange()
+        if not box.IsEmpty():
+            size = box.GetSize()
+            extent = (size[0], size[1], size[2])
+            info.centerOfMass = Gf.Vec3f(box.GetMidpoint())
+    if extent is None:
+        info.volume = 0.0
+        info.inertia = Gf.Matrix3f(0.0)
+        return info
+    x, y, z = extent
+    volume = x * y * z
+    info.volume = volume
+    info.inertia = Gf.Matrix3f(volume * (y * y + z * z) / 12, 0, 0, 0, volume * (x * x + z * z) / 12, 0, 0, 0,
+                               volume * (x * x + y * y) / 12)
+    return info
+
+
+def rigid_body_block(prim: Usd.Prim, desc, sink: DiagnosticSink) -> Block:
+    """Mass, centre of mass, inertia and principal axes (UsdPhysics' computation) plus the body's world pose."""
+    block = Block(schema_name=RIGID_BODY, path=str(prim.GetPath()))
+    api = UsdPhysics.RigidBodyAPI(prim)
+    mass_api = UsdPhysics.MassAPI(prim)
+    authored = prim.HasAPI(UsdPhysics.MassAPI) and all(
+        a.HasAuthoredValue() for a in (mass_api.GetMassAttr(), mass_api.GetCenterOfMassAttr(), mass_api.GetDiagonalInertiaAttr()))
+    try:
+        mass, inertia, com, axes = api.ComputeMassProperties(_shape_mass_information)
+    except Exception as exc:  # noqa: BLE001
+        sink.error("MASS", str(prim.GetPath()), f"mass properties could not be computed: {exc}")
+        mass, inertia, com, axes = 0.0, Gf.Vec3f(0), Gf.Vec3f(0), Gf.Quatf(1)
+    source = Source.AUTHORED if authored else Source.COMPUTED
+    block.set("mass", float(mass), source)
+    block.set("centerOfMass", tuple(map(float, com)), source)
+    block.set("diagonalInertia", tuple(map(float, inertia)), source)
+    im = axes.GetImaginary()
+    block.set("principalAxes", (float(axes.GetReal()), float(im[0]), float(im[1]), float(im[2])), source)
+    if desc is not None:
+        rot = desc.rotation
+        rim = rot.GetImaginary()
+        block.set("position", tuple(map(float, desc.position)), Source.AUTHORED)
+        block.set("orientation", (float(rot.GetReal()), float(rim[0]), float(rim[1]), float(rim[2])), Source.AUTHORED)
+        block.set("scale", tuple(map(float, desc.scale)), Source.AUTHORED)
+        block.set("linearVelocity", tuple(map(float, desc.linearVelocity)), Source.AUTHORED)
+        block.set("angularVelocity", tuple(map(float, desc.angularVelocity)), Source.AUTHORED)
+    return block
