@@ -76,7 +76,9 @@ def test_json_round_trip_keeps_values_and_reciprocals():
 
 
 def test_zero_moi_gives_an_infinite_reciprocal_not_an_exception():
-    assert EngineData(moi=0.0).recip_moi == math.inf
+    engine = EngineData(moi=0.0)
+    assert engine.recip_moi == math.inf
+    assert EngineData.model_validate_json(engine.model_dump_json()) == engine
 
 
 def test_json_schema_documents_units():

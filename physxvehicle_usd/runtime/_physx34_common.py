@@ -23,7 +23,8 @@ class Physx34Struct(BaseModel):
     dump read back), but only with the value they would have anyway.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
+    # inf/nan as JSON strings, so a zero value's infinite reciprocal survives a JSON round trip.
+    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True, ser_json_inf_nan="strings")
 
     @model_validator(mode="before")
     @classmethod
