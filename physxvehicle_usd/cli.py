@@ -55,6 +55,53 @@ def schemas_command(stage_file: str) -> None:
     Console().print(table)
 
 
+@cli.command("convert")
+@click.argument("stage_file", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="write here instead of stdout (atomically)")
+@click.option("--format", "fmt", type=click.Choice(["json", "text"]), default="json", show_default=True)
+@click.option("--units", type=click.Choice(["stage", "si"]), default="stage", show_default=True,
+              help="stage: values as the stage means them; si: metres and kilograms")
+@click.option("--provenance", is_flag=True, help="each value as {value, source}: authored, fallback, default, deprecated, computed")
+def convert_command(stage_file: str, output: str | None, fmt: str, units: str, provenance: bool) -> None:
+    """Resolve every vehicle of a stage as the PhysX USD parser does, and print the description.
+
+    Exit code 1 when the stage has errors (the affected vehicles are left out), 0 otherwise.
+    """
+    from .convert import description_text, description_to_json_text
+    from .read import read_stage
+
+    description = read_stage(stage_file)
+    if fmt == "json":
+        text = description_to_json_text(description, provenance=provenance, si=units == "si")
+    else:
+        text = description_text(description, si=units == "si")
+    if output:
+        from .stage_io import write_atomic
+
+        write_atomic(output, text)
+    else:
+        click.echo(text, nl=not text.endswith("\n"))
+    if any(d.severity.value == "error" for d in description.diagnostics):
+        sys.exit(EXIT_FINDINGS)
+
+
+@cli.command("json-schema")
+@click.option("-o", "--output", type=click.Path(dir_okay=False))
+def json_schema_command(output: str | None) -> None:
+    """Print the JSON Schema of `convert`'s JSON output."""
+    import json
+
+    from .convert import convert_json_schema
+
+    text = json.dumps(convert_json_schema(), indent=2, sort_keys=True) + "\n"
+    if output:
+        from .stage_io import write_atomic
+
+        write_atomic(output, text)
+    else:
+        click.echo(text, nl=False)
+
+
 def main(argv: list[str] | None = None) -> None:
     try:
         cli.main(args=argv, prog_name="physxvehicle-usd", standalone_mode=False)
