@@ -303,6 +303,10 @@ def full_name(schema: str, base: str, instance: str | None = None) -> str:
     return name
 
 
+def is_schema_property(schema: str, base: str) -> bool:
+    return base in _full_names(schema)
+
+
 def schema_property_bases(schema: str) -> list[str]:
     return sorted(_full_names(schema))
 

@@ -1,0 +1,293 @@
+"""StageDescription -> prims: authoring vehicles back into USD.
+
+Writes to the stage's current edit target, in the stage's units (descriptions already hold stage units),
+sparsely: a value is authored only when reading the prim back would not give it anyway, i.e. values that
+were authored, migrated from deprecated attributes, or differ from the schema fallback. Computed values
+(auto sprung masses, rest loads) are left for the reader to compute again. Deprecated attributes are never
+written: migrated values go to their replacements. Components keep the prims they were read from, so
+components shared by relationship stay shared (`shared=False` puts every component on its owning prim).
+
+`read_stage(write_stage(d)) == d` (values; provenance may turn "deprecated" into "authored").
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics, UsdShade
+
+from . import properties as P
+from .description import Block, Source, StageDescription, VehicleDescription
+from .read.vehicle import REFERENCE_FRAME_KEY
+
+_WRITE_SOURCES = (Source.AUTHORED, Source.DEPRECATED)
+
+
+def _values_equal(a: Any, b: Any) -> bool:
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_values_equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, float) or isinstance(b, float):
+        try:
+            return abs(float(a) - float(b)) <= 1e-6 * max(1.0, abs(float(a)))
+        except (TypeError, ValueError):
+            return False
+    return a == b
+
+
+def _usd_value(type_name: Sdf.ValueTypeName, value: Any) -> Any:
+    if value is None:
+        return None
+    scalar = str(type_name.scalarType) if type_name.isArray else str(type_name)
+    if scalar.startswith("quat"):
+        make = Gf.Quatf if scalar == "quatf" else Gf.Quatd
+        if type_name.isArray:
+            return [make(q[0], Gf.Vec3f(*q[1:])) for q in value]
+        return make(value[0], Gf.Vec3f(*value[1:]) if scalar == "quatf" else Gf.Vec3d(*value[1:]))
+    if type_name.isArray:
+        return type_name.type.pythonClass([tuple(v) if isinstance(v, (list, tuple)) else v for v in value])
+    if isinstance(value, list):
+        return tuple(value)
+    return value
+
+
+class _Writer:
+    def __init__(self, stage: Usd.Stage, shared: bool):
+        self.stage, self.shared = stage, shared
+        self.written: set[tuple[str, str]] = set()
+
+    def prim(self, path: str, type_name: str = "Scope") -> Usd.Prim:
+        prim = self.stage.GetPrimAtPath(path)
+        if not prim:
+            prim = self.stage.DefinePrim(path, type_name)
+        return prim
+
+    def apply(self, prim: Usd.Prim, schema: str, instance: str | None = None) -> None:
+        if instance is None:
+            if not prim.HasAPI(schema):
+                prim.ApplyAPI(schema)
+        elif not prim.HasAPI(schema, instance):
+            prim.ApplyAPI(schema, instance)
+
+    def set_attr(self, prim: Usd.Prim, schema: str, base: str, value: Any, instance: str | None = None,
+                 force: bool = False) -> None:
+        name = P.full_name(schema, base, instance)
+        definition = prim.GetPrimDefinition().GetAttributeDefinition(name)
+        if not definition:
+            return
+        fallback = definition.GetFallbackValue()
+        if not force and fallback is not None and _values_equal(_plain(fallback), value):
+            return
+        attr = prim.GetAttribute(name) or prim.CreateAttribute(name, definition.GetTypeName(), custom=False)
+        attr.Set(_usd_value(definition.GetTypeName(), value))
+
+    def set_rel(self, prim: Usd.Prim, schema: str, base: str, targets: list[str]) -> None:
+        rel = prim.CreateRelationship(P.full_name(schema, base), custom=False)
+        rel.SetTargets([Sdf.Path(t) for t in targets])
+
+    def block(self, prim: Usd.Prim, block: Block, instance: str | None = None, only: tuple | None = None,
+              force: tuple = ()) -> None:
+        """Author a block's values on a prim that has its schema applied."""
+        self.apply(prim, block.schema_name, instance)
+        for base, item in block.public().items():
+            if only is not None and base not in only:
+                continue
+            if not P.is_schema_property(block.schema_name, base) or P.prop(block.schema_name, base).deprecated_by:
+                continue
+            if item.source in _WRITE_SOURCES or base in force:
+                self.set_attr(prim, block.schema_name, base, item.value, instance, force=base in force)
+
+    def component(self, owner: Usd.Prim, owner_schema: str, rel_base: str, block: Block | None, kind: str) -> None:
+        """A component on its own prim (shared, via relationship) or on the owner."""
+        if block is None:
+            return
+        target_path = block.path if self.shared and block.path and block.path != str(owner.GetPath()) else str(owner.GetPath())
+        target = self.prim(target_path)
+        if (kind, target_path) not in self.written:
+            self.written.add((kind, target_path))
+            self.write_component(target, block)
+        if target_path != str(owner.GetPath()):
+            self.set_rel(owner, owner_schema, rel_base, [target_path])
+
+    def write_component(self, prim: Usd.Prim, block: Block) -> None:
+        self.block(prim, block)
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, (Gf.Quatf, Gf.Quatd)):
+        im = value.GetImaginary()
+        return (value.GetReal(), im[0], im[1], im[2])
+    if hasattr(value, "__len__") and not isinstance(value, str):
+        return [_plain(v) for v in value]
+    return value
+
+
+def write_vehicle(stage: Usd.Stage, vehicle: VehicleDescription, shared: bool = True) -> Usd.Prim:
+    """Author one vehicle (rigid body, wheels, drive, controls) at vehicle.path."""
+    w = _Writer(stage, shared)
+    return _write_vehicle(w, vehicle)
+
+
+def _write_vehicle(w: _Writer, v: VehicleDescription) -> Usd.Prim:
+    stage = w.stage
+    prim = w.prim(v.path, "Xform")
+    rb = v.rigidBody
+    xform = UsdGeom.Xformable(prim)
+    if not xform.GetOrderedXformOps():
+        xform.AddTranslateOp().Set(Gf.Vec3d(*rb.get("position", (0.0, 0.0, 0.0))))
+        q = rb.get("orientation", (1.0, 0.0, 0.0, 0.0))
+        xform.AddOrientOp().Set(Gf.Quatf(q[0], Gf.Vec3f(*q[1:])))
+        scale = rb.get("scale", (1.0, 1.0, 1.0))
+        if tuple(scale) != (1.0, 1.0, 1.0):
+            xform.AddScaleOp().Set(Gf.Vec3f(*scale))
+    UsdPhysics.RigidBodyAPI.Apply(prim)
+    mass = UsdPhysics.MassAPI.Apply(prim)
+    mass.CreateMassAttr(rb["mass"])
+    mass.CreateCenterOfMassAttr(Gf.Vec3f(*rb["centerOfMass"]))
+    mass.CreateDiagonalInertiaAttr(Gf.Vec3f(*rb["diagonalInertia"]))
+    axes = rb["principalAxes"]
+    mass.CreatePrincipalAxesAttr(Gf.Quatf(axes[0], Gf.Vec3f(*axes[1:])))
+    body = UsdPhysics.RigidBodyAPI(prim)
+    if any(rb.get("linearVelocity", (0, 0, 0))):
+        body.CreateVelocityAttr(Gf.Vec3f(*rb["linearVelocity"]))
+    if any(rb.get("angularVelocity", (0, 0, 0))):
+        body.CreateAngularVelocityAttr(Gf.Vec3f(*rb["angularVelocity"]))
+
+    w.block(prim, v.vehicle)
+    ref = v.vehicle.values.get("referenceFrameIsCenterOfMass")
+    if ref is not None and ref.source == Source.AUTHORED or (ref is not None and ref.value is False):
+        prim.SetCustomDataByKey(REFERENCE_FRAME_KEY, bool(ref.value))
+
+    if v.drive is not None:
+        drive_owner = prim if (not w.shared or v.drive.path == v.path) else w.prim(v.drive.path)
+        if drive_owner != prim:
+            w.set_rel(prim, P.VEHICLE, "drive", [v.drive.path])
+        if v.drive.type == "basic":
+            w.block(drive_owner, v.drive.basic)
+            if "drive" in v.nonlinearCommandResponses:
+                w.block(drive_owner, v.nonlinearCommandResponses["drive"], instance="drive", force=_NCR_BASES)
+        else:
+            w.apply(drive_owner, P.DRIVE_STANDARD)
+            for rel_base, block, kind in (("engine", v.drive.engine, "engine"), ("gears", v.drive.gears, "gears"),
+                                          ("clutch", v.drive.clutch, "clutch"), ("autoGearBox", v.drive.autoGearBox, "autobox")):
+                w.component(drive_owner, P.DRIVE_STANDARD, rel_base, block, kind)
+    for instance, block in sorted(v.brakes.items()):
+        w.block(prim, block, instance=instance, force=("wheels", "torqueMultipliers", "maxBrakeTorque"))
+        if instance in v.nonlinearCommandResponses:
+            w.block(prim, v.nonlinearCommandResponses[instance], instance=instance, force=_NCR_BASES)
+    steering = v.steering or v.ackermannSteering
+    if steering is not None:
+        w.block(prim, steering, force=tuple(steering.public()))
+        if "steer" in v.nonlinearCommandResponses:
+            w.block(prim, v.nonlinearCommandResponses["steer"], instance="steer", force=_NCR_BASES)
+    if v.multiWheelDifferential is not None and (v.tankDifferential is None):
+        diff = v.multiWheelDifferential
+        if diff["wheels"] or any(item.source != Source.DEPRECATED for item in diff.public().values()):
+            w.block(prim, diff, force=("wheels", "torqueRatios", "averageWheelSpeedRatios"))
+    if v.tankDifferential is not None:
+        w.block(prim, v.tankDifferential, force=tuple(v.tankDifferential.public()))
+        if v.multiWheelDifferential is not None:
+            w.block(prim, v.multiWheelDifferential, force=("wheels", "torqueRatios", "averageWheelSpeedRatios"))
+    if v.controller is not None:
+        w.block(prim, v.controller, force=("targetGear",) if v.controller["targetGear"] != 255 else ())
+    if v.tankController is not None:
+        w.block(prim, v.tankController)
+
+    for wheel in v.wheels:
+        attachment = w.prim(wheel.path, "Xform")
+        w.block(attachment, wheel.attachment, force=("suspensionTravelDirection", "suspensionFramePosition"))
+        w.set_attr(attachment, P.ATTACHMENT, "index", wheel.index, force=True)
+        group = wheel.attachment["collisionGroup"]
+        if group:
+            if not stage.GetPrimAtPath(group):
+                UsdPhysics.CollisionGroup.Define(stage, group)  # the description keeps the link, not the filtering
+            w.set_rel(attachment, P.ATTACHMENT, "collisionGroup", [group])
+        w.component(attachment, P.ATTACHMENT, "wheel", wheel.wheel, "wheel")
+        w.component(attachment, P.ATTACHMENT, "tire", _tire_to_write(wheel.tire), "tire")
+        w.component(attachment, P.ATTACHMENT, "suspension", _suspension_to_write(wheel.suspension), "suspension")
+        if _compliance_needed(wheel):
+            w.block(attachment, wheel.compliance, force=tuple(wheel.compliance.public()))
+        if wheel.wheelController is not None:
+            w.block(attachment, wheel.wheelController)
+    return prim
+
+
+_NCR_BASES = ("commandValues", "speedResponsesPerCommandValue", "speedResponses")
+
+
+def _tire_to_write(tire: Block) -> Block:
+    """Rest loads computed from sprung masses are left out; everything else the tire says is authored."""
+    out = Block(schema_name=P.TIRE, path=tire.path)
+    for base, item in tire.public().items():
+        if base == "restLoad" and item.source == Source.COMPUTED:
+            continue
+        if base == "frictionTable":
+            continue
+        out.set(base, item.value, Source.AUTHORED if item.source != Source.FALLBACK else item.source)
+    return out
+
+
+def _suspension_to_write(suspension: Block) -> Block:
+    out = Block(schema_name=P.SUSPENSION, path=suspension.path)
+    for base, item in suspension.public().items():
+        if base == "sprungMass" and item.source == Source.COMPUTED:
+            continue
+        out.set(base, item.value, Source.AUTHORED if item.source == Source.DEPRECATED else item.source)
+    return out
+
+
+def _compliance_needed(wheel) -> bool:
+    """The compliance API is written when it was authored or when its graphs came from deprecated attributes;
+    estimated force application points (computed) are recomputed by the reader and need no API."""
+    sources = {item.source for item in wheel.compliance.public().values()}
+    return bool(sources & {Source.AUTHORED, Source.DEPRECATED}) or wheel.suspension.source("travelDistance") == Source.DEPRECATED
+
+
+def write_stage(description: StageDescription, stage: Usd.Stage | None = None, shared: bool = True) -> Usd.Stage:
+    """Author a whole description (scenes, materials, friction tables, ground, vehicles) into a stage."""
+    if stage is None:
+        stage = Usd.Stage.CreateInMemory()
+    UsdGeom.SetStageMetersPerUnit(stage, description.stage.metersPerUnit)
+    UsdPhysics.SetStageKilogramsPerUnit(stage, description.stage.kilogramsPerUnit)
+    UsdGeom.SetStageUpAxis(stage, description.stage.upAxis)
+    w = _Writer(stage, shared)
+    for path, scene in sorted(description.scenes.items()):
+        usd_scene = UsdPhysics.Scene.Define(stage, path)
+        if scene.gravity.source("gravityDirection") == Source.AUTHORED:
+            usd_scene.CreateGravityDirectionAttr(Gf.Vec3f(*scene.gravity["gravityDirection"]))
+        if scene.gravity.source("gravityMagnitude") == Source.AUTHORED:
+            usd_scene.CreateGravityMagnitudeAttr(scene.gravity["gravityMagnitude"])
+        if scene.context is not None:
+            w.block(usd_scene.GetPrim(), scene.context, force=("verticalAxis", "longitudinalAxis", "updateMode"))
+    for path, material in sorted(description.materials.items()):
+        usd_material = UsdShade.Material.Define(stage, path)
+        api = UsdPhysics.MaterialAPI.Apply(usd_material.GetPrim())
+        api.CreateStaticFrictionAttr(material.staticFriction)
+        api.CreateDynamicFrictionAttr(material.dynamicFriction)
+        api.CreateRestitutionAttr(material.restitution)
+    for path, table in sorted(description.tireFrictionTables.items()):
+        prim = w.prim(path, P.TABLE)
+        w.set_rel(prim, P.TABLE, "groundMaterials", list(table["groundMaterials"]))
+        w.set_attr(prim, P.TABLE, "frictionValues", list(table["frictionValues"]), force=True)
+        w.set_attr(prim, P.TABLE, "defaultFrictionValue", table["defaultFrictionValue"])
+    for ground in description.ground:
+        prim = stage.DefinePrim(ground.path, "Plane" if ground.kind == "plane" else "Mesh")
+        if ground.kind == "plane":
+            UsdGeom.Plane(prim).CreateAxisAttr(ground.axis or "Z")
+        else:
+            mesh = UsdGeom.Mesh(prim)
+            mesh.CreatePointsAttr([Gf.Vec3f(*p) for p in ground.points or []])
+            mesh.CreateFaceVertexIndicesAttr(ground.faceVertexIndices or [])
+            mesh.CreateFaceVertexCountsAttr(ground.faceVertexCounts or [])
+        UsdGeom.Xformable(prim).AddTransformOp().Set(Gf.Matrix4d(ground.transform))
+        UsdPhysics.CollisionAPI.Apply(prim)
+        if ground.material:
+            UsdShade.MaterialBindingAPI.Apply(prim).Bind(
+                UsdShade.Material(stage.GetPrimAtPath(ground.material)), UsdShade.Tokens.weakerThanDescendants, "physics")
+    for path, vehicle in sorted(description.vehicles.items()):
+        _write_vehicle(w, vehicle)
+        # the tire friction table relationship
+        for wheel in vehicle.wheels:
+            table = wheel.tire["frictionTable"]
+            if table:
+                owner = stage.GetPrimAtPath(wheel.tire.path if shared and wheel.tire.path else wheel.path)
+                w.set_rel(owner, P.TIRE, "frictionTable", [table])
+    return stage
