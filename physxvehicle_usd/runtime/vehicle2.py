@@ -1,0 +1,1050 @@
+"""PhysX vehicle2 parameters built from one vehicle of a stage description, and their batched form.
+
+`build_vehicle_params(description, vehicle_path)` does what Omni's VehicleGenerator does when it turns a
+parsed USD vehicle into vehicle2 parameter structs: it moves the attachment frames into the rigid-body
+(centre-of-mass, principal-axes) frame, lays the gear ratios out as PhysX expects (reverse, neutral,
+forwards), maps the autobox ratios onto PhysX gear indices, builds the brake/steer/throttle command
+responses (with nonlinear tables), the differentials and the per-wheel suspension/tire/wheel params.
+Sprung masses and rest loads arrive already computed in the description.
+
+`batch(list_of_params)` turns many vehicles into one structure-of-arrays record (`VehicleBatch`): numpy
+arrays with a leading vehicle axis and, for per-wheel data, a wheel axis padded to the largest wheel
+count (`wheel_mask` tells real wheels from padding). Vehicles of every drive type share one batch.
+
+Units: everything stays in stage units (lengths in stage length units, masses in stage mass units,
+angles in radians, time in seconds), exactly as Omni hands them to PhysX. Quaternions are (w, x, y, z).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, fields
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+# ---------------------------------------------------------------------------------------------------
+# Constants shared with PhysX vehicle2 (PxVehicleLimits and friends)
+
+MAX_NB_WHEELS = 20
+MAX_NB_GEARS = 32  # reverse + neutral + 30 forward
+MAX_TORQUE_CURVE_POINTS = 8
+MAX_NB_COMMAND_VALUES = 8
+MAX_NB_SPEED_RESPONSES = 64
+AUTOMATIC_GEAR = 255
+NEUTRAL_GEAR = 1  # Omni always inserts neutral at PhysX index 1 (reverse is 0)
+# Omni hard-codes the old PhysX 3/4 tire load filter: (x0, y0) = (0, 0.2308), (x1, y1) = (3, 3).
+TIRE_LOAD_FILTER = ((0.0, 0.2308), (3.0, 3.0))
+
+DRIVE_NONE = 0  # wheels driven through PhysxVehicleWheelControllerAPI (raw wheel control)
+DRIVE_BASIC = 1  # PxVehicleDirectDrive
+DRIVE_STANDARD = 2  # PxVehicleEngineDrive
+
+QUERY_RAYCAST = 0
+QUERY_SWEEP = 1
+
+# Command-response systems, in the order used by the batched nonlinear tables.
+RESPONSE_BRAKE0, RESPONSE_BRAKE1, RESPONSE_STEER, RESPONSE_DRIVE = range(4)
+RESPONSE_NAMES = ("brakes0", "brakes1", "steer", "drive")
+
+_AXIS_VECTORS = {
+    "posX": (1.0, 0.0, 0.0), "negX": (-1.0, 0.0, 0.0),
+    "posY": (0.0, 1.0, 0.0), "negY": (0.0, -1.0, 0.0),
+    "posZ": (0.0, 0.0, 1.0), "negZ": (0.0, 0.0, -1.0),
+}
+
+
+class VehicleParamsError(ValueError):
+    """The description cannot be turned into vehicle2 parameters (message says why)."""
+
+
+# ---------------------------------------------------------------------------------------------------
+# Small quaternion helpers (w, x, y, z); numpy-free so the per-vehicle records stay plain tuples.
+
+Vec3 = tuple[float, float, float]
+Quat = tuple[float, float, float, float]
+
+
+def _quat_mul(a: Sequence[float], b: Sequence[float]) -> Quat:
+    aw, ax, ay, az = a
+    bw, bx, by, bz = b
+    return (
+        aw * bw - ax * bx - ay * by - az * bz,
+        aw * bx + ax * bw + ay * bz - az * by,
+        aw * by - ax * bz + ay * bw + az * bx,
+        aw * bz + ax * by - ay * bx + az * bw,
+    )
+
+
+def _quat_conj(q: Sequence[float]) -> Quat:
+    return (q[0], -q[1], -q[2], -q[3])
+
+
+def _quat_normalize(q: Sequence[float]) -> Quat:
+    n = math.sqrt(sum(c * c for c in q))
+    if n == 0.0:
+        return (1.0, 0.0, 0.0, 0.0)
+    return tuple(c / n for c in q)  # type: ignore[return-value]
+
+
+def _quat_rotate(q: Sequence[float], v: Sequence[float]) -> Vec3:
+    r = _quat_mul(_quat_mul(q, (0.0, v[0], v[1], v[2])), _quat_conj(q))
+    return (r[1], r[2], r[3])
+
+
+def _vec(v: Any, n: int = 3) -> tuple[float, ...]:
+    out = tuple(float(c) for c in v)
+    if len(out) != n:
+        raise VehicleParamsError(f"expected {n} components, got {len(out)}: {v!r}")
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# Per-vehicle parameter records (vehicle2 *Params). Every field: meaning [unit, range].
+
+
+@dataclass(frozen=True)
+class FrameParams:
+    """PxVehicleFrame: signed world-basis axes of the vehicle [unit vectors]. lat = vrt x lng (Omni)."""
+
+    lng_axis: Vec3  # forward direction e_f
+    lat_axis: Vec3  # lateral direction e_s
+    vrt_axis: Vec3  # up direction e_u
+
+
+@dataclass(frozen=True)
+class ScaleParams:
+    """PxVehicleScale: length units per metre (1/metersPerUnit); PhysX tolerances length in Omni."""
+
+    scale: float  # [stage length units per metre, > 0]
+
+
+@dataclass(frozen=True)
+class ContextParams:
+    """Simulation-context values Omni sets per vehicle (PxVehiclePhysXSimulationContext and friends)."""
+
+    gravity: Vec3  # scene gravity [length/s^2], world frame
+    update_mode: str  # "velocityChange" (eAPPLY_VELOCITY) or "acceleration" (eAPPLY_ACCELERATION)
+    wheel_angle_threshold_speed: float  # thresholdForwardSpeedForWheelAngleIntegration = 5*scale [length/s]
+    substep_threshold_speed: float  # [length/s, >= 0]
+    low_speed_substeps: int  # [1, 255]
+    high_speed_substeps: int  # [1, 255]
+
+
+@dataclass(frozen=True)
+class RigidBodyParams:
+    """PxVehicleRigidBodyParams plus the body frame in the actor frame (cMassLocalPose)."""
+
+    mass: float  # [mass, > 0]
+    moi: Vec3  # principal (mass-space) inertia diagonal [mass*length^2, > 0]
+    com_position: Vec3  # cMassLocalPose.p: CoM in the actor frame (prim scale applied) [length]
+    com_orientation: Quat  # cMassLocalPose.q: principal axes in the actor frame
+
+
+@dataclass(frozen=True)
+class RigidBodyInitialState:
+    """Actor pose and velocities at creation (world frame, stage units)."""
+
+    position: Vec3  # actor (prim) world position [length]
+    orientation: Quat  # actor world orientation
+    linear_velocity: Vec3  # [length/s]
+    angular_velocity: Vec3  # [rad/s]
+
+
+@dataclass(frozen=True)
+class NonlinearResponseParams:
+    """PxVehicleCommandNonLinearResponseParams: normalised response vs speed, per command value.
+
+    curves[k] is the (speed, response) list for command_values[k]; speeds strictly increasing
+    [length/s], responses in [0, 1]. Empty command_values = linear response.
+    """
+
+    command_values: tuple[float, ...] = ()
+    curves: tuple[tuple[tuple[float, float], ...], ...] = ()
+
+
+@dataclass(frozen=True)
+class CommandResponseParams:
+    """PxVehicleCommandResponseParams: response = command * max_response * wheel_multipliers[w]."""
+
+    max_response: float  # brake torque [mass*length^2/s^2], steer angle [rad] or drive torque
+    wheel_multipliers: tuple[float, ...]  # per wheel (PhysX wheel id order)
+    nonlinear: NonlinearResponseParams = NonlinearResponseParams()
+
+
+@dataclass(frozen=True)
+class AckermannParams:
+    """PxVehicleAckermannParams (Omni: wheel0 on the negative lateral side, wheel1 on the positive one)."""
+
+    wheel_ids: tuple[int, int]
+    wheel_base: float  # [length, > 0]
+    track_width: float  # [length, > 0]
+    strength: float  # [0, 1]
+
+
+@dataclass(frozen=True)
+class EngineParams:
+    """PxVehicleEngineParams."""
+
+    moi: float  # [mass*length^2, > 0]
+    peak_torque: float  # [mass*length^2/s^2, >= 0]
+    idle_omega: float  # [rad/s, >= 0]
+    max_omega: float  # [rad/s, >= 0]
+    torque_curve: tuple[tuple[float, float], ...]  # (normalised speed, normalised torque), <= 8 points
+    damping_rate_full_throttle: float  # [mass*length^2/s, >= 0]
+    damping_rate_zero_throttle_clutch_engaged: float
+    damping_rate_zero_throttle_clutch_disengaged: float
+
+
+@dataclass(frozen=True)
+class GearboxParams:
+    """PxVehicleGearboxParams in Omni's layout: ratios = (reverse, 0 (neutral), forward...)."""
+
+    ratios: tuple[float, ...]  # [1], len = nb_ratios <= 32
+    final_ratio: float  # USD ratioScale [1, > 0]
+    switch_time: float  # [s, >= 0]
+    neutral_gear: int = NEUTRAL_GEAR
+
+    @property
+    def nb_ratios(self) -> int:
+        return len(self.ratios)
+
+
+@dataclass(frozen=True)
+class ClutchParams:
+    """PxVehicleClutchCommandResponseParams + PxVehicleClutchParams (Omni: best-possible accuracy)."""
+
+    strength: float  # maxResponse [mass*length^2/s, > 0]
+    accuracy_mode: str = "bestPossible"
+    estimate_iterations: int = 5
+
+
+@dataclass(frozen=True)
+class AutoboxParams:
+    """PxVehicleAutoboxParams indexed by PhysX gear (0 reverse, 1 neutral, 2.. forward)."""
+
+    up_ratios: tuple[float, ...]  # normalised engine speed to shift up from gear g [0, 1]
+    down_ratios: tuple[float, ...]  # normalised engine speed to shift down from gear g [0, 1]
+    latency: float  # [s, >= 0]
+
+
+@dataclass(frozen=True)
+class MultiWheelDifferentialParams:
+    """PxVehicleMultiWheelDriveDifferentialParams (per wheel)."""
+
+    torque_ratios: tuple[float, ...]  # [-1, 1]; != 0 means "connected"
+    ave_wheel_speed_ratios: tuple[float, ...]  # [0, 1]
+
+
+@dataclass(frozen=True)
+class TankDifferentialParams:
+    """PxVehicleTankDriveDifferentialParams: tracks on top of a multi-wheel differential."""
+
+    torque_ratios: tuple[float, ...]
+    ave_wheel_speed_ratios: tuple[float, ...]
+    thrust_index_per_track: tuple[int, ...]  # 0 or 1
+    wheels_per_track: tuple[tuple[int, ...], ...]  # wheel ids of each track, in track order
+
+
+@dataclass(frozen=True)
+class WheelParams:
+    """PxVehicleWheelParams."""
+
+    radius: float  # [length, > 0]
+    half_width: float  # [length, > 0]
+    mass: float  # [mass, > 0]
+    moi: float  # [mass*length^2, > 0]
+    damping_rate: float  # [mass*length^2/s, >= 0]
+
+
+@dataclass(frozen=True)
+class SuspensionParams:
+    """PxVehicleSuspensionParams, in the rigid-body (CoM) frame."""
+
+    attachment_position: Vec3  # wheel pose at maximum compression [length]
+    attachment_orientation: Quat
+    travel_direction: Vec3  # unit, normally down
+    travel_distance: float  # [length, > 0]
+    wheel_attachment_position: Vec3  # wheel pose in the suspension frame [length]
+    wheel_attachment_orientation: Quat
+
+
+@dataclass(frozen=True)
+class SuspensionForceParams:
+    """PxVehicleSuspensionForceParams."""
+
+    stiffness: float  # [mass/s^2, >= 0]
+    damping: float  # [mass/s, >= 0]
+    sprung_mass: float  # [mass, > 0]
+
+
+@dataclass(frozen=True)
+class ComplianceParams:
+    """PxVehicleSuspensionComplianceParams: <= 3-point graphs over normalised jounce [0, 1].
+
+    Angles in rad; application points in the suspension frame relative to the attachment [length].
+    """
+
+    wheel_toe_angle: tuple[tuple[float, float], ...] = ()
+    wheel_camber_angle: tuple[tuple[float, float], ...] = ()
+    suspension_force_app_point: tuple[tuple[float, float, float, float], ...] = ()
+    tire_force_app_point: tuple[tuple[float, float, float, float], ...] = ()
+
+
+@dataclass(frozen=True)
+class FrictionTableParams:
+    """PxVehiclePhysXMaterialFrictionParams as Omni builds it: (material path, friction) + default."""
+
+    ground_materials: tuple[str, ...] = ()
+    friction_values: tuple[float, ...] = ()
+    default_friction: float = 1.0
+
+    def friction_for(self, material: str | None) -> float:
+        for mat, value in zip(self.ground_materials, self.friction_values):
+            if mat == material:
+                return value
+        return self.default_friction
+
+
+@dataclass(frozen=True)
+class TireForceParams:
+    """PxVehicleTireForceParams."""
+
+    lat_stiff_x: float  # normalised load at which lateral stiffness saturates [1, >= 0]
+    lat_stiff_y: float  # lateral stiffness [force/rad, > 0]
+    long_stiff: float  # [force per unit slip, > 0]
+    camber_stiff: float  # [force/rad, >= 0]
+    friction_vs_slip: tuple[tuple[float, float], tuple[float, float], tuple[float, float]]
+    rest_load: float  # [force, > 0]
+    load_filter: tuple[tuple[float, float], tuple[float, float]] = TIRE_LOAD_FILTER
+
+
+@dataclass(frozen=True)
+class TireSlipParams:
+    """PxVehicleTireSlipParams [length/s, > 0]."""
+
+    min_lat_slip_denominator: float
+    min_passive_long_slip_denominator: float
+    min_active_long_slip_denominator: float
+
+
+@dataclass(frozen=True)
+class TireStickyParams:
+    """PxVehicleTireStickyParams per axis: (threshold speed [length/s], threshold time [s], damping [1/s])."""
+
+    longitudinal: tuple[float, float, float]
+    lateral: tuple[float, float, float]
+
+
+@dataclass(frozen=True)
+class SuspensionStateCalculationParams:
+    """PxVehicleSuspensionStateCalculationParams."""
+
+    query_type: int  # QUERY_RAYCAST or QUERY_SWEEP
+    limit_expansion_velocity: bool
+
+
+@dataclass(frozen=True)
+class WheelComponentParams:
+    """Everything vehicle2 keeps per wheel."""
+
+    path: str
+    wheel: WheelParams
+    suspension: SuspensionParams
+    suspension_force: SuspensionForceParams
+    compliance: ComplianceParams
+    tire: TireForceParams
+    friction_table: FrictionTableParams
+
+
+@dataclass(frozen=True)
+class ControlValues:
+    """The description's controller values (PhysX command state; gears in PhysX indexing)."""
+
+    accelerator: float = 0.0
+    brake0: float = 0.0
+    brake1: float = 0.0
+    steer: float = 0.0
+    target_gear: int = AUTOMATIC_GEAR  # PhysX index (USD gear + 1) or 255
+    thrust0: float = 0.0
+    thrust1: float = 0.0
+    wheel_drive_torque: tuple[float, ...] = ()
+    wheel_brake_torque: tuple[float, ...] = ()
+    wheel_steer_angle: tuple[float, ...] = ()
+
+
+@dataclass(frozen=True)
+class VehicleParams:
+    """One vehicle, as vehicle2 structs (what VehicleGenerator hands to PhysX)."""
+
+    path: str
+    drive_type: int  # DRIVE_NONE / DRIVE_BASIC / DRIVE_STANDARD
+    frame: FrameParams
+    scale: ScaleParams
+    context: ContextParams
+    rigid_body: RigidBodyParams
+    initial_state: RigidBodyInitialState
+    suspension_state_calculation: SuspensionStateCalculationParams
+    tire_slip: TireSlipParams
+    tire_sticky: TireStickyParams
+    wheels: tuple[WheelComponentParams, ...]
+    brakes: tuple[CommandResponseParams, CommandResponseParams]  # brakes0, brakes1 (max 0 when absent)
+    steer: CommandResponseParams
+    ackermann: AckermannParams | None
+    throttle: CommandResponseParams | None  # direct drive only
+    engine: EngineParams | None
+    gearbox: GearboxParams | None
+    clutch: ClutchParams | None
+    autobox: AutoboxParams | None
+    multi_wheel_differential: MultiWheelDifferentialParams | None
+    tank_differential: TankDifferentialParams | None
+    controls: ControlValues
+    initial_gear: int  # PhysX gearbox current = target at creation (standard drive)
+    enabled: bool = True
+
+    @property
+    def nb_wheels(self) -> int:
+        return len(self.wheels)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Builder
+
+
+def _get(block: Mapping[str, Any] | None, key: str, default: Any = None) -> Any:
+    if block is None:
+        return default
+    value = block.get(key, default)
+    return default if value is None else value
+
+
+def _axis(token: str) -> Vec3:
+    try:
+        return _AXIS_VECTORS[token]
+    except KeyError:
+        raise VehicleParamsError(f"unknown axis token {token!r} (expected posX..negZ)") from None
+
+
+def _cross(a: Sequence[float], b: Sequence[float]) -> Vec3:
+    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+
+
+def _nonlinear(block: Mapping[str, Any] | None) -> NonlinearResponseParams:
+    """Omni's USD form (start index per command value, (speed, response) pairs) -> per-command curves."""
+    if not block:
+        return NonlinearResponseParams()
+    commands = [float(c) for c in _get(block, "commandValues", [])]
+    pairs = [tuple(float(x) for x in p) for p in _get(block, "speedResponses", [])]
+    starts = [int(s) for s in _get(block, "speedResponsesPerCommandValue", [])]
+    if not commands:
+        return NonlinearResponseParams()
+    if len(starts) != len(commands):
+        raise VehicleParamsError("nonlinear command response: speedResponsesPerCommandValue and commandValues differ in length")
+    curves = []
+    for k, start in enumerate(starts):
+        end = starts[k + 1] if k + 1 < len(starts) else len(pairs)
+        curve = tuple((p[0], p[1]) for p in pairs[start:end])
+        if not curve:
+            raise VehicleParamsError(f"nonlinear command response: command value {k} has no speed responses")
+        curves.append(curve)
+    return NonlinearResponseParams(tuple(commands), tuple(curves))
+
+
+def _listed_multipliers(n_wheels: int, wheels: Sequence[int], multipliers: Sequence[float]) -> tuple[float, ...]:
+    """Omni's rule: listed wheels get multipliers[j] (or 1), unlisted wheels 0; an empty list means all wheels x 1."""
+    out = [0.0] * n_wheels
+    if not wheels:
+        return tuple([1.0] * n_wheels)
+    for j, w in enumerate(wheels):
+        if not 0 <= int(w) < n_wheels:
+            raise VehicleParamsError(f"wheel index {w} out of range (vehicle has {n_wheels} wheels)")
+        out[int(w)] = float(multipliers[j]) if multipliers else 1.0
+    return tuple(out)
+
+
+def _ratio_list(n_wheels: int, wheels: Sequence[int], ratios: Sequence[float]) -> tuple[float, ...]:
+    """Differential ratios: given value or 1/len(wheels) for listed wheels, 0 for the others."""
+    out = [0.0] * n_wheels
+    n = len(wheels)
+    for j, w in enumerate(wheels):
+        if not 0 <= int(w) < n_wheels:
+            raise VehicleParamsError(f"differential wheel index {w} out of range (vehicle has {n_wheels} wheels)")
+        out[int(w)] = float(ratios[j]) if ratios else 1.0 / n
+    return tuple(out)
+
+
+def _gear_to_physx(usd_gear: int) -> int:
+    return AUTOMATIC_GEAR if int(usd_gear) == AUTOMATIC_GEAR else int(usd_gear) + 1
+
+
+def build_vehicle_params(description: Mapping[str, Any], vehicle_path: str) -> VehicleParams:
+    """Build the vehicle2 parameters of one vehicle of a stage description (see docs/description-layout.md)."""
+    vehicles = description.get("vehicles") or {}
+    if vehicle_path not in vehicles:
+        raise VehicleParamsError(f"no vehicle {vehicle_path!r} in the description")
+    v = vehicles[vehicle_path]
+    veh = v.get("vehicle") or {}
+    rb = v.get("rigidBody") or {}
+    wheels_desc = sorted(v.get("wheels") or [], key=lambda w: int(w.get("index", 0)))
+    n = len(wheels_desc)
+    if n == 0:
+        raise VehicleParamsError(f"vehicle {vehicle_path} has no wheel attachments")
+    if n > MAX_NB_WHEELS:
+        raise VehicleParamsError(f"vehicle {vehicle_path} has {n} wheels; PhysX allows at most {MAX_NB_WHEELS}")
+
+    # --- frame, scale, gravity
+    stage = description.get("stage") or {}
+    meters_per_unit = float(_get(stage, "metersPerUnit", 0.01))
+    length_scale = 1.0 / meters_per_unit
+    context = v.get("context") or {}
+    scene = (description.get("scenes") or {}).get(v.get("scene")) or {}
+    if not context:
+        context = scene.get("context") or {}
+    vrt = _axis(_get(context, "verticalAxis", "posY"))
+    lng = _axis(_get(context, "longitudinalAxis", "posZ"))
+    lat = _cross(vrt, lng)  # Omni always sets e_s = e_u x e_f
+    frame = FrameParams(lng_axis=lng, lat_axis=lat, vrt_axis=vrt)
+    g_dir = _vec(_get(scene, "gravityDirection", tuple(-c for c in vrt)))
+    g_mag = float(_get(scene, "gravityMagnitude", 9.81 * length_scale))
+    gravity = tuple(c * g_mag for c in g_dir)
+    ctx = ContextParams(
+        gravity=gravity,  # type: ignore[arg-type]
+        update_mode="velocityChange" if _get(context, "updateMode", "velocityChange") == "velocityChange" else "acceleration",
+        wheel_angle_threshold_speed=5.0 * length_scale,
+        substep_threshold_speed=float(_get(veh, "subStepThresholdLongitudinalSpeed", 5.0 * length_scale)),
+        low_speed_substeps=min(255, max(1, int(_get(veh, "lowForwardSpeedSubStepCount", 3)))),
+        high_speed_substeps=min(255, max(1, int(_get(veh, "highForwardSpeedSubStepCount", 1)))),
+    )
+
+    # --- rigid body and the CoM frame C (actor frame -> body frame)
+    scale = _vec(_get(rb, "scale", (1.0, 1.0, 1.0)))
+    com = _vec(_get(rb, "centerOfMass", (0.0, 0.0, 0.0)))
+    com_p = (com[0] * scale[0], com[1] * scale[1], com[2] * scale[2])  # PhysX has no scale: bake it in
+    com_q = _quat_normalize(_vec(_get(rb, "principalAxes", (1.0, 0.0, 0.0, 0.0)), 4))
+    mass = float(_get(rb, "mass", 0.0))
+    if not mass > 0.0:
+        raise VehicleParamsError(f"vehicle {vehicle_path}: rigid-body mass must be > 0 (got {mass})")
+    rigid_body = RigidBodyParams(mass=mass, moi=_vec(_get(rb, "diagonalInertia")), com_position=com_p, com_orientation=com_q)
+    initial_state = RigidBodyInitialState(
+        position=_vec(_get(rb, "position", (0.0, 0.0, 0.0))),
+        orientation=_quat_normalize(_vec(_get(rb, "orientation", (1.0, 0.0, 0.0, 0.0)), 4)),
+        linear_velocity=_vec(_get(rb, "linearVelocity", (0.0, 0.0, 0.0))),
+        angular_velocity=_vec(_get(rb, "angularVelocity", (0.0, 0.0, 0.0))),
+    )
+    ref_is_com = bool(_get(veh, "referenceFrameIsCenterOfMass", True))
+    com_q_inv = _quat_conj(com_q)
+
+    def to_body_point(p: Sequence[float]) -> Vec3:
+        scaled = (p[0] * scale[0], p[1] * scale[1], p[2] * scale[2])
+        if ref_is_com:
+            return scaled
+        return _quat_rotate(com_q_inv, (scaled[0] - com_p[0], scaled[1] - com_p[1], scaled[2] - com_p[2]))
+
+    def to_body_dir(d: Sequence[float]) -> Vec3:
+        return tuple(d) if ref_is_com else _quat_rotate(com_q_inv, d)  # type: ignore[return-value]
+
+    def to_body_rot(q: Sequence[float]) -> Quat:
+        return tuple(q) if ref_is_com else _quat_mul(com_q_inv, q)  # type: ignore[return-value]
+
+    # --- friction tables
+    tables = description.get("tireFrictionTables") or {}
+
+    def table_for(path: str | None) -> FrictionTableParams:
+        t = tables.get(path) if path else None
+        if not t:
+            return FrictionTableParams()  # Omni's built-in default: no entries, friction 1
+        mats = tuple(str(m) for m in _get(t, "groundMaterials", []))
+        vals = tuple(float(x) for x in _get(t, "frictionValues", []))
+        return FrictionTableParams(mats, vals[: len(mats)], float(_get(t, "defaultFrictionValue", 1.0)))
+
+    # --- wheels
+    wheel_params = []
+    for wd in wheels_desc:
+        att = wd.get("attachment") or {}
+        whl = wd.get("wheel") or {}
+        tire = wd.get("tire") or {}
+        susp = wd.get("suspension") or {}
+        comp = wd.get("compliance") or {}
+        a_p = to_body_point(_vec(_get(att, "suspensionFramePosition", (0.0, 0.0, 0.0))))
+        a_q = to_body_rot(_quat_normalize(_vec(_get(att, "suspensionFrameOrientation", (1.0, 0.0, 0.0, 0.0)), 4)))
+        d = to_body_dir(_vec(_get(att, "suspensionTravelDirection", tuple(-c for c in vrt))))
+        d_len = math.sqrt(sum(c * c for c in d))
+        d = tuple(c / d_len for c in d) if d_len > 0 else d
+        w_p = _vec(_get(att, "wheelFramePosition", (0.0, 0.0, 0.0)))
+        w_p = (w_p[0] * scale[0], w_p[1] * scale[1], w_p[2] * scale[2])
+        w_q = _quat_normalize(_vec(_get(att, "wheelFrameOrientation", (1.0, 0.0, 0.0, 0.0)), 4))
+        travel = float(_get(susp, "travelDistance", 0.0))
+        if not travel > 0.0:
+            raise VehicleParamsError(f"wheel {wd.get('path')}: travelDistance must be > 0 (got {travel})")
+        sprung = float(_get(susp, "sprungMass", 0.0))
+        rest_load = float(_get(tire, "restLoad", 0.0))
+        if not rest_load > 0.0:
+            rest_load = sprung * g_mag
+        graph = _vec(_get(tire, "lateralStiffnessGraph", (2.0, 17.095 * rest_load)), 2)
+        fvs = [tuple(float(x) for x in p) for p in _get(tire, "frictionVsSlipGraph", [(0.0, 1.0), (0.1, 1.0), (1.0, 1.0)])]
+        if len(fvs) != 3:
+            raise VehicleParamsError(f"wheel {wd.get('path')}: frictionVsSlipGraph needs 3 points")
+        long_stiff = float(_get(tire, "longitudinalStiffness", 0.0))
+        if long_stiff == 0.0:
+            long_stiff = 500.0 * g_mag / float(_get(stage, "kilogramsPerUnit", 1.0))
+        camber_stiff = float(_get(tire, "camberStiffness", 0.0))
+        if camber_stiff < 0.0:
+            camber_stiff = 0.0
+
+        def scaled_points(points: Any) -> tuple[tuple[float, float, float, float], ...]:
+            return tuple((float(p[0]), float(p[1]) * scale[0], float(p[2]) * scale[1], float(p[3]) * scale[2]) for p in points or [])
+
+        wheel_params.append(WheelComponentParams(
+            path=str(wd.get("path", "")),
+            wheel=WheelParams(
+                radius=float(_get(whl, "radius")), half_width=0.5 * float(_get(whl, "width")),
+                mass=float(_get(whl, "mass")), moi=float(_get(whl, "moi")), damping_rate=float(_get(whl, "dampingRate", 0.0)),
+            ),
+            suspension=SuspensionParams(
+                attachment_position=a_p, attachment_orientation=a_q, travel_direction=d,  # type: ignore[arg-type]
+                travel_distance=travel, wheel_attachment_position=w_p, wheel_attachment_orientation=w_q,
+            ),
+            suspension_force=SuspensionForceParams(
+                stiffness=float(_get(susp, "springStrength", 0.0)), damping=float(_get(susp, "springDamperRate", 0.0)),
+                sprung_mass=sprung,
+            ),
+            compliance=ComplianceParams(
+                wheel_toe_angle=tuple((float(p[0]), float(p[1])) for p in _get(comp, "wheelToeAngle", [])),
+                wheel_camber_angle=tuple((float(p[0]), float(p[1])) for p in _get(comp, "wheelCamberAngle", [])),
+                suspension_force_app_point=scaled_points(_get(comp, "suspensionForceAppPoint", [])),
+                tire_force_app_point=scaled_points(_get(comp, "tireForceAppPoint", [])),
+            ),
+            tire=TireForceParams(
+                lat_stiff_x=graph[0], lat_stiff_y=graph[1], long_stiff=long_stiff, camber_stiff=camber_stiff,
+                friction_vs_slip=tuple(fvs), rest_load=rest_load,  # type: ignore[arg-type]
+            ),
+            friction_table=table_for(_get(tire, "frictionTable")),
+        ))
+
+    # --- command responses
+    ncr = v.get("nonlinearCommandResponses") or {}
+    brakes_desc = v.get("brakes") or {}
+    brakes = []
+    for name in ("brakes0", "brakes1"):
+        b = brakes_desc.get(name)
+        if b:
+            brakes.append(CommandResponseParams(
+                max_response=float(_get(b, "maxBrakeTorque", 0.0)),
+                wheel_multipliers=_listed_multipliers(n, _get(b, "wheels", []), _get(b, "torqueMultipliers", [])),
+                nonlinear=_nonlinear(ncr.get(name)),
+            ))
+        else:  # a missing system brakes nothing (its command is dropped)
+            brakes.append(CommandResponseParams(0.0, tuple([0.0] * n)))
+    steering = v.get("steering")
+    ack = v.get("ackermannSteering")
+    ackermann = None
+    if steering:
+        steer = CommandResponseParams(
+            max_response=float(_get(steering, "maxSteerAngle", 0.0)),
+            wheel_multipliers=_listed_multipliers(n, _get(steering, "wheels", []), _get(steering, "angleMultipliers", [])),
+            nonlinear=_nonlinear(ncr.get("steer")),
+        )
+    elif ack:
+        w0, w1 = int(_get(ack, "wheel0")), int(_get(ack, "wheel1"))
+        mult = [0.0] * n
+        mult[w0] = mult[w1] = 1.0
+        steer = CommandResponseParams(float(_get(ack, "maxSteerAngle", 0.0)), tuple(mult), _nonlinear(ncr.get("steer")))
+        ackermann = AckermannParams(
+            wheel_ids=(w0, w1), wheel_base=float(_get(ack, "wheelBase")), track_width=float(_get(ack, "trackWidth")),
+            strength=float(_get(ack, "strength", 1.0)),
+        )
+    else:
+        steer = CommandResponseParams(0.0, tuple([0.0] * n))
+
+    # --- drive
+    drive = v.get("drive")
+    mwd = v.get("multiWheelDifferential")
+    tank = v.get("tankDifferential")
+    driven_flags = [bool(_get(wd.get("attachment"), "driven", False)) for wd in wheels_desc]
+    throttle = engine = gearbox = clutch = autobox = None
+    multi = tank_diff = None
+    initial_gear = 0
+    if not drive:
+        drive_type = DRIVE_NONE
+    elif drive.get("type") == "basic":
+        drive_type = DRIVE_BASIC
+        if mwd:
+            mult = _ratio_list(n, _get(mwd, "wheels", []), _get(mwd, "torqueRatios", []))
+        else:  # deprecated `driven`: every driven wheel gets the full peak torque
+            mult = tuple(1.0 if f else 0.0 for f in driven_flags)
+        throttle = CommandResponseParams(float(_get(drive, "peakTorque", 1000.0)), mult, _nonlinear(ncr.get("drive")))
+    elif drive.get("type") == "standard":
+        drive_type = DRIVE_STANDARD
+        e = drive.get("engine") or {}
+        engine = EngineParams(
+            moi=float(_get(e, "moi")), peak_torque=float(_get(e, "peakTorque")),
+            idle_omega=float(_get(e, "idleRotationSpeed", 0.0)), max_omega=float(_get(e, "maxRotationSpeed", 600.0)),
+            torque_curve=tuple((float(p[0]), float(p[1])) for p in _get(e, "torqueCurve", [(0.0, 0.8), (0.33, 1.0), (1.0, 0.8)]))[:MAX_TORQUE_CURVE_POINTS],
+            damping_rate_full_throttle=float(_get(e, "dampingRateFullThrottle")),
+            damping_rate_zero_throttle_clutch_engaged=float(_get(e, "dampingRateZeroThrottleClutchEngaged")),
+            damping_rate_zero_throttle_clutch_disengaged=float(_get(e, "dampingRateZeroThrottleClutchDisengaged")),
+        )
+        gd = drive.get("gears") or {}
+        usd_ratios = [float(r) for r in _get(gd, "ratios", [-4.0, 4.0, 2.0, 1.5, 1.1, 1.0])]
+        if not usd_ratios or len(usd_ratios) > MAX_NB_GEARS - 1:
+            raise VehicleParamsError(f"vehicle {vehicle_path}: gear ratio count {len(usd_ratios)} outside [1, {MAX_NB_GEARS - 1}]")
+        ratios = (usd_ratios[0], 0.0, *usd_ratios[1:])  # reverse, neutral, forwards
+        gearbox = GearboxParams(ratios=ratios, final_ratio=float(_get(gd, "ratioScale", 4.0)), switch_time=float(_get(gd, "switchTime", 0.5)))
+        clutch = ClutchParams(strength=float(_get(drive.get("clutch"), "strength", 10.0)))
+        ab = drive.get("autoGearBox")
+        if ab:
+            nb = gearbox.nb_ratios
+            up = [0.0] * nb
+            down = [0.0] * nb
+            n_fwd = nb - 2
+            for i, r in enumerate(list(_get(ab, "upRatios", []))[: max(0, n_fwd - 1)]):
+                up[NEUTRAL_GEAR + 1 + i] = float(r)  # first .. second-highest gear
+            for i, r in enumerate(list(_get(ab, "downRatios", []))[: max(0, n_fwd - 1)]):
+                down[NEUTRAL_GEAR + 2 + i] = float(r)  # second .. highest gear
+            autobox = AutoboxParams(tuple(up), tuple(down), float(_get(ab, "latency", 2.0)))
+        initial_gear = NEUTRAL_GEAR + 1 if gearbox.nb_ratios > NEUTRAL_GEAR + 1 else 0
+        if mwd or tank:
+            src = mwd or {}
+            wheels_list = _get(src, "wheels", [])
+            torque = _ratio_list(n, wheels_list, _get(src, "torqueRatios", []))
+            ave = _ratio_list(n, wheels_list, _get(src, "averageWheelSpeedRatios", []))
+        else:  # deprecated `driven`: 1/n_driven each
+            nd = sum(driven_flags)
+            torque = ave = tuple((1.0 / nd if f else 0.0) for f in driven_flags) if nd else tuple([0.0] * n)
+        if tank:
+            per_track = [int(x) for x in _get(tank, "numberOfWheelsPerTrack", [])]
+            starts = [int(x) for x in _get(tank, "trackToWheelIndices", [])]
+            order = [int(x) for x in _get(tank, "wheelIndicesInTrackOrder", [])]
+            tracks = tuple(tuple(order[s : s + c]) for s, c in zip(starts, per_track))
+            for track in tracks:
+                for w in track:
+                    if not 0 <= w < n:
+                        raise VehicleParamsError(f"tank track wheel index {w} out of range")
+            tank_diff = TankDifferentialParams(
+                torque_ratios=torque, ave_wheel_speed_ratios=ave,
+                thrust_index_per_track=tuple(int(x) for x in _get(tank, "thrustIndexPerTrack", [])), wheels_per_track=tracks,
+            )
+        else:
+            multi = MultiWheelDifferentialParams(torque_ratios=torque, ave_wheel_speed_ratios=ave)
+    else:
+        raise VehicleParamsError(f"vehicle {vehicle_path}: unknown drive type {drive.get('type')!r}")
+
+    # --- controller values
+    ctrl = v.get("controller") or {}
+    tank_ctrl = v.get("tankController") or {}
+    wheel_ctrl = [wd.get("wheelController") or {} for wd in wheels_desc]
+    target_gear = _gear_to_physx(int(_get(ctrl, "targetGear", AUTOMATIC_GEAR)))
+    if drive_type == DRIVE_STANDARD and target_gear != AUTOMATIC_GEAR:
+        initial_gear = target_gear  # Omni applies a non-automatic initial target immediately
+    controls = ControlValues(
+        accelerator=float(_get(ctrl, "accelerator", 0.0)), brake0=float(_get(ctrl, "brake0", 0.0)),
+        brake1=float(_get(ctrl, "brake1", 0.0)), steer=float(_get(ctrl, "steer", 0.0)), target_gear=target_gear,
+        thrust0=float(_get(tank_ctrl, "thrust0", 0.0)), thrust1=float(_get(tank_ctrl, "thrust1", 0.0)),
+        wheel_drive_torque=tuple(float(_get(c, "driveTorque", 0.0)) for c in wheel_ctrl),
+        wheel_brake_torque=tuple(float(_get(c, "brakeTorque", 0.0)) for c in wheel_ctrl),
+        wheel_steer_angle=tuple(float(_get(c, "steerAngle", 0.0)) for c in wheel_ctrl),
+    )
+
+    # --- vehicle-level tire params (Omni: 0 means the default times lengthScale)
+    passive = float(_get(veh, "minPassiveLongitudinalSlipDenominator", 0.0)) or float(_get(veh, "minLongitudinalSlipDenominator", 4.0 * length_scale))
+    tire_slip = TireSlipParams(
+        min_lat_slip_denominator=float(_get(veh, "minLateralSlipDenominator", 0.0)) or 1.0 * length_scale,
+        min_passive_long_slip_denominator=passive,
+        min_active_long_slip_denominator=float(_get(veh, "minActiveLongitudinalSlipDenominator", 0.0)) or 0.1 * length_scale,
+    )
+    lng_time = float(_get(veh, "longitudinalStickyTireThresholdTime", 1.0))
+    sticky_speed_default = 0.2 * length_scale
+
+    def sticky_speed(key: str) -> float:
+        value = float(_get(veh, key, -1.0))
+        return sticky_speed_default if value < 0.0 else value
+
+    tire_sticky = TireStickyParams(
+        longitudinal=(sticky_speed("longitudinalStickyTireThresholdSpeed"), lng_time, float(_get(veh, "longitudinalStickyTireDamping", 200.0))),
+        # Omni reads the lateral threshold time from the longitudinal attribute (documented quirk).
+        lateral=(sticky_speed("lateralStickyTireThresholdSpeed"), lng_time, float(_get(veh, "lateralStickyTireDamping", 20.0))),
+    )
+    query = _get(veh, "suspensionLineQueryType", "raycast")
+    return VehicleParams(
+        path=vehicle_path, drive_type=drive_type, frame=frame, scale=ScaleParams(length_scale), context=ctx,
+        rigid_body=rigid_body, initial_state=initial_state,
+        suspension_state_calculation=SuspensionStateCalculationParams(
+            query_type=QUERY_SWEEP if query == "sweep" else QUERY_RAYCAST,
+            limit_expansion_velocity=bool(_get(veh, "limitSuspensionExpansionVelocity", False)),
+        ),
+        tire_slip=tire_slip, tire_sticky=tire_sticky, wheels=tuple(wheel_params), brakes=(brakes[0], brakes[1]),
+        steer=steer, ackermann=ackermann, throttle=throttle, engine=engine, gearbox=gearbox, clutch=clutch,
+        autobox=autobox, multi_wheel_differential=multi, tank_differential=tank_diff, controls=controls,
+        initial_gear=initial_gear, enabled=bool(_get(veh, "vehicleEnabled", True)),
+    )
+
+
+def build_all_vehicle_params(description: Mapping[str, Any]) -> list[VehicleParams]:
+    """Every vehicle of the description, in description order."""
+    return [build_vehicle_params(description, path) for path in (description.get("vehicles") or {})]
+
+
+# ---------------------------------------------------------------------------------------------------
+# Batched structure-of-arrays form
+
+
+@dataclass(frozen=True)
+class VehicleBatch:
+    """Many vehicles as numpy arrays: axis 0 = vehicle, axis 1 = wheel (padded; see `wheel_mask`).
+
+    Names follow the per-vehicle records. Per-wheel vectors are (V, W, 3), quaternions (V, W, 4) as (w, x, y, z).
+    Nonlinear tables: `nl_*` arrays over (vehicle, system, command value, point) with systems ordered
+    brakes0, brakes1, steer, drive. Padding entries are zero (and masked); counts say how many are real.
+    """
+
+    paths: tuple[str, ...]
+    wheel_paths: tuple[tuple[str, ...], ...]
+    arrays: dict[str, np.ndarray] = field(repr=False)
+    friction_tables: tuple[FrictionTableParams, ...] = ()
+
+    def __getattr__(self, name: str) -> np.ndarray:
+        arrays = self.__dict__.get("arrays")
+        if arrays is not None and name in arrays:
+            return arrays[name]
+        raise AttributeError(name)
+
+    @property
+    def nb_vehicles(self) -> int:
+        return len(self.paths)
+
+    @property
+    def max_wheels(self) -> int:
+        return int(self.arrays["wheel_mask"].shape[1])
+
+
+def _table_array(points: Sequence[Sequence[float]], n: int, width: int) -> tuple[np.ndarray, int]:
+    out = np.zeros((n, width))
+    for i, p in enumerate(points[:n]):
+        out[i] = p
+    return out, min(len(points), n)
+
+
+def batch(params: Sequence[VehicleParams]) -> VehicleBatch:
+    """Stack per-vehicle params into one `VehicleBatch` (wheels padded to the largest wheel count)."""
+    if not params:
+        raise VehicleParamsError("batch() needs at least one vehicle")
+    V = len(params)
+    W = max(p.nb_wheels for p in params)
+    nl_points = max(
+        [1] + [len(c) for p in params for r in (*p.brakes, p.steer, p.throttle) if r is not None for c in r.nonlinear.curves]
+    )
+    G = max([3] + [p.gearbox.nb_ratios for p in params if p.gearbox])
+    A: dict[str, np.ndarray] = {}
+
+    def z(*shape: int, dtype: Any = float) -> np.ndarray:
+        return np.zeros(shape, dtype=dtype)
+
+    for key, shape, dtype in [
+        ("wheel_mask", (V, W), bool), ("nb_wheels", (V,), np.int64), ("drive_type", (V,), np.int64), ("enabled", (V,), bool),
+        ("lng_axis", (V, 3), float), ("lat_axis", (V, 3), float), ("vrt_axis", (V, 3), float), ("length_scale", (V,), float),
+        ("gravity", (V, 3), float), ("update_acceleration", (V,), bool), ("wheel_angle_threshold_speed", (V,), float),
+        ("substep_threshold_speed", (V,), float), ("low_speed_substeps", (V,), np.int64), ("high_speed_substeps", (V,), np.int64),
+        ("mass", (V,), float), ("moi", (V, 3), float), ("com_position", (V, 3), float), ("com_orientation", (V, 4), float),
+        ("init_position", (V, 3), float), ("init_orientation", (V, 4), float),
+        ("init_linear_velocity", (V, 3), float), ("init_angular_velocity", (V, 3), float),
+        ("query_type", (V,), np.int64), ("limit_expansion_velocity", (V,), bool),
+        ("min_lat_slip_denominator", (V,), float), ("min_passive_long_slip_denominator", (V,), float),
+        ("min_active_long_slip_denominator", (V,), float),
+        ("sticky_lng_speed", (V,), float), ("sticky_lng_time", (V,), float), ("sticky_lng_damping", (V,), float),
+        ("sticky_lat_speed", (V,), float), ("sticky_lat_time", (V,), float), ("sticky_lat_damping", (V,), float),
+        # wheels
+        ("radius", (V, W), float), ("half_width", (V, W), float), ("wheel_mass", (V, W), float), ("wheel_moi", (V, W), float),
+        ("wheel_damping_rate", (V, W), float),
+        ("attachment_position", (V, W, 3), float), ("attachment_orientation", (V, W, 4), float),
+        ("travel_direction", (V, W, 3), float), ("travel_distance", (V, W), float),
+        ("wheel_attachment_position", (V, W, 3), float), ("wheel_attachment_orientation", (V, W, 4), float),
+        ("spring_stiffness", (V, W), float), ("spring_damping", (V, W), float), ("sprung_mass", (V, W), float),
+        ("toe_graph", (V, W, 3, 2), float), ("toe_count", (V, W), np.int64),
+        ("camber_graph", (V, W, 3, 2), float), ("camber_count", (V, W), np.int64),
+        ("susp_app_graph", (V, W, 3, 4), float), ("susp_app_count", (V, W), np.int64),
+        ("tire_app_graph", (V, W, 3, 4), float), ("tire_app_count", (V, W), np.int64),
+        ("lat_stiff_x", (V, W), float), ("lat_stiff_y", (V, W), float), ("long_stiff", (V, W), float),
+        ("camber_stiff", (V, W), float), ("friction_vs_slip", (V, W, 3, 2), float), ("rest_load", (V, W), float),
+        ("load_filter", (V, W, 2, 2), float), ("friction_table_id", (V, W), np.int64),
+        # commands: brakes0, brakes1, steer, drive share the nonlinear table layout
+        ("response_max", (V, 4), float), ("response_multipliers", (V, 4, W), float),
+        ("nl_command_values", (V, 4, MAX_NB_COMMAND_VALUES), float), ("nl_command_count", (V, 4), np.int64),
+        ("nl_speeds", (V, 4, MAX_NB_COMMAND_VALUES, nl_points), float),
+        ("nl_responses", (V, 4, MAX_NB_COMMAND_VALUES, nl_points), float),
+        ("nl_point_count", (V, 4, MAX_NB_COMMAND_VALUES), np.int64),
+        ("has_ackermann", (V,), bool), ("ackermann_wheels", (V, 2), np.int64), ("ackermann_wheel_base", (V,), float),
+        ("ackermann_track_width", (V,), float), ("ackermann_strength", (V,), float),
+        # engine drive
+        ("engine_moi", (V,), float), ("engine_peak_torque", (V,), float), ("engine_idle_omega", (V,), float),
+        ("engine_max_omega", (V,), float), ("torque_curve", (V, MAX_TORQUE_CURVE_POINTS, 2), float),
+        ("torque_curve_count", (V,), np.int64), ("engine_damping_full", (V,), float),
+        ("engine_damping_engaged", (V,), float), ("engine_damping_disengaged", (V,), float),
+        ("gear_ratios", (V, G), float), ("nb_gears", (V,), np.int64), ("final_ratio", (V,), float),
+        ("gear_switch_time", (V,), float), ("clutch_strength", (V,), float),
+        ("has_autobox", (V,), bool), ("autobox_up", (V, G), float), ("autobox_down", (V, G), float),
+        ("autobox_latency", (V,), float), ("initial_gear", (V,), np.int64),
+        # differentials
+        ("diff_torque_ratios", (V, W), float), ("diff_ave_ratios", (V, W), float), ("is_tank", (V,), bool),
+        ("track_thrust_index", (V, W), np.int64),  # thrust controller of the wheel's track, -1 if none
+        ("group_first_wheel", (V, W), np.int64),  # first wheel of the wheel's track group (>= 2 wheels), -1 if none
+        ("group_multiplier", (V, W), float),  # r_first / r_wheel
+        # controller values
+        ("ctrl_accelerator", (V,), float), ("ctrl_brake0", (V,), float), ("ctrl_brake1", (V,), float),
+        ("ctrl_steer", (V,), float), ("ctrl_target_gear", (V,), np.int64), ("ctrl_thrust0", (V,), float),
+        ("ctrl_thrust1", (V,), float), ("ctrl_wheel_drive_torque", (V, W), float),
+        ("ctrl_wheel_brake_torque", (V, W), float), ("ctrl_wheel_steer_angle", (V, W), float),
+    ]:
+        A[key] = z(*shape, dtype=dtype)
+    A["track_thrust_index"][:] = -1
+    A["group_first_wheel"][:] = -1
+    A["attachment_orientation"][..., 0] = 1.0
+    A["wheel_attachment_orientation"][..., 0] = 1.0
+    A["wheel_moi"][:] = 1.0  # padding wheels: harmless unit inertia, zero everything else
+    A["radius"][:] = 1.0
+    A["travel_distance"][:] = 1.0
+    A["rest_load"][:] = 1.0
+    A["lat_stiff_y"][:] = 1.0
+    A["long_stiff"][:] = 1.0
+    A["engine_moi"][:] = 1.0
+    A["engine_max_omega"][:] = 1.0
+    A["final_ratio"][:] = 1.0
+
+    tables: list[FrictionTableParams] = []
+    table_index: dict[FrictionTableParams, int] = {}
+    wheel_paths = []
+    for i, p in enumerate(params):
+        n = p.nb_wheels
+        A["wheel_mask"][i, :n] = True
+        A["nb_wheels"][i] = n
+        A["drive_type"][i] = p.drive_type
+        A["enabled"][i] = p.enabled
+        A["lng_axis"][i], A["lat_axis"][i], A["vrt_axis"][i] = p.frame.lng_axis, p.frame.lat_axis, p.frame.vrt_axis
+        A["length_scale"][i] = p.scale.scale
+        c = p.context
+        A["gravity"][i] = c.gravity
+        A["update_acceleration"][i] = c.update_mode != "velocityChange"
+        A["wheel_angle_threshold_speed"][i] = c.wheel_angle_threshold_speed
+        A["substep_threshold_speed"][i] = c.substep_threshold_speed
+        A["low_speed_substeps"][i] = c.low_speed_substeps
+        A["high_speed_substeps"][i] = c.high_speed_substeps
+        rb = p.rigid_body
+        A["mass"][i], A["moi"][i], A["com_position"][i], A["com_orientation"][i] = rb.mass, rb.moi, rb.com_position, rb.com_orientation
+        s = p.initial_state
+        A["init_position"][i], A["init_orientation"][i] = s.position, s.orientation
+        A["init_linear_velocity"][i], A["init_angular_velocity"][i] = s.linear_velocity, s.angular_velocity
+        A["query_type"][i] = p.suspension_state_calculation.query_type
+        A["limit_expansion_velocity"][i] = p.suspension_state_calculation.limit_expansion_velocity
+        A["min_lat_slip_denominator"][i] = p.tire_slip.min_lat_slip_denominator
+        A["min_passive_long_slip_denominator"][i] = p.tire_slip.min_passive_long_slip_denominator
+        A["min_active_long_slip_denominator"][i] = p.tire_slip.min_active_long_slip_denominator
+        A["sticky_lng_speed"][i], A["sticky_lng_time"][i], A["sticky_lng_damping"][i] = p.tire_sticky.longitudinal
+        A["sticky_lat_speed"][i], A["sticky_lat_time"][i], A["sticky_lat_damping"][i] = p.tire_sticky.lateral
+        for w, wp in enumerate(p.wheels):
+            A["radius"][i, w] = wp.wheel.radius
+            A["half_width"][i, w] = wp.wheel.half_width
+            A["wheel_mass"][i, w] = wp.wheel.mass
+            A["wheel_moi"][i, w] = wp.wheel.moi
+            A["wheel_damping_rate"][i, w] = wp.wheel.damping_rate
+            sp = wp.suspension
+            A["attachment_position"][i, w] = sp.attachment_position
+            A["attachment_orientation"][i, w] = sp.attachment_orientation
+            A["travel_direction"][i, w] = sp.travel_direction
+            A["travel_distance"][i, w] = sp.travel_distance
+            A["wheel_attachment_position"][i, w] = sp.wheel_attachment_position
+            A["wheel_attachment_orientation"][i, w] = sp.wheel_attachment_orientation
+            A["spring_stiffness"][i, w] = wp.suspension_force.stiffness
+            A["spring_damping"][i, w] = wp.suspension_force.damping
+            A["sprung_mass"][i, w] = wp.suspension_force.sprung_mass
+            cp = wp.compliance
+            A["toe_graph"][i, w], A["toe_count"][i, w] = _table_array(cp.wheel_toe_angle, 3, 2)
+            A["camber_graph"][i, w], A["camber_count"][i, w] = _table_array(cp.wheel_camber_angle, 3, 2)
+            A["susp_app_graph"][i, w], A["susp_app_count"][i, w] = _table_array(cp.suspension_force_app_point, 3, 4)
+            A["tire_app_graph"][i, w], A["tire_app_count"][i, w] = _table_array(cp.tire_force_app_point, 3, 4)
+            t = wp.tire
+            A["lat_stiff_x"][i, w], A["lat_stiff_y"][i, w] = t.lat_stiff_x, t.lat_stiff_y
+            A["long_stiff"][i, w], A["camber_stiff"][i, w] = t.long_stiff, t.camber_stiff
+            A["friction_vs_slip"][i, w] = t.friction_vs_slip
+            A["rest_load"][i, w] = t.rest_load
+            A["load_filter"][i, w] = t.load_filter
+            if wp.friction_table not in table_index:
+                table_index[wp.friction_table] = len(tables)
+                tables.append(wp.friction_table)
+            A["friction_table_id"][i, w] = table_index[wp.friction_table]
+        wheel_paths.append(tuple(wp.path for wp in p.wheels))
+        # command responses
+        for k, resp in enumerate((p.brakes[0], p.brakes[1], p.steer, p.throttle)):
+            if resp is None:
+                continue
+            A["response_max"][i, k] = resp.max_response
+            A["response_multipliers"][i, k, :n] = resp.wheel_multipliers
+            nl = resp.nonlinear
+            A["nl_command_count"][i, k] = len(nl.command_values)
+            for j, (cv, curve) in enumerate(zip(nl.command_values, nl.curves)):
+                A["nl_command_values"][i, k, j] = cv
+                A["nl_point_count"][i, k, j] = len(curve)
+                for q, (speed, value) in enumerate(curve):
+                    A["nl_speeds"][i, k, j, q] = speed
+                    A["nl_responses"][i, k, j, q] = value
+        if p.ackermann:
+            A["has_ackermann"][i] = True
+            A["ackermann_wheels"][i] = p.ackermann.wheel_ids
+            A["ackermann_wheel_base"][i] = p.ackermann.wheel_base
+            A["ackermann_track_width"][i] = p.ackermann.track_width
+            A["ackermann_strength"][i] = p.ackermann.strength
+        if p.engine:
+            e = p.engine
+            A["engine_moi"][i], A["engine_peak_torque"][i] = e.moi, e.peak_torque
+            A["engine_idle_omega"][i], A["engine_max_omega"][i] = e.idle_omega, e.max_omega
+            A["torque_curve"][i], A["torque_curve_count"][i] = _table_array(e.torque_curve, MAX_TORQUE_CURVE_POINTS, 2)
+            A["engine_damping_full"][i] = e.damping_rate_full_throttle
+            A["engine_damping_engaged"][i] = e.damping_rate_zero_throttle_clutch_engaged
+            A["engine_damping_disengaged"][i] = e.damping_rate_zero_throttle_clutch_disengaged
+        if p.gearbox:
+            g = p.gearbox
+            A["gear_ratios"][i, : g.nb_ratios] = g.ratios
+            A["nb_gears"][i] = g.nb_ratios
+            A["final_ratio"][i] = g.final_ratio
+            A["gear_switch_time"][i] = g.switch_time
+        if p.clutch:
+            A["clutch_strength"][i] = p.clutch.strength
+        if p.autobox:
+            A["has_autobox"][i] = True
+            A["autobox_up"][i, : len(p.autobox.up_ratios)] = p.autobox.up_ratios
+            A["autobox_down"][i, : len(p.autobox.down_ratios)] = p.autobox.down_ratios
+            A["autobox_latency"][i] = p.autobox.latency
+        A["initial_gear"][i] = p.initial_gear
+        diff = p.tank_differential or p.multi_wheel_differential
+        if diff is not None:
+            A["diff_torque_ratios"][i, :n] = diff.torque_ratios
+            A["diff_ave_ratios"][i, :n] = diff.ave_wheel_speed_ratios
+        if p.tank_differential:
+            A["is_tank"][i] = True
+            for track, wheels in enumerate(p.tank_differential.wheels_per_track):
+                thrust = p.tank_differential.thrust_index_per_track[track]
+                for w in wheels:
+                    A["track_thrust_index"][i, w] = thrust
+                if len(wheels) >= 2:
+                    r0 = p.wheels[wheels[0]].wheel.radius
+                    for w in wheels:
+                        A["group_first_wheel"][i, w] = wheels[0]
+                        A["group_multiplier"][i, w] = r0 / p.wheels[w].wheel.radius
+        ctl = p.controls
+        A["ctrl_accelerator"][i], A["ctrl_brake0"][i], A["ctrl_brake1"][i] = ctl.accelerator, ctl.brake0, ctl.brake1
+        A["ctrl_steer"][i], A["ctrl_target_gear"][i] = ctl.steer, ctl.target_gear
+        A["ctrl_thrust0"][i], A["ctrl_thrust1"][i] = ctl.thrust0, ctl.thrust1
+        A["ctrl_wheel_drive_torque"][i, :n] = ctl.wheel_drive_torque
+        A["ctrl_wheel_brake_torque"][i, :n] = ctl.wheel_brake_torque
+        A["ctrl_wheel_steer_angle"][i, :n] = ctl.wheel_steer_angle
+    for a in A.values():
+        a.setflags(write=False)
+    return VehicleBatch(paths=tuple(p.path for p in params), wheel_paths=tuple(wheel_paths), arrays=A, friction_tables=tuple(tables))
+
+
+def batch_from_description(description: Mapping[str, Any], vehicle_paths: Sequence[str] | None = None) -> VehicleBatch:
+    """Build and batch the vehicles of a description (all enabled ones unless paths are given)."""
+    paths = list(vehicle_paths) if vehicle_paths is not None else list((description.get("vehicles") or {}).keys())
+    return batch([build_vehicle_params(description, p) for p in paths])
+
+
+__all__ = [
+    name for name in dir() if not name.startswith("_") and name not in {"annotations", "math", "np", "field", "fields", "dataclass"}
+]

@@ -1,0 +1,9 @@
+"""Numpy simulation core following PhysX vehicle2: one module per subsystem, `pipeline.step` as the sequence."""
+from __future__ import annotations
+
+from .ground import Ground
+from .pipeline import StepOptions, step
+from .simulator import Simulator
+from .state import SimParams, SimState, initial_state
+
+__all__ = ["Ground", "SimParams", "SimState", "Simulator", "StepOptions", "initial_state", "step"]

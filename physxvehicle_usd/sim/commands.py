@@ -1,0 +1,141 @@
+"""Command responses (vehicle2 commands/, braking/, steering/, drivetrain command parts), once per step.
+
+Inputs are the raw commands of `SimState`; outputs are per-wheel brake torques, steer angles, drive
+torques and the actuation flags. Section numbers refer to /work/shared/spec/vehicle2_numerics.md.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..runtime.vehicle2 import AUTOMATIC_GEAR, NEUTRAL_GEAR, RESPONSE_BRAKE0, RESPONSE_BRAKE1, RESPONSE_DRIVE, RESPONSE_STEER
+from . import vecmath as vm
+from .state import FLT_MAX, SimParams, SimState
+
+
+def normalised_response(p: SimParams, system: int, command: np.ndarray, speed: np.ndarray) -> np.ndarray:
+    """PxVehicleNonLinearResponseCompute without the max/multiplier factors (2.1); linear where no table."""
+    count = p.nl_command_count[:, system]
+    if not p.has_nonlinear or not (count > 0).any():
+        return command
+    curves = np.stack((p.nl_speeds[:, system], p.nl_responses[:, system]), axis=-1)  # (V, K, P, 2)
+    per_command = vm.lookup(curves, p.nl_point_count[:, system], np.broadcast_to(speed[:, None], count.shape + (curves.shape[1],)))
+    table = np.stack((p.nl_command_values[:, system], per_command), axis=-1)  # (V, K, 2)
+    z = vm.lookup(table, count, command)
+    return np.where(count > 0, z, command)
+
+
+def wheel_response(p: SimParams, system: int, command: np.ndarray, speed: np.ndarray) -> np.ndarray:
+    """Per-wheel response = normalised response * maxResponse * wheel multiplier (V, W)."""
+    z = normalised_response(p, system, command, speed)
+    return (z * p.response_max[:, system])[:, None] * p.response_multipliers[:, system]
+
+
+def brake_torques(p: SimParams, brake0: np.ndarray, brake1: np.ndarray, speed: np.ndarray) -> np.ndarray:
+    """2.2: the two braking systems add up."""
+    return wheel_response(p, RESPONSE_BRAKE0, brake0, speed) + wheel_response(p, RESPONSE_BRAKE1, brake1, speed)
+
+
+def steer_angles(p: SimParams, steer: np.ndarray, speed: np.ndarray) -> np.ndarray:
+    """2.3: sgn1(steer) * NL(|steer|), then Ackermann overwrites its two wheels (linear response)."""
+    delta = vm.sgn1(steer)[:, None] * wheel_response(p, RESPONSE_STEER, np.abs(steer), speed)
+    ack = p.has_ackermann & (p.ackermann_strength > 0.0)
+    if ack.any():
+        ids = np.nonzero(ack)[0]
+        w0, w1 = p.ackermann_wheels[ids, 0], p.ackermann_wheels[ids, 1]
+        amax = p.response_max[ids, RESPONSE_STEER]
+        mult = p.response_multipliers[ids, RESPONSE_STEER]
+        s = steer[ids]
+        mean = 0.5 * (s * amax * mult[np.arange(len(ids)), w0] + s * amax * mult[np.arange(len(ids)), w1])
+        turning = mean != 0.0
+        psi_in = np.abs(mean)
+        base, track, strength = p.ackermann_wheel_base[ids], p.ackermann_track_width[ids], p.ackermann_strength[ids]
+        tan_in = np.tan(np.where(turning, psi_in, 1.0))
+        perfect = np.arctan(base / (track + base / tan_in))
+        corrected = psi_in + strength * (perfect - psi_in)
+        positive = mean >= 0.0
+        a0 = np.where(positive, corrected, -psi_in)
+        a1 = np.where(positive, psi_in, -corrected)
+        rows = ids[turning]
+        delta[rows, w0[turning]] = a0[turning]
+        delta[rows, w1[turning]] = a1[turning]
+    return delta
+
+
+def direct_drive_torques(p: SimParams, s: SimState, speed: np.ndarray) -> np.ndarray:
+    """2.4: T_drive = gear sign * NL(throttle) * peak torque * multiplier."""
+    return s.direct_gear[:, None] * wheel_response(p, RESPONSE_DRIVE, s.accelerator, speed)
+
+
+def autobox_update(p: SimParams, s: SimState, dt: float, throttle: np.ndarray) -> np.ndarray:
+    """6.5 PxVehicleAutoBoxUpdate for every standard-drive vehicle; returns the gear command it leaves."""
+    command = s.target_gear_command.copy()
+    has = p.is_standard & p.has_autobox
+    manual = has & (command != AUTOMATIC_GEAR)
+    s.autobox_active_shift[manual] = False
+    s.autobox_time_since_shift[manual] = FLT_MAX
+    auto = has & (command == AUTOMATIC_GEAR)
+    if auto.any():
+        cur, tgt = s.current_gear, s.target_gear
+        command = np.where(auto, tgt, command)
+        done = auto & s.autobox_active_shift & (cur == tgt)
+        s.autobox_active_shift[done] = False
+        throttle[auto & s.autobox_active_shift & (cur != tgt)] = 0.0
+        same = auto & (cur == tgt)
+        first = same & (cur <= NEUTRAL_GEAR) & (NEUTRAL_GEAR + 1 < p.nb_gears)
+        timed = same & ~first & (s.autobox_time_since_shift > p.autobox_latency)
+        waiting = (same & ~first & ~timed) | (auto & (cur != tgt))
+        rows = np.arange(p.V)
+        g = np.clip(cur, 0, p.autobox_up.shape[1] - 1)
+        w = s.engine_omega / p.engine_max_omega
+        up = timed & (w > p.autobox_up[rows, g]) & (cur + 1 < p.nb_gears)
+        down = timed & (w < p.autobox_down[rows, g]) & (cur > NEUTRAL_GEAR + 1)
+        command = np.where(first, NEUTRAL_GEAR + 1, command)
+        command = np.where(up, cur + 1, command)
+        command = np.where(down, cur - 1, command)  # checked second: wins
+        shift = first | up | down
+        throttle[shift] = 0.0
+        s.autobox_time_since_shift[shift] = 0.0
+        s.autobox_active_shift[shift] = True
+        s.autobox_time_since_shift[waiting] += dt
+    # without an autobox, "automatic" keeps the gearbox target
+    command = np.where(p.is_standard & ~p.has_autobox & (command == AUTOMATIC_GEAR), s.target_gear, command)
+    return command
+
+
+def gear_command_update(p: SimParams, s: SimState, command: np.ndarray) -> None:
+    """2.5.3 PxVehicleGearCommandResponseUpdate: start a shift (through neutral) when idle."""
+    start = p.is_standard & (s.current_gear == s.target_gear) & (command != s.current_gear) & (command < p.nb_gears)
+    s.current_gear = np.where(start, NEUTRAL_GEAR, s.current_gear)
+    s.target_gear = np.where(start, command, s.target_gear)
+    s.gear_switch_time = np.where(start, -2.0, s.gear_switch_time)
+
+
+def clutch_strength(p: SimParams, s: SimState) -> np.ndarray:
+    """6.2: K = strength (Omni never sets a clutch command) unless the gearbox sits in neutral."""
+    return np.where(s.current_gear != NEUTRAL_GEAR, p.clutch_strength, 0.0)
+
+
+def update_commands(p: SimParams, s: SimState, dt: float, speed: np.ndarray, diff_ratio: np.ndarray) -> dict[str, np.ndarray]:
+    """All command responses of one step (2.2-2.6). `speed` is the signed forward speed of the body."""
+    raw = p.is_raw[:, None]
+    throttle = s.accelerator.copy()
+    if p.is_standard.any():
+        command = autobox_update(p, s, dt, throttle)
+        gear_command_update(p, s, command)
+    brake = np.where(raw, s.wheel_brake_torque, brake_torques(p, s.brake0, s.brake1, speed))
+    steer = np.where(raw, s.wheel_steer_angle, steer_angles(p, s.steer, speed))
+    drive = np.where(raw, s.wheel_drive_torque, 0.0)
+    if p.is_basic.any():
+        drive = np.where(p.is_basic[:, None], direct_drive_torques(p, s, speed), drive)
+    brake_applied = brake != 0.0
+    drive_applied = drive != 0.0
+    if p.is_standard.any():
+        K = clutch_strength(p, s)
+        engine_drive = (~brake_applied) & (K != 0.0)[:, None] & (diff_ratio != 0.0) & (throttle != 0.0)[:, None]
+        drive_applied = np.where(p.is_standard[:, None], engine_drive, drive_applied)
+    mask = p.mask
+    return {
+        "brake_torque": brake * mask, "steer_angle": steer * mask, "drive_torque": drive * mask,
+        "throttle": np.where(p.is_standard, throttle, s.accelerator),
+        "brake_applied": brake_applied & mask, "drive_applied": drive_applied & mask,
+    }

@@ -1,0 +1,165 @@
+"""Drivetrain: differential states, gearbox, engine torque and damping, the coupled implicit clutch solve.
+
+Sections 6.1-6.8 of the numerics digest (vehicle2 drivetrain/). All standard-drive vehicles of the batch
+are solved together: one (W+1)x(W+1) system per vehicle (wheels + engine), with wheels that are not
+connected to the differential decoupled (their row reduces to the single-wheel update of 5.1).
+Tank tracks become constraint groups solved by least squares on the normal equations, as PhysX does.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..runtime.vehicle2 import NEUTRAL_GEAR
+from . import vecmath as vm
+from .state import SimParams, SimState
+from .wheel import direct_drive_update
+
+
+@dataclass
+class DifferentialState:
+    torque_ratio: np.ndarray  # (V, W) signed (tank thrust applied)
+    ave_ratio: np.ndarray  # (V, W) contribution to the average wheel speed
+    connected: np.ndarray  # (V, W)
+
+
+def differential_state(p: SimParams, s: SimState) -> DifferentialState:
+    """6.6 multi-wheel (torque split = aveWheelSpeedRatios, a PhysX quirk) and 6.8 tank differentials."""
+    tr, ave = p.diff_torque_ratios, p.diff_ave_ratios
+    nonzero = tr != 0.0
+    ratio = np.where(nonzero, ave, 0.0)  # multi-wheel
+    alpha = np.where(nonzero, ave, 0.0)
+    connected = nonzero.copy()
+    if p.tank_ids.size:
+        on_track = p.track_thrust_index >= 0
+        thrust = np.where(p.track_thrust_index == 0, s.thrust0[:, None], s.thrust1[:, None])
+        tank_ratio = np.where(nonzero & on_track, tr * thrust, np.where(nonzero, tr, 0.0))
+        tank = p.is_tank[:, None]
+        ratio = np.where(tank, tank_ratio, ratio)
+        connected = np.where(tank, nonzero | on_track, connected)
+    std = p.is_standard[:, None] & p.mask
+    return DifferentialState(ratio * std, alpha * std, connected & std)
+
+
+def gearbox_update(p: SimParams, s: SimState, dt: float | np.ndarray, active: np.ndarray) -> None:
+    """6.3 PxVehicleGearboxUpdate (start of the drivetrain component, every substep)."""
+    shifting = active & p.is_standard & (s.target_gear != s.current_gear)
+    t = np.where(s.gear_switch_time == -2.0, 0.0, s.gear_switch_time + dt)
+    t = np.where(shifting, t, s.gear_switch_time)
+    done = shifting & (t > p.gear_switch_time)
+    s.current_gear = np.where(done, s.target_gear, s.current_gear)
+    s.gear_switch_time = np.where(done, -1.0, t)
+
+
+def engine_drive_torque(p: SimParams, omega_e: np.ndarray, throttle: np.ndarray) -> np.ndarray:
+    """6.2: throttle * peak torque * curve(omega / maxOmega), explicit in the engine speed."""
+    return throttle * p.engine_peak_torque * vm.lookup(p.torque_curve, p.torque_curve_count, omega_e / p.engine_max_omega)
+
+
+def engine_damping_rate(p: SimParams, current_gear: np.ndarray, throttle: np.ndarray) -> np.ndarray:
+    """6.2 with Omni's clutch command 0: engaged rates in gear, disengaged rates in neutral."""
+    c0 = np.where(current_gear != NEUTRAL_GEAR, p.engine_damping_engaged, p.engine_damping_disengaged)
+    return c0 + (p.engine_damping_full - c0) * throttle
+
+
+def gear_ratio(p: SimParams, current_gear: np.ndarray) -> np.ndarray:
+    rows = np.arange(p.V)
+    return p.gear_ratios[rows, np.clip(current_gear, 0, p.gear_ratios.shape[1] - 1)] * p.final_ratio
+
+
+def _solve(M: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Batched dense solve; a singular system gives all zeros (PhysX's LU solver with det == 0)."""
+    try:
+        return np.linalg.solve(M, b[..., None])[..., 0]
+    except np.linalg.LinAlgError:
+        det = np.linalg.det(M)
+        ok = det != 0.0
+        out = np.zeros_like(b)
+        if ok.any():
+            out[ok] = np.linalg.solve(M[ok], b[ok][..., None])[..., 0]
+        return out
+
+
+def engine_drivetrain_update(p: SimParams, s: SimState, diff: DifferentialState, throttle: np.ndarray,
+                             brake_torque: np.ndarray, brake_applied: np.ndarray, tire_torque: np.ndarray,
+                             dt: float | np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """6.4 coupled wheels + engine for the standard-drive vehicles `ids`. Returns (wheel speeds, engine speeds)."""
+    W = p.W
+    dt_v = np.broadcast_to(np.asarray(dt, dtype=float), (p.V,))[ids]
+    K = np.where(s.current_gear[ids] != NEUTRAL_GEAR, p.clutch_strength[ids], 0.0)
+    G = gear_ratio(p, s.current_gear)[ids]
+    thr = throttle[ids]
+    T_e = engine_drive_torque(p, s.engine_omega, throttle)[ids]
+    c_e = engine_damping_rate(p, s.current_gear, throttle)[ids]
+    ratio = diff.torque_ratio[ids]
+    gamma = np.abs(ratio)
+    g = vm.sgn0(ratio)
+    alpha = diff.ave_ratio[ids]
+    omega = s.rotation_speed[ids]
+    d_w = dt_v[:, None] / p.wheel_moi[ids]
+    d_e = dt_v / p.engine_moi[ids]
+    mask = p.mask[ids]
+    n = len(ids)
+    M = np.zeros((n, W + 1, W + 1))
+    a = d_w * (K * G * G)[:, None] * gamma * g
+    ag = alpha * g
+    M[:, :W, :W] = a[:, :, None] * ag[:, None, :]
+    diag = np.arange(W)
+    M[:, diag, diag] += 1.0 + d_w * p.wheel_damping_rate[ids]
+    M[:, :W, W] = -d_w * (K * G)[:, None] * gamma * g
+    M[:, W, :W] = -(d_e * K * G)[:, None] * ag
+    M[:, W, W] = 1.0 + d_e * (K + c_e)
+    rhs = np.empty((n, W + 1))
+    rhs[:, :W] = (omega + d_w * (-vm.sgn0(omega) * brake_torque[ids] + tire_torque[ids])) * mask
+    rhs[:, W] = s.engine_omega[ids] + d_e * T_e
+    result = _solve(M, rhs)
+    if p.tank_ids.size:
+        tank_rows = np.nonzero(p.is_tank[ids])[0]
+        if tank_rows.size:
+            result[tank_rows] = _solve_grouped(p, M[tank_rows], rhs[tank_rows], ids[tank_rows])
+    wheels = result[:, :W]
+    wheels = np.where(brake_applied[ids] & (omega * wheels <= 0.0), 0.0, wheels) * mask
+    engine = np.clip(result[:, W], p.engine_idle_omega[ids], p.engine_max_omega[ids])
+    return wheels, engine
+
+
+def _solve_grouped(p: SimParams, M: np.ndarray, b: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """Track groups: omega_k = multiplier_k * omega_first; least squares (AC)^T (AC) y = (AC)^T b, then expand."""
+    n, N, _ = M.shape
+    W = N - 1
+    C = np.tile(np.eye(N), (n, 1, 1))
+    first = p.group_first_wheel[ids]
+    mult = p.group_multiplier[ids]
+    rows, wheels = np.nonzero(first >= 0)
+    C[rows, wheels, wheels] = 0.0
+    C[rows, wheels, first[rows, wheels]] = mult[rows, wheels]
+    AC = M @ C
+    normal = np.transpose(AC, (0, 2, 1)) @ AC
+    rhs = np.einsum("nji,nj->ni", AC, b)
+    unused = np.abs(C).sum(axis=1) == 0.0  # columns of wheels that follow their group's first wheel
+    rr, cc = np.nonzero(unused)
+    normal[rr, cc, cc] = 1.0
+    rhs[rr, cc] = 0.0
+    y = _solve(normal, rhs)
+    return np.einsum("nij,nj->ni", C, y)
+
+
+def update_wheel_speeds(p: SimParams, s: SimState, cmd: dict, diff: DifferentialState, tire_torque: np.ndarray,
+                        dt: float | np.ndarray, active: np.ndarray) -> None:
+    """Drivetrain component of one substep: gearbox, then engine drive or direct drive per vehicle."""
+    dt_w = np.asarray(dt)[:, None] if np.ndim(dt) else dt
+    new = direct_drive_update(p, s.rotation_speed, tire_torque, cmd["drive_torque"], cmd["brake_torque"],
+                              cmd["brake_applied"], dt_w)
+    engine = s.engine_omega
+    ids = p.standard_ids
+    if ids.size:
+        gearbox_update(p, s, dt, active)
+        wheels, eng = engine_drivetrain_update(p, s, diff, cmd["throttle"], cmd["brake_torque"], cmd["brake_applied"],
+                                               tire_torque, dt, ids)
+        new[ids] = wheels
+        engine = engine.copy()
+        engine[ids] = eng
+    act = active[:, None]
+    s.rotation_speed = np.where(act, new, s.rotation_speed)
+    s.engine_omega = np.where(active, engine, s.engine_omega)

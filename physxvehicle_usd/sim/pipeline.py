@@ -1,0 +1,131 @@
+"""The vehicle2 step as one list: what runs once per step, what runs per substep, and in which order.
+
+Order (Omni's component sequence, section 1.2 of the numerics digest):
+  begin          read the body pose and velocity, choose the substep count
+  commands       brake / steer / throttle responses, autobox, gear command, differential, actuation flags
+  road geometry  one suspension query per wheel with the begin pose
+  [substeps]     suspension -> tire -> constraint rows -> drivetrain -> rigid body
+  wheel          rotation angle and corrected rotation speed
+  end            PhysX actor: damping, constraint rows, pose integration (or keep vehicle2's own pose)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import vecmath as vm
+from .commands import update_commands
+from .drivetrain import differential_state, update_wheel_speeds
+from .ground import Ground
+from .rigid_body import end_step_physx, integrate_substep
+from .state import SimParams, SimState
+from .suspension import (query_road_geometry, steered_axle, steered_wheel_offset, suspension_force, update_compliance,
+                         update_suspension_state, wheel_centre)
+from .tire import update_tire
+from .wheel import update_rotation_angle
+
+# state that a substep changes; vehicles with fewer substeps keep their values in the extra passes
+_SUBSTEP_FIELDS = ("body_position", "body_orientation", "linear_velocity", "angular_velocity", "jounce",
+                   "jounce_specified", "jounce_speed", "separation", "rotation_speed", "engine_omega", "current_gear",
+                   "gear_switch_time", "lng_low_speed_time", "lat_low_speed_time", "sticky_lng", "sticky_lat")
+
+
+@dataclass(frozen=True)
+class StepOptions:
+    physx_actor: bool = True  # emulate the PhysX actor end (velocity kept, pose by PhysX, constraint rows)
+    linear_damping: float = 0.0  # physxRigidBody:linearDamping (USD default)
+    angular_damping: float = 0.05  # physxRigidBody:angularDamping (USD default)
+
+
+def substep_counts(p: SimParams, s: SimState) -> np.ndarray:
+    """1.3: low count below the threshold of |forward speed|, high count above."""
+    forward = vm.quat_rotate(s.body_orientation, p.lng_axis)
+    speed = np.abs(vm.dot(s.linear_velocity, forward))
+    return np.where(speed < p.substep_threshold_speed, p.low_speed_substeps, p.high_speed_substeps)
+
+
+def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: float, opt: StepOptions = StepOptions()) -> None:
+    """Advance every vehicle of the batch by dt."""
+    begin_position, begin_orientation = s.body_position.copy(), s.body_orientation.copy()
+    forward_speed = vm.dot(s.linear_velocity, vm.quat_rotate(s.body_orientation, p.lng_axis))
+    n_sub = substep_counts(p, s)
+    diff = differential_state(p, s)
+    cmd = update_commands(p, s, dt, forward_speed, diff.torque_ratio)
+    offset = steered_wheel_offset(p, cmd["steer_angle"])
+    axle = steered_axle(p, cmd["steer_angle"]) if p.any_sweep else None
+    road = query_road_geometry(p, s, ground, friction, offset)
+    dt_sub = dt / n_sub
+    dt_wheel = dt_sub[:, None]
+    rows = None
+    for k in range(int(n_sub.max())):
+        active = k < n_sub
+        saved = None if active.all() else {f: getattr(s, f).copy() for f in _SUBSTEP_FIELDS}
+        R = vm.quat_to_mat(s.body_orientation)
+        d_w = vm.matvec(R[:, :, :, None], p.travel_direction)
+        susp = update_suspension_state(p, s, road, R, d_w, offset, axle, dt_wheel)
+        comp = update_compliance(p, susp.jounce)
+        sforce = suspension_force(p, susp, road, comp, R, d_w)
+        centre = wheel_centre(R, s.body_position, offset, d_w, p.travel_distance, susp.jounce)
+        tire = update_tire(p, s, R, d_w, susp.on_ground, road.normal, road.friction, centre, sforce.normal_force,
+                           cmd["steer_angle"], comp, cmd["brake_applied"], cmd["drive_applied"], dt_wheel)
+        new_rows = constraint_rows(p, s, tire, road, susp)
+        update_wheel_speeds(p, s, cmd, diff, tire.wheel_torque, dt_sub, active)
+        integrate_substep(p, s, sforce.force + tire.force, sforce.torque + tire.torque, dt_sub, active)
+        outputs = telemetry_outputs(p, s, R, d_w, offset, susp, comp, sforce, tire, cmd)
+        if saved is not None:
+            _keep_inactive(s, saved, active)
+            outputs = {key: _merge(value, s.out.get(key), active) for key, value in outputs.items()}
+            new_rows = {key: _merge(value, rows.get(key) if rows else None, active) for key, value in new_rows.items()}
+        s.out, rows = outputs, new_rows
+    update_rotation_angle(p, s, s.out["_lng_speed"], cmd["brake_applied"], cmd["drive_applied"], dt)
+    if opt.physx_actor:
+        end_step_physx(p, s, begin_position, begin_orientation, rows, dt, opt.linear_damping, opt.angular_damping)
+    s.out["wheelSteerAngle"] = cmd["steer_angle"] + s.out["_toe"]
+    s.time += dt
+    s.steps += 1
+
+
+def constraint_rows(p: SimParams, s: SimState, tire, road, susp) -> dict:
+    """4.10 rows per wheel: sticky longitudinal, sticky lateral (soft), suspension limit (hard, when penetrating)."""
+    lin = np.concatenate((tire.lng_dir, tire.lat_dir, road.normal * np.ones_like(susp.jounce)), axis=2)
+    arm = np.concatenate((tire.app_arm, tire.app_arm, tire.app_arm), axis=2)
+    ones = np.ones_like(susp.jounce)
+    damping = np.concatenate((p.sticky_lng_damping[:, None] * ones, p.sticky_lat_damping[:, None] * ones, 0.0 * ones), axis=1)
+    limit = (susp.separation < 0.0) & p.mask
+    active = np.concatenate((s.sticky_lng & p.mask, s.sticky_lat & p.mask, limit), axis=1)
+    target = np.concatenate((0.0 * ones, 0.0 * ones, -susp.separation), axis=1)  # divided by dt in the solver
+    return {"linear": lin, "arm": arm, "damping": damping, "active": active, "target_separation": target}
+
+
+def telemetry_outputs(p, s, R, d_w, offset, susp, comp, sforce, tire, cmd) -> dict:
+    """Per-wheel values PhysX reports after the last substep (section 8)."""
+    centre = wheel_centre(R, s.body_position, offset, d_w, p.travel_distance, susp.jounce)
+    return {
+        "suspensionJounce": susp.jounce, "suspensionForce": sforce.force, "tireFriction": tire.friction,
+        "tireLongitudinalSlip": tire.lng_slip, "tireLateralSlip": tire.lat_slip, "tireForce": tire.force,
+        "isOnGround": susp.on_ground, "_centre_offset": centre - s.body_position[:, :, None], "tireLoad": tire.load,
+        "_lng_speed": tire.lng_speed, "_toe": comp.toe,
+    }
+
+
+_PER_VEHICLE = {"body_position", "body_orientation", "linear_velocity", "angular_velocity", "engine_omega",
+                "current_gear", "gear_switch_time"}
+
+
+def _keep_inactive(s: SimState, saved: dict, active: np.ndarray) -> None:
+    for name, old in saved.items():
+        setattr(s, name, _merge(getattr(s, name), old, active, name in _PER_VEHICLE))
+
+
+def _merge(new: np.ndarray, old: np.ndarray | None, active: np.ndarray, per_vehicle: bool = False) -> np.ndarray:
+    """Keep `old` for vehicles that are not active in this substep.
+
+    Per-vehicle arrays are (V,) or (k, V); per-wheel arrays (V, W) or (3, V, W).
+    """
+    if old is None:
+        return new
+    if per_vehicle:
+        return np.where(active, new, old)
+    a = active[:, None] if new.ndim == 2 else active[None, :, None]
+    return np.where(a, new, old)

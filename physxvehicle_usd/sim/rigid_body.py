@@ -1,0 +1,94 @@
+"""Rigid body: vehicle2's substep integration (7) and the PhysX-actor end of a step (1.5, 4.10).
+
+vehicle2 integrates velocity and pose every substep (semi-implicit Euler, no gyroscopic term). With a
+PhysX actor (Omni), only the velocity survives: PhysX then damps it, applies the vehicle's constraint
+rows (sticky tire, suspension limit) and integrates the pose from the begin pose over the whole step.
+`end_step_physx` emulates that part of the PhysX scene step; chassis-ground contacts are out of scope.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import vecmath as vm
+from .state import SimParams, SimState
+
+
+def integrate_substep(p: SimParams, s: SimState, force: np.ndarray, torque: np.ndarray, dt: float | np.ndarray,
+                      active: np.ndarray) -> None:
+    """7: v += F/M dt; w += R I^-1 R^T tau dt; x += v dt; q += 0.5 dt (w, 0) q (normalised)."""
+    F = force.sum(axis=2) + p.gravity * p.mass
+    tau = torque.sum(axis=2)
+    R = vm.quat_to_mat(s.body_orientation)
+    dv = F / p.mass * dt
+    dw = vm.matvec(R, vm.matTvec(R, tau) / p.moi) * dt
+    act = active
+    v = s.linear_velocity + dv * act
+    w = s.angular_velocity + dw * act
+    s.linear_velocity, s.angular_velocity = v, w
+    s.body_position = s.body_position + v * dt * act
+    q = s.body_orientation
+    wq = vm.quat_mul(np.stack((np.zeros_like(w[0]), w[0], w[1], w[2])), q)
+    s.body_orientation = np.where(act, vm.quat_normalize(q + 0.5 * dt * wq), q)
+
+
+def solve_vehicle_constraints(p: SimParams, s: SimState, rows: dict, dt: float) -> None:
+    """4.10 sticky-tire and suspension-limit rows, solved to PGS convergence per vehicle.
+
+    Sticky rows are soft velocity rows with damping c*: lambda_j = -(c*_j dt / u_j) J_j (v + W J^T lambda).
+    Limit rows are hard: J_j (v + W J^T lambda) = -separation/dt (only while penetrating), impulses >= 0.
+    """
+    lin, arm, kind, active = rows["linear"], rows["arm"], rows["damping"], rows["active"]  # (3,V,R), (3,V,R), (V,R)
+    vehicles = np.nonzero(active.any(axis=1))[0]
+    if vehicles.size == 0:
+        return
+    J_lin = lin[:, vehicles]
+    J_ang = vm.cross(arm[:, vehicles], J_lin)
+    act = active[vehicles]
+    R = vm.quat_to_mat(s.body_orientation[:, vehicles])
+    inv_m = 1.0 / p.mass[vehicles]
+    inv_I = 1.0 / p.moi[:, vehicles]
+    # W J^T for each row: (linear part, angular part)
+    WJ_lin = J_lin * inv_m[:, None]
+    WJ_ang = vm.matvec(R[:, :, :, None], vm.matTvec(R[:, :, :, None], J_ang) * inv_I[:, :, None])
+    # A_jk = J_j W J_k^T
+    A = np.einsum("avj,avk->vjk", J_lin, WJ_lin) + np.einsum("avj,avk->vjk", J_ang, WJ_ang)
+    v = s.linear_velocity[:, vehicles]
+    w = s.angular_velocity[:, vehicles]
+    Jv = vm.dot(J_lin, v[:, :, None]) + vm.dot(J_ang, w[:, :, None])  # (n, R)
+    u = np.einsum("vjj->vj", A)
+    damping = kind[vehicles]
+    soft = damping > 0.0
+    target = rows["target_separation"][vehicles] / dt
+    n_rows = A.shape[1]
+    eye = np.eye(n_rows)[None]
+    # soft: (1/(c dt) * u) lambda_j + (A lambda)_j = -Jv_j   <=>  lambda_j = -(c dt / u)(Jv + A lambda)_j
+    scale = np.where(soft, u / np.where(soft, damping * dt, 1.0), 0.0)
+    Msys = A + eye * scale[:, :, None]
+    rhs = np.where(soft, -Jv, target - Jv)
+    off = ~act
+    Msys = np.where(off[:, :, None] | off[:, None, :], 0.0, Msys) + eye * off[:, :, None]
+    rhs = np.where(off, 0.0, rhs)
+    lam = np.linalg.solve(Msys, rhs[..., None])[..., 0]
+    # hard rows only push (impulse >= 0); re-solve once without rows that wanted to pull
+    pull = act & ~soft & (lam < 0.0)
+    if pull.any():
+        off2 = off | pull
+        Msys = np.where(off2[:, :, None] | off2[:, None, :], 0.0, A + eye * scale[:, :, None]) + eye * off2[:, :, None]
+        lam = np.linalg.solve(Msys, np.where(off2, 0.0, rhs)[..., None])[..., 0]
+    s.linear_velocity[:, vehicles] = v + np.einsum("avj,vj->av", WJ_lin, lam)
+    s.angular_velocity[:, vehicles] = w + np.einsum("avj,vj->av", WJ_ang, lam)
+
+
+def end_step_physx(p: SimParams, s: SimState, begin_position: np.ndarray, begin_orientation: np.ndarray, rows: dict,
+                   dt: float, linear_damping: float, angular_damping: float) -> None:
+    """What the PhysX scene does with the vehicle2 velocity: damping, vehicle constraints, pose integration.
+
+    velocityChange writes v, w to the actor; acceleration adds (v - v_begin)/dt as an acceleration, which
+    for an actor whose velocity was v_begin gives the same velocity going into the solver. Gravity is
+    disabled on vehicle actors (vehicle2 already applied it).
+    """
+    s.linear_velocity = s.linear_velocity * max(0.0, 1.0 - linear_damping * dt)
+    s.angular_velocity = s.angular_velocity * max(0.0, 1.0 - angular_damping * dt)
+    solve_vehicle_constraints(p, s, rows, dt)
+    s.body_position = begin_position + s.linear_velocity * dt
+    s.body_orientation = vm.quat_integrate_exact(begin_orientation, s.angular_velocity, dt)

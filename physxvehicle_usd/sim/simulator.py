@@ -1,0 +1,128 @@
+"""`Simulator`: a batch of vehicles on a static ground, stepped with the numpy vehicle2 core.
+
+    sim = Simulator(batch, ground, dt=1/60)
+    sim.step({"accelerator": np.ones(n)})      # controls persist until changed, like PhysX command state
+    sim.telemetry()["wheels"]["rotationSpeed"] # arrays named as PhysX (Omni) telemetry
+    trace = sim.run(120)                       # {"dt", "steps", "vehicles", "wheels", "bodies"}
+
+Controls (all optional, arrays over vehicles or vehicles x wheels): accelerator, brake0, brake1, steer,
+targetGear (USD numbering: -1 reverse, 0 neutral, 1.. forward, 255 automatic), thrust0, thrust1 (tanks),
+driveTorque, brakeTorque, steerAngle (per wheel, vehicles without a drive).
+Not modelled: chassis and wheel-shape contacts with the ground, PhysX sleeping, user joints.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from ..runtime.vehicle2 import AUTOMATIC_GEAR, VehicleBatch, batch_from_description
+from . import vecmath as vm
+from .ground import Ground, friction_matrix
+from .pipeline import StepOptions, step
+from .state import SimParams, SimState, actor_pose, initial_state
+
+_VEHICLE_CONTROLS = ("accelerator", "brake0", "brake1", "steer", "thrust0", "thrust1")
+_WHEEL_CONTROLS = {"driveTorque": "wheel_drive_torque", "brakeTorque": "wheel_brake_torque", "steerAngle": "wheel_steer_angle"}
+
+
+class Simulator:
+    def __init__(self, batch: VehicleBatch, ground: Ground | Sequence[Mapping[str, Any]] | None, dt: float, *,
+                 options: StepOptions = StepOptions()):
+        if not dt > 0.0:
+            raise ValueError(f"dt must be > 0 (got {dt})")
+        self.batch = batch
+        self.params = SimParams.from_batch(batch)
+        self.ground = ground if isinstance(ground, Ground) else Ground.from_description(ground)
+        self.friction = friction_matrix(batch.friction_tables, self.ground)
+        self.dt = float(dt)
+        self.options = options
+        self.state: SimState = initial_state(self.params)
+
+    @classmethod
+    def from_description(cls, description: Mapping[str, Any], dt: float, vehicle_paths: Sequence[str] | None = None,
+                         **kwargs: Any) -> "Simulator":
+        return cls(batch_from_description(description, vehicle_paths), description.get("ground"), dt, **kwargs)
+
+    # -- controls
+    def set_controls(self, controls: Mapping[str, Any]) -> None:
+        s, p = self.state, self.params
+        for key, value in controls.items():
+            if key in _VEHICLE_CONTROLS:
+                setattr(s, key, np.broadcast_to(np.asarray(value, dtype=float), (p.V,)).copy())
+            elif key == "targetGear":
+                g = np.broadcast_to(np.asarray(value, dtype=np.int64), (p.V,))
+                s.target_gear_command = np.where(g == AUTOMATIC_GEAR, AUTOMATIC_GEAR, g + 1)
+                # basic drive: >0 (incl. automatic) forward, <0 reverse, 0 neutral
+                s.direct_gear = np.where((g == AUTOMATIC_GEAR) | (g > 0), 1.0, np.where(g == 0, 0.0, -1.0))
+            elif key in _WHEEL_CONTROLS:
+                setattr(s, _WHEEL_CONTROLS[key], np.broadcast_to(np.asarray(value, dtype=float), (p.V, p.W)) * p.mask)
+            else:
+                raise KeyError(f"unknown control {key!r}; known: {sorted((*_VEHICLE_CONTROLS, 'targetGear', *_WHEEL_CONTROLS))}")
+
+    def step(self, controls: Mapping[str, Any] | None = None) -> None:
+        if controls:
+            self.set_controls(controls)
+        step(self.params, self.state, self.ground, self.friction, self.dt, self.options)
+
+    # -- output
+    def telemetry(self) -> dict[str, dict[str, np.ndarray]]:
+        """Per vehicle (V,), per wheel (V, W[, 3]) and per chassis (V, 3|4) arrays, world frame, stage units."""
+        p, s = self.params, self.state
+        out = s.out
+        actor_p, actor_q = actor_pose(p, s)
+        standard = p.is_standard
+        wheels: dict[str, np.ndarray] = {
+            "rotationSpeed": s.corrected_rotation_speed.copy(), "rotationAngle": s.rotation_angle.copy(),
+            "wheelSteerAngle": out.get("wheelSteerAngle", np.zeros((p.V, p.W))).copy(),
+            "suspensionJounce": s.jounce.copy(),
+        }
+        for key in ("suspensionForce", "tireForce"):
+            wheels[key] = np.moveaxis(out[key], 0, -1).copy() if key in out else np.zeros((p.V, p.W, 3))
+        for key in ("tireFriction", "tireLongitudinalSlip", "tireLateralSlip"):
+            wheels[key] = out[key].copy() if key in out else np.zeros((p.V, p.W))
+        wheels["isOnGround"] = out["isOnGround"].copy() if "isOnGround" in out else np.zeros((p.V, p.W), bool)
+        # wheel centre: body offset of the last substep carried to the final body pose
+        if "_centre_offset" in out:
+            centre = s.body_position[:, :, None] + out["_centre_offset"]
+        else:
+            R = vm.quat_to_mat(s.body_orientation)
+            centre = s.body_position[:, :, None] + vm.matvec(R[:, :, :, None], p.attachment_position + p.travel_direction * p.travel_distance)
+        wheels["position"] = np.moveaxis(centre, 0, -1).copy()
+        return {
+            "vehicles": {
+                "engineRotationSpeed": np.where(standard, s.engine_omega, 0.0),
+                "currentGear": np.where(standard, s.current_gear - 1, 0),
+                "targetGear": np.where(standard, s.target_gear - 1, 0),
+            },
+            "wheels": wheels,
+            "bodies": {
+                "position": actor_p.T.copy(), "orientation": actor_q.T.copy(),
+                "linearVelocity": s.linear_velocity.T.copy(), "angularVelocity": s.angular_velocity.T.copy(),
+            },
+        }
+
+    def run(self, steps: int, controls: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Step `steps` times and record telemetry after every step, in the oracle's trace layout."""
+        p = self.params
+        trace: dict[str, Any] = {"dt": self.dt, "steps": int(steps), "vehicles": {}, "wheels": {}, "bodies": {}}
+        for v, path in enumerate(p.paths):
+            trace["vehicles"][path] = {}
+            trace["bodies"][path] = {}
+            for w, wpath in enumerate(p.wheel_paths[v]):
+                trace["wheels"][wpath] = {}
+        if controls:
+            self.set_controls(controls)
+        for _ in range(int(steps)):
+            self.step()
+            t = self.telemetry()
+            for v, path in enumerate(p.paths):
+                for key, arr in t["vehicles"].items():
+                    trace["vehicles"][path].setdefault(key, []).append(arr[v].item())
+                for key, arr in t["bodies"].items():
+                    trace["bodies"][path].setdefault(key, []).append(arr[v].tolist())
+                for w, wpath in enumerate(p.wheel_paths[v]):
+                    for key, arr in t["wheels"].items():
+                        value = arr[v, w]
+                        trace["wheels"][wpath].setdefault(key, []).append(value.tolist() if np.ndim(value) else value.item())
+        return trace

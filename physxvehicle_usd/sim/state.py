@@ -1,0 +1,147 @@
+"""Simulation state arrays (vehicle2 *States) and the component-first view of the batched params.
+
+`SimParams.from_batch` converts a `VehicleBatch` (vehicle axis first, vectors last) into the layout the
+kernels use (vectors first: (3, V) per vehicle, (3, V, W) per wheel) and precomputes what never changes
+(suspension-frame rotation matrices, frame axes broadcast to wheels). `SimState` holds everything that
+changes each step; `initial_state` is vehicle2's setToDefault plus Omni's creation-time values.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+
+import numpy as np
+
+from ..runtime.vehicle2 import AUTOMATIC_GEAR, DRIVE_BASIC, DRIVE_NONE, DRIVE_STANDARD, NEUTRAL_GEAR, VehicleBatch
+from . import vecmath as vm
+
+FLT_MIN = float(np.finfo(np.float32).tiny)  # vehicle2's "in the air" separation marker
+FLT_MAX = float(np.finfo(np.float32).max)
+
+
+def _vf(a: np.ndarray) -> np.ndarray:
+    """(..., k) -> (k, ...) contiguous."""
+    return np.ascontiguousarray(np.moveaxis(np.asarray(a, dtype=float), -1, 0))
+
+
+class SimParams(SimpleNamespace):
+    """Read-only kernel view of a VehicleBatch. Attribute names follow the batch; vectors are component-first."""
+
+    @classmethod
+    def from_batch(cls, b: VehicleBatch) -> "SimParams":
+        A = b.arrays
+        p = cls()
+        for key, value in A.items():
+            setattr(p, key, value)
+        p.V, p.W = A["wheel_mask"].shape
+        p.mask = A["wheel_mask"]
+        for key in ("lng_axis", "lat_axis", "vrt_axis", "gravity", "moi", "com_position"):
+            setattr(p, key, _vf(A[key]))
+        p.e_f = p.lng_axis[:, :, None]  # (3, V, 1) for wheel broadcasting
+        p.e_s = p.lat_axis[:, :, None]
+        p.e_u = p.vrt_axis[:, :, None]
+        p.com_orientation = _vf(A["com_orientation"])
+        for key in ("attachment_position", "travel_direction", "wheel_attachment_position"):
+            setattr(p, key, _vf(A[key]))
+        p.A_q = vm.quat_to_mat(_vf(A["attachment_orientation"]))  # (3, 3, V, W)
+        p.W_q = vm.quat_to_mat(_vf(A["wheel_attachment_orientation"]))
+        # wheel axes (lateral, forward) after the wheel-frame rotation, in the suspension frame
+        ones = np.ones((1, p.V, p.W))
+        p.w_lat = vm.matvec(p.W_q, p.e_s * ones)
+        p.w_lng = vm.matvec(p.W_q, p.e_f * ones)
+        p.g_mag = np.sqrt(vm.dot(p.gravity, p.gravity))
+        p.is_standard = A["drive_type"] == DRIVE_STANDARD
+        p.is_basic = A["drive_type"] == DRIVE_BASIC
+        p.is_raw = A["drive_type"] == DRIVE_NONE
+        p.standard_ids = np.nonzero(p.is_standard)[0]
+        p.tank_ids = np.nonzero(A["is_tank"])[0]
+        p.has_nonlinear = bool((A["nl_command_count"] > 0).any())
+        p.has_compliance_angles = bool((A["toe_count"] > 0).any() or (A["camber_count"] > 0).any())
+        p.any_limit_expansion = bool(A["limit_expansion_velocity"].any())
+        p.any_sweep = bool((A["query_type"] == 1).any())
+        p.friction_tables = b.friction_tables
+        p.paths = b.paths
+        p.wheel_paths = b.wheel_paths
+        return p
+
+
+@dataclass
+class SimState:
+    """Everything vehicle2 updates, batched. Per vehicle: (V,) or (3, V); per wheel: (V, W) or (3, V, W)."""
+
+    # rigid body (the vehicle2 body frame = centre-of-mass frame with principal axes)
+    body_position: np.ndarray
+    body_orientation: np.ndarray  # (4, V) w, x, y, z
+    linear_velocity: np.ndarray
+    angular_velocity: np.ndarray
+    # commands (raw inputs; the response states are derived every step)
+    accelerator: np.ndarray
+    brake0: np.ndarray
+    brake1: np.ndarray
+    steer: np.ndarray
+    target_gear_command: np.ndarray  # PhysX indexing, 255 = automatic
+    thrust0: np.ndarray
+    thrust1: np.ndarray
+    wheel_drive_torque: np.ndarray
+    wheel_brake_torque: np.ndarray
+    wheel_steer_angle: np.ndarray
+    # drivetrain
+    engine_omega: np.ndarray
+    current_gear: np.ndarray
+    target_gear: np.ndarray
+    gear_switch_time: np.ndarray
+    autobox_time_since_shift: np.ndarray
+    autobox_active_shift: np.ndarray
+    direct_gear: np.ndarray  # basic drive: -1 reverse, 0 neutral, +1 forward
+    # wheels
+    jounce: np.ndarray
+    jounce_specified: np.ndarray
+    jounce_speed: np.ndarray
+    separation: np.ndarray
+    rotation_speed: np.ndarray
+    corrected_rotation_speed: np.ndarray
+    rotation_angle: np.ndarray
+    lng_low_speed_time: np.ndarray
+    lat_low_speed_time: np.ndarray
+    sticky_lng: np.ndarray
+    sticky_lat: np.ndarray
+    # per-step outputs kept for telemetry (values of the last substep)
+    out: dict[str, np.ndarray] = field(default_factory=dict)
+    time: float = 0.0
+    steps: int = 0
+
+
+def initial_state(p: SimParams) -> SimState:
+    V, W = p.V, p.W
+    zw = lambda: np.zeros((V, W))  # noqa: E731
+    zv = lambda: np.zeros(V)  # noqa: E731
+    # actor pose -> body pose: pose_B = actorPose * cMassLocalPose
+    actor_q = _vf(p.init_orientation)
+    actor_p = _vf(p.init_position)
+    body_q = vm.quat_normalize(vm.quat_mul(actor_q, p.com_orientation))
+    body_p = actor_p + vm.quat_rotate(actor_q, p.com_position)
+    gear = p.initial_gear.astype(np.int64).copy()
+    ctrl_gear = p.ctrl_target_gear.astype(np.int64)
+    direct = np.where((ctrl_gear == AUTOMATIC_GEAR) | (ctrl_gear > NEUTRAL_GEAR), 1, np.where(ctrl_gear == NEUTRAL_GEAR, 0, -1))
+    return SimState(
+        body_position=body_p, body_orientation=body_q,
+        linear_velocity=_vf(p.init_linear_velocity).copy(), angular_velocity=_vf(p.init_angular_velocity).copy(),
+        accelerator=p.ctrl_accelerator.copy(), brake0=p.ctrl_brake0.copy(), brake1=p.ctrl_brake1.copy(),
+        steer=p.ctrl_steer.copy(), target_gear_command=ctrl_gear.copy(), thrust0=p.ctrl_thrust0.copy(),
+        thrust1=p.ctrl_thrust1.copy(), wheel_drive_torque=p.ctrl_wheel_drive_torque.copy(),
+        wheel_brake_torque=p.ctrl_wheel_brake_torque.copy(), wheel_steer_angle=p.ctrl_wheel_steer_angle.copy(),
+        engine_omega=p.engine_idle_omega.copy(), current_gear=gear, target_gear=gear.copy(),
+        gear_switch_time=np.full(V, -1.0), autobox_time_since_shift=np.full(V, FLT_MAX),
+        autobox_active_shift=np.zeros(V, bool), direct_gear=direct.astype(float),
+        jounce=zw(), jounce_specified=np.zeros((V, W), bool), jounce_speed=zw(), separation=np.full((V, W), FLT_MIN),
+        rotation_speed=zw(), corrected_rotation_speed=zw(), rotation_angle=zw(),
+        lng_low_speed_time=zw(), lat_low_speed_time=zw(),
+        sticky_lng=np.zeros((V, W), bool), sticky_lat=np.zeros((V, W), bool),
+    )
+
+
+def actor_pose(p: SimParams, s: SimState) -> tuple[np.ndarray, np.ndarray]:
+    """World pose of the actor (the vehicle prim) from the body pose: actor = body * cMassLocalPose^-1."""
+    actor_q = vm.quat_normalize(vm.quat_mul(s.body_orientation, vm.quat_conj(p.com_orientation)))
+    actor_p = s.body_position - vm.quat_rotate(actor_q, p.com_position)
+    return actor_p, actor_q

@@ -1,0 +1,176 @@
+"""Suspension: road-geometry query, jounce and separation, expansion limiting, compliance, force.
+
+Sections 3.1-3.7 of the numerics digest (vehicle2 suspension/ and physxRoadGeometry/). The query runs
+once per step with the pose read at begin; everything else runs every substep.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..runtime.vehicle2 import QUERY_SWEEP
+from . import vecmath as vm
+from .ground import Ground, raycast
+from .state import FLT_MIN, SimParams, SimState
+
+
+@dataclass
+class RoadGeometry:
+    """PxVehicleRoadGeometryState per wheel (fixed for the substeps of one step)."""
+
+    hit: np.ndarray  # (V, W) bool
+    normal: np.ndarray  # (3, V, W)
+    offset: np.ndarray  # (V, W): n . x + offset = 0
+    friction: np.ndarray  # (V, W) road friction from the tire's friction table
+    shape: np.ndarray  # (V, W) ground shape index, -1 = none
+
+
+def steered_wheel_offset(p: SimParams, steer: np.ndarray) -> np.ndarray:
+    """a_p + (a_q * R(0, 0, steer)) * w_p: wheel-centre offset of the steered, uncomplied wheel (3, V, W)."""
+    wp = p.wheel_attachment_position
+    if not wp.any():
+        return p.attachment_position
+    return p.attachment_position + vm.matvec(p.A_q, vm.rotate_about(p.e_u, steer, wp))
+
+
+def steered_axle(p: SimParams, steer: np.ndarray) -> np.ndarray:
+    """Wheel lateral axis with steer, without compliance, in the body frame (3, V, W)."""
+    return vm.matvec(p.A_q, vm.rotate_about(p.e_u, steer, p.w_lat))
+
+
+def wheel_centre(body_rot: np.ndarray, body_pos: np.ndarray, offset: np.ndarray, dir_world: np.ndarray,
+                 travel: np.ndarray, jounce: np.ndarray) -> np.ndarray:
+    """World wheel centre c(j) = x_B + R_B offset + d_W (D - j)."""
+    return body_pos[:, :, None] + vm.matvec(body_rot[:, :, :, None], offset) + dir_world * (travel - jounce)
+
+
+def query_road_geometry(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, offset: np.ndarray) -> RoadGeometry:
+    """3.2 raycast from the wheel top at maximum compression down to the wheel bottom at maximum droop."""
+    R = vm.quat_to_mat(s.body_orientation)
+    d_w = vm.matvec(R[:, :, :, None], p.travel_direction)
+    top = wheel_centre(R, s.body_position, offset, d_w, p.travel_distance, p.travel_distance) - d_w * p.radius
+    length = p.travel_distance + 2.0 * p.radius
+    hits = raycast(ground, top, d_w, length)
+    hit = hits.hit & p.mask
+    mu = friction[p.friction_table_id, hits.shape]
+    return RoadGeometry(hit=hit, normal=hits.normal, offset=hits.offset, friction=np.where(hit, mu, 0.0), shape=hits.shape)
+
+
+@dataclass
+class SuspensionState:
+    jounce: np.ndarray
+    jounce_speed: np.ndarray
+    separation: np.ndarray
+    on_ground: np.ndarray
+
+
+def jounce_from_depth(depth: np.ndarray, rho: np.ndarray, travel: np.ndarray, prev: np.ndarray, prev_specified: np.ndarray):
+    """Common rule J(delta, rho, D, j_prev) -> (jounce, separation) of 3.3."""
+    nonpar = rho != 0.0
+    s_ = depth / np.where(nonpar, rho, 1.0)
+    pen = nonpar & (depth <= 0.0)
+    j = np.where(pen & (s_ > travel), travel, np.where(pen & (s_ > 0.0), s_, 0.0))
+    sep = np.where(pen & (s_ > travel), depth * (s_ - travel) / np.where(s_ != 0.0, s_, 1.0),
+                   np.where(pen & (s_ > 0.0), 0.0, np.where(pen, depth, FLT_MIN)))
+    # wheel plane parallel to the suspension direction
+    par_pen = ~nonpar & (depth < 0.0)
+    j = np.where(par_pen, np.where(prev_specified, prev, travel), j)
+    sep = np.where(par_pen, depth, np.where(~nonpar, FLT_MIN, sep))
+    return j, sep
+
+
+def limit_expansion_velocity(p: SimParams, j: np.ndarray, jdot: np.ndarray, sep: np.ndarray, prev: np.ndarray,
+                             prev_speed: np.ndarray, g_along: np.ndarray, has_hit: np.ndarray, dt: float | np.ndarray,
+                             apply: np.ndarray):
+    """3.4: the wheel cannot drop faster than spring, damper and gravity could push it."""
+    v_spring = prev * p.spring_stiffness / p.wheel_mass * dt
+    v_damp = prev_speed * p.spring_damping / p.wheel_mass * dt
+    vel = v_spring - prev_speed
+    tmp = vel + v_damp
+    vel = np.where(vel >= 0.0, np.maximum(0.0, tmp), np.minimum(0.0, tmp))
+    threshold = np.where(has_hit & (g_along > 0.0), vel + g_along * dt, vel)
+    clamp = apply & (jdot < -threshold)
+    clamped = prev - vel * dt
+    sep = np.where(clamp & (sep >= 0.0), clamped - j, sep)
+    j = np.where(clamp, clamped, j)
+    jdot = np.where(clamp, -vel, jdot)
+    return j, jdot, sep, clamp
+
+
+def update_suspension_state(p: SimParams, s: SimState, road: RoadGeometry, R: np.ndarray, d_w: np.ndarray,
+                            offset: np.ndarray, axle: np.ndarray | None, dt: float | np.ndarray) -> SuspensionState:
+    """3.3 jounce, separation, jounce speed (+ 3.4 when enabled) for one substep."""
+    n = road.normal
+    c0 = wheel_centre(R, s.body_position, offset, d_w, p.travel_distance, 0.0)
+    rho = vm.dot(d_w, n)
+    base = vm.dot(n, c0) + road.offset
+    depth = base - p.radius * np.abs(rho)  # raycast: the wheel bottom on the suspension line
+    if p.any_sweep and axle is not None:
+        l_w = vm.matvec(R[:, :, :, None], axle)
+        nl = vm.dot(n, l_w)
+        in_plane = vm.norm(n - l_w * nl)
+        sweep_depth = base - p.radius * in_plane - p.half_width * np.abs(nl)
+        depth = np.where((p.query_type == QUERY_SWEEP)[:, None], sweep_depth, depth)
+    prev, prev_speed, specified = s.jounce, s.jounce_speed, s.jounce_specified
+    j, sep = jounce_from_depth(depth, rho, p.travel_distance, prev, specified)
+    jdot = np.where(specified, (j - prev) / dt, 0.0)
+    hit = road.hit
+    j = np.where(hit, j, 0.0)
+    jdot = np.where(hit, jdot, 0.0)
+    sep = np.where(hit, sep, FLT_MIN)
+    if p.any_limit_expansion:
+        enabled = p.limit_expansion_velocity[:, None] & p.mask
+        g_along = vm.dot(p.gravity[:, :, None], d_w)
+        # no hit and a compressed wheel: expanding from j_prev to 0 within this substep
+        air = enabled & ~hit & specified & (prev > 0.0)
+        jdot = np.where(air, -prev / dt, jdot)
+        apply = (enabled & hit & (jdot < 0.0)) | air
+        j, jdot, sep, clamped = limit_expansion_velocity(p, j, jdot, sep, prev, prev_speed, g_along, hit, dt, apply)
+        jdot = np.where(air & ~clamped, 0.0, jdot)  # in the air the jounce speed stays 0 unless clamped
+    s.jounce, s.jounce_speed, s.separation = j, jdot, sep
+    s.jounce_specified = np.ones_like(specified)
+    return SuspensionState(j, jdot, sep, (sep <= 0.0) & p.mask)
+
+
+@dataclass
+class ComplianceState:
+    toe: np.ndarray
+    camber: np.ndarray
+    susp_app_point: np.ndarray  # (3, V, W) suspension frame, relative to the attachment
+    tire_app_point: np.ndarray
+
+
+def update_compliance(p: SimParams, jounce: np.ndarray) -> ComplianceState:
+    """3.5: 3-point graphs of the normalised jounce."""
+    r = jounce / p.travel_distance
+    return ComplianceState(
+        toe=vm.lookup(p.toe_graph, p.toe_count, r),
+        camber=vm.lookup(p.camber_graph, p.camber_count, r),
+        susp_app_point=vm.lookup_vec(p.susp_app_graph, p.susp_app_count, r),
+        tire_app_point=vm.lookup_vec(p.tire_app_graph, p.tire_app_count, r),
+    )
+
+
+@dataclass
+class SuspensionForce:
+    force: np.ndarray  # (3, V, W) world
+    torque: np.ndarray  # (3, V, W) about the CoM
+    normal_force: np.ndarray  # (V, W) raw tire load
+
+
+def suspension_force(p: SimParams, susp: SuspensionState, road: RoadGeometry, comp: ComplianceState, R: np.ndarray,
+                     d_w: np.ndarray) -> SuspensionForce:
+    """3.6 PxVehicleSuspensionForceUpdate (the non-legacy model Omni uses)."""
+    n = road.normal
+    spring = p.spring_stiffness * susp.jounce + p.spring_damping * susp.jounce_speed
+    f = -vm.dot(n, d_w) * spring
+    # the share of the external force (gravity) carried by this wheel, minus its part along the suspension
+    f_es = p.gravity[:, :, None] * p.sprung_mass  # F_ext = M g (no user force), times m_s / M
+    n_fes = vm.dot(n, f_es)
+    collision = f_es - d_w * vm.dot(d_w, f_es)
+    f = f + np.where(n_fes < 0.0, -vm.dot(n, collision), 0.0)
+    f = np.where(susp.on_ground, f, 0.0)
+    force = n * f
+    arm = vm.matvec(R[:, :, :, None], p.attachment_position + vm.matvec(p.A_q, comp.susp_app_point))
+    return SuspensionForce(force, vm.cross(arm, force), f)

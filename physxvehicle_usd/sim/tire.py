@@ -1,0 +1,140 @@
+"""Tire: directions, contact speeds, slips, camber, load and friction, sticky state, combined-slip force.
+
+Sections 4.1-4.9 of the numerics digest (vehicle2 tire/; Omni uses the non-legacy functions).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import vecmath as vm
+from .state import SimParams, SimState
+
+ONE_THIRD = 0.33333  # the truncated literals PhysX uses in its smoothing functions
+ONE_TWENTYSEVENTH = 0.037037
+SLIP_DEAD_ZONE = 1e-5
+
+
+def smoothing1(k: np.ndarray) -> np.ndarray:
+    return np.minimum(1.0, k - ONE_THIRD * k * k + ONE_TWENTYSEVENTH * k * k * k)
+
+
+@dataclass
+class TireState:
+    lng_dir: np.ndarray  # (3, V, W) world, 0 off ground
+    lat_dir: np.ndarray
+    lng_speed: np.ndarray  # (V, W)
+    lat_speed: np.ndarray
+    lng_slip: np.ndarray  # after sticky zeroing (what PhysX reports)
+    lat_slip: np.ndarray
+    camber: np.ndarray
+    load: np.ndarray
+    friction: np.ndarray
+    lng_force: np.ndarray  # magnitudes along the directions
+    lat_force: np.ndarray
+    wheel_torque: np.ndarray  # -F_lng * r
+    force: np.ndarray  # (3, V, W) world
+    torque: np.ndarray  # (3, V, W) about the CoM
+    app_arm: np.ndarray  # (3, V, W) CoM -> tire force application point (world orientation)
+
+
+def wheel_axes(p: SimParams, R: np.ndarray, steer: np.ndarray, toe: np.ndarray, camber: np.ndarray):
+    """Lateral and forward axis of q_B * a_q * R(camber, 0, steer + toe) * w_q (spin ignored), world frame."""
+    yaw = steer + toe
+    lat = p.w_lat
+    lng = p.w_lng
+    if p.has_compliance_angles:
+        lat = vm.rotate_about(p.e_f, camber, lat)
+        lng = vm.rotate_about(p.e_f, camber, lng)
+    lat = vm.rotate_about(p.e_u, yaw, lat)
+    lng = vm.rotate_about(p.e_u, yaw, lng)
+    Rw = R[:, :, :, None]
+    return vm.matvec(Rw, vm.matvec(p.A_q, lat)), vm.matvec(Rw, vm.matvec(p.A_q, lng))
+
+
+def tire_force_model(p: SimParams, lng_slip, lat_slip, camber, load, friction):
+    """4.8 computeTireForceMichiganModel. Returns (F_lng, F_lat)."""
+    lat_s = np.where(np.abs(lat_slip) >= SLIP_DEAD_ZONE, lat_slip, 0.0)
+    lng_s = np.where(np.abs(lng_slip) >= SLIP_DEAD_ZONE, lng_slip, 0.0)
+    cam = np.where(np.abs(camber) >= SLIP_DEAD_ZONE, camber, 0.0)
+    x = p.lat_stiff_x
+    normalised = load / p.rest_load
+    lat_stiff = np.where(x == 0.0, p.lat_stiff_y, p.lat_stiff_y * smoothing1(normalised * 3.0 / np.where(x == 0.0, 1.0, x)))
+    lng_stiff = p.long_stiff
+    grip = friction * load
+    active = (grip != 0.0) & ~((lat_s * lat_stiff == 0.0) & (lng_s * lng_stiff == 0.0) & (cam * p.camber_stiff == 0.0))
+    safe_lat = np.where(lat_stiff != 0.0, lat_stiff, 1.0)
+    t_eff = np.tan(lat_s + cam * p.camber_stiff / safe_lat)
+    k = np.sqrt((lat_stiff * t_eff) ** 2 + (lng_stiff * lng_s) ** 2) / np.where(grip != 0.0, grip, 1.0)
+    f_bar = smoothing1(k)
+    ratio = lat_stiff / lng_stiff
+    nu = np.where(k <= 2.0 * np.pi, 0.5 * (1.0 + ratio - (1.0 - ratio) * np.cos(0.5 * k)), 1.0)
+    denom = np.sqrt(lng_s * lng_s + (nu * t_eff) ** 2)
+    f0 = grip / np.where(denom > 0.0, denom, 1.0)
+    f_lng = np.where(active, lng_s * f_bar * f0, 0.0)
+    f_lat = np.where(active, -nu * t_eff * f_bar * f0, 0.0)
+    return f_lng, f_lat
+
+
+def update_tire(p: SimParams, s: SimState, R: np.ndarray, d_w: np.ndarray, on_ground: np.ndarray, normal: np.ndarray,
+                road_friction: np.ndarray, wheel_centre: np.ndarray, normal_force: np.ndarray, steer: np.ndarray,
+                comp, brake_applied: np.ndarray, drive_applied: np.ndarray, dt: float | np.ndarray) -> TireState:
+    """One substep of the tire component (directions -> speeds -> slips -> camber -> grip -> sticky -> force)."""
+    lat_axis, lng_axis = wheel_axes(p, R, steer, comp.toe, comp.camber)
+    # 4.1 directions in the ground plane
+    og = on_ground
+    t_lng = vm.normalize(vm.cross(lat_axis, normal)) * og
+    t_lat = vm.normalize(vm.cross(normal, t_lng)) * og
+    # 4.2 contact-point speeds (wheel bottom on the suspension line, steer only)
+    contact = wheel_centre + d_w * p.radius
+    rel = contact - s.body_position[:, :, None]
+    u = s.linear_velocity[:, :, None] + vm.cross(s.angular_velocity[:, :, None], rel)
+    vx = vm.dot(u, t_lng)
+    vy = vm.dot(u, t_lat)
+    # 4.3 slips
+    lat_slip = np.arctan(vy / (np.abs(vx) + p.min_lat_slip_denominator[:, None]))
+    omega = s.rotation_speed
+    applied = brake_applied | drive_applied
+    denom = np.abs(vx) + np.where(applied, p.min_active_long_slip_denominator[:, None], p.min_passive_long_slip_denominator[:, None])
+    lng_slip = np.where((vx == 0.0) & (omega == 0.0), 0.0, (omega * p.radius - vx) / denom)
+    # 4.4 camber relative to the ground
+    beta = vm.dot(normal, lng_axis)
+    T = vm.normalize(normal - lng_axis * beta)
+    camber = np.where(og, np.arcsin(np.clip(vm.dot(T, lat_axis), -1.0, 1.0)), 0.0)
+    # 4.5 filtered load, 4.6 friction
+    (x0, y0), (x1, y1) = (p.load_filter[..., 0, 0], p.load_filter[..., 0, 1]), (p.load_filter[..., 1, 0], p.load_filter[..., 1, 1])
+    xn = normal_force / p.rest_load
+    y = np.where(xn <= x0, y0, np.where(xn >= x1, y1, y0 + (xn - x0) * (y1 - y0) / np.where(x1 > x0, x1 - x0, 1.0)))
+    load = np.where(og, p.rest_load * y, 0.0)
+    fvs = p.friction_vs_slip
+    ak = np.abs(lng_slip)
+    gx0, gy0, gx1, gy1, gx2, gy2 = (fvs[..., 0, 0], fvs[..., 0, 1], fvs[..., 1, 0], fvs[..., 1, 1], fvs[..., 2, 0], fvs[..., 2, 1])
+    g = np.where(ak < gx1, gy0 + (ak - gx0) * (gy1 - gy0) / np.where(gx1 > gx0, gx1 - gx0, 1.0),
+                 np.where(ak < gx2, gy1 + (ak - gx1) * (gy2 - gy1) / np.where(gx2 > gx1, gx2 - gx1, 1.0), gy2))
+    friction = np.where(og, road_friction * g, 0.0)
+    # 4.7 sticky state (whole-vehicle intents)
+    accel_intent = drive_applied.any(axis=1)[:, None]
+    brake_intent = brake_applied.any(axis=1)[:, None]
+    gripping = (load * friction) != 0.0
+    v_lng, t_lng_thr = p.sticky_lng_speed[:, None], p.sticky_lng_time[:, None]
+    v_lat, t_lat_thr = p.sticky_lat_speed[:, None], p.sticky_lat_time[:, None]
+    slow_lng = (np.abs(vx) < v_lng) & (np.abs(omega * p.radius) < v_lng) & ~accel_intent
+    lng_time = np.where(gripping & slow_lng, s.lng_low_speed_time + dt, 0.0)
+    sticky_lng = gripping & (((np.abs(vx) < v_lng) & (omega == 0.0) & brake_intent) | (lng_time > t_lng_thr))
+    slow_lat = (np.abs(vy) < v_lat) & ~accel_intent
+    lat_time = np.where(gripping & slow_lat, s.lat_low_speed_time + dt, 0.0)
+    sticky_lat = gripping & (lng_time > 0.0) & (lat_time > t_lat_thr)
+    s.lng_low_speed_time, s.lat_low_speed_time = lng_time, lat_time
+    s.sticky_lng, s.sticky_lat = sticky_lng, sticky_lat
+    lng_slip = np.where(sticky_lng, 0.0, lng_slip)
+    lat_slip = np.where(sticky_lat, 0.0, lat_slip)
+    # 4.8 force model, 4.9 forces and torques on the chassis
+    f_lng, f_lat = tire_force_model(p, lng_slip, lat_slip, camber, load, friction)
+    force = t_lng * f_lng + t_lat * f_lat
+    arm = vm.matvec(R[:, :, :, None], p.attachment_position + vm.matvec(p.A_q, comp.tire_app_point))
+    return TireState(
+        lng_dir=t_lng, lat_dir=t_lat, lng_speed=vx, lat_speed=vy, lng_slip=lng_slip, lat_slip=lat_slip, camber=camber,
+        load=load, friction=friction, lng_force=f_lng, lat_force=f_lat, wheel_torque=-f_lng * p.radius,
+        force=force, torque=vm.cross(arm, force), app_arm=arm,
+    )

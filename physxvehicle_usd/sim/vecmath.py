@@ -1,0 +1,135 @@
+"""Vector, quaternion and table helpers for the numpy core.
+
+Arrays are component-first: a vector field is (3, ...), a quaternion (4, ...) as (w, x, y, z), a
+rotation matrix (3, 3, ...). Component-first keeps every component a contiguous array, so dot and cross
+products are a handful of whole-array operations instead of strided ones over a trailing axis of 3.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+def dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.stack((a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]))
+
+
+def norm(a: np.ndarray) -> np.ndarray:
+    return np.sqrt(dot(a, a))
+
+
+def normalize(a: np.ndarray) -> np.ndarray:
+    """Unit vectors; zero vectors stay zero (as PxVec3::normalize does)."""
+    n = norm(a)
+    return a * np.where(n > 0.0, 1.0 / np.where(n > 0.0, n, 1.0), 0.0)
+
+
+def matvec(m: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """m (3, 3, ...) times v (3, ...), broadcasting the trailing axes."""
+    return m[:, 0] * v[0] + m[:, 1] * v[1] + m[:, 2] * v[2]
+
+
+def matTvec(m: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Transpose of m times v."""
+    return m[0] * v[0] + m[1] * v[1] + m[2] * v[2]
+
+
+def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.stack([matvec(a, b[:, j]) for j in range(3)], axis=1)
+
+
+def quat_to_mat(q: np.ndarray) -> np.ndarray:
+    w, x, y, z = q[0], q[1], q[2], q[3]
+    return np.stack((
+        np.stack((1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y))),
+        np.stack((2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x))),
+        np.stack((2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y))),
+    ))
+
+
+def quat_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    aw, ax, ay, az = a[0], a[1], a[2], a[3]
+    bw, bx, by, bz = b[0], b[1], b[2], b[3]
+    return np.stack((
+        aw * bw - ax * bx - ay * by - az * bz,
+        aw * bx + ax * bw + ay * bz - az * by,
+        aw * by - ax * bz + ay * bw + az * bx,
+        aw * bz + ax * by - ay * bx + az * bw,
+    ))
+
+
+def quat_conj(q: np.ndarray) -> np.ndarray:
+    return np.stack((q[0], -q[1], -q[2], -q[3]))
+
+
+def quat_normalize(q: np.ndarray) -> np.ndarray:
+    return q / np.sqrt(q[0] ** 2 + q[1] ** 2 + q[2] ** 2 + q[3] ** 2)
+
+
+def quat_rotate(q: np.ndarray, v: np.ndarray) -> np.ndarray:
+    return matvec(quat_to_mat(q), v)
+
+
+def rotate_about(axis: np.ndarray, angle: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Rotate v by `angle` about the unit `axis` (Rodrigues)."""
+    c = np.cos(angle)
+    s = np.sin(angle)
+    return v * c + cross(axis, v) * s + axis * (dot(axis, v) * (1.0 - c))
+
+
+def quat_integrate_exact(q: np.ndarray, w: np.ndarray, dt: float | np.ndarray) -> np.ndarray:
+    """Rotate q by |w| dt about w/|w| (PhysX's closed-form pose integration)."""
+    speed = norm(w)
+    half = 0.5 * speed * dt
+    safe = np.where(speed > 0.0, speed, 1.0)
+    s = np.where(speed > 0.0, np.sin(half) / safe, 0.0)
+    dq = np.stack((np.cos(half), w[0] * s, w[1] * s, w[2] * s))
+    return quat_normalize(quat_mul(dq, q))
+
+
+def sgn0(x: np.ndarray) -> np.ndarray:
+    """PxVehicleComputeSign: -1, 0 or +1."""
+    return np.sign(x)
+
+
+def sgn1(x: np.ndarray) -> np.ndarray:
+    """PxSign: +1 for x >= 0, else -1."""
+    return np.where(x >= 0.0, 1.0, -1.0)
+
+
+def lookup(points: np.ndarray, count: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """PxVehicleFixedSizeLookupTable over padded tables: points (..., N, 2) with `count` real ones.
+
+    0 points -> 0; 1 point -> y0; clamped at both ends; linear inside.
+    """
+    xs = points[..., 0]
+    ys = points[..., 1]
+    n = points.shape[-2]
+    idx = np.arange(n)
+    real = idx < count[..., None]
+    # number of real x_k <= x gives the segment start
+    above = (xs <= x[..., None]) & real
+    k = np.clip(above.sum(-1) - 1, 0, max(n - 2, 0))
+    x0 = np.take_along_axis(xs, k[..., None], -1)[..., 0]
+    y0 = np.take_along_axis(ys, k[..., None], -1)[..., 0]
+    k1 = np.minimum(k + 1, n - 1)
+    x1 = np.take_along_axis(xs, k1[..., None], -1)[..., 0]
+    y1 = np.take_along_axis(ys, k1[..., None], -1)[..., 0]
+    dx = x1 - x0
+    t = np.clip((x - x0) / np.where(dx > 0.0, dx, 1.0), 0.0, 1.0)
+    inside = y0 + t * (y1 - y0)
+    first = ys[..., 0]
+    last = np.take_along_axis(ys, np.clip(count - 1, 0, n - 1)[..., None], -1)[..., 0]
+    out = np.where(x < xs[..., 0], first, inside)
+    last_x = np.take_along_axis(xs, np.clip(count - 1, 0, n - 1)[..., None], -1)[..., 0]
+    out = np.where(x >= last_x, last, out)
+    out = np.where(count == 1, first, out)
+    return np.where(count == 0, 0.0, out)
+
+
+def lookup_vec(points: np.ndarray, count: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Like `lookup` for tables of (x, vx, vy, vz) rows (..., N, 4); returns (3, ...)."""
+    return np.stack([lookup(points[..., [0, c]], count, x) for c in (1, 2, 3)])

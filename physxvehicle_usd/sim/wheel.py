@@ -1,0 +1,32 @@
+"""Wheel: single-wheel rotation dynamics (direct drive, undriven wheels) and the rotation angle.
+
+Sections 5.1 and 5.2 of the numerics digest (vehicle2 wheel/ and PxVehicleDirectDriveUpdate).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import vecmath as vm
+from .state import SimParams, SimState
+
+
+def direct_drive_update(p: SimParams, omega: np.ndarray, tire_torque: np.ndarray, drive_torque: np.ndarray,
+                        brake_torque: np.ndarray, brake_applied: np.ndarray, dt: float | np.ndarray) -> np.ndarray:
+    """5.1: implicit in damping, explicit in tire, drive and brake torque; a braked wheel that stops stays locked."""
+    k = dt / p.wheel_moi
+    new = (omega + k * (tire_torque + drive_torque - vm.sgn0(omega) * brake_torque)) / (1.0 + p.wheel_damping_rate * k)
+    new = np.where(brake_applied & (omega * new <= 0.0), 0.0, new)
+    return new * p.mask
+
+
+def update_rotation_angle(p: SimParams, s: SimState, lng_speed: np.ndarray, brake_applied: np.ndarray,
+                          drive_applied: np.ndarray, dt: float) -> None:
+    """5.2: blended (corrected) speed at low speed, angle advanced by the full step and wrapped to (-2pi, 2pi)."""
+    vb = p.wheel_angle_threshold_speed[:, None]
+    a = np.abs(lng_speed) / vb
+    blend = (s.jounce > 0.0) & ~brake_applied & ~drive_applied & (np.abs(lng_speed) < vb)
+    corrected = np.where(blend, lng_speed / p.radius * (1.0 - a) + s.rotation_speed * a, s.rotation_speed)
+    angle = s.rotation_angle + corrected * dt
+    two_pi = 2.0 * np.pi
+    s.rotation_angle = (angle - np.trunc(angle / two_pi) * two_pi) * p.mask
+    s.corrected_rotation_speed = corrected * p.mask
