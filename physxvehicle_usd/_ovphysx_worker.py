@@ -349,7 +349,9 @@ def main(argv: list[str]) -> int:
         print(f"{ERROR_PREFIX}{exc}", file=sys.stderr, flush=True)
         return 3
     except Exception as exc:  # anything else from ovphysx: still one clear line for the caller
-        print(f"{ERROR_PREFIX}{type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
+        details = [str(message) for _task, message in getattr(exc, "errors", ()) if str(message)]
+        text = "; ".join(details) or str(exc)
+        print(f"{ERROR_PREFIX}{type(exc).__name__}: {' '.join(text.split())}", file=sys.stderr, flush=True)
         return 3
     return 0
 

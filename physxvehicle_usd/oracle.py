@@ -88,18 +88,32 @@ class OracleError(RuntimeError):
 
 def _plain(value: Any) -> Any:
     """Controls as JSON: numbers stay numbers, per-step sequences become lists."""
-    if isinstance(value, np.ndarray):
-        return value.astype(float).tolist()
-    if isinstance(value, (list, tuple)):
-        return [float(v) for v in value]
-    return float(value)
+    array = np.asarray(value, dtype=float)
+    if array.ndim == 0:
+        return float(array)
+    if array.ndim != 1:
+        raise OracleError(f"a control is a number or one value per step, got shape {array.shape}")
+    return array.tolist()
 
 
-def _request_controls(controls: Mapping[str, Mapping[str, Any]] | None) -> dict:
+def _request_controls(controls: Mapping[str, Mapping[str, Any]] | None, steps: int) -> dict:
+    """Checks names and lengths here, before paying for a worker start."""
     if not controls:
         return {}
-    return {str(path): {str(name): _plain(value) for name, value in values.items()}
-            for path, values in controls.items()}
+    writable = set(WRITABLE_CONTROLS["vehicles"]) | set(WRITABLE_CONTROLS["wheels"])
+    request: dict[str, dict[str, Any]] = {}
+    for path, values in controls.items():
+        request[str(path)] = {}
+        for name, value in values.items():
+            if name not in writable:
+                raise OracleError(f"control {name!r} of {path} is not writable through ovphysx; "
+                                  f"writable: {WRITABLE_CONTROLS}")
+            plain = _plain(value)
+            if isinstance(plain, list) and len(plain) != steps:
+                raise OracleError(f"control {name!r} of {path}: expected a number or {steps} values, "
+                                  f"got {len(plain)}")
+            request[str(path)][str(name)] = plain
+    return request
 
 
 def _worker_environment() -> dict[str, str]:
@@ -188,7 +202,7 @@ def run_ovphysx(
         "dt": float(dt),
         "record_every": int(record_every),
         "vehicles": list(vehicles) if vehicles else None,
-        "controls": _request_controls(controls),
+        "controls": _request_controls(controls, int(steps)),
     }
     with tempfile.TemporaryDirectory(prefix="pvu-oracle-") as scratch:
         request_file = Path(scratch) / "request.json"

@@ -1,0 +1,114 @@
+"""The bundled sample car drives in real PhysX (ovphysx), in metres and in centimetres alike."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from pxr import Usd, UsdGeom
+
+from physxvehicle_usd.oracle import run_ovphysx
+
+pytestmark = pytest.mark.ovphysx
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+CAR = SAMPLES / "car" / "car.usda"
+CAR_CM = SAMPLES / "car_cm" / "car_cm.usda"
+VEHICLE = "/World/Car"
+WHEEL_RADIUS_M = 0.343
+TRAVEL_M = 0.22
+
+DT = 1.0 / 60.0
+REST_STEPS = 30    # half a second with no input first
+DRIVE_STEPS = 120  # then two seconds of full throttle
+AUTOMATIC = 255
+
+AXES = {"posX": (1, 0, 0), "negX": (-1, 0, 0), "posY": (0, 1, 0),
+        "negY": (0, -1, 0), "posZ": (0, 0, 1), "negZ": (0, 0, -1)}
+
+
+def _stage_facts(path: Path) -> tuple[float, np.ndarray]:
+    """metersPerUnit and the world forward direction, from the scene's vehicle context."""
+    stage = Usd.Stage.Open(str(path))
+    scene = stage.GetPrimAtPath("/World/PhysicsScene")
+    forward = scene.GetAttribute("physxVehicleContext:longitudinalAxis").Get()
+    return UsdGeom.GetStageMetersPerUnit(stage), np.array(AXES[forward], dtype=float)
+
+
+def _drive(path: Path) -> dict:
+    accelerator = np.r_[np.zeros(REST_STEPS), np.ones(DRIVE_STEPS)]
+    trace = run_ovphysx(path, REST_STEPS + DRIVE_STEPS, DT,
+                        controls={VEHICLE: {"accelerator": accelerator, "targetGear": AUTOMATIC}})
+    meters_per_unit, forward = _stage_facts(path)
+    trace["meters_per_unit"] = meters_per_unit
+    trace["forward"] = forward
+    return trace
+
+
+@pytest.fixture(scope="module")
+def drive_m() -> dict:
+    return _drive(CAR)
+
+
+@pytest.fixture(scope="module")
+def drive_cm() -> dict:
+    return _drive(CAR_CM)
+
+
+@pytest.fixture(scope="module", params=["m", "cm"])
+def drive(request) -> dict:
+    return request.getfixturevalue(f"drive_{request.param}")
+
+
+def _positions_m(trace: dict) -> np.ndarray:
+    return trace["bodies"][VEHICLE]["position"] * trace["meters_per_unit"]
+
+
+def test_the_sample_is_one_vehicle_with_four_wheels(drive):
+    assert list(drive["vehicles"]) == [VEHICLE]
+    assert sorted(drive["wheels"]) == sorted(
+        f"{VEHICLE}/{name}Wheel" for name in ("FrontLeft", "FrontRight", "RearLeft", "RearRight"))
+    assert not [line for line in drive["log"] if line.startswith("[Error]")]
+
+
+def test_all_four_wheels_are_on_the_ground_at_rest(drive):
+    for path, wheel in drive["wheels"].items():
+        assert wheel["isOnGround"][:REST_STEPS].all(), path
+        jounce_m = wheel["suspensionJounce"][:REST_STEPS] * drive["meters_per_unit"]
+        assert (jounce_m > 0.05 * TRAVEL_M).all() and (jounce_m < 0.95 * TRAVEL_M).all(), path
+        centre_height_m = wheel["position"][REST_STEPS - 1, 2] * drive["meters_per_unit"]
+        assert centre_height_m == pytest.approx(WHEEL_RADIUS_M, abs=0.005), path
+
+
+def test_the_car_stays_put_without_input(drive):
+    positions = _positions_m(drive)
+    assert np.linalg.norm(positions[REST_STEPS - 1] - positions[0]) < 0.01
+
+
+def test_full_throttle_drives_the_car_forward(drive):
+    positions = _positions_m(drive)
+    travel = positions[-1] - positions[REST_STEPS - 1]
+    along = float(travel @ drive["forward"])
+    sideways = float(np.linalg.norm(travel - along * drive["forward"]))
+    assert along > 5.0
+    assert sideways < 0.2
+    for path, wheel in drive["wheels"].items():
+        assert wheel["isOnGround"].all(), path
+        assert wheel["rotationSpeed"][-1] > 10.0, path  # rad/s, rolling forward
+
+
+def test_the_engine_spins_up_in_first_gear(drive):
+    vehicle = drive["vehicles"][VEHICLE]
+    engine = vehicle["engineRotationSpeed"][REST_STEPS:]
+    assert engine.max() > 200.0  # rad/s; the maximum is 600
+    gears = vehicle["currentGear"][REST_STEPS:]
+    assert gears[0] == 1
+    assert set(np.unique(gears)) <= {0, 1, 2}  # 0 only while shifting into second
+
+
+def test_centimetre_car_matches_the_metre_car(drive_m, drive_cm):
+    np.testing.assert_allclose(_positions_m(drive_cm), _positions_m(drive_m), atol=0.02)
+    np.testing.assert_allclose(drive_cm["vehicles"][VEHICLE]["engineRotationSpeed"],
+                               drive_m["vehicles"][VEHICLE]["engineRotationSpeed"], rtol=0.01, atol=1.0)
+    np.testing.assert_array_equal(drive_cm["vehicles"][VEHICLE]["currentGear"],
+                                  drive_m["vehicles"][VEHICLE]["currentGear"])
