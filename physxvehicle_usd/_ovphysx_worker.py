@@ -9,7 +9,8 @@ next to them. So this file imports only the standard library, numpy, ovstage and
 The request is JSON: usd_path, steps, dt, record_every, vehicles (list of paths or null) and
 controls ({prim path or "*": {attribute: number or per-step list}}). The result is an .npz whose
 "meta" entry is a JSON document (paths, attributes, timings, what could not be read) and whose
-other entries are the traces, named "<kind>|<attribute>", shaped (records, rows[, lanes]).
+other entries are the traces, named "<kind>|<attribute>", shaped (records, rows, lanes), and for
+each a mask "written|<kind>|<attribute>" of the rows that ever received a value.
 A failure is reported as one line "ORACLE_ERROR: <message>" on stderr and exit status 3.
 """
 from __future__ import annotations
@@ -127,6 +128,8 @@ class Recorder:
         self.attributes = list(attributes)
         self.records = records
         self.arrays: dict[str, np.ndarray] = {}
+        # Rows that ever received a value: a Standard-drive column, say, skips Basic-drive vehicles.
+        self.written: dict[str, np.ndarray] = {}
         self.seen: set[str] = set()
         self._rows_cache: dict[tuple, np.ndarray] = {}
         self._token_names: dict[int, str] = {}
@@ -162,9 +165,11 @@ class Recorder:
                     target = np.full((self.records, len(self.paths), values.shape[1]),
                                      np.nan if dtype == np.float64 else 0, dtype=dtype)
                     self.arrays[name] = target
+                    self.written[name] = np.zeros(len(self.paths), dtype=bool)
                 rows = self._rows(group)
                 keep = rows >= 0
                 target[record, rows[keep]] = values[keep]
+                self.written[name][rows[keep]] = True
                 self.seen.add(name)
 
     def missing(self) -> list[str]:
@@ -260,7 +265,21 @@ def run(request: dict) -> tuple[dict, dict[str, np.ndarray]]:
         stage = _open_stage(physx, request["usd_path"])
         vehicle_query = physx.query(SimObjectType.VEHICLE, scope=ObjectScope.ALL, metadata=False).wait()
         queries.append(vehicle_query)
-        all_vehicles = sorted(_list_paths(physx, vehicle_query, "accelerator"))
+        wheel_query = physx.query(SimObjectType.VEHICLE_WHEEL, scope=ObjectScope.ALL, metadata=False).wait()
+        queries.append(wheel_query)
+        all_wheels = _list_paths(physx, wheel_query, "position")
+        # No vehicle attribute is readable on every vehicle (a vehicle without a drive has no
+        # accelerator), so vehicles are those with driver inputs plus the bodies carrying wheels.
+        all_vehicles = set(_list_paths(physx, vehicle_query, "accelerator"))
+        with physx.query(SimObjectType.RIGID_BODY, scope=ObjectScope.ALL, metadata=False).wait() as bodies:
+            body_paths = set(_list_paths(physx, bodies, "position"))
+        for wheel in all_wheels:
+            owner = wheel.rsplit("/", 1)[0]
+            while owner and owner not in body_paths:
+                owner = owner.rsplit("/", 1)[0]
+            if owner:
+                all_vehicles.add(owner)
+        all_vehicles = sorted(all_vehicles)
         wanted = request.get("vehicles")
         if wanted:
             unknown = [v for v in wanted if v not in all_vehicles]
@@ -272,10 +291,8 @@ def run(request: dict) -> tuple[dict, dict[str, np.ndarray]]:
         if not vehicle_paths:
             raise WorkerError("PhysX created no vehicle from this stage")
 
-        wheel_query = physx.query(SimObjectType.VEHICLE_WHEEL, scope=ObjectScope.ALL, metadata=False).wait()
-        queries.append(wheel_query)
         prefixes = tuple(v + "/" for v in vehicle_paths)
-        wheel_paths = sorted(p for p in _list_paths(physx, wheel_query, "position") if p.startswith(prefixes))
+        wheel_paths = sorted(p for p in all_wheels if p.startswith(prefixes))
 
         body_query = physx.query(
             SimObjectType.RIGID_BODY, scope=ObjectScope.ALL, metadata=False,
@@ -321,6 +338,8 @@ def run(request: dict) -> tuple[dict, dict[str, np.ndarray]]:
         }
         arrays = {f"{kind}|{name}": array
                   for kind, r in recorders.items() for name, array in r.arrays.items()}
+        arrays.update({f"written|{kind}|{name}": mask
+                       for kind, r in recorders.items() for name, mask in r.written.items()})
         return meta, arrays
     finally:
         for query in reversed(queries):

@@ -15,7 +15,10 @@ Trace layout (one entry per recorded step, recorded after the step is taken):
      "load_s", "step_s", "log": [PhysX warning and error lines]}
 
 Arrays have one row per recorded step: shape (records,) for scalars, (records, lanes) for
-vectors and quaternions. Values are in stage units; see `TELEMETRY` for units and frames.
+vectors and quaternions. Values are in stage units; see `TELEMETRY` for units and frames. An
+attribute PhysX does not report for a given object (engine telemetry of a basic-drive vehicle)
+is absent from that object's dict; one it reports for no object at all is listed in
+"unavailable".
 """
 from __future__ import annotations
 
@@ -154,13 +157,16 @@ def _traces(meta: dict, arrays: Mapping[str, np.ndarray]) -> dict[str, dict[str,
         per_path: dict[str, dict[str, np.ndarray]] = {path: {} for path in paths}
         prefix = kind + "|"
         for key in arrays:
-            if not key.startswith(prefix):
+            if not key.startswith(prefix):  # also skips the "written|" masks
                 continue
             name = key[len(prefix):]
             values = arrays[key]  # (records, rows, lanes)
+            written = arrays[f"written|{key}"]
             if values.dtype.kind in _INTEGER_KINDS and name in ("isOnGround", "automaticTransmission"):
                 values = values.astype(bool)
             for row, path in enumerate(paths):
+                if not written[row]:
+                    continue  # not applicable to this object, e.g. engine telemetry of a basic drive
                 column = values[:, row, :]
                 per_path[path][name] = column[:, 0] if column.shape[1] == 1 else column
         traces[kind] = per_path

@@ -1,6 +1,7 @@
 """run_ovphysx: trace layout, controls, vehicle selection and clear errors from real ovphysx runs."""
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 import numpy as np
@@ -163,3 +164,21 @@ def test_wheel_controls_on_a_driven_vehicle_are_refused():
 def test_a_run_past_its_timeout_is_an_oracle_error():
     with pytest.raises(OracleError, match="did not finish"):
         run_ovphysx(CAR, 100_000, DT, timeout=0.5)
+
+
+def test_mixed_drives_and_raw_wheel_controls():
+    """ovphysx's own four-car scene: basic, standard, tank and a car driven by raw wheel torques."""
+    scene = Path(importlib.util.find_spec("ovphysx").origin).parent / "samples" / "data" / "vehicle_read_write.usda"
+    steps = 5
+    trace = run_ovphysx(scene, steps, DT, controls={"/World/Standard": {"accelerator": 0.5},
+                                                   "/World/Raw/FrontLeftWheel": {"driveTorque": 100.0}})
+    assert sorted(trace["vehicles"]) == ["/World/Basic", "/World/Raw", "/World/Standard", "/World/Tank"]
+    assert len(trace["wheels"]) == 16
+    # Engine telemetry exists for the standard drives only; it is left out, not zero-filled, elsewhere.
+    assert trace["vehicles"]["/World/Basic"] == {}
+    assert trace["vehicles"]["/World/Raw"] == {}
+    assert trace["vehicles"]["/World/Standard"]["engineRotationSpeed"].shape == (steps,)
+    assert trace["vehicles"]["/World/Standard"]["engineRotationSpeed"][-1] > 0
+    driven = np.abs(trace["wheels"]["/World/Raw/FrontLeftWheel"]["rotationSpeed"]).max()
+    free = np.abs(trace["wheels"]["/World/Raw/FrontRightWheel"]["rotationSpeed"]).max()
+    assert driven > 10 * free
