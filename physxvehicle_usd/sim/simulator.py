@@ -8,6 +8,7 @@
 Controls (all optional, arrays over vehicles or vehicles x wheels): accelerator, brake0, brake1, steer,
 targetGear (USD numbering: -1 reverse, 0 neutral, 1.. forward, 255 automatic), thrust0, thrust1 (tanks),
 driveTorque, brakeTorque, steerAngle (per wheel, vehicles without a drive).
+Telemetry quaternions are (x, y, z, w), as ovphysx reports them (the description uses w, x, y, z).
 Not modelled: chassis and wheel-shape contacts with the ground, PhysX sleeping, user joints.
 """
 from __future__ import annotations
@@ -97,7 +98,7 @@ class Simulator:
             },
             "wheels": wheels,
             "bodies": {
-                "position": actor_p.T.copy(), "orientation": actor_q.T.copy(),
+                "position": actor_p.T.copy(), "orientation": actor_q[[1, 2, 3, 0]].T.copy(),  # (x, y, z, w) as the oracle
                 "linearVelocity": s.linear_velocity.T.copy(), "angularVelocity": s.angular_velocity.T.copy(),
             },
         }

@@ -59,6 +59,16 @@ class SimParams(SimpleNamespace):
         p.has_compliance_angles = bool((A["toe_count"] > 0).any() or (A["camber_count"] > 0).any())
         p.any_limit_expansion = bool(A["limit_expansion_velocity"].any())
         p.any_sweep = bool((A["query_type"] == 1).any())
+        # compliance graphs with at most one point everywhere are constants: evaluate them once
+        for name in ("toe", "camber", "susp_app", "tire_app"):
+            points, count = A[f"{name}_graph"], A[f"{name}_count"]
+            const = None
+            if not (count > 1).any():
+                if points.shape[-1] == 2:
+                    const = np.where(count > 0, points[..., 0, 1], 0.0)
+                else:
+                    const = np.ascontiguousarray(np.moveaxis(np.where((count > 0)[..., None], points[..., 0, 1:], 0.0), -1, 0))
+            setattr(p, f"{name}_const", const)
         p.friction_tables = b.friction_tables
         p.paths = b.paths
         p.wheel_paths = b.wheel_paths

@@ -144,11 +144,17 @@ class ComplianceState:
 def update_compliance(p: SimParams, jounce: np.ndarray) -> ComplianceState:
     """3.5: 3-point graphs of the normalised jounce."""
     r = jounce / p.travel_distance
+
+    def graph(points, count, const, vec=False):
+        if const is not None:  # no table in the batch has two points: the value does not depend on jounce
+            return const
+        return vm.lookup_vec(points, count, r) if vec else vm.lookup(points, count, r)
+
     return ComplianceState(
-        toe=vm.lookup(p.toe_graph, p.toe_count, r),
-        camber=vm.lookup(p.camber_graph, p.camber_count, r),
-        susp_app_point=vm.lookup_vec(p.susp_app_graph, p.susp_app_count, r),
-        tire_app_point=vm.lookup_vec(p.tire_app_graph, p.tire_app_count, r),
+        toe=graph(p.toe_graph, p.toe_count, p.toe_const),
+        camber=graph(p.camber_graph, p.camber_count, p.camber_const),
+        susp_app_point=graph(p.susp_app_graph, p.susp_app_count, p.susp_app_const, True),
+        tire_app_point=graph(p.tire_app_graph, p.tire_app_count, p.tire_app_const, True),
     )
 
 

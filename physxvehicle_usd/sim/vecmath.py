@@ -103,31 +103,20 @@ def sgn1(x: np.ndarray) -> np.ndarray:
 def lookup(points: np.ndarray, count: np.ndarray, x: np.ndarray) -> np.ndarray:
     """PxVehicleFixedSizeLookupTable over padded tables: points (..., N, 2) with `count` real ones.
 
-    0 points -> 0; 1 point -> y0; clamped at both ends; linear inside.
+    0 points -> 0; 1 point -> y0; clamped at both ends; linear inside. One pass per segment keeps every
+    operation a whole-array one (cheaper than gathering segment indices for the short PhysX tables).
     """
     xs = points[..., 0]
     ys = points[..., 1]
-    n = points.shape[-2]
-    idx = np.arange(n)
-    real = idx < count[..., None]
-    # number of real x_k <= x gives the segment start
-    above = (xs <= x[..., None]) & real
-    k = np.clip(above.sum(-1) - 1, 0, max(n - 2, 0))
-    x0 = np.take_along_axis(xs, k[..., None], -1)[..., 0]
-    y0 = np.take_along_axis(ys, k[..., None], -1)[..., 0]
-    k1 = np.minimum(k + 1, n - 1)
-    x1 = np.take_along_axis(xs, k1[..., None], -1)[..., 0]
-    y1 = np.take_along_axis(ys, k1[..., None], -1)[..., 0]
-    dx = x1 - x0
-    t = np.clip((x - x0) / np.where(dx > 0.0, dx, 1.0), 0.0, 1.0)
-    inside = y0 + t * (y1 - y0)
-    first = ys[..., 0]
-    last = np.take_along_axis(ys, np.clip(count - 1, 0, n - 1)[..., None], -1)[..., 0]
-    out = np.where(x < xs[..., 0], first, inside)
-    last_x = np.take_along_axis(xs, np.clip(count - 1, 0, n - 1)[..., None], -1)[..., 0]
-    out = np.where(x >= last_x, last, out)
-    out = np.where(count == 1, first, out)
-    return np.where(count == 0, 0.0, out)
+    out = np.where(count > 0, ys[..., 0], 0.0) * np.ones_like(x)
+    n_max = int(count.max()) if count.size else 0
+    for k in range(n_max - 1):
+        x0, x1, y0, y1 = xs[..., k], xs[..., k + 1], ys[..., k], ys[..., k + 1]
+        dx = x1 - x0
+        t = np.clip((x - x0) / np.where(dx > 0.0, dx, 1.0), 0.0, 1.0)
+        t = np.where(dx > 0.0, t, (x >= x1).astype(float))
+        out = np.where((k + 1 < count) & (x >= x0), y0 + t * (y1 - y0), out)
+    return out
 
 
 def lookup_vec(points: np.ndarray, count: np.ndarray, x: np.ndarray) -> np.ndarray:
