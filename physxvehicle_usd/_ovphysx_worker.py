@@ -184,8 +184,8 @@ class ControlWriter:
         # (ovphysx attribute, object type, paths, dtype) -> per-step value matrix (steps, len(paths))
         self.columns: list[tuple[str, object, list[str], np.dtype, np.ndarray]] = []
         per_attribute: dict[tuple[str, str], dict[str, np.ndarray]] = {}
-        for path, values in (controls or {}).items():
-            targets = vehicle_paths if path == "*" else [path]
+        # "*" first, so that a control given for one path as well overrides it there.
+        for path, values in sorted((controls or {}).items(), key=lambda item: item[0] != "*"):
             for name, value in values.items():
                 if name in VEHICLE_CONTROLS:
                     kind = "vehicle"
@@ -193,8 +193,6 @@ class ControlWriter:
                 elif name in WHEEL_CONTROLS:
                     kind = "wheel"
                     known = set(wheel_paths)
-                    if path == "*":
-                        targets = wheel_paths
                 else:
                     raise WorkerError(
                         f"control {name!r} is not writable through ovphysx; writable vehicle controls: "
@@ -205,6 +203,7 @@ class ControlWriter:
                 if series.shape != (steps,):
                     raise WorkerError(f"control {name!r} of {path}: expected a number or {steps} values, "
                                       f"got shape {series.shape}")
+                targets = sorted(known) if path == "*" else [path]
                 for target in targets:
                     if target not in known:
                         raise WorkerError(f"control {name!r}: {target} is not a simulated {kind} "

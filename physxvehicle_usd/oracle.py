@@ -188,7 +188,8 @@ def run_ovphysx(
     controls: {path: {name: value}} where path is a vehicle prim, a wheel attachment prim or
       "*" (every simulated vehicle, or every wheel for wheel controls), name is one of
       `WRITABLE_CONTROLS`, and value is a number (held for the whole run) or `steps` numbers
-      (value i applies to step i). Controls persist in PhysX, so only changes are written.
+      (value i applies to step i). A path's own value overrides "*". Controls persist in PhysX,
+      so only changes are written.
     vehicles: the vehicle prim paths to simulate-and-record; default every vehicle PhysX created.
     record_every: read telemetry after every n-th step (and after the last); a benchmark can pass
       `steps` to record only the final state. `recorded_steps` lists the step counts read.

@@ -91,7 +91,8 @@ def test_controls_and_selection_address_single_vehicles(convoy):
     steps = 60
     steer = np.r_[np.zeros(steps // 2), np.ones(steps - steps // 2)]
     trace = run_ovphysx(convoy, steps, DT, vehicles=["/World/Car1", "/World/Car2"],
-                        controls={"/World/Car1": {"accelerator": 1.0}, "/World/Car2": {"steer": steer}})
+                        controls={"/World/Car2": {"steer": steer, "accelerator": 0.0},
+                                  "*": {"accelerator": 1.0}})
     assert list(trace["vehicles"]) == ["/World/Car1", "/World/Car2"]
     assert all(path.startswith(("/World/Car1/", "/World/Car2/")) for path in trace["wheels"])
     moved = trace["bodies"]["/World/Car1"]["position"]
