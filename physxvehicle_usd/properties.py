@@ -64,7 +64,7 @@ class Prop:
     schema: str
     base: str
     unit: str = ""               # SI unit, for docs and inspection
-    dim: Dim = NONE              # how the value scales with stage units
+    dim: Dim = NONE              # the quantity's dimension: how its value scales with stage units
     default: object = None       # the parser's default in SI (scaled by dim when resolved); None = no default
     sentinel: object = None      # the value that means "use the default" (None: only "no value" does)
     range: Range | None = None   # the parser's accepted range for scalars
@@ -122,13 +122,13 @@ TABLE_ROWS: tuple[Prop, ...] = (
     _p(TABLE, "frictionValues", unit="1"),
     _p(TABLE, "defaultFrictionValue", unit="1", range=NON_NEGATIVE, range_code="V08"),
     # -- wheel
-    _p(WHEEL, "radius", unit="m", range=NON_NEGATIVE, range_code="V14"),
-    _p(WHEEL, "width", unit="m", range=NON_NEGATIVE, range_code="V14"),
-    _p(WHEEL, "mass", unit="kg", range=NON_NEGATIVE, range_code="V14"),
-    _p(WHEEL, "moi", unit="kg*m^2", range=NON_NEGATIVE, range_code="V14"),
-    _p(WHEEL, "dampingRate", unit="kg*m^2/s", range=NON_NEGATIVE, range_code="V14"),
-    _p(WHEEL, "maxBrakeTorque", unit=N_M, range=NON_NEGATIVE, range_code="V15", deprecated_by=BRAKES + ":brakes0"),
-    _p(WHEEL, "maxHandBrakeTorque", unit=N_M, range=NON_NEGATIVE, range_code="V15", deprecated_by=BRAKES + ":brakes1"),
+    _p(WHEEL, "radius", unit="m", dim=LENGTH, range=NON_NEGATIVE, range_code="V14"),
+    _p(WHEEL, "width", unit="m", dim=LENGTH, range=NON_NEGATIVE, range_code="V14"),
+    _p(WHEEL, "mass", unit="kg", dim=MASS, range=NON_NEGATIVE, range_code="V14"),
+    _p(WHEEL, "moi", unit="kg*m^2", dim=MASS_LENGTH2, range=NON_NEGATIVE, range_code="V14"),
+    _p(WHEEL, "dampingRate", unit="kg*m^2/s", dim=MASS_LENGTH2, range=NON_NEGATIVE, range_code="V14"),
+    _p(WHEEL, "maxBrakeTorque", unit=N_M, dim=MASS_LENGTH2, range=NON_NEGATIVE, range_code="V15", deprecated_by=BRAKES + ":brakes0"),
+    _p(WHEEL, "maxHandBrakeTorque", unit=N_M, dim=MASS_LENGTH2, range=NON_NEGATIVE, range_code="V15", deprecated_by=BRAKES + ":brakes1"),
     _p(WHEEL, "maxSteerAngle", unit="rad", range=HALF_PI_OPEN, range_code="V16", deprecated_by=STEERING),
     _p(WHEEL, "toeAngle", unit="rad", range=HALF_PI_OPEN, range_code="V16", deprecated_by=COMPLIANCE + ":wheelToeAngle"),
     # -- tire
@@ -205,7 +205,7 @@ TABLE_ROWS: tuple[Prop, ...] = (
     _p(TANK_DIFF, "wheelIndicesInTrackOrder", default=()),
     # -- brakes (multiple-apply: brakes0, brakes1)
     _p(BRAKES, "wheels", default=()),
-    _p(BRAKES, "maxBrakeTorque", unit=N_M, range=NON_NEGATIVE, range_code="V106"),
+    _p(BRAKES, "maxBrakeTorque", unit=N_M, dim=MASS_LENGTH2, range=NON_NEGATIVE, range_code="V106"),
     _p(BRAKES, "torqueMultipliers", unit="1", default=()),
     # -- steering
     _p(STEERING, "wheels", default=()),
@@ -214,8 +214,8 @@ TABLE_ROWS: tuple[Prop, ...] = (
     _p(ACKERMANN, "wheel0"),
     _p(ACKERMANN, "wheel1"),
     _p(ACKERMANN, "maxSteerAngle", unit="rad"),
-    _p(ACKERMANN, "wheelBase", unit="m", range=Range(FLT_MIN, INF), range_code="V116"),
-    _p(ACKERMANN, "trackWidth", unit="m", range=Range(FLT_MIN, INF), range_code="V116"),
+    _p(ACKERMANN, "wheelBase", unit="m", dim=LENGTH, range=Range(FLT_MIN, INF), range_code="V116"),
+    _p(ACKERMANN, "trackWidth", unit="m", dim=LENGTH, range=Range(FLT_MIN, INF), range_code="V116"),
     _p(ACKERMANN, "strength", unit="1", range=UNIT_INTERVAL, range_code="V117"),
     # -- vehicle
     _p(VEHICLE, "vehicleEnabled"),
@@ -247,8 +247,8 @@ TABLE_ROWS: tuple[Prop, ...] = (
     _p(CONTROLLER, "steerRight", unit="1", range=UNIT_INTERVAL, range_code="V132", deprecated_by="steer"),
     _p(TANK_CONTROLLER, "thrust0", unit="1", range=SIGNED_UNIT, range_code="V136"),
     _p(TANK_CONTROLLER, "thrust1", unit="1", range=SIGNED_UNIT, range_code="V136"),
-    _p(WHEEL_CONTROLLER, "driveTorque", unit=N_M),
-    _p(WHEEL_CONTROLLER, "brakeTorque", unit=N_M, range=NON_NEGATIVE, range_code="V91"),
+    _p(WHEEL_CONTROLLER, "driveTorque", unit=N_M, dim=MASS_LENGTH2),
+    _p(WHEEL_CONTROLLER, "brakeTorque", unit=N_M, dim=MASS_LENGTH2, range=NON_NEGATIVE, range_code="V91"),
     _p(WHEEL_CONTROLLER, "steerAngle", unit="rad"),
     # -- nonlinear command response (multiple-apply: steer, brakes0, brakes1, drive)
     _p(NCR, "commandValues", unit="1", default=()),
@@ -301,6 +301,12 @@ def full_name(schema: str, base: str, instance: str | None = None) -> str:
     if instance is not None:
         name = name.replace("__INSTANCE_NAME__", instance)
     return name
+
+
+@lru_cache(maxsize=None)
+def full_names(schema: str, instance: str | None = None) -> dict[str, str]:
+    """base name -> attribute name for one schema (and multiple-apply instance)."""
+    return {base: full_name(schema, base, instance) for base in _full_names(schema)}
 
 
 def is_schema_property(schema: str, base: str) -> bool:

@@ -38,7 +38,7 @@ def captured_stderr() -> Iterator[list[str]]:
             lines.extend(line for line in sink.read().decode("utf-8", "replace").splitlines() if line.strip())
 
 
-def _short_usd_message(text: str) -> str:
+def short_usd_message(text: str) -> str:
     # USD's messages carry the C++ location; keep the sentence after the last ' -- ' or ' : '.
     for sep in (" -- ", " : "):
         if sep in text:
@@ -70,14 +70,14 @@ def open_stage_with_warnings(path: str | os.PathLike, load_all: bool = True) -> 
             stage = Usd.Stage.Open(file, load)
         except Tf.ErrorException as exc:
             stage = None
-            error = _short_usd_message(str(exc).strip().splitlines()[0] if str(exc).strip() else "")
-            details = [_short_usd_message(line) for line in str(exc).splitlines() if "Error" in line or ":" in line]
+            error = short_usd_message(str(exc).strip().splitlines()[0] if str(exc).strip() else "")
+            details = [short_usd_message(line) for line in str(exc).splitlines() if "Error" in line or ":" in line]
             message = next((d for d in details if d), error) or "not a valid USD file"
         except Exception as exc:  # noqa: BLE001 - any failure of the USD reader is the file's fault here
             stage, message = None, str(exc) or type(exc).__name__
     if stage is None:
         raise InputError(f"cannot be opened as USD: {message}", file=file)
-    warnings = [_short_usd_message(line) for line in noise if "Warning" in line or "Error" in line]
+    warnings = [short_usd_message(line) for line in noise if "Warning" in line or "Error" in line]
     for error in stage.GetCompositionErrors():
         text = error.ToString() if hasattr(error, "ToString") else str(error)
         if text not in warnings:

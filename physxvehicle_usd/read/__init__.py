@@ -15,10 +15,11 @@ from pxr import Usd, UsdGeom
 from .. import properties as P
 from ..description import Source, StageDescription, StageInfo
 from ..diagnostics import DiagnosticSink
-from ..stage_io import open_stage_with_warnings
+from ..stage_io import captured_stderr, open_stage_with_warnings, short_usd_message
 from ..units import StageUnits
 from .components import parse_context, parse_friction_table
 from .physics import gravity_block, load_physics
+from .values import ComponentReader
 from .vehicle import ReadContext, parse_vehicle
 
 __all__ = ["read_stage"]
@@ -39,10 +40,18 @@ def read_stage(source: "str | os.PathLike | Usd.Stage") -> StageDescription:
     up_axis = str(UsdGeom.GetStageUpAxis(stage))
     description = StageDescription(stage=StageInfo(file=file, metersPerUnit=units.meters_per_unit,
                                                    kilogramsPerUnit=units.kilograms_per_unit, upAxis=up_axis))
+    ComponentReader.clear_cache()
     try:
-        _read(stage, description, sink, units, up_axis)
+        with captured_stderr() as usd_messages:
+            _read(stage, description, sink, units, up_axis)
     except Exception as exc:  # noqa: BLE001 - the last line of defence: report, never raise
         sink.error("INTERNAL", "/", f"the reader failed unexpectedly ({type(exc).__name__}: {exc}); please report it")
+    finally:
+        ComponentReader.clear_cache()
+    # USD's own complaints while reading (e.g. relationship targets outside a reference) become diagnostics.
+    for line in usd_messages:
+        if "Warning" in line or "Error" in line:
+            sink.warning("USD", "/", short_usd_message(line))
     description.diagnostics = sink.items
     return description
 
@@ -71,7 +80,7 @@ def _read(stage: Usd.Stage, description: StageDescription, sink: DiagnosticSink,
             vehicles.append(prim)
     down = tuple(-c for c in _UP.get(up_axis, _UP["Y"]))
     for path, desc in physics.scenes.items():
-        block = gravity_block(path, desc, units)
+        block = gravity_block(path, desc, units, stage.GetPrimAtPath(path))
         if block["gravityDirection"] is None:
             block.set("gravityDirection", down, Source.DEFAULT)
         gravity[path] = block

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
+import numpy as np
 from pxr import Gf, Sdf, Usd
 
 from .. import properties as P
@@ -33,76 +35,116 @@ class Raw:
         return Source.AUTHORED if self.authored else Source.FALLBACK
 
 
-def _python(value: Any) -> Any:
-    """Gf/Vt values -> plain Python (floats, tuples, lists of tuples)."""
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    if isinstance(value, (Gf.Quatf, Gf.Quatd, Gf.Quath)):
+def _plain_checked(value: Any) -> tuple[Any, bool]:
+    """Gf/Vt values -> plain Python (floats, tuples, lists), and whether every number in it is finite."""
+    kind = type(value)
+    if kind is float:
+        return value, math.isfinite(value)
+    if kind in (int, bool, str):
+        return value, True
+    name = kind.__name__
+    if name.endswith("Array"):
+        array = np.asarray(value)
+        if array.dtype.kind == "f":
+            return array.tolist(), bool(np.isfinite(array).all())
+        return array.tolist(), True
+    if name.startswith("Quat"):
         im = value.GetImaginary()
-        return (float(value.GetReal()), float(im[0]), float(im[1]), float(im[2]))
+        plain = (float(value.GetReal()), float(im[0]), float(im[1]), float(im[2]))
+        return plain, all(math.isfinite(c) for c in plain)
     if isinstance(value, Sdf.Path):
-        return str(value)
+        return str(value), True
     if hasattr(value, "__len__"):
-        return [_python(v) if not isinstance(v, float) else v for v in value] if _is_array(value) else tuple(
-            float(v) if isinstance(v, float) else _python(v) for v in value)
-    return value
+        plain = tuple(value)
+        return plain, all(math.isfinite(c) for c in plain)
+    return value, True
 
 
-def _is_array(value: Any) -> bool:
-    return type(value).__name__.endswith("Array")
+def _python(value: Any) -> Any:
+    return _plain_checked(value)[0]
 
 
-def _finite(value: Any) -> bool:
-    if isinstance(value, float):
-        return math.isfinite(value)
-    if isinstance(value, (list, tuple)):
-        return all(_finite(v) for v in value)
-    return True
-
-
-def _expected_python_type(type_name: Sdf.ValueTypeName):
-    scalar = type_name.scalarType if type_name.isArray else type_name
-    cpp = str(scalar.type.typeName) if scalar.type else ""
-    return type_name.isArray, cpp
+@lru_cache(maxsize=None)
+def _declared(schema: str, base: str) -> tuple[Any, Any]:
+    """(fallback as plain Python, a predicate telling whether a composed value has the declared type)."""
+    definition = P._definition(schema)
+    spec = definition.GetAttributeDefinition(P._full_names(schema)[base]) if definition else None
+    if not spec:
+        return None, lambda value: True
+    type_name = spec.GetTypeName()
+    fallback = spec.GetFallbackValue()
+    fallback = None if fallback is None else _python(fallback)
+    if type_name.isArray:
+        cls = type_name.type.pythonClass
+        return fallback, lambda value: isinstance(value, cls) if cls else True
+    cls = type_name.type.pythonClass
+    if cls is not None:  # Gf vectors and quaternions: any precision of the same arity
+        arity = len(cls()) if hasattr(cls(), "__len__") else None
+        is_quat = "Quat" in cls.__name__
+        return fallback, lambda value: (("Quat" in type(value).__name__) if is_quat
+                                        else hasattr(value, "__len__") and not isinstance(value, str) and len(value) == arity)
+    cpp = str(type_name)
+    if cpp in ("float", "double", "half"):
+        return fallback, lambda value: isinstance(value, (float, int)) and not isinstance(value, bool)
+    if cpp in ("int", "uint", "int64", "uint64", "uchar"):
+        return fallback, lambda value: isinstance(value, int) and not isinstance(value, bool)
+    if cpp == "bool":
+        return fallback, lambda value: isinstance(value, bool)
+    if cpp in ("token", "string"):
+        return fallback, lambda value: isinstance(value, str)
+    return fallback, lambda value: True
 
 
 class ComponentReader:
-    """Reads the properties of one schema (or one multiple-apply instance) on one prim."""
+    """Reads the properties of one schema (or one multiple-apply instance) on one prim.
+
+    Only authored attributes cost USD calls: the prim's authored property names are fetched once, and an
+    unauthored attribute of an applied schema takes the schema's fallback from the registry (cached).
+    Construct it only for schemas applied to the prim.
+    """
+
+    # Authored property names per prim, shared by the several readers of one prim during one read pass
+    # (read_stage clears it before and after); a prim holds up to five components.
+    _authored_by_prim: dict[tuple[int, str], frozenset] = {}
 
     def __init__(self, prim: Usd.Prim, schema: str, sink: DiagnosticSink, units: StageUnits, instance: str | None = None):
         self.prim, self.schema, self.sink, self.units, self.instance = prim, schema, sink, units, instance
         self.path = str(prim.GetPath())
+        key = (id(prim.GetStage()), self.path)
+        authored = self._authored_by_prim.get(key)
+        if authored is None:
+            authored = self._authored_by_prim[key] = frozenset(prim.GetAuthoredPropertyNames())
+        self.authored = authored
+        self._names = P.full_names(schema, instance)
+
+    @classmethod
+    def clear_cache(cls) -> None:
+        cls._authored_by_prim.clear()
 
     def name(self, base: str) -> str:
-        return P.full_name(self.schema, base, self.instance)
+        return self._names[base]
 
     def raw(self, base: str) -> Raw:
         """The composed value; a value of the wrong type or a NaN/inf is reported and read as missing."""
+        fallback, has_declared_type = _declared(self.schema, base)
         name = self.name(base)
-        attr = self.prim.GetAttribute(name)
-        if not attr:
-            return Raw(None, False)
-        authored = attr.HasAuthoredValue()
+        if name not in self.authored:
+            return Raw(fallback, False)
         try:
-            value = attr.Get()
+            value = self.prim.GetAttribute(name).Get()
         except Exception as exc:  # noqa: BLE001 - a malformed value is the asset's problem, not ours
             self.sink.error("VALUE", self.path, f"value cannot be read: {exc}", name)
-            return Raw(None, authored)
-        if value is None:
-            return Raw(None, authored)
-        definition = P._definition(self.schema)
-        declared = definition.GetAttributeDefinition(P._full_names(self.schema)[base]) if definition else None
-        if declared:
-            declared_type = declared.GetTypeName()
-            actual = attr.GetTypeName()
-            if actual != declared_type and actual.type != declared_type.type:
-                self.sink.error("TYPE", self.path, f"authored as {actual} but the schema declares {declared_type}; ignored", name)
-                return Raw(None, authored)
-        value = _python(value)
-        if not _finite(value):
+            return Raw(None, True)
+        if value is None:  # authored without a value (a bare declaration): the fallback applies
+            return Raw(fallback, False)
+        if not has_declared_type(value):
+            self.sink.error("TYPE", self.path, f"authored value {value!r:.60} does not have the schema's type; ignored", name)
+            return Raw(None, True)
+        value, finite = _plain_checked(value)
+        if not finite:
             self.sink.error("NONFINITE", self.path, f"value {value!r} is not finite; ignored", name)
-            return Raw(None, authored)
-        return Raw(value, authored)
+            return Raw(None, True)
+        return Raw(value, True)
 
     def targets(self, base: str) -> tuple[list[str], bool]:
         """Relationship targets (as strings) and whether any are authored."""
