@@ -76,11 +76,20 @@ def load_physics(stage: Usd.Stage, sink: DiagnosticSink) -> PhysicsInfo:
     return info
 
 
-def gravity_block(scene_path: str | None, desc, units: StageUnits) -> Block:
-    """Scene gravity as omni.physx resolves it: unauthored direction = -up axis, magnitude = 9.81 m/s^2 in stage units."""
+def gravity_block(scene_path: str | None, desc, units: StageUnits, prim: Usd.Prim | None = None) -> Block:
+    """Scene gravity as omni.physx resolves it: unauthored direction = -up axis, magnitude = 9.81 m/s^2 in stage units.
+
+    UsdPhysics already fills the defaults into its scene description, so whether a value is the stage's own
+    (provenance "authored") is asked of the scene prim."""
     block = Block(schema_name=SCENE, path=scene_path)
     direction = tuple(desc.gravityDirection) if desc is not None else (0.0, 0.0, 0.0)
     magnitude = float(desc.gravityMagnitude) if desc is not None else -math.inf
+    if prim is not None:
+        scene = UsdPhysics.Scene(prim)
+        if not scene.GetGravityDirectionAttr().HasAuthoredValue():
+            direction = (0.0, 0.0, 0.0)
+        if not scene.GetGravityMagnitudeAttr().HasAuthoredValue():
+            magnitude = -math.inf
     if direction == (0.0, 0.0, 0.0) or not all(math.isfinite(c) for c in direction):
         block.set("gravityDirection", None, Source.DEFAULT)  # filled with -up by the caller
     else:

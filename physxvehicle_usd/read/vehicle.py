@@ -541,18 +541,23 @@ def _resolve_wheels(v: _Vehicle, d: VehicleDescription, attachments: list[_Attac
         tire = Block(schema_name=P.TIRE, path=tire_in.path)
         rest_load = tire_in["restLoad"] if tire_in["restLoad"] > 0 else m * g
         tire.set("restLoad", rest_load, tire_in.source("restLoad") if tire_in["restLoad"] > 0 else Source.COMPUTED)
+        # On the deprecated paths the provenance says whether a deprecated attribute was authored ("deprecated")
+        # or the value comes from the parser's defaults alone ("default").
         if "lateralStiffnessGraph" in tire_in:
             tire.set("lateralStiffnessGraph", tire_in["lateralStiffnessGraph"], tire_in.source("lateralStiffnessGraph"))
         else:
-            tire.set("lateralStiffnessGraph", (tire_in["_latStiffX"], tire_in["_latStiffY"] * rest_load), Source.DEPRECATED)
+            tire.set("lateralStiffnessGraph", (tire_in["_latStiffX"], tire_in["_latStiffY"] * rest_load),
+                     _migrated(tire_in, "_latStiffX", "_latStiffY"))
         if "longitudinalStiffness" in tire_in:
             tire.set("longitudinalStiffness", tire_in["longitudinalStiffness"], tire_in.source("longitudinalStiffness"))
         else:
-            tire.set("longitudinalStiffness", tire_in["_longitudinalStiffnessPerUnitGravity"] * g, Source.DEPRECATED)
+            tire.set("longitudinalStiffness", tire_in["_longitudinalStiffnessPerUnitGravity"] * g,
+                     _migrated(tire_in, "_longitudinalStiffnessPerUnitGravity"))
         if "camberStiffness" in tire_in:
             tire.set("camberStiffness", tire_in["camberStiffness"], tire_in.source("camberStiffness"))
         else:
-            tire.set("camberStiffness", tire_in["_camberStiffnessPerUnitGravity"] * g, Source.DEPRECATED)
+            tire.set("camberStiffness", tire_in["_camberStiffnessPerUnitGravity"] * g,
+                     _migrated(tire_in, "_camberStiffnessPerUnitGravity"))
         for base in ("frictionVsSlipGraph", "frictionTable"):
             tire.set(base, tire_in[base], tire_in.source(base))
 
@@ -580,6 +585,10 @@ def _resolve_wheels(v: _Vehicle, d: VehicleDescription, attachments: list[_Attac
                                          tire=tire, suspension=suspension, compliance=compliance,
                                          wheelController=a.wheel_controller))
     d.wheels.sort(key=lambda w: w.index)
+
+
+def _migrated(block: Block, *bases: str) -> Source:
+    return Source.DEPRECATED if any(block.source(b) == Source.DEPRECATED for b in bases) else Source.DEFAULT
 
 
 def _deprecated_compliance(a: _Attachment, attachment: Block, susp: Block, travel: float, droop: float, ref_com: bool,
