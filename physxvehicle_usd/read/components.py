@@ -147,6 +147,10 @@ def parse_tire(prim: Usd.Prim, sink: DiagnosticSink, units: StageUnits) -> Block
                      "author lateralStiffnessGraph instead", r.name("lateralStiffnessGraph"))
         lx = r.raw("latStiffX")
         ly = r.raw("latStiffY")
+        # V18 fires whether or not anything is authored; an authored deprecated attribute is named as well.
+        for base, raw in (("latStiffX", lx), ("latStiffY", ly)):
+            if raw.authored:
+                r.deprecated_warning(base, r.name("lateralStiffnessGraph"))
         x = lx.value if lx.has_value else r.default("latStiffX")
         y = ly.value if ly.has_value else r.default("latStiffY")
         ok &= r.check_range("latStiffX", x) & r.check_range("latStiffY", y)
@@ -161,6 +165,8 @@ def parse_tire(prim: Usd.Prim, sink: DiagnosticSink, units: StageUnits) -> Block
         sink.warning("V21", r.path, "longitudinalStiffness is 0: the deprecated longitudinalStiffnessPerUnitGravity is "
                      "used; author longitudinalStiffness instead", r.name("longitudinalStiffness"))
         per_g = r.raw("longitudinalStiffnessPerUnitGravity")
+        if per_g.authored:
+            r.deprecated_warning("longitudinalStiffnessPerUnitGravity", r.name("longitudinalStiffness"))
         value = per_g.value if per_g.has_value else r.default("longitudinalStiffnessPerUnitGravity")
         ok &= r.check_range("longitudinalStiffnessPerUnitGravity", value)
         block.set("_longitudinalStiffnessPerUnitGravity", value, Source.DEPRECATED if per_g.authored else Source.DEFAULT)
@@ -172,6 +178,8 @@ def parse_tire(prim: Usd.Prim, sink: DiagnosticSink, units: StageUnits) -> Block
         sink.warning("V23", r.path, "camberStiffness is -1: the deprecated camberStiffnessPerUnitGravity is used; "
                      "author camberStiffness instead", r.name("camberStiffness"))
         per_g = r.raw("camberStiffnessPerUnitGravity")
+        if per_g.authored:
+            r.deprecated_warning("camberStiffnessPerUnitGravity", r.name("camberStiffness"))
         value = per_g.value if per_g.has_value else 0.0
         ok &= r.check_range("camberStiffnessPerUnitGravity", value)
         block.set("_camberStiffnessPerUnitGravity", value, Source.DEPRECATED if per_g.authored else Source.FALLBACK)

@@ -297,6 +297,8 @@ def _vehicle_attributes(v: _Vehicle) -> Block:
         v.warning("V76", "minPassiveLongitudinalSlipDenominator is 0: the deprecated minLongitudinalSlipDenominator is "
                   "used; author minPassiveLongitudinalSlipDenominator instead", r.name("minPassiveLongitudinalSlipDenominator"))
         old = r.raw("minLongitudinalSlipDenominator")
+        if old.authored:
+            r.deprecated_warning("minLongitudinalSlipDenominator", r.name("minPassiveLongitudinalSlipDenominator"))
         value = old.value if old.has_value else r.default("minLongitudinalSlipDenominator")
         ok &= r.check_range("minLongitudinalSlipDenominator", value)
         block.set("minPassiveLongitudinalSlipDenominator", value, Source.DEPRECATED if old.has_value else Source.DEFAULT)
