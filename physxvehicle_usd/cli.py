@@ -102,6 +102,43 @@ def json_schema_command(output: str | None) -> None:
         click.echo(text, nl=False)
 
 
+@cli.command("validate")
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "junit", "github"]), default="text", show_default=True)
+@click.option("--strict", is_flag=True, help="warnings fail too (exit 1)")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, help="parallel worker processes")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="write the report here (atomically) instead of stdout")
+def validate_command(paths: tuple[str, ...], fmt: str, strict: bool, jobs: int, output: str | None) -> None:
+    """Check vehicle assets: files, or folders searched for .usd/.usda/.usdc/.usdz.
+
+    Exit code 0 when no errors (warnings allowed), 1 when any error (or warning with --strict),
+    2 when a file cannot be opened (the other files are still checked).
+    """
+    from .validate import validate_paths
+    from .validate.report import FORMATS, exit_code
+
+    results = _with_progress(lambda progress: validate_paths(paths, jobs=jobs, progress=progress), len(paths))
+    text = FORMATS[fmt](results)
+    if output:
+        from .stage_io import write_atomic
+
+        write_atomic(output, text)
+    else:
+        click.echo(text, nl=False)
+    sys.exit(exit_code(results, strict=strict))
+
+
+def _with_progress(run, _hint: int):
+    """A progress bar on a terminal (stderr), nothing when piped."""
+    if not sys.stderr.isatty():
+        return run(None)
+    from rich.progress import Progress
+
+    with Progress(transient=True) as bar:
+        task = bar.add_task("validating", total=None)
+        return run(lambda result: bar.update(task, advance=1, description=result.file))
+
+
 def main(argv: list[str] | None = None) -> None:
     try:
         cli.main(args=argv, prog_name="physxvehicle-usd", standalone_mode=False)

@@ -1,0 +1,119 @@
+"""Validation of vehicle assets: the reader's parser rules plus asset-level checks, file by file.
+
+    from physxvehicle_usd.validate import validate_paths
+    results = validate_paths(["assets/"], jobs=4)
+
+A file that cannot be opened is a result with status "unreadable" (exit code 2 at the CLI); the other
+files are still checked. Nothing here raises for a bad input.
+"""
+from __future__ import annotations
+
+import os
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable
+
+from pxr import Usd
+
+from ..diagnostics import Diagnostic, Severity
+from ..errors import InputError
+from ..stage_io import USD_EXTENSIONS
+from .checks import asset_findings
+
+__all__ = ["FileResult", "collect_files", "validate_stage", "validate_file", "validate_paths"]
+
+
+@dataclass
+class FileResult:
+    file: str
+    status: str                                   # "ok" | "findings" | "unreadable"
+    findings: list[Diagnostic] = field(default_factory=list)
+    vehicles: list[str] = field(default_factory=list)
+    message: str | None = None                    # why the file is unreadable
+
+    def count(self, severity: Severity) -> int:
+        return sum(1 for f in self.findings if f.severity == severity)
+
+
+def validate_stage(stage: Usd.Stage) -> tuple[list[Diagnostic], list[str]]:
+    """All findings for a stage (reader rules, then asset checks) and the paths of every vehicle prim."""
+    from ..read import read_stage
+    from .. import properties as P
+
+    description = read_stage(stage)
+    findings = list(description.diagnostics) + asset_findings(stage, description)
+    vehicles = sorted(str(p.GetPath()) for p in Usd.PrimRange.Stage(stage, Usd.TraverseInstanceProxies())
+                      if p.HasAPI(P.VEHICLE))
+    return findings, vehicles
+
+
+def validate_file(path: str) -> FileResult:
+    from ..read import read_stage  # noqa: F401 - registers the plugin in worker processes too
+    from ..stage_io import open_stage_with_warnings
+
+    try:
+        stage, warnings = open_stage_with_warnings(path)
+    except InputError as exc:
+        return FileResult(file=path, status="unreadable", message=str(exc))
+    except Exception as exc:  # noqa: BLE001
+        return FileResult(file=path, status="unreadable", message=f"{path}: {type(exc).__name__}: {exc}")
+    from pxr import Pcp
+
+    missing_sublayers = [e for e in stage.GetCompositionErrors() if isinstance(e, Pcp.ErrorInvalidSublayerPath)]
+    if missing_sublayers:
+        # a stage without one of its layers is not the asset its author meant: unreadable, not merely wrong
+        reasons = "; ".join(e.ToString() if hasattr(e, "ToString") else str(e) for e in missing_sublayers)
+        return FileResult(file=path, status="unreadable", message=f"{path}: unresolvable sublayer: {reasons}")
+    unresolved = [Diagnostic(severity=Severity.ERROR, code="COMPOSITION", prim="/", message=w) for w in warnings]
+    try:
+        findings, vehicles = validate_stage(stage)
+    except Exception as exc:  # noqa: BLE001 - the last line of defence
+        findings, vehicles = [Diagnostic(severity=Severity.ERROR, code="INTERNAL", prim="/",
+                                         message=f"validation failed unexpectedly: {type(exc).__name__}: {exc}")], []
+    findings = unresolved + findings
+    status = "findings" if any(f.severity in (Severity.ERROR, Severity.WARNING) for f in findings) else "ok"
+    return FileResult(file=path, status=status, findings=findings, vehicles=vehicles)
+
+
+def collect_files(paths: Iterable[str]) -> tuple[list[str], list[FileResult]]:
+    """Files to check (folders searched recursively for USD files, sorted) and results for missing paths."""
+    files: list[str] = []
+    missing: list[FileResult] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            files.extend(sorted(str(p) for p in path.rglob("*") if p.suffix.lower() in USD_EXTENSIONS and p.is_file()))
+        elif path.exists():
+            files.append(str(path))
+        else:
+            missing.append(FileResult(file=str(path), status="unreadable", message=f"{path}: no such file or folder"))
+    return files, missing
+
+
+def validate_paths(paths: Iterable[str], jobs: int = 1,
+                   progress: Callable[[FileResult], None] | None = None) -> list[FileResult]:
+    """Validate every file; `jobs` > 1 uses that many worker processes. Results keep the input order."""
+    files, missing = collect_files(paths)
+    results: list[FileResult] = []
+    if jobs > 1 and len(files) > 1:
+        import multiprocessing
+
+        # spawn, not fork: each worker gets a clean USD (no inherited stage caches or locks)
+        with ProcessPoolExecutor(max_workers=min(jobs, len(files)),
+                                 mp_context=multiprocessing.get_context("spawn")) as pool:
+            for result in pool.map(validate_file, files):
+                results.append(result)
+                if progress:
+                    progress(result)
+    else:
+        for file in files:
+            result = validate_file(file)
+            results.append(result)
+            if progress:
+                progress(result)
+    return missing + results
+
+
+def default_jobs() -> int:
+    return max(1, (os.cpu_count() or 1))

@@ -1,0 +1,125 @@
+"""Asset-level checks beyond the parser's rules: what a physics engineer would flag in review.
+
+Each check takes the stage and its description and yields diagnostics. Codes start with "A" so they
+never collide with the parser rules (V01-V142) the reader reports.
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+from pxr import Usd, UsdPhysics
+
+from .. import properties as P
+from ..description import StageDescription
+from ..diagnostics import Diagnostic, Severity
+
+COMPONENT_SCHEMAS = (P.WHEEL, P.TIRE, P.SUSPENSION, P.ENGINE, P.GEARS, P.AUTOBOX, P.CLUTCH, P.DRIVE_BASIC,
+                     P.DRIVE_STANDARD)
+
+
+def _finding(severity: Severity, code: str, prim, message: str, prop: str | None = None) -> Diagnostic:
+    return Diagnostic(severity=severity, code=code, prim=str(prim), property=prop, message=message)
+
+
+def _targets(prim: Usd.Prim, schema: str, base: str) -> list[str]:
+    rel = prim.GetRelationship(P.full_name(schema, base))
+    return [str(t) for t in rel.GetTargets()] if rel and rel.HasAuthoredTargets() else []
+
+
+def _prims(stage: Usd.Stage) -> Iterator[Usd.Prim]:
+    return iter(Usd.PrimRange.Stage(stage, Usd.TraverseInstanceProxies(Usd.PrimDefaultPredicate)))
+
+
+def check_wheels_without_drive(stage: Usd.Stage, d: StageDescription) -> Iterator[Diagnostic]:
+    for path, vehicle in d.vehicles.items():
+        if vehicle.drive is None and not any(w.wheelController is not None for w in vehicle.wheels):
+            yield _finding(Severity.WARNING, "A01", path, "the vehicle has no drive and no wheel controllers: nothing "
+                           "will ever turn its wheels", P.full_name(P.VEHICLE, "drive"))
+
+
+def check_unreferenced_components(stage: Usd.Stage, d: StageDescription) -> Iterator[Diagnostic]:
+    """Component prims that no vehicle, wheel attachment or drive uses (typically a broken relationship)."""
+    used: set[str] = set()
+    owners: list[tuple[Usd.Prim, str, tuple]] = []
+    for prim in _prims(stage):
+        if prim.HasAPI(P.VEHICLE):
+            used.add(str(prim.GetPath()))
+            used.update(_targets(prim, P.VEHICLE, "drive"))
+        if prim.HasAPI(P.ATTACHMENT):
+            used.add(str(prim.GetPath()))
+            for base in ("wheel", "tire", "suspension"):
+                used.update(_targets(prim, P.ATTACHMENT, base))
+        if prim.HasAPI(P.DRIVE_STANDARD):
+            owners.append((prim, P.DRIVE_STANDARD, ("engine", "gears", "clutch", "autoGearBox")))
+    for prim, schema, bases in owners:
+        if str(prim.GetPath()) in used:
+            for base in bases:
+                used.update(_targets(prim, schema, base))
+            used.add(str(prim.GetPath()))
+    for prim in _prims(stage):
+        applied = [s for s in COMPONENT_SCHEMAS if prim.HasAPI(s)]
+        if applied and str(prim.GetPath()) not in used:
+            yield _finding(Severity.WARNING, "A02", prim.GetPath(), f"{', '.join(applied)} applied but no vehicle, "
+                           "wheel attachment or drive uses this prim")
+
+
+def _wheel_shapes(attachment: Usd.Prim) -> list[Usd.Prim]:
+    return [p for p in Usd.PrimRange(attachment, Usd.TraverseInstanceProxies()) if p.HasAPI(UsdPhysics.CollisionAPI)]
+
+
+def _grouped_colliders(stage: Usd.Stage) -> set[str]:
+    members: set[str] = set()
+    for prim in _prims(stage):
+        if prim.IsA(UsdPhysics.CollisionGroup):
+            query = UsdPhysics.CollisionGroup(prim).GetCollidersCollectionAPI().ComputeMembershipQuery()
+            members.update(str(p) for p in Usd.CollectionAPI.ComputeIncludedPathsFromQuery(query, stage))
+    return members
+
+
+def check_wheel_collision_setup(stage: Usd.Stage, d: StageDescription) -> Iterator[Diagnostic]:
+    """Wheel collision shapes must be kept from touching the ground as rigid shapes (the suspension query
+    carries the car); a shape in no collision group collides with everything."""
+    grouped = None
+    for vehicle in d.vehicles.values():
+        for wheel in vehicle.wheels:
+            shapes = _wheel_shapes(stage.GetPrimAtPath(wheel.path))
+            if not shapes:
+                continue
+            if grouped is None:
+                grouped = _grouped_colliders(stage)
+            for shape in shapes:
+                if str(shape.GetPath()) not in grouped:
+                    yield _finding(Severity.WARNING, "A03", shape.GetPath(), "wheel collision shape is in no "
+                                   "PhysicsCollisionGroup: it will collide with the ground and fight the suspension")
+
+
+def check_ground_materials(stage: Usd.Stage, d: StageDescription) -> Iterator[Diagnostic]:
+    if not d.vehicles:
+        return
+    if not d.ground:
+        yield _finding(Severity.WARNING, "A04", "/", "the stage has vehicles but no static ground collider (plane or "
+                       "mesh) for the wheels to stand on")
+    for ground in d.ground:
+        if ground.material is None:
+            yield _finding(Severity.WARNING, "A05", ground.path, "ground collider has no physics material bound: "
+                           "every tire uses its friction table's default value here", "material:binding:physics")
+
+
+def check_scene(stage: Usd.Stage, d: StageDescription) -> Iterator[Diagnostic]:
+    if d.vehicles and not d.scenes:
+        yield _finding(Severity.ERROR, "A06", "/", "the stage has vehicles but no PhysicsScene: nothing will simulate them")
+
+
+ASSET_CHECKS = (check_scene, check_wheels_without_drive, check_unreferenced_components, check_wheel_collision_setup,
+                check_ground_materials)
+
+
+def asset_findings(stage: Usd.Stage, d: StageDescription) -> list[Diagnostic]:
+    findings: list[Diagnostic] = []
+    for check in ASSET_CHECKS:
+        try:
+            findings.extend(check(stage, d))
+        except Exception as exc:  # noqa: BLE001 - a check that trips over a strange stage reports, never raises
+            findings.append(_finding(Severity.ERROR, "INTERNAL", "/", f"check {check.__name__} failed: "
+                                     f"{type(exc).__name__}: {exc}"))
+    return findings
