@@ -72,7 +72,7 @@ def _grouped_colliders(stage: Usd.Stage) -> set[str]:
     for prim in _prims(stage):
         if prim.IsA(UsdPhysics.CollisionGroup):
             query = UsdPhysics.CollisionGroup(prim).GetCollidersCollectionAPI().ComputeMembershipQuery()
-            members.update(str(p) for p in Usd.CollectionAPI.ComputeIncludedPathsFromQuery(query, stage))
+            members.update(str(p) for p in Usd.ComputeIncludedPathsFromCollection(query, stage))
     return members
 
 

@@ -1,0 +1,214 @@
+"""`physxvehicle-usd validate`: asset checks, report formats, exit codes, parallel runs, UsdValidation."""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from pxr import Usd, UsdGeom, UsdPhysics, UsdValidation
+
+from conftest import SAMPLES
+from physxvehicle_usd import properties as P
+from physxvehicle_usd.validate import validate_file, validate_paths
+from physxvehicle_usd.validate.report import exit_code
+
+CAR = SAMPLES / "car" / "car.usda"
+
+
+def _cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "physxvehicle_usd", "validate", *args], capture_output=True,
+                          text=True, cwd=cwd, timeout=300)
+
+
+def _car_copy(folder: Path, name: str = "car.usda") -> Path:
+    """A flattened copy of the sample car that tests can break without touching the sample."""
+    path = folder / name
+    Usd.Stage.Open(str(CAR)).Export(str(path))
+    return path
+
+
+def _edit(path: Path, change) -> Path:
+    stage = Usd.Stage.Open(str(path))
+    change(stage)
+    stage.GetRootLayer().Save()
+    return path
+
+
+def _codes(path: Path) -> dict[str, list]:
+    result = validate_file(str(path))
+    codes: dict[str, list] = {}
+    for f in result.findings:
+        codes.setdefault(f.code, []).append(f)
+    return codes
+
+
+def test_sample_car_is_clean(tmp_path):
+    result = validate_file(str(CAR))
+    assert result.status == "ok", [f.line() for f in result.findings]
+    assert result.vehicles == ["/World/Car"]
+
+
+def test_wheels_without_drive_are_flagged(tmp_path):
+    def remove_drive(stage):
+        car = stage.GetPrimAtPath("/World/Car")
+        car.GetRelationship(P.full_name(P.VEHICLE, "drive")).ClearTargets(True)
+        for schema in (P.CONTROLLER, P.STEERING, P.ACKERMANN, P.MULTI_DIFF):
+            car.RemoveAPI(schema)
+        for instance in ("brakes0", "brakes1"):
+            car.RemoveAPI(P.BRAKES, instance)
+    codes = _codes(_edit(_car_copy(tmp_path), remove_drive))
+    (finding,) = codes["A01"]
+    assert finding.prim == "/World/Car" and finding.property == P.full_name(P.VEHICLE, "drive")
+
+
+def test_unreferenced_component_is_flagged(tmp_path):
+    def add_orphan(stage):
+        stage.DefinePrim("/World/CarParts/SpareTire").ApplyAPI(P.TIRE)
+    codes = _codes(_edit(_car_copy(tmp_path), add_orphan))
+    assert [f.prim for f in codes["A02"]] == ["/World/CarParts/SpareTire"]
+
+
+def test_wheel_shape_outside_any_collision_group_is_flagged(tmp_path):
+    def add_shape(stage):
+        shape = UsdGeom.Cylinder.Define(stage, "/World/Car/FrontLeftWheel/Shape")
+        UsdPhysics.CollisionAPI.Apply(shape.GetPrim())
+    codes = _codes(_edit(_car_copy(tmp_path), add_shape))
+    assert [f.prim for f in codes["A03"]] == ["/World/Car/FrontLeftWheel/Shape"]
+
+
+def test_ground_without_material_and_stage_without_ground(tmp_path):
+    def unbind(stage):
+        stage.GetPrimAtPath("/World/GroundPlane").GetRelationship("material:binding:physics").ClearTargets(True)
+    codes = _codes(_edit(_car_copy(tmp_path, "a.usda"), unbind))
+    assert [(f.prim, f.property) for f in codes["A05"]] == [("/World/GroundPlane", "material:binding:physics")]
+
+    def no_ground(stage):
+        stage.RemovePrim("/World/GroundPlane")
+    codes = _codes(_edit(_car_copy(tmp_path, "b.usda"), no_ground))
+    assert len(codes["A04"]) == 1
+
+
+def test_vehicle_without_physics_scene_is_an_error(tmp_path):
+    path = _edit(_car_copy(tmp_path), lambda stage: stage.RemovePrim("/World/PhysicsScene"))
+    result = validate_file(str(path))
+    assert "A06" in {f.code for f in result.findings}
+    assert exit_code([result]) == 1
+
+
+def test_parser_rule_names_prim_and_property_and_fails(tmp_path):
+    def bad_radius(stage):
+        stage.GetPrimAtPath("/World/CarParts/Wheel").GetAttribute(P.full_name(P.WHEEL, "radius")).Set(-1.0)
+    path = _edit(_car_copy(tmp_path), bad_radius)
+    proc = _cli(str(path))
+    assert proc.returncode == 1
+    assert f"{path}: error V14 /World/CarParts/Wheel.{P.full_name(P.WHEEL, 'radius')}:" in proc.stdout
+    assert "Traceback" not in proc.stderr
+
+
+@pytest.fixture()
+def mixed_folder(tmp_path) -> Path:
+    folder = tmp_path / "assets"
+    (folder / "nested").mkdir(parents=True)
+    shutil.copy(CAR, folder / "car.usda")
+    _car_copy(folder / "nested", "flat.usda")
+    broken = _car_copy(folder / "nested", "broken.usda")
+    _edit(broken, lambda s: s.GetPrimAtPath("/World/Car").GetAttribute(P.full_name(P.VEHICLE, "lowForwardSpeedSubStepCount")).Set(0))
+    (folder / "garbage.usda").write_bytes(b"\x00\xffnot usd at all")
+    usdc = folder / "truncated.usdc"
+    Usd.Stage.Open(str(CAR)).Export(str(usdc))
+    usdc.write_bytes(usdc.read_bytes()[:200])
+    (folder / "missing_sublayer.usda").write_text('#usda 1.0\n(\n    subLayers = [@does_not_exist.usda@]\n)\n')
+    (folder / "notes.txt").write_text("not a USD file, not picked up")
+    return folder
+
+
+def test_mixed_folder_exit_code_and_every_file_reported(mixed_folder):
+    proc = _cli(str(mixed_folder))
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    for name in ("garbage.usda", "truncated.usdc", "missing_sublayer.usda"):
+        assert re.search(rf"{re.escape(name)}: error UNREADABLE /: .+", proc.stdout), proc.stdout
+    assert "broken.usda: error V74 /World/Car.physxVehicle:lowForwardSpeedSubStepCount" in proc.stdout
+    assert "notes.txt" not in proc.stdout
+    assert proc.stdout.strip().splitlines()[-1].startswith("6 files, 3 vehicles: ")
+    assert "Traceback" not in proc.stderr + proc.stdout
+
+
+def test_json_report_parses_back(mixed_folder):
+    proc = _cli(str(mixed_folder), "--format", "json")
+    report = json.loads(proc.stdout)
+    statuses = {Path(f["file"]).name: f["status"] for f in report["files"]}
+    assert statuses == {"car.usda": "ok", "flat.usda": "ok", "broken.usda": "findings", "garbage.usda": "unreadable",
+                        "truncated.usdc": "unreadable", "missing_sublayer.usda": "unreadable"}
+    assert all(set(f) >= {"file", "severity", "code", "prim", "property", "message"} for f in report["findings"])
+    assert report["summary"]["unreadable"] == 3
+
+
+def test_junit_report_parses_back(mixed_folder):
+    proc = _cli(str(mixed_folder), "--format", "junit")
+    root = ET.fromstring(proc.stdout)
+    suites = {Path(s.get("name")).name: s for s in root.iter("testsuite")}
+    broken = suites["broken.usda"]
+    vehicle_case = next(c for c in broken.iter("testcase") if c.get("name") == "/World/Car")
+    assert [f.get("type") for f in vehicle_case.iter("failure")] == ["V74"]
+    assert suites["garbage.usda"].find("testcase/error") is not None
+    assert suites["car.usda"].get("failures") == "0"
+
+
+def test_github_annotations(mixed_folder):
+    proc = _cli(str(mixed_folder), "--format", "github")
+    lines = proc.stdout.strip().splitlines()
+    annotations = [line for line in lines if line.startswith("::")]
+    assert any(re.match(r"::error file=.*broken\.usda,title=V74 /World/Car\.physxVehicle%3AlowForwardSpeedSubStepCount::", a)
+               for a in annotations), annotations
+    assert sum(a.startswith("::error") and "UNREADABLE" in a for a in annotations) == 3
+
+
+def test_strict_fails_on_warnings(tmp_path):
+    path = _edit(_car_copy(tmp_path), lambda s: s.DefinePrim("/World/CarParts/Spare").ApplyAPI(P.WHEEL))
+    assert _cli(str(path)).returncode == 0
+    assert _cli(str(path), "--strict").returncode == 1
+
+
+def test_parallel_agrees_with_serial(mixed_folder):
+    serial = validate_paths([str(mixed_folder)], jobs=1)
+    parallel = validate_paths([str(mixed_folder)], jobs=2)
+    assert [(r.file, r.status, [f.line() for f in r.findings]) for r in serial] == \
+           [(r.file, r.status, [f.line() for f in r.findings]) for r in parallel]
+
+
+def test_report_written_atomically_to_file(mixed_folder, tmp_path):
+    out = tmp_path / "report.xml"
+    proc = _cli(str(mixed_folder), "--format", "junit", "-o", str(out))
+    assert proc.returncode == 2 and proc.stdout == ""
+    ET.parse(out)
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".report.xml.")]
+
+
+def test_usage_errors_exit_2():
+    assert _cli().returncode == 2
+    assert _cli("--format", "yaml", str(CAR)).returncode == 2
+
+
+def test_usd_validation_context_runs_our_validators(tmp_path):
+    from physxvehicle_usd.validate import usd_validation
+
+    path = _edit(_car_copy(tmp_path), lambda s: s.GetPrimAtPath("/World/Car").GetAttribute(
+        P.full_name(P.VEHICLE, "lowForwardSpeedSubStepCount")).Set(0))
+    stage = Usd.Stage.Open(str(path))
+    errors = UsdValidation.ValidationContext(usd_validation.validators()).Validate(stage)
+    named = {e.GetName(): e for e in errors}
+    assert named["V74"].GetType() == UsdValidation.ValidationErrorType.Error
+    (site,) = named["V74"].GetSites()
+    assert site.GetProperty().GetPath() == "/World/Car.physxVehicle:lowForwardSpeedSubStepCount"
+
+    prim_level = UsdValidation.ValidationContext(usd_validation.validators(prim_level=True)).Validate(stage)
+    assert "V74" in {e.GetName() for e in prim_level}
+    registry = UsdValidation.ValidationRegistry()
+    assert registry.HasValidator(usd_validation.STAGE_VALIDATOR)
+    clean = UsdValidation.ValidationContext(usd_validation.validators()).Validate(Usd.Stage.Open(str(CAR)))
+    assert not [e for e in clean if e.GetType() == UsdValidation.ValidationErrorType.Error]
