@@ -163,6 +163,7 @@ def render_text(description: StageDescription, vehicle: str | None = None, conso
     from rich.text import Text
 
     console = console or Console()
+    rows = inspect_rows(description, vehicle)  # first: an unknown vehicle fails before anything is printed
     units = description.units
     console.print(f"[bold]{description.stage.file or '(in memory)'}[/bold]: lengths in {dims.length_name(units)}, "
                   f"masses in {dims.mass_name(units)}, up axis {description.stage.upAxis}")
@@ -171,11 +172,13 @@ def render_text(description: StageDescription, vehicle: str | None = None, conso
         legend.append(source, style=style or "bold")
         legend.append("  ")
     console.print(legend)
-    rows = inspect_rows(description, vehicle)
     for scope in dict.fromkeys(r.scope for r in rows):
         table = Table(title=scope, title_justify="left", show_lines=False)
-        for column in ("component", "property", "value", "unit", "source"):
-            table.add_column(column, overflow="fold")
+        table.add_column("component", overflow="fold", max_width=24)
+        table.add_column("property", overflow="fold", min_width=12)
+        table.add_column("value", overflow="fold", min_width=10)
+        table.add_column("unit", overflow="fold")
+        table.add_column("source", no_wrap=True, min_width=10)
         previous = None
         for r in (r for r in rows if r.scope == scope):
             component = r.component if r.component != previous else ""

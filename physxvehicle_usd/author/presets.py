@@ -39,16 +39,16 @@ PRESETS: dict[str, Preset] = {
 }
 
 
-def preset_spec(name: str, *, mass: float | None = None, wheels: int | None = None, **changes) -> VehicleSpec:
+def preset_spec(preset: str, *, mass: float | None = None, wheels: int | None = None, **changes) -> VehicleSpec:
     """The preset's spec with the asked-for changes; the result is checked (InputError when unusable)."""
-    if name not in PRESETS:
-        raise InputError(f"unknown preset {name!r}; choose one of {', '.join(PRESETS)}")
+    if preset not in PRESETS:
+        raise InputError(f"unknown preset {preset!r}; choose one of {', '.join(PRESETS)}")
     if wheels is not None and (wheels < 2 or wheels % 2):
         raise InputError(f"wheels must be an even number of at least 2 (got {wheels})")
-    spec = PRESETS[name].spec.with_changes(mass=mass, axles=None if wheels is None else wheels // 2, **changes)
+    spec = PRESETS[preset].spec.with_changes(mass=mass, axles=None if wheels is None else wheels // 2, **changes)
     if wheels is not None and spec.driven_axles is not None:
         # keep "the rear axles" meaning the rear axles when the axle count changes
-        base = PRESETS[name].spec
+        base = PRESETS[preset].spec
         rear = [a for a in base.driven_axles if a > 0]
         if rear and len(rear) == base.axles - 1:
             spec = spec.with_changes(driven_axles=tuple(range(1, spec.axles)))
