@@ -139,6 +139,96 @@ def _with_progress(run, _hint: int):
         return run(lambda result: bar.update(task, advance=1, description=result.file))
 
 
+
+@cli.command("new")
+@click.argument("preset", type=click.Choice(["car", "basic_car", "truck", "tank", "robot_base"]))
+@click.argument("output", type=click.Path(dir_okay=False))
+@click.option("--units", type=click.Choice(["m", "cm", "mm", "in"]), default="m", show_default=True, help="stage length unit")
+@click.option("--up", type=click.Choice(["Y", "Z"]), default="Z", show_default=True, help="stage up axis (forward is +X for Z, +Z for Y)")
+@click.option("--mass", type=float, help="chassis mass in kg (default: the preset's)")
+@click.option("--wheels", type=int, help="number of wheels, even (default: the preset's)")
+@click.option("--length", type=float, help="chassis length in metres")
+@click.option("--width", type=float, help="chassis width in metres")
+@click.option("--height", type=float, help="chassis height in metres")
+@click.option("--wheel-radius", type=float, help="wheel radius in metres (default: scaled with the chassis length)")
+@click.option("--name", help="vehicle prim name under /World (default: the preset's)")
+def new_command(preset: str, output: str, units: str, up: str, mass: float | None, wheels: int | None,
+                length: float | None, width: float | None, height: float | None, wheel_radius: float | None,
+                name: str | None) -> None:
+    """Write a complete vehicle stage (scene, ground, vehicle) from a preset, scaled like the vehicle wizard.
+
+    Sizes and masses are given in metres and kilograms whatever --units says; the stage gets them in its
+    own units. The file is written atomically; its format follows the extension.
+    """
+    from pathlib import Path
+
+    from pxr import Sdf
+
+    from .author import preset_spec, save_vehicle
+
+    if not Sdf.FileFormat.FindByExtension(Path(output).suffix.lstrip(".") or "x"):
+        raise InputError("the output needs a USD extension (.usda, .usdc, .usd)", file=output)
+    if name is not None and not Sdf.Path.IsValidIdentifier(name):
+        raise InputError(f"--name {name!r} is not a valid prim name")
+    spec = preset_spec(preset, mass=mass, wheels=wheels, chassis_length=length, chassis_width=width,
+                       chassis_height=height, wheel_radius=wheel_radius, name=name)
+    save_vehicle(spec, output, units=units, up=up, command=_new_command_line(preset, output, units, up, mass, wheels))
+    click.echo(f"wrote {output}: {preset} /World/{spec.name}, {spec.wheel_count} wheels, "
+               f"{spec.resolved_mass:g} kg, units {units}, up {up}")
+
+
+def _new_command_line(preset: str, output: str, units: str, up: str, mass, wheels) -> str:
+    from pathlib import Path
+
+    words = ["physxvehicle-usd new", preset, Path(output).name]
+    if units != "m":
+        words += ["--units", units]
+    if up != "Z":
+        words += ["--up", up]
+    if mass is not None:
+        words += ["--mass", f"{mass:g}"]
+    if wheels is not None:
+        words += ["--wheels", str(wheels)]
+    return " ".join(words)
+
+
+@cli.command("inspect")
+@click.argument("stage_file", type=click.Path(dir_okay=False))
+@click.option("--vehicle", help="only this vehicle prim (default: every vehicle, plus scenes and friction tables)")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def inspect_command(stage_file: str, vehicle: str | None, fmt: str) -> None:
+    """Every value the PhysX parser would use, with its unit in stage units and where it came from.
+
+    Provenance: authored, fallback (schema), default (parser, unit-scaled), deprecated (migrated),
+    computed (sprung masses, rest loads). Exit code 1 when the stage has errors.
+    """
+    import json
+
+    from .inspect_table import inspect_json, render_text
+    from .read import read_stage
+
+    description = read_stage(stage_file)
+    if fmt == "json":
+        click.echo(json.dumps(inspect_json(description, vehicle), indent=1, sort_keys=True))
+    else:
+        render_text(description, vehicle)
+    if any(d.severity.value == "error" for d in description.diagnostics):
+        sys.exit(EXIT_FINDINGS)
+
+
+@cli.command("plot")
+@click.argument("stage_file", type=click.Path(dir_okay=False))
+@click.option("--vehicle", help="the vehicle prim (default: the first one)")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), required=True, help="PNG file to write")
+def plot_command(stage_file: str, vehicle: str | None, output: str) -> None:
+    """Plot a vehicle's tuning: engine torque and power, gearing, tire friction and lateral stiffness,
+    suspension springs and the wheel layout (SI units)."""
+    from .plot import plot_vehicle
+    from .read import read_stage
+
+    plot_vehicle(read_stage(stage_file), output, vehicle)
+    click.echo(f"wrote {output}")
+
 def main(argv: list[str] | None = None) -> None:
     try:
         cli.main(args=argv, prog_name="physxvehicle-usd", standalone_mode=False)
