@@ -6,9 +6,8 @@ reports values of the wrong type or non-finite numbers as diagnostics and treats
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from pxr import Gf, Sdf, Usd
@@ -19,8 +18,7 @@ from ..diagnostics import DiagnosticSink
 from ..units import StageUnits
 
 
-@dataclass(frozen=True)
-class Raw:
+class Raw(NamedTuple):
     """A property as USD composes it: its value (None = no value) and whether the stage authors it."""
 
     value: Any
