@@ -70,7 +70,7 @@ def _engine(ax, v: VehicleDescription, units) -> None:
     e = v.drive.engine
     peak, max_speed = _si(e, "peakTorque", units), e["maxRotationSpeed"]
     curve = np.array(e["torqueCurve"], dtype=float)
-    speed = np.linspace(0.0, max_speed, 200)
+    speed = np.union1d(np.linspace(0.0, max_speed, 200), np.clip(curve[:, 0], 0.0, 1.0) * max_speed)  # keep the corners
     torque = peak * np.interp(speed / max_speed, curve[:, 0], curve[:, 1])
     ax.plot(speed * RPM_PER_RAD_S, torque, color="C0", label="torque")
     ax.set_xlabel("engine speed [rpm]")

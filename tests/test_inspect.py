@@ -1,0 +1,108 @@
+"""`inspect`: every resolved value with its unit in stage units and its provenance."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from physxvehicle_usd.author import author_vehicle, preset_spec
+from physxvehicle_usd.author.dims import stage_unit, unit_dim
+from physxvehicle_usd.cli import main
+from physxvehicle_usd.errors import InputError
+from physxvehicle_usd.inspect_table import inspect_json, inspect_rows, render_text
+from physxvehicle_usd.read import read_stage
+from physxvehicle_usd.units import LENGTH, MASS, MASS_LENGTH, MASS_LENGTH2, StageUnits
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+CAR_CM = SAMPLES / "car_cm" / "car_cm.usda"
+
+
+def _row(rows, component_start, prop):
+    return next(r for r in rows if r.component.startswith(component_start) and r.property == prop)
+
+
+@pytest.mark.parametrize("unit, dim", [("m", LENGTH), ("N*m", MASS_LENGTH2), ("N/m", MASS), ("N*s/m", MASS),
+                                       ("N/rad", MASS_LENGTH), ("kg*m^2/s", MASS_LENGTH2), ("rad/s", (0, 0)),
+                                       ("m/s", LENGTH), ("1", (0, 0)), ("quat", (0, 0))])
+def test_unit_dimensions(unit, dim):
+    assert tuple(unit_dim(unit)) == tuple(dim)
+
+
+def test_units_restated_in_stage_units():
+    cm, inch, metre = StageUnits(0.01, 1.0), StageUnits(0.0254, 1.0), StageUnits(1.0, 1.0)
+    assert stage_unit("m", cm) == "cm"
+    assert stage_unit("N*m", cm) == "kg*cm^2/s^2"
+    assert stage_unit("N", inch) == "kg*in/s^2"
+    assert stage_unit("(1, N)", cm) == "(1, kg*cm/s^2)"
+    assert stage_unit("N*m", metre) == "N*m"
+    assert stage_unit("rad/s", cm) == "rad/s"
+    assert stage_unit("m", StageUnits(0.5, 1.0)) == "(0.5 m)"
+
+
+def test_centimetre_sample_rows_carry_stage_units_and_provenance():
+    rows = inspect_rows(read_stage(CAR_CM))
+    assert _row(rows, "wheel 0", "radius").unit == "cm"
+    assert _row(rows, "wheel 0", "radius").value == pytest.approx(34.3)
+    assert _row(rows, "brakes0", "maxBrakeTorque").unit == "kg*cm^2/s^2"
+    peak = _row(rows, "engine", "peakTorque")
+    assert (peak.source, peak.value) == ("default", pytest.approx(5.0e6))  # 500 N*m, scaled to the stage
+    assert _row(rows, "wheel 0", "sprungMass").source == "computed"
+    assert _row(rows, "controller", "accelerator").source == "fallback"
+    assert _row(rows, "rigidBody", "position").unit == "cm"
+    assert _row(rows, "engine", "peakTorque").attribute == "physxVehicleEngine:peakTorque"
+    assert _row(rows, "brakes1", "wheels").attribute == "physxVehicleBrakes:brakes1:wheels"
+
+
+def test_shared_wheel_components_are_listed_once():
+    rows = inspect_rows(read_stage(CAR_CM), "/World/Car")
+    repeat = [r for r in rows if r.component.startswith("wheel 1") and r.component.endswith(" wheel")]
+    assert len(repeat) == 1 and repeat[0].same_as.startswith("wheel 0")
+
+
+def test_deprecated_values_are_marked(tmp_path):
+    stage = author_vehicle(preset_spec("car"))
+    suspension = stage.GetPrimAtPath("/World/CarParts/Suspension1")
+    travel = suspension.GetAttribute("physxVehicleSuspension:travelDistance")
+    travel.Clear()
+    suspension.CreateAttribute("physxVehicleSuspension:maxCompression", travel.GetTypeName()).Set(0.175)
+    suspension.CreateAttribute("physxVehicleSuspension:maxDroop", travel.GetTypeName()).Set(0.175)
+    rows = inspect_rows(read_stage(stage), "/World/Car")
+    assert _row(rows, "wheel 0", "travelDistance").source == "deprecated"
+
+
+def test_unknown_vehicle_is_an_input_error():
+    with pytest.raises(InputError, match="no vehicle at /World/Nope"):
+        inspect_rows(read_stage(CAR_CM), "/World/Nope")
+
+
+def test_text_output_names_units_and_sources():
+    console = Console(record=True, width=160)
+    render_text(read_stage(CAR_CM), "/World/Car", console=console)
+    text = console.export_text()
+    assert "lengths in cm" in text
+    assert "kg*cm^2/s^2" in text
+    for source in ("authored", "default", "fallback", "computed"):
+        assert source in text
+    assert "not authored" in text
+
+
+def test_json_output_has_rows_with_unit_and_source(capsys):
+    main(["inspect", str(CAR_CM), "--format", "json", "--vehicle", "/World/Car"])
+    data = json.loads(capsys.readouterr().out)
+    assert data["stage"]["lengthUnit"] == "cm"
+    assert data["vehicles"] == ["/World/Car"]
+    rows = {(r["component"], r["property"]): r for r in data["rows"]}
+    assert rows[("clutch", "strength")]["unit"] == "kg*cm^2/s"
+    assert rows[("clutch", "strength")]["source"] == "default"
+    assert all(r["scope"] == "/World/Car" for r in data["rows"])
+    assert inspect_json(read_stage(CAR_CM))["diagnostics"] == []
+
+
+def test_cli_inspect_bad_vehicle_and_missing_file_exit_2(tmp_path, capsys):
+    for argv in (["inspect", str(CAR_CM), "--vehicle", "/World/Nope"], ["inspect", str(tmp_path / "none.usda")]):
+        with pytest.raises(SystemExit) as done:
+            main(argv)
+        assert done.value.code == 2
+        assert "error:" in capsys.readouterr().err
