@@ -26,6 +26,9 @@ from .physics import PhysicsInfo, rigid_body_block
 from .values import ComponentReader
 
 MAX_WHEELS = 20
+# Errors the parser logs while still creating the vehicle ("E~" in the parse rules): torque curve truncated to
+# 8 points, sub-step count clamped to 255, sprung masses that fall back to mass / wheel count.
+LOGGED_ONLY = frozenset({"V51", "V75", "V142"})
 MAX_SUBSTEPS = 255
 REFERENCE_FRAME_KEY = "physxVehicle:referenceFrameIsCenterOfMass"
 
@@ -56,8 +59,13 @@ class _Vehicle:
 
     def __init__(self, prim: Usd.Prim, ctx: ReadContext):
         self.prim, self.ctx, self.path = prim, ctx, str(prim.GetPath())
-        self.start_errors = ctx.sink.count(Severity.ERROR)
+        self.start = len(ctx.sink.items)
         self.valid = True
+
+    def rejecting_errors(self) -> int:
+        """Errors reported since this vehicle's parse began, other than the ones the parser only logs."""
+        return sum(1 for d in self.ctx.sink.items[self.start:]
+                   if d.severity == Severity.ERROR and d.code not in LOGGED_ONLY)
 
     def error(self, code: str, message: str, prop: str | None = None, prim: str | None = None) -> None:
         self.ctx.sink.error(code, prim or self.path, message, prop)
@@ -75,30 +83,31 @@ class _Vehicle:
 # -- component resolution: relationship OR API on the owner (parse rules 1.3) ---------------------------
 
 def resolve_component(v: _Vehicle, owner: Usd.Prim, owner_schema: str, rel_base: str, api: str,
-                      optional: bool = False) -> Usd.Prim | None:
+                      optional: bool = False, code: str = "V34") -> Usd.Prim | None:
+    """code: V34 for a wheel attachment's wheel/tire/suspension, V64 for a standard drive's components."""
     rel_name = P.full_name(owner_schema, rel_base)
     rel = owner.GetRelationship(rel_name)
     targets = [str(t) for t in rel.GetTargets()] if rel and rel.HasAuthoredTargets() else []
     owner_path = str(owner.GetPath())
     if len(targets) > 1:
-        v.error("V34", f"{rel_base} relationship has {len(targets)} targets; one is allowed", rel_name, owner_path)
+        v.error(code, f"{rel_base} relationship has {len(targets)} targets; one is allowed", rel_name, owner_path)
         return None
     if targets:
         if owner.HasAPI(api):
-            v.warning("V34", f"{rel_base} is both referenced and applied; the relationship wins and the applied {api} "
+            v.warning(code, f"{rel_base} is both referenced and applied; the relationship wins and the applied {api} "
                       "is ignored", rel_name, owner_path)
         target = v.ctx.stage.GetPrimAtPath(targets[0])
         if not target:
-            v.error("V34", f"{rel_base} target {targets[0]} does not exist", rel_name, owner_path)
+            v.error(code, f"{rel_base} target {targets[0]} does not exist", rel_name, owner_path)
             return None
         if not target.HasAPI(api):
-            v.error("V34", f"{rel_base} target {targets[0]} does not have {api} applied", rel_name, owner_path)
+            v.error(code, f"{rel_base} target {targets[0]} does not have {api} applied", rel_name, owner_path)
             return None
         return target
     if owner.HasAPI(api):
         return owner
     if not optional:
-        v.warning("V34", f"needs either a {rel_base} relationship or {api} applied to this prim", rel_name, owner_path)
+        v.warning(code, f"needs either a {rel_base} relationship or {api} applied to this prim", rel_name, owner_path)
         v.valid = False
     return None
 
@@ -115,6 +124,10 @@ def _rotate(q: Gf.Quatd, vector) -> tuple:
 
 def world_scale(matrix: Gf.Matrix4d) -> tuple[float, float, float]:
     return tuple(float(c) for c in Gf.Transform(matrix).GetScale())
+
+
+def _is_identity(rotation: Gf.Rotation) -> bool:
+    return abs(rotation.GetAngle()) < 1e-6
 
 
 def is_uniform(scale) -> bool:
@@ -309,9 +322,11 @@ def _vehicle_attributes(v: _Vehicle) -> Block:
         ok &= r.copy(block, base)
     # The parser loads the lateral threshold time from the longitudinal attribute (parse rules 4.4); we do the
     # same so that an asset means here what it means in Omniverse, and say so when the two differ.
+    # (.get: an unreadable longitudinal time was reported and leaves no value; the vehicle is rejected anyway)
     lateral_time = r.raw("lateralStickyTireThresholdTime")
-    block.set("lateralStickyTireThresholdTime", block["longitudinalStickyTireThresholdTime"], Source.COMPUTED)
-    if lateral_time.authored and lateral_time.value != block["longitudinalStickyTireThresholdTime"]:
+    longitudinal_time = block.get("longitudinalStickyTireThresholdTime")
+    block.set("lateralStickyTireThresholdTime", longitudinal_time, Source.COMPUTED)
+    if lateral_time.authored and lateral_time.value != longitudinal_time:
         v.warning("QUIRK_LATERAL_STICKY_TIME", "PhysX loads the lateral sticky-tire threshold time from "
                   "longitudinalStickyTireThresholdTime; the authored lateral value is ignored",
                   r.name("lateralStickyTireThresholdTime"))
@@ -350,10 +365,10 @@ def _drive(v: _Vehicle) -> DriveDescription | None:
     path = str(owner.GetPath())
     if owner.HasAPI(P.DRIVE_STANDARD):
         drive = DriveDescription(type="standard", path=path)
-        engine = resolve_component(v, owner, P.DRIVE_STANDARD, "engine", P.ENGINE)
-        gears = resolve_component(v, owner, P.DRIVE_STANDARD, "gears", P.GEARS)
-        clutch = resolve_component(v, owner, P.DRIVE_STANDARD, "clutch", P.CLUTCH)
-        autobox = resolve_component(v, owner, P.DRIVE_STANDARD, "autoGearBox", P.AUTOBOX, optional=True)
+        engine = resolve_component(v, owner, P.DRIVE_STANDARD, "engine", P.ENGINE, code="V64")
+        gears = resolve_component(v, owner, P.DRIVE_STANDARD, "gears", P.GEARS, code="V64")
+        clutch = resolve_component(v, owner, P.DRIVE_STANDARD, "clutch", P.CLUTCH, code="V64")
+        autobox = resolve_component(v, owner, P.DRIVE_STANDARD, "autoGearBox", P.AUTOBOX, optional=True, code="V64")
         if engine is not None:
             drive.engine = v.fail_if_none(ctx.component("engine", engine, lambda: C.parse_engine(engine, ctx.sink, ctx.units)))
         if gears is not None:
@@ -384,15 +399,19 @@ def parse_vehicle(prim: Usd.Prim, ctx: ReadContext) -> VehicleDescription | None
     # 1. pre-checks (fatal)
     if not prim.HasAPI(UsdPhysics.RigidBodyAPI):
         v.error("V67", "a vehicle prim needs PhysicsRigidBodyAPI")
-        return None
+        return _rejected(v)
     if not prim.IsA(UsdGeom.Xformable):
         v.error("V68", "a vehicle prim must be xformable")
-        return None
+        return _rejected(v)
     matrix = ctx.xforms.GetLocalToWorldTransform(prim)
     scale = world_scale(matrix)
-    if any(c == 0.0 for c in scale):
+    # Gf.Transform reports a collapsed axis as 1e-10, not 0: a singular matrix is the zero scale.
+    if any(c == 0.0 for c in scale) or matrix.GetDeterminant3() == 0.0:
         v.error("V69", f"world scale {scale} has a zero component")
-        return None
+        return _rejected(v)
+    if not is_uniform(scale) and not _is_identity(Gf.Transform(matrix).GetPivotOrientation()):
+        v.warning("V70", f"non-uniform world scale {scale} with a rotated scale orientation (a sheared transform); "
+                  "PhysX uses the scale along the vehicle's own axes")
     body_desc = ctx.physics.bodies.get(v.path)
     # 2. drive
     drive = _drive(v)
@@ -475,17 +494,21 @@ def parse_vehicle(prim: Usd.Prim, ctx: ReadContext) -> VehicleDescription | None
                         prim=str(a.prim.GetPath()))
     description = VehicleDescription(path=v.path, vehicle=vehicle, context=context, rigidBody=rigid_body,
                                      scene=scene, drive=drive)
-    if v.valid and ctx.sink.count(Severity.ERROR) == v.start_errors:
+    if v.valid and v.rejecting_errors() == 0:
         _resolve_wheels(v, description, attachments, ref_com, scale, g)
     # 6. differential -> brakes -> steering -> controllers, each only while the vehicle is still valid
     for stage in (_differential, _brakes, _steering, _controllers):
         if not v.valid:
             break
         stage(v, description, attachments)
-    if not v.valid or ctx.sink.count(Severity.ERROR) != v.start_errors:
-        ctx.sink.info("REJECTED", v.path, "vehicle left out of the description because of the errors above")
-        return None
+    if not v.valid or v.rejecting_errors():
+        return _rejected(v)
     return description
+
+
+def _rejected(v: _Vehicle) -> None:
+    v.ctx.sink.info("REJECTED", v.path, "vehicle left out of the description because of the errors above")
+    return None
 
 
 # -- per-wheel resolution (sprung masses, rest loads, stiffness, travel, compliance) -------------------
@@ -854,7 +877,7 @@ def _controllers(v: _Vehicle, d: VehicleDescription, attachments: list[_Attachme
         block.set("brake1", deprecated.get("handbrake", 0.0), Source.DEPRECATED)
     if d.steering is not None and d.steering.source("maxSteerAngle") == Source.DEPRECATED:
         block.set("steer", deprecated.get("steerLeft", 0.0) - deprecated.get("steerRight", 0.0), Source.DEPRECATED)
-    if block["targetGear"] == 255 and d.drive.type == "standard" and d.drive.autoGearBox is None:
+    if block.get("targetGear") == 255 and d.drive.type == "standard" and d.drive.autoGearBox is None:
         v.warning("V137", "targetGear 255 asks for automatic shifting but the drive has no PhysxVehicleAutoGearBoxAPI",
                   r.name("targetGear"))
     d.controller = block
