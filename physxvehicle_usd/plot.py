@@ -192,8 +192,11 @@ def _layout(ax, d: StageDescription, v: VehicleDescription, units) -> None:
     length = units.stage_to_si(P.LENGTH)
     driven = set(v.multiWheelDifferential["wheels"]) if v.multiWheelDifferential is not None else set()
     steered = set()
-    if v.steering is not None:
-        steered = set(v.steering["wheels"]) or {w.index for w in v.wheels}
+    if v.steering is not None and v.steering["maxSteerAngle"]:
+        # the parser builds a steering block from deprecated per-wheel angles even when nothing steers
+        wheels = list(v.steering["wheels"]) or [w.index for w in v.wheels]
+        multipliers = list(v.steering["angleMultipliers"]) or [1.0] * len(wheels)
+        steered = {w for w, m in zip(wheels, multipliers) if m}
     elif v.ackermannSteering is not None:
         steered = {v.ackermannSteering["wheel0"], v.ackermannSteering["wheel1"]}
     for w in v.wheels:
