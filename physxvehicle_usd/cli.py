@@ -229,6 +229,43 @@ def plot_command(stage_file: str, vehicle: str | None, output: str) -> None:
     plot_vehicle(read_stage(stage_file), output, vehicle)
     click.echo(f"wrote {output}")
 
+@cli.command("simulate")
+@click.argument("stage_file", type=click.Path(dir_okay=False))
+@click.option("--steps", type=click.IntRange(min=1), required=True, help="number of steps")
+@click.option("--dt", type=click.FloatRange(min=0.0, min_open=True), required=True, help="seconds per step")
+@click.option("--trace", type=click.Path(dir_okay=False), help="write every step's telemetry here as JSON")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--plot", type=click.Path(dir_okay=False), help="write a PNG of speed, engine speed, gear and slips")
+@click.option("--record", type=click.Path(dir_okay=False),
+              help="write a USD layer over the stage with the motion as time samples (plays in usdview)")
+@click.option("--vehicle", "vehicles", multiple=True, help="simulate only this vehicle prim (repeatable)")
+def simulate_command(stage_file: str, steps: int, dt: float, trace: str | None, fmt: str, plot: str | None,
+                     record: str | None, vehicles: tuple[str, ...]) -> None:
+    """Step the stage's vehicles with the numpy vehicle2 core, driven by their controller attributes
+    (time samples on them make a drive cycle over stage time).
+
+    The last line of stdout is a summary (--format json: {vehicles, wheels, steps, dt, load_s, step_s}).
+    Stage errors go to stderr; exit code 1 when no vehicle can be simulated, 2 for unreadable input.
+    """
+    import json
+
+    from .simulate import NoVehicleError, simulate_files, text_summary
+
+    try:
+        result = simulate_files(stage_file, steps, dt, vehicles=vehicles, trace=trace, plot=plot, record=record,
+                                report=lambda line: click.echo(line, err=True))
+    except NoVehicleError as nothing:
+        for line in nothing.problems:
+            click.echo(line, err=True)
+        click.echo(f"error: {nothing}", err=True)
+        sys.exit(EXIT_FINDINGS)
+    if fmt == "json":
+        click.echo(json.dumps(result.summary()))
+    else:
+        for line in text_summary(result):
+            click.echo(line)
+
+
 def main(argv: list[str] | None = None) -> None:
     try:
         cli.main(args=argv, prog_name="physxvehicle-usd", standalone_mode=False)

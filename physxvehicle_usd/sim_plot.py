@@ -1,0 +1,74 @@
+"""A PNG of a simulation: forward speed, engine speed, gear and tire slips against time (matplotlib, Agg)."""
+from __future__ import annotations
+
+import io
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from .simulate import SimulationResult
+
+MAX_VEHICLES = 6  # more lines than this stop being readable; the title says how many were left out
+_RAD_S_TO_RPM = 60.0 / (2.0 * np.pi)
+_WHEEL_STYLES = ("-", "--", ":", "-.")
+
+
+def plot_png(result: "SimulationResult", title: str | None = None) -> bytes:
+    """The plot as PNG bytes; needs a result run with outputs including "plot" (or "trace")."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=False)
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+
+    from .simulate import forward_speeds
+
+    arrays = result.arrays
+    for kind, name in (("vehicles", "engineRotationSpeed"), ("vehicles", "currentGear"),
+                       ("wheels", "tireLongitudinalSlip"), ("wheels", "tireLateralSlip"),
+                       ("bodies", "orientation"), ("bodies", "linearVelocity")):
+        if name not in arrays.get(kind, {}):
+            raise ValueError(f"the result has no {kind} {name}; run with outputs including 'plot'")
+    shown = min(len(result.paths), MAX_VEHICLES)
+    t = (np.arange(result.steps) + 1) * result.dt
+    speed = forward_speeds(result)
+    engine = arrays["vehicles"]["engineRotationSpeed"] * _RAD_S_TO_RPM
+    gear = arrays["vehicles"]["currentGear"]
+    long_slip = arrays["wheels"]["tireLongitudinalSlip"]
+    lat_slip = np.degrees(arrays["wheels"]["tireLateralSlip"])
+
+    fig, axes = plt.subplots(5, 1, figsize=(10, 12), sharex=True, constrained_layout=True)
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for v in range(shown):
+        colour = colours[v % len(colours)]
+        label = result.paths[v]
+        axes[0].plot(t, 3.6 * speed[:, v], color=colour, label=label)
+        axes[1].plot(t, engine[:, v], color=colour)
+        axes[2].step(t, gear[:, v], where="post", color=colour)
+        for w in range(len(result.wheel_paths[v])):
+            style = _WHEEL_STYLES[w % len(_WHEEL_STYLES)]
+            axes[3].plot(t, long_slip[:, v, w], color=colour, linestyle=style, linewidth=1)
+            axes[4].plot(t, lat_slip[:, v, w], color=colour, linestyle=style, linewidth=1)
+    axes[0].set_ylabel("forward speed (km/h)")
+    axes[1].set_ylabel("engine speed (rpm)")
+    axes[2].set_ylabel("gear")
+    axes[2].yaxis.get_major_locator().set_params(integer=True)
+    axes[3].set_ylabel("longitudinal slip")
+    axes[4].set_ylabel("lateral slip (deg)")
+    axes[4].set_xlabel("time (s)")
+    for ax in axes:
+        ax.grid(True, alpha=0.3)
+    axes[0].legend(loc="best", fontsize="small")
+    wheel_names = [path.rsplit("/", 1)[-1] for path in result.wheel_paths[0]]
+    axes[3].legend([Line2D([], [], color="0.3", linestyle=_WHEEL_STYLES[w % len(_WHEEL_STYLES)])
+                    for w in range(len(wheel_names))], wheel_names, loc="best", fontsize="small",
+                   title="wheel (line style)", title_fontsize="small")
+    heading = title or f"{result.steps} steps of {result.dt:g} s"
+    if len(result.paths) > shown:
+        heading += f" (first {shown} of {len(result.paths)} vehicles)"
+    axes[0].set_title(heading)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=100)
+    plt.close(fig)
+    return buffer.getvalue()
