@@ -55,3 +55,16 @@ def test_cli_plot_without_output_is_a_usage_error(capsys):
     with pytest.raises(SystemExit) as done:
         main(["plot", str(SAMPLES / "car" / "car.usda")])
     assert done.value.code == 2
+
+
+@pytest.mark.parametrize("preset, steered", [("tank", 0), ("basic_car", 2), ("truck", 2)])
+def test_layout_marks_only_steered_wheels(preset, steered):
+    import matplotlib.pyplot as plt
+
+    fig = vehicle_figure(read_stage(author_vehicle(preset_spec(preset))))
+    try:
+        edges = [patch.get_edgecolor() for patch in fig.axes[2].patches]
+        assert len(edges) == preset_spec(preset).wheel_count
+        assert sum(1 for red, green, *_ in edges if red > 0.5 and green < 0.5) == steered
+    finally:
+        plt.close(fig)
