@@ -4,6 +4,7 @@ Exit codes: 0 success, 1 findings (errors, or warnings with --strict), 2 usage e
 """
 from __future__ import annotations
 
+import os
 import sys
 
 import click
@@ -57,29 +58,52 @@ def schemas_command(stage_file: str) -> None:
 
 @cli.command("convert")
 @click.argument("stage_file", type=click.Path(dir_okay=False))
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="write here instead of stdout (atomically)")
+@click.option("-o", "--output", type=click.Path(),
+              help="write here instead of stdout (atomically); a folder for --target physx-snippet")
+@click.option("--target", type=click.Choice(["description", "physx34", "physx-snippet"]), default="description",
+              show_default=True, help="description: the resolved stage description; physx34: PhysX 3.4 engine, tire and "
+              "friction structs (JSON); physx-snippet: per vehicle, the PhysX vehicle snippets' Base.json plus "
+              "EngineDrive.json or DirectDrive.json in OUTPUT/<vehicle name>/")
 @click.option("--format", "fmt", type=click.Choice(["json", "text"]), default="json", show_default=True)
 @click.option("--units", type=click.Choice(["stage", "si"]), default="stage", show_default=True,
               help="stage: values as the stage means them; si: metres and kilograms")
 @click.option("--provenance", is_flag=True, help="each value as {value, source}: authored, fallback, default, deprecated, computed")
-def convert_command(stage_file: str, output: str | None, fmt: str, units: str, provenance: bool) -> None:
-    """Resolve every vehicle of a stage as the PhysX USD parser does, and print the description.
+def convert_command(stage_file: str, output: str | None, target: str, fmt: str, units: str, provenance: bool) -> None:
+    """Resolve every vehicle of a stage as the PhysX USD parser does, and print the description (or --target).
 
-    Exit code 1 when the stage has errors (the affected vehicles are left out), 0 otherwise.
+    Exit code 1 when the stage has errors (the affected vehicles are left out), 2 when a target cannot hold
+    the vehicles, 0 otherwise.
     """
     from .convert import description_text, description_to_json_text
     from .read import read_stage
 
+    if target != "description" and (fmt != "json" or provenance):
+        raise click.UsageError(f"--format text and --provenance are for --target description, not {target}")
+    if target == "physx-snippet" and not output:
+        raise click.UsageError("--target physx-snippet writes a folder per vehicle: give it with -o DIR")
+    if output and target != "physx-snippet" and os.path.isdir(output):
+        raise click.UsageError(f"-o {output} is a folder; {target} writes one file")
     description = read_stage(stage_file)
-    if fmt == "json":
+    if target == "physx-snippet":
+        from .runtime.snippet import write_snippet_folders
+
+        for export in write_snippet_folders(description.to_json(si=units == "si"), output):
+            for note in export.notes:
+                click.echo(f"note: {export.vehicle_path}: {note}", err=True)
+        text = None
+    elif target == "physx34":
+        from .runtime.physx34_convert import physx34_json_text
+
+        text = physx34_json_text(description.to_json(si=units == "si"))
+    elif fmt == "json":
         text = description_to_json_text(description, provenance=provenance, si=units == "si")
     else:
         text = description_text(description, si=units == "si")
-    if output:
+    if text is not None and output:
         from .stage_io import write_atomic
 
         write_atomic(output, text)
-    else:
+    elif text is not None:
         click.echo(text, nl=not text.endswith("\n"))
     if any(d.severity.value == "error" for d in description.diagnostics):
         sys.exit(EXIT_FINDINGS)
@@ -100,6 +124,23 @@ def json_schema_command(output: str | None) -> None:
         write_atomic(output, text)
     else:
         click.echo(text, nl=False)
+
+
+@cli.command("import-snippet")
+@click.argument("folder", type=click.Path(file_okay=False))
+@click.option("-o", "--output", type=click.Path(dir_okay=False), required=True, help="USD file to write (atomically)")
+@click.option("--units", type=click.Choice(["m", "cm"]), default="m", show_default=True, help="stage length unit")
+@click.option("--drive", type=click.Choice(["engine", "direct"]),
+              help="EngineDrive.json or DirectDrive.json (default: EngineDrive.json when the folder has it)")
+def import_snippet_command(folder: str, output: str, units: str, drive: str | None) -> None:
+    """Author a USD vehicle (with scene, context and ground plane) from PhysX vehicle snippet files:
+    FOLDER/Base.json plus EngineDrive.json or DirectDrive.json."""
+    from .import_snippet import import_snippet
+
+    result = import_snippet(folder, output, units=units, drive=drive)
+    for note in result.notes:
+        click.echo(f"note: {note}", err=True)
+    click.echo(f"wrote {output}: vehicle {result.vehicle_path}")
 
 
 @cli.command("validate")

@@ -365,6 +365,26 @@ def description_from_physx34_setup(setup: Physx34Setup) -> dict:
     return out
 
 
+def physx34_json_text(description: Mapping) -> str:
+    """`convert --target physx34`: the 3.4 structs of a description as deterministic JSON (sorted keys).
+
+    A description the 3.4 structs cannot hold raises InputError (a message for the user, exit code 2)."""
+    import json
+
+    from pydantic import ValidationError
+
+    from ..errors import InputError
+
+    try:
+        setup = physx34_from_description(description)
+    except Physx34ConversionError as exc:
+        raise InputError(f"cannot convert to the PhysX 3.4 structs: {exc}") from None
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:5])
+        raise InputError(f"the PhysX 3.4 structs reject a value: {problems}") from None
+    return json.dumps(setup.model_dump(mode="json"), sort_keys=True, indent=2) + "\n"
+
+
 # Helpers --------------------------------------------------------------------------------------------------------------
 def _value(block: Mapping | None, key: str, default=None):
     """A block's value; descriptions written with provenance hold {"value": v, "source": s} instead of v."""
