@@ -23,6 +23,8 @@ _WRITE_SOURCES = (Source.AUTHORED, Source.DEPRECATED)
 
 
 def _values_equal(a: Any, b: Any) -> bool:
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_values_equal(a[k], b[k]) for k in a)
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
         return len(a) == len(b) and all(_values_equal(x, y) for x, y in zip(a, b))
     if isinstance(a, float) or isinstance(b, float):
@@ -52,7 +54,7 @@ def _usd_value(type_name: Sdf.ValueTypeName, value: Any) -> Any:
 class _Writer:
     def __init__(self, stage: Usd.Stage, shared: bool):
         self.stage, self.shared = stage, shared
-        self.written: set[tuple[str, str]] = set()
+        self.written: dict[tuple[str, str], dict] = {}   # (kind, prim path) -> the values written there
 
     def prim(self, path: str, type_name: str = "Scope") -> Usd.Prim:
         prim = self.stage.GetPrimAtPath(path)
@@ -95,17 +97,27 @@ class _Writer:
             if item.source in _WRITE_SOURCES or base in force:
                 self.set_attr(prim, block.schema_name, base, item.value, instance, force=base in force)
 
-    def component(self, owner: Usd.Prim, owner_schema: str, rel_base: str, block: Block | None, kind: str) -> None:
-        """A component on its own prim (shared, via relationship) or on the owner."""
+    def component(self, owner: Usd.Prim, owner_schema: str, rel_base: str, block: Block | None, kind: str) -> str | None:
+        """A component on its own prim (shared, via relationship) or on the owner; returns the prim written to.
+
+        A shared prim holds one set of values; when a later user resolved different ones (values the parser
+        derives per wheel, such as a deprecated lateral stiffness x that wheel's rest load), that user gets
+        the component on its own prim instead, so reading back gives every wheel its own values."""
         if block is None:
-            return
-        target_path = block.path if self.shared and block.path and block.path != str(owner.GetPath()) else str(owner.GetPath())
-        target = self.prim(target_path)
-        if (kind, target_path) not in self.written:
-            self.written.add((kind, target_path))
-            self.write_component(target, block)
-        if target_path != str(owner.GetPath()):
+            return None
+        owner_path = str(owner.GetPath())
+        target_path = block.path if self.shared and block.path and block.path != owner_path else owner_path
+        values = {base: item.value for base, item in block.public().items()}
+        written = self.written.get((kind, target_path))
+        if written is not None and target_path != owner_path and not _values_equal(written, values):
+            target_path = owner_path
+            written = self.written.get((kind, target_path))
+        if written is None:
+            self.written[(kind, target_path)] = values
+            self.write_component(self.prim(target_path), block)
+        if target_path != owner_path:
             self.set_rel(owner, owner_schema, rel_base, [target_path])
+        return target_path
 
     def write_component(self, prim: Usd.Prim, block: Block) -> None:
         self.block(prim, block)
@@ -201,7 +213,10 @@ def _write_vehicle(w: _Writer, v: VehicleDescription) -> Usd.Prim:
                 UsdPhysics.CollisionGroup.Define(stage, group)  # the description keeps the link, not the filtering
             w.set_rel(attachment, P.ATTACHMENT, "collisionGroup", [group])
         w.component(attachment, P.ATTACHMENT, "wheel", wheel.wheel, "wheel")
-        w.component(attachment, P.ATTACHMENT, "tire", _tire_to_write(wheel.tire), "tire")
+        tire_prim = w.component(attachment, P.ATTACHMENT, "tire", _tire_to_write(wheel.tire), "tire")
+        table = wheel.tire["frictionTable"]
+        if table:
+            w.set_rel(stage.GetPrimAtPath(tire_prim), P.TIRE, "frictionTable", [table])
         w.component(attachment, P.ATTACHMENT, "suspension", _suspension_to_write(wheel.suspension), "suspension")
         if _compliance_needed(wheel):
             w.block(attachment, wheel.compliance, force=tuple(wheel.compliance.public()))
@@ -284,10 +299,4 @@ def write_stage(description: StageDescription, stage: Usd.Stage | None = None, s
                 UsdShade.Material(stage.GetPrimAtPath(ground.material)), UsdShade.Tokens.weakerThanDescendants, "physics")
     for path, vehicle in sorted(description.vehicles.items()):
         _write_vehicle(w, vehicle)
-        # the tire friction table relationship
-        for wheel in vehicle.wheels:
-            table = wheel.tire["frictionTable"]
-            if table:
-                owner = stage.GetPrimAtPath(wheel.tire.path if shared and wheel.tire.path else wheel.path)
-                w.set_rel(owner, P.TIRE, "frictionTable", [table])
     return stage

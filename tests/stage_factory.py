@@ -158,7 +158,8 @@ def add_vehicle(car: VehicleStage, *, drive: str = "standard", shared: bool = Tr
     drive: "standard" (engine, gears, clutch), "basic", "none" (wheel controllers drive the wheels) or "tank"
     (standard drive, tank differential and tank controller). controls: controller, brakes0/brakes1,
     steering and a multi-wheel differential (drive vehicles only). values: {(schema, base): value in stage
-    units} authored on whichever prim carries that schema (the vehicle's own schemas on the vehicle prim).
+    units} authored on whichever prim carries that schema (the vehicle's own schemas on the vehicle prim;
+    per-wheel schemas on every wheel).
     parts: where shared components live (default /World/<name>Parts); an existing parts scope is reused."""
     if drive not in DRIVES:
         raise ValueError(f"drive must be one of {DRIVES}")
@@ -180,6 +181,7 @@ def add_vehicle(car: VehicleStage, *, drive: str = "standard", shared: bool = Tr
     prim.ApplyAPI(P.VEHICLE)
 
     owners: dict[str, Usd.Prim] = {P.VEHICLE: prim}
+    every_owner: dict[str, list[Usd.Prim]] = {}   # schemas applied on each wheel attachment (shared=False)
 
     def component(kind: str, schema: str, owner_prims: list[Usd.Prim], owner_schema: str, rel: str) -> None:
         """A shared prim referenced by relationship from every owner, or the API applied on each owner."""
@@ -200,6 +202,7 @@ def add_vehicle(car: VehicleStage, *, drive: str = "standard", shared: bool = Tr
                 _author_required(owner, schema, units)
             car.parts[kind] = str(owner_prims[0].GetPath())
             owners[schema] = owner_prims[0]
+            every_owner[schema] = list(owner_prims)
 
     if shared and not stage.GetPrimAtPath(parts_root):
         stage.DefinePrim(parts_root, "Scope")
@@ -247,6 +250,7 @@ def add_vehicle(car: VehicleStage, *, drive: str = "standard", shared: bool = Tr
         attachments.append(a)
         car.wheels.append(str(a.GetPath()))
     owners[P.ATTACHMENT] = attachments[0]
+    every_owner[P.ATTACHMENT] = attachments
     component("Wheel", P.WHEEL, attachments, P.ATTACHMENT, "wheel")
     component("Tire", P.TIRE, attachments, P.ATTACHMENT, "tire")
     component("Suspension", P.SUSPENSION, attachments, P.ATTACHMENT, "suspension")
@@ -255,6 +259,7 @@ def add_vehicle(car: VehicleStage, *, drive: str = "standard", shared: bool = Tr
         for a in attachments:
             a.ApplyAPI(P.WHEEL_CONTROLLER)
         owners[P.WHEEL_CONTROLLER] = attachments[0]
+        every_owner[P.WHEEL_CONTROLLER] = attachments
     elif controls:
         prim.ApplyAPI(P.CONTROLLER)
         owners[P.CONTROLLER] = prim
@@ -289,10 +294,10 @@ def add_vehicle(car: VehicleStage, *, drive: str = "standard", shared: bool = Tr
         owner = owners.get(schema)
         if owner is None:
             raise KeyError(f"the factory vehicle has no prim carrying {schema}")
-        instance = None
         if schema in P.MULTIPLE_APPLY:
             raise KeyError("author multiple-apply properties with VehicleStage.set")
-        set_property(owner, schema, base, value, instance)
+        for each in every_owner.get(schema, [owner]):
+            set_property(each, schema, base, value)
 
     car.vehicle = path
     return car
