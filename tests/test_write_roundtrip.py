@@ -182,7 +182,8 @@ positive = lambda lo, hi: st.floats(lo, hi, allow_nan=False, allow_infinity=Fals
 
 @st.composite
 def vehicle_values(draw):
-    forward = sorted(draw(st.lists(positive(0.5, 5.0), min_size=1, max_size=6, unique=True)), reverse=True)
+    # distinct in float32 too: tenths
+    forward = [t / 10 for t in sorted(draw(st.lists(st.integers(5, 50), min_size=1, max_size=6, unique=True)), reverse=True)]
     values = {
         (P.WHEEL, "radius"): draw(positive(0.1, 1.0)),
         (P.WHEEL, "width"): draw(positive(0.05, 0.6)),
@@ -220,7 +221,7 @@ def vehicle_values(draw):
     return drive, draw(st.booleans()), draw(st.sampled_from([1.0, 0.01])), values
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(vehicle_values())
 def test_random_valid_vehicles_round_trip(case):
     drive, shared, mpu, values = case
