@@ -36,6 +36,7 @@ class StepOptions:
     physx_actor: bool = True  # emulate the PhysX actor end (velocity kept, pose by PhysX, constraint rows)
     linear_damping: float = 0.0  # physxRigidBody:linearDamping (USD default)
     angular_damping: float = 0.05  # physxRigidBody:angularDamping (USD default)
+    position_iterations: int = 16  # physxRigidBody:solverPositionIterationCount (USD default; TGS scene)
 
 
 def substep_counts(p: SimParams, s: SimState) -> np.ndarray:
@@ -80,7 +81,8 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
         s.out, rows = outputs, new_rows
     update_rotation_angle(p, s, s.out["_lng_speed"], cmd["brake_applied"], cmd["drive_applied"], dt)
     if opt.physx_actor:
-        end_step_physx(p, s, begin_position, begin_orientation, rows, dt, opt.linear_damping, opt.angular_damping)
+        end_step_physx(p, s, begin_position, begin_orientation, rows, dt, opt.linear_damping, opt.angular_damping,
+                       opt.position_iterations)
     s.out["wheelSteerAngle"] = cmd["steer_angle"] + s.out["_toe"]
     s.time += dt
     s.steps += 1

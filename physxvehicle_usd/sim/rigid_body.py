@@ -31,7 +31,7 @@ def integrate_substep(p: SimParams, s: SimState, force: np.ndarray, torque: np.n
     s.body_orientation = np.where(act, vm.quat_normalize(q + 0.5 * dt * wq), q)
 
 
-def solve_vehicle_constraints(p: SimParams, s: SimState, rows: dict, dt: float) -> None:
+def solve_vehicle_constraints(p: SimParams, s: SimState, rows: dict, dt: float, dt_soft: float | None = None) -> None:
     """4.10 sticky-tire and suspension-limit rows, solved to PGS convergence per vehicle.
 
     Sticky rows are soft velocity rows with damping c*: lambda_j = -(c*_j dt / u_j) J_j (v + W J^T lambda).
@@ -59,6 +59,7 @@ def solve_vehicle_constraints(p: SimParams, s: SimState, rows: dict, dt: float) 
     damping = kind[vehicles]
     soft = damping > 0.0
     target = rows["target_separation"][vehicles] / dt
+    dt = dt if dt_soft is None else dt_soft
     n_rows = A.shape[1]
     eye = np.eye(n_rows)[None]
     # soft: (1/(c dt) * u) lambda_j + (A lambda)_j = -Jv_j   <=>  lambda_j = -(c dt / u)(Jv + A lambda)_j
@@ -80,7 +81,7 @@ def solve_vehicle_constraints(p: SimParams, s: SimState, rows: dict, dt: float) 
 
 
 def end_step_physx(p: SimParams, s: SimState, begin_position: np.ndarray, begin_orientation: np.ndarray, rows: dict,
-                   dt: float, linear_damping: float, angular_damping: float) -> None:
+                   dt: float, linear_damping: float, angular_damping: float, position_iterations: int = 16) -> None:
     """What the PhysX scene does with the vehicle2 velocity: damping, vehicle constraints, pose integration.
 
     velocityChange writes v, w to the actor; acceleration adds (v - v_begin)/dt as an acceleration, which
@@ -89,6 +90,10 @@ def end_step_physx(p: SimParams, s: SimState, begin_position: np.ndarray, begin_
     """
     s.linear_velocity = s.linear_velocity * max(0.0, 1.0 - linear_damping * dt)
     s.angular_velocity = s.angular_velocity * max(0.0, 1.0 - angular_damping * dt)
-    solve_vehicle_constraints(p, s, rows, dt)
+    # PhysX's TGS solver applies the rows once per position iteration, each over dt / iterations: an
+    # acceleration spring (the sticky rows) then damps by (1 + c dt / n)^-n instead of (1 + c dt)^-1.
+    n = max(1, int(position_iterations))
+    for _ in range(n):
+        solve_vehicle_constraints(p, s, rows, dt, dt / n)
     s.body_position = begin_position + s.linear_velocity * dt
     s.body_orientation = vm.quat_integrate_exact(begin_orientation, s.angular_velocity, dt)
