@@ -490,7 +490,7 @@ def run(source: "str | os.PathLike | Usd.Stage | LoadedSimulation", steps: int, 
         if recorder.active:
             recorder.add(last)
     mpu = loaded.meters_per_unit
-    speed = _forward_speed(last["bodies"]["orientation"], last["bodies"]["linearVelocity"], forward) * mpu + 0.0
+    speed = _forward_speed(last["bodies"]["orientation"], last["bodies"]["linearVelocity"], forward) * mpu
     gears = last["vehicles"]["currentGear"]
     standard = [((loaded.description_json["vehicles"][p].get("drive") or {}).get("type") == "standard")
                 for p in loaded.paths]
@@ -527,8 +527,9 @@ def text_summary(result: SimulationResult, limit: int = 20) -> list[str]:
     lines = []
     for s in result.vehicles[:limit]:
         gear = f"gear {s.gear}" if s.has_gears else "no gearbox"
-        lines.append(f"{s.path}: {s.distance_m:.2f} m travelled, {s.forward_speed_ms:.2f} m/s "
-                     f"({3.6 * s.forward_speed_ms:.1f} km/h) at the end, {gear}")
+        speed = round(s.forward_speed_ms, 2) + 0.0  # no "-0.00" for a car at rest
+        lines.append(f"{s.path}: {s.distance_m:.2f} m travelled, {speed:.2f} m/s "
+                     f"({round(3.6 * speed, 1) + 0.0:.1f} km/h) at the end, {gear}")
     if len(result.vehicles) > limit:
         lines.append(f"... and {len(result.vehicles) - limit} more vehicles")
     simulated = result.steps * result.dt

@@ -1,0 +1,277 @@
+"""`physxvehicle-usd simulate` end to end on the sample car, drive cycles from time samples, exit codes, atomic writes."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+from pxr import Sdf, Usd, UsdGeom, UsdPhysics
+
+import physxvehicle_usd  # noqa: F401 - registers the vehicle schemas
+from physxvehicle_usd import simulate
+from physxvehicle_usd.cli import main
+from physxvehicle_usd.errors import InputError
+
+SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "car" / "car.usda"
+DT = 1.0 / 60.0
+CAR = "/World/Car"
+ACCELERATOR = "physxVehicleController:accelerator"
+STEER = "physxVehicleController:steer"
+
+
+def over_sample(path: Path, author=None) -> Path:
+    """A stage that sublayers the sample car and overrides what `author(stage)` authors."""
+    stage = Usd.Stage.CreateNew(str(path))
+    stage.GetRootLayer().subLayerPaths.append(str(SAMPLE))
+    # the root layer decides units and axes; without these the stage would be in centimetres, Y up
+    UsdGeom.SetStageMetersPerUnit(stage, 1.0)
+    UsdGeom.SetStageUpAxis(stage, UsdGeom.Tokens.z)
+    UsdPhysics.SetStageKilogramsPerUnit(stage, 1.0)
+    if author:
+        author(stage)
+    stage.GetRootLayer().Save()
+    return path
+
+
+def full_throttle(stage: Usd.Stage) -> None:
+    stage.OverridePrim(CAR).CreateAttribute(ACCELERATOR, Sdf.ValueTypeNames.Float).Set(1.0)
+
+
+def cli(capfd, *args: str) -> tuple[int, list[str], str]:
+    """Run the command line in this process; exit status, stdout lines, stderr."""
+    try:
+        main([str(a) for a in args])
+        code = 0
+    except SystemExit as done:
+        code = done.code
+    out, err = capfd.readouterr()
+    return code, out.splitlines(), err
+
+
+@pytest.fixture
+def throttle_stage(tmp_path: Path) -> Path:
+    return over_sample(tmp_path / "throttle.usda", full_throttle)
+
+
+def test_sample_end_to_end_writes_trace_plot_and_record(tmp_path, capfd, throttle_stage):
+    out = tmp_path / "out"
+    steps = 40
+    code, lines, err = cli(capfd, "simulate", throttle_stage, "--steps", steps, "--dt", DT, "--format", "json",
+                           "--trace", out / "trace.json", "--plot", out / "plot.png", "--record", out / "record.usda")
+    assert code == 0, err
+    summary = json.loads(lines[-1])
+    assert set(summary) == {"vehicles", "wheels", "steps", "dt", "load_s", "step_s"}
+    assert (summary["vehicles"], summary["wheels"], summary["steps"]) == (1, 4, steps)
+    assert summary["dt"] == pytest.approx(DT) and summary["step_s"] > 0 and summary["load_s"] > 0
+
+    trace = json.loads((out / "trace.json").read_text())
+    assert set(trace) == {"dt", "steps", "vehicles", "wheels", "bodies"}
+    assert list(trace["vehicles"]) == [CAR] and list(trace["bodies"]) == [CAR]
+    assert sorted(trace["wheels"]) == sorted(f"{CAR}/{n}Wheel" for n in ("FrontLeft", "FrontRight", "RearLeft", "RearRight"))
+    for kind in ("vehicles", "wheels", "bodies"):
+        for path, attributes in trace[kind].items():
+            assert attributes, (kind, path)
+            for name, values in attributes.items():
+                assert len(values) == steps, (kind, path, name)
+    assert all(len(p) == 3 for p in trace["bodies"][CAR]["position"])
+    assert all(len(q) == 4 for q in trace["bodies"][CAR]["orientation"])
+    assert trace["bodies"][CAR]["position"][-1][0] > 0.3  # full throttle moved the car forward (+X)
+
+    png = (out / "plot.png").read_bytes()
+    assert png.startswith(b"\x89PNG") and len(png) > 10_000
+
+    played = Usd.Stage.Open(str(out / "record.usda"))
+    car = UsdGeom.Xformable(played.GetPrimAtPath(CAR))
+    translate = played.GetPrimAtPath(CAR).GetAttribute("xformOp:translate:simulated")
+    assert translate.GetNumTimeSamples() == steps + 1
+    assert (played.GetStartTimeCode(), played.GetEndTimeCode()) == (0.0, steps)
+    assert played.GetTimeCodesPerSecond() == pytest.approx(1.0 / DT)
+    end = car.ComputeLocalToWorldTransform(Usd.TimeCode(steps)).ExtractTranslation()
+    assert np.allclose(end, trace["bodies"][CAR]["position"][-1], atol=1e-9)
+    start = car.ComputeLocalToWorldTransform(Usd.TimeCode(0)).ExtractTranslation()
+    assert end[0] - start[0] > 0.3
+
+
+def test_text_summary_names_each_vehicle_then_the_summary_line(capfd, throttle_stage):
+    code, lines, _ = cli(capfd, "simulate", throttle_stage, "--steps", 20, "--dt", DT)
+    assert code == 0
+    assert lines[0].startswith(f"{CAR}: ") and "m travelled" in lines[0] and "gear" in lines[0]
+    assert lines[-1].startswith("simulated 1 vehicle(s), 4 wheels: 20 steps")
+
+
+def test_constant_controller_drives_the_car_and_the_default_one_does_not(tmp_path):
+    moving = simulate.run(over_sample(tmp_path / "a.usda", full_throttle), 60, DT, outputs=())
+    idle = simulate.run(SAMPLE, 60, DT, outputs=())
+    assert moving.vehicles[0].distance_m > 0.2
+    assert idle.vehicles[0].distance_m < 0.01
+
+
+def drive_cycle_stage(path: Path) -> Path:
+    """Accelerator ramps from 0 at time code 0 to 1 at time code 12 (24 codes per second: 0.5 s); steer from 6."""
+    def author(stage: Usd.Stage) -> None:
+        stage.SetTimeCodesPerSecond(24)
+        car = stage.OverridePrim(CAR)
+        accelerator = car.CreateAttribute(ACCELERATOR, Sdf.ValueTypeNames.Float)
+        accelerator.Set(0.0, 0.0)
+        accelerator.Set(1.0, 12.0)
+        steer = car.CreateAttribute(STEER, Sdf.ValueTypeNames.Float)
+        steer.Set(0.0, 0.0)
+        steer.Set(0.0, 6.0)
+        steer.Set(0.5, 7.0)
+    return over_sample(path, author)
+
+
+def test_drive_cycle_from_time_samples_matches_the_same_controls_given_per_step(tmp_path):
+    steps = 45
+    cycle = simulate.run(drive_cycle_stage(tmp_path / "cycle.usda"), steps, DT)
+    # the same cycle by hand: stage time of step i = i * dt * 24 codes per second
+    codes = np.arange(steps) * DT * 24
+    # (interpolated as USD does, linearly; the same arithmetic, since a last-bit change in the throttle is
+    # enough to move the trace)
+    by_hand = simulate.run(SAMPLE, steps, DT, controls={"accelerator": np.interp(codes, [0, 12], [0.0, 1.0]),
+                                                        "steer": np.interp(codes, [6, 7], [0.0, 0.5])})
+    constant = simulate.run(over_sample(tmp_path / "constant.usda", full_throttle), steps, DT)
+    assert cycle.trace == by_hand.trace
+    cycle_y = cycle.arrays["bodies"]["position"][-1, 0, 1]
+    assert abs(cycle_y) > 1e-3  # the steer samples turned the car
+    assert cycle.vehicles[0].distance_m < constant.vehicles[0].distance_m - 0.05
+
+
+def test_drive_cycle_starts_at_the_stage_start_time_and_holds_gears(tmp_path):
+    def author(stage: Usd.Stage) -> None:
+        stage.SetStartTimeCode(100)
+        stage.SetTimeCodesPerSecond(60)
+        gear = stage.OverridePrim(CAR).CreateAttribute("physxVehicleController:targetGear", Sdf.ValueTypeNames.Int)
+        gear.Set(1, 100.0)
+        gear.Set(3, 110.0)
+        accelerator = stage.OverridePrim(CAR).CreateAttribute(ACCELERATOR, Sdf.ValueTypeNames.Float)
+        accelerator.Set(0.0, 0.0)
+        accelerator.Set(1.0, 100.0)
+    loaded = simulate.load(over_sample(tmp_path / "gears.usda", author), DT)
+    table = loaded.drive_cycle.sample(12, DT)
+    assert table["targetGear"][:, 0].tolist() == [1] * 10 + [3] * 2  # held, not interpolated
+    assert table["accelerator"][:, 0].tolist() == [1.0] * 12  # after the last sample USD holds its value
+
+
+def test_callable_controls_are_asked_every_step_and_steer_the_car():
+    asked = []
+
+    def policy(step: int, sim) -> dict:
+        asked.append(step)
+        telemetry = sim.telemetry()
+        assert telemetry["bodies"]["position"].shape == (1, 3)
+        return {"accelerator": 1.0, "steer": 0.6 if step >= 10 else 0.0}
+
+    result = simulate.run(SAMPLE, 40, DT, controls=policy)
+    assert asked == list(range(40))
+    assert result.arrays["bodies"]["position"][-1, 0, 1] > 1e-3  # positive steer turns left (+Y)
+
+
+def test_controls_of_the_wrong_length_are_refused():
+    with pytest.raises(InputError, match="one row per step"):
+        simulate.run(SAMPLE, 10, DT, controls={"accelerator": np.ones(9)})
+
+
+def test_missing_file_exits_2_with_one_line(capfd, tmp_path):
+    code, lines, err = cli(capfd, "simulate", tmp_path / "nope.usda", "--steps", 2, "--dt", DT)
+    assert code == 2
+    assert err.strip().count("\n") == 0 and "no such file" in err and "Traceback" not in err
+
+
+def test_stage_without_vehicles_exits_1(capfd, tmp_path):
+    stage = Usd.Stage.CreateNew(str(tmp_path / "empty.usda"))
+    UsdGeom.Xform.Define(stage, "/World")
+    stage.Save()
+    code, lines, err = cli(capfd, "simulate", tmp_path / "empty.usda", "--steps", 2, "--dt", DT)
+    assert code == 1 and lines == []
+    assert "no simulable vehicle" in err
+
+
+def test_broken_vehicle_is_listed_and_the_good_one_still_runs(capfd, tmp_path):
+    def author(stage: Usd.Stage) -> None:
+        UsdGeom.Xform.Define(stage, "/World/Bad").GetPrim().ApplyAPI("PhysxVehicleAPI")  # no rigid body
+    stage = over_sample(tmp_path / "mixed.usda", author)
+    code, lines, err = cli(capfd, "simulate", stage, "--steps", 2, "--dt", DT, "--format", "json")
+    assert code == 0
+    assert "left out /World/Bad" in err and "error" in err
+    assert json.loads(lines[-1])["vehicles"] == 1
+
+
+def test_only_the_broken_vehicle_exits_1_listing_its_error(capfd, tmp_path):
+    stage = Usd.Stage.CreateNew(str(tmp_path / "broken.usda"))
+    UsdGeom.Xform.Define(stage, "/World/Bad").GetPrim().ApplyAPI("PhysxVehicleAPI")
+    stage.Save()
+    code, _, err = cli(capfd, "simulate", tmp_path / "broken.usda", "--steps", 2, "--dt", DT)
+    assert code == 1
+    assert "/World/Bad" in err and "no simulable vehicle" in err
+
+
+def test_unknown_vehicle_path_is_a_usage_error(capfd):
+    code, _, err = cli(capfd, "simulate", SAMPLE, "--steps", 2, "--dt", DT, "--vehicle", "/World/Nothing")
+    assert code == 2 and "no vehicle at /World/Nothing" in err
+
+
+def test_vehicle_option_selects_vehicles(tmp_path, capfd):
+    def author(stage: Usd.Stage) -> None:
+        second = stage.DefinePrim("/World/Second")
+        second.GetReferences().AddInternalReference(CAR)
+        UsdGeom.Xformable(second).ClearXformOpOrder()
+        UsdGeom.Xformable(second).AddTranslateOp(opSuffix="offset").Set((0.0, 10.0, 0.0))
+    stage = over_sample(tmp_path / "two.usda", author)
+    code, lines, err = cli(capfd, "simulate", stage, "--steps", 2, "--dt", DT, "--format", "json")
+    assert code == 0, err
+    assert json.loads(lines[-1])["vehicles"] == 2
+    code, lines, _ = cli(capfd, "simulate", stage, "--steps", 2, "--dt", DT, "--format", "json", "--vehicle", "/World/Second")
+    assert code == 0 and json.loads(lines[-1])["vehicles"] == 1
+
+
+@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason="root ignores folder permissions")
+def test_read_only_output_folder_fails_before_running_and_leaves_nothing(capfd, tmp_path):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o555)
+    try:
+        code, lines, err = cli(capfd, "simulate", SAMPLE, "--steps", 2, "--dt", DT, "--trace", locked / "t.json",
+                               "--record", locked / "r.usda", "--plot", locked / "p.png")
+    finally:
+        locked.chmod(0o755)
+    assert code == 2 and "cannot write" in err and lines == []
+    assert list(locked.iterdir()) == []
+
+
+def test_failed_run_leaves_existing_outputs_untouched(capfd, tmp_path):
+    stage = Usd.Stage.CreateNew(str(tmp_path / "empty.usda"))
+    UsdGeom.Xform.Define(stage, "/World")
+    stage.Save()
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "trace.json").write_text("earlier run")
+    code, _, _ = cli(capfd, "simulate", tmp_path / "empty.usda", "--steps", 2, "--dt", DT, "--trace", out / "trace.json",
+                     "--record", out / "record.usda")
+    assert code == 1
+    assert (out / "trace.json").read_text() == "earlier run"
+    assert sorted(p.name for p in out.iterdir()) == ["trace.json"]  # no temporary or partial files
+
+
+def test_bad_step_count_and_dt_are_usage_errors(capfd):
+    assert cli(capfd, "simulate", SAMPLE, "--steps", 0, "--dt", DT)[0] == 2
+    assert cli(capfd, "simulate", SAMPLE, "--steps", 2, "--dt", 0)[0] == 2
+
+
+@pytest.mark.parametrize("option,suffix", [("--trace", ".json"), ("--plot", ".png"), ("--record", ".usda")])
+def test_write_that_fails_after_the_run_leaves_no_file(capfd, tmp_path, option, suffix):
+    # the target's name is legal but its temporary sibling's is too long: the write fails at the very end
+    out = tmp_path / "out"
+    out.mkdir()
+    target = out / ("t" * (250 - len(suffix)) + suffix)
+    code, lines, err = cli(capfd, "simulate", SAMPLE, "--steps", 2, "--dt", DT, option, target)
+    assert code == 2 and "cannot write" in err and "Traceback" not in err
+    assert list(out.iterdir()) == []
+
+
+def test_output_under_a_file_is_refused_before_running(capfd, tmp_path):
+    (tmp_path / "file").write_text("x")
+    code, lines, err = cli(capfd, "simulate", SAMPLE, "--steps", 2, "--dt", DT, "--trace", tmp_path / "file" / "t.json")
+    assert code == 2 and "cannot write" in err and lines == []
