@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import Iterator
 
-from pxr import Sdf, Tf, Usd
+from pxr import Pcp, Sdf, Tf, Usd
 
 from .errors import InputError
 
@@ -77,9 +77,14 @@ def open_stage_with_warnings(path: str | os.PathLike, load_all: bool = True) -> 
             stage, message = None, str(exc) or type(exc).__name__
     if stage is None:
         raise InputError(f"cannot be opened as USD: {message}", file=file)
+    missing_layers = [e for e in stage.GetCompositionErrors() if isinstance(e, Pcp.ErrorInvalidSublayerPath)]
+    if missing_layers:
+        # without one of its layers the stage is not the asset its author meant: refuse it rather than guess
+        reasons = "; ".join(short_usd_message(str(e)) for e in missing_layers)
+        raise InputError(f"unresolvable sublayer: {reasons}", file=file)
     warnings = [short_usd_message(line) for line in noise if "Warning" in line or "Error" in line]
     for error in stage.GetCompositionErrors():
-        text = error.ToString() if hasattr(error, "ToString") else str(error)
+        text = short_usd_message(str(error))
         if text not in warnings:
             warnings.append(text)
     return stage, warnings

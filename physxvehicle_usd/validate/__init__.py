@@ -58,13 +58,6 @@ def validate_file(path: str) -> FileResult:
         return FileResult(file=path, status="unreadable", message=str(exc))
     except Exception as exc:  # noqa: BLE001
         return FileResult(file=path, status="unreadable", message=f"{path}: {type(exc).__name__}: {exc}")
-    from pxr import Pcp
-
-    missing_sublayers = [e for e in stage.GetCompositionErrors() if isinstance(e, Pcp.ErrorInvalidSublayerPath)]
-    if missing_sublayers:
-        # a stage without one of its layers is not the asset its author meant: unreadable, not merely wrong
-        reasons = "; ".join(e.ToString() if hasattr(e, "ToString") else str(e) for e in missing_sublayers)
-        return FileResult(file=path, status="unreadable", message=f"{path}: unresolvable sublayer: {reasons}")
     unresolved = [Diagnostic(severity=Severity.ERROR, code="COMPOSITION", prim="/", message=w) for w in warnings]
     try:
         findings, vehicles = validate_stage(stage)
