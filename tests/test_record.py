@@ -1,0 +1,135 @@
+"""The record layer: time samples that replay the simulated motion over the input stage."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics
+
+import physxvehicle_usd  # noqa: F401 - registers the vehicle schemas
+from physxvehicle_usd import simulate
+from physxvehicle_usd.record import OPS, matrix_to_quat, quat_mul, record_layer, rotation_rows, write_record
+
+SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "car" / "car.usda"
+DT = 1.0 / 60.0
+CAR = "/World/Car"
+STEPS = 30
+
+
+def driven_stage(path: Path, author=None) -> Path:
+    """The sample car at full throttle and half steer (so the wheels roll, steer and the body turns)."""
+    stage = Usd.Stage.CreateNew(str(path))
+    stage.GetRootLayer().subLayerPaths.append(str(SAMPLE))
+    UsdGeom.SetStageMetersPerUnit(stage, 1.0)
+    UsdGeom.SetStageUpAxis(stage, UsdGeom.Tokens.z)
+    UsdPhysics.SetStageKilogramsPerUnit(stage, 1.0)
+    car = stage.OverridePrim(CAR)
+    car.CreateAttribute("physxVehicleController:accelerator", Sdf.ValueTypeNames.Float).Set(1.0)
+    car.CreateAttribute("physxVehicleController:steer", Sdf.ValueTypeNames.Float).Set(0.5)
+    if author:
+        author(stage)
+    stage.GetRootLayer().Save()
+    return path
+
+
+def recorded(tmp_path: Path, stage_file: Path, steps: int = STEPS) -> tuple[simulate.SimulationResult, Usd.Stage, Path]:
+    result = simulate.run(stage_file, steps, DT, outputs=("record", "trace"))
+    out = tmp_path / "playback" / "record.usda"
+    write_record(result, result.loaded.stage, str(stage_file), out)
+    return result, Usd.Stage.Open(str(out)), out
+
+
+def world(stage: Usd.Stage, path: str, time: float) -> Gf.Matrix4d:
+    return UsdGeom.Xformable(stage.GetPrimAtPath(path)).ComputeLocalToWorldTransform(Usd.TimeCode(time))
+
+
+def test_record_replays_body_and_wheel_positions_of_every_step(tmp_path):
+    result, played, _ = recorded(tmp_path, driven_stage(tmp_path / "car.usda"))
+    bodies, wheels = result.arrays["bodies"], result.arrays["wheels"]
+    for k in (1, STEPS // 2, STEPS):
+        body = world(played, CAR, k)
+        assert np.allclose(body.ExtractTranslation(), bodies["position"][k - 1, 0], atol=1e-9)
+        q = body.ExtractRotationQuat()
+        xyzw = np.array([*q.GetImaginary(), q.GetReal()])
+        assert min(np.abs(xyzw - bodies["orientation"][k - 1, 0]).max(),
+                   np.abs(xyzw + bodies["orientation"][k - 1, 0]).max()) < 1e-6
+        for w, wheel_path in enumerate(result.wheel_paths[0]):
+            assert np.allclose(world(played, wheel_path, k).ExtractTranslation(), wheels["position"][k - 1, 0, w], atol=1e-9)
+    assert abs(bodies["position"][-1, 0, 1]) > 1e-3  # the run did turn: a yaw the record must carry
+
+
+def test_record_starts_as_authored_and_covers_the_run(tmp_path):
+    source = driven_stage(tmp_path / "car.usda")
+    result, played, out = recorded(tmp_path, source)
+    authored = Usd.Stage.Open(str(source))
+    for path in (CAR, *result.wheel_paths[0]):
+        assert np.allclose(np.array(world(played, path, 0)), np.array(world(authored, path, Usd.TimeCode.Default())), atol=1e-6)
+        prim = played.GetPrimAtPath(path)
+        assert list(UsdGeom.Xformable(prim).GetXformOpOrderAttr().Get()) == list(OPS)
+        assert prim.GetAttribute(OPS[0]).GetTimeSamples() == [float(k) for k in range(STEPS + 1)]
+    assert (played.GetStartTimeCode(), played.GetEndTimeCode()) == (0.0, float(STEPS))
+    assert played.GetTimeCodesPerSecond() == pytest.approx(60.0) and played.GetFramesPerSecond() == pytest.approx(60.0)
+    # the root layer decides units and axes: copied from the input
+    assert UsdGeom.GetStageUpAxis(played) == UsdGeom.Tokens.z and UsdGeom.GetStageMetersPerUnit(played) == 1.0
+    # the input is sublayered by a path relative to the record, and nothing of it is copied
+    layer = Sdf.Layer.FindOrOpen(str(out))
+    assert layer.subLayerPaths[0] == "../car.usda"
+    assert not layer.GetPrimAtPath("/World/GroundPlane")
+
+
+def test_wheels_roll_and_steer_in_the_record(tmp_path):
+    result, played, _ = recorded(tmp_path, driven_stage(tmp_path / "car.usda"))
+    front_left = result.wheel_paths[0][0]
+    start = world(played, front_left, 0).ExtractRotationQuat()
+    end = world(played, front_left, STEPS).ExtractRotationQuat()
+    body = world(played, CAR, STEPS).ExtractRotationQuat()
+    # relative to the body the wheel has turned by more than the steer alone: it rolled
+    relative = (body.GetInverse() * end)
+    angle = 2 * np.degrees(np.arccos(min(1.0, abs(relative.GetReal()))))
+    steer = abs(np.degrees(result.arrays["wheels"]["wheelSteerAngle"][-1, 0, 0]))
+    assert steer > 1.0 and angle > steer + 1.0
+    assert start.GetReal() == pytest.approx(1.0)
+
+
+def test_vehicle_under_a_moved_parent_is_recorded_in_its_parent_frame(tmp_path):
+    def move_world(stage: Usd.Stage) -> None:
+        xform = UsdGeom.Xformable(stage.OverridePrim("/World"))
+        xform.AddTranslateOp(opSuffix="moved").Set(Gf.Vec3d(5.0, -3.0, 0.0))
+        xform.AddRotateZOp(opSuffix="moved").Set(30.0)
+    result, played, _ = recorded(tmp_path, driven_stage(tmp_path / "moved.usda", move_world), steps=10)
+    position = result.arrays["bodies"]["position"][-1, 0]
+    assert np.linalg.norm(position[:2]) > 3.0  # the car starts where the moved world put it
+    assert np.allclose(world(played, CAR, 10).ExtractTranslation(), position, atol=1e-9)
+    wheel = result.wheel_paths[0][3]
+    assert np.allclose(world(played, wheel, 10).ExtractTranslation(), result.arrays["wheels"]["position"][-1, 0, 3], atol=1e-9)
+
+
+def test_record_lines_up_with_a_drive_cycle_that_starts_later(tmp_path):
+    def late_start(stage: Usd.Stage) -> None:
+        stage.SetTimeCodesPerSecond(24)
+        stage.SetStartTimeCode(48)  # 2 s
+    result, played, out = recorded(tmp_path, driven_stage(tmp_path / "late.usda", late_start), steps=6)
+    # 2 s at 60 codes per second
+    assert (played.GetStartTimeCode(), played.GetEndTimeCode()) == (120.0, 126.0)
+    assert np.allclose(world(played, CAR, 126).ExtractTranslation(), result.arrays["bodies"]["position"][-1, 0], atol=1e-9)
+
+
+def test_record_needs_the_motion_recorded():
+    result = simulate.run(SAMPLE, 2, DT, outputs=())
+    with pytest.raises(ValueError, match="record"):
+        record_layer(result, result.loaded.stage, str(SAMPLE), "/tmp/x.usda")
+
+
+def test_quaternion_and_matrix_helpers_agree():
+    rng = np.random.default_rng(7)
+    q = rng.normal(size=(50, 4))
+    q /= np.linalg.norm(q, axis=1, keepdims=True)
+    back = matrix_to_quat(rotation_rows(q))
+    assert np.allclose(np.abs(np.sum(back * q, axis=1)), 1.0, atol=1e-9)  # the same rotation (q or -q)
+    for qi in q[:5]:
+        gf = Gf.Matrix4d().SetRotate(Gf.Quatd(qi[3], *qi[:3]))
+        assert np.allclose(np.array(gf)[:3, :3], rotation_rows(qi), atol=1e-12)
+    # composition matches applying the rotations one after the other (row vectors: v @ R(b) @ R(a) for a*b)
+    a, b = q[0], q[1]
+    assert np.allclose(rotation_rows(quat_mul(a, b)), rotation_rows(b) @ rotation_rows(a), atol=1e-12)
