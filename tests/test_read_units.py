@@ -227,3 +227,26 @@ def test_unauthored_meters_per_unit_is_usd_fallback():
     assert description.stage.metersPerUnit == 0.01
     assert StageUnits.of(car.stage).length_scale == pytest.approx(100.0)
     assert description.vehicles["/World/Car"].drive.engine["peakTorque"] == pytest.approx(500 * 100 ** 2)
+
+
+def test_schema_fallbacks_are_never_scaled(unit_case):
+    """Every value that resolves to the schema's fallback is that fallback, whatever the units."""
+    _, description = unit_case
+    vehicle = description.vehicles["/World/Car"]
+    blocks = [vehicle.vehicle, vehicle.controller, vehicle.drive.engine, vehicle.steering, *vehicle.brakes.values()]
+    blocks += [b for w in vehicle.wheels for b in (w.attachment, w.tire, w.suspension, w.wheel)]
+    checked = 0
+    for block in blocks:
+        for base, item in block.public().items():
+            if item.source != Source.FALLBACK or not P.is_schema_property(block.schema_name, base):
+                continue
+            fallback = P.schema_fallback(block.schema_name, base)
+            if fallback is None:
+                continue
+            expected = tuple(fallback) if hasattr(fallback, "__len__") and not isinstance(fallback, str) else fallback
+            if hasattr(fallback, "GetReal"):
+                expected = (fallback.GetReal(), *fallback.GetImaginary())
+            value = tuple(item.value) if isinstance(item.value, (list, tuple)) else item.value
+            assert value == pytest.approx(expected), (block.schema_name, base)
+            checked += 1
+    assert checked >= 15
