@@ -275,3 +275,24 @@ def test_output_under_a_file_is_refused_before_running(capfd, tmp_path):
     (tmp_path / "file").write_text("x")
     code, lines, err = cli(capfd, "simulate", SAMPLE, "--steps", 2, "--dt", DT, "--trace", tmp_path / "file" / "t.json")
     assert code == 2 and "cannot write" in err and lines == []
+
+
+def test_wheel_controller_time_samples_drive_a_driveless_vehicle():
+    from physxvehicle_usd import properties as P
+    from stage_factory import build_vehicle
+
+    car = build_vehicle(drive="none")
+    car.stage.SetTimeCodesPerSecond(60)
+    wheels = [p for p in car.wheels]
+    torque = car.stage.GetPrimAtPath(str(wheels[0])).GetAttribute(P.full_name(P.WHEEL_CONTROLLER, "driveTorque"))
+    torque.Set(0.0, 0.0)
+    torque.Set(400.0, 10.0)
+    steps = 20
+    cycle = simulate.run(car.stage, steps, DT)
+    expected = np.zeros((steps, 1, len(wheels)))
+    expected[:, 0, 0] = np.interp(np.arange(steps) * DT * 60, [0, 10], [0.0, 400.0])
+    torque.Clear()
+    by_hand = simulate.run(car.stage, steps, DT, controls={"driveTorque": expected})
+    spin = cycle.arrays["wheels"]["rotationSpeed"][-1, 0]
+    assert abs(spin[0]) > 1.0 and np.allclose(spin[1:], spin[1])  # only the driven wheel spins up
+    assert np.array_equal(cycle.arrays["wheels"]["rotationSpeed"], by_hand.arrays["wheels"]["rotationSpeed"])
