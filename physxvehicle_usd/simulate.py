@@ -18,7 +18,8 @@ Where the controls come from, in the order they are applied before each step (la
    thrust0, thrust1, driveTorque, brakeTorque, steerAngle); vehicles are in `result.paths` order.
 
 For a hand-written reinforcement-learning loop, `load()` returns the simulator and the drive cycle without
-stepping: call `loaded.simulator.step(controls)` yourself.
+stepping: call `loaded.simulator.step(controls)` yourself, and `loaded.reset()` between episodes. `run()` also
+accepts a loaded simulation and goes on from its current state.
 """
 from __future__ import annotations
 
@@ -279,6 +280,12 @@ class LoadedSimulation:
     @property
     def meters_per_unit(self) -> float:
         return float(self.description.stage.metersPerUnit)
+
+    def reset(self) -> None:
+        """Back to the state the stage describes (rest pose, initial commands), e.g. between episodes."""
+        from .sim import initial_state
+
+        self.simulator.state = initial_state(self.simulator.params)
 
     def forward_axes(self) -> np.ndarray:
         """Each vehicle's longitudinal axis in its body frame (V, 3)."""

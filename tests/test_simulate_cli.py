@@ -296,3 +296,13 @@ def test_wheel_controller_time_samples_drive_a_driveless_vehicle():
     spin = cycle.arrays["wheels"]["rotationSpeed"][-1, 0]
     assert abs(spin[0]) > 1.0 and np.allclose(spin[1:], spin[1])  # only the driven wheel spins up
     assert np.array_equal(cycle.arrays["wheels"]["rotationSpeed"], by_hand.arrays["wheels"]["rotationSpeed"])
+
+
+def test_a_loaded_simulation_runs_on_from_its_state_and_resets():
+    loaded = simulate.load(SAMPLE, DT)
+    first = simulate.run(loaded, 20, DT, controls={"accelerator": 1.0})
+    further = simulate.run(loaded, 20, DT)
+    assert further.arrays["bodies"]["position"][0, 0, 0] > first.arrays["bodies"]["position"][0, 0, 0]
+    loaded.reset()
+    again = simulate.run(loaded, 20, DT, controls={"accelerator": 1.0})
+    assert again.trace == first.trace
