@@ -46,6 +46,18 @@ def short_usd_message(text: str) -> str:
     return text.strip().strip("'")
 
 
+def _error_text(exc: Tf.ErrorException) -> str:
+    """The first readable sentence of a USD error; its text may hold undecodable bytes from the file."""
+    parts = []
+    for arg in exc.args:
+        try:
+            parts.append(str(arg))
+        except UnicodeDecodeError:  # USD quoted bytes of the file that are not UTF-8
+            parts.append("the file is not valid USD text")
+    details = [short_usd_message(line) for text in parts for line in text.splitlines() if line.strip()]
+    return next((d for d in details if d), "not a valid USD file")
+
+
 def open_stage(path: str | os.PathLike, load_all: bool = True) -> Usd.Stage:
     """Open a USD file as a stage, or raise InputError naming the file."""
     stage, _ = open_stage_with_warnings(path, load_all)
@@ -69,10 +81,7 @@ def open_stage_with_warnings(path: str | os.PathLike, load_all: bool = True) -> 
         try:
             stage = Usd.Stage.Open(file, load)
         except Tf.ErrorException as exc:
-            stage = None
-            error = short_usd_message(str(exc).strip().splitlines()[0] if str(exc).strip() else "")
-            details = [short_usd_message(line) for line in str(exc).splitlines() if "Error" in line or ":" in line]
-            message = next((d for d in details if d), error) or "not a valid USD file"
+            stage, message = None, _error_text(exc)
         except Exception as exc:  # noqa: BLE001 - any failure of the USD reader is the file's fault here
             stage, message = None, str(exc) or type(exc).__name__
     if stage is None:
