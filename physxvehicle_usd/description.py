@@ -16,7 +16,7 @@ import numpy as np
 
 from . import properties as P
 from .diagnostics import Diagnostic
-from .units import NONE, StageUnits
+from .units import StageUnits
 
 
 class Source(str, Enum):
@@ -185,19 +185,7 @@ def _plain(value: Any) -> Any:
 
 
 def _to_si(value: Any, prop: P.Prop | None, units: StageUnits) -> Any:
-    if prop is None or value is None or isinstance(value, (str, bool)):
-        return value
-    if prop.component_dims:
-        factors = [units.stage_to_si(d) for d in prop.component_dims]
-        if value and isinstance(value[0], (list, tuple)):
-            return [[v * f for v, f in zip(row, factors)] for row in value]
-        return [v * f for v, f in zip(value, factors)]
-    if prop.dim == NONE:
-        return value
-    factor = units.stage_to_si(prop.dim)
-    if isinstance(value, list):
-        return [_to_si(v, prop, units) for v in value]
-    return value * factor
+    return value if prop is None else P.stage_to_si(prop, value, units)
 
 
 def _block_json(block: Block | None, provenance: bool, si: bool, units: StageUnits) -> dict | None:

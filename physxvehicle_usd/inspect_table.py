@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Iterator
 
 from . import properties as P
-from .author import dims
+from . import units as U
 from .description import Block, Source, StageDescription, VehicleDescription
 from .errors import InputError
 
@@ -55,7 +55,7 @@ def _plain(value: Any) -> Any:
 
 def _unit(schema: str, base: str, description: StageDescription) -> str:
     prop = P.TABLE_BY_KEY.get((schema, base))
-    return dims.stage_unit(prop.unit, description.units) if prop else ""
+    return U.stage_unit(prop.unit, description.units) if prop else ""
 
 
 def _attribute(schema: str, base: str, instance: str | None) -> str | None:
@@ -136,7 +136,7 @@ def inspect_rows(description: StageDescription, vehicle: str | None = None) -> l
 def inspect_json(description: StageDescription, vehicle: str | None = None) -> dict:
     units = description.units
     return {
-        "stage": {**asdict(description.stage), "lengthUnit": dims.length_name(units), "massUnit": dims.mass_name(units)},
+        "stage": {**asdict(description.stage), "lengthUnit": U.length_name(units), "massUnit": U.mass_name(units)},
         "vehicles": sorted(description.vehicles) if vehicle is None else [vehicle],
         "rows": [asdict(r) for r in inspect_rows(description, vehicle)],
         "diagnostics": [d.model_dump(mode="json", exclude={"file"}) for d in description.diagnostics],
@@ -165,8 +165,8 @@ def render_text(description: StageDescription, vehicle: str | None = None, conso
     console = console or Console()
     rows = inspect_rows(description, vehicle)  # first: an unknown vehicle fails before anything is printed
     units = description.units
-    console.print(f"[bold]{description.stage.file or '(in memory)'}[/bold]: lengths in {dims.length_name(units)}, "
-                  f"masses in {dims.mass_name(units)}, up axis {description.stage.upAxis}")
+    console.print(f"[bold]{description.stage.file or '(in memory)'}[/bold]: lengths in {U.length_name(units)}, "
+                  f"masses in {U.mass_name(units)}, up axis {description.stage.upAxis}")
     legend = Text("provenance: ")
     for source, style in SOURCE_STYLES.items():
         legend.append(source, style=style or "bold")

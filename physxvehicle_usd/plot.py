@@ -15,7 +15,6 @@ from collections.abc import Iterable
 import numpy as np
 
 from . import properties as P
-from .author import dims
 from .description import Block, StageDescription, VehicleDescription
 from .errors import InputError
 from .stage_io import write_atomic
@@ -27,7 +26,7 @@ AXES = {"posX": (1, 0, 0), "negX": (-1, 0, 0), "posY": (0, 1, 0), "negY": (0, -1
 
 
 def _si(block: Block, base: str, units) -> object:
-    return dims.stage_to_si(P.prop(block.schema_name, base), block[base], units)
+    return P.stage_to_si(P.prop(block.schema_name, base), block[base], units)
 
 
 def _name(block: Block, fallback: str) -> str:

@@ -17,7 +17,7 @@ from functools import lru_cache
 
 from pxr import Usd
 
-from .units import LENGTH, MASS, MASS_LENGTH, MASS_LENGTH2, NONE, Dim
+from .units import LENGTH, MASS, MASS_LENGTH, MASS_LENGTH2, NONE, Dim, StageUnits, scale_value
 
 FLT_MAX = 3.4028234663852886e38
 FLT_MIN = 1.1754943508222875e-38
@@ -307,6 +307,20 @@ def full_name(schema: str, base: str, instance: str | None = None) -> str:
 def full_names(schema: str, instance: str | None = None) -> dict[str, str]:
     """base name -> attribute name for one schema (and multiple-apply instance)."""
     return {base: full_name(schema, base, instance) for base in _full_names(schema)}
+
+
+def dims_of(prop: Prop) -> Dim | tuple[Dim, ...]:
+    return prop.component_dims or prop.dim
+
+
+def si_to_stage(prop: Prop, value, units: StageUnits):
+    """An SI value of this property in the stage's units."""
+    return scale_value(value, dims_of(prop), units.si_to_stage)
+
+
+def stage_to_si(prop: Prop, value, units: StageUnits):
+    """A stage value of this property in SI units."""
+    return scale_value(value, dims_of(prop), units.stage_to_si)
 
 
 def is_schema_property(schema: str, base: str) -> bool:

@@ -6,7 +6,9 @@ where lengthScale = 1 / metersPerUnit and massScale = 1 / kilogramsPerUnit, as t
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import NamedTuple
 
 from pxr import Usd, UsdGeom, UsdPhysics
@@ -52,3 +54,115 @@ class StageUnits:
     def default_gravity(self) -> float:
         """omni.physx's gravity magnitude when the scene authors none: 9.81 m/s^2 in stage lengths."""
         return 9.81 * self.length_scale
+
+
+# -- scaling values and naming units ------------------------------------------------------------------
+
+# What each SI symbol contributes in (length, mass) exponents; time and angle never scale.
+_BASE = {"m": (1, 0), "kg": (0, 1), "N": (1, 1), "s": (0, 0), "rad": (0, 0), "deg": (0, 0), "1": (0, 0)}
+_TOKEN = re.compile(r"^([A-Za-z1]+)(?:\^(-?\d+))?$")
+
+_LENGTH_NAMES = {1.0: "m", 0.01: "cm", 0.001: "mm", 0.0254: "in", 0.3048: "ft", 1000.0: "km"}
+_MASS_NAMES = {1.0: "kg", 0.001: "g", 1000.0: "t"}
+
+
+def _factors(unit: str) -> list[tuple[str, int]]:
+    """'N*s/m' -> [('N', 1), ('s', 1), ('m', -1)]."""
+    numerator, _, denominator = unit.partition("/")
+    out = []
+    for sign, part in ((1, numerator), (-1, denominator)):
+        for token in filter(None, (t.strip() for t in part.split("*"))):
+            match = _TOKEN.match(token)
+            if not match:
+                raise ValueError(f"cannot read unit {unit!r}")
+            out.append((match.group(1), sign * int(match.group(2) or 1)))
+    return out
+
+
+def _components(unit: str) -> list[str] | None:
+    """'(1, N)' -> ['1', 'N']; a plain unit -> None."""
+    unit = unit.strip()
+    if unit.startswith("(") and unit.endswith(")"):
+        return [c.strip() for c in unit[1:-1].split(",")]
+    return None
+
+
+@lru_cache(maxsize=None)
+def unit_dim(unit: str) -> Dim:
+    """The (length, mass) exponents of a plain SI unit string; '', '1', 'quat' and angles are dimensionless.
+
+    Used to name units in stage terms for display; tests/test_properties.py checks that every property's unit
+    string agrees with its declared dimension, so the two cannot drift apart."""
+    if unit in ("", "quat"):
+        return NONE
+    length = mass = 0
+    for symbol, power in _factors(unit):
+        dl, dm = _BASE.get(symbol, (0, 0))
+        length += dl * power
+        mass += dm * power
+    return Dim(length, mass)
+
+
+def scale_value(value, dims: "Dim | tuple[Dim, ...]", factor_of) -> object:
+    """Multiply a scalar, vector, graph or list of graphs by the factor of its dimension(s)."""
+    if value is None or isinstance(value, (str, bool)):
+        return value
+    if isinstance(dims, tuple) and dims and isinstance(dims[0], Dim):
+        if value and isinstance(value[0], (list, tuple)):
+            return [tuple(v * factor_of(d) for v, d in zip(row, dims)) for row in value]
+        return tuple(v * factor_of(d) for v, d in zip(value, dims))
+    factor = factor_of(dims)
+    if factor == 1.0:
+        return value
+    if isinstance(value, (list, tuple)):
+        scaled = [scale_value(v, dims, factor_of) for v in value]
+        return tuple(scaled) if isinstance(value, tuple) else scaled
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value  # indices and counts
+    return value * factor
+
+
+def _name(value: float, names: dict[float, str], si: str) -> str:
+    for known, name in names.items():
+        if abs(value - known) <= 1e-9 * known:
+            return name
+    return f"({value:g} {si})"
+
+
+def length_name(units: StageUnits) -> str:
+    return _name(units.meters_per_unit, _LENGTH_NAMES, "m")
+
+
+def mass_name(units: StageUnits) -> str:
+    return _name(units.kilograms_per_unit, _MASS_NAMES, "kg")
+
+
+def stage_unit(unit: str, units: StageUnits) -> str:
+    """The SI unit restated in the stage's length and mass units ('N*m' in a centimetre stage: 'kg*cm^2/s^2')."""
+    parts = _components(unit)
+    if parts is not None:
+        return "(" + ", ".join(stage_unit(p, units) for p in parts) + ")"
+    if unit in ("", "1", "quat") or unit_dim(unit) == NONE:
+        return unit
+    if units.meters_per_unit == 1.0 and units.kilograms_per_unit == 1.0:
+        return unit
+    powers: dict[str, int] = {}
+    for symbol, power in _factors(unit):
+        if symbol == "N":  # kg*m/s^2
+            for base, p in (("kg", 1), ("m", 1), ("s", -2)):
+                powers[base] = powers.get(base, 0) + p * power
+        else:
+            powers[symbol] = powers.get(symbol, 0) + power
+    names = {"m": length_name(units), "kg": mass_name(units)}
+    order = ["kg", "m"] + sorted(k for k in powers if k not in ("kg", "m"))
+
+    def term(symbol: str, power: int) -> str:
+        name = names.get(symbol, symbol)
+        return name if power == 1 else f"{name}^{power}"
+
+    top = [term(s, powers[s]) for s in order if powers.get(s, 0) > 0]
+    bottom = [term(s, -powers[s]) for s in order if powers.get(s, 0) < 0]
+    text = "*".join(top) or "1"
+    if bottom:
+        text += "/" + ("*".join(bottom) if len(bottom) == 1 else "(" + "*".join(bottom) + ")")
+    return text

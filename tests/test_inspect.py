@@ -8,7 +8,7 @@ import pytest
 from rich.console import Console
 
 from physxvehicle_usd.author import author_vehicle, preset_spec
-from physxvehicle_usd.author.dims import stage_unit, unit_dim
+from physxvehicle_usd.units import stage_unit, unit_dim
 from physxvehicle_usd.cli import main
 from physxvehicle_usd.errors import InputError
 from physxvehicle_usd.inspect_table import inspect_json, inspect_rows, render_text
@@ -106,3 +106,17 @@ def test_cli_inspect_bad_vehicle_and_missing_file_exit_2(tmp_path, capsys):
             main(argv)
         assert done.value.code == 2
         assert "error:" in capsys.readouterr().err
+
+
+def test_every_unit_string_agrees_with_its_declared_dimension():
+    """The table states a dimension (for scaling) and an SI unit (for display): they must say the same."""
+    from physxvehicle_usd import properties as P
+
+    for prop in P.TABLE_ROWS + P.DERIVED_ROWS:
+        parts = prop.unit[1:-1].split(",") if prop.unit.startswith("(") else None
+        if parts and prop.component_dims:
+            assert tuple(unit_dim(p.strip()) for p in parts) == prop.component_dims, prop.key
+        elif parts:
+            assert all(unit_dim(p.strip()) == prop.dim for p in parts), prop.key
+        elif prop.unit not in ("", "quat"):
+            assert unit_dim(prop.unit) == prop.dim, prop.key

@@ -22,7 +22,7 @@ from ..description import (Block, DriveDescription, GroundDescription, MaterialD
                            StageDescription, StageInfo, VehicleDescription, WheelDescription)
 from ..errors import InputError
 from ..units import StageUnits
-from . import dims, wizard
+from . import wizard
 from .spec import VehicleSpec
 
 UNITS = {"m": 1.0, "cm": 0.01, "mm": 0.001, "in": 0.0254}
@@ -109,7 +109,7 @@ def _block(schema: str, path: str | None, units: StageUnits, **si_values) -> Blo
     block = Block(schema_name=schema, path=path)
     for base, value in si_values.items():
         prop = P.prop(schema, base) if (schema, base) in P.TABLE_BY_KEY else None
-        block.set(base, _tidy(dims.si_to_stage(prop, value, units) if prop else value), Source.AUTHORED)
+        block.set(base, _tidy(P.si_to_stage(prop, value, units) if prop else value), Source.AUTHORED)
     return block
 
 
@@ -215,7 +215,7 @@ def describe_vehicle(spec: VehicleSpec, units: str = "m", up: str = "Z") -> tupl
                         ("principalAxes", (1.0, 0.0, 0.0, 0.0)), ("position", _v(frame.up, com_height)),
                         ("orientation", (1.0, 0.0, 0.0, 0.0)), ("scale", (1.0, 1.0, 1.0)),
                         ("linearVelocity", (0.0, 0.0, 0.0)), ("angularVelocity", (0.0, 0.0, 0.0))):
-        rigid_body.set(base, _tidy(dims.si_to_stage(P.prop(P.RIGID_BODY, base), value, su)), Source.AUTHORED)
+        rigid_body.set(base, _tidy(P.si_to_stage(P.prop(P.RIGID_BODY, base), value, su)), Source.AUTHORED)
 
     low, high = wizard.sub_steps(max(frequencies))
     low, high = max(low, spec.sub_step_floor[0]), max(high, spec.sub_step_floor[1])
