@@ -21,8 +21,8 @@ from .ground import Ground
 from .rigid_body import end_step_physx, integrate_substep
 from .state import SimParams, SimState
 from .suspension import (query_road_geometry, steered_axle, steered_wheel_offset, suspension_force, update_compliance,
-                         update_suspension_state, wheel_centre)
-from .tire import update_tire
+                         update_suspension_state)
+from .tire import update_tire, wheel_axes_body
 from .wheel import update_rotation_angle
 
 # state that a substep changes; vehicles with fewer substeps keep their values in the extra passes
@@ -59,21 +59,29 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
     dt_sub = dt / n_sub
     dt_wheel = dt_sub[:, None]
     rows = None
+    # constant compliance: the graphs and the wheel axes in the body frame hold for the whole step
+    comp = update_compliance(p, s.jounce) if p.compliance_const else None
+    axes = wheel_axes_body(p, cmd["steer_angle"], comp.toe, comp.camber) if comp is not None else None
     for k in range(int(n_sub.max())):
         active = k < n_sub
         saved = None if active.all() else {f: getattr(s, f).copy() for f in _SUBSTEP_FIELDS}
         R = vm.quat_to_mat(s.body_orientation)
-        d_w = vm.matvec(R[:, :, :, None], p.travel_direction)
-        susp = update_suspension_state(p, s, road, R, d_w, offset, axle, dt_wheel)
-        comp = update_compliance(p, susp.jounce)
+        Rw = R[:, :, :, None]
+        d_w = vm.matvec(Rw, p.travel_direction)
+        hub = s.body_position[:, :, None] + vm.matvec(Rw, offset)
+        susp = update_suspension_state(p, s, road, R, d_w, hub, axle, dt_wheel)
+        if not p.compliance_const:
+            comp = update_compliance(p, susp.jounce)
+            axes = wheel_axes_body(p, cmd["steer_angle"], comp.toe, comp.camber)
         sforce = suspension_force(p, susp, road, comp, R, d_w)
-        centre = wheel_centre(R, s.body_position, offset, d_w, p.travel_distance, susp.jounce)
+        centre = hub + d_w * (p.travel_distance - susp.jounce)
         tire = update_tire(p, s, R, d_w, susp.on_ground, road.normal, road.friction, centre, sforce.normal_force,
-                           cmd["steer_angle"], comp, cmd["brake_applied"], cmd["drive_applied"], dt_wheel)
+                           axes, comp, cmd["brake_applied"], cmd["drive_applied"], dt_wheel)
         new_rows = constraint_rows(p, s, tire, road, susp)
         update_wheel_speeds(p, s, cmd, diff, tire.wheel_torque, dt_sub, active)
+        centre_offset = centre - s.body_position[:, :, None]  # R_B offset + d_W (D - j) of this substep
         integrate_substep(p, s, sforce.force + tire.force, sforce.torque + tire.torque, dt_sub, active)
-        outputs = telemetry_outputs(p, s, R, d_w, offset, susp, comp, sforce, tire, cmd)
+        outputs = telemetry_outputs(susp, comp, sforce, tire, centre_offset)
         if saved is not None:
             _keep_inactive(s, saved, active)
             outputs = {key: _merge(value, s.out.get(key), active) for key, value in outputs.items()}
@@ -100,13 +108,12 @@ def constraint_rows(p: SimParams, s: SimState, tire, road, susp) -> dict:
     return {"linear": lin, "arm": arm, "damping": damping, "active": active, "target_separation": target}
 
 
-def telemetry_outputs(p, s, R, d_w, offset, susp, comp, sforce, tire, cmd) -> dict:
+def telemetry_outputs(susp, comp, sforce, tire, centre_offset) -> dict:
     """Per-wheel values PhysX reports after the last substep (section 8)."""
-    centre = wheel_centre(R, s.body_position, offset, d_w, p.travel_distance, susp.jounce)
     return {
         "suspensionJounce": susp.jounce, "suspensionForce": sforce.force, "tireFriction": tire.friction,
         "tireLongitudinalSlip": tire.lng_slip, "tireLateralSlip": tire.lat_slip, "tireForce": tire.force,
-        "isOnGround": susp.on_ground, "_centre_offset": centre - s.body_position[:, :, None], "tireLoad": tire.load,
+        "isOnGround": susp.on_ground, "_centre_offset": centre_offset, "tireLoad": tire.load,
         "_lng_speed": tire.lng_speed, "_toe": comp.toe,
     }
 

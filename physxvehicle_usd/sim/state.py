@@ -24,6 +24,13 @@ def _vf(a: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(np.moveaxis(np.asarray(a, dtype=float), -1, 0))
 
 
+def _yaw_basis(A_q: np.ndarray, e_u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    a = vm.matvec(A_q, v)
+    b = vm.matvec(A_q, vm.cross(e_u, v))
+    c = vm.matvec(A_q, e_u * vm.dot(e_u, v))
+    return a - c, b, c
+
+
 class SimParams(SimpleNamespace):
     """Read-only kernel view of a VehicleBatch. Attribute names follow the batch; vectors are component-first."""
 
@@ -69,6 +76,15 @@ class SimParams(SimpleNamespace):
                 else:
                     const = np.ascontiguousarray(np.moveaxis(np.where((count > 0)[..., None], points[..., 0, 1:], 0.0), -1, 0))
             setattr(p, f"{name}_const", const)
+        p.compliance_const = all(getattr(p, f"{n}_const") is not None for n in ("toe", "camber", "susp_app", "tire_app"))
+        # wheel axes as functions of the yaw (steer + toe) about e_u, in the body frame:
+        # A_q R_u(yaw) v = (a - c) cos(yaw) + b sin(yaw) + c, a = A_q v, b = A_q (e_u x v), c = A_q e_u (e_u . v)
+        e_u = p.e_u * ones
+        p.lat_yaw = _yaw_basis(p.A_q, e_u, p.w_lat)
+        p.lng_yaw = _yaw_basis(p.A_q, e_u, p.w_lng)
+        # force application arms (body frame) when the compliance graphs are constant
+        p.susp_arm = None if p.susp_app_const is None else p.attachment_position + vm.matvec(p.A_q, p.susp_app_const)
+        p.tire_arm = None if p.tire_app_const is None else p.attachment_position + vm.matvec(p.A_q, p.tire_app_const)
         p.friction_tables = b.friction_tables
         p.paths = b.paths
         p.wheel_paths = b.wheel_paths

@@ -99,10 +99,13 @@ def limit_expansion_velocity(p: SimParams, j: np.ndarray, jdot: np.ndarray, sep:
 
 
 def update_suspension_state(p: SimParams, s: SimState, road: RoadGeometry, R: np.ndarray, d_w: np.ndarray,
-                            offset: np.ndarray, axle: np.ndarray | None, dt: float | np.ndarray) -> SuspensionState:
-    """3.3 jounce, separation, jounce speed (+ 3.4 when enabled) for one substep."""
+                            hub: np.ndarray, axle: np.ndarray | None, dt: float | np.ndarray) -> SuspensionState:
+    """3.3 jounce, separation, jounce speed (+ 3.4 when enabled) for one substep.
+
+    hub: x_B + R_B offset, the wheel centre at maximum compression (3, V, W).
+    """
     n = road.normal
-    c0 = wheel_centre(R, s.body_position, offset, d_w, p.travel_distance, 0.0)
+    c0 = hub + d_w * p.travel_distance
     rho = vm.dot(d_w, n)
     base = vm.dot(n, c0) + road.offset
     depth = base - p.radius * np.abs(rho)  # raycast: the wheel bottom on the suspension line
@@ -178,5 +181,6 @@ def suspension_force(p: SimParams, susp: SuspensionState, road: RoadGeometry, co
     f = f + np.where(n_fes < 0.0, -vm.dot(n, collision), 0.0)
     f = np.where(susp.on_ground, f, 0.0)
     force = n * f
-    arm = vm.matvec(R[:, :, :, None], p.attachment_position + vm.matvec(p.A_q, comp.susp_app_point))
+    arm_body = p.susp_arm if p.susp_arm is not None else p.attachment_position + vm.matvec(p.A_q, comp.susp_app_point)
+    arm = vm.matvec(R[:, :, :, None], arm_body)
     return SuspensionForce(force, vm.cross(arm, force), f)

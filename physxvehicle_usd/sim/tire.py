@@ -39,18 +39,25 @@ class TireState:
     app_arm: np.ndarray  # (3, V, W) CoM -> tire force application point (world orientation)
 
 
-def wheel_axes(p: SimParams, R: np.ndarray, steer: np.ndarray, toe: np.ndarray, camber: np.ndarray):
-    """Lateral and forward axis of q_B * a_q * R(camber, 0, steer + toe) * w_q (spin ignored), world frame."""
+def wheel_axes_body(p: SimParams, steer: np.ndarray, toe: np.ndarray, camber: np.ndarray):
+    """Lateral and forward axis of a_q * R(camber, 0, steer + toe) * w_q (spin ignored), body frame."""
     yaw = steer + toe
-    lat = p.w_lat
-    lng = p.w_lng
-    if p.has_compliance_angles:
-        lat = vm.rotate_about(p.e_f, camber, lat)
-        lng = vm.rotate_about(p.e_f, camber, lng)
+    if not p.has_compliance_angles:  # no camber: the yaw basis of SimParams does it in two products
+        c, s_ = np.cos(yaw), np.sin(yaw)
+        return (p.lat_yaw[0] * c + p.lat_yaw[1] * s_ + p.lat_yaw[2],
+                p.lng_yaw[0] * c + p.lng_yaw[1] * s_ + p.lng_yaw[2])
+    lat = vm.rotate_about(p.e_f, camber, p.w_lat)
+    lng = vm.rotate_about(p.e_f, camber, p.w_lng)
     lat = vm.rotate_about(p.e_u, yaw, lat)
     lng = vm.rotate_about(p.e_u, yaw, lng)
+    return vm.matvec(p.A_q, lat), vm.matvec(p.A_q, lng)
+
+
+def wheel_axes(p: SimParams, R: np.ndarray, steer: np.ndarray, toe: np.ndarray, camber: np.ndarray):
+    """Lateral and forward axis of q_B * a_q * R(camber, 0, steer + toe) * w_q (spin ignored), world frame."""
+    lat, lng = wheel_axes_body(p, steer, toe, camber)
     Rw = R[:, :, :, None]
-    return vm.matvec(Rw, vm.matvec(p.A_q, lat)), vm.matvec(Rw, vm.matvec(p.A_q, lng))
+    return vm.matvec(Rw, lat), vm.matvec(Rw, lng)
 
 
 def tire_force_model(p: SimParams, lng_slip, lat_slip, camber, load, friction):
@@ -78,10 +85,14 @@ def tire_force_model(p: SimParams, lng_slip, lat_slip, camber, load, friction):
 
 
 def update_tire(p: SimParams, s: SimState, R: np.ndarray, d_w: np.ndarray, on_ground: np.ndarray, normal: np.ndarray,
-                road_friction: np.ndarray, wheel_centre: np.ndarray, normal_force: np.ndarray, steer: np.ndarray,
+                road_friction: np.ndarray, wheel_centre: np.ndarray, normal_force: np.ndarray, axes_body: tuple,
                 comp, brake_applied: np.ndarray, drive_applied: np.ndarray, dt: float | np.ndarray) -> TireState:
-    """One substep of the tire component (directions -> speeds -> slips -> camber -> grip -> sticky -> force)."""
-    lat_axis, lng_axis = wheel_axes(p, R, steer, comp.toe, comp.camber)
+    """One substep of the tire component (directions -> speeds -> slips -> camber -> grip -> sticky -> force).
+
+    axes_body: the wheel's (lateral, forward) axes in the body frame (`wheel_axes_body`).
+    """
+    Rw = R[:, :, :, None]
+    lat_axis, lng_axis = vm.matvec(Rw, axes_body[0]), vm.matvec(Rw, axes_body[1])
     # 4.1 directions in the ground plane
     og = on_ground
     t_lng = vm.normalize(vm.cross(lat_axis, normal)) * og
@@ -132,7 +143,8 @@ def update_tire(p: SimParams, s: SimState, R: np.ndarray, d_w: np.ndarray, on_gr
     # 4.8 force model, 4.9 forces and torques on the chassis
     f_lng, f_lat = tire_force_model(p, lng_slip, lat_slip, camber, load, friction)
     force = t_lng * f_lng + t_lat * f_lat
-    arm = vm.matvec(R[:, :, :, None], p.attachment_position + vm.matvec(p.A_q, comp.tire_app_point))
+    arm_body = p.tire_arm if p.tire_arm is not None else p.attachment_position + vm.matvec(p.A_q, comp.tire_app_point)
+    arm = vm.matvec(Rw, arm_body)
     return TireState(
         lng_dir=t_lng, lat_dir=t_lat, lng_speed=vx, lat_speed=vy, lng_slip=lng_slip, lat_slip=lat_slip, camber=camber,
         load=load, friction=friction, lng_force=f_lng, lat_force=f_lat, wheel_torque=-f_lng * p.radius,
