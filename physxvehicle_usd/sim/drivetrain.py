@@ -100,28 +100,50 @@ def engine_drivetrain_update(p: SimParams, s: SimState, diff: DifferentialState,
     d_w = dt_v[:, None] / p.wheel_moi[ids]
     d_e = dt_v / p.engine_moi[ids]
     mask = p.mask[ids]
-    n = len(ids)
-    M = np.zeros((n, W + 1, W + 1))
-    a = d_w * (K * G * G)[:, None] * gamma * g
-    ag = alpha * g
-    M[:, :W, :W] = a[:, :, None] * ag[:, None, :]
-    diag = np.arange(W)
-    M[:, diag, diag] += 1.0 + d_w * p.wheel_damping_rate[ids]
-    M[:, :W, W] = -d_w * (K * G)[:, None] * gamma * g
-    M[:, W, :W] = -(d_e * K * G)[:, None] * ag
-    M[:, W, W] = 1.0 + d_e * (K + c_e)
-    rhs = np.empty((n, W + 1))
-    rhs[:, :W] = (omega + d_w * (-vm.sgn0(omega) * brake_torque[ids] + tire_torque[ids])) * mask
-    rhs[:, W] = s.engine_omega[ids] + d_e * T_e
-    result = _solve(M, rhs)
+    beta = d_w * (K * G)[:, None] * gamma * g  # wheel row: coupling to the engine speed
+    ag = alpha * g  # the differential's average-speed weights
+    diag = 1.0 + d_w * p.wheel_damping_rate[ids]
+    r = (omega + d_w * (-vm.sgn0(omega) * brake_torque[ids] + tire_torque[ids])) * mask
+    s_e = s.engine_omega[ids] + d_e * T_e
+    result = np.empty((len(ids), W + 1))
+    result[:, :W], result[:, W] = _solve_bordered(diag, beta, G, ag, d_e * K * G, 1.0 + d_e * (K + c_e), r, s_e)
     if p.tank_ids.size:
         tank_rows = np.nonzero(p.is_tank[ids])[0]
         if tank_rows.size:
-            result[tank_rows] = _solve_grouped(p, M[tank_rows], rhs[tank_rows], ids[tank_rows])
+            t = tank_rows
+            n = len(t)
+            M = np.zeros((n, W + 1, W + 1))
+            M[:, :W, :W] = (G[t, None] * beta[t])[:, :, None] * ag[t, None, :]
+            idx = np.arange(W)
+            M[:, idx, idx] += diag[t]
+            M[:, :W, W] = -beta[t]
+            M[:, W, :W] = -(d_e * K * G)[t, None] * ag[t]
+            M[:, W, W] = 1.0 + d_e[t] * (K[t] + c_e[t])
+            rhs = np.concatenate((r[t], s_e[t, None]), axis=1)
+            result[t] = _solve_grouped(p, M, rhs, ids[t])
     wheels = result[:, :W]
     wheels = np.where(brake_applied[ids] & (omega * wheels <= 0.0), 0.0, wheels) * mask
     engine = np.clip(result[:, W], p.engine_idle_omega[ids], p.engine_max_omega[ids])
     return wheels, engine
+
+
+def _solve_bordered(diag, beta, G, ag, e_couple, e_diag, r, s_e):
+    """The 6.4 system without track groups, in closed form (Schur complement on the engine row).
+
+    Wheel rows:  diag_i x_i + G beta_i S - beta_i y = r_i,  S = sum_j ag_j x_j (the differential's average)
+    Engine row:  -e_couple S + e_diag y = s_e
+    With P = sum ag r / diag, B = sum ag beta / diag, Q = G B:  S (1 + Q) = P + B y, so
+    y = (s_e (1 + Q) + e_couple P) / (e_diag (1 + Q) - e_couple B). The denominator is
+    e_diag + (1 + d_e c_e) Q >= 1 for non-negative rates: the system is never singular, as PhysX's LU finds.
+    """
+    inv = 1.0 / diag
+    P = (ag * r * inv).sum(axis=1)
+    B = (ag * beta * inv).sum(axis=1)
+    one_q = 1.0 + G * B
+    y = (s_e * one_q + e_couple * P) / (e_diag * one_q - e_couple * B)
+    S = (P + B * y) / one_q
+    x = (r - beta * (G * S - y)[:, None]) * inv
+    return x, y
 
 
 def _solve_grouped(p: SimParams, M: np.ndarray, b: np.ndarray, ids: np.ndarray) -> np.ndarray:
