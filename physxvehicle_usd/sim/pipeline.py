@@ -4,9 +4,10 @@ Order (Omni's component sequence, section 1.2 of the numerics digest):
   begin          read the body pose and velocity, choose the substep count
   commands       brake / steer / throttle responses, autobox, gear command, differential, actuation flags
   road geometry  one suspension query per wheel with the begin pose
-  [substeps]     suspension -> tire -> constraint rows -> drivetrain -> rigid body
+  [substeps]     suspension -> tire -> drivetrain -> rigid body
   wheel          rotation angle and corrected rotation speed
-  end            PhysX actor: damping, constraint rows, pose integration (or keep vehicle2's own pose)
+  end            PhysX actor: damping, constraint rows of the last substep, pose integration (or keep
+                 vehicle2's own pose)
 """
 from __future__ import annotations
 
@@ -57,8 +58,7 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
     axle = steered_axle(p, cmd["steer_angle"]) if p.any_sweep else None
     road = query_road_geometry(p, s, ground, friction, offset)
     dt_sub = dt / n_sub
-    dt_wheel = dt_sub[:, None]
-    rows = None
+    dt_wheel = vm.per_wheel(dt_sub, p.W)
     # constant compliance: the graphs and the wheel axes in the body frame hold for the whole step
     comp = update_compliance(p, s.jounce) if p.compliance_const else None
     axes = wheel_axes_body(p, cmd["steer_angle"], comp.toe, comp.camber) if comp is not None else None
@@ -66,46 +66,56 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
         active = k < n_sub
         saved = None if active.all() else {f: getattr(s, f).copy() for f in _SUBSTEP_FIELDS}
         R = vm.quat_to_mat(s.body_orientation)
-        Rw = R[:, :, :, None]
+        Rw = vm.per_wheel(R, p.W)  # equal shapes keep the wheel kernels in flat loops
+        body = (vm.per_wheel(s.body_position, p.W), vm.per_wheel(s.linear_velocity, p.W), vm.per_wheel(s.angular_velocity, p.W))
         d_w = vm.matvec(Rw, p.travel_direction)
-        hub = s.body_position[:, :, None] + vm.matvec(Rw, offset)
-        susp = update_suspension_state(p, s, road, R, d_w, hub, axle, dt_wheel)
+        hub = body[0] + vm.matvec(Rw, offset)
+        susp = update_suspension_state(p, s, road, Rw, d_w, hub, axle, dt_wheel)
         if not p.compliance_const:
             comp = update_compliance(p, susp.jounce)
             axes = wheel_axes_body(p, cmd["steer_angle"], comp.toe, comp.camber)
-        sforce = suspension_force(p, susp, road, comp, R, d_w)
+        sforce = suspension_force(p, susp, road, comp, Rw, d_w)
         centre = hub + d_w * (p.travel_distance - susp.jounce)
-        tire = update_tire(p, s, R, d_w, susp.on_ground, road.normal, road.friction, centre, sforce.normal_force,
+        tire = update_tire(p, s, Rw, body, d_w, susp.on_ground, road.normal, road.friction, centre, sforce.normal_force,
                            axes, comp, cmd["brake_applied"], cmd["drive_applied"], dt_wheel)
-        new_rows = constraint_rows(p, s, tire, road, susp)
         update_wheel_speeds(p, s, cmd, diff, tire.wheel_torque, dt_sub, active)
-        centre_offset = centre - s.body_position[:, :, None]  # R_B offset + d_W (D - j) of this substep
+        centre_offset = centre - body[0]  # R_B offset + d_W (D - j) of this substep
         integrate_substep(p, s, sforce.force + tire.force, sforce.torque + tire.torque, dt_sub, active)
         outputs = telemetry_outputs(susp, comp, sforce, tire, centre_offset)
         if saved is not None:
             _keep_inactive(s, saved, active)
             outputs = {key: _merge(value, s.out.get(key), active) for key, value in outputs.items()}
-            new_rows = {key: _merge(value, rows.get(key) if rows else None, active) for key, value in new_rows.items()}
-        s.out, rows = outputs, new_rows
+        s.out = outputs
     update_rotation_angle(p, s, s.out["_lng_speed"], cmd["brake_applied"], cmd["drive_applied"], dt)
     if opt.physx_actor:
-        end_step_physx(p, s, begin_position, begin_orientation, rows, dt, opt.linear_damping, opt.angular_damping,
-                       opt.position_iterations)
+        end_step_physx(p, s, begin_position, begin_orientation, constraint_rows(p, s, road), dt,
+                       opt.linear_damping, opt.angular_damping, opt.position_iterations)
     s.out["wheelSteerAngle"] = cmd["steer_angle"] + s.out["_toe"]
     s.time += dt
     s.steps += 1
 
 
-def constraint_rows(p: SimParams, s: SimState, tire, road, susp) -> dict:
-    """4.10 rows per wheel: sticky longitudinal, sticky lateral (soft), suspension limit (hard, when penetrating)."""
-    lin = np.concatenate((tire.lng_dir, tire.lat_dir, road.normal * np.ones_like(susp.jounce)), axis=2)
-    arm = np.concatenate((tire.app_arm, tire.app_arm, tire.app_arm), axis=2)
-    ones = np.ones_like(susp.jounce)
-    damping = np.concatenate((p.sticky_lng_damping[:, None] * ones, p.sticky_lat_damping[:, None] * ones, 0.0 * ones), axis=1)
-    limit = (susp.separation < 0.0) & p.mask
-    active = np.concatenate((s.sticky_lng & p.mask, s.sticky_lat & p.mask, limit), axis=1)
-    target = np.concatenate((0.0 * ones, 0.0 * ones, -susp.separation), axis=1)  # divided by dt in the solver
-    return {"linear": lin, "arm": arm, "damping": damping, "active": active, "target_separation": target}
+def constraint_rows(p: SimParams, s: SimState, road) -> dict | None:
+    """4.10 rows per wheel after the last substep: sticky longitudinal, sticky lateral (soft), suspension limit
+    (hard, when penetrating); only for the vehicles with an active row (None when there is none)."""
+    limit = (s.separation < 0.0) & p.mask
+    active_wheels = ((s.sticky_lng | s.sticky_lat) & p.mask) | limit
+    vehicles = np.nonzero(vm.any_wheels(active_wheels))[0]
+    if vehicles.size == 0:
+        return None
+    out = s.out
+    normal = road.normal[:, vehicles]
+    arm = out["_app_arm"][:, vehicles]
+    zeros = np.zeros(normal.shape[1:])
+    separation = s.separation[vehicles]
+    return {
+        "vehicles": vehicles,
+        "linear": np.concatenate((out["_lng_dir"][:, vehicles], out["_lat_dir"][:, vehicles], normal), axis=2),
+        "arm": np.concatenate((arm, arm, arm), axis=2),
+        "damping": np.concatenate((p.sticky_lng_damping_w[vehicles], p.sticky_lat_damping_w[vehicles], zeros), axis=1),
+        "active": np.concatenate(((s.sticky_lng & p.mask)[vehicles], (s.sticky_lat & p.mask)[vehicles], limit[vehicles]), axis=1),
+        "target_separation": np.concatenate((zeros, zeros, -separation), axis=1),  # divided by dt in the solver
+    }
 
 
 def telemetry_outputs(susp, comp, sforce, tire, centre_offset) -> dict:
@@ -115,6 +125,7 @@ def telemetry_outputs(susp, comp, sforce, tire, centre_offset) -> dict:
         "tireLongitudinalSlip": tire.lng_slip, "tireLateralSlip": tire.lat_slip, "tireForce": tire.force,
         "isOnGround": susp.on_ground, "_centre_offset": centre_offset, "tireLoad": tire.load,
         "_lng_speed": tire.lng_speed, "_toe": comp.toe,
+        "_lng_dir": tire.lng_dir, "_lat_dir": tire.lat_dir, "_app_arm": tire.app_arm,  # constraint rows
     }
 
 

@@ -16,8 +16,8 @@ from .state import SimParams, SimState
 def integrate_substep(p: SimParams, s: SimState, force: np.ndarray, torque: np.ndarray, dt: float | np.ndarray,
                       active: np.ndarray) -> None:
     """7: v += F/M dt; w += R I^-1 R^T tau dt; x += v dt; q += 0.5 dt (w, 0) q (normalised)."""
-    F = force.sum(axis=2) + p.gravity * p.mass
-    tau = torque.sum(axis=2)
+    F = vm.sum_wheels(force) + p.gravity * p.mass
+    tau = vm.sum_wheels(torque)
     R = vm.quat_to_mat(s.body_orientation)
     dv = F / p.mass * dt
     dw = vm.matvec(R, vm.matTvec(R, tau) / p.moi) * dt
@@ -31,19 +31,19 @@ def integrate_substep(p: SimParams, s: SimState, force: np.ndarray, torque: np.n
     s.body_orientation = np.where(act, vm.quat_normalize(q + 0.5 * dt * wq), q)
 
 
-def solve_vehicle_constraints(p: SimParams, s: SimState, rows: dict, dt: float, dt_soft: float | None = None) -> None:
-    """4.10 sticky-tire and suspension-limit rows, solved to PGS convergence per vehicle.
+def solve_vehicle_constraints(p: SimParams, s: SimState, rows: dict, dt: float, iterations: int = 1) -> None:
+    """4.10 sticky-tire and suspension-limit rows of the vehicles `rows["vehicles"]`, as PhysX's TGS applies them.
 
-    Sticky rows are soft velocity rows with damping c*: lambda_j = -(c*_j dt / u_j) J_j (v + W J^T lambda).
-    Limit rows are hard: J_j (v + W J^T lambda) = -separation/dt (only while penetrating), impulses >= 0.
+    TGS applies the rows once per position iteration, each over dt / iterations; each pass is solved to
+    convergence here. Sticky rows are soft (acceleration springs, damping c*):
+    lambda_j = -(c*_j h / u_j) J_j (v + W J^T lambda), h = dt / iterations, so one pass damps a lone row by
+    (1 + c* h)^-1. Limit rows are hard: J_j (v + W J^T lambda) = -separation/dt (only while penetrating),
+    impulses >= 0. Body rotation and rows stay fixed over the passes, so the system is inverted once.
     """
-    lin, arm, kind, active = rows["linear"], rows["arm"], rows["damping"], rows["active"]  # (3,V,R), (3,V,R), (V,R)
-    vehicles = np.nonzero(active.any(axis=1))[0]
-    if vehicles.size == 0:
-        return
-    J_lin = lin[:, vehicles]
-    J_ang = vm.cross(arm[:, vehicles], J_lin)
-    act = active[vehicles]
+    vehicles = rows["vehicles"]
+    lin, arm, damping, act = rows["linear"], rows["arm"], rows["damping"], rows["active"]  # (3,n,R), (3,n,R), (n,R)
+    J_lin = lin
+    J_ang = vm.cross(arm, J_lin)
     R = vm.quat_to_mat(s.body_orientation[:, vehicles])
     inv_m = 1.0 / p.mass[vehicles]
     inv_I = 1.0 / p.moi[:, vehicles]
@@ -52,35 +52,36 @@ def solve_vehicle_constraints(p: SimParams, s: SimState, rows: dict, dt: float, 
     WJ_ang = vm.matvec(R[:, :, :, None], vm.matTvec(R[:, :, :, None], J_ang) * inv_I[:, :, None])
     # A_jk = J_j W J_k^T
     A = np.einsum("avj,avk->vjk", J_lin, WJ_lin) + np.einsum("avj,avk->vjk", J_ang, WJ_ang)
-    v = s.linear_velocity[:, vehicles]
-    w = s.angular_velocity[:, vehicles]
-    Jv = vm.dot(J_lin, v[:, :, None]) + vm.dot(J_ang, w[:, :, None])  # (n, R)
     u = np.einsum("vjj->vj", A)
-    damping = kind[vehicles]
     soft = damping > 0.0
-    target = rows["target_separation"][vehicles] / dt
-    dt = dt if dt_soft is None else dt_soft
+    target = rows["target_separation"] / dt
+    h = dt / max(1, int(iterations))
     n_rows = A.shape[1]
     eye = np.eye(n_rows)[None]
-    # soft: (1/(c dt) * u) lambda_j + (A lambda)_j = -Jv_j   <=>  lambda_j = -(c dt / u)(Jv + A lambda)_j
-    scale = np.where(soft, u / np.where(soft, damping * dt, 1.0), 0.0)
-    Msys = A + eye * scale[:, :, None]
-    rhs = np.where(soft, -Jv, target - Jv)
+    # soft: (1/(c h) * u) lambda_j + (A lambda)_j = -Jv_j   <=>  lambda_j = -(c h / u)(Jv + A lambda)_j
+    scale = np.where(soft, u / np.where(soft, damping * h, 1.0), 0.0)
     off = ~act
-    Msys = np.where(off[:, :, None] | off[:, None, :], 0.0, Msys) + eye * off[:, :, None]
-    rhs = np.where(off, 0.0, rhs)
-    lam = np.linalg.solve(Msys, rhs[..., None])[..., 0]
-    # hard rows only push (impulse >= 0); re-solve once without rows that wanted to pull
-    pull = act & ~soft & (lam < 0.0)
-    if pull.any():
-        off2 = off | pull
-        Msys = np.where(off2[:, :, None] | off2[:, None, :], 0.0, A + eye * scale[:, :, None]) + eye * off2[:, :, None]
-        lam = np.linalg.solve(Msys, np.where(off2, 0.0, rhs)[..., None])[..., 0]
-    s.linear_velocity[:, vehicles] = v + np.einsum("avj,vj->av", WJ_lin, lam)
-    s.angular_velocity[:, vehicles] = w + np.einsum("avj,vj->av", WJ_ang, lam)
+    Msys = np.where(off[:, :, None] | off[:, None, :], 0.0, A + eye * scale[:, :, None]) + eye * off[:, :, None]
+    inverse = np.linalg.inv(Msys)
+    v = s.linear_velocity[:, vehicles]
+    w = s.angular_velocity[:, vehicles]
+    for _ in range(max(1, int(iterations))):
+        Jv = vm.dot(J_lin, v[:, :, None]) + vm.dot(J_ang, w[:, :, None])  # (n, R)
+        rhs = np.where(off, 0.0, np.where(soft, -Jv, target - Jv))
+        lam = np.einsum("vjk,vk->vj", inverse, rhs)
+        # hard rows only push (impulse >= 0); re-solve once without rows that wanted to pull
+        pull = act & ~soft & (lam < 0.0)
+        if pull.any():
+            off2 = off | pull
+            M2 = np.where(off2[:, :, None] | off2[:, None, :], 0.0, A + eye * scale[:, :, None]) + eye * off2[:, :, None]
+            lam = np.linalg.solve(M2, np.where(off2, 0.0, rhs)[..., None])[..., 0]
+        v = v + np.einsum("avj,vj->av", WJ_lin, lam)
+        w = w + np.einsum("avj,vj->av", WJ_ang, lam)
+    s.linear_velocity[:, vehicles] = v
+    s.angular_velocity[:, vehicles] = w
 
 
-def end_step_physx(p: SimParams, s: SimState, begin_position: np.ndarray, begin_orientation: np.ndarray, rows: dict,
+def end_step_physx(p: SimParams, s: SimState, begin_position: np.ndarray, begin_orientation: np.ndarray, rows: dict | None,
                    dt: float, linear_damping: float, angular_damping: float, position_iterations: int = 16) -> None:
     """What the PhysX scene does with the vehicle2 velocity: damping, vehicle constraints, pose integration.
 
@@ -92,8 +93,7 @@ def end_step_physx(p: SimParams, s: SimState, begin_position: np.ndarray, begin_
     s.angular_velocity = s.angular_velocity * max(0.0, 1.0 - angular_damping * dt)
     # PhysX's TGS solver applies the rows once per position iteration, each over dt / iterations: an
     # acceleration spring (the sticky rows) then damps by (1 + c dt / n)^-n instead of (1 + c dt)^-1.
-    n = max(1, int(position_iterations))
-    for _ in range(n):
-        solve_vehicle_constraints(p, s, rows, dt, dt / n)
+    if rows is not None:
+        solve_vehicle_constraints(p, s, rows, dt, position_iterations)
     s.body_position = begin_position + s.linear_velocity * dt
     s.body_orientation = vm.quat_integrate_exact(begin_orientation, s.angular_velocity, dt)

@@ -85,6 +85,12 @@ class SimParams(SimpleNamespace):
         # force application arms (body frame) when the compliance graphs are constant
         p.susp_arm = None if p.susp_app_const is None else p.attachment_position + vm.matvec(p.A_q, p.susp_app_const)
         p.tire_arm = None if p.tire_app_const is None else p.attachment_position + vm.matvec(p.A_q, p.tire_app_const)
+        # per-vehicle values the wheel kernels use, repeated over wheels (see vecmath.per_wheel)
+        for name in ("min_lat_slip_denominator", "min_active_long_slip_denominator", "min_passive_long_slip_denominator",
+                     "sticky_lng_speed", "sticky_lng_time", "sticky_lat_speed", "sticky_lat_time", "wheel_angle_threshold_speed",
+                     "sticky_lng_damping", "sticky_lat_damping"):
+            setattr(p, f"{name}_w", vm.per_wheel(A[name], p.W))
+        p.f_es = vm.per_wheel(p.gravity, p.W) * p.sprung_mass  # wheel share of the external force M g m_s / M
         p.friction_tables = b.friction_tables
         p.paths = b.paths
         p.wheel_paths = b.wheel_paths

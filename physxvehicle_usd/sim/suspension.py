@@ -110,7 +110,7 @@ def update_suspension_state(p: SimParams, s: SimState, road: RoadGeometry, R: np
     base = vm.dot(n, c0) + road.offset
     depth = base - p.radius * np.abs(rho)  # raycast: the wheel bottom on the suspension line
     if p.any_sweep and axle is not None:
-        l_w = vm.matvec(R[:, :, :, None], axle)
+        l_w = vm.matvec(R if R.ndim == 4 else R[:, :, :, None], axle)
         nl = vm.dot(n, l_w)
         in_plane = vm.norm(n - l_w * nl)
         sweep_depth = base - p.radius * in_plane - p.half_width * np.abs(nl)
@@ -175,12 +175,12 @@ def suspension_force(p: SimParams, susp: SuspensionState, road: RoadGeometry, co
     spring = p.spring_stiffness * susp.jounce + p.spring_damping * susp.jounce_speed
     f = -vm.dot(n, d_w) * spring
     # the share of the external force (gravity) carried by this wheel, minus its part along the suspension
-    f_es = p.gravity[:, :, None] * p.sprung_mass  # F_ext = M g (no user force), times m_s / M
+    f_es = p.f_es  # F_ext = M g (no user force), times m_s / M
     n_fes = vm.dot(n, f_es)
     collision = f_es - d_w * vm.dot(d_w, f_es)
     f = f + np.where(n_fes < 0.0, -vm.dot(n, collision), 0.0)
     f = np.where(susp.on_ground, f, 0.0)
     force = n * f
     arm_body = p.susp_arm if p.susp_arm is not None else p.attachment_position + vm.matvec(p.A_q, comp.susp_app_point)
-    arm = vm.matvec(R[:, :, :, None], arm_body)
+    arm = vm.matvec(R if R.ndim == 4 else R[:, :, :, None], arm_body)
     return SuspensionForce(force, vm.cross(arm, force), f)

@@ -84,14 +84,15 @@ def tire_force_model(p: SimParams, lng_slip, lat_slip, camber, load, friction):
     return f_lng, f_lat
 
 
-def update_tire(p: SimParams, s: SimState, R: np.ndarray, d_w: np.ndarray, on_ground: np.ndarray, normal: np.ndarray,
+def update_tire(p: SimParams, s: SimState, Rw: np.ndarray, body: tuple, d_w: np.ndarray, on_ground: np.ndarray, normal: np.ndarray,
                 road_friction: np.ndarray, wheel_centre: np.ndarray, normal_force: np.ndarray, axes_body: tuple,
                 comp, brake_applied: np.ndarray, drive_applied: np.ndarray, dt: float | np.ndarray) -> TireState:
     """One substep of the tire component (directions -> speeds -> slips -> camber -> grip -> sticky -> force).
 
+    Rw: body rotation per wheel (3, 3, V, W); body: (position, linear velocity, angular velocity) per wheel.
     axes_body: the wheel's (lateral, forward) axes in the body frame (`wheel_axes_body`).
     """
-    Rw = R[:, :, :, None]
+    position, linear_velocity, angular_velocity = body
     lat_axis, lng_axis = vm.matvec(Rw, axes_body[0]), vm.matvec(Rw, axes_body[1])
     # 4.1 directions in the ground plane
     og = on_ground
@@ -99,15 +100,15 @@ def update_tire(p: SimParams, s: SimState, R: np.ndarray, d_w: np.ndarray, on_gr
     t_lat = vm.normalize(vm.cross(normal, t_lng)) * og
     # 4.2 contact-point speeds (wheel bottom on the suspension line, steer only)
     contact = wheel_centre + d_w * p.radius
-    rel = contact - s.body_position[:, :, None]
-    u = s.linear_velocity[:, :, None] + vm.cross(s.angular_velocity[:, :, None], rel)
+    rel = contact - position
+    u = linear_velocity + vm.cross(angular_velocity, rel)
     vx = vm.dot(u, t_lng)
     vy = vm.dot(u, t_lat)
     # 4.3 slips
-    lat_slip = np.arctan(vy / (np.abs(vx) + p.min_lat_slip_denominator[:, None]))
+    lat_slip = np.arctan(vy / (np.abs(vx) + p.min_lat_slip_denominator_w))
     omega = s.rotation_speed
     applied = brake_applied | drive_applied
-    denom = np.abs(vx) + np.where(applied, p.min_active_long_slip_denominator[:, None], p.min_passive_long_slip_denominator[:, None])
+    denom = np.abs(vx) + np.where(applied, p.min_active_long_slip_denominator_w, p.min_passive_long_slip_denominator_w)
     lng_slip = np.where((vx == 0.0) & (omega == 0.0), 0.0, (omega * p.radius - vx) / denom)
     # 4.4 camber relative to the ground
     beta = vm.dot(normal, lng_axis)
@@ -125,11 +126,11 @@ def update_tire(p: SimParams, s: SimState, R: np.ndarray, d_w: np.ndarray, on_gr
                  np.where(ak < gx2, gy1 + (ak - gx1) * (gy2 - gy1) / np.where(gx2 > gx1, gx2 - gx1, 1.0), gy2))
     friction = np.where(og, road_friction * g, 0.0)
     # 4.7 sticky state (whole-vehicle intents)
-    accel_intent = drive_applied.any(axis=1)[:, None]
-    brake_intent = brake_applied.any(axis=1)[:, None]
+    accel_intent = vm.per_wheel(vm.any_wheels(drive_applied), p.W)
+    brake_intent = vm.per_wheel(vm.any_wheels(brake_applied), p.W)
     gripping = (load * friction) != 0.0
-    v_lng, t_lng_thr = p.sticky_lng_speed[:, None], p.sticky_lng_time[:, None]
-    v_lat, t_lat_thr = p.sticky_lat_speed[:, None], p.sticky_lat_time[:, None]
+    v_lng, t_lng_thr = p.sticky_lng_speed_w, p.sticky_lng_time_w
+    v_lat, t_lat_thr = p.sticky_lat_speed_w, p.sticky_lat_time_w
     slow_lng = (np.abs(vx) < v_lng) & (np.abs(omega * p.radius) < v_lng) & ~accel_intent
     lng_time = np.where(gripping & slow_lng, s.lng_low_speed_time + dt, 0.0)
     sticky_lng = gripping & (((np.abs(vx) < v_lng) & (omega == 0.0) & brake_intent) | (lng_time > t_lng_thr))
