@@ -86,7 +86,7 @@ def engine_drivetrain_update(p: SimParams, s: SimState, diff: DifferentialState,
                              dt: float | np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """6.4 coupled wheels + engine for the standard-drive vehicles `ids`. Returns (wheel speeds, engine speeds)."""
     W = p.W
-    dt_v = np.broadcast_to(np.asarray(dt, dtype=float), (p.V,))[ids]
+    dt_v = np.broadcast_to(np.asarray(dt, dtype=p.dtype), (p.V,))[ids]
     K = np.where(s.current_gear[ids] != NEUTRAL_GEAR, p.clutch_strength[ids], 0.0)
     G = gear_ratio(p, s.current_gear)[ids]
     thr = throttle[ids]
@@ -105,7 +105,7 @@ def engine_drivetrain_update(p: SimParams, s: SimState, diff: DifferentialState,
     diag = 1.0 + d_w * p.wheel_damping_rate[ids]
     r = (omega + d_w * (-vm.sgn0(omega) * brake_torque[ids] + tire_torque[ids])) * mask
     s_e = s.engine_omega[ids] + d_e * T_e
-    result = np.empty((len(ids), W + 1))
+    result = np.empty((len(ids), W + 1), dtype=r.dtype)
     result[:, :W], result[:, W] = _solve_bordered(diag, beta, G, ag, d_e * K * G, 1.0 + d_e * (K + c_e), r, s_e)
     if p.tank_ids.size:
         tank_rows = np.nonzero(p.is_tank[ids])[0]

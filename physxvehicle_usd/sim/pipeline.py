@@ -57,7 +57,7 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
     offset = steered_wheel_offset(p, cmd["steer_angle"])
     axle = steered_axle(p, cmd["steer_angle"]) if p.any_sweep else None
     road = query_road_geometry(p, s, ground, friction, offset)
-    dt_sub = dt / n_sub
+    dt_sub = (dt / n_sub).astype(p.dtype)
     dt_wheel = vm.per_wheel(dt_sub, p.W)
     # constant compliance: the graphs and the wheel axes in the body frame hold for the whole step
     comp = update_compliance(p, s.jounce) if p.compliance_const else None

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from types import SimpleNamespace
 
 import numpy as np
+import numpy.typing  # noqa: F401  (np.typing.DTypeLike)
 
 from ..runtime.vehicle2 import AUTOMATIC_GEAR, DRIVE_BASIC, DRIVE_NONE, DRIVE_STANDARD, NEUTRAL_GEAR, VehicleBatch
 from . import vecmath as vm
@@ -24,6 +25,15 @@ def _vf(a: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(np.moveaxis(np.asarray(a, dtype=float), -1, 0))
 
 
+def _cast(value, dtype: np.dtype):
+    """Floating arrays (alone or in a tuple) to `dtype`; everything else unchanged."""
+    if isinstance(value, np.ndarray) and value.dtype.kind == "f" and value.dtype != dtype:
+        return value.astype(dtype)
+    if isinstance(value, tuple) and value and all(isinstance(x, np.ndarray) for x in value):
+        return tuple(_cast(x, dtype) for x in value)
+    return value
+
+
 def _yaw_basis(A_q: np.ndarray, e_u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     a = vm.matvec(A_q, v)
     b = vm.matvec(A_q, vm.cross(e_u, v))
@@ -35,7 +45,8 @@ class SimParams(SimpleNamespace):
     """Read-only kernel view of a VehicleBatch. Attribute names follow the batch; vectors are component-first."""
 
     @classmethod
-    def from_batch(cls, b: VehicleBatch) -> "SimParams":
+    def from_batch(cls, b: VehicleBatch, dtype: np.typing.DTypeLike = np.float64) -> "SimParams":
+        """`dtype`: the floating type of every real-valued array (the batch is float64)."""
         A = b.arrays
         p = cls()
         for key, value in A.items():
@@ -91,6 +102,9 @@ class SimParams(SimpleNamespace):
                      "sticky_lng_damping", "sticky_lat_damping"):
             setattr(p, f"{name}_w", vm.per_wheel(A[name], p.W))
         p.f_es = vm.per_wheel(p.gravity, p.W) * p.sprung_mass  # wheel share of the external force M g m_s / M
+        p.dtype = np.dtype(dtype)
+        for k, v in list(vars(p).items()):
+            setattr(p, k, _cast(v, p.dtype))
         p.friction_tables = b.friction_tables
         p.paths = b.paths
         p.wheel_paths = b.wheel_paths
@@ -155,7 +169,7 @@ def initial_state(p: SimParams) -> SimState:
     gear = p.initial_gear.astype(np.int64).copy()
     ctrl_gear = p.ctrl_target_gear.astype(np.int64)
     direct = np.where((ctrl_gear == AUTOMATIC_GEAR) | (ctrl_gear > NEUTRAL_GEAR), 1, np.where(ctrl_gear == NEUTRAL_GEAR, 0, -1))
-    return SimState(
+    st = SimState(
         body_position=body_p, body_orientation=body_q,
         linear_velocity=_vf(p.init_linear_velocity).copy(), angular_velocity=_vf(p.init_angular_velocity).copy(),
         accelerator=p.ctrl_accelerator.copy(), brake0=p.ctrl_brake0.copy(), brake1=p.ctrl_brake1.copy(),
@@ -170,6 +184,9 @@ def initial_state(p: SimParams) -> SimState:
         lng_low_speed_time=zw(), lat_low_speed_time=zw(),
         sticky_lng=np.zeros((V, W), bool), sticky_lat=np.zeros((V, W), bool),
     )
+    for k, v in list(vars(st).items()):
+        setattr(st, k, _cast(v, p.dtype))
+    return st
 
 
 def actor_pose(p: SimParams, s: SimState) -> tuple[np.ndarray, np.ndarray]:

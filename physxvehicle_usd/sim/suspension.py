@@ -54,7 +54,9 @@ def query_road_geometry(p: SimParams, s: SimState, ground: Ground, friction: np.
     hits = raycast(ground, top, d_w, length)
     hit = hits.hit & p.mask
     mu = friction[p.friction_table_id, hits.shape]
-    return RoadGeometry(hit=hit, normal=hits.normal, offset=hits.offset, friction=np.where(hit, mu, 0.0), shape=hits.shape)
+    f = p.dtype  # the ground is float64; the kernels run in the params' type
+    return RoadGeometry(hit=hit, normal=hits.normal.astype(f), offset=hits.offset.astype(f),
+                        friction=np.where(hit, mu, 0.0).astype(f), shape=hits.shape)
 
 
 @dataclass

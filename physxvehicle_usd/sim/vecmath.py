@@ -125,7 +125,8 @@ def sgn0(x: np.ndarray) -> np.ndarray:
 
 def sgn1(x: np.ndarray) -> np.ndarray:
     """PxSign: +1 for x >= 0, else -1."""
-    return np.where(x >= 0.0, 1.0, -1.0)
+    one = np.asarray(x).dtype.type(1)
+    return np.where(x >= 0.0, one, -one)
 
 
 def lookup(points: np.ndarray, count: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -142,7 +143,7 @@ def lookup(points: np.ndarray, count: np.ndarray, x: np.ndarray) -> np.ndarray:
         x0, x1, y0, y1 = xs[..., k], xs[..., k + 1], ys[..., k], ys[..., k + 1]
         dx = x1 - x0
         t = np.clip((x - x0) / np.where(dx > 0.0, dx, 1.0), 0.0, 1.0)
-        t = np.where(dx > 0.0, t, (x >= x1).astype(float))
+        t = np.where(dx > 0.0, t, (x >= x1).astype(t.dtype))
         out = np.where((k + 1 < count) & (x >= x0), y0 + t * (y1 - y0), out)
     return out
 
