@@ -32,6 +32,10 @@ class Resolved(NamedTuple):
     source: Source
 
 
+# NamedTuple's generated __new__ is Python code; blocks hold millions of values on big stages.
+_resolved = tuple.__new__
+
+
 # Plain dataclasses rather than pydantic models: a stage of 10,000 cars holds millions of values and the
 # reader must stay close to the cost of reading the attributes at all. The JSON form (and its JSON Schema)
 # is modelled with pydantic in convert_schema.py.
@@ -44,7 +48,7 @@ class Block:
     values: dict[str, Resolved] = field(default_factory=dict)
 
     def set(self, base: str, value: Any, source: Source) -> None:
-        self.values[base] = Resolved(value, source)
+        self.values[base] = _resolved(Resolved, (value, source))
 
     def __getitem__(self, base: str) -> Any:
         return self.values[base].value

@@ -99,6 +99,12 @@ def open_stage_with_warnings(path: str | os.PathLike, load_all: bool = True) -> 
     return stage, warnings
 
 
+def _umask_mode() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
     """Write a file through a temporary sibling and a rename, so readers never see half a file."""
     target = Path(path)
@@ -108,6 +114,7 @@ def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
     try:
         with os.fdopen(fd, mode) as handle:
             handle.write(data)
+        os.chmod(tmp, _umask_mode())  # mkstemp makes 0600; the result should look like any new file
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -124,6 +131,7 @@ def export_layer_atomic(layer: Sdf.Layer, path: str | os.PathLike) -> None:
     try:
         if not layer.Export(tmp):
             raise InputError("USD could not write the file", file=str(target))
+        os.chmod(tmp, _umask_mode())
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):

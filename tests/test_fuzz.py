@@ -7,6 +7,7 @@ round-trips through the writer.
 from __future__ import annotations
 
 import math
+import shutil
 import subprocess
 import sys
 
@@ -22,11 +23,13 @@ from physxvehicle_usd.write import write_stage
 FUZZ_RUNS = 400
 
 
-def test_atheris_short_run():
+def test_atheris_short_run(tmp_path):
     """The coverage-guided target runs clean for a few hundred inputs (the longer run is in fuzz/'s docstring)."""
-    corpus = REPO / "fuzz" / "corpus"
+    corpus = tmp_path / "corpus"  # libFuzzer adds what it finds to the corpus folder: keep the seeds clean
+    shutil.copytree(REPO / "fuzz" / "corpus", corpus)
     proc = subprocess.run([sys.executable, str(REPO / "fuzz" / "fuzz_reader.py"), f"-runs={FUZZ_RUNS}", "-seed=1",
-                           "-max_len=8192", str(corpus)], capture_output=True, text=True, timeout=600, cwd=REPO)
+                           "-max_len=8192", f"-artifact_prefix={tmp_path}/", str(corpus)], capture_output=True,
+                          text=True, timeout=600, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert f"Done {FUZZ_RUNS} runs" in proc.stderr or "DONE" in proc.stderr, proc.stderr[-2000:]
     print(f"atheris: {FUZZ_RUNS} inputs, last line: {proc.stderr.strip().splitlines()[-1]}")

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import numpy as np
@@ -227,18 +226,15 @@ def test_vehicle_option_selects_vehicles(tmp_path, capfd):
     assert code == 0 and json.loads(lines[-1])["vehicles"] == 1
 
 
-@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0, reason="root ignores folder permissions")
-def test_read_only_output_folder_fails_before_running_and_leaves_nothing(capfd, tmp_path):
-    locked = tmp_path / "locked"
-    locked.mkdir()
-    locked.chmod(0o555)
-    try:
-        code, lines, err = cli(capfd, "simulate", SAMPLE, "--steps", 2, "--dt", DT, "--trace", locked / "t.json",
-                               "--record", locked / "r.usda", "--plot", locked / "p.png")
-    finally:
-        locked.chmod(0o755)
+def test_unwritable_output_fails_before_running_and_leaves_nothing(capfd, tmp_path):
+    # A folder that cannot exist (its parent is a file) is unwritable even for root, unlike a chmod'ed one.
+    blocker = tmp_path / "blocker"
+    blocker.write_text("a file where a folder should be")
+    code, lines, err = cli(capfd, "simulate", SAMPLE, "--steps", 2, "--dt", DT, "--trace", blocker / "t.json",
+                           "--record", blocker / "r.usda", "--plot", blocker / "p.png")
     assert code == 2 and "cannot write" in err and lines == []
-    assert list(locked.iterdir()) == []
+    assert blocker.read_text() == "a file where a folder should be"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["blocker"]
 
 
 def test_failed_run_leaves_existing_outputs_untouched(capfd, tmp_path):

@@ -33,6 +33,11 @@ class Raw(NamedTuple):
         return Source.AUTHORED if self.authored else Source.FALLBACK
 
 
+# NamedTuple's generated __new__ is Python code; the reader makes hundreds of thousands of these.
+_raw = tuple.__new__
+_SMALL_ARRAY = 64
+
+
 def _plain_checked(value: Any) -> tuple[Any, bool]:
     """Gf/Vt values -> plain Python (floats, tuples, lists), and whether every number in it is finite."""
     kind = type(value)
@@ -42,10 +47,16 @@ def _plain_checked(value: Any) -> tuple[Any, bool]:
         return value, True
     name = kind.__name__
     if name.endswith("Array"):
-        array = np.asarray(value)
-        if array.dtype.kind == "f":
-            return array.tolist(), bool(np.isfinite(array).all())
-        return array.tolist(), True
+        if len(value) > _SMALL_ARRAY:  # big arrays: numpy is faster; small ones: plain Python is
+            array = np.asarray(value)
+            if array.dtype.kind == "f":
+                return array.tolist(), bool(np.isfinite(array).all())
+            return array.tolist(), True
+        items = [tuple(v) if hasattr(v, "__len__") and not isinstance(v, str) else v for v in value]
+        if name.startswith(("Float", "Double", "Half", "Vec")):
+            flat = [c for item in items for c in (item if isinstance(item, tuple) else (item,))]
+            return items, all(math.isfinite(c) for c in flat)
+        return items, True
     if name.startswith("Quat"):
         im = value.GetImaginary()
         plain = (float(value.GetReal()), float(im[0]), float(im[1]), float(im[2]))
@@ -127,22 +138,22 @@ class ComponentReader:
         fallback, has_declared_type = _declared(self.schema, base)
         name = self.name(base)
         if name not in self.authored:
-            return Raw(fallback, False)
+            return _raw(Raw, (fallback, False))
         try:
             value = self.prim.GetAttribute(name).Get()
         except Exception as exc:  # noqa: BLE001 - a malformed value is the asset's problem, not ours
             self.sink.error("VALUE", self.path, f"value cannot be read: {exc}", name)
-            return Raw(None, True)
+            return _raw(Raw, (None, True))
         if value is None:  # authored without a value (a bare declaration): the fallback applies
-            return Raw(fallback, False)
+            return _raw(Raw, (fallback, False))
         if not has_declared_type(value):
             self.sink.error("TYPE", self.path, f"authored value {value!r:.60} does not have the schema's type; ignored", name)
-            return Raw(None, True)
+            return _raw(Raw, (None, True))
         value, finite = _plain_checked(value)
         if not finite:
             self.sink.error("NONFINITE", self.path, f"value {value!r} is not finite; ignored", name)
-            return Raw(None, True)
-        return Raw(value, True)
+            return _raw(Raw, (None, True))
+        return _raw(Raw, (value, True))
 
     def targets(self, base: str) -> tuple[list[str], bool]:
         """Relationship targets (as strings) and whether any are authored."""
