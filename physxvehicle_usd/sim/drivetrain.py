@@ -105,10 +105,11 @@ def engine_drivetrain_update(p: SimParams, s: SimState, diff: DifferentialState,
     diag = 1.0 + d_w * p.wheel_damping_rate[ids]
     r = (omega + d_w * (-vm.sgn0(omega) * brake_torque[ids] + tire_torque[ids])) * mask
     s_e = s.engine_omega[ids] + d_e * T_e
-    result = np.empty((len(ids), W + 1), dtype=r.dtype)
+    result = np.empty((r.shape[0], W + 1), dtype=r.dtype)
     result[:, :W], result[:, W] = _solve_bordered(diag, beta, G, ag, d_e * K * G, 1.0 + d_e * (K + c_e), r, s_e)
     if p.tank_ids.size:
         tank_rows = np.nonzero(p.is_tank[ids])[0]
+        ids = np.arange(p.V)[ids]
         if tank_rows.size:
             t = tank_rows
             n = len(t)
@@ -174,8 +175,8 @@ def update_wheel_speeds(p: SimParams, s: SimState, cmd: dict, diff: Differential
     new = direct_drive_update(p, s.rotation_speed, tire_torque, cmd["drive_torque"], cmd["brake_torque"],
                               cmd["brake_applied"], dt_w)
     engine = s.engine_omega
-    ids = p.standard_ids
-    if ids.size:
+    ids = slice(None) if p.all_standard else p.standard_ids  # a slice keeps every [ids] a view
+    if p.standard_ids.size:
         gearbox_update(p, s, dt, active)
         wheels, eng = engine_drivetrain_update(p, s, diff, cmd["throttle"], cmd["brake_torque"], cmd["brake_applied"],
                                                tire_torque, dt, ids)

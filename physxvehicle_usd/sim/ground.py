@@ -111,14 +111,16 @@ def raycast(ground: Ground, origin: np.ndarray, direction: np.ndarray, length: n
     d = direction.reshape(3, -1)
     L = length.reshape(-1)
     R = L.shape[0]
-    best_t = np.full(R, np.inf)
-    best_n = np.zeros((3, R))
+    f = np.result_type(origin.dtype, direction.dtype, np.float32)  # planes run in the rays' precision
+    best_t = np.full(R, np.inf, dtype=f)
+    best_n = np.zeros((3, R), dtype=f)
     best_shape = np.full(R, -1)
     P = ground.plane_normals.shape[0]
     for k in range(P):
-        n = ground.plane_normals[k]
-        nd = n[0] * d[0] + n[1] * d[1] + n[2] * d[2]
-        no = n[0] * o[0] + n[1] * o[1] + n[2] * o[2] + ground.plane_offsets[k]
+        n = ground.plane_normals[k].astype(f)
+        n0, n1, n2 = (float(c) for c in n)  # Python floats keep the rays' precision
+        nd = n0 * d[0] + n1 * d[1] + n2 * d[2]
+        no = n0 * o[0] + n1 * o[1] + n2 * o[2] + float(ground.plane_offsets[k])
         facing = nd < 0.0
         t = np.where(facing, -no / np.where(facing, nd, -1.0), np.inf)
         better = facing & (t > 0.0) & (t <= L) & (t < best_t)

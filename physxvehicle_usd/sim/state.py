@@ -101,6 +101,18 @@ class SimParams(SimpleNamespace):
                      "sticky_lng_speed", "sticky_lng_time", "sticky_lat_speed", "sticky_lat_time", "wheel_angle_threshold_speed",
                      "sticky_lng_damping", "sticky_lat_damping"):
             setattr(p, f"{name}_w", vm.per_wheel(A[name], p.W))
+        # tire graphs as contiguous per-wheel arrays with their segment slopes
+        lf = A["load_filter"]
+        p.load_x0, p.load_y0, p.load_x1, p.load_y1 = (np.ascontiguousarray(lf[..., i, j]) for i in (0, 1) for j in (0, 1))
+        p.load_slope = (p.load_y1 - p.load_y0) / np.where(p.load_x1 > p.load_x0, p.load_x1 - p.load_x0, 1.0)
+        fvs = A["friction_vs_slip"]
+        p.fvs_x = tuple(np.ascontiguousarray(fvs[..., i, 0]) for i in range(3))
+        p.fvs_y = tuple(np.ascontiguousarray(fvs[..., i, 1]) for i in range(3))
+        p.fvs_slope = tuple((p.fvs_y[i + 1] - p.fvs_y[i]) / np.where(p.fvs_x[i + 1] > p.fvs_x[i], p.fvs_x[i + 1] - p.fvs_x[i], 1.0)
+                            for i in range(2))
+        p.any_camber_stiffness = bool((A["camber_stiff"] != 0.0).any())
+        p.lat_saturation = np.where(A["lat_stiff_x"] == 0.0, 0.0, 3.0 / np.where(A["lat_stiff_x"] == 0.0, 1.0, A["lat_stiff_x"]))
+        p.all_standard = bool(p.is_standard.all())
         p.f_es = vm.per_wheel(p.gravity, p.W) * p.sprung_mass  # wheel share of the external force M g m_s / M
         p.dtype = np.dtype(dtype)
         for k, v in list(vars(p).items()):

@@ -47,9 +47,9 @@ def wheel_centre(body_rot: np.ndarray, body_pos: np.ndarray, offset: np.ndarray,
 
 def query_road_geometry(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, offset: np.ndarray) -> RoadGeometry:
     """3.2 raycast from the wheel top at maximum compression down to the wheel bottom at maximum droop."""
-    R = vm.quat_to_mat(s.body_orientation)
-    d_w = vm.matvec(R[:, :, :, None], p.travel_direction)
-    top = wheel_centre(R, s.body_position, offset, d_w, p.travel_distance, p.travel_distance) - d_w * p.radius
+    Rw = vm.per_wheel(vm.quat_to_mat(s.body_orientation), p.W)
+    d_w = vm.matvec(Rw, p.travel_direction)
+    top = vm.per_wheel(s.body_position, p.W) + vm.matvec(Rw, offset) - d_w * p.radius
     length = p.travel_distance + 2.0 * p.radius
     hits = raycast(ground, top, d_w, length)
     hit = hits.hit & p.mask

@@ -65,9 +65,8 @@ def tire_force_model(p: SimParams, lng_slip, lat_slip, camber, load, friction):
     lat_s = np.where(np.abs(lat_slip) >= SLIP_DEAD_ZONE, lat_slip, 0.0)
     lng_s = np.where(np.abs(lng_slip) >= SLIP_DEAD_ZONE, lng_slip, 0.0)
     cam = np.where(np.abs(camber) >= SLIP_DEAD_ZONE, camber, 0.0)
-    x = p.lat_stiff_x
     normalised = load / p.rest_load
-    lat_stiff = np.where(x == 0.0, p.lat_stiff_y, p.lat_stiff_y * smoothing1(normalised * 3.0 / np.where(x == 0.0, 1.0, x)))
+    lat_stiff = np.where(p.lat_stiff_x == 0.0, p.lat_stiff_y, p.lat_stiff_y * smoothing1(normalised * p.lat_saturation))
     lng_stiff = p.long_stiff
     grip = friction * load
     active = (grip != 0.0) & ~((lat_s * lat_stiff == 0.0) & (lng_s * lng_stiff == 0.0) & (cam * p.camber_stiff == 0.0))
@@ -110,20 +109,20 @@ def update_tire(p: SimParams, s: SimState, Rw: np.ndarray, body: tuple, d_w: np.
     applied = brake_applied | drive_applied
     denom = np.abs(vx) + np.where(applied, p.min_active_long_slip_denominator_w, p.min_passive_long_slip_denominator_w)
     lng_slip = np.where((vx == 0.0) & (omega == 0.0), 0.0, (omega * p.radius - vx) / denom)
-    # 4.4 camber relative to the ground
-    beta = vm.dot(normal, lng_axis)
-    T = vm.normalize(normal - lng_axis * beta)
-    camber = np.where(og, np.arcsin(np.clip(vm.dot(T, lat_axis), -1.0, 1.0)), 0.0)
+    # 4.4 camber relative to the ground (it only acts through the camber stiffness: skipped when no wheel has one)
+    if p.any_camber_stiffness:
+        beta = vm.dot(normal, lng_axis)
+        T = vm.normalize(normal - lng_axis * beta)
+        camber = np.where(og, np.arcsin(np.clip(vm.dot(T, lat_axis), -1.0, 1.0)), 0.0)
+    else:
+        camber = np.zeros_like(vx)
     # 4.5 filtered load, 4.6 friction
-    (x0, y0), (x1, y1) = (p.load_filter[..., 0, 0], p.load_filter[..., 0, 1]), (p.load_filter[..., 1, 0], p.load_filter[..., 1, 1])
     xn = normal_force / p.rest_load
-    y = np.where(xn <= x0, y0, np.where(xn >= x1, y1, y0 + (xn - x0) * (y1 - y0) / np.where(x1 > x0, x1 - x0, 1.0)))
+    y = np.where(xn <= p.load_x0, p.load_y0, np.where(xn >= p.load_x1, p.load_y1, p.load_y0 + (xn - p.load_x0) * p.load_slope))
     load = np.where(og, p.rest_load * y, 0.0)
-    fvs = p.friction_vs_slip
     ak = np.abs(lng_slip)
-    gx0, gy0, gx1, gy1, gx2, gy2 = (fvs[..., 0, 0], fvs[..., 0, 1], fvs[..., 1, 0], fvs[..., 1, 1], fvs[..., 2, 0], fvs[..., 2, 1])
-    g = np.where(ak < gx1, gy0 + (ak - gx0) * (gy1 - gy0) / np.where(gx1 > gx0, gx1 - gx0, 1.0),
-                 np.where(ak < gx2, gy1 + (ak - gx1) * (gy2 - gy1) / np.where(gx2 > gx1, gx2 - gx1, 1.0), gy2))
+    (gx0, gx1, gx2), (gy0, gy1, gy2) = p.fvs_x, p.fvs_y
+    g = np.where(ak < gx1, gy0 + (ak - gx0) * p.fvs_slope[0], np.where(ak < gx2, gy1 + (ak - gx1) * p.fvs_slope[1], gy2))
     friction = np.where(og, road_friction * g, 0.0)
     # 4.7 sticky state (whole-vehicle intents)
     accel_intent = vm.per_wheel(vm.any_wheels(drive_applied), p.W)
