@@ -47,16 +47,13 @@ def _plain_checked(value: Any) -> tuple[Any, bool]:
         return value, True
     name = kind.__name__
     if name.endswith("Array"):
-        if len(value) > _SMALL_ARRAY:  # big arrays: numpy is faster; small ones: plain Python is
-            array = np.asarray(value)
-            if array.dtype.kind == "f":
-                return array.tolist(), bool(np.isfinite(array).all())
-            return array.tolist(), True
-        items = [tuple(v) if hasattr(v, "__len__") and not isinstance(v, str) else v for v in value]
-        if name.startswith(("Float", "Double", "Half", "Vec")):
-            flat = [c for item in items for c in (item if isinstance(item, tuple) else (item,))]
-            return items, all(math.isfinite(c) for c in flat)
-        return items, True
+        if name.startswith(("Float", "Double", "Half")) and len(value) <= _SMALL_ARRAY:
+            items = list(value)  # plain floats: cheaper than a numpy round trip for a handful
+            return items, all(map(math.isfinite, items))
+        if name.startswith(("Float", "Double", "Half", "Vec", "Quat")):
+            array = np.asarray(value)  # vectors: Vt's buffer gives numpy the whole block at once
+            return array.tolist(), bool(np.isfinite(array).all())
+        return list(value), True
     if name.startswith("Quat"):
         im = value.GetImaginary()
         plain = (float(value.GetReal()), float(im[0]), float(im[1]), float(im[2]))
