@@ -740,6 +740,28 @@ def _per_wheel(wheels: list[int], multipliers: list[float], n: int) -> tuple[lis
     return wheels, multipliers if multipliers else [1.0] * len(wheels)
 
 
+def _wheel_system(v: _Vehicle, r: ComponentReader, block: Block, n: int, max_base: str, mult_base: str,
+                  codes: tuple[str, str, str]) -> tuple[float, list[float]]:
+    """What brakes and steering share: a wheel list with per-wheel multipliers under one maximum.
+
+    Checks the list as the parser does (codes: negative index, index out of range, multiplier count),
+    stores the block with the parser's fill-ins, and returns the maximum and the authored multipliers."""
+    wheels_raw, mult_raw, maximum = r.raw("wheels"), r.raw(mult_base), r.raw(max_base)
+    wheels, mults = list(wheels_raw.value or []), list(mult_raw.value or [])
+    negative, out_of_range, mismatch = codes
+    if any(w < 0 for w in wheels):
+        v.error(negative, "wheel indices must not be negative", r.name("wheels"))
+    elif len(wheels) > n or any(w >= n for w in wheels):
+        v.error(out_of_range, f"wheel indices {wheels} do not fit the vehicle's {n} wheels", r.name("wheels"))
+    if mults and len(mults) != len(wheels):
+        v.error(mismatch, f"{len(mults)} multipliers for {len(wheels)} wheels", r.name(mult_base))
+    all_wheels, all_mults = _per_wheel(wheels, mults, n)
+    block.set("wheels", all_wheels, wheels_raw.source if wheels else Source.DEFAULT)
+    block.set(max_base, maximum.value, maximum.source)
+    block.set(mult_base, all_mults, mult_raw.source if mults else Source.DEFAULT)
+    return maximum.value, mults
+
+
 def _brakes(v: _Vehicle, d: VehicleDescription, attachments: list[_Attachment]) -> None:
     ctx, prim, n = v.ctx, v.prim, len(attachments)
     instances = [i for i in P.MULTIPLE_APPLY[P.BRAKES] if prim.HasAPI(P.BRAKES, i)]
@@ -752,22 +774,11 @@ def _brakes(v: _Vehicle, d: VehicleDescription, attachments: list[_Attachment]) 
     for instance in instances:
         r = ComponentReader(prim, P.BRAKES, ctx.sink, ctx.units, instance=instance)
         block = Block(schema_name=P.BRAKES, path=v.path)
-        wheels_raw, mult_raw, torque = r.raw("wheels"), r.raw("torqueMultipliers"), r.raw("maxBrakeTorque")
-        wheels, mults = list(wheels_raw.value or []), list(mult_raw.value or [])
-        if any(w < 0 for w in wheels):
-            v.error("V107", "wheel indices must not be negative", r.name("wheels"))
-        elif len(wheels) > n or any(w >= n for w in wheels):
-            v.error("V110", f"wheel indices {wheels} do not fit the vehicle's {n} wheels", r.name("wheels"))
-        if mults and len(mults) != len(wheels):
-            v.error("V108", f"{len(mults)} multipliers for {len(wheels)} wheels", r.name("torqueMultipliers"))
+        torque, mults = _wheel_system(v, r, block, n, "maxBrakeTorque", "torqueMultipliers", ("V107", "V110", "V108"))
         if any(m < 0 for m in mults):
             v.error("V109", "multipliers must not be negative", r.name("torqueMultipliers"))
-        if not r.check_range("maxBrakeTorque", torque.value):
+        if not r.check_range("maxBrakeTorque", torque):
             v.valid = False
-        all_wheels, all_mults = _per_wheel(wheels, mults, n)
-        block.set("wheels", all_wheels, wheels_raw.source if wheels else Source.DEFAULT)
-        block.set("maxBrakeTorque", torque.value, torque.source)
-        block.set("torqueMultipliers", all_mults, mult_raw.source if mults else Source.DEFAULT)
         d.brakes[instance] = block
         if prim.HasAPI(P.NCR, instance):
             ncr = C.parse_ncr(prim, instance, ctx.sink, ctx.units)
@@ -797,20 +808,9 @@ def _steering(v: _Vehicle, d: VehicleDescription, attachments: list[_Attachment]
     if has_basic:
         r = ComponentReader(prim, P.STEERING, ctx.sink, ctx.units)
         block = Block(schema_name=P.STEERING, path=v.path)
-        wheels_raw, mult_raw, angle = r.raw("wheels"), r.raw("angleMultipliers"), r.raw("maxSteerAngle")
-        wheels, mults = list(wheels_raw.value or []), list(mult_raw.value or [])
-        if any(w < 0 for w in wheels):
-            v.error("V112", "wheel indices must not be negative", r.name("wheels"))
-        elif len(wheels) > n or any(w >= n for w in wheels):
-            v.error("V118", f"wheel indices {wheels} do not fit the vehicle's {n} wheels", r.name("wheels"))
-        if mults and len(mults) != len(wheels):
-            v.error("V113", f"{len(mults)} multipliers for {len(wheels)} wheels", r.name("angleMultipliers"))
-        if any(abs(angle.value * m) > math.pi for m in mults):
+        angle, mults = _wheel_system(v, r, block, n, "maxSteerAngle", "angleMultipliers", ("V112", "V118", "V113"))
+        if any(abs(angle * m) > math.pi for m in mults):
             v.error("V114", "maxSteerAngle x multiplier must stay within [-pi, pi]", r.name("angleMultipliers"))
-        all_wheels, all_mults = _per_wheel(wheels, mults, n)
-        block.set("wheels", all_wheels, wheels_raw.source if wheels else Source.DEFAULT)
-        block.set("maxSteerAngle", angle.value, angle.source)
-        block.set("angleMultipliers", all_mults, mult_raw.source if mults else Source.DEFAULT)
         d.steering = block
     elif has_ackermann:
         r = ComponentReader(prim, P.ACKERMANN, ctx.sink, ctx.units)
