@@ -156,33 +156,9 @@ def parse_tire(prim: Usd.Prim, sink: DiagnosticSink, units: StageUnits) -> Block
         ok &= r.check_range("latStiffX", x) & r.check_range("latStiffY", y)
         block.set("_latStiffX", x, Source.DEPRECATED if lx.authored else Source.DEFAULT)
         block.set("_latStiffY", y, Source.DEPRECATED if ly.authored else Source.DEFAULT)
-    long_raw = r.raw("longitudinalStiffness")
-    if long_raw.has_value and long_raw.value != 0.0:
-        block.set("longitudinalStiffness", long_raw.value, long_raw.source)
-        ok &= r.check_range("longitudinalStiffness", long_raw.value)
-    else:
-        # The parser's message names lateralStiffnessGraph here (a copy slip); ours names the right attribute.
-        sink.warning("V21", r.path, "longitudinalStiffness is 0: the deprecated longitudinalStiffnessPerUnitGravity is "
-                     "used; author longitudinalStiffness instead", r.name("longitudinalStiffness"))
-        per_g = r.raw("longitudinalStiffnessPerUnitGravity")
-        if per_g.authored:
-            r.deprecated_warning("longitudinalStiffnessPerUnitGravity", r.name("longitudinalStiffness"))
-        value = per_g.value if per_g.has_value else r.default("longitudinalStiffnessPerUnitGravity")
-        ok &= r.check_range("longitudinalStiffnessPerUnitGravity", value)
-        block.set("_longitudinalStiffnessPerUnitGravity", value, Source.DEPRECATED if per_g.authored else Source.DEFAULT)
-    camber = r.raw("camberStiffness")
-    if camber.has_value and camber.value != -1.0:
-        block.set("camberStiffness", camber.value, camber.source)
-        ok &= r.check_range("camberStiffness", camber.value)
-    else:
-        sink.warning("V23", r.path, "camberStiffness is -1: the deprecated camberStiffnessPerUnitGravity is used; "
-                     "author camberStiffness instead", r.name("camberStiffness"))
-        per_g = r.raw("camberStiffnessPerUnitGravity")
-        if per_g.authored:
-            r.deprecated_warning("camberStiffnessPerUnitGravity", r.name("camberStiffness"))
-        value = per_g.value if per_g.has_value else 0.0
-        ok &= r.check_range("camberStiffnessPerUnitGravity", value)
-        block.set("_camberStiffnessPerUnitGravity", value, Source.DEPRECATED if per_g.authored else Source.FALLBACK)
+    # The parser's V21 message names lateralStiffnessGraph (a copy slip); ours names the right attribute.
+    ok &= _stiffness_or_per_gravity(r, block, "longitudinalStiffness", "longitudinalStiffnessPerUnitGravity", "V21")
+    ok &= _stiffness_or_per_gravity(r, block, "camberStiffness", "camberStiffnessPerUnitGravity", "V23")
     slip = r.raw("frictionVsSlipGraph")
     if slip.has_value:
         points = [tuple(p) for p in slip.value]
@@ -215,6 +191,25 @@ def parse_tire(prim: Usd.Prim, sink: DiagnosticSink, units: StageUnits) -> Block
     block.set("restLoad", rest.value if rest.has_value else 0.0, rest.source)
     ok &= r.check_range("restLoad", rest.value if rest.has_value else 0.0)
     return block if ok else None
+
+
+def _stiffness_or_per_gravity(r: ComponentReader, block: Block, base: str, per_g_base: str, code: str) -> bool:
+    """A tire stiffness whose sentinel hands over to its deprecated per-unit-gravity twin (multiplied by |g|
+    once the vehicle is known). The warning fires whenever the sentinel is in place, as the parser's does."""
+    sentinel = P.prop(P.TIRE, base).sentinel
+    raw = r.raw(base)
+    if raw.has_value and raw.value != sentinel:
+        block.set(base, raw.value, raw.source)
+        return r.check_range(base, raw.value)
+    r.sink.warning(code, r.path, f"{base} is {sentinel:g}: the deprecated {per_g_base} is used; author {base} instead",
+                   r.name(base))
+    per_g = r.raw(per_g_base)
+    if per_g.authored:
+        r.deprecated_warning(per_g_base, r.name(base))
+    value = per_g.value if per_g.has_value else r.default(per_g_base)
+    source = Source.DEPRECATED if per_g.authored else (Source.FALLBACK if per_g.has_value else Source.DEFAULT)
+    block.set("_" + per_g_base, value, source)
+    return r.check_range(per_g_base, value)
 
 
 def parse_suspension(prim: Usd.Prim, sink: DiagnosticSink, units: StageUnits) -> Block | None:
