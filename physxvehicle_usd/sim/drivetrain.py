@@ -172,8 +172,11 @@ def update_wheel_speeds(p: SimParams, s: SimState, cmd: dict, diff: Differential
                         dt: float | np.ndarray, active: np.ndarray) -> None:
     """Drivetrain component of one substep: gearbox, then engine drive or direct drive per vehicle."""
     dt_w = np.asarray(dt)[:, None] if np.ndim(dt) else dt
-    new = direct_drive_update(p, s.rotation_speed, tire_torque, cmd["drive_torque"], cmd["brake_torque"],
-                              cmd["brake_applied"], dt_w)
+    if p.all_standard:  # no wheel runs the single-wheel update
+        new = np.empty_like(s.rotation_speed)
+    else:
+        new = direct_drive_update(p, s.rotation_speed, tire_torque, cmd["drive_torque"], cmd["brake_torque"],
+                                  cmd["brake_applied"], dt_w)
     engine = s.engine_omega
     ids = slice(None) if p.all_standard else p.standard_ids  # a slice keeps every [ids] a view
     if p.standard_ids.size:

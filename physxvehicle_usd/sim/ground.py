@@ -125,8 +125,8 @@ def raycast(ground: Ground, origin: np.ndarray, direction: np.ndarray, length: n
         t = np.where(facing, -no / np.where(facing, nd, -1.0), np.inf)
         better = facing & (t > 0.0) & (t <= L) & (t < best_t)
         best_t = np.where(better, t, best_t)
-        best_n[:, better] = n[:, None]
-        best_shape[better] = k
+        best_n = np.where(better, n[:, None], best_n)  # whole-array selects: cheaper than masked stores
+        best_shape = np.where(better, k, best_shape)
     T = ground.tri_v0.shape[0]
     if T:
         rays_per_chunk = max(1, chunk // T)

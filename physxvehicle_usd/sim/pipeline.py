@@ -40,23 +40,22 @@ class StepOptions:
     position_iterations: int = 16  # physxRigidBody:solverPositionIterationCount (USD default; TGS scene)
 
 
-def substep_counts(p: SimParams, s: SimState) -> np.ndarray:
+def substep_counts(p: SimParams, forward_speed: np.ndarray) -> np.ndarray:
     """1.3: low count below the threshold of |forward speed|, high count above."""
-    forward = vm.quat_rotate(s.body_orientation, p.lng_axis)
-    speed = np.abs(vm.dot(s.linear_velocity, forward))
-    return np.where(speed < p.substep_threshold_speed, p.low_speed_substeps, p.high_speed_substeps)
+    return np.where(np.abs(forward_speed) < p.substep_threshold_speed, p.low_speed_substeps, p.high_speed_substeps)
 
 
 def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: float, opt: StepOptions = StepOptions()) -> None:
     """Advance every vehicle of the batch by dt."""
     begin_position, begin_orientation = s.body_position.copy(), s.body_orientation.copy()
-    forward_speed = vm.dot(s.linear_velocity, vm.quat_rotate(s.body_orientation, p.lng_axis))
-    n_sub = substep_counts(p, s)
+    R_begin = vm.quat_to_mat(s.body_orientation)  # also the first substep's rotation
+    forward_speed = vm.dot(s.linear_velocity, vm.matvec(R_begin, p.lng_axis))
+    n_sub = substep_counts(p, forward_speed)
     diff = differential_state(p, s)
     cmd = update_commands(p, s, dt, forward_speed, diff.torque_ratio)
     offset = steered_wheel_offset(p, cmd["steer_angle"])
     axle = steered_axle(p, cmd["steer_angle"]) if p.any_sweep else None
-    road = query_road_geometry(p, s, ground, friction, offset)
+    road = query_road_geometry(p, s, ground, friction, offset, R_begin)
     dt_sub = (dt / n_sub).astype(p.dtype)
     dt_wheel = vm.per_wheel(dt_sub, p.W)
     # constant compliance: the graphs and the wheel axes in the body frame hold for the whole step
@@ -65,7 +64,7 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
     for k in range(int(n_sub.max())):
         active = k < n_sub
         saved = None if active.all() else {f: getattr(s, f).copy() for f in _SUBSTEP_FIELDS}
-        R = vm.quat_to_mat(s.body_orientation)
+        R = R_begin if k == 0 else vm.quat_to_mat(s.body_orientation)
         Rw = vm.per_wheel(R, p.W)  # equal shapes keep the wheel kernels in flat loops
         body = (vm.per_wheel(s.body_position, p.W), vm.per_wheel(s.linear_velocity, p.W), vm.per_wheel(s.angular_velocity, p.W))
         d_w = vm.matvec(Rw, p.travel_direction)
