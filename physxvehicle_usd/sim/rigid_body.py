@@ -32,6 +32,47 @@ def integrate_substep(p: SimParams, s: SimState, force: np.ndarray, torque: np.n
 
 
 def solve_vehicle_constraints(p: SimParams, s: SimState, rows: dict, dt: float, iterations: int = 1) -> None:
+    """4.10 rows of the vehicles `rows["vehicles"]`: closed form where every active row is soft, passes otherwise."""
+    soft_only = ~(rows["active"] & (rows["damping"] <= 0.0)).any(axis=1)
+    if soft_only.all():
+        _solve_soft_rows(p, s, rows, dt, iterations)
+    elif not soft_only.any():
+        _solve_rows_by_passes(p, s, rows, dt, iterations)
+    else:
+        for subset in (soft_only, ~soft_only):
+            part = {key: (value[:, subset] if value.ndim == 3 else value[subset]) for key, value in rows.items()}
+            (_solve_soft_rows if subset is soft_only else _solve_rows_by_passes)(p, s, part, dt, iterations)
+
+
+def _solve_soft_rows(p: SimParams, s: SimState, rows: dict, dt: float, iterations: int) -> None:
+    """Only soft (sticky) rows: each TGS pass is the linear map x <- T x on the 6-D body velocity x = (v, w).
+
+    With j_r = (n_r, arm_r x n_r), the inverse mass W and row weights k_r = c_r h / (j_r W j_r) (h = dt / passes),
+    a converged pass solves (S + J W J^T) lambda = -J x, S = diag(1 / k_r), and
+    x + W J^T lambda = (I + W H)^-1 x with H = J^T diag(k) J (Woodbury / push-through identity): a 6x6 inverse
+    instead of a rows x rows one, and all passes at once as T^passes.
+    """
+    vehicles = rows["vehicles"]
+    J_lin, act, damping = rows["linear"], rows["active"], rows["damping"]
+    J_ang = vm.cross(rows["arm"], J_lin)
+    R = vm.quat_to_mat(s.body_orientation[:, vehicles])
+    WJ_lin = J_lin * (1.0 / p.mass[vehicles])[:, None]
+    WJ_ang = vm.matvec(R[:, :, :, None], vm.matTvec(R[:, :, :, None], J_ang) * (1.0 / p.moi[:, vehicles])[:, :, None])
+    u = vm.dot(J_lin, WJ_lin) + vm.dot(J_ang, WJ_ang)
+    h = dt / max(1, int(iterations))
+    k = np.where(act, damping * h / np.where(act, u, 1.0), 0.0)
+    j = np.concatenate((J_lin, J_ang))  # (6, n, rows)
+    Wj = np.concatenate((WJ_lin, WJ_ang))
+    WH = np.einsum("anr,bnr,nr->nab", Wj, j, k)
+    T = np.linalg.inv(np.eye(6, dtype=WH.dtype) + WH)
+    T = np.linalg.matrix_power(T, max(1, int(iterations)))
+    x = np.concatenate((s.linear_velocity[:, vehicles], s.angular_velocity[:, vehicles]))  # (6, n)
+    x = np.einsum("nab,bn->an", T, x)
+    s.linear_velocity[:, vehicles] = x[:3]
+    s.angular_velocity[:, vehicles] = x[3:]
+
+
+def _solve_rows_by_passes(p: SimParams, s: SimState, rows: dict, dt: float, iterations: int = 1) -> None:
     """4.10 sticky-tire and suspension-limit rows of the vehicles `rows["vehicles"]`, as PhysX's TGS applies them.
 
     TGS applies the rows once per position iteration, each over dt / iterations; each pass is solved to
