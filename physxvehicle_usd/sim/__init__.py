@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 from .ground import Ground
+from .guard import GuardOptions
 from .pipeline import StepOptions, step
 from .simulator import Simulator
 from .state import SimParams, SimState, initial_state
 
-__all__ = ["Ground", "SimParams", "SimState", "Simulator", "StepOptions", "initial_state", "step"]
+__all__ = ["Ground", "GuardOptions", "SimParams", "SimState", "Simulator", "StepOptions", "initial_state", "step"]

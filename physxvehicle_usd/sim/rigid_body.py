@@ -60,10 +60,11 @@ def _solve_soft_rows(p: SimParams, s: SimState, rows: dict, dt: float, iteration
     WJ_ang = vm.matvec(R[:, :, :, None], vm.matTvec(R[:, :, :, None], J_ang) * (1.0 / p.moi[:, vehicles])[:, :, None])
     u = vm.dot(J_lin, WJ_lin) + vm.dot(J_ang, WJ_ang)
     h = dt / max(1, int(iterations))
+    act = act & (u > 0.0)  # a row with a zero Jacobian (no tire direction off the ground) does nothing
     k = np.where(act, damping * h / np.where(act, u, 1.0), 0.0)
     j = np.concatenate((J_lin, J_ang))  # (6, n, rows)
     Wj = np.concatenate((WJ_lin, WJ_ang))
-    WH = np.einsum("anr,bnr,nr->nab", Wj, j, k)
+    WH = np.matmul(np.transpose(Wj * k, (1, 0, 2)), np.transpose(j, (1, 2, 0)))  # sum_r k_r (W j_r) j_r^T
     T = np.linalg.inv(np.eye(6, dtype=WH.dtype) + WH)
     T = np.linalg.matrix_power(T, max(1, int(iterations)))
     x = np.concatenate((s.linear_velocity[:, vehicles], s.angular_velocity[:, vehicles]))  # (6, n)
@@ -94,6 +95,7 @@ def _solve_rows_by_passes(p: SimParams, s: SimState, rows: dict, dt: float, iter
     # A_jk = J_j W J_k^T
     A = np.einsum("avj,avk->vjk", J_lin, WJ_lin) + np.einsum("avj,avk->vjk", J_ang, WJ_ang)
     u = np.einsum("vjj->vj", A)
+    act = act & (u > 0.0)  # a row with a zero Jacobian does nothing
     soft = damping > 0.0
     target = rows["target_separation"] / dt
     h = dt / max(1, int(iterations))
@@ -103,7 +105,9 @@ def _solve_rows_by_passes(p: SimParams, s: SimState, rows: dict, dt: float, iter
     scale = np.where(soft, u / np.where(soft, damping * h, 1.0), 0.0)
     off = ~act
     Msys = np.where(off[:, :, None] | off[:, None, :], 0.0, A + eye * scale[:, :, None]) + eye * off[:, :, None]
-    inverse = np.linalg.inv(Msys)
+    # pseudo-inverse: more hard rows than the body has freedoms (or parallel ones) leave the system singular;
+    # PGS then settles on one of the solutions, the pseudo-inverse on the least-norm one
+    inverse = np.linalg.pinv(Msys)
     v = s.linear_velocity[:, vehicles]
     w = s.angular_velocity[:, vehicles]
     for _ in range(max(1, int(iterations))):
@@ -115,7 +119,7 @@ def _solve_rows_by_passes(p: SimParams, s: SimState, rows: dict, dt: float, iter
         if pull.any():
             off2 = off | pull
             M2 = np.where(off2[:, :, None] | off2[:, None, :], 0.0, A + eye * scale[:, :, None]) + eye * off2[:, :, None]
-            lam = np.linalg.solve(M2, np.where(off2, 0.0, rhs)[..., None])[..., 0]
+            lam = np.einsum("vjk,vk->vj", np.linalg.pinv(M2), np.where(off2, 0.0, rhs))
         v = v + np.einsum("avj,vj->av", WJ_lin, lam)
         w = w + np.einsum("avj,vj->av", WJ_ang, lam)
     s.linear_velocity[:, vehicles] = v

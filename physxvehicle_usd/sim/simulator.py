@@ -11,6 +11,9 @@ driveTorque, brakeTorque, steerAngle (per wheel, vehicles without a drive).
 Telemetry quaternions are (x, y, z, w), as ovphysx reports them (the description uses w, x, y, z).
 Not modelled: chassis and wheel-shape contacts with the ground, PhysX sleeping, user joints.
 
+Numerical safety (sim/guard.py): a vehicle whose state turns non-finite or runs away is frozen at its last
+good pose, at rest, and listed in `faulted` / `fault_reasons`; the other vehicles are unaffected.
+
 Precision: float32 by default, as PhysX computes; `dtype=np.float64` is available. Against ovphysx the
 two agree equally well (tests/test_conformance_ovphysx.py: every figure within 0.02 percentage points
 of the other, outside the chaotic launch phase), and float32 steps large batches about 1.5x faster.
@@ -25,6 +28,7 @@ import numpy.typing  # noqa: F401  (np.typing.DTypeLike)
 from ..runtime.vehicle2 import AUTOMATIC_GEAR, VehicleBatch, batch_from_description
 from . import vecmath as vm
 from .ground import Ground, friction_matrix
+from .guard import Guard, GuardOptions
 from .pipeline import StepOptions, step
 from .state import SimParams, SimState, actor_pose, initial_state
 
@@ -34,7 +38,8 @@ _WHEEL_CONTROLS = {"driveTorque": "wheel_drive_torque", "brakeTorque": "wheel_br
 
 class Simulator:
     def __init__(self, batch: VehicleBatch, ground: Ground | Sequence[Mapping[str, Any]] | None, dt: float, *,
-                 options: StepOptions = StepOptions(), dtype: np.typing.DTypeLike = np.float32):
+                 options: StepOptions = StepOptions(), dtype: np.typing.DTypeLike = np.float32,
+                 guard: GuardOptions = GuardOptions()):
         if not dt > 0.0:
             raise ValueError(f"dt must be > 0 (got {dt})")
         self.batch = batch
@@ -44,6 +49,7 @@ class Simulator:
         self.dt = float(dt)
         self.options = options
         self.state: SimState = initial_state(self.params)
+        self.guard = Guard(self.params, guard) if guard.enabled else None
 
     @classmethod
     def from_description(cls, description: Mapping[str, Any], dt: float, vehicle_paths: Sequence[str] | None = None,
@@ -69,7 +75,23 @@ class Simulator:
     def step(self, controls: Mapping[str, Any] | None = None) -> None:
         if controls:
             self.set_controls(controls)
-        step(self.params, self.state, self.ground, self.friction, self.dt, self.options)
+        if self.guard is None:
+            step(self.params, self.state, self.ground, self.friction, self.dt, self.options)
+            return
+        self.guard.before(self.state)
+        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):  # the guard reports per vehicle
+            step(self.params, self.state, self.ground, self.friction, self.dt, self.options)
+        self.guard.after(self.state)
+
+    @property
+    def faulted(self) -> np.ndarray:
+        """(V,) bool: vehicles frozen by the numerical guard (see `fault_reasons`)."""
+        return self.state.faulted.copy()
+
+    @property
+    def fault_reasons(self) -> dict[str, str]:
+        """Vehicle path -> why the guard froze it ("non-finite state", "chassis speed", ...)."""
+        return {self.params.paths[v]: why for v, why in sorted(self.guard.reasons.items())} if self.guard else {}
 
     # -- output
     def telemetry(self) -> dict[str, dict[str, np.ndarray]]:

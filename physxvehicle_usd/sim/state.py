@@ -167,6 +167,7 @@ class SimState:
     out: dict[str, np.ndarray] = field(default_factory=dict)
     time: float = 0.0
     steps: int = 0
+    faulted: np.ndarray | None = None  # (V,) vehicles frozen by the numerical guard (sim/guard.py)
 
 
 def initial_state(p: SimParams) -> SimState:
@@ -194,7 +195,7 @@ def initial_state(p: SimParams) -> SimState:
         jounce=zw(), jounce_specified=np.zeros((V, W), bool), jounce_speed=zw(), separation=np.full((V, W), FLT_MIN),
         rotation_speed=zw(), corrected_rotation_speed=zw(), rotation_angle=zw(),
         lng_low_speed_time=zw(), lat_low_speed_time=zw(),
-        sticky_lng=np.zeros((V, W), bool), sticky_lat=np.zeros((V, W), bool),
+        sticky_lng=np.zeros((V, W), bool), sticky_lat=np.zeros((V, W), bool), faulted=np.zeros(V, bool),
     )
     for k, v in list(vars(st).items()):
         setattr(st, k, _cast(v, p.dtype))

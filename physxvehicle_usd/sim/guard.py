@@ -1,0 +1,122 @@
+"""Numerical safety: a vehicle whose state turns non-finite or runs away is flagged and frozen; the rest go on.
+
+Every vehicle is independent in the kernels (no operation mixes two vehicles), so a NaN stays in the
+vehicle that made it. `Guard` snapshots the state before a step, checks every vehicle after it and puts
+each faulted vehicle back to its last good state, at rest, for good: it keeps being stepped with the
+batch (a batch cannot drop rows) but its result is discarded every step, so its telemetry stays put.
+
+Checks (per vehicle): any non-finite value in the body pose and velocities, engine speed, wheel speeds,
+jounces; chassis speed above `max_speed` metres per second (scaled to stage lengths), chassis angular
+speed above `max_angular_speed`, a wheel spinning faster than `max_wheel_speed` (rad/s).
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import vecmath as vm
+from .state import SimParams, SimState
+
+_CHECKED = ("body_position", "body_orientation", "linear_velocity", "angular_velocity", "engine_omega",
+            "rotation_speed", "jounce", "jounce_speed")
+_AT_REST = ("linear_velocity", "angular_velocity", "rotation_speed", "corrected_rotation_speed", "jounce_speed")
+_REASONS = ("non-finite state", "chassis speed", "chassis angular speed", "wheel speed")
+
+
+@dataclass(frozen=True)
+class GuardOptions:
+    enabled: bool = True
+    max_speed: float = 1000.0  # m/s, scaled by each vehicle's length scale
+    max_angular_speed: float = 200.0  # rad/s
+    max_wheel_speed: float = 10000.0  # rad/s
+
+
+_COMPONENT_FIRST = ("body_position", "body_orientation", "linear_velocity", "angular_velocity")
+
+
+def _vehicle_axis(name: str, array: np.ndarray, V: int) -> int:
+    """Component-first vectors (3 or 4, V) carry vehicles on axis 1, every other state array on axis 0."""
+    return 1 if name in _COMPONENT_FIRST else 0
+
+
+def _rows(array: np.ndarray, axis: int, rows: np.ndarray) -> tuple:
+    return (slice(None), rows) if axis == 1 else (rows,)
+
+
+class Guard:
+    """Snapshot before a step (`before`), check and freeze after it (`after`)."""
+
+    def __init__(self, params: SimParams, options: GuardOptions = GuardOptions()):
+        self.p = params
+        self.options = options
+        self.reasons: dict[int, str] = {}  # vehicle index -> why it was frozen
+        self._snapshot: dict[str, np.ndarray] = {}
+        self._out: dict[str, np.ndarray] = {}
+
+    def before(self, s: SimState) -> None:
+        # The kernels replace multi-dimensional state arrays instead of writing into them (end_step_physx
+        # writes into the velocities it has just replaced), so references snapshot those; the 1-D
+        # per-vehicle arrays (autobox timers and flags are updated in place) are copied, which is cheap.
+        snapshot = {}
+        for f in dataclasses.fields(s):
+            value = getattr(s, f.name)
+            if isinstance(value, np.ndarray):
+                snapshot[f.name] = value.copy() if value.ndim == 1 else value
+        self._snapshot = snapshot
+        self._out = s.out  # the step replaces this dict with new arrays, so a reference is a snapshot
+
+    def faults(self, s: SimState) -> np.ndarray:
+        """Reason index per vehicle (-1: healthy), in `_REASONS` order of precedence."""
+        p, o = self.p, self.options
+        # NaN and inf survive addition (inf - inf is NaN), so one finiteness test of a per-vehicle sum covers all
+        total = np.zeros(p.V, dtype=s.engine_omega.dtype)
+        for name in _CHECKED:
+            a = getattr(s, name)
+            if name in _COMPONENT_FIRST:
+                for c in a:
+                    total += c
+            elif a.ndim == 2:
+                total += vm.sum_wheels(a)
+            else:
+                total += a
+        finite = np.isfinite(total)
+        speed = vm.norm(s.linear_velocity)
+        spin = vm.norm(s.angular_velocity)
+        wheel = np.abs(s.rotation_speed).max(axis=1)
+        reason = np.full(p.V, -1)
+        for k, bad in reversed(list(enumerate((~finite, ~(speed <= o.max_speed * p.length_scale),
+                                               ~(spin <= o.max_angular_speed), ~(wheel <= o.max_wheel_speed))))):
+            reason = np.where(bad, k, reason)
+        return reason
+
+    def after(self, s: SimState) -> None:
+        reason = self.faults(s)
+        new = (reason >= 0) & ~s.faulted
+        for v in np.nonzero(new)[0]:
+            self.reasons[int(v)] = _REASONS[reason[v]]
+        frozen = s.faulted | new
+        if not frozen.any():
+            return
+        rows = np.nonzero(frozen)[0]
+        V = self.p.V
+        for name, old in self._snapshot.items():
+            if name == "faulted":
+                continue
+            current = getattr(s, name)
+            axis = _vehicle_axis(name, current, V)
+            idx = _rows(current, axis, rows)
+            value = old[idx]
+            if name in _AT_REST:
+                value = np.zeros_like(value)
+            elif value.dtype.kind == "f":
+                value = np.nan_to_num(value, nan=0.0, posinf=0.0, neginf=0.0)
+            current[idx] = value
+        for key, value in s.out.items():
+            old = self._out.get(key)
+            if old is None or old.shape != value.shape:
+                continue
+            axis = 1 if value.ndim == 3 else 0
+            value[_rows(value, axis, rows)] = old[_rows(old, axis, rows)]
+        s.faulted = frozen

@@ -1,0 +1,98 @@
+"""Numerical safety of the numpy core: faulted vehicles are flagged and frozen, the others carry on untouched;
+the same inputs give bit-identical traces."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from physxvehicle_usd.sim import GuardOptions, Simulator
+from physxvehicle_usd.sim.presets import car_description, merge_descriptions
+
+DT = 1.0 / 60.0
+PATHS = ("/World/CarA", "/World/CarB", "/World/CarC")
+
+
+def three_cars() -> dict:
+    return merge_descriptions(*(car_description(path=path, position=(4.0 * i, 0.6, 0.0)) for i, path in enumerate(PATHS)))
+
+
+def drive(sim: Simulator, steps: int) -> None:
+    for _ in range(steps):
+        sim.step({"accelerator": np.ones(3), "steer": np.full(3, 0.2)})
+
+
+def test_a_nan_vehicle_is_frozen_and_the_others_are_bit_identical_to_a_clean_run():
+    clean, faulty = Simulator.from_description(three_cars(), DT), Simulator.from_description(three_cars(), DT)
+    drive(clean, 30)
+    drive(faulty, 30)
+    faulty.state.angular_velocity[:, 1] = np.nan
+    drive(clean, 40)
+    drive(faulty, 40)
+    assert faulty.faulted.tolist() == [False, True, False]
+    assert faulty.fault_reasons == {"/World/CarB": "non-finite state"}
+    keep = [0, 2]
+    for name in ("body_position", "linear_velocity", "angular_velocity"):  # (3, V)
+        assert np.array_equal(getattr(clean.state, name)[:, keep], getattr(faulty.state, name)[:, keep]), name
+    for name in ("rotation_speed", "jounce", "engine_omega"):  # (V, W) and (V,)
+        assert np.array_equal(getattr(clean.state, name)[keep], getattr(faulty.state, name)[keep]), name
+    t = faulty.telemetry()
+    assert all(np.isfinite(v).all() for group in t.values() for v in group.values() if v.dtype.kind == "f")
+
+
+def test_a_frozen_vehicle_stays_put_at_rest():
+    sim = Simulator.from_description(three_cars(), DT)
+    drive(sim, 30)
+    sim.state.rotation_speed[2, 0] = np.inf
+    drive(sim, 1)
+    frozen_at = sim.telemetry()["bodies"]["position"][2].copy()
+    drive(sim, 20)
+    t = sim.telemetry()
+    assert np.array_equal(t["bodies"]["position"][2], frozen_at)
+    assert np.array_equal(t["bodies"]["linearVelocity"][2], np.zeros(3))
+    assert np.linalg.norm(t["bodies"]["linearVelocity"][0]) > 1.0  # the healthy cars still drive
+
+
+@pytest.mark.parametrize("field, value, reason", [
+    ("linear_velocity", 5000.0, "chassis speed"),
+    ("angular_velocity", 500.0, "chassis angular speed"),
+])
+def test_a_runaway_vehicle_is_flagged_with_its_reason(field, value, reason):
+    sim = Simulator.from_description(three_cars(), DT)
+    drive(sim, 10)
+    getattr(sim.state, field)[0, 0] = value
+    drive(sim, 1)
+    assert sim.faulted.tolist() == [True, False, False]
+    assert sim.fault_reasons == {"/World/CarA": reason}
+
+
+def test_a_runaway_wheel_is_flagged():
+    sim = Simulator.from_description(three_cars(), DT, guard=GuardOptions(max_wheel_speed=50.0))
+    drive(sim, 120)  # full throttle: the driven wheels pass 50 rad/s in first gear
+    assert sim.faulted.all()
+    assert set(sim.fault_reasons.values()) == {"wheel speed"}
+
+
+def test_without_the_guard_nothing_is_flagged_and_nan_spreads_only_in_its_vehicle():
+    sim = Simulator.from_description(three_cars(), DT, guard=GuardOptions(enabled=False))
+    drive(sim, 10)
+    sim.state.linear_velocity[:, 1] = np.nan
+    with np.errstate(all="ignore"):
+        drive(sim, 5)
+    assert sim.fault_reasons == {}
+    assert np.isnan(sim.state.body_position[:, 1]).all()
+    assert np.isfinite(sim.state.body_position[:, [0, 2]]).all()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_same_inputs_give_bit_identical_traces(dtype):
+    def trace():
+        sim = Simulator.from_description(three_cars(), DT, dtype=dtype)
+        sim.set_controls({"accelerator": np.array([1.0, 0.5, 0.0]), "brake0": np.array([0.0, 0.0, 0.3]),
+                          "steer": np.array([0.3, -0.2, 0.0])})
+        return sim.run(90)
+
+    first, second = trace(), trace()
+    for kind in ("vehicles", "wheels", "bodies"):
+        for path, values in first[kind].items():
+            for name, series in values.items():
+                assert np.array_equal(np.asarray(series), np.asarray(second[kind][path][name])), (kind, path, name)
