@@ -38,26 +38,20 @@ def brake_torques(p: SimParams, brake0: np.ndarray, brake1: np.ndarray, speed: n
 def steer_angles(p: SimParams, steer: np.ndarray, speed: np.ndarray) -> np.ndarray:
     """2.3: sgn1(steer) * NL(|steer|), then Ackermann overwrites its two wheels (linear response)."""
     delta = vm.sgn1(steer)[:, None] * wheel_response(p, RESPONSE_STEER, np.abs(steer), speed)
-    ack = p.has_ackermann & (p.ackermann_strength > 0.0)
-    if ack.any():
-        ids = np.nonzero(ack)[0]
-        w0, w1 = p.ackermann_wheels[ids, 0], p.ackermann_wheels[ids, 1]
-        amax = p.response_max[ids, RESPONSE_STEER]
-        mult = p.response_multipliers[ids, RESPONSE_STEER]
-        s = steer[ids]
-        mean = 0.5 * (s * amax * mult[np.arange(len(ids)), w0] + s * amax * mult[np.arange(len(ids)), w1])
-        turning = mean != 0.0
+    if p.any_ackermann:
+        # whole-batch form: vehicles without Ackermann have all-False wheel masks and keep delta
+        mean = 0.5 * steer * p.ack_mean_scale  # steer * maxAngle * (mult[w0] + mult[w1]) / 2
+        turning = (mean != 0.0) & p.ack_active
         psi_in = np.abs(mean)
-        base, track, strength = p.ackermann_wheel_base[ids], p.ackermann_track_width[ids], p.ackermann_strength[ids]
         tan_in = np.tan(np.where(turning, psi_in, 1.0))
-        perfect = np.arctan(base / (track + base / tan_in))
-        corrected = psi_in + strength * (perfect - psi_in)
+        base = p.ackermann_wheel_base
+        perfect = np.arctan(base / (p.ack_track + base / tan_in))
+        corrected = psi_in + p.ackermann_strength * (perfect - psi_in)
         positive = mean >= 0.0
-        a0 = np.where(positive, corrected, -psi_in)
-        a1 = np.where(positive, psi_in, -corrected)
-        rows = ids[turning]
-        delta[rows, w0[turning]] = a0[turning]
-        delta[rows, w1[turning]] = a1[turning]
+        a0 = vm.per_wheel(np.where(positive, corrected, -psi_in), p.W)
+        a1 = vm.per_wheel(np.where(positive, psi_in, -corrected), p.W)
+        on = vm.per_wheel(turning, p.W)
+        delta = np.where(on & p.ack_wheel0, a0, np.where(on & p.ack_wheel1, a1, delta))
     return delta
 
 

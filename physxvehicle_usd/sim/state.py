@@ -13,7 +13,8 @@ from types import SimpleNamespace
 import numpy as np
 import numpy.typing  # noqa: F401  (np.typing.DTypeLike)
 
-from ..runtime.vehicle2 import AUTOMATIC_GEAR, DRIVE_BASIC, DRIVE_NONE, DRIVE_STANDARD, NEUTRAL_GEAR, VehicleBatch
+from ..runtime.vehicle2 import (AUTOMATIC_GEAR, DRIVE_BASIC, DRIVE_NONE, DRIVE_STANDARD, NEUTRAL_GEAR, RESPONSE_STEER,
+                                VehicleBatch)
 from . import vecmath as vm
 
 FLT_MIN = float(np.finfo(np.float32).tiny)  # vehicle2's "in the air" separation marker
@@ -113,6 +114,18 @@ class SimParams(SimpleNamespace):
         p.any_camber_stiffness = bool((A["camber_stiff"] != 0.0).any())
         p.lat_saturation = np.where(A["lat_stiff_x"] == 0.0, 0.0, 3.0 / np.where(A["lat_stiff_x"] == 0.0, 1.0, A["lat_stiff_x"]))
         p.all_standard = bool(p.is_standard.all())
+        # Ackermann (2.3) as whole-batch arrays: which wheel is wheel0 / wheel1, and the mean-angle scale
+        ack = A["has_ackermann"] & (A["ackermann_strength"] > 0.0)
+        p.any_ackermann = bool(ack.any())
+        p.ack_active = ack
+        wheel_ids = np.arange(p.W)[None, :]
+        p.ack_wheel0 = ack[:, None] & (wheel_ids == A["ackermann_wheels"][:, :1])
+        p.ack_wheel1 = ack[:, None] & (wheel_ids == A["ackermann_wheels"][:, 1:2])
+        steer_mult = A["response_multipliers"][:, RESPONSE_STEER]
+        rows = np.arange(p.V)
+        p.ack_mean_scale = A["response_max"][:, RESPONSE_STEER] * (
+            steer_mult[rows, A["ackermann_wheels"][:, 0]] + steer_mult[rows, A["ackermann_wheels"][:, 1]])
+        p.ack_track = np.where(ack, A["ackermann_track_width"], 1.0)
         p.f_es = vm.per_wheel(p.gravity, p.W) * p.sprung_mass  # wheel share of the external force M g m_s / M
         p.dtype = np.dtype(dtype)
         for k, v in list(vars(p).items()):

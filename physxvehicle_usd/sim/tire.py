@@ -96,10 +96,9 @@ def update_tire(p: SimParams, s: SimState, Rw: np.ndarray, body: tuple, d_w: np.
     # 4.1 directions in the ground plane
     og = on_ground
     t_lng = vm.normalize(vm.cross(lat_axis, normal)) * og
-    t_lat = vm.normalize(vm.cross(normal, t_lng)) * og
+    t_lat = vm.cross(normal, t_lng)  # unit (or zero off the ground) already: normal and t_lng are orthonormal
     # 4.2 contact-point speeds (wheel bottom on the suspension line, steer only)
-    contact = wheel_centre + d_w * p.radius
-    rel = contact - position
+    rel = (wheel_centre - position) + d_w * p.radius
     u = linear_velocity + vm.cross(angular_velocity, rel)
     vx = vm.dot(u, t_lng)
     vy = vm.dot(u, t_lat)
