@@ -195,3 +195,13 @@ def test_a_garbage_file_in_a_fresh_process_prints_no_traceback(tmp_path):
     assert done.stdout == ""
     assert len(done.stderr.strip().splitlines()) == 1 and str(path) in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_published_json_schema_is_current():
+    """docs/convert.schema.json is what `physxvehicle-usd json-schema` prints (regenerate it when the output changes)."""
+    from pathlib import Path
+
+    from physxvehicle_usd.convert import convert_json_schema
+
+    published = json.loads((Path(__file__).resolve().parent.parent / "docs" / "convert.schema.json").read_text())
+    assert published == convert_json_schema(), "run: physxvehicle-usd json-schema -o docs/convert.schema.json"
