@@ -212,3 +212,9 @@ def test_usd_validation_context_runs_our_validators(tmp_path):
     assert registry.HasValidator(usd_validation.STAGE_VALIDATOR)
     clean = UsdValidation.ValidationContext(usd_validation.validators()).Validate(Usd.Stage.Open(str(CAR)))
     assert not [e for e in clean if e.GetType() == UsdValidation.ValidationErrorType.Error]
+
+
+def test_every_sample_validates_clean_even_strictly():
+    proc = _cli(str(SAMPLES), "--strict")
+    assert proc.returncode == 0, proc.stdout
+    assert proc.stdout.strip().endswith("0 errors, 0 warnings, 0 unreadable")
