@@ -321,6 +321,10 @@ def main(argv: list[str] | None = None) -> None:
     except InputError as bad_input:
         click.echo(f"error: {bad_input}", err=True)
         sys.exit(EXIT_USAGE)
+    except ModuleNotFoundError as missing:  # an optional extra that is not installed (matplotlib for plots)
+        extra = " (pip install 'physxvehicle-usd[plot]')" if missing.name == "matplotlib" else ""
+        click.echo(f"error: this command needs the Python package {missing.name!r}{extra}", err=True)
+        sys.exit(EXIT_USAGE)
     except Exception as exc:  # noqa: BLE001 - a user never sees a traceback
         click.echo(f"internal error: {type(exc).__name__}: {exc} (please report this with the input file)", err=True)
         sys.exit(EXIT_USAGE)
