@@ -55,7 +55,8 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
     cmd = update_commands(p, s, dt, forward_speed, diff.torque_ratio)
     offset = steered_wheel_offset(p, cmd["steer_angle"])
     axle = steered_axle(p, cmd["steer_angle"]) if p.any_sweep else None
-    road = query_road_geometry(p, s, ground, friction, offset, R_begin)
+    frame = wheel_frame(p, R_begin, s.body_position, offset)  # the begin pose: the query's and the first substep's
+    road = query_road_geometry(p, ground, friction, frame[2], frame[1])
     dt_sub = (dt / n_sub).astype(p.dtype)
     dt_wheel = vm.per_wheel(dt_sub, p.W)
     # constant compliance: the graphs and the wheel axes in the body frame hold for the whole step
@@ -64,11 +65,10 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
     for k in range(int(n_sub.max())):
         active = k < n_sub
         saved = None if active.all() else {f: getattr(s, f).copy() for f in _SUBSTEP_FIELDS}
-        R = R_begin if k == 0 else vm.quat_to_mat(s.body_orientation)
-        Rw = vm.per_wheel(R, p.W)  # equal shapes keep the wheel kernels in flat loops
-        body = (vm.per_wheel(s.body_position, p.W), vm.per_wheel(s.linear_velocity, p.W), vm.per_wheel(s.angular_velocity, p.W))
-        d_w = vm.matvec(Rw, p.travel_direction)
-        hub = body[0] + vm.matvec(Rw, offset)
+        if k > 0:
+            frame = wheel_frame(p, vm.quat_to_mat(s.body_orientation), s.body_position, offset)
+        Rw, d_w, hub, position = frame
+        body = (position, vm.per_wheel(s.linear_velocity, p.W), vm.per_wheel(s.angular_velocity, p.W))
         susp = update_suspension_state(p, s, road, Rw, d_w, hub, axle, dt_wheel)
         if not p.compliance_const:
             comp = update_compliance(p, susp.jounce)
@@ -92,6 +92,14 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
     s.out["wheelSteerAngle"] = cmd["steer_angle"] + s.out["_toe"]
     s.time += dt
     s.steps += 1
+
+
+def wheel_frame(p: SimParams, R: np.ndarray, position: np.ndarray, offset: np.ndarray):
+    """Per wheel: body rotation (3, 3, V, W), suspension direction, wheel centre at maximum compression (hub)
+    and body position, all world and repeated over wheels (equal shapes keep the wheel kernels in flat loops)."""
+    Rw = vm.per_wheel(R, p.W)
+    position_w = vm.per_wheel(position, p.W)
+    return Rw, vm.matvec(Rw, p.travel_direction), position_w + vm.matvec(Rw, offset), position_w
 
 
 def constraint_rows(p: SimParams, s: SimState, road) -> dict | None:

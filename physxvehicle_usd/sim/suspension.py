@@ -45,15 +45,12 @@ def wheel_centre(body_rot: np.ndarray, body_pos: np.ndarray, offset: np.ndarray,
     return body_pos[:, :, None] + vm.matvec(body_rot[:, :, :, None], offset) + dir_world * (travel - jounce)
 
 
-def query_road_geometry(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, offset: np.ndarray,
-                        R: np.ndarray | None = None) -> RoadGeometry:
+def query_road_geometry(p: SimParams, ground: Ground, friction: np.ndarray, hub: np.ndarray, d_w: np.ndarray) -> RoadGeometry:
     """3.2 raycast from the wheel top at maximum compression down to the wheel bottom at maximum droop.
 
-    R: the body rotation matrix (3, 3, V) when the caller has it.
+    hub: wheel centres at maximum compression (3, V, W), world; d_w: suspension directions, world.
     """
-    Rw = vm.per_wheel(vm.quat_to_mat(s.body_orientation) if R is None else R, p.W)
-    d_w = vm.matvec(Rw, p.travel_direction)
-    top = vm.per_wheel(s.body_position, p.W) + vm.matvec(Rw, offset) - d_w * p.radius
+    top = hub - d_w * p.radius
     length = p.travel_distance + 2.0 * p.radius
     hits = raycast(ground, top, d_w, length)
     hit = hits.hit & p.mask
