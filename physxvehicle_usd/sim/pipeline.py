@@ -65,8 +65,9 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
     for k in range(int(n_sub.max())):
         active = k < n_sub
         saved = None if active.all() else {f: getattr(s, f).copy() for f in _SUBSTEP_FIELDS}
+        R = R_begin if k == 0 else vm.quat_to_mat(s.body_orientation)
         if k > 0:
-            frame = wheel_frame(p, vm.quat_to_mat(s.body_orientation), s.body_position, offset)
+            frame = wheel_frame(p, R, s.body_position, offset)
         Rw, d_w, hub, position = frame
         body = (position, vm.per_wheel(s.linear_velocity, p.W), vm.per_wheel(s.angular_velocity, p.W))
         susp = update_suspension_state(p, s, road, Rw, d_w, hub, axle, dt_wheel)
@@ -79,7 +80,7 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
                            axes, comp, cmd["brake_applied"], cmd["drive_applied"], dt_wheel)
         update_wheel_speeds(p, s, cmd, diff, tire.wheel_torque, dt_sub, active)
         centre_offset = centre - body[0]  # R_B offset + d_W (D - j) of this substep
-        integrate_substep(p, s, sforce.force + tire.force, sforce.torque + tire.torque, dt_sub, active)
+        integrate_substep(p, s, sforce.force + tire.force, sforce.torque + tire.torque, dt_sub, active, R)
         outputs = telemetry_outputs(susp, comp, sforce, tire, centre_offset)
         if saved is not None:
             _keep_inactive(s, saved, active)

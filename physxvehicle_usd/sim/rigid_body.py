@@ -14,11 +14,14 @@ from .state import SimParams, SimState
 
 
 def integrate_substep(p: SimParams, s: SimState, force: np.ndarray, torque: np.ndarray, dt: float | np.ndarray,
-                      active: np.ndarray) -> None:
-    """7: v += F/M dt; w += R I^-1 R^T tau dt; x += v dt; q += 0.5 dt (w, 0) q (normalised)."""
+                      active: np.ndarray, R: np.ndarray | None = None) -> None:
+    """7: v += F/M dt; w += R I^-1 R^T tau dt; x += v dt; q += 0.5 dt (w, 0) q (normalised).
+
+    R: the rotation matrix of the current body orientation when the caller has it.
+    """
     F = vm.sum_wheels(force) + p.gravity * p.mass
     tau = vm.sum_wheels(torque)
-    R = vm.quat_to_mat(s.body_orientation)
+    R = vm.quat_to_mat(s.body_orientation) if R is None else R
     dv = F / p.mass * dt
     dw = vm.matvec(R, vm.matTvec(R, tau) / p.moi) * dt
     act = active

@@ -14,7 +14,11 @@ def dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return np.stack((a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]))
+    out = np.empty(np.broadcast_shapes(a.shape, b.shape), dtype=np.result_type(a, b))  # filled in place: no stack
+    np.subtract(a[1] * b[2], a[2] * b[1], out=out[0])
+    np.subtract(a[2] * b[0], a[0] * b[2], out=out[1])
+    np.subtract(a[0] * b[1], a[1] * b[0], out=out[2])
+    return out
 
 
 def norm(a: np.ndarray) -> np.ndarray:
@@ -71,11 +75,13 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def quat_to_mat(q: np.ndarray) -> np.ndarray:
     w, x, y, z = q[0], q[1], q[2], q[3]
-    return np.stack((
-        np.stack((1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y))),
-        np.stack((2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x))),
-        np.stack((2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y))),
-    ))
+    xx, yy, zz = x * x, y * y, z * z
+    xy, xz, yz, wx, wy, wz = x * y, x * z, y * z, w * x, w * y, w * z
+    m = np.empty((3, 3) + q.shape[1:], dtype=q.dtype)
+    m[0, 0], m[0, 1], m[0, 2] = 1 - 2 * (yy + zz), 2 * (xy - wz), 2 * (xz + wy)
+    m[1, 0], m[1, 1], m[1, 2] = 2 * (xy + wz), 1 - 2 * (xx + zz), 2 * (yz - wx)
+    m[2, 0], m[2, 1], m[2, 2] = 2 * (xz - wy), 2 * (yz + wx), 1 - 2 * (xx + yy)
+    return m
 
 
 def quat_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
