@@ -38,6 +38,7 @@ class StepOptions:
     linear_damping: float = 0.0  # physxRigidBody:linearDamping (USD default)
     angular_damping: float = 0.05  # physxRigidBody:angularDamping (USD default)
     position_iterations: int = 16  # physxRigidBody:solverPositionIterationCount (USD default; TGS scene)
+    gyroscopic: bool = True  # physxRigidBody:enableGyroscopicForces (USD default)
 
 
 def substep_counts(p: SimParams, forward_speed: np.ndarray) -> np.ndarray:
@@ -89,7 +90,7 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
     update_rotation_angle(p, s, s.out["_lng_speed"], cmd["brake_applied"], cmd["drive_applied"], dt)
     if opt.physx_actor:
         end_step_physx(p, s, begin_position, begin_orientation, constraint_rows(p, s, road), dt,
-                       opt.linear_damping, opt.angular_damping, opt.position_iterations)
+                       opt.linear_damping, opt.angular_damping, opt.position_iterations, opt.gyroscopic)
     s.out["wheelSteerAngle"] = cmd["steer_angle"] + s.out["_toe"]
     s.time += dt
     s.steps += 1

@@ -129,8 +129,22 @@ def _solve_rows_by_passes(p: SimParams, s: SimState, rows: dict, dt: float, iter
     s.angular_velocity[:, vehicles] = w
 
 
+def gyroscopic_update(p: SimParams, s: SimState, dt: float) -> np.ndarray:
+    """PhysX's gyroscopic term (physxRigidBody:enableGyroscopicForces, on by default), applied to the solver
+    body before the constraints: the body-frame momentum L = I w turns by -w x L over dt and is rescaled to
+    its old magnitude (the update conserves |L|)."""
+    R = vm.quat_to_mat(s.body_orientation)
+    local = vm.matTvec(R, s.angular_velocity)
+    momentum = p.moi * local
+    turned = momentum - vm.cross(local, momentum) * dt
+    old, new = vm.norm(momentum), vm.norm(turned)
+    turned = turned * np.where(new > 0.0, old / np.where(new > 0.0, new, 1.0), 0.0)
+    return s.angular_velocity + vm.matvec(R, turned / p.moi - local)
+
+
 def end_step_physx(p: SimParams, s: SimState, begin_position: np.ndarray, begin_orientation: np.ndarray, rows: dict | None,
-                   dt: float, linear_damping: float, angular_damping: float, position_iterations: int = 16) -> None:
+                   dt: float, linear_damping: float, angular_damping: float, position_iterations: int = 16,
+                   gyroscopic: bool = True) -> None:
     """What the PhysX scene does with the vehicle2 velocity: damping, vehicle constraints, pose integration.
 
     velocityChange writes v, w to the actor; acceleration adds (v - v_begin)/dt as an acceleration, which
@@ -139,6 +153,8 @@ def end_step_physx(p: SimParams, s: SimState, begin_position: np.ndarray, begin_
     """
     s.linear_velocity = s.linear_velocity * max(0.0, 1.0 - linear_damping * dt)
     s.angular_velocity = s.angular_velocity * max(0.0, 1.0 - angular_damping * dt)
+    if gyroscopic:
+        s.angular_velocity = gyroscopic_update(p, s, dt)
     # PhysX's TGS solver applies the rows once per position iteration, each over dt / iterations: an
     # acceleration spring (the sticky rows) then damps by (1 + c dt / n)^-n instead of (1 + c dt)^-1.
     if rows is not None:
