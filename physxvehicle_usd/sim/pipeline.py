@@ -6,8 +6,8 @@ Order (Omni's component sequence, section 1.2 of the numerics digest):
   road geometry  one suspension query per wheel with the begin pose
   [substeps]     suspension -> tire -> drivetrain -> rigid body
   wheel          rotation angle and corrected rotation speed
-  end            PhysX actor: damping, constraint rows of the last substep, pose integration (or keep
-                 vehicle2's own pose)
+  end            PhysX actor: damping, gyroscopic term, constraint rows of the last substep (per TGS
+                 position iteration), pose integration (or keep vehicle2's own pose)
 """
 from __future__ import annotations
 

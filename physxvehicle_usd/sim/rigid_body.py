@@ -1,9 +1,10 @@
 """Rigid body: vehicle2's substep integration (7) and the PhysX-actor end of a step (1.5, 4.10).
 
 vehicle2 integrates velocity and pose every substep (semi-implicit Euler, no gyroscopic term). With a
-PhysX actor (Omni), only the velocity survives: PhysX then damps it, applies the vehicle's constraint
-rows (sticky tire, suspension limit) and integrates the pose from the begin pose over the whole step.
-`end_step_physx` emulates that part of the PhysX scene step; chassis-ground contacts are out of scope.
+PhysX actor (Omni), only the velocity survives: PhysX then damps it, adds its gyroscopic term, applies
+the vehicle's constraint rows (sticky tire, suspension limit) once per TGS position iteration and
+integrates the pose from the begin pose over the whole step. `end_step_physx` emulates that part of the
+PhysX scene step; chassis-ground contacts are out of scope.
 """
 from __future__ import annotations
 
