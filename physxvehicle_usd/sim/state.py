@@ -112,6 +112,7 @@ class SimParams(SimpleNamespace):
         p.fvs_slope = tuple((p.fvs_y[i + 1] - p.fvs_y[i]) / np.where(p.fvs_x[i + 1] > p.fvs_x[i], p.fvs_x[i + 1] - p.fvs_x[i], 1.0)
                             for i in range(2))
         p.any_camber_stiffness = bool((A["camber_stiff"] != 0.0).any())
+        p.any_lat_stiff_x_zero = bool(((A["lat_stiff_x"] == 0.0) & A["wheel_mask"]).any())
         p.lat_saturation = np.where(A["lat_stiff_x"] == 0.0, 0.0, 3.0 / np.where(A["lat_stiff_x"] == 0.0, 1.0, A["lat_stiff_x"]))
         p.all_standard = bool(p.is_standard.all())
         # Ackermann (2.3) as whole-batch arrays: which wheel is wheel0 / wheel1, and the mean-angle scale

@@ -64,14 +64,21 @@ def tire_force_model(p: SimParams, lng_slip, lat_slip, camber, load, friction):
     """4.8 computeTireForceMichiganModel. Returns (F_lng, F_lat)."""
     lat_s = np.where(np.abs(lat_slip) >= SLIP_DEAD_ZONE, lat_slip, 0.0)
     lng_s = np.where(np.abs(lng_slip) >= SLIP_DEAD_ZONE, lng_slip, 0.0)
-    cam = np.where(np.abs(camber) >= SLIP_DEAD_ZONE, camber, 0.0)
     normalised = load / p.rest_load
-    lat_stiff = np.where(p.lat_stiff_x == 0.0, p.lat_stiff_y, p.lat_stiff_y * smoothing1(normalised * p.lat_saturation))
+    lat_stiff = p.lat_stiff_y * smoothing1(normalised * p.lat_saturation)
+    if p.any_lat_stiff_x_zero:  # x = 0: constant lateral stiffness
+        lat_stiff = np.where(p.lat_stiff_x == 0.0, p.lat_stiff_y, lat_stiff)
     lng_stiff = p.long_stiff
     grip = friction * load
-    active = (grip != 0.0) & ~((lat_s * lat_stiff == 0.0) & (lng_s * lng_stiff == 0.0) & (cam * p.camber_stiff == 0.0))
-    safe_lat = np.where(lat_stiff != 0.0, lat_stiff, 1.0)
-    t_eff = np.tan(lat_s + cam * p.camber_stiff / safe_lat)
+    no_slip = (lat_s * lat_stiff == 0.0) & (lng_s * lng_stiff == 0.0)
+    if p.any_camber_stiffness:
+        cam = np.where(np.abs(camber) >= SLIP_DEAD_ZONE, camber, 0.0)
+        no_slip &= cam * p.camber_stiff == 0.0
+        safe_lat = np.where(lat_stiff != 0.0, lat_stiff, 1.0)
+        t_eff = np.tan(lat_s + cam * p.camber_stiff / safe_lat)
+    else:  # no camber stiffness anywhere: the camber term is zero
+        t_eff = np.tan(lat_s)
+    active = (grip != 0.0) & ~no_slip
     k = np.sqrt((lat_stiff * t_eff) ** 2 + (lng_stiff * lng_s) ** 2) / np.where(grip != 0.0, grip, 1.0)
     f_bar = smoothing1(k)
     ratio = lat_stiff / lng_stiff
