@@ -138,8 +138,9 @@ def test_batched_form_equals_the_per_vehicle_form():
 
 
 def test_batch_of_the_sample_car_read_from_usd():
-    read = pytest.importorskip("physxvehicle_usd.read")
     from pathlib import Path
+
+    from physxvehicle_usd import read
     sample = Path(__file__).resolve().parents[1] / "samples" / "car" / "car.usda"
     d = read.read_stage(sample).to_json()
     p = build_vehicle_params(d, "/World/Car")
