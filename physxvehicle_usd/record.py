@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 import numpy as np
 from pxr import Gf, Sdf, Usd, UsdGeom, Vt
 
+from .sim import vecmath
 from .stage_io import export_layer_atomic
 
 if TYPE_CHECKING:
@@ -36,13 +37,13 @@ _TIMING_KEYS = {"subLayers", "subLayerOffsets", "timeCodesPerSecond", "framesPer
 
 # -- quaternions (x, y, z, w) and 4x4 matrices in USD's row-vector convention -----------------------------
 
+_WXYZ = [3, 0, 1, 2]  # telemetry (x, y, z, w) -> the core's component-first (w, x, y, z)
+_XYZW = [1, 2, 3, 0]
+
 def quat_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    ax, ay, az, aw = np.moveaxis(a, -1, 0)
-    bx, by, bz, bw = np.moveaxis(b, -1, 0)
-    return np.stack((aw * bx + ax * bw + ay * bz - az * by,
-                     aw * by - ax * bz + ay * bw + az * bx,
-                     aw * bz + ax * by - ay * bx + az * bw,
-                     aw * bw - ax * bx - ay * by - az * bz), axis=-1)
+    """Hamilton product of (..., 4) quaternions stored x, y, z, w (telemetry's order), via the core's own."""
+    product = vecmath.quat_mul(np.moveaxis(a[..., _WXYZ], -1, 0), np.moveaxis(b[..., _WXYZ], -1, 0))
+    return np.moveaxis(product, 0, -1)[..., _XYZW]
 
 
 def quat_about(axis: np.ndarray, angle: np.ndarray) -> np.ndarray:

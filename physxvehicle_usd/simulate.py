@@ -37,6 +37,7 @@ from . import properties as P
 from .description import Source, StageDescription
 from .diagnostics import Diagnostic, Severity
 from .errors import InputError
+from .sim import vecmath
 
 __all__ = ["DriveCycle", "LoadedSimulation", "SimulationResult", "NoVehicleError", "load", "run", "TELEMETRY_FOR"]
 
@@ -510,10 +511,11 @@ def run(source: "str | os.PathLike | Usd.Stage | LoadedSimulation", steps: int, 
 
 
 def rotate_xyzw(q: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """Rotate vectors v (..., 3) by quaternions q (..., 4) stored x, y, z, w."""
-    u, w = q[..., :3], q[..., 3:4]
-    t = 2.0 * np.cross(u, v)
-    return v + w * t + np.cross(u, t)
+    """Rotate vectors v (..., 3) by quaternions q (..., 4) stored x, y, z, w (telemetry's order), via the core."""
+    q = np.asarray(q, dtype=float)
+    v = np.broadcast_to(np.asarray(v, dtype=float), q.shape[:-1] + (3,))
+    rotated = vecmath.quat_rotate(np.moveaxis(q[..., [3, 0, 1, 2]], -1, 0), np.moveaxis(v, -1, 0))
+    return np.moveaxis(rotated, 0, -1)
 
 
 def _forward_speed(orientation: np.ndarray, velocity: np.ndarray, forward: np.ndarray) -> np.ndarray:
