@@ -30,7 +30,7 @@ from pxr import Usd
 from physxvehicle_usd import properties as P
 from physxvehicle_usd.units import LENGTH, MASS, MASS_LENGTH2, NONE, Dim
 
-SPEC_CSV = Path("/work/shared/spec/vehicle_attributes.csv")
+SPEC_CSV = Path(__file__).resolve().parent / "data" / "spec" / "vehicle_attributes.csv"
 
 DERIVED_DEFAULTS = {(P.TIRE, "longitudinalStiffness"), (P.TIRE, "camberStiffness"),
                     (P.VEHICLE, "minPassiveLongitudinalSlipDenominator")}
@@ -254,7 +254,7 @@ def test_ranges_follow_check_param_in_range():
 
 
 def test_every_range_has_a_code_of_the_spec():
-    rules = Path("/work/shared/spec/vehicle_parse_rules.md").read_text()
+    rules = (Path(__file__).resolve().parent / "data" / "spec" / "vehicle_parse_rules.md").read_text()
     for row in P.TABLE_ROWS:
         if row.range is not None:
             assert row.range_code and f"- {row.range_code} " in rules, row.key

@@ -22,7 +22,7 @@ from physxvehicle_usd.units import LENGTH, MASS, MASS_LENGTH2, NONE, StageUnits
 
 from stage_factory import MASS_KG, add_vehicle, build_vehicle
 
-SPEC_CSV = Path("/work/shared/spec/vehicle_attributes.csv")
+SPEC_CSV = Path(__file__).resolve().parent / "data" / "spec" / "vehicle_attributes.csv"
 
 # (metersPerUnit, kilogramsPerUnit); None = not authored (USD's fallback metersPerUnit is 0.01).
 UNIT_SYSTEMS = {

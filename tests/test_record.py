@@ -115,10 +115,10 @@ def test_record_lines_up_with_a_drive_cycle_that_starts_later(tmp_path):
     assert np.allclose(world(played, CAR, 126).ExtractTranslation(), result.arrays["bodies"]["position"][-1, 0], atol=1e-9)
 
 
-def test_record_needs_the_motion_recorded():
+def test_record_needs_the_motion_recorded(tmp_path):
     result = simulate.run(SAMPLE, 2, DT, outputs=())
     with pytest.raises(ValueError, match="record"):
-        record_layer(result, result.loaded.stage, str(SAMPLE), "/tmp/x.usda")
+        record_layer(result, result.loaded.stage, str(SAMPLE), str(tmp_path / "x.usda"))
 
 
 def test_quaternion_and_matrix_helpers_agree():

@@ -8,6 +8,8 @@ attributes). Writing into a stage with other units is out of scope (the writer k
 """
 from __future__ import annotations
 
+import importlib.util
+
 import math
 from pathlib import Path
 
@@ -25,7 +27,8 @@ from physxvehicle_usd.write import write_stage, write_vehicle
 from stage_factory import DRIVES, VehicleStage, add_vehicle, build_vehicle
 
 REPO = Path(__file__).resolve().parent.parent
-OVPHYSX_SAMPLE = Path("/tmp/venv/lib/python3.11/site-packages/ovphysx/samples/data/vehicle_read_write.usda")
+# ovphysx's own mixed-drive scene, found without importing ovphysx (its schemas must stay out of this process)
+OVPHYSX_SAMPLE = Path(importlib.util.find_spec("ovphysx").origin).parent / "samples" / "data" / "vehicle_read_write.usda"
 SAMPLES = sorted((REPO / "samples").glob("*/*.usda")) + ([OVPHYSX_SAMPLE] if OVPHYSX_SAMPLE.exists() else [])
 
 

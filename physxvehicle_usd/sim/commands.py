@@ -1,7 +1,7 @@
 """Command responses (vehicle2 commands/, braking/, steering/, drivetrain command parts), once per step.
 
 Inputs are the raw commands of `SimState`; outputs are per-wheel brake torques, steer angles, drive
-torques and the actuation flags. Section numbers refer to /work/shared/spec/vehicle2_numerics.md.
+torques and the actuation flags. Section numbers refer to shared/spec/vehicle2_numerics.md (the project's numerics digest).
 """
 from __future__ import annotations
 
