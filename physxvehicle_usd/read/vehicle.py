@@ -649,12 +649,13 @@ def _deprecated_compliance(a: _Attachment, attachment: Block, susp: Block, trave
 
 # -- differential, brakes, steering, controllers (only while valid) ------------------------------------
 
-def _check_wheel_list(v: _Vehicle, wheels: list[int], n: int, code: str, prop: str) -> bool:
+def _check_wheel_list(v: _Vehicle, wheels: list[int], n: int, negative: str, out_of_range: str, prop: str) -> bool:
+    """A list of wheel indices as the parser checks it; the two failures carry their own rule codes."""
     if any(w < 0 for w in wheels):
-        v.error(code, "wheel indices must not be negative", prop)
+        v.error(negative, "wheel indices must not be negative", prop)
         return False
     if len(wheels) > n or any(w >= n for w in wheels):
-        v.error(code, f"wheel indices {wheels} do not fit the vehicle's {n} wheels", prop)
+        v.error(out_of_range, f"wheel indices {wheels} do not fit the vehicle's {n} wheels", prop)
         return False
     return True
 
@@ -670,7 +671,7 @@ def _differential(v: _Vehicle, d: VehicleDescription, attachments: list[_Attachm
         block = Block(schema_name=P.MULTI_DIFF, path=v.path)
         wheels_raw = r.raw("wheels")
         wheels = list(wheels_raw.value or [])
-        _check_wheel_list(v, wheels, n, "V92" if any(w < 0 for w in wheels) else "V96", r.name("wheels"))
+        _check_wheel_list(v, wheels, n, "V92", "V96", r.name("wheels"))
         block.set("wheels", wheels, wheels_raw.source)
         for base, code_range, lo in (("torqueRatios", "V94", -1.0), ("averageWheelSpeedRatios", "V94", 0.0)):
             raw = r.raw(base)
@@ -749,10 +750,7 @@ def _wheel_system(v: _Vehicle, r: ComponentReader, block: Block, n: int, max_bas
     wheels_raw, mult_raw, maximum = r.raw("wheels"), r.raw(mult_base), r.raw(max_base)
     wheels, mults = list(wheels_raw.value or []), list(mult_raw.value or [])
     negative, out_of_range, mismatch = codes
-    if any(w < 0 for w in wheels):
-        v.error(negative, "wheel indices must not be negative", r.name("wheels"))
-    elif len(wheels) > n or any(w >= n for w in wheels):
-        v.error(out_of_range, f"wheel indices {wheels} do not fit the vehicle's {n} wheels", r.name("wheels"))
+    _check_wheel_list(v, wheels, n, negative, out_of_range, r.name("wheels"))
     if mults and len(mults) != len(wheels):
         v.error(mismatch, f"{len(mults)} multipliers for {len(wheels)} wheels", r.name(mult_base))
     all_wheels, all_mults = _per_wheel(wheels, mults, n)
