@@ -20,6 +20,24 @@ def run_python(args: list[str], env: dict | None = None, timeout: float = 300) -
     return subprocess.run([sys.executable, *args], capture_output=True, text=True, env=full_env, timeout=timeout)
 
 
+def stage_over_sample(path: Path, author=None) -> Path:
+    """A stage file that sublayers the sample car and overrides what `author(stage)` authors.
+
+    The root layer decides units and axes, so they are set here: a stage that only sublayers the sample
+    would otherwise be in centimetres, Y up."""
+    from pxr import Usd, UsdGeom, UsdPhysics
+
+    stage = Usd.Stage.CreateNew(str(path))
+    stage.GetRootLayer().subLayerPaths.append(str(SAMPLES / "car" / "car.usda"))
+    UsdGeom.SetStageMetersPerUnit(stage, 1.0)
+    UsdGeom.SetStageUpAxis(stage, UsdGeom.Tokens.z)
+    UsdPhysics.SetStageKilogramsPerUnit(stage, 1.0)
+    if author:
+        author(stage)
+    stage.GetRootLayer().Save()
+    return path
+
+
 @pytest.fixture(scope="session")
 def repo() -> Path:
     return REPO

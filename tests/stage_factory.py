@@ -26,9 +26,8 @@ from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics
 
 from physxvehicle_usd import properties as P
 from physxvehicle_usd.read import read_stage
+from physxvehicle_usd.read.vehicle import REFERENCE_FRAME_KEY as REFERENCE_FRAME
 from physxvehicle_usd.units import LENGTH, MASS, MASS_LENGTH2, NONE, Dim, StageUnits
-
-REFERENCE_FRAME = "physxVehicle:referenceFrameIsCenterOfMass"
 
 # SI values of the minimal car, with the dimension that converts each to stage units.
 MASS_KG = 1500.0
@@ -207,34 +206,24 @@ def add_vehicle(car: VehicleStage, *, drive: str = "standard", shared: bool = Tr
     if shared and not stage.GetPrimAtPath(parts_root):
         stage.DefinePrim(parts_root, "Scope")
 
-    # drive
-    if drive in ("standard", "tank"):
+    # drive: on a shared prim named by the vehicle's drive relationship, or on the vehicle prim itself
+    drive_api = {"standard": P.DRIVE_STANDARD, "tank": P.DRIVE_STANDARD, "basic": P.DRIVE_BASIC}.get(drive)
+    if drive_api is not None:
         if shared:
             drive_path = f"{parts_root}/Drive"
             drive_prim = stage.GetPrimAtPath(drive_path) or stage.DefinePrim(drive_path, "Scope")
-            drive_prim.ApplyAPI(P.DRIVE_STANDARD)
             set_targets(prim, P.VEHICLE, "drive", [drive_path])
         else:
             drive_prim = prim
-            prim.ApplyAPI(P.DRIVE_STANDARD)
+        drive_prim.ApplyAPI(drive_api)
         car.parts["drive"] = str(drive_prim.GetPath())
-        owners[P.DRIVE_STANDARD] = drive_prim
+        owners[drive_api] = drive_prim
+    if drive_api == P.DRIVE_STANDARD:
         component("Engine", P.ENGINE, [drive_prim], P.DRIVE_STANDARD, "engine")
         component("Gears", P.GEARS, [drive_prim], P.DRIVE_STANDARD, "gears")
         component("Clutch", P.CLUTCH, [drive_prim], P.DRIVE_STANDARD, "clutch")
         if autobox:
             component("AutoGearBox", P.AUTOBOX, [drive_prim], P.DRIVE_STANDARD, "autoGearBox")
-    elif drive == "basic":
-        if shared:
-            drive_path = f"{parts_root}/Drive"
-            drive_prim = stage.GetPrimAtPath(drive_path) or stage.DefinePrim(drive_path, "Scope")
-            drive_prim.ApplyAPI(P.DRIVE_BASIC)
-            set_targets(prim, P.VEHICLE, "drive", [drive_path])
-        else:
-            drive_prim = prim
-            prim.ApplyAPI(P.DRIVE_BASIC)
-        car.parts["drive"] = str(drive_prim.GetPath())
-        owners[P.DRIVE_BASIC] = drive_prim
 
     # wheel attachments
     attachments = []

@@ -7,13 +7,13 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from physxvehicle_usd import properties as P
 from physxvehicle_usd.author import author_vehicle, preset_spec
-from physxvehicle_usd.units import stage_unit, unit_dim
 from physxvehicle_usd.cli import main
 from physxvehicle_usd.errors import InputError
 from physxvehicle_usd.inspect_table import inspect_json, inspect_rows, render_text
 from physxvehicle_usd.read import read_stage
-from physxvehicle_usd.units import LENGTH, MASS, MASS_LENGTH, MASS_LENGTH2, StageUnits
+from physxvehicle_usd.units import LENGTH, MASS, MASS_LENGTH, MASS_LENGTH2, StageUnits, stage_unit, unit_dim
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 CAR_CM = SAMPLES / "car_cm" / "car_cm.usda"
@@ -51,8 +51,8 @@ def test_centimetre_sample_rows_carry_stage_units_and_provenance():
     assert _row(rows, "wheel 0", "sprungMass").source == "computed"
     assert _row(rows, "controller", "accelerator").source == "fallback"
     assert _row(rows, "rigidBody", "position").unit == "cm"
-    assert _row(rows, "engine", "peakTorque").attribute == "physxVehicleEngine:peakTorque"
-    assert _row(rows, "brakes1", "wheels").attribute == "physxVehicleBrakes:brakes1:wheels"
+    assert _row(rows, "engine", "peakTorque").attribute == P.full_name(P.ENGINE, "peakTorque")
+    assert _row(rows, "brakes1", "wheels").attribute == P.full_name(P.BRAKES, "wheels", "brakes1")
 
 
 def test_shared_wheel_components_are_listed_once():
@@ -64,10 +64,10 @@ def test_shared_wheel_components_are_listed_once():
 def test_deprecated_values_are_marked(tmp_path):
     stage = author_vehicle(preset_spec("car"))
     suspension = stage.GetPrimAtPath("/World/CarParts/Suspension1")
-    travel = suspension.GetAttribute("physxVehicleSuspension:travelDistance")
+    travel = suspension.GetAttribute(P.full_name(P.SUSPENSION, "travelDistance"))
     travel.Clear()
-    suspension.CreateAttribute("physxVehicleSuspension:maxCompression", travel.GetTypeName()).Set(0.175)
-    suspension.CreateAttribute("physxVehicleSuspension:maxDroop", travel.GetTypeName()).Set(0.175)
+    suspension.CreateAttribute(P.full_name(P.SUSPENSION, "maxCompression"), travel.GetTypeName()).Set(0.175)
+    suspension.CreateAttribute(P.full_name(P.SUSPENSION, "maxDroop"), travel.GetTypeName()).Set(0.175)
     rows = inspect_rows(read_stage(stage), "/World/Car")
     assert _row(rows, "wheel 0", "travelDistance").source == "deprecated"
 
@@ -110,8 +110,6 @@ def test_cli_inspect_bad_vehicle_and_missing_file_exit_2(tmp_path, capsys):
 
 def test_every_unit_string_agrees_with_its_declared_dimension():
     """The table states a dimension (for scaling) and an SI unit (for display): they must say the same."""
-    from physxvehicle_usd import properties as P
-
     for prop in P.TABLE_ROWS + P.DERIVED_ROWS:
         parts = prop.unit[1:-1].split(",") if prop.unit.startswith("(") else None
         if parts and prop.component_dims:

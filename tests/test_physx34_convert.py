@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from pxr import Gf, Sdf, Usd
 
 import physxvehicle_usd  # noqa: F401 - registers the vehicle schemas
+from physxvehicle_usd import properties as P
 from physxvehicle_usd.runtime.physx34_convert import (
     ENGINE_FIELDS,
     Physx34ConversionError,
@@ -117,16 +118,12 @@ def test_provenance_wrapped_values_are_read():
 def test_engine_from_an_authored_usd_prim():
     stage = Usd.Stage.CreateInMemory()
     prim = stage.DefinePrim("/World/Engine", "Scope")
-    prim.ApplyAPI("PhysxVehicleEngineAPI")
-    prim.GetAttribute("physxVehicleEngine:maxRotationSpeed").Set(800.0)
-    prim.GetAttribute("physxVehicleEngine:torqueCurve").Set(
+    prim.ApplyAPI(P.ENGINE)
+    prim.GetAttribute(P.full_name(P.ENGINE, "maxRotationSpeed")).Set(800.0)
+    prim.GetAttribute(P.full_name(P.ENGINE, "torqueCurve")).Set(
         [Gf.Vec2f(0.0, 0.7), Gf.Vec2f(0.4, 1.0), Gf.Vec2f(1.0, 0.6)]
     )
-    namespace = "physxVehicleEngine:"
-    block = {
-        name[len(namespace):]: prim.GetAttribute(name).Get()
-        for name in prim.GetPropertyNames() if name.startswith(namespace)
-    }
+    block = {base: prim.GetAttribute(name).Get() for base, name in P.full_names(P.ENGINE).items()}
     for key, value in (("moi", 1.0), ("peakTorque", 500.0), ("dampingRateFullThrottle", 0.15),
                        ("dampingRateZeroThrottleClutchEngaged", 2.0), ("dampingRateZeroThrottleClutchDisengaged", 0.35)):
         if block.get(key) is None or block[key] == -1:  # unauthored sentinel -> the documented default
@@ -138,16 +135,12 @@ def test_engine_from_an_authored_usd_prim():
 
 
 def test_description_keys_are_schema_property_names():
-    registry = Usd.SchemaRegistry()
-    engine_props = registry.FindAppliedAPIPrimDefinition("PhysxVehicleEngineAPI").GetPropertyNames()
     for key in [k for k, _ in ENGINE_FIELDS] + ["torqueCurve", "idleRotationSpeed"]:
-        assert f"physxVehicleEngine:{key}" in engine_props
-    tire_props = registry.FindAppliedAPIPrimDefinition("PhysxVehicleTireAPI").GetPropertyNames()
+        assert P.is_schema_property(P.ENGINE, key), key
     for key in TIRE_BLOCK:
-        assert f"physxVehicleTire:{key}" in tire_props
-    table_props = registry.FindConcretePrimDefinition("PhysxVehicleTireFrictionTable").GetPropertyNames()
+        assert P.is_schema_property(P.TIRE, key), key
     for key in TABLES["/World/WinterTires"]:
-        assert key in table_props
+        assert P.is_schema_property(P.TABLE, key), key
 
 
 # Tire ---------------------------------------------------------------------------------------------------------------

@@ -5,9 +5,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics
+from pxr import Gf, Sdf, Usd, UsdGeom
 
 import physxvehicle_usd  # noqa: F401 - registers the vehicle schemas
+from conftest import stage_over_sample
+from physxvehicle_usd import properties as P
 from physxvehicle_usd import simulate
 from physxvehicle_usd.record import OPS, matrix_to_quat, quat_mul, record_layer, rotation_rows, write_record
 
@@ -19,18 +21,13 @@ STEPS = 30
 
 def driven_stage(path: Path, author=None) -> Path:
     """The sample car at full throttle and half steer (so the wheels roll, steer and the body turns)."""
-    stage = Usd.Stage.CreateNew(str(path))
-    stage.GetRootLayer().subLayerPaths.append(str(SAMPLE))
-    UsdGeom.SetStageMetersPerUnit(stage, 1.0)
-    UsdGeom.SetStageUpAxis(stage, UsdGeom.Tokens.z)
-    UsdPhysics.SetStageKilogramsPerUnit(stage, 1.0)
-    car = stage.OverridePrim(CAR)
-    car.CreateAttribute("physxVehicleController:accelerator", Sdf.ValueTypeNames.Float).Set(1.0)
-    car.CreateAttribute("physxVehicleController:steer", Sdf.ValueTypeNames.Float).Set(0.5)
-    if author:
-        author(stage)
-    stage.GetRootLayer().Save()
-    return path
+    def drive(stage: Usd.Stage) -> None:
+        car = stage.OverridePrim(CAR)
+        car.CreateAttribute(P.full_name(P.CONTROLLER, "accelerator"), Sdf.ValueTypeNames.Float).Set(1.0)
+        car.CreateAttribute(P.full_name(P.CONTROLLER, "steer"), Sdf.ValueTypeNames.Float).Set(0.5)
+        if author:
+            author(stage)
+    return stage_over_sample(path, drive)
 
 
 def recorded(tmp_path: Path, stage_file: Path, steps: int = STEPS) -> tuple[simulate.SimulationResult, Usd.Stage, Path]:

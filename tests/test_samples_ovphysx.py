@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from pxr import Usd, UsdGeom
 
+from physxvehicle_usd import properties as P
 from physxvehicle_usd.oracle import run_ovphysx
 
 pytestmark = pytest.mark.ovphysx
@@ -31,7 +32,7 @@ def _stage_facts(path: Path) -> tuple[float, np.ndarray]:
     """metersPerUnit and the world forward direction, from the scene's vehicle context."""
     stage = Usd.Stage.Open(str(path))
     scene = stage.GetPrimAtPath("/World/PhysicsScene")
-    forward = scene.GetAttribute("physxVehicleContext:longitudinalAxis").Get()
+    forward = scene.GetAttribute(P.full_name(P.CONTEXT, "longitudinalAxis")).Get()
     return UsdGeom.GetStageMetersPerUnit(stage), np.array(AXES[forward], dtype=float)
 
 

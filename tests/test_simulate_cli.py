@@ -6,9 +6,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from pxr import Sdf, Usd, UsdGeom, UsdPhysics
+from pxr import Sdf, Usd, UsdGeom
 
 import physxvehicle_usd  # noqa: F401 - registers the vehicle schemas
+from conftest import stage_over_sample
+from physxvehicle_usd import properties as P
 from physxvehicle_usd import simulate
 from physxvehicle_usd.cli import main
 from physxvehicle_usd.errors import InputError
@@ -16,22 +18,9 @@ from physxvehicle_usd.errors import InputError
 SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "car" / "car.usda"
 DT = 1.0 / 60.0
 CAR = "/World/Car"
-ACCELERATOR = "physxVehicleController:accelerator"
-STEER = "physxVehicleController:steer"
-
-
-def over_sample(path: Path, author=None) -> Path:
-    """A stage that sublayers the sample car and overrides what `author(stage)` authors."""
-    stage = Usd.Stage.CreateNew(str(path))
-    stage.GetRootLayer().subLayerPaths.append(str(SAMPLE))
-    # the root layer decides units and axes; without these the stage would be in centimetres, Y up
-    UsdGeom.SetStageMetersPerUnit(stage, 1.0)
-    UsdGeom.SetStageUpAxis(stage, UsdGeom.Tokens.z)
-    UsdPhysics.SetStageKilogramsPerUnit(stage, 1.0)
-    if author:
-        author(stage)
-    stage.GetRootLayer().Save()
-    return path
+ACCELERATOR = P.full_name(P.CONTROLLER, "accelerator")
+STEER = P.full_name(P.CONTROLLER, "steer")
+over_sample = stage_over_sample
 
 
 def full_throttle(stage: Usd.Stage) -> None:
@@ -142,7 +131,7 @@ def test_drive_cycle_starts_at_the_stage_start_time_and_holds_gears(tmp_path):
     def author(stage: Usd.Stage) -> None:
         stage.SetStartTimeCode(100)
         stage.SetTimeCodesPerSecond(60)
-        gear = stage.OverridePrim(CAR).CreateAttribute("physxVehicleController:targetGear", Sdf.ValueTypeNames.Int)
+        gear = stage.OverridePrim(CAR).CreateAttribute(P.full_name(P.CONTROLLER, "targetGear"), Sdf.ValueTypeNames.Int)
         gear.Set(1, 100.0)
         gear.Set(3, 110.0)
         accelerator = stage.OverridePrim(CAR).CreateAttribute(ACCELERATOR, Sdf.ValueTypeNames.Float)
