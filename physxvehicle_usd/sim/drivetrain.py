@@ -138,8 +138,8 @@ def _solve_bordered(diag, beta, G, ag, e_couple, e_diag, r, s_e):
     e_diag + (1 + d_e c_e) Q >= 1 for non-negative rates: the system is never singular, as PhysX's LU finds.
     """
     inv = 1.0 / diag
-    P = (ag * r * inv).sum(axis=1)
-    B = (ag * beta * inv).sum(axis=1)
+    P = vm.sum_wheels(ag * r * inv)
+    B = vm.sum_wheels(ag * beta * inv)
     one_q = 1.0 + G * B
     y = (s_e * one_q + e_couple * P) / (e_diag * one_q - e_couple * B)
     S = (P + B * y) / one_q
