@@ -21,8 +21,10 @@ def drive(sim: Simulator, steps: int) -> None:
         sim.step({"accelerator": np.ones(3), "steer": np.full(3, 0.2)})
 
 
-def test_a_nan_vehicle_is_frozen_and_the_others_are_bit_identical_to_a_clean_run():
-    clean, faulty = Simulator.from_description(three_cars(), DT), Simulator.from_description(three_cars(), DT)
+@pytest.mark.parametrize("threads", [1, 3])
+def test_a_nan_vehicle_is_frozen_and_the_others_are_bit_identical_to_a_clean_run(threads):
+    clean = Simulator.from_description(three_cars(), DT, threads=1)
+    faulty = Simulator.from_description(three_cars(), DT, threads=threads)  # 3: each car stepped in its own thread
     drive(clean, 30)
     drive(faulty, 30)
     faulty.state.angular_velocity[:, 1] = np.nan

@@ -815,6 +815,12 @@ class VehicleBatch:
     def max_wheels(self) -> int:
         return int(self.arrays["wheel_mask"].shape[1])
 
+    def select(self, rows: slice) -> "VehicleBatch":
+        """The vehicles `rows` as a batch of their own: views of these arrays, same wheel padding and friction tables."""
+        return VehicleBatch(paths=self.paths[rows], wheel_paths=self.wheel_paths[rows],
+                            arrays={key: value[rows] for key, value in self.arrays.items()},
+                            friction_tables=self.friction_tables)
+
 
 def _table_array(points: Sequence[Sequence[float]], n: int, width: int) -> tuple[np.ndarray, int]:
     out = np.zeros((n, width))

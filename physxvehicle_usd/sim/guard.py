@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import vecmath as vm
-from .state import SimParams, SimState
+from .state import COMPONENT_FIRST, SimParams, SimState, output_vehicle_axis, vehicle_axis
 
 # a non-finite jounce, force or slip reaches the body velocity (or the wheel speed) within the same substep
 _CHECKED = ("body_position", "body_orientation", "linear_velocity", "angular_velocity", "engine_omega", "rotation_speed")
@@ -31,14 +31,6 @@ class GuardOptions:
     max_speed: float = 1000.0  # m/s, scaled by each vehicle's length scale
     max_angular_speed: float = 200.0  # rad/s
     max_wheel_speed: float = 10000.0  # rad/s
-
-
-_COMPONENT_FIRST = ("body_position", "body_orientation", "linear_velocity", "angular_velocity")
-
-
-def _vehicle_axis(name: str, array: np.ndarray, V: int) -> int:
-    """Component-first vectors (3 or 4, V) carry vehicles on axis 1, every other state array on axis 0."""
-    return 1 if name in _COMPONENT_FIRST else 0
 
 
 def _rows(array: np.ndarray, axis: int, rows: np.ndarray) -> tuple:
@@ -74,7 +66,7 @@ class Guard:
         total = np.zeros(p.V, dtype=s.engine_omega.dtype)
         for name in _CHECKED:
             a = getattr(s, name)
-            if name in _COMPONENT_FIRST:
+            if name in COMPONENT_FIRST:
                 for c in a:
                     total += c
             elif a.ndim == 2:
@@ -102,12 +94,11 @@ class Guard:
         if not frozen.any():
             return
         rows = np.nonzero(frozen)[0]
-        V = self.p.V
         for name, old in self._snapshot.items():
             if name == "faulted":
                 continue
             current = getattr(s, name)
-            axis = _vehicle_axis(name, current, V)
+            axis = vehicle_axis(name)
             idx = _rows(current, axis, rows)
             value = old[idx]
             if name in _AT_REST:
@@ -119,6 +110,6 @@ class Guard:
             old = self._out.get(key)
             if old is None or old.shape != value.shape:
                 continue
-            axis = 1 if value.ndim == 3 else 0
+            axis = output_vehicle_axis(value)
             value[_rows(value, axis, rows)] = old[_rows(old, axis, rows)]
         s.faulted = frozen

@@ -30,6 +30,7 @@ from . import vecmath as vm
 from .ground import Ground, friction_matrix
 from .guard import Guard, GuardOptions
 from .pipeline import StepOptions, step
+from .shards import ShardedStep, default_shards
 from .state import SimParams, SimState, actor_pose, initial_state
 
 _VEHICLE_CONTROLS = ("accelerator", "brake0", "brake1", "steer", "thrust0", "thrust1")
@@ -39,11 +40,17 @@ _WHEEL_CONTROLS = {"driveTorque": "wheel_drive_torque", "brakeTorque": "wheel_br
 class Simulator:
     def __init__(self, batch: VehicleBatch, ground: Ground | Sequence[Mapping[str, Any]] | None, dt: float, *,
                  options: StepOptions = StepOptions(), dtype: np.typing.DTypeLike = np.float32,
-                 guard: GuardOptions = GuardOptions()):
+                 guard: GuardOptions = GuardOptions(), threads: int | None = None):
+        """threads: how many ranges of vehicles to step in parallel (None: one per core for big batches, see
+        sim/shards.py; 1: the whole batch in this thread). Results do not depend on it."""
         if not dt > 0.0:
             raise ValueError(f"dt must be > 0 (got {dt})")
+        if threads is not None and threads < 1:
+            raise ValueError(f"threads must be >= 1 (got {threads})")
         self.batch = batch
         self.params = SimParams.from_batch(batch, dtype)
+        shards = default_shards(batch.nb_vehicles) if threads is None else min(threads, batch.nb_vehicles)
+        self._sharded = ShardedStep(batch, dtype, shards) if shards > 1 else None
         self.ground = ground if isinstance(ground, Ground) else Ground.from_description(ground)
         self.friction = friction_matrix(batch.friction_tables, self.ground)
         self.dt = float(dt)
@@ -76,12 +83,18 @@ class Simulator:
         if controls:
             self.set_controls(controls)
         if self.guard is None:
-            step(self.params, self.state, self.ground, self.friction, self.dt, self.options)
+            self._advance()
             return
         self.guard.before(self.state)
         with np.errstate(invalid="ignore", over="ignore", divide="ignore"):  # the guard reports per vehicle
-            step(self.params, self.state, self.ground, self.friction, self.dt, self.options)
+            self._advance()
         self.guard.after(self.state)
+
+    def _advance(self) -> None:
+        if self._sharded is not None:
+            self._sharded(self.state, self.ground, self.friction, self.dt, self.options)
+        else:
+            step(self.params, self.state, self.ground, self.friction, self.dt, self.options)
 
     @property
     def faulted(self) -> np.ndarray:

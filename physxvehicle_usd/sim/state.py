@@ -184,6 +184,20 @@ class SimState:
     faulted: np.ndarray | None = None  # (V,) vehicles frozen by the numerical guard (sim/guard.py)
 
 
+# Component-first vectors (3 or 4, V) carry the vehicles on axis 1; every other state array on axis 0.
+COMPONENT_FIRST = ("body_position", "body_orientation", "linear_velocity", "angular_velocity")
+
+
+def vehicle_axis(name: str) -> int:
+    """The vehicle axis of the SimState array `name`."""
+    return 1 if name in COMPONENT_FIRST else 0
+
+
+def output_vehicle_axis(value: np.ndarray) -> int:
+    """The vehicle axis of a per-step output in `SimState.out`: (3, V, W) vectors or (V, W) scalars."""
+    return 1 if value.ndim == 3 else 0
+
+
 def initial_state(p: SimParams) -> SimState:
     V, W = p.V, p.W
     zw = lambda: np.zeros((V, W))  # noqa: E731

@@ -1,0 +1,81 @@
+"""Stepping one batch as several ranges of vehicles, in parallel threads.
+
+No kernel mixes two vehicles, so a batch can be cut into contiguous ranges of vehicles and each range
+stepped on its own, with its own `SimParams` (built from `VehicleBatch.select`): the results are the
+same, bit for bit, as stepping the whole batch. numpy releases the GIL inside its loops, so the ranges'
+array work runs on several cores at once while their Python (the kernels' dispatch, a few milliseconds a
+step whatever the batch size) takes turns. A range therefore needs enough vehicles for its array work to
+outweigh that dispatch: `default_shards` gives each range at least `MIN_VEHICLES`.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import numpy.typing  # noqa: F401  (np.typing.DTypeLike)
+
+from ..runtime.vehicle2 import VehicleBatch
+from .ground import Ground
+from .pipeline import StepOptions, step
+from .state import SimParams, SimState, output_vehicle_axis, vehicle_axis
+
+# Measured with benchmarks/bench_sim.py --threads: below a few thousand vehicles a range's dispatch
+# costs about as much as its array work, and a second thread gains nothing.
+MIN_VEHICLES = 2500
+
+_ARRAY_FIELDS = tuple(f.name for f in dataclasses.fields(SimState) if f.name not in ("out", "time", "steps"))
+
+
+def default_shards(vehicles: int) -> int:
+    """One range per core, each of at least MIN_VEHICLES vehicles (1: step the batch whole)."""
+    return max(1, min(os.cpu_count() or 1, vehicles // MIN_VEHICLES))
+
+
+class ShardedStep:
+    """Steps a whole-batch `SimState` range by range, one thread per range, and joins the ranges' results.
+
+    The joined arrays are new arrays, as a whole-batch step makes them (the numerical guard relies on it).
+    """
+
+    def __init__(self, batch: VehicleBatch, dtype: np.typing.DTypeLike, shards: int):
+        bounds = np.linspace(0, batch.nb_vehicles, shards + 1).round().astype(int)
+        self.ranges = [slice(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+        self.params = [SimParams.from_batch(batch.select(r), dtype) for r in self.ranges]
+        self._pool: ThreadPoolExecutor | None = None
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "_pool": None}  # threads do not pickle; a copy starts its own
+
+    def __call__(self, s: SimState, ground: Ground, friction: np.ndarray, dt: float, options: StepOptions) -> None:
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(len(self.ranges), thread_name_prefix="vehicle-range")
+        parts = [_range_view(s, r) for r in self.ranges]
+        errors = np.geterr()  # numpy's error state is per thread: the workers take the caller's
+
+        def advance(k: int) -> None:
+            with np.errstate(**errors):
+                step(self.params[k], parts[k], ground, friction, dt, options)
+
+        list(self._pool.map(advance, range(len(parts))))
+        for name in _ARRAY_FIELDS:
+            value = getattr(s, name)
+            if isinstance(value, np.ndarray):
+                setattr(s, name, np.concatenate([getattr(part, name) for part in parts], axis=vehicle_axis(name)))
+        s.out = {key: np.concatenate([part.out[key] for part in parts], axis=output_vehicle_axis(value))
+                 for key, value in parts[0].out.items()}
+        s.time, s.steps = parts[0].time, parts[0].steps
+
+
+def _range_view(s: SimState, rows: slice) -> SimState:
+    """The vehicles `rows` of a whole-batch state, as a state of their own (contiguous copies)."""
+    values = {}
+    for name in _ARRAY_FIELDS:
+        value = getattr(s, name)
+        if isinstance(value, np.ndarray):
+            value = np.ascontiguousarray(value[:, rows] if vehicle_axis(name) == 1 else value[rows])
+        values[name] = value
+    out = {key: np.ascontiguousarray(value[:, rows] if output_vehicle_axis(value) == 1 else value[rows])
+           for key, value in s.out.items()}
+    return SimState(**values, out=out, time=s.time, steps=s.steps)
