@@ -2,8 +2,10 @@
 """Stepping speed: N four-wheel sample cars on flat ground, numpy core beside ovphysx, in the same run.
 
     python benchmarks/bench_sim.py [--sizes 1 100 1000 10000] [--steps 60] [--dt 0.016666667] [--no-ovphysx]
+                                   [--threads 1 2]
 
-Every car runs at full throttle from rest. For each N prints: our milliseconds per step (the simulator's
+Every car runs at full throttle from rest. For each N (and each --threads count: the ranges of vehicles our
+simulator steps in parallel; by default its own choice) prints: our milliseconds per step (the simulator's
 steps alone, as `physxvehicle-usd simulate` reports step_s), ovphysx's for the same stage, steps and
 controls (it records only the final state: record_every = steps), our time over ovphysx's, the real-time
 factor at 60 Hz of each (simulated seconds per wall second, one step = 1/60 s), our load time (read +
@@ -12,6 +14,7 @@ build), and peak resident memory: this process so far, and the largest ovphysx w
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import gc
 import resource
 import sys
@@ -23,14 +26,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fleet import fleet_stage  # noqa: E402
 
 from physxvehicle_usd import simulate  # noqa: E402
+from physxvehicle_usd.sim import Simulator  # noqa: E402
 
 FRAME_60HZ = 1.0 / 60.0
 
 
-def ours(path: Path, steps: int, dt: float) -> tuple[float, float, int]:
-    """(ms per step, load seconds, vehicles simulated)."""
-    result = simulate.run(path, steps, dt, controls={"accelerator": 1.0}, outputs=())
-    return 1000.0 * result.step_s / steps, result.load_s, len(result.paths)
+def ours(loaded: simulate.LoadedSimulation, steps: int, dt: float) -> float:
+    """Milliseconds per step."""
+    result = simulate.run(loaded, steps, dt, controls={"accelerator": 1.0}, outputs=())
+    return 1000.0 * result.step_s / steps
+
+
+def with_threads(loaded: simulate.LoadedSimulation, threads: int | None, dt: float) -> simulate.LoadedSimulation:
+    """The same loaded vehicles in a fresh simulator stepping `threads` ranges (None: the simulator's choice)."""
+    sim = loaded.simulator
+    return dataclasses.replace(loaded, simulator=Simulator(sim.batch, sim.ground, dt, threads=threads))
 
 
 def ovphysx(path: Path, steps: int, dt: float, timeout: float) -> tuple[float, float] | None:
@@ -55,28 +65,34 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=60, help="steps per run (default 60: one simulated second)")
     parser.add_argument("--dt", type=float, default=FRAME_60HZ, help="seconds per step")
     parser.add_argument("--no-ovphysx", action="store_true", help="skip the ovphysx side")
+    parser.add_argument("--threads", type=int, nargs="+",
+                        help="thread counts to time ours with (default: the simulator's choice for each size)")
     parser.add_argument("--timeout", type=float, default=3600.0, help="seconds allowed for one ovphysx run")
     parser.add_argument("--folder", type=Path, default=Path(tempfile.gettempdir()) / "physxvehicle_usd_fleet")
     args = parser.parse_args()
 
     print(f"{args.steps} steps of {args.dt:g} s, full throttle from rest; real-time factor = (1/60 s) / (time per step)")
-    header = (f"{'cars':>6} {'ours ms/step':>12} {'ovphysx ms/step':>15} {'ours/ovphysx':>12} {'RTF ours':>9} "
+    header = (f"{'cars':>6} {'threads':>7} {'ours ms/step':>12} {'ovphysx ms/step':>15} {'ours/ovphysx':>12} {'RTF ours':>9} "
               f"{'RTF ovphysx':>11} {'ours load s':>11} {'ovphysx load s':>14} {'RSS MiB':>8} {'ovphysx RSS':>11}")
     print(header)
     for n in args.sizes:
         path = fleet_stage(n, args.folder)
         gc.collect()
-        ms, load_s, count = ours(path, args.steps, args.dt)
-        assert count == n, f"simulated {count} of {n} vehicles"
+        loaded = simulate.load(path, args.dt)
+        assert len(loaded.paths) == n, f"simulated {len(loaded.paths)} of {n} vehicles"
+        timings = []
+        for threads in args.threads or [None]:
+            run = with_threads(loaded, threads, args.dt)
+            timings.append((run.simulator.threads, ours(run, args.steps, args.dt)))
         other = None if args.no_ovphysx else ovphysx(path, args.steps, args.dt, args.timeout)
-        ov_ms = f"{other[0]:15.3f}" if other else f"{'-':>15}"
-        ratio = f"{ms / other[0]:12.2f}" if other else f"{'-':>12}"
-        ov_rtf = f"{1000.0 * FRAME_60HZ / other[0]:11.2f}" if other else f"{'-':>11}"
-        ov_load = f"{other[1]:14.2f}" if other else f"{'-':>14}"
-        ov_rss = f"{peak_mib(resource.RUSAGE_CHILDREN):11.0f}" if other else f"{'-':>11}"
-        print(f"{n:6d} {ms:12.3f} {ov_ms} {ratio} {1000.0 * FRAME_60HZ / ms:9.2f} {ov_rtf} {load_s:11.2f} {ov_load} "
-              f"{peak_mib(resource.RUSAGE_SELF):8.0f} {ov_rss}", flush=True)
-
+        for threads, ms in timings:
+            ov_ms = f"{other[0]:15.3f}" if other else f"{'-':>15}"
+            ratio = f"{ms / other[0]:12.2f}" if other else f"{'-':>12}"
+            ov_rtf = f"{1000.0 * FRAME_60HZ / other[0]:11.2f}" if other else f"{'-':>11}"
+            ov_load = f"{other[1]:14.2f}" if other else f"{'-':>14}"
+            ov_rss = f"{peak_mib(resource.RUSAGE_CHILDREN):11.0f}" if other else f"{'-':>11}"
+            print(f"{n:6d} {threads:7d} {ms:12.3f} {ov_ms} {ratio} {1000.0 * FRAME_60HZ / ms:9.2f} {ov_rtf} "
+                  f"{loaded.load_s:11.2f} {ov_load} {peak_mib(resource.RUSAGE_SELF):8.0f} {ov_rss}", flush=True)
 
 if __name__ == "__main__":
     main()

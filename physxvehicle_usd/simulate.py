@@ -302,8 +302,11 @@ def _open(source: "str | os.PathLike | Usd.Stage") -> tuple[Usd.Stage, list[str]
     return open_stage_with_warnings(source)
 
 
-def load(source: "str | os.PathLike | Usd.Stage", dt: float, vehicles: Sequence[str] | None = None) -> LoadedSimulation:
+def load(source: "str | os.PathLike | Usd.Stage", dt: float, vehicles: Sequence[str] | None = None,
+         threads: int | None = None) -> LoadedSimulation:
     """Read a stage and build the simulator for its vehicles (or the listed ones), without stepping.
+
+    threads: ranges of vehicles stepped in parallel (`Simulator`'s; None: chosen from the batch size).
 
     Raises InputError for an unreadable file, a bad dt or an unknown vehicle path; NoVehicleError when
     nothing can be simulated. Vehicles the reader rejected, or the simulator cannot build, are left out
@@ -332,7 +335,7 @@ def load(source: "str | os.PathLike | Usd.Stage", dt: float, vehicles: Sequence[
     simulator = None
     if wanted:
         try:
-            simulator = Simulator.from_description(desc, dt, wanted)
+            simulator = Simulator.from_description(desc, dt, wanted, threads=threads)
         except VehicleParamsError:
             # find the vehicles the simulator cannot build and go on without them
             buildable = []
@@ -343,7 +346,7 @@ def load(source: "str | os.PathLike | Usd.Stage", dt: float, vehicles: Sequence[
                 except VehicleParamsError as exc:
                     left_out[path] = f"the simulator cannot build it: {exc}"
             wanted = buildable
-            simulator = Simulator.from_description(desc, dt, wanted) if wanted else None
+            simulator = Simulator.from_description(desc, dt, wanted, threads=threads) if wanted else None
     if simulator is None:
         raise NoVehicleError(_no_vehicle_message(description, left_out), problem_lines(description, left_out))
     paths = tuple(simulator.params.paths)
@@ -452,7 +455,7 @@ def _step_controls(controls: ControlsArg, steps: int) -> Callable[[int, Any], Ma
 
 def run(source: "str | os.PathLike | Usd.Stage | LoadedSimulation", steps: int, dt: float,
         controls: ControlsArg = None, vehicles: Sequence[str] | None = None,
-        outputs: Iterable[str] = ("trace",)) -> SimulationResult:
+        outputs: Iterable[str] = ("trace",), threads: int | None = None) -> SimulationResult:
     """Step the stage's vehicles `steps` times by `dt` seconds; see the module docstring for the controls.
 
     outputs: which recordings to keep ("trace": every telemetry attribute; "plot", "record": what those
@@ -462,7 +465,7 @@ def run(source: "str | os.PathLike | Usd.Stage | LoadedSimulation", steps: int, 
     if int(steps) < 1:
         raise InputError(f"need at least one step (got {steps})")
     steps = int(steps)
-    loaded = source if isinstance(source, LoadedSimulation) else load(source, dt, vehicles)
+    loaded = source if isinstance(source, LoadedSimulation) else load(source, dt, vehicles, threads)
     sim = loaded.simulator
     unknown = set(outputs) - set(TELEMETRY_FOR)
     if unknown:
@@ -572,7 +575,7 @@ def _writing(path: str | os.PathLike, write: Callable[[], None]) -> None:
 
 def simulate_files(stage_file: str | os.PathLike, steps: int, dt: float, *, vehicles: Sequence[str] = (),
                    trace: str | None = None, plot: str | None = None, record: str | None = None,
-                   report: Callable[[str], None] = lambda line: None) -> SimulationResult:
+                   threads: int | None = None, report: Callable[[str], None] = lambda line: None) -> SimulationResult:
     """Load, run and write the requested files (each atomically, after the run); stage problems go to `report`."""
     import json
 
@@ -582,7 +585,7 @@ def simulate_files(stage_file: str | os.PathLike, steps: int, dt: float, *, vehi
             _check_writable(path)
     if record and Path(record).suffix not in (".usda", ".usd", ".usdc"):
         raise InputError("the record must be a .usda, .usd or .usdc file", file=str(record))
-    loaded = load(stage_file, dt, vehicles or None)
+    loaded = load(stage_file, dt, vehicles or None, threads)
     for line in loaded.composition_warnings:
         report(f"warning: {line}")
     for line in problem_lines(loaded.description, loaded.left_out):

@@ -291,3 +291,25 @@ def test_a_loaded_simulation_runs_on_from_its_state_and_resets():
     loaded.reset()
     again = simulate.run(loaded, 20, DT, controls={"accelerator": 1.0})
     assert again.trace == first.trace
+
+
+def test_threads_option_gives_the_same_trace(tmp_path, capfd):
+    """Two cars stepped in two threads (one range each) trace exactly as in one; a thread count of 0 is a usage error."""
+    def author(stage: Usd.Stage) -> None:
+        full_throttle(stage)
+        second = stage.DefinePrim("/World/Second")
+        second.GetReferences().AddInternalReference(CAR)
+        UsdGeom.Xformable(second).ClearXformOpOrder()
+        UsdGeom.Xformable(second).AddTranslateOp(opSuffix="offset").Set((0.0, 10.0, 0.0))
+    stage = over_sample(tmp_path / "two.usda", author)
+    traces = {}
+    for threads in (1, 2):
+        out = tmp_path / f"trace{threads}.json"
+        code, _, err = cli(capfd, "simulate", stage, "--steps", 30, "--dt", DT, "--threads", threads, "--trace", out)
+        assert code == 0, err
+        traces[threads] = json.loads(out.read_text())
+    positions = np.asarray(traces[1]["bodies"]["/World/Second"]["position"])
+    assert np.linalg.norm(positions[-1] - positions[0]) > 0.5  # the second car drives
+    assert traces[1] == traces[2]
+    code, _, err = cli(capfd, "simulate", stage, "--steps", 2, "--dt", DT, "--threads", 0)
+    assert code == 2 and "--threads" in err

@@ -97,6 +97,11 @@ class Simulator:
             step(self.params, self.state, self.ground, self.friction, self.dt, self.options)
 
     @property
+    def threads(self) -> int:
+        """How many ranges of vehicles each step runs in parallel (1: the whole batch in the caller's thread)."""
+        return 1 if self._sharded is None else len(self._sharded.ranges)
+
+    @property
     def faulted(self) -> np.ndarray:
         """(V,) bool: vehicles frozen by the numerical guard (see `fault_reasons`)."""
         return self.state.faulted.copy()
