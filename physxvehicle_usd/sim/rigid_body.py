@@ -31,7 +31,7 @@ def integrate_substep(p: SimParams, s: SimState, force: np.ndarray, torque: np.n
     s.linear_velocity, s.angular_velocity = v, w
     s.body_position = s.body_position + v * dt * act
     q = s.body_orientation
-    wq = vm.quat_mul(np.stack((np.zeros_like(w[0]), w[0], w[1], w[2])), q)
+    wq = vm.vec_quat_mul(w, q)
     s.body_orientation = np.where(act, vm.quat_normalize(q + 0.5 * dt * wq), q)
 
 

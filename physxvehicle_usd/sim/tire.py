@@ -99,7 +99,7 @@ def update_tire(p: SimParams, s: SimState, Rw: np.ndarray, body: tuple, d_w: np.
     axes_body: the wheel's (lateral, forward) axes in the body frame (`wheel_axes_body`).
     """
     position, linear_velocity, angular_velocity = body
-    lat_axis, lng_axis = vm.matvec(Rw, axes_body[0]), vm.matvec(Rw, axes_body[1])
+    lat_axis = vm.matvec(Rw, axes_body[0])
     # 4.1 directions in the ground plane
     og = on_ground
     t_lng = vm.normalize(vm.cross(lat_axis, normal)) * og
@@ -117,6 +117,7 @@ def update_tire(p: SimParams, s: SimState, Rw: np.ndarray, body: tuple, d_w: np.
     lng_slip = np.where((vx == 0.0) & (omega == 0.0), 0.0, (omega * p.radius - vx) / denom)
     # 4.4 camber relative to the ground (it only acts through the camber stiffness: skipped when no wheel has one)
     if p.any_camber_stiffness:
+        lng_axis = vm.matvec(Rw, axes_body[1])
         beta = vm.dot(normal, lng_axis)
         T = vm.normalize(normal - lng_axis * beta)
         camber = np.where(og, np.arcsin(np.clip(vm.dot(T, lat_axis), -1.0, 1.0)), 0.0)

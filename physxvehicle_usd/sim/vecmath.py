@@ -95,6 +95,18 @@ def quat_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     ))
 
 
+def vec_quat_mul(v: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """(0, v) * q: `quat_mul` with a pure quaternion on the left, without its zero products."""
+    vx, vy, vz = v[0], v[1], v[2]
+    qw, qx, qy, qz = q[0], q[1], q[2], q[3]
+    out = np.empty(q.shape, dtype=np.result_type(v, q))
+    out[0] = -vx * qx - vy * qy - vz * qz
+    out[1] = vx * qw + vy * qz - vz * qy
+    out[2] = -vx * qz + vy * qw + vz * qx
+    out[3] = vx * qy - vy * qx + vz * qw
+    return out
+
+
 def quat_conj(q: np.ndarray) -> np.ndarray:
     return np.stack((q[0], -q[1], -q[2], -q[3]))
 
