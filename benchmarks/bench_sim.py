@@ -5,7 +5,7 @@
                                    [--threads 1 2]
 
 Every car runs at full throttle from rest. For each N (and each --threads count: the ranges of vehicles our
-simulator steps in parallel; by default its own choice) prints: our milliseconds per step (the simulator's
+simulator steps in parallel threads, default 1) prints: our milliseconds per step (the simulator's
 steps alone, as `physxvehicle-usd simulate` reports step_s), ovphysx's for the same stage, steps and
 controls (it records only the final state: record_every = steps), our time over ovphysx's, the real-time
 factor at 60 Hz of each (simulated seconds per wall second, one step = 1/60 s), our load time (read +
@@ -37,8 +37,8 @@ def ours(loaded: simulate.LoadedSimulation, steps: int, dt: float) -> float:
     return 1000.0 * result.step_s / steps
 
 
-def with_threads(loaded: simulate.LoadedSimulation, threads: int | None, dt: float) -> simulate.LoadedSimulation:
-    """The same loaded vehicles in a fresh simulator stepping `threads` ranges (None: the simulator's choice)."""
+def with_threads(loaded: simulate.LoadedSimulation, threads: int, dt: float) -> simulate.LoadedSimulation:
+    """The same loaded vehicles in a fresh simulator stepping `threads` ranges of vehicles in parallel."""
     sim = loaded.simulator
     return dataclasses.replace(loaded, simulator=Simulator(sim.batch, sim.ground, dt, threads=threads))
 
@@ -65,8 +65,8 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=60, help="steps per run (default 60: one simulated second)")
     parser.add_argument("--dt", type=float, default=FRAME_60HZ, help="seconds per step")
     parser.add_argument("--no-ovphysx", action="store_true", help="skip the ovphysx side")
-    parser.add_argument("--threads", type=int, nargs="+",
-                        help="thread counts to time ours with (default: the simulator's choice for each size)")
+    parser.add_argument("--threads", type=int, nargs="+", default=[1],
+                        help="thread counts to time ours with (default: 1)")
     parser.add_argument("--timeout", type=float, default=3600.0, help="seconds allowed for one ovphysx run")
     parser.add_argument("--folder", type=Path, default=Path(tempfile.gettempdir()) / "physxvehicle_usd_fleet")
     args = parser.parse_args()
@@ -81,7 +81,7 @@ def main() -> None:
         loaded = simulate.load(path, args.dt)
         assert len(loaded.paths) == n, f"simulated {len(loaded.paths)} of {n} vehicles"
         timings = []
-        for threads in args.threads or [None]:
+        for threads in args.threads:
             run = with_threads(loaded, threads, args.dt)
             timings.append((run.simulator.threads, ours(run, args.steps, args.dt)))
         other = None if args.no_ovphysx else ovphysx(path, args.steps, args.dt, args.timeout)

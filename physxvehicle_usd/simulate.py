@@ -303,10 +303,10 @@ def _open(source: "str | os.PathLike | Usd.Stage") -> tuple[Usd.Stage, list[str]
 
 
 def load(source: "str | os.PathLike | Usd.Stage", dt: float, vehicles: Sequence[str] | None = None,
-         threads: int | None = None) -> LoadedSimulation:
+         threads: int = 1) -> LoadedSimulation:
     """Read a stage and build the simulator for its vehicles (or the listed ones), without stepping.
 
-    threads: ranges of vehicles stepped in parallel (`Simulator`'s; None: chosen from the batch size).
+    threads: ranges of vehicles stepped in parallel threads (`Simulator`'s option).
 
     Raises InputError for an unreadable file, a bad dt or an unknown vehicle path; NoVehicleError when
     nothing can be simulated. Vehicles the reader rejected, or the simulator cannot build, are left out
@@ -455,7 +455,7 @@ def _step_controls(controls: ControlsArg, steps: int) -> Callable[[int, Any], Ma
 
 def run(source: "str | os.PathLike | Usd.Stage | LoadedSimulation", steps: int, dt: float,
         controls: ControlsArg = None, vehicles: Sequence[str] | None = None,
-        outputs: Iterable[str] = ("trace",), threads: int | None = None) -> SimulationResult:
+        outputs: Iterable[str] = ("trace",), threads: int = 1) -> SimulationResult:
     """Step the stage's vehicles `steps` times by `dt` seconds; see the module docstring for the controls.
 
     outputs: which recordings to keep ("trace": every telemetry attribute; "plot", "record": what those
@@ -575,7 +575,7 @@ def _writing(path: str | os.PathLike, write: Callable[[], None]) -> None:
 
 def simulate_files(stage_file: str | os.PathLike, steps: int, dt: float, *, vehicles: Sequence[str] = (),
                    trace: str | None = None, plot: str | None = None, record: str | None = None,
-                   threads: int | None = None, report: Callable[[str], None] = lambda line: None) -> SimulationResult:
+                   threads: int = 1, report: Callable[[str], None] = lambda line: None) -> SimulationResult:
     """Load, run and write the requested files (each atomically, after the run); stage problems go to `report`."""
     import json
 

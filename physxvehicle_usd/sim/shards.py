@@ -3,14 +3,15 @@
 No kernel mixes two vehicles, so a batch can be cut into contiguous ranges of vehicles and each range
 stepped on its own, with its own `SimParams` (built from `VehicleBatch.select`): the results are the
 same, bit for bit, as stepping the whole batch. numpy releases the GIL inside its loops, so the ranges'
-array work runs on several cores at once while their Python (the kernels' dispatch, a few milliseconds a
-step whatever the batch size) takes turns. A range therefore needs enough vehicles for its array work to
-outweigh that dispatch: `default_shards` gives each range at least `MIN_VEHICLES`.
+array work can run on several cores at once while their Python (the kernels' dispatch, a few milliseconds
+a step whatever the batch size) takes turns. Whether that pays depends on the machine: on the 2-vCPU
+machine this project is developed on, even a trivially parallel numpy loop gains nothing from a second
+thread, and two ranges step 10,000 cars about 20 % slower than one. Hence opt-in (`Simulator(threads=)`,
+`simulate --threads`); `benchmarks/bench_sim.py --threads 1 2 4` measures it on the machine at hand.
 """
 from __future__ import annotations
 
 import dataclasses
-import os
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -21,16 +22,7 @@ from .ground import Ground
 from .pipeline import StepOptions, step
 from .state import SimParams, SimState, output_vehicle_axis, vehicle_axis
 
-# Measured with benchmarks/bench_sim.py --threads: below a few thousand vehicles a range's dispatch
-# costs about as much as its array work, and a second thread gains nothing.
-MIN_VEHICLES = 2500
-
 _ARRAY_FIELDS = tuple(f.name for f in dataclasses.fields(SimState) if f.name not in ("out", "time", "steps"))
-
-
-def default_shards(vehicles: int) -> int:
-    """One range per core, each of at least MIN_VEHICLES vehicles (1: step the batch whole)."""
-    return max(1, min(os.cpu_count() or 1, vehicles // MIN_VEHICLES))
 
 
 class ShardedStep:

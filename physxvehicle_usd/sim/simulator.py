@@ -30,7 +30,7 @@ from . import vecmath as vm
 from .ground import Ground, friction_matrix
 from .guard import Guard, GuardOptions
 from .pipeline import StepOptions, step
-from .shards import ShardedStep, default_shards
+from .shards import ShardedStep
 from .state import SimParams, SimState, actor_pose, initial_state
 
 _VEHICLE_CONTROLS = ("accelerator", "brake0", "brake1", "steer", "thrust0", "thrust1")
@@ -40,16 +40,16 @@ _WHEEL_CONTROLS = {"driveTorque": "wheel_drive_torque", "brakeTorque": "wheel_br
 class Simulator:
     def __init__(self, batch: VehicleBatch, ground: Ground | Sequence[Mapping[str, Any]] | None, dt: float, *,
                  options: StepOptions = StepOptions(), dtype: np.typing.DTypeLike = np.float32,
-                 guard: GuardOptions = GuardOptions(), threads: int | None = None):
-        """threads: how many ranges of vehicles to step in parallel (None: one per core for big batches, see
-        sim/shards.py; 1: the whole batch in this thread). Results do not depend on it."""
+                 guard: GuardOptions = GuardOptions(), threads: int = 1):
+        """threads: how many ranges of vehicles to step in parallel threads (1: the whole batch in the caller's
+        thread). Results do not depend on it; whether it pays depends on the machine (sim/shards.py)."""
         if not dt > 0.0:
             raise ValueError(f"dt must be > 0 (got {dt})")
-        if threads is not None and threads < 1:
+        if threads < 1:
             raise ValueError(f"threads must be >= 1 (got {threads})")
         self.batch = batch
         self.params = SimParams.from_batch(batch, dtype)
-        shards = default_shards(batch.nb_vehicles) if threads is None else min(threads, batch.nb_vehicles)
+        shards = min(threads, batch.nb_vehicles)
         self._sharded = ShardedStep(batch, dtype, shards) if shards > 1 else None
         self.ground = ground if isinstance(ground, Ground) else Ground.from_description(ground)
         self.friction = friction_matrix(batch.friction_tables, self.ground)
