@@ -105,8 +105,9 @@ def engine_drivetrain_update(p: SimParams, s: SimState, diff: DifferentialState,
     diag = 1.0 + d_w * p.wheel_damping_rate[ids]
     r = (omega + d_w * (-vm.sgn0(omega) * brake_torque[ids] + tire_torque[ids])) * mask
     s_e = s.engine_omega[ids] + d_e * T_e
-    result = np.empty((r.shape[0], W + 1), dtype=r.dtype)
-    result[:, :W], result[:, W] = _solve_bordered(diag, beta, G, ag, d_e * K * G, 1.0 + d_e * (K + c_e), r, s_e)
+    # wheel and engine speeds as arrays of their own: column slices of one (V, W + 1) array are strided, and
+    # every operation on them slower
+    wheels, engine = _solve_bordered(diag, beta, G, ag, d_e * K * G, 1.0 + d_e * (K + c_e), r, s_e)
     if p.tank_ids.size:
         tank_rows = np.nonzero(p.is_tank[ids])[0]
         ids = np.arange(p.V)[ids]
@@ -121,10 +122,10 @@ def engine_drivetrain_update(p: SimParams, s: SimState, diff: DifferentialState,
             M[:, W, :W] = -(d_e * K * G)[t, None] * ag[t]
             M[:, W, W] = 1.0 + d_e[t] * (K[t] + c_e[t])
             rhs = np.concatenate((r[t], s_e[t, None]), axis=1)
-            result[t] = _solve_grouped(p, M, rhs, ids[t])
-    wheels = result[:, :W]
+            grouped = _solve_grouped(p, M, rhs, ids[t])
+            wheels[t], engine[t] = grouped[:, :W], grouped[:, W]
     wheels = np.where(brake_applied[ids] & (omega * wheels <= 0.0), 0.0, wheels) * mask
-    engine = np.clip(result[:, W], p.engine_idle_omega[ids], p.engine_max_omega[ids])
+    engine = np.clip(engine, p.engine_idle_omega[ids], p.engine_max_omega[ids])
     return wheels, engine
 
 
