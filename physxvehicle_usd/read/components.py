@@ -8,6 +8,7 @@ masses, stiffness from per-unit-gravity values) are resolved in vehicle.py.
 from __future__ import annotations
 
 import math
+import operator
 
 from pxr import Usd, UsdPhysics
 
@@ -20,12 +21,8 @@ from .values import ComponentReader
 AXIS_TOKENS = ("posX", "negX", "posY", "negY", "posZ", "negZ")
 
 
-def _new(schema: str, prim: Usd.Prim) -> Block:
-    return Block(schema_name=schema, path=str(prim.GetPath()))
-
-
 def _strictly_increasing(xs) -> bool:
-    return all(b > a for a, b in zip(xs, xs[1:]))
+    return all(map(operator.lt, xs, xs[1:]))  # a < b for each neighbour pair, without a generator's overhead
 
 
 def dominant_axis(vector) -> str:
@@ -42,7 +39,7 @@ def dominant_axis(vector) -> str:
 
 def parse_context(prim: Usd.Prim, sink: DiagnosticSink, units: StageUnits) -> Block | None:
     r = ComponentReader(prim, P.CONTEXT, sink, units)
-    block, ok = _new(P.CONTEXT, prim), True
+    block, ok = r.new_block(), True
     if not prim.IsA(UsdPhysics.Scene):
         sink.error("V01", r.path, "PhysxVehicleContextAPI must be applied to a PhysicsScene prim")
         ok = False
@@ -86,7 +83,7 @@ def default_context_block(scene_path: str | None) -> Block:
 
 def parse_friction_table(prim: Usd.Prim, sink: DiagnosticSink, units: StageUnits) -> Block | None:
     r = ComponentReader(prim, P.TABLE, sink, units)
-    block, ok = _new(P.TABLE, prim), True
+    block, ok = r.new_block(), True
     ok &= r.copy(block, "defaultFrictionValue")
     targets, authored = r.targets("groundMaterials")
     if authored and not targets:
@@ -119,7 +116,7 @@ def parse_friction_table(prim: Usd.Prim, sink: DiagnosticSink, units: StageUnits
 def parse_wheel(prim: Usd.Prim, sink: DiagnosticSink, units: StageUnits) -> Block | None:
     """Wheel API. The deprecated brake/steer/toe values are kept as `_deprecated` extras for vehicle.py."""
     r = ComponentReader(prim, P.WHEEL, sink, units)
-    block, ok = _new(P.WHEEL, prim), True
+    block, ok = r.new_block(), True
     for base in ("radius", "width", "mass", "moi", "dampingRate"):
         ok &= r.copy(block, base, code="V14")
     for base in ("maxBrakeTorque", "maxHandBrakeTorque", "maxSteerAngle", "toeAngle"):
@@ -134,7 +131,7 @@ def parse_wheel(prim: Usd.Prim, sink: DiagnosticSink, units: StageUnits) -> Bloc
 def parse_tire(prim: Usd.Prim, sink: DiagnosticSink, units: StageUnits) -> Block | None:
     """Tire API with the deprecated stiffness paths left as per-unit-gravity values (see vehicle.resolve_tire)."""
     r = ComponentReader(prim, P.TIRE, sink, units)
-    block, ok = _new(P.TIRE, prim), True
+    block, ok = r.new_block(), True
     graph = r.raw("lateralStiffnessGraph")
     gx, gy = graph.value if graph.has_value else (0.0, 0.0)
     if (gx, gy) != (0.0, 0.0):
@@ -215,7 +212,7 @@ def _stiffness_or_per_gravity(r: ComponentReader, block: Block, base: str, per_g
 def parse_suspension(prim: Usd.Prim, sink: DiagnosticSink, units: StageUnits) -> Block | None:
     """Suspension API; travel distance and sprung mass may stay unresolved (`_maxCompression`, `_maxDroop`)."""
     r = ComponentReader(prim, P.SUSPENSION, sink, units)
-    block, ok = _new(P.SUSPENSION, prim), True
+    block, ok = r.new_block(), True
     ok &= r.copy(block, "springStrength", code="V28")
     ok &= r.copy(block, "springDamperRate", code="V28")
     travel = r.raw("travelDistance")
@@ -251,7 +248,7 @@ def parse_suspension(prim: Usd.Prim, sink: DiagnosticSink, units: StageUnits) ->
 
 def parse_compliance(prim: Usd.Prim, sink: DiagnosticSink, units: StageUnits) -> Block | None:
     r = ComponentReader(prim, P.COMPLIANCE, sink, units)
-    block, ok = _new(P.COMPLIANCE, prim), True
+    block, ok = r.new_block(), True
     for base in ("wheelToeAngle", "wheelCamberAngle", "suspensionForceAppPoint", "tireForceAppPoint"):
         raw = r.raw(base)
         points = [tuple(p) for p in raw.value] if raw.has_value else []
@@ -276,7 +273,7 @@ def parse_compliance(prim: Usd.Prim, sink: DiagnosticSink, units: StageUnits) ->
 
 def parse_wheel_controller(prim: Usd.Prim, sink: DiagnosticSink, units: StageUnits) -> Block | None:
     r = ComponentReader(prim, P.WHEEL_CONTROLLER, sink, units)
-    block, ok = _new(P.WHEEL_CONTROLLER, prim), True
+    block, ok = r.new_block(), True
     for base in ("driveTorque", "brakeTorque", "steerAngle"):
         ok &= r.copy(block, base)
     return block if ok else None
@@ -286,7 +283,7 @@ def parse_wheel_controller(prim: Usd.Prim, sink: DiagnosticSink, units: StageUni
 
 def parse_engine(prim: Usd.Prim, sink: DiagnosticSink, units: StageUnits) -> Block | None:
     r = ComponentReader(prim, P.ENGINE, sink, units)
-    block, ok = _new(P.ENGINE, prim), True
+    block, ok = r.new_block(), True
     ok &= r.with_default(block, "moi")
     for base in ("peakTorque", "dampingRateFullThrottle", "dampingRateZeroThrottleClutchEngaged",
                  "dampingRateZeroThrottleClutchDisengaged"):
@@ -315,7 +312,7 @@ def parse_engine(prim: Usd.Prim, sink: DiagnosticSink, units: StageUnits) -> Blo
 
 def parse_gears(prim: Usd.Prim, sink: DiagnosticSink, units: StageUnits) -> Block | None:
     r = ComponentReader(prim, P.GEARS, sink, units)
-    block, ok = _new(P.GEARS, prim), True
+    block, ok = r.new_block(), True
     ratios = r.raw("ratios")
     name = r.name("ratios")
     if ratios.has_value:
@@ -344,7 +341,7 @@ def parse_gears(prim: Usd.Prim, sink: DiagnosticSink, units: StageUnits) -> Bloc
 
 def parse_autobox(prim: Usd.Prim, sink: DiagnosticSink, units: StageUnits, gear_ratio_count: int) -> Block | None:
     r = ComponentReader(prim, P.AUTOBOX, sink, units)
-    block, ok = _new(P.AUTOBOX, prim), True
+    block, ok = r.new_block(), True
     forward = max(gear_ratio_count - 1, 0)
     expected = max(forward - 1, 0)
     for base in ("upRatios", "downRatios"):
@@ -369,19 +366,19 @@ def parse_autobox(prim: Usd.Prim, sink: DiagnosticSink, units: StageUnits, gear_
 
 def parse_clutch(prim: Usd.Prim, sink: DiagnosticSink, units: StageUnits) -> Block | None:
     r = ComponentReader(prim, P.CLUTCH, sink, units)
-    block = _new(P.CLUTCH, prim)
+    block = r.new_block()
     return block if r.with_default(block, "strength") else None
 
 
 def parse_drive_basic(prim: Usd.Prim, sink: DiagnosticSink, units: StageUnits) -> Block | None:
     r = ComponentReader(prim, P.DRIVE_BASIC, sink, units)
-    block = _new(P.DRIVE_BASIC, prim)
+    block = r.new_block()
     return block if r.with_default(block, "peakTorque") else None
 
 
 def parse_ncr(prim: Usd.Prim, instance: str, sink: DiagnosticSink, units: StageUnits) -> Block | None:
     r = ComponentReader(prim, P.NCR, sink, units, instance=instance)
-    block, ok = _new(P.NCR, prim), True
+    block, ok = r.new_block(), True
     commands_raw = r.raw("commandValues")
     commands = list(commands_raw.value) if commands_raw.has_value else []
     starts_raw = r.raw("speedResponsesPerCommandValue")

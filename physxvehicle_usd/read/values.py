@@ -156,15 +156,24 @@ class ComponentReader:
 
     def __init__(self, prim: Usd.Prim, schema: str, sink: DiagnosticSink, units: StageUnits, instance: str | None = None):
         self.prim, self.schema, self.sink, self.units, self.instance = prim, schema, sink, units, instance
-        known = self._by_prim.get(prim)
-        if known is None:
-            known = self._by_prim[prim] = (str(prim.GetPath()), frozenset(prim.GetAuthoredPropertyNames()))
-        self.path, self.authored = known
+        self.path, self.authored = self.prim_info(prim)
         self.specs = property_specs(schema, instance)
+
+    @classmethod
+    def prim_info(cls, prim: Usd.Prim) -> tuple[str, frozenset]:
+        """The prim's path and the names of its authored properties (attributes and relationships), once per pass."""
+        known = cls._by_prim.get(prim)
+        if known is None:
+            known = cls._by_prim[prim] = (str(prim.GetPath()), frozenset(prim.GetAuthoredPropertyNames()))
+        return known
 
     @classmethod
     def clear_cache(cls) -> None:
         cls._by_prim.clear()
+
+    def new_block(self) -> Block:
+        """An empty block for this reader's component, named by its prim."""
+        return Block(schema_name=self.schema, path=self.path)
 
     def name(self, base: str) -> str:
         return self.specs[base].name
