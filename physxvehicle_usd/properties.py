@@ -36,6 +36,8 @@ class Range:
     sentinels: tuple = ()
 
     def accepts(self, value: float) -> bool:
+        if self.lo <= value < self.hi:  # inside the range proper: accepted whatever the sentinels (the common case)
+            return True
         if value in self.sentinels:
             return True
         if isinstance(value, float) and math.isnan(value):

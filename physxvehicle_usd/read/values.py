@@ -91,30 +91,72 @@ def _python(value: Any) -> Any:
     return _plain_checked(value)[0]
 
 
-def _type_check(spec) -> tuple[Callable[[Any], bool], type | None]:
-    """(a predicate telling whether a composed value has the declared type, the plain Python type that
-    always passes it and needs no conversion, or None)."""
+# Short paths for a value of exactly the declared class: (plain value, all finite). Each gives what
+# _plain_checked gives for such a value; they read Gf vectors by slicing and Vt arrays through the buffer
+# protocol (memoryview), and test finiteness on a sum (exact for float32 data: a sum of finite float32 values
+# cannot overflow a double, and any NaN or infinity makes the sum non-finite). Arrays longer than
+# _SMALL_ARRAY take the general path.
+
+def _as_is(value: Any) -> tuple[Any, bool]:
+    return value, True
+
+
+def _gf_vector(value: Any) -> tuple[Any, bool]:
+    plain = tuple(value[:])
+    return plain, _isfinite(sum(plain))
+
+
+def _float_array(value: Any) -> tuple[Any, bool]:
+    if len(value) > _SMALL_ARRAY:
+        return _plain_checked(value)
+    items = memoryview(value).tolist()
+    return items, _isfinite(sum(items))
+
+
+def _vector_array(value: Any) -> tuple[Any, bool]:
+    if len(value) > _SMALL_ARRAY:
+        return _plain_checked(value)
+    rows = memoryview(value).tolist()
+    return rows, _isfinite(sum(map(sum, rows)))
+
+
+def _int_array(value: Any) -> tuple[Any, bool]:
+    if len(value) > _SMALL_ARRAY:
+        return _plain_checked(value)
+    return memoryview(value).tolist(), True
+
+
+_SHORT_PATHS = {"float": _as_is, "int": _as_is, "bool": _as_is, "token": _as_is, "float2": _gf_vector,
+                "float3": _gf_vector, "point3f": _gf_vector, "vector3f": _gf_vector, "float[]": _float_array,
+                "float2[]": _vector_array, "float4[]": _vector_array, "int[]": _int_array}
+
+
+def _type_check(spec) -> tuple[Callable[[Any], bool], type | None, Callable[[Any], tuple[Any, bool]] | None]:
+    """(a predicate telling whether a composed value has the declared type; the Python class of a value of
+    exactly that type and its short path to plain Python, where the type has one, else None, None)."""
     if not spec:
-        return (lambda value: True), None
+        return (lambda value: True), None, None
     type_name = spec.GetTypeName()
     cls = type_name.type.pythonClass
+    short = _SHORT_PATHS.get(str(type_name))
     if type_name.isArray:
-        return (lambda value: isinstance(value, cls) if cls else True), None
+        return (lambda value: isinstance(value, cls) if cls else True), cls if short else None, short
     if cls is not None:  # Gf vectors and quaternions: any precision of the same arity
         arity = len(cls()) if hasattr(cls(), "__len__") else None
         is_quat = "Quat" in cls.__name__
-        return (lambda value: (("Quat" in type(value).__name__) if is_quat
-                               else hasattr(value, "__len__") and not isinstance(value, str) and len(value) == arity)), None
+        return ((lambda value: (("Quat" in type(value).__name__) if is_quat
+                                else hasattr(value, "__len__") and not isinstance(value, str) and len(value) == arity)),
+                cls if short else None, short)
     cpp = str(type_name)
     if cpp in ("float", "double", "half"):
-        return (lambda value: isinstance(value, (float, int)) and not isinstance(value, bool)), float
+        return (lambda value: isinstance(value, (float, int)) and not isinstance(value, bool)), float, _as_is
     if cpp in ("int", "uint", "int64", "uint64", "uchar"):
-        return (lambda value: isinstance(value, int) and not isinstance(value, bool)), int
+        return (lambda value: isinstance(value, int) and not isinstance(value, bool)), int, _as_is
     if cpp == "bool":
-        return (lambda value: isinstance(value, bool)), bool
+        return (lambda value: isinstance(value, bool)), bool, _as_is
     if cpp in ("token", "string"):
-        return (lambda value: isinstance(value, str)), str
-    return (lambda value: True), None
+        return (lambda value: isinstance(value, str)), str, _as_is
+    return (lambda value: True), None, None
 
 
 class PropertySpec(NamedTuple):
@@ -124,7 +166,8 @@ class PropertySpec(NamedTuple):
     name: str
     fallback: Any
     has_declared_type: Callable[[Any], bool]
-    plain_type: type | None     # values of exactly this type pass the type check as they are
+    exact_type: type | None     # values of exactly this class have the declared type ...
+    to_plain: Callable[[Any], tuple[Any, bool]] | None  # ... and become plain Python this way
     prop: P.Prop | None
 
 
@@ -136,8 +179,8 @@ def property_specs(schema: str, instance: str | None = None) -> dict[str, Proper
     for base, name in P.full_names(schema, instance).items():
         attribute = definition.GetAttributeDefinition(P.full_name(schema, base)) if definition else None
         fallback = attribute.GetFallbackValue() if attribute else None
-        check, plain_type = _type_check(attribute)
-        specs[base] = PropertySpec(name, None if fallback is None else _python(fallback), check, plain_type,
+        check, exact_type, to_plain = _type_check(attribute)
+        specs[base] = PropertySpec(name, None if fallback is None else _python(fallback), check, exact_type, to_plain,
                                    P.TABLE_BY_KEY.get((schema, base)))
     return specs
 
@@ -190,8 +233,13 @@ class ComponentReader:
             self.sink.error("VALUE", self.path, f"value cannot be read: {exc}", name)
             return _raw(Raw, (None, True))
         kind = type(value)
-        if kind is spec.plain_type and (kind is not float or _isfinite(value)):
-            return _raw(Raw, (value, True))  # the common case: nothing to convert or report
+        if kind is float and spec.exact_type is float:  # the commonest case, inline
+            if _isfinite(value):
+                return _raw(Raw, (value, True))
+        elif kind is spec.exact_type:
+            plain, finite = spec.to_plain(value)
+            if finite:
+                return _raw(Raw, (plain, True))
         if value is None:  # authored without a value (a bare declaration): the fallback applies
             return _raw(Raw, (spec.fallback, False))
         if not spec.has_declared_type(value):
@@ -233,7 +281,7 @@ class ComponentReader:
 
     def required(self, base: str, code: str) -> Raw:
         raw = self.raw(base)
-        if raw[0] is None:
+        if raw.value is None:
             self.sink.error(code, self.path, "needs a value (the schema has no fallback)", self.name(base))
         return raw
 

@@ -213,7 +213,13 @@ class _Attachment:
 
 
 def _collision_shapes(attachment: Usd.Prim) -> list[Usd.Prim]:
-    return [p for p in Usd.PrimRange(attachment, Usd.TraverseInstanceProxies()) if p.HasAPI(UsdPhysics.CollisionAPI)]
+    """The attachment and its descendants that carry PhysicsCollisionAPI, in traversal order."""
+    predicate = Usd.TraverseInstanceProxies()
+    if not attachment.GetFilteredChildren(predicate):
+        # A leaf (the usual wheel): the range would hold the attachment alone (it passed this predicate when
+        # the vehicle's traversal found it), and a range costs several times a children query.
+        return [attachment] if attachment.HasAPI(UsdPhysics.CollisionAPI) else []
+    return [p for p in Usd.PrimRange(attachment, predicate) if p.HasAPI(UsdPhysics.CollisionAPI)]
 
 
 def parse_attachment(v: _Vehicle, prim: Usd.Prim, counter: int) -> _Attachment:
@@ -613,7 +619,7 @@ def _resolve_wheels(v: _Vehicle, d: VehicleDescription, attachments: list[_Attac
             a, attachment, susp_in, travel, droop, ref_com, scale, to_com_point, to_com_dir, com_inv)
         wheel = Block(schema_name=P.WHEEL, path=a.wheel.path,
                       values={k_: val for k_, val in a.wheel.values.items() if k_ in ("radius", "width", "mass", "moi", "dampingRate")})
-        d.wheels.append(WheelDescription(path=str(a.prim.GetPath()), index=a.index, attachment=attachment, wheel=wheel,
+        d.wheels.append(WheelDescription(path=a.block.path, index=a.index, attachment=attachment, wheel=wheel,
                                          tire=tire, suspension=suspension, compliance=compliance,
                                          wheelController=a.wheel_controller))
     d.wheels.sort(key=lambda w: w.index)
