@@ -51,6 +51,11 @@ class Block:
     def set(self, base: str, value: Any, source: Source) -> None:
         self.values[base] = _resolved(Resolved, (value, source))
 
+    def copy_from(self, other: "Block", *bases: str) -> None:
+        """Take these values, with their provenance, from another block."""
+        for base in bases:
+            self.values[base] = other.values[base]
+
     def __getitem__(self, base: str) -> Any:
         return self.values[base].value
 

@@ -271,11 +271,12 @@ class ComponentReader:
 
     def check_range(self, base: str, value: Any) -> bool:
         prop = self.specs[base].prop
-        if prop.range is None or value is None:
+        accepted = prop.range
+        if accepted is None or value is None or accepted.lo <= value < accepted.hi:  # the last: Range.accepts' first test
             return True
-        if not prop.range.accepts(value):
+        if not accepted.accepts(value):
             self.sink.error(prop.range_code or "RANGE", self.path,
-                            f"value {value:g} is outside the accepted range {prop.range.describe()}", self.name(base))
+                            f"value {value:g} is outside the accepted range {accepted.describe()}", self.name(base))
             return False
         return True
 

@@ -481,7 +481,7 @@ def parse_vehicle(prim: Usd.Prim, ctx: ReadContext) -> VehicleDescription | None
         if a.index in seen:
             v.error("V84", f"index {a.index} is also used by {seen[a.index]}", P.full_name(P.ATTACHMENT, "index"),
                     str(a.prim.GetPath()))
-        seen[a.index] = str(a.prim.GetPath())
+        seen[a.index] = a.block.path
     if explicit and sorted(seen) != list(range(n)):
         v.error("V85", f"explicit wheel indices {sorted(seen)} must be exactly 0..{n - 1} (do not mix -1 with explicit "
                 "indices)", P.full_name(P.ATTACHMENT, "index"))
@@ -556,17 +556,17 @@ def _resolve_wheels(v: _Vehicle, d: VehicleDescription, attachments: list[_Attac
             sprung = np.full(len(attachments), rb["mass"] / max(len(attachments), 1))
             v.valid = True  # V142 is logged as an error but the vehicle is still created
 
+    uniform = is_uniform(scale)
     for a, m in zip(attachments, sprung):
         m = float(m)
         susp_in, tire_in = a.suspension, a.tire
         k = susp_in["springStrength"]
         suspension = Block(schema_name=P.SUSPENSION, path=susp_in.path)
-        suspension.set("springStrength", k, susp_in.source("springStrength"))
-        suspension.set("springDamperRate", susp_in["springDamperRate"], susp_in.source("springDamperRate"))
+        suspension.copy_from(susp_in, "springStrength", "springDamperRate")
         suspension.set("sprungMass", m, sprung_source)
         if "travelDistance" in susp_in:
             travel = susp_in["travelDistance"]
-            suspension.set("travelDistance", travel, susp_in.source("travelDistance"))
+            suspension.copy_from(susp_in, "travelDistance")
             droop = min(m * g / k if k > 0 else travel, travel)
             compression = None
         else:
@@ -577,27 +577,30 @@ def _resolve_wheels(v: _Vehicle, d: VehicleDescription, attachments: list[_Attac
             suspension.set("travelDistance", travel, Source.DEPRECATED)
 
         tire = Block(schema_name=P.TIRE, path=tire_in.path)
-        rest_load = tire_in["restLoad"] if tire_in["restLoad"] > 0 else m * g
-        tire.set("restLoad", rest_load, tire_in.source("restLoad") if tire_in["restLoad"] > 0 else Source.COMPUTED)
+        if tire_in["restLoad"] > 0:
+            rest_load = tire_in["restLoad"]
+            tire.copy_from(tire_in, "restLoad")
+        else:
+            rest_load = m * g
+            tire.set("restLoad", rest_load, Source.COMPUTED)
         # On the deprecated paths the provenance says whether a deprecated attribute was authored ("deprecated")
         # or the value comes from the parser's defaults alone ("default").
         if "lateralStiffnessGraph" in tire_in:
-            tire.set("lateralStiffnessGraph", tire_in["lateralStiffnessGraph"], tire_in.source("lateralStiffnessGraph"))
+            tire.copy_from(tire_in, "lateralStiffnessGraph")
         else:
             tire.set("lateralStiffnessGraph", (tire_in["_latStiffX"], tire_in["_latStiffY"] * rest_load),
                      _migrated(tire_in, "_latStiffX", "_latStiffY"))
         if "longitudinalStiffness" in tire_in:
-            tire.set("longitudinalStiffness", tire_in["longitudinalStiffness"], tire_in.source("longitudinalStiffness"))
+            tire.copy_from(tire_in, "longitudinalStiffness")
         else:
             tire.set("longitudinalStiffness", tire_in["_longitudinalStiffnessPerUnitGravity"] * g,
                      _migrated(tire_in, "_longitudinalStiffnessPerUnitGravity"))
         if "camberStiffness" in tire_in:
-            tire.set("camberStiffness", tire_in["camberStiffness"], tire_in.source("camberStiffness"))
+            tire.copy_from(tire_in, "camberStiffness")
         else:
             tire.set("camberStiffness", tire_in["_camberStiffnessPerUnitGravity"] * g,
                      _migrated(tire_in, "_camberStiffnessPerUnitGravity"))
-        for base in ("frictionVsSlipGraph", "frictionTable"):
-            tire.set(base, tire_in[base], tire_in.source(base))
+        tire.copy_from(tire_in, "frictionVsSlipGraph", "frictionTable")
 
         attachment = Block(schema_name=P.ATTACHMENT, path=a.block.path)
         attachment.set("suspensionTravelDirection", tuple(a.direction), Source.AUTHORED)
@@ -608,9 +611,9 @@ def _resolve_wheels(v: _Vehicle, d: VehicleDescription, attachments: list[_Attac
             back = (travel - droop) if "travelDistance" in susp_in else compression
             point = [c * s - dc * back for c, s, dc in zip(a.wheel_centre, scale, a.direction)]
             attachment.set("suspensionFramePosition", tuple(p / s for p, s in zip(point, scale)), Source.DEPRECATED)
-        for base in ("suspensionFrameOrientation", "wheelFramePosition", "wheelFrameOrientation", "collisionGroup"):
-            attachment.set(base, a.block[base], a.block.source(base))
-        if (not is_uniform(scale)) and tuple(attachment["suspensionFrameOrientation"]) != (1.0, 0.0, 0.0, 0.0):
+        attachment.copy_from(a.block, "suspensionFrameOrientation", "wheelFramePosition", "wheelFrameOrientation",
+                             "collisionGroup")
+        if not uniform and tuple(attachment["suspensionFrameOrientation"]) != (1.0, 0.0, 0.0, 0.0):
             v.warning("V42", "a non-identity suspensionFrameOrientation with a non-uniform vehicle scale; PhysX rejects "
                       "the vehicle", P.full_name(P.ATTACHMENT, "suspensionFrameOrientation"), str(a.prim.GetPath()))
             v.valid = False
