@@ -3,6 +3,8 @@ and components shared between wheels and vehicles. The reader works on the compo
 these must give the same vehicle as the asset read on its own."""
 from __future__ import annotations
 
+import gc
+
 import pytest
 from pxr import Gf, Sdf, Usd, UsdGeom
 
@@ -210,6 +212,30 @@ def test_fifty_referenced_copies_read_as_fifty_vehicles(standard_asset):
     assert len(description.vehicles) == 50
     assert description.vehicles["/World/Car49"].rigidBody["position"] == pytest.approx((245.0, 0.0, 0.6))
     _same_car(description, "/World/Car17", expected)
+
+
+def test_reading_makes_no_reference_cycles_and_leaves_the_collector_as_it_was(standard_asset):
+    """read_stage pauses the cyclic garbage collector and hands its objects over as old ones (read._settle):
+    that is only sound while reading leaves no cyclic garbage behind."""
+    layer, _ = standard_asset
+    target = new_stage()
+    for i in range(5):
+        prim = target.stage.DefinePrim(f"/World/Car{i}", "Xform")
+        prim.GetReferences().AddReference(layer.identifier, "/World/Car")
+    read_stage(target.stage)  # first use: schema tables and caches are built once
+    was_enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        description = read_stage(target.stage)
+        assert not gc.isenabled()  # a caller's choice to keep the collector off is kept
+        assert gc.collect() == 0
+    finally:
+        if was_enabled:
+            gc.enable()
+    assert len(description.vehicles) == 5
+    description = read_stage(target.stage)
+    assert gc.isenabled() == was_enabled
 
 
 def test_reading_a_file_with_a_sublayer_and_a_missing_reference_reports_it(tmp_path, standard_asset):
