@@ -5,9 +5,9 @@ reports values of the wrong type or non-finite numbers as diagnostics and treats
 
 Speed matters here: a stage of 10,000 cars reads about a million values through `ComponentReader.raw`.
 What can be worked out once per schema (attribute names, fallbacks, type checks, table rows) is, in
-`PropertySpec`; the common values (a float where the schema declares a float) take a short path; and
-Gf/Vt values become plain Python through slicing and numpy, never by iterating them (Gf and Vt objects
-iterate through Python's old sequence protocol, ten times slower than a slice).
+`PropertySpec`; values of exactly the declared type take a short path (no type predicate); and Gf/Vt
+values become plain Python through slices and the buffer protocol (memoryview, numpy), never by iterating
+them (Gf and Vt objects iterate through Python's old sequence protocol, ten times slower than a slice).
 """
 from __future__ import annotations
 
