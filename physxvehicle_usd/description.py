@@ -10,6 +10,7 @@ import dataclasses
 import math
 from dataclasses import dataclass, field
 from enum import Enum
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -172,6 +173,14 @@ class StageDescription:
 
 # -- JSON form ------------------------------------------------------------------------------------------
 
+@lru_cache(maxsize=1 << 16)
+def _float32_shortest(value: float) -> float:
+    """USD stores these as float32: the shortest decimal that is the same float32 (0.15, not 0.150000006), so
+    the JSON reads as authored and stays deterministic. Cached: the formatting is the costliest step of
+    `to_json`, and a stage repeats its values (defaults, shared components, copies of one asset)."""
+    return float(str(np.float32(value)))
+
+
 def _plain(value: Any) -> Any:
     """USD/Gf/numpy values -> JSON-able lists and numbers (floats rounded to float32 precision)."""
     if value is None or isinstance(value, (bool, str, int)):
@@ -179,9 +188,10 @@ def _plain(value: Any) -> Any:
     if isinstance(value, float):
         if math.isnan(value) or math.isinf(value):
             return str(value)
-        # USD stores these as float32: print the shortest decimal that is the same float32 (0.15, not
-        # 0.150000006), so the JSON reads as authored and stays deterministic.
-        return float(str(np.float32(value))) if abs(value) < 3.4e38 else value
+        if not abs(value) < 3.4e38:
+            return value
+        # zeros bypass the cache, which would merge -0.0 and 0.0
+        return _float32_shortest(value) if value != 0.0 else float(value)
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
     if hasattr(value, "__len__"):

@@ -34,6 +34,7 @@ import numpy as np
 from pxr import Usd
 
 from . import properties as P
+from .bulk import bulk_objects
 from .description import Source, StageDescription
 from .diagnostics import Diagnostic, Severity
 from .errors import InputError
@@ -320,8 +321,9 @@ def load(source: "str | os.PathLike | Usd.Stage", dt: float, vehicles: Sequence[
         raise InputError(f"the time step must be a positive number of seconds (got {dt})")
     start = time.perf_counter()
     stage, warnings = _open(source)
-    description = read_stage(stage)
-    desc = description.to_json()
+    with bulk_objects():  # a description and its JSON form: a few hundred small objects per vehicle
+        description = read_stage(stage)
+        desc = description.to_json()
     rejected = _rejected_vehicles(description.diagnostics, stage)
     left_out = {path: why for path, why in rejected.items() if path not in desc["vehicles"]}
     if vehicles:

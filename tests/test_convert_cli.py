@@ -4,6 +4,7 @@ the stage, 2 unreadable input with a one-line message naming the file and no tra
 from __future__ import annotations
 
 import json
+import math
 import os
 from pathlib import Path
 
@@ -82,6 +83,21 @@ def test_json_is_deterministic_sorted_and_valid(capsys, tmp_path):
     convert(capsys, CAR, "-o", str(a), "--provenance")
     convert(capsys, CAR, "-o", str(b), "--provenance")
     assert a.read_bytes() == b.read_bytes()
+
+
+def test_floats_print_as_authored_and_zeros_keep_their_sign(capsys, tmp_path):
+    """float32 values print as their shortest decimal, however often they repeat; -0.0 and 0.0 stay apart."""
+    car = new_stage()
+    for name, steer in (("A", 0.0), ("B", -0.0), ("C", 0.0)):
+        add_vehicle(car, name=name, shared=False, values={(P.CONTROLLER, "steer"): steer, (P.CONTROLLER, "accelerator"): 0.15})
+    path = tmp_path / "zeros.usda"
+    car.stage.GetRootLayer().Export(str(path))
+    code, out, err = convert(capsys, str(path))
+    assert code == EXIT_OK, err
+    controllers = {p: v["controller"] for p, v in json.loads(out)["vehicles"].items()}
+    assert [math.copysign(1.0, c["steer"]) for c in controllers.values()] == [1.0, -1.0, 1.0]
+    assert {c["accelerator"] for c in controllers.values()} == {0.15}
+    assert '"accelerator": 0.15,' in out
 
 
 @pytest.mark.parametrize("args", [(), ("--provenance",), ("--units", "si"), ("--provenance", "--units", "si")])

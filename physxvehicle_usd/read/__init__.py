@@ -8,12 +8,12 @@ the rest of the stage is still read. Only a file that cannot be opened at all ra
 """
 from __future__ import annotations
 
-import gc
 import os
 
 from pxr import Usd, UsdGeom
 
 from .. import properties as P
+from ..bulk import bulk_objects
 from ..description import Source, StageDescription, StageInfo
 from ..diagnostics import DiagnosticSink
 from ..stage_io import captured_stderr, open_stage_with_warnings, short_usd_message
@@ -42,40 +42,19 @@ def read_stage(source: "str | os.PathLike | Usd.Stage") -> StageDescription:
     description = StageDescription(stage=StageInfo(file=file, metersPerUnit=units.meters_per_unit,
                                                    kilogramsPerUnit=units.kilograms_per_unit, upAxis=up_axis))
     ComponentReader.clear_cache()
-    collecting = gc.isenabled()
-    gc.disable()  # see _settle
     try:
-        with captured_stderr() as usd_messages:
+        with bulk_objects(), captured_stderr() as usd_messages:
             _read(stage, description, sink, units, up_axis)
     except Exception as exc:  # noqa: BLE001 - the last line of defence: report, never raise
         sink.error("INTERNAL", "/", f"the reader failed unexpectedly ({type(exc).__name__}: {exc}); please report it")
     finally:
         ComponentReader.clear_cache()
-        if collecting:
-            _settle()
-            gc.enable()
     # USD's own complaints while reading (e.g. relationship targets outside a reference) become diagnostics.
     for line in usd_messages:
         if "Warning" in line or "Error" in line:
             sink.warning("USD", "/", short_usd_message(line))
     description.diagnostics = sink.items
     return description
-
-
-def _settle() -> None:
-    """Hand the objects of a read to the garbage collector as old objects.
-
-    A description holds a few hundred small objects per vehicle (millions on a big stage) and reading makes no
-    reference cycles (tests/test_read_composition.py checks this). With the collector running, its passes
-    over the growing description cost a fifth of the read at 1,000 cars, more beyond; paused, its first
-    pass afterwards would still walk every new object once, only to find nothing (a tenth of the read). So
-    it pauses while we read, and the new objects then go straight to the oldest generation
-    (freeze + unfreeze), where they wait for the next full collection like any long-lived data. Skipped
-    when the application has frozen objects itself (as before a fork): unfreezing would undo that.
-    """
-    if gc.get_freeze_count() == 0:
-        gc.freeze()
-        gc.unfreeze()
 
 
 def _read(stage: Usd.Stage, description: StageDescription, sink: DiagnosticSink, units: StageUnits, up_axis: str) -> None:
