@@ -61,7 +61,8 @@ class ShardedStep:
 
 
 def _range_view(s: SimState, rows: slice) -> SimState:
-    """The vehicles `rows` of a whole-batch state, as a state of their own (contiguous copies)."""
+    """The vehicles `rows` of a whole-batch state, as a state of their own: contiguous, views where the rows
+    already are (a kernel writing into one writes into the whole-batch array, which the join replaces)."""
     values = {}
     for name in _ARRAY_FIELDS:
         value = getattr(s, name)

@@ -71,14 +71,14 @@ class SuspensionState:
 def jounce_from_depth(depth: np.ndarray, rho: np.ndarray, travel: np.ndarray, prev: np.ndarray, prev_specified: np.ndarray):
     """Common rule J(delta, rho, D, j_prev) -> (jounce, separation) of 3.3."""
     nonpar = rho != 0.0
-    parallel = not nonpar.all()  # usually no wheel is: skip that case's selections
-    s_ = depth / np.where(nonpar, rho, 1.0) if parallel else depth / rho
+    any_parallel = not nonpar.all()  # usually no wheel is: then that case's selections are skipped
+    s_ = depth / np.where(nonpar, rho, 1.0) if any_parallel else depth / rho
     pen = nonpar & (depth <= 0.0)
     beyond, within = pen & (s_ > travel), pen & (s_ > 0.0)
     j = np.where(beyond, travel, np.where(within, s_, 0.0))
     sep = np.where(beyond, depth * (s_ - travel) / np.where(s_ != 0.0, s_, 1.0),
                    np.where(within, 0.0, np.where(pen, depth, FLT_MIN)))
-    if not parallel:
+    if not any_parallel:
         return j, sep
     # wheel plane parallel to the suspension direction
     par_pen = ~nonpar & (depth < 0.0)
