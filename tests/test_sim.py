@@ -226,7 +226,7 @@ def test_stepping_vehicle_ranges_in_threads_gives_bit_identical_results():
     # the conformance fleet: standard, automatic, tank, basic-drive and wheel-controller vehicles in one batch
     description = read_stage(Path(__file__).parent / "scenarios" / "fleet.usda").to_json()
     sims = {threads: Simulator.from_description(description, DT, threads=threads) for threads in (1, 2, 4)}
-    assert sims[4]._sharded is not None and len(sims[4]._sharded.ranges) == 4
+    assert sims[4].threads == 4
     V = sims[1].params.V
     for i in range(150):
         controls = {"accelerator": np.full(V, 1.0 if i < 90 else 0.1), "steer": np.full(V, 0.4 if i >= 60 else 0.0),
