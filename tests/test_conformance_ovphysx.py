@@ -27,7 +27,7 @@ After the launch (the third table printed: every quantity from SETTLE_S on) all 
 except the braking car's angular speed. That one is an event: at 5.25 s the car comes to rest, the
 sticky-tire rows take its last 0.23 m/s within one step and the chassis pitches back. Our speed trails
 PhysX's by 0.9 mm/s into that step (0.05 % of it), and the first peak of the rebound differs by 0.6 mrad/s,
-1.3 % of the run's peak pitch rate; before and after the stop the pitch rates agree to 0.01 mrad/s.
+1.3 % of the run's peak pitch rate; up to the stop the pitch rates agree to 0.01 mrad/s.
 
 The final position error is the distance between the two final chassis positions divided by the path
 length PhysX's chassis travelled (at least one metre, so a tank pivoting in place is judged against a
