@@ -102,7 +102,9 @@ class FixedSizeLookupTable(Physx34Struct):
         inside = (flat >= lo) & (flat < hi)  # [n, segments]; the first True segment is the one the loop takes
         has_segment = inside.any(axis=1)
         segment = np.argmax(inside, axis=1)
-        with np.errstate(divide="ignore", invalid="ignore"):
+        # rows without a segment compute garbage here (and a near-zero segment width can overflow, as the
+        # scalar loop's float division does); has_segment keeps only the real ones
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             x0, x1, y0, y1 = lo[segment], hi[segment], ys[:-1][segment], ys[1:][segment]
             linear = y0 + (y1 - y0) * (flat[:, 0] - x0) / (x1 - x0)
         out = result.reshape(-1)
