@@ -272,13 +272,11 @@ class ComponentReader:
     def check_range(self, base: str, value: Any) -> bool:
         prop = self.specs[base].prop
         accepted = prop.range
-        if accepted is None or value is None or accepted.lo <= value < accepted.hi:  # the last: Range.accepts' first test
+        if accepted is None or value is None or accepted.accepts(value):
             return True
-        if not accepted.accepts(value):
-            self.sink.error(prop.range_code or "RANGE", self.path,
-                            f"value {value:g} is outside the accepted range {accepted.describe()}", self.name(base))
-            return False
-        return True
+        self.sink.error(prop.range_code or "RANGE", self.path,
+                        f"value {value:g} is outside the accepted range {accepted.describe()}", self.name(base))
+        return False
 
     def required(self, base: str, code: str) -> Raw:
         raw = self.raw(base)
@@ -288,20 +286,22 @@ class ComponentReader:
 
     def copy(self, block: Block, base: str, *, code: str | None = None) -> bool:
         """Read a property, check its range, store it as authored/fallback. Returns False when invalid."""
-        value, authored = self.required(base, code) if code else self.raw(base)
+        raw = self.required(base, code) if code else self.raw(base)
+        value = raw.value
         if value is None:
             return code is None
-        block.set(base, value, Source.AUTHORED if authored else Source.FALLBACK)
+        block.set(base, value, raw.source)
         return self.check_range(base, value) if isinstance(value, (int, float)) and not isinstance(value, bool) else True
 
     def with_default(self, block: Block, base: str) -> bool:
         """A property whose sentinel (or missing value) resolves to the parser's unit-scaled default."""
         sentinel = self.specs[base].prop.sentinel
-        value, authored = self.raw(base)
+        raw = self.raw(base)
+        value = raw.value
         if value is None or (sentinel is not None and value == sentinel):
             block.set(base, self.default(base), Source.DEFAULT)
             return True
-        block.set(base, value, Source.AUTHORED if authored else Source.FALLBACK)
+        block.set(base, value, raw.source)
         return self.check_range(base, value) if isinstance(value, (int, float)) else True
 
     def deprecated_warning(self, base: str, replacement: str) -> None:
