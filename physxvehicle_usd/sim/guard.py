@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import vecmath as vm
-from .state import COMPONENT_FIRST, SimParams, SimState, output_vehicle_axis, vehicle_axis
+from .state import COMPONENT_FIRST, SimParams, SimState, output_vehicle_axis, vehicle_axis, vehicle_rows
 
 # a non-finite jounce, force or slip reaches the body velocity (or the wheel speed) within the same substep
 _CHECKED = ("body_position", "body_orientation", "linear_velocity", "angular_velocity", "engine_omega", "rotation_speed")
@@ -31,10 +31,6 @@ class GuardOptions:
     max_speed: float = 1000.0  # m/s, scaled by each vehicle's length scale
     max_angular_speed: float = 200.0  # rad/s
     max_wheel_speed: float = 10000.0  # rad/s
-
-
-def _rows(array: np.ndarray, axis: int, rows: np.ndarray) -> tuple:
-    return (slice(None), rows) if axis == 1 else (rows,)
 
 
 class Guard:
@@ -98,8 +94,7 @@ class Guard:
             if name == "faulted":
                 continue
             current = getattr(s, name)
-            axis = vehicle_axis(name)
-            idx = _rows(current, axis, rows)
+            idx = vehicle_rows(vehicle_axis(name), rows)
             value = old[idx]
             if name in _AT_REST:
                 value = np.zeros_like(value)
@@ -110,6 +105,6 @@ class Guard:
             old = self._out.get(key)
             if old is None or old.shape != value.shape:
                 continue
-            axis = output_vehicle_axis(value)
-            value[_rows(value, axis, rows)] = old[_rows(old, axis, rows)]
+            idx = vehicle_rows(output_vehicle_axis(value), rows)
+            value[idx] = old[idx]
         s.faulted = frozen

@@ -20,7 +20,7 @@ import numpy.typing  # noqa: F401  (np.typing.DTypeLike)
 from ..runtime.vehicle2 import VehicleBatch
 from .ground import Ground
 from .pipeline import StepOptions, step
-from .state import SimParams, SimState, output_vehicle_axis, vehicle_axis
+from .state import SimParams, SimState, output_vehicle_axis, vehicle_axis, vehicle_rows
 
 _ARRAY_FIELDS = tuple(f.name for f in dataclasses.fields(SimState) if f.name not in ("out", "time", "steps"))
 
@@ -67,8 +67,8 @@ def _range_view(s: SimState, rows: slice) -> SimState:
     for name in _ARRAY_FIELDS:
         value = getattr(s, name)
         if isinstance(value, np.ndarray):
-            value = np.ascontiguousarray(value[:, rows] if vehicle_axis(name) == 1 else value[rows])
+            value = np.ascontiguousarray(value[vehicle_rows(vehicle_axis(name), rows)])
         values[name] = value
-    out = {key: np.ascontiguousarray(value[:, rows] if output_vehicle_axis(value) == 1 else value[rows])
+    out = {key: np.ascontiguousarray(value[vehicle_rows(output_vehicle_axis(value), rows)])
            for key, value in s.out.items()}
     return SimState(**values, out=out, time=s.time, steps=s.steps)

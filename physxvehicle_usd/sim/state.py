@@ -198,6 +198,11 @@ def output_vehicle_axis(value: np.ndarray) -> int:
     return 1 if value.ndim == 3 else 0
 
 
+def vehicle_rows(axis: int, rows) -> tuple:
+    """Index of the vehicles `rows` (an index array or a slice) of an array whose vehicle axis is `axis`."""
+    return (slice(None), rows) if axis == 1 else (rows,)
+
+
 def initial_state(p: SimParams) -> SimState:
     V, W = p.V, p.W
     zw = lambda: np.zeros((V, W))  # noqa: E731
