@@ -85,14 +85,15 @@ def main() -> None:
             run = with_threads(loaded, threads, args.dt)
             timings.append((run.simulator.threads, ours(run, args.steps, args.dt)))
         other = None if args.no_ovphysx else ovphysx(path, args.steps, args.dt, args.timeout)
+        ov_ms = f"{other[0]:15.3f}" if other else f"{'-':>15}"
+        ov_rtf = f"{1000.0 * FRAME_60HZ / other[0]:11.2f}" if other else f"{'-':>11}"
+        ov_load = f"{other[1]:14.2f}" if other else f"{'-':>14}"
+        ov_rss = f"{peak_mib(resource.RUSAGE_CHILDREN):11.0f}" if other else f"{'-':>11}"
         for threads, ms in timings:
-            ov_ms = f"{other[0]:15.3f}" if other else f"{'-':>15}"
             ratio = f"{ms / other[0]:12.2f}" if other else f"{'-':>12}"
-            ov_rtf = f"{1000.0 * FRAME_60HZ / other[0]:11.2f}" if other else f"{'-':>11}"
-            ov_load = f"{other[1]:14.2f}" if other else f"{'-':>14}"
-            ov_rss = f"{peak_mib(resource.RUSAGE_CHILDREN):11.0f}" if other else f"{'-':>11}"
             print(f"{n:6d} {threads:7d} {ms:12.3f} {ov_ms} {ratio} {1000.0 * FRAME_60HZ / ms:9.2f} {ov_rtf} "
                   f"{loaded.load_s:11.2f} {ov_load} {peak_mib(resource.RUSAGE_SELF):8.0f} {ov_rss}", flush=True)
+
 
 if __name__ == "__main__":
     main()
