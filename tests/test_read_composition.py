@@ -215,7 +215,7 @@ def test_fifty_referenced_copies_read_as_fifty_vehicles(standard_asset):
 
 
 def test_reading_makes_no_reference_cycles_and_leaves_the_collector_as_it_was(standard_asset):
-    """read_stage pauses the cyclic garbage collector and hands its objects over as old ones (read._settle):
+    """read_stage pauses the cyclic garbage collector and hands its objects over as old ones (bulk.bulk_objects):
     that is only sound while reading leaves no cyclic garbage behind."""
     layer, _ = standard_asset
     target = new_stage()
