@@ -20,6 +20,7 @@ from ..stage_io import captured_stderr, open_stage_with_warnings, short_usd_mess
 from ..units import StageUnits
 from .components import parse_context, parse_friction_table
 from .physics import gravity_block, load_physics
+from . import pxr_unchecked as U
 from .values import ComponentReader
 from .vehicle import ReadContext, parse_vehicle
 
@@ -66,18 +67,18 @@ def _read(stage: Usd.Stage, description: StageDescription, sink: DiagnosticSink,
     predicate = Usd.TraverseInstanceProxies(Usd.PrimDefaultPredicate)
     iterator = iter(Usd.PrimRange.Stage(stage, predicate))
     for prim in iterator:
-        if prim.IsA(UsdGeom.PointInstancer):
+        if U.is_a(prim, UsdGeom.PointInstancer):
             iterator.PruneChildren()  # the parser skips point instancer subtrees
             continue
-        if prim.HasAPI(P.CONTEXT):
+        if U.has_api(prim, P.CONTEXT):
             block = _guard(sink, prim, lambda: parse_context(prim, sink, units))
             if block is not None:
                 contexts[str(prim.GetPath())] = block
-        if prim.GetTypeName() == P.TABLE:
+        if U.get_type_name(prim) == P.TABLE:
             block = _guard(sink, prim, lambda: parse_friction_table(prim, sink, units))
             if block is not None:
                 description.tireFrictionTables[str(prim.GetPath())] = block
-        if prim.HasAPI(P.VEHICLE):
+        if U.has_api(prim, P.VEHICLE):
             vehicles.append(prim)
     down = tuple(-c for c in _UP.get(up_axis, _UP["Y"]))
     for path, desc in physics.scenes.items():

@@ -22,25 +22,25 @@ from .. import properties as P
 from ..description import Block, Source
 from ..diagnostics import DiagnosticSink
 from ..units import StageUnits
+from . import pxr_unchecked as U
 
 
 class Raw(NamedTuple):
-    """A property as USD composes it: its value (None = no value) and whether the stage authors it."""
+    """A property as USD composes it: its value (None = no value), whether the stage authors it, and the
+    provenance that follows (AUTHORED or FALLBACK; a field, not a property: readers ask it for most values)."""
 
     value: Any
     authored: bool
+    source: Source
 
     @property
     def has_value(self) -> bool:
         return self.value is not None
 
-    @property
-    def source(self) -> Source:
-        return Source.AUTHORED if self.authored else Source.FALLBACK
-
 
 # NamedTuple's generated __new__ is Python code; the reader makes hundreds of thousands of these.
 _raw = tuple.__new__
+_AUTHORED, _FALLBACK = Source.AUTHORED, Source.FALLBACK
 _SMALL_ARRAY = 64
 _isfinite = math.isfinite
 
@@ -169,6 +169,8 @@ class PropertySpec(NamedTuple):
     exact_type: type | None     # values of exactly this class have the declared type ...
     to_plain: Callable[[Any], tuple[Any, bool]] | None  # ... and become plain Python this way
     prop: P.Prop | None
+    unauthored: Raw             # what reading the property gives when the stage does not author it
+    range: P.Range | None       # the table's accepted range for scalars (None: any value)
 
 
 @lru_cache(maxsize=None)
@@ -180,8 +182,10 @@ def property_specs(schema: str, instance: str | None = None) -> dict[str, Proper
         attribute = definition.GetAttributeDefinition(P.full_name(schema, base)) if definition else None
         fallback = attribute.GetFallbackValue() if attribute else None
         check, exact_type, to_plain = _type_check(attribute)
-        specs[base] = PropertySpec(name, None if fallback is None else _python(fallback), check, exact_type, to_plain,
-                                   P.TABLE_BY_KEY.get((schema, base)))
+        plain = None if fallback is None else _python(fallback)
+        prop = P.TABLE_BY_KEY.get((schema, base))
+        specs[base] = PropertySpec(name, plain, check, exact_type, to_plain, prop, Raw(plain, False, _FALLBACK),
+                                   prop.range if prop is not None else None)
     return specs
 
 
@@ -207,7 +211,7 @@ class ComponentReader:
         """The prim's path and the names of its authored properties (attributes and relationships), once per pass."""
         known = cls._by_prim.get(prim)
         if known is None:
-            known = cls._by_prim[prim] = (str(prim.GetPath()), frozenset(prim.GetAuthoredPropertyNames()))
+            known = cls._by_prim[prim] = (str(U.get_path(prim)), frozenset(U.authored_property_names(prim)))
         return known
 
     @classmethod
@@ -226,40 +230,40 @@ class ComponentReader:
         spec = self.specs[base]
         name = spec.name
         if name not in self.authored:
-            return _raw(Raw, (spec.fallback, False))
+            return spec.unauthored
         try:
-            value = self.prim.GetAttribute(name).Get()
+            value = U.get_value(U.get_attribute(self.prim, name))
         except Exception as exc:  # noqa: BLE001 - a malformed value is the asset's problem, not ours
             self.sink.error("VALUE", self.path, f"value cannot be read: {exc}", name)
-            return _raw(Raw, (None, True))
+            return _raw(Raw, (None, True, _AUTHORED))
         kind = type(value)
         if kind is float and spec.exact_type is float:  # the commonest case, inline
             if _isfinite(value):
-                return _raw(Raw, (value, True))
+                return _raw(Raw, (value, True, _AUTHORED))
         elif kind is spec.exact_type:
             plain, finite = spec.to_plain(value)
             if finite:
-                return _raw(Raw, (plain, True))
+                return _raw(Raw, (plain, True, _AUTHORED))
         if value is None:  # authored without a value (a bare declaration): the fallback applies
-            return _raw(Raw, (spec.fallback, False))
+            return spec.unauthored
         if not spec.has_declared_type(value):
             self.sink.error("TYPE", self.path, f"authored value {value!r:.60} does not have the schema's type; ignored", name)
-            return _raw(Raw, (None, True))
+            return _raw(Raw, (None, True, _AUTHORED))
         value, finite = _plain_checked(value)
         if not finite:
             self.sink.error("NONFINITE", self.path, f"value {value!r} is not finite; ignored", name)
-            return _raw(Raw, (None, True))
-        return _raw(Raw, (value, True))
+            return _raw(Raw, (None, True, _AUTHORED))
+        return _raw(Raw, (value, True, _AUTHORED))
 
     def targets(self, base: str) -> tuple[list[str], bool]:
         """Relationship targets (as strings) and whether any are authored."""
         name = self.specs[base].name
         if name not in self.authored:  # no opinion on the relationship at all: nothing authored to ask USD about
             return [], False
-        rel = self.prim.GetRelationship(name)
-        if not rel or not rel.HasAuthoredTargets():
+        rel = U.get_relationship(self.prim, name)
+        if not rel or not U.has_authored_targets(rel):
             return [], False
-        return [str(t) for t in rel.GetTargets()], True
+        return [str(t) for t in U.get_targets(rel)], True
 
     # -- resolution helpers -------------------------------------------------------------------------------
 
@@ -270,39 +274,56 @@ class ComponentReader:
         return prop.default * factor if factor != 1.0 else prop.default
 
     def check_range(self, base: str, value: Any) -> bool:
-        prop = self.specs[base].prop
-        accepted = prop.range
+        accepted = self.specs[base].range
         if accepted is None or value is None or accepted.accepts(value):
             return True
+        return self._out_of_range(base, value)
+
+    def _out_of_range(self, base: str, value: Any) -> bool:
+        prop = self.specs[base].prop
         self.sink.error(prop.range_code or "RANGE", self.path,
-                        f"value {value:g} is outside the accepted range {accepted.describe()}", self.name(base))
+                        f"value {value:g} is outside the accepted range {prop.range.describe()}", self.name(base))
         return False
 
     def required(self, base: str, code: str) -> Raw:
         raw = self.raw(base)
         if raw.value is None:
-            self.sink.error(code, self.path, "needs a value (the schema has no fallback)", self.name(base))
+            self._missing(base, code)
         return raw
+
+    def _missing(self, base: str, code: str) -> None:
+        self.sink.error(code, self.path, "needs a value (the schema has no fallback)", self.name(base))
+
+    # copy and with_default run for most values of a stage: they test the range in line (what check_range does)
 
     def copy(self, block: Block, base: str, *, code: str | None = None) -> bool:
         """Read a property, check its range, store it as authored/fallback. Returns False when invalid."""
-        raw = self.required(base, code) if code else self.raw(base)
+        raw = self.raw(base)
         value = raw.value
         if value is None:
+            if code:
+                self._missing(base, code)
             return code is None
         block.set(base, value, raw.source)
-        return self.check_range(base, value) if isinstance(value, (int, float)) and not isinstance(value, bool) else True
+        accepted = self.specs[base].range
+        if accepted is None or not isinstance(value, (int, float)) or isinstance(value, bool) or accepted.accepts(value):
+            return True
+        return self._out_of_range(base, value)
 
     def with_default(self, block: Block, base: str) -> bool:
         """A property whose sentinel (or missing value) resolves to the parser's unit-scaled default."""
-        sentinel = self.specs[base].prop.sentinel
+        spec = self.specs[base]
+        sentinel = spec.prop.sentinel
         raw = self.raw(base)
         value = raw.value
         if value is None or (sentinel is not None and value == sentinel):
             block.set(base, self.default(base), Source.DEFAULT)
             return True
         block.set(base, value, raw.source)
-        return self.check_range(base, value) if isinstance(value, (int, float)) else True
+        accepted = spec.range
+        if accepted is None or not isinstance(value, (int, float)) or accepted.accepts(value):
+            return True
+        return self._out_of_range(base, value)
 
     def deprecated_warning(self, base: str, replacement: str) -> None:
         self.sink.warning("DEPRECATED", self.path, f"deprecated attribute, use {replacement} instead", self.name(base))

@@ -23,6 +23,7 @@ from ..properties import FLT_EPSILON
 from ..units import StageUnits
 from . import components as C
 from .physics import PhysicsInfo, rigid_body_block
+from . import pxr_unchecked as U
 from .values import ComponentReader
 
 MAX_WHEELS = 20
@@ -90,25 +91,25 @@ def resolve_component(v: _Vehicle, owner: Usd.Prim, owner_schema: str, rel_base:
     owner_path, authored = ComponentReader.prim_info(owner)
     targets = []
     if rel_name in authored:  # a relationship with no authored opinion has no authored targets
-        rel = owner.GetRelationship(rel_name)
-        if rel and rel.HasAuthoredTargets():
-            targets = [str(t) for t in rel.GetTargets()]
+        rel = U.get_relationship(owner, rel_name)
+        if rel and U.has_authored_targets(rel):
+            targets = [str(t) for t in U.get_targets(rel)]
     if len(targets) > 1:
         v.error(code, f"{rel_base} relationship has {len(targets)} targets; one is allowed", rel_name, owner_path)
         return None
     if targets:
-        if owner.HasAPI(api):
+        if U.has_api(owner, api):
             v.warning(code, f"{rel_base} is both referenced and applied; the relationship wins and the applied {api} "
                       "is ignored", rel_name, owner_path)
         target = v.ctx.stage.GetPrimAtPath(targets[0])
         if not target:
             v.error(code, f"{rel_base} target {targets[0]} does not exist", rel_name, owner_path)
             return None
-        if not target.HasAPI(api):
+        if not U.has_api(target, api):
             v.error(code, f"{rel_base} target {targets[0]} does not have {api} applied", rel_name, owner_path)
             return None
         return target
-    if owner.HasAPI(api):
+    if U.has_api(owner, api):
         return owner
     if not optional:
         v.warning(code, f"needs either a {rel_base} relationship or {api} applied to this prim", rel_name, owner_path)
@@ -215,10 +216,10 @@ class _Attachment:
 def _collision_shapes(attachment: Usd.Prim) -> list[Usd.Prim]:
     """The attachment and its descendants that carry PhysicsCollisionAPI, in traversal order."""
     predicate = Usd.TraverseInstanceProxies()
-    if not attachment.GetFilteredChildren(predicate):
+    if not U.get_filtered_children(attachment, predicate):
         # A leaf (the usual wheel): the range would hold the attachment alone (it passed this predicate when
         # the vehicle's traversal found it), and a range costs several times a children query.
-        return [attachment] if attachment.HasAPI(UsdPhysics.CollisionAPI) else []
+        return [attachment] if U.has_api(attachment, UsdPhysics.CollisionAPI) else []
     return [p for p in Usd.PrimRange(attachment, predicate) if p.HasAPI(UsdPhysics.CollisionAPI)]
 
 
@@ -279,7 +280,7 @@ def parse_attachment(v: _Vehicle, prim: Usd.Prim, counter: int) -> _Attachment:
         else:
             group = targets[0]
     block.set("collisionGroup", group, Source.AUTHORED if targets else Source.FALLBACK)
-    if prim.IsA(UsdGeom.Xformable):
+    if U.is_a(prim, UsdGeom.Xformable):
         shapes = _collision_shapes(prim)
         if len(shapes) > 1:
             v.error("V41", f"{len(shapes)} collision shapes; the attachment or one direct child may carry "
@@ -288,10 +289,10 @@ def parse_attachment(v: _Vehicle, prim: Usd.Prim, counter: int) -> _Attachment:
             v.error("V40", f"wheel collision shape {shapes[0].GetPath()} must be the attachment or a direct child",
                     prim=r.path)
     compliance = None
-    if prim.HasAPI(P.COMPLIANCE):
+    if U.has_api(prim, P.COMPLIANCE):
         compliance = v.fail_if_none(C.parse_compliance(prim, ctx.sink, ctx.units))
     controller = None
-    if prim.HasAPI(P.WHEEL_CONTROLLER):
+    if U.has_api(prim, P.WHEEL_CONTROLLER):
         controller = v.fail_if_none(C.parse_wheel_controller(prim, ctx.sink, ctx.units))
     return _Attachment(prim, resolved_index, explicit, block, wheel, tire, suspension, compliance, controller,
                        direction.value, position.value, centre.value, offsets)
@@ -463,7 +464,7 @@ def parse_vehicle(prim: Usd.Prim, ctx: ReadContext) -> VehicleDescription | None
     attachments: list[_Attachment] = []
     counter = 0
     for child in Usd.PrimRange(prim, Usd.TraverseInstanceProxies()):
-        if child == prim or not child.HasAPI(P.ATTACHMENT):
+        if child == prim or not U.has_api(child, P.ATTACHMENT):
             continue
         if counter >= MAX_WHEELS:
             v.error("V82", f"more than {MAX_WHEELS} wheel attachments; this one is not parsed", prim=str(child.GetPath()))
