@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Callable
 
 import numpy as np
@@ -189,6 +190,14 @@ def compute_sprung_masses(positions: np.ndarray, mass: float, vertical: int) -> 
     if abs(np.linalg.det(system)) <= 1e-6:
         return None
     return np.linalg.solve(system, rhs)[:n]
+
+
+@lru_cache(maxsize=1024)
+def _shared_sprung_masses(positions: tuple, mass: float, vertical: int) -> tuple | None:
+    """compute_sprung_masses, remembered by its inputs: the copies of one asset in a fleet share them, and each
+    solve costs several small numpy calls."""
+    masses = compute_sprung_masses(np.array(positions), mass, vertical)
+    return None if masses is None else tuple(masses.tolist())
 
 
 AXIS_INDEX = {"X": 0, "Y": 1, "Z": 2}
@@ -541,15 +550,15 @@ def _resolve_wheels(v: _Vehicle, d: VehicleDescription, attachments: list[_Attac
     def to_com_dir(d_):
         return Gf.Vec3d(*d_) if ref_com else Gf.Vec3d(*_rotate(com_inv, d_))
 
-    mass_points = np.array([to_com_point(a.position if a.position is not None else a.wheel_centre)[:]
-                            for a in attachments])
+    mass_points = tuple(tuple(to_com_point(a.position if a.position is not None else a.wheel_centre)[:])
+                        for a in attachments)
     vertical = AXIS_INDEX[d.context["verticalAxis"][-1]]
     user_sprung = all(a.suspension["sprungMass"] > 0 for a in attachments)
     if user_sprung:
         sprung = np.array([a.suspension["sprungMass"] for a in attachments])
         sprung_source = Source.AUTHORED
     else:
-        sprung = compute_sprung_masses(mass_points, rb["mass"], vertical)
+        sprung = _shared_sprung_masses(mass_points, rb["mass"], vertical)
         sprung_source = Source.COMPUTED
         if sprung is None:
             v.ctx.sink.error("V142", v.path, "sprung masses cannot be computed from the wheel positions (ill-conditioned);"
