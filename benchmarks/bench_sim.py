@@ -2,9 +2,10 @@
 """Stepping speed: N four-wheel sample cars on flat ground, numpy core beside ovphysx, in the same run.
 
     python benchmarks/bench_sim.py [--sizes 1 100 1000 10000] [--steps 60] [--dt 0.016666667] [--no-ovphysx]
-                                   [--threads 1 2]
+                                   [--threads 1 2] [--substeps 3 1]
 
-Every car runs at full throttle from rest. For each N (and each --threads count: the ranges of vehicles our
+Every car runs at full throttle from rest, with the sample car's sub-step counts (8 below the threshold speed,
+4 above) or the --substeps given (PhysX's defaults are 3 and 1). For each N (and each --threads count: the ranges of vehicles our
 simulator steps in parallel threads, default 1) prints: our milliseconds per step (the simulator's
 steps alone, as `physxvehicle-usd simulate` reports step_s), ovphysx's for the same stage, steps and
 controls (it records only the final state: record_every = steps), our time over ovphysx's, the real-time
@@ -67,16 +68,21 @@ def main() -> None:
     parser.add_argument("--no-ovphysx", action="store_true", help="skip the ovphysx side")
     parser.add_argument("--threads", type=int, nargs="+", default=[1],
                         help="thread counts to time ours with (default: 1)")
+    parser.add_argument("--substeps", type=int, nargs=2, metavar=("LOW", "HIGH"),
+                        help="sub-step counts below and above the threshold speed, authored over the sample car's "
+                             "own (8, 4); PhysX's defaults are 3 and 1")
     parser.add_argument("--timeout", type=float, default=3600.0, help="seconds allowed for one ovphysx run")
     parser.add_argument("--folder", type=Path, default=Path(tempfile.gettempdir()) / "physxvehicle_usd_fleet")
     args = parser.parse_args()
 
-    print(f"{args.steps} steps of {args.dt:g} s, full throttle from rest; real-time factor = (1/60 s) / (time per step)")
+    counts = "the sample car's 8 / 4" if args.substeps is None else f"{args.substeps[0]} / {args.substeps[1]}"
+    print(f"{args.steps} steps of {args.dt:g} s, full throttle from rest, {counts} sub-steps below / above the threshold "
+          "speed; real-time factor = (1/60 s) / (time per step)")
     header = (f"{'cars':>6} {'threads':>7} {'ours ms/step':>12} {'ovphysx ms/step':>15} {'ours/ovphysx':>12} {'RTF ours':>9} "
               f"{'RTF ovphysx':>11} {'ours load s':>11} {'ovphysx load s':>14} {'RSS MiB':>8} {'ovphysx RSS':>11}")
     print(header)
     for n in args.sizes:
-        path = fleet_stage(n, args.folder)
+        path = fleet_stage(n, args.folder, tuple(args.substeps) if args.substeps else None)
         gc.collect()
         loaded = simulate.load(path, args.dt)
         assert len(loaded.paths) == n, f"simulated {len(loaded.paths)} of {n} vehicles"

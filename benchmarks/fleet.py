@@ -12,6 +12,7 @@ from pathlib import Path
 
 from pxr import Gf, Sdf, Usd, UsdGeom
 
+from physxvehicle_usd import properties as P
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.write import write_stage
 
@@ -19,6 +20,7 @@ REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "samples" / "car" / "car.usda"
 VEHICLE = "/World/Car"
 SPACING = 6.0  # metres between cars
+SUBSTEP_COUNTS = ("lowForwardSpeedSubStepCount", "highForwardSpeedSubStepCount")
 
 
 def car_asset(folder: Path) -> Path:
@@ -35,9 +37,10 @@ def car_asset(folder: Path) -> Path:
     return path
 
 
-def fleet_stage(n: int, folder: Path) -> Path:
+def fleet_stage(n: int, folder: Path, substeps: tuple[int, int] | None = None) -> Path:
+    """substeps: (low, high) sub-step counts authored over every car's own (None: the sample car's)."""
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"fleet_{n}.usda"
+    path = folder / (f"fleet_{n}.usda" if substeps is None else f"fleet_{n}_substeps_{substeps[0]}_{substeps[1]}.usda")
     if path.exists():
         return path
     asset = car_asset(folder)
@@ -51,5 +54,8 @@ def fleet_stage(n: int, folder: Path) -> Path:
         slot.AddTranslateOp().Set(Gf.Vec3d((i % side) * SPACING, (i // side) * SPACING, 0.0))
         car = stage.DefinePrim(f"/World/Fleet/Slot_{i}/Car")
         car.GetReferences().AddReference(str(asset), Sdf.Path(VEHICLE))
+        if substeps is not None:
+            for base, count in zip(SUBSTEP_COUNTS, substeps):
+                car.CreateAttribute(P.full_name(P.VEHICLE, base), Sdf.ValueTypeNames.Int).Set(count)
     layer.Export(str(path))
     return path
