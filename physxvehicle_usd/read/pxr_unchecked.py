@@ -4,7 +4,8 @@ pxr's Usd objects check that their prim is valid on every attribute access (`Usd
 Boost.Python function of its own), which is half of what `prim.GetAttribute(name).Get()` costs. The reader holds
 only prims of the open stage that traversal or a checked `GetPrimAtPath` gave it, so where it calls pxr once or
 more per value (a stage of 10,000 cars means millions of such calls) it calls the class's method directly, which
-skips that check. Never pass an invalid prim to these.
+skips that check. Nothing unsafe follows from a slip: USD's C++ still refuses an expired prim (it raises
+UsdExpiredPrimAccessError, or answers False), only with a less friendly message.
 """
 from pxr import Usd
 
