@@ -18,9 +18,9 @@ from ..description import Source, StageDescription, StageInfo
 from ..diagnostics import DiagnosticSink
 from ..stage_io import captured_stderr, open_stage_with_warnings, short_usd_message
 from ..units import StageUnits
+from . import pxr_unchecked as U
 from .components import parse_context, parse_friction_table
 from .physics import gravity_block, load_physics
-from . import pxr_unchecked as U
 from .values import ComponentReader
 from .vehicle import ReadContext, parse_vehicle
 

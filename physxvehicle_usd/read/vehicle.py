@@ -23,8 +23,8 @@ from ..diagnostics import DiagnosticSink, Severity
 from ..properties import FLT_EPSILON
 from ..units import StageUnits
 from . import components as C
-from .physics import PhysicsInfo, rigid_body_block
 from . import pxr_unchecked as U
+from .physics import PhysicsInfo, rigid_body_block
 from .values import ComponentReader
 
 MAX_WHEELS = 20
