@@ -6,7 +6,7 @@ from __future__ import annotations
 import gc
 
 import pytest
-from pxr import Gf, Sdf, Usd, UsdGeom
+from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics
 
 from physxvehicle_usd import properties as P
 from physxvehicle_usd.diagnostics import Severity
@@ -212,6 +212,26 @@ def test_fifty_referenced_copies_read_as_fifty_vehicles(standard_asset):
     assert len(description.vehicles) == 50
     assert description.vehicles["/World/Car49"].rigidBody["position"] == pytest.approx((245.0, 0.0, 0.6))
     _same_car(description, "/World/Car17", expected)
+
+
+def test_copies_that_differ_in_mass_get_their_own_sprung_masses(standard_asset):
+    """Sprung masses are solved once per (wheel positions, mass, up axis): a copy with another mass must not
+    reuse the first copy's."""
+    layer, _ = standard_asset
+    target = new_stage()
+    for i, mass in enumerate((None, 900.0, None)):
+        prim = target.stage.DefinePrim(f"/World/Car{i}", "Xform")
+        prim.GetReferences().AddReference(layer.identifier, "/World/Car")
+        if mass is not None:
+            UsdPhysics.MassAPI.Apply(prim).CreateMassAttr().Set(mass)
+    description = target.read()
+    assert not _errors(description)
+    sprung = {path: [w.suspension["sprungMass"] for w in car.wheels] for path, car in description.vehicles.items()}
+    for path, car in description.vehicles.items():
+        assert sum(sprung[path]) == pytest.approx(car.rigidBody["mass"], rel=1e-6)
+    assert description.vehicles["/World/Car1"].rigidBody["mass"] == 900.0
+    assert sprung["/World/Car0"] == sprung["/World/Car2"]
+    assert sprung["/World/Car1"] == pytest.approx([m * 900.0 / sum(sprung["/World/Car0"]) for m in sprung["/World/Car0"]])
 
 
 def test_reading_makes_no_reference_cycles_and_leaves_the_collector_as_it_was(standard_asset):
