@@ -4,9 +4,9 @@
     python benchmarks/bench_sim.py [--sizes 1 100 1000 10000] [--steps 60] [--dt 0.016666667] [--no-ovphysx]
                                    [--threads 1 2] [--substeps 3 1]
 
-Every car runs at full throttle from rest, with the sample car's sub-step counts (8 below the threshold speed,
-4 above) or the --substeps given (PhysX's defaults are 3 and 1). For each N (and each --threads count: the ranges of vehicles our
-simulator steps in parallel threads, default 1) prints: our milliseconds per step (the simulator's
+Every car runs at full throttle from rest, with the sample car's own sub-step counts or the --substeps given
+(PhysX's defaults are 3 and 1). For each N (and each --threads count: the ranges of vehicles our simulator
+steps in parallel threads, default 1) prints: our milliseconds per step (the simulator's
 steps alone, as `physxvehicle-usd simulate` reports step_s), ovphysx's for the same stage, steps and
 controls (it records only the final state: record_every = steps), our time over ovphysx's, the real-time
 factor at 60 Hz of each (simulated seconds per wall second, one step = 1/60 s), our load time (read +
@@ -70,12 +70,12 @@ def main() -> None:
                         help="thread counts to time ours with (default: 1)")
     parser.add_argument("--substeps", type=int, nargs=2, metavar=("LOW", "HIGH"),
                         help="sub-step counts below and above the threshold speed, authored over the sample car's "
-                             "own (8, 4); PhysX's defaults are 3 and 1")
+                             "own; PhysX's defaults are 3 and 1")
     parser.add_argument("--timeout", type=float, default=3600.0, help="seconds allowed for one ovphysx run")
     parser.add_argument("--folder", type=Path, default=Path(tempfile.gettempdir()) / "physxvehicle_usd_fleet")
     args = parser.parse_args()
 
-    counts = "the sample car's 8 / 4" if args.substeps is None else f"{args.substeps[0]} / {args.substeps[1]}"
+    counts = "the sample car's own" if args.substeps is None else f"{args.substeps[0]} / {args.substeps[1]}"
     print(f"{args.steps} steps of {args.dt:g} s, full throttle from rest, {counts} sub-steps below / above the threshold "
           "speed; real-time factor = (1/60 s) / (time per step)")
     header = (f"{'cars':>6} {'threads':>7} {'ours ms/step':>12} {'ovphysx ms/step':>15} {'ours/ovphysx':>12} {'RTF ours':>9} "

@@ -164,12 +164,11 @@ class PropertySpec(NamedTuple):
     name, fallback (plain Python) and declared type; from the property table its row (None if it has none)."""
 
     name: str
-    fallback: Any
     has_declared_type: Callable[[Any], bool]
     exact_type: type | None     # values of exactly this class have the declared type ...
     to_plain: Callable[[Any], tuple[Any, bool]] | None  # ... and become plain Python this way
     prop: P.Prop | None
-    unauthored: Raw             # what reading the property gives when the stage does not author it
+    unauthored: Raw             # what reading the property gives when the stage does not author it (the fallback)
     range: P.Range | None       # the table's accepted range for scalars (None: any value)
 
 
@@ -184,9 +183,19 @@ def property_specs(schema: str, instance: str | None = None) -> dict[str, Proper
         check, exact_type, to_plain = _type_check(attribute)
         plain = None if fallback is None else _python(fallback)
         prop = P.TABLE_BY_KEY.get((schema, base))
-        specs[base] = PropertySpec(name, plain, check, exact_type, to_plain, prop, Raw(plain, False, _FALLBACK),
+        specs[base] = PropertySpec(name, check, exact_type, to_plain, prop, Raw(plain, False, _FALLBACK),
                                    prop.range if prop is not None else None)
     return specs
+
+
+def authored_targets(prim: Usd.Prim, name: str) -> tuple[list[str], bool]:
+    """A relationship's targets (as strings) and whether any are authored."""
+    if name not in ComponentReader.prim_info(prim)[1]:  # no opinion at all: nothing authored to ask USD about
+        return [], False
+    rel = U.get_relationship(prim, name)
+    if not rel or not U.has_authored_targets(rel):
+        return [], False
+    return [str(t) for t in U.get_targets(rel)], True
 
 
 class ComponentReader:
@@ -257,13 +266,7 @@ class ComponentReader:
 
     def targets(self, base: str) -> tuple[list[str], bool]:
         """Relationship targets (as strings) and whether any are authored."""
-        name = self.specs[base].name
-        if name not in self.authored:  # no opinion on the relationship at all: nothing authored to ask USD about
-            return [], False
-        rel = U.get_relationship(self.prim, name)
-        if not rel or not U.has_authored_targets(rel):
-            return [], False
-        return [str(t) for t in U.get_targets(rel)], True
+        return authored_targets(self.prim, self.specs[base].name)
 
     # -- resolution helpers -------------------------------------------------------------------------------
 

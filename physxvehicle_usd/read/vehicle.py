@@ -25,7 +25,7 @@ from ..units import StageUnits
 from . import components as C
 from . import pxr_unchecked as U
 from .physics import PhysicsInfo, rigid_body_block
-from .values import ComponentReader
+from .values import ComponentReader, authored_targets
 
 MAX_WHEELS = 20
 # Errors the parser logs while still creating the vehicle ("E~" in the parse rules): torque curve truncated to
@@ -89,12 +89,8 @@ def resolve_component(v: _Vehicle, owner: Usd.Prim, owner_schema: str, rel_base:
                       optional: bool = False, code: str = "V34") -> Usd.Prim | None:
     """code: V34 for a wheel attachment's wheel/tire/suspension, V64 for a standard drive's components."""
     rel_name = P.full_name(owner_schema, rel_base)
-    owner_path, authored = ComponentReader.prim_info(owner)
-    targets = []
-    if rel_name in authored:  # a relationship with no authored opinion has no authored targets
-        rel = U.get_relationship(owner, rel_name)
-        if rel and U.has_authored_targets(rel):
-            targets = [str(t) for t in U.get_targets(rel)]
+    owner_path = ComponentReader.prim_info(owner)[0]
+    targets, _ = authored_targets(owner, rel_name)
     if len(targets) > 1:
         v.error(code, f"{rel_base} relationship has {len(targets)} targets; one is allowed", rel_name, owner_path)
         return None
@@ -229,7 +225,7 @@ def _collision_shapes(attachment: Usd.Prim) -> list[Usd.Prim]:
         # A leaf (the usual wheel): the range would hold the attachment alone (it passed this predicate when
         # the vehicle's traversal found it), and a range costs several times a children query.
         return [attachment] if U.has_api(attachment, UsdPhysics.CollisionAPI) else []
-    return [p for p in Usd.PrimRange(attachment, predicate) if p.HasAPI(UsdPhysics.CollisionAPI)]
+    return [p for p in Usd.PrimRange(attachment, predicate) if U.has_api(p, UsdPhysics.CollisionAPI)]
 
 
 def parse_attachment(v: _Vehicle, prim: Usd.Prim, counter: int) -> _Attachment:
@@ -361,8 +357,7 @@ def _vehicle_attributes(v: _Vehicle) -> Block:
 def _drive(v: _Vehicle) -> DriveDescription | None:
     ctx, prim = v.ctx, v.prim
     rel_name = P.full_name(P.VEHICLE, "drive")
-    rel = prim.GetRelationship(rel_name)
-    targets = [str(t) for t in rel.GetTargets()] if rel and rel.HasAuthoredTargets() else []
+    targets, _ = authored_targets(prim, rel_name)
     if len(targets) > 1:
         v.error("V65", f"drive relationship has {len(targets)} targets; one is allowed", rel_name)
         return None
