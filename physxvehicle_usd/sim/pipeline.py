@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import compiled
 from . import vecmath as vm
 from .commands import update_commands
 from .drivetrain import differential_state, update_wheel_speeds
@@ -39,6 +40,8 @@ class StepOptions:
     angular_damping: float = 0.05  # physxRigidBody:angularDamping (USD default)
     position_iterations: int = 16  # physxRigidBody:solverPositionIterationCount (USD default; TGS scene)
     gyroscopic: bool = True  # physxRigidBody:enableGyroscopicForces (USD default)
+    compiled: bool = True  # run the substeps in the compiled kernel where it covers the batch (sim/compiled.py)
+    kernel_threads: int = 1  # threads of the compiled kernel (contiguous ranges of vehicles; same results)
 
 
 def substep_counts(p: SimParams, forward_speed: np.ndarray) -> np.ndarray:
@@ -59,10 +62,25 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
     frame = wheel_frame(p, R_begin, s.body_position, offset)  # the begin pose: the query's and the first substep's
     road = query_road_geometry(p, ground, friction, frame[2], frame[1])
     dt_sub = (dt / n_sub).astype(p.dtype)
-    dt_wheel = vm.per_wheel(dt_sub, p.W)
     # constant compliance: the graphs and the wheel axes in the body frame hold for the whole step
     comp = update_compliance(p, s.jounce) if p.compliance_const else None
     axes = wheel_axes_body(p, cmd["steer_angle"], comp.toe, comp.camber) if comp is not None else None
+    if opt.compiled and compiled.covers(p):
+        s.out = compiled.run_substeps(p, s, road, offset, axle, axes, comp.toe, cmd, diff, dt_sub, n_sub, opt.kernel_threads)
+    else:
+        _numpy_substeps(p, s, road, offset, axle, comp, axes, cmd, diff, frame, R_begin, dt_sub, n_sub)
+    update_rotation_angle(p, s, s.out["_lng_speed"], cmd["brake_applied"], cmd["drive_applied"], dt)
+    if opt.physx_actor:
+        end_step_physx(p, s, begin_position, begin_orientation, constraint_rows(p, s, road), dt,
+                       opt.linear_damping, opt.angular_damping, opt.position_iterations, opt.gyroscopic)
+    s.out["wheelSteerAngle"] = cmd["steer_angle"] + s.out["_toe"]
+    s.time += dt
+    s.steps += 1
+
+
+def _numpy_substeps(p: SimParams, s: SimState, road, offset, axle, comp, axes, cmd, diff, frame, R_begin, dt_sub, n_sub) -> None:
+    """The substeps with the numpy kernels: every vehicle's substep k together, k = 0 .. max(n_sub) - 1."""
+    dt_wheel = vm.per_wheel(dt_sub, p.W)
     for k in range(int(n_sub.max())):
         active = k < n_sub
         saved = None if active.all() else {f: getattr(s, f).copy() for f in _SUBSTEP_FIELDS}
@@ -87,13 +105,6 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
             _keep_inactive(s, saved, active)
             outputs = {key: _merge(value, s.out.get(key), active) for key, value in outputs.items()}
         s.out = outputs
-    update_rotation_angle(p, s, s.out["_lng_speed"], cmd["brake_applied"], cmd["drive_applied"], dt)
-    if opt.physx_actor:
-        end_step_physx(p, s, begin_position, begin_orientation, constraint_rows(p, s, road), dt,
-                       opt.linear_damping, opt.angular_damping, opt.position_iterations, opt.gyroscopic)
-    s.out["wheelSteerAngle"] = cmd["steer_angle"] + s.out["_toe"]
-    s.time += dt
-    s.steps += 1
 
 
 def wheel_frame(p: SimParams, R: np.ndarray, position: np.ndarray, offset: np.ndarray):

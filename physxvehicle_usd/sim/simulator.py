@@ -20,12 +20,14 @@ of the other, outside the chaotic launch phase), and float32 steps large batches
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 import numpy.typing  # noqa: F401  (np.typing.DTypeLike)
 
 from ..runtime.vehicle2 import AUTOMATIC_GEAR, VehicleBatch, batch_from_description
+from . import compiled
 from . import vecmath as vm
 from .ground import Ground, friction_matrix
 from .guard import Guard, GuardOptions
@@ -42,7 +44,8 @@ class Simulator:
                  options: StepOptions = StepOptions(), dtype: np.typing.DTypeLike = np.float32,
                  guard: GuardOptions = GuardOptions(), threads: int = 1):
         """threads: how many ranges of vehicles to step in parallel threads (1: the whole batch in the caller's
-        thread). Results do not depend on it; whether it pays depends on the machine (sim/shards.py)."""
+        thread). Results do not depend on it. The compiled kernel runs its substeps on that many threads; a
+        batch it does not cover is cut into ranges stepped by numpy in threads (sim/shards.py)."""
         if not dt > 0.0:
             raise ValueError(f"dt must be > 0 (got {dt})")
         if threads < 1:
@@ -50,7 +53,13 @@ class Simulator:
         self.batch = batch
         self.params = SimParams.from_batch(batch, dtype)
         shards = min(threads, batch.nb_vehicles)
+        if options.compiled and compiled.covers(self.params):
+            options = dataclasses.replace(options, kernel_threads=shards)
+            shards = 1
+        else:  # the ranges of a batch the kernel does not cover stay numpy too: one path for the whole batch
+            options = dataclasses.replace(options, compiled=False)
         self._sharded = ShardedStep(batch, dtype, shards) if shards > 1 else None
+        self._threads = max(1, shards if self._sharded is not None else options.kernel_threads)
         self.ground = ground if isinstance(ground, Ground) else Ground.from_description(ground)
         self.friction = friction_matrix(batch.friction_tables, self.ground)
         self.dt = float(dt)
@@ -99,7 +108,7 @@ class Simulator:
     @property
     def threads(self) -> int:
         """How many ranges of vehicles each step runs in parallel (1: the whole batch in the caller's thread)."""
-        return 1 if self._sharded is None else len(self._sharded.ranges)
+        return self._threads
 
     @property
     def faulted(self) -> np.ndarray:

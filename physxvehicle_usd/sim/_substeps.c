@@ -1,0 +1,584 @@
+/* The substeps of one vehicle2 step (suspension -> tire -> drivetrain -> rigid body), fused and compiled.
+
+   The same numerics as the numpy kernels of suspension.py, tire.py, drivetrain.py, wheel.py and
+   rigid_body.integrate_substep, in the same order; pipeline.step chooses this path for float32 batches
+   it covers (compiled.py says which) and the numpy kernels for the rest. tests/test_sim_compiled.py
+   holds the two to each other.
+
+   Why compiled: a numpy substep over 40,000 wheels is about 1,000 whole-array operations, each a pass
+   over memory. Here each wheel's values stay in registers, and the per-wheel loop is vectorised (with
+   glibc's vector math library for atan, tan, cos and asin; hence -ffast-math). Vehicles are processed in
+   blocks small enough for the L1/L2 caches, every substep of a block before the next block: no
+   vehicle reads another's values, so the order is free.
+
+   Layout: what numpy holds. Per vehicle (V,), per wheel (V, W) row-major, vectors component-first
+   (3, V) or (3, V, W), quaternions (4, V) as w, x, y, z; flags as int32 (0 or 1), the width of a float lane. */
+#include <math.h>
+#include <stdint.h>
+#if defined(__x86_64__) || defined(_M_X64)
+#include <xmmintrin.h>
+#define FLUSH_DENORMALS 1 /* as PhysX's PxSIMDGuard does around a simulation step: FTZ and DAZ */
+#endif
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#define BLOCK 64 /* vehicles per block */
+
+typedef struct {
+    int64_t V, W, threads, curve_points, gear_columns, neutral_gear;
+    int64_t any_sweep, any_limit_expansion, any_camber_stiffness;
+    float flt_min;
+    /* per vehicle */
+    const int64_t *n_sub, *query_type, *torque_curve_count;
+    const int32_t *is_standard, *limit_expansion;
+    const float *dt_sub, *mass, *moi, *gravity, *throttle;
+    const float *engine_peak_torque, *engine_max_omega, *engine_idle_omega, *engine_moi;
+    const float *engine_damping_engaged, *engine_damping_disengaged, *engine_damping_full;
+    const float *clutch_strength, *gear_switch_time, *final_ratio, *gear_ratios, *torque_curve;
+    /* per wheel, parameters */
+    const int32_t *mask;
+    const float *travel_direction, *travel_distance, *radius, *half_width, *wheel_mass;
+    const float *spring_stiffness, *spring_damping, *f_es, *susp_arm, *tire_arm;
+    const float *rest_load, *lat_stiff_x, *lat_stiff_y, *lat_saturation, *long_stiff, *camber_stiff;
+    const float *load_x0, *load_y0, *load_x1, *load_y1, *load_slope;
+    const float *fvs_x0, *fvs_x1, *fvs_x2, *fvs_y0, *fvs_y1, *fvs_y2, *fvs_slope0, *fvs_slope1;
+    const float *min_lat_den, *min_active_den, *min_passive_den;
+    const float *sticky_lng_speed, *sticky_lng_time, *sticky_lat_speed, *sticky_lat_time;
+    const float *wheel_moi, *wheel_damping_rate;
+    /* per wheel, this step's inputs */
+    const int32_t *road_hit, *brake_applied, *drive_applied, *accel_intent, *brake_intent;
+    const float *road_normal, *road_offset, *road_friction;
+    const float *offset, *axle, *axis_lat, *axis_lng;
+    const float *brake_torque, *drive_torque, *diff_ratio, *diff_ave;
+    /* state, updated in place */
+    float *body_position, *body_orientation, *linear_velocity, *angular_velocity;
+    float *engine_omega, *switch_time;
+    int64_t *current_gear, *target_gear;
+    float *jounce, *jounce_speed, *separation, *rotation_speed, *lng_low_speed_time, *lat_low_speed_time;
+    int32_t *jounce_specified, *sticky_lng, *sticky_lat;
+    /* outputs of each vehicle's last substep */
+    float *out_jounce, *out_susp_force, *out_friction, *out_lng_slip, *out_lat_slip, *out_tire_force;
+    float *out_centre_offset, *out_load, *out_lng_speed, *out_lng_dir, *out_lat_dir, *out_app_arm;
+    int32_t *out_on_ground;
+} Batch;
+
+static inline float smoothing1(float k) { return fminf(1.0f, k - 0.33333f * k * k + 0.037037f * k * k * k); }
+static inline float sign0(float x) { return x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : 0.0f); }
+
+/* PxVehicleFixedSizeLookupTable: 0 points -> 0, 1 point -> y0, clamped at both ends, linear inside. */
+static float lookup(const float *points, int64_t count, float x) {
+    for (int64_t k = count - 2; k >= 0; --k) {  /* the last segment starting at or below x decides */
+        const float x0 = points[2 * k], y0 = points[2 * k + 1], x1 = points[2 * k + 2], y1 = points[2 * k + 3];
+        if (x >= x0) {
+            const float dx = x1 - x0;
+            const float t = dx > 0.0f ? fminf(fmaxf((x - x0) / dx, 0.0f), 1.0f) : (x >= x1 ? 1.0f : 0.0f);
+            return y0 + t * (y1 - y0);
+        }
+    }
+    return count > 0 ? points[1] : 0.0f;
+}
+
+/* Per-vehicle values repeated over the block's wheels, so the wheel loop reads contiguous arrays only.
+   The rows lie in one buffer, one block of wheels apart (padded: rows 4 KiB apart would share cache sets). */
+typedef struct {
+    float *R[9], *x[3], *v[3], *w[3], *g[3], *dt, *force[3], *torque[3], *tire_torque;
+    int32_t *active, *sweep, *limit;
+    float *d_w, *inv_diag;  /* the drivetrain's dt / I_w and 1 / (1 + dt c_w / I_w): constant over a step */
+    float *vR[9], *vx[3], *vv[3], *vw[3];  /* per vehicle of the block, before they are repeated over wheels */
+} Scratch;
+
+#define SCRATCH_ROWS 53
+
+static float *scratch_alloc(Scratch *sc, int64_t wheels_per_block) {
+    const int64_t stride = (wheels_per_block + 15) / 16 * 16 + 16;
+    float *buffer = aligned_alloc(64, (size_t)(SCRATCH_ROWS * stride) * sizeof(float));
+    if (!buffer) return NULL;
+    float *row = buffer;
+#define NEXT (row += stride, row - stride)
+    for (int c = 0; c < 9; ++c) sc->R[c] = NEXT;
+    for (int c = 0; c < 3; ++c) { sc->x[c] = NEXT; sc->v[c] = NEXT; sc->w[c] = NEXT; sc->g[c] = NEXT; }
+    for (int c = 0; c < 3; ++c) { sc->force[c] = NEXT; sc->torque[c] = NEXT; }
+    sc->dt = NEXT;
+    sc->tire_torque = NEXT;
+    sc->active = (int32_t *)NEXT;
+    sc->sweep = (int32_t *)NEXT;
+    sc->limit = (int32_t *)NEXT;
+    sc->d_w = NEXT;
+    sc->inv_diag = NEXT;
+    for (int c = 0; c < 9; ++c) sc->vR[c] = NEXT;
+    for (int c = 0; c < 3; ++c) { sc->vx[c] = NEXT; sc->vv[c] = NEXT; sc->vw[c] = NEXT; }
+#undef NEXT
+    return buffer;
+}
+
+/* 3.3-3.6 suspension, 4.1-4.9 tire of the block wheel l (batch wheel i), one substep. */
+static inline __attribute__((always_inline)) void wheel(const Batch *b, Scratch *sc, int64_t l, int64_t i,
+                                                        const int any_sweep, const int any_limit, const int any_camber) {
+    const int64_t VW = b->V * b->W;
+    const float flt_min = b->flt_min;
+    float R[9];
+    for (int c = 0; c < 9; ++c) R[c] = sc->R[c][l];
+#define MV(out, vec, idx) \
+        out##0 = R[0] * vec[idx] + R[1] * vec[VW + idx] + R[2] * vec[2 * VW + idx]; \
+        out##1 = R[3] * vec[idx] + R[4] * vec[VW + idx] + R[5] * vec[2 * VW + idx]; \
+        out##2 = R[6] * vec[idx] + R[7] * vec[VW + idx] + R[8] * vec[2 * VW + idx];
+        float d0, d1, d2, h0, h1, h2;
+        MV(d, b->travel_direction, i)
+        MV(h, b->offset, i)
+        h0 += sc->x[0][l]; h1 += sc->x[1][l]; h2 += sc->x[2][l];
+        const float n0 = b->road_normal[i], n1 = b->road_normal[VW + i], n2 = b->road_normal[2 * VW + i];
+        const float D = b->travel_distance[i], r = b->radius[i], dt = sc->dt[l];
+        /* 3.3 depth of the wheel bottom below the ground, jounce and separation */
+        const float rho = d0 * n0 + d1 * n1 + d2 * n2;
+        const float base = n0 * (h0 + d0 * D) + n1 * (h1 + d1 * D) + n2 * (h2 + d2 * D) + b->road_offset[i];
+        float depth = base - r * fabsf(rho);
+        if (any_sweep) {
+            float a0, a1, a2;
+            MV(a, b->axle, i)
+            const float nl = n0 * a0 + n1 * a1 + n2 * a2;
+            const float p0 = n0 - a0 * nl, p1 = n1 - a1 * nl, p2 = n2 - a2 * nl;
+            const float swept = base - r * sqrtf(p0 * p0 + p1 * p1 + p2 * p2) - b->half_width[i] * fabsf(nl);
+            depth = sc->sweep[l] ? swept : depth;
+        }
+        const float prev = b->jounce[i], prev_speed = b->jounce_speed[i];
+        const int specified = b->jounce_specified[i];
+        const int nonpar = rho != 0.0f;
+        const float s_ = depth / (nonpar ? rho : 1.0f);
+        const int pen = nonpar & (depth <= 0.0f), beyond = pen & (s_ > D), within = pen & (s_ > 0.0f);
+        float j = beyond ? D : (within ? s_ : 0.0f);
+        float sep = beyond ? depth * (s_ - D) / (s_ != 0.0f ? s_ : 1.0f) : (within ? 0.0f : (pen ? depth : flt_min));
+        if (!nonpar) {
+            const int par_pen = depth < 0.0f;
+            j = par_pen ? (specified ? prev : D) : j;
+            sep = par_pen ? depth : flt_min;
+        }
+        float jdot = specified ? (j - prev) / dt : 0.0f;
+        const int hit = b->road_hit[i];
+        j = hit ? j : 0.0f;
+        jdot = hit ? jdot : 0.0f;
+        sep = hit ? sep : flt_min;
+        if (any_limit) {
+            /* 3.4 the wheel cannot drop faster than spring, damper and gravity could push it */
+            const float g_along = sc->g[0][l] * d0 + sc->g[1][l] * d1 + sc->g[2][l] * d2;
+            const int enabled = sc->limit[l] & b->mask[i];
+            const int air = enabled & !hit & specified & (prev > 0.0f);
+            jdot = air ? -prev / dt : jdot;
+            const int apply = (enabled & hit & (jdot < 0.0f)) | air;
+            const float k = b->spring_stiffness[i], c = b->spring_damping[i], m = b->wheel_mass[i];
+            float vel = prev * k / m * dt - prev_speed;
+            const float tmp = vel + prev_speed * c / m * dt;
+            vel = vel >= 0.0f ? fmaxf(0.0f, tmp) : fminf(0.0f, tmp);
+            const float threshold = (hit & (g_along > 0.0f)) ? vel + g_along * dt : vel;
+            const int clamp = apply & (jdot < -threshold);
+            const float clamped = prev - vel * dt;
+            sep = (clamp & (sep >= 0.0f)) ? clamped - j : sep;
+            j = clamp ? clamped : j;
+            jdot = clamp ? -vel : jdot;
+            jdot = (air & !clamp) ? 0.0f : jdot;
+        }
+        b->jounce[i] = j;
+        b->jounce_speed[i] = jdot;
+        b->separation[i] = sep;
+        b->jounce_specified[i] = 1;
+        const int og = (sep <= 0.0f) & b->mask[i];
+        const float on = og ? 1.0f : 0.0f;  /* off the ground as a factor: GCC cannot vectorise some selects on og */
+        /* 3.6 suspension force along the ground normal, with the wheel's share of gravity */
+        const float e0 = b->f_es[i], e1 = b->f_es[VW + i], e2 = b->f_es[2 * VW + i];
+        float f = -rho * (b->spring_stiffness[i] * j + b->spring_damping[i] * jdot);
+        const float n_fes = n0 * e0 + n1 * e1 + n2 * e2;
+        const float d_fes = d0 * e0 + d1 * e1 + d2 * e2;
+        const float n_col = n0 * (e0 - d0 * d_fes) + n1 * (e1 - d1 * d_fes) + n2 * (e2 - d2 * d_fes);
+        f = f + (n_fes < 0.0f ? -n_col : 0.0f);
+        f = f * on;
+        const float sf0 = n0 * f, sf1 = n1 * f, sf2 = n2 * f;
+        float sa0, sa1, sa2;
+        MV(sa, b->susp_arm, i)
+        /* 4.1 tire directions in the ground plane */
+        float la0, la1, la2;
+        MV(la, b->axis_lat, i)
+        float tl0 = la1 * n2 - la2 * n1, tl1 = la2 * n0 - la0 * n2, tl2 = la0 * n1 - la1 * n0;
+        const float tl_norm = sqrtf(tl0 * tl0 + tl1 * tl1 + tl2 * tl2);
+        const float tl_scale = on * (tl_norm > 0.0f ? 1.0f / tl_norm : 0.0f);
+        tl0 *= tl_scale; tl1 *= tl_scale; tl2 *= tl_scale;
+        const float ts0 = n1 * tl2 - n2 * tl1, ts1 = n2 * tl0 - n0 * tl2, ts2 = n0 * tl1 - n1 * tl0;
+        /* 4.2 contact-point speed: wheel centre c(j) = hub + d (D - j), contact r further along d */
+        const float x0 = sc->x[0][l], x1 = sc->x[1][l], x2 = sc->x[2][l];
+        const float co0 = h0 + d0 * (D - j) - x0, co1 = h1 + d1 * (D - j) - x1, co2 = h2 + d2 * (D - j) - x2;
+        const float re0 = co0 + d0 * r, re1 = co1 + d1 * r, re2 = co2 + d2 * r;
+        const float w0 = sc->w[0][l], w1 = sc->w[1][l], w2 = sc->w[2][l];
+        const float u0 = sc->v[0][l] + (w1 * re2 - w2 * re1);
+        const float u1 = sc->v[1][l] + (w2 * re0 - w0 * re2);
+        const float u2 = sc->v[2][l] + (w0 * re1 - w1 * re0);
+        const float vx = u0 * tl0 + u1 * tl1 + u2 * tl2, vy = u0 * ts0 + u1 * ts1 + u2 * ts2;
+        /* 4.3 slips */
+        float lat_slip = atanf(vy / (fabsf(vx) + b->min_lat_den[i]));
+        const float omega = b->rotation_speed[i];
+        const int applied = b->brake_applied[i] | b->drive_applied[i];
+        const float active_den = b->min_active_den[i], passive_den = b->min_passive_den[i];
+        const float denom = fabsf(vx) + (applied ? active_den : passive_den);
+        float lng_slip = ((vx == 0.0f) & (omega == 0.0f)) ? 0.0f : (omega * r - vx) / denom;
+        /* 4.4 camber relative to the ground (only through the camber stiffness) */
+        float camber = 0.0f;
+        if (any_camber) {
+            float lg0, lg1, lg2;
+            MV(lg, b->axis_lng, i)
+            const float beta = n0 * lg0 + n1 * lg1 + n2 * lg2;
+            float T0 = n0 - lg0 * beta, T1 = n1 - lg1 * beta, T2 = n2 - lg2 * beta;
+            const float Tn = sqrtf(T0 * T0 + T1 * T1 + T2 * T2);
+            const float Ts = Tn > 0.0f ? 1.0f / Tn : 0.0f;
+            const float sine = (T0 * la0 + T1 * la1 + T2 * la2) * Ts;
+            const float angle = asinf(fminf(fmaxf(sine, -1.0f), 1.0f));  /* outside the select: vector calls are unmasked */
+            camber = angle * on;
+        }
+        /* 4.5 filtered load, 4.6 friction */
+        const float rest = b->rest_load[i];
+        const float xn = f / rest;
+        const float lx0 = b->load_x0[i], ly0 = b->load_y0[i], lx1 = b->load_x1[i], ly1 = b->load_y1[i];
+        const float inside = ly0 + (xn - lx0) * b->load_slope[i];
+        const float y = xn <= lx0 ? ly0 : (xn >= lx1 ? ly1 : inside);
+        const float load = rest * y * on;
+        const float ak = fabsf(lng_slip);
+        const float gx0 = b->fvs_x0[i], gx1 = b->fvs_x1[i], gx2 = b->fvs_x2[i];
+        const float gy0 = b->fvs_y0[i], gy1 = b->fvs_y1[i], gy2 = b->fvs_y2[i];
+        const float g0 = gy0 + (ak - gx0) * b->fvs_slope0[i], g1 = gy1 + (ak - gx1) * b->fvs_slope1[i];
+        const float g = ak < gx1 ? g0 : (ak < gx2 ? g1 : gy2);
+        const float road_friction = b->road_friction[i];
+        const float friction = road_friction * g * on;
+        /* 4.7 sticky tire */
+        const int gripping = load * friction != 0.0f, accel = b->accel_intent[i], braking = b->brake_intent[i];
+        const float v_lng = b->sticky_lng_speed[i], v_lat = b->sticky_lat_speed[i];
+        const float t_lng = b->sticky_lng_time[i], t_lat = b->sticky_lat_time[i];
+        const float lng_before = b->lng_low_speed_time[i], lat_before = b->lat_low_speed_time[i];
+        const int slow_lng = (fabsf(vx) < v_lng) & (fabsf(omega * r) < v_lng) & !accel;
+        const float lng_time = (gripping & slow_lng) ? lng_before + dt : 0.0f;
+        const int sticky_lng = gripping & (((fabsf(vx) < v_lng) & (omega == 0.0f) & braking) | (lng_time > t_lng));
+        const int slow_lat = (fabsf(vy) < v_lat) & !accel;
+        const float lat_time = (gripping & slow_lat) ? lat_before + dt : 0.0f;
+        const int sticky_lat = gripping & (lng_time > 0.0f) & (lat_time > t_lat);
+        b->lng_low_speed_time[i] = lng_time;
+        b->lat_low_speed_time[i] = lat_time;
+        b->sticky_lng[i] = sticky_lng;
+        b->sticky_lat[i] = sticky_lat;
+        lng_slip = sticky_lng ? 0.0f : lng_slip;
+        lat_slip = sticky_lat ? 0.0f : lat_slip;
+        /* 4.8 combined-slip force model */
+        const float lat_s = fabsf(lat_slip) >= 1e-5f ? lat_slip : 0.0f;
+        const float lng_s = fabsf(lng_slip) >= 1e-5f ? lng_slip : 0.0f;
+        const float stiff_x = b->lat_stiff_x[i], stiff_y = b->lat_stiff_y[i];
+        const float saturating = stiff_y * smoothing1(load / rest * b->lat_saturation[i]);
+        const float lat_stiff = stiff_x == 0.0f ? stiff_y : saturating;
+        const float lng_stiff = b->long_stiff[i];
+        const float grip = friction * load;
+        int no_slip = (lat_s * lat_stiff == 0.0f) & (lng_s * lng_stiff == 0.0f);
+        float t_eff;
+        if (any_camber) {
+            const float cam = fabsf(camber) >= 1e-5f ? camber : 0.0f;
+            const float cs = b->camber_stiff[i];
+            no_slip = no_slip & (cam * cs == 0.0f);
+            t_eff = tanf(lat_s + cam * cs / (lat_stiff != 0.0f ? lat_stiff : 1.0f));
+        } else {
+            t_eff = tanf(lat_s);
+        }
+        const int active = (grip != 0.0f) & !no_slip;
+        const float ka = lat_stiff * t_eff, kb = lng_stiff * lng_s;
+        const float k = sqrtf(ka * ka + kb * kb) / (grip != 0.0f ? grip : 1.0f);
+        const float f_bar = smoothing1(k);
+        const float ratio = lat_stiff / lng_stiff;
+        const float cosine = cosf(0.5f * k);
+        const float nu = k <= 6.2831855f ? 0.5f * (1.0f + ratio - (1.0f - ratio) * cosine) : 1.0f;
+        const float nt = nu * t_eff;
+        const float dn = sqrtf(lng_s * lng_s + nt * nt);
+        const float f0 = grip / (dn > 0.0f ? dn : 1.0f);
+        const float f_lng = active ? lng_s * f_bar * f0 : 0.0f;
+        const float f_lat = active ? -nt * f_bar * f0 : 0.0f;
+        /* 4.9 force and torque on the chassis */
+        const float tf0 = tl0 * f_lng + ts0 * f_lat, tf1 = tl1 * f_lng + ts1 * f_lat, tf2 = tl2 * f_lng + ts2 * f_lat;
+        float ta0, ta1, ta2;
+        MV(ta, b->tire_arm, i)
+        sc->force[0][l] = sf0 + tf0;
+        sc->force[1][l] = sf1 + tf1;
+        sc->force[2][l] = sf2 + tf2;
+        sc->torque[0][l] = (sa1 * sf2 - sa2 * sf1) + (ta1 * tf2 - ta2 * tf1);
+        sc->torque[1][l] = (sa2 * sf0 - sa0 * sf2) + (ta2 * tf0 - ta0 * tf2);
+        sc->torque[2][l] = (sa0 * sf1 - sa1 * sf0) + (ta0 * tf1 - ta1 * tf0);
+        sc->tire_torque[l] = -f_lng * r;
+        /* telemetry of the last substep */
+        b->out_jounce[i] = j;
+        b->out_on_ground[i] = og;
+        b->out_friction[i] = friction;
+        b->out_lng_slip[i] = lng_slip;
+        b->out_lat_slip[i] = lat_slip;
+        b->out_load[i] = load;
+        b->out_lng_speed[i] = vx;
+        b->out_susp_force[i] = sf0; b->out_susp_force[VW + i] = sf1; b->out_susp_force[2 * VW + i] = sf2;
+        b->out_tire_force[i] = tf0; b->out_tire_force[VW + i] = tf1; b->out_tire_force[2 * VW + i] = tf2;
+        b->out_centre_offset[i] = co0; b->out_centre_offset[VW + i] = co1; b->out_centre_offset[2 * VW + i] = co2;
+        b->out_lng_dir[i] = tl0; b->out_lng_dir[VW + i] = tl1; b->out_lng_dir[2 * VW + i] = tl2;
+        b->out_lat_dir[i] = ts0; b->out_lat_dir[VW + i] = ts1; b->out_lat_dir[2 * VW + i] = ts2;
+        b->out_app_arm[i] = ta0; b->out_app_arm[VW + i] = ta1; b->out_app_arm[2 * VW + i] = ta2;
+#undef MV
+}
+
+/* The optional parts as constants: each combination is its own branch-free loop for the vectoriser. */
+static inline __attribute__((always_inline)) void wheels_with(const Batch *batch, Scratch *sc, int64_t v0, int64_t nv,
+                                                              int all_active, const int sweep, const int limit, const int camber) {
+    /* a local copy: the byte-sized state stores could alias the caller's struct, not this one */
+    const Batch local = *batch, *b = &local;
+    const int64_t n = nv * b->W, i0 = v0 * b->W;
+    if (all_active) {
+#pragma omp simd
+        for (int64_t l = 0; l < n; ++l) wheel(b, sc, l, i0 + l, sweep, limit, camber);
+    } else {
+        for (int64_t l = 0; l < n; ++l)
+            if (sc->active[l]) wheel(b, sc, l, i0 + l, sweep, limit, camber);
+    }
+}
+
+static void wheels(const Batch *b, Scratch *sc, int64_t v0, int64_t nv, int all_active) {
+    switch ((b->any_sweep != 0) | (b->any_limit_expansion != 0) << 1 | (b->any_camber_stiffness != 0) << 2) {
+    case 0: wheels_with(b, sc, v0, nv, all_active, 0, 0, 0); break;
+    case 1: wheels_with(b, sc, v0, nv, all_active, 1, 0, 0); break;
+    case 2: wheels_with(b, sc, v0, nv, all_active, 0, 1, 0); break;
+    case 3: wheels_with(b, sc, v0, nv, all_active, 1, 1, 0); break;
+    case 4: wheels_with(b, sc, v0, nv, all_active, 0, 0, 1); break;
+    case 5: wheels_with(b, sc, v0, nv, all_active, 1, 0, 1); break;
+    case 6: wheels_with(b, sc, v0, nv, all_active, 0, 1, 1); break;
+    default: wheels_with(b, sc, v0, nv, all_active, 1, 1, 1); break;
+    }
+}
+
+/* 6.3 gearbox, then 6.2/6.4/6.6 engine drive (closed-form bordered solve) or 5.1 direct drive. */
+static void drivetrain(const Batch *b, const Scratch *sc, int64_t v, int64_t l0) {
+    const int64_t W = b->W;
+    const float dt = b->dt_sub[v];
+    float *omega = &b->rotation_speed[v * W];
+    const float *brake = &b->brake_torque[v * W];
+    const int32_t *mask = &b->mask[v * W], *braked = &b->brake_applied[v * W];
+    const float *tire = &sc->tire_torque[l0];
+    if (!b->is_standard[v]) {
+        const float *drive = &b->drive_torque[v * W];
+        for (int64_t w = 0; w < W; ++w) {
+            const float k = sc->d_w[l0 + w];
+            float x = (omega[w] + k * (tire[w] + drive[w] - sign0(omega[w]) * brake[w])) * sc->inv_diag[l0 + w];
+            x = (braked[w] && omega[w] * x <= 0.0f) ? 0.0f : x;
+            omega[w] = mask[w] ? x : 0.0f;
+        }
+        return;
+    }
+    int64_t gear = b->current_gear[v];
+    if (b->target_gear[v] != gear) {
+        const float t = b->switch_time[v] == -2.0f ? 0.0f : b->switch_time[v] + dt;
+        const int done = t > b->gear_switch_time[v];
+        gear = done ? b->target_gear[v] : gear;
+        b->current_gear[v] = gear;
+        b->switch_time[v] = done ? -1.0f : t;
+    }
+    const int in_gear = gear != b->neutral_gear;
+    const float throttle = b->throttle[v];
+    const float K = in_gear ? b->clutch_strength[v] : 0.0f;
+    const int64_t column = gear < 0 ? 0 : (gear >= b->gear_columns ? b->gear_columns - 1 : gear);
+    const float G = b->gear_ratios[v * b->gear_columns + column] * b->final_ratio[v];
+    const float we = b->engine_omega[v];
+    const float T_e = throttle * b->engine_peak_torque[v]
+                    * lookup(&b->torque_curve[v * b->curve_points * 2], b->torque_curve_count[v], we / b->engine_max_omega[v]);
+    const float c0 = in_gear ? b->engine_damping_engaged[v] : b->engine_damping_disengaged[v];
+    const float c_e = c0 + (b->engine_damping_full[v] - c0) * throttle;
+    const float d_e = dt / b->engine_moi[v];
+    float beta[16], inv[16], rhs[16];
+    float P = 0.0f, B = 0.0f;
+    for (int64_t w = 0; w < W; ++w) {
+        const float ratio = b->diff_ratio[v * W + w];
+        const float g = sign0(ratio), ag = b->diff_ave[v * W + w] * g;
+        const float d_w = sc->d_w[l0 + w];
+        beta[w] = d_w * (K * G) * fabsf(ratio) * g;
+        inv[w] = sc->inv_diag[l0 + w];
+        rhs[w] = mask[w] ? omega[w] + d_w * (-sign0(omega[w]) * brake[w] + tire[w]) : 0.0f;
+        P += ag * rhs[w] * inv[w];
+        B += ag * beta[w] * inv[w];
+    }
+    const float one_q = 1.0f + G * B, e_couple = d_e * K * G, e_diag = 1.0f + d_e * (K + c_e);
+    const float y = ((we + d_e * T_e) * one_q + e_couple * P) / (e_diag * one_q - e_couple * B);
+    const float S = (P + B * y) / one_q;
+    for (int64_t w = 0; w < W; ++w) {
+        float x = (rhs[w] - beta[w] * (G * S - y)) * inv[w];
+        x = (braked[w] && omega[w] * x <= 0.0f) ? 0.0f : x;
+        omega[w] = mask[w] ? x : 0.0f;
+    }
+    b->engine_omega[v] = fminf(fmaxf(y, b->engine_idle_omega[v]), b->engine_max_omega[v]);
+}
+
+/* 7: semi-implicit Euler of the chassis with the summed suspension and tire forces and torques, for the block's
+   active vehicles (vectorised across vehicles; W is a constant where the caller can make it one). */
+static inline __attribute__((always_inline)) void integrate_with(const Batch *batch, const Scratch *sc, int64_t v0,
+                                                                 int64_t nv, const int64_t W) {
+    const Batch local = *batch, *b = &local;
+    const int64_t V = b->V;
+    float *lv = b->linear_velocity, *av = b->angular_velocity, *x = b->body_position, *q = b->body_orientation;
+#pragma omp simd
+    for (int64_t bv = 0; bv < nv; ++bv) {
+        const int64_t v = v0 + bv, l0 = bv * W;
+        const int act = sc->active[l0];
+        float F0 = 0.0f, F1 = 0.0f, F2 = 0.0f, T0 = 0.0f, T1 = 0.0f, T2 = 0.0f;
+        for (int64_t w = 0; w < W; ++w) {
+            F0 += sc->force[0][l0 + w]; F1 += sc->force[1][l0 + w]; F2 += sc->force[2][l0 + w];
+            T0 += sc->torque[0][l0 + w]; T1 += sc->torque[1][l0 + w]; T2 += sc->torque[2][l0 + w];
+        }
+        const float R0 = sc->vR[0][bv], R1 = sc->vR[1][bv], R2 = sc->vR[2][bv], R3 = sc->vR[3][bv], R4 = sc->vR[4][bv];
+        const float R5 = sc->vR[5][bv], R6 = sc->vR[6][bv], R7 = sc->vR[7][bv], R8 = sc->vR[8][bv];
+        const float m = b->mass[v], dt = b->dt_sub[v];
+        /* angular velocity change: R I^-1 R^T tau dt, I diagonal in the body frame */
+        const float a0 = (R0 * T0 + R3 * T1 + R6 * T2) / b->moi[v];
+        const float a1 = (R1 * T0 + R4 * T1 + R7 * T2) / b->moi[V + v];
+        const float a2 = (R2 * T0 + R5 * T1 + R8 * T2) / b->moi[2 * V + v];
+        const float v0_ = lv[v] + (F0 + b->gravity[v] * m) / m * dt;
+        const float v1_ = lv[V + v] + (F1 + b->gravity[V + v] * m) / m * dt;
+        const float v2_ = lv[2 * V + v] + (F2 + b->gravity[2 * V + v] * m) / m * dt;
+        const float wx = av[v] + (R0 * a0 + R1 * a1 + R2 * a2) * dt;
+        const float wy = av[V + v] + (R3 * a0 + R4 * a1 + R5 * a2) * dt;
+        const float wz = av[2 * V + v] + (R6 * a0 + R7 * a1 + R8 * a2) * dt;
+        const float qw = q[v], qx = q[V + v], qy = q[2 * V + v], qz = q[3 * V + v];
+        const float h = 0.5f * dt;
+        const float nw = qw + h * (-wx * qx - wy * qy - wz * qz);
+        const float nx = qx + h * (wx * qw + wy * qz - wz * qy);
+        const float ny = qy + h * (-wx * qz + wy * qw + wz * qx);
+        const float nz = qz + h * (wx * qy - wy * qx + wz * qw);
+        const float len = sqrtf(nw * nw + nx * nx + ny * ny + nz * nz);
+        const float x0 = x[v] + v0_ * dt, x1 = x[V + v] + v1_ * dt, x2 = x[2 * V + v] + v2_ * dt;
+        x[v] = act ? x0 : x[v]; x[V + v] = act ? x1 : x[V + v]; x[2 * V + v] = act ? x2 : x[2 * V + v];
+        lv[v] = act ? v0_ : lv[v]; lv[V + v] = act ? v1_ : lv[V + v]; lv[2 * V + v] = act ? v2_ : lv[2 * V + v];
+        av[v] = act ? wx : av[v]; av[V + v] = act ? wy : av[V + v]; av[2 * V + v] = act ? wz : av[2 * V + v];
+        q[v] = act ? nw / len : qw;
+        q[V + v] = act ? nx / len : qx;
+        q[2 * V + v] = act ? ny / len : qy;
+        q[3 * V + v] = act ? nz / len : qz;
+    }
+}
+
+static void integrate(const Batch *b, const Scratch *sc, int64_t v0, int64_t nv) {
+    if (b->W == 4) integrate_with(b, sc, v0, nv, 4);
+    else integrate_with(b, sc, v0, nv, b->W);
+}
+
+/* Per-vehicle rows of the block: rotation, position and velocities, then repeated over the wheels. */
+static inline __attribute__((always_inline)) void expand_with(float *restrict dst, const float *restrict src,
+                                                              int64_t nv, const int64_t W) {
+    for (int64_t bv = 0; bv < nv; ++bv) {
+        const float value = src[bv];
+        for (int64_t w = 0; w < W; ++w) dst[bv * W + w] = value;
+    }
+}
+
+static void vehicle_rows(const Batch *batch, Scratch *sc, int64_t v0, int64_t nv) {
+    const Batch local = *batch, *b = &local;
+    const int64_t V = b->V;
+#pragma omp simd
+    for (int64_t bv = 0; bv < nv; ++bv) {
+        const int64_t v = v0 + bv;
+        const float *q = b->body_orientation;
+        const float w = q[v], x = q[V + v], y = q[2 * V + v], z = q[3 * V + v];
+        const float xx = x * x, yy = y * y, zz = z * z, xy = x * y, xz = x * z, yz = y * z;
+        const float wx = w * x, wy = w * y, wz = w * z;
+        sc->vR[0][bv] = 1 - 2 * (yy + zz); sc->vR[1][bv] = 2 * (xy - wz); sc->vR[2][bv] = 2 * (xz + wy);
+        sc->vR[3][bv] = 2 * (xy + wz); sc->vR[4][bv] = 1 - 2 * (xx + zz); sc->vR[5][bv] = 2 * (yz - wx);
+        sc->vR[6][bv] = 2 * (xz - wy); sc->vR[7][bv] = 2 * (yz + wx); sc->vR[8][bv] = 1 - 2 * (xx + yy);
+        for (int c = 0; c < 3; ++c) {
+            sc->vx[c][bv] = b->body_position[c * V + v];
+            sc->vv[c][bv] = b->linear_velocity[c * V + v];
+            sc->vw[c][bv] = b->angular_velocity[c * V + v];
+        }
+    }
+    float *const dst[18] = {sc->R[0], sc->R[1], sc->R[2], sc->R[3], sc->R[4], sc->R[5], sc->R[6], sc->R[7], sc->R[8],
+                            sc->x[0], sc->x[1], sc->x[2], sc->v[0], sc->v[1], sc->v[2], sc->w[0], sc->w[1], sc->w[2]};
+    const float *const src[18] = {sc->vR[0], sc->vR[1], sc->vR[2], sc->vR[3], sc->vR[4], sc->vR[5], sc->vR[6], sc->vR[7],
+                                  sc->vR[8], sc->vx[0], sc->vx[1], sc->vx[2], sc->vv[0], sc->vv[1], sc->vv[2], sc->vw[0],
+                                  sc->vw[1], sc->vw[2]};
+    for (int r = 0; r < 18; ++r) {
+        if (b->W == 4) expand_with(dst[r], src[r], nv, 4);
+        else expand_with(dst[r], src[r], nv, b->W);
+    }
+}
+
+/* What holds for the whole step: time step, query type, expansion limit, gravity, drivetrain factors. */
+static void step_rows(const Batch *b, Scratch *sc, int64_t v0, int64_t nv) {
+    const int64_t V = b->V, W = b->W;
+    for (int64_t bv = 0; bv < nv; ++bv) {
+        const int64_t v = v0 + bv;
+        const float dt = b->dt_sub[v];
+        for (int64_t w = 0; w < W; ++w) {
+            const int64_t l = bv * W + w, i = v * W + w;
+            sc->active[l] = 1;
+            sc->dt[l] = dt;
+            sc->sweep[l] = b->query_type[v] == 1;
+            sc->limit[l] = b->limit_expansion[v];
+            for (int c = 0; c < 3; ++c) sc->g[c][l] = b->gravity[c * V + v];
+            sc->d_w[l] = dt / b->wheel_moi[i];
+            sc->inv_diag[l] = 1.0f / (1.0f + sc->d_w[l] * b->wheel_damping_rate[i]);
+        }
+    }
+}
+
+/* sizeof(Batch), for the loader to check its mirror of the struct against. */
+int64_t pvu_batch_size(void) { return (int64_t)sizeof(Batch); }
+
+/* Every substep of every vehicle: n_sub[v] substeps of dt_sub[v] each. Returns 0, or -1 when W is too large. */
+/* The substeps of the vehicles [v0, v0 + nv), block by block, with this thread's scratch rows. */
+static void block_range(const Batch *b, Scratch *sc, int64_t first, int64_t last) {
+    const int64_t W = b->W;
+    for (int64_t v0 = first; v0 < last; v0 += BLOCK) {
+        const int64_t nv = last - v0 < BLOCK ? last - v0 : BLOCK;
+        int64_t most = 0, least = INT64_MAX;
+        for (int64_t v = v0; v < v0 + nv; ++v) {
+            most = b->n_sub[v] > most ? b->n_sub[v] : most;
+            least = b->n_sub[v] < least ? b->n_sub[v] : least;
+        }
+        step_rows(b, sc, v0, nv);
+        for (int64_t k = 0; k < most; ++k) {
+            if (k >= least)  /* some vehicles of the block have had all their substeps */
+                for (int64_t bv = 0; bv < nv; ++bv)
+                    for (int64_t w = 0; w < W; ++w) sc->active[bv * W + w] = k < b->n_sub[v0 + bv];
+            vehicle_rows(b, sc, v0, nv);
+            wheels(b, sc, v0, nv, k < least);
+            for (int64_t bv = 0; bv < nv; ++bv)
+                if (k < b->n_sub[v0 + bv]) drivetrain(b, sc, v0 + bv, bv * W);
+            integrate(b, sc, v0, nv);
+        }
+    }
+}
+
+/* Every substep of every vehicle: n_sub[v] substeps of dt_sub[v] each, on b->threads threads (each a contiguous
+   range of whole blocks, so the result does not depend on the count). Returns 0, -1 when W is too large, -2
+   when out of memory. */
+int pvu_substeps(const Batch *b) {
+    if (b->W > 16) return -1;
+    const int64_t blocks = (b->V + BLOCK - 1) / BLOCK;
+    const int threads = (int)(b->threads < 1 ? 1 : (b->threads > blocks ? (blocks > 0 ? blocks : 1) : b->threads));
+    int failed = 0;
+#pragma omp parallel num_threads(threads) reduction(| : failed)
+    {
+        int rank = 0, size = 1;
+#ifdef _OPENMP
+        rank = omp_get_thread_num();
+        size = omp_get_num_threads();
+#endif
+        Scratch scratch;
+        float *buffer = scratch_alloc(&scratch, BLOCK * b->W);
+        if (!buffer) {
+            failed = 1;
+        } else {
+#ifdef FLUSH_DENORMALS
+            const unsigned int csr = _mm_getcsr();
+            _mm_setcsr(csr | 0x8040);
+#endif
+            const int64_t first = blocks * rank / size * BLOCK, last = blocks * (rank + 1) / size * BLOCK;
+            block_range(b, &scratch, first, last < b->V ? last : b->V);
+#ifdef FLUSH_DENORMALS
+            _mm_setcsr(csr);
+#endif
+            free(buffer);
+        }
+    }
+    return failed ? -2 : 0;
+}

@@ -1,0 +1,205 @@
+"""The compiled substeps (sim/_substeps.c): what they cover, and the call that runs them.
+
+`pipeline.step` runs every substep of a step in one call to `run_substeps` when `covers(p)` says the batch
+is one the C kernel implements: float32, constant compliance graphs, no tank differential, at most 16
+wheels a vehicle. Everything else (float64 batches, jounce-dependent compliance, tanks) runs the numpy
+kernels, which stay the reference: tests/test_sim_compiled.py steps the same stages both ways.
+
+The extension is built by `pip install` (setup.py) with the machine's C compiler. Without it,
+`available()` is False and every batch runs numpy, a few times slower at fleet sizes.
+"""
+from __future__ import annotations
+
+import ctypes
+import importlib.util
+import weakref
+
+import numpy as np
+
+from ..runtime.vehicle2 import NEUTRAL_GEAR
+from . import vecmath as vm
+from .state import FLT_MIN, SimParams, SimState
+
+_I64, _F32, _I32 = ctypes.c_int64, ctypes.POINTER(ctypes.c_float), ctypes.POINTER(ctypes.c_int32)
+_P64 = ctypes.POINTER(ctypes.c_int64)
+
+
+def _fields(kind, names: str) -> list:
+    return [(name, kind) for name in names.split()]
+
+
+class _Batch(ctypes.Structure):
+    """Mirror of `Batch` in _substeps.c, field for field (the loader compares the sizes)."""
+
+    _fields_ = (
+        _fields(_I64, "V W threads curve_points gear_columns neutral_gear any_sweep any_limit_expansion any_camber_stiffness")
+        + [("flt_min", ctypes.c_float)]
+        + _fields(_P64, "n_sub query_type torque_curve_count")
+        + _fields(_I32, "is_standard limit_expansion")
+        + _fields(_F32, "dt_sub mass moi gravity throttle engine_peak_torque engine_max_omega engine_idle_omega engine_moi "
+                        "engine_damping_engaged engine_damping_disengaged engine_damping_full clutch_strength "
+                        "gear_switch_time final_ratio gear_ratios torque_curve")
+        + _fields(_I32, "mask")
+        + _fields(_F32, "travel_direction travel_distance radius half_width wheel_mass spring_stiffness spring_damping "
+                        "f_es susp_arm tire_arm rest_load lat_stiff_x lat_stiff_y lat_saturation long_stiff camber_stiff "
+                        "load_x0 load_y0 load_x1 load_y1 load_slope fvs_x0 fvs_x1 fvs_x2 fvs_y0 fvs_y1 fvs_y2 "
+                        "fvs_slope0 fvs_slope1 min_lat_den min_active_den min_passive_den sticky_lng_speed "
+                        "sticky_lng_time sticky_lat_speed sticky_lat_time wheel_moi wheel_damping_rate")
+        + _fields(_I32, "road_hit brake_applied drive_applied accel_intent brake_intent")
+        + _fields(_F32, "road_normal road_offset road_friction offset axle axis_lat axis_lng brake_torque drive_torque "
+                        "diff_ratio diff_ave body_position body_orientation linear_velocity angular_velocity "
+                        "engine_omega switch_time")
+        + _fields(_P64, "current_gear target_gear")
+        + _fields(_F32, "jounce jounce_speed separation rotation_speed lng_low_speed_time lat_low_speed_time")
+        + _fields(_I32, "jounce_specified sticky_lng sticky_lat")
+        + _fields(_F32, "out_jounce out_susp_force out_friction out_lng_slip out_lat_slip out_tire_force "
+                        "out_centre_offset out_load out_lng_speed out_lng_dir out_lat_dir out_app_arm")
+        + _fields(_I32, "out_on_ground")
+    )
+
+
+def _load() -> ctypes.CDLL | None:
+    spec = importlib.util.find_spec(f"{__package__}._substeps")
+    if spec is None or not spec.origin:
+        return None
+    lib = ctypes.CDLL(spec.origin)
+    lib.pvu_batch_size.restype = ctypes.c_int64
+    if lib.pvu_batch_size() != ctypes.sizeof(_Batch):
+        raise ImportError(f"{spec.origin} does not match compiled.py's Batch (rebuild: pip install -e .)")
+    lib.pvu_substeps.argtypes = [ctypes.POINTER(_Batch)]
+    lib.pvu_substeps.restype = ctypes.c_int
+    return lib
+
+
+_LIB = _load()
+_POINTER_TYPES = {_F32: (np.float32, ctypes.c_float), _I32: (np.int32, ctypes.c_int32), _P64: (np.int64, ctypes.c_int64)}
+_FIELD_KIND = {name: kind for name, kind in _Batch._fields_}
+
+
+def available() -> bool:
+    """Whether the compiled extension is built and loaded."""
+    return _LIB is not None
+
+
+def covers(p: SimParams) -> bool:
+    """Whether the C kernel implements every part of this batch's substeps."""
+    return (_LIB is not None and p.dtype == np.float32 and p.compliance_const and p.tank_ids.size == 0
+            and p.W <= 16 and p.V > 0)
+
+
+def _array(kind, value) -> np.ndarray:
+    return np.ascontiguousarray(value, dtype=_POINTER_TYPES[kind][0])
+
+
+class _Call:
+    """The struct and the arrays its pointers point into (kept alive here for as long as the struct)."""
+
+    def __init__(self, base: "_Call | None" = None):
+        self.batch = _Batch()
+        self.arrays: dict[str, np.ndarray] = {}
+        if base is not None:
+            ctypes.pointer(self.batch)[0] = base.batch
+            self.arrays.update(base.arrays)
+
+    def set(self, name: str, value) -> np.ndarray:
+        kind = _FIELD_KIND[name]
+        array = _array(kind, value)
+        self.arrays[name] = array
+        setattr(self.batch, name, array.ctypes.data_as(kind))
+        return array
+
+
+_PREPARED: dict[int, _Call] = {}  # by id of a live SimParams (entries leave with it)
+
+
+def _parameters(p: SimParams) -> _Call:
+    """The part of the struct that depends on the batch only, built once per SimParams."""
+    cached = _PREPARED.get(id(p))
+    if cached is not None:
+        return cached
+    c = _Call()
+    b = c.batch
+    b.V, b.W = p.V, p.W
+    b.curve_points, b.gear_columns = p.torque_curve.shape[1], p.gear_ratios.shape[1]
+    b.neutral_gear = NEUTRAL_GEAR
+    b.any_sweep, b.any_limit_expansion, b.any_camber_stiffness = p.any_sweep, p.any_limit_expansion, p.any_camber_stiffness
+    b.flt_min = FLT_MIN
+    for name in ("query_type", "torque_curve_count", "is_standard", "mass", "moi", "gravity", "engine_peak_torque",
+                 "engine_max_omega", "engine_idle_omega", "engine_moi", "engine_damping_engaged",
+                 "engine_damping_disengaged", "engine_damping_full", "clutch_strength", "gear_switch_time", "final_ratio",
+                 "gear_ratios", "torque_curve", "mask", "travel_direction", "travel_distance", "radius", "half_width",
+                 "wheel_mass", "spring_stiffness", "spring_damping", "f_es", "susp_arm", "tire_arm", "rest_load",
+                 "lat_stiff_x", "lat_stiff_y", "lat_saturation", "long_stiff", "camber_stiff", "load_x0", "load_y0",
+                 "load_x1", "load_y1", "load_slope", "wheel_moi", "wheel_damping_rate"):
+        c.set(name, getattr(p, name))
+    c.set("limit_expansion", p.limit_expansion_velocity)
+    for k in range(3):
+        c.set(f"fvs_x{k}", p.fvs_x[k])
+        c.set(f"fvs_y{k}", p.fvs_y[k])
+    for k in range(2):
+        c.set(f"fvs_slope{k}", p.fvs_slope[k])
+    for name, source in (("min_lat_den", "min_lat_slip_denominator_w"), ("min_active_den", "min_active_long_slip_denominator_w"),
+                         ("min_passive_den", "min_passive_long_slip_denominator_w"), ("sticky_lng_speed", "sticky_lng_speed_w"),
+                         ("sticky_lng_time", "sticky_lng_time_w"), ("sticky_lat_speed", "sticky_lat_speed_w"),
+                         ("sticky_lat_time", "sticky_lat_time_w")):
+        c.set(name, getattr(p, source))
+    _PREPARED[id(p)] = c
+    weakref.finalize(p, _PREPARED.pop, id(p), None)
+    return c
+
+
+_STATE_COPIED = ("body_position", "body_orientation", "linear_velocity", "angular_velocity", "engine_omega",
+                 "current_gear", "jounce", "jounce_speed", "separation", "rotation_speed", "lng_low_speed_time",
+                 "lat_low_speed_time", "jounce_specified", "sticky_lng", "sticky_lat")
+_OUTPUTS = {"suspensionJounce": ("out_jounce", False), "suspensionForce": ("out_susp_force", True),
+            "tireFriction": ("out_friction", False), "tireLongitudinalSlip": ("out_lng_slip", False),
+            "tireLateralSlip": ("out_lat_slip", False), "tireForce": ("out_tire_force", True),
+            "isOnGround": ("out_on_ground", False), "_centre_offset": ("out_centre_offset", True),
+            "tireLoad": ("out_load", False), "_lng_speed": ("out_lng_speed", False), "_lng_dir": ("out_lng_dir", True),
+            "_lat_dir": ("out_lat_dir", True), "_app_arm": ("out_app_arm", True)}
+
+
+def run_substeps(p: SimParams, s: SimState, road, offset: np.ndarray, axle: np.ndarray | None, axes: tuple,
+                 toe: np.ndarray, cmd: dict, diff, dt_sub: np.ndarray, n_sub: np.ndarray,
+                 threads: int = 1) -> dict[str, np.ndarray]:
+    """Every substep of this step for every vehicle, as pipeline.step's numpy loop does them.
+
+    Replaces the state arrays the substeps change with new ones (the numerical guard keeps the old ones as
+    its snapshot) and returns the telemetry outputs of each vehicle's last substep.
+    """
+    c = _Call(_parameters(p))
+    c.batch.threads = threads
+    c.set("n_sub", n_sub)
+    c.set("dt_sub", dt_sub)
+    c.set("throttle", cmd["throttle"])
+    c.set("road_hit", road.hit)
+    c.set("road_normal", road.normal)
+    c.set("road_offset", road.offset)
+    c.set("road_friction", road.friction)
+    c.set("offset", offset)
+    c.set("axle", offset if axle is None else axle)  # read only for sweeps
+    c.set("axis_lat", axes[0])
+    c.set("axis_lng", axes[1])
+    for name in ("brake_torque", "drive_torque", "brake_applied", "drive_applied"):
+        c.set(name, cmd[name])
+    c.set("accel_intent", vm.per_wheel(vm.any_wheels(cmd["drive_applied"]), p.W))
+    c.set("brake_intent", vm.per_wheel(vm.any_wheels(cmd["brake_applied"]), p.W))
+    c.set("diff_ratio", diff.torque_ratio)
+    c.set("diff_ave", diff.ave_ratio)
+    c.set("target_gear", s.target_gear)
+    new = {name: c.set(name, np.array(getattr(s, name), dtype=_POINTER_TYPES[_FIELD_KIND[name]][0]))
+           for name in _STATE_COPIED}
+    new["gear_switch_time"] = c.set("switch_time", np.array(s.gear_switch_time))
+    out = {}
+    for key, (field, vector) in _OUTPUTS.items():
+        shape = (3, p.V, p.W) if vector else (p.V, p.W)
+        out[key] = c.set(field, np.empty(shape, dtype=_POINTER_TYPES[_FIELD_KIND[field]][0]))
+    status = _LIB.pvu_substeps(ctypes.byref(c.batch))
+    if status != 0:
+        raise RuntimeError(f"compiled substeps failed with status {status}")
+    for name, value in new.items():
+        setattr(s, name, value.astype(bool) if getattr(s, name).dtype == bool else value)
+    out["isOnGround"] = out["isOnGround"].astype(bool)
+    out["_toe"] = np.array(toe, dtype=p.dtype)
+    return out
+
