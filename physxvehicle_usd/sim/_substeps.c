@@ -6,10 +6,10 @@
    holds the two to each other.
 
    Why compiled: a numpy substep over 40,000 wheels is about 1,000 whole-array operations, each a pass
-   over memory. Here each wheel's values stay in registers, and the per-wheel loop is vectorised (with
-   glibc's vector math library for atan, tan, cos and asin; hence -ffast-math). Vehicles are processed in
-   blocks small enough for the L1/L2 caches, every substep of a block before the next block: no
-   vehicle reads another's values, so the order is free.
+   over memory. Here each wheel's values stay in registers, and the per-wheel loop is vectorised. Vehicles
+   are processed in blocks small enough for the L1/L2 caches, every substep of a block before the next
+   block: no vehicle reads another's values, so the order is free. IEEE arithmetic in the written order
+   (no -ffast-math, no FMA contraction), so a vehicle's result does not depend on its lane or its block.
 
    Layout: what numpy holds. Per vehicle (V,), per wheel (V, W) row-major, vectors component-first
    (3, V) or (3, V, W), quaternions (4, V) as w, x, y, z; flags as int32 (0 or 1), the width of a float lane. */
@@ -65,7 +65,74 @@ typedef struct {
     int32_t *out_on_ground;
 } Batch;
 
-static inline float smoothing1(float k) { return fminf(1.0f, k - 0.33333f * k * k + 0.037037f * k * k * k); }
+static inline float min_f(float a, float b) { return a < b ? a : b; }
+static inline float max_f(float a, float b) { return a > b ? a : b; }
+static inline float smoothing1(float k) { return min_f(1.0f, k - 0.33333f * k * k + 0.037037f * k * k * k); }
+
+/* atan, tan, cos and asin in float, with Cephes' range reductions and minimax polynomials (relative error
+   about 2e-7, as libm's within a couple of ulp). Written out here rather than taken from libm so that a
+   wheel's arithmetic is the same in every lane of the vectorised loop and in its scalar remainder: a vehicle's
+   result does not depend on where it sits in the batch. Every branch is a select (both sides computed). */
+#define PI_2 1.5707963267948966f
+#define PI_4 0.7853981633974483f
+#define FOUR_OVER_PI 1.2732395447351628f
+#define DP1 0.78515625f /* pi / 4 in three parts, for an exact reduction */
+#define DP2 2.4187564849853515625e-4f
+#define DP3 3.77489497744594108e-8f
+
+static inline float atan_f(float x) {
+    const float a = fabsf(x);
+    const int big = a > 2.414213562373095f, mid = a > 0.4142135623730950f;
+    const float t = big ? -1.0f / a : (mid ? (a - 1.0f) / (a + 1.0f) : a);
+    const float z = t * t;
+    const float y = (big ? PI_2 : (mid ? PI_4 : 0.0f))
+                  + ((((8.05374449538e-2f * z - 1.38776856032e-1f) * z + 1.99777106478e-1f) * z - 3.33329491539e-1f) * z * t + t);
+    return x < 0.0f ? -y : y;
+}
+
+/* |x| reduced to z in [-pi/4, pi/4] with octant j (even): x = j pi/4 + z. |x| is kept below 2^20. */
+static inline float reduce_octant(float a, int *octant) {
+    a = min_f(a, 1048576.0f);
+    int j = (int)(FOUR_OVER_PI * a);
+    j += j & 1;
+    const float y = (float)j;
+    *octant = j;
+    return ((a - y * DP1) - y * DP2) - y * DP3;
+}
+
+static inline float tan_f(float x) {
+    int j;
+    const float z = reduce_octant(fabsf(x), &j);
+    const float zz = z * z;
+    const float p = (((((9.38540185543e-3f * zz + 3.11992232697e-3f) * zz + 2.44301354525e-2f) * zz + 5.34112807005e-2f) * zz
+                      + 1.33387994085e-1f) * zz + 3.33331568548e-1f) * zz * z + z;
+    const float y = (j & 2) ? -1.0f / p : p;
+    return x < 0.0f ? -y : y;
+}
+
+static inline float cos_f(float x) {
+    int j;
+    const float z = reduce_octant(fabsf(x), &j);
+    const float zz = z * z;
+    const float s = ((-1.9515295891e-4f * zz + 8.3321608736e-3f) * zz - 1.6666654611e-1f) * zz * z + z;
+    const float c = ((2.443315711809948e-5f * zz - 1.388731625493765e-3f) * zz + 4.166664568298827e-2f) * zz * zz - 0.5f * zz + 1.0f;
+    j &= 7;
+    const int negative = (j > 3) ^ ((j & 3) > 1);
+    const int sine = (j & 3) == 1 || (j & 3) == 2;
+    const float y = sine ? s : c;
+    return negative ? -y : y;
+}
+
+static inline float asin_f(float x) {
+    const float a = fabsf(x);
+    const int wide = a > 0.5f;
+    const float z = wide ? 0.5f * (1.0f - a) : a * a;
+    const float t = wide ? sqrtf(z) : a;
+    const float p = ((((4.2163199048e-2f * z + 2.4181311049e-2f) * z + 4.5470025998e-2f) * z + 7.4953002686e-2f) * z
+                     + 1.6666752422e-1f) * z * t + t;
+    const float y = wide ? PI_2 - (p + p) : p;
+    return x < 0.0f ? -y : y;
+}
 static inline float sign0(float x) { return x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : 0.0f); }
 
 /* PxVehicleFixedSizeLookupTable: 0 points -> 0, 1 point -> y0, clamped at both ends, linear inside. */
@@ -74,7 +141,7 @@ static float lookup(const float *points, int64_t count, float x) {
         const float x0 = points[2 * k], y0 = points[2 * k + 1], x1 = points[2 * k + 2], y1 = points[2 * k + 3];
         if (x >= x0) {
             const float dx = x1 - x0;
-            const float t = dx > 0.0f ? fminf(fmaxf((x - x0) / dx, 0.0f), 1.0f) : (x >= x1 ? 1.0f : 0.0f);
+            const float t = dx > 0.0f ? min_f(max_f((x - x0) / dx, 0.0f), 1.0f) : (x >= x1 ? 1.0f : 0.0f);
             return y0 + t * (y1 - y0);
         }
     }
@@ -170,7 +237,7 @@ static inline __attribute__((always_inline)) void wheel(const Batch *b, Scratch 
             const float k = b->spring_stiffness[i], c = b->spring_damping[i], m = b->wheel_mass[i];
             float vel = prev * k / m * dt - prev_speed;
             const float tmp = vel + prev_speed * c / m * dt;
-            vel = vel >= 0.0f ? fmaxf(0.0f, tmp) : fminf(0.0f, tmp);
+            vel = vel >= 0.0f ? max_f(0.0f, tmp) : min_f(0.0f, tmp);
             const float threshold = (hit & (g_along > 0.0f)) ? vel + g_along * dt : vel;
             const int clamp = apply & (jdot < -threshold);
             const float clamped = prev - vel * dt;
@@ -214,7 +281,7 @@ static inline __attribute__((always_inline)) void wheel(const Batch *b, Scratch 
         const float u2 = sc->v[2][l] + (w0 * re1 - w1 * re0);
         const float vx = u0 * tl0 + u1 * tl1 + u2 * tl2, vy = u0 * ts0 + u1 * ts1 + u2 * ts2;
         /* 4.3 slips */
-        float lat_slip = atanf(vy / (fabsf(vx) + b->min_lat_den[i]));
+        float lat_slip = atan_f(vy / (fabsf(vx) + b->min_lat_den[i]));
         const float omega = b->rotation_speed[i];
         const int applied = b->brake_applied[i] | b->drive_applied[i];
         const float active_den = b->min_active_den[i], passive_den = b->min_passive_den[i];
@@ -230,7 +297,7 @@ static inline __attribute__((always_inline)) void wheel(const Batch *b, Scratch 
             const float Tn = sqrtf(T0 * T0 + T1 * T1 + T2 * T2);
             const float Ts = Tn > 0.0f ? 1.0f / Tn : 0.0f;
             const float sine = (T0 * la0 + T1 * la1 + T2 * la2) * Ts;
-            const float angle = asinf(fminf(fmaxf(sine, -1.0f), 1.0f));  /* outside the select: vector calls are unmasked */
+            const float angle = asin_f(min_f(max_f(sine, -1.0f), 1.0f));
             camber = angle * on;
         }
         /* 4.5 filtered load, 4.6 friction */
@@ -278,16 +345,16 @@ static inline __attribute__((always_inline)) void wheel(const Batch *b, Scratch 
             const float cam = fabsf(camber) >= 1e-5f ? camber : 0.0f;
             const float cs = b->camber_stiff[i];
             no_slip = no_slip & (cam * cs == 0.0f);
-            t_eff = tanf(lat_s + cam * cs / (lat_stiff != 0.0f ? lat_stiff : 1.0f));
+            t_eff = tan_f(lat_s + cam * cs / (lat_stiff != 0.0f ? lat_stiff : 1.0f));
         } else {
-            t_eff = tanf(lat_s);
+            t_eff = tan_f(lat_s);
         }
         const int active = (grip != 0.0f) & !no_slip;
         const float ka = lat_stiff * t_eff, kb = lng_stiff * lng_s;
         const float k = sqrtf(ka * ka + kb * kb) / (grip != 0.0f ? grip : 1.0f);
         const float f_bar = smoothing1(k);
         const float ratio = lat_stiff / lng_stiff;
-        const float cosine = cosf(0.5f * k);
+        const float cosine = cos_f(min_f(0.5f * k, 4.0f));  /* used for k <= 2 pi only */
         const float nu = k <= 6.2831855f ? 0.5f * (1.0f + ratio - (1.0f - ratio) * cosine) : 1.0f;
         const float nt = nu * t_eff;
         const float dn = sqrtf(lng_s * lng_s + nt * nt);
@@ -407,7 +474,7 @@ static void drivetrain(const Batch *b, const Scratch *sc, int64_t v, int64_t l0)
         x = (braked[w] && omega[w] * x <= 0.0f) ? 0.0f : x;
         omega[w] = mask[w] ? x : 0.0f;
     }
-    b->engine_omega[v] = fminf(fmaxf(y, b->engine_idle_omega[v]), b->engine_max_omega[v]);
+    b->engine_omega[v] = min_f(max_f(y, b->engine_idle_omega[v]), b->engine_max_omega[v]);
 }
 
 /* 7: semi-implicit Euler of the chassis with the summed suspension and tire forces and torques, for the block's
