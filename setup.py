@@ -2,8 +2,8 @@
 
 Flags: IEEE arithmetic in the written order (-ffp-contract=off: no fused multiply-adds, which the scalar
 remainder of a vectorised loop would not share); -fno-math-errno and -fno-trapping-math let GCC vectorise
-sqrt and the selects; -fno-tree-pre: GCC's partial-redundancy pass turns the kernel's selects on "wheel on
-the ground" into masked loads that its vectoriser then refuses; -fopenmp for `#pragma omp simd` and the
+sqrt and the selects; -fno-tree-pre and -fno-tree-sink: GCC's partial-redundancy and sinking passes turn the kernel's
+selects (on "wheel on the ground", "vehicle active") into masked loads that its vectoriser then refuses; -fopenmp for `#pragma omp simd` and the
 threads of Simulator(threads=); -march=native: the package is built where it runs.
 The extension is optional: without a C compiler the simulator runs its numpy kernels.
 """
@@ -11,9 +11,10 @@ import platform
 
 from setuptools import Extension, setup
 
-flags = ["-O3", "-std=c11", "-ffp-contract=off", "-fno-math-errno", "-fno-trapping-math", "-fno-tree-pre", "-fopenmp"]
+flags = ["-O3", "-std=c11", "-ffp-contract=off", "-fno-math-errno", "-fno-trapping-math", "-fno-tree-pre", "-fno-tree-sink",
+         "-fopenmp"]
 if platform.machine() in ("x86_64", "AMD64"):
-    flags.append("-march=native")
+    flags += ["-march=native", "-mprefer-vector-width=512"]  # GCC's default stops at 256 bits; no effect without AVX-512
 elif platform.machine() in ("aarch64", "arm64"):
     flags.append("-mcpu=native")
 

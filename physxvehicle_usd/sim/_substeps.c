@@ -30,14 +30,14 @@
 typedef struct {
     int64_t V, W, threads, curve_points, gear_columns, neutral_gear;
     int64_t any_sweep, any_limit_expansion, any_camber_stiffness;
-    float flt_min;
+    float flt_min, dt;  /* dt: the whole step (the rotation angle advances by it) */
     /* per vehicle */
     const int64_t *n_sub, *query_type, *torque_curve_count;
     const int32_t *is_standard, *limit_expansion;
     const float *dt_sub, *mass, *moi, *gravity, *throttle;
     const float *engine_peak_torque, *engine_max_omega, *engine_idle_omega, *engine_moi;
     const float *engine_damping_engaged, *engine_damping_disengaged, *engine_damping_full;
-    const float *clutch_strength, *gear_switch_time, *final_ratio, *gear_ratios, *torque_curve;
+    const float *clutch_strength, *gear_switch_time, *final_ratio, *gear_ratios, *torque_curve, *wheel_angle_threshold_speed;
     /* per wheel, parameters */
     const int32_t *mask;
     const float *travel_direction, *travel_distance, *radius, *half_width, *wheel_mass;
@@ -56,8 +56,9 @@ typedef struct {
     /* state, updated in place */
     float *body_position, *body_orientation, *linear_velocity, *angular_velocity;
     float *engine_omega, *switch_time;
-    int64_t *current_gear, *target_gear;
+    int32_t *current_gear, *target_gear;
     float *jounce, *jounce_speed, *separation, *rotation_speed, *lng_low_speed_time, *lat_low_speed_time;
+    float *rotation_angle, *corrected_rotation_speed;
     int32_t *jounce_specified, *sticky_lng, *sticky_lat;
     /* outputs of each vehicle's last substep */
     float *out_jounce, *out_susp_force, *out_friction, *out_lng_slip, *out_lat_slip, *out_tire_force;
@@ -152,12 +153,13 @@ static float lookup(const float *points, int64_t count, float x) {
    The rows lie in one buffer, one block of wheels apart (padded: rows 4 KiB apart would share cache sets). */
 typedef struct {
     float *R[9], *x[3], *v[3], *w[3], *g[3], *dt, *force[3], *torque[3], *tire_torque;
-    int32_t *active, *sweep, *limit;
-    float *d_w, *inv_diag;  /* the drivetrain's dt / I_w and 1 / (1 + dt c_w / I_w): constant over a step */
+    int32_t *active, *sweep, *limit, *vactive;  /* active: per wheel; vactive: per vehicle */
+    float *d_w, *diag;  /* the drivetrain's dt / I_w and 1 + c_w dt / I_w: constant over a step */
+    float *vK, *vG, *vT, *vc;  /* per vehicle: clutch strength, gear ratio, engine torque, engine damping */
     float *vR[9], *vx[3], *vv[3], *vw[3];  /* per vehicle of the block, before they are repeated over wheels */
 } Scratch;
 
-#define SCRATCH_ROWS 53
+#define SCRATCH_ROWS 58
 
 static float *scratch_alloc(Scratch *sc, int64_t wheels_per_block) {
     const int64_t stride = (wheels_per_block + 15) / 16 * 16 + 16;
@@ -173,8 +175,10 @@ static float *scratch_alloc(Scratch *sc, int64_t wheels_per_block) {
     sc->active = (int32_t *)NEXT;
     sc->sweep = (int32_t *)NEXT;
     sc->limit = (int32_t *)NEXT;
+    sc->vactive = (int32_t *)NEXT;
     sc->d_w = NEXT;
-    sc->inv_diag = NEXT;
+    sc->diag = NEXT;
+    sc->vK = NEXT; sc->vG = NEXT; sc->vT = NEXT; sc->vc = NEXT;
     for (int c = 0; c < 9; ++c) sc->vR[c] = NEXT;
     for (int c = 0; c < 3; ++c) { sc->vx[c] = NEXT; sc->vv[c] = NEXT; sc->vw[c] = NEXT; }
 #undef NEXT
@@ -417,64 +421,88 @@ static void wheels(const Batch *b, Scratch *sc, int64_t v0, int64_t nv, int all_
     }
 }
 
-/* 6.3 gearbox, then 6.2/6.4/6.6 engine drive (closed-form bordered solve) or 5.1 direct drive. */
-static void drivetrain(const Batch *b, const Scratch *sc, int64_t v, int64_t l0) {
-    const int64_t W = b->W;
-    const float dt = b->dt_sub[v];
-    float *omega = &b->rotation_speed[v * W];
-    const float *brake = &b->brake_torque[v * W];
-    const int32_t *mask = &b->mask[v * W], *braked = &b->brake_applied[v * W];
-    const float *tire = &sc->tire_torque[l0];
-    if (!b->is_standard[v]) {
-        const float *drive = &b->drive_torque[v * W];
-        for (int64_t w = 0; w < W; ++w) {
-            const float k = sc->d_w[l0 + w];
-            float x = (omega[w] + k * (tire[w] + drive[w] - sign0(omega[w]) * brake[w])) * sc->inv_diag[l0 + w];
-            x = (braked[w] && omega[w] * x <= 0.0f) ? 0.0f : x;
-            omega[w] = mask[w] ? x : 0.0f;
+/* 6.2 engine torque and the gear the drivetrain solve uses, per vehicle of the block (the torque curve is a loop
+   of its own length: kept out of the vectorised wheel solve). */
+static void engine_rows(const Batch *b, Scratch *sc, int64_t v0, int64_t nv) {
+    for (int64_t bv = 0; bv < nv; ++bv) {
+        const int64_t v = v0 + bv;
+        if (!sc->vactive[bv] || !b->is_standard[v]) continue;
+        /* 6.3 gearbox: a shift completes after the switch time */
+        int32_t gear = b->current_gear[v];
+        if (b->target_gear[v] != gear) {
+            const float t = b->switch_time[v] == -2.0f ? 0.0f : b->switch_time[v] + b->dt_sub[v];
+            const int done = t > b->gear_switch_time[v];
+            gear = done ? b->target_gear[v] : gear;
+            b->current_gear[v] = gear;
+            b->switch_time[v] = done ? -1.0f : t;
         }
-        return;
+        const int in_gear = gear != b->neutral_gear;
+        const float throttle = b->throttle[v];
+        const int64_t column = gear < 0 ? 0 : (gear >= b->gear_columns ? b->gear_columns - 1 : gear);
+        sc->vK[bv] = in_gear ? b->clutch_strength[v] : 0.0f;
+        sc->vG[bv] = b->gear_ratios[v * b->gear_columns + column] * b->final_ratio[v];
+        sc->vT[bv] = throttle * b->engine_peak_torque[v] * lookup(&b->torque_curve[v * b->curve_points * 2],
+                                                                   b->torque_curve_count[v], b->engine_omega[v] / b->engine_max_omega[v]);
+        const float c0 = in_gear ? b->engine_damping_engaged[v] : b->engine_damping_disengaged[v];
+        sc->vc[bv] = c0 + (b->engine_damping_full[v] - c0) * throttle;
     }
-    int64_t gear = b->current_gear[v];
-    if (b->target_gear[v] != gear) {
-        const float t = b->switch_time[v] == -2.0f ? 0.0f : b->switch_time[v] + dt;
-        const int done = t > b->gear_switch_time[v];
-        gear = done ? b->target_gear[v] : gear;
-        b->current_gear[v] = gear;
-        b->switch_time[v] = done ? -1.0f : t;
+}
+
+/* 6.4/6.6 engine drive: wheels and engine coupled through the clutch, solved in closed form (the bordered
+   system of drivetrain._solve_bordered); 5.1 direct drive for the other vehicles. Vectorised across vehicles. */
+static inline __attribute__((always_inline)) void drivetrain_with(const Batch *batch, const Scratch *sc, int64_t v0,
+                                                                  int64_t nv, const int64_t W) {
+    const Batch local = *batch, *b = &local;
+#pragma omp simd
+    for (int64_t bv = 0; bv < nv; ++bv) {
+        const int64_t v = v0 + bv, l0 = bv * W, i0 = v * W;
+        const int act = sc->vactive[bv], standard = b->is_standard[v];
+        const float K = sc->vK[bv], G = sc->vG[bv], we = b->engine_omega[v];
+        const float d_e = b->dt_sub[v] / b->engine_moi[v];
+        float beta[16], inv[16], rhs[16], P = 0.0f, B = 0.0f;
+#pragma GCC unroll 16
+        for (int64_t w = 0; w < W; ++w) {
+            const float ratio = b->diff_ratio[i0 + w], om = b->rotation_speed[i0 + w], d_w = sc->d_w[l0 + w];
+            const float g = sign0(ratio), ag = b->diff_ave[i0 + w] * g;
+            beta[w] = d_w * (K * G) * fabsf(ratio) * g;
+            inv[w] = 1.0f / sc->diag[l0 + w];
+            rhs[w] = b->mask[i0 + w] ? om + d_w * (-sign0(om) * b->brake_torque[i0 + w] + sc->tire_torque[l0 + w]) : 0.0f;
+            const float p = ag * rhs[w] * inv[w], q = ag * beta[w] * inv[w];
+            P = w == 0 ? p : P + p;  /* left to right from the first wheel, as numpy's sum_wheels */
+            B = w == 0 ? q : B + q;
+        }
+        const float one_q = 1.0f + G * B, e_couple = d_e * K * G, e_diag = 1.0f + d_e * (K + sc->vc[bv]);
+        const float y = ((we + d_e * sc->vT[bv]) * one_q + e_couple * P) / (e_diag * one_q - e_couple * B);
+        const float S = (P + B * y) / one_q;
+#pragma GCC unroll 16
+        for (int64_t w = 0; w < W; ++w) {
+            const float om = b->rotation_speed[i0 + w], d_w = sc->d_w[l0 + w];
+            const float engine = (rhs[w] - beta[w] * (G * S - y)) * inv[w];
+            const float direct = (om + d_w * (sc->tire_torque[l0 + w] + b->drive_torque[i0 + w]
+                                              - sign0(om) * b->brake_torque[i0 + w])) / sc->diag[l0 + w];
+            float x = standard ? engine : direct;
+            x = (b->brake_applied[i0 + w] & (om * x <= 0.0f)) ? 0.0f : x;
+            x = b->mask[i0 + w] ? x : 0.0f;
+            b->rotation_speed[i0 + w] = act ? x : om;
+        }
+        const float engine = min_f(max_f(y, b->engine_idle_omega[v]), b->engine_max_omega[v]);
+        b->engine_omega[v] = (act & standard) ? engine : we;
     }
-    const int in_gear = gear != b->neutral_gear;
-    const float throttle = b->throttle[v];
-    const float K = in_gear ? b->clutch_strength[v] : 0.0f;
-    const int64_t column = gear < 0 ? 0 : (gear >= b->gear_columns ? b->gear_columns - 1 : gear);
-    const float G = b->gear_ratios[v * b->gear_columns + column] * b->final_ratio[v];
-    const float we = b->engine_omega[v];
-    const float T_e = throttle * b->engine_peak_torque[v]
-                    * lookup(&b->torque_curve[v * b->curve_points * 2], b->torque_curve_count[v], we / b->engine_max_omega[v]);
-    const float c0 = in_gear ? b->engine_damping_engaged[v] : b->engine_damping_disengaged[v];
-    const float c_e = c0 + (b->engine_damping_full[v] - c0) * throttle;
-    const float d_e = dt / b->engine_moi[v];
-    float beta[16], inv[16], rhs[16];
-    float P = 0.0f, B = 0.0f;
-    for (int64_t w = 0; w < W; ++w) {
-        const float ratio = b->diff_ratio[v * W + w];
-        const float g = sign0(ratio), ag = b->diff_ave[v * W + w] * g;
-        const float d_w = sc->d_w[l0 + w];
-        beta[w] = d_w * (K * G) * fabsf(ratio) * g;
-        inv[w] = sc->inv_diag[l0 + w];
-        rhs[w] = mask[w] ? omega[w] + d_w * (-sign0(omega[w]) * brake[w] + tire[w]) : 0.0f;
-        P += ag * rhs[w] * inv[w];
-        B += ag * beta[w] * inv[w];
-    }
-    const float one_q = 1.0f + G * B, e_couple = d_e * K * G, e_diag = 1.0f + d_e * (K + c_e);
-    const float y = ((we + d_e * T_e) * one_q + e_couple * P) / (e_diag * one_q - e_couple * B);
-    const float S = (P + B * y) / one_q;
-    for (int64_t w = 0; w < W; ++w) {
-        float x = (rhs[w] - beta[w] * (G * S - y)) * inv[w];
-        x = (braked[w] && omega[w] * x <= 0.0f) ? 0.0f : x;
-        omega[w] = mask[w] ? x : 0.0f;
-    }
-    b->engine_omega[v] = min_f(max_f(y, b->engine_idle_omega[v]), b->engine_max_omega[v]);
+}
+
+static void drivetrain(const Batch *b, Scratch *sc, int64_t v0, int64_t nv) {
+    engine_rows(b, sc, v0, nv);
+    if (b->W == 4) drivetrain_with(b, sc, v0, nv, 4);
+    else drivetrain_with(b, sc, v0, nv, b->W);
+}
+
+/* A vehicle's wheels summed left to right, as numpy's sum_wheels; written out for four wheels, so that the loop
+   over vehicles around it has no inner loop and vectorises. */
+static inline __attribute__((always_inline)) float wheel_sum(const float *row, int64_t l0, const int64_t W) {
+    if (W == 4) return ((row[l0] + row[l0 + 1]) + row[l0 + 2]) + row[l0 + 3];
+    float sum = row[l0];
+    for (int64_t w = 1; w < W; ++w) sum += row[l0 + w];
+    return sum;
 }
 
 /* 7: semi-implicit Euler of the chassis with the summed suspension and tire forces and torques, for the block's
@@ -487,12 +515,9 @@ static inline __attribute__((always_inline)) void integrate_with(const Batch *ba
 #pragma omp simd
     for (int64_t bv = 0; bv < nv; ++bv) {
         const int64_t v = v0 + bv, l0 = bv * W;
-        const int act = sc->active[l0];
-        float F0 = 0.0f, F1 = 0.0f, F2 = 0.0f, T0 = 0.0f, T1 = 0.0f, T2 = 0.0f;
-        for (int64_t w = 0; w < W; ++w) {
-            F0 += sc->force[0][l0 + w]; F1 += sc->force[1][l0 + w]; F2 += sc->force[2][l0 + w];
-            T0 += sc->torque[0][l0 + w]; T1 += sc->torque[1][l0 + w]; T2 += sc->torque[2][l0 + w];
-        }
+        const int act = sc->vactive[bv];
+        const float F0 = wheel_sum(sc->force[0], l0, W), F1 = wheel_sum(sc->force[1], l0, W), F2 = wheel_sum(sc->force[2], l0, W);
+        const float T0 = wheel_sum(sc->torque[0], l0, W), T1 = wheel_sum(sc->torque[1], l0, W), T2 = wheel_sum(sc->torque[2], l0, W);
         const float R0 = sc->vR[0][bv], R1 = sc->vR[1][bv], R2 = sc->vR[2][bv], R3 = sc->vR[3][bv], R4 = sc->vR[4][bv];
         const float R5 = sc->vR[5][bv], R6 = sc->vR[6][bv], R7 = sc->vR[7][bv], R8 = sc->vR[8][bv];
         const float m = b->mass[v], dt = b->dt_sub[v];
@@ -574,6 +599,7 @@ static void step_rows(const Batch *b, Scratch *sc, int64_t v0, int64_t nv) {
     for (int64_t bv = 0; bv < nv; ++bv) {
         const int64_t v = v0 + bv;
         const float dt = b->dt_sub[v];
+        sc->vactive[bv] = 1;
         for (int64_t w = 0; w < W; ++w) {
             const int64_t l = bv * W + w, i = v * W + w;
             sc->active[l] = 1;
@@ -582,7 +608,7 @@ static void step_rows(const Batch *b, Scratch *sc, int64_t v0, int64_t nv) {
             sc->limit[l] = b->limit_expansion[v];
             for (int c = 0; c < 3; ++c) sc->g[c][l] = b->gravity[c * V + v];
             sc->d_w[l] = dt / b->wheel_moi[i];
-            sc->inv_diag[l] = 1.0f / (1.0f + sc->d_w[l] * b->wheel_damping_rate[i]);
+            sc->diag[l] = 1.0f + sc->d_w[l] * b->wheel_damping_rate[i];
         }
     }
 }
@@ -591,6 +617,26 @@ static void step_rows(const Batch *b, Scratch *sc, int64_t v0, int64_t nv) {
 int64_t pvu_batch_size(void) { return (int64_t)sizeof(Batch); }
 
 /* Every substep of every vehicle: n_sub[v] substeps of dt_sub[v] each. Returns 0, or -1 when W is too large. */
+/* 5.2 after the last substep: the speed reported (blended with the rolling speed at low speed) and the rotation
+   angle, advanced by the whole step and wrapped to (-2 pi, 2 pi). */
+static void rotation_angles(const Batch *batch, int64_t v0, int64_t nv) {
+    const Batch local = *batch, *b = &local;
+    const int64_t W = b->W;
+    const float two_pi = 6.2831855f;
+#pragma omp simd
+    for (int64_t i = v0 * W; i < (v0 + nv) * W; ++i) {
+        const float vb = b->wheel_angle_threshold_speed[i / W], vx = b->out_lng_speed[i], omega = b->rotation_speed[i];
+        const float a = fabsf(vx) / vb;
+        const int blend = (b->jounce[i] > 0.0f) & !b->brake_applied[i] & !b->drive_applied[i] & (fabsf(vx) < vb);
+        const float rolling = vx / b->radius[i] * (1.0f - a) + omega * a;
+        const float corrected = blend ? rolling : omega;
+        const float angle = b->rotation_angle[i] + corrected * b->dt;
+        const float mask = b->mask[i] ? 1.0f : 0.0f;
+        b->rotation_angle[i] = (angle - truncf(angle / two_pi) * two_pi) * mask;
+        b->corrected_rotation_speed[i] = corrected * mask;
+    }
+}
+
 /* The substeps of the vehicles [v0, v0 + nv), block by block, with this thread's scratch rows. */
 static void block_range(const Batch *b, Scratch *sc, int64_t first, int64_t last) {
     const int64_t W = b->W;
@@ -604,14 +650,16 @@ static void block_range(const Batch *b, Scratch *sc, int64_t first, int64_t last
         step_rows(b, sc, v0, nv);
         for (int64_t k = 0; k < most; ++k) {
             if (k >= least)  /* some vehicles of the block have had all their substeps */
-                for (int64_t bv = 0; bv < nv; ++bv)
-                    for (int64_t w = 0; w < W; ++w) sc->active[bv * W + w] = k < b->n_sub[v0 + bv];
+                for (int64_t bv = 0; bv < nv; ++bv) {
+                    sc->vactive[bv] = k < b->n_sub[v0 + bv];
+                    for (int64_t w = 0; w < W; ++w) sc->active[bv * W + w] = sc->vactive[bv];
+                }
             vehicle_rows(b, sc, v0, nv);
             wheels(b, sc, v0, nv, k < least);
-            for (int64_t bv = 0; bv < nv; ++bv)
-                if (k < b->n_sub[v0 + bv]) drivetrain(b, sc, v0 + bv, bv * W);
+            drivetrain(b, sc, v0, nv);
             integrate(b, sc, v0, nv);
         }
+        rotation_angles(b, v0, nv);
     }
 }
 

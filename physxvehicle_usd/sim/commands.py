@@ -27,7 +27,7 @@ def normalised_response(p: SimParams, system: int, command: np.ndarray, speed: n
 def wheel_response(p: SimParams, system: int, command: np.ndarray, speed: np.ndarray) -> np.ndarray:
     """Per-wheel response = normalised response * maxResponse * wheel multiplier (V, W)."""
     z = normalised_response(p, system, command, speed)
-    return (z * p.response_max[:, system])[:, None] * p.response_multipliers[:, system]
+    return vm.per_wheel(z * p.response_max[:, system], p.W) * p.response_multipliers_w[system]
 
 
 def brake_torques(p: SimParams, brake0: np.ndarray, brake1: np.ndarray, speed: np.ndarray) -> np.ndarray:

@@ -33,12 +33,12 @@ class _Batch(ctypes.Structure):
 
     _fields_ = (
         _fields(_I64, "V W threads curve_points gear_columns neutral_gear any_sweep any_limit_expansion any_camber_stiffness")
-        + [("flt_min", ctypes.c_float)]
+        + [("flt_min", ctypes.c_float), ("dt", ctypes.c_float)]
         + _fields(_P64, "n_sub query_type torque_curve_count")
         + _fields(_I32, "is_standard limit_expansion")
         + _fields(_F32, "dt_sub mass moi gravity throttle engine_peak_torque engine_max_omega engine_idle_omega engine_moi "
                         "engine_damping_engaged engine_damping_disengaged engine_damping_full clutch_strength "
-                        "gear_switch_time final_ratio gear_ratios torque_curve")
+                        "gear_switch_time final_ratio gear_ratios torque_curve wheel_angle_threshold_speed")
         + _fields(_I32, "mask")
         + _fields(_F32, "travel_direction travel_distance radius half_width wheel_mass spring_stiffness spring_damping "
                         "f_es susp_arm tire_arm rest_load lat_stiff_x lat_stiff_y lat_saturation long_stiff camber_stiff "
@@ -49,8 +49,9 @@ class _Batch(ctypes.Structure):
         + _fields(_F32, "road_normal road_offset road_friction offset axle axis_lat axis_lng brake_torque drive_torque "
                         "diff_ratio diff_ave body_position body_orientation linear_velocity angular_velocity "
                         "engine_omega switch_time")
-        + _fields(_P64, "current_gear target_gear")
-        + _fields(_F32, "jounce jounce_speed separation rotation_speed lng_low_speed_time lat_low_speed_time")
+        + _fields(_I32, "current_gear target_gear")
+        + _fields(_F32, "jounce jounce_speed separation rotation_speed lng_low_speed_time lat_low_speed_time "
+                        "rotation_angle corrected_rotation_speed")
         + _fields(_I32, "jounce_specified sticky_lng sticky_lat")
         + _fields(_F32, "out_jounce out_susp_force out_friction out_lng_slip out_lat_slip out_tire_force "
                         "out_centre_offset out_load out_lng_speed out_lng_dir out_lat_dir out_app_arm")
@@ -127,7 +128,7 @@ def _parameters(p: SimParams) -> _Call:
     for name in ("query_type", "torque_curve_count", "is_standard", "mass", "moi", "gravity", "engine_peak_torque",
                  "engine_max_omega", "engine_idle_omega", "engine_moi", "engine_damping_engaged",
                  "engine_damping_disengaged", "engine_damping_full", "clutch_strength", "gear_switch_time", "final_ratio",
-                 "gear_ratios", "torque_curve", "mask", "travel_direction", "travel_distance", "radius", "half_width",
+                 "gear_ratios", "torque_curve", "wheel_angle_threshold_speed", "mask", "travel_direction", "travel_distance", "radius", "half_width",
                  "wheel_mass", "spring_stiffness", "spring_damping", "f_es", "susp_arm", "tire_arm", "rest_load",
                  "lat_stiff_x", "lat_stiff_y", "lat_saturation", "long_stiff", "camber_stiff", "load_x0", "load_y0",
                  "load_x1", "load_y1", "load_slope", "wheel_moi", "wheel_damping_rate"):
@@ -150,7 +151,8 @@ def _parameters(p: SimParams) -> _Call:
 
 _STATE_COPIED = ("body_position", "body_orientation", "linear_velocity", "angular_velocity", "engine_omega",
                  "current_gear", "jounce", "jounce_speed", "separation", "rotation_speed", "lng_low_speed_time",
-                 "lat_low_speed_time", "jounce_specified", "sticky_lng", "sticky_lat")
+                 "lat_low_speed_time", "jounce_specified", "sticky_lng", "sticky_lat", "rotation_angle",
+                 "corrected_rotation_speed")
 _OUTPUTS = {"suspensionJounce": ("out_jounce", False), "suspensionForce": ("out_susp_force", True),
             "tireFriction": ("out_friction", False), "tireLongitudinalSlip": ("out_lng_slip", False),
             "tireLateralSlip": ("out_lat_slip", False), "tireForce": ("out_tire_force", True),
@@ -160,15 +162,17 @@ _OUTPUTS = {"suspensionJounce": ("out_jounce", False), "suspensionForce": ("out_
 
 
 def run_substeps(p: SimParams, s: SimState, road, offset: np.ndarray, axle: np.ndarray | None, axes: tuple,
-                 toe: np.ndarray, cmd: dict, diff, dt_sub: np.ndarray, n_sub: np.ndarray,
+                 toe: np.ndarray, cmd: dict, diff, dt: float, dt_sub: np.ndarray, n_sub: np.ndarray,
                  threads: int = 1) -> dict[str, np.ndarray]:
-    """Every substep of this step for every vehicle, as pipeline.step's numpy loop does them.
+    """Every substep of this step for every vehicle, then the wheels' rotation angles: what pipeline.step's numpy
+    loop and `wheel.update_rotation_angle` do.
 
     Replaces the state arrays the substeps change with new ones (the numerical guard keeps the old ones as
     its snapshot) and returns the telemetry outputs of each vehicle's last substep.
     """
     c = _Call(_parameters(p))
     c.batch.threads = threads
+    c.batch.dt = dt
     c.set("n_sub", n_sub)
     c.set("dt_sub", dt_sub)
     c.set("throttle", cmd["throttle"])
@@ -197,8 +201,8 @@ def run_substeps(p: SimParams, s: SimState, road, offset: np.ndarray, axle: np.n
     status = _LIB.pvu_substeps(ctypes.byref(c.batch))
     if status != 0:
         raise RuntimeError(f"compiled substeps failed with status {status}")
-    for name, value in new.items():
-        setattr(s, name, value.astype(bool) if getattr(s, name).dtype == bool else value)
+    for name, value in new.items():  # back to the state's own types (bool flags, int64 gears)
+        setattr(s, name, value.astype(getattr(s, name).dtype, copy=False))
     out["isOnGround"] = out["isOnGround"].astype(bool)
     out["_toe"] = np.array(toe, dtype=p.dtype)
     return out

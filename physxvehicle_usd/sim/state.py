@@ -122,6 +122,10 @@ class SimParams(SimpleNamespace):
         wheel_ids = np.arange(p.W)[None, :]
         p.ack_wheel0 = ack[:, None] & (wheel_ids == A["ackermann_wheels"][:, :1])
         p.ack_wheel1 = ack[:, None] & (wheel_ids == A["ackermann_wheels"][:, 1:2])
+        # per-wheel multipliers of each command response as contiguous (V, W) arrays (a strided column of the
+        # (V, systems, W) table makes every product with it several times slower)
+        p.response_multipliers_w = tuple(np.ascontiguousarray(A["response_multipliers"][:, k])
+                                         for k in range(A["response_multipliers"].shape[1]))
         steer_mult = A["response_multipliers"][:, RESPONSE_STEER]
         rows = np.arange(p.V)
         p.ack_mean_scale = A["response_max"][:, RESPONSE_STEER] * (
