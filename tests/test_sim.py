@@ -227,6 +227,20 @@ def test_mixed_batch_matches_vehicles_simulated_alone(compiled):
     assert V == len(together.batch.paths)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_controls_and_steps_keep_the_batch_precision(dtype):
+    # a float64 control array (targetGear's direct-drive sign once was) must not turn a float32 batch's wheels float64
+    cars = [car_description("standard", path="/World/A"), car_description("basic", path="/World/B"),
+            car_description("none", path="/World/C")]
+    sim = Simulator.from_description(merge_descriptions(*cars), DT, dtype=dtype)
+    sim.step({"accelerator": 1.0, "targetGear": [1, 1, 0], "steer": 0.2, "brake0": 0.1, "thrust0": 0.5,
+              "driveTorque": 10.0, "brakeTorque": 1.0, "steerAngle": 0.1})
+    floats = {name: value.dtype for name, value in vars(sim.state).items()
+              if isinstance(value, np.ndarray) and value.dtype.kind == "f"}
+    floats.update({f"out {name}": value.dtype for name, value in sim.state.out.items() if value.dtype.kind == "f"})
+    assert set(floats.values()) == {np.dtype(dtype)}, {k: v for k, v in floats.items() if v != dtype}
+
+
 def test_stepping_vehicle_ranges_in_threads_gives_bit_identical_results():
     # the conformance fleet: standard, automatic, tank, basic-drive and wheel-controller vehicles in one batch
     description = read_stage(Path(__file__).parent / "scenarios" / "fleet.usda").to_json()

@@ -82,7 +82,7 @@ class Simulator:
                 g = np.broadcast_to(np.asarray(value, dtype=np.int64), (p.V,))
                 s.target_gear_command = np.where(g == AUTOMATIC_GEAR, AUTOMATIC_GEAR, g + 1)
                 # basic drive: >0 (incl. automatic) forward, <0 reverse, 0 neutral
-                s.direct_gear = np.where((g == AUTOMATIC_GEAR) | (g > 0), 1.0, np.where(g == 0, 0.0, -1.0))
+                s.direct_gear = np.where((g == AUTOMATIC_GEAR) | (g > 0), 1.0, np.where(g == 0, 0.0, -1.0)).astype(p.dtype)
             elif key in _WHEEL_CONTROLS:
                 setattr(s, _WHEEL_CONTROLS[key], np.broadcast_to(np.asarray(value, dtype=p.dtype), (p.V, p.W)) * p.mask)
             else:
