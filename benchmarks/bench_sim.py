@@ -1,16 +1,18 @@
 #!/usr/bin/env python
-"""Stepping speed: N four-wheel sample cars on flat ground, numpy core beside ovphysx, in the same run.
+"""Stepping speed: N four-wheel sample cars on flat ground, our simulator beside ovphysx, in the same run.
 
     python benchmarks/bench_sim.py [--sizes 1 100 1000 10000] [--steps 60] [--dt 0.016666667] [--no-ovphysx]
-                                   [--threads 1 2] [--substeps 3 1]
+                                   [--threads 1 2] [--substeps 3 1] [--repeat 3] [--numpy]
 
 Every car runs at full throttle from rest, with the sample car's own sub-step counts or the --substeps given
-(PhysX's defaults are 3 and 1). For each N (and each --threads count: the ranges of vehicles our simulator
-steps in parallel threads, default 1) prints: our milliseconds per step (the simulator's
-steps alone, as `physxvehicle-usd simulate` reports step_s), ovphysx's for the same stage, steps and
-controls (it records only the final state: record_every = steps), our time over ovphysx's, the real-time
-factor at 60 Hz of each (simulated seconds per wall second, one step = 1/60 s), our load time (read +
-build), and peak resident memory: this process so far, and the largest ovphysx worker so far.
+(PhysX's defaults are 3 and 1). For each N, each --threads count (threads of the compiled kernel; default 1)
+and each path (the compiled kernel, which the simulator uses for these cars, and with --numpy its numpy
+kernels too) prints: our milliseconds per step (the simulator's steps alone, as `physxvehicle-usd simulate`
+reports step_s; the best of --repeat runs from rest, as this machine's timings vary from run to run),
+ovphysx's for the same stage, steps and controls (one run; it records only the final state:
+record_every = steps), our time over ovphysx's, the real-time factor at 60 Hz of each (simulated seconds per
+wall second, one step = 1/60 s), our load time (read + build), and peak resident memory: this process so far,
+and the largest ovphysx worker so far.
 """
 from __future__ import annotations
 
@@ -27,21 +29,27 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fleet import fleet_stage  # noqa: E402
 
 from physxvehicle_usd import simulate  # noqa: E402
-from physxvehicle_usd.sim import Simulator  # noqa: E402
+from physxvehicle_usd.sim import Simulator, compiled  # noqa: E402
+from physxvehicle_usd.sim.pipeline import StepOptions  # noqa: E402
 
 FRAME_60HZ = 1.0 / 60.0
 
 
-def ours(loaded: simulate.LoadedSimulation, steps: int, dt: float) -> float:
-    """Milliseconds per step."""
-    result = simulate.run(loaded, steps, dt, controls={"accelerator": 1.0}, outputs=())
-    return 1000.0 * result.step_s / steps
+def ours(loaded: simulate.LoadedSimulation, steps: int, dt: float, threads: int, kernel: bool, repeat: int) -> float:
+    """Milliseconds per step, the best of `repeat` runs, each from rest in a fresh simulator."""
+    best = float("inf")
+    for _ in range(repeat):
+        run = with_simulator(loaded, threads, kernel, dt)
+        result = simulate.run(run, steps, dt, controls={"accelerator": 1.0}, outputs=())
+        best = min(best, 1000.0 * result.step_s / steps)
+    return best
 
 
-def with_threads(loaded: simulate.LoadedSimulation, threads: int, dt: float) -> simulate.LoadedSimulation:
-    """The same loaded vehicles in a fresh simulator stepping `threads` ranges of vehicles in parallel."""
+def with_simulator(loaded: simulate.LoadedSimulation, threads: int, kernel: bool, dt: float) -> simulate.LoadedSimulation:
+    """The same loaded vehicles in a fresh simulator: `threads` threads, compiled kernel or numpy kernels."""
     sim = loaded.simulator
-    return dataclasses.replace(loaded, simulator=Simulator(sim.batch, sim.ground, dt, threads=threads))
+    fresh = Simulator(sim.batch, sim.ground, dt, threads=threads, options=StepOptions(compiled=kernel))
+    return dataclasses.replace(loaded, simulator=fresh)
 
 
 def ovphysx(path: Path, steps: int, dt: float, timeout: float) -> tuple[float, float] | None:
@@ -68,6 +76,8 @@ def main() -> None:
     parser.add_argument("--no-ovphysx", action="store_true", help="skip the ovphysx side")
     parser.add_argument("--threads", type=int, nargs="+", default=[1],
                         help="thread counts to time ours with (default: 1)")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of ours per row; the best is printed (default 3)")
+    parser.add_argument("--numpy", action="store_true", help="also time our numpy kernels (rows marked numpy)")
     parser.add_argument("--substeps", type=int, nargs=2, metavar=("LOW", "HIGH"),
                         help="sub-step counts below and above the threshold speed, authored over the sample car's "
                              "own; PhysX's defaults are 3 and 1")
@@ -78,28 +88,29 @@ def main() -> None:
     counts = "the sample car's own" if args.substeps is None else f"{args.substeps[0]} / {args.substeps[1]}"
     print(f"{args.steps} steps of {args.dt:g} s, full throttle from rest, {counts} sub-steps below / above the threshold "
           "speed; real-time factor = (1/60 s) / (time per step)")
-    header = (f"{'cars':>6} {'threads':>7} {'ours ms/step':>12} {'ovphysx ms/step':>15} {'ours/ovphysx':>12} {'RTF ours':>9} "
-              f"{'RTF ovphysx':>11} {'ours load s':>11} {'ovphysx load s':>14} {'RSS MiB':>8} {'ovphysx RSS':>11}")
+    header = (f"{'cars':>6} {'threads':>7} {'path':>7} {'ours ms/step':>12} {'ovphysx ms/step':>15} {'ours/ovphysx':>12} "
+              f"{'RTF ours':>9} {'RTF ovphysx':>11} {'ours load s':>11} {'ovphysx load s':>14} {'RSS MiB':>8} {'ovphysx RSS':>11}")
     print(header)
     for n in args.sizes:
         path = fleet_stage(n, args.folder, tuple(args.substeps) if args.substeps else None)
         gc.collect()
         loaded = simulate.load(path, args.dt)
         assert len(loaded.paths) == n, f"simulated {len(loaded.paths)} of {n} vehicles"
+        assert compiled.covers(loaded.simulator.params), "the compiled kernel does not cover the fleet (not built?)"
         timings = []
-        for threads in args.threads:
-            run = with_threads(loaded, threads, args.dt)
-            timings.append((run.simulator.threads, ours(run, args.steps, args.dt)))
+        for kernel in (True, False) if args.numpy else (True,):
+            for threads in args.threads:
+                timings.append((threads, "kernel" if kernel else "numpy",
+                                ours(loaded, args.steps, args.dt, threads, kernel, args.repeat)))
         other = None if args.no_ovphysx else ovphysx(path, args.steps, args.dt, args.timeout)
         ov_ms = f"{other[0]:15.3f}" if other else f"{'-':>15}"
         ov_rtf = f"{1000.0 * FRAME_60HZ / other[0]:11.2f}" if other else f"{'-':>11}"
         ov_load = f"{other[1]:14.2f}" if other else f"{'-':>14}"
         ov_rss = f"{peak_mib(resource.RUSAGE_CHILDREN):11.0f}" if other else f"{'-':>11}"
-        for threads, ms in timings:
+        for threads, kind, ms in timings:
             ratio = f"{ms / other[0]:12.2f}" if other else f"{'-':>12}"
-            print(f"{n:6d} {threads:7d} {ms:12.3f} {ov_ms} {ratio} {1000.0 * FRAME_60HZ / ms:9.2f} {ov_rtf} "
+            print(f"{n:6d} {threads:7d} {kind:>7} {ms:12.3f} {ov_ms} {ratio} {1000.0 * FRAME_60HZ / ms:9.2f} {ov_rtf} "
                   f"{loaded.load_s:11.2f} {ov_load} {peak_mib(resource.RUSAGE_SELF):8.0f} {ov_rss}", flush=True)
-
 
 if __name__ == "__main__":
     main()

@@ -281,7 +281,7 @@ def plot_command(stage_file: str, vehicle: str | None, output: str) -> None:
               help="write a USD layer over the stage with the motion as time samples (plays in usdview)")
 @click.option("--vehicle", "vehicles", multiple=True, help="simulate only this vehicle prim (repeatable)")
 @click.option("--threads", type=click.IntRange(min=1), default=1, show_default=True,
-              help="step this many ranges of vehicles in parallel threads (same results; pays on multi-core machines)")
+              help="step the vehicles on this many threads (same results; pays on multi-core machines)")
 def simulate_command(stage_file: str, steps: int, dt: float, trace: str | None, fmt: str, plot: str | None,
                      record: str | None, vehicles: tuple[str, ...], threads: int) -> None:
     """Step the stage's vehicles with the numpy vehicle2 core, driven by their controller attributes

@@ -271,3 +271,10 @@ def test_run_returns_the_trace_layout():
     assert trace["wheels"][f"{CAR}/RearLeft"]["rotationSpeed"][-1] > 0.0
     with pytest.raises(KeyError, match="unknown control"):
         sim.set_controls({"throttle": 1.0})
+
+
+def test_chassis_positions_are_the_telemetry_positions():
+    sim = run(car_description("standard"), 30, {"accelerator": 1.0, "steer": 0.3})
+    start = Simulator.from_description(car_description("standard"), DT).chassis_positions()
+    assert np.array_equal(sim.chassis_positions(), sim.telemetry()["bodies"]["position"])
+    assert np.linalg.norm(sim.chassis_positions() - start) > 0.1  # it drove: the positions are the current ones

@@ -394,10 +394,8 @@ static inline __attribute__((always_inline)) void wheel(const Batch *b, Scratch 
 }
 
 /* The optional parts as constants: each combination is its own branch-free loop for the vectoriser. */
-static inline __attribute__((always_inline)) void wheels_with(const Batch *batch, Scratch *sc, int64_t v0, int64_t nv,
+static inline __attribute__((always_inline)) void wheels_with(const Batch *b, Scratch *sc, int64_t v0, int64_t nv,
                                                               int all_active, const int sweep, const int limit, const int camber) {
-    /* a local copy: the byte-sized state stores could alias the caller's struct, not this one */
-    const Batch local = *batch, *b = &local;
     const int64_t n = nv * b->W, i0 = v0 * b->W;
     if (all_active) {
 #pragma omp simd
@@ -450,9 +448,8 @@ static void engine_rows(const Batch *b, Scratch *sc, int64_t v0, int64_t nv) {
 
 /* 6.4/6.6 engine drive: wheels and engine coupled through the clutch, solved in closed form (the bordered
    system of drivetrain._solve_bordered); 5.1 direct drive for the other vehicles. Vectorised across vehicles. */
-static inline __attribute__((always_inline)) void drivetrain_with(const Batch *batch, const Scratch *sc, int64_t v0,
+static inline __attribute__((always_inline)) void drivetrain_with(const Batch *b, const Scratch *sc, int64_t v0,
                                                                   int64_t nv, const int64_t W) {
-    const Batch local = *batch, *b = &local;
 #pragma omp simd
     for (int64_t bv = 0; bv < nv; ++bv) {
         const int64_t v = v0 + bv, l0 = bv * W, i0 = v * W;
@@ -507,9 +504,8 @@ static inline __attribute__((always_inline)) float wheel_sum(const float *row, i
 
 /* 7: semi-implicit Euler of the chassis with the summed suspension and tire forces and torques, for the block's
    active vehicles (vectorised across vehicles; W is a constant where the caller can make it one). */
-static inline __attribute__((always_inline)) void integrate_with(const Batch *batch, const Scratch *sc, int64_t v0,
+static inline __attribute__((always_inline)) void integrate_with(const Batch *b, const Scratch *sc, int64_t v0,
                                                                  int64_t nv, const int64_t W) {
-    const Batch local = *batch, *b = &local;
     const int64_t V = b->V;
     float *lv = b->linear_velocity, *av = b->angular_velocity, *x = b->body_position, *q = b->body_orientation;
 #pragma omp simd
@@ -563,8 +559,7 @@ static inline __attribute__((always_inline)) void expand_with(float *restrict ds
     }
 }
 
-static void vehicle_rows(const Batch *batch, Scratch *sc, int64_t v0, int64_t nv) {
-    const Batch local = *batch, *b = &local;
+static void vehicle_rows(const Batch *b, Scratch *sc, int64_t v0, int64_t nv) {
     const int64_t V = b->V;
 #pragma omp simd
     for (int64_t bv = 0; bv < nv; ++bv) {
@@ -619,8 +614,7 @@ int64_t pvu_batch_size(void) { return (int64_t)sizeof(Batch); }
 /* Every substep of every vehicle: n_sub[v] substeps of dt_sub[v] each. Returns 0, or -1 when W is too large. */
 /* 5.2 after the last substep: the speed reported (blended with the rolling speed at low speed) and the rotation
    angle, advanced by the whole step and wrapped to (-2 pi, 2 pi). */
-static void rotation_angles(const Batch *batch, int64_t v0, int64_t nv) {
-    const Batch local = *batch, *b = &local;
+static void rotation_angles(const Batch *b, int64_t v0, int64_t nv) {
     const int64_t W = b->W;
     const float two_pi = 6.2831855f;
 #pragma omp simd

@@ -14,9 +14,12 @@ Not modelled: chassis and wheel-shape contacts with the ground, PhysX sleeping, 
 Numerical safety (sim/guard.py): a vehicle whose state turns non-finite or runs away is frozen at its last
 good pose, at rest, and listed in `faulted` / `fault_reasons`; the other vehicles are unaffected.
 
-Precision: float32 by default, as PhysX computes; `dtype=np.float64` is available. Against ovphysx the
-two agree equally well (tests/test_conformance_ovphysx.py: every figure within 0.02 percentage points
-of the other, outside the chaotic launch phase), and float32 steps large batches about 1.5x faster.
+Precision: float32 by default, as PhysX computes; `dtype=np.float64` is available (numpy kernels).
+
+Kernels: a float32 batch whose compliance graphs are constant and which has no tank runs every substep of a
+step in one compiled, vectorised C call (sim/compiled.py, sim/_substeps.c), on `threads` threads; other
+batches, and any batch with `options=StepOptions(compiled=False)`, run the numpy kernels, the reference
+the compiled kernel is tested against (tests/test_sim_compiled.py). Both follow tests/test_conformance_ovphysx.py.
 """
 from __future__ import annotations
 
@@ -121,6 +124,10 @@ class Simulator:
         return {self.params.paths[v]: why for v, why in sorted(self.guard.reasons.items())} if self.guard else {}
 
     # -- output
+    def chassis_positions(self) -> np.ndarray:
+        """(V, 3) world positions of the vehicle prims: telemetry()["bodies"]["position"] alone, without the rest."""
+        return actor_pose(self.params, self.state)[0].T.copy()
+
     def telemetry(self) -> dict[str, dict[str, np.ndarray]]:
         """Per vehicle (V,), per wheel (V, W[, 3]) and per chassis (V, 3|4) arrays, world frame, stage units."""
         p, s = self.params, self.state
