@@ -122,3 +122,15 @@ def test_batches_the_kernel_does_not_cover_run_numpy():
     assert not tank.options.compiled
     f64 = Simulator(tank.batch, tank.ground, DT, dtype=np.float64)
     assert not compiled.covers(f64.params)
+
+
+def test_the_kernel_reports_what_the_numpy_substeps_report():
+    # the per-step outputs the end of the step and telemetry() read: the same keys, shapes and types either way
+    description = car_description("standard")
+    kernel, reference = (Simulator.from_description(copy.deepcopy(description), DT, options=StepOptions(compiled=flag))
+                         for flag in (True, False))
+    for sim in (kernel, reference):
+        sim.step({"accelerator": 1.0})
+    assert kernel.options.compiled and not reference.options.compiled
+    assert {k: (v.shape, v.dtype) for k, v in kernel.state.out.items()} == \
+        {k: (v.shape, v.dtype) for k, v in reference.state.out.items()}

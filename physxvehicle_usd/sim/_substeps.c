@@ -60,10 +60,11 @@ typedef struct {
     float *jounce, *jounce_speed, *separation, *rotation_speed, *lng_low_speed_time, *lat_low_speed_time;
     float *rotation_angle, *corrected_rotation_speed;
     int32_t *jounce_specified, *sticky_lng, *sticky_lat;
-    /* outputs of each vehicle's last substep */
-    float *out_jounce, *out_susp_force, *out_friction, *out_lng_slip, *out_lat_slip, *out_tire_force;
-    float *out_centre_offset, *out_load, *out_lng_speed, *out_lng_dir, *out_lat_dir, *out_app_arm;
-    int32_t *out_on_ground;
+    /* outputs of each vehicle's last substep, out_ + the key pipeline.telemetry_outputs gives them */
+    float *out_suspensionJounce, *out_tireFriction, *out_tireLongitudinalSlip, *out_tireLateralSlip, *out_tireLoad;
+    float *out__lng_speed, *out_suspensionForce, *out_tireForce, *out__centre_offset, *out__lng_dir, *out__lat_dir;
+    float *out__app_arm;
+    int32_t *out_isOnGround;
 } Batch;
 
 static inline float min_f(float a, float b) { return a < b ? a : b; }
@@ -377,19 +378,19 @@ static inline __attribute__((always_inline)) void wheel(const Batch *b, Scratch 
         sc->torque[2][l] = (sa0 * sf1 - sa1 * sf0) + (ta0 * tf1 - ta1 * tf0);
         sc->tire_torque[l] = -f_lng * r;
         /* telemetry of the last substep */
-        b->out_jounce[i] = j;
-        b->out_on_ground[i] = og;
-        b->out_friction[i] = friction;
-        b->out_lng_slip[i] = lng_slip;
-        b->out_lat_slip[i] = lat_slip;
-        b->out_load[i] = load;
-        b->out_lng_speed[i] = vx;
-        b->out_susp_force[i] = sf0; b->out_susp_force[VW + i] = sf1; b->out_susp_force[2 * VW + i] = sf2;
-        b->out_tire_force[i] = tf0; b->out_tire_force[VW + i] = tf1; b->out_tire_force[2 * VW + i] = tf2;
-        b->out_centre_offset[i] = co0; b->out_centre_offset[VW + i] = co1; b->out_centre_offset[2 * VW + i] = co2;
-        b->out_lng_dir[i] = tl0; b->out_lng_dir[VW + i] = tl1; b->out_lng_dir[2 * VW + i] = tl2;
-        b->out_lat_dir[i] = ts0; b->out_lat_dir[VW + i] = ts1; b->out_lat_dir[2 * VW + i] = ts2;
-        b->out_app_arm[i] = ta0; b->out_app_arm[VW + i] = ta1; b->out_app_arm[2 * VW + i] = ta2;
+        b->out_suspensionJounce[i] = j;
+        b->out_isOnGround[i] = og;
+        b->out_tireFriction[i] = friction;
+        b->out_tireLongitudinalSlip[i] = lng_slip;
+        b->out_tireLateralSlip[i] = lat_slip;
+        b->out_tireLoad[i] = load;
+        b->out__lng_speed[i] = vx;
+        b->out_suspensionForce[i] = sf0; b->out_suspensionForce[VW + i] = sf1; b->out_suspensionForce[2 * VW + i] = sf2;
+        b->out_tireForce[i] = tf0; b->out_tireForce[VW + i] = tf1; b->out_tireForce[2 * VW + i] = tf2;
+        b->out__centre_offset[i] = co0; b->out__centre_offset[VW + i] = co1; b->out__centre_offset[2 * VW + i] = co2;
+        b->out__lng_dir[i] = tl0; b->out__lng_dir[VW + i] = tl1; b->out__lng_dir[2 * VW + i] = tl2;
+        b->out__lat_dir[i] = ts0; b->out__lat_dir[VW + i] = ts1; b->out__lat_dir[2 * VW + i] = ts2;
+        b->out__app_arm[i] = ta0; b->out__app_arm[VW + i] = ta1; b->out__app_arm[2 * VW + i] = ta2;
 #undef MV
 }
 
@@ -619,7 +620,7 @@ static void rotation_angles(const Batch *b, int64_t v0, int64_t nv) {
     const float two_pi = 6.2831855f;
 #pragma omp simd
     for (int64_t i = v0 * W; i < (v0 + nv) * W; ++i) {
-        const float vb = b->wheel_angle_threshold_speed[i / W], vx = b->out_lng_speed[i], omega = b->rotation_speed[i];
+        const float vb = b->wheel_angle_threshold_speed[i / W], vx = b->out__lng_speed[i], omega = b->rotation_speed[i];
         const float a = fabsf(vx) / vb;
         const int blend = (b->jounce[i] > 0.0f) & !b->brake_applied[i] & !b->drive_applied[i] & (fabsf(vx) < vb);
         const float rolling = vx / b->radius[i] * (1.0f - a) + omega * a;

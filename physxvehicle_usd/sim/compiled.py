@@ -24,6 +24,14 @@ _I64, _F32, _I32 = ctypes.c_int64, ctypes.POINTER(ctypes.c_float), ctypes.POINTE
 _P64 = ctypes.POINTER(ctypes.c_int64)
 
 
+# the per-wheel outputs the kernel writes, by the keys pipeline.telemetry_outputs gives them ((V, W), (3, V, W)
+# and flags); the struct's fields are named _OUTPUT + key
+_OUTPUT = "out_"
+_SCALAR_OUTPUTS = ("suspensionJounce", "tireFriction", "tireLongitudinalSlip", "tireLateralSlip", "tireLoad", "_lng_speed")
+_VECTOR_OUTPUTS = ("suspensionForce", "tireForce", "_centre_offset", "_lng_dir", "_lat_dir", "_app_arm")
+_FLAG_OUTPUTS = ("isOnGround",)
+
+
 def _fields(kind, names: str) -> list:
     return [(name, kind) for name in names.split()]
 
@@ -53,9 +61,8 @@ class _Batch(ctypes.Structure):
         + _fields(_F32, "jounce jounce_speed separation rotation_speed lng_low_speed_time lat_low_speed_time "
                         "rotation_angle corrected_rotation_speed")
         + _fields(_I32, "jounce_specified sticky_lng sticky_lat")
-        + _fields(_F32, "out_jounce out_susp_force out_friction out_lng_slip out_lat_slip out_tire_force "
-                        "out_centre_offset out_load out_lng_speed out_lng_dir out_lat_dir out_app_arm")
-        + _fields(_I32, "out_on_ground")
+        + [(_OUTPUT + key, _F32) for key in _SCALAR_OUTPUTS + _VECTOR_OUTPUTS]
+        + [(_OUTPUT + key, _I32) for key in _FLAG_OUTPUTS]
     )
 
 
@@ -73,7 +80,7 @@ def _load() -> ctypes.CDLL | None:
 
 
 _LIB = _load()
-_POINTER_TYPES = {_F32: (np.float32, ctypes.c_float), _I32: (np.int32, ctypes.c_int32), _P64: (np.int64, ctypes.c_int64)}
+_NUMPY_TYPE = {_F32: np.float32, _I32: np.int32, _P64: np.int64}  # of the arrays behind each pointer type
 _FIELD_KIND = {name: kind for name, kind in _Batch._fields_}
 
 
@@ -89,7 +96,7 @@ def covers(p: SimParams) -> bool:
 
 
 def _array(kind, value) -> np.ndarray:
-    return np.ascontiguousarray(value, dtype=_POINTER_TYPES[kind][0])
+    return np.ascontiguousarray(value, dtype=_NUMPY_TYPE[kind])
 
 
 class _Call:
@@ -153,12 +160,6 @@ _STATE_COPIED = ("body_position", "body_orientation", "linear_velocity", "angula
                  "current_gear", "jounce", "jounce_speed", "separation", "rotation_speed", "lng_low_speed_time",
                  "lat_low_speed_time", "jounce_specified", "sticky_lng", "sticky_lat", "rotation_angle",
                  "corrected_rotation_speed")
-_OUTPUTS = {"suspensionJounce": ("out_jounce", False), "suspensionForce": ("out_susp_force", True),
-            "tireFriction": ("out_friction", False), "tireLongitudinalSlip": ("out_lng_slip", False),
-            "tireLateralSlip": ("out_lat_slip", False), "tireForce": ("out_tire_force", True),
-            "isOnGround": ("out_on_ground", False), "_centre_offset": ("out_centre_offset", True),
-            "tireLoad": ("out_load", False), "_lng_speed": ("out_lng_speed", False), "_lng_dir": ("out_lng_dir", True),
-            "_lat_dir": ("out_lat_dir", True), "_app_arm": ("out_app_arm", True)}
 
 
 def run_substeps(p: SimParams, s: SimState, road, offset: np.ndarray, axle: np.ndarray | None, axes: tuple,
@@ -191,13 +192,12 @@ def run_substeps(p: SimParams, s: SimState, road, offset: np.ndarray, axle: np.n
     c.set("diff_ratio", diff.torque_ratio)
     c.set("diff_ave", diff.ave_ratio)
     c.set("target_gear", s.target_gear)
-    new = {name: c.set(name, np.array(getattr(s, name), dtype=_POINTER_TYPES[_FIELD_KIND[name]][0]))
+    new = {name: c.set(name, np.array(getattr(s, name), dtype=_NUMPY_TYPE[_FIELD_KIND[name]]))
            for name in _STATE_COPIED}
     new["gear_switch_time"] = c.set("switch_time", np.array(s.gear_switch_time))
-    out = {}
-    for key, (field, vector) in _OUTPUTS.items():
-        shape = (3, p.V, p.W) if vector else (p.V, p.W)
-        out[key] = c.set(field, np.empty(shape, dtype=_POINTER_TYPES[_FIELD_KIND[field]][0]))
+    out = {key: c.set(_OUTPUT + key, np.empty((3, p.V, p.W) if key in _VECTOR_OUTPUTS else (p.V, p.W),
+                                             dtype=_NUMPY_TYPE[_FIELD_KIND[_OUTPUT + key]]))
+           for key in _SCALAR_OUTPUTS + _VECTOR_OUTPUTS + _FLAG_OUTPUTS}
     status = _LIB.pvu_substeps(ctypes.byref(c.batch))
     if status != 0:
         raise RuntimeError(f"compiled substeps failed with status {status}")
