@@ -110,7 +110,7 @@ class Simulator:
 
     @property
     def threads(self) -> int:
-        """How many ranges of vehicles each step runs in parallel (1: the whole batch in the caller's thread)."""
+        """How many threads each step runs on (1: the whole batch in the caller's thread)."""
         return self._threads
 
     @property
