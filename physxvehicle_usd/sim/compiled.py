@@ -20,9 +20,11 @@ from ..runtime.vehicle2 import NEUTRAL_GEAR
 from . import vecmath as vm
 from .state import FLT_MIN, SimParams, SimState
 
-_I64, _F32, _I32 = ctypes.c_int64, ctypes.POINTER(ctypes.c_float), ctypes.POINTER(ctypes.c_int32)
-_P64 = ctypes.POINTER(ctypes.c_int64)
-
+# Field kinds: scalars (int64, float), or the element type of an array the field points into. Pointers are set
+# as addresses (an int assigns several times faster than ctypes' typed pointers; the C side has the types).
+_I64, _FLOAT = "int64", "float"
+_SCALAR_CTYPES = {_I64: ctypes.c_int64, _FLOAT: ctypes.c_float}
+_F32, _I32, _P64 = np.float32, np.int32, np.int64
 
 # the per-wheel outputs the kernel writes, by the keys pipeline.telemetry_outputs gives them ((V, W), (3, V, W)
 # and flags); the struct's fields are named _OUTPUT + key
@@ -36,34 +38,37 @@ def _fields(kind, names: str) -> list:
     return [(name, kind) for name in names.split()]
 
 
+_FIELDS = (
+    _fields(_I64, "V W threads curve_points gear_columns neutral_gear any_sweep any_limit_expansion any_camber_stiffness")
+    + _fields(_FLOAT, "flt_min dt")
+    + _fields(_P64, "n_sub query_type torque_curve_count")
+    + _fields(_I32, "is_standard limit_expansion")
+    + _fields(_F32, "dt_sub mass moi gravity throttle engine_peak_torque engine_max_omega engine_idle_omega engine_moi "
+                    "engine_damping_engaged engine_damping_disengaged engine_damping_full clutch_strength "
+                    "gear_switch_time final_ratio gear_ratios torque_curve wheel_angle_threshold_speed")
+    + _fields(_I32, "mask")
+    + _fields(_F32, "travel_direction travel_distance radius half_width wheel_mass spring_stiffness spring_damping "
+                    "f_es susp_arm tire_arm rest_load lat_stiff_x lat_stiff_y lat_saturation long_stiff camber_stiff "
+                    "load_x0 load_y0 load_x1 load_y1 load_slope fvs_x0 fvs_x1 fvs_x2 fvs_y0 fvs_y1 fvs_y2 "
+                    "fvs_slope0 fvs_slope1 min_lat_den min_active_den min_passive_den sticky_lng_speed "
+                    "sticky_lng_time sticky_lat_speed sticky_lat_time wheel_moi wheel_damping_rate")
+    + _fields(_I32, "road_hit brake_applied drive_applied accel_intent brake_intent")
+    + _fields(_F32, "road_normal road_offset road_friction offset axle axis_lat axis_lng brake_torque drive_torque "
+                    "diff_ratio diff_ave body_position body_orientation linear_velocity angular_velocity "
+                    "engine_omega switch_time")
+    + _fields(_I32, "current_gear target_gear")
+    + _fields(_F32, "jounce jounce_speed separation rotation_speed lng_low_speed_time lat_low_speed_time "
+                    "rotation_angle corrected_rotation_speed")
+    + _fields(_I32, "jounce_specified sticky_lng sticky_lat")
+    + [(_OUTPUT + key, _F32) for key in _SCALAR_OUTPUTS + _VECTOR_OUTPUTS]
+    + [(_OUTPUT + key, _I32) for key in _FLAG_OUTPUTS]
+)
+
+
 class _Batch(ctypes.Structure):
     """Mirror of `Batch` in _substeps.c, field for field (the loader compares the sizes)."""
 
-    _fields_ = (
-        _fields(_I64, "V W threads curve_points gear_columns neutral_gear any_sweep any_limit_expansion any_camber_stiffness")
-        + [("flt_min", ctypes.c_float), ("dt", ctypes.c_float)]
-        + _fields(_P64, "n_sub query_type torque_curve_count")
-        + _fields(_I32, "is_standard limit_expansion")
-        + _fields(_F32, "dt_sub mass moi gravity throttle engine_peak_torque engine_max_omega engine_idle_omega engine_moi "
-                        "engine_damping_engaged engine_damping_disengaged engine_damping_full clutch_strength "
-                        "gear_switch_time final_ratio gear_ratios torque_curve wheel_angle_threshold_speed")
-        + _fields(_I32, "mask")
-        + _fields(_F32, "travel_direction travel_distance radius half_width wheel_mass spring_stiffness spring_damping "
-                        "f_es susp_arm tire_arm rest_load lat_stiff_x lat_stiff_y lat_saturation long_stiff camber_stiff "
-                        "load_x0 load_y0 load_x1 load_y1 load_slope fvs_x0 fvs_x1 fvs_x2 fvs_y0 fvs_y1 fvs_y2 "
-                        "fvs_slope0 fvs_slope1 min_lat_den min_active_den min_passive_den sticky_lng_speed "
-                        "sticky_lng_time sticky_lat_speed sticky_lat_time wheel_moi wheel_damping_rate")
-        + _fields(_I32, "road_hit brake_applied drive_applied accel_intent brake_intent")
-        + _fields(_F32, "road_normal road_offset road_friction offset axle axis_lat axis_lng brake_torque drive_torque "
-                        "diff_ratio diff_ave body_position body_orientation linear_velocity angular_velocity "
-                        "engine_omega switch_time")
-        + _fields(_I32, "current_gear target_gear")
-        + _fields(_F32, "jounce jounce_speed separation rotation_speed lng_low_speed_time lat_low_speed_time "
-                        "rotation_angle corrected_rotation_speed")
-        + _fields(_I32, "jounce_specified sticky_lng sticky_lat")
-        + [(_OUTPUT + key, _F32) for key in _SCALAR_OUTPUTS + _VECTOR_OUTPUTS]
-        + [(_OUTPUT + key, _I32) for key in _FLAG_OUTPUTS]
-    )
+    _fields_ = [(name, _SCALAR_CTYPES.get(kind, ctypes.c_void_p)) for name, kind in _FIELDS]
 
 
 def _load() -> ctypes.CDLL | None:
@@ -80,8 +85,7 @@ def _load() -> ctypes.CDLL | None:
 
 
 _LIB = _load()
-_NUMPY_TYPE = {_F32: np.float32, _I32: np.int32, _P64: np.int64}  # of the arrays behind each pointer type
-_FIELD_KIND = {name: kind for name, kind in _Batch._fields_}
+_FIELD_KIND = dict(_FIELDS)
 
 
 def available() -> bool:
@@ -95,10 +99,6 @@ def covers(p: SimParams) -> bool:
             and p.W <= 16 and p.V > 0)
 
 
-def _array(kind, value) -> np.ndarray:
-    return np.ascontiguousarray(value, dtype=_NUMPY_TYPE[kind])
-
-
 class _Call:
     """The struct and the arrays its pointers point into (kept alive here for as long as the struct)."""
 
@@ -110,10 +110,9 @@ class _Call:
             self.arrays.update(base.arrays)
 
     def set(self, name: str, value) -> np.ndarray:
-        kind = _FIELD_KIND[name]
-        array = _array(kind, value)
+        array = np.ascontiguousarray(value, dtype=_FIELD_KIND[name])
         self.arrays[name] = array
-        setattr(self.batch, name, array.ctypes.data_as(kind))
+        setattr(self.batch, name, array.ctypes.data)
         return array
 
 
@@ -192,11 +191,11 @@ def run_substeps(p: SimParams, s: SimState, road, offset: np.ndarray, axle: np.n
     c.set("diff_ratio", diff.torque_ratio)
     c.set("diff_ave", diff.ave_ratio)
     c.set("target_gear", s.target_gear)
-    new = {name: c.set(name, np.array(getattr(s, name), dtype=_NUMPY_TYPE[_FIELD_KIND[name]]))
+    new = {name: c.set(name, np.array(getattr(s, name), dtype=_FIELD_KIND[name]))
            for name in _STATE_COPIED}
     new["gear_switch_time"] = c.set("switch_time", np.array(s.gear_switch_time))
     out = {key: c.set(_OUTPUT + key, np.empty((3, p.V, p.W) if key in _VECTOR_OUTPUTS else (p.V, p.W),
-                                             dtype=_NUMPY_TYPE[_FIELD_KIND[_OUTPUT + key]]))
+                                             dtype=_FIELD_KIND[_OUTPUT + key]))
            for key in _SCALAR_OUTPUTS + _VECTOR_OUTPUTS + _FLAG_OUTPUTS}
     status = _LIB.pvu_substeps(ctypes.byref(c.batch))
     if status != 0:
