@@ -20,7 +20,6 @@
 #define FLUSH_DENORMALS 1 /* as PhysX's PxSIMDGuard does around a simulation step: FTZ and DAZ */
 #endif
 #include <stdlib.h>
-#include <string.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
