@@ -1,4 +1,5 @@
-"""Numpy simulation core following PhysX vehicle2: one module per subsystem, `pipeline.step` as the sequence."""
+"""Simulation core following PhysX vehicle2: numpy kernels, one module per subsystem, `pipeline.step` as the
+sequence; the substeps of the batches it covers also as one compiled kernel (`compiled`, `_substeps.c`)."""
 from __future__ import annotations
 
 from .ground import Ground
