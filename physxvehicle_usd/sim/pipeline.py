@@ -59,8 +59,8 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
     cmd = update_commands(p, s, dt, forward_speed, diff.torque_ratio)
     offset = steered_wheel_offset(p, cmd["steer_angle"])
     axle = steered_axle(p, cmd["steer_angle"]) if p.any_sweep else None
-    d_w, hub = query_frame(R_begin, s.body_position, offset, p.travel_direction)  # the begin pose
-    road = query_road_geometry(p, ground, friction, hub, d_w)
+    frame = wheel_frame(p, R_begin, s.body_position, offset)  # the begin pose: the query's and the first substep's
+    road = query_road_geometry(p, ground, friction, frame[2], frame[1])
     dt_sub = (dt / n_sub).astype(p.dtype)
     # constant compliance: the graphs and the wheel axes in the body frame hold for the whole step
     comp = update_compliance(p, s.jounce) if p.compliance_const else None
@@ -69,7 +69,7 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
         s.out = compiled.run_substeps(p, s, road, offset, axle, axes, comp.toe, cmd, diff, dt, dt_sub, n_sub,
                                       opt.kernel_threads)
     else:
-        _numpy_substeps(p, s, road, offset, axle, comp, axes, cmd, diff, R_begin, dt_sub, n_sub)
+        _numpy_substeps(p, s, road, offset, axle, comp, axes, cmd, diff, R_begin, frame, dt_sub, n_sub)
         update_rotation_angle(p, s, s.out["_lng_speed"], cmd["brake_applied"], cmd["drive_applied"], dt)
     if opt.physx_actor:
         end_step_physx(p, s, begin_position, begin_orientation, constraint_rows(p, s, road), dt,
@@ -79,14 +79,19 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
     s.steps += 1
 
 
-def _numpy_substeps(p: SimParams, s: SimState, road, offset, axle, comp, axes, cmd, diff, R_begin, dt_sub, n_sub) -> None:
-    """The substeps with the numpy kernels: every vehicle's substep k together, k = 0 .. max(n_sub) - 1."""
+def _numpy_substeps(p: SimParams, s: SimState, road, offset, axle, comp, axes, cmd, diff, R_begin, frame, dt_sub,
+                    n_sub) -> None:
+    """The substeps with the numpy kernels: every vehicle's substep k together, k = 0 .. max(n_sub) - 1.
+
+    R_begin, frame: the begin pose's rotation and `wheel_frame`, the first substep's."""
     dt_wheel = vm.per_wheel(dt_sub, p.W)
     for k in range(int(n_sub.max())):
         active = k < n_sub
         saved = None if active.all() else {f: getattr(s, f).copy() for f in _SUBSTEP_FIELDS}
         R = R_begin if k == 0 else vm.quat_to_mat(s.body_orientation)
-        Rw, d_w, hub, position = wheel_frame(p, R, s.body_position, offset)
+        if k > 0:
+            frame = wheel_frame(p, R, s.body_position, offset)
+        Rw, d_w, hub, position = frame
         body = (position, vm.per_wheel(s.linear_velocity, p.W), vm.per_wheel(s.angular_velocity, p.W))
         susp = update_suspension_state(p, s, road, Rw, d_w, hub, axle, dt_wheel)
         if not p.compliance_const:
@@ -104,14 +109,6 @@ def _numpy_substeps(p: SimParams, s: SimState, road, offset, axle, comp, axes, c
             _keep_inactive(s, saved, active)
             outputs = {key: _merge(value, s.out.get(key), active) for key, value in outputs.items()}
         s.out = outputs
-
-
-def query_frame(R: np.ndarray, position: np.ndarray, offset: np.ndarray, travel_direction: np.ndarray):
-    """World suspension direction and wheel centre at maximum compression (hub) of every wheel, from the body
-    rotation (3, 3, V) and position (3, V): what the road query needs (`wheel_frame` has the same two)."""
-    wheels = offset.shape[-1]
-    Rw = vm.per_wheel(R, wheels)  # equal shapes: products over them are several times faster than broadcasting
-    return vm.matvec(Rw, travel_direction), vm.per_wheel(position, wheels) + vm.matvec(Rw, offset)
 
 
 def wheel_frame(p: SimParams, R: np.ndarray, position: np.ndarray, offset: np.ndarray):
