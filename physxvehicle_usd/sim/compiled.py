@@ -18,7 +18,7 @@ import numpy as np
 
 from ..runtime.vehicle2 import NEUTRAL_GEAR
 from . import vecmath as vm
-from .state import FLT_MIN, SimParams, SimState
+from .state import FLT_MIN, SUBSTEP_FIELDS, SimParams, SimState
 
 # Field kinds: scalars (int64, float), or the element type of an array the field points into. Pointers are set
 # as addresses (an int assigns several times faster than ctypes' typed pointers; the C side has the types).
@@ -155,10 +155,10 @@ def _parameters(p: SimParams) -> _Call:
     return c
 
 
-_STATE_COPIED = ("body_position", "body_orientation", "linear_velocity", "angular_velocity", "engine_omega",
-                 "current_gear", "jounce", "jounce_speed", "separation", "rotation_speed", "lng_low_speed_time",
-                 "lat_low_speed_time", "jounce_specified", "sticky_lng", "sticky_lat", "rotation_angle",
-                 "corrected_rotation_speed")
+# the state the kernel writes: the substeps' and the rotation angles' after them, by their struct fields (the
+# gearbox's timer is switch_time there: gear_switch_time is the parameter)
+_STATE_FIELD = {name: "switch_time" if name == "gear_switch_time" else name
+                for name in SUBSTEP_FIELDS + ("rotation_angle", "corrected_rotation_speed")}
 
 
 def run_substeps(p: SimParams, s: SimState, road, offset: np.ndarray, axle: np.ndarray | None, axes: tuple,
@@ -191,9 +191,8 @@ def run_substeps(p: SimParams, s: SimState, road, offset: np.ndarray, axle: np.n
     c.set("diff_ratio", diff.torque_ratio)
     c.set("diff_ave", diff.ave_ratio)
     c.set("target_gear", s.target_gear)
-    new = {name: c.set(name, np.array(getattr(s, name), dtype=_FIELD_KIND[name]))
-           for name in _STATE_COPIED}
-    new["gear_switch_time"] = c.set("switch_time", np.array(s.gear_switch_time))
+    new = {name: c.set(field, np.array(getattr(s, name), dtype=_FIELD_KIND[field]))
+           for name, field in _STATE_FIELD.items()}
     out = {key: c.set(_OUTPUT + key, np.empty((3, p.V, p.W) if key in _VECTOR_OUTPUTS else (p.V, p.W),
                                              dtype=_FIELD_KIND[_OUTPUT + key]))
            for key in _SCALAR_OUTPUTS + _VECTOR_OUTPUTS + _FLAG_OUTPUTS}

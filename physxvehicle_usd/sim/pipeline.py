@@ -21,17 +21,11 @@ from .commands import update_commands
 from .drivetrain import differential_state, update_wheel_speeds
 from .ground import Ground
 from .rigid_body import end_step_physx, integrate_substep
-from .state import SimParams, SimState
+from .state import SUBSTEP_FIELDS, SimParams, SimState
 from .suspension import (query_road_geometry, steered_axle, steered_wheel_offset, suspension_force, update_compliance,
                          update_suspension_state)
 from .tire import update_tire, wheel_axes_body
 from .wheel import update_rotation_angle
-
-# state that a substep changes; vehicles with fewer substeps keep their values in the extra passes
-_SUBSTEP_FIELDS = ("body_position", "body_orientation", "linear_velocity", "angular_velocity", "jounce",
-                   "jounce_specified", "jounce_speed", "separation", "rotation_speed", "engine_omega", "current_gear",
-                   "gear_switch_time", "lng_low_speed_time", "lat_low_speed_time", "sticky_lng", "sticky_lat")
-
 
 @dataclass(frozen=True)
 class StepOptions:
@@ -87,7 +81,7 @@ def _numpy_substeps(p: SimParams, s: SimState, road, offset, axle, comp, axes, c
     dt_wheel = vm.per_wheel(dt_sub, p.W)
     for k in range(int(n_sub.max())):
         active = k < n_sub
-        saved = None if active.all() else {f: getattr(s, f).copy() for f in _SUBSTEP_FIELDS}
+        saved = None if active.all() else {f: getattr(s, f).copy() for f in SUBSTEP_FIELDS}
         R = R_begin if k == 0 else vm.quat_to_mat(s.body_orientation)
         if k > 0:
             frame = wheel_frame(p, R, s.body_position, offset)

@@ -188,6 +188,12 @@ class SimState:
     faulted: np.ndarray | None = None  # (V,) vehicles frozen by the numerical guard (sim/guard.py)
 
 
+# The state a substep changes (the numpy substeps keep it for vehicles with fewer substeps; the compiled kernel
+# writes it, and the rotation angles after it, into copies).
+SUBSTEP_FIELDS = ("body_position", "body_orientation", "linear_velocity", "angular_velocity", "jounce",
+                  "jounce_specified", "jounce_speed", "separation", "rotation_speed", "engine_omega", "current_gear",
+                  "gear_switch_time", "lng_low_speed_time", "lat_low_speed_time", "sticky_lng", "sticky_lat")
+
 # Component-first vectors (3 or 4, V) carry the vehicles on axis 1; every other state array on axis 0.
 COMPONENT_FIRST = ("body_position", "body_orientation", "linear_velocity", "angular_velocity")
 
