@@ -62,7 +62,6 @@ class Simulator:
         else:  # the ranges of a batch the kernel does not cover stay numpy too: one path for the whole batch
             options = dataclasses.replace(options, compiled=False)
         self._sharded = ShardedStep(batch, dtype, shards) if shards > 1 else None
-        self._threads = max(1, shards if self._sharded is not None else options.kernel_threads)
         self.ground = ground if isinstance(ground, Ground) else Ground.from_description(ground)
         self.friction = friction_matrix(batch.friction_tables, self.ground)
         self.dt = float(dt)
@@ -111,7 +110,7 @@ class Simulator:
     @property
     def threads(self) -> int:
         """How many threads each step runs on (1: the whole batch in the caller's thread)."""
-        return self._threads
+        return len(self._sharded.ranges) if self._sharded is not None else self.options.kernel_threads
 
     @property
     def faulted(self) -> np.ndarray:
