@@ -134,6 +134,7 @@ static inline float asin_f(float x) {
     const float y = wide ? PI_2 - (p + p) : p;
     return x < 0.0f ? -y : y;
 }
+
 static inline float sign0(float x) { return x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : 0.0f); }
 
 /* PxVehicleFixedSizeLookupTable: 0 points -> 0, 1 point -> y0, clamped at both ends, linear inside. */
@@ -193,203 +194,203 @@ static inline __attribute__((always_inline)) void wheel(const Batch *b, Scratch 
     float R[9];
     for (int c = 0; c < 9; ++c) R[c] = sc->R[c][l];
 #define MV(out, vec, idx) \
-        out##0 = R[0] * vec[idx] + R[1] * vec[VW + idx] + R[2] * vec[2 * VW + idx]; \
-        out##1 = R[3] * vec[idx] + R[4] * vec[VW + idx] + R[5] * vec[2 * VW + idx]; \
-        out##2 = R[6] * vec[idx] + R[7] * vec[VW + idx] + R[8] * vec[2 * VW + idx];
-        float d0, d1, d2, h0, h1, h2;
-        MV(d, b->travel_direction, i)
-        MV(h, b->offset, i)
-        h0 += sc->x[0][l]; h1 += sc->x[1][l]; h2 += sc->x[2][l];
-        const float n0 = b->road_normal[i], n1 = b->road_normal[VW + i], n2 = b->road_normal[2 * VW + i];
-        const float D = b->travel_distance[i], r = b->radius[i], dt = sc->dt[l];
-        /* 3.3 depth of the wheel bottom below the ground, jounce and separation */
-        const float rho = d0 * n0 + d1 * n1 + d2 * n2;
-        const float base = n0 * (h0 + d0 * D) + n1 * (h1 + d1 * D) + n2 * (h2 + d2 * D) + b->road_offset[i];
-        float depth = base - r * fabsf(rho);
-        if (any_sweep) {
-            float a0, a1, a2;
-            MV(a, b->axle, i)
-            const float nl = n0 * a0 + n1 * a1 + n2 * a2;
-            const float p0 = n0 - a0 * nl, p1 = n1 - a1 * nl, p2 = n2 - a2 * nl;
-            const float swept = base - r * sqrtf(p0 * p0 + p1 * p1 + p2 * p2) - b->half_width[i] * fabsf(nl);
-            depth = sc->sweep[l] ? swept : depth;
-        }
-        const float prev = b->jounce[i], prev_speed = b->jounce_speed[i];
-        const int specified = b->jounce_specified[i];
-        const int nonpar = rho != 0.0f;
-        const float s_ = depth / (nonpar ? rho : 1.0f);
-        const int pen = nonpar & (depth <= 0.0f), beyond = pen & (s_ > D), within = pen & (s_ > 0.0f);
-        float j = beyond ? D : (within ? s_ : 0.0f);
-        float sep = beyond ? depth * (s_ - D) / (s_ != 0.0f ? s_ : 1.0f) : (within ? 0.0f : (pen ? depth : flt_min));
-        if (!nonpar) {
-            const int par_pen = depth < 0.0f;
-            j = par_pen ? (specified ? prev : D) : j;
-            sep = par_pen ? depth : flt_min;
-        }
-        float jdot = specified ? (j - prev) / dt : 0.0f;
-        const int hit = b->road_hit[i];
-        j = hit ? j : 0.0f;
-        jdot = hit ? jdot : 0.0f;
-        sep = hit ? sep : flt_min;
-        if (any_limit) {
-            /* 3.4 the wheel cannot drop faster than spring, damper and gravity could push it */
-            const float g_along = sc->g[0][l] * d0 + sc->g[1][l] * d1 + sc->g[2][l] * d2;
-            const int enabled = sc->limit[l] & b->mask[i];
-            const int air = enabled & !hit & specified & (prev > 0.0f);
-            jdot = air ? -prev / dt : jdot;
-            const int apply = (enabled & hit & (jdot < 0.0f)) | air;
-            const float k = b->spring_stiffness[i], c = b->spring_damping[i], m = b->wheel_mass[i];
-            float vel = prev * k / m * dt - prev_speed;
-            const float tmp = vel + prev_speed * c / m * dt;
-            vel = vel >= 0.0f ? max_f(0.0f, tmp) : min_f(0.0f, tmp);
-            const float threshold = (hit & (g_along > 0.0f)) ? vel + g_along * dt : vel;
-            const int clamp = apply & (jdot < -threshold);
-            const float clamped = prev - vel * dt;
-            sep = (clamp & (sep >= 0.0f)) ? clamped - j : sep;
-            j = clamp ? clamped : j;
-            jdot = clamp ? -vel : jdot;
-            jdot = (air & !clamp) ? 0.0f : jdot;
-        }
-        b->jounce[i] = j;
-        b->jounce_speed[i] = jdot;
-        b->separation[i] = sep;
-        b->jounce_specified[i] = 1;
-        const int og = (sep <= 0.0f) & b->mask[i];
-        const float on = og ? 1.0f : 0.0f;  /* off the ground as a factor: GCC cannot vectorise some selects on og */
-        /* 3.6 suspension force along the ground normal, with the wheel's share of gravity */
-        const float e0 = b->f_es[i], e1 = b->f_es[VW + i], e2 = b->f_es[2 * VW + i];
-        float f = -rho * (b->spring_stiffness[i] * j + b->spring_damping[i] * jdot);
-        const float n_fes = n0 * e0 + n1 * e1 + n2 * e2;
-        const float d_fes = d0 * e0 + d1 * e1 + d2 * e2;
-        const float n_col = n0 * (e0 - d0 * d_fes) + n1 * (e1 - d1 * d_fes) + n2 * (e2 - d2 * d_fes);
-        f = f + (n_fes < 0.0f ? -n_col : 0.0f);
-        f = f * on;
-        const float sf0 = n0 * f, sf1 = n1 * f, sf2 = n2 * f;
-        float sa0, sa1, sa2;
-        MV(sa, b->susp_arm, i)
-        /* 4.1 tire directions in the ground plane */
-        float la0, la1, la2;
-        MV(la, b->axis_lat, i)
-        float tl0 = la1 * n2 - la2 * n1, tl1 = la2 * n0 - la0 * n2, tl2 = la0 * n1 - la1 * n0;
-        const float tl_norm = sqrtf(tl0 * tl0 + tl1 * tl1 + tl2 * tl2);
-        const float tl_scale = on * (tl_norm > 0.0f ? 1.0f / tl_norm : 0.0f);
-        tl0 *= tl_scale; tl1 *= tl_scale; tl2 *= tl_scale;
-        const float ts0 = n1 * tl2 - n2 * tl1, ts1 = n2 * tl0 - n0 * tl2, ts2 = n0 * tl1 - n1 * tl0;
-        /* 4.2 contact-point speed: wheel centre c(j) = hub + d (D - j), contact r further along d */
-        const float x0 = sc->x[0][l], x1 = sc->x[1][l], x2 = sc->x[2][l];
-        const float co0 = h0 + d0 * (D - j) - x0, co1 = h1 + d1 * (D - j) - x1, co2 = h2 + d2 * (D - j) - x2;
-        const float re0 = co0 + d0 * r, re1 = co1 + d1 * r, re2 = co2 + d2 * r;
-        const float w0 = sc->w[0][l], w1 = sc->w[1][l], w2 = sc->w[2][l];
-        const float u0 = sc->v[0][l] + (w1 * re2 - w2 * re1);
-        const float u1 = sc->v[1][l] + (w2 * re0 - w0 * re2);
-        const float u2 = sc->v[2][l] + (w0 * re1 - w1 * re0);
-        const float vx = u0 * tl0 + u1 * tl1 + u2 * tl2, vy = u0 * ts0 + u1 * ts1 + u2 * ts2;
-        /* 4.3 slips */
-        float lat_slip = atan_f(vy / (fabsf(vx) + b->min_lat_den[i]));
-        const float omega = b->rotation_speed[i];
-        const int applied = b->brake_applied[i] | b->drive_applied[i];
-        const float active_den = b->min_active_den[i], passive_den = b->min_passive_den[i];
-        const float denom = fabsf(vx) + (applied ? active_den : passive_den);
-        float lng_slip = ((vx == 0.0f) & (omega == 0.0f)) ? 0.0f : (omega * r - vx) / denom;
-        /* 4.4 camber relative to the ground (only through the camber stiffness) */
-        float camber = 0.0f;
-        if (any_camber) {
-            float lg0, lg1, lg2;
-            MV(lg, b->axis_lng, i)
-            const float beta = n0 * lg0 + n1 * lg1 + n2 * lg2;
-            float T0 = n0 - lg0 * beta, T1 = n1 - lg1 * beta, T2 = n2 - lg2 * beta;
-            const float Tn = sqrtf(T0 * T0 + T1 * T1 + T2 * T2);
-            const float Ts = Tn > 0.0f ? 1.0f / Tn : 0.0f;
-            const float sine = (T0 * la0 + T1 * la1 + T2 * la2) * Ts;
-            const float angle = asin_f(min_f(max_f(sine, -1.0f), 1.0f));
-            camber = angle * on;
-        }
-        /* 4.5 filtered load, 4.6 friction */
-        const float rest = b->rest_load[i];
-        const float xn = f / rest;
-        const float lx0 = b->load_x0[i], ly0 = b->load_y0[i], lx1 = b->load_x1[i], ly1 = b->load_y1[i];
-        const float inside = ly0 + (xn - lx0) * b->load_slope[i];
-        const float y = xn <= lx0 ? ly0 : (xn >= lx1 ? ly1 : inside);
-        const float load = rest * y * on;
-        const float ak = fabsf(lng_slip);
-        const float gx0 = b->fvs_x0[i], gx1 = b->fvs_x1[i], gx2 = b->fvs_x2[i];
-        const float gy0 = b->fvs_y0[i], gy1 = b->fvs_y1[i], gy2 = b->fvs_y2[i];
-        const float g0 = gy0 + (ak - gx0) * b->fvs_slope0[i], g1 = gy1 + (ak - gx1) * b->fvs_slope1[i];
-        const float g = ak < gx1 ? g0 : (ak < gx2 ? g1 : gy2);
-        const float road_friction = b->road_friction[i];
-        const float friction = road_friction * g * on;
-        /* 4.7 sticky tire */
-        const int gripping = load * friction != 0.0f, accel = b->accel_intent[i], braking = b->brake_intent[i];
-        const float v_lng = b->sticky_lng_speed[i], v_lat = b->sticky_lat_speed[i];
-        const float t_lng = b->sticky_lng_time[i], t_lat = b->sticky_lat_time[i];
-        const float lng_before = b->lng_low_speed_time[i], lat_before = b->lat_low_speed_time[i];
-        const int slow_lng = (fabsf(vx) < v_lng) & (fabsf(omega * r) < v_lng) & !accel;
-        const float lng_time = (gripping & slow_lng) ? lng_before + dt : 0.0f;
-        const int sticky_lng = gripping & (((fabsf(vx) < v_lng) & (omega == 0.0f) & braking) | (lng_time > t_lng));
-        const int slow_lat = (fabsf(vy) < v_lat) & !accel;
-        const float lat_time = (gripping & slow_lat) ? lat_before + dt : 0.0f;
-        const int sticky_lat = gripping & (lng_time > 0.0f) & (lat_time > t_lat);
-        b->lng_low_speed_time[i] = lng_time;
-        b->lat_low_speed_time[i] = lat_time;
-        b->sticky_lng[i] = sticky_lng;
-        b->sticky_lat[i] = sticky_lat;
-        lng_slip = sticky_lng ? 0.0f : lng_slip;
-        lat_slip = sticky_lat ? 0.0f : lat_slip;
-        /* 4.8 combined-slip force model */
-        const float lat_s = fabsf(lat_slip) >= 1e-5f ? lat_slip : 0.0f;
-        const float lng_s = fabsf(lng_slip) >= 1e-5f ? lng_slip : 0.0f;
-        const float stiff_x = b->lat_stiff_x[i], stiff_y = b->lat_stiff_y[i];
-        const float saturating = stiff_y * smoothing1(load / rest * b->lat_saturation[i]);
-        const float lat_stiff = stiff_x == 0.0f ? stiff_y : saturating;
-        const float lng_stiff = b->long_stiff[i];
-        const float grip = friction * load;
-        int no_slip = (lat_s * lat_stiff == 0.0f) & (lng_s * lng_stiff == 0.0f);
-        float t_eff;
-        if (any_camber) {
-            const float cam = fabsf(camber) >= 1e-5f ? camber : 0.0f;
-            const float cs = b->camber_stiff[i];
-            no_slip = no_slip & (cam * cs == 0.0f);
-            t_eff = tan_f(lat_s + cam * cs / (lat_stiff != 0.0f ? lat_stiff : 1.0f));
-        } else {
-            t_eff = tan_f(lat_s);
-        }
-        const int active = (grip != 0.0f) & !no_slip;
-        const float ka = lat_stiff * t_eff, kb = lng_stiff * lng_s;
-        const float k = sqrtf(ka * ka + kb * kb) / (grip != 0.0f ? grip : 1.0f);
-        const float f_bar = smoothing1(k);
-        const float ratio = lat_stiff / lng_stiff;
-        const float cosine = cos_f(min_f(0.5f * k, 4.0f));  /* used for k <= 2 pi only */
-        const float nu = k <= 6.2831855f ? 0.5f * (1.0f + ratio - (1.0f - ratio) * cosine) : 1.0f;
-        const float nt = nu * t_eff;
-        const float dn = sqrtf(lng_s * lng_s + nt * nt);
-        const float f0 = grip / (dn > 0.0f ? dn : 1.0f);
-        const float f_lng = active ? lng_s * f_bar * f0 : 0.0f;
-        const float f_lat = active ? -nt * f_bar * f0 : 0.0f;
-        /* 4.9 force and torque on the chassis */
-        const float tf0 = tl0 * f_lng + ts0 * f_lat, tf1 = tl1 * f_lng + ts1 * f_lat, tf2 = tl2 * f_lng + ts2 * f_lat;
-        float ta0, ta1, ta2;
-        MV(ta, b->tire_arm, i)
-        sc->force[0][l] = sf0 + tf0;
-        sc->force[1][l] = sf1 + tf1;
-        sc->force[2][l] = sf2 + tf2;
-        sc->torque[0][l] = (sa1 * sf2 - sa2 * sf1) + (ta1 * tf2 - ta2 * tf1);
-        sc->torque[1][l] = (sa2 * sf0 - sa0 * sf2) + (ta2 * tf0 - ta0 * tf2);
-        sc->torque[2][l] = (sa0 * sf1 - sa1 * sf0) + (ta0 * tf1 - ta1 * tf0);
-        sc->tire_torque[l] = -f_lng * r;
-        /* telemetry of the last substep */
-        b->out_suspensionJounce[i] = j;
-        b->out_isOnGround[i] = og;
-        b->out_tireFriction[i] = friction;
-        b->out_tireLongitudinalSlip[i] = lng_slip;
-        b->out_tireLateralSlip[i] = lat_slip;
-        b->out_tireLoad[i] = load;
-        b->out__lng_speed[i] = vx;
-        b->out_suspensionForce[i] = sf0; b->out_suspensionForce[VW + i] = sf1; b->out_suspensionForce[2 * VW + i] = sf2;
-        b->out_tireForce[i] = tf0; b->out_tireForce[VW + i] = tf1; b->out_tireForce[2 * VW + i] = tf2;
-        b->out__centre_offset[i] = co0; b->out__centre_offset[VW + i] = co1; b->out__centre_offset[2 * VW + i] = co2;
-        b->out__lng_dir[i] = tl0; b->out__lng_dir[VW + i] = tl1; b->out__lng_dir[2 * VW + i] = tl2;
-        b->out__lat_dir[i] = ts0; b->out__lat_dir[VW + i] = ts1; b->out__lat_dir[2 * VW + i] = ts2;
-        b->out__app_arm[i] = ta0; b->out__app_arm[VW + i] = ta1; b->out__app_arm[2 * VW + i] = ta2;
+    out##0 = R[0] * vec[idx] + R[1] * vec[VW + idx] + R[2] * vec[2 * VW + idx]; \
+    out##1 = R[3] * vec[idx] + R[4] * vec[VW + idx] + R[5] * vec[2 * VW + idx]; \
+    out##2 = R[6] * vec[idx] + R[7] * vec[VW + idx] + R[8] * vec[2 * VW + idx];
+    float d0, d1, d2, h0, h1, h2;
+    MV(d, b->travel_direction, i)
+    MV(h, b->offset, i)
+    h0 += sc->x[0][l]; h1 += sc->x[1][l]; h2 += sc->x[2][l];
+    const float n0 = b->road_normal[i], n1 = b->road_normal[VW + i], n2 = b->road_normal[2 * VW + i];
+    const float D = b->travel_distance[i], r = b->radius[i], dt = sc->dt[l];
+    /* 3.3 depth of the wheel bottom below the ground, jounce and separation */
+    const float rho = d0 * n0 + d1 * n1 + d2 * n2;
+    const float base = n0 * (h0 + d0 * D) + n1 * (h1 + d1 * D) + n2 * (h2 + d2 * D) + b->road_offset[i];
+    float depth = base - r * fabsf(rho);
+    if (any_sweep) {
+        float a0, a1, a2;
+        MV(a, b->axle, i)
+        const float nl = n0 * a0 + n1 * a1 + n2 * a2;
+        const float p0 = n0 - a0 * nl, p1 = n1 - a1 * nl, p2 = n2 - a2 * nl;
+        const float swept = base - r * sqrtf(p0 * p0 + p1 * p1 + p2 * p2) - b->half_width[i] * fabsf(nl);
+        depth = sc->sweep[l] ? swept : depth;
+    }
+    const float prev = b->jounce[i], prev_speed = b->jounce_speed[i];
+    const int specified = b->jounce_specified[i];
+    const int nonpar = rho != 0.0f;
+    const float s_ = depth / (nonpar ? rho : 1.0f);
+    const int pen = nonpar & (depth <= 0.0f), beyond = pen & (s_ > D), within = pen & (s_ > 0.0f);
+    float j = beyond ? D : (within ? s_ : 0.0f);
+    float sep = beyond ? depth * (s_ - D) / (s_ != 0.0f ? s_ : 1.0f) : (within ? 0.0f : (pen ? depth : flt_min));
+    if (!nonpar) {
+        const int par_pen = depth < 0.0f;
+        j = par_pen ? (specified ? prev : D) : j;
+        sep = par_pen ? depth : flt_min;
+    }
+    float jdot = specified ? (j - prev) / dt : 0.0f;
+    const int hit = b->road_hit[i];
+    j = hit ? j : 0.0f;
+    jdot = hit ? jdot : 0.0f;
+    sep = hit ? sep : flt_min;
+    if (any_limit) {
+        /* 3.4 the wheel cannot drop faster than spring, damper and gravity could push it */
+        const float g_along = sc->g[0][l] * d0 + sc->g[1][l] * d1 + sc->g[2][l] * d2;
+        const int enabled = sc->limit[l] & b->mask[i];
+        const int air = enabled & !hit & specified & (prev > 0.0f);
+        jdot = air ? -prev / dt : jdot;
+        const int apply = (enabled & hit & (jdot < 0.0f)) | air;
+        const float k = b->spring_stiffness[i], c = b->spring_damping[i], m = b->wheel_mass[i];
+        float vel = prev * k / m * dt - prev_speed;
+        const float tmp = vel + prev_speed * c / m * dt;
+        vel = vel >= 0.0f ? max_f(0.0f, tmp) : min_f(0.0f, tmp);
+        const float threshold = (hit & (g_along > 0.0f)) ? vel + g_along * dt : vel;
+        const int clamp = apply & (jdot < -threshold);
+        const float clamped = prev - vel * dt;
+        sep = (clamp & (sep >= 0.0f)) ? clamped - j : sep;
+        j = clamp ? clamped : j;
+        jdot = clamp ? -vel : jdot;
+        jdot = (air & !clamp) ? 0.0f : jdot;
+    }
+    b->jounce[i] = j;
+    b->jounce_speed[i] = jdot;
+    b->separation[i] = sep;
+    b->jounce_specified[i] = 1;
+    const int og = (sep <= 0.0f) & b->mask[i];
+    const float on = og ? 1.0f : 0.0f;  /* off the ground as a factor: GCC cannot vectorise some selects on og */
+    /* 3.6 suspension force along the ground normal, with the wheel's share of gravity */
+    const float e0 = b->f_es[i], e1 = b->f_es[VW + i], e2 = b->f_es[2 * VW + i];
+    float f = -rho * (b->spring_stiffness[i] * j + b->spring_damping[i] * jdot);
+    const float n_fes = n0 * e0 + n1 * e1 + n2 * e2;
+    const float d_fes = d0 * e0 + d1 * e1 + d2 * e2;
+    const float n_col = n0 * (e0 - d0 * d_fes) + n1 * (e1 - d1 * d_fes) + n2 * (e2 - d2 * d_fes);
+    f = f + (n_fes < 0.0f ? -n_col : 0.0f);
+    f = f * on;
+    const float sf0 = n0 * f, sf1 = n1 * f, sf2 = n2 * f;
+    float sa0, sa1, sa2;
+    MV(sa, b->susp_arm, i)
+    /* 4.1 tire directions in the ground plane */
+    float la0, la1, la2;
+    MV(la, b->axis_lat, i)
+    float tl0 = la1 * n2 - la2 * n1, tl1 = la2 * n0 - la0 * n2, tl2 = la0 * n1 - la1 * n0;
+    const float tl_norm = sqrtf(tl0 * tl0 + tl1 * tl1 + tl2 * tl2);
+    const float tl_scale = on * (tl_norm > 0.0f ? 1.0f / tl_norm : 0.0f);
+    tl0 *= tl_scale; tl1 *= tl_scale; tl2 *= tl_scale;
+    const float ts0 = n1 * tl2 - n2 * tl1, ts1 = n2 * tl0 - n0 * tl2, ts2 = n0 * tl1 - n1 * tl0;
+    /* 4.2 contact-point speed: wheel centre c(j) = hub + d (D - j), contact r further along d */
+    const float x0 = sc->x[0][l], x1 = sc->x[1][l], x2 = sc->x[2][l];
+    const float co0 = h0 + d0 * (D - j) - x0, co1 = h1 + d1 * (D - j) - x1, co2 = h2 + d2 * (D - j) - x2;
+    const float re0 = co0 + d0 * r, re1 = co1 + d1 * r, re2 = co2 + d2 * r;
+    const float w0 = sc->w[0][l], w1 = sc->w[1][l], w2 = sc->w[2][l];
+    const float u0 = sc->v[0][l] + (w1 * re2 - w2 * re1);
+    const float u1 = sc->v[1][l] + (w2 * re0 - w0 * re2);
+    const float u2 = sc->v[2][l] + (w0 * re1 - w1 * re0);
+    const float vx = u0 * tl0 + u1 * tl1 + u2 * tl2, vy = u0 * ts0 + u1 * ts1 + u2 * ts2;
+    /* 4.3 slips */
+    float lat_slip = atan_f(vy / (fabsf(vx) + b->min_lat_den[i]));
+    const float omega = b->rotation_speed[i];
+    const int applied = b->brake_applied[i] | b->drive_applied[i];
+    const float active_den = b->min_active_den[i], passive_den = b->min_passive_den[i];
+    const float denom = fabsf(vx) + (applied ? active_den : passive_den);
+    float lng_slip = ((vx == 0.0f) & (omega == 0.0f)) ? 0.0f : (omega * r - vx) / denom;
+    /* 4.4 camber relative to the ground (only through the camber stiffness) */
+    float camber = 0.0f;
+    if (any_camber) {
+        float lg0, lg1, lg2;
+        MV(lg, b->axis_lng, i)
+        const float beta = n0 * lg0 + n1 * lg1 + n2 * lg2;
+        float T0 = n0 - lg0 * beta, T1 = n1 - lg1 * beta, T2 = n2 - lg2 * beta;
+        const float Tn = sqrtf(T0 * T0 + T1 * T1 + T2 * T2);
+        const float Ts = Tn > 0.0f ? 1.0f / Tn : 0.0f;
+        const float sine = (T0 * la0 + T1 * la1 + T2 * la2) * Ts;
+        const float angle = asin_f(min_f(max_f(sine, -1.0f), 1.0f));
+        camber = angle * on;
+    }
+    /* 4.5 filtered load, 4.6 friction */
+    const float rest = b->rest_load[i];
+    const float xn = f / rest;
+    const float lx0 = b->load_x0[i], ly0 = b->load_y0[i], lx1 = b->load_x1[i], ly1 = b->load_y1[i];
+    const float inside = ly0 + (xn - lx0) * b->load_slope[i];
+    const float y = xn <= lx0 ? ly0 : (xn >= lx1 ? ly1 : inside);
+    const float load = rest * y * on;
+    const float ak = fabsf(lng_slip);
+    const float gx0 = b->fvs_x0[i], gx1 = b->fvs_x1[i], gx2 = b->fvs_x2[i];
+    const float gy0 = b->fvs_y0[i], gy1 = b->fvs_y1[i], gy2 = b->fvs_y2[i];
+    const float g0 = gy0 + (ak - gx0) * b->fvs_slope0[i], g1 = gy1 + (ak - gx1) * b->fvs_slope1[i];
+    const float g = ak < gx1 ? g0 : (ak < gx2 ? g1 : gy2);
+    const float road_friction = b->road_friction[i];
+    const float friction = road_friction * g * on;
+    /* 4.7 sticky tire */
+    const int gripping = load * friction != 0.0f, accel = b->accel_intent[i], braking = b->brake_intent[i];
+    const float v_lng = b->sticky_lng_speed[i], v_lat = b->sticky_lat_speed[i];
+    const float t_lng = b->sticky_lng_time[i], t_lat = b->sticky_lat_time[i];
+    const float lng_before = b->lng_low_speed_time[i], lat_before = b->lat_low_speed_time[i];
+    const int slow_lng = (fabsf(vx) < v_lng) & (fabsf(omega * r) < v_lng) & !accel;
+    const float lng_time = (gripping & slow_lng) ? lng_before + dt : 0.0f;
+    const int sticky_lng = gripping & (((fabsf(vx) < v_lng) & (omega == 0.0f) & braking) | (lng_time > t_lng));
+    const int slow_lat = (fabsf(vy) < v_lat) & !accel;
+    const float lat_time = (gripping & slow_lat) ? lat_before + dt : 0.0f;
+    const int sticky_lat = gripping & (lng_time > 0.0f) & (lat_time > t_lat);
+    b->lng_low_speed_time[i] = lng_time;
+    b->lat_low_speed_time[i] = lat_time;
+    b->sticky_lng[i] = sticky_lng;
+    b->sticky_lat[i] = sticky_lat;
+    lng_slip = sticky_lng ? 0.0f : lng_slip;
+    lat_slip = sticky_lat ? 0.0f : lat_slip;
+    /* 4.8 combined-slip force model */
+    const float lat_s = fabsf(lat_slip) >= 1e-5f ? lat_slip : 0.0f;
+    const float lng_s = fabsf(lng_slip) >= 1e-5f ? lng_slip : 0.0f;
+    const float stiff_x = b->lat_stiff_x[i], stiff_y = b->lat_stiff_y[i];
+    const float saturating = stiff_y * smoothing1(load / rest * b->lat_saturation[i]);
+    const float lat_stiff = stiff_x == 0.0f ? stiff_y : saturating;
+    const float lng_stiff = b->long_stiff[i];
+    const float grip = friction * load;
+    int no_slip = (lat_s * lat_stiff == 0.0f) & (lng_s * lng_stiff == 0.0f);
+    float t_eff;
+    if (any_camber) {
+        const float cam = fabsf(camber) >= 1e-5f ? camber : 0.0f;
+        const float cs = b->camber_stiff[i];
+        no_slip = no_slip & (cam * cs == 0.0f);
+        t_eff = tan_f(lat_s + cam * cs / (lat_stiff != 0.0f ? lat_stiff : 1.0f));
+    } else {
+        t_eff = tan_f(lat_s);
+    }
+    const int active = (grip != 0.0f) & !no_slip;
+    const float ka = lat_stiff * t_eff, kb = lng_stiff * lng_s;
+    const float k = sqrtf(ka * ka + kb * kb) / (grip != 0.0f ? grip : 1.0f);
+    const float f_bar = smoothing1(k);
+    const float ratio = lat_stiff / lng_stiff;
+    const float cosine = cos_f(min_f(0.5f * k, 4.0f));  /* used for k <= 2 pi only */
+    const float nu = k <= 6.2831855f ? 0.5f * (1.0f + ratio - (1.0f - ratio) * cosine) : 1.0f;
+    const float nt = nu * t_eff;
+    const float dn = sqrtf(lng_s * lng_s + nt * nt);
+    const float f0 = grip / (dn > 0.0f ? dn : 1.0f);
+    const float f_lng = active ? lng_s * f_bar * f0 : 0.0f;
+    const float f_lat = active ? -nt * f_bar * f0 : 0.0f;
+    /* 4.9 force and torque on the chassis */
+    const float tf0 = tl0 * f_lng + ts0 * f_lat, tf1 = tl1 * f_lng + ts1 * f_lat, tf2 = tl2 * f_lng + ts2 * f_lat;
+    float ta0, ta1, ta2;
+    MV(ta, b->tire_arm, i)
+    sc->force[0][l] = sf0 + tf0;
+    sc->force[1][l] = sf1 + tf1;
+    sc->force[2][l] = sf2 + tf2;
+    sc->torque[0][l] = (sa1 * sf2 - sa2 * sf1) + (ta1 * tf2 - ta2 * tf1);
+    sc->torque[1][l] = (sa2 * sf0 - sa0 * sf2) + (ta2 * tf0 - ta0 * tf2);
+    sc->torque[2][l] = (sa0 * sf1 - sa1 * sf0) + (ta0 * tf1 - ta1 * tf0);
+    sc->tire_torque[l] = -f_lng * r;
+    /* telemetry of the last substep */
+    b->out_suspensionJounce[i] = j;
+    b->out_isOnGround[i] = og;
+    b->out_tireFriction[i] = friction;
+    b->out_tireLongitudinalSlip[i] = lng_slip;
+    b->out_tireLateralSlip[i] = lat_slip;
+    b->out_tireLoad[i] = load;
+    b->out__lng_speed[i] = vx;
+    b->out_suspensionForce[i] = sf0; b->out_suspensionForce[VW + i] = sf1; b->out_suspensionForce[2 * VW + i] = sf2;
+    b->out_tireForce[i] = tf0; b->out_tireForce[VW + i] = tf1; b->out_tireForce[2 * VW + i] = tf2;
+    b->out__centre_offset[i] = co0; b->out__centre_offset[VW + i] = co1; b->out__centre_offset[2 * VW + i] = co2;
+    b->out__lng_dir[i] = tl0; b->out__lng_dir[VW + i] = tl1; b->out__lng_dir[2 * VW + i] = tl2;
+    b->out__lat_dir[i] = ts0; b->out__lat_dir[VW + i] = ts1; b->out__lat_dir[2 * VW + i] = ts2;
+    b->out__app_arm[i] = ta0; b->out__app_arm[VW + i] = ta1; b->out__app_arm[2 * VW + i] = ta2;
 #undef MV
 }
 
@@ -611,7 +612,6 @@ static void step_rows(const Batch *b, Scratch *sc, int64_t v0, int64_t nv) {
 /* sizeof(Batch), for the loader to check its mirror of the struct against. */
 int64_t pvu_batch_size(void) { return (int64_t)sizeof(Batch); }
 
-/* Every substep of every vehicle: n_sub[v] substeps of dt_sub[v] each. Returns 0, or -1 when W is too large. */
 /* 5.2 after the last substep: the speed reported (blended with the rolling speed at low speed) and the rotation
    angle, advanced by the whole step and wrapped to (-2 pi, 2 pi). */
 static void rotation_angles(const Batch *b, int64_t v0, int64_t nv) {
