@@ -269,12 +269,17 @@ VARIANTS = {"float32, compiled kernel": Variant(np.float32, True), "float32, num
 DEFAULT = "float32, compiled kernel"  # what Simulator does unless told otherwise
 
 
+@dataclass
+class Results:
+    figures: dict[str, dict[str, dict[str, float]]]  # {variant: {scenario: figures}}
+    kernel_ran: dict[str, bool]  # {scenario: whether the compiled kernel stepped it} (DEFAULT variant)
+
+
 @pytest.fixture(scope="module")
-def results() -> dict[str, dict[str, dict[str, float]]]:
-    """{variant: {scenario: figures}}, and under "compiled" {scenario: whether the kernel stepped it}; one
-    ovphysx run per stage serves every variant."""
+def results() -> Results:
+    """One ovphysx run per stage serves every variant."""
     rows: dict[str, dict[str, dict[str, float]]] = {name: {} for name in VARIANTS}
-    rows["compiled"] = {}
+    kernel_ran: dict[str, bool] = {}
     after_launch: dict[str, dict[str, float]] = {}  # the default variant, every quantity from SETTLE_S on (printed only)
     for stage in STAGES:
         controls: dict[str, dict[str, Any]] = {}
@@ -290,7 +295,7 @@ def results() -> dict[str, dict[str, dict[str, float]]]:
             for scenario in stage.scenarios:
                 rows[name][scenario.name] = figures(scenario, mine, ref, settle, MIN_PATH / _stage_meters(stage.path))
                 if name == DEFAULT:
-                    rows["compiled"][scenario.name] = {"compiled": mine["compiled"][scenario.vehicle]}
+                    kernel_ran[scenario.name] = mine["compiled"][scenario.vehicle]
                     late = slice(settle, None)
                     after_launch[scenario.name] = figures(scenario, steps_of(mine, late), steps_of(ref, late), 0, 1.0)
                     after_launch[scenario.name].pop("final pos")
@@ -300,10 +305,10 @@ def results() -> dict[str, dict[str, dict[str, float]]]:
         print(f"\n{name} vs ovphysx: worst error relative to the run's peak (wheel and angular "
               f"speeds after {SETTLE_S} s); final position relative to the path length\n" + table(rows[name]))
     print("   (compiled kernel: every scenario but "
-          + ", ".join(n for n, c in rows["compiled"].items() if not c["compiled"]) + ", which it does not cover)")
+          + ", ".join(n for n, ran in kernel_ran.items() if not ran) + ", which it does not cover)")
     print(f"\n{DEFAULT} vs ovphysx from {SETTLE_S} s on (after the launch), every quantity; relative to "
           "the peak over that window\n" + table(after_launch))
-    return rows
+    return Results(rows, kernel_ran)
 
 
 ALL_SCENARIOS = [sc.name for st in STAGES for sc in st.scenarios]
@@ -325,7 +330,7 @@ def _cases():
 
 @pytest.mark.parametrize("name, variant", list(_cases()))
 def test_scenario_matches_physx(results, name, variant):
-    bad = {k: round(100 * v, 3) for k, v in results[variant][name].items() if not v <= LIMIT}
+    bad = {k: round(100 * v, 3) for k, v in results.figures[variant][name].items() if not v <= LIMIT}
     assert not bad, f"{name} ({variant}): over {100 * LIMIT:g}% (in %): {bad}"
 
 
@@ -333,9 +338,8 @@ def test_every_scenario_produced_every_figure(results):
     for variant in VARIANTS:
         for name in ALL_SCENARIOS:
             expected = set(COLUMNS) - ({"engine"} if name in ("raw wheel torques", "basic drive") else set())
-            assert expected <= set(results[variant][name]), (variant, name)
+            assert expected <= set(results.figures[variant][name]), (variant, name)
 
 
 def test_the_compiled_kernel_stepped_every_scenario_but_the_tank(results):
-    ran = {name: row["compiled"] for name, row in results["compiled"].items()}
-    assert ran == {name: name != "tank pivot" for name in ALL_SCENARIOS}
+    assert results.kernel_ran == {name: name != "tank pivot" for name in ALL_SCENARIOS}
