@@ -1,18 +1,21 @@
 """The compiled substeps of the simulator (physxvehicle_usd/sim/_substeps.c); everything else is in pyproject.toml.
 
-Flags: IEEE arithmetic in the written order (-ffp-contract=off: no fused multiply-adds, which the scalar
-remainder of a vectorised loop would not share); -fno-math-errno and -fno-trapping-math let GCC vectorise
-sqrt and the selects; -fno-tree-pre and -fno-tree-sink: GCC's partial-redundancy and sinking passes turn the kernel's
-selects (on "wheel on the ground", "vehicle active") into masked loads that its vectoriser then refuses; -fopenmp for `#pragma omp simd` and the
-threads of Simulator(threads=); -march=native: the package is built where it runs.
+Flags:
+- -ffp-contract=off: IEEE arithmetic in the written order, no fused multiply-adds (which the scalar remainder
+  of a vectorised loop would not share);
+- -fno-math-errno, -fno-trapping-math: let GCC vectorise sqrt and the selects;
+- -fno-tree-pre, -fno-tree-sink: GCC's partial-redundancy and sinking passes turn the kernel's selects (on
+  "wheel on the ground", "vehicle active") into masked loads that its vectoriser then refuses;
+- -fopenmp: `#pragma omp simd`, and the threads of Simulator(threads=);
+- -march=native: the package is built where it runs.
 The extension is optional: without a C compiler the simulator runs its numpy kernels.
 """
 import platform
 
 from setuptools import Extension, setup
 
-flags = ["-O3", "-std=c11", "-ffp-contract=off", "-fno-math-errno", "-fno-trapping-math", "-fno-tree-pre", "-fno-tree-sink",
-         "-fopenmp"]
+flags = ["-O3", "-std=c11", "-ffp-contract=off", "-fno-math-errno", "-fno-trapping-math", "-fno-tree-pre",
+         "-fno-tree-sink", "-fopenmp"]
 if platform.machine() in ("x86_64", "AMD64"):
     flags += ["-march=native", "-mprefer-vector-width=512"]  # GCC's default stops at 256 bits; no effect without AVX-512
 elif platform.machine() in ("aarch64", "arm64"):

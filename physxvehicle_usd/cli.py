@@ -284,7 +284,7 @@ def plot_command(stage_file: str, vehicle: str | None, output: str) -> None:
               help="step the vehicles on this many threads (same results; pays on multi-core machines)")
 def simulate_command(stage_file: str, steps: int, dt: float, trace: str | None, fmt: str, plot: str | None,
                      record: str | None, vehicles: tuple[str, ...], threads: int) -> None:
-    """Step the stage's vehicles with the numpy vehicle2 core, driven by their controller attributes
+    """Step the stage's vehicles with the vehicle2 core (no PhysX needed), driven by their controller attributes
     (time samples on them make a drive cycle over stage time).
 
     The last line of stdout is a summary (--format json: {vehicles, wheels, steps, dt, load_s, step_s}).

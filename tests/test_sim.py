@@ -12,8 +12,8 @@ from physxvehicle_usd.runtime.vehicle2 import batch, build_vehicle_params
 from physxvehicle_usd.sim import Simulator
 from physxvehicle_usd.sim import vecmath as vm
 from physxvehicle_usd.sim.commands import normalised_response, steer_angles
-from physxvehicle_usd.sim.pipeline import StepOptions
 from physxvehicle_usd.sim.drivetrain import engine_damping_rate, engine_drive_torque, gear_ratio
+from physxvehicle_usd.sim.pipeline import StepOptions
 from physxvehicle_usd.sim.presets import G, car_description, merge_descriptions
 from physxvehicle_usd.sim.state import SimParams
 from physxvehicle_usd.sim.tire import tire_force_model

@@ -126,7 +126,7 @@ class SimParams(SimpleNamespace):
         # (V, systems, W) table makes every product with it several times slower)
         p.response_multipliers_w = tuple(np.ascontiguousarray(A["response_multipliers"][:, k])
                                          for k in range(A["response_multipliers"].shape[1]))
-        steer_mult = A["response_multipliers"][:, RESPONSE_STEER]
+        steer_mult = p.response_multipliers_w[RESPONSE_STEER]
         rows = np.arange(p.V)
         p.ack_mean_scale = A["response_max"][:, RESPONSE_STEER] * (
             steer_mult[rows, A["ackermann_wheels"][:, 0]] + steer_mult[rows, A["ackermann_wheels"][:, 1]])
