@@ -17,8 +17,8 @@ import weakref
 import numpy as np
 
 from ..runtime.vehicle2 import NEUTRAL_GEAR
-from . import vecmath as vm
 from .state import FLT_MIN, SUBSTEP_FIELDS, SimParams, SimState
+from .tire import vehicle_intent
 
 # Field kinds: scalars (int64, float), or the element type of an array the field points into. Pointers are set
 # as addresses (an int assigns several times faster than ctypes' typed pointers; the C side has the types).
@@ -186,8 +186,8 @@ def run_substeps(p: SimParams, s: SimState, road, offset: np.ndarray, axle: np.n
     c.set("axis_lng", axes[1])
     for name in ("brake_torque", "drive_torque", "brake_applied", "drive_applied"):
         c.set(name, cmd[name])
-    c.set("accel_intent", vm.per_wheel(vm.any_wheels(cmd["drive_applied"]), p.W))
-    c.set("brake_intent", vm.per_wheel(vm.any_wheels(cmd["brake_applied"]), p.W))
+    c.set("accel_intent", vehicle_intent(cmd["drive_applied"], p.W))
+    c.set("brake_intent", vehicle_intent(cmd["brake_applied"], p.W))
     c.set("diff_ratio", diff.torque_ratio)
     c.set("diff_ave", diff.ave_ratio)
     c.set("target_gear", s.target_gear)

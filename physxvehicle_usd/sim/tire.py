@@ -39,6 +39,11 @@ class TireState:
     app_arm: np.ndarray  # (3, V, W) CoM -> tire force application point (world orientation)
 
 
+def vehicle_intent(applied: np.ndarray, wheels: int) -> np.ndarray:
+    """4.7: a vehicle means to accelerate (or brake) when any of its wheels is driven (braked); per wheel."""
+    return vm.per_wheel(vm.any_wheels(applied), wheels)
+
+
 def wheel_axes_body(p: SimParams, steer: np.ndarray, toe: np.ndarray, camber: np.ndarray):
     """Lateral and forward axis of a_q * R(camber, 0, steer + toe) * w_q (spin ignored), body frame."""
     yaw = steer + toe
@@ -132,8 +137,7 @@ def update_tire(p: SimParams, s: SimState, Rw: np.ndarray, body: tuple, d_w: np.
     g = np.where(ak < gx1, gy0 + (ak - gx0) * p.fvs_slope[0], np.where(ak < gx2, gy1 + (ak - gx1) * p.fvs_slope[1], gy2))
     friction = np.where(og, road_friction * g, 0.0)
     # 4.7 sticky state (whole-vehicle intents)
-    accel_intent = vm.per_wheel(vm.any_wheels(drive_applied), p.W)
-    brake_intent = vm.per_wheel(vm.any_wheels(brake_applied), p.W)
+    accel_intent, brake_intent = vehicle_intent(drive_applied, p.W), vehicle_intent(brake_applied, p.W)
     gripping = (load * friction) != 0.0
     v_lng, t_lng_thr = p.sticky_lng_speed_w, p.sticky_lng_time_w
     v_lat, t_lat_thr = p.sticky_lat_speed_w, p.sticky_lat_time_w
