@@ -113,6 +113,16 @@ def test_a_shared_tire_with_per_wheel_derived_values_is_split():
     assert_round_trip(first)
 
 
+def test_a_value_a_hair_off_its_fallback_is_still_written():
+    # an accelerator of 2**-24 was taken for the fallback 0 (a tolerance) and read back as 0 (found by test_fuzz)
+    car = build_vehicle()
+    car.set(car.vehicle, P.CONTROLLER, "accelerator", 2.0 ** -24)
+    first = car.read()
+    second = read_stage(write_stage(first))  # exactly: assert_round_trip allows float32 rounding
+    assert first.vehicles["/World/Car"].controller["accelerator"] == 2.0 ** -24
+    assert second.vehicles["/World/Car"].controller["accelerator"] == 2.0 ** -24
+
+
 def _deprecated_vehicle() -> VehicleStage:
     car = build_vehicle(controls=False, shared=False)
     scene = car.scene
