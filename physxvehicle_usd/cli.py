@@ -87,7 +87,7 @@ def convert_command(stage_file: str, output: str | None, target: str, fmt: str, 
     if target == "physx-snippet":
         from .runtime.snippet import write_snippet_folders
 
-        for export in write_snippet_folders(description.to_json(si=units == "si"), output):
+        for export in write_snippet_folders(description.in_si_units() if units == "si" else description, output):
             for note in export.notes:
                 click.echo(f"note: {export.vehicle_path}: {note}", err=True)
         text = None

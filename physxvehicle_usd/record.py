@@ -16,16 +16,17 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from pxr import Gf, Sdf, Usd, UsdGeom, Vt
 
+from .description import _plain as canonical_value
 from .sim import vecmath
 from .stage_io import export_layer_atomic
 
 if TYPE_CHECKING:
-    from .simulate import SimulationResult
+    from .simulate import LoadedSimulation, SimulationResult
 
 OPS = ("xformOp:translate:simulated", "xformOp:orient:simulated", "xformOp:scale:simulated")
 _AXES = {"posX": (1.0, 0.0, 0.0), "negX": (-1.0, 0.0, 0.0), "posY": (0.0, 1.0, 0.0),
@@ -112,18 +113,17 @@ def _static(prim: Usd.Prim, cache: UsdGeom.XformCache) -> dict[str, Any]:
             "orient": np.array([*q.GetImaginary(), q.GetReal()], dtype=float)}
 
 
-def _wheel_local_orientations(description: Mapping[str, Any], path: str, steer: np.ndarray, angle: np.ndarray) -> np.ndarray:
+def _wheel_local_orientations(loaded: "LoadedSimulation", path: str, steer: np.ndarray, angle: np.ndarray) -> np.ndarray:
     """PhysX's wheel orientation in the vehicle frame, (steps, W, 4), for the vehicle at `path`."""
-    vehicle = description["vehicles"][path]
-    context = vehicle.get("context") or {}
-    vertical = np.array(_AXES.get(context.get("verticalAxis"), _AXES["posZ"]))
-    longitudinal = np.array(_AXES.get(context.get("longitudinalAxis"), _AXES["posX"]))
+    context = loaded.simulated_context(path)
+    vertical = np.array(_AXES[context["verticalAxis"]])
+    longitudinal = np.array(_AXES[context["longitudinalAxis"]])
     lateral = np.cross(vertical, longitudinal)
     out = []
-    for w, wheel in enumerate(vehicle["wheels"]):
-        attachment = wheel["attachment"]
-        suspension_q = _wxyz_to_xyzw(attachment.get("suspensionFrameOrientation") or (1, 0, 0, 0))
-        wheel_q = _wxyz_to_xyzw(attachment.get("wheelFrameOrientation") or (1, 0, 0, 0))
+    for w, wheel in enumerate(loaded.description.vehicles[path].wheels):
+        attachment = wheel.attachment
+        suspension_q = _wxyz_to_xyzw(canonical_value(attachment["suspensionFrameOrientation"]))
+        wheel_q = _wxyz_to_xyzw(canonical_value(attachment["wheelFrameOrientation"]))
         q = quat_mul(quat_mul(quat_mul(suspension_q, quat_about(vertical, steer[:, w])), wheel_q),
                      quat_about(lateral, angle[:, w]))
         out.append(q)
@@ -133,7 +133,6 @@ def _wheel_local_orientations(description: Mapping[str, Any], path: str, steer: 
 def record_layer(result: "SimulationResult", stage: Usd.Stage, source_identifier: str, output: str | os.PathLike) -> Sdf.Layer:
     """Build the layer (in memory) that plays `result` back on `stage`; `output` decides the sublayer path."""
     assert result.loaded is not None
-    description = result.loaded.description_json
     bodies, wheels = result.arrays["bodies"], result.arrays["wheels"]
     for kind, name in (("bodies", "position"), ("bodies", "orientation"), ("wheels", "position"),
                        ("wheels", "rotationAngle"), ("wheels", "wheelSteerAngle")):
@@ -163,7 +162,7 @@ def record_layer(result: "SimulationResult", stage: Usd.Stage, source_identifier
 
         body_q = bodies["orientation"][:, v]
         wheel_q = quat_mul(body_q[:, None], _wheel_local_orientations(
-            description, path, wheels["wheelSteerAngle"][:, v], wheels["rotationAngle"][:, v]))
+            result.loaded, path, wheels["wheelSteerAngle"][:, v], wheels["rotationAngle"][:, v]))
         vehicle_static_inverse = np.linalg.inv(body["world"])
         for w, wheel_path in enumerate(result.wheel_paths[v]):
             wheel_prim = stage.GetPrimAtPath(wheel_path)

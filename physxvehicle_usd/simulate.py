@@ -35,7 +35,8 @@ from pxr import Usd
 
 from . import properties as P
 from .bulk import bulk_objects
-from .description import Source, StageDescription
+from .description import Block, Source, StageDescription
+from .description import _plain as canonical_value
 from .diagnostics import Diagnostic, Severity
 from .errors import InputError
 from .sim import vecmath
@@ -150,8 +151,14 @@ def _time_samples(attr: Usd.Attribute) -> tuple[np.ndarray, np.ndarray] | None:
     return np.asarray(times, dtype=float), np.asarray(values, dtype=float)
 
 
-def drive_cycle(stage: Usd.Stage, description: Mapping[str, Any], paths: Sequence[str],
-                wheel_paths: Sequence[Sequence[str]], description_model: StageDescription | None = None) -> DriveCycle:
+def _control_value(block: Block | None, name: str, absent: float) -> float:
+    """A controller's resolved value at the precision the simulator takes it (absent: the command state at rest)."""
+    value = None if block is None else block.get(name)
+    return absent if value is None else float(canonical_value(value))
+
+
+def drive_cycle(stage: Usd.Stage, description: StageDescription, paths: Sequence[str],
+                wheel_paths: Sequence[Sequence[str]]) -> DriveCycle:
     """Find the time-sampled controller attributes of the simulated vehicles and wheels."""
     held_all = stage.GetInterpolationType() == Usd.InterpolationTypeHeld
     n_vehicles = len(paths)
@@ -161,19 +168,18 @@ def drive_cycle(stage: Usd.Stage, description: Mapping[str, Any], paths: Sequenc
         prim = stage.GetPrimAtPath(path)
         if not prim:
             continue
-        vehicle = description["vehicles"][path]
-        controller = vehicle.get("controller")
-        model_controller = description_model.vehicles[path].controller if description_model is not None else None
-        if controller is not None:
+        vehicle = description.vehicles[path]
+        model_controller = vehicle.controller
+        if model_controller is not None:
             for schema, base, control in _VEHICLE_CONTROL_ATTRS[:5]:
-                if model_controller is not None and model_controller.source(control) == Source.DEPRECATED:
+                if model_controller.source(control) == Source.DEPRECATED:
                     continue  # the reader took this control from deprecated attributes; sampled below
                 found = _time_samples(prim.GetAttribute(P.full_name(schema, base)))
                 if found:
                     channels.append(_Channel(control, v, None, *found, held=held_all or control == "targetGear"))
             deprecated = {}
             for base, (control, sign) in _DEPRECATED_CONTROLS.items():
-                if model_controller is not None and model_controller.source(control) == Source.DEPRECATED:
+                if model_controller.source(control) == Source.DEPRECATED:
                     attr = prim.GetAttribute(P.full_name(P.CONTROLLER, base))
                     deprecated[base] = (control, sign, attr, _time_samples(attr))
             if any(found for *_, found in deprecated.values()):
@@ -183,14 +189,14 @@ def drive_cycle(stage: Usd.Stage, description: Mapping[str, Any], paths: Sequenc
                     if found is not None:
                         channels.append(_Channel(control, v, None, *found, held=held_all, sign=sign,
                                                  deprecated=True))
-        if vehicle.get("tankController") is not None:
+        if vehicle.tankController is not None:
             for schema, base, control in _VEHICLE_CONTROL_ATTRS[5:]:
                 found = _time_samples(prim.GetAttribute(P.full_name(schema, base)))
                 if found:
                     channels.append(_Channel(control, v, None, *found, held=held_all))
         for w, wheel_path in enumerate(wheel_paths[v]):
-            wheel = vehicle["wheels"][w]
-            if wheel.get("wheelController") is None:
+            wheel = vehicle.wheels[w]
+            if wheel.wheelController is None:
                 continue
             wheel_prim = stage.GetPrimAtPath(wheel_path)
             for base, control in _WHEEL_CONTROL_ATTRS:
@@ -202,12 +208,12 @@ def drive_cycle(stage: Usd.Stage, description: Mapping[str, Any], paths: Sequenc
         if name in ("driveTorque", "brakeTorque", "steerAngle"):
             arr = np.zeros((n_vehicles, n_wheels))
             for v, path in enumerate(paths):
-                for w, wheel in enumerate(description["vehicles"][path]["wheels"]):
-                    arr[v, w] = (wheel.get("wheelController") or {}).get(name, 0.0)
+                for w, wheel in enumerate(description.vehicles[path].wheels):
+                    arr[v, w] = _control_value(wheel.wheelController, name, 0.0)
         else:
             default = _DEFAULT_TARGET_GEAR if name == "targetGear" else 0.0
             block = "tankController" if name in ("thrust0", "thrust1") else "controller"
-            arr = np.array([float((description["vehicles"][p].get(block) or {}).get(name, default)) for p in paths])
+            arr = np.array([_control_value(getattr(description.vehicles[p], block), name, default) for p in paths])
         base[name] = arr
     start = stage.GetStartTimeCode() if stage.HasAuthoredMetadata("startTimeCode") else 0.0
     return DriveCycle(channels, base, float(start), float(stage.GetTimeCodesPerSecond()))
@@ -270,7 +276,6 @@ def trace_from_arrays(arrays: Mapping[str, Mapping[str, np.ndarray]], paths: Seq
 class LoadedSimulation:
     stage: Usd.Stage
     description: StageDescription
-    description_json: dict[str, Any]
     simulator: Any  # sim.Simulator
     paths: tuple[str, ...]
     wheel_paths: tuple[tuple[str, ...], ...]
@@ -291,8 +296,14 @@ class LoadedSimulation:
 
     def forward_axes(self) -> np.ndarray:
         """Each vehicle's longitudinal axis in its body frame (V, 3)."""
-        return np.array([_AXES.get(str((self.description_json["vehicles"][p].get("context") or {})
-                                       .get("longitudinalAxis", "posX")), _AXES["posX"]) for p in self.paths])
+        return np.array([_AXES[self.simulated_context(p)["longitudinalAxis"]] for p in self.paths])
+
+    def simulated_context(self, path: str) -> Block:
+        """The vehicle context the simulator took for the vehicle at `path` (its own, else its scene's)."""
+        vehicle = self.description.vehicles[path]
+        if vehicle.context is not None and vehicle.context.values:
+            return vehicle.context
+        return self.description.scenes[vehicle.scene].context
 
 
 def _open(source: "str | os.PathLike | Usd.Stage") -> tuple[Usd.Stage, list[str]]:
@@ -321,40 +332,39 @@ def load(source: "str | os.PathLike | Usd.Stage", dt: float, vehicles: Sequence[
         raise InputError(f"the time step must be a positive number of seconds (got {dt})")
     start = time.perf_counter()
     stage, warnings = _open(source)
-    with bulk_objects():  # a description and its JSON form: a few hundred small objects per vehicle
+    with bulk_objects():  # a description: a few hundred small objects per vehicle
         description = read_stage(stage)
-        desc = description.to_json()
     rejected = _rejected_vehicles(description.diagnostics, stage)
-    left_out = {path: why for path, why in rejected.items() if path not in desc["vehicles"]}
+    left_out = {path: why for path, why in rejected.items() if path not in description.vehicles}
     if vehicles:
         for path in vehicles:
-            if path not in desc["vehicles"] and path not in left_out:
+            if path not in description.vehicles and path not in left_out:
                 raise InputError(f"no vehicle at {path}", file=str(description.stage.file))
         wanted = list(dict.fromkeys(vehicles))
     else:
-        wanted = list(desc["vehicles"])
+        wanted = sorted(description.vehicles)  # by path, as `convert` lists them
     wanted = [p for p in wanted if p not in left_out]
     simulator = None
     if wanted:
         try:
-            simulator = Simulator.from_description(desc, dt, wanted, threads=threads)
+            simulator = Simulator.from_description(description, dt, wanted, threads=threads)
         except VehicleParamsError:
             # find the vehicles the simulator cannot build and go on without them
             buildable = []
             for path in wanted:
                 try:
-                    Simulator.from_description(desc, dt, [path])
+                    Simulator.from_description(description, dt, [path])
                     buildable.append(path)
                 except VehicleParamsError as exc:
                     left_out[path] = f"the simulator cannot build it: {exc}"
             wanted = buildable
-            simulator = Simulator.from_description(desc, dt, wanted, threads=threads) if wanted else None
+            simulator = Simulator.from_description(description, dt, wanted, threads=threads) if wanted else None
     if simulator is None:
         raise NoVehicleError(_no_vehicle_message(description, left_out), problem_lines(description, left_out))
     paths = tuple(simulator.params.paths)
     wheel_paths = tuple(tuple(w) for w in simulator.params.wheel_paths)
-    cycle = drive_cycle(stage, desc, paths, wheel_paths, description)
-    return LoadedSimulation(stage, description, desc, simulator, paths, wheel_paths, cycle, left_out, warnings,
+    cycle = drive_cycle(stage, description, paths, wheel_paths)
+    return LoadedSimulation(stage, description, simulator, paths, wheel_paths, cycle, left_out, warnings,
                             time.perf_counter() - start)
 
 
@@ -508,8 +518,7 @@ def run(source: "str | os.PathLike | Usd.Stage | LoadedSimulation", steps: int, 
     mpu = loaded.meters_per_unit
     speed = _forward_speed(last["bodies"]["orientation"], last["bodies"]["linearVelocity"], forward) * mpu
     gears = last["vehicles"]["currentGear"]
-    standard = [((loaded.description_json["vehicles"][p].get("drive") or {}).get("type") == "standard")
-                for p in loaded.paths]
+    standard = [getattr(loaded.description.vehicles[p].drive, "type", None) == "standard" for p in loaded.paths]
     summaries = [VehicleSummary(p, float(distance[v] * mpu), float(speed[v]), int(gears[v]), standard[v])
                  for v, p in enumerate(loaded.paths)]
     offset = loaded.drive_cycle.start_time_code / loaded.drive_cycle.time_codes_per_second / sim.dt

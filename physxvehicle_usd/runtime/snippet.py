@@ -329,11 +329,10 @@ def _check_finite(node: Any, where: str) -> None:
             _check_finite(v, where)
 
 
-def snippet_from_description(description: Mapping, vehicle_path: str) -> SnippetExport:
-    """Snippet files of one vehicle of a description JSON (stage units, `StageDescription.to_json()`)."""
+def snippet_from_description(description: StageDescription, vehicle_path: str) -> SnippetExport:
+    """Snippet files of one vehicle of a stage description (in its units; `in_si_units()` for metres)."""
     params = build_vehicle_params(description, vehicle_path)
-    kilograms_per_unit = float((description.get("stage") or {}).get("kilogramsPerUnit", 1.0))
-    return snippet_from_params(params, kilograms_per_unit)
+    return snippet_from_params(params, description.stage.kilogramsPerUnit)
 
 
 def snippet_folder_names(vehicle_paths: Sequence[str]) -> dict[str, str]:
@@ -350,7 +349,7 @@ def snippet_json_text(data: Mapping) -> str:
     return json.dumps(data, indent=4) + "\n"
 
 
-def write_snippet_folders(description: Mapping, output_dir: str | Path) -> list[SnippetExport]:
+def write_snippet_folders(description: StageDescription, output_dir: str | Path) -> list[SnippetExport]:
     """`convert --target physx-snippet`: OUTPUT/<vehicle name>/Base.json plus the drive file, for every vehicle.
 
     Every vehicle is converted before anything is written, so a vehicle the format cannot hold (raising
@@ -358,7 +357,7 @@ def write_snippet_folders(description: Mapping, output_dir: str | Path) -> list[
     from ..stage_io import write_atomic
     from .vehicle2 import VehicleParamsError
 
-    paths = list(description.get("vehicles") or {})
+    paths = sorted(description.vehicles)
     if not paths:
         raise SnippetFormatError("the stage has no vehicle to convert (see its diagnostics with `convert`)")
     exports = []

@@ -18,9 +18,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, fields
-from typing import Any, Mapping, Sequence
+from typing import Any, Sequence
 
 import numpy as np
+
+from ..description import Block, StageDescription
+from ..description import _plain as canonical_value
 
 # ---------------------------------------------------------------------------------------------------
 # Constants shared with PhysX vehicle2 (PxVehicleLimits and friends)
@@ -34,6 +37,8 @@ AUTOMATIC_GEAR = 255
 NEUTRAL_GEAR = 1  # Omni always inserts neutral at PhysX index 1 (reverse is 0)
 # Omni hard-codes the old PhysX 3/4 tire load filter: (x0, y0) = (0, 0.2308), (x1, y1) = (3, 3).
 TIRE_LOAD_FILTER = ((0.0, 0.2308), (3.0, 3.0))
+# Omni's thresholdForwardSpeedForWheelAngleIntegration: 5 m/s, in stage lengths per second.
+WHEEL_ANGLE_THRESHOLD_SPEED = 5.0
 
 DRIVE_NONE = 0  # wheels driven through PhysxVehicleWheelControllerAPI (raw wheel control)
 DRIVE_BASIC = 1  # PxVehicleDirectDrive
@@ -410,11 +415,20 @@ class VehicleParams:
 # Builder
 
 
-def _get(block: Mapping[str, Any] | None, key: str, default: Any = None) -> Any:
-    if block is None:
-        return default
-    value = block.get(key, default)
-    return default if value is None else value
+def _value(block: Block | None, key: str) -> Any:
+    """A resolved value of a description block, as the description's canonical number (float32 precision, as USD
+    stores it and `convert` prints it). The reader resolves every property; a missing one is a reader defect."""
+    if block is None or key not in block:
+        where = block.path if block is not None else "a missing component"
+        raise VehicleParamsError(f"{where}: the description has no resolved {key!r}")
+    return canonical_value(block[key])
+
+
+def _optional(block: Block | None, key: str, absent: Any) -> Any:
+    """A value whose absence has a meaning of its own (a deprecated attribute not authored, a component not applied)."""
+    if block is None or block.get(key) is None:
+        return absent
+    return canonical_value(block[key])
 
 
 def _axis(token: str) -> Vec3:
@@ -428,13 +442,13 @@ def _cross(a: Sequence[float], b: Sequence[float]) -> Vec3:
     return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
 
 
-def _nonlinear(block: Mapping[str, Any] | None) -> NonlinearResponseParams:
+def _nonlinear(block: Block | None) -> NonlinearResponseParams:
     """Omni's USD form (start index per command value, (speed, response) pairs) -> per-command curves."""
     if not block:
         return NonlinearResponseParams()
-    commands = [float(c) for c in _get(block, "commandValues", [])]
-    pairs = [tuple(float(x) for x in p) for p in _get(block, "speedResponses", [])]
-    starts = [int(s) for s in _get(block, "speedResponsesPerCommandValue", [])]
+    commands = [float(c) for c in _value(block, "commandValues")]
+    pairs = [tuple(float(x) for x in p) for p in _value(block, "speedResponses")]
+    starts = [int(s) for s in _value(block, "speedResponsesPerCommandValue")]
     if not commands:
         return NonlinearResponseParams()
     if len(starts) != len(commands):
@@ -476,15 +490,25 @@ def _gear_to_physx(usd_gear: int) -> int:
     return AUTOMATIC_GEAR if int(usd_gear) == AUTOMATIC_GEAR else int(usd_gear) + 1
 
 
-def build_vehicle_params(description: Mapping[str, Any], vehicle_path: str) -> VehicleParams:
-    """Build the vehicle2 parameters of one vehicle of a stage description (see docs/description-layout.md)."""
-    vehicles = description.get("vehicles") or {}
-    if vehicle_path not in vehicles:
+def _friction_table(description: StageDescription, path: str | None) -> FrictionTableParams:
+    table = description.tireFrictionTables.get(path) if path else None
+    if table is None:
+        return FrictionTableParams()  # Omni's built-in default: no entries, friction 1
+    materials = tuple(str(m) for m in _value(table, "groundMaterials"))
+    values = tuple(float(x) for x in _value(table, "frictionValues"))
+    return FrictionTableParams(materials, values[: len(materials)], float(_value(table, "defaultFrictionValue")))
+
+
+def build_vehicle_params(description: StageDescription, vehicle_path: str) -> VehicleParams:
+    """Build the vehicle2 parameters of one vehicle of a stage description (the reader's typed records).
+
+    Every value arrives resolved (sentinels replaced by the parser's defaults, scaled to the stage's units, with
+    provenance); this adds no default of its own, only the layout and frame changes VehicleGenerator makes."""
+    v = description.vehicles.get(vehicle_path)
+    if v is None:
         raise VehicleParamsError(f"no vehicle {vehicle_path!r} in the description")
-    v = vehicles[vehicle_path]
-    veh = v.get("vehicle") or {}
-    rb = v.get("rigidBody") or {}
-    wheels_desc = sorted(v.get("wheels") or [], key=lambda w: int(w.get("index", 0)))
+    veh, rb = v.vehicle, v.rigidBody
+    wheels_desc = sorted(v.wheels, key=lambda w: w.index)
     n = len(wheels_desc)
     if n == 0:
         raise VehicleParamsError(f"vehicle {vehicle_path} has no wheel attachments")
@@ -492,45 +516,46 @@ def build_vehicle_params(description: Mapping[str, Any], vehicle_path: str) -> V
         raise VehicleParamsError(f"vehicle {vehicle_path} has {n} wheels; PhysX allows at most {MAX_NB_WHEELS}")
 
     # --- frame, scale, gravity
-    stage = description.get("stage") or {}
-    meters_per_unit = float(_get(stage, "metersPerUnit", 0.01))
-    length_scale = 1.0 / meters_per_unit
-    context = v.get("context") or {}
-    scene = (description.get("scenes") or {}).get(v.get("scene")) or {}
-    if not context:
-        context = scene.get("context") or {}
-    vrt = _axis(_get(context, "verticalAxis", "posY"))
-    lng = _axis(_get(context, "longitudinalAxis", "posZ"))
+    units = description.units
+    length_scale = units.length_scale
+    scene = description.scenes.get(v.scene) if v.scene else None
+    context = v.context if v.context is not None and v.context.values else (scene.context if scene else None)
+    vrt = _axis(_value(context, "verticalAxis"))
+    lng = _axis(_value(context, "longitudinalAxis"))
     lat = _cross(vrt, lng)  # Omni always sets e_s = e_u x e_f
     frame = FrameParams(lng_axis=lng, lat_axis=lat, vrt_axis=vrt)
-    g_dir = _vec(_get(scene, "gravityDirection", tuple(-c for c in vrt)))
-    g_mag = float(_get(scene, "gravityMagnitude", 9.81 * length_scale))
+    if scene is not None:
+        g_dir = _vec(_value(scene.gravity, "gravityDirection"))
+        g_mag = float(_value(scene.gravity, "gravityMagnitude"))
+    else:  # no physics scene: the default scene omni.physx creates (gravity along -up)
+        g_dir = tuple(-c for c in vrt)
+        g_mag = units.default_gravity
     gravity = tuple(c * g_mag for c in g_dir)
     ctx = ContextParams(
         gravity=gravity,  # type: ignore[arg-type]
-        update_mode="velocityChange" if _get(context, "updateMode", "velocityChange") == "velocityChange" else "acceleration",
-        wheel_angle_threshold_speed=5.0 * length_scale,
-        substep_threshold_speed=float(_get(veh, "subStepThresholdLongitudinalSpeed", 5.0 * length_scale)),
-        low_speed_substeps=min(255, max(1, int(_get(veh, "lowForwardSpeedSubStepCount", 3)))),
-        high_speed_substeps=min(255, max(1, int(_get(veh, "highForwardSpeedSubStepCount", 1)))),
+        update_mode="velocityChange" if _value(context, "updateMode") == "velocityChange" else "acceleration",
+        wheel_angle_threshold_speed=WHEEL_ANGLE_THRESHOLD_SPEED * length_scale,
+        substep_threshold_speed=float(_value(veh, "subStepThresholdLongitudinalSpeed")),
+        low_speed_substeps=min(255, max(1, int(_value(veh, "lowForwardSpeedSubStepCount")))),
+        high_speed_substeps=min(255, max(1, int(_value(veh, "highForwardSpeedSubStepCount")))),
     )
 
     # --- rigid body and the CoM frame C (actor frame -> body frame)
-    scale = _vec(_get(rb, "scale", (1.0, 1.0, 1.0)))
-    com = _vec(_get(rb, "centerOfMass", (0.0, 0.0, 0.0)))
+    scale = _vec(_value(rb, "scale"))
+    com = _vec(_value(rb, "centerOfMass"))
     com_p = (com[0] * scale[0], com[1] * scale[1], com[2] * scale[2])  # PhysX has no scale: bake it in
-    com_q = _quat_normalize(_vec(_get(rb, "principalAxes", (1.0, 0.0, 0.0, 0.0)), 4))
-    mass = float(_get(rb, "mass", 0.0))
+    com_q = _quat_normalize(_vec(_value(rb, "principalAxes"), 4))
+    mass = float(_value(rb, "mass"))
     if not mass > 0.0:
         raise VehicleParamsError(f"vehicle {vehicle_path}: rigid-body mass must be > 0 (got {mass})")
-    rigid_body = RigidBodyParams(mass=mass, moi=_vec(_get(rb, "diagonalInertia")), com_position=com_p, com_orientation=com_q)
+    rigid_body = RigidBodyParams(mass=mass, moi=_vec(_value(rb, "diagonalInertia")), com_position=com_p, com_orientation=com_q)
     initial_state = RigidBodyInitialState(
-        position=_vec(_get(rb, "position", (0.0, 0.0, 0.0))),
-        orientation=_quat_normalize(_vec(_get(rb, "orientation", (1.0, 0.0, 0.0, 0.0)), 4)),
-        linear_velocity=_vec(_get(rb, "linearVelocity", (0.0, 0.0, 0.0))),
-        angular_velocity=_vec(_get(rb, "angularVelocity", (0.0, 0.0, 0.0))),
+        position=_vec(_value(rb, "position")),
+        orientation=_quat_normalize(_vec(_value(rb, "orientation"), 4)),
+        linear_velocity=_vec(_value(rb, "linearVelocity")),
+        angular_velocity=_vec(_value(rb, "angularVelocity")),
     )
-    ref_is_com = bool(_get(veh, "referenceFrameIsCenterOfMass", True))
+    ref_is_com = bool(_value(veh, "referenceFrameIsCenterOfMass"))
     com_q_inv = _quat_conj(com_q)
 
     def to_body_point(p: Sequence[float]) -> Vec3:
@@ -545,175 +570,146 @@ def build_vehicle_params(description: Mapping[str, Any], vehicle_path: str) -> V
     def to_body_rot(q: Sequence[float]) -> Quat:
         return tuple(q) if ref_is_com else _quat_mul(com_q_inv, q)  # type: ignore[return-value]
 
-    # --- friction tables
-    tables = description.get("tireFrictionTables") or {}
-
-    def table_for(path: str | None) -> FrictionTableParams:
-        t = tables.get(path) if path else None
-        if not t:
-            return FrictionTableParams()  # Omni's built-in default: no entries, friction 1
-        mats = tuple(str(m) for m in _get(t, "groundMaterials", []))
-        vals = tuple(float(x) for x in _get(t, "frictionValues", []))
-        return FrictionTableParams(mats, vals[: len(mats)], float(_get(t, "defaultFrictionValue", 1.0)))
+    def scaled_points(points: Any) -> tuple[tuple[float, float, float, float], ...]:
+        return tuple((float(p[0]), float(p[1]) * scale[0], float(p[2]) * scale[1], float(p[3]) * scale[2]) for p in points)
 
     # --- wheels
     wheel_params = []
     for wd in wheels_desc:
-        att = wd.get("attachment") or {}
-        whl = wd.get("wheel") or {}
-        tire = wd.get("tire") or {}
-        susp = wd.get("suspension") or {}
-        comp = wd.get("compliance") or {}
-        a_p = to_body_point(_vec(_get(att, "suspensionFramePosition", (0.0, 0.0, 0.0))))
-        a_q = to_body_rot(_quat_normalize(_vec(_get(att, "suspensionFrameOrientation", (1.0, 0.0, 0.0, 0.0)), 4)))
-        d = to_body_dir(_vec(_get(att, "suspensionTravelDirection", tuple(-c for c in vrt))))
+        att, whl, tire, susp, comp = wd.attachment, wd.wheel, wd.tire, wd.suspension, wd.compliance
+        a_p = to_body_point(_vec(_value(att, "suspensionFramePosition")))
+        a_q = to_body_rot(_quat_normalize(_vec(_value(att, "suspensionFrameOrientation"), 4)))
+        d = to_body_dir(_vec(_value(att, "suspensionTravelDirection")))
         d_len = math.sqrt(sum(c * c for c in d))
         d = tuple(c / d_len for c in d) if d_len > 0 else d
-        w_p = _vec(_get(att, "wheelFramePosition", (0.0, 0.0, 0.0)))
+        w_p = _vec(_value(att, "wheelFramePosition"))
         w_p = (w_p[0] * scale[0], w_p[1] * scale[1], w_p[2] * scale[2])
-        w_q = _quat_normalize(_vec(_get(att, "wheelFrameOrientation", (1.0, 0.0, 0.0, 0.0)), 4))
-        travel = float(_get(susp, "travelDistance", 0.0))
+        w_q = _quat_normalize(_vec(_value(att, "wheelFrameOrientation"), 4))
+        travel = float(_value(susp, "travelDistance"))
         if not travel > 0.0:
-            raise VehicleParamsError(f"wheel {wd.get('path')}: travelDistance must be > 0 (got {travel})")
-        sprung = float(_get(susp, "sprungMass", 0.0))
-        rest_load = float(_get(tire, "restLoad", 0.0))
-        if not rest_load > 0.0:
-            rest_load = sprung * g_mag
-        graph = _vec(_get(tire, "lateralStiffnessGraph", (2.0, 17.095 * rest_load)), 2)
-        fvs = [tuple(float(x) for x in p) for p in _get(tire, "frictionVsSlipGraph", [(0.0, 1.0), (0.1, 1.0), (1.0, 1.0)])]
+            raise VehicleParamsError(f"wheel {wd.path}: travelDistance must be > 0 (got {travel})")
+        graph = _vec(_value(tire, "lateralStiffnessGraph"), 2)
+        fvs = [tuple(float(x) for x in p) for p in _value(tire, "frictionVsSlipGraph")]
         if len(fvs) != 3:
-            raise VehicleParamsError(f"wheel {wd.get('path')}: frictionVsSlipGraph needs 3 points")
-        long_stiff = float(_get(tire, "longitudinalStiffness", 0.0))
-        if long_stiff == 0.0:
-            long_stiff = 500.0 * g_mag / float(_get(stage, "kilogramsPerUnit", 1.0))
-        camber_stiff = float(_get(tire, "camberStiffness", 0.0))
-        if camber_stiff < 0.0:
-            camber_stiff = 0.0
-
-        def scaled_points(points: Any) -> tuple[tuple[float, float, float, float], ...]:
-            return tuple((float(p[0]), float(p[1]) * scale[0], float(p[2]) * scale[1], float(p[3]) * scale[2]) for p in points or [])
-
+            raise VehicleParamsError(f"wheel {wd.path}: frictionVsSlipGraph needs 3 points")
         wheel_params.append(WheelComponentParams(
-            path=str(wd.get("path", "")),
+            path=wd.path,
             wheel=WheelParams(
-                radius=float(_get(whl, "radius")), half_width=0.5 * float(_get(whl, "width")),
-                mass=float(_get(whl, "mass")), moi=float(_get(whl, "moi")), damping_rate=float(_get(whl, "dampingRate", 0.0)),
+                radius=float(_value(whl, "radius")), half_width=0.5 * float(_value(whl, "width")),
+                mass=float(_value(whl, "mass")), moi=float(_value(whl, "moi")), damping_rate=float(_value(whl, "dampingRate")),
             ),
             suspension=SuspensionParams(
                 attachment_position=a_p, attachment_orientation=a_q, travel_direction=d,  # type: ignore[arg-type]
                 travel_distance=travel, wheel_attachment_position=w_p, wheel_attachment_orientation=w_q,
             ),
             suspension_force=SuspensionForceParams(
-                stiffness=float(_get(susp, "springStrength", 0.0)), damping=float(_get(susp, "springDamperRate", 0.0)),
-                sprung_mass=sprung,
+                stiffness=float(_value(susp, "springStrength")), damping=float(_value(susp, "springDamperRate")),
+                sprung_mass=float(_value(susp, "sprungMass")),
             ),
             compliance=ComplianceParams(
-                wheel_toe_angle=tuple((float(p[0]), float(p[1])) for p in _get(comp, "wheelToeAngle", [])),
-                wheel_camber_angle=tuple((float(p[0]), float(p[1])) for p in _get(comp, "wheelCamberAngle", [])),
-                suspension_force_app_point=scaled_points(_get(comp, "suspensionForceAppPoint", [])),
-                tire_force_app_point=scaled_points(_get(comp, "tireForceAppPoint", [])),
+                wheel_toe_angle=tuple((float(p[0]), float(p[1])) for p in _value(comp, "wheelToeAngle")),
+                wheel_camber_angle=tuple((float(p[0]), float(p[1])) for p in _value(comp, "wheelCamberAngle")),
+                suspension_force_app_point=scaled_points(_value(comp, "suspensionForceAppPoint")),
+                tire_force_app_point=scaled_points(_value(comp, "tireForceAppPoint")),
             ),
             tire=TireForceParams(
-                lat_stiff_x=graph[0], lat_stiff_y=graph[1], long_stiff=long_stiff, camber_stiff=camber_stiff,
-                friction_vs_slip=tuple(fvs), rest_load=rest_load,  # type: ignore[arg-type]
+                lat_stiff_x=graph[0], lat_stiff_y=graph[1], long_stiff=float(_value(tire, "longitudinalStiffness")),
+                camber_stiff=float(_value(tire, "camberStiffness")),
+                friction_vs_slip=tuple(fvs), rest_load=float(_value(tire, "restLoad")),  # type: ignore[arg-type]
             ),
-            friction_table=table_for(_get(tire, "frictionTable")),
+            friction_table=_friction_table(description, _optional(tire, "frictionTable", None)),
         ))
 
     # --- command responses
-    ncr = v.get("nonlinearCommandResponses") or {}
-    brakes_desc = v.get("brakes") or {}
+    ncr = v.nonlinearCommandResponses
     brakes = []
     for name in ("brakes0", "brakes1"):
-        b = brakes_desc.get(name)
-        if b:
+        b = v.brakes.get(name)
+        if b is not None:
             brakes.append(CommandResponseParams(
-                max_response=float(_get(b, "maxBrakeTorque", 0.0)),
-                wheel_multipliers=_listed_multipliers(n, _get(b, "wheels", []), _get(b, "torqueMultipliers", [])),
+                max_response=float(_value(b, "maxBrakeTorque")),
+                wheel_multipliers=_listed_multipliers(n, _value(b, "wheels"), _value(b, "torqueMultipliers")),
                 nonlinear=_nonlinear(ncr.get(name)),
             ))
         else:  # a missing system brakes nothing (its command is dropped)
             brakes.append(CommandResponseParams(0.0, tuple([0.0] * n)))
-    steering = v.get("steering")
-    ack = v.get("ackermannSteering")
+    steering, ack = v.steering, v.ackermannSteering
     ackermann = None
-    if steering:
+    if steering is not None:
         steer = CommandResponseParams(
-            max_response=float(_get(steering, "maxSteerAngle", 0.0)),
-            wheel_multipliers=_listed_multipliers(n, _get(steering, "wheels", []), _get(steering, "angleMultipliers", [])),
+            max_response=float(_value(steering, "maxSteerAngle")),
+            wheel_multipliers=_listed_multipliers(n, _value(steering, "wheels"), _value(steering, "angleMultipliers")),
             nonlinear=_nonlinear(ncr.get("steer")),
         )
-    elif ack:
-        w0, w1 = int(_get(ack, "wheel0")), int(_get(ack, "wheel1"))
+    elif ack is not None:
+        w0, w1 = int(_value(ack, "wheel0")), int(_value(ack, "wheel1"))
         mult = [0.0] * n
         mult[w0] = mult[w1] = 1.0
-        steer = CommandResponseParams(float(_get(ack, "maxSteerAngle", 0.0)), tuple(mult), _nonlinear(ncr.get("steer")))
+        steer = CommandResponseParams(float(_value(ack, "maxSteerAngle")), tuple(mult), _nonlinear(ncr.get("steer")))
         ackermann = AckermannParams(
-            wheel_ids=(w0, w1), wheel_base=float(_get(ack, "wheelBase")), track_width=float(_get(ack, "trackWidth")),
-            strength=float(_get(ack, "strength", 1.0)),
+            wheel_ids=(w0, w1), wheel_base=float(_value(ack, "wheelBase")), track_width=float(_value(ack, "trackWidth")),
+            strength=float(_value(ack, "strength")),
         )
     else:
         steer = CommandResponseParams(0.0, tuple([0.0] * n))
 
     # --- drive
-    drive = v.get("drive")
-    mwd = v.get("multiWheelDifferential")
-    tank = v.get("tankDifferential")
-    driven_flags = [bool(_get(wd.get("attachment"), "driven", False)) for wd in wheels_desc]
+    drive, mwd, tank = v.drive, v.multiWheelDifferential, v.tankDifferential
+    # the deprecated `driven` flag, where a wheel attachment still authors it and no differential lists wheels
+    driven_flags = [bool(_optional(wd.attachment, "driven", False)) for wd in wheels_desc]
     throttle = engine = gearbox = clutch = autobox = None
     multi = tank_diff = None
     initial_gear = 0
-    if not drive:
+    if drive is None:
         drive_type = DRIVE_NONE
-    elif drive.get("type") == "basic":
+    elif drive.type == "basic":
         drive_type = DRIVE_BASIC
-        if mwd:
-            mult = _ratio_list(n, _get(mwd, "wheels", []), _get(mwd, "torqueRatios", []))
+        if mwd is not None:
+            mult = _ratio_list(n, _value(mwd, "wheels"), _value(mwd, "torqueRatios"))
         else:  # deprecated `driven`: every driven wheel gets the full peak torque
             mult = tuple(1.0 if f else 0.0 for f in driven_flags)
-        throttle = CommandResponseParams(float(_get(drive, "peakTorque", 1000.0)), mult, _nonlinear(ncr.get("drive")))
-    elif drive.get("type") == "standard":
+        throttle = CommandResponseParams(float(_value(drive.basic, "peakTorque")), mult, _nonlinear(ncr.get("drive")))
+    elif drive.type == "standard":
         drive_type = DRIVE_STANDARD
-        e = drive.get("engine") or {}
+        e = drive.engine
         engine = EngineParams(
-            moi=float(_get(e, "moi")), peak_torque=float(_get(e, "peakTorque")),
-            idle_omega=float(_get(e, "idleRotationSpeed", 0.0)), max_omega=float(_get(e, "maxRotationSpeed", 600.0)),
-            torque_curve=tuple((float(p[0]), float(p[1])) for p in _get(e, "torqueCurve", [(0.0, 0.8), (0.33, 1.0), (1.0, 0.8)]))[:MAX_TORQUE_CURVE_POINTS],
-            damping_rate_full_throttle=float(_get(e, "dampingRateFullThrottle")),
-            damping_rate_zero_throttle_clutch_engaged=float(_get(e, "dampingRateZeroThrottleClutchEngaged")),
-            damping_rate_zero_throttle_clutch_disengaged=float(_get(e, "dampingRateZeroThrottleClutchDisengaged")),
+            moi=float(_value(e, "moi")), peak_torque=float(_value(e, "peakTorque")),
+            idle_omega=float(_value(e, "idleRotationSpeed")), max_omega=float(_value(e, "maxRotationSpeed")),
+            torque_curve=tuple((float(p[0]), float(p[1])) for p in _value(e, "torqueCurve"))[:MAX_TORQUE_CURVE_POINTS],
+            damping_rate_full_throttle=float(_value(e, "dampingRateFullThrottle")),
+            damping_rate_zero_throttle_clutch_engaged=float(_value(e, "dampingRateZeroThrottleClutchEngaged")),
+            damping_rate_zero_throttle_clutch_disengaged=float(_value(e, "dampingRateZeroThrottleClutchDisengaged")),
         )
-        gd = drive.get("gears") or {}
-        usd_ratios = [float(r) for r in _get(gd, "ratios", [-4.0, 4.0, 2.0, 1.5, 1.1, 1.0])]
+        usd_ratios = [float(r) for r in _value(drive.gears, "ratios")]
         if not usd_ratios or len(usd_ratios) > MAX_NB_GEARS - 1:
             raise VehicleParamsError(f"vehicle {vehicle_path}: gear ratio count {len(usd_ratios)} outside [1, {MAX_NB_GEARS - 1}]")
         ratios = (usd_ratios[0], 0.0, *usd_ratios[1:])  # reverse, neutral, forwards
-        gearbox = GearboxParams(ratios=ratios, final_ratio=float(_get(gd, "ratioScale", 4.0)), switch_time=float(_get(gd, "switchTime", 0.5)))
-        clutch = ClutchParams(strength=float(_get(drive.get("clutch"), "strength", 10.0)))
-        ab = drive.get("autoGearBox")
-        if ab:
+        gearbox = GearboxParams(ratios=ratios, final_ratio=float(_value(drive.gears, "ratioScale")),
+                                switch_time=float(_value(drive.gears, "switchTime")))
+        clutch = ClutchParams(strength=float(_value(drive.clutch, "strength")))
+        ab = drive.autoGearBox
+        if ab is not None:
             nb = gearbox.nb_ratios
             up = [0.0] * nb
             down = [0.0] * nb
             n_fwd = nb - 2
-            for i, r in enumerate(list(_get(ab, "upRatios", []))[: max(0, n_fwd - 1)]):
+            for i, r in enumerate(list(_value(ab, "upRatios"))[: max(0, n_fwd - 1)]):
                 up[NEUTRAL_GEAR + 1 + i] = float(r)  # first .. second-highest gear
-            for i, r in enumerate(list(_get(ab, "downRatios", []))[: max(0, n_fwd - 1)]):
+            for i, r in enumerate(list(_value(ab, "downRatios"))[: max(0, n_fwd - 1)]):
                 down[NEUTRAL_GEAR + 2 + i] = float(r)  # second .. highest gear
-            autobox = AutoboxParams(tuple(up), tuple(down), float(_get(ab, "latency", 2.0)))
+            autobox = AutoboxParams(tuple(up), tuple(down), float(_value(ab, "latency")))
         initial_gear = NEUTRAL_GEAR + 1 if gearbox.nb_ratios > NEUTRAL_GEAR + 1 else 0
-        if mwd or tank:
-            src = mwd or {}
-            wheels_list = _get(src, "wheels", [])
-            torque = _ratio_list(n, wheels_list, _get(src, "torqueRatios", []))
-            ave = _ratio_list(n, wheels_list, _get(src, "averageWheelSpeedRatios", []))
+        if mwd is not None or tank is not None:
+            wheels_list = _optional(mwd, "wheels", [])
+            torque = _ratio_list(n, wheels_list, _optional(mwd, "torqueRatios", []))
+            ave = _ratio_list(n, wheels_list, _optional(mwd, "averageWheelSpeedRatios", []))
         else:  # deprecated `driven`: 1/n_driven each
             nd = sum(driven_flags)
             torque = ave = tuple((1.0 / nd if f else 0.0) for f in driven_flags) if nd else tuple([0.0] * n)
-        if tank:
-            per_track = [int(x) for x in _get(tank, "numberOfWheelsPerTrack", [])]
-            starts = [int(x) for x in _get(tank, "trackToWheelIndices", [])]
-            order = [int(x) for x in _get(tank, "wheelIndicesInTrackOrder", [])]
+        if tank is not None:
+            per_track = [int(x) for x in _value(tank, "numberOfWheelsPerTrack")]
+            starts = [int(x) for x in _value(tank, "trackToWheelIndices")]
+            order = [int(x) for x in _value(tank, "wheelIndicesInTrackOrder")]
             tracks = tuple(tuple(order[s : s + c]) for s, c in zip(starts, per_track))
             for track in tracks:
                 for w in track:
@@ -721,66 +717,57 @@ def build_vehicle_params(description: Mapping[str, Any], vehicle_path: str) -> V
                         raise VehicleParamsError(f"tank track wheel index {w} out of range")
             tank_diff = TankDifferentialParams(
                 torque_ratios=torque, ave_wheel_speed_ratios=ave,
-                thrust_index_per_track=tuple(int(x) for x in _get(tank, "thrustIndexPerTrack", [])), wheels_per_track=tracks,
+                thrust_index_per_track=tuple(int(x) for x in _value(tank, "thrustIndexPerTrack")), wheels_per_track=tracks,
             )
         else:
             multi = MultiWheelDifferentialParams(torque_ratios=torque, ave_wheel_speed_ratios=ave)
     else:
-        raise VehicleParamsError(f"vehicle {vehicle_path}: unknown drive type {drive.get('type')!r}")
+        raise VehicleParamsError(f"vehicle {vehicle_path}: unknown drive type {drive.type!r}")
 
-    # --- controller values
-    ctrl = v.get("controller") or {}
-    tank_ctrl = v.get("tankController") or {}
-    wheel_ctrl = [wd.get("wheelController") or {} for wd in wheels_desc]
-    target_gear = _gear_to_physx(int(_get(ctrl, "targetGear", AUTOMATIC_GEAR)))
+    # --- controller values (a controller API not applied: PhysX's command state at rest)
+    ctrl, tank_ctrl = v.controller, v.tankController
+    target_gear = _gear_to_physx(int(_optional(ctrl, "targetGear", AUTOMATIC_GEAR)))
     if drive_type == DRIVE_STANDARD and target_gear != AUTOMATIC_GEAR:
         initial_gear = target_gear  # Omni applies a non-automatic initial target immediately
     controls = ControlValues(
-        accelerator=float(_get(ctrl, "accelerator", 0.0)), brake0=float(_get(ctrl, "brake0", 0.0)),
-        brake1=float(_get(ctrl, "brake1", 0.0)), steer=float(_get(ctrl, "steer", 0.0)), target_gear=target_gear,
-        thrust0=float(_get(tank_ctrl, "thrust0", 0.0)), thrust1=float(_get(tank_ctrl, "thrust1", 0.0)),
-        wheel_drive_torque=tuple(float(_get(c, "driveTorque", 0.0)) for c in wheel_ctrl),
-        wheel_brake_torque=tuple(float(_get(c, "brakeTorque", 0.0)) for c in wheel_ctrl),
-        wheel_steer_angle=tuple(float(_get(c, "steerAngle", 0.0)) for c in wheel_ctrl),
+        accelerator=float(_optional(ctrl, "accelerator", 0.0)), brake0=float(_optional(ctrl, "brake0", 0.0)),
+        brake1=float(_optional(ctrl, "brake1", 0.0)), steer=float(_optional(ctrl, "steer", 0.0)), target_gear=target_gear,
+        thrust0=float(_optional(tank_ctrl, "thrust0", 0.0)), thrust1=float(_optional(tank_ctrl, "thrust1", 0.0)),
+        wheel_drive_torque=tuple(float(_optional(wd.wheelController, "driveTorque", 0.0)) for wd in wheels_desc),
+        wheel_brake_torque=tuple(float(_optional(wd.wheelController, "brakeTorque", 0.0)) for wd in wheels_desc),
+        wheel_steer_angle=tuple(float(_optional(wd.wheelController, "steerAngle", 0.0)) for wd in wheels_desc),
     )
 
-    # --- vehicle-level tire params (Omni: 0 means the default times lengthScale)
-    passive = float(_get(veh, "minPassiveLongitudinalSlipDenominator", 0.0)) or float(_get(veh, "minLongitudinalSlipDenominator", 4.0 * length_scale))
+    # --- vehicle-level tire params
     tire_slip = TireSlipParams(
-        min_lat_slip_denominator=float(_get(veh, "minLateralSlipDenominator", 0.0)) or 1.0 * length_scale,
-        min_passive_long_slip_denominator=passive,
-        min_active_long_slip_denominator=float(_get(veh, "minActiveLongitudinalSlipDenominator", 0.0)) or 0.1 * length_scale,
+        min_lat_slip_denominator=float(_value(veh, "minLateralSlipDenominator")),
+        min_passive_long_slip_denominator=float(_value(veh, "minPassiveLongitudinalSlipDenominator")),
+        min_active_long_slip_denominator=float(_value(veh, "minActiveLongitudinalSlipDenominator")),
     )
-    lng_time = float(_get(veh, "longitudinalStickyTireThresholdTime", 1.0))
-    sticky_speed_default = 0.2 * length_scale
-
-    def sticky_speed(key: str) -> float:
-        value = float(_get(veh, key, -1.0))
-        return sticky_speed_default if value < 0.0 else value
-
     tire_sticky = TireStickyParams(
-        longitudinal=(sticky_speed("longitudinalStickyTireThresholdSpeed"), lng_time, float(_get(veh, "longitudinalStickyTireDamping", 200.0))),
-        # Omni reads the lateral threshold time from the longitudinal attribute (documented quirk).
-        lateral=(sticky_speed("lateralStickyTireThresholdSpeed"), lng_time, float(_get(veh, "lateralStickyTireDamping", 20.0))),
+        longitudinal=(float(_value(veh, "longitudinalStickyTireThresholdSpeed")),
+                      float(_value(veh, "longitudinalStickyTireThresholdTime")),
+                      float(_value(veh, "longitudinalStickyTireDamping"))),
+        lateral=(float(_value(veh, "lateralStickyTireThresholdSpeed")), float(_value(veh, "lateralStickyTireThresholdTime")),
+                 float(_value(veh, "lateralStickyTireDamping"))),
     )
-    query = _get(veh, "suspensionLineQueryType", "raycast")
     return VehicleParams(
         path=vehicle_path, drive_type=drive_type, frame=frame, scale=ScaleParams(length_scale), context=ctx,
         rigid_body=rigid_body, initial_state=initial_state,
         suspension_state_calculation=SuspensionStateCalculationParams(
-            query_type=QUERY_SWEEP if query == "sweep" else QUERY_RAYCAST,
-            limit_expansion_velocity=bool(_get(veh, "limitSuspensionExpansionVelocity", False)),
+            query_type=QUERY_SWEEP if _value(veh, "suspensionLineQueryType") == "sweep" else QUERY_RAYCAST,
+            limit_expansion_velocity=bool(_value(veh, "limitSuspensionExpansionVelocity")),
         ),
         tire_slip=tire_slip, tire_sticky=tire_sticky, wheels=tuple(wheel_params), brakes=(brakes[0], brakes[1]),
         steer=steer, ackermann=ackermann, throttle=throttle, engine=engine, gearbox=gearbox, clutch=clutch,
         autobox=autobox, multi_wheel_differential=multi, tank_differential=tank_diff, controls=controls,
-        initial_gear=initial_gear, enabled=bool(_get(veh, "vehicleEnabled", True)),
+        initial_gear=initial_gear, enabled=bool(_value(veh, "vehicleEnabled")),
     )
 
 
-def build_all_vehicle_params(description: Mapping[str, Any]) -> list[VehicleParams]:
+def build_all_vehicle_params(description: StageDescription) -> list[VehicleParams]:
     """Every vehicle of the description, in description order."""
-    return [build_vehicle_params(description, path) for path in (description.get("vehicles") or {})]
+    return [build_vehicle_params(description, path) for path in description.vehicles]
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -1045,9 +1032,9 @@ def batch(params: Sequence[VehicleParams]) -> VehicleBatch:
     return VehicleBatch(paths=tuple(p.path for p in params), wheel_paths=tuple(wheel_paths), arrays=A, friction_tables=tuple(tables))
 
 
-def batch_from_description(description: Mapping[str, Any], vehicle_paths: Sequence[str] | None = None) -> VehicleBatch:
-    """Build and batch the vehicles of a description (all enabled ones unless paths are given)."""
-    paths = list(vehicle_paths) if vehicle_paths is not None else list((description.get("vehicles") or {}).keys())
+def batch_from_description(description: StageDescription, vehicle_paths: Sequence[str] | None = None) -> VehicleBatch:
+    """Build and batch the vehicles of a description (all of them unless paths are given)."""
+    paths = list(vehicle_paths) if vehicle_paths is not None else sorted(description.vehicles)
     return batch([build_vehicle_params(description, p) for p in paths])
 
 

@@ -8,9 +8,12 @@ test tracks with up to a few thousand triangles. A BVH would be the next step fo
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Sequence
 
 import numpy as np
+
+from ..description import GroundDescription
+from ..description import _plain as canonical_value
 
 _AXES = {"X": (1.0, 0.0, 0.0), "Y": (0.0, 1.0, 0.0), "Z": (0.0, 0.0, 1.0)}
 
@@ -36,25 +39,26 @@ class Ground:
         return self.plane_materials + self.mesh_materials
 
     @classmethod
-    def from_description(cls, ground: Sequence[Mapping[str, Any]] | None) -> "Ground":
+    def from_description(cls, ground: Sequence[GroundDescription] | None) -> "Ground":
+        """The static ground of a stage description, at the precision the description holds (float32, as PhysX)."""
         normals, offsets, pmats, ppaths = [], [], [], []
         v0s, e1s, e2s, shape_ids, mmats, mpaths = [], [], [], [], [], []
         for g in ground or []:
-            m = np.asarray(g.get("transform", np.eye(4)), dtype=float).reshape(4, 4)  # row-vector convention
-            if g.get("kind") == "plane":
-                axis = np.asarray(_AXES[str(g.get("axis", "Y")).upper()])
+            m = np.asarray(canonical_value(g.transform), dtype=float).reshape(4, 4)  # row-vector convention
+            if g.kind == "plane":
+                axis = np.asarray(_AXES[str(g.axis).upper()])
                 n = axis @ m[:3, :3]
                 n = n / np.linalg.norm(n)
                 origin = m[3, :3]
                 normals.append(n)
                 offsets.append(-float(n @ origin))
-                pmats.append(g.get("material"))
-                ppaths.append(str(g.get("path", "")))
-            elif g.get("kind") == "mesh":
-                pts = np.asarray(g.get("points", []), dtype=float).reshape(-1, 3)
+                pmats.append(g.material)
+                ppaths.append(g.path)
+            elif g.kind == "mesh":
+                pts = np.asarray(canonical_value(g.points or []), dtype=float).reshape(-1, 3)
                 pts = pts @ m[:3, :3] + m[3, :3]
-                idx = [int(i) for i in g.get("faceVertexIndices", [])]
-                counts = [int(c) for c in g.get("faceVertexCounts", [])]
+                idx = [int(i) for i in g.faceVertexIndices or []]
+                counts = [int(c) for c in g.faceVertexCounts or []]
                 tris = []
                 at = 0
                 for c in counts:  # fan triangulation of each polygon
@@ -71,8 +75,8 @@ class Ground:
                 keep = length > 0
                 v0s.append(a[keep]); e1s.append(e1[keep]); e2s.append(e2[keep])
                 shape_ids.append(np.full(int(keep.sum()), len(mmats)))
-                mmats.append(g.get("material"))
-                mpaths.append(str(g.get("path", "")))
+                mmats.append(g.material)
+                mpaths.append(g.path)
         empty3 = np.zeros((0, 3))
         v0 = np.concatenate(v0s) if v0s else empty3
         e1 = np.concatenate(e1s) if e1s else empty3

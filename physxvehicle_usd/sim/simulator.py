@@ -29,6 +29,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import numpy.typing  # noqa: F401  (np.typing.DTypeLike)
 
+from ..description import GroundDescription, StageDescription
 from ..runtime.vehicle2 import AUTOMATIC_GEAR, VehicleBatch, batch_from_description
 from . import compiled
 from . import vecmath as vm
@@ -43,7 +44,7 @@ _WHEEL_CONTROLS = {"driveTorque": "wheel_drive_torque", "brakeTorque": "wheel_br
 
 
 class Simulator:
-    def __init__(self, batch: VehicleBatch, ground: Ground | Sequence[Mapping[str, Any]] | None, dt: float, *,
+    def __init__(self, batch: VehicleBatch, ground: Ground | Sequence[GroundDescription] | None, dt: float, *,
                  options: StepOptions = StepOptions(), dtype: np.typing.DTypeLike = np.float32,
                  guard: GuardOptions = GuardOptions(), threads: int = 1):
         """threads: how many ranges of vehicles to step in parallel threads (1: the whole batch in the caller's
@@ -70,9 +71,10 @@ class Simulator:
         self.guard = Guard(self.params, guard) if guard.enabled else None
 
     @classmethod
-    def from_description(cls, description: Mapping[str, Any], dt: float, vehicle_paths: Sequence[str] | None = None,
+    def from_description(cls, description: StageDescription, dt: float, vehicle_paths: Sequence[str] | None = None,
                          **kwargs: Any) -> "Simulator":
-        return cls(batch_from_description(description, vehicle_paths), description.get("ground"), dt, **kwargs)
+        """The vehicles of a stage description (all of them, or the listed ones) on its ground."""
+        return cls(batch_from_description(description, vehicle_paths), description.ground, dt, **kwargs)
 
     # -- controls
     def set_controls(self, controls: Mapping[str, Any]) -> None:
