@@ -19,6 +19,7 @@ from .runtime.snippet import (
     read_snippet_files,
     vehicle_name_from_folder,
 )
+from . import properties as P
 from .stage_io import export_layer_atomic
 from .write import write_stage
 
@@ -27,9 +28,9 @@ UNITS = {"m": 1.0, "cm": 0.01}
 # PhysxRigidBodyAPI is NVIDIA's schema, not ours: authored by name so PhysX finds it when it loads the file.
 _PHYSX_RIGID_BODY = "PhysxRigidBodyAPI"
 _RIGID_BODY_SETTINGS = (
-    ("physxRigidBody:disableGravity", Sdf.ValueTypeNames.Bool, True),
-    ("physxRigidBody:sleepThreshold", Sdf.ValueTypeNames.Float, 0.0),
-    ("physxRigidBody:stabilizationThreshold", Sdf.ValueTypeNames.Float, 0.0),
+    (P.physx_rigid_body_attribute("disableGravity"), Sdf.ValueTypeNames.Bool, True),
+    (P.physx_rigid_body_attribute("sleepThreshold"), Sdf.ValueTypeNames.Float, 0.0),
+    (P.physx_rigid_body_attribute("stabilizationThreshold"), Sdf.ValueTypeNames.Float, 0.0),
 )
 
 

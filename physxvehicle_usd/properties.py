@@ -20,6 +20,7 @@ from pxr import Usd
 from .units import LENGTH, MASS, MASS_LENGTH, MASS_LENGTH2, NONE, Dim, StageUnits, scale_value
 
 FLT_MAX = 3.4028234663852886e38
+SQRT_FLT_MAX = 1.8446742974197924e19  # float32(sqrt(FLT_MAX)), omni.physx's cap for velocity limits
 FLT_MIN = 1.1754943508222875e-38
 FLT_EPSILON = 1.1920928955078125e-07
 INF = math.inf
@@ -271,12 +272,37 @@ DERIVED_ROWS: tuple[Prop, ...] = (
     _p(RIGID_BODY, "scale", unit="1"),
     _p(RIGID_BODY, "linearVelocity", unit="m/s", dim=LENGTH),
     _p(RIGID_BODY, "angularVelocity", unit="deg/s"),
+    # PhysxRigidBodyAPI (NVIDIA's physxSchema, not ours): what the PhysX scene does with the vehicle's actor, as
+    # omni.physx reads it (PhysicsBody.cpp): only where the API is applied, an authored value clamped into its
+    # range (infinities to the bounds), maxAngularVelocity authored in deg/s and resolved in rad/s. Defaults are
+    # omni.physx's, not the schema's fallbacks (maxAngularVelocity 100 rad/s, not 5729.58 deg/s).
+    _p(RIGID_BODY, "linearDamping", unit="1/s", default=0.0, range=Range(0.0, FLT_MAX, hi_inclusive=True),
+       range_code="RB_RANGE"),
+    _p(RIGID_BODY, "angularDamping", unit="1/s", default=0.05, range=Range(0.0, FLT_MAX, hi_inclusive=True),
+       range_code="RB_RANGE"),
+    _p(RIGID_BODY, "maxLinearVelocity", unit="m/s", dim=LENGTH, default=SQRT_FLT_MAX,
+       range=Range(0.0, SQRT_FLT_MAX, hi_inclusive=True), range_code="RB_RANGE"),
+    _p(RIGID_BODY, "maxAngularVelocity", unit="rad/s", default=100.0, range=Range(0.0, SQRT_FLT_MAX, hi_inclusive=True),
+       range_code="RB_RANGE", notes="authored in deg/s"),
+    _p(RIGID_BODY, "solverPositionIterationCount", default=16, range=Range(1.0, 255.0, hi_inclusive=True),
+       range_code="RB_RANGE"),
+    _p(RIGID_BODY, "enableGyroscopicForces", default=True),
+    _p(RIGID_BODY, "disableGravity", default=False,
+       notes="omni.physx disables gravity on a vehicle's actor whatever this says (vehicle2 applies gravity itself)"),
     _p(SCENE, "gravityDirection", unit="1"),
     _p(SCENE, "gravityMagnitude", unit="m/s^2", dim=LENGTH),
     _p(VEHICLE, "referenceFrameIsCenterOfMass"),
 )
 
 TABLE_BY_KEY: dict[tuple[str, str], Prop] = {p.key: p for p in TABLE_ROWS + DERIVED_ROWS}
+
+PHYSX_RIGID_BODY = "physxRigidBody"  # the attribute namespace of PhysxRigidBodyAPI
+PHYSX_RIGID_BODY_ROWS: tuple[Prop, ...] = tuple(p for p in DERIVED_ROWS if p.schema == RIGID_BODY and p.default is not None)
+
+
+def physx_rigid_body_attribute(base: str) -> str:
+    """The USD name of a PhysxRigidBodyAPI property (NVIDIA's schema need not be registered to read it)."""
+    return f"{PHYSX_RIGID_BODY}:{base}"
 
 
 def prop(schema: str, base: str) -> Prop:

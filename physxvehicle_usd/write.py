@@ -11,6 +11,7 @@ components shared by relationship stay shared (`shared=False` puts every compone
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics, UsdShade
@@ -18,6 +19,7 @@ from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics, UsdShade
 from . import properties as P
 from .description import Block, Source, StageDescription, VehicleDescription
 from .read.vehicle import REFERENCE_FRAME_KEY
+from .units import StageUnits
 
 _WRITE_SOURCES = (Source.AUTHORED, Source.DEPRECATED)
 
@@ -160,6 +162,7 @@ def _write_vehicle(w: _Writer, v: VehicleDescription) -> Usd.Prim:
     if any(rb.get("angularVelocity", (0, 0, 0))):
         body.CreateAngularVelocityAttr(Gf.Vec3f(*rb["angularVelocity"]))
 
+    _write_physx_actor_settings(prim, rb)
     w.block(prim, v.vehicle)
     ref = v.vehicle.values.get("referenceFrameIsCenterOfMass")
     if ref is not None and ref.source == Source.AUTHORED or (ref is not None and ref.value is False):
@@ -223,6 +226,29 @@ def _write_vehicle(w: _Writer, v: VehicleDescription) -> Usd.Prim:
 
 
 _NCR_BASES = ("commandValues", "speedResponsesPerCommandValue", "speedResponses")
+
+
+_PHYSX_ACTOR_TYPES = {bool: Sdf.ValueTypeNames.Bool, int: Sdf.ValueTypeNames.Int, float: Sdf.ValueTypeNames.Float}
+
+
+def _write_physx_actor_settings(prim: Usd.Prim, rigid_body: Block) -> None:
+    """PhysxRigidBodyAPI (NVIDIA's schema, applied and authored by name): the values that were authored or that
+    omni.physx changed from what was authored (a clamp), so reading them back gives them again."""
+    units = StageUnits.of(prim.GetStage())
+    settings = {row: rigid_body.values.get(row.base) for row in P.PHYSX_RIGID_BODY_ROWS}
+    written = {row: item for row, item in settings.items() if item is not None and (
+        item.source != Source.DEFAULT or item.value != P.si_to_stage(row, row.default, units))}
+    if not written:
+        return
+    if "PhysxRigidBodyAPI" not in prim.GetPrimTypeInfo().GetAppliedAPISchemas():
+        prim.AddAppliedSchema("PhysxRigidBodyAPI")
+    for row, item in written.items():
+        value = item.value
+        if row.base == "maxAngularVelocity":  # authored in deg/s, resolved in rad/s
+            value = math.degrees(value)
+        name = P.physx_rigid_body_attribute(row.base)
+        attr = prim.GetAttribute(name) or prim.CreateAttribute(name, _PHYSX_ACTOR_TYPES[type(row.default)], custom=False)
+        attr.Set(value)
 
 
 def _tire_to_write(tire: Block) -> Block:

@@ -22,9 +22,6 @@ from .spec import VehicleSpec
 # they are not registered in a process that runs our vehicle plugin.
 PHYSX_RIGID_BODY_API = "PhysxRigidBodyAPI"
 PHYSX_COLLISION_API = "PhysxCollisionAPI"
-PHYSX_RIGID_BODY_ATTRS = {"disableGravity": "physxRigidBody:disableGravity",
-                          "sleepThreshold": "physxRigidBody:sleepThreshold",
-                          "stabilizationThreshold": "physxRigidBody:stabilizationThreshold"}
 PHYSX_COLLISION_ATTRS = {"restOffset": "physxCollision:restOffset", "contactOffset": "physxCollision:contactOffset"}
 
 
@@ -51,9 +48,9 @@ def _collision_groups(stage: Usd.Stage, members: dict[str, list[str]]) -> None:
 def _geometry(stage: Usd.Stage, g: Geometry) -> None:
     vehicle = stage.GetPrimAtPath(g.vehicle_path)
     vehicle.AddAppliedSchema(PHYSX_RIGID_BODY_API)
-    _set(vehicle, PHYSX_RIGID_BODY_ATTRS["disableGravity"], Sdf.ValueTypeNames.Bool, True)
-    _set(vehicle, PHYSX_RIGID_BODY_ATTRS["sleepThreshold"], Sdf.ValueTypeNames.Float, g.sleep_threshold)
-    _set(vehicle, PHYSX_RIGID_BODY_ATTRS["stabilizationThreshold"], Sdf.ValueTypeNames.Float, g.stabilization_threshold)
+    _set(vehicle, P.physx_rigid_body_attribute("disableGravity"), Sdf.ValueTypeNames.Bool, True)
+    _set(vehicle, P.physx_rigid_body_attribute("sleepThreshold"), Sdf.ValueTypeNames.Float, g.sleep_threshold)
+    _set(vehicle, P.physx_rigid_body_attribute("stabilizationThreshold"), Sdf.ValueTypeNames.Float, g.stabilization_threshold)
 
     chassis = UsdGeom.Cube.Define(stage, f"{g.vehicle_path}/ChassisCollision")
     chassis.CreateSizeAttr(1.0)

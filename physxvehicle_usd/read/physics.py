@@ -12,6 +12,7 @@ from pxr import Gf, Usd, UsdGeom, UsdPhysics
 
 from ..description import Block, GroundDescription, MaterialDescription, Source
 from ..diagnostics import DiagnosticSink
+from .. import properties as P
 from ..properties import RIGID_BODY, SCENE
 from ..units import StageUnits
 
@@ -138,8 +139,9 @@ def _shape_mass_information(prim: Usd.Prim) -> UsdPhysics.RigidBodyAPI.MassInfor
     return info
 
 
-def rigid_body_block(prim: Usd.Prim, desc, sink: DiagnosticSink) -> Block:
-    """Mass, centre of mass, inertia and principal axes (UsdPhysics' computation) plus the body's world pose."""
+def rigid_body_block(prim: Usd.Prim, desc, sink: DiagnosticSink, units: StageUnits) -> Block:
+    """Mass, centre of mass, inertia and principal axes (UsdPhysics' computation), the body's world pose, and
+    the PhysX actor settings of PhysxRigidBodyAPI (damping, velocity limits, solver iterations, ...)."""
     block = Block(schema_name=RIGID_BODY, path=str(prim.GetPath()))
     api = UsdPhysics.RigidBodyAPI(prim)
     mass_api = UsdPhysics.MassAPI(prim)
@@ -165,4 +167,52 @@ def rigid_body_block(prim: Usd.Prim, desc, sink: DiagnosticSink) -> Block:
         block.set("scale", tuple(desc.scale[:]), Source.AUTHORED)
         block.set("linearVelocity", tuple(desc.linearVelocity[:]), Source.AUTHORED)
         block.set("angularVelocity", tuple(desc.angularVelocity[:]), Source.AUTHORED)
+    _physx_actor_settings(prim, block, sink, units)
     return block
+
+
+def _physx_actor_settings(prim: Usd.Prim, block: Block, sink: DiagnosticSink, units: StageUnits) -> None:
+    """PhysxRigidBodyAPI's values as omni.physx hands them to the actor (see the property table's rows).
+
+    A value omni.physx changes (clamped into its range, an infinity to the bound, NaN to the upper bound, as its
+    attribute helper does) or ignores (the API not applied, a wrong type) is reported with what is used instead."""
+    path = str(prim.GetPath())
+    # the type info lists API schemas whether or not their schema is registered (NVIDIA's need not be here)
+    applied = "PhysxRigidBodyAPI" in prim.GetPrimTypeInfo().GetAppliedAPISchemas()
+    for row in P.PHYSX_RIGID_BODY_ROWS:
+        name = P.physx_rigid_body_attribute(row.base)
+        fallback = P.si_to_stage(row, row.default, units)
+        attr = prim.GetAttribute(name)
+        if not (attr and attr.HasAuthoredValue()):
+            block.set(row.base, fallback, Source.DEFAULT)
+            continue
+        value = attr.Get()
+        if not applied:
+            sink.warning("RB_API", path, f"authored without PhysxRigidBodyAPI applied: omni.physx ignores it and uses "
+                         f"{fallback!r}", name)
+            block.set(row.base, fallback, Source.DEFAULT)
+            continue
+        expected = type(row.default)
+        numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if (expected is bool and not isinstance(value, bool)) or (expected is not bool and not numeric) or (
+                expected is int and not float(value).is_integer()):
+            sink.warning("TYPE", path, f"expected a {expected.__name__}, got {value!r}; omni.physx uses {fallback!r}",
+                         name)
+            block.set(row.base, fallback, Source.DEFAULT)
+            continue
+        if expected is bool:
+            block.set(row.base, bool(value), Source.AUTHORED)
+            continue
+        if row.base == "maxAngularVelocity":
+            value = math.radians(value)
+        lo, hi = row.range.lo, row.range.hi
+        used = lo if value < lo else (value if value <= hi else hi)  # NaN compares false: the upper bound
+        if used != value or math.isnan(value):
+            sink.warning(row.range_code, path, f"{attr.Get()!r} is outside [{lo:g}, {hi:g}]; omni.physx clamps it to "
+                         f"{used!r}", name)
+            block.set(row.base, expected(used), Source.DEFAULT)
+        else:
+            block.set(row.base, expected(value), Source.AUTHORED)
+    if applied and not block["disableGravity"]:
+        sink.warning("RB_GRAVITY", path, "vehicle rigid bodies need gravity disabled (vehicle2 applies it); omni.physx "
+                     "disables it on this actor and warns", P.physx_rigid_body_attribute("disableGravity"))

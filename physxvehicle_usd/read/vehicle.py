@@ -451,7 +451,7 @@ def parse_vehicle(prim: Usd.Prim, ctx: ReadContext) -> VehicleDescription | None
             v.error("V71", "the vehicle's rigid body is disabled (physics:rigidBodyEnabled = false)")
         if body_desc.kinematicBody and vehicle["vehicleEnabled"]:
             v.error("V72", "the vehicle's rigid body is kinematic while the vehicle is enabled")
-    rigid_body = rigid_body_block(prim, body_desc, ctx.sink)
+    rigid_body = rigid_body_block(prim, body_desc, ctx.sink, ctx.units)
     if "scale" not in rigid_body:
         rigid_body.set("scale", scale, Source.COMPUTED)
     scene = _scene_of(v, body_desc)

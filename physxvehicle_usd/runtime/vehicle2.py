@@ -146,6 +146,18 @@ class RigidBodyParams:
 
 
 @dataclass(frozen=True)
+class PhysXActorParams:
+    """What the PhysX scene does with the vehicle's actor after vehicle2's update (PhysxRigidBodyAPI)."""
+
+    linear_damping: float  # [1/s, >= 0]
+    angular_damping: float  # [1/s, >= 0]
+    max_linear_velocity: float  # [length/s, >= 0]
+    max_angular_velocity: float  # [rad/s, >= 0]
+    position_iterations: int  # TGS position iterations [1, 255]
+    gyroscopic: bool  # enableGyroscopicForces
+
+
+@dataclass(frozen=True)
 class RigidBodyInitialState:
     """Actor pose and velocities at creation (world frame, stage units)."""
 
@@ -387,6 +399,7 @@ class VehicleParams:
     scale: ScaleParams
     context: ContextParams
     rigid_body: RigidBodyParams
+    actor: PhysXActorParams
     initial_state: RigidBodyInitialState
     suspension_state_calculation: SuspensionStateCalculationParams
     tire_slip: TireSlipParams
@@ -549,6 +562,13 @@ def build_vehicle_params(description: StageDescription, vehicle_path: str) -> Ve
     if not mass > 0.0:
         raise VehicleParamsError(f"vehicle {vehicle_path}: rigid-body mass must be > 0 (got {mass})")
     rigid_body = RigidBodyParams(mass=mass, moi=_vec(_value(rb, "diagonalInertia")), com_position=com_p, com_orientation=com_q)
+    actor = PhysXActorParams(
+        linear_damping=float(_value(rb, "linearDamping")), angular_damping=float(_value(rb, "angularDamping")),
+        max_linear_velocity=float(_value(rb, "maxLinearVelocity")),
+        max_angular_velocity=float(_value(rb, "maxAngularVelocity")),
+        position_iterations=int(_value(rb, "solverPositionIterationCount")),
+        gyroscopic=bool(_value(rb, "enableGyroscopicForces")),
+    )
     initial_state = RigidBodyInitialState(
         position=_vec(_value(rb, "position")),
         orientation=_quat_normalize(_vec(_value(rb, "orientation"), 4)),
@@ -753,7 +773,7 @@ def build_vehicle_params(description: StageDescription, vehicle_path: str) -> Ve
     )
     return VehicleParams(
         path=vehicle_path, drive_type=drive_type, frame=frame, scale=ScaleParams(length_scale), context=ctx,
-        rigid_body=rigid_body, initial_state=initial_state,
+        rigid_body=rigid_body, actor=actor, initial_state=initial_state,
         suspension_state_calculation=SuspensionStateCalculationParams(
             query_type=QUERY_SWEEP if _value(veh, "suspensionLineQueryType") == "sweep" else QUERY_RAYCAST,
             limit_expansion_velocity=bool(_value(veh, "limitSuspensionExpansionVelocity")),
@@ -837,6 +857,8 @@ def batch(params: Sequence[VehicleParams]) -> VehicleBatch:
         ("gravity", (V, 3), float), ("update_acceleration", (V,), bool), ("wheel_angle_threshold_speed", (V,), float),
         ("substep_threshold_speed", (V,), float), ("low_speed_substeps", (V,), np.int64), ("high_speed_substeps", (V,), np.int64),
         ("mass", (V,), float), ("moi", (V, 3), float), ("com_position", (V, 3), float), ("com_orientation", (V, 4), float),
+        ("linear_damping", (V,), float), ("angular_damping", (V,), float), ("max_linear_velocity", (V,), float),
+        ("max_angular_velocity", (V,), float), ("position_iterations", (V,), np.int64), ("gyroscopic", (V,), bool),
         ("init_position", (V, 3), float), ("init_orientation", (V, 4), float),
         ("init_linear_velocity", (V, 3), float), ("init_angular_velocity", (V, 3), float),
         ("query_type", (V,), np.int64), ("limit_expansion_velocity", (V,), bool),
@@ -921,6 +943,10 @@ def batch(params: Sequence[VehicleParams]) -> VehicleBatch:
         A["high_speed_substeps"][i] = c.high_speed_substeps
         rb = p.rigid_body
         A["mass"][i], A["moi"][i], A["com_position"][i], A["com_orientation"][i] = rb.mass, rb.moi, rb.com_position, rb.com_orientation
+        a = p.actor
+        A["linear_damping"][i], A["angular_damping"][i] = a.linear_damping, a.angular_damping
+        A["max_linear_velocity"][i], A["max_angular_velocity"][i] = a.max_linear_velocity, a.max_angular_velocity
+        A["position_iterations"][i], A["gyroscopic"][i] = a.position_iterations, a.gyroscopic
         s = p.initial_state
         A["init_position"][i], A["init_orientation"][i] = s.position, s.orientation
         A["init_linear_velocity"][i], A["init_angular_velocity"][i] = s.linear_velocity, s.angular_velocity

@@ -30,10 +30,6 @@ from .wheel import update_rotation_angle
 @dataclass(frozen=True)
 class StepOptions:
     physx_actor: bool = True  # emulate the PhysX actor end (velocity kept, pose by PhysX, constraint rows)
-    linear_damping: float = 0.0  # physxRigidBody:linearDamping (USD default)
-    angular_damping: float = 0.05  # physxRigidBody:angularDamping (USD default)
-    position_iterations: int = 16  # physxRigidBody:solverPositionIterationCount (USD default; TGS scene)
-    gyroscopic: bool = True  # physxRigidBody:enableGyroscopicForces (USD default)
     compiled: bool = True  # run the substeps in the compiled kernel where it covers the batch (sim/compiled.py)
     kernel_threads: int = 1  # threads of the compiled kernel (contiguous ranges of vehicles; same results)
 
@@ -66,8 +62,7 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
         _numpy_substeps(p, s, road, offset, axle, comp, axes, cmd, diff, R_begin, frame, dt_sub, n_sub)
         update_rotation_angle(p, s, s.out["_lng_speed"], cmd["brake_applied"], cmd["drive_applied"], dt)
     if opt.physx_actor:
-        end_step_physx(p, s, begin_position, begin_orientation, constraint_rows(p, s, road), dt,
-                       opt.linear_damping, opt.angular_damping, opt.position_iterations, opt.gyroscopic)
+        end_step_physx(p, s, begin_position, begin_orientation, constraint_rows(p, s, road), dt)
     s.out["wheelSteerAngle"] = cmd["steer_angle"] + s.out["_toe"]
     s.time += dt
     s.steps += 1

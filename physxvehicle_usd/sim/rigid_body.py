@@ -35,17 +35,25 @@ def integrate_substep(p: SimParams, s: SimState, force: np.ndarray, torque: np.n
     s.body_orientation = np.where(act, vm.quat_normalize(q + 0.5 * dt * wq), q)
 
 
-def solve_vehicle_constraints(p: SimParams, s: SimState, rows: dict, dt: float, iterations: int = 1) -> None:
-    """4.10 rows of the vehicles `rows["vehicles"]`: closed form where every active row is soft, passes otherwise."""
-    soft_only = ~(rows["active"] & (rows["damping"] <= 0.0)).any(axis=1)
-    if soft_only.all():
-        _solve_soft_rows(p, s, rows, dt, iterations)
-    elif not soft_only.any():
-        _solve_rows_by_passes(p, s, rows, dt, iterations)
-    else:
-        for subset in (soft_only, ~soft_only):
-            part = {key: (value[:, subset] if value.ndim == 3 else value[subset]) for key, value in rows.items()}
-            (_solve_soft_rows if subset is soft_only else _solve_rows_by_passes)(p, s, part, dt, iterations)
+def _rows_of(rows: dict, subset: np.ndarray) -> dict:
+    """The rows of some of the vehicles of `rows` (a boolean mask over rows["vehicles"])."""
+    return {key: (value[:, subset] if value.ndim == 3 else value[subset]) for key, value in rows.items()}
+
+
+def solve_vehicle_constraints(p: SimParams, s: SimState, rows: dict, dt: float) -> None:
+    """4.10 rows of the vehicles `rows["vehicles"]`, each vehicle with its own TGS position iteration count:
+    closed form where every active row is soft, passes otherwise."""
+    counts = p.position_iterations[rows["vehicles"]]
+    for iterations in np.unique(counts):
+        part = rows if iterations == counts[0] and (counts == iterations).all() else _rows_of(rows, counts == iterations)
+        soft_only = ~(part["active"] & (part["damping"] <= 0.0)).any(axis=1)
+        if soft_only.all():
+            _solve_soft_rows(p, s, part, dt, int(iterations))
+        elif not soft_only.any():
+            _solve_rows_by_passes(p, s, part, dt, int(iterations))
+        else:
+            _solve_soft_rows(p, s, _rows_of(part, soft_only), dt, int(iterations))
+            _solve_rows_by_passes(p, s, _rows_of(part, ~soft_only), dt, int(iterations))
 
 
 def _solve_soft_rows(p: SimParams, s: SimState, rows: dict, dt: float, iterations: int) -> None:
@@ -143,22 +151,39 @@ def gyroscopic_update(p: SimParams, s: SimState, dt: float) -> np.ndarray:
     return s.angular_velocity + vm.matvec(R, turned / p.moi - local)
 
 
+def _damping_factor(p: SimParams, damping: np.ndarray, dt: float) -> np.ndarray:
+    """PhysX's velocity multiplier max(0, 1 - damping dt), per vehicle, formed in double and rounded once."""
+    return np.maximum(0.0, 1.0 - damping * dt).astype(p.dtype)
+
+
+def _clamp_magnitude(v: np.ndarray, limit: np.ndarray) -> np.ndarray:
+    """PhysX's velocity limit: a (3, V) velocity longer than its vehicle's limit is scaled back onto it."""
+    squared = vm.dot(v, v)
+    over = squared > limit * limit
+    if not over.any():
+        return v
+    return np.where(over, v * np.sqrt(limit * limit / np.where(over, squared, 1.0)), v)
+
+
 def end_step_physx(p: SimParams, s: SimState, begin_position: np.ndarray, begin_orientation: np.ndarray, rows: dict | None,
-                   dt: float, linear_damping: float, angular_damping: float, position_iterations: int = 16,
-                   gyroscopic: bool = True) -> None:
-    """What the PhysX scene does with the vehicle2 velocity: damping, vehicle constraints, pose integration.
+                   dt: float) -> None:
+    """What the PhysX scene does with the vehicle2 velocity, with each vehicle's PhysxRigidBodyAPI settings: damping,
+    velocity limits, the gyroscopic term, vehicle constraints, pose integration.
 
     velocityChange writes v, w to the actor; acceleration adds (v - v_begin)/dt as an acceleration, which
     for an actor whose velocity was v_begin gives the same velocity going into the solver. Gravity is
-    disabled on vehicle actors (vehicle2 already applied it).
+    disabled on vehicle actors (vehicle2 already applied it; omni.physx disables it whatever disableGravity says).
     """
-    s.linear_velocity = s.linear_velocity * max(0.0, 1.0 - linear_damping * dt)
-    s.angular_velocity = s.angular_velocity * max(0.0, 1.0 - angular_damping * dt)
-    if gyroscopic:
-        s.angular_velocity = gyroscopic_update(p, s, dt)
+    s.linear_velocity = s.linear_velocity * _damping_factor(p, p.linear_damping, dt)
+    s.angular_velocity = s.angular_velocity * _damping_factor(p, p.angular_damping, dt)
+    s.linear_velocity = _clamp_magnitude(s.linear_velocity, p.max_linear_velocity)
+    s.angular_velocity = _clamp_magnitude(s.angular_velocity, p.max_angular_velocity)
+    if p.any_gyroscopic:
+        turned = gyroscopic_update(p, s, dt)
+        s.angular_velocity = turned if p.all_gyroscopic else np.where(p.gyroscopic, turned, s.angular_velocity)
     # PhysX's TGS solver applies the rows once per position iteration, each over dt / iterations: an
     # acceleration spring (the sticky rows) then damps by (1 + c dt / n)^-n instead of (1 + c dt)^-1.
     if rows is not None:
-        solve_vehicle_constraints(p, s, rows, dt, position_iterations)
+        solve_vehicle_constraints(p, s, rows, dt)
     s.body_position = begin_position + s.linear_velocity * dt
     s.body_orientation = vm.quat_integrate_exact(begin_orientation, s.angular_velocity, dt)

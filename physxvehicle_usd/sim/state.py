@@ -132,9 +132,13 @@ class SimParams(SimpleNamespace):
             steer_mult[rows, A["ackermann_wheels"][:, 0]] + steer_mult[rows, A["ackermann_wheels"][:, 1]])
         p.ack_track = np.where(ack, A["ackermann_track_width"], 1.0)
         p.f_es = vm.per_wheel(p.gravity, p.W) * p.sprung_mass  # wheel share of the external force M g m_s / M
+        p.any_gyroscopic = bool(A["gyroscopic"].any())
+        p.all_gyroscopic = bool(A["gyroscopic"].all())
         p.dtype = np.dtype(dtype)
         for k, v in list(vars(p).items()):
             setattr(p, k, _cast(v, p.dtype))
+        # the actor's damping stays double: its factor 1 - damping dt is formed in double and rounded once
+        p.linear_damping, p.angular_damping = A["linear_damping"], A["angular_damping"]
         p.friction_tables = b.friction_tables
         p.paths = b.paths
         p.wheel_paths = b.wheel_paths
