@@ -3,7 +3,7 @@ the compiled kernel (the default), the numpy kernels in float32 and in float64.
 
 Stages: tests/scenarios/fleet.usda (nine vehicles far apart on one plane, stepped together in one ovphysx
 run: fixed gear, automatic gears, braking, steady turn, handbrake turn, tank pivot, raw wheel torques,
-basic drive, sentinel defaults), samples/car_cm/car_cm.usda (centimetres) and
+basic drive, sentinel defaults, rigid-body settings), samples/car_cm/car_cm.usda (centimetres) and
 tests/scenarios/car_grams.usda (kilogramsPerUnit 0.001). tests/scenarios/build.py makes the stages.
 
 Metric. For a quantity q (chassis speed |v|, chassis angular speed |w|, engine speed, wheel rotation
@@ -109,6 +109,8 @@ def _fleet(steps: int) -> Stage:
             w("RearRightWheel"): {"driveTorque": s(500.0, 0.0, 4.0), "brakeTorque": s(0.0, 200.0, 7.0)}}),
         Scenario("basic drive", "/World/Basic", {"/World/Basic": {"accelerator": ramp, "steer": s(0.0, 0.2, 3.0)}}),
         Scenario("sentinel defaults", "/World/Defaults", {"/World/Defaults": {"accelerator": 1.0}}),
+        Scenario("rigid-body settings", "/World/Actor",
+                 {"/World/Actor": {"accelerator": 1.0, "steer": s(0.0, 0.3, 3.0)}}),
     ])
 
 
@@ -156,12 +158,12 @@ def _control_arrays(sim: Simulator, stage: Stage, step: int) -> dict[str, np.nda
 def simulators(stage: Stage, variant: Variant) -> list[Simulator]:
     """The stage's vehicles as Simulator batches. With the compiled kernel: the vehicles it covers in one batch
     and the rest (the tank) in another, so that a tank in the fleet does not send every car to numpy."""
-    description = read_stage(stage.path).to_json()
+    description = read_stage(stage.path)
     make = lambda paths: Simulator.from_description(description, DT, paths, dtype=variant.dtype,  # noqa: E731
                                                     options=StepOptions(compiled=variant.compiled))
     if not variant.compiled:
         return [make(None)]
-    paths = list(description["vehicles"])
+    paths = sorted(description.vehicles)
     covered = [path for path in paths if make([path]).options.compiled]
     rest = [path for path in paths if path not in covered]
     return [make(group) for group in (covered, rest) if group]

@@ -8,7 +8,8 @@ vehicle and differ only where a scenario needs them to:
                sample car), Tank (standard drive + tank differential + tank controller, tracks =
                left and right wheel pairs), Raw (no drive, PhysxVehicleWheelControllerAPI on every
                wheel), Basic (PhysxVehicleDriveBasicAPI), Defaults (every vehicle, engine, gears,
-               clutch and autobox attribute with a sentinel or parser default left unauthored).
+               clutch and autobox attribute with a sentinel or parser default left unauthored), Actor
+               (PhysxRigidBodyAPI damping, velocity limits, iterations and gyroscopic term not omni.physx's defaults).
   car_grams.usda  the sample car with kilogramsPerUnit = 0.001: every mass-carrying value x 1000.
 
 The centimetre car is samples/car_cm/car_cm.usda itself. The controls of each scenario live in
@@ -29,7 +30,15 @@ WHEELS = ("FrontLeftWheel", "FrontRightWheel", "RearLeftWheel", "RearRightWheel"
 # vehicle name -> lateral position [m]. Turning vehicles sit at the ends, so their circles (radius
 # about 18 m at steer 0.3) cannot reach a neighbour.
 FLEET = {"Turning": 120.0, "FixedGear": 60.0, "Autobox": 45.0, "Braking": 30.0, "Tank": 15.0, "Raw": 0.0,
-         "Basic": -15.0, "Defaults": -30.0, "Handbrake": -120.0}
+         "Basic": -15.0, "Defaults": -30.0, "Actor": -75.0, "Handbrake": -120.0}
+
+# Actor: PhysxRigidBodyAPI settings other than omni.physx's defaults, tight enough that the velocity limits act
+# in its run (full throttle, then a turn) and the damping and iteration count change the figures.
+ACTOR_SETTINGS = (("linearDamping", Sdf.ValueTypeNames.Float, 0.3), ("angularDamping", Sdf.ValueTypeNames.Float, 2.0),
+                  ("maxLinearVelocity", Sdf.ValueTypeNames.Float, 10.0),
+                  ("maxAngularVelocity", Sdf.ValueTypeNames.Float, 20.0),  # deg/s
+                  ("solverPositionIterationCount", Sdf.ValueTypeNames.Int, 4),
+                  ("enableGyroscopicForces", Sdf.ValueTypeNames.Bool, False))
 
 
 def _set(spec: Sdf.PrimSpec, name: str, type_name: Sdf.ValueTypeName, value) -> None:
@@ -78,6 +87,10 @@ def build_fleet(layer: Sdf.Layer) -> None:
     _set(tank, "physxVehicleTankDifferential:wheelIndicesInTrackOrder", Sdf.ValueTypeNames.IntArray, [0, 2, 1, 3])
     _set(tank, "physxVehicleTankController:thrust0", Sdf.ValueTypeNames.Float, 0.0)
     _set(tank, "physxVehicleTankController:thrust1", Sdf.ValueTypeNames.Float, 0.0)
+
+    actor = specs["Actor"]
+    for name, type_name, value in ACTOR_SETTINGS:
+        _set(actor, f"physxRigidBody:{name}", type_name, value)
 
     # Raw: no drive, no brakes, no steering, no controller; the wheels take torques and angles directly.
     raw = specs["Raw"]
