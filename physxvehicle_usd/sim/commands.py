@@ -7,9 +7,81 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..runtime.vehicle2 import AUTOMATIC_GEAR, NEUTRAL_GEAR, RESPONSE_BRAKE0, RESPONSE_BRAKE1, RESPONSE_DRIVE, RESPONSE_STEER
+from ..runtime.vehicle2 import (AUTOMATIC_GEAR, MAX_NB_COMMAND_VALUES, NEUTRAL_GEAR, RESPONSE_BRAKE0, RESPONSE_BRAKE1,
+                                RESPONSE_DRIVE, RESPONSE_STEER)
 from . import vecmath as vm
 from .state import FLT_MAX, SimParams, SimState
+from .declare import Param
+
+
+
+def _responses(p) -> tuple:
+    """The vehicle's command responses in the systems' order (RESPONSE_BRAKE0 .. RESPONSE_DRIVE; None: absent)."""
+    return (p.brakes[0], p.brakes[1], p.steer, p.throttle)
+
+
+def _nonlinear_table(p, field: str) -> np.ndarray:
+    """One of the nonlinear tables over (system, command value[, point]): "commands" (the command values),
+    "counts" (points per command value), "speeds" or "responses"."""
+    responses = _responses(p)
+    if not any(r is not None and r.nonlinear.curves for r in responses):
+        return ()  # linear responses only: the table stays zero
+    points = max([1] + [len(c) for r in responses if r is not None for c in r.nonlinear.curves])
+    out = np.zeros((len(responses), MAX_NB_COMMAND_VALUES) + ((points,) if field in ("speeds", "responses") else ()))
+    for k, response in enumerate(responses):
+        if response is None:
+            continue
+        for j, (command, curve) in enumerate(zip(response.nonlinear.command_values, response.nonlinear.curves)):
+            if field == "commands":
+                out[k, j] = command
+            elif field == "counts":
+                out[k, j] = len(curve)
+            else:
+                out[k, j, : len(curve)] = [point[0 if field == "speeds" else 1] for point in curve]
+    return out
+
+
+def _response_multipliers(p) -> np.ndarray:
+    out = np.zeros((4, p.nb_wheels))
+    for k, response in enumerate(_responses(p)):
+        if response is not None:
+            out[k] = response.wheel_multipliers
+    return out
+
+
+def _ackermann(p, field: str, absent):
+    return absent if p.ackermann is None else getattr(p.ackermann, field)
+
+
+PARAMS = (
+    # brakes0, brakes1, steer, drive: response = command * max * multiplier, nonlinear tables by speed
+    Param("response_max", vehicle=lambda p: [0.0 if r is None else r.max_response for r in _responses(p)], shape=(4,)),
+    Param("response_multipliers", vehicle=_response_multipliers, shape=(4, "W")),
+    Param("nl_command_values", vehicle=lambda p: _nonlinear_table(p, "commands"), shape=(4, MAX_NB_COMMAND_VALUES)),
+    Param("nl_command_count", vehicle=lambda p: [0 if r is None else len(r.nonlinear.command_values)
+                                                 for r in _responses(p)], shape=(4,), dtype=np.int64),
+    Param("nl_speeds", vehicle=lambda p: _nonlinear_table(p, "speeds"), shape=(4, MAX_NB_COMMAND_VALUES, "P"),
+          unit="length/s"),
+    Param("nl_responses", vehicle=lambda p: _nonlinear_table(p, "responses"), shape=(4, MAX_NB_COMMAND_VALUES, "P")),
+    Param("nl_point_count", vehicle=lambda p: _nonlinear_table(p, "counts"), shape=(4, MAX_NB_COMMAND_VALUES),
+          dtype=np.int64),
+    Param("has_ackermann", vehicle=lambda p: p.ackermann is not None, dtype=bool),
+    Param("ackermann_wheels", vehicle=lambda p: _ackermann(p, "wheel_ids", (0, 0)), shape=(2,), dtype=np.int64),
+    Param("ackermann_wheel_base", vehicle=lambda p: _ackermann(p, "wheel_base", 0.0), unit="length"),
+    Param("ackermann_track_width", vehicle=lambda p: _ackermann(p, "track_width", 0.0), unit="length"),
+    Param("ackermann_strength", vehicle=lambda p: _ackermann(p, "strength", 0.0)),
+    # the controller values the stage authors (the commands at creation)
+    Param("ctrl_accelerator", vehicle=lambda p: p.controls.accelerator),
+    Param("ctrl_brake0", vehicle=lambda p: p.controls.brake0),
+    Param("ctrl_brake1", vehicle=lambda p: p.controls.brake1),
+    Param("ctrl_steer", vehicle=lambda p: p.controls.steer),
+    Param("ctrl_target_gear", vehicle=lambda p: p.controls.target_gear, dtype=np.int64),
+    Param("ctrl_thrust0", vehicle=lambda p: p.controls.thrust0),
+    Param("ctrl_thrust1", vehicle=lambda p: p.controls.thrust1),
+    Param("ctrl_wheel_drive_torque", vehicle=lambda p: p.controls.wheel_drive_torque, shape=("W",)),
+    Param("ctrl_wheel_brake_torque", vehicle=lambda p: p.controls.wheel_brake_torque, shape=("W",)),
+    Param("ctrl_wheel_steer_angle", vehicle=lambda p: p.controls.wheel_steer_angle, shape=("W",), unit="rad"),
+)
 
 
 def normalised_response(p: SimParams, system: int, command: np.ndarray, speed: np.ndarray) -> np.ndarray:

@@ -11,10 +11,85 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..runtime.vehicle2 import NEUTRAL_GEAR
+from ..runtime.vehicle2 import MAX_TORQUE_CURVE_POINTS, NEUTRAL_GEAR
 from . import vecmath as vm
 from .state import SimParams, SimState
 from .wheel import direct_drive_update
+from .declare import Param
+
+
+
+def _engine(p, field: str, absent=0.0):
+    return absent if p.engine is None else getattr(p.engine, field)
+
+
+def _gearbox(p, field: str, absent):
+    return absent if p.gearbox is None else getattr(p.gearbox, field)
+
+
+def _autobox(p, field: str, absent):
+    return absent if p.autobox is None else getattr(p.autobox, field)
+
+
+def _differential(p):
+    return p.tank_differential or p.multi_wheel_differential
+
+
+def _tracks(p) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per wheel: the thrust controller of its track, the first wheel of its track group (>= 2 wheels) and
+    r_first / r_wheel; -1, -1, 0 for wheels on no track (nothing for a vehicle without tracks: the padding)."""
+    tank = p.tank_differential
+    if tank is None:
+        return (), (), ()
+    n = p.nb_wheels
+    thrust, first, multiplier = np.full(n, -1), np.full(n, -1), np.zeros(n)
+    if tank is not None:
+        for track, wheels in enumerate(tank.wheels_per_track):
+            thrust[list(wheels)] = tank.thrust_index_per_track[track]
+            if len(wheels) >= 2:
+                r0 = p.wheels[wheels[0]].wheel.radius
+                for w in wheels:
+                    first[w] = wheels[0]
+                    multiplier[w] = r0 / p.wheels[w].wheel.radius
+    return thrust, first, multiplier
+
+
+def _torque_curve(p) -> np.ndarray:
+    return np.asarray(_engine(p, "torque_curve", ())[:MAX_TORQUE_CURVE_POINTS], dtype=float).reshape(-1, 2)
+
+
+PARAMS = (
+    Param("engine_moi", vehicle=lambda p: _engine(p, "moi", 1.0), pad=1.0, unit="mass*length^2"),
+    Param("engine_peak_torque", vehicle=lambda p: _engine(p, "peak_torque"), unit="mass*length^2/s^2"),
+    Param("engine_idle_omega", vehicle=lambda p: _engine(p, "idle_omega"), unit="rad/s"),
+    Param("engine_max_omega", vehicle=lambda p: _engine(p, "max_omega", 1.0), pad=1.0, unit="rad/s"),
+    Param("torque_curve", vehicle=_torque_curve, shape=(MAX_TORQUE_CURVE_POINTS, 2)),
+    Param("torque_curve_count", vehicle=lambda p: len(_torque_curve(p)), dtype=np.int64),
+    Param("engine_damping_full", vehicle=lambda p: _engine(p, "damping_rate_full_throttle"), unit="mass*length^2/s"),
+    Param("engine_damping_engaged", vehicle=lambda p: _engine(p, "damping_rate_zero_throttle_clutch_engaged"),
+          unit="mass*length^2/s"),
+    Param("engine_damping_disengaged", vehicle=lambda p: _engine(p, "damping_rate_zero_throttle_clutch_disengaged"),
+          unit="mass*length^2/s"),
+    Param("gear_ratios", vehicle=lambda p: _gearbox(p, "ratios", ()), shape=("G",)),  # reverse, neutral, forwards
+    Param("nb_gears", vehicle=lambda p: _gearbox(p, "nb_ratios", 0), dtype=np.int64),
+    Param("final_ratio", vehicle=lambda p: _gearbox(p, "final_ratio", 1.0), pad=1.0),
+    Param("gear_switch_time", vehicle=lambda p: _gearbox(p, "switch_time", 0.0), unit="s"),
+    Param("clutch_strength", vehicle=lambda p: 0.0 if p.clutch is None else p.clutch.strength, unit="mass*length^2/s"),
+    Param("has_autobox", vehicle=lambda p: p.autobox is not None, dtype=bool),
+    Param("autobox_up", vehicle=lambda p: _autobox(p, "up_ratios", ()), shape=("G",)),
+    Param("autobox_down", vehicle=lambda p: _autobox(p, "down_ratios", ()), shape=("G",)),
+    Param("autobox_latency", vehicle=lambda p: _autobox(p, "latency", 0.0), unit="s"),
+    Param("initial_gear", vehicle=lambda p: p.initial_gear, dtype=np.int64),
+    # differentials (a tank's tracks are groups of wheels on one multi-wheel differential)
+    Param("diff_torque_ratios", vehicle=lambda p: () if _differential(p) is None else _differential(p).torque_ratios,
+          shape=("W",)),
+    Param("diff_ave_ratios", vehicle=lambda p: () if _differential(p) is None else _differential(p).ave_wheel_speed_ratios,
+          shape=("W",)),
+    Param("is_tank", vehicle=lambda p: p.tank_differential is not None, dtype=bool),
+    Param("track_thrust_index", vehicle=lambda p: _tracks(p)[0], shape=("W",), dtype=np.int64, pad=-1),
+    Param("group_first_wheel", vehicle=lambda p: _tracks(p)[1], shape=("W",), dtype=np.int64, pad=-1),
+    Param("group_multiplier", vehicle=lambda p: _tracks(p)[2], shape=("W",)),
+)
 
 
 @dataclass

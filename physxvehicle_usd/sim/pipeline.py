@@ -18,6 +18,7 @@ import numpy as np
 from . import compiled
 from . import vecmath as vm
 from .commands import update_commands
+from .context import substep_counts
 from .drivetrain import differential_state, update_wheel_speeds
 from .ground import Ground
 from .rigid_body import end_step_physx, integrate_substep
@@ -32,11 +33,6 @@ class StepOptions:
     physx_actor: bool = True  # emulate the PhysX actor end (velocity kept, pose by PhysX, constraint rows)
     compiled: bool = True  # run the substeps in the compiled kernel where it covers the batch (sim/compiled.py)
     kernel_threads: int = 1  # threads of the compiled kernel (contiguous ranges of vehicles; same results)
-
-
-def substep_counts(p: SimParams, forward_speed: np.ndarray) -> np.ndarray:
-    """1.3: low count below the threshold of |forward speed|, high count above."""
-    return np.where(np.abs(forward_speed) < p.substep_threshold_speed, p.low_speed_substeps, p.high_speed_substeps)
 
 
 def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: float, opt: StepOptions = StepOptions()) -> None:

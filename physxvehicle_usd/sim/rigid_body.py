@@ -12,6 +12,26 @@ import numpy as np
 
 from . import vecmath as vm
 from .state import SimParams, SimState
+from .declare import Param
+
+
+PARAMS = (
+    Param("mass", vehicle=lambda p: p.rigid_body.mass, unit="mass"),
+    Param("moi", vehicle=lambda p: p.rigid_body.moi, shape=(3,), component_first=True, unit="mass*length^2"),
+    Param("com_position", vehicle=lambda p: p.rigid_body.com_position, shape=(3,), component_first=True, unit="length"),
+    Param("com_orientation", vehicle=lambda p: p.rigid_body.com_orientation, shape=(4,), component_first=True),
+    Param("init_position", vehicle=lambda p: p.initial_state.position, shape=(3,), unit="length"),
+    Param("init_orientation", vehicle=lambda p: p.initial_state.orientation, shape=(4,)),
+    Param("init_linear_velocity", vehicle=lambda p: p.initial_state.linear_velocity, shape=(3,), unit="length/s"),
+    Param("init_angular_velocity", vehicle=lambda p: p.initial_state.angular_velocity, shape=(3,), unit="rad/s"),
+    # the PhysX actor (PhysxRigidBodyAPI)
+    Param("linear_damping", vehicle=lambda p: p.actor.linear_damping, unit="1/s"),
+    Param("angular_damping", vehicle=lambda p: p.actor.angular_damping, unit="1/s"),
+    Param("max_linear_velocity", vehicle=lambda p: p.actor.max_linear_velocity, unit="length/s"),
+    Param("max_angular_velocity", vehicle=lambda p: p.actor.max_angular_velocity, unit="rad/s"),
+    Param("position_iterations", vehicle=lambda p: p.actor.position_iterations, dtype=np.int64),
+    Param("gyroscopic", vehicle=lambda p: p.actor.gyroscopic, dtype=bool),
+)
 
 
 def integrate_substep(p: SimParams, s: SimState, force: np.ndarray, torque: np.ndarray, dt: float | np.ndarray,

@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import numpy.typing  # noqa: F401  (np.typing.DTypeLike)
 
-from ..runtime.vehicle2 import VehicleBatch
+from .batch import VehicleBatch
 from .ground import Ground
 from .pipeline import StepOptions, step
 from .state import SimParams, SimState, output_vehicle_axis, vehicle_axis, vehicle_rows

@@ -30,7 +30,8 @@ import numpy as np
 import numpy.typing  # noqa: F401  (np.typing.DTypeLike)
 
 from ..description import GroundDescription, StageDescription
-from ..runtime.vehicle2 import AUTOMATIC_GEAR, VehicleBatch, batch_from_description
+from ..runtime.vehicle2 import AUTOMATIC_GEAR
+from .batch import VehicleBatch, batch_from_description
 from . import compiled
 from . import vecmath as vm
 from .ground import Ground, friction_matrix

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing  # noqa: F401  (np.typing.DTypeLike)
 
-from ..runtime.vehicle2 import (AUTOMATIC_GEAR, DRIVE_BASIC, DRIVE_NONE, DRIVE_STANDARD, NEUTRAL_GEAR, RESPONSE_STEER,
-                                VehicleBatch)
+from ..runtime.vehicle2 import AUTOMATIC_GEAR, DRIVE_BASIC, DRIVE_NONE, DRIVE_STANDARD, NEUTRAL_GEAR, RESPONSE_STEER
 from . import vecmath as vm
+
+if TYPE_CHECKING:
+    from .batch import VehicleBatch
 
 FLT_MIN = float(np.finfo(np.float32).tiny)  # vehicle2's "in the air" separation marker
 FLT_MAX = float(np.finfo(np.float32).max)
@@ -54,14 +57,14 @@ class SimParams(SimpleNamespace):
             setattr(p, key, value)
         p.V, p.W = A["wheel_mask"].shape
         p.mask = A["wheel_mask"]
-        for key in ("lng_axis", "lat_axis", "vrt_axis", "gravity", "moi", "com_position"):
-            setattr(p, key, _vf(A[key]))
+        from .batch import PARAMS  # (the subsystem modules that declare them import this one)
+
+        for param in PARAMS:
+            if param.component_first:
+                setattr(p, param.name, _vf(A[param.name]))
         p.e_f = p.lng_axis[:, :, None]  # (3, V, 1) for wheel broadcasting
         p.e_s = p.lat_axis[:, :, None]
         p.e_u = p.vrt_axis[:, :, None]
-        p.com_orientation = _vf(A["com_orientation"])
-        for key in ("attachment_position", "travel_direction", "wheel_attachment_position"):
-            setattr(p, key, _vf(A[key]))
         p.A_q = vm.quat_to_mat(_vf(A["attachment_orientation"]))  # (3, 3, V, W)
         p.W_q = vm.quat_to_mat(_vf(A["wheel_attachment_orientation"]))
         # wheel axes (lateral, forward) after the wheel-frame rotation, in the suspension frame

@@ -13,6 +13,41 @@ from ..runtime.vehicle2 import QUERY_SWEEP
 from . import vecmath as vm
 from .ground import Ground, raycast
 from .state import FLT_MIN, SimParams, SimState
+from .declare import Param
+
+
+
+def _graph(points, width: int) -> tuple:
+    """A compliance graph: its first 3 points, the leading rows of the batch's (3, width)."""
+    return points[:3]
+
+
+PARAMS = (
+    Param("query_type", vehicle=lambda p: p.suspension_state_calculation.query_type, dtype=np.int64),
+    Param("limit_expansion_velocity", vehicle=lambda p: p.suspension_state_calculation.limit_expansion_velocity,
+          dtype=bool),
+    Param("attachment_position", wheel=lambda w: w.suspension.attachment_position, shape=(3,), component_first=True,
+          unit="length"),
+    Param("attachment_orientation", wheel=lambda w: w.suspension.attachment_orientation, shape=(4,), pad=(1, 0, 0, 0)),
+    Param("travel_direction", wheel=lambda w: w.suspension.travel_direction, shape=(3,), component_first=True),
+    Param("travel_distance", wheel=lambda w: w.suspension.travel_distance, pad=1.0, unit="length"),
+    Param("wheel_attachment_position", wheel=lambda w: w.suspension.wheel_attachment_position, shape=(3,),
+          component_first=True, unit="length"),
+    Param("wheel_attachment_orientation", wheel=lambda w: w.suspension.wheel_attachment_orientation, shape=(4,),
+          pad=(1, 0, 0, 0)),
+    Param("spring_stiffness", wheel=lambda w: w.suspension_force.stiffness, unit="mass/s^2"),
+    Param("spring_damping", wheel=lambda w: w.suspension_force.damping, unit="mass/s"),
+    Param("sprung_mass", wheel=lambda w: w.suspension_force.sprung_mass, unit="mass"),
+    # compliance graphs over normalised jounce: points and how many are real
+    Param("toe_graph", wheel=lambda w: _graph(w.compliance.wheel_toe_angle, 2), shape=(3, 2)),
+    Param("toe_count", wheel=lambda w: min(len(w.compliance.wheel_toe_angle), 3), dtype=np.int64),
+    Param("camber_graph", wheel=lambda w: _graph(w.compliance.wheel_camber_angle, 2), shape=(3, 2)),
+    Param("camber_count", wheel=lambda w: min(len(w.compliance.wheel_camber_angle), 3), dtype=np.int64),
+    Param("susp_app_graph", wheel=lambda w: _graph(w.compliance.suspension_force_app_point, 4), shape=(3, 4)),
+    Param("susp_app_count", wheel=lambda w: min(len(w.compliance.suspension_force_app_point), 3), dtype=np.int64),
+    Param("tire_app_graph", wheel=lambda w: _graph(w.compliance.tire_force_app_point, 4), shape=(3, 4)),
+    Param("tire_app_count", wheel=lambda w: min(len(w.compliance.tire_force_app_point), 3), dtype=np.int64),
+)
 
 
 @dataclass

@@ -8,6 +8,16 @@ import numpy as np
 
 from . import vecmath as vm
 from .state import SimParams, SimState
+from .declare import Param
+
+
+PARAMS = (
+    Param("radius", wheel=lambda w: w.wheel.radius, pad=1.0, unit="length"),
+    Param("half_width", wheel=lambda w: w.wheel.half_width, unit="length"),
+    Param("wheel_mass", wheel=lambda w: w.wheel.mass, unit="mass"),
+    Param("wheel_moi", wheel=lambda w: w.wheel.moi, pad=1.0, unit="mass*length^2"),  # padding: a harmless unit inertia
+    Param("wheel_damping_rate", wheel=lambda w: w.wheel.damping_rate, unit="mass*length^2/s"),
+)
 
 
 def direct_drive_update(p: SimParams, omega: np.ndarray, tire_torque: np.ndarray, drive_torque: np.ndarray,

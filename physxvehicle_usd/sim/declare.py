@@ -1,0 +1,60 @@
+"""How a subsystem declares its parameters, once: the batch arrays, the kernels' view and the C struct follow.
+
+Each subsystem module of the simulator (context, rigid_body, commands, drivetrain, wheel, suspension, tire)
+lists its parameters as `Param`s in a tuple named PARAMS: the array's name (the same in the batch, in
+`SimParams` and in the compiled kernel's struct), where its value comes from (a vehicle2 parameter record of
+`runtime.vehicle2`, which `build_vehicle_params` fills from the description with the frame and unit changes
+VehicleGenerator makes), its dtype, its shape after the vehicle (and wheel) axis, the padding value of
+absent wheels or components, its unit, and whether the compiled kernel takes it (`kernel`: the C element type).
+`sim/batch.py` builds the batch from these declarations alone, `SimParams.from_batch` keeps the names, and
+`sim/compiled.py` derives the kernel's field list (and from it the generated C struct) from them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+F32, I32, I64 = "float", "int32", "int64"  # the kernel's element types (float32, int32 flags, int64 counts)
+
+
+@dataclass(frozen=True)
+class Param:
+    """One batch array. `vehicle` reads it from a VehicleParams, `wheel` from one of its WheelComponentParams;
+    neither: the batch fills it itself (structure of the batch: masks, table ids). A value shorter than the
+    array (fewer wheels, gears or points) fills its leading part; the rest keeps `pad`."""
+
+    name: str
+    vehicle: Callable[[Any], Any] | None = None
+    wheel: Callable[[Any], Any] | None = None
+    shape: tuple = ()          # after (V,) or (V, W): numbers, or "W" (wheels), "G" (gear columns), "P" (points)
+    dtype: Any = float
+    pad: Any = 0
+    unit: str = ""
+    component_first: bool = False  # SimParams holds it with its components first: (k, V) or (k, V, W)
+    kernel: str | None = None      # the compiled kernel takes it, as this element type
+
+    @property
+    def per_wheel(self) -> bool:
+        return self.wheel is not None or (bool(self.shape) and self.shape[0] == "W")
+
+    def batch_shape(self, V: int, dims: dict[str, int]) -> tuple[int, ...]:
+        trailing = tuple(dims[d] if isinstance(d, str) else d for d in self.shape)
+        if self.wheel is not None:
+            return (V, dims["W"], *trailing)
+        return (V, *trailing)
+
+
+@dataclass(frozen=True)
+class Derived:
+    """A value `SimParams.from_batch` computes from the batch for the kernels (a slope, a rotation, an arm), named
+    where its subsystem declares it, with the element type the compiled kernel takes it as (None: numpy only)."""
+
+    name: str
+    kernel: str | None = None
+
+
+def leading(value: Any) -> np.ndarray:
+    """`value` as an array (the prefix of its batch row it fills)."""
+    return np.asarray(value)
