@@ -16,6 +16,13 @@ Layout (Z up, X forward, +Y left):
     /World/<Name>Parts/...               shared components (shared=True): Wheel, Tire, Suspension, Engine,
                                          Gears, Clutch, AutoGearBox, Drive (standard or basic)
 With shared=False every component API sits on its owner (attachment prims, the vehicle prim).
+
+For whole, drivable vehicles (the simulator's tests) `preset_stage` authors the vehicle presets of
+`physxvehicle_usd.author` instead, Y up and +Z forward (+X lateral) unless asked otherwise:
+
+    stage = preset_stage(car_spec("basic"), car_spec("none", name="Robot"))
+    translate(stage, "/World/Robot", (5.0, 0.0, 0.0))
+    description = read_stage(stage)
 """
 from __future__ import annotations
 
@@ -25,6 +32,8 @@ from typing import Any
 from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics
 
 from physxvehicle_usd import properties as P
+from physxvehicle_usd.author import author_vehicle, preset_spec
+from physxvehicle_usd.author.spec import VehicleSpec
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.read.vehicle import REFERENCE_FRAME_KEY as REFERENCE_FRAME
 from physxvehicle_usd.units import LENGTH, MASS, MASS_LENGTH2, NONE, Dim, StageUnits
@@ -296,3 +305,61 @@ def _author_required(prim: Usd.Prim, schema: str, units: StageUnits) -> None:
     for (s, base), (value, dim) in REQUIRED.items():
         if s == schema:
             set_property(prim, schema, base, scaled(value, dim, units))
+
+
+# -- whole vehicles from the authoring presets -------------------------------------------------------------
+
+CAR_PRESETS = {"standard": ("car", {}), "basic": ("basic_car", {}), "none": ("car", {"drive": "none"})}
+
+
+def car_spec(drive: str = "standard", name: str = "Car") -> VehicleSpec:
+    """A preset car named `name`: "standard" the car (engine, automatic gearbox, front-wheel drive, Ackermann
+    steering), "basic" the basic car, "none" the car's body with a wheel controller on every wheel."""
+    preset, changes = CAR_PRESETS[drive]
+    return preset_spec(preset, name=name, **changes)
+
+
+def preset_stage(*specs: VehicleSpec, up: str = "Y", units: str = "m") -> Usd.Stage:
+    """An in-memory stage holding the vehicle of every spec (distinct names), each authored by author_vehicle.
+
+    Several specs are authored into stages of their own, which the returned stage sublayers (their scene,
+    ground and friction table coincide); its root layer carries the stage metadata and takes the edits."""
+    if len(specs) == 1:
+        return author_vehicle(specs[0], units, up)
+    parts = [author_vehicle(spec, units, up) for spec in specs]
+    stage = Usd.Stage.CreateInMemory()
+    stage.GetRootLayer().subLayerPaths = [part.GetRootLayer().identifier for part in parts]
+    first = parts[0]
+    UsdGeom.SetStageUpAxis(stage, UsdGeom.GetStageUpAxis(first))
+    UsdGeom.SetStageMetersPerUnit(stage, UsdGeom.GetStageMetersPerUnit(first))
+    UsdPhysics.SetStageKilogramsPerUnit(stage, UsdPhysics.GetStageKilogramsPerUnit(first))
+    stage.SetDefaultPrim(stage.GetPrimAtPath("/World"))
+    return stage
+
+
+def add_copies(stage: Usd.Stage, source: str, paths: list[str]) -> list[str]:
+    """A vehicle at each path, an internal reference to the vehicle prim at `source` (its shared parts stay shared)."""
+    for path in paths:
+        stage.DefinePrim(path).GetReferences().AddInternalReference(source)
+    return list(paths)
+
+
+def translate(stage: Usd.Stage, path: str, offset: tuple[float, float, float]) -> None:
+    """Move a vehicle prim by `offset` (stage units) from where it stands."""
+    attr = stage.GetPrimAtPath(path).GetAttribute("xformOp:translate")
+    attr.Set(attr.Get() + Gf.Vec3d(*offset))
+
+
+def set_velocity(stage: Usd.Stage, path: str, velocity: tuple[float, float, float]) -> None:
+    """The initial linear velocity of a vehicle prim (stage units per second)."""
+    UsdPhysics.RigidBodyAPI(stage.GetPrimAtPath(path)).CreateVelocityAttr(Gf.Vec3f(*velocity))
+
+
+def author(stage: Usd.Stage, path: str, schema: str, base: str, value: Any, instance: str | None = None) -> str:
+    """Author a schema property on the prim at `path` (set_property); returns the attribute name."""
+    return set_property(stage.GetPrimAtPath(path), schema, base, value, instance)
+
+
+def target_of(stage: Usd.Stage, path: str, schema: str, base: str) -> str:
+    """The prim a schema relationship of the prim at `path` names (a vehicle's drive, a drive's engine, ...)."""
+    return str(stage.GetPrimAtPath(path).GetRelationship(P.full_name(schema, base)).GetTargets()[0])

@@ -64,7 +64,7 @@ def test_snippet_target_writes_a_folder_per_vehicle(tmp_path, capsys):
     out = tmp_path / "snippets"
     assert _run(["convert", str(CAR), "--target", "physx-snippet", "-o", str(out)]) == 0
     assert sorted(p.name for p in (out / "Car").iterdir()) == [BASE_FILE, ENGINE_DRIVE_FILE]
-    expected = snippet_from_description(read_stage(CAR).to_json(), "/World/Car").files
+    expected = snippet_from_description(read_stage(CAR), "/World/Car").files
     for name, data in expected.items():
         assert json.loads((out / "Car" / name).read_text()) == data
     assert "note: /World/Car" in capsys.readouterr().err

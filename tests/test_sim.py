@@ -6,7 +6,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from stage_factory import author, car_spec, preset_spec, preset_stage, set_velocity, target_of, translate
 
+from physxvehicle_usd import properties as P
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.runtime.vehicle2 import batch, build_vehicle_params
 from physxvehicle_usd.sim import Simulator
@@ -14,7 +16,6 @@ from physxvehicle_usd.sim import vecmath as vm
 from physxvehicle_usd.sim.commands import normalised_response, steer_angles
 from physxvehicle_usd.sim.drivetrain import engine_damping_rate, engine_drive_torque, gear_ratio
 from physxvehicle_usd.sim.pipeline import StepOptions
-from physxvehicle_usd.sim.presets import G, car_description, merge_descriptions
 from physxvehicle_usd.sim.state import SimParams
 from physxvehicle_usd.sim.tire import tire_force_model
 from physxvehicle_usd.sim.wheel import direct_drive_update
@@ -23,11 +24,20 @@ CAR = "/World/Car"
 DT = 1.0 / 60.0
 
 
+def car(drive="standard"):
+    """The preset car with this drive, authored Y up (+Z forward, +X lateral) and read back."""
+    return read_stage(preset_stage(car_spec(drive)))
+
+
 def params_of(description, path=CAR) -> SimParams:
     return SimParams.from_batch(batch([build_vehicle_params(description, path)]))
 
 
-def run(description, steps, controls=None, path=CAR):
+def gravity(description) -> float:
+    return description.scenes[description.vehicles[CAR].scene].gravity["gravityMagnitude"]
+
+
+def run(description, steps, controls=None):
     sim = Simulator.from_description(description, DT)
     if controls:
         sim.set_controls(controls)
@@ -49,24 +59,39 @@ def test_lookup_table_clamps_and_interpolates():
 
 
 def test_engine_torque_at_curve_points_and_damping():
-    p = params_of(car_description("standard"))
-    # peak 1000 N m at normalised speed 0.33 (max 600 rad/s); 0.8 of peak at 0 and 600
-    for omega, expected in ((0.33 * 600.0, 1000.0), (0.0, 800.0), (600.0, 800.0), (0.165 * 600.0, 900.0)):
+    description = car("standard")
+    p = params_of(description)
+    drive = description.vehicles[CAR].drive
+    engine, gears = drive.engine, drive.gears
+    peak, top = engine["peakTorque"], engine["maxRotationSpeed"]
+    (x0, y0), (x1, y1) = engine["torqueCurve"][:2]
+    # the peak torque times the curve's value at each of its points (normalised speed x top speed), the mean halfway
+    points = [(x * top, peak * y) for x, y in engine["torqueCurve"]] + [(0.5 * (x0 + x1) * top, peak * 0.5 * (y0 + y1))]
+    for omega, expected in points:
         assert engine_drive_torque(p, np.array([omega]), np.array([1.0]))[0] == pytest.approx(expected)
-    assert engine_drive_torque(p, np.array([100.0]), np.array([0.5]))[0] == pytest.approx(0.5 * 1000.0 * (0.8 + 0.2 * 100.0 / 198.0))
+    quarter = (x0 + 0.25 * (x1 - x0)) * top  # half throttle a quarter of the way along the first segment
+    expected = 0.5 * peak * (y0 + 0.25 * (y1 - y0))
+    assert engine_drive_torque(p, np.array([quarter]), np.array([0.5]))[0] == pytest.approx(expected)
     # in gear: engaged + (full - engaged) * throttle; in neutral the disengaged rate
-    assert engine_damping_rate(p, np.array([2]), np.array([0.5]))[0] == pytest.approx(2.0 + (0.15 - 2.0) * 0.5)
-    assert engine_damping_rate(p, np.array([1]), np.array([0.0]))[0] == pytest.approx(0.35)
-    assert gear_ratio(p, np.array([2]))[0] == 16.0 and gear_ratio(p, np.array([0]))[0] == -16.0
+    engaged, full = engine["dampingRateZeroThrottleClutchEngaged"], engine["dampingRateFullThrottle"]
+    assert engine_damping_rate(p, np.array([2]), np.array([0.5]))[0] == pytest.approx(engaged + (full - engaged) * 0.5)
+    assert engine_damping_rate(p, np.array([1]), np.array([0.0]))[0] == pytest.approx(
+        engine["dampingRateZeroThrottleClutchDisengaged"])
+    # PhysX gear 0 is reverse, 1 neutral, 2 the first forward gear; the ratio scale is the final drive ratio
+    reverse, first = gears["ratios"][:2]
+    assert gear_ratio(p, np.array([2]))[0] == pytest.approx(first * gears["ratioScale"])
+    assert gear_ratio(p, np.array([0]))[0] == pytest.approx(reverse * gears["ratioScale"]) and reverse < 0.0
     assert gear_ratio(p, np.array([1]))[0] == 0.0
 
 
 def test_nonlinear_command_response():
-    d = car_description("basic")
-    d["vehicles"][CAR]["nonlinearCommandResponses"] = {
-        "drive": {"commandValues": [0.5, 1.0], "speedResponsesPerCommandValue": [0, 2],
-                  "speedResponses": [[0.0, 0.2], [10.0, 0.4], [0.0, 1.0], [20.0, 0.5]]}}
-    p = params_of(d)
+    stage = preset_stage(car_spec("basic"))
+    drive = target_of(stage, CAR, P.VEHICLE, "drive")  # the basic drive's prim carries its response
+    stage.GetPrimAtPath(drive).ApplyAPI(P.NCR, "drive")
+    author(stage, drive, P.NCR, "commandValues", [0.5, 1.0], "drive")
+    author(stage, drive, P.NCR, "speedResponsesPerCommandValue", [0, 2], "drive")
+    author(stage, drive, P.NCR, "speedResponses", [(0.0, 0.2), (10.0, 0.4), (0.0, 1.0), (20.0, 0.5)], "drive")
+    p = params_of(read_stage(stage))
     from physxvehicle_usd.runtime.vehicle2 import RESPONSE_DRIVE
     z = lambda c, s: normalised_response(p, RESPONSE_DRIVE, np.array([c]), np.array([s]))[0]  # noqa: E731
     assert z(0.5, 5.0) == pytest.approx(0.3)
@@ -77,31 +102,41 @@ def test_nonlinear_command_response():
 
 
 def test_ackermann_gives_the_inner_wheel_the_full_angle():
-    p = params_of(car_description("standard"))
+    description = car("standard")
+    p = params_of(description)
+    ackermann = description.vehicles[CAR].ackermannSteering
+    outer, inner = ackermann["wheel0"], ackermann["wheel1"]
+    lateral = {w.index: w.attachment["suspensionFramePosition"][0] for w in description.vehicles[CAR].wheels}  # +X
+    assert lateral[outer] < 0.0 < lateral[inner]  # wheel0 on the negative lateral side: outside for a positive turn
     angles = steer_angles(p, np.array([0.5]), np.array([0.0]))[0]
-    psi_in = 0.5 * 0.554264
-    perfect = math.atan(2.8 / (1.6 + 2.8 / math.tan(psi_in)))
-    assert angles[0] == pytest.approx(perfect)  # wheel0 (negative lateral side) is outside for a positive turn
-    assert angles[1] == pytest.approx(psi_in)
-    assert angles[2] == angles[3] == 0.0
+    psi_in = 0.5 * ackermann["maxSteerAngle"]
+    base, track = ackermann["wheelBase"], ackermann["trackWidth"]
+    perfect = math.atan(base / (track + base / math.tan(psi_in)))
+    assert angles[outer] == pytest.approx(perfect)
+    assert angles[inner] == pytest.approx(psi_in)
+    assert [a for i, a in enumerate(angles) if i not in (outer, inner)] == [0.0, 0.0]
     left = steer_angles(p, np.array([-0.5]), np.array([0.0]))[0]
-    assert left[0] == pytest.approx(-psi_in) and left[1] == pytest.approx(-perfect)
+    assert left[outer] == pytest.approx(-psi_in) and left[inner] == pytest.approx(-perfect)
 
 
 # --- tire and wheel ----------------------------------------------------------------------------
 
 
 def test_tire_force_small_slip_is_linear_and_large_slip_saturates_on_the_friction_circle():
-    p = params_of(car_description("standard"))
+    description = car("standard")
+    tire = description.vehicles[CAR].wheels[0].tire
+    p = params_of(description)
     shape = (1, 4)
     load = np.full(shape, p.rest_load[0, 0])
     mu = np.ones(shape)
     zero = np.zeros(shape)
     f_lng, f_lat = tire_force_model(p, np.full(shape, 1e-3), zero, zero, load, mu)
-    assert f_lng[0, 0] == pytest.approx(5000.0 * 1e-3, rel=1e-3) and f_lat[0, 0] == 0.0
+    assert f_lng[0, 0] == pytest.approx(tire["longitudinalStiffness"] * 1e-3, rel=1e-3) and f_lat[0, 0] == 0.0
     alpha = 1e-3
     f_lng, f_lat = tire_force_model(p, zero, np.full(shape, alpha), zero, load, mu)
-    c_alpha = p.lat_stiff_y[0, 0] * min(1.0, 1.5 - 1.5**2 * 0.33333 + 1.5**3 * 0.037037)  # F_z/N_rest = 1, X = 2
+    x, y = tire["lateralStiffnessGraph"]
+    s = 3.0 / x  # F_z/N_rest = 1
+    c_alpha = y * min(1.0, s - s**2 * 0.33333 + s**3 * 0.037037)
     k = c_alpha * math.tan(alpha) / load[0, 0]  # pure lateral slip: F_lat = -S1(K) mu F_z
     assert f_lat[0, 0] == pytest.approx(-(k - 0.33333 * k * k + 0.037037 * k**3) * load[0, 0], rel=1e-12)
     assert f_lat[0, 0] == pytest.approx(-c_alpha * math.tan(alpha), rel=1e-2)
@@ -111,11 +146,13 @@ def test_tire_force_small_slip_is_linear_and_large_slip_saturates_on_the_frictio
 
 
 def test_direct_drive_wheel_update_and_brake_lock():
-    p = params_of(car_description("basic"))
+    description = car("basic")
+    wheel = description.vehicles[CAR].wheels[0].wheel
+    p = params_of(description)
     one = np.ones((1, 4))
     new = direct_drive_update(p, 10.0 * one, 0.0 * one, 100.0 * one, 0.0 * one, one < 0, 0.01)
-    k = 0.01 / 1.225
-    assert new[0, 0] == pytest.approx((10.0 + k * 100.0) / (1.0 + 0.25 * k))
+    k = 0.01 / wheel["moi"]
+    assert new[0, 0] == pytest.approx((10.0 + k * 100.0) / (1.0 + wheel["dampingRate"] * k))
     locked = direct_drive_update(p, 0.1 * one, 0.0 * one, 0.0 * one, 1000.0 * one, one > 0, 0.01)
     assert (locked == 0.0).all()
 
@@ -125,22 +162,29 @@ def test_direct_drive_wheel_update_and_brake_lock():
 
 @pytest.mark.parametrize("drive", ["standard", "basic", "none"])
 def test_car_at_rest_stays_at_rest_with_suspension_balancing_gravity(drive):
-    sim = run(car_description(drive), 90)
+    description = car(drive)
+    sim = run(description, 90)
     t = sim.telemetry()
-    jounce = 450.0 * G / 45000.0
+    vehicle, g = description.vehicles[CAR], gravity(description)
+    wheels = sorted(vehicle.wheels, key=lambda w: w.index)
+    jounce = [w.suspension["sprungMass"] * g / w.suspension["springStrength"] for w in wheels]
     np.testing.assert_allclose(t["wheels"]["suspensionJounce"][0], jounce, atol=1e-6)
     assert np.abs(t["bodies"]["linearVelocity"][0]).max() < 1e-6
     total = t["wheels"]["suspensionForce"][0].sum(axis=0)
-    np.testing.assert_allclose(total, (0.0, 1800.0 * G, 0.0), rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(total, (0.0, vehicle.rigidBody["mass"] * g, 0.0), rtol=1e-6, atol=1e-6)
     assert t["wheels"]["isOnGround"].all()
-    assert t["wheels"]["tireFriction"][0] == pytest.approx([1.0] * 4)  # asphalt entry of the table
+    table = description.tireFrictionTables[wheels[0].tire["frictionTable"]]  # the ground material's entry
+    friction = table["frictionValues"][table["groundMaterials"].index(description.ground[0].material)]
+    assert friction != table["defaultFrictionValue"]
+    assert t["wheels"]["tireFriction"][0] == pytest.approx([friction] * 4)
 
 
 def test_full_throttle_accelerates_forward_and_shifts_up():
-    sim = run(car_description("standard"), 240, {"accelerator": 1.0})
+    description = car("standard")
+    sim = run(description, 240, {"accelerator": 1.0})
     t = sim.telemetry()
     v = t["bodies"]["linearVelocity"][0]
-    assert v[2] > 10.0 and abs(v[0]) < 0.01  # forward is +Z
+    assert v[2] > 0.0 and abs(v[0]) < 0.01  # forward is +Z
     assert t["vehicles"]["engineRotationSpeed"][0] > 100.0
     assert t["bodies"]["position"][0][2] > 10.0
     gears = []
@@ -148,19 +192,35 @@ def test_full_throttle_accelerates_forward_and_shifts_up():
         sim.step()
         gears.append(int(sim.telemetry()["vehicles"]["currentGear"][0]))
     assert max(gears) >= 3 and 0 in gears  # shifts pass through neutral
+    # faster than the engine at its top speed can drive the wheels in first gear
+    vehicle = description.vehicles[CAR]
+    engine, gearbox = vehicle.drive.engine, vehicle.drive.gears
+    first_gear_top = engine["maxRotationSpeed"] / (gearbox["ratios"][1] * gearbox["ratioScale"]) * vehicle.wheels[0].wheel["radius"]
+    assert sim.telemetry()["bodies"]["linearVelocity"][0][2] > first_gear_top
 
 
 @pytest.mark.parametrize("drive", ["basic", "none"])
 def test_basic_and_wheel_controller_drives_accelerate(drive):
-    controls = {"accelerator": 1.0} if drive == "basic" else {"driveTorque": [[0.0, 0.0, 500.0, 500.0]]}
-    t = run(car_description(drive), 120, controls).telemetry()
+    # the wheel controllers get the torques the basic drive gives its driven wheels at full throttle
+    basic = car("basic").vehicles[CAR]
+    differential = basic.multiWheelDifferential
+    torques = [0.0] * len(basic.wheels)
+    for wheel, ratio in zip(differential["wheels"], differential["torqueRatios"]):
+        torques[wheel] = basic.drive.basic["peakTorque"] * ratio
+    controls = {"accelerator": 1.0} if drive == "basic" else {"driveTorque": [torques]}
+    description = car(drive)
+    t = run(description, 120, controls).telemetry()
     v = t["bodies"]["linearVelocity"][0][2]
-    # 1000 N m over two rear wheels (r = 0.35) on 1800 kg + wheel inertia: a bit under 1.59 m/s^2
-    assert 2.5 < v < 2 * 1000.0 / 0.35 / 1800.0 * 2.0
+    # the drive torque at the wheel radius on the car's mass for 2 s; wheel inertia and slip take a little off
+    vehicle = description.vehicles[CAR]
+    ideal = sum(torques) / vehicle.wheels[0].wheel["radius"] / vehicle.rigidBody["mass"] * 120 * DT
+    assert 0.9 * ideal < v < ideal
 
 
 def test_braking_decelerates_and_locks_to_rest():
-    sim = run(car_description("standard", speed=15.0), 30, {"brake0": 1.0})
+    stage = preset_stage(car_spec("standard"))
+    set_velocity(stage, CAR, (0.0, 0.0, 15.0))
+    sim = run(read_stage(stage), 30, {"brake0": 1.0})
     v1 = sim.telemetry()["bodies"]["linearVelocity"][0][2]
     assert v1 < 13.0
     for _ in range(240):
@@ -171,32 +231,55 @@ def test_braking_decelerates_and_locks_to_rest():
 
 
 def test_positive_steer_turns_toward_the_positive_lateral_axis():
-    sim = run(car_description("basic", speed=10.0), 60, {"steer": 0.5, "accelerator": 0.3})
+    stage = preset_stage(car_spec("basic"))
+    set_velocity(stage, CAR, (0.0, 0.0, 10.0))
+    sim = run(read_stage(stage), 60, {"steer": 0.5, "accelerator": 0.3})
     t = sim.telemetry()
     assert t["bodies"]["angularVelocity"][0][1] > 0.1  # yaw about +Y (up)
     assert t["bodies"]["position"][0][0] > 0.1  # drifted toward +X (lateral = up x forward)
     assert t["wheels"]["wheelSteerAngle"][0][1] > 0.0
 
 
-def tank_description():
-    d = car_description("standard", path="/World/Tank", autobox=False, controller={"targetGear": 1, "accelerator": 1.0})
-    v = d["vehicles"]["/World/Tank"]
-    v["multiWheelDifferential"] = {"wheels": [0, 1, 2, 3], "torqueRatios": [0.25] * 4, "averageWheelSpeedRatios": [0.25] * 4}
-    v["tankDifferential"] = {"numberOfWheelsPerTrack": [2, 2], "thrustIndexPerTrack": [0, 1],
-                             "trackToWheelIndices": [0, 2], "wheelIndicesInTrackOrder": [0, 2, 1, 3]}
-    v["tankController"] = {"thrust0": 1.0, "thrust1": -1.0}
-    v["ackermannSteering"] = None
-    return d
+TANK = "/World/Tank"
+
+
+def tank_stage():
+    """The tank preset in first gear without its automatic gearbox, full throttle, thrust0 forward, thrust1 back."""
+    stage = preset_stage(preset_spec("tank"))
+    drive = target_of(stage, TANK, P.VEHICLE, "drive")
+    stage.GetPrimAtPath(drive).GetRelationship(P.full_name(P.DRIVE_STANDARD, "autoGearBox")).ClearTargets(True)
+    author(stage, TANK, P.CONTROLLER, "targetGear", 1)
+    author(stage, TANK, P.CONTROLLER, "accelerator", 1.0)
+    author(stage, TANK, P.TANK_CONTROLLER, "thrust0", 1.0)
+    author(stage, TANK, P.TANK_CONTROLLER, "thrust1", -1.0)
+    return stage
 
 
 def test_tank_opposite_thrusts_pivot_in_place_with_tracks_locked_together():
-    sim = run(tank_description(), 90, path="/World/Tank")
+    description = read_stage(tank_stage())
+    tank = description.vehicles[TANK]
+    assert tank.drive.autoGearBox is None
+    differential = tank.tankDifferential
+    order = differential["wheelIndicesInTrackOrder"]
+    tracks = [order[start:start + count] for start, count in
+              zip(differential["trackToWheelIndices"], differential["numberOfWheelsPerTrack"])]
+    assert differential["thrustIndexPerTrack"] == [0, 1] and sorted(order) == list(range(len(tank.wheels)))
+    sim = run(description, 90)
     t = sim.telemetry()
     w = t["wheels"]["rotationSpeed"][0]
-    assert w[0] == pytest.approx(w[2], abs=1e-9) and w[1] == pytest.approx(w[3], abs=1e-9)  # one speed per track
-    assert w[0] > 1.0 and w[1] < -1.0
+    for track in tracks:  # one speed per track
+        np.testing.assert_allclose(w[track], w[track[0]], rtol=0.0, atol=1e-9)
+    assert w[tracks[0][0]] > 1.0 and w[tracks[1][0]] < -1.0
     assert abs(t["bodies"]["angularVelocity"][0][1]) > 0.2
     assert np.linalg.norm(t["bodies"]["linearVelocity"][0]) < 0.5
+
+
+def three_drives():
+    """Cars A (standard drive, 5 m to the side), B (basic drive, rolling at 8 m/s) and C (wheel controllers)."""
+    stage = preset_stage(car_spec("standard", "A"), car_spec("basic", "B"), car_spec("none", "C"))
+    translate(stage, "/World/A", (5.0, 0.0, 0.0))
+    set_velocity(stage, "/World/B", (0.0, 0.0, 8.0))
+    return stage
 
 
 @pytest.mark.parametrize("compiled", [False, True])
@@ -204,16 +287,14 @@ def test_mixed_batch_matches_vehicles_simulated_alone(compiled):
     # both paths: a vehicle's arithmetic does not depend on its place in the batch (in the compiled kernel: its
     # lane of the vectorised loop, or the loop's scalar remainder)
     options = StepOptions(compiled=compiled)
-    descs = [car_description("standard", path="/World/A"), car_description("basic", path="/World/B", speed=8.0),
-             car_description("none", path="/World/C")]
-    descs[0]["vehicles"]["/World/A"]["rigidBody"]["position"][0] = 5.0
+    description = read_stage(three_drives())
     controls = {"/World/A": {"accelerator": 1.0, "steer": 0.3}, "/World/B": {"brake0": 0.5}, "/World/C": {"steerAngle": [[0.1, 0.1, 0, 0]]}}
-    together = Simulator.from_description(merge_descriptions(*descs), DT, options=options)
+    together = Simulator.from_description(description, DT, options=options)
     V = 3
     together.set_controls({"accelerator": [1.0, 0.0, 0.0], "steer": [0.3, 0.0, 0.0], "brake0": [0.0, 0.5, 0.0],
                            "steerAngle": [[0, 0, 0, 0], [0, 0, 0, 0], [0.1, 0.1, 0, 0]]})
-    alone = [Simulator.from_description(d, DT, options=options) for d in descs]
-    for sim, path in zip(alone, ("/World/A", "/World/B", "/World/C")):
+    alone = [Simulator.from_description(description, DT, [path], options=options) for path in controls]
+    for sim, path in zip(alone, controls):
         sim.set_controls(controls[path])
     for _ in range(60):
         together.step()
@@ -230,9 +311,7 @@ def test_mixed_batch_matches_vehicles_simulated_alone(compiled):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_controls_and_steps_keep_the_batch_precision(dtype):
     # a float64 control array (targetGear's direct-drive sign once was) must not turn a float32 batch's wheels float64
-    cars = [car_description("standard", path="/World/A"), car_description("basic", path="/World/B"),
-            car_description("none", path="/World/C")]
-    sim = Simulator.from_description(merge_descriptions(*cars), DT, dtype=dtype)
+    sim = Simulator.from_description(read_stage(three_drives()), DT, dtype=dtype)
     sim.step({"accelerator": 1.0, "targetGear": [1, 1, 0], "steer": 0.2, "brake0": 0.1, "thrust0": 0.5,
               "driveTorque": 10.0, "brakeTorque": 1.0, "steerAngle": 0.1})
     floats = {name: value.dtype for name, value in vars(sim.state).items()
@@ -243,7 +322,7 @@ def test_controls_and_steps_keep_the_batch_precision(dtype):
 
 def test_stepping_vehicle_ranges_in_threads_gives_bit_identical_results():
     # the conformance fleet: standard, automatic, tank, basic-drive and wheel-controller vehicles in one batch
-    description = read_stage(Path(__file__).parent / "scenarios" / "fleet.usda").to_json()
+    description = read_stage(Path(__file__).parent / "scenarios" / "fleet.usda")
     sims = {threads: Simulator.from_description(description, DT, threads=threads) for threads in (1, 2, 4)}
     assert sims[4].threads == 4
     V = sims[1].params.V
@@ -262,19 +341,23 @@ def test_stepping_vehicle_ranges_in_threads_gives_bit_identical_results():
 
 
 def test_run_returns_the_trace_layout():
-    sim = Simulator.from_description(car_description("basic"), DT)
+    description = car("basic")
+    sim = Simulator.from_description(description, DT)
     trace = sim.run(3, controls={"accelerator": 1.0})
     assert trace["dt"] == DT and trace["steps"] == 3
     assert len(trace["vehicles"][CAR]["engineRotationSpeed"]) == 3
     assert len(trace["bodies"][CAR]["position"][0]) == 3 and len(trace["bodies"][CAR]["orientation"][0]) == 4
-    assert set(trace["wheels"]) == {f"{CAR}/{n}" for n in ("FrontLeft", "FrontRight", "RearLeft", "RearRight")}
-    assert trace["wheels"][f"{CAR}/RearLeft"]["rotationSpeed"][-1] > 0.0
+    wheels = {w.index: w.path for w in description.vehicles[CAR].wheels}
+    assert set(trace["wheels"]) == set(wheels.values()) and len(wheels) == 4
+    driven = wheels[description.vehicles[CAR].multiWheelDifferential["wheels"][0]]
+    assert trace["wheels"][driven]["rotationSpeed"][-1] > 0.0
     with pytest.raises(KeyError, match="unknown control"):
         sim.set_controls({"throttle": 1.0})
 
 
 def test_chassis_positions_are_the_telemetry_positions():
-    sim = run(car_description("standard"), 30, {"accelerator": 1.0, "steer": 0.3})
-    start = Simulator.from_description(car_description("standard"), DT).chassis_positions()
+    description = car("standard")
+    sim = run(description, 30, {"accelerator": 1.0, "steer": 0.3})
+    start = Simulator.from_description(description, DT).chassis_positions()
     assert np.array_equal(sim.chassis_positions(), sim.telemetry()["bodies"]["position"])
     assert np.linalg.norm(sim.chassis_positions() - start) > 0.1  # it drove: the positions are the current ones

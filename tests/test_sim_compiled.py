@@ -13,11 +13,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from stage_factory import add_copies, author, car_spec, preset_stage, set_velocity, translate
 
+from physxvehicle_usd import properties as P
 from physxvehicle_usd import simulate
+from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.sim import Simulator, compiled
 from physxvehicle_usd.sim.pipeline import StepOptions
-from physxvehicle_usd.sim.presets import car_description, merge_descriptions
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 DT = 1.0 / 60.0
@@ -75,10 +77,11 @@ def test_samples_step_alike_with_the_kernel_and_with_numpy(sample):
     assert_same_run(simulate.load(SAMPLES / sample, DT))
 
 
-def _variant(**vehicle) -> dict:
-    description = car_description("standard")
-    description["vehicles"]["/World/Car"]["vehicle"].update(vehicle)
-    return description
+def _variant(**vehicle):
+    stage = preset_stage(car_spec("standard"))
+    for base, value in vehicle.items():
+        author(stage, "/World/Car", P.VEHICLE, base, value)
+    return read_stage(stage)
 
 
 @pytest.mark.parametrize("vehicle", [{"suspensionLineQueryType": "sweep"}, {"limitSuspensionExpansionVelocity": True}],
@@ -88,27 +91,30 @@ def test_vehicle_options_step_alike(vehicle):
 
 
 def test_camber_stiffness_steps_alike():
-    description = car_description("standard")
-    for wheel in description["vehicles"]["/World/Car"]["wheels"]:
-        wheel["tire"]["camberStiffness"] = 0.5 * wheel["tire"]["restLoad"]
-    assert_same_run(description)
+    stage = preset_stage(car_spec("standard"))
+    for tire in {wheel.tire.path: wheel.tire for wheel in read_stage(stage).vehicles["/World/Car"].wheels}.values():
+        author(stage, tire.path, P.TIRE, "camberStiffness", 0.5 * tire["restLoad"])
+    assert_same_run(read_stage(stage))
 
 
 def test_mixed_drives_and_substep_counts_in_one_batch_step_alike():
     # one car starts above the substep threshold speed: it takes fewer substeps than the others in a step
-    cars = [car_description("standard", path="/World/A"), car_description("basic", path="/World/B", speed=8.0),
-            car_description("none", path="/World/C")]
-    cars[1]["vehicles"]["/World/B"]["rigidBody"]["position"][0] = 5.0
-    cars[2]["vehicles"]["/World/C"]["rigidBody"]["position"][0] = -5.0
-    description = merge_descriptions(*cars)
+    stage = preset_stage(car_spec("standard", "A"), car_spec("basic", "B"), car_spec("none", "C"))
+    set_velocity(stage, "/World/B", (0.0, 0.0, 8.0))
+    translate(stage, "/World/B", (5.0, 0.0, 0.0))
+    translate(stage, "/World/C", (-5.0, 0.0, 0.0))
+    description = read_stage(stage)
     sim = Simulator.from_description(copy.deepcopy(description), DT)
     assert len(set(sim.params.low_speed_substeps.tolist() + sim.params.high_speed_substeps.tolist())) > 1
     assert_same_run(description)
 
 
 def test_kernel_threads_give_bit_identical_results():
-    description = merge_descriptions(*[car_description("standard", path=f"/World/Car{i}", position=(4.0 * i, 1.0, 0.0),
-                                                       speed=float(i % 7)) for i in range(150)])
+    stage = preset_stage(car_spec("standard", "Car0"))  # and 149 copies by reference, side by side
+    for i, path in enumerate(add_copies(stage, "/World/Car0", [f"/World/Car{i}" for i in range(1, 150)]), start=1):
+        translate(stage, path, (4.0 * i, 0.0, 0.0))
+        set_velocity(stage, path, (0.0, 0.0, float(i % 7)))
+    description = read_stage(stage)
     sims = {threads: Simulator.from_description(copy.deepcopy(description), DT, threads=threads) for threads in (1, 2, 3)}
     assert sims[3].threads == 3 and sims[3].options.kernel_threads == 3
     runs = {threads: drive(sim, 40)[-1] for threads, sim in sims.items()}
@@ -128,7 +134,7 @@ def test_batches_the_kernel_does_not_cover_run_numpy():
 
 def test_the_kernel_reports_what_the_numpy_substeps_report():
     # the per-step outputs the end of the step and telemetry() read: the same keys, shapes and types either way
-    description = car_description("standard")
+    description = read_stage(preset_stage(car_spec("standard")))
     kernel, reference = (Simulator.from_description(copy.deepcopy(description), DT, options=StepOptions(compiled=flag))
                          for flag in (True, False))
     for sim in (kernel, reference):

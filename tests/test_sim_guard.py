@@ -4,16 +4,22 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from stage_factory import add_copies, car_spec, preset_stage, translate
 
+from physxvehicle_usd.description import StageDescription
+from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.sim import GuardOptions, Simulator
-from physxvehicle_usd.sim.presets import car_description, merge_descriptions
 
 DT = 1.0 / 60.0
 PATHS = ("/World/CarA", "/World/CarB", "/World/CarC")
 
 
-def three_cars() -> dict:
-    return merge_descriptions(*(car_description(path=path, position=(4.0 * i, 0.6, 0.0)) for i, path in enumerate(PATHS)))
+def three_cars() -> StageDescription:
+    """The preset car at /World/CarA and two copies of it by reference, 4 m apart side by side."""
+    stage = preset_stage(car_spec(name="CarA"))
+    for i, path in enumerate(add_copies(stage, PATHS[0], PATHS[1:]), start=1):
+        translate(stage, path, (4.0 * i, 0.0, 0.0))
+    return read_stage(stage)
 
 
 def drive(sim: Simulator, steps: int) -> None:
@@ -68,8 +74,12 @@ def test_a_runaway_vehicle_is_flagged_with_its_reason(field, value, reason):
 
 
 def test_a_runaway_wheel_is_flagged():
-    sim = Simulator.from_description(three_cars(), DT, guard=GuardOptions(max_wheel_speed=50.0))
-    drive(sim, 120)  # full throttle: the driven wheels pass 50 rad/s in first gear
+    description = three_cars()
+    engine, gears = description.vehicles[PATHS[0]].drive.engine, description.vehicles[PATHS[0]].drive.gears
+    # half the wheel speed first gear gives at the engine's top speed: full throttle passes it within 2 s
+    limit = 0.5 * engine["maxRotationSpeed"] / (gears["ratios"][1] * gears["ratioScale"])
+    sim = Simulator.from_description(description, DT, guard=GuardOptions(max_wheel_speed=limit))
+    drive(sim, 120)
     assert sim.faulted.all()
     assert set(sim.fault_reasons.values()) == {"wheel speed"}
 

@@ -11,8 +11,11 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import stage_over_sample
+from pxr import UsdPhysics
 
 from physxvehicle_usd.cli import main
+from physxvehicle_usd.description import StageDescription
 from physxvehicle_usd.errors import InputError
 from physxvehicle_usd.import_snippet import import_snippet, stage_from_snippet
 from physxvehicle_usd.read import read_stage
@@ -52,13 +55,13 @@ def assert_same(a, b, where="", rel=1e-6):
 
 
 @pytest.fixture(scope="module")
-def car_json() -> dict:
-    return read_stage(CAR).to_json()
+def car() -> StageDescription:
+    return read_stage(CAR)
 
 
 @pytest.fixture(scope="module")
-def car_files(car_json) -> dict:
-    return snippet_from_description(car_json, "/World/Car").files
+def car_files(car) -> dict:
+    return snippet_from_description(car, "/World/Car").files
 
 
 def test_the_sample_car_becomes_base_and_engine_drive_files(car_files):
@@ -79,7 +82,7 @@ def test_sample_car_gears_include_neutral_and_the_engine_curve_is_kept(car_files
     assert engine_drive["MultiWheelDifferentialParams"]["TorqueRatios"] == [0.25] * 4
 
 
-def test_sample_car_frame_wheels_suspension_and_sprung_masses(car_files, car_json):
+def test_sample_car_frame_wheels_suspension_and_sprung_masses(car_files, car):
     base = car_files[BASE_FILE]
     # Z up, X forward: lateral = up x forward = +Y (PxVehicleAxes: 0 +X, 2 +Y, 4 +Z).
     assert base["Frame"] == {"LngAxis": 0, "LatAxis": 2, "VrtAxis": 4}
@@ -90,8 +93,8 @@ def test_sample_car_frame_wheels_suspension_and_sprung_masses(car_files, car_jso
     assert [w["HalfWidth"] for w in base["WheelParams"]] == [0.1575] * 4
     assert [s["Stiffness"] for s in base["SuspensionForceParams"]] == [32000.0, 32000.0, 25500.0, 25500.0]
     sprung = [s["SprungMass"] for s in base["SuspensionForceParams"]]
-    described = [w["suspension"]["sprungMass"] for w in car_json["vehicles"]["/World/Car"]["wheels"]]
-    assert sprung == described
+    described = [w.suspension["sprungMass"] for w in sorted(car.vehicles["/World/Car"].wheels, key=lambda w: w.index)]
+    assert sprung == pytest.approx(described, rel=1e-7)  # the file holds them at float32 precision
     assert sum(sprung) == pytest.approx(1800.0, rel=1e-5)
     assert sprung[0] > sprung[2]  # the centre of mass is nearer the front axle
     assert base["SuspensionParams"][0]["SuspensionAttachment"] == {"Pos": [1.27, 0.8, -0.14], "Quat": [0.0, 0.0, 0.0, 1.0]}
@@ -101,7 +104,7 @@ def test_sample_car_frame_wheels_suspension_and_sprung_masses(car_files, car_jso
 
 
 def test_centimetre_car_gives_the_same_vehicle_at_scale_100(car_files):
-    cm = snippet_from_description(read_stage(CAR_CM).to_json(), "/World/Car").files
+    cm = snippet_from_description(read_stage(CAR_CM), "/World/Car").files
     assert cm[BASE_FILE]["Scale"] == {"Scale": 100.0}
     assert cm[BASE_FILE]["WheelParams"][0]["Radius"] == pytest.approx(34.3, rel=1e-6)
     assert cm[BASE_FILE]["WheelParams"][0]["MOI"] == pytest.approx(1.17e4, rel=1e-6)
@@ -111,10 +114,9 @@ def test_centimetre_car_gives_the_same_vehicle_at_scale_100(car_files):
     assert cm[ENGINE_DRIVE_FILE]["GearboxParams"] == car_files[ENGINE_DRIVE_FILE]["GearboxParams"]
 
 
-def test_kilograms_per_unit_is_folded_into_the_masses(car_json):
-    grams = json.loads(json.dumps(car_json))
-    grams["stage"]["kilogramsPerUnit"] = 0.001
-    files = snippet_from_description(grams, "/World/Car").files
+def test_kilograms_per_unit_is_folded_into_the_masses(tmp_path):
+    grams = stage_over_sample(tmp_path / "grams.usda", lambda stage: UsdPhysics.SetStageKilogramsPerUnit(stage, 0.001))
+    files = snippet_from_description(read_stage(grams), "/World/Car").files
     # The same numbers read as grams are a thousandth of the kilograms the format holds.
     assert files[BASE_FILE]["RigidBodyParams"]["Mass"] == pytest.approx(1.8)
     assert files[ENGINE_DRIVE_FILE]["EngineParams"]["PeakTorque"] == pytest.approx(0.5)
@@ -126,7 +128,7 @@ def test_snippet_to_usd_to_snippet_gives_the_fixture_back(drive):
     imported = stage_from_snippet(FIXTURE, units="cm", drive=drive)
     description = read_stage(imported.stage)
     assert [d for d in description.diagnostics if d.severity.value != "info"] == []
-    again = snippet_from_description(description.to_json(), imported.vehicle_path).files
+    again = snippet_from_description(description, imported.vehicle_path).files
     assert sorted(again) == sorted(files)
     for name in files:
         assert_same(files[name], again[name], name)
@@ -134,7 +136,7 @@ def test_snippet_to_usd_to_snippet_gives_the_fixture_back(drive):
 
 def test_metre_import_of_the_centimetre_fixture_scales_lengths_not_masses():
     imported = stage_from_snippet(FIXTURE, units="m")
-    files = snippet_from_description(read_stage(imported.stage).to_json(), imported.vehicle_path).files
+    files = snippet_from_description(read_stage(imported.stage), imported.vehicle_path).files
     base, engine = files[BASE_FILE], files[ENGINE_DRIVE_FILE]
     assert base["Scale"] == {"Scale": 1.0}
     assert base["WheelParams"][0]["Radius"] == pytest.approx(0.33)
@@ -157,7 +159,7 @@ def test_imported_fixture_stage_places_the_car_on_the_ground_at_rest():
     assert vehicle["drive"]["type"] == "standard"
 
 
-def test_usd_to_snippet_to_usd_keeps_what_the_format_carries(tmp_path, car_json, car_files):
+def test_usd_to_snippet_to_usd_keeps_what_the_format_carries(tmp_path, car, car_files):
     folder = tmp_path / "Car"
     folder.mkdir()
     for name, data in car_files.items():
@@ -166,7 +168,7 @@ def test_usd_to_snippet_to_usd_keeps_what_the_format_carries(tmp_path, car_json,
     result = import_snippet(folder, output)
     again = read_stage(output)
     assert [d for d in again.diagnostics if d.severity.value == "error"] == []
-    original = car_json["vehicles"]["/World/Car"]
+    original = car.to_json()["vehicles"]["/World/Car"]
     copy = again.to_json()["vehicles"][result.vehicle_path]
     assert_same(copy["rigidBody"]["mass"], original["rigidBody"]["mass"])
     assert_same(copy["rigidBody"]["diagonalInertia"], original["rigidBody"]["diagonalInertia"])
@@ -183,12 +185,12 @@ def test_usd_to_snippet_to_usd_keeps_what_the_format_carries(tmp_path, car_json,
             for key in keys:
                 assert_same(w_copy[block][key], w_orig[block][key], f"wheel {w_orig['index']} {block}.{key}")
     # Brakes are written per wheel; what PhysX gets (max torque x multiplier per wheel) is the same.
-    params_copy = build_vehicle_params(again.to_json(), result.vehicle_path)
-    params_orig = build_vehicle_params(car_json, "/World/Car")
+    params_copy = build_vehicle_params(again, result.vehicle_path)
+    params_orig = build_vehicle_params(car, "/World/Car")
     for k in (0, 1):
         assert params_copy.brakes[k].max_response == params_orig.brakes[k].max_response
         assert params_copy.brakes[k].wheel_multipliers == params_orig.brakes[k].wheel_multipliers
-    assert_same(snippet_from_description(again.to_json(), result.vehicle_path).files, car_files, "files")
+    assert_same(snippet_from_description(again, result.vehicle_path).files, car_files, "files")
 
 
 def test_direct_drive_throttle_becomes_basic_drive_with_differential_and_response():
