@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from pxr import Sdf
 from stage_factory import add_copies, car_spec, preset_stage, translate
 
+from physxvehicle_usd import properties as P
 from physxvehicle_usd.description import StageDescription
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.sim import GuardOptions, Simulator
@@ -14,9 +16,15 @@ DT = 1.0 / 60.0
 PATHS = ("/World/CarA", "/World/CarB", "/World/CarC")
 
 
-def three_cars() -> StageDescription:
-    """The preset car at /World/CarA and two copies of it by reference, 4 m apart side by side."""
+def three_cars(max_angular_velocity_deg: float | None = None) -> StageDescription:
+    """The preset car at /World/CarA and two copies of it by reference, 4 m apart side by side; optionally with a
+    PhysX angular velocity limit other than omni.physx's 100 rad/s."""
     stage = preset_stage(car_spec(name="CarA"))
+    if max_angular_velocity_deg is not None:
+        car = stage.GetPrimAtPath(PATHS[0])
+        car.AddAppliedSchema("PhysxRigidBodyAPI")
+        car.CreateAttribute(P.physx_rigid_body_attribute("maxAngularVelocity"), Sdf.ValueTypeNames.Float).Set(
+            max_angular_velocity_deg)
     for i, path in enumerate(add_copies(stage, PATHS[0], PATHS[1:]), start=1):
         translate(stage, path, (4.0 * i, 0.0, 0.0))
     return read_stage(stage)
@@ -65,7 +73,8 @@ def test_a_frozen_vehicle_stays_put_at_rest():
     ("angular_velocity", 500.0, "chassis angular speed"),
 ])
 def test_a_runaway_vehicle_is_flagged_with_its_reason(field, value, reason):
-    sim = Simulator.from_description(three_cars(), DT)
+    # PhysX's own angular velocity limit (100 rad/s unless authored) would take 500 rad/s back before the guard sees it
+    sim = Simulator.from_description(three_cars(max_angular_velocity_deg=1e6), DT)
     drive(sim, 10)
     getattr(sim.state, field)[0, 0] = value
     drive(sim, 1)

@@ -12,7 +12,8 @@ from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.read.vehicle import REFERENCE_FRAME_KEY
 from physxvehicle_usd.runtime.vehicle2 import (AUTOMATIC_GEAR, DRIVE_BASIC, DRIVE_NONE, DRIVE_STANDARD, NEUTRAL_GEAR,
                                                RESPONSE_BRAKE0, RESPONSE_BRAKE1, RESPONSE_DRIVE, RESPONSE_STEER,
-                                               VehicleParamsError, batch, build_vehicle_params)
+                                               VehicleParamsError, build_vehicle_params)
+from physxvehicle_usd.sim.batch import batch
 
 CAR = "/World/Car"
 
