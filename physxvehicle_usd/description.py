@@ -251,6 +251,20 @@ def _plain(value: Any) -> Any:
         return str(value)
 
 
+def canonical_value(value: Any) -> Any:
+    """A resolved value at the precision the description holds it: what `convert` prints, and what the runtime
+    builders take (float32 values as their shortest decimal; sequences as lists). A fast path for the scalars a
+    vehicle of a large fleet is mostly made of, then `_plain`."""
+    kind = type(value)
+    if kind is float and value != 0.0 and abs(value) < 3.4e38:  # finite, not zero (NaN fails the comparison)
+        return _float32_shortest(value)
+    if kind is int or kind is bool or kind is str or value is None:
+        return value
+    if kind is tuple or kind is list:
+        return [canonical_value(v) for v in value]
+    return _plain(value)
+
+
 def _to_si(value: Any, prop: P.Prop | None, units: StageUnits) -> Any:
     return value if prop is None else P.stage_to_si(prop, value, units)
 

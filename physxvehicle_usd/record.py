@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from pxr import Gf, Sdf, Usd, UsdGeom, Vt
 
-from .description import _plain as canonical_value
+from .description import canonical_value
 from .sim import vecmath
 from .stage_io import export_layer_atomic
 

@@ -35,8 +35,7 @@ from pxr import Usd
 
 from . import properties as P
 from .bulk import bulk_objects
-from .description import Block, Source, StageDescription
-from .description import _plain as canonical_value
+from .description import Block, Source, StageDescription, canonical_value
 from .diagnostics import Diagnostic, Severity
 from .errors import InputError
 from .sim import vecmath

@@ -22,8 +22,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..description import Block, StageDescription
-from ..description import _plain as canonical_value
+from ..description import Block, StageDescription, VehicleDescription, WheelDescription, canonical_value
 
 # ---------------------------------------------------------------------------------------------------
 # Constants shared with PhysX vehicle2 (PxVehicleLimits and friends)
@@ -143,18 +142,6 @@ class RigidBodyParams:
     moi: Vec3  # principal (mass-space) inertia diagonal [mass*length^2, > 0]
     com_position: Vec3  # cMassLocalPose.p: CoM in the actor frame (prim scale applied) [length]
     com_orientation: Quat  # cMassLocalPose.q: principal axes in the actor frame
-
-
-@dataclass(frozen=True)
-class PhysXActorParams:
-    """What the PhysX scene does with the vehicle's actor after vehicle2's update (PhysxRigidBodyAPI)."""
-
-    linear_damping: float  # [1/s, >= 0]
-    angular_damping: float  # [1/s, >= 0]
-    max_linear_velocity: float  # [length/s, >= 0]
-    max_angular_velocity: float  # [rad/s, >= 0]
-    position_iterations: int  # TGS position iterations [1, 255]
-    gyroscopic: bool  # enableGyroscopicForces
 
 
 @dataclass(frozen=True)
@@ -371,6 +358,8 @@ class WheelComponentParams:
     compliance: ComplianceParams
     tire: TireForceParams
     friction_table: FrictionTableParams
+    # the wheel's resolved description, for parameters the simulator reads straight from it (sim/declare.py)
+    description: WheelDescription | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -399,7 +388,6 @@ class VehicleParams:
     scale: ScaleParams
     context: ContextParams
     rigid_body: RigidBodyParams
-    actor: PhysXActorParams
     initial_state: RigidBodyInitialState
     suspension_state_calculation: SuspensionStateCalculationParams
     tire_slip: TireSlipParams
@@ -418,6 +406,8 @@ class VehicleParams:
     controls: ControlValues
     initial_gear: int  # PhysX gearbox current = target at creation (standard drive)
     enabled: bool = True
+    # the vehicle's resolved description, for parameters the simulator reads straight from it (sim/declare.py)
+    description: VehicleDescription | None = field(default=None, compare=False, repr=False)
 
     @property
     def nb_wheels(self) -> int:
@@ -562,13 +552,6 @@ def build_vehicle_params(description: StageDescription, vehicle_path: str) -> Ve
     if not mass > 0.0:
         raise VehicleParamsError(f"vehicle {vehicle_path}: rigid-body mass must be > 0 (got {mass})")
     rigid_body = RigidBodyParams(mass=mass, moi=_vec(_value(rb, "diagonalInertia")), com_position=com_p, com_orientation=com_q)
-    actor = PhysXActorParams(
-        linear_damping=float(_value(rb, "linearDamping")), angular_damping=float(_value(rb, "angularDamping")),
-        max_linear_velocity=float(_value(rb, "maxLinearVelocity")),
-        max_angular_velocity=float(_value(rb, "maxAngularVelocity")),
-        position_iterations=int(_value(rb, "solverPositionIterationCount")),
-        gyroscopic=bool(_value(rb, "enableGyroscopicForces")),
-    )
     initial_state = RigidBodyInitialState(
         position=_vec(_value(rb, "position")),
         orientation=_quat_normalize(_vec(_value(rb, "orientation"), 4)),
@@ -613,7 +596,7 @@ def build_vehicle_params(description: StageDescription, vehicle_path: str) -> Ve
         if len(fvs) != 3:
             raise VehicleParamsError(f"wheel {wd.path}: frictionVsSlipGraph needs 3 points")
         wheel_params.append(WheelComponentParams(
-            path=wd.path,
+            path=wd.path, description=wd,
             wheel=WheelParams(
                 radius=float(_value(whl, "radius")), half_width=0.5 * float(_value(whl, "width")),
                 mass=float(_value(whl, "mass")), moi=float(_value(whl, "moi")), damping_rate=float(_value(whl, "dampingRate")),
@@ -773,7 +756,7 @@ def build_vehicle_params(description: StageDescription, vehicle_path: str) -> Ve
     )
     return VehicleParams(
         path=vehicle_path, drive_type=drive_type, frame=frame, scale=ScaleParams(length_scale), context=ctx,
-        rigid_body=rigid_body, actor=actor, initial_state=initial_state,
+        rigid_body=rigid_body, initial_state=initial_state,
         suspension_state_calculation=SuspensionStateCalculationParams(
             query_type=QUERY_SWEEP if _value(veh, "suspensionLineQueryType") == "sweep" else QUERY_RAYCAST,
             limit_expansion_velocity=bool(_value(veh, "limitSuspensionExpansionVelocity")),
@@ -781,7 +764,7 @@ def build_vehicle_params(description: StageDescription, vehicle_path: str) -> Ve
         tire_slip=tire_slip, tire_sticky=tire_sticky, wheels=tuple(wheel_params), brakes=(brakes[0], brakes[1]),
         steer=steer, ackermann=ackermann, throttle=throttle, engine=engine, gearbox=gearbox, clutch=clutch,
         autobox=autobox, multi_wheel_differential=multi, tank_differential=tank_diff, controls=controls,
-        initial_gear=initial_gear, enabled=bool(_value(veh, "vehicleEnabled")),
+        initial_gear=initial_gear, enabled=bool(_value(veh, "vehicleEnabled")), description=v,
     )
 
 

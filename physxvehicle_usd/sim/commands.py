@@ -10,8 +10,8 @@ import numpy as np
 from ..runtime.vehicle2 import (AUTOMATIC_GEAR, MAX_NB_COMMAND_VALUES, NEUTRAL_GEAR, RESPONSE_BRAKE0, RESPONSE_BRAKE1,
                                 RESPONSE_DRIVE, RESPONSE_STEER)
 from . import vecmath as vm
-from .state import FLT_MAX, SimParams, SimState
 from .declare import Param
+from .state import FLT_MAX, SimParams, SimState
 
 
 

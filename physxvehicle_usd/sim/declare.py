@@ -16,16 +16,30 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .. import properties as P
+from ..description import canonical_value
+
 F32, I32, I64 = "float", "int32", "int64"  # the kernel's element types (float32, int32 flags, int64 counts)
+
+# where a property's resolved value sits in the description records, by schema: per wheel, per vehicle
+WHEEL_BLOCKS = {P.WHEEL: "wheel", P.TIRE: "tire", P.SUSPENSION: "suspension", P.ATTACHMENT: "attachment",
+                P.COMPLIANCE: "compliance", P.WHEEL_CONTROLLER: "wheelController"}
+VEHICLE_BLOCKS = {P.VEHICLE: "vehicle", P.RIGID_BODY: "rigidBody", P.CONTEXT: "context", P.CONTROLLER: "controller",
+                  P.TANK_CONTROLLER: "tankController"}
 
 
 @dataclass(frozen=True)
 class Param:
-    """One batch array. `vehicle` reads it from a VehicleParams, `wheel` from one of its WheelComponentParams;
-    neither: the batch fills it itself (structure of the batch: masks, table ids). A value shorter than the
-    array (fewer wheels, gears or points) fills its leading part; the rest keeps `pad`."""
+    """One batch array. `source` (schema, property base name): the resolved value of that description property,
+    through `transform` where the simulator wants it changed (already in stage units: the reader scaled it).
+    Otherwise `vehicle` reads it from a VehicleParams, `wheel` from one of its WheelComponentParams (values that
+    VehicleGenerator lays out or moves into the body frame); none of them: the batch fills it itself (masks,
+    table ids). A value shorter than the array (fewer wheels, gears or points) fills its leading part; the rest
+    keeps `pad`."""
 
     name: str
+    source: tuple[str, str] | None = None
+    transform: Callable[[Any], Any] | None = None
     vehicle: Callable[[Any], Any] | None = None
     wheel: Callable[[Any], Any] | None = None
     shape: tuple = ()          # after (V,) or (V, W): numbers, or "W" (wheels), "G" (gear columns), "P" (points)
@@ -34,6 +48,18 @@ class Param:
     unit: str = ""
     component_first: bool = False  # SimParams holds it with its components first: (k, V) or (k, V, W)
     kernel: str | None = None      # the compiled kernel takes it, as this element type
+
+    def __post_init__(self) -> None:
+        if self.source is None:
+            return
+        schema, base = self.source
+        change = self.transform or (lambda value: value)
+        if schema in WHEEL_BLOCKS:
+            block = WHEEL_BLOCKS[schema]
+            object.__setattr__(self, "wheel", lambda w: change(canonical_value(getattr(w.description, block)[base])))
+        else:
+            block = VEHICLE_BLOCKS[schema]
+            object.__setattr__(self, "vehicle", lambda v: change(canonical_value(getattr(v.description, block)[base])))
 
     @property
     def per_wheel(self) -> bool:

@@ -13,9 +13,9 @@ import numpy as np
 
 from ..runtime.vehicle2 import MAX_TORQUE_CURVE_POINTS, NEUTRAL_GEAR
 from . import vecmath as vm
+from .declare import Param
 from .state import SimParams, SimState
 from .wheel import direct_drive_update
-from .declare import Param
 
 
 

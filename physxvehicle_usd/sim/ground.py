@@ -12,8 +12,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..description import GroundDescription
-from ..description import _plain as canonical_value
+from ..description import GroundDescription, canonical_value
 
 _AXES = {"X": (1.0, 0.0, 0.0), "Y": (0.0, 1.0, 0.0), "Z": (0.0, 0.0, 1.0)}
 

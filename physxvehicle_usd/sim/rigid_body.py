@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import properties as P
 from . import vecmath as vm
-from .state import SimParams, SimState
 from .declare import Param
+from .state import SimParams, SimState
 
 
 PARAMS = (
@@ -25,12 +26,12 @@ PARAMS = (
     Param("init_linear_velocity", vehicle=lambda p: p.initial_state.linear_velocity, shape=(3,), unit="length/s"),
     Param("init_angular_velocity", vehicle=lambda p: p.initial_state.angular_velocity, shape=(3,), unit="rad/s"),
     # the PhysX actor (PhysxRigidBodyAPI)
-    Param("linear_damping", vehicle=lambda p: p.actor.linear_damping, unit="1/s"),
-    Param("angular_damping", vehicle=lambda p: p.actor.angular_damping, unit="1/s"),
-    Param("max_linear_velocity", vehicle=lambda p: p.actor.max_linear_velocity, unit="length/s"),
-    Param("max_angular_velocity", vehicle=lambda p: p.actor.max_angular_velocity, unit="rad/s"),
-    Param("position_iterations", vehicle=lambda p: p.actor.position_iterations, dtype=np.int64),
-    Param("gyroscopic", vehicle=lambda p: p.actor.gyroscopic, dtype=bool),
+    Param("linear_damping", source=(P.RIGID_BODY, "linearDamping"), unit="1/s"),
+    Param("angular_damping", source=(P.RIGID_BODY, "angularDamping"), unit="1/s"),
+    Param("max_linear_velocity", source=(P.RIGID_BODY, "maxLinearVelocity"), unit="length/s"),
+    Param("max_angular_velocity", source=(P.RIGID_BODY, "maxAngularVelocity"), unit="rad/s"),
+    Param("position_iterations", source=(P.RIGID_BODY, "solverPositionIterationCount"), dtype=np.int64),
+    Param("gyroscopic", source=(P.RIGID_BODY, "enableGyroscopicForces"), dtype=bool),
 )
 
 

@@ -9,11 +9,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import properties as P
 from ..runtime.vehicle2 import QUERY_SWEEP
 from . import vecmath as vm
+from .declare import Param
 from .ground import Ground, raycast
 from .state import FLT_MIN, SimParams, SimState
-from .declare import Param
 
 
 
@@ -30,14 +31,14 @@ PARAMS = (
           unit="length"),
     Param("attachment_orientation", wheel=lambda w: w.suspension.attachment_orientation, shape=(4,), pad=(1, 0, 0, 0)),
     Param("travel_direction", wheel=lambda w: w.suspension.travel_direction, shape=(3,), component_first=True),
-    Param("travel_distance", wheel=lambda w: w.suspension.travel_distance, pad=1.0, unit="length"),
+    Param("travel_distance", source=(P.SUSPENSION, "travelDistance"), pad=1.0, unit="length"),
     Param("wheel_attachment_position", wheel=lambda w: w.suspension.wheel_attachment_position, shape=(3,),
           component_first=True, unit="length"),
     Param("wheel_attachment_orientation", wheel=lambda w: w.suspension.wheel_attachment_orientation, shape=(4,),
           pad=(1, 0, 0, 0)),
-    Param("spring_stiffness", wheel=lambda w: w.suspension_force.stiffness, unit="mass/s^2"),
-    Param("spring_damping", wheel=lambda w: w.suspension_force.damping, unit="mass/s"),
-    Param("sprung_mass", wheel=lambda w: w.suspension_force.sprung_mass, unit="mass"),
+    Param("spring_stiffness", source=(P.SUSPENSION, "springStrength"), unit="mass/s^2"),
+    Param("spring_damping", source=(P.SUSPENSION, "springDamperRate"), unit="mass/s"),
+    Param("sprung_mass", source=(P.SUSPENSION, "sprungMass"), unit="mass"),
     # compliance graphs over normalised jounce: points and how many are real
     Param("toe_graph", wheel=lambda w: _graph(w.compliance.wheel_toe_angle, 2), shape=(3, 2)),
     Param("toe_count", wheel=lambda w: min(len(w.compliance.wheel_toe_angle), 3), dtype=np.int64),

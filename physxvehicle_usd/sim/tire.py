@@ -8,29 +8,31 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import properties as P
 from . import vecmath as vm
-from .state import SimParams, SimState
 from .declare import Param
+from .state import SimParams, SimState
 
 
 PARAMS = (
-    Param("min_lat_slip_denominator", vehicle=lambda p: p.tire_slip.min_lat_slip_denominator, unit="length/s"),
-    Param("min_passive_long_slip_denominator", vehicle=lambda p: p.tire_slip.min_passive_long_slip_denominator,
+    Param("min_lat_slip_denominator", source=(P.VEHICLE, "minLateralSlipDenominator"), unit="length/s"),
+    Param("min_passive_long_slip_denominator", source=(P.VEHICLE, "minPassiveLongitudinalSlipDenominator"),
           unit="length/s"),
-    Param("min_active_long_slip_denominator", vehicle=lambda p: p.tire_slip.min_active_long_slip_denominator,
+    Param("min_active_long_slip_denominator", source=(P.VEHICLE, "minActiveLongitudinalSlipDenominator"),
           unit="length/s"),
-    Param("sticky_lng_speed", vehicle=lambda p: p.tire_sticky.longitudinal[0], unit="length/s"),
-    Param("sticky_lng_time", vehicle=lambda p: p.tire_sticky.longitudinal[1], unit="s"),
-    Param("sticky_lng_damping", vehicle=lambda p: p.tire_sticky.longitudinal[2], unit="1/s"),
-    Param("sticky_lat_speed", vehicle=lambda p: p.tire_sticky.lateral[0], unit="length/s"),
-    Param("sticky_lat_time", vehicle=lambda p: p.tire_sticky.lateral[1], unit="s"),
-    Param("sticky_lat_damping", vehicle=lambda p: p.tire_sticky.lateral[2], unit="1/s"),
-    Param("lat_stiff_x", wheel=lambda w: w.tire.lat_stiff_x),
-    Param("lat_stiff_y", wheel=lambda w: w.tire.lat_stiff_y, pad=1.0, unit="force/rad"),
-    Param("long_stiff", wheel=lambda w: w.tire.long_stiff, pad=1.0, unit="force"),
-    Param("camber_stiff", wheel=lambda w: w.tire.camber_stiff, unit="force/rad"),
-    Param("friction_vs_slip", wheel=lambda w: w.tire.friction_vs_slip, shape=(3, 2)),
-    Param("rest_load", wheel=lambda w: w.tire.rest_load, pad=1.0, unit="force"),
+    Param("sticky_lng_speed", source=(P.VEHICLE, "longitudinalStickyTireThresholdSpeed"), unit="length/s"),
+    Param("sticky_lng_time", source=(P.VEHICLE, "longitudinalStickyTireThresholdTime"), unit="s"),
+    Param("sticky_lng_damping", source=(P.VEHICLE, "longitudinalStickyTireDamping"), unit="1/s"),
+    Param("sticky_lat_speed", source=(P.VEHICLE, "lateralStickyTireThresholdSpeed"), unit="length/s"),
+    Param("sticky_lat_time", source=(P.VEHICLE, "lateralStickyTireThresholdTime"), unit="s"),
+    Param("sticky_lat_damping", source=(P.VEHICLE, "lateralStickyTireDamping"), unit="1/s"),
+    Param("lat_stiff_x", source=(P.TIRE, "lateralStiffnessGraph"), transform=lambda graph: graph[0]),
+    Param("lat_stiff_y", source=(P.TIRE, "lateralStiffnessGraph"), transform=lambda graph: graph[1], pad=1.0,
+          unit="force/rad"),
+    Param("long_stiff", source=(P.TIRE, "longitudinalStiffness"), pad=1.0, unit="force"),
+    Param("camber_stiff", source=(P.TIRE, "camberStiffness"), unit="force/rad"),
+    Param("friction_vs_slip", source=(P.TIRE, "frictionVsSlipGraph"), shape=(3, 2)),
+    Param("rest_load", source=(P.TIRE, "restLoad"), pad=1.0, unit="force"),
     Param("load_filter", wheel=lambda w: w.tire.load_filter, shape=(2, 2)),
     Param("friction_table_id", shape=("W",), dtype=np.int64),  # the batch's table of friction tables
 )

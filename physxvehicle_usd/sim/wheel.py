@@ -6,17 +6,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import properties as P
 from . import vecmath as vm
-from .state import SimParams, SimState
 from .declare import Param
-
+from .state import SimParams, SimState
 
 PARAMS = (
-    Param("radius", wheel=lambda w: w.wheel.radius, pad=1.0, unit="length"),
-    Param("half_width", wheel=lambda w: w.wheel.half_width, unit="length"),
-    Param("wheel_mass", wheel=lambda w: w.wheel.mass, unit="mass"),
-    Param("wheel_moi", wheel=lambda w: w.wheel.moi, pad=1.0, unit="mass*length^2"),  # padding: a harmless unit inertia
-    Param("wheel_damping_rate", wheel=lambda w: w.wheel.damping_rate, unit="mass*length^2/s"),
+    Param("radius", source=(P.WHEEL, "radius"), pad=1.0, unit="length"),
+    Param("half_width", source=(P.WHEEL, "width"), transform=lambda width: 0.5 * width, unit="length"),
+    Param("wheel_mass", source=(P.WHEEL, "mass"), unit="mass"),
+    Param("wheel_moi", source=(P.WHEEL, "moi"), pad=1.0, unit="mass*length^2"),  # padding: a harmless unit inertia
+    Param("wheel_damping_rate", source=(P.WHEEL, "dampingRate"), unit="mass*length^2/s"),
 )
 
 
