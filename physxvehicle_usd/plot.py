@@ -160,9 +160,8 @@ def _lateral(ax, v: VehicleDescription, units) -> None:
 
 
 def _suspension(ax, d: StageDescription, v: VehicleDescription, units) -> None:
-    gravity = 9.81
-    if v.scene in d.scenes:
-        gravity = d.scenes[v.scene].gravity["gravityMagnitude"] * units.stage_to_si(P.LENGTH)
+    magnitude = d.scenes[v.scene].gravity["gravityMagnitude"] if v.scene in d.scenes else units.default_gravity
+    gravity = magnitude * units.stage_to_si(P.LENGTH)
     suspensions = _distinct(((w.path.rsplit("/", 1)[-1], w.suspension) for w in v.wheels),
                             ("springStrength", "springDamperRate", "travelDistance", "sprungMass"))
     for label, s in suspensions:

@@ -1,0 +1,80 @@
+"""The simulator's parameters are declared once, per subsystem (sim/declare.py): these tests hold everything that
+is derived from the declarations to them, so that a parameter added in one place appears everywhere or fails here."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from physxvehicle_usd import properties as P
+from physxvehicle_usd.read import read_stage
+from physxvehicle_usd.sim import SimParams
+from physxvehicle_usd.runtime.vehicle2 import build_vehicle_params
+from physxvehicle_usd.sim.batch import PARAMS, SUBSYSTEMS, batch, batch_from_description
+from physxvehicle_usd.sim.declare import VEHICLE_BLOCKS, WHEEL_BLOCKS
+
+REPO = Path(__file__).resolve().parents[1]
+BATCH_STRUCTURE = {"wheel_mask", "nb_wheels"}  # the batch's own shape, not a parameter
+
+
+@pytest.fixture(scope="module")
+def fleet():
+    return batch_from_description(read_stage(REPO / "tests" / "scenarios" / "fleet.usda"))
+
+
+def test_every_parameter_is_declared_once():
+    names = [param.name for param in PARAMS]
+    assert len(names) == len(set(names)), sorted(n for n in names if names.count(n) > 1)
+    assert all(module.PARAMS for module in SUBSYSTEMS)
+
+
+def test_the_batch_holds_exactly_the_declared_arrays_with_their_shapes_and_types(fleet):
+    assert set(fleet.arrays) == {param.name for param in PARAMS} | BATCH_STRUCTURE
+    V, W = fleet.nb_vehicles, fleet.max_wheels
+    for param in PARAMS:
+        array = fleet.arrays[param.name]
+        assert array.dtype == np.dtype(param.dtype), param.name
+        assert array.shape[:2 if param.per_wheel else 1] == ((V, W) if param.per_wheel else (V,)), param.name
+        assert array.ndim == (2 if param.wheel is not None else 1) + len(param.shape), param.name
+
+
+def test_padding_wheels_hold_the_declared_pad():
+    """A four-wheel car batched with the six-wheel truck: the car's two padding wheels hold each pad value."""
+    vehicles = []
+    for sample in ("car", "truck"):
+        description = read_stage(REPO / "samples" / sample / f"{sample}.usda")
+        vehicles.append(build_vehicle_params(description, next(iter(description.vehicles))))
+    mixed = batch(vehicles)
+    padded = ~mixed.wheel_mask
+    assert padded.sum() == 2
+    for param in PARAMS:
+        if param.per_wheel:
+            assert (mixed.arrays[param.name][padded] == np.asarray(param.pad, dtype=param.dtype)).all(), param.name
+
+
+def test_a_source_names_a_property_of_the_table_read_from_its_block():
+    sourced = [param for param in PARAMS if param.source is not None]
+    assert len(sourced) >= 20
+    for param in sourced:
+        assert param.source in P.TABLE_BY_KEY, param.source
+        assert param.source[0] in WHEEL_BLOCKS or param.source[0] in VEHICLE_BLOCKS, param.source
+
+
+def test_a_sourced_parameter_is_the_resolved_description_value(fleet):
+    description = read_stage(REPO / "tests" / "scenarios" / "fleet.usda")
+    path = fleet.paths[0]
+    wheel = description.vehicles[path].wheels[0]
+    assert fleet.arrays["long_stiff"][0, 0] == pytest.approx(wheel.tire["longitudinalStiffness"], rel=1e-7)
+    assert fleet.arrays["half_width"][0, 0] == pytest.approx(0.5 * wheel.wheel["width"], rel=1e-7)
+    assert fleet.arrays["lat_stiff_y"][0, 0] == pytest.approx(wheel.tire["lateralStiffnessGraph"][1], rel=1e-7)
+
+
+def test_sim_params_keep_the_declared_names_and_component_first_layout(fleet):
+    p = SimParams.from_batch(fleet, np.float32)
+    for param in PARAMS:
+        value = getattr(p, param.name)
+        if param.component_first:
+            assert value.shape[1] == fleet.nb_vehicles and value.shape[0] == param.shape[-1], param.name
+        else:
+            assert value.shape == fleet.arrays[param.name].shape, param.name
