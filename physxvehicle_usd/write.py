@@ -18,7 +18,7 @@ from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics, UsdShade
 
 from . import properties as P
 from .description import Block, Source, StageDescription, VehicleDescription
-from .read.vehicle import REFERENCE_FRAME_KEY
+from .read.context import REFERENCE_FRAME_KEY
 from .units import StageUnits
 
 _WRITE_SOURCES = (Source.AUTHORED, Source.DEPRECATED)

@@ -9,7 +9,7 @@ from stage_factory import author, car_spec, preset_stage, target_of
 from physxvehicle_usd import properties as P
 from physxvehicle_usd.description import Source, StageDescription
 from physxvehicle_usd.read import read_stage
-from physxvehicle_usd.read.vehicle import REFERENCE_FRAME_KEY
+from physxvehicle_usd.read.context import REFERENCE_FRAME_KEY
 from physxvehicle_usd.runtime.vehicle2 import (AUTOMATIC_GEAR, DRIVE_BASIC, DRIVE_NONE, DRIVE_STANDARD, NEUTRAL_GEAR,
                                                RESPONSE_BRAKE0, RESPONSE_BRAKE1, RESPONSE_DRIVE, RESPONSE_STEER,
                                                VehicleParamsError, build_vehicle_params)

@@ -22,7 +22,8 @@ from . import pxr_unchecked as U
 from .components import parse_context, parse_friction_table
 from .physics import gravity_block, load_physics
 from .values import ComponentReader
-from .vehicle import ReadContext, parse_vehicle
+from .context import ReadContext
+from .vehicle import parse_vehicle
 
 __all__ = ["read_stage"]
 
@@ -63,7 +64,7 @@ def _read(stage: Usd.Stage, description: StageDescription, sink: DiagnosticSink,
     description.materials = physics.materials
     description.ground = physics.ground
     contexts, gravity = {}, {}
-    vehicles, tables = [], []
+    vehicles = []
     predicate = Usd.TraverseInstanceProxies(Usd.PrimDefaultPredicate)
     iterator = iter(Usd.PrimRange.Stage(stage, predicate))
     for prim in iterator:

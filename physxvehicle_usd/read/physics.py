@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 
 from pxr import Gf, Usd, UsdGeom, UsdPhysics
 
+from .. import properties as P
 from ..description import Block, GroundDescription, MaterialDescription, Source
 from ..diagnostics import DiagnosticSink
-from .. import properties as P
 from ..properties import RIGID_BODY, SCENE
 from ..units import StageUnits
 
