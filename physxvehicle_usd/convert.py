@@ -1,12 +1,16 @@
 """The `convert` output: the stage description as deterministic JSON or a readable text dump, and the
-JSON Schema of the JSON form (pydantic models of the documented layout)."""
+JSON Schema of the JSON form (pydantic models generated from the description's record declarations)."""
 from __future__ import annotations
 
 import json
-from typing import Any, Literal
+from enum import Enum
+from functools import lru_cache
+from typing import Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from . import description as D
+from . import properties as P
 from .description import StageDescription
 
 
@@ -43,6 +47,9 @@ def description_text(description: StageDescription, si: bool = False) -> str:
 
 
 # -- JSON Schema of the convert output ------------------------------------------------------------------
+# The pydantic models are generated from the description's dataclasses (description.layout), the same field
+# plan `to_json` walks: a record class gives a `...Json` model of the fields it writes, a variant record one
+# model per `type` (a discriminated union), a flattened block the keys of its property table schema.
 
 Value = Any
 Block = dict[str, Value]
@@ -52,94 +59,68 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-class StageJson(_Model):
-    file: str
-    metersPerUnit: float
-    kilogramsPerUnit: float
-    upAxis: str
-    convertedFrom: dict[str, float] | None = None
+def _json_name(cls: type, variant: str | None = None) -> str:
+    base = cls.__name__.removesuffix("Description").removesuffix("Info")
+    return f"{(variant or '').capitalize()}{base}Json"
 
 
-class SceneJson(_Model):
-    gravityDirection: Value
-    gravityMagnitude: Value
-    context: Block | None
+def _annotation(slot: D.Slot) -> Any:
+    if slot.kind == "value":
+        return slot.of
+    if slot.kind == "block":
+        annotation = Block
+    elif slot.kind == "record":
+        annotation = _record_model(slot.of)
+    else:
+        annotation = _model_json(slot.of, slot.spec.exclude)
+    annotation = {None: annotation, "dict": dict[str, annotation], "list": list[annotation]}[slot.container]
+    return annotation | None if slot.optional else annotation
 
 
-class BasicDriveJson(_Model):
-    type: Literal["basic"]
-    path: str
-    peakTorque: Value
+def _fields(cls: type, variant: str | None = None) -> dict[str, Any]:
+    """Field definitions for create_model: what the record writes, all required but the omit_none ones."""
+    fields: dict[str, Any] = {}
+    for slot in D.written(cls, variant):
+        if slot.spec.flatten:
+            fields.update({key: (Value, ...) for key in D.block_keys(slot.spec.schema, slot.spec.elsewhere)})
+        elif slot.name == "type" and variant is not None:
+            fields[slot.name] = (Literal[variant], ...)
+        elif slot.spec.omit_none:
+            fields[slot.name] = (_annotation(slot), None)
+        elif slot.kind == "record" and D.variants(slot.of):
+            fields[slot.name] = (_annotation(slot), Field(discriminator="type"))
+        else:
+            fields[slot.name] = (_annotation(slot), ...)
+    return fields
 
 
-class StandardDriveJson(_Model):
-    type: Literal["standard"]
-    path: str
-    engine: Block | None
-    gears: Block | None
-    clutch: Block | None
-    autoGearBox: Block | None
+@lru_cache(maxsize=None)
+def _record_model(cls: type, name: str | None = None, doc: str | None = None) -> Any:
+    """The model of a record class (for a variant record, the union of its variants' models)."""
+    if D.variants(cls):
+        return Union[tuple(create_model(_json_name(cls, v), __base__=_Model, **_fields(cls, v)) for v in D.variants(cls))]
+    return create_model(name or _json_name(cls), __base__=_Model, __doc__=doc, **_fields(cls))
 
 
-class WheelJson(_Model):
-    path: str
-    index: int
-    attachment: Block
-    wheel: Block
-    tire: Block
-    suspension: Block
-    compliance: Block
-    wheelController: Block | None
+@lru_cache(maxsize=None)
+def _model_json(cls: type[BaseModel], exclude: frozenset[str]) -> type[BaseModel]:
+    """A pydantic record as `model_dump(mode="json")` writes it: every field (so required), enums as their values."""
+    fields = {}
+    for name, info in cls.model_fields.items():
+        if name in exclude:
+            continue
+        annotation = info.annotation
+        if isinstance(annotation, type) and issubclass(annotation, Enum):
+            annotation = Literal[tuple(e.value for e in annotation)]
+        fields[name] = (annotation, ...)
+    return create_model(f"{cls.__name__}Json", __base__=_Model, **fields)
 
 
-class VehicleJson(_Model):
-    scene: str | None
-    vehicle: Block
-    context: Block
-    rigidBody: Block
-    drive: BasicDriveJson | StandardDriveJson | None = Field(discriminator="type")
-    controller: Block | None
-    brakes: dict[str, Block]
-    steering: Block | None
-    ackermannSteering: Block | None
-    multiWheelDifferential: Block | None
-    tankDifferential: Block | None
-    tankController: Block | None
-    nonlinearCommandResponses: dict[str, Block]
-    wheels: list[WheelJson]
-
-
-class GroundJson(_Model):
-    path: str
-    kind: Literal["plane", "mesh"]
-    transform: list[list[float]]
-    axis: str | None
-    points: list[list[float]] | None
-    faceVertexIndices: list[int] | None
-    faceVertexCounts: list[int] | None
-    material: str | None
-
-
-class DiagnosticJson(_Model):
-    severity: Literal["error", "warning", "info"]
-    code: str
-    prim: str
-    property: str | None
-    message: str
-
-
-class ConvertOutput(_Model):
-    """`physxvehicle-usd convert` JSON. Component blocks map a property's base name to its resolved value,
-    or to {"value", "source"} with --provenance."""
-
-    stage: StageJson
-    scenes: dict[str, SceneJson]
-    vehicles: dict[str, VehicleJson]
-    tireFrictionTables: dict[str, Block]
-    ground: list[GroundJson]
-    materials: dict[str, dict[str, float | str]]
-    diagnostics: list[DiagnosticJson]
+ConvertOutput = _record_model(D.StageDescription, "ConvertOutput", (
+    "`physxvehicle-usd convert` JSON. Component blocks map a property's base name to its resolved value,\n"
+    'or to {"value", "source"} with --provenance.'))
 
 
 def convert_json_schema() -> dict:
     return ConvertOutput.model_json_schema()
+
