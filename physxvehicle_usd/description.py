@@ -49,8 +49,8 @@ _resolved = tuple.__new__
 
 # Plain dataclasses rather than pydantic models: a stage of 10,000 cars holds millions of values and the
 # reader must stay close to the cost of reading the attributes at all. The JSON Schema of the JSON form is
-# generated from these declarations as pydantic models (convert.py). Slots: no per-block __dict__ (a reader makes 30 blocks per
-# car, and every dict is one more object for the garbage collector to walk).
+# generated from the record declarations as pydantic models (convert.py). Slots: no per-block __dict__ (a
+# reader makes 30 blocks per car, and every dict is one more object for the garbage collector to walk).
 @dataclass(eq=True, slots=True)
 class Block:
     """One component's resolved values, keyed by property base name; `schema_name` selects the property table rows."""
