@@ -71,7 +71,7 @@ def _annotation(slot: D.Slot) -> Any:
     if slot.kind == "block":
         annotation = Block
     elif slot.kind == "record":
-        annotation = _record_model(slot.of)
+        annotation = _record_model(slot.spec.si_as or slot.of, _json_name(slot.of))
     else:
         annotation = _model_json(slot.of, slot.spec.exclude)
     annotation = {None: annotation, "dict": dict[str, annotation], "list": list[annotation]}[slot.container]
@@ -216,7 +216,7 @@ def _sketch_field(slot: D.Slot, end: str, indent: int) -> list[str]:
         return lines
     opening, closing = {None: ("", ""), "dict": ("{<path>: ", "}"), "list": ("[", ", ...]")}[slot.container]
     order = f" (ordered by {spec.sort_by})" if spec.sort_by else ""
-    return _sketch_record(slot.of, head + opening, closing + order + null + end, indent)
+    return _sketch_record(spec.si_as or slot.of, head + opening, closing + order + null + end, indent)
 
 
 def layout_sketch() -> str:

@@ -109,6 +109,7 @@ class JsonField:
     omit_none: bool = False          # left out when None (so optional in the schema)
     exclude: frozenset[str] = frozenset()  # a pydantic model's fields that are not written
     si: Callable[[Any, StageUnits], Any] | None = None  # --units si: the value in SI units, then written as usual
+    si_as: type | None = None        # a record: `si` makes it one of this subclass, which the schema describes
     note: str = ""                   # shown beside the field in the layout doc
 
 
@@ -209,19 +210,24 @@ class StageInfo:
     metersPerUnit: float = field(metadata=_json(exact=True))
     kilogramsPerUnit: float = field(metadata=_json(exact=True))
     upAxis: str
-    # only on the copy that `to_json(si=True)` writes: the stage's own units
+
+
+@dataclass
+class SiStageInfo(StageInfo):
+    """The stage info that `to_json(si=True)` writes: SI units, and the stage's own units it was converted from."""
+
     convertedFrom: dict[str, float] | None = field(default=None, metadata=_json(exact=True, omit_none=True,
                                                                                 note="--units si"))
 
-
-def _si_stage_info(info: StageInfo, units: StageUnits) -> StageInfo:
-    return dataclasses.replace(info, metersPerUnit=1.0, kilogramsPerUnit=1.0, convertedFrom={
-        "metersPerUnit": info.metersPerUnit, "kilogramsPerUnit": info.kilogramsPerUnit})
+    @classmethod
+    def of(cls, info: StageInfo, units: StageUnits) -> SiStageInfo:
+        return cls(file=info.file, metersPerUnit=1.0, kilogramsPerUnit=1.0, upAxis=info.upAxis, convertedFrom={
+            "metersPerUnit": info.metersPerUnit, "kilogramsPerUnit": info.kilogramsPerUnit})
 
 
 @dataclass
 class StageDescription:
-    stage: StageInfo = field(metadata=_json(si=_si_stage_info))
+    stage: StageInfo = field(metadata=_json(si=SiStageInfo.of, si_as=SiStageInfo))
     scenes: dict[str, SceneDescription] = field(default_factory=dict)
     vehicles: dict[str, VehicleDescription] = field(default_factory=dict)
     tireFrictionTables: dict[str, Block] = field(default_factory=dict, metadata=_block(P.TABLE))
@@ -385,7 +391,7 @@ def _field_plan(cls: type, si: bool, variant: str | None) -> tuple:
         elif slot.kind == "block" and slot.container == "dict":
             step = _BLOCKS
         elif slot.kind == "record" and slot.container is None:
-            arg = _plan(slot.of, si)
+            arg = _plan(spec.si_as if si and spec.si_as else slot.of, si)
             step = _VARIANT if isinstance(arg, dict) else _RECORD
         elif slot.kind == "record" and slot.container == "dict":
             step, arg = _RECORDS, _plan(slot.of, si)

@@ -25,8 +25,9 @@ def _records(cls: type = D.StageDescription, seen: set | None = None) -> list[ty
     seen.add(cls)
     found = [cls]
     for slot in D.layout(cls):
-        if slot.kind == "record" and slot.of not in seen:
-            found += _records(slot.of, seen)
+        for record in (slot.of, slot.spec.si_as) if slot.kind == "record" else ():
+            if record is not None and record not in seen:
+                found += _records(record, seen)
     return found
 
 
