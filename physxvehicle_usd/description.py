@@ -221,7 +221,8 @@ class SiStageInfo(StageInfo):
 
     @classmethod
     def of(cls, info: StageInfo, units: StageUnits) -> SiStageInfo:
-        return cls(file=info.file, metersPerUnit=1.0, kilogramsPerUnit=1.0, upAxis=info.upAxis, convertedFrom={
+        values = {f.name: getattr(info, f.name) for f in dataclasses.fields(StageInfo)}
+        return cls(**{**values, "metersPerUnit": 1.0, "kilogramsPerUnit": 1.0}, convertedFrom={
             "metersPerUnit": info.metersPerUnit, "kilogramsPerUnit": info.kilogramsPerUnit})
 
 
