@@ -1,19 +1,29 @@
 """The stage description: plain records of what a stage says about its vehicles (docs/description-layout.md).
 
-Records are data, not live prim wrappers (plain dataclasses; see Block). Each component block maps a property's base name to a resolved
-value with its provenance; `to_json` produces the `convert` output (optionally with provenance, optionally
-converted to SI units through the property table).
+Records are data, not live prim wrappers (plain dataclasses; see Block). Each component block maps a property's
+base name to a resolved value with its provenance; `to_json` produces the `convert` output (optionally with
+provenance, optionally converted to SI units through the property table).
+
+The record declarations below are the one statement of the layout: `to_json` walks their fields (`layout`), the
+JSON Schema's pydantic models are generated from them (convert.py) and so is the sketch in
+docs/description-layout.md. Where the JSON differs from a plain field-by-field copy, the field says so in its
+`metadata["json"]` (a JsonField).
 """
 from __future__ import annotations
 
 import dataclasses
 import math
+import operator
+import types
+import typing
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
+from pydantic import BaseModel
 
 from . import properties as P
 from .diagnostics import Diagnostic
@@ -38,9 +48,9 @@ _resolved = tuple.__new__
 
 
 # Plain dataclasses rather than pydantic models: a stage of 10,000 cars holds millions of values and the
-# reader must stay close to the cost of reading the attributes at all. The JSON form (and its JSON Schema)
-# is modelled with pydantic in convert_schema.py. Slots: no per-block __dict__ (a reader makes 30 blocks per
-# car, and every dict is one more object for the garbage collector to walk).
+# reader must stay close to the cost of reading the attributes at all. The JSON Schema of the JSON form is
+# generated from the record declarations as pydantic models (convert.py). Slots: no per-block __dict__ (a
+# reader makes 30 blocks per car, and every dict is one more object for the garbage collector to walk).
 @dataclass(eq=True, slots=True)
 class Block:
     """One component's resolved values, keyed by property base name; `schema_name` selects the property table rows."""
@@ -76,64 +86,113 @@ class Block:
         return {k: v for k, v in self.values.items() if not k.startswith("_")}
 
 
+# -- the records -----------------------------------------------------------------------------------------
+# Each field's `metadata["json"]` (a JsonField, below) says how it appears in the JSON form where that is not
+# simply "under its own name"; the JSON form, its JSON Schema (convert.py) and the layout sketch in
+# docs/description-layout.md are all worked out from these declarations.
+
+@dataclass(frozen=True)
+class JsonField:
+    """How a description field appears in the `convert` JSON (and its schema and the layout doc).
+
+    Without one a field is written under its own name: a Block as {base name: value} sorted by base name, a
+    record through its own fields, a map sorted by key, other values as JSON numbers and lists (floats rounded
+    to float32, see `_plain`)."""
+
+    schema: str | None = None        # a Block: the property table schema its values come from (the doc's keys)
+    elsewhere: tuple[str, ...] = ()  # a Block: properties of that schema the description holds in other fields
+    key: bool = False                # not written: the record's key in its parent's map
+    flatten: bool = False            # a Block whose values are written as the record's own keys
+    variant: str | None = None       # written only when the record's `type` is this (one schema model per type)
+    sort_by: str | None = None       # a list of records, written ordered by this field of theirs
+    exact: bool = False              # written as it is: doubles, not rounded to float32
+    omit_none: bool = False          # left out when None (so optional in the schema)
+    exclude: frozenset[str] = frozenset()  # a pydantic model's fields that are not written
+    si: Callable[[Any, StageUnits], Any] | None = None  # --units si: the value in SI units, then written as usual
+    si_as: type | None = None        # a record: `si` makes it one of this subclass, which the schema describes
+    note: str = ""                   # shown beside the field in the layout doc
+
+
+def _json(**spec: Any) -> dict:
+    return {"json": JsonField(**spec)}
+
+
+def _block(schema: str, **spec: Any) -> dict:
+    return _json(schema=schema, **spec)
+
+
+def _si_translation(matrix: Any, units: StageUnits) -> list:
+    """A 4x4 row-major transform with its translation row in metres."""
+    length = units.stage_to_si(P.LENGTH)
+    return [[c * (length if r == 3 and k < 3 else 1.0) for k, c in enumerate(row)] for r, row in enumerate(matrix)]
+
+
+def _si_points(points: list | None, units: StageUnits) -> list | None:
+    if points is None:
+        return None
+    length = units.stage_to_si(P.LENGTH)
+    return [[c * length for c in p] for p in points]
+
+
 @dataclass
 class WheelDescription:
     path: str
     index: int
-    attachment: Block
-    wheel: Block
-    tire: Block
-    suspension: Block
-    compliance: Block
-    wheelController: Block | None = None
+    attachment: Block = field(metadata=_block(P.ATTACHMENT, elsewhere=("index", "wheel", "tire", "suspension")))
+    wheel: Block = field(metadata=_block(P.WHEEL))
+    tire: Block = field(metadata=_block(P.TIRE))
+    suspension: Block = field(metadata=_block(P.SUSPENSION))
+    compliance: Block = field(metadata=_block(P.COMPLIANCE))
+    wheelController: Block | None = field(default=None, metadata=_block(P.WHEEL_CONTROLLER))
 
 
 @dataclass
 class DriveDescription:
-    type: str  # "basic" | "standard"
+    type: Literal["basic", "standard"]
     path: str
-    basic: Block | None = None
-    engine: Block | None = None
-    gears: Block | None = None
-    clutch: Block | None = None
-    autoGearBox: Block | None = None
+    basic: Block | None = field(default=None, metadata=_block(P.DRIVE_BASIC, flatten=True, variant="basic"))
+    engine: Block | None = field(default=None, metadata=_block(P.ENGINE, variant="standard"))
+    gears: Block | None = field(default=None, metadata=_block(P.GEARS, variant="standard"))
+    clutch: Block | None = field(default=None, metadata=_block(P.CLUTCH, variant="standard"))
+    autoGearBox: Block | None = field(default=None, metadata=_block(P.AUTOBOX, variant="standard"))
 
 
 @dataclass
 class VehicleDescription:
-    path: str
-    vehicle: Block
-    context: Block
-    rigidBody: Block
-    scene: str | None = None
+    path: str = field(metadata=_json(key=True))
+    # keyword-only so that it can stand first, where the JSON (and its schema's required list) has it
+    scene: str | None = field(default=None, kw_only=True)
+    vehicle: Block = field(metadata=_block(P.VEHICLE, elsewhere=("drive",)))
+    context: Block = field(metadata=_block(P.CONTEXT))
+    rigidBody: Block = field(metadata=_block(P.RIGID_BODY))
     drive: DriveDescription | None = None
-    controller: Block | None = None
-    brakes: dict[str, Block] = field(default_factory=dict)
-    steering: Block | None = None
-    ackermannSteering: Block | None = None
-    multiWheelDifferential: Block | None = None
-    tankDifferential: Block | None = None
-    tankController: Block | None = None
-    nonlinearCommandResponses: dict[str, Block] = field(default_factory=dict)
-    wheels: list[WheelDescription] = field(default_factory=list)
+    controller: Block | None = field(default=None, metadata=_block(P.CONTROLLER))
+    brakes: dict[str, Block] = field(default_factory=dict, metadata=_block(P.BRAKES))
+    steering: Block | None = field(default=None, metadata=_block(P.STEERING))
+    ackermannSteering: Block | None = field(default=None, metadata=_block(P.ACKERMANN))
+    multiWheelDifferential: Block | None = field(default=None, metadata=_block(P.MULTI_DIFF))
+    tankDifferential: Block | None = field(default=None, metadata=_block(P.TANK_DIFF))
+    tankController: Block | None = field(default=None, metadata=_block(P.TANK_CONTROLLER))
+    nonlinearCommandResponses: dict[str, Block] = field(default_factory=dict, metadata=_block(P.NCR))
+    wheels: list[WheelDescription] = field(default_factory=list, metadata=_json(sort_by="index"))
 
 
 @dataclass
 class SceneDescription:
-    path: str
-    gravity: Block
-    context: Block | None = None
+    path: str = field(metadata=_json(key=True))
+    gravity: Block = field(metadata=_block(P.SCENE, flatten=True))
+    context: Block | None = field(default=None, metadata=_block(P.CONTEXT))
 
 
 @dataclass
 class GroundDescription:
     path: str
-    kind: str  # "plane" | "mesh"
-    transform: list[list[float]]
-    axis: str | None = None
-    points: list[list[float]] | None = None
-    faceVertexIndices: list[int] | None = None
-    faceVertexCounts: list[int] | None = None
+    kind: Literal["plane", "mesh"]
+    transform: list[list[float]] = field(metadata=_json(si=_si_translation, note="4x4 world, row-major as USD"))
+    axis: str | None = field(default=None, metadata=_json(note="planes"))
+    points: list[list[float]] | None = field(default=None, metadata=_json(si=_si_points, note="meshes, local"))
+    faceVertexIndices: list[int] | None = field(default=None, metadata=_json(note="meshes"))
+    faceVertexCounts: list[int] | None = field(default=None, metadata=_json(note="meshes"))
     material: str | None = None
 
 
@@ -148,27 +207,42 @@ class MaterialDescription:
 @dataclass
 class StageInfo:
     file: str
-    metersPerUnit: float
-    kilogramsPerUnit: float
+    metersPerUnit: float = field(metadata=_json(exact=True))
+    kilogramsPerUnit: float = field(metadata=_json(exact=True))
     upAxis: str
 
 
 @dataclass
+class SiStageInfo(StageInfo):
+    """The stage info that `to_json(si=True)` writes: SI units, and the stage's own units it was converted from."""
+
+    convertedFrom: dict[str, float] | None = field(default=None, metadata=_json(exact=True, omit_none=True,
+                                                                                note="--units si"))
+
+    @classmethod
+    def of(cls, info: StageInfo, units: StageUnits) -> SiStageInfo:
+        values = {f.name: getattr(info, f.name) for f in dataclasses.fields(StageInfo)}
+        return cls(**{**values, "metersPerUnit": 1.0, "kilogramsPerUnit": 1.0}, convertedFrom={
+            "metersPerUnit": info.metersPerUnit, "kilogramsPerUnit": info.kilogramsPerUnit})
+
+
+@dataclass
 class StageDescription:
-    stage: StageInfo
+    stage: StageInfo = field(metadata=_json(si=SiStageInfo.of, si_as=SiStageInfo))
     scenes: dict[str, SceneDescription] = field(default_factory=dict)
     vehicles: dict[str, VehicleDescription] = field(default_factory=dict)
-    tireFrictionTables: dict[str, Block] = field(default_factory=dict)
+    tireFrictionTables: dict[str, Block] = field(default_factory=dict, metadata=_block(P.TABLE))
     ground: list[GroundDescription] = field(default_factory=list)
     materials: dict[str, MaterialDescription] = field(default_factory=dict)
-    diagnostics: list[Diagnostic] = field(default_factory=list)
+    # the file is left out: it is the stage's, in stage.file
+    diagnostics: list[Diagnostic] = field(default_factory=list, metadata=_json(exclude=frozenset({"file"})))
 
     @property
     def units(self) -> StageUnits:
         return StageUnits(self.stage.metersPerUnit, self.stage.kilogramsPerUnit)
 
     def to_json(self, provenance: bool = False, si: bool = False) -> dict:
-        return _stage_json(self, provenance, si)
+        return _record_json(self, _plan(StageDescription, si), provenance, si, self.units)
 
     def in_si_units(self) -> "StageDescription":
         """A copy in metres and kilograms (every value converted through the property table, as `to_json(si=True)`
@@ -282,61 +356,151 @@ def _block_json(block: Block | None, provenance: bool, si: bool, units: StageUni
     return out
 
 
-def _vehicle_json(v: VehicleDescription, provenance: bool, si: bool, units: StageUnits) -> dict:
-    b = lambda block: _block_json(block, provenance, si, units)  # noqa: E731
-    drive = None
-    if v.drive is not None:
-        if v.drive.type == "basic":
-            drive = {"type": "basic", "path": v.drive.path, **(b(v.drive.basic) or {})}
+# -- the field plan: each record class's fields, read once from the declarations above ----------------------
+
+class Slot(NamedTuple):
+    """One field of a description record, as the JSON form sees it."""
+
+    name: str                 # the field, and its key in the JSON
+    kind: str                 # "block", "record" (a description dataclass), "model" (pydantic) or "value"
+    of: Any                   # the Block, record or model class; for a value, its type
+    container: str | None     # None, "dict" (written sorted by key) or "list"
+    optional: bool            # may be None (written as null unless spec.omit_none)
+    spec: JsonField
+
+
+def strip_none(hint: Any) -> tuple[Any, bool]:
+    """(the type without None, whether None is allowed)."""
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(hint) if a is not type(None)]
+        if len(args) < len(typing.get_args(hint)) and len(args) == 1:
+            return args[0], True
+    return hint, False
+
+
+_NO_SPEC = JsonField()
+
+
+def _kind(hint: Any) -> str:
+    if hint is Block:
+        return "block"
+    if dataclasses.is_dataclass(hint):
+        return "record"
+    if isinstance(hint, type) and issubclass(hint, BaseModel):
+        return "model"
+    return "value"
+
+
+@lru_cache(maxsize=None)
+def layout(cls: type) -> tuple[Slot, ...]:
+    """The fields of a description record class in declaration order, classified by their declared types."""
+    hints = typing.get_type_hints(cls)
+    slots = []
+    for f in dataclasses.fields(cls):
+        hint, optional = strip_none(hints[f.name])
+        container, inner = None, hint
+        origin = typing.get_origin(hint)
+        if origin is dict and _kind(typing.get_args(hint)[1]) != "value":
+            container, inner = "dict", typing.get_args(hint)[1]
+        elif origin is list and _kind(typing.get_args(hint)[0]) != "value":
+            container, inner = "list", typing.get_args(hint)[0]
+        kind = _kind(inner)
+        slots.append(Slot(f.name, kind, inner if kind != "value" else hints[f.name], container, optional,
+                          f.metadata.get("json", _NO_SPEC)))
+    return tuple(slots)
+
+
+def variants(cls: type) -> tuple[str, ...]:
+    """The values of a record's `type` that select which of its fields are written ((): not a variant record)."""
+    if not any(slot.spec.variant for slot in layout(cls)):
+        return ()
+    return typing.get_args(typing.get_type_hints(cls)["type"])
+
+
+def block_keys(schema: str, elsewhere: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The base names a Block field of this property table schema holds, in table order: the current (not
+    deprecated) properties, less those the description holds in other fields (JsonField.elsewhere)."""
+    return tuple(p.base for p in P.TABLE_ROWS + P.DERIVED_ROWS
+                 if p.schema == schema and not p.deprecated_by and p.base not in elsewhere)
+
+
+def written(cls: type, variant: str | None = None) -> tuple[Slot, ...]:
+    """The fields a record writes (of one variant, for a variant record), in order."""
+    return tuple(slot for slot in layout(cls)
+                 if not slot.spec.key and (slot.spec.variant is None or slot.spec.variant == variant))
+
+
+# -- the walk ----------------------------------------------------------------------------------------------
+# `to_json` runs on 10,000-car stages: a plan per record class (and --units choice) is worked out once, and the
+# walk is one loop over it per record. Steps:
+_AS_IS, _PLAIN, _BLOCK, _FLAT, _BLOCKS, _RECORD, _VARIANT, _RECORDS, _RECORD_LIST, _MODELS = range(10)
+
+
+@lru_cache(maxsize=None)
+def _plan(cls: type, si: bool) -> tuple | dict:
+    """(name, step, arg, si hook, omit when None) per written field; for a variant record, one such plan per type."""
+    if variants(cls):
+        return {v: _field_plan(cls, si, v) for v in variants(cls)}
+    return _field_plan(cls, si, None)
+
+
+def _field_plan(cls: type, si: bool, variant: str | None) -> tuple:
+    plan = []
+    for slot in written(cls, variant):
+        spec, arg = slot.spec, None
+        if slot.kind == "block" and slot.container is None:
+            step = _FLAT if spec.flatten else _BLOCK
+        elif slot.kind == "block" and slot.container == "dict":
+            step = _BLOCKS
+        elif slot.kind == "record" and slot.container is None:
+            arg = _plan(spec.si_as if si and spec.si_as else slot.of, si)
+            step = _VARIANT if isinstance(arg, dict) else _RECORD
+        elif slot.kind == "record" and slot.container == "dict":
+            step, arg = _RECORDS, _plan(slot.of, si)
+        elif slot.kind == "record" and slot.container == "list":
+            step, arg = _RECORD_LIST, (_plan(slot.of, si), operator.attrgetter(spec.sort_by) if spec.sort_by else None)
+        elif slot.kind == "model" and slot.container == "list":
+            step, arg = _MODELS, set(spec.exclude)
+        elif slot.kind == "value":
+            inner = strip_none(slot.of)[0]
+            as_is = spec.exact or inner in (str, int, bool) or typing.get_origin(inner) is Literal
+            step = _AS_IS if as_is else _PLAIN
         else:
-            drive = {"type": "standard", "path": v.drive.path, "engine": b(v.drive.engine), "gears": b(v.drive.gears),
-                     "clutch": b(v.drive.clutch), "autoGearBox": b(v.drive.autoGearBox)}
-    return {
-        "scene": v.scene,
-        "vehicle": b(v.vehicle),
-        "context": b(v.context),
-        "rigidBody": b(v.rigidBody),
-        "drive": drive,
-        "controller": b(v.controller),
-        "brakes": {name: b(block) for name, block in sorted(v.brakes.items())},
-        "steering": b(v.steering),
-        "ackermannSteering": b(v.ackermannSteering),
-        "multiWheelDifferential": b(v.multiWheelDifferential),
-        "tankDifferential": b(v.tankDifferential),
-        "tankController": b(v.tankController),
-        "nonlinearCommandResponses": {name: b(block) for name, block in sorted(v.nonlinearCommandResponses.items())},
-        "wheels": [
-            {"path": w.path, "index": w.index, "attachment": b(w.attachment), "wheel": b(w.wheel), "tire": b(w.tire),
-             "suspension": b(w.suspension), "compliance": b(w.compliance), "wheelController": b(w.wheelController)}
-            for w in sorted(v.wheels, key=lambda w: w.index)
-        ],
-    }
+            raise TypeError(f"{cls.__name__}.{slot.name}: no JSON form for a {slot.container} of {slot.kind}s")
+        plan.append((slot.name, step, arg, spec.si if si else None, spec.omit_none))
+    return tuple(plan)
 
 
-def _stage_json(d: StageDescription, provenance: bool, si: bool) -> dict:
-    units = d.units
-    stage = dataclasses.asdict(d.stage)
-    if si:
-        stage.update(metersPerUnit=1.0, kilogramsPerUnit=1.0, convertedFrom={"metersPerUnit": d.stage.metersPerUnit,
-                                                                             "kilogramsPerUnit": d.stage.kilogramsPerUnit})
-    length = units.stage_to_si(P.LENGTH) if si else 1.0
-    ground = []
-    for g in d.ground:
-        item = dataclasses.asdict(g)
-        if si:
-            item["transform"] = [[c * (length if r == 3 and k < 3 else 1.0) for k, c in enumerate(row)]
-                                 for r, row in enumerate(g.transform)]
-            if g.points is not None:
-                item["points"] = [[c * length for c in p] for p in g.points]
-        ground.append(_plain(item))
-    return {
-        "stage": stage,
-        "scenes": {path: {**_block_json(s.gravity, provenance, si, units),
-                          "context": _block_json(s.context, provenance, si, units)}
-                   for path, s in sorted(d.scenes.items())},
-        "vehicles": {path: _vehicle_json(v, provenance, si, units) for path, v in sorted(d.vehicles.items())},
-        "tireFrictionTables": {path: _block_json(t, provenance, si, units) for path, t in sorted(d.tireFrictionTables.items())},
-        "ground": ground,
-        "materials": {path: _plain(dataclasses.asdict(m)) for path, m in sorted(d.materials.items())},
-        "diagnostics": [x.model_dump(mode="json", exclude={"file"}) for x in d.diagnostics],
-    }
+def _record_json(record: Any, plan: tuple, provenance: bool, si: bool, units: StageUnits) -> dict:
+    out = {}
+    for name, step, arg, si_hook, omit_none in plan:
+        value = getattr(record, name)
+        if si_hook is not None:
+            value = si_hook(value, units)
+        if step == _BLOCK:
+            out[name] = _block_json(value, provenance, si, units)
+        elif value is None and omit_none:
+            continue
+        elif step == _AS_IS:
+            out[name] = value
+        elif step == _PLAIN:
+            out[name] = _plain(value)
+        elif step == _BLOCKS:
+            out[name] = {key: _block_json(block, provenance, si, units) for key, block in sorted(value.items())}
+        elif step == _RECORD_LIST:
+            plan_of, sort_key = arg
+            items = value if sort_key is None else sorted(value, key=sort_key)
+            out[name] = [_record_json(item, plan_of, provenance, si, units) for item in items]
+        elif step == _FLAT:
+            out.update(_block_json(value, provenance, si, units) or {})
+        elif value is None:
+            out[name] = None
+        elif step == _RECORD:
+            out[name] = _record_json(value, arg, provenance, si, units)
+        elif step == _VARIANT:
+            out[name] = _record_json(value, arg[value.type], provenance, si, units)
+        elif step == _RECORDS:
+            out[name] = {key: _record_json(item, arg, provenance, si, units) for key, item in sorted(value.items())}
+        else:  # _MODELS
+            out[name] = [item.model_dump(mode="json", exclude=arg) for item in value]
+    return out

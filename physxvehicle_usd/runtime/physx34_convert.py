@@ -1,8 +1,8 @@
 """Conversion between the stage description (JSON-shaped dicts, see docs/description-layout.md) and the PhysX 3.4 structs.
 
-Works on plain dicts so it does not depend on the description's pydantic classes; a model can be passed through
-`model_dump(mode="json")` first. Values keep the units they have (PhysX has no unit system); gravity must be given in
-the same units.
+Works on the plain dicts of the JSON form (`StageDescription.to_json()`, what `convert` prints), so it does not
+depend on the description's dataclasses and takes a JSON file's contents as they are. Values keep the units they
+have (PhysX has no unit system); gravity must be given in the same units.
 
 Mapping (description block -> 3.4 struct):
 - engine: torqueCurve -> torque_curve, moi, peakTorque -> peak_torque, maxRotationSpeed -> max_omega, the three
