@@ -245,51 +245,38 @@ class StageDescription:
         return _record_json(self, _plan(StageDescription, si), provenance, si, self.units)
 
     def in_si_units(self) -> "StageDescription":
-        """A copy in metres and kilograms (every value converted through the property table, as `to_json(si=True)`
-        prints it); the records of this description are left as they are."""
-        units = self.units
-        length = units.stage_to_si(P.LENGTH)
+        """A copy in metres and kilograms, every value converted as `to_json(si=True)` writes it (walking the same
+        declarations); the records of this description are left as they are."""
+        return _record_in_si(self, self.units)
 
-        def block(b: Block | None) -> Block | None:
-            if b is None:
-                return None
-            out = Block(b.schema_name, b.path)
-            for base, item in b.values.items():
-                prop = P.TABLE_BY_KEY.get((b.schema_name, base))
-                value = item.value if prop is None else _to_si(_plain(item.value), prop, units)
-                out.values[base] = _resolved(Resolved, (value, item.source))
-            return out
 
-        def blocks(named: dict[str, Block]) -> dict[str, Block]:
-            return {name: block(b) for name, b in named.items()}
+def _block_in_si(block: Block, units: StageUnits) -> Block:
+    out = Block(block.schema_name, block.path)
+    for base, item in block.values.items():
+        prop = P.TABLE_BY_KEY.get((block.schema_name, base))
+        value = item.value if prop is None else _to_si(_plain(item.value), prop, units)
+        out.values[base] = _resolved(Resolved, (value, item.source))
+    return out
 
-        def vehicle(v: VehicleDescription) -> VehicleDescription:
-            drive = v.drive and dataclasses.replace(v.drive, basic=block(v.drive.basic), engine=block(v.drive.engine),
-                                                    gears=block(v.drive.gears), clutch=block(v.drive.clutch),
-                                                    autoGearBox=block(v.drive.autoGearBox))
-            wheels = [dataclasses.replace(w, attachment=block(w.attachment), wheel=block(w.wheel), tire=block(w.tire),
-                                          suspension=block(w.suspension), compliance=block(w.compliance),
-                                          wheelController=block(w.wheelController)) for w in v.wheels]
-            return dataclasses.replace(
-                v, vehicle=block(v.vehicle), context=block(v.context), rigidBody=block(v.rigidBody), drive=drive,
-                controller=block(v.controller), brakes=blocks(v.brakes), steering=block(v.steering),
-                ackermannSteering=block(v.ackermannSteering), multiWheelDifferential=block(v.multiWheelDifferential),
-                tankDifferential=block(v.tankDifferential), tankController=block(v.tankController),
-                nonlinearCommandResponses=blocks(v.nonlinearCommandResponses), wheels=wheels)
 
-        def ground(g: GroundDescription) -> GroundDescription:
-            transform = [[c * (length if r == 3 and k < 3 else 1.0) for k, c in enumerate(row)]
-                         for r, row in enumerate(g.transform)]
-            points = None if g.points is None else [[c * length for c in p] for p in g.points]
-            return dataclasses.replace(g, transform=transform, points=points)
-
-        return StageDescription(
-            stage=dataclasses.replace(self.stage, metersPerUnit=1.0, kilogramsPerUnit=1.0),
-            scenes={path: dataclasses.replace(s, gravity=block(s.gravity), context=block(s.context))
-                    for path, s in self.scenes.items()},
-            vehicles={path: vehicle(v) for path, v in self.vehicles.items()},
-            tireFrictionTables=blocks(self.tireFrictionTables), ground=[ground(g) for g in self.ground],
-            materials=dict(self.materials), diagnostics=list(self.diagnostics))
+def _record_in_si(record: Any, units: StageUnits) -> Any:
+    """A copy of a description record with its blocks and records converted and its `si` hooks applied (the stage
+    info becomes metres and kilograms, saying which units it was converted from)."""
+    changes = {}
+    for slot in layout(type(record)):
+        value = getattr(record, slot.name)
+        if value is None or slot.kind not in ("block", "record") and slot.spec.si is None:
+            continue
+        convert = {"block": _block_in_si, "record": _record_in_si}.get(slot.kind)
+        if slot.spec.si is not None:
+            changes[slot.name] = slot.spec.si(value, units)
+        elif slot.container == "dict":
+            changes[slot.name] = {key: convert(item, units) for key, item in value.items()}
+        elif slot.container == "list":
+            changes[slot.name] = [convert(item, units) for item in value]
+        else:
+            changes[slot.name] = convert(value, units)
+    return dataclasses.replace(record, **changes)
 
 
 # -- JSON form ------------------------------------------------------------------------------------------

@@ -118,3 +118,11 @@ def test_blocks_hold_the_declared_schema_and_keys(descriptions):
     assert seen
     for (cls, name, schema, elsewhere), keys in seen.items():
         assert keys == set(D.block_keys(schema, elsewhere)), f"{cls.__name__}.{name}"
+
+
+@pytest.mark.parametrize("provenance", [False, True])
+def test_the_si_copy_is_what_the_si_json_writes(descriptions, provenance):
+    """`in_si_units()` walks the same declarations as `to_json(si=True)`: the copy, written as it is, is that JSON."""
+    for description in descriptions.values():
+        assert description.in_si_units().to_json(provenance=provenance) == description.to_json(provenance=provenance,
+                                                                                             si=True)
