@@ -8,7 +8,7 @@ test tracks with up to a few thousand triangles. A BVH would be the next step fo
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
