@@ -42,8 +42,8 @@ def schemas_command(stage_file: str) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from .schema_usage import vehicle_schema_usage
-    from .stage_io import open_stage
+    from .stage.io import open_stage
+    from .stage.schema_usage import vehicle_schema_usage
 
     stage = open_stage(stage_file)
     table = Table(title=f"PhysX vehicle schemas in {stage_file}")
@@ -74,7 +74,7 @@ def convert_command(stage_file: str, output: str | None, target: str, fmt: str, 
     Exit code 1 when the stage has errors (the affected vehicles are left out), 2 when a target cannot hold
     the vehicles, 0 otherwise.
     """
-    from .convert import description_text, description_to_json_text
+    from .outputs.convert import description_text, description_to_json_text
     from .read import read_stage
 
     if target != "description" and (fmt != "json" or provenance):
@@ -100,7 +100,7 @@ def convert_command(stage_file: str, output: str | None, target: str, fmt: str, 
     else:
         text = description_text(description, si=units == "si")
     if text is not None and output:
-        from .stage_io import write_atomic
+        from .stage.io import write_atomic
 
         write_atomic(output, text)
     elif text is not None:
@@ -115,11 +115,11 @@ def json_schema_command(output: str | None) -> None:
     """Print the JSON Schema of `convert`'s JSON output."""
     import json
 
-    from .convert import convert_json_schema
+    from .outputs.convert import convert_json_schema
 
     text = json.dumps(convert_json_schema(), indent=2, sort_keys=True) + "\n"
     if output:
-        from .stage_io import write_atomic
+        from .stage.io import write_atomic
 
         write_atomic(output, text)
     else:
@@ -135,7 +135,7 @@ def json_schema_command(output: str | None) -> None:
 def import_snippet_command(folder: str, output: str, units: str, drive: str | None) -> None:
     """Author a USD vehicle (with scene, context and ground plane) from PhysX vehicle snippet files:
     FOLDER/Base.json plus EngineDrive.json or DirectDrive.json."""
-    from .import_snippet import import_snippet
+    from .author.snippet import import_snippet
 
     result = import_snippet(folder, output, units=units, drive=drive)
     for note in result.notes:
@@ -161,7 +161,7 @@ def validate_command(paths: tuple[str, ...], fmt: str, strict: bool, jobs: int, 
     results = _with_progress(lambda progress: validate_paths(paths, jobs=jobs, progress=progress), len(paths))
     text = FORMATS[fmt](results)
     if output:
-        from .stage_io import write_atomic
+        from .stage.io import write_atomic
 
         write_atomic(output, text)
     else:
@@ -245,7 +245,7 @@ def inspect_command(stage_file: str, vehicle: str | None, fmt: str) -> None:
     """
     import json
 
-    from .inspect_table import inspect_json, render_text
+    from .outputs.inspect_table import inspect_json, render_text
     from .read import read_stage
 
     description = read_stage(stage_file)
@@ -264,7 +264,7 @@ def inspect_command(stage_file: str, vehicle: str | None, fmt: str) -> None:
 def plot_command(stage_file: str, vehicle: str | None, output: str) -> None:
     """Plot a vehicle's tuning: engine torque and power, gearing, tire friction and lateral stiffness,
     suspension springs and the wheel layout (SI units)."""
-    from .plot import plot_vehicle
+    from .outputs.plot import plot_vehicle
     from .read import read_stage
 
     plot_vehicle(read_stage(stage_file), output, vehicle)
@@ -292,7 +292,8 @@ def simulate_command(stage_file: str, steps: int, dt: float, trace: str | None, 
     """
     import json
 
-    from .simulate import NoVehicleError, simulate_files, text_summary
+    from .outputs.simulation_files import simulate_files
+    from .simulate import NoVehicleError, text_summary
 
     try:
         result = simulate_files(stage_file, steps, dt, vehicles=vehicles, trace=trace, plot=plot, record=record,

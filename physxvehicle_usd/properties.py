@@ -12,7 +12,7 @@ registry (`full_name`), so no attribute name is spelled twice.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 
 from pxr import Usd

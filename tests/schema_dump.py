@@ -72,6 +72,7 @@ if __name__ == "__main__":
         import physx_usd_schemas  # noqa: F401
     elif mode == "both":
         import physx_usd_schemas  # noqa: F401
+
         import physxvehicle_usd
 
         print(json.dumps({"provider": physxvehicle_usd.active_provider().plugin_name}), file=sys.stderr)

@@ -36,7 +36,7 @@ from physxvehicle_usd.author import author_vehicle, preset_spec
 from physxvehicle_usd.author.spec import VehicleSpec
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.read.context import REFERENCE_FRAME_KEY as REFERENCE_FRAME
-from physxvehicle_usd.units import LENGTH, MASS, MASS_LENGTH2, NONE, Dim, StageUnits
+from physxvehicle_usd.units import LENGTH, MASS, MASS_LENGTH2, Dim, StageUnits
 
 # SI values of the minimal car, with the dimension that converts each to stage units.
 MASS_KG = 1500.0

@@ -9,14 +9,13 @@ import os
 from pathlib import Path
 
 import pytest
+from conftest import run_python
+from stage_factory import add_vehicle, new_stage
 
 from physxvehicle_usd import properties as P
 from physxvehicle_usd.cli import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, main
-from physxvehicle_usd.convert import ConvertOutput
 from physxvehicle_usd.description import Source
-
-from conftest import run_python
-from stage_factory import add_vehicle, new_stage
+from physxvehicle_usd.outputs.convert import ConvertOutput
 
 REPO = Path(__file__).resolve().parent.parent
 CAR = str(REPO / "samples/car/car.usda")
@@ -217,7 +216,7 @@ def test_published_json_schema_is_current():
     """docs/convert.schema.json is what `physxvehicle-usd json-schema` prints (regenerate it when the output changes)."""
     from pathlib import Path
 
-    from physxvehicle_usd.convert import convert_json_schema
+    from physxvehicle_usd.outputs.convert import convert_json_schema
 
     published = json.loads((Path(__file__).resolve().parent.parent / "docs" / "convert.schema.json").read_text())
     assert published == convert_json_schema(), "run: physxvehicle-usd json-schema -o docs/convert.schema.json"

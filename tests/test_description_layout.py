@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from physxvehicle_usd import description as D
-from physxvehicle_usd.convert import ConvertOutput, _record_model, with_layout_sketch
+from physxvehicle_usd.outputs.convert import ConvertOutput, _record_model, with_layout_sketch
 from physxvehicle_usd.read import read_stage
 
 REPO = Path(__file__).resolve().parent.parent

@@ -11,11 +11,11 @@ import shutil
 import subprocess
 import sys
 
+from conftest import REPO, SAMPLES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pxr import Sdf, Usd
 
-from conftest import REPO, SAMPLES
 from physxvehicle_usd import properties as P
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.write import write_stage

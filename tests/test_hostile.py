@@ -14,9 +14,9 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from conftest import SAMPLES
 from pxr import Sdf, Usd, UsdGeom, Vt
 
-from conftest import SAMPLES
 from physxvehicle_usd import properties as P
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.validate import validate_file

@@ -11,7 +11,7 @@ from physxvehicle_usd import properties as P
 from physxvehicle_usd.author import author_vehicle, preset_spec
 from physxvehicle_usd.cli import main
 from physxvehicle_usd.errors import InputError
-from physxvehicle_usd.inspect_table import inspect_json, inspect_rows, render_text
+from physxvehicle_usd.outputs.inspect_table import inspect_json, inspect_rows, render_text
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.units import LENGTH, MASS, MASS_LENGTH, MASS_LENGTH2, StageUnits, stage_unit, unit_dim
 

@@ -7,7 +7,7 @@ import math
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pxr import Gf, Sdf, Usd
+from pxr import Gf, Usd
 
 import physxvehicle_usd  # noqa: F401 - registers the vehicle schemas
 from physxvehicle_usd import properties as P

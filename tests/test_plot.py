@@ -8,7 +8,7 @@ import pytest
 from physxvehicle_usd.author import author_vehicle, preset_spec
 from physxvehicle_usd.cli import main
 from physxvehicle_usd.errors import InputError
-from physxvehicle_usd.plot import plot_vehicle, vehicle_figure
+from physxvehicle_usd.outputs.plot import plot_vehicle, vehicle_figure
 from physxvehicle_usd.read import read_stage
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"

@@ -7,13 +7,12 @@ import gc
 
 import pytest
 from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics
+from stage_factory import add_vehicle, build_vehicle, new_stage
 
 from physxvehicle_usd import properties as P
 from physxvehicle_usd.diagnostics import Severity
 from physxvehicle_usd.read import components as C
 from physxvehicle_usd.read import read_stage
-
-from stage_factory import add_vehicle, build_vehicle, new_stage
 
 
 class _Asset(tuple):

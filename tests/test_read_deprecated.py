@@ -3,16 +3,13 @@
 deprecated attribute, and provenance "deprecated" on the migrated value."""
 from __future__ import annotations
 
-import math
-
 import pytest
+from stage_factory import build_vehicle
 
 from physxvehicle_usd import properties as P
 from physxvehicle_usd.description import Source
 from physxvehicle_usd.diagnostics import Severity
 from physxvehicle_usd.properties import FLT_EPSILON
-
-from stage_factory import build_vehicle
 
 G = 9.81
 

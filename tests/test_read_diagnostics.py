@@ -19,12 +19,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pxr import Gf, Sdf, UsdGeom, UsdPhysics, UsdShade
+from stage_factory import REFERENCE_FRAME, VehicleStage, add_vehicle, new_stage
 
 from physxvehicle_usd import properties as P
 from physxvehicle_usd.diagnostics import Severity
 from physxvehicle_usd.read import read_stage
-
-from stage_factory import REFERENCE_FRAME, VehicleStage, add_vehicle, new_stage
 
 CAR, GOOD = "/World/Car", "/World/Good"
 E, W = Severity.ERROR, Severity.WARNING

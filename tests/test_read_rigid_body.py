@@ -10,12 +10,12 @@ import math
 import numpy as np
 import pytest
 from pxr import Sdf, UsdPhysics
+from stage_factory import build_vehicle
 
 from physxvehicle_usd import properties as P
+from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.sim import Simulator
 from physxvehicle_usd.write import write_stage
-from physxvehicle_usd.read import read_stage
-from stage_factory import build_vehicle
 
 SETTINGS = {"linearDamping": Sdf.ValueTypeNames.Float, "angularDamping": Sdf.ValueTypeNames.Float,
             "maxLinearVelocity": Sdf.ValueTypeNames.Float, "maxAngularVelocity": Sdf.ValueTypeNames.Float,

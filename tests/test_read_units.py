@@ -14,13 +14,12 @@ import re
 from pathlib import Path
 
 import pytest
+from stage_factory import MASS_KG, add_vehicle, build_vehicle
 
 from physxvehicle_usd import properties as P
-from physxvehicle_usd.convert import description_to_json_text
 from physxvehicle_usd.description import Source
+from physxvehicle_usd.outputs.convert import description_to_json_text
 from physxvehicle_usd.units import LENGTH, MASS, MASS_LENGTH2, NONE, StageUnits
-
-from stage_factory import MASS_KG, add_vehicle, build_vehicle
 
 SPEC_CSV = Path(__file__).resolve().parent / "data" / "spec" / "vehicle_attributes.csv"
 

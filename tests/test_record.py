@@ -5,13 +5,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import stage_over_sample
 from pxr import Gf, Sdf, Usd, UsdGeom
 
 import physxvehicle_usd  # noqa: F401 - registers the vehicle schemas
-from conftest import stage_over_sample
 from physxvehicle_usd import properties as P
 from physxvehicle_usd import simulate
-from physxvehicle_usd.record import OPS, matrix_to_quat, quat_mul, record_layer, rotation_rows, write_record
+from physxvehicle_usd.outputs.record import OPS, matrix_to_quat, quat_mul, record_layer, rotation_rows, write_record
 
 SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "car" / "car.usda"
 DT = 1.0 / 60.0

@@ -11,9 +11,9 @@ from stage_factory import author, car_spec, preset_spec, preset_stage, set_veloc
 from physxvehicle_usd import properties as P
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.runtime.vehicle2 import build_vehicle_params
-from physxvehicle_usd.sim.batch import batch
 from physxvehicle_usd.sim import Simulator
 from physxvehicle_usd.sim import vecmath as vm
+from physxvehicle_usd.sim.batch import batch
 from physxvehicle_usd.sim.commands import normalised_response, steer_angles
 from physxvehicle_usd.sim.drivetrain import engine_damping_rate, engine_drive_torque, gear_ratio
 from physxvehicle_usd.sim.pipeline import StepOptions

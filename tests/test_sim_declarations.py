@@ -9,8 +9,8 @@ import pytest
 
 from physxvehicle_usd import properties as P
 from physxvehicle_usd.read import read_stage
-from physxvehicle_usd.sim import SimParams
 from physxvehicle_usd.runtime.vehicle2 import build_vehicle_params
+from physxvehicle_usd.sim import SimParams
 from physxvehicle_usd.sim.batch import PARAMS, SUBSYSTEMS, batch, batch_from_description
 from physxvehicle_usd.sim.declare import VEHICLE_BLOCKS, WHEEL_BLOCKS
 

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import stage_over_sample
 from pxr import Sdf, Usd, UsdGeom
 
 import physxvehicle_usd  # noqa: F401 - registers the vehicle schemas
-from conftest import stage_over_sample
 from physxvehicle_usd import properties as P
 from physxvehicle_usd import simulate
 from physxvehicle_usd.cli import main
@@ -263,8 +263,9 @@ def test_output_under_a_file_is_refused_before_running(capfd, tmp_path):
 
 
 def test_wheel_controller_time_samples_drive_a_driveless_vehicle():
-    from physxvehicle_usd import properties as P
     from stage_factory import build_vehicle
+
+    from physxvehicle_usd import properties as P
 
     car = build_vehicle(drive="none")
     car.stage.SetTimeCodesPerSecond(60)

@@ -14,18 +14,21 @@ import pytest
 from conftest import stage_over_sample
 from pxr import UsdPhysics
 
+from physxvehicle_usd.author.snippet import (
+    description_from_snippet,
+    import_snippet,
+    read_snippet_files,
+    stage_from_snippet,
+)
 from physxvehicle_usd.cli import main
 from physxvehicle_usd.description import StageDescription
 from physxvehicle_usd.errors import InputError
-from physxvehicle_usd.import_snippet import import_snippet, stage_from_snippet
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.runtime.snippet import (
     BASE_FILE,
     DIRECT_DRIVE_FILE,
     ENGINE_DRIVE_FILE,
     SnippetFormatError,
-    description_from_snippet,
-    read_snippet_files,
     snippet_folder_names,
     snippet_from_description,
 )

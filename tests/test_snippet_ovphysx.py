@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from physxvehicle_usd.import_snippet import import_snippet
+from physxvehicle_usd.author.snippet import import_snippet
 from physxvehicle_usd.oracle import run_ovphysx
 
 pytestmark = pytest.mark.ovphysx

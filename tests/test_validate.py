@@ -10,9 +10,9 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from conftest import SAMPLES
 from pxr import Usd, UsdGeom, UsdPhysics, UsdValidation
 
-from conftest import SAMPLES
 from physxvehicle_usd import properties as P
 from physxvehicle_usd.validate import validate_file, validate_paths
 from physxvehicle_usd.validate.report import exit_code

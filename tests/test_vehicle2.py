@@ -10,9 +10,19 @@ from physxvehicle_usd import properties as P
 from physxvehicle_usd.description import Source, StageDescription
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.read.context import REFERENCE_FRAME_KEY
-from physxvehicle_usd.runtime.vehicle2 import (AUTOMATIC_GEAR, DRIVE_BASIC, DRIVE_NONE, DRIVE_STANDARD, NEUTRAL_GEAR,
-                                               RESPONSE_BRAKE0, RESPONSE_BRAKE1, RESPONSE_DRIVE, RESPONSE_STEER,
-                                               VehicleParamsError, build_vehicle_params)
+from physxvehicle_usd.runtime.vehicle2 import (
+    AUTOMATIC_GEAR,
+    DRIVE_BASIC,
+    DRIVE_NONE,
+    DRIVE_STANDARD,
+    NEUTRAL_GEAR,
+    RESPONSE_BRAKE0,
+    RESPONSE_BRAKE1,
+    RESPONSE_DRIVE,
+    RESPONSE_STEER,
+    VehicleParamsError,
+    build_vehicle_params,
+)
 from physxvehicle_usd.sim.batch import batch
 
 CAR = "/World/Car"

@@ -9,22 +9,19 @@ attributes). Writing into a stage with other units is out of scope (the writer k
 from __future__ import annotations
 
 import importlib.util
-
 import math
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pxr import Usd
+from stage_factory import DRIVES, VehicleStage, add_vehicle, build_vehicle
 
 from physxvehicle_usd import properties as P
 from physxvehicle_usd.description import Source
 from physxvehicle_usd.diagnostics import Severity
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.write import write_stage, write_vehicle
-
-from stage_factory import DRIVES, VehicleStage, add_vehicle, build_vehicle
 
 REPO = Path(__file__).resolve().parent.parent
 # ovphysx's own mixed-drive scene, found without importing ovphysx (its schemas must stay out of this process)

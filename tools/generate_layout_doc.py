@@ -14,7 +14,7 @@ REPO = Path(__file__).resolve().parent.parent
 DOC = REPO / "docs" / "description-layout.md"
 sys.path.insert(0, str(REPO))
 
-from physxvehicle_usd.convert import with_layout_sketch  # noqa: E402
+from physxvehicle_usd.outputs.convert import with_layout_sketch  # noqa: E402
 
 
 def main() -> int:

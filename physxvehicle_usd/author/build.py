@@ -13,7 +13,7 @@ import os
 from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics
 
 from .. import properties as P
-from ..stage_io import export_layer_atomic
+from ..stage.io import export_layer_atomic
 from ..write import write_stage
 from .describe import COLLISION_FILTERS, COLLISION_GROUPS, GROUND, WORLD, Geometry, describe_vehicle, parts_path
 from .spec import VehicleSpec

@@ -18,8 +18,18 @@ import math
 from dataclasses import dataclass, field
 
 from .. import properties as P
-from ..description import (Block, DriveDescription, GroundDescription, MaterialDescription, SceneDescription, Source,
-                           StageDescription, StageInfo, VehicleDescription, WheelDescription)
+from ..description import (
+    Block,
+    DriveDescription,
+    GroundDescription,
+    MaterialDescription,
+    SceneDescription,
+    Source,
+    StageDescription,
+    StageInfo,
+    VehicleDescription,
+    WheelDescription,
+)
 from ..errors import InputError
 from ..units import StageUnits
 from . import wizard

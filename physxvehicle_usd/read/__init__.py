@@ -13,16 +13,16 @@ import os
 from pxr import Usd, UsdGeom
 
 from .. import properties as P
-from ..bulk import bulk_objects
 from ..description import Source, StageDescription, StageInfo
 from ..diagnostics import DiagnosticSink
-from ..stage_io import captured_stderr, open_stage_with_warnings, short_usd_message
+from ..stage.bulk import bulk_objects
+from ..stage.io import captured_stderr, open_stage_with_warnings, short_usd_message
 from ..units import StageUnits
 from . import pxr_unchecked as U
 from .components import parse_context, parse_friction_table
+from .context import ReadContext
 from .physics import gravity_block, load_physics
 from .values import ComponentReader
-from .context import ReadContext
 from .vehicle import parse_vehicle
 
 __all__ = ["read_stage"]

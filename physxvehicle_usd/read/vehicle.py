@@ -35,6 +35,7 @@ from .wheels import (
     world_scale,
 )
 
+
 def _vehicle_attributes(v: VehicleParse) -> Block:
     ctx = v.ctx
     r = ComponentReader(v.prim, P.VEHICLE, ctx.sink, ctx.units)

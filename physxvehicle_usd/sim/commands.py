@@ -7,12 +7,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..runtime.vehicle2 import (AUTOMATIC_GEAR, MAX_NB_COMMAND_VALUES, NEUTRAL_GEAR, RESPONSE_BRAKE0, RESPONSE_BRAKE1,
-                                RESPONSE_DRIVE, RESPONSE_STEER)
+from ..runtime.vehicle2 import (
+    AUTOMATIC_GEAR,
+    MAX_NB_COMMAND_VALUES,
+    NEUTRAL_GEAR,
+    RESPONSE_BRAKE0,
+    RESPONSE_BRAKE1,
+    RESPONSE_DRIVE,
+    RESPONSE_STEER,
+)
 from . import vecmath as vm
 from .declare import Param
 from .state import FLT_MAX, SimParams, SimState
-
 
 
 def _responses(p) -> tuple:

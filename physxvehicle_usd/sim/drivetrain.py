@@ -18,7 +18,6 @@ from .state import SimParams, SimState
 from .wheel import direct_drive_update
 
 
-
 def _engine(p, field: str, absent=0.0):
     return absent if p.engine is None else getattr(p.engine, field)
 

@@ -23,10 +23,17 @@ from .drivetrain import differential_state, update_wheel_speeds
 from .ground import Ground
 from .rigid_body import end_step_physx, integrate_substep
 from .state import SUBSTEP_FIELDS, SimParams, SimState
-from .suspension import (query_road_geometry, steered_axle, steered_wheel_offset, suspension_force, update_compliance,
-                         update_suspension_state)
+from .suspension import (
+    query_road_geometry,
+    steered_axle,
+    steered_wheel_offset,
+    suspension_force,
+    update_compliance,
+    update_suspension_state,
+)
 from .tire import update_tire, wheel_axes_body
 from .wheel import update_rotation_angle
+
 
 @dataclass(frozen=True)
 class StepOptions:

@@ -15,7 +15,6 @@ from . import vecmath as vm
 from .declare import Param
 from .state import SimParams, SimState
 
-
 PARAMS = (
     Param("mass", vehicle=lambda p: p.rigid_body.mass, unit="mass"),
     Param("moi", vehicle=lambda p: p.rigid_body.moi, shape=(3,), component_first=True, unit="mass*length^2"),

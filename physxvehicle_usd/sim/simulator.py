@@ -31,9 +31,9 @@ import numpy.typing  # noqa: F401  (np.typing.DTypeLike)
 
 from ..description import GroundDescription, StageDescription
 from ..runtime.vehicle2 import AUTOMATIC_GEAR
-from .batch import VehicleBatch, batch_from_description
 from . import compiled
 from . import vecmath as vm
+from .batch import VehicleBatch, batch_from_description
 from .ground import Ground, friction_matrix
 from .guard import Guard, GuardOptions
 from .pipeline import StepOptions, step

@@ -17,7 +17,6 @@ from .ground import Ground, raycast
 from .state import FLT_MIN, SimParams, SimState
 
 
-
 def _graph(points, width: int) -> tuple:
     """A compliance graph: its first 3 points, the leading rows of the batch's (3, width)."""
     return points[:3]

@@ -13,7 +13,6 @@ from . import vecmath as vm
 from .declare import Param
 from .state import SimParams, SimState
 
-
 PARAMS = (
     Param("min_lat_slip_denominator", source=(P.VEHICLE, "minLateralSlipDenominator"), unit="length/s"),
     Param("min_passive_long_slip_denominator", source=(P.VEHICLE, "minPassiveLongitudinalSlipDenominator"),

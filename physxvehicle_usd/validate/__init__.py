@@ -18,7 +18,7 @@ from pxr import Usd
 
 from ..diagnostics import Diagnostic, Severity
 from ..errors import InputError
-from ..stage_io import USD_EXTENSIONS
+from ..stage.io import USD_EXTENSIONS
 from .checks import asset_findings
 
 __all__ = ["FileResult", "collect_files", "validate_stage", "validate_file", "validate_paths"]
@@ -38,8 +38,8 @@ class FileResult:
 
 def validate_stage(stage: Usd.Stage) -> tuple[list[Diagnostic], list[str]]:
     """All findings for a stage (reader rules, then asset checks) and the paths of every vehicle prim."""
-    from ..read import read_stage
     from .. import properties as P
+    from ..read import read_stage
 
     description = read_stage(stage)
     findings = list(description.diagnostics) + asset_findings(stage, description)
@@ -50,7 +50,7 @@ def validate_stage(stage: Usd.Stage) -> tuple[list[Diagnostic], list[str]]:
 
 def validate_file(path: str) -> FileResult:
     from ..read import read_stage  # noqa: F401 - registers the plugin in worker processes too
-    from ..stage_io import open_stage_with_warnings
+    from ..stage.io import open_stage_with_warnings
 
     try:
         stage, warnings = open_stage_with_warnings(path)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from .simulate import SimulationResult
+    from ..simulate import SimulationResult
 
 MAX_VEHICLES = 6  # more lines than this stop being readable; the title says how many were left out
 _RAD_S_TO_RPM = 60.0 / (2.0 * np.pi)
@@ -22,7 +22,7 @@ def plot_png(result: "SimulationResult", title: str | None = None) -> bytes:
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
 
-    from .simulate import forward_speeds
+    from ..simulate import forward_speeds
 
     arrays = result.arrays
     for kind, name in (("vehicles", "engineRotationSpeed"), ("vehicles", "currentGear"),

@@ -14,10 +14,10 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any, Iterator
 
-from . import properties as P
-from . import units as U
-from .description import Block, Source, StageDescription, VehicleDescription
-from .errors import InputError
+from .. import properties as P
+from .. import units as U
+from ..description import Block, Source, StageDescription, VehicleDescription
+from ..errors import InputError
 
 SOURCE_STYLES = {Source.AUTHORED.value: "", Source.FALLBACK.value: "dim", Source.DEFAULT.value: "yellow",
                  Source.DEPRECATED.value: "magenta", Source.COMPUTED.value: "cyan"}

@@ -14,10 +14,10 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from . import properties as P
-from .description import Block, StageDescription, VehicleDescription
-from .errors import InputError
-from .stage_io import write_atomic
+from .. import properties as P
+from ..description import Block, StageDescription, VehicleDescription
+from ..errors import InputError
+from ..stage.io import write_atomic
 
 RPM_PER_RAD_S = 60.0 / (2.0 * math.pi)
 KMH_PER_M_S = 3.6

@@ -21,12 +21,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from pxr import Gf, Sdf, Usd, UsdGeom, Vt
 
-from .description import canonical_value
-from .sim import vecmath
-from .stage_io import export_layer_atomic
+from ..description import canonical_value
+from ..sim import vecmath
+from ..stage.io import export_layer_atomic
 
 if TYPE_CHECKING:
-    from .simulate import LoadedSimulation, SimulationResult
+    from ..simulate import LoadedSimulation, SimulationResult
 
 OPS = ("xformOp:translate:simulated", "xformOp:orient:simulated", "xformOp:scale:simulated")
 _AXES = {"posX": (1.0, 0.0, 0.0), "negX": (-1.0, 0.0, 0.0), "posY": (0.0, 1.0, 0.0),

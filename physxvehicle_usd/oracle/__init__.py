@@ -121,7 +121,7 @@ def _request_controls(controls: Mapping[str, Mapping[str, Any]] | None, steps: i
 
 def _worker_environment() -> dict[str, str]:
     """The caller's environment minus our schema plugin folder, which would clash with PhysX's."""
-    from .plugin import plugin_path
+    from ..plugin import plugin_path
 
     env = dict(os.environ)
     ours = str(plugin_path())

@@ -10,9 +10,9 @@ from typing import Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from . import description as D
-from . import properties as P
-from .description import StageDescription
+from .. import description as D
+from .. import properties as P
+from ..description import StageDescription
 
 
 def description_to_json_text(description: StageDescription, provenance: bool = False, si: bool = False) -> str:

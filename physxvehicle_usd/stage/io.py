@@ -15,7 +15,7 @@ from typing import Iterator
 
 from pxr import Pcp, Sdf, Tf, Usd
 
-from .errors import InputError
+from ..errors import InputError
 
 USD_EXTENSIONS = (".usd", ".usda", ".usdc", ".usdz")
 

@@ -1,0 +1,162 @@
+"""Drive cycles: the time samples a stage authors on its controller attributes, as per-step controls."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+from pxr import Usd
+
+from .. import properties as P
+from ..description import Block, Source, StageDescription, canonical_value
+
+
+@dataclass
+class _Channel:
+    """One time-sampled controller attribute feeding one control of one vehicle (or wheel)."""
+
+    control: str
+    vehicle: int
+    wheel: int | None
+    times: np.ndarray
+    values: np.ndarray
+    held: bool
+    sign: float = 1.0  # deprecated steerRight counts negatively into steer
+    deprecated: bool = False  # from a deprecated attribute: steerLeft and steerRight add up
+
+
+@dataclass
+class DriveCycle:
+    """Controller attributes with time samples, sampled at the stage time of each step.
+
+    `base` holds every vehicle's constant value of each control that has at least one channel, so that
+    setting a whole control array never disturbs the vehicles without time samples.
+    """
+
+    channels: list[_Channel]
+    base: dict[str, np.ndarray]
+    start_time_code: float
+    time_codes_per_second: float
+
+    @property
+    def empty(self) -> bool:
+        return not self.channels
+
+    def time_codes(self, steps: int, dt: float) -> np.ndarray:
+        return self.start_time_code + np.arange(steps) * dt * self.time_codes_per_second
+
+    def sample(self, steps: int, dt: float) -> dict[str, np.ndarray]:
+        """Controls for every step: {name: (steps, V) or (steps, V, W)}."""
+        t = self.time_codes(steps, dt)
+        table = {name: np.repeat(base[None], steps, axis=0) for name, base in self.base.items()}
+        summed: set[tuple[str, int]] = set()
+        for ch in self.channels:
+            if ch.held:
+                idx = np.clip(np.searchsorted(ch.times, t, side="right") - 1, 0, len(ch.times) - 1)
+                values = ch.values[idx]
+            else:
+                values = np.interp(t, ch.times, ch.values)  # USD holds the end values outside the samples too
+            column = table[ch.control][:, ch.vehicle] if ch.wheel is None else table[ch.control][:, ch.vehicle, ch.wheel]
+            if ch.deprecated and ch.control == "steer":
+                # steerLeft - steerRight: the first of the pair replaces the constant, the second adds
+                key = (ch.control, ch.vehicle)
+                if key in summed:
+                    column += ch.sign * values
+                else:
+                    summed.add(key)
+                    column[:] = ch.sign * values
+            else:
+                column[:] = values
+        return table
+
+
+_VEHICLE_CONTROL_ATTRS: tuple[tuple[str, str, str], ...] = (
+    (P.CONTROLLER, "accelerator", "accelerator"), (P.CONTROLLER, "brake0", "brake0"),
+    (P.CONTROLLER, "brake1", "brake1"), (P.CONTROLLER, "steer", "steer"), (P.CONTROLLER, "targetGear", "targetGear"),
+    (P.TANK_CONTROLLER, "thrust0", "thrust0"), (P.TANK_CONTROLLER, "thrust1", "thrust1"),
+)
+# deprecated controller attribute -> (control, sign); used only where the reader took the value from it
+_DEPRECATED_CONTROLS = {"brake": ("brake0", 1.0), "handbrake": ("brake1", 1.0),
+                        "steerLeft": ("steer", 1.0), "steerRight": ("steer", -1.0)}
+_WHEEL_CONTROL_ATTRS = (("driveTorque", "driveTorque"), ("brakeTorque", "brakeTorque"), ("steerAngle", "steerAngle"))
+_DEFAULT_TARGET_GEAR = 255
+
+
+def _time_samples(attr: Usd.Attribute) -> tuple[np.ndarray, np.ndarray] | None:
+    if not attr or not attr.ValueMightBeTimeVarying():
+        return None
+    times = attr.GetTimeSamples()
+    if not times:
+        return None
+    values = [attr.Get(t) for t in times]
+    if any(v is None for v in values):
+        return None
+    return np.asarray(times, dtype=float), np.asarray(values, dtype=float)
+
+
+def _control_value(block: Block | None, name: str, absent: float) -> float:
+    """A controller's resolved value at the precision the simulator takes it (absent: the command state at rest)."""
+    value = None if block is None else block.get(name)
+    return absent if value is None else float(canonical_value(value))
+
+
+def drive_cycle(stage: Usd.Stage, description: StageDescription, paths: Sequence[str],
+                wheel_paths: Sequence[Sequence[str]]) -> DriveCycle:
+    """Find the time-sampled controller attributes of the simulated vehicles and wheels."""
+    held_all = stage.GetInterpolationType() == Usd.InterpolationTypeHeld
+    n_vehicles = len(paths)
+    n_wheels = max((len(w) for w in wheel_paths), default=0)
+    channels: list[_Channel] = []
+    for v, path in enumerate(paths):
+        prim = stage.GetPrimAtPath(path)
+        if not prim:
+            continue
+        vehicle = description.vehicles[path]
+        model_controller = vehicle.controller
+        if model_controller is not None:
+            for schema, base, control in _VEHICLE_CONTROL_ATTRS[:5]:
+                if model_controller.source(control) == Source.DEPRECATED:
+                    continue  # the reader took this control from deprecated attributes; sampled below
+                found = _time_samples(prim.GetAttribute(P.full_name(schema, base)))
+                if found:
+                    channels.append(_Channel(control, v, None, *found, held=held_all or control == "targetGear"))
+            deprecated = {}
+            for base, (control, sign) in _DEPRECATED_CONTROLS.items():
+                if model_controller.source(control) == Source.DEPRECATED:
+                    attr = prim.GetAttribute(P.full_name(P.CONTROLLER, base))
+                    deprecated[base] = (control, sign, attr, _time_samples(attr))
+            if any(found for *_, found in deprecated.values()):
+                for base, (control, sign, attr, found) in deprecated.items():
+                    if found is None and control == "steer":  # steer = steerLeft - steerRight: both take part
+                        found = (np.zeros(1), np.array([float(attr.Get() or 0.0) if attr else 0.0]))
+                    if found is not None:
+                        channels.append(_Channel(control, v, None, *found, held=held_all, sign=sign,
+                                                 deprecated=True))
+        if vehicle.tankController is not None:
+            for schema, base, control in _VEHICLE_CONTROL_ATTRS[5:]:
+                found = _time_samples(prim.GetAttribute(P.full_name(schema, base)))
+                if found:
+                    channels.append(_Channel(control, v, None, *found, held=held_all))
+        for w, wheel_path in enumerate(wheel_paths[v]):
+            wheel = vehicle.wheels[w]
+            if wheel.wheelController is None:
+                continue
+            wheel_prim = stage.GetPrimAtPath(wheel_path)
+            for base, control in _WHEEL_CONTROL_ATTRS:
+                found = _time_samples(wheel_prim.GetAttribute(P.full_name(P.WHEEL_CONTROLLER, base)))
+                if found:
+                    channels.append(_Channel(control, v, w, *found, held=held_all))
+    base: dict[str, np.ndarray] = {}
+    for name in {ch.control for ch in channels}:
+        if name in ("driveTorque", "brakeTorque", "steerAngle"):
+            arr = np.zeros((n_vehicles, n_wheels))
+            for v, path in enumerate(paths):
+                for w, wheel in enumerate(description.vehicles[path].wheels):
+                    arr[v, w] = _control_value(wheel.wheelController, name, 0.0)
+        else:
+            default = _DEFAULT_TARGET_GEAR if name == "targetGear" else 0.0
+            block = "tankController" if name in ("thrust0", "thrust1") else "controller"
+            arr = np.array([_control_value(getattr(description.vehicles[p], block), name, default) for p in paths])
+        base[name] = arr
+    start = stage.GetStartTimeCode() if stage.HasAuthoredMetadata("startTimeCode") else 0.0
+    return DriveCycle(channels, base, float(start), float(stage.GetTimeCodesPerSecond()))

@@ -1,0 +1,190 @@
+"""What a simulation run holds and gives back: the loaded simulation, the recorded telemetry, the per-vehicle
+summary and the trace layout. The outputs (outputs/record.py, outputs/sim_plot.py) read results from here."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+
+import numpy as np
+from pxr import Usd
+
+from ..description import Block, StageDescription
+from ..sim import vecmath
+
+if TYPE_CHECKING:
+    from .drive_cycle import DriveCycle
+
+# Telemetry each output needs, per kind ("vehicles", "wheels", "bodies"); None means every attribute.
+TELEMETRY_FOR: dict[str, dict[str, tuple[str, ...]] | None] = {
+    "summary": {"vehicles": ("currentGear",), "bodies": ("position", "orientation", "linearVelocity")},
+    "plot": {"vehicles": ("engineRotationSpeed", "currentGear"), "bodies": ("orientation", "linearVelocity"),
+             "wheels": ("tireLongitudinalSlip", "tireLateralSlip")},
+    "record": {"bodies": ("position", "orientation"), "wheels": ("position", "rotationAngle", "wheelSteerAngle")},
+    "trace": None,
+}
+
+_AXES = {"posX": (1.0, 0.0, 0.0), "negX": (-1.0, 0.0, 0.0), "posY": (0.0, 1.0, 0.0),
+         "negY": (0.0, -1.0, 0.0), "posZ": (0.0, 0.0, 1.0), "negZ": (0.0, 0.0, -1.0)}
+
+
+@dataclass
+class LoadedSimulation:
+    stage: Usd.Stage
+    description: StageDescription
+    simulator: Any  # sim.Simulator
+    paths: tuple[str, ...]
+    wheel_paths: tuple[tuple[str, ...], ...]
+    drive_cycle: DriveCycle
+    left_out: dict[str, str]  # vehicle path -> why it is not simulated
+    composition_warnings: list[str]
+    load_s: float
+
+    @property
+    def meters_per_unit(self) -> float:
+        return float(self.description.stage.metersPerUnit)
+
+    def reset(self) -> None:
+        """Back to the state the stage describes (rest pose, initial commands), e.g. between episodes."""
+        from ..sim import initial_state
+
+        self.simulator.state = initial_state(self.simulator.params)
+
+    def forward_axes(self) -> np.ndarray:
+        """Each vehicle's longitudinal axis in its body frame (V, 3)."""
+        return np.array([_AXES[self.simulated_context(p)["longitudinalAxis"]] for p in self.paths])
+
+    def simulated_context(self, path: str) -> Block:
+        """The vehicle context the simulator took for the vehicle at `path` (its own, else its scene's)."""
+        vehicle = self.description.vehicles[path]
+        if vehicle.context is not None and vehicle.context.values:
+            return vehicle.context
+        return self.description.scenes[vehicle.scene].context
+
+
+class _Recorder:
+    """Stacks the telemetry arrays an output needs, one row per step."""
+
+    def __init__(self, wanted: Iterable[dict[str, tuple[str, ...]] | None]):
+        self.keys: dict[str, set[str] | None] = {"vehicles": set(), "wheels": set(), "bodies": set()}
+        for spec in wanted:
+            if spec is None:
+                self.keys = {k: None for k in self.keys}
+                break
+            for kind, names in spec.items():
+                if self.keys[kind] is not None:
+                    self.keys[kind].update(names)  # type: ignore[union-attr]
+        self.rows: dict[str, dict[str, list[np.ndarray]]] = {k: {} for k in self.keys}
+
+    @property
+    def active(self) -> bool:
+        return any(v is None or v for v in self.keys.values())
+
+    def add(self, telemetry: Mapping[str, Mapping[str, np.ndarray]]) -> None:
+        for kind, names in self.keys.items():
+            for name, arr in telemetry[kind].items():
+                if names is None or name in names:
+                    self.rows[kind].setdefault(name, []).append(arr)
+
+    def arrays(self) -> dict[str, dict[str, np.ndarray]]:
+        return {kind: {name: np.stack(rows) for name, rows in per.items()} for kind, per in self.rows.items()}
+
+
+def _json_column(values: np.ndarray) -> list:
+    """Numbers as JSON lists; non-finite values become null (JSON has no NaN)."""
+    if values.dtype.kind == "f" and not np.isfinite(values).all():
+        plain = values.astype(object)
+        plain[~np.isfinite(values)] = None
+        return plain.tolist()
+    return values.tolist()
+
+
+def trace_from_arrays(arrays: Mapping[str, Mapping[str, np.ndarray]], paths: Sequence[str],
+                      wheel_paths: Sequence[Sequence[str]], dt: float, steps: int) -> dict[str, Any]:
+    """The simulator's trace layout from stacked telemetry: lists per path and attribute, vectors as lists."""
+    trace: dict[str, Any] = {"dt": dt, "steps": steps, "vehicles": {}, "wheels": {}, "bodies": {}}
+    for v, path in enumerate(paths):
+        trace["vehicles"][path] = {name: _json_column(a[:, v]) for name, a in arrays["vehicles"].items()}
+        trace["bodies"][path] = {name: _json_column(a[:, v]) for name, a in arrays["bodies"].items()}
+        for w, wheel_path in enumerate(wheel_paths[v]):
+            trace["wheels"][wheel_path] = {name: _json_column(a[:, v, w]) for name, a in arrays["wheels"].items()}
+    return trace
+
+
+@dataclass
+class VehicleSummary:
+    path: str
+    distance_m: float      # length of the path the vehicle prim's origin travelled
+    forward_speed_ms: float  # final velocity along the vehicle's longitudinal axis (negative: backwards)
+    gear: int              # final current gear (-1 reverse, 0 neutral, 1.. forward; 0 without a gearbox)
+    has_gears: bool
+
+
+@dataclass
+class SimulationResult:
+    steps: int
+    dt: float
+    paths: tuple[str, ...]
+    wheel_paths: tuple[tuple[str, ...], ...]
+    load_s: float
+    step_s: float
+    vehicles: list[VehicleSummary]
+    meters_per_unit: float
+    arrays: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)  # (steps, V[, W][, 3|4]) per attribute
+    initial: dict[str, dict[str, np.ndarray]] = field(default_factory=dict)  # telemetry before the first step
+    time_code_offset: float = 0.0  # the stage's start time in steps of dt (aligns a record with a drive cycle)
+    left_out: dict[str, str] = field(default_factory=dict)
+    composition_warnings: list[str] = field(default_factory=list)
+    loaded: LoadedSimulation | None = None
+
+    @property
+    def wheel_count(self) -> int:
+        return sum(len(w) for w in self.wheel_paths)
+
+    @property
+    def trace(self) -> dict[str, Any]:
+        """The trace layout of `Simulator.run`; needs `run(..., outputs=("trace",))`."""
+        return trace_from_arrays(self.arrays, self.paths, self.wheel_paths, self.dt, self.steps)
+
+    def summary(self) -> dict[str, Any]:
+        """The command line's JSON summary line."""
+        return {"vehicles": len(self.paths), "wheels": self.wheel_count, "steps": self.steps, "dt": self.dt,
+                "load_s": round(self.load_s, 6), "step_s": round(self.step_s, 6)}
+
+
+def rotate_xyzw(q: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Rotate vectors v (..., 3) by quaternions q (..., 4) stored x, y, z, w (telemetry's order), via the core."""
+    q = np.asarray(q, dtype=float)
+    v = np.broadcast_to(np.asarray(v, dtype=float), q.shape[:-1] + (3,))
+    rotated = vecmath.quat_rotate(np.moveaxis(q[..., [3, 0, 1, 2]], -1, 0), np.moveaxis(v, -1, 0))
+    return np.moveaxis(rotated, 0, -1)
+
+
+def _forward_speed(orientation: np.ndarray, velocity: np.ndarray, forward: np.ndarray) -> np.ndarray:
+    return np.sum(rotate_xyzw(orientation, forward) * velocity, axis=-1)
+
+
+def forward_speeds(result: SimulationResult) -> np.ndarray:
+    """(steps, V) velocity along each vehicle's longitudinal axis, m/s; needs bodies orientation and velocity."""
+    assert result.loaded is not None
+    b = result.arrays["bodies"]
+    return _forward_speed(b["orientation"], b["linearVelocity"], result.loaded.forward_axes()[None]) * result.meters_per_unit
+
+
+def text_summary(result: SimulationResult, limit: int = 20) -> list[str]:
+    """A line per vehicle (at most `limit`) and the summary line."""
+    lines = []
+    for s in result.vehicles[:limit]:
+        gear = f"gear {s.gear}" if s.has_gears else "no gearbox"
+        speed = round(s.forward_speed_ms, 2) + 0.0  # no "-0.00" for a car at rest
+        lines.append(f"{s.path}: {s.distance_m:.2f} m travelled, {speed:.2f} m/s "
+                     f"({round(3.6 * speed, 1) + 0.0:.1f} km/h) at the end, {gear}")
+    if len(result.vehicles) > limit:
+        lines.append(f"... and {len(result.vehicles) - limit} more vehicles")
+    simulated = result.steps * result.dt
+    per_step = 1000.0 * result.step_s / result.steps
+    factor = simulated / result.step_s if result.step_s > 0 else math.inf
+    lines.append(f"simulated {len(result.paths)} vehicle(s), {result.wheel_count} wheels: {result.steps} steps of "
+                 f"{result.dt:g} s ({simulated:.2f} s); load {result.load_s:.3f} s, stepping {result.step_s:.3f} s "
+                 f"({per_step:.2f} ms/step, {factor:.1f}x real time)")
+    return lines

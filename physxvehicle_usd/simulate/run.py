@@ -1,0 +1,206 @@
+"""Loading a stage into the simulator and running it: `load` and `run` (see the package's docstring)."""
+from __future__ import annotations
+
+import math
+import os
+import time
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+from pxr import Usd
+
+from .. import properties as P
+from ..description import StageDescription
+from ..diagnostics import Diagnostic, Severity
+from ..errors import InputError
+from ..stage.bulk import bulk_objects
+from .drive_cycle import drive_cycle
+from .result import TELEMETRY_FOR, LoadedSimulation, SimulationResult, VehicleSummary, _forward_speed, _Recorder
+
+ControlsArg = Mapping[str, Any] | Callable[[int, Any], Mapping[str, Any] | None] | None
+
+
+class NoVehicleError(Exception):
+    """The stage has no vehicle that can be simulated (the CLI's exit code 1); `problems` says why, line by line."""
+
+    def __init__(self, message: str, problems: Sequence[str] = ()):
+        super().__init__(message)
+        self.problems = list(problems)
+
+
+def _open(source: "str | os.PathLike | Usd.Stage") -> tuple[Usd.Stage, list[str]]:
+    if isinstance(source, Usd.Stage):
+        return source, []
+    from ..stage.io import open_stage_with_warnings
+
+    return open_stage_with_warnings(source)
+
+
+def load(source: "str | os.PathLike | Usd.Stage", dt: float, vehicles: Sequence[str] | None = None,
+         threads: int = 1) -> LoadedSimulation:
+    """Read a stage and build the simulator for its vehicles (or the listed ones), without stepping.
+
+    threads: ranges of vehicles stepped in parallel threads (`Simulator`'s option).
+
+    Raises InputError for an unreadable file, a bad dt or an unknown vehicle path; NoVehicleError when
+    nothing can be simulated. Vehicles the reader rejected, or the simulator cannot build, are left out
+    and named in `left_out`.
+    """
+    from ..read import read_stage
+    from ..runtime.vehicle2 import VehicleParamsError
+    from ..sim import Simulator
+
+    if not (isinstance(dt, (int, float)) and dt > 0 and math.isfinite(dt)):
+        raise InputError(f"the time step must be a positive number of seconds (got {dt})")
+    start = time.perf_counter()
+    stage, warnings = _open(source)
+    with bulk_objects():  # a description: a few hundred small objects per vehicle
+        description = read_stage(stage)
+    rejected = _rejected_vehicles(description.diagnostics, stage)
+    left_out = {path: why for path, why in rejected.items() if path not in description.vehicles}
+    if vehicles:
+        for path in vehicles:
+            if path not in description.vehicles and path not in left_out:
+                raise InputError(f"no vehicle at {path}", file=str(description.stage.file))
+        wanted = list(dict.fromkeys(vehicles))
+    else:
+        wanted = sorted(description.vehicles)  # by path, as `convert` lists them
+    wanted = [p for p in wanted if p not in left_out]
+    simulator = None
+    if wanted:
+        try:
+            simulator = Simulator.from_description(description, dt, wanted, threads=threads)
+        except VehicleParamsError:
+            # find the vehicles the simulator cannot build and go on without them
+            buildable = []
+            for path in wanted:
+                try:
+                    Simulator.from_description(description, dt, [path])
+                    buildable.append(path)
+                except VehicleParamsError as exc:
+                    left_out[path] = f"the simulator cannot build it: {exc}"
+            wanted = buildable
+            simulator = Simulator.from_description(description, dt, wanted, threads=threads) if wanted else None
+    if simulator is None:
+        raise NoVehicleError(_no_vehicle_message(description, left_out), problem_lines(description, left_out))
+    paths = tuple(simulator.params.paths)
+    wheel_paths = tuple(tuple(w) for w in simulator.params.wheel_paths)
+    cycle = drive_cycle(stage, description, paths, wheel_paths)
+    return LoadedSimulation(stage, description, simulator, paths, wheel_paths, cycle, left_out, warnings,
+                            time.perf_counter() - start)
+
+
+def _rejected_vehicles(diagnostics: Sequence[Diagnostic], stage: Usd.Stage) -> dict[str, str]:
+    """Vehicle prims with error diagnostics -> the first error's message."""
+    out: dict[str, str] = {}
+    for d in diagnostics:
+        if d.severity != Severity.ERROR or d.prim in out:
+            continue
+        prim = stage.GetPrimAtPath(d.prim) if d.prim.startswith("/") else None
+        if prim and prim.HasAPI(P.VEHICLE):
+            out[d.prim] = f"{d.code}: {d.message}"
+    return out
+
+
+def problem_lines(description: StageDescription, left_out: Mapping[str, str]) -> list[str]:
+    """The stage's errors, the vehicles left out and a count of warnings, for stderr."""
+    lines = [d.line() for d in description.diagnostics if d.severity == Severity.ERROR]
+    lines += [f"left out {path}: {why}" for path, why in left_out.items()]
+    warnings = sum(1 for d in description.diagnostics if d.severity == Severity.WARNING)
+    if warnings:
+        lines.append(f"{warnings} warning(s) not shown (`physxvehicle-usd convert --format text` lists them)")
+    return lines
+
+
+def _no_vehicle_message(description: StageDescription, left_out: Mapping[str, str]) -> str:
+    file = description.stage.file
+    if left_out:
+        return f"{file}: no simulable vehicle ({len(left_out)} left out because of errors)"
+    return f"{file}: no simulable vehicle (no prim with PhysxVehicleAPI)"
+
+
+def _step_controls(controls: ControlsArg, steps: int) -> Callable[[int, Any], Mapping[str, Any] | None]:
+    if controls is None:
+        return lambda i, sim: None
+    if callable(controls):
+        return controls
+    held: dict[str, Any] = {}
+    per_step: dict[str, np.ndarray] = {}
+    for name, value in controls.items():
+        arr = np.asarray(value)
+        if arr.ndim == 0:
+            held[name] = arr
+        elif arr.shape[0] == steps:
+            per_step[name] = arr
+        else:
+            raise InputError(f"control {name!r}: a scalar or one row per step expected "
+                             f"({steps} rows), got shape {arr.shape}")
+
+    def at(i: int, sim: Any) -> Mapping[str, Any]:
+        out = {name: rows[i] for name, rows in per_step.items()}
+        if i == 0:
+            out.update(held)
+        return out
+    return at
+
+
+def run(source: "str | os.PathLike | Usd.Stage | LoadedSimulation", steps: int, dt: float,
+        controls: ControlsArg = None, vehicles: Sequence[str] | None = None,
+        outputs: Iterable[str] = ("trace",), threads: int = 1) -> SimulationResult:
+    """Step the stage's vehicles `steps` times by `dt` seconds; see the module docstring for the controls.
+
+    outputs: which recordings to keep ("trace": every telemetry attribute; "plot", "record": what those
+    need). The summary (distance, final speed, gear) is always computed. step_s is the wall time of the
+    simulator's steps alone (controls, telemetry and recording excluded).
+    """
+    if int(steps) < 1:
+        raise InputError(f"need at least one step (got {steps})")
+    steps = int(steps)
+    loaded = source if isinstance(source, LoadedSimulation) else load(source, dt, vehicles, threads)
+    sim = loaded.simulator
+    unknown = set(outputs) - set(TELEMETRY_FOR)
+    if unknown:
+        raise ValueError(f"unknown outputs {sorted(unknown)}; known: {sorted(TELEMETRY_FOR)}")
+    recorder = _Recorder([TELEMETRY_FOR[o] for o in outputs])
+    cycle = loaded.drive_cycle.sample(steps, sim.dt) if not loaded.drive_cycle.empty else {}
+    caller = _step_controls(controls, steps)
+
+    forward = loaded.forward_axes()
+    first = sim.telemetry()
+    initial = {kind: dict(values) for kind, values in first.items()}
+    previous = first["bodies"]["position"]
+    distance = np.zeros(len(loaded.paths))
+    step_s = 0.0
+    last = first
+    for i in range(steps):
+        command = {name: rows[i] for name, rows in cycle.items()}
+        extra = caller(i, sim)
+        if extra:
+            command.update(extra)
+        if command:
+            try:
+                sim.set_controls(command)
+            except (KeyError, ValueError) as exc:
+                raise InputError(f"bad controls at step {i}: {exc.args[0] if exc.args else exc}") from None
+        began = time.perf_counter()
+        sim.step()
+        step_s += time.perf_counter() - began
+        if recorder.active or i == steps - 1:  # the whole telemetry only where it is used: it costs a step's tenth
+            last = sim.telemetry()
+            position = last["bodies"]["position"]
+        else:
+            position = sim.chassis_positions()
+        distance += np.linalg.norm(position - previous, axis=-1)
+        previous = position
+        if recorder.active:
+            recorder.add(last)
+    mpu = loaded.meters_per_unit
+    speed = _forward_speed(last["bodies"]["orientation"], last["bodies"]["linearVelocity"], forward) * mpu
+    gears = last["vehicles"]["currentGear"]
+    standard = [getattr(loaded.description.vehicles[p].drive, "type", None) == "standard" for p in loaded.paths]
+    summaries = [VehicleSummary(p, float(distance[v] * mpu), float(speed[v]), int(gears[v]), standard[v])
+                 for v, p in enumerate(loaded.paths)]
+    offset = loaded.drive_cycle.start_time_code / loaded.drive_cycle.time_codes_per_second / sim.dt
+    return SimulationResult(steps, sim.dt, loaded.paths, loaded.wheel_paths, loaded.load_s, step_s, summaries, mpu,
+                            recorder.arrays() if recorder.active else {"vehicles": {}, "wheels": {}, "bodies": {}},
+                            initial, offset, dict(loaded.left_out), list(loaded.composition_warnings), loaded)

@@ -1,0 +1,2 @@
+"""Opening, writing and surveying USD stages: safe opening with one-line errors and atomic writes (`io`), the
+collector pause for building large descriptions (`bulk`), and which vehicle schemas a stage uses (`schema_usage`)."""
