@@ -131,7 +131,8 @@ class Recorder:
         # Rows that ever received a value: a Standard-drive column, say, skips Basic-drive vehicles.
         self.written: dict[str, np.ndarray] = {}
         self.seen: set[str] = set()
-        self._rows_cache: dict[tuple, np.ndarray] = {}
+        # A read hands out a new path list every time, so rows are cached by the interned path handles it holds.
+        self._rows_cache: dict[tuple[int, ...], np.ndarray] = {}
         self._token_names: dict[int, str] = {}
 
     def _name(self, token: int) -> str:
@@ -142,10 +143,12 @@ class Recorder:
         return name
 
     def _rows(self, group) -> np.ndarray:
-        key = (group.prim_list, group.prim_offset, group.prim_count)
+        dictionary = self.query.dictionary
+        handles = dictionary.get_paths(group.prim_list)[group.prim_offset:group.prim_offset + group.prim_count]
+        key = tuple(handles)
         rows = self._rows_cache.get(key)
         if rows is None:
-            rows = np.array([self.row_of.get(p, -1) for p in _paths_of(self.query, group)], dtype=np.int64)
+            rows = np.array([self.row_of.get(dictionary.path_to_string(h), -1) for h in handles], dtype=np.int64)
             self._rows_cache[key] = rows
         return rows
 
