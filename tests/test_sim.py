@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from conftest import needs_kernel
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.runtime.vehicle2 import batch, build_vehicle_params
 from physxvehicle_usd.sim import Simulator
@@ -199,7 +200,7 @@ def test_tank_opposite_thrusts_pivot_in_place_with_tracks_locked_together():
     assert np.linalg.norm(t["bodies"]["linearVelocity"][0]) < 0.5
 
 
-@pytest.mark.parametrize("compiled", [False, True])
+@pytest.mark.parametrize("compiled", [False, pytest.param(True, marks=needs_kernel)])
 def test_mixed_batch_matches_vehicles_simulated_alone(compiled):
     # both paths: a vehicle's arithmetic does not depend on its place in the batch (in the compiled kernel: its
     # lane of the vectorised loop, or the loop's scalar remainder)

@@ -4,7 +4,7 @@ The kernel does the numpy kernels' arithmetic in the same order, in float32, wit
 only atan, tan, cos and asin are its own (within 3 ulp), and it flushes denormals as PhysX does. Vehicles
 that are driven, steered and braked agree with the numpy path to the bit on most steps, and within 2e-3 of
 each quantity's scale where a launch or a stop amplifies a last-bit difference; the conformance suite holds
-both to PhysX.
+both to PhysX. Where the kernel is not built (no C compiler) its tests skip; .ci/run requires it.
 """
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from conftest import needs_kernel
 from physxvehicle_usd import simulate
 from physxvehicle_usd.sim import Simulator, compiled
 from physxvehicle_usd.sim.pipeline import StepOptions
@@ -64,11 +65,7 @@ def assert_same_run(description_or_loaded, steps: int = 200):
     assert speed.max() > 1.0  # the vehicles really drove
 
 
-def test_the_extension_is_built():
-    # pip install builds it (setup.py); CI must never fall back to numpy without saying so
-    assert compiled.available(), "physxvehicle_usd.sim._substeps is not built: pip install -e . needs a C compiler"
-
-
+@needs_kernel
 @pytest.mark.parametrize("sample", ["car/drive_cycle.usda", "basic_car/basic_car.usda", "truck/truck.usda",
                                     "robot_base/robot_base.usda", "car_cm/car_cm.usda"])
 def test_samples_step_alike_with_the_kernel_and_with_numpy(sample):
@@ -81,12 +78,14 @@ def _variant(**vehicle) -> dict:
     return description
 
 
+@needs_kernel
 @pytest.mark.parametrize("vehicle", [{"suspensionLineQueryType": "sweep"}, {"limitSuspensionExpansionVelocity": True}],
                          ids=["sweep", "limit-expansion"])
 def test_vehicle_options_step_alike(vehicle):
     assert_same_run(_variant(**vehicle))
 
 
+@needs_kernel
 def test_camber_stiffness_steps_alike():
     description = car_description("standard")
     for wheel in description["vehicles"]["/World/Car"]["wheels"]:
@@ -94,6 +93,7 @@ def test_camber_stiffness_steps_alike():
     assert_same_run(description)
 
 
+@needs_kernel
 def test_mixed_drives_and_substep_counts_in_one_batch_step_alike():
     # one car starts above the substep threshold speed: it takes fewer substeps than the others in a step
     cars = [car_description("standard", path="/World/A"), car_description("basic", path="/World/B", speed=8.0),
@@ -106,6 +106,7 @@ def test_mixed_drives_and_substep_counts_in_one_batch_step_alike():
     assert_same_run(description)
 
 
+@needs_kernel
 def test_kernel_threads_give_bit_identical_results():
     description = merge_descriptions(*[car_description("standard", path=f"/World/Car{i}", position=(4.0 * i, 1.0, 0.0),
                                                        speed=float(i % 7)) for i in range(150)])
@@ -126,6 +127,7 @@ def test_batches_the_kernel_does_not_cover_run_numpy():
     assert not compiled.covers(f64.params)
 
 
+@needs_kernel
 def test_the_kernel_reports_what_the_numpy_substeps_report():
     # the per-step outputs the end of the step and telemetry() read: the same keys, shapes and types either way
     description = car_description("standard")
