@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pxr import Sdf, Usd
@@ -23,6 +24,7 @@ from physxvehicle_usd.write import write_stage
 FUZZ_RUNS = 400
 
 
+@pytest.mark.soak
 def test_atheris_short_run(tmp_path):
     """The coverage-guided target runs clean for a few hundred inputs (the longer run is in fuzz/'s docstring)."""
     corpus = tmp_path / "corpus"  # libFuzzer adds what it finds to the corpus folder: keep the seeds clean
