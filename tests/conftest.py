@@ -3,6 +3,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,28 @@ def run_python(args: list[str], env: dict | None = None, timeout: float = 300) -
     if env:
         full_env.update(env)
     return subprocess.run([sys.executable, *args], capture_output=True, text=True, env=full_env, timeout=timeout)
+
+
+@dataclass
+class Ran:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run_cli(capfd, *args) -> Ran:
+    """The command line in this process (a fresh interpreter spends a second on imports), with what it printed,
+    USD's own messages included (capfd reads the file descriptors)."""
+    from physxvehicle_usd.cli import main
+
+    capfd.readouterr()  # what the test printed before
+    try:
+        main([str(a) for a in args])
+        code = 0
+    except SystemExit as done:
+        code = 0 if done.code is None else done.code
+    out, err = capfd.readouterr()
+    return Ran(code, out, err)
 
 
 def stage_over_sample(path: Path, author=None) -> Path:

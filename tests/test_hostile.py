@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from pxr import Sdf, Usd, Vt
 
-from conftest import SAMPLES
+from conftest import SAMPLES, run_cli
 from physxvehicle_usd import properties as P
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.validate import validate_file
@@ -29,7 +29,7 @@ ENGINE = "/World/CarParts/Engine"
 GEARS = "/World/CarParts/Gears"
 
 
-def _cli(*args) -> subprocess.CompletedProcess:
+def _fresh_cli(*args) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "physxvehicle_usd", *map(str, args)], capture_output=True, text=True,
                           timeout=600)
 
@@ -117,7 +117,7 @@ VALUE_CASES = [_string_for_float, _scalar_for_array, _nan_radius, _inf_spring, _
 
 
 @pytest.mark.parametrize("case", VALUE_CASES, ids=[c.__name__.strip("_") for c in VALUE_CASES])
-def test_hostile_values_become_findings(case, tmp_path):
+def test_hostile_values_become_findings(case, tmp_path, capfd):
     layer = _car_layer_copy(tmp_path, "hostile.usda")
     code, prim, prop = case(layer)
     layer.Save()
@@ -125,11 +125,11 @@ def test_hostile_values_become_findings(case, tmp_path):
     matching = [f for f in result.findings if f.code == code and f.prim == prim and f.property == prop]
     assert matching, [f.line() for f in result.findings]
     assert matching[0].severity.value == "error"
-    proc = _cli("validate", tmp_path / "hostile.usda")
+    proc = run_cli(capfd, "validate", tmp_path / "hostile.usda")
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert f"{tmp_path / 'hostile.usda'}: error {code} {prim}.{prop}:" in proc.stdout
     assert "Traceback" not in proc.stderr
-    convert = _cli("convert", tmp_path / "hostile.usda")
+    convert = run_cli(capfd, "convert", tmp_path / "hostile.usda")
     assert convert.returncode == 1 and "Traceback" not in convert.stderr
     if prim.startswith("/World/Car") or prim.startswith("/World/CarParts"):
         assert "/World/Car" not in json.loads(convert.stdout)["vehicles"]
@@ -188,19 +188,34 @@ FILE_CASES = [_garbage, _garbage_usdc, _truncated_usdc, _truncated_usdz, _empty,
 
 
 @pytest.mark.parametrize("case", FILE_CASES, ids=[c.__name__.strip("_") for c in FILE_CASES])
-def test_unreadable_files_exit_2_with_one_line(case, tmp_path):
+def test_unreadable_files_exit_2_with_one_line(case, tmp_path, capfd):
     path = case(tmp_path)
     for command in (["validate"], ["convert"], ["schemas"]):
-        proc = _cli(*command, path)
+        proc = run_cli(capfd, *command, path)
         assert proc.returncode == 2, (command, proc.stdout, proc.stderr)
         assert "Traceback" not in proc.stderr + proc.stdout
         message = proc.stdout + proc.stderr
         assert path.name in message
 
 
-def test_folder_given_as_file_is_unreadable(tmp_path):
+def test_a_fresh_process_reports_hostile_input_in_one_line(tmp_path):
+    # the tests above run the command line in the test's process; here once as a user runs it
+    hostile = tmp_path / "hostile.usda"
+    layer = _car_layer_copy(tmp_path, hostile.name)
+    code, prim, prop = _nan_radius(layer)
+    layer.Save()
+    proc = _fresh_cli("validate", hostile)
+    assert proc.returncode == 1 and f"{hostile}: error {code} {prim}.{prop}:" in proc.stdout, proc.stdout + proc.stderr
+    garbage = _garbage(tmp_path)
+    for command in ("validate", "convert", "schemas"):
+        proc = _fresh_cli(command, garbage)
+        assert proc.returncode == 2 and garbage.name in proc.stdout + proc.stderr, (command, proc.stdout, proc.stderr)
+        assert "Traceback" not in proc.stderr + proc.stdout
+
+
+def test_folder_given_as_file_is_unreadable(tmp_path, capfd):
     path = _folder_named_usd(tmp_path)
-    proc = _cli("convert", path)
+    proc = run_cli(capfd, "convert", path)
     assert proc.returncode == 2 and ("folder" in proc.stderr or "directory" in proc.stderr)
     assert "Traceback" not in proc.stderr
 
