@@ -6,8 +6,9 @@ next to them. So this file imports only the standard library, numpy, ovstage and
 
     python _ovphysx_worker.py REQUEST.json RESULT.npz
 
-The request is JSON: usd_path, steps, dt, record_every, vehicles (list of paths or null) and
-controls ({prim path or "*": {attribute: number or per-step list}}). The result is an .npz whose
+The request is JSON: usd_path, steps, dt, record_every, vehicles (list of paths or null),
+controls ({prim path or "*": {attribute: number or per-step list}}) and telemetry ({kind: [attribute]}
+to record only those; null or a kind left out: all of that kind's attributes). The result is an .npz whose
 "meta" entry is a JSON document (paths, attributes, timings, what could not be read) and whose
 other entries are the traces, named "<kind>|<attribute>", shaped (records, rows, lanes), and for
 each a mask "written|<kind>|<attribute>" of the rows that ever received a value.
@@ -153,7 +154,7 @@ class Recorder:
         return rows
 
     def read(self, record: int) -> None:
-        if not self.paths:
+        if not self.paths or not self.attributes:
             return
         with self.physx.read(self.query, self.attributes).wait() as result:
             while (group := result.fetch_next().wait()) is not None:
@@ -307,10 +308,13 @@ def run(request: dict) -> tuple[dict, dict[str, np.ndarray]]:
             queries.append(vehicle_query)
 
         records = len(recorded_steps)
+        wanted_telemetry = request.get("telemetry") or {}
+        attributes = {kind: wanted_telemetry.get(kind, every) for kind, every in
+                      (("vehicles", VEHICLE_ATTRIBUTES), ("wheels", WHEEL_ATTRIBUTES), ("bodies", BODY_ATTRIBUTES))}
         recorders = {
-            "vehicles": Recorder(physx, vehicle_query, vehicle_paths, VEHICLE_ATTRIBUTES, records),
-            "wheels": Recorder(physx, wheel_query, wheel_paths, WHEEL_ATTRIBUTES, records),
-            "bodies": Recorder(physx, body_query, vehicle_paths, BODY_ATTRIBUTES, records),
+            "vehicles": Recorder(physx, vehicle_query, vehicle_paths, attributes["vehicles"], records),
+            "wheels": Recorder(physx, wheel_query, wheel_paths, attributes["wheels"], records),
+            "bodies": Recorder(physx, body_query, vehicle_paths, attributes["bodies"], records),
         }
         controls = ControlWriter(physx, SimObjectType, vehicle_paths, wheel_paths,
                                  request.get("controls") or {}, steps)
