@@ -256,7 +256,8 @@ def test_stepping_vehicle_ranges_in_threads_gives_bit_identical_results(steps):
     for i in range(steps):
         controls = {"accelerator": np.full(V, 1.0 if i < lift_from else 0.1),
                     "steer": np.full(V, 0.4 if i >= steer_from else 0.0),
-                    "brake0": np.full(V, 1.0 if i >= brake_from else 0.0), "thrust0": np.ones(V), "thrust1": -np.ones(V)}
+                    "brake0": np.full(V, 1.0 if i >= brake_from else 0.0),
+                    "thrust0": np.ones(V), "thrust1": -np.ones(V)}
         for sim in sims.values():
             sim.step(controls)
     whole = sims[1].telemetry()
