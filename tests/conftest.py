@@ -3,8 +3,11 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
@@ -28,6 +31,16 @@ def run_python(args: list[str], env: dict | None = None, timeout: float = 300) -
     if env:
         full_env.update(env)
     return subprocess.run([sys.executable, *args], capture_output=True, text=True, env=full_env, timeout=timeout)
+
+
+T = TypeVar("T")
+
+
+def two_at_a_time(calls: dict[str, Callable[[], T]]) -> dict[str, T]:
+    """Independent calls that each wait on a subprocess (an ovphysx run), two at once: a core each on two cores."""
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        futures = {key: pool.submit(call) for key, call in calls.items()}
+        return {key: future.result() for key, future in futures.items()}
 
 
 @dataclass

@@ -169,11 +169,15 @@ def simulators(stage: Stage, variant: Variant) -> list[Simulator]:
     return [make(group) for group in (covered, rest) if group]
 
 
-def run_sim(stage: Stage, variant: Variant) -> dict[str, Any]:
-    """Our side of a stage: the recorded quantities by path, and which vehicles the compiled kernel stepped."""
-    keys = {"vehicles": ("engineRotationSpeed", "currentGear"),
+# What both sides record after every step (the oracle's telemetry names).
+RECORDED = {"vehicles": ("engineRotationSpeed", "currentGear"),
             "wheels": ("rotationSpeed", "suspensionJounce"),
             "bodies": ("position", "linearVelocity", "angularVelocity")}
+
+
+def run_sim(stage: Stage, variant: Variant) -> dict[str, Any]:
+    """Our side of a stage: the recorded quantities by path, and which vehicles the compiled kernel stepped."""
+    keys = RECORDED
     out: dict[str, Any] = {"vehicles": {}, "wheels": {}, "bodies": {}, "compiled": {}}
     for sim in simulators(stage, variant):
         rec: dict[str, dict[str, list]] = {kind: {k: [] for k in names} for kind, names in keys.items()}
@@ -285,7 +289,7 @@ def physx_run(stage: Stage) -> dict[str, Any]:
     for scenario in stage.scenarios:
         for path, values in scenario.controls.items():
             controls.setdefault(path, {}).update(values)
-    return oracle.run_ovphysx(stage.path, stage.steps, DT, controls=controls)
+    return oracle.run_ovphysx(stage.path, stage.steps, DT, controls=controls, telemetry=RECORDED)
 
 
 @pytest.fixture(scope="module")
