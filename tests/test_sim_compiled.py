@@ -119,6 +119,7 @@ def test_kernel_threads_give_bit_identical_results():
                 assert np.array_equal(value, runs[threads][kind][name]), (threads, kind, name)
 
 
+@needs_kernel  # without it no batch is covered, and this would hold whatever covers() said
 def test_batches_the_kernel_does_not_cover_run_numpy():
     tank = simulate.load(SAMPLES / "tank" / "tank.usda", DT).simulator
     assert not compiled.covers(tank.params)
