@@ -177,23 +177,22 @@ RECORDED = {"vehicles": ("engineRotationSpeed", "currentGear"),
 
 def run_sim(stage: Stage, variant: Variant) -> dict[str, Any]:
     """Our side of a stage: the recorded quantities by path, and which vehicles the compiled kernel stepped."""
-    keys = RECORDED
     out: dict[str, Any] = {"vehicles": {}, "wheels": {}, "bodies": {}, "compiled": {}}
     for sim in simulators(stage, variant):
-        rec: dict[str, dict[str, list]] = {kind: {k: [] for k in names} for kind, names in keys.items()}
+        rec: dict[str, dict[str, list]] = {kind: {k: [] for k in names} for kind, names in RECORDED.items()}
         for i in range(stage.steps):
             sim.step(_control_arrays(sim, stage, i))
             t = sim.telemetry()
-            for kind, names in keys.items():
+            for kind, names in RECORDED.items():
                 for k in names:
                     rec[kind][k].append(np.array(t[kind][k]))
         p = sim.params
         for v, path in enumerate(p.paths):
             out["compiled"][path] = sim.options.compiled
-            out["vehicles"][path] = {k: np.stack(rec["vehicles"][k])[:, v] for k in keys["vehicles"]}
-            out["bodies"][path] = {k: np.stack(rec["bodies"][k])[:, v] for k in keys["bodies"]}
+            out["vehicles"][path] = {k: np.stack(rec["vehicles"][k])[:, v] for k in RECORDED["vehicles"]}
+            out["bodies"][path] = {k: np.stack(rec["bodies"][k])[:, v] for k in RECORDED["bodies"]}
             for w, wp in enumerate(p.wheel_paths[v]):
-                out["wheels"][wp] = {k: np.stack(rec["wheels"][k])[:, v, w] for k in keys["wheels"]}
+                out["wheels"][wp] = {k: np.stack(rec["wheels"][k])[:, v, w] for k in RECORDED["wheels"]}
     return out
 
 
