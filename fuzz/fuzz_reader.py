@@ -5,7 +5,7 @@ Each input is mutated into a USD layer: as text it is parsed as .usda; its bytes
 sample car (which property, which value), so the fuzzer explores both the file parser's error paths and
 the vehicle rules. The invariant: reading never raises, and every diagnostic names a prim.
 
-    python fuzz/fuzz_reader.py -runs=2000                 # the short run CI does (tests/test_fuzz.py)
+    python fuzz/fuzz_reader.py -runs=400 -seed=1 COPY_OF_CORPUS/   # the short run of CI's soak step (tests/test_fuzz.py)
     python fuzz/fuzz_reader.py -max_total_time=3600 corpus/   # a longer run, keeping its corpus
 """
 from __future__ import annotations

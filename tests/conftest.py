@@ -3,12 +3,25 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
+from physxvehicle_usd.sim import compiled
+
 REPO = Path(__file__).resolve().parent.parent
 SAMPLES = REPO / "samples"
+
+# The simulator's C kernel is built by pip install where a C compiler is found, and is optional; CI has one and
+# .ci/run fails before the tests if it was not built.
+needs_kernel = pytest.mark.skipif(
+    not compiled.available(),
+    reason="the compiled kernel (physxvehicle_usd/sim/_substeps) is not built: no C compiler when the package was "
+           "installed (pip install -e . builds it)")
 
 
 def run_python(args: list[str], env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
@@ -18,6 +31,38 @@ def run_python(args: list[str], env: dict | None = None, timeout: float = 300) -
     if env:
         full_env.update(env)
     return subprocess.run([sys.executable, *args], capture_output=True, text=True, env=full_env, timeout=timeout)
+
+
+T = TypeVar("T")
+
+
+def two_at_a_time(calls: dict[str, Callable[[], T]]) -> dict[str, T]:
+    """Independent calls that each wait on a subprocess (an ovphysx run), two at once: a core each on two cores."""
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        futures = {key: pool.submit(call) for key, call in calls.items()}
+        return {key: future.result() for key, future in futures.items()}
+
+
+@dataclass
+class Ran:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run_cli(capfd, *args) -> Ran:
+    """The command line in this process (a fresh interpreter spends a second on imports), with what it printed,
+    USD's own messages included (capfd reads the file descriptors)."""
+    from physxvehicle_usd.cli import main
+
+    capfd.readouterr()  # what the test printed before
+    try:
+        main([str(a) for a in args])
+        code = 0
+    except SystemExit as done:
+        code = 0 if done.code is None else done.code
+    out, err = capfd.readouterr()
+    return Ran(code, out, err)
 
 
 def stage_over_sample(path: Path, author=None) -> Path:

@@ -1,8 +1,10 @@
-"""Fuzzing: a short coverage-guided run of the reader's atheris target, and hypothesis property tests
-that author random values on random vehicle properties of the sample car.
+"""Fuzzing: a short coverage-guided run of the reader's atheris target (a soak test: instrumenting pxr alone
+takes half a minute), and hypothesis property tests that author random values on random vehicle properties
+of the sample car.
 
-Invariants: reading never raises; every diagnostic names a prim; a stage that reads without errors
-round-trips through the writer.
+Invariants: reading never raises; every diagnostic names a prim of the stage, and a property that prim has
+(or, for a rule across a vehicle's parts reported on the vehicle, a property of one of them); a stage that
+reads without errors round-trips through the writer.
 """
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import shutil
 import subprocess
 import sys
 
+import pytest
 from conftest import REPO, SAMPLES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -23,6 +26,7 @@ from physxvehicle_usd.write import write_stage
 FUZZ_RUNS = 400
 
 
+@pytest.mark.soak
 def test_atheris_short_run(tmp_path):
     """The coverage-guided target runs clean for a few hundred inputs (the longer run is in fuzz/'s docstring)."""
     corpus = tmp_path / "corpus"  # libFuzzer adds what it finds to the corpus folder: keep the seeds clean
@@ -80,13 +84,17 @@ def _stage_with(edits) -> Usd.Stage:
 def test_random_values_never_raise_and_findings_name_prims(edits):
     stage = _stage_with(edits)
     description = read_stage(stage)
+    in_stage = {prop.GetName() for prim in stage.Traverse() for prop in prim.GetProperties()}
     for diagnostic in description.diagnostics:
         assert diagnostic.prim and diagnostic.message
         if diagnostic.prim != "/":
             assert stage.GetPrimAtPath(diagnostic.prim), diagnostic
         if diagnostic.property:
-            assert stage.GetPrimAtPath(diagnostic.prim).GetProperty(diagnostic.property) or \
-                diagnostic.property.startswith("physx") or ":" in diagnostic.property, diagnostic
+            prim = stage.GetPrimAtPath(diagnostic.prim)
+            # The rules across a vehicle's wheels (rest loads, indices, sprung masses) are reported on the vehicle
+            # and name the property of its parts.
+            on_vehicle = P.VEHICLE in prim.GetAppliedSchemas() and diagnostic.property in in_stage
+            assert prim.GetProperty(diagnostic.property) or on_vehicle, diagnostic
     if not [d for d in description.diagnostics if d.severity.value == "error"]:
         again = read_stage(write_stage(description))
         first, second = description.to_json(), again.to_json()

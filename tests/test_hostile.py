@@ -2,7 +2,8 @@
 and every finding names the file, the prim and (where there is one) the property.
 
 Small files are authored here from the sample car; the big ones (10 million array entries, 100,000 prims,
-deep hierarchies) are generated into a temporary folder rather than committed.
+deep hierarchies) are generated into a temporary folder rather than committed. The default run takes them a
+hundredth (array) and a tenth (prims) as big; the full sizes are soak tests (pytest -m soak).
 """
 from __future__ import annotations
 
@@ -14,8 +15,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLES
-from pxr import Sdf, Usd, UsdGeom, Vt
+from conftest import SAMPLES, run_cli
+from pxr import Sdf, Usd, Vt
 
 from physxvehicle_usd import properties as P
 from physxvehicle_usd.read import read_stage
@@ -28,7 +29,7 @@ ENGINE = "/World/CarParts/Engine"
 GEARS = "/World/CarParts/Gears"
 
 
-def _cli(*args) -> subprocess.CompletedProcess:
+def _fresh_cli(*args) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "physxvehicle_usd", *map(str, args)], capture_output=True, text=True,
                           timeout=600)
 
@@ -116,7 +117,7 @@ VALUE_CASES = [_string_for_float, _scalar_for_array, _nan_radius, _inf_spring, _
 
 
 @pytest.mark.parametrize("case", VALUE_CASES, ids=[c.__name__.strip("_") for c in VALUE_CASES])
-def test_hostile_values_become_findings(case, tmp_path):
+def test_hostile_values_become_findings(case, tmp_path, capfd):
     layer = _car_layer_copy(tmp_path, "hostile.usda")
     code, prim, prop = case(layer)
     layer.Save()
@@ -124,11 +125,11 @@ def test_hostile_values_become_findings(case, tmp_path):
     matching = [f for f in result.findings if f.code == code and f.prim == prim and f.property == prop]
     assert matching, [f.line() for f in result.findings]
     assert matching[0].severity.value == "error"
-    proc = _cli("validate", tmp_path / "hostile.usda")
+    proc = run_cli(capfd, "validate", tmp_path / "hostile.usda")
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert f"{tmp_path / 'hostile.usda'}: error {code} {prim}.{prop}:" in proc.stdout
     assert "Traceback" not in proc.stderr
-    convert = _cli("convert", tmp_path / "hostile.usda")
+    convert = run_cli(capfd, "convert", tmp_path / "hostile.usda")
     assert convert.returncode == 1 and "Traceback" not in convert.stderr
     if prim.startswith("/World/Car") or prim.startswith("/World/CarParts"):
         assert "/World/Car" not in json.loads(convert.stdout)["vehicles"]
@@ -187,19 +188,34 @@ FILE_CASES = [_garbage, _garbage_usdc, _truncated_usdc, _truncated_usdz, _empty,
 
 
 @pytest.mark.parametrize("case", FILE_CASES, ids=[c.__name__.strip("_") for c in FILE_CASES])
-def test_unreadable_files_exit_2_with_one_line(case, tmp_path):
+def test_unreadable_files_exit_2_with_one_line(case, tmp_path, capfd):
     path = case(tmp_path)
     for command in (["validate"], ["convert"], ["schemas"]):
-        proc = _cli(*command, path)
+        proc = run_cli(capfd, *command, path)
         assert proc.returncode == 2, (command, proc.stdout, proc.stderr)
         assert "Traceback" not in proc.stderr + proc.stdout
         message = proc.stdout + proc.stderr
         assert path.name in message
 
 
-def test_folder_given_as_file_is_unreadable(tmp_path):
+def test_a_fresh_process_reports_hostile_input_in_one_line(tmp_path):
+    # the tests above run the command line in the test's process; here once as a user runs it
+    hostile = tmp_path / "hostile.usda"
+    layer = _car_layer_copy(tmp_path, hostile.name)
+    code, prim, prop = _nan_radius(layer)
+    layer.Save()
+    proc = _fresh_cli("validate", hostile)
+    assert proc.returncode == 1 and f"{hostile}: error {code} {prim}.{prop}:" in proc.stdout, proc.stdout + proc.stderr
+    garbage = _garbage(tmp_path)
+    for command in ("validate", "convert", "schemas"):
+        proc = _fresh_cli(command, garbage)
+        assert proc.returncode == 2 and garbage.name in proc.stdout + proc.stderr, (command, proc.stdout, proc.stderr)
+        assert "Traceback" not in proc.stderr + proc.stdout
+
+
+def test_folder_given_as_file_is_unreadable(tmp_path, capfd):
     path = _folder_named_usd(tmp_path)
-    proc = _cli("convert", path)
+    proc = run_cli(capfd, "convert", path)
     assert proc.returncode == 2 and ("folder" in proc.stderr or "directory" in proc.stderr)
     assert "Traceback" not in proc.stderr
 
@@ -214,11 +230,12 @@ def test_missing_reference_is_a_finding_not_a_crash(tmp_path):
     assert result.vehicles == ["/World/Car"]
 
 
-def test_huge_array_is_reported_not_choked_on(tmp_path):
+@pytest.mark.parametrize("points", [100_000, pytest.param(10_000_000, marks=pytest.mark.soak)])
+def test_huge_array_is_reported_not_choked_on(tmp_path, points):
     layer = _car_layer_copy(tmp_path, "huge.usda")
     layer.Save()
     stage = Usd.Stage.Open(str(tmp_path / "huge.usda"))
-    huge = Vt.Vec2fArray(10_000_000)  # ten million (0, 0) points
+    huge = Vt.Vec2fArray(points)  # (0, 0) points
     stage.GetPrimAtPath(ENGINE).GetAttribute(P.full_name(P.ENGINE, "torqueCurve")).Set(huge)
     stage.GetRootLayer().Export(str(tmp_path / "huge.usdc"))
     description = read_stage(str(tmp_path / "huge.usdc"))
@@ -226,15 +243,21 @@ def test_huge_array_is_reported_not_choked_on(tmp_path):
     assert ("V51", ENGINE) in codes
 
 
-def test_deep_hierarchy_and_many_prims(tmp_path):
-    stage = Usd.Stage.CreateNew(str(tmp_path / "deep.usdc"))
-    path = Sdf.Path("/Root")
-    for depth in range(400):
-        path = path.AppendChild(f"L{depth}")
-    UsdGeom.Xform.Define(stage, path)
-    for i in range(100_000):
-        stage.DefinePrim(f"/Many/P{i // 1000}/C{i % 1000}")
-    stage.Save()
+@pytest.mark.parametrize("prims", [10_000, pytest.param(100_000, marks=pytest.mark.soak)])
+def test_deep_hierarchy_and_many_prims(tmp_path, prims):
+    layer = Sdf.Layer.CreateNew(str(tmp_path / "deep.usdc"))
+    with Sdf.ChangeBlock():  # prim specs in the layer: a stage's DefinePrim notifies per prim, 20 times slower
+        spec = Sdf.PrimSpec(layer, "Root", Sdf.SpecifierDef)
+        for depth in range(400):
+            spec = Sdf.PrimSpec(spec, f"L{depth}", Sdf.SpecifierDef)
+        spec.typeName = "Xform"
+        many = Sdf.PrimSpec(layer, "Many", Sdf.SpecifierDef)
+        for group in range(prims // 1000):
+            parent = Sdf.PrimSpec(many, f"P{group}", Sdf.SpecifierDef)
+            for child in range(1000):
+                Sdf.PrimSpec(parent, f"C{child}", Sdf.SpecifierDef)
+    layer.Save()
+    assert len(list(Usd.Stage.Open(layer).Traverse())) == 1 + 400 + 1 + prims // 1000 + prims
     description = read_stage(str(tmp_path / "deep.usdc"))
     assert description.vehicles == {}
     assert not [d for d in description.diagnostics if d.severity.value == "error"]

@@ -78,13 +78,19 @@ def test_trace_types_and_what_ovphysx_could_not_read(short_run):
     np.testing.assert_allclose(np.linalg.norm(quaternion, axis=1), 1.0, atol=1e-4)
 
 
-def test_record_every_keeps_the_last_step(convoy):
-    trace = run_ovphysx(convoy, 10, DT, controls={"*": {"accelerator": 1.0}}, record_every=4)
+def test_record_every_keeps_the_last_step_and_telemetry_picks_attributes(convoy):
+    trace = run_ovphysx(convoy, 10, DT, controls={"*": {"accelerator": 1.0}}, record_every=4,
+                        telemetry={"bodies": ["position"], "vehicles": []})
     assert trace["recorded_steps"] == [4, 8, 10]
     assert len(trace["vehicles"]) == 3 and len(trace["wheels"]) == 12
     for body in trace["bodies"].values():
+        assert set(body) == {"position"}
         assert body["position"].shape == (3, 3)
         assert body["position"][-1, 0] > body["position"][0, 0]
+    assert all(vehicle == {} for vehicle in trace["vehicles"].values())  # an empty list: none
+    for wheel in trace["wheels"].values():  # a kind left out: all of it
+        assert set(wheel) == set(TELEMETRY["wheels"])
+    assert trace["unavailable"] == {"vehicles": [], "wheels": [], "bodies": []}
 
 
 def test_controls_and_selection_address_single_vehicles(convoy):
@@ -150,6 +156,15 @@ def test_unknown_vehicle_is_an_oracle_error():
 def test_bad_controls_are_refused_before_running(controls, message):
     with pytest.raises(OracleError, match=message):
         run_ovphysx(CAR, 2, DT, controls=controls)
+
+
+@pytest.mark.parametrize("telemetry, message", [
+    ({"chassis": ["position"]}, "not one of"),
+    ({"wheels": ["rotationSpeed", "slipAngle"]}, r"\['slipAngle'\] is not recorded"),
+])
+def test_unknown_telemetry_is_refused_before_running(telemetry, message):
+    with pytest.raises(OracleError, match=message):
+        run_ovphysx(CAR, 2, DT, telemetry=telemetry)
 
 
 def test_value_physx_refuses_is_an_oracle_error():

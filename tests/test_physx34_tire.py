@@ -1,4 +1,5 @@
-"""PxVehicleTireData semantics (seed 000): defaults, reciprocals, the friction-vs-slip graph, validity."""
+"""PxVehicleTireData semantics (seed 000): defaults, reciprocals, the friction-vs-slip graph, validity, and the
+values a tire authored in USD gets, worked out here from the authored numbers."""
 from __future__ import annotations
 
 import math
@@ -9,7 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from physxvehicle_usd import properties as P
+from physxvehicle_usd.runtime import physx34_from_description
 from physxvehicle_usd.runtime.physx34_tire import TireData, tire_friction_multiplier
+from stage_factory import build_vehicle
 
 # A graph shaped as the seed describes a typical one: more friction at the peak slip, less past the end.
 GRAPH = ((0.0, 0.8), (0.1, 1.0), (1.0, 0.6))
@@ -139,3 +143,71 @@ def test_stiffnesses_scale_with_gravity():
     tire = TireData(longitudinal_stiffness_per_unit_gravity=500.0, camber_stiffness_per_unit_gravity=2.0)
     assert tire.longitudinal_stiffness(9.81) == pytest.approx(4905.0)
     assert tire.camber_stiffness(9.81) == pytest.approx(19.62)
+
+
+# From authored USD ------------------------------------------------------------------------------------------------
+# A tire authored in stage units, and what PhysX 3.4 makes of it (seed 000; the generator's rules in
+# ../shared/spec/vehicle_attributes.csv): mLatStiffX is the graph's x; mLatStiffY is the lateral stiffness per unit
+# rest load, graph y / restLoad (restLoad unauthored: sprungMass * |g|); the per-unit-gravity stiffnesses are the
+# stiffnesses over the scene's |g| in stage units (unauthored: 9.81 m/s^2); the 3-point graph is copied.
+AUTHORED_GRAPH = ((0.0, 0.8), (0.15, 1.1), (0.9, 0.7))
+LATERAL = (1.5, 60000.0)  # (normalized load, force per unit slip)
+LONGITUDINAL, CAMBER, REST_LOAD, SPRUNG_MASS = 30000.0, 1200.0, 4000.0, 450.0
+
+
+def _authored_tires(meters_per_unit: float, gravity_m_s2: float | None, rest_load: bool) -> list[TireData]:
+    car = build_vehicle(meters_per_unit, gravity_magnitude=gravity_m_s2)
+    tire = car.parts["Tire"]
+    car.set(tire, P.TIRE, "lateralStiffnessGraph", LATERAL)
+    car.set(tire, P.TIRE, "longitudinalStiffness", LONGITUDINAL)
+    car.set(tire, P.TIRE, "camberStiffness", CAMBER)
+    car.set(tire, P.TIRE, "frictionVsSlipGraph", list(AUTHORED_GRAPH))
+    if rest_load:
+        car.set(tire, P.TIRE, "restLoad", REST_LOAD)
+    else:
+        car.set(car.parts["Suspension"], P.SUSPENSION, "sprungMass", SPRUNG_MASS)
+    description = car.read().to_json()
+    vehicle = physx34_from_description(description).vehicles[car.vehicle]
+    assert len(vehicle.wheels) == 4
+    return [wheel.tire for wheel in vehicle.wheels]
+
+
+@pytest.mark.parametrize("meters_per_unit, gravity_m_s2, rest_load", [
+    (1.0, None, True), (0.01, None, True), (1.0, 3.71, True), (1.0, None, False), (0.01, 3.71, False)])
+def test_authored_tire_becomes_the_physx_34_values(meters_per_unit, gravity_m_s2, rest_load):
+    g = (9.81 if gravity_m_s2 is None else gravity_m_s2) / meters_per_unit  # |g| in stage units
+    load = REST_LOAD if rest_load else SPRUNG_MASS * g
+    for tire in _authored_tires(meters_per_unit, gravity_m_s2, rest_load):
+        assert tire.lat_stiff_x == pytest.approx(1.5)
+        assert tire.lat_stiff_y == pytest.approx(60000.0 / load, rel=1e-6)
+        assert tire.longitudinal_stiffness_per_unit_gravity == pytest.approx(30000.0 / g, rel=1e-6)
+        assert tire.camber_stiffness_per_unit_gravity == pytest.approx(1200.0 / g, rel=1e-6)
+        assert np.asarray(tire.friction_vs_slip_graph) == pytest.approx(np.asarray(AUTHORED_GRAPH), rel=1e-6)
+        assert tire.recip_longitudinal_stiffness_per_unit_gravity == pytest.approx(g / 30000.0, rel=1e-6)
+        assert tire.friction_vs_slip_graph_recip_x1_minus_x0 == pytest.approx(1 / 0.15, rel=1e-6)
+        assert tire.friction_vs_slip_graph_recip_x2_minus_x1 == pytest.approx(1 / 0.75, rel=1e-6)
+        assert tire.type == 0  # no friction table: the built-in default
+        # Back to the authored stiffnesses through |g|, and the graph between and past its points.
+        assert tire.longitudinal_stiffness(g) == pytest.approx(30000.0, rel=1e-6)
+        assert tire.camber_stiffness(g) == pytest.approx(1200.0, rel=1e-6)
+        assert tire.friction_multiplier(0.075) == pytest.approx(0.8 + 0.5 * (1.1 - 0.8), rel=1e-6)
+        assert tire.friction_multiplier(-0.525) == pytest.approx(1.1 + 0.5 * (0.7 - 1.1), rel=1e-6)
+        assert tire.friction_multiplier(3.0) == pytest.approx(0.7, rel=1e-6)
+        assert tire.is_valid(), tire.validation_errors()
+
+
+def test_deprecated_per_unit_gravity_attributes_are_the_physx_34_fields():
+    # Unauthored lateralStiffnessGraph (0, 0), longitudinalStiffness (0) and camberStiffness (-1) select the
+    # deprecated attributes, which are PhysX 3.4's own fields: latStiffY is per rest load, the others per unit |g|.
+    car = build_vehicle(0.01)
+    tire = car.parts["Tire"]
+    for base, value in (("latStiffX", 1.5), ("latStiffY", 15.0), ("longitudinalStiffnessPerUnitGravity", 3000.0),
+                        ("camberStiffnessPerUnitGravity", 120.0), ("restLoad", REST_LOAD)):
+        car.set(tire, P.TIRE, base, value)
+    vehicle = physx34_from_description(car.read().to_json()).vehicles[car.vehicle]
+    for wheel in vehicle.wheels:
+        assert (wheel.tire.lat_stiff_x, wheel.tire.lat_stiff_y) == pytest.approx((1.5, 15.0), rel=1e-6)
+        assert wheel.tire.longitudinal_stiffness_per_unit_gravity == pytest.approx(3000.0, rel=1e-6)
+        assert wheel.tire.camber_stiffness_per_unit_gravity == pytest.approx(120.0, rel=1e-6)
+        assert wheel.rest_load == pytest.approx(REST_LOAD)
+        assert wheel.tire.friction_vs_slip_graph == ((0.0, 1.0), (0.1, 1.0), (1.0, 1.0))  # unauthored: the default

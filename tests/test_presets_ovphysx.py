@@ -5,9 +5,12 @@ opposite track thrusts for the tank, a drive torque on every wheel of the robot 
 """
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pytest
 
+from conftest import two_at_a_time
 from physxvehicle_usd.author import preset_spec, save_vehicle
 from physxvehicle_usd.oracle import run_ovphysx
 
@@ -18,6 +21,7 @@ REST, DRIVE = 30, 120
 FORWARD = np.array([1.0, 0.0, 0.0])  # Z up, X forward
 AUTOMATIC = 255
 ROBOT_WHEEL_TORQUE = 1.0  # N*m on each wheel
+TELEMETRY = {"vehicles": [], "wheels": ["position", "isOnGround"], "bodies": ["position", "orientation"]}  # checked
 
 
 def _input(value: float) -> np.ndarray:
@@ -34,15 +38,26 @@ def _controls(preset: str, vehicle: str) -> dict:
     return {vehicle: {"accelerator": _input(1.0), "targetGear": gear}}
 
 
-@pytest.fixture(scope="module", params=["car", "basic_car", "truck", "tank", "robot_base"])
-def run(request, tmp_path_factory):
+PRESETS = ["car", "basic_car", "truck", "tank", "robot_base"]
+
+
+@pytest.fixture(scope="module")
+def traces(tmp_path_factory) -> dict[str, dict]:
+    """Every preset's ovphysx run, two at a time."""
+    runs = {}
+    for preset in PRESETS:
+        spec = preset_spec(preset)
+        path = tmp_path_factory.mktemp(preset) / f"{preset}.usda"
+        save_vehicle(spec, path)
+        runs[preset] = partial(run_ovphysx, path, REST + DRIVE, DT, controls=_controls(preset, f"/World/{spec.name}"),
+                               telemetry=TELEMETRY)
+    return two_at_a_time(runs)
+
+
+@pytest.fixture(params=PRESETS)
+def run(request, traces):
     preset = request.param
-    spec = preset_spec(preset)
-    path = tmp_path_factory.mktemp(preset) / f"{preset}.usda"
-    save_vehicle(spec, path)
-    vehicle = f"/World/{spec.name}"
-    trace = run_ovphysx(path, REST + DRIVE, DT, controls=_controls(preset, vehicle))
-    return preset, vehicle, trace
+    return preset, f"/World/{preset_spec(preset).name}", traces[preset]
 
 
 def _yaw_deg(quat_xyzw: np.ndarray) -> float:

@@ -1,12 +1,14 @@
 """The bundled sample car drives in real PhysX (ovphysx), in metres and in centimetres alike."""
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 import pytest
 from pxr import Usd, UsdGeom
 
+from conftest import two_at_a_time
 from physxvehicle_usd import properties as P
 from physxvehicle_usd.oracle import run_ovphysx
 
@@ -23,6 +25,8 @@ DT = 1.0 / 60.0
 REST_STEPS = 30    # half a second with no input first
 DRIVE_STEPS = 120  # then two seconds of full throttle
 AUTOMATIC = 255
+TELEMETRY = {"vehicles": ["engineRotationSpeed", "currentGear"],  # what the tests below check
+             "wheels": ["rotationSpeed", "suspensionJounce", "position", "isOnGround"], "bodies": ["position"]}
 
 AXES = {"posX": (1, 0, 0), "negX": (-1, 0, 0), "posY": (0, 1, 0),
         "negY": (0, -1, 0), "posZ": (0, 0, 1), "negZ": (0, 0, -1)}
@@ -38,22 +42,28 @@ def _stage_facts(path: Path) -> tuple[float, np.ndarray]:
 
 def _drive(path: Path) -> dict:
     accelerator = np.r_[np.zeros(REST_STEPS), np.ones(DRIVE_STEPS)]
-    trace = run_ovphysx(path, REST_STEPS + DRIVE_STEPS, DT,
-                        controls={VEHICLE: {"accelerator": accelerator, "targetGear": AUTOMATIC}})
-    meters_per_unit, forward = _stage_facts(path)
-    trace["meters_per_unit"] = meters_per_unit
-    trace["forward"] = forward
-    return trace
+    return run_ovphysx(path, REST_STEPS + DRIVE_STEPS, DT,
+                       controls={VEHICLE: {"accelerator": accelerator, "targetGear": AUTOMATIC}}, telemetry=TELEMETRY)
 
 
 @pytest.fixture(scope="module")
-def drive_m() -> dict:
-    return _drive(CAR)
+def drives() -> dict[str, dict]:
+    """The metre and the centimetre car's runs, side by side."""
+    paths = {"m": CAR, "cm": CAR_CM}
+    traces = two_at_a_time({name: partial(_drive, path) for name, path in paths.items()})
+    for name, trace in traces.items():
+        trace["meters_per_unit"], trace["forward"] = _stage_facts(paths[name])
+    return traces
 
 
 @pytest.fixture(scope="module")
-def drive_cm() -> dict:
-    return _drive(CAR_CM)
+def drive_m(drives) -> dict:
+    return drives["m"]
+
+
+@pytest.fixture(scope="module")
+def drive_cm(drives) -> dict:
+    return drives["cm"]
 
 
 @pytest.fixture(scope="module", params=["m", "cm"])

@@ -4,13 +4,11 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from conftest import SAMPLES
+from conftest import SAMPLES, Ran, run_cli
 from pxr import Usd, UsdGeom, UsdPhysics, UsdValidation
 
 from physxvehicle_usd import properties as P
@@ -20,9 +18,9 @@ from physxvehicle_usd.validate.report import exit_code
 CAR = SAMPLES / "car" / "car.usda"
 
 
-def _cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "physxvehicle_usd", "validate", *args], capture_output=True,
-                          text=True, cwd=cwd, timeout=300)
+def _cli(capfd, *args: str) -> Ran:
+    """`physxvehicle-usd validate ARGS` in this process (tests/test_hostile.py runs it once in a fresh one)."""
+    return run_cli(capfd, "validate", *args)
 
 
 def _car_copy(folder: Path, name: str = "car.usda") -> Path:
@@ -100,11 +98,11 @@ def test_vehicle_without_physics_scene_is_an_error(tmp_path):
     assert exit_code([result]) == 1
 
 
-def test_parser_rule_names_prim_and_property_and_fails(tmp_path):
+def test_parser_rule_names_prim_and_property_and_fails(tmp_path, capfd):
     def bad_radius(stage):
         stage.GetPrimAtPath("/World/CarParts/Wheel").GetAttribute(P.full_name(P.WHEEL, "radius")).Set(-1.0)
     path = _edit(_car_copy(tmp_path), bad_radius)
-    proc = _cli(str(path))
+    proc = _cli(capfd, str(path))
     assert proc.returncode == 1
     assert f"{path}: error V14 /World/CarParts/Wheel.{P.full_name(P.WHEEL, 'radius')}:" in proc.stdout
     assert "Traceback" not in proc.stderr
@@ -127,8 +125,8 @@ def mixed_folder(tmp_path) -> Path:
     return folder
 
 
-def test_mixed_folder_exit_code_and_every_file_reported(mixed_folder):
-    proc = _cli(str(mixed_folder))
+def test_mixed_folder_exit_code_and_every_file_reported(mixed_folder, capfd):
+    proc = _cli(capfd, str(mixed_folder))
     assert proc.returncode == 2, proc.stdout + proc.stderr
     for name in ("garbage.usda", "truncated.usdc", "missing_sublayer.usda"):
         assert re.search(rf"{re.escape(name)}: error UNREADABLE /: .+", proc.stdout), proc.stdout
@@ -138,8 +136,8 @@ def test_mixed_folder_exit_code_and_every_file_reported(mixed_folder):
     assert "Traceback" not in proc.stderr + proc.stdout
 
 
-def test_json_report_parses_back(mixed_folder):
-    proc = _cli(str(mixed_folder), "--format", "json")
+def test_json_report_parses_back(mixed_folder, capfd):
+    proc = _cli(capfd, str(mixed_folder), "--format", "json")
     report = json.loads(proc.stdout)
     statuses = {Path(f["file"]).name: f["status"] for f in report["files"]}
     assert statuses == {"car.usda": "ok", "flat.usda": "ok", "broken.usda": "findings", "garbage.usda": "unreadable",
@@ -148,8 +146,8 @@ def test_json_report_parses_back(mixed_folder):
     assert report["summary"]["unreadable"] == 3
 
 
-def test_junit_report_parses_back(mixed_folder):
-    proc = _cli(str(mixed_folder), "--format", "junit")
+def test_junit_report_parses_back(mixed_folder, capfd):
+    proc = _cli(capfd, str(mixed_folder), "--format", "junit")
     root = ET.fromstring(proc.stdout)
     suites = {Path(s.get("name")).name: s for s in root.iter("testsuite")}
     broken = suites["broken.usda"]
@@ -159,8 +157,8 @@ def test_junit_report_parses_back(mixed_folder):
     assert suites["car.usda"].get("failures") == "0"
 
 
-def test_github_annotations(mixed_folder):
-    proc = _cli(str(mixed_folder), "--format", "github")
+def test_github_annotations(mixed_folder, capfd):
+    proc = _cli(capfd, str(mixed_folder), "--format", "github")
     lines = proc.stdout.strip().splitlines()
     annotations = [line for line in lines if line.startswith("::")]
     assert any(re.match(r"::error file=.*broken\.usda,title=V74 /World/Car\.physxVehicle%3AlowForwardSpeedSubStepCount::", a)
@@ -168,10 +166,10 @@ def test_github_annotations(mixed_folder):
     assert sum(a.startswith("::error") and "UNREADABLE" in a for a in annotations) == 3
 
 
-def test_strict_fails_on_warnings(tmp_path):
+def test_strict_fails_on_warnings(tmp_path, capfd):
     path = _edit(_car_copy(tmp_path), lambda s: s.DefinePrim("/World/CarParts/Spare").ApplyAPI(P.WHEEL))
-    assert _cli(str(path)).returncode == 0
-    assert _cli(str(path), "--strict").returncode == 1
+    assert _cli(capfd, str(path)).returncode == 0
+    assert _cli(capfd, str(path), "--strict").returncode == 1
 
 
 def test_parallel_agrees_with_serial(mixed_folder):
@@ -181,17 +179,17 @@ def test_parallel_agrees_with_serial(mixed_folder):
            [(r.file, r.status, [f.line() for f in r.findings]) for r in parallel]
 
 
-def test_report_written_atomically_to_file(mixed_folder, tmp_path):
+def test_report_written_atomically_to_file(mixed_folder, tmp_path, capfd):
     out = tmp_path / "report.xml"
-    proc = _cli(str(mixed_folder), "--format", "junit", "-o", str(out))
+    proc = _cli(capfd, str(mixed_folder), "--format", "junit", "-o", str(out))
     assert proc.returncode == 2 and proc.stdout == ""
     ET.parse(out)
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".report.xml.")]
 
 
-def test_usage_errors_exit_2():
-    assert _cli().returncode == 2
-    assert _cli("--format", "yaml", str(CAR)).returncode == 2
+def test_usage_errors_exit_2(capfd):
+    assert _cli(capfd).returncode == 2
+    assert _cli(capfd, "--format", "yaml", str(CAR)).returncode == 2
 
 
 def test_usd_validation_context_runs_our_validators(tmp_path):
@@ -214,7 +212,7 @@ def test_usd_validation_context_runs_our_validators(tmp_path):
     assert not [e for e in clean if e.GetType() == UsdValidation.ValidationErrorType.Error]
 
 
-def test_every_sample_validates_clean_even_strictly():
-    proc = _cli(str(SAMPLES), "--strict")
+def test_every_sample_validates_clean_even_strictly(capfd):
+    proc = _cli(capfd, str(SAMPLES), "--strict")
     assert proc.returncode == 0, proc.stdout
     assert proc.stdout.strip().endswith("0 errors, 0 warnings, 0 unreadable")

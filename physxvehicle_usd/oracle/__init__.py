@@ -2,7 +2,7 @@
 
 ovphysx registers NVIDIA's PhysX schemas in its process, which cannot coexist with our vehicle
 schema plugin, and a bad stage can take the whole process down. So every run happens in a fresh
-subprocess executing `_ovphysx_worker.py` by path; this module only prepares the request,
+subprocess executing `worker.py` (beside this file) by path; this module only prepares the request,
 enforces a timeout and turns the worker's result file into numpy traces.
 
 Trace layout (one entry per recorded step, recorded after the step is taken):
@@ -35,7 +35,7 @@ import numpy as np
 
 __all__ = ["OracleError", "TELEMETRY", "WRITABLE_CONTROLS", "run_ovphysx"]
 
-WORKER = Path(__file__).resolve().with_name("_ovphysx_worker.py")
+WORKER = Path(__file__).resolve().with_name("worker.py")
 _ERROR_PREFIX = "ORACLE_ERROR: "
 _LOG_PREFIXES = ("[Error]", "[Warning]")
 
@@ -119,6 +119,21 @@ def _request_controls(controls: Mapping[str, Mapping[str, Any]] | None, steps: i
     return request
 
 
+def _request_telemetry(telemetry: Mapping[str, Sequence[str]] | None) -> dict[str, list[str]] | None:
+    """Checks kinds and names here, before paying for a worker start."""
+    if telemetry is None:
+        return None
+    request: dict[str, list[str]] = {}
+    for kind, names in telemetry.items():
+        if kind not in TELEMETRY:
+            raise OracleError(f"telemetry kind {kind!r} is not one of {sorted(TELEMETRY)}")
+        unknown = [name for name in names if name not in TELEMETRY[kind]]
+        if unknown:
+            raise OracleError(f"{kind} telemetry {unknown} is not recorded; recorded: {sorted(TELEMETRY[kind])}")
+        request[kind] = list(dict.fromkeys(names))
+    return request
+
+
 def _worker_environment() -> dict[str, str]:
     """The caller's environment minus our schema plugin folder, which would clash with PhysX's."""
     from ..plugin import plugin_path
@@ -181,6 +196,7 @@ def run_ovphysx(
     vehicles: Sequence[str] | None = None,
     *,
     record_every: int = 1,
+    telemetry: Mapping[str, Sequence[str]] | None = None,
     timeout: float = 300.0,
 ) -> dict[str, Any]:
     """Step `usd_path` `steps` times by `dt` seconds in ovphysx and return the telemetry traces.
@@ -193,6 +209,9 @@ def run_ovphysx(
     vehicles: the vehicle prim paths to simulate-and-record; default every vehicle PhysX created.
     record_every: read telemetry after every n-th step (and after the last); a benchmark can pass
       `steps` to record only the final state. `recorded_steps` lists the step counts read.
+    telemetry: {kind: [attribute, ...]} to record only those attributes of "vehicles", "wheels" or
+      "bodies" (a kind left out: all of `TELEMETRY[kind]`; an empty list: none). Reading telemetry
+      after a step takes longer than the step itself, so a caller that needs a few saves most of it.
     timeout: seconds for the whole worker run, loading included.
 
     Raises OracleError when ovphysx cannot load the stage, creates no (or not the requested)
@@ -210,6 +229,7 @@ def run_ovphysx(
         "record_every": int(record_every),
         "vehicles": list(vehicles) if vehicles else None,
         "controls": _request_controls(controls, int(steps)),
+        "telemetry": _request_telemetry(telemetry),
     }
     with tempfile.TemporaryDirectory(prefix="pvu-oracle-") as scratch:
         request_file = Path(scratch) / "request.json"

@@ -4,10 +4,11 @@ Run by path from `physxvehicle_usd.oracle`, never imported by the package: ovphy
 NVIDIA's PhysX schemas in this process, and our own vehicle schema plugin must not be registered
 next to them. So this file imports only the standard library, numpy, ovstage and ovphysx.
 
-    python _ovphysx_worker.py REQUEST.json RESULT.npz
+    python worker.py REQUEST.json RESULT.npz
 
-The request is JSON: usd_path, steps, dt, record_every, vehicles (list of paths or null) and
-controls ({prim path or "*": {attribute: number or per-step list}}). The result is an .npz whose
+The request is JSON: usd_path, steps, dt, record_every, vehicles (list of paths or null),
+controls ({prim path or "*": {attribute: number or per-step list}}) and telemetry ({kind: [attribute]}
+to record only those; null or a kind left out: all of that kind's attributes). The result is an .npz whose
 "meta" entry is a JSON document (paths, attributes, timings, what could not be read) and whose
 other entries are the traces, named "<kind>|<attribute>", shaped (records, rows, lanes), and for
 each a mask "written|<kind>|<attribute>" of the rows that ever received a value.
@@ -131,7 +132,8 @@ class Recorder:
         # Rows that ever received a value: a Standard-drive column, say, skips Basic-drive vehicles.
         self.written: dict[str, np.ndarray] = {}
         self.seen: set[str] = set()
-        self._rows_cache: dict[tuple, np.ndarray] = {}
+        # A read hands out a new path list every time, so rows are cached by the interned path handles it holds.
+        self._rows_cache: dict[tuple[int, ...], np.ndarray] = {}
         self._token_names: dict[int, str] = {}
 
     def _name(self, token: int) -> str:
@@ -142,15 +144,17 @@ class Recorder:
         return name
 
     def _rows(self, group) -> np.ndarray:
-        key = (group.prim_list, group.prim_offset, group.prim_count)
+        dictionary = self.query.dictionary
+        handles = dictionary.get_paths(group.prim_list)[group.prim_offset:group.prim_offset + group.prim_count]
+        key = tuple(handles)
         rows = self._rows_cache.get(key)
         if rows is None:
-            rows = np.array([self.row_of.get(p, -1) for p in _paths_of(self.query, group)], dtype=np.int64)
+            rows = np.array([self.row_of.get(dictionary.path_to_string(h), -1) for h in handles], dtype=np.int64)
             self._rows_cache[key] = rows
         return rows
 
     def read(self, record: int) -> None:
-        if not self.paths:
+        if not self.paths or not self.attributes:
             return
         with self.physx.read(self.query, self.attributes).wait() as result:
             while (group := result.fetch_next().wait()) is not None:
@@ -304,10 +308,13 @@ def run(request: dict) -> tuple[dict, dict[str, np.ndarray]]:
             queries.append(vehicle_query)
 
         records = len(recorded_steps)
+        wanted_telemetry = request.get("telemetry") or {}
+        attributes = {kind: wanted_telemetry.get(kind, every) for kind, every in
+                      (("vehicles", VEHICLE_ATTRIBUTES), ("wheels", WHEEL_ATTRIBUTES), ("bodies", BODY_ATTRIBUTES))}
         recorders = {
-            "vehicles": Recorder(physx, vehicle_query, vehicle_paths, VEHICLE_ATTRIBUTES, records),
-            "wheels": Recorder(physx, wheel_query, wheel_paths, WHEEL_ATTRIBUTES, records),
-            "bodies": Recorder(physx, body_query, vehicle_paths, BODY_ATTRIBUTES, records),
+            "vehicles": Recorder(physx, vehicle_query, vehicle_paths, attributes["vehicles"], records),
+            "wheels": Recorder(physx, wheel_query, wheel_paths, attributes["wheels"], records),
+            "bodies": Recorder(physx, body_query, vehicle_paths, attributes["bodies"], records),
         }
         controls = ControlWriter(physx, SimObjectType, vehicle_paths, wheel_paths,
                                  request.get("controls") or {}, steps)
