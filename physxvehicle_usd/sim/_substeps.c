@@ -26,45 +26,7 @@
 
 #define BLOCK 64 /* vehicles per block */
 
-typedef struct {
-    int64_t V, W, threads, curve_points, gear_columns, neutral_gear;
-    int64_t any_sweep, any_limit_expansion, any_camber_stiffness;
-    float flt_min, dt;  /* dt: the whole step (the rotation angle advances by it) */
-    /* per vehicle */
-    const int64_t *n_sub, *query_type, *torque_curve_count;
-    const int32_t *is_standard, *limit_expansion;
-    const float *dt_sub, *mass, *moi, *gravity, *throttle;
-    const float *engine_peak_torque, *engine_max_omega, *engine_idle_omega, *engine_moi;
-    const float *engine_damping_engaged, *engine_damping_disengaged, *engine_damping_full;
-    const float *clutch_strength, *gear_switch_time, *final_ratio, *gear_ratios, *torque_curve, *wheel_angle_threshold_speed;
-    /* per wheel, parameters */
-    const int32_t *mask;
-    const float *travel_direction, *travel_distance, *radius, *half_width, *wheel_mass;
-    const float *spring_stiffness, *spring_damping, *f_es, *susp_arm, *tire_arm;
-    const float *rest_load, *lat_stiff_x, *lat_stiff_y, *lat_saturation, *long_stiff, *camber_stiff;
-    const float *load_x0, *load_y0, *load_x1, *load_y1, *load_slope;
-    const float *fvs_x0, *fvs_x1, *fvs_x2, *fvs_y0, *fvs_y1, *fvs_y2, *fvs_slope0, *fvs_slope1;
-    const float *min_lat_den, *min_active_den, *min_passive_den;
-    const float *sticky_lng_speed, *sticky_lng_time, *sticky_lat_speed, *sticky_lat_time;
-    const float *wheel_moi, *wheel_damping_rate;
-    /* per wheel, this step's inputs */
-    const int32_t *road_hit, *brake_applied, *drive_applied, *accel_intent, *brake_intent;
-    const float *road_normal, *road_offset, *road_friction;
-    const float *offset, *axle, *axis_lat, *axis_lng;
-    const float *brake_torque, *drive_torque, *diff_ratio, *diff_ave;
-    /* state, updated in place */
-    float *body_position, *body_orientation, *linear_velocity, *angular_velocity;
-    float *engine_omega, *switch_time;
-    int32_t *current_gear, *target_gear;
-    float *jounce, *jounce_speed, *separation, *rotation_speed, *lng_low_speed_time, *lat_low_speed_time;
-    float *rotation_angle, *corrected_rotation_speed;
-    int32_t *jounce_specified, *sticky_lng, *sticky_lat;
-    /* outputs of each vehicle's last substep, out_ + the key pipeline.telemetry_outputs gives them */
-    float *out_suspensionJounce, *out_tireFriction, *out_tireLongitudinalSlip, *out_tireLateralSlip, *out_tireLoad;
-    float *out__lng_speed, *out_suspensionForce, *out_tireForce, *out__centre_offset, *out__lng_dir, *out__lat_dir;
-    float *out__app_arm;
-    int32_t *out_isOnGround;
-} Batch;
+#include "_substeps_batch.h" /* Batch: generated from compiled.py's _FIELDS by tools/generate_kernel_header.py */
 
 static inline float min_f(float a, float b) { return a < b ? a : b; }
 static inline float max_f(float a, float b) { return a > b ? a : b; }
@@ -609,8 +571,14 @@ static void step_rows(const Batch *b, Scratch *sc, int64_t v0, int64_t nv) {
     }
 }
 
-/* sizeof(Batch), for the loader to check its mirror of the struct against. */
-int64_t pvu_batch_size(void) { return (int64_t)sizeof(Batch); }
+/* Batch's fields (names, offsets and sizes from the generated header), for the loader to check its mirror of the
+   struct against field by field. Returns the count. */
+int64_t pvu_batch_fields(const char *const **names, const int64_t **offsets, const int64_t **sizes) {
+    *names = pvu_batch_field_names;
+    *offsets = pvu_batch_field_offsets;
+    *sizes = pvu_batch_field_sizes;
+    return PVU_BATCH_FIELDS;
+}
 
 /* 5.2 after the last substep: the speed reported (blended with the rolling speed at low speed) and the rotation
    angle, advanced by the whole step and wrapped to (-2 pi, 2 pi). */
