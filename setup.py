@@ -21,5 +21,8 @@ if platform.machine() in ("x86_64", "AMD64"):
 elif platform.machine() in ("aarch64", "arm64"):
     flags.append("-mcpu=native")
 
+# depends: the generated Batch header (tools/generate_kernel_header.py) rebuilds the extension when it changes, and
+# ships in the sdist
 setup(ext_modules=[Extension("physxvehicle_usd.sim._substeps", ["physxvehicle_usd/sim/_substeps.c"],
-                             extra_compile_args=flags, extra_link_args=["-fopenmp"], libraries=["m"], optional=True)])
+                             depends=["physxvehicle_usd/sim/_substeps_batch.h"], extra_compile_args=flags,
+                             extra_link_args=["-fopenmp"], libraries=["m"], optional=True)])

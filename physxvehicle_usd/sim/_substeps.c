@@ -26,45 +26,7 @@
 
 #define BLOCK 64 /* vehicles per block */
 
-typedef struct {
-    int64_t V, W, threads, curve_points, gear_columns, neutral_gear;
-    int64_t any_sweep, any_limit_expansion, any_camber_stiffness;
-    float flt_min, dt;  /* dt: the whole step (the rotation angle advances by it) */
-    /* per vehicle */
-    const int64_t *n_sub, *query_type, *torque_curve_count;
-    const int32_t *is_standard, *limit_expansion;
-    const float *dt_sub, *mass, *moi, *gravity, *throttle;
-    const float *engine_peak_torque, *engine_max_omega, *engine_idle_omega, *engine_moi;
-    const float *engine_damping_engaged, *engine_damping_disengaged, *engine_damping_full;
-    const float *clutch_strength, *gear_switch_time, *final_ratio, *gear_ratios, *torque_curve, *wheel_angle_threshold_speed;
-    /* per wheel, parameters */
-    const int32_t *mask;
-    const float *travel_direction, *travel_distance, *radius, *half_width, *wheel_mass;
-    const float *spring_stiffness, *spring_damping, *f_es, *susp_arm, *tire_arm;
-    const float *rest_load, *lat_stiff_x, *lat_stiff_y, *lat_saturation, *long_stiff, *camber_stiff;
-    const float *load_x0, *load_y0, *load_x1, *load_y1, *load_slope;
-    const float *fvs_x0, *fvs_x1, *fvs_x2, *fvs_y0, *fvs_y1, *fvs_y2, *fvs_slope0, *fvs_slope1;
-    const float *min_lat_den, *min_active_den, *min_passive_den;
-    const float *sticky_lng_speed, *sticky_lng_time, *sticky_lat_speed, *sticky_lat_time;
-    const float *wheel_moi, *wheel_damping_rate;
-    /* per wheel, this step's inputs */
-    const int32_t *road_hit, *brake_applied, *drive_applied, *accel_intent, *brake_intent;
-    const float *road_normal, *road_offset, *road_friction;
-    const float *offset, *axle, *axis_lat, *axis_lng;
-    const float *brake_torque, *drive_torque, *diff_ratio, *diff_ave;
-    /* state, updated in place */
-    float *body_position, *body_orientation, *linear_velocity, *angular_velocity;
-    float *engine_omega, *switch_time;
-    int32_t *current_gear, *target_gear;
-    float *jounce, *jounce_speed, *separation, *rotation_speed, *lng_low_speed_time, *lat_low_speed_time;
-    float *rotation_angle, *corrected_rotation_speed;
-    int32_t *jounce_specified, *sticky_lng, *sticky_lat;
-    /* outputs of each vehicle's last substep, out_ + the key pipeline.telemetry_outputs gives them */
-    float *out_suspensionJounce, *out_tireFriction, *out_tireLongitudinalSlip, *out_tireLateralSlip, *out_tireLoad;
-    float *out__lng_speed, *out_suspensionForce, *out_tireForce, *out__centre_offset, *out__lng_dir, *out__lat_dir;
-    float *out__app_arm;
-    int32_t *out_isOnGround;
-} Batch;
+#include "_substeps_batch.h" /* Batch: generated from compiled.py's _FIELDS by tools/generate_kernel_header.py */
 
 static inline float min_f(float a, float b) { return a < b ? a : b; }
 static inline float max_f(float a, float b) { return a > b ? a : b; }
@@ -186,197 +148,306 @@ static float *scratch_alloc(Scratch *sc, int64_t wheels_per_block) {
     return buffer;
 }
 
-/* 3.3-3.6 suspension, 4.1-4.9 tire of the block wheel l (batch wheel i), one substep. */
-static inline __attribute__((always_inline)) void wheel(const Batch *b, Scratch *sc, int64_t l, int64_t i,
-                                                        const int any_sweep, const int any_limit, const int any_camber) {
-    const int64_t VW = b->V * b->W;
-    const float flt_min = b->flt_min;
-    float R[9];
-    for (int c = 0; c < 9; ++c) R[c] = sc->R[c][l];
-#define MV(out, vec, idx) \
-    out##0 = R[0] * vec[idx] + R[1] * vec[VW + idx] + R[2] * vec[2 * VW + idx]; \
-    out##1 = R[3] * vec[idx] + R[4] * vec[VW + idx] + R[5] * vec[2 * VW + idx]; \
-    out##2 = R[6] * vec[idx] + R[7] * vec[VW + idx] + R[8] * vec[2 * VW + idx];
-    float d0, d1, d2, h0, h1, h2;
-    MV(d, b->travel_direction, i)
-    MV(h, b->offset, i)
-    h0 += sc->x[0][l]; h1 += sc->x[1][l]; h2 += sc->x[2][l];
-    const float n0 = b->road_normal[i], n1 = b->road_normal[VW + i], n2 = b->road_normal[2 * VW + i];
-    const float D = b->travel_distance[i], r = b->radius[i], dt = sc->dt[l];
-    /* 3.3 depth of the wheel bottom below the ground, jounce and separation */
-    const float rho = d0 * n0 + d1 * n1 + d2 * n2;
-    const float base = n0 * (h0 + d0 * D) + n1 * (h1 + d1 * D) + n2 * (h2 + d2 * D) + b->road_offset[i];
-    float depth = base - r * fabsf(rho);
-    if (any_sweep) {
-        float a0, a1, a2;
-        MV(a, b->axle, i)
-        const float nl = n0 * a0 + n1 * a1 + n2 * a2;
-        const float p0 = n0 - a0 * nl, p1 = n1 - a1 * nl, p2 = n2 - a2 * nl;
-        const float swept = base - r * sqrtf(p0 * p0 + p1 * p1 + p2 * p2) - b->half_width[i] * fabsf(nl);
-        depth = sc->sweep[l] ? swept : depth;
-    }
-    const float prev = b->jounce[i], prev_speed = b->jounce_speed[i];
-    const int specified = b->jounce_specified[i];
+/* The per-wheel functions of one substep, named after their numpy twins in suspension.py and tire.py: a wheel's
+   values in, its new values out, nothing read from the batch. `wheel` below is the glue that loads a wheel's
+   values, calls them in the pipeline's order and stores the results. Inlined into the vectorised wheel loop;
+   the optional parts (sweep, expansion limit, camber stiffness) are constant flags there. The pvu_test_ wrappers
+   at the end of this file run each over arrays, for tests/test_sim_kernel_pairs.py. */
+#define INLINE static inline __attribute__((always_inline))
+
+typedef struct { float x, y, z; } Vec3;
+
+INLINE Vec3 load3(const float *a, int64_t stride, int64_t i) { return (Vec3){a[i], a[stride + i], a[2 * stride + i]}; }
+INLINE Vec3 row3(float *const rows[3], int64_t l) { return (Vec3){rows[0][l], rows[1][l], rows[2][l]}; }
+INLINE void store3(float *a, int64_t stride, int64_t i, Vec3 v) {
+    a[i] = v.x; a[stride + i] = v.y; a[2 * stride + i] = v.z;
+}
+INLINE Vec3 add3(Vec3 a, Vec3 b) { return (Vec3){a.x + b.x, a.y + b.y, a.z + b.z}; }
+INLINE Vec3 sub3(Vec3 a, Vec3 b) { return (Vec3){a.x - b.x, a.y - b.y, a.z - b.z}; }
+INLINE Vec3 scale3(Vec3 a, float s) { return (Vec3){a.x * s, a.y * s, a.z * s}; }
+INLINE float dot3(Vec3 a, Vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+INLINE Vec3 cross3(Vec3 a, Vec3 b) { return (Vec3){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x}; }
+/* R v, R row-major */
+INLINE Vec3 matvec(const float R[9], Vec3 v) {
+    return (Vec3){R[0] * v.x + R[1] * v.y + R[2] * v.z, R[3] * v.x + R[4] * v.y + R[5] * v.z,
+                  R[6] * v.x + R[7] * v.y + R[8] * v.z};
+}
+
+/* 3.3 the jounce rule: jounce and separation from the depth of the wheel bottom below the ground along the
+   suspension (rho: suspension direction . ground normal; 0 when the wheel plane is parallel to the suspension). */
+typedef struct { float jounce, separation; } Jounce;
+
+INLINE Jounce jounce_from_depth(float depth, float rho, float travel, float prev, int32_t prev_specified, float flt_min) {
     const int nonpar = rho != 0.0f;
     const float s_ = depth / (nonpar ? rho : 1.0f);
-    const int pen = nonpar & (depth <= 0.0f), beyond = pen & (s_ > D), within = pen & (s_ > 0.0f);
-    float j = beyond ? D : (within ? s_ : 0.0f);
-    float sep = beyond ? depth * (s_ - D) / (s_ != 0.0f ? s_ : 1.0f) : (within ? 0.0f : (pen ? depth : flt_min));
+    const int pen = nonpar & (depth <= 0.0f), beyond = pen & (s_ > travel), within = pen & (s_ > 0.0f);
+    float j = beyond ? travel : (within ? s_ : 0.0f);
+    float sep = beyond ? depth * (s_ - travel) / (s_ != 0.0f ? s_ : 1.0f) : (within ? 0.0f : (pen ? depth : flt_min));
     if (!nonpar) {
         const int par_pen = depth < 0.0f;
-        j = par_pen ? (specified ? prev : D) : j;
+        j = par_pen ? (prev_specified ? prev : travel) : j;
         sep = par_pen ? depth : flt_min;
     }
-    float jdot = specified ? (j - prev) / dt : 0.0f;
-    const int hit = b->road_hit[i];
+    return (Jounce){j, sep};
+}
+
+/* 3.4 the wheel cannot drop faster than spring, damper and gravity could push it (k, c: spring stiffness and
+   damping, m: wheel mass; g_along: gravity along the suspension; apply: where the limit is checked). */
+typedef struct { float jounce, jounce_speed, separation; int32_t clamped; } ExpansionLimit;
+
+INLINE ExpansionLimit limit_expansion_velocity(float k, float c, float m, float j, float jdot, float sep, float prev,
+                                               float prev_speed, float g_along, int32_t has_hit, float dt, int32_t apply) {
+    float vel = prev * k / m * dt - prev_speed;
+    const float tmp = vel + prev_speed * c / m * dt;
+    vel = vel >= 0.0f ? max_f(0.0f, tmp) : min_f(0.0f, tmp);
+    const float threshold = (has_hit & (g_along > 0.0f)) ? vel + g_along * dt : vel;
+    const int clamp = apply & (jdot < -threshold);
+    const float clamped = prev - vel * dt;
+    sep = (clamp & (sep >= 0.0f)) ? clamped - j : sep;
+    j = clamp ? clamped : j;
+    jdot = clamp ? -vel : jdot;
+    return (ExpansionLimit){j, jdot, sep, clamp};
+}
+
+/* 3.3 jounce, separation and jounce speed of one substep (3.4 with any_limit). d: suspension direction, hub: wheel
+   centre at maximum compression (world); R, axle: body rotation and the wheel's lateral axis in the body frame,
+   read for a sweep only (any_sweep and sweep); prev, prev_speed, prev_specified: the jounce state before. */
+typedef struct { float jounce, jounce_speed, separation; int32_t on_ground; } SuspensionState;
+
+INLINE SuspensionState update_suspension_state(
+        const int any_sweep, const int any_limit,
+        float travel, float radius, float half_width, float k, float c, float m, int32_t mask, int32_t sweep, int32_t limit,
+        float prev, float prev_speed, int32_t prev_specified, int32_t hit, Vec3 normal, float road_offset,
+        const float R[9], Vec3 d, Vec3 hub, Vec3 axle, Vec3 gravity, float dt, float flt_min) {
+    /* depth of the wheel bottom below the ground */
+    const float rho = dot3(d, normal);
+    const float base = dot3(normal, add3(hub, scale3(d, travel))) + road_offset;
+    float depth = base - radius * fabsf(rho);
+    if (any_sweep) {
+        const Vec3 a = matvec(R, axle);
+        const float nl = dot3(normal, a);
+        const Vec3 in_plane = sub3(normal, scale3(a, nl));
+        const float swept = base - radius * sqrtf(dot3(in_plane, in_plane)) - half_width * fabsf(nl);
+        depth = sweep ? swept : depth;
+    }
+    const Jounce js = jounce_from_depth(depth, rho, travel, prev, prev_specified, flt_min);
+    float j = js.jounce, sep = js.separation;
+    float jdot = prev_specified ? (j - prev) / dt : 0.0f;
     j = hit ? j : 0.0f;
     jdot = hit ? jdot : 0.0f;
     sep = hit ? sep : flt_min;
     if (any_limit) {
-        /* 3.4 the wheel cannot drop faster than spring, damper and gravity could push it */
-        const float g_along = sc->g[0][l] * d0 + sc->g[1][l] * d1 + sc->g[2][l] * d2;
-        const int enabled = sc->limit[l] & b->mask[i];
-        const int air = enabled & !hit & specified & (prev > 0.0f);
+        const float g_along = dot3(gravity, d);
+        const int enabled = limit & mask;
+        /* no hit and a compressed wheel: expanding from prev to 0 within this substep */
+        const int air = enabled & !hit & prev_specified & (prev > 0.0f);
         jdot = air ? -prev / dt : jdot;
         const int apply = (enabled & hit & (jdot < 0.0f)) | air;
-        const float k = b->spring_stiffness[i], c = b->spring_damping[i], m = b->wheel_mass[i];
-        float vel = prev * k / m * dt - prev_speed;
-        const float tmp = vel + prev_speed * c / m * dt;
-        vel = vel >= 0.0f ? max_f(0.0f, tmp) : min_f(0.0f, tmp);
-        const float threshold = (hit & (g_along > 0.0f)) ? vel + g_along * dt : vel;
-        const int clamp = apply & (jdot < -threshold);
-        const float clamped = prev - vel * dt;
-        sep = (clamp & (sep >= 0.0f)) ? clamped - j : sep;
-        j = clamp ? clamped : j;
-        jdot = clamp ? -vel : jdot;
-        jdot = (air & !clamp) ? 0.0f : jdot;
+        const ExpansionLimit e = limit_expansion_velocity(k, c, m, j, jdot, sep, prev, prev_speed, g_along, hit, dt, apply);
+        j = e.jounce;
+        sep = e.separation;
+        jdot = (air & !e.clamped) ? 0.0f : e.jounce_speed;  /* in the air the jounce speed stays 0 unless clamped */
     }
-    b->jounce[i] = j;
-    b->jounce_speed[i] = jdot;
-    b->separation[i] = sep;
-    b->jounce_specified[i] = 1;
-    const int og = (sep <= 0.0f) & b->mask[i];
-    const float on = og ? 1.0f : 0.0f;  /* off the ground as a factor: GCC cannot vectorise some selects on og */
-    /* 3.6 suspension force along the ground normal, with the wheel's share of gravity */
-    const float e0 = b->f_es[i], e1 = b->f_es[VW + i], e2 = b->f_es[2 * VW + i];
-    float f = -rho * (b->spring_stiffness[i] * j + b->spring_damping[i] * jdot);
-    const float n_fes = n0 * e0 + n1 * e1 + n2 * e2;
-    const float d_fes = d0 * e0 + d1 * e1 + d2 * e2;
-    const float n_col = n0 * (e0 - d0 * d_fes) + n1 * (e1 - d1 * d_fes) + n2 * (e2 - d2 * d_fes);
+    return (SuspensionState){j, jdot, sep, (sep <= 0.0f) & mask};
+}
+
+/* 3.6 suspension force along the ground normal, with the wheel's share of gravity (f_es); its torque about the
+   centre of mass through the arm R arm_body. normal_force: its magnitude, the tire's raw load. */
+typedef struct { Vec3 force, torque; float normal_force; } SuspensionForce;
+
+INLINE SuspensionForce suspension_force(float k, float c, Vec3 f_es, Vec3 arm_body, float jounce, float jounce_speed,
+                                        int32_t on_ground, Vec3 normal, const float R[9], Vec3 d) {
+    const float on = on_ground ? 1.0f : 0.0f;  /* a factor: GCC cannot vectorise some selects on the flag */
+    float f = -dot3(d, normal) * (k * jounce + c * jounce_speed);
+    const float n_fes = dot3(normal, f_es);
+    const float n_col = dot3(normal, sub3(f_es, scale3(d, dot3(d, f_es))));
     f = f + (n_fes < 0.0f ? -n_col : 0.0f);
     f = f * on;
-    const float sf0 = n0 * f, sf1 = n1 * f, sf2 = n2 * f;
-    float sa0, sa1, sa2;
-    MV(sa, b->susp_arm, i)
-    /* 4.1 tire directions in the ground plane */
-    float la0, la1, la2;
-    MV(la, b->axis_lat, i)
-    float tl0 = la1 * n2 - la2 * n1, tl1 = la2 * n0 - la0 * n2, tl2 = la0 * n1 - la1 * n0;
-    const float tl_norm = sqrtf(tl0 * tl0 + tl1 * tl1 + tl2 * tl2);
-    const float tl_scale = on * (tl_norm > 0.0f ? 1.0f / tl_norm : 0.0f);
-    tl0 *= tl_scale; tl1 *= tl_scale; tl2 *= tl_scale;
-    const float ts0 = n1 * tl2 - n2 * tl1, ts1 = n2 * tl0 - n0 * tl2, ts2 = n0 * tl1 - n1 * tl0;
-    /* 4.2 contact-point speed: wheel centre c(j) = hub + d (D - j), contact r further along d */
-    const float x0 = sc->x[0][l], x1 = sc->x[1][l], x2 = sc->x[2][l];
-    const float co0 = h0 + d0 * (D - j) - x0, co1 = h1 + d1 * (D - j) - x1, co2 = h2 + d2 * (D - j) - x2;
-    const float re0 = co0 + d0 * r, re1 = co1 + d1 * r, re2 = co2 + d2 * r;
-    const float w0 = sc->w[0][l], w1 = sc->w[1][l], w2 = sc->w[2][l];
-    const float u0 = sc->v[0][l] + (w1 * re2 - w2 * re1);
-    const float u1 = sc->v[1][l] + (w2 * re0 - w0 * re2);
-    const float u2 = sc->v[2][l] + (w0 * re1 - w1 * re0);
-    const float vx = u0 * tl0 + u1 * tl1 + u2 * tl2, vy = u0 * ts0 + u1 * ts1 + u2 * ts2;
-    /* 4.3 slips */
-    float lat_slip = atan_f(vy / (fabsf(vx) + b->min_lat_den[i]));
-    const float omega = b->rotation_speed[i];
-    const int applied = b->brake_applied[i] | b->drive_applied[i];
-    const float active_den = b->min_active_den[i], passive_den = b->min_passive_den[i];
-    const float denom = fabsf(vx) + (applied ? active_den : passive_den);
-    float lng_slip = ((vx == 0.0f) & (omega == 0.0f)) ? 0.0f : (omega * r - vx) / denom;
-    /* 4.4 camber relative to the ground (only through the camber stiffness) */
-    float camber = 0.0f;
-    if (any_camber) {
-        float lg0, lg1, lg2;
-        MV(lg, b->axis_lng, i)
-        const float beta = n0 * lg0 + n1 * lg1 + n2 * lg2;
-        float T0 = n0 - lg0 * beta, T1 = n1 - lg1 * beta, T2 = n2 - lg2 * beta;
-        const float Tn = sqrtf(T0 * T0 + T1 * T1 + T2 * T2);
-        const float Ts = Tn > 0.0f ? 1.0f / Tn : 0.0f;
-        const float sine = (T0 * la0 + T1 * la1 + T2 * la2) * Ts;
-        const float angle = asin_f(min_f(max_f(sine, -1.0f), 1.0f));
-        camber = angle * on;
-    }
-    /* 4.5 filtered load, 4.6 friction */
-    const float rest = b->rest_load[i];
-    const float xn = f / rest;
-    const float lx0 = b->load_x0[i], ly0 = b->load_y0[i], lx1 = b->load_x1[i], ly1 = b->load_y1[i];
-    const float inside = ly0 + (xn - lx0) * b->load_slope[i];
-    const float y = xn <= lx0 ? ly0 : (xn >= lx1 ? ly1 : inside);
-    const float load = rest * y * on;
+    const Vec3 force = scale3(normal, f);
+    return (SuspensionForce){force, cross3(matvec(R, arm_body), force), f};
+}
+
+/* 4.1 longitudinal and lateral directions in the ground plane (zero off the ground). */
+typedef struct { Vec3 lng, lat; } TireDirections;
+
+INLINE TireDirections tire_directions(Vec3 lat_axis, Vec3 normal, int32_t on_ground) {
+    const float on = on_ground ? 1.0f : 0.0f;
+    const Vec3 t = cross3(lat_axis, normal);
+    const float norm = sqrtf(dot3(t, t));
+    const Vec3 lng = scale3(t, on * (norm > 0.0f ? 1.0f / norm : 0.0f));
+    return (TireDirections){lng, cross3(normal, lng)};
+}
+
+/* 4.2 speed of the wheel bottom on the suspension line (centre_offset: wheel centre - body position) along the
+   tire directions. */
+typedef struct { float lng, lat; } TireSpeeds;
+
+INLINE TireSpeeds contact_speeds(float radius, Vec3 linear_velocity, Vec3 angular_velocity, Vec3 centre_offset, Vec3 d,
+                                 Vec3 t_lng, Vec3 t_lat) {
+    const Vec3 u = add3(linear_velocity, cross3(angular_velocity, add3(centre_offset, scale3(d, radius))));
+    return (TireSpeeds){dot3(u, t_lng), dot3(u, t_lat)};
+}
+
+/* 4.3 longitudinal and lateral slip; applied: the wheel is driven or braked (the active denominator). */
+typedef struct { float lng, lat; } TireSlips;
+
+INLINE TireSlips tire_slips(float radius, float min_lat_den, float min_active_den, float min_passive_den, float vx,
+                            float vy, float omega, int32_t applied) {
+    const float lat = atan_f(vy / (fabsf(vx) + min_lat_den));
+    const float denom = fabsf(vx) + (applied ? min_active_den : min_passive_den);
+    const float lng = ((vx == 0.0f) & (omega == 0.0f)) ? 0.0f : (omega * radius - vx) / denom;
+    return (TireSlips){lng, lat};
+}
+
+/* 4.4 camber relative to the ground (0 off the ground). */
+INLINE float tire_camber(Vec3 normal, Vec3 lng_axis, Vec3 lat_axis, int32_t on_ground) {
+    const float on = on_ground ? 1.0f : 0.0f;
+    const Vec3 t = sub3(normal, scale3(lng_axis, dot3(normal, lng_axis)));
+    const float norm = sqrtf(dot3(t, t));
+    const float sine = dot3(t, lat_axis) * (norm > 0.0f ? 1.0f / norm : 0.0f);
+    return asin_f(min_f(max_f(sine, -1.0f), 1.0f)) * on;
+}
+
+/* 4.5 the suspension force through the load filter (x0, y0, x1, y1: its corners, slope between; 0 off the ground). */
+INLINE float tire_load(float rest, float x0, float y0, float x1, float y1, float slope, float normal_force,
+                       int32_t on_ground) {
+    const float on = on_ground ? 1.0f : 0.0f;
+    const float xn = normal_force / rest;
+    const float inside = y0 + (xn - x0) * slope;
+    const float y = xn <= x0 ? y0 : (xn >= x1 ? y1 : inside);
+    return rest * y * on;
+}
+
+/* 4.6 road friction times the friction-vs-slip graph (points x, y; slopes s0, s1) at |longitudinal slip|. */
+INLINE float tire_friction(float x0, float x1, float x2, float y0, float y1, float y2, float s0, float s1, float lng_slip,
+                           float road_friction, int32_t on_ground) {
+    const float on = on_ground ? 1.0f : 0.0f;
     const float ak = fabsf(lng_slip);
-    const float gx0 = b->fvs_x0[i], gx1 = b->fvs_x1[i], gx2 = b->fvs_x2[i];
-    const float gy0 = b->fvs_y0[i], gy1 = b->fvs_y1[i], gy2 = b->fvs_y2[i];
-    const float g0 = gy0 + (ak - gx0) * b->fvs_slope0[i], g1 = gy1 + (ak - gx1) * b->fvs_slope1[i];
-    const float g = ak < gx1 ? g0 : (ak < gx2 ? g1 : gy2);
-    const float road_friction = b->road_friction[i];
-    const float friction = road_friction * g * on;
-    /* 4.7 sticky tire */
-    const int gripping = load * friction != 0.0f, accel = b->accel_intent[i], braking = b->brake_intent[i];
-    const float v_lng = b->sticky_lng_speed[i], v_lat = b->sticky_lat_speed[i];
-    const float t_lng = b->sticky_lng_time[i], t_lat = b->sticky_lat_time[i];
-    const float lng_before = b->lng_low_speed_time[i], lat_before = b->lat_low_speed_time[i];
-    const int slow_lng = (fabsf(vx) < v_lng) & (fabsf(omega * r) < v_lng) & !accel;
-    const float lng_time = (gripping & slow_lng) ? lng_before + dt : 0.0f;
-    const int sticky_lng = gripping & (((fabsf(vx) < v_lng) & (omega == 0.0f) & braking) | (lng_time > t_lng));
-    const int slow_lat = (fabsf(vy) < v_lat) & !accel;
-    const float lat_time = (gripping & slow_lat) ? lat_before + dt : 0.0f;
-    const int sticky_lat = gripping & (lng_time > 0.0f) & (lat_time > t_lat);
-    b->lng_low_speed_time[i] = lng_time;
-    b->lat_low_speed_time[i] = lat_time;
-    b->sticky_lng[i] = sticky_lng;
-    b->sticky_lat[i] = sticky_lat;
-    lng_slip = sticky_lng ? 0.0f : lng_slip;
-    lat_slip = sticky_lat ? 0.0f : lat_slip;
-    /* 4.8 combined-slip force model */
+    const float g0 = y0 + (ak - x0) * s0, g1 = y1 + (ak - x1) * s1;
+    const float g = ak < x1 ? g0 : (ak < x2 ? g1 : y2);
+    return road_friction * g * on;
+}
+
+/* 4.7 low-speed timers and sticky flags from the timers before this substep and the vehicle's intents
+   (v_*, t_*: the sticky speed and time thresholds). */
+typedef struct { float lng_time, lat_time; int32_t lng, lat; } StickyTireState;
+
+INLINE StickyTireState sticky_tire_state(float radius, float v_lng, float t_lng, float v_lat, float t_lat, float vx,
+                                         float vy, float omega, float load, float friction, int32_t accel_intent,
+                                         int32_t brake_intent, float lng_time, float lat_time, float dt) {
+    const int gripping = load * friction != 0.0f;
+    const int slow_lng = (fabsf(vx) < v_lng) & (fabsf(omega * radius) < v_lng) & !accel_intent;
+    const float lng = (gripping & slow_lng) ? lng_time + dt : 0.0f;
+    const int sticky_lng = gripping & (((fabsf(vx) < v_lng) & (omega == 0.0f) & brake_intent) | (lng > t_lng));
+    const int slow_lat = (fabsf(vy) < v_lat) & !accel_intent;
+    const float lat = (gripping & slow_lat) ? lat_time + dt : 0.0f;
+    const int sticky_lat = gripping & (lng > 0.0f) & (lat > t_lat);
+    return (StickyTireState){lng, lat, sticky_lng, sticky_lat};
+}
+
+/* 4.8 combined-slip force model: longitudinal and lateral force (camber only with any_camber). */
+typedef struct { float lng, lat; } TireForce;
+
+INLINE TireForce tire_force_model(const int any_camber, float rest, float lat_stiff_x, float lat_stiff_y,
+                                  float lat_saturation, float long_stiff, float camber_stiff, float lng_slip,
+                                  float lat_slip, float camber, float load, float friction) {
     const float lat_s = fabsf(lat_slip) >= 1e-5f ? lat_slip : 0.0f;
     const float lng_s = fabsf(lng_slip) >= 1e-5f ? lng_slip : 0.0f;
-    const float stiff_x = b->lat_stiff_x[i], stiff_y = b->lat_stiff_y[i];
-    const float saturating = stiff_y * smoothing1(load / rest * b->lat_saturation[i]);
-    const float lat_stiff = stiff_x == 0.0f ? stiff_y : saturating;
-    const float lng_stiff = b->long_stiff[i];
+    const float saturating = lat_stiff_y * smoothing1(load / rest * lat_saturation);
+    const float lat_stiff = lat_stiff_x == 0.0f ? lat_stiff_y : saturating;
     const float grip = friction * load;
-    int no_slip = (lat_s * lat_stiff == 0.0f) & (lng_s * lng_stiff == 0.0f);
+    int no_slip = (lat_s * lat_stiff == 0.0f) & (lng_s * long_stiff == 0.0f);
     float t_eff;
     if (any_camber) {
         const float cam = fabsf(camber) >= 1e-5f ? camber : 0.0f;
-        const float cs = b->camber_stiff[i];
-        no_slip = no_slip & (cam * cs == 0.0f);
-        t_eff = tan_f(lat_s + cam * cs / (lat_stiff != 0.0f ? lat_stiff : 1.0f));
+        no_slip = no_slip & (cam * camber_stiff == 0.0f);
+        t_eff = tan_f(lat_s + cam * camber_stiff / (lat_stiff != 0.0f ? lat_stiff : 1.0f));
     } else {
         t_eff = tan_f(lat_s);
     }
     const int active = (grip != 0.0f) & !no_slip;
-    const float ka = lat_stiff * t_eff, kb = lng_stiff * lng_s;
+    const float ka = lat_stiff * t_eff, kb = long_stiff * lng_s;
     const float k = sqrtf(ka * ka + kb * kb) / (grip != 0.0f ? grip : 1.0f);
     const float f_bar = smoothing1(k);
-    const float ratio = lat_stiff / lng_stiff;
+    const float ratio = lat_stiff / long_stiff;
     const float cosine = cos_f(min_f(0.5f * k, 4.0f));  /* used for k <= 2 pi only */
     const float nu = k <= 6.2831855f ? 0.5f * (1.0f + ratio - (1.0f - ratio) * cosine) : 1.0f;
     const float nt = nu * t_eff;
     const float dn = sqrtf(lng_s * lng_s + nt * nt);
     const float f0 = grip / (dn > 0.0f ? dn : 1.0f);
-    const float f_lng = active ? lng_s * f_bar * f0 : 0.0f;
-    const float f_lat = active ? -nt * f_bar * f0 : 0.0f;
+    return (TireForce){active ? lng_s * f_bar * f0 : 0.0f, active ? -nt * f_bar * f0 : 0.0f};
+}
+
+/* One substep of the block wheel l (batch wheel i): 3.3-3.6 suspension, 4.1-4.9 tire, as pipeline's numpy substep
+   and tire.update_tire call them. */
+INLINE void wheel(const Batch *b, Scratch *sc, int64_t l, int64_t i, const int any_sweep, const int any_limit,
+                  const int any_camber) {
+    /* Values are read where they are used, and read again rather than kept (a wheel's values outnumber the
+       registers, and the flags of setup.py turn off the pass that would move reads down to their uses). */
+    const int64_t VW = b->V * b->W;
+    float R[9];
+    for (int c = 0; c < 9; ++c) R[c] = sc->R[c][l];
+    const Vec3 d = matvec(R, load3(b->travel_direction, VW, i));
+    const Vec3 hub = add3(matvec(R, load3(b->offset, VW, i)), row3(sc->x, l));
+    const Vec3 n = load3(b->road_normal, VW, i);
+    const float D = b->travel_distance[i], r = b->radius[i], dt = sc->dt[l];
+    /* 3.3-3.4 */
+    const SuspensionState susp = update_suspension_state(
+        any_sweep, any_limit, D, r, b->half_width[i], b->spring_stiffness[i], b->spring_damping[i], b->wheel_mass[i],
+        b->mask[i], sc->sweep[l], sc->limit[l], b->jounce[i], b->jounce_speed[i], b->jounce_specified[i],
+        b->road_hit[i], n, b->road_offset[i], R, d, hub, any_sweep ? load3(b->axle, VW, i) : (Vec3){0.0f, 0.0f, 0.0f},
+        row3(sc->g, l), dt, b->flt_min);
+    const float j = susp.jounce;
+    const int32_t og = susp.on_ground;
+    b->jounce[i] = j;
+    b->jounce_speed[i] = susp.jounce_speed;
+    b->separation[i] = susp.separation;
+    b->jounce_specified[i] = 1;
+    /* 3.6 */
+    const SuspensionForce sforce = suspension_force(b->spring_stiffness[i], b->spring_damping[i], load3(b->f_es, VW, i),
+                                                    load3(b->susp_arm, VW, i), j, susp.jounce_speed, og, n, R, d);
+    /* 4.1-4.4 directions, contact speeds, slips, camber */
+    const Vec3 lat_axis = matvec(R, load3(b->axis_lat, VW, i));
+    const TireDirections dirs = tire_directions(lat_axis, n, og);
+    const Vec3 centre_offset = sub3(add3(hub, scale3(d, D - j)), row3(sc->x, l));
+    const TireSpeeds speeds = contact_speeds(r, row3(sc->v, l), row3(sc->w, l), centre_offset, d, dirs.lng, dirs.lat);
+    const float vx = speeds.lng, omega = b->rotation_speed[i];
+    const TireSlips slips = tire_slips(r, b->min_lat_den[i], b->min_active_den[i], b->min_passive_den[i], vx,
+                                       speeds.lat, omega, b->brake_applied[i] | b->drive_applied[i]);
+    const float camber = any_camber ? tire_camber(n, matvec(R, load3(b->axis_lng, VW, i)), lat_axis, og) : 0.0f;
+    /* 4.5 filtered load, 4.6 friction */
+    const float rest = b->rest_load[i];
+    const float load = tire_load(rest, b->load_x0[i], b->load_y0[i], b->load_x1[i], b->load_y1[i], b->load_slope[i],
+                                 sforce.normal_force, og);
+    const float friction = tire_friction(b->fvs_x0[i], b->fvs_x1[i], b->fvs_x2[i], b->fvs_y0[i], b->fvs_y1[i],
+                                         b->fvs_y2[i], b->fvs_slope0[i], b->fvs_slope1[i], slips.lng,
+                                         b->road_friction[i], og);
+    /* 4.8's parameters, read here: read after 4.7, GCC duplicates the reads into the paths of a sticky and a free
+       tire, keeps them in the loop and vectorises them as gathers */
+    const float lat_stiff_x = b->lat_stiff_x[i], lat_stiff_y = b->lat_stiff_y[i], saturation = b->lat_saturation[i];
+    const float long_stiff = b->long_stiff[i], camber_stiff = any_camber ? b->camber_stiff[i] : 0.0f;
+    /* 4.7 sticky tire */
+    const StickyTireState sticky = sticky_tire_state(
+        r, b->sticky_lng_speed[i], b->sticky_lng_time[i], b->sticky_lat_speed[i], b->sticky_lat_time[i], vx, speeds.lat,
+        omega, load, friction, b->accel_intent[i], b->brake_intent[i], b->lng_low_speed_time[i],
+        b->lat_low_speed_time[i], dt);
+    b->lng_low_speed_time[i] = sticky.lng_time;
+    b->lat_low_speed_time[i] = sticky.lat_time;
+    b->sticky_lng[i] = sticky.lng;
+    b->sticky_lat[i] = sticky.lat;
+    const float lng_slip = sticky.lng ? 0.0f : slips.lng;
+    const float lat_slip = sticky.lat ? 0.0f : slips.lat;
+    /* 4.8 force model */
+    const TireForce tf = tire_force_model(any_camber, rest, lat_stiff_x, lat_stiff_y, saturation, long_stiff,
+                                          camber_stiff, lng_slip, lat_slip, camber, load, friction);
     /* 4.9 force and torque on the chassis */
-    const float tf0 = tl0 * f_lng + ts0 * f_lat, tf1 = tl1 * f_lng + ts1 * f_lat, tf2 = tl2 * f_lng + ts2 * f_lat;
-    float ta0, ta1, ta2;
-    MV(ta, b->tire_arm, i)
-    sc->force[0][l] = sf0 + tf0;
-    sc->force[1][l] = sf1 + tf1;
-    sc->force[2][l] = sf2 + tf2;
-    sc->torque[0][l] = (sa1 * sf2 - sa2 * sf1) + (ta1 * tf2 - ta2 * tf1);
-    sc->torque[1][l] = (sa2 * sf0 - sa0 * sf2) + (ta2 * tf0 - ta0 * tf2);
-    sc->torque[2][l] = (sa0 * sf1 - sa1 * sf0) + (ta0 * tf1 - ta1 * tf0);
-    sc->tire_torque[l] = -f_lng * r;
+    const Vec3 tire_force = add3(scale3(dirs.lng, tf.lng), scale3(dirs.lat, tf.lat));
+    const Vec3 tire_arm = matvec(R, load3(b->tire_arm, VW, i));
+    const Vec3 force = add3(sforce.force, tire_force);
+    const Vec3 torque = add3(sforce.torque, cross3(tire_arm, tire_force));
+    sc->force[0][l] = force.x; sc->force[1][l] = force.y; sc->force[2][l] = force.z;
+    sc->torque[0][l] = torque.x; sc->torque[1][l] = torque.y; sc->torque[2][l] = torque.z;
+    sc->tire_torque[l] = -tf.lng * r;
     /* telemetry of the last substep */
     b->out_suspensionJounce[i] = j;
     b->out_isOnGround[i] = og;
@@ -385,13 +456,12 @@ static inline __attribute__((always_inline)) void wheel(const Batch *b, Scratch 
     b->out_tireLateralSlip[i] = lat_slip;
     b->out_tireLoad[i] = load;
     b->out__lng_speed[i] = vx;
-    b->out_suspensionForce[i] = sf0; b->out_suspensionForce[VW + i] = sf1; b->out_suspensionForce[2 * VW + i] = sf2;
-    b->out_tireForce[i] = tf0; b->out_tireForce[VW + i] = tf1; b->out_tireForce[2 * VW + i] = tf2;
-    b->out__centre_offset[i] = co0; b->out__centre_offset[VW + i] = co1; b->out__centre_offset[2 * VW + i] = co2;
-    b->out__lng_dir[i] = tl0; b->out__lng_dir[VW + i] = tl1; b->out__lng_dir[2 * VW + i] = tl2;
-    b->out__lat_dir[i] = ts0; b->out__lat_dir[VW + i] = ts1; b->out__lat_dir[2 * VW + i] = ts2;
-    b->out__app_arm[i] = ta0; b->out__app_arm[VW + i] = ta1; b->out__app_arm[2 * VW + i] = ta2;
-#undef MV
+    store3(b->out_suspensionForce, VW, i, sforce.force);
+    store3(b->out_tireForce, VW, i, tire_force);
+    store3(b->out__centre_offset, VW, i, centre_offset);
+    store3(b->out__lng_dir, VW, i, dirs.lng);
+    store3(b->out__lat_dir, VW, i, dirs.lat);
+    store3(b->out__app_arm, VW, i, tire_arm);
 }
 
 /* The optional parts as constants: each combination is its own branch-free loop for the vectoriser. */
@@ -609,8 +679,14 @@ static void step_rows(const Batch *b, Scratch *sc, int64_t v0, int64_t nv) {
     }
 }
 
-/* sizeof(Batch), for the loader to check its mirror of the struct against. */
-int64_t pvu_batch_size(void) { return (int64_t)sizeof(Batch); }
+/* Batch's fields (names, offsets and sizes from the generated header), for the loader to check its mirror of the
+   struct against field by field. Returns the count. */
+int64_t pvu_batch_fields(const char *const **names, const int64_t **offsets, const int64_t **sizes) {
+    *names = pvu_batch_field_names;
+    *offsets = pvu_batch_field_offsets;
+    *sizes = pvu_batch_field_sizes;
+    return PVU_BATCH_FIELDS;
+}
 
 /* 5.2 after the last substep: the speed reported (blended with the rolling speed at low speed) and the rotation
    angle, advanced by the whole step and wrapped to (-2 pi, 2 pi). */

@@ -38,37 +38,81 @@ def _fields(kind, names: str) -> list:
     return [(name, kind) for name in names.split()]
 
 
+# The fields of the struct the kernel takes, in order: the C typedef is generated from this list
+# (tools/generate_kernel_header.py writes _substeps_batch.h). Per vehicle arrays are (V,), per wheel (V, W), vectors
+# component-first; flags int32.
 _FIELDS = (
+    # the batch's sizes and flags; dt is the whole step's (the rotation angles advance by it)
     _fields(_I64, "V W threads curve_points gear_columns neutral_gear any_sweep any_limit_expansion any_camber_stiffness")
     + _fields(_FLOAT, "flt_min dt")
+    # per vehicle
     + _fields(_P64, "n_sub query_type torque_curve_count")
     + _fields(_I32, "is_standard limit_expansion")
     + _fields(_F32, "dt_sub mass moi gravity throttle engine_peak_torque engine_max_omega engine_idle_omega engine_moi "
                     "engine_damping_engaged engine_damping_disengaged engine_damping_full clutch_strength "
                     "gear_switch_time final_ratio gear_ratios torque_curve wheel_angle_threshold_speed")
+    # per wheel, parameters
     + _fields(_I32, "mask")
     + _fields(_F32, "travel_direction travel_distance radius half_width wheel_mass spring_stiffness spring_damping "
                     "f_es susp_arm tire_arm rest_load lat_stiff_x lat_stiff_y lat_saturation long_stiff camber_stiff "
                     "load_x0 load_y0 load_x1 load_y1 load_slope fvs_x0 fvs_x1 fvs_x2 fvs_y0 fvs_y1 fvs_y2 "
                     "fvs_slope0 fvs_slope1 min_lat_den min_active_den min_passive_den sticky_lng_speed "
                     "sticky_lng_time sticky_lat_speed sticky_lat_time wheel_moi wheel_damping_rate")
+    # per wheel, this step's inputs
     + _fields(_I32, "road_hit brake_applied drive_applied accel_intent brake_intent")
     + _fields(_F32, "road_normal road_offset road_friction offset axle axis_lat axis_lng brake_torque drive_torque "
-                    "diff_ratio diff_ave body_position body_orientation linear_velocity angular_velocity "
-                    "engine_omega switch_time")
+                    "diff_ratio diff_ave")
+    # the state: written in place (_STATE_FIELD below), all but the target gear
+    + _fields(_F32, "body_position body_orientation linear_velocity angular_velocity engine_omega switch_time")
     + _fields(_I32, "current_gear target_gear")
     + _fields(_F32, "jounce jounce_speed separation rotation_speed lng_low_speed_time lat_low_speed_time "
                     "rotation_angle corrected_rotation_speed")
     + _fields(_I32, "jounce_specified sticky_lng sticky_lat")
+    # outputs of each vehicle's last substep
     + [(_OUTPUT + key, _F32) for key in _SCALAR_OUTPUTS + _VECTOR_OUTPUTS]
     + [(_OUTPUT + key, _I32) for key in _FLAG_OUTPUTS]
 )
 
 
+# the state the kernel writes: the substeps' and the rotation angles' after them, by their struct fields (the
+# gearbox's timer is switch_time there: gear_switch_time is the parameter)
+_STATE_FIELD = {name: "switch_time" if name == "gear_switch_time" else name
+                for name in SUBSTEP_FIELDS + ("rotation_angle", "corrected_rotation_speed")}
+# the fields whose arrays the kernel writes (non-const pointers in C)
+_WRITTEN = frozenset(_STATE_FIELD.values()) | {name for name, _ in _FIELDS if name.startswith(_OUTPUT)}
+
+
 class _Batch(ctypes.Structure):
-    """Mirror of `Batch` in _substeps.c, field for field (the loader compares the sizes)."""
+    """Mirror of `Batch` in _substeps_batch.h, which tools/generate_kernel_header.py writes from the same `_FIELDS`
+    (the loader compares the two field by field)."""
 
     _fields_ = [(name, _SCALAR_CTYPES.get(kind, ctypes.c_void_p)) for name, kind in _FIELDS]
+
+
+def _layout(lib: ctypes.CDLL) -> list[tuple[str, int, int]]:
+    """(name, offset, size) of every field of the extension's Batch, in order (its pvu_batch_fields)."""
+    names, offsets, sizes = (ctypes.POINTER(ctypes.c_char_p)(), ctypes.POINTER(ctypes.c_int64)(),
+                             ctypes.POINTER(ctypes.c_int64)())
+    lib.pvu_batch_fields.restype = ctypes.c_int64
+    count = lib.pvu_batch_fields(ctypes.byref(names), ctypes.byref(offsets), ctypes.byref(sizes))
+    return [(names[k].decode(), offsets[k], sizes[k]) for k in range(count)]
+
+
+def _mirror_layout(mirror: type[ctypes.Structure] = _Batch) -> list[tuple[str, int, int]]:
+    return [(name, getattr(mirror, name).offset, getattr(mirror, name).size) for name, _ in mirror._fields_]
+
+
+def _first_mismatch(built: list, mirror: list) -> str | None:
+    """The first field where the extension's layout and the mirror's differ, in words; None when they agree."""
+    def said(field):
+        return "missing" if field is None else f"{field[0]!r} at offset {field[1]} ({field[2]} bytes)"
+
+    for k in range(max(len(built), len(mirror))):
+        theirs = built[k] if k < len(built) else None
+        ours = mirror[k] if k < len(mirror) else None
+        if theirs != ours:
+            return f"field {k} of Batch is {said(theirs)} in the extension, {said(ours)} in compiled.py's _FIELDS"
+    return None
 
 
 def _load() -> ctypes.CDLL | None:
@@ -76,9 +120,12 @@ def _load() -> ctypes.CDLL | None:
     if spec is None or not spec.origin:
         return None
     lib = ctypes.CDLL(spec.origin)
-    lib.pvu_batch_size.restype = ctypes.c_int64
-    if lib.pvu_batch_size() != ctypes.sizeof(_Batch):
-        raise ImportError(f"{spec.origin} does not match compiled.py's Batch (rebuild: pip install -e .)")
+    rebuild = "regenerate _substeps_batch.h (python tools/generate_kernel_header.py) and rebuild (pip install -e .)"
+    if not hasattr(lib, "pvu_batch_fields"):
+        raise ImportError(f"{spec.origin} predates the generated Batch layout: {rebuild}")
+    mismatch = _first_mismatch(_layout(lib), _mirror_layout())
+    if mismatch is not None:
+        raise ImportError(f"{spec.origin} was built from another Batch: {mismatch}; {rebuild}")
     lib.pvu_substeps.argtypes = [ctypes.POINTER(_Batch)]
     lib.pvu_substeps.restype = ctypes.c_int
     return lib
@@ -153,12 +200,6 @@ def _parameters(p: SimParams) -> _Call:
     _PREPARED[id(p)] = c
     weakref.finalize(p, _PREPARED.pop, id(p), None)
     return c
-
-
-# the state the kernel writes: the substeps' and the rotation angles' after them, by their struct fields (the
-# gearbox's timer is switch_time there: gear_switch_time is the parameter)
-_STATE_FIELD = {name: "switch_time" if name == "gear_switch_time" else name
-                for name in SUBSTEP_FIELDS + ("rotation_angle", "corrected_rotation_speed")}
 
 
 def run_substeps(p: SimParams, s: SimState, road, offset: np.ndarray, axle: np.ndarray | None, axes: tuple,

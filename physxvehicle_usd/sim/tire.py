@@ -90,6 +90,69 @@ def wheel_axes(p: SimParams, R: np.ndarray, steer: np.ndarray, toe: np.ndarray, 
     return vm.matvec(Rw, lat), vm.matvec(Rw, lng)
 
 
+def tire_directions(lat_axis: np.ndarray, normal: np.ndarray, on_ground: np.ndarray):
+    """4.1 longitudinal and lateral directions in the ground plane (zero off the ground). Returns (t_lng, t_lat)."""
+    t_lng = vm.normalize(vm.cross(lat_axis, normal)) * on_ground
+    t_lat = vm.cross(normal, t_lng)  # unit (or zero off the ground) already: normal and t_lng are orthonormal
+    return t_lng, t_lat
+
+
+def contact_speeds(p: SimParams, linear_velocity: np.ndarray, angular_velocity: np.ndarray, centre_offset: np.ndarray,
+                   d_w: np.ndarray, t_lng: np.ndarray, t_lat: np.ndarray):
+    """4.2 speed of the wheel bottom on the suspension line (centre_offset: wheel centre - body position), along the
+    tire directions. Returns (longitudinal, lateral)."""
+    rel = centre_offset + d_w * p.radius
+    u = linear_velocity + vm.cross(angular_velocity, rel)
+    return vm.dot(u, t_lng), vm.dot(u, t_lat)
+
+
+def tire_slips(p: SimParams, vx: np.ndarray, vy: np.ndarray, omega: np.ndarray, applied: np.ndarray):
+    """4.3 (longitudinal, lateral) slip; applied: the wheel is driven or braked (the active denominator)."""
+    lat_slip = np.arctan(vy / (np.abs(vx) + p.min_lat_slip_denominator_w))
+    denom = np.abs(vx) + np.where(applied, p.min_active_long_slip_denominator_w, p.min_passive_long_slip_denominator_w)
+    lng_slip = np.where((vx == 0.0) & (omega == 0.0), 0.0, (omega * p.radius - vx) / denom)
+    return lng_slip, lat_slip
+
+
+def tire_camber(normal: np.ndarray, lng_axis: np.ndarray, lat_axis: np.ndarray, on_ground: np.ndarray) -> np.ndarray:
+    """4.4 camber relative to the ground (0 off the ground)."""
+    beta = vm.dot(normal, lng_axis)
+    T = vm.normalize(normal - lng_axis * beta)
+    return np.where(on_ground, np.arcsin(np.clip(vm.dot(T, lat_axis), -1.0, 1.0)), 0.0)
+
+
+def tire_load(p: SimParams, normal_force: np.ndarray, on_ground: np.ndarray) -> np.ndarray:
+    """4.5 the suspension force through the load filter (0 off the ground)."""
+    xn = normal_force / p.rest_load
+    y = np.where(xn <= p.load_x0, p.load_y0, np.where(xn >= p.load_x1, p.load_y1, p.load_y0 + (xn - p.load_x0) * p.load_slope))
+    return np.where(on_ground, p.rest_load * y, 0.0)
+
+
+def tire_friction(p: SimParams, lng_slip: np.ndarray, road_friction: np.ndarray, on_ground: np.ndarray) -> np.ndarray:
+    """4.6 road friction times the friction-vs-slip graph at |longitudinal slip| (0 off the ground)."""
+    ak = np.abs(lng_slip)
+    (gx0, gx1, gx2), (gy0, gy1, gy2) = p.fvs_x, p.fvs_y
+    g = np.where(ak < gx1, gy0 + (ak - gx0) * p.fvs_slope[0], np.where(ak < gx2, gy1 + (ak - gx1) * p.fvs_slope[1], gy2))
+    return np.where(on_ground, road_friction * g, 0.0)
+
+
+def sticky_tire_state(p: SimParams, vx: np.ndarray, vy: np.ndarray, omega: np.ndarray, load: np.ndarray,
+                      friction: np.ndarray, accel_intent: np.ndarray, brake_intent: np.ndarray, lng_time: np.ndarray,
+                      lat_time: np.ndarray, dt: float | np.ndarray):
+    """4.7 low-speed timers and sticky flags from the timers before this substep and the vehicle's intents.
+    Returns (lng_time, lat_time, sticky_lng, sticky_lat)."""
+    gripping = (load * friction) != 0.0
+    v_lng, t_lng_thr = p.sticky_lng_speed_w, p.sticky_lng_time_w
+    v_lat, t_lat_thr = p.sticky_lat_speed_w, p.sticky_lat_time_w
+    slow_lng = (np.abs(vx) < v_lng) & (np.abs(omega * p.radius) < v_lng) & ~accel_intent
+    lng_time = np.where(gripping & slow_lng, lng_time + dt, 0.0)
+    sticky_lng = gripping & (((np.abs(vx) < v_lng) & (omega == 0.0) & brake_intent) | (lng_time > t_lng_thr))
+    slow_lat = (np.abs(vy) < v_lat) & ~accel_intent
+    lat_time = np.where(gripping & slow_lat, lat_time + dt, 0.0)
+    sticky_lat = gripping & (lng_time > 0.0) & (lat_time > t_lat_thr)
+    return lng_time, lat_time, sticky_lng, sticky_lat
+
+
 def tire_force_model(p: SimParams, lng_slip, lat_slip, camber, load, friction):
     """4.8 computeTireForceMichiganModel. Returns (F_lng, F_lat)."""
     lat_s = np.where(np.abs(lat_slip) >= SLIP_DEAD_ZONE, lat_slip, 0.0)
@@ -130,48 +193,20 @@ def update_tire(p: SimParams, s: SimState, Rw: np.ndarray, body: tuple, d_w: np.
     """
     position, linear_velocity, angular_velocity = body
     lat_axis = vm.matvec(Rw, axes_body[0])
-    # 4.1 directions in the ground plane
     og = on_ground
-    t_lng = vm.normalize(vm.cross(lat_axis, normal)) * og
-    t_lat = vm.cross(normal, t_lng)  # unit (or zero off the ground) already: normal and t_lng are orthonormal
-    # 4.2 contact-point speeds (wheel bottom on the suspension line, steer only)
-    rel = (wheel_centre - position) + d_w * p.radius
-    u = linear_velocity + vm.cross(angular_velocity, rel)
-    vx = vm.dot(u, t_lng)
-    vy = vm.dot(u, t_lat)
-    # 4.3 slips
-    lat_slip = np.arctan(vy / (np.abs(vx) + p.min_lat_slip_denominator_w))
+    t_lng, t_lat = tire_directions(lat_axis, normal, og)
+    vx, vy = contact_speeds(p, linear_velocity, angular_velocity, wheel_centre - position, d_w, t_lng, t_lat)
     omega = s.rotation_speed
-    applied = brake_applied | drive_applied
-    denom = np.abs(vx) + np.where(applied, p.min_active_long_slip_denominator_w, p.min_passive_long_slip_denominator_w)
-    lng_slip = np.where((vx == 0.0) & (omega == 0.0), 0.0, (omega * p.radius - vx) / denom)
-    # 4.4 camber relative to the ground (it only acts through the camber stiffness: skipped when no wheel has one)
-    if p.any_camber_stiffness:
-        lng_axis = vm.matvec(Rw, axes_body[1])
-        beta = vm.dot(normal, lng_axis)
-        T = vm.normalize(normal - lng_axis * beta)
-        camber = np.where(og, np.arcsin(np.clip(vm.dot(T, lat_axis), -1.0, 1.0)), 0.0)
-    else:
-        camber = np.zeros_like(vx)
-    # 4.5 filtered load, 4.6 friction
-    xn = normal_force / p.rest_load
-    y = np.where(xn <= p.load_x0, p.load_y0, np.where(xn >= p.load_x1, p.load_y1, p.load_y0 + (xn - p.load_x0) * p.load_slope))
-    load = np.where(og, p.rest_load * y, 0.0)
-    ak = np.abs(lng_slip)
-    (gx0, gx1, gx2), (gy0, gy1, gy2) = p.fvs_x, p.fvs_y
-    g = np.where(ak < gx1, gy0 + (ak - gx0) * p.fvs_slope[0], np.where(ak < gx2, gy1 + (ak - gx1) * p.fvs_slope[1], gy2))
-    friction = np.where(og, road_friction * g, 0.0)
-    # 4.7 sticky state (whole-vehicle intents)
+    lng_slip, lat_slip = tire_slips(p, vx, vy, omega, brake_applied | drive_applied)
+    # camber only acts through the camber stiffness: skipped when no wheel has one
+    camber = (tire_camber(normal, vm.matvec(Rw, axes_body[1]), lat_axis, og) if p.any_camber_stiffness
+              else np.zeros_like(vx))
+    load = tire_load(p, normal_force, og)
+    friction = tire_friction(p, lng_slip, road_friction, og)
+    # whole-vehicle intents
     accel_intent, brake_intent = vehicle_intent(drive_applied, p.W), vehicle_intent(brake_applied, p.W)
-    gripping = (load * friction) != 0.0
-    v_lng, t_lng_thr = p.sticky_lng_speed_w, p.sticky_lng_time_w
-    v_lat, t_lat_thr = p.sticky_lat_speed_w, p.sticky_lat_time_w
-    slow_lng = (np.abs(vx) < v_lng) & (np.abs(omega * p.radius) < v_lng) & ~accel_intent
-    lng_time = np.where(gripping & slow_lng, s.lng_low_speed_time + dt, 0.0)
-    sticky_lng = gripping & (((np.abs(vx) < v_lng) & (omega == 0.0) & brake_intent) | (lng_time > t_lng_thr))
-    slow_lat = (np.abs(vy) < v_lat) & ~accel_intent
-    lat_time = np.where(gripping & slow_lat, s.lat_low_speed_time + dt, 0.0)
-    sticky_lat = gripping & (lng_time > 0.0) & (lat_time > t_lat_thr)
+    lng_time, lat_time, sticky_lng, sticky_lat = sticky_tire_state(
+        p, vx, vy, omega, load, friction, accel_intent, brake_intent, s.lng_low_speed_time, s.lat_low_speed_time, dt)
     s.lng_low_speed_time, s.lat_low_speed_time = lng_time, lat_time
     s.sticky_lng, s.sticky_lat = sticky_lng, sticky_lat
     lng_slip = np.where(sticky_lng, 0.0, lng_slip)
