@@ -15,6 +15,7 @@ from ..description import Block, GroundDescription, MaterialDescription, Source
 from ..diagnostics import DiagnosticSink
 from ..properties import RIGID_BODY, SCENE
 from ..units import StageUnits
+from .values import ComponentReader
 
 
 @dataclass
@@ -147,11 +148,17 @@ def rigid_body_block(prim: Usd.Prim, desc, sink: DiagnosticSink, units: StageUni
     mass_api = UsdPhysics.MassAPI(prim)
     authored = prim.HasAPI(UsdPhysics.MassAPI) and all(
         a.HasAuthoredValue() for a in (mass_api.GetMassAttr(), mass_api.GetCenterOfMassAttr(), mass_api.GetDiagonalInertiaAttr()))
+    said = _check_mass_attributes(prim, sink)
     try:
         mass, inertia, com, axes = api.ComputeMassProperties(_shape_mass_information)
     except Exception as exc:  # noqa: BLE001
         sink.error("MASS", str(prim.GetPath()), f"mass properties could not be computed: {exc}")
         mass, inertia, com, axes = 0.0, Gf.Vec3f(0), Gf.Vec3f(0), Gf.Quatf(1)
+    computed = (float(mass), *inertia[:], *com[:], float(axes.GetReal()), *axes.GetImaginary()[:])
+    if not said and not all(math.isfinite(c) for c in computed):
+        sink.error("MASS", str(prim.GetPath()), f"the computed mass properties are not finite (mass {float(mass)!r}, "
+                   f"inertia {tuple(inertia[:])!r}, centre of mass {tuple(com[:])!r}): a collider or a MassAPI below the "
+                   "vehicle authors a non-finite value; the vehicle is left out")
     source = Source.AUTHORED if authored else Source.COMPUTED
     # Gf vectors are read by slicing (a list of floats): iterating one costs ~14 us through Python's old
     # sequence protocol, and a reader of 10,000 vehicles does this 60,000 times.
@@ -169,6 +176,50 @@ def rigid_body_block(prim: Usd.Prim, desc, sink: DiagnosticSink, units: StageUni
         block.set("angularVelocity", tuple(desc.angularVelocity[:]), Source.AUTHORED)
     _physx_actor_settings(prim, block, sink, units)
     return block
+
+
+# MassAPI attributes on the vehicle body: (name, arity, lowest accepted component, the schema's "not set" value).
+# A negative or non-finite value has no meaning; UsdPhysics would treat it as unset (mass and density not > 0) or
+# carry it into the body (+inf mass, a NaN inertia), so it is an error here, named with its property, and the
+# vehicle is left out rather than simulated with a replacement the author never chose.
+_MASS_ATTRIBUTES = (("physics:mass", 1, 0.0, None), ("physics:density", 1, 0.0, None),
+                    ("physics:diagonalInertia", 3, 0.0, None), ("physics:centerOfMass", 3, None, (-math.inf,) * 3),
+                    ("physics:principalAxes", 4, None, (0.0,) * 4))
+
+
+def _check_mass_attributes(prim: Usd.Prim, sink: DiagnosticSink) -> bool:
+    """Report the vehicle body's unusable MassAPI values; True when any was reported."""
+    path, authored = ComponentReader.prim_info(prim)
+    start = len(sink.items)
+    for name, arity, lowest, unset in _MASS_ATTRIBUTES:
+        if name not in authored:
+            continue
+        try:
+            value = prim.GetAttribute(name).Get()
+        except Exception as exc:  # noqa: BLE001 - a malformed value is the asset's problem
+            sink.error("VALUE", path, f"value cannot be read: {exc}; the vehicle is left out", name)
+            continue
+        if value is None:
+            continue
+        if isinstance(value, (Gf.Quatf, Gf.Quatd, Gf.Quath)):
+            components = (float(value.GetReal()), *value.GetImaginary()[:])
+        elif arity == 1 and isinstance(value, (int, float)) and not isinstance(value, bool):
+            components = (float(value),)
+        elif arity > 1 and not isinstance(value, (str, bool)) and hasattr(value, "__len__") and len(value) == arity:
+            components = tuple(float(c) for c in value[:])
+        else:
+            sink.error("TYPE", path, f"authored value {value!r:.60} does not have the schema's type; the vehicle is "
+                       "left out", name)
+            continue
+        if unset is not None and components == unset:
+            continue
+        shown = components[0] if arity == 1 else components
+        if not all(math.isfinite(c) for c in components):
+            sink.error("NONFINITE", path, f"value {shown!r} is not finite; the vehicle is left out", name)
+        elif lowest is not None and any(c < lowest for c in components):
+            sink.error("MASS_RANGE", path, f"value {shown!r} is negative; UsdPhysics would ignore it and compute the "
+                       "mass from the colliders' density (1000 kg/m^3 by default); the vehicle is left out", name)
+    return len(sink.items) > start
 
 
 def _physx_actor_settings(prim: Usd.Prim, block: Block, sink: DiagnosticSink, units: StageUnits) -> None:
