@@ -12,7 +12,9 @@ import pytest
 from pxr import Gf, Sdf, UsdPhysics
 from stage_factory import add_vehicle, build_vehicle, new_stage
 
+from physxvehicle_usd.cli import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, main
 from physxvehicle_usd.diagnostics import Severity
+from physxvehicle_usd.outputs.convert import description_to_json_text
 
 CAR = "/World/Car"
 
@@ -23,6 +25,24 @@ def _errors(description, prim: str | None = None) -> list:
 
 def _codes(description, prim: str | None = None) -> set[tuple[str, str | None]]:
     return {(d.code, d.property) for d in _errors(description, prim)}
+
+
+def cli(capsys, *args: str) -> tuple[int, str, str]:
+    """Run the CLI in this process; returns (exit code, stdout, stderr)."""
+    try:
+        main(list(args))
+        code = EXIT_OK
+    except SystemExit as done:
+        code = done.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _strict_json(text: str):
+    """JSON as RFC 8259 has it: NaN and Infinity are not tokens of the language."""
+    def refuse(token):
+        raise AssertionError(f"{token} in JSON")
+    return json.loads(text, parse_constant=refuse)
 
 
 # -- rigid-body mass properties -------------------------------------------------------------------------
@@ -68,3 +88,93 @@ def test_unset_sentinels_of_mass_api_are_not_findings():
     description = car.read()
     assert not {c for c, _ in _codes(description, CAR)} & {"NONFINITE", "MASS_RANGE", "MASS", "TYPE"}
     assert CAR in description.vehicles
+
+
+# -- stage metadata -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("value", [0.0, -1.0, math.nan, math.inf])
+@pytest.mark.parametrize("key", ["metersPerUnit", "kilogramsPerUnit"])
+def test_stage_units_that_are_no_unit_are_errors_and_replaced_by_the_fallback(key, value):
+    car = build_vehicle()
+    car.stage.SetMetadata(key, value)
+    description = car.read()
+    found = [d for d in _errors(description, "/") if d.code == "STAGE_UNITS"]
+    assert [d.property for d in found] == [key]
+    assert repr(value) in found[0].message
+    fallback = 0.01 if key == "metersPerUnit" else 1.0
+    assert getattr(description.stage, key) == fallback
+    assert f"{fallback:g}" in found[0].message
+    _strict_json(description_to_json_text(description))
+
+
+def test_invalid_up_axis_token_is_an_error():
+    car = build_vehicle()
+    car.stage.SetMetadata("upAxis", "W")
+    description = car.read()
+    assert ("STAGE_UP_AXIS", "upAxis") in _codes(description, "/")
+    assert description.stage.upAxis == "Y"
+
+
+@pytest.mark.parametrize("attribute, value", [("GravityMagnitude", math.nan), ("GravityMagnitude", math.inf),
+                                              ("GravityDirection", Gf.Vec3f(math.nan, 0, -1))])
+def test_unusable_gravity_is_said_with_the_default_used(attribute, value):
+    car = build_vehicle()
+    getattr(UsdPhysics.Scene(car.prim(car.scene)), f"Get{attribute}Attr")().Set(value)
+    description = car.read()
+    name = "physics:" + attribute[0].lower() + attribute[1:]
+    assert ("GRAVITY", name) in _codes(description, car.scene)
+    gravity = description.scenes[car.scene].gravity
+    assert all(math.isfinite(c) for c in gravity["gravityDirection"]) and math.isfinite(gravity["gravityMagnitude"])
+
+
+def test_gravity_sentinels_are_not_findings():
+    car = build_vehicle()
+    scene = UsdPhysics.Scene(car.prim(car.scene))
+    scene.GetGravityMagnitudeAttr().Set(-math.inf)
+    scene.GetGravityDirectionAttr().Set(Gf.Vec3f(0, 0, 0))
+    assert not [d for d in car.read().diagnostics if d.code == "GRAVITY"]
+
+
+def test_zero_quaternion_orientation_is_said():
+    from pxr import UsdGeom
+
+    car = build_vehicle()
+    UsdGeom.Xformable(car.prim(CAR)).AddOrientOp().Set(Gf.Quatf(0, 0, 0, 0))
+    description = car.read()
+    found = [d for d in description.diagnostics if d.code == "ORIENT_ZERO"]
+    assert [(d.prim, d.property, d.severity) for d in found] == [(CAR, "xformOp:orient", Severity.WARNING)]
+    assert "identity" in found[0].message
+
+
+# -- convert's JSON is JSON -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("where", ["mass", "metersPerUnit", "kilogramsPerUnit"])
+def test_convert_prints_strict_json_with_no_numbers_as_strings_when_values_are_infinite(capsys, tmp_path, where):
+    car = new_stage()
+    add_vehicle(car, name="Good")
+    add_vehicle(car, name="Car")
+    if where == "mass":
+        UsdPhysics.MassAPI(car.prim(CAR)).GetMassAttr().Set(math.inf)
+    else:
+        car.stage.SetMetadata(where, math.nan)
+    path = tmp_path / "car.usda"
+    car.stage.GetRootLayer().Export(str(path))
+    code, out, err = cli(capsys, "convert", str(path))
+    assert code == EXIT_FINDINGS
+    data = _strict_json(out)
+
+    def strings(node):
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key not in ("diagnostics", "file"):
+                    yield from strings(value)
+        elif isinstance(node, list):
+            for value in node:
+                yield from strings(value)
+        elif isinstance(node, str):
+            yield node
+    assert not {s for s in strings(data)} & {"inf", "-inf", "nan"}
+    said = [d for d in data["diagnostics"] if d["severity"] == "error"]
+    assert said, "the non-finite value is a diagnostic"
+    if where == "mass":
+        assert CAR not in data["vehicles"] and "/World/Good" in data["vehicles"]

@@ -78,11 +78,14 @@ def load_physics(stage: Usd.Stage, sink: DiagnosticSink) -> PhysicsInfo:
     return info
 
 
-def gravity_block(scene_path: str | None, desc, units: StageUnits, prim: Usd.Prim | None = None) -> Block:
+def gravity_block(scene_path: str | None, desc, units: StageUnits, prim: Usd.Prim | None = None,
+                  sink: DiagnosticSink | None = None) -> Block:
     """Scene gravity as omni.physx resolves it: unauthored direction = -up axis, magnitude = 9.81 m/s^2 in stage units.
 
     UsdPhysics already fills the defaults into its scene description, so whether a value is the stage's own
-    (provenance "authored") is asked of the scene prim."""
+    (provenance "authored") is asked of the scene prim. An authored value that cannot be used (NaN, +inf, a
+    negative magnitude) is replaced by the default, and said to `sink`; the (0, 0, 0) direction and the -inf
+    magnitude are the schema's own "use the default"."""
     block = Block(schema_name=SCENE, path=scene_path)
     direction = tuple(desc.gravityDirection) if desc is not None else (0.0, 0.0, 0.0)
     magnitude = float(desc.gravityMagnitude) if desc is not None else -math.inf
@@ -93,11 +96,18 @@ def gravity_block(scene_path: str | None, desc, units: StageUnits, prim: Usd.Pri
         if not scene.GetGravityMagnitudeAttr().HasAuthoredValue():
             magnitude = -math.inf
     if direction == (0.0, 0.0, 0.0) or not all(math.isfinite(c) for c in direction):
+        if sink is not None and direction != (0.0, 0.0, 0.0):
+            sink.error("GRAVITY", scene_path, f"gravity direction {direction!r} is not finite; the default (down the "
+                       "stage's up axis) is used", "physics:gravityDirection")
         block.set("gravityDirection", None, Source.DEFAULT)  # filled with -up by the caller
     else:
         norm = math.sqrt(sum(c * c for c in direction))
         block.set("gravityDirection", tuple(c / norm for c in direction), Source.AUTHORED)
     if not math.isfinite(magnitude) or magnitude < 0:
+        if sink is not None and magnitude != -math.inf:
+            sink.error("GRAVITY", scene_path, f"gravity magnitude {magnitude!r} is not a finite, non-negative number; "
+                       f"the default {units.default_gravity:g} (9.81 m/s^2 in stage lengths) is used",
+                       "physics:gravityMagnitude")
         block.set("gravityMagnitude", units.default_gravity, Source.DEFAULT)
     else:
         block.set("gravityMagnitude", magnitude, Source.AUTHORED)

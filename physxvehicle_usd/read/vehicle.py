@@ -33,6 +33,7 @@ from .wheels import (
     parse_attachment,
     resolve_wheels,
     world_scale,
+    zero_orientations,
 )
 
 
@@ -152,6 +153,9 @@ def parse_vehicle(prim: Usd.Prim, ctx: ReadContext) -> VehicleDescription | None
     if not prim.IsA(UsdGeom.Xformable):
         v.error("V68", "a vehicle prim must be xformable")
         return _rejected(v)
+    for name in zero_orientations(prim):
+        v.warning("ORIENT_ZERO", "the zero quaternion (0, 0, 0, 0) is no rotation; USD reads it as the identity "
+                  "rotation", name)
     matrix = ctx.xforms.GetLocalToWorldTransform(prim)
     scale = world_scale(matrix)
     # Gf.Transform reports a collapsed axis as 1e-10, not 0: a singular matrix is the zero scale.
