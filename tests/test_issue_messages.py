@@ -12,6 +12,7 @@ import pytest
 from pxr import Gf, Sdf, UsdPhysics
 from stage_factory import add_vehicle, build_vehicle, new_stage
 
+from physxvehicle_usd import properties as P
 from physxvehicle_usd.cli import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, main
 from physxvehicle_usd.diagnostics import Severity
 from physxvehicle_usd.outputs.convert import description_to_json_text
@@ -178,3 +179,38 @@ def test_convert_prints_strict_json_with_no_numbers_as_strings_when_values_are_i
     assert said, "the non-finite value is a diagnostic"
     if where == "mass":
         assert CAR not in data["vehicles"] and "/World/Good" in data["vehicles"]
+
+
+# -- wheels, brakes and relationships -------------------------------------------------------------------
+
+@pytest.mark.parametrize("base", ["radius", "moi"])
+def test_a_wheel_of_zero_radius_or_inertia_is_an_error(base):
+    car = new_stage()
+    add_vehicle(car, name="Good", shared=False)
+    add_vehicle(car, name="Car")
+    name = car.set(car.parts["Wheel"], P.WHEEL, base, 0.0)
+    description = car.read()
+    assert ("WHEEL_ZERO", name) in _codes(description, car.parts["Wheel"])
+    assert CAR not in description.vehicles and "/World/Good" in description.vehicles
+
+
+def test_repeated_brake_wheel_indices_are_said_with_what_they_do():
+    car = build_vehicle()
+    name = car.set(CAR, P.BRAKES, "wheels", [0, 0, 0, 0], instance="brakes0")
+    car.set(CAR, P.BRAKES, "torqueMultipliers", [1.0, 1.0, 1.0, 1.0], instance="brakes0")
+    description = car.read()
+    found = [d for d in description.diagnostics if d.code == "WHEEL_DUPLICATE"]
+    assert [(d.prim, d.property, d.severity) for d in found] == [(CAR, name, Severity.WARNING)]
+    assert "wheels 1, 2, 3 get none" in found[0].message
+
+
+def test_a_string_attribute_where_the_friction_table_relationship_belongs_is_a_type_error():
+    car = new_stage()
+    add_vehicle(car, name="Good", shared=False)
+    add_vehicle(car, name="Car")
+    tire = car.parts["Tire"]
+    name = P.full_name(P.TIRE, "frictionTable")
+    car.prim(tire).CreateAttribute(name, Sdf.ValueTypeNames.String).Set("/World/Table")
+    description = car.read()
+    assert ("TYPE", name) in _codes(description, tire)
+    assert CAR not in description.vehicles and "/World/Good" in description.vehicles

@@ -22,6 +22,13 @@ def _check_wheel_list(v: VehicleParse, wheels: list[int], n: int, negative: str,
     if len(wheels) > n or any(w >= n for w in wheels):
         v.error(out_of_range, f"wheel indices {wheels} do not fit the vehicle's {n} wheels", prop)
         return False
+    repeated = sorted({w for w in wheels if wheels.count(w) > 1})
+    if repeated:
+        unlisted = [w for w in range(n) if w not in wheels]
+        v.warning("WHEEL_DUPLICATE", f"wheel indices {wheels} list wheel{'s' if len(repeated) > 1 else ''} "
+                  f"{', '.join(map(str, repeated))} more than once: PhysX keeps the value of the last entry for each"
+                  + (f", and wheel{'s' if len(unlisted) > 1 else ''} {', '.join(map(str, unlisted))} "
+                     "get none (not listed)" if unlisted else ""), prop)
     return True
 
 
