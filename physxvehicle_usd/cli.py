@@ -288,7 +288,8 @@ def simulate_command(stage_file: str, steps: int, dt: float, trace: str | None, 
     (time samples on them make a drive cycle over stage time).
 
     The last line of stdout is a summary (--format json: {vehicles, wheels, steps, dt, load_s, step_s}).
-    Stage errors go to stderr; exit code 1 when no vehicle can be simulated, 2 for unreadable input.
+    Stage errors go to stderr; exit code 1 when no vehicle can be simulated or the numerical guard froze a vehicle
+    (said on stderr: which, why, from which step), 2 for unreadable input.
     """
     import json
 
@@ -303,11 +304,15 @@ def simulate_command(stage_file: str, steps: int, dt: float, trace: str | None, 
             click.echo(line, err=True)
         click.echo(f"error: {nothing}", err=True)
         sys.exit(EXIT_FINDINGS)
+    for line in result.frozen_lines():
+        click.echo(line, err=True)
     if fmt == "json":
         click.echo(json.dumps(result.summary()))
     else:
         for line in text_summary(result):
             click.echo(line)
+    if result.frozen:
+        sys.exit(EXIT_FINDINGS)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -214,3 +214,35 @@ def test_a_string_attribute_where_the_friction_table_relationship_belongs_is_a_t
     description = car.read()
     assert ("TYPE", name) in _codes(description, tire)
     assert CAR not in description.vehicles and "/World/Good" in description.vehicles
+
+
+# -- validate on folders without USD files --------------------------------------------------------------
+
+@pytest.mark.parametrize("content", [None, "notes.txt"])
+def test_validate_on_a_folder_without_usd_files_exits_2_naming_it(capsys, tmp_path, content):
+    folder = tmp_path / "assets"
+    folder.mkdir()
+    if content:
+        (folder / content).write_text("not a stage\n")
+    code, out, err = cli(capsys, "validate", str(folder))
+    assert code == EXIT_USAGE
+    assert f"{folder}: no USD files" in out
+
+
+# -- simulate: a vehicle the numerical guard froze ------------------------------------------------------
+
+def test_simulate_says_which_vehicle_the_guard_froze_why_and_when_and_exits_1(capsys, tmp_path):
+    from stage_factory import car_spec, preset_stage, set_velocity, translate
+
+    stage = preset_stage(car_spec(name="Fast"), car_spec(name="Calm"))
+    translate(stage, "/World/Calm", (5.0, 0.0, 0.0))
+    set_velocity(stage, "/World/Fast", (0.0, 0.0, 5000.0))  # beyond the guard's 1000 m/s
+    path = tmp_path / "cars.usda"
+    stage.GetRootLayer().Export(str(path))
+    code, out, err = cli(capsys, "simulate", str(path), "--steps", "5", "--dt", "0.01")
+    assert code == EXIT_FINDINGS
+    lines = [line for line in err.splitlines() if "frozen" in line]
+    assert lines == ["error: /World/Fast was frozen by the numerical guard at step 1 of 5 (chassis speed); its "
+                     "results from then on are its last good state, at rest"]
+    assert "/World/Fast: " in out and "(frozen at step 1: chassis speed)" in out
+    assert "/World/Calm" not in err

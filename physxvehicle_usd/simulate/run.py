@@ -172,6 +172,7 @@ def run(source: "str | os.PathLike | Usd.Stage | LoadedSimulation", steps: int, 
     distance = np.zeros(len(loaded.paths))
     step_s = 0.0
     last = first
+    steps_before = sim.steps_taken
     for i in range(steps):
         command = {name: rows[i] for name, rows in cycle.items()}
         extra = caller(i, sim)
@@ -201,6 +202,10 @@ def run(source: "str | os.PathLike | Usd.Stage | LoadedSimulation", steps: int, 
     summaries = [VehicleSummary(p, float(distance[v] * mpu), float(speed[v]), int(gears[v]), standard[v])
                  for v, p in enumerate(loaded.paths)]
     offset = loaded.drive_cycle.start_time_code / loaded.drive_cycle.time_codes_per_second / sim.dt
+    reasons, at = sim.fault_reasons, sim.fault_steps
+    frozen = {path: (reasons[path], at[path] - steps_before) for path in loaded.paths
+              if path in at and at[path] > steps_before}
     return SimulationResult(steps, sim.dt, loaded.paths, loaded.wheel_paths, loaded.load_s, step_s, summaries, mpu,
                             recorder.arrays() if recorder.active else {"vehicles": {}, "wheels": {}, "bodies": {}},
-                            initial, offset, dict(loaded.left_out), list(loaded.composition_warnings), loaded)
+                            initial, offset, dict(loaded.left_out), list(loaded.composition_warnings), loaded,
+                            frozen)
