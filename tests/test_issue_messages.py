@@ -246,3 +246,34 @@ def test_simulate_says_which_vehicle_the_guard_froze_why_and_when_and_exits_1(ca
                      "results from then on are its last good state, at rest"]
     assert "/World/Fast: " in out and "(frozen at step 1: chassis speed)" in out
     assert "/World/Calm" not in err
+
+
+# -- every independent problem of a vehicle in one run --------------------------------------------------
+
+def test_three_independent_errors_of_one_vehicle_are_all_reported_in_one_read():
+    car = new_stage()
+    add_vehicle(car, name="Good", shared=False)
+    add_vehicle(car, name="Car")
+    torque = car.set(car.parts["Engine"], P.ENGINE, "peakTorque", -50.0)
+    radius = car.set(car.parts["Wheel"], P.WHEEL, "radius", 0.0)
+    ratios = car.set(CAR, P.MULTI_DIFF, "torqueRatios", [0.5, 0.25, 0.25])
+    description = car.read()
+    errors = [(d.prim, d.property) for d in _errors(description)]
+    assert sorted(errors) == sorted([(car.parts["Engine"], torque), (car.parts["Wheel"], radius), (CAR, ratios)])
+    assert CAR not in description.vehicles and "/World/Good" in description.vehicles
+
+
+def test_a_broken_drive_brings_no_follow_on_errors_from_the_systems_that_need_it():
+    car = build_vehicle()
+    drive = P.full_name(P.VEHICLE, "drive")
+    car.prim(CAR).GetRelationship(drive).SetTargets([Sdf.Path("/World/Nowhere")])
+    description = car.read()
+    assert [(d.code, d.property) for d in _errors(description)] == [("V65", drive)]
+
+
+def test_invalid_gears_bring_no_follow_on_findings_from_the_autobox():
+    car = build_vehicle(autobox=True)
+    name = car.set(car.parts["Gears"], P.GEARS, "ratioScale", -1.0)
+    description = car.read()
+    assert [(d.prim, d.property) for d in _errors(description)] == [(car.parts["Gears"], name)]
+    assert not [d for d in description.diagnostics if d.prim == car.parts.get("AutoGearBox")]
