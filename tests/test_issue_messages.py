@@ -277,3 +277,15 @@ def test_invalid_gears_bring_no_follow_on_findings_from_the_autobox():
     description = car.read()
     assert [(d.prim, d.property) for d in _errors(description)] == [(car.parts["Gears"], name)]
     assert not [d for d in description.diagnostics if d.prim == car.parts.get("AutoGearBox")]
+
+
+# -- one problem, one finding ---------------------------------------------------------------------------
+
+def test_a_context_on_a_prim_that_is_no_scene_is_one_error_not_three():
+    from pxr import UsdGeom
+
+    car = build_vehicle()
+    prim = UsdGeom.Xform.Define(car.stage, "/World/NotAScene").GetPrim()
+    prim.ApplyAPI(P.CONTEXT)  # its axes left undefined
+    description = car.read()
+    assert [d.code for d in description.diagnostics if d.prim == "/World/NotAScene"] == ["V01"]

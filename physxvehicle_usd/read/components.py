@@ -42,7 +42,7 @@ def parse_context(prim: Usd.Prim, sink: DiagnosticSink, units: StageUnits) -> Bl
     block, ok = r.new_block(), True
     if not prim.IsA(UsdPhysics.Scene):
         sink.error("V01", r.path, "PhysxVehicleContextAPI must be applied to a PhysicsScene prim")
-        ok = False
+        return None  # the context is unusable whatever its attributes say: no findings about them
     mode = r.raw("updateMode")
     if mode.value not in ("velocityChange", "acceleration"):
         sink.warning("V02", r.path, f"update mode {mode.value!r} is not a known token; PhysX treats it as acceleration",

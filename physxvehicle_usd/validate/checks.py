@@ -107,7 +107,9 @@ def check_ground_materials(stage: Usd.Stage, d: StageDescription) -> Iterator[Di
 
 def check_scene(stage: Usd.Stage, d: StageDescription) -> Iterator[Diagnostic]:
     if d.vehicles and not d.scenes:
-        yield _finding(Severity.ERROR, "A06", "/", "the stage has vehicles but no PhysicsScene: nothing will simulate them")
+        yield _finding(Severity.WARNING, "A06", "/", "the stage has vehicles but no PhysicsScene: omni.physx creates a "
+                       "default scene when it loads the stage (gravity 9.81 m/s^2 down the stage's up axis), and "
+                       "`simulate` does the same; author a PhysicsScene to choose gravity and the vehicle context")
 
 
 ASSET_CHECKS = (check_scene, check_wheels_without_drive, check_unreferenced_components, check_wheel_collision_setup,
