@@ -289,3 +289,50 @@ def test_a_context_on_a_prim_that_is_no_scene_is_one_error_not_three():
     prim.ApplyAPI(P.CONTEXT)  # its axes left undefined
     description = car.read()
     assert [d.code for d in description.diagnostics if d.prim == "/World/NotAScene"] == ["V01"]
+
+
+def _stage_with_a_broken_reference(tmp_path):
+    car = new_stage()
+    add_vehicle(car, name="Good", shared=False)
+    car.stage.DefinePrim("/World/Wheel", "Xform").GetReferences().AddReference("./missing_wheel.usda", "/Wheel")
+    path = tmp_path / "stage.usda"
+    car.stage.GetRootLayer().Export(str(path))
+    return path
+
+
+def test_a_broken_reference_is_one_finding_with_one_severity_in_validate_and_convert(capsys, tmp_path):
+    import re
+
+    from physxvehicle_usd.read import read_stage
+    from physxvehicle_usd.validate import validate_file
+
+    path = _stage_with_a_broken_reference(tmp_path)
+    validated = [f for f in validate_file(str(path)).findings if "missing_wheel.usda" in f.message]
+    converted = [d for d in read_stage(str(path)).diagnostics if "missing_wheel.usda" in d.message]
+    assert len(validated) == 1 and len(converted) == 1
+    assert (validated[0].severity, validated[0].code, validated[0].message) == \
+        (converted[0].severity, converted[0].code, converted[0].message) == \
+        (Severity.ERROR, "COMPOSITION", converted[0].message)
+    assert not converted[0].message.startswith("In <")
+    for args in (("validate", str(path)), ("convert", "--format", "text", str(path))):
+        code, out, err = cli(capsys, *args)
+        assert code == EXIT_FINDINGS
+        assert not re.search(r"0x[0-9a-fA-F]{6,}", out + err), "a memory address in the output"
+        assert (out + err).count("missing_wheel.usda@ for reference") == 1
+
+
+def test_every_finding_has_one_severity_in_validate_and_in_convert(tmp_path):
+    from physxvehicle_usd.read import read_stage
+    from physxvehicle_usd.validate import validate_file
+
+    car = new_stage()
+    add_vehicle(car, name="Car")
+    car.set(car.parts["Wheel"], P.WHEEL, "radius", 0.0)
+    car.stage.DefinePrim("/World/Wheel", "Xform").GetReferences().AddReference("./missing_wheel.usda", "/Wheel")
+    path = tmp_path / "stage.usda"
+    car.stage.GetRootLayer().Export(str(path))
+    key = lambda d: (d.code, d.prim, d.property, d.message)  # noqa: E731
+    validated = {key(f): f.severity for f in validate_file(str(path)).findings}
+    converted = {key(d): d.severity for d in read_stage(str(path)).diagnostics}
+    assert set(converted) <= set(validated)
+    assert {k: validated[k] for k in converted} == converted

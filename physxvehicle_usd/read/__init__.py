@@ -37,8 +37,8 @@ def read_stage(source: "str | os.PathLike | Usd.Stage") -> StageDescription:
     else:
         file = str(source)
         stage, warnings = open_stage_with_warnings(file)
-        for message in warnings:
-            sink.warning("COMPOSITION", "/", message)
+        for message in warnings:  # an error, as in `validate`: the stage is not the asset its author meant
+            sink.error("COMPOSITION", "/", message)
     units, unit_problems = StageUnits.checked(stage)
     for name, message in unit_problems:
         sink.error("STAGE_UNITS", "/", message, name)

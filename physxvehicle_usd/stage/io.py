@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -38,12 +39,20 @@ def captured_stderr() -> Iterator[list[str]]:
             lines.extend(line for line in sink.read().decode("utf-8", "replace").splitlines() if line.strip())
 
 
+_PRIM_PREFIX = re.compile(r"^In <[^>]*>: ")
+_STAGE_CONTEXT = re.compile(r"\s*\((?:instantiating|recomposing) stage on stage @[^@]*@ <0x[0-9a-fA-F]+>\)")
+_ADDRESS = re.compile(r"\s*<0x[0-9a-fA-F]+>")
+
+
 def short_usd_message(text: str) -> str:
-    # USD's messages carry the C++ location; keep the sentence after the last ' -- ' or ' : '.
+    """One of USD's messages as a finding's text: without the C++ location (the sentence after the last ' -- '
+    or ' : '), the "In </prim>:" prefix a composition error repeats, and the stage's memory address, so that
+    one problem reads the same from the diagnostic stream and from the composition errors, run after run."""
     for sep in (" -- ", " : "):
         if sep in text:
             text = text.rsplit(sep, 1)[1]
-    return text.strip().strip("'")
+    text = _PRIM_PREFIX.sub("", text.strip().strip("'"))
+    return _ADDRESS.sub("", _STAGE_CONTEXT.sub("", text)).strip()
 
 
 def _error_text(exc: Tf.ErrorException) -> str:
@@ -91,7 +100,7 @@ def open_stage_with_warnings(path: str | os.PathLike, load_all: bool = True) -> 
         # without one of its layers the stage is not the asset its author meant: refuse it rather than guess
         reasons = "; ".join(short_usd_message(str(e)) for e in missing_layers)
         raise InputError(f"unresolvable sublayer: {reasons}", file=file)
-    warnings = [short_usd_message(line) for line in noise if "Warning" in line or "Error" in line]
+    warnings = list(dict.fromkeys(short_usd_message(line) for line in noise if "Warning" in line or "Error" in line))
     for error in stage.GetCompositionErrors():
         text = short_usd_message(str(error))
         if text not in warnings:
