@@ -84,6 +84,10 @@ def convert_command(stage_file: str, output: str | None, target: str, fmt: str, 
     if output and target != "physx-snippet" and os.path.isdir(output):
         raise click.UsageError(f"-o {output} is a folder; {target} writes one file")
     description = read_stage(stage_file)
+    if target != "description":
+        # these targets carry no diagnostics: the errors (why a vehicle is missing from the output) go to stderr
+        if not _say_errors(description, "convert") and target == "physx-snippet":
+            sys.exit(EXIT_FINDINGS)  # said: no folder to write
     if target == "physx-snippet":
         from .runtime.snippet import write_snippet_folders
 
@@ -107,6 +111,21 @@ def convert_command(stage_file: str, output: str | None, target: str, fmt: str, 
         click.echo(text, nl=not text.endswith("\n"))
     if any(d.severity.value == "error" for d in description.diagnostics):
         sys.exit(EXIT_FINDINGS)
+
+
+def _say_errors(description, what: str) -> bool:
+    """The stage's errors on stderr, and a line saying so when no vehicle is left to `what` (then False)."""
+    from .simulate.run import no_vehicle_reason
+
+    for d in description.diagnostics:
+        if d.severity.value == "error":
+            click.echo(d.line(), err=True)
+    if not description.vehicles:
+        rejected = {d.prim: d.message for d in description.diagnostics if d.code == "REJECTED"}
+        click.echo(f"error: {description.stage.file}: no vehicle to {what}: {no_vehicle_reason(description, rejected)}",
+                   err=True)
+        return False
+    return True
 
 
 @cli.command("json-schema")

@@ -336,3 +336,58 @@ def test_every_finding_has_one_severity_in_validate_and_in_convert(tmp_path):
     converted = {key(d): d.severity for d in read_stage(str(path)).diagnostics}
     assert set(converted) <= set(validated)
     assert {k: validated[k] for k in converted} == converted
+
+
+# -- "no simulable vehicle" says which case it is -------------------------------------------------------
+
+def _two_rejected_cars(tmp_path):
+    car = new_stage()
+    for name in ("Car", "Van"):
+        add_vehicle(car, name=name, shared=False)
+        car.set(f"/World/{name}/Wheel0", P.WHEEL, "radius", -1.0)
+    path = tmp_path / "rejected.usda"
+    car.stage.GetRootLayer().Export(str(path))
+    return path
+
+
+def test_no_simulable_vehicle_names_the_vehicles_that_were_all_rejected(capsys, tmp_path):
+    code, out, err = cli(capsys, "simulate", str(_two_rejected_cars(tmp_path)), "--steps", "2", "--dt", "0.01")
+    assert code == EXIT_FINDINGS
+    last = err.strip().splitlines()[-1]
+    assert "no simulable vehicle: the stage has 2 vehicle(s) and every one was left out" in last
+    assert "/World/Car, /World/Van" in last
+
+
+def test_no_simulable_vehicle_says_a_payload_could_not_be_opened(capsys, tmp_path):
+    from pxr import Usd, UsdGeom
+
+    stage = Usd.Stage.CreateNew(str(tmp_path / "scene.usda"))
+    UsdGeom.Xform.Define(stage, "/World")
+    stage.DefinePrim("/World/Car", "Xform").GetPayloads().AddPayload("./car_payload.usda", "/Car")
+    stage.Save()
+    code, out, err = cli(capsys, "simulate", str(tmp_path / "scene.usda"), "--steps", "2", "--dt", "0.01")
+    assert code == EXIT_FINDINGS
+    last = err.strip().splitlines()[-1]
+    assert "no prim with PhysxVehicleAPI, and 1 reference(s) or payload(s) could not be opened" in last
+    assert "car_payload.usda" in last
+
+
+def test_no_vehicle_at_all_is_said_as_such(capsys, tmp_path):
+    from pxr import Usd, UsdGeom
+
+    stage = Usd.Stage.CreateNew(str(tmp_path / "empty.usda"))
+    UsdGeom.Xform.Define(stage, "/World")
+    stage.Save()
+    code, out, err = cli(capsys, "simulate", str(tmp_path / "empty.usda"), "--steps", "2", "--dt", "0.01")
+    assert code == EXIT_FINDINGS
+    assert err.strip().splitlines()[-1].endswith("no simulable vehicle: no prim with PhysxVehicleAPI")
+
+
+@pytest.mark.parametrize("target", ["physx34", "physx-snippet"])
+def test_convert_to_a_physx_target_says_why_when_every_vehicle_is_rejected(capsys, tmp_path, target):
+    path = _two_rejected_cars(tmp_path)
+    extra = ["-o", str(tmp_path / "out")] if target == "physx-snippet" else []
+    code, out, err = cli(capsys, "convert", "--target", target, str(path), *extra)
+    assert code == EXIT_FINDINGS
+    assert "error V14 /World/Car/Wheel0.physxVehicleWheel:radius" in err
+    assert "no vehicle to convert: the stage has 2 vehicle(s) and every one was left out" in err

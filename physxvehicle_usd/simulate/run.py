@@ -82,7 +82,8 @@ def load(source: "str | os.PathLike | Usd.Stage", dt: float, vehicles: Sequence[
             wanted = buildable
             simulator = Simulator.from_description(description, dt, wanted, threads=threads) if wanted else None
     if simulator is None:
-        raise NoVehicleError(_no_vehicle_message(description, left_out), problem_lines(description, left_out))
+        raise NoVehicleError(f"{description.stage.file}: no simulable vehicle: "
+                             f"{no_vehicle_reason(description, left_out, warnings)}", problem_lines(description, left_out))
     paths = tuple(simulator.params.paths)
     wheel_paths = tuple(tuple(w) for w in simulator.params.wheel_paths)
     cycle = drive_cycle(stage, description, paths, wheel_paths)
@@ -91,14 +92,14 @@ def load(source: "str | os.PathLike | Usd.Stage", dt: float, vehicles: Sequence[
 
 
 def _rejected_vehicles(diagnostics: Sequence[Diagnostic], stage: Usd.Stage) -> dict[str, str]:
-    """Vehicle prims with error diagnostics -> the first error's message."""
+    """Vehicles the reader left out (its REJECTED notes) -> the first error on the vehicle or below it (an error
+    of a shared component elsewhere: "see the errors above")."""
+    rejected = [d.prim for d in diagnostics if d.code == "REJECTED"]
     out: dict[str, str] = {}
-    for d in diagnostics:
-        if d.severity != Severity.ERROR or d.prim in out:
-            continue
-        prim = stage.GetPrimAtPath(d.prim) if d.prim.startswith("/") else None
-        if prim and prim.HasAPI(P.VEHICLE):
-            out[d.prim] = f"{d.code}: {d.message}"
+    for path in rejected:
+        first = next((d for d in diagnostics if d.severity == Severity.ERROR
+                      and (d.prim == path or d.prim.startswith(path + "/"))), None)
+        out[path] = f"{first.code}: {first.message}" if first is not None else "see the errors above"
     return out
 
 
@@ -112,11 +113,18 @@ def problem_lines(description: StageDescription, left_out: Mapping[str, str]) ->
     return lines
 
 
-def _no_vehicle_message(description: StageDescription, left_out: Mapping[str, str]) -> str:
-    file = description.stage.file
+def no_vehicle_reason(description: StageDescription, left_out: Mapping[str, str], composition: Sequence[str] = ()) -> str:
+    """Why a stage has no vehicle to work on: vehicles exist but were all left out (named), or there is no vehicle
+    prim at all (and then whether a reference or payload that might hold one could not be opened)."""
     if left_out:
-        return f"{file}: no simulable vehicle ({len(left_out)} left out because of errors)"
-    return f"{file}: no simulable vehicle (no prim with PhysxVehicleAPI)"
+        names = sorted(left_out)
+        shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+        return f"the stage has {len(names)} vehicle(s) and every one was left out because of errors ({shown})"
+    broken = list(composition) + [d.message for d in description.diagnostics if d.code == "COMPOSITION"]
+    if broken:
+        return (f"no prim with PhysxVehicleAPI, and {len(broken)} reference(s) or payload(s) could not be opened (a "
+                f"vehicle may be in one): {broken[0]}")
+    return "no prim with PhysxVehicleAPI"
 
 
 def _step_controls(controls: ControlsArg, steps: int) -> Callable[[int, Any], Mapping[str, Any] | None]:
