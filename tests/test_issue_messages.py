@@ -391,3 +391,89 @@ def test_convert_to_a_physx_target_says_why_when_every_vehicle_is_rejected(capsy
     assert code == EXIT_FINDINGS
     assert "error V14 /World/Car/Wheel0.physxVehicleWheel:radius" in err
     assert "no vehicle to convert: the stage has 2 vehicle(s) and every one was left out" in err
+
+
+# -- internal errors become one clean line --------------------------------------------------------------
+
+SNIPPET = __import__("pathlib").Path(__file__).resolve().parent / "data" / "snippet_car"
+
+
+def _snippet_copy(tmp_path, name: str, edit) -> "Path":
+    """The fixture snippet folder with one file changed: `edit` takes its text (str) or its data (dict)."""
+    import shutil
+
+    folder = tmp_path / "snippet"
+    shutil.copytree(SNIPPET, folder)
+    path = folder / name
+    text = path.read_text()
+    try:
+        changed = edit(text)
+    except TypeError:
+        changed = json.dumps(edit(json.loads(text)))
+    path.write_text(changed)
+    return folder
+
+
+def _one_clean_error_line(code: int, err: str, *words: str) -> None:
+    assert code == EXIT_USAGE
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), err
+    assert "Traceback" not in err and "internal error" not in err
+    for word in words:
+        assert word in lines[0]
+
+
+@pytest.mark.parametrize("text, words", [
+    ("[" * 100000 + "]" * 100000, ("Base.json", "nested too deeply")),
+    ('{"x": ' + "9" * 5000 + "}", ("Base.json", "cannot be read")),
+])
+def test_import_snippet_refuses_unreadable_json_in_one_line(capsys, tmp_path, text, words):
+    folder = _snippet_copy(tmp_path, "Base.json", lambda _: text)
+    code, out, err = cli(capsys, "import-snippet", str(folder), "-o", str(tmp_path / "car.usda"))
+    _one_clean_error_line(code, err, *words)
+    assert not (tmp_path / "car.usda").exists()
+
+
+def test_import_snippet_refuses_an_empty_torque_curve_rather_than_write_what_validate_rejects(capsys, tmp_path):
+    def empty_curve(data: dict) -> dict:
+        data["EngineParams"]["TorqueCurve"] = []
+        return data
+    folder = _snippet_copy(tmp_path, "EngineDrive.json", empty_curve)
+    code, out, err = cli(capsys, "import-snippet", str(folder), "-o", str(tmp_path / "car.usda"))
+    _one_clean_error_line(code, err, "EngineDrive.json", "TorqueCurve", "at least one")
+
+
+def test_import_snippet_refuses_multipliers_it_would_cut(capsys, tmp_path):
+    def many(data: dict) -> dict:
+        data["BrakeCommandResponseParams"]["WheelResponseMultipliers"] += [1.0] * 1000
+        return data
+    folder = _snippet_copy(tmp_path, "Base.json", many)
+    code, out, err = cli(capsys, "import-snippet", str(folder), "-o", str(tmp_path / "car.usda"))
+    _one_clean_error_line(code, err, "Base.json", "WheelResponseMultipliers")
+
+
+def test_new_refuses_usdz_in_one_line(capsys, tmp_path):
+    code, out, err = cli(capsys, "new", "car", str(tmp_path / "x.usdz"))
+    _one_clean_error_line(code, err, "x.usdz", ".usda")
+
+
+@pytest.mark.parametrize("command", [["new", "car"], ["convert", str(SNIPPET.parent.parent.parent / "samples/car/car.usda"),
+                                                       "-o"]])
+def test_an_output_under_a_file_is_one_clean_line(capsys, tmp_path, command):
+    (tmp_path / "afile").write_text("")
+    code, out, err = cli(capsys, *command, str(tmp_path / "afile" / "x.usda"))
+    _one_clean_error_line(code, err, "afile is a file, not a folder")
+
+
+def test_meters_per_unit_zero_is_no_internal_error_anywhere(capsys, tmp_path):
+    from stage_factory import car_spec, preset_stage
+
+    stage = preset_stage(car_spec(name="Car"))
+    stage.SetMetadata("metersPerUnit", 0.0)
+    path = tmp_path / "zero.usda"
+    stage.GetRootLayer().Export(str(path))
+    for args in (["validate", str(path)], ["convert", str(path)], ["inspect", str(path)],
+                 ["simulate", str(path), "--steps", "2", "--dt", "0.01"]):
+        code, out, err = cli(capsys, *args)
+        assert "internal error" not in err and "ZeroDivisionError" not in out + err, args
+        assert "metersPerUnit 0.0 is not a finite positive number" in " ".join((out + err).split()), args

@@ -114,12 +114,30 @@ def _umask_mode() -> int:
     return 0o666 & ~mask
 
 
+def _output_folder(target: Path) -> None:
+    """Make the output's folder, or raise InputError saying why it cannot be (a file in the way, no permission)."""
+    for folder in (target.parent, *target.parent.parents):
+        if folder.exists():
+            if not folder.is_dir():
+                raise InputError(f"cannot write here: {folder} is a file, not a folder", file=str(target))
+            break
+    if target.is_dir():
+        raise InputError("is a folder; give a file name", file=str(target))
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot make the folder {target.parent}: {exc.strerror or exc}", file=str(target)) from None
+
+
 def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
     """Write a file through a temporary sibling and a rename, so readers never see half a file."""
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    _output_folder(target)
     mode = "wb" if isinstance(data, bytes) else "w"
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:
+        raise InputError(f"cannot write: {exc.strerror or exc}", file=str(target)) from None
     try:
         with os.fdopen(fd, mode) as handle:
             handle.write(data)
@@ -134,11 +152,21 @@ def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
 def export_layer_atomic(layer: Sdf.Layer, path: str | os.PathLike) -> None:
     """Export a layer to `path` via a temporary file in the same folder (keeps the file format by extension)."""
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=target.suffix, dir=target.parent)
+    if target.suffix.lower() == ".usdz":
+        raise InputError("USD writes no .usdz package from a layer: write .usda or .usdc (and package it with "
+                         "usdzip if you need a .usdz)", file=str(target))
+    _output_folder(target)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=target.suffix, dir=target.parent)
+    except OSError as exc:
+        raise InputError(f"cannot write: {exc.strerror or exc}", file=str(target)) from None
     os.close(fd)
     try:
-        if not layer.Export(tmp):
+        try:
+            written = layer.Export(tmp)
+        except Tf.ErrorException as exc:
+            raise InputError(f"USD could not write the file: {_error_text(exc)}", file=str(target)) from None
+        if not written:
             raise InputError("USD could not write the file", file=str(target))
         os.chmod(tmp, _umask_mode())
         os.replace(tmp, target)
