@@ -86,8 +86,7 @@ def convert_command(stage_file: str, output: str | None, target: str, fmt: str, 
     description = read_stage(stage_file)
     if target != "description":
         # these targets carry no diagnostics: the errors (why a vehicle is missing from the output) go to stderr
-        if not _say_errors(description, "convert") and target == "physx-snippet":
-            sys.exit(EXIT_FINDINGS)  # said: no folder to write
+        _say_errors(description, target)
     if target == "physx-snippet":
         from .runtime.snippet import write_snippet_folders
 
@@ -113,19 +112,25 @@ def convert_command(stage_file: str, output: str | None, target: str, fmt: str, 
         sys.exit(EXIT_FINDINGS)
 
 
-def _say_errors(description, what: str) -> bool:
-    """The stage's errors on stderr, and a line saying so when no vehicle is left to `what` (then False)."""
+def _say_errors(description, target: str) -> None:
+    """The stage's errors on stderr for a target whose output has no diagnostics. When every vehicle was left out,
+    a line saying so (naming them; physx-snippet then has nothing to write: exit 1); with no vehicle at all,
+    physx-snippet refuses the stage (exit 2)."""
     from .simulate.run import no_vehicle_reason
 
     for d in description.diagnostics:
         if d.severity.value == "error":
             click.echo(d.line(), err=True)
-    if not description.vehicles:
-        rejected = {d.prim: d.message for d in description.diagnostics if d.code == "REJECTED"}
-        click.echo(f"error: {description.stage.file}: no vehicle to {what}: {no_vehicle_reason(description, rejected)}",
-                   err=True)
-        return False
-    return True
+    if description.vehicles:
+        return
+    rejected = {d.prim: d.message for d in description.diagnostics if d.code == "REJECTED"}
+    reason = no_vehicle_reason(description, rejected)
+    if rejected:
+        click.echo(f"error: {description.stage.file}: no vehicle to convert: {reason}", err=True)
+        if target == "physx-snippet":
+            sys.exit(EXIT_FINDINGS)
+    elif target == "physx-snippet":
+        raise InputError(f"no vehicle to convert: {reason}", file=str(description.stage.file))
 
 
 @cli.command("json-schema")
