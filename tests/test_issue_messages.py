@@ -477,3 +477,42 @@ def test_meters_per_unit_zero_is_no_internal_error_anywhere(capsys, tmp_path):
         code, out, err = cli(capsys, *args)
         assert "internal error" not in err and "ZeroDivisionError" not in out + err, args
         assert "metersPerUnit 0.0 is not a finite positive number" in " ".join((out + err).split()), args
+
+
+# -- wheel collision shapes that touch the ground -------------------------------------------------------
+
+def test_a_wheel_shape_whose_groups_let_it_touch_the_ground_is_a_finding(tmp_path):
+    from pxr import Usd
+
+    from physxvehicle_usd.validate import validate_file
+
+    sample = SNIPPET.parent.parent.parent / "samples" / "basic_car" / "basic_car.usda"
+    clean = [f for f in validate_file(str(sample)).findings if f.code in ("A03", "A07")]
+    assert clean == []
+    stage = Usd.Stage.Open(str(sample))
+    # the ground's group no longer filters the wheels' group (and the wheels' group never listed the ground's)
+    stage.GetPrimAtPath("/World/GroundSurfaceCollisionGroup").GetRelationship("physics:filteredGroups").SetTargets(
+        [Sdf.Path("/World/GroundSurfaceCollisionGroup")])
+    path = tmp_path / "touching.usda"
+    stage.GetRootLayer().Export(str(path))
+    found = [f for f in validate_file(str(path)).findings if f.code == "A07"]
+    assert sorted(f.prim for f in found) == sorted(f"/World/BasicCar/{w}/Collision" for w in
+                                                   ("LeftWheel1", "RightWheel1", "LeftWheel2", "RightWheel2"))
+    assert all(f.severity == Severity.WARNING and "/World/VehicleWheelCollisionGroup" in f.message for f in found)
+
+
+def test_an_inverted_filter_that_lists_only_the_chassis_keeps_the_wheels_off_the_ground(tmp_path):
+    from pxr import Usd
+
+    from physxvehicle_usd.validate import validate_file
+
+    sample = SNIPPET.parent.parent.parent / "samples" / "basic_car" / "basic_car.usda"
+    stage = Usd.Stage.Open(str(sample))
+    stage.GetPrimAtPath("/World/GroundSurfaceCollisionGroup").GetRelationship("physics:filteredGroups").SetTargets(
+        [Sdf.Path("/World/GroundSurfaceCollisionGroup")])
+    wheels = UsdPhysics.CollisionGroup(stage.GetPrimAtPath("/World/VehicleWheelCollisionGroup"))
+    wheels.GetFilteredGroupsRel().SetTargets([Sdf.Path("/World/VehicleGroundQueryGroup")])
+    wheels.CreateInvertFilteredGroupsAttr(True)  # touch only the ground query group
+    path = tmp_path / "inverted.usda"
+    stage.GetRootLayer().Export(str(path))
+    assert [f for f in validate_file(str(path)).findings if f.code in ("A03", "A07")] == []
