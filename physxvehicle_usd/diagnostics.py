@@ -6,7 +6,6 @@ from enum import Enum
 
 from pydantic import BaseModel, ConfigDict
 
-
 _ADDRESS = re.compile(r"\s*<0x[0-9a-fA-F]+>")
 
 

@@ -38,7 +38,7 @@ class StageUnits:
         return cls.checked(stage)[0]
 
     @classmethod
-    def checked(cls, stage: Usd.Stage) -> "tuple[StageUnits, list[tuple[str, str]]]":
+    def checked(cls, stage: Usd.Stage) -> tuple[StageUnits, list[tuple[str, str]]]:
         """The stage's units and, for each metadata value that cannot be a unit (0, negative, NaN, infinite, not a
         number), (metadata name, message saying the value and what is used instead: the schema's fallback)."""
         problems = []
@@ -53,8 +53,8 @@ class StageUnits:
                 values.append(float(value))
                 continue
             shown = repr(value) if not isinstance(value, Exception) else "unreadable"
-            problems.append((name, f"stage {name} {shown} is not a finite positive number; it is read as the "
-                                   f"schema's fallback {fallback:g}"))
+            problems.append((name, (f"stage {name} {shown} is not a finite positive number; it is read as the "
+                                    f"schema's fallback {fallback:g}")))
             values.append(fallback)
         return cls(*values), problems
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import pytest
 from pxr import Gf, Sdf, UsdPhysics
@@ -160,7 +161,7 @@ def test_convert_prints_strict_json_with_no_numbers_as_strings_when_values_are_i
         car.stage.SetMetadata(where, math.nan)
     path = tmp_path / "car.usda"
     car.stage.GetRootLayer().Export(str(path))
-    code, out, err = cli(capsys, "convert", str(path))
+    code, out, _err = cli(capsys, "convert", str(path))
     assert code == EXIT_FINDINGS
     data = _strict_json(out)
 
@@ -224,7 +225,7 @@ def test_validate_on_a_folder_without_usd_files_exits_2_naming_it(capsys, tmp_pa
     folder.mkdir()
     if content:
         (folder / content).write_text("not a stage\n")
-    code, out, err = cli(capsys, "validate", str(folder))
+    code, out, _err = cli(capsys, "validate", str(folder))
     assert code == EXIT_USAGE
     assert f"{folder}: no USD files" in out
 
@@ -242,8 +243,8 @@ def test_simulate_says_which_vehicle_the_guard_froze_why_and_when_and_exits_1(ca
     code, out, err = cli(capsys, "simulate", str(path), "--steps", "5", "--dt", "0.01")
     assert code == EXIT_FINDINGS
     lines = [line for line in err.splitlines() if "frozen" in line]
-    assert lines == ["error: /World/Fast was frozen by the numerical guard at step 1 of 5 (chassis speed); its "
-                     "results from then on are its last good state, at rest"]
+    assert lines == [("error: /World/Fast was frozen by the numerical guard at step 1 of 5 (chassis speed); its "
+                      "results from then on are its last good state, at rest")]
     assert "/World/Fast: " in out and "(frozen at step 1: chassis speed)" in out
     assert "/World/Calm" not in err
 
@@ -331,7 +332,8 @@ def test_every_finding_has_one_severity_in_validate_and_in_convert(tmp_path):
     car.stage.DefinePrim("/World/Wheel", "Xform").GetReferences().AddReference("./missing_wheel.usda", "/Wheel")
     path = tmp_path / "stage.usda"
     car.stage.GetRootLayer().Export(str(path))
-    key = lambda d: (d.code, d.prim, d.property, d.message)  # noqa: E731
+    def key(d):
+        return d.code, d.prim, d.property, d.message
     validated = {key(f): f.severity for f in validate_file(str(path)).findings}
     converted = {key(d): d.severity for d in read_stage(str(path)).diagnostics}
     assert set(converted) <= set(validated)
@@ -351,7 +353,7 @@ def _two_rejected_cars(tmp_path):
 
 
 def test_no_simulable_vehicle_names_the_vehicles_that_were_all_rejected(capsys, tmp_path):
-    code, out, err = cli(capsys, "simulate", str(_two_rejected_cars(tmp_path)), "--steps", "2", "--dt", "0.01")
+    code, _out, err = cli(capsys, "simulate", str(_two_rejected_cars(tmp_path)), "--steps", "2", "--dt", "0.01")
     assert code == EXIT_FINDINGS
     last = err.strip().splitlines()[-1]
     assert "no simulable vehicle: the stage has 2 vehicle(s) and every one was left out" in last
@@ -365,7 +367,7 @@ def test_no_simulable_vehicle_says_a_payload_could_not_be_opened(capsys, tmp_pat
     UsdGeom.Xform.Define(stage, "/World")
     stage.DefinePrim("/World/Car", "Xform").GetPayloads().AddPayload("./car_payload.usda", "/Car")
     stage.Save()
-    code, out, err = cli(capsys, "simulate", str(tmp_path / "scene.usda"), "--steps", "2", "--dt", "0.01")
+    code, _out, err = cli(capsys, "simulate", str(tmp_path / "scene.usda"), "--steps", "2", "--dt", "0.01")
     assert code == EXIT_FINDINGS
     last = err.strip().splitlines()[-1]
     assert "no prim with PhysxVehicleAPI, and 1 reference(s) or payload(s) could not be opened" in last
@@ -378,7 +380,7 @@ def test_no_vehicle_at_all_is_said_as_such(capsys, tmp_path):
     stage = Usd.Stage.CreateNew(str(tmp_path / "empty.usda"))
     UsdGeom.Xform.Define(stage, "/World")
     stage.Save()
-    code, out, err = cli(capsys, "simulate", str(tmp_path / "empty.usda"), "--steps", "2", "--dt", "0.01")
+    code, _out, err = cli(capsys, "simulate", str(tmp_path / "empty.usda"), "--steps", "2", "--dt", "0.01")
     assert code == EXIT_FINDINGS
     assert err.strip().splitlines()[-1].endswith("no simulable vehicle: no prim with PhysxVehicleAPI")
 
@@ -387,7 +389,7 @@ def test_no_vehicle_at_all_is_said_as_such(capsys, tmp_path):
 def test_convert_to_a_physx_target_says_why_when_every_vehicle_is_rejected(capsys, tmp_path, target):
     path = _two_rejected_cars(tmp_path)
     extra = ["-o", str(tmp_path / "out")] if target == "physx-snippet" else []
-    code, out, err = cli(capsys, "convert", "--target", target, str(path), *extra)
+    code, _out, err = cli(capsys, "convert", "--target", target, str(path), *extra)
     assert code == EXIT_FINDINGS
     assert "error V14 /World/Car/Wheel0.physxVehicleWheel:radius" in err
     assert "no vehicle to convert: the stage has 2 vehicle(s) and every one was left out" in err
@@ -395,10 +397,10 @@ def test_convert_to_a_physx_target_says_why_when_every_vehicle_is_rejected(capsy
 
 # -- internal errors become one clean line --------------------------------------------------------------
 
-SNIPPET = __import__("pathlib").Path(__file__).resolve().parent / "data" / "snippet_car"
+SNIPPET = Path(__file__).resolve().parent / "data" / "snippet_car"
 
 
-def _snippet_copy(tmp_path, name: str, edit) -> "Path":
+def _snippet_copy(tmp_path, name: str, edit) -> Path:
     """The fixture snippet folder with one file changed: `edit` takes its text (str) or its data (dict)."""
     import shutil
 
@@ -429,7 +431,7 @@ def _one_clean_error_line(code: int, err: str, *words: str) -> None:
 ])
 def test_import_snippet_refuses_unreadable_json_in_one_line(capsys, tmp_path, text, words):
     folder = _snippet_copy(tmp_path, "Base.json", lambda _: text)
-    code, out, err = cli(capsys, "import-snippet", str(folder), "-o", str(tmp_path / "car.usda"))
+    code, _out, err = cli(capsys, "import-snippet", str(folder), "-o", str(tmp_path / "car.usda"))
     _one_clean_error_line(code, err, *words)
     assert not (tmp_path / "car.usda").exists()
 
@@ -439,7 +441,7 @@ def test_import_snippet_refuses_an_empty_torque_curve_rather_than_write_what_val
         data["EngineParams"]["TorqueCurve"] = []
         return data
     folder = _snippet_copy(tmp_path, "EngineDrive.json", empty_curve)
-    code, out, err = cli(capsys, "import-snippet", str(folder), "-o", str(tmp_path / "car.usda"))
+    code, _out, err = cli(capsys, "import-snippet", str(folder), "-o", str(tmp_path / "car.usda"))
     _one_clean_error_line(code, err, "EngineDrive.json", "TorqueCurve", "at least one")
 
 
@@ -448,12 +450,12 @@ def test_import_snippet_refuses_multipliers_it_would_cut(capsys, tmp_path):
         data["BrakeCommandResponseParams"]["WheelResponseMultipliers"] += [1.0] * 1000
         return data
     folder = _snippet_copy(tmp_path, "Base.json", many)
-    code, out, err = cli(capsys, "import-snippet", str(folder), "-o", str(tmp_path / "car.usda"))
+    code, _out, err = cli(capsys, "import-snippet", str(folder), "-o", str(tmp_path / "car.usda"))
     _one_clean_error_line(code, err, "Base.json", "WheelResponseMultipliers")
 
 
 def test_new_refuses_usdz_in_one_line(capsys, tmp_path):
-    code, out, err = cli(capsys, "new", "car", str(tmp_path / "x.usdz"))
+    code, _out, err = cli(capsys, "new", "car", str(tmp_path / "x.usdz"))
     _one_clean_error_line(code, err, "x.usdz", ".usda")
 
 
@@ -461,7 +463,7 @@ def test_new_refuses_usdz_in_one_line(capsys, tmp_path):
                                                        "-o"]])
 def test_an_output_under_a_file_is_one_clean_line(capsys, tmp_path, command):
     (tmp_path / "afile").write_text("")
-    code, out, err = cli(capsys, *command, str(tmp_path / "afile" / "x.usda"))
+    code, _out, err = cli(capsys, *command, str(tmp_path / "afile" / "x.usda"))
     _one_clean_error_line(code, err, "afile is a file, not a folder")
 
 
@@ -474,7 +476,7 @@ def test_meters_per_unit_zero_is_no_internal_error_anywhere(capsys, tmp_path):
     stage.GetRootLayer().Export(str(path))
     for args in (["validate", str(path)], ["convert", str(path)], ["inspect", str(path)],
                  ["simulate", str(path), "--steps", "2", "--dt", "0.01"]):
-        code, out, err = cli(capsys, *args)
+        _code, out, err = cli(capsys, *args)
         assert "internal error" not in err and "ZeroDivisionError" not in out + err, args
         assert "metersPerUnit 0.0 is not a finite positive number" in " ".join((out + err).split()), args
 

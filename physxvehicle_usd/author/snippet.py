@@ -34,6 +34,7 @@ from ..description import (
     VehicleDescription,
     WheelDescription,
 )
+from ..read.context import MAX_WHEELS
 from ..runtime.snippet import (
     AXES,
     BASE_FILE,
@@ -48,7 +49,6 @@ from ..runtime.snippet import (
     cross,
     dot,
 )
-from ..read.context import MAX_WHEELS
 from ..runtime.vehicle2 import TIRE_LOAD_FILTER
 from ..stage.io import export_layer_atomic
 from ..units import LENGTH, MASS, MASS_LENGTH, MASS_LENGTH2

@@ -122,8 +122,8 @@ def parse_wheel(prim: Usd.Prim, sink: DiagnosticSink, units: StageUnits) -> Bloc
     # The parser accepts 0 for these (V14's range is [0, FLT_MAX)); a wheel is then no wheel: the simulation
     # divides by the radius (slip, tire torque) and by the moment of inertia (wheel spin).
     for base, what in (("radius", "a wheel of zero radius cannot roll: slip and tire torque divide by it"),
-                       ("moi", "a wheel with no moment of inertia spins up without limit: its angular acceleration "
-                               "divides by it")):
+                       ("moi", ("a wheel with no moment of inertia spins up without limit: its angular "
+                                "acceleration divides by it"))):
         if block.get(base) == 0:
             sink.error("WHEEL_ZERO", r.path, f"{base} is 0; PhysX's parser accepts it but {what}", r.name(base))
             ok = False

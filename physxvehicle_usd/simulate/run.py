@@ -9,7 +9,6 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 from pxr import Usd
 
-from .. import properties as P
 from ..description import StageDescription
 from ..diagnostics import Diagnostic, Severity
 from ..errors import InputError
