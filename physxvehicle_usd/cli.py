@@ -84,6 +84,9 @@ def convert_command(stage_file: str, output: str | None, target: str, fmt: str, 
     if output and target != "physx-snippet" and os.path.isdir(output):
         raise click.UsageError(f"-o {output} is a folder; {target} writes one file")
     description = read_stage(stage_file)
+    if target != "description":
+        # these targets carry no diagnostics: the errors (why a vehicle is missing from the output) go to stderr
+        _say_errors(description, target)
     if target == "physx-snippet":
         from .runtime.snippet import write_snippet_folders
 
@@ -107,6 +110,27 @@ def convert_command(stage_file: str, output: str | None, target: str, fmt: str, 
         click.echo(text, nl=not text.endswith("\n"))
     if any(d.severity.value == "error" for d in description.diagnostics):
         sys.exit(EXIT_FINDINGS)
+
+
+def _say_errors(description, target: str) -> None:
+    """The stage's errors on stderr for a target whose output has no diagnostics. When every vehicle was left out,
+    a line saying so (naming them; physx-snippet then has nothing to write: exit 1); with no vehicle at all,
+    physx-snippet refuses the stage (exit 2)."""
+    from .simulate.run import no_vehicle_reason
+
+    for d in description.diagnostics:
+        if d.severity.value == "error":
+            click.echo(d.line(), err=True)
+    if description.vehicles:
+        return
+    rejected = {d.prim: d.message for d in description.diagnostics if d.code == "REJECTED"}
+    reason = no_vehicle_reason(description, rejected)
+    if rejected:
+        click.echo(f"error: {description.stage.file}: no vehicle to convert: {reason}", err=True)
+        if target == "physx-snippet":
+            sys.exit(EXIT_FINDINGS)
+    elif target == "physx-snippet":
+        raise InputError(f"no vehicle to convert: {reason}", file=str(description.stage.file))
 
 
 @cli.command("json-schema")
@@ -288,7 +312,8 @@ def simulate_command(stage_file: str, steps: int, dt: float, trace: str | None, 
     (time samples on them make a drive cycle over stage time).
 
     The last line of stdout is a summary (--format json: {vehicles, wheels, steps, dt, load_s, step_s}).
-    Stage errors go to stderr; exit code 1 when no vehicle can be simulated, 2 for unreadable input.
+    Stage errors go to stderr; exit code 1 when no vehicle can be simulated or the numerical guard froze a vehicle
+    (said on stderr: which, why, from which step), 2 for unreadable input.
     """
     import json
 
@@ -303,11 +328,15 @@ def simulate_command(stage_file: str, steps: int, dt: float, trace: str | None, 
             click.echo(line, err=True)
         click.echo(f"error: {nothing}", err=True)
         sys.exit(EXIT_FINDINGS)
+    for line in result.frozen_lines():
+        click.echo(line, err=True)
     if fmt == "json":
         click.echo(json.dumps(result.summary()))
     else:
         for line in text_summary(result):
             click.echo(line)
+    if result.frozen:
+        sys.exit(EXIT_FINDINGS)
 
 
 def main(argv: list[str] | None = None) -> None:

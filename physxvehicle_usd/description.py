@@ -290,12 +290,15 @@ def _float32_shortest(value: float) -> float:
 
 
 def _plain(value: Any) -> Any:
-    """USD/Gf/numpy values -> JSON-able lists and numbers (floats rounded to float32 precision)."""
+    """USD/Gf/numpy values -> JSON-able lists and numbers (floats rounded to float32 precision).
+
+    NaN and infinity are no JSON numbers (nor strings standing for numbers): they become null. The reader
+    reports every non-finite value it meets as a diagnostic and leaves its vehicle out, so none should get here."""
     if value is None or isinstance(value, (bool, str, int)):
         return value
     if isinstance(value, float):
         if math.isnan(value) or math.isinf(value):
-            return str(value)
+            return None
         if not abs(value) < 3.4e38:
             return value
         # zeros bypass the cache, which would merge -0.0 and 0.0

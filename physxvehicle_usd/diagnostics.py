@@ -1,9 +1,12 @@
 """Diagnostics: every problem the reader or validator finds is a record, never an exception."""
 from __future__ import annotations
 
+import re
 from enum import Enum
 
 from pydantic import BaseModel, ConfigDict
+
+_ADDRESS = re.compile(r"\s*<0x[0-9a-fA-F]+>")
 
 
 class Severity(str, Enum):
@@ -35,6 +38,8 @@ class DiagnosticSink:
         self._seen: set[tuple] = set()
 
     def add(self, severity: Severity, code: str, prim, message: str, prop: str | None = None) -> None:
+        # a pxr object's repr or a USD message may carry a memory address: the text must not change run to run
+        message = _ADDRESS.sub("", message)
         record = Diagnostic(severity=severity, code=code, prim=str(prim), property=prop, message=message)
         key = (record.severity, record.code, record.prim, record.property, record.message)
         if key not in self._seen:  # a shared component reports once, not once per user

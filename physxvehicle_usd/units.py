@@ -6,6 +6,7 @@ where lengthScale = 1 / metersPerUnit and massScale = 1 / kilogramsPerUnit, as t
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -33,7 +34,29 @@ class StageUnits:
 
     @classmethod
     def of(cls, stage: Usd.Stage) -> "StageUnits":
-        return cls(UsdGeom.GetStageMetersPerUnit(stage), UsdPhysics.GetStageKilogramsPerUnit(stage))
+        """The stage's units; a value that is not a finite positive number is replaced (see `checked`)."""
+        return cls.checked(stage)[0]
+
+    @classmethod
+    def checked(cls, stage: Usd.Stage) -> tuple[StageUnits, list[tuple[str, str]]]:
+        """The stage's units and, for each metadata value that cannot be a unit (0, negative, NaN, infinite, not a
+        number), (metadata name, message saying the value and what is used instead: the schema's fallback)."""
+        problems = []
+        values = []
+        for name, read, fallback in (("metersPerUnit", UsdGeom.GetStageMetersPerUnit, 0.01),
+                                     ("kilogramsPerUnit", UsdPhysics.GetStageKilogramsPerUnit, 1.0)):
+            try:
+                value = read(stage)
+            except Exception as exc:  # noqa: BLE001 - metadata of the wrong type
+                value = exc
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0:
+                values.append(float(value))
+                continue
+            shown = repr(value) if not isinstance(value, Exception) else "unreadable"
+            problems.append((name, (f"stage {name} {shown} is not a finite positive number; it is read as the "
+                                    f"schema's fallback {fallback:g}")))
+            values.append(fallback)
+        return cls(*values), problems
 
     @property
     def length_scale(self) -> float:

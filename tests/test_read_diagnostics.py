@@ -562,7 +562,7 @@ def test_a_composition_error_is_a_diagnostic_and_the_rest_is_read(tmp_path):
     car.stage.GetRootLayer().Export(str(path))
     description = read_stage(str(path))
     assert GOOD in description.vehicles
-    assert any(d.code == "COMPOSITION" and d.severity == W and "nowhere.usda" in d.message for d in description.diagnostics)
+    assert any(d.code == "COMPOSITION" and d.severity == E and "nowhere.usda" in d.message for d in description.diagnostics)
 
 
 # -- hostile values: reading never raises ---------------------------------------------------------------

@@ -12,6 +12,7 @@ from conftest import SAMPLES, Ran, run_cli
 from pxr import Usd, UsdGeom, UsdPhysics, UsdValidation
 
 from physxvehicle_usd import properties as P
+from physxvehicle_usd.diagnostics import Severity
 from physxvehicle_usd.validate import validate_file, validate_paths
 from physxvehicle_usd.validate.report import exit_code
 
@@ -91,11 +92,14 @@ def test_ground_without_material_and_stage_without_ground(tmp_path):
     assert len(codes["A04"]) == 1
 
 
-def test_vehicle_without_physics_scene_is_an_error(tmp_path):
+def test_vehicle_without_physics_scene_is_a_warning_saying_what_will_happen(tmp_path):
+    # omni.physx creates a default scene on load (and `simulate` simulates the car): not an error
     path = _edit(_car_copy(tmp_path), lambda stage: stage.RemovePrim("/World/PhysicsScene"))
     result = validate_file(str(path))
-    assert "A06" in {f.code for f in result.findings}
-    assert exit_code([result]) == 1
+    found = [f for f in result.findings if f.code == "A06"]
+    assert [f.severity for f in found] == [Severity.WARNING]
+    assert "default scene" in found[0].message and "simulate" in found[0].message
+    assert exit_code([result], strict=True) == 1
 
 
 def test_parser_rule_names_prim_and_property_and_fails(tmp_path, capfd):

@@ -34,6 +34,7 @@ from ..description import (
     VehicleDescription,
     WheelDescription,
 )
+from ..read.context import MAX_WHEELS
 from ..runtime.snippet import (
     AXES,
     BASE_FILE,
@@ -87,6 +88,11 @@ def read_snippet_files(directory: str | Path, drive: str | None = None) -> dict[
             raise SnippetFormatError(f"cannot be read: {exc}", file=str(path)) from None
         except json.JSONDecodeError as exc:
             raise SnippetFormatError(f"is not JSON: {exc}", file=str(path)) from None
+        except RecursionError:
+            raise SnippetFormatError("is nested too deeply to be read (no snippet file nests more than a few "
+                                     "levels)", file=str(path)) from None
+        except ValueError as exc:  # e.g. an integer longer than Python converts (4300 digits)
+            raise SnippetFormatError(f"holds a value that cannot be read: {exc}", file=str(path)) from None
         if not isinstance(data, dict):
             raise SnippetFormatError("the top level must be a JSON object", file=str(path))
         files[name] = data
@@ -191,12 +197,27 @@ def _ncr(doc: _Doc, response: Mapping, key: str, path: str, s: Scaler) -> Block 
     return _authored(P.NCR, path, commandValues=commands, speedResponsesPerCommandValue=starts, speedResponses=pairs)
 
 
+def _torque_curve(doc: _Doc) -> list[tuple[float, ...]]:
+    """The engine's torque curve; an empty one is refused (the USD engine needs at least one point: its own
+    validation rejects `torqueCurve = []`)."""
+    rows = doc.rows("EngineParams", "TorqueCurve", width=2, max_rows=8)
+    if not rows:
+        raise doc.fail("EngineParams.TorqueCurve", "needs at least one (normalised engine speed, torque) point")
+    return [tuple(r) for r in rows]
+
+
 def _response_values(doc: _Doc, key: str, n: int) -> tuple[float, list[float], Mapping]:
     response = doc.get(key)
     max_response = doc.number(key, "MaxResponse")
     multipliers = doc.numbers(key, "WheelResponseMultipliers")
     if len(multipliers) < n:
         raise doc.fail(f"{key}.WheelResponseMultipliers", f"needs one multiplier per wheel ({n})")
+    if len(multipliers) > MAX_WHEELS:
+        raise doc.fail(f"{key}.WheelResponseMultipliers", f"at most {MAX_WHEELS} entries (PhysX's wheel limit), got "
+                       f"{len(multipliers)}")
+    if any(m != 0.0 for m in multipliers[n:]):
+        raise doc.fail(f"{key}.WheelResponseMultipliers", f"multipliers past wheel {n - 1} must be 0 (the vehicle "
+                       f"has {n} wheels)")
     return max_response, multipliers[:n], response
 
 
@@ -450,7 +471,7 @@ def _engine_drive_from_snippet(doc: _Doc, v: VehicleDescription, n: int, s: Scal
         peakTorque=s(doc.number("EngineParams", "PeakTorque"), MASS_LENGTH2),
         maxRotationSpeed=doc.number("EngineParams", "MaxOmega"),
         idleRotationSpeed=doc.number("EngineParams", "IdleOmega"),
-        torqueCurve=[tuple(r) for r in doc.rows("EngineParams", "TorqueCurve", width=2, max_rows=8)],
+        torqueCurve=_torque_curve(doc),
         dampingRateFullThrottle=s(doc.number("EngineParams", "DampingRateFullThrottle"), MASS_LENGTH2),
         dampingRateZeroThrottleClutchEngaged=s(doc.number("EngineParams", "DampingRateZeroThrottleClutchEngaged"), MASS_LENGTH2),
         dampingRateZeroThrottleClutchDisengaged=s(doc.number("EngineParams", "DampingRateZeroThrottleClutchDisengaged"), MASS_LENGTH2),

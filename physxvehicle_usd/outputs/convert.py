@@ -16,7 +16,7 @@ from ..description import StageDescription
 
 
 def description_to_json_text(description: StageDescription, provenance: bool = False, si: bool = False) -> str:
-    return json.dumps(description.to_json(provenance=provenance, si=si), sort_keys=True, indent=2) + "\n"
+    return json.dumps(description.to_json(provenance=provenance, si=si), sort_keys=True, indent=2, allow_nan=False) + "\n"
 
 
 def description_text(description: StageDescription, si: bool = False) -> str:

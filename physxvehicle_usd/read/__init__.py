@@ -37,10 +37,16 @@ def read_stage(source: "str | os.PathLike | Usd.Stage") -> StageDescription:
     else:
         file = str(source)
         stage, warnings = open_stage_with_warnings(file)
-        for message in warnings:
-            sink.warning("COMPOSITION", "/", message)
-    units = StageUnits.of(stage)
+        for message in warnings:  # an error, as in `validate`: the stage is not the asset its author meant
+            sink.error("COMPOSITION", "/", message)
+    units, unit_problems = StageUnits.checked(stage)
+    for name, message in unit_problems:
+        sink.error("STAGE_UNITS", "/", message, name)
     up_axis = str(UsdGeom.GetStageUpAxis(stage))
+    if up_axis not in _UP:
+        sink.error("STAGE_UP_AXIS", "/", f"stage upAxis {up_axis!r} is not X, Y or Z; it is read as Y (the "
+                   "schema's fallback)", "upAxis")
+        up_axis = "Y"
     description = StageDescription(stage=StageInfo(file=file, metersPerUnit=units.meters_per_unit,
                                                    kilogramsPerUnit=units.kilograms_per_unit, upAxis=up_axis))
     ComponentReader.clear_cache()
@@ -83,7 +89,7 @@ def _read(stage: Usd.Stage, description: StageDescription, sink: DiagnosticSink,
             vehicles.append(prim)
     down = tuple(-c for c in _UP.get(up_axis, _UP["Y"]))
     for path, desc in physics.scenes.items():
-        block = gravity_block(path, desc, units, stage.GetPrimAtPath(path))
+        block = gravity_block(path, desc, units, stage.GetPrimAtPath(path), sink)
         if block["gravityDirection"] is None:
             block.set("gravityDirection", down, Source.DEFAULT)
         gravity[path] = block

@@ -42,7 +42,7 @@ def parse_context(prim: Usd.Prim, sink: DiagnosticSink, units: StageUnits) -> Bl
     block, ok = r.new_block(), True
     if not prim.IsA(UsdPhysics.Scene):
         sink.error("V01", r.path, "PhysxVehicleContextAPI must be applied to a PhysicsScene prim")
-        ok = False
+        return None  # the context is unusable whatever its attributes say: no findings about them
     mode = r.raw("updateMode")
     if mode.value not in ("velocityChange", "acceleration"):
         sink.warning("V02", r.path, f"update mode {mode.value!r} is not a known token; PhysX treats it as acceleration",
@@ -119,6 +119,14 @@ def parse_wheel(prim: Usd.Prim, sink: DiagnosticSink, units: StageUnits) -> Bloc
     block, ok = r.new_block(), True
     for base in ("radius", "width", "mass", "moi", "dampingRate"):
         ok &= r.copy(block, base, code="V14")
+    # The parser accepts 0 for these (V14's range is [0, FLT_MAX)); a wheel is then no wheel: the simulation
+    # divides by the radius (slip, tire torque) and by the moment of inertia (wheel spin).
+    for base, what in (("radius", "a wheel of zero radius cannot roll: slip and tire torque divide by it"),
+                       ("moi", ("a wheel with no moment of inertia spins up without limit: its angular "
+                                "acceleration divides by it"))):
+        if block.get(base) == 0:
+            sink.error("WHEEL_ZERO", r.path, f"{base} is 0; PhysX's parser accepts it but {what}", r.name(base))
+            ok = False
     for base in ("maxBrakeTorque", "maxHandBrakeTorque", "maxSteerAngle", "toeAngle"):
         raw = r.raw(base)
         if raw.has_value:

@@ -15,6 +15,7 @@ from ..description import Block, GroundDescription, MaterialDescription, Source
 from ..diagnostics import DiagnosticSink
 from ..properties import RIGID_BODY, SCENE
 from ..units import StageUnits
+from .values import ComponentReader
 
 
 @dataclass
@@ -77,11 +78,14 @@ def load_physics(stage: Usd.Stage, sink: DiagnosticSink) -> PhysicsInfo:
     return info
 
 
-def gravity_block(scene_path: str | None, desc, units: StageUnits, prim: Usd.Prim | None = None) -> Block:
+def gravity_block(scene_path: str | None, desc, units: StageUnits, prim: Usd.Prim | None = None,
+                  sink: DiagnosticSink | None = None) -> Block:
     """Scene gravity as omni.physx resolves it: unauthored direction = -up axis, magnitude = 9.81 m/s^2 in stage units.
 
     UsdPhysics already fills the defaults into its scene description, so whether a value is the stage's own
-    (provenance "authored") is asked of the scene prim."""
+    (provenance "authored") is asked of the scene prim. An authored value that cannot be used (NaN, +inf, a
+    negative magnitude) is replaced by the default, and said to `sink`; the (0, 0, 0) direction and the -inf
+    magnitude are the schema's own "use the default"."""
     block = Block(schema_name=SCENE, path=scene_path)
     direction = tuple(desc.gravityDirection) if desc is not None else (0.0, 0.0, 0.0)
     magnitude = float(desc.gravityMagnitude) if desc is not None else -math.inf
@@ -92,11 +96,18 @@ def gravity_block(scene_path: str | None, desc, units: StageUnits, prim: Usd.Pri
         if not scene.GetGravityMagnitudeAttr().HasAuthoredValue():
             magnitude = -math.inf
     if direction == (0.0, 0.0, 0.0) or not all(math.isfinite(c) for c in direction):
+        if sink is not None and direction != (0.0, 0.0, 0.0):
+            sink.error("GRAVITY", scene_path, f"gravity direction {direction!r} is not finite; the default (down the "
+                       "stage's up axis) is used", "physics:gravityDirection")
         block.set("gravityDirection", None, Source.DEFAULT)  # filled with -up by the caller
     else:
         norm = math.sqrt(sum(c * c for c in direction))
         block.set("gravityDirection", tuple(c / norm for c in direction), Source.AUTHORED)
     if not math.isfinite(magnitude) or magnitude < 0:
+        if sink is not None and magnitude != -math.inf:
+            sink.error("GRAVITY", scene_path, f"gravity magnitude {magnitude!r} is not a finite, non-negative number; "
+                       f"the default {units.default_gravity:g} (9.81 m/s^2 in stage lengths) is used",
+                       "physics:gravityMagnitude")
         block.set("gravityMagnitude", units.default_gravity, Source.DEFAULT)
     else:
         block.set("gravityMagnitude", magnitude, Source.AUTHORED)
@@ -147,11 +158,17 @@ def rigid_body_block(prim: Usd.Prim, desc, sink: DiagnosticSink, units: StageUni
     mass_api = UsdPhysics.MassAPI(prim)
     authored = prim.HasAPI(UsdPhysics.MassAPI) and all(
         a.HasAuthoredValue() for a in (mass_api.GetMassAttr(), mass_api.GetCenterOfMassAttr(), mass_api.GetDiagonalInertiaAttr()))
+    said = _check_mass_attributes(prim, sink)
     try:
         mass, inertia, com, axes = api.ComputeMassProperties(_shape_mass_information)
     except Exception as exc:  # noqa: BLE001
         sink.error("MASS", str(prim.GetPath()), f"mass properties could not be computed: {exc}")
         mass, inertia, com, axes = 0.0, Gf.Vec3f(0), Gf.Vec3f(0), Gf.Quatf(1)
+    computed = (float(mass), *inertia[:], *com[:], float(axes.GetReal()), *axes.GetImaginary()[:])
+    if not said and not all(math.isfinite(c) for c in computed):
+        sink.error("MASS", str(prim.GetPath()), f"the computed mass properties are not finite (mass {float(mass)!r}, "
+                   f"inertia {tuple(inertia[:])!r}, centre of mass {tuple(com[:])!r}): a collider or a MassAPI below the "
+                   "vehicle authors a non-finite value; the vehicle is left out")
     source = Source.AUTHORED if authored else Source.COMPUTED
     # Gf vectors are read by slicing (a list of floats): iterating one costs ~14 us through Python's old
     # sequence protocol, and a reader of 10,000 vehicles does this 60,000 times.
@@ -169,6 +186,50 @@ def rigid_body_block(prim: Usd.Prim, desc, sink: DiagnosticSink, units: StageUni
         block.set("angularVelocity", tuple(desc.angularVelocity[:]), Source.AUTHORED)
     _physx_actor_settings(prim, block, sink, units)
     return block
+
+
+# MassAPI attributes on the vehicle body: (name, arity, lowest accepted component, the schema's "not set" value).
+# A negative or non-finite value has no meaning; UsdPhysics would treat it as unset (mass and density not > 0) or
+# carry it into the body (+inf mass, a NaN inertia), so it is an error here, named with its property, and the
+# vehicle is left out rather than simulated with a replacement the author never chose.
+_MASS_ATTRIBUTES = (("physics:mass", 1, 0.0, None), ("physics:density", 1, 0.0, None),
+                    ("physics:diagonalInertia", 3, 0.0, None), ("physics:centerOfMass", 3, None, (-math.inf,) * 3),
+                    ("physics:principalAxes", 4, None, (0.0,) * 4))
+
+
+def _check_mass_attributes(prim: Usd.Prim, sink: DiagnosticSink) -> bool:
+    """Report the vehicle body's unusable MassAPI values; True when any was reported."""
+    path, authored = ComponentReader.prim_info(prim)
+    start = len(sink.items)
+    for name, arity, lowest, unset in _MASS_ATTRIBUTES:
+        if name not in authored:
+            continue
+        try:
+            value = prim.GetAttribute(name).Get()
+        except Exception as exc:  # noqa: BLE001 - a malformed value is the asset's problem
+            sink.error("VALUE", path, f"value cannot be read: {exc}; the vehicle is left out", name)
+            continue
+        if value is None:
+            continue
+        if isinstance(value, (Gf.Quatf, Gf.Quatd, Gf.Quath)):
+            components = (float(value.GetReal()), *value.GetImaginary()[:])
+        elif arity == 1 and isinstance(value, (int, float)) and not isinstance(value, bool):
+            components = (float(value),)
+        elif arity > 1 and not isinstance(value, (str, bool)) and hasattr(value, "__len__") and len(value) == arity:
+            components = tuple(float(c) for c in value[:])
+        else:
+            sink.error("TYPE", path, f"authored value {value!r:.60} does not have the schema's type; the vehicle is "
+                       "left out", name)
+            continue
+        if unset is not None and components == unset:
+            continue
+        shown = components[0] if arity == 1 else components
+        if not all(math.isfinite(c) for c in components):
+            sink.error("NONFINITE", path, f"value {shown!r} is not finite; the vehicle is left out", name)
+        elif lowest is not None and any(c < lowest for c in components):
+            sink.error("MASS_RANGE", path, f"value {shown!r} is negative; UsdPhysics would ignore it and compute the "
+                       "mass from the colliders' density (1000 kg/m^3 by default); the vehicle is left out", name)
+    return len(sink.items) > start
 
 
 def _physx_actor_settings(prim: Usd.Prim, block: Block, sink: DiagnosticSink, units: StageUnits) -> None:

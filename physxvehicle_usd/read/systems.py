@@ -22,6 +22,13 @@ def _check_wheel_list(v: VehicleParse, wheels: list[int], n: int, negative: str,
     if len(wheels) > n or any(w >= n for w in wheels):
         v.error(out_of_range, f"wheel indices {wheels} do not fit the vehicle's {n} wheels", prop)
         return False
+    repeated = sorted({w for w in wheels if wheels.count(w) > 1})
+    if repeated:
+        unlisted = [w for w in range(n) if w not in wheels]
+        v.warning("WHEEL_DUPLICATE", f"wheel indices {wheels} list wheel{'s' if len(repeated) > 1 else ''} "
+                  f"{', '.join(map(str, repeated))} more than once: PhysX keeps the value of the last entry for each"
+                  + (f", and wheel{'s' if len(unlisted) > 1 else ''} {', '.join(map(str, unlisted))} "
+                     "get none (not listed)" if unlisted else ""), prop)
     return True
 
 
@@ -125,6 +132,12 @@ def _wheel_system(v: VehicleParse, r: ComponentReader, block: Block, n: int, max
     return maximum.value, mults
 
 
+def _wheel_value(a: Attachment, base: str) -> float:
+    """A deprecated per-wheel value of the wheel component (0 when unauthored, or when the wheel itself is
+    invalid: that error is reported already and the vehicle is left out)."""
+    return (a.wheel.get(base) if a.wheel is not None else None) or 0.0
+
+
 def read_brakes(v: VehicleParse, d: VehicleDescription, attachments: list[Attachment]) -> None:
     ctx, prim, n = v.ctx, v.prim, len(attachments)
     instances = [i for i in P.MULTIPLE_APPLY[P.BRAKES] if prim.HasAPI(P.BRAKES, i)]
@@ -155,7 +168,7 @@ def read_brakes(v: VehicleParse, d: VehicleDescription, attachments: list[Attach
             block = Block(schema_name=P.BRAKES, path=v.path)
             block.set("wheels", list(range(n)), Source.DEPRECATED)
             block.set("maxBrakeTorque", 1.0, Source.DEPRECATED)
-            block.set("torqueMultipliers", [float(a.wheel.get(base) or 0.0) for a in by_index], Source.DEPRECATED)
+            block.set("torqueMultipliers", [float(_wheel_value(a, base)) for a in by_index], Source.DEPRECATED)
             d.brakes[instance] = block
 
 
@@ -199,7 +212,7 @@ def read_steering(v: VehicleParse, d: VehicleDescription, attachments: list[Atta
         block = Block(schema_name=P.STEERING, path=v.path)
         block.set("wheels", list(range(n)), Source.DEPRECATED)
         block.set("maxSteerAngle", 1.0, Source.DEPRECATED)
-        block.set("angleMultipliers", [float(a.wheel.get("maxSteerAngle") or 0.0) for a in by_index], Source.DEPRECATED)
+        block.set("angleMultipliers", [float(_wheel_value(a, "maxSteerAngle")) for a in by_index], Source.DEPRECATED)
         d.steering = block
     if (has_basic or has_ackermann) and prim.HasAPI(P.NCR, "steer"):
         ncr = C.parse_ncr(prim, "steer", ctx.sink, ctx.units)

@@ -265,8 +265,18 @@ class ComponentReader:
         return _raw(Raw, (value, True, _AUTHORED))
 
     def targets(self, base: str) -> tuple[list[str], bool]:
-        """Relationship targets (as strings) and whether any are authored."""
-        return authored_targets(self.prim, self.specs[base].name)
+        """Relationship targets (as strings) and whether any are authored. An attribute authored under the
+        relationship's name is a TYPE error (PhysX finds no relationship there) and reads as nothing authored."""
+        name = self.specs[base].name
+        found = authored_targets(self.prim, name)
+        if name in self.authored and not found[1]:
+            # USD answers by the schema's definition (a relationship), so the authored specs are asked
+            specs = self.prim.GetProperty(name).GetPropertyStack()
+            attribute = next((spec for spec in specs if isinstance(spec, Sdf.AttributeSpec)), None)
+            if attribute is not None:
+                self.sink.error("TYPE", self.path, f"authored as an attribute ({attribute.typeName} "
+                                f"{attribute.default!r:.60}); it must be a relationship: ignored", name)
+        return found
 
     # -- resolution helpers -------------------------------------------------------------------------------
 

@@ -33,6 +33,7 @@ from .wheels import (
     parse_attachment,
     resolve_wheels,
     world_scale,
+    zero_orientations,
 )
 
 
@@ -124,7 +125,9 @@ def _drive(v: VehicleParse) -> DriveDescription | None:
             drive.gears = v.fail_if_none(ctx.component("gears", gears, lambda: C.parse_gears(gears, ctx.sink, ctx.units)))
         if clutch is not None:
             drive.clutch = v.fail_if_none(ctx.component("clutch", clutch, lambda: C.parse_clutch(clutch, ctx.sink, ctx.units)))
-        if autobox is not None:
+        # the autobox is checked against the gear count: not read when the gears are invalid (reported already;
+        # its findings would only follow from that)
+        if autobox is not None and (drive.gears is not None or gears is None):
             count = len(drive.gears["ratios"]) if drive.gears is not None else 0
             drive.autoGearBox = v.fail_if_none(ctx.component(
                 "autobox", autobox, lambda: C.parse_autobox(autobox, ctx.sink, ctx.units, count)))
@@ -152,6 +155,9 @@ def parse_vehicle(prim: Usd.Prim, ctx: ReadContext) -> VehicleDescription | None
     if not prim.IsA(UsdGeom.Xformable):
         v.error("V68", "a vehicle prim must be xformable")
         return _rejected(v)
+    for name in zero_orientations(prim):
+        v.warning("ORIENT_ZERO", "the zero quaternion (0, 0, 0, 0) is no rotation; USD reads it as the identity "
+                  "rotation", name)
     matrix = ctx.xforms.GetLocalToWorldTransform(prim)
     scale = world_scale(matrix)
     # Gf.Transform reports a collapsed axis as 1e-10, not 0: a singular matrix is the zero scale.
@@ -163,7 +169,9 @@ def parse_vehicle(prim: Usd.Prim, ctx: ReadContext) -> VehicleDescription | None
                   "PhysX uses the scale along the vehicle's own axes")
     body_desc = ctx.physics.bodies.get(v.path)
     # 2. drive
+    errors_before_drive = v.rejecting_errors()
     drive = _drive(v)
+    drive_broken = drive is None and v.rejecting_errors() > errors_before_drive
     # 3. vehicle attributes, reference frame, rigid body state
     vehicle = _vehicle_attributes(v)
     ref = prim.GetCustomDataByKey(REFERENCE_FRAME_KEY)
@@ -245,11 +253,13 @@ def parse_vehicle(prim: Usd.Prim, ctx: ReadContext) -> VehicleDescription | None
                                      scene=scene, drive=drive)
     if v.valid and v.rejecting_errors() == 0:
         resolve_wheels(v, description, attachments, ref_com, scale, g)
-    # 6. differential -> brakes -> steering -> controllers, each only while the vehicle is still valid
-    for stage in (read_differential, read_brakes, read_steering, read_controllers):
-        if not v.valid:
-            break
-        stage(v, description, attachments)
+    # 6. differential -> brakes -> steering -> controllers. The parser stops at its first error; these are read
+    # after an error elsewhere too, so that one run reports every independent problem of the vehicle. They are
+    # skipped only where every finding would follow from an error already reported: a broken drive (each system
+    # would say it "needs a drive") or no wheels at all (every wheel index would be "out of range").
+    if not drive_broken and n > 0:
+        for stage in (read_differential, read_brakes, read_steering, read_controllers):
+            stage(v, description, attachments)
     if not v.valid or v.rejecting_errors():
         return _rejected(v)
     return description

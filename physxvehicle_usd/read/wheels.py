@@ -34,6 +34,18 @@ def world_scale(matrix: Gf.Matrix4d) -> tuple[float, float, float]:
     return tuple(Gf.Transform(matrix).GetScale()[:])
 
 
+def zero_orientations(prim: Usd.Prim) -> list[str]:
+    """The prim's authored xformOp:orient attributes holding the zero quaternion (no rotation at all: USD reads it
+    as the identity, silently)."""
+    names = [n for n in ComponentReader.prim_info(prim)[1] if n.startswith("xformOp:orient")]
+    out = []
+    for name in sorted(names):
+        value = prim.GetAttribute(name).Get()
+        if value is not None and hasattr(value, "GetReal") and value.GetReal() == 0 and not any(value.GetImaginary()[:]):
+            out.append(name)
+    return out
+
+
 def is_identity(rotation: Gf.Rotation) -> bool:
     return abs(rotation.GetAngle()) < 1e-6
 
@@ -135,6 +147,9 @@ def parse_attachment(v: VehicleParse, prim: Usd.Prim, counter: int) -> Attachmen
     ctx = v.ctx
     r = ComponentReader(prim, P.ATTACHMENT, ctx.sink, ctx.units)
     block = r.new_block()
+    for name in zero_orientations(prim):
+        v.warning("ORIENT_ZERO", "the zero quaternion (0, 0, 0, 0) is no rotation; USD reads it as the identity "
+                  "rotation", name, r.path)
     raw_index = r.raw("index")
     index = raw_index.value if raw_index.has_value else -1
     if not P.prop(P.ATTACHMENT, "index").range.accepts(index):

@@ -40,6 +40,8 @@ class Guard:
         self.p = params
         self.options = options
         self.reasons: dict[int, str] = {}  # vehicle index -> why it was frozen
+        self.steps = 0                     # steps checked so far
+        self.frozen_at: dict[int, int] = {}  # vehicle index -> the step (1-based, of this guard) that froze it
         self._snapshot: dict[str, np.ndarray] = {}
         self._out: dict[str, np.ndarray] = {}
 
@@ -82,10 +84,12 @@ class Guard:
         return reason
 
     def after(self, s: SimState) -> None:
+        self.steps += 1
         reason = self.faults(s)
         new = (reason >= 0) & ~s.faulted
         for v in np.nonzero(new)[0]:
             self.reasons[int(v)] = _REASONS[reason[v]]
+            self.frozen_at[int(v)] = self.steps
         frozen = s.faulted | new
         if not frozen.any():
             return

@@ -125,6 +125,16 @@ class Simulator:
         """Vehicle path -> why the guard froze it ("non-finite state", "chassis speed", ...)."""
         return {self.params.paths[v]: why for v, why in sorted(self.guard.reasons.items())} if self.guard else {}
 
+    @property
+    def fault_steps(self) -> dict[str, int]:
+        """Vehicle path -> the step (counted from 1 since the simulator was built) after which the guard froze it."""
+        return {self.params.paths[v]: at for v, at in sorted(self.guard.frozen_at.items())} if self.guard else {}
+
+    @property
+    def steps_taken(self) -> int:
+        """Steps the guard has checked since the simulator was built (0 without a guard)."""
+        return self.guard.steps if self.guard else 0
+
     # -- output
     def chassis_positions(self) -> np.ndarray:
         """(V, 3) world positions of the vehicle prims: telemetry()["bodies"]["position"] alone, without the rest."""

@@ -136,6 +136,12 @@ class SimulationResult:
     left_out: dict[str, str] = field(default_factory=dict)
     composition_warnings: list[str] = field(default_factory=list)
     loaded: LoadedSimulation | None = None
+    frozen: dict[str, tuple[str, int]] = field(default_factory=dict)  # path -> (why, step of this run, from 1)
+
+    def frozen_lines(self) -> list[str]:
+        """One line per vehicle the numerical guard froze during the run: which, why, from which step."""
+        return [f"error: {path} was frozen by the numerical guard at step {step} of {self.steps} ({why}); its results "
+                f"from then on are its last good state, at rest" for path, (why, step) in self.frozen.items()]
 
     @property
     def wheel_count(self) -> int:
@@ -177,8 +183,10 @@ def text_summary(result: SimulationResult, limit: int = 20) -> list[str]:
     for s in result.vehicles[:limit]:
         gear = f"gear {s.gear}" if s.has_gears else "no gearbox"
         speed = round(s.forward_speed_ms, 2) + 0.0  # no "-0.00" for a car at rest
+        frozen = result.frozen.get(s.path)
         lines.append(f"{s.path}: {s.distance_m:.2f} m travelled, {speed:.2f} m/s "
-                     f"({round(3.6 * speed, 1) + 0.0:.1f} km/h) at the end, {gear}")
+                     f"({round(3.6 * speed, 1) + 0.0:.1f} km/h) at the end, {gear}"
+                     + (f" (frozen at step {frozen[1]}: {frozen[0]})" if frozen else ""))
     if len(result.vehicles) > limit:
         lines.append(f"... and {len(result.vehicles) - limit} more vehicles")
     simulated = result.steps * result.dt

@@ -9,7 +9,6 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 from pxr import Usd
 
-from .. import properties as P
 from ..description import StageDescription
 from ..diagnostics import Diagnostic, Severity
 from ..errors import InputError
@@ -82,7 +81,8 @@ def load(source: "str | os.PathLike | Usd.Stage", dt: float, vehicles: Sequence[
             wanted = buildable
             simulator = Simulator.from_description(description, dt, wanted, threads=threads) if wanted else None
     if simulator is None:
-        raise NoVehicleError(_no_vehicle_message(description, left_out), problem_lines(description, left_out))
+        raise NoVehicleError(f"{description.stage.file}: no simulable vehicle: "
+                             f"{no_vehicle_reason(description, left_out, warnings)}", problem_lines(description, left_out))
     paths = tuple(simulator.params.paths)
     wheel_paths = tuple(tuple(w) for w in simulator.params.wheel_paths)
     cycle = drive_cycle(stage, description, paths, wheel_paths)
@@ -91,14 +91,14 @@ def load(source: "str | os.PathLike | Usd.Stage", dt: float, vehicles: Sequence[
 
 
 def _rejected_vehicles(diagnostics: Sequence[Diagnostic], stage: Usd.Stage) -> dict[str, str]:
-    """Vehicle prims with error diagnostics -> the first error's message."""
+    """Vehicles the reader left out (its REJECTED notes) -> the first error on the vehicle or below it (an error
+    of a shared component elsewhere: "see the errors above")."""
+    rejected = [d.prim for d in diagnostics if d.code == "REJECTED"]
     out: dict[str, str] = {}
-    for d in diagnostics:
-        if d.severity != Severity.ERROR or d.prim in out:
-            continue
-        prim = stage.GetPrimAtPath(d.prim) if d.prim.startswith("/") else None
-        if prim and prim.HasAPI(P.VEHICLE):
-            out[d.prim] = f"{d.code}: {d.message}"
+    for path in rejected:
+        first = next((d for d in diagnostics if d.severity == Severity.ERROR
+                      and (d.prim == path or d.prim.startswith(path + "/"))), None)
+        out[path] = f"{first.code}: {first.message}" if first is not None else "see the errors above"
     return out
 
 
@@ -112,11 +112,18 @@ def problem_lines(description: StageDescription, left_out: Mapping[str, str]) ->
     return lines
 
 
-def _no_vehicle_message(description: StageDescription, left_out: Mapping[str, str]) -> str:
-    file = description.stage.file
+def no_vehicle_reason(description: StageDescription, left_out: Mapping[str, str], composition: Sequence[str] = ()) -> str:
+    """Why a stage has no vehicle to work on: vehicles exist but were all left out (named), or there is no vehicle
+    prim at all (and then whether a reference or payload that might hold one could not be opened)."""
     if left_out:
-        return f"{file}: no simulable vehicle ({len(left_out)} left out because of errors)"
-    return f"{file}: no simulable vehicle (no prim with PhysxVehicleAPI)"
+        names = sorted(left_out)
+        shown = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+        return f"the stage has {len(names)} vehicle(s) and every one was left out because of errors ({shown})"
+    broken = list(composition) + [d.message for d in description.diagnostics if d.code == "COMPOSITION"]
+    if broken:
+        return (f"no prim with PhysxVehicleAPI, and {len(broken)} reference(s) or payload(s) could not be opened (a "
+                f"vehicle may be in one): {broken[0]}")
+    return "no prim with PhysxVehicleAPI"
 
 
 def _step_controls(controls: ControlsArg, steps: int) -> Callable[[int, Any], Mapping[str, Any] | None]:
@@ -172,6 +179,7 @@ def run(source: "str | os.PathLike | Usd.Stage | LoadedSimulation", steps: int, 
     distance = np.zeros(len(loaded.paths))
     step_s = 0.0
     last = first
+    steps_before = sim.steps_taken
     for i in range(steps):
         command = {name: rows[i] for name, rows in cycle.items()}
         extra = caller(i, sim)
@@ -201,6 +209,10 @@ def run(source: "str | os.PathLike | Usd.Stage | LoadedSimulation", steps: int, 
     summaries = [VehicleSummary(p, float(distance[v] * mpu), float(speed[v]), int(gears[v]), standard[v])
                  for v, p in enumerate(loaded.paths)]
     offset = loaded.drive_cycle.start_time_code / loaded.drive_cycle.time_codes_per_second / sim.dt
+    reasons, at = sim.fault_reasons, sim.fault_steps
+    frozen = {path: (reasons[path], at[path] - steps_before) for path in loaded.paths
+              if path in at and at[path] > steps_before}
     return SimulationResult(steps, sim.dt, loaded.paths, loaded.wheel_paths, loaded.load_s, step_s, summaries, mpu,
                             recorder.arrays() if recorder.active else {"vehicles": {}, "wheels": {}, "bodies": {}},
-                            initial, offset, dict(loaded.left_out), list(loaded.composition_warnings), loaded)
+                            initial, offset, dict(loaded.left_out), list(loaded.composition_warnings), loaded,
+                            frozen)

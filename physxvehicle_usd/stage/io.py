@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -38,12 +39,20 @@ def captured_stderr() -> Iterator[list[str]]:
             lines.extend(line for line in sink.read().decode("utf-8", "replace").splitlines() if line.strip())
 
 
+_PRIM_PREFIX = re.compile(r"^In <[^>]*>: ")
+_STAGE_CONTEXT = re.compile(r"\s*\((?:instantiating|recomposing) stage on stage @[^@]*@ <0x[0-9a-fA-F]+>\)")
+_ADDRESS = re.compile(r"\s*<0x[0-9a-fA-F]+>")
+
+
 def short_usd_message(text: str) -> str:
-    # USD's messages carry the C++ location; keep the sentence after the last ' -- ' or ' : '.
+    """One of USD's messages as a finding's text: without the C++ location (the sentence after the last ' -- '
+    or ' : '), the "In </prim>:" prefix a composition error repeats, and the stage's memory address, so that
+    one problem reads the same from the diagnostic stream and from the composition errors, run after run."""
     for sep in (" -- ", " : "):
         if sep in text:
             text = text.rsplit(sep, 1)[1]
-    return text.strip().strip("'")
+    text = _PRIM_PREFIX.sub("", text.strip().strip("'"))
+    return _ADDRESS.sub("", _STAGE_CONTEXT.sub("", text)).strip()
 
 
 def _error_text(exc: Tf.ErrorException) -> str:
@@ -91,7 +100,7 @@ def open_stage_with_warnings(path: str | os.PathLike, load_all: bool = True) -> 
         # without one of its layers the stage is not the asset its author meant: refuse it rather than guess
         reasons = "; ".join(short_usd_message(str(e)) for e in missing_layers)
         raise InputError(f"unresolvable sublayer: {reasons}", file=file)
-    warnings = [short_usd_message(line) for line in noise if "Warning" in line or "Error" in line]
+    warnings = list(dict.fromkeys(short_usd_message(line) for line in noise if "Warning" in line or "Error" in line))
     for error in stage.GetCompositionErrors():
         text = short_usd_message(str(error))
         if text not in warnings:
@@ -105,12 +114,30 @@ def _umask_mode() -> int:
     return 0o666 & ~mask
 
 
+def _output_folder(target: Path) -> None:
+    """Make the output's folder, or raise InputError saying why it cannot be (a file in the way, no permission)."""
+    for folder in (target.parent, *target.parent.parents):
+        if folder.exists():
+            if not folder.is_dir():
+                raise InputError(f"cannot write here: {folder} is a file, not a folder", file=str(target))
+            break
+    if target.is_dir():
+        raise InputError("is a folder; give a file name", file=str(target))
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot make the folder {target.parent}: {exc.strerror or exc}", file=str(target)) from None
+
+
 def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
     """Write a file through a temporary sibling and a rename, so readers never see half a file."""
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    _output_folder(target)
     mode = "wb" if isinstance(data, bytes) else "w"
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:
+        raise InputError(f"cannot write: {exc.strerror or exc}", file=str(target)) from None
     try:
         with os.fdopen(fd, mode) as handle:
             handle.write(data)
@@ -125,11 +152,21 @@ def write_atomic(path: str | os.PathLike, data: str | bytes) -> None:
 def export_layer_atomic(layer: Sdf.Layer, path: str | os.PathLike) -> None:
     """Export a layer to `path` via a temporary file in the same folder (keeps the file format by extension)."""
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=target.suffix, dir=target.parent)
+    if target.suffix.lower() == ".usdz":
+        raise InputError("USD writes no .usdz package from a layer: write .usda or .usdc (and package it with "
+                         "usdzip if you need a .usdz)", file=str(target))
+    _output_folder(target)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=target.suffix, dir=target.parent)
+    except OSError as exc:
+        raise InputError(f"cannot write: {exc.strerror or exc}", file=str(target)) from None
     os.close(fd)
     try:
-        if not layer.Export(tmp):
+        try:
+            written = layer.Export(tmp)
+        except Tf.ErrorException as exc:
+            raise InputError(f"USD could not write the file: {_error_text(exc)}", file=str(target)) from None
+        if not written:
             raise InputError("USD could not write the file", file=str(target))
         os.chmod(tmp, _umask_mode())
         os.replace(tmp, target)

@@ -70,13 +70,18 @@ def validate_file(path: str) -> FileResult:
 
 
 def collect_files(paths: Iterable[str]) -> tuple[list[str], list[FileResult]]:
-    """Files to check (folders searched recursively for USD files, sorted) and results for missing paths."""
+    """Files to check (folders searched recursively for USD files, sorted) and results for missing paths and
+    for folders holding no USD file."""
     files: list[str] = []
     missing: list[FileResult] = []
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            files.extend(sorted(str(p) for p in path.rglob("*") if p.suffix.lower() in USD_EXTENSIONS and p.is_file()))
+            found = sorted(str(p) for p in path.rglob("*") if p.suffix.lower() in USD_EXTENSIONS and p.is_file())
+            if not found:  # a mistyped CI path must not pass as "0 files, no errors"
+                missing.append(FileResult(file=str(path), status="unreadable", message=f"{path}: no USD files "
+                                          f"({', '.join(sorted(USD_EXTENSIONS))}) in this folder"))
+            files.extend(found)
         elif path.exists():
             files.append(str(path))
         else:

@@ -5,6 +5,7 @@ never collide with the parser rules (V01-V142) the reader reports.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Iterator
 
 from pxr import Usd, UsdPhysics
@@ -67,30 +68,71 @@ def _wheel_shapes(attachment: Usd.Prim) -> list[Usd.Prim]:
     return [p for p in Usd.PrimRange(attachment, Usd.TraverseInstanceProxies()) if p.HasAPI(UsdPhysics.CollisionAPI)]
 
 
-def _grouped_colliders(stage: Usd.Stage) -> set[str]:
-    members: set[str] = set()
+@dataclass
+class _Group:
+    members: set[str]
+    filtered: set[str]
+    inverted: bool
+
+
+def _collision_groups(stage: Usd.Stage) -> dict[str, _Group]:
+    """Every PhysicsCollisionGroup: its colliders, the groups it filters and whether that filter is inverted."""
+    groups: dict[str, _Group] = {}
     for prim in _prims(stage):
         if prim.IsA(UsdPhysics.CollisionGroup):
-            query = UsdPhysics.CollisionGroup(prim).GetCollidersCollectionAPI().ComputeMembershipQuery()
-            members.update(str(p) for p in Usd.ComputeIncludedPathsFromCollection(query, stage))
-    return members
+            group = UsdPhysics.CollisionGroup(prim)
+            query = group.GetCollidersCollectionAPI().ComputeMembershipQuery()
+            members = {str(p) for p in Usd.ComputeIncludedPathsFromCollection(query, stage)}
+            filtered = {str(t) for t in group.GetFilteredGroupsRel().GetTargets()}
+            inverted = bool(group.GetInvertFilteredGroupsAttr().Get())
+            groups[str(prim.GetPath())] = _Group(members, filtered, inverted)
+    return groups
+
+
+def _filters(groups: dict[str, _Group], a: str, b: str | None) -> bool:
+    """Whether group a keeps its colliders from touching those of group b (None: colliders in no group). An
+    inverted filter lets a touch only the groups it lists."""
+    listed = b is not None and b in groups[a].filtered
+    return not listed if groups[a].inverted else listed
+
+
+def _collide(groups: dict[str, _Group], of_a: list[str], of_b: list[str]) -> bool:
+    """Whether two colliders in these groups touch: filtering works either way round, and one filtering pair
+    suffices."""
+    for a in of_a or [None]:
+        for b in of_b or [None]:
+            if (a is not None and _filters(groups, a, b)) or (b is not None and _filters(groups, b, a)):
+                return False
+    return True
 
 
 def check_wheel_collision_setup(stage: Usd.Stage, d: StageDescription) -> Iterator[Diagnostic]:
     """Wheel collision shapes must be kept from touching the ground as rigid shapes (the suspension query
-    carries the car); a shape in no collision group collides with everything."""
-    grouped = None
+    carries the car): a shape in no collision group collides with everything (A03); a shape whose groups do not
+    filter a ground collider's touches that ground (A07)."""
+    groups = None
     for vehicle in d.vehicles.values():
         for wheel in vehicle.wheels:
             shapes = _wheel_shapes(stage.GetPrimAtPath(wheel.path))
             if not shapes:
                 continue
-            if grouped is None:
-                grouped = _grouped_colliders(stage)
+            if groups is None:
+                groups = _collision_groups(stage)
             for shape in shapes:
-                if str(shape.GetPath()) not in grouped:
-                    yield _finding(Severity.WARNING, "A03", shape.GetPath(), "wheel collision shape is in no "
+                path = str(shape.GetPath())
+                of_shape = sorted(g for g, info in groups.items() if path in info.members)
+                if not of_shape:
+                    yield _finding(Severity.WARNING, "A03", path, "wheel collision shape is in no "
                                    "PhysicsCollisionGroup: it will collide with the ground and fight the suspension")
+                    continue
+                touching = [ground.path for ground in d.ground
+                            if _collide(groups, of_shape, sorted(g for g, info in groups.items()
+                                                                 if ground.path in info.members))]
+                if touching:
+                    yield _finding(Severity.WARNING, "A07", path, f"wheel collision shape's group(s) "
+                                   f"{', '.join(of_shape)} do not filter the ground collider(s) {', '.join(touching)}: "
+                                   "the wheel will touch the ground as a rigid shape and fight the suspension (the "
+                                   "car can stall); filter the wheel group against the ground's group")
 
 
 def check_ground_materials(stage: Usd.Stage, d: StageDescription) -> Iterator[Diagnostic]:
@@ -107,7 +149,9 @@ def check_ground_materials(stage: Usd.Stage, d: StageDescription) -> Iterator[Di
 
 def check_scene(stage: Usd.Stage, d: StageDescription) -> Iterator[Diagnostic]:
     if d.vehicles and not d.scenes:
-        yield _finding(Severity.ERROR, "A06", "/", "the stage has vehicles but no PhysicsScene: nothing will simulate them")
+        yield _finding(Severity.WARNING, "A06", "/", "the stage has vehicles but no PhysicsScene: omni.physx creates a "
+                       "default scene when it loads the stage (gravity 9.81 m/s^2 down the stage's up axis), and "
+                       "`simulate` does the same; author a PhysicsScene to choose gravity and the vehicle context")
 
 
 ASSET_CHECKS = (check_scene, check_wheels_without_drive, check_unreferenced_components, check_wheel_collision_setup,
