@@ -113,7 +113,7 @@ def _mirror(fields) -> type[ctypes.Structure]:
 
 
 @pytest.mark.parametrize("change, named", [
-    (lambda f: f[:20] + [f[21], f[20]] + f[22:], "'throttle' at offset"),  # two fields swapped
+    (lambda f: f[:20] + [f[21], f[20]] + f[22:], f"'{compiled._FIELDS[20][0]}' at offset"),  # two fields swapped
     (lambda f: f[:9] + [("flt_min", "int64")] + f[10:], "'flt_min' at offset 72 (8 bytes)"),  # retyped
     (lambda f: f[:-1], "missing in compiled.py"),  # a field too few
     (lambda f: [(n if n != "mask" else "wheel_mask", k) for n, k in f], "'mask' at offset"),  # renamed
@@ -122,8 +122,6 @@ def test_the_loader_names_the_first_field_that_differs(change, named):
     built = [(name, offset, size) for name, offset, size in compiled._mirror_layout()]
     mismatch = compiled._first_mismatch(built, compiled._mirror_layout(_mirror(change(list(compiled._FIELDS)))))
     assert mismatch is not None and named in mismatch, mismatch
-
-
 
 
 @needs_kernel

@@ -78,3 +78,21 @@ def test_sim_params_keep_the_declared_names_and_component_first_layout(fleet):
             assert value.shape[1] == fleet.nb_vehicles and value.shape[0] == param.shape[-1], param.name
         else:
             assert value.shape == fleet.arrays[param.name].shape, param.name
+
+
+def test_the_kernel_takes_every_declared_kernel_parameter_under_its_name(fleet):
+    """What a subsystem declares with a kernel element type is a field of the C struct by the same name, and
+    SimParams holds it under that name; nothing else of the batch is in the struct's parameter part."""
+    from physxvehicle_usd.sim import compiled
+    from physxvehicle_usd.sim.batch import DERIVED
+
+    struct = dict(compiled._FIELDS)
+    declared = [value for value in PARAMS + DERIVED if value.kernel is not None]
+    assert len(declared) >= 50
+    p = SimParams.from_batch(fleet, np.float32)
+    for value in declared:
+        assert struct.get(value.name) is value.kernel, value.name
+        assert hasattr(p, value.name), value.name
+    header = (REPO / "physxvehicle_usd" / "sim" / "_substeps_batch.h").read_text()
+    for value in declared:
+        assert f"*{value.name}," in header or f"*{value.name};" in header, value.name

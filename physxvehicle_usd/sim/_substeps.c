@@ -412,7 +412,7 @@ INLINE void wheel(const Batch *b, Scratch *sc, int64_t l, int64_t i, const int a
     const Vec3 centre_offset = sub3(add3(hub, scale3(d, D - j)), row3(sc->x, l));
     const TireSpeeds speeds = contact_speeds(r, row3(sc->v, l), row3(sc->w, l), centre_offset, d, dirs.lng, dirs.lat);
     const float vx = speeds.lng, omega = b->rotation_speed[i];
-    const TireSlips slips = tire_slips(r, b->min_lat_den[i], b->min_active_den[i], b->min_passive_den[i], vx,
+    const TireSlips slips = tire_slips(r, b->min_lat_slip_denominator_w[i], b->min_active_long_slip_denominator_w[i], b->min_passive_long_slip_denominator_w[i], vx,
                                        speeds.lat, omega, b->brake_applied[i] | b->drive_applied[i]);
     const float camber = any_camber ? tire_camber(n, matvec(R, load3(b->axis_lng, VW, i)), lat_axis, og) : 0.0f;
     /* 4.5 filtered load, 4.6 friction */
@@ -428,7 +428,7 @@ INLINE void wheel(const Batch *b, Scratch *sc, int64_t l, int64_t i, const int a
     const float long_stiff = b->long_stiff[i], camber_stiff = any_camber ? b->camber_stiff[i] : 0.0f;
     /* 4.7 sticky tire */
     const StickyTireState sticky = sticky_tire_state(
-        r, b->sticky_lng_speed[i], b->sticky_lng_time[i], b->sticky_lat_speed[i], b->sticky_lat_time[i], vx, speeds.lat,
+        r, b->sticky_lng_speed_w[i], b->sticky_lng_time_w[i], b->sticky_lat_speed_w[i], b->sticky_lat_time_w[i], vx, speeds.lat,
         omega, load, friction, b->accel_intent[i], b->brake_intent[i], b->lng_low_speed_time[i],
         b->lat_low_speed_time[i], dt);
     b->lng_low_speed_time[i] = sticky.lng_time;
@@ -671,7 +671,7 @@ static void step_rows(const Batch *b, Scratch *sc, int64_t v0, int64_t nv) {
             sc->active[l] = 1;
             sc->dt[l] = dt;
             sc->sweep[l] = b->query_type[v] == 1;
-            sc->limit[l] = b->limit_expansion[v];
+            sc->limit[l] = b->limit_expansion_velocity[v];
             for (int c = 0; c < 3; ++c) sc->g[c][l] = b->gravity[c * V + v];
             sc->d_w[l] = dt / b->wheel_moi[i];
             sc->diag[l] = 1.0f + sc->d_w[l] * b->wheel_damping_rate[i];

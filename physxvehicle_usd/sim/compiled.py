@@ -17,6 +17,7 @@ import weakref
 import numpy as np
 
 from ..runtime.vehicle2 import NEUTRAL_GEAR
+from .batch import DERIVED, PARAMS
 from .state import FLT_MIN, SUBSTEP_FIELDS, SimParams, SimState
 from .tire import vehicle_intent
 
@@ -38,6 +39,10 @@ def _fields(kind, names: str) -> list:
     return [(name, kind) for name in names.split()]
 
 
+# The batch's parameters the kernel reads, by the names the subsystems declare them under (their Params and Derived
+# values with a kernel element type): the batch, SimParams and the struct carry each under that one name.
+_KERNEL_PARAMETERS = [(value.name, value.kernel) for value in PARAMS + DERIVED if value.kernel is not None]
+
 # The fields of the struct the kernel takes, in order: the C typedef is generated from this list
 # (tools/generate_kernel_header.py writes _substeps_batch.h). Per vehicle arrays are (V,), per wheel (V, W), vectors
 # component-first; flags int32.
@@ -45,19 +50,10 @@ _FIELDS = (
     # the batch's sizes and flags; dt is the whole step's (the rotation angles advance by it)
     _fields(_I64, "V W threads curve_points gear_columns neutral_gear any_sweep any_limit_expansion any_camber_stiffness")
     + _fields(_FLOAT, "flt_min dt")
-    # per vehicle
-    + _fields(_P64, "n_sub query_type torque_curve_count")
-    + _fields(_I32, "is_standard limit_expansion")
-    + _fields(_F32, "dt_sub mass moi gravity throttle engine_peak_torque engine_max_omega engine_idle_omega engine_moi "
-                    "engine_damping_engaged engine_damping_disengaged engine_damping_full clutch_strength "
-                    "gear_switch_time final_ratio gear_ratios torque_curve wheel_angle_threshold_speed")
-    # per wheel, parameters
-    + _fields(_I32, "mask")
-    + _fields(_F32, "travel_direction travel_distance radius half_width wheel_mass spring_stiffness spring_damping "
-                    "f_es susp_arm tire_arm rest_load lat_stiff_x lat_stiff_y lat_saturation long_stiff camber_stiff "
-                    "load_x0 load_y0 load_x1 load_y1 load_slope fvs_x0 fvs_x1 fvs_x2 fvs_y0 fvs_y1 fvs_y2 "
-                    "fvs_slope0 fvs_slope1 min_lat_den min_active_den min_passive_den sticky_lng_speed "
-                    "sticky_lng_time sticky_lat_speed sticky_lat_time wheel_moi wheel_damping_rate")
+    + _KERNEL_PARAMETERS
+    # per vehicle, this step's inputs
+    + _fields(_P64, "n_sub")
+    + _fields(_F32, "dt_sub throttle")
     # per wheel, this step's inputs
     + _fields(_I32, "road_hit brake_applied drive_applied accel_intent brake_intent")
     + _fields(_F32, "road_normal road_offset road_friction offset axle axis_lat axis_lng brake_torque drive_torque "
@@ -178,25 +174,8 @@ def _parameters(p: SimParams) -> _Call:
     b.neutral_gear = NEUTRAL_GEAR
     b.any_sweep, b.any_limit_expansion, b.any_camber_stiffness = p.any_sweep, p.any_limit_expansion, p.any_camber_stiffness
     b.flt_min = FLT_MIN
-    for name in ("query_type", "torque_curve_count", "is_standard", "mass", "moi", "gravity", "engine_peak_torque",
-                 "engine_max_omega", "engine_idle_omega", "engine_moi", "engine_damping_engaged",
-                 "engine_damping_disengaged", "engine_damping_full", "clutch_strength", "gear_switch_time", "final_ratio",
-                 "gear_ratios", "torque_curve", "wheel_angle_threshold_speed", "mask", "travel_direction", "travel_distance", "radius", "half_width",
-                 "wheel_mass", "spring_stiffness", "spring_damping", "f_es", "susp_arm", "tire_arm", "rest_load",
-                 "lat_stiff_x", "lat_stiff_y", "lat_saturation", "long_stiff", "camber_stiff", "load_x0", "load_y0",
-                 "load_x1", "load_y1", "load_slope", "wheel_moi", "wheel_damping_rate"):
+    for name, _ in _KERNEL_PARAMETERS:
         c.set(name, getattr(p, name))
-    c.set("limit_expansion", p.limit_expansion_velocity)
-    for k in range(3):
-        c.set(f"fvs_x{k}", p.fvs_x[k])
-        c.set(f"fvs_y{k}", p.fvs_y[k])
-    for k in range(2):
-        c.set(f"fvs_slope{k}", p.fvs_slope[k])
-    for name, source in (("min_lat_den", "min_lat_slip_denominator_w"), ("min_active_den", "min_active_long_slip_denominator_w"),
-                         ("min_passive_den", "min_passive_long_slip_denominator_w"), ("sticky_lng_speed", "sticky_lng_speed_w"),
-                         ("sticky_lng_time", "sticky_lng_time_w"), ("sticky_lat_speed", "sticky_lat_speed_w"),
-                         ("sticky_lat_time", "sticky_lat_time_w")):
-        c.set(name, getattr(p, source))
     _PREPARED[id(p)] = c
     weakref.finalize(p, _PREPARED.pop, id(p), None)
     return c

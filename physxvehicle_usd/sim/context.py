@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..runtime.vehicle2 import DRIVE_NONE
-from .declare import Param
+from .declare import F32, I32, Derived, Param
 from .state import SimParams
 
 PARAMS = (
@@ -15,13 +15,15 @@ PARAMS = (
     Param("lat_axis", vehicle=lambda p: p.frame.lat_axis, shape=(3,), component_first=True, unit="1"),
     Param("vrt_axis", vehicle=lambda p: p.frame.vrt_axis, shape=(3,), component_first=True, unit="1"),
     Param("length_scale", vehicle=lambda p: p.scale.scale, unit="length/m"),
-    Param("gravity", vehicle=lambda p: p.context.gravity, shape=(3,), component_first=True, unit="length/s^2"),
+    Param("gravity", vehicle=lambda p: p.context.gravity, shape=(3,), component_first=True, unit="length/s^2", kernel=F32),
     Param("update_acceleration", vehicle=lambda p: p.context.update_mode != "velocityChange", dtype=bool),
-    Param("wheel_angle_threshold_speed", vehicle=lambda p: p.context.wheel_angle_threshold_speed, unit="length/s"),
+    Param("wheel_angle_threshold_speed", vehicle=lambda p: p.context.wheel_angle_threshold_speed, unit="length/s", kernel=F32),
     Param("substep_threshold_speed", vehicle=lambda p: p.context.substep_threshold_speed, unit="length/s"),
     Param("low_speed_substeps", vehicle=lambda p: p.context.low_speed_substeps, dtype=np.int64),
     Param("high_speed_substeps", vehicle=lambda p: p.context.high_speed_substeps, dtype=np.int64),
 )
+# what SimParams.from_batch derives for the compiled kernel
+DERIVED = (Derived("mask", I32),)  # wheel_mask
 
 
 def substep_counts(p: SimParams, forward_speed: np.ndarray) -> np.ndarray:

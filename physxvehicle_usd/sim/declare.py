@@ -19,7 +19,7 @@ import numpy as np
 from .. import properties as P
 from ..description import canonical_value
 
-F32, I32, I64 = "float", "int32", "int64"  # the kernel's element types (float32, int32 flags, int64 counts)
+F32, I32, I64 = np.float32, np.int32, np.int64  # the kernel's element types (int32 for flags)
 
 # where a property's resolved value sits in the description records, by schema: per wheel, per vehicle
 WHEEL_BLOCKS = {P.WHEEL: "wheel", P.TIRE: "tire", P.SUSPENSION: "suspension", P.ATTACHMENT: "attachment",

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..runtime.vehicle2 import MAX_TORQUE_CURVE_POINTS, NEUTRAL_GEAR
 from . import vecmath as vm
-from .declare import Param
+from .declare import F32, I32, I64, Derived, Param
 from .state import SimParams, SimState
 from .wheel import direct_drive_update
 
@@ -58,22 +58,22 @@ def _torque_curve(p) -> np.ndarray:
 
 
 PARAMS = (
-    Param("engine_moi", vehicle=lambda p: _engine(p, "moi", 1.0), pad=1.0, unit="mass*length^2"),
-    Param("engine_peak_torque", vehicle=lambda p: _engine(p, "peak_torque"), unit="mass*length^2/s^2"),
-    Param("engine_idle_omega", vehicle=lambda p: _engine(p, "idle_omega"), unit="rad/s"),
-    Param("engine_max_omega", vehicle=lambda p: _engine(p, "max_omega", 1.0), pad=1.0, unit="rad/s"),
-    Param("torque_curve", vehicle=_torque_curve, shape=(MAX_TORQUE_CURVE_POINTS, 2)),
-    Param("torque_curve_count", vehicle=lambda p: len(_torque_curve(p)), dtype=np.int64),
-    Param("engine_damping_full", vehicle=lambda p: _engine(p, "damping_rate_full_throttle"), unit="mass*length^2/s"),
+    Param("engine_moi", vehicle=lambda p: _engine(p, "moi", 1.0), pad=1.0, unit="mass*length^2", kernel=F32),
+    Param("engine_peak_torque", vehicle=lambda p: _engine(p, "peak_torque"), unit="mass*length^2/s^2", kernel=F32),
+    Param("engine_idle_omega", vehicle=lambda p: _engine(p, "idle_omega"), unit="rad/s", kernel=F32),
+    Param("engine_max_omega", vehicle=lambda p: _engine(p, "max_omega", 1.0), pad=1.0, unit="rad/s", kernel=F32),
+    Param("torque_curve", vehicle=_torque_curve, shape=(MAX_TORQUE_CURVE_POINTS, 2), kernel=F32),
+    Param("torque_curve_count", vehicle=lambda p: len(_torque_curve(p)), dtype=np.int64, kernel=I64),
+    Param("engine_damping_full", vehicle=lambda p: _engine(p, "damping_rate_full_throttle"), unit="mass*length^2/s", kernel=F32),
     Param("engine_damping_engaged", vehicle=lambda p: _engine(p, "damping_rate_zero_throttle_clutch_engaged"),
-          unit="mass*length^2/s"),
+          unit="mass*length^2/s", kernel=F32),
     Param("engine_damping_disengaged", vehicle=lambda p: _engine(p, "damping_rate_zero_throttle_clutch_disengaged"),
-          unit="mass*length^2/s"),
-    Param("gear_ratios", vehicle=lambda p: _gearbox(p, "ratios", ()), shape=("G",)),  # reverse, neutral, forwards
+          unit="mass*length^2/s", kernel=F32),
+    Param("gear_ratios", vehicle=lambda p: _gearbox(p, "ratios", ()), shape=("G",), kernel=F32),  # reverse, neutral, forwards
     Param("nb_gears", vehicle=lambda p: _gearbox(p, "nb_ratios", 0), dtype=np.int64),
-    Param("final_ratio", vehicle=lambda p: _gearbox(p, "final_ratio", 1.0), pad=1.0),
-    Param("gear_switch_time", vehicle=lambda p: _gearbox(p, "switch_time", 0.0), unit="s"),
-    Param("clutch_strength", vehicle=lambda p: 0.0 if p.clutch is None else p.clutch.strength, unit="mass*length^2/s"),
+    Param("final_ratio", vehicle=lambda p: _gearbox(p, "final_ratio", 1.0), pad=1.0, kernel=F32),
+    Param("gear_switch_time", vehicle=lambda p: _gearbox(p, "switch_time", 0.0), unit="s", kernel=F32),
+    Param("clutch_strength", vehicle=lambda p: 0.0 if p.clutch is None else p.clutch.strength, unit="mass*length^2/s", kernel=F32),
     Param("has_autobox", vehicle=lambda p: p.autobox is not None, dtype=bool),
     Param("autobox_up", vehicle=lambda p: _autobox(p, "up_ratios", ()), shape=("G",)),
     Param("autobox_down", vehicle=lambda p: _autobox(p, "down_ratios", ()), shape=("G",)),
@@ -89,6 +89,8 @@ PARAMS = (
     Param("group_first_wheel", vehicle=lambda p: _tracks(p)[1], shape=("W",), dtype=np.int64, pad=-1),
     Param("group_multiplier", vehicle=lambda p: _tracks(p)[2], shape=("W",)),
 )
+# what SimParams.from_batch derives for the compiled kernel
+DERIVED = (Derived("is_standard", I32),)
 
 
 @dataclass

@@ -12,12 +12,12 @@ import numpy as np
 
 from .. import properties as P
 from . import vecmath as vm
-from .declare import Param
+from .declare import F32, Param
 from .state import SimParams, SimState
 
 PARAMS = (
-    Param("mass", vehicle=lambda p: p.rigid_body.mass, unit="mass"),
-    Param("moi", vehicle=lambda p: p.rigid_body.moi, shape=(3,), component_first=True, unit="mass*length^2"),
+    Param("mass", vehicle=lambda p: p.rigid_body.mass, unit="mass", kernel=F32),
+    Param("moi", vehicle=lambda p: p.rigid_body.moi, shape=(3,), component_first=True, unit="mass*length^2", kernel=F32),
     Param("com_position", vehicle=lambda p: p.rigid_body.com_position, shape=(3,), component_first=True, unit="length"),
     Param("com_orientation", vehicle=lambda p: p.rigid_body.com_orientation, shape=(4,), component_first=True),
     Param("init_position", vehicle=lambda p: p.initial_state.position, shape=(3,), unit="length"),

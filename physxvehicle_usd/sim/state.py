@@ -110,10 +110,11 @@ class SimParams(SimpleNamespace):
         p.load_x0, p.load_y0, p.load_x1, p.load_y1 = (np.ascontiguousarray(lf[..., i, j]) for i in (0, 1) for j in (0, 1))
         p.load_slope = (p.load_y1 - p.load_y0) / np.where(p.load_x1 > p.load_x0, p.load_x1 - p.load_x0, 1.0)
         fvs = A["friction_vs_slip"]
-        p.fvs_x = tuple(np.ascontiguousarray(fvs[..., i, 0]) for i in range(3))
-        p.fvs_y = tuple(np.ascontiguousarray(fvs[..., i, 1]) for i in range(3))
-        p.fvs_slope = tuple((p.fvs_y[i + 1] - p.fvs_y[i]) / np.where(p.fvs_x[i + 1] > p.fvs_x[i], p.fvs_x[i + 1] - p.fvs_x[i], 1.0)
-                            for i in range(2))
+        x = [np.ascontiguousarray(fvs[..., i, 0]) for i in range(3)]
+        y = [np.ascontiguousarray(fvs[..., i, 1]) for i in range(3)]
+        p.fvs_x0, p.fvs_x1, p.fvs_x2 = x
+        p.fvs_y0, p.fvs_y1, p.fvs_y2 = y
+        p.fvs_slope0, p.fvs_slope1 = ((y[i + 1] - y[i]) / np.where(x[i + 1] > x[i], x[i + 1] - x[i], 1.0) for i in range(2))
         p.any_camber_stiffness = bool((A["camber_stiff"] != 0.0).any())
         p.any_lat_stiff_x_zero = bool(((A["lat_stiff_x"] == 0.0) & A["wheel_mask"]).any())
         p.lat_saturation = np.where(A["lat_stiff_x"] == 0.0, 0.0, 3.0 / np.where(A["lat_stiff_x"] == 0.0, 1.0, A["lat_stiff_x"]))

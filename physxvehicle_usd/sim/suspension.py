@@ -12,7 +12,7 @@ import numpy as np
 from .. import properties as P
 from ..runtime.vehicle2 import QUERY_SWEEP
 from . import vecmath as vm
-from .declare import Param
+from .declare import F32, I32, I64, Derived, Param
 from .ground import Ground, raycast
 from .state import FLT_MIN, SimParams, SimState
 
@@ -23,20 +23,20 @@ def _graph(points, width: int) -> tuple:
 
 
 PARAMS = (
-    Param("query_type", vehicle=lambda p: p.suspension_state_calculation.query_type, dtype=np.int64),
+    Param("query_type", vehicle=lambda p: p.suspension_state_calculation.query_type, dtype=np.int64, kernel=I64),
     Param("limit_expansion_velocity", vehicle=lambda p: p.suspension_state_calculation.limit_expansion_velocity,
-          dtype=bool),
+          dtype=bool, kernel=I32),
     Param("attachment_position", wheel=lambda w: w.suspension.attachment_position, shape=(3,), component_first=True,
           unit="length"),
     Param("attachment_orientation", wheel=lambda w: w.suspension.attachment_orientation, shape=(4,), pad=(1, 0, 0, 0)),
-    Param("travel_direction", wheel=lambda w: w.suspension.travel_direction, shape=(3,), component_first=True),
-    Param("travel_distance", source=(P.SUSPENSION, "travelDistance"), pad=1.0, unit="length"),
+    Param("travel_direction", wheel=lambda w: w.suspension.travel_direction, shape=(3,), component_first=True, kernel=F32),
+    Param("travel_distance", source=(P.SUSPENSION, "travelDistance"), pad=1.0, unit="length", kernel=F32),
     Param("wheel_attachment_position", wheel=lambda w: w.suspension.wheel_attachment_position, shape=(3,),
           component_first=True, unit="length"),
     Param("wheel_attachment_orientation", wheel=lambda w: w.suspension.wheel_attachment_orientation, shape=(4,),
           pad=(1, 0, 0, 0)),
-    Param("spring_stiffness", source=(P.SUSPENSION, "springStrength"), unit="mass/s^2"),
-    Param("spring_damping", source=(P.SUSPENSION, "springDamperRate"), unit="mass/s"),
+    Param("spring_stiffness", source=(P.SUSPENSION, "springStrength"), unit="mass/s^2", kernel=F32),
+    Param("spring_damping", source=(P.SUSPENSION, "springDamperRate"), unit="mass/s", kernel=F32),
     Param("sprung_mass", source=(P.SUSPENSION, "sprungMass"), unit="mass"),
     # compliance graphs over normalised jounce: points and how many are real
     Param("toe_graph", wheel=lambda w: _graph(w.compliance.wheel_toe_angle, 2), shape=(3, 2)),
@@ -48,6 +48,9 @@ PARAMS = (
     Param("tire_app_graph", wheel=lambda w: _graph(w.compliance.tire_force_app_point, 4), shape=(3, 4)),
     Param("tire_app_count", wheel=lambda w: min(len(w.compliance.tire_force_app_point), 3), dtype=np.int64),
 )
+# what SimParams.from_batch derives for the compiled kernel: the wheel share of the external force, the force
+# application arms of constant compliance graphs
+DERIVED = (Derived("f_es", F32), Derived("susp_arm", F32), Derived("tire_arm", F32))
 
 
 @dataclass

@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import properties as P
 from . import vecmath as vm
-from .declare import Param
+from .declare import F32, Derived, Param
 from .state import SimParams, SimState
 
 PARAMS = (
@@ -25,16 +25,23 @@ PARAMS = (
     Param("sticky_lat_speed", source=(P.VEHICLE, "lateralStickyTireThresholdSpeed"), unit="length/s"),
     Param("sticky_lat_time", source=(P.VEHICLE, "lateralStickyTireThresholdTime"), unit="s"),
     Param("sticky_lat_damping", source=(P.VEHICLE, "lateralStickyTireDamping"), unit="1/s"),
-    Param("lat_stiff_x", source=(P.TIRE, "lateralStiffnessGraph"), transform=lambda graph: graph[0]),
+    Param("lat_stiff_x", source=(P.TIRE, "lateralStiffnessGraph"), transform=lambda graph: graph[0], kernel=F32),
     Param("lat_stiff_y", source=(P.TIRE, "lateralStiffnessGraph"), transform=lambda graph: graph[1], pad=1.0,
-          unit="force/rad"),
-    Param("long_stiff", source=(P.TIRE, "longitudinalStiffness"), pad=1.0, unit="force"),
-    Param("camber_stiff", source=(P.TIRE, "camberStiffness"), unit="force/rad"),
+          unit="force/rad", kernel=F32),
+    Param("long_stiff", source=(P.TIRE, "longitudinalStiffness"), pad=1.0, unit="force", kernel=F32),
+    Param("camber_stiff", source=(P.TIRE, "camberStiffness"), unit="force/rad", kernel=F32),
     Param("friction_vs_slip", source=(P.TIRE, "frictionVsSlipGraph"), shape=(3, 2)),
-    Param("rest_load", source=(P.TIRE, "restLoad"), pad=1.0, unit="force"),
+    Param("rest_load", source=(P.TIRE, "restLoad"), pad=1.0, unit="force", kernel=F32),
     Param("load_filter", wheel=lambda w: w.tire.load_filter, shape=(2, 2)),
     Param("friction_table_id", shape=("W",), dtype=np.int64),  # the batch's table of friction tables
 )
+# what SimParams.from_batch derives for the compiled kernel: the load filter and friction graphs as points and
+# slopes, the lateral saturation, and the per-vehicle slip and sticky thresholds repeated over wheels
+DERIVED = tuple(Derived(name, F32) for name in (
+    "lat_saturation", "load_x0", "load_y0", "load_x1", "load_y1", "load_slope", "fvs_x0", "fvs_x1", "fvs_x2", "fvs_y0",
+    "fvs_y1", "fvs_y2", "fvs_slope0", "fvs_slope1", "min_lat_slip_denominator_w", "min_active_long_slip_denominator_w",
+    "min_passive_long_slip_denominator_w", "sticky_lng_speed_w", "sticky_lng_time_w", "sticky_lat_speed_w",
+    "sticky_lat_time_w"))
 
 ONE_THIRD = 0.33333  # the truncated literals PhysX uses in its smoothing functions
 ONE_TWENTYSEVENTH = 0.037037
@@ -131,8 +138,8 @@ def tire_load(p: SimParams, normal_force: np.ndarray, on_ground: np.ndarray) -> 
 def tire_friction(p: SimParams, lng_slip: np.ndarray, road_friction: np.ndarray, on_ground: np.ndarray) -> np.ndarray:
     """4.6 road friction times the friction-vs-slip graph at |longitudinal slip| (0 off the ground)."""
     ak = np.abs(lng_slip)
-    (gx0, gx1, gx2), (gy0, gy1, gy2) = p.fvs_x, p.fvs_y
-    g = np.where(ak < gx1, gy0 + (ak - gx0) * p.fvs_slope[0], np.where(ak < gx2, gy1 + (ak - gx1) * p.fvs_slope[1], gy2))
+    gx0, gx1, gx2, gy0, gy1, gy2 = p.fvs_x0, p.fvs_x1, p.fvs_x2, p.fvs_y0, p.fvs_y1, p.fvs_y2
+    g = np.where(ak < gx1, gy0 + (ak - gx0) * p.fvs_slope0, np.where(ak < gx2, gy1 + (ak - gx1) * p.fvs_slope1, gy2))
     return np.where(on_ground, road_friction * g, 0.0)
 
 

@@ -8,15 +8,15 @@ import numpy as np
 
 from .. import properties as P
 from . import vecmath as vm
-from .declare import Param
+from .declare import F32, Param
 from .state import SimParams, SimState
 
 PARAMS = (
-    Param("radius", source=(P.WHEEL, "radius"), pad=1.0, unit="length"),
-    Param("half_width", source=(P.WHEEL, "width"), transform=lambda width: 0.5 * width, unit="length"),
-    Param("wheel_mass", source=(P.WHEEL, "mass"), unit="mass"),
-    Param("wheel_moi", source=(P.WHEEL, "moi"), pad=1.0, unit="mass*length^2"),  # padding: a harmless unit inertia
-    Param("wheel_damping_rate", source=(P.WHEEL, "dampingRate"), unit="mass*length^2/s"),
+    Param("radius", source=(P.WHEEL, "radius"), pad=1.0, unit="length", kernel=F32),
+    Param("half_width", source=(P.WHEEL, "width"), transform=lambda width: 0.5 * width, unit="length", kernel=F32),
+    Param("wheel_mass", source=(P.WHEEL, "mass"), unit="mass", kernel=F32),
+    Param("wheel_moi", source=(P.WHEEL, "moi"), pad=1.0, unit="mass*length^2", kernel=F32),  # padding: a harmless unit inertia
+    Param("wheel_damping_rate", source=(P.WHEEL, "dampingRate"), unit="mass*length^2/s", kernel=F32),
 )
 
 
