@@ -46,6 +46,9 @@ def _vehicle_attributes(v: VehicleParse) -> Block:
         raw = r.raw(base)
         block.set(base, bool(raw.value), raw.source)
     query = r.raw("suspensionLineQueryType")
+    if query.value not in ("raycast", "sweep"):
+        ctx.sink.warning("QUERY_TOKEN", v.path, f"suspension line query {query.value!r} is not a known token; PhysX "
+                         "treats it as raycast", r.name("suspensionLineQueryType"))
     block.set("suspensionLineQueryType", "sweep" if query.value == "sweep" else "raycast", query.source)
     ok &= r.with_default(block, "subStepThresholdLongitudinalSpeed")
     for base in ("lowForwardSpeedSubStepCount", "highForwardSpeedSubStepCount"):
