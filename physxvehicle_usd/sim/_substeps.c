@@ -517,6 +517,19 @@ static void engine_rows(const Batch *b, Scratch *sc, int64_t v0, int64_t nv) {
     }
 }
 
+/* 5.1 direct drive (wheel.direct_drive_update before its lock and mask): implicit in the wheel's damping, explicit in
+   tire, drive and brake torque; d_w = dt / I_w, diag = 1 + damping rate d_w (step_rows has them for the step). */
+INLINE float direct_drive_update(float omega, float tire_torque, float drive_torque, float brake_torque, float d_w,
+                                 float diag) {
+    return (omega + d_w * (tire_torque + drive_torque - sign0(omega) * brake_torque)) / diag;
+}
+
+/* A braked wheel whose new speed stops or reverses it stays locked; a masked wheel stays 0 (5.1 and 6.4). */
+INLINE float locked_wheel_speed(float omega, float new_omega, int32_t brake_applied, int32_t mask) {
+    const float x = (brake_applied & (omega * new_omega <= 0.0f)) ? 0.0f : new_omega;
+    return mask ? x : 0.0f;
+}
+
 /* 6.4/6.6 engine drive: wheels and engine coupled through the clutch, solved in closed form (the bordered
    system of drivetrain._solve_bordered); 5.1 direct drive for the other vehicles. Vectorised across vehicles. */
 static inline __attribute__((always_inline)) void drivetrain_with(const Batch *b, const Scratch *sc, int64_t v0,
@@ -546,11 +559,9 @@ static inline __attribute__((always_inline)) void drivetrain_with(const Batch *b
         for (int64_t w = 0; w < W; ++w) {
             const float om = b->rotation_speed[i0 + w], d_w = sc->d_w[l0 + w];
             const float engine = (rhs[w] - beta[w] * (G * S - y)) * inv[w];
-            const float direct = (om + d_w * (sc->tire_torque[l0 + w] + b->drive_torque[i0 + w]
-                                              - sign0(om) * b->brake_torque[i0 + w])) / sc->diag[l0 + w];
-            float x = standard ? engine : direct;
-            x = (b->brake_applied[i0 + w] & (om * x <= 0.0f)) ? 0.0f : x;
-            x = b->mask[i0 + w] ? x : 0.0f;
+            const float direct = direct_drive_update(om, sc->tire_torque[l0 + w], b->drive_torque[i0 + w],
+                                                     b->brake_torque[i0 + w], d_w, sc->diag[l0 + w]);
+            const float x = locked_wheel_speed(om, standard ? engine : direct, b->brake_applied[i0 + w], b->mask[i0 + w]);
             b->rotation_speed[i0 + w] = act ? x : om;
         }
         const float engine = min_f(max_f(y, b->engine_idle_omega[v]), b->engine_max_omega[v]);
@@ -688,22 +699,34 @@ int64_t pvu_batch_fields(const char *const **names, const int64_t **offsets, con
     return PVU_BATCH_FIELDS;
 }
 
-/* 5.2 after the last substep: the speed reported (blended with the rolling speed at low speed) and the rotation
-   angle, advanced by the whole step and wrapped to (-2 pi, 2 pi). */
+/* 5.2 after the last substep (wheel.update_rotation_angle): the speed reported, blended with the rolling speed
+   below the threshold speed when the wheel is neither driven nor braked, and the rotation angle advanced by the
+   whole step dt and wrapped to (-2 pi, 2 pi); 0 for masked wheels. */
+typedef struct { float angle, corrected_speed; } RotationAngle;
+
+INLINE RotationAngle update_rotation_angle(float radius, float threshold_speed, int32_t mask, float angle, float omega,
+                                           float jounce, float lng_speed, int32_t brake_applied, int32_t drive_applied,
+                                           float dt) {
+    const float two_pi = 6.2831855f;
+    const float a = fabsf(lng_speed) / threshold_speed;
+    const int blend = (jounce > 0.0f) & !brake_applied & !drive_applied & (fabsf(lng_speed) < threshold_speed);
+    const float rolling = lng_speed / radius * (1.0f - a) + omega * a;
+    const float corrected = blend ? rolling : omega;
+    const float advanced = angle + corrected * dt;
+    const float on = mask ? 1.0f : 0.0f;
+    return (RotationAngle){(advanced - truncf(advanced / two_pi) * two_pi) * on, corrected * on};
+}
+
 static void rotation_angles(const Batch *b, int64_t v0, int64_t nv) {
     const int64_t W = b->W;
-    const float two_pi = 6.2831855f;
 #pragma omp simd
     for (int64_t i = v0 * W; i < (v0 + nv) * W; ++i) {
-        const float vb = b->wheel_angle_threshold_speed[i / W], vx = b->out__lng_speed[i], omega = b->rotation_speed[i];
-        const float a = fabsf(vx) / vb;
-        const int blend = (b->jounce[i] > 0.0f) & !b->brake_applied[i] & !b->drive_applied[i] & (fabsf(vx) < vb);
-        const float rolling = vx / b->radius[i] * (1.0f - a) + omega * a;
-        const float corrected = blend ? rolling : omega;
-        const float angle = b->rotation_angle[i] + corrected * b->dt;
-        const float mask = b->mask[i] ? 1.0f : 0.0f;
-        b->rotation_angle[i] = (angle - truncf(angle / two_pi) * two_pi) * mask;
-        b->corrected_rotation_speed[i] = corrected * mask;
+        const RotationAngle ra = update_rotation_angle(b->radius[i], b->wheel_angle_threshold_speed[i / W], b->mask[i],
+                                                       b->rotation_angle[i], b->rotation_speed[i], b->jounce[i],
+                                                       b->out__lng_speed[i], b->brake_applied[i], b->drive_applied[i],
+                                                       b->dt);
+        b->rotation_angle[i] = ra.angle;
+        b->corrected_rotation_speed[i] = ra.corrected_speed;
     }
 }
 
@@ -733,6 +756,25 @@ static void block_range(const Batch *b, Scratch *sc, int64_t first, int64_t last
     }
 }
 
+/* Denormal inputs and results read as 0 (FTZ and DAZ) on this thread until restored; returns the state to restore. */
+static unsigned int flush_denormals(void) {
+#ifdef FLUSH_DENORMALS
+    const unsigned int csr = _mm_getcsr();
+    _mm_setcsr(csr | 0x8040);
+    return csr;
+#else
+    return 0;
+#endif
+}
+
+static void restore_denormals(unsigned int csr) {
+#ifdef FLUSH_DENORMALS
+    _mm_setcsr(csr);
+#else
+    (void)csr;
+#endif
+}
+
 /* Every substep of every vehicle: n_sub[v] substeps of dt_sub[v] each, on b->threads threads (each a contiguous
    range of whole blocks, so the result does not depend on the count). Returns 0, -1 when W is too large, -2
    when out of memory. */
@@ -753,15 +795,10 @@ int pvu_substeps(const Batch *b) {
         if (!buffer) {
             failed = 1;
         } else {
-#ifdef FLUSH_DENORMALS
-            const unsigned int csr = _mm_getcsr();
-            _mm_setcsr(csr | 0x8040);
-#endif
+            const unsigned int csr = flush_denormals();
             const int64_t first = blocks * rank / size * BLOCK, last = blocks * (rank + 1) / size * BLOCK;
             block_range(b, &scratch, first, last < b->V ? last : b->V);
-#ifdef FLUSH_DENORMALS
-            _mm_setcsr(csr);
-#endif
+            restore_denormals(csr);
             free(buffer);
         }
     }
