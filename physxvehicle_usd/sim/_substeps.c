@@ -2,8 +2,9 @@
 
    The same numerics as the numpy kernels of suspension.py, tire.py, drivetrain.py, wheel.py and
    rigid_body.integrate_substep, in the same order; pipeline.step chooses this path for float32 batches
-   it covers (compiled.py says which) and the numpy kernels for the rest. tests/test_sim_compiled.py
-   holds the two to each other.
+   it covers (compiled.py says which) and the numpy kernels for the rest. The per-wheel functions carry
+   the names of their numpy twins; tests/test_sim_kernel_pairs.py holds each pair to each other (through the
+   pvu_test_ wrappers at the end), tests/test_sim_compiled.py whole trajectories.
 
    Why compiled: a numpy substep over 40,000 wheels is about 1,000 whole-array operations, each a pass
    over memory. Here each wheel's values stay in registers, and the per-wheel loop is vectorised. Vehicles
@@ -804,3 +805,155 @@ int pvu_substeps(const Batch *b) {
     }
     return failed ? -2 : 0;
 }
+
+/* Test wrappers: each runs one of the per-wheel functions above over n lanes of arrays (vectors as (3, n) and
+   rotations as (9, n) row-major, component-first like the batch), under the kernel's denormal flushing, for
+   tests/test_sim_kernel_pairs.py to hold against the numpy twin of the same name. The kernel does not call them. */
+#include <float.h>
+
+#define LANES(body)                                  \
+    do {                                             \
+        const unsigned int csr = flush_denormals();  \
+        for (int64_t i = 0; i < n; ++i) { body; }    \
+        restore_denormals(csr);                      \
+    } while (0)
+
+static void load9(const float *a, int64_t n, int64_t i, float R[9]) {
+    for (int c = 0; c < 9; ++c) R[c] = a[c * n + i];
+}
+
+void pvu_test_jounce_from_depth(int64_t n, const float *depth, const float *rho, const float *travel, const float *prev,
+                                const int32_t *prev_specified, float *jounce, float *separation) {
+    LANES(const Jounce out = jounce_from_depth(depth[i], rho[i], travel[i], prev[i], prev_specified[i], FLT_MIN);
+          jounce[i] = out.jounce; separation[i] = out.separation);
+}
+
+void pvu_test_limit_expansion_velocity(int64_t n, const float *k, const float *c, const float *m, const float *j,
+                                       const float *jdot, const float *sep, const float *prev, const float *prev_speed,
+                                       const float *g_along, const int32_t *has_hit, const float *dt,
+                                       const int32_t *apply, float *jounce, float *jounce_speed, float *separation,
+                                       int32_t *clamped) {
+    LANES(const ExpansionLimit out = limit_expansion_velocity(k[i], c[i], m[i], j[i], jdot[i], sep[i], prev[i],
+                                                              prev_speed[i], g_along[i], has_hit[i], dt[i], apply[i]);
+          jounce[i] = out.jounce; jounce_speed[i] = out.jounce_speed; separation[i] = out.separation;
+          clamped[i] = out.clamped);
+}
+
+void pvu_test_update_suspension_state(int64_t n, int any_sweep, int any_limit, const float *travel, const float *radius,
+                                      const float *half_width, const float *k, const float *c, const float *m,
+                                      const int32_t *mask, const int32_t *sweep, const int32_t *limit,
+                                      const float *prev, const float *prev_speed, const int32_t *prev_specified,
+                                      const int32_t *hit, const float *normal, const float *road_offset, const float *R,
+                                      const float *d, const float *hub, const float *axle, const float *gravity,
+                                      const float *dt, float *jounce, float *jounce_speed, float *separation,
+                                      int32_t *on_ground) {
+    LANES(float Ri[9]; load9(R, n, i, Ri);
+          const SuspensionState out = update_suspension_state(
+              any_sweep, any_limit, travel[i], radius[i], half_width[i], k[i], c[i], m[i], mask[i], sweep[i], limit[i],
+              prev[i], prev_speed[i], prev_specified[i], hit[i], load3(normal, n, i), road_offset[i], Ri,
+              load3(d, n, i), load3(hub, n, i), load3(axle, n, i), load3(gravity, n, i), dt[i], FLT_MIN);
+          jounce[i] = out.jounce; jounce_speed[i] = out.jounce_speed; separation[i] = out.separation;
+          on_ground[i] = out.on_ground);
+}
+
+void pvu_test_suspension_force(int64_t n, const float *k, const float *c, const float *f_es, const float *arm_body,
+                               const float *jounce, const float *jounce_speed, const int32_t *on_ground,
+                               const float *normal, const float *R, const float *d, float *force, float *torque,
+                               float *normal_force) {
+    LANES(float Ri[9]; load9(R, n, i, Ri);
+          const SuspensionForce out = suspension_force(k[i], c[i], load3(f_es, n, i), load3(arm_body, n, i), jounce[i],
+                                                       jounce_speed[i], on_ground[i], load3(normal, n, i), Ri,
+                                                       load3(d, n, i));
+          store3(force, n, i, out.force); store3(torque, n, i, out.torque); normal_force[i] = out.normal_force);
+}
+
+void pvu_test_tire_directions(int64_t n, const float *lat_axis, const float *normal, const int32_t *on_ground,
+                              float *t_lng, float *t_lat) {
+    LANES(const TireDirections out = tire_directions(load3(lat_axis, n, i), load3(normal, n, i), on_ground[i]);
+          store3(t_lng, n, i, out.lng); store3(t_lat, n, i, out.lat));
+}
+
+void pvu_test_contact_speeds(int64_t n, const float *radius, const float *linear_velocity, const float *angular_velocity,
+                             const float *centre_offset, const float *d, const float *t_lng, const float *t_lat,
+                             float *lng_speed, float *lat_speed) {
+    LANES(const TireSpeeds out = contact_speeds(radius[i], load3(linear_velocity, n, i), load3(angular_velocity, n, i),
+                                                load3(centre_offset, n, i), load3(d, n, i), load3(t_lng, n, i),
+                                                load3(t_lat, n, i));
+          lng_speed[i] = out.lng; lat_speed[i] = out.lat);
+}
+
+void pvu_test_tire_slips(int64_t n, const float *radius, const float *min_lat_den, const float *min_active_den,
+                         const float *min_passive_den, const float *vx, const float *vy, const float *omega,
+                         const int32_t *applied, float *lng_slip, float *lat_slip) {
+    LANES(const TireSlips out = tire_slips(radius[i], min_lat_den[i], min_active_den[i], min_passive_den[i], vx[i],
+                                           vy[i], omega[i], applied[i]);
+          lng_slip[i] = out.lng; lat_slip[i] = out.lat);
+}
+
+void pvu_test_tire_camber(int64_t n, const float *normal, const float *lng_axis, const float *lat_axis,
+                          const int32_t *on_ground, float *camber) {
+    LANES(camber[i] = tire_camber(load3(normal, n, i), load3(lng_axis, n, i), load3(lat_axis, n, i), on_ground[i]));
+}
+
+void pvu_test_tire_load(int64_t n, const float *rest, const float *x0, const float *y0, const float *x1, const float *y1,
+                        const float *slope, const float *normal_force, const int32_t *on_ground, float *load) {
+    LANES(load[i] = tire_load(rest[i], x0[i], y0[i], x1[i], y1[i], slope[i], normal_force[i], on_ground[i]));
+}
+
+void pvu_test_tire_friction(int64_t n, const float *x0, const float *x1, const float *x2, const float *y0,
+                            const float *y1, const float *y2, const float *s0, const float *s1, const float *lng_slip,
+                            const float *road_friction, const int32_t *on_ground, float *friction) {
+    LANES(friction[i] = tire_friction(x0[i], x1[i], x2[i], y0[i], y1[i], y2[i], s0[i], s1[i], lng_slip[i],
+                                      road_friction[i], on_ground[i]));
+}
+
+void pvu_test_sticky_tire_state(int64_t n, const float *radius, const float *v_lng, const float *t_lng,
+                                const float *v_lat, const float *t_lat, const float *vx, const float *vy,
+                                const float *omega, const float *load, const float *friction,
+                                const int32_t *accel_intent, const int32_t *brake_intent, const float *lng_time,
+                                const float *lat_time, const float *dt, float *lng_time_out, float *lat_time_out,
+                                int32_t *sticky_lng, int32_t *sticky_lat) {
+    LANES(const StickyTireState out = sticky_tire_state(radius[i], v_lng[i], t_lng[i], v_lat[i], t_lat[i], vx[i], vy[i],
+                                                        omega[i], load[i], friction[i], accel_intent[i],
+                                                        brake_intent[i], lng_time[i], lat_time[i], dt[i]);
+          lng_time_out[i] = out.lng_time; lat_time_out[i] = out.lat_time; sticky_lng[i] = out.lng;
+          sticky_lat[i] = out.lat);
+}
+
+void pvu_test_tire_force_model(int64_t n, int any_camber, const float *rest, const float *lat_stiff_x,
+                               const float *lat_stiff_y, const float *lat_saturation, const float *long_stiff,
+                               const float *camber_stiff, const float *lng_slip, const float *lat_slip,
+                               const float *camber, const float *load, const float *friction, float *lng_force,
+                               float *lat_force) {
+    LANES(const TireForce out = tire_force_model(any_camber, rest[i], lat_stiff_x[i], lat_stiff_y[i], lat_saturation[i],
+                                                 long_stiff[i], camber_stiff[i], lng_slip[i], lat_slip[i], camber[i],
+                                                 load[i], friction[i]);
+          lng_force[i] = out.lng; lat_force[i] = out.lat);
+}
+
+/* direct_drive_update with its step factors as step_rows computes them, then the lock and mask: wheel.direct_drive_update */
+void pvu_test_direct_drive_update(int64_t n, const float *wheel_moi, const float *damping_rate, const int32_t *mask,
+                                  const float *omega, const float *tire_torque, const float *drive_torque,
+                                  const float *brake_torque, const int32_t *brake_applied, const float *dt,
+                                  float *omega_out) {
+    LANES(const float d_w = dt[i] / wheel_moi[i];
+          const float x = direct_drive_update(omega[i], tire_torque[i], drive_torque[i], brake_torque[i], d_w,
+                                              1.0f + d_w * damping_rate[i]);
+          omega_out[i] = locked_wheel_speed(omega[i], x, brake_applied[i], mask[i]));
+}
+
+void pvu_test_update_rotation_angle(int64_t n, const float *radius, const float *threshold_speed, const int32_t *mask,
+                                    const float *angle, const float *omega, const float *jounce, const float *lng_speed,
+                                    const int32_t *brake_applied, const int32_t *drive_applied, const float *dt,
+                                    float *angle_out, float *corrected_speed) {
+    LANES(const RotationAngle out = update_rotation_angle(radius[i], threshold_speed[i], mask[i], angle[i], omega[i],
+                                                          jounce[i], lng_speed[i], brake_applied[i], drive_applied[i],
+                                                          dt[i]);
+          angle_out[i] = out.angle; corrected_speed[i] = out.corrected_speed);
+}
+
+/* the kernel's own atan, tan, cos and asin */
+void pvu_test_atan_f(int64_t n, const float *x, float *y) { LANES(y[i] = atan_f(x[i])); }
+void pvu_test_tan_f(int64_t n, const float *x, float *y) { LANES(y[i] = tan_f(x[i])); }
+void pvu_test_cos_f(int64_t n, const float *x, float *y) { LANES(y[i] = cos_f(x[i])); }
+void pvu_test_asin_f(int64_t n, const float *x, float *y) { LANES(y[i] = asin_f(x[i])); }
