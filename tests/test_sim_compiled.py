@@ -4,7 +4,8 @@ The kernel does the numpy kernels' arithmetic in the same order, in float32, wit
 only atan, tan, cos and asin are its own (within 3 ulp), and it flushes denormals as PhysX does. Vehicles
 that are driven, steered and braked agree with the numpy path to the bit on most steps, and within 2e-3 of
 each quantity's scale where a launch or a stop amplifies a last-bit difference; the conformance suite holds
-both to PhysX. Where the kernel is not built (no C compiler) its tests skip; .ci/run requires it.
+both to PhysX. tests/test_sim_kernel_pairs.py holds each of the kernel's per-wheel functions to its numpy twin.
+Where the kernel is not built (no C compiler) its tests skip; .ci/run requires it.
 """
 from __future__ import annotations
 

@@ -2,8 +2,9 @@
 
    The same numerics as the numpy kernels of suspension.py, tire.py, drivetrain.py, wheel.py and
    rigid_body.integrate_substep, in the same order; pipeline.step chooses this path for float32 batches
-   it covers (compiled.py says which) and the numpy kernels for the rest. tests/test_sim_compiled.py
-   holds the two to each other.
+   it covers (compiled.py says which) and the numpy kernels for the rest. The per-wheel functions carry
+   the names of their numpy twins; tests/test_sim_kernel_pairs.py holds each pair to each other (through the
+   pvu_test_ wrappers at the end), tests/test_sim_compiled.py whole trajectories.
 
    Why compiled: a numpy substep over 40,000 wheels is about 1,000 whole-array operations, each a pass
    over memory. Here each wheel's values stay in registers, and the per-wheel loop is vectorised. Vehicles
@@ -517,6 +518,19 @@ static void engine_rows(const Batch *b, Scratch *sc, int64_t v0, int64_t nv) {
     }
 }
 
+/* 5.1 direct drive (wheel.direct_drive_update before its lock and mask): implicit in the wheel's damping, explicit in
+   tire, drive and brake torque; d_w = dt / I_w, diag = 1 + damping rate d_w (step_rows has them for the step). */
+INLINE float direct_drive_update(float omega, float tire_torque, float drive_torque, float brake_torque, float d_w,
+                                 float diag) {
+    return (omega + d_w * (tire_torque + drive_torque - sign0(omega) * brake_torque)) / diag;
+}
+
+/* A braked wheel whose new speed stops or reverses it stays locked; a masked wheel stays 0 (5.1 and 6.4). */
+INLINE float locked_wheel_speed(float omega, float new_omega, int32_t brake_applied, int32_t mask) {
+    const float x = (brake_applied & (omega * new_omega <= 0.0f)) ? 0.0f : new_omega;
+    return mask ? x : 0.0f;
+}
+
 /* 6.4/6.6 engine drive: wheels and engine coupled through the clutch, solved in closed form (the bordered
    system of drivetrain._solve_bordered); 5.1 direct drive for the other vehicles. Vectorised across vehicles. */
 static inline __attribute__((always_inline)) void drivetrain_with(const Batch *b, const Scratch *sc, int64_t v0,
@@ -546,11 +560,9 @@ static inline __attribute__((always_inline)) void drivetrain_with(const Batch *b
         for (int64_t w = 0; w < W; ++w) {
             const float om = b->rotation_speed[i0 + w], d_w = sc->d_w[l0 + w];
             const float engine = (rhs[w] - beta[w] * (G * S - y)) * inv[w];
-            const float direct = (om + d_w * (sc->tire_torque[l0 + w] + b->drive_torque[i0 + w]
-                                              - sign0(om) * b->brake_torque[i0 + w])) / sc->diag[l0 + w];
-            float x = standard ? engine : direct;
-            x = (b->brake_applied[i0 + w] & (om * x <= 0.0f)) ? 0.0f : x;
-            x = b->mask[i0 + w] ? x : 0.0f;
+            const float direct = direct_drive_update(om, sc->tire_torque[l0 + w], b->drive_torque[i0 + w],
+                                                     b->brake_torque[i0 + w], d_w, sc->diag[l0 + w]);
+            const float x = locked_wheel_speed(om, standard ? engine : direct, b->brake_applied[i0 + w], b->mask[i0 + w]);
             b->rotation_speed[i0 + w] = act ? x : om;
         }
         const float engine = min_f(max_f(y, b->engine_idle_omega[v]), b->engine_max_omega[v]);
@@ -688,22 +700,34 @@ int64_t pvu_batch_fields(const char *const **names, const int64_t **offsets, con
     return PVU_BATCH_FIELDS;
 }
 
-/* 5.2 after the last substep: the speed reported (blended with the rolling speed at low speed) and the rotation
-   angle, advanced by the whole step and wrapped to (-2 pi, 2 pi). */
+/* 5.2 after the last substep (wheel.update_rotation_angle): the speed reported, blended with the rolling speed
+   below the threshold speed when the wheel is neither driven nor braked, and the rotation angle advanced by the
+   whole step dt and wrapped to (-2 pi, 2 pi); 0 for masked wheels. */
+typedef struct { float angle, corrected_speed; } RotationAngle;
+
+INLINE RotationAngle update_rotation_angle(float radius, float threshold_speed, int32_t mask, float angle, float omega,
+                                           float jounce, float lng_speed, int32_t brake_applied, int32_t drive_applied,
+                                           float dt) {
+    const float two_pi = 6.2831855f;
+    const float a = fabsf(lng_speed) / threshold_speed;
+    const int blend = (jounce > 0.0f) & !brake_applied & !drive_applied & (fabsf(lng_speed) < threshold_speed);
+    const float rolling = lng_speed / radius * (1.0f - a) + omega * a;
+    const float corrected = blend ? rolling : omega;
+    const float advanced = angle + corrected * dt;
+    const float on = mask ? 1.0f : 0.0f;
+    return (RotationAngle){(advanced - truncf(advanced / two_pi) * two_pi) * on, corrected * on};
+}
+
 static void rotation_angles(const Batch *b, int64_t v0, int64_t nv) {
     const int64_t W = b->W;
-    const float two_pi = 6.2831855f;
 #pragma omp simd
     for (int64_t i = v0 * W; i < (v0 + nv) * W; ++i) {
-        const float vb = b->wheel_angle_threshold_speed[i / W], vx = b->out__lng_speed[i], omega = b->rotation_speed[i];
-        const float a = fabsf(vx) / vb;
-        const int blend = (b->jounce[i] > 0.0f) & !b->brake_applied[i] & !b->drive_applied[i] & (fabsf(vx) < vb);
-        const float rolling = vx / b->radius[i] * (1.0f - a) + omega * a;
-        const float corrected = blend ? rolling : omega;
-        const float angle = b->rotation_angle[i] + corrected * b->dt;
-        const float mask = b->mask[i] ? 1.0f : 0.0f;
-        b->rotation_angle[i] = (angle - truncf(angle / two_pi) * two_pi) * mask;
-        b->corrected_rotation_speed[i] = corrected * mask;
+        const RotationAngle ra = update_rotation_angle(b->radius[i], b->wheel_angle_threshold_speed[i / W], b->mask[i],
+                                                       b->rotation_angle[i], b->rotation_speed[i], b->jounce[i],
+                                                       b->out__lng_speed[i], b->brake_applied[i], b->drive_applied[i],
+                                                       b->dt);
+        b->rotation_angle[i] = ra.angle;
+        b->corrected_rotation_speed[i] = ra.corrected_speed;
     }
 }
 
@@ -733,6 +757,25 @@ static void block_range(const Batch *b, Scratch *sc, int64_t first, int64_t last
     }
 }
 
+/* Denormal inputs and results read as 0 (FTZ and DAZ) on this thread until restored; returns the state to restore. */
+static unsigned int flush_denormals(void) {
+#ifdef FLUSH_DENORMALS
+    const unsigned int csr = _mm_getcsr();
+    _mm_setcsr(csr | 0x8040);
+    return csr;
+#else
+    return 0;
+#endif
+}
+
+static void restore_denormals(unsigned int csr) {
+#ifdef FLUSH_DENORMALS
+    _mm_setcsr(csr);
+#else
+    (void)csr;
+#endif
+}
+
 /* Every substep of every vehicle: n_sub[v] substeps of dt_sub[v] each, on b->threads threads (each a contiguous
    range of whole blocks, so the result does not depend on the count). Returns 0, -1 when W is too large, -2
    when out of memory. */
@@ -753,17 +796,164 @@ int pvu_substeps(const Batch *b) {
         if (!buffer) {
             failed = 1;
         } else {
-#ifdef FLUSH_DENORMALS
-            const unsigned int csr = _mm_getcsr();
-            _mm_setcsr(csr | 0x8040);
-#endif
+            const unsigned int csr = flush_denormals();
             const int64_t first = blocks * rank / size * BLOCK, last = blocks * (rank + 1) / size * BLOCK;
             block_range(b, &scratch, first, last < b->V ? last : b->V);
-#ifdef FLUSH_DENORMALS
-            _mm_setcsr(csr);
-#endif
+            restore_denormals(csr);
             free(buffer);
         }
     }
     return failed ? -2 : 0;
 }
+
+/* Test wrappers: each runs one of the per-wheel functions above over n lanes of arrays (vectors as (3, n) and
+   rotations as (9, n) row-major, component-first like the batch), under the kernel's denormal flushing, for
+   tests/test_sim_kernel_pairs.py to hold against the numpy twin of the same name. The kernel does not call them. */
+#include <float.h>
+
+#define LANES(body)                                  \
+    do {                                             \
+        const unsigned int csr = flush_denormals();  \
+        for (int64_t i = 0; i < n; ++i) { body; }    \
+        restore_denormals(csr);                      \
+    } while (0)
+
+static void load9(const float *a, int64_t n, int64_t i, float R[9]) {
+    for (int c = 0; c < 9; ++c) R[c] = a[c * n + i];
+}
+
+void pvu_test_jounce_from_depth(int64_t n, const float *depth, const float *rho, const float *travel, const float *prev,
+                                const int32_t *prev_specified, float *jounce, float *separation) {
+    LANES(const Jounce out = jounce_from_depth(depth[i], rho[i], travel[i], prev[i], prev_specified[i], FLT_MIN);
+          jounce[i] = out.jounce; separation[i] = out.separation);
+}
+
+void pvu_test_limit_expansion_velocity(int64_t n, const float *k, const float *c, const float *m, const float *j,
+                                       const float *jdot, const float *sep, const float *prev, const float *prev_speed,
+                                       const float *g_along, const int32_t *has_hit, const float *dt,
+                                       const int32_t *apply, float *jounce, float *jounce_speed, float *separation,
+                                       int32_t *clamped) {
+    LANES(const ExpansionLimit out = limit_expansion_velocity(k[i], c[i], m[i], j[i], jdot[i], sep[i], prev[i],
+                                                              prev_speed[i], g_along[i], has_hit[i], dt[i], apply[i]);
+          jounce[i] = out.jounce; jounce_speed[i] = out.jounce_speed; separation[i] = out.separation;
+          clamped[i] = out.clamped);
+}
+
+void pvu_test_update_suspension_state(int64_t n, int any_sweep, int any_limit, const float *travel, const float *radius,
+                                      const float *half_width, const float *k, const float *c, const float *m,
+                                      const int32_t *mask, const int32_t *sweep, const int32_t *limit,
+                                      const float *prev, const float *prev_speed, const int32_t *prev_specified,
+                                      const int32_t *hit, const float *normal, const float *road_offset, const float *R,
+                                      const float *d, const float *hub, const float *axle, const float *gravity,
+                                      const float *dt, float *jounce, float *jounce_speed, float *separation,
+                                      int32_t *on_ground) {
+    LANES(float Ri[9]; load9(R, n, i, Ri);
+          const SuspensionState out = update_suspension_state(
+              any_sweep, any_limit, travel[i], radius[i], half_width[i], k[i], c[i], m[i], mask[i], sweep[i], limit[i],
+              prev[i], prev_speed[i], prev_specified[i], hit[i], load3(normal, n, i), road_offset[i], Ri,
+              load3(d, n, i), load3(hub, n, i), load3(axle, n, i), load3(gravity, n, i), dt[i], FLT_MIN);
+          jounce[i] = out.jounce; jounce_speed[i] = out.jounce_speed; separation[i] = out.separation;
+          on_ground[i] = out.on_ground);
+}
+
+void pvu_test_suspension_force(int64_t n, const float *k, const float *c, const float *f_es, const float *arm_body,
+                               const float *jounce, const float *jounce_speed, const int32_t *on_ground,
+                               const float *normal, const float *R, const float *d, float *force, float *torque,
+                               float *normal_force) {
+    LANES(float Ri[9]; load9(R, n, i, Ri);
+          const SuspensionForce out = suspension_force(k[i], c[i], load3(f_es, n, i), load3(arm_body, n, i), jounce[i],
+                                                       jounce_speed[i], on_ground[i], load3(normal, n, i), Ri,
+                                                       load3(d, n, i));
+          store3(force, n, i, out.force); store3(torque, n, i, out.torque); normal_force[i] = out.normal_force);
+}
+
+void pvu_test_tire_directions(int64_t n, const float *lat_axis, const float *normal, const int32_t *on_ground,
+                              float *t_lng, float *t_lat) {
+    LANES(const TireDirections out = tire_directions(load3(lat_axis, n, i), load3(normal, n, i), on_ground[i]);
+          store3(t_lng, n, i, out.lng); store3(t_lat, n, i, out.lat));
+}
+
+void pvu_test_contact_speeds(int64_t n, const float *radius, const float *linear_velocity, const float *angular_velocity,
+                             const float *centre_offset, const float *d, const float *t_lng, const float *t_lat,
+                             float *lng_speed, float *lat_speed) {
+    LANES(const TireSpeeds out = contact_speeds(radius[i], load3(linear_velocity, n, i), load3(angular_velocity, n, i),
+                                                load3(centre_offset, n, i), load3(d, n, i), load3(t_lng, n, i),
+                                                load3(t_lat, n, i));
+          lng_speed[i] = out.lng; lat_speed[i] = out.lat);
+}
+
+void pvu_test_tire_slips(int64_t n, const float *radius, const float *min_lat_den, const float *min_active_den,
+                         const float *min_passive_den, const float *vx, const float *vy, const float *omega,
+                         const int32_t *applied, float *lng_slip, float *lat_slip) {
+    LANES(const TireSlips out = tire_slips(radius[i], min_lat_den[i], min_active_den[i], min_passive_den[i], vx[i],
+                                           vy[i], omega[i], applied[i]);
+          lng_slip[i] = out.lng; lat_slip[i] = out.lat);
+}
+
+void pvu_test_tire_camber(int64_t n, const float *normal, const float *lng_axis, const float *lat_axis,
+                          const int32_t *on_ground, float *camber) {
+    LANES(camber[i] = tire_camber(load3(normal, n, i), load3(lng_axis, n, i), load3(lat_axis, n, i), on_ground[i]));
+}
+
+void pvu_test_tire_load(int64_t n, const float *rest, const float *x0, const float *y0, const float *x1, const float *y1,
+                        const float *slope, const float *normal_force, const int32_t *on_ground, float *load) {
+    LANES(load[i] = tire_load(rest[i], x0[i], y0[i], x1[i], y1[i], slope[i], normal_force[i], on_ground[i]));
+}
+
+void pvu_test_tire_friction(int64_t n, const float *x0, const float *x1, const float *x2, const float *y0,
+                            const float *y1, const float *y2, const float *s0, const float *s1, const float *lng_slip,
+                            const float *road_friction, const int32_t *on_ground, float *friction) {
+    LANES(friction[i] = tire_friction(x0[i], x1[i], x2[i], y0[i], y1[i], y2[i], s0[i], s1[i], lng_slip[i],
+                                      road_friction[i], on_ground[i]));
+}
+
+void pvu_test_sticky_tire_state(int64_t n, const float *radius, const float *v_lng, const float *t_lng,
+                                const float *v_lat, const float *t_lat, const float *vx, const float *vy,
+                                const float *omega, const float *load, const float *friction,
+                                const int32_t *accel_intent, const int32_t *brake_intent, const float *lng_time,
+                                const float *lat_time, const float *dt, float *lng_time_out, float *lat_time_out,
+                                int32_t *sticky_lng, int32_t *sticky_lat) {
+    LANES(const StickyTireState out = sticky_tire_state(radius[i], v_lng[i], t_lng[i], v_lat[i], t_lat[i], vx[i], vy[i],
+                                                        omega[i], load[i], friction[i], accel_intent[i],
+                                                        brake_intent[i], lng_time[i], lat_time[i], dt[i]);
+          lng_time_out[i] = out.lng_time; lat_time_out[i] = out.lat_time; sticky_lng[i] = out.lng;
+          sticky_lat[i] = out.lat);
+}
+
+void pvu_test_tire_force_model(int64_t n, int any_camber, const float *rest, const float *lat_stiff_x,
+                               const float *lat_stiff_y, const float *lat_saturation, const float *long_stiff,
+                               const float *camber_stiff, const float *lng_slip, const float *lat_slip,
+                               const float *camber, const float *load, const float *friction, float *lng_force,
+                               float *lat_force) {
+    LANES(const TireForce out = tire_force_model(any_camber, rest[i], lat_stiff_x[i], lat_stiff_y[i], lat_saturation[i],
+                                                 long_stiff[i], camber_stiff[i], lng_slip[i], lat_slip[i], camber[i],
+                                                 load[i], friction[i]);
+          lng_force[i] = out.lng; lat_force[i] = out.lat);
+}
+
+/* direct_drive_update with its step factors as step_rows computes them, then the lock and mask: wheel.direct_drive_update */
+void pvu_test_direct_drive_update(int64_t n, const float *wheel_moi, const float *damping_rate, const int32_t *mask,
+                                  const float *omega, const float *tire_torque, const float *drive_torque,
+                                  const float *brake_torque, const int32_t *brake_applied, const float *dt,
+                                  float *omega_out) {
+    LANES(const float d_w = dt[i] / wheel_moi[i];
+          const float x = direct_drive_update(omega[i], tire_torque[i], drive_torque[i], brake_torque[i], d_w,
+                                              1.0f + d_w * damping_rate[i]);
+          omega_out[i] = locked_wheel_speed(omega[i], x, brake_applied[i], mask[i]));
+}
+
+void pvu_test_update_rotation_angle(int64_t n, const float *radius, const float *threshold_speed, const int32_t *mask,
+                                    const float *angle, const float *omega, const float *jounce, const float *lng_speed,
+                                    const int32_t *brake_applied, const int32_t *drive_applied, const float *dt,
+                                    float *angle_out, float *corrected_speed) {
+    LANES(const RotationAngle out = update_rotation_angle(radius[i], threshold_speed[i], mask[i], angle[i], omega[i],
+                                                          jounce[i], lng_speed[i], brake_applied[i], drive_applied[i],
+                                                          dt[i]);
+          angle_out[i] = out.angle; corrected_speed[i] = out.corrected_speed);
+}
+
+/* the kernel's own atan, tan, cos and asin */
+void pvu_test_atan_f(int64_t n, const float *x, float *y) { LANES(y[i] = atan_f(x[i])); }
+void pvu_test_tan_f(int64_t n, const float *x, float *y) { LANES(y[i] = tan_f(x[i])); }
+void pvu_test_cos_f(int64_t n, const float *x, float *y) { LANES(y[i] = cos_f(x[i])); }
+void pvu_test_asin_f(int64_t n, const float *x, float *y) { LANES(y[i] = asin_f(x[i])); }
