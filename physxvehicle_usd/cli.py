@@ -32,7 +32,7 @@ def plugin_path_command() -> None:
 def provider_command() -> None:
     """Say which plugin supplies the vehicle schemas in this process (ours, or NVIDIA's)."""
     provider = active_provider()
-    click.echo(f"{provider.plugin_name} ({'physxvehicle-usd' if provider.ours else 'external'}) at {provider.path}")
+    click.echo(provider.describe())
 
 
 @cli.command("schemas")
