@@ -282,12 +282,18 @@ def plot_command(stage_file: str, vehicle: str | None, output: str) -> None:
 @click.option("--vehicle", "vehicles", multiple=True, help="simulate only this vehicle prim (repeatable)")
 @click.option("--threads", type=click.IntRange(min=1), default=1, show_default=True,
               help="step the vehicles on this many threads (same results; pays on multi-core machines)")
+@click.option("--control", "controls", multiple=True, metavar="NAME=VALUE|NAME=A:B",
+              help="drive every vehicle: a value held for the whole run (accelerator=1) or a ramp from A at the first "
+                   "step to B at the last (steer=0:0.3); over the stage's own controls; repeatable. Names: "
+                   "accelerator, brake0, brake1, steer, thrust0, thrust1, targetGear, driveTorque, brakeTorque, "
+                   "steerAngle")
 def simulate_command(stage_file: str, steps: int, dt: float, trace: str | None, fmt: str, plot: str | None,
-                     record: str | None, vehicles: tuple[str, ...], threads: int) -> None:
+                     record: str | None, vehicles: tuple[str, ...], threads: int, controls: tuple[str, ...]) -> None:
     """Step the stage's vehicles with the vehicle2 core (no PhysX needed), driven by their controller attributes
-    (time samples on them make a drive cycle over stage time).
+    (time samples on them make a drive cycle over stage time) and the --control options.
 
-    The last line of stdout is a summary (--format json: {vehicles, wheels, steps, dt, load_s, step_s}).
+    The last line of stdout is a summary (--format json: {vehicles, wheels, steps, dt, load_s, step_s, results},
+    results: per vehicle path {distance_m, forward_speed_ms, gear, frozen, frozen_reason}).
     Stage errors go to stderr; exit code 1 when no vehicle can be simulated, 2 for unreadable input.
     """
     import json
@@ -297,7 +303,7 @@ def simulate_command(stage_file: str, steps: int, dt: float, trace: str | None, 
 
     try:
         result = simulate_files(stage_file, steps, dt, vehicles=vehicles, trace=trace, plot=plot, record=record,
-                                threads=threads, report=lambda line: click.echo(line, err=True))
+                                threads=threads, controls=controls, report=lambda line: click.echo(line, err=True))
     except NoVehicleError as nothing:
         for line in nothing.problems:
             click.echo(line, err=True)

@@ -31,9 +31,16 @@ def _writing(path: str | os.PathLike, write: Callable[[], None]) -> None:
 
 def simulate_files(stage_file: str | os.PathLike, steps: int, dt: float, *, vehicles: Sequence[str] = (),
                    trace: str | None = None, plot: str | None = None, record: str | None = None,
-                   threads: int = 1, report: Callable[[str], None] = lambda line: None) -> SimulationResult:
-    """Load, run and write the requested files (each atomically, after the run); stage problems go to `report`."""
+                   threads: int = 1, controls: Sequence[str] = (),
+                   report: Callable[[str], None] = lambda line: None) -> SimulationResult:
+    """Load, run and write the requested files (each atomically, after the run); stage problems go to `report`.
+
+    controls: `NAME=VALUE` or `NAME=A:B` (simulate/control_specs.py), applied over the stage's own controls."""
     import json
+
+    from ..simulate.control_specs import controls_from_specs
+
+    given = controls_from_specs(controls, steps)
 
     outputs = [name for name, path in (("trace", trace), ("plot", plot), ("record", record)) if path]
     for path in (trace, plot, record):
@@ -46,7 +53,7 @@ def simulate_files(stage_file: str | os.PathLike, steps: int, dt: float, *, vehi
         report(f"warning: {line}")
     for line in problem_lines(loaded.description, loaded.left_out):
         report(line)
-    result = run(loaded, steps, dt, outputs=outputs)
+    result = run(loaded, steps, dt, controls=given or None, outputs=outputs)
     if trace:
         from ..stage.io import write_atomic
 

@@ -198,7 +198,8 @@ def run(source: "str | os.PathLike | Usd.Stage | LoadedSimulation", steps: int, 
     speed = _forward_speed(last["bodies"]["orientation"], last["bodies"]["linearVelocity"], forward) * mpu
     gears = last["vehicles"]["currentGear"]
     standard = [getattr(loaded.description.vehicles[p].drive, "type", None) == "standard" for p in loaded.paths]
-    summaries = [VehicleSummary(p, float(distance[v] * mpu), float(speed[v]), int(gears[v]), standard[v])
+    frozen = sim.fault_reasons
+    summaries = [VehicleSummary(p, float(distance[v] * mpu), float(speed[v]), int(gears[v]), standard[v], frozen.get(p))
                  for v, p in enumerate(loaded.paths)]
     offset = loaded.drive_cycle.start_time_code / loaded.drive_cycle.time_codes_per_second / sim.dt
     return SimulationResult(steps, sim.dt, loaded.paths, loaded.wheel_paths, loaded.load_s, step_s, summaries, mpu,
