@@ -260,13 +260,15 @@ def inspect_command(stage_file: str, vehicle: str | None, fmt: str) -> None:
 @cli.command("plot")
 @click.argument("stage_file", type=click.Path(dir_okay=False))
 @click.option("--vehicle", help="the vehicle prim (default: the first one)")
-@click.option("-o", "--output", type=click.Path(dir_okay=False), required=True, help="PNG file to write")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), required=True,
+              help="file to write, in the format its extension names: .png, .svg, .pdf, .jpg, .eps, .ps, .tif")
 def plot_command(stage_file: str, vehicle: str | None, output: str) -> None:
     """Plot a vehicle's tuning: engine torque and power, gearing, tire friction and lateral stiffness,
     suspension springs and the wheel layout (SI units)."""
-    from .outputs.plot import plot_vehicle
+    from .outputs.plot import figure_format, plot_vehicle
     from .read import read_stage
 
+    figure_format(output)  # refused before reading the stage
     plot_vehicle(read_stage(stage_file), output, vehicle)
     click.echo(f"wrote {output}")
 
@@ -276,7 +278,8 @@ def plot_command(stage_file: str, vehicle: str | None, output: str) -> None:
 @click.option("--dt", type=click.FloatRange(min=0.0, min_open=True), required=True, help="seconds per step")
 @click.option("--trace", type=click.Path(dir_okay=False), help="write every step's telemetry here as JSON")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@click.option("--plot", type=click.Path(dir_okay=False), help="write a PNG of speed, engine speed, gear and slips")
+@click.option("--plot", type=click.Path(dir_okay=False),
+              help="write a plot of speed, engine speed, gear and slips (.png, .svg, .pdf, .jpg, ...)")
 @click.option("--record", type=click.Path(dir_okay=False),
               help="write a USD layer over the stage with the motion as time samples (plays in usdview)")
 @click.option("--vehicle", "vehicles", multiple=True, help="simulate only this vehicle prim (repeatable)")

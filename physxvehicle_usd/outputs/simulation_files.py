@@ -46,6 +46,10 @@ def simulate_files(stage_file: str | os.PathLike, steps: int, dt: float, *, vehi
     for path in (trace, plot, record):
         if path:
             _check_writable(path)
+    if plot:
+        from .plot import figure_format
+
+        figure_format(plot)  # an extension we cannot write is refused before the run
     if record and Path(record).suffix not in (".usda", ".usd", ".usdc"):
         raise InputError("the record must be a .usda, .usd or .usdc file", file=str(record))
     loaded = load(stage_file, dt, vehicles or None, threads)
@@ -61,10 +65,11 @@ def simulate_files(stage_file: str | os.PathLike, steps: int, dt: float, *, vehi
         _writing(trace, lambda: write_atomic(trace, text + "\n"))
     if plot:
         from ..stage.io import write_atomic
-        from .sim_plot import plot_png
+        from .plot import figure_format
+        from .sim_plot import plot_bytes
 
-        png = plot_png(result, title=f"{Path(stage_file).name}: {steps} steps of {dt:g} s")
-        _writing(plot, lambda: write_atomic(plot, png))
+        figure = plot_bytes(result, figure_format(plot), title=f"{Path(stage_file).name}: {steps} steps of {dt:g} s")
+        _writing(plot, lambda: write_atomic(plot, figure))
     if record:
         from .record import write_record
 
