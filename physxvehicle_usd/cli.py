@@ -35,25 +35,44 @@ def provider_command() -> None:
     click.echo(provider.describe())
 
 
+def _console():
+    """A rich console for tables: the terminal's width in a terminal; in a pipe or a file, wide enough that no name
+    is cut or folded (a reader greps it), and no colour codes."""
+    from rich.console import Console
+
+    console = Console()
+    if console.is_terminal:
+        return console
+    return Console(width=100_000, no_color=True, highlight=False)
+
+
 @cli.command("schemas")
 @click.argument("stage_file", type=click.Path(dir_okay=False))
-def schemas_command(stage_file: str) -> None:
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="json: a list of {path, type, schemas, authored}")
+def schemas_command(stage_file: str, fmt: str) -> None:
     """List the vehicle schemas a stage applies and the vehicle properties it authors, prim by prim."""
-    from rich.console import Console
     from rich.table import Table
 
     from .stage.io import open_stage
     from .stage.schema_usage import vehicle_schema_usage
 
     stage = open_stage(stage_file)
+    usages = vehicle_schema_usage(stage)
+    if fmt == "json":
+        import json
+
+        click.echo(json.dumps([{"path": u.path, "type": u.type_name, "schemas": u.schemas, "authored": u.authored}
+                               for u in usages], indent=1))
+        return
     table = Table(title=f"PhysX vehicle schemas in {stage_file}")
-    table.add_column("prim")
-    table.add_column("schemas")
-    table.add_column("authored properties")
-    for usage in vehicle_schema_usage(stage):
-        schemas = ", ".join(usage.schemas + ([usage.type_name] if usage.type_name.startswith("PhysxVehicle") else []))
+    table.add_column("prim", overflow="fold")
+    table.add_column("schemas", overflow="fold")
+    table.add_column("authored properties", overflow="fold")
+    for usage in usages:
+        schemas = "\n".join(usage.schemas + ([usage.type_name] if usage.type_name.startswith("PhysxVehicle") else []))
         table.add_row(usage.path, schemas, "\n".join(usage.authored))
-    Console().print(table)
+    _console().print(table)
 
 
 @cli.command("convert")
@@ -252,7 +271,7 @@ def inspect_command(stage_file: str, vehicle: str | None, fmt: str) -> None:
     if fmt == "json":
         click.echo(json.dumps(inspect_json(description, vehicle), indent=1, sort_keys=True))
     else:
-        render_text(description, vehicle)
+        render_text(description, vehicle, _console())
     if any(d.severity.value == "error" for d in description.diagnostics):
         sys.exit(EXIT_FINDINGS)
 
