@@ -112,3 +112,17 @@ def test_shell_command_runs_as_written(workdir, command):
     assert result.returncode == 0, f"{command}\n{result.stderr}"
     assert "Traceback" not in result.stderr and "internal error" not in result.stderr, result.stderr
     assert result.stdout.strip() or result.stderr.strip()
+
+
+def test_sample_car_readme_states_how_far_the_sample_and_the_preset_go(tmp_path):
+    """samples/car/README.md explains why `new car` and the sample differ; its two distances are what simulate says."""
+    from physxvehicle_usd import simulate
+    from physxvehicle_usd.author import author_vehicle, preset_spec
+
+    preset = tmp_path / "new_car.usda"
+    author_vehicle(preset_spec("car"), "m").Export(str(preset))
+    text = " ".join((REPO / "samples" / "car" / "README.md").read_text().split())
+    for path, label in ((REPO / "samples" / "car" / "car.usda", "the sample covers {:.2f} m"),
+                        (preset, "the preset {:.2f} m")):
+        result = simulate.run(path, 120, 0.016666667, controls={"accelerator": 1.0}, outputs=())
+        assert label.format(result.vehicles[0].distance_m) in text, (label, result.vehicles[0].distance_m)
