@@ -90,7 +90,7 @@ def _on_plugin_path(path: str) -> bool:
     return False
 
 
-def _settle(plugins: list) -> "SchemaProvider":
+def _settle(plugins: list) -> SchemaProvider:
     """Several plugins declare the vehicle schemas: let USD pick (its schema registry keeps the first one
     registered), take in its complaints, and say in one line which plugin is in use and what to remove."""
     _quietly(lambda: Usd.SchemaRegistry())
@@ -105,7 +105,7 @@ def _settle(plugins: list) -> "SchemaProvider":
     return provider
 
 
-def _report_duplicate(provider: "SchemaProvider", winner, losers: list) -> None:
+def _report_duplicate(provider: SchemaProvider, winner, losers: list) -> None:
     ours = [p for p in [*losers, winner] if p.name == PLUGIN_NAME]
     remove = ours[0] if ours else losers[0]
     if _on_plugin_path(remove.path):

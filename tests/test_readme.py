@@ -15,7 +15,7 @@ import pytest
 from conftest import REPO
 
 README = REPO / "README.md"
-BLOCK = re.compile(r"^```(\w+)\n(.*?)^```", re.S | re.M)
+BLOCK = re.compile(r"^```(\w+)\n(.*?)^```", re.DOTALL | re.MULTILINE)
 
 # Shell commands left out, each with its reason (matched by their first words).
 SKIPPED = {
@@ -74,7 +74,7 @@ def test_the_readme_has_the_blocks_this_test_runs():
 def test_python_block_runs_as_written(workdir, index):
     code = PYTHON_BLOCKS[index]
     result = subprocess.run([sys.executable, "-c", code], cwd=workdir, env=_env(), capture_output=True, text=True,
-                            timeout=600)
+                            check=False, timeout=600)
     assert result.returncode == 0, f"README Python block {index + 1}:\n{code}\n{result.stderr}"
     assert "Traceback" not in result.stderr, result.stderr
 
@@ -108,7 +108,8 @@ def test_shell_command_runs_as_written(workdir, command):
     assert words[0].endswith("physxvehicle-usd"), f"a README command this test does not know: {command}"
     if words[1] == "validate" and words[2] == "assets/":
         words[2] = "samples/"  # assets/ stands for the user's folder; the samples are one
-    result = subprocess.run(_ours(words), cwd=workdir, env=_env(), capture_output=True, text=True, timeout=600)
+    result = subprocess.run(_ours(words), cwd=workdir, env=_env(), capture_output=True, text=True, check=False,
+                            timeout=600)
     assert result.returncode == 0, f"{command}\n{result.stderr}"
     assert "Traceback" not in result.stderr and "internal error" not in result.stderr, result.stderr
     assert result.stdout.strip() or result.stderr.strip()

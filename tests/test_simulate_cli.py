@@ -353,6 +353,6 @@ def test_steering_ramp_on_the_command_line_turns_the_car_left(capfd, tmp_path):
     ("targetGear=1.5", "whole number"),
 ])
 def test_bad_control_is_one_line_and_exit_2(capfd, spec, says):
-    code, lines, err = cli(capfd, "simulate", SAMPLE, "--steps", 5, "--dt", DT, "--control", spec)
+    code, _, err = cli(capfd, "simulate", SAMPLE, "--steps", 5, "--dt", DT, "--control", spec)
     assert code == 2
     assert says in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err

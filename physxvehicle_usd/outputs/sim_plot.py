@@ -18,7 +18,7 @@ def plot_png(result: "SimulationResult", title: str | None = None) -> bytes:
     return plot_bytes(result, "png", title)
 
 
-def plot_bytes(result: "SimulationResult", fmt: str, title: str | None = None) -> bytes:
+def plot_bytes(result: SimulationResult, fmt: str, title: str | None = None) -> bytes:
     """The plot in `fmt` (outputs.plot.FIGURE_FORMATS' values: png, svg, pdf, jpeg, ...)."""
     from .plot import figure_bytes
 
@@ -29,7 +29,7 @@ def _gear_label(gear: int) -> str:
     return {-1: "R", 0: "N"}.get(gear, str(gear))
 
 
-def simulation_figure(result: "SimulationResult", title: str | None = None):
+def simulation_figure(result: SimulationResult, title: str | None = None):
     """The matplotlib Figure; needs a result run with outputs including "plot" (or "trace")."""
     import matplotlib
 
