@@ -32,28 +32,47 @@ def plugin_path_command() -> None:
 def provider_command() -> None:
     """Say which plugin supplies the vehicle schemas in this process (ours, or NVIDIA's)."""
     provider = active_provider()
-    click.echo(f"{provider.plugin_name} ({'physxvehicle-usd' if provider.ours else 'external'}) at {provider.path}")
+    click.echo(provider.describe())
+
+
+def _console():
+    """A rich console for tables: the terminal's width in a terminal; in a pipe or a file, wide enough that no name
+    is cut or folded (a reader greps it), and no colour codes."""
+    from rich.console import Console
+
+    console = Console()
+    if console.is_terminal:
+        return console
+    return Console(width=100_000, no_color=True, highlight=False)
 
 
 @cli.command("schemas")
 @click.argument("stage_file", type=click.Path(dir_okay=False))
-def schemas_command(stage_file: str) -> None:
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="json: a list of {path, type, schemas, authored}")
+def schemas_command(stage_file: str, fmt: str) -> None:
     """List the vehicle schemas a stage applies and the vehicle properties it authors, prim by prim."""
-    from rich.console import Console
     from rich.table import Table
 
     from .stage.io import open_stage
     from .stage.schema_usage import vehicle_schema_usage
 
     stage = open_stage(stage_file)
+    usages = vehicle_schema_usage(stage)
+    if fmt == "json":
+        import json
+
+        click.echo(json.dumps([{"path": u.path, "type": u.type_name, "schemas": u.schemas, "authored": u.authored}
+                               for u in usages], indent=1))
+        return
     table = Table(title=f"PhysX vehicle schemas in {stage_file}")
-    table.add_column("prim")
-    table.add_column("schemas")
-    table.add_column("authored properties")
-    for usage in vehicle_schema_usage(stage):
-        schemas = ", ".join(usage.schemas + ([usage.type_name] if usage.type_name.startswith("PhysxVehicle") else []))
+    table.add_column("prim", overflow="fold")
+    table.add_column("schemas", overflow="fold")
+    table.add_column("authored properties", overflow="fold")
+    for usage in usages:
+        schemas = "\n".join(usage.schemas + ([usage.type_name] if usage.type_name.startswith("PhysxVehicle") else []))
         table.add_row(usage.path, schemas, "\n".join(usage.authored))
-    Console().print(table)
+    _console().print(table)
 
 
 @cli.command("convert")
@@ -276,7 +295,7 @@ def inspect_command(stage_file: str, vehicle: str | None, fmt: str) -> None:
     if fmt == "json":
         click.echo(json.dumps(inspect_json(description, vehicle), indent=1, sort_keys=True))
     else:
-        render_text(description, vehicle)
+        render_text(description, vehicle, _console())
     if any(d.severity.value == "error" for d in description.diagnostics):
         sys.exit(EXIT_FINDINGS)
 
@@ -284,13 +303,15 @@ def inspect_command(stage_file: str, vehicle: str | None, fmt: str) -> None:
 @cli.command("plot")
 @click.argument("stage_file", type=click.Path(dir_okay=False))
 @click.option("--vehicle", help="the vehicle prim (default: the first one)")
-@click.option("-o", "--output", type=click.Path(dir_okay=False), required=True, help="PNG file to write")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), required=True,
+              help="file to write, in the format its extension names: .png, .svg, .pdf, .jpg, .eps, .ps, .tif")
 def plot_command(stage_file: str, vehicle: str | None, output: str) -> None:
     """Plot a vehicle's tuning: engine torque and power, gearing, tire friction and lateral stiffness,
     suspension springs and the wheel layout (SI units)."""
-    from .outputs.plot import plot_vehicle
+    from .outputs.plot import figure_format, plot_vehicle
     from .read import read_stage
 
+    figure_format(output)  # refused before reading the stage
     plot_vehicle(read_stage(stage_file), output, vehicle)
     click.echo(f"wrote {output}")
 
@@ -300,18 +321,25 @@ def plot_command(stage_file: str, vehicle: str | None, output: str) -> None:
 @click.option("--dt", type=click.FloatRange(min=0.0, min_open=True), required=True, help="seconds per step")
 @click.option("--trace", type=click.Path(dir_okay=False), help="write every step's telemetry here as JSON")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@click.option("--plot", type=click.Path(dir_okay=False), help="write a PNG of speed, engine speed, gear and slips")
+@click.option("--plot", type=click.Path(dir_okay=False),
+              help="write a plot of speed, engine speed, gear and slips (.png, .svg, .pdf, .jpg, ...)")
 @click.option("--record", type=click.Path(dir_okay=False),
               help="write a USD layer over the stage with the motion as time samples (plays in usdview)")
 @click.option("--vehicle", "vehicles", multiple=True, help="simulate only this vehicle prim (repeatable)")
 @click.option("--threads", type=click.IntRange(min=1), default=1, show_default=True,
               help="step the vehicles on this many threads (same results; pays on multi-core machines)")
+@click.option("--control", "controls", multiple=True, metavar="NAME=VALUE|NAME=A:B",
+              help="drive every vehicle: a value held for the whole run (accelerator=1) or a ramp from A at the first "
+                   "step to B at the last (steer=0:0.3); over the stage's own controls; repeatable. Names: "
+                   "accelerator, brake0, brake1, steer, thrust0, thrust1, targetGear, driveTorque, brakeTorque, "
+                   "steerAngle")
 def simulate_command(stage_file: str, steps: int, dt: float, trace: str | None, fmt: str, plot: str | None,
-                     record: str | None, vehicles: tuple[str, ...], threads: int) -> None:
+                     record: str | None, vehicles: tuple[str, ...], threads: int, controls: tuple[str, ...]) -> None:
     """Step the stage's vehicles with the vehicle2 core (no PhysX needed), driven by their controller attributes
-    (time samples on them make a drive cycle over stage time).
+    (time samples on them make a drive cycle over stage time) and the --control options.
 
-    The last line of stdout is a summary (--format json: {vehicles, wheels, steps, dt, load_s, step_s}).
+    The last line of stdout is a summary (--format json: {vehicles, wheels, steps, dt, load_s, step_s, results},
+    results: per vehicle path {distance_m, forward_speed_ms, gear, frozen, frozen_reason}).
     Stage errors go to stderr; exit code 1 when no vehicle can be simulated or the numerical guard froze a vehicle
     (said on stderr: which, why, from which step), 2 for unreadable input.
     """
@@ -322,7 +350,7 @@ def simulate_command(stage_file: str, steps: int, dt: float, trace: str | None, 
 
     try:
         result = simulate_files(stage_file, steps, dt, vehicles=vehicles, trace=trace, plot=plot, record=record,
-                                threads=threads, report=lambda line: click.echo(line, err=True))
+                                threads=threads, controls=controls, report=lambda line: click.echo(line, err=True))
     except NoVehicleError as nothing:
         for line in nothing.problems:
             click.echo(line, err=True)

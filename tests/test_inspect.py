@@ -118,3 +118,38 @@ def test_every_unit_string_agrees_with_its_declared_dimension():
             assert all(unit_dim(p.strip()) == prop.dim for p in parts), prop.key
         elif prop.unit not in ("", "quat"):
             assert unit_dim(prop.unit) == prop.dim, prop.key
+
+
+LONG_NAME = "AVehicleWhoseNameIsLongerThanAnyTerminalWouldShowWithoutCuttingIt_" + "x" * 30
+
+
+@pytest.fixture(scope="module")
+def long_named_car(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("long") / "long.usda"
+    main(["new", "car", str(out), "--name", LONG_NAME])
+    return out
+
+
+def test_inspect_in_a_pipe_cuts_no_name(long_named_car, capfd):
+    capfd.readouterr()
+    main(["inspect", str(long_named_car)])
+    out = capfd.readouterr().out
+    assert "…" not in out
+    lines = out.splitlines()
+    assert any(line.startswith(f"/World/{LONG_NAME}") for line in lines)  # the vehicle's table, titled whole
+    assert any("/World/VehicleGroundQueryGroup" in line for line in lines)  # a value, on one line
+    assert any("minPassiveLongitudinalSlipDenominator" in line for line in lines)  # a property, not folded
+
+
+def test_schemas_in_a_pipe_cuts_no_name_and_has_json(long_named_car, capfd):
+    capfd.readouterr()
+    main(["schemas", str(long_named_car)])
+    out = capfd.readouterr().out
+    assert "…" not in out
+    assert any(f"/World/{LONG_NAME}/LeftWheel1" in line for line in out.splitlines())
+    assert any("physxVehicleTire:lateralStiffnessGraph" in line for line in out.splitlines())
+    main(["schemas", str(long_named_car), "--format", "json"])
+    usages = {u["path"]: u for u in json.loads(capfd.readouterr().out)}
+    car = usages[f"/World/{LONG_NAME}"]
+    assert "PhysxVehicleAPI" in car["schemas"] and car["type"] == "Xform"
+    assert "physxVehicle:highForwardSpeedSubStepCount" in car["authored"]

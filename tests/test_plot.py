@@ -68,3 +68,72 @@ def test_layout_marks_only_steered_wheels(preset, steered):
         assert sum(1 for red, green, *_ in edges if red > 0.5 and green < 0.5) == steered
     finally:
         plt.close(fig)
+
+
+# What each extension must produce: the file's first bytes.
+SIGNATURES = {".png": PNG_SIGNATURE, ".svg": b"<?xml", ".pdf": b"%PDF", ".jpg": b"\xff\xd8\xff", ".jpeg": b"\xff\xd8\xff",
+              ".eps": b"%!PS-Adobe", ".tif": b"II*\x00"}
+
+
+@pytest.mark.parametrize("suffix", sorted(SIGNATURES))
+def test_cli_plot_writes_the_format_the_extension_names(tmp_path, capsys, suffix):
+    out = tmp_path / f"car{suffix}"
+    main(["plot", str(SAMPLES / "car" / "car.usda"), "-o", str(out)])
+    data = out.read_bytes()
+    assert data.startswith(SIGNATURES[suffix]), data[:16]
+    if suffix == ".svg":
+        assert b"<svg" in data[:2000]
+
+
+@pytest.mark.parametrize("name", ["car.gif", "car.txt", "car"])
+def test_cli_plot_refuses_an_extension_it_cannot_write(tmp_path, capfd, name):
+    out = tmp_path / name
+    with pytest.raises(SystemExit) as done:
+        main(["plot", str(SAMPLES / "car" / "car.usda"), "-o", str(out)])
+    assert done.value.code == 2
+    err = capfd.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and ".png, .svg, .pdf" in err, err
+    assert not out.exists()
+
+
+def test_simulate_plot_writes_svg_and_refuses_gif_before_running(tmp_path, capfd):
+    car = SAMPLES / "car" / "car.usda"
+    with pytest.raises(SystemExit) as done:
+        main(["simulate", str(car), "--steps", "5", "--dt", "0.02", "--plot", str(tmp_path / "p.gif")])
+    assert done.value.code == 2 and "not a figure format" in capfd.readouterr().err
+    main(["simulate", str(car), "--steps", "5", "--dt", "0.02", "--plot", str(tmp_path / "p.svg")])
+    assert (tmp_path / "p.svg").read_bytes().startswith(b"<?xml")
+
+
+def test_reverse_gear_is_drawn_backwards_not_under_first_gear():
+    import matplotlib.pyplot as plt
+
+    fig = vehicle_figure(read_stage(SAMPLES / "car" / "car.usda"))
+    try:
+        lines = {line.get_label().split(" (")[0]: line for line in fig.axes[1].get_lines()}
+        reverse, first = lines["reverse"].get_xdata(), lines["gear 1"].get_xdata()
+        assert max(reverse) <= 0 < max(first)
+        assert min(reverse) == pytest.approx(-max(first))  # the sample's reverse ratio is -4, first gear's 4
+    finally:
+        plt.close(fig)
+
+
+def test_simulation_plot_labels_reverse_below_neutral():
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from physxvehicle_usd import simulate
+    from physxvehicle_usd.outputs.sim_plot import simulation_figure
+
+    result = simulate.run(SAMPLES / "car" / "car.usda", 60, 1 / 60, outputs=("plot",),
+                          controls={"accelerator": 1.0, "targetGear": -1})
+    assert result.vehicles[0].gear == -1
+    fig = simulation_figure(result)
+    try:
+        gear_axis = fig.axes[2]
+        ticks = dict(zip(gear_axis.get_yticks(), (t.get_text() for t in gear_axis.get_yticklabels())))
+        assert ticks[-1] == "R" and ticks[0] == "N" and ticks[1] == "1"
+        drawn = gear_axis.get_lines()[0].get_ydata()
+        assert np.all(np.asarray(drawn)[-5:] == -1)  # in reverse at the end, drawn at R
+    finally:
+        plt.close(fig)

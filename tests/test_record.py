@@ -130,3 +130,14 @@ def test_quaternion_and_matrix_helpers_agree():
     # composition matches applying the rotations one after the other (row vectors: v @ R(b) @ R(a) for a*b)
     a, b = q[0], q[1]
     assert np.allclose(rotation_rows(quat_mul(a, b)), rotation_rows(b) @ rotation_rows(a), atol=1e-12)
+
+
+@pytest.mark.parametrize("dt, fps", [("0.016666667", "60"), ("0.0166667", "60"), ("0.01", "100"), ("0.0416667", "24"),
+                                     ("0.007", "142.857")])
+def test_record_rate_is_what_the_typed_dt_means(tmp_path, capfd, dt, fps):
+    from physxvehicle_usd.cli import main
+
+    out = tmp_path / "run.usda"
+    main(["simulate", str(SAMPLE), "--steps", "3", "--dt", dt, "--record", str(out)])
+    text = out.read_text()
+    assert f"timeCodesPerSecond = {fps}\n" in text and f"framesPerSecond = {fps}\n" in text, text[:400]

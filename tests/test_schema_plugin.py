@@ -114,3 +114,74 @@ def test_generated_resources_are_fresh(tmp_path):
     for name in ("generatedSchema.usda", "plugInfo.json"):
         committed = (REPO / "physxvehicle_usd" / "resources" / name).read_text()
         assert (tmp_path / name).read_text() == committed, f"{name} is stale: run python tools/generate_schema.py"
+
+
+# Two plugins in one process: every way a user can bring NVIDIA's physx-usd-schemas and ours together. The
+# probe imports them in the given order, then reads the sample car; the process must finish cleanly, say at most
+# one line on stderr, and read the car with whichever plugin USD kept.
+_TWO_PLUGINS_PROBE = """
+import sys
+order = sys.argv[1]
+if order == "nvidia-first":
+    import physx_usd_schemas.PhysxSchema
+if order == "nvidia-by-path-first":
+    from pxr import Plug
+    Plug.Registry().RegisterPlugins(sys.argv[2])
+import physxvehicle_usd
+if order == "nvidia-after":
+    import physx_usd_schemas.PhysxSchema
+from physxvehicle_usd.read import read_stage
+description = read_stage(sys.argv[3])
+print(physxvehicle_usd.active_provider().plugin_name, len(description.vehicles))
+from pxr import Usd
+if not Usd.SchemaRegistry.GetTypeFromSchemaTypeName("PhysxRigidBodyAPI").isUnknown:
+    stage = Usd.Stage.CreateInMemory()
+    prim = stage.DefinePrim("/Body")
+    prim.ApplyAPI("PhysxRigidBodyAPI")  # NVIDIA's other schemas still work
+    print(prim.GetAttribute("physxRigidBody:linearDamping").IsValid())
+"""
+
+
+def _nvidia_resources() -> str:
+    result = run_python(["-c", "import physx_usd_schemas.PhysxSchema as S; print(S.schema_path())"])
+    assert result.returncode == 0, result.stderr
+    return result.stdout.strip()
+
+
+@pytest.mark.parametrize("on_path,order,provider,removes", [
+    # nothing on the plugin path: whoever registers first provides the schemas
+    ("", "nvidia-first", "physxSchema", None),
+    ("", "nvidia-by-path-first", "physxSchema", None),
+    ("", "nvidia-after", None, "import physx_usd_schemas before physxvehicle_usd"),
+    # ours on PXR_PLUGINPATH_NAME, as the README says for usdview
+    ("ours", "alone", "physxVehicleUsd", None),
+    ("ours", "nvidia-first", "physxSchema", "remove {ours} from PXR_PLUGINPATH_NAME"),
+    ("ours", "nvidia-after", "physxVehicleUsd", "remove {ours} from PXR_PLUGINPATH_NAME"),
+    # NVIDIA's on the plugin path (registered by path)
+    ("nvidia", "alone", "physxSchema", None),
+    ("nvidia", "nvidia-after", "physxSchema", None),
+    # both on the plugin path: USD keeps the first it reads
+    ("ours:nvidia", "alone", None, "remove {ours} from PXR_PLUGINPATH_NAME"),
+    ("nvidia:ours", "nvidia-first", None, "remove {ours} from PXR_PLUGINPATH_NAME"),
+])
+def test_two_plugins_in_one_process(on_path, order, provider, removes):
+    ours, nvidia = str(REPO / "physxvehicle_usd" / "resources"), _nvidia_resources()
+    paths = {"": "", "ours": ours, "nvidia": nvidia, "ours:nvidia": f"{ours}:{nvidia}", "nvidia:ours": f"{nvidia}:{ours}"}
+    env = {"PXR_PLUGINPATH_NAME": paths[on_path]} if on_path else None
+    car = str(REPO / "samples" / "car" / "car.usda")
+    result = run_python(["-c", _TWO_PLUGINS_PROBE, order, nvidia, car], env=env)
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr and "Error in" not in result.stderr, result.stderr
+    out = result.stdout.split()
+    active = out[0]
+    if provider:
+        assert active == provider, result.stdout
+    assert out[1] == "1", result.stdout  # the car was read
+    assert out[2:] == (["True"] if "nvidia" in order or "nvidia" in on_path else []), result.stdout
+    lines = result.stderr.strip().splitlines()
+    if removes is None:
+        assert lines == [], result.stderr
+    else:
+        assert len(lines) == 1, result.stderr
+        assert f"USD uses {active} " in lines[0], lines[0]
+        assert removes.format(ours=ours) in lines[0], lines[0]

@@ -50,7 +50,7 @@ def test_sample_end_to_end_writes_trace_plot_and_record(tmp_path, capfd, throttl
                            "--trace", out / "trace.json", "--plot", out / "plot.png", "--record", out / "record.usda")
     assert code == 0, err
     summary = json.loads(lines[-1])
-    assert set(summary) == {"vehicles", "wheels", "steps", "dt", "load_s", "step_s"}
+    assert set(summary) == {"vehicles", "wheels", "steps", "dt", "load_s", "step_s", "results"}
     assert (summary["vehicles"], summary["wheels"], summary["steps"]) == (1, 4, steps)
     assert summary["dt"] == pytest.approx(DT) and summary["step_s"] > 0 and summary["load_s"] > 0
 
@@ -314,3 +314,45 @@ def test_threads_option_gives_the_same_trace(tmp_path, capfd):
     assert traces[1] == traces[2]
     code, _, err = cli(capfd, "simulate", stage, "--steps", 2, "--dt", DT, "--threads", 0)
     assert code == 2 and "--threads" in err
+
+
+def test_control_options_drive_a_sample_that_authors_no_controls(capfd):
+    """The sample car's controller is at rest: --control moves it, held or as a ramp, and the JSON says per vehicle."""
+    def run_json(*controls: str) -> dict:
+        code, lines, err = cli(capfd, "simulate", SAMPLE, "--steps", 60, "--dt", DT, "--format", "json", *controls)
+        assert code == 0, err
+        return json.loads(lines[-1])["results"][CAR]
+
+    idle = run_json()
+    held = run_json("--control", "accelerator=1")
+    ramp = run_json("--control", "accelerator=0:1")
+    assert idle["distance_m"] < 0.01
+    assert held["distance_m"] > 1.0 and held["forward_speed_ms"] > 2.0
+    assert 0.05 < ramp["distance_m"] < 0.7 * held["distance_m"]  # half the throttle on average, less distance
+    assert set(held) == {"distance_m", "forward_speed_ms", "gear", "frozen", "frozen_reason"}
+    assert held["gear"] >= 1 and held["frozen"] is False and held["frozen_reason"] is None
+    reverse = run_json("--control", "accelerator=1", "--control", "targetGear=-1")
+    assert reverse["forward_speed_ms"] < -1.0 and reverse["gear"] == -1
+
+
+def test_steering_ramp_on_the_command_line_turns_the_car_left(capfd, tmp_path):
+    trace = tmp_path / "t.json"
+    code, _, err = cli(capfd, "simulate", SAMPLE, "--steps", 90, "--dt", DT, "--trace", trace,
+                       "--control", "accelerator=1", "--control", "steer=0:0.5")
+    assert code == 0, err
+    y = json.loads(trace.read_text())["bodies"][CAR]["position"][-1][1]
+    assert y > 0.1  # +Y is left in the sample
+
+
+@pytest.mark.parametrize("spec,says", [
+    ("gas=1", "unknown control 'gas'"),
+    ("accelerator", "expected NAME=VALUE"),
+    ("accelerator=fast", "'fast' is not a number"),
+    ("steer=nan", "finite number"),
+    ("targetGear=0:2", "not a ramp"),
+    ("targetGear=1.5", "whole number"),
+])
+def test_bad_control_is_one_line_and_exit_2(capfd, spec, says):
+    code, _, err = cli(capfd, "simulate", SAMPLE, "--steps", 5, "--dt", DT, "--control", spec)
+    assert code == 2
+    assert says in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err

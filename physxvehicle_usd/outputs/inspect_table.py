@@ -174,7 +174,7 @@ def render_text(description: StageDescription, vehicle: str | None = None, conso
     console.print(legend)
     for scope in dict.fromkeys(r.scope for r in rows):
         table = Table(title=scope, title_justify="left", show_lines=False)
-        table.add_column("component", overflow="fold", max_width=24)
+        table.add_column("component", overflow="fold")
         table.add_column("property", overflow="fold", min_width=12)
         table.add_column("value", overflow="fold", min_width=10)
         table.add_column("unit", overflow="fold")

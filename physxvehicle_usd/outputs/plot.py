@@ -102,12 +102,14 @@ def _gears(ax, v: VehicleDescription, units) -> None:
         if ratio == 0:
             continue
         label = "reverse" if ratio < 0 else f"gear {i}"
+        # signed: reverse runs backwards, left of standstill, instead of under the forward gear of the same ratio
         vehicle = speed / (ratio * scale) * radius * KMH_PER_M_S
-        ax.plot(np.abs(vehicle), speed * RPM_PER_RAD_S, linestyle="--" if ratio < 0 else "-", label=f"{label} ({ratio:.3g})")
+        ax.plot(vehicle, speed * RPM_PER_RAD_S, linestyle="--" if ratio < 0 else "-", label=f"{label} ({ratio:.3g})")
         if ratio > 0 and i - 1 < len(up):
             shift = up[i - 1] * max_speed
             ax.plot(shift / (ratio * scale) * radius * KMH_PER_M_S, shift * RPM_PER_RAD_S, "k.", markersize=5)
-    ax.set_xlabel("vehicle speed [km/h]")
+    ax.axvline(0.0, color="0.6", linewidth=0.8)
+    ax.set_xlabel("vehicle speed [km/h] (negative: reverse)")
     ax.set_ylabel("engine speed [rpm]")
     ax.legend(fontsize=7, loc="lower right")
     ax.set_title(f"Gearing (ratio scale {scale:g}, wheel r {radius:.3g} m; dots: upshifts)")
@@ -250,16 +252,37 @@ def vehicle_figure(description: StageDescription, vehicle: str | None = None):
     return fig
 
 
-def plot_vehicle(description: StageDescription, output: str | os.PathLike, vehicle: str | None = None) -> None:
-    """Write the figure as a PNG, atomically."""
+# File extension -> matplotlib's format name: what the Agg, SVG, PDF and PS backends write (JPEG and TIFF through
+# Pillow, which matplotlib depends on).
+FIGURE_FORMATS = {"png": "png", "svg": "svg", "pdf": "pdf", "jpg": "jpeg", "jpeg": "jpeg", "eps": "eps", "ps": "ps",
+                  "tif": "tiff", "tiff": "tiff"}
+
+
+def figure_format(output: str | os.PathLike) -> str:
+    """The format a figure file's extension names; InputError for none or one we cannot write."""
+    suffix = os.path.splitext(os.fspath(output))[1].lower().lstrip(".")
+    if suffix not in FIGURE_FORMATS:
+        known = ", ".join(f".{s}" for s in FIGURE_FORMATS)
+        said = f"the extension .{suffix} is not a figure format" if suffix else "the file name has no extension"
+        raise InputError(f"{said}; give one of {known}", file=os.fspath(output))
+    return FIGURE_FORMATS[suffix]
+
+
+def figure_bytes(fig, fmt: str) -> bytes:
+    """The figure in `fmt` (a FIGURE_FORMATS value), closed afterwards."""
     import io
 
     import matplotlib.pyplot as plt
 
-    fig = vehicle_figure(description, vehicle)
     buffer = io.BytesIO()
     try:
-        fig.savefig(buffer, format="png", dpi=100)
+        fig.savefig(buffer, format=fmt, dpi=100)
     finally:
         plt.close(fig)
-    write_atomic(output, buffer.getvalue())
+    return buffer.getvalue()
+
+
+def plot_vehicle(description: StageDescription, output: str | os.PathLike, vehicle: str | None = None) -> None:
+    """Write the figure atomically, in the format the file's extension names (.png, .svg, .pdf, .jpg, ...)."""
+    fmt = figure_format(output)
+    write_atomic(output, figure_bytes(vehicle_figure(description, vehicle), fmt))

@@ -1,7 +1,6 @@
-"""A PNG of a simulation: forward speed, engine speed, gear and tire slips against time (matplotlib, Agg)."""
+"""A figure of a simulation: forward speed, engine speed, gear and tire slips against time (matplotlib, Agg)."""
 from __future__ import annotations
 
-import io
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -16,6 +15,22 @@ _WHEEL_STYLES = ("-", "--", ":", "-.")
 
 def plot_png(result: "SimulationResult", title: str | None = None) -> bytes:
     """The plot as PNG bytes; needs a result run with outputs including "plot" (or "trace")."""
+    return plot_bytes(result, "png", title)
+
+
+def plot_bytes(result: SimulationResult, fmt: str, title: str | None = None) -> bytes:
+    """The plot in `fmt` (outputs.plot.FIGURE_FORMATS' values: png, svg, pdf, jpeg, ...)."""
+    from .plot import figure_bytes
+
+    return figure_bytes(simulation_figure(result, title), fmt)
+
+
+def _gear_label(gear: int) -> str:
+    return {-1: "R", 0: "N"}.get(gear, str(gear))
+
+
+def simulation_figure(result: SimulationResult, title: str | None = None):
+    """The matplotlib Figure; needs a result run with outputs including "plot" (or "trace")."""
     import matplotlib
 
     matplotlib.use("Agg", force=False)
@@ -52,8 +67,13 @@ def plot_png(result: "SimulationResult", title: str | None = None) -> bytes:
             axes[4].plot(t, lat_slip[:, v, w], color=colour, linestyle=style, linewidth=1)
     axes[0].set_ylabel("forward speed (km/h)")
     axes[1].set_ylabel("engine speed (rpm)")
+    # telemetry's currentGear: -1 reverse, 0 neutral, 1.. forward; labelled so, reverse below neutral
+    shown_gears = gear[:, :shown]
+    low, high = min(-1, int(shown_gears.min(initial=0))), max(1, int(shown_gears.max(initial=0)))
+    axes[2].set_yticks(range(low, high + 1))
+    axes[2].set_yticklabels([_gear_label(g) for g in range(low, high + 1)])
+    axes[2].set_ylim(low - 0.5, high + 0.5)
     axes[2].set_ylabel("gear")
-    axes[2].yaxis.get_major_locator().set_params(integer=True)
     axes[3].set_ylabel("longitudinal slip")
     axes[4].set_ylabel("lateral slip (deg)")
     axes[4].set_xlabel("time (s)")
@@ -68,7 +88,4 @@ def plot_png(result: "SimulationResult", title: str | None = None) -> bytes:
     if len(result.paths) > shown:
         heading += f" (first {shown} of {len(result.paths)} vehicles)"
     axes[0].set_title(heading)
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=100)
-    plt.close(fig)
-    return buffer.getvalue()
+    return fig

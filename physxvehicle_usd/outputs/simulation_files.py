@@ -31,14 +31,25 @@ def _writing(path: str | os.PathLike, write: Callable[[], None]) -> None:
 
 def simulate_files(stage_file: str | os.PathLike, steps: int, dt: float, *, vehicles: Sequence[str] = (),
                    trace: str | None = None, plot: str | None = None, record: str | None = None,
-                   threads: int = 1, report: Callable[[str], None] = lambda line: None) -> SimulationResult:
-    """Load, run and write the requested files (each atomically, after the run); stage problems go to `report`."""
+                   threads: int = 1, controls: Sequence[str] = (),
+                   report: Callable[[str], None] = lambda line: None) -> SimulationResult:
+    """Load, run and write the requested files (each atomically, after the run); stage problems go to `report`.
+
+    controls: `NAME=VALUE` or `NAME=A:B` (simulate/control_specs.py), applied over the stage's own controls."""
     import json
+
+    from ..simulate.control_specs import controls_from_specs
+
+    given = controls_from_specs(controls, steps)
 
     outputs = [name for name, path in (("trace", trace), ("plot", plot), ("record", record)) if path]
     for path in (trace, plot, record):
         if path:
             _check_writable(path)
+    if plot:
+        from .plot import figure_format
+
+        figure_format(plot)  # an extension we cannot write is refused before the run
     if record and Path(record).suffix not in (".usda", ".usd", ".usdc"):
         raise InputError("the record must be a .usda, .usd or .usdc file", file=str(record))
     loaded = load(stage_file, dt, vehicles or None, threads)
@@ -46,7 +57,7 @@ def simulate_files(stage_file: str | os.PathLike, steps: int, dt: float, *, vehi
         report(f"warning: {line}")
     for line in problem_lines(loaded.description, loaded.left_out):
         report(line)
-    result = run(loaded, steps, dt, outputs=outputs)
+    result = run(loaded, steps, dt, controls=given or None, outputs=outputs)
     if trace:
         from ..stage.io import write_atomic
 
@@ -54,10 +65,11 @@ def simulate_files(stage_file: str | os.PathLike, steps: int, dt: float, *, vehi
         _writing(trace, lambda: write_atomic(trace, text + "\n"))
     if plot:
         from ..stage.io import write_atomic
-        from .sim_plot import plot_png
+        from .plot import figure_format
+        from .sim_plot import plot_bytes
 
-        png = plot_png(result, title=f"{Path(stage_file).name}: {steps} steps of {dt:g} s")
-        _writing(plot, lambda: write_atomic(plot, png))
+        figure = plot_bytes(result, figure_format(plot), title=f"{Path(stage_file).name}: {steps} steps of {dt:g} s")
+        _writing(plot, lambda: write_atomic(plot, figure))
     if record:
         from .record import write_record
 

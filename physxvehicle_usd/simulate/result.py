@@ -111,6 +111,10 @@ def trace_from_arrays(arrays: Mapping[str, Mapping[str, np.ndarray]], paths: Seq
     return trace
 
 
+def _finite(x: float) -> float | None:
+    return round(x, 6) + 0.0 if math.isfinite(x) else None  # JSON has no NaN; +0.0: no "-0.0"
+
+
 @dataclass
 class VehicleSummary:
     path: str
@@ -118,6 +122,18 @@ class VehicleSummary:
     forward_speed_ms: float  # final velocity along the vehicle's longitudinal axis (negative: backwards)
     gear: int              # final current gear (-1 reverse, 0 neutral, 1.. forward; 0 without a gearbox)
     has_gears: bool
+    frozen_reason: str | None = None  # why the numerical guard froze it (sim/guard.py); None: it ran to the end
+    frozen_step: int | None = None  # the step of this run (from 1) at which it was frozen; None: not during this run
+
+    @property
+    def frozen(self) -> bool:
+        return self.frozen_reason is not None
+
+    def as_json(self) -> dict[str, Any]:
+        """The command line's per-vehicle result (SI units)."""
+        return {"distance_m": _finite(self.distance_m), "forward_speed_ms": _finite(self.forward_speed_ms),
+                "gear": self.gear if self.has_gears else None, "frozen": self.frozen,
+                "frozen_reason": self.frozen_reason}
 
 
 @dataclass
@@ -136,7 +152,11 @@ class SimulationResult:
     left_out: dict[str, str] = field(default_factory=dict)
     composition_warnings: list[str] = field(default_factory=list)
     loaded: LoadedSimulation | None = None
-    frozen: dict[str, tuple[str, int]] = field(default_factory=dict)  # path -> (why, step of this run, from 1)
+
+    @property
+    def frozen(self) -> dict[str, tuple[str, int]]:
+        """The vehicles the numerical guard froze during this run: path -> (why, step of this run, from 1)."""
+        return {s.path: (s.frozen_reason, s.frozen_step) for s in self.vehicles if s.frozen_step is not None}
 
     def frozen_lines(self) -> list[str]:
         """One line per vehicle the numerical guard froze during the run: which, why, from which step."""
@@ -153,9 +173,10 @@ class SimulationResult:
         return trace_from_arrays(self.arrays, self.paths, self.wheel_paths, self.dt, self.steps)
 
     def summary(self) -> dict[str, Any]:
-        """The command line's JSON summary line."""
+        """The command line's JSON summary line: counts and timings, and each vehicle's result by path."""
         return {"vehicles": len(self.paths), "wheels": self.wheel_count, "steps": self.steps, "dt": self.dt,
-                "load_s": round(self.load_s, 6), "step_s": round(self.step_s, 6)}
+                "load_s": round(self.load_s, 6), "step_s": round(self.step_s, 6),
+                "results": {s.path: s.as_json() for s in self.vehicles}}
 
 
 def rotate_xyzw(q: np.ndarray, v: np.ndarray) -> np.ndarray:

@@ -206,13 +206,11 @@ def run(source: "str | os.PathLike | Usd.Stage | LoadedSimulation", steps: int, 
     speed = _forward_speed(last["bodies"]["orientation"], last["bodies"]["linearVelocity"], forward) * mpu
     gears = last["vehicles"]["currentGear"]
     standard = [getattr(loaded.description.vehicles[p].drive, "type", None) == "standard" for p in loaded.paths]
-    summaries = [VehicleSummary(p, float(distance[v] * mpu), float(speed[v]), int(gears[v]), standard[v])
+    reasons, at = sim.fault_reasons, sim.fault_steps
+    summaries = [VehicleSummary(p, float(distance[v] * mpu), float(speed[v]), int(gears[v]), standard[v], reasons.get(p),
+                                at[p] - steps_before if p in at and at[p] > steps_before else None)
                  for v, p in enumerate(loaded.paths)]
     offset = loaded.drive_cycle.start_time_code / loaded.drive_cycle.time_codes_per_second / sim.dt
-    reasons, at = sim.fault_reasons, sim.fault_steps
-    frozen = {path: (reasons[path], at[path] - steps_before) for path in loaded.paths
-              if path in at and at[path] > steps_before}
     return SimulationResult(steps, sim.dt, loaded.paths, loaded.wheel_paths, loaded.load_s, step_s, summaries, mpu,
                             recorder.arrays() if recorder.active else {"vehicles": {}, "wheels": {}, "bodies": {}},
-                            initial, offset, dict(loaded.left_out), list(loaded.composition_warnings), loaded,
-                            frozen)
+                            initial, offset, dict(loaded.left_out), list(loaded.composition_warnings), loaded)

@@ -1,0 +1,57 @@
+"""Controls given on the command line: `NAME=VALUE` (held for the whole run) or `NAME=A:B` (a linear ramp from A at
+the first step to B at the last), turned into the per-step arrays `run(controls=...)` takes."""
+from __future__ import annotations
+
+import math
+from typing import Iterable
+
+import numpy as np
+
+from ..errors import InputError
+
+# The Simulator's control names (sim/simulator.py): per vehicle, then per wheel (broadcast to every wheel).
+VEHICLE_CONTROLS = ("accelerator", "brake0", "brake1", "steer", "thrust0", "thrust1", "targetGear")
+WHEEL_CONTROLS = ("driveTorque", "brakeTorque", "steerAngle")
+KNOWN = VEHICLE_CONTROLS + WHEEL_CONTROLS
+
+
+def _number(name: str, text: str, spec: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise InputError(f"--control {spec}: {text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise InputError(f"--control {spec}: {name} must be a finite number (got {text})")
+    return value
+
+
+def parse_control(spec: str, steps: int) -> tuple[str, np.ndarray]:
+    """One `NAME=VALUE` or `NAME=A:B` -> (name, one value per step)."""
+    name, sep, value = spec.partition("=")
+    name, value = name.strip(), value.strip()
+    if not sep or not name or not value:
+        raise InputError(f"--control {spec}: expected NAME=VALUE or NAME=START:END (e.g. accelerator=1, steer=0:0.3)")
+    if name not in KNOWN:
+        raise InputError(f"--control {spec}: unknown control {name!r}; known: {', '.join(KNOWN)}")
+    start_text, ramp, end_text = value.partition(":")
+    start = _number(name, start_text, spec)
+    end = _number(name, end_text, spec) if ramp else start
+    if name == "targetGear":
+        if ramp:
+            raise InputError(f"--control {spec}: targetGear is a gear, held (e.g. targetGear=1), not a ramp")
+        if start != int(start):
+            raise InputError(f"--control {spec}: targetGear must be a whole number (-1 reverse, 0 neutral, "
+                             "1.. forward, 255 automatic)")
+        return name, np.full(steps, int(start), dtype=np.int64)
+    return name, np.linspace(start, end, steps) if ramp else np.full(steps, start)
+
+
+def controls_from_specs(specs: Iterable[str], steps: int) -> dict[str, np.ndarray]:
+    """Every `--control`; a name given twice is refused (which one would win is not obvious)."""
+    controls: dict[str, np.ndarray] = {}
+    for spec in specs:
+        name, rows = parse_control(spec, steps)
+        if name in controls:
+            raise InputError(f"--control {spec}: {name} is given twice")
+        controls[name] = rows
+    return controls
