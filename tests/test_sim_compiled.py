@@ -11,7 +11,6 @@ from __future__ import annotations
 import copy
 import ctypes
 import importlib.util
-from pathlib import Path
 
 import numpy as np
 import pytest
