@@ -50,8 +50,9 @@ def assert_ulps(name: str, ours, theirs, tolerance: int = 0, scale=None) -> None
     if scale is not None:
         ok |= np.abs(ours.astype(float) - theirs) <= tolerance * np.spacing(np.abs(np.asarray(scale, dtype=F32)))
     worst = int(np.argmax(np.where(ok, 0, distance)))
-    assert ok.all(), (f"{name}: {int((~ok).sum())} lanes beyond {tolerance} ulp, e.g. lane {np.unravel_index(worst, ours.shape)}:"
-                      f" kernel {ours.flat[worst]!r}, numpy {theirs.flat[worst]!r} ({int(distance.flat[worst])} ulp)")
+    lane = np.unravel_index(worst, ours.shape)
+    assert ok.all(), (f"{name}: {int((~ok).sum())} lanes beyond {tolerance} ulp, e.g. lane {lane}: kernel"
+                      f" {ours.flat[worst]!r}, numpy {theirs.flat[worst]!r} ({int(distance.flat[worst])} ulp)")
 
 
 def kernel(name: str, *args) -> None:
@@ -175,8 +176,8 @@ def test_update_suspension_state(any_sweep, any_limit):
                                                 w(R), w(d), w(hub), w(axle) if any_sweep else None, w(dt))
     ours = out(), out(), out(), out(dtype=I32)
     kernel("update_suspension_state", any_sweep, any_limit, travel, p.radius, p.half_width, p.spring_stiffness,
-           p.spring_damping, p.wheel_mass, i32(p.mask), i32(p.query_type == QUERY_SWEEP), i32(p.limit_expansion_velocity),
-           prev, s.jounce_speed, i32(s.jounce_specified), i32(road.hit), normal, road_offset, R, d, hub, axle, gravity,
+           p.spring_damping, p.wheel_mass, i32(p.mask), i32(p.query_type == QUERY_SWEEP),
+           i32(p.limit_expansion_velocity), prev, s.jounce_speed, i32(s.jounce_specified), i32(road.hit), normal, road_offset, R, d, hub, axle, gravity,
            dt, *ours)
     for name, a, b in zip(("jounce", "jounce speed", "separation"), ours, (theirs.jounce, theirs.jounce_speed,
                                                                            theirs.separation)):
@@ -210,7 +211,8 @@ def test_suspension_force():
 
 def test_tire_directions():
     g = Draw(5)
-    lat_axis, normal, on_ground = matvec(g.rotation(), g.unit(1.0, 0.0, 0.0, 0.1)), g.unit(0.0, 1.0, 0.0, 0.2), g.flag(0.9)
+    lat_axis = matvec(g.rotation(), g.unit(1.0, 0.0, 0.0, 0.1))
+    normal, on_ground = g.unit(0.0, 1.0, 0.0, 0.2), g.flag(0.9)
     t_lng, t_lat = tire.tire_directions(lat_axis, normal, on_ground)
     ours = out(3), out(3)
     kernel("tire_directions", lat_axis, normal, i32(on_ground), *ours)

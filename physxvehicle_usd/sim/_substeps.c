@@ -167,7 +167,9 @@ INLINE Vec3 add3(Vec3 a, Vec3 b) { return (Vec3){a.x + b.x, a.y + b.y, a.z + b.z
 INLINE Vec3 sub3(Vec3 a, Vec3 b) { return (Vec3){a.x - b.x, a.y - b.y, a.z - b.z}; }
 INLINE Vec3 scale3(Vec3 a, float s) { return (Vec3){a.x * s, a.y * s, a.z * s}; }
 INLINE float dot3(Vec3 a, Vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-INLINE Vec3 cross3(Vec3 a, Vec3 b) { return (Vec3){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x}; }
+INLINE Vec3 cross3(Vec3 a, Vec3 b) {
+    return (Vec3){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
+}
 /* R v, R row-major */
 INLINE Vec3 matvec(const float R[9], Vec3 v) {
     return (Vec3){R[0] * v.x + R[1] * v.y + R[2] * v.z, R[3] * v.x + R[4] * v.y + R[5] * v.z,
@@ -178,7 +180,8 @@ INLINE Vec3 matvec(const float R[9], Vec3 v) {
    suspension (rho: suspension direction . ground normal; 0 when the wheel plane is parallel to the suspension). */
 typedef struct { float jounce, separation; } Jounce;
 
-INLINE Jounce jounce_from_depth(float depth, float rho, float travel, float prev, int32_t prev_specified, float flt_min) {
+INLINE Jounce jounce_from_depth(float depth, float rho, float travel, float prev, int32_t prev_specified,
+                                float flt_min) {
     const int nonpar = rho != 0.0f;
     const float s_ = depth / (nonpar ? rho : 1.0f);
     const int pen = nonpar & (depth <= 0.0f), beyond = pen & (s_ > travel), within = pen & (s_ > 0.0f);
@@ -197,7 +200,8 @@ INLINE Jounce jounce_from_depth(float depth, float rho, float travel, float prev
 typedef struct { float jounce, jounce_speed, separation; int32_t clamped; } ExpansionLimit;
 
 INLINE ExpansionLimit limit_expansion_velocity(float k, float c, float m, float j, float jdot, float sep, float prev,
-                                               float prev_speed, float g_along, int32_t has_hit, float dt, int32_t apply) {
+                                               float prev_speed, float g_along, int32_t has_hit, float dt,
+                                               int32_t apply) {
     float vel = prev * k / m * dt - prev_speed;
     const float tmp = vel + prev_speed * c / m * dt;
     vel = vel >= 0.0f ? max_f(0.0f, tmp) : min_f(0.0f, tmp);
@@ -217,8 +221,8 @@ typedef struct { float jounce, jounce_speed, separation; int32_t on_ground; } Su
 
 INLINE SuspensionState update_suspension_state(
         const int any_sweep, const int any_limit,
-        float travel, float radius, float half_width, float k, float c, float m, int32_t mask, int32_t sweep, int32_t limit,
-        float prev, float prev_speed, int32_t prev_specified, int32_t hit, Vec3 normal, float road_offset,
+        float travel, float radius, float half_width, float k, float c, float m, int32_t mask, int32_t sweep,
+        int32_t limit, float prev, float prev_speed, int32_t prev_specified, int32_t hit, Vec3 normal, float road_offset,
         const float R[9], Vec3 d, Vec3 hub, Vec3 axle, Vec3 gravity, float dt, float flt_min) {
     /* depth of the wheel bottom below the ground */
     const float rho = dot3(d, normal);
@@ -244,7 +248,8 @@ INLINE SuspensionState update_suspension_state(
         const int air = enabled & !hit & prev_specified & (prev > 0.0f);
         jdot = air ? -prev / dt : jdot;
         const int apply = (enabled & hit & (jdot < 0.0f)) | air;
-        const ExpansionLimit e = limit_expansion_velocity(k, c, m, j, jdot, sep, prev, prev_speed, g_along, hit, dt, apply);
+        const ExpansionLimit e = limit_expansion_velocity(k, c, m, j, jdot, sep, prev, prev_speed, g_along, hit, dt,
+                                                          apply);
         j = e.jounce;
         sep = e.separation;
         jdot = (air & !e.clamped) ? 0.0f : e.jounce_speed;  /* in the air the jounce speed stays 0 unless clamped */
@@ -320,8 +325,8 @@ INLINE float tire_load(float rest, float x0, float y0, float x1, float y1, float
 }
 
 /* 4.6 road friction times the friction-vs-slip graph (points x, y; slopes s0, s1) at |longitudinal slip|. */
-INLINE float tire_friction(float x0, float x1, float x2, float y0, float y1, float y2, float s0, float s1, float lng_slip,
-                           float road_friction, int32_t on_ground) {
+INLINE float tire_friction(float x0, float x1, float x2, float y0, float y1, float y2, float s0, float s1,
+                           float lng_slip, float road_friction, int32_t on_ground) {
     const float on = on_ground ? 1.0f : 0.0f;
     const float ak = fabsf(lng_slip);
     const float g0 = y0 + (ak - x0) * s0, g1 = y1 + (ak - x1) * s1;
@@ -873,8 +878,8 @@ void pvu_test_tire_directions(int64_t n, const float *lat_axis, const float *nor
           store3(t_lng, n, i, out.lng); store3(t_lat, n, i, out.lat));
 }
 
-void pvu_test_contact_speeds(int64_t n, const float *radius, const float *linear_velocity, const float *angular_velocity,
-                             const float *centre_offset, const float *d, const float *t_lng, const float *t_lat,
+void pvu_test_contact_speeds(int64_t n, const float *radius, const float *linear_velocity,
+                             const float *angular_velocity, const float *centre_offset, const float *d, const float *t_lng, const float *t_lat,
                              float *lng_speed, float *lat_speed) {
     LANES(const TireSpeeds out = contact_speeds(radius[i], load3(linear_velocity, n, i), load3(angular_velocity, n, i),
                                                 load3(centre_offset, n, i), load3(d, n, i), load3(t_lng, n, i),
@@ -895,8 +900,8 @@ void pvu_test_tire_camber(int64_t n, const float *normal, const float *lng_axis,
     LANES(camber[i] = tire_camber(load3(normal, n, i), load3(lng_axis, n, i), load3(lat_axis, n, i), on_ground[i]));
 }
 
-void pvu_test_tire_load(int64_t n, const float *rest, const float *x0, const float *y0, const float *x1, const float *y1,
-                        const float *slope, const float *normal_force, const int32_t *on_ground, float *load) {
+void pvu_test_tire_load(int64_t n, const float *rest, const float *x0, const float *y0, const float *x1,
+                        const float *y1, const float *slope, const float *normal_force, const int32_t *on_ground, float *load) {
     LANES(load[i] = tire_load(rest[i], x0[i], y0[i], x1[i], y1[i], slope[i], normal_force[i], on_ground[i]));
 }
 
@@ -931,7 +936,8 @@ void pvu_test_tire_force_model(int64_t n, int any_camber, const float *rest, con
           lng_force[i] = out.lng; lat_force[i] = out.lat);
 }
 
-/* direct_drive_update with its step factors as step_rows computes them, then the lock and mask: wheel.direct_drive_update */
+/* direct_drive_update with its step factors as step_rows computes them, then the lock and mask, as
+   wheel.direct_drive_update */
 void pvu_test_direct_drive_update(int64_t n, const float *wheel_moi, const float *damping_rate, const int32_t *mask,
                                   const float *omega, const float *tire_torque, const float *drive_torque,
                                   const float *brake_torque, const int32_t *brake_applied, const float *dt,
