@@ -325,7 +325,8 @@ def canonical_value(value: Any) -> Any:
     if kind is int or kind is bool or kind is str or value is None:
         return value
     if kind is tuple or kind is list:
-        return [canonical_value(v) for v in value]
+        return [_float32_shortest(v) if type(v) is float and v != 0.0 and abs(v) < 3.4e38 else canonical_value(v)
+                for v in value]
     return _plain(value)
 
 

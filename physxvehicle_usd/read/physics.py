@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from pxr import Gf, Usd, UsdGeom, UsdPhysics
 
@@ -232,6 +233,11 @@ def _check_mass_attributes(prim: Usd.Prim, sink: DiagnosticSink) -> bool:
     return len(sink.items) > start
 
 
+@lru_cache(maxsize=None)
+def _actor_fallback(row: P.Prop, meters_per_unit: float, kilograms_per_unit: float):
+    return P.si_to_stage(row, row.default, StageUnits(meters_per_unit, kilograms_per_unit))
+
+
 def _physx_actor_settings(prim: Usd.Prim, block: Block, sink: DiagnosticSink, units: StageUnits) -> None:
     """PhysxRigidBodyAPI's values as omni.physx hands them to the actor (see the property table's rows).
 
@@ -240,11 +246,14 @@ def _physx_actor_settings(prim: Usd.Prim, block: Block, sink: DiagnosticSink, un
     path = str(prim.GetPath())
     # the type info lists API schemas whether or not their schema is registered (NVIDIA's need not be here)
     applied = "PhysxRigidBodyAPI" in prim.GetPrimTypeInfo().GetAppliedAPISchemas()
+    # one look at what the prim authors in the namespace, not seven attribute look-ups (a fleet reads this per car)
+    authored = {a.GetName(): a for a in prim.GetAuthoredPropertiesInNamespace(P.PHYSX_RIGID_BODY)
+                if isinstance(a, Usd.Attribute) and a.HasAuthoredValue()}
     for row in P.PHYSX_RIGID_BODY_ROWS:
         name = P.physx_rigid_body_attribute(row.base)
-        fallback = P.si_to_stage(row, row.default, units)
-        attr = prim.GetAttribute(name)
-        if not (attr and attr.HasAuthoredValue()):
+        fallback = _actor_fallback(row, units.meters_per_unit, units.kilograms_per_unit)
+        attr = authored.get(name)
+        if attr is None:
             block.set(row.base, fallback, Source.DEFAULT)
             continue
         value = attr.Get()

@@ -72,22 +72,34 @@ def _tuple(a: np.ndarray) -> tuple[float, ...]:
     return tuple(float(c) for c in a)
 
 
+IDENTITY: Quat = (1.0, 0.0, 0.0, 0.0)
+
+
+# Most frames are unrotated: the identity skips numpy on four-element arrays (the same values, up to the sign of a
+# zero), which would otherwise be most of the cost of building a fleet.
 def _quat_normalize(q: Sequence[float]) -> Quat:
+    if tuple(q) == IDENTITY:
+        return IDENTITY
     q = np.asarray(q, dtype=float)
     if not q.any():
-        return (1.0, 0.0, 0.0, 0.0)
+        return IDENTITY
     return _tuple(vm.quat_normalize(q))  # type: ignore[return-value]
 
 
 def _quat_mul(a: Sequence[float], b: Sequence[float]) -> Quat:
+    if tuple(a) == IDENTITY:
+        return tuple(b)  # type: ignore[return-value]
     return _tuple(vm.quat_mul(np.asarray(a, dtype=float), np.asarray(b, dtype=float)))  # type: ignore[return-value]
 
 
 def _quat_rotate(q: Sequence[float], v: Sequence[float]) -> Vec3:
     """q (0, v) q*: the rotation as a quaternion product (not a matrix), as PhysX's PxQuat::rotate rounds."""
+    if tuple(q) == IDENTITY:
+        return tuple(v)  # type: ignore[return-value]
     q = np.asarray(q, dtype=float)
     r = vm.quat_mul(vm.quat_mul(q, np.array([0.0, *v])), vm.quat_conj(q))
     return _tuple(r[1:])  # type: ignore[return-value]
+
 
 def _value(block: Block | None, key: str) -> Any:
     """A resolved value of a description block, as the description's canonical number (float32 precision, as USD
