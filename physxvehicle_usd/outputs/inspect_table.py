@@ -156,10 +156,59 @@ def format_value(value: Any) -> str:
     return str(value)
 
 
+def rows_by_scope(rows: list[Row]) -> dict[str, list[Row]]:
+    """The rows of each scope (a table each), scopes in the order first met: one pass over the rows."""
+    scopes: dict[str, list[Row]] = {}
+    for r in rows:
+        scopes.setdefault(r.scope, []).append(r)
+    return scopes
+
+
+COLUMNS = ("component", "property", "value", "unit", "source")
+GAP = "  "
+
+
+def scope_table(scope: str, rows: list[Row]):
+    """One scope's rows as an aligned text table (a rich Text: values and sources styled by provenance).
+
+    Columns are as wide as their widest cell, so nothing is cut or folded; the table is built in one pass over its
+    rows and printed as one piece of text, which keeps `inspect` linear and about as fast as `convert` (rich's
+    Table measured and wrapped every cell: 0.14 s per car)."""
+    from rich.text import Text
+
+    cells: list[tuple[str, ...]] = []
+    previous = None
+    for r in rows:
+        component = r.component if r.component != previous else ""
+        previous = r.component
+        if r.same_as:
+            cells.append((component, f"same prim and values as {r.same_as}"))
+        else:
+            cells.append((component, r.property, format_value(r.value), r.unit, r.source))
+    widths = [len(name) for name in COLUMNS]
+    for cell in cells:  # a note row widens the component column only
+        for i, value in enumerate(cell if len(cell) == len(COLUMNS) else cell[:1]):
+            widths[i] = max(widths[i], len(value))
+    text = Text(scope + "\n", style="bold")
+    text.append(GAP.join(name.ljust(w) for name, w in zip(COLUMNS, widths)).rstrip() + "\n", style="bold")
+    text.append(GAP.join("-" * w for w in widths) + "\n")
+    for cell in cells:
+        if len(cell) < len(COLUMNS):  # a repeated shared component: one note across the row
+            text.append(cell[0].ljust(widths[0]) + GAP)
+            text.append(cell[1] + "\n", style="dim")
+            continue
+        component, prop, value, unit, source = cell
+        style = SOURCE_STYLES.get(source, "")
+        text.append(component.ljust(widths[0]) + GAP + prop.ljust(widths[1]) + GAP)
+        text.append(value.ljust(widths[2]), style=style)
+        text.append(GAP + unit.ljust(widths[3]) + GAP)
+        text.append(source + "\n", style=style)
+    return text
+
+
 def render_text(description: StageDescription, vehicle: str | None = None, console=None) -> None:
-    """Print the tables with rich: one per scope; values that are not authored are coloured by provenance."""
+    """Print a table per scope; values that are not authored are coloured by provenance (on a terminal)."""
     from rich.console import Console
-    from rich.table import Table
     from rich.text import Text
 
     console = console or Console()
@@ -172,24 +221,8 @@ def render_text(description: StageDescription, vehicle: str | None = None, conso
         legend.append(source, style=style or "bold")
         legend.append("  ")
     console.print(legend)
-    for scope in dict.fromkeys(r.scope for r in rows):
-        table = Table(title=scope, title_justify="left", show_lines=False)
-        table.add_column("component", overflow="fold")
-        table.add_column("property", overflow="fold", min_width=12)
-        table.add_column("value", overflow="fold", min_width=10)
-        table.add_column("unit", overflow="fold")
-        table.add_column("source", no_wrap=True, min_width=10)
-        previous = None
-        for r in (r for r in rows if r.scope == scope):
-            component = r.component if r.component != previous else ""
-            previous = r.component
-            if r.same_as:
-                table.add_row(component, Text(f"same prim and values as {r.same_as}", style="dim"), "", "", "")
-                continue
-            style = SOURCE_STYLES.get(r.source, "")
-            table.add_row(component, r.property, Text(format_value(r.value), style=style), r.unit,
-                          Text(r.source, style=style))
-        console.print(table)
+    for scope, scope_rows in rows_by_scope(rows).items():
+        console.print(scope_table(scope, scope_rows), soft_wrap=True, highlight=False, markup=False)
     not_authored = sum(1 for r in rows if r.source and r.source != Source.AUTHORED.value)
     console.print(f"{len(rows)} rows, {not_authored} not authored")
     for d in description.diagnostics:
