@@ -25,7 +25,7 @@ from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.validate import validate_file
 
 sys.path.insert(0, str(REPO / "benchmarks"))
-from fleet import VEHICLE, car_asset, fleet_stage  # noqa: E402
+from fleet import VEHICLE, car_asset, fleet_stage
 
 RADIUS = P.full_name(P.WHEEL, "radius")
 
@@ -136,7 +136,7 @@ def test_inspect_rows_grow_linearly_with_the_fleet(tmp_path):
     assert len(per_car) == 1  # every copy: the same rows, however many copies
     shared = total_2 - 2 * per_car.pop()
     assert shared > 0 and total_20 == shared + 10 * (total_2 - shared)
-    for scope, count in scopes_20.items():  # each scope printed once, as one table
+    for scope in scopes_20:  # each scope printed once, as one table
         assert len(re.findall(rf"^{re.escape(scope)} *$", text_20, re.MULTILINE)) == 1, scope
     assert f"{total_20} rows" in text_20 and f"{total_2} rows" in text_2
 
