@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 from typing import Any, Iterator
 
 from .. import properties as P
@@ -54,8 +55,14 @@ def _plain(value: Any) -> Any:
 
 
 def _unit(schema: str, base: str, description: StageDescription) -> str:
+    return _stage_unit(schema, base, description.units)
+
+
+@lru_cache(maxsize=4096)
+def _stage_unit(schema: str, base: str, units: U.StageUnits) -> str:
+    """A property's unit in these stage units: worked out once per property and units, not once per row."""
     prop = P.TABLE_BY_KEY.get((schema, base))
-    return U.stage_unit(prop.unit, description.units) if prop else ""
+    return U.stage_unit(prop.unit, units) if prop else ""
 
 
 def _attribute(schema: str, base: str, instance: str | None) -> str | None:
