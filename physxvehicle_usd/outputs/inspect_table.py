@@ -11,7 +11,7 @@ referred to ("same as wheel 0"), which keeps shared components readable.
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from functools import lru_cache
 from typing import Any, Iterator
 
@@ -140,12 +140,20 @@ def inspect_rows(description: StageDescription, vehicle: str | None = None) -> l
     return rows
 
 
+_ROW_FIELDS = tuple(f.name for f in fields(Row))
+
+
+def astuple_shallow(row: Row) -> tuple:
+    """A row's fields without dataclasses.asdict's deep copy (its values are already plain: _plain made them)."""
+    return tuple(getattr(row, name) for name in _ROW_FIELDS)
+
+
 def inspect_json(description: StageDescription, vehicle: str | None = None) -> dict:
     units = description.units
     return {
         "stage": {**asdict(description.stage), "lengthUnit": U.length_name(units), "massUnit": U.mass_name(units)},
         "vehicles": sorted(description.vehicles) if vehicle is None else [vehicle],
-        "rows": [asdict(r) for r in inspect_rows(description, vehicle)],
+        "rows": [dict(zip(_ROW_FIELDS, astuple_shallow(r))) for r in inspect_rows(description, vehicle)],
         "diagnostics": [d.model_dump(mode="json", exclude={"file"}) for d in description.diagnostics],
     }
 
