@@ -116,6 +116,37 @@ def test_generated_resources_are_fresh(tmp_path):
         assert (tmp_path / name).read_text() == committed, f"{name} is stale: run python tools/generate_schema.py"
 
 
+def test_property_docs_are_written_from_the_property_table():
+    """Each vehicle property's doc says what it means, its unit, default, sentinel and range (from
+    properties.py), and the registered schema carries it whole (its userDocBrief, which the prim definition's
+    GetDocumentation() returns), not a first sentence."""
+    checked = run_python([str(REPO / "tools" / "generate_schema.py"), "--check-docs"])
+    assert checked.returncode == 0, checked.stderr
+    probe = """
+import json
+from pxr import Usd
+from physxvehicle_usd import properties as P
+docs = {}
+for prop in P.TABLE_ROWS:
+    definition = Usd.SchemaRegistry().FindConcretePrimDefinition(prop.schema) or \\
+        Usd.SchemaRegistry().FindAppliedAPIPrimDefinition(prop.schema)
+    name = P._full_names(prop.schema)[prop.base]
+    docs[prop.schema + "." + prop.base] = definition.GetPropertyDefinition(name).GetDocumentation()
+print(json.dumps(docs))
+"""
+    result = run_python(["-c", probe])
+    assert result.returncode == 0, result.stderr
+    docs = json.loads(result.stdout)
+    assert len(docs) > 120
+    damping = docs["PhysxVehicleAPI.lateralStickyTireDamping"]
+    assert damping.startswith("How fast a sticky tire's lateral speed is damped") and "Unit: 1/s." in damping
+    assert "Valid range: [0, inf)." in damping and "Out of range: error V80." in damping
+    torque = docs["PhysxVehicleEngineAPI.peakTorque"]
+    assert torque.startswith("The engine's maximum torque") and "Unit: N*m (SI; authored values" in torque
+    assert "Sentinel: -1" in torque and "500" in torque
+    assert not [key for key, doc in docs.items() if " of the " in doc.split(".")[0] and "component" in doc.split(".")[0]]
+
+
 # Two plugins in one process: every way a user can bring NVIDIA's physx-usd-schemas and ours together. The
 # probe imports them in the given order, then reads the sample car; the process must finish cleanly, say at most
 # one line on stderr, and read the car with whichever plugin USD kept.

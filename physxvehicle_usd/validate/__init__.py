@@ -9,7 +9,6 @@ files are still checked. Nothing here raises for a bad input.
 from __future__ import annotations
 
 import os
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
@@ -91,26 +90,104 @@ def collect_files(paths: Iterable[str]) -> tuple[list[str], list[FileResult]]:
 
 def validate_paths(paths: Iterable[str], jobs: int = 1,
                    progress: Callable[[FileResult], None] | None = None) -> list[FileResult]:
-    """Validate every file; `jobs` > 1 uses that many worker processes. Results keep the input order."""
+    """Validate every file; `jobs` > 1 shares the work with that many processes in all (this one and jobs - 1
+    workers). Results keep the input order, and are the same whatever `jobs` is."""
     files, missing = collect_files(paths)
-    results: list[FileResult] = []
+    results: list[FileResult]
     if jobs > 1 and len(files) > 1:
-        import multiprocessing
-
-        # spawn, not fork: each worker gets a clean USD (no inherited stage caches or locks)
-        with ProcessPoolExecutor(max_workers=min(jobs, len(files)),
-                                 mp_context=multiprocessing.get_context("spawn")) as pool:
-            for result in pool.map(validate_file, files):
-                results.append(result)
-                if progress:
-                    progress(result)
+        results = _validate_shared(files, min(jobs, len(files)), progress)
     else:
+        results = []
         for file in files:
             result = validate_file(file)
             results.append(result)
             if progress:
                 progress(result)
     return missing + results
+
+
+def _chunks(files: list[str], processes: int) -> list[list[str]]:
+    """Work in chunks: several per process (so that a slow file does not leave the others idle at the end), few
+    enough that handing them out costs nothing beside opening a stage."""
+    size = max(1, min(8, len(files) // (processes * 6)))
+    return [files[i:i + size] for i in range(0, len(files), size)]
+
+
+def _take(counter, claimed=None, slot: int = 0) -> int:
+    """The next chunk's index (past the end: no work left); a worker notes which it holds, under the same lock."""
+    with counter.get_lock():
+        index = counter.value
+        counter.value += 1
+        if claimed is not None:
+            claimed[slot] = index
+    return index
+
+
+def _worker(chunks: list[list[str]], counter, claimed, slot: int, out) -> None:
+    """A worker process: gets ready (USD on one thread, its file-format plugins loaded by a first stage), then takes
+    the next chunk until none is left and sends (chunk index, results) back. Getting ready before taking work
+    matters: a chunk taken by a worker that is still loading would keep the others waiting for it."""
+    from pxr import Work
+
+    Work.SetConcurrencyLimit(1)
+    validate_stage(Usd.Stage.CreateInMemory())
+    while (index := _take(counter, claimed, slot)) < len(chunks):
+        out.put((index, [validate_file(file) for file in chunks[index]]))
+
+
+def _validate_shared(files: list[str], processes: int, progress) -> list[FileResult]:
+    """This process and `processes - 1` workers take chunks from one counter.
+
+    The workers are forked once, before this process opens any file of the run: they start in milliseconds with
+    the plugin registry already open (spawned workers spent 1-2 s each importing pxr and registering plugins, more
+    than 100 small assets take to check on 2 cores). Each worker limits USD's own threading to one thread (a forked
+    child has none of the parent's worker threads; the processes are the parallelism). This process works from the
+    first moment; when all chunks are done, a worker still getting ready is stopped."""
+    import multiprocessing
+    from multiprocessing.connection import wait
+
+    from ..read import read_stage  # noqa: F401 - the reader imported once, here, for every worker
+
+    context = multiprocessing.get_context("fork")
+    chunks = _chunks(files, processes)
+    counter = context.Value("i", 0)
+    claimed = context.Array("i", [-1] * (processes - 1))
+    out = context.SimpleQueue()
+    workers = [context.Process(target=_worker, args=(chunks, counter, claimed, slot, out), daemon=True)
+               for slot in range(processes - 1)]
+    for worker in workers:
+        worker.start()
+    done: dict[int, list[FileResult]] = {}
+
+    def receive(index: int, chunk_results: list[FileResult]) -> None:
+        done[index] = chunk_results
+        for result in chunk_results:
+            if progress:
+                progress(result)
+
+    try:
+        while (index := _take(counter)) < len(chunks):
+            receive(index, [validate_file(file) for file in chunks[index]])
+            while not out.empty():
+                receive(*out.get())
+        while len(done) < len(chunks):
+            ready = wait([out._reader, *(w.sentinel for w in workers if w.exitcode is None)])
+            if out._reader in ready:
+                receive(*out.get())
+                continue
+            for slot, worker in enumerate(workers):
+                held = claimed[slot]
+                if worker.exitcode not in (None, 0) and 0 <= held < len(chunks) and held not in done:
+                    raise RuntimeError(f"a validation worker stopped (exit code {worker.exitcode}) while checking "
+                                       f"one of: {', '.join(chunks[held])}")
+            if all(w.exitcode is not None for w in workers) and out.empty():
+                raise RuntimeError("the validation workers stopped before finishing their work")
+    finally:
+        for worker in workers:
+            if worker.is_alive():
+                worker.terminate()
+            worker.join()
+    return [result for index in range(len(chunks)) for result in done[index]]
 
 
 def default_jobs() -> int:

@@ -1,13 +1,81 @@
-"""Validation reports: text, JSON, JUnit XML and GitHub workflow annotations; and the exit code."""
+"""Validation reports: text, JSON, JUnit XML and GitHub workflow annotations; and the exit code.
+
+Identical findings on prims that differ only by their vehicle (a fleet of referenced copies of one asset with one
+broken wheel) are reported once: a `FindingGroup` holds the first finding, how many there are and on which prims.
+The text and GitHub reports name the first few prims and the count; JSON gives the count and every prim; JUnit
+puts the group in one test case for all the vehicles it concerns.
+"""
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
+from dataclasses import dataclass
 
 from ..diagnostics import Diagnostic, Severity
 from . import FileResult
 
 EXIT_OK, EXIT_FINDINGS, EXIT_UNREADABLE = 0, 1, 2
+SHOWN_PRIMS = 3   # the text and GitHub reports name this many prims of a group, then "and N more"
+
+
+@dataclass(frozen=True)
+class FindingGroup:
+    finding: Diagnostic          # the first of the group, as found
+    prims: tuple[str, ...]       # every prim it was found on, in the order found (the first is finding.prim)
+    vehicles: tuple[str | None, ...]  # the vehicle of each prim (None: the prim belongs to no vehicle)
+
+    @property
+    def count(self) -> int:
+        return len(self.prims)
+
+    def prims_text(self) -> str:
+        """'' for a single finding; else ' (on 50 prims: /A/W, /B/W, /C/W and 47 more)'."""
+        if self.count == 1:
+            return ""
+        shown = ", ".join(self.prims[:SHOWN_PRIMS])
+        more = self.count - min(self.count, SHOWN_PRIMS)
+        return f" (on {self.count} prims: {shown}{f' and {more} more' if more else ''})"
+
+
+def _owner(prim: str, vehicles: set[str]) -> str | None:
+    """The vehicle that `prim` is, or lies under (None: none)."""
+    path = prim
+    while path:
+        if path in vehicles:
+            return path
+        cut = path.rfind("/")
+        if cut <= 0:
+            return None
+        path = path[:cut]
+    return None
+
+
+def _without(vehicle: str, message: str) -> str:
+    """The message with the vehicle's own path taken out, so that copies of a vehicle say the same thing."""
+    if vehicle not in message:
+        return message
+    return re.sub(re.escape(vehicle) + r"(?![\w])", "\0", message)
+
+
+def group_findings(result: FileResult) -> list[FindingGroup]:
+    """The file's findings grouped: same severity, code, property and message, on prims that are the same prim of
+    different vehicles (a vehicle's own path in the message does not count). In the order first found."""
+    vehicles = set(result.vehicles)
+    groups: dict[tuple, tuple[Diagnostic, list[str], list[str | None]]] = {}
+    for f in result.findings:
+        owner = _owner(f.prim, vehicles)
+        if owner is None:
+            key = (f.severity, f.code, f.property, f.prim, f.message)
+        else:
+            key = (f.severity, f.code, f.property, "\0" + f.prim[len(owner):], _without(owner, f.message))
+        group = groups.get(key)
+        if group is None:
+            groups[key] = (f, [f.prim], [owner])
+        else:
+            group[1].append(f.prim)
+            group[2].append(owner)
+    return [FindingGroup(first, tuple(prims), tuple(owners)) for first, prims, owners in groups.values()]
 
 
 def exit_code(results: list[FileResult], strict: bool = False) -> int:
@@ -32,15 +100,18 @@ def summary(results: list[FileResult]) -> dict:
 
 
 def text_report(results: list[FileResult], show_info: bool = False) -> str:
+    """A line per finding (a group of identical findings: one line naming the first few prims and the count) and a
+    summary line counting every finding."""
     lines = []
     for r in results:
         if r.status == "unreadable":
             lines.append(f"{r.file}: error UNREADABLE /: {r.message}")
             continue
-        for f in r.findings:
+        for g in group_findings(r):
+            f = g.finding
             if f.severity == Severity.INFO and not show_info:
                 continue
-            lines.append(f"{r.file}: {f.severity.value} {f.code} {_where(f)}: {f.message}")
+            lines.append(f"{r.file}: {f.severity.value} {f.code} {_where(f)}: {f.message}{g.prims_text()}")
     s = summary(results)
     lines.append(f"{s['files']} files, {s['vehicles']} vehicles: {s['errors']} errors, {s['warnings']} warnings, "
                  f"{s['unreadable']} unreadable")
@@ -48,37 +119,56 @@ def text_report(results: list[FileResult], show_info: bool = False) -> str:
 
 
 def json_report(results: list[FileResult]) -> str:
-    findings = [{"file": r.file, **f.model_dump(mode="json", exclude={"file"})} for r in results for f in r.findings]
+    """{findings, files, summary}. A finding is a group: `prim` is its first prim, `prims` all of them, `count`
+    how many (1 for a finding of its own)."""
+    findings = [{"file": r.file, **g.finding.model_dump(mode="json", exclude={"file"}), "count": g.count,
+                 "prims": list(g.prims)} for r in results for g in group_findings(r)]
     findings += [{"file": r.file, "severity": "error", "code": "UNREADABLE", "prim": "/", "property": None,
-                  "message": r.message} for r in results if r.status == "unreadable"]
+                  "message": r.message, "count": 1, "prims": ["/"]} for r in results if r.status == "unreadable"]
     files = [{"file": r.file, "status": r.status, "vehicles": r.vehicles, "errors": r.count(Severity.ERROR),
               "warnings": r.count(Severity.WARNING), "message": r.message} for r in results]
     return json.dumps({"findings": findings, "files": files, "summary": summary(results)}, indent=2, sort_keys=True) + "\n"
 
 
+def _junit_cases(r: FileResult) -> dict[str, list[FindingGroup]]:
+    """Test case name -> its finding groups: "<stage>" for what belongs to no vehicle, a vehicle's path for what
+    concerns that vehicle alone, "V and N more vehicles" for a group found on several (those vehicles get no case
+    of their own unless something concerns them alone)."""
+    cases: dict[str, list[FindingGroup]] = {"<stage>": []}
+    for vehicle in r.vehicles:
+        cases[vehicle] = []
+    shared: set[str] = set()
+    for g in group_findings(r):
+        owners = list(dict.fromkeys(g.vehicles))
+        if len(owners) == 1:
+            cases.setdefault(owners[0] or "<stage>", []).append(g)
+            continue
+        shared.update(owners)
+        cases.setdefault(f"{owners[0]} and {len(owners) - 1} more vehicles", []).append(g)
+    return {name: groups for name, groups in cases.items() if groups or name not in shared}
+
+
 def junit_report(results: list[FileResult]) -> str:
-    """One test suite per file; one test case per vehicle plus one for the stage; a failure per error."""
+    """One test suite per file; one test case per vehicle (vehicles sharing identical findings: one case for all)
+    plus one for the stage; a failure per error (group)."""
     root = ET.Element("testsuites", name="physxvehicle-usd validate")
     for r in results:
         suite = ET.SubElement(root, "testsuite", name=r.file)
-        cases: dict[str, list[Diagnostic]] = {"<stage>": []}
-        for vehicle in r.vehicles:
-            cases[vehicle] = []
-        for f in r.findings:
-            owner = next((v for v in r.vehicles if f.prim == v or f.prim.startswith(v + "/")), "<stage>")
-            cases[owner].append(f)
+        cases = _junit_cases(r)
         failures = 0
-        for name, findings in cases.items():
+        for name, groups in cases.items():
             case = ET.SubElement(suite, "testcase", classname=r.file, name=name)
             if r.status == "unreadable" and name == "<stage>":
                 ET.SubElement(case, "error", message=r.message or "unreadable", type="UNREADABLE").text = r.message
                 failures += 1
-            for f in findings:
+            for g in groups:
+                f = g.finding
                 if f.severity == Severity.ERROR:
                     failure = ET.SubElement(case, "failure", message=f.message, type=f.code)
-                    failure.text = f"{_where(f)}: {f.message}"
+                    failure.text = f"{_where(f)}: {f.message}{g.prims_text()}"
                     failures += 1
-            warnings = [f"{f.code} {_where(f)}: {f.message}" for f in findings if f.severity == Severity.WARNING]
+            warnings = [f"{g.finding.code} {_where(g.finding)}: {g.finding.message}{g.prims_text()}"
+                        for g in groups if g.finding.severity == Severity.WARNING]
             if warnings:
                 ET.SubElement(case, "system-out").text = "\n".join(warnings)
         suite.set("tests", str(len(cases)))
@@ -96,15 +186,17 @@ def _escape_property(text: str) -> str:
 
 
 def github_report(results: list[FileResult]) -> str:
-    """GitHub Actions workflow commands: ::error / ::warning / ::notice with file and title."""
+    """GitHub Actions workflow commands: ::error / ::warning / ::notice with file and title; one per group."""
     lines = []
     for r in results:
         if r.status == "unreadable":
             lines.append(f"::error file={_escape_property(r.file)},title=UNREADABLE::{_escape_data(r.message or '')}")
-        for f in r.findings:
+        for g in group_findings(r):
+            f = g.finding
             level = {"error": "error", "warning": "warning", "info": "notice"}[f.severity.value]
             title = _escape_property(f"{f.code} {_where(f)}")
-            lines.append(f"::{level} file={_escape_property(r.file)},title={title}::{_escape_data(f.message)}")
+            lines.append(f"::{level} file={_escape_property(r.file)},title={title}::"
+                         f"{_escape_data(f.message + g.prims_text())}")
     s = summary(results)
     lines.append(f"{s['files']} files: {s['errors']} errors, {s['warnings']} warnings, {s['unreadable']} unreadable")
     return "\n".join(lines) + "\n"
