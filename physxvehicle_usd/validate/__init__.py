@@ -138,17 +138,19 @@ def _worker(chunks: list[list[str]], counter, claimed, slot: int, out) -> None:
 def _validate_shared(files: list[str], processes: int, progress) -> list[FileResult]:
     """This process and `processes - 1` workers take chunks from one counter.
 
-    The workers are forked once, before this process opens any file of the run: they start in milliseconds with
-    the plugin registry already open (spawned workers spent 1-2 s each importing pxr and registering plugins, more
-    than 100 small assets take to check on 2 cores). Each worker limits USD's own threading to one thread (a forked
-    child has none of the parent's worker threads; the processes are the parallelism). This process works from the
-    first moment; when all chunks are done, a worker still getting ready is stopped."""
+    The workers are forked from a fork server that imported the validator (pxr and the plugin registry) once and
+    never ran USD's threads: they start in milliseconds (spawned workers spent 1-2 s each importing pxr, more than
+    100 small assets take to check on 2 cores), without inheriting the locks or thread pool of this process, which
+    may have opened stages already (a library caller, the tests). Each worker limits USD's own threading to one
+    thread; the processes are the parallelism. This process works from the first moment; when all chunks are done,
+    a worker still getting ready is stopped."""
     import multiprocessing
     from multiprocessing.connection import wait
 
     from ..read import read_stage  # noqa: F401 - the reader imported once, here, for every worker
 
-    context = multiprocessing.get_context("fork")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload([__name__])
     chunks = _chunks(files, processes)
     counter = context.Value("i", 0)
     claimed = context.Array("i", [-1] * (processes - 1))
