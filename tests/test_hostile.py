@@ -16,6 +16,9 @@ from pathlib import Path
 
 import pytest
 from conftest import SAMPLES, run_cli
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fuzz"))
+import hostile_corpus  # noqa: E402
 from pxr import Sdf, Usd, Vt
 
 from physxvehicle_usd import properties as P
@@ -137,22 +140,9 @@ def test_hostile_values_become_findings(case, tmp_path, capfd):
 
 # -- file-level hostility -------------------------------------------------------------------------------
 
-def _garbage(folder: Path) -> Path:
-    path = folder / "garbage.usda"
-    path.write_bytes(os.urandom(4096))
-    return path
-
-
 def _garbage_usdc(folder: Path) -> Path:
     path = folder / "garbage.usdc"
     path.write_bytes(b"PXR-USDC" + os.urandom(4096))
-    return path
-
-
-def _truncated_usdc(folder: Path) -> Path:
-    path = folder / "truncated.usdc"
-    Usd.Stage.Open(str(CAR)).Export(str(path))
-    path.write_bytes(path.read_bytes()[:1000])
     return path
 
 
@@ -166,25 +156,14 @@ def _truncated_usdz(folder: Path) -> Path:
     return path
 
 
-def _empty(folder: Path) -> Path:
-    path = folder / "empty.usda"
-    path.write_bytes(b"")
-    return path
-
-
-def _missing_sublayer(folder: Path) -> Path:
-    path = folder / "missing_sublayer.usda"
-    path.write_text("#usda 1.0\n(\n    subLayers = [@./nowhere/car.usda@]\n)\n")
-    return path
-
-
 def _folder_named_usd(folder: Path) -> Path:
     path = folder / "not_a_file.usda"
     path.mkdir()
     return path
 
 
-FILE_CASES = [_garbage, _garbage_usdc, _truncated_usdc, _truncated_usdz, _empty, _missing_sublayer]
+# the corpus's unreadable files (garbage, empty, truncated crate file, missing sublayer) and two more
+FILE_CASES = [case.author for case in hostile_corpus.file_cases()] + [_garbage_usdc, _truncated_usdz]
 
 
 @pytest.mark.parametrize("case", FILE_CASES, ids=[c.__name__.strip("_") for c in FILE_CASES])
@@ -206,7 +185,7 @@ def test_a_fresh_process_reports_hostile_input_in_one_line(tmp_path):
     layer.Save()
     proc = _fresh_cli("validate", hostile)
     assert proc.returncode == 1 and f"{hostile}: error {code} {prim}.{prop}:" in proc.stdout, proc.stdout + proc.stderr
-    garbage = _garbage(tmp_path)
+    garbage = hostile_corpus.file_cases()[0].author(tmp_path)  # garbage bytes
     for command in ("validate", "convert", "schemas"):
         proc = _fresh_cli(command, garbage)
         assert proc.returncode == 2 and garbage.name in proc.stdout + proc.stderr, (command, proc.stdout, proc.stderr)
