@@ -165,7 +165,6 @@ def engine_drivetrain_update(p: SimParams, s: SimState, diff: DifferentialState,
     dt_v = np.broadcast_to(np.asarray(dt, dtype=p.dtype), (p.V,))[ids]
     K = np.where(s.current_gear[ids] != NEUTRAL_GEAR, p.clutch_strength[ids], 0.0)
     G = gear_ratio(p, s.current_gear)[ids]
-    thr = throttle[ids]
     T_e = engine_drive_torque(p, s.engine_omega, throttle)[ids]
     c_e = engine_damping_rate(p, s.current_gear, throttle)[ids]
     ratio = diff.torque_ratio[ids]
@@ -227,7 +226,6 @@ def _solve_bordered(diag, beta, G, ag, e_couple, e_diag, r, s_e):
 def _solve_grouped(p: SimParams, M: np.ndarray, b: np.ndarray, ids: np.ndarray) -> np.ndarray:
     """Track groups: omega_k = multiplier_k * omega_first; least squares (AC)^T (AC) y = (AC)^T b, then expand."""
     n, N, _ = M.shape
-    W = N - 1
     C = np.tile(np.eye(N), (n, 1, 1))
     first = p.group_first_wheel[ids]
     mult = p.group_multiplier[ids]

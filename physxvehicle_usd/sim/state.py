@@ -224,7 +224,6 @@ def vehicle_rows(axis: int, rows) -> tuple:
 def initial_state(p: SimParams) -> SimState:
     V, W = p.V, p.W
     zw = lambda: np.zeros((V, W))  # noqa: E731
-    zv = lambda: np.zeros(V)  # noqa: E731
     # actor pose -> body pose: pose_B = actorPose * cMassLocalPose
     actor_q = _vf(p.init_orientation)
     actor_p = _vf(p.init_position)
