@@ -2,9 +2,8 @@
 
 Each subsystem module of the simulator (context, rigid_body, commands, drivetrain, wheel, suspension, tire)
 lists its parameters as `Param`s in a tuple named PARAMS: the array's name (the same in the batch, in
-`SimParams` and in the compiled kernel's struct), where its value comes from (a vehicle2 parameter record of
-`runtime.vehicle2`, which `build_vehicle_params` fills from the description with the frame and unit changes
-VehicleGenerator makes), its dtype, its shape after the vehicle (and wheel) axis, the padding value of
+`SimParams` and in the compiled kernel's struct), where its value comes from (a description property, or a vehicle2
+parameter record of `runtime.vehicle2` where VehicleGenerator changes the layout or the frame), its dtype, its shape after the vehicle (and wheel) axis, the padding value of
 absent wheels or components, its unit, and whether the compiled kernel takes it (`kernel`: the C element type).
 `sim/batch.py` builds the batch from these declarations alone, `SimParams.from_batch` keeps the names, and
 `sim/compiled.py` derives the kernel's field list (and from it the generated C struct) from them.
@@ -47,7 +46,7 @@ class Param:
     pad: Any = 0
     unit: str = ""
     component_first: bool = False  # SimParams holds it with its components first: (k, V) or (k, V, W)
-    kernel: str | None = None      # the compiled kernel takes it, as this element type
+    kernel: type | None = None     # the compiled kernel takes it, as this element type (F32, I32, I64)
 
     def __post_init__(self) -> None:
         if self.source is None:
@@ -78,9 +77,5 @@ class Derived:
     where its subsystem declares it, with the element type the compiled kernel takes it as (None: numpy only)."""
 
     name: str
-    kernel: str | None = None
+    kernel: type | None = None
 
-
-def leading(value: Any) -> np.ndarray:
-    """`value` as an array (the prefix of its batch row it fills)."""
-    return np.asarray(value)
