@@ -10,11 +10,12 @@ import math
 from pathlib import Path
 
 import pytest
+from conftest import run_cli
 from pxr import Gf, Sdf, UsdPhysics
 from stage_factory import add_vehicle, build_vehicle, new_stage
 
 from physxvehicle_usd import properties as P
-from physxvehicle_usd.cli import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, main
+from physxvehicle_usd.cli import EXIT_FINDINGS, EXIT_USAGE
 from physxvehicle_usd.diagnostics import Severity
 from physxvehicle_usd.outputs.convert import description_to_json_text
 
@@ -29,15 +30,10 @@ def _codes(description, prim: str | None = None) -> set[tuple[str, str | None]]:
     return {(d.code, d.property) for d in _errors(description, prim)}
 
 
-def cli(capsys, *args: str) -> tuple[int, str, str]:
-    """Run the CLI in this process; returns (exit code, stdout, stderr)."""
-    try:
-        main(list(args))
-        code = EXIT_OK
-    except SystemExit as done:
-        code = done.code
-    out, err = capsys.readouterr()
-    return code, out, err
+def cli(capfd, *args: str) -> tuple[int, str, str]:
+    """conftest.run_cli as (exit code, stdout, stderr)."""
+    ran = run_cli(capfd, *args)
+    return ran.returncode, ran.stdout, ran.stderr
 
 
 def _strict_json(text: str):
@@ -151,7 +147,7 @@ def test_zero_quaternion_orientation_is_said():
 # -- convert's JSON is JSON -----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("where", ["mass", "metersPerUnit", "kilogramsPerUnit"])
-def test_convert_prints_strict_json_with_no_numbers_as_strings_when_values_are_infinite(capsys, tmp_path, where):
+def test_convert_prints_strict_json_with_no_numbers_as_strings_when_values_are_infinite(capfd, tmp_path, where):
     car = new_stage()
     add_vehicle(car, name="Good")
     add_vehicle(car, name="Car")
@@ -161,7 +157,7 @@ def test_convert_prints_strict_json_with_no_numbers_as_strings_when_values_are_i
         car.stage.SetMetadata(where, math.nan)
     path = tmp_path / "car.usda"
     car.stage.GetRootLayer().Export(str(path))
-    code, out, _err = cli(capsys, "convert", str(path))
+    code, out, _err = cli(capfd, "convert", str(path))
     assert code == EXIT_FINDINGS
     data = _strict_json(out)
 
@@ -220,19 +216,19 @@ def test_a_string_attribute_where_the_friction_table_relationship_belongs_is_a_t
 # -- validate on folders without USD files --------------------------------------------------------------
 
 @pytest.mark.parametrize("content", [None, "notes.txt"])
-def test_validate_on_a_folder_without_usd_files_exits_2_naming_it(capsys, tmp_path, content):
+def test_validate_on_a_folder_without_usd_files_exits_2_naming_it(capfd, tmp_path, content):
     folder = tmp_path / "assets"
     folder.mkdir()
     if content:
         (folder / content).write_text("not a stage\n")
-    code, out, _err = cli(capsys, "validate", str(folder))
+    code, out, _err = cli(capfd, "validate", str(folder))
     assert code == EXIT_USAGE
     assert f"{folder}: no USD files" in out
 
 
 # -- simulate: a vehicle the numerical guard froze ------------------------------------------------------
 
-def test_simulate_says_which_vehicle_the_guard_froze_why_and_when_and_exits_1(capsys, tmp_path):
+def test_simulate_says_which_vehicle_the_guard_froze_why_and_when_and_exits_1(capfd, tmp_path):
     from stage_factory import car_spec, preset_stage, set_velocity, translate
 
     stage = preset_stage(car_spec(name="Fast"), car_spec(name="Calm"))
@@ -240,7 +236,7 @@ def test_simulate_says_which_vehicle_the_guard_froze_why_and_when_and_exits_1(ca
     set_velocity(stage, "/World/Fast", (0.0, 0.0, 5000.0))  # beyond the guard's 1000 m/s
     path = tmp_path / "cars.usda"
     stage.GetRootLayer().Export(str(path))
-    code, out, err = cli(capsys, "simulate", str(path), "--steps", "5", "--dt", "0.01")
+    code, out, err = cli(capfd, "simulate", str(path), "--steps", "5", "--dt", "0.01")
     assert code == EXIT_FINDINGS
     lines = [line for line in err.splitlines() if "frozen" in line]
     assert lines == [("error: /World/Fast was frozen by the numerical guard at step 1 of 5 (chassis speed); its "
@@ -301,7 +297,7 @@ def _stage_with_a_broken_reference(tmp_path):
     return path
 
 
-def test_a_broken_reference_is_one_finding_with_one_severity_in_validate_and_convert(capsys, tmp_path):
+def test_a_broken_reference_is_one_finding_with_one_severity_in_validate_and_convert(capfd, tmp_path):
     import re
 
     from physxvehicle_usd.read import read_stage
@@ -316,7 +312,7 @@ def test_a_broken_reference_is_one_finding_with_one_severity_in_validate_and_con
         (Severity.ERROR, "COMPOSITION", converted[0].message)
     assert not converted[0].message.startswith("In <")
     for args in (("validate", str(path)), ("convert", "--format", "text", str(path))):
-        code, out, err = cli(capsys, *args)
+        code, out, err = cli(capfd, *args)
         assert code == EXIT_FINDINGS
         assert not re.search(r"0x[0-9a-fA-F]{6,}", out + err), "a memory address in the output"
         assert (out + err).count("missing_wheel.usda@ for reference") == 1
@@ -352,44 +348,44 @@ def _two_rejected_cars(tmp_path):
     return path
 
 
-def test_no_simulable_vehicle_names_the_vehicles_that_were_all_rejected(capsys, tmp_path):
-    code, _out, err = cli(capsys, "simulate", str(_two_rejected_cars(tmp_path)), "--steps", "2", "--dt", "0.01")
+def test_no_simulable_vehicle_names_the_vehicles_that_were_all_rejected(capfd, tmp_path):
+    code, _out, err = cli(capfd, "simulate", str(_two_rejected_cars(tmp_path)), "--steps", "2", "--dt", "0.01")
     assert code == EXIT_FINDINGS
     last = err.strip().splitlines()[-1]
     assert "no simulable vehicle: the stage has 2 vehicle(s) and every one was left out" in last
     assert "/World/Car, /World/Van" in last
 
 
-def test_no_simulable_vehicle_says_a_payload_could_not_be_opened(capsys, tmp_path):
+def test_no_simulable_vehicle_says_a_payload_could_not_be_opened(capfd, tmp_path):
     from pxr import Usd, UsdGeom
 
     stage = Usd.Stage.CreateNew(str(tmp_path / "scene.usda"))
     UsdGeom.Xform.Define(stage, "/World")
     stage.DefinePrim("/World/Car", "Xform").GetPayloads().AddPayload("./car_payload.usda", "/Car")
     stage.Save()
-    code, _out, err = cli(capsys, "simulate", str(tmp_path / "scene.usda"), "--steps", "2", "--dt", "0.01")
+    code, _out, err = cli(capfd, "simulate", str(tmp_path / "scene.usda"), "--steps", "2", "--dt", "0.01")
     assert code == EXIT_FINDINGS
     last = err.strip().splitlines()[-1]
     assert "no prim with PhysxVehicleAPI, and 1 reference(s) or payload(s) could not be opened" in last
     assert "car_payload.usda" in last
 
 
-def test_no_vehicle_at_all_is_said_as_such(capsys, tmp_path):
+def test_no_vehicle_at_all_is_said_as_such(capfd, tmp_path):
     from pxr import Usd, UsdGeom
 
     stage = Usd.Stage.CreateNew(str(tmp_path / "empty.usda"))
     UsdGeom.Xform.Define(stage, "/World")
     stage.Save()
-    code, _out, err = cli(capsys, "simulate", str(tmp_path / "empty.usda"), "--steps", "2", "--dt", "0.01")
+    code, _out, err = cli(capfd, "simulate", str(tmp_path / "empty.usda"), "--steps", "2", "--dt", "0.01")
     assert code == EXIT_FINDINGS
     assert err.strip().splitlines()[-1].endswith("no simulable vehicle: no prim with PhysxVehicleAPI")
 
 
 @pytest.mark.parametrize("target", ["physx34", "physx-snippet"])
-def test_convert_to_a_physx_target_says_why_when_every_vehicle_is_rejected(capsys, tmp_path, target):
+def test_convert_to_a_physx_target_says_why_when_every_vehicle_is_rejected(capfd, tmp_path, target):
     path = _two_rejected_cars(tmp_path)
     extra = ["-o", str(tmp_path / "out")] if target == "physx-snippet" else []
-    code, _out, err = cli(capsys, "convert", "--target", target, str(path), *extra)
+    code, _out, err = cli(capfd, "convert", "--target", target, str(path), *extra)
     assert code == EXIT_FINDINGS
     assert "error V14 /World/Car/Wheel0.physxVehicleWheel:radius" in err
     assert "no vehicle to convert: the stage has 2 vehicle(s) and every one was left out" in err
@@ -429,45 +425,45 @@ def _one_clean_error_line(code: int, err: str, *words: str) -> None:
     ("[" * 100000 + "]" * 100000, ("Base.json", "nested too deeply")),
     ('{"x": ' + "9" * 5000 + "}", ("Base.json", "cannot be read")),
 ])
-def test_import_snippet_refuses_unreadable_json_in_one_line(capsys, tmp_path, text, words):
+def test_import_snippet_refuses_unreadable_json_in_one_line(capfd, tmp_path, text, words):
     folder = _snippet_copy(tmp_path, "Base.json", lambda _: text)
-    code, _out, err = cli(capsys, "import-snippet", str(folder), "-o", str(tmp_path / "car.usda"))
+    code, _out, err = cli(capfd, "import-snippet", str(folder), "-o", str(tmp_path / "car.usda"))
     _one_clean_error_line(code, err, *words)
     assert not (tmp_path / "car.usda").exists()
 
 
-def test_import_snippet_refuses_an_empty_torque_curve_rather_than_write_what_validate_rejects(capsys, tmp_path):
+def test_import_snippet_refuses_an_empty_torque_curve_rather_than_write_what_validate_rejects(capfd, tmp_path):
     def empty_curve(data: dict) -> dict:
         data["EngineParams"]["TorqueCurve"] = []
         return data
     folder = _snippet_copy(tmp_path, "EngineDrive.json", empty_curve)
-    code, _out, err = cli(capsys, "import-snippet", str(folder), "-o", str(tmp_path / "car.usda"))
+    code, _out, err = cli(capfd, "import-snippet", str(folder), "-o", str(tmp_path / "car.usda"))
     _one_clean_error_line(code, err, "EngineDrive.json", "TorqueCurve", "at least one")
 
 
-def test_import_snippet_refuses_multipliers_it_would_cut(capsys, tmp_path):
+def test_import_snippet_refuses_multipliers_it_would_cut(capfd, tmp_path):
     def many(data: dict) -> dict:
         data["BrakeCommandResponseParams"]["WheelResponseMultipliers"] += [1.0] * 1000
         return data
     folder = _snippet_copy(tmp_path, "Base.json", many)
-    code, _out, err = cli(capsys, "import-snippet", str(folder), "-o", str(tmp_path / "car.usda"))
+    code, _out, err = cli(capfd, "import-snippet", str(folder), "-o", str(tmp_path / "car.usda"))
     _one_clean_error_line(code, err, "Base.json", "WheelResponseMultipliers")
 
 
-def test_new_refuses_usdz_in_one_line(capsys, tmp_path):
-    code, _out, err = cli(capsys, "new", "car", str(tmp_path / "x.usdz"))
+def test_new_refuses_usdz_in_one_line(capfd, tmp_path):
+    code, _out, err = cli(capfd, "new", "car", str(tmp_path / "x.usdz"))
     _one_clean_error_line(code, err, "x.usdz", ".usda")
 
 
 @pytest.mark.parametrize("command", [["new", "car"], ["convert", str(SNIPPET.parent.parent.parent / "samples/car/car.usda"),
                                                        "-o"]])
-def test_an_output_under_a_file_is_one_clean_line(capsys, tmp_path, command):
+def test_an_output_under_a_file_is_one_clean_line(capfd, tmp_path, command):
     (tmp_path / "afile").write_text("")
-    code, _out, err = cli(capsys, *command, str(tmp_path / "afile" / "x.usda"))
+    code, _out, err = cli(capfd, *command, str(tmp_path / "afile" / "x.usda"))
     _one_clean_error_line(code, err, "afile is a file, not a folder")
 
 
-def test_meters_per_unit_zero_is_no_internal_error_anywhere(capsys, tmp_path):
+def test_meters_per_unit_zero_is_no_internal_error_anywhere(capfd, tmp_path):
     from stage_factory import car_spec, preset_stage
 
     stage = preset_stage(car_spec(name="Car"))
@@ -476,7 +472,7 @@ def test_meters_per_unit_zero_is_no_internal_error_anywhere(capsys, tmp_path):
     stage.GetRootLayer().Export(str(path))
     for args in (["validate", str(path)], ["convert", str(path)], ["inspect", str(path)],
                  ["simulate", str(path), "--steps", "2", "--dt", "0.01"]):
-        _code, out, err = cli(capsys, *args)
+        _code, out, err = cli(capfd, *args)
         assert "internal error" not in err and "ZeroDivisionError" not in out + err, args
         assert "metersPerUnit 0.0 is not a finite positive number" in " ".join((out + err).split()), args
 
