@@ -22,6 +22,7 @@ import numpy as np
 from pxr import Gf, Sdf, Usd, UsdGeom, Vt
 
 from ..description import canonical_value
+from ..runtime.vehicle2 import AXIS_VECTORS
 from ..sim import vecmath
 from ..stage.io import export_layer_atomic
 
@@ -29,8 +30,6 @@ if TYPE_CHECKING:
     from ..simulate import LoadedSimulation, SimulationResult
 
 OPS = ("xformOp:translate:simulated", "xformOp:orient:simulated", "xformOp:scale:simulated")
-_AXES = {"posX": (1.0, 0.0, 0.0), "negX": (-1.0, 0.0, 0.0), "posY": (0.0, 1.0, 0.0),
-         "negY": (0.0, -1.0, 0.0), "posZ": (0.0, 0.0, 1.0), "negZ": (0.0, 0.0, -1.0)}
 # Root-layer metadata the recorded stage must keep (the root layer decides the stage's units and axes).
 _TIMING_KEYS = {"subLayers", "subLayerOffsets", "timeCodesPerSecond", "framesPerSecond", "startTimeCode",
                 "endTimeCode", "primChildren"}
@@ -116,8 +115,8 @@ def _static(prim: Usd.Prim, cache: UsdGeom.XformCache) -> dict[str, Any]:
 def _wheel_local_orientations(loaded: "LoadedSimulation", path: str, steer: np.ndarray, angle: np.ndarray) -> np.ndarray:
     """PhysX's wheel orientation in the vehicle frame, (steps, W, 4), for the vehicle at `path`."""
     context = loaded.simulated_context(path)
-    vertical = np.array(_AXES[context["verticalAxis"]])
-    longitudinal = np.array(_AXES[context["longitudinalAxis"]])
+    vertical = np.array(AXIS_VECTORS[context["verticalAxis"]])
+    longitudinal = np.array(AXIS_VECTORS[context["longitudinalAxis"]])
     lateral = np.cross(vertical, longitudinal)
     out = []
     for w, wheel in enumerate(loaded.description.vehicles[path].wheels):

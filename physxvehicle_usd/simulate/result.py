@@ -10,6 +10,7 @@ import numpy as np
 from pxr import Usd
 
 from ..description import Block, StageDescription
+from ..runtime.vehicle2 import AXIS_VECTORS
 from ..sim import vecmath
 
 if TYPE_CHECKING:
@@ -24,8 +25,6 @@ TELEMETRY_FOR: dict[str, dict[str, tuple[str, ...]] | None] = {
     "trace": None,
 }
 
-_AXES = {"posX": (1.0, 0.0, 0.0), "negX": (-1.0, 0.0, 0.0), "posY": (0.0, 1.0, 0.0),
-         "negY": (0.0, -1.0, 0.0), "posZ": (0.0, 0.0, 1.0), "negZ": (0.0, 0.0, -1.0)}
 
 
 @dataclass
@@ -52,7 +51,7 @@ class LoadedSimulation:
 
     def forward_axes(self) -> np.ndarray:
         """Each vehicle's longitudinal axis in its body frame (V, 3)."""
-        return np.array([_AXES[self.simulated_context(p)["longitudinalAxis"]] for p in self.paths])
+        return np.array([AXIS_VECTORS[self.simulated_context(p)["longitudinalAxis"]] for p in self.paths])
 
     def simulated_context(self, path: str) -> Block:
         """The vehicle context the simulator took for the vehicle at `path` (its own, else its scene's)."""
