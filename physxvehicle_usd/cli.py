@@ -198,6 +198,10 @@ def validate_command(paths: tuple[str, ...], fmt: str, strict: bool, jobs: int, 
     Exit code 0 when no errors (warnings allowed), 1 when any error (or warning with --strict),
     2 when a file cannot be opened (the other files are still checked).
     """
+    if jobs > 1:  # the workers' fork server imports the validator on another core while this process does
+        from .workers import fork_context
+
+        fork_context()
     from .validate import validate_paths
     from .validate.report import FORMATS, exit_code
 

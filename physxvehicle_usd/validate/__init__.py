@@ -138,19 +138,17 @@ def _worker(chunks: list[list[str]], counter, claimed, slot: int, out) -> None:
 def _validate_shared(files: list[str], processes: int, progress) -> list[FileResult]:
     """This process and `processes - 1` workers take chunks from one counter.
 
-    The workers are forked from a fork server that imported the validator (pxr and the plugin registry) once and
+    The workers are forked from a fork server (physxvehicle_usd.workers) that imported the validator once and
     never ran USD's threads: they start in milliseconds (spawned workers spent 1-2 s each importing pxr, more than
     100 small assets take to check on 2 cores), without inheriting the locks or thread pool of this process, which
     may have opened stages already (a library caller, the tests). Each worker limits USD's own threading to one
     thread; the processes are the parallelism. This process works from the first moment; when all chunks are done,
     a worker still getting ready is stopped."""
-    import multiprocessing
     from multiprocessing.connection import wait
 
-    from ..read import read_stage  # noqa: F401 - the reader imported once, here, for every worker
+    from ..workers import fork_context
 
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload([__name__])
+    context = fork_context()  # the CLI may have started it already (physxvehicle_usd.workers)
     chunks = _chunks(files, processes)
     counter = context.Value("i", 0)
     claimed = context.Array("i", [-1] * (processes - 1))
