@@ -1,6 +1,7 @@
 """`inspect`: every resolved value with its unit in stage units and its provenance."""
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 
@@ -78,14 +79,24 @@ def test_unknown_vehicle_is_an_input_error():
 
 
 def test_text_output_names_units_and_sources():
-    console = Console(record=True, width=160)
+    console = Console(file=io.StringIO(), width=160)  # a file, as in a pipe: plain text
     render_text(read_stage(CAR_CM), "/World/Car", console=console)
-    text = console.export_text()
+    text = console.file.getvalue()
+    assert "\x1b[" not in text
     assert "lengths in cm" in text
     assert "kg*cm^2/s^2" in text
     for source in ("authored", "default", "fallback", "computed"):
         assert source in text
     assert "not authored" in text
+
+
+def test_a_terminal_gets_values_styled_by_provenance():
+    console = Console(file=io.StringIO(), width=300, force_terminal=True, color_system="standard")
+    render_text(read_stage(CAR_CM), "/World/Car", console=console)
+    lines = console.file.getvalue().splitlines()
+    clutch = next(line for line in lines if "strength" in line and "default" in line)
+    assert "\x1b[33m" in clutch  # yellow: a parser default
+    assert "\x1b[" not in next(line for line in lines if line.rstrip().endswith("authored"))
 
 
 def test_json_output_has_rows_with_unit_and_source(capsys):

@@ -10,14 +10,13 @@ referred to ("same as wheel 0"), which keeps shared components readable.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass, fields
 from functools import lru_cache
 from typing import Any, Iterator
 
 from .. import properties as P
 from .. import units as U
-from ..description import Block, Source, StageDescription, VehicleDescription
+from ..description import Block, Source, StageDescription, VehicleDescription, canonical_value
 from ..errors import InputError
 
 SOURCE_STYLES = {Source.AUTHORED.value: "", Source.FALLBACK.value: "dim", Source.DEFAULT.value: "yellow",
@@ -37,48 +36,26 @@ class Row:
     same_as: str | None = None   # for a repeated shared wheel component: what it repeats
 
 
-def _plain(value: Any) -> Any:
-    if value is None or isinstance(value, (bool, str, int)):
-        return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else str(value)
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if hasattr(value, "__len__"):
-        return [_plain(v) for v in value]
-    if hasattr(value, "real") and hasattr(value, "imaginary"):
-        return [_plain(value.real), *[_plain(v) for v in value.imaginary]]
-    try:
-        return _plain(float(value))
-    except (TypeError, ValueError):
-        return str(value)
-
-
-def _unit(schema: str, base: str, description: StageDescription) -> str:
-    return _stage_unit(schema, base, description.units)
-
-
 @lru_cache(maxsize=4096)
-def _stage_unit(schema: str, base: str, units: U.StageUnits) -> str:
-    """A property's unit in these stage units: worked out once per property and units, not once per row."""
+def _attribute_and_unit(schema: str, base: str, instance: str | None, units: U.StageUnits) -> tuple[str | None, str]:
+    """A property's full USD attribute name (None for a value that has none) and its unit in these stage units:
+    worked out once per property, not once per row."""
     prop = P.TABLE_BY_KEY.get((schema, base))
-    return U.stage_unit(prop.unit, units) if prop else ""
-
-
-def _attribute(schema: str, base: str, instance: str | None) -> str | None:
     try:
-        return P.full_name(schema, base, instance) if P.is_schema_property(schema, base) else None
+        attribute = P.full_name(schema, base, instance) if P.is_schema_property(schema, base) else None
     except KeyError:
-        return None
+        attribute = None
+    return attribute, (U.stage_unit(prop.unit, units) if prop else "")
 
 
-def _block_rows(scope: str, component: str, block: Block | None, description: StageDescription,
+def _block_rows(scope: str, component: str, block: Block | None, units: U.StageUnits,
                 instance: str | None = None) -> Iterator[Row]:
     if block is None:
         return
+    schema = block.schema_name
     for base, item in sorted(block.public().items()):
-        yield Row(scope, component, block.path, base, _attribute(block.schema_name, base, instance), _plain(item.value),
-                  _unit(block.schema_name, base, description), item.source.value)
+        attribute, unit = _attribute_and_unit(schema, base, instance, units)
+        yield Row(scope, component, block.path, base, attribute, canonical_value(item.value), unit, item.source.value)
 
 
 def _vehicle_blocks(v: VehicleDescription) -> Iterator[tuple[str, Block | None, str | None]]:
@@ -101,9 +78,10 @@ def _vehicle_blocks(v: VehicleDescription) -> Iterator[tuple[str, Block | None, 
 
 
 def vehicle_rows(description: StageDescription, v: VehicleDescription) -> list[Row]:
+    units = description.units
     rows: list[Row] = []
     for component, block, instance in _vehicle_blocks(v):
-        rows.extend(_block_rows(v.path, component, block, description, instance))
+        rows.extend(_block_rows(v.path, component, block, units, instance))
     seen: dict[tuple[str, str], tuple[dict, str]] = {}
     for wheel in sorted(v.wheels, key=lambda w: w.index):
         label = f"wheel {wheel.index} ({wheel.path.rsplit('/', 1)[-1]})"
@@ -112,13 +90,13 @@ def vehicle_rows(description: StageDescription, v: VehicleDescription) -> list[R
             if block is None:
                 continue
             component = f"{label} {kind}"
-            values = {k: (_plain(i.value), i.source) for k, i in block.public().items()}
+            values = {k: (canonical_value(i.value), i.source) for k, i in block.public().items()}
             key = (kind, block.path or "")
             if block.path and block.path != wheel.path and key in seen and seen[key][0] == values:
                 rows.append(Row(v.path, component, block.path, "", None, None, "", "", same_as=seen[key][1]))
                 continue
             seen.setdefault(key, (values, component))
-            rows.extend(_block_rows(v.path, component, block, description))
+            rows.extend(_block_rows(v.path, component, block, units))
     return rows
 
 
@@ -127,13 +105,14 @@ def inspect_rows(description: StageDescription, vehicle: str | None = None) -> l
     if vehicle is not None and vehicle not in description.vehicles:
         known = ", ".join(sorted(description.vehicles)) or "none"
         raise InputError(f"no vehicle at {vehicle} (vehicles read: {known})", file=description.stage.file or None)
+    units = description.units
     rows: list[Row] = []
     if vehicle is None:
         for path, scene in sorted(description.scenes.items()):
-            rows.extend(_block_rows(path, "scene gravity", scene.gravity, description))
-            rows.extend(_block_rows(path, "vehicle context", scene.context, description))
+            rows.extend(_block_rows(path, "scene gravity", scene.gravity, units))
+            rows.extend(_block_rows(path, "vehicle context", scene.context, units))
         for path, table in sorted(description.tireFrictionTables.items()):
-            rows.extend(_block_rows(path, "tire friction table", table, description))
+            rows.extend(_block_rows(path, "tire friction table", table, units))
     for path, v in sorted(description.vehicles.items()):
         if vehicle is None or path == vehicle:
             rows.extend(vehicle_rows(description, v))
@@ -144,7 +123,7 @@ _ROW_FIELDS = tuple(f.name for f in fields(Row))
 
 
 def astuple_shallow(row: Row) -> tuple:
-    """A row's fields without dataclasses.asdict's deep copy (its values are already plain: _plain made them)."""
+    """A row's fields without dataclasses.asdict's deep copy (its values are already plain: canonical_value made them)."""
     return tuple(getattr(row, name) for name in _ROW_FIELDS)
 
 
@@ -184,12 +163,12 @@ GAP = "  "
 
 
 def scope_table(scope: str, rows: list[Row]):
-    """One scope's rows as an aligned text table (a rich Text: values and sources styled by provenance).
+    """One scope's rows as an aligned text table: a rich Text whose values and sources are styled by provenance.
 
-    Columns are as wide as their widest cell, so nothing is cut or folded; the table is built in one pass over its
-    rows and printed as one piece of text, which keeps `inspect` linear and about as fast as `convert` (rich's
-    Table measured and wrapped every cell: 0.14 s per car)."""
-    from rich.text import Text
+    Columns are as wide as their widest cell, so nothing is cut or folded. The text is joined from its lines once and
+    its styles given as spans, which keeps `inspect` linear and about as fast as `convert` (rich's Table measured and
+    wrapped every cell: 0.14 s per car; appending cell by cell to a Text cost 3 s for 1,000 cars)."""
+    from rich.text import Span, Text
 
     cells: list[tuple[str, ...]] = []
     previous = None
@@ -204,21 +183,27 @@ def scope_table(scope: str, rows: list[Row]):
     for cell in cells:  # a note row widens the component column only
         for i, value in enumerate(cell if len(cell) == len(COLUMNS) else cell[:1]):
             widths[i] = max(widths[i], len(value))
-    text = Text(scope + "\n", style="bold")
-    text.append(GAP.join(name.ljust(w) for name, w in zip(COLUMNS, widths)).rstrip() + "\n", style="bold")
-    text.append(GAP.join("-" * w for w in widths) + "\n")
+    head = GAP.join(name.ljust(w) for name, w in zip(COLUMNS, widths)).rstrip()
+    lines = [scope, head, GAP.join("-" * w for w in widths)]
+    spans = [Span(0, len(scope) + 1 + len(head), "bold")]
+    at = sum(len(line) + 1 for line in lines)  # where the next line starts
+    value_at = widths[0] + widths[1] + 2 * len(GAP)  # the value column's offset in a row
+    source_at = value_at + widths[2] + widths[3] + 2 * len(GAP)
     for cell in cells:
         if len(cell) < len(COLUMNS):  # a repeated shared component: one note across the row
-            text.append(cell[0].ljust(widths[0]) + GAP)
-            text.append(cell[1] + "\n", style="dim")
-            continue
-        component, prop, value, unit, source = cell
-        style = SOURCE_STYLES.get(source, "")
-        text.append(component.ljust(widths[0]) + GAP + prop.ljust(widths[1]) + GAP)
-        text.append(value.ljust(widths[2]), style=style)
-        text.append(GAP + unit.ljust(widths[3]) + GAP)
-        text.append(source + "\n", style=style)
-    return text
+            line = cell[0].ljust(widths[0]) + GAP + cell[1]
+            spans.append(Span(at + widths[0] + len(GAP), at + len(line), "dim"))
+        else:
+            component, prop, value, unit, source = cell
+            line = GAP.join((component.ljust(widths[0]), prop.ljust(widths[1]), value.ljust(widths[2]),
+                             unit.ljust(widths[3]), source))
+            style = SOURCE_STYLES.get(source, "")
+            if style:
+                spans.append(Span(at + value_at, at + value_at + widths[2], style))
+                spans.append(Span(at + source_at, at + len(line), style))
+        lines.append(line)
+        at += len(line) + 1
+    return Text("\n".join(lines) + "\n", spans=spans)
 
 
 def render_text(description: StageDescription, vehicle: str | None = None, console=None) -> None:
@@ -237,7 +222,11 @@ def render_text(description: StageDescription, vehicle: str | None = None, conso
         legend.append("  ")
     console.print(legend)
     for scope, scope_rows in rows_by_scope(rows).items():
-        console.print(scope_table(scope, scope_rows), soft_wrap=True, highlight=False, markup=False)
+        table = scope_table(scope, scope_rows)
+        if console.is_terminal:
+            console.print(table, soft_wrap=True, highlight=False, markup=False)
+        else:  # nothing to style in a pipe or a file: rich's line-by-line rendering would be most of the run
+            console.file.write(table.plain + "\n")
     not_authored = sum(1 for r in rows if r.source and r.source != Source.AUTHORED.value)
     console.print(f"{len(rows)} rows, {not_authored} not authored")
     for d in description.diagnostics:
