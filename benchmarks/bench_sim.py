@@ -1,8 +1,12 @@
 #!/usr/bin/env python
-"""Stepping speed: N four-wheel sample cars on flat ground, our simulator beside ovphysx, in the same run.
+"""Stepping speed: N four-wheel sample cars on flat ground or a bumpy road, our simulator beside ovphysx, in the
+same run.
 
     python benchmarks/bench_sim.py [--sizes 1 100 1000 10000] [--steps 60] [--dt 0.016666667] [--no-ovphysx]
-                                   [--threads 1 2] [--substeps 3 1] [--repeat 3] [--numpy]
+                                   [--threads 1 2] [--substeps 3 1] [--repeat 3] [--numpy] [--road plane|bumps]
+
+--road bumps replaces the ground plane by a triangle-mesh road with a 4 cm bump every 3 m under the whole fleet
+(benchmarks/fleet.py, `bump_road`): every wheel's suspension query then meets the mesh.
 
 Every car runs at full throttle from rest, with the sample car's own sub-step counts or the --substeps given
 (PhysX's defaults are 3 and 1). For each N, each --threads count (threads of the compiled kernel; default 1)
@@ -26,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from fleet import fleet_stage  # noqa: E402
+from fleet import ROADS, fleet_stage  # noqa: E402
 
 from physxvehicle_usd import simulate  # noqa: E402
 from physxvehicle_usd.sim import Simulator, compiled  # noqa: E402
@@ -82,17 +86,18 @@ def main() -> None:
                         help="sub-step counts below and above the threshold speed, authored over the sample car's "
                              "own; PhysX's defaults are 3 and 1")
     parser.add_argument("--timeout", type=float, default=3600.0, help="seconds allowed for one ovphysx run")
+    parser.add_argument("--road", choices=ROADS, default="plane", help="what the fleet drives on (default: plane)")
     parser.add_argument("--folder", type=Path, default=Path(tempfile.gettempdir()) / "physxvehicle_usd_fleet")
     args = parser.parse_args()
 
     counts = "the sample car's own" if args.substeps is None else f"{args.substeps[0]} / {args.substeps[1]}"
-    print(f"{args.steps} steps of {args.dt:g} s, full throttle from rest, {counts} sub-steps below / above the threshold "
-          "speed; real-time factor = (1/60 s) / (time per step)")
+    print(f"{args.steps} steps of {args.dt:g} s on the {args.road} road, full throttle from rest, {counts} sub-steps "
+          "below / above the threshold speed; real-time factor = (1/60 s) / (time per step)")
     header = (f"{'cars':>6} {'threads':>7} {'path':>7} {'ours ms/step':>12} {'ovphysx ms/step':>15} {'ours/ovphysx':>12} "
               f"{'RTF ours':>9} {'RTF ovphysx':>11} {'ours load s':>11} {'ovphysx load s':>14} {'RSS MiB':>8} {'ovphysx RSS':>11}")
     print(header)
     for n in args.sizes:
-        path = fleet_stage(n, args.folder, tuple(args.substeps) if args.substeps else None)
+        path = fleet_stage(n, args.folder, tuple(args.substeps) if args.substeps else None, args.road)
         gc.collect()
         loaded = simulate.load(path, args.dt)
         assert len(loaded.paths) == n, f"simulated {len(loaded.paths)} of {n} vehicles"

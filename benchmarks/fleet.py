@@ -1,4 +1,5 @@
-"""Fleet stages for the benchmarks: N copies of the sample car, by reference, on the sample's ground.
+"""Fleet stages for the benchmarks: N copies of the sample car, by reference, on the sample's ground plane or on a
+triangle-mesh road with bumps.
 
 The car asset is the sample car read and written back with every component on its own prims
 (`write_stage(shared=False)`), so that one reference brings a complete, self-contained vehicle.
@@ -10,6 +11,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import numpy as np
 from pxr import Gf, Sdf, Usd, UsdGeom
 
 from physxvehicle_usd import properties as P
@@ -21,6 +23,12 @@ SAMPLE = REPO / "samples" / "car" / "car.usda"
 VEHICLE = "/World/Car"
 SPACING = 6.0  # metres between cars
 SUBSTEP_COUNTS = ("lowForwardSpeedSubStepCount", "highForwardSpeedSubStepCount")
+GROUND_PLANE = "/World/GroundPlane"
+ROADS = ("plane", "bumps")
+# The bump road: a triangulated height field under the whole grid, cosine bumps across the driving direction (+X)
+BUMP_HEIGHT = 0.04  # metres
+BUMP_PITCH = 3.0  # metres from bump to bump
+BUMP_CELL = (0.25, SPACING / 2.0)  # triangle grid spacing along and across the driving direction, metres
 
 
 def car_asset(folder: Path) -> Path:
@@ -37,10 +45,13 @@ def car_asset(folder: Path) -> Path:
     return path
 
 
-def fleet_stage(n: int, folder: Path, substeps: tuple[int, int] | None = None) -> Path:
-    """substeps: (low, high) sub-step counts authored over every car's own (None: the sample car's)."""
+def fleet_stage(n: int, folder: Path, substeps: tuple[int, int] | None = None, road: str = "plane") -> Path:
+    """substeps: (low, high) sub-step counts authored over every car's own (None: the sample car's); road: "plane"
+    (the sample's ground plane) or "bumps" (`bump_road`, the plane deactivated)."""
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / (f"fleet_{n}.usda" if substeps is None else f"fleet_{n}_substeps_{substeps[0]}_{substeps[1]}.usda")
+    name = f"fleet_{n}" + ("" if substeps is None else f"_substeps_{substeps[0]}_{substeps[1]}") \
+        + ("" if road == "plane" else f"_{road}")
+    path = folder / f"{name}.usda"
     if path.exists():
         return path
     asset = car_asset(folder)
@@ -57,5 +68,36 @@ def fleet_stage(n: int, folder: Path, substeps: tuple[int, int] | None = None) -
         if substeps is not None:
             for base, count in zip(SUBSTEP_COUNTS, substeps):
                 car.CreateAttribute(P.full_name(P.VEHICLE, base), Sdf.ValueTypeNames.Int).Set(count)
+    if road == "bumps":
+        stage.OverridePrim(GROUND_PLANE).SetActive(False)
+        bump_road(stage, "/World/BumpRoad", length=(side - 1) * SPACING + 60.0, width=side * SPACING,
+                  material=stage.GetPrimAtPath(GROUND_PLANE))
     layer.Export(str(path))
     return path
+
+
+def bump_road(stage: Usd.Stage, path: str, length: float, width: float, material: Usd.Prim) -> UsdGeom.Mesh:
+    """A static triangle mesh from x = -10 m to `length`, y = -SPACING / 2 to `width`: flat where the cars start
+    (x < 2 m), then a cosine bump of BUMP_HEIGHT every BUMP_PITCH; bound to the physics material `material` is."""
+    from pxr import UsdPhysics, UsdShade, Vt
+
+    start_x, start_y, flat_until = -10.0, -SPACING / 2.0, 2.0
+    xs = np.arange(start_x, length + BUMP_CELL[0], BUMP_CELL[0])
+    ys = np.arange(start_y, width + BUMP_CELL[1], BUMP_CELL[1])
+    phase = np.clip(xs - flat_until, 0.0, None) / BUMP_PITCH
+    heights = np.where(xs > flat_until, 0.5 * BUMP_HEIGHT * (1.0 - np.cos(2.0 * np.pi * phase)), 0.0)
+    gx, gy = np.meshgrid(np.arange(len(xs)), np.arange(len(ys)), indexing="ij")
+    points = np.stack([xs[gx], ys[gy], heights[gx]], axis=-1).reshape(-1, 3)
+    corner = (gx[:-1, :-1] * len(ys) + gy[:-1, :-1]).ravel()
+    up, right = len(ys), 1  # index steps to the next point along x and along y
+    # two triangles per cell, wound counter-clockwise seen from above (+Z normals)
+    faces = np.stack([corner, corner + up, corner + up + right, corner, corner + up + right, corner + right], axis=1)
+    mesh = UsdGeom.Mesh.Define(stage, path)
+    mesh.CreatePointsAttr(Vt.Vec3fArray.FromNumpy(points.astype(np.float32)))
+    mesh.CreateFaceVertexCountsAttr(Vt.IntArray.FromNumpy(np.full(faces.size // 3, 3, dtype=np.int32)))
+    mesh.CreateFaceVertexIndicesAttr(Vt.IntArray.FromNumpy(faces.ravel().astype(np.int32)))
+    UsdPhysics.CollisionAPI.Apply(mesh.GetPrim())
+    UsdPhysics.MeshCollisionAPI.Apply(mesh.GetPrim()).CreateApproximationAttr(UsdPhysics.Tokens.none)
+    binding = UsdShade.MaterialBindingAPI(material).GetDirectBinding(materialPurpose="physics").GetMaterial()
+    UsdShade.MaterialBindingAPI.Apply(mesh.GetPrim()).Bind(binding, materialPurpose="physics")
+    return mesh

@@ -1,0 +1,104 @@
+"""The ground's suspension raycast against triangle meshes: the triangle grid narrows the candidates and changes
+no result. Each case compares the grid against a grid of one cell holding every triangle (every ray against every
+triangle), bit for bit."""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pxr import Gf, Usd, UsdGeom, UsdPhysics
+
+from physxvehicle_usd.read import read_stage
+from physxvehicle_usd.sim.ground import Ground, raycast
+
+
+def _mesh_ground(points: np.ndarray, faces: np.ndarray, rotate_x: float = 0.0) -> Ground:
+    """A stage with one static collision mesh (Z up), read as the simulator reads ground."""
+    stage = Usd.Stage.CreateInMemory()
+    UsdGeom.SetStageUpAxis(stage, UsdGeom.Tokens.z)
+    UsdPhysics.Scene.Define(stage, "/World/PhysicsScene")
+    mesh = UsdGeom.Mesh.Define(stage, "/World/Road")
+    mesh.CreatePointsAttr([Gf.Vec3f(*map(float, p)) for p in points])
+    mesh.CreateFaceVertexCountsAttr([3] * len(faces))
+    mesh.CreateFaceVertexIndicesAttr([int(i) for i in faces.ravel()])
+    if rotate_x:
+        mesh.AddRotateXOp().Set(rotate_x)
+    UsdPhysics.CollisionAPI.Apply(mesh.GetPrim())
+    ground = Ground.from_description(read_stage(stage).ground)
+    assert ground.grid is not None and len(ground.tri_v0) == len(faces)
+    return ground
+
+
+def _bump_road(nx: int = 60, ny: int = 6, cell: tuple[float, float] = (0.25, 3.0)) -> tuple[np.ndarray, np.ndarray]:
+    xs, ys = np.arange(nx + 1) * cell[0], np.arange(ny + 1) * cell[1]
+    gx, gy = np.meshgrid(np.arange(nx + 1), np.arange(ny + 1), indexing="ij")
+    heights = 0.02 * (1.0 - np.cos(2.0 * np.pi * xs / 3.0))
+    points = np.stack([xs[gx], ys[gy], heights[gx]], axis=-1).reshape(-1, 3)
+    corner = (gx[:-1, :-1] * (ny + 1) + gy[:-1, :-1]).ravel()
+    up = ny + 1
+    faces = np.stack([corner, corner + up, corner + up + 1, corner, corner + up + 1, corner + 1], axis=1).reshape(-1, 3)
+    return points, faces
+
+
+def _every_triangle(ground: Ground) -> Ground:
+    """The same ground with a grid of one cell that holds every triangle."""
+    grid = ground.grid
+    one = dataclasses.replace(grid, origin=np.full(2, -1e30), cell=1e31, size=(1, 1),
+                              starts=np.array([0, len(ground.tri_v0)]), triangles=np.arange(len(ground.tri_v0)))
+    return dataclasses.replace(ground, grid=one)
+
+
+def _rays(rng: np.random.Generator, n: int, lo, hi, dtype):
+    origin = np.stack([rng.uniform(lo[k], hi[k], n) for k in range(3)]).astype(dtype)
+    direction = rng.normal(size=(3, n))
+    direction[2] = -np.abs(direction[2]) - 0.5  # mostly down, some steep
+    direction = (direction / np.linalg.norm(direction, axis=0)).astype(dtype)
+    return origin, direction, rng.uniform(0.0, 1.5, n).astype(dtype)
+
+
+def _assert_same_hits(ground: Ground, origin, direction, length) -> int:
+    grid_hits = raycast(ground, origin, direction, length)
+    all_hits = raycast(_every_triangle(ground), origin, direction, length)
+    for name in ("hit", "normal", "offset", "shape"):
+        a, b = getattr(grid_hits, name), getattr(all_hits, name)
+        assert a.dtype == b.dtype and np.array_equal(a, b), name
+    return int(grid_hits.hit.sum())
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_grid_gives_the_hits_of_every_triangle_on_a_bump_road(dtype):
+    ground = _mesh_ground(*_bump_road())
+    assert ground.grid.size[0] > 1 and ground.grid.size[1] > 1  # the road is cut into cells
+    rng = np.random.default_rng(7)
+    hits = _assert_same_hits(ground, *_rays(rng, 4000, (-1.0, -1.0, -0.2), (16.0, 19.0, 0.8), dtype))
+    assert hits > 1000  # most rays start above the road and reach it
+
+
+def test_rays_outside_the_grid_miss_and_single_sided_faces_let_upward_rays_through():
+    ground = _mesh_ground(*_bump_road())
+    origin = np.array([[100.0, 5.0], [100.0, 5.0], [0.5, -0.5]])
+    direction = np.array([[0.0, 0.0], [0.0, 0.0], [-1.0, 1.0]])  # far away, downward; under the road, upward
+    hits = raycast(ground, origin, direction, np.array([2.0, 2.0]))
+    assert not hits.hit.any() and (hits.shape == -1).all()
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), tilt=st.sampled_from([0.0, 30.0, 90.0]))
+def test_grid_gives_the_hits_of_every_triangle_on_random_meshes(seed, tilt):
+    """Triangles of every size and orientation, some meshes tilted or standing up (a wall): the grid's axes and cells
+    follow the mesh, and no hit is lost or changed."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 300))
+    centres = rng.uniform(-10.0, 10.0, (n, 3)) * np.array([1.0, 1.0, 0.1])
+    points = (centres[:, None, :] + rng.normal(scale=rng.uniform(0.05, 3.0), size=(n, 3, 3))).reshape(-1, 3)
+    faces = np.arange(3 * n).reshape(n, 3)
+    keep = np.linalg.norm(np.cross(points[faces[:, 1]] - points[faces[:, 0]], points[faces[:, 2]] - points[faces[:, 0]]),
+                          axis=1) > 1e-6
+    faces = faces[keep]
+    if len(faces) == 0:
+        return
+    ground = _mesh_ground(points, faces, rotate_x=tilt)
+    _assert_same_hits(ground, *_rays(rng, 500, (-12.0, -12.0, -3.0), (12.0, 12.0, 3.0), np.float32))
