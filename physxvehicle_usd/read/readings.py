@@ -72,6 +72,7 @@ class Divergence:
     property: str | None
     how: str             # what ovphysx does instead, and what it changes
     instance: str | None = None  # the nonlinear response's instance name
+    samples: int = 0             # a drive cycle's time samples on this attribute
 
 
 def _vertical_axis(description: StageDescription, vehicle: VehicleDescription) -> np.ndarray | None:
@@ -136,7 +137,8 @@ def _drive_cycle(stage: Usd.Stage, description: StageDescription, vehicle: Vehic
         value = "" if held is None else f" ({_number(held)})"
         yield Divergence(vehicle.path, "drive cycle", channel.prim, channel.attribute,
                          f"ovphysx reads this controller attribute once, when it creates the vehicle, and holds that "
-                         f"value{value}: its {len(channel.times)} time sample(s) {span} are no drive cycle there")
+                         f"value{value}: its {len(channel.times)} time sample(s) {span} are no drive cycle there",
+                         samples=len(channel.times))
 
 
 def ovphysx_divergences(stage: Usd.Stage, description: StageDescription) -> list[Divergence]:
