@@ -222,8 +222,8 @@ def test_published_json_schema_is_current():
     assert published == convert_json_schema(), "run: physxvehicle-usd json-schema -o docs/convert.schema.json"
 
 
-OVPHYSX_SAMPLE = Path(__import__("importlib").util.find_spec("ovphysx").origin).parent / "samples" / "data" / \
-    "vehicle_read_write.usda"
+_OVPHYSX = __import__("importlib").util.find_spec("ovphysx")
+OVPHYSX_SAMPLE = Path(_OVPHYSX.origin if _OVPHYSX else ".").parent / "samples" / "data" / "vehicle_read_write.usda"
 
 
 @pytest.mark.skipif(not OVPHYSX_SAMPLE.is_file(), reason="ovphysx (the test extra) is not installed")
