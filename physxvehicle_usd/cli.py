@@ -75,6 +75,17 @@ def schemas_command(stage_file: str, fmt: str) -> None:
     _console().print(table)
 
 
+_READING_HELP = ("whose reading of the asset: omniverse (what the file means, as Omniverse Kit reads it) or ovphysx "
+                 "(as ovphysx 0.7 reads it: frames relative to the centre of mass whatever "
+                 "referenceFrameIsCenterOfMass says, no nonlinear command response, controller values read once at "
+                 "creation; each change is said, code OVPHYSX_READING)")
+
+
+def _reading_option(command):
+    return click.option("--as", "reading", type=click.Choice(["omniverse", "ovphysx"]), default="omniverse",
+                        show_default=True, help=_READING_HELP)(command)
+
+
 @cli.command("convert")
 @click.argument("stage_file", type=click.Path(dir_okay=False))
 @click.option("-o", "--output", type=click.Path(),
@@ -87,7 +98,9 @@ def schemas_command(stage_file: str, fmt: str) -> None:
 @click.option("--units", type=click.Choice(["stage", "si"]), default="stage", show_default=True,
               help="stage: values as the stage means them; si: metres and kilograms")
 @click.option("--provenance", is_flag=True, help="each value as {value, source}: authored, fallback, default, deprecated, computed")
-def convert_command(stage_file: str, output: str | None, target: str, fmt: str, units: str, provenance: bool) -> None:
+@_reading_option
+def convert_command(stage_file: str, output: str | None, target: str, fmt: str, units: str, provenance: bool,
+                    reading: str) -> None:
     """Resolve every vehicle of a stage as the PhysX USD parser does, and print the description (or --target).
 
     Exit code 1 when the stage has errors (the affected vehicles are left out), 2 when a target cannot hold
@@ -102,7 +115,7 @@ def convert_command(stage_file: str, output: str | None, target: str, fmt: str, 
         raise click.UsageError("--target physx-snippet writes a folder per vehicle: give it with -o DIR")
     if output and target != "physx-snippet" and os.path.isdir(output):
         raise click.UsageError(f"-o {output} is a folder; {target} writes one file")
-    description = read_stage(stage_file)
+    description = read_stage(stage_file, reading)
     if target != "description":
         # these targets carry no diagnostics: the errors (why a vehicle is missing from the output) go to stderr
         _say_errors(description, target)
@@ -337,15 +350,18 @@ def plot_command(stage_file: str, vehicle: str | None, output: str) -> None:
                    "step to B at the last (steer=0:0.3); over the stage's own controls; repeatable. Names: "
                    "accelerator, brake0, brake1, steer, thrust0, thrust1, targetGear, driveTorque, brakeTorque, "
                    "steerAngle")
+@_reading_option
 def simulate_command(stage_file: str, steps: int, dt: float, trace: str | None, fmt: str, plot: str | None,
-                     record: str | None, vehicles: tuple[str, ...], threads: int, controls: tuple[str, ...]) -> None:
+                     record: str | None, vehicles: tuple[str, ...], threads: int, controls: tuple[str, ...],
+                     reading: str) -> None:
     """Step the stage's vehicles with the vehicle2 core (no PhysX needed), driven by their controller attributes
     (time samples on them make a drive cycle over stage time) and the --control options.
 
     The last line of stdout is a summary (--format json: {vehicles, wheels, steps, dt, load_s, step_s, results},
     results: per vehicle path {distance_m, forward_speed_ms, gear, frozen, frozen_reason}).
-    Stage errors go to stderr; exit code 1 when no vehicle can be simulated or the numerical guard froze a vehicle
-    (said on stderr: which, why, from which step), 2 for unreadable input.
+    Stage errors go to stderr, and so do a dt longer than a vehicle integrates stably (DT_LIMIT) and, with
+    --as ovphysx, what that reading changes (OVPHYSX_READING); exit code 1 when no vehicle can be simulated or the
+    numerical guard froze a vehicle (said on stderr: which, why, from which step), 2 for unreadable input.
     """
     import json
 
@@ -354,7 +370,8 @@ def simulate_command(stage_file: str, steps: int, dt: float, trace: str | None, 
 
     try:
         result = simulate_files(stage_file, steps, dt, vehicles=vehicles, trace=trace, plot=plot, record=record,
-                                threads=threads, controls=controls, report=lambda line: click.echo(line, err=True))
+                                threads=threads, controls=controls, reading=reading,
+                                report=lambda line: click.echo(line, err=True))
     except NoVehicleError as nothing:
         for line in nothing.problems:
             click.echo(line, err=True)

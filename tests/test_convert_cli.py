@@ -220,3 +220,28 @@ def test_published_json_schema_is_current():
 
     published = json.loads((Path(__file__).resolve().parent.parent / "docs" / "convert.schema.json").read_text())
     assert published == convert_json_schema(), "run: physxvehicle-usd json-schema -o docs/convert.schema.json"
+
+
+_OVPHYSX = __import__("importlib").util.find_spec("ovphysx")
+OVPHYSX_SAMPLE = Path(_OVPHYSX.origin if _OVPHYSX else ".").parent / "samples" / "data" / "vehicle_read_write.usda"
+
+
+@pytest.mark.skipif(not OVPHYSX_SAMPLE.is_file(), reason="ovphysx (the test extra) is not installed")
+def test_as_ovphysx_gives_ovphysx_reading_and_says_every_change(capsys):
+    """NVIDIA's sample: Omniverse honours referenceFrameIsCenterOfMass = False; ovphysx reads the frames as
+    centre-of-mass relative. --as ovphysx converts what ovphysx will simulate and lists what it changed."""
+    code, out, _ = convert(capsys, str(OVPHYSX_SAMPLE), "--as", "ovphysx", "--provenance")
+    assert code == EXIT_OK
+    data = json.loads(out)
+    ConvertOutput.model_validate(data)
+    assert sorted(data["vehicles"]) == ["/World/Basic", "/World/Raw", "/World/Standard", "/World/Tank"]
+    for path, vehicle in data["vehicles"].items():
+        assert vehicle["vehicle"]["referenceFrameIsCenterOfMass"] == {"value": True, "source": "computed"}, path
+    said = sorted(d["prim"] for d in data["diagnostics"] if d["code"] == "OVPHYSX_READING")
+    assert said == sorted(data["vehicles"])
+    _, out, _ = convert(capsys, str(OVPHYSX_SAMPLE))  # the default reading: Omniverse's, as authored
+    default = json.loads(out)
+    assert all(v["vehicle"]["referenceFrameIsCenterOfMass"] is False for v in default["vehicles"].values())
+    assert not any(d["code"] == "OVPHYSX_READING" for d in default["diagnostics"])
+    code, _, err = convert(capsys, str(OVPHYSX_SAMPLE), "--as", "physx")
+    assert code == EXIT_USAGE and "'physx' is not one of 'omniverse', 'ovphysx'" in err

@@ -306,6 +306,15 @@ def _drive_ignored(car):
     return CAR, P.full_name(P.VEHICLE, "drive")
 
 
+def _ncr_ignored(instance: str, on: str = "vehicle"):
+    """A nonlinear command response applied where the parser never reads it."""
+    def apply(car):
+        prim = CAR if on == "vehicle" else car.parts["drive"]
+        car.stage.GetPrimAtPath(prim).ApplyAPI(P.NCR, instance)
+        return prim, P.full_name(P.NCR, "commandValues", instance)
+    return apply
+
+
 CASES: dict[str, Case] = {
     # 3.1 context
     "V01": Case("V01", E, _v01, rejected=False),
@@ -501,6 +510,12 @@ CASES: dict[str, Case] = {
     "NONFINITE-inf": Case("NONFINITE", E, setter("wheel0", P.ATTACHMENT, "suspensionFramePosition", (1.0, math.inf, 0.0))),
     "DEPRECATED": Case("DEPRECATED", W, setter("Suspension", P.SUSPENSION, "camberAtRest", 0.01), rejected=False),
     "DRIVE_IGNORED": Case("DRIVE_IGNORED", W, _drive_ignored, rejected=False),
+    # a drive response on a standard drive: Vehicle.cpp parses it for basic drives only
+    "NCR_IGNORED-standard-drive": Case("NCR_IGNORED", W, _ncr_ignored("drive", on="drive"), rejected=False),
+    "NCR_IGNORED-unknown-instance": Case("NCR_IGNORED", W, _ncr_ignored("throttle"), rejected=False),
+    # no controls: no brakes and no steering API, so these responses have nothing to shape
+    "NCR_IGNORED-brakes-not-applied": Case("NCR_IGNORED", W, _ncr_ignored("brakes1"), rejected=False, controls=False),
+    "NCR_IGNORED-steer-not-applied": Case("NCR_IGNORED", W, _ncr_ignored("steer"), rejected=False, controls=False),
     "QUIRK_LATERAL_STICKY_TIME": Case("QUIRK_LATERAL_STICKY_TIME", W,
                                       setter("vehicle", P.VEHICLE, "lateralStickyTireThresholdTime", 3.0), rejected=False),
 }

@@ -356,3 +356,119 @@ def test_bad_control_is_one_line_and_exit_2(capfd, spec, says):
     code, _, err = cli(capfd, "simulate", SAMPLE, "--steps", 5, "--dt", DT, "--control", spec)
     assert code == 2
     assert says in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+
+
+# --- single time samples, the tank, the ovphysx reading, the time step limit ------------------------------------
+
+TANK = "/World/Tank"
+TANK_SAMPLE = SAMPLE.parents[1] / "tank" / "tank.usda"
+THRUST0, THRUST1 = P.full_name(P.TANK_CONTROLLER, "thrust0"), P.full_name(P.TANK_CONTROLLER, "thrust1")
+
+
+def over_tank(path: Path, author) -> Path:
+    """A stage file that sublayers the sample tank (metres, Z up) and overrides what `author(stage)` authors."""
+    stage = Usd.Stage.CreateNew(str(path))
+    stage.GetRootLayer().subLayerPaths.append(str(TANK_SAMPLE))
+    UsdGeom.SetStageMetersPerUnit(stage, 1.0)
+    UsdGeom.SetStageUpAxis(stage, UsdGeom.Tokens.z)
+    author(stage)
+    stage.GetRootLayer().Save()
+    return path
+
+
+def test_a_single_time_sample_is_the_value_at_every_time(tmp_path):
+    """USD resolves an attribute with one time sample to that sample at every time, before and after it
+    (ValueMightBeTimeVarying() is False for it, which once left the control at its default)."""
+    def author(stage: Usd.Stage) -> None:
+        car = stage.OverridePrim(CAR)
+        car.CreateAttribute(ACCELERATOR, Sdf.ValueTypeNames.Float).Set(1.0, 30.0)
+        steer = car.CreateAttribute(STEER, Sdf.ValueTypeNames.Float)
+        steer.Set(0.1)  # a default: the samples win over it at every time
+        steer.Set(0.3, 1000.0)  # long after the run
+    steps = 40
+    path = over_sample(tmp_path / "single.usda", author)
+    assert not Usd.Stage.Open(str(path)).GetPrimAtPath(CAR).GetAttribute(ACCELERATOR).ValueMightBeTimeVarying()
+    loaded = simulate.load(path, DT)
+    table = loaded.drive_cycle.sample(steps, DT)
+    assert table["accelerator"][:, 0].tolist() == [1.0] * steps
+    assert np.allclose(table["steer"][:, 0], 0.3)
+    cycle = simulate.run(loaded, steps, DT)
+    by_hand = simulate.run(SAMPLE, steps, DT, controls={"accelerator": 1.0, "steer": np.float32(0.3)})
+    assert cycle.trace == by_hand.trace
+    assert cycle.vehicles[0].distance_m > 0.2 and cycle.arrays["bodies"]["position"][-1, 0, 1] > 1e-3
+
+
+def test_a_tank_told_to_drive_straight_drives_straight(tmp_path):
+    """thrust0 with one time sample and thrust1 with two, both 1: the tracks pull alike and the tank keeps its
+    heading (read as the default, thrust0 = 0 made it turn)."""
+    def author(stage: Usd.Stage) -> None:
+        tank = stage.OverridePrim(TANK)
+        tank.CreateAttribute(ACCELERATOR, Sdf.ValueTypeNames.Float).Set(1.0, 0.0)
+        tank.CreateAttribute(THRUST0, Sdf.ValueTypeNames.Float).Set(1.0, 0.0)
+        thrust1 = tank.CreateAttribute(THRUST1, Sdf.ValueTypeNames.Float)
+        thrust1.Set(1.0, 0.0)
+        thrust1.Set(1.0, 240.0)
+    steps = 90
+    cycle = simulate.run(over_tank(tmp_path / "straight.usda", author), steps, DT)
+    by_hand = simulate.run(TANK_SAMPLE, steps, DT, controls={"accelerator": 1.0, "thrust0": 1.0, "thrust1": 1.0})
+    assert cycle.trace == by_hand.trace
+    position = cycle.arrays["bodies"]["position"][-1, 0]
+    assert position[0] > 1.0 and abs(position[1]) < 0.01 * position[0]  # forward (+X), not sideways
+    assert np.abs(cycle.arrays["bodies"]["angularVelocity"][:, 0, 2]).max() < 0.01  # no yaw
+
+
+def test_a_tank_turns_while_moving_on_a_multi_sample_thrust(tmp_path):
+    def author(stage: Usd.Stage) -> None:
+        stage.SetTimeCodesPerSecond(60)
+        tank = stage.OverridePrim(TANK)
+        tank.CreateAttribute(ACCELERATOR, Sdf.ValueTypeNames.Float).Set(1.0, 0.0)
+        tank.CreateAttribute(THRUST0, Sdf.ValueTypeNames.Float).Set(1.0, 0.0)
+        thrust1 = tank.CreateAttribute(THRUST1, Sdf.ValueTypeNames.Float)
+        thrust1.Set(1.0, 0.0)
+        thrust1.Set(1.0, 30.0)
+        thrust1.Set(0.3, 36.0)  # from 0.5 s on, the right track slows: the tank turns right (-yaw, Z up)
+    steps = 90
+    cycle = simulate.run(over_tank(tmp_path / "turn.usda", author), steps, DT)
+    codes = np.arange(steps) * DT * 60.0  # 60 time codes per second
+    thrust1 = np.interp(codes, [0.0, 30.0, 36.0], [1.0, 1.0, float(np.float32(0.3))])  # as USD stores 0.3
+    by_hand = simulate.run(TANK_SAMPLE, steps, DT, controls={"accelerator": 1.0, "thrust0": 1.0, "thrust1": thrust1})
+    assert cycle.trace == by_hand.trace
+    yaw_rate = cycle.arrays["bodies"]["angularVelocity"][:, 0, 2]
+    assert yaw_rate[-1] < -0.02 and cycle.vehicles[0].distance_m > 1.0
+
+
+def test_the_ovphysx_reading_holds_the_controls_read_at_creation(tmp_path, capfd):
+    """ovphysx reads the controller once, at creation (the default-time value), so a drive cycle does not drive
+    there; --as ovphysx previews that and says so for each attribute."""
+    path = drive_cycle_stage(tmp_path / "cycle.usda")
+    held = simulate.run(path, 45, DT, reading="ovphysx")
+    assert held.trace == simulate.run(SAMPLE, 45, DT).trace
+    said = [d for d in held.loaded.description.diagnostics if d.code == "OVPHYSX_READING"]
+    assert sorted(d.property for d in said) == sorted([ACCELERATOR, STEER])
+    assert all(d.prim == CAR and "no drive cycle" in d.message for d in said)
+    code, lines, err = cli(capfd, "simulate", path, "--steps", 45, "--dt", DT, "--as", "ovphysx")
+    assert code == 0 and lines[0].startswith(f"{CAR}: 0.00 m travelled"), (lines, err)
+    assert f"info OVPHYSX_READING {CAR}.{ACCELERATOR}: ovphysx reads this controller attribute once" in err
+    code, lines, err = cli(capfd, "simulate", path, "--steps", 45, "--dt", DT, "--as", "omniverse")
+    assert code == 0 and "OVPHYSX_READING" not in err and not lines[0].startswith(f"{CAR}: 0.00 m")
+
+
+def test_a_time_step_too_long_for_the_vehicle_is_said(capfd):
+    """dt 0.5 s: the sample car at rest runs away (its tire is stable up to sub-steps of about 3 ms, 8 of them a
+    step); the warning names the vehicle, the dt, the sub-step count and the limit."""
+    result = simulate.run(SAMPLE, 4, 0.5, outputs=())
+    [warning] = result.diagnostics
+    assert (warning.code, warning.severity.value, warning.prim) == ("DT_LIMIT", "warning", CAR)
+    assert warning.property == P.full_name(P.VEHICLE, "lowForwardSpeedSubStepCount")
+    assert "dt 0.5 s" in warning.message and "8 low-speed sub-step(s)" in warning.message
+    assert "a step of at most 0.025" in warning.message and "RearLeftWheel" in warning.message
+    code, _, err = cli(capfd, "simulate", SAMPLE, "--steps", 2, "--dt", 0.5)
+    assert code == 0 and f"warning DT_LIMIT {CAR}." in err
+
+
+@pytest.mark.parametrize("sample", sorted(p.relative_to(SAMPLE.parents[1]).as_posix()
+                                          for p in SAMPLE.parents[1].glob("*/*.usda")))
+def test_samples_at_60_hz_are_within_their_time_step_limit(sample):
+    path = SAMPLE.parents[1] / sample
+    assert simulate.load(path, DT).diagnostics == []
+    assert [d.code for d in simulate.load(path, 0.5).diagnostics] == ["DT_LIMIT"] * len(simulate.load(path, DT).paths)

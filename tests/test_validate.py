@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import SAMPLES, Ran, run_cli
 from pxr import Usd, UsdGeom, UsdPhysics, UsdValidation
+from stage_factory import set_property
 
 from physxvehicle_usd import properties as P
 from physxvehicle_usd.diagnostics import Severity
@@ -217,6 +218,46 @@ def test_usd_validation_context_runs_our_validators(tmp_path):
 
 
 def test_every_sample_validates_clean_even_strictly(capfd):
-    proc = _cli(capfd, str(SAMPLES), "--strict")
+    """Every sample but the drive cycle, which warns that ovphysx will not drive it (A08, its only finding)."""
+    samples = sorted(str(p) for p in SAMPLES.glob("*/*.usda") if p.name != "drive_cycle.usda")
+    proc = _cli(capfd, *samples, "--strict")
     assert proc.returncode == 0, proc.stdout
     assert proc.stdout.strip().endswith("0 errors, 0 warnings, 0 unreadable")
+    assert [f.code for f in validate_file(str(SAMPLES / "car" / "drive_cycle.usda")).findings] == ["A08"]
+
+
+_OVPHYSX = __import__("importlib").util.find_spec("ovphysx")
+OVPHYSX_SAMPLE = Path(_OVPHYSX.origin if _OVPHYSX else ".").parent / "samples" / "data" / "vehicle_read_write.usda"
+
+
+@pytest.mark.skipif(not OVPHYSX_SAMPLE.is_file(), reason="ovphysx (the test extra) is not installed")
+def test_nvidia_sample_warns_that_ovphysx_rides_it_higher():
+    """NVIDIA's sample authors referenceFrameIsCenterOfMass = False with the centre of mass 0.25 below the prim
+    origin (Y up): ovphysx takes the frames as centre-of-mass relative, so each car rides 0.25 higher there."""
+    found = _codes(OVPHYSX_SAMPLE)
+    assert sorted(f.prim for f in found["A08"]) == ["/World/Basic", "/World/Raw", "/World/Standard", "/World/Tank"]
+    for finding in found["A08"]:
+        assert finding.severity == Severity.WARNING
+        assert "referenceFrameIsCenterOfMass = False" in finding.message
+        assert "(0, -0.25, 0)" in finding.message and "rides 0.25 higher" in finding.message
+        assert "simulate --as ovphysx" in finding.message
+
+
+def test_portability_warning_says_each_way_the_readings_differ(tmp_path):
+    """A centre of mass off the origin, a nonlinear steer response and a controller with time samples: one A08
+    on the vehicle naming all three; none where the two readings agree."""
+    def diverge(stage):
+        car = stage.GetPrimAtPath("/World/Car")
+        UsdPhysics.MassAPI(car).GetCenterOfMassAttr().Set((0.0, 0.0, 0.1))
+        car.ApplyAPI(P.NCR, "steer")
+        for base, value in (("commandValues", [1.0]), ("speedResponsesPerCommandValue", [0]),
+                            ("speedResponses", [(0.0, 1.0), (30.0, 0.2)])):
+            set_property(car, P.NCR, base, value, "steer")
+        car.GetAttribute(P.full_name(P.CONTROLLER, "accelerator")).Set(0.5, 12.0)
+    found = _codes(_edit(_car_copy(tmp_path), diverge))
+    [finding] = found["A08"]
+    assert finding.prim == "/World/Car" and finding.severity == Severity.WARNING
+    for says in ("(1) ovphysx ignores the custom data", "rides 0.1 lower", "(2) ovphysx applies no nonlinear",
+                 "(3) ovphysx reads the controller attributes once", "physxVehicleController:accelerator (1)"):
+        assert says in finding.message, finding.message
+    assert "A08" not in _codes(_car_copy(tmp_path, "clean.usda"))

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from ..errors import InputError
+from ..read.readings import READING_CODE
 from ..simulate import load, problem_lines, run
 from ..simulate.result import SimulationResult
 
@@ -31,9 +32,10 @@ def _writing(path: str | os.PathLike, write: Callable[[], None]) -> None:
 
 def simulate_files(stage_file: str | os.PathLike, steps: int, dt: float, *, vehicles: Sequence[str] = (),
                    trace: str | None = None, plot: str | None = None, record: str | None = None,
-                   threads: int = 1, controls: Sequence[str] = (),
+                   threads: int = 1, controls: Sequence[str] = (), reading: str = "omniverse",
                    report: Callable[[str], None] = lambda line: None) -> SimulationResult:
-    """Load, run and write the requested files (each atomically, after the run); stage problems go to `report`.
+    """Load, run and write the requested files (each atomically, after the run); stage problems go to `report`,
+    and so do what the ovphysx reading changed (reading="ovphysx") and a dt too long for a vehicle (DT_LIMIT).
 
     controls: `NAME=VALUE` or `NAME=A:B` (simulate/control_specs.py), applied over the stage's own controls."""
     import json
@@ -52,11 +54,16 @@ def simulate_files(stage_file: str | os.PathLike, steps: int, dt: float, *, vehi
         figure_format(plot)  # an extension we cannot write is refused before the run
     if record and Path(record).suffix not in (".usda", ".usd", ".usdc"):
         raise InputError("the record must be a .usda, .usd or .usdc file", file=str(record))
-    loaded = load(stage_file, dt, vehicles or None, threads)
+    loaded = load(stage_file, dt, vehicles or None, threads, reading)
     for line in loaded.composition_warnings:
         report(f"warning: {line}")
     for line in problem_lines(loaded.description, loaded.left_out):
         report(line)
+    for diagnostic in loaded.description.diagnostics:
+        if diagnostic.code == READING_CODE:
+            report(diagnostic.line())
+    for diagnostic in loaded.diagnostics:
+        report(diagnostic.line())
     result = run(loaded, steps, dt, controls=given or None, outputs=outputs)
     if trace:
         from ..stage.io import write_atomic

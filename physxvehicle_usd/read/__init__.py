@@ -2,6 +2,7 @@
 
     from physxvehicle_usd.read import read_stage
     description = read_stage("samples/car/car.usda")   # or a Usd.Stage
+    description = read_stage("samples/car/car.usda", reading="ovphysx")   # as ovphysx 0.7 reads it (readings.py)
 
 Nothing a stage contains makes this raise: problems become diagnostics, a broken vehicle is left out and
 the rest of the stage is still read. Only a file that cannot be opened at all raises InputError.
@@ -22,15 +23,19 @@ from . import pxr_unchecked as U
 from .components import parse_context, parse_friction_table
 from .context import ReadContext
 from .physics import gravity_block, load_physics
+from .readings import Reading, apply_ovphysx_reading
 from .values import ComponentReader
 from .vehicle import parse_vehicle
 
-__all__ = ["read_stage"]
+__all__ = ["Reading", "read_stage"]
 
 _UP = {"X": (1.0, 0.0, 0.0), "Y": (0.0, 1.0, 0.0), "Z": (0.0, 0.0, 1.0)}
 
 
-def read_stage(source: "str | os.PathLike | Usd.Stage") -> StageDescription:
+def read_stage(source: "str | os.PathLike | Usd.Stage", reading: "Reading | str" = Reading.OMNIVERSE) -> StageDescription:
+    """The stage's vehicles as Omniverse Kit's PhysX parser reads them (the default), or as ovphysx 0.7 does
+    (`reading="ovphysx"`: every value that reading changes is said, code OVPHYSX_READING; see readings.py)."""
+    reading = Reading.of(reading)
     sink = DiagnosticSink()
     if isinstance(source, Usd.Stage):
         stage, file = source, source.GetRootLayer().identifier
@@ -53,6 +58,8 @@ def read_stage(source: "str | os.PathLike | Usd.Stage") -> StageDescription:
     try:
         with bulk_objects(), captured_stderr() as usd_messages:
             _read(stage, description, sink, units, up_axis)
+            if reading == Reading.OVPHYSX:
+                apply_ovphysx_reading(stage, description, sink)
     except Exception as exc:  # noqa: BLE001 - the last line of defence: report, never raise
         sink.error("INTERNAL", "/", f"the reader failed unexpectedly ({type(exc).__name__}: {exc}); please report it")
     finally:

@@ -268,3 +268,44 @@ def read_controllers(v: VehicleParse, d: VehicleDescription, attachments: list[A
             if not tr.copy(tank, base):
                 v.valid = False
         d.tankController = tank
+
+
+def _response_instances(prim) -> list[str]:
+    """The instance names of PhysxVehicleNonlinearCommandResponseAPI applied to a prim."""
+    prefix = P.NCR + ":"
+    return [name[len(prefix):] for name in prim.GetAppliedSchemas() if name.startswith(prefix)]
+
+
+def report_ignored_responses(v: VehicleParse, d: VehicleDescription, attachments: list[Attachment]) -> None:
+    """Nonlinear command responses the parser never looks at (Vehicle.cpp reads steer with the steering or
+    Ackermann API, brakes0/brakes1 with that brakes instance, all three on the vehicle prim, and drive only on a
+    basic drive's prim): each is said (NCR_IGNORED), since an author who applied it expects it to act."""
+    if d.drive is None:
+        return  # brakes and steering need a drive: those errors are reported already
+    ctx, prim = v.ctx, v.prim
+    drive_prim = ctx.stage.GetPrimAtPath(d.drive.path)
+    steering = prim.HasAPI(P.STEERING) or prim.HasAPI(P.ACKERMANN)
+    owners = [(prim, v.path)] + ([(drive_prim, d.drive.path)] if d.drive.path != v.path else [])
+    for owner, owner_path in owners:
+        for instance in _response_instances(owner):
+            on_vehicle, on_drive = owner_path == v.path, owner_path == d.drive.path
+            if instance == "drive":
+                if on_drive and d.drive.type == "basic":
+                    continue
+                why = ("a drive response acts on a basic drive only (PhysxVehicleDriveBasicAPI): PhysX's engine drive "
+                       "takes the accelerator linearly" if on_drive else
+                       f"a drive response is read on the drive's prim, {d.drive.path}, not here")
+            elif instance == "steer":
+                if on_vehicle and steering:
+                    continue
+                why = ("it is read with PhysxVehicleSteeringAPI or PhysxVehicleAckermannSteeringAPI, which this vehicle "
+                       "does not apply" if on_vehicle else "a steer response is read on the vehicle prim, not the drive's")
+            elif instance in P.MULTIPLE_APPLY[P.BRAKES]:
+                if on_vehicle and prim.HasAPI(P.BRAKES, instance):
+                    continue
+                why = (f"it is read with PhysxVehicleBrakesAPI:{instance}, which this vehicle does not apply" if on_vehicle
+                       else "a brake response is read on the vehicle prim, not the drive's")
+            else:
+                why = "PhysX reads the instances steer, brakes0, brakes1 and drive only"
+            v.warning("NCR_IGNORED", f"nonlinear command response {instance!r} is ignored: {why}",
+                      P.full_name(P.NCR, "commandValues", instance), prim=owner_path)

@@ -24,7 +24,7 @@ from .context import (
     resolve_component,
 )
 from .physics import rigid_body_block
-from .systems import read_brakes, read_controllers, read_differential, read_steering
+from .systems import read_brakes, read_controllers, read_differential, read_steering, report_ignored_responses
 from .values import ComponentReader, authored_targets
 from .wheels import (
     Attachment,
@@ -256,12 +256,12 @@ def parse_vehicle(prim: Usd.Prim, ctx: ReadContext) -> VehicleDescription | None
                                      scene=scene, drive=drive)
     if v.valid and v.rejecting_errors() == 0:
         resolve_wheels(v, description, attachments, ref_com, scale, g)
-    # 6. differential -> brakes -> steering -> controllers. The parser stops at its first error; these are read
+    # 6. differential -> brakes -> steering -> controllers (and the responses none of them reads). The parser stops at its first error; these are read
     # after an error elsewhere too, so that one run reports every independent problem of the vehicle. They are
     # skipped only where every finding would follow from an error already reported: a broken drive (each system
     # would say it "needs a drive") or no wheels at all (every wheel index would be "out of range").
     if not drive_broken and n > 0:
-        for stage in (read_differential, read_brakes, read_steering, read_controllers):
+        for stage in (read_differential, read_brakes, read_steering, read_controllers, report_ignored_responses):
             stage(v, description, attachments)
     if not v.valid or v.rejecting_errors():
         return _rejected(v)

@@ -9,6 +9,7 @@ from pxr import Usd
 
 from .. import properties as P
 from ..description import Block, Source, StageDescription, canonical_value
+from ..read.readings import time_samples
 
 
 @dataclass
@@ -21,6 +22,8 @@ class _Channel:
     times: np.ndarray
     values: np.ndarray
     held: bool
+    prim: str = ""       # where the attribute is
+    attribute: str = ""  # its full name
     sign: float = 1.0  # deprecated steerRight counts negatively into steer
     deprecated: bool = False  # from a deprecated attribute: steerLeft and steerRight add up
 
@@ -82,16 +85,11 @@ _WHEEL_CONTROL_ATTRS = (("driveTorque", "driveTorque"), ("brakeTorque", "brakeTo
 _DEFAULT_TARGET_GEAR = 255
 
 
-def _time_samples(attr: Usd.Attribute) -> tuple[np.ndarray, np.ndarray] | None:
-    if not attr or not attr.ValueMightBeTimeVarying():
-        return None
-    times = attr.GetTimeSamples()
-    if not times:
-        return None
-    values = [attr.Get(t) for t in times]
-    if any(v is None for v in values):
-        return None
-    return np.asarray(times, dtype=float), np.asarray(values, dtype=float)
+def _samples(prim: Usd.Prim, schema: str, base: str) -> tuple[np.ndarray, np.ndarray, str, str] | None:
+    """(times, values, prim path, attribute name) of a controller attribute with one time sample or more."""
+    name = P.full_name(schema, base)
+    found = time_samples(prim.GetAttribute(name), P.schema_fallback(schema, base))
+    return None if found is None else (*found, str(prim.GetPath()), name)
 
 
 def _control_value(block: Block | None, name: str, absent: float) -> float:
@@ -117,35 +115,39 @@ def drive_cycle(stage: Usd.Stage, description: StageDescription, paths: Sequence
             for schema, base, control in _VEHICLE_CONTROL_ATTRS[:5]:
                 if model_controller.source(control) == Source.DEPRECATED:
                     continue  # the reader took this control from deprecated attributes; sampled below
-                found = _time_samples(prim.GetAttribute(P.full_name(schema, base)))
+                found = _samples(prim, schema, base)
                 if found:
-                    channels.append(_Channel(control, v, None, *found, held=held_all or control == "targetGear"))
+                    channels.append(_Channel(control, v, None, *found[:2], held=held_all or control == "targetGear",
+                                             prim=found[2], attribute=found[3]))
             deprecated = {}
             for base, (control, sign) in _DEPRECATED_CONTROLS.items():
                 if model_controller.source(control) == Source.DEPRECATED:
                     attr = prim.GetAttribute(P.full_name(P.CONTROLLER, base))
-                    deprecated[base] = (control, sign, attr, _time_samples(attr))
+                    deprecated[base] = (control, sign, attr, _samples(prim, P.CONTROLLER, base))
             if any(found for *_, found in deprecated.values()):
                 for base, (control, sign, attr, found) in deprecated.items():
                     if found is None and control == "steer":  # steer = steerLeft - steerRight: both take part
-                        found = (np.zeros(1), np.array([float(attr.Get() or 0.0) if attr else 0.0]))
+                        found = (np.zeros(1), np.array([float(attr.Get() or 0.0) if attr else 0.0]), str(prim.GetPath()),
+                                 P.full_name(P.CONTROLLER, base))
                     if found is not None:
-                        channels.append(_Channel(control, v, None, *found, held=held_all, sign=sign,
-                                                 deprecated=True))
+                        channels.append(_Channel(control, v, None, *found[:2], held=held_all, sign=sign,
+                                                 deprecated=True, prim=found[2], attribute=found[3]))
         if vehicle.tankController is not None:
             for schema, base, control in _VEHICLE_CONTROL_ATTRS[5:]:
-                found = _time_samples(prim.GetAttribute(P.full_name(schema, base)))
+                found = _samples(prim, schema, base)
                 if found:
-                    channels.append(_Channel(control, v, None, *found, held=held_all))
+                    channels.append(_Channel(control, v, None, *found[:2], held=held_all, prim=found[2],
+                                             attribute=found[3]))
         for w, wheel_path in enumerate(wheel_paths[v]):
             wheel = vehicle.wheels[w]
             if wheel.wheelController is None:
                 continue
             wheel_prim = stage.GetPrimAtPath(wheel_path)
             for base, control in _WHEEL_CONTROL_ATTRS:
-                found = _time_samples(wheel_prim.GetAttribute(P.full_name(P.WHEEL_CONTROLLER, base)))
+                found = _samples(wheel_prim, P.WHEEL_CONTROLLER, base)
                 if found:
-                    channels.append(_Channel(control, v, w, *found, held=held_all))
+                    channels.append(_Channel(control, v, w, *found[:2], held=held_all, prim=found[2],
+                                             attribute=found[3]))
     base: dict[str, np.ndarray] = {}
     for name in {ch.control for ch in channels}:
         if name in ("driveTorque", "brakeTorque", "steerAngle"):

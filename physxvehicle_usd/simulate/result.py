@@ -10,6 +10,7 @@ import numpy as np
 from pxr import Usd
 
 from ..description import Block, StageDescription
+from ..diagnostics import Diagnostic
 from ..runtime.vehicle2 import AXIS_VECTORS
 from ..sim import vecmath
 
@@ -38,6 +39,9 @@ class LoadedSimulation:
     left_out: dict[str, str]  # vehicle path -> why it is not simulated
     composition_warnings: list[str]
     load_s: float
+    reading: str = "omniverse"  # whose reading of the stage: "omniverse" or "ovphysx" (read/readings.py)
+    # what this run's set-up says beyond the stage's own diagnostics: a dt longer than a vehicle integrates stably
+    diagnostics: list[Diagnostic] = field(default_factory=list)
 
     @property
     def meters_per_unit(self) -> float:
@@ -151,6 +155,11 @@ class SimulationResult:
     left_out: dict[str, str] = field(default_factory=dict)
     composition_warnings: list[str] = field(default_factory=list)
     loaded: LoadedSimulation | None = None
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        """What the run's set-up says beyond the stage's diagnostics (DT_LIMIT: a dt too long for a vehicle)."""
+        return list(self.loaded.diagnostics) if self.loaded is not None else []
 
     @property
     def frozen(self) -> dict[str, tuple[str, int]]:

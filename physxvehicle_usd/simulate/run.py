@@ -13,7 +13,7 @@ from ..description import StageDescription
 from ..diagnostics import Diagnostic, Severity
 from ..errors import InputError
 from ..stage.bulk import bulk_objects
-from .drive_cycle import drive_cycle
+from .drive_cycle import DriveCycle, drive_cycle
 from .result import TELEMETRY_FOR, LoadedSimulation, SimulationResult, VehicleSummary, _forward_speed, _Recorder
 
 ControlsArg = Mapping[str, Any] | Callable[[int, Any], Mapping[str, Any] | None] | None
@@ -36,25 +36,32 @@ def _open(source: "str | os.PathLike | Usd.Stage") -> tuple[Usd.Stage, list[str]
 
 
 def load(source: "str | os.PathLike | Usd.Stage", dt: float, vehicles: Sequence[str] | None = None,
-         threads: int = 1) -> LoadedSimulation:
+         threads: int = 1, reading: str = "omniverse") -> LoadedSimulation:
     """Read a stage and build the simulator for its vehicles (or the listed ones), without stepping.
 
     threads: ranges of vehicles stepped in parallel threads (`Simulator`'s option).
+    reading: "omniverse" (the default: what the file means, as Omniverse Kit reads it) or "ovphysx" (as ovphysx 0.7
+    reads it, to preview a run there: no nonlinear command response, frames relative to the centre of mass, no drive
+    cycle; the description's OVPHYSX_READING notes say what changed). See read/readings.py.
+    `diagnostics` of the result holds a DT_LIMIT warning for each vehicle whose suspension or tires cannot
+    integrate dt stably with its sub-step counts (sim/stability.py).
 
     Raises InputError for an unreadable file, a bad dt or an unknown vehicle path; NoVehicleError when
     nothing can be simulated. Vehicles the reader rejected, or the simulator cannot build, are left out
     and named in `left_out`.
     """
-    from ..read import read_stage
+    from ..read import Reading, read_stage
     from ..runtime.vehicle2 import VehicleParamsError
     from ..sim import Simulator
+    from ..sim.stability import dt_diagnostics
 
     if not (isinstance(dt, (int, float)) and dt > 0 and math.isfinite(dt)):
         raise InputError(f"the time step must be a positive number of seconds (got {dt})")
+    reading = Reading.of(reading)
     start = time.perf_counter()
     stage, warnings = _open(source)
     with bulk_objects():  # a description: a few hundred small objects per vehicle
-        description = read_stage(stage)
+        description = read_stage(stage, reading)
     rejected = _rejected_vehicles(description.diagnostics, stage)
     left_out = {path: why for path, why in rejected.items() if path not in description.vehicles}
     if vehicles:
@@ -85,9 +92,12 @@ def load(source: "str | os.PathLike | Usd.Stage", dt: float, vehicles: Sequence[
                              f"{no_vehicle_reason(description, left_out, warnings)}", problem_lines(description, left_out))
     paths = tuple(simulator.params.paths)
     wheel_paths = tuple(tuple(w) for w in simulator.params.wheel_paths)
-    cycle = drive_cycle(stage, description, paths, wheel_paths)
+    if reading == Reading.OMNIVERSE:
+        cycle = drive_cycle(stage, description, paths, wheel_paths)
+    else:  # ovphysx reads the controllers once, at creation: the description's values (said by the reader)
+        cycle = DriveCycle([], {}, 0.0, float(stage.GetTimeCodesPerSecond()))
     return LoadedSimulation(stage, description, simulator, paths, wheel_paths, cycle, left_out, warnings,
-                            time.perf_counter() - start)
+                            time.perf_counter() - start, reading.value, dt_diagnostics(simulator.batch, dt))
 
 
 def _rejected_vehicles(diagnostics: Sequence[Diagnostic], stage: Usd.Stage) -> dict[str, str]:
@@ -153,8 +163,11 @@ def _step_controls(controls: ControlsArg, steps: int) -> Callable[[int, Any], Ma
 
 def run(source: "str | os.PathLike | Usd.Stage | LoadedSimulation", steps: int, dt: float,
         controls: ControlsArg = None, vehicles: Sequence[str] | None = None,
-        outputs: Iterable[str] = ("trace",), threads: int = 1) -> SimulationResult:
+        outputs: Iterable[str] = ("trace",), threads: int = 1, reading: str = "omniverse") -> SimulationResult:
     """Step the stage's vehicles `steps` times by `dt` seconds; see the module docstring for the controls.
+
+    reading: whose reading of the stage, "omniverse" (the default) or "ovphysx" (see `load`). `result.diagnostics`
+    warns (DT_LIMIT) about a dt longer than a vehicle's suspension and tires integrate stably.
 
     outputs: which recordings to keep ("trace": every telemetry attribute; "plot", "record": what those
     need). The summary (distance, final speed, gear) is always computed. step_s is the wall time of the
@@ -163,7 +176,7 @@ def run(source: "str | os.PathLike | Usd.Stage | LoadedSimulation", steps: int, 
     if int(steps) < 1:
         raise InputError(f"need at least one step (got {steps})")
     steps = int(steps)
-    loaded = source if isinstance(source, LoadedSimulation) else load(source, dt, vehicles, threads)
+    loaded = source if isinstance(source, LoadedSimulation) else load(source, dt, vehicles, threads, reading)
     sim = loaded.simulator
     unknown = set(outputs) - set(TELEMETRY_FOR)
     if unknown:

@@ -154,8 +154,28 @@ def check_scene(stage: Usd.Stage, d: StageDescription) -> Iterator[Diagnostic]:
                        "`simulate` does the same; author a PhysicsScene to choose gravity and the vehicle context")
 
 
+def check_ovphysx_portability(stage: Usd.Stage, d: StageDescription) -> Iterator[Diagnostic]:
+    """A vehicle that ovphysx 0.7 will simulate differently from Omniverse Kit (read/readings.py), and how: one
+    warning per vehicle."""
+    from ..read.readings import ovphysx_divergences
+
+    by_vehicle: dict[str, list] = {}
+    for divergence in ovphysx_divergences(stage, d):
+        by_vehicle.setdefault(divergence.vehicle, []).append(divergence)
+    for path, divergences in by_vehicle.items():
+        ways = [x.how for x in divergences if x.kind != "drive cycle"]
+        timed = [x for x in divergences if x.kind == "drive cycle"]
+        if timed:
+            listed = ", ".join(f"{x.property} ({x.samples})" for x in timed)
+            ways.append("ovphysx reads the controller attributes once, when it creates the vehicle, and holds those "
+                        f"values: the time samples of {listed} are no drive cycle there")
+        numbered = "; ".join(f"({i}) {way}" for i, way in enumerate(ways, 1))
+        yield _finding(Severity.WARNING, "A08", path, f"ovphysx 0.7 will simulate this vehicle differently from "
+                       f"Omniverse Kit: {numbered}. `physxvehicle-usd simulate --as ovphysx` previews its run there")
+
+
 ASSET_CHECKS = (check_scene, check_wheels_without_drive, check_unreferenced_components, check_wheel_collision_setup,
-                check_ground_materials)
+                check_ground_materials, check_ovphysx_portability)
 
 
 def asset_findings(stage: Usd.Stage, d: StageDescription) -> list[Diagnostic]:
