@@ -209,7 +209,9 @@ class VehicleVectorEnv(VectorEnv):
         if a.shape != self.action_space.shape:
             raise ValueError(f"actions must have shape {self.action_space.shape} ({', '.join(self.action_layout.names)} "
                              f"per vehicle), got {a.shape}")
-        return np.clip(a, self.action_layout.low, self.action_layout.high)
+        # maximum then minimum, into one new array: np.clip costs several times more on these small arrays
+        clipped = np.maximum(a, self.action_layout.low)
+        return np.minimum(clipped, self.action_layout.high, out=clipped)
 
     def _controls(self, actions: np.ndarray) -> dict[str, np.ndarray]:
         controls = {}

@@ -41,6 +41,8 @@ class Observer:
         self.is_standard = p.is_standard
         self.standard = p.is_standard.astype(dtype)
         self.wheel_mask = None if p.mask.all() else p.mask
+        self.inv_length_w = np.repeat(self.inv_length[:, None], p.W, axis=1)  # (V, W): flat loops, not (V, 1) broadcasts
+        self.zeros = np.zeros((p.V, p.W), dtype)
         self.world_axes = np.zeros((3, 3, p.V), dtype)  # (axis, xyz, V) of the last observation
         self.position = np.zeros((3, p.V), dtype)       # actor (vehicle prim) positions of the last one, stage units
 
@@ -55,24 +57,32 @@ class Observer:
     def observe(self, goal_position: np.ndarray, goal_forward: np.ndarray) -> np.ndarray:
         """A new (V, D) observation. goal_position (3, V): world, stage units; goal_forward (3, V): world unit vectors."""
         s = self.sim.state
+        out = s.out
         sl = self.layout.slices
         V = goal_position.shape[1]
-        obs = np.empty((V, len(self.layout.names)), dtype=np.float32)
+        # built column by column in a (D, V) buffer (each column a contiguous write, as the simulator's arrays are
+        # component-first) and transposed once at the end: writing the (V, D) rows directly costs twice as much
+        obs = np.empty((len(self.layout.names), V), np.float32)
         self.position, self.world_axes = self.frame()
         world = np.stack((s.linear_velocity, s.angular_velocity, goal_position - self.position, goal_forward,
                           self.up_world))
-        vectors = obs[:, : 3 * len(world)].reshape(V, len(world), 3)  # a view: the columns of the five vectors
-        np.einsum("kiv,niv->vnk", self.world_axes, world, out=vectors)
+        np.einsum("kiv,niv->nkv", self.world_axes, world, out=obs[: 3 * len(VECTORS)].reshape(len(VECTORS), 3, V))
         for name in ("linear_velocity", "goal_position"):
-            obs[:, sl[name]] *= self.inv_length[:, None]
-        np.multiply(s.engine_omega, self.standard, out=obs[:, sl["engine_speed"].start])
-        obs[:, sl["gear"].start] = np.where(self.is_standard, s.current_gear - NEUTRAL_GEAR, 0)  # USD numbers, as telemetry
-        out = s.out
-        obs[:, sl["wheel_speed"]] = s.rotation_speed
-        for name, key in (("longitudinal_slip", "tireLongitudinalSlip"), ("lateral_slip", "tireLateralSlip")):
-            obs[:, sl[name]] = out[key] if key in out else 0.0  # before the first step: none yet, as telemetry says
-        np.multiply(s.jounce, self.inv_length[:, None], out=obs[:, sl["jounce"]])
-        if self.wheel_mask is not None:  # padding wheels of vehicles with fewer wheels than the batch's widest
-            for name in ("wheel_speed", "longitudinal_slip", "lateral_slip", "jounce"):
-                obs[:, sl[name]] *= self.wheel_mask
-        return obs
+            obs[sl[name]] *= self.inv_length
+        np.multiply(s.engine_omega, self.standard, out=obs[sl["engine_speed"].start])
+        obs[sl["gear"].start] = np.where(self.is_standard, s.current_gear - NEUTRAL_GEAR, 0)  # USD numbers, as telemetry
+        none = self.zeros
+        wheels = {"wheel_speed": s.rotation_speed, "longitudinal_slip": out.get("tireLongitudinalSlip", none),
+                  "lateral_slip": out.get("tireLateralSlip", none),  # none before the first step, as telemetry says
+                  "jounce": s.jounce * self.inv_length_w}
+        for name, value in wheels.items():
+            if self.wheel_mask is not None:  # padding wheels of vehicles with fewer wheels than the batch's widest
+                value = value * self.wheel_mask
+            obs[sl[name]] = value.T
+        frozen = s.faulted
+        if frozen.any():
+            # the guard restores a frozen vehicle's state, but not the per-step outputs of a simulator's first step
+            # (it has no earlier ones): the non-finite slips of that step become zeros, as before any step
+            rows = np.flatnonzero(frozen)
+            obs[:, rows] = np.nan_to_num(obs[:, rows], nan=0.0, posinf=0.0, neginf=0.0)
+        return np.ascontiguousarray(obs.T)
