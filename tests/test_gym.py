@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from conftest import SAMPLES
 from pxr import Gf, Usd, UsdGeom, UsdPhysics
-from stage_factory import add_copies, car_spec, preset_stage, translate
+from stage_factory import add_copies, car_spec, preset_spec, preset_stage, translate
 
 gymnasium = pytest.importorskip("gymnasium")  # the gym extra (in the test extra, so CI has it)
 from gymnasium.utils.env_checker import data_equivalence  # noqa: E402
@@ -192,6 +192,21 @@ def test_observations_stay_in_the_space_through_hard_driving(sample):
     assert (fastest > 1.0).all() and not env.frozen.any()
 
 
+def test_vehicles_with_fewer_wheels_than_the_widest_report_zeros_for_the_missing_ones():
+    """A car (4 wheels) and a truck with 6 wheels: one layout of 6 wheels, the car's last two columns 0."""
+    stage = preset_stage(car_spec(name="Car"), preset_spec("truck", name="Truck", wheels=6))
+    env = VehicleVectorEnv.from_stage(stage, max_episode_steps=None)
+    sl = env.observation_slices
+    assert env.simulator.params.paths == ("/World/Car", "/World/Truck") and sl["jounce"].stop - sl["jounce"].start == 6
+    env.reset(seed=0)
+    for _ in range(30):
+        obs, *_ = env.step(np.array([[1.0, 0.0, 0.0, 0.3]] * 2, np.float32))
+        check_obs(obs, env.observation_space, "step")
+    for name in ("wheel_speed", "longitudinal_slip", "lateral_slip", "jounce"):
+        columns = obs[:, sl[name]]
+        assert (columns[0, 4:] == 0.0).all() and (columns[0, :4] != 0.0).any() and (columns[1] != 0.0).all(), name
+
+
 def test_the_observation_is_the_telemetry_in_the_vehicle_frame_in_si():
     """On the centimetre car: velocities, slips and jounces as telemetry reports them, turned and converted."""
     env = VehicleVectorEnv.from_stage(SAMPLES / "car_cm" / "car_cm.usda", goal=[[5.0, 0.0, 0.0]])
@@ -270,8 +285,10 @@ def test_the_same_seed_gives_the_same_episodes_and_another_seed_others():
 
 
 def test_returned_data_is_new_every_call():
+    """Gymnasium's rule for data a user keeps (a rollout buffer): no two calls return a shared object."""
     env = VehicleVectorEnv.from_asset(CAR, 3, max_episode_steps=2)
-    calls = [env.reset(seed=0)[0]] + [env.step(env.action_space.sample())[0] for _ in range(4)]
+    calls = [env.reset(seed=0)] + [env.step(env.action_space.sample()) for _ in range(4)]  # across an autoreset
+    calls.append(env.reset(seed=0))
     assert not any(data_shares_objects(a, b) for i, a in enumerate(calls) for b in calls[i + 1:])
 
 

@@ -56,8 +56,10 @@ class VehicleVectorEnv(VectorEnv):
     `max_episode_steps` steps (None: never). Episodes start from the authored state, or from `spawn(rng, rows)`'s
     poses; the goal is each vehicle's start pose unless `goal` gives positions (and directions), fixed or drawn by
     `goal(rng, rows)`. `rng` is the environment's `np_random`, seeded by `reset(seed=...)`: the same seed and actions
-    give the same observations, bit for bit.
+    give the same observations, bit for bit. The environment owns the simulator: it starts by resetting every vehicle.
     """
+
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}  # each environment's own mode: see __init__
 
     def __init__(self, simulator: Simulator, *, reward: Reward | None = None, termination: Termination | None = None,
                  max_episode_steps: int | None = 1000, spawn: Spawn | None = None, goal: Goal | Any = None,
@@ -97,9 +99,10 @@ class VehicleVectorEnv(VectorEnv):
         `simulate.load` reads them (vehicles it cannot simulate are left out: `simulate.load(...).left_out`)."""
         from ..simulate import load
 
-        loaded = load(source, dt, vehicles)
-        sim = loaded.simulator
-        return cls(Simulator(sim.batch, sim.ground, dt, threads=threads, guard=guard), **options)
+        sim = load(source, dt, vehicles, threads).simulator
+        if guard != GuardOptions():
+            sim = Simulator(sim.batch, sim.ground, dt, threads=threads, guard=guard)
+        return cls(sim, **options)
 
     @classmethod
     def from_asset(cls, source: "str | os.PathLike | Any", num_envs: int, dt: float = 1 / 60, vehicle: str | None = None,
