@@ -53,7 +53,8 @@ def drive(sim: Simulator, steps: int, record: list | None = None) -> None:
 
 
 def rows_of(telemetry: list, row: int | list) -> list:
-    return [{group: {key: value[row] for key, value in values.items()} for group, values in t.items()} for t in telemetry]
+    return [{group: {key: value[row] for key, value in values.items()} for group, values in t.items()}
+            for t in telemetry]
 
 
 def same(a, b) -> bool:
@@ -129,8 +130,8 @@ def test_action_bounds_are_the_property_tables_and_the_gears():
     rows = [P.prop(P.CONTROLLER, name).range for name in ("accelerator", "brake0", "brake1", "steer")]
     assert [r.lo for r in rows] == car.single_action_space.low[:4].tolist()
     # the table's ranges end just above 1 (1 + FLT_EPSILON, exclusive): the Box ends at 1
-    assert car.single_action_space.high[:4].tolist() == [1.0, 1.0, 1.0, 1.0] == [control_range(n)[1] for n in
-                                                                                 ("accelerator", "brake0", "brake1", "steer")]
+    highs = [control_range(name)[1] for name in ("accelerator", "brake0", "brake1", "steer")]
+    assert car.single_action_space.high[:4].tolist() == [1.0, 1.0, 1.0, 1.0] == highs
     gears = len(read_stage(CAR).vehicles["/World/Car"].drive.gears["ratios"])  # reverse and the forward gears
     assert (car.single_action_space.low[4], car.single_action_space.high[4]) == (-1.0, gears - 1)
     assert car.action_layout.names == ("accelerator", "brake0", "brake1", "steer", "targetGear")
@@ -160,12 +161,13 @@ def test_vehicles_of_different_kinds_are_refused_together():
     assert VehicleVectorEnv.from_stage(stage, vehicles=["/World/Robot"]).action_layout.kind == "wheels"
 
 
-@pytest.mark.parametrize("sample", ["car/car.usda", "car_cm/car_cm.usda", "basic_car/basic_car.usda", "truck/truck.usda",
-                                    "tank/tank.usda", "robot_base/robot_base.usda"])
+@pytest.mark.parametrize("sample", ["car/car.usda", "car_cm/car_cm.usda", "basic_car/basic_car.usda",
+                                    "truck/truck.usda", "tank/tank.usda", "robot_base/robot_base.usda"])
 def test_observations_stay_in_the_space_through_hard_driving(sample):
     """Full throttle at full lock, then random actions, then everything at once (brakes too), 100 steps each: every
     observation passes Gymnasium's checks."""
-    robot = {"driveTorque": (-20.0, 20.0), "brakeTorque": (0.0, 20.0), "steerAngle": (-0.6, 0.6)}  # unbounded in the table
+    # the robot's wheel controls, unbounded in the table: bounds of the size its 25 kg and 8 cm wheels take
+    robot = {"driveTorque": (-20.0, 20.0), "brakeTorque": (0.0, 20.0), "steerAngle": (-0.6, 0.6)}
     env = VehicleVectorEnv.from_asset(SAMPLES / sample, 4, dt=1 / 30, max_episode_steps=100,
                                       action_bounds=robot if "robot" in sample else None)
     check_action_space(env.single_action_space)
@@ -216,7 +218,8 @@ def test_the_observation_is_the_telemetry_in_the_vehicle_frame_in_si():
         obs, *_ = env.step(np.array([[1.0, 0.0, 0.0, 0.4]], np.float32))
     t = env.simulator.telemetry()
     x, y, z, w = t["bodies"]["orientation"][0]
-    R = np.array(Gf.Matrix3d(Gf.Rotation(Gf.Quatd(*map(float, (w, x, y, z))))).GetTranspose())  # columns: the prim's axes
+    # columns: the prim's axes
+    R = np.array(Gf.Matrix3d(Gf.Rotation(Gf.Quatd(*map(float, (w, x, y, z))))).GetTranspose())
     forward, lateral, up = R[:, 0], R[:, 1], R[:, 2]  # the sample's frame: X forward, Y left, Z up
     velocity = t["bodies"]["linearVelocity"][0] / 100.0  # cm/s -> m/s
     np.testing.assert_allclose(obs[0, sl["linear_velocity"]], [velocity @ forward, velocity @ lateral, velocity @ up],

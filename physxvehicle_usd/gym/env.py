@@ -105,8 +105,9 @@ class VehicleVectorEnv(VectorEnv):
         return cls(sim, **options)
 
     @classmethod
-    def from_asset(cls, source: "str | os.PathLike | Any", num_envs: int, dt: float = 1 / 60, vehicle: str | None = None,
-                   *, threads: int = 1, guard: GuardOptions = GuardOptions(), **options: Any) -> "VehicleVectorEnv":
+    def from_asset(cls, source: "str | os.PathLike | Any", num_envs: int, dt: float = 1 / 60,
+                   vehicle: str | None = None, *, threads: int = 1, guard: GuardOptions = GuardOptions(),
+                   **options: Any) -> "VehicleVectorEnv":
         """`num_envs` copies of the vehicle of an asset (or of its vehicle at `vehicle`), read once, on its ground."""
         from ..simulate import load
 
@@ -210,8 +211,8 @@ class VehicleVectorEnv(VectorEnv):
     def _clip(self, actions: Any) -> np.ndarray:
         a = np.asarray(actions, dtype=np.float32)
         if a.shape != self.action_space.shape:
-            raise ValueError(f"actions must have shape {self.action_space.shape} ({', '.join(self.action_layout.names)} "
-                             f"per vehicle), got {a.shape}")
+            names = ", ".join(self.action_layout.names)
+            raise ValueError(f"actions must have shape {self.action_space.shape} ({names} per vehicle), got {a.shape}")
         # maximum then minimum, into one new array: np.clip costs several times more on these small arrays
         clipped = np.maximum(a, self.action_layout.low)
         return np.minimum(clipped, self.action_layout.high, out=clipped)

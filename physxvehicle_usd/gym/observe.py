@@ -41,7 +41,8 @@ class Observer:
         self.is_standard = p.is_standard
         self.standard = p.is_standard.astype(dtype)
         self.wheel_mask = None if p.mask.all() else p.mask
-        self.inv_length_w = np.repeat(self.inv_length[:, None], p.W, axis=1)  # (V, W): flat loops, not (V, 1) broadcasts
+        # (V, W): equal shapes run as flat loops, a (V, 1) operand as short inner loops (see vecmath.per_wheel)
+        self.inv_length_w = np.repeat(self.inv_length[:, None], p.W, axis=1)
         self.zeros = np.zeros((p.V, p.W), dtype)
         self.world_axes = np.zeros((3, 3, p.V), dtype)  # (axis, xyz, V) of the last observation
         self.position = np.zeros((3, p.V), dtype)       # actor (vehicle prim) positions of the last one, stage units
@@ -55,7 +56,7 @@ class Observer:
         return position, axes
 
     def observe(self, goal_position: np.ndarray, goal_forward: np.ndarray) -> np.ndarray:
-        """A new (V, D) observation. goal_position (3, V): world, stage units; goal_forward (3, V): world unit vectors."""
+        """A new (V, D) observation. goal_position (3, V): world, stage units; goal_forward (3, V): world, unit."""
         s = self.sim.state
         out = s.out
         sl = self.layout.slices
@@ -70,7 +71,8 @@ class Observer:
         for name in ("linear_velocity", "goal_position"):
             obs[sl[name]] *= self.inv_length
         np.multiply(s.engine_omega, self.standard, out=obs[sl["engine_speed"].start])
-        obs[sl["gear"].start] = np.where(self.is_standard, s.current_gear - NEUTRAL_GEAR, 0)  # USD numbers, as telemetry
+        # USD's gear numbers (-1 reverse, 0 neutral), 0 without a gearbox, as telemetry reports them
+        obs[sl["gear"].start] = np.where(self.is_standard, s.current_gear - NEUTRAL_GEAR, 0)
         none = self.zeros
         wheels = {"wheel_speed": s.rotation_speed, "longitudinal_slip": out.get("tireLongitudinalSlip", none),
                   "lateral_slip": out.get("tireLateralSlip", none),  # none before the first step, as telemetry says

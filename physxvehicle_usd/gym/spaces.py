@@ -60,8 +60,9 @@ def vehicle_kind(p: SimParams) -> str:
     found = sorted(set(kinds.tolist()))
     if len(found) > 1:
         example = {names[k]: p.paths[int(np.argmax(kinds == k))] for k in found}
-        raise ValueError("the vehicles take different controls (" + ", ".join(f"{k}: e.g. {v}" for k, v in example.items())
-                         + "); an environment's vehicles share one action space: make one environment per kind")
+        kinds = ", ".join(f"{k}: e.g. {v}" for k, v in example.items())
+        raise ValueError(f"the vehicles take different controls ({kinds}); an environment's vehicles share one action "
+                         "space: make one environment per kind")
     return names[found[0]]
 
 
@@ -80,7 +81,8 @@ class ActionLayout:
         return self.columns.get("targetGear")
 
 
-def action_layout(p: SimParams, gear: bool = False, bounds: Mapping[str, tuple[float, float]] | None = None) -> ActionLayout:
+def action_layout(p: SimParams, gear: bool = False,
+                  bounds: Mapping[str, tuple[float, float]] | None = None) -> ActionLayout:
     """The action of the batch's vehicles. gear: add a target-gear column (a whole number: -1 reverse, 0 neutral,
     1.. forward; rounded to the nearest) to a drive's or a tank's controls; without it the gear command stays the
     authored one (often 255, the automatic gearbox). bounds: narrower bounds for some controls (e.g. the wheel

@@ -49,10 +49,10 @@ class GroundBounds:
     A stage without ground has no bounds."""
 
     def __init__(self, p: SimParams, ground: Ground):
-        reach = np.linalg.norm(p.com_position.astype(float), axis=0) + np.max(np.where(
-            p.mask, np.linalg.norm((p.attachment_position + p.travel_direction * p.travel_distance).astype(float), axis=0)
-            + p.radius, 0.0), axis=1)
-        self.reach = reach  # (V,) stage units
+        droop = (p.attachment_position + p.travel_direction * p.travel_distance).astype(float)  # wheel centres
+        wheel_bottom = np.linalg.norm(droop, axis=0) + p.radius  # from the centre of mass
+        farthest = np.max(np.where(p.mask, wheel_bottom, 0.0), axis=1)
+        self.reach = np.linalg.norm(p.com_position.astype(float), axis=0) + farthest  # (V,) stage units
         self.planes = (ground.plane_normals, ground.plane_offsets) if len(ground.plane_offsets) else None
         if len(ground.tri_v0):
             corners = np.concatenate((ground.tri_v0, ground.tri_v0 + ground.tri_e1, ground.tri_v0 + ground.tri_e2))

@@ -38,7 +38,8 @@ from .ground import Ground, friction_matrix
 from .guard import Guard, GuardOptions
 from .pipeline import StepOptions, step
 from .shards import ShardedStep
-from .state import SimParams, SimState, actor_pose, body_pose, copy_vehicle_rows, initial_state, output_vehicle_axis, vehicle_rows
+from .state import (SimParams, SimState, actor_pose, body_pose, copy_vehicle_rows, initial_state, output_vehicle_axis,
+                    vehicle_rows)
 
 _VEHICLE_CONTROLS = ("accelerator", "brake0", "brake1", "steer", "thrust0", "thrust1")
 _WHEEL_CONTROLS = {"driveTorque": "wheel_drive_torque", "brakeTorque": "wheel_brake_torque", "steerAngle": "wheel_steer_angle"}
@@ -122,7 +123,8 @@ class Simulator:
             if position is not None:
                 actor_p = np.broadcast_to(np.asarray(position, dtype=float), (rows.size, 3)).T
             if orientation is not None:  # (x, y, z, w) as telemetry reports it -> (w, x, y, z)
-                actor_q = vm.quat_normalize(np.broadcast_to(np.asarray(orientation, dtype=float), (rows.size, 4)).T[[3, 0, 1, 2]])
+                xyzw = np.broadcast_to(np.asarray(orientation, dtype=float), (rows.size, 4)).T
+                actor_q = vm.quat_normalize(xyzw[[3, 0, 1, 2]])
             body_p, body_q = body_pose(p, actor_p, actor_q, rows)
         was_faulted = rows[s.faulted[rows]]
         copy_vehicle_rows(s, reset, rows)

@@ -221,7 +221,8 @@ def vehicle_rows(axis: int, rows) -> tuple:
     return (slice(None), rows) if axis == 1 else (rows,)
 
 
-def body_pose(p: SimParams, actor_p: np.ndarray, actor_q: np.ndarray, rows=slice(None)) -> tuple[np.ndarray, np.ndarray]:
+def body_pose(p: SimParams, actor_p: np.ndarray, actor_q: np.ndarray,
+              rows=slice(None)) -> tuple[np.ndarray, np.ndarray]:
     """Body (centre-of-mass) pose of the vehicles `rows` from their actor (vehicle prim) poses, (3, k) and (4, k) with
     w first: pose_B = actorPose * cMassLocalPose. Computed in double, as the description's pose is."""
     actor_q = np.asarray(actor_q, dtype=float)
