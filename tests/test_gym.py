@@ -69,8 +69,11 @@ def same(a, b) -> bool:
 
 # -- Simulator.reset_vehicles
 
-@pytest.mark.parametrize("kwargs", [{}, {"options": StepOptions(compiled=False)}, {"threads": 3}],
-                         ids=["kernel", "numpy", "threads"])
+NUMPY = StepOptions(compiled=False)
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"options": NUMPY}, {"threads": 3}, {"threads": 3, "options": NUMPY}],
+                         ids=["kernel", "numpy", "kernel-threads", "numpy-ranges"])
 def test_a_reset_vehicle_steps_as_a_fresh_one_and_the_others_carry_on(kwargs):
     description = three_cars()
     sim = Simulator.from_description(description, DT, **kwargs)

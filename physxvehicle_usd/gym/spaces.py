@@ -149,11 +149,13 @@ def observation_layout(p: SimParams, guard: GuardOptions | None) -> ObservationL
     """guard: the simulator's guard options (None: no guard), whose limits bound chassis and wheel speeds."""
     W = p.W
     slices, names, at = {}, [], 0
-    for group, width, parts in ([(v, 3, ("forward", "lateral", "up")) for v in VECTORS]
-                                + [(s, 1, None) for s in SCALARS] + [(w, W, None) for w in WHEEL_VALUES]):
+    for group in VECTORS:
+        names += [f"{group}.{axis}" for axis in ("forward", "lateral", "up")]
+    names += SCALARS
+    for group in WHEEL_VALUES:
+        names += [f"{group}[{w}]" for w in range(W)]
+    for group, width in [(v, 3) for v in VECTORS] + [(s, 1) for s in SCALARS] + [(w, W) for w in WHEEL_VALUES]:
         slices[group] = slice(at, at + width)
-        names += ([f"{group}.{c}" for c in parts] if parts else [group] if width == 1 and group in SCALARS
-                  else [f"{group}[{w}]" for w in range(width)])
         at += width
     inf = math.inf
     bound: dict[str, tuple[float, float]] = {
