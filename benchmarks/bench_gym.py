@@ -9,7 +9,8 @@ For each N, the best of --repeat runs of --steps steps, each from a reset, of:
   env   VehicleVectorEnv.step(actions): clipping, the controls, the simulator's step, the observation, the default
         reward and terminations, the step limit, and the autoreset of every car once an episode (--episode steps)
         ends (the episodes end together here: the whole batch is reset once per episode);
-  raw   Simulator.step(controls) on the same vehicles, the controls being the same actions' columns.
+  raw   Simulator.step(controls) on the same vehicles, the controls being the same actions' columns, with
+        Simulator.reset_vehicles where the environment's episodes start over (the same physics, step for step).
 Prints agent-steps per second (vehicles x steps / seconds) of both, the wrapper's overhead (env time over raw time,
 minus 1), and the real-time factor per core (simulated vehicle-seconds per wall second on --threads threads), beside
 two published references.
@@ -70,10 +71,16 @@ def main() -> None:
             for _ in range(args.steps):
                 env.step(actions)
 
+        everyone = np.ones(n, bool)
+
         def run_raw() -> None:
-            raw.reset_vehicles(np.ones(n, bool))
-            for _ in range(args.steps):
+            # the same physics as the environment's: its cars start over on the step after their episode's last
+            # (NEXT_STEP autoreset), and a car at rest costs more substeps than one above the substep threshold speed
+            raw.reset_vehicles(everyone)
+            for k in range(1, args.steps + 1):
                 raw.step(controls)
+                if k % (args.episode + 1) == 0:
+                    raw.reset_vehicles(everyone)
 
         run_env()  # warm-up: first-call costs (the kernel's parameter struct, numpy's caches)
         run_raw()
