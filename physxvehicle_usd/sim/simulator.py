@@ -38,10 +38,16 @@ from .ground import Ground, friction_matrix
 from .guard import Guard, GuardOptions
 from .pipeline import StepOptions, step
 from .shards import ShardedStep
-from .state import SimParams, SimState, actor_pose, initial_state
+from .state import (SimParams, SimState, actor_pose, body_pose, copy_vehicle_rows, initial_state, output_vehicle_axis,
+                    vehicle_rows)
 
 _VEHICLE_CONTROLS = ("accelerator", "brake0", "brake1", "steer", "thrust0", "thrust1")
 _WHEEL_CONTROLS = {"driveTorque": "wheel_drive_torque", "brakeTorque": "wheel_brake_torque", "steerAngle": "wheel_steer_angle"}
+# The per-step outputs telemetry() reads. A reset clears the vehicles' rows of these (a fresh simulator reports zeros
+# before its first step); the private ones ("_lng_dir", "_toe", ...) are inputs of nothing after the step that made
+# them, and one of them may be a parameter array itself (a constant toe), so they are left alone.
+_TELEMETRY_OUTPUTS = ("suspensionJounce", "suspensionForce", "tireForce", "tireFriction", "tireLongitudinalSlip",
+                      "tireLateralSlip", "isOnGround", "wheelSteerAngle")
 
 
 class Simulator:
@@ -69,6 +75,7 @@ class Simulator:
         self.dt = float(dt)
         self.options = options
         self.state: SimState = initial_state(self.params)
+        self._initial: SimState | None = None  # the authored state, kept for reset_vehicles on its first call
         self.guard = Guard(self.params, guard) if guard.enabled else None
 
     @classmethod
@@ -92,6 +99,50 @@ class Simulator:
                 setattr(s, _WHEEL_CONTROLS[key], np.broadcast_to(np.asarray(value, dtype=p.dtype), (p.V, p.W)) * p.mask)
             else:
                 raise KeyError(f"unknown control {key!r}; known: {sorted((*_VEHICLE_CONTROLS, 'targetGear', *_WHEEL_CONTROLS))}")
+
+    def reset_vehicles(self, vehicles: Any, position: Any = None, orientation: Any = None) -> None:
+        """Put the vehicles `vehicles` ((V,) bool mask or indices) back to the state the stage describes (pose,
+        velocities, wheel speeds and angles, jounces, engine speed, gears, autobox and sticky-tire timers, the
+        authored controls) and clear their guard fault; the others are untouched. Their next steps are those of a
+        fresh simulator's, bit for bit.
+
+        position (k, 3) and orientation (k, 4) as (x, y, z, w), or one of each for all of them: a world pose of the
+        vehicle prims to start from instead of the authored one (stage units, as telemetry()["bodies"] reports).
+        """
+        rows = np.asarray(vehicles)
+        rows = np.flatnonzero(rows) if rows.dtype == bool else rows.astype(np.intp).ravel()
+        if rows.size == 0:
+            return
+        p, s = self.params, self.state
+        if self._initial is None:
+            self._initial = initial_state(p)
+        reset = self._initial
+        if position is not None or orientation is not None:
+            actor_p, actor_q = actor_pose(p, reset)
+            actor_p, actor_q = actor_p[:, rows], actor_q[:, rows]
+            if position is not None:
+                actor_p = np.broadcast_to(np.asarray(position, dtype=float), (rows.size, 3)).T
+            if orientation is not None:  # (x, y, z, w) as telemetry reports it -> (w, x, y, z)
+                xyzw = np.broadcast_to(np.asarray(orientation, dtype=float), (rows.size, 4)).T
+                actor_q = vm.quat_normalize(xyzw[[3, 0, 1, 2]])
+            body_p, body_q = body_pose(p, actor_p, actor_q, rows)
+        was_faulted = rows[s.faulted[rows]]
+        copy_vehicle_rows(s, reset, rows)
+        if position is not None or orientation is not None:
+            s.body_position[:, rows] = body_p
+            s.body_orientation[:, rows] = body_q
+        for key in _TELEMETRY_OUTPUTS:
+            value = s.out.get(key)
+            if value is not None:
+                value[vehicle_rows(output_vehicle_axis(value), rows)] = 0
+        if "_centre_offset" in s.out:  # the wheel centres telemetry reports: at full droop below the new pose
+            R = vm.quat_to_mat(s.body_orientation[:, rows])
+            s.out["_centre_offset"][:, rows] = vm.matvec(
+                R[:, :, :, None], (p.attachment_position + p.travel_direction * p.travel_distance)[:, rows])
+        if self.guard is not None:
+            for v in was_faulted.tolist():  # the frozen ones only: a reset vehicle is no longer frozen
+                self.guard.reasons.pop(v, None)
+                self.guard.frozen_at.pop(v, None)
 
     def step(self, controls: Mapping[str, Any] | None = None) -> None:
         if controls:

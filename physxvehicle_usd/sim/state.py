@@ -7,7 +7,7 @@ changes each step; `initial_state` is vehicle2's setToDefault plus Omni's creati
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
@@ -221,14 +221,20 @@ def vehicle_rows(axis: int, rows) -> tuple:
     return (slice(None), rows) if axis == 1 else (rows,)
 
 
+def body_pose(p: SimParams, actor_p: np.ndarray, actor_q: np.ndarray,
+              rows=slice(None)) -> tuple[np.ndarray, np.ndarray]:
+    """Body (centre-of-mass) pose of the vehicles `rows` from their actor (vehicle prim) poses, (3, k) and (4, k) with
+    w first: pose_B = actorPose * cMassLocalPose. Computed in double, as the description's pose is."""
+    actor_q = np.asarray(actor_q, dtype=float)
+    body_q = vm.quat_normalize(vm.quat_mul(actor_q, p.com_orientation[:, rows]))
+    body_p = np.asarray(actor_p, dtype=float) + vm.quat_rotate(actor_q, p.com_position[:, rows])
+    return body_p, body_q
+
+
 def initial_state(p: SimParams) -> SimState:
     V, W = p.V, p.W
     zw = lambda: np.zeros((V, W))  # noqa: E731
-    # actor pose -> body pose: pose_B = actorPose * cMassLocalPose
-    actor_q = _vf(p.init_orientation)
-    actor_p = _vf(p.init_position)
-    body_q = vm.quat_normalize(vm.quat_mul(actor_q, p.com_orientation))
-    body_p = actor_p + vm.quat_rotate(actor_q, p.com_position)
+    body_p, body_q = body_pose(p, _vf(p.init_position), _vf(p.init_orientation))
     gear = p.initial_gear.astype(np.int64).copy()
     ctrl_gear = p.ctrl_target_gear.astype(np.int64)
     direct = np.where((ctrl_gear == AUTOMATIC_GEAR) | (ctrl_gear > NEUTRAL_GEAR), 1, np.where(ctrl_gear == NEUTRAL_GEAR, 0, -1))
@@ -250,6 +256,15 @@ def initial_state(p: SimParams) -> SimState:
     for k, v in list(vars(st).items()):
         setattr(st, k, _cast(v, p.dtype))
     return st
+
+
+def copy_vehicle_rows(dst: SimState, src: SimState, rows: np.ndarray) -> None:
+    """Every state array of the vehicles `rows` (an index array) from `src` into `dst`, in place."""
+    for f in fields(dst):
+        value = getattr(dst, f.name)
+        if isinstance(value, np.ndarray):
+            idx = vehicle_rows(vehicle_axis(f.name), rows)
+            value[idx] = getattr(src, f.name)[idx]
 
 
 def actor_pose(p: SimParams, s: SimState) -> tuple[np.ndarray, np.ndarray]:

@@ -1,0 +1,17 @@
+"""Reinforcement learning on the simulator: `VehicleVectorEnv`, a Gymnasium 1.x vector environment with one
+sub-environment per vehicle (see env.py), and rewards and terminations to build tasks from (tasks.py).
+
+Needs gymnasium (`pip install 'physxvehicle-usd[gym]'`); nothing else in the package imports this one.
+"""
+from __future__ import annotations
+
+try:
+    import gymnasium  # noqa: F401
+except ImportError as exc:  # say what to install rather than which module is missing
+    raise ImportError("physxvehicle_usd.gym needs gymnasium 1.x: pip install 'physxvehicle-usd[gym]' "
+                      "(or pip install 'gymnasium>=1.0')") from exc
+
+from .env import VehicleVectorEnv
+from .tasks import GroundBounds, default_termination, forward_distance, speed_tracking
+
+__all__ = ["GroundBounds", "VehicleVectorEnv", "default_termination", "forward_distance", "speed_tracking"]

@@ -1,0 +1,90 @@
+"""The observation of every vehicle, built from the simulator's state in a fixed number of whole-batch operations.
+
+The values are what `Simulator.telemetry()` reports (velocities, engine speed, gear, slips, jounces) but in the
+vehicle's own frame (its longitudinal, lateral and vertical axes) and in SI units, so that one policy reads
+vehicles authored in any frame and unit alike; telemetry() itself copies every array it has, which would cost
+more than the step's own bookkeeping. Wheel speeds are the wheels' rotation speeds (the state the guard bounds;
+telemetry reports them blended with the rolling speed at low speed).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..runtime.vehicle2 import NEUTRAL_GEAR
+from ..sim import vecmath as vm
+from ..sim.simulator import Simulator
+from .spaces import VECTORS, ObservationLayout
+
+
+class Observer:
+    """Writes observations (V, D) float32 in `ObservationLayout` order; keeps the vehicles' world positions and
+    axes of the last one for rewards and terminations."""
+
+    def __init__(self, sim: Simulator, layout: ObservationLayout):
+        p = sim.params
+        # the five vectors are the first columns, in VECTORS order: observe() writes them with one product
+        assert [layout.slices[name].start for name in VECTORS] == list(range(0, 15, 3)), layout.slices
+        self.sim = sim
+        self.layout = layout
+        self.W = p.W
+        dtype = np.float32
+        # the vehicle's axes (longitudinal, lateral, vertical; given in the actor frame) in the body frame, which the
+        # centre-of-mass rotation turns away from the actor's: a = R_com b
+        R_com = vm.quat_to_mat(p.com_orientation.astype(float))
+        axes = np.stack((p.lng_axis, p.lat_axis, p.vrt_axis)).astype(float)  # (axis, 3, V)
+        self.axes_body = np.einsum("jiv,kjv->kiv", R_com, axes).astype(dtype)
+        self.com_body = vm.matTvec(R_com, p.com_position.astype(float)).astype(dtype)  # actor = body - R_B com_body
+        self.inv_length = (1.0 / p.length_scale).astype(dtype)  # stage lengths -> metres
+        g = p.gravity.astype(float)
+        g_norm = np.sqrt(vm.dot(g, g))
+        self.up_world = (-g / np.where(g_norm > 0.0, g_norm, 1.0)).astype(dtype)  # against gravity (0 without)
+        self.is_standard = p.is_standard
+        self.standard = p.is_standard.astype(dtype)
+        self.wheel_mask = None if p.mask.all() else p.mask
+        # (V, W): equal shapes run as flat loops, a (V, 1) operand as short inner loops (see vecmath.per_wheel)
+        self.inv_length_w = np.repeat(self.inv_length[:, None], p.W, axis=1)
+        self.zeros = np.zeros((p.V, p.W), dtype)
+        self.world_axes = np.zeros((3, 3, p.V), dtype)  # (axis, xyz, V) of the last observation
+        self.position = np.zeros((3, p.V), dtype)       # actor (vehicle prim) positions of the last one, stage units
+
+    def frame(self, rows: np.ndarray | slice = slice(None)) -> tuple[np.ndarray, np.ndarray]:
+        """World positions (3, k) of the vehicle prims `rows` (stage units) and their axes (axis, 3, k), now."""
+        s = self.sim.state
+        R = vm.quat_to_mat(s.body_orientation[:, rows])
+        axes = np.einsum("ijv,kjv->kiv", R, self.axes_body[:, :, rows])
+        position = s.body_position[:, rows] - vm.matvec(R, self.com_body[:, rows])
+        return position, axes
+
+    def observe(self, goal_position: np.ndarray, goal_forward: np.ndarray) -> np.ndarray:
+        """A new (V, D) observation. goal_position (3, V): world, stage units; goal_forward (3, V): world, unit."""
+        s = self.sim.state
+        out = s.out
+        sl = self.layout.slices
+        V = goal_position.shape[1]
+        # built column by column in a (D, V) buffer (each column a contiguous write, as the simulator's arrays are
+        # component-first) and transposed once at the end: writing the (V, D) rows directly costs twice as much
+        obs = np.empty((len(self.layout.names), V), np.float32)
+        self.position, self.world_axes = self.frame()
+        world = np.stack((s.linear_velocity, s.angular_velocity, goal_position - self.position, goal_forward,
+                          self.up_world))
+        np.einsum("kiv,niv->nkv", self.world_axes, world, out=obs[: 3 * len(VECTORS)].reshape(len(VECTORS), 3, V))
+        for name in ("linear_velocity", "goal_position"):
+            obs[sl[name]] *= self.inv_length
+        np.multiply(s.engine_omega, self.standard, out=obs[sl["engine_speed"].start])
+        # USD's gear numbers (-1 reverse, 0 neutral), 0 without a gearbox, as telemetry reports them
+        obs[sl["gear"].start] = np.where(self.is_standard, s.current_gear - NEUTRAL_GEAR, 0)
+        none = self.zeros
+        wheels = {"wheel_speed": s.rotation_speed, "longitudinal_slip": out.get("tireLongitudinalSlip", none),
+                  "lateral_slip": out.get("tireLateralSlip", none),  # none before the first step, as telemetry says
+                  "jounce": s.jounce * self.inv_length_w}
+        for name, value in wheels.items():
+            if self.wheel_mask is not None:  # padding wheels of vehicles with fewer wheels than the batch's widest
+                value = value * self.wheel_mask
+            obs[sl[name]] = value.T
+        frozen = s.faulted
+        if frozen.any():
+            # the guard restores a frozen vehicle's state, but not the per-step outputs of a simulator's first step
+            # (it has no earlier ones): the non-finite slips of that step become zeros, as before any step
+            rows = np.flatnonzero(frozen)
+            obs[:, rows] = np.nan_to_num(obs[:, rows], nan=0.0, posinf=0.0, neginf=0.0)
+        return np.ascontiguousarray(obs.T)
