@@ -55,6 +55,21 @@ def test_a_nan_vehicle_is_frozen_and_the_others_are_bit_identical_to_a_clean_run
     assert all(np.isfinite(v).all() for group in t.values() for v in group.values() if v.dtype.kind == "f")
 
 
+def test_a_vehicle_frozen_on_the_first_step_reports_finite_telemetry():
+    """The guard keeps a frozen vehicle's last outputs; on the first step there are none, and its slips and forces
+    were NaN in telemetry."""
+    sim = Simulator.from_description(three_cars(), DT)
+    sim.state.angular_velocity[:, 1] = np.nan
+    drive(sim, 1)
+    assert sim.faulted.tolist() == [False, True, False]
+    t = sim.telemetry()
+    for group in t.values():
+        for name, value in group.items():
+            if value.dtype.kind == "f":
+                assert np.isfinite(value).all(), name
+    assert np.array_equal(t["wheels"]["tireLongitudinalSlip"][1], np.zeros(4))
+
+
 def test_a_frozen_vehicle_stays_put_at_rest():
     sim = Simulator.from_description(three_cars(), DT)
     drive(sim, 30)

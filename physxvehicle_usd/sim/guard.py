@@ -107,8 +107,7 @@ class Guard:
             current[idx] = value
         for key, value in s.out.items():
             old = self._out.get(key)
-            if old is None or old.shape != value.shape:
-                continue
             idx = vehicle_rows(output_vehicle_axis(value), rows)
-            value[idx] = old[idx]
+            # no earlier output to keep (frozen on the first step): at rest, nothing measured
+            value[idx] = 0 if old is None or old.shape != value.shape else old[idx]
         s.faulted = frozen
