@@ -81,10 +81,4 @@ class Observer:
             if self.wheel_mask is not None:  # padding wheels of vehicles with fewer wheels than the batch's widest
                 value = value * self.wheel_mask
             obs[sl[name]] = value.T
-        frozen = s.faulted
-        if frozen.any():
-            # the guard restores a frozen vehicle's state, but not the per-step outputs of a simulator's first step
-            # (it has no earlier ones): the non-finite slips of that step become zeros, as before any step
-            rows = np.flatnonzero(frozen)
-            obs[:, rows] = np.nan_to_num(obs[:, rows], nan=0.0, posinf=0.0, neginf=0.0)
         return np.ascontiguousarray(obs.T)
