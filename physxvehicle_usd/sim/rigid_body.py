@@ -30,6 +30,7 @@ PARAMS = (
     Param("max_linear_velocity", source=(P.RIGID_BODY, "maxLinearVelocity"), unit="length/s"),
     Param("max_angular_velocity", source=(P.RIGID_BODY, "maxAngularVelocity"), unit="rad/s"),
     Param("position_iterations", source=(P.RIGID_BODY, "solverPositionIterationCount"), dtype=np.int64),
+    Param("velocity_iterations", source=(P.RIGID_BODY, "solverVelocityIterationCount"), dtype=np.int64),
     Param("gyroscopic", source=(P.RIGID_BODY, "enableGyroscopicForces"), dtype=bool),
 )
 
@@ -60,20 +61,31 @@ def _rows_of(rows: dict, subset: np.ndarray) -> dict:
     return {key: (value[:, subset] if value.ndim == 3 else value[subset]) for key, value in rows.items()}
 
 
-def solve_vehicle_constraints(p: SimParams, s: SimState, rows: dict, dt: float) -> None:
-    """4.10 rows of the vehicles `rows["vehicles"]`, each vehicle with its own TGS position iteration count:
-    closed form where every active row is soft, passes otherwise."""
-    counts = p.position_iterations[rows["vehicles"]]
-    for iterations in np.unique(counts):
-        part = rows if iterations == counts[0] and (counts == iterations).all() else _rows_of(rows, counts == iterations)
-        soft_only = ~(part["active"] & (part["damping"] <= 0.0)).any(axis=1)
-        if soft_only.all():
+def solve_vehicle_constraints(p: SimParams, s: SimState, rows: dict, dt: float, begin_position: np.ndarray,
+                              begin_orientation: np.ndarray) -> np.ndarray:
+    """4.10 rows of the vehicles `rows["vehicles"]`, each vehicle with its own TGS iteration counts: closed form
+    where every active row is soft (sticky), PhysX's iterations one by one where a suspension-limit row is active.
+
+    Returns which vehicles (a (V,) mask) got their pose from the iterations; the caller integrates the others."""
+    posed = np.zeros(p.mass.shape, dtype=bool)
+    hard = (rows["active"] & rows["hard"]).any(axis=1)
+    if not hard.all():
+        soft_rows = rows if not hard.any() else _rows_of(rows, ~hard)
+        counts = p.position_iterations[soft_rows["vehicles"]]
+        for iterations in np.unique(counts):
+            part = soft_rows if (counts == iterations).all() else _rows_of(soft_rows, counts == iterations)
             _solve_soft_rows(p, s, part, dt, int(iterations))
-        elif not soft_only.any():
-            _solve_rows_by_passes(p, s, part, dt, int(iterations))
-        else:
-            _solve_soft_rows(p, s, _rows_of(part, soft_only), dt, int(iterations))
-            _solve_rows_by_passes(p, s, _rows_of(part, ~soft_only), dt, int(iterations))
+    if hard.any():
+        hard_rows = rows if hard.all() else _rows_of(rows, hard)
+        vehicles = hard_rows["vehicles"]
+        counts = np.stack((p.position_iterations[vehicles], p.velocity_iterations[vehicles]), axis=1)
+        for position_iterations, velocity_iterations in np.unique(counts, axis=0):
+            same = (counts == (position_iterations, velocity_iterations)).all(axis=1)
+            part = hard_rows if same.all() else _rows_of(hard_rows, same)
+            _solve_rows_tgs(p, s, part, dt, int(position_iterations), int(velocity_iterations), begin_position,
+                            begin_orientation)
+        posed[vehicles] = True
+    return posed
 
 
 def _solve_soft_rows(p: SimParams, s: SimState, rows: dict, dt: float, iterations: int) -> None:
@@ -82,7 +94,8 @@ def _solve_soft_rows(p: SimParams, s: SimState, rows: dict, dt: float, iteration
     With j_r = (n_r, arm_r x n_r), the inverse mass W and row weights k_r = c_r h / (j_r W j_r) (h = dt / passes),
     a converged pass solves (S + J W J^T) lambda = -J x, S = diag(1 / k_r), and
     x + W J^T lambda = (I + W H)^-1 x with H = J^T diag(k) J (Woodbury / push-through identity): a 6x6 inverse
-    instead of a rows x rows one, and all passes at once as T^passes.
+    instead of a rows x rows one, and all passes at once as T^passes. The velocity iterations leave sticky rows
+    alone (PhysX zeroes a spring row's response after the position iterations), so they change nothing here.
     """
     vehicles = rows["vehicles"]
     J_lin, act, damping = rows["linear"], rows["active"], rows["damping"]
@@ -105,57 +118,81 @@ def _solve_soft_rows(p: SimParams, s: SimState, rows: dict, dt: float, iteration
     s.angular_velocity[:, vehicles] = x[3:]
 
 
-def _solve_rows_by_passes(p: SimParams, s: SimState, rows: dict, dt: float, iterations: int = 1) -> None:
-    """4.10 sticky-tire and suspension-limit rows of the vehicles `rows["vehicles"]`, as PhysX's TGS applies them.
+def _dot6(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row Jacobian times body velocity (or motion): (6, n) . (6, n) -> (n,)."""
+    return np.einsum("an,an->n", a, b)
 
-    TGS applies the rows once per position iteration, each over dt / iterations; each pass is solved to
-    convergence here. Sticky rows are soft (acceleration springs, damping c*):
-    lambda_j = -(c*_j h / u_j) J_j (v + W J^T lambda), h = dt / iterations, so one pass damps a lone row by
-    (1 + c* h)^-1. Limit rows are hard: J_j (v + W J^T lambda) = -separation/dt (only while penetrating),
-    impulses >= 0. Body rotation and rows stay fixed over the passes, so the system is inverted once.
+
+# PhysX's TGS constants for a hard 1-D row flagged eANGULAR_CONSTRAINT, as the vehicle's limit rows are
+# (DyCpuGpu1dConstraint.h computeMaxBiasVelocityTGS, DyTGSDynamics.cpp): the bias speed is capped at
+# 0.75 / dt in stage units (no length scale), and the Baumgarte factor is 0.5 * biasCoefficient with
+# biasCoefficient = 2 sqrt(1 / position iterations).
+_MAX_BIAS_PER_STEP = 0.75
+
+
+def _solve_rows_tgs(p: SimParams, s: SimState, rows: dict, dt: float, position_iterations: int,
+                    velocity_iterations: int, begin_position: np.ndarray, begin_orientation: np.ndarray) -> None:
+    """4.10 rows of vehicles with a suspension-limit row, iterated as PhysX's TGS solver does (DyTGSDynamics.cpp
+    solveIsland, DyTGSContactPrep.cpp solve1DStep / conclude1DStep), and the pose those iterations integrate.
+
+    Rows go in PhysX's order (sticky rows before limit rows, see `constraint_rows`), one Gauss-Seidel sweep per
+    iteration, with the body's inverse mass at the begin pose (the solver's). Position iterations (n, each over
+    h = dt / n): a sticky row (acceleration spring, damping c) adds -(c h / (1 + c h)) J v / u; a limit row drives
+    J v to the bias b = min(k (-(separation + J dx)), 0.75 / dt), k = sqrt(n) / dt, where J dx is the motion
+    along the row so far (the geometric error it has resolved), with a total impulse >= 0. After every sweep the
+    pose moves by v h. Then the bias is dropped and spring rows go inert: each velocity iteration drives J v of a
+    limit row to 0, taking back at most the impulse it gave. So the penetration is resolved in position and the
+    velocity that did it is not kept; the final velocity is the one after the velocity iterations.
     """
     vehicles = rows["vehicles"]
-    lin, arm, damping, act = rows["linear"], rows["arm"], rows["damping"], rows["active"]  # (3,n,R), (3,n,R), (n,R)
-    J_lin = lin
-    J_ang = vm.cross(arm, J_lin)
-    R = vm.quat_to_mat(s.body_orientation[:, vehicles])
-    inv_m = 1.0 / p.mass[vehicles]
-    inv_I = 1.0 / p.moi[:, vehicles]
-    # W J^T for each row: (linear part, angular part)
-    WJ_lin = J_lin * inv_m[:, None]
-    WJ_ang = vm.matvec(R[:, :, :, None], vm.matTvec(R[:, :, :, None], J_ang) * inv_I[:, :, None])
-    # A_jk = J_j W J_k^T
-    A = np.einsum("avj,avk->vjk", J_lin, WJ_lin) + np.einsum("avj,avk->vjk", J_ang, WJ_ang)
-    u = np.einsum("vjj->vj", A)
-    act = act & (u > 0.0)  # a row with a zero Jacobian does nothing
-    soft = damping > 0.0
-    target = rows["target_separation"] / dt
-    h = dt / max(1, int(iterations))
-    n_rows = A.shape[1]
-    eye = np.eye(n_rows)[None]
-    # soft: (1/(c h) * u) lambda_j + (A lambda)_j = -Jv_j   <=>  lambda_j = -(c h / u)(Jv + A lambda)_j
-    scale = np.where(soft, u / np.where(soft, damping * h, 1.0), 0.0)
-    off = ~act
-    Msys = np.where(off[:, :, None] | off[:, None, :], 0.0, A + eye * scale[:, :, None]) + eye * off[:, :, None]
-    # pseudo-inverse: more hard rows than the body has freedoms (or parallel ones) leave the system singular;
-    # PGS then settles on one of the solutions, the pseudo-inverse on the least-norm one
-    inverse = np.linalg.pinv(Msys)
-    v = s.linear_velocity[:, vehicles]
-    w = s.angular_velocity[:, vehicles]
-    for _ in range(max(1, int(iterations))):
-        Jv = vm.dot(J_lin, v[:, :, None]) + vm.dot(J_ang, w[:, :, None])  # (n, R)
-        rhs = np.where(off, 0.0, np.where(soft, -Jv, target - Jv))
-        lam = np.einsum("vjk,vk->vj", inverse, rhs)
-        # hard rows only push (impulse >= 0); re-solve once without rows that wanted to pull
-        pull = act & ~soft & (lam < 0.0)
-        if pull.any():
-            off2 = off | pull
-            M2 = np.where(off2[:, :, None] | off2[:, None, :], 0.0, A + eye * scale[:, :, None]) + eye * off2[:, :, None]
-            lam = np.einsum("vjk,vk->vj", np.linalg.pinv(M2), np.where(off2, 0.0, rhs))
-        v = v + np.einsum("avj,vj->av", WJ_lin, lam)
-        w = w + np.einsum("avj,vj->av", WJ_ang, lam)
-    s.linear_velocity[:, vehicles] = v
-    s.angular_velocity[:, vehicles] = w
+    n = max(1, int(position_iterations))
+    h = dt / n
+    dtype = s.linear_velocity.dtype
+    J_lin, act, hard = rows["linear"], rows["active"], rows["hard"]
+    J_ang = vm.cross(rows["arm"], J_lin)
+    R = vm.quat_to_mat(begin_orientation[:, vehicles])
+    WJ_lin = J_lin * (1.0 / p.mass[vehicles])[:, None]
+    WJ_ang = vm.matvec(R[:, :, :, None], vm.matTvec(R[:, :, :, None], J_ang) * (1.0 / p.moi[:, vehicles])[:, :, None])
+    J = np.concatenate((J_lin, J_ang))  # (6, vehicles, rows)
+    WJ = np.concatenate((WJ_lin, WJ_ang))
+    u = vm.dot(J_lin, WJ_lin) + vm.dot(J_ang, WJ_ang)
+    act = act & (u > 0.0)  # a row with a zero Jacobian does nothing (PhysX: a zero reciprocal response)
+    recip = np.where(act, 1.0 / np.where(act, u, 1.0), 0.0).astype(dtype)
+    spring = np.where(act & ~hard, rows["damping"] * h, 0.0)
+    spring_gain = (spring / (1.0 + spring) * recip).astype(dtype)  # -velMultiplier of a sticky row
+    bias_scale = dtype.type(np.sqrt(n) / dt)
+    max_bias = dtype.type(_MAX_BIAS_PER_STEP / dt)
+    separation = rows["separation"].astype(dtype)
+    x = np.concatenate((s.linear_velocity[:, vehicles], s.angular_velocity[:, vehicles]))  # (6, vehicles)
+    moved = np.zeros_like(x)  # the pose change so far: (position, rotation vector) as the solver accumulates them
+    impulse = np.zeros(act.shape, dtype=dtype)
+    position, orientation = begin_position[:, vehicles], begin_orientation[:, vehicles]
+    order = [r for r in range(act.shape[1]) if act[:, r].any()]
+    for _ in range(n):
+        for r in order:
+            j, wj = J[:, :, r], WJ[:, :, r]
+            jv = _dot6(j, x)
+            if hard[:, r].any():
+                bias = np.minimum(-bias_scale * (separation[:, r] + _dot6(j, moved)), max_bias)
+                total = np.maximum(impulse[:, r] + (bias - jv) * recip[:, r], 0.0)
+                step = np.where(hard[:, r], total - impulse[:, r], -spring_gain[:, r] * jv)
+                impulse[:, r] = np.where(hard[:, r], total, impulse[:, r])
+            else:
+                step = -spring_gain[:, r] * jv
+            x = x + wj * step
+        moved = moved + x * h
+        position = position + x[:3] * h
+        orientation = vm.quat_integrate_exact(orientation, x[3:], h)
+    limits = [r for r in order if hard[:, r].any()]
+    for _ in range(int(velocity_iterations)):
+        for r in limits:
+            total = np.maximum(impulse[:, r] - _dot6(J[:, :, r], x) * recip[:, r], 0.0)
+            x = x + WJ[:, :, r] * np.where(hard[:, r], total - impulse[:, r], 0.0)
+            impulse[:, r] = np.where(hard[:, r], total, impulse[:, r])
+    s.linear_velocity[:, vehicles] = x[:3]
+    s.angular_velocity[:, vehicles] = x[3:]
+    s.body_position[:, vehicles] = position
+    s.body_orientation[:, vehicles] = orientation
 
 
 def gyroscopic_update(p: SimParams, s: SimState, dt: float) -> np.ndarray:
@@ -202,8 +239,12 @@ def end_step_physx(p: SimParams, s: SimState, begin_position: np.ndarray, begin_
         turned = gyroscopic_update(p, s, dt)
         s.angular_velocity = turned if p.all_gyroscopic else np.where(p.gyroscopic, turned, s.angular_velocity)
     # PhysX's TGS solver applies the rows once per position iteration, each over dt / iterations: an
-    # acceleration spring (the sticky rows) then damps by (1 + c dt / n)^-n instead of (1 + c dt)^-1.
-    if rows is not None:
-        solve_vehicle_constraints(p, s, rows, dt)
-    s.body_position = begin_position + s.linear_velocity * dt
-    s.body_orientation = vm.quat_integrate_exact(begin_orientation, s.angular_velocity, dt)
+    # acceleration spring (the sticky rows) then damps by (1 + c dt / n)^-n instead of (1 + c dt)^-1. With a limit
+    # row active the iterations also move the pose (the penetration is resolved in position, not kept as speed).
+    posed = solve_vehicle_constraints(p, s, rows, dt, begin_position, begin_orientation) if rows is not None else None
+    position = begin_position + s.linear_velocity * dt
+    orientation = vm.quat_integrate_exact(begin_orientation, s.angular_velocity, dt)
+    if posed is not None and posed.any():
+        position = np.where(posed, s.body_position, position)
+        orientation = np.where(posed, s.body_orientation, orientation)
+    s.body_position, s.body_orientation = position, orientation
