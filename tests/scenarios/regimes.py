@@ -1,12 +1,13 @@
-"""Author the suspension-limit stages: the sample car placed with its wheels below full compression, and
-dropped onto the ground plane, in metres/kilograms and in centimetres/grams.
+"""Author the suspension-limit stages: the sample car started with its wheels below full compression (Low),
+and dropped onto the ground plane (Drop), side by side on one plane so that one ovphysx run steps both;
+one stage in metres/kilograms, one in centimetres/grams.
 
-Every stage is the sample car (samples/car/car.usda, or samples/car_cm/car_cm.usda for centimetres) with
-only its start height changed; the gram stages also scale every mass-carrying value by 1000 (as
-car_grams.usda does). The sample's suspension frames sit at the wheel centre at maximum compression, so
-the start height that puts the wheels `depth` below full compression is radius - frame height - depth.
+Each stage is the sample car (samples/car/car.usda, or samples/car_cm/car_cm.usda for centimetres) copied
+twice with only the start height changed; the gram stage also scales every mass-carrying value by 1000 (as
+car_grams.usda does). The sample's suspension frames sit at the wheel centre at maximum compression, so the
+start height that puts the wheels LOW_M below full compression is radius - frame height - LOW_M.
 
-    python tests/scenarios/regimes.py [out_dir]      # writes the four stages
+    python tests/scenarios/regimes.py [out_dir]      # writes regimes_m.usda and regimes_cm_g.usda
 """
 from __future__ import annotations
 
@@ -18,12 +19,20 @@ from pxr import Sdf
 
 HERE = Path(__file__).resolve().parent
 SAMPLES = HERE.parents[1] / "samples"
-CAR = "/World/Car"
+CAR = Sdf.Path("/World/Car")
 WHEEL = "/World/CarParts/Wheel"
-ATTACHMENT = f"{CAR}/FrontLeftWheel"  # every wheel of the sample has its suspension frame at the same height
+ATTACHMENT = "FrontLeftWheel"  # every wheel of the sample has its suspension frame at the same height
 
-LOW_M = 0.15   # wheels this far below full compression at the start (the issue's car: 0.15 m)
-DROP_M = 0.6   # start this far above the rest height
+LOW_M = 0.15  # Low: wheels this far below full compression at the start (the issue's car: 0.15 m)
+# Drop: start this far above the rest height. The issue's car bottomed out from 0.6 m; this car's springs
+# stop a 0.6 m drop at 0.19 of its 0.22 m travel (the limit never acts), 1.5 m sends its wheels 2.4 cm
+# past full compression at touchdown.
+DROP_M = 1.5
+APART_M = 10.0  # lateral distance between the two cars
+# Low starts rolling forward: a launch from rest chatters for half a second (the explicit tire torque at the
+# small active slip denominator, see test_conformance_ovphysx.py), which would swamp the angular speed.
+LOW_SPEED_M_S = 5.0
+VEHICLES = ("Low", "Drop")
 
 
 @dataclass(frozen=True)
@@ -47,44 +56,49 @@ def _sample(units: Units) -> Sdf.Layer:
     return layer
 
 
-def _attribute(layer: Sdf.Layer, prim: str, name: str):
-    from physxvehicle_usd import properties as P
-
-    schema, base = name
-    return layer.GetAttributeAtPath(f"{prim}.{P.full_name(schema, base)}")
-
-
 def _start_heights(layer: Sdf.Layer) -> dict[str, float]:
-    """Body heights (stage units) of the two regimes, from the sample's own wheel and suspension frame."""
+    """Body heights (stage units) of the two cars, from the sample's own wheel and suspension frame."""
     from physxvehicle_usd import properties as P
 
     metres = layer.pseudoRoot.GetInfo("metersPerUnit")
-    radius = _attribute(layer, WHEEL, (P.WHEEL, "radius")).default
-    frame_z = _attribute(layer, ATTACHMENT, (P.ATTACHMENT, "suspensionFramePosition")).default[2]
+    radius = layer.GetAttributeAtPath(f"{WHEEL}.{P.full_name(P.WHEEL, 'radius')}").default
+    frame = layer.GetAttributeAtPath(f"{CAR}/{ATTACHMENT}.{P.full_name(P.ATTACHMENT, 'suspensionFramePosition')}")
     rest_z = layer.GetAttributeAtPath(f"{CAR}.xformOp:translate").default[2]
-    return {"low": radius - frame_z - LOW_M / metres, "drop": rest_z + DROP_M / metres}
+    return {"Low": radius - frame.default[2] - LOW_M / metres, "Drop": rest_z + DROP_M / metres}
+
+
+def build_stage(units: Units) -> Sdf.Layer:
+    layer = _sample(units)
+    metres = layer.pseudoRoot.GetInfo("metersPerUnit")
+    for i, (name, z) in enumerate(_start_heights(layer).items()):
+        dest = CAR.ReplaceName(name)
+        Sdf.CopySpec(layer, CAR, layer, dest)  # relationships inside the car are re-targeted to the copy
+        translate = layer.GetAttributeAtPath(f"{dest}.xformOp:translate")
+        translate.default = type(translate.default)(0.0, i * APART_M / metres, z)
+        if name == "Low":
+            prim = layer.GetPrimAtPath(dest)
+            velocity = prim.attributes.get("physics:velocity") or Sdf.AttributeSpec(prim, "physics:velocity",
+                                                                                   Sdf.ValueTypeNames.Vector3f)
+            velocity.default = (LOW_SPEED_M_S / metres, 0.0, 0.0)  # +X is forward in the sample
+    del layer.GetPrimAtPath("/World").nameChildren[CAR.name]
+    layer.documentation = (f"The sample car ({units.sample.name}{', in grams' if units.grams else ''}) started "
+                           f"{LOW_M} m below full compression (Low) and {DROP_M} m above its rest height (Drop) "
+                           "(generated by tests/scenarios/regimes.py).")
+    return layer
 
 
 def build(out_dir: Path) -> dict[str, Path]:
-    """Write the stages; returns {"low_m" | "drop_m" | "low_cm_g" | "drop_cm_g": path}."""
+    """Write the stages; returns {"m" | "cm_g": path}."""
     out_dir.mkdir(parents=True, exist_ok=True)
     written = {}
-    for unit_name, units in UNITS.items():
-        for regime, z in _start_heights(_sample(units)).items():
-            layer = _sample(units)
-            translate = layer.GetAttributeAtPath(f"{CAR}.xformOp:translate")
-            x, y, _ = translate.default
-            translate.default = type(translate.default)(x, y, z)
-            layer.documentation = (f"The sample car ({units.sample.name}{', in grams' if units.grams else ''}) started "
-                                   f"{'below full compression' if regime == 'low' else 'above its rest height'} "
-                                   "(generated by tests/scenarios/regimes.py).")
-            path = out_dir / f"{regime}_{unit_name}.usda"
-            layer.Export(str(path))
-            written[f"{regime}_{unit_name}"] = path
+    for name, units in UNITS.items():
+        path = out_dir / f"regimes_{name}.usda"
+        build_stage(units).Export(str(path))
+        written[name] = path
     return written
 
 
 if __name__ == "__main__":
     sys.path.insert(0, str(HERE.parent))  # `scenarios.build`, as the tests import it
-    for name, p in build(Path(sys.argv[1]) if len(sys.argv) > 1 else Path.cwd()).items():
-        print(name, p)
+    for p in build(Path(sys.argv[1]) if len(sys.argv) > 1 else Path.cwd()).values():
+        print(p)
