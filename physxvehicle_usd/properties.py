@@ -286,6 +286,8 @@ DERIVED_ROWS: tuple[Prop, ...] = (
        range_code="RB_RANGE", notes="authored in deg/s"),
     _p(RIGID_BODY, "solverPositionIterationCount", default=16, range=Range(1.0, 255.0, hi_inclusive=True),
        range_code="RB_RANGE"),
+    _p(RIGID_BODY, "solverVelocityIterationCount", default=1, range=Range(0.0, 255.0, hi_inclusive=True),
+       range_code="RB_RANGE"),
     _p(RIGID_BODY, "enableGyroscopicForces", default=True),
     _p(RIGID_BODY, "disableGravity", default=False,
        notes="omni.physx disables gravity on a vehicle's actor whatever this says (vehicle2 applies gravity itself)"),

@@ -19,8 +19,8 @@ from physxvehicle_usd.write import write_stage
 
 SETTINGS = {"linearDamping": Sdf.ValueTypeNames.Float, "angularDamping": Sdf.ValueTypeNames.Float,
             "maxLinearVelocity": Sdf.ValueTypeNames.Float, "maxAngularVelocity": Sdf.ValueTypeNames.Float,
-            "solverPositionIterationCount": Sdf.ValueTypeNames.Int, "enableGyroscopicForces": Sdf.ValueTypeNames.Bool,
-            "disableGravity": Sdf.ValueTypeNames.Bool}
+            "solverPositionIterationCount": Sdf.ValueTypeNames.Int, "solverVelocityIterationCount": Sdf.ValueTypeNames.Int,
+            "enableGyroscopicForces": Sdf.ValueTypeNames.Bool, "disableGravity": Sdf.ValueTypeNames.Bool}
 
 
 def _car(apply: bool = True, meters_per_unit: float = 1.0, **values):
@@ -42,29 +42,34 @@ def test_unauthored_settings_are_omni_physx_defaults():
     _, rb = _read(_car(disableGravity=True))
     assert {row.base: rb[row.base] for row in P.PHYSX_RIGID_BODY_ROWS} == {
         "linearDamping": 0.0, "angularDamping": 0.05, "maxLinearVelocity": P.SQRT_FLT_MAX, "maxAngularVelocity": 100.0,
-        "solverPositionIterationCount": 16, "enableGyroscopicForces": True, "disableGravity": True}
+        "solverPositionIterationCount": 16, "solverVelocityIterationCount": 1, "enableGyroscopicForces": True,
+        "disableGravity": True}
     assert rb.source("linearDamping").value == "default"
 
 
 def test_authored_settings_are_read_and_angles_turned_into_radians():
     _, rb = _read(_car(linearDamping=0.25, angularDamping=1.5, maxLinearVelocity=12.0, maxAngularVelocity=90.0,
-                       solverPositionIterationCount=4, enableGyroscopicForces=False, disableGravity=True))
+                       solverPositionIterationCount=4, solverVelocityIterationCount=3, enableGyroscopicForces=False,
+                       disableGravity=True))
     assert rb["linearDamping"] == 0.25 and rb["angularDamping"] == 1.5 and rb["maxLinearVelocity"] == 12.0
     assert rb["maxAngularVelocity"] == pytest.approx(math.pi / 2)
-    assert rb["solverPositionIterationCount"] == 4 and rb["enableGyroscopicForces"] is False
+    assert rb["solverPositionIterationCount"] == 4 and rb["solverVelocityIterationCount"] == 3
+    assert rb["enableGyroscopicForces"] is False
     assert rb.source("angularDamping").value == "authored"
 
 
 def test_out_of_range_values_are_clamped_as_omni_physx_does_and_reported():
     description, rb = _read(_car(linearDamping=-1.0, maxLinearVelocity=float("inf"), solverPositionIterationCount=300,
-                                 angularDamping=float("nan"), disableGravity=True))
+                                 solverVelocityIterationCount=-2, angularDamping=float("nan"), disableGravity=True))
     assert rb["linearDamping"] == 0.0
     assert rb["maxLinearVelocity"] == P.SQRT_FLT_MAX
     assert rb["solverPositionIterationCount"] == 255
+    assert rb["solverVelocityIterationCount"] == 0  # 0 is allowed: the velocity iterations may be skipped
     assert rb["angularDamping"] == P.FLT_MAX  # NaN fails both comparisons: the upper bound
     reported = {d.property for d in description.diagnostics if d.code == "RB_RANGE"}
     assert reported == {P.physx_rigid_body_attribute(b) for b in
-                        ("linearDamping", "maxLinearVelocity", "solverPositionIterationCount", "angularDamping")}
+                        ("linearDamping", "maxLinearVelocity", "solverPositionIterationCount",
+                         "solverVelocityIterationCount", "angularDamping")}
 
 
 def test_settings_without_the_api_are_ignored_and_said():

@@ -349,6 +349,46 @@ def test_stepping_vehicle_ranges_in_threads_gives_bit_identical_results(steps):
                 assert np.array_equal(value, split[kind][name]), (threads, kind, name)
 
 
+def _regimes(tmp_path, units: str, threads: int = 1) -> Simulator:
+    """tests/scenarios/regimes.py: /World/Low starts with its wheels 0.15 m below full compression, /World/Drop
+    1.5 m above its rest height."""
+    from scenarios.regimes import build
+
+    return Simulator.from_description(read_stage(build(tmp_path)[units]), DT, threads=threads)
+
+
+@pytest.mark.parametrize("units, lift, scale", [("m", 0.148, 1.0), ("cm_g", 0.75, 100.0)])
+def test_a_car_below_full_compression_is_lifted_in_position_and_keeps_no_speed_from_it(tmp_path, units, lift, scale):
+    """PhysX's TGS solver resolves the limit rows' error in its position iterations (16 here: 1 - 0.75^16 of it,
+    0.148 of 0.1495 m in metres; capped at 0.75 stage units per step, so 0.75 cm in centimetres) and drops the
+    velocity that did it. ovphysx: 0.14799 m and 0.7499 cm, leaving at 0.072 m/s and 7.1 cm/s upwards; keeping
+    the velocity, the car used to leave at 8.97 m/s."""
+    sim = _regimes(tmp_path, units)
+    low = sim.params.paths.index("/World/Low")
+    before = sim.telemetry()["bodies"]["position"][low].copy()
+    sim.step({"accelerator": np.ones(sim.params.V)})
+    after = sim.telemetry()["bodies"]
+    assert after["position"][low][2] - before[2] == pytest.approx(lift, abs=0.001 * scale)
+    assert 0.0 < after["linearVelocity"][low][2] < 0.1 * scale
+
+
+def test_threads_agree_bit_for_bit_past_full_compression(tmp_path):
+    """The limit rows are solved row by row over the vehicles of a range; one vehicle per thread must give what
+    the whole batch gives (the low car from the first step, the dropped one from its touchdown near step 32)."""
+    sims = {threads: _regimes(tmp_path, "m", threads) for threads in (1, 2)}
+    deepest = 0.0  # per vehicle, the greatest jounce of its wheels over the run
+    for _ in range(40):
+        for sim in sims.values():
+            sim.step({"accelerator": np.ones(sim.params.V)})
+        deepest = np.maximum(deepest, np.max(sims[1].telemetry()["wheels"]["suspensionJounce"], axis=1))
+    assert sims[2].threads == 2
+    assert deepest == pytest.approx([0.22, 0.22])  # both cars reached full compression (travel 0.22 m)
+    whole, split = sims[1].telemetry(), sims[2].telemetry()
+    for kind, values in whole.items():
+        for name, value in values.items():
+            assert np.array_equal(value, split[kind][name]), (kind, name)
+
+
 def test_run_returns_the_trace_layout():
     description = car("basic")
     sim = Simulator.from_description(description, DT)

@@ -111,9 +111,17 @@ def wheel_frame(p: SimParams, R: np.ndarray, position: np.ndarray, offset: np.nd
     return Rw, vm.matvec(Rw, p.travel_direction), position_w + vm.matvec(Rw, offset), position_w
 
 
+# vehicle2 writes a vehicle's rows into PxConstraints of 4 wheels each (PxVehiclePhysXConstraintLimits)
+_WHEELS_PER_CONSTRAINT = 4
+
+
 def constraint_rows(p: SimParams, s: SimState, road) -> dict | None:
     """4.10 rows per wheel after the last substep: sticky longitudinal, sticky lateral (soft), suspension limit
-    (hard, when penetrating); only for the vehicles with an active row (None when there is none)."""
+    (hard, when penetrating); only for the vehicles with an active row (None when there is none).
+
+    Rows are in the order PhysX solves them: constraint by constraint (4 wheels each), and inside one the
+    sticky rows before the limit rows (the solver sorts rows by solve hint: none, then the limit rows'
+    rotational inequality; vehicleConstraintSolverPrep, DyConstraintSetup.cpp preprocessRows)."""
     limit = (s.separation < 0.0) & p.mask
     active_wheels = ((s.sticky_lng | s.sticky_lat) & p.mask) | limit
     vehicles = np.nonzero(vm.any_wheels(active_wheels))[0]
@@ -123,14 +131,21 @@ def constraint_rows(p: SimParams, s: SimState, road) -> dict | None:
     normal = road.normal[:, vehicles]
     arm = out["_app_arm"][:, vehicles]
     zeros = np.zeros(normal.shape[1:])
-    separation = s.separation[vehicles]
+    kinds = (  # (linear, damping, active, hard, separation) of each kind of row, per wheel
+        (out["_lng_dir"][:, vehicles], p.sticky_lng_damping_w[vehicles], (s.sticky_lng & p.mask)[vehicles], False, zeros),
+        (out["_lat_dir"][:, vehicles], p.sticky_lat_damping_w[vehicles], (s.sticky_lat & p.mask)[vehicles], False, zeros),
+        (normal, zeros, limit[vehicles], True, s.separation[vehicles]),
+    )
+    groups = [slice(w, w + _WHEELS_PER_CONSTRAINT) for w in range(0, p.W, _WHEELS_PER_CONSTRAINT)]
+    order = [(kind, group) for group in groups for kind in kinds]
     return {
         "vehicles": vehicles,
-        "linear": np.concatenate((out["_lng_dir"][:, vehicles], out["_lat_dir"][:, vehicles], normal), axis=2),
-        "arm": np.concatenate((arm, arm, arm), axis=2),
-        "damping": np.concatenate((p.sticky_lng_damping_w[vehicles], p.sticky_lat_damping_w[vehicles], zeros), axis=1),
-        "active": np.concatenate(((s.sticky_lng & p.mask)[vehicles], (s.sticky_lat & p.mask)[vehicles], limit[vehicles]), axis=1),
-        "target_separation": np.concatenate((zeros, zeros, -separation), axis=1),  # divided by dt in the solver
+        "linear": np.concatenate([kind[0][..., g] for kind, g in order], axis=2),
+        "arm": np.concatenate([arm[..., g] for _, g in order], axis=2),
+        "damping": np.concatenate([kind[1][:, g] for kind, g in order], axis=1),
+        "active": np.concatenate([kind[2][:, g] for kind, g in order], axis=1),
+        "hard": np.concatenate([np.full(kind[2][:, g].shape, kind[3]) for kind, g in order], axis=1),
+        "separation": np.concatenate([kind[4][:, g] for kind, g in order], axis=1),  # the limit rows' geometric error
     }
 
 

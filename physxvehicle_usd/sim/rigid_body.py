@@ -1,10 +1,10 @@
 """Rigid body: vehicle2's substep integration (7) and the PhysX-actor end of a step (1.5, 4.10).
 
 vehicle2 integrates velocity and pose every substep (semi-implicit Euler, no gyroscopic term). With a
-PhysX actor (Omni), only the velocity survives: PhysX then damps it, adds its gyroscopic term, applies
-the vehicle's constraint rows (sticky tire, suspension limit) once per TGS position iteration and
-integrates the pose from the begin pose over the whole step. `end_step_physx` emulates that part of the
-PhysX scene step; chassis-ground contacts are out of scope.
+PhysX actor (Omni), only the velocity survives: PhysX then damps it, adds its gyroscopic term and runs its
+TGS solver on the vehicle's constraint rows (sticky tire, suspension limit): one sweep per position
+iteration, the pose integrated from the begin pose between them, then the velocity iterations.
+`end_step_physx` emulates that part of the PhysX scene step; chassis-ground contacts are out of scope.
 """
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ PARAMS = (
     Param("max_linear_velocity", source=(P.RIGID_BODY, "maxLinearVelocity"), unit="length/s"),
     Param("max_angular_velocity", source=(P.RIGID_BODY, "maxAngularVelocity"), unit="rad/s"),
     Param("position_iterations", source=(P.RIGID_BODY, "solverPositionIterationCount"), dtype=np.int64),
+    Param("velocity_iterations", source=(P.RIGID_BODY, "solverVelocityIterationCount"), dtype=np.int64),
     Param("gyroscopic", source=(P.RIGID_BODY, "enableGyroscopicForces"), dtype=bool),
 )
 
@@ -60,102 +61,148 @@ def _rows_of(rows: dict, subset: np.ndarray) -> dict:
     return {key: (value[:, subset] if value.ndim == 3 else value[subset]) for key, value in rows.items()}
 
 
-def solve_vehicle_constraints(p: SimParams, s: SimState, rows: dict, dt: float) -> None:
-    """4.10 rows of the vehicles `rows["vehicles"]`, each vehicle with its own TGS position iteration count:
-    closed form where every active row is soft, passes otherwise."""
-    counts = p.position_iterations[rows["vehicles"]]
-    for iterations in np.unique(counts):
-        part = rows if iterations == counts[0] and (counts == iterations).all() else _rows_of(rows, counts == iterations)
-        soft_only = ~(part["active"] & (part["damping"] <= 0.0)).any(axis=1)
-        if soft_only.all():
-            _solve_soft_rows(p, s, part, dt, int(iterations))
-        elif not soft_only.any():
-            _solve_rows_by_passes(p, s, part, dt, int(iterations))
-        else:
-            _solve_soft_rows(p, s, _rows_of(part, soft_only), dt, int(iterations))
-            _solve_rows_by_passes(p, s, _rows_of(part, ~soft_only), dt, int(iterations))
+def solve_vehicle_constraints(p: SimParams, s: SimState, rows: dict, dt: float, begin_position: np.ndarray,
+                              begin_orientation: np.ndarray) -> None:
+    """4.10 rows of the vehicles `rows["vehicles"]` as PhysX's TGS solver applies them (DyTGSDynamics.cpp
+    solveIsland, DyTGSContactPrep.cpp solve1DStep / conclude1DStep), each vehicle with its own iteration counts:
+    the body velocity and the pose the iterations integrate from the begin pose. In closed form where every
+    active row is soft (sticky), iteration by iteration where a suspension-limit row is active."""
+    hard = (rows["active"] & rows["hard"]).any(axis=1)
+    counts = np.stack((p.position_iterations[rows["vehicles"]], p.velocity_iterations[rows["vehicles"]], hard), axis=1)
+    for position_iterations, velocity_iterations, with_limit in np.unique(counts, axis=0):
+        same = (counts == (position_iterations, velocity_iterations, with_limit)).all(axis=1)
+        part = rows if same.all() else _rows_of(rows, same)
+        if with_limit:
+            _solve_rows_tgs(p, s, part, dt, int(position_iterations), int(velocity_iterations), begin_position,
+                            begin_orientation)
+        else:  # sticky rows do nothing in the velocity iterations
+            _solve_soft_rows(p, s, part, dt, int(position_iterations), begin_position, begin_orientation)
 
 
-def _solve_soft_rows(p: SimParams, s: SimState, rows: dict, dt: float, iterations: int) -> None:
-    """Only soft (sticky) rows: each TGS pass is the linear map x <- T x on the 6-D body velocity x = (v, w).
-
-    With j_r = (n_r, arm_r x n_r), the inverse mass W and row weights k_r = c_r h / (j_r W j_r) (h = dt / passes),
-    a converged pass solves (S + J W J^T) lambda = -J x, S = diag(1 / k_r), and
-    x + W J^T lambda = (I + W H)^-1 x with H = J^T diag(k) J (Woodbury / push-through identity): a 6x6 inverse
-    instead of a rows x rows one, and all passes at once as T^passes.
-    """
+def _row_jacobians(p: SimParams, rows: dict, orientation: np.ndarray):
+    """Per row: the Jacobian j = (n, arm x n) and W j (6, vehicles, rows), W the inverse mass at `orientation`
+    (the solver's: the begin pose), and the unit response u = j W j (vehicles, rows)."""
     vehicles = rows["vehicles"]
-    J_lin, act, damping = rows["linear"], rows["active"], rows["damping"]
+    J_lin = rows["linear"]
     J_ang = vm.cross(rows["arm"], J_lin)
-    R = vm.quat_to_mat(s.body_orientation[:, vehicles])
+    R = vm.quat_to_mat(orientation[:, vehicles])
     WJ_lin = J_lin * (1.0 / p.mass[vehicles])[:, None]
     WJ_ang = vm.matvec(R[:, :, :, None], vm.matTvec(R[:, :, :, None], J_ang) * (1.0 / p.moi[:, vehicles])[:, :, None])
     u = vm.dot(J_lin, WJ_lin) + vm.dot(J_ang, WJ_ang)
-    h = dt / max(1, int(iterations))
-    act = act & (u > 0.0)  # a row with a zero Jacobian (no tire direction off the ground) does nothing
-    k = np.where(act, damping * h / np.where(act, u, 1.0), 0.0)
-    j = np.concatenate((J_lin, J_ang))  # (6, n, rows)
-    Wj = np.concatenate((WJ_lin, WJ_ang))
-    WH = np.matmul(np.transpose(Wj * k, (1, 0, 2)), np.transpose(j, (1, 2, 0)))  # sum_r k_r (W j_r) j_r^T
-    T = np.linalg.inv(np.eye(6, dtype=WH.dtype) + WH)
-    T = np.linalg.matrix_power(T, max(1, int(iterations)))
-    x = np.concatenate((s.linear_velocity[:, vehicles], s.angular_velocity[:, vehicles]))  # (6, n)
-    x = np.einsum("nab,bn->an", T, x)
+    return np.concatenate((J_lin, J_ang)), np.concatenate((WJ_lin, WJ_ang)), u
+
+
+def _spring_gains(rows: dict, u: np.ndarray, h: float, dtype) -> np.ndarray:
+    """-velMultiplier of each active sticky row (an acceleration spring of damping c over h): a sweep adds
+    -(c h / (1 + c h)) J v / u to its impulse. Zero for limit rows, inactive rows and rows with a zero Jacobian."""
+    act = rows["active"] & ~rows["hard"] & (u > 0.0)
+    a = np.where(act, rows["damping"] * h, 0.0)
+    return (a / (1.0 + a) / np.where(act, u, 1.0)).astype(dtype)
+
+
+def _solve_soft_rows(p: SimParams, s: SimState, rows: dict, dt: float, iterations: int, begin_position: np.ndarray,
+                     begin_orientation: np.ndarray) -> None:
+    """Only sticky rows: a Gauss-Seidel sweep over them is linear in the body velocity x = (v, w), x <- G x with
+    G = prod_r (I - g_r (W j_r) j_r^T) (rows in solve order, g_r the spring gain), so position iteration i
+    leaves G^i x and the pose moves by h G^i x after it: 6x6 products instead of a pass per row."""
+    vehicles = rows["vehicles"]
+    n = max(1, int(iterations))
+    h = dt / n
+    dtype = s.linear_velocity.dtype
+    J, WJ, u = _row_jacobians(p, rows, begin_orientation)
+    gain = _spring_gains(rows, u, h, dtype)
+    G = np.broadcast_to(np.eye(6, dtype=dtype)[:, :, None], (6, 6, vehicles.size))  # (6, 6, vehicles)
+    for r in np.nonzero((gain != 0.0).any(axis=0))[0]:
+        jG = _sum6(J[a, :, r] * G[a] for a in range(6))  # j_r^T G: (6, vehicles)
+        G = G - (gain[:, r] * WJ[:, :, r])[:, None] * jG[None]
+    x = np.concatenate((s.linear_velocity[:, vehicles], s.angular_velocity[:, vehicles]))  # (6, vehicles)
+    position, orientation = begin_position[:, vehicles], begin_orientation[:, vehicles]
+    for _ in range(n):
+        x = _sum6(G[:, b] * x[b] for b in range(6))
+        position = position + x[:3] * h
+        orientation = vm.quat_integrate_exact(orientation, x[3:], h)
+    _store(s, vehicles, x, position, orientation)
+
+
+def _store(s: SimState, vehicles: np.ndarray, x: np.ndarray, position: np.ndarray, orientation: np.ndarray) -> None:
     s.linear_velocity[:, vehicles] = x[:3]
     s.angular_velocity[:, vehicles] = x[3:]
+    s.body_position[:, vehicles] = position
+    s.body_orientation[:, vehicles] = orientation
 
 
-def _solve_rows_by_passes(p: SimParams, s: SimState, rows: dict, dt: float, iterations: int = 1) -> None:
-    """4.10 sticky-tire and suspension-limit rows of the vehicles `rows["vehicles"]`, as PhysX's TGS applies them.
+def _sum6(terms) -> np.ndarray:
+    """The sum of six terms, added one by one: elementwise, so a vehicle's result does not depend on which others
+    share its batch (the threads step ranges of vehicles and must agree bit for bit with one batch)."""
+    total = None
+    for term in terms:
+        total = term if total is None else total + term
+    return total
 
-    TGS applies the rows once per position iteration, each over dt / iterations; each pass is solved to
-    convergence here. Sticky rows are soft (acceleration springs, damping c*):
-    lambda_j = -(c*_j h / u_j) J_j (v + W J^T lambda), h = dt / iterations, so one pass damps a lone row by
-    (1 + c* h)^-1. Limit rows are hard: J_j (v + W J^T lambda) = -separation/dt (only while penetrating),
-    impulses >= 0. Body rotation and rows stay fixed over the passes, so the system is inverted once.
+
+def _dot6(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row Jacobian times body velocity (or motion): (6, n) . (6, n) -> (n,)."""
+    return _sum6(a[k] * b[k] for k in range(6))
+
+
+# PhysX's TGS constants for a hard 1-D row flagged eANGULAR_CONSTRAINT, as the vehicle's limit rows are
+# (DyCpuGpu1dConstraint.h computeMaxBiasVelocityTGS, DyTGSDynamics.cpp): the bias speed is capped at
+# 0.75 / dt in stage units (no length scale), and the Baumgarte factor is 0.5 * biasCoefficient with
+# biasCoefficient = 2 sqrt(1 / position iterations).
+_MAX_BIAS_PER_STEP = 0.75
+
+
+def _solve_rows_tgs(p: SimParams, s: SimState, rows: dict, dt: float, position_iterations: int,
+                    velocity_iterations: int, begin_position: np.ndarray, begin_orientation: np.ndarray) -> None:
+    """Rows of vehicles with a suspension-limit row, iterated one by one as PhysX does.
+
+    Rows go in PhysX's order (sticky rows before limit rows, see `constraint_rows`), one Gauss-Seidel sweep per
+    iteration. Position iterations (n, each over h = dt / n): a sticky row adds -g J v (`_spring_gains`); a
+    limit row drives J v to the bias b = min(k (-(separation + J dx)), 0.75 / dt), k = sqrt(n) / dt, where J dx
+    is the motion along the row so far (the geometric error it has resolved), with a total impulse >= 0. After
+    every sweep the pose moves by v h. Then the bias is dropped and spring rows go inert: each velocity
+    iteration drives J v of a limit row to 0, taking back at most the impulse it gave. So the penetration is
+    resolved in position and the velocity that did it is not kept; the final velocity is the one after the
+    velocity iterations.
     """
     vehicles = rows["vehicles"]
-    lin, arm, damping, act = rows["linear"], rows["arm"], rows["damping"], rows["active"]  # (3,n,R), (3,n,R), (n,R)
-    J_lin = lin
-    J_ang = vm.cross(arm, J_lin)
-    R = vm.quat_to_mat(s.body_orientation[:, vehicles])
-    inv_m = 1.0 / p.mass[vehicles]
-    inv_I = 1.0 / p.moi[:, vehicles]
-    # W J^T for each row: (linear part, angular part)
-    WJ_lin = J_lin * inv_m[:, None]
-    WJ_ang = vm.matvec(R[:, :, :, None], vm.matTvec(R[:, :, :, None], J_ang) * inv_I[:, :, None])
-    # A_jk = J_j W J_k^T
-    A = np.einsum("avj,avk->vjk", J_lin, WJ_lin) + np.einsum("avj,avk->vjk", J_ang, WJ_ang)
-    u = np.einsum("vjj->vj", A)
-    act = act & (u > 0.0)  # a row with a zero Jacobian does nothing
-    soft = damping > 0.0
-    target = rows["target_separation"] / dt
-    h = dt / max(1, int(iterations))
-    n_rows = A.shape[1]
-    eye = np.eye(n_rows)[None]
-    # soft: (1/(c h) * u) lambda_j + (A lambda)_j = -Jv_j   <=>  lambda_j = -(c h / u)(Jv + A lambda)_j
-    scale = np.where(soft, u / np.where(soft, damping * h, 1.0), 0.0)
-    off = ~act
-    Msys = np.where(off[:, :, None] | off[:, None, :], 0.0, A + eye * scale[:, :, None]) + eye * off[:, :, None]
-    # pseudo-inverse: more hard rows than the body has freedoms (or parallel ones) leave the system singular;
-    # PGS then settles on one of the solutions, the pseudo-inverse on the least-norm one
-    inverse = np.linalg.pinv(Msys)
-    v = s.linear_velocity[:, vehicles]
-    w = s.angular_velocity[:, vehicles]
-    for _ in range(max(1, int(iterations))):
-        Jv = vm.dot(J_lin, v[:, :, None]) + vm.dot(J_ang, w[:, :, None])  # (n, R)
-        rhs = np.where(off, 0.0, np.where(soft, -Jv, target - Jv))
-        lam = np.einsum("vjk,vk->vj", inverse, rhs)
-        # hard rows only push (impulse >= 0); re-solve once without rows that wanted to pull
-        pull = act & ~soft & (lam < 0.0)
-        if pull.any():
-            off2 = off | pull
-            M2 = np.where(off2[:, :, None] | off2[:, None, :], 0.0, A + eye * scale[:, :, None]) + eye * off2[:, :, None]
-            lam = np.einsum("vjk,vk->vj", np.linalg.pinv(M2), np.where(off2, 0.0, rhs))
-        v = v + np.einsum("avj,vj->av", WJ_lin, lam)
-        w = w + np.einsum("avj,vj->av", WJ_ang, lam)
-    s.linear_velocity[:, vehicles] = v
-    s.angular_velocity[:, vehicles] = w
+    n = max(1, int(position_iterations))
+    h = dt / n
+    dtype = s.linear_velocity.dtype
+    J, WJ, u = _row_jacobians(p, rows, begin_orientation)
+    act, hard = rows["active"] & (u > 0.0), rows["hard"]  # a zero Jacobian: PhysX's zero reciprocal response
+    recip = np.where(act, 1.0 / np.where(act, u, 1.0), 0.0).astype(dtype)
+    spring_gain = _spring_gains(rows, u, h, dtype)
+    bias_scale = dtype.type(np.sqrt(n) / dt)
+    max_bias = dtype.type(_MAX_BIAS_PER_STEP / dt)
+    separation = rows["separation"].astype(dtype)
+    x = np.concatenate((s.linear_velocity[:, vehicles], s.angular_velocity[:, vehicles]))  # (6, vehicles)
+    moved = np.zeros_like(x)  # the pose change so far: (position, rotation vector) as the solver accumulates them
+    impulse = np.zeros(act.shape, dtype=dtype)
+    position, orientation = begin_position[:, vehicles], begin_orientation[:, vehicles]
+    order = [r for r in range(act.shape[1]) if act[:, r].any()]
+    for _ in range(n):
+        for r in order:
+            j, wj = J[:, :, r], WJ[:, :, r]
+            jv = _dot6(j, x)
+            if hard[:, r].any():
+                bias = np.minimum(-bias_scale * (separation[:, r] + _dot6(j, moved)), max_bias)
+                total = np.maximum(impulse[:, r] + (bias - jv) * recip[:, r], 0.0)
+                step = np.where(hard[:, r], total - impulse[:, r], -spring_gain[:, r] * jv)
+                impulse[:, r] = np.where(hard[:, r], total, impulse[:, r])
+            else:
+                step = -spring_gain[:, r] * jv
+            x = x + wj * step
+        moved = moved + x * h
+        position = position + x[:3] * h
+        orientation = vm.quat_integrate_exact(orientation, x[3:], h)
+    limits = [r for r in order if hard[:, r].any()]
+    for _ in range(int(velocity_iterations)):
+        for r in limits:
+            total = np.maximum(impulse[:, r] - _dot6(J[:, :, r], x) * recip[:, r], 0.0)
+            x = x + WJ[:, :, r] * np.where(hard[:, r], total - impulse[:, r], 0.0)
+            impulse[:, r] = np.where(hard[:, r], total, impulse[:, r])
+    _store(s, vehicles, x, position, orientation)
 
 
 def gyroscopic_update(p: SimParams, s: SimState, dt: float) -> np.ndarray:
@@ -201,9 +248,10 @@ def end_step_physx(p: SimParams, s: SimState, begin_position: np.ndarray, begin_
     if p.any_gyroscopic:
         turned = gyroscopic_update(p, s, dt)
         s.angular_velocity = turned if p.all_gyroscopic else np.where(p.gyroscopic, turned, s.angular_velocity)
-    # PhysX's TGS solver applies the rows once per position iteration, each over dt / iterations: an
-    # acceleration spring (the sticky rows) then damps by (1 + c dt / n)^-n instead of (1 + c dt)^-1.
-    if rows is not None:
-        solve_vehicle_constraints(p, s, rows, dt)
+    # A vehicle without rows keeps its velocity over the step; one with rows gets its velocity and pose from
+    # PhysX's TGS iterations (each over dt / iterations: the pose moves between them, so an acceleration spring
+    # damps by (1 + c dt / n)^-n, and a penetration is resolved in position, not kept as speed).
     s.body_position = begin_position + s.linear_velocity * dt
     s.body_orientation = vm.quat_integrate_exact(begin_orientation, s.angular_velocity, dt)
+    if rows is not None:
+        solve_vehicle_constraints(p, s, rows, dt, begin_position, begin_orientation)
