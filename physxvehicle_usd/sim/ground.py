@@ -4,10 +4,15 @@ PhysX's raycast semantics that matter here: planes and meshes are single-sided (
 the face normal misses), a hit at distance 0 (ray starting inside) is no hit, and the closest hit wins.
 Meshes are intersected brute force (every ray against every triangle, in chunks); that is fine for
 test tracks with up to a few thousand triangles. A BVH would be the next step for large terrains.
+
+Sweeps (`sweep`) move the shape omni.physx sweeps for a wheel, a convex prism over a regular polygon of
+HULL_POINTS corners (not a true cylinder), along the suspension against the ground, as PxScene::sweep with
+eMTD does; see `sweep` for what is reported.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Sequence
 
 import numpy as np
@@ -31,6 +36,15 @@ class Ground:
     tri_shape: np.ndarray  # (T,) index into mesh_materials
     mesh_materials: tuple[str | None, ...]
     paths: tuple[str, ...] = ()
+
+    @cached_property
+    def tri_lo(self) -> np.ndarray:
+        """(T, 3) lower corner of every triangle's box (the sweeps' broad phase)."""
+        return np.minimum(self.tri_v0, np.minimum(self.tri_v0 + self.tri_e1, self.tri_v0 + self.tri_e2))
+
+    @cached_property
+    def tri_hi(self) -> np.ndarray:
+        return np.maximum(self.tri_v0, np.maximum(self.tri_v0 + self.tri_e1, self.tri_v0 + self.tri_e2))
 
     @property
     def materials(self) -> tuple[str | None, ...]:
@@ -132,11 +146,19 @@ def raycast(ground: Ground, origin: np.ndarray, direction: np.ndarray, length: n
         best_shape = np.where(better, k, best_shape)
     T = ground.tri_v0.shape[0]
     if T:
+        # broad phase: the box of each ray's segment against every triangle's box; then only those pairs
+        end = o + d * L
+        lo, hi = np.minimum(o, end).T, np.maximum(o, end).T  # (R, 3)
         rays_per_chunk = max(1, chunk // T)
         for start in range(0, R, rays_per_chunk):
             sl = slice(start, min(R, start + rays_per_chunk))
-            od, dd = o[:, sl].T[:, None, :], d[:, sl].T[:, None, :]  # (r, 1, 3)
-            e1, e2, v0 = ground.tri_e1[None], ground.tri_e2[None], ground.tri_v0[None]
+            near = ((ground.tri_lo[None] <= hi[sl, None]) & (ground.tri_hi[None] >= lo[sl, None])).all(axis=2)
+            ri, ti = np.nonzero(near)
+            if not ri.size:
+                continue
+            ri += start
+            od, dd = o[:, ri].T, d[:, ri].T  # (K, 3)
+            e1, e2, v0 = ground.tri_e1[ti], ground.tri_e2[ti], ground.tri_v0[ti]
             pvec = np.cross(dd, e2)
             det = (e1 * pvec).sum(-1)
             front = det > 1e-12  # single-sided: the ray must travel against the face normal
@@ -146,19 +168,221 @@ def raycast(ground: Ground, origin: np.ndarray, direction: np.ndarray, length: n
             qvec = np.cross(tvec, e1)
             v = (dd * qvec).sum(-1) * inv
             t = (e2 * qvec).sum(-1) * inv
-            ok = front & (u >= 0.0) & (v >= 0.0) & (u + v <= 1.0) & (t > 0.0) & (t <= L[sl, None])
-            t = np.where(ok, t, np.inf)
-            j = np.argmin(t, axis=1)
-            tj = t[np.arange(t.shape[0]), j]
-            better = tj < best_t[sl]
-            idx = np.arange(sl.start, sl.stop)[better]
-            best_t[idx] = tj[better]
-            best_n[:, idx] = ground.tri_normals[j[better]].T
-            best_shape[idx] = P + ground.tri_shape[j[better]]
+            ok = front & (u >= 0.0) & (v >= 0.0) & (u + v <= 1.0) & (t > 0.0) & (t <= L[ri])
+            ri, ti, t = ri[ok], ti[ok], t[ok]
+            order = np.lexsort((ti, t, ri))  # per ray the closest, the first triangle of equals
+            ri, ti, t = ri[order], ti[order], t[order]
+            first = np.r_[True, ri[1:] != ri[:-1]] if ri.size else np.zeros(0, bool)
+            ri, ti, t = ri[first], ti[first], t[first]
+            better = t < best_t[ri]
+            idx = ri[better]
+            best_t[idx] = t[better]
+            best_n[:, idx] = ground.tri_normals[ti[better]].T
+            best_shape[idx] = P + ground.tri_shape[ti[better]]
     hit = np.isfinite(best_t)
     hit_point = o + d * np.where(hit, best_t, 0.0)
     offset = -(best_n[0] * hit_point[0] + best_n[1] * hit_point[1] + best_n[2] * hit_point[2])
     return RayHits(hit.reshape(shape), best_n.reshape((3,) + shape), offset.reshape(shape), best_shape.reshape(shape))
+
+
+# omni.physx sweeps a wheel as the convex hull of two regular polygons of HULL_POINTS corners, one on each side of
+# the wheel (PhysXSetup::getVehicleWheelCylinderConvexMesh in Setup.cpp, built by createCylinderConvexMesh): a unit
+# shape along the frame's lateral coordinate axis, scaled to the wheel's radius and half-width at every query
+# (PxVehiclePhysXRoadGeometryQueryUpdate). Its flat sides, not a round tread, meet the road.
+HULL_POINTS = 30
+
+
+def _hull_corners() -> tuple[np.ndarray, np.ndarray]:
+    """cos and sin of the corner angles i 2 pi / HULL_POINTS, rounded to single precision as omni.physx makes them."""
+    step = np.float32(2.0) * np.float32(np.pi) / np.float32(HULL_POINTS)
+    theta = step * np.arange(HULL_POINTS, dtype=np.float32)
+    return np.cos(theta).astype(float), np.sin(theta).astype(float)
+
+
+_COS, _SIN = _hull_corners()
+_HALF = HULL_POINTS // 2  # corner i + HALF is corner i mirrored: half the side normals and edge directions suffice
+# unit side-face normals and cap-edge directions of the polygon, as (cos, sin) weights of the two in-plane axes
+_SIDE = np.stack([_COS[:_HALF] + _COS[1:_HALF + 1], _SIN[:_HALF] + _SIN[1:_HALF + 1]], axis=1)
+_SIDE /= np.linalg.norm(_SIDE, axis=1, keepdims=True)
+_EDGE = np.stack([-_SIDE[:, 1], _SIDE[:, 0]], axis=1)
+
+
+@dataclass
+class SweptWheels:
+    """Wheel hulls to sweep, row-major: start centres, the wheel's lateral axis and the two coordinate axes of the
+    polygon's plane (the hull's axes rotated into the world), radius, half-width, direction and length of the sweep."""
+
+    centre: np.ndarray  # (N, 3)
+    lateral: np.ndarray  # (N, 3) unit
+    axis0: np.ndarray  # (N, 3) unit: corner i sits at radius (cos(i 2 pi / n) axis0 + sin(i 2 pi / n) axis1)
+    axis1: np.ndarray  # (N, 3) unit
+    radius: np.ndarray  # (N,)
+    half_width: np.ndarray  # (N,)
+    direction: np.ndarray  # (N, 3) unit
+    distance: np.ndarray  # (N,)
+
+    def support(self, axes: np.ndarray, rows: np.ndarray | slice = slice(None)) -> np.ndarray:
+        """max over the hull of x . a, minus its centre's, for axes (K, ..., 3) of the wheels `rows` (K)."""
+        extra = (slice(None),) + (None,) * (axes.ndim - 2)
+        lat = np.abs(np.einsum("k...j,kj->k...", axes, self.lateral[rows]))
+        a0 = np.einsum("k...j,kj->k...", axes, self.axis0[rows])
+        a1 = np.einsum("k...j,kj->k...", axes, self.axis1[rows])
+        ring = (a0[..., None] * _COS + a1[..., None] * _SIN).max(axis=-1)
+        return self.half_width[rows][extra] * lat + self.radius[rows][extra] * ring
+
+    def moved(self, rows: np.ndarray, centre: np.ndarray, direction: np.ndarray, distance: np.ndarray) -> "SweptWheels":
+        return SweptWheels(centre, self.lateral[rows], self.axis0[rows], self.axis1[rows], self.radius[rows],
+                           self.half_width[rows], direction, distance)
+
+
+@dataclass
+class _TriangleHits:
+    """The earliest triangle contact of every wheel (t = inf: none; t < 0: the hull starts inside a triangle)."""
+
+    t: np.ndarray  # (N,) distance along the sweep; for a start inside: minus the depth (see `penetration`)
+    normal: np.ndarray  # (N, 3) contact normal, against the sweep direction
+    offset: np.ndarray  # (N,) plane through the contact point: n . x + offset = 0
+    shape: np.ndarray  # (N,) index into Ground.materials
+    mtd: np.ndarray  # (N, 3) for a start inside: the direction that separates the hull from its triangle soonest
+
+
+def _sweep_triangles(ground: Ground, wheels: SweptWheels, only_shape: np.ndarray | None = None,
+                     chunk: int = 1 << 20) -> _TriangleHits:
+    """Time of impact of each hull against every triangle it can reach, by separating axes.
+
+    The hull moving along w meets a triangle first where the ray t w enters their Minkowski difference, a convex
+    polytope whose faces are normal to a face of either shape or to an edge of one crossed with an edge of the other.
+    On each such axis the two projected intervals overlap for t in [enter, exit]; the shapes touch from the largest
+    enter on, if that comes before the smallest exit. The axis of the largest enter is the contact normal, which is
+    what PhysX's GJK raycast returns (the normal of the difference's face the ray enters through). Triangles facing
+    away from the sweep (normal . w >= 0) are culled, as PhysX culls single-sided mesh triangles in sweeps."""
+    N = wheels.radius.shape[0]
+    out = _TriangleHits(np.full(N, np.inf), np.zeros((N, 3)), np.zeros(N), np.full(N, -1), np.zeros((N, 3)))
+    T = ground.tri_v0.shape[0]
+    if not T or not N:
+        return out
+    # broad phase: the box around the hull's start and end against every triangle's box
+    c, w, D = wheels.centre, wheels.direction, wheels.distance
+    ext = (wheels.half_width[:, None] * np.abs(wheels.lateral)
+           + wheels.radius[:, None] * np.sqrt(wheels.axis0 ** 2 + wheels.axis1 ** 2)) + 1e-6
+    end = c + w * D[:, None]
+    lo, hi = np.minimum(c, end) - ext, np.maximum(c, end) + ext
+    pairs_w, pairs_t = [], []
+    rows_per_chunk = max(1, chunk // T)
+    for start in range(0, N, rows_per_chunk):
+        sl = slice(start, min(N, start + rows_per_chunk))
+        near = ((ground.tri_lo[None] <= hi[sl, None]) & (ground.tri_hi[None] >= lo[sl, None])).all(axis=2)
+        near &= (w[sl] @ ground.tri_normals.T) < 0.0  # not culled
+        if only_shape is not None:
+            near &= (ground.plane_normals.shape[0] + ground.tri_shape)[None] == only_shape[sl, None]
+        i, j = np.nonzero(near)
+        pairs_w.append(i + start)
+        pairs_t.append(j)
+    wi, ti = np.concatenate(pairs_w), np.concatenate(pairs_t)
+    if not wi.size:
+        return out
+    # the separating axes of every pair (K, A, 3): the triangle's normal, the polygon's side normals and the wheel's
+    # lateral axis, and every hull edge direction (lateral, polygon edges) crossed with every triangle edge
+    v0 = ground.tri_v0[ti]
+    verts = np.stack([v0, v0 + ground.tri_e1[ti], v0 + ground.tri_e2[ti]], axis=1)  # (K, 3, 3)
+    tri_edges = np.stack([ground.tri_e1[ti], ground.tri_e2[ti] - ground.tri_e1[ti], ground.tri_e2[ti]], axis=1)
+    tri_edges /= np.linalg.norm(tri_edges, axis=2, keepdims=True)
+    a0, a1, lat = wheels.axis0[wi], wheels.axis1[wi], wheels.lateral[wi]
+    sides = _SIDE[None, :, :1] * a0[:, None] + _SIDE[None, :, 1:] * a1[:, None]  # (K, HALF, 3)
+    hull_edges = np.concatenate([lat[:, None], _EDGE[None, :, :1] * a0[:, None] + _EDGE[None, :, 1:] * a1[:, None]], axis=1)
+    crossed = np.cross(hull_edges[:, :, None], tri_edges[:, None]).reshape(len(wi), -1, 3)
+    axes = np.concatenate([ground.tri_normals[ti][:, None], sides, lat[:, None], crossed], axis=1)
+    length = np.linalg.norm(axes, axis=2)
+    usable = length > 1e-9  # parallel edges give no axis
+    axes = axes / np.where(usable, length, 1.0)[..., None]
+    centre = np.einsum("kaj,kj->ka", axes, c[wi])
+    reach = wheels.support(axes, wi)
+    proj = np.einsum("kaj,kvj->kav", axes, verts)
+    tmin, tmax = proj.min(axis=2), proj.max(axis=2)
+    lo_c, hi_c = centre - reach, centre + reach
+    speed = np.einsum("kaj,kj->ka", axes, w[wi])
+    moving = np.abs(speed) > 1e-12
+    safe = np.where(moving, speed, 1.0)
+    toward = speed > 0.0
+    enter = np.where(toward, tmin - hi_c, tmax - lo_c) / safe
+    leave = np.where(toward, tmax - lo_c, tmin - hi_c) / safe
+    apart = (hi_c < tmin) | (lo_c > tmax)  # separated on an axis the motion does not change
+    enter = np.where(moving, enter, np.where(apart, np.inf, -np.inf))
+    leave = np.where(moving, leave, np.where(apart, -np.inf, np.inf))
+    enter = np.where(usable, enter, -np.inf)
+    leave = np.where(usable, leave, np.inf)
+    k = np.argmax(enter, axis=1)
+    rows = np.arange(len(wi))
+    toi, exit_ = enter[rows, k], leave.min(axis=1)
+    ok = (toi <= exit_) & (toi <= D[wi]) & (exit_ >= 0.0)
+    # contact normal: the entering axis turned against the motion; the plane touches the triangle's extreme point
+    normal = axes[rows, k] * np.where(toward[rows, k], -1.0, 1.0)[:, None]
+    offset = -np.einsum("kvj,kj->kv", verts, normal).max(axis=1)
+    # started inside (toi < 0): the axis of least overlap separates the pair soonest; its depth orders the pairs
+    over_hi, over_lo = hi_c - tmin, tmax - lo_c  # overlap when the hull leaves along -axis / +axis
+    depth = np.where(usable, np.minimum(over_hi, over_lo), np.inf)
+    m = np.argmin(depth, axis=1)
+    mtd = axes[rows, m] * np.where(over_lo[rows, m] < over_hi[rows, m], 1.0, -1.0)[:, None]
+    t = np.where(ok, np.where(toi < 0.0, -depth[rows, m], toi), np.inf)
+    # the earliest pair of each wheel (the deepest when it starts inside)
+    order = np.lexsort((t, wi))
+    wi, t = wi[order], t[order]
+    first = np.r_[True, wi[1:] != wi[:-1]]
+    best = order[first]
+    got = np.isfinite(t[first])
+    rows_w = wi[first][got]
+    best = best[got]
+    out.t[rows_w] = t[first][got]
+    out.normal[rows_w] = normal[best]
+    out.offset[rows_w] = offset[best]
+    out.shape[rows_w] = ground.plane_normals.shape[0] + ground.tri_shape[ti[best]]
+    out.mtd[rows_w] = mtd[best]
+    return out
+
+
+def sweep(ground: Ground, wheels: SweptWheels) -> RayHits:
+    """The road plane of each wheel hull swept from maximum compression along its suspension (PxScene::sweep with
+    eMTD, then PxVehiclePhysXRoadGeometryQueryUpdate's use of the hit), component-first like `raycast`.
+
+    The closest contact gives the plane through its contact point with its normal. A hull that starts inside a
+    triangle is moved out along the separating direction by 1.01 max(radius, depth), swept back against that mesh
+    alone, and the plane of that contact is used (none when it starts inside again). A plane is a half-space: the
+    hull hits it when its lowest corner is below the plane at the start or at the end of the sweep, and then the plane
+    itself is the hit plane."""
+    N = wheels.radius.shape[0]
+    best_t = np.full(N, np.inf)
+    best_n = np.zeros((N, 3))
+    best_d = np.zeros(N)
+    best_shape = np.full(N, -1)
+    for k in range(ground.plane_normals.shape[0]):
+        n, d = ground.plane_normals[k], float(ground.plane_offsets[k])
+        low = wheels.centre @ n + d - wheels.support(np.broadcast_to(-n, (N, 1, 3)))[:, 0]
+        along = wheels.direction @ n
+        toi = np.where(low <= 0.0, low, low / np.where(along < 0.0, -along, 1.0))
+        hits = (low <= 0.0) | ((along < 0.0) & (toi <= wheels.distance))
+        better = hits & (toi < best_t)
+        best_t = np.where(better, toi, best_t)
+        best_n = np.where(better[:, None], n, best_n)
+        best_d = np.where(better, d, best_d)
+        best_shape = np.where(better, k, best_shape)
+    tri = _sweep_triangles(ground, wheels)
+    inside = np.nonzero(np.isfinite(tri.t) & (tri.t < 0.0) & (tri.t < best_t))[0]
+    if inside.size:
+        # PxVehiclePhysXRoadGeometryQueryUpdate: out along the separating direction, then back against that mesh
+        step = np.maximum(wheels.radius[inside], -tri.t[inside])
+        again = _sweep_triangles(ground, wheels.moved(inside, wheels.centre[inside] + tri.mtd[inside] * (1.01 * step)[:, None],
+                                                      -tri.mtd[inside], 1.02 * step), only_shape=tri.shape[inside])
+        clean = np.isfinite(again.t) & (again.t > 0.0)
+        tri.t[inside] = np.where(clean, -1.0, np.inf)  # a start inside comes before any contact along the sweep
+        tri.normal[inside], tri.offset[inside] = again.normal, again.offset
+        tri.shape[inside] = np.where(clean, tri.shape[inside], -1)
+    better = np.isfinite(tri.t) & (tri.t < best_t)
+    best_t = np.where(better, tri.t, best_t)
+    best_n = np.where(better[:, None], tri.normal, best_n)
+    best_d = np.where(better, tri.offset, best_d)
+    best_shape = np.where(better, tri.shape, best_shape)
+    hit = np.isfinite(best_t)
+    return RayHits(hit, np.ascontiguousarray(best_n.T), best_d, np.where(hit, best_shape, -1))
 
 
 def friction_matrix(tables: Sequence[Any], ground: Ground) -> np.ndarray:
