@@ -36,6 +36,10 @@ class Ground:
     tri_shape: np.ndarray  # (T,) index into mesh_materials
     mesh_materials: tuple[str | None, ...]
     paths: tuple[str, ...] = ()
+    # PhysX's geometric epsilon of each triangle's mesh, 2^-22 times the largest coordinate of the mesh's own points
+    # (Gu::computeLocalBoundsAndGeomEpsilon): mesh raycasts enlarge every triangle by it in barycentric terms, so a
+    # ray down a shared edge hits (at least) one of the two triangles
+    tri_epsilon: np.ndarray | None = None  # (T,); None: 0
 
     @cached_property
     def tri_lo(self) -> np.ndarray:
@@ -55,7 +59,7 @@ class Ground:
     def from_description(cls, ground: Sequence[GroundDescription] | None) -> "Ground":
         """The static ground of a stage description, at the precision the description holds (float32, as PhysX)."""
         normals, offsets, pmats, ppaths = [], [], [], []
-        v0s, e1s, e2s, shape_ids, mmats, mpaths = [], [], [], [], [], []
+        v0s, e1s, e2s, shape_ids, mmats, mpaths, epsilons = [], [], [], [], [], [], []
         for g in ground or []:
             m = np.asarray(canonical_value(g.transform), dtype=float).reshape(4, 4)  # row-vector convention
             if g.kind == "plane":
@@ -69,6 +73,7 @@ class Ground:
                 ppaths.append(g.path)
             elif g.kind == "mesh":
                 pts = np.asarray(canonical_value(g.points or []), dtype=float).reshape(-1, 3)
+                epsilon = float(np.abs(pts).max()) * 2.0 ** -22 if len(pts) else 0.0
                 pts = pts @ m[:3, :3] + m[3, :3]
                 idx = [int(i) for i in g.faceVertexIndices or []]
                 counts = [int(c) for c in g.faceVertexCounts or []]
@@ -88,6 +93,7 @@ class Ground:
                 keep = length > 0
                 v0s.append(a[keep]); e1s.append(e1[keep]); e2s.append(e2[keep])
                 shape_ids.append(np.full(int(keep.sum()), len(mmats)))
+                epsilons.append(np.full(int(keep.sum()), epsilon))
                 mmats.append(g.material)
                 mpaths.append(g.path)
         empty3 = np.zeros((0, 3))
@@ -101,6 +107,7 @@ class Ground:
             plane_materials=tuple(pmats), tri_v0=v0, tri_e1=e1, tri_e2=e2, tri_normals=tn,
             tri_shape=np.concatenate(shape_ids) if shape_ids else np.zeros(0, np.int64),
             mesh_materials=tuple(mmats), paths=tuple(ppaths + mpaths),
+            tri_epsilon=np.concatenate(epsilons) if epsilons else np.zeros(0),
         )
 
     @classmethod
@@ -109,6 +116,9 @@ class Ground:
         n = n / np.linalg.norm(n)
         z = np.zeros((0, 3))
         return cls(n[None], np.asarray([offset], dtype=float), (material,), z, z, z, z, np.zeros(0, np.int64), ())
+
+
+_CULLING_EPSILON = float(np.finfo(np.float32).eps) ** 2  # GU_CULLING_EPSILON_RAY_TRIANGLE: smaller determinants miss
 
 
 @dataclass
@@ -161,14 +171,15 @@ def raycast(ground: Ground, origin: np.ndarray, direction: np.ndarray, length: n
             e1, e2, v0 = ground.tri_e1[ti], ground.tri_e2[ti], ground.tri_v0[ti]
             pvec = np.cross(dd, e2)
             det = (e1 * pvec).sum(-1)
-            front = det > 1e-12  # single-sided: the ray must travel against the face normal
+            front = det >= _CULLING_EPSILON  # single-sided: the ray must travel against the face normal
             inv = np.where(front, 1.0 / np.where(front, det, 1.0), 0.0)
             tvec = od - v0
             u = (tvec * pvec).sum(-1) * inv
             qvec = np.cross(tvec, e1)
             v = (dd * qvec).sum(-1) * inv
             t = (e2 * qvec).sum(-1) * inv
-            ok = front & (u >= 0.0) & (v >= 0.0) & (u + v <= 1.0) & (t > 0.0) & (t <= L[ri])
+            eps = ground.tri_epsilon[ti] if ground.tri_epsilon is not None else 0.0
+            ok = front & (u >= -eps) & (v >= -eps) & (u + v <= 1.0 + eps) & (t > 0.0) & (t <= L[ri])
             ri, ti, t = ri[ok], ti[ok], t[ok]
             order = np.lexsort((ti, t, ri))  # per ray the closest, the first triangle of equals
             ri, ti, t = ri[order], ti[order], t[order]
