@@ -2,8 +2,9 @@
 
 PhysX's raycast semantics that matter here: planes and meshes are single-sided (a ray travelling along
 the face normal misses), a hit at distance 0 (ray starting inside) is no hit, and the closest hit wins.
-Meshes are intersected brute force (every ray against every triangle, in chunks); that is fine for
-test tracks with up to a few thousand triangles. A BVH would be the next step for large terrains.
+Mesh queries test only the triangles whose boxes overlap the query's (`box_pairs`, every query against every
+triangle's box in chunks); that is fine for test tracks with some thousand triangles. A grid or BVH would be
+the next step for large terrains.
 
 Sweeps (`sweep`) move the shape omni.physx sweeps for a wheel, a convex prism over a regular polygon of
 HULL_POINTS corners (not a true cylinder), along the suspension against the ground, as PxScene::sweep with
@@ -131,6 +132,20 @@ class RayHits:
     shape: np.ndarray  # index into Ground.materials (-1 = no hit)
 
 
+def box_pairs(ground: Ground, lo: np.ndarray, hi: np.ndarray, chunk: int = 1 << 20) -> tuple[np.ndarray, np.ndarray]:
+    """The broad phase of the mesh queries: (query, triangle) index pairs whose boxes overlap, for queries with boxes
+    lo, hi (Q, 3), every query against every triangle's box in chunks of about `chunk` tests."""
+    T = ground.tri_v0.shape[0]
+    rows, tris = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)]
+    per_chunk = max(1, chunk // max(T, 1))
+    for start in range(0, lo.shape[0] if T else 0, per_chunk):
+        sl = slice(start, start + per_chunk)
+        i, j = np.nonzero(((ground.tri_lo[None] <= hi[sl, None]) & (ground.tri_hi[None] >= lo[sl, None])).all(axis=2))
+        rows.append(i + start)
+        tris.append(j)
+    return np.concatenate(rows), np.concatenate(tris)
+
+
 def raycast(ground: Ground, origin: np.ndarray, direction: np.ndarray, length: np.ndarray, chunk: int = 1 << 20) -> RayHits:
     """Closest single-sided hit with 0 < t <= length. origin/direction (3, ...), length (...)."""
     shape = length.shape
@@ -154,42 +169,32 @@ def raycast(ground: Ground, origin: np.ndarray, direction: np.ndarray, length: n
         best_t = np.where(better, t, best_t)
         best_n = np.where(better, n[:, None], best_n)  # whole-array selects: cheaper than masked stores
         best_shape = np.where(better, k, best_shape)
-    T = ground.tri_v0.shape[0]
-    if T:
-        # broad phase: the box of each ray's segment against every triangle's box; then only those pairs
+    if ground.tri_v0.shape[0]:
         end = o + d * L
-        lo, hi = np.minimum(o, end).T, np.maximum(o, end).T  # (R, 3)
-        rays_per_chunk = max(1, chunk // T)
-        for start in range(0, R, rays_per_chunk):
-            sl = slice(start, min(R, start + rays_per_chunk))
-            near = ((ground.tri_lo[None] <= hi[sl, None]) & (ground.tri_hi[None] >= lo[sl, None])).all(axis=2)
-            ri, ti = np.nonzero(near)
-            if not ri.size:
-                continue
-            ri += start
-            od, dd = o[:, ri].T, d[:, ri].T  # (K, 3)
-            e1, e2, v0 = ground.tri_e1[ti], ground.tri_e2[ti], ground.tri_v0[ti]
-            pvec = np.cross(dd, e2)
-            det = (e1 * pvec).sum(-1)
-            front = det >= _CULLING_EPSILON  # single-sided: the ray must travel against the face normal
-            inv = np.where(front, 1.0 / np.where(front, det, 1.0), 0.0)
-            tvec = od - v0
-            u = (tvec * pvec).sum(-1) * inv
-            qvec = np.cross(tvec, e1)
-            v = (dd * qvec).sum(-1) * inv
-            t = (e2 * qvec).sum(-1) * inv
-            eps = ground.tri_epsilon[ti] if ground.tri_epsilon is not None else 0.0
-            ok = front & (u >= -eps) & (v >= -eps) & (u + v <= 1.0 + eps) & (t > 0.0) & (t <= L[ri])
-            ri, ti, t = ri[ok], ti[ok], t[ok]
-            order = np.lexsort((ti, t, ri))  # per ray the closest, the first triangle of equals
-            ri, ti, t = ri[order], ti[order], t[order]
-            first = np.r_[True, ri[1:] != ri[:-1]] if ri.size else np.zeros(0, bool)
-            ri, ti, t = ri[first], ti[first], t[first]
-            better = t < best_t[ri]
-            idx = ri[better]
-            best_t[idx] = t[better]
-            best_n[:, idx] = ground.tri_normals[ti[better]].T
-            best_shape[idx] = P + ground.tri_shape[ti[better]]
+        ri, ti = box_pairs(ground, np.minimum(o, end).T, np.maximum(o, end).T, chunk)
+        od, dd = o[:, ri].T, d[:, ri].T  # (K, 3)
+        e1, e2, v0 = ground.tri_e1[ti], ground.tri_e2[ti], ground.tri_v0[ti]
+        pvec = np.cross(dd, e2)
+        det = (e1 * pvec).sum(-1)
+        front = det >= _CULLING_EPSILON  # single-sided: the ray must travel against the face normal
+        inv = np.where(front, 1.0 / np.where(front, det, 1.0), 0.0)
+        tvec = od - v0
+        u = (tvec * pvec).sum(-1) * inv
+        qvec = np.cross(tvec, e1)
+        v = (dd * qvec).sum(-1) * inv
+        t = (e2 * qvec).sum(-1) * inv
+        eps = ground.tri_epsilon[ti] if ground.tri_epsilon is not None else 0.0
+        ok = front & (u >= -eps) & (v >= -eps) & (u + v <= 1.0 + eps) & (t > 0.0) & (t <= L[ri])
+        ri, ti, t = ri[ok], ti[ok], t[ok]
+        order = np.lexsort((ti, t, ri))  # per ray the closest, the first triangle of equals
+        ri, ti, t = ri[order], ti[order], t[order]
+        first = np.r_[True, ri[1:] != ri[:-1]] if ri.size else np.zeros(0, bool)
+        ri, ti, t = ri[first], ti[first], t[first]
+        better = t < best_t[ri]
+        idx = ri[better]
+        best_t[idx] = t[better]
+        best_n[:, idx] = ground.tri_normals[ti[better]].T
+        best_shape[idx] = P + ground.tri_shape[ti[better]]
     hit = np.isfinite(best_t)
     hit_point = o + d * np.where(hit, best_t, 0.0)
     offset = -(best_n[0] * hit_point[0] + best_n[1] * hit_point[1] + best_n[2] * hit_point[2])
@@ -269,27 +274,16 @@ def _sweep_triangles(ground: Ground, wheels: SweptWheels, only_shape: np.ndarray
     away from the sweep (normal . w >= 0) are culled, as PhysX culls single-sided mesh triangles in sweeps."""
     N = wheels.radius.shape[0]
     out = _TriangleHits(np.full(N, np.inf), np.zeros((N, 3)), np.zeros(N), np.full(N, -1), np.zeros((N, 3)))
-    T = ground.tri_v0.shape[0]
-    if not T or not N:
-        return out
-    # broad phase: the box around the hull's start and end against every triangle's box
+    # broad phase: the box around the hull's start and end; triangles facing away from the sweep are culled
     c, w, D = wheels.centre, wheels.direction, wheels.distance
     ext = (wheels.half_width[:, None] * np.abs(wheels.lateral)
            + wheels.radius[:, None] * np.sqrt(wheels.axis0 ** 2 + wheels.axis1 ** 2)) + 1e-6
     end = c + w * D[:, None]
-    lo, hi = np.minimum(c, end) - ext, np.maximum(c, end) + ext
-    pairs_w, pairs_t = [], []
-    rows_per_chunk = max(1, chunk // T)
-    for start in range(0, N, rows_per_chunk):
-        sl = slice(start, min(N, start + rows_per_chunk))
-        near = ((ground.tri_lo[None] <= hi[sl, None]) & (ground.tri_hi[None] >= lo[sl, None])).all(axis=2)
-        near &= (w[sl] @ ground.tri_normals.T) < 0.0  # not culled
-        if only_shape is not None:
-            near &= (ground.plane_normals.shape[0] + ground.tri_shape)[None] == only_shape[sl, None]
-        i, j = np.nonzero(near)
-        pairs_w.append(i + start)
-        pairs_t.append(j)
-    wi, ti = np.concatenate(pairs_w), np.concatenate(pairs_t)
+    wi, ti = box_pairs(ground, np.minimum(c, end) - ext, np.maximum(c, end) + ext, chunk)
+    keep = (ground.tri_normals[ti] * w[wi]).sum(axis=1) < 0.0
+    if only_shape is not None:
+        keep &= ground.plane_normals.shape[0] + ground.tri_shape[ti] == only_shape[wi]
+    wi, ti = wi[keep], ti[keep]
     if not wi.size:
         return out
     # the separating axes of every pair (K, A, 3): the triangle's normal, the polygon's side normals and the wheel's
