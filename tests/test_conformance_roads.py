@@ -207,29 +207,43 @@ def test_the_swept_hull_finds_the_plane_physx_finds(tmp_path):
     """ground.sweep against ovphysx's own sweeps of the same hull at poses over a bump lane: the flat road, slopes,
     edges and crests, pitched, rolled and turned, with the hull's axis along each coordinate axis (omni.physx places
     the corners by the axis: a flat face or a corner at the bottom). PhysX's sweep stops ~0.2 mm short of contact
-    (its GJK's tolerance), which moves the contact point along the plane, not the plane."""
+    (its GJK's tolerance), which moves the contact point along the plane, not the plane.
+
+    The last poses start a centimetre inside the flat road. A vehicle's query then moves the hull out along the
+    separating direction (here up) by 1.01 radius and sweeps it back over 1.02 radius; ovphysx's scene sweep has no
+    such step, so PhysX is asked for that second sweep directly."""
     from physxvehicle_usd import oracle
     from physxvehicle_usd.read import read_stage as read
-    from physxvehicle_usd.sim.ground import Ground, SweptWheels, sweep
+    from physxvehicle_usd.sim.ground import HULL_POINTS, Ground, SweptWheels, sweep
 
     rng = np.random.default_rng(7)
-    poses = []
+    poses, starts, lengths = [], [], []
     for k in range(90):
         centre, length, _, _ = roads.BUMPS[k % 2]
         x = centre + rng.uniform(-0.8, 0.8) * length
         y = rng.choice([-0.8, 0.8]) + rng.uniform(-0.1, 0.1)
-        angles = rng.uniform(-0.05, 0.05, 3)
-        poses.append((np.array([x + roads.SKEW * y, y, PROBE_RADIUS + 0.12]), _rotation(*angles, axis=k % 3), k % 3))
+        start = np.array([x + roads.SKEW * y, y, PROBE_RADIUS + 0.12])
+        poses.append((start, _rotation(*rng.uniform(-0.05, 0.05, 3), axis=k % 3), k % 3))
+        starts.append(start)
+        lengths.append(PROBE_TRAVEL)
+    bottom = {0: PROBE_RADIUS, 1: PROBE_RADIUS * np.cos(np.pi / HULL_POINTS), 2: PROBE_RADIUS * np.cos(np.pi / HULL_POINTS)}
+    # Between the bumps, a centimetre deep, turned a little: exactly square to the lane, PhysX's GJK misses it with
+    # the Z-axis hull (a face parallel to the road's triangles, in all three directions).
+    for k in range(6):
+        start = np.array([8.0 + 0.3 * k, 0.8, bottom[k % 3] - 0.01])
+        poses.append((start + np.array([0.0, 0.0, 1.01 * PROBE_RADIUS]), _rotation(0.02, 0.0, 0.0, axis=k % 3), k % 3))
+        starts.append(start)
+        lengths.append(1.02 * PROBE_RADIUS)
     usd = _probe_stage(tmp_path, poses)
     down = np.array([0.0, 0.0, -1.0])
-    physx = oracle.sweep_ovphysx(usd, [(f"/World/Probe{k}", down, PROBE_TRAVEL) for k in range(len(poses))])
+    physx = oracle.sweep_ovphysx(usd, [(f"/World/Probe{k}", down, lengths[k]) for k in range(len(poses))])
     n = len(poses)
     hull = np.stack([rotation for _, rotation, _ in poses])
     axes = np.array([[axis, *(i for i in range(3) if i != axis)] for _, _, axis in poses])
     column = lambda j: hull[np.arange(n), :, axes[:, j]]  # noqa: E731  the hull's j-th axis in the world
     ours = sweep(Ground.from_description(read(usd).ground), SweptWheels(
-        np.stack([c for c, _, _ in poses]), column(0), column(1), column(2), np.full(n, PROBE_RADIUS),
-        np.full(n, PROBE_HALF_WIDTH), np.tile(down, (n, 1)), np.full(n, PROBE_TRAVEL)))
+        np.stack(starts), column(0), column(1), column(2), np.full(n, PROBE_RADIUS), np.full(n, PROBE_HALF_WIDTH),
+        np.tile(down, (n, 1)), np.full(n, PROBE_TRAVEL)))
     assert all(hit is not None for hit in physx) and ours.hit.all()
     normals = np.stack([hit["normal"] for hit in physx])
     offsets = -np.einsum("kj,kj->k", normals, np.stack([hit["position"] for hit in physx]))
@@ -237,7 +251,7 @@ def test_the_swept_hull_finds_the_plane_physx_finds(tmp_path):
     # along. Where the hull's flat bottom lands on a triangle tilted almost alike (within a few thousandths), which of
     # the two faces gives the normal is a coin toss to PhysX's GJK; both planes touch at the contact, a few
     # centimetres from that line, so they still agree on it to well under a tenth of a millimetre.
-    centres = np.stack([c for c, _, _ in poses])
+    centres = np.stack(starts)
     level = lambda n_, d_: -(n_[:, 0] * centres[:, 0] + n_[:, 1] * centres[:, 1] + d_) / n_[:, 2]  # noqa: E731
     apart = np.abs(level(normals, offsets) - level(ours.normal.T, ours.offset))
     tilt = np.abs(normals - ours.normal.T).max(axis=1)
