@@ -79,8 +79,10 @@ def _mixed_fleet(folder) -> Stage:
 def road_figures(scenario: Scenario, mine: dict, ref: dict) -> dict[str, float]:
     """test_conformance_ovphysx.figures with wheel speeds after SETTLE_S and the angular speed over the whole run."""
     out = figures(scenario, mine, ref, int(round(SETTLE_S / DT)), MIN_PATH)
-    w = lambda trace: np.linalg.norm(np.asarray(trace["bodies"][scenario.vehicle]["angularVelocity"], float), axis=1)  # noqa: E731
-    out["ang.speed"] = worst_relative(w(mine), w(ref))
+    def rate(trace):
+        return np.linalg.norm(np.asarray(trace["bodies"][scenario.vehicle]["angularVelocity"], float), axis=1)
+
+    out["ang.speed"] = worst_relative(rate(mine), rate(ref))
     return out
 
 
@@ -124,7 +126,8 @@ def _cases():
 @pytest.mark.parametrize("name, variant", list(_cases()))
 def test_scenario_matches_physx(results, name, variant):
     got = results.figures[variant][name]
-    expected = set(COLUMNS) - ({"engine"} if name in ("fleet, basic drive (rear)", "fleet, wheel controllers") else set())
+    engineless = ("fleet, basic drive (rear)", "fleet, wheel controllers")
+    expected = set(COLUMNS) - ({"engine"} if name in engineless else set())
     assert expected <= set(got), (name, variant)
     bad = {k: round(100 * v, 3) for k, v in got.items() if not v <= LIMIT}
     assert not bad, f"{name} ({variant}): over {100 * LIMIT:g}% (in %): {bad}"
@@ -226,7 +229,8 @@ def test_the_swept_hull_finds_the_plane_physx_finds(tmp_path):
         poses.append((start, _rotation(*rng.uniform(-0.05, 0.05, 3), axis=k % 3), k % 3))
         starts.append(start)
         lengths.append(PROBE_TRAVEL)
-    bottom = {0: PROBE_RADIUS, 1: PROBE_RADIUS * np.cos(np.pi / HULL_POINTS), 2: PROBE_RADIUS * np.cos(np.pi / HULL_POINTS)}
+    face = PROBE_RADIUS * np.cos(np.pi / HULL_POINTS)  # how far the hull reaches down: a corner (X axis) or a face
+    bottom = {0: PROBE_RADIUS, 1: face, 2: face}
     # Between the bumps, a centimetre deep, turned a little: exactly square to the lane, PhysX's GJK misses it with
     # the Z-axis hull (a face parallel to the road's triangles, in all three directions).
     for k in range(6):

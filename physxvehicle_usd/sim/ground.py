@@ -255,7 +255,7 @@ class SweptWheels:
 class _TriangleHits:
     """The earliest triangle contact of every wheel (t = inf: none; t < 0: the hull starts inside a triangle)."""
 
-    t: np.ndarray  # (N,) distance along the sweep; for a start inside: minus the depth (see `penetration`)
+    t: np.ndarray  # (N,) distance along the sweep; for a start inside: minus the depth along `mtd`
     normal: np.ndarray  # (N, 3) contact normal, against the sweep direction
     offset: np.ndarray  # (N,) plane through the contact point: n . x + offset = 0
     shape: np.ndarray  # (N,) index into Ground.materials
@@ -294,7 +294,8 @@ def _sweep_triangles(ground: Ground, wheels: SweptWheels, only_shape: np.ndarray
     tri_edges /= np.linalg.norm(tri_edges, axis=2, keepdims=True)
     a0, a1, lat = wheels.axis0[wi], wheels.axis1[wi], wheels.lateral[wi]
     sides = _SIDE[None, :, :1] * a0[:, None] + _SIDE[None, :, 1:] * a1[:, None]  # (K, HALF, 3)
-    hull_edges = np.concatenate([lat[:, None], _EDGE[None, :, :1] * a0[:, None] + _EDGE[None, :, 1:] * a1[:, None]], axis=1)
+    ring_edges = _EDGE[None, :, :1] * a0[:, None] + _EDGE[None, :, 1:] * a1[:, None]
+    hull_edges = np.concatenate([lat[:, None], ring_edges], axis=1)
     crossed = np.cross(hull_edges[:, :, None], tri_edges[:, None]).reshape(len(wi), -1, 3)
     axes = np.concatenate([ground.tri_normals[ti][:, None], sides, lat[:, None], crossed], axis=1)
     length = np.linalg.norm(axes, axis=2)
@@ -375,8 +376,9 @@ def sweep(ground: Ground, wheels: SweptWheels) -> RayHits:
     if inside.size:
         # PxVehiclePhysXRoadGeometryQueryUpdate: out along the separating direction, then back against that mesh
         step = np.maximum(wheels.radius[inside], -tri.t[inside])
-        again = _sweep_triangles(ground, wheels.moved(inside, wheels.centre[inside] + tri.mtd[inside] * (1.01 * step)[:, None],
-                                                      -tri.mtd[inside], 1.02 * step), only_shape=tri.shape[inside])
+        out_there = wheels.centre[inside] + tri.mtd[inside] * (1.01 * step)[:, None]
+        again = _sweep_triangles(ground, wheels.moved(inside, out_there, -tri.mtd[inside], 1.02 * step),
+                                 only_shape=tri.shape[inside])
         clean = np.isfinite(again.t) & (again.t > 0.0)
         tri.t[inside] = np.where(clean, -1.0, np.inf)  # a start inside comes before any contact along the sweep
         tri.normal[inside], tri.offset[inside] = again.normal, again.offset

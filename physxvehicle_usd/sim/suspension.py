@@ -109,7 +109,8 @@ def _sweep_rows(p: SimParams, ground: Ground, rows, R, d_w, hub, top, length, st
         direction=d_w[:, v, w].T.astype(float), distance=p.travel_distance[v, w].astype(float)))
 
 
-def query_road_geometry(p: SimParams, ground: Ground, friction: np.ndarray, frame: tuple, steer: np.ndarray) -> RoadGeometry:
+def query_road_geometry(p: SimParams, ground: Ground, friction: np.ndarray, frame: tuple,
+                        steer: np.ndarray) -> RoadGeometry:
     """3.2 with the begin pose. Raycast: from the wheel top at maximum compression down to the wheel bottom at
     maximum droop. Sweep: the wheel hull (ground.HULL_POINTS) from maximum compression to maximum droop.
 
