@@ -1,6 +1,6 @@
-"""The ground's suspension raycast against triangle meshes: the triangle grid narrows the candidates and changes
-no result. Each case compares the grid against a grid of one cell holding every triangle (every ray against every
-triangle), bit for bit."""
+"""The ground's mesh queries: the triangle grid narrows the candidates and changes no result. Each raycast case
+compares the grid against a grid of one cell holding every triangle (every ray against every triangle), bit for
+bit."""
 from __future__ import annotations
 
 import dataclasses
@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from pxr import Gf, Usd, UsdGeom, UsdPhysics
 
 from physxvehicle_usd.read import read_stage
-from physxvehicle_usd.sim.ground import Ground, raycast
+from physxvehicle_usd.sim.ground import Ground, box_pairs, raycast
 
 
 def _mesh_ground(points: np.ndarray, faces: np.ndarray, rotate_x: float = 0.0) -> Ground:
@@ -46,8 +46,9 @@ def _bump_road(nx: int = 60, ny: int = 6, cell: tuple[float, float] = (0.25, 3.0
 def _every_triangle(ground: Ground) -> Ground:
     """The same ground with a grid of one cell that holds every triangle."""
     grid = ground.grid
-    one = dataclasses.replace(grid, origin=np.full(2, -1e30), cell=1e31, size=(1, 1),
-                              starts=np.array([0, len(ground.tri_v0)]), triangles=np.arange(len(ground.tri_v0)))
+    T = len(ground.tri_v0)
+    one = dataclasses.replace(grid, origin=np.full(2, -1e30), cell=1e31, size=(1, 1), starts=np.array([0, T]),
+                              triangles=np.arange(T), first_cell=np.zeros((T, 2), np.int64))
     return dataclasses.replace(ground, grid=one)
 
 
@@ -75,6 +76,22 @@ def test_grid_gives_the_hits_of_every_triangle_on_a_bump_road(dtype):
     rng = np.random.default_rng(7)
     hits = _assert_same_hits(ground, *_rays(rng, 4000, (-1.0, -1.0, -0.2), (16.0, 19.0, 0.8), dtype))
     assert hits > 1000  # most rays start above the road and reach it
+
+
+def test_broad_phase_lists_each_overlapping_pair_once():
+    """Boxes spanning several cells meet in each: the grid still gives a pair once, and exactly the pairs whose
+    boxes overlap (every query box against every triangle box)."""
+    ground = _mesh_ground(*_bump_road())
+    rng = np.random.default_rng(3)
+    centre = np.stack([rng.uniform(-1, 16, 300), rng.uniform(-1, 19, 300), rng.uniform(-0.1, 0.2, 300)], axis=1)
+    half = rng.uniform(0.01, 4.0, (300, 3))  # up to several cells wide
+    query, tri = box_pairs(ground, centre - half, centre + half)
+    keys = query * len(ground.tri_v0) + tri
+    assert len(np.unique(keys)) == len(keys)
+    lo_t, hi_t = ground.grid.box(np.arange(len(ground.tri_v0)))
+    overlap = ((lo_t[None] <= (centre + half)[:, None]) & (hi_t[None] >= (centre - half)[:, None])).all(axis=2)
+    expected_q, expected_t = np.nonzero(overlap)
+    assert np.array_equal(np.sort(keys), expected_q * len(ground.tri_v0) + expected_t)
 
 
 def test_rays_outside_the_grid_miss_and_single_sided_faces_let_upward_rays_through():

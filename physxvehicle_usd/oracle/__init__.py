@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["OracleError", "TELEMETRY", "WRITABLE_CONTROLS", "run_ovphysx"]
+__all__ = ["OracleError", "TELEMETRY", "WRITABLE_CONTROLS", "run_ovphysx", "sweep_ovphysx"]
 
 WORKER = Path(__file__).resolve().with_name("worker.py")
 _ERROR_PREFIX = "ORACLE_ERROR: "
@@ -231,6 +231,22 @@ def run_ovphysx(
         "controls": _request_controls(controls, int(steps)),
         "telemetry": _request_telemetry(telemetry),
     }
+    meta, arrays, output = _run_worker(request, timeout, f"{steps} steps of {usd}")
+    result: dict[str, Any] = {
+        "dt": meta["dt"],
+        "steps": meta["steps"],
+        "recorded_steps": meta["recorded_steps"],
+        **_traces(meta, arrays),
+        "unavailable": meta["unavailable"],
+        "load_s": meta["load_s"],
+        "step_s": meta["step_s"],
+        "log": _log_lines(output),
+    }
+    return result
+
+
+def _run_worker(request: dict, timeout: float, what: str) -> tuple[dict, dict[str, np.ndarray], str]:
+    """The worker's result (meta, arrays) and everything it printed, for `request`; OracleError when it fails."""
     with tempfile.TemporaryDirectory(prefix="pvu-oracle-") as scratch:
         request_file = Path(scratch) / "request.json"
         result_file = Path(scratch) / "result.npz"
@@ -243,21 +259,28 @@ def run_ovphysx(
             )
         except subprocess.TimeoutExpired as exc:
             output = exc.output if isinstance(exc.output, str) else (exc.output or b"").decode(errors="replace")
-            raise OracleError(f"ovphysx did not finish {steps} steps of {usd} within {timeout:g} s"
+            raise OracleError(f"ovphysx did not finish {what} within {timeout:g} s"
                               + ("\n" + "\n".join(_log_lines(output)[-10:]) if output else "")) from None
         if completed.returncode != 0 or not result_file.is_file():
             raise _failure(completed.returncode, completed.stdout)
         with np.load(result_file) as stored:
             meta = json.loads(str(stored["meta"]))
             arrays = {key: stored[key] for key in stored.files if key != "meta"}
-    result: dict[str, Any] = {
-        "dt": meta["dt"],
-        "steps": meta["steps"],
-        "recorded_steps": meta["recorded_steps"],
-        **_traces(meta, arrays),
-        "unavailable": meta["unavailable"],
-        "load_s": meta["load_s"],
-        "step_s": meta["step_s"],
-        "log": _log_lines(completed.stdout),
-    }
-    return result
+    return meta, arrays, completed.stdout
+
+
+def sweep_ovphysx(usd_path: str | os.PathLike, sweeps: Sequence[tuple[str, Sequence[float], float]], *,
+                  timeout: float = 120.0) -> list[dict[str, Any] | None]:
+    """PhysX's closest hit of each scene sweep in `usd_path` (ovphysx's scene queries, the stage at rest).
+
+    sweeps: (shape prim path, unit direction, distance) each; the prim's PhysX geometry as omni.physx's scene queries
+      make it (a UsdGeom.Cylinder is the 30-corner convex hull omni.physx also sweeps for vehicle wheels) moves from
+      the prim's pose. Returns one {"distance", "normal", "position"} (world, stage units) or None per sweep.
+    """
+    usd = Path(usd_path).resolve()
+    if not usd.is_file():
+        raise OracleError(f"{usd} does not exist")
+    request = {"usd_path": str(usd), "sweeps": [[str(p), [float(c) for c in d], float(L)] for p, d, L in sweeps]}
+    meta, _, _ = _run_worker(request, timeout, f"{len(sweeps)} sweeps in {usd}")
+    return [None if hit is None else {"distance": hit[0], "normal": np.asarray(hit[1]), "position": np.asarray(hit[2])}
+            for hit in meta["sweeps"]]

@@ -361,6 +361,34 @@ def run(request: dict) -> tuple[dict, dict[str, np.ndarray]]:
         physx.destroy()
 
 
+def run_sweeps(request: dict) -> tuple[dict, dict[str, np.ndarray]]:
+    """The closest hit of each requested scene sweep, in the stage as loaded (nothing is stepped but a vanishing first
+    step, which builds the scene-query structures). A sweep is (shape prim path, unit direction, distance): the prim's
+    PhysX geometry as omni.physx's scene queries make it (a UsdGeom.Cylinder: the 30-corner convex hull also swept
+    for vehicle wheels), from the prim's pose. A hit is [distance, normal, position] (world), no hit null."""
+    from ovphysx import PhysX, SceneQueryGeometryType
+
+    PhysX.set_cpu_mode(True)
+    physx = PhysX()
+    stage = None
+    try:
+        stage = _open_stage(physx, request["usd_path"])
+        physx.step_sync(1e-6)
+        hits = []
+        for path, direction, distance in request["sweeps"]:
+            found = physx.sweep(SceneQueryGeometryType.SHAPE, list(direction), float(distance), prim_path=str(path))
+            hits.append([float(found[0]["distance"]), list(found[0]["normal"]), list(found[0]["position"])]
+                        if found else None)
+        return {"sweeps": hits}, {}
+    finally:
+        if stage is not None:
+            try:
+                physx.wait_task(physx.detach_ovstage())
+            finally:
+                stage.destroy()
+        physx.destroy()
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 3:
         print(f"{ERROR_PREFIX}usage: {Path(argv[0]).name} REQUEST.json RESULT.npz", file=sys.stderr)
@@ -368,7 +396,7 @@ def main(argv: list[str]) -> int:
     warnings.simplefilter("ignore")  # Warp's CUDA notices are noise on a CPU-only run
     try:
         request = json.loads(Path(argv[1]).read_text())
-        meta, arrays = run(request)
+        meta, arrays = run_sweeps(request) if "sweeps" in request else run(request)
         np.savez(argv[2], meta=np.array(json.dumps(meta)), **arrays)
     except WorkerError as exc:
         print(f"{ERROR_PREFIX}{exc}", file=sys.stderr, flush=True)

@@ -2,8 +2,12 @@
 
 PhysX's raycast semantics that matter here: planes and meshes are single-sided (a ray travelling along
 the face normal misses), a hit at distance 0 (ray starting inside) is no hit, and the closest hit wins.
-A ray meets only the triangles its segment's box shares a cell with in the ground's TriangleGrid
-(sim/triangle_grid.py), so a fleet on a large road mesh costs about what it costs on a plane.
+Mesh queries test only the triangles whose boxes overlap the query's (`box_pairs`), found through the ground's
+TriangleGrid (sim/triangle_grid.py), so a fleet on a large road mesh costs about what it costs on a plane.
+
+Sweeps (`sweep`) move the shape omni.physx sweeps for a wheel, a convex prism over a regular polygon of
+HULL_POINTS corners (not a true cylinder), along the suspension against the ground, as PxScene::sweep with
+eMTD does; see `sweep` for what is reported.
 """
 from __future__ import annotations
 
@@ -32,6 +36,10 @@ class Ground:
     tri_shape: np.ndarray  # (T,) index into mesh_materials
     mesh_materials: tuple[str | None, ...]
     paths: tuple[str, ...] = ()
+    # PhysX's geometric epsilon of each triangle's mesh, 2^-22 times the largest coordinate of the mesh's own points
+    # (Gu::computeLocalBoundsAndGeomEpsilon): mesh raycasts enlarge every triangle by it in barycentric terms, so a
+    # ray down a shared edge hits (at least) one of the two triangles
+    tri_epsilon: np.ndarray | None = None  # (T,); None: 0
     grid: TriangleGrid | None = None  # over the triangles (None: no triangles)
 
     @property
@@ -43,7 +51,7 @@ class Ground:
     def from_description(cls, ground: Sequence[GroundDescription] | None) -> "Ground":
         """The static ground of a stage description, at the precision the description holds (float32, as PhysX)."""
         normals, offsets, pmats, ppaths = [], [], [], []
-        v0s, e1s, e2s, shape_ids, mmats, mpaths = [], [], [], [], [], []
+        v0s, e1s, e2s, shape_ids, mmats, mpaths, epsilons = [], [], [], [], [], [], []
         for g in ground or []:
             m = np.asarray(canonical_value(g.transform), dtype=float).reshape(4, 4)  # row-vector convention
             if g.kind == "plane":
@@ -57,6 +65,7 @@ class Ground:
                 ppaths.append(g.path)
             elif g.kind == "mesh":
                 pts = np.asarray(canonical_value(g.points or []), dtype=float).reshape(-1, 3)
+                epsilon = float(np.abs(pts).max()) * 2.0 ** -22 if len(pts) else 0.0
                 pts = pts @ m[:3, :3] + m[3, :3]
                 idx = [int(i) for i in g.faceVertexIndices or []]
                 counts = [int(c) for c in g.faceVertexCounts or []]
@@ -76,6 +85,7 @@ class Ground:
                 keep = length > 0
                 v0s.append(a[keep]); e1s.append(e1[keep]); e2s.append(e2[keep])
                 shape_ids.append(np.full(int(keep.sum()), len(mmats)))
+                epsilons.append(np.full(int(keep.sum()), epsilon))
                 mmats.append(g.material)
                 mpaths.append(g.path)
         empty3 = np.zeros((0, 3))
@@ -89,7 +99,8 @@ class Ground:
             plane_normals=np.asarray(normals).reshape(-1, 3), plane_offsets=np.asarray(offsets, dtype=float),
             plane_materials=tuple(pmats), tri_v0=v0, tri_e1=e1, tri_e2=e2, tri_normals=tn,
             tri_shape=np.concatenate(shape_ids) if shape_ids else np.zeros(0, np.int64),
-            mesh_materials=tuple(mmats), paths=tuple(ppaths + mpaths), grid=grid,
+            mesh_materials=tuple(mmats), paths=tuple(ppaths + mpaths),
+            tri_epsilon=np.concatenate(epsilons) if epsilons else np.zeros(0), grid=grid,
         )
 
     @classmethod
@@ -100,6 +111,9 @@ class Ground:
         return cls(n[None], np.asarray([offset], dtype=float), (material,), z, z, z, z, np.zeros(0, np.int64), ())
 
 
+_CULLING_EPSILON = float(np.finfo(np.float32).eps) ** 2  # GU_CULLING_EPSILON_RAY_TRIANGLE: smaller determinants miss
+
+
 @dataclass
 class RayHits:
     """Closest hit per ray (component-first arrays over the ray shape)."""
@@ -108,6 +122,17 @@ class RayHits:
     normal: np.ndarray  # (3, ...)
     offset: np.ndarray  # plane offset d of the hit plane (n . x + d = 0 through the hit point)
     shape: np.ndarray  # index into Ground.materials (-1 = no hit)
+
+
+def box_pairs(ground: Ground, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The broad phase of the mesh queries: (query, triangle) index pairs whose boxes overlap, each once, for queries
+    with boxes lo, hi (Q, 3): the grid's candidates, then the boxes themselves."""
+    if ground.grid is None:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    query, tri = ground.grid.pairs(lo, hi)
+    lo_t, hi_t = ground.grid.box(tri)
+    overlap = ((lo_t <= hi[query]) & (hi_t >= lo[query])).all(axis=1)
+    return query[overlap], tri[overlap]
 
 
 def raycast(ground: Ground, origin: np.ndarray, direction: np.ndarray, length: np.ndarray) -> RayHits:
@@ -144,26 +169,27 @@ def raycast(ground: Ground, origin: np.ndarray, direction: np.ndarray, length: n
 def _mesh_hits(ground: Ground, o: np.ndarray, d: np.ndarray, L: np.ndarray, best_t: np.ndarray, best_n: np.ndarray,
                best_shape: np.ndarray) -> None:
     """Lower best_t (and set best_n, best_shape) where a ray's closest triangle hit is closer: Moller-Trumbore on the
-    (ray, triangle) pairs the grid gives. Of equally close triangles the lowest index wins."""
+    broad phase's (ray, triangle) pairs, each triangle enlarged by its mesh's geometric epsilon. Of equally close
+    triangles the lowest index wins."""
     end = o + d * L
-    ray, tri = ground.grid.pairs(np.minimum(o, end).T, np.maximum(o, end).T)
+    ray, tri = box_pairs(ground, np.minimum(o, end).T, np.maximum(o, end).T)
     if ray.size == 0:
         return
-    # component by component, in the order np.cross and a sum over (x, y, z) take: the same bits as testing each
-    # ray against the whole mesh (tests/test_sim_ground.py), at a fraction of the numpy calls
+    # component by component (np.cross and a sum over x, y, z in the same order): a fraction of the numpy calls
     ox, oy, oz = o[:, ray]
     dx, dy, dz = d[:, ray]
     v0x, v0y, v0z, e1x, e1y, e1z, e2x, e2y, e2z = ground.grid.triangle_columns[:, tri]
     px, py, pz = dy * e2z - dz * e2y, dz * e2x - dx * e2z, dx * e2y - dy * e2x  # d x e2
     det = e1x * px + e1y * py + e1z * pz
-    front = det > 1e-12  # single-sided: the ray must travel against the face normal
+    front = det >= _CULLING_EPSILON  # single-sided: the ray must travel against the face normal
     inv = np.where(front, 1.0 / np.where(front, det, 1.0), 0.0)
     tx, ty, tz = ox - v0x, oy - v0y, oz - v0z
     u = (tx * px + ty * py + tz * pz) * inv
     qx, qy, qz = ty * e1z - tz * e1y, tz * e1x - tx * e1z, tx * e1y - ty * e1x  # (o - v0) x e1
     v = (dx * qx + dy * qy + dz * qz) * inv
     t = (e2x * qx + e2y * qy + e2z * qz) * inv
-    ok = front & (u >= 0.0) & (v >= 0.0) & (u + v <= 1.0) & (t > 0.0) & (t <= L[ray])
+    eps = ground.tri_epsilon[tri] if ground.tri_epsilon is not None else 0.0
+    ok = front & (u >= -eps) & (v >= -eps) & (u + v <= 1.0 + eps) & (t > 0.0) & (t <= L[ray])
     ray, tri, t = ray[ok], tri[ok], t[ok]
     order = np.lexsort((tri, t, ray))  # by ray, then distance, then triangle index
     first = order[np.r_[True, ray[order][1:] != ray[order][:-1]]] if order.size else order
@@ -173,6 +199,196 @@ def _mesh_hits(ground: Ground, o: np.ndarray, d: np.ndarray, L: np.ndarray, best
     best_t[ray] = t[better]
     best_n[:, ray] = ground.tri_normals[tri].T
     best_shape[ray] = len(ground.plane_normals) + ground.tri_shape[tri]
+
+
+# omni.physx sweeps a wheel as the convex hull of two regular polygons of HULL_POINTS corners, one on each side of
+# the wheel (PhysXSetup::getVehicleWheelCylinderConvexMesh in Setup.cpp, built by createCylinderConvexMesh): a unit
+# shape along the frame's lateral coordinate axis, scaled to the wheel's radius and half-width at every query
+# (PxVehiclePhysXRoadGeometryQueryUpdate). Its flat sides, not a round tread, meet the road.
+HULL_POINTS = 30
+
+
+def _hull_corners() -> tuple[np.ndarray, np.ndarray]:
+    """cos and sin of the corner angles i 2 pi / HULL_POINTS, rounded to single precision as omni.physx makes them."""
+    step = np.float32(2.0) * np.float32(np.pi) / np.float32(HULL_POINTS)
+    theta = step * np.arange(HULL_POINTS, dtype=np.float32)
+    return np.cos(theta).astype(float), np.sin(theta).astype(float)
+
+
+_COS, _SIN = _hull_corners()
+_HALF = HULL_POINTS // 2  # corner i + HALF is corner i mirrored: half the side normals and edge directions suffice
+# unit side-face normals and cap-edge directions of the polygon, as (cos, sin) weights of the two in-plane axes
+_SIDE = np.stack([_COS[:_HALF] + _COS[1:_HALF + 1], _SIN[:_HALF] + _SIN[1:_HALF + 1]], axis=1)
+_SIDE /= np.linalg.norm(_SIDE, axis=1, keepdims=True)
+_EDGE = np.stack([-_SIDE[:, 1], _SIDE[:, 0]], axis=1)
+
+
+@dataclass
+class SweptWheels:
+    """Wheel hulls to sweep, row-major: start centres, the wheel's lateral axis and the two coordinate axes of the
+    polygon's plane (the hull's axes rotated into the world), radius, half-width, direction and length of the sweep."""
+
+    centre: np.ndarray  # (N, 3)
+    lateral: np.ndarray  # (N, 3) unit
+    axis0: np.ndarray  # (N, 3) unit: corner i sits at radius (cos(i 2 pi / n) axis0 + sin(i 2 pi / n) axis1)
+    axis1: np.ndarray  # (N, 3) unit
+    radius: np.ndarray  # (N,)
+    half_width: np.ndarray  # (N,)
+    direction: np.ndarray  # (N, 3) unit
+    distance: np.ndarray  # (N,)
+
+    def support(self, axes: np.ndarray, rows: np.ndarray | slice = slice(None)) -> np.ndarray:
+        """max over the hull of x . a, minus its centre's, for axes (K, ..., 3) of the wheels `rows` (K)."""
+        extra = (slice(None),) + (None,) * (axes.ndim - 2)
+        lat = np.abs(np.einsum("k...j,kj->k...", axes, self.lateral[rows]))
+        a0 = np.einsum("k...j,kj->k...", axes, self.axis0[rows])
+        a1 = np.einsum("k...j,kj->k...", axes, self.axis1[rows])
+        ring = (a0[..., None] * _COS + a1[..., None] * _SIN).max(axis=-1)
+        return self.half_width[rows][extra] * lat + self.radius[rows][extra] * ring
+
+    def moved(self, rows: np.ndarray, centre: np.ndarray, direction: np.ndarray, distance: np.ndarray) -> "SweptWheels":
+        return SweptWheels(centre, self.lateral[rows], self.axis0[rows], self.axis1[rows], self.radius[rows],
+                           self.half_width[rows], direction, distance)
+
+
+@dataclass
+class _TriangleHits:
+    """The earliest triangle contact of every wheel (t = inf: none; t < 0: the hull starts inside a triangle)."""
+
+    t: np.ndarray  # (N,) distance along the sweep; for a start inside: minus the depth along `mtd`
+    normal: np.ndarray  # (N, 3) contact normal, against the sweep direction
+    offset: np.ndarray  # (N,) plane through the contact point: n . x + offset = 0
+    shape: np.ndarray  # (N,) index into Ground.materials
+    mtd: np.ndarray  # (N, 3) for a start inside: the direction that separates the hull from its triangle soonest
+
+
+def _sweep_triangles(ground: Ground, wheels: SweptWheels, only_shape: np.ndarray | None = None) -> _TriangleHits:
+    """Time of impact of each hull against every triangle it can reach, by separating axes.
+
+    The hull moving along w meets a triangle first where the ray t w enters their Minkowski difference, a convex
+    polytope whose faces are normal to a face of either shape or to an edge of one crossed with an edge of the other.
+    On each such axis the two projected intervals overlap for t in [enter, exit]; the shapes touch from the largest
+    enter on, if that comes before the smallest exit. The axis of the largest enter is the contact normal, which is
+    what PhysX's GJK raycast returns (the normal of the difference's face the ray enters through). Triangles facing
+    away from the sweep (normal . w >= 0) are culled, as PhysX culls single-sided mesh triangles in sweeps."""
+    N = wheels.radius.shape[0]
+    out = _TriangleHits(np.full(N, np.inf), np.zeros((N, 3)), np.zeros(N), np.full(N, -1), np.zeros((N, 3)))
+    # broad phase: the box around the hull's start and end; triangles facing away from the sweep are culled
+    c, w, D = wheels.centre, wheels.direction, wheels.distance
+    ext = (wheels.half_width[:, None] * np.abs(wheels.lateral)
+           + wheels.radius[:, None] * np.sqrt(wheels.axis0 ** 2 + wheels.axis1 ** 2)) + 1e-6
+    end = c + w * D[:, None]
+    wi, ti = box_pairs(ground, np.minimum(c, end) - ext, np.maximum(c, end) + ext)
+    keep = (ground.tri_normals[ti] * w[wi]).sum(axis=1) < 0.0
+    if only_shape is not None:
+        keep &= ground.plane_normals.shape[0] + ground.tri_shape[ti] == only_shape[wi]
+    wi, ti = wi[keep], ti[keep]
+    if not wi.size:
+        return out
+    # the separating axes of every pair (K, A, 3): the triangle's normal, the polygon's side normals and the wheel's
+    # lateral axis, and every hull edge direction (lateral, polygon edges) crossed with every triangle edge
+    v0 = ground.tri_v0[ti]
+    verts = np.stack([v0, v0 + ground.tri_e1[ti], v0 + ground.tri_e2[ti]], axis=1)  # (K, 3, 3)
+    tri_edges = np.stack([ground.tri_e1[ti], ground.tri_e2[ti] - ground.tri_e1[ti], ground.tri_e2[ti]], axis=1)
+    tri_edges /= np.linalg.norm(tri_edges, axis=2, keepdims=True)
+    a0, a1, lat = wheels.axis0[wi], wheels.axis1[wi], wheels.lateral[wi]
+    sides = _SIDE[None, :, :1] * a0[:, None] + _SIDE[None, :, 1:] * a1[:, None]  # (K, HALF, 3)
+    ring_edges = _EDGE[None, :, :1] * a0[:, None] + _EDGE[None, :, 1:] * a1[:, None]
+    hull_edges = np.concatenate([lat[:, None], ring_edges], axis=1)
+    crossed = np.cross(hull_edges[:, :, None], tri_edges[:, None]).reshape(len(wi), -1, 3)
+    axes = np.concatenate([ground.tri_normals[ti][:, None], sides, lat[:, None], crossed], axis=1)
+    length = np.linalg.norm(axes, axis=2)
+    usable = length > 1e-9  # parallel edges give no axis
+    axes = axes / np.where(usable, length, 1.0)[..., None]
+    centre = np.einsum("kaj,kj->ka", axes, c[wi])
+    reach = wheels.support(axes, wi)
+    proj = np.einsum("kaj,kvj->kav", axes, verts)
+    tmin, tmax = proj.min(axis=2), proj.max(axis=2)
+    lo_c, hi_c = centre - reach, centre + reach
+    speed = np.einsum("kaj,kj->ka", axes, w[wi])
+    moving = np.abs(speed) > 1e-12
+    safe = np.where(moving, speed, 1.0)
+    toward = speed > 0.0
+    enter = np.where(toward, tmin - hi_c, tmax - lo_c) / safe
+    leave = np.where(toward, tmax - lo_c, tmin - hi_c) / safe
+    apart = (hi_c < tmin) | (lo_c > tmax)  # separated on an axis the motion does not change
+    enter = np.where(moving, enter, np.where(apart, np.inf, -np.inf))
+    leave = np.where(moving, leave, np.where(apart, -np.inf, np.inf))
+    enter = np.where(usable, enter, -np.inf)
+    leave = np.where(usable, leave, np.inf)
+    k = np.argmax(enter, axis=1)
+    rows = np.arange(len(wi))
+    toi, exit_ = enter[rows, k], leave.min(axis=1)
+    ok = (toi <= exit_) & (toi <= D[wi]) & (exit_ >= 0.0)
+    # contact normal: the entering axis turned against the motion; the plane touches the triangle's extreme point
+    normal = axes[rows, k] * np.where(toward[rows, k], -1.0, 1.0)[:, None]
+    offset = -np.einsum("kvj,kj->kv", verts, normal).max(axis=1)
+    # started inside (toi < 0): the axis of least overlap separates the pair soonest; its depth orders the pairs
+    over_hi, over_lo = hi_c - tmin, tmax - lo_c  # overlap when the hull leaves along -axis / +axis
+    depth = np.where(usable, np.minimum(over_hi, over_lo), np.inf)
+    m = np.argmin(depth, axis=1)
+    mtd = axes[rows, m] * np.where(over_lo[rows, m] < over_hi[rows, m], 1.0, -1.0)[:, None]
+    t = np.where(ok, np.where(toi < 0.0, -depth[rows, m], toi), np.inf)
+    # the earliest pair of each wheel (the deepest when it starts inside; of equals, the lowest triangle index)
+    order = np.lexsort((ti, t, wi))
+    wi, t = wi[order], t[order]
+    first = np.r_[True, wi[1:] != wi[:-1]]
+    best = order[first]
+    got = np.isfinite(t[first])
+    rows_w = wi[first][got]
+    best = best[got]
+    out.t[rows_w] = t[first][got]
+    out.normal[rows_w] = normal[best]
+    out.offset[rows_w] = offset[best]
+    out.shape[rows_w] = ground.plane_normals.shape[0] + ground.tri_shape[ti[best]]
+    out.mtd[rows_w] = mtd[best]
+    return out
+
+
+def sweep(ground: Ground, wheels: SweptWheels) -> RayHits:
+    """The road plane of each wheel hull swept from maximum compression along its suspension (PxScene::sweep with
+    eMTD, then PxVehiclePhysXRoadGeometryQueryUpdate's use of the hit), component-first like `raycast`.
+
+    The closest contact gives the plane through its contact point with its normal. A hull that starts inside a
+    triangle is moved out along the separating direction by 1.01 max(radius, depth), swept back against that mesh
+    alone, and the plane of that contact is used (none when it starts inside again). A plane is a half-space: the
+    hull hits it when its lowest corner is below the plane at the start or at the end of the sweep, and then the plane
+    itself is the hit plane."""
+    N = wheels.radius.shape[0]
+    best_t = np.full(N, np.inf)
+    best_n = np.zeros((N, 3))
+    best_d = np.zeros(N)
+    best_shape = np.full(N, -1)
+    for k in range(ground.plane_normals.shape[0]):
+        n, d = ground.plane_normals[k], float(ground.plane_offsets[k])
+        low = wheels.centre @ n + d - wheels.support(np.broadcast_to(-n, (N, 1, 3)))[:, 0]
+        along = wheels.direction @ n
+        toi = np.where(low <= 0.0, low, low / np.where(along < 0.0, -along, 1.0))
+        hits = (low <= 0.0) | ((along < 0.0) & (toi <= wheels.distance))
+        better = hits & (toi < best_t)
+        best_t = np.where(better, toi, best_t)
+        best_n = np.where(better[:, None], n, best_n)
+        best_d = np.where(better, d, best_d)
+        best_shape = np.where(better, k, best_shape)
+    tri = _sweep_triangles(ground, wheels)
+    inside = np.nonzero(np.isfinite(tri.t) & (tri.t < 0.0) & (tri.t < best_t))[0]
+    if inside.size:
+        # PxVehiclePhysXRoadGeometryQueryUpdate: out along the separating direction, then back against that mesh
+        step = np.maximum(wheels.radius[inside], -tri.t[inside])
+        out_there = wheels.centre[inside] + tri.mtd[inside] * (1.01 * step)[:, None]
+        again = _sweep_triangles(ground, wheels.moved(inside, out_there, -tri.mtd[inside], 1.02 * step),
+                                 only_shape=tri.shape[inside])
+        clean = np.isfinite(again.t) & (again.t > 0.0)
+        tri.t[inside] = np.where(clean, -1.0, np.inf)  # a start inside comes before any contact along the sweep
+        tri.normal[inside], tri.offset[inside] = again.normal, again.offset
+        tri.shape[inside] = np.where(clean, tri.shape[inside], -1)
+    better = np.isfinite(tri.t) & (tri.t < best_t)
+    best_t = np.where(better, tri.t, best_t)
+    best_n = np.where(better[:, None], tri.normal, best_n)
+    best_d = np.where(better, tri.offset, best_d)
+    best_shape = np.where(better, tri.shape, best_shape)
+    hit = np.isfinite(best_t)
+    return RayHits(hit, np.ascontiguousarray(best_n.T), best_d, np.where(hit, best_shape, -1))
 
 
 def friction_matrix(tables: Sequence[Any], ground: Ground) -> np.ndarray:

@@ -53,7 +53,7 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
     offset = steered_wheel_offset(p, cmd["steer_angle"])
     axle = steered_axle(p, cmd["steer_angle"]) if p.any_sweep else None
     frame = wheel_frame(p, R_begin, s.body_position, offset)  # the begin pose: the query's and the first substep's
-    road = query_road_geometry(p, ground, friction, frame[2], frame[1])
+    road = query_road_geometry(p, ground, friction, frame, cmd["steer_angle"])
     dt_sub = (dt / n_sub).astype(p.dtype)
     # constant compliance: the graphs and the wheel axes in the body frame hold for the whole step
     comp = update_compliance(p, s.jounce) if p.compliance_const else None

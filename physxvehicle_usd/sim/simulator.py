@@ -38,8 +38,16 @@ from .ground import Ground, friction_matrix
 from .guard import Guard, GuardOptions
 from .pipeline import StepOptions, step
 from .shards import ShardedStep
-from .state import (SimParams, SimState, actor_pose, body_pose, copy_vehicle_rows, initial_state, output_vehicle_axis,
-                    vehicle_rows)
+from .state import (
+    SimParams,
+    SimState,
+    actor_pose,
+    body_pose,
+    copy_vehicle_rows,
+    initial_state,
+    output_vehicle_axis,
+    vehicle_rows,
+)
 
 _VEHICLE_CONTROLS = ("accelerator", "brake0", "brake1", "steer", "thrust0", "thrust1")
 _WHEEL_CONTROLS = {"driveTorque": "wheel_drive_torque", "brakeTorque": "wheel_brake_torque", "steerAngle": "wheel_steer_angle"}

@@ -13,7 +13,7 @@ from .. import properties as P
 from ..runtime.vehicle2 import QUERY_SWEEP
 from . import vecmath as vm
 from .declare import F32, I32, I64, Derived, Param
-from .ground import Ground, raycast
+from .ground import Ground, RayHits, SweptWheels, raycast, sweep
 from .state import FLT_MIN, SimParams, SimState
 
 
@@ -83,14 +83,54 @@ def wheel_centre(body_rot: np.ndarray, body_pos: np.ndarray, offset: np.ndarray,
     return body_pos[:, :, None] + vm.matvec(body_rot[:, :, :, None], offset) + dir_world * (travel - jounce)
 
 
-def query_road_geometry(p: SimParams, ground: Ground, friction: np.ndarray, hub: np.ndarray, d_w: np.ndarray) -> RoadGeometry:
-    """3.2 raycast from the wheel top at maximum compression down to the wheel bottom at maximum droop.
+def hull_axes(p: SimParams, steer: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The swept wheel hull's axes in the body frame (3, V, W each): the coordinate axis of the frame's lateral axis
+    (the hull's width) and, in index order, the two others (its polygon's plane), turned by the wheel's pose at
+    maximum compression without compliance (a_q R(steer) w_q), as PxVehicleComputeWheelPoseForSuspensionQuery."""
+    lateral = np.argmax(np.abs(p.lat_axis), axis=0)  # (V,) 0, 1 or 2
+    eye = np.eye(3)
+    picks = (lateral, np.where(lateral == 0, 1, 0), np.where(lateral == 2, 1, 2))
+    ones = np.ones((1, p.V, p.W))
+    return tuple(vm.matvec(p.A_q, vm.rotate_about(p.e_u, steer, vm.matvec(p.W_q, eye[k].T[:, :, None] * ones)))
+                 for k in picks)
 
-    hub: wheel centres at maximum compression (3, V, W), world; d_w: suspension directions, world.
-    """
+
+def _raycast_rows(p: SimParams, ground: Ground, rows, R, d_w, hub, top, length, steer) -> RayHits:
+    v, w = rows
+    return raycast(ground, top[:, v, w], d_w[:, v, w], length[v, w])
+
+
+def _sweep_rows(p: SimParams, ground: Ground, rows, R, d_w, hub, top, length, steer) -> RayHits:
+    v, w = rows
+    world = [vm.matvec(R[:, :, v, w], a[:, v, w]).T.astype(float) for a in hull_axes(p, steer)]
+    return sweep(ground, SweptWheels(
+        centre=hub[:, v, w].T.astype(float), lateral=world[0], axis0=world[1], axis1=world[2],
+        radius=p.radius[v, w].astype(float), half_width=p.half_width[v, w].astype(float),
+        direction=d_w[:, v, w].T.astype(float), distance=p.travel_distance[v, w].astype(float)))
+
+
+def query_road_geometry(p: SimParams, ground: Ground, friction: np.ndarray, frame: tuple,
+                        steer: np.ndarray) -> RoadGeometry:
+    """3.2 with the begin pose. Raycast: from the wheel top at maximum compression down to the wheel bottom at
+    maximum droop. Sweep: the wheel hull (ground.HULL_POINTS) from maximum compression to maximum droop.
+
+    frame: `pipeline.wheel_frame` of the begin pose (body rotation, suspension directions and wheel centres at
+    maximum compression, world); steer: the wheels' steer angles (V, W)."""
+    R, d_w, hub = frame[0], frame[1], frame[2]
     top = hub - d_w * p.radius
     length = p.travel_distance + 2.0 * p.radius
-    hits = raycast(ground, top, d_w, length)
+    if not p.any_sweep:
+        hits = raycast(ground, top, d_w, length)
+    else:
+        swept = (p.query_type == QUERY_SWEEP)[:, None] & p.mask
+        f = np.result_type(p.dtype, np.float64)  # a query of part of the wheels is written into arrays of all of them
+        hits = RayHits(np.zeros((p.V, p.W), bool), np.zeros((3, p.V, p.W), f), np.zeros((p.V, p.W), f),
+                       np.full((p.V, p.W), -1))
+        for rows, query in ((np.nonzero(~swept), _raycast_rows), (np.nonzero(swept), _sweep_rows)):
+            if rows[0].size:
+                got = query(p, ground, rows, R, d_w, hub, top, length, steer)
+                hits.hit[rows], hits.normal[:, rows[0], rows[1]], hits.offset[rows], hits.shape[rows] = (
+                    got.hit, got.normal, got.offset, got.shape)
     hit = hits.hit & p.mask
     mu = friction[p.friction_table_id, hits.shape]
     f = p.dtype  # the ground is float64; the kernels run in the params' type

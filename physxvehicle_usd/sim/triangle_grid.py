@@ -30,6 +30,8 @@ class TriangleGrid:
     starts: np.ndarray  # (cells + 1,) where each cell's triangles start in `triangles` (cell = i * size[1] + j)
     triangles: np.ndarray  # triangle indices, cell after cell
     triangle_columns: np.ndarray  # (9, T): v0, v1 - v0, v2 - v0 component by component, one gather for a query's pairs
+    triangle_boxes: np.ndarray  # (6, T): each triangle's box, low corner then high corner
+    first_cell: np.ndarray  # (T, 2): the first cell (i, j) of each triangle's range, to list a pair once
 
     @classmethod
     def build(cls, v0: np.ndarray, e1: np.ndarray, e2: np.ndarray) -> "TriangleGrid":
@@ -52,11 +54,17 @@ class TriangleGrid:
         order = np.argsort(cells, kind="stable")  # a cell's triangles in index order
         starts = np.zeros(size[0] * size[1] + 1, dtype=np.int64)
         np.cumsum(np.bincount(cells, minlength=size[0] * size[1]), out=starts[1:])
-        return cls(axes, origin, cell, size, starts, triangle[order], np.concatenate((v0, e1, e2), axis=1).T.copy())
+        return cls(axes, origin, cell, size, starts, triangle[order], np.concatenate((v0, e1, e2), axis=1).T.copy(),
+                   np.concatenate((lo, hi), axis=1).T.copy(), first)
+
+    def box(self, triangles: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The boxes (low, high corners: (n, 3) each) of some triangles."""
+        columns = self.triangle_boxes[:, triangles]
+        return columns[:3].T, columns[3:].T
 
     def pairs(self, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(query, triangle) index pairs whose boxes may overlap, for queries with bounding boxes lo, hi (Q, 3). A pair
-        may repeat when both boxes span several cells; a query outside the grid has none."""
+        """(query, triangle) index pairs whose boxes may overlap, each once, for queries with bounding boxes lo, hi
+        (Q, 3); a query outside the grid has none."""
         lo2, hi2 = lo[:, self.axes], hi[:, self.axes]
         outside = ((hi2 < self.origin) | (lo2 > self.origin + self.cell * np.asarray(self.size))).any(axis=1)
         first, last = _cell_range(lo2, hi2, self.origin, self.cell, self.size)
@@ -66,7 +74,13 @@ class TriangleGrid:
         # positions in `triangles`: each cell's run start, then 0, 1, ... within the run
         run_start = np.repeat(self.starts[cells], count)
         within = np.arange(len(query)) - np.repeat(np.cumsum(count) - count, count)
-        return query, self.triangles[run_start + within]
+        triangle = self.triangles[run_start + within]
+        # a pair whose two cell ranges share several cells is met in each: keep it in the first shared one, the
+        # corner (max of the two first cells) where the ranges' overlap starts
+        cell = np.repeat(cells, count)
+        start = np.maximum(first[query], self.first_cell[triangle])
+        once = (cell // self.size[1] == start[:, 0]) & (cell % self.size[1] == start[:, 1])
+        return query[once], triangle[once]
 
 
 def _cell_range(lo2: np.ndarray, hi2: np.ndarray, origin: np.ndarray, cell: float, size: tuple[int, int]):
