@@ -96,7 +96,7 @@ def _material(car: VehicleStage, path: str = "/World/Asphalt") -> str:
 
 def _table(car: VehicleStage, materials=None, friction=None, default=None) -> str:
     path = "/World/Table"
-    prim = car.stage.DefinePrim(path, P.TABLE)
+    car.stage.DefinePrim(path, P.TABLE)
     if materials is not None:
         car.target(path, P.TABLE, "groundMaterials", materials)
     if friction is not None:
@@ -297,7 +297,6 @@ def _ncr(base: str, value, instance: str = "steer"):
 
 def _drive_component_missing(car):
     drive = car.parts["drive"]
-    name = P.full_name(P.DRIVE_STANDARD, "engine")
     return drive, car.target(drive, P.DRIVE_STANDARD, "engine", ["/World/Nowhere"])
 
 
