@@ -25,6 +25,7 @@ from __future__ import annotations
 import logging
 import os
 import site
+import warnings
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator, Sequence, TypeVar
@@ -38,6 +39,7 @@ RAY_MISSING = "--ray needs Ray, an optional extra: pip install 'physxvehicle-usd
 # A local instance only moves small results (a chunk's results are a few kB, passed inline, not through the object
 # store): Ray's default store (30 % of the machine's memory) would reserve shared memory for nothing.
 LOCAL_OBJECT_STORE_BYTES = 256 * 1024**2
+CONNECT_TIMEOUT_S = 10.0  # to reach a cluster's head node before asking Ray to join it
 MAX_CHUNK = 32           # files per task at most: beyond this the task overhead is well under 1 % of a chunk
 CHUNKS_PER_CPU = 8       # at least this many chunks per CPU where there are enough files: an even finish
 
@@ -59,7 +61,7 @@ def check_address(address: str) -> str:
     `--ray` takes an optional value, so `validate --ray assets/` reads `assets/` as the address; a file or folder
     that exists is said to be one, rather than tried as a cluster (which would fail after a long connection
     timeout, or worse, be validated by nobody)."""
-    if Path(address).exists():
+    if address and Path(address).exists():
         raise InputError(f"--ray took {address!r} as the Ray address, but it is a file or folder: put --ray after the "
                          "paths, or give the address with --ray=ADDRESS (--ray=local for a local Ray instance)")
     host, _, port = address.rpartition(":")
@@ -110,9 +112,12 @@ def ray_session(address: str = LOCAL) -> Iterator[None]:
         options.update(include_dashboard=False, object_store_memory=LOCAL_OBJECT_STORE_BYTES,
                        runtime_env=_local_runtime_env())
     else:
+        _answers(address)
         options.update(runtime_env=_cluster_runtime_env())
     try:
-        ray.init(**options)
+        with warnings.catch_warnings():  # Ray's notes about its own future defaults (GPU variables) are not the user's
+            warnings.simplefilter("ignore", FutureWarning)
+            ray.init(**options)
     except Exception as exc:  # noqa: BLE001 - Ray raises ConnectionError, ValueError, RuntimeError... for a bad address
         what = "start a local Ray instance" if address == LOCAL else f"join the Ray cluster at {address}"
         raise InputError(f"--ray: could not {what}: {_first_line(exc)}") from exc
@@ -120,6 +125,22 @@ def ray_session(address: str = LOCAL) -> Iterator[None]:
         yield
     finally:
         ray.shutdown()  # a local instance stops with it; a cluster keeps running
+
+
+def _answers(address: str) -> None:
+    """An InputError unless something listens at the address's HOST:PORT. Ray itself retries an address where
+    nothing answers for as long as the command runs, printing a warning every few seconds; "auto" (the cluster this
+    machine is part of) is Ray's to find, and it fails at once when there is none."""
+    import socket
+
+    host, _, port = address.split("://")[-1].rpartition(":")
+    if not host or not port.isdigit():
+        return
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT_S).close()
+    except OSError as exc:
+        raise InputError(f"--ray: nothing answers at {address} ({exc.strerror or type(exc).__name__}): is the Ray "
+                         "cluster's head node running there (ray start --head)?") from None
 
 
 def _first_line(exc: BaseException) -> str:
