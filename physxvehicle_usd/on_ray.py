@@ -51,6 +51,8 @@ def import_ray():
     try:
         import ray
     except ImportError as missing:
+        if missing.name != "ray":  # Ray is there but one of its own dependencies is not: installing it is no answer
+            raise InputError(f"--ray: Ray is installed but does not import: {missing}") from missing
         raise InputError(RAY_MISSING) from missing
     return ray
 
