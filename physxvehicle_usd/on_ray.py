@@ -181,9 +181,12 @@ def _run_chunk(function: Callable[[str], R], cwd: str, files: list[str]) -> list
 
 
 def _cause(ray, error: BaseException) -> BaseException:
-    """The exception a task raised (Ray wraps it in a RayTaskError), or Ray's own error (a worker crash)."""
+    """The exception a task raised (Ray wraps it in a RayTaskError; one raised while the worker unpickled the task,
+    such as a module it cannot import, in a RaySystemError too), or Ray's own error (a worker crash)."""
     if isinstance(error, ray.exceptions.RayTaskError) and error.cause is not None:
-        return error.cause
+        error = error.cause
+    if isinstance(error, ray.exceptions.RaySystemError) and isinstance(error.client_exc, BaseException):
+        error = error.client_exc
     return error
 
 
@@ -211,20 +214,25 @@ def map_files(function: Callable[[str], R], files: Sequence[str], failed: Callab
     done: dict[int, list[R]] = {}
     pending: dict = {}
     submitted = emitted = 0
-    while emitted < len(chunks):
-        while submitted < len(chunks) and len(pending) < window:
-            pending[task.remote(function_ref, cwd, chunks[submitted])] = submitted
-            submitted += 1
-        ready, _ = ray.wait(list(pending), num_returns=1)
-        for ref in ready:
-            index = pending.pop(ref)
-            try:
-                done[index] = ray.get(ref)
-            except ray.exceptions.RayError as error:
-                done[index] = _one_by_one(ray, task, function_ref, cwd, chunks[index], failed, error)
-        while emitted in done:
-            yield from done.pop(emitted)
-            emitted += 1
+    try:
+        while emitted < len(chunks):
+            while submitted < len(chunks) and len(pending) < window:
+                pending[task.remote(function_ref, cwd, chunks[submitted])] = submitted
+                submitted += 1
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            for ref in ready:
+                index = pending.pop(ref)
+                try:
+                    done[index] = ray.get(ref)
+                except ray.exceptions.RayError as error:
+                    done[index] = _one_by_one(ray, task, function_ref, cwd, chunks[index], failed, error)
+            while emitted in done:
+                yield from done.pop(emitted)
+                emitted += 1
+    finally:
+        # stopped early (an error, Ctrl-C, a caller that stopped iterating): the cluster need not finish the rest
+        for ref in pending:
+            ray.cancel(ref)
 
 
 def _one_by_one(ray, task, function_ref, cwd: str, files: list[str], failed, chunk_error: BaseException) -> list:

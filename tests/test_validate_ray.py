@@ -25,6 +25,7 @@ from conftest import REPO, run_cli
 sys.path.insert(0, str(REPO / "benchmarks"))
 from bench_library import write_library
 
+from physxvehicle_usd.errors import InputError
 from physxvehicle_usd.on_ray import RAY_MISSING, map_files
 from physxvehicle_usd.validate import FileResult, validate_file, validate_paths
 
@@ -144,6 +145,21 @@ def test_a_crashed_worker_fails_only_its_file(library, local_ray):
     assert crashed.message.startswith(f"{crashed.file}: the Ray worker working on it stopped: ")
     others = [r for r in results if r is not crashed]
     assert [_summary(r) for r in others] == [_summary(validate_file(r.file)) for r in others]
+
+
+@needs_ray
+@pytest.mark.soak
+def test_workers_that_cannot_import_the_code_end_the_run_with_one_message(library, local_ray, tmp_path, monkeypatch):
+    # a module this process imports from a folder the workers do not have: as a node without usd-core would fail
+    (tmp_path / "only_here.py").write_text("def work(file):\n    return file\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    from only_here import work
+
+    files = [str(p) for p in sorted(library.rglob("*.usd*"))]
+    with pytest.raises(InputError, match=r"^--ray: the Ray workers cannot run physxvehicle_usd: ModuleNotFoundError: "
+                                         r"No module named 'only_here'"):
+        list(map_files(work, files, failed=lambda file, why: why))
+    monkeypatch.delitem(sys.modules, "only_here")
 
 
 # -- fresh command lines: Ray started by the command, and a cluster joined by address (soak) ------------------------
