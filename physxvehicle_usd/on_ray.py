@@ -8,8 +8,8 @@ files, and the results come back one per file, in input order, as they are done.
 Ray is an optional extra (`pip install 'physxvehicle-usd[ray]'`); nothing else in the package imports it.
 
 - Tasks take chunks of files: a Ray task costs about a millisecond of scheduling on a quiet machine (much more on a
-  busy one), a small asset about 10 ms to check (benchmarks/bench_library.py); chunks keep that overhead small while leaving enough chunks per CPU
-  that the last ones do not leave most of the cluster idle.
+  busy one), a small asset about 10 ms to check (benchmarks/bench_library.py); chunks keep that overhead small
+  while leaving enough chunks per CPU that the last ones do not leave most of the cluster idle.
 - Results are yielded in input order as soon as every earlier chunk is in, so that the report (and a progress bar)
   is the serial run's.
 - One file never stops the others: the per-file function is expected to turn a bad file into a result itself
