@@ -2,7 +2,8 @@
 """`validate` on a library of vehicle assets: serial, --jobs 2 and --ray on this machine, and what Ray would do for
 100,000 assets on a cluster.
 
-    python benchmarks/bench_library.py [--assets 2000] [--repeat 2] [--folder DIR] [--nodes 1 4 16 64] [--cpus-per-node 16]
+    python benchmarks/bench_library.py [--assets 2000] [--repeat 2] [--folder DIR] [--nodes 1 4 16 64]
+                                       [--cpus-per-node 16]
 
 The library: --assets stages from the presets with randomised tuning (mass, chassis length, wheel radius, tire
 friction and stiffness, suspension damping; each preset in m/cm/mm/in, Z and Y up; a quarter of them .usdc), in
@@ -81,7 +82,8 @@ def library_file(folder: Path, index: int, broken_every: int = BROKEN_EVERY, see
     broken = BROKEN_KINDS[(index // broken_every) % len(BROKEN_KINDS)] if index % broken_every == broken_every - 1 \
         else None
     suffix = ".usdc" if index % 4 == 3 and broken != "unreadable" else ".usda"
-    path = folder / f"{index // FOLDER_SIZE:02d}" / f"{index:05d}_{preset}_{units}_{up}{'_' + broken if broken else ''}{suffix}"
+    name = f"{index:05d}_{preset}_{units}_{up}{'_' + broken if broken else ''}{suffix}"
+    path = folder / f"{index // FOLDER_SIZE:02d}" / name
     if path.exists():
         return path
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -215,8 +217,8 @@ def main() -> None:
     print(f"\n{args.target:,} files (per file {1000 * per_file:.2f} ms; Ray's fixed {fixed:.1f} s from this machine):")
     serial = args.target * per_file
     jobs = args.target * per_file / args.cpus_per_node
-    print(f"  serial (1 thread): {serial / 60:.1f} min; --jobs {args.cpus_per_node} on one {args.cpus_per_node}-CPU node: "
-          f"{jobs / 60:.1f} min")
+    print(f"  serial (1 thread): {serial / 60:.1f} min; --jobs {args.cpus_per_node} on one "
+          f"{args.cpus_per_node}-CPU node: {jobs / 60:.1f} min")
     for nodes in args.nodes:
         total = nodes * args.cpus_per_node
         seconds = ray_model(args.target, total, per_file, costs, cli_start)

@@ -172,8 +172,9 @@ def _run_chunk(function: Callable[[str], R], cwd: str, files: list[str]) -> list
     except OSError as exc:
         import socket
 
-        raise Unreachable(f"not reachable from Ray node {socket.gethostname()}: no folder {cwd} there ({exc.strerror}); "
-                          "the files must be on a file system every node mounts at the same path") from None
+        raise Unreachable(f"not reachable from Ray node {socket.gethostname()}: no folder {cwd} there "
+                          f"({exc.strerror}); the files must be on a file system every node mounts at the same path"
+                          ) from None
     try:
         return [function(file) for file in files]
     finally:
