@@ -205,20 +205,36 @@ def import_snippet_command(folder: str, output: str, units: str, drive: str | No
 @click.option("--strict", is_flag=True, help="warnings fail too (exit 1)")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, help="parallel worker processes")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="write the report here (atomically) instead of stdout")
-def validate_command(paths: tuple[str, ...], fmt: str, strict: bool, jobs: int, output: str | None) -> None:
+# An option with an optional value: `--ray` alone is "local". Click then reads the word after --ray as its value,
+# so _ray_address refuses one that is a file or folder (`validate --ray assets/`) with a message saying how; as a
+# callback it runs before click misses PATHS (which --ray took), whose message would not say why.
+@click.option("--ray", "ray_address", is_flag=False, flag_value="local", default=None, metavar="[ADDRESS]",
+              callback=lambda _ctx, _param, value: _ray_address(value),
+              help="run on Ray (the ray extra): --ray alone starts a local Ray instance; --ray HOST:PORT (or "
+                   "ray://HOST:PORT, auto) joins that cluster, whose nodes must see the files at the same paths. "
+                   "Same report as a serial run")
+def validate_command(paths: tuple[str, ...], fmt: str, strict: bool, jobs: int, output: str | None,
+                     ray_address: str | None) -> None:
     """Check vehicle assets: files, or folders searched for .usd/.usda/.usdc/.usdz.
 
     Exit code 0 when no errors (warnings allowed), 1 when any error (or warning with --strict),
     2 when a file cannot be opened (the other files are still checked).
     """
-    if jobs > 1:  # the workers' fork server imports the validator on another core while this process does
+    if ray_address is not None:
+        from .on_ray import import_ray
+
+        if jobs > 1:  # two ways of running in parallel: which one a user meant is not ours to guess
+            raise click.UsageError("--jobs runs local worker processes and --ray runs on Ray: give one of them")
+        import_ray()  # the extra is missing: say so before reading any file
+    elif jobs > 1:  # the workers' fork server imports the validator on another core while this process does
         from .workers import fork_context
 
         fork_context()
     from .validate import validate_paths
     from .validate.report import FORMATS, exit_code
 
-    results = _with_progress(lambda progress: validate_paths(paths, jobs=jobs, progress=progress), len(paths))
+    results = _with_progress(lambda progress: validate_paths(paths, jobs=jobs, progress=progress,
+                                                             ray_address=ray_address), len(paths))
     text = FORMATS[fmt](results)
     if output:
         from .stage.io import write_atomic
@@ -227,6 +243,17 @@ def validate_command(paths: tuple[str, ...], fmt: str, strict: bool, jobs: int, 
     else:
         click.echo(text, nl=False)
     sys.exit(exit_code(results, strict=strict))
+
+
+def _ray_address(value: str | None) -> str | None:
+    if value is None:
+        return None
+    from .on_ray import check_address
+
+    try:
+        return check_address(value)
+    except InputError as bad:
+        raise click.BadParameter(str(bad).removeprefix("--ray ")) from None
 
 
 def _with_progress(run, _hint: int):

@@ -89,12 +89,16 @@ def collect_files(paths: Iterable[str]) -> tuple[list[str], list[FileResult]]:
 
 
 def validate_paths(paths: Iterable[str], jobs: int = 1,
-                   progress: Callable[[FileResult], None] | None = None) -> list[FileResult]:
+                   progress: Callable[[FileResult], None] | None = None,
+                   ray_address: str | None = None) -> list[FileResult]:
     """Validate every file; `jobs` > 1 shares the work with that many processes in all (this one and jobs - 1
-    workers). Results keep the input order, and are the same whatever `jobs` is."""
+    workers); `ray_address` runs it on Ray instead ("local": a local instance; see physxvehicle_usd.on_ray). Results
+    keep the input order, and are the same whatever `jobs` or `ray_address` is."""
     files, missing = collect_files(paths)
     results: list[FileResult]
-    if jobs > 1 and len(files) > 1:
+    if ray_address is not None and files:
+        results = _validate_on_ray(files, ray_address, progress)
+    elif jobs > 1 and len(files) > 1:
         results = _validate_shared(files, min(jobs, len(files)), progress)
     else:
         results = []
@@ -104,6 +108,21 @@ def validate_paths(paths: Iterable[str], jobs: int = 1,
             if progress:
                 progress(result)
     return missing + results
+
+
+def _validate_on_ray(files: list[str], address: str, progress) -> list[FileResult]:
+    from ..on_ray import map_files, ray_session
+
+    def unreadable(file: str, why: str) -> FileResult:  # the file's worker crashed: as validate_file's own failures
+        return FileResult(file=file, status="unreadable", message=why)
+
+    results = []
+    with ray_session(address):
+        for result in map_files(validate_file, files, failed=unreadable):
+            results.append(result)
+            if progress:
+                progress(result)
+    return results
 
 
 def _chunks(files: list[str], processes: int) -> list[list[str]]:
