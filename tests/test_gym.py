@@ -72,7 +72,9 @@ def same(a, b) -> bool:
 NUMPY = StepOptions(compiled=False)
 
 
-@pytest.mark.parametrize("kwargs", [{}, {"options": NUMPY}, {"threads": 3}, {"threads": 3, "options": NUMPY}],
+# the thread variants in the soak run: the README's test command stays within its time
+@pytest.mark.parametrize("kwargs", [{}, {"options": NUMPY}, pytest.param({"threads": 3}, marks=pytest.mark.soak),
+                                    pytest.param({"threads": 3, "options": NUMPY}, marks=pytest.mark.soak)],
                          ids=["kernel", "numpy", "kernel-threads", "numpy-ranges"])
 def test_a_reset_vehicle_steps_as_a_fresh_one_and_the_others_carry_on(kwargs):
     description = three_cars()
@@ -164,8 +166,10 @@ def test_vehicles_of_different_kinds_are_refused_together():
     assert VehicleVectorEnv.from_stage(stage, vehicles=["/World/Robot"]).action_layout.kind == "wheels"
 
 
-@pytest.mark.parametrize("sample", ["car/car.usda", "car_cm/car_cm.usda", "basic_car/basic_car.usda",
-                                    "truck/truck.usda", "tank/tank.usda", "robot_base/robot_base.usda"])
+# a car and the wheel-controlled robot in the README's test command, every sample in the soak run
+@pytest.mark.parametrize("sample", ["car/car.usda", "robot_base/robot_base.usda"] + [
+    pytest.param(sample, marks=pytest.mark.soak)
+    for sample in ("car_cm/car_cm.usda", "basic_car/basic_car.usda", "truck/truck.usda", "tank/tank.usda")])
 def test_observations_stay_in_the_space_through_hard_driving(sample):
     """Full throttle at full lock, then random actions, then everything at once (brakes too), 100 steps each: every
     observation passes Gymnasium's checks."""
