@@ -1,0 +1,448 @@
+"""Fleets: many copies of one asset, parsed once.
+
+A stage that references one vehicle asset N times (benchmarks/fleet.py; a training run's fleet) holds N vehicles
+whose composed subtrees are the same opinions at N paths. The reader parses the first such vehicle in full (the
+template), parses the second in full as well (the twin) and checks that the template's record and diagnostics,
+moved to the twin's path, are exactly the twin's; each further copy is then the template's record moved to its own
+path, with its own world pose, and the template's diagnostics said again for it. The description is the one a
+full read gives, value for value, provenance for provenance and diagnostic for diagnostic; `read_stage(...,
+share_copies=False)` is that full read, and tests/test_read_copies.py compares the two on fleets with and without
+per-copy differences.
+
+Two vehicles are copies when
+  * (`composition_key`) the prim stacks of their roots are the same specs, except each one's own specs (those at
+    its own path in the stage's root layer stack: a reference's `def "Car"`), which must read the same as USD
+    writes them (fields, properties, child prims). Every opinion on the subtree below a root comes through a spec
+    of its root's stack (a layer holding a spec below a path holds one at the path), so equal stacks compose equal
+    subtrees, with relationship targets mapped to each copy's own path;
+  * and (`Fleet.read`) their world transforms give the parse the same scale and the same V69/V70 verdicts, plus,
+    for an asset with colliders, the same UsdPhysics mass properties (which depend on the colliders' placement and
+    on materials bound from above the copy).
+What a copy's record takes from where it stands is its rigid body's world position and orientation, from its own
+transform as UsdPhysics derives them (physics.transform_pose).
+
+A template is shared only when its parse looked at nothing outside its own subtree that copies would not see alike
+(`Template.parse`): every component it parsed lies in its subtree and was parsed by it (the pass's component cache
+had not met it), every diagnostic is about a prim of its subtree and was new to the pass, USD printed nothing
+while it was read, its body's simulation owners lie outside it, and its subtree holds no vehicle context, friction
+table, scene, point instancer or other vehicle (`Subtree.special`), which the rest of the read finds by traversal.
+The traversal skips the subtrees of further copies of such an asset.
+
+The whole stage is read the full way where composition could differ in ways the prim stacks do not show: a
+population mask, load rules other than "load all", relocates in the root layer stack.
+
+Copies of an asset whose subtree holds nothing UsdPhysics reports but the body itself (no collider, material or
+nested body) are left out of UsdPhysics' parse of the stage, whose per-body work is most of its cost (a moved copy
+needs only its pose); should such a copy be parsed in full after all, its body is asked of UsdPhysics then.
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Any, Callable, NamedTuple
+
+from pxr import Gf, Usd, UsdPhysics
+
+from ..description import Block, Resolved, Source, VehicleDescription
+from ..diagnostics import DiagnosticSink, Severity
+from ..stage.io import captured_stderr
+from . import pxr_unchecked as U
+from .context import ReadContext
+from .physics import PhysicsInfo, load_bodies, transform_pose
+from .values import ComponentReader
+from .wheels import world_frame
+
+_resolved = tuple.__new__
+
+
+@dataclasses.dataclass
+class CopyStats:
+    """What one read did with copies (read_stage's `stats`)."""
+
+    moved: int = 0  # vehicle records moved from a template rather than parsed
+
+
+# -- when two vehicle prims compose the same subtree -----------------------------------------------------
+
+def composition_key(prim: Usd.Prim, root_layers: frozenset) -> tuple | None:
+    """The prim's own specs (those at its own path in the stage's root layer stack) as (layer, text: the spec as
+    USD writes it, with its fields, properties and child prims), then the other specs of its prim stack; None for
+    an instance proxy (its stack is its prototype's, whose path it does not have)."""
+    if prim.IsInstanceProxy():
+        return None
+    path = U.get_path(prim)
+    stack = prim.GetPrimStack()
+    own = []
+    for spec in stack:  # the root node's specs come first: the prim's own, at its own path
+        if spec.path != path:
+            break
+        layer = spec.layer
+        if layer not in root_layers:
+            break
+        own.append((layer, spec.GetAsText()))
+    return tuple(own), tuple(stack[len(own):])
+
+
+def stage_allows_copies(stage: Usd.Stage) -> bool:
+    """Whether prim stacks tell copies apart on this stage: every prim is composed (no population mask, every
+    payload loaded) and the root layer stack relocates nothing (a relocation below a copy changes its subtree
+    without touching its root's stack)."""
+    if stage.GetPopulationMask() != Usd.StagePopulationMask.All():
+        return False
+    if stage.GetLoadRules() != Usd.StageLoadRules.LoadAll():
+        return False
+    index = stage.GetPseudoRoot().GetPrimIndex()
+    return not index.rootNode.layerStack.relocatesSourceToTarget
+
+
+class Subtree:
+    """What the traversal met below a vehicle root (the root itself excluded)."""
+
+    __slots__ = ("special", "colliders", "physics")
+
+    def __init__(self) -> None:
+        self.special = False    # a vehicle context, friction table, scene, point instancer or vehicle: not shared
+        self.colliders = False  # UsdPhysics mass properties depend on the colliders' world placement and materials
+        self.physics = False    # UsdPhysics reports something below the body (colliders, materials, nested bodies)
+
+
+class Group:
+    """Vehicles whose roots have equal composition keys: copies of one asset."""
+
+    __slots__ = ("members", "subtree", "templates", "posed", "deferred")
+
+    def __init__(self) -> None:
+        self.members: list[str] = []
+        self.subtree: Subtree | None = None          # the first member's, once the traversal has left it
+        self.templates: dict[tuple, Template] = {}   # by the facts of the parse's world frame (Fleet.read)
+        # A verified template by the linear part of a copy's world matrix (its upper 3x3 and its last column), with
+        # the orientation that part gives: what a further copy with that part takes without decomposing its matrix
+        self.posed: dict[tuple, tuple[Template, tuple]] = {}
+        self.deferred: set[str] = set()              # members whose bodies UsdPhysics was not asked about
+
+
+# -- a vehicle's record moved to another path ---------------------------------------------------------
+
+def _boundary(root: str) -> re.Pattern:
+    """`root` as a whole path in a text: not the start of a longer name, nor the end of a longer path."""
+    return re.compile(r"(?<![\w/])" + re.escape(root) + r"(?!\w)")
+
+
+class _Unmovable(Exception):
+    """A value the record mover does not know how to copy."""
+
+
+def _mover(value: Any, root: str, shared: frozenset) -> Callable[[str], Any] | None:
+    """A function of a new root path giving `value` moved there (paths at or below `root` re-rooted, lists and
+    records fresh), or None where the value is the same object for every copy (numbers, other strings, tuples
+    of those, the scene's context block shared by every vehicle of the scene)."""
+    kind = type(value)
+    if value is None or kind in (bool, int, float) or isinstance(value, Source):
+        return None
+    if kind is str:
+        if value == root or value.startswith((root + "/", root + ".")):
+            tail = value[len(root):]
+            return lambda new: new + tail
+        return None
+    if kind is tuple:
+        movers = [_mover(item, root, shared) for item in value]
+        if not any(movers):
+            return None
+        parts = [(m, item) for m, item in zip(movers, value)]
+        return lambda new: tuple(m(new) if m else item for m, item in parts)
+    if kind is list:
+        movers = [_mover(item, root, shared) for item in value]
+        if not any(movers):
+            items = list(value)
+            return lambda new: items.copy()
+        parts = [(m, item) for m, item in zip(movers, value)]
+        return lambda new: [m(new) if m else item for m, item in parts]
+    if kind is dict:
+        movers = {key: _mover(item, root, shared) for key, item in value.items()}
+        items = dict(value)
+        fixes = [(key, m) for key, m in movers.items() if m]
+        def move_dict(new: str) -> dict:
+            out = items.copy()
+            for key, m in fixes:
+                out[key] = m(new)
+            return out
+        return move_dict
+    if kind is Block:
+        if id(value) in shared:
+            return None
+        path = _mover(value.path, root, shared)
+        values = dict(value.values)
+        fixes = [(key, m, item.source) for key, item in values.items() if (m := _mover(item.value, root, shared))]
+        schema, fixed_path = value.schema_name, value.path
+        new_block = Block.__new__
+        def move_block(new: str) -> Block:
+            block = new_block(Block)
+            block.schema_name = schema
+            block.path = path(new) if path else fixed_path
+            out = values.copy()
+            for key, m, source in fixes:
+                out[key] = _resolved(Resolved, (m(new), source))
+            block.values = out
+            return block
+        return move_block
+    if dataclasses.is_dataclass(value) and not isinstance(value, type) and not hasattr(value, "__slots__"):
+        fields = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+        fixes = [(name, m) for name, item in fields.items() if (m := _mover(item, root, shared))]
+        cls, new_record = kind, kind.__new__
+        def move_record(new: str) -> Any:
+            record = new_record(cls)
+            attributes = fields.copy()
+            for name, m in fixes:
+                attributes[name] = m(new)
+            record.__dict__ = attributes
+            return record
+        return move_record
+    raise _Unmovable(f"{kind.__name__} value in a vehicle record")
+
+
+class _Call(NamedTuple):
+    """One diagnostic as the parse said it (before the sink's de-duplication)."""
+
+    severity: Severity
+    code: str
+    prim: str
+    message: str
+    prop: str | None
+
+
+class _Recorder:
+    """A DiagnosticSink's stand-in during a template's parse: says everything on, and remembers what was said and
+    whether the sink had heard any of it before."""
+
+    def __init__(self, sink: DiagnosticSink) -> None:
+        self.sink, self.items = sink, sink.items
+        self.calls: list[_Call] = []
+        self.repeated = False
+
+    def add(self, severity: Severity, code: str, prim, message: str, prop: str | None = None) -> None:
+        before = len(self.items)
+        self.sink.add(severity, code, prim, message, prop)
+        self.repeated |= len(self.items) == before
+        self.calls.append(_Call(severity, code, str(prim), message, prop))
+
+    def error(self, code: str, prim, message: str, prop: str | None = None) -> None:
+        self.add(Severity.ERROR, code, prim, message, prop)
+
+    def warning(self, code: str, prim, message: str, prop: str | None = None) -> None:
+        self.add(Severity.WARNING, code, prim, message, prop)
+
+    def info(self, code: str, prim, message: str, prop: str | None = None) -> None:
+        self.add(Severity.INFO, code, prim, message, prop)
+
+
+def _within(path: str, root: str) -> bool:
+    return path == root or path.startswith(root + "/")
+
+
+class Template:
+    """The first copy of an asset at one Frame, parsed in full, and how to move its record to another copy."""
+
+    PARSED, VERIFIED, REFUSED = range(3)
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self.state = Template.PARSED
+        self.record: VehicleDescription | None = None
+        self.calls: list[_Call] = []
+        self._move: Callable[[str], VehicleDescription | None] | None = None
+        self._diagnostics: list[tuple] = []
+        self._pose_sources: tuple[Source, Source] | None = None
+
+    def parse(self, prim: Usd.Prim, ctx: ReadContext, parse: Callable[[ReadContext], Any]) -> tuple[Any, bool, list]:
+        """Parse a vehicle in full, watched: (its record, whether it qualifies as a template, its diagnostics)."""
+        recorder = _Recorder(ctx.sink)
+        watch: list = []
+        watched = dataclasses.replace(ctx, sink=recorder, watch=watch)
+        with captured_stderr() as printed:
+            record = parse(watched)
+        _say_again(printed)
+        root = str(U.get_path(prim))
+        parsed_here = set()
+        ok = not printed and not recorder.repeated
+        for key, seen in watch:  # components: in the subtree, and parsed by this vehicle
+            if seen and key not in parsed_here or not _within(ComponentReader.prim_info(key[1])[0], root):
+                ok = False
+            parsed_here.add(key)
+        ok &= all(_within(call.prim, root) and call.code != "INTERNAL" for call in recorder.calls)
+        body = ctx.body(root)
+        ok &= body is not None and not any(_within(str(owner), root) for owner in body.simulationOwners)
+        return record, ok, recorder.calls
+
+    def adopt(self, record: VehicleDescription | None, calls: list[_Call], contexts: frozenset) -> None:
+        try:
+            self._move = _mover(record, self.root, contexts) or (lambda new: record)
+        except _Unmovable:
+            self.state = Template.REFUSED
+            return
+        self.record, self.calls = record, calls
+        pattern = _boundary(self.root)
+        size = len(self.root)
+        self._diagnostics = [(call.severity, call.code, call.prim[size:] if _within(call.prim, self.root) else None,
+                              call.prim, pattern.split(call.message) if self.root in call.message else None,
+                              call.message, call.prop) for call in calls]
+        if record is not None:
+            rb = record.rigidBody
+            self._pose_sources = (rb.source("position"), rb.source("orientation"))
+
+    def move(self, root: str, pose: tuple[tuple, tuple]) -> tuple[VehicleDescription | None, list[_Call]]:
+        """The template's record and diagnostics at `root`, its body at `pose` (world position, orientation)."""
+        record = self._move(root) if self.record is not None else None
+        if record is not None:
+            position, orientation = pose
+            values = record.rigidBody.values
+            values["position"] = _resolved(Resolved, (position, self._pose_sources[0]))
+            values["orientation"] = _resolved(Resolved, (orientation, self._pose_sources[1]))
+        calls = [_Call(severity, code, root + tail if tail is not None else prim,
+                       root.join(pieces) if pieces is not None else message, prop)
+                 for severity, code, tail, prim, pieces, message, prop in self._diagnostics]
+        return record, calls
+
+
+def _say_again(lines: list[str]) -> None:
+    """Hand what USD printed during a watched parse on to the enclosing capture (read_stage's), in order."""
+    if lines:
+        import os
+        os.write(2, ("\n".join(lines) + "\n").encode("utf-8", "replace"))
+
+
+# -- the fleet of a stage ----------------------------------------------------------------------------------
+
+class Fleet:
+    """The vehicles of one read pass grouped into copies, and their parse: full for templates and twins, moved
+    from the template for the other copies."""
+
+    def __init__(self, stage: Usd.Stage) -> None:
+        self.stage = stage
+        self.root_layers = frozenset(stage.GetLayerStack())
+        self.groups: dict[tuple, Group] = {}
+        self.group_of: dict[str, Group] = {}
+        self.moved = 0  # vehicles whose record was moved from their template (the rest were parsed in full)
+
+    @classmethod
+    def of(cls, stage: Usd.Stage) -> "Fleet | None":
+        return cls(stage) if stage_allows_copies(stage) else None
+
+    # -- traversal
+    def enter(self, prim: Usd.Prim) -> tuple[Group | None, bool]:
+        """A vehicle root met by the traversal: (its group, whether its subtree need not be traversed: the first copy
+        showed that it holds nothing the traversal looks for)."""
+        key = composition_key(prim, self.root_layers)
+        if key is None:
+            return None, False
+        group = self.groups.get(key)
+        if group is None:
+            group = self.groups[key] = Group()
+        path = str(U.get_path(prim))
+        group.members.append(path)
+        self.group_of[path] = group
+        return group, group.subtree is not None and not group.subtree.special
+
+    @staticmethod
+    def leave(group: Group | None, subtree: Subtree) -> None:
+        if group is not None and group.subtree is None:
+            group.subtree = subtree
+
+    # -- UsdPhysics
+    def unparsed_bodies(self) -> list[str]:
+        """Copies UsdPhysics need not parse: the third and further copies of a plain asset (no colliders, materials
+        or nested bodies, and nothing UsdPhysics prints about the first copy). Asked for later where needed."""
+        out = []
+        for group in self.groups.values():
+            subtree = group.subtree
+            if len(group.members) < 3 or subtree is None or subtree.special or subtree.physics:
+                continue
+            with captured_stderr() as printed:
+                load_bodies(self.stage, group.members[:1])
+            _say_again(printed)
+            if printed:
+                continue
+            group.deferred.update(group.members[2:])
+            out.extend(group.members[2:])
+        return out
+
+    def body_lookup(self, physics: PhysicsInfo) -> Callable[[str], object | None]:
+        """ReadContext.body: a deferred copy's body is asked of UsdPhysics with those of the rest of its group."""
+        def body(path: str) -> object | None:
+            desc = physics.bodies.get(path)
+            if desc is None:
+                group = self.group_of.get(path)
+                if group is not None and path in group.deferred:
+                    physics.bodies.update(load_bodies(self.stage, sorted(group.deferred)))
+                    group.deferred.clear()
+                    desc = physics.bodies.get(path)
+            return desc
+        return body
+
+    # -- parse
+    def read(self, prim: Usd.Prim, ctx: ReadContext, parse: Callable[[ReadContext], Any]) -> Any:
+        """A vehicle's record: parsed in full, or moved from its template."""
+        path = str(U.get_path(prim))
+        group = self.group_of.get(path)
+        if group is None or group.subtree is None or group.subtree.special:
+            return parse(ctx)
+        matrix = ctx.xforms.GetLocalToWorldTransform(prim)
+        linear = (matrix.ExtractRotationMatrix(), matrix.GetColumn(3))
+        if not group.subtree.colliders:
+            known = group.posed.get(linear)
+            if known is not None:
+                # Gf.Transform takes the translation from the matrix's last row as it is (GfMatrix4d::Factor), and
+                # its scale, rotation and shear from the linear part alone: the same as the template's
+                template, orientation = known
+                return self._emit(template, path, (tuple(Gf.Vec3f(matrix.ExtractTranslation())[:]), orientation), ctx)
+        frame = world_frame(prim, ctx.xforms)
+        facts: tuple = (frame.scale, frame.collapsed, frame.sheared)
+        if group.subtree.colliders:
+            mass = _mass_facts(prim)
+            if mass is None:
+                return parse(ctx)
+            facts += mass
+        template = group.templates.get(facts)
+        if template is None:
+            template = group.templates[facts] = Template(path)
+            record, ok, calls = template.parse(prim, ctx, parse)
+            if ok:
+                template.adopt(record, calls, frozenset(map(id, ctx.contexts.values())))
+            else:
+                template.state = Template.REFUSED
+            return record
+        if template.state == Template.REFUSED:
+            return parse(ctx)
+        pose = transform_pose(frame.transform)
+        if template.state == Template.PARSED:  # the twin: moved from the template, it must be what its parse says
+            record, ok, calls = template.parse(prim, ctx, parse)
+            moved, moved_calls = template.move(path, pose)
+            template.state = Template.VERIFIED if ok and moved == record and moved_calls == calls else Template.REFUSED
+        else:
+            record = self._emit(template, path, pose, ctx)
+        if template.state == Template.VERIFIED and not group.subtree.colliders:
+            group.posed[linear] = (template, pose[1])
+        return record
+
+    def _emit(self, template: "Template", path: str, pose: tuple, ctx: ReadContext) -> VehicleDescription | None:
+        """A copy's record moved from its verified template, and the template's diagnostics said for it."""
+        record, calls = template.move(path, pose)
+        add = ctx.sink.add
+        for call in calls:
+            add(*call)
+        self.moved += 1
+        return record
+
+
+def _mass_facts(prim: Usd.Prim) -> tuple | None:
+    """UsdPhysics' mass properties of a body with colliders below it (they depend on the colliders' placement and
+    bound materials, which may come from above the copy), or None where they cannot be computed."""
+    from .physics import _shape_mass_information
+
+    try:
+        mass, inertia, com, axes = UsdPhysics.RigidBodyAPI(prim).ComputeMassProperties(_shape_mass_information)
+    except Exception:  # noqa: BLE001 - the full parse reports it
+        return None
+    return (float(mass), tuple(inertia[:]), tuple(com[:]), float(axes.GetReal()), tuple(axes.GetImaginary()[:]))
+
+
+__all__ = ["CopyStats", "Fleet", "Subtree", "composition_key", "stage_allows_copies"]
