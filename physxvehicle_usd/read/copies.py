@@ -170,17 +170,33 @@ def _mover(value: Any, root: str, shared: frozenset) -> Callable[[str], Any] | N
     if kind is Block:
         if id(value) in shared:
             return None
-        path = _mover(value.path, root, shared)
         values = dict(value.values)
-        fixes = [(key, m, item.source) for key, item in values.items() if (m := _mover(item.value, root, shared))]
-        schema, fixed_path = value.schema_name, value.path
+        # the values to renew, by kind: lists of values that stay (copied), paths (re-rooted), others (movers)
+        lists, paths, others = [], [], []
+        for key, item in values.items():
+            m = _mover(item.value, root, shared)
+            if m is None:
+                continue
+            if type(item.value) is list and not any(_mover(x, root, shared) for x in item.value):
+                lists.append((key, item.value, item.source))
+            elif type(item.value) is str:
+                paths.append((key, item.value[len(root):], item.source))
+            else:
+                others.append((key, m, item.source))
+        schema, own_path = value.schema_name, value.path
+        tail = own_path[len(root):] if _mover(own_path, root, shared) else None
         new_block = Block.__new__
+
         def move_block(new: str) -> Block:
             block = new_block(Block)
             block.schema_name = schema
-            block.path = path(new) if path else fixed_path
+            block.path = own_path if tail is None else new + tail
             out = values.copy()
-            for key, m, source in fixes:
+            for key, items, source in lists:
+                out[key] = _resolved(Resolved, (items.copy(), source))
+            for key, rest, source in paths:
+                out[key] = _resolved(Resolved, (new + rest, source))
+            for key, m, source in others:
                 out[key] = _resolved(Resolved, (m(new), source))
             block.values = out
             return block
@@ -198,6 +214,84 @@ def _mover(value: Any, root: str, shared: frozenset) -> Callable[[str], Any] | N
             return record
         return move_record
     raise _Unmovable(f"{kind.__name__} value in a vehicle record")
+
+
+def _names_paths(value: Any, root: str) -> bool:
+    """Whether a value may hold a path at or below `root`: such a string, a block or record, or tuples, lists and
+    dicts holding one."""
+    kind = type(value)
+    if kind is str:
+        return value == root or value.startswith((root + "/", root + "."))
+    if kind in (tuple, list):
+        return any(_names_paths(item, root) for item in value)
+    if kind is dict:
+        return any(_names_paths(item, root) for item in value.values())
+    return kind is Block or dataclasses.is_dataclass(value)
+
+
+def _matcher(value: Any, root: str, ignore: tuple[str, ...] = ()) -> Callable[[Any, str], bool]:
+    """A test of whether another value is `value` moved to a new root: what _mover would make of it there, by ==
+    (`ignore`: keys of a block not compared). Values compare as Python compares them (1 == 1.0)."""
+    kind = type(value)
+    if kind is str and _names_paths(value, root):
+        tail = value[len(root):]
+        return lambda other, new: other == new + tail
+    if kind in (tuple, list) and _names_paths(value, root):
+        items = [_matcher(item, root) for item in value]
+        return lambda other, new: (type(other) is kind and len(other) == len(items)
+                                   and all(m(o, new) for m, o in zip(items, other)))
+    if kind is dict and _names_paths(value, root):
+        items = {key: _matcher(item, root) for key, item in value.items()}
+        return lambda other, new: (type(other) is dict and other.keys() == items.keys()
+                                   and all(m(other[key], new) for key, m in items.items()))
+    if kind is Block:
+        path = _matcher(value.path, root)
+        schema = value.schema_name
+        moving = {key for key, item in value.values.items() if _names_paths(item.value, root)}
+        if not moving and not ignore:
+            values = value.values
+            return lambda other, new: (type(other) is Block and other.schema_name == schema and path(other.path, new)
+                                       and other.values == values)
+        plain = {key: item for key, item in value.values.items() if key not in moving and key not in ignore}
+        moved = [(key, _matcher(value.values[key].value, root), value.values[key].source) for key in moving]
+        keys = value.values.keys()
+
+        def match_block(other: Any, new: str) -> bool:
+            if type(other) is not Block or other.schema_name != schema or not path(other.path, new):
+                return False
+            values = other.values
+            if values.keys() != keys or any(values[key] != item for key, item in plain.items()):
+                return False
+            return all(values[key].source == source and m(values[key].value, new) for key, m, source in moved)
+        return match_block
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return _record_matcher(value, root, {})
+    return lambda other, new: type(other) is kind and other == value
+
+
+def _record_matcher(record: Any, root: str, ignore: dict[str, tuple[str, ...]]) -> Callable[[Any, str], bool]:
+    """_matcher of a record; `ignore`: for a field holding a block, the keys of the block not compared."""
+    kind = type(record)
+    fields = [(f.name, _matcher(getattr(record, f.name), root, ignore.get(f.name, ())))
+              for f in dataclasses.fields(record)]
+    return lambda other, new: type(other) is kind and all(m(getattr(other, name), new) for name, m in fields)
+
+
+def record_mover(record: Any, root: str, shared: frozenset = frozenset()) -> Callable[[str], Any]:
+    """A function of a new root path giving a copy of a description record (a VehicleDescription, its blocks and
+    records) moved there: its paths at or below `root` re-rooted, every list, dict, block and record fresh, blocks
+    in `shared` (by id) kept as they are. Raises _Unmovable for a value it cannot copy."""
+    move = _mover(record, root, shared)
+    return move if move is not None else (lambda new: record)
+
+
+def vehicle_matcher(record: VehicleDescription, root: str) -> Callable[[Any, str], bool]:
+    """A test of whether another vehicle record is `record` moved to a new root (record_mover), whatever the world
+    position and orientation of its rigid body."""
+    return _record_matcher(record, root, {"rigidBody": POSE})
+
+
+POSE = ("position", "orientation")  # the rigid-body values that a copy takes from where it stands
 
 
 class _Call(NamedTuple):
@@ -275,7 +369,7 @@ class Template:
 
     def adopt(self, record: VehicleDescription | None, calls: list[_Call], contexts: frozenset) -> None:
         try:
-            self._move = _mover(record, self.root, contexts) or (lambda new: record)
+            self._move = record_mover(record, self.root, contexts)
         except _Unmovable:
             self.state = Template.REFUSED
             return
@@ -286,17 +380,15 @@ class Template:
                               call.prim, pattern.split(call.message) if self.root in call.message else None,
                               call.message, call.prop) for call in calls]
         if record is not None:
-            rb = record.rigidBody
-            self._pose_sources = (rb.source("position"), rb.source("orientation"))
+            self._pose_sources = tuple(record.rigidBody.source(key) for key in POSE)
 
     def move(self, root: str, pose: tuple[tuple, tuple]) -> tuple[VehicleDescription | None, list[_Call]]:
         """The template's record and diagnostics at `root`, its body at `pose` (world position, orientation)."""
         record = self._move(root) if self.record is not None else None
         if record is not None:
-            position, orientation = pose
             values = record.rigidBody.values
-            values["position"] = _resolved(Resolved, (position, self._pose_sources[0]))
-            values["orientation"] = _resolved(Resolved, (orientation, self._pose_sources[1]))
+            for key, value, source in zip(POSE, pose, self._pose_sources):
+                values[key] = _resolved(Resolved, (value, source))
         calls = [_Call(severity, code, root + tail if tail is not None else prim,
                        root.join(pieces) if pieces is not None else message, prop)
                  for severity, code, tail, prim, pieces, message, prop in self._diagnostics]
@@ -445,4 +537,5 @@ def _mass_facts(prim: Usd.Prim) -> tuple | None:
     return (float(mass), tuple(inertia[:]), tuple(com[:]), float(axes.GetReal()), tuple(axes.GetImaginary()[:]))
 
 
-__all__ = ["CopyStats", "Fleet", "Subtree", "composition_key", "stage_allows_copies"]
+__all__ = ["POSE", "CopyStats", "Fleet", "Subtree", "composition_key", "record_mover", "stage_allows_copies",
+           "vehicle_matcher"]

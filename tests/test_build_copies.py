@@ -1,0 +1,92 @@
+"""Copies share their simulator parameters (runtime/vehicle2/copies.py, sim/batch.py): the batch built with
+sharing is, array for array, the batch of every vehicle built on its own, and a copy changed after reading is
+built on its own."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from fleet_factory import asset_layer, car, fleet
+from pxr import Gf, UsdGeom, UsdPhysics
+from stage_factory import build_vehicle, car_spec, preset_stage, set_property
+
+from physxvehicle_usd import properties as P
+from physxvehicle_usd.read import read_stage
+from physxvehicle_usd.runtime.vehicle2 import build_vehicle_params
+from physxvehicle_usd.runtime.vehicle2.copies import build_params_sharing
+from physxvehicle_usd.sim.batch import batch, batch_from_description, copy_varying
+
+
+@pytest.fixture(scope="module")
+def source():
+    return build_vehicle(shared=False, autobox=True)
+
+
+@pytest.fixture(scope="module")
+def asset(source, tmp_path_factory):
+    return asset_layer(source.stage, "/World/Car", tmp_path_factory.mktemp("asset"))
+
+
+def _same_batches(description) -> list[int]:
+    """Sharing and building every vehicle on its own give equal parameters and equal batches; returns `like`."""
+    paths = sorted(description.vehicles)
+    alone = [build_vehicle_params(description, p) for p in paths]
+    shared, like = build_params_sharing(description, paths)
+    assert shared == alone  # every field but the description (not compared), wheels included
+    for params, path in zip(shared, paths):
+        record = description.vehicles[path]
+        assert params.description is record
+        assert [w.description for w in params.wheels] == sorted(record.wheels, key=lambda w: w.index)
+        assert all(w.description is d for w, d in zip(params.wheels, sorted(record.wheels, key=lambda w: w.index)))
+    expected, got = batch(alone), batch_from_description(description)
+    assert (got.paths, got.wheel_paths, got.friction_tables) == (expected.paths, expected.wheel_paths,
+                                                                  expected.friction_tables)
+    assert got.arrays.keys() == expected.arrays.keys()
+    for name, array in expected.arrays.items():
+        assert got.arrays[name].dtype == array.dtype and got.arrays[name].shape == array.shape, name
+        assert np.array_equal(got.arrays[name], array, equal_nan=array.dtype.kind == "f"), name
+    return like
+
+
+def test_a_fleet_of_copies_builds_once(source, asset):
+    description = read_stage(fleet(source.stage, asset, 8))
+    like = _same_batches(description)
+    assert like.count(0) == 7  # built: the first, and its twin to check reuse against; the rest take the first's
+    assert like[1] == 1
+
+
+def test_a_copy_changed_after_reading_is_built_on_its_own(source, asset):
+    description = read_stage(fleet(source.stage, asset, 6))
+    record = description.vehicles[car(4)]
+    tire = record.wheels[0].tire
+    tire.set("longitudinalStiffness", 2.0 * tire["longitudinalStiffness"], tire.source("longitudinalStiffness"))
+    record.drive.gears["ratios"][-1] *= 0.5  # a list changed in place
+    like = _same_batches(description)
+    assert like[4] == 4 and like.count(0) == 4
+
+
+def test_copies_with_their_own_opinions_and_poses(source, asset):
+    def place(slot: UsdGeom.Xformable, i: int) -> None:
+        slot.AddRotateXYZOp().Set(Gf.Vec3f(0.0, 0.0, 30.0 if i % 2 else 0.0))
+
+    stage = fleet(source.stage, asset, 9, place=place)
+    UsdPhysics.MassAPI(stage.GetPrimAtPath(car(3))).GetMassAttr().Set(2500.0)
+    set_property(stage.OverridePrim(car(5)), P.VEHICLE, "highForwardSpeedSubStepCount", 9)
+    UsdPhysics.RigidBodyAPI(stage.GetPrimAtPath(car(6))).CreateVelocityAttr(Gf.Vec3f(3.0, 0.0, 0.0))
+    like = _same_batches(read_stage(stage))
+    assert like[3] == 3 and like[5] == 5 and like[6] == 6
+    assert sum(1 for i, lender in enumerate(like) if lender != i) >= 3
+
+
+def test_a_centimetre_y_up_fleet_builds_alike(tmp_path):
+    source = preset_stage(car_spec("standard"), up="Y", units="cm")
+    asset = asset_layer(source, "/World/Car", tmp_path)
+    like = _same_batches(read_stage(fleet(source, asset, 5)))
+    assert like.count(0) == 4
+
+
+def test_only_what_differs_between_copies_is_worked_out_per_copy(source, asset):
+    description = read_stage(fleet(source.stage, asset, 3))
+    params = build_vehicle_params(description, car(0))
+    varying = copy_varying(params)
+    assert {"init_position", "init_orientation", "init_linear_velocity", "init_angular_velocity"} <= varying
+    assert not {"mass", "moi", "radius", "low_speed_substeps"} & varying
