@@ -46,7 +46,11 @@ def load_bodies(stage: Usd.Stage, paths: Sequence[str]) -> dict[str, object]:
     """The rigid-body descriptions of the bodies at `paths`, as the whole stage's parse reports them: UsdPhysics
     describes each body from its own prim (transform, velocities, flags, simulation owners)."""
     bodies = {}
-    for kind, (found, descs) in _load(stage, paths).items():
+    try:
+        parsed = _load(stage, paths)
+    except Exception:  # noqa: BLE001 - as the whole stage's parse failing: the bodies have no description
+        return bodies
+    for kind, (found, descs) in parsed.items():
         if str(kind).rsplit(".", 1)[-1] == "RigidBody":
             bodies.update((str(path), desc) for path, desc in zip(found, descs))
     return bodies
