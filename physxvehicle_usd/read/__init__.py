@@ -162,9 +162,10 @@ def _read(stage: Usd.Stage, description: StageDescription, sink: DiagnosticSink,
         description.scenes[path] = SceneDescription(path=path, gravity=gravity[path], context=contexts.get(path))
     ctx = ReadContext(stage=stage, sink=sink, units=units, physics=physics, contexts=contexts, gravity=gravity,
                       body=fleet.body_lookup(physics) if fleet is not None else None)
-    for prim in vehicles:
+    entries = fleet.entries if fleet is not None else [None] * len(vehicles)
+    for prim, entry in zip(vehicles, entries):
         if fleet is not None:
-            vehicle = fleet.read(prim, ctx, lambda c: _guard(c.sink, prim, lambda: parse_vehicle(prim, c)))
+            vehicle = fleet.read(prim, entry, ctx, lambda c: _guard(c.sink, prim, lambda: parse_vehicle(prim, c)))
         else:
             vehicle = _guard(sink, prim, lambda: parse_vehicle(prim, ctx))
         if vehicle is not None:

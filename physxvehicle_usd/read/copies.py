@@ -41,7 +41,7 @@ import dataclasses
 import re
 from typing import Any, Callable, NamedTuple
 
-from pxr import Gf, Usd, UsdPhysics
+from pxr import Gf, Sdf, Usd, UsdPhysics
 
 from ..description import Block, Resolved, Source, VehicleDescription
 from ..diagnostics import DiagnosticSink, Severity
@@ -64,13 +64,13 @@ class CopyStats:
 
 # -- when two vehicle prims compose the same subtree -----------------------------------------------------
 
-def composition_key(prim: Usd.Prim, root_layers: frozenset) -> tuple | None:
+def composition_key(prim: Usd.Prim, root_layers: frozenset, path: Sdf.Path | None = None) -> tuple | None:
     """The prim's own specs (those at its own path in the stage's root layer stack) as (layer, text: the spec as
     USD writes it, with its fields, properties and child prims), then the other specs of its prim stack; None for
     an instance proxy (its stack is its prototype's, whose path it does not have)."""
     if prim.IsInstanceProxy():
         return None
-    path = U.get_path(prim)
+    path = U.get_path(prim) if path is None else path
     stack = prim.GetPrimStack()
     own = []
     for spec in stack:  # the root node's specs come first: the prim's own, at its own path
@@ -233,48 +233,91 @@ def _matcher(value: Any, root: str, ignore: tuple[str, ...] = ()) -> Callable[[A
     """A test of whether another value is `value` moved to a new root: what _mover would make of it there, by ==
     (`ignore`: keys of a block not compared). Values compare as Python compares them (1 == 1.0)."""
     kind = type(value)
-    if kind is str and _names_paths(value, root):
+    if not ignore and not _names_paths(value, root):
+        return lambda other, new: type(other) is kind and other == value
+    if kind is str:
         tail = value[len(root):]
         return lambda other, new: other == new + tail
-    if kind in (tuple, list) and _names_paths(value, root):
+    if kind in (tuple, list):
         items = [_matcher(item, root) for item in value]
-        return lambda other, new: (type(other) is kind and len(other) == len(items)
-                                   and all(m(o, new) for m, o in zip(items, other)))
-    if kind is dict and _names_paths(value, root):
-        items = {key: _matcher(item, root) for key, item in value.items()}
-        return lambda other, new: (type(other) is dict and other.keys() == items.keys()
-                                   and all(m(other[key], new) for key, m in items.items()))
-    if kind is Block:
-        path = _matcher(value.path, root)
-        schema = value.schema_name
-        moving = {key for key, item in value.values.items() if _names_paths(item.value, root)}
-        if not moving and not ignore:
-            values = value.values
-            return lambda other, new: (type(other) is Block and other.schema_name == schema and path(other.path, new)
-                                       and other.values == values)
-        plain = {key: item for key, item in value.values.items() if key not in moving and key not in ignore}
-        moved = [(key, _matcher(value.values[key].value, root), value.values[key].source) for key in moving]
-        keys = value.values.keys()
+        size = len(items)
 
-        def match_block(other: Any, new: str) -> bool:
-            if type(other) is not Block or other.schema_name != schema or not path(other.path, new):
+        def match_sequence(other: Any, new: str) -> bool:
+            if type(other) is not kind or len(other) != size:
                 return False
-            values = other.values
-            if values.keys() != keys or any(values[key] != item for key, item in plain.items()):
+            for m, item in zip(items, other):
+                if not m(item, new):
+                    return False
+            return True
+        return match_sequence
+    if kind is dict:
+        entries = [(key, _matcher(item, root)) for key, item in value.items()]
+        keys = value.keys()
+
+        def match_dict(other: Any, new: str) -> bool:
+            if type(other) is not dict or other.keys() != keys:
                 return False
-            return all(values[key].source == source and m(values[key].value, new) for key, m, source in moved)
-        return match_block
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return _record_matcher(value, root, {})
-    return lambda other, new: type(other) is kind and other == value
+            for key, m in entries:
+                if not m(other[key], new):
+                    return False
+            return True
+        return match_dict
+    if kind is Block:
+        return _block_matcher(value, root, ignore)
+    return _record_matcher(value, root, {})
+
+
+def _block_matcher(block: Block, root: str, ignore: tuple[str, ...] = ()) -> Callable[[Any, str], bool]:
+    path = _matcher(block.path, root)
+    schema, keys = block.schema_name, block.values.keys()
+    moving = {key for key, item in block.values.items() if _names_paths(item.value, root)}
+    plain = {key: item for key, item in block.values.items() if key not in moving and key not in ignore}
+    moved = [(key, _matcher(block.values[key].value, root), block.values[key].source) for key in moving]
+
+    def match_block(other: Any, new: str) -> bool:
+        if type(other) is not Block or other.schema_name != schema or not path(other.path, new):
+            return False
+        values = other.values
+        if values.keys() != keys:
+            return False
+        for key, item in plain.items():
+            if values[key] != item:
+                return False
+        for key, m, source in moved:
+            item = values[key]
+            if item.source != source or not m(item.value, new):
+                return False
+        return True
+    return match_block
 
 
 def _record_matcher(record: Any, root: str, ignore: dict[str, tuple[str, ...]]) -> Callable[[Any, str], bool]:
-    """_matcher of a record; `ignore`: for a field holding a block, the keys of the block not compared."""
+    """_matcher of a record; `ignore`: for a field holding a block, the keys of the block not compared. The blocks
+    holding no path but their own are compared in line (most of a vehicle's), the other fields by their matchers."""
     kind = type(record)
-    fields = [(f.name, _matcher(getattr(record, f.name), root, ignore.get(f.name, ())))
-              for f in dataclasses.fields(record)]
-    return lambda other, new: type(other) is kind and all(m(getattr(other, name), new) for name, m in fields)
+    blocks, others = [], []
+    for f in dataclasses.fields(record):
+        item, skip = getattr(record, f.name), ignore.get(f.name, ())
+        if type(item) is Block and not skip and not any(_names_paths(x.value, root) for x in item.values.values()):
+            tail = item.path[len(root):] if _names_paths(item.path, root) else None
+            blocks.append((f.name, item.schema_name, tail, item.path, item.values))
+        else:
+            others.append((f.name, _matcher(item, root, skip)))
+
+    def match_record(other: Any, new: str) -> bool:
+        if type(other) is not kind:
+            return False
+        fields = other.__dict__
+        for name, schema, tail, path, values in blocks:
+            block = fields[name]
+            if (type(block) is not Block or block.schema_name != schema
+                    or block.path != (path if tail is None else new + tail) or block.values != values):
+                return False
+        for name, m in others:
+            if not m(fields[name], new):
+                return False
+        return True
+    return match_record
 
 
 def record_mover(record: Any, root: str, shared: frozenset = frozenset()) -> Callable[[str], Any]:
@@ -413,6 +456,7 @@ class Fleet:
         self.root_layers = frozenset(stage.GetLayerStack())
         self.groups: dict[tuple, Group] = {}
         self.group_of: dict[str, Group] = {}
+        self.entries: list[tuple[str, Group | None]] = []  # each vehicle met by the traversal: path and group, in order
         self.moved = 0  # vehicles whose record was moved from their template (the rest were parsed in full)
 
     @classmethod
@@ -423,13 +467,15 @@ class Fleet:
     def enter(self, prim: Usd.Prim) -> tuple[Group | None, bool]:
         """A vehicle root met by the traversal: (its group, whether its subtree need not be traversed: the first copy
         showed that it holds nothing the traversal looks for)."""
-        key = composition_key(prim, self.root_layers)
-        if key is None:
-            return None, False
-        group = self.groups.get(key)
-        if group is None:
+        sdf_path = U.get_path(prim)
+        path = str(sdf_path)
+        key = composition_key(prim, self.root_layers, sdf_path)
+        group = None if key is None else self.groups.get(key)
+        if group is None and key is not None:
             group = self.groups[key] = Group()
-        path = str(U.get_path(prim))
+        self.entries.append((path, group))
+        if group is None:
+            return None, False
         group.members.append(path)
         self.group_of[path] = group
         return group, group.subtree is not None and not group.subtree.special
@@ -471,10 +517,11 @@ class Fleet:
         return body
 
     # -- parse
-    def read(self, prim: Usd.Prim, ctx: ReadContext, parse: Callable[[ReadContext], Any]) -> Any:
-        """A vehicle's record: parsed in full, or moved from its template."""
-        path = str(U.get_path(prim))
-        group = self.group_of.get(path)
+    def read(self, prim: Usd.Prim, entry: tuple[str, Group | None], ctx: ReadContext,
+             parse: Callable[[ReadContext], Any]) -> Any:
+        """A vehicle's record (entry: its path and group, from the traversal): parsed in full, or moved from its
+        template."""
+        path, group = entry
         if group is None or group.subtree is None or group.subtree.special:
             return parse(ctx)
         matrix = ctx.xforms.GetLocalToWorldTransform(prim)
