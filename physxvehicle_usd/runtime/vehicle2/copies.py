@@ -47,8 +47,8 @@ class _Representative:
     def reuse(self, record: VehicleDescription) -> VehicleParams:
         wheels = sorted(record.wheels, key=lambda w: w.index)
         return replaced(self.params, path=record.path, initial_state=rigid_body_initial_state(record.rigidBody),
-                        description=record,
-                        wheels=tuple(replaced(w, path=d.path, description=d) for w, d in zip(self.params.wheels, wheels)))
+                        description=record, wheels=tuple(replaced(w, path=d.path, description=d)
+                                                         for w, d in zip(self.params.wheels, wheels)))
 
 
 def build_params_sharing(description: StageDescription, paths: Sequence[str]) -> tuple[list[VehicleParams], list[int]]:
