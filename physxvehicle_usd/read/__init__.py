@@ -5,6 +5,9 @@
 
 Nothing a stage contains makes this raise: problems become diagnostics, a broken vehicle is left out and
 the rest of the stage is still read. Only a file that cannot be opened at all raises InputError.
+
+Copies of one asset (many references of a vehicle, as in a training fleet) are parsed once and the record moved
+to each copy (copies.py); the description is the one reading every vehicle gives (`share_copies=False`).
 """
 from __future__ import annotations
 
