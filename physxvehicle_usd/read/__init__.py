@@ -113,7 +113,7 @@ def _traverse(stage: Usd.Stage, fleet: Fleet | None) -> tuple[list[tuple[str, Us
                     group, skip = fleet.enter(prim)
                     if skip:
                         iterator.PruneChildren()
-                    else:
+                    elif group is not None:  # a vehicle that can be no copy's template is not looked into
                         opened.append((depth - 1, group, Subtree()))
     return found, vehicles
 

@@ -12,9 +12,9 @@ per-copy differences.
 Two vehicles are copies when
   * (`composition_key`) the prim stacks of their roots are the same specs, except each one's own specs (those at
     its own path in the stage's root layer stack: a reference's `def "Car"`), which must read the same as USD
-    writes them (fields, properties, child prims). Every opinion on the subtree below a root comes through a spec
-    of its root's stack (a layer holding a spec below a path holds one at the path), so equal stacks compose equal
-    subtrees, with relationship targets mapped to each copy's own path;
+    writes them (fields and properties) and hold no child prims. Every opinion on the subtree below a root comes
+    through a spec of its root's stack (a layer holding a spec below a path holds one at the path), so equal stacks
+    compose equal subtrees, with relationship targets mapped to each copy's own path;
   * and (`Fleet.read`) their world transforms give the parse the same scale and the same V69/V70 verdicts, plus,
     for an asset with colliders, the same UsdPhysics mass properties (which depend on the colliders' placement and
     on materials bound from above the copy).
@@ -66,8 +66,9 @@ class CopyStats:
 
 def composition_key(prim: Usd.Prim, root_layers: frozenset, path: Sdf.Path | None = None) -> tuple | None:
     """The prim's own specs (those at its own path in the stage's root layer stack) as (layer, text: the spec as
-    USD writes it, with its fields, properties and child prims), then the other specs of its prim stack; None for
-    an instance proxy (its stack is its prototype's, whose path it does not have)."""
+    USD writes it, its fields and properties), then the other specs of its prim stack. None for an instance proxy
+    (its stack is its prototype's, whose path it does not have) and where an own spec holds child prims: opinions
+    below the copy (a vehicle authored in place, a copy's own override of a wheel), parsed in full."""
     if prim.IsInstanceProxy():
         return None
     path = U.get_path(prim) if path is None else path
@@ -79,6 +80,8 @@ def composition_key(prim: Usd.Prim, root_layers: frozenset, path: Sdf.Path | Non
         layer = spec.layer
         if layer not in root_layers:
             break
+        if len(spec.nameChildren):
+            return None
         own.append((layer, spec.GetAsText()))
     return tuple(own), tuple(stack[len(own):])
 
@@ -522,7 +525,8 @@ class Fleet:
         """A vehicle's record (entry: its path and group, from the traversal): parsed in full, or moved from its
         template."""
         path, group = entry
-        if group is None or group.subtree is None or group.subtree.special:
+        # a template pays for itself from the third copy on (the second is parsed in full to check it)
+        if group is None or len(group.members) < 3 or group.subtree is None or group.subtree.special:
             return parse(ctx)
         matrix = ctx.xforms.GetLocalToWorldTransform(prim)
         linear = (matrix.ExtractRotationMatrix(), matrix.GetColumn(3))
