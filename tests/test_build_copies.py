@@ -90,3 +90,14 @@ def test_only_what_differs_between_copies_is_worked_out_per_copy(source, asset):
     varying = copy_varying(params)
     assert {"init_position", "init_orientation", "init_linear_velocity", "init_angular_velocity"} <= varying
     assert not {"mass", "moi", "radius", "low_speed_substeps"} & varying
+
+
+def test_a_fleet_with_a_mass_of_its_own_per_car_builds_each_alone(source, asset):
+    """Randomised masses written into the stage: no two records match, each car is built in full (and the
+    batch is still the one of every car built alone)."""
+    stage = fleet(source.stage, asset, 6)
+    for i in range(6):
+        UsdPhysics.MassAPI(stage.GetPrimAtPath(car(i))).GetMassAttr().Set(1000.0 + 100.0 * i)
+    description = read_stage(stage)
+    assert len({v.rigidBody["mass"] for v in description.vehicles.values()}) == 6
+    assert _same_batches(description) == list(range(6))

@@ -38,11 +38,16 @@ class _Representative:
     """A vehicle built in full whose parameters its copies take."""
 
     def __init__(self, params: VehicleParams, record: VehicleDescription) -> None:
-        self.params, self.root = params, record.path
-        self.matches: Callable[[Any, str], bool] = vehicle_matcher(record, self.root)
+        self.params, self.record, self.root = params, record, record.path
+        self._matcher: Callable[[Any, str], bool] | None = None  # made when a vehicle is first compared with it
         below = [record.scene] + [w.tire.get("frictionTable") for w in record.wheels]
         self.lends = not any(p is not None and (p == self.root or p.startswith(self.root + "/")) for p in below)
         self.verified: bool | None = None  # whether reuse gave its twin what a full build gives (None: no twin yet)
+
+    def matches(self, record: VehicleDescription, path: str) -> bool:
+        if self._matcher is None:
+            self._matcher = vehicle_matcher(self.record, self.root)
+        return self._matcher(record, path)
 
     def reuse(self, record: VehicleDescription) -> VehicleParams:
         wheels = sorted(record.wheels, key=lambda w: w.index)
@@ -62,7 +67,11 @@ def build_params_sharing(description: StageDescription, paths: Sequence[str]) ->
         if record is None:
             params.append(build_vehicle_params(description, path))  # raises: no such vehicle
             continue
-        shape = (len(record.wheels), record.drive.type if record.drive is not None else None, record.scene)
+        shape = _shape(record)
+        if shape is None:
+            like.append(len(params))
+            params.append(build_vehicle_params(description, path))
+            continue
         candidates = representatives.setdefault(shape, [])
         # the first representative of this shape and the latest: a fleet's copies follow one another, and a vehicle
         # that matches neither is built in full (it becomes the latest), never compared with every earlier one
@@ -81,6 +90,24 @@ def build_params_sharing(description: StageDescription, paths: Sequence[str]) ->
         like.append(len(params))
         params.append(built)
     return params, like
+
+
+def _shape(record: VehicleDescription) -> tuple | None:
+    """What copies of one vehicle have in common, cheap to read: the wheel count, drive type and scene, and a few
+    values that set vehicles apart (body mass and inertia, the first wheel's tire and spring stiffness), so that a
+    stage of different vehicles (a fleet with randomised masses) compares none of them with another. None where a
+    value cannot be a key."""
+    rb = record.rigidBody
+    first = min(record.wheels, key=lambda w: w.index) if record.wheels else None
+    shape = (len(record.wheels), record.drive.type if record.drive is not None else None, record.scene,
+             rb.get("mass"), rb.get("diagonalInertia"),
+             first.tire.get("longitudinalStiffness") if first is not None else None,
+             first.suspension.get("springStrength") if first is not None else None)
+    try:
+        hash(shape)
+    except TypeError:
+        return None
+    return shape
 
 
 # -- what differs between copies --------------------------------------------------------------------------
