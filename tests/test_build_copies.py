@@ -10,7 +10,7 @@ from pxr import Gf, UsdGeom, UsdPhysics
 from stage_factory import build_vehicle, car_spec, preset_stage, set_property
 
 from physxvehicle_usd import properties as P
-from physxvehicle_usd.read import read_stage
+from physxvehicle_usd.read import CopyStats, read_stage
 from physxvehicle_usd.runtime.vehicle2 import build_vehicle_params
 from physxvehicle_usd.runtime.vehicle2.copies import build_params_sharing
 from physxvehicle_usd.sim.batch import batch, batch_from_description, copy_varying
@@ -26,18 +26,19 @@ def asset(source, tmp_path_factory):
     return asset_layer(source.stage, "/World/Car", tmp_path_factory.mktemp("asset"))
 
 
-def _same_batches(description) -> list[int]:
-    """Sharing and building every vehicle on its own give equal parameters and equal batches; returns `like`."""
+def _same_batches(description, copies: dict[str, str] | None = None) -> list[int]:
+    """Sharing (told the reader's copies, or finding them) and building every vehicle on its own give equal
+    parameters and equal batches; returns `like`."""
     paths = sorted(description.vehicles)
     alone = [build_vehicle_params(description, p) for p in paths]
-    shared, like = build_params_sharing(description, paths)
+    shared, like = build_params_sharing(description, paths, copies)
     assert shared == alone  # every field but the description (not compared), wheels included
     for params, path in zip(shared, paths):
         record = description.vehicles[path]
         assert params.description is record
         assert [w.description for w in params.wheels] == sorted(record.wheels, key=lambda w: w.index)
         assert all(w.description is d for w, d in zip(params.wheels, sorted(record.wheels, key=lambda w: w.index)))
-    expected, got = batch(alone), batch_from_description(description)
+    expected, got = batch(alone), batch(shared, like)
     assert (got.paths, got.wheel_paths, got.friction_tables) == (expected.paths, expected.wheel_paths,
                                                                   expected.friction_tables)
     assert got.arrays.keys() == expected.arrays.keys()
@@ -48,10 +49,33 @@ def _same_batches(description) -> list[int]:
 
 
 def test_a_fleet_of_copies_builds_once(source, asset):
-    description = read_stage(fleet(source.stage, asset, 8))
+    stats = CopyStats()
+    description = read_stage(fleet(source.stage, asset, 8), stats=stats)
     like = _same_batches(description)
     assert like.count(0) == 7  # built: the first, and its twin to check reuse against; the rest take the first's
     assert like[1] == 1
+    # told the reader's copies (cars 2..7 moved from car 0; cars 0 and 1 parsed): the first two told are built
+    assert stats.templates == {car(i): car(0) for i in range(2, 8)}
+    assert _same_batches(description, stats.templates) == [0, 1, 2, 3, 2, 2, 2, 2]
+    assert batch_from_description(description).arrays.keys() == batch(
+        [build_vehicle_params(description, p) for p in sorted(description.vehicles)]).arrays.keys()
+
+
+def test_simulate_load_builds_the_batch_of_every_car_alone(source, asset, tmp_path):
+    from physxvehicle_usd.simulate import load
+
+    stage = fleet(source.stage, asset, 6)
+    set_property(stage.GetPrimAtPath(car(4)), P.VEHICLE, "highForwardSpeedSubStepCount", 7)
+    path = tmp_path / "fleet.usda"
+    stage.GetRootLayer().Export(str(path))
+    loaded = load(path, 1 / 60)
+    description = loaded.description
+    expected = batch([build_vehicle_params(description, p) for p in loaded.paths])
+    got = loaded.simulator.batch
+    assert got.paths == expected.paths and got.arrays.keys() == expected.arrays.keys()
+    for name, array in expected.arrays.items():
+        assert got.arrays[name].dtype == array.dtype and np.array_equal(got.arrays[name], array, equal_nan=True), name
+    assert got.arrays["high_speed_substeps"][list(loaded.paths).index(car(4))] == 7
 
 
 def test_a_copy_changed_after_reading_is_built_on_its_own(source, asset):

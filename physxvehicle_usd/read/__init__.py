@@ -62,7 +62,7 @@ def read_stage(source: "str | os.PathLike | Usd.Stage", *, share_copies: bool = 
         with bulk_objects(), captured_stderr() as usd_messages:
             fleet = _read(stage, description, sink, units, up_axis, share_copies)
             if stats is not None and fleet is not None:
-                stats.moved = fleet.moved
+                stats.moved, stats.templates = len(fleet.moved_from), fleet.moved_from
     except Exception as exc:  # noqa: BLE001 - the last line of defence: report, never raise
         sink.error("INTERNAL", "/", f"the reader failed unexpectedly ({type(exc).__name__}: {exc}); please report it")
     finally:

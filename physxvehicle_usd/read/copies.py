@@ -60,6 +60,9 @@ class CopyStats:
     """What one read did with copies (read_stage's `stats`)."""
 
     moved: int = 0  # vehicle records moved from a template rather than parsed
+    # each moved record's path -> its template's: the same record but for paths and pose (the simulator's build
+    # takes one's parameters for the other: runtime/vehicle2/copies.py)
+    templates: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
 # -- when two vehicle prims compose the same subtree -----------------------------------------------------
@@ -460,7 +463,7 @@ class Fleet:
         self.groups: dict[tuple, Group] = {}
         self.group_of: dict[str, Group] = {}
         self.entries: list[tuple[str, Group | None]] = []  # each vehicle met by the traversal: path and group, in order
-        self.moved = 0  # vehicles whose record was moved from their template (the rest were parsed in full)
+        self.moved_from: dict[str, str] = {}  # each moved record's path -> its template's  # vehicles whose record was moved from their template (the rest were parsed in full)
 
     @classmethod
     def of(cls, stage: Usd.Stage) -> "Fleet | None":
@@ -572,7 +575,7 @@ class Fleet:
         add = ctx.sink.add
         for call in calls:
             add(*call)
-        self.moved += 1
+        self.moved_from[path] = template.root
         return record
 
 

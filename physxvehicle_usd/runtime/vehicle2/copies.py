@@ -16,7 +16,7 @@ A record changed after reading (a caller randomising one car of a fleet) no long
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from ...description import Resolved, StageDescription, VehicleDescription
 from ...read.copies import POSE, record_mover, vehicle_matcher
@@ -56,16 +56,39 @@ class _Representative:
                                                          for w, d in zip(self.params.wheels, wheels)))
 
 
-def build_params_sharing(description: StageDescription, paths: Sequence[str]) -> tuple[list[VehicleParams], list[int]]:
+def build_params_sharing(description: StageDescription, paths: Sequence[str],
+                         copies: Mapping[str, str] | None = None) -> tuple[list[VehicleParams], list[int]]:
     """The vehicle2 parameters of the vehicles at `paths` (build_vehicle_params of each), and for each vehicle the
-    index of the one whose parameters it took (its own index where it was built in full)."""
+    index of the one whose parameters it took (its own index where it was built in full).
+
+    copies: vehicle path -> the path of a vehicle whose record it is moved to its own path, as the reader that made
+    this description found (CopyStats.templates); only for a description nobody has changed since it was read.
+    Copies of one vehicle are then not compared with one another: the first is built in full and lends its
+    parameters, the second is built in full too and must equal what reuse gives it."""
     params: list[VehicleParams] = []
     like: list[int] = []
     representatives: dict[tuple, list[tuple[int, _Representative]]] = {}
+    lenders: dict[str, tuple[int, _Representative]] = {}  # by the reader's template path
+    copies = copies or {}
     for path in paths:
         record = description.vehicles.get(path)
         if record is None:
             params.append(build_vehicle_params(description, path))  # raises: no such vehicle
+            continue
+        source = copies.get(path)
+        if source is not None:
+            found = lenders.get(source)
+            if found is not None and found[1].verified and found[1].lends:
+                params.append(found[1].reuse(record))
+                like.append(found[0])
+                continue
+            built = build_vehicle_params(description, path)
+            if found is None:
+                lenders[source] = (len(params), _Representative(built, record))
+            elif found[1].verified is None and found[1].lends:  # the twin
+                found[1].verified = found[1].reuse(record) == built
+            like.append(len(params))
+            params.append(built)
             continue
         shape = _shape(record)
         if shape is None:
