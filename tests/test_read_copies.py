@@ -294,3 +294,14 @@ def test_an_asset_with_a_hostile_value_reads_alike_with_and_without_sharing(case
     # a template whose parse failed unexpectedly is never shared; every other broken asset is
     assert stats.moved == (0 if internal else 2)
     assert any(d.property == name for d in full.diagnostics if d.prim.startswith(car(3)) or d.prim == "/") or internal
+
+
+def test_a_copys_position_is_rounded_to_single_precision_as_usd_physics_rounds_it():
+    """A further copy's position is its world translation in single precision (UsdPhysics' GfVec3f), rounded
+    by packing: equal to Gf's for ordinary, tiny, huge and special values."""
+    from physxvehicle_usd.read.copies import _single
+
+    values = [Gf.Vec3d(0.1, -2.5e6, 0.550000011920929), Gf.Vec3d(1e-46, 1.4e-45, 3.4028234663852886e38),
+              Gf.Vec3d(-1e39, 3.4028235e38, 3.4028236e38), Gf.Vec3d(float("nan"), float("inf"), -0.0)]
+    for value in values:
+        assert repr(_single(value)) == repr(tuple(Gf.Vec3f(value)[:]))

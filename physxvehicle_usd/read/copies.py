@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import struct
 from typing import Any, Callable, NamedTuple
 
 from pxr import Gf, Sdf, Usd, UsdPhysics
@@ -539,7 +540,7 @@ class Fleet:
                 # Gf.Transform takes the translation from the matrix's last row as it is (GfMatrix4d::Factor), and
                 # its scale, rotation and shear from the linear part alone: the same as the template's
                 template, orientation = known
-                return self._emit(template, path, (tuple(Gf.Vec3f(matrix.ExtractTranslation())[:]), orientation), ctx)
+                return self._emit(template, path, (_single(matrix.ExtractTranslation()), orientation), ctx)
         frame = world_frame(prim, ctx.xforms)
         facts: tuple = (frame.scale, frame.collapsed, frame.sheared)
         if group.subtree.colliders:
@@ -577,6 +578,18 @@ class Fleet:
             add(*call)
         self.moved_from[path] = template.root
         return record
+
+
+_FLOAT3 = struct.Struct("3f")
+
+
+def _single(vector: Gf.Vec3d) -> tuple[float, float, float]:
+    """tuple(Gf.Vec3f(vector)[:]), a third of the time: packing a float rounds a double as C's cast does, as
+    GfVec3f's constructor does; where a component is too large for a float (packing refuses), Gf says what it is."""
+    try:
+        return _FLOAT3.unpack(_FLOAT3.pack(*vector[:]))
+    except OverflowError:
+        return tuple(Gf.Vec3f(vector)[:])
 
 
 def _mass_facts(prim: Usd.Prim) -> tuple | None:
