@@ -38,6 +38,7 @@ needs only its pose); should such a copy be parsed in full after all, its body i
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 import struct
 from typing import Any, Callable, NamedTuple
@@ -384,7 +385,8 @@ def _within(path: str, root: str) -> bool:
 
 
 class Template:
-    """The first copy of an asset at one Frame, parsed in full, and how to move its record to another copy."""
+    """The first copy of an asset in one world frame (its scale and V69/V70 verdicts), parsed in full, and how to
+    move its record to another copy."""
 
     PARSED, VERIFIED, REFUSED = range(3)
 
@@ -409,7 +411,7 @@ class Template:
         parsed_here = set()
         ok = not printed and not recorder.repeated
         for key, seen in watch:  # components: in the subtree, and parsed by this vehicle
-            if seen and key not in parsed_here or not _within(ComponentReader.prim_info(key[1])[0], root):
+            if (seen and key not in parsed_here) or not _within(ComponentReader.prim_info(key[1])[0], root):
                 ok = False
             parsed_here.add(key)
         ok &= all(_within(call.prim, root) and call.code != "INTERNAL" for call in recorder.calls)
@@ -448,7 +450,6 @@ class Template:
 def _say_again(lines: list[str]) -> None:
     """Hand what USD printed during a watched parse on to the enclosing capture (read_stage's), in order."""
     if lines:
-        import os
         os.write(2, ("\n".join(lines) + "\n").encode("utf-8", "replace"))
 
 
@@ -464,7 +465,7 @@ class Fleet:
         self.groups: dict[tuple, Group] = {}
         self.group_of: dict[str, Group] = {}
         self.entries: list[tuple[str, Group | None]] = []  # each vehicle met by the traversal: path and group, in order
-        self.moved_from: dict[str, str] = {}  # each moved record's path -> its template's  # vehicles whose record was moved from their template (the rest were parsed in full)
+        self.moved_from: dict[str, str] = {}  # each record moved from a template (not parsed): path -> template's
 
     @classmethod
     def of(cls, stage: Usd.Stage) -> "Fleet | None":
