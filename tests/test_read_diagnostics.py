@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pxr import Gf, Sdf, UsdGeom, UsdPhysics, UsdShade
-from stage_factory import REFERENCE_FRAME, VehicleStage, add_vehicle, new_stage
+from stage_factory import REFERENCE_FRAME, VehicleStage, add_vehicle, build_vehicle, new_stage
 
 from physxvehicle_usd import properties as P
 from physxvehicle_usd.diagnostics import Severity
@@ -635,3 +635,22 @@ def test_relationships_to_nothing_the_wrong_prim_or_the_vehicle_itself(schema, b
     errors = [d for d in description.diagnostics if d.severity == E and d.prim == path]
     assert errors and errors[0].property == P.full_name(schema, base)
     assert not any(d.code == "INTERNAL" for d in description.diagnostics)
+
+
+@pytest.mark.parametrize("value", [math.nan, math.inf, "sideways"])
+def test_an_unusable_steer_angle_with_multipliers_is_said_not_an_internal_error(value):
+    """maxSteerAngle x each multiplier is checked against pi (V114): an unusable maximum, already said, has no
+    product (it raised a TypeError, reported as INTERNAL, where multipliers were authored)."""
+    car = build_vehicle(shared=False)
+    car.set(CAR, P.STEERING, "wheels", [0, 1])
+    car.set(CAR, P.STEERING, "angleMultipliers", [1.0, 1.0])
+    name = P.full_name(P.STEERING, "maxSteerAngle")
+    spec = car.stage.GetRootLayer().GetPrimAtPath(CAR)
+    if name in spec.properties:
+        del spec.properties[name]
+    type_name = Sdf.ValueTypeNames.Float if isinstance(value, float) else Sdf.ValueTypeNames.String
+    Sdf.AttributeSpec(spec, name, type_name).default = value
+    description = car.read()
+    assert not any(d.code == "INTERNAL" for d in description.diagnostics), [d.line() for d in description.diagnostics]
+    assert any(d.severity == E and d.prim == CAR and d.property == name for d in description.diagnostics)
+    assert CAR not in description.vehicles

@@ -6,12 +6,15 @@
 
 Nothing a stage contains makes this raise: problems become diagnostics, a broken vehicle is left out and
 the rest of the stage is still read. Only a file that cannot be opened at all raises InputError.
+
+Copies of one asset (many references of a vehicle, as in a training fleet) are parsed once and the record moved
+to each copy (copies.py); the description is the one reading every vehicle gives (`share_copies=False`).
 """
 from __future__ import annotations
 
 import os
 
-from pxr import Usd, UsdGeom
+from pxr import Usd, UsdGeom, UsdPhysics
 
 from .. import properties as P
 from ..description import Source, StageDescription, StageInfo
@@ -22,19 +25,25 @@ from ..units import StageUnits
 from . import pxr_unchecked as U
 from .components import parse_context, parse_friction_table
 from .context import ReadContext
+from .copies import CopyStats, Fleet, Subtree
 from .physics import gravity_block, load_physics
 from .readings import Reading, apply_ovphysx_reading
 from .values import ComponentReader
 from .vehicle import parse_vehicle
 
-__all__ = ["Reading", "read_stage"]
+__all__ = ["CopyStats", "Reading", "read_stage"]
 
 _UP = {"X": (1.0, 0.0, 0.0), "Y": (0.0, 1.0, 0.0), "Z": (0.0, 0.0, 1.0)}
 
 
-def read_stage(source: "str | os.PathLike | Usd.Stage", reading: "Reading | str" = Reading.OMNIVERSE) -> StageDescription:
+def read_stage(source: "str | os.PathLike | Usd.Stage", reading: "Reading | str" = Reading.OMNIVERSE, *,
+               share_copies: bool = True, stats: CopyStats | None = None) -> StageDescription:
     """The stage's vehicles as Omniverse Kit's PhysX parser reads them (the default), or as ovphysx 0.7 does
-    (`reading="ovphysx"`: every value that reading changes is said, code OVPHYSX_READING; see readings.py)."""
+    (`reading="ovphysx"`: every value that reading changes is said, code OVPHYSX_READING; see readings.py).
+
+    share_copies: parse one copy of an asset referenced many times and move its record to the other copies
+    (read/copies.py); the description is the same either way. False reads every vehicle in full.
+    stats: filled with how many vehicle records were moved from a copy's template rather than parsed."""
     reading = Reading.of(reading)
     sink = DiagnosticSink()
     if isinstance(source, Usd.Stage):
@@ -57,7 +66,9 @@ def read_stage(source: "str | os.PathLike | Usd.Stage", reading: "Reading | str"
     ComponentReader.clear_cache()
     try:
         with bulk_objects(), captured_stderr() as usd_messages:
-            _read(stage, description, sink, units, up_axis)
+            fleet = _read(stage, description, sink, units, up_axis, share_copies)
+            if stats is not None and fleet is not None:
+                stats.moved, stats.templates = len(fleet.moved_from), fleet.moved_from
             if reading == Reading.OVPHYSX:
                 apply_ovphysx_reading(stage, description, sink)
     except Exception as exc:  # noqa: BLE001 - the last line of defence: report, never raise
@@ -72,28 +83,84 @@ def read_stage(source: "str | os.PathLike | Usd.Stage", reading: "Reading | str"
     return description
 
 
-def _read(stage: Usd.Stage, description: StageDescription, sink: DiagnosticSink, units: StageUnits, up_axis: str) -> None:
-    physics = load_physics(stage, sink)
+def _traverse(stage: Usd.Stage, fleet: Fleet | None) -> tuple[list[tuple[str, Usd.Prim]], list[Usd.Prim]]:
+    """The prims the reader parses, in traversal order: vehicle contexts and friction tables as ("context" |
+    "table", prim), and vehicle prims. With a fleet, each vehicle's subtree is noted for its group of copies (a
+    Subtree), and the subtree of a further copy of an asset whose first copy held nothing of the above is skipped."""
+    found: list[tuple[str, Usd.Prim]] = []
+    vehicles: list[Usd.Prim] = []
+    predicate = Usd.TraverseInstanceProxies(Usd.PrimDefaultPredicate)
+    opened: list[tuple[int, object, Subtree]] = []  # vehicle subtrees being traversed: (depth, group, Subtree)
+    depth = 0
+    for top in stage.GetPseudoRoot().GetFilteredChildren(predicate):
+        iterator = iter(Usd.PrimRange.PreAndPostVisit(top, predicate))
+        for prim in iterator:
+            if iterator.IsPostVisit():
+                depth -= 1
+                if opened and opened[-1][0] == depth:
+                    _, group, subtree = opened.pop()
+                    Fleet.leave(group, subtree)
+                continue
+            depth += 1
+            if U.is_a(prim, UsdGeom.PointInstancer):
+                iterator.PruneChildren()  # the parser skips point instancer subtrees
+                _note(opened, special=True)
+                continue
+            if U.has_api(prim, P.CONTEXT):
+                found.append(("context", prim))
+                _note(opened, special=True)
+            if U.get_type_name(prim) == P.TABLE:
+                found.append(("table", prim))
+                _note(opened, special=True)
+            if opened:
+                _note_physics(opened, prim)
+            if U.has_api(prim, P.VEHICLE):
+                _note(opened, special=True)
+                vehicles.append(prim)
+                if fleet is not None:
+                    group, skip = fleet.enter(prim)
+                    if skip:
+                        iterator.PruneChildren()
+                    elif group is not None:  # a vehicle that can be no copy's template is not looked into
+                        opened.append((depth - 1, group, Subtree()))
+    return found, vehicles
+
+
+def _note(opened: list, special: bool) -> None:
+    for _, _, subtree in opened:
+        subtree.special |= special
+
+
+def _note_physics(opened: list, prim: Usd.Prim) -> None:
+    """What UsdPhysics makes of a prim below a vehicle root: a scene is found by the reader's own traversal of the
+    stage (special); colliders change the body's mass properties; any of these, a material or a nested body is
+    reported by UsdPhysics' parse of the stage."""
+    scene = U.is_a(prim, UsdPhysics.Scene)
+    colliders = U.has_api(prim, UsdPhysics.CollisionAPI)
+    physics = scene or colliders or U.has_api(prim, UsdPhysics.MaterialAPI) or U.has_api(prim, UsdPhysics.RigidBodyAPI)
+    for _, _, subtree in opened:
+        subtree.special |= scene
+        subtree.colliders |= colliders
+        subtree.physics |= physics
+
+
+def _read(stage: Usd.Stage, description: StageDescription, sink: DiagnosticSink, units: StageUnits, up_axis: str,
+          share_copies: bool) -> Fleet | None:
+    fleet = Fleet.of(stage) if share_copies else None
+    found, vehicles = _traverse(stage, fleet)
+    physics = load_physics(stage, sink, exclude=fleet.unparsed_bodies() if fleet is not None else ())
     description.materials = physics.materials
     description.ground = physics.ground
     contexts, gravity = {}, {}
-    vehicles = []
-    predicate = Usd.TraverseInstanceProxies(Usd.PrimDefaultPredicate)
-    iterator = iter(Usd.PrimRange.Stage(stage, predicate))
-    for prim in iterator:
-        if U.is_a(prim, UsdGeom.PointInstancer):
-            iterator.PruneChildren()  # the parser skips point instancer subtrees
-            continue
-        if U.has_api(prim, P.CONTEXT):
+    for kind, prim in found:
+        if kind == "context":
             block = _guard(sink, prim, lambda: parse_context(prim, sink, units))
             if block is not None:
                 contexts[str(prim.GetPath())] = block
-        if U.get_type_name(prim) == P.TABLE:
+        else:
             block = _guard(sink, prim, lambda: parse_friction_table(prim, sink, units))
             if block is not None:
                 description.tireFrictionTables[str(prim.GetPath())] = block
-        if U.has_api(prim, P.VEHICLE):
-            vehicles.append(prim)
     down = tuple(-c for c in _UP.get(up_axis, _UP["Y"]))
     for path, desc in physics.scenes.items():
         block = gravity_block(path, desc, units, stage.GetPrimAtPath(path), sink)
@@ -104,11 +171,17 @@ def _read(stage: Usd.Stage, description: StageDescription, sink: DiagnosticSink,
 
     for path in physics.scenes:
         description.scenes[path] = SceneDescription(path=path, gravity=gravity[path], context=contexts.get(path))
-    ctx = ReadContext(stage=stage, sink=sink, units=units, physics=physics, contexts=contexts, gravity=gravity)
-    for prim in vehicles:
-        vehicle = _guard(sink, prim, lambda: parse_vehicle(prim, ctx))
+    ctx = ReadContext(stage=stage, sink=sink, units=units, physics=physics, contexts=contexts, gravity=gravity,
+                      body=fleet.body_lookup(physics) if fleet is not None else None)
+    entries = fleet.entries if fleet is not None else [None] * len(vehicles)
+    for prim, entry in zip(vehicles, entries):
+        if fleet is not None:
+            vehicle = fleet.read(prim, entry, ctx, lambda c: _guard(c.sink, prim, lambda: parse_vehicle(prim, c)))
+        else:
+            vehicle = _guard(sink, prim, lambda: parse_vehicle(prim, ctx))
         if vehicle is not None:
             description.vehicles[vehicle.path] = vehicle
+    return fleet
 
 
 def _guard(sink: DiagnosticSink, prim: Usd.Prim, parse):

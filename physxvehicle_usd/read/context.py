@@ -36,11 +36,23 @@ class ReadContext:
     gravity: dict[str, Block]                      # scene path -> gravity block
     cache: dict[tuple[str, Usd.Prim], Block | None] = field(default_factory=dict)
     xforms: UsdGeom.XformCache = field(default_factory=UsdGeom.XformCache)
+    # While a vehicle's parse is watched (read/copies.py: is it a template for its copies?), each component
+    # look-up as (key, whether the pass had parsed it already)
+    watch: list[tuple[tuple[str, Usd.Prim], bool]] | None = None
+    # The rigid-body description of a vehicle prim; read/copies.py replaces it where UsdPhysics was not asked
+    # about a copy's body until its parse needs it
+    body: Callable[[str], object | None] | None = None
+
+    def __post_init__(self) -> None:
+        if self.body is None:
+            self.body = self.physics.bodies.get
 
     def component(self, kind: str, prim: Usd.Prim, parse: Callable[[], Block | None]) -> Block | None:
         """Shared components are parsed once per prim for the whole pass (a Usd.Prim compares by its
         composed prim and instance-proxy path, so equal keys are the same prim of the stage)."""
         key = (kind, prim)
+        if self.watch is not None:
+            self.watch.append((key, key in self.cache))
         if key not in self.cache:
             self.cache[key] = parse()
         return self.cache[key]

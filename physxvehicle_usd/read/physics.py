@@ -8,6 +8,7 @@ import math
 import warnings
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Sequence
 
 from pxr import Gf, Usd, UsdGeom, UsdPhysics
 
@@ -27,26 +28,44 @@ class PhysicsInfo:
     ground: list[GroundDescription] = field(default_factory=list)
 
 
-def _load(stage: Usd.Stage) -> dict:
+def _load(stage: Usd.Stage, include: Sequence[str] = ("/",), exclude: Sequence[str] = ()) -> dict:
+    """UsdPhysics' parse of the subtrees at `include`, less those at `exclude`."""
     loader = getattr(UsdPhysics, "UsdPhysicsLoadStageFromPrimRange", None)
+    include, exclude = list(include), list(exclude)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         if loader is not None:
             try:
-                return loader(stage, ["/"])
+                return loader(stage, include, exclude)
             except TypeError:
                 pass
-        return UsdPhysics.LoadUsdPhysicsFromRange(stage, ["/"])
+        return UsdPhysics.LoadUsdPhysicsFromRange(stage, include, exclude)
+
+
+def load_bodies(stage: Usd.Stage, paths: Sequence[str]) -> dict[str, object]:
+    """The rigid-body descriptions of the bodies at `paths`, as the whole stage's parse reports them: UsdPhysics
+    describes each body from its own prim (transform, velocities, flags, simulation owners)."""
+    bodies = {}
+    try:
+        parsed = _load(stage, paths)
+    except Exception:  # noqa: BLE001 - as the whole stage's parse failing: the bodies have no description
+        return bodies
+    for kind, (found, descs) in parsed.items():
+        if str(kind).rsplit(".", 1)[-1] == "RigidBody":
+            bodies.update((str(path), desc) for path, desc in zip(found, descs))
+    return bodies
 
 
 def _matrix(m: Gf.Matrix4d) -> list[list[float]]:
     return [[float(m[r][c]) for c in range(4)] for r in range(4)]
 
 
-def load_physics(stage: Usd.Stage, sink: DiagnosticSink) -> PhysicsInfo:
+def load_physics(stage: Usd.Stage, sink: DiagnosticSink, exclude: Sequence[str] = ()) -> PhysicsInfo:
+    """exclude: subtrees left out of the parse (read/copies.py: copies of an asset whose subtree holds nothing of
+    this but the vehicle's own body)."""
     info = PhysicsInfo()
     try:
-        parsed = _load(stage)
+        parsed = _load(stage, exclude=exclude)
     except Exception as exc:  # noqa: BLE001 - report, read vehicles without physics descriptions
         sink.error("PHYSICS", "/", f"UsdPhysics could not parse the stage: {exc}")
         return info
@@ -151,6 +170,17 @@ def _shape_mass_information(prim: Usd.Prim) -> UsdPhysics.RigidBodyAPI.MassInfor
     return info
 
 
+def body_pose(position: Gf.Vec3f, rotation: Gf.Quatf) -> tuple[tuple, tuple]:
+    """A rigid body's world position and orientation (w, x, y, z) as the rigid-body block holds them."""
+    return tuple(position[:]), (float(rotation.GetReal()), *rotation.GetImaginary()[:])
+
+
+def transform_pose(transform: Gf.Transform) -> tuple[tuple, tuple]:
+    """body_pose from a prim's world transform, as UsdPhysics derives a body's (_GetRigidBodyTransformation: the
+    GfTransform of its local-to-world matrix, translation and rotation in single precision)."""
+    return body_pose(Gf.Vec3f(transform.GetTranslation()), Gf.Quatf(transform.GetRotation().GetQuat()))
+
+
 def rigid_body_block(prim: Usd.Prim, desc, sink: DiagnosticSink, units: StageUnits) -> Block:
     """Mass, centre of mass, inertia and principal axes (UsdPhysics' computation), the body's world pose, and
     the PhysX actor settings of PhysxRigidBodyAPI (damping, velocity limits, solver iterations, ...)."""
@@ -179,9 +209,9 @@ def rigid_body_block(prim: Usd.Prim, desc, sink: DiagnosticSink, units: StageUni
     im = axes.GetImaginary()
     block.set("principalAxes", (float(axes.GetReal()), *im[:]), source)
     if desc is not None:
-        rot = desc.rotation
-        block.set("position", tuple(desc.position[:]), Source.AUTHORED)
-        block.set("orientation", (float(rot.GetReal()), *rot.GetImaginary()[:]), Source.AUTHORED)
+        position, orientation = body_pose(desc.position, desc.rotation)
+        block.set("position", position, Source.AUTHORED)
+        block.set("orientation", orientation, Source.AUTHORED)
         block.set("scale", tuple(desc.scale[:]), Source.AUTHORED)
         block.set("linearVelocity", tuple(desc.linearVelocity[:]), Source.AUTHORED)
         block.set("angularVelocity", tuple(desc.angularVelocity[:]), Source.AUTHORED)

@@ -185,7 +185,8 @@ def read_steering(v: VehicleParse, d: VehicleDescription, attachments: list[Atta
         r = ComponentReader(prim, P.STEERING, ctx.sink, ctx.units)
         block = Block(schema_name=P.STEERING, path=v.path)
         angle, mults = _wheel_system(v, r, block, n, "maxSteerAngle", "angleMultipliers", ("V112", "V118", "V113"))
-        if any(abs(angle * m) > math.pi for m in mults):
+        # an unusable maximum (said already: wrong type, not finite) has no product to check
+        if angle is not None and any(abs(angle * m) > math.pi for m in mults):
             v.error("V114", "maxSteerAngle x multiplier must stay within [-pi, pi]", r.name("angleMultipliers"))
         d.steering = block
     elif has_ackermann:

@@ -9,7 +9,7 @@ so the description needs no further knowledge of sentinels.
 """
 from __future__ import annotations
 
-from pxr import Gf, Usd, UsdGeom, UsdPhysics
+from pxr import Usd, UsdGeom, UsdPhysics
 
 from .. import properties as P
 from ..description import Block, DriveDescription, Source, VehicleDescription
@@ -28,11 +28,9 @@ from .systems import read_brakes, read_controllers, read_differential, read_stee
 from .values import ComponentReader, authored_targets
 from .wheels import (
     Attachment,
-    is_identity,
-    is_uniform,
     parse_attachment,
     resolve_wheels,
-    world_scale,
+    world_frame,
     zero_orientations,
 )
 
@@ -161,16 +159,15 @@ def parse_vehicle(prim: Usd.Prim, ctx: ReadContext) -> VehicleDescription | None
     for name in zero_orientations(prim):
         v.warning("ORIENT_ZERO", "the zero quaternion (0, 0, 0, 0) is no rotation; USD reads it as the identity "
                   "rotation", name)
-    matrix = ctx.xforms.GetLocalToWorldTransform(prim)
-    scale = world_scale(matrix)
-    # Gf.Transform reports a collapsed axis as 1e-10, not 0: a singular matrix is the zero scale.
-    if any(c == 0.0 for c in scale) or matrix.GetDeterminant3() == 0.0:
+    frame = world_frame(prim, ctx.xforms)
+    scale = frame.scale
+    if frame.collapsed:
         v.error("V69", f"world scale {scale} has a zero component")
         return _rejected(v)
-    if not is_uniform(scale) and not is_identity(Gf.Transform(matrix).GetPivotOrientation()):
+    if frame.sheared:
         v.warning("V70", f"non-uniform world scale {scale} with a rotated scale orientation (a sheared transform); "
                   "PhysX uses the scale along the vehicle's own axes")
-    body_desc = ctx.physics.bodies.get(v.path)
+    body_desc = ctx.body(v.path)
     # 2. drive
     errors_before_drive = v.rejecting_errors()
     drive = _drive(v)

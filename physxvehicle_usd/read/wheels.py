@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 from pxr import Gf, Usd, UsdGeom, UsdPhysics
@@ -30,8 +31,23 @@ def _rotate(q: Gf.Quatd, vector) -> tuple:
     return tuple(Gf.Rotation(q).TransformDir(v)[:])
 
 
-def world_scale(matrix: Gf.Matrix4d) -> tuple[float, float, float]:
-    return tuple(Gf.Transform(matrix).GetScale()[:])
+class WorldFrame(NamedTuple):
+    """A vehicle prim's world transform, as the parse checks it (V69, V70) and scales by it."""
+
+    transform: Gf.Transform
+    scale: tuple[float, float, float]
+    collapsed: bool   # an axis of zero scale: no vehicle (V69)
+    sheared: bool     # a non-uniform scale along rotated axes (V70)
+
+
+def world_frame(prim: Usd.Prim, xforms: UsdGeom.XformCache) -> WorldFrame:
+    matrix = xforms.GetLocalToWorldTransform(prim)
+    transform = Gf.Transform(matrix)
+    scale = tuple(transform.GetScale()[:])
+    # Gf.Transform reports a collapsed axis as 1e-10, not 0: a singular matrix is the zero scale.
+    collapsed = any(c == 0.0 for c in scale) or matrix.GetDeterminant3() == 0.0
+    sheared = not collapsed and not is_uniform(scale) and not is_identity(transform.GetPivotOrientation())
+    return WorldFrame(transform, scale, collapsed, sheared)
 
 
 def zero_orientations(prim: Usd.Prim) -> list[str]:

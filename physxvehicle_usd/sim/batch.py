@@ -9,12 +9,13 @@ share one batch. Which arrays there are, their shapes, dtypes and padding is sai
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
 from ..description import StageDescription
-from ..runtime.vehicle2 import FrictionTableParams, VehicleParams, VehicleParamsError, build_vehicle_params
+from ..runtime.vehicle2 import FrictionTableParams, VehicleParams, VehicleParamsError
+from ..runtime.vehicle2.copies import build_params_sharing, copy_probe
 from . import commands, context, drivetrain, rigid_body, suspension, tire, wheel
 from .declare import Derived, Param
 
@@ -88,8 +89,12 @@ def _stack(param: Param, values: list, shape: tuple[int, ...], mask: np.ndarray)
     return out
 
 
-def batch(params: Sequence[VehicleParams]) -> VehicleBatch:
-    """Stack per-vehicle params into one `VehicleBatch` (wheels padded to the largest wheel count)."""
+def batch(params: Sequence[VehicleParams], like: Sequence[int] | None = None) -> VehicleBatch:
+    """Stack per-vehicle params into one `VehicleBatch` (wheels padded to the largest wheel count).
+
+    like: for each vehicle, the index of the vehicle whose parameters it took (runtime.vehicle2.copies: the same
+    records but for its paths, description and initial state). A parameter that reads none of these (`copy_varying`
+    tells) is worked out once per such vehicle and its rows repeated; the others for every vehicle."""
     if not params:
         raise VehicleParamsError("batch() needs at least one vehicle")
     V = len(params)
@@ -97,14 +102,22 @@ def batch(params: Sequence[VehicleParams]) -> VehicleBatch:
     nb_wheels = np.array([p.nb_wheels for p in params], dtype=np.int64)
     mask = np.arange(W)[None, :] < nb_wheels[:, None]
     wheels = [w for p in params for w in p.wheels]
-    values = {param.name: [param.vehicle(p) for p in params] for param in PARAMS if param.vehicle is not None}
-    values.update({param.name: [param.wheel(w) for w in wheels] for param in PARAMS if param.wheel is not None})
+    shared, lenders, rows, varying = _sharing(params, like)
+    shared_wheels = [w for p in shared for w in p.wheels]
+    values = {param.name: [param.vehicle(p) for p in (params if param.name in varying else shared)]
+              for param in PARAMS if param.vehicle is not None}
+    values.update({param.name: [param.wheel(w) for w in (wheels if param.name in varying else shared_wheels)]
+                   for param in PARAMS if param.wheel is not None})
     dims = _dims(values, W)
     A = {"wheel_mask": mask, "nb_wheels": nb_wheels}
     for param in PARAMS:
         shape = param.batch_shape(V, dims)
-        A[param.name] = (_stack(param, values[param.name], shape, mask) if param.name in values
-                         else np.full(shape, param.pad, dtype=param.dtype))
+        if param.name not in values:
+            A[param.name] = np.full(shape, param.pad, dtype=param.dtype)
+        elif param.name in varying:
+            A[param.name] = _stack(param, values[param.name], shape, mask)
+        else:  # one row per vehicle that lent its parameters, repeated for the vehicles that took them
+            A[param.name] = _stack(param, values[param.name], param.batch_shape(len(shared), dims), mask[lenders])[rows]
     # friction tables: one entry per distinct table of the batch, each wheel the index of its own
     tables: list[FrictionTableParams] = []
     table_index: dict[FrictionTableParams, int] = {}
@@ -120,6 +133,59 @@ def batch(params: Sequence[VehicleParams]) -> VehicleBatch:
 
 
 def batch_from_description(description: StageDescription, vehicle_paths: Sequence[str] | None = None) -> VehicleBatch:
-    """Build and batch the vehicles of a description (all of them, by path, unless paths are given)."""
+    """Build and batch the vehicles of a description (all of them, by path, unless paths are given); copies of one
+    vehicle (runtime.vehicle2.copies) share their parameters."""
     paths = list(vehicle_paths) if vehicle_paths is not None else sorted(description.vehicles)
-    return batch([build_vehicle_params(description, p) for p in paths])
+    return batch(*build_params_sharing(description, paths))
+
+
+def _sharing(params: Sequence[VehicleParams], like: Sequence[int] | None
+             ) -> tuple[list[VehicleParams], np.ndarray, np.ndarray, frozenset[str]]:
+    """(the vehicles that lent their parameters, their indices, each vehicle's row among them, the names of the
+    parameters worked out for every vehicle). Without copies: every vehicle, and every parameter."""
+    V = len(params)
+    if like is None or all(like[i] == i for i in range(V)):
+        return list(params), np.arange(V), np.arange(V), frozenset(p.name for p in PARAMS)
+    lenders = [i for i in range(V) if like[i] == i]
+    position = {lender: k for k, lender in enumerate(lenders)}
+    rows = np.array([position[like[i]] for i in range(V)], dtype=np.int64)
+    varying: set[str] = set()
+    for lender in sorted({like[i] for i in range(V) if like[i] != i}):
+        varying |= copy_varying(params[lender])
+    return [params[i] for i in lenders], np.array(lenders, dtype=np.int64), rows, frozenset(varying)
+
+
+def copy_varying(params: VehicleParams) -> set[str]:
+    """The parameters whose values may differ between copies taking `params` (copy_probe): those that read a copy's
+    paths, pose or initial state, or cannot be told; all of them where no probe can be made."""
+    probe = copy_probe(params)
+    if probe is None:
+        return {param.name for param in PARAMS}
+    varying = set()
+    for param in PARAMS:
+        if param.vehicle is not None:
+            pairs = [(params, probe)]
+            read = param.vehicle
+        elif param.wheel is not None:
+            pairs = list(zip(params.wheels, probe.wheels))
+            read = param.wheel
+        else:
+            continue
+        try:
+            same = all(_same(read(a), read(b)) for a, b in pairs)
+        except Exception:  # noqa: BLE001 - Touched, or anything else a probe value made fail
+            same = False
+        if not same:
+            varying.add(param.name)
+    return varying
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal values of equal types, element by element (NaN is not equal to itself: it makes a parameter vary)."""
+    if type(a) is not type(b):
+        return False
+    if type(a) in (tuple, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if type(a) is np.ndarray:
+        return a.dtype == b.dtype and a.shape == b.shape and bool(np.array_equal(a, b))
+    return bool(a == b)

@@ -50,9 +50,11 @@ def load(source: "str | os.PathLike | Usd.Stage", dt: float, vehicles: Sequence[
     nothing can be simulated. Vehicles the reader rejected, or the simulator cannot build, are left out
     and named in `left_out`.
     """
-    from ..read import Reading, read_stage
+    from ..read import CopyStats, Reading, read_stage
     from ..runtime.vehicle2 import VehicleParamsError
+    from ..runtime.vehicle2.copies import build_params_sharing
     from ..sim import Simulator
+    from ..sim.batch import batch
     from ..sim.stability import dt_diagnostics
 
     if not (isinstance(dt, (int, float)) and dt > 0 and math.isfinite(dt)):
@@ -60,8 +62,9 @@ def load(source: "str | os.PathLike | Usd.Stage", dt: float, vehicles: Sequence[
     reading = Reading.of(reading)
     start = time.perf_counter()
     stage, warnings = _open(source)
+    copies = CopyStats()
     with bulk_objects():  # a description: a few hundred small objects per vehicle
-        description = read_stage(stage, reading)
+        description = read_stage(stage, reading, stats=copies)
     rejected = _rejected_vehicles(description.diagnostics, stage)
     left_out = {path: why for path, why in rejected.items() if path not in description.vehicles}
     if vehicles:
@@ -75,7 +78,11 @@ def load(source: "str | os.PathLike | Usd.Stage", dt: float, vehicles: Sequence[
     simulator = None
     if wanted:
         try:
-            simulator = Simulator.from_description(description, dt, wanted, threads=threads)
+            # Simulator.from_description, told which vehicles the reader moved from which (no one has changed
+            # them); the parameter records are long-lived objects too (see bulk_objects)
+            with bulk_objects():
+                simulator = Simulator(batch(*build_params_sharing(description, wanted, copies.templates)),
+                                      description.ground, dt, threads=threads)
         except VehicleParamsError:
             # find the vehicles the simulator cannot build and go on without them
             buildable = []

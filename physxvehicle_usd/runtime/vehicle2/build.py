@@ -181,6 +181,16 @@ def _friction_table(description: StageDescription, path: str | None) -> Friction
     return FrictionTableParams(materials, values[: len(materials)], float(_value(table, "defaultFrictionValue")))
 
 
+def rigid_body_initial_state(rb: Block) -> RigidBodyInitialState:
+    """The actor's pose and velocities at creation, from the description's rigid-body block."""
+    return RigidBodyInitialState(
+        position=_vec(_value(rb, "position")),
+        orientation=_quat_normalize(_vec(_value(rb, "orientation"), 4)),
+        linear_velocity=_vec(_value(rb, "linearVelocity")),
+        angular_velocity=_vec(_value(rb, "angularVelocity")),
+    )
+
+
 def build_vehicle_params(description: StageDescription, vehicle_path: str) -> VehicleParams:
     """Build the vehicle2 parameters of one vehicle of a stage description (the reader's typed records).
 
@@ -231,12 +241,7 @@ def build_vehicle_params(description: StageDescription, vehicle_path: str) -> Ve
     if not mass > 0.0:
         raise VehicleParamsError(f"vehicle {vehicle_path}: rigid-body mass must be > 0 (got {mass})")
     rigid_body = RigidBodyParams(mass=mass, moi=_vec(_value(rb, "diagonalInertia")), com_position=com_p, com_orientation=com_q)
-    initial_state = RigidBodyInitialState(
-        position=_vec(_value(rb, "position")),
-        orientation=_quat_normalize(_vec(_value(rb, "orientation"), 4)),
-        linear_velocity=_vec(_value(rb, "linearVelocity")),
-        angular_velocity=_vec(_value(rb, "angularVelocity")),
-    )
+    initial_state = rigid_body_initial_state(rb)
     ref_is_com = bool(_value(veh, "referenceFrameIsCenterOfMass"))
     com_q_inv = _tuple(vm.quat_conj(np.asarray(com_q)))
 

@@ -1,0 +1,609 @@
+"""Fleets: many copies of one asset, parsed once.
+
+A stage that references one vehicle asset N times (benchmarks/fleet.py; a training run's fleet) holds N vehicles
+whose composed subtrees are the same opinions at N paths. The reader parses the first such vehicle in full (the
+template), parses the second in full as well (the twin) and checks that the template's record and diagnostics,
+moved to the twin's path, are exactly the twin's; each further copy is then the template's record moved to its own
+path, with its own world pose, and the template's diagnostics said again for it. The description is the one a
+full read gives, value for value, provenance for provenance and diagnostic for diagnostic; `read_stage(...,
+share_copies=False)` is that full read, and tests/test_read_copies.py compares the two on fleets with and without
+per-copy differences.
+
+Two vehicles are copies when
+  * (`composition_key`) the prim stacks of their roots are the same specs, except each one's own specs (those at
+    its own path in the stage's root layer stack: a reference's `def "Car"`), which must read the same as USD
+    writes them (fields and properties) and hold no child prims. Every opinion on the subtree below a root comes
+    through a spec of its root's stack (a layer holding a spec below a path holds one at the path), so equal stacks
+    compose equal subtrees, with relationship targets mapped to each copy's own path;
+  * and (`Fleet.read`) their world transforms give the parse the same scale and the same V69/V70 verdicts, plus,
+    for an asset with colliders, the same UsdPhysics mass properties (which depend on the colliders' placement and
+    on materials bound from above the copy).
+What a copy's record takes from where it stands is its rigid body's world position and orientation, from its own
+transform as UsdPhysics derives them (physics.transform_pose).
+
+A template is shared only when its parse looked at nothing outside its own subtree that copies would not see alike
+(`Template.parse`): every component it parsed lies in its subtree and was parsed by it (the pass's component cache
+had not met it), every diagnostic is about a prim of its subtree and was new to the pass, USD printed nothing
+while it was read, its body's simulation owners lie outside it, and its subtree holds no vehicle context, friction
+table, scene, point instancer or other vehicle (`Subtree.special`), which the rest of the read finds by traversal.
+The traversal skips the subtrees of further copies of such an asset.
+
+The whole stage is read the full way where composition could differ in ways the prim stacks do not show: a
+population mask, load rules other than "load all", relocates in the root layer stack.
+
+Copies of an asset whose subtree holds nothing UsdPhysics reports but the body itself (no collider, material or
+nested body) are left out of UsdPhysics' parse of the stage, whose per-body work is most of its cost (a moved copy
+needs only its pose); should such a copy be parsed in full after all, its body is asked of UsdPhysics then.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import struct
+from typing import Any, Callable, NamedTuple
+
+from pxr import Gf, Sdf, Usd, UsdPhysics
+
+from ..description import Block, Resolved, Source, VehicleDescription
+from ..diagnostics import DiagnosticSink, Severity
+from ..stage.io import captured_stderr
+from . import pxr_unchecked as U
+from .context import ReadContext
+from .physics import PhysicsInfo, load_bodies, transform_pose
+from .values import ComponentReader
+from .wheels import world_frame
+
+_resolved = tuple.__new__
+
+
+@dataclasses.dataclass
+class CopyStats:
+    """What one read did with copies (read_stage's `stats`)."""
+
+    moved: int = 0  # vehicle records moved from a template rather than parsed
+    # each moved record's path -> its template's: the same record but for paths and pose (the simulator's build
+    # takes one's parameters for the other: runtime/vehicle2/copies.py)
+    templates: dict[str, str] = dataclasses.field(default_factory=dict)
+
+
+# -- when two vehicle prims compose the same subtree -----------------------------------------------------
+
+def composition_key(prim: Usd.Prim, root_layers: frozenset, path: Sdf.Path | None = None) -> tuple | None:
+    """The prim's own specs (those at its own path in the stage's root layer stack) as (layer, text: the spec as
+    USD writes it, its fields and properties), then the other specs of its prim stack. None for an instance proxy
+    (its stack is its prototype's, whose path it does not have) and where an own spec holds child prims: opinions
+    below the copy (a vehicle authored in place, a copy's own override of a wheel), parsed in full."""
+    if prim.IsInstanceProxy():
+        return None
+    path = U.get_path(prim) if path is None else path
+    stack = prim.GetPrimStack()
+    own = []
+    for spec in stack:  # the root node's specs come first: the prim's own, at its own path
+        if spec.path != path:
+            break
+        layer = spec.layer
+        if layer not in root_layers:
+            break
+        if len(spec.nameChildren):
+            return None
+        own.append((layer, spec.GetAsText()))
+    return tuple(own), tuple(stack[len(own):])
+
+
+def stage_allows_copies(stage: Usd.Stage) -> bool:
+    """Whether prim stacks tell copies apart on this stage: every prim is composed (no population mask, every
+    payload loaded) and the root layer stack relocates nothing (a relocation below a copy changes its subtree
+    without touching its root's stack)."""
+    if stage.GetPopulationMask() != Usd.StagePopulationMask.All():
+        return False
+    if stage.GetLoadRules() != Usd.StageLoadRules.LoadAll():
+        return False
+    index = stage.GetPseudoRoot().GetPrimIndex()
+    return not index.rootNode.layerStack.relocatesSourceToTarget
+
+
+class Subtree:
+    """What the traversal met below a vehicle root (the root itself excluded)."""
+
+    __slots__ = ("special", "colliders", "physics")
+
+    def __init__(self) -> None:
+        self.special = False    # a vehicle context, friction table, scene, point instancer or vehicle: not shared
+        self.colliders = False  # UsdPhysics mass properties depend on the colliders' world placement and materials
+        self.physics = False    # UsdPhysics reports something below the body (colliders, materials, nested bodies)
+
+
+class Group:
+    """Vehicles whose roots have equal composition keys: copies of one asset."""
+
+    __slots__ = ("members", "subtree", "templates", "posed", "deferred")
+
+    def __init__(self) -> None:
+        self.members: list[str] = []
+        self.subtree: Subtree | None = None          # the first member's, once the traversal has left it
+        self.templates: dict[tuple, Template] = {}   # by the facts of the parse's world frame (Fleet.read)
+        # A verified template by the linear part of a copy's world matrix (its upper 3x3 and its last column), with
+        # the orientation that part gives: what a further copy with that part takes without decomposing its matrix
+        self.posed: dict[tuple, tuple[Template, tuple]] = {}
+        self.deferred: set[str] = set()              # members whose bodies UsdPhysics was not asked about
+
+
+# -- a vehicle's record moved to another path ---------------------------------------------------------
+
+def _boundary(root: str) -> re.Pattern:
+    """`root` as a whole path in a text: not the start of a longer name, nor the end of a longer path."""
+    return re.compile(r"(?<![\w/])" + re.escape(root) + r"(?!\w)")
+
+
+class _Unmovable(Exception):
+    """A value the record mover does not know how to copy."""
+
+
+def _mover(value: Any, root: str, shared: frozenset) -> Callable[[str], Any] | None:
+    """A function of a new root path giving `value` moved there (paths at or below `root` re-rooted, lists and
+    records fresh), or None where the value is the same object for every copy (numbers, other strings, tuples
+    of those, the scene's context block shared by every vehicle of the scene)."""
+    kind = type(value)
+    if value is None or kind in (bool, int, float) or isinstance(value, Source):
+        return None
+    if kind is str:
+        if value == root or value.startswith((root + "/", root + ".")):
+            tail = value[len(root):]
+            return lambda new: new + tail
+        return None
+    if kind is tuple:
+        movers = [_mover(item, root, shared) for item in value]
+        if not any(movers):
+            return None
+        parts = [(m, item) for m, item in zip(movers, value)]
+        return lambda new: tuple(m(new) if m else item for m, item in parts)
+    if kind is list:
+        movers = [_mover(item, root, shared) for item in value]
+        if not any(movers):
+            items = list(value)
+            return lambda new: items.copy()
+        parts = [(m, item) for m, item in zip(movers, value)]
+        return lambda new: [m(new) if m else item for m, item in parts]
+    if kind is dict:
+        movers = {key: _mover(item, root, shared) for key, item in value.items()}
+        items = dict(value)
+        fixes = [(key, m) for key, m in movers.items() if m]
+        def move_dict(new: str) -> dict:
+            out = items.copy()
+            for key, m in fixes:
+                out[key] = m(new)
+            return out
+        return move_dict
+    if kind is Block:
+        if id(value) in shared:
+            return None
+        values = dict(value.values)
+        # the values to renew, by kind: lists of values that stay (copied), paths (re-rooted), others (movers)
+        lists, paths, others = [], [], []
+        for key, item in values.items():
+            m = _mover(item.value, root, shared)
+            if m is None:
+                continue
+            if type(item.value) is list and not any(_mover(x, root, shared) for x in item.value):
+                lists.append((key, item.value, item.source))
+            elif type(item.value) is str:
+                paths.append((key, item.value[len(root):], item.source))
+            else:
+                others.append((key, m, item.source))
+        schema, own_path = value.schema_name, value.path
+        tail = own_path[len(root):] if _mover(own_path, root, shared) else None
+        new_block = Block.__new__
+
+        def move_block(new: str) -> Block:
+            block = new_block(Block)
+            block.schema_name = schema
+            block.path = own_path if tail is None else new + tail
+            out = values.copy()
+            for key, items, source in lists:
+                out[key] = _resolved(Resolved, (items.copy(), source))
+            for key, rest, source in paths:
+                out[key] = _resolved(Resolved, (new + rest, source))
+            for key, m, source in others:
+                out[key] = _resolved(Resolved, (m(new), source))
+            block.values = out
+            return block
+        return move_block
+    if dataclasses.is_dataclass(value) and not isinstance(value, type) and not hasattr(value, "__slots__"):
+        fields = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+        fixes = [(name, m) for name, item in fields.items() if (m := _mover(item, root, shared))]
+        cls, new_record = kind, kind.__new__
+        def move_record(new: str) -> Any:
+            record = new_record(cls)
+            attributes = fields.copy()
+            for name, m in fixes:
+                attributes[name] = m(new)
+            record.__dict__ = attributes
+            return record
+        return move_record
+    raise _Unmovable(f"{kind.__name__} value in a vehicle record")
+
+
+def _names_paths(value: Any, root: str) -> bool:
+    """Whether a value may hold a path at or below `root`: such a string, a block or record, or tuples, lists and
+    dicts holding one."""
+    kind = type(value)
+    if kind is str:
+        return value == root or value.startswith((root + "/", root + "."))
+    if kind in (tuple, list):
+        return any(_names_paths(item, root) for item in value)
+    if kind is dict:
+        return any(_names_paths(item, root) for item in value.values())
+    return kind is Block or dataclasses.is_dataclass(value)
+
+
+def _matcher(value: Any, root: str, ignore: tuple[str, ...] = ()) -> Callable[[Any, str], bool]:
+    """A test of whether another value is `value` moved to a new root: what _mover would make of it there, by ==
+    (`ignore`: keys of a block not compared). Values compare as Python compares them (1 == 1.0)."""
+    kind = type(value)
+    if not ignore and not _names_paths(value, root):
+        return lambda other, new: type(other) is kind and other == value
+    if kind is str:
+        tail = value[len(root):]
+        return lambda other, new: other == new + tail
+    if kind in (tuple, list):
+        items = [_matcher(item, root) for item in value]
+        size = len(items)
+
+        def match_sequence(other: Any, new: str) -> bool:
+            if type(other) is not kind or len(other) != size:
+                return False
+            for m, item in zip(items, other):
+                if not m(item, new):
+                    return False
+            return True
+        return match_sequence
+    if kind is dict:
+        entries = [(key, _matcher(item, root)) for key, item in value.items()]
+        keys = value.keys()
+
+        def match_dict(other: Any, new: str) -> bool:
+            if type(other) is not dict or other.keys() != keys:
+                return False
+            for key, m in entries:
+                if not m(other[key], new):
+                    return False
+            return True
+        return match_dict
+    if kind is Block:
+        return _block_matcher(value, root, ignore)
+    return _record_matcher(value, root, {})
+
+
+def _block_matcher(block: Block, root: str, ignore: tuple[str, ...] = ()) -> Callable[[Any, str], bool]:
+    path = _matcher(block.path, root)
+    schema, keys = block.schema_name, block.values.keys()
+    moving = {key for key, item in block.values.items() if _names_paths(item.value, root)}
+    plain = {key: item for key, item in block.values.items() if key not in moving and key not in ignore}
+    moved = [(key, _matcher(block.values[key].value, root), block.values[key].source) for key in moving]
+
+    def match_block(other: Any, new: str) -> bool:
+        if type(other) is not Block or other.schema_name != schema or not path(other.path, new):
+            return False
+        values = other.values
+        if values.keys() != keys:
+            return False
+        for key, item in plain.items():
+            if values[key] != item:
+                return False
+        for key, m, source in moved:
+            item = values[key]
+            if item.source != source or not m(item.value, new):
+                return False
+        return True
+    return match_block
+
+
+def _record_matcher(record: Any, root: str, ignore: dict[str, tuple[str, ...]]) -> Callable[[Any, str], bool]:
+    """_matcher of a record; `ignore`: for a field holding a block, the keys of the block not compared. The blocks
+    holding no path but their own are compared in line (most of a vehicle's), the other fields by their matchers."""
+    kind = type(record)
+    blocks, others = [], []
+    for f in dataclasses.fields(record):
+        item, skip = getattr(record, f.name), ignore.get(f.name, ())
+        if type(item) is Block and not skip and not any(_names_paths(x.value, root) for x in item.values.values()):
+            tail = item.path[len(root):] if _names_paths(item.path, root) else None
+            blocks.append((f.name, item.schema_name, tail, item.path, item.values))
+        else:
+            others.append((f.name, _matcher(item, root, skip)))
+
+    def match_record(other: Any, new: str) -> bool:
+        if type(other) is not kind:
+            return False
+        fields = other.__dict__
+        for name, schema, tail, path, values in blocks:
+            block = fields[name]
+            if (type(block) is not Block or block.schema_name != schema
+                    or block.path != (path if tail is None else new + tail) or block.values != values):
+                return False
+        for name, m in others:
+            if not m(fields[name], new):
+                return False
+        return True
+    return match_record
+
+
+def record_mover(record: Any, root: str, shared: frozenset = frozenset()) -> Callable[[str], Any]:
+    """A function of a new root path giving a copy of a description record (a VehicleDescription, its blocks and
+    records) moved there: its paths at or below `root` re-rooted, every list, dict, block and record fresh, blocks
+    in `shared` (by id) kept as they are. Raises _Unmovable for a value it cannot copy."""
+    move = _mover(record, root, shared)
+    return move if move is not None else (lambda new: record)
+
+
+def vehicle_matcher(record: VehicleDescription, root: str) -> Callable[[Any, str], bool]:
+    """A test of whether another vehicle record is `record` moved to a new root (record_mover), whatever the world
+    position and orientation of its rigid body."""
+    return _record_matcher(record, root, {"rigidBody": POSE})
+
+
+POSE = ("position", "orientation")  # the rigid-body values that a copy takes from where it stands
+
+
+class _Call(NamedTuple):
+    """One diagnostic as the parse said it (before the sink's de-duplication)."""
+
+    severity: Severity
+    code: str
+    prim: str
+    message: str
+    prop: str | None
+
+
+class _Recorder:
+    """A DiagnosticSink's stand-in during a template's parse: says everything on, and remembers what was said and
+    whether the sink had heard any of it before."""
+
+    def __init__(self, sink: DiagnosticSink) -> None:
+        self.sink, self.items = sink, sink.items
+        self.calls: list[_Call] = []
+        self.repeated = False
+
+    def add(self, severity: Severity, code: str, prim, message: str, prop: str | None = None) -> None:
+        before = len(self.items)
+        self.sink.add(severity, code, prim, message, prop)
+        self.repeated |= len(self.items) == before
+        self.calls.append(_Call(severity, code, str(prim), message, prop))
+
+    def error(self, code: str, prim, message: str, prop: str | None = None) -> None:
+        self.add(Severity.ERROR, code, prim, message, prop)
+
+    def warning(self, code: str, prim, message: str, prop: str | None = None) -> None:
+        self.add(Severity.WARNING, code, prim, message, prop)
+
+    def info(self, code: str, prim, message: str, prop: str | None = None) -> None:
+        self.add(Severity.INFO, code, prim, message, prop)
+
+
+def _within(path: str, root: str) -> bool:
+    return path == root or path.startswith(root + "/")
+
+
+class Template:
+    """The first copy of an asset in one world frame (its scale and V69/V70 verdicts), parsed in full, and how to
+    move its record to another copy."""
+
+    PARSED, VERIFIED, REFUSED = range(3)
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+        self.state = Template.PARSED
+        self.record: VehicleDescription | None = None
+        self.calls: list[_Call] = []
+        self._move: Callable[[str], VehicleDescription | None] | None = None
+        self._diagnostics: list[tuple] = []
+        self._pose_sources: tuple[Source, Source] | None = None
+
+    def parse(self, prim: Usd.Prim, ctx: ReadContext, parse: Callable[[ReadContext], Any]) -> tuple[Any, bool, list]:
+        """Parse a vehicle in full, watched: (its record, whether it qualifies as a template, its diagnostics)."""
+        recorder = _Recorder(ctx.sink)
+        watch: list = []
+        watched = dataclasses.replace(ctx, sink=recorder, watch=watch)
+        with captured_stderr() as printed:
+            record = parse(watched)
+        _say_again(printed)
+        root = str(U.get_path(prim))
+        parsed_here = set()
+        ok = not printed and not recorder.repeated
+        for key, seen in watch:  # components: in the subtree, and parsed by this vehicle
+            if (seen and key not in parsed_here) or not _within(ComponentReader.prim_info(key[1])[0], root):
+                ok = False
+            parsed_here.add(key)
+        ok &= all(_within(call.prim, root) and call.code != "INTERNAL" for call in recorder.calls)
+        body = ctx.body(root)
+        ok &= body is not None and not any(_within(str(owner), root) for owner in body.simulationOwners)
+        return record, ok, recorder.calls
+
+    def adopt(self, record: VehicleDescription | None, calls: list[_Call], contexts: frozenset) -> None:
+        try:
+            self._move = record_mover(record, self.root, contexts)
+        except _Unmovable:
+            self.state = Template.REFUSED
+            return
+        self.record, self.calls = record, calls
+        pattern = _boundary(self.root)
+        size = len(self.root)
+        self._diagnostics = [(call.severity, call.code, call.prim[size:] if _within(call.prim, self.root) else None,
+                              call.prim, pattern.split(call.message) if self.root in call.message else None,
+                              call.message, call.prop) for call in calls]
+        if record is not None:
+            self._pose_sources = tuple(record.rigidBody.source(key) for key in POSE)
+
+    def move(self, root: str, pose: tuple[tuple, tuple]) -> tuple[VehicleDescription | None, list[_Call]]:
+        """The template's record and diagnostics at `root`, its body at `pose` (world position, orientation)."""
+        record = self._move(root) if self.record is not None else None
+        if record is not None:
+            values = record.rigidBody.values
+            for key, value, source in zip(POSE, pose, self._pose_sources):
+                values[key] = _resolved(Resolved, (value, source))
+        calls = [_Call(severity, code, root + tail if tail is not None else prim,
+                       root.join(pieces) if pieces is not None else message, prop)
+                 for severity, code, tail, prim, pieces, message, prop in self._diagnostics]
+        return record, calls
+
+
+def _say_again(lines: list[str]) -> None:
+    """Hand what USD printed during a watched parse on to the enclosing capture (read_stage's), in order."""
+    if lines:
+        os.write(2, ("\n".join(lines) + "\n").encode("utf-8", "replace"))
+
+
+# -- the fleet of a stage ----------------------------------------------------------------------------------
+
+class Fleet:
+    """The vehicles of one read pass grouped into copies, and their parse: full for templates and twins, moved
+    from the template for the other copies."""
+
+    def __init__(self, stage: Usd.Stage) -> None:
+        self.stage = stage
+        self.root_layers = frozenset(stage.GetLayerStack())
+        self.groups: dict[tuple, Group] = {}
+        self.group_of: dict[str, Group] = {}
+        self.entries: list[tuple[str, Group | None]] = []  # each vehicle met by the traversal: path and group, in order
+        self.moved_from: dict[str, str] = {}  # each record moved from a template (not parsed): path -> template's
+
+    @classmethod
+    def of(cls, stage: Usd.Stage) -> "Fleet | None":
+        return cls(stage) if stage_allows_copies(stage) else None
+
+    # -- traversal
+    def enter(self, prim: Usd.Prim) -> tuple[Group | None, bool]:
+        """A vehicle root met by the traversal: (its group, whether its subtree need not be traversed: the first copy
+        showed that it holds nothing the traversal looks for)."""
+        sdf_path = U.get_path(prim)
+        path = str(sdf_path)
+        key = composition_key(prim, self.root_layers, sdf_path)
+        group = None if key is None else self.groups.get(key)
+        if group is None and key is not None:
+            group = self.groups[key] = Group()
+        self.entries.append((path, group))
+        if group is None:
+            return None, False
+        group.members.append(path)
+        self.group_of[path] = group
+        return group, group.subtree is not None and not group.subtree.special
+
+    @staticmethod
+    def leave(group: Group | None, subtree: Subtree) -> None:
+        if group is not None and group.subtree is None:
+            group.subtree = subtree
+
+    # -- UsdPhysics
+    def unparsed_bodies(self) -> list[str]:
+        """Copies UsdPhysics need not parse: the third and further copies of a plain asset (no colliders, materials
+        or nested bodies, and nothing UsdPhysics prints about the first copy). Asked for later where needed."""
+        out = []
+        for group in self.groups.values():
+            subtree = group.subtree
+            if len(group.members) < 3 or subtree is None or subtree.special or subtree.physics:
+                continue
+            with captured_stderr() as printed:
+                load_bodies(self.stage, group.members[:1])
+            _say_again(printed)
+            if printed:
+                continue
+            group.deferred.update(group.members[2:])
+            out.extend(group.members[2:])
+        return out
+
+    def body_lookup(self, physics: PhysicsInfo) -> Callable[[str], object | None]:
+        """ReadContext.body: a deferred copy's body is asked of UsdPhysics with those of the rest of its group."""
+        def body(path: str) -> object | None:
+            desc = physics.bodies.get(path)
+            if desc is None:
+                group = self.group_of.get(path)
+                if group is not None and path in group.deferred:
+                    physics.bodies.update(load_bodies(self.stage, sorted(group.deferred)))
+                    group.deferred.clear()
+                    desc = physics.bodies.get(path)
+            return desc
+        return body
+
+    # -- parse
+    def read(self, prim: Usd.Prim, entry: tuple[str, Group | None], ctx: ReadContext,
+             parse: Callable[[ReadContext], Any]) -> Any:
+        """A vehicle's record (entry: its path and group, from the traversal): parsed in full, or moved from its
+        template."""
+        path, group = entry
+        # a template pays for itself from the third copy on (the second is parsed in full to check it)
+        if group is None or len(group.members) < 3 or group.subtree is None or group.subtree.special:
+            return parse(ctx)
+        matrix = ctx.xforms.GetLocalToWorldTransform(prim)
+        linear = (matrix.ExtractRotationMatrix(), matrix.GetColumn(3))
+        if not group.subtree.colliders:
+            known = group.posed.get(linear)
+            if known is not None:
+                # Gf.Transform takes the translation from the matrix's last row as it is (GfMatrix4d::Factor), and
+                # its scale, rotation and shear from the linear part alone: the same as the template's
+                template, orientation = known
+                return self._emit(template, path, (_single(matrix.ExtractTranslation()), orientation), ctx)
+        frame = world_frame(prim, ctx.xforms)
+        facts: tuple = (frame.scale, frame.collapsed, frame.sheared)
+        if group.subtree.colliders:
+            mass = _mass_facts(prim)
+            if mass is None:
+                return parse(ctx)
+            facts += mass
+        template = group.templates.get(facts)
+        if template is None:
+            template = group.templates[facts] = Template(path)
+            record, ok, calls = template.parse(prim, ctx, parse)
+            if ok:
+                template.adopt(record, calls, frozenset(map(id, ctx.contexts.values())))
+            else:
+                template.state = Template.REFUSED
+            return record
+        if template.state == Template.REFUSED:
+            return parse(ctx)
+        pose = transform_pose(frame.transform)
+        if template.state == Template.PARSED:  # the twin: moved from the template, it must be what its parse says
+            record, ok, calls = template.parse(prim, ctx, parse)
+            moved, moved_calls = template.move(path, pose)
+            template.state = Template.VERIFIED if ok and moved == record and moved_calls == calls else Template.REFUSED
+        else:
+            record = self._emit(template, path, pose, ctx)
+        if template.state == Template.VERIFIED and not group.subtree.colliders:
+            group.posed[linear] = (template, pose[1])
+        return record
+
+    def _emit(self, template: "Template", path: str, pose: tuple, ctx: ReadContext) -> VehicleDescription | None:
+        """A copy's record moved from its verified template, and the template's diagnostics said for it."""
+        record, calls = template.move(path, pose)
+        add = ctx.sink.add
+        for call in calls:
+            add(*call)
+        self.moved_from[path] = template.root
+        return record
+
+
+_FLOAT3 = struct.Struct("3f")
+
+
+def _single(vector: Gf.Vec3d) -> tuple[float, float, float]:
+    """tuple(Gf.Vec3f(vector)[:]), a third of the time: packing a float rounds a double as C's cast does, as
+    GfVec3f's constructor does; where a component is too large for a float (packing refuses), Gf says what it is."""
+    try:
+        return _FLOAT3.unpack(_FLOAT3.pack(*vector[:]))
+    except OverflowError:
+        return tuple(Gf.Vec3f(vector)[:])
+
+
+def _mass_facts(prim: Usd.Prim) -> tuple | None:
+    """UsdPhysics' mass properties of a body with colliders below it (they depend on the colliders' placement and
+    bound materials, which may come from above the copy), or None where they cannot be computed."""
+    from .physics import _shape_mass_information
+
+    try:
+        mass, inertia, com, axes = UsdPhysics.RigidBodyAPI(prim).ComputeMassProperties(_shape_mass_information)
+    except Exception:  # noqa: BLE001 - the full parse reports it
+        return None
+    return (float(mass), tuple(inertia[:]), tuple(com[:]), float(axes.GetReal()), tuple(axes.GetImaginary()[:]))
+
+
+__all__ = ["POSE", "CopyStats", "Fleet", "Subtree", "composition_key", "record_mover", "stage_allows_copies",
+           "vehicle_matcher"]
