@@ -9,6 +9,7 @@ files are still checked. Nothing here raises for a bad input.
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
@@ -161,8 +162,8 @@ def _validate_shared(files: list[str], processes: int, progress) -> list[FileRes
     never ran USD's threads: they start in milliseconds (spawned workers spent 1-2 s each importing pxr, more than
     100 small assets take to check on 2 cores), without inheriting the locks or thread pool of this process, which
     may have opened stages already (a library caller, the tests). Each worker limits USD's own threading to one
-    thread; the processes are the parallelism. This process works from the first moment; when all chunks are done,
-    a worker still getting ready is stopped."""
+    thread; the processes are the parallelism. This process works from the first moment, while the workers start;
+    when all chunks are done, a worker still getting ready is stopped."""
     from multiprocessing.connection import wait
 
     from ..workers import fork_context
@@ -174,8 +175,10 @@ def _validate_shared(files: list[str], processes: int, progress) -> list[FileRes
     out = context.SimpleQueue()
     workers = [context.Process(target=_worker, args=(chunks, counter, claimed, slot, out), daemon=True)
                for slot in range(processes - 1)]
-    for worker in workers:
-        worker.start()
+    # Process.start waits until the fork server has imported the validator (most of a second after the command
+    # began): started from a thread, this process checks files meanwhile instead of waiting with it
+    starting = threading.Thread(target=lambda: [worker.start() for worker in workers], daemon=True)
+    starting.start()
     done: dict[int, list[FileResult]] = {}
 
     def receive(index: int, chunk_results: list[FileResult]) -> None:
@@ -189,6 +192,7 @@ def _validate_shared(files: list[str], processes: int, progress) -> list[FileRes
             receive(index, [validate_file(file) for file in chunks[index]])
             while not out.empty():
                 receive(*out.get())
+        starting.join()
         while len(done) < len(chunks):
             ready = wait([out._reader, *(w.sentinel for w in workers if w.exitcode is None)])
             if out._reader in ready:
@@ -202,7 +206,10 @@ def _validate_shared(files: list[str], processes: int, progress) -> list[FileRes
             if all(w.exitcode is not None for w in workers) and out.empty():
                 raise RuntimeError("the validation workers stopped before finishing their work")
     finally:
+        starting.join()
         for worker in workers:
+            if worker.pid is None:  # its start failed: nothing to stop
+                continue
             if worker.is_alive():
                 worker.terminate()
             worker.join()
