@@ -30,7 +30,23 @@ class Diagnostic(BaseModel):
         return f"{self.severity.value} {self.code} {where}: {self.message}"
 
 
-class DiagnosticSink:
+class SeverityShortcuts:
+    """error / warning / info for anything with an `add(severity, code, prim, message, prop)`."""
+
+    def add(self, severity: Severity, code: str, prim, message: str, prop: str | None = None) -> None:
+        raise NotImplementedError
+
+    def error(self, code: str, prim, message: str, prop: str | None = None) -> None:
+        self.add(Severity.ERROR, code, prim, message, prop)
+
+    def warning(self, code: str, prim, message: str, prop: str | None = None) -> None:
+        self.add(Severity.WARNING, code, prim, message, prop)
+
+    def info(self, code: str, prim, message: str, prop: str | None = None) -> None:
+        self.add(Severity.INFO, code, prim, message, prop)
+
+
+class DiagnosticSink(SeverityShortcuts):
     """Collects diagnostics in order; `errors_for(prim)` tells whether an object was rejected."""
 
     def __init__(self) -> None:
@@ -45,15 +61,6 @@ class DiagnosticSink:
         if key not in self._seen:  # a shared component reports once, not once per user
             self._seen.add(key)
             self.items.append(record)
-
-    def error(self, code: str, prim, message: str, prop: str | None = None) -> None:
-        self.add(Severity.ERROR, code, prim, message, prop)
-
-    def warning(self, code: str, prim, message: str, prop: str | None = None) -> None:
-        self.add(Severity.WARNING, code, prim, message, prop)
-
-    def info(self, code: str, prim, message: str, prop: str | None = None) -> None:
-        self.add(Severity.INFO, code, prim, message, prop)
 
     def count(self, severity: Severity) -> int:
         return sum(1 for d in self.items if d.severity == severity)

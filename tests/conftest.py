@@ -13,6 +13,9 @@ import pytest
 
 from physxvehicle_usd.sim import compiled
 
+# fixtures shared by the test modules of copies of one asset (source, asset)
+pytest_plugins = ("fleet_factory",)
+
 REPO = Path(__file__).resolve().parent.parent
 SAMPLES = REPO / "samples"
 

@@ -14,7 +14,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
+import pytest
 from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics
+from stage_factory import build_vehicle
 
 from physxvehicle_usd.description import StageDescription
 from physxvehicle_usd.read import CopyStats, read_stage
@@ -22,6 +24,18 @@ from physxvehicle_usd.write import write_stage
 
 ROOT = "/World/Fleet"
 SPACING = 6.0  # stage units between slots
+
+
+@pytest.fixture(scope="module")
+def source():
+    """A factory car with every component on its own prims, and its stage kept alive (the fleets sublayer it)."""
+    return build_vehicle(shared=False, autobox=True)
+
+
+@pytest.fixture(scope="module")
+def asset(source, tmp_path_factory):
+    """The factory car as an asset layer of its own, the vehicle at /World/Car."""
+    return asset_layer(source.stage, "/World/Car", tmp_path_factory.mktemp("asset"))
 
 
 def asset_layer(source: Usd.Stage, vehicle: str, folder: Path, name: str = "car_asset.usda") -> Path:

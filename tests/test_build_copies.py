@@ -4,26 +4,15 @@ built on its own."""
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from fleet_factory import asset_layer, car, fleet
 from pxr import Gf, UsdGeom, UsdPhysics
-from stage_factory import build_vehicle, car_spec, preset_stage, set_property
+from stage_factory import car_spec, preset_stage, set_property
 
 from physxvehicle_usd import properties as P
 from physxvehicle_usd.read import CopyStats, read_stage
 from physxvehicle_usd.runtime.vehicle2 import build_vehicle_params
 from physxvehicle_usd.runtime.vehicle2.copies import build_params_sharing
 from physxvehicle_usd.sim.batch import batch, batch_from_description, copy_varying
-
-
-@pytest.fixture(scope="module")
-def source():
-    return build_vehicle(shared=False, autobox=True)
-
-
-@pytest.fixture(scope="module")
-def asset(source, tmp_path_factory):
-    return asset_layer(source.stage, "/World/Car", tmp_path_factory.mktemp("asset"))
 
 
 def _same_batches(description, copies: dict[str, str] | None = None) -> list[int]:

@@ -21,17 +21,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fuzz"))
 import hostile_corpus  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def source():
-    """A factory car with every component on its own prims, and its stage kept alive (the fleets sublayer it)."""
-    return build_vehicle(shared=False, autobox=True)
-
-
-@pytest.fixture(scope="module")
-def asset(source, tmp_path_factory):
-    return asset_layer(source.stage, "/World/Car", tmp_path_factory.mktemp("asset"))
-
-
 def _wheel(description, i: int, index: int = 0) -> str:
     return sorted(description.vehicles[car(0)].wheels, key=lambda w: w.index)[index].path.replace(car(0), car(i))
 

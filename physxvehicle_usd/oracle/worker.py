@@ -353,12 +353,17 @@ def run(request: dict) -> tuple[dict, dict[str, np.ndarray]]:
                 query.close_sync()
             except Exception:  # teardown of a failed run must not hide the first error
                 pass
-        if stage is not None:
-            try:
-                physx.wait_task(physx.detach_ovstage())
-            finally:
-                stage.destroy()
-        physx.destroy()
+        _release(physx, stage)
+
+
+def _release(physx, stage) -> None:
+    """Detach and destroy the stage (when one was opened), then PhysX."""
+    if stage is not None:
+        try:
+            physx.wait_task(physx.detach_ovstage())
+        finally:
+            stage.destroy()
+    physx.destroy()
 
 
 def run_sweeps(request: dict) -> tuple[dict, dict[str, np.ndarray]]:
@@ -381,12 +386,7 @@ def run_sweeps(request: dict) -> tuple[dict, dict[str, np.ndarray]]:
                         if found else None)
         return {"sweeps": hits}, {}
     finally:
-        if stage is not None:
-            try:
-                physx.wait_task(physx.detach_ovstage())
-            finally:
-                stage.destroy()
-        physx.destroy()
+        _release(physx, stage)
 
 
 def main(argv: list[str]) -> int:

@@ -46,7 +46,7 @@ from typing import Any, Callable, NamedTuple
 from pxr import Gf, Sdf, Usd, UsdPhysics
 
 from ..description import Block, Resolved, Source, VehicleDescription
-from ..diagnostics import DiagnosticSink, Severity
+from ..diagnostics import DiagnosticSink, Severity, SeverityShortcuts
 from ..stage.io import captured_stderr
 from . import pxr_unchecked as U
 from .context import ReadContext
@@ -355,7 +355,7 @@ class _Call(NamedTuple):
     prop: str | None
 
 
-class _Recorder:
+class _Recorder(SeverityShortcuts):
     """A DiagnosticSink's stand-in during a template's parse: says everything on, and remembers what was said and
     whether the sink had heard any of it before."""
 
@@ -369,15 +369,6 @@ class _Recorder:
         self.sink.add(severity, code, prim, message, prop)
         self.repeated |= len(self.items) == before
         self.calls.append(_Call(severity, code, str(prim), message, prop))
-
-    def error(self, code: str, prim, message: str, prop: str | None = None) -> None:
-        self.add(Severity.ERROR, code, prim, message, prop)
-
-    def warning(self, code: str, prim, message: str, prop: str | None = None) -> None:
-        self.add(Severity.WARNING, code, prim, message, prop)
-
-    def info(self, code: str, prim, message: str, prop: str | None = None) -> None:
-        self.add(Severity.INFO, code, prim, message, prop)
 
 
 def _within(path: str, root: str) -> bool:
