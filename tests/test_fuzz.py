@@ -9,6 +9,7 @@ reads without errors round-trips through the writer.
 from __future__ import annotations
 
 import math
+import resource
 import shutil
 import subprocess
 import sys
@@ -31,9 +32,13 @@ def test_atheris_short_run(tmp_path):
     """The coverage-guided target runs clean for a few hundred inputs (the longer run is in fuzz/'s docstring)."""
     corpus = tmp_path / "corpus"  # libFuzzer adds what it finds to the corpus folder: keep the seeds clean
     shutil.copytree(REPO / "fuzz" / "corpus", corpus)
+    # libFuzzer's memory limit (2 GB) is checked against the process's peak RSS, which Linux carries over from the
+    # process it was forked from: this pytest worker, which other soak tests (Ray, full-size inputs) may have grown
+    # past 2 GB. The limit is 2 GB over what the child starts with.
+    rss_limit_mb = 2048 + resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
     proc = subprocess.run([sys.executable, str(REPO / "fuzz" / "fuzz_reader.py"), f"-runs={FUZZ_RUNS}", "-seed=1",
-                           "-max_len=8192", f"-artifact_prefix={tmp_path}/", str(corpus)], capture_output=True,
-                          text=True, timeout=600, cwd=tmp_path)
+                           "-max_len=8192", f"-rss_limit_mb={rss_limit_mb}", f"-artifact_prefix={tmp_path}/",
+                           str(corpus)], capture_output=True, text=True, timeout=600, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert f"Done {FUZZ_RUNS} runs" in proc.stderr or "DONE" in proc.stderr, proc.stderr[-2000:]
     print(f"atheris: {FUZZ_RUNS} inputs, last line: {proc.stderr.strip().splitlines()[-1]}")
