@@ -10,9 +10,9 @@ referred to ("same as wheel 0"), which keeps shared components readable.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict
 from functools import lru_cache
-from typing import Any, Iterator
+from typing import Any, Iterator, NamedTuple
 
 from .. import properties as P
 from .. import units as U
@@ -23,8 +23,7 @@ SOURCE_STYLES = {Source.AUTHORED.value: "", Source.FALLBACK.value: "dim", Source
                  Source.DEPRECATED.value: "magenta", Source.COMPUTED.value: "cyan"}
 
 
-@dataclass(frozen=True)
-class Row:
+class Row(NamedTuple):  # a tuple: a fleet has hundreds of thousands of rows, a frozen dataclass builds slowly
     scope: str               # vehicle path, scene path or friction table path
     component: str           # "engine", "brakes1", "wheel 2 (LeftWheel2) tire", ...
     prim: str | None         # the prim the value was read from
@@ -36,26 +35,30 @@ class Row:
     same_as: str | None = None   # for a repeated shared wheel component: what it repeats
 
 
-@lru_cache(maxsize=4096)
-def _attribute_and_unit(schema: str, base: str, instance: str | None, units: U.StageUnits) -> tuple[str | None, str]:
-    """A property's full USD attribute name (None for a value that has none) and its unit in these stage units:
-    worked out once per property, not once per row."""
-    prop = P.TABLE_BY_KEY.get((schema, base))
-    try:
-        attribute = P.full_name(schema, base, instance) if P.is_schema_property(schema, base) else None
-    except KeyError:
-        attribute = None
-    return attribute, (U.stage_unit(prop.unit, units) if prop else "")
+@lru_cache(maxsize=1024)
+def _columns(schema: str, bases: tuple[str, ...], instance: str | None, units: U.StageUnits) -> tuple[tuple, ...]:
+    """Per base name of a block: its full USD attribute name (None for a value that has none) and its unit in these
+    stage units. Worked out once per kind of block, not once per row."""
+    out = []
+    for base in bases:
+        prop = P.TABLE_BY_KEY.get((schema, base))
+        try:
+            attribute = P.full_name(schema, base, instance) if P.is_schema_property(schema, base) else None
+        except KeyError:
+            attribute = None
+        out.append((attribute, U.stage_unit(prop.unit, units) if prop else ""))
+    return tuple(out)
 
 
 def _block_rows(scope: str, component: str, block: Block | None, units: U.StageUnits,
                 instance: str | None = None) -> Iterator[Row]:
     if block is None:
         return
-    schema = block.schema_name
-    for base, item in sorted(block.public().items()):
-        attribute, unit = _attribute_and_unit(schema, base, instance, units)
-        yield Row(scope, component, block.path, base, attribute, canonical_value(item.value), unit, item.source.value)
+    items = sorted(block.public().items())
+    columns = _columns(block.schema_name, tuple(base for base, _ in items), instance, units)
+    path = block.path
+    for (base, item), (attribute, unit) in zip(items, columns):
+        yield Row(scope, component, path, base, attribute, canonical_value(item.value), unit, item.source.value)
 
 
 def _vehicle_blocks(v: VehicleDescription) -> Iterator[tuple[str, Block | None, str | None]]:
@@ -90,7 +93,7 @@ def vehicle_rows(description: StageDescription, v: VehicleDescription) -> list[R
             if block is None:
                 continue
             component = f"{label} {kind}"
-            values = {k: (canonical_value(i.value), i.source) for k, i in block.public().items()}
+            values = {k: (i.value, i.source) for k, i in block.public().items()}
             key = (kind, block.path or "")
             if block.path and block.path != wheel.path and key in seen and seen[key][0] == values:
                 rows.append(Row(v.path, component, block.path, "", None, None, "", "", same_as=seen[key][1]))
@@ -119,12 +122,6 @@ def inspect_rows(description: StageDescription, vehicle: str | None = None) -> l
     return rows
 
 
-_ROW_FIELDS = tuple(f.name for f in fields(Row))
-
-
-def astuple_shallow(row: Row) -> tuple:
-    """A row's fields without dataclasses.asdict's deep copy (its values are already plain: canonical_value made them)."""
-    return tuple(getattr(row, name) for name in _ROW_FIELDS)
 
 
 def inspect_json(description: StageDescription, vehicle: str | None = None) -> dict:
@@ -132,7 +129,7 @@ def inspect_json(description: StageDescription, vehicle: str | None = None) -> d
     return {
         "stage": {**asdict(description.stage), "lengthUnit": U.length_name(units), "massUnit": U.mass_name(units)},
         "vehicles": sorted(description.vehicles) if vehicle is None else [vehicle],
-        "rows": [dict(zip(_ROW_FIELDS, astuple_shallow(r))) for r in inspect_rows(description, vehicle)],
+        "rows": [r._asdict() for r in inspect_rows(description, vehicle)],
         "diagnostics": [d.model_dump(mode="json", exclude={"file"}) for d in description.diagnostics],
     }
 
@@ -162,8 +159,9 @@ COLUMNS = ("component", "property", "value", "unit", "source")
 GAP = "  "
 
 
-def scope_table(scope: str, rows: list[Row]):
-    """One scope's rows as an aligned text table: a rich Text whose values and sources are styled by provenance.
+def scope_table(scope: str, rows: list[Row], styled: bool = True):
+    """One scope's rows as an aligned text table: a rich Text whose values and sources are styled by provenance, or
+    (styled=False) the plain text alone.
 
     Columns are as wide as their widest cell, so nothing is cut or folded. The text is joined from its lines once and
     its styles given as spans, which keeps `inspect` linear and about as fast as `convert` (rich's Table measured and
@@ -171,39 +169,44 @@ def scope_table(scope: str, rows: list[Row]):
     from rich.text import Span, Text
 
     cells: list[tuple[str, ...]] = []
+    notes: list[int] = []  # the cells of repeated shared components: one note across the row
     previous = None
     for r in rows:
         component = r.component if r.component != previous else ""
         previous = r.component
         if r.same_as:
+            notes.append(len(cells))
             cells.append((component, f"same prim and values as {r.same_as}"))
         else:
             cells.append((component, r.property, format_value(r.value), r.unit, r.source))
-    widths = [len(name) for name in COLUMNS]
-    for cell in cells:  # a note row widens the component column only
-        for i, value in enumerate(cell if len(cell) == len(COLUMNS) else cell[:1]):
-            widths[i] = max(widths[i], len(value))
+    full = [cell for cell in cells if len(cell) == len(COLUMNS)]
+    columns = list(zip(*full)) if full else [()] * len(COLUMNS)
+    widths = [max([len(name), *map(len, column)]) for name, column in zip(COLUMNS, columns)]
+    widths[0] = max([widths[0], *(len(cells[i][0]) for i in notes)])  # a note row widens the component column only
     head = GAP.join(name.ljust(w) for name, w in zip(COLUMNS, widths)).rstrip()
     lines = [scope, head, GAP.join("-" * w for w in widths)]
-    spans = [Span(0, len(scope) + 1 + len(head), "bold")]
-    at = sum(len(line) + 1 for line in lines)  # where the next line starts
-    value_at = widths[0] + widths[1] + 2 * len(GAP)  # the value column's offset in a row
-    source_at = value_at + widths[2] + widths[3] + 2 * len(GAP)
+    w0, w1, w2, w3 = widths[:4]
     for cell in cells:
-        if len(cell) < len(COLUMNS):  # a repeated shared component: one note across the row
-            line = cell[0].ljust(widths[0]) + GAP + cell[1]
-            spans.append(Span(at + widths[0] + len(GAP), at + len(line), "dim"))
+        if len(cell) < len(COLUMNS):
+            lines.append(cell[0].ljust(w0) + GAP + cell[1])
         else:
             component, prop, value, unit, source = cell
-            line = GAP.join((component.ljust(widths[0]), prop.ljust(widths[1]), value.ljust(widths[2]),
-                             unit.ljust(widths[3]), source))
-            style = SOURCE_STYLES.get(source, "")
-            if style:
-                spans.append(Span(at + value_at, at + value_at + widths[2], style))
-                spans.append(Span(at + source_at, at + len(line), style))
-        lines.append(line)
+            lines.append(GAP.join((component.ljust(w0), prop.ljust(w1), value.ljust(w2), unit.ljust(w3), source)))
+    text = "\n".join(lines) + "\n"
+    if not styled:
+        return text
+    spans = [Span(0, len(scope) + 1 + len(head), "bold")]
+    at = len(scope) + len(head) + len(lines[2]) + 3  # where the first row starts
+    value_at = w0 + w1 + 2 * len(GAP)  # the value column's offset in a row
+    source_at = value_at + w2 + w3 + 2 * len(GAP)
+    for cell, line in zip(cells, lines[3:]):
+        if len(cell) < len(COLUMNS):
+            spans.append(Span(at + w0 + len(GAP), at + len(line), "dim"))
+        elif style := SOURCE_STYLES.get(cell[4], ""):
+            spans.append(Span(at + value_at, at + value_at + w2, style))
+            spans.append(Span(at + source_at, at + len(line), style))
         at += len(line) + 1
-    return Text("\n".join(lines) + "\n", spans=spans)
+    return Text(text, spans=spans)
 
 
 def render_text(description: StageDescription, vehicle: str | None = None, console=None) -> None:
@@ -222,11 +225,10 @@ def render_text(description: StageDescription, vehicle: str | None = None, conso
         legend.append("  ")
     console.print(legend)
     for scope, scope_rows in rows_by_scope(rows).items():
-        table = scope_table(scope, scope_rows)
         if console.is_terminal:
-            console.print(table, soft_wrap=True, highlight=False, markup=False)
+            console.print(scope_table(scope, scope_rows), soft_wrap=True, highlight=False, markup=False)
         else:  # nothing to style in a pipe or a file: rich's line-by-line rendering would be most of the run
-            console.file.write(table.plain + "\n")
+            console.file.write(scope_table(scope, scope_rows, styled=False) + "\n")
     not_authored = sum(1 for r in rows if r.source and r.source != Source.AUTHORED.value)
     console.print(f"{len(rows)} rows, {not_authored} not authored")
     for d in description.diagnostics:
