@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Callable, Iterator, Sequence, TypeVar
 
 from .errors import InputError
+from .workers import file_chunks
 
 __all__ = ["LOCAL", "RAY_MISSING", "check_address", "import_ray", "map_files", "package_root", "ray_session"]
 
@@ -150,11 +151,6 @@ def _first_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
 
 
-def _chunks(files: Sequence[str], cpus: int) -> list[list[str]]:
-    size = max(1, min(MAX_CHUNK, len(files) // (cpus * CHUNKS_PER_CPU)))
-    return [list(files[i:i + size]) for i in range(0, len(files), size)]
-
-
 class Unreachable(Exception):
     """The caller's working directory does not exist on the node that got the task: no shared file system."""
 
@@ -205,7 +201,7 @@ def map_files(function: Callable[[str], R], files: Sequence[str], failed: Callab
     if not files:
         return
     cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
-    chunks = _chunks(files, cpus)
+    chunks = file_chunks(files, cpus, MAX_CHUNK, CHUNKS_PER_CPU)
     # max_retries=0: a worker that crashed on a file would crash again on it; the chunk is re-run file by file instead
     # (which also covers a node lost halfway: those tasks go to the nodes left).
     task = ray.remote(num_cpus=1, max_retries=0)(_run_chunk)

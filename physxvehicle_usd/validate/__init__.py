@@ -126,13 +126,6 @@ def _validate_on_ray(files: list[str], address: str, progress) -> list[FileResul
     return results
 
 
-def _chunks(files: list[str], processes: int) -> list[list[str]]:
-    """Work in chunks: several per process (so that a slow file does not leave the others idle at the end), few
-    enough that handing them out costs nothing beside opening a stage."""
-    size = max(1, min(8, len(files) // (processes * 6)))
-    return [files[i:i + size] for i in range(0, len(files), size)]
-
-
 def _take(counter, claimed=None, slot: int = 0) -> int:
     """The next chunk's index (past the end: no work left); a worker notes which it holds, under the same lock."""
     with counter.get_lock():
@@ -166,10 +159,10 @@ def _validate_shared(files: list[str], processes: int, progress) -> list[FileRes
     when all chunks are done, a worker still getting ready is stopped."""
     from multiprocessing.connection import wait
 
-    from ..workers import fork_context
+    from ..workers import file_chunks, fork_context
 
     context = fork_context()  # the CLI may have started it already (physxvehicle_usd.workers)
-    chunks = _chunks(files, processes)
+    chunks = file_chunks(files, processes, max_size=8, per_worker=6)
     counter = context.Value("i", 0)
     claimed = context.Array("i", [-1] * (processes - 1))
     out = context.SimpleQueue()
