@@ -340,18 +340,27 @@ ALL_SCENARIOS = [sc.name for st in STAGES for sc in st.scenarios]
 TANK_BRANCH = pytest.mark.xfail(strict=True, reason="float32 settles on another chatter cycle of the tank pivot")
 
 
-def _cases():
-    for name in ALL_SCENARIOS:
-        for variant in VARIANTS:
-            marks = [TANK_BRANCH] if name == "tank pivot" and VARIANTS[variant].dtype is np.float32 else []
-            if VARIANTS[variant].compiled:
-                marks.append(needs_kernel)
-            yield pytest.param(name, variant, marks=marks, id=f"{name}-{variant}")
+def variant_cases(names, variants, marks=lambda name, variant: ()):
+    """(scenario, variant) test parameters: `marks` of each, and a compiled-kernel variant needs the kernel. Shared by
+    the conformance files."""
+    for name in names:
+        for variant in variants:
+            extra = [*marks(name, variant), *([needs_kernel] if VARIANTS[variant].compiled else [])]
+            yield pytest.param(name, variant, marks=extra, id=f"{name}-{variant}")
 
 
-@pytest.mark.parametrize("name, variant", list(_cases()))
+def over_limit(figures_: dict[str, float]) -> dict[str, float]:
+    """The figures above LIMIT, in per cent: what a gate reports when it fails."""
+    return {k: round(100 * v, 3) for k, v in figures_.items() if not v <= LIMIT}
+
+
+def _tank_branch(name: str, variant: str):
+    return [TANK_BRANCH] if name == "tank pivot" and VARIANTS[variant].dtype is np.float32 else []
+
+
+@pytest.mark.parametrize("name, variant", list(variant_cases(ALL_SCENARIOS, VARIANTS, _tank_branch)))
 def test_scenario_matches_physx(results, name, variant):
-    bad = {k: round(100 * v, 3) for k, v in results.figures[variant][name].items() if not v <= LIMIT}
+    bad = over_limit(results.figures[variant][name])
     assert not bad, f"{name} ({variant}): over {100 * LIMIT:g}% (in %): {bad}"
 
 

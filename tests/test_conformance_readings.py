@@ -51,7 +51,7 @@ import numpy as np
 import pytest
 from pxr import Gf, Sdf, Usd
 from test_conformance_ovphysx import COLUMNS, DT, LIMIT, MIN_PATH, RECORDED, Scenario, Stage, _control_arrays, \
-    _schedule, figures, table, worst_relative
+    _schedule, figures, over_limit, table, worst_relative
 
 from physxvehicle_usd import oracle
 from physxvehicle_usd import properties as P
@@ -272,7 +272,7 @@ def _case(name: str):
 def test_scenario_matches_ovphysx(results, name):
     figures_ = results["gated"][name]
     assert set(COLUMNS) - {"engine"} <= set(figures_), name
-    bad = {k: round(100 * v, 3) for k, v in figures_.items() if not v <= LIMIT}
+    bad = over_limit(figures_)
     assert not bad, f"{name}: over {100 * LIMIT:g}% (in %): {bad}"
 
 

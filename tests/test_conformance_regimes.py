@@ -28,7 +28,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import needs_kernel
 from scenarios.regimes import VEHICLES, build
 from test_conformance_ovphysx import (
     DEFAULT,
@@ -39,9 +38,11 @@ from test_conformance_ovphysx import (
     Stage,
     _stage_meters,
     figures,
+    over_limit,
     physx_run,
     run_sim,
     table,
+    variant_cases,
 )
 
 from physxvehicle_usd.read import read_stage
@@ -104,16 +105,9 @@ def test_every_scenario_reaches_full_compression_in_physx(results):
     assert all(depth >= 1.0 - 1e-6 for depth in results.deepest.values()), results.deepest
 
 
-def _cases():
-    for name in SCENARIOS:
-        for variant in VARIANT_NAMES:
-            yield pytest.param(name, variant, marks=[needs_kernel] if VARIANTS[variant].compiled else [],
-                               id=f"{name}-{variant}")
-
-
-@pytest.mark.parametrize("name, variant", list(_cases()))
+@pytest.mark.parametrize("name, variant", list(variant_cases(SCENARIOS, VARIANT_NAMES)))
 def test_regime_matches_physx(results, name, variant):
     got = results.figures[variant][name]
     assert {"speed", "ang.speed", "engine", "wheels", "jounce", "final pos"} <= set(got)
-    bad = {k: round(100 * v, 3) for k, v in got.items() if not v <= LIMIT}
+    bad = over_limit(got)
     assert not bad, f"{name} ({variant}): over {100 * LIMIT:g}% (in %): {bad}"

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
-from conftest import needs_kernel
 from scenarios import roads
 from test_conformance_ovphysx import (
     COLUMNS,
@@ -34,9 +33,11 @@ from test_conformance_ovphysx import (
     _control_arrays,
     _schedule,
     figures,
+    over_limit,
     physx_run,
     run_sim,
     table,
+    variant_cases,
     worst_relative,
 )
 
@@ -117,20 +118,13 @@ SCENARIOS = ["bumps, raycast", "bumps, sweep", "fleet, standard drive", "fleet, 
              "fleet, wheel controllers"]
 
 
-def _cases():
-    for name in SCENARIOS:
-        for variant in VARIANTS:
-            yield pytest.param(name, variant, marks=[needs_kernel] if VARIANTS[variant].compiled else [],
-                               id=f"{name}-{variant}")
-
-
-@pytest.mark.parametrize("name, variant", list(_cases()))
+@pytest.mark.parametrize("name, variant", list(variant_cases(SCENARIOS, VARIANTS)))
 def test_scenario_matches_physx(results, name, variant):
     got = results.figures[variant][name]
     engineless = ("fleet, basic drive (rear)", "fleet, wheel controllers")
     expected = set(COLUMNS) - ({"engine"} if name in engineless else set())
     assert expected <= set(got), (name, variant)
-    bad = {k: round(100 * v, 3) for k, v in got.items() if not v <= LIMIT}
+    bad = over_limit(got)
     assert not bad, f"{name} ({variant}): over {100 * LIMIT:g}% (in %): {bad}"
 
 
