@@ -241,6 +241,14 @@ class StageDescription:
     def units(self) -> StageUnits:
         return StageUnits(self.stage.metersPerUnit, self.stage.kilogramsPerUnit)
 
+    def vehicle_context(self, path: str) -> "Block | None":
+        """The vehicle context that applies to the vehicle at `path`: its own, else its scene's (None: neither)."""
+        vehicle = self.vehicles[path]
+        if vehicle.context is not None and vehicle.context.values:
+            return vehicle.context
+        scene = self.scenes.get(vehicle.scene)
+        return scene.context if scene is not None else None
+
     def to_json(self, provenance: bool = False, si: bool = False) -> dict:
         return _record_json(self, _plan(StageDescription, si), provenance, si, self.units)
 

@@ -78,9 +78,7 @@ class Divergence:
 def _vertical_axis(description: StageDescription, vehicle: VehicleDescription) -> np.ndarray | None:
     from ..runtime.vehicle2 import AXIS_VECTORS
 
-    context = vehicle.context if vehicle.context is not None and vehicle.context.values else None
-    if context is None and vehicle.scene in description.scenes:
-        context = description.scenes[vehicle.scene].context
+    context = description.vehicle_context(vehicle.path)
     token = context.get("verticalAxis") if context is not None else None
     return np.asarray(AXIS_VECTORS[token]) if token in AXIS_VECTORS else None
 

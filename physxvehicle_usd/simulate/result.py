@@ -59,10 +59,7 @@ class LoadedSimulation:
 
     def simulated_context(self, path: str) -> Block:
         """The vehicle context the simulator took for the vehicle at `path` (its own, else its scene's)."""
-        vehicle = self.description.vehicles[path]
-        if vehicle.context is not None and vehicle.context.values:
-            return vehicle.context
-        return self.description.scenes[vehicle.scene].context
+        return self.description.vehicle_context(path)
 
 
 class _Recorder:
