@@ -120,33 +120,39 @@ def _nonlinear_responses(vehicle: VehicleDescription) -> Iterator[Divergence]:
                          instance)
 
 
-def _drive_cycle(stage: Usd.Stage, description: StageDescription, vehicle: VehicleDescription) -> Iterator[Divergence]:
+def _drive_cycles(stage: Usd.Stage, description: StageDescription, paths: list[str]) -> dict[str, list[Divergence]]:
+    """The drive-cycle divergences of the vehicles `paths`, by vehicle: one drive cycle read for all of them."""
     from ..simulate.drive_cycle import drive_cycle
 
-    wheels = [w.path for w in vehicle.wheels]
-    cycle = drive_cycle(stage, description, [vehicle.path], [wheels])
+    cycle = drive_cycle(stage, description, paths, [[w.path for w in description.vehicles[p].wheels] for p in paths])
+    out: dict[str, list[Divergence]] = {path: [] for path in paths}
     for channel in cycle.channels:
-        base = cycle.base[channel.control][0] if channel.wheel is None else cycle.base[channel.control][0, channel.wheel]
+        v = channel.vehicle
+        base = cycle.base[channel.control][v] if channel.wheel is None else cycle.base[channel.control][v, channel.wheel]
         held = float(base) if not channel.deprecated else None
         if held is not None and np.all(channel.values == held):
             continue  # every sample is the value ovphysx holds: no difference
         span = (f"at time {_number(channel.times[0])}" if len(channel.times) == 1 else
                 f"from time {_number(channel.times[0])} to {_number(channel.times[-1])}")
         value = "" if held is None else f" ({_number(held)})"
-        yield Divergence(vehicle.path, "drive cycle", channel.prim, channel.attribute,
-                         f"ovphysx reads this controller attribute once, when it creates the vehicle, and holds that "
-                         f"value{value}: its {len(channel.times)} time sample(s) {span} are no drive cycle there",
-                         samples=len(channel.times))
+        out[paths[v]].append(Divergence(
+            paths[v], "drive cycle", channel.prim, channel.attribute,
+            f"ovphysx reads this controller attribute once, when it creates the vehicle, and holds that "
+            f"value{value}: its {len(channel.times)} time sample(s) {span} are no drive cycle there",
+            samples=len(channel.times)))
+    return out
 
 
 def ovphysx_divergences(stage: Usd.Stage, description: StageDescription) -> list[Divergence]:
     """Every way ovphysx 0.7 will simulate the stage's vehicles differently from Omniverse Kit, vehicle by vehicle."""
+    paths = sorted(description.vehicles)
+    cycles = _drive_cycles(stage, description, paths)
     out: list[Divergence] = []
-    for path in sorted(description.vehicles):
+    for path in paths:
         vehicle = description.vehicles[path]
         out += _reference_frame(description, vehicle)
         out += _nonlinear_responses(vehicle)
-        out += _drive_cycle(stage, description, vehicle)
+        out += cycles[path]
     return out
 
 
