@@ -18,6 +18,7 @@ from .. import properties as P
 from ..runtime.vehicle2 import NEUTRAL_GEAR
 from ..sim.guard import GuardOptions
 from ..sim.state import SimParams
+from ..simulate.control_specs import CONTROL_PROPERTIES
 
 # Each kind of vehicle takes its own controls: a drive (engine or direct) through the vehicle controller, a tank
 # through the tank controller too, a vehicle without a drive through each wheel's controller.
@@ -27,13 +28,6 @@ KIND_CONTROLS = {
     TANK: ("accelerator", "brake0", "brake1", "thrust0", "thrust1"),
     WHEELS: ("driveTorque", "brakeTorque", "steerAngle"),
 }
-CONTROL_PROPERTY = {
-    "accelerator": (P.CONTROLLER, "accelerator"), "brake0": (P.CONTROLLER, "brake0"),
-    "brake1": (P.CONTROLLER, "brake1"), "steer": (P.CONTROLLER, "steer"), "targetGear": (P.CONTROLLER, "targetGear"),
-    "thrust0": (P.TANK_CONTROLLER, "thrust0"), "thrust1": (P.TANK_CONTROLLER, "thrust1"),
-    "driveTorque": (P.WHEEL_CONTROLLER, "driveTorque"), "brakeTorque": (P.WHEEL_CONTROLLER, "brakeTorque"),
-    "steerAngle": (P.WHEEL_CONTROLLER, "steerAngle"),
-}
 PER_WHEEL = frozenset(KIND_CONTROLS[WHEELS])
 _F32 = np.float32
 
@@ -41,7 +35,7 @@ _F32 = np.float32
 def control_range(name: str) -> tuple[float, float]:
     """The closed interval of values the property table accepts for control `name` (infinite where unchecked),
     as float32 numbers: an open upper end (1 + FLT_EPSILON for the accelerator) becomes the float below it."""
-    row = P.prop(*CONTROL_PROPERTY[name])
+    row = P.prop(*CONTROL_PROPERTIES[name])
     if row.range is None:
         return -math.inf, math.inf
     lo, hi = row.range.lo, row.range.hi

@@ -7,12 +7,22 @@ from typing import Iterable
 
 import numpy as np
 
+from .. import properties as P
 from ..errors import InputError
 
 # The Simulator's control names (sim/simulator.py): per vehicle, then per wheel (broadcast to every wheel).
 VEHICLE_CONTROLS = ("accelerator", "brake0", "brake1", "steer", "thrust0", "thrust1", "targetGear")
 WHEEL_CONTROLS = ("driveTorque", "brakeTorque", "steerAngle")
 KNOWN = VEHICLE_CONTROLS + WHEEL_CONTROLS
+
+# The controller attribute (schema, base name) that carries each control: the vehicle controller's, the tank
+# controller's, each wheel controller's, in that order (drive cycles read them; the Gymnasium action bounds are their
+# ranges in the property table)
+CONTROL_PROPERTIES: dict[str, tuple[str, str]] = {
+    **{name: (P.CONTROLLER, name) for name in ("accelerator", "brake0", "brake1", "steer", "targetGear")},
+    **{name: (P.TANK_CONTROLLER, name) for name in ("thrust0", "thrust1")},
+    **{name: (P.WHEEL_CONTROLLER, name) for name in WHEEL_CONTROLS},
+}
 
 
 def _number(name: str, text: str, spec: str) -> float:

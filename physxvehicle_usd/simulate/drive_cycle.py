@@ -10,6 +10,7 @@ from pxr import Usd
 from .. import properties as P
 from ..description import Block, Source, StageDescription, canonical_value
 from ..read.readings import time_samples
+from .control_specs import CONTROL_PROPERTIES
 
 
 @dataclass
@@ -73,15 +74,15 @@ class DriveCycle:
         return table
 
 
-_VEHICLE_CONTROL_ATTRS: tuple[tuple[str, str, str], ...] = (
-    (P.CONTROLLER, "accelerator", "accelerator"), (P.CONTROLLER, "brake0", "brake0"),
-    (P.CONTROLLER, "brake1", "brake1"), (P.CONTROLLER, "steer", "steer"), (P.CONTROLLER, "targetGear", "targetGear"),
-    (P.TANK_CONTROLLER, "thrust0", "thrust0"), (P.TANK_CONTROLLER, "thrust1", "thrust1"),
-)
+_VEHICLE_CONTROL_ATTRS = tuple((schema, base, control) for control, (schema, base) in CONTROL_PROPERTIES.items()
+                               if schema == P.CONTROLLER)
+_TANK_CONTROL_ATTRS = tuple((schema, base, control) for control, (schema, base) in CONTROL_PROPERTIES.items()
+                            if schema == P.TANK_CONTROLLER)
 # deprecated controller attribute -> (control, sign); used only where the reader took the value from it
 _DEPRECATED_CONTROLS = {"brake": ("brake0", 1.0), "handbrake": ("brake1", 1.0),
                         "steerLeft": ("steer", 1.0), "steerRight": ("steer", -1.0)}
-_WHEEL_CONTROL_ATTRS = (("driveTorque", "driveTorque"), ("brakeTorque", "brakeTorque"), ("steerAngle", "steerAngle"))
+_WHEEL_CONTROL_ATTRS = tuple((base, control) for control, (schema, base) in CONTROL_PROPERTIES.items()
+                             if schema == P.WHEEL_CONTROLLER)
 _DEFAULT_TARGET_GEAR = 255
 
 
@@ -112,7 +113,7 @@ def drive_cycle(stage: Usd.Stage, description: StageDescription, paths: Sequence
         vehicle = description.vehicles[path]
         model_controller = vehicle.controller
         if model_controller is not None:
-            for schema, base, control in _VEHICLE_CONTROL_ATTRS[:5]:
+            for schema, base, control in _VEHICLE_CONTROL_ATTRS:
                 if model_controller.source(control) == Source.DEPRECATED:
                     continue  # the reader took this control from deprecated attributes; sampled below
                 found = _samples(prim, schema, base)
@@ -133,7 +134,7 @@ def drive_cycle(stage: Usd.Stage, description: StageDescription, paths: Sequence
                         channels.append(_Channel(control, v, None, *found[:2], held=held_all, sign=sign,
                                                  deprecated=True, prim=found[2], attribute=found[3]))
         if vehicle.tankController is not None:
-            for schema, base, control in _VEHICLE_CONTROL_ATTRS[5:]:
+            for schema, base, control in _TANK_CONTROL_ATTRS:
                 found = _samples(prim, schema, base)
                 if found:
                     channels.append(_Channel(control, v, None, *found[:2], held=held_all, prim=found[2],
