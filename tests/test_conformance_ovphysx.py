@@ -55,8 +55,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import needs_kernel
 
+from conftest import needs_kernel
 from physxvehicle_usd import oracle
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.sim import Simulator, compiled

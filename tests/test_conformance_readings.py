@@ -50,24 +50,12 @@ from typing import Any
 import numpy as np
 import pytest
 from pxr import Gf, Sdf, Usd
-from test_conformance_ovphysx import (
-    COLUMNS,
-    DT,
-    LIMIT,
-    MIN_PATH,
-    RECORDED,
-    Scenario,
-    Stage,
-    _control_arrays,
-    _schedule,
-    figures,
-    over_limit,
-    table,
-    worst_relative,
-)
+from test_conformance_ovphysx import COLUMNS, DT, LIMIT, MIN_PATH, RECORDED, Scenario, Stage, _control_arrays, \
+    _schedule, figures, over_limit, table, worst_relative
 
-from physxvehicle_usd import oracle, simulate
+from physxvehicle_usd import oracle
 from physxvehicle_usd import properties as P
+from physxvehicle_usd import simulate
 
 # in the soak run (CI runs it after the README's test command, which must stay within 3 minutes on 2 cores)
 pytestmark = [pytest.mark.ovphysx, pytest.mark.soak]
