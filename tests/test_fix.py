@@ -343,3 +343,41 @@ def test_a_repair_applies_twice_to_the_same_result():
     repair.apply(stage)
     assert stage.GetRootLayer().ExportToString() == once
     assert Repair.model_validate_json(repair.model_dump_json()) == repair
+
+
+# -- wheel collision shapes -------------------------------------------------------------------------------------
+
+WHEEL_GROUP, GROUND_GROUP = "/World/VehicleWheelCollisionGroup", "/World/GroundSurfaceCollisionGroup"
+
+
+def _filtered(stage: Usd.Stage, group: str) -> UsdPhysics.CollisionGroup:
+    return UsdPhysics.CollisionGroup(stage.GetPrimAtPath(group)).GetFilteredGroupsRel()
+
+
+@pytest.mark.parametrize("broken", ["no-groups", "unfiltered", "chassis-group"])
+def test_wheel_shapes_touching_the_ground_go_into_a_group_filtered_from_it(tmp_path, broken):
+    path = _wizard_car(tmp_path)
+    before = _values(read_stage(path))
+    stage = Usd.Stage.Open(str(path))
+    if broken == "no-groups":  # A03: wheels (and ground) in no group at all
+        stage.RemovePrim(WHEEL_GROUP)
+        stage.RemovePrim(GROUND_GROUP)
+    elif broken == "unfiltered":  # A07: the wheel group and the ground's no longer filter each other
+        _filtered(stage, WHEEL_GROUP).RemoveTarget(GROUND_GROUP)
+        _filtered(stage, GROUND_GROUP).RemoveTarget(WHEEL_GROUP)
+    else:  # A07 with the chassis in the wheels' group: no repair would spare the chassis
+        _filtered(stage, GROUND_GROUP).RemoveTarget(WHEEL_GROUP)
+        _filtered(stage, WHEEL_GROUP).RemoveTarget(GROUND_GROUP)
+        UsdPhysics.CollisionGroup(stage.GetPrimAtPath(WHEEL_GROUP)).GetCollidersCollectionAPI().GetIncludesRel() \
+            .AddTarget("/World/Car/ChassisCollision")
+    stage.Save()
+    code = "A03" if broken == "no-groups" else "A07"
+    assert code in _codes(path)
+    result = fix_file(str(path))
+    if broken == "chassis-group":
+        why = {p.why_not for p in result.remaining if p.finding.code == "A07"}
+        assert why == {f"{WHEEL_GROUP} also holds /World/Car/ChassisCollision: filtering it would keep those off the "
+                       "ground too; give the wheel shapes a group of their own"}
+        return
+    assert not {"A03", "A07"} & _codes(result.output)
+    assert _differences(before, _values(read_stage(result.output))) == []
