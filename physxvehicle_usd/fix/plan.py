@@ -107,12 +107,22 @@ def plan_repairs(stage: Usd.Stage, description: StageDescription, findings: list
     """Every finding with its repair attached where it has one, in order."""
     if not any(f.code in REPAIRED_CODES or f.code in NOT_OURS for f in findings):
         return [Planned(f) for f in findings]
-    plan = _Plan(stage, description, findings)
     out = []
+    try:
+        plan = _Plan(stage, description, findings)
+    except Exception as exc:  # noqa: BLE001 - a repair that trips over a strange stage must not cost the findings
+        return [Planned(f, _failed(exc)) for f in findings]
     for f in findings:
-        repair, why = plan.repair(f)
+        try:
+            repair, why = plan.repair(f)
+        except Exception as exc:  # noqa: BLE001 - as above, finding by finding
+            repair, why = None, _failed(exc)
         out.append(Planned(f.model_copy(update={"fix": repair}) if repair is not None else f, why))
     return out
+
+
+def _failed(exc: Exception) -> str:
+    return f"working out a repair failed unexpectedly ({type(exc).__name__}: {exc}); please report it"
 
 
 def attach_repairs(stage: Usd.Stage, description: StageDescription, findings: list[Diagnostic]) -> list[Diagnostic]:
