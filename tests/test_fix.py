@@ -173,6 +173,14 @@ def test_the_context_follows_the_steered_wheels_not_a_convention(tmp_path):
     assert axes[P.full_name(P.CONTEXT, "longitudinalAxis")] == "negZ"
 
 
+def test_a_context_physx_rejects_gets_the_same_repair(tmp_path):
+    car = build_vehicle()
+    car.set(car.scene, P.CONTEXT, "longitudinalAxis", "sideways")  # V03: no axis token; the context is rejected
+    result = fix_file(str(_export(car.stage, tmp_path / "bad_token.usda")))
+    repaired = {f.code for made in result.repairs for f in made.findings}
+    assert {"V03", "V07"} <= repaired and not {"V03", "V07"} & {p.finding.code for p in result.remaining}
+
+
 def test_a_vehicle_that_steers_no_wheel_gets_no_guessed_context(tmp_path):
     path = tmp_path / "robot.usda"
     save_vehicle(preset_spec("robot_base"), path)
