@@ -18,7 +18,7 @@ from pxr import Sdf, Usd, UsdPhysics
 from ..description import StageDescription
 from ..diagnostics import Diagnostic
 from ..repairs import Edit, Repair
-from ..validate.checks import _collide, _collision_groups, _Group, _wheel_shapes
+from ..validate.checks import _collide, _collision_groups, _Group, _groups_of, _wheel_shapes
 
 WHEEL_GROUP, GROUND_GROUP = "VehicleWheelCollisionGroup", "GroundSurfaceCollisionGroup"
 
@@ -46,13 +46,16 @@ class WheelGroups:
     def __init__(self, stage: Usd.Stage, description: StageDescription):
         self.stage, self.d = stage, description
         self.groups = _collision_groups(stage)
+        self._member_of = _groups_of(self.groups)
+        self._filters: dict[str, list[Edit]] = {}
         self.wheel_shapes = {str(s.GetPath()) for v in description.vehicles.values() for w in v.wheels
                              for s in _wheel_shapes(stage.GetPrimAtPath(w.path))}
         self._ground_groups: tuple[dict[str, str], list[Edit]] | None = None
         self._wheel_group: tuple[str, list[Edit]] | None = None
 
     def _of(self, path: str) -> list[str]:
-        return sorted(g for g, info in self.groups.items() if path in info.members)
+        """The groups a collider is in, sorted."""
+        return self._member_of.get(path, [])
 
     def ground_groups(self) -> tuple[dict[str, str], list[Edit]]:
         """ground collider -> a group of it (an existing one, else the new ground group), and the edits that make
@@ -79,13 +82,17 @@ class WheelGroups:
         return all(not _collide(self.groups, [group], self._of(g.path)) for g in self.d.ground)
 
     def _filter_edits(self, group: str) -> list[Edit]:
-        """Edits that make a group of wheel shapes filter every ground collider it touches."""
-        chosen, edits = self.ground_groups()
-        _, filtered = _names()
-        touching = [g.path for g in self.d.ground if _collide(self.groups, [group], self._of(g.path))]
-        return edits + [Edit(op="add_relationship_target", prim=group, property=filtered, value=chosen[ground],
-                             why=f"wheel shapes never touch the ground as rigid shapes (here {ground}): the "
-                                 "suspension carries the car") for ground in touching]
+        """Edits that make a group of wheel shapes filter every ground collider it touches (once per group)."""
+        if group not in self._filters:
+            chosen, edits = self.ground_groups()
+            _, filtered = _names()
+            touching = [g.path for g in self.d.ground if _collide(self.groups, [group], self._of(g.path))]
+            targets = dict.fromkeys(chosen[ground] for ground in touching)
+            self._filters[group] = edits + [
+                Edit(op="add_relationship_target", prim=group, property=filtered, value=target,
+                     why="wheel shapes never touch the ground as rigid shapes: the suspension carries the car")
+                for target in targets]
+        return self._filters[group]
 
     def wheel_group(self) -> tuple[str, list[Edit]]:
         """The group a wheel shape in no group joins, and the edits that make it filter the ground: an existing

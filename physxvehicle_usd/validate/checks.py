@@ -90,6 +90,16 @@ def _collision_groups(stage: Usd.Stage) -> dict[str, _Group]:
     return groups
 
 
+def _groups_of(groups: dict[str, _Group]) -> dict[str, list[str]]:
+    """collider path -> the groups it is in, sorted (one pass over the groups, not one per collider: a fleet has
+    thousands of both)."""
+    member_of: dict[str, list[str]] = {}
+    for name in sorted(groups):
+        for member in groups[name].members:
+            member_of.setdefault(member, []).append(name)
+    return member_of
+
+
 def _filters(groups: dict[str, _Group], a: str, b: str | None) -> bool:
     """Whether group a keeps its colliders from touching those of group b (None: colliders in no group). An
     inverted filter lets a touch only the groups it lists."""
@@ -119,16 +129,16 @@ def check_wheel_collision_setup(stage: Usd.Stage, d: StageDescription) -> Iterat
                 continue
             if groups is None:
                 groups = _collision_groups(stage)
+                member_of = _groups_of(groups)
             for shape in shapes:
                 path = str(shape.GetPath())
-                of_shape = sorted(g for g, info in groups.items() if path in info.members)
+                of_shape = member_of.get(path, [])
                 if not of_shape:
                     yield _finding(Severity.WARNING, "A03", path, "wheel collision shape is in no "
                                    "PhysicsCollisionGroup: it will collide with the ground and fight the suspension")
                     continue
                 touching = [ground.path for ground in d.ground
-                            if _collide(groups, of_shape, sorted(g for g, info in groups.items()
-                                                                 if ground.path in info.members))]
+                            if _collide(groups, of_shape, member_of.get(ground.path, []))]
                 if touching:
                     yield _finding(Severity.WARNING, "A07", path, f"wheel collision shape's group(s) "
                                    f"{', '.join(of_shape)} do not filter the ground collider(s) {', '.join(touching)}: "
