@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from conftest import SAMPLES, run_cli
-from pxr import Sdf, Usd, UsdPhysics
+from pxr import Sdf, Usd, UsdGeom, UsdPhysics
 from stage_factory import build_vehicle
 
 from physxvehicle_usd import properties as P
@@ -173,6 +173,22 @@ def test_the_context_follows_the_steered_wheels_not_a_convention(tmp_path):
     assert axes[P.full_name(P.CONTEXT, "longitudinalAxis")] == "negZ"
 
 
+def test_no_repair_is_authored_inside_an_instance(tmp_path):
+    original = _without_context(_wizard_car(tmp_path))
+    stage = Usd.Stage.CreateNew(str(tmp_path / "instanced.usda"))
+    UsdGeom.SetStageUpAxis(stage, UsdGeom.Tokens.z)
+    UsdGeom.SetStageMetersPerUnit(stage, 1.0)
+    env = stage.DefinePrim("/Env", "Xform")
+    env.GetReferences().AddReference(original.name)
+    env.SetInstanceable(True)  # the scene and the suspensions the repairs would write to are instance proxies
+    stage.Save()
+    result = fix_file(str(tmp_path / "instanced.usda"), dry_run=True)
+    assert result.status == "unchanged"
+    why = {p.finding.code: p.why_not for p in result.remaining}
+    inside = "/Env/PhysicsScene lies inside an instance: repair the asset it instances (or make it not instanceable)"
+    assert why["V07"] == inside and why["V142"] == f"no vehicle context can be given: {inside}"
+
+
 def test_a_context_physx_rejects_gets_the_same_repair(tmp_path):
     car = build_vehicle()
     car.set(car.scene, P.CONTEXT, "longitudinalAxis", "sideways")  # V03: no axis token; the context is rejected
@@ -192,16 +208,20 @@ def test_a_vehicle_that_steers_no_wheel_gets_no_guessed_context(tmp_path):
 
 # -- deprecated attributes -------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("shared", [False, True], ids=["own-components", "shared-components"])
-def test_the_upgrade_leaves_no_deprecation_and_the_same_values(tmp_path, shared):
+@pytest.mark.parametrize("shared, in_place", [(False, False), (True, False), (False, True)],
+                         ids=["own-components", "shared-components", "in-place"])
+def test_the_upgrade_leaves_no_deprecation_and_the_same_values(tmp_path, shared, in_place):
     broken = _export(_deprecated_car(shared).stage, tmp_path / "old.usda")
     before = read_stage(broken)
     assert DEPRECATION_CODES <= {d.code for d in before.diagnostics}
 
-    result = fix_file(str(broken))
+    result = fix_file(str(broken), in_place=in_place)
 
     assert not DEPRECATION_CODES & _codes(result.output), [p.finding.line() for p in result.remaining]
     assert _differences(_values(before), _values(read_stage(result.output))) == []
+    if in_place:  # the deprecated attributes are gone from the asset, not blocked in it
+        text = Path(result.output).read_text()
+        assert not [name for name in ("maxDroop", "latStiffY", "wheelCenterOfMassOffset", "steerLeft") if name in text]
 
 
 def test_deprecated_controller_inputs_with_time_samples_are_left_with_a_reason(tmp_path):

@@ -56,8 +56,10 @@ class _Plan:
     def contexts(self) -> dict[str | None, tuple[Repair | None, str]]:
         """scene path (None: the stage has none) -> the context repair for the vehicles it simulates (or why none)."""
         if self._contexts is None:
-            self._contexts = {scene: context_repair(self.stage, self.d, vehicles, scene)
-                              for scene, vehicles in self._vehicles_without_context().items()}
+            self._contexts = {}
+            for scene, vehicles in self._vehicles_without_context().items():
+                repair, why = context_repair(self.stage, self.d, vehicles, scene)
+                self._contexts[scene] = _authorable(self.stage, repair) if repair is not None else (None, why)
         return self._contexts
 
     def context_for(self, vehicle: str) -> tuple[Repair | None, str]:
@@ -117,10 +119,23 @@ def plan_repairs(stage: Usd.Stage, description: StageDescription, findings: list
     for f in findings:
         try:
             repair, why = plan.repair(f)
+            if repair is not None:
+                repair, why = _authorable(stage, repair)
         except Exception as exc:  # noqa: BLE001 - as above, finding by finding
             repair, why = None, _failed(exc)
         out.append(Planned(f.model_copy(update={"fix": repair}) if repair is not None else f, why))
     return out
+
+
+def _authorable(stage: Usd.Stage, repair: Repair) -> tuple[Repair | None, str]:
+    """The repair, or none where it would author inside an instance (USD takes no opinion on an instance proxy:
+    the repair belongs in the asset the instances share)."""
+    for edit in repair.edits:
+        prim = stage.GetPrimAtPath(edit.prim)
+        if prim and prim.IsInstanceProxy():
+            return None, (f"{edit.prim} lies inside an instance: repair the asset it instances (or make it "
+                          "not instanceable)")
+    return repair, ""
 
 
 def _failed(exc: Exception) -> str:
