@@ -29,6 +29,7 @@ EditOp = Literal[
     "clear_attribute",          # `property` reads as unauthored: its spec removed, or blocked where a weaker layer
                                 # (a sublayer or reference the edit target cannot change) holds an opinion
     "add_relationship_target",  # `value` (a prim path) added to the targets of the relationship `property`
+    "set_relationship_targets", # the relationship `property` targets exactly `value` (a list of prim paths)
     "set_custom_data",          # the prim's custom data `property` (a key, ':' nesting) = `value`
 ]
 
@@ -63,13 +64,14 @@ class Edit(BaseModel):
         """One line: 'set /World/Car.physxVehicle:foo = 1.5 (why)'."""
         where = self.prim + (f".{self.property}" if self.property else "")
         what = {
-            "define_prim": f"define {self.type_name} {where}",
-            "apply_api": f"apply {self.type_name} to {where}",
-            "set_attribute": f"set {where} = {_text(self.value)}",
-            "clear_attribute": f"clear {where}",
-            "add_relationship_target": f"add target {self.value} to {where}",
-            "set_custom_data": f"set custom data {where} = {_text(self.value)}",
-        }[self.op]
+            "define_prim": lambda: f"define {self.type_name} {where}",
+            "apply_api": lambda: f"apply {self.type_name} to {where}",
+            "set_attribute": lambda: f"set {where} = {_text(self.value)}",
+            "clear_attribute": lambda: f"clear {where}",
+            "add_relationship_target": lambda: f"add target {self.value} to {where}",
+            "set_relationship_targets": lambda: f"set {where} to target {', '.join(self.value or ()) or 'nothing'}",
+            "set_custom_data": lambda: f"set custom data {where} = {_text(self.value)}",
+        }[self.op]()
         return f"{what} ({self.why})"
 
     def apply(self, stage: Usd.Stage) -> None:
@@ -155,10 +157,16 @@ def _add_relationship_target(stage: Usd.Stage, edit: Edit) -> None:
         rel.AddTarget(target)
 
 
+def _set_relationship_targets(stage: Usd.Stage, edit: Edit) -> None:
+    prim = _prim(stage, edit)
+    rel = prim.GetRelationship(edit.property) or prim.CreateRelationship(edit.property, custom=False)
+    rel.SetTargets([Sdf.Path(target) for target in edit.value or ()])
+
+
 def _set_custom_data(stage: Usd.Stage, edit: Edit) -> None:
     _prim(stage, edit).SetCustomDataByKey(edit.property, edit.value)
 
 
 _APPLY = {"define_prim": _define_prim, "apply_api": _apply_api, "set_attribute": _set_attribute,
           "clear_attribute": _clear_attribute, "add_relationship_target": _add_relationship_target,
-          "set_custom_data": _set_custom_data}
+          "set_relationship_targets": _set_relationship_targets, "set_custom_data": _set_custom_data}

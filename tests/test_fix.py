@@ -96,9 +96,7 @@ def _deprecated_car(shared: bool):
         car.set(prim, P.WHEEL, "maxHandBrakeTorque", 1000.0)
         car.set(prim, P.WHEEL, "toeAngle", 0.01)
         car.set(prim, P.WHEEL, "maxSteerAngle", 0.4)
-    for prim in car.wheels if not shared else [car.parts["Tire"]]:
-        if shared:  # one tire for four wheels of two rest loads: the rest load authored keeps its graph one value
-            car.set(prim, P.TIRE, "restLoad", 3500.0)
+    for prim in car.wheels if not shared else [car.parts["Tire"]]:  # shared: front and rear rest loads differ
         car.set(prim, P.TIRE, "latStiffX", 2.0)
         car.set(prim, P.TIRE, "latStiffY", 17.0)
         car.set(prim, P.TIRE, "longitudinalStiffnessPerUnitGravity", 500.0)
@@ -106,16 +104,13 @@ def _deprecated_car(shared: bool):
     for prim in car.wheels if not shared else [car.parts["Suspension"]]:
         car.clear(prim, P.SUSPENSION, "travelDistance")
         car.set(prim, P.SUSPENSION, "maxCompression", 0.12)
-        car.set(prim, P.SUSPENSION, "maxDroop", -1.0 if not shared else 0.07)  # -1: worked out from the sprung mass
+        car.set(prim, P.SUSPENSION, "maxDroop", -1.0)  # worked out from each wheel's sprung mass
         car.set(prim, P.SUSPENSION, "camberAtRest", 0.01)
         car.set(prim, P.SUSPENSION, "camberAtMaxCompression", 0.02)
     for i, wheel in enumerate(car.wheels):
         position = car.prim(wheel).GetAttribute(P.full_name(P.ATTACHMENT, "suspensionFramePosition")).Get()
         car.clear(wheel, P.ATTACHMENT, "suspensionFramePosition")
-        if not shared:  # the wheel centre moves the points the sprung masses are solved at
-            car.set(wheel, P.ATTACHMENT, "wheelCenterOfMassOffset", (position[0], position[1], position[2] - 0.05))
-        else:
-            car.set(wheel, P.ATTACHMENT, "wheelCenterOfMassOffset", tuple(position))
+        car.set(wheel, P.ATTACHMENT, "wheelCenterOfMassOffset", (position[0], position[1], position[2] - 0.05))
         car.set(wheel, P.ATTACHMENT, "driven", i < 2)
         if i == 3:
             car.set(wheel, P.ATTACHMENT, "tireForceAppPointOffset", (position[0], position[1], position[2] - 0.3))
@@ -219,6 +214,11 @@ def test_the_upgrade_leaves_no_deprecation_and_the_same_values(tmp_path, shared,
 
     assert not DEPRECATION_CODES & _codes(result.output), [p.finding.line() for p in result.remaining]
     assert _differences(_values(before), _values(read_stage(result.output))) == []
+    if shared:  # the tire and the suspension the front and rear wheels shared: a copy for the rear ones
+        stage = Usd.Stage.Open(result.output)
+        targets = {stage.GetPrimAtPath(w).GetRelationship(P.full_name(P.ATTACHMENT, "tire")).GetTargets()[0].name
+                   for w in ("/World/Car/Wheel0", "/World/Car/Wheel3")}
+        assert targets == {"Tire", "Tire_Wheel2"}
     if in_place:  # the deprecated attributes are gone from the asset, not blocked in it
         text = Path(result.output).read_text()
         assert not [name for name in ("maxDroop", "latStiffY", "wheelCenterOfMassOffset", "steerLeft") if name in text]
@@ -258,11 +258,19 @@ def test_sprung_masses_that_miss_the_chassis_mass_are_solved_again(tmp_path):
     assert [round(w.suspension["sprungMass"], 3) for w in vehicle.wheels] == [388.889, 388.889, 361.111, 361.111]
 
 
-def test_one_suspension_shared_by_wheels_of_different_loads_gets_no_sprung_mass(tmp_path):
+def test_one_suspension_shared_by_wheels_of_different_loads_is_copied_for_the_rear_ones(tmp_path):
     car = build_vehicle(values={(P.SUSPENSION, "sprungMass"): 300.0})  # one suspension for front and rear
-    result = fix_file(str(_export(car.stage, tmp_path / "light.usda")), dry_run=True)
-    left = next(p for p in result.remaining if p.finding.code == "A09")
-    assert left.finding.fix is None and "shared by wheels that need different sprung masses" in left.why_not
+    path = _export(car.stage, tmp_path / "light.usda")
+    before = _values(read_stage(path))
+    result = fix_file(str(path))
+    assert "A09" not in _codes(result.output)
+    after = read_stage(result.output)
+    wheels = after.vehicles[car.vehicle].wheels
+    assert [(w.suspension.path.rsplit("/", 1)[1], round(w.suspension["sprungMass"], 3)) for w in wheels] == [
+        ("Suspension", 388.889), ("Suspension", 388.889), ("Suspension_Wheel2", 361.111), ("Suspension_Wheel2", 361.111)]
+    changed = {d.split(":")[0].rsplit("/", 1)[-1] for d in _differences(before, _values(after))}
+    # the masses, and what PhysX derives from them: the tires' rest loads, the rest droop (the force points lie there)
+    assert changed == {"sprungMass", "restLoad", "suspensionForceAppPoint[0][3]", "tireForceAppPoint[0][3]"}
 
 
 # -- the samples -----------------------------------------------------------------------------------------------

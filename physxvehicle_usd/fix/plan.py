@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from pxr import Usd
+from pxr import Sdf, Usd
 
 from ..description import StageDescription
 from ..diagnostics import Diagnostic
@@ -94,10 +94,10 @@ class _Plan:
                 return None, ("the wheel positions are ill-conditioned in the vehicle context PhysX uses" if
                               why == HAS_CONTEXT else f"no vehicle context can be given: {why}")
             axis = next(e.value for e in context.edits if e.property and e.property.endswith("verticalAxis"))
-            return sprung_mass_repair(self.solved(), f.prim, f"PhysX cannot compute them with the context it has; "
+            return sprung_mass_repair(self.stage, self.solved(), f.prim, f"PhysX cannot compute them with the context it has; "
                                       f"with the vertical axis {axis} (the stage's up axis) the solve succeeds")
         if code == "A09":
-            return sprung_mass_repair(self.solved(), f.prim, "the authored ones do not add up to the chassis mass")
+            return sprung_mass_repair(self.stage, self.solved(), f.prim, "the authored ones do not add up to the chassis mass")
         if code == "V81":
             return reference_frame_repair(self.stage, self.d.vehicles[f.prim])
         if self._upgrade is not None and code in upgrade.CODES:
@@ -131,7 +131,10 @@ def _authorable(stage: Usd.Stage, repair: Repair) -> tuple[Repair | None, str]:
     """The repair, or none where it would author inside an instance (USD takes no opinion on an instance proxy:
     the repair belongs in the asset the instances share)."""
     for edit in repair.edits:
-        prim = stage.GetPrimAtPath(edit.prim)
+        path = Sdf.Path(edit.prim)
+        while not stage.GetPrimAtPath(path) and path.GetParentPath() != path:  # a prim to define: its parent
+            path = path.GetParentPath()
+        prim = stage.GetPrimAtPath(path)
         if prim and prim.IsInstanceProxy():
             return None, (f"{edit.prim} lies inside an instance: repair the asset it instances (or make it "
                           "not instanceable)")

@@ -17,9 +17,10 @@ every resolved value is what it was. Where a replacement changes how other value
   PhysxVehicleSteeringAPI, and the controller's brake and steer commands, which the parser takes from the
   deprecated controller attributes on that path, are written with them.
 
-No repair where the resolved values of a shared component differ between its users (a tire shared by wheels with
-different rest loads), where the deprecated controller attributes are time-sampled (a drive cycle, not one value),
-or where applying the replacement would make PhysX read a nonlinear command response it now ignores.
+A tire or suspension shared by wheels whose migrated values differ (a tire shared by wheels of different rest loads)
+is copied for each group of wheels that needs other values (placement.py). No repair where the deprecated
+controller attributes are time-sampled (a drive cycle, not one value), or where applying the replacement would make
+PhysX read a nonlinear command response it now ignores.
 """
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ from ..description import Source, StageDescription, VehicleDescription, WheelDes
 from ..diagnostics import Diagnostic
 from ..repairs import Edit, Repair
 from .edits import apply_api, clear_schema_attribute, set_schema_attribute
+from .placement import Placed, place
 
 CODES = frozenset({"DEPRECATED", "V18", "V21", "V23", "V37", "V76"})
 # The deprecated attributes, by USD name, from the property table.
@@ -61,25 +63,11 @@ _TIRE = {"lateral": ("lateralStiffnessGraph", ("latStiffX", "latStiffY")),
          "longitudinal": ("longitudinalStiffness", ("longitudinalStiffnessPerUnitGravity",)),
          "camberStiffness": ("camberStiffness", ("camberStiffnessPerUnitGravity",))}
 _COMPLIANCE_GRAPHS = ("wheelToeAngle", "wheelCamberAngle", "suspensionForceAppPoint", "tireForceAppPoint")
-_AGREE = 1e-6
 WHY = "deprecated: the same value on its replacement"
 
 
 class NoRepair(Exception):
     """Why a migration has no unambiguous repair."""
-
-
-def _same(values: list) -> bool:
-    flat = [_flatten(v) for v in values]
-    first = flat[0]
-    return all(len(f) == len(first) and all(abs(a - b) <= _AGREE * max(abs(a), abs(b), 1e-30) or a == b
-                                            for a, b in zip(f, first)) for f in flat[1:])
-
-
-def _flatten(value) -> list:
-    if isinstance(value, (list, tuple)):
-        return [x for v in value for x in _flatten(v)]
-    return [value]
 
 
 class Upgrade:
@@ -93,6 +81,7 @@ class Upgrade:
                 for path in {wheel.path, wheel.wheel.path, wheel.tire.path, wheel.suspension.path}:
                     self.users[path].append((vehicle, wheel))
         self._made: dict[tuple[str, str], tuple[Repair | None, str]] = {}
+        self._placements: dict[tuple[str, str], Placed] = {}
 
     def repair(self, f: Diagnostic) -> tuple[Repair | None, str]:
         if f.code == "DEPRECATED":
@@ -150,11 +139,32 @@ class Upgrade:
             raise NoRepair("no vehicle of the description uses this prim (its vehicles have errors, or none uses it)")
         return users
 
-    def _agreed(self, prim: str, values: list, what: str):
-        if not _same(values):
-            raise NoRepair(f"{prim} is shared by wheels whose {what} resolve to different values; give each its "
-                           "own component first")
-        return values[0]
+    def _placed(self, schema: str, prim: str) -> Placed:
+        """Where each user wheel's migrated values of the tire or suspension `prim` go (placement.py): the same
+        for every repair of the stage, so that repairs made one by one agree."""
+        key = (schema, prim)
+        if key not in self._placements:
+            wanted = {w.path: self._wanted(schema, v, w) for v, w in self._wheel_users(prim)}
+            rel = "tire" if schema == P.TIRE else "suspension"
+            self._placements[key] = place(self.stage, schema, rel, prim, wanted)
+        return self._placements[key]
+
+    def _wanted(self, schema: str, vehicle: VehicleDescription, wheel: WheelDescription) -> dict:
+        """The values a migration writes on this wheel's tire or suspension."""
+        if schema == P.TIRE:
+            return {base: wheel.tire[base] for base, _ in _TIRE.values()
+                    if wheel.tire.source(base) in (Source.DEPRECATED, Source.DEFAULT)}
+        wanted = {}
+        if wheel.suspension.source("travelDistance") == Source.DEPRECATED:
+            wanted["travelDistance"] = wheel.suspension["travelDistance"]
+        if wheel.suspension.source("sprungMass") == Source.COMPUTED and self._solve_moves(vehicle):
+            wanted["sprungMass"] = wheel.suspension["sprungMass"]
+        return wanted
+
+    def _solve_moves(self, vehicle: VehicleDescription) -> bool:
+        """Whether migrating the vehicle's wheel centres moves the points its sprung masses are solved at."""
+        return any(w.attachment.source("suspensionFramePosition") == Source.DEPRECATED and self._moves_solve(vehicle, w)
+                   for w in vehicle.wheels)
 
     def _compliance(self, wheel: WheelDescription) -> list[Edit]:
         """The wheel's resolved compliance graphs, on its attachment (nothing where it applies the API already)."""
@@ -169,14 +179,15 @@ class Upgrade:
 
     def _sprung_masses(self, vehicle: VehicleDescription) -> list[Edit]:
         """The vehicle's computed sprung masses, written (a migration moves the points they were solved at)."""
-        if all(w.suspension.source("sprungMass") == Source.AUTHORED for w in vehicle.wheels):
+        if not self._solve_moves(vehicle):
             return []
-        by_suspension: dict[str, list[float]] = defaultdict(list)
-        for w in vehicle.wheels:
-            by_suspension[w.suspension.path].append(w.suspension["sprungMass"])
         why = "the sprung masses solved at the deprecated wheel centres, kept"
-        return [set_schema_attribute(path, P.SUSPENSION, "sprungMass", self._agreed(path, masses, "sprung masses"), why)
-                for path, masses in sorted(by_suspension.items())]
+        edits = []
+        for w in vehicle.wheels:
+            placed = self._placed(P.SUSPENSION, w.suspension.path)
+            edits += placed.edits + [set_schema_attribute(placed.target[w.path], P.SUSPENSION, "sprungMass",
+                                                          w.suspension["sprungMass"], why)]
+        return edits
 
     @staticmethod
     def _moves_solve(vehicle: VehicleDescription, wheel: WheelDescription) -> bool:
@@ -194,10 +205,7 @@ class Upgrade:
             return []
         edits = [set_schema_attribute(wheel.path, P.ATTACHMENT, "suspensionFramePosition",
                                       wheel.attachment["suspensionFramePosition"], WHY)]
-        edits += self._clear(wheel.path, P.ATTACHMENT, "wheelCenterOfMassOffset")
-        if any(self._moves_solve(vehicle, w) for w in vehicle.wheels):
-            edits += self._sprung_masses(vehicle)
-        return edits
+        return edits + self._clear(wheel.path, P.ATTACHMENT, "wheelCenterOfMassOffset") + self._sprung_masses(vehicle)
 
     def _no_response_woken(self, vehicle: VehicleDescription, instance: str, api: str) -> None:
         prim = self.stage.GetPrimAtPath(vehicle.path)
@@ -251,13 +259,17 @@ class Upgrade:
 
     def _tire(self, prim: str, group: str) -> list[Edit]:
         base, old = _TIRE[group]
-        value = self._agreed(prim, [w.tire[base] for _, w in self._wheel_users(prim)], base)
-        return [set_schema_attribute(prim, P.TIRE, base, value, WHY)] + self._clear(prim, P.TIRE, *old)
+        placed, edits = self._placed(P.TIRE, prim), []
+        for _, wheel in self._wheel_users(prim):
+            edits += placed.edits + [set_schema_attribute(placed.target[wheel.path], P.TIRE, base, wheel.tire[base], WHY)]
+        return edits + self._clear(prim, P.TIRE, *old)
 
     def _travel(self, prim: str) -> list[Edit]:
         users = self._wheel_users(prim)
-        travel = self._agreed(prim, [w.suspension["travelDistance"] for _, w in users], "travel distances")
-        edits = [set_schema_attribute(prim, P.SUSPENSION, "travelDistance", travel, WHY)]
+        placed, edits = self._placed(P.SUSPENSION, prim), []
+        for _, wheel in users:
+            edits += placed.edits + [set_schema_attribute(placed.target[wheel.path], P.SUSPENSION, "travelDistance",
+                                                          wheel.suspension["travelDistance"], WHY)]
         edits += self._clear(prim, P.SUSPENSION, "maxCompression", "maxDroop")
         for vehicle, wheel in users:
             edits += self._compliance(wheel) + self._position_of(vehicle, wheel)
