@@ -5,9 +5,10 @@
     [p.finding.fix for p in planned]        # a Repair, or None
     [p.why_not for p in planned]            # "" where there is a repair
 
-Repaired codes: V07 (no vehicle context; V03 and V04, a context PhysX rejects, get the same repair), A06 (no physics scene), V142 and A09 (sprung masses), V81 (reference
-frame custom data), the deprecated paths (DEPRECATED, V18, V21, V23, V37, V76; fix/upgrade.py) and A03/A07 (wheel
-collision shapes touching the ground; fix/collision.py). A02 (components nothing uses) is left alone: deleting an
+Repaired codes: V07 (no vehicle context; V03 and V04, a context PhysX rejects, get the same repair), A06 (no
+physics scene), V142 and A09 (sprung masses), V81 (reference frame custom data), the deprecated paths (DEPRECATED,
+V18, V21, V23, V37, V76; fix/upgrade.py) and A03/A07 (wheel collision shapes touching the ground; fix/collision.py).
+No repair is written inside an instance. A02 (components nothing uses) is left alone: deleting an
 author's prim is not ours to decide. Every other finding is a judgement the author makes.
 """
 from __future__ import annotations
