@@ -6,6 +6,8 @@ from enum import Enum
 
 from pydantic import BaseModel, ConfigDict
 
+from .repairs import Repair
+
 _ADDRESS = re.compile(r"\s*<0x[0-9a-fA-F]+>")
 
 
@@ -24,6 +26,7 @@ class Diagnostic(BaseModel):
     property: str | None = None
     message: str
     file: str | None = None
+    fix: Repair | None = None  # the finding's one unambiguous repair, where it has one (physxvehicle_usd.repairs)
 
     def line(self) -> str:
         where = self.prim + (f".{self.property}" if self.property else "")
@@ -57,7 +60,7 @@ class DiagnosticSink(SeverityShortcuts):
         # a pxr object's repr or a USD message may carry a memory address: the text must not change run to run
         message = _ADDRESS.sub("", message)
         record = Diagnostic(severity=severity, code=code, prim=str(prim), property=prop, message=message)
-        key = (record.severity, record.code, record.prim, record.property, record.message)
+        key = (record.severity, record.code, record.prim, record.property, record.message)  # not the fix
         if key not in self._seen:  # a shared component reports once, not once per user
             self._seen.add(key)
             self.items.append(record)

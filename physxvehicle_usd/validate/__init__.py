@@ -21,7 +21,7 @@ from ..errors import InputError
 from ..stage.io import USD_EXTENSIONS
 from .checks import asset_findings
 
-__all__ = ["FileResult", "collect_files", "validate_stage", "validate_file", "validate_paths"]
+__all__ = ["FileResult", "collect_files", "plan_stage", "validate_stage", "validate_file", "validate_paths"]
 
 
 @dataclass
@@ -37,15 +37,24 @@ class FileResult:
 
 
 def validate_stage(stage: Usd.Stage) -> tuple[list[Diagnostic], list[str]]:
-    """All findings for a stage (reader rules, then asset checks) and the paths of every vehicle prim."""
+    """All findings for a stage (reader rules, then asset checks), each with its repair where it has one
+    (physxvehicle_usd.fix), and the paths of every vehicle prim."""
+    planned, vehicles = plan_stage(stage)
+    return [p.finding for p in planned], vehicles
+
+
+def plan_stage(stage: Usd.Stage) -> tuple[list, list[str]]:
+    """validate_stage's findings as physxvehicle_usd.fix.plan.Planned records (each finding with its repair, or why
+    it has none), and the paths of every vehicle prim."""
     from .. import properties as P
+    from ..fix.plan import plan_repairs
     from ..read import read_stage
 
     description = read_stage(stage)
-    findings = list(description.diagnostics) + asset_findings(stage, description)
+    planned = plan_repairs(stage, description, list(description.diagnostics) + asset_findings(stage, description))
     vehicles = sorted(str(p.GetPath()) for p in Usd.PrimRange.Stage(stage, Usd.TraverseInstanceProxies())
                       if p.HasAPI(P.VEHICLE))
-    return findings, vehicles
+    return planned, vehicles
 
 
 def validate_file(path: str) -> FileResult:

@@ -120,11 +120,13 @@ def text_report(results: list[FileResult], show_info: bool = False) -> str:
 
 def json_report(results: list[FileResult]) -> str:
     """{findings, files, summary}. A finding is a group: `prim` is its first prim, `prims` all of them, `count`
-    how many (1 for a finding of its own)."""
+    how many (1 for a finding of its own); `fix` its repair (physxvehicle_usd.repairs.Repair as JSON: the first
+    prim's, every copy's is the same on its own prim), or null."""
     findings = [{"file": r.file, **g.finding.model_dump(mode="json", exclude={"file"}), "count": g.count,
                  "prims": list(g.prims)} for r in results for g in group_findings(r)]
     findings += [{"file": r.file, "severity": "error", "code": "UNREADABLE", "prim": "/", "property": None,
-                  "message": r.message, "count": 1, "prims": ["/"]} for r in results if r.status == "unreadable"]
+                  "message": r.message, "fix": None, "count": 1, "prims": ["/"]}
+                 for r in results if r.status == "unreadable"]
     files = [{"file": r.file, "status": r.status, "vehicles": r.vehicles, "errors": r.count(Severity.ERROR),
               "warnings": r.count(Severity.WARNING), "message": r.message} for r in results]
     return json.dumps({"findings": findings, "files": files, "summary": summary(results)}, indent=2, sort_keys=True) + "\n"
