@@ -178,12 +178,14 @@ ASSET_CHECKS = (check_scene, check_wheels_without_drive, check_unreferenced_comp
                 check_ground_materials, check_ovphysx_portability)
 
 
+def run_check(check, stage: Usd.Stage, d: StageDescription) -> list[Diagnostic]:
+    """One check's findings; a check that trips over a strange stage reports (INTERNAL), never raises."""
+    try:
+        return list(check(stage, d))
+    except Exception as exc:  # noqa: BLE001
+        return [_finding(Severity.ERROR, "INTERNAL", "/",
+                         f"check {check.__name__} failed: {type(exc).__name__}: {exc}")]
+
+
 def asset_findings(stage: Usd.Stage, d: StageDescription) -> list[Diagnostic]:
-    findings: list[Diagnostic] = []
-    for check in ASSET_CHECKS:
-        try:
-            findings.extend(check(stage, d))
-        except Exception as exc:  # noqa: BLE001 - a check that trips over a strange stage reports, never raises
-            findings.append(_finding(Severity.ERROR, "INTERNAL", "/", f"check {check.__name__} failed: "
-                                     f"{type(exc).__name__}: {exc}"))
-    return findings
+    return [finding for check in ASSET_CHECKS for finding in run_check(check, stage, d)]
