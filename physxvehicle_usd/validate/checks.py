@@ -32,6 +32,7 @@ def _prims(stage: Usd.Stage) -> Iterator[Usd.Prim]:
 
 
 def check_wheels_without_drive(stage: Usd.Stage, d: StageDescription) -> Iterator[Diagnostic]:
+    """A01: a vehicle with no drive and no wheel controllers, whose wheels nothing will ever turn."""
     for path, vehicle in d.vehicles.items():
         if vehicle.drive is None and not any(w.wheelController is not None for w in vehicle.wheels):
             yield _finding(Severity.WARNING, "A01", path, "the vehicle has no drive and no wheel controllers: nothing "
@@ -39,7 +40,7 @@ def check_wheels_without_drive(stage: Usd.Stage, d: StageDescription) -> Iterato
 
 
 def check_unreferenced_components(stage: Usd.Stage, d: StageDescription) -> Iterator[Diagnostic]:
-    """Component prims that no vehicle, wheel attachment or drive uses (typically a broken relationship)."""
+    """A02: component prims that no vehicle, wheel attachment or drive uses (typically a broken relationship)."""
     used: set[str] = set()
     owners: list[tuple[Usd.Prim, str, tuple]] = []
     for prim in _prims(stage):
@@ -107,7 +108,7 @@ def _collide(groups: dict[str, _Group], of_a: list[str], of_b: list[str]) -> boo
 
 
 def check_wheel_collision_setup(stage: Usd.Stage, d: StageDescription) -> Iterator[Diagnostic]:
-    """Wheel collision shapes must be kept from touching the ground as rigid shapes (the suspension query
+    """A03, A07: wheel collision shapes must be kept from touching the ground as rigid shapes (the suspension query
     carries the car): a shape in no collision group collides with everything (A03); a shape whose groups do not
     filter a ground collider's touches that ground (A07)."""
     groups = None
@@ -136,6 +137,7 @@ def check_wheel_collision_setup(stage: Usd.Stage, d: StageDescription) -> Iterat
 
 
 def check_ground_materials(stage: Usd.Stage, d: StageDescription) -> Iterator[Diagnostic]:
+    """A04: vehicles but no static ground collider; A05: a ground collider with no physics material bound."""
     if not d.vehicles:
         return
     if not d.ground:
@@ -148,6 +150,7 @@ def check_ground_materials(stage: Usd.Stage, d: StageDescription) -> Iterator[Di
 
 
 def check_scene(stage: Usd.Stage, d: StageDescription) -> Iterator[Diagnostic]:
+    """A06: vehicles but no PhysicsScene, which omni.physx and `simulate` replace by a default one."""
     if d.vehicles and not d.scenes:
         yield _finding(Severity.WARNING, "A06", "/", "the stage has vehicles but no PhysicsScene: omni.physx creates a "
                        "default scene when it loads the stage (gravity 9.81 m/s^2 down the stage's up axis), and "
@@ -155,7 +158,7 @@ def check_scene(stage: Usd.Stage, d: StageDescription) -> Iterator[Diagnostic]:
 
 
 def check_ovphysx_portability(stage: Usd.Stage, d: StageDescription) -> Iterator[Diagnostic]:
-    """A vehicle that ovphysx 0.7 will simulate differently from Omniverse Kit (read/readings.py), and how: one
+    """A08: a vehicle that ovphysx 0.7 will simulate differently from Omniverse Kit (read/readings.py), and how: one
     warning per vehicle."""
     from ..read.readings import ovphysx_divergences
 
