@@ -1,0 +1,180 @@
+"""Inside the validators users run: NVIDIA's (usd-validation-nvidia, `nvidia_usd_validate`) with our rules and
+repairs, USD's UsdValidation fixers, and the runtime profiles of `validate --profile`."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import REPO, SAMPLES, run_cli, run_python
+from pxr import Usd, UsdValidation
+
+from physxvehicle_usd.diagnostics import Severity
+from physxvehicle_usd.read.components import DEFAULT_CONTEXT
+from physxvehicle_usd.read.readings import READING_CODE
+from physxvehicle_usd.validate import validate_file, validate_paths
+
+CAR = SAMPLES / "car" / "car.usda"
+DRIVE_CYCLE = SAMPLES / "car" / "drive_cycle.usda"
+
+
+@pytest.fixture(scope="module")
+def no_scene(tmp_path_factory) -> Path:
+    """The sample car without its PhysicsScene (and so without its vehicle context)."""
+    path = tmp_path_factory.mktemp("no_scene") / "car.usda"
+    stage = Usd.Stage.Open(str(CAR))
+    stage.RemovePrim("/World/PhysicsScene")
+    stage.Export(str(path))
+    return path
+
+
+def _by_code(findings) -> dict[str, list]:
+    found: dict[str, list] = {}
+    for f in findings:
+        found.setdefault(f.code, []).append(f)
+    return found
+
+
+# --- profiles -----------------------------------------------------------------------------------------------------
+
+def test_omniverse_profile_says_what_kit_does_without_a_scene_instead_of_a06(no_scene):
+    default = _by_code(validate_file(str(no_scene)).findings)
+    kit = _by_code(validate_file(str(no_scene), profiles=["omniverse"]).findings)
+    assert "A06" in default and "KIT01" not in default
+    assert "A06" not in kit, "KIT01 supersedes A06: said once"
+    [finding] = kit["KIT01"]
+    assert finding.severity == Severity.WARNING and finding.prim == "/"
+    for says in ("temporary PhysicsScene", "9.81", "60 steps per second", "GPU dynamics",
+                 f"vertical axis +{DEFAULT_CONTEXT['verticalAxis'][3:]}", "Z-up"):
+        assert says in finding.message, finding.message
+    assert {c: len(f) for c, f in kit.items() if c != "KIT01"} == {c: len(f) for c, f in default.items() if c != "A06"}
+
+
+def test_isaac_lab_profile_warns_each_vehicle_and_the_lost_context():
+    found = _by_code(validate_file(str(CAR), profiles=["isaac-lab"]).findings)
+    [gpu] = found["ISAAC01"]
+    assert gpu.prim == "/World/Car" and gpu.severity == Severity.WARNING
+    assert "direct-GPU API" in gpu.message and "device='cpu'" in gpu.message
+    [scene] = found["ISAAC02"]
+    assert "/World/PhysicsScene" in scene.message and "sim.cfg.physics_prim_path" in scene.message
+    assert not validate_file(str(CAR)).findings, "the profile's findings are the profile's alone"
+
+
+def test_ovphysx_profile_puts_each_reading_difference_at_its_attribute_instead_of_a08():
+    default = _by_code(validate_file(str(DRIVE_CYCLE)).findings)
+    ovphysx = _by_code(validate_file(str(DRIVE_CYCLE), profiles=["ovphysx"]).findings)
+    assert list(default) == ["A08"] and "A08" not in ovphysx
+    sites = sorted(f.property for f in ovphysx[READING_CODE])
+    assert sites == ["physxVehicleController:accelerator", "physxVehicleController:brake0",
+                     "physxVehicleController:steer"]
+    for finding in ovphysx[READING_CODE]:
+        assert finding.severity == Severity.WARNING and finding.prim == "/World/Car"
+        assert finding.property.split(":")[1] in default["A08"][0].message  # the summary named every one of them
+
+
+def test_profile_option_repeated_or_comma_separated_and_unknown_names(capfd, no_scene):
+    one = run_cli(capfd, "validate", "--format", "json", "--profile", "isaac-lab,omniverse", no_scene)
+    two = run_cli(capfd, "validate", "--format", "json", "--profile", "omniverse", "--profile", "isaac-lab",
+                  "--profile", "omniverse", no_scene)
+    codes = sorted(f["code"] for f in json.loads(one.stdout)["findings"])
+    assert codes == sorted(f["code"] for f in json.loads(two.stdout)["findings"])
+    assert {"KIT01", "ISAAC01", "ISAAC02"} <= set(codes) and "A06" not in codes
+    bad = run_cli(capfd, "validate", "--profile", "isaac-sim", CAR)
+    assert bad.returncode == 2 and "unknown profile 'isaac-sim'" in bad.stderr and "isaac-lab" in bad.stderr
+    assert "Traceback" not in bad.stderr
+
+
+def test_unknown_profile_is_refused_before_any_file_is_read(tmp_path):
+    from physxvehicle_usd.errors import InputError
+
+    with pytest.raises(InputError, match="unknown profile"):
+        validate_paths([str(tmp_path / "missing.usda")], profiles=["kit"])
+
+
+# --- usd-validation-nvidia ----------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def nvidia():
+    """The validator, with our plugin started as its entry point would (in an installed package it already is)."""
+    nv = pytest.importorskip("usd_validation_nvidia")
+    from physxvehicle_usd.validate import nvidia_rules
+
+    nvidia_rules.NvidiaPlugin().on_startup()
+    return nv
+
+
+def _ours(nv, asset):
+    from physxvehicle_usd.validate import nvidia_rules
+
+    engine = nv.ValidationEngine(init_rules=False)
+    for rule in nv.CategoryRuleRegistry().get_rules(nvidia_rules.CATEGORY):
+        engine.enable_rule(rule)
+    return list(engine.validate(str(asset)).issues())
+
+
+def test_nvidia_rules_are_our_checks_in_one_category(nvidia):
+    from physxvehicle_usd.validate import nvidia_rules
+    from physxvehicle_usd.validate.checks import ASSET_CHECKS
+
+    names = [rule.__name__ for rule in nvidia.CategoryRuleRegistry().get_rules(nvidia_rules.CATEGORY)]
+    assert names == [nvidia_rules.READER_RULE] + [nvidia_rules._rule_name(check) for check in ASSET_CHECKS]
+    assert "PhysxVehicleWheelCollisionSetupChecker" in names
+    assert nvidia.CategoryRuleRegistry().find_rule("PhysxVehicleSceneChecker").GetDescription().startswith("A06")
+
+
+def test_nvidia_engine_reports_our_findings_and_none_on_a_clean_car(nvidia, no_scene):
+    from physxvehicle_usd.validate import nvidia_rules
+
+    ours = validate_file(str(no_scene)).findings
+    issues = _ours(nvidia, no_scene)
+    assert sorted((i.code, i.message) for i in issues) == sorted((f.code, f"{f.code}: {f.message}") for f in ours)
+    by_code = {i.code: i for i in issues}
+    assert by_code["A06"].severity == nvidia.IssueSeverity.WARNING
+    assert by_code["A06"].rule.__name__ == "PhysxVehicleSceneChecker"
+    assert by_code["V07"].rule.__name__ == nvidia_rules.READER_RULE and by_code["V07"].at.path == "/World/Car"
+    errors = [f.code for f in ours if f.severity == Severity.ERROR]
+    assert errors and all(by_code[code].severity == nvidia.IssueSeverity.FAILURE for code in errors)
+    assert _ours(nvidia, CAR) == []
+
+
+def _entry_point_dist(folder: Path) -> Path:
+    """A distribution's metadata declaring our entry points as pyproject.toml does: what `pip install` writes, for
+    a checkout that is not installed (an editable install of another tree has none of them)."""
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11 on
+    entry_points = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["entry-points"]
+    dist = folder / "physxvehicle_usd_entry_points-0.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: physxvehicle-usd-entry-points\nVersion: 0\n")
+    (dist / "entry_points.txt").write_text("".join(
+        f"[{group}]\n" + "".join(f"{name} = {value}\n" for name, value in points.items())
+        for group, points in entry_points.items()))
+    return folder
+
+
+def test_nvidia_usd_validate_finds_our_rules_through_the_entry_point(tmp_path, no_scene):
+    pytest.importorskip("usd_validation_nvidia")
+    site = _entry_point_dist(tmp_path / "site")
+    report = tmp_path / "report.json"
+    ran = run_python(["-m", "usd_validation_nvidia", "--category", "PhysX Vehicles", "--json-output", str(report),
+                      str(no_scene)], env={"PYTHONPATH": f"{REPO}:{site}"}, timeout=120)
+    assert ran.returncode == 1, ran.stdout + ran.stderr
+    issues = {issue["message"].split(":")[0]: issue for rule in json.loads(report.read_text())["rules"]
+              for issue in rule["issues"]}
+    assert {"A06", "V07"} <= set(issues), issues
+    assert issues["V07"]["at"] == {"type": "PRIM", "path": "/World/Car"}
+    assert issues["A06"]["rule"]["name"] == "PhysxVehicleSceneChecker"
+
+
+# --- UsdValidation ------------------------------------------------------------------------------------------------
+
+def test_usd_validation_validators_stay_registered_with_our_fixer(no_scene):
+    from physxvehicle_usd.validate import usd_validation
+
+    stage = Usd.Stage.Open(str(no_scene))
+    errors = UsdValidation.ValidationContext(usd_validation.validators()).Validate(stage)
+    assert {"A06", "V07"} <= {e.GetName() for e in errors}
+    for error in errors:
+        assert [fixer.name for fixer in error.GetFixers()] == [usd_validation.FIXER]
+    registry = UsdValidation.ValidationRegistry()
+    assert registry.HasValidator(usd_validation.STAGE_VALIDATOR)
+    assert all(registry.HasValidator(name) for name in usd_validation.PRIM_VALIDATORS)
