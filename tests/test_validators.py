@@ -3,6 +3,7 @@ repairs, USD's UsdValidation fixers, and the runtime profiles of `validate --pro
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,9 @@ from physxvehicle_usd.diagnostics import Severity
 from physxvehicle_usd.read.components import DEFAULT_CONTEXT
 from physxvehicle_usd.read.readings import READING_CODE
 from physxvehicle_usd.validate import validate_file, validate_paths
+
+sys.path.insert(0, str(REPO / "benchmarks"))
+from bench_validators import entry_point_site  # noqa: E402
 
 CAR = SAMPLES / "car" / "car.usda"
 DRIVE_CYCLE = SAMPLES / "car" / "drive_cycle.usda"
@@ -137,23 +141,11 @@ def test_nvidia_engine_reports_our_findings_and_none_on_a_clean_car(nvidia, no_s
     assert _ours(nvidia, CAR) == []
 
 
-def _entry_point_dist(folder: Path) -> Path:
-    """A distribution's metadata declaring our entry points as pyproject.toml does: what `pip install` writes, for
-    a checkout that is not installed (an editable install of another tree has none of them)."""
-    tomllib = pytest.importorskip("tomllib")  # Python 3.11 on
-    entry_points = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["entry-points"]
-    dist = folder / "physxvehicle_usd_entry_points-0.dist-info"
-    dist.mkdir(parents=True)
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: physxvehicle-usd-entry-points\nVersion: 0\n")
-    (dist / "entry_points.txt").write_text("".join(
-        f"[{group}]\n" + "".join(f"{name} = {value}\n" for name, value in points.items())
-        for group, points in entry_points.items()))
-    return folder
-
-
 def test_nvidia_usd_validate_finds_our_rules_through_the_entry_point(tmp_path, no_scene):
     pytest.importorskip("usd_validation_nvidia")
-    site = _entry_point_dist(tmp_path / "site")
+    pytest.importorskip("tomllib")  # Python 3.11 on
+    # the entry point as pip would install it, from pyproject.toml (a checkout that is not installed has none)
+    site = entry_point_site(tmp_path / "site")
     report = tmp_path / "report.json"
     ran = run_python(["-m", "usd_validation_nvidia", "--category", "PhysX Vehicles", "--json-output", str(report),
                       str(no_scene)], env={"PYTHONPATH": f"{REPO}:{site}"}, timeout=120)
