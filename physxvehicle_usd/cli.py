@@ -262,6 +262,44 @@ def _profiles(values: tuple[str, ...]) -> tuple[str, ...]:
     return names
 
 
+@cli.command("fix")
+@click.argument("paths", nargs=-1, required=True)
+@click.option("-o", "--output", type=click.Path(),
+              help="with one input: the file to write (default: <name>.fixed.usda beside it); with several: a folder")
+@click.option("--in-place", is_flag=True, help="author the repairs into the asset itself and rewrite it atomically")
+@click.option("--only", metavar="CODE,...", help="only the repairs of these finding codes (V07,A06,...)")
+@click.option("--dry-run", is_flag=True, help="list the repairs; write nothing")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--strict", is_flag=True, help="warnings left without a repair fail too (exit 1)")
+def fix_command(paths: tuple[str, ...], output: str | None, in_place: bool, only: str | None, dry_run: bool,
+                fmt: str, strict: bool) -> None:
+    """Repair what can be repaired in vehicle assets: files, or folders searched as validate does.
+
+    Each finding with one unambiguous repair gets it (validate --format json lists them): a missing vehicle context
+    or physics scene, sprung masses PhysX cannot compute or that miss the chassis mass, deprecated attributes,
+    a missing referenceFrameIsCenterOfMass, wheel collision shapes touching the ground. By default the repairs go to
+    a new layer, <name>.fixed.usda, that sublayers the asset (untouched); the result is validated again and what is
+    left is listed with why it has no repair.
+
+    Exit code 0 when no errors are left, 1 when errors without a repair are left (or warnings with --strict),
+    2 when a file cannot be read (the other files are still repaired).
+    """
+    from .fix import fix_paths
+    from .fix.report import FORMATS, exit_code
+
+    if in_place and output:
+        raise click.UsageError("-o and --in-place exclude each other: the repairs go to a new layer or into the asset")
+    codes = None
+    if only is not None:
+        codes = [c.strip() for c in only.split(",") if c.strip()]
+        if not codes:
+            raise click.UsageError("--only needs at least one finding code, e.g. --only V07,A06")
+    results = _with_progress(lambda progress: fix_paths(paths, output=output, in_place=in_place, dry_run=dry_run,
+                                                        only=codes, progress=progress), len(paths), "fixing")
+    click.echo(FORMATS[fmt](results), nl=False)
+    sys.exit(exit_code(results, strict=strict))
+
+
 def _ray_address(value: str | None) -> str | None:
     if value is None:
         return None
@@ -273,14 +311,14 @@ def _ray_address(value: str | None) -> str | None:
         raise click.BadParameter(str(bad).removeprefix("--ray ")) from None
 
 
-def _with_progress(run, _hint: int):
+def _with_progress(run, _hint: int, doing: str = "validating"):
     """A progress bar on a terminal (stderr), nothing when piped."""
     if not sys.stderr.isatty():
         return run(None)
     from rich.progress import Progress
 
     with Progress(transient=True) as bar:
-        task = bar.add_task("validating", total=None)
+        task = bar.add_task(doing, total=None)
         return run(lambda result: bar.update(task, advance=1, description=result.file))
 
 

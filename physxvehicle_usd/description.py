@@ -234,8 +234,8 @@ class StageDescription:
     tireFrictionTables: dict[str, Block] = field(default_factory=dict, metadata=_block(P.TABLE))
     ground: list[GroundDescription] = field(default_factory=list)
     materials: dict[str, MaterialDescription] = field(default_factory=dict)
-    # the file is left out: it is the stage's, in stage.file
-    diagnostics: list[Diagnostic] = field(default_factory=list, metadata=_json(exclude=frozenset({"file"})))
+    # the file is left out: it is the stage's, in stage.file; and the fix: the reader attaches none (validate does)
+    diagnostics: list[Diagnostic] = field(default_factory=list, metadata=_json(exclude=frozenset({"file", "fix"})))
 
     @property
     def units(self) -> StageUnits:

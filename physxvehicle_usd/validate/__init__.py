@@ -23,7 +23,7 @@ from ..errors import InputError
 from ..stage.io import USD_EXTENSIONS
 from .checks import asset_findings
 
-__all__ = ["FileResult", "collect_files", "validate_stage", "validate_file", "validate_paths"]
+__all__ = ["FileResult", "collect_files", "plan_stage", "validate_stage", "validate_file", "validate_paths"]
 
 
 @dataclass
@@ -39,20 +39,39 @@ class FileResult:
 
 
 def validate_stage(stage: Usd.Stage, profiles: Sequence[str] = ()) -> tuple[list[Diagnostic], list[str]]:
-    """All findings for a stage (reader rules, then asset checks, then the checks of the named profiles) and the
-    paths of every vehicle prim."""
-    from .. import properties as P
+    """All findings for a stage (reader rules, then asset checks), each with its repair where it has one
+    (physxvehicle_usd.fix), then the checks of the named profiles (validate/profiles.py), and the paths of every
+    vehicle prim."""
     from ..read import read_stage
 
     description = read_stage(stage)
-    findings = list(description.diagnostics) + asset_findings(stage, description)
+    findings = [p.finding for p in _planned(stage, description)]
     if profiles:
         from .profiles import with_profiles
 
         findings = with_profiles(stage, description, findings, profiles)
-    vehicles = sorted(str(p.GetPath()) for p in Usd.PrimRange.Stage(stage, Usd.TraverseInstanceProxies())
-                      if p.HasAPI(P.VEHICLE))
-    return findings, vehicles
+    return findings, _vehicle_paths(stage)
+
+
+def plan_stage(stage: Usd.Stage) -> tuple[list, list[str]]:
+    """validate_stage's findings as physxvehicle_usd.fix.plan.Planned records (each finding with its repair, or why
+    it has none), and the paths of every vehicle prim."""
+    from ..read import read_stage
+
+    return _planned(stage, read_stage(stage)), _vehicle_paths(stage)
+
+
+def _planned(stage: Usd.Stage, description) -> list:
+    from ..fix.plan import plan_repairs
+
+    return plan_repairs(stage, description, list(description.diagnostics) + asset_findings(stage, description))
+
+
+def _vehicle_paths(stage: Usd.Stage) -> list[str]:
+    from .. import properties as P
+
+    return sorted(str(p.GetPath()) for p in Usd.PrimRange.Stage(stage, Usd.TraverseInstanceProxies())
+                  if p.HasAPI(P.VEHICLE))
 
 
 def validate_file(path: str, profiles: Sequence[str] = ()) -> FileResult:

@@ -1,7 +1,8 @@
 """Asset-level checks beyond the parser's rules: what a physics engineer would flag in review.
 
 Each check takes the stage and its description and yields diagnostics. Codes start with "A" so they
-never collide with the parser rules (V01-V142) the reader reports.
+never collide with the parser rules (V01-V142) the reader reports. Findings with a repair get it from
+physxvehicle_usd.fix (validate_stage attaches it).
 """
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Iterator
 from pxr import Usd, UsdPhysics
 
 from .. import properties as P
-from ..description import StageDescription
+from ..description import Source, StageDescription
 from ..diagnostics import Diagnostic, Severity
 
 COMPONENT_SCHEMAS = (P.WHEEL, P.TIRE, P.SUSPENSION, P.ENGINE, P.GEARS, P.AUTOBOX, P.CLUTCH, P.DRIVE_BASIC,
@@ -157,6 +158,25 @@ def check_scene(stage: Usd.Stage, d: StageDescription) -> Iterator[Diagnostic]:
                        "`simulate` does the same; author a PhysicsScene to choose gravity and the vehicle context")
 
 
+SPRUNG_MASS_TOLERANCE = 0.01  # a share of the chassis mass; the Vehicle Wizard's float32 values are far closer
+
+
+def check_sprung_masses(stage: Usd.Stage, d: StageDescription) -> Iterator[Diagnostic]:
+    """Authored sprung masses that do not add up to the chassis mass (A09): typically a chassis whose mass was
+    changed after the wizard wrote them. PhysX takes them as they are: the springs hold the body at the wrong
+    height and the tires' rest loads are wrong, and nothing says so."""
+    for path, vehicle in d.vehicles.items():
+        wheels = vehicle.wheels
+        if not wheels or any(w.suspension.source("sprungMass") != Source.AUTHORED for w in wheels):
+            continue
+        total, mass = sum(w.suspension["sprungMass"] for w in wheels), vehicle.rigidBody["mass"]
+        if abs(total - mass) > SPRUNG_MASS_TOLERANCE * mass:
+            yield _finding(Severity.WARNING, "A09", path, f"the wheels' sprung masses add up to {total:g}, the "
+                           f"chassis mass is {mass:g} (stage mass units): the suspensions hold the body at another "
+                           "height than its springs were tuned for, and the tires' rest loads are off",
+                           P.full_name(P.SUSPENSION, "sprungMass"))
+
+
 def check_ovphysx_portability(stage: Usd.Stage, d: StageDescription) -> Iterator[Diagnostic]:
     """A08: a vehicle that ovphysx 0.7 will simulate differently from Omniverse Kit (read/readings.py), and how: one
     warning per vehicle."""
@@ -178,7 +198,7 @@ def check_ovphysx_portability(stage: Usd.Stage, d: StageDescription) -> Iterator
 
 
 ASSET_CHECKS = (check_scene, check_wheels_without_drive, check_unreferenced_components, check_wheel_collision_setup,
-                check_ground_materials, check_ovphysx_portability)
+                check_ground_materials, check_sprung_masses, check_ovphysx_portability)
 
 
 def run_check(check, stage: Usd.Stage, d: StageDescription) -> list[Diagnostic]:
