@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from conftest import REPO, SAMPLES, run_cli, run_python
-from pxr import Usd, UsdValidation
+from pxr import Sdf, Usd, UsdValidation
 
 from physxvehicle_usd.diagnostics import Severity
 from physxvehicle_usd.read.components import DEFAULT_CONTEXT
@@ -141,32 +141,71 @@ def test_nvidia_engine_reports_our_findings_and_none_on_a_clean_car(nvidia, no_s
     assert _ours(nvidia, CAR) == []
 
 
-def test_nvidia_usd_validate_finds_our_rules_through_the_entry_point(tmp_path, no_scene):
+def test_nvidia_usd_validate_finds_our_rules_through_the_entry_point_and_fixes_with_our_repairs(tmp_path, no_scene):
+    """`nvidia_usd_validate --fix` as a user runs it: our findings in its JSON report, our repairs applied to the file
+    (a physics scene, its vehicle context, the sprung masses PhysX can then compute), which then validates clean."""
     pytest.importorskip("usd_validation_nvidia")
     pytest.importorskip("tomllib")  # Python 3.11 on
     # the entry point as pip would install it, from pyproject.toml (a checkout that is not installed has none)
     site = entry_point_site(tmp_path / "site")
+    asset = tmp_path / "car.usda"
+    asset.write_bytes(no_scene.read_bytes())
+    before = {f.code for f in validate_file(str(asset)).findings}
+    assert before == {"A06", "V07", "V142"}, before
     report = tmp_path / "report.json"
-    ran = run_python(["-m", "usd_validation_nvidia", "--category", "PhysX Vehicles", "--json-output", str(report),
-                      str(no_scene)], env={"PYTHONPATH": f"{REPO}:{site}"}, timeout=120)
+    ran = run_python(["-m", "usd_validation_nvidia", "--category", "PhysX Vehicles", "--fix", "--json-output",
+                      str(report), str(asset)], env={"PYTHONPATH": f"{REPO}:{site}"}, timeout=120)
     assert ran.returncode == 1, ran.stdout + ran.stderr
     issues = {issue["message"].split(":")[0]: issue for rule in json.loads(report.read_text())["rules"]
               for issue in rule["issues"]}
-    assert {"A06", "V07"} <= set(issues), issues
+    assert set(issues) == before
     assert issues["V07"]["at"] == {"type": "PRIM", "path": "/World/Car"}
     assert issues["A06"]["rule"]["name"] == "PhysxVehicleSceneChecker"
+    assert issues["A06"]["suggestion"]["message"].startswith("define the PhysicsScene")
+    assert "FixStatus.SUCCESS" in ran.stdout and "FixStatus.FAILURE" not in ran.stdout
+    assert validate_file(str(asset)).findings == []
+
+
+def test_nvidia_issue_fixer_applies_our_repairs_in_the_layer_it_chooses(nvidia, tmp_path, no_scene):
+    asset = tmp_path / "car.usda"
+    asset.write_bytes(no_scene.read_bytes())
+    issues = _ours(nvidia, asset)
+    assert all(issue.suggestion is not None for issue in issues)
+    fixer = nvidia.IssueFixer(str(asset))
+    assert [r.status for r in fixer.fix(issues)] == [nvidia.FixStatus.SUCCESS] * len(issues)
+    fixer.save()
+    assert validate_file(str(asset)).findings == []
 
 
 # --- UsdValidation ------------------------------------------------------------------------------------------------
 
-def test_usd_validation_validators_stay_registered_with_our_fixer(no_scene):
+def test_usd_validation_validators_stay_registered_and_their_fixer_applies_our_repairs(tmp_path, no_scene):
     from physxvehicle_usd.validate import usd_validation
 
-    stage = Usd.Stage.Open(str(no_scene))
+    asset = tmp_path / "car.usda"
+    asset.write_bytes(no_scene.read_bytes())
+    stage = Usd.Stage.Open(str(asset))
     errors = UsdValidation.ValidationContext(usd_validation.validators()).Validate(stage)
-    assert {"A06", "V07"} <= {e.GetName() for e in errors}
-    for error in errors:
-        assert [fixer.name for fixer in error.GetFixers()] == [usd_validation.FIXER]
+    assert {e.GetName() for e in errors} == {"A06", "V07", "V142"}
     registry = UsdValidation.ValidationRegistry()
-    assert registry.HasValidator(usd_validation.STAGE_VALIDATOR)
-    assert all(registry.HasValidator(name) for name in usd_validation.PRIM_VALIDATORS)
+    assert all(registry.HasValidator(name) for name in [usd_validation.STAGE_VALIDATOR, *usd_validation.PRIM_VALIDATORS])
+    # the repairs go to a layer of their own over the asset, as `physxvehicle-usd fix` writes them (UsdValidation
+    # saves the edit target's layer once a fixer has applied a fix)
+    repairs = Sdf.Layer.CreateNew(str(tmp_path / "repairs.usda"))
+    stage.GetRootLayer().subLayerPaths.insert(0, repairs.identifier)
+    target = Usd.EditTarget(repairs)
+    for error in errors:
+        [fixer] = error.GetFixers()
+        assert fixer.name == usd_validation.FIXER and fixer.CanApplyFix(error, target)
+        assert fixer.ApplyFix(error, target)
+    assert not UsdValidation.ValidationContext(usd_validation.validators()).Validate(stage)
+    assert "def PhysicsScene" in (tmp_path / "repairs.usda").read_text()
+    assert asset.read_bytes() == no_scene.read_bytes()
+    clean = UsdValidation.ValidationContext(usd_validation.validators()).Validate(Usd.Stage.Open(str(CAR)))
+    assert not clean
+
+
+def test_a_profile_finding_carries_the_repair_of_the_finding_it_supersedes(no_scene):
+    default = {f.code: f for f in validate_file(str(no_scene)).findings}
+    [kit] = [f for f in validate_file(str(no_scene), profiles=["omniverse"]).findings if f.code == "KIT01"]
+    assert kit.fix is not None and kit.fix == default["A06"].fix

@@ -9,7 +9,8 @@ Installed beside it, our package registers them through the validator's plugin e
 The rules, category "PhysX Vehicles", derive from our list of checks, one rule per check:
 `PhysxVehicleParserChecker` reports the reader's findings (the parser rules V01-V142 and the reader's named codes),
 and each asset check of `validate/checks.ASSET_CHECKS` is a rule named after it (`check_wheel_collision_setup`:
-`PhysxVehicleWheelCollisionSetupChecker`). The stage is read once for all of them.
+`PhysxVehicleWheelCollisionSetupChecker`). The stage is read, and its findings' repairs planned, once for all of
+them.
 
 A finding becomes an Issue with its code (`Issue.code`, and leading the message, "V74: ...", as the validator's logs
 and JSON/CSV reports show only the message) and its message as it is, sited at its property (else its prim, else the
@@ -25,7 +26,6 @@ from __future__ import annotations
 
 import threading
 import weakref
-from typing import Callable
 
 from pxr import Sdf, Usd
 from usd_validation_nvidia import BaseRuleChecker, CategoryRuleRegistry, Issue, IssueSeverity, Suggestion, register_rule
@@ -41,31 +41,31 @@ _SEVERITY = {Severity.ERROR: IssueSeverity.FAILURE, Severity.WARNING: IssueSever
 INTERNAL = "INTERNAL"  # our code for a check that failed to run: the validator's ERROR
 
 _lock = threading.Lock()
-# The stage's description, read once for all our rules: the validator hands each rule the same stage object, from
+# Each rule's findings, for all our rules at once: the stage is read once, and the repairs are planned over all the
+# findings (one finding's repair may depend on another's). The validator hands each rule the same stage object, from
 # its worker threads (a rule that only checks the stage runs as a task of its own).
-_descriptions: "weakref.WeakKeyDictionary[Usd.Stage, object]" = weakref.WeakKeyDictionary()
+_findings_by_stage: "weakref.WeakKeyDictionary[Usd.Stage, dict[str, list[Diagnostic]]]" = weakref.WeakKeyDictionary()
 
 
-def _description(stage: Usd.Stage):
+def _findings(stage: Usd.Stage, rule: str) -> list[Diagnostic]:
     with _lock:
-        description = _descriptions.get(stage)
-        if description is None:
-            from ..read import read_stage
-
-            description = _descriptions[stage] = read_stage(stage)
-        return description
+        by_rule = _findings_by_stage.get(stage)
+        if by_rule is None:
+            by_rule = _findings_by_stage[stage] = _check(stage)
+        return by_rule[rule]
 
 
-def _reader_findings(stage: Usd.Stage) -> list[Diagnostic]:
-    return list(_description(stage).diagnostics)
+def _check(stage: Usd.Stage) -> dict[str, list[Diagnostic]]:
+    """The findings of `validate` (its default checks, with their repairs), by the rule that reports them."""
+    from ..fix.plan import attach_repairs
+    from ..read import read_stage
+    from .checks import ASSET_CHECKS, run_check
 
-
-def _check_findings(check) -> Callable[[Usd.Stage], list[Diagnostic]]:
-    def findings(stage: Usd.Stage) -> list[Diagnostic]:
-        from .checks import run_check
-
-        return run_check(check, stage, _description(stage))
-    return findings
+    description = read_stage(stage)
+    groups = [(READER_RULE, list(description.diagnostics))]
+    groups += [(_rule_name(check), run_check(check, stage, description)) for check in ASSET_CHECKS]
+    repaired = iter(attach_repairs(stage, description, [f for _, found in groups for f in found]))
+    return {rule: [next(repaired) for _ in found] for rule, found in groups}
 
 
 def _site(stage: Usd.Stage, finding: Diagnostic):
@@ -105,10 +105,10 @@ def issue(rule: type, stage: Usd.Stage, finding: Diagnostic) -> Issue:
                  suggestion=suggestion, code=finding.code)
 
 
-def _rule(name: str, doc: str, findings: Callable[[Usd.Stage], list[Diagnostic]]) -> type[BaseRuleChecker]:
+def _rule(name: str, doc: str) -> type[BaseRuleChecker]:
     def CheckStage(self, stage: Usd.Stage) -> None:  # noqa: N802 - the validator's method name
         try:
-            found = findings(stage)
+            found = _findings(stage, name)
         except Exception as exc:  # noqa: BLE001 - as validate_file: the last line of defence, said as INTERNAL
             found = [Diagnostic(severity=Severity.ERROR, code=INTERNAL, prim="/",
                                 message=f"validation failed unexpectedly: {type(exc).__name__}: {exc}")]
@@ -132,10 +132,9 @@ def _rules() -> list[type[BaseRuleChecker]]:
     from .checks import ASSET_CHECKS
 
     rules = [_rule(READER_RULE, "PhysX vehicle parser rules (V01-V142) and the reader's other findings, as "
-                   "`physxvehicle-usd validate` reports them.", _reader_findings)]
+                   "`physxvehicle-usd validate` reports them.")]
     for check in ASSET_CHECKS:
-        doc = _first_paragraph(check.__doc__) or f"The PhysX vehicle asset check {check.__name__}."
-        rules.append(_rule(_rule_name(check), doc, _check_findings(check)))
+        rules.append(_rule(_rule_name(check), _first_paragraph(check.__doc__) or f"The asset check {check.__name__}."))
     return rules
 
 

@@ -20,7 +20,9 @@ Every validator carries one fixer, `physxVehicleUsd:ApplyRepair`: for an error w
             if fixer.CanApplyFix(error, stage.GetEditTarget()):
                 fixer.ApplyFix(error, stage.GetEditTarget())
 
-The error's finding is looked up among those the validation found (by code, site and message): a ValidationError
+UsdValidation saves the edit target's layer once a fixer has applied a fix: give it a layer that can be saved (a
+new layer over the asset, as `physxvehicle-usd fix` writes, or the asset's own). The error's finding is looked up
+among those the validation found (by code, site and message): a ValidationError
 made in Python carries no data of ours, and the fixer never works a repair out again.
 """
 from __future__ import annotations
