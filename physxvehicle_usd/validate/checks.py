@@ -44,24 +44,30 @@ def check_unreferenced_components(stage: Usd.Stage, d: StageDescription) -> Iter
     """A02: component prims that no vehicle, wheel attachment or drive uses (typically a broken relationship)."""
     used: set[str] = set()
     owners: list[tuple[Usd.Prim, str, tuple]] = []
+    components: list[tuple[Usd.Prim, list[str]]] = []
+    # one traversal, each prim's applied schemas asked once (a HasAPI per schema and prim was most of this check)
     for prim in _prims(stage):
-        if prim.HasAPI(P.VEHICLE):
+        applied = set(prim.GetAppliedSchemas())
+        if not applied:
+            continue
+        if P.VEHICLE in applied:
             used.add(str(prim.GetPath()))
             used.update(_targets(prim, P.VEHICLE, "drive"))
-        if prim.HasAPI(P.ATTACHMENT):
+        if P.ATTACHMENT in applied:
             used.add(str(prim.GetPath()))
             for base in ("wheel", "tire", "suspension"):
                 used.update(_targets(prim, P.ATTACHMENT, base))
-        if prim.HasAPI(P.DRIVE_STANDARD):
+        if P.DRIVE_STANDARD in applied:
             owners.append((prim, P.DRIVE_STANDARD, ("engine", "gears", "clutch", "autoGearBox")))
+        if not applied.isdisjoint(COMPONENT_SCHEMAS):
+            components.append((prim, [s for s in COMPONENT_SCHEMAS if s in applied]))
     for prim, schema, bases in owners:
         if str(prim.GetPath()) in used:
             for base in bases:
                 used.update(_targets(prim, schema, base))
             used.add(str(prim.GetPath()))
-    for prim in _prims(stage):
-        applied = [s for s in COMPONENT_SCHEMAS if prim.HasAPI(s)]
-        if applied and str(prim.GetPath()) not in used:
+    for prim, applied in components:
+        if str(prim.GetPath()) not in used:
             yield _finding(Severity.WARNING, "A02", prim.GetPath(), f"{', '.join(applied)} applied but no vehicle, "
                            "wheel attachment or drive uses this prim")
 
