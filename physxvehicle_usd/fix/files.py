@@ -134,6 +134,7 @@ def fix_file(path: str, output: str | None = None, in_place: bool = False, dry_r
         over = Usd.Stage.Open(layer)
         for r in made:
             r.repair.apply(over)
+        del over  # the relative path below resolves from the file written, not from this anonymous layer
         layer.subLayerPaths[0] = Path(os.path.relpath(Path(path).resolve(), Path(target).resolve().parent)).as_posix()
         export_layer_atomic(layer, target)
     return FileFix(file=path, status="fixed", output=target, repairs=made, remaining=_remaining(target))

@@ -5,7 +5,7 @@
     [p.finding.fix for p in planned]        # a Repair, or None
     [p.why_not for p in planned]            # "" where there is a repair
 
-Repaired codes: V07 (no vehicle context), A06 (no physics scene), V142 and A09 (sprung masses), V81 (reference
+Repaired codes: V07 (no vehicle context; V03 and V04, a context PhysX rejects, get the same repair), A06 (no physics scene), V142 and A09 (sprung masses), V81 (reference
 frame custom data), the deprecated paths (DEPRECATED, V18, V21, V23, V37, V76; fix/upgrade.py) and A03/A07 (wheel
 collision shapes touching the ground; fix/collision.py). A02 (components nothing uses) is left alone: deleting an
 author's prim is not ours to decide. Every other finding is a judgement the author makes.
@@ -28,7 +28,7 @@ from .scene import context_repair, scene_repair
 NOT_OURS = {"A02": "left alone: a component nothing uses may be meant for a vehicle still to come; delete it or "
                    "point a relationship at it"}
 HAS_CONTEXT = "the vehicle has a vehicle context"
-REPAIRED_CODES = frozenset({"V07", "A06", "V142", "A09", "V81", "A03", "A07"} | upgrade.CODES)
+REPAIRED_CODES = frozenset({"V03", "V04", "V07", "A06", "V142", "A09", "V81", "A03", "A07"} | upgrade.CODES)
 
 
 @dataclass(frozen=True)
@@ -80,6 +80,8 @@ class _Plan:
             return None, NOT_OURS[code]
         if code == "A06":
             return scene_repair(self.stage, self.d), ""
+        if code in ("V03", "V04"):  # a context PhysX rejects: its scene's vehicles get V07, whose repair this is
+            return self.contexts().get(f.prim, (None, "no vehicle of the description is simulated by this scene"))
         if code in ("V07", "V142", "A09", "V81") and f.prim not in self.d.vehicles:
             return None, "the vehicle is left out of the description (errors above): repair those first"
         if code == "V07":
@@ -107,12 +109,22 @@ def plan_repairs(stage: Usd.Stage, description: StageDescription, findings: list
     """Every finding with its repair attached where it has one, in order."""
     if not any(f.code in REPAIRED_CODES or f.code in NOT_OURS for f in findings):
         return [Planned(f) for f in findings]
-    plan = _Plan(stage, description, findings)
     out = []
+    try:
+        plan = _Plan(stage, description, findings)
+    except Exception as exc:  # noqa: BLE001 - a repair that trips over a strange stage must not cost the findings
+        return [Planned(f, _failed(exc)) for f in findings]
     for f in findings:
-        repair, why = plan.repair(f)
+        try:
+            repair, why = plan.repair(f)
+        except Exception as exc:  # noqa: BLE001 - as above, finding by finding
+            repair, why = None, _failed(exc)
         out.append(Planned(f.model_copy(update={"fix": repair}) if repair is not None else f, why))
     return out
+
+
+def _failed(exc: Exception) -> str:
+    return f"working out a repair failed unexpectedly ({type(exc).__name__}: {exc}); please report it"
 
 
 def attach_repairs(stage: Usd.Stage, description: StageDescription, findings: list[Diagnostic]) -> list[Diagnostic]:

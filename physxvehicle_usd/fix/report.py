@@ -47,6 +47,16 @@ def _outcome(r: FileFix) -> str:
     return "nothing to repair: nothing written"
 
 
+def _edit_lines(edits) -> list[str]:
+    """An edit per line; its why where it differs from the line before's."""
+    lines, why = [], None
+    for edit in edits:
+        line = edit.line()
+        lines.append("    " + (line if edit.why != why else line[:-len(edit.why) - 3]))
+        why = edit.why
+    return lines
+
+
 def text_report(results: list[FileFix], show_info: bool = False) -> str:
     lines = []
     for r in results:
@@ -56,7 +66,7 @@ def text_report(results: list[FileFix], show_info: bool = False) -> str:
         for made in r.repairs:
             codes = ", ".join(dict.fromkeys(f"{f.code} {_where(f)}" for f in made.findings))
             lines.append(f"{r.file}: repair {codes}: {made.repair.summary}")
-            lines.extend(f"    {edit.line()}" for edit in made.repair.edits)
+            lines.extend(_edit_lines(made.repair.edits))
         lines.append(f"{r.file}: {_outcome(r)}")
         for p in r.remaining:
             f = p.finding
