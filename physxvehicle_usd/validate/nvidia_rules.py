@@ -146,8 +146,8 @@ class NvidiaPlugin:
     """The validator's plugin (its `usd_validation_nvidia` entry point group): registers our rules in CATEGORY."""
 
     def on_startup(self) -> None:
-        import physxvehicle_usd  # noqa: F401 - registers the vehicle schemas before the validator opens any stage
-
+        # the vehicle schemas are registered already: importing this module imported physxvehicle_usd, which
+        # registers them, before the validator opens any stage
         for rule in RULES:
             register_rule(CATEGORY)(rule)
 
