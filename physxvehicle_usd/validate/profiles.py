@@ -62,7 +62,7 @@ def _frame_mismatch(d: StageDescription) -> str:
     # vehicle2 orients the tire forces by the frame's longitudinal axis (VhTireFunctions.cpp, lngDir) and steers
     # about its vertical axis (PxVehicleFunctions.h, PxVehicleComputeRotation's yaw about vrtAxis)
     return (f"; this stage is {d.stage.upAxis}-up, so PhysX vehicle2 will orient the tire forces and steer the "
-            "wheels in a frame that does not match the vehicle")
+            "wheels in a frame whose vertical axis is not the stage's")
 
 
 # --- omniverse ----------------------------------------------------------------------------------------------------
@@ -81,7 +81,8 @@ def check_kit_default_scene(stage: Usd.Stage, d: StageDescription) -> Iterator[D
         "KIT01", "/",
         f"the stage has vehicles but no PhysicsScene: when Omniverse Kit loads it, omni.physx adds a temporary "
         f"PhysicsScene to the session layer (not saved with the asset) with gravity {d.units.default_gravity:g} "
-        f"stage units/s^2 down the {d.stage.upAxis} axis (9.81 m/s^2), 60 steps per second, the TGS solver and GPU "
+        f"stage units/s^2 ({d.units.default_gravity * d.units.meters_per_unit:g} m/s^2) down the {d.stage.upAxis} "
+        "axis, 60 steps per second, the TGS solver and GPU "
         f"dynamics; that scene has no PhysxVehicleContextAPI, so it logs an error for each vehicle and simulates it "
         f"with the default vehicle context ({_default_context_text()}){_frame_mismatch(d)}. Author a "
         "PhysicsScene with PhysxVehicleContextAPI to choose them")
