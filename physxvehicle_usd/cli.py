@@ -213,8 +213,12 @@ def import_snippet_command(folder: str, output: str, units: str, drive: str | No
               help="run on Ray (the ray extra): --ray alone starts a local Ray instance; --ray HOST:PORT (or "
                    "ray://HOST:PORT, auto) joins that cluster, whose nodes must see the files at the same paths. "
                    "Same report as a serial run")
+@click.option("--profile", "profiles", multiple=True, metavar="NAME",
+              callback=lambda _ctx, _param, value: _profiles(value),
+              help="add the checks that matter only in one runtime, each finding saying what will happen there: "
+                   "isaac-lab, ovphysx or omniverse (repeat the option, or give several separated by commas)")
 def validate_command(paths: tuple[str, ...], fmt: str, strict: bool, jobs: int, output: str | None,
-                     ray_address: str | None) -> None:
+                     ray_address: str | None, profiles: tuple[str, ...]) -> None:
     """Check vehicle assets: files, or folders searched for .usd/.usda/.usdc/.usdz.
 
     Exit code 0 when no errors (warnings allowed), 1 when any error (or warning with --strict),
@@ -234,7 +238,7 @@ def validate_command(paths: tuple[str, ...], fmt: str, strict: bool, jobs: int, 
     from .validate.report import FORMATS, exit_code
 
     results = _with_progress(lambda progress: validate_paths(paths, jobs=jobs, progress=progress,
-                                                             ray_address=ray_address), len(paths))
+                                                             ray_address=ray_address, profiles=profiles), len(paths))
     text = FORMATS[fmt](results)
     if output:
         from .stage.io import write_atomic
@@ -243,6 +247,19 @@ def validate_command(paths: tuple[str, ...], fmt: str, strict: bool, jobs: int, 
     else:
         click.echo(text, nl=False)
     sys.exit(exit_code(results, strict=strict))
+
+
+def _profiles(values: tuple[str, ...]) -> tuple[str, ...]:
+    """`--profile a --profile b` or `--profile a,b`: the names, each once, in the order given; an unknown one is a
+    usage error naming the known ones."""
+    from .validate.profiles import profile_checks
+
+    names = tuple(dict.fromkeys(name.strip() for value in values for name in value.split(",") if name.strip()))
+    try:
+        profile_checks(names)
+    except InputError as bad:
+        raise click.BadParameter(str(bad)) from None
+    return names
 
 
 @cli.command("fix")

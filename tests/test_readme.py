@@ -9,6 +9,8 @@ import re
 import shlex
 import subprocess
 import sys
+import tempfile
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -24,6 +26,13 @@ SKIPPED = {
     "usdview": "a GUI program (not installed with usd-core)",
     "physxvehicle-usd validate assets/ --ray": "starts a Ray instance or needs a cluster (10-20 s to start): "
                                                "tests/test_validate_ray.py runs --ray (soak)",
+}
+
+
+# Shell commands run in the soak step only (matched by their first words), each with its reason.
+SOAK = {
+    "nvidia_usd_validate": "NVIDIA's validator in a fresh interpreter, about 1.5 s of CPU each; the README's Python "
+                           "block runs it (and our rules, found through our entry point) in the default run",
 }
 
 
@@ -51,10 +60,20 @@ def workdir(tmp_path_factory) -> Path:
     return folder
 
 
+@cache
+def _entry_points() -> str:
+    """A folder declaring our entry points as `pip install` writes them (an uninstalled checkout has none), so that
+    nvidia_usd_validate finds our rules as the README says it does."""
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    from bench_validators import entry_point_site
+
+    return str(entry_point_site(Path(tempfile.mkdtemp(prefix="readme_entry_points_"))))
+
+
 def _env() -> dict:
     env = dict(os.environ)
     env.pop("PXR_PLUGINPATH_NAME", None)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), _entry_points(), env.get("PYTHONPATH")]))
     return env
 
 
@@ -94,7 +113,8 @@ def _shell_commands() -> list[str]:
             if not c.startswith("python3 -m pip install")]  # set-up, not run here
 
 
-@pytest.mark.parametrize("command", _shell_commands())
+@pytest.mark.parametrize("command", [pytest.param(c, marks=pytest.mark.soak) if c.startswith(tuple(SOAK)) else c
+                                     for c in _shell_commands()])
 def test_shell_command_runs_as_written(workdir, command):
     skipped = next((why for start, why in SKIPPED.items() if command.startswith(start)), None)
     if skipped:
@@ -107,6 +127,12 @@ def test_shell_command_runs_as_written(workdir, command):
         assert Path(path, "plugInfo.json").is_file(), path
         return
     words = shlex.split(command)
+    if words[0] == "nvidia_usd_validate":  # NVIDIA's validator (the nvidia extra), with our rules: exit 0 is no issue
+        pytest.importorskip("usd_validation_nvidia")
+        result = subprocess.run([sys.executable, "-m", "usd_validation_nvidia", *words[1:]], cwd=workdir, env=_env(),
+                                capture_output=True, text=True, check=False, timeout=600)
+        assert result.returncode == 0 and "No issues found." in result.stdout, f"{command}\n{result.stdout}"
+        return
     if words[:3] == ["python3", "-m", "physxvehicle_usd"]:  # the command line run as a module: the same thing
         words = ["physxvehicle-usd", *words[3:]]
     assert words[0].endswith("physxvehicle-usd"), f"a README command this test does not know: {command}"

@@ -2,6 +2,7 @@
 
     from physxvehicle_usd.validate import validate_paths
     results = validate_paths(["assets/"], jobs=4)
+    results = validate_paths(["assets/"], profiles=["isaac-lab"])   # plus that runtime's checks (validate/profiles.py)
 
 A file that cannot be opened is a result with status "unreadable" (exit code 2 at the CLI); the other
 files are still checked. Nothing here raises for a bad input.
@@ -11,8 +12,9 @@ from __future__ import annotations
 import os
 import threading
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Sequence
 
 from pxr import Usd
 
@@ -36,28 +38,43 @@ class FileResult:
         return sum(1 for f in self.findings if f.severity == severity)
 
 
-def validate_stage(stage: Usd.Stage) -> tuple[list[Diagnostic], list[str]]:
+def validate_stage(stage: Usd.Stage, profiles: Sequence[str] = ()) -> tuple[list[Diagnostic], list[str]]:
     """All findings for a stage (reader rules, then asset checks), each with its repair where it has one
-    (physxvehicle_usd.fix), and the paths of every vehicle prim."""
-    planned, vehicles = plan_stage(stage)
-    return [p.finding for p in planned], vehicles
+    (physxvehicle_usd.fix), then the checks of the named profiles (validate/profiles.py), and the paths of every
+    vehicle prim."""
+    from ..read import read_stage
+
+    description = read_stage(stage)
+    findings = [p.finding for p in _planned(stage, description)]
+    if profiles:
+        from .profiles import with_profiles
+
+        findings = with_profiles(stage, description, findings, profiles)
+    return findings, _vehicle_paths(stage)
 
 
 def plan_stage(stage: Usd.Stage) -> tuple[list, list[str]]:
     """validate_stage's findings as physxvehicle_usd.fix.plan.Planned records (each finding with its repair, or why
     it has none), and the paths of every vehicle prim."""
-    from .. import properties as P
-    from ..fix.plan import plan_repairs
     from ..read import read_stage
 
-    description = read_stage(stage)
-    planned = plan_repairs(stage, description, list(description.diagnostics) + asset_findings(stage, description))
-    vehicles = sorted(str(p.GetPath()) for p in Usd.PrimRange.Stage(stage, Usd.TraverseInstanceProxies())
-                      if p.HasAPI(P.VEHICLE))
-    return planned, vehicles
+    return _planned(stage, read_stage(stage)), _vehicle_paths(stage)
 
 
-def validate_file(path: str) -> FileResult:
+def _planned(stage: Usd.Stage, description) -> list:
+    from ..fix.plan import plan_repairs
+
+    return plan_repairs(stage, description, list(description.diagnostics) + asset_findings(stage, description))
+
+
+def _vehicle_paths(stage: Usd.Stage) -> list[str]:
+    from .. import properties as P
+
+    return sorted(str(p.GetPath()) for p in Usd.PrimRange.Stage(stage, Usd.TraverseInstanceProxies())
+                  if p.HasAPI(P.VEHICLE))
+
+
+def validate_file(path: str, profiles: Sequence[str] = ()) -> FileResult:
     from ..read import read_stage  # noqa: F401 - registers the plugin in worker processes too
     from ..stage.io import open_stage_with_warnings
 
@@ -69,7 +86,7 @@ def validate_file(path: str) -> FileResult:
         return FileResult(file=path, status="unreadable", message=f"{path}: {type(exc).__name__}: {exc}")
     unresolved = [Diagnostic(severity=Severity.ERROR, code="COMPOSITION", prim="/", message=w) for w in warnings]
     try:
-        findings, vehicles = validate_stage(stage)
+        findings, vehicles = validate_stage(stage, profiles)
     except Exception as exc:  # noqa: BLE001 - the last line of defence
         findings, vehicles = [Diagnostic(severity=Severity.ERROR, code="INTERNAL", prim="/",
                                          message=f"validation failed unexpectedly: {type(exc).__name__}: {exc}")], []
@@ -100,27 +117,33 @@ def collect_files(paths: Iterable[str]) -> tuple[list[str], list[FileResult]]:
 
 def validate_paths(paths: Iterable[str], jobs: int = 1,
                    progress: Callable[[FileResult], None] | None = None,
-                   ray_address: str | None = None) -> list[FileResult]:
+                   ray_address: str | None = None, profiles: Sequence[str] = ()) -> list[FileResult]:
     """Validate every file; `jobs` > 1 shares the work with that many processes in all (this one and jobs - 1
-    workers); `ray_address` runs it on Ray instead ("local": a local instance; see physxvehicle_usd.on_ray). Results
-    keep the input order, and are the same whatever `jobs` or `ray_address` is."""
+    workers); `ray_address` runs it on Ray instead ("local": a local instance; see physxvehicle_usd.on_ray).
+    `profiles` adds the checks of those runtimes (validate/profiles.py; an unknown name is an InputError, raised
+    before any file is read). Results keep the input order, and are the same whatever `jobs` or `ray_address` is."""
+    if profiles:
+        from .profiles import profile_checks
+
+        profile_checks(profiles)
+    check = partial(validate_file, profiles=tuple(profiles)) if profiles else validate_file
     files, missing = collect_files(paths)
     results: list[FileResult]
     if ray_address is not None and files:
-        results = _validate_on_ray(files, ray_address, progress)
+        results = _validate_on_ray(files, ray_address, progress, check)
     elif jobs > 1 and len(files) > 1:
-        results = _validate_shared(files, min(jobs, len(files)), progress)
+        results = _validate_shared(files, min(jobs, len(files)), progress, check)
     else:
         results = []
         for file in files:
-            result = validate_file(file)
+            result = check(file)
             results.append(result)
             if progress:
                 progress(result)
     return missing + results
 
 
-def _validate_on_ray(files: list[str], address: str, progress) -> list[FileResult]:
+def _validate_on_ray(files: list[str], address: str, progress, check=validate_file) -> list[FileResult]:
     from ..on_ray import map_files, ray_session
 
     def unreadable(file: str, why: str) -> FileResult:  # the file's worker crashed: as validate_file's own failures
@@ -128,7 +151,7 @@ def _validate_on_ray(files: list[str], address: str, progress) -> list[FileResul
 
     results = []
     with ray_session(address):
-        for result in map_files(validate_file, files, failed=unreadable):
+        for result in map_files(check, files, failed=unreadable):
             results.append(result)
             if progress:
                 progress(result)
@@ -145,7 +168,7 @@ def _take(counter, claimed=None, slot: int = 0) -> int:
     return index
 
 
-def _worker(chunks: list[list[str]], counter, claimed, slot: int, out) -> None:
+def _worker(chunks: list[list[str]], counter, claimed, slot: int, out, check=validate_file) -> None:
     """A worker process: gets ready (USD on one thread, its file-format plugins loaded by a first stage), then takes
     the next chunk until none is left and sends (chunk index, results) back. Getting ready before taking work
     matters: a chunk taken by a worker that is still loading would keep the others waiting for it."""
@@ -154,10 +177,10 @@ def _worker(chunks: list[list[str]], counter, claimed, slot: int, out) -> None:
     Work.SetConcurrencyLimit(1)
     validate_stage(Usd.Stage.CreateInMemory())
     while (index := _take(counter, claimed, slot)) < len(chunks):
-        out.put((index, [validate_file(file) for file in chunks[index]]))
+        out.put((index, [check(file) for file in chunks[index]]))
 
 
-def _validate_shared(files: list[str], processes: int, progress) -> list[FileResult]:
+def _validate_shared(files: list[str], processes: int, progress, check=validate_file) -> list[FileResult]:
     """This process and `processes - 1` workers take chunks from one counter.
 
     The workers are forked from a fork server (physxvehicle_usd.workers) that imported the validator once and
@@ -175,7 +198,7 @@ def _validate_shared(files: list[str], processes: int, progress) -> list[FileRes
     counter = context.Value("i", 0)
     claimed = context.Array("i", [-1] * (processes - 1))
     out = context.SimpleQueue()
-    workers = [context.Process(target=_worker, args=(chunks, counter, claimed, slot, out), daemon=True)
+    workers = [context.Process(target=_worker, args=(chunks, counter, claimed, slot, out, check), daemon=True)
                for slot in range(processes - 1)]
     # Process.start waits until the fork server has imported the validator (most of a second after the command
     # began): started from a thread, this process checks files meanwhile instead of waiting with it
@@ -191,7 +214,7 @@ def _validate_shared(files: list[str], processes: int, progress) -> list[FileRes
 
     try:
         while (index := _take(counter)) < len(chunks):
-            receive(index, [validate_file(file) for file in chunks[index]])
+            receive(index, [check(file) for file in chunks[index]])
             while not out.empty():
                 receive(*out.get())
         starting.join()

@@ -33,6 +33,7 @@ def _prims(stage: Usd.Stage) -> Iterator[Usd.Prim]:
 
 
 def check_wheels_without_drive(stage: Usd.Stage, d: StageDescription) -> Iterator[Diagnostic]:
+    """A01: a vehicle with no drive and no wheel controllers, whose wheels nothing will ever turn."""
     for path, vehicle in d.vehicles.items():
         if vehicle.drive is None and not any(w.wheelController is not None for w in vehicle.wheels):
             yield _finding(Severity.WARNING, "A01", path, "the vehicle has no drive and no wheel controllers: nothing "
@@ -40,27 +41,33 @@ def check_wheels_without_drive(stage: Usd.Stage, d: StageDescription) -> Iterato
 
 
 def check_unreferenced_components(stage: Usd.Stage, d: StageDescription) -> Iterator[Diagnostic]:
-    """Component prims that no vehicle, wheel attachment or drive uses (typically a broken relationship)."""
+    """A02: component prims that no vehicle, wheel attachment or drive uses (typically a broken relationship)."""
     used: set[str] = set()
     owners: list[tuple[Usd.Prim, str, tuple]] = []
+    components: list[tuple[Usd.Prim, list[str]]] = []
+    # one traversal, each prim's applied schemas asked once (a HasAPI per schema and prim was most of this check)
     for prim in _prims(stage):
-        if prim.HasAPI(P.VEHICLE):
+        applied = set(prim.GetAppliedSchemas())
+        if not applied:
+            continue
+        if P.VEHICLE in applied:
             used.add(str(prim.GetPath()))
             used.update(_targets(prim, P.VEHICLE, "drive"))
-        if prim.HasAPI(P.ATTACHMENT):
+        if P.ATTACHMENT in applied:
             used.add(str(prim.GetPath()))
             for base in ("wheel", "tire", "suspension"):
                 used.update(_targets(prim, P.ATTACHMENT, base))
-        if prim.HasAPI(P.DRIVE_STANDARD):
+        if P.DRIVE_STANDARD in applied:
             owners.append((prim, P.DRIVE_STANDARD, ("engine", "gears", "clutch", "autoGearBox")))
+        if not applied.isdisjoint(COMPONENT_SCHEMAS):
+            components.append((prim, [s for s in COMPONENT_SCHEMAS if s in applied]))
     for prim, schema, bases in owners:
         if str(prim.GetPath()) in used:
             for base in bases:
                 used.update(_targets(prim, schema, base))
             used.add(str(prim.GetPath()))
-    for prim in _prims(stage):
-        applied = [s for s in COMPONENT_SCHEMAS if prim.HasAPI(s)]
-        if applied and str(prim.GetPath()) not in used:
+    for prim, applied in components:
+        if str(prim.GetPath()) not in used:
             yield _finding(Severity.WARNING, "A02", prim.GetPath(), f"{', '.join(applied)} applied but no vehicle, "
                            "wheel attachment or drive uses this prim")
 
@@ -118,7 +125,7 @@ def _collide(groups: dict[str, _Group], of_a: list[str], of_b: list[str]) -> boo
 
 
 def check_wheel_collision_setup(stage: Usd.Stage, d: StageDescription) -> Iterator[Diagnostic]:
-    """Wheel collision shapes must be kept from touching the ground as rigid shapes (the suspension query
+    """A03, A07: wheel collision shapes must be kept from touching the ground as rigid shapes (the suspension query
     carries the car): a shape in no collision group collides with everything (A03); a shape whose groups do not
     filter a ground collider's touches that ground (A07)."""
     groups = None
@@ -147,6 +154,7 @@ def check_wheel_collision_setup(stage: Usd.Stage, d: StageDescription) -> Iterat
 
 
 def check_ground_materials(stage: Usd.Stage, d: StageDescription) -> Iterator[Diagnostic]:
+    """A04: vehicles but no static ground collider; A05: a ground collider with no physics material bound."""
     if not d.vehicles:
         return
     if not d.ground:
@@ -159,6 +167,7 @@ def check_ground_materials(stage: Usd.Stage, d: StageDescription) -> Iterator[Di
 
 
 def check_scene(stage: Usd.Stage, d: StageDescription) -> Iterator[Diagnostic]:
+    """A06: vehicles but no PhysicsScene, which omni.physx and `simulate` replace by a default one."""
     if d.vehicles and not d.scenes:
         yield _finding(Severity.WARNING, "A06", "/", "the stage has vehicles but no PhysicsScene: omni.physx creates a "
                        "default scene when it loads the stage (gravity 9.81 m/s^2 down the stage's up axis), and "
@@ -185,7 +194,7 @@ def check_sprung_masses(stage: Usd.Stage, d: StageDescription) -> Iterator[Diagn
 
 
 def check_ovphysx_portability(stage: Usd.Stage, d: StageDescription) -> Iterator[Diagnostic]:
-    """A vehicle that ovphysx 0.7 will simulate differently from Omniverse Kit (read/readings.py), and how: one
+    """A08: a vehicle that ovphysx 0.7 will simulate differently from Omniverse Kit (read/readings.py), and how: one
     warning per vehicle."""
     from ..read.readings import ovphysx_divergences
 
@@ -208,12 +217,14 @@ ASSET_CHECKS = (check_scene, check_wheels_without_drive, check_unreferenced_comp
                 check_ground_materials, check_sprung_masses, check_ovphysx_portability)
 
 
+def run_check(check, stage: Usd.Stage, d: StageDescription) -> list[Diagnostic]:
+    """One check's findings; a check that trips over a strange stage reports (INTERNAL), never raises."""
+    try:
+        return list(check(stage, d))
+    except Exception as exc:  # noqa: BLE001
+        return [_finding(Severity.ERROR, "INTERNAL", "/",
+                         f"check {check.__name__} failed: {type(exc).__name__}: {exc}")]
+
+
 def asset_findings(stage: Usd.Stage, d: StageDescription) -> list[Diagnostic]:
-    findings: list[Diagnostic] = []
-    for check in ASSET_CHECKS:
-        try:
-            findings.extend(check(stage, d))
-        except Exception as exc:  # noqa: BLE001 - a check that trips over a strange stage reports, never raises
-            findings.append(_finding(Severity.ERROR, "INTERNAL", "/", f"check {check.__name__} failed: "
-                                     f"{type(exc).__name__}: {exc}"))
-    return findings
+    return [finding for check in ASSET_CHECKS for finding in run_check(check, stage, d)]

@@ -11,6 +11,19 @@ Validators, under the plugin name `physxVehicleUsd`:
 - `physxVehicleUsd:TireFrictionTable` (keyed to PhysxVehicleTireFrictionTable) and
   `physxVehicleUsd:VehicleContext` (keyed to PhysxVehicleContextAPI): findings on that prim.
 Each finding becomes a UsdValidation.ValidationError named by its code, sited at its prim (and property).
+
+Every validator carries one fixer, `physxVehicleUsd:ApplyRepair`: for an error whose finding has a repair
+(`Diagnostic.fix`, physxvehicle_usd/repairs.py) it applies that repair into the edit target given to it:
+
+    for error in errors:
+        for fixer in error.GetFixers():
+            if fixer.CanApplyFix(error, stage.GetEditTarget()):
+                fixer.ApplyFix(error, stage.GetEditTarget())
+
+UsdValidation saves the edit target's layer once a fixer has applied a fix: give it a layer that can be saved (a
+new layer over the asset, as `physxvehicle-usd fix` writes, or the asset's own). The error's finding is looked up
+among those the validation found (by code, site and message): a ValidationError
+made in Python carries no data of ours, and the fixer never works a repair out again.
 """
 from __future__ import annotations
 
@@ -27,6 +40,7 @@ from . import validate_stage
 PLUGIN = "physxVehicleUsd"
 KEYWORDS = ["PhysxVehicle", PLUGIN]
 STAGE_VALIDATOR = f"{PLUGIN}:VehicleStage"
+FIXER = f"{PLUGIN}:ApplyRepair"
 PRIM_VALIDATORS = {
     f"{PLUGIN}:Vehicle": (P.VEHICLE, True),
     f"{PLUGIN}:TireFrictionTable": (P.TABLE, False),
@@ -49,12 +63,51 @@ def _findings(stage: Usd.Stage) -> list[Diagnostic]:
     return cached
 
 
-def _error(stage: Usd.Stage, finding: Diagnostic) -> UsdValidation.ValidationError:
+def _site_path(finding: Diagnostic) -> Sdf.Path:
     path = Sdf.Path(finding.prim) if Sdf.Path.IsValidPathString(finding.prim) else Sdf.Path.absoluteRootPath
     if finding.property and path != Sdf.Path.absoluteRootPath:
         path = path.AppendProperty(finding.property)
-    site = UsdValidation.ValidationErrorSite(stage, path)
+    return path
+
+
+def _error(stage: Usd.Stage, finding: Diagnostic) -> UsdValidation.ValidationError:
+    site = UsdValidation.ValidationErrorSite(stage, _site_path(finding))
     return UsdValidation.ValidationError(finding.code, _SEVERITY[finding.severity], [site], finding.message)
+
+
+def _repair_of(error: UsdValidation.ValidationError):
+    """The repair of the finding this error was made from (None: it has none, or it is not one of ours)."""
+    sites = error.GetSites()
+    if len(sites) != 1 or not sites[0].GetStage():
+        return None
+    site = sites[0]
+    # a site of a prim or property that does not exist has no path to give: code and message then say which
+    path = (site.GetProperty().GetPath() if site.IsProperty() else site.GetPrim().GetPath() if site.IsPrim()
+            else None)
+    for finding in _findings_by_stage.get(site.GetStage().GetRootLayer()) or []:
+        if (finding.fix is not None and finding.code == error.GetName() and finding.message == error.GetMessage()
+                and (path is None or _site_path(finding) == path)):
+            return finding.fix
+    return None
+
+
+def _can_fix(error, _edit_target, _time_code=None) -> bool:
+    return _repair_of(error) is not None
+
+
+def _fix(error, edit_target, _time_code=None) -> bool:
+    repair = _repair_of(error)
+    if repair is None:
+        return False
+    stage = error.GetSites()[0].GetStage()
+    with Usd.EditContext(stage, edit_target):
+        repair.apply(stage)
+    return True
+
+
+def _fixers() -> list:
+    return [UsdValidation.ValidationFixer(FIXER, "apply the finding's repair (physxvehicle_usd.repairs) into the "
+                                          "edit target", _fix, _can_fix, KEYWORDS)]
 
 
 def _stage_task(stage: Usd.Stage, _time_range=None) -> list:
@@ -85,13 +138,13 @@ def register() -> None:
             registry.RegisterStageValidator(
                 UsdValidation.ValidatorMetadata(name=STAGE_VALIDATOR, keywords=KEYWORDS,
                                                 doc="PhysX vehicle parser rules and asset checks for the whole stage"),
-                _stage_task)
+                _stage_task, _fixers())
         for name, (schema, subtree) in PRIM_VALIDATORS.items():
             if not registry.HasValidator(name):
                 registry.RegisterPrimValidator(
                     UsdValidation.ValidatorMetadata(name=name, keywords=KEYWORDS, schemaTypes=[_tf_type_name(schema)],
                                                     doc=f"PhysX vehicle findings on prims with {schema}"),
-                    _prim_task(subtree))
+                    _prim_task(subtree), _fixers())
 
 
 def validators(prim_level: bool = False) -> list:
