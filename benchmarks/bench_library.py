@@ -41,6 +41,11 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 BROKEN_EVERY = 50           # 2 % of the library is broken
 BROKEN_KINDS = ("nan", "norel", "unreadable")
+# what `fix` repairs, one kind in turn (a library with repairs to make: `repairable_every`; none by default): the scene
+# lost its vehicle context (V07, and V142 on a Z-up stage: the sprung masses), the scene itself (A06, V07), sprung
+# masses authored that miss the chassis mass (A09: the solve reads the stage again), the wheel shapes taken out of
+# their collision group (A03)
+REPAIRABLE_KINDS = ("nocontext", "noscene", "sprung", "nogroup")
 FOLDER_SIZE = 500           # files per sub-folder, as a real library is split
 SEED = 2024
 
@@ -72,8 +77,38 @@ def _break(stage, kind: str) -> None:
         attachment.GetRelationship(P.full_name(P.ATTACHMENT, "tire")).ClearTargets(True)
 
 
-def library_file(folder: Path, index: int, broken_every: int = BROKEN_EVERY, seed: int = SEED) -> Path:
-    """The index-th asset of the library (written unless it exists): the same file for the same index and seed."""
+def _make_repairable(stage, kind: str) -> None:
+    from pxr import UsdPhysics
+
+    from physxvehicle_usd import properties as P
+    from physxvehicle_usd.read import read_stage
+
+    scene = next(p for p in stage.Traverse() if p.IsA(UsdPhysics.Scene))
+    if kind == "nocontext":
+        scene.RemoveAppliedSchema(P.CONTEXT)
+        for name in P.full_names(P.CONTEXT).values():
+            scene.RemoveProperty(name)
+    elif kind == "noscene":
+        stage.RemovePrim(scene.GetPath())
+    elif kind == "sprung":  # as a chassis whose mass was changed after the wizard wrote its sprung masses
+        vehicle = next(iter(read_stage(stage).vehicles.values()))
+        share = 1.2 * vehicle.rigidBody["mass"] / len(vehicle.wheels)
+        for path in {w.suspension.path for w in vehicle.wheels}:
+            stage.GetPrimAtPath(path).GetAttribute(P.full_name(P.SUSPENSION, "sprungMass")).Set(share)
+    elif kind == "nogroup":
+        for prim in stage.Traverse():
+            if prim.IsA(UsdPhysics.CollisionGroup):
+                includes = UsdPhysics.CollisionGroup(prim).GetCollidersCollectionAPI().GetIncludesRel()
+                wheels = [t for t in includes.GetTargets()
+                          if stage.GetPrimAtPath(t.GetParentPath()).HasAPI(P.ATTACHMENT)]
+                for target in wheels:
+                    includes.RemoveTarget(target)
+
+
+def library_file(folder: Path, index: int, broken_every: int = BROKEN_EVERY, seed: int = SEED,
+                 repairable_every: int = 0) -> Path:
+    """The index-th asset of the library (written unless it exists): the same file for the same index and seed.
+    With `repairable_every`, one file in that many (never a broken one) has something `fix` repairs."""
     from physxvehicle_usd.author import PRESETS, author_vehicle, preset_spec
     from physxvehicle_usd.stage.io import export_layer_atomic
 
@@ -81,8 +116,11 @@ def library_file(folder: Path, index: int, broken_every: int = BROKEN_EVERY, see
     preset, units, up = list(itertools.product(PRESETS, ("m", "cm", "mm", "in"), ("Z", "Y")))[index % 40]
     broken = BROKEN_KINDS[(index // broken_every) % len(BROKEN_KINDS)] if index % broken_every == broken_every - 1 \
         else None
+    repairable = REPAIRABLE_KINDS[(index // repairable_every) % len(REPAIRABLE_KINDS)] \
+        if repairable_every and not broken and index % repairable_every == repairable_every // 2 else None
     suffix = ".usdc" if index % 4 == 3 and broken != "unreadable" else ".usda"
-    name = f"{index:05d}_{preset}_{units}_{up}{'_' + broken if broken else ''}{suffix}"
+    kind = broken or repairable
+    name = f"{index:05d}_{preset}_{units}_{up}{'_' + kind if kind else ''}{suffix}"
     path = folder / f"{index // FOLDER_SIZE:02d}" / name
     if path.exists():
         return path
@@ -100,15 +138,23 @@ def library_file(folder: Path, index: int, broken_every: int = BROKEN_EVERY, see
     _tweak(stage, rng)
     if broken:
         _break(stage, broken)
+    if repairable:
+        _make_repairable(stage, repairable)
     export_layer_atomic(stage.GetRootLayer(), path)
     return path
 
 
-def write_library(folder: Path, count: int, broken_every: int = BROKEN_EVERY, seed: int = SEED) -> Path:
+def write_library(folder: Path, count: int, broken_every: int = BROKEN_EVERY, seed: int = SEED,
+                  repairable_every: int = 0) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     for index in range(count):
-        library_file(folder, index, broken_every, seed)
+        library_file(folder, index, broken_every, seed, repairable_every)
     return folder
+
+
+def library_name(count: int, repairable_every: int = 0) -> str:
+    """The library's folder name: what sets its files (a library with repairs to make is another library)."""
+    return f"library_{count}" + (f"_repairable_{repairable_every}" if repairable_every else "")
 
 
 def run_validate(folder: Path, extra: list[str], package_root: Path, env: dict | None = None
