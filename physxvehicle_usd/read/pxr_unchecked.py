@@ -17,6 +17,7 @@ get_relationship = Usd.Prim.GetRelationship
 has_authored_targets = Usd.Relationship.HasAuthoredTargets
 get_targets = Usd.Relationship.GetTargets
 has_api = Usd.Prim.HasAPI
+get_applied_schemas = Usd.Prim.GetAppliedSchemas
 is_a = Usd.Prim.IsA
 get_type_name = Usd.Prim.GetTypeName
 get_filtered_children = Usd.Prim.GetFilteredChildren

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Sequence
 
 import numpy as np
@@ -86,10 +87,17 @@ _WHEEL_CONTROL_ATTRS = tuple((base, control) for control, (schema, base) in CONT
 _DEFAULT_TARGET_GEAR = 255
 
 
+@lru_cache(maxsize=None)
+def _fallback(schema: str, base: str):
+    """A controller attribute's schema fallback, looked up once (a number, safe to share): the registry's answer
+    cost more than reading the attribute, for every attribute of every vehicle the validator checks (A08)."""
+    return P.schema_fallback(schema, base)
+
+
 def _samples(prim: Usd.Prim, schema: str, base: str) -> tuple[np.ndarray, np.ndarray, str, str] | None:
     """(times, values, prim path, attribute name) of a controller attribute with one time sample or more."""
     name = P.full_name(schema, base)
-    found = time_samples(prim.GetAttribute(name), P.schema_fallback(schema, base))
+    found = time_samples(prim.GetAttribute(name), _fallback(schema, base))
     return None if found is None else (*found, str(prim.GetPath()), name)
 
 

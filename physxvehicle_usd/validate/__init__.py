@@ -69,9 +69,10 @@ def _planned(stage: Usd.Stage, description) -> list:
 
 def _vehicle_paths(stage: Usd.Stage) -> list[str]:
     from .. import properties as P
+    from ..read import pxr_unchecked as U  # the prims come from the traversal: no validity check needed
 
-    return sorted(str(p.GetPath()) for p in Usd.PrimRange.Stage(stage, Usd.TraverseInstanceProxies())
-                  if p.HasAPI(P.VEHICLE))
+    return sorted(str(U.get_path(p)) for p in Usd.PrimRange.Stage(stage, Usd.TraverseInstanceProxies())
+                  if U.has_api(p, P.VEHICLE))
 
 
 def validate_file(path: str, profiles: Sequence[str] = ()) -> FileResult:

@@ -14,6 +14,8 @@ from pxr import Usd, UsdPhysics
 from .. import properties as P
 from ..description import Source, StageDescription
 from ..diagnostics import Diagnostic, Severity
+from ..read import pxr_unchecked as U
+from ..read.wheels import _collision_shapes
 
 COMPONENT_SCHEMAS = (P.WHEEL, P.TIRE, P.SUSPENSION, P.ENGINE, P.GEARS, P.AUTOBOX, P.CLUTCH, P.DRIVE_BASIC,
                      P.DRIVE_STANDARD)
@@ -24,8 +26,9 @@ def _finding(severity: Severity, code: str, prim, message: str, prop: str | None
 
 
 def _targets(prim: Usd.Prim, schema: str, base: str) -> list[str]:
-    rel = prim.GetRelationship(P.full_name(schema, base))
-    return [str(t) for t in rel.GetTargets()] if rel and rel.HasAuthoredTargets() else []
+    # pxr's methods called unbound (read/pxr_unchecked.py): these prims come from this stage's own traversal
+    rel = U.get_relationship(prim, P.full_name(schema, base))
+    return [str(t) for t in U.get_targets(rel)] if rel and U.has_authored_targets(rel) else []
 
 
 def _prims(stage: Usd.Stage) -> Iterator[Usd.Prim]:
@@ -47,9 +50,10 @@ def check_unreferenced_components(stage: Usd.Stage, d: StageDescription) -> Iter
     components: list[tuple[Usd.Prim, list[str]]] = []
     # one traversal, each prim's applied schemas asked once (a HasAPI per schema and prim was most of this check)
     for prim in _prims(stage):
-        applied = set(prim.GetAppliedSchemas())
+        applied = U.get_applied_schemas(prim)
         if not applied:
             continue
+        applied = set(applied)
         if P.VEHICLE in applied:
             used.add(str(prim.GetPath()))
             used.update(_targets(prim, P.VEHICLE, "drive"))
@@ -73,7 +77,8 @@ def check_unreferenced_components(stage: Usd.Stage, d: StageDescription) -> Iter
 
 
 def _wheel_shapes(attachment: Usd.Prim) -> list[Usd.Prim]:
-    return [p for p in Usd.PrimRange(attachment, Usd.TraverseInstanceProxies()) if p.HasAPI(UsdPhysics.CollisionAPI)]
+    """The attachment and its descendants that carry PhysicsCollisionAPI: as the reader finds them (V40, V41)."""
+    return _collision_shapes(attachment)
 
 
 @dataclass
