@@ -92,7 +92,7 @@ def _remaining(path: str) -> list[Planned]:
     from ..validate import plan_stage
 
     stage, warnings = open_stage_with_warnings(path)
-    planned, _ = plan_stage(stage)
+    planned = plan_stage(stage)
     composition = [Planned(Diagnostic(severity=Severity.ERROR, code="COMPOSITION", prim="/", message=w)) for w in warnings]
     return composition + planned
 
@@ -109,7 +109,7 @@ def fix_file(path: str, output: str | None = None, in_place: bool = False, dry_r
         stage, warnings = open_stage_with_warnings(path)
     except InputError as exc:
         return FileFix(file=path, status="unreadable", message=str(exc))
-    planned, _ = plan_stage(stage)
+    planned = plan_stage(stage)
     planned = [Planned(Diagnostic(severity=Severity.ERROR, code="COMPOSITION", prim="/", message=w))
                for w in warnings] + planned
     made = _selected(planned, codes)
@@ -141,9 +141,11 @@ def fix_file(path: str, output: str | None = None, in_place: bool = False, dry_r
 
 
 def fix_paths(paths: Iterable[str], output: str | None = None, in_place: bool = False, dry_run: bool = False,
-              only: Iterable[str] | None = None, progress: Callable[[FileFix], None] | None = None) -> list[FileFix]:
+              only: Iterable[str] | None = None, progress: Callable[[FileFix], None] | None = None,
+              started: Callable[[int], None] | None = None) -> list[FileFix]:
     """Repair every file (folders searched as `validate` does, leaving out earlier `*.fixed.*` outputs). `output`: a
-    file for one input, a folder (existing, or ending in a separator) for several."""
+    file for one input, a folder (existing, or ending in a separator) for several. `started` is told how many files
+    will be repaired (`progress` then hears of each), before the first is."""
     from ..validate import collect_files
 
     paths = list(paths)
@@ -152,6 +154,8 @@ def fix_paths(paths: Iterable[str], output: str | None = None, in_place: bool = 
     files = [f for f in files if f in explicit or FIXED_SUFFIX + "." not in Path(f).name]
     outputs = _outputs(files, output, in_place)
     results = [FileFix(file=m.file, status="unreadable", message=m.message) for m in missing]
+    if started:
+        started(len(files))
     for file in files:
         result = fix_file(file, outputs.get(file), in_place=in_place, dry_run=dry_run, only=only)
         results.append(result)

@@ -53,12 +53,12 @@ def validate_stage(stage: Usd.Stage, profiles: Sequence[str] = ()) -> tuple[list
     return findings, _vehicle_paths(stage)
 
 
-def plan_stage(stage: Usd.Stage) -> tuple[list, list[str]]:
+def plan_stage(stage: Usd.Stage) -> list:
     """validate_stage's findings as physxvehicle_usd.fix.plan.Planned records (each finding with its repair, or why
-    it has none), and the paths of every vehicle prim."""
+    it has none)."""
     from ..read import read_stage
 
-    return _planned(stage, read_stage(stage)), _vehicle_paths(stage)
+    return _planned(stage, read_stage(stage))
 
 
 def _planned(stage: Usd.Stage, description) -> list:
@@ -118,17 +118,21 @@ def collect_files(paths: Iterable[str]) -> tuple[list[str], list[FileResult]]:
 
 def validate_paths(paths: Iterable[str], jobs: int = 1,
                    progress: Callable[[FileResult], None] | None = None,
-                   ray_address: str | None = None, profiles: Sequence[str] = ()) -> list[FileResult]:
+                   ray_address: str | None = None, profiles: Sequence[str] = (),
+                   started: Callable[[int], None] | None = None) -> list[FileResult]:
     """Validate every file; `jobs` > 1 shares the work with that many processes in all (this one and jobs - 1
     workers); `ray_address` runs it on Ray instead ("local": a local instance; see physxvehicle_usd.on_ray).
     `profiles` adds the checks of those runtimes (validate/profiles.py; an unknown name is an InputError, raised
-    before any file is read). Results keep the input order, and are the same whatever `jobs` or `ray_address` is."""
+    before any file is read). Results keep the input order, and are the same whatever `jobs` or `ray_address` is.
+    `started` is told how many files will be checked (`progress` then hears of each), before the first is."""
     if profiles:
         from .profiles import profile_checks
 
         profile_checks(profiles)
     check = partial(validate_file, profiles=tuple(profiles)) if profiles else validate_file
     files, missing = collect_files(paths)
+    if started:
+        started(len(files))
     results: list[FileResult]
     if ray_address is not None and files:
         results = _validate_on_ray(files, ray_address, progress, check)
