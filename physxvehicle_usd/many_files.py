@@ -66,7 +66,7 @@ def _guarded(function: Callable[[str], R], failed: Callable[[str, str], R], file
         raise
     except InputError as bad:
         why = str(bad)
-        return failed(file, why if why.startswith(file) else f"{file}: {why}")
+        return failed(file, why if why.startswith(f"{file}:") else f"{file}: {why}")
     except Exception as exc:  # noqa: BLE001 - a user never sees a traceback, and the other files still run
         return failed(file, f"{file}: internal error: {type(exc).__name__}: {exc} (please report this with the file)")
 

@@ -16,7 +16,10 @@ import itertools
 import multiprocessing
 import multiprocessing.context
 import multiprocessing.forkserver
+import os
+import site
 import threading
+from pathlib import Path
 from typing import Callable, Iterator, Sequence, TypeVar
 
 R = TypeVar("R")
@@ -34,12 +37,39 @@ def file_chunks(files: Sequence[str], workers: int, max_size: int, per_worker: i
     return [list(files[i:i + size]) for i in range(0, len(files), size)]
 
 
+def package_root() -> str:
+    """The folder the running physxvehicle_usd is imported from (a checkout, or the editable install's source)."""
+    return str(Path(__file__).resolve().parent.parent)
+
+
+def same_package_pythonpath() -> str | None:
+    """The PYTHONPATH under which a fresh interpreter imports this same physxvehicle_usd: its package root first
+    (a checkout run as `PYTHONPATH=. python -m ...` would otherwise, from another folder or on a Ray worker, import
+    whatever copy is installed); None for a package installed in site-packages, which needs nothing (that folder
+    on PYTHONPATH would come before the standard library and could shadow it)."""
+    root = package_root()
+    site_dirs = {str(Path(d).resolve()) for d in [*site.getsitepackages(), site.getusersitepackages()]}
+    if root in site_dirs:
+        return None
+    return os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)
+
+
 def fork_context(preload: Sequence[str] = PRELOAD) -> multiprocessing.context.BaseContext:
     """The fork-server context, its server started with the modules `preload` imported (or already running, with
-    whatever the first call preloaded: a worker imports the rest itself)."""
+    whatever the first call preloaded: a worker imports the rest itself), importing the same physxvehicle_usd as
+    this process (Python 3.11's server takes its import path from its environment, not from this process)."""
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(list(preload))
-    multiprocessing.forkserver.ensure_running()
+    path, before = same_package_pythonpath(), os.environ.get("PYTHONPATH")
+    if path is not None:
+        os.environ["PYTHONPATH"] = path  # for the server's start only
+    try:
+        multiprocessing.forkserver.ensure_running()
+    finally:
+        if before is None:
+            os.environ.pop("PYTHONPATH", None)
+        else:
+            os.environ["PYTHONPATH"] = before
     return context
 
 
@@ -139,20 +169,24 @@ def map_on_workers(function: Callable[[str], R], files: Sequence[str], processes
                 receive(*out.get())
             yield from in_order()
         starting.join()
-        while emitted < len(files):
-            live = [w.sentinel for w in workers if w.pid is not None and w.exitcode is None]
-            ready = wait([out._reader, *live])
-            if out._reader in ready:  # a dead worker's last results are in the pipe before its death is seen
+        while True:
+            # the dead first, then what is in the pipe: everything a dead worker sent is in by then, so the first
+            # file of its chunk still missing is the one it died on
+            dead = [(slot, worker.exitcode) for slot, worker in enumerate(workers)
+                    if worker.pid is not None and worker.exitcode not in (None, 0)]
+            while not out.empty():
                 receive(*out.get())
-                yield from in_order()
-                continue
-            for slot, worker in enumerate(workers):
+            for slot, exitcode in dead:
                 held = claimed[slot]
-                if worker.exitcode not in (None, 0) and 0 <= held < len(chunks) and held not in recovered:
-                    recover(held, _how_it_stopped(worker.exitcode))
+                if 0 <= held < len(chunks) and held not in recovered:
+                    recover(held, _how_it_stopped(exitcode))
             yield from in_order()
-            if emitted < len(files) and all(w.pid is None or w.exitcode is not None for w in workers) and out.empty():
+            if emitted == len(files):
+                break
+            live = [w.sentinel for w in workers if w.pid is not None and w.exitcode is None]
+            if not live:
                 raise RuntimeError("the worker processes stopped before finishing their work")
+            wait([out._reader, *live])
     finally:
         starting.join()
         for worker in workers:
