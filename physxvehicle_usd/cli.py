@@ -86,6 +86,13 @@ def _reading_option(command):
                         show_default=True, help=_READING_HELP)(command)
 
 
+def _streamed(line: str, err: bool = False) -> None:
+    """A line of a report printed as its file is done: through sys.stdout or sys.stderr, which the progress bar
+    redirects to print it above itself (click.echo would write past it, onto the bar's line), flushed so that a
+    pipe gets it then."""
+    print(line, file=sys.stderr if err else sys.stdout, flush=True)
+
+
 def _parallel_options(command):
     """--jobs N and --ray [ADDRESS], for a command over many files."""
     # An option with an optional value: `--ray` alone is "local". Click then reads the word after --ray as its value,
@@ -244,20 +251,20 @@ def _convert_many(paths: tuple[str, ...], output: str | None, jobs: int, ray_add
     output_paths(files, base, output, output_suffix(options["target"], options["fmt"]))  # refuses a file given twice
     results = [conversion_failed(m.file, m.message) for m in missing]
     for result in results:
-        click.echo(summary_lines(result)[0])
+        _streamed(summary_lines(result)[0])
     convert = functools.partial(convert_file, base=base, folder=output, **options)
 
     def run(progress):
         for result in map_paths(convert, files, failed=conversion_failed, jobs=jobs, ray=ray_address,
                                 progress=progress):
             for line in result.problems:
-                click.echo(line, err=True)
+                _streamed(line, err=True)
             for line in summary_lines(result):
-                click.echo(line)
+                _streamed(line)
             results.append(result)
 
     _with_progress(run, "converting")
-    click.echo(report_end(results, output))
+    _streamed(report_end(results, output))
     sys.exit(exit_code(results))
 
 
@@ -525,21 +532,21 @@ def _simulate_many(paths: tuple[str, ...], fmt: str, jobs: int, ray_address: str
     results = [simulation_failed(m.file, m.message) for m in missing]
     for result in results:
         for line in result.report_lines(fmt):
-            click.echo(line)
+            _streamed(line)
     simulate = functools.partial(simulate_file, base=base, **options)
 
     def run(progress):
         for result in map_paths(simulate, files, failed=simulation_failed, jobs=jobs, ray=ray_address,
                                 progress=progress):
             for line in result.problems:
-                click.echo(line, err=True)
+                _streamed(line, err=True)
             for line in result.report_lines(fmt):
-                click.echo(line)
+                _streamed(line)
             results.append(result)
 
     _with_progress(run, "simulating")
     if fmt == "text":
-        click.echo(report_end(results))
+        _streamed(report_end(results))
     sys.exit(exit_code(results))
 
 
