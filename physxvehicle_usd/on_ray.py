@@ -1,5 +1,6 @@
-"""Per-file work on Ray (`validate --ray [ADDRESS]`): a local Ray instance or a cluster runs a function over many
-files, and the results come back one per file, in input order, as they are done.
+"""Per-file work on Ray (`validate`, `convert`, `simulate` PATH... `--ray [ADDRESS]`, through many_files.map_paths):
+a local Ray instance or a cluster runs a function over many files, and the results come back one per file, in input
+order, as they are done.
 
     with ray_session("local"):            # or "HOST:PORT", "ray://HOST:PORT", "auto"
         for result in map_files(validate_file, files, failed=unreadable):
