@@ -86,10 +86,85 @@ def _reading_option(command):
                         show_default=True, help=_READING_HELP)(command)
 
 
+def _streamed(line: str, err: bool = False) -> None:
+    """A line of a report printed as its file is done: through sys.stdout or sys.stderr, which the progress bar
+    redirects to print it above itself (click.echo would write past it, onto the bar's line), flushed so that a
+    pipe gets it then."""
+    print(line, file=sys.stderr if err else sys.stdout, flush=True)
+
+
+def _parallel_options(command):
+    """--jobs N and --ray [ADDRESS], for a command over many files."""
+    # An option with an optional value: `--ray` alone is "local". Click then reads the word after --ray as its value,
+    # so _ray_address refuses one that is a file or folder (`validate --ray assets/`) with a message saying how; as
+    # a callback it runs before click misses PATHS (which --ray took), whose message would not say why.
+    command = click.option(
+        "--ray", "ray_address", is_flag=False, flag_value="local", default=None, metavar="[ADDRESS]",
+        callback=lambda _ctx, _param, value: _ray_address(value),
+        help="run on Ray (the ray extra): --ray alone starts a local Ray instance; --ray HOST:PORT (or "
+             "ray://HOST:PORT, auto) joins that cluster, whose nodes must see the files at the same paths. "
+             "Same output as a serial run")(command)
+    return click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+                        help="parallel worker processes (for several files)")(command)
+
+
+def _start_parallel(jobs: int, ray_address: str | None, preload: list[str]) -> None:
+    """Before any file is read: --jobs with --ray refused, a missing Ray extra said; the workers' fork server
+    started, importing `preload` on another core while this process does."""
+    if ray_address is not None:
+        from .on_ray import import_ray
+
+        if jobs > 1:  # two ways of running in parallel: which one a user meant is not ours to guess
+            raise click.UsageError("--jobs runs local worker processes and --ray runs on Ray: give one of them")
+        import_ray()  # the extra is missing: say so before reading any file
+    elif jobs > 1:
+        from .workers import fork_context
+
+        fork_context(preload)
+
+
+def _many(paths: tuple[str, ...]) -> bool:
+    """Whether a command over stages runs file by file (several paths, or a folder) rather than on one file as
+    it always has (its output then unchanged: printed, or written where -o says)."""
+    return len(paths) > 1 or os.path.isdir(paths[0])
+
+
+def _one_file(paths: tuple[str, ...], jobs: int, ray_address: str | None) -> str:
+    """The one file given. --jobs and --ray share several files out: one runs here (said for --ray, which
+    would otherwise start or join Ray for nothing)."""
+    if ray_address is not None:
+        _start_parallel(jobs, ray_address, [])  # --ray with --jobs, or without Ray installed: refused all the same
+        click.echo("note: --ray shares several files out; the one file given runs in this process", err=True)
+    return paths[0]
+
+
+def _collect(paths: tuple[str, ...]):
+    """The files of PATH... (validate's collection: folders searched for USD files) and the paths that gave none
+    (validate's unreadable results); when no path gives a file there is nothing to do: a usage error naming them."""
+    from .validate import collect_files
+
+    files, missing = collect_files(paths)
+    if not files:
+        raise click.BadParameter("; ".join(m.message for m in missing), param_hint="PATH...")
+    return files, missing
+
+
+def _ray_address(value: str | None) -> str | None:
+    if value is None:
+        return None
+    from .on_ray import check_address
+
+    try:
+        return check_address(value)
+    except InputError as bad:
+        raise click.BadParameter(str(bad).removeprefix("--ray ")) from None
+
+
 @cli.command("convert")
-@click.argument("stage_file", type=click.Path(dir_okay=False))
+@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
 @click.option("-o", "--output", type=click.Path(),
-              help="write here instead of stdout (atomically); a folder for --target physx-snippet")
+              help="write here instead of stdout (atomically); a folder for --target physx-snippet, and for several "
+                   "files (one output each: DIR/<file's path><.json|.txt|.physx34.json|.snippet>)")
 @click.option("--target", type=click.Choice(["description", "physx34", "physx-snippet"]), default="description",
               show_default=True, help="description: the resolved stage description; physx34: PhysX 3.4 engine, tire and "
               "friction structs (JSON); physx-snippet: per vehicle, the PhysX vehicle snippets' Base.json plus "
@@ -99,18 +174,28 @@ def _reading_option(command):
               help="stage: values as the stage means them; si: metres and kilograms")
 @click.option("--provenance", is_flag=True, help="each value as {value, source}: authored, fallback, default, deprecated, computed")
 @_reading_option
-def convert_command(stage_file: str, output: str | None, target: str, fmt: str, units: str, provenance: bool,
-                    reading: str) -> None:
+@_parallel_options
+def convert_command(paths: tuple[str, ...], output: str | None, target: str, fmt: str, units: str, provenance: bool,
+                    reading: str, jobs: int, ray_address: str | None) -> None:
     """Resolve every vehicle of a stage as the PhysX USD parser does, and print the description (or --target).
 
+    Several files (or folders, searched for .usd/.usda/.usdc/.usdz) are converted one output each into -o DIR,
+    with a line per file on stdout, in input order; a file that cannot be converted is its own error line and the
+    others still are (--jobs N or --ray share them out: the same outputs and lines).
+
     Exit code 1 when the stage has errors (the affected vehicles are left out), 2 when a target cannot hold
-    the vehicles, 0 otherwise.
+    the vehicles or a file cannot be read, 0 otherwise (with several files: the worst of them).
     """
-    from .outputs.convert import description_text, description_to_json_text
+    from .outputs.convert_files import check_snippet_has_vehicles, converted_text, stage_problems
     from .read import read_stage
 
     if target != "description" and (fmt != "json" or provenance):
         raise click.UsageError(f"--format text and --provenance are for --target description, not {target}")
+    if _many(paths):
+        _convert_many(paths, output, jobs, ray_address, target=target, fmt=fmt, units=units, provenance=provenance,
+                      reading=reading)
+        return
+    stage_file = _one_file(paths, jobs, ray_address)
     if target == "physx-snippet" and not output:
         raise click.UsageError("--target physx-snippet writes a folder per vehicle: give it with -o DIR")
     if output and target != "physx-snippet" and os.path.isdir(output):
@@ -118,22 +203,19 @@ def convert_command(stage_file: str, output: str | None, target: str, fmt: str, 
     description = read_stage(stage_file, reading)
     if target != "description":
         # these targets carry no diagnostics: the errors (why a vehicle is missing from the output) go to stderr
-        _say_errors(description, target)
+        for line in stage_problems(description):
+            click.echo(line, err=True)
     if target == "physx-snippet":
         from .runtime.snippet import write_snippet_folders
 
+        if not check_snippet_has_vehicles(description):
+            sys.exit(EXIT_FINDINGS)
         for export in write_snippet_folders(description.in_si_units() if units == "si" else description, output):
             for note in export.notes:
                 click.echo(f"note: {export.vehicle_path}: {note}", err=True)
         text = None
-    elif target == "physx34":
-        from .runtime.physx34_convert import physx34_json_text
-
-        text = physx34_json_text(description.to_json(si=units == "si"))
-    elif fmt == "json":
-        text = description_to_json_text(description, provenance=provenance, si=units == "si")
     else:
-        text = description_text(description, si=units == "si")
+        text = converted_text(description, target, fmt, units, provenance)
     if text is not None and output:
         from .stage.io import write_atomic
 
@@ -144,25 +226,46 @@ def convert_command(stage_file: str, output: str | None, target: str, fmt: str, 
         sys.exit(EXIT_FINDINGS)
 
 
-def _say_errors(description, target: str) -> None:
-    """The stage's errors on stderr for a target whose output has no diagnostics. When every vehicle was left out,
-    a line saying so (naming them; physx-snippet then has nothing to write: exit 1); with no vehicle at all,
-    physx-snippet refuses the stage (exit 2)."""
-    from .simulate.run import no_vehicle_reason
+def _convert_many(paths: tuple[str, ...], output: str | None, jobs: int, ray_address: str | None, **options) -> None:
+    """convert PATH... -o DIR: an output per file, a line per file on stdout (and the problems of a target without
+    diagnostics on stderr, each naming its file), the last line a count."""
+    import functools
 
-    for d in description.diagnostics:
-        if d.severity.value == "error":
-            click.echo(d.line(), err=True)
-    if description.vehicles:
-        return
-    rejected = {d.prim: d.message for d in description.diagnostics if d.code == "REJECTED"}
-    reason = no_vehicle_reason(description, rejected)
-    if rejected:
-        click.echo(f"error: {description.stage.file}: no vehicle to convert: {reason}", err=True)
-        if target == "physx-snippet":
-            sys.exit(EXIT_FINDINGS)
-    elif target == "physx-snippet":
-        raise InputError(f"no vehicle to convert: {reason}", file=str(description.stage.file))
+    from .many_files import map_paths, output_base, output_paths
+    from .outputs.convert_files import (
+        conversion_failed,
+        convert_file,
+        exit_code,
+        output_suffix,
+        report_end,
+        summary_lines,
+    )
+
+    files, missing = _collect(paths)
+    if not output:
+        raise click.UsageError("several files are converted one output each into a folder: give it with -o DIR")
+    if os.path.exists(output) and not os.path.isdir(output):
+        raise click.UsageError(f"-o {output} is a file; several files are converted one output each into a folder")
+    _start_parallel(jobs, ray_address, ["physxvehicle_usd.outputs.convert_files", "physxvehicle_usd.read"])
+    base = output_base(p for p in paths if os.path.exists(p))
+    output_paths(files, base, output, output_suffix(options["target"], options["fmt"]))  # refuses a file given twice
+    results = [conversion_failed(m.file, m.message) for m in missing]
+    for result in results:
+        _streamed(summary_lines(result)[0])
+    convert = functools.partial(convert_file, base=base, folder=output, **options)
+
+    def run(progress, started):
+        for result in map_paths(convert, files, failed=conversion_failed, jobs=jobs, ray=ray_address,
+                                progress=progress, started=started):
+            for line in result.problems:
+                _streamed(line, err=True)
+            for line in summary_lines(result):
+                _streamed(line)
+            results.append(result)
+
+    _with_progress(run, "converting")
+    _streamed(report_end(results, output))
+    sys.exit(exit_code(results))
 
 
 @cli.command("json-schema")
@@ -203,16 +306,8 @@ def import_snippet_command(folder: str, output: str, units: str, drive: str | No
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "junit", "github"]), default="text", show_default=True)
 @click.option("--strict", is_flag=True, help="warnings fail too (exit 1)")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, help="parallel worker processes")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="write the report here (atomically) instead of stdout")
-# An option with an optional value: `--ray` alone is "local". Click then reads the word after --ray as its value,
-# so _ray_address refuses one that is a file or folder (`validate --ray assets/`) with a message saying how; as a
-# callback it runs before click misses PATHS (which --ray took), whose message would not say why.
-@click.option("--ray", "ray_address", is_flag=False, flag_value="local", default=None, metavar="[ADDRESS]",
-              callback=lambda _ctx, _param, value: _ray_address(value),
-              help="run on Ray (the ray extra): --ray alone starts a local Ray instance; --ray HOST:PORT (or "
-                   "ray://HOST:PORT, auto) joins that cluster, whose nodes must see the files at the same paths. "
-                   "Same report as a serial run")
+@_parallel_options
 @click.option("--profile", "profiles", multiple=True, metavar="NAME",
               callback=lambda _ctx, _param, value: _profiles(value),
               help="add the checks that matter only in one runtime, each finding saying what will happen there: "
@@ -224,21 +319,13 @@ def validate_command(paths: tuple[str, ...], fmt: str, strict: bool, jobs: int, 
     Exit code 0 when no errors (warnings allowed), 1 when any error (or warning with --strict),
     2 when a file cannot be opened (the other files are still checked).
     """
-    if ray_address is not None:
-        from .on_ray import import_ray
-
-        if jobs > 1:  # two ways of running in parallel: which one a user meant is not ours to guess
-            raise click.UsageError("--jobs runs local worker processes and --ray runs on Ray: give one of them")
-        import_ray()  # the extra is missing: say so before reading any file
-    elif jobs > 1:  # the workers' fork server imports the validator on another core while this process does
-        from .workers import fork_context
-
-        fork_context()
+    _start_parallel(jobs, ray_address, ["physxvehicle_usd.validate"])
     from .validate import validate_paths
     from .validate.report import FORMATS, exit_code
 
     results = _with_progress(lambda progress, started: validate_paths(
-        paths, jobs=jobs, progress=progress, ray_address=ray_address, profiles=profiles, started=started))
+        paths, jobs=jobs, progress=progress, ray_address=ray_address, profiles=profiles, started=started),
+        "validating")
     text = FORMATS[fmt](results)
     if output:
         from .stage.io import write_atomic
@@ -271,8 +358,9 @@ def _profiles(values: tuple[str, ...]) -> tuple[str, ...]:
 @click.option("--dry-run", is_flag=True, help="list the repairs; write nothing")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--strict", is_flag=True, help="warnings left without a repair fail too (exit 1)")
+@_parallel_options
 def fix_command(paths: tuple[str, ...], output: str | None, in_place: bool, only: str | None, dry_run: bool,
-                fmt: str, strict: bool) -> None:
+                fmt: str, strict: bool, jobs: int, ray_address: str | None) -> None:
     """Repair what can be repaired in vehicle assets: files, or folders searched as validate does.
 
     Each finding with one unambiguous repair gets it (validate --format json lists them): a missing vehicle context
@@ -294,35 +382,28 @@ def fix_command(paths: tuple[str, ...], output: str | None, in_place: bool, only
         codes = [c.strip() for c in only.split(",") if c.strip()]
         if not codes:
             raise click.UsageError("--only needs at least one finding code, e.g. --only V07,A06")
+    _start_parallel(jobs, ray_address, ["physxvehicle_usd.fix", "physxvehicle_usd.validate"])
     results = _with_progress(lambda progress, started: fix_paths(
-        paths, output=output, in_place=in_place, dry_run=dry_run, only=codes, progress=progress, started=started),
-        "fixing")
+        paths, output=output, in_place=in_place, dry_run=dry_run, only=codes, progress=progress, jobs=jobs,
+        ray_address=ray_address, started=started), "fixing")
     click.echo(FORMATS[fmt](results), nl=False)
     sys.exit(exit_code(results, strict=strict))
 
 
-def _ray_address(value: str | None) -> str | None:
-    if value is None:
-        return None
-    from .on_ray import check_address
-
-    try:
-        return check_address(value)
-    except InputError as bad:
-        raise click.BadParameter(str(bad).removeprefix("--ray ")) from None
-
-
-def _with_progress(run, doing: str = "validating"):
-    """`run(progress, started)` with a progress bar on stderr where stderr is a terminal (files done of all, time
-    left), nothing otherwise. The bar is drawn on stderr, not stdout: a report redirected to a file (`> report.xml`)
-    from a terminal is the same bytes as one written by a pipe."""
+def _with_progress(run, doing: str):
+    """A progress bar where stderr is a terminal, nothing otherwise: `run(progress, started)` calls started(count)
+    with the number of files (physxvehicle_usd.many_files.map_paths does), then progress(result) for each file done
+    (any result with its `file`); the bar counts them and names the last one (`doing` until the first). It is drawn
+    on stderr: a report redirected to a file from a terminal gets the same bytes as through a pipe (a console on
+    stdout left a blank line in it). Lines printed through sys.stdout while it runs go where stdout goes, above the
+    bar where that is the terminal too."""
     if not sys.stderr.isatty():
         return run(None, None)
     from rich.console import Console
     from rich.progress import MofNCompleteColumn, Progress
 
     with Progress(*Progress.get_default_columns(), MofNCompleteColumn(), console=Console(stderr=True),
-                  transient=True) as bar:
+                  transient=True, redirect_stdout=sys.stdout.isatty()) as bar:
         task = bar.add_task(doing, total=None)
         return run(lambda result: bar.update(task, advance=1, description=result.file),
                    lambda total: bar.update(task, total=total))
@@ -421,15 +502,17 @@ def plot_command(stage_file: str, vehicle: str | None, output: str) -> None:
     click.echo(f"wrote {output}")
 
 @cli.command("simulate")
-@click.argument("stage_file", type=click.Path(dir_okay=False))
+@click.argument("paths", nargs=-1, required=True, metavar="PATH...")
 @click.option("--steps", type=click.IntRange(min=1), required=True, help="number of steps")
 @click.option("--dt", type=click.FloatRange(min=0.0, min_open=True), required=True, help="seconds per step")
-@click.option("--trace", type=click.Path(dir_okay=False), help="write every step's telemetry here as JSON")
+@click.option("--trace", type=click.Path(), help="write every step's telemetry here as JSON (several files: a folder)")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@click.option("--plot", type=click.Path(dir_okay=False),
-              help="write a plot of speed, engine speed, gear and slips (.png, .svg, .pdf, .jpg, ...)")
-@click.option("--record", type=click.Path(dir_okay=False),
-              help="write a USD layer over the stage with the motion as time samples (plays in usdview)")
+@click.option("--plot", type=click.Path(),
+              help="write a plot of speed, engine speed, gear and slips (.png, .svg, .pdf, .jpg, ...; several files: "
+                   "a folder of .png)")
+@click.option("--record", type=click.Path(),
+              help="write a USD layer over the stage with the motion as time samples (plays in usdview; several files: "
+                   "a folder)")
 @click.option("--vehicle", "vehicles", multiple=True, help="simulate only this vehicle prim (repeatable)")
 @click.option("--threads", type=click.IntRange(min=1), default=1, show_default=True,
               help="step the vehicles on this many threads (same results; pays on multi-core machines)")
@@ -439,9 +522,10 @@ def plot_command(stage_file: str, vehicle: str | None, output: str) -> None:
                    "accelerator, brake0, brake1, steer, thrust0, thrust1, targetGear, driveTorque, brakeTorque, "
                    "steerAngle")
 @_reading_option
-def simulate_command(stage_file: str, steps: int, dt: float, trace: str | None, fmt: str, plot: str | None,
+@_parallel_options
+def simulate_command(paths: tuple[str, ...], steps: int, dt: float, trace: str | None, fmt: str, plot: str | None,
                      record: str | None, vehicles: tuple[str, ...], threads: int, controls: tuple[str, ...],
-                     reading: str) -> None:
+                     reading: str, jobs: int, ray_address: str | None) -> None:
     """Step the stage's vehicles with the vehicle2 core (no PhysX needed), driven by their controller attributes
     (time samples on them make a drive cycle over stage time) and the --control options.
 
@@ -450,12 +534,24 @@ def simulate_command(stage_file: str, steps: int, dt: float, trace: str | None, 
     Stage errors go to stderr, and so do a dt longer than a vehicle integrates stably (DT_LIMIT) and, with
     --as ovphysx, what that reading changes (OVPHYSX_READING); exit code 1 when no vehicle can be simulated or the
     numerical guard froze a vehicle (said on stderr: which, why, from which step), 2 for unreadable input.
+
+    Several files (or folders, searched for .usd/.usda/.usdc/.usdz): each file's result in input order, its lines
+    starting with its path (--format json: a line per file, {file, status, ...} with the summary or the error),
+    without timings, so that --jobs N and --ray (which share the files out) print the same; the text ends with a
+    count. Each file's stderr lines start with its path. --trace, --plot and --record then name folders:
+    DIR/<file's path>.trace.json, .plot.png, .record.usda. A file that cannot be simulated is its error line; the
+    others still run; the exit code is the worst of them.
     """
     import json
 
     from .outputs.simulation_files import simulate_files
     from .simulate import NoVehicleError, text_summary
 
+    if _many(paths):
+        _simulate_many(paths, fmt, jobs, ray_address, steps=steps, dt=dt, trace=trace, plot=plot, record=record,
+                       vehicles=vehicles, threads=threads, controls=controls, reading=reading)
+        return
+    stage_file = _one_file(paths, jobs, ray_address)
     try:
         result = simulate_files(stage_file, steps, dt, vehicles=vehicles, trace=trace, plot=plot, record=record,
                                 threads=threads, controls=controls, reading=reading,
@@ -474,6 +570,50 @@ def simulate_command(stage_file: str, steps: int, dt: float, trace: str | None, 
             click.echo(line)
     if result.frozen:
         sys.exit(EXIT_FINDINGS)
+
+
+def _simulate_many(paths: tuple[str, ...], fmt: str, jobs: int, ray_address: str | None, **options) -> None:
+    """simulate PATH...: each file's report lines on stdout and its problems on stderr, in input order as they are
+    done; the trace, plot and record of each file into the folders those options name."""
+    import functools
+
+    from .many_files import map_paths, output_base, output_paths
+    from .outputs.simulation_files import OUTPUT_SUFFIXES, exit_code, report_end, simulate_file, simulation_failed
+    from .simulate.control_specs import controls_from_specs
+
+    files, missing = _collect(paths)
+    controls_from_specs(options["controls"], options["steps"])  # a bad --control is refused before any file runs
+    base = output_base(p for p in paths if os.path.exists(p))
+    for name in OUTPUT_SUFFIXES:
+        folder = options[name]
+        if folder is None:
+            continue
+        if os.path.exists(folder) and not os.path.isdir(folder):
+            raise click.UsageError(f"--{name} {folder} is a file; with several files it names a folder, which gets "
+                                   f"one {name} per file")
+        output_paths(files, base, folder, OUTPUT_SUFFIXES[name])  # refuses a file given twice
+    if options["plot"]:
+        import matplotlib  # noqa: F401 - the plot extra missing: said once (main), before any file runs
+    _start_parallel(jobs, ray_address, ["physxvehicle_usd.outputs.simulation_files"])
+    results = [simulation_failed(m.file, m.message) for m in missing]
+    for result in results:
+        for line in result.report_lines(fmt):
+            _streamed(line)
+    simulate = functools.partial(simulate_file, base=base, **options)
+
+    def run(progress, started):
+        for result in map_paths(simulate, files, failed=simulation_failed, jobs=jobs, ray=ray_address,
+                                progress=progress, started=started):
+            for line in result.problems:
+                _streamed(line, err=True)
+            for line in result.report_lines(fmt):
+                _streamed(line)
+            results.append(result)
+
+    _with_progress(run, "simulating")
+    if fmt == "text":
+        _streamed(report_end(results))
+    sys.exit(exit_code(results))
 
 
 def main(argv: list[str] | None = None) -> None:

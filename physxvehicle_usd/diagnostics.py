@@ -28,9 +28,12 @@ class Diagnostic(BaseModel):
     file: str | None = None
     fix: Repair | None = None  # the finding's one unambiguous repair, where it has one (physxvehicle_usd.repairs)
 
+    def where(self) -> str:
+        """The prim, or the prim and property as `/World/Car.physxVehicle:foo`."""
+        return self.prim + (f".{self.property}" if self.property else "")
+
     def line(self) -> str:
-        where = self.prim + (f".{self.property}" if self.property else "")
-        return f"{self.severity.value} {self.code} {where}: {self.message}"
+        return f"{self.severity.value} {self.code} {self.where()}: {self.message}"
 
 
 class SeverityShortcuts:

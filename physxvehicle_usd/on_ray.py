@@ -1,5 +1,6 @@
-"""Per-file work on Ray (`validate --ray [ADDRESS]`): a local Ray instance or a cluster runs a function over many
-files, and the results come back one per file, in input order, as they are done.
+"""Per-file work on Ray (`validate`, `convert`, `simulate` PATH... `--ray [ADDRESS]`, through many_files.map_paths):
+a local Ray instance or a cluster runs a function over many files, and the results come back one per file, in input
+order, as they are done.
 
     with ray_session("local"):            # or "HOST:PORT", "ray://HOST:PORT", "auto"
         for result in map_files(validate_file, files, failed=unreadable):
@@ -24,14 +25,13 @@ from __future__ import annotations
 
 import logging
 import os
-import site
 import warnings
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator, Sequence, TypeVar
 
 from .errors import InputError
-from .workers import file_chunks
+from .workers import file_chunks, package_root, same_package_pythonpath
 
 __all__ = ["LOCAL", "RAY_MISSING", "check_address", "import_ray", "map_files", "package_root", "ray_session"]
 
@@ -73,22 +73,10 @@ def check_address(address: str) -> str:
     raise InputError(f"--ray {address!r} is not a Ray address: give local, auto, HOST:PORT or ray://HOST:PORT")
 
 
-def package_root() -> str:
-    """The folder the running physxvehicle_usd is imported from (a checkout, or the editable install's source)."""
-    return str(Path(__file__).resolve().parent.parent)
-
-
 def _local_runtime_env() -> dict:
-    """The workers of a local instance import the same physxvehicle_usd as this process: its package root first on
-    PYTHONPATH. Without it a checkout run with `python -m` from its own folder (on sys.path for this process, not
-    for the workers) would be checked by whatever copy is installed. A package installed in site-packages needs
-    nothing: that folder on PYTHONPATH would come before the standard library and could shadow it."""
-    root = package_root()
-    site_dirs = {str(Path(d).resolve()) for d in [*site.getsitepackages(), site.getusersitepackages()]}
-    if root in site_dirs:
-        return {}
-    path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)
-    return {"env_vars": {"PYTHONPATH": path}}
+    """The workers of a local instance import the same physxvehicle_usd as this process (workers.py says how)."""
+    path = same_package_pythonpath()
+    return {} if path is None else {"env_vars": {"PYTHONPATH": path}}
 
 
 def _cluster_runtime_env() -> dict:

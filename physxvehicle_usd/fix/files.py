@@ -14,6 +14,7 @@ After writing, the result is validated again: `remaining` is what it still has (
 """
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -142,10 +143,13 @@ def fix_file(path: str, output: str | None = None, in_place: bool = False, dry_r
 
 def fix_paths(paths: Iterable[str], output: str | None = None, in_place: bool = False, dry_run: bool = False,
               only: Iterable[str] | None = None, progress: Callable[[FileFix], None] | None = None,
+              jobs: int = 1, ray_address: str | None = None,
               started: Callable[[int], None] | None = None) -> list[FileFix]:
     """Repair every file (folders searched as `validate` does, leaving out earlier `*.fixed.*` outputs). `output`: a
-    file for one input, a folder (existing, or ending in a separator) for several. `started` is told how many files
-    will be repaired (`progress` then hears of each), before the first is."""
+    file for one input, a folder (existing, or ending in a separator) for several. `jobs` / `ray_address` share the
+    files out as validate's do (physxvehicle_usd.many_files): the same results, in input order. `started` is told
+    how many files will be repaired (`progress` then hears of each), before the first is."""
+    from ..many_files import map_paths
     from ..validate import collect_files
 
     paths = list(paths)
@@ -153,15 +157,21 @@ def fix_paths(paths: Iterable[str], output: str | None = None, in_place: bool = 
     explicit = {str(Path(p)) for p in paths}
     files = [f for f in files if f in explicit or FIXED_SUFFIX + "." not in Path(f).name]
     outputs = _outputs(files, output, in_place)
-    results = [FileFix(file=m.file, status="unreadable", message=m.message) for m in missing]
-    if started:
-        started(len(files))
-    for file in files:
-        result = fix_file(file, outputs.get(file), in_place=in_place, dry_run=dry_run, only=only)
-        results.append(result)
-        if progress:
-            progress(result)
+    results = [_unreadable(m.file, m.message) for m in missing]
+    one = functools.partial(_fix_one, outputs=outputs, in_place=in_place, dry_run=dry_run,
+                            only=tuple(only) if only is not None else None)
+    results += map_paths(one, files, failed=_unreadable, jobs=jobs, ray=ray_address, progress=progress,
+                         started=started)
     return results
+
+
+def _fix_one(file: str, outputs: dict[str, str], in_place: bool, dry_run: bool, only: tuple[str, ...] | None) -> FileFix:
+    return fix_file(file, outputs.get(file), in_place=in_place, dry_run=dry_run, only=only)
+
+
+def _unreadable(file: str, why: str) -> FileFix:
+    """A file that could not be repaired (its output cannot be written, its worker crashed): as an unreadable one."""
+    return FileFix(file=file, status="unreadable", message=why)
 
 
 def _outputs(files: list[str], output: str | None, in_place: bool) -> dict[str, str]:

@@ -20,9 +20,6 @@ def exit_code(results: list[FileFix], strict: bool = False) -> int:
     return EXIT_FINDINGS if any(p.finding.severity in failing for r in results for p in r.remaining) else EXIT_OK
 
 
-def _where(f: Diagnostic) -> str:
-    return f.prim + (f".{f.property}" if f.property else "")
-
 
 def summary(results: list[FileFix]) -> dict:
     return {
@@ -64,7 +61,7 @@ def text_report(results: list[FileFix], show_info: bool = False) -> str:
             lines.append(f"{r.file}: error UNREADABLE /: {r.message}")
             continue
         for made in r.repairs:
-            codes = ", ".join(dict.fromkeys(f"{f.code} {_where(f)}" for f in made.findings))
+            codes = ", ".join(dict.fromkeys(f"{f.code} {f.where()}" for f in made.findings))
             lines.append(f"{r.file}: repair {codes}: {made.repair.summary}")
             lines.extend(_edit_lines(made.repair.edits))
         lines.append(f"{r.file}: {_outcome(r)}")
@@ -73,7 +70,7 @@ def text_report(results: list[FileFix], show_info: bool = False) -> str:
             if f.severity == Severity.INFO and not show_info:
                 continue
             why = p.why_not or ("repairable: run fix again" if f.fix is not None else "no repair: the author decides")
-            lines.append(f"{r.file}: left {f.severity.value} {f.code} {_where(f)}: {f.message} [{why}]")
+            lines.append(f"{r.file}: left {f.severity.value} {f.code} {f.where()}: {f.message} [{why}]")
     s = summary(results)
     lines.append(f"{s['files']} files: {s['fixed']} fixed, {s['planned']} planned, {s['unchanged']} unchanged, "
                  f"{s['unreadable']} unreadable; {s['repairs']} repairs ({s['edits']} edits); left: "

@@ -1,14 +1,19 @@
 """The `simulate` command's job: load, run, and write the trace, plot and record asked for (each atomically,
-after the run; an output that cannot be written is refused before it)."""
+after the run; an output that cannot be written is refused before it). For many stages (`simulate PATH...`), the
+same for one file, with what it gave kept for the report: its outputs go into the folders --trace, --plot and
+--record then name, as DIR/<the file's path from the folder holding every input><OUTPUT_SUFFIXES>
+(many_files.output_paths)."""
 from __future__ import annotations
 
+import json
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 from ..errors import InputError
 from ..read.readings import READING_CODE
-from ..simulate import load, problem_lines, run
+from ..simulate import NoVehicleError, load, problem_lines, run, text_summary
 from ..simulate.result import SimulationResult
 
 
@@ -38,8 +43,6 @@ def simulate_files(stage_file: str | os.PathLike, steps: int, dt: float, *, vehi
     and so do what the ovphysx reading changed (reading="ovphysx") and a dt too long for a vehicle (DT_LIMIT).
 
     controls: `NAME=VALUE` or `NAME=A:B` (simulate/control_specs.py), applied over the stage's own controls."""
-    import json
-
     from ..simulate.control_specs import controls_from_specs
 
     given = controls_from_specs(controls, steps)
@@ -82,3 +85,67 @@ def simulate_files(stage_file: str | os.PathLike, steps: int, dt: float, *, vehi
 
         _writing(record, lambda: write_record(result, loaded.stage, str(Path(stage_file).absolute()), record))
     return result
+
+
+# -- many files ------------------------------------------------------------------------------------------------------
+
+OUTPUT_SUFFIXES = {"trace": ".trace.json", "plot": ".plot.png", "record": ".record.usda"}
+EXIT_CODES = {"ok": 0, "frozen": 1, "no_vehicle": 1, "failed": 2}  # the CLI's exit codes, by a file's status
+
+
+@dataclass
+class SimulatedFile:
+    """What simulating one of many files gave: small, to come back from a worker; nothing in it differs from run
+    to run (no timings), so that the report is the same whoever ran it."""
+    file: str
+    status: str                     # "ok", "frozen" (the guard froze a vehicle), "no_vehicle", "failed" (EXIT_CODES)
+    problems: list[str] = field(default_factory=list)  # for stderr, as one file's run says them there
+    summary: dict[str, Any] | None = None  # the JSON summary, without timings
+    lines: list[str] = field(default_factory=list)     # the text summary, without timings
+    message: str | None = None      # why it did not run, naming the file
+
+    def report_lines(self, fmt: str) -> list[str]:
+        """The file's part of the report (stdout): text lines naming the file, or one JSON line."""
+        if fmt == "json":
+            body = self.summary if self.summary is not None else {"error": self.message}
+            return [json.dumps({"file": self.file, "status": self.status, **body})]
+        if self.summary is None:
+            return [f"error: {self.message}"]
+        return [f"{self.file}:{'' if line.startswith('/') else ' '}{line}" for line in self.lines]
+
+
+def simulation_failed(file: str, why: str) -> SimulatedFile:
+    return SimulatedFile(file=file, status="failed", message=why)
+
+
+def simulate_file(file: str, *, steps: int, dt: float, base: str, trace: str | None = None, plot: str | None = None,
+                  record: str | None = None, **options) -> SimulatedFile:
+    """Simulate one of many files: simulate_files with its outputs in the folders trace, plot and record (names:
+    output_paths with `base`), what it reports kept. Raises InputError for a file that cannot be read
+    (many_files.map_paths makes it the file's failure)."""
+    from ..many_files import output_paths
+
+    outputs = {name: output_paths([file], base, folder, OUTPUT_SUFFIXES[name])[file]
+               for name, folder in (("trace", trace), ("plot", plot), ("record", record)) if folder}
+    problems: list[str] = []
+    say = problems.append
+    try:
+        result = simulate_files(file, steps, dt, report=lambda line: say(f"{file}: {line}"), **outputs, **options)
+    except NoVehicleError as nothing:
+        return SimulatedFile(file=file, status="no_vehicle", problems=[f"{file}: {line}" for line in nothing.problems],
+                             message=str(nothing))
+    problems += [f"{file}: {line}" for line in result.frozen_lines()]
+    return SimulatedFile(file=file, status="frozen" if result.frozen else "ok", problems=problems,
+                         summary=result.summary(timings=False), lines=text_summary(result, timings=False))
+
+
+def report_end(results: list[SimulatedFile]) -> str:
+    """The text report's last line: how many files ran, how many did not."""
+    ran = [r for r in results if r.summary is not None]
+    frozen = sum(1 for r in ran if r.status == "frozen")
+    return (f"simulated {len(results)} file(s): {len(ran)} ran" + (f" ({frozen} with frozen vehicles)" if frozen else "")
+            + (f", {len(results) - len(ran)} did not" if len(ran) < len(results) else ""))
+
+
+def exit_code(results: list[SimulatedFile]) -> int:
+    return max((EXIT_CODES[r.status] for r in results), default=0)

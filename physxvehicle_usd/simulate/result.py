@@ -177,10 +177,11 @@ class SimulationResult:
         """The trace layout of `Simulator.run`; needs `run(..., outputs=("trace",))`."""
         return trace_from_arrays(self.arrays, self.paths, self.wheel_paths, self.dt, self.steps)
 
-    def summary(self) -> dict[str, Any]:
-        """The command line's JSON summary line: counts and timings, and each vehicle's result by path."""
-        return {"vehicles": len(self.paths), "wheels": self.wheel_count, "steps": self.steps, "dt": self.dt,
-                "load_s": round(self.load_s, 6), "step_s": round(self.step_s, 6),
+    def summary(self, timings: bool = True) -> dict[str, Any]:
+        """The command line's JSON summary line: counts and timings (load_s, step_s: left out with timings=False, as
+        text_summary's), and each vehicle's result by path."""
+        timed = {"load_s": round(self.load_s, 6), "step_s": round(self.step_s, 6)} if timings else {}
+        return {"vehicles": len(self.paths), "wheels": self.wheel_count, "steps": self.steps, "dt": self.dt, **timed,
                 "results": {s.path: s.as_json() for s in self.vehicles}}
 
 
@@ -203,8 +204,9 @@ def forward_speeds(result: SimulationResult) -> np.ndarray:
     return _forward_speed(b["orientation"], b["linearVelocity"], result.loaded.forward_axes()[None]) * result.meters_per_unit
 
 
-def text_summary(result: SimulationResult, limit: int = 20) -> list[str]:
-    """A line per vehicle (at most `limit`) and the summary line."""
+def text_summary(result: SimulationResult, limit: int = 20, timings: bool = True) -> list[str]:
+    """A line per vehicle (at most `limit`) and the summary line; without its timings (load, stepping), which differ
+    from run to run, for a report that must be the same whoever runs it (simulate over many files)."""
     lines = []
     for s in result.vehicles[:limit]:
         gear = f"gear {s.gear}" if s.has_gears else "no gearbox"
@@ -216,9 +218,11 @@ def text_summary(result: SimulationResult, limit: int = 20) -> list[str]:
     if len(result.vehicles) > limit:
         lines.append(f"... and {len(result.vehicles) - limit} more vehicles")
     simulated = result.steps * result.dt
-    per_step = 1000.0 * result.step_s / result.steps
-    factor = simulated / result.step_s if result.step_s > 0 else math.inf
-    lines.append(f"simulated {len(result.paths)} vehicle(s), {result.wheel_count} wheels: {result.steps} steps of "
-                 f"{result.dt:g} s ({simulated:.2f} s); load {result.load_s:.3f} s, stepping {result.step_s:.3f} s "
-                 f"({per_step:.2f} ms/step, {factor:.1f}x real time)")
-    return lines
+    line = (f"simulated {len(result.paths)} vehicle(s), {result.wheel_count} wheels: {result.steps} steps of "
+            f"{result.dt:g} s ({simulated:.2f} s)")
+    if timings:
+        per_step = 1000.0 * result.step_s / result.steps
+        factor = simulated / result.step_s if result.step_s > 0 else math.inf
+        line += (f"; load {result.load_s:.3f} s, stepping {result.step_s:.3f} s ({per_step:.2f} ms/step, "
+                 f"{factor:.1f}x real time)")
+    return lines + [line]

@@ -85,9 +85,6 @@ def exit_code(results: list[FileResult], strict: bool = False) -> int:
     return EXIT_FINDINGS if any(f.severity in failing for r in results for f in r.findings) else EXIT_OK
 
 
-def _where(f: Diagnostic) -> str:
-    return f.prim + (f".{f.property}" if f.property else "")
-
 
 def summary(results: list[FileResult]) -> dict:
     return {
@@ -111,7 +108,7 @@ def text_report(results: list[FileResult], show_info: bool = False) -> str:
             f = g.finding
             if f.severity == Severity.INFO and not show_info:
                 continue
-            lines.append(f"{r.file}: {f.severity.value} {f.code} {_where(f)}: {f.message}{g.prims_text()}")
+            lines.append(f"{r.file}: {f.severity.value} {f.code} {f.where()}: {f.message}{g.prims_text()}")
     s = summary(results)
     lines.append(f"{s['files']} files, {s['vehicles']} vehicles: {s['errors']} errors, {s['warnings']} warnings, "
                  f"{s['unreadable']} unreadable")
@@ -167,9 +164,9 @@ def junit_report(results: list[FileResult]) -> str:
                 f = g.finding
                 if f.severity == Severity.ERROR:
                     failure = ET.SubElement(case, "failure", message=f.message, type=f.code)
-                    failure.text = f"{_where(f)}: {f.message}{g.prims_text()}"
+                    failure.text = f"{f.where()}: {f.message}{g.prims_text()}"
                     failures += 1
-            warnings = [f"{g.finding.code} {_where(g.finding)}: {g.finding.message}{g.prims_text()}"
+            warnings = [f"{g.finding.code} {g.finding.where()}: {g.finding.message}{g.prims_text()}"
                         for g in groups if g.finding.severity == Severity.WARNING]
             if warnings:
                 ET.SubElement(case, "system-out").text = "\n".join(warnings)
@@ -196,7 +193,7 @@ def github_report(results: list[FileResult]) -> str:
         for g in group_findings(r):
             f = g.finding
             level = {"error": "error", "warning": "warning", "info": "notice"}[f.severity.value]
-            title = _escape_property(f"{f.code} {_where(f)}")
+            title = _escape_property(f"{f.code} {f.where()}")
             lines.append(f"::{level} file={_escape_property(r.file)},title={title}::"
                          f"{_escape_data(f.message + g.prims_text())}")
     s = summary(results)
