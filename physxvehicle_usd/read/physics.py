@@ -13,10 +13,18 @@ from typing import Sequence
 from pxr import Gf, Usd, UsdGeom, UsdPhysics
 
 from .. import properties as P
-from ..description import Block, GroundDescription, MaterialDescription, Source
+from ..description import (
+    Block,
+    CollisionGroupDescription,
+    GroundDescription,
+    MaterialDescription,
+    ShapeDescription,
+    Source,
+)
 from ..diagnostics import DiagnosticSink
 from ..properties import RIGID_BODY, SCENE
 from ..units import StageUnits
+from .collision import collision_groups, combine_modes, shape_offsets, static_shape, vehicle_shape
 from .values import ComponentReader
 
 
@@ -26,6 +34,8 @@ class PhysicsInfo:
     bodies: dict[str, object] = field(default_factory=dict)          # path -> RigidBodyDesc
     materials: dict[str, MaterialDescription] = field(default_factory=dict)
     ground: list[GroundDescription] = field(default_factory=list)
+    shapes: dict[str, list[ShapeDescription]] = field(default_factory=dict)  # rigid body path -> its shapes
+    groups: dict[str, CollisionGroupDescription] = field(default_factory=dict)
 
 
 def _load(stage: Usd.Stage, include: Sequence[str] = ("/",), exclude: Sequence[str] = ()) -> dict:
@@ -60,9 +70,14 @@ def _matrix(m: Gf.Matrix4d) -> list[list[float]]:
     return [[float(m[r][c]) for c in range(4)] for r in range(4)]
 
 
-def load_physics(stage: Usd.Stage, sink: DiagnosticSink, exclude: Sequence[str] = ()) -> PhysicsInfo:
+_SHAPES = ("CubeShape", "SphereShape", "CapsuleShape", "CylinderShape", "MeshShape", "ConeShape", "PlaneShape")
+
+
+def load_physics(stage: Usd.Stage, sink: DiagnosticSink, exclude: Sequence[str] = (),
+                 units: StageUnits | None = None) -> PhysicsInfo:
     """exclude: subtrees left out of the parse (read/copies.py: copies of an asset whose subtree holds nothing of
-    this but the vehicle's own body)."""
+    this but the vehicle's own body). units: the stage's, for the colliders' default offsets."""
+    units = units or StageUnits(1.0, 1.0)
     info = PhysicsInfo()
     try:
         parsed = _load(stage, exclude=exclude)
@@ -80,13 +95,27 @@ def load_physics(stage: Usd.Stage, sink: DiagnosticSink, exclude: Sequence[str] 
                 info.bodies[key] = desc
             elif name == "RigidBodyMaterial":
                 info.materials[key] = MaterialDescription(key, float(desc.staticFriction), float(desc.dynamicFriction),
-                                                          float(desc.restitution))
-            elif name in ("PlaneShape", "MeshShape") and not str(desc.rigidBody):
+                                                          float(desc.restitution),
+                                                          *combine_modes(stage.GetPrimAtPath(path)))
+            elif name in _SHAPES and not desc.collisionEnabled:
+                continue
+            elif name in _SHAPES and str(desc.rigidBody):
+                shape = vehicle_shape(stage, desc, units, sink) if name != "PlaneShape" else None
+                if shape is not None:
+                    info.shapes.setdefault(str(desc.rigidBody), []).append(shape)
+            elif name in _SHAPES and not (name == "PlaneShape" or (name == "MeshShape" and str(desc.approximation)
+                                                                   in ("none", "meshSimplification"))):
+                transform = _matrix(xform_cache.GetLocalToWorldTransform(stage.GetPrimAtPath(path)))
+                shape = static_shape(stage, desc, transform, units, sink)
+                if shape is not None:
+                    info.ground.append(shape)
+            elif name in ("PlaneShape", "MeshShape"):
                 prim = stage.GetPrimAtPath(path)
                 material = str(desc.materials[0]) if len(desc.materials) and str(desc.materials[0]) else None
+                contact, rest = shape_offsets(prim, units, sink)
                 ground = GroundDescription(path=key, kind="plane" if name == "PlaneShape" else "mesh",
                                            transform=_matrix(xform_cache.GetLocalToWorldTransform(prim)),
-                                           material=material)
+                                           material=material, contactOffset=contact, restOffset=rest)
                 if name == "PlaneShape":
                     ground.axis = str(desc.axis).rsplit(".", 1)[-1]
                 else:
@@ -95,6 +124,10 @@ def load_physics(stage: Usd.Stage, sink: DiagnosticSink, exclude: Sequence[str] 
                     ground.faceVertexIndices = list(mesh.GetFaceVertexIndicesAttr().Get() or [])
                     ground.faceVertexCounts = list(mesh.GetFaceVertexCountsAttr().Get() or [])
                 info.ground.append(ground)
+    if info.shapes or any(g.kind == "convex" for g in info.ground):
+        info.groups, members = collision_groups(stage)
+        for ground in info.ground:
+            ground.groups = sorted(g for g, inside in members.items() if ground.path in inside)
     return info
 
 

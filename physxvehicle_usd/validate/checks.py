@@ -5,7 +5,6 @@ never collide with the parser rules (V01-V142) the reader reports.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Iterator
 
 from pxr import Usd, UsdPhysics
@@ -13,6 +12,7 @@ from pxr import Usd, UsdPhysics
 from .. import properties as P
 from ..description import StageDescription
 from ..diagnostics import Diagnostic, Severity
+from ..read.collision import collide, collision_groups
 
 COMPONENT_SCHEMAS = (P.WHEEL, P.TIRE, P.SUSPENSION, P.ENGINE, P.GEARS, P.AUTOBOX, P.CLUTCH, P.DRIVE_BASIC,
                      P.DRIVE_STANDARD)
@@ -68,66 +68,28 @@ def _wheel_shapes(attachment: Usd.Prim) -> list[Usd.Prim]:
     return [p for p in Usd.PrimRange(attachment, Usd.TraverseInstanceProxies()) if p.HasAPI(UsdPhysics.CollisionAPI)]
 
 
-@dataclass
-class _Group:
-    members: set[str]
-    filtered: set[str]
-    inverted: bool
-
-
-def _collision_groups(stage: Usd.Stage) -> dict[str, _Group]:
-    """Every PhysicsCollisionGroup: its colliders, the groups it filters and whether that filter is inverted."""
-    groups: dict[str, _Group] = {}
-    for prim in _prims(stage):
-        if prim.IsA(UsdPhysics.CollisionGroup):
-            group = UsdPhysics.CollisionGroup(prim)
-            query = group.GetCollidersCollectionAPI().ComputeMembershipQuery()
-            members = {str(p) for p in Usd.ComputeIncludedPathsFromCollection(query, stage)}
-            filtered = {str(t) for t in group.GetFilteredGroupsRel().GetTargets()}
-            inverted = bool(group.GetInvertFilteredGroupsAttr().Get())
-            groups[str(prim.GetPath())] = _Group(members, filtered, inverted)
-    return groups
-
-
-def _filters(groups: dict[str, _Group], a: str, b: str | None) -> bool:
-    """Whether group a keeps its colliders from touching those of group b (None: colliders in no group). An
-    inverted filter lets a touch only the groups it lists."""
-    listed = b is not None and b in groups[a].filtered
-    return not listed if groups[a].inverted else listed
-
-
-def _collide(groups: dict[str, _Group], of_a: list[str], of_b: list[str]) -> bool:
-    """Whether two colliders in these groups touch: filtering works either way round, and one filtering pair
-    suffices."""
-    for a in of_a or [None]:
-        for b in of_b or [None]:
-            if (a is not None and _filters(groups, a, b)) or (b is not None and _filters(groups, b, a)):
-                return False
-    return True
-
-
 def check_wheel_collision_setup(stage: Usd.Stage, d: StageDescription) -> Iterator[Diagnostic]:
     """Wheel collision shapes must be kept from touching the ground as rigid shapes (the suspension query
     carries the car): a shape in no collision group collides with everything (A03); a shape whose groups do not
     filter a ground collider's touches that ground (A07)."""
-    groups = None
+    groups = members = None
     for vehicle in d.vehicles.values():
         for wheel in vehicle.wheels:
             shapes = _wheel_shapes(stage.GetPrimAtPath(wheel.path))
             if not shapes:
                 continue
             if groups is None:
-                groups = _collision_groups(stage)
+                groups, members = collision_groups(stage)
             for shape in shapes:
                 path = str(shape.GetPath())
-                of_shape = sorted(g for g, info in groups.items() if path in info.members)
+                of_shape = sorted(g for g, inside in members.items() if path in inside)
                 if not of_shape:
                     yield _finding(Severity.WARNING, "A03", path, "wheel collision shape is in no "
                                    "PhysicsCollisionGroup: it will collide with the ground and fight the suspension")
                     continue
                 touching = [ground.path for ground in d.ground
-                            if _collide(groups, of_shape, sorted(g for g, info in groups.items()
-                                                                 if ground.path in info.members))]
+                            if collide(groups, of_shape, sorted(g for g, inside in members.items()
+                                                                if ground.path in inside))]
                 if touching:
                     yield _finding(Severity.WARNING, "A07", path, f"wheel collision shape's group(s) "
                                    f"{', '.join(of_shape)} do not filter the ground collider(s) {', '.join(touching)}: "

@@ -1,0 +1,526 @@
+"""Contacts of the vehicles' own collision shapes with the static world, as PhysX generates them for its solver.
+
+Every shape the simulator collides is a convex polytope (read/collision.py: boxes, omni.physx's cylinder hulls,
+convex-hull meshes) met against planes, static convex polytopes (boxes, hulls) and the triangles of static meshes.
+`ContactModel` holds the shapes as padded arrays, one row per vehicle shape (its vehicle, points, faces, edges,
+offsets, material) and one per static polytope; `generate` finds each step's contacts from the pose the step begins
+with (PhysX's narrow phase runs before its solver, on the poses the vehicle update left unchanged).
+
+What is made, per pair of shapes whose distance is below the sum of their contact offsets (PhysX's contact distance):
+  plane       every vertex of the polytope closer to the plane than the contact distance;
+  polytope    separating axes (the faces of either shape, and the cross products of their edges); on a face axis the
+              face of the other shape most opposed to it (the incident face) clipped against the reference face's
+              sides, the points kept where closer than the contact distance; on an edge axis, the closest points of
+              the two edges. A triangle is single-sided: only contacts pushing the shape to its front side are kept.
+Then at most four points per pair and normal (PhysX's manifold size): the deepest, the one farthest from it, the one
+making the largest triangle with them, and the one farthest outside that triangle.
+
+Candidate pairs come from boxes: a vehicle whose shapes' boxes (grown by the contact distance) reach no static
+shape costs one box test per plane and nothing else; the triangles a box reaches come from the ground's TriangleGrid.
+
+Approximations against PhysX (whose default on omni.physx is PCM, persistent contact manifolds): the manifold is made
+anew every step, not carried over and refreshed; the full clipped face is reduced to four points, where PCM adds the
+points of successive steps; PCM's mesh contacts pass through its edge filtering, here a triangle contact whose normal
+turns against the triangle's front is dropped.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from ..description import CollisionGroupDescription, GroundDescription, MaterialDescription, ShapeDescription
+from ..read.collision import COMBINE_MODES, collide
+from . import vecmath as vm
+from .ground import Ground, box_pairs
+
+# PhysX's material when a shape has none bound (omni.physx's default material)
+DEFAULT_MATERIAL = (0.5, 0.5, 0.0, "average", "average")
+MAX_POINTS = 4  # PhysX's manifold: four points per contact patch
+_SAME_NORMAL = 0.999  # PXC_SAME_NORMAL: contacts whose normals agree this well share a patch
+_FACE_PREFERENCE = 1e-4  # a face axis is taken over an edge axis this little (relative) deeper
+
+
+# ------------------------------------------------------------------------------------------------ polytopes
+
+@dataclass(frozen=True)
+class Polytope:
+    """A convex polytope's vertices (K, 3), faces (outward unit normals (F, 3), offsets (F,) with n . x = d on the
+    face, vertex loops (F, M) counter-clockwise about the normal, padded by repeating their last vertex) and edges
+    (E, 2)."""
+
+    vertices: np.ndarray
+    normals: np.ndarray
+    offsets: np.ndarray
+    loops: np.ndarray
+    loop_counts: np.ndarray
+    edges: np.ndarray
+
+
+def polytope(points: np.ndarray, tolerance: float = 1e-6) -> Polytope:
+    """The convex hull of `points` (n, 3): every plane through three points with all points on one side is a face."""
+    points = np.unique(np.asarray(points, dtype=float).reshape(-1, 3), axis=0)
+    n = len(points)
+    scale = max(float(np.abs(points).max()), 1e-12)
+    i, j, k = np.array([(a, b, c) for a in range(n) for b in range(a + 1, n) for c in range(b + 1, n)]).T
+    normal = np.cross(points[j] - points[i], points[k] - points[i])
+    length = np.linalg.norm(normal, axis=1)
+    ok = length > tolerance * scale * scale
+    i, normal = i[ok], normal[ok] / length[ok, None]
+    side = np.einsum("tj,tpj->tp", normal, points[None, :, :] - points[i][:, None, :])
+    eps = tolerance * scale
+    above, below = (side > eps).any(axis=1), (side < -eps).any(axis=1)
+    face = above != below
+    normal = np.where(below[:, None], normal, -normal)[face]  # outward: every point below
+    offset = np.einsum("tj,tj->t", normal, points[i[face]])
+    key = np.round(np.concatenate([normal, offset[:, None] / scale], axis=1), 6)
+    _, first = np.unique(key, axis=0, return_index=True)
+    normal, offset = normal[np.sort(first)], offset[np.sort(first)]
+    loops, edges = [], set()
+    for nrm, d in zip(normal, offset):
+        on = np.nonzero(np.abs(points @ nrm - d) <= eps * 10)[0]
+        centre = points[on].mean(axis=0)
+        u = points[on[0]] - centre
+        u /= np.linalg.norm(u)
+        w = np.cross(nrm, u)
+        angle = np.arctan2((points[on] - centre) @ w, (points[on] - centre) @ u)
+        loop = on[np.argsort(angle)]
+        loops.append(loop)
+        edges.update(tuple(sorted((int(loop[m]), int(loop[(m + 1) % len(loop)])))) for m in range(len(loop)))
+    M = max(len(loop) for loop in loops)
+    padded = np.array([np.concatenate([loop, np.full(M - len(loop), loop[-1])]) for loop in loops])
+    return Polytope(points, normal, offset, padded, np.array([len(loop) for loop in loops]), np.array(sorted(edges)))
+
+
+@dataclass(frozen=True)
+class Polytopes:
+    """Polytopes as padded rows: vertices (N, K, 3) (padded with vertex 0), faces (N, F, ...) (padding: zero normals,
+    offsets -inf, `face_mask` false), loops (N, F, M), edges (N, E, 2) (padding: edge (0, 0))."""
+
+    vertices: np.ndarray
+    normals: np.ndarray
+    offsets: np.ndarray
+    face_mask: np.ndarray
+    loops: np.ndarray
+    loop_counts: np.ndarray
+    edges: np.ndarray
+    edge_mask: np.ndarray
+
+    @classmethod
+    def stack(cls, items: Sequence[Polytope]) -> "Polytopes":
+        K = max(len(p.vertices) for p in items)
+        F = max(len(p.normals) for p in items)
+        M = max(p.loops.shape[1] for p in items)
+        E = max(len(p.edges) for p in items)
+        N = len(items)
+        vertices = np.zeros((N, K, 3))
+        normals, offsets = np.zeros((N, F, 3)), np.full((N, F), -np.inf)
+        face_mask, loops, counts = np.zeros((N, F), bool), np.zeros((N, F, M), np.int64), np.zeros((N, F), np.int64)
+        edges, edge_mask = np.zeros((N, E, 2), np.int64), np.zeros((N, E), bool)
+        for r, p in enumerate(items):
+            k, f, e = len(p.vertices), len(p.normals), len(p.edges)
+            vertices[r, :k], vertices[r, k:] = p.vertices, p.vertices[0]
+            normals[r, :f], offsets[r, :f], face_mask[r, :f] = p.normals, p.offsets, True
+            loops[r, :f] = np.concatenate([p.loops, np.repeat(p.loops[:, -1:], M - p.loops.shape[1], axis=1)], axis=1)
+            loops[r, f:] = loops[r, 0]
+            counts[r, :f], counts[r, f:] = p.loop_counts, p.loop_counts[0]
+            edges[r, :e], edge_mask[r, :e] = p.edges, True
+        return cls(vertices, normals, offsets, face_mask, loops, counts, edges, edge_mask)
+
+
+# ------------------------------------------------------------------------------------------------ the model
+
+def _combine(a: float, b: float, mode: int) -> float:
+    return ((a + b) / 2, min(a, b), a * b, max(a, b))[mode]
+
+
+@dataclass(frozen=True)
+class ContactModel:
+    """The vehicles' collision shapes (rows: `vehicle` index, body-frame polytopes) and the static polytopes, with
+    what PhysX combines per pair: contact distance, rest distance, friction and restitution (N shapes x G static
+    shapes, G = the ground's planes, meshes and polytopes in `Ground.materials` order) and whether the pair's groups
+    let it collide."""
+
+    vehicle: np.ndarray  # (N,)
+    shapes: Polytopes  # body (centre-of-mass) frame
+    contact_distance: np.ndarray  # (N, G)
+    rest_distance: np.ndarray  # (N, G)
+    static_friction: np.ndarray  # (N, G)
+    dynamic_friction: np.ndarray  # (N, G)
+    restitution: np.ndarray  # (N, G)
+    collides: np.ndarray  # (N, G) bool
+    static_shapes: Polytopes | None  # world frame, one per static polytope
+    static_index: np.ndarray  # (H,) their index in Ground.materials
+    plane_count: int
+
+    @classmethod
+    def build(cls, shapes: Sequence[Sequence[ShapeDescription]], com_position: np.ndarray, com_orientation: np.ndarray,
+              ground: Sequence[GroundDescription], materials: dict[str, MaterialDescription],
+              groups: dict[str, CollisionGroupDescription]) -> "ContactModel | None":
+        """shapes: each vehicle's (batch order); com_position (3, V), com_orientation (4, V): the body frame in the
+        vehicle prim's. None when no vehicle has a convex shape."""
+        rows, polys, own = [], [], []
+        for v, vehicle_shapes in enumerate(shapes):
+            R = vm.quat_to_mat(np.asarray(com_orientation, float)[:, v:v + 1])[:, :, 0]
+            for shape in vehicle_shapes:
+                if shape.kind != "convex":
+                    continue  # said when read (CONTACT_SHAPE)
+                local = (np.asarray(shape.points, float) - np.asarray(com_position, float)[:, v]) @ R
+                rows.append(v)
+                polys.append(polytope(local))
+                own.append(shape)
+        if not rows:
+            return None
+        statics = [g for g in ground if g.kind in ("plane", "mesh")] + [g for g in ground if g.kind == "convex"]
+        hulls = [polytope(_world_points(g)) for g in ground if g.kind == "convex"]
+        N, G = len(rows), len(statics)
+
+        def material(path):
+            m = materials.get(path) if path else None
+            if m is None:
+                return DEFAULT_MATERIAL
+            return (m.staticFriction, m.dynamicFriction, m.restitution, m.frictionCombineMode, m.restitutionCombineMode)
+
+        table = {name: np.zeros((N, G)) for name in ("cd", "rd", "sf", "df", "e")}
+        collides = np.zeros((N, G), bool)
+        for r, shape in enumerate(own):
+            a = material(shape.material)
+            for g, other in enumerate(statics):
+                b = material(other.material)
+                friction_mode = max(COMBINE_MODES.index(a[3]), COMBINE_MODES.index(b[3]))
+                restitution_mode = max(COMBINE_MODES.index(a[4]), COMBINE_MODES.index(b[4]))
+                table["cd"][r, g] = shape.contactOffset + other.contactOffset
+                table["rd"][r, g] = shape.restOffset + other.restOffset
+                table["sf"][r, g] = _combine(a[0], b[0], friction_mode)
+                table["df"][r, g] = _combine(a[1], b[1], friction_mode)
+                table["e"][r, g] = _combine(a[2], b[2], restitution_mode)
+                collides[r, g] = collide(groups, shape.groups, other.groups) and other.path not in shape.filtered
+        plane_count = sum(1 for g in ground if g.kind == "plane")
+        mesh_count = sum(1 for g in ground if g.kind == "mesh")
+        return cls(np.asarray(rows), Polytopes.stack(polys), table["cd"], table["rd"], table["sf"], table["df"],
+                   table["e"], collides, Polytopes.stack(hulls) if hulls else None,
+                   np.arange(plane_count + mesh_count, G), plane_count)
+
+
+def _world_points(g: GroundDescription) -> np.ndarray:
+    m = np.asarray(g.transform, dtype=float).reshape(4, 4)
+    return np.asarray(g.points, dtype=float) @ m[:3, :3] + m[3, :3]
+
+
+# ------------------------------------------------------------------------------------------------ contacts
+
+@dataclass
+class Contacts:
+    """A step's contact points, grouped by pair (`pair`: shape row and static shape) in generation order."""
+
+    shape: np.ndarray  # (C,) row of ContactModel
+    static: np.ndarray  # (C,) index into Ground.materials
+    point: np.ndarray  # (C, 3) world
+    normal: np.ndarray  # (C, 3) world, from the static shape towards the vehicle's
+    separation: np.ndarray  # (C,)
+    pair: np.ndarray | None = None  # (C,) while generating: the candidate pair that made each contact
+
+    @classmethod
+    def empty(cls) -> "Contacts":
+        return cls(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros((0, 3)), np.zeros((0, 3)), np.zeros(0))
+
+    def __len__(self) -> int:
+        return len(self.shape)
+
+
+def _world_vertices(model: ContactModel, position: np.ndarray, orientation: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every shape row's vertices in the world (N, K, 3) and its rotation (N, 3, 3), at the bodies' pose."""
+    R = np.moveaxis(vm.quat_to_mat(orientation[:, model.vehicle].astype(float)), (0, 1), (1, 2))  # (N, 3, 3)
+    vertices = np.einsum("nij,nkj->nki", R, model.shapes.vertices) + position[:, model.vehicle].T[:, None, :]
+    return vertices, R
+
+
+def generate(model: ContactModel, ground: Ground, position: np.ndarray, orientation: np.ndarray) -> Contacts:
+    """The contacts of every vehicle shape at the body poses position (3, V), orientation (4, V)."""
+    vertices, R = _world_vertices(model, position, orientation)
+    lo, hi = vertices.min(axis=1), vertices.max(axis=1)
+    reach = model.contact_distance.max(axis=1)[:, None]
+    parts = [_plane_contacts(model, ground, vertices)]
+    if model.static_shapes is not None:
+        S = model.static_shapes
+        s_lo, s_hi = S.vertices.min(axis=1), S.vertices.max(axis=1)
+        near = ((lo[:, None] - reach[:, :, None] <= s_hi[None]) & (hi[:, None] + reach[:, :, None] >= s_lo[None])).all(-1)
+        near &= model.collides[:, model.static_index]
+        shape, hull = np.nonzero(near)
+        if shape.size:
+            A = _world_polytopes(model.shapes, shape, vertices, R)
+            B = _rows(S, hull)
+            parts.append(_polytope_contacts(A, B, shape, model.static_index[hull], model, single_sided=None))
+    if ground.grid is not None:
+        shape, tri = box_pairs(ground, lo - reach, hi + reach)
+        static = model.plane_count + ground.tri_shape[tri]
+        keep = model.collides[shape, static] & np.isin(static, model.static_index, invert=True)
+        shape, tri, static = shape[keep], tri[keep], static[keep]
+        if shape.size:
+            A = _world_polytopes(model.shapes, shape, vertices, R)
+            B = _triangles(ground, tri)
+            parts.append(_polytope_contacts(A, B, shape, static, model, single_sided=ground.tri_normals[tri]))
+    parts = [p for p in parts if len(p)]
+    if not parts:
+        return Contacts.empty()
+    out = Contacts(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("shape", "static", "point", "normal",
+                                                                                  "separation")))
+    return _reduce(out)
+
+
+def _plane_contacts(model: ContactModel, ground: Ground, vertices: np.ndarray) -> Contacts:
+    parts = []
+    for k in range(ground.plane_normals.shape[0]):
+        n, d = ground.plane_normals[k], float(ground.plane_offsets[k])
+        distance = vertices @ n + d  # (N, K)
+        limit = np.where(model.collides[:, k], model.contact_distance[:, k], -np.inf)
+        touching = distance < limit[:, None]
+        touching &= _first_of_equal(vertices)
+        shape, vertex = np.nonzero(touching)
+        if shape.size:
+            sep = distance[shape, vertex]
+            parts.append(Contacts(shape, np.full(shape.size, k), vertices[shape, vertex] - sep[:, None] * n,
+                                  np.broadcast_to(n, (shape.size, 3)).copy(), sep))
+    if not parts:
+        return Contacts.empty()
+    return Contacts(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("shape", "static", "point", "normal",
+                                                                                  "separation")))
+
+
+def _first_of_equal(vertices: np.ndarray) -> np.ndarray:
+    """(N, K): the padded vertices (copies of vertex 0 after the real ones) left out."""
+    same = (vertices == vertices[:, :1]).all(axis=2)
+    same[:, 0] = False
+    return ~same
+
+
+def _rows(P: Polytopes, rows: np.ndarray) -> Polytopes:
+    return Polytopes(P.vertices[rows], P.normals[rows], P.offsets[rows], P.face_mask[rows], P.loops[rows],
+                     P.loop_counts[rows], P.edges[rows], P.edge_mask[rows])
+
+
+def _world_polytopes(P: Polytopes, rows: np.ndarray, vertices: np.ndarray, R: np.ndarray) -> Polytopes:
+    """Shape rows `rows` in the world: their world vertices, rotated normals and moved offsets."""
+    normals = np.einsum("nij,nfj->nfi", R[rows], P.normals[rows])
+    offsets = np.where(P.face_mask[rows], np.einsum("nfj,nfj->nf", normals,
+                                                    np.take_along_axis(vertices[rows], P.loops[rows][:, :, :1], 1)),
+                       -np.inf)
+    return Polytopes(vertices[rows], normals, offsets, P.face_mask[rows], P.loops[rows], P.loop_counts[rows],
+                     P.edges[rows], P.edge_mask[rows])
+
+
+def _triangles(ground: Ground, tri: np.ndarray) -> Polytopes:
+    v0 = ground.tri_v0[tri]
+    vertices = np.stack([v0, v0 + ground.tri_e1[tri], v0 + ground.tri_e2[tri]], axis=1)
+    normals = ground.tri_normals[tri][:, None, :]
+    offsets = np.einsum("nj,nj->n", normals[:, 0], v0)[:, None]
+    T = len(tri)
+    return Polytopes(vertices, normals, offsets, np.ones((T, 1), bool), np.tile(np.arange(3), (T, 1, 1)),
+                     np.full((T, 1), 3), np.tile(np.array([[0, 1], [1, 2], [0, 2]]), (T, 1, 1)), np.ones((T, 3), bool))
+
+
+def _support_min(vertices: np.ndarray, axes: np.ndarray) -> np.ndarray:
+    """min over each row's vertices of axis . x: vertices (P, K, 3), axes (P, A, 3) -> (P, A)."""
+    return np.einsum("paj,pkj->pak", axes, vertices).min(axis=2)
+
+
+def _polytope_contacts(A: Polytopes, B: Polytopes, shape: np.ndarray, static: np.ndarray, model: ContactModel,
+                       single_sided: np.ndarray | None) -> Contacts:
+    """Contacts of pairs of polytopes A (the vehicle's) and B (static) by separating axes; see the module docstring.
+    single_sided: B's front normals (triangles), whose back side makes no contact."""
+    P = len(shape)
+    rows = np.arange(P)
+    limit = model.contact_distance[shape, static]
+    # face axes of A (outward normals n_f: B's separation from A along n_f), of B (A's separation from B)
+    sep_a = np.where(A.face_mask, _support_min(B.vertices, A.normals) - A.offsets, -np.inf)
+    sep_b = np.where(B.face_mask, _support_min(A.vertices, B.normals) - B.offsets, -np.inf)
+    # edge axes, oriented from B towards A
+    ea = A.vertices[rows[:, None], A.edges[:, :, 1]] - A.vertices[rows[:, None], A.edges[:, :, 0]]
+    eb = B.vertices[rows[:, None], B.edges[:, :, 1]] - B.vertices[rows[:, None], B.edges[:, :, 0]]
+    axes = np.cross(ea[:, :, None, :], eb[:, None, :, :]).reshape(P, -1, 3)
+    length = np.linalg.norm(axes, axis=2)
+    scale = (np.linalg.norm(ea, axis=2)[:, :, None] * np.linalg.norm(eb, axis=2)[:, None, :]).reshape(P, -1)
+    usable = (length > 1e-6 * np.maximum(scale, 1e-30)) & (A.edge_mask[:, :, None] & B.edge_mask[:, None, :]).reshape(P, -1)
+    axes = axes / np.where(usable, length, 1.0)[:, :, None]
+    towards = np.einsum("paj,pj->pa", axes, A.vertices.mean(axis=1) - B.vertices.mean(axis=1))
+    axes = np.where((towards < 0.0)[:, :, None], -axes, axes)
+    sep_e = _support_min(A.vertices, axes) + _support_min(B.vertices, -axes)  # min_A n.x - max_B n.x
+    sep_e = np.where(usable, sep_e, -np.inf)
+    best_a, best_b, best_e = sep_a.max(axis=1), sep_b.max(axis=1), sep_e.max(axis=1)
+    face = np.maximum(best_a, best_b)
+    tol = _FACE_PREFERENCE * (1.0 + np.abs(face))
+    use_b = (best_b >= best_a - tol) & (best_b >= best_e - tol)
+    use_a = ~use_b & (best_a >= best_e - tol)
+    use_e = ~use_b & ~use_a
+    best = np.where(use_b, best_b, np.where(use_a, best_a, best_e))
+    touching = best < limit
+    parts = []
+    sel = np.nonzero(touching & use_b)[0]
+    if sel.size:  # reference face on B: A's most opposed face clipped by it; normal = B's face normal
+        g = sep_b[sel].argmax(axis=1)
+        normal = B.normals[sel, g]
+        f = np.where(A.face_mask[sel], np.einsum("pfj,pj->pf", A.normals[sel], normal), np.inf).argmin(axis=1)
+        parts.append(_clip(B, sel, g, A, f, normal, shape[sel], static[sel], limit[sel], points_on_reference=False))
+    sel = np.nonzero(touching & use_a)[0]
+    if sel.size:  # reference face on A: B's most opposed face clipped by it; normal = minus A's face normal
+        f = sep_a[sel].argmax(axis=1)
+        normal = -A.normals[sel, f]
+        g = np.where(B.face_mask[sel], np.einsum("pfj,pj->pf", B.normals[sel], -normal), np.inf).argmin(axis=1)
+        parts.append(_clip(A, sel, f, B, g, normal, shape[sel], static[sel], limit[sel], points_on_reference=True))
+    sel = np.nonzero(touching & use_e)[0]
+    if sel.size:
+        parts.append(_edge_contacts(A, B, sel, axes[sel, sep_e[sel].argmax(axis=1)], best[sel], shape[sel],
+                                    static[sel]))
+    parts = [p for p in parts if len(p)]
+    if not parts:
+        return Contacts.empty()
+    out = Contacts(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("shape", "static", "point", "normal",
+                                                                              "separation", "pair")))
+    if single_sided is not None:  # a triangle pushes only to its front side
+        out = _subset(out, np.einsum("cj,cj->c", out.normal, single_sided[out.pair]) > 0.0)
+    return out
+
+
+def _subset(c: Contacts, keep: np.ndarray) -> Contacts:
+    return Contacts(c.shape[keep], c.static[keep], c.point[keep], c.normal[keep], c.separation[keep],
+                    None if c.pair is None else c.pair[keep])
+
+
+def _clip(R: Polytopes, sel: np.ndarray, rf: np.ndarray, I: Polytopes, inc: np.ndarray, normal: np.ndarray,
+          shape: np.ndarray, static: np.ndarray, limit: np.ndarray, points_on_reference: bool) -> Contacts:
+    """The incident face `inc` of I clipped by the reference face `rf` of R (pairs `sel`): the incident polygon's
+    vertices inside the reference face, the reference face's vertices inside the incident polygon (moved onto its
+    plane along the normal) and the crossings of their edges, kept where their separation along the reference face's
+    normal is below `limit`. Points lie on the incident face; `normal` points from the static shape to the vehicle's."""
+    n_r = R.normals[sel, rf]  # the reference face's outward normal
+    d_r = R.offsets[sel, rf]
+    ref = R.vertices[sel[:, None], R.loops[sel, rf]]  # (P, M, 3)
+    inc_pts = I.vertices[sel[:, None], I.loops[sel, inc]]
+    n_i = I.normals[sel, inc]
+    d_i = I.offsets[sel, inc]
+    P = len(sel)
+    ref_next, inc_next = np.roll(ref, -1, axis=1), np.roll(inc_pts, -1, axis=1)
+    ref_count, inc_count = R.loop_counts[sel, rf], I.loop_counts[sel, inc]
+    Mr, Mi = ref.shape[1], inc_pts.shape[1]
+    # the padded loops repeat their last vertex: their closing edge runs from the last real vertex to the first
+    ref_next = np.where((np.arange(Mr)[None, :] >= ref_count[:, None] - 1)[:, :, None], ref[:, :1], ref_next)
+    inc_next = np.where((np.arange(Mi)[None, :] >= inc_count[:, None] - 1)[:, :, None], inc_pts[:, :1], inc_next)
+    ref_edge, inc_edge = ref_next - ref, inc_next - inc_pts
+    eps = 1e-7 * (1.0 + np.abs(ref).max(axis=(1, 2)))[:, None, None]
+
+    def inside(points, loop, edge, nrm):  # points (P, Q, 3) inside the loop's prism about nrm
+        side = np.einsum("pj,pmqj->pmq", nrm, np.cross(edge[:, :, None, :], points[:, None, :, :] - loop[:, :, None, :]))
+        degenerate = (np.linalg.norm(edge, axis=2) < 1e-12)[:, :, None]
+        return ((side >= -eps) | degenerate).all(axis=1)
+
+    candidates, valid = [], []
+    # 1. incident vertices inside the reference face
+    candidates.append(inc_pts)
+    valid.append(inside(inc_pts, ref, ref_edge, n_r) & (np.arange(Mi)[None, :] < inc_count[:, None]))
+    # 2. reference vertices inside the incident face, moved along n_r onto its plane
+    along = np.einsum("pj,pj->p", n_i, n_r)
+    t = (d_i[:, None] - np.einsum("pj,pmj->pm", n_i, ref)) / np.where(np.abs(along) > 1e-9, along, 1e-9)[:, None]
+    lifted = ref + t[:, :, None] * n_r[:, None, :]
+    candidates.append(lifted)
+    valid.append(inside(lifted, inc_pts, inc_edge, n_i) & (np.arange(Mr)[None, :] < ref_count[:, None])
+                 & (np.abs(along) > 1e-9)[:, None])
+    # 3. crossings of the two loops' edges, in the reference plane (components along n_r removed)
+    flat = lambda x: x - np.einsum("pj,p...j->p...", n_r, x)[..., None] * n_r[:, None, :]  # noqa: E731
+    a0, da = flat(ref)[:, :, None, :], flat(ref_edge)[:, :, None, :]
+    b0, db = flat(inc_pts)[:, None, :, :], flat(inc_edge)[:, None, :, :]
+    nr = n_r[:, None, None, :]
+    denom = np.einsum("pabj,pabj->pab", np.cross(da, db), np.broadcast_to(nr, np.broadcast_shapes(da.shape, db.shape)))
+    ok = np.abs(denom) > 1e-12
+    w = b0 - a0
+    s = np.einsum("pabj,pabj->pab", np.cross(w, db), np.broadcast_to(nr, w.shape)) / np.where(ok, denom, 1.0)
+    u = np.einsum("pabj,pabj->pab", np.cross(w, da), np.broadcast_to(nr, w.shape)) / np.where(ok, denom, 1.0)
+    crossing = ok & (s >= 0) & (s <= 1) & (u >= 0) & (u <= 1)
+    crossing &= (np.arange(Mr)[None, :, None] < ref_count[:, None, None]) & (np.arange(Mi)[None, None, :]
+                                                                            < inc_count[:, None, None])
+    point = inc_pts[:, None, :, :] + u[..., None] * inc_edge[:, None, :, :]
+    candidates.append(point.reshape(P, -1, 3))
+    valid.append(crossing.reshape(P, -1))
+    pts = np.concatenate(candidates, axis=1)
+    ok = np.concatenate(valid, axis=1)
+    sep = np.einsum("pj,pqj->pq", n_r, pts) - d_r[:, None]  # distance outside the reference face
+    ok &= sep < limit[:, None]
+    p_idx, q_idx = np.nonzero(ok)
+    point = pts[p_idx, q_idx]
+    separation = sep[p_idx, q_idx]
+    if points_on_reference:  # the incident points are B's: report them on A's side (the shape's own surface)
+        point = point - separation[:, None] * n_r[p_idx]
+    return Contacts(shape[p_idx], static[p_idx], point, normal[p_idx], separation, sel[p_idx])
+
+
+def _edge_contacts(A: Polytopes, B: Polytopes, sel: np.ndarray, axis: np.ndarray, separation: np.ndarray,
+                   shape: np.ndarray, static: np.ndarray) -> Contacts:
+    """One point for an edge-edge contact: the middle of the closest points of A's edge nearest B along the axis
+    (least axis . x) and B's edge nearest A (greatest)."""
+    def pick(P: Polytopes, lowest: bool):
+        a = P.vertices[sel[:, None], P.edges[sel, :, 0]]
+        b = P.vertices[sel[:, None], P.edges[sel, :, 1]]
+        direction = b - a
+        across = np.linalg.norm(np.cross(direction, axis[:, None, :]), axis=2) / np.maximum(
+            np.linalg.norm(direction, axis=2), 1e-30)
+        height = np.einsum("pej,pj->pe", (a + b) / 2, axis)
+        height = np.where(P.edge_mask[sel] & (across > 0.999 * across.max(axis=1, keepdims=True)), height,
+                          np.inf if lowest else -np.inf)
+        # among the edges square to the axis, the lowest (highest): the edge that realises the separation
+        k = height.argmin(axis=1) if lowest else height.argmax(axis=1)
+        rows = np.arange(len(sel))
+        return a[rows, k], direction[rows, k]
+
+    pa, da = pick(A, True)
+    pb, db = pick(B, False)
+    r = pa - pb
+    aa, bb, ab = (da * da).sum(1), (db * db).sum(1), (da * db).sum(1)
+    ar, br = (da * r).sum(1), (db * r).sum(1)
+    denom = aa * bb - ab * ab
+    s = np.clip(np.where(denom > 1e-12, (ab * br - bb * ar) / np.where(denom > 1e-12, denom, 1.0), 0.0), 0.0, 1.0)
+    t = np.clip((ab * s + br) / np.maximum(bb, 1e-30), 0.0, 1.0)
+    point = ((pa + s[:, None] * da) + (pb + t[:, None] * db)) / 2
+    return Contacts(shape, static, point, axis, separation, sel)
+
+
+def _reduce(c: Contacts) -> Contacts:
+    """At most MAX_POINTS contacts per pair and normal (see the module docstring); order kept within a pair."""
+    if not len(c):
+        return c
+    key = np.stack([c.shape, c.static], axis=1)
+    order = np.lexsort((c.static, c.shape))
+    c = _subset(c, order)
+    key = key[order]
+    start = np.r_[0, np.nonzero((key[1:] != key[:-1]).any(axis=1))[0] + 1, len(c)]
+    keep = np.zeros(len(c), bool)
+    for a, b in zip(start[:-1], start[1:]):  # pairs: few per step (the vehicles touching something)
+        idx = np.arange(a, b)
+        normals = c.normal[idx]
+        patch = np.full(len(idx), -1)
+        for i in range(len(idx)):
+            if patch[i] < 0:
+                same = (patch < 0) & (normals @ normals[i] >= _SAME_NORMAL)
+                patch[same] = i
+        for p in np.unique(patch):
+            members = idx[patch == p]
+            keep[_four(c.point[members], c.separation[members], members)] = True
+    return _subset(c, keep)
+
+
+def _four(point: np.ndarray, separation: np.ndarray, members: np.ndarray) -> np.ndarray:
+    if len(members) <= MAX_POINTS:
+        return members
+    chosen = [int(separation.argmin())]
+    chosen.append(int(((point - point[chosen[0]]) ** 2).sum(1).argmax()))
+    area = np.linalg.norm(np.cross(point - point[chosen[0]], point - point[chosen[1]]), axis=1)
+    chosen.append(int(area.argmax()))
+    a, b, c3 = point[chosen[0]], point[chosen[1]], point[chosen[2]]
+    n = np.cross(b - a, c3 - a)
+    outside = np.zeros(len(point))
+    for p0, p1 in ((a, b), (b, c3), (c3, a)):
+        outward = np.cross(p1 - p0, n)
+        outward /= max(np.linalg.norm(outward), 1e-30)
+        outside = np.maximum(outside, (point - p0) @ outward)
+    outside[chosen] = -np.inf
+    chosen.append(int(outside.argmax()))
+    return members[sorted(set(chosen))]
