@@ -220,6 +220,7 @@ class Contacts:
     normal: np.ndarray  # (C, 3) world, from the static shape towards the vehicle's
     separation: np.ndarray  # (C,)
     pair: np.ndarray | None = None  # (C,) while generating: the candidate pair that made each contact
+    patch: np.ndarray | None = None  # (C,) the contact patch (pair and normal) of each, numbered from 0
 
     @classmethod
     def empty(cls) -> "Contacts":
@@ -493,6 +494,8 @@ def _reduce(c: Contacts) -> Contacts:
     key = key[order]
     start = np.r_[0, np.nonzero((key[1:] != key[:-1]).any(axis=1))[0] + 1, len(c)]
     keep = np.zeros(len(c), bool)
+    patch_of = np.zeros(len(c), np.int64)
+    patches = 0
     for a, b in zip(start[:-1], start[1:]):  # pairs: few per step (the vehicles touching something)
         idx = np.arange(a, b)
         normals = c.normal[idx]
@@ -504,7 +507,11 @@ def _reduce(c: Contacts) -> Contacts:
         for p in np.unique(patch):
             members = idx[patch == p]
             keep[_four(c.point[members], c.separation[members], members)] = True
-    return _subset(c, keep)
+            patch_of[members] = patches
+            patches += 1
+    out = _subset(c, keep)
+    out.patch = patch_of[keep]
+    return out
 
 
 def _four(point: np.ndarray, separation: np.ndarray, members: np.ndarray) -> np.ndarray:
@@ -524,3 +531,78 @@ def _four(point: np.ndarray, separation: np.ndarray, members: np.ndarray) -> np.
     outside[chosen] = -np.inf
     chosen.append(int(outside.argmax()))
     return members[sorted(set(chosen))]
+
+
+# ------------------------------------------------------------------------------------------------ solver rows
+
+# physxScene:frictionOffsetThreshold's default, in metres: a contact this far apart (plus the rest distance) or
+# nearer may anchor its patch's friction (growPatches)
+FRICTION_OFFSET_THRESHOLD_M = 0.04
+
+
+def patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.ndarray, body_position: np.ndarray,
+               length_scale: np.ndarray) -> dict:
+    """The contacts as the solver's rows for the vehicles `vehicles` (indices, in this order): per vehicle its patches
+    in generation order (Pm slots, padded), per patch up to MAX_POINTS normal rows and up to two friction anchors
+    chosen as PhysX's growPatches chooses them (the first point near enough, then the one farthest from it; anchors
+    are made anew every step), with the pair's combined material and rest distance. Arms are from the body's
+    centre of mass at `body_position` (3, V), the pose the step begins with."""
+    Vr = len(vehicles)
+    where = np.full(int(vehicles.max()) + 1 if Vr else 0, -1)
+    where[vehicles] = np.arange(Vr)
+    vehicle_of = model.vehicle[contacts.shape]
+    first_of_patch = np.r_[0, np.nonzero(np.diff(contacts.patch))[0] + 1]
+    patch_vehicle = where[vehicle_of[first_of_patch]]
+    slot = np.zeros(len(first_of_patch), np.int64)
+    for k in range(1, len(first_of_patch)):
+        slot[k] = slot[k - 1] + 1 if patch_vehicle[k] == patch_vehicle[k - 1] else 0
+    Pm = int(slot.max()) + 1 if len(slot) else 0
+    out = {
+        "point_active": np.zeros((Vr, Pm, MAX_POINTS), bool), "arm": np.zeros((3, Vr, Pm, MAX_POINTS)),
+        "separation": np.zeros((Vr, Pm, MAX_POINTS)), "normal": np.zeros((3, Vr, Pm)),
+        "rest": np.zeros((Vr, Pm)), "restitution": np.zeros((Vr, Pm)), "static_friction": np.zeros((Vr, Pm)),
+        "dynamic_friction": np.zeros((Vr, Pm)), "anchor_active": np.zeros((Vr, Pm, 2), bool),
+        "anchor_arm": np.zeros((3, Vr, Pm, 2)),
+        "points": contacts,  # for telemetry
+    }
+    ends = np.r_[first_of_patch[1:], len(contacts)]
+    for k, (a, b) in enumerate(zip(first_of_patch, ends)):
+        v, q = patch_vehicle[k], slot[k]
+        vehicle = vehicles[v]
+        shape, static = contacts.shape[a], contacts.static[a]
+        arms = contacts.point[a:b] - body_position[:, vehicle]
+        n = b - a
+        out["point_active"][v, q, :n] = True
+        out["arm"][:, v, q, :n] = arms.T
+        out["separation"][v, q, :n] = contacts.separation[a:b]
+        out["normal"][:, v, q] = contacts.normal[a]
+        rest = model.rest_distance[shape, static]
+        out["rest"][v, q] = rest
+        out["restitution"][v, q] = model.restitution[shape, static]
+        out["static_friction"][v, q] = model.static_friction[shape, static]
+        out["dynamic_friction"][v, q] = model.dynamic_friction[shape, static]
+        threshold = FRICTION_OFFSET_THRESHOLD_M * float(length_scale[vehicle]) + rest
+        anchors: list[int] = []
+        far = 0.0
+        for j in range(n):  # growPatches
+            if contacts.separation[a + j] >= threshold:
+                continue
+            if len(anchors) == 0:
+                anchors.append(j)
+            elif len(anchors) == 1:
+                d = float(((arms[j] - arms[anchors[0]]) ** 2).sum())
+                if d > 1e-8:
+                    anchors.append(j)
+                    far = d
+            else:
+                d0 = float(((arms[j] - arms[anchors[0]]) ** 2).sum())
+                d1 = float(((arms[j] - arms[anchors[1]]) ** 2).sum())
+                if d0 > d1:
+                    if d0 > far:
+                        anchors[1], far = j, d0
+                elif d1 > far:
+                    anchors[0], far = j, d1
+        for m, j in enumerate(anchors):
+            out["anchor_active"][v, q, m] = True
+            out["anchor_arm"][:, v, q, m] = arms[j]
+    return out
