@@ -39,6 +39,11 @@ from .ground import Ground, box_pairs
 DEFAULT_MATERIAL = (0.5, 0.5, 0.0, "average", "average")
 MAX_POINTS = 4  # PhysX's manifold: four points per contact patch
 _SAME_NORMAL = 0.999  # PXC_SAME_NORMAL: contacts whose normals agree this well share a patch
+# The order of a patch's points decides how the Gauss-Seidel sweep spreads the impulse over them, and so what a
+# symmetric impact leaves as roll and yaw. Against ovphysx's ridge and drop runs, the clipped points taken in reverse
+# give the sign of PhysX's sideways speed and yaw rate after the impact (not its roll), but a 2.0 % speed error at
+# 10 m/s against 0.3 % in the order made: PCM's own order is not reproduced yet; the order made is kept.
+_REVERSED = False
 _FACE_PREFERENCE = 1e-4  # a face axis is taken over an edge axis this little (relative) deeper
 
 
@@ -511,6 +516,9 @@ def _reduce(c: Contacts) -> Contacts:
             patches += 1
     out = _subset(c, keep)
     out.patch = patch_of[keep]
+    order = np.lexsort((-np.arange(len(out)), out.patch)) if _REVERSED else np.arange(len(out))
+    out = _subset(out, order)
+    out.patch = patch_of[keep][order]
     return out
 
 
