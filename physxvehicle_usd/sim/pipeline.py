@@ -76,9 +76,8 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
         rows = constraint_rows(p, s, road, with_contacts)
         patches = None if with_contacts is None else patch_rows(contact, touching, rows["vehicles"], begin_position,
                                                                  p.length_scale)
+        s.contacts = None if patches is None else {"points": patches["points"], "model": contact}
         end_step_physx(p, s, begin_position, begin_orientation, rows, dt, patches)
-        if patches is not None:
-            s.out["_contacts"] = patches["points"]
     s.out["wheelSteerAngle"] = cmd["steer_angle"] + s.out["_toe"]
     s.time += dt
     s.steps += 1

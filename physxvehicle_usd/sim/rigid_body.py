@@ -330,7 +330,8 @@ def _solve_rows_tgs(p: SimParams, s: SimState, rows: dict, dt: float, position_i
         if contacts is not None:
             x = contacts.sweep(x, moved, dt, 0.0).astype(dtype)
     if contacts is not None:
-        s.out.setdefault("_contact_rows", []).append((vehicles, contacts))
+        if s.contacts is not None:
+            s.contacts.setdefault("solved", []).append((vehicles, contacts))
     _store(s, vehicles, x, position, orientation)
 
 

@@ -22,7 +22,8 @@ from .ground import Ground
 from .pipeline import StepOptions, step
 from .state import SimParams, SimState, output_vehicle_axis, vehicle_axis, vehicle_rows
 
-_ARRAY_FIELDS = tuple(f.name for f in dataclasses.fields(SimState) if f.name not in ("out", "time", "steps"))
+_ARRAY_FIELDS = tuple(f.name for f in dataclasses.fields(SimState) if f.name not in ("out", "time", "steps",
+                                                                                     "contacts"))
 
 
 class ShardedStep:
@@ -31,10 +32,12 @@ class ShardedStep:
     The joined arrays are new arrays, as a whole-batch step makes them (the numerical guard relies on it).
     """
 
-    def __init__(self, batch: VehicleBatch, dtype: np.typing.DTypeLike, shards: int):
+    def __init__(self, batch: VehicleBatch, dtype: np.typing.DTypeLike, shards: int, contact=None):
+        """contact: a function of a range's params making its contact model (None: no contacts)."""
         bounds = np.linspace(0, batch.nb_vehicles, shards + 1).round().astype(int)
         self.ranges = [slice(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
         self.params = [SimParams.from_batch(batch.select(r), dtype) for r in self.ranges]
+        self.contacts = [contact(p) if contact is not None else None for p in self.params]
         self._pool: ThreadPoolExecutor | None = None
 
     def __getstate__(self) -> dict:
@@ -48,7 +51,7 @@ class ShardedStep:
 
         def advance(k: int) -> None:
             with np.errstate(**errors):
-                step(self.params[k], parts[k], ground, friction, dt, options)
+                step(self.params[k], parts[k], ground, friction, dt, options, self.contacts[k])
 
         list(self._pool.map(advance, range(len(parts))))
         for name in _ARRAY_FIELDS:

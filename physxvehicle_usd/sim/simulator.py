@@ -66,8 +66,7 @@ class Simulator:
                  guard: GuardOptions = GuardOptions(), threads: int = 1, collision: StageDescription | None = None):
         """threads: how many ranges of vehicles to step in parallel threads (1: the whole batch in the caller's
         thread). Results do not depend on it. The compiled kernel runs its substeps on that many threads; a
-        batch it does not cover is cut into ranges stepped by numpy in threads (sim/shards.py), unless its vehicles
-        have collision shapes (then it is stepped whole).
+        batch it does not cover is cut into ranges stepped by numpy in threads (sim/shards.py).
         collision: the stage description whose vehicle collision shapes, materials and collision groups make the
         contacts with the static ground (sim/contact.py); None, or options.contacts False: no contacts."""
         if not dt > 0.0:
@@ -77,21 +76,23 @@ class Simulator:
         self.batch = batch
         self.params = SimParams.from_batch(batch, dtype)
         self.ground = ground if isinstance(ground, Ground) else Ground.from_description(ground)
-        self.contact = None
-        if collision is not None and options.contacts:
-            self.contact = ContactModel.build(
-                [collision.vehicles[path].collision if path in collision.vehicles else [] for path in batch.paths],
-                self.params.com_position, self.params.com_orientation, collision.ground, collision.materials,
+        def contact_model(params: SimParams) -> ContactModel | None:
+            if collision is None or not options.contacts:
+                return None
+            return ContactModel.build(
+                [collision.vehicles[path].collision if path in collision.vehicles else [] for path in params.paths],
+                params.com_position, params.com_orientation, collision.ground, collision.materials,
                 collision.collisionGroups)
+
+        self.contact = contact_model(self.params)
         shards = min(threads, batch.nb_vehicles)
         if options.compiled and compiled.covers(self.params):
             options = dataclasses.replace(options, kernel_threads=shards)
             shards = 1
         else:  # the ranges of a batch the kernel does not cover stay numpy too: one path for the whole batch
             options = dataclasses.replace(options, compiled=False)
-            if self.contact is not None:
-                shards = 1
-        self._sharded = ShardedStep(batch, dtype, shards) if shards > 1 else None
+        self._sharded = ShardedStep(batch, dtype, shards, contact_model if self.contact is not None else None) \
+            if shards > 1 else None
         self.friction = friction_matrix(batch.friction_tables, self.ground)
         self.dt = float(dt)
         self.options = options
