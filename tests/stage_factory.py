@@ -334,7 +334,22 @@ def preset_stage(*specs: VehicleSpec, up: str = "Y", units: str = "m") -> Usd.St
     UsdGeom.SetStageMetersPerUnit(stage, UsdGeom.GetStageMetersPerUnit(first))
     UsdPhysics.SetStageKilogramsPerUnit(stage, UsdPhysics.GetStageKilogramsPerUnit(first))
     stage.SetDefaultPrim(stage.GetPrimAtPath("/World"))
+    _merge_collision_groups(stage, parts)
     return stage
+
+
+def _merge_collision_groups(stage: Usd.Stage, parts: list[Usd.Stage]) -> None:
+    """Each part sets its groups' members as an explicit list, and the strongest sublayer's list wins: without the
+    union on the root layer every vehicle but the first would have its wheel shapes collide with the ground."""
+    for prim in stage.Traverse():
+        if not prim.IsA(UsdPhysics.CollisionGroup):
+            continue
+        members: list[Sdf.Path] = []
+        for part in parts:
+            rel = UsdPhysics.CollisionGroup(part.GetPrimAtPath(prim.GetPath())).GetCollidersCollectionAPI().GetIncludesRel()
+            members += [t for t in (rel.GetTargets() if rel else []) if t not in members]
+        if members:
+            UsdPhysics.CollisionGroup(prim).GetCollidersCollectionAPI().CreateIncludesRel().SetTargets(members)
 
 
 def add_copies(stage: Usd.Stage, source: str, paths: list[str]) -> list[str]:

@@ -8,7 +8,7 @@ import pytest
 from physxvehicle_usd.author import author_vehicle, preset_spec
 from physxvehicle_usd.cli import main
 from physxvehicle_usd.errors import InputError
-from physxvehicle_usd.outputs.plot import plot_vehicle, vehicle_figure
+from physxvehicle_usd.outputs.plot import figure_bytes, figure_format, plot_vehicle, vehicle_figure
 from physxvehicle_usd.read import read_stage
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
@@ -16,9 +16,21 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 @pytest.mark.parametrize("preset", ["car", "basic_car", "tank", "robot_base"])
-def test_plot_writes_a_png_for_every_drive(tmp_path, preset):
-    out = tmp_path / f"{preset}.png"
-    plot_vehicle(read_stage(author_vehicle(preset_spec(preset), "cm")), out)
+def test_figure_has_every_panel_for_every_drive(preset):
+    import matplotlib.pyplot as plt
+
+    fig = vehicle_figure(read_stage(author_vehicle(preset_spec(preset), "cm")))
+    try:
+        panels = fig.axes[:6]  # the 2 x 3 grid; twin axes (a second y scale) come after it
+        empty = [ax.get_title() for ax in panels if not (ax.get_lines() or ax.patches or ax.collections or ax.texts)]
+        assert len(panels) == 6 and not empty, empty
+    finally:
+        plt.close(fig)
+
+
+def test_plot_writes_a_png(tmp_path):
+    out = tmp_path / "car.png"
+    plot_vehicle(read_stage(author_vehicle(preset_spec("car"), "cm")), out)
     data = out.read_bytes()
     assert data.startswith(PNG_SIGNATURE)
     assert len(data) > 20_000
@@ -76,13 +88,20 @@ SIGNATURES = {".png": PNG_SIGNATURE, ".svg": b"<?xml", ".pdf": b"%PDF", ".jpg": 
 
 
 @pytest.mark.parametrize("suffix", sorted(SIGNATURES))
-def test_cli_plot_writes_the_format_the_extension_names(tmp_path, capsys, suffix):
-    out = tmp_path / f"car{suffix}"
-    main(["plot", str(SAMPLES / "car" / "car.usda"), "-o", str(out)])
-    data = out.read_bytes()
+def test_each_extension_names_a_format_matplotlib_writes(suffix):
+    # a small figure: what is tested is the extension -> format mapping; the CLI writes a whole one below
+    import matplotlib.pyplot as plt
+
+    data = figure_bytes(plt.figure(figsize=(1, 1)), figure_format(f"car{suffix}"))
     assert data.startswith(SIGNATURES[suffix]), data[:16]
     if suffix == ".svg":
         assert b"<svg" in data[:2000]
+
+
+def test_cli_plot_writes_the_format_the_extension_names(tmp_path):
+    out = tmp_path / "car.pdf"
+    main(["plot", str(SAMPLES / "car" / "car.usda"), "-o", str(out)])
+    assert out.read_bytes().startswith(SIGNATURES[".pdf"])
 
 
 @pytest.mark.parametrize("name", ["car.gif", "car.txt", "car"])

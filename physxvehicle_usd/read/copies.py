@@ -47,6 +47,7 @@ from pxr import Gf, Sdf, Usd, UsdPhysics
 
 from ..description import Block, Resolved, Source, VehicleDescription
 from ..diagnostics import DiagnosticSink, Severity, SeverityShortcuts
+from ..prim_paths import at_or_below
 from ..stage.io import captured_stderr
 from . import pxr_unchecked as U
 from .context import ReadContext
@@ -371,10 +372,6 @@ class _Recorder(SeverityShortcuts):
         self.calls.append(_Call(severity, code, str(prim), message, prop))
 
 
-def _within(path: str, root: str) -> bool:
-    return path == root or path.startswith(root + "/")
-
-
 class Template:
     """The first copy of an asset in one world frame (its scale and V69/V70 verdicts), parsed in full, and how to
     move its record to another copy."""
@@ -402,12 +399,12 @@ class Template:
         parsed_here = set()
         ok = not printed and not recorder.repeated
         for key, seen in watch:  # components: in the subtree, and parsed by this vehicle
-            if (seen and key not in parsed_here) or not _within(ComponentReader.prim_info(key[1])[0], root):
+            if (seen and key not in parsed_here) or not at_or_below(ComponentReader.prim_info(key[1])[0], root):
                 ok = False
             parsed_here.add(key)
-        ok &= all(_within(call.prim, root) and call.code != "INTERNAL" for call in recorder.calls)
+        ok &= all(at_or_below(call.prim, root) and call.code != "INTERNAL" for call in recorder.calls)
         body = ctx.body(root)
-        ok &= body is not None and not any(_within(str(owner), root) for owner in body.simulationOwners)
+        ok &= body is not None and not any(at_or_below(str(owner), root) for owner in body.simulationOwners)
         return record, ok, recorder.calls
 
     def adopt(self, record: VehicleDescription | None, calls: list[_Call], contexts: frozenset) -> None:
@@ -419,7 +416,7 @@ class Template:
         self.record, self.calls = record, calls
         pattern = _boundary(self.root)
         size = len(self.root)
-        self._diagnostics = [(call.severity, call.code, call.prim[size:] if _within(call.prim, self.root) else None,
+        self._diagnostics = [(call.severity, call.code, call.prim[size:] if at_or_below(call.prim, self.root) else None,
                               call.prim, pattern.split(call.message) if self.root in call.message else None,
                               call.message, call.prop) for call in calls]
         if record is not None:

@@ -12,6 +12,7 @@ from pxr import Usd
 from ..description import StageDescription
 from ..diagnostics import Diagnostic, Severity
 from ..errors import InputError
+from ..prim_paths import at_or_below
 from ..stage.bulk import bulk_objects
 from .drive_cycle import DriveCycle, drive_cycle
 from .result import TELEMETRY_FOR, LoadedSimulation, SimulationResult, VehicleSummary, _forward_speed, _Recorder
@@ -114,7 +115,7 @@ def _rejected_vehicles(diagnostics: Sequence[Diagnostic], stage: Usd.Stage) -> d
     out: dict[str, str] = {}
     for path in rejected:
         first = next((d for d in diagnostics if d.severity == Severity.ERROR
-                      and (d.prim == path or d.prim.startswith(path + "/"))), None)
+                      and at_or_below(d.prim, path)), None)
         out[path] = f"{first.code}: {first.message}" if first is not None else "see the errors above"
     return out
 

@@ -21,6 +21,7 @@ from pxr import Sdf, Usd, UsdValidation
 
 from .. import properties as P
 from ..diagnostics import Diagnostic, Severity
+from ..prim_paths import at_or_below
 from . import validate_stage
 
 PLUGIN = "physxVehicleUsd"
@@ -67,7 +68,7 @@ def _prim_task(subtree: bool):
             return []
         stage, path = prim.GetStage(), str(prim.GetPath())
         return [_error(stage, f) for f in _findings(stage)
-                if f.prim == path or (subtree and f.prim.startswith(path + "/"))]
+                if (at_or_below(f.prim, path) if subtree else f.prim == path)]
     return task
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping, Sequence
 
 from ...description import Resolved, StageDescription, VehicleDescription
+from ...prim_paths import at_or_below
 from ...read.copies import POSE, record_mover, vehicle_matcher
 from .build import build_vehicle_params, rigid_body_initial_state
 from .params import VehicleParams
@@ -41,7 +42,7 @@ class _Representative:
         self.params, self.record, self.root = params, record, record.path
         self._matcher: Callable[[Any, str], bool] | None = None  # made when a vehicle is first compared with it
         below = [record.scene] + [w.tire.get("frictionTable") for w in record.wheels]
-        self.lends = not any(p is not None and (p == self.root or p.startswith(self.root + "/")) for p in below)
+        self.lends = not any(p is not None and at_or_below(p, self.root) for p in below)
         self.verified: bool | None = None  # whether reuse gave its twin what a full build gives (None: no twin yet)
 
     def matches(self, record: VehicleDescription, path: str) -> bool:
