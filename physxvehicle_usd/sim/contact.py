@@ -25,7 +25,7 @@ turns against the triangle's front is dropped.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
@@ -64,24 +64,19 @@ class Polytope:
 
 
 def polytope(points: np.ndarray, tolerance: float = 1e-6) -> Polytope:
-    """The convex hull of `points` (n, 3): every plane through three points with all points on one side is a face."""
+    """The convex hull of `points` (n, 3). Its faces are found by an incremental hull (triangles, each new point
+    replacing the faces it sees); each face is then the plane through the first three of its points (in index order)
+    that are not in a line, with every point on one side, so the faces and their order do not depend on how the
+    triangles happened to cut them."""
     points = np.unique(np.asarray(points, dtype=float).reshape(-1, 3), axis=0)
-    n = len(points)
     scale = max(float(np.abs(points).max()), 1e-12)
-    i, j, k = np.array([(a, b, c) for a in range(n) for b in range(a + 1, n) for c in range(b + 1, n)]).T
-    normal = np.cross(points[j] - points[i], points[k] - points[i])
-    length = np.linalg.norm(normal, axis=1)
-    ok = length > tolerance * scale * scale
-    i, normal = i[ok], normal[ok] / length[ok, None]
-    side = np.einsum("tj,tpj->tp", normal, points[None, :, :] - points[i][:, None, :])
     eps = tolerance * scale
-    above, below = (side > eps).any(axis=1), (side < -eps).any(axis=1)
-    face = above != below
-    normal = np.where(below[:, None], normal, -normal)[face]  # outward: every point below
-    offset = np.einsum("tj,tj->t", normal, points[i[face]])
-    key = np.round(np.concatenate([normal, offset[:, None] / scale], axis=1), 6)
-    _, first = np.unique(key, axis=0, return_index=True)
-    normal, offset = normal[np.sort(first)], offset[np.sort(first)]
+    planes = [_face_plane(points, on, tolerance, scale) for on in _hull_faces(points, eps)]
+    planes = sorted({p[0]: p for p in planes if p is not None}.values())
+    if not planes:
+        raise ValueError(f"{len(points)} points span no volume: no convex hull")
+    normal = np.array([p[1] for p in planes])
+    offset = np.einsum("tj,tj->t", normal, points[[p[0][0] for p in planes]])
     loops, edges = [], set()
     for nrm, d in zip(normal, offset):
         on = np.nonzero(np.abs(points @ nrm - d) <= eps * 10)[0]
@@ -96,6 +91,88 @@ def polytope(points: np.ndarray, tolerance: float = 1e-6) -> Polytope:
     M = max(len(loop) for loop in loops)
     padded = np.array([np.concatenate([loop, np.full(M - len(loop), loop[-1])]) for loop in loops])
     return Polytope(points, normal, offset, padded, np.array([len(loop) for loop in loops]), np.array(sorted(edges)))
+
+
+_HULLS: dict[bytes, Polytope] = {}
+_HULLS_KEPT = 256
+
+
+def _hull_of(points: np.ndarray) -> Polytope:
+    """polytope(points), made once for every copy of a shape (a fleet of copies has a few hulls, not one per car)."""
+    key = points.tobytes()
+    if key not in _HULLS:
+        if len(_HULLS) >= _HULLS_KEPT:
+            _HULLS.pop(next(iter(_HULLS)))
+        _HULLS[key] = polytope(points)
+    return _HULLS[key]
+
+
+def _hull_faces(points: np.ndarray, eps: float) -> list[np.ndarray]:
+    """The points on each face plane of an incremental convex hull of `points` (ascending indices, one array per
+    plane: a face cut into several triangles comes once)."""
+    n = len(points)
+    if n < 4:
+        return []
+    a = int(points[:, 0].argmin())
+    b = int(((points - points[a]) ** 2).sum(1).argmax())
+    line = points[b] - points[a]
+    c = int(np.linalg.norm(_cross(points - points[a], line), axis=1).argmax())
+    up = _cross(line, points[c] - points[a])
+    height = (points - points[a]) @ up
+    d = int(np.abs(height).argmax())
+    if abs(height[d]) <= eps * np.linalg.norm(up):
+        return []  # flat
+    if height[d] > 0.0:
+        b, c = c, b  # (a, b, c) counter-clockwise seen from outside, d behind it
+    tri = np.array([(a, b, c), (a, d, b), (b, d, c), (c, d, a)])
+
+    def normals(t):
+        return _cross(points[t[:, 1]] - points[t[:, 0]], points[t[:, 2]] - points[t[:, 0]])
+
+    nrm = normals(tri)
+    for p in range(n):
+        if p in (a, b, c, d):
+            continue
+        visible = ((points[p] - points[tri[:, 0]]) * nrm).sum(1) > eps * np.linalg.norm(nrm, axis=1)
+        if not visible.any():
+            continue
+        seen = {(int(u), int(v)) for f in tri[visible] for u, v in ((f[0], f[1]), (f[1], f[2]), (f[2], f[0]))}
+        new = np.array([(u, v, p) for u, v in seen if (v, u) not in seen])
+        tri = np.concatenate([tri[~visible], new])
+        nrm = np.concatenate([nrm[~visible], normals(new)])
+    length = np.linalg.norm(nrm, axis=1)
+    keep = length > 0.0
+    side = np.abs(np.einsum("tj,tpj->tp", nrm[keep] / length[keep, None], points[None] - points[tri[keep, 0]][:, None]))
+    return [np.array(on) for on in sorted({tuple(np.nonzero(row <= eps)[0]) for row in side})]
+
+
+def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a x b over the last axis (np.cross, without its per-call cost on small arrays)."""
+    return np.stack([a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1], a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
+                     a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]], axis=-1)
+
+
+def _face_plane(points: np.ndarray, on: np.ndarray, tolerance: float, scale: float):
+    """(the face's first three points, outward normal) of the plane through the first three of `on` (indices,
+    ascending) not in a line that has every point on one side; None when none has."""
+    eps = tolerance * scale
+    for x in range(len(on)):
+        for y in range(x + 1, len(on)):
+            for z in range(y + 1, len(on)):
+                i, j, k = on[x], on[y], on[z]
+                normal = np.cross(points[j] - points[i], points[k] - points[i])
+                length = np.sqrt(normal @ normal)
+                if not length > tolerance * scale * scale:
+                    continue
+                normal = normal / length
+                side = (points - points[i]) @ normal
+                above, below = (side > eps).any(), (side < -eps).any()
+                if above == below:
+                    return None
+                if above:
+                    normal = -normal
+                return (int(i), int(j), int(k)), normal
+    return None
 
 
 @dataclass(frozen=True)
@@ -158,6 +235,27 @@ class ContactModel:
     static_shapes: Polytopes | None  # world frame, one per static polytope
     static_index: np.ndarray  # (H,) their index in Ground.materials
     plane_count: int
+    # derived: each shape's box in the body frame (centre, half extents), how far beyond it a contact may start;
+    # the static polytopes' world boxes
+    box_centre: np.ndarray = field(init=False)  # (3, N)
+    box_half: np.ndarray = field(init=False)  # (3, N)
+    reach: np.ndarray = field(init=False)  # (N,)
+    plane_limit: np.ndarray = field(init=False)  # (planes, N): the contact distance, -inf where a pair is filtered
+    one_per_vehicle: bool = field(init=False)  # shape row v is vehicle v's only shape
+    static_lo: np.ndarray | None = field(init=False)  # (H, 3)
+    static_hi: np.ndarray | None = field(init=False)
+
+    def __post_init__(self) -> None:
+        lo, hi = self.shapes.vertices.min(axis=1), self.shapes.vertices.max(axis=1)
+        planes = slice(0, self.plane_count)
+        derived = {"box_centre": ((lo + hi) / 2).T.copy(), "box_half": ((hi - lo) / 2).T.copy(),
+                   "plane_limit": np.where(self.collides[:, planes], self.contact_distance[:, planes], -np.inf).T.copy(),
+                   "one_per_vehicle": bool(np.array_equal(self.vehicle, np.arange(len(self.vehicle)))),
+                   "reach": self.contact_distance.max(axis=1) if self.contact_distance.size else np.zeros(len(lo)),
+                   "static_lo": None if self.static_shapes is None else self.static_shapes.vertices.min(axis=1),
+                   "static_hi": None if self.static_shapes is None else self.static_shapes.vertices.max(axis=1)}
+        for name, value in derived.items():
+            object.__setattr__(self, name, value)
 
     @classmethod
     def build(cls, shapes: Sequence[Sequence[ShapeDescription]], com_position: np.ndarray, com_orientation: np.ndarray,
@@ -173,7 +271,7 @@ class ContactModel:
                     continue  # said when read (CONTACT_SHAPE)
                 local = (np.asarray(shape.points, float) - np.asarray(com_position, float)[:, v]) @ R
                 rows.append(v)
-                polys.append(polytope(local))
+                polys.append(_hull_of(local))
                 own.append(shape)
         if not rows:
             return None
@@ -235,38 +333,73 @@ class Contacts:
         return len(self.shape)
 
 
-def _world_vertices(model: ContactModel, position: np.ndarray, orientation: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Every shape row's vertices in the world (N, K, 3) and its rotation (N, 3, 3), at the bodies' pose."""
-    R = np.moveaxis(vm.quat_to_mat(orientation[:, model.vehicle].astype(float)), (0, 1), (1, 2))  # (N, 3, 3)
-    vertices = np.einsum("nij,nkj->nki", R, model.shapes.vertices) + position[:, model.vehicle].T[:, None, :]
-    return vertices, R
+def _candidates(model: ContactModel, ground: Ground, position: np.ndarray, orientation: np.ndarray):
+    """The broad phase, from each shape's box turned with its body (no vertex moved): per plane the shapes whose box
+    comes nearer to it than the contact distance, the (shape, static polytope) and (shape, triangle) pairs whose
+    world boxes, grown by the contact distance, overlap; and the shape rotations (3, 3, N)."""
+    R = vm.quat_to_mat(orientation.astype(float))  # (3, 3, V)
+    x = position.astype(float)
+    if not (model.one_per_vehicle and orientation.shape[1] == len(model.vehicle)):
+        R, x = R[:, :, model.vehicle], x[:, model.vehicle]  # (3, 3, N), (3, N)
+    c, h = model.box_centre, model.box_half  # component first (3, N)
+    centre = [R[i, 0] * c[0] + R[i, 1] * c[1] + R[i, 2] * c[2] + x[i] for i in range(3)]
+    slack = 1e-6 * (1.0 + np.abs(centre[0]) + np.abs(centre[1]) + np.abs(centre[2]) + h[0] + h[1] + h[2])
+    planes = []
+    for k in range(ground.plane_normals.shape[0]):
+        n, d = [float(v) for v in ground.plane_normals[k]], float(ground.plane_offsets[k])
+        turned = [R[0, j] * n[0] + R[1, j] * n[1] + R[2, j] * n[2] for j in range(3)]  # the normal in the body frame
+        lowest = (centre[0] * n[0] + centre[1] * n[1] + centre[2] * n[2] + d
+                  - (np.abs(turned[0]) * h[0] + np.abs(turned[1]) * h[1] + np.abs(turned[2]) * h[2]))
+        planes.append(np.nonzero(lowest - slack < model.plane_limit[k])[0])
+    if model.static_shapes is None and ground.grid is None:
+        return planes, (np.zeros(0, np.int64),) * 2, (np.zeros(0, np.int64),) * 2, R
+    half = np.stack([np.abs(R[i, 0]) * h[0] + np.abs(R[i, 1]) * h[1] + np.abs(R[i, 2]) * h[2] for i in range(3)],
+                    axis=1) + (model.reach + slack)[:, None]
+    centre = np.stack(centre, axis=1)
+    lo, hi = centre - half, centre + half
+    hull_pairs = (np.zeros(0, np.int64), np.zeros(0, np.int64))
+    if model.static_shapes is not None:
+        near = ((lo[:, None] <= model.static_hi[None]) & (hi[:, None] >= model.static_lo[None])).all(-1)
+        near &= model.collides[:, model.static_index]
+        hull_pairs = np.nonzero(near)
+    tri_pairs = (np.zeros(0, np.int64), np.zeros(0, np.int64))
+    if ground.grid is not None:
+        box = ground.grid.triangle_boxes
+        inside = np.nonzero(((lo <= box[3:].max(axis=1)) & (hi >= box[:3].min(axis=1))).all(axis=1))[0]
+        if inside.size:
+            query, tri = box_pairs(ground, lo[inside], hi[inside])
+            shape = inside[query]
+            static = model.plane_count + ground.tri_shape[tri]
+            keep = model.collides[shape, static] & np.isin(static, model.static_index, invert=True)
+            tri_pairs = (shape[keep], tri[keep])
+    return planes, hull_pairs, tri_pairs, R
 
 
 def generate(model: ContactModel, ground: Ground, position: np.ndarray, orientation: np.ndarray) -> Contacts:
-    """The contacts of every vehicle shape at the body poses position (3, V), orientation (4, V)."""
-    vertices, R = _world_vertices(model, position, orientation)
-    lo, hi = vertices.min(axis=1), vertices.max(axis=1)
-    reach = model.contact_distance.max(axis=1)[:, None]
-    parts = [_plane_contacts(model, ground, vertices)]
-    if model.static_shapes is not None:
-        S = model.static_shapes
-        s_lo, s_hi = S.vertices.min(axis=1), S.vertices.max(axis=1)
-        near = ((lo[:, None] - reach[:, :, None] <= s_hi[None]) & (hi[:, None] + reach[:, :, None] >= s_lo[None])).all(-1)
-        near &= model.collides[:, model.static_index]
-        shape, hull = np.nonzero(near)
-        if shape.size:
-            A = _world_polytopes(model.shapes, shape, vertices, R)
-            B = _rows(S, hull)
-            parts.append(_polytope_contacts(A, B, shape, model.static_index[hull], model, single_sided=None))
-    if ground.grid is not None:
-        shape, tri = box_pairs(ground, lo - reach, hi + reach)
+    """The contacts of every vehicle shape at the body poses position (3, V), orientation (4, V). Only the shapes the
+    broad phase (`_candidates`) keeps have their vertices moved: a fleet on flat ground touching nothing pays for a
+    box per shape."""
+    planes, (hull_shape, hull), (tri_shape, tri), R_all = _candidates(model, ground, position, orientation)
+    rows = np.unique(np.concatenate(planes + [hull_shape, tri_shape]))
+    if not rows.size:
+        return Contacts.empty()
+    N, K = model.shapes.vertices.shape[:2]
+    R = np.empty((N, 3, 3))
+    R[rows] = np.moveaxis(R_all[:, :, rows], 2, 0)
+    vertices = np.empty((N, K, 3))  # only the rows of candidates are filled (and read)
+    local, turn = model.shapes.vertices[rows], R[rows][:, None]  # elementwise: a row's result is its own
+    vertices[rows] = (turn[..., 0] * local[..., :1] + turn[..., 1] * local[..., 1:2] + turn[..., 2] * local[..., 2:]
+                      + position[:, model.vehicle[rows]].T[:, None, :])
+    parts = [_plane_contacts(model, ground, vertices, planes)]
+    if hull_shape.size:
+        A = _world_polytopes(model.shapes, hull_shape, vertices, R)
+        B = _rows(model.static_shapes, hull)
+        parts.append(_polytope_contacts(A, B, hull_shape, model.static_index[hull], model, single_sided=None))
+    if tri_shape.size:
+        A = _world_polytopes(model.shapes, tri_shape, vertices, R)
+        B = _triangles(ground, tri)
         static = model.plane_count + ground.tri_shape[tri]
-        keep = model.collides[shape, static] & np.isin(static, model.static_index, invert=True)
-        shape, tri, static = shape[keep], tri[keep], static[keep]
-        if shape.size:
-            A = _world_polytopes(model.shapes, shape, vertices, R)
-            B = _triangles(ground, tri)
-            parts.append(_polytope_contacts(A, B, shape, static, model, single_sided=ground.tri_normals[tri]))
+        parts.append(_polytope_contacts(A, B, tri_shape, static, model, single_sided=ground.tri_normals[tri]))
     parts = [p for p in parts if len(p)]
     if not parts:
         return Contacts.empty()
@@ -275,18 +408,21 @@ def generate(model: ContactModel, ground: Ground, position: np.ndarray, orientat
     return _reduce(out)
 
 
-def _plane_contacts(model: ContactModel, ground: Ground, vertices: np.ndarray) -> Contacts:
+def _plane_contacts(model: ContactModel, ground: Ground, vertices: np.ndarray, planes: list[np.ndarray]) -> Contacts:
+    """planes: per plane, the shape rows to test against it."""
     parts = []
-    for k in range(ground.plane_normals.shape[0]):
+    for k, rows in enumerate(planes):
+        if not rows.size:
+            continue
         n, d = ground.plane_normals[k], float(ground.plane_offsets[k])
-        distance = vertices @ n + d  # (N, K)
-        limit = np.where(model.collides[:, k], model.contact_distance[:, k], -np.inf)
+        distance = vertices[rows] @ n + d  # (n, K)
+        limit = np.where(model.collides[rows, k], model.contact_distance[rows, k], -np.inf)
         touching = distance < limit[:, None]
-        touching &= _first_of_equal(vertices)
+        touching &= _first_of_equal(vertices[rows])
         shape, vertex = np.nonzero(touching)
         if shape.size:
             sep = distance[shape, vertex]
-            parts.append(Contacts(shape, np.full(shape.size, k), vertices[shape, vertex] - sep[:, None] * n,
+            parts.append(Contacts(rows[shape], np.full(shape.size, k), vertices[rows[shape], vertex] - sep[:, None] * n,
                                   np.broadcast_to(n, (shape.size, 3)).copy(), sep))
     if not parts:
         return Contacts.empty()
@@ -490,55 +626,85 @@ def _edge_contacts(A: Polytopes, B: Polytopes, sel: np.ndarray, axis: np.ndarray
 
 
 def _reduce(c: Contacts) -> Contacts:
-    """At most MAX_POINTS contacts per pair and normal (see the module docstring); order kept within a pair."""
+    """At most MAX_POINTS contacts per pair and normal (see the module docstring), patch after patch (in the order of
+    their first contact), in generation order within a patch; every pair and patch at once."""
     if not len(c):
         return c
-    key = np.stack([c.shape, c.static], axis=1)
     order = np.lexsort((c.static, c.shape))
     c = _subset(c, order)
-    key = key[order]
-    start = np.r_[0, np.nonzero((key[1:] != key[:-1]).any(axis=1))[0] + 1, len(c)]
-    keep = np.zeros(len(c), bool)
-    patch_of = np.zeros(len(c), np.int64)
-    patches = 0
-    for a, b in zip(start[:-1], start[1:]):  # pairs: few per step (the vehicles touching something)
-        idx = np.arange(a, b)
-        normals = c.normal[idx]
-        patch = np.full(len(idx), -1)
-        for i in range(len(idx)):
-            if patch[i] < 0:
-                same = (patch < 0) & (normals @ normals[i] >= _SAME_NORMAL)
-                patch[same] = i
-        for p in np.unique(patch):
-            members = idx[patch == p]
-            keep[_four(c.point[members], c.separation[members], members)] = True
-            patch_of[members] = patches
-            patches += 1
+    n = len(c)
+    new_pair = np.r_[True, (c.shape[1:] != c.shape[:-1]) | (c.static[1:] != c.static[:-1])]
+    pair = np.cumsum(new_pair) - 1
+    # patches: the first contact of a pair not yet in a patch takes every such contact whose normal agrees with its
+    # own, then the next, as long as any is left (a pair has a few normals: one per triangle of a mesh it meets)
+    leader = np.full(n, -1)
+    index = np.arange(n)
+    while (leader < 0).any():
+        free = leader < 0
+        first = np.full(pair[-1] + 1, n)
+        np.minimum.at(first, pair[free], index[free])
+        lead = first[pair]
+        has = lead < n
+        agree = np.einsum("cj,cj->c", c.normal, c.normal[np.minimum(lead, n - 1)]) >= _SAME_NORMAL
+        leader = np.where(free & has & agree, lead, leader)
+    patch_order = np.lexsort((index, leader))  # patch by patch, generation order within one
+    c = _subset(c, patch_order)
+    leader = leader[patch_order]
+    start = np.r_[True, leader[1:] != leader[:-1]]
+    patch = np.cumsum(start) - 1
+    keep = _four(c.point, c.separation, patch, np.nonzero(start)[0])
     out = _subset(c, keep)
-    out.patch = patch_of[keep]
-    order = np.lexsort((-np.arange(len(out)), out.patch)) if _REVERSED else np.arange(len(out))
-    out = _subset(out, order)
-    out.patch = patch_of[keep][order]
+    out.patch = patch[keep]
+    out.patch = np.unique(out.patch, return_inverse=True)[1]
+    if _REVERSED:
+        within = np.lexsort((-np.arange(len(out)), out.patch))
+        out = _subset(out, within)
+        out.patch = np.unique(patch[keep][within], return_inverse=True)[1]
     return out
 
 
-def _four(point: np.ndarray, separation: np.ndarray, members: np.ndarray) -> np.ndarray:
-    if len(members) <= MAX_POINTS:
-        return members
-    chosen = [int(separation.argmin())]
-    chosen.append(int(((point - point[chosen[0]]) ** 2).sum(1).argmax()))
-    area = np.linalg.norm(np.cross(point - point[chosen[0]], point - point[chosen[1]]), axis=1)
-    chosen.append(int(area.argmax()))
-    a, b, c3 = point[chosen[0]], point[chosen[1]], point[chosen[2]]
-    n = np.cross(b - a, c3 - a)
-    outside = np.zeros(len(point))
-    for p0, p1 in ((a, b), (b, c3), (c3, a)):
-        outward = np.cross(p1 - p0, n)
-        outward /= max(np.linalg.norm(outward), 1e-30)
-        outside = np.maximum(outside, (point - p0) @ outward)
+def _four(point: np.ndarray, separation: np.ndarray, patch: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Which contacts to keep (mask), patches (contiguous, numbered from 0, starting at `starts`) of at most MAX_POINTS
+    kept whole, of the others: the deepest, the one farthest from it, the one making the largest triangle with them,
+    and the one farthest outside that triangle (the first of equals each time)."""
+    counts = np.diff(np.r_[starts, len(patch)])
+    keep = counts[patch] <= MAX_POINTS
+    big = ~keep
+    if not big.any():
+        return keep
+    rows = np.nonzero(big)[0]
+    pt, sep, seg = point[rows], separation[rows], patch[rows]
+    segments = np.unique(seg)
+    slot = np.searchsorted(segments, seg)
+    count = len(segments)
+
+    def first_best(value: np.ndarray, lowest: bool = False) -> np.ndarray:
+        value = -value if lowest else value
+        best = np.full(count, -np.inf)
+        np.maximum.at(best, slot, value)
+        at = np.full(count, len(value))
+        hit = value == best[slot]
+        np.minimum.at(at, slot[hit], np.nonzero(hit)[0])
+        return at
+
+    c0 = first_best(sep, lowest=True)
+    p0 = pt[c0][slot]
+    c1 = first_best(((pt - p0) ** 2).sum(1))
+    p1 = pt[c1][slot]
+    c2 = first_best(np.linalg.norm(np.cross(pt - p0, pt - p1), axis=1))
+    a, b, c3 = pt[c0], pt[c1], pt[c2]
+    normal = np.cross(b - a, c3 - a)
+    outside = np.zeros(len(pt))
+    for e0, e1 in ((a, b), (b, c3), (c3, a)):
+        outward = np.cross(e1 - e0, normal)
+        outward /= np.maximum(np.linalg.norm(outward, axis=1), 1e-30)[:, None]
+        outside = np.maximum(outside, np.einsum("cj,cj->c", pt - e0[slot], outward[slot]))
+    chosen = np.zeros(len(pt), bool)
+    chosen[np.r_[c0, c1, c2]] = True
     outside[chosen] = -np.inf
-    chosen.append(int(outside.argmax()))
-    return members[sorted(set(chosen))]
+    chosen[first_best(outside)] = True
+    keep[rows[chosen]] = True
+    return keep
 
 
 # ------------------------------------------------------------------------------------------------ solver rows
@@ -558,12 +724,15 @@ def patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.ndarray, bo
     Vr = len(vehicles)
     where = np.full(int(vehicles.max()) + 1 if Vr else 0, -1)
     where[vehicles] = np.arange(Vr)
-    vehicle_of = model.vehicle[contacts.shape]
+    C = len(contacts)
     first_of_patch = np.r_[0, np.nonzero(np.diff(contacts.patch))[0] + 1]
-    patch_vehicle = where[vehicle_of[first_of_patch]]
-    slot = np.zeros(len(first_of_patch), np.int64)
-    for k in range(1, len(first_of_patch)):
-        slot[k] = slot[k - 1] + 1 if patch_vehicle[k] == patch_vehicle[k - 1] else 0
+    count = np.diff(np.r_[first_of_patch, C])
+    shape, static = contacts.shape[first_of_patch], contacts.static[first_of_patch]
+    patch_vehicle = where[model.vehicle[shape]]
+    # a vehicle's patches are consecutive (contacts go by shape row, a vehicle's rows are consecutive): slots 0, 1, ..
+    index = np.arange(len(first_of_patch))
+    run_start = np.maximum.accumulate(np.where(np.r_[True, patch_vehicle[1:] != patch_vehicle[:-1]], index, 0))
+    slot = index - run_start
     Pm = int(slot.max()) + 1 if len(slot) else 0
     out = {
         "point_active": np.zeros((Vr, Pm, MAX_POINTS), bool), "arm": np.zeros((3, Vr, Pm, MAX_POINTS)),
@@ -573,44 +742,41 @@ def patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.ndarray, bo
         "anchor_arm": np.zeros((3, Vr, Pm, 2)),
         "points": contacts,  # for telemetry
     }
-    ends = np.r_[first_of_patch[1:], len(contacts)]
-    for k, (a, b) in enumerate(zip(first_of_patch, ends)):
-        v, q = patch_vehicle[k], slot[k]
-        vehicle = vehicles[v]
-        shape, static = contacts.shape[a], contacts.static[a]
-        arms = contacts.point[a:b] - body_position[:, vehicle]
-        n = b - a
-        out["point_active"][v, q, :n] = True
-        out["arm"][:, v, q, :n] = arms.T
-        out["separation"][v, q, :n] = contacts.separation[a:b]
-        out["normal"][:, v, q] = contacts.normal[a]
-        rest = model.rest_distance[shape, static]
-        out["rest"][v, q] = rest
-        out["restitution"][v, q] = model.restitution[shape, static]
-        out["static_friction"][v, q] = model.static_friction[shape, static]
-        out["dynamic_friction"][v, q] = model.dynamic_friction[shape, static]
-        threshold = FRICTION_OFFSET_THRESHOLD_M * float(length_scale[vehicle]) + rest
-        anchors: list[int] = []
-        far = 0.0
-        for j in range(n):  # growPatches
-            if contacts.separation[a + j] >= threshold:
-                continue
-            if len(anchors) == 0:
-                anchors.append(j)
-            elif len(anchors) == 1:
-                d = float(((arms[j] - arms[anchors[0]]) ** 2).sum())
-                if d > 1e-8:
-                    anchors.append(j)
-                    far = d
-            else:
-                d0 = float(((arms[j] - arms[anchors[0]]) ** 2).sum())
-                d1 = float(((arms[j] - arms[anchors[1]]) ** 2).sum())
-                if d0 > d1:
-                    if d0 > far:
-                        anchors[1], far = j, d0
-                elif d1 > far:
-                    anchors[0], far = j, d1
-        for m, j in enumerate(anchors):
-            out["anchor_active"][v, q, m] = True
-            out["anchor_arm"][:, v, q, m] = arms[j]
+    vehicle = vehicles[patch_vehicle]
+    arms = contacts.point - body_position[:, vehicle[contacts.patch]].T
+    v, q = patch_vehicle[contacts.patch], slot[contacts.patch]
+    j = np.arange(C) - first_of_patch[contacts.patch]
+    out["point_active"][v, q, j] = True
+    out["arm"][:, v, q, j] = arms.T
+    out["separation"][v, q, j] = contacts.separation
+    out["normal"][:, patch_vehicle, slot] = contacts.normal[first_of_patch].T
+    rest = model.rest_distance[shape, static]
+    out["rest"][patch_vehicle, slot] = rest
+    out["restitution"][patch_vehicle, slot] = model.restitution[shape, static]
+    out["static_friction"][patch_vehicle, slot] = model.static_friction[shape, static]
+    out["dynamic_friction"][patch_vehicle, slot] = model.dynamic_friction[shape, static]
+    # growPatches, every patch at once: the first point near enough anchors, then the first one apart from it; a
+    # later point replaces the anchor it lies nearer to when it is farther from the other than the pair is apart
+    threshold = FRICTION_OFFSET_THRESHOLD_M * length_scale[vehicle].astype(float) + rest
+    anchors = np.zeros(len(first_of_patch), np.int64)
+    a0, a1 = np.zeros_like(anchors), np.zeros_like(anchors)
+    far = np.zeros(len(first_of_patch))
+    for k in range(MAX_POINTS):
+        at = first_of_patch + np.minimum(k, count - 1)
+        near = (k < count) & (contacts.separation[at] < threshold)
+        d0 = ((arms[at] - arms[first_of_patch + a0]) ** 2).sum(1)
+        d1 = ((arms[at] - arms[first_of_patch + a1]) ** 2).sum(1)
+        first = near & (anchors == 0)
+        second = near & (anchors == 1) & (d0 > 1e-8)
+        third = near & (anchors == 2)
+        replace1 = third & (d0 > d1) & (d0 > far)
+        replace0 = third & ~(d0 > d1) & (d1 > far)
+        a0 = np.where(first | replace0, k, a0)
+        a1 = np.where(second | replace1, k, a1)
+        far = np.where(second | replace1, d0, np.where(replace0, d1, far))
+        anchors = anchors + first + second
+    for m, a in enumerate((a0, a1)):
+        has = anchors > m
+        out["anchor_active"][patch_vehicle[has], slot[has], m] = True
+        out["anchor_arm"][:, patch_vehicle[has], slot[has], m] = arms[first_of_patch[has] + a[has]].T
     return out
