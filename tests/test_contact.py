@@ -136,3 +136,23 @@ def test_a_resting_chassis_anchors_its_friction_at_two_opposite_corners(car):
     assert rows["point_active"][0, 0].sum() == 4 and rows["anchor_active"][0, 0].all()
     a, b = rows["anchor_arm"][:, 0, 0, 0], rows["anchor_arm"][:, 0, 0, 1]
     assert np.linalg.norm(a - b) == pytest.approx(np.hypot(4.4, 1.8), rel=1e-6)  # a diagonal: the farthest pair
+
+
+def test_unauthored_contact_offsets_are_omni_physx_s():
+    # usdLoad/Collision.cpp, usdInterface/UsdInterface.cpp: a plane 0.02 m; another shape 0.02 of its box's smallest
+    # side, at least 2 g dt^2 at the scene's 60 steps per second (here 2 * 9.81 / 3600 = 0.00545 m)
+    from pxr import Gf, Usd, UsdGeom, UsdPhysics
+
+    stage = Usd.Stage.Open(str(CAR))
+    for name, size in (("Ridge", (0.4, 0.6, 0.7)), ("Plate", (2.0, 2.0, 0.1))):
+        cube = UsdGeom.Cube.Define(stage, f"/World/{name}")
+        cube.CreateSizeAttr(1.0)
+        cube.AddTranslateOp().Set(Gf.Vec3d(10.0, 0.0, 1.0))
+        cube.AddScaleOp().Set(Gf.Vec3f(*size))
+        UsdPhysics.CollisionAPI.Apply(cube.GetPrim())
+    ground = {g.path: g for g in read_stage(stage).ground}
+    assert ground["/World/GroundPlane"].contactOffset == pytest.approx(0.02)
+    assert ground["/World/Ridge"].contactOffset == pytest.approx(0.008)
+    assert ground["/World/Plate"].contactOffset == pytest.approx(2 * 9.81 / 3600, rel=1e-6)
+    chassis = read_stage(stage).vehicles["/World/Car"].collision[0]
+    assert chassis.contactOffset == pytest.approx(0.02) and chassis.restOffset == 0.0  # its box: 4.4 x 1.8 x 1

@@ -14,6 +14,7 @@ round, or one of them names the other (or its body) with FilteredPairsAPI.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Iterable
 
 import numpy as np
@@ -23,10 +24,28 @@ from ..description import CollisionGroupDescription, GroundDescription, ShapeDes
 from ..diagnostics import DiagnosticSink
 from ..units import StageUnits
 
-# PxShape's contact offset when omni.physx is given none (physxCollision:contactOffset unauthored or -inf): PhysX's
-# default, 0.02 PxTolerancesScale::length, with omni.physx's length scale of 1 / metersPerUnit; rest offset 0.
-DEFAULT_CONTACT_OFFSET_M = 0.02
+# The offsets omni.physx gives a PxShape when physxCollision:contactOffset is unauthored or -inf (usdLoad/Collision.cpp
+# setToDefault, usdInterface/UsdInterface.cpp): a plane 0.02 m; any other shape 0.02 of its local box's smallest side,
+# but at least 2 g dt^2 (the scene's gravity magnitude, at least 1, and its physxScene:timeStepsPerSecond step), plus
+# its rest offset where that is positive. Rest offset 0.
+PLANE_CONTACT_OFFSET_M = 0.02
+CONTACT_OFFSET_PER_SIDE = 0.02
 DEFAULT_REST_OFFSET_M = 0.0
+INVALID_OFFSETS_MARGIN = 1e-3  # omni.physx: a contact offset not above the rest offset becomes their sum plus this
+
+
+@dataclass(frozen=True)
+class SceneTolerances:
+    """What a shape's computed contact offset depends on in its scene: 2 g dt^2, in stage units."""
+
+    lower_bound: float
+
+    @classmethod
+    def of(cls, time_steps_per_second: float, gravity: float) -> "SceneTolerances":
+        dt = 1.0 / time_steps_per_second
+        return cls(2.0 * dt * dt * max(gravity, 1.0))
+
+
 CONTACT_OFFSET = "physxCollision:contactOffset"
 REST_OFFSET = "physxCollision:restOffset"
 FRICTION_COMBINE = "physxMaterial:frictionCombineMode"
@@ -70,26 +89,34 @@ def _quat_matrix(q) -> np.ndarray:
                      [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
 
 
-def shape_offsets(prim: Usd.Prim, units: StageUnits, sink: DiagnosticSink) -> tuple[float, float]:
-    """(contact offset, rest offset) of a collider as omni.physx gives them to PhysX (stage units)."""
-    scale = 1.0 / units.meters_per_unit
-    out = []
-    for name, default in ((CONTACT_OFFSET, DEFAULT_CONTACT_OFFSET_M), (REST_OFFSET, DEFAULT_REST_OFFSET_M)):
+def shape_offsets(prim: Usd.Prim, units: StageUnits, sink: DiagnosticSink, extents: np.ndarray | None,
+                  scene: SceneTolerances) -> tuple[float, float]:
+    """(contact offset, rest offset) of a collider as omni.physx gives them to PhysX (stage units). extents: the sides
+    of the shape's box in its own frame, scaled (None: a plane)."""
+    authored = []
+    for name in (CONTACT_OFFSET, REST_OFFSET):
         attr = prim.GetAttribute(name)
         value = attr.Get() if attr and attr.HasAuthoredValue() else None
-        if value is None or (isinstance(value, float) and value == -math.inf):
-            out.append(default * scale)
-        elif not isinstance(value, (int, float)) or not math.isfinite(value):
-            sink.warning("CONTACT_OFFSET", str(prim.GetPath()), f"{value!r} is not a finite number; PhysX's default "
-                         f"{default * scale:g} is used", name)
-            out.append(default * scale)
-        else:
-            out.append(float(value))
-    contact, rest = out
-    if rest >= contact:
+        if value is not None and not (isinstance(value, (int, float)) and (math.isfinite(value) or value == -math.inf)):
+            sink.warning("CONTACT_OFFSET", str(prim.GetPath()), f"{value!r} is not a finite number; the default is "
+                         "used", name)
+            value = None
+        authored.append(None if value is None or value == -math.inf else float(value))
+    contact, rest = authored
+    if contact is not None and contact < 0.0:
+        contact = None  # omni.physx reads only 0 and above
+    if contact is not None and rest is not None and rest >= contact:
         sink.warning("CONTACT_OFFSET", str(prim.GetPath()), f"rest offset {rest:g} is not below the contact offset "
-                     f"{contact:g}; PhysX refuses such a shape; the rest offset 0 is used", REST_OFFSET)
-        rest = 0.0
+                     f"{contact:g}; omni.physx then uses the contact offset alone, with rest offset 0", REST_OFFSET)
+        rest = None
+    rest = DEFAULT_REST_OFFSET_M / units.meters_per_unit if rest is None else rest
+    if contact is None:
+        if extents is None:
+            contact = PLANE_CONTACT_OFFSET_M / units.meters_per_unit
+        else:
+            contact = max(scene.lower_bound, CONTACT_OFFSET_PER_SIDE * float(np.min(extents))) + max(rest, 0.0)
+    elif contact <= rest:
+        contact = contact + rest + INVALID_OFFSETS_MARGIN
     return contact, rest
 
 
@@ -124,7 +151,18 @@ def _local_points(stage: Usd.Stage, kind: str, desc) -> np.ndarray | None:
     return None
 
 
-def vehicle_shape(stage: Usd.Stage, desc, units: StageUnits, sink: DiagnosticSink) -> ShapeDescription | None:
+def _extents(kind: str, desc, points: np.ndarray | None) -> np.ndarray:
+    """The sides of a shape's box in its own frame, scaled, as PhysX bounds its geometry."""
+    if points is not None and len(points):
+        return np.ptp(points, axis=0)
+    radius = float(getattr(desc, "radius", 0.0))
+    if kind == "CapsuleShape":
+        return np.array([2.0 * radius, 2.0 * radius, 2.0 * (float(desc.halfHeight) + radius)])
+    return np.full(3, 2.0 * radius)
+
+
+def vehicle_shape(stage: Usd.Stage, desc, units: StageUnits, sink: DiagnosticSink,
+                  scene: SceneTolerances) -> ShapeDescription | None:
     """A shape of a vehicle's body in the vehicle prim's frame (None: a kind no contact is made for, said)."""
     kind = _kind(desc)
     path = str(desc.primPath)
@@ -133,8 +171,8 @@ def vehicle_shape(stage: Usd.Stage, desc, units: StageUnits, sink: DiagnosticSin
     origin = np.asarray(desc.localPos, dtype=float)
     common = dict(material=_material(desc), groups=[str(g) for g in desc.collisionGroups],
                   filtered=[str(f) for f in desc.filteredCollisions])
-    contact, rest = shape_offsets(prim, units, sink)
     points = _local_points(stage, kind, desc)
+    contact, rest = shape_offsets(prim, units, sink, _extents(kind, desc, points), scene)
     if points is not None and len(points) >= 4:
         return ShapeDescription(path, "convex", (points @ rotation.T + origin).tolist(), contactOffset=contact,
                                 restOffset=rest, **common)
@@ -150,8 +188,8 @@ def vehicle_shape(stage: Usd.Stage, desc, units: StageUnits, sink: DiagnosticSin
     return None
 
 
-def static_shape(stage: Usd.Stage, desc, transform: list[list[float]], units: StageUnits,
-                 sink: DiagnosticSink) -> GroundDescription | None:
+def static_shape(stage: Usd.Stage, desc, transform: list[list[float]], units: StageUnits, sink: DiagnosticSink,
+                 scene: SceneTolerances) -> GroundDescription | None:
     """A static collider other than a plane or a triangle mesh: its points in its prim's frame (unscaled: the
     transform carries the scale)."""
     kind = _kind(desc)
@@ -163,9 +201,9 @@ def static_shape(stage: Usd.Stage, desc, transform: list[list[float]], units: St
         sink.warning("CONTACT_SHAPE", path, f"a static {kind} is not collided by the simulator (planes, triangle "
                      "meshes, boxes, cylinders and convex-hull meshes are)")
         return None
+    contact, rest = shape_offsets(prim, units, sink, _extents(kind, desc, points), scene)
     if kind != "MeshShape":  # UsdPhysics scaled the sizes; the world transform scales again
         points = points / np.where(scale != 0.0, scale, 1.0)
-    contact, rest = shape_offsets(prim, units, sink)
     return GroundDescription(path=path, kind="convex", transform=transform, points=points.tolist(),
                              material=_material(desc), contactOffset=contact, restOffset=rest,
                              groups=[str(g) for g in desc.collisionGroups])

@@ -170,7 +170,10 @@ _MAX_BIAS_PER_STEP = 0.75
 # setupFinalizeSolverConstraints); a relative speed below this squared length picks the fallback friction axis.
 _MAX_CONTACT_BIAS_FACTOR = 0.8
 _FRICTION_AXIS_MIN_SPEED_SQ = 1e-4
-BOUNCE_THRESHOLD_M = 0.2  # PxSceneDesc::bounceThresholdVelocity's default, 0.2 m/s times the length scale
+# omni.physx's bounce threshold where PhysxSceneAPI authors none (usdLoad/Scene.cpp: 1e-6 in stage units, not scaled;
+# not PxSceneDesc's 0.2 m/s): a contact approaching faster than this bounces with its restitution. An authored
+# physxScene:bounceThreshold is not read yet.
+BOUNCE_THRESHOLD = 1e-6
 
 
 class _ContactRows:
@@ -204,8 +207,9 @@ class _ContactRows:
         penetration = patches["separation"] - patches["rest"][..., None]
         self.bias_coefficient = -np.where(penetration > 0.0, 1.0 / h, self.p8 / h)
         e = patches["restitution"][..., None]
-        bounce = BOUNCE_THRESHOLD_M * p.length_scale[vehicles][:, None, None]
-        bouncing = (e > 0.0) & (bounce > -vrel) & (-vrel > penetration / dt)
+        # PhysX: restitution > 0, -threshold > vrel (approaching faster than the threshold), and the contact would
+        # close within the step (DyTGSContactPrep.cpp: isGreater2; the context holds the threshold negated)
+        bouncing = (e > 0.0) & (-vrel > BOUNCE_THRESHOLD) & (-vrel > penetration / dt)
         self.target = np.where(bouncing, -vrel * e, 0.0)
         self.error = penetration + np.where(bouncing, self.target * (dt + penetration / np.where(bouncing, vrel, 1.0)),
                                             0.0)
