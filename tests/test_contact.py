@@ -11,7 +11,7 @@ from conftest import SAMPLES
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.sim import Simulator
 from physxvehicle_usd.sim import vecmath as vm
-from physxvehicle_usd.sim.contact import MAX_POINTS, _candidates, generate, patch_rows, polytope
+from physxvehicle_usd.sim.contact import MAX_POINTS, Contacts, _candidates, _reduce, generate, patch_rows, polytope
 
 CAR = SAMPLES / "car" / "car.usda"
 DT = 1.0 / 60.0
@@ -104,8 +104,6 @@ def test_a_rolled_chassis_touches_with_its_lower_edge_only(car):
 
 def test_a_patch_of_more_than_four_points_keeps_the_deepest_and_the_widest(car):
     # the wheel prism of 30 corners lying on its cap: 30 points within the contact distance, four kept
-    from physxvehicle_usd.sim.contact import _reduce, Contacts
-
     ring = _prism(30)[:30, 1:]
     depth = np.linspace(0.0, 0.01, 30)
     depth[7] = -0.005  # the deepest
@@ -119,8 +117,6 @@ def test_a_patch_of_more_than_four_points_keeps_the_deepest_and_the_widest(car):
 
 
 def test_two_normals_of_one_pair_make_two_patches_each_in_one_piece():
-    from physxvehicle_usd.sim.contact import _reduce, Contacts
-
     normals = np.array([[0, 0, 1.0], [0, 1.0, 0], [0, 0, 1.0], [0, 1.0, 0]])
     c = Contacts(np.zeros(4, np.int64), np.zeros(4, np.int64), np.arange(12, dtype=float).reshape(4, 3), normals,
                  np.zeros(4))
