@@ -25,7 +25,7 @@ VEHICLE = "/World/Car"
 SPACING = 6.0  # metres between cars
 SUBSTEP_COUNTS = ("lowForwardSpeedSubStepCount", "highForwardSpeedSubStepCount")
 GROUND_PLANE = "/World/GroundPlane"
-ROADS = ("plane", "bumps")
+ROADS = ("plane", "bumps", "obstacles")
 # The bump road: a triangulated height field under the whole grid, cosine bumps across the driving direction (+X)
 BUMP_HEIGHT = 0.04  # metres
 BUMP_PITCH = 3.0  # metres from bump to bump
@@ -81,12 +81,36 @@ def fleet_stage(n: int, folder: Path, substeps: tuple[int, int] | None = None, r
         if substeps is not None:
             for base, count in zip(SUBSTEP_COUNTS, substeps):
                 car.CreateAttribute(P.full_name(P.VEHICLE, base), Sdf.ValueTypeNames.Int).Set(count)
-    if road == "bumps":
+    if road in ("bumps", "obstacles"):
         stage.OverridePrim(GROUND_PLANE).SetActive(False)
         bump_road(stage, "/World/BumpRoad", length=(side - 1) * SPACING + 60.0, width=side * SPACING,
                   material=stage.GetPrimAtPath(GROUND_PLANE))
+    if road == "obstacles":
+        for i in range(n):
+            obstacle(stage, f"/World/Obstacles/Ridge_{i}", ((i % side) * SPACING, (i // side) * SPACING),
+                     stage.GetPrimAtPath(GROUND_PLANE))
     layer.Export(str(path))
     return path
+
+
+# The obstacles road: the bump road and, ahead of every car, a box between its wheel tracks that its chassis meets
+RIDGE_AHEAD = 2.04 + 0.5  # the box's near face ahead of the car's origin: 0.5 m ahead of the chassis's nose [m]
+RIDGE_SIZE = (0.4, 0.6, 0.5)  # along, across, high [m]
+
+
+def obstacle(stage: Usd.Stage, path: str, car_xy: tuple[float, float], material: Usd.Prim) -> UsdGeom.Cube:
+    """A static box (a collider) ahead of the car whose slot is at `car_xy`, bound to the physics material
+    `material` is."""
+    from pxr import UsdShade
+
+    cube = UsdGeom.Cube.Define(stage, path)
+    cube.CreateSizeAttr(1.0)
+    cube.AddTranslateOp().Set(Gf.Vec3d(car_xy[0] + RIDGE_AHEAD + RIDGE_SIZE[0] / 2, car_xy[1], RIDGE_SIZE[2] / 2))
+    cube.AddScaleOp().Set(Gf.Vec3f(*RIDGE_SIZE))
+    UsdPhysics.CollisionAPI.Apply(cube.GetPrim())
+    binding = UsdShade.MaterialBindingAPI(material).GetDirectBinding(materialPurpose="physics").GetMaterial()
+    UsdShade.MaterialBindingAPI.Apply(cube.GetPrim()).Bind(binding, materialPurpose="physics")
+    return cube
 
 
 def bump_road(stage: Usd.Stage, path: str, length: float, width: float, material: Usd.Prim) -> UsdGeom.Mesh:

@@ -30,7 +30,13 @@ from typing import Sequence
 
 import numpy as np
 
-from ..description import CollisionGroupDescription, GroundDescription, MaterialDescription, ShapeDescription
+from ..description import (
+    CollisionGroupDescription,
+    GroundDescription,
+    MaterialDescription,
+    ShapeDescription,
+    canonical_value,
+)
 from ..read.collision import COMBINE_MODES, collide
 from . import vecmath as vm
 from .ground import Ground, box_pairs
@@ -276,8 +282,8 @@ class ContactModel:
         if not rows:
             return None
         statics = [g for g in ground if g.kind in ("plane", "mesh")] + [g for g in ground if g.kind == "convex"]
-        hulls = [polytope(_world_points(g)) for g in ground if g.kind == "convex"]
-        N, G = len(rows), len(statics)
+        hulls = [placed_hull(g) for g in ground if g.kind == "convex"]
+        G = len(statics)
 
         def material(path):
             m = materials.get(path) if path else None
@@ -285,20 +291,36 @@ class ContactModel:
                 return DEFAULT_MATERIAL
             return (m.staticFriction, m.dynamicFriction, m.restitution, m.frictionCombineMode, m.restitutionCombineMode)
 
-        table = {name: np.zeros((N, G)) for name in ("cd", "rd", "sf", "df", "e")}
-        collides = np.zeros((N, G), bool)
-        for r, shape in enumerate(own):
-            a = material(shape.material)
-            for g, other in enumerate(statics):
-                b = material(other.material)
+        # per distinct (material, groups, offsets) of either side, then spread over the pairs: a fleet of copies
+        # with an obstacle each has thousands of pairs and few distinct ones
+        def distinct(keys):
+            index: dict = {}
+            inverse = np.array([index.setdefault(key, len(index)) for key in keys], dtype=np.int64)
+            return list(index), inverse
+
+        rows_keys, row_of = distinct((sh.material, tuple(sh.groups), sh.contactOffset, sh.restOffset) for sh in own)
+        cols_keys, col_of = distinct((g.material, tuple(g.groups), g.contactOffset, g.restOffset) for g in statics)
+        small = {name: np.zeros((len(rows_keys), len(cols_keys))) for name in ("cd", "rd", "sf", "df", "e")}
+        small_collides = np.zeros((len(rows_keys), len(cols_keys)), bool)
+        for r, (mat_a, groups_a, contact_a, rest_a) in enumerate(rows_keys):
+            a = material(mat_a)
+            for g, (mat_b, groups_b, contact_b, rest_b) in enumerate(cols_keys):
+                b = material(mat_b)
                 friction_mode = max(COMBINE_MODES.index(a[3]), COMBINE_MODES.index(b[3]))
                 restitution_mode = max(COMBINE_MODES.index(a[4]), COMBINE_MODES.index(b[4]))
-                table["cd"][r, g] = shape.contactOffset + other.contactOffset
-                table["rd"][r, g] = shape.restOffset + other.restOffset
-                table["sf"][r, g] = _combine(a[0], b[0], friction_mode)
-                table["df"][r, g] = _combine(a[1], b[1], friction_mode)
-                table["e"][r, g] = _combine(a[2], b[2], restitution_mode)
-                collides[r, g] = collide(groups, shape.groups, other.groups) and other.path not in shape.filtered
+                small["cd"][r, g] = contact_a + contact_b
+                small["rd"][r, g] = rest_a + rest_b
+                small["sf"][r, g] = _combine(a[0], b[0], friction_mode)
+                small["df"][r, g] = _combine(a[1], b[1], friction_mode)
+                small["e"][r, g] = _combine(a[2], b[2], restitution_mode)
+                small_collides[r, g] = collide(groups, groups_a, groups_b)
+        table = {name: value[row_of][:, col_of] for name, value in small.items()}
+        collides = small_collides[row_of][:, col_of]
+        column = {g.path: k for k, g in enumerate(statics)}
+        for r, shape in enumerate(own):  # FilteredPairsAPI: a shape naming a static collider
+            for path in shape.filtered:
+                if path in column:
+                    collides[r, column[path]] = False
         plane_count = sum(1 for g in ground if g.kind == "plane")
         mesh_count = sum(1 for g in ground if g.kind == "mesh")
         return cls(np.asarray(rows), Polytopes.stack(polys), table["cd"], table["rd"], table["sf"], table["df"],
@@ -306,9 +328,14 @@ class ContactModel:
                    np.arange(plane_count + mesh_count, G), plane_count)
 
 
-def _world_points(g: GroundDescription) -> np.ndarray:
-    m = np.asarray(g.transform, dtype=float).reshape(4, 4)
-    return np.asarray(g.points, dtype=float) @ m[:3, :3] + m[3, :3]
+def placed_hull(g: GroundDescription) -> Polytope:
+    """A static convex collider's hull in the world: the hull of its turned and scaled points (made once for every
+    collider of the same shape and turn), moved to its place."""
+    m = np.asarray(canonical_value(g.transform), dtype=float).reshape(4, 4)
+    hull = _hull_of(np.asarray(canonical_value(g.points), dtype=float).reshape(-1, 3) @ m[:3, :3])
+    shift = m[3, :3]
+    return Polytope(hull.vertices + shift, hull.normals, hull.offsets + hull.normals @ shift, hull.loops,
+                    hull.loop_counts, hull.edges)
 
 
 # ------------------------------------------------------------------------------------------------ contacts
@@ -779,4 +806,48 @@ def patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.ndarray, bo
         has = anchors > m
         out["anchor_active"][patch_vehicle[has], slot[has], m] = True
         out["anchor_arm"][:, patch_vehicle[has], slot[has], m] = arms[first_of_patch[has] + a[has]].T
+    return out
+
+
+# ------------------------------------------------------------------------------------------------ telemetry
+
+# Simulator.telemetry's contact keys ("bodies", per vehicle; `--trace` writes them): name -> (unit, frame, what).
+# A vehicle reports at most TELEMETRY_SLOTS points a step, patch after patch in the order the solver met them; the
+# slots past contactCount hold 0.
+TELEMETRY_SLOTS = 16
+TELEMETRY = {
+    "contactCount": ("count", "-", "the step's contact points (more than the slots: the first are reported)"),
+    "contactPoints": ("length", "world", "on the vehicle's shape, at the pose the step began with"),
+    "contactNormals": ("unit vector", "world", "from the static shape towards the vehicle's"),
+    "contactImpulses": ("mass * length / s", "along the normal", "the normal impulse the step's solve applied"),
+}
+
+
+def empty_telemetry(V: int) -> dict[str, np.ndarray]:
+    """The contact telemetry of V vehicles touching nothing."""
+    S = TELEMETRY_SLOTS
+    return {"contactCount": np.zeros(V, np.int64), "contactPoints": np.zeros((V, S, 3)),
+            "contactNormals": np.zeros((V, S, 3)), "contactImpulses": np.zeros((V, S))}
+
+
+def telemetry(V: int, solved: Sequence, begin_position: np.ndarray) -> dict[str, np.ndarray]:
+    """The contact telemetry of a step: `solved`, (vehicles, solved contact rows) of each group the solver ran
+    (rigid_body._ContactRows: active (Vr, Pm, 4), arm (3, Vr, Pm, 4), normal (3, Vr, Pm), impulse (Vr, Pm, 4))."""
+    out = empty_telemetry(V)
+    S = TELEMETRY_SLOTS
+    for vehicles, rows in solved:
+        Vr = len(vehicles)
+        active = rows.active.reshape(Vr, -1)
+        order = np.argsort(~active, axis=1, kind="stable")[:, :S]  # the active points first, in the solver's order
+        taken = np.take_along_axis(active, order, axis=1)
+        k = order.shape[1]
+        arm = np.take_along_axis(rows.arm.reshape(3, Vr, -1), order[None], axis=2)
+        normal = np.broadcast_to(rows.normal[..., None], rows.arm.shape).reshape(3, Vr, -1)
+        normal = np.take_along_axis(normal, order[None], axis=2)
+        impulse = np.take_along_axis(rows.impulse.reshape(Vr, -1), order, axis=1)
+        out["contactCount"][vehicles] = active.sum(axis=1)
+        point = begin_position[:, vehicles].astype(float)[:, :, None] + arm
+        out["contactPoints"][vehicles, :k] = np.where(taken[..., None], np.moveaxis(point, 0, -1), 0.0)
+        out["contactNormals"][vehicles, :k] = np.where(taken[..., None], np.moveaxis(normal, 0, -1), 0.0)
+        out["contactImpulses"][vehicles, :k] = np.where(taken, impulse, 0.0)
     return out

@@ -19,6 +19,7 @@ from . import compiled
 from . import vecmath as vm
 from .commands import update_commands
 from .contact import ContactModel, generate, patch_rows
+from .contact import telemetry as contact_telemetry
 from .context import substep_counts
 from .drivetrain import differential_state, update_wheel_speeds
 from .ground import Ground
@@ -78,6 +79,8 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
                                                                  p.length_scale)
         s.contacts = None if patches is None else {"points": patches["points"], "model": contact}
         end_step_physx(p, s, begin_position, begin_orientation, rows, dt, patches)
+        if s.contacts is not None:
+            s.contacts["telemetry"] = contact_telemetry(p.V, s.contacts.get("solved", []), begin_position)
     s.out["wheelSteerAngle"] = cmd["steer_angle"] + s.out["_toe"]
     s.time += dt
     s.steps += 1

@@ -186,6 +186,7 @@ class _ContactRows:
         h = dt / iterations
         self.p8 = min(_MAX_CONTACT_BIAS_FACTOR, 2.0 * np.sqrt(1.0 / iterations))
         self.active = patches["point_active"]
+        self.arm, self.normal = patches["arm"], patches["normal"]  # for telemetry
         self.anchors = patches["anchor_active"]
         self.Pm = self.active.shape[1]
         mass = p.mass[vehicles].astype(float)

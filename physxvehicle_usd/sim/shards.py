@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing  # noqa: F401  (np.typing.DTypeLike)
 
 from .batch import VehicleBatch
+from .contact import TELEMETRY, empty_telemetry
 from .ground import Ground
 from .pipeline import StepOptions, step
 from .state import SimParams, SimState, output_vehicle_axis, vehicle_axis, vehicle_rows
@@ -61,6 +62,10 @@ class ShardedStep:
         s.out = {key: np.concatenate([part.out[key] for part in parts], axis=output_vehicle_axis(value))
                  for key, value in parts[0].out.items()}
         s.time, s.steps = parts[0].time, parts[0].steps
+        touching = [part.contacts for part in parts]
+        s.contacts = None if all(c is None for c in touching) else {"telemetry": {
+            key: np.concatenate([(c["telemetry"] if c is not None else empty_telemetry(part.linear_velocity.shape[1]))[key]
+                                 for c, part in zip(touching, parts)]) for key in TELEMETRY}}
 
 
 def _range_view(s: SimState, rows: slice) -> SimState:

@@ -35,7 +35,7 @@ from ..runtime.vehicle2 import AUTOMATIC_GEAR
 from . import compiled
 from . import vecmath as vm
 from .batch import VehicleBatch, batch_from_description
-from .contact import ContactModel
+from .contact import ContactModel, empty_telemetry
 from .ground import Ground, friction_matrix
 from .guard import Guard, GuardOptions
 from .pipeline import StepOptions, step
@@ -247,6 +247,8 @@ class Simulator:
             "bodies": {
                 "position": actor_p.T.copy(), "orientation": actor_q[[1, 2, 3, 0]].T.copy(),  # (x, y, z, w) as the oracle
                 "linearVelocity": s.linear_velocity.T.copy(), "angularVelocity": s.angular_velocity.T.copy(),
+                **(s.contacts["telemetry"] if s.contacts is not None and "telemetry" in s.contacts
+                   else empty_telemetry(p.V)),
             },
         }
 
