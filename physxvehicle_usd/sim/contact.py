@@ -67,6 +67,18 @@ class Polytope:
     loops: np.ndarray
     loop_counts: np.ndarray
     edges: np.ndarray
+    directions: np.ndarray  # (D, 2): one edge of each direction (parallel edges give the same separating axes)
+
+
+def _directions(points: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """The first edge of each set of parallel edges."""
+    d = points[edges[:, 1]] - points[edges[:, 0]]
+    d = d / np.linalg.norm(d, axis=1, keepdims=True)
+    keep: list[int] = []
+    for e in range(len(edges)):
+        if not any(abs(float(d[e] @ d[k])) > 1.0 - 1e-9 for k in keep):
+            keep.append(e)
+    return edges[keep]
 
 
 def polytope(points: np.ndarray, tolerance: float = 1e-6) -> Polytope:
@@ -96,7 +108,9 @@ def polytope(points: np.ndarray, tolerance: float = 1e-6) -> Polytope:
         edges.update(tuple(sorted((int(loop[m]), int(loop[(m + 1) % len(loop)])))) for m in range(len(loop)))
     M = max(len(loop) for loop in loops)
     padded = np.array([np.concatenate([loop, np.full(M - len(loop), loop[-1])]) for loop in loops])
-    return Polytope(points, normal, offset, padded, np.array([len(loop) for loop in loops]), np.array(sorted(edges)))
+    edges = np.array(sorted(edges))
+    return Polytope(points, normal, offset, padded, np.array([len(loop) for loop in loops]), edges,
+                    _directions(points, edges))
 
 
 _HULLS: dict[bytes, Polytope] = {}
@@ -194,6 +208,8 @@ class Polytopes:
     loop_counts: np.ndarray
     edges: np.ndarray
     edge_mask: np.ndarray
+    axis_edges: np.ndarray  # (N, D, 2): one edge per direction, for the separating axes (padding: (0, 0))
+    axis_mask: np.ndarray
 
     @classmethod
     def stack(cls, items: Sequence[Polytope]) -> "Polytopes":
@@ -206,6 +222,8 @@ class Polytopes:
         normals, offsets = np.zeros((N, F, 3)), np.full((N, F), -np.inf)
         face_mask, loops, counts = np.zeros((N, F), bool), np.zeros((N, F, M), np.int64), np.zeros((N, F), np.int64)
         edges, edge_mask = np.zeros((N, E, 2), np.int64), np.zeros((N, E), bool)
+        D = max(len(p.directions) for p in items)
+        axis_edges, axis_mask = np.zeros((N, D, 2), np.int64), np.zeros((N, D), bool)
         for r, p in enumerate(items):
             k, f, e = len(p.vertices), len(p.normals), len(p.edges)
             vertices[r, :k], vertices[r, k:] = p.vertices, p.vertices[0]
@@ -214,7 +232,8 @@ class Polytopes:
             loops[r, f:] = loops[r, 0]
             counts[r, :f], counts[r, f:] = p.loop_counts, p.loop_counts[0]
             edges[r, :e], edge_mask[r, :e] = p.edges, True
-        return cls(vertices, normals, offsets, face_mask, loops, counts, edges, edge_mask)
+            axis_edges[r, :len(p.directions)], axis_mask[r, :len(p.directions)] = p.directions, True
+        return cls(vertices, normals, offsets, face_mask, loops, counts, edges, edge_mask, axis_edges, axis_mask)
 
 
 # ------------------------------------------------------------------------------------------------ the model
@@ -248,6 +267,7 @@ class ContactModel:
     reach: np.ndarray = field(init=False)  # (N,)
     plane_limit: np.ndarray = field(init=False)  # (planes, N): the contact distance, -inf where a pair is filtered
     one_per_vehicle: bool = field(init=False)  # shape row v is vehicle v's only shape
+    cache: dict = field(init=False, default_factory=dict, repr=False, compare=False)  # the ground's triangle bounds
     static_lo: np.ndarray | None = field(init=False)  # (H, 3)
     static_hi: np.ndarray | None = field(init=False)
 
@@ -335,7 +355,7 @@ def placed_hull(g: GroundDescription) -> Polytope:
     hull = _hull_of(np.asarray(canonical_value(g.points), dtype=float).reshape(-1, 3) @ m[:3, :3])
     shift = m[3, :3]
     return Polytope(hull.vertices + shift, hull.normals, hull.offsets + hull.normals @ shift, hull.loops,
-                    hull.loop_counts, hull.edges)
+                    hull.loop_counts, hull.edges, hull.directions)
 
 
 # ------------------------------------------------------------------------------------------------ contacts
@@ -362,8 +382,10 @@ class Contacts:
 
 def _candidates(model: ContactModel, ground: Ground, position: np.ndarray, orientation: np.ndarray):
     """The broad phase, from each shape's box turned with its body (no vertex moved): per plane the shapes whose box
-    comes nearer to it than the contact distance, the (shape, static polytope) and (shape, triangle) pairs whose
-    world boxes, grown by the contact distance, overlap; and the shape rotations (3, 3, N)."""
+    comes nearer to it than the contact distance, the (shape, triangle) pairs whose world boxes, grown by the contact
+    distance, overlap (the ground's triangle grid), the (shape, static polytope) pairs whose boxes overlap one of the
+    polytope's faces (the grid holds them as triangles: a shape wholly inside a polytope, touching no face, is not
+    found); and the shape rotations (3, 3, N)."""
     R = vm.quat_to_mat(orientation.astype(float))  # (3, 3, V)
     x = position.astype(float)
     if not (model.one_per_vehicle and orientation.shape[1] == len(model.vehicle)):
@@ -384,21 +406,29 @@ def _candidates(model: ContactModel, ground: Ground, position: np.ndarray, orien
                     axis=1) + (model.reach + slack)[:, None]
     centre = np.stack(centre, axis=1)
     lo, hi = centre - half, centre + half
-    hull_pairs = (np.zeros(0, np.int64), np.zeros(0, np.int64))
-    if model.static_shapes is not None:
-        near = ((lo[:, None] <= model.static_hi[None]) & (hi[:, None] >= model.static_lo[None])).all(-1)
-        near &= model.collides[:, model.static_index]
-        hull_pairs = np.nonzero(near)
-    tri_pairs = (np.zeros(0, np.int64), np.zeros(0, np.int64))
-    if ground.grid is not None:
-        box = ground.grid.triangle_boxes
-        inside = np.nonzero(((lo <= box[3:].max(axis=1)) & (hi >= box[:3].min(axis=1))).all(axis=1))[0]
+    hull_pairs = tri_pairs = (np.zeros(0, np.int64), np.zeros(0, np.int64))
+    if ground.grid is not None:  # meshes and the static polytopes' faces (as triangles): the grid's pairs
+        if model.cache.get("ground") is not ground:
+            box = ground.grid.triangle_boxes
+            model.cache.update(ground=ground, lo=box[:3].min(axis=1), hi=box[3:].max(axis=1))
+        inside = np.nonzero(((lo <= model.cache["hi"]) & (hi >= model.cache["lo"])).all(axis=1))[0]
         if inside.size:
             query, tri = box_pairs(ground, lo[inside], hi[inside])
             shape = inside[query]
             static = model.plane_count + ground.tri_shape[tri]
-            keep = model.collides[shape, static] & np.isin(static, model.static_index, invert=True)
-            tri_pairs = (shape[keep], tri[keep])
+            ok = model.collides[shape, static]
+            shape, tri, static = shape[ok], tri[ok], static[ok]
+            first = len(model.collides[0]) - len(model.static_index)  # the static polytopes come last
+            polytope_face = static >= first
+            tri_pairs = (shape[~polytope_face], tri[~polytope_face])
+            if polytope_face.any():  # a pair per shape and polytope whose face boxes it meets, in (shape, polytope) order
+                H = len(model.static_index)
+                key = np.unique(shape[polytope_face] * H + (static[polytope_face] - first))
+                hull_pairs = (key // H, key % H)
+    elif model.static_shapes is not None:
+        near = ((lo[:, None] <= model.static_hi[None]) & (hi[:, None] >= model.static_lo[None])).all(-1)
+        near &= model.collides[:, model.static_index]
+        hull_pairs = np.nonzero(near)
     return planes, hull_pairs, tri_pairs, R
 
 
@@ -466,7 +496,7 @@ def _first_of_equal(vertices: np.ndarray) -> np.ndarray:
 
 def _rows(P: Polytopes, rows: np.ndarray) -> Polytopes:
     return Polytopes(P.vertices[rows], P.normals[rows], P.offsets[rows], P.face_mask[rows], P.loops[rows],
-                     P.loop_counts[rows], P.edges[rows], P.edge_mask[rows])
+                     P.loop_counts[rows], P.edges[rows], P.edge_mask[rows], P.axis_edges[rows], P.axis_mask[rows])
 
 
 def _world_polytopes(P: Polytopes, rows: np.ndarray, vertices: np.ndarray, R: np.ndarray) -> Polytopes:
@@ -476,7 +506,7 @@ def _world_polytopes(P: Polytopes, rows: np.ndarray, vertices: np.ndarray, R: np
                                                     np.take_along_axis(vertices[rows], P.loops[rows][:, :, :1], 1)),
                        -np.inf)
     return Polytopes(vertices[rows], normals, offsets, P.face_mask[rows], P.loops[rows], P.loop_counts[rows],
-                     P.edges[rows], P.edge_mask[rows])
+                     P.edges[rows], P.edge_mask[rows], P.axis_edges[rows], P.axis_mask[rows])
 
 
 def _triangles(ground: Ground, tri: np.ndarray) -> Polytopes:
@@ -485,8 +515,9 @@ def _triangles(ground: Ground, tri: np.ndarray) -> Polytopes:
     normals = ground.tri_normals[tri][:, None, :]
     offsets = np.einsum("nj,nj->n", normals[:, 0], v0)[:, None]
     T = len(tri)
+    edges = np.tile(np.array([[0, 1], [1, 2], [0, 2]]), (T, 1, 1))
     return Polytopes(vertices, normals, offsets, np.ones((T, 1), bool), np.tile(np.arange(3), (T, 1, 1)),
-                     np.full((T, 1), 3), np.tile(np.array([[0, 1], [1, 2], [0, 2]]), (T, 1, 1)), np.ones((T, 3), bool))
+                     np.full((T, 1), 3), edges, np.ones((T, 3), bool), edges, np.ones((T, 3), bool))
 
 
 def _support_min(vertices: np.ndarray, axes: np.ndarray) -> np.ndarray:
@@ -505,12 +536,13 @@ def _polytope_contacts(A: Polytopes, B: Polytopes, shape: np.ndarray, static: np
     sep_a = np.where(A.face_mask, _support_min(B.vertices, A.normals) - A.offsets, -np.inf)
     sep_b = np.where(B.face_mask, _support_min(A.vertices, B.normals) - B.offsets, -np.inf)
     # edge axes, oriented from B towards A
-    ea = A.vertices[rows[:, None], A.edges[:, :, 1]] - A.vertices[rows[:, None], A.edges[:, :, 0]]
-    eb = B.vertices[rows[:, None], B.edges[:, :, 1]] - B.vertices[rows[:, None], B.edges[:, :, 0]]
+    # (one edge of each direction: parallel edges give the same axis)
+    ea = A.vertices[rows[:, None], A.axis_edges[:, :, 1]] - A.vertices[rows[:, None], A.axis_edges[:, :, 0]]
+    eb = B.vertices[rows[:, None], B.axis_edges[:, :, 1]] - B.vertices[rows[:, None], B.axis_edges[:, :, 0]]
     axes = np.cross(ea[:, :, None, :], eb[:, None, :, :]).reshape(P, -1, 3)
     length = np.linalg.norm(axes, axis=2)
     scale = (np.linalg.norm(ea, axis=2)[:, :, None] * np.linalg.norm(eb, axis=2)[:, None, :]).reshape(P, -1)
-    usable = (length > 1e-6 * np.maximum(scale, 1e-30)) & (A.edge_mask[:, :, None] & B.edge_mask[:, None, :]).reshape(P, -1)
+    usable = (length > 1e-6 * np.maximum(scale, 1e-30)) & (A.axis_mask[:, :, None] & B.axis_mask[:, None, :]).reshape(P, -1)
     axes = axes / np.where(usable, length, 1.0)[:, :, None]
     towards = np.einsum("paj,pj->pa", axes, A.vertices.mean(axis=1) - B.vertices.mean(axis=1))
     axes = np.where((towards < 0.0)[:, :, None], -axes, axes)
