@@ -213,7 +213,8 @@ def collision_groups(stage: Usd.Stage) -> tuple[dict[str, CollisionGroupDescript
     """Every PhysicsCollisionGroup (what it filters, whether inverted) and the colliders of each."""
     groups: dict[str, CollisionGroupDescription] = {}
     members: dict[str, set[str]] = {}
-    for prim in stage.Traverse():
+    # instance proxies too: a referenced asset made instanceable keeps its groups, and PhysX filters with them
+    for prim in Usd.PrimRange.Stage(stage, Usd.TraverseInstanceProxies()):
         if prim.IsA(UsdPhysics.CollisionGroup):
             group = UsdPhysics.CollisionGroup(prim)
             query = group.GetCollidersCollectionAPI().ComputeMembershipQuery()
