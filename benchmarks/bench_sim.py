@@ -3,10 +3,12 @@
 same run.
 
     python benchmarks/bench_sim.py [--sizes 1 100 1000 10000] [--steps 60] [--dt 0.016666667] [--no-ovphysx]
-                                   [--threads 1 2] [--substeps 3 1] [--repeat 3] [--numpy] [--road plane|bumps]
+                                   [--threads 1 2] [--substeps 3 1] [--repeat 3] [--numpy] [--road plane|bumps|obstacles]
 
 --road bumps replaces the ground plane by a triangle-mesh road with a 4 cm bump every 3 m under the whole fleet
-(benchmarks/fleet.py, `bump_road`): every wheel's suspension query then meets the mesh.
+(benchmarks/fleet.py, `bump_road`): every wheel's suspension query then meets the mesh. --road obstacles adds a box
+0.5 m high between each car's wheel tracks, 0.5 m ahead of its nose (`obstacle`): each car's chassis box runs into
+it within the first second, and stays against it.
 
 Every car runs at full throttle from rest, with the sample car's own sub-step counts or the --substeps given
 (PhysX's defaults are 3 and 1). For each N, each --threads count (threads of the compiled kernel; default 1)
@@ -52,7 +54,8 @@ def ours(loaded: simulate.LoadedSimulation, steps: int, dt: float, threads: int,
 def with_simulator(loaded: simulate.LoadedSimulation, threads: int, kernel: bool, dt: float) -> simulate.LoadedSimulation:
     """The same loaded vehicles in a fresh simulator: `threads` threads, compiled kernel or numpy kernels."""
     sim = loaded.simulator
-    fresh = Simulator(sim.batch, sim.ground, dt, threads=threads, options=StepOptions(compiled=kernel))
+    fresh = Simulator(sim.batch, sim.ground, dt, threads=threads, options=StepOptions(compiled=kernel),
+                      collision=loaded.description)
     return dataclasses.replace(loaded, simulator=fresh)
 
 

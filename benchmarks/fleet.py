@@ -2,7 +2,8 @@
 triangle-mesh road with bumps.
 
 The car asset is the sample car read and written back with every component on its own prims
-(`write_stage(shared=False)`), so that one reference brings a complete, self-contained vehicle.
+(`write_stage(shared=False)`), plus the sample's chassis collider, so that one reference brings a complete,
+self-contained vehicle.
 The fleet stage sublayers the sample (scene, ground, material, friction table), deactivates the
 sample's own car and references the asset N times on a square grid.
 """
@@ -12,7 +13,7 @@ import math
 from pathlib import Path
 
 import numpy as np
-from pxr import Gf, Sdf, Usd, UsdGeom
+from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics
 
 from physxvehicle_usd import properties as P
 from physxvehicle_usd.read import read_stage
@@ -24,15 +25,20 @@ VEHICLE = "/World/Car"
 SPACING = 6.0  # metres between cars
 SUBSTEP_COUNTS = ("lowForwardSpeedSubStepCount", "highForwardSpeedSubStepCount")
 GROUND_PLANE = "/World/GroundPlane"
-ROADS = ("plane", "bumps")
+ROADS = ("plane", "bumps", "obstacles")
 # The bump road: a triangulated height field under the whole grid, cosine bumps across the driving direction (+X)
 BUMP_HEIGHT = 0.04  # metres
 BUMP_PITCH = 3.0  # metres from bump to bump
 BUMP_CELL = (0.25, SPACING / 2.0)  # triangle grid spacing along and across the driving direction, metres
 
 
+# The sample car's chassis collider and its group, which the description's writer does not author (it writes the
+# vehicle, not its colliders): copied into the asset, so that every car of a fleet collides as the sample does
+COLLIDER_SPECS = ("ChassisCollision", "ChassisGroup")
+
+
 def car_asset(folder: Path) -> Path:
-    path = folder / "car_asset.usda"
+    path = folder / "car_asset_with_collider.usda"
     if not path.exists():
         description = read_stage(SAMPLE)
         for wheel in description.vehicles[VEHICLE].wheels:
@@ -41,6 +47,9 @@ def car_asset(folder: Path) -> Path:
         single = type(description)(stage=description.stage, vehicles={VEHICLE: description.vehicles[VEHICLE]})
         stage = write_stage(single, shared=False)
         stage.SetDefaultPrim(stage.GetPrimAtPath("/World"))
+        sample = Sdf.Layer.FindOrOpen(str(SAMPLE))
+        for name in COLLIDER_SPECS:
+            Sdf.CopySpec(sample, f"{VEHICLE}/{name}", stage.GetRootLayer(), f"{VEHICLE}/{name}")
         stage.GetRootLayer().Export(str(path))
     return path
 
@@ -49,7 +58,7 @@ def fleet_stage(n: int, folder: Path, substeps: tuple[int, int] | None = None, r
     """substeps: (low, high) sub-step counts authored over every car's own (None: the sample car's); road: "plane"
     (the sample's ground plane) or "bumps" (`bump_road`, the plane deactivated)."""
     folder.mkdir(parents=True, exist_ok=True)
-    name = f"fleet_{n}" + ("" if substeps is None else f"_substeps_{substeps[0]}_{substeps[1]}") \
+    name = f"fleet_{n}_collider_metres" + ("" if substeps is None else f"_substeps_{substeps[0]}_{substeps[1]}") \
         + ("" if road == "plane" else f"_{road}")
     path = folder / f"{name}.usda"
     if path.exists():
@@ -58,6 +67,10 @@ def fleet_stage(n: int, folder: Path, substeps: tuple[int, int] | None = None, r
     stage = Usd.Stage.CreateInMemory()
     layer = stage.GetRootLayer()
     layer.subLayerPaths.append(str(SAMPLE))
+    sample = Usd.Stage.Open(str(SAMPLE))  # a stage's units and up axis are its root layer's: the sample's, here
+    UsdGeom.SetStageMetersPerUnit(stage, UsdGeom.GetStageMetersPerUnit(sample))
+    UsdGeom.SetStageUpAxis(stage, UsdGeom.GetStageUpAxis(sample))
+    UsdPhysics.SetStageKilogramsPerUnit(stage, UsdPhysics.GetStageKilogramsPerUnit(sample))
     stage.OverridePrim(VEHICLE).SetActive(False)
     side = math.ceil(math.sqrt(n))
     for i in range(n):
@@ -68,12 +81,36 @@ def fleet_stage(n: int, folder: Path, substeps: tuple[int, int] | None = None, r
         if substeps is not None:
             for base, count in zip(SUBSTEP_COUNTS, substeps):
                 car.CreateAttribute(P.full_name(P.VEHICLE, base), Sdf.ValueTypeNames.Int).Set(count)
-    if road == "bumps":
+    if road in ("bumps", "obstacles"):
         stage.OverridePrim(GROUND_PLANE).SetActive(False)
         bump_road(stage, "/World/BumpRoad", length=(side - 1) * SPACING + 60.0, width=side * SPACING,
                   material=stage.GetPrimAtPath(GROUND_PLANE))
+    if road == "obstacles":
+        for i in range(n):
+            obstacle(stage, f"/World/Obstacles/Ridge_{i}", ((i % side) * SPACING, (i // side) * SPACING),
+                     stage.GetPrimAtPath(GROUND_PLANE))
     layer.Export(str(path))
     return path
+
+
+# The obstacles road: the bump road and, ahead of every car, a box between its wheel tracks that its chassis meets
+RIDGE_AHEAD = 2.04 + 0.5  # the box's near face ahead of the car's origin: 0.5 m ahead of the chassis's nose [m]
+RIDGE_SIZE = (0.4, 0.6, 0.5)  # along, across, high [m]
+
+
+def obstacle(stage: Usd.Stage, path: str, car_xy: tuple[float, float], material: Usd.Prim) -> UsdGeom.Cube:
+    """A static box (a collider) ahead of the car whose slot is at `car_xy`, bound to the physics material
+    `material` is."""
+    from pxr import UsdShade
+
+    cube = UsdGeom.Cube.Define(stage, path)
+    cube.CreateSizeAttr(1.0)
+    cube.AddTranslateOp().Set(Gf.Vec3d(car_xy[0] + RIDGE_AHEAD + RIDGE_SIZE[0] / 2, car_xy[1], RIDGE_SIZE[2] / 2))
+    cube.AddScaleOp().Set(Gf.Vec3f(*RIDGE_SIZE))
+    UsdPhysics.CollisionAPI.Apply(cube.GetPrim())
+    binding = UsdShade.MaterialBindingAPI(material).GetDirectBinding(materialPurpose="physics").GetMaterial()
+    UsdShade.MaterialBindingAPI.Apply(cube.GetPrim()).Bind(binding, materialPurpose="physics")
+    return cube
 
 
 def bump_road(stage: Usd.Stage, path: str, length: float, width: float, material: Usd.Prim) -> UsdGeom.Mesh:

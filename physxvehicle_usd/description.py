@@ -134,6 +134,10 @@ def _si_points(points: list | None, units: StageUnits) -> list | None:
     return [[c * length for c in p] for p in points]
 
 
+def _si_length(value: float | None, units: StageUnits) -> float | None:
+    return None if value is None else value * units.stage_to_si(P.LENGTH)
+
+
 @dataclass
 class WheelDescription:
     path: str
@@ -158,6 +162,24 @@ class DriveDescription:
 
 
 @dataclass
+class ShapeDescription:
+    """A collision shape of a vehicle's rigid body as PhysX builds it (read/collision.py): a convex polytope (boxes,
+    cylinders as omni.physx's 30-corner prism, convex-hull meshes) given by its points, or a sphere or capsule given by
+    its centre(s) and radius; all in the vehicle prim's frame, so a copy of the vehicle shares them."""
+
+    path: str
+    kind: Literal["convex", "sphere", "capsule"]
+    points: list[list[float]] = field(metadata=_json(si=_si_points, note="vehicle prim frame"))
+    radius: float | None = field(default=None, metadata=_json(si=_si_length, note="spheres, capsules"))
+    contactOffset: float = field(default=0.0, metadata=_json(si=_si_length))
+    restOffset: float = field(default=0.0, metadata=_json(si=_si_length))
+    material: str | None = None
+    groups: list[str] = field(default_factory=list)
+    filtered: list[str] = field(default_factory=list, metadata=_json(note="FilteredPairsAPI targets"))
+    wheel: str | None = field(default=None, metadata=_json(note="the wheel attachment the shape sits under"))
+
+
+@dataclass
 class VehicleDescription:
     path: str = field(metadata=_json(key=True))
     # keyword-only so that it can stand first, where the JSON (and its schema's required list) has it
@@ -175,6 +197,7 @@ class VehicleDescription:
     tankController: Block | None = field(default=None, metadata=_block(P.TANK_CONTROLLER))
     nonlinearCommandResponses: dict[str, Block] = field(default_factory=dict, metadata=_block(P.NCR))
     wheels: list[WheelDescription] = field(default_factory=list, metadata=_json(sort_by="index"))
+    collision: list[ShapeDescription] = field(default_factory=list)
 
 
 @dataclass
@@ -187,13 +210,16 @@ class SceneDescription:
 @dataclass
 class GroundDescription:
     path: str
-    kind: Literal["plane", "mesh"]
+    kind: Literal["plane", "mesh", "convex"]
     transform: list[list[float]] = field(metadata=_json(si=_si_translation, note="4x4 world, row-major as USD"))
     axis: str | None = field(default=None, metadata=_json(note="planes"))
-    points: list[list[float]] | None = field(default=None, metadata=_json(si=_si_points, note="meshes, local"))
+    points: list[list[float]] | None = field(default=None, metadata=_json(si=_si_points, note="meshes, convex, local"))
     faceVertexIndices: list[int] | None = field(default=None, metadata=_json(note="meshes"))
     faceVertexCounts: list[int] | None = field(default=None, metadata=_json(note="meshes"))
     material: str | None = None
+    contactOffset: float = field(default=0.0, metadata=_json(si=_si_length))
+    restOffset: float = field(default=0.0, metadata=_json(si=_si_length))
+    groups: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -202,6 +228,18 @@ class MaterialDescription:
     staticFriction: float
     dynamicFriction: float
     restitution: float
+    frictionCombineMode: str = field(default="average", metadata=_json(note="PhysxMaterialAPI"))
+    restitutionCombineMode: str = field(default="average", metadata=_json(note="PhysxMaterialAPI"))
+
+
+@dataclass
+class CollisionGroupDescription:
+    """A PhysicsCollisionGroup as PhysX filters with it: the groups its colliders do not touch (or, inverted, the only
+    ones they touch)."""
+
+    path: str = field(metadata=_json(key=True))
+    filtered: list[str] = field(default_factory=list)
+    inverted: bool = False
 
 
 @dataclass
@@ -234,6 +272,7 @@ class StageDescription:
     tireFrictionTables: dict[str, Block] = field(default_factory=dict, metadata=_block(P.TABLE))
     ground: list[GroundDescription] = field(default_factory=list)
     materials: dict[str, MaterialDescription] = field(default_factory=dict)
+    collisionGroups: dict[str, CollisionGroupDescription] = field(default_factory=dict)
     # the file is left out: it is the stage's, in stage.file; and the fix: the reader attaches none (validate does)
     diagnostics: list[Diagnostic] = field(default_factory=list, metadata=_json(exclude=frozenset({"file", "fix"})))
 

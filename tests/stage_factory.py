@@ -353,9 +353,20 @@ def _merge_collision_groups(stage: Usd.Stage, parts: list[Usd.Stage]) -> None:
 
 
 def add_copies(stage: Usd.Stage, source: str, paths: list[str]) -> list[str]:
-    """A vehicle at each path, an internal reference to the vehicle prim at `source` (its shared parts stay shared)."""
+    """A vehicle at each path, an internal reference to the vehicle prim at `source` (its shared parts stay shared).
+    A collision group outside the source that lists the source's shapes lists each copy's too: a reference does not
+    reach it, and a copy's wheel shapes would otherwise collide with the ground."""
     for path in paths:
         stage.DefinePrim(path).GetReferences().AddInternalReference(source)
+    root = Sdf.Path(source)
+    for prim in stage.Traverse():
+        if not prim.IsA(UsdPhysics.CollisionGroup) or prim.GetPath().HasPrefix(root):
+            continue
+        includes = UsdPhysics.CollisionGroup(prim).GetCollidersCollectionAPI().GetIncludesRel()
+        members = list(includes.GetTargets()) if includes else []
+        copies = [m.ReplacePrefix(root, Sdf.Path(path)) for path in paths for m in members if m.HasPrefix(root)]
+        if copies:
+            includes.SetTargets(members + [c for c in copies if c not in members])
     return list(paths)
 
 

@@ -43,7 +43,7 @@ def test_unauthored_settings_are_omni_physx_defaults():
     assert {row.base: rb[row.base] for row in P.PHYSX_RIGID_BODY_ROWS} == {
         "linearDamping": 0.0, "angularDamping": 0.05, "maxLinearVelocity": P.SQRT_FLT_MAX, "maxAngularVelocity": 100.0,
         "solverPositionIterationCount": 16, "solverVelocityIterationCount": 1, "enableGyroscopicForces": True,
-        "disableGravity": True}
+        "maxDepenetrationVelocity": 3.0, "disableGravity": True}
     assert rb.source("linearDamping").value == "default"
 
 

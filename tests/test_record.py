@@ -141,3 +141,34 @@ def test_record_rate_is_what_the_typed_dt_means(tmp_path, capfd, dt, fps):
     main(["simulate", str(SAMPLE), "--steps", "3", "--dt", dt, "--record", str(out)])
     text = out.read_text()
     assert f"timeCodesPerSecond = {fps}\n" in text and f"framesPerSecond = {fps}\n" in text, text[:400]
+
+
+def ridge_stage(path: Path) -> Path:
+    """The sample car rolling at 3 m/s into a box 0.7 m high between its wheel tracks, its nose 0.2 m from it."""
+    def ridge(stage: Usd.Stage) -> None:
+        from pxr import UsdPhysics
+
+        stage.OverridePrim(CAR).CreateAttribute("physics:velocity", Sdf.ValueTypeNames.Vector3f).Set((3.0, 0.0, 0.0))
+        cube = UsdGeom.Cube.Define(stage, "/World/Ridge")
+        cube.CreateSizeAttr(1.0)
+        cube.AddTranslateOp().Set(Gf.Vec3d(2.04 + 0.2 + 0.2, 0.0, 0.35))
+        cube.AddScaleOp().Set(Gf.Vec3f(0.4, 0.6, 0.7))
+        UsdPhysics.CollisionAPI.Apply(cube.GetPrim())
+    return stage_over_sample(path, ridge)
+
+
+def test_a_car_stopped_by_a_ridge_is_traced_touching_it_and_played_back_standing(tmp_path):
+    result, played, _ = recorded(tmp_path, ridge_stage(tmp_path / "ridge.usda"), steps=30)
+    bodies = result.arrays["bodies"]
+    count = bodies["contactCount"][:, 0]
+    first = int(np.argmax(count > 0))
+    assert 0 < first < 10 and count[first] >= 1  # the nose reaches the ridge within 0.2 m at 3 m/s
+    assert np.allclose(bodies["contactNormals"][first, 0, :count[first]], [-1.0, 0.0, 0.0], atol=1e-2)
+    assert (np.abs(bodies["contactPoints"][first, 0, :count[first], 0] - 2.24) < 0.03).all()  # on the ridge's face
+    assert bodies["contactImpulses"][first, 0, :count[first]].sum() > 0.0
+    assert (bodies["contactImpulses"][first, 0, count[first]:] == 0.0).all()
+    assert abs(bodies["linearVelocity"][-1, 0, 0]) < 0.05  # stopped
+    x = [world(played, CAR, k).ExtractTranslation()[0] for k in range(20, 31)]
+    assert max(x) - min(x) < 0.01 and max(x) < 0.25  # played back standing against the ridge
+    trace = result.trace["bodies"][CAR]
+    assert trace["contactCount"][first] == count[first] and len(trace["contactPoints"][first]) == 16

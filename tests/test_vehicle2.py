@@ -212,3 +212,13 @@ def test_batch_of_the_sample_car_read_from_usd():
     assert p.frame.lat_axis == (0.0, 1.0, 0.0)  # up x forward
     assert p.context.low_speed_substeps == 8 and p.context.high_speed_substeps == 4
     assert sum(w.suspension_force.sprung_mass for w in p.wheels) == pytest.approx(p.rigid_body.mass, rel=1e-6)
+
+
+def test_an_authored_angular_velocity_in_degrees_starts_the_body_in_radians():
+    # physics:angularVelocity is in degrees per second (UsdPhysics); PhysX's actor takes radians per second
+    from physxvehicle_usd.sim import Simulator
+
+    stage = preset_stage(car_spec())
+    UsdPhysics.RigidBodyAPI(stage.GetPrimAtPath(CAR)).CreateAngularVelocityAttr(Gf.Vec3f(90.0, 0.0, -45.0))
+    sim = Simulator.from_description(read_stage(stage), 1.0 / 60.0)
+    assert np.allclose(sim.state.angular_velocity[:, 0], [np.pi / 2, 0.0, -np.pi / 4], rtol=1e-6)

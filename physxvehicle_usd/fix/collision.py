@@ -15,10 +15,11 @@ from functools import lru_cache
 
 from pxr import Sdf, Usd, UsdPhysics
 
-from ..description import StageDescription
+from ..description import CollisionGroupDescription, StageDescription
 from ..diagnostics import Diagnostic
+from ..read.collision import collide, collision_groups, groups_of
 from ..repairs import Edit, Repair
-from ..validate.checks import _collide, _collision_groups, _Group, _groups_of, _wheel_shapes
+from ..validate.checks import _wheel_shapes
 
 WHEEL_GROUP, GROUND_GROUP = "VehicleWheelCollisionGroup", "GroundSurfaceCollisionGroup"
 
@@ -45,8 +46,8 @@ class WheelGroups:
 
     def __init__(self, stage: Usd.Stage, description: StageDescription):
         self.stage, self.d = stage, description
-        self.groups = _collision_groups(stage)
-        self._member_of = _groups_of(self.groups)
+        self.groups, self.members = collision_groups(stage)
+        self._member_of = groups_of(self.members)
         self._filters: dict[str, list[Edit]] = {}
         self.wheel_shapes = {str(s.GetPath()) for v in description.vehicles.values() for w in v.wheels
                              for s in _wheel_shapes(stage.GetPrimAtPath(w.path))}
@@ -79,14 +80,14 @@ class WheelGroups:
         return self._ground_groups
 
     def _filters_ground(self, group: str) -> bool:
-        return all(not _collide(self.groups, [group], self._of(g.path)) for g in self.d.ground)
+        return all(not collide(self.groups, [group], self._of(g.path)) for g in self.d.ground)
 
     def _filter_edits(self, group: str) -> list[Edit]:
         """Edits that make a group of wheel shapes filter every ground collider it touches (once per group)."""
         if group not in self._filters:
             chosen, edits = self.ground_groups()
             _, filtered = _names()
-            touching = [g.path for g in self.d.ground if _collide(self.groups, [group], self._of(g.path))]
+            touching = [g.path for g in self.d.ground if collide(self.groups, [group], self._of(g.path))]
             targets = dict.fromkeys(chosen[ground] for ground in touching)
             self._filters[group] = edits + [
                 Edit(op="add_relationship_target", prim=group, property=filtered, value=target,
@@ -98,15 +99,16 @@ class WheelGroups:
         """The group a wheel shape in no group joins, and the edits that make it filter the ground: an existing
         group of wheel shapes only (one that filters the ground first), else a new one."""
         if self._wheel_group is None:
-            existing = sorted((not self._filters_ground(g), g) for g, info in self.groups.items()
-                              if info.members and info.members <= self.wheel_shapes)
+            existing = sorted((not self._filters_ground(g), g) for g, members in self.members.items()
+                              if members and members <= self.wheel_shapes)
             if existing:
                 group = existing[0][1]
                 self._wheel_group = (group, self._filter_edits(group))
             else:
                 _, edits = self.ground_groups()
                 group = _free_path(self.stage, WHEEL_GROUP, {e.prim for e in edits})
-                self.groups[group] = _Group(set(), set(), False)  # as made: the filter edits are worked out on it
+                # as made: the filter edits are worked out on it
+                self.groups[group], self.members[group] = CollisionGroupDescription(group), set()
                 define = Edit(op="define_prim", prim=group, type_name="PhysicsCollisionGroup",
                               why="the wheel shapes' own group, as the Vehicle Wizard makes it")
                 self._wheel_group = (group, [define] + self._filter_edits(group))
@@ -123,9 +125,9 @@ class WheelGroups:
             return Repair(summary=f"move {f.prim} into the collision group {group}, which filters the ground",
                           edits=tuple(edits)), ""
         own = self._of(f.prim)
-        mixed = [g for g in own if not self.groups[g].members <= self.wheel_shapes]
+        mixed = [g for g in own if not self.members[g] <= self.wheel_shapes]
         if mixed:
-            others = sorted(self.groups[mixed[0]].members - self.wheel_shapes)
+            others = sorted(self.members[mixed[0]] - self.wheel_shapes)
             return None, (f"{mixed[0]} also holds {', '.join(others[:3])}: filtering it would keep those off the "
                           "ground too; give the wheel shapes a group of their own")
         edits = [e for group in own for e in self._filter_edits(group)]

@@ -148,9 +148,10 @@ def _read(stage: Usd.Stage, description: StageDescription, sink: DiagnosticSink,
           share_copies: bool) -> Fleet | None:
     fleet = Fleet.of(stage) if share_copies else None
     found, vehicles = _traverse(stage, fleet)
-    physics = load_physics(stage, sink, exclude=fleet.unparsed_bodies() if fleet is not None else ())
+    physics = load_physics(stage, sink, exclude=fleet.unparsed_bodies() if fleet is not None else (), units=units)
     description.materials = physics.materials
     description.ground = physics.ground
+    description.collisionGroups = physics.groups
     contexts, gravity = {}, {}
     for kind, prim in found:
         if kind == "context":
@@ -180,8 +181,18 @@ def _read(stage: Usd.Stage, description: StageDescription, sink: DiagnosticSink,
         else:
             vehicle = _guard(sink, prim, lambda: parse_vehicle(prim, ctx))
         if vehicle is not None:
+            vehicle.collision = _vehicle_shapes(vehicle, physics)
             description.vehicles[vehicle.path] = vehicle
     return fleet
+
+
+def _vehicle_shapes(vehicle, physics) -> list:
+    """The vehicle body's collision shapes, each marked with the wheel attachment it sits under (if any)."""
+    shapes = physics.shapes.get(vehicle.path, [])
+    for shape in shapes:
+        shape.wheel = next((w.path for w in vehicle.wheels if shape.path.startswith(w.path + "/")
+                            or shape.path == w.path), None)
+    return shapes
 
 
 def _guard(sink: DiagnosticSink, prim: Usd.Prim, parse):

@@ -10,13 +10,22 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Sequence
 
+import numpy as np
 from pxr import Gf, Usd, UsdGeom, UsdPhysics
 
 from .. import properties as P
-from ..description import Block, GroundDescription, MaterialDescription, Source
+from ..description import (
+    Block,
+    CollisionGroupDescription,
+    GroundDescription,
+    MaterialDescription,
+    ShapeDescription,
+    Source,
+)
 from ..diagnostics import DiagnosticSink
 from ..properties import RIGID_BODY, SCENE
 from ..units import StageUnits
+from .collision import SceneTolerances, collision_groups, combine_modes, shape_offsets, static_shape, vehicle_shape
 from .values import ComponentReader
 
 
@@ -26,6 +35,8 @@ class PhysicsInfo:
     bodies: dict[str, object] = field(default_factory=dict)          # path -> RigidBodyDesc
     materials: dict[str, MaterialDescription] = field(default_factory=dict)
     ground: list[GroundDescription] = field(default_factory=list)
+    shapes: dict[str, list[ShapeDescription]] = field(default_factory=dict)  # rigid body path -> its shapes
+    groups: dict[str, CollisionGroupDescription] = field(default_factory=dict)
 
 
 def _load(stage: Usd.Stage, include: Sequence[str] = ("/",), exclude: Sequence[str] = ()) -> dict:
@@ -60,9 +71,14 @@ def _matrix(m: Gf.Matrix4d) -> list[list[float]]:
     return [[float(m[r][c]) for c in range(4)] for r in range(4)]
 
 
-def load_physics(stage: Usd.Stage, sink: DiagnosticSink, exclude: Sequence[str] = ()) -> PhysicsInfo:
+_SHAPES = ("CubeShape", "SphereShape", "CapsuleShape", "CylinderShape", "MeshShape", "ConeShape", "PlaneShape")
+
+
+def load_physics(stage: Usd.Stage, sink: DiagnosticSink, exclude: Sequence[str] = (),
+                 units: StageUnits | None = None) -> PhysicsInfo:
     """exclude: subtrees left out of the parse (read/copies.py: copies of an asset whose subtree holds nothing of
-    this but the vehicle's own body)."""
+    this but the vehicle's own body). units: the stage's, for the colliders' default offsets."""
+    units = units or StageUnits(1.0, 1.0)
     info = PhysicsInfo()
     try:
         parsed = _load(stage, exclude=exclude)
@@ -70,6 +86,7 @@ def load_physics(stage: Usd.Stage, sink: DiagnosticSink, exclude: Sequence[str] 
         sink.error("PHYSICS", "/", f"UsdPhysics could not parse the stage: {exc}")
         return info
     xform_cache = UsdGeom.XformCache()
+    scene = _scene_tolerances(stage, parsed, units)
     for kind, (paths, descs) in parsed.items():
         name = str(kind).rsplit(".", 1)[-1]
         for path, desc in zip(paths, descs):
@@ -80,13 +97,27 @@ def load_physics(stage: Usd.Stage, sink: DiagnosticSink, exclude: Sequence[str] 
                 info.bodies[key] = desc
             elif name == "RigidBodyMaterial":
                 info.materials[key] = MaterialDescription(key, float(desc.staticFriction), float(desc.dynamicFriction),
-                                                          float(desc.restitution))
-            elif name in ("PlaneShape", "MeshShape") and not str(desc.rigidBody):
+                                                          float(desc.restitution),
+                                                          *combine_modes(stage.GetPrimAtPath(path)))
+            elif name in _SHAPES and not desc.collisionEnabled:
+                continue
+            elif name in _SHAPES and str(desc.rigidBody):
+                shape = vehicle_shape(stage, desc, units, sink, scene) if name != "PlaneShape" else None
+                if shape is not None:
+                    info.shapes.setdefault(str(desc.rigidBody), []).append(shape)
+            elif name in _SHAPES and not (name == "PlaneShape" or (name == "MeshShape" and str(desc.approximation)
+                                                                   in ("none", "meshSimplification"))):
+                transform = _matrix(xform_cache.GetLocalToWorldTransform(stage.GetPrimAtPath(path)))
+                shape = static_shape(stage, desc, transform, units, sink, scene)
+                if shape is not None:
+                    info.ground.append(shape)
+            elif name in ("PlaneShape", "MeshShape"):
                 prim = stage.GetPrimAtPath(path)
                 material = str(desc.materials[0]) if len(desc.materials) and str(desc.materials[0]) else None
                 ground = GroundDescription(path=key, kind="plane" if name == "PlaneShape" else "mesh",
                                            transform=_matrix(xform_cache.GetLocalToWorldTransform(prim)),
                                            material=material)
+                extents = None
                 if name == "PlaneShape":
                     ground.axis = str(desc.axis).rsplit(".", 1)[-1]
                 else:
@@ -94,8 +125,38 @@ def load_physics(stage: Usd.Stage, sink: DiagnosticSink, exclude: Sequence[str] 
                     ground.points = [list(map(float, p)) for p in (mesh.GetPointsAttr().Get() or [])]
                     ground.faceVertexIndices = list(mesh.GetFaceVertexIndicesAttr().Get() or [])
                     ground.faceVertexCounts = list(mesh.GetFaceVertexCountsAttr().Get() or [])
+                    scale = np.linalg.norm(np.asarray(ground.transform, float)[:3, :3], axis=1)
+                    points = np.asarray(ground.points, float).reshape(-1, 3) * scale
+                    extents = np.ptp(points, axis=0) if len(points) else np.zeros(3)
+                ground.contactOffset, ground.restOffset = shape_offsets(prim, units, sink, extents, scene)
                 info.ground.append(ground)
+    if info.shapes or any(g.kind == "convex" for g in info.ground):
+        info.groups, members = collision_groups(stage)
+        for ground in info.ground:
+            ground.groups = sorted(g for g, inside in members.items() if ground.path in inside)
     return info
+
+
+TIME_STEPS_PER_SECOND = "physxScene:timeStepsPerSecond"
+DEFAULT_TIME_STEPS_PER_SECOND = 60  # omni.physx's, where PhysxSceneAPI authors none
+
+
+def _scene_tolerances(stage: Usd.Stage, parsed: dict, units: StageUnits) -> SceneTolerances:
+    """The first physics scene's step and gravity magnitude as omni.physx reads them (60 steps per second and
+    9.81 m/s^2 when unauthored), for the shapes' computed contact offsets."""
+    for kind, (paths, descs) in parsed.items():
+        if str(kind).rsplit(".", 1)[-1] != "Scene" or not len(paths):
+            continue
+        prim = stage.GetPrimAtPath(paths[0])
+        attr = prim.GetAttribute(TIME_STEPS_PER_SECOND)
+        steps = attr.Get() if attr and attr.HasAuthoredValue() else None
+        gravity = float(descs[0].gravityMagnitude)
+        if not UsdPhysics.Scene(prim).GetGravityMagnitudeAttr().HasAuthoredValue() or not math.isfinite(gravity) \
+                or gravity < 0.0:
+            gravity = units.default_gravity
+        return SceneTolerances.of(float(steps) if isinstance(steps, (int, float)) and steps >= 1 else
+                                  DEFAULT_TIME_STEPS_PER_SECOND, gravity)
+    return SceneTolerances.of(DEFAULT_TIME_STEPS_PER_SECOND, units.default_gravity)
 
 
 def gravity_block(scene_path: str | None, desc, units: StageUnits, prim: Usd.Prim | None = None,

@@ -1,4 +1,5 @@
-"""Static ground for the suspension queries: infinite planes and triangle meshes from the description.
+"""Static ground for the suspension queries: infinite planes and triangle meshes from the description (static
+convex polytopes, boxes among them, as the triangles of their faces, after the meshes).
 
 PhysX's raycast semantics that matter here: planes and meshes are single-sided (a ray travelling along
 the face normal misses), a hit at distance 0 (ray starting inside) is no hit, and the closest hit wins.
@@ -52,7 +53,8 @@ class Ground:
         """The static ground of a stage description, at the precision the description holds (float32, as PhysX)."""
         normals, offsets, pmats, ppaths = [], [], [], []
         v0s, e1s, e2s, shape_ids, mmats, mpaths, epsilons = [], [], [], [], [], [], []
-        for g in ground or []:
+        kinds = ("plane", "mesh", "convex")  # a static polytope's faces are triangles too, after the meshes
+        for g in sorted(ground or [], key=lambda g: kinds.index(g.kind) if g.kind in kinds else len(kinds)):
             m = np.asarray(canonical_value(g.transform), dtype=float).reshape(4, 4)  # row-vector convention
             if g.kind == "plane":
                 axis = np.asarray(_AXES[str(g.axis).upper()])
@@ -63,12 +65,20 @@ class Ground:
                 offsets.append(-float(n @ origin))
                 pmats.append(g.material)
                 ppaths.append(g.path)
-            elif g.kind == "mesh":
+            elif g.kind in ("mesh", "convex"):
                 pts = np.asarray(canonical_value(g.points or []), dtype=float).reshape(-1, 3)
                 epsilon = float(np.abs(pts).max()) * 2.0 ** -22 if len(pts) else 0.0
                 pts = pts @ m[:3, :3] + m[3, :3]
-                idx = [int(i) for i in g.faceVertexIndices or []]
-                counts = [int(c) for c in g.faceVertexCounts or []]
+                if g.kind == "convex":  # its hull's faces, outward: what a ray or a sweep meets from outside
+                    from .contact import placed_hull
+
+                    hull = placed_hull(g)
+                    pts = hull.vertices
+                    idx = [int(i) for loop, n in zip(hull.loops, hull.loop_counts) for i in loop[:n]]
+                    counts = [int(n) for n in hull.loop_counts]
+                else:
+                    idx = [int(i) for i in g.faceVertexIndices or []]
+                    counts = [int(c) for c in g.faceVertexCounts or []]
                 tris = []
                 at = 0
                 for c in counts:  # fan triangulation of each polygon

@@ -6,8 +6,8 @@ Order (Omni's component sequence, section 1.2 of the numerics digest):
   road geometry  one suspension query per wheel with the begin pose
   [substeps]     suspension -> tire -> drivetrain -> rigid body
   wheel          rotation angle and corrected rotation speed
-  end            PhysX actor: damping, gyroscopic term, constraint rows of the last substep (per TGS
-                 position iteration), pose integration (or keep vehicle2's own pose)
+  end            PhysX actor: damping, gyroscopic term, constraint rows of the last substep and the contacts of
+                 the begin pose (per TGS position iteration), pose integration (or keep vehicle2's own pose)
 """
 from __future__ import annotations
 
@@ -18,6 +18,8 @@ import numpy as np
 from . import compiled
 from . import vecmath as vm
 from .commands import update_commands
+from .contact import ContactModel, generate, patch_rows
+from .contact import telemetry as contact_telemetry
 from .context import substep_counts
 from .drivetrain import differential_state, update_wheel_speeds
 from .ground import Ground
@@ -40,11 +42,14 @@ class StepOptions:
     physx_actor: bool = True  # emulate the PhysX actor end (velocity kept, pose by PhysX, constraint rows)
     compiled: bool = True  # run the substeps in the compiled kernel where it covers the batch (sim/compiled.py)
     kernel_threads: int = 1  # threads of the compiled kernel (contiguous ranges of vehicles; same results)
+    contacts: bool = True  # collide the vehicles' own shapes with the static ground (where a model is given)
 
 
-def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: float, opt: StepOptions = StepOptions()) -> None:
-    """Advance every vehicle of the batch by dt."""
+def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: float, opt: StepOptions = StepOptions(),
+         contact: ContactModel | None = None) -> None:
+    """Advance every vehicle of the batch by dt. contact: the vehicles' collision shapes (None: no contacts)."""
     begin_position, begin_orientation = s.body_position.copy(), s.body_orientation.copy()
+    touching = generate(contact, ground, begin_position, begin_orientation) if contact is not None else None
     R_begin = vm.quat_to_mat(s.body_orientation)  # also the first substep's rotation
     forward_speed = vm.dot(s.linear_velocity, vm.matvec(R_begin, p.lng_axis))
     n_sub = substep_counts(p, forward_speed)
@@ -65,7 +70,17 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
         _numpy_substeps(p, s, road, offset, axle, comp, axes, cmd, diff, R_begin, frame, dt_sub, n_sub)
         update_rotation_angle(p, s, s.out["_lng_speed"], cmd["brake_applied"], cmd["drive_applied"], dt)
     if opt.physx_actor:
-        end_step_physx(p, s, begin_position, begin_orientation, constraint_rows(p, s, road), dt)
+        with_contacts = None
+        if touching is not None and len(touching):
+            with_contacts = np.zeros(p.V, bool)
+            with_contacts[contact.vehicle[touching.shape]] = True
+        rows = constraint_rows(p, s, road, with_contacts)
+        patches = None if with_contacts is None else patch_rows(contact, touching, rows["vehicles"], begin_position,
+                                                                 p.length_scale)
+        s.contacts = None if patches is None else {"points": patches["points"], "model": contact}
+        end_step_physx(p, s, begin_position, begin_orientation, rows, dt, patches)
+        if s.contacts is not None:
+            s.contacts["telemetry"] = contact_telemetry(p.V, s.contacts.get("solved", []), begin_position)
     s.out["wheelSteerAngle"] = cmd["steer_angle"] + s.out["_toe"]
     s.time += dt
     s.steps += 1
@@ -115,16 +130,18 @@ def wheel_frame(p: SimParams, R: np.ndarray, position: np.ndarray, offset: np.nd
 _WHEELS_PER_CONSTRAINT = 4
 
 
-def constraint_rows(p: SimParams, s: SimState, road) -> dict | None:
+def constraint_rows(p: SimParams, s: SimState, road, also: np.ndarray | None = None) -> dict | None:
     """4.10 rows per wheel after the last substep: sticky longitudinal, sticky lateral (soft), suspension limit
-    (hard, when penetrating); only for the vehicles with an active row (None when there is none).
+    (hard, when penetrating); only for the vehicles with an active row or in `also` (a mask: the vehicles with
+    contacts), None when there is none.
 
     Rows are in the order PhysX solves them: constraint by constraint (4 wheels each), and inside one the
     sticky rows before the limit rows (the solver sorts rows by solve hint: none, then the limit rows'
     rotational inequality; vehicleConstraintSolverPrep, DyConstraintSetup.cpp preprocessRows)."""
     limit = (s.separation < 0.0) & p.mask
     active_wheels = ((s.sticky_lng | s.sticky_lat) & p.mask) | limit
-    vehicles = np.nonzero(vm.any_wheels(active_wheels))[0]
+    with_rows = vm.any_wheels(active_wheels)
+    vehicles = np.nonzero(with_rows if also is None else with_rows | also)[0]
     if vehicles.size == 0:
         return None
     out = s.out

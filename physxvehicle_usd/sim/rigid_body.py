@@ -4,7 +4,9 @@ vehicle2 integrates velocity and pose every substep (semi-implicit Euler, no gyr
 PhysX actor (Omni), only the velocity survives: PhysX then damps it, adds its gyroscopic term and runs its
 TGS solver on the vehicle's constraint rows (sticky tire, suspension limit): one sweep per position
 iteration, the pose integrated from the begin pose between them, then the velocity iterations.
-`end_step_physx` emulates that part of the PhysX scene step; chassis-ground contacts are out of scope.
+`end_step_physx` emulates that part of the PhysX scene step. The contacts of the vehicle's own collision shapes with
+the static world (sim/contact.py) are rows of the same solve, after the vehicle's constraint rows (PhysX lists an
+island's joints before its contacts), as DyTGSContactPrep.cpp prepares and solves them.
 """
 from __future__ import annotations
 
@@ -32,6 +34,7 @@ PARAMS = (
     Param("position_iterations", source=(P.RIGID_BODY, "solverPositionIterationCount"), dtype=np.int64),
     Param("velocity_iterations", source=(P.RIGID_BODY, "solverVelocityIterationCount"), dtype=np.int64),
     Param("gyroscopic", source=(P.RIGID_BODY, "enableGyroscopicForces"), dtype=bool),
+    Param("max_depenetration_velocity", source=(P.RIGID_BODY, "maxDepenetrationVelocity"), unit="length/s"),
 )
 
 
@@ -61,20 +64,30 @@ def _rows_of(rows: dict, subset: np.ndarray) -> dict:
     return {key: (value[:, subset] if value.ndim == 3 else value[subset]) for key, value in rows.items()}
 
 
+_COMPONENT_FIRST_PATCH_KEYS = ("arm", "normal", "anchor_arm")
+
+
+def _patches_of(patches: dict, subset: np.ndarray) -> dict:
+    return {key: (value[:, subset] if key in _COMPONENT_FIRST_PATCH_KEYS else value[subset])
+            for key, value in patches.items() if key != "points"}
+
+
 def solve_vehicle_constraints(p: SimParams, s: SimState, rows: dict, dt: float, begin_position: np.ndarray,
-                              begin_orientation: np.ndarray) -> None:
+                              begin_orientation: np.ndarray, patches: dict | None = None) -> None:
     """4.10 rows of the vehicles `rows["vehicles"]` as PhysX's TGS solver applies them (DyTGSDynamics.cpp
     solveIsland, DyTGSContactPrep.cpp solve1DStep / conclude1DStep), each vehicle with its own iteration counts:
     the body velocity and the pose the iterations integrate from the begin pose. In closed form where every
     active row is soft (sticky), iteration by iteration where a suspension-limit row is active."""
     hard = (rows["active"] & rows["hard"]).any(axis=1)
+    if patches is not None:
+        hard = hard | patches["point_active"].any(axis=(1, 2))
     counts = np.stack((p.position_iterations[rows["vehicles"]], p.velocity_iterations[rows["vehicles"]], hard), axis=1)
     for position_iterations, velocity_iterations, with_limit in np.unique(counts, axis=0):
         same = (counts == (position_iterations, velocity_iterations, with_limit)).all(axis=1)
         part = rows if same.all() else _rows_of(rows, same)
         if with_limit:
             _solve_rows_tgs(p, s, part, dt, int(position_iterations), int(velocity_iterations), begin_position,
-                            begin_orientation)
+                            begin_orientation, None if patches is None else _patches_of(patches, same))
         else:  # sticky rows do nothing in the velocity iterations
             _solve_soft_rows(p, s, part, dt, int(position_iterations), begin_position, begin_orientation)
 
@@ -152,8 +165,119 @@ def _dot6(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 _MAX_BIAS_PER_STEP = 0.75
 
 
+# PhysX's contact constants: the velocity multiplier of friction rows and the Baumgarte factor of penetrating
+# contacts are min(0.8, biasCoefficient), biasCoefficient = 2 sqrt(1 / position iterations) (DyTGSDynamics.cpp,
+# setupFinalizeSolverConstraints); a relative speed below this squared length picks the fallback friction axis.
+_MAX_CONTACT_BIAS_FACTOR = 0.8
+_FRICTION_AXIS_MIN_SPEED_SQ = 1e-4
+# omni.physx's bounce threshold where PhysxSceneAPI authors none (usdLoad/Scene.cpp: 1e-6 in stage units, not scaled;
+# not PxSceneDesc's 0.2 m/s): a contact approaching faster than this bounces with its restitution. An authored
+# physxScene:bounceThreshold is not read yet.
+BOUNCE_THRESHOLD = 1e-6
+
+
+class _ContactRows:
+    """The contact rows of some vehicles (sim/contact.py patch_rows, subset to them) as DyTGSContactPrep.cpp prepares
+    them (setupFinalizeSolverConstraints) and solves them (solveContact): per patch its normal rows, then the two
+    friction rows of each anchor, clamped together against the patch's summed normal impulse."""
+
+    def __init__(self, p: SimParams, patches: dict, vehicles: np.ndarray, R: np.ndarray, x: np.ndarray, dt: float,
+                 iterations: int, dtype) -> None:
+        h = dt / iterations
+        self.p8 = min(_MAX_CONTACT_BIAS_FACTOR, 2.0 * np.sqrt(1.0 / iterations))
+        self.active = patches["point_active"]
+        self.arm, self.normal = patches["arm"], patches["normal"]  # for telemetry
+        self.anchors = patches["anchor_active"]
+        self.Pm = self.active.shape[1]
+        mass = p.mass[vehicles].astype(float)
+        moi = p.moi[:, vehicles].astype(float)
+
+        def jacobian(linear, arm):  # (3, Vr, ...) each -> J (6, Vr, ...), W J, unit response
+            extra = (None,) * (linear.ndim - 2)
+            ang = vm.cross(arm, linear)
+            Rk = R[(slice(None), slice(None), slice(None)) + extra]
+            w_ang = vm.matvec(Rk, vm.matTvec(Rk, ang) / moi[(slice(None), slice(None)) + extra])
+            w_lin = linear / mass[(slice(None),) + extra]
+            return np.concatenate((linear, ang)), np.concatenate((w_lin, w_ang)), vm.dot(linear, w_lin) + vm.dot(ang, w_ang)
+
+        normal = np.broadcast_to(patches["normal"][..., None], patches["arm"].shape)
+        self.J, self.WJ, u = jacobian(normal, patches["arm"])
+        ok = self.active & (u > 0.0)
+        self.recip = np.where(ok, 1.0 / np.where(ok, u, 1.0), 0.0)
+        vrel = np.einsum("k...,k...->...", self.J, x[(slice(None), slice(None), None, None)])
+        penetration = patches["separation"] - patches["rest"][..., None]
+        self.bias_coefficient = -np.where(penetration > 0.0, 1.0 / h, self.p8 / h)
+        e = patches["restitution"][..., None]
+        # PhysX: restitution > 0, -threshold > vrel (approaching faster than the threshold), and the contact would
+        # close within the step (DyTGSContactPrep.cpp: isGreater2; the context holds the threshold negated)
+        bouncing = (e > 0.0) & (-vrel > BOUNCE_THRESHOLD) & (-vrel > penetration / dt)
+        self.target = np.where(bouncing, -vrel * e, 0.0)
+        self.error = penetration + np.where(bouncing, self.target * (dt + penetration / np.where(bouncing, vrel, 1.0)),
+                                            0.0)
+        self.max_bias = p.max_depenetration_velocity[vehicles].astype(float)
+        self.impulse = np.zeros(self.active.shape)
+        # friction: t0 along the body's tangential velocity (else a fixed axis square to the normal), t1 = n x t0
+        n = patches["normal"]
+        v = x[:3, :, None]
+        t0 = v - n * vm.dot(n, v)
+        fallback = np.where(np.abs(n[0]) < 0.70710678, np.stack((np.zeros_like(n[0]), -n[2], n[1])),
+                            np.stack((-n[1], n[0], np.zeros_like(n[0]))))
+        t0 = np.where(vm.dot(t0, t0) > _FRICTION_AXIS_MIN_SPEED_SQ, t0, fallback)
+        t0 = t0 / np.maximum(vm.norm(t0), 1e-30)
+        t1 = vm.cross(n, t0)
+        t1 = t1 / np.maximum(vm.norm(t1), 1e-30)
+        arm = patches["anchor_arm"]
+        self.F = []
+        for t in (t0, t1):
+            J, WJ, u = jacobian(np.broadcast_to(t[..., None], arm.shape), arm)
+            ok = self.anchors & (u > 0.0)
+            self.F.append((J, WJ, np.where(ok, self.p8 / np.where(ok, u, 1.0), 0.0)))
+        self.friction_bias = self.p8 / h
+        self.scale = np.where(self.anchors.sum(axis=2) == 2, 0.5, 1.0)
+        self.static_friction = patches["static_friction"]
+        self.dynamic_friction = patches["dynamic_friction"]
+        self.friction = np.zeros(self.anchors.shape + (2,))
+
+    def sweep(self, x: np.ndarray, moved: np.ndarray, elapsed: float, min_separation: float) -> np.ndarray:
+        """One pass over the rows, patch by patch: x (6, Vr) -> x."""
+        for q in range(self.Pm):
+            total = np.zeros(x.shape[1])
+            for j in range(self.active.shape[2]):
+                if not self.active[:, q, j].any():
+                    continue
+                J, WJ = self.J[:, :, q, j], self.WJ[:, :, q, j]
+                separation = np.maximum(min_separation, self.error[:, q, j] + _dot6(J, moved)
+                                        - self.target[:, q, j] * elapsed)
+                bias = np.minimum(self.max_bias, self.bias_coefficient[:, q, j] * separation)
+                lam = self.recip[:, q, j] * (bias - (_dot6(J, x) - self.target[:, q, j]))
+                new = np.maximum(self.impulse[:, q, j] + lam, 0.0)
+                new = np.where(self.active[:, q, j], new, 0.0)
+                x = x + WJ * (new - self.impulse[:, q, j])
+                self.impulse[:, q, j] = new
+                total = total + new
+            for m in range(2):
+                if not self.anchors[:, q, m].any():
+                    continue
+                limit = self.scale[:, q] * self.static_friction[:, q] * total
+                slide = self.scale[:, q] * self.dynamic_friction[:, q] * total
+                wanted = []
+                for k, (J, WJ, gain) in enumerate(self.F):
+                    j_, g = J[:, :, q, m], gain[:, q, m]
+                    bias = _dot6(j_, moved) * self.friction_bias
+                    wanted.append(self.friction[:, q, m, k] - g * (_dot6(j_, x) + bias))
+                magnitude = np.sqrt(wanted[0] ** 2 + wanted[1] ** 2)
+                clamped = np.where(magnitude > limit, np.minimum(slide, magnitude), magnitude)
+                ratio = np.where(magnitude > 0.0, clamped / np.where(magnitude > 0.0, magnitude, 1.0), 0.0)
+                for k, (J, WJ, gain) in enumerate(self.F):
+                    new = np.where(self.anchors[:, q, m], wanted[k] * ratio, 0.0)
+                    x = x + WJ[:, :, q, m] * (new - self.friction[:, q, m, k])
+                    self.friction[:, q, m, k] = new
+        return x
+
+
 def _solve_rows_tgs(p: SimParams, s: SimState, rows: dict, dt: float, position_iterations: int,
-                    velocity_iterations: int, begin_position: np.ndarray, begin_orientation: np.ndarray) -> None:
+                    velocity_iterations: int, begin_position: np.ndarray, begin_orientation: np.ndarray,
+                    patches: dict | None = None) -> None:
     """Rows of vehicles with a suspension-limit row, iterated one by one as PhysX does.
 
     Rows go in PhysX's order (sticky rows before limit rows, see `constraint_rows`), one Gauss-Seidel sweep per
@@ -181,7 +305,11 @@ def _solve_rows_tgs(p: SimParams, s: SimState, rows: dict, dt: float, position_i
     impulse = np.zeros(act.shape, dtype=dtype)
     position, orientation = begin_position[:, vehicles], begin_orientation[:, vehicles]
     order = [r for r in range(act.shape[1]) if act[:, r].any()]
-    for _ in range(n):
+    contacts = None
+    if patches is not None:
+        R = vm.quat_to_mat(begin_orientation[:, vehicles]).astype(float)
+        contacts = _ContactRows(p, patches, vehicles, R, x.astype(float), dt, n, dtype)
+    for iteration in range(n):
         for r in order:
             j, wj = J[:, :, r], WJ[:, :, r]
             jv = _dot6(j, x)
@@ -193,6 +321,8 @@ def _solve_rows_tgs(p: SimParams, s: SimState, rows: dict, dt: float, position_i
             else:
                 step = -spring_gain[:, r] * jv
             x = x + wj * step
+        if contacts is not None:
+            x = contacts.sweep(x, moved, iteration * h, -np.inf).astype(dtype)
         moved = moved + x * h
         position = position + x[:3] * h
         orientation = vm.quat_integrate_exact(orientation, x[3:], h)
@@ -202,6 +332,11 @@ def _solve_rows_tgs(p: SimParams, s: SimState, rows: dict, dt: float, position_i
             total = np.maximum(impulse[:, r] - _dot6(J[:, :, r], x) * recip[:, r], 0.0)
             x = x + WJ[:, :, r] * np.where(hard[:, r], total - impulse[:, r], 0.0)
             impulse[:, r] = np.where(hard[:, r], total, impulse[:, r])
+        if contacts is not None:
+            x = contacts.sweep(x, moved, dt, 0.0).astype(dtype)
+    if contacts is not None:
+        if s.contacts is not None:
+            s.contacts.setdefault("solved", []).append((vehicles, contacts))
     _store(s, vehicles, x, position, orientation)
 
 
@@ -233,9 +368,11 @@ def _clamp_magnitude(v: np.ndarray, limit: np.ndarray) -> np.ndarray:
 
 
 def end_step_physx(p: SimParams, s: SimState, begin_position: np.ndarray, begin_orientation: np.ndarray, rows: dict | None,
-                   dt: float) -> None:
+                   dt: float, patches: dict | None = None) -> None:
     """What the PhysX scene does with the vehicle2 velocity, with each vehicle's PhysxRigidBodyAPI settings: damping,
-    velocity limits, the gyroscopic term, vehicle constraints, pose integration.
+    velocity limits, the gyroscopic term, vehicle constraints and contacts, pose integration.
+
+    patches: the contact rows of the vehicles `rows["vehicles"]` (sim/contact.py patch_rows), or None.
 
     velocityChange writes v, w to the actor; acceleration adds (v - v_begin)/dt as an acceleration, which
     for an actor whose velocity was v_begin gives the same velocity going into the solver. Gravity is
@@ -254,4 +391,4 @@ def end_step_physx(p: SimParams, s: SimState, begin_position: np.ndarray, begin_
     s.body_position = begin_position + s.linear_velocity * dt
     s.body_orientation = vm.quat_integrate_exact(begin_orientation, s.angular_velocity, dt)
     if rows is not None:
-        solve_vehicle_constraints(p, s, rows, dt, begin_position, begin_orientation)
+        solve_vehicle_constraints(p, s, rows, dt, begin_position, begin_orientation, patches)

@@ -18,11 +18,13 @@ import numpy as np
 import numpy.typing  # noqa: F401  (np.typing.DTypeLike)
 
 from .batch import VehicleBatch
+from .contact import TELEMETRY, empty_telemetry
 from .ground import Ground
 from .pipeline import StepOptions, step
 from .state import SimParams, SimState, output_vehicle_axis, vehicle_axis, vehicle_rows
 
-_ARRAY_FIELDS = tuple(f.name for f in dataclasses.fields(SimState) if f.name not in ("out", "time", "steps"))
+_ARRAY_FIELDS = tuple(f.name for f in dataclasses.fields(SimState) if f.name not in ("out", "time", "steps",
+                                                                                     "contacts"))
 
 
 class ShardedStep:
@@ -31,10 +33,12 @@ class ShardedStep:
     The joined arrays are new arrays, as a whole-batch step makes them (the numerical guard relies on it).
     """
 
-    def __init__(self, batch: VehicleBatch, dtype: np.typing.DTypeLike, shards: int):
+    def __init__(self, batch: VehicleBatch, dtype: np.typing.DTypeLike, shards: int, contact=None):
+        """contact: a function of a range's params making its contact model (None: no contacts)."""
         bounds = np.linspace(0, batch.nb_vehicles, shards + 1).round().astype(int)
         self.ranges = [slice(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
         self.params = [SimParams.from_batch(batch.select(r), dtype) for r in self.ranges]
+        self.contacts = [contact(p) if contact is not None else None for p in self.params]
         self._pool: ThreadPoolExecutor | None = None
 
     def __getstate__(self) -> dict:
@@ -48,7 +52,7 @@ class ShardedStep:
 
         def advance(k: int) -> None:
             with np.errstate(**errors):
-                step(self.params[k], parts[k], ground, friction, dt, options)
+                step(self.params[k], parts[k], ground, friction, dt, options, self.contacts[k])
 
         list(self._pool.map(advance, range(len(parts))))
         for name in _ARRAY_FIELDS:
@@ -58,6 +62,10 @@ class ShardedStep:
         s.out = {key: np.concatenate([part.out[key] for part in parts], axis=output_vehicle_axis(value))
                  for key, value in parts[0].out.items()}
         s.time, s.steps = parts[0].time, parts[0].steps
+        touching = [part.contacts for part in parts]
+        s.contacts = None if all(c is None for c in touching) else {"telemetry": {
+            key: np.concatenate([(c["telemetry"] if c is not None else empty_telemetry(part.linear_velocity.shape[1]))[key]
+                                 for c, part in zip(touching, parts)]) for key in TELEMETRY}}
 
 
 def _range_view(s: SimState, rows: slice) -> SimState:

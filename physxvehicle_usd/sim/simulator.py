@@ -9,7 +9,8 @@ Controls (all optional, arrays over vehicles or vehicles x wheels): accelerator,
 targetGear (USD numbering: -1 reverse, 0 neutral, 1.. forward, 255 automatic), thrust0, thrust1 (tanks),
 driveTorque, brakeTorque, steerAngle (per wheel, vehicles without a drive).
 Telemetry quaternions are (x, y, z, w), as ovphysx reports them (the description uses w, x, y, z).
-Not modelled: chassis and wheel-shape contacts with the ground, PhysX sleeping, user joints.
+Contacts: the vehicles' own collision shapes against the static ground (sim/contact.py), solved with the vehicle's
+constraint rows. Not modelled: contacts between vehicles, PhysX sleeping, user joints.
 
 Numerical safety (sim/guard.py): a vehicle whose state turns non-finite or runs away is frozen at its last
 good pose, at rest, and listed in `faulted` / `fault_reasons`; the other vehicles are unaffected.
@@ -34,6 +35,7 @@ from ..runtime.vehicle2 import AUTOMATIC_GEAR
 from . import compiled
 from . import vecmath as vm
 from .batch import VehicleBatch, batch_from_description
+from .contact import ContactModel, empty_telemetry
 from .ground import Ground, friction_matrix
 from .guard import Guard, GuardOptions
 from .pipeline import StepOptions, step
@@ -61,24 +63,36 @@ _TELEMETRY_OUTPUTS = ("suspensionJounce", "suspensionForce", "tireForce", "tireF
 class Simulator:
     def __init__(self, batch: VehicleBatch, ground: Ground | Sequence[GroundDescription] | None, dt: float, *,
                  options: StepOptions = StepOptions(), dtype: np.typing.DTypeLike = np.float32,
-                 guard: GuardOptions = GuardOptions(), threads: int = 1):
+                 guard: GuardOptions = GuardOptions(), threads: int = 1, collision: StageDescription | None = None):
         """threads: how many ranges of vehicles to step in parallel threads (1: the whole batch in the caller's
         thread). Results do not depend on it. The compiled kernel runs its substeps on that many threads; a
-        batch it does not cover is cut into ranges stepped by numpy in threads (sim/shards.py)."""
+        batch it does not cover is cut into ranges stepped by numpy in threads (sim/shards.py).
+        collision: the stage description whose vehicle collision shapes, materials and collision groups make the
+        contacts with the static ground (sim/contact.py); None, or options.contacts False: no contacts."""
         if not dt > 0.0:
             raise ValueError(f"dt must be > 0 (got {dt})")
         if threads < 1:
             raise ValueError(f"threads must be >= 1 (got {threads})")
         self.batch = batch
         self.params = SimParams.from_batch(batch, dtype)
+        self.ground = ground if isinstance(ground, Ground) else Ground.from_description(ground)
+        def contact_model(params: SimParams) -> ContactModel | None:
+            if collision is None or not options.contacts:
+                return None
+            return ContactModel.build(
+                [collision.vehicles[path].collision if path in collision.vehicles else [] for path in params.paths],
+                params.com_position, params.com_orientation, collision.ground, collision.materials,
+                collision.collisionGroups)
+
+        self.contact = contact_model(self.params)
         shards = min(threads, batch.nb_vehicles)
         if options.compiled and compiled.covers(self.params):
             options = dataclasses.replace(options, kernel_threads=shards)
             shards = 1
         else:  # the ranges of a batch the kernel does not cover stay numpy too: one path for the whole batch
             options = dataclasses.replace(options, compiled=False)
-        self._sharded = ShardedStep(batch, dtype, shards) if shards > 1 else None
-        self.ground = ground if isinstance(ground, Ground) else Ground.from_description(ground)
+        self._sharded = ShardedStep(batch, dtype, shards, contact_model if self.contact is not None else None) \
+            if shards > 1 else None
         self.friction = friction_matrix(batch.friction_tables, self.ground)
         self.dt = float(dt)
         self.options = options
@@ -90,7 +104,8 @@ class Simulator:
     def from_description(cls, description: StageDescription, dt: float, vehicle_paths: Sequence[str] | None = None,
                          **kwargs: Any) -> "Simulator":
         """The vehicles of a stage description (all of them, or the listed ones) on its ground."""
-        return cls(batch_from_description(description, vehicle_paths), description.ground, dt, **kwargs)
+        return cls(batch_from_description(description, vehicle_paths), description.ground, dt, collision=description,
+                   **kwargs)
 
     # -- controls
     def set_controls(self, controls: Mapping[str, Any]) -> None:
@@ -167,7 +182,7 @@ class Simulator:
         if self._sharded is not None:
             self._sharded(self.state, self.ground, self.friction, self.dt, self.options)
         else:
-            step(self.params, self.state, self.ground, self.friction, self.dt, self.options)
+            step(self.params, self.state, self.ground, self.friction, self.dt, self.options, self.contact)
 
     @property
     def threads(self) -> int:
@@ -232,6 +247,8 @@ class Simulator:
             "bodies": {
                 "position": actor_p.T.copy(), "orientation": actor_q[[1, 2, 3, 0]].T.copy(),  # (x, y, z, w) as the oracle
                 "linearVelocity": s.linear_velocity.T.copy(), "angularVelocity": s.angular_velocity.T.copy(),
+                **(s.contacts["telemetry"] if s.contacts is not None and "telemetry" in s.contacts
+                   else empty_telemetry(p.V)),
             },
         }
 

@@ -194,6 +194,7 @@ class SimState:
     time: float = 0.0
     steps: int = 0
     faulted: np.ndarray | None = None  # (V,) vehicles frozen by the numerical guard (sim/guard.py)
+    contacts: dict | None = None  # the last step's contacts (sim/contact.py patch_rows) and their solved impulses
 
 
 # The state a substep changes (the numpy substeps keep it for vehicles with fewer substeps; the compiled kernel

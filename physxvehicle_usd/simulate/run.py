@@ -83,7 +83,7 @@ def load(source: "str | os.PathLike | Usd.Stage", dt: float, vehicles: Sequence[
             # them); the parameter records are long-lived objects too (see bulk_objects)
             with bulk_objects():
                 simulator = Simulator(batch(*build_params_sharing(description, wanted, copies.templates)),
-                                      description.ground, dt, threads=threads)
+                                      description.ground, dt, threads=threads, collision=description)
         except VehicleParamsError:
             # find the vehicles the simulator cannot build and go on without them
             buildable = []

@@ -6,15 +6,15 @@ physxvehicle_usd.fix (validate_stage attaches it).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Iterator
 
-from pxr import Usd, UsdPhysics
+from pxr import Usd
 
 from .. import properties as P
 from ..description import Source, StageDescription
 from ..diagnostics import Diagnostic, Severity
 from ..read import pxr_unchecked as U
+from ..read.collision import collide, collision_groups, groups_of
 from ..read.wheels import _collision_shapes
 
 COMPONENT_SCHEMAS = (P.WHEEL, P.TIRE, P.SUSPENSION, P.ENGINE, P.GEARS, P.AUTOBOX, P.CLUTCH, P.DRIVE_BASIC,
@@ -81,67 +81,19 @@ def _wheel_shapes(attachment: Usd.Prim) -> list[Usd.Prim]:
     return _collision_shapes(attachment)
 
 
-@dataclass
-class _Group:
-    members: set[str]
-    filtered: set[str]
-    inverted: bool
-
-
-def _collision_groups(stage: Usd.Stage) -> dict[str, _Group]:
-    """Every PhysicsCollisionGroup: its colliders, the groups it filters and whether that filter is inverted."""
-    groups: dict[str, _Group] = {}
-    for prim in _prims(stage):
-        if prim.IsA(UsdPhysics.CollisionGroup):
-            group = UsdPhysics.CollisionGroup(prim)
-            query = group.GetCollidersCollectionAPI().ComputeMembershipQuery()
-            members = {str(p) for p in Usd.ComputeIncludedPathsFromCollection(query, stage)}
-            filtered = {str(t) for t in group.GetFilteredGroupsRel().GetTargets()}
-            inverted = bool(group.GetInvertFilteredGroupsAttr().Get())
-            groups[str(prim.GetPath())] = _Group(members, filtered, inverted)
-    return groups
-
-
-def _groups_of(groups: dict[str, _Group]) -> dict[str, list[str]]:
-    """collider path -> the groups it is in, sorted (one pass over the groups, not one per collider: a fleet has
-    thousands of both)."""
-    member_of: dict[str, list[str]] = {}
-    for name in sorted(groups):
-        for member in groups[name].members:
-            member_of.setdefault(member, []).append(name)
-    return member_of
-
-
-def _filters(groups: dict[str, _Group], a: str, b: str | None) -> bool:
-    """Whether group a keeps its colliders from touching those of group b (None: colliders in no group). An
-    inverted filter lets a touch only the groups it lists."""
-    listed = b is not None and b in groups[a].filtered
-    return not listed if groups[a].inverted else listed
-
-
-def _collide(groups: dict[str, _Group], of_a: list[str], of_b: list[str]) -> bool:
-    """Whether two colliders in these groups touch: filtering works either way round, and one filtering pair
-    suffices."""
-    for a in of_a or [None]:
-        for b in of_b or [None]:
-            if (a is not None and _filters(groups, a, b)) or (b is not None and _filters(groups, b, a)):
-                return False
-    return True
-
-
 def check_wheel_collision_setup(stage: Usd.Stage, d: StageDescription) -> Iterator[Diagnostic]:
     """A03, A07: wheel collision shapes must be kept from touching the ground as rigid shapes (the suspension query
     carries the car): a shape in no collision group collides with everything (A03); a shape whose groups do not
     filter a ground collider's touches that ground (A07)."""
-    groups = None
+    groups = member_of = None
     for vehicle in d.vehicles.values():
         for wheel in vehicle.wheels:
             shapes = _wheel_shapes(stage.GetPrimAtPath(wheel.path))
             if not shapes:
                 continue
             if groups is None:
-                groups = _collision_groups(stage)
-                member_of = _groups_of(groups)
+                groups, members = collision_groups(stage)
+                member_of = groups_of(members)
             for shape in shapes:
                 path = str(shape.GetPath())
                 of_shape = member_of.get(path, [])
@@ -150,7 +102,7 @@ def check_wheel_collision_setup(stage: Usd.Stage, d: StageDescription) -> Iterat
                                    "PhysicsCollisionGroup: it will collide with the ground and fight the suspension")
                     continue
                 touching = [ground.path for ground in d.ground
-                            if _collide(groups, of_shape, member_of.get(ground.path, []))]
+                            if collide(groups, of_shape, member_of.get(ground.path, []))]
                 if touching:
                     yield _finding(Severity.WARNING, "A07", path, f"wheel collision shape's group(s) "
                                    f"{', '.join(of_shape)} do not filter the ground collider(s) {', '.join(touching)}: "

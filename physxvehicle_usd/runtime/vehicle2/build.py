@@ -187,7 +187,7 @@ def rigid_body_initial_state(rb: Block) -> RigidBodyInitialState:
         position=_vec(_value(rb, "position")),
         orientation=_quat_normalize(_vec(_value(rb, "orientation"), 4)),
         linear_velocity=_vec(_value(rb, "linearVelocity")),
-        angular_velocity=_vec(_value(rb, "angularVelocity")),
+        angular_velocity=tuple(math.radians(c) for c in _vec(_value(rb, "angularVelocity"))),  # USD deg/s -> rad/s
     )
 
 

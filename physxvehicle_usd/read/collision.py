@@ -1,0 +1,256 @@
+"""Collision shapes, their offsets and materials, and collision-group filtering, as omni.physx builds them from
+UsdPhysics' parse (`LoadUsdPhysicsFromRange`'s shape descriptions).
+
+A vehicle's own shapes (those whose rigid body is the vehicle's) become `ShapeDescription`s in the vehicle prim's
+frame; static shapes become `GroundDescription`s. PhysX meets every shape the simulator collides as a convex polytope
+or a plane: a cube is its 8 corners, a cylinder the prism over a regular polygon of CYLINDER_CORNERS corners that
+omni.physx cooks for it (the hull its wheel sweeps use too), a mesh with a convex-hull approximation the hull of its
+points. Spheres and capsules are read (centre(s) and radius) and said to be not collided yet.
+
+Filtering (`collide`) is PhysX's group filtering as omni.physx sets it up: two shapes touch unless a group of one
+lists a group of the other among its filtered groups (an inverted group: unless it does not list it), either way
+round, or one of them names the other (or its body) with FilteredPairsAPI.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Iterable
+
+import numpy as np
+from pxr import Usd, UsdPhysics
+
+from ..description import CollisionGroupDescription, GroundDescription, ShapeDescription
+from ..diagnostics import DiagnosticSink
+from ..units import StageUnits
+
+# The offsets omni.physx gives a PxShape when physxCollision:contactOffset is unauthored or -inf (usdLoad/Collision.cpp
+# setToDefault, usdInterface/UsdInterface.cpp): a plane 0.02 m; any other shape 0.02 of its local box's smallest side,
+# but at least 2 g dt^2 (the scene's gravity magnitude, at least 1, and its physxScene:timeStepsPerSecond step), plus
+# its rest offset where that is positive. Rest offset 0.
+PLANE_CONTACT_OFFSET_M = 0.02
+CONTACT_OFFSET_PER_SIDE = 0.02
+DEFAULT_REST_OFFSET_M = 0.0
+INVALID_OFFSETS_MARGIN = 1e-3  # omni.physx: a contact offset not above the rest offset becomes their sum plus this
+
+
+@dataclass(frozen=True)
+class SceneTolerances:
+    """What a shape's computed contact offset depends on in its scene: 2 g dt^2, in stage units."""
+
+    lower_bound: float
+
+    @classmethod
+    def of(cls, time_steps_per_second: float, gravity: float) -> "SceneTolerances":
+        dt = 1.0 / time_steps_per_second
+        return cls(2.0 * dt * dt * max(gravity, 1.0))
+
+
+CONTACT_OFFSET = "physxCollision:contactOffset"
+REST_OFFSET = "physxCollision:restOffset"
+FRICTION_COMBINE = "physxMaterial:frictionCombineMode"
+RESTITUTION_COMBINE = "physxMaterial:restitutionCombineMode"
+COMBINE_MODES = ("average", "min", "multiply", "max")  # PxCombineMode's order: the higher of two modes applies
+CYLINDER_CORNERS = 30  # omni.physx's cylinder hull (PhysXSetup createCylinderConvexMesh), as its wheel sweeps
+_AXIS = {"X": 0, "Y": 1, "Z": 2}
+
+
+def _kind(desc) -> str:
+    return str(desc.type).rsplit(".", 1)[-1]
+
+
+def cylinder_points(radius: float, half_height: float, axis: int) -> np.ndarray:
+    """The corners of omni.physx's cylinder hull: a regular polygon of CYLINDER_CORNERS corners at each end, corner i
+    at angle i 2 pi / n from the first of the two other axes (in single precision, as omni.physx makes them)."""
+    step = np.float32(2.0) * np.float32(np.pi) / np.float32(CYLINDER_CORNERS)
+    theta = step * np.arange(CYLINDER_CORNERS, dtype=np.float32)
+    a1, a2 = (i for i in range(3) if i != axis)
+    ring = np.zeros((CYLINDER_CORNERS, 3))
+    ring[:, a1] = radius * np.cos(theta).astype(float)
+    ring[:, a2] = radius * np.sin(theta).astype(float)
+    ends = []
+    for side in (-1.0, 1.0):
+        end = ring.copy()
+        end[:, axis] = side * half_height
+        ends.append(end)
+    return np.concatenate(ends)
+
+
+def box_points(half: Iterable[float]) -> np.ndarray:
+    h = np.asarray(list(half), dtype=float)
+    signs = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], dtype=float)
+    return signs * h
+
+
+def _quat_matrix(q) -> np.ndarray:
+    w, (x, y, z) = float(q.GetReal()), q.GetImaginary()
+    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+
+
+def shape_offsets(prim: Usd.Prim, units: StageUnits, sink: DiagnosticSink, extents: np.ndarray | None,
+                  scene: SceneTolerances) -> tuple[float, float]:
+    """(contact offset, rest offset) of a collider as omni.physx gives them to PhysX (stage units). extents: the sides
+    of the shape's box in its own frame, scaled (None: a plane)."""
+    authored = []
+    for name in (CONTACT_OFFSET, REST_OFFSET):
+        attr = prim.GetAttribute(name)
+        value = attr.Get() if attr and attr.HasAuthoredValue() else None
+        if value is not None and not (isinstance(value, (int, float)) and (math.isfinite(value) or value == -math.inf)):
+            sink.warning("CONTACT_OFFSET", str(prim.GetPath()), f"{value!r} is not a finite number; the default is "
+                         "used", name)
+            value = None
+        authored.append(None if value is None or value == -math.inf else float(value))
+    contact, rest = authored
+    if contact is not None and contact < 0.0:
+        contact = None  # omni.physx reads only 0 and above
+    if contact is not None and rest is not None and rest >= contact:
+        sink.warning("CONTACT_OFFSET", str(prim.GetPath()), f"rest offset {rest:g} is not below the contact offset "
+                     f"{contact:g}; omni.physx then uses the contact offset alone, with rest offset 0", REST_OFFSET)
+        rest = None
+    rest = DEFAULT_REST_OFFSET_M / units.meters_per_unit if rest is None else rest
+    if contact is None:
+        if extents is None:
+            contact = PLANE_CONTACT_OFFSET_M / units.meters_per_unit
+        else:
+            contact = max(scene.lower_bound, CONTACT_OFFSET_PER_SIDE * float(np.min(extents))) + max(rest, 0.0)
+    elif contact <= rest:
+        contact = contact + rest + INVALID_OFFSETS_MARGIN
+    return contact, rest
+
+
+def combine_modes(prim: Usd.Prim) -> tuple[str, str]:
+    """PhysxMaterialAPI's friction and restitution combine modes of a material prim ("average" when unauthored)."""
+    modes = []
+    for name in (FRICTION_COMBINE, RESTITUTION_COMBINE):
+        attr = prim.GetAttribute(name)
+        value = str(attr.Get()) if attr and attr.HasAuthoredValue() else "average"
+        modes.append(value if value in COMBINE_MODES else "average")
+    return modes[0], modes[1]
+
+
+def _material(desc) -> str | None:
+    return str(desc.materials[0]) if len(desc.materials) and str(desc.materials[0]) else None
+
+
+def _local_points(stage: Usd.Stage, kind: str, desc) -> np.ndarray | None:
+    """A convex shape's points in its own frame with its scale (UsdPhysics' sizes are scaled already)."""
+    if kind == "CubeShape":
+        return box_points(desc.halfExtents)
+    if kind == "CylinderShape":
+        return cylinder_points(float(desc.radius), float(desc.halfHeight), _AXIS[str(desc.axis).rsplit(".", 1)[-1]])
+    if kind == "MeshShape" and str(desc.approximation) in ("convexHull", "convexDecomposition", "boundingCube"):
+        from pxr import UsdGeom
+
+        points = np.asarray(UsdGeom.Mesh(stage.GetPrimAtPath(desc.primPath)).GetPointsAttr().Get() or [], dtype=float)
+        if str(desc.approximation) == "boundingCube" and len(points):
+            lo, hi = points.min(axis=0), points.max(axis=0)
+            points = box_points((hi - lo) / 2) + (hi + lo) / 2
+        return points.reshape(-1, 3) * np.asarray(desc.meshScale, dtype=float)
+    return None
+
+
+def _extents(kind: str, desc, points: np.ndarray | None) -> np.ndarray:
+    """The sides of a shape's box in its own frame, scaled, as PhysX bounds its geometry."""
+    if points is not None and len(points):
+        return np.ptp(points, axis=0)
+    radius = float(getattr(desc, "radius", 0.0))
+    if kind == "CapsuleShape":
+        return np.array([2.0 * radius, 2.0 * radius, 2.0 * (float(desc.halfHeight) + radius)])
+    return np.full(3, 2.0 * radius)
+
+
+def vehicle_shape(stage: Usd.Stage, desc, units: StageUnits, sink: DiagnosticSink,
+                  scene: SceneTolerances) -> ShapeDescription | None:
+    """A shape of a vehicle's body in the vehicle prim's frame (None: a kind no contact is made for, said)."""
+    kind = _kind(desc)
+    path = str(desc.primPath)
+    prim = stage.GetPrimAtPath(path)
+    rotation = _quat_matrix(desc.localRot)
+    origin = np.asarray(desc.localPos, dtype=float)
+    common = dict(material=_material(desc), groups=[str(g) for g in desc.collisionGroups],
+                  filtered=[str(f) for f in desc.filteredCollisions])
+    points = _local_points(stage, kind, desc)
+    contact, rest = shape_offsets(prim, units, sink, _extents(kind, desc, points), scene)
+    if points is not None and len(points) >= 4:
+        return ShapeDescription(path, "convex", (points @ rotation.T + origin).tolist(), contactOffset=contact,
+                                restOffset=rest, **common)
+    if kind == "SphereShape":
+        return ShapeDescription(path, "sphere", [origin.tolist()], radius=float(desc.radius), contactOffset=contact,
+                                restOffset=rest, **common)
+    if kind == "CapsuleShape":
+        axis = rotation[:, _AXIS[str(desc.axis).rsplit(".", 1)[-1]]] * float(desc.halfHeight)
+        return ShapeDescription(path, "capsule", [(origin - axis).tolist(), (origin + axis).tolist()],
+                                radius=float(desc.radius), contactOffset=contact, restOffset=rest, **common)
+    sink.warning("CONTACT_SHAPE", path, f"a {kind} on a vehicle's body is not collided by the simulator (boxes, "
+                 "cylinders, convex-hull meshes, spheres and capsules are)")
+    return None
+
+
+def static_shape(stage: Usd.Stage, desc, transform: list[list[float]], units: StageUnits, sink: DiagnosticSink,
+                 scene: SceneTolerances) -> GroundDescription | None:
+    """A static collider other than a plane or a triangle mesh: its points in its prim's frame (unscaled: the
+    transform carries the scale)."""
+    kind = _kind(desc)
+    path = str(desc.primPath)
+    prim = stage.GetPrimAtPath(path)
+    scale = np.asarray(desc.localScale, dtype=float)
+    points = _local_points(stage, kind, desc)
+    if points is None or len(points) < 4:
+        sink.warning("CONTACT_SHAPE", path, f"a static {kind} is not collided by the simulator (planes, triangle "
+                     "meshes, boxes, cylinders and convex-hull meshes are)")
+        return None
+    contact, rest = shape_offsets(prim, units, sink, _extents(kind, desc, points), scene)
+    if kind != "MeshShape":  # UsdPhysics scaled the sizes; the world transform scales again
+        points = points / np.where(scale != 0.0, scale, 1.0)
+    return GroundDescription(path=path, kind="convex", transform=transform, points=points.tolist(),
+                             material=_material(desc), contactOffset=contact, restOffset=rest,
+                             groups=[str(g) for g in desc.collisionGroups])
+
+
+def collision_groups(stage: Usd.Stage) -> tuple[dict[str, CollisionGroupDescription], dict[str, set[str]]]:
+    """Every PhysicsCollisionGroup (what it filters, whether inverted) and the colliders of each."""
+    groups: dict[str, CollisionGroupDescription] = {}
+    members: dict[str, set[str]] = {}
+    # instance proxies too: a referenced asset made instanceable keeps its groups, and PhysX filters with them
+    for prim in Usd.PrimRange.Stage(stage, Usd.TraverseInstanceProxies()):
+        if prim.IsA(UsdPhysics.CollisionGroup):
+            group = UsdPhysics.CollisionGroup(prim)
+            query = group.GetCollidersCollectionAPI().ComputeMembershipQuery()
+            path = str(prim.GetPath())
+            members[path] = {str(p) for p in Usd.ComputeIncludedPathsFromCollection(query, stage)}
+            groups[path] = CollisionGroupDescription(
+                path, sorted(str(t) for t in group.GetFilteredGroupsRel().GetTargets()),
+                bool(group.GetInvertFilteredGroupsAttr().Get()))
+    return groups, members
+
+
+def groups_of(members: dict[str, set[str]]) -> dict[str, list[str]]:
+    """collider path -> the groups it is in, sorted (one pass over the groups, not one per collider: a fleet has
+    thousands of both)."""
+    member_of: dict[str, list[str]] = {}
+    for name in sorted(members):
+        for member in members[name]:
+            member_of.setdefault(member, []).append(name)
+    return member_of
+
+
+def _filters(groups: dict[str, CollisionGroupDescription], a: str, b: str | None) -> bool:
+    """Whether group a keeps its colliders from touching those of group b (None: colliders in no group). An
+    inverted filter lets a touch only the groups it lists."""
+    if a not in groups:
+        return False
+    listed = b is not None and b in groups[a].filtered
+    return not listed if groups[a].inverted else listed
+
+
+def collide(groups: dict[str, CollisionGroupDescription], of_a: Iterable[str], of_b: Iterable[str]) -> bool:
+    """Whether two colliders in these groups touch: filtering works either way round, and one filtering pair
+    suffices."""
+    of_b = list(of_b) or [None]
+    for a in list(of_a) or [None]:
+        for b in of_b:
+            if (a is not None and _filters(groups, a, b)) or (b is not None and _filters(groups, b, a)):
+                return False
+    return True

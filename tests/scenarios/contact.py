@@ -1,0 +1,154 @@
+"""Stages of tests/test_conformance_contact.py, authored on the fly into a folder the test names: the sample car
+(samples/car/car.usda, its chassis a box collider) meeting static colliders.
+
+obstacles(path, units)  copies of the sample car far apart on one ground plane, each with its own obstacle:
+    Ridge<speed>  a box 0.7 m high and 0.6 m wide between the wheel tracks, 1 m ahead of the chassis, the car
+                  rolling into it at <speed> m/s (the chassis's nose meets the ridge's face; the wheels pass by);
+    Curb          a box across the whole track, 0.35 m high (5 cm above the chassis's underside), at 4 m/s;
+    Drop          the car upside down, its roof 0.45 m above the ground: it falls onto its chassis box;
+    WheelsTouching  full throttle from rest with a collision cylinder on every wheel (Isaac Lab's assets have them),
+                  in no group the ground is filtered from: the cylinders, at the wheels' rest pose, drag on the ground;
+    WheelsFiltered  the same cylinders in a group filtered from the ground's: they touch nothing;
+    Rollover      released on its right side (rolled 100 degrees), turning on at 150 deg/s, 1 cm above the ground:
+                  it pivots on the chassis edge and rolls slowly back onto its wheels (flat ground, not a slope);
+    HullOnHump    its chassis a convex-hull mesh (the box with its nose's underside raised 0.2 m), rolling at 6 m/s
+                  over a triangle-mesh hump between its wheel tracks (0.45 m high, 1 m ramps) that the hull scrapes.
+Units: metres and kilograms, or centimetres and grams (every length x 100, every mass x 1000: the same motion).
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics, UsdShade
+
+HERE = Path(__file__).resolve().parent
+CHASSIS_FRONT = 2.04  # the chassis box's front face ahead of the car's origin [m]
+CHASSIS_BOTTOM = 0.30  # its underside above the ground at the spawn height [m]
+
+# name -> (lateral position, start speed [m/s], obstacle: (centre x, y, z ahead of / beside the car), half extents)
+RIDGE_SPEEDS = (3.0, 6.0, 10.0)
+CARS = {f"Ridge{int(v)}": (20.0 * k, v, ((CHASSIS_FRONT + 1.0 + 0.2, 0.0, 0.35), (0.2, 0.3, 0.35)))
+        for k, v in enumerate(RIDGE_SPEEDS)}
+CARS["Curb"] = (-20.0, 4.0, ((CHASSIS_FRONT + 1.0 + 0.5, 0.0, 0.175), (0.5, 3.0, 0.175)))
+CARS["Drop"] = (-40.0, 0.0, None)
+CARS["WheelsTouching"] = (-60.0, 0.0, None)
+CARS["WheelsFiltered"] = (-80.0, 0.0, None)
+CARS["HullOnHump"] = (-100.0, 6.0, None)
+CARS["Rollover"] = (-120.0, 0.0, None)
+ROLLOVER = (100.0, 150.0)  # its roll about the forward axis [deg] and roll rate [deg/s] at the start
+ACCELERATOR = {"WheelsTouching": 1.0, "WheelsFiltered": 1.0}  # the others roll in at 0
+WHEELS = ("FrontLeftWheel", "FrontRightWheel", "RearLeftWheel", "RearRightWheel")
+WHEEL_RADIUS, WHEEL_WIDTH = 0.343, 0.315  # the sample's wheel [m]
+HUMP = (CHASSIS_FRONT + 0.5, 1.0, 0.5, 0.45, 0.3)  # start x ahead of the car, ramp length, top length, height, half width
+DROP_HEIGHT = 1.2  # the upside-down car's origin above the ground [m]: its roof (0.75 above the origin) at 0.45
+
+
+def obstacles(path: Path, units: str = "m") -> Path:
+    """The stage in `units`: "m" (metres, kilograms) or "cm_g" (centimetres, grams: samples/car_cm scaled as
+    tests/scenarios/regimes.py scales it)."""
+    from scenarios.regimes import UNITS, _sample
+
+    layer = _sample(UNITS[units])
+    k = 1.0 / layer.pseudoRoot.GetInfo("metersPerUnit")  # stage units per metre
+    car = Sdf.Path("/World/Car")
+    for name, (y, speed, _) in CARS.items():
+        dest = Sdf.Path(f"/World/{name}")
+        Sdf.CopySpec(layer, car, layer, dest)
+        spec = layer.GetPrimAtPath(dest)
+        if name == "Drop":
+            spec.attributes["xformOp:translate"].default = (0.0, y * k, DROP_HEIGHT * k)
+            spec.attributes["xformOp:orient"].default = Gf.Quatf(0.0, 1.0, 0.0, 0.0)  # upside down about X
+        elif name == "Rollover":
+            roll, rate = ROLLOVER
+            half = math.radians(roll) / 2
+            spec.attributes["xformOp:translate"].default = (0.0, y * k, _rollover_height(roll) * k)
+            spec.attributes["xformOp:orient"].default = Gf.Quatf(math.cos(half), math.sin(half), 0.0, 0.0)
+            spin = spec.attributes.get("physics:angularVelocity") or Sdf.AttributeSpec(
+                spec, "physics:angularVelocity", Sdf.ValueTypeNames.Vector3f)
+            spin.default = (rate, 0.0, 0.0)
+        else:
+            spec.attributes["xformOp:translate"].default = (0.0, y * k, 0.55 * k)
+        velocity = spec.attributes.get("physics:velocity") or Sdf.AttributeSpec(spec, "physics:velocity",
+                                                                              Sdf.ValueTypeNames.Vector3f)
+        velocity.default = (speed * k, 0.0, 0.0)
+    del layer.GetPrimAtPath("/World").nameChildren["Car"]
+    stage = Usd.Stage.Open(layer)
+    asphalt = UsdShade.Material(stage.GetPrimAtPath("/World/Asphalt"))
+    for name, (y, _, obstacle) in CARS.items():
+        if obstacle is None:
+            continue
+        (x, dy, z), half = obstacle
+        cube = UsdGeom.Cube.Define(stage, f"/World/{name}Obstacle")
+        cube.CreateSizeAttr(1.0)
+        cube.AddTranslateOp().Set(Gf.Vec3d(x * k, (y + dy) * k, z * k))
+        cube.AddScaleOp().Set(Gf.Vec3f(*(2.0 * h * k for h in half)))
+        UsdPhysics.CollisionAPI.Apply(cube.GetPrim())
+        UsdShade.MaterialBindingAPI.Apply(cube.GetPrim()).Bind(asphalt, UsdShade.Tokens.weakerThanDescendants, "physics")
+    _wheel_shapes(stage, k)
+    _hull_on_hump(stage, k)
+    layer.documentation = "The sample car meeting static obstacles (generated by tests/scenarios/contact.py)"
+    layer.Export(str(path))
+    return path
+
+
+def _rollover_height(roll: float) -> float:
+    """The car's origin height [m] that puts the lowest edge of its chassis box, rolled `roll` degrees, 1 cm above
+    the ground."""
+    t = math.radians(roll)
+    lowest = min(y * math.sin(t) + z * math.cos(t) for y in (-0.9, 0.9) for z in (-0.25, 0.75))
+    return 0.01 - lowest
+
+
+def _wheel_shapes(stage: Usd.Stage, k: float) -> None:
+    """A collision cylinder under every wheel of WheelsTouching and WheelsFiltered."""
+    ground = UsdPhysics.CollisionGroup.Define(stage, "/World/GroundGroup")
+    ground.GetCollidersCollectionAPI().CreateIncludesRel().SetTargets([Sdf.Path("/World/GroundPlane")])
+    for name in ("WheelsTouching", "WheelsFiltered"):
+        # the wheel shapes are kept from the car's own suspension queries (as Isaac Lab's assets keep them): each
+        # car's shapes in a group filtering its query group, the filtered car's filtering the ground's too
+        group = UsdPhysics.CollisionGroup.Define(stage, f"/World/{name}/WheelShapeGroup")
+        group.CreateFilteredGroupsRel().SetTargets([Sdf.Path(f"/World/{name}/WheelQueryGroup")]
+                                                   + ([ground.GetPath()] if name == "WheelsFiltered" else []))
+        members = []
+        for wheel in WHEELS:
+            cylinder = UsdGeom.Cylinder.Define(stage, f"/World/{name}/{wheel}/Collision")
+            cylinder.CreateRadiusAttr(WHEEL_RADIUS * k)
+            cylinder.CreateHeightAttr(WHEEL_WIDTH * k)
+            cylinder.CreateAxisAttr(UsdGeom.Tokens.y)
+            UsdPhysics.CollisionAPI.Apply(cylinder.GetPrim())
+            members.append(cylinder.GetPath())
+        group.GetCollidersCollectionAPI().CreateIncludesRel().SetTargets(members)
+
+
+def _hull_on_hump(stage: Usd.Stage, k: float) -> None:
+    """HullOnHump's chassis as a convex-hull mesh, and its hump as a static triangle mesh."""
+    car = "/World/HullOnHump"
+    y = CARS["HullOnHump"][0]
+    stage.GetPrimAtPath(f"{car}/ChassisCollision").SetActive(False)
+    x0, x1, y0, y1, z0, z1 = -2.36, 2.04, -0.9, 0.9, -0.25, 0.75  # the sample's chassis box
+    nose = z0 + 0.2
+    corners = [(x0, y0, z0), (x1, y0, nose), (x1, y1, nose), (x0, y1, z0),
+               (x0, y0, z1), (x1, y0, z1), (x1, y1, z1), (x0, y1, z1)]
+    hull = UsdGeom.Mesh.Define(stage, f"{car}/ChassisHull")
+    hull.CreatePointsAttr([Gf.Vec3f(*(c * k for c in p)) for p in corners])
+    hull.CreateFaceVertexCountsAttr([4] * 6)
+    hull.CreateFaceVertexIndicesAttr([0, 3, 2, 1, 4, 5, 6, 7, 0, 1, 5, 4, 1, 2, 6, 5, 2, 3, 7, 6, 3, 0, 4, 7])
+    UsdPhysics.CollisionAPI.Apply(hull.GetPrim())
+    UsdPhysics.MeshCollisionAPI.Apply(hull.GetPrim()).CreateApproximationAttr(UsdPhysics.Tokens.convexHull)
+    group = UsdPhysics.CollisionGroup(stage.GetPrimAtPath(f"{car}/ChassisGroup"))
+    group.GetCollidersCollectionAPI().GetIncludesRel().SetTargets([hull.GetPath()])
+    start, ramp, top, height, half = HUMP
+    xs = [start, start + ramp, start + ramp + top, start + 2 * ramp + top]
+    zs = [0.0, height, height, 0.0]
+    points = [(x, y + side, z) for x, z in zip(xs, zs) for side in (-half, half)]
+    faces = [[2 * i, 2 * i + 2, 2 * i + 3, 2 * i + 1] for i in range(3)]  # counter-clockwise seen from above
+    mesh = UsdGeom.Mesh.Define(stage, "/World/HullOnHumpObstacle")
+    mesh.CreatePointsAttr([Gf.Vec3f(*(c * k for c in p)) for p in points])
+    mesh.CreateFaceVertexCountsAttr([4] * len(faces))
+    mesh.CreateFaceVertexIndicesAttr([i for f in faces for i in f])
+    mesh.CreateSubdivisionSchemeAttr(UsdGeom.Tokens.none)
+    UsdPhysics.CollisionAPI.Apply(mesh.GetPrim())
+    UsdPhysics.MeshCollisionAPI.Apply(mesh.GetPrim()).CreateApproximationAttr(UsdPhysics.Tokens.none)
+    UsdShade.MaterialBindingAPI.Apply(mesh.GetPrim()).Bind(UsdShade.Material(stage.GetPrimAtPath("/World/Asphalt")),
+                                                          UsdShade.Tokens.weakerThanDescendants, "physics")

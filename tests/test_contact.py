@@ -1,0 +1,154 @@
+"""Contact generation (sim/contact.py) on the sample car: hulls, the broad phase, the manifold's four points, and the
+solver rows' friction anchors. The motion these make is checked against PhysX in tests/test_conformance_contact.py."""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from conftest import SAMPLES
+
+from physxvehicle_usd.read import read_stage
+from physxvehicle_usd.sim import Simulator
+from physxvehicle_usd.sim import vecmath as vm
+from physxvehicle_usd.sim.contact import MAX_POINTS, Contacts, _candidates, _reduce, generate, patch_rows, polytope
+
+CAR = SAMPLES / "car" / "car.usda"
+DT = 1.0 / 60.0
+
+
+@pytest.fixture(scope="module")
+def car() -> Simulator:
+    return Simulator.from_description(read_stage(CAR), DT)
+
+
+def _prism(corners: int, radius: float = 0.35, width: float = 0.25) -> np.ndarray:
+    angle = np.arange(corners) * 2.0 * np.pi / corners
+    ring = np.stack([np.zeros(corners), radius * np.cos(angle), radius * np.sin(angle)], axis=1)
+    return np.concatenate([ring + [width / 2, 0.0, 0.0], ring - [width / 2, 0.0, 0.0]])
+
+
+def _faces_by_brute_force(points: np.ndarray, eps: float) -> set[tuple[int, ...]]:
+    """Every plane through three points with all points on one side, as the set of the points on it."""
+    faces = set()
+    for i, j, k in itertools.combinations(range(len(points)), 3):
+        normal = np.cross(points[j] - points[i], points[k] - points[i])
+        if np.linalg.norm(normal) < 1e-9:
+            continue
+        side = (points - points[i]) @ (normal / np.linalg.norm(normal))
+        if (side <= eps).all() or (side >= -eps).all():
+            faces.add(tuple(np.nonzero(np.abs(side) <= eps)[0]))
+    return faces
+
+
+def test_a_wheel_prism_has_its_two_caps_and_a_side_face_per_edge():
+    hull = polytope(_prism(30))
+    assert len(hull.normals) == 32 and len(hull.edges) == 90
+    assert sorted(hull.loop_counts)[-2:] == [30, 30] and (np.sort(hull.loop_counts)[:-2] == 4).all()
+    assert np.allclose(hull.vertices @ hull.normals.T - hull.offsets, np.minimum(hull.vertices @ hull.normals.T
+                                                                                  - hull.offsets, 0.0))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_hull_has_the_faces_every_three_points_would_give(seed):
+    points = np.random.default_rng(seed).normal(size=(14, 3))
+    hull = polytope(points)
+    eps = 1e-6 * np.abs(hull.vertices).max()
+    got = {tuple(np.sort(np.nonzero(np.abs(hull.vertices @ n - d) <= eps)[0])) for n, d in zip(hull.normals,
+                                                                                              hull.offsets)}
+    assert got == _faces_by_brute_force(hull.vertices, eps)
+
+
+def test_points_without_volume_are_refused():
+    with pytest.raises(ValueError, match="no volume"):
+        polytope(np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0]], float))
+
+
+def _pose(sim: Simulator, lower: float = 0.0, roll: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    position = sim.state.body_position.astype(float).copy()
+    position[2] -= lower
+    orientation = vm.quat_mul(sim.state.body_orientation.astype(float),
+                              np.array([np.cos(roll / 2), np.sin(roll / 2), 0.0, 0.0])[:, None])
+    return position, orientation
+
+
+def test_a_car_on_its_wheels_leaves_the_broad_phase_with_nothing(car):
+    planes, hulls, triangles, _ = _candidates(car.contact, car.ground, *_pose(car))
+    assert all(rows.size == 0 for rows in planes) and hulls[0].size == 0 and triangles[0].size == 0
+    assert len(generate(car.contact, car.ground, *_pose(car))) == 0
+
+
+def test_a_chassis_within_the_contact_distance_touches_at_its_four_bottom_corners(car):
+    # the chassis box's underside is 0.30 m above the ground at the spawn pose; contact distance 0.02 + 0.02 m
+    contacts = generate(car.contact, car.ground, *_pose(car, lower=0.28))
+    assert len(contacts) == 4 and set(contacts.patch) == {0}
+    assert np.allclose(contacts.separation, 0.02, atol=1e-6)
+    assert np.allclose(contacts.normal, [0.0, 0.0, 1.0])
+    assert np.allclose(sorted(contacts.point[:, 0]), [-2.36, -2.36, 2.04, 2.04], atol=1e-6)
+    assert len(generate(car.contact, car.ground, *_pose(car, lower=0.265))) == 4  # 0.035 away
+    assert len(generate(car.contact, car.ground, *_pose(car, lower=0.255))) == 0  # 0.045 away
+    sunk = generate(car.contact, car.ground, *_pose(car, lower=0.31))
+    assert len(sunk) == 4 and np.allclose(sunk.separation, -0.01, atol=1e-6)
+
+
+def test_a_rolled_chassis_touches_with_its_lower_edge_only(car):
+    # rolled 0.5 rad about the forward axis and lowered until the lower long edge nears the ground
+    position, orientation = _pose(car, roll=0.5)
+    centre, half_height, half_width = 0.25, 0.5, 0.9  # the box centre above the body origin, its half extents
+    lowest = position[2, 0] + centre * np.cos(0.5) - half_height * np.cos(0.5) - half_width * np.sin(0.5)
+    position[2] -= lowest - 0.01
+    contacts = generate(car.contact, car.ground, position, orientation)
+    assert len(contacts) == 2
+    assert np.allclose(contacts.separation, 0.01, atol=1e-6)
+
+
+def test_a_patch_of_more_than_four_points_keeps_the_deepest_and_the_widest(car):
+    # the wheel prism of 30 corners lying on its cap: 30 points within the contact distance, four kept
+    ring = _prism(30)[:30, 1:]
+    depth = np.linspace(0.0, 0.01, 30)
+    depth[7] = -0.005  # the deepest
+    c = Contacts(np.zeros(30, np.int64), np.zeros(30, np.int64), np.c_[ring, depth], np.tile([0, 0, 1.0], (30, 1)),
+                 depth)
+    kept = _reduce(c)
+    assert len(kept) == MAX_POINTS and set(kept.patch) == {0}
+    assert -0.005 in kept.separation
+    spread = np.linalg.norm(kept.point[:, None, :2] - kept.point[None, :, :2], axis=2).max()
+    assert spread == pytest.approx(0.7, rel=1e-3)  # two opposite corners of the ring
+
+
+def test_two_normals_of_one_pair_make_two_patches_each_in_one_piece():
+    normals = np.array([[0, 0, 1.0], [0, 1.0, 0], [0, 0, 1.0], [0, 1.0, 0]])
+    c = Contacts(np.zeros(4, np.int64), np.zeros(4, np.int64), np.arange(12, dtype=float).reshape(4, 3), normals,
+                 np.zeros(4))
+    kept = _reduce(c)
+    assert list(kept.patch) == [0, 0, 1, 1]
+    assert (kept.normal[:2] == [0, 0, 1.0]).all() and (kept.normal[2:] == [0, 1.0, 0]).all()
+
+
+def test_a_resting_chassis_anchors_its_friction_at_two_opposite_corners(car):
+    position, orientation = _pose(car, lower=0.29)
+    contacts = generate(car.contact, car.ground, position, orientation)
+    rows = patch_rows(car.contact, contacts, np.array([0]), position, car.params.length_scale)
+    assert rows["point_active"][0, 0].sum() == 4 and rows["anchor_active"][0, 0].all()
+    a, b = rows["anchor_arm"][:, 0, 0, 0], rows["anchor_arm"][:, 0, 0, 1]
+    assert np.linalg.norm(a - b) == pytest.approx(np.hypot(4.4, 1.8), rel=1e-6)  # a diagonal: the farthest pair
+
+
+def test_unauthored_contact_offsets_are_omni_physx_s():
+    # usdLoad/Collision.cpp, usdInterface/UsdInterface.cpp: a plane 0.02 m; another shape 0.02 of its box's smallest
+    # side, at least 2 g dt^2 at the scene's 60 steps per second (here 2 * 9.81 / 3600 = 0.00545 m)
+    from pxr import Gf, Usd, UsdGeom, UsdPhysics
+
+    stage = Usd.Stage.Open(str(CAR))
+    for name, size in (("Ridge", (0.4, 0.6, 0.7)), ("Plate", (2.0, 2.0, 0.1))):
+        cube = UsdGeom.Cube.Define(stage, f"/World/{name}")
+        cube.CreateSizeAttr(1.0)
+        cube.AddTranslateOp().Set(Gf.Vec3d(10.0, 0.0, 1.0))
+        cube.AddScaleOp().Set(Gf.Vec3f(*size))
+        UsdPhysics.CollisionAPI.Apply(cube.GetPrim())
+    ground = {g.path: g for g in read_stage(stage).ground}
+    assert ground["/World/GroundPlane"].contactOffset == pytest.approx(0.02)
+    assert ground["/World/Ridge"].contactOffset == pytest.approx(0.008)
+    assert ground["/World/Plate"].contactOffset == pytest.approx(2 * 9.81 / 3600, rel=1e-6)
+    chassis = read_stage(stage).vehicles["/World/Car"].collision[0]
+    assert chassis.contactOffset == pytest.approx(0.02) and chassis.restOffset == 0.0  # its box: 4.4 x 1.8 x 1
