@@ -26,7 +26,6 @@ def _finding(severity: Severity, code: str, prim, message: str, prop: str | None
 
 
 def _targets(prim: Usd.Prim, schema: str, base: str) -> list[str]:
-    # pxr's methods called unbound (read/pxr_unchecked.py): these prims come from this stage's own traversal
     rel = U.get_relationship(prim, P.full_name(schema, base))
     return [str(t) for t in U.get_targets(rel)] if rel and U.has_authored_targets(rel) else []
 
@@ -46,33 +45,35 @@ def check_wheels_without_drive(stage: Usd.Stage, d: StageDescription) -> Iterato
 def check_unreferenced_components(stage: Usd.Stage, d: StageDescription) -> Iterator[Diagnostic]:
     """A02: component prims that no vehicle, wheel attachment or drive uses (typically a broken relationship)."""
     used: set[str] = set()
-    owners: list[tuple[Usd.Prim, str, tuple]] = []
-    components: list[tuple[Usd.Prim, list[str]]] = []
-    # one traversal, each prim's applied schemas asked once (a HasAPI per schema and prim was most of this check)
+    owners: list[tuple[Usd.Prim, str, str, tuple]] = []
+    components: list[tuple[str, list[str]]] = []
+    # one traversal, each prim's applied schemas and path asked once (a HasAPI per schema and prim was most of this
+    # check), pxr called unbound (read/pxr_unchecked.py: the prims come from the traversal)
     for prim in _prims(stage):
         applied = U.get_applied_schemas(prim)
         if not applied:
             continue
         applied = set(applied)
+        path = str(U.get_path(prim))
         if P.VEHICLE in applied:
-            used.add(str(prim.GetPath()))
+            used.add(path)
             used.update(_targets(prim, P.VEHICLE, "drive"))
         if P.ATTACHMENT in applied:
-            used.add(str(prim.GetPath()))
+            used.add(path)
             for base in ("wheel", "tire", "suspension"):
                 used.update(_targets(prim, P.ATTACHMENT, base))
         if P.DRIVE_STANDARD in applied:
-            owners.append((prim, P.DRIVE_STANDARD, ("engine", "gears", "clutch", "autoGearBox")))
+            owners.append((prim, path, P.DRIVE_STANDARD, ("engine", "gears", "clutch", "autoGearBox")))
         if not applied.isdisjoint(COMPONENT_SCHEMAS):
-            components.append((prim, [s for s in COMPONENT_SCHEMAS if s in applied]))
-    for prim, schema, bases in owners:
-        if str(prim.GetPath()) in used:
+            components.append((path, [s for s in COMPONENT_SCHEMAS if s in applied]))
+    for prim, path, schema, bases in owners:
+        if path in used:
             for base in bases:
                 used.update(_targets(prim, schema, base))
-            used.add(str(prim.GetPath()))
-    for prim, applied in components:
-        if str(prim.GetPath()) not in used:
-            yield _finding(Severity.WARNING, "A02", prim.GetPath(), f"{', '.join(applied)} applied but no vehicle, "
+            used.add(path)
+    for path, applied in components:
+        if path not in used:
+            yield _finding(Severity.WARNING, "A02", path, f"{', '.join(applied)} applied but no vehicle, "
                            "wheel attachment or drive uses this prim")
 
 
