@@ -25,6 +25,12 @@ from .state import SimParams, SimState, output_vehicle_axis, vehicle_axis, vehic
 _ARRAY_FIELDS = tuple(f.name for f in dataclasses.fields(SimState) if f.name not in ("out", "time", "steps"))
 
 
+def vehicle_ranges(vehicles: int, parts: int) -> list[slice]:
+    """`vehicles` cut into at most `parts` contiguous ranges of nearly equal size (none empty), in order."""
+    bounds = np.linspace(0, vehicles, parts + 1).round().astype(int)
+    return [slice(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+
+
 class ShardedStep:
     """Steps a whole-batch `SimState` range by range, one thread per range, and joins the ranges' results.
 
@@ -32,8 +38,7 @@ class ShardedStep:
     """
 
     def __init__(self, batch: VehicleBatch, dtype: np.typing.DTypeLike, shards: int):
-        bounds = np.linspace(0, batch.nb_vehicles, shards + 1).round().astype(int)
-        self.ranges = [slice(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+        self.ranges = vehicle_ranges(batch.nb_vehicles, shards)
         self.params = [SimParams.from_batch(batch.select(r), dtype) for r in self.ranges]
         self._pool: ThreadPoolExecutor | None = None
 
