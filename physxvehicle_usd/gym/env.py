@@ -86,6 +86,10 @@ class VehicleVectorEnv(VectorEnv):
         self.single_action_space = Box(self.action_layout.low, self.action_layout.high, dtype=np.float32)
         self.single_observation_space = Box(self.observation_layout.low, self.observation_layout.high, dtype=np.float32)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
+        # the bounds as whole (V, A) arrays: clipping against the (A,) rows runs numpy's inner loops A elements
+        # long, ten times slower for four actions
+        self._low, self._high = (np.ascontiguousarray(np.broadcast_to(bound, self.action_space.shape))
+                                 for bound in (self.action_layout.low, self.action_layout.high))
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.max_episode_steps = max_episode_steps
         self._reward = reward or forward_distance
@@ -246,8 +250,8 @@ class VehicleVectorEnv(VectorEnv):
             names = ", ".join(self.action_layout.names)
             raise ValueError(f"actions must have shape {self.action_space.shape} ({names} per vehicle), got {a.shape}")
         # maximum then minimum, into one new array: np.clip costs several times more on these small arrays
-        clipped = np.maximum(a, self.action_layout.low)
-        return np.minimum(clipped, self.action_layout.high, out=clipped)
+        clipped = np.maximum(a, self._low)
+        return np.minimum(clipped, self._high, out=clipped)
 
     def _goal_array(self, goal: Any) -> np.ndarray:
         g = np.asarray(goal, dtype=float)

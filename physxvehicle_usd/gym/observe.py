@@ -5,6 +5,11 @@ vehicle's own frame (its longitudinal, lateral and vertical axes) and in SI unit
 vehicles authored in any frame and unit alike; telemetry() itself copies every array it has, which would cost
 more than the step's own bookkeeping. Wheel speeds are the wheels' rotation speeds (the state the guard bounds;
 telemetry reports them blended with the rolling speed at low speed).
+
+Much of what it costs is memory traffic: every new array is memory that pushes the simulator's arrays out of the
+cache before its next step (the README's Gymnasium wrapper figures). Hence scratch arrays kept from one observation
+to the next, and an observation written once, row by row, rather than assembled in the simulator's component-first
+layout and transposed.
 """
 from __future__ import annotations
 
@@ -32,8 +37,10 @@ class Observer:
         # centre-of-mass rotation turns away from the actor's: a = R_com b
         R_com = vm.quat_to_mat(p.com_orientation.astype(float))
         axes = np.stack((p.lng_axis, p.lat_axis, p.vrt_axis)).astype(float)  # (axis, 3, V)
-        self.axes_body = np.einsum("jiv,kjv->kiv", R_com, axes).astype(dtype)
-        self.com_body = vm.matTvec(R_com, p.com_position.astype(float)).astype(dtype)  # actor = body - R_B com_body
+        axes_body = np.einsum("jiv,kjv->kiv", R_com, axes)
+        com_body = vm.matTvec(R_com, p.com_position.astype(float))  # actor = body - R_B com_body
+        # rotated into the world together, with one product: (3 axes + the centre of mass, 3, V)
+        self.body_vectors = np.concatenate((axes_body, com_body[None])).astype(dtype)
         self.inv_length = (1.0 / p.length_scale).astype(dtype)  # stage lengths -> metres
         g = p.gravity.astype(float)
         g_norm = np.sqrt(vm.dot(g, g))
@@ -46,33 +53,38 @@ class Observer:
         self.zeros = np.zeros((p.V, p.W), dtype)
         self.world_axes = np.zeros((3, 3, p.V), dtype)  # (axis, xyz, V) of the last observation
         self.position = np.zeros((3, p.V), dtype)       # actor (vehicle prim) positions of the last one, stage units
+        # scratch: the world vectors (VECTORS order; the up direction never changes) and their vehicle-frame values
+        self._world = np.empty((len(VECTORS), 3, p.V), sim.state.linear_velocity.dtype)
+        self._world[VECTORS.index("up")] = self.up_world
+        self._vectors = np.empty((p.V, len(VECTORS), 3), np.result_type(self._world, self.body_vectors))
 
     def frame(self, rows: np.ndarray | slice = slice(None)) -> tuple[np.ndarray, np.ndarray]:
         """World positions (3, k) of the vehicle prims `rows` (stage units) and their axes (axis, 3, k), now."""
         s = self.sim.state
         R = vm.quat_to_mat(s.body_orientation[:, rows])
-        axes = np.einsum("ijv,kjv->kiv", R, self.axes_body[:, :, rows])
-        position = s.body_position[:, rows] - vm.matvec(R, self.com_body[:, rows])
-        return position, axes
+        world = np.einsum("ijv,kjv->kiv", R, self.body_vectors[:, :, rows])
+        return s.body_position[:, rows] - world[3], world[:3]
 
     def observe(self, goal_position: np.ndarray, goal_forward: np.ndarray) -> np.ndarray:
         """A new (V, D) observation. goal_position (3, V): world, stage units; goal_forward (3, V): world, unit."""
         s = self.sim.state
         out = s.out
         sl = self.layout.slices
-        V = goal_position.shape[1]
-        # built column by column in a (D, V) buffer (each column a contiguous write, as the simulator's arrays are
-        # component-first) and transposed once at the end: writing the (V, D) rows directly costs twice as much
-        obs = np.empty((len(self.layout.names), V), np.float32)
         self.position, self.world_axes = self.frame()
-        world = np.stack((s.linear_velocity, s.angular_velocity, goal_position - self.position, goal_forward,
-                          self.up_world))
-        np.einsum("kiv,niv->nkv", self.world_axes, world, out=obs[: 3 * len(VECTORS)].reshape(len(VECTORS), 3, V))
-        for name in ("linear_velocity", "goal_position"):
-            obs[sl[name]] *= self.inv_length
-        np.multiply(s.engine_omega, self.standard, out=obs[sl["engine_speed"].start])
+        world = self._world
+        np.multiply(s.linear_velocity, self.inv_length, out=world[VECTORS.index("linear_velocity")])  # metres
+        world[VECTORS.index("angular_velocity")] = s.angular_velocity
+        to_goal = world[VECTORS.index("goal_position")]
+        np.subtract(goal_position, self.position, out=to_goal)
+        to_goal *= self.inv_length
+        world[VECTORS.index("goal_forward")] = goal_forward
+        # each vector along the vehicle's axes, vehicle by vehicle: the observation's first columns, row by row
+        np.einsum("kiv,niv->vnk", self.world_axes, world, out=self._vectors)
+        obs = np.empty((goal_position.shape[1], len(self.layout.names)), np.float32)
+        _rows(obs[:, : 3 * len(VECTORS)])[...] = _rows(np.ascontiguousarray(self._vectors.reshape(len(obs), -1), np.float32))
+        np.multiply(s.engine_omega, self.standard, out=obs[:, sl["engine_speed"].start])
         # USD's gear numbers (-1 reverse, 0 neutral), 0 without a gearbox, as telemetry reports them
-        obs[sl["gear"].start] = np.where(self.is_standard, s.current_gear - NEUTRAL_GEAR, 0)
+        obs[:, sl["gear"].start] = np.where(self.is_standard, s.current_gear - NEUTRAL_GEAR, 0)
         none = self.zeros
         wheels = {"wheel_speed": s.rotation_speed, "longitudinal_slip": out.get("tireLongitudinalSlip", none),
                   "lateral_slip": out.get("tireLateralSlip", none),  # none before the first step, as telemetry says
@@ -80,5 +92,12 @@ class Observer:
         for name, value in wheels.items():
             if self.wheel_mask is not None:  # padding wheels of vehicles with fewer wheels than the batch's widest
                 value = value * self.wheel_mask
-            obs[sl[name]] = value.T
-        return np.ascontiguousarray(obs.T)
+            _rows(obs[:, sl[name]])[...] = _rows(np.ascontiguousarray(value, np.float32))
+        return obs
+
+
+def _rows(a: np.ndarray) -> np.ndarray:
+    """The rows of a (V, n) float32 array whose rows are contiguous, as V opaque items of 4n bytes (a view: writing it
+    writes `a`). numpy copies rows of a few numbers into a wider array number by number, with inner loops n long;
+    as whole items, the copy is one loop over V, several times faster."""
+    return a.view(np.dtype((np.void, a.shape[1] * a.itemsize)))
