@@ -60,6 +60,10 @@ class VehicleVectorEnv(VectorEnv):
     poses; the goal is each vehicle's start pose unless `goal` gives positions (and directions), fixed or drawn by
     `goal(rng, rows)`. `rng` is the environment's `np_random`, seeded by `reset(seed=...)`: the same seed and actions
     give the same observations, bit for bit. The environment owns the simulator: it starts by resetting every vehicle.
+
+    The vehicles are stepped by a `fleet.Fleet` in this process, or with `from_asset`/`from_stage(...,
+    ray_shards=K)` by K Ray actors (ray_shards.py) with the same results: the draws, rewards, terminations and
+    autoreset stay here either way.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}  # each environment's own mode: see __init__
