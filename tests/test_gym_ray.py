@@ -22,6 +22,11 @@ from test_gym import random_goal, random_start, rollout  # noqa: E402
 
 from physxvehicle_usd.errors import InputError  # noqa: E402
 from physxvehicle_usd.gym import VehicleVectorEnv  # noqa: E402
+from physxvehicle_usd.gym.fleet import Reset  # noqa: E402
+from physxvehicle_usd.gym.ray_shards import FleetShard, join  # noqa: E402
+from physxvehicle_usd.gym.source import FleetSource  # noqa: E402
+from physxvehicle_usd.sim import GuardOptions  # noqa: E402
+from physxvehicle_usd.sim.shards import vehicle_ranges  # noqa: E402
 
 CAR = SAMPLES / "car" / "car.usda"
 CPUS = 3  # logical CPUs of the test's Ray instance: three one-CPU actors on the two cores
@@ -62,6 +67,34 @@ def test_ray_shards_without_ray_say_how_to_install_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "ray", None)  # Python's own way of making a package absent: import ray fails
     with pytest.raises(InputError, match=r"^ray_shards needs Ray, an optional extra: pip install 'physxvehicle-usd\[ray\]'$"):
         VehicleVectorEnv.from_asset(CAR, 4, ray_shards=2)
+
+
+def test_shards_in_this_process_cut_and_joined_are_the_whole_fleet():
+    """What the Ray actors do, without Ray: three shards of 7 copies of the car (each reading the asset itself),
+    their actions and resets cut by range and their observations joined, step as the environment's own fleet."""
+    env = VehicleVectorEnv.from_asset(CAR, 7)
+    source = FleetSource(CAR, env.dt, copies=7)
+    ranges = vehicle_ranges(7, 3)
+    shards = [FleetShard(source, rows, 1, GuardOptions(), env.action_layout, env.observation_layout)
+              for rows in ranges]
+    assert [shard.simulator.params.paths for shard in shards][1] == tuple(f"/World/Car[{i}]" for i in (2, 3, 4))
+    whole = env._fleet
+    start = Reset(np.arange(7), None, None, None)  # as the environment started its own fleet: every vehicle as authored
+    assert identical(join([shard.reset(start.part(rows)) for shard, rows in zip(shards, ranges)]), whole.reset(start))
+    rng = np.random.default_rng(0)
+    # a fresh start for 0, 3 and 4 (across two shards): 3 at a NaN position, 4 with a goal and its direction
+    reset = Reset(np.array([0, 3, 4]), np.array([[1.0, 2.0, 0.6], [np.nan, 0.0, 0.6], [-3.0, 0.0, 0.6]]),
+                  np.array([[0.0, 0.0, 0.0, 1.0]] * 3), np.array([[5.0, 0.0, 0.0, 0.0, 1.0, 0.0]] * 3))
+    assert reset.part(ranges[0]).rows.tolist() == [0] and reset.part(ranges[1]).rows.tolist() == [1, 2]
+    assert reset.part(ranges[2]) is None
+    for step in range(12):
+        actions = rng.uniform(env.action_space.low, env.action_space.high).astype(np.float32)
+        then = reset if step == 5 else None
+        ours = join([shard.step(actions[rows], None if then is None else then.part(rows))
+                     for shard, rows in zip(shards, ranges)])
+        theirs = whole.step(actions, then)
+        assert all(identical(a, b) for a, b in zip(ours, theirs)), step
+    assert ours.frozen.tolist() == [False, False, False, True, False, False, False]
 
 
 # -- on a local Ray instance (soak) ----------------------------------------------------------------------------------

@@ -105,6 +105,11 @@ class RayFleet:
                     raise cause from None  # the actor's own error (a stage its node cannot read, a bad value)
                 raise RuntimeError(f"the Ray actor stepping vehicles {rows.start}-{rows.stop - 1} of the environment "
                                    f"stopped: {cause}") from None
-        return Observed(np.concatenate([part.observation for part in parts]),
-                        np.concatenate([part.position for part in parts], axis=1),
-                        np.concatenate([part.frozen for part in parts]))
+        return join(parts)
+
+
+def join(parts: list[Observed]) -> Observed:
+    """The observations of consecutive ranges of vehicles as those of all of them."""
+    return Observed(np.concatenate([part.observation for part in parts]),
+                    np.concatenate([part.position for part in parts], axis=1),
+                    np.concatenate([part.frozen for part in parts]))
