@@ -397,6 +397,16 @@ def test_flipped_frozen_and_off_the_ground_terminate():
     assert not plane.step(np.zeros((1, 4), np.float32))[2][0]  # a ground plane has no edge
 
 
+def test_without_ground_nothing_is_out_of_bounds():
+    stage = Usd.Stage.Open(str(CAR))
+    stage.SetEditTarget(stage.GetSessionLayer())  # the sample's own layer, shared by every stage that opens it, stays
+    stage.GetPrimAtPath("/World/GroundPlane").SetActive(False)
+    env = VehicleVectorEnv.from_asset(stage, 2)
+    for _ in range(30):
+        _, _, terminated, _, _ = env.step(np.zeros((2, 4), np.float32))
+    assert env.position[:, 2].max() < -0.5 and not terminated.any()  # falling, with nothing to fall off
+
+
 # -- end to end
 
 def test_a_linear_policy_learns_to_hold_a_speed():
