@@ -136,8 +136,6 @@ class VehicleVectorEnv(VectorEnv):
     @classmethod
     def _from_source(cls, source: FleetSource, threads: int, guard: GuardOptions, ray_shards: int, ray_address: str,
                      options: dict) -> "VehicleVectorEnv":
-        if source.copies is not None and source.copies < 1:
-            raise ValueError(f"need at least one copy (got {source.copies})")
         if not ray_shards:
             batch, ground = source.read()
             return cls(Simulator(batch, ground, source.dt, threads=threads, guard=guard), **options)
