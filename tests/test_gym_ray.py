@@ -21,7 +21,7 @@ from gymnasium.vector import AutoresetMode  # noqa: E402
 from test_gym import random_goal, random_start, rollout  # noqa: E402
 
 from physxvehicle_usd.errors import InputError  # noqa: E402
-from physxvehicle_usd.gym import VehicleVectorEnv  # noqa: E402
+from physxvehicle_usd.gym import VehicleVectorEnv, ray_shards  # noqa: E402
 from physxvehicle_usd.gym.fleet import Reset  # noqa: E402
 from physxvehicle_usd.gym.ray_shards import FleetShard, join  # noqa: E402
 from physxvehicle_usd.gym.source import FleetSource  # noqa: E402
@@ -179,5 +179,24 @@ def test_closing_stops_the_actors_and_too_many_shards_are_refused(local_ray):
     for actor in actors:
         with pytest.raises(ray.exceptions.RayActorError):
             ray.get(actor.observe.remote())
-    with pytest.raises(ValueError, match=rf"ray_shards=2 with threads=2 needs 4 CPUs; the Ray cluster has {CPUS}"):
+    with pytest.raises(ValueError, match=rf"ray_shards=2 with threads=2 needs 4 CPUs; the Ray cluster has {CPUS}$"):
         VehicleVectorEnv.from_asset(CAR, 2, ray_shards=2, threads=2)
+
+
+@needs_ray
+@pytest.mark.soak
+def test_cpus_other_actors_hold_an_actors_error_and_a_stopped_actor_are_said(local_ray, monkeypatch):
+    """Two CPUs of three held by one environment's actors: a second environment wanting two is refused (Ray would
+    wait for ever). An error in an actor comes back as it was raised; an actor gone says which vehicles it had."""
+    monkeypatch.setattr(ray_shards, "FREE_CPUS_WAIT_S", 0.5)
+    env = VehicleVectorEnv.from_asset(CAR, 4, ray_shards=2)
+    try:
+        with pytest.raises(ValueError, match=rf"needs 2 CPUs; the Ray cluster has {CPUS}, 1 of them free \(other"):
+            VehicleVectorEnv.from_asset(CAR, 4, ray_shards=2)
+        with pytest.raises(IndexError):  # two columns where the car takes four: the actor's own error
+            env._fleet.step(np.zeros((4, 2), np.float32))
+        ray.kill(env._fleet.actors[1])
+        with pytest.raises(RuntimeError, match="the Ray actor stepping vehicles 2-3 of the environment stopped"):
+            env.step(env.action_space.sample())
+    finally:
+        env.close()

@@ -105,7 +105,11 @@ class VehicleVectorEnv(VectorEnv):
         self._elapsed = np.zeros(p.V, np.int64)
         self._autoreset = np.zeros(p.V, bool)
         self._fleet = fleet(self.action_layout, self.observation_layout)
-        self._observe(self._fleet.reset(self._new_episodes(np.arange(p.V))))
+        try:
+            self._observe(self._fleet.reset(self._new_episodes(np.arange(p.V))))
+        except BaseException:  # a Ray actor that could not read its vehicles: the others stop too
+            self._fleet.close()
+            raise
 
     # -- construction
     @classmethod

@@ -12,6 +12,7 @@ Ray is an optional extra (`pip install 'physxvehicle-usd[ray]'`), imported here 
 """
 from __future__ import annotations
 
+import time
 from contextlib import ExitStack
 
 import numpy as np
@@ -26,6 +27,7 @@ from .source import FleetSource
 from .spaces import ActionLayout, ObservationLayout
 
 CALLER = "ray_shards"  # how Ray's messages (not installed, cannot start) name what asked for it
+FREE_CPUS_WAIT_S = 10.0  # how long to wait for CPUs to be free: those of actors just stopped come back within moments
 
 
 class RayShards:
@@ -68,11 +70,7 @@ class RayFleet:
         self.ranges = vehicle_ranges(vehicles, shards)
         self.actors: list = []
         try:
-            cpus = int(ray.cluster_resources().get("CPU", 0))
-            wanted = len(self.ranges) * threads
-            if wanted > cpus:  # Ray would wait for CPUs that never come, without a word
-                raise ValueError(f"ray_shards={shards} with threads={threads} needs {wanted} CPUs; the Ray cluster has "
-                                 f"{cpus}")
+            _free_cpus(ray, len(self.ranges) * threads, f"ray_shards={shards} with threads={threads}")
             actor = ray.remote(num_cpus=threads, max_restarts=0)(FleetShard)
             self.actors = [actor.remote(source, rows, threads, guard, actions, observations) for rows in self.ranges]
         except BaseException:
@@ -106,6 +104,21 @@ class RayFleet:
                 raise RuntimeError(f"the Ray actor stepping vehicles {rows.start}-{rows.stop - 1} of the environment "
                                    f"stopped: {cause}") from None
         return join(parts)
+
+
+def _free_cpus(ray, wanted: int, what: str) -> None:
+    """ValueError unless `wanted` CPUs of the cluster are free, or come free within FREE_CPUS_WAIT_S: Ray would
+    otherwise wait for them without a word, for ever if they never come (other actors hold them)."""
+    total = int(ray.cluster_resources().get("CPU", 0))
+    deadline = time.monotonic() + FREE_CPUS_WAIT_S
+    while True:
+        free = ray.available_resources().get("CPU", 0)
+        if free >= wanted:
+            return
+        if total < wanted or time.monotonic() > deadline:
+            held = f", {free:g} of them free (other actors or tasks hold the rest)" if total >= wanted else ""
+            raise ValueError(f"{what} needs {wanted} CPUs; the Ray cluster has {total}{held}")
+        time.sleep(0.2)
 
 
 def join(parts: list[Observed]) -> Observed:
