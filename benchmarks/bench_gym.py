@@ -2,18 +2,20 @@
 """Agent-steps per second of the Gymnasium environment (physxvehicle_usd.gym) beside the raw Simulator.step.
 
     python benchmarks/bench_gym.py [--sizes 1 100 1000 10000] [--steps 200] [--episode 100] [--dt 0.016666667]
-                                   [--repeat 3] [--threads 1]
+                                   [--repeat 7] [--threads 1]
 
 N copies of the sample car (`VehicleVectorEnv.from_asset`: the car is read once), full throttle at a slight steer.
-For each N, the best of --repeat runs of --steps steps, each from a reset, of:
+For each N, --repeat pairs of runs of --steps steps, each from a reset, taken in turns (env, raw, env, raw, ...: a
+change in what else the machine runs hits both alike), of:
   env   VehicleVectorEnv.step(actions): clipping, the controls, the simulator's step, the observation, the default
         reward and terminations, the step limit, and the autoreset of every car once an episode (--episode steps)
         ends (the episodes end together here: the whole batch is reset once per episode);
   raw   Simulator.step(controls) on the same vehicles, the controls being the same actions' columns, with
         Simulator.reset_vehicles where the environment's episodes start over (the same physics, step for step).
-Prints agent-steps per second (vehicles x steps / seconds) of both, the wrapper's overhead (env time over raw time,
-minus 1), and the real-time factor per core (simulated vehicle-seconds per wall second on --threads threads), beside
-two published references.
+Prints agent-steps per second (vehicles x steps / seconds) of the best run of each, the wrapper's overhead (env time
+over raw time, minus 1: the median over the pairs, with the lowest and highest pair beside it, which say the noise)
+and what it is per step, and the real-time factor per core (simulated vehicle-seconds per wall second on --threads
+threads), beside two published references.
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -38,14 +41,15 @@ REFERENCES = (
 )
 
 
-def timed(run, repeat: int) -> float:
-    """The best wall time of `repeat` calls of run() (this machine's timings vary from run to run)."""
-    best = float("inf")
+def in_turns(runs: dict[str, Callable[[], None]], repeat: int) -> dict[str, np.ndarray]:
+    """Wall times of `repeat` rounds, each calling every run once, in turns."""
+    times: dict[str, list[float]] = {name: [] for name in runs}
     for _ in range(repeat):
-        began = time.perf_counter()
-        run()
-        best = min(best, time.perf_counter() - began)
-    return best
+        for name, run in runs.items():
+            began = time.perf_counter()
+            run()
+            times[name].append(time.perf_counter() - began)
+    return {name: np.array(values) for name, values in times.items()}
 
 
 def main() -> None:
@@ -54,12 +58,12 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=200, help="steps per run (default 200)")
     parser.add_argument("--episode", type=int, default=100, help="the environment's step limit (default 100)")
     parser.add_argument("--dt", type=float, default=FRAME_60HZ, help="seconds per step")
-    parser.add_argument("--repeat", type=int, default=3, help="runs per row; the best is printed (default 3)")
+    parser.add_argument("--repeat", type=int, default=7, help="pairs of runs per row (default 7)")
     parser.add_argument("--threads", type=int, default=1, help="threads of the simulator (default 1)")
     args = parser.parse_args()
 
-    print(f"{'cars':>6} {'env agent-steps/s':>18} {'raw agent-steps/s':>18} {'overhead':>9} {'x real time/core':>17}",
-          flush=True)
+    print(f"{'cars':>6} {'env agent-steps/s':>18} {'raw agent-steps/s':>18} {'overhead (lowest-highest)':>26} "
+          f"{'ms/step':>8} {'x real time/core':>17}", flush=True)
     for n in args.sizes:
         env = VehicleVectorEnv.from_asset(SAMPLE, n, args.dt, threads=args.threads, max_episode_steps=args.episode)
         raw = Simulator(env.simulator.batch, env.simulator.ground, args.dt, threads=args.threads)
@@ -84,10 +88,13 @@ def main() -> None:
 
         run_env()  # warm-up: first-call costs (the kernel's parameter struct, numpy's caches)
         run_raw()
-        env_s, raw_s = timed(run_env, args.repeat), timed(run_raw, args.repeat)
-        env_rate, raw_rate = n * args.steps / env_s, n * args.steps / raw_s
+        times = in_turns({"env": run_env, "raw": run_raw}, args.repeat)
+        env_rate, raw_rate = n * args.steps / times["env"].min(), n * args.steps / times["raw"].min()
+        overhead = 100 * (times["env"] / times["raw"] - 1)  # pair by pair
+        extra_ms = 1e3 * np.median(times["env"] - times["raw"]) / args.steps
         realtime = env_rate * args.dt / args.threads
-        print(f"{n:>6} {env_rate:>18,.0f} {raw_rate:>18,.0f} {100 * (env_s / raw_s - 1):>8.1f}% {realtime:>16,.0f}x",
+        spread = f"{np.median(overhead):.1f}% ({overhead.min():.1f} to {overhead.max():.1f})"
+        print(f"{n:>6} {env_rate:>18,.0f} {raw_rate:>18,.0f} {spread:>26} {extra_ms:>8.3f} {realtime:>16,.0f}x",
               flush=True)
     print("references:")
     for line in REFERENCES:

@@ -33,10 +33,13 @@ from typing import Callable, Iterator, Sequence, TypeVar
 from .errors import InputError
 from .workers import file_chunks, package_root, same_package_pythonpath
 
-__all__ = ["LOCAL", "RAY_MISSING", "check_address", "import_ray", "map_files", "package_root", "ray_session"]
+__all__ = ["LOCAL", "RAY_MISSING", "check_address", "import_ray", "map_files", "package_root", "ray_session",
+           "task_error_cause"]
 
 LOCAL = "local"  # `--ray` without an address: Ray's own name for "start a new local instance"
-RAY_MISSING = "--ray needs Ray, an optional extra: pip install 'physxvehicle-usd[ray]'"
+CLI = "--ray"    # what asked for Ray, as its messages name it: the command line's option, or a library's argument
+_MISSING = "{caller} needs Ray, an optional extra: pip install 'physxvehicle-usd[ray]'"
+RAY_MISSING = _MISSING.format(caller=CLI)
 # A local instance only moves small results (a chunk's results are a few kB, passed inline, not through the object
 # store): Ray's default store (30 % of the machine's memory) would reserve shared memory for nothing.
 LOCAL_OBJECT_STORE_BYTES = 256 * 1024**2
@@ -47,14 +50,14 @@ CHUNKS_PER_CPU = 8       # at least this many chunks per CPU where there are eno
 R = TypeVar("R")
 
 
-def import_ray():
+def import_ray(caller: str = CLI):
     """The ray module, or an InputError saying how to install it (the CLI prints it as one line, exit 2)."""
     try:
         import ray
     except ImportError as missing:
         if missing.name != "ray":  # Ray is there but one of its own dependencies is not: installing it is no answer
-            raise InputError(f"--ray: Ray is installed but does not import: {missing}") from missing
-        raise InputError(RAY_MISSING) from missing
+            raise InputError(f"{caller}: Ray is installed but does not import: {missing}") from missing
+        raise InputError(_MISSING.format(caller=caller)) from missing
     return ray
 
 
@@ -87,12 +90,12 @@ def _cluster_runtime_env() -> dict:
 
 
 @contextmanager
-def ray_session(address: str = LOCAL) -> Iterator[None]:
+def ray_session(address: str = LOCAL, caller: str = CLI) -> Iterator[None]:
     """Ray ready for map_files: a new local instance (`address` "local"), or this process joined to the cluster at
     `address`; shut down on leaving. When Ray is already initialised in this process (a caller's own ray.init),
     that instance is used as it is, whatever `address` says, and left running: its runtime_env is the caller's to
-    set (see _local_runtime_env for why it matters)."""
-    ray = import_ray()
+    set (see _local_runtime_env for why it matters). `caller` names what asked for Ray in the messages."""
+    ray = import_ray(caller)
     if ray.is_initialized():
         yield
         return
@@ -103,7 +106,7 @@ def ray_session(address: str = LOCAL) -> Iterator[None]:
         options.update(include_dashboard=False, object_store_memory=LOCAL_OBJECT_STORE_BYTES,
                        runtime_env=_local_runtime_env())
     else:
-        _answers(address)
+        _answers(address, caller)
         options.update(runtime_env=_cluster_runtime_env())
     try:
         with warnings.catch_warnings():  # Ray's notes about its own future defaults (GPU variables) are not the user's
@@ -111,14 +114,14 @@ def ray_session(address: str = LOCAL) -> Iterator[None]:
             ray.init(**options)
     except Exception as exc:  # noqa: BLE001 - Ray raises ConnectionError, ValueError, RuntimeError... for a bad address
         what = "start a local Ray instance" if address == LOCAL else f"join the Ray cluster at {address}"
-        raise InputError(f"--ray: could not {what}: {_first_line(exc)}") from exc
+        raise InputError(f"{caller}: could not {what}: {_first_line(exc)}") from exc
     try:
         yield
     finally:
         ray.shutdown()  # a local instance stops with it; a cluster keeps running
 
 
-def _answers(address: str) -> None:
+def _answers(address: str, caller: str) -> None:
     """An InputError unless something listens at the address's HOST:PORT. Ray itself retries an address where
     nothing answers for as long as the command runs, printing a warning every few seconds; "auto" (the cluster this
     machine is part of) is Ray's to find, and it fails at once when there is none."""
@@ -130,7 +133,7 @@ def _answers(address: str) -> None:
     try:
         socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT_S).close()
     except OSError as exc:
-        raise InputError(f"--ray: nothing answers at {address} ({exc.strerror or type(exc).__name__}): is the Ray "
+        raise InputError(f"{caller}: nothing answers at {address} ({exc.strerror or type(exc).__name__}): is the Ray "
                          "cluster's head node running there (ray start --head)?") from None
 
 
@@ -165,7 +168,7 @@ def _run_chunk(function: Callable[[str], R], cwd: str, files: list[str]) -> list
         os.chdir(before)  # a Ray worker runs other tasks after this one
 
 
-def _cause(ray, error: BaseException) -> BaseException:
+def task_error_cause(ray, error: BaseException) -> BaseException:
     """The exception a task raised (Ray wraps it in a RayTaskError; one raised while the worker unpickled the task,
     such as a module it cannot import, in a RaySystemError too), or Ray's own error (a worker crash)."""
     if isinstance(error, ray.exceptions.RayTaskError) and error.cause is not None:
@@ -222,7 +225,7 @@ def map_files(function: Callable[[str], R], files: Sequence[str], failed: Callab
 
 def _one_by_one(ray, task, function_ref, cwd: str, files: list[str], failed, chunk_error: BaseException) -> list:
     """A failed chunk again, a task per file, so that only the file that brings its worker down fails."""
-    cause = _cause(ray, chunk_error)
+    cause = task_error_cause(ray, chunk_error)
     if _not_the_files_fault(cause):
         raise InputError(f"--ray: the Ray workers cannot run physxvehicle_usd: {_first_line(cause)} (the nodes need "
                          "usd-core, numpy and pydantic installed, at the versions of this machine)")
@@ -232,7 +235,7 @@ def _one_by_one(ray, task, function_ref, cwd: str, files: list[str], failed, chu
         try:
             results.extend(ray.get(ref))
         except ray.exceptions.RayError as error:
-            cause = _cause(ray, error)
+            cause = task_error_cause(ray, error)
             if isinstance(cause, Unreachable):
                 results.append(failed(file, f"{file}: {cause}"))
             else:

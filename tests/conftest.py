@@ -89,3 +89,18 @@ def stage_over_sample(path: Path, author=None) -> Path:
 @pytest.fixture(scope="session")
 def repo() -> Path:
     return REPO
+
+
+def written_values(description) -> dict:
+    """A description's JSON as far as the writer authors it: without the diagnostics and the file name, and
+    without the collision shapes and their groups, which are the stage's geometry and filtering (cubes and meshes
+    under the vehicle, PhysicsCollisionGroups), not vehicle properties the writer of descriptions authors."""
+    data = description.to_json()
+    data["stage"] = {k: v for k, v in data["stage"].items() if k != "file"}
+    data.pop("diagnostics")
+    for vehicle in data["vehicles"].values():
+        vehicle.pop("collision", None)
+    data.pop("collisionGroups", None)
+    for ground in data["ground"]:
+        ground.pop("groups", None)
+    return data

@@ -325,6 +325,14 @@ def test_next_step_autoreset_starts_the_vehicle_over_on_the_step_after():
     assert not np.allclose(env.position[0], env.position[1])
 
 
+def test_next_step_autoreset_gives_the_first_observation_no_reward():
+    """A reward that is never 0 (a bonus per step): the step that starts a vehicle over still gives it 0."""
+    env = VehicleVectorEnv.from_asset(CAR, 2, max_episode_steps=2, reward=lambda e, actions: np.ones(e.num_envs))
+    env.reset(seed=0)
+    rewards = [env.step(np.zeros((2, 4), np.float32))[1].tolist() for _ in range(4)]
+    assert rewards == [[1.0, 1.0], [1.0, 1.0], [0.0, 0.0], [1.0, 1.0]]
+
+
 def test_same_step_autoreset_reports_the_final_observation():
     env = VehicleVectorEnv.from_asset(CAR, 2, max_episode_steps=4, autoreset_mode=AutoresetMode.SAME_STEP)
     start, _ = env.reset(seed=0)
@@ -387,6 +395,16 @@ def test_flipped_frozen_and_off_the_ground_terminate():
     assert far.step(np.zeros((1, 4), np.float32))[2][0]
     plane = VehicleVectorEnv.from_asset(CAR, 1, spawn=lambda rng, rows: ([[400.0, 0.0, 0.55]], None))
     assert not plane.step(np.zeros((1, 4), np.float32))[2][0]  # a ground plane has no edge
+
+
+def test_without_ground_nothing_is_out_of_bounds():
+    stage = Usd.Stage.Open(str(CAR))
+    stage.SetEditTarget(stage.GetSessionLayer())  # the sample's own layer, shared by every stage that opens it, stays
+    stage.GetPrimAtPath("/World/GroundPlane").SetActive(False)
+    env = VehicleVectorEnv.from_asset(stage, 2)
+    for _ in range(30):
+        _, _, terminated, _, _ = env.step(np.zeros((2, 4), np.float32))
+    assert env.position[:, 2].max() < -0.5 and not terminated.any()  # falling, with nothing to fall off
 
 
 # -- end to end

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from conftest import written_values
 from stage_factory import DRIVES, VehicleStage, add_vehicle, build_vehicle
 
 from physxvehicle_usd import properties as P
@@ -30,9 +31,7 @@ SAMPLES = sorted((REPO / "samples").glob("*/*.usda")) + ([OVPHYSX_SAMPLE] if OVP
 
 
 def _comparable(description, drive_paths: bool = True) -> dict:
-    data = description.to_json()
-    data["stage"] = {k: v for k, v in data["stage"].items() if k != "file"}
-    data.pop("diagnostics")
+    data = written_values(description)
     if not drive_paths:   # shared=False moves a shared drive onto the vehicle prim
         for vehicle in data["vehicles"].values():
             if vehicle["drive"]:

@@ -1,7 +1,8 @@
 """Reinforcement learning on the simulator: `VehicleVectorEnv`, a Gymnasium 1.x vector environment with one
 sub-environment per vehicle (see env.py), and rewards and terminations to build tasks from (tasks.py).
 
-Needs gymnasium (`pip install 'physxvehicle-usd[gym]'`); nothing else in the package imports this one.
+Needs gymnasium (`pip install 'physxvehicle-usd[gym]'`); nothing else in the package imports this one. Its vehicles
+can be stepped by Ray actors (`ray_shards=` of `from_asset` and `from_stage`, ray_shards.py), with the ray extra too.
 """
 from __future__ import annotations
 

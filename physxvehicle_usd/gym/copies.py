@@ -11,8 +11,9 @@ import numpy as np
 from ..sim.batch import VehicleBatch
 
 
-def repeat_vehicle(batch: VehicleBatch, copies: int) -> VehicleBatch:
-    """`copies` copies of the one vehicle of `batch`, named `<path>[i]`."""
+def repeat_vehicle(batch: VehicleBatch, copies: int, first: int = 0) -> VehicleBatch:
+    """`copies` copies of the one vehicle of `batch`, named `<path>[i]`, i counted from `first` (a range of a
+    larger fleet's copies is that fleet's rows)."""
     if batch.nb_vehicles != 1:
         raise ValueError(f"repeat_vehicle takes a batch of one vehicle (got {batch.nb_vehicles})")
     if copies < 1:
@@ -23,5 +24,5 @@ def repeat_vehicle(batch: VehicleBatch, copies: int) -> VehicleBatch:
         repeated.setflags(write=False)  # as batch() leaves its arrays: parameters never change
         arrays[key] = repeated
     path, wheels = batch.paths[0], batch.wheel_paths[0]
-    return VehicleBatch(paths=tuple(f"{path}[{i}]" for i in range(copies)),
+    return VehicleBatch(paths=tuple(f"{path}[{i}]" for i in range(first, first + copies)),
                         wheel_paths=(wheels,) * copies, arrays=arrays, friction_tables=batch.friction_tables)

@@ -14,20 +14,23 @@ in `info["final_obs"]`; DISABLED leaves it to `reset(options={"reset_mask": mask
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import numpy as np
 from gymnasium.spaces import Box
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from ..sim import vecmath as vm
+from ..on_ray import LOCAL
 from ..sim.guard import GuardOptions
 from ..sim.simulator import Simulator
-from .copies import repeat_vehicle
-from .observe import Observer
-from .spaces import action_layout, observation_layout
+from .fleet import Fleet, Observed, Reset
+from .source import FleetSource
+from .spaces import ActionLayout, ObservationLayout, action_layout, observation_layout
 from .tasks import GroundBounds, Reward, Termination, default_termination, forward_distance
+
+if TYPE_CHECKING:
+    from .ray_shards import RayShards
 
 # spawn(rng, rows) -> (positions (k, 3) in metres or None, orientations (k, 4) as (x, y, z, w) or None)
 Spawn = Callable[[np.random.Generator, np.ndarray], tuple[Any, Any]]
@@ -57,66 +60,99 @@ class VehicleVectorEnv(VectorEnv):
     poses; the goal is each vehicle's start pose unless `goal` gives positions (and directions), fixed or drawn by
     `goal(rng, rows)`. `rng` is the environment's `np_random`, seeded by `reset(seed=...)`: the same seed and actions
     give the same observations, bit for bit. The environment owns the simulator: it starts by resetting every vehicle.
+
+    The vehicles are stepped by a `fleet.Fleet` in this process, or with `from_asset`/`from_stage(...,
+    ray_shards=K)` by K Ray actors (ray_shards.py) with the same results: the draws, rewards, terminations and
+    autoreset stay here either way.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}  # each environment's own mode: see __init__
 
-    def __init__(self, simulator: Simulator, *, reward: Reward | None = None, termination: Termination | None = None,
-                 max_episode_steps: int | None = 1000, spawn: Spawn | None = None, goal: Goal | Any = None,
-                 gear: bool = False, action_bounds: Mapping[str, tuple[float, float]] | None = None,
+    def __init__(self, simulator: "Simulator | RayShards", *, reward: Reward | None = None,
+                 termination: Termination | None = None, max_episode_steps: int | None = 1000,
+                 spawn: Spawn | None = None, goal: Goal | Any = None, gear: bool = False,
+                 action_bounds: Mapping[str, tuple[float, float]] | None = None,
                  autoreset_mode: AutoresetMode = AutoresetMode.NEXT_STEP):
-        p = simulator.params
-        self.simulator = simulator
+        if isinstance(simulator, Simulator):
+            self._simulator = simulator
+            p, ground, guard = simulator.params, simulator.ground, simulator.guard.options if simulator.guard else None
+
+            def fleet(actions: ActionLayout, observations: ObservationLayout) -> Fleet:
+                return Fleet(simulator, actions, observations)
+        else:  # the vehicles of Ray actors (from_asset and from_stage with ray_shards)
+            self._simulator = None
+            p, ground, guard, fleet = simulator.params, simulator.ground, simulator.guard, simulator.fleet
         self.num_envs = p.V
         self.dt = simulator.dt
         self.metadata = {"autoreset_mode": AutoresetMode(autoreset_mode)}
         self.action_layout = action_layout(p, gear, action_bounds)
-        self.observation_layout = observation_layout(p, simulator.guard.options if simulator.guard else None)
+        self.observation_layout = observation_layout(p, guard)
         self.single_action_space = Box(self.action_layout.low, self.action_layout.high, dtype=np.float32)
         self.single_observation_space = Box(self.observation_layout.low, self.observation_layout.high, dtype=np.float32)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
+        # the bounds as whole (V, A) arrays: clipping against the (A,) rows runs numpy's inner loops A elements
+        # long, ten times slower for four actions
+        self._low, self._high = (np.ascontiguousarray(np.broadcast_to(bound, self.action_space.shape))
+                                 for bound in (self.action_layout.low, self.action_layout.high))
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.max_episode_steps = max_episode_steps
         self._reward = reward or forward_distance
         self._termination = termination or default_termination
         self._spawn = spawn
         self._goal = goal if goal is None or callable(goal) else self._goal_array(goal)
-        self._observer = Observer(simulator, self.observation_layout)
-        self._bounds = GroundBounds(p, simulator.ground)
+        self._bounds = GroundBounds(p, ground)
         self._length_scale = p.length_scale.astype(float)
-        self._goal_position = np.zeros((3, p.V), np.float32)  # world, stage units
-        self._goal_forward = np.zeros((3, p.V), np.float32)
         self._elapsed = np.zeros(p.V, np.int64)
         self._autoreset = np.zeros(p.V, bool)
-        self._reset_rows(np.arange(p.V))
-        self.observation = self._observer.observe(self._goal_position, self._goal_forward)
+        self._fleet = fleet(self.action_layout, self.observation_layout)
+        try:
+            self._observe(self._fleet.reset(self._new_episodes(np.arange(p.V))))
+        except BaseException:  # a Ray actor that could not read its vehicles: the others stop too
+            self._fleet.close()
+            raise
 
     # -- construction
     @classmethod
     def from_stage(cls, source: "str | os.PathLike | Any", dt: float = 1 / 60, vehicles: Sequence[str] | None = None,
-                   *, threads: int = 1, guard: GuardOptions = GuardOptions(), **options: Any) -> "VehicleVectorEnv":
+                   *, threads: int = 1, guard: GuardOptions = GuardOptions(), ray_shards: int = 0,
+                   ray_address: str = LOCAL, **options: Any) -> "VehicleVectorEnv":
         """The vehicles of a stage (a path or an open Usd.Stage; all of them, or the listed ones), read as
-        `simulate.load` reads them (vehicles it cannot simulate are left out: `simulate.load(...).left_out`)."""
-        from ..simulate import load
-
-        sim = load(source, dt, vehicles, threads).simulator
-        if guard != GuardOptions():
-            sim = Simulator(sim.batch, sim.ground, dt, threads=threads, guard=guard)
-        return cls(sim, **options)
+        `simulate.load` reads them (vehicles it cannot simulate are left out: `simulate.load(...).left_out`).
+        ray_shards: see `from_asset`."""
+        source = FleetSource(source, dt, vehicles=tuple(vehicles) if vehicles else None)
+        return cls._from_source(source, threads, guard, ray_shards, ray_address, options)
 
     @classmethod
     def from_asset(cls, source: "str | os.PathLike | Any", num_envs: int, dt: float = 1 / 60,
                    vehicle: str | None = None, *, threads: int = 1, guard: GuardOptions = GuardOptions(),
-                   **options: Any) -> "VehicleVectorEnv":
-        """`num_envs` copies of the vehicle of an asset (or of its vehicle at `vehicle`), read once, on its ground."""
-        from ..simulate import load
+                   ray_shards: int = 0, ray_address: str = LOCAL, **options: Any) -> "VehicleVectorEnv":
+        """`num_envs` copies of the vehicle of an asset (or of its vehicle at `vehicle`), read once, on its ground.
 
-        loaded = load(source, dt, [vehicle] if vehicle else None)
-        if len(loaded.paths) != 1:
-            raise ValueError(f"{source} has {len(loaded.paths)} vehicles ({', '.join(loaded.paths[:3])}"
-                             f"{', ...' if len(loaded.paths) > 3 else ''}): name the one to copy with vehicle=")
-        batch = repeat_vehicle(loaded.simulator.batch, num_envs)
-        return cls(Simulator(batch, loaded.simulator.ground, dt, threads=threads, guard=guard), **options)
+        ray_shards=K: the vehicles are stepped by K Ray actors, each a contiguous range of them on `threads` CPUs,
+        which reads the stage (a file path then) itself; the environment, its random draws, rewards and
+        terminations stay in this process, and its observations are those of the environment without shards, bit
+        for bit. ray_address: Ray to use when this process has not started it (`ray.init`) itself: "local" (a new
+        local instance), "auto", HOST:PORT or ray://HOST:PORT (physxvehicle_usd.on_ray.ray_session); `close()`
+        stops the actors, and the instance it started."""
+        source = FleetSource(source, dt, copies=num_envs, vehicles=(vehicle,) if vehicle else None)
+        return cls._from_source(source, threads, guard, ray_shards, ray_address, options)
+
+    @classmethod
+    def _from_source(cls, source: FleetSource, threads: int, guard: GuardOptions, ray_shards: int, ray_address: str,
+                     options: dict) -> "VehicleVectorEnv":
+        if not ray_shards:
+            batch, ground = source.read()
+            return cls(Simulator(batch, ground, source.dt, threads=threads, guard=guard), **options)
+        from .ray_shards import RayShards
+
+        return cls(RayShards(source, ray_shards, threads, guard, ray_address), **options)
+
+    @property
+    def simulator(self) -> Simulator:
+        """The simulator stepping the vehicles (in this process; AttributeError for an environment on Ray shards)."""
+        if self._simulator is None:
+            raise AttributeError("the simulators of an environment with ray_shards are on its Ray actors")
+        return self._simulator
 
     # -- what rewards and terminations read
     @property
@@ -140,12 +176,12 @@ class VehicleVectorEnv(VectorEnv):
     @property
     def position(self) -> np.ndarray:
         """(V, 3) world positions of the vehicle prims, metres."""
-        return (self._observer.position / self._length_scale).T
+        return (self._last.position / self._length_scale).T
 
     @property
     def frozen(self) -> np.ndarray:
         """(V,) bool: vehicles the simulator's numerical guard froze this episode."""
-        return self.simulator.state.faulted
+        return self._last.frozen
 
     @property
     def elapsed(self) -> np.ndarray:
@@ -154,7 +190,7 @@ class VehicleVectorEnv(VectorEnv):
 
     def out_of_bounds(self) -> np.ndarray:
         """(V,) bool: off the ground (`tasks.GroundBounds`)."""
-        return self._bounds.outside(self._observer.position)
+        return self._bounds.outside(self._last.position)
 
     # -- the Gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
@@ -168,20 +204,18 @@ class VehicleVectorEnv(VectorEnv):
             if mask.shape != (self.num_envs,) or mask.dtype != bool:
                 raise ValueError(f"options['reset_mask'] must be a bool array of shape ({self.num_envs},)")
             rows = np.flatnonzero(mask)
-        self._reset_rows(rows)
-        self.observation = self._observer.observe(self._goal_position, self._goal_forward)
+        self._observe(self._fleet.reset(self._new_episodes(rows)))
         return self.observation, {}
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
         actions = self._clip(actions)
-        self.simulator.step(self._controls(actions))
         self._elapsed += 1
         mode = self.metadata["autoreset_mode"]
-        resetting = None
+        resetting = then = None
         if mode == AutoresetMode.NEXT_STEP and self._autoreset.any():
-            resetting = self._autoreset
-            self._reset_rows(np.flatnonzero(resetting))  # stepped with the others, now put back: its action is ignored
-        self.observation = obs = self._observer.observe(self._goal_position, self._goal_forward)
+            resetting = self._autoreset.copy()  # _new_episodes clears the flags
+            then = self._new_episodes(np.flatnonzero(resetting))  # stepped with the others, then put back
+        obs = self._observe(self._fleet.step(actions, then))
         reward = np.array(self._reward(self, actions), dtype=np.float64)  # a copy: masked below
         terminated = np.array(self._termination(self), dtype=bool)
         if reward.shape != (self.num_envs,) or terminated.shape != (self.num_envs,):
@@ -191,7 +225,7 @@ class VehicleVectorEnv(VectorEnv):
                      else np.zeros(self.num_envs, bool))
         infos: dict[str, Any] = {}
         if mode == AutoresetMode.NEXT_STEP:
-            if resetting is not None:
+            if resetting is not None:  # a first observation: its action was ignored, it has no reward and no end
                 reward[resetting] = 0.0
                 terminated[resetting] = False
                 truncated[resetting] = False
@@ -203,28 +237,27 @@ class VehicleVectorEnv(VectorEnv):
                 final = np.full(self.num_envs, None, dtype=object)  # Gymnasium's layout: one observation per sub-env
                 final[rows] = list(obs[rows])
                 infos = {"final_obs": final, "_final_obs": done.copy(), "final_info": {}, "_final_info": done.copy()}
-                self._reset_rows(rows)
-                self.observation = obs = self._observer.observe(self._goal_position, self._goal_forward)
+                obs = self._observe(self._fleet.reset(self._new_episodes(rows)))
         return obs, reward, terminated, truncated, infos
 
+    def close_extras(self, **kwargs: Any) -> None:
+        """Stops the Ray actors of an environment with ray_shards (and the Ray instance it started)."""
+        self._fleet.close()
+
     # -- internals
+    def _observe(self, observed: Observed) -> np.ndarray:
+        self._last = observed
+        self.observation = observed.observation
+        return observed.observation
+
     def _clip(self, actions: Any) -> np.ndarray:
         a = np.asarray(actions, dtype=np.float32)
         if a.shape != self.action_space.shape:
             names = ", ".join(self.action_layout.names)
             raise ValueError(f"actions must have shape {self.action_space.shape} ({names} per vehicle), got {a.shape}")
         # maximum then minimum, into one new array: np.clip costs several times more on these small arrays
-        clipped = np.maximum(a, self.action_layout.low)
-        return np.minimum(clipped, self.action_layout.high, out=clipped)
-
-    def _controls(self, actions: np.ndarray) -> dict[str, np.ndarray]:
-        controls = {}
-        for name, cols in self.action_layout.columns.items():
-            if name == "targetGear":
-                controls[name] = np.rint(actions[:, cols.start]).astype(np.int64)
-            else:
-                controls[name] = actions[:, cols] if cols.stop - cols.start > 1 else actions[:, cols.start]
-        return controls
+        clipped = np.maximum(a, self._low)
+        return np.minimum(clipped, self._high, out=clipped)
 
     def _goal_array(self, goal: Any) -> np.ndarray:
         g = np.asarray(goal, dtype=float)
@@ -233,28 +266,27 @@ class VehicleVectorEnv(VectorEnv):
                              f"in metres; got shape {g.shape}")
         return np.broadcast_to(g, (self.num_envs, g.shape[-1]))
 
-    def _reset_rows(self, rows: np.ndarray) -> None:
-        """A new episode for the vehicles `rows`: their start pose, the authored state, their goal."""
+    def _new_episodes(self, rows: np.ndarray) -> Reset | None:
+        """A new episode for the vehicles `rows` (their step counts start over): where they start and their goals,
+        drawn here with `np_random` (the same draws however the vehicles are stepped)."""
         if rows.size == 0:
-            return
+            return None
+        self._elapsed[rows] = 0
+        self._autoreset[rows] = False
         position = orientation = None
         if self._spawn is not None:
             position, orientation = self._spawn(self.np_random, rows)
             if position is not None:
                 position = np.asarray(position, dtype=float).reshape(rows.size, 3) * self._length_scale[rows, None]
-        self.simulator.reset_vehicles(rows, position, orientation)
-        self._elapsed[rows] = 0
-        self._autoreset[rows] = False
+            if orientation is not None:  # one for all of them, or one each
+                orientation = np.broadcast_to(np.asarray(orientation, dtype=float), (rows.size, 4))
         if callable(self._goal):
             goal = np.asarray(self._goal(self.np_random, rows), dtype=float)
             if goal.shape not in ((rows.size, 3), (rows.size, 6)):
                 raise ValueError(f"goal(rng, rows) must give ({rows.size}, 3) or ({rows.size}, 6), got {goal.shape}")
         else:
             goal = None if self._goal is None else self._goal[rows]
-        if goal is None or goal.shape[-1] == 3:  # the start pose's position or heading
-            start, axes = self._observer.frame(rows)
-        if goal is None:
-            self._goal_position[:, rows] = start
-        else:
-            self._goal_position[:, rows] = goal[:, :3].T * self._length_scale[rows]
-        self._goal_forward[:, rows] = axes[0] if goal is None or goal.shape[-1] == 3 else vm.normalize(goal[:, 3:].T)
+        if goal is not None:  # positions in stage units (the directions need none)
+            goal = goal.copy()
+            goal[:, :3] *= self._length_scale[rows, None]
+        return Reset(rows, position, orientation, goal)

@@ -53,6 +53,7 @@ class GroundBounds:
         wheel_bottom = np.linalg.norm(droop, axis=0) + p.radius  # from the centre of mass
         farthest = np.max(np.where(p.mask, wheel_bottom, 0.0), axis=1)
         self.reach = np.linalg.norm(p.com_position.astype(float), axis=0) + farthest  # (V,) stage units
+        self._below = -self.reach  # the lowest a vehicle's origin gets above a plane while on it
         self.planes = (ground.plane_normals, ground.plane_offsets) if len(ground.plane_offsets) else None
         if len(ground.tri_v0):
             corners = np.concatenate((ground.tri_v0, ground.tri_v0 + ground.tri_e1, ground.tri_v0 + ground.tri_e2))
@@ -62,15 +63,14 @@ class GroundBounds:
 
     def outside(self, position: np.ndarray) -> np.ndarray:
         """(V,) bool for world positions (3, V) in stage units."""
-        V = position.shape[1]
-        if self.planes is None and self.box is None:
-            return np.zeros(V, bool)
-        inside = np.zeros(V, bool)
+        inside = None
         if self.planes is not None:
             normals, offsets = self.planes
             for n, d in zip(normals, offsets):  # a handful of planes at most
-                inside |= n[0] * position[0] + n[1] * position[1] + n[2] * position[2] + d >= -self.reach
+                above = n[0] * position[0] + n[1] * position[1] + n[2] * position[2] + d >= self._below
+                inside = above if inside is None else inside | above
         if self.box is not None:
             low, high = self.box
-            inside |= ((position >= low - self.reach) & (position <= high + self.reach)).all(axis=0)
-        return ~inside
+            within = ((position >= low - self.reach) & (position <= high + self.reach)).all(axis=0)
+            inside = within if inside is None else inside | within
+        return np.zeros(position.shape[1], bool) if inside is None else ~inside  # no ground: no bounds

@@ -27,6 +27,12 @@ _ARRAY_FIELDS = tuple(f.name for f in dataclasses.fields(SimState) if f.name not
                                                                                      "contacts"))
 
 
+def vehicle_ranges(vehicles: int, parts: int) -> list[slice]:
+    """`vehicles` cut into at most `parts` contiguous ranges of nearly equal size (none empty), in order."""
+    bounds = np.linspace(0, vehicles, parts + 1).round().astype(int)
+    return [slice(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+
+
 class ShardedStep:
     """Steps a whole-batch `SimState` range by range, one thread per range, and joins the ranges' results.
 
@@ -35,8 +41,7 @@ class ShardedStep:
 
     def __init__(self, batch: VehicleBatch, dtype: np.typing.DTypeLike, shards: int, contact=None):
         """contact: a function of a range's params making its contact model (None: no contacts)."""
-        bounds = np.linspace(0, batch.nb_vehicles, shards + 1).round().astype(int)
-        self.ranges = [slice(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+        self.ranges = vehicle_ranges(batch.nb_vehicles, shards)
         self.params = [SimParams.from_batch(batch.select(r), dtype) for r in self.ranges]
         self.contacts = [contact(p) if contact is not None else None for p in self.params]
         self._pool: ThreadPoolExecutor | None = None
