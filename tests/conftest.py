@@ -3,7 +3,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -104,3 +105,21 @@ def written_values(description) -> dict:
     for ground in data["ground"]:
         ground.pop("groups", None)
     return data
+
+
+@contextmanager
+def local_ray_instance(cpus: int = 2) -> Iterator[None]:
+    """One real local Ray instance (the code under test uses it rather than start its own), its workers importing
+    this checkout, on `cpus` CPUs with a small object store."""
+    import warnings
+
+    import ray
+
+    with warnings.catch_warnings():  # Ray's note on its future GPU defaults
+        warnings.simplefilter("ignore", FutureWarning)
+        ray.init(address="local", num_cpus=cpus, object_store_memory=200 * 1024**2, include_dashboard=False,
+                 log_to_driver=False, runtime_env={"env_vars": {"PYTHONPATH": str(REPO)}})
+    try:
+        yield
+    finally:
+        ray.shutdown()

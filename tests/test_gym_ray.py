@@ -9,11 +9,10 @@ tests; the usage errors (no Ray started) run in the default suite.
 from __future__ import annotations
 
 import sys
-import warnings
 
 import numpy as np
 import pytest
-from conftest import REPO, SAMPLES
+from conftest import SAMPLES, local_ray_instance
 from stage_factory import car_spec, preset_spec, preset_stage
 
 gymnasium = pytest.importorskip("gymnasium")  # the gym extra (in the test extra, so CI has it)
@@ -42,12 +41,8 @@ needs_ray = pytest.mark.skipif(ray is None, reason="Ray is not installed (pip in
 def local_ray():
     """One real local Ray instance for the module (the environments use it rather than start their own), its
     workers importing this checkout, with a small object store."""
-    with warnings.catch_warnings():  # Ray's note on its future GPU defaults
-        warnings.simplefilter("ignore", FutureWarning)
-        ray.init(address="local", num_cpus=CPUS, object_store_memory=200 * 1024**2, include_dashboard=False,
-                 log_to_driver=False, runtime_env={"env_vars": {"PYTHONPATH": str(REPO)}})
-    yield
-    ray.shutdown()
+    with local_ray_instance(CPUS):
+        yield
 
 
 # -- the default suite: usage, no Ray started ------------------------------------------------------------------------

@@ -13,11 +13,10 @@ import json
 import os
 import shutil
 import time
-import warnings
 from pathlib import Path
 
 import pytest
-from conftest import REPO, SAMPLES, run_cli
+from conftest import SAMPLES, local_ray_instance, run_cli
 
 from physxvehicle_usd.errors import InputError
 from physxvehicle_usd.many_files import map_paths, output_base, output_paths
@@ -249,12 +248,8 @@ def test_output_names_keep_the_inputs_paths_from_the_folder_holding_them(tmp_pat
 
 @pytest.fixture(scope="module")
 def local_ray():
-    with warnings.catch_warnings():  # Ray's note on its future GPU defaults
-        warnings.simplefilter("ignore", FutureWarning)
-        ray.init(address="local", num_cpus=2, object_store_memory=200 * 1024**2, include_dashboard=False,
-                 log_to_driver=False, runtime_env={"env_vars": {"PYTHONPATH": str(REPO)}})
-    yield
-    ray.shutdown()
+    with local_ray_instance(2):
+        yield
 
 
 @needs_ray

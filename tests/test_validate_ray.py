@@ -16,11 +16,10 @@ import subprocess
 import sys
 import tempfile
 import time
-import warnings
 from pathlib import Path
 
 import pytest
-from conftest import REPO, run_cli
+from conftest import REPO, local_ray_instance, run_cli
 
 sys.path.insert(0, str(REPO / "benchmarks"))
 from bench_library import write_library
@@ -48,12 +47,8 @@ def library(tmp_path_factory) -> Path:
 def local_ray():
     """One real local Ray instance for the module (validate --ray in this process uses it rather than start its own),
     its workers importing this checkout, on the two CPUs with a small object store."""
-    with warnings.catch_warnings():  # Ray's note on its future GPU defaults
-        warnings.simplefilter("ignore", FutureWarning)
-        ray.init(address="local", num_cpus=2, object_store_memory=200 * 1024**2, include_dashboard=False,
-                 log_to_driver=False, runtime_env={"env_vars": {"PYTHONPATH": str(REPO)}})
-    yield
-    ray.shutdown()
+    with local_ray_instance(2):
+        yield
 
 
 def _summary(result: FileResult) -> tuple:
