@@ -128,7 +128,7 @@ def test_two_normals_of_one_pair_make_two_patches_each_in_one_piece():
 def test_a_resting_chassis_anchors_its_friction_at_two_opposite_corners(car):
     position, orientation = _pose(car, lower=0.29)
     contacts = generate(car.contact, car.ground, position, orientation)
-    rows = patch_rows(car.contact, contacts, np.array([0]), position, car.params.length_scale)
+    rows = patch_rows(car.contact, contacts, np.array([0]), position, orientation, car.params.length_scale)
     assert rows["point_active"][0, 0].sum() == 4 and rows["anchor_active"][0, 0].all()
     a, b = rows["anchor_arm"][:, 0, 0, 0], rows["anchor_arm"][:, 0, 0, 1]
     assert np.linalg.norm(a - b) == pytest.approx(np.hypot(4.4, 1.8), rel=1e-6)  # a diagonal: the farthest pair

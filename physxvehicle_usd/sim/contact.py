@@ -25,7 +25,7 @@ turns against the triangle's front is dropped.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Sequence
 
 import numpy as np
@@ -771,73 +771,230 @@ def _four(point: np.ndarray, separation: np.ndarray, patch: np.ndarray, starts: 
 # physxScene:frictionOffsetThreshold's default, in metres: a contact this far apart (plus the rest distance) or
 # nearer may anchor its patch's friction (growPatches)
 FRICTION_OFFSET_THRESHOLD_M = 0.04
+# physxScene:frictionCorrelationDistance's default, in metres: a kept patch whose anchor on the body has moved farther
+# than this from its anchor on the static shape, along the patch normal, is not kept (DyContactPrepShared.h
+# isSeparated)
+FRICTION_CORRELATION_DISTANCE_M = 0.025
+_EMPTY_ANCHOR_SQ = 1e-8  # growPatches: a second anchor this near (squared) to the first is no second anchor
+
+
+@dataclass
+class FrictionPatches:
+    """The friction patches a step's solve ends with, kept for the next step's (PhysX's FrictionPatch,
+    DyFrictionPatch.h, one list per shape pair): the patch normal in the body frame and in the world (the static
+    shape's frame), up to two anchors, each in the body frame (from the centre of mass) and in the world, and whether
+    the patch's friction slid (was clamped) in the solve's last pass. A patch that slid is not kept."""
+
+    vehicle: np.ndarray  # (P,) in its batch
+    shape: np.ndarray  # (P,) the shape's index among its vehicle's rows of ContactModel
+    static: np.ndarray  # (P,)
+    body_normal: np.ndarray  # (P, 3)
+    world_normal: np.ndarray  # (P, 3)
+    anchor_count: np.ndarray  # (P,)
+    body_anchor: np.ndarray  # (P, 2, 3)
+    world_anchor: np.ndarray  # (P, 2, 3)
+    broken: np.ndarray  # (P,) bool
+
+    def __len__(self) -> int:
+        return len(self.vehicle)
+
+    def subset(self, keep: np.ndarray) -> "FrictionPatches":
+        return FrictionPatches(*(getattr(self, f.name)[keep] for f in fields(self)))
+
+    def of_vehicles(self, rows: slice) -> "FrictionPatches":
+        """The patches of the vehicles `rows` (a range), numbered from its start."""
+        part = self.subset((self.vehicle >= rows.start) & (self.vehicle < rows.stop))
+        part.vehicle = part.vehicle - rows.start
+        return part
+
+    def without(self, vehicles: np.ndarray) -> "FrictionPatches":
+        return self.subset(~np.isin(self.vehicle, vehicles))
+
+    @classmethod
+    def join(cls, parts: Sequence["FrictionPatches | None"], starts: Sequence[int]) -> "FrictionPatches | None":
+        """The patches of ranges of vehicles (`starts`: each range's first vehicle) as one batch's."""
+        kept = [(part, start) for part, start in zip(parts, starts) if part is not None and len(part)]
+        if not kept:
+            return None
+        out = cls(*(np.concatenate([getattr(part, f.name) for part, _ in kept]) for f in fields(cls)))
+        out.vehicle = np.concatenate([part.vehicle + start for part, start in kept])
+        return out
+
+
+def _first_rows(model: ContactModel) -> np.ndarray:
+    """Each vehicle's first row of the model (its rows are consecutive)."""
+    if "first_rows" not in model.cache:
+        V = int(model.vehicle.max()) + 1
+        model.cache["first_rows"] = np.searchsorted(model.vehicle, np.arange(V))
+    return model.cache["first_rows"]
+
+
+def _kept_patches(previous: FrictionPatches | None, model: ContactModel, rotation: np.ndarray,
+                  position: np.ndarray, length_scale: np.ndarray) -> tuple[FrictionPatches | None, np.ndarray]:
+    """getFrictionPatches: the last step's patches that may be kept (not slid, anchored, the body turned less than
+    PXC_SAME_NORMAL against the static shape, no anchor separated along the normal by the correlation distance), with
+    their row of the model. rotation (V, 3, 3), position (V, 3): the body poses, world."""
+    if previous is None or not len(previous):
+        return None, np.zeros(0, np.int64)
+    R, p = rotation[previous.vehicle], position[previous.vehicle]
+    turned = np.einsum("pij,pj->pi", R, previous.body_normal)
+    keep = ~previous.broken & (previous.anchor_count > 0)
+    keep &= np.einsum("pj,pj->p", turned, previous.world_normal) > _SAME_NORMAL
+    static_in_body = np.einsum("pji,paj->pai", R, previous.world_anchor - p[:, None, :])
+    along = np.abs(np.einsum("paj,pj->pa", previous.body_anchor - static_in_body, previous.body_normal))
+    limit = FRICTION_CORRELATION_DISTANCE_M * length_scale[previous.vehicle].astype(float)
+    keep &= ((along < limit[:, None]) | (np.arange(2)[None, :] >= previous.anchor_count[:, None])).all(axis=1)
+    kept = previous.subset(keep)
+    return kept, _first_rows(model)[kept.vehicle] + kept.shape
 
 
 def patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.ndarray, body_position: np.ndarray,
-               length_scale: np.ndarray) -> dict:
-    """The contacts as the solver's rows for the vehicles `vehicles` (indices, in this order): per vehicle its patches
-    in generation order (Pm slots, padded), per patch up to MAX_POINTS normal rows and up to two friction anchors
-    chosen as PhysX's growPatches chooses them (the first point near enough, then the one farthest from it; anchors
-    are made anew every step), with the pair's combined material and rest distance. Arms are from the body's
-    centre of mass at `body_position` (3, V), the pose the step begins with."""
+               body_orientation: np.ndarray, length_scale: np.ndarray, previous: FrictionPatches | None = None) -> dict:
+    """The contacts as the solver's rows for the vehicles `vehicles` (indices, in this order), PhysX's friction
+    patches made as DyTGSContactPrep.cpp makes them (DyFrictionCorrelation.cpp): the last step's patches of each shape
+    pair that may be kept (`_kept_patches`) come first, in their order; each contact patch joins the first of its
+    pair's kept patches whose normal agrees with its own (correlatePatches), else starts a patch of its own; a patch
+    keeps its two anchors unless they have come nearer each other than a quarter of its contacts' extent, and takes
+    new ones from its contacts (growPatches: the first point near enough, then the one farthest from it). Per vehicle
+    its patches (Pm slots, padded), per patch its normal rows (the contact patches it took, the last taken first),
+    its anchors (arms from the centre of mass; `anchor_error`: how far the body's anchor has moved from the static
+    shape's since the anchor was made) and the pair's combined material and rest distance. The body pose is the one
+    the step begins with: body_position (3, V), body_orientation (4, V). "friction": the patches, to keep for the
+    next step once the solve has said which slid (`FrictionPatches`, with each patch's `slot`)."""
     Vr = len(vehicles)
     where = np.full(int(vehicles.max()) + 1 if Vr else 0, -1)
     where[vehicles] = np.arange(Vr)
     C = len(contacts)
-    first_of_patch = np.r_[0, np.nonzero(np.diff(contacts.patch))[0] + 1]
-    count = np.diff(np.r_[first_of_patch, C])
-    shape, static = contacts.shape[first_of_patch], contacts.static[first_of_patch]
-    patch_vehicle = where[model.vehicle[shape]]
-    # a vehicle's patches are consecutive (contacts go by shape row, a vehicle's rows are consecutive): slots 0, 1, ..
-    index = np.arange(len(first_of_patch))
-    run_start = np.maximum.accumulate(np.where(np.r_[True, patch_vehicle[1:] != patch_vehicle[:-1]], index, 0))
+    V = body_position.shape[1]
+    touched = np.unique(model.vehicle[contacts.shape])
+    rotation = np.zeros((V, 3, 3))
+    rotation[touched] = np.moveaxis(vm.quat_to_mat(body_orientation[:, touched].astype(float)), 2, 0)
+    position = body_position.T.astype(float)
+    G = model.collides.shape[1]
+    # contact patches: consecutive contacts with the same `patch`
+    cp_first = np.r_[0, np.nonzero(np.diff(contacts.patch))[0] + 1]
+    cp_count = np.diff(np.r_[cp_first, C])
+    cp_row, cp_static, cp_normal = contacts.shape[cp_first], contacts.static[cp_first], contacts.normal[cp_first]
+    kept, kept_row = _kept_patches(previous, model, rotation, position, length_scale)
+    # correlatePatches: a contact patch joins the first kept patch of its pair with an agreeing normal
+    match = np.full(len(cp_first), -1)
+    if kept is not None and len(kept):
+        key = kept_row * G + kept.static
+        order = np.argsort(key, kind="stable")
+        lo = np.searchsorted(key[order], cp_row * G + cp_static, "left")
+        hi = np.searchsorted(key[order], cp_row * G + cp_static, "right")
+        kept_normal = np.einsum("pij,pj->pi", rotation[kept.vehicle], kept.body_normal)
+        for k in range(int((hi - lo).max(initial=0))):
+            candidate = order[np.minimum(lo + k, len(order) - 1)]
+            agree = (match < 0) & (lo + k < hi) & (np.einsum("cj,cj->c", cp_normal, kept_normal[candidate])
+                                                   >= _SAME_NORMAL)
+            match = np.where(agree, candidate, match)
+    used = np.unique(match[match >= 0])  # kept patches with contacts: the others end (PhysX writes them no more)
+    fresh = np.nonzero(match < 0)[0]
+    n_used = len(used)
+    F = n_used + len(fresh)
+    fp_of_cp = np.where(match >= 0, np.searchsorted(used, match), n_used + np.cumsum(match < 0) - 1)
+    fp_row = np.r_[kept_row[used] if n_used else np.zeros(0, np.int64), cp_row[fresh]]
+    fp_static = np.r_[kept.static[used] if n_used else np.zeros(0, np.int64), cp_static[fresh]]
+    # the solver's order: by vehicle and pair, a pair's kept patches (in their order) before its new ones
+    solve_order = np.lexsort((np.r_[used, fresh], np.arange(F) >= n_used, fp_static, fp_row))
+    rank = np.empty(F, np.int64)
+    rank[solve_order] = np.arange(F)
+    fp_of_cp = rank[fp_of_cp]
+    fp_row, fp_static = fp_row[solve_order], fp_static[solve_order]
+    is_kept = solve_order < n_used
+    source = np.where(is_kept, np.r_[used, fresh][solve_order], -1)  # index into `kept` where kept
+    # a patch's normal rows: its contact patches, the last taken first (PhysX's correlation list), each in order
+    cp_of_contact = np.repeat(np.arange(len(cp_first)), cp_count)
+    within = np.arange(C) - cp_first[cp_of_contact]
+    contact_order = np.lexsort((within, -cp_of_contact, fp_of_cp[cp_of_contact]))
+    fp_of_contact = fp_of_cp[cp_of_contact][contact_order]
+    fp_first = np.searchsorted(fp_of_contact, np.arange(F))
+    fp_count = np.diff(np.r_[fp_first, C])
+    j = np.arange(C) - fp_first[fp_of_contact]
+    point = contacts.point[contact_order]
+    separation = contacts.separation[contact_order]
+    fp_normal = contacts.normal[contact_order][fp_first]  # the first contact of the last contact patch taken
+    fp_vehicle = model.vehicle[fp_row]
+    fp_r = where[fp_vehicle]
+    # a vehicle's patches are consecutive: slots 0, 1, ..
+    index = np.arange(F)
+    run_start = np.maximum.accumulate(np.where(np.r_[True, fp_r[1:] != fp_r[:-1]], index, 0)) if F else index
     slot = index - run_start
-    Pm = int(slot.max()) + 1 if len(slot) else 0
+    Pm = int(slot.max()) + 1 if F else 0
+    K = int(fp_count.max()) if F else 0
+    R, p = rotation[fp_vehicle], position[fp_vehicle]
     out = {
-        "point_active": np.zeros((Vr, Pm, MAX_POINTS), bool), "arm": np.zeros((3, Vr, Pm, MAX_POINTS)),
-        "separation": np.zeros((Vr, Pm, MAX_POINTS)), "normal": np.zeros((3, Vr, Pm)),
+        "point_active": np.zeros((Vr, Pm, K), bool), "arm": np.zeros((3, Vr, Pm, K)),
+        "separation": np.zeros((Vr, Pm, K)), "normal": np.zeros((3, Vr, Pm)),
         "rest": np.zeros((Vr, Pm)), "restitution": np.zeros((Vr, Pm)), "static_friction": np.zeros((Vr, Pm)),
         "dynamic_friction": np.zeros((Vr, Pm)), "anchor_active": np.zeros((Vr, Pm, 2), bool),
-        "anchor_arm": np.zeros((3, Vr, Pm, 2)),
+        "anchor_arm": np.zeros((3, Vr, Pm, 2)), "anchor_error": np.zeros((3, Vr, Pm, 2)),
         "points": contacts,  # for telemetry
     }
-    vehicle = vehicles[patch_vehicle]
-    arms = contacts.point - body_position[:, vehicle[contacts.patch]].T
-    v, q = patch_vehicle[contacts.patch], slot[contacts.patch]
-    j = np.arange(C) - first_of_patch[contacts.patch]
+    v, q = fp_r[fp_of_contact], slot[fp_of_contact]
     out["point_active"][v, q, j] = True
-    out["arm"][:, v, q, j] = arms.T
-    out["separation"][v, q, j] = contacts.separation
-    out["normal"][:, patch_vehicle, slot] = contacts.normal[first_of_patch].T
-    rest = model.rest_distance[shape, static]
-    out["rest"][patch_vehicle, slot] = rest
-    out["restitution"][patch_vehicle, slot] = model.restitution[shape, static]
-    out["static_friction"][patch_vehicle, slot] = model.static_friction[shape, static]
-    out["dynamic_friction"][patch_vehicle, slot] = model.dynamic_friction[shape, static]
-    # growPatches, every patch at once: the first point near enough anchors, then the first one apart from it; a
-    # later point replaces the anchor it lies nearer to when it is farther from the other than the pair is apart
-    threshold = FRICTION_OFFSET_THRESHOLD_M * length_scale[vehicle].astype(float) + rest
-    anchors = np.zeros(len(first_of_patch), np.int64)
-    a0, a1 = np.zeros_like(anchors), np.zeros_like(anchors)
-    far = np.zeros(len(first_of_patch))
-    for k in range(MAX_POINTS):
-        at = first_of_patch + np.minimum(k, count - 1)
-        near = (k < count) & (contacts.separation[at] < threshold)
-        d0 = ((arms[at] - arms[first_of_patch + a0]) ** 2).sum(1)
-        d1 = ((arms[at] - arms[first_of_patch + a1]) ** 2).sum(1)
-        first = near & (anchors == 0)
-        second = near & (anchors == 1) & (d0 > 1e-8)
-        third = near & (anchors == 2)
+    out["arm"][:, v, q, j] = (point - p[fp_of_contact]).T
+    out["separation"][v, q, j] = separation
+    out["normal"][:, fp_r, slot] = fp_normal.T
+    rest = model.rest_distance[fp_row, fp_static]
+    out["rest"][fp_r, slot] = rest
+    out["restitution"][fp_r, slot] = model.restitution[fp_row, fp_static]
+    out["static_friction"][fp_r, slot] = model.static_friction[fp_row, fp_static]
+    out["dynamic_friction"][fp_r, slot] = model.dynamic_friction[fp_row, fp_static]
+    # growPatches. A kept patch with two anchors keeps them unless they lie nearer each other than half its contacts'
+    # extent (its anchors crowd a corner); one with one anchor keeps it and grows a second
+    count = np.zeros(F, np.int64)
+    body_anchor, world_anchor = np.zeros((F, 2, 3)), np.zeros((F, 2, 3))
+    if kept is not None and is_kept.any():
+        k_ = source[is_kept]
+        count[is_kept] = kept.anchor_count[k_]
+        body_anchor[is_kept], world_anchor[is_kept] = kept.body_anchor[k_], kept.world_anchor[k_]
+        lo_pt = np.minimum.reduceat(point, fp_first, axis=0)
+        hi_pt = np.maximum.reduceat(point, fp_first, axis=0)
+        diagonal_sq = ((hi_pt - lo_pt) ** 2).sum(axis=1)
+        apart_sq = ((body_anchor[:, 0] - body_anchor[:, 1]) ** 2).sum(axis=1)
+        count = np.where((count == 2) & (apart_sq * 4.0 < diagonal_sq), 0, count)
+    grow = count < 2
+    threshold = FRICTION_OFFSET_THRESHOLD_M * length_scale[fp_vehicle].astype(float) + rest
+    made = count.copy()
+    w0 = np.where((count == 1)[:, None], np.einsum("pij,pj->pi", R, body_anchor[:, 0]) + p, 0.0)
+    w1 = np.zeros((F, 3))
+    far = np.zeros(F)
+    for k in range(K):
+        at = fp_first + np.minimum(k, fp_count - 1)
+        near = grow & (k < fp_count) & (separation[at] < threshold)
+        x = point[at]
+        d0 = ((x - w0) ** 2).sum(axis=1)
+        d1 = ((x - w1) ** 2).sum(axis=1)
+        first = near & (made == 0)
+        second = near & (made == 1) & (d0 > _EMPTY_ANCHOR_SQ)
+        third = near & (made == 2)
         replace1 = third & (d0 > d1) & (d0 > far)
         replace0 = third & ~(d0 > d1) & (d1 > far)
-        a0 = np.where(first | replace0, k, a0)
-        a1 = np.where(second | replace1, k, a1)
+        w0 = np.where((first | replace0)[:, None], x, w0)
+        w1 = np.where((second | replace1)[:, None], x, w1)
         far = np.where(second | replace1, d0, np.where(replace0, d1, far))
-        anchors = anchors + first + second
-    for m, a in enumerate((a0, a1)):
-        has = anchors > m
-        out["anchor_active"][patch_vehicle[has], slot[has], m] = True
-        out["anchor_arm"][:, patch_vehicle[has], slot[has], m] = arms[first_of_patch[has] + a[has]].T
+        far = np.where(near & (made == 1) & ~second, d0, far)
+        made = made + first + second
+    for m, w in enumerate((w0, w1)):
+        new = grow & (m >= count) & (m < made)  # only the anchors added: a kept one stays where it was made
+        body_anchor[new, m] = np.einsum("pji,pj->pi", R[new], w[new] - p[new])
+        world_anchor[new, m] = w[new]
+    count = np.where(grow, made, count)
+    arm = np.einsum("pij,paj->pai", R, body_anchor)
+    for m in range(2):
+        has = count > m
+        out["anchor_active"][fp_r[has], slot[has], m] = True
+        out["anchor_arm"][:, fp_r[has], slot[has], m] = arm[has, m].T
+        out["anchor_error"][:, fp_r[has], slot[has], m] = (arm[has, m] + p[has] - world_anchor[has, m]).T
+    body_normal = np.where(is_kept[:, None], kept.body_normal[np.maximum(source, 0)] if kept is not None and len(kept)
+                           else 0.0, np.einsum("pji,pj->pi", R, fp_normal))
+    world_normal = np.where(is_kept[:, None], kept.world_normal[np.maximum(source, 0)] if kept is not None
+                            and len(kept) else 0.0, fp_normal)
+    out["friction"] = FrictionPatches(fp_vehicle, fp_row - _first_rows(model)[fp_vehicle], fp_static, body_normal,
+                                      world_normal, count, body_anchor, world_anchor, np.zeros(F, bool))
+    out["friction_slot"] = (fp_r, slot)
     return out
 
 

@@ -18,7 +18,7 @@ import numpy as np
 from . import compiled
 from . import vecmath as vm
 from .commands import update_commands
-from .contact import ContactModel, generate, patch_rows
+from .contact import ContactModel, FrictionPatches, generate, patch_rows
 from .contact import telemetry as contact_telemetry
 from .context import substep_counts
 from .drivetrain import differential_state, update_wheel_speeds
@@ -76,14 +76,28 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
             with_contacts[contact.vehicle[touching.shape]] = True
         rows = constraint_rows(p, s, road, with_contacts)
         patches = None if with_contacts is None else patch_rows(contact, touching, rows["vehicles"], begin_position,
-                                                                 p.length_scale)
+                                                                 begin_orientation, p.length_scale, s.friction)
         s.contacts = None if patches is None else {"points": patches["points"], "model": contact}
         end_step_physx(p, s, begin_position, begin_orientation, rows, dt, patches)
+        # the friction patches this step's solve ends with (a pair without contacts ends its patches)
+        s.friction = None if patches is None else _solved_friction(patches, s.contacts.get("solved", []), p.V)
         if s.contacts is not None:
             s.contacts["telemetry"] = contact_telemetry(p.V, s.contacts.get("solved", []), begin_position)
     s.out["wheelSteerAngle"] = cmd["steer_angle"] + s.out["_toe"]
     s.time += dt
     s.steps += 1
+
+
+def _solved_friction(patches: dict, solved: list, V: int) -> FrictionPatches:
+    """patch_rows's friction patches with what the solve said of them: which slid (rigid_body._ContactRows.broken of
+    each group of vehicles the solver ran)."""
+    friction = patches["friction"]
+    vehicle_row, slot = patches["friction_slot"]
+    broken = np.zeros((V, patches["point_active"].shape[1]), bool)
+    for vehicles, rows in solved:
+        broken[vehicles] = rows.broken
+    friction.broken = broken[friction.vehicle, slot]
+    return friction
 
 
 def _numpy_substeps(p: SimParams, s: SimState, road, offset, axle, comp, axes, cmd, diff, R_begin, frame, dt_sub,

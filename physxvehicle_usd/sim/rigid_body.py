@@ -64,12 +64,13 @@ def _rows_of(rows: dict, subset: np.ndarray) -> dict:
     return {key: (value[:, subset] if value.ndim == 3 else value[subset]) for key, value in rows.items()}
 
 
-_COMPONENT_FIRST_PATCH_KEYS = ("arm", "normal", "anchor_arm")
+_COMPONENT_FIRST_PATCH_KEYS = ("arm", "normal", "anchor_arm", "anchor_error")
+_WHOLE_BATCH_PATCH_KEYS = ("points", "friction", "friction_slot")  # not per vehicle row
 
 
 def _patches_of(patches: dict, subset: np.ndarray) -> dict:
     return {key: (value[:, subset] if key in _COMPONENT_FIRST_PATCH_KEYS else value[subset])
-            for key, value in patches.items() if key != "points"}
+            for key, value in patches.items() if key not in _WHOLE_BATCH_PATCH_KEYS}
 
 
 def solve_vehicle_constraints(p: SimParams, s: SimState, rows: dict, dt: float, begin_position: np.ndarray,
@@ -179,7 +180,10 @@ BOUNCE_THRESHOLD = 1e-6
 class _ContactRows:
     """The contact rows of some vehicles (sim/contact.py patch_rows, subset to them) as DyTGSContactPrep.cpp prepares
     them (setupFinalizeSolverConstraints) and solves them (solveContact): per patch its normal rows, then the two
-    friction rows of each anchor, clamped together against the patch's summed normal impulse."""
+    friction rows of each anchor, clamped together against the patch's summed normal impulse. A friction row drives
+    back how far its anchor has moved since the anchor was made (`anchor_error`, then the motion of the solve), and
+    no impulse is carried over from the last step (PhysX starts every friction row at zero). `broken`: the patches
+    whose friction was clamped in the last pass (they slide: PhysX does not keep their anchors)."""
 
     def __init__(self, p: SimParams, patches: dict, vehicles: np.ndarray, R: np.ndarray, x: np.ndarray, dt: float,
                  iterations: int, dtype) -> None:
@@ -231,12 +235,14 @@ class _ContactRows:
         for t in (t0, t1):
             J, WJ, u = jacobian(np.broadcast_to(t[..., None], arm.shape), arm)
             ok = self.anchors & (u > 0.0)
-            self.F.append((J, WJ, np.where(ok, self.p8 / np.where(ok, u, 1.0), 0.0)))
+            error = vm.dot(patches["anchor_error"], t[..., None])
+            self.F.append((J, WJ, np.where(ok, self.p8 / np.where(ok, u, 1.0), 0.0), error))
         self.friction_bias = self.p8 / h
         self.scale = np.where(self.anchors.sum(axis=2) == 2, 0.5, 1.0)
         self.static_friction = patches["static_friction"]
         self.dynamic_friction = patches["dynamic_friction"]
         self.friction = np.zeros(self.anchors.shape + (2,))
+        self.broken = np.zeros(self.anchors.shape[:2], bool)
 
     def sweep(self, x: np.ndarray, moved: np.ndarray, elapsed: float, min_separation: float) -> np.ndarray:
         """One pass over the rows, patch by patch: x (6, Vr) -> x."""
@@ -255,23 +261,26 @@ class _ContactRows:
                 x = x + WJ * (new - self.impulse[:, q, j])
                 self.impulse[:, q, j] = new
                 total = total + new
+            broken = np.zeros(x.shape[1], bool)
             for m in range(2):
                 if not self.anchors[:, q, m].any():
                     continue
                 limit = self.scale[:, q] * self.static_friction[:, q] * total
                 slide = self.scale[:, q] * self.dynamic_friction[:, q] * total
                 wanted = []
-                for k, (J, WJ, gain) in enumerate(self.F):
+                for k, (J, WJ, gain, error) in enumerate(self.F):
                     j_, g = J[:, :, q, m], gain[:, q, m]
-                    bias = _dot6(j_, moved) * self.friction_bias
+                    bias = (error[:, q, m] + _dot6(j_, moved)) * self.friction_bias
                     wanted.append(self.friction[:, q, m, k] - g * (_dot6(j_, x) + bias))
                 magnitude = np.sqrt(wanted[0] ** 2 + wanted[1] ** 2)
                 clamped = np.where(magnitude > limit, np.minimum(slide, magnitude), magnitude)
+                broken |= self.anchors[:, q, m] & (magnitude > limit)
                 ratio = np.where(magnitude > 0.0, clamped / np.where(magnitude > 0.0, magnitude, 1.0), 0.0)
-                for k, (J, WJ, gain) in enumerate(self.F):
+                for k, (J, WJ, gain, _) in enumerate(self.F):
                     new = np.where(self.anchors[:, q, m], wanted[k] * ratio, 0.0)
                     x = x + WJ[:, :, q, m] * (new - self.friction[:, q, m, k])
                     self.friction[:, q, m, k] = new
+            self.broken[:, q] = broken
         return x
 
 

@@ -151,6 +151,8 @@ class Simulator:
             body_p, body_q = body_pose(p, actor_p, actor_q, rows)
         was_faulted = rows[s.faulted[rows]]
         copy_vehicle_rows(s, reset, rows)
+        if s.friction is not None:  # their friction patches end: a fresh simulator's have none
+            s.friction = s.friction.without(rows)
         if position is not None or orientation is not None:
             s.body_position[:, rows] = body_p
             s.body_orientation[:, rows] = body_q
