@@ -152,3 +152,36 @@ def test_unauthored_contact_offsets_are_omni_physx_s():
     assert ground["/World/Plate"].contactOffset == pytest.approx(2 * 9.81 / 3600, rel=1e-6)
     chassis = read_stage(stage).vehicles["/World/Car"].collision[0]
     assert chassis.contactOffset == pytest.approx(0.02) and chassis.restOffset == 0.0  # its box: 4.4 x 1.8 x 1
+
+
+def test_a_car_on_its_roof_keeps_its_friction_anchors_from_step_to_step_and_a_reset_ends_them():
+    # the chassis box's roof is 0.75 m above the car's origin: upside down at 0.745 m it rests 5 mm into the ground
+    sim = Simulator.from_description(read_stage(CAR), DT)
+    sim.reset_vehicles([0], position=(0.0, 0.0, 0.745), orientation=(1.0, 0.0, 0.0, 0.0))
+    anchors = []
+    for _ in range(6):
+        sim.step()
+        patches = sim.state.friction
+        assert patches is not None and len(patches) == 1 and patches.anchor_count[0] == 2
+        anchors.append((patches.world_anchor[0].copy(), bool(patches.broken[0])))
+    # held (not slid) patches keep their anchors where they were made: in the world, on the ground
+    held = [k for k in range(1, 6) if not anchors[k - 1][1]]
+    assert held and all(np.array_equal(anchors[k][0], anchors[k - 1][0]) for k in held)
+    assert np.linalg.norm(anchors[-1][0][0] - anchors[-1][0][1]) == pytest.approx(np.hypot(4.4, 1.8), rel=1e-3)
+    sim.reset_vehicles([0])
+    assert sim.state.friction is None or len(sim.state.friction) == 0
+
+
+def test_friction_patches_cut_into_ranges_of_vehicles_join_back_to_the_batch_s():
+    from physxvehicle_usd.sim.contact import FrictionPatches
+
+    P = 5
+    rng = np.random.default_rng(0)
+    whole = FrictionPatches(np.array([0, 1, 1, 3, 4]), np.zeros(P, np.int64), np.arange(P), rng.normal(size=(P, 3)),
+                            rng.normal(size=(P, 3)), np.full(P, 2), rng.normal(size=(P, 2, 3)),
+                            rng.normal(size=(P, 2, 3)), np.zeros(P, bool))
+    ranges = [slice(0, 2), slice(2, 4), slice(4, 5)]
+    parts = [whole.of_vehicles(r) for r in ranges]
+    assert [list(part.vehicle) for part in parts] == [[0, 1, 1], [1], [0]]
+    joined = FrictionPatches.join(parts, [r.start for r in ranges])
+    assert all(np.array_equal(getattr(joined, name), getattr(whole, name)) for name in vars(whole))
