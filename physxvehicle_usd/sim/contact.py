@@ -47,6 +47,7 @@ from ..description import (
 from ..read.collision import COMBINE_MODES, collide
 from . import vecmath as vm
 from .ground import Ground, box_pairs
+from .pcm_box import PLANE_ORDER, Boxes, box_box, box_frame
 
 # PhysX's material when a shape has none bound (omni.physx's default material)
 DEFAULT_MATERIAL = (0.5, 0.5, 0.0, "average", "average")
@@ -267,6 +268,8 @@ class ContactModel:
     static_shapes: Polytopes | None  # world frame, one per static polytope
     static_index: np.ndarray  # (H,) their index in Ground.materials
     plane_count: int
+    boxes: Boxes  # which shape rows are boxes (body frame), met by PhysX's box contacts (sim/pcm_box.py)
+    static_boxes: Boxes | None  # which static polytopes are (world frame)
     # derived: each shape's box in the body frame (centre, half extents), how far beyond it a contact may start;
     # the static polytopes' world boxes
     box_centre: np.ndarray = field(init=False)  # (3, N)
@@ -296,7 +299,7 @@ class ContactModel:
               groups: dict[str, CollisionGroupDescription]) -> "ContactModel | None":
         """shapes: each vehicle's (batch order); com_position (3, V), com_orientation (4, V): the body frame in the
         vehicle prim's. None when no vehicle has a convex shape."""
-        rows, polys, own = [], [], []
+        rows, polys, own, corners = [], [], [], []
         for v, vehicle_shapes in enumerate(shapes):
             R = vm.quat_to_mat(np.asarray(com_orientation, float)[:, v:v + 1])[:, :, 0]
             for shape in vehicle_shapes:
@@ -304,8 +307,12 @@ class ContactModel:
                     continue  # said when read (CONTACT_SHAPE)
                 local = (np.asarray(shape.points, float) - np.asarray(com_position, float)[:, v]) @ R
                 rows.append(v)
-                polys.append(_hull_of(local))
+                hull = _hull_of(local)
+                if box_frame(local) is not None:  # a box's corners in PhysX's box-plane order
+                    hull = _in_order(hull, local[PLANE_ORDER])
+                polys.append(hull)
                 own.append(shape)
+                corners.append(local)
         if not rows:
             return None
         statics = [g for g in ground if g.kind in ("plane", "mesh")] + [g for g in ground if g.kind == "convex"]
@@ -350,9 +357,26 @@ class ContactModel:
                     collides[r, column[path]] = False
         plane_count = sum(1 for g in ground if g.kind == "plane")
         mesh_count = sum(1 for g in ground if g.kind == "mesh")
+        static_corners = [placed_corners(g) for g in ground if g.kind == "convex"]
         return cls(np.asarray(rows), Polytopes.stack(polys), table["cd"], table["rd"], table["sf"], table["df"],
                    table["e"], collides, Polytopes.stack(hulls) if hulls else None,
-                   np.arange(plane_count + mesh_count, G), plane_count)
+                   np.arange(plane_count + mesh_count, G), plane_count, Boxes.of(corners),
+                   Boxes.of(static_corners) if static_corners else None)
+
+
+def _in_order(hull: Polytope, points: np.ndarray) -> Polytope:
+    """`hull` with its vertices renumbered to follow `points` (the same points in another order)."""
+    order = np.array([int(np.argmin(((hull.vertices - p) ** 2).sum(axis=1))) for p in points])
+    new = np.empty(len(order), np.int64)
+    new[order] = np.arange(len(order))
+    return Polytope(hull.vertices[order], hull.normals, hull.offsets, new[hull.loops], hull.loop_counts,
+                    np.sort(new[hull.edges], axis=1), new[hull.directions])
+
+
+def placed_corners(g: GroundDescription) -> np.ndarray:
+    """A static convex collider's points in the world, in their order."""
+    m = np.asarray(canonical_value(g.transform), dtype=float).reshape(4, 4)
+    return np.asarray(canonical_value(g.points), dtype=float).reshape(-1, 3) @ m[:3, :3] + m[3, :3]
 
 
 def placed_hull(g: GroundDescription) -> Polytope:
@@ -455,6 +479,14 @@ def generate(model: ContactModel, ground: Ground, position: np.ndarray, orientat
     vertices[rows] = (turn[..., 0] * local[..., :1] + turn[..., 1] * local[..., 1:2] + turn[..., 2] * local[..., 2:]
                       + position[:, model.vehicle[rows]].T[:, None, :])
     parts = [_plane_contacts(model, ground, vertices, planes)]
+    if hull_shape.size and model.static_boxes is not None:  # box against box: PhysX's own box-box contacts
+        both = model.boxes.mask[hull_shape] & model.static_boxes.mask[hull]
+        if both.any():
+            made, boxed = _box_contacts(model, hull_shape[both], hull[both], position, R)
+            parts.append(boxed)
+            left = np.ones(len(hull), bool)
+            left[np.nonzero(both)[0][made]] = False
+            hull_shape, hull = hull_shape[left], hull[left]
     if hull_shape.size:
         A = _world_polytopes(model.shapes, hull_shape, vertices, R)
         B = _rows(model.static_shapes, hull)
@@ -470,6 +502,18 @@ def generate(model: ContactModel, ground: Ground, position: np.ndarray, orientat
     out = Contacts(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("shape", "static", "point", "normal",
                                                                                   "separation")))
     return _reduce(out)
+
+
+def _box_contacts(model: ContactModel, shape: np.ndarray, hull: np.ndarray, position: np.ndarray, R: np.ndarray):
+    """(which pairs made points, their contacts) of vehicle boxes `shape` against static boxes `hull` (pcm_box)."""
+    a, b = model.boxes.rows(shape), model.static_boxes.rows(hull)
+    centre = np.einsum("pij,pj->pi", R[shape], a.centre) + position[:, model.vehicle[shape]].T
+    axes = np.einsum("pkj,pij->pki", a.axes, R[shape])
+    static = model.static_index[hull]
+    made, point, separation, valid, normal = box_box(centre, axes, a.half, b.centre, b.axes, b.half,
+                                                     model.contact_distance[shape, static])
+    p, q = np.nonzero(valid & made[:, None])
+    return made, Contacts(shape[p], static[p], point[p, q], normal[p], separation[p, q], p)
 
 
 def _plane_contacts(model: ContactModel, ground: Ground, vertices: np.ndarray, planes: list[np.ndarray]) -> Contacts:
