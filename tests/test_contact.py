@@ -9,9 +9,11 @@ import pytest
 from conftest import SAMPLES
 
 from physxvehicle_usd.read import read_stage
+from physxvehicle_usd.read.collision import box_points
 from physxvehicle_usd.sim import Simulator
 from physxvehicle_usd.sim import vecmath as vm
 from physxvehicle_usd.sim.contact import MAX_POINTS, Contacts, _candidates, _reduce, generate, patch_rows, polytope
+from physxvehicle_usd.sim.pcm_box import box_box, box_frame
 
 CAR = SAMPLES / "car" / "car.usda"
 DT = 1.0 / 60.0
@@ -89,6 +91,32 @@ def test_a_chassis_within_the_contact_distance_touches_at_its_four_bottom_corner
     assert len(generate(car.contact, car.ground, *_pose(car, lower=0.255))) == 0  # 0.045 away
     sunk = generate(car.contact, car.ground, *_pose(car, lower=0.31))
     assert len(sunk) == 4 and np.allclose(sunk.separation, -0.01, atol=1e-6)
+    # in PhysX's box-plane order (GuPCMContactPlaneBox): (+x +y), (+x -y), (-x +y), (-x -y) of the box's own axes
+    signs = np.sign(contacts.point[:, :2] - contacts.point[:, :2].mean(axis=0))
+    assert signs.tolist() == [[1, 1], [1, -1], [-1, 1], [-1, -1]]
+
+
+def test_a_box_on_a_static_box_touches_at_its_four_bottom_corners_in_physx_order():
+    # GuPCMContactBoxBox: the static box's top face is the reference (least overlap, the larger box's padding
+    # aside), the vehicle box's underside the incident face; points on the static face, in the incident quad's order
+    identity = np.eye(3)[None]
+    made, point, separation, valid, normal = box_box(
+        np.array([[0.0, 0.0, 1.99]]), identity, np.ones((1, 3)), np.zeros((1, 3)), identity,
+        np.array([[2.0, 2.0, 1.0]]), np.array([0.04]))
+    assert made[0] and valid[0].sum() == 4 and valid[0, :4].all()
+    assert np.allclose(normal[0], [0.0, 0.0, 1.0]) and np.allclose(separation[0, :4], -0.01)
+    assert np.allclose(point[0, :4], [[1, 1, 1], [1, -1, 1], [-1, -1, 1], [-1, 1, 1]])
+    # 0.05 apart, beyond the contact distance: nothing
+    assert not box_box(np.array([[0.0, 0.0, 2.05]]), identity, np.ones((1, 3)), np.zeros((1, 3)), identity,
+                       np.array([[2.0, 2.0, 1.0]]), np.array([0.04]))[3].any()
+
+
+def test_box_corners_are_recognised_turned_and_moved_and_other_points_are_not():
+    turn = vm.quat_to_mat(np.array([[np.cos(0.3)], [0.0], [np.sin(0.3)], [0.0]]))[:, :, 0]
+    corners = box_points([1.0, 2.0, 3.0]) @ turn.T + [5.0, 6.0, 7.0]
+    centre, axes, half = box_frame(corners)
+    assert np.allclose(centre, [5, 6, 7]) and np.allclose(half, [1, 2, 3]) and np.allclose(axes, turn.T)
+    assert box_frame(corners[::-1]) is None and box_frame(_prism(4)) is None
 
 
 def test_a_rolled_chassis_touches_with_its_lower_edge_only(car):

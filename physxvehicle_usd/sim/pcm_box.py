@@ -60,8 +60,8 @@ class Boxes:
 
 
 def box_frame(points: np.ndarray, tolerance: float = 1e-6):
-    """(centre, axes (rows), half extents) of `points` when they are box_points' eight corners of a box, turned and
-    moved (in that order); None otherwise."""
+    """(centre, axes (rows, a rotation), half extents) of `points` when they are box_points' eight corners of a box,
+    turned and moved (in that order); None otherwise."""
     points = np.asarray(points, dtype=float)
     if points.shape != CORNER_SIGNS.shape:
         return None
@@ -72,8 +72,8 @@ def box_frame(points: np.ndarray, tolerance: float = 1e-6):
     if not (half > tolerance * scale).all():
         return None
     axes = spans / half[:, None]
-    if not np.allclose(axes @ axes.T, np.eye(3), atol=1e-6):
-        return None
+    if not np.allclose(axes @ axes.T, np.eye(3), atol=1e-6) or np.linalg.det(axes) < 0.0:
+        return None  # not square, or mirrored (a box's frame is a rotation)
     if not np.allclose(centre + (CORNER_SIGNS * half) @ axes, points, atol=tolerance * scale * 10):
         return None
     return centre, axes, half
