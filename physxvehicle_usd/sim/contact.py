@@ -7,6 +7,9 @@ offsets, material) and one per static polytope; `generate` finds each step's con
 with (PhysX's narrow phase runs before its solver, on the poses the vehicle update left unchanged).
 
 What is made, per pair of shapes whose distance is below the sum of their contact offsets (PhysX's contact distance):
+  boxes       a box against a plane or a static box: PhysX PCM's points in PhysX's order (sim/pcm_box.py; checked
+              against the contacts ovphysx reports for the ridge, curb and drop runs: the same points, order and
+              separations);
   plane       every vertex of the polytope closer to the plane than the contact distance;
   polytope    separating axes (the faces of either shape, and the cross products of their edges); on a face axis the
               face of the other shape most opposed to it (the incident face) clipped against the reference face's
@@ -22,8 +25,10 @@ The solver's friction patches persist as PhysX's low-level dynamics keeps them (
 patch's anchors stay where they were made while its friction holds and its normal and anchors stay correlated.
 
 Approximations against PhysX (whose default on omni.physx is PCM, persistent contact manifolds): the manifold is made
-anew every step, not carried over and refreshed. PCM keeps each point in both shapes' frames and re-measures its
-separation along the stored normal while the relative motion stays small; a point kept while a shape slides along a
+anew every step, not carried over and refreshed (a box's manifold is made anew once the shapes have moved against
+each other by more than a fraction of their margin: the ridge's points at the impact and the step after it are the
+ones made here). PCM keeps each point in both shapes' frames and re-measures its separation along the stored normal
+while the relative motion stays small; a point kept while a shape slides along a
 tilted triangle then reads deeper than the shapes are. That is the likely reason (not yet reproduced) why PhysX's
 convex hull strikes the conformance hump's ridge at step 26, where this one is still 0.02 m clear of it and only
 settles onto it from step 45. The full clipped face is reduced to four points, where PCM adds the points of successive
@@ -53,11 +58,9 @@ from .pcm_box import PLANE_ORDER, Boxes, box_box, box_frame
 DEFAULT_MATERIAL = (0.5, 0.5, 0.0, "average", "average")
 MAX_POINTS = 4  # PhysX's manifold: four points per contact patch
 _SAME_NORMAL = 0.999  # PXC_SAME_NORMAL: contacts whose normals agree this well share a patch
-# The order of a patch's points decides how the Gauss-Seidel sweep spreads the impulse over them, and so what a
-# symmetric impact leaves as roll and yaw. Against ovphysx's ridge and drop runs, the clipped points taken in reverse
-# give the sign of PhysX's sideways speed and yaw rate after the impact (not its roll), but a 2.0 % speed error at
-# 10 m/s against 0.3 % in the order made: PCM's own order is not reproduced yet; the order made is kept.
-_REVERSED = False
+# The order of a patch's points decides how the Gauss-Seidel sweep spreads the impulse over them, and which points
+# anchor its friction (growPatches), and so what a symmetric impact leaves as roll and yaw: boxes make PhysX's own
+# points in its order (sim/pcm_box.py); the other shapes' points keep the order they are made in.
 _FACE_PREFERENCE = 1e-4  # a face axis is taken over an edge axis this little (relative) deeper
 
 
@@ -766,10 +769,6 @@ def _reduce(c: Contacts) -> Contacts:
     out = _subset(c, keep)
     out.patch = patch[keep]
     out.patch = np.unique(out.patch, return_inverse=True)[1]
-    if _REVERSED:
-        within = np.lexsort((-np.arange(len(out)), out.patch))
-        out = _subset(out, within)
-        out.patch = np.unique(patch[keep][within], return_inverse=True)[1]
     return out
 
 
