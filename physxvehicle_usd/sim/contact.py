@@ -61,6 +61,7 @@ _SAME_NORMAL = 0.999  # PXC_SAME_NORMAL: contacts whose normals agree this well 
 # The order of a patch's points decides how the Gauss-Seidel sweep spreads the impulse over them, and which points
 # anchor its friction (growPatches), and so what a symmetric impact leaves as roll and yaw: boxes make PhysX's own
 # points in its order (sim/pcm_box.py); the other shapes' points keep the order they are made in.
+_TRIANGLE_FACING = 0.707106781  # cos 45 degrees: PCM's bound for taking a triangle's normal over a hull face's
 _FACE_PREFERENCE = 1e-4  # a face axis is taken over an edge axis this little (relative) deeper
 
 
@@ -610,12 +611,21 @@ def _polytope_contacts(A: Polytopes, B: Polytopes, shape: np.ndarray, static: np
     use_e = ~use_b & ~use_a
     best = np.where(use_b, best_b, np.where(use_a, best_a, best_e))
     touching = best < limit
+    f_best = sep_a.argmax(axis=1)
+    if single_sided is not None:  # PCM's convex-triangle rule: a face of A within 45 degrees of facing the triangle
+        # leaves the normal to the triangle, its face clipped by the triangle (GuPCMTriangleContactGen.cpp)
+        facing = -np.einsum("pj,pj->p", A.normals[rows, f_best], B.normals[:, 0]) > _TRIANGLE_FACING
+        use_b = use_b | (use_a & facing)
+        use_a = use_a & ~facing
     parts = []
     sel = np.nonzero(touching & use_b)[0]
-    if sel.size:  # reference face on B: A's most opposed face clipped by it; normal = B's face normal
+    if sel.size:  # reference face on B: A's most opposed face clipped by it (a triangle: A's face of the separating
+        # axis, where it was A's); normal = B's face normal
         g = sep_b[sel].argmax(axis=1)
         normal = B.normals[sel, g]
         f = np.where(A.face_mask[sel], np.einsum("pfj,pj->pf", A.normals[sel], normal), np.inf).argmin(axis=1)
+        if single_sided is not None:
+            f = np.where(best_a[sel] > best_b[sel] + tol[sel], f_best[sel], f)
         parts.append(_clip(B, sel, g, A, f, normal, shape[sel], static[sel], limit[sel], points_on_reference=False))
     sel = np.nonzero(touching & use_a)[0]
     if sel.size:  # reference face on A: B's most opposed face clipped by it; normal = minus A's face normal
