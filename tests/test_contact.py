@@ -3,6 +3,7 @@ solver rows' friction anchors. The motion these make is checked against PhysX in
 from __future__ import annotations
 
 import itertools
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -12,7 +13,17 @@ from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.read.collision import box_points
 from physxvehicle_usd.sim import Simulator
 from physxvehicle_usd.sim import vecmath as vm
-from physxvehicle_usd.sim.contact import MAX_POINTS, Contacts, _candidates, _reduce, generate, patch_rows, polytope
+from physxvehicle_usd.sim.contact import (
+    MAX_POINTS,
+    Contacts,
+    Polytopes,
+    _candidates,
+    _polytope_contacts,
+    _reduce,
+    generate,
+    patch_rows,
+    polytope,
+)
 from physxvehicle_usd.sim.pcm_box import box_box, box_frame
 
 CAR = SAMPLES / "car" / "car.usda"
@@ -151,6 +162,43 @@ def test_two_normals_of_one_pair_make_two_patches_each_in_one_piece():
     kept = _reduce(c)
     assert list(kept.patch) == [0, 0, 1, 1]
     assert (kept.normal[:2] == [0, 0, 1.0]).all() and (kept.normal[2:] == [0, 1.0, 0]).all()
+
+
+def test_a_point_made_twice_in_one_patch_counts_once():
+    points = np.array([[0, 0, 0.0], [1, 0, 0], [0, 0, 0], [0, 1, 0]])
+    c = Contacts(np.zeros(4, np.int64), np.zeros(4, np.int64), points, np.tile([0, 0, 1.0], (4, 1)), np.zeros(4))
+    kept = _reduce(c)
+    assert len(kept) == 3 and kept.point.tolist() == [[0, 0, 0], [1, 0, 0], [0, 1, 0]]
+
+
+def _ramp_contacts(drop: float):
+    """A unit cube 0.02 above a ramp's crest (the ramp rising along x to z = 0 at x = 0, `drop` over 1.5 m); its
+    contacts with the ramp's triangle."""
+    box = box_points([1.0, 1.0, 1.0]) + [0.0, 0.0, 1.02]
+    A = Polytopes.stack([polytope(box)])
+    tri = np.array([[-1.5, -0.5, -drop], [0.0, -0.5, 0.0], [0.0, 0.5, 0.0]])
+    normal = np.cross(tri[1] - tri[0], tri[2] - tri[0])
+    normal /= np.linalg.norm(normal)
+    B = Polytopes(tri[None], normal[None, None], np.array([[normal @ tri[0]]]), np.ones((1, 1), bool),
+                  np.arange(3)[None, None], np.full((1, 1), 3), np.array([[[0, 1], [1, 2], [0, 2]]]),
+                  np.ones((1, 3), bool), np.array([[[0, 1], [1, 2], [0, 2]]]), np.ones((1, 3), bool))
+    model = SimpleNamespace(contact_distance=np.array([[0.04]]))
+    zero = np.zeros(1, np.int64)
+    return _polytope_contacts(A, B, zero, zero, model, single_sided=normal[None]), normal
+
+
+def test_a_hull_face_facing_a_ramp_s_crest_meets_it_along_the_ramp_s_normal():
+    # PCM's convex-triangle rule (GuPCMTriangleContactGen): the cube's underside is the separating axis (0.02), but
+    # it lies within 45 degrees of facing the ramp (24 degrees), so the ramp is the reference: its crest vertices,
+    # on the ramp, separated by 0.02 times the cosine between the normals
+    contacts, normal = _ramp_contacts(0.675)
+    assert normal[2] > 0.9 and len(contacts) == 2 and np.allclose(contacts.normal, normal)
+    assert np.allclose(sorted(contacts.point.tolist()), [[0, -0.5, 0], [0, 0.5, 0]])
+    assert np.allclose(contacts.separation, 0.02 * normal[2])
+    # a ramp 60 degrees steep: the cube's underside keeps the normal, and the separation of 0.02
+    steep, normal = _ramp_contacts(1.5 * np.sqrt(3.0))
+    assert normal[2] < 0.51 and len(steep) == 2 and np.allclose(steep.normal, [0, 0, 1])
+    assert np.allclose(steep.separation, 0.02)
 
 
 def test_a_resting_chassis_anchors_its_friction_at_two_opposite_corners(car):

@@ -14,9 +14,14 @@ What is made, per pair of shapes whose distance is below the sum of their contac
   polytope    separating axes (the faces of either shape, and the cross products of their edges); on a face axis the
               face of the other shape most opposed to it (the incident face) clipped against the reference face's
               sides, the points kept where closer than the contact distance; on an edge axis, the closest points of
-              the two edges. A triangle is single-sided: only contacts pushing the shape to its front side are kept.
-Then at most four points per pair and normal (PhysX's manifold size): the deepest, the one farthest from it, the one
-making the largest triangle with them, and the one farthest outside that triangle.
+              the two edges. A triangle is single-sided: only contacts pushing the shape to its front side are kept;
+              where a face of the vehicle's shape is the axis but lies within 45 degrees of facing the triangle, the
+              triangle is the reference face (PCM's convex-triangle rule: a hull sliding over a ramp's crest meets it
+              along the ramp's normal), its points on the triangle, a triangle vertex separated as PCM measures it.
+A point made twice in one patch (two triangles' shared edge) counts once. Then at most four points per pair and
+normal (PhysX's manifold size): the deepest, the one farthest from it, the one making the largest triangle with them,
+and the one farthest outside that triangle. The hull-on-hump run's contacts at its strike (step 27) are the ones
+ovphysx reports: the same points, normals and separations.
 
 Candidate pairs come from boxes: a vehicle whose shapes' boxes (grown by the contact distance) reach no static
 shape costs one box test per plane and nothing else; the triangles a box reaches come from the ground's TriangleGrid.
@@ -28,12 +33,10 @@ Approximations against PhysX (whose default on omni.physx is PCM, persistent con
 anew every step, not carried over and refreshed (a box's manifold is made anew once the shapes have moved against
 each other by more than a fraction of their margin: the ridge's points at the impact and the step after it are the
 ones made here). PCM keeps each point in both shapes' frames and re-measures its separation along the stored normal
-while the relative motion stays small; a point kept while a shape slides along a
-tilted triangle then reads deeper than the shapes are. That is the likely reason (not yet reproduced) why PhysX's
-convex hull strikes the conformance hump's ridge at step 26, where this one is still 0.02 m clear of it and only
-settles onto it from step 45. The full clipped face is reduced to four points, where PCM adds the points of successive
-steps; PCM's mesh contacts pass through its edge filtering, here a triangle contact whose normal turns against the
-triangle's front is dropped.
+while the relative motion stays small; that and PCM's deferred triangle contacts (a hull face more than 45 degrees
+from facing a triangle) are not reproduced. The full clipped face is reduced to four points, where PCM adds the
+points of successive steps; PCM's mesh contacts pass through its edge filtering, here a triangle contact whose normal
+turns against the triangle's front is dropped.
 """
 from __future__ import annotations
 
@@ -626,7 +629,8 @@ def _polytope_contacts(A: Polytopes, B: Polytopes, shape: np.ndarray, static: np
         f = np.where(A.face_mask[sel], np.einsum("pfj,pj->pf", A.normals[sel], normal), np.inf).argmin(axis=1)
         if single_sided is not None:
             f = np.where(best_a[sel] > best_b[sel] + tol[sel], f_best[sel], f)
-        parts.append(_clip(B, sel, g, A, f, normal, shape[sel], static[sel], limit[sel], points_on_reference=False))
+        parts.append(_clip(B, sel, g, A, f, normal, shape[sel], static[sel], limit[sel], points_on_reference=False,
+                           triangle=single_sided is not None))
     sel = np.nonzero(touching & use_a)[0]
     if sel.size:  # reference face on A: B's most opposed face clipped by it; normal = minus A's face normal
         f = sep_a[sel].argmax(axis=1)
@@ -653,11 +657,15 @@ def _subset(c: Contacts, keep: np.ndarray) -> Contacts:
 
 
 def _clip(R: Polytopes, sel: np.ndarray, rf: np.ndarray, I: Polytopes, inc: np.ndarray, normal: np.ndarray,
-          shape: np.ndarray, static: np.ndarray, limit: np.ndarray, points_on_reference: bool) -> Contacts:
+          shape: np.ndarray, static: np.ndarray, limit: np.ndarray, points_on_reference: bool,
+          triangle: bool = False) -> Contacts:
     """The incident face `inc` of I clipped by the reference face `rf` of R (pairs `sel`): the incident polygon's
     vertices inside the reference face, the reference face's vertices inside the incident polygon (moved onto its
     plane along the normal) and the crossings of their edges, kept where their separation along the reference face's
-    normal is below `limit`. Points lie on the incident face; `normal` points from the static shape to the vehicle's."""
+    normal is below `limit`. Points lie on the incident face; `normal` points from the static shape to the vehicle's.
+    triangle: R is a mesh triangle, whose contacts PCM makes on the triangle (generatedTriangleContacts): the points on
+    its plane, a triangle vertex inside the incident face separated by its distance from that face's plane times the
+    cosine between the two normals."""
     n_r = R.normals[sel, rf]  # the reference face's outward normal
     d_r = R.offsets[sel, rf]
     ref = R.vertices[sel[:, None], R.loops[sel, rf]]  # (P, M, 3)
@@ -709,10 +717,15 @@ def _clip(R: Polytopes, sel: np.ndarray, rf: np.ndarray, I: Polytopes, inc: np.n
     pts = np.concatenate(candidates, axis=1)
     ok = np.concatenate(valid, axis=1)
     sep = np.einsum("pj,pqj->pq", n_r, pts) - d_r[:, None]  # distance outside the reference face
+    if triangle:  # the reference vertices' separation as PCM measures it
+        lifted_at = slice(Mi, Mi + Mr)
+        sep[:, lifted_at] = sep[:, lifted_at] * (along ** 2)[:, None]
     ok &= sep < limit[:, None]
     p_idx, q_idx = np.nonzero(ok)
     point = pts[p_idx, q_idx]
     separation = sep[p_idx, q_idx]
+    if triangle:  # on the triangle's plane
+        point = point - (np.einsum("pj,pj->p", n_r[p_idx], point) - d_r[p_idx])[:, None] * n_r[p_idx]
     if points_on_reference:  # the incident points are B's: report them on A's side (the shape's own surface)
         point = point - separation[:, None] * n_r[p_idx]
     return Contacts(shape[p_idx], static[p_idx], point, normal[p_idx], separation, sel[p_idx])
@@ -775,6 +788,15 @@ def _reduce(c: Contacts) -> Contacts:
     leader = leader[patch_order]
     start = np.r_[True, leader[1:] != leader[:-1]]
     patch = np.cumsum(start) - 1
+    # a point made twice in a patch (the shared edge of two triangles of one mesh) counts once, as PCM's manifold
+    # keeps one point where a new one lands on an old one
+    grid = 1e-7 * max(1.0, float(np.abs(c.point).max()))
+    key = np.concatenate([patch[:, None], np.round(c.point / grid)], axis=1)
+    first = np.zeros(len(c), bool)
+    first[np.unique(key, axis=0, return_index=True)[1]] = True
+    if not first.all():
+        c, leader, patch = _subset(c, first), leader[first], patch[first]
+        start = np.r_[True, leader[1:] != leader[:-1]]
     keep = _four(c.point, c.separation, patch, np.nonzero(start)[0])
     out = _subset(c, keep)
     out.patch = patch[keep]
