@@ -307,6 +307,7 @@ class ContactModel:
         """shapes: each vehicle's (batch order); com_position (3, V), com_orientation (4, V): the body frame in the
         vehicle prim's. None when no vehicle has a convex shape."""
         rows, polys, own, corners = [], [], [], []
+        ordered: dict[bytes, Polytope] = {}
         for v, vehicle_shapes in enumerate(shapes):
             R = vm.quat_to_mat(np.asarray(com_orientation, float)[:, v:v + 1])[:, :, 0]
             for shape in vehicle_shapes:
@@ -314,10 +315,11 @@ class ContactModel:
                     continue  # said when read (CONTACT_SHAPE)
                 local = (np.asarray(shape.points, float) - np.asarray(com_position, float)[:, v]) @ R
                 rows.append(v)
-                hull = _hull_of(local)
-                if box_frame(local) is not None:  # a box's corners in PhysX's box-plane order
-                    hull = _in_order(hull, local[PLANE_ORDER])
-                polys.append(hull)
+                key = local.tobytes()
+                if key not in ordered:  # a box's corners in PhysX's box-plane order
+                    hull = _hull_of(local)
+                    ordered[key] = hull if box_frame(local) is None else _in_order(hull, local[PLANE_ORDER])
+                polys.append(ordered[key])
                 own.append(shape)
                 corners.append(local)
         if not rows:

@@ -48,8 +48,10 @@ class Boxes:
     def of(cls, corners: list[np.ndarray]) -> "Boxes":
         N = len(corners)
         mask, centre, axes, half = np.zeros(N, bool), np.zeros((N, 3)), np.zeros((N, 3, 3)), np.zeros((N, 3))
+        frames: dict[bytes, tuple | None] = {}  # once per distinct shape: a fleet of copies has a few
         for r, points in enumerate(corners):
-            frame = box_frame(points)
+            key = np.ascontiguousarray(points).tobytes()
+            frame = frames[key] if key in frames else frames.setdefault(key, box_frame(points))
             if frame is not None:
                 mask[r] = True
                 centre[r], axes[r], half[r] = frame
@@ -66,15 +68,20 @@ def box_frame(points: np.ndarray, tolerance: float = 1e-6):
     if points.shape != CORNER_SIGNS.shape:
         return None
     centre = points.mean(axis=0)
-    spans = np.array([points[4] - points[0], points[2] - points[0], points[1] - points[0]]) / 2  # x, y, z
-    half = np.linalg.norm(spans, axis=1)
+    spans = (points[[4, 2, 1]] - points[0]) / 2  # x, y, z
+    half = np.sqrt((spans * spans).sum(axis=1))
     scale = max(float(np.abs(points).max()), 1e-12)
     if not (half > tolerance * scale).all():
         return None
     axes = spans / half[:, None]
-    if not np.allclose(axes @ axes.T, np.eye(3), atol=1e-6) or np.linalg.det(axes) < 0.0:
-        return None  # not square, or mirrored (a box's frame is a rotation)
-    if not np.allclose(centre + (CORNER_SIGNS * half) @ axes, points, atol=tolerance * scale * 10):
+    square = float(np.abs(axes @ axes.T - np.eye(3)).max()) <= 1e-6
+    (ax, ay, az), (bx, by, bz) = axes[0], axes[1]
+    # a box's frame is a rotation, not a mirror: x cross y along z
+    right_handed = float((ay * bz - az * by) * axes[2, 0] + (az * bx - ax * bz) * axes[2, 1]
+                         + (ax * by - ay * bx) * axes[2, 2]) > 0.0
+    if not (square and right_handed):
+        return None
+    if float(np.abs(centre + (CORNER_SIGNS * half) @ axes - points).max()) > tolerance * scale * 10:
         return None
     return centre, axes, half
 
