@@ -177,6 +177,10 @@ class ShapeDescription:
     groups: list[str] = field(default_factory=list)
     filtered: list[str] = field(default_factory=list, metadata=_json(note="FilteredPairsAPI targets"))
     wheel: str | None = field(default=None, metadata=_json(note="the wheel attachment the shape sits under"))
+    # omni.physx moves a wheel's shape with the wheel every step: its pose relative to this frame is kept
+    wheelFrame: list[list[float]] | None = field(default=None, metadata=_json(
+        si=lambda m, units: None if m is None else _si_translation(m, units),
+        note="the wheel attachment prim's 4x4 transform in the vehicle prim's frame, row-major as USD"))
 
 
 @dataclass

@@ -25,6 +25,7 @@ turns against the triangle's front is dropped.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -260,6 +261,9 @@ class ContactModel:
     static_shapes: Polytopes | None  # world frame, one per static polytope
     static_index: np.ndarray  # (H,) their index in Ground.materials
     plane_count: int
+    # (N,) the wheel (batch index) whose pose a row follows, -1: fixed in the body. A following row's vertices
+    # and normals are in its wheel's frame until `posed` puts them in the body frame of a step
+    wheel: np.ndarray | None = None
     # derived: each shape's box in the body frame (centre, half extents), how far beyond it a contact may start;
     # the static polytopes' world boxes
     box_centre: np.ndarray = field(init=False)  # (3, N)
@@ -267,11 +271,14 @@ class ContactModel:
     reach: np.ndarray = field(init=False)  # (N,)
     plane_limit: np.ndarray = field(init=False)  # (planes, N): the contact distance, -inf where a pair is filtered
     one_per_vehicle: bool = field(init=False)  # shape row v is vehicle v's only shape
+    following: np.ndarray = field(init=False)  # the rows that follow a wheel
     cache: dict = field(init=False, default_factory=dict, repr=False, compare=False)  # the ground's triangle bounds
     static_lo: np.ndarray | None = field(init=False)  # (H, 3)
     static_hi: np.ndarray | None = field(init=False)
 
     def __post_init__(self) -> None:
+        following = np.zeros(0, np.int64) if self.wheel is None else np.nonzero(self.wheel >= 0)[0]
+        object.__setattr__(self, "following", following)
         lo, hi = self.shapes.vertices.min(axis=1), self.shapes.vertices.max(axis=1)
         planes = slice(0, self.plane_count)
         derived = {"box_centre": ((lo + hi) / 2).T.copy(), "box_half": ((hi - lo) / 2).T.copy(),
@@ -286,19 +293,31 @@ class ContactModel:
     @classmethod
     def build(cls, shapes: Sequence[Sequence[ShapeDescription]], com_position: np.ndarray, com_orientation: np.ndarray,
               ground: Sequence[GroundDescription], materials: dict[str, MaterialDescription],
-              groups: dict[str, CollisionGroupDescription]) -> "ContactModel | None":
+              groups: dict[str, CollisionGroupDescription],
+              wheel_paths: Sequence[Sequence[str]] | None = None) -> "ContactModel | None":
         """shapes: each vehicle's (batch order); com_position (3, V), com_orientation (4, V): the body frame in the
-        vehicle prim's. None when no vehicle has a convex shape."""
-        rows, polys, own = [], [], []
+        vehicle prim's; wheel_paths: each vehicle's wheel attachments in batch order (a shape under one, with its
+        `wheelFrame`, follows that wheel; None: every shape is fixed in the body). None when no vehicle has a
+        convex shape."""
+        rows, polys, own, wheel = [], [], [], []
         for v, vehicle_shapes in enumerate(shapes):
             R = vm.quat_to_mat(np.asarray(com_orientation, float)[:, v:v + 1])[:, :, 0]
             for shape in vehicle_shapes:
                 if shape.kind != "convex":
                     continue  # said when read (CONTACT_SHAPE)
-                local = (np.asarray(shape.points, float) - np.asarray(com_position, float)[:, v]) @ R
+                points = np.asarray(shape.points, float)
+                w = -1
+                if wheel_paths is not None and shape.wheelFrame is not None and shape.wheel in wheel_paths[v]:
+                    # PxVehicleWriteWheelLocalPoseToPhysXWheelShape: the shape's pose in its wheel's frame is kept
+                    frame = np.asarray(shape.wheelFrame, float)  # row vectors: x_vehicle = x_wheel M[:3,:3] + M[3,:3]
+                    local = np.linalg.solve(frame[:3, :3].T, (points - frame[3, :3]).T).T
+                    w = wheel_paths[v].index(shape.wheel)
+                else:
+                    local = (points - np.asarray(com_position, float)[:, v]) @ R
                 rows.append(v)
                 polys.append(_hull_of(local))
                 own.append(shape)
+                wheel.append(w)
         if not rows:
             return None
         statics = [g for g in ground if g.kind in ("plane", "mesh")] + [g for g in ground if g.kind == "convex"]
@@ -345,7 +364,30 @@ class ContactModel:
         mesh_count = sum(1 for g in ground if g.kind == "mesh")
         return cls(np.asarray(rows), Polytopes.stack(polys), table["cd"], table["rd"], table["sf"], table["df"],
                    table["e"], collides, Polytopes.stack(hulls) if hulls else None,
-                   np.arange(plane_count + mesh_count, G), plane_count)
+                   np.arange(plane_count + mesh_count, G), plane_count,
+                   np.asarray(wheel) if any(w >= 0 for w in wheel) else None)
+
+    def posed(self, rotation: np.ndarray, translation: np.ndarray) -> "ContactModel":
+        """The model with every row that follows a wheel put where the wheel is: rotation (3, 3, V, W) and
+        translation (3, V, W), each wheel's pose in its body frame (`wheel.wheel_local_pose`). Itself when no row
+        follows a wheel."""
+        rows = self.following
+        if not rows.size:
+            return self
+        v, w = self.vehicle[rows], self.wheel[rows]
+        R = np.moveaxis(rotation[:, :, v, w], 2, 0)  # (n, 3, 3)
+        t = translation[:, v, w].T  # (n, 3)
+        P = self.shapes
+        vertices, normals = P.vertices.copy(), P.normals.copy()
+        vertices[rows] = np.einsum("nij,nkj->nki", R, P.vertices[rows]) + t[:, None, :]
+        normals[rows] = np.einsum("nij,nfj->nfi", R, P.normals[rows])
+        offsets = P.offsets.copy()
+        offsets[rows] = np.where(P.face_mask[rows], np.einsum("nfj,nfj->nf", normals[rows], np.take_along_axis(
+            vertices[rows], P.loops[rows][:, :, :1], 1)), -np.inf)
+        shapes = dataclasses.replace(P, vertices=vertices, normals=normals, offsets=offsets)
+        out = dataclasses.replace(self, shapes=shapes, wheel=None)  # in the body frame now: nothing follows
+        object.__setattr__(out, "cache", self.cache)  # the ground's triangle bounds do not move
+        return out
 
 
 def placed_hull(g: GroundDescription) -> Polytope:

@@ -82,7 +82,7 @@ class Simulator:
             return ContactModel.build(
                 [collision.vehicles[path].collision if path in collision.vehicles else [] for path in params.paths],
                 params.com_position, params.com_orientation, collision.ground, collision.materials,
-                collision.collisionGroups)
+                collision.collisionGroups, params.wheel_paths)
 
         self.contact = contact_model(self.params)
         shards = min(threads, batch.nb_vehicles)
