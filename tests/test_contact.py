@@ -152,3 +152,44 @@ def test_unauthored_contact_offsets_are_omni_physx_s():
     assert ground["/World/Plate"].contactOffset == pytest.approx(2 * 9.81 / 3600, rel=1e-6)
     chassis = read_stage(stage).vehicles["/World/Car"].collision[0]
     assert chassis.contactOffset == pytest.approx(0.02) and chassis.restOffset == 0.0  # its box: 4.4 x 1.8 x 1
+
+
+def _car_with_wheel_cylinders(radius: float):
+    """The sample car with a collision cylinder of `radius` on every wheel, kept from its suspension queries (the
+    group the wheel queries use filters it)."""
+    from pxr import Sdf, Usd, UsdGeom, UsdPhysics
+
+    stage = Usd.Stage.Open(str(CAR))
+    group = UsdPhysics.CollisionGroup.Define(stage, "/World/Car/WheelShapeGroup")
+    group.CreateFilteredGroupsRel().SetTargets([Sdf.Path("/World/Car/WheelQueryGroup")])
+    members = []
+    for wheel in ("FrontLeftWheel", "FrontRightWheel", "RearLeftWheel", "RearRightWheel"):
+        cylinder = UsdGeom.Cylinder.Define(stage, f"/World/Car/{wheel}/Collision")
+        cylinder.CreateRadiusAttr(radius)
+        cylinder.CreateHeightAttr(0.315)
+        cylinder.CreateAxisAttr(UsdGeom.Tokens.y)
+        UsdPhysics.CollisionAPI.Apply(cylinder.GetPrim())
+        members.append(cylinder.GetPath())
+    group.GetCollidersCollectionAPI().CreateIncludesRel().SetTargets(members)
+    return Simulator.from_description(read_stage(stage), DT)
+
+
+def test_a_wheel_shape_wider_than_its_tyre_lifts_the_car_to_full_droop_as_in_physx():
+    # omni.physx moves a wheel's collision shape with the wheel every step (PxVehicleWriteWheelLocalPoseToPhysXWheelShape,
+    # before the scene's narrow phase): a cylinder 3 cm wider than the tyre always reaches 3 cm into the ground, so
+    # each step's contact pushes the body up and the suspension lets the wheel follow, until the suspension is at
+    # full droop. ovphysx 0.7 lifts the sample car so from 0.55 to 0.733 m in 0.13 s; fixed in the body the shapes
+    # would hold it at 0.578 m.
+    from physxvehicle_usd.sim.wheel import wheel_local_pose
+
+    sim = _car_with_wheel_cylinders(0.373)
+    assert list(sim.contact.wheel) == [-1, 0, 1, 2, 3]  # the chassis box, then a cylinder per wheel (batch order)
+    for _ in range(10):
+        sim.step()
+    assert sim.state.body_position[2, 0] > 0.72
+    # and the cylinders are where the wheels are: on the ground, not lifted with the body
+    p, s = sim.params, sim.state
+    posed = sim.contact.posed(*wheel_local_pose(p, s, np.zeros((1, 4)), 0.0, 0.0))
+    R = vm.quat_to_mat(s.body_orientation.astype(float))[:, :, 0]
+    lowest = (posed.shapes.vertices[1:] @ R.T + s.body_position[:, 0].astype(float))[..., 2].min(axis=1)
+    assert np.all(np.abs(lowest) < 0.005), lowest

@@ -4,7 +4,10 @@ Every shape the simulator collides is a convex polytope (read/collision.py: boxe
 convex-hull meshes) met against planes, static convex polytopes (boxes, hulls) and the triangles of static meshes.
 `ContactModel` holds the shapes as padded arrays, one row per vehicle shape (its vehicle, points, faces, edges,
 offsets, material) and one per static polytope; `generate` finds each step's contacts from the pose the step begins
-with (PhysX's narrow phase runs before its solver, on the poses the vehicle update left unchanged).
+with (PhysX's narrow phase runs before its solver, on the poses the vehicle update left unchanged). A shape under a
+wheel attachment follows its wheel, as omni.physx moves it (PxVehicleWriteWheelLocalPoseToPhysXWheelShape, at the end
+of the vehicle update, before the scene's narrow phase): `ContactModel.posed` puts it at the wheel's local pose of the
+step (suspension, steer, compliance, rotation about the axle).
 
 What is made, per pair of shapes whose distance is below the sum of their contact offsets (PhysX's contact distance):
   plane       every vertex of the polytope closer to the plane than the contact distance;
