@@ -193,3 +193,53 @@ def test_a_wheel_shape_wider_than_its_tyre_lifts_the_car_to_full_droop_as_in_phy
     R = vm.quat_to_mat(s.body_orientation.astype(float))[:, :, 0]
     lowest = (posed.shapes.vertices[1:] @ R.T + s.body_position[:, 0].astype(float))[..., 2].min(axis=1)
     assert np.all(np.abs(lowest) < 0.005), lowest
+
+
+def _dropped_car(bounce_threshold: float | None, applied: bool = True):
+    """The sample car upside down, its roof 0.45 m above a ground of restitution 1 (0.5 combined with the chassis's
+    default material): it meets the ground at 2.8 m/s. bounce_threshold: the scene's physxScene:bounceThreshold."""
+    from pxr import Gf, Sdf, Usd
+
+    stage = Usd.Stage.Open(str(CAR))
+    stage.GetPrimAtPath("/World/Asphalt").GetAttribute("physics:restitution").Set(1.0)
+    car = stage.GetPrimAtPath("/World/Car")
+    car.GetAttribute("xformOp:translate").Set(Gf.Vec3d(0.0, 0.0, 1.2))
+    car.GetAttribute("xformOp:orient").Set(Gf.Quatf(0.0, 1.0, 0.0, 0.0))
+    if bounce_threshold is not None:
+        scene = stage.GetPrimAtPath("/World/PhysicsScene")
+        if applied:
+            scene.AddAppliedSchema("PhysxSceneAPI")
+        scene.CreateAttribute("physxScene:bounceThreshold", Sdf.ValueTypeNames.Float).Set(bounce_threshold)
+    return stage
+
+
+def test_the_scene_s_contact_thresholds_are_read_as_omni_physx_reads_them():
+    from physxvehicle_usd import properties as P
+    from physxvehicle_usd.description import Source
+
+    def scene(stage):
+        d = read_stage(stage)
+        return d.scenes["/World/PhysicsScene"].gravity, [(x.code, x.property) for x in d.diagnostics]
+
+    block, _ = scene(_dropped_car(None))
+    assert block.source("bounceThreshold") == Source.DEFAULT and block["frictionOffsetThreshold"] == 0.04
+    block, _ = scene(_dropped_car(5.0))
+    assert block["bounceThreshold"] == 5.0 and block.source("bounceThreshold") == Source.AUTHORED
+    block, said = scene(_dropped_car(0.0))  # below omni.physx's 1e-6: clamped, and said
+    assert block["bounceThreshold"] == 1e-6 and ("SCENE_RANGE", P.physx_scene_attribute("bounceThreshold")) in said
+    block, said = scene(_dropped_car(5.0, applied=False))  # without PhysxSceneAPI omni.physx does not read it
+    assert block["bounceThreshold"] == 1e-6 and ("SCENE_API", P.physx_scene_attribute("bounceThreshold")) in said
+
+
+def test_a_car_bounces_only_off_contacts_faster_than_the_bounce_threshold():
+    def rebound(stage) -> float:
+        sim = Simulator.from_description(read_stage(stage), DT)
+        speeds = []
+        for _ in range(18):  # it lands in step 18
+            sim.step()
+            speeds.append(float(sim.state.linear_velocity[2, 0]))
+        assert min(speeds) < -2.7
+        return speeds[-1]
+
+    assert rebound(_dropped_car(None)) == pytest.approx(0.5 * 2.78, rel=0.05)  # restitution 0.5 of 2.8 m/s
+    assert abs(rebound(_dropped_car(5.0))) < 0.05  # a threshold above the impact speed: no bounce

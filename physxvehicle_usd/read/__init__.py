@@ -26,7 +26,7 @@ from . import pxr_unchecked as U
 from .components import parse_context, parse_friction_table
 from .context import ReadContext
 from .copies import CopyStats, Fleet, Subtree
-from .physics import gravity_block, load_physics
+from .physics import gravity_block, load_physics, physx_scene_settings
 from .readings import Reading, apply_ovphysx_reading
 from .values import ComponentReader
 from .vehicle import parse_vehicle
@@ -165,6 +165,7 @@ def _read(stage: Usd.Stage, description: StageDescription, sink: DiagnosticSink,
     down = tuple(-c for c in _UP.get(up_axis, _UP["Y"]))
     for path, desc in physics.scenes.items():
         block = gravity_block(path, desc, units, stage.GetPrimAtPath(path), sink)
+        physx_scene_settings(stage.GetPrimAtPath(path), block, sink, units)
         if block["gravityDirection"] is None:
             block.set("gravityDirection", down, Source.DEFAULT)
         gravity[path] = block

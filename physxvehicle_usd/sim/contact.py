@@ -34,7 +34,9 @@ from typing import Sequence
 
 import numpy as np
 
+from .. import properties as P
 from ..description import (
+    Block,
     CollisionGroupDescription,
     GroundDescription,
     MaterialDescription,
@@ -267,6 +269,10 @@ class ContactModel:
     # (N,) the wheel (batch index) whose pose a row follows, -1: fixed in the body. A following row's vertices
     # and normals are in its wheel's frame until `posed` puts them in the body frame of a step
     wheel: np.ndarray | None = None
+    # per vehicle (V,), stage units: its scene's physxScene:bounceThreshold and frictionOffsetThreshold (None: the
+    # property table's defaults, in metres)
+    bounce_threshold: np.ndarray | None = None
+    friction_offset_threshold: np.ndarray | None = None
     # derived: each shape's box in the body frame (centre, half extents), how far beyond it a contact may start;
     # the static polytopes' world boxes
     box_centre: np.ndarray = field(init=False)  # (3, N)
@@ -297,11 +303,12 @@ class ContactModel:
     def build(cls, shapes: Sequence[Sequence[ShapeDescription]], com_position: np.ndarray, com_orientation: np.ndarray,
               ground: Sequence[GroundDescription], materials: dict[str, MaterialDescription],
               groups: dict[str, CollisionGroupDescription],
-              wheel_paths: Sequence[Sequence[str]] | None = None) -> "ContactModel | None":
+              wheel_paths: Sequence[Sequence[str]] | None = None, scenes: Sequence[Block | None] | None = None
+              ) -> "ContactModel | None":
         """shapes: each vehicle's (batch order); com_position (3, V), com_orientation (4, V): the body frame in the
         vehicle prim's; wheel_paths: each vehicle's wheel attachments in batch order (a shape under one, with its
-        `wheelFrame`, follows that wheel; None: every shape is fixed in the body). None when no vehicle has a
-        convex shape."""
+        `wheelFrame`, follows that wheel; None: every shape is fixed in the body); scenes: each vehicle's scene
+        block (the contact thresholds; None: the defaults). None when no vehicle has a convex shape."""
         rows, polys, own, wheel = [], [], [], []
         for v, vehicle_shapes in enumerate(shapes):
             R = vm.quat_to_mat(np.asarray(com_orientation, float)[:, v:v + 1])[:, :, 0]
@@ -368,7 +375,9 @@ class ContactModel:
         return cls(np.asarray(rows), Polytopes.stack(polys), table["cd"], table["rd"], table["sf"], table["df"],
                    table["e"], collides, Polytopes.stack(hulls) if hulls else None,
                    np.arange(plane_count + mesh_count, G), plane_count,
-                   np.asarray(wheel) if any(w >= 0 for w in wheel) else None)
+                   np.asarray(wheel) if any(w >= 0 for w in wheel) else None,
+                   *(None if scenes is None else np.array([_scene_value(b, row) for b in scenes], float)
+                     for row in (_BOUNCE, _FRICTION_OFFSET)))
 
     def posed(self, rotation: np.ndarray, translation: np.ndarray) -> "ContactModel":
         """The model with every row that follows a wheel put where the wheel is: rotation (3, 3, V, W) and
@@ -391,6 +400,16 @@ class ContactModel:
         out = dataclasses.replace(self, shapes=shapes, wheel=None)  # in the body frame now: nothing follows
         object.__setattr__(out, "cache", self.cache)  # the ground's triangle bounds do not move
         return out
+
+
+_BOUNCE = P.prop(P.SCENE, "bounceThreshold")
+_FRICTION_OFFSET = P.prop(P.SCENE, "frictionOffsetThreshold")
+
+
+def _scene_value(block: Block | None, row: P.Prop) -> float:
+    """A scene's contact threshold (stage units); the table's default (metres) where the scene block has none."""
+    value = block.get(row.base) if block is not None else None
+    return float(row.default if value is None else value)
 
 
 def placed_hull(g: GroundDescription) -> Polytope:
@@ -813,11 +832,6 @@ def _four(point: np.ndarray, separation: np.ndarray, patch: np.ndarray, starts: 
 
 # ------------------------------------------------------------------------------------------------ solver rows
 
-# physxScene:frictionOffsetThreshold's default, in metres: a contact this far apart (plus the rest distance) or
-# nearer may anchor its patch's friction (growPatches)
-FRICTION_OFFSET_THRESHOLD_M = 0.04
-
-
 def patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.ndarray, body_position: np.ndarray,
                length_scale: np.ndarray) -> dict:
     """The contacts as the solver's rows for the vehicles `vehicles` (indices, in this order): per vehicle its patches
@@ -861,7 +875,13 @@ def patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.ndarray, bo
     out["dynamic_friction"][patch_vehicle, slot] = model.dynamic_friction[shape, static]
     # growPatches, every patch at once: the first point near enough anchors, then the first one apart from it; a
     # later point replaces the anchor it lies nearer to when it is farther from the other than the pair is apart
-    threshold = FRICTION_OFFSET_THRESHOLD_M * length_scale[vehicle].astype(float) + rest
+    # a contact this far apart (plus the rest distance) or nearer may anchor (physxScene:frictionOffsetThreshold)
+    offset = model.friction_offset_threshold
+    threshold = (_FRICTION_OFFSET.default * length_scale[vehicle].astype(float) if offset is None
+                 else offset[vehicle]) + rest
+    bounce = model.bounce_threshold
+    out["bounce_threshold"] = (np.full(Vr, _BOUNCE.default) * length_scale[vehicles].astype(float) if bounce is None
+                               else bounce[vehicles])
     anchors = np.zeros(len(first_of_patch), np.int64)
     a0, a1 = np.zeros_like(anchors), np.zeros_like(anchors)
     far = np.zeros(len(first_of_patch))
