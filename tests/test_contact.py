@@ -243,3 +243,23 @@ def test_a_car_bounces_only_off_contacts_faster_than_the_bounce_threshold():
 
     assert rebound(_dropped_car(None)) == pytest.approx(0.5 * 2.78, rel=0.05)  # restitution 0.5 of 2.8 m/s
     assert abs(rebound(_dropped_car(5.0))) < 0.05  # a threshold above the impact speed: no bounce
+
+
+def test_a_chassis_wholly_inside_a_static_box_is_pushed_out_along_the_least_penetration():
+    # PhysX's convex contacts (PCM: GJK, then EPA when the shapes overlap) push a shape that lies wholly inside a
+    # static box out along the axis of least penetration. The chassis box (world z 0.30 .. 1.30, x -2.36 .. 2.04,
+    # y -0.9 .. 0.9) inside a box spanning z 0.20 .. 2.0, 10 cm from every face: out through the box's underside,
+    # 1.10 m, is the least. (Touching no face, the pair was found by no face's box before.)
+    from pxr import Gf, Usd, UsdGeom, UsdPhysics
+
+    stage = Usd.Stage.Open(str(CAR))
+    cube = UsdGeom.Cube.Define(stage, "/World/Shed")
+    cube.CreateSizeAttr(1.0)
+    cube.AddTranslateOp().Set(Gf.Vec3d(-0.16, 0.0, 1.1))
+    cube.AddScaleOp().Set(Gf.Vec3f(6.0, 4.0, 1.8))
+    UsdPhysics.CollisionAPI.Apply(cube.GetPrim())
+    sim = Simulator.from_description(read_stage(stage), DT)
+    contacts = generate(sim.contact, sim.ground, *_pose(sim))
+    assert len(contacts) == 4 and (contacts.static == 1).all()  # the static shapes: the ground plane, then the shed
+    assert np.allclose(contacts.normal, [0.0, 0.0, -1.0])
+    assert np.allclose(contacts.separation, -1.10, atol=1e-5)

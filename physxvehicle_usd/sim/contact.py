@@ -45,7 +45,7 @@ from ..description import (
 )
 from ..read.collision import COMBINE_MODES, collide
 from . import vecmath as vm
-from .ground import Ground, box_pairs
+from .ground import Ground
 
 # PhysX's material when a shape has none bound (omni.physx's default material)
 DEFAULT_MATERIAL = (0.5, 0.5, 0.0, "average", "average")
@@ -447,9 +447,9 @@ class Contacts:
 def _candidates(model: ContactModel, ground: Ground, position: np.ndarray, orientation: np.ndarray):
     """The broad phase, from each shape's box turned with its body (no vertex moved): per plane the shapes whose box
     comes nearer to it than the contact distance, the (shape, triangle) pairs whose world boxes, grown by the contact
-    distance, overlap (the ground's triangle grid), the (shape, static polytope) pairs whose boxes overlap one of the
-    polytope's faces (the grid holds them as triangles: a shape wholly inside a polytope, touching no face, is not
-    found); and the shape rotations (3, 3, N)."""
+    distance, overlap (the ground's triangle grid), the (shape, static polytope) pairs whose boxes overlap (found among
+    the grid's candidates for the polytope's faces, which it holds as triangles); and the shape rotations (3, 3,
+    N)."""
     R = vm.quat_to_mat(orientation.astype(float))  # (3, 3, V)
     x = position.astype(float)
     if not (model.one_per_vehicle and orientation.shape[1] == len(model.vehicle)):
@@ -477,13 +477,20 @@ def _candidates(model: ContactModel, ground: Ground, position: np.ndarray, orien
             model.cache.update(ground=ground, lo=box[:3].min(axis=1), hi=box[3:].max(axis=1))
         inside = np.nonzero(((lo <= model.cache["hi"]) & (hi >= model.cache["lo"])).all(axis=1))[0]
         if inside.size:
-            query, tri = box_pairs(ground, lo[inside], hi[inside])
+            query, tri = ground.grid.pairs(lo[inside], hi[inside])
             shape = inside[query]
             static = model.plane_count + ground.tri_shape[tri]
-            ok = model.collides[shape, static]
-            shape, tri, static = shape[ok], tri[ok], static[ok]
             first = len(model.collides[0]) - len(model.static_index)  # the static polytopes come last
             polytope_face = static >= first
+            # a mesh triangle by its own box; a polytope's face by the polytope's box, so that a shape wholly inside
+            # it, near none of its faces, is found (the grid lists a face in every cell its projection covers, and
+            # the projections of a polytope's faces cover the polytope's: the pair is among the grid's candidates)
+            box_lo, box_hi = ground.grid.box(tri)
+            if polytope_face.any():
+                box_lo[polytope_face] = model.static_lo[static[polytope_face] - first]
+                box_hi[polytope_face] = model.static_hi[static[polytope_face] - first]
+            ok = ((box_lo <= hi[shape]) & (box_hi >= lo[shape])).all(axis=1) & model.collides[shape, static]
+            shape, tri, static, polytope_face = shape[ok], tri[ok], static[ok], polytope_face[ok]
             tri_pairs = (shape[~polytope_face], tri[~polytope_face])
             if polytope_face.any():  # a pair per shape and polytope whose face boxes it meets, in (shape, polytope) order
                 H = len(model.static_index)
