@@ -263,3 +263,59 @@ def test_a_chassis_wholly_inside_a_static_box_is_pushed_out_along_the_least_pene
     assert len(contacts) == 4 and (contacts.static == 1).all()  # the static shapes: the ground plane, then the shed
     assert np.allclose(contacts.normal, [0.0, 0.0, -1.0])
     assert np.allclose(contacts.separation, -1.10, atol=1e-5)
+
+
+def _round_chassis(kind: str):
+    """The sample car with its chassis box replaced by a sphere (radius 0.4) or a capsule along X (radius 0.3, 3 m
+    between its ends' centres), its core 0.25 m above the car's origin (0.80 m above the ground at the spawn pose),
+    and a static box 1 x 1 x 0.6 m with its top at 0.3 m, from x = 0.2 to 1.2."""
+    from pxr import Gf, Usd, UsdGeom, UsdPhysics
+
+    stage = Usd.Stage.Open(str(CAR))
+    stage.GetPrimAtPath("/World/Car/ChassisCollision").SetActive(False)
+    if kind == "sphere":
+        shape = UsdGeom.Sphere.Define(stage, "/World/Car/Round")
+        shape.CreateRadiusAttr(0.4)
+    else:
+        shape = UsdGeom.Capsule.Define(stage, "/World/Car/Round")
+        shape.CreateRadiusAttr(0.3)
+        shape.CreateHeightAttr(3.0)
+        shape.CreateAxisAttr(UsdGeom.Tokens.x)
+    shape.AddTranslateOp().Set(Gf.Vec3d(0.0, 0.0, 0.25))
+    UsdPhysics.CollisionAPI.Apply(shape.GetPrim())
+    group = UsdPhysics.CollisionGroup(stage.GetPrimAtPath("/World/Car/ChassisGroup"))
+    group.GetCollidersCollectionAPI().GetIncludesRel().SetTargets([shape.GetPath()])
+    cube = UsdGeom.Cube.Define(stage, "/World/Block")
+    cube.CreateSizeAttr(1.0)
+    cube.AddTranslateOp().Set(Gf.Vec3d(0.7, 0.0, 0.0))
+    cube.AddScaleOp().Set(Gf.Vec3f(1.0, 1.0, 0.6))
+    UsdPhysics.CollisionAPI.Apply(cube.GetPrim())
+    description = read_stage(stage)
+    assert not [d for d in description.diagnostics if d.code == "CONTACT_SHAPE"]
+    return Simulator.from_description(description, DT)
+
+
+def test_a_sphere_touches_a_plane_at_one_point_and_a_box_s_edge_at_its_nearest_point():
+    sim = _round_chassis("sphere")
+    position, orientation = _pose(sim, lower=0.45)  # its bottom 5 cm into the ground
+    contacts = generate(sim.contact, sim.ground, position, orientation)
+    plane = contacts.static == 0
+    assert plane.sum() == 1 and contacts.separation[plane] == pytest.approx([-0.05], abs=1e-6)
+    # the box: the sphere's centre (x 0, z 0.5 at lower 0.3) beside its top face, over neither face: the nearest
+    # point of the box is its edge at (0.2, 0.3), 0.283 m away, so 0.117 m into the sphere, pushing along the diagonal
+    contacts = generate(sim.contact, sim.ground, *_pose(sim, lower=0.3))
+    assert len(contacts) == 1 and contacts.static[0] == 1
+    assert contacts.separation[0] == pytest.approx(np.hypot(0.2, 0.2) - 0.4, abs=1e-5)
+    assert np.allclose(contacts.normal[0], [-np.sqrt(0.5), 0.0, np.sqrt(0.5)], atol=1e-5)
+
+
+def test_a_capsule_lying_on_a_plane_or_a_box_touches_at_two_points():
+    sim = _round_chassis("capsule")
+    contacts = generate(sim.contact, sim.ground, *_pose(sim, lower=0.5))  # its underside just on the ground
+    plane = contacts.static == 0
+    assert plane.sum() == 2 and np.allclose(contacts.separation[plane], 0.0, atol=1e-6)
+    assert np.allclose(sorted(contacts.point[plane, 0] - sim.state.body_position[0, 0]), [-1.5, 1.5], atol=1e-5)
+    contacts = generate(sim.contact, sim.ground, *_pose(sim, lower=0.4))  # 0.2 into the box's top, clipped by it
+    assert len(contacts) == 2 and (contacts.static == 1).all()
+    assert np.allclose(contacts.separation, -0.2, atol=1e-6)
+    assert np.allclose(sorted(contacts.point[:, 0]), [0.2, 1.2], atol=1e-5)

@@ -4,8 +4,10 @@ UsdPhysics' parse (`LoadUsdPhysicsFromRange`'s shape descriptions).
 A vehicle's own shapes (those whose rigid body is the vehicle's) become `ShapeDescription`s in the vehicle prim's
 frame; static shapes become `GroundDescription`s. PhysX meets every shape the simulator collides as a convex polytope
 or a plane: a cube is its 8 corners, a cylinder the prism over a regular polygon of CYLINDER_CORNERS corners that
-omni.physx cooks for it (the hull its wheel sweeps use too), a mesh with a convex-hull approximation the hull of its
-points. Spheres and capsules are read (centre(s) and radius) and said to be not collided yet.
+omni.physx cooks for it (the hull its wheel sweeps use too; with omni.physx's approximateCylinders setting off, its
+default, PhysX collides an exact cylinder), a mesh with a convex-hull approximation the hull of its points. A
+vehicle's spheres and capsules are read as centre(s) and radius (sim/contact.py collides them); static ones, and
+cones, are said to be not collided.
 
 Filtering (`collide`) is PhysX's group filtering as omni.physx sets it up: two shapes touch unless a group of one
 lists a group of the other among its filtered groups (an inverted group: unless it does not list it), either way

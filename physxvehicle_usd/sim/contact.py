@@ -1,7 +1,9 @@
 """Contacts of the vehicles' own collision shapes with the static world, as PhysX generates them for its solver.
 
-Every shape the simulator collides is a convex polytope (read/collision.py: boxes, omni.physx's cylinder hulls,
-convex-hull meshes) met against planes, static convex polytopes (boxes, hulls) and the triangles of static meshes.
+Every vehicle shape the simulator collides is a convex polytope (read/collision.py: boxes, 30-corner cylinder hulls,
+convex-hull meshes) or a sphere or capsule (a core, its centre or segment, with a radius), met against planes, static
+convex polytopes (boxes, hulls) and the triangles of static meshes. (ovphysx 0.7 collides a UsdGeom.Cylinder as an
+exact cylinder, PxConvexCoreGeometry, omni.physx's approximateCylinders setting being off: here it is the hull.)
 `ContactModel` holds the shapes as padded arrays, one row per vehicle shape (its vehicle, points, faces, edges,
 offsets, material) and one per static polytope; `generate` finds each step's contacts from the pose the step begins
 with (PhysX's narrow phase runs before its solver, on the poses the vehicle update left unchanged). A shape under a
@@ -15,6 +17,10 @@ What is made, per pair of shapes whose distance is below the sum of their contac
               face of the other shape most opposed to it (the incident face) clipped against the reference face's
               sides, the points kept where closer than the contact distance; on an edge axis, the closest points of
               the two edges. A triangle is single-sided: only contacts pushing the shape to its front side are kept.
+  round       a sphere or capsule as its core with the contact distance grown by its radius: against a plane its
+              centre or each end of its segment (PhysX's one and two points); against a polytope or triangle the
+              core clipped by the reference face as above, or, where no point of it lies over that face, the nearest
+              points of the core and the face's rim; the separation less the radius, the point on the round surface.
 Then at most four points per pair and normal (PhysX's manifold size): the deepest, the one farthest from it, the one
 making the largest triangle with them, and the one farthest outside that triangle.
 
@@ -119,6 +125,15 @@ def polytope(points: np.ndarray, tolerance: float = 1e-6) -> Polytope:
                     _directions(points, edges))
 
 
+def core(points: np.ndarray) -> Polytope:
+    """The core of a sphere (its centre) or a capsule (its segment), a polytope without faces: one loop through its
+    points (the incident "face" a reference face clips), the segment its one edge. Its radius is kept beside it."""
+    points = np.asarray(points, dtype=float).reshape(-1, 3)
+    edges = np.array([[0, 1]]) if len(points) == 2 else np.zeros((0, 2), np.int64)
+    return Polytope(points, np.zeros((0, 3)), np.zeros(0), np.arange(len(points))[None, :], np.array([len(points)]),
+                    edges, edges)
+
+
 _HULLS: dict[bytes, Polytope] = {}
 _HULLS_KEPT = 256
 
@@ -220,7 +235,7 @@ class Polytopes:
     @classmethod
     def stack(cls, items: Sequence[Polytope]) -> "Polytopes":
         K = max(len(p.vertices) for p in items)
-        F = max(len(p.normals) for p in items)
+        F = max(max(len(p.normals), len(p.loops)) for p in items)
         M = max(p.loops.shape[1] for p in items)
         E = max(len(p.edges) for p in items)
         N = len(items)
@@ -234,9 +249,11 @@ class Polytopes:
             k, f, e = len(p.vertices), len(p.normals), len(p.edges)
             vertices[r, :k], vertices[r, k:] = p.vertices, p.vertices[0]
             normals[r, :f], offsets[r, :f], face_mask[r, :f] = p.normals, p.offsets, True
-            loops[r, :f] = np.concatenate([p.loops, np.repeat(p.loops[:, -1:], M - p.loops.shape[1], axis=1)], axis=1)
-            loops[r, f:] = loops[r, 0]
-            counts[r, :f], counts[r, f:] = p.loop_counts, p.loop_counts[0]
+            looped = max(f, len(p.loops))  # a core: no face, its one loop all the same
+            loops[r, :looped] = np.concatenate([p.loops, np.repeat(p.loops[:, -1:], M - p.loops.shape[1], axis=1)],
+                                               axis=1)
+            loops[r, looped:] = loops[r, 0]
+            counts[r, :looped], counts[r, looped:] = p.loop_counts, p.loop_counts[0]
             edges[r, :e], edge_mask[r, :e] = p.edges, True
             axis_edges[r, :len(p.directions)], axis_mask[r, :len(p.directions)] = p.directions, True
         return cls(vertices, normals, offsets, face_mask, loops, counts, edges, edge_mask, axis_edges, axis_mask)
@@ -273,6 +290,8 @@ class ContactModel:
     # property table's defaults, in metres)
     bounce_threshold: np.ndarray | None = None
     friction_offset_threshold: np.ndarray | None = None
+    # (N,) a sphere's or capsule's radius about its core (its row's points), 0 for a polytope (None: no round shape)
+    radius: np.ndarray | None = None
     # derived: each shape's box in the body frame (centre, half extents), how far beyond it a contact may start;
     # the static polytopes' world boxes
     box_centre: np.ndarray = field(init=False)  # (3, N)
@@ -289,6 +308,8 @@ class ContactModel:
         following = np.zeros(0, np.int64) if self.wheel is None else np.nonzero(self.wheel >= 0)[0]
         object.__setattr__(self, "following", following)
         lo, hi = self.shapes.vertices.min(axis=1), self.shapes.vertices.max(axis=1)
+        if self.radius is not None:
+            lo, hi = lo - self.radius[:, None], hi + self.radius[:, None]
         planes = slice(0, self.plane_count)
         derived = {"box_centre": ((lo + hi) / 2).T.copy(), "box_half": ((hi - lo) / 2).T.copy(),
                    "plane_limit": np.where(self.collides[:, planes], self.contact_distance[:, planes], -np.inf).T.copy(),
@@ -308,13 +329,11 @@ class ContactModel:
         """shapes: each vehicle's (batch order); com_position (3, V), com_orientation (4, V): the body frame in the
         vehicle prim's; wheel_paths: each vehicle's wheel attachments in batch order (a shape under one, with its
         `wheelFrame`, follows that wheel; None: every shape is fixed in the body); scenes: each vehicle's scene
-        block (the contact thresholds; None: the defaults). None when no vehicle has a convex shape."""
+        block (the contact thresholds; None: the defaults). None when no vehicle has a shape."""
         rows, polys, own, wheel = [], [], [], []
         for v, vehicle_shapes in enumerate(shapes):
             R = vm.quat_to_mat(np.asarray(com_orientation, float)[:, v:v + 1])[:, :, 0]
             for shape in vehicle_shapes:
-                if shape.kind != "convex":
-                    continue  # said when read (CONTACT_SHAPE)
                 points = np.asarray(shape.points, float)
                 w = -1
                 if wheel_paths is not None and shape.wheelFrame is not None and shape.wheel in wheel_paths[v]:
@@ -325,7 +344,7 @@ class ContactModel:
                 else:
                     local = (points - np.asarray(com_position, float)[:, v]) @ R
                 rows.append(v)
-                polys.append(_hull_of(local))
+                polys.append(_hull_of(local) if shape.kind == "convex" else core(local))
                 own.append(shape)
                 wheel.append(w)
         if not rows:
@@ -377,7 +396,9 @@ class ContactModel:
                    np.arange(plane_count + mesh_count, G), plane_count,
                    np.asarray(wheel) if any(w >= 0 for w in wheel) else None,
                    *(None if scenes is None else np.array([_scene_value(b, row) for b in scenes], float)
-                     for row in (_BOUNCE, _FRICTION_OFFSET)))
+                     for row in (_BOUNCE, _FRICTION_OFFSET)),
+                   np.array([sh.radius if sh.kind != "convex" else 0.0 for sh in own], float)
+                   if any(sh.kind != "convex" for sh in own) else None)
 
     def posed(self, rotation: np.ndarray, translation: np.ndarray) -> "ContactModel":
         """The model with every row that follows a wheel put where the wheel is: rotation (3, 3, V, W) and
@@ -544,13 +565,17 @@ def _plane_contacts(model: ContactModel, ground: Ground, vertices: np.ndarray, p
             continue
         n, d = ground.plane_normals[k], float(ground.plane_offsets[k])
         distance = vertices[rows] @ n + d  # (n, K)
+        if model.radius is not None:  # a sphere's centre, a capsule's segment ends: the radius nearer
+            distance = distance - model.radius[rows, None]
         limit = np.where(model.collides[rows, k], model.contact_distance[rows, k], -np.inf)
         touching = distance < limit[:, None]
         touching &= _first_of_equal(vertices[rows])
         shape, vertex = np.nonzero(touching)
         if shape.size:
             sep = distance[shape, vertex]
-            parts.append(Contacts(rows[shape], np.full(shape.size, k), vertices[rows[shape], vertex] - sep[:, None] * n,
+            height = sep if model.radius is None else sep + model.radius[rows[shape]]  # the vertex's (core's) height
+            parts.append(Contacts(rows[shape], np.full(shape.size, k),
+                                  vertices[rows[shape], vertex] - height[:, None] * n,
                                   np.broadcast_to(n, (shape.size, 3)).copy(), sep))
     if not parts:
         return Contacts.empty()
@@ -602,7 +627,9 @@ def _polytope_contacts(A: Polytopes, B: Polytopes, shape: np.ndarray, static: np
     single_sided: B's front normals (triangles), whose back side makes no contact."""
     P = len(shape)
     rows = np.arange(P)
-    limit = model.contact_distance[shape, static]
+    # a sphere or capsule meets B with its core (a point, a segment) within the contact distance plus its radius
+    radius = np.zeros(P) if model.radius is None else model.radius[shape]
+    limit = model.contact_distance[shape, static] + radius
     # face axes of A (outward normals n_f: B's separation from A along n_f), of B (A's separation from B)
     sep_a = np.where(A.face_mask, _support_min(B.vertices, A.normals) - A.offsets, -np.inf)
     sep_b = np.where(B.face_mask, _support_min(A.vertices, B.normals) - B.offsets, -np.inf)
@@ -619,7 +646,8 @@ def _polytope_contacts(A: Polytopes, B: Polytopes, shape: np.ndarray, static: np
     axes = np.where((towards < 0.0)[:, :, None], -axes, axes)
     sep_e = _support_min(A.vertices, axes) + _support_min(B.vertices, -axes)  # min_A n.x - max_B n.x
     sep_e = np.where(usable, sep_e, -np.inf)
-    best_a, best_b, best_e = sep_a.max(axis=1), sep_b.max(axis=1), sep_e.max(axis=1)
+    # (a sphere has no face and no edge)
+    best_a, best_b, best_e = (sep.max(axis=1, initial=-np.inf) for sep in (sep_a, sep_b, sep_e))
     face = np.maximum(best_a, best_b)
     tol = _FACE_PREFERENCE * (1.0 + np.abs(face))
     use_b = (best_b >= best_a - tol) & (best_b >= best_e - tol)
@@ -633,7 +661,15 @@ def _polytope_contacts(A: Polytopes, B: Polytopes, shape: np.ndarray, static: np
         g = sep_b[sel].argmax(axis=1)
         normal = B.normals[sel, g]
         f = np.where(A.face_mask[sel], np.einsum("pfj,pj->pf", A.normals[sel], normal), np.inf).argmin(axis=1)
-        parts.append(_clip(B, sel, g, A, f, normal, shape[sel], static[sel], limit[sel], points_on_reference=False))
+        clipped = _clip(B, sel, g, A, f, normal, shape[sel], static[sel], limit[sel], points_on_reference=False)
+        parts.append(clipped)
+        if model.radius is not None:  # a round core beside the face, not over it: its nearest point on the face's rim
+            missed = np.ones(len(sel), bool)
+            missed[clipped.pair] = False
+            missed &= radius[sel] > 0.0
+            if missed.any():
+                parts.append(_core_to_rim(A, B, sel[missed], g[missed], shape[sel[missed]], static[sel[missed]],
+                                          limit[sel[missed]]))
     sel = np.nonzero(touching & use_a)[0]
     if sel.size:  # reference face on A: B's most opposed face clipped by it; normal = minus A's face normal
         f = sep_a[sel].argmax(axis=1)
@@ -649,6 +685,10 @@ def _polytope_contacts(A: Polytopes, B: Polytopes, shape: np.ndarray, static: np
         return Contacts.empty()
     out = Contacts(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("shape", "static", "point", "normal",
                                                                               "separation", "pair")))
+    if model.radius is not None:  # from the core to the round surface
+        r = radius[out.pair]
+        out.separation = out.separation - r
+        out.point = out.point - r[:, None] * out.normal
     if single_sided is not None:  # a triangle pushes only to its front side
         out = _subset(out, np.einsum("cj,cj->c", out.normal, single_sided[out.pair]) > 0.0)
     return out
@@ -671,6 +711,7 @@ def _clip(R: Polytopes, sel: np.ndarray, rf: np.ndarray, I: Polytopes, inc: np.n
     inc_pts = I.vertices[sel[:, None], I.loops[sel, inc]]
     n_i = I.normals[sel, inc]
     d_i = I.offsets[sel, inc]
+    d_i = np.where(np.isfinite(d_i), d_i, 0.0)  # a core's loop is no face: no plane to lift onto (n_i is zero)
     P = len(sel)
     ref_next, inc_next = np.roll(ref, -1, axis=1), np.roll(inc_pts, -1, axis=1)
     ref_count, inc_count = R.loop_counts[sel, rf], I.loop_counts[sel, inc]
@@ -708,8 +749,9 @@ def _clip(R: Polytopes, sel: np.ndarray, rf: np.ndarray, I: Polytopes, inc: np.n
     s = np.einsum("pabj,pabj->pab", np.cross(w, db), np.broadcast_to(nr, w.shape)) / np.where(ok, denom, 1.0)
     u = np.einsum("pabj,pabj->pab", np.cross(w, da), np.broadcast_to(nr, w.shape)) / np.where(ok, denom, 1.0)
     crossing = ok & (s >= 0) & (s <= 1) & (u >= 0) & (u <= 1)
+    inc_edges = np.where(inc_count == 2, 1, inc_count)  # a two-point loop (a capsule's segment) is one edge
     crossing &= (np.arange(Mr)[None, :, None] < ref_count[:, None, None]) & (np.arange(Mi)[None, None, :]
-                                                                            < inc_count[:, None, None])
+                                                                            < inc_edges[:, None, None])
     point = inc_pts[:, None, :, :] + u[..., None] * inc_edge[:, None, :, :]
     candidates.append(point.reshape(P, -1, 3))
     valid.append(crossing.reshape(P, -1))
@@ -723,6 +765,42 @@ def _clip(R: Polytopes, sel: np.ndarray, rf: np.ndarray, I: Polytopes, inc: np.n
     if points_on_reference:  # the incident points are B's: report them on A's side (the shape's own surface)
         point = point - separation[:, None] * n_r[p_idx]
     return Contacts(shape[p_idx], static[p_idx], point, normal[p_idx], separation, sel[p_idx])
+
+
+def _segments_closest(a: np.ndarray, da: np.ndarray, b: np.ndarray, db: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The closest points of segments a + s da and b + t db (s, t in [0, 1]; any leading shape): s clamped, then t."""
+    r = a - b
+    aa, bb, ab = (da * da).sum(-1), (db * db).sum(-1), (da * db).sum(-1)
+    ar, br = (da * r).sum(-1), (db * r).sum(-1)
+    denom = aa * bb - ab * ab
+    ok = denom > 1e-12 * np.maximum(aa * bb, 1e-30)
+    s = np.where(ok, (ab * br - bb * ar) / np.where(ok, denom, 1.0), -ar / np.maximum(aa, 1e-30))
+    s = np.clip(np.where(aa > 1e-30, s, 0.0), 0.0, 1.0)
+    t = np.clip((ab * s + br) / np.maximum(bb, 1e-30), 0.0, 1.0)
+    return a + s[..., None] * da, b + t[..., None] * db
+
+
+def _core_to_rim(A: Polytopes, B: Polytopes, sel: np.ndarray, g: np.ndarray, shape: np.ndarray, static: np.ndarray,
+                 limit: np.ndarray) -> Contacts:
+    """One point for a sphere's or capsule's core beside B's face g (no point of it over the face): the closest points
+    of the core (a point, a segment) and the face's rim, the normal along them (the face's where they meet). The
+    point is on the core (the caller moves it to the round surface)."""
+    a = A.vertices[sel, A.loops[sel, 0, 0]]
+    b = A.vertices[sel, A.loops[sel, 0, min(1, A.loops.shape[2] - 1)]]  # a sphere: its one point again
+    rim = B.vertices[sel[:, None], B.loops[sel, g]]  # (P, M, 3)
+    count = B.loop_counts[sel, g]
+    M = rim.shape[1]
+    following = np.where((np.arange(M)[None, :] >= count[:, None] - 1)[:, :, None], rim[:, :1], np.roll(rim, -1, axis=1))
+    on_core, on_rim = _segments_closest(a[:, None, :], (b - a)[:, None, :], rim, following - rim)
+    distance = np.linalg.norm(on_core - on_rim, axis=2)
+    distance = np.where(np.arange(M)[None, :] < count[:, None], distance, np.inf)
+    k = distance.argmin(axis=1)
+    rows = np.arange(len(sel))
+    d, point, nearest = distance[rows, k], on_core[rows, k], on_rim[rows, k]
+    face_normal = B.normals[sel, g]
+    normal = np.where((d > 1e-9)[:, None], (point - nearest) / np.maximum(d, 1e-30)[:, None], face_normal)
+    keep = d < limit
+    return Contacts(shape[keep], static[keep], point[keep], normal[keep], d[keep], sel[keep])
 
 
 def _edge_contacts(A: Polytopes, B: Polytopes, sel: np.ndarray, axis: np.ndarray, separation: np.ndarray,
