@@ -44,7 +44,7 @@ def _first_contact(name: str, velocity: np.ndarray, metres: float) -> int:
     if name in contact.ACCELERATOR:
         return 1
     change = np.diff(velocity, axis=0)
-    if name == "Drop":
+    if name in contact.DROPS:
         jumps = np.nonzero(change[:, 2] * metres > -0.5 * 9.81 * DT)[0]
     else:  # after the first steps, whose drivetrain start (the clutch taking up at rest) jolts the speed too
         jumps = np.nonzero(np.abs(change[:, 0]) > 0.05 * max(abs(velocity[0, 0]), 1.0 / metres))[0]

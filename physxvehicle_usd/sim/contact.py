@@ -665,7 +665,7 @@ def _polytope_contacts(A: Polytopes, B: Polytopes, shape: np.ndarray, static: np
         parts.append(clipped)
         if model.radius is not None:  # a round core beside the face, not over it: its nearest point on the face's rim
             missed = np.ones(len(sel), bool)
-            missed[clipped.pair] = False
+            missed[np.searchsorted(sel, clipped.pair)] = False  # (the pairs that made a point; sel is ascending)
             missed &= radius[sel] > 0.0
             if missed.any():
                 parts.append(_core_to_rim(A, B, sel[missed], g[missed], shape[sel[missed]], static[sel[missed]],
