@@ -170,7 +170,10 @@ class ShapeDescription:
     path: str
     kind: Literal["convex", "sphere", "capsule"]
     points: list[list[float]] = field(metadata=_json(si=_si_points, note="vehicle prim frame"))
-    radius: float | None = field(default=None, metadata=_json(si=_si_length, note="spheres, capsules"))
+    radius: float | None = field(default=None, metadata=_json(si=_si_length, note="spheres, capsules, cylinders"))
+    # a cylinder is a convex shape (its 30-corner hull) that PhysX collides as the exact cylinder where it can
+    cylinderEnds: list[list[float]] | None = field(default=None, metadata=_json(
+        si=_si_points, note="a cylinder's two cap centres, vehicle prim frame"))
     contactOffset: float = field(default=0.0, metadata=_json(si=_si_length))
     restOffset: float = field(default=0.0, metadata=_json(si=_si_length))
     material: str | None = None

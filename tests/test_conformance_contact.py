@@ -107,14 +107,6 @@ HULL_OUT = pytest.mark.xfail(strict=True, reason="convex hull on a triangle mesh
 # The car pivoting on its chassis edge and rolling back onto its wheels: 4.7 % (4.6 % in cm) speed, 0.27 % final
 # position; the edge contact's one point (sim/contact.py _edge_contacts) against PCM's manifold kept across steps.
 ROLL_OUT = pytest.mark.xfail(strict=True, reason="rolling on the chassis edge: PCM's edge manifold")
-# Wheel cylinders touching the ground, moved with their wheels every step as omni.physx moves them: 2.5 % speed (1.4 %
-# final position); at 1.5 s 7.04 against PhysX's 6.96 m/s (6.93 with the shapes fixed in the body). PhysX (ovphysx
-# 0.7) collides a UsdGeom.Cylinder as an exact cylinder (PxConvexCoreGeometry; omni.physx's approximateCylinders
-# setting is off by default): its lowest point is the full radius below the axle whatever the wheel's angle, where
-# the 30-corner hull's lies up to r (1 - cos 6 deg) = 1.9 mm higher. A wheel cylinder 3 cm wider than the tyre
-# lifts the car to 0.7330 m in PhysX, 0.7310 here, 0.7330 here with the hull turned 6 degrees (a corner down).
-WHEEL_SHAPES_OUT = pytest.mark.xfail(strict=True, reason="wheel cylinders: PhysX's exact cylinder, a 30-corner hull "
-                                                         "here")
 
 
 def _marked(names, marks: dict) -> list:
@@ -133,7 +125,7 @@ BOUNCE_OUT = pytest.mark.xfail(strict=True, reason="bounced car: the symmetric l
 
 
 @pytest.mark.parametrize("name", _marked(NAMES, {"HullOnHump": HULL_OUT, "Rollover": ROLL_OUT,
-                                                 "WheelsTouching": WHEEL_SHAPES_OUT, "SphereOnEdge": SPHERE_EDGE_OUT,
+                                                 "SphereOnEdge": SPHERE_EDGE_OUT,
                                                  "Bounce (": BOUNCE_OUT}))
 def test_chassis_speed_and_final_position_match_physx(results, name):
     got = results[name]

@@ -319,3 +319,26 @@ def test_a_capsule_lying_on_a_plane_or_a_box_touches_at_two_points():
     assert len(contacts) == 2 and (contacts.static == 1).all()
     assert np.allclose(contacts.separation, -0.2, atol=1e-6)
     assert np.allclose(sorted(contacts.point[:, 0]), [0.2, 1.2], atol=1e-5)
+
+
+def test_a_wheel_cylinder_meets_the_ground_as_an_exact_cylinder_along_its_lowest_line():
+    # PhysX's convex-core cylinder (omni.physx's default for UsdGeom.Cylinder): its axis level with the ground, two
+    # points at the ends of its lowest line, each as deep as the axle is low, whatever the wheel's angle (the 30-corner
+    # hull would touch with a corner or a face, up to 1.9 mm apart)
+    from physxvehicle_usd.sim.wheel import wheel_local_pose
+
+    sim = _car_with_wheel_cylinders(0.343)
+    p, s = sim.params, sim.state
+    s.jounce_specified[:] = True
+    s.jounce[:] = p.travel_distance / 2
+    for angle in (0.0, 0.1):
+        s.rotation_angle[:] = angle
+        posed = sim.contact.posed(*wheel_local_pose(p, s, np.zeros((1, 4)), 0.0, 0.0))
+        position, orientation = _pose(sim, lower=0.05)
+        contacts = generate(posed, sim.ground, position, orientation)
+        wheels = contacts.shape > 0
+        assert wheels.sum() == 8 and np.allclose(np.bincount(contacts.shape[wheels]), [0, 2, 2, 2, 2])
+        axle = (posed.cylinder_ends[1:, :, 2].mean(axis=1) + position[2, 0])  # level body: the axles' heights
+        expected = np.repeat(axle - 0.343, 2)
+        assert np.allclose(contacts.separation[wheels], expected, atol=1e-6)
+        assert np.allclose(contacts.point[wheels, 2], expected / 2, atol=1e-6)  # halfway down to the ground

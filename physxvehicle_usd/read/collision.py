@@ -176,8 +176,12 @@ def vehicle_shape(stage: Usd.Stage, desc, units: StageUnits, sink: DiagnosticSin
     points = _local_points(stage, kind, desc)
     contact, rest = shape_offsets(prim, units, sink, _extents(kind, desc, points), scene)
     if points is not None and len(points) >= 4:
+        cylinder = {}
+        if kind == "CylinderShape":  # the exact cylinder omni.physx gives PhysX (PxConvexCoreGeometry) by default
+            axis = rotation[:, _AXIS[str(desc.axis).rsplit(".", 1)[-1]]] * float(desc.halfHeight)
+            cylinder = dict(radius=float(desc.radius), cylinderEnds=[(origin - axis).tolist(), (origin + axis).tolist()])
         return ShapeDescription(path, "convex", (points @ rotation.T + origin).tolist(), contactOffset=contact,
-                                restOffset=rest, **common)
+                                restOffset=rest, **cylinder, **common)
     if kind == "SphereShape":
         return ShapeDescription(path, "sphere", [origin.tolist()], radius=float(desc.radius), contactOffset=contact,
                                 restOffset=rest, **common)

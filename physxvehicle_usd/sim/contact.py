@@ -2,8 +2,9 @@
 
 Every vehicle shape the simulator collides is a convex polytope (read/collision.py: boxes, 30-corner cylinder hulls,
 convex-hull meshes) or a sphere or capsule (a core, its centre or segment, with a radius), met against planes, static
-convex polytopes (boxes, hulls) and the triangles of static meshes. (ovphysx 0.7 collides a UsdGeom.Cylinder as an
-exact cylinder, PxConvexCoreGeometry, omni.physx's approximateCylinders setting being off: here it is the hull.)
+convex polytopes (boxes, hulls) and the triangles of static meshes. omni.physx gives PhysX a UsdGeom.Cylinder as the
+exact cylinder (PxConvexCoreGeometry; its approximateCylinders setting is off by default): against a plane it is met
+exactly (`_cylinder_plane`), against polytopes and triangles as its hull.
 `ContactModel` holds the shapes as padded arrays, one row per vehicle shape (its vehicle, points, faces, edges,
 offsets, material) and one per static polytope; `generate` finds each step's contacts from the pose the step begins
 with (PhysX's narrow phase runs before its solver, on the poses the vehicle update left unchanged). A shape under a
@@ -17,6 +18,9 @@ What is made, per pair of shapes whose distance is below the sum of their contac
               face of the other shape most opposed to it (the incident face) clipped against the reference face's
               sides, the points kept where closer than the contact distance; on an edge axis, the closest points of
               the two edges. A triangle is single-sided: only contacts pushing the shape to its front side are kept.
+  cylinder    against a plane, PhysX's convex-core contacts: its side's lowest line (two points) when its axis lies
+              within 8 degrees of the plane, its cap's rim (four) within 8 degrees of the normal, else its deepest
+              point; the points halfway between the cylinder and the plane;
   round       a sphere or capsule as its core with the contact distance grown by its radius: against a plane its
               centre or each end of its segment (PhysX's one and two points); against a polytope or triangle the
               core clipped by the reference face as above, or, where no point of it lies over that face, the nearest
@@ -292,6 +296,10 @@ class ContactModel:
     friction_offset_threshold: np.ndarray | None = None
     # (N,) a sphere's or capsule's radius about its core (its row's points), 0 for a polytope (None: no round shape)
     radius: np.ndarray | None = None
+    # a cylinder's cap centres (N, 2, 3; NaN: not a cylinder) in its row's frame, and its radius (N,): against a plane
+    # it meets PhysX's exact cylinder (its hull elsewhere); None: no cylinder
+    cylinder_ends: np.ndarray | None = None
+    cylinder_radius: np.ndarray | None = None
     # derived: each shape's box in the body frame (centre, half extents), how far beyond it a contact may start;
     # the static polytopes' world boxes
     box_centre: np.ndarray = field(init=False)  # (3, N)
@@ -300,6 +308,7 @@ class ContactModel:
     plane_limit: np.ndarray = field(init=False)  # (planes, N): the contact distance, -inf where a pair is filtered
     one_per_vehicle: bool = field(init=False)  # shape row v is vehicle v's only shape
     following: np.ndarray = field(init=False)  # the rows that follow a wheel
+    cylinders: np.ndarray = field(init=False)  # the rows that are cylinders
     cache: dict = field(init=False, default_factory=dict, repr=False, compare=False)  # the ground's triangle bounds
     static_lo: np.ndarray | None = field(init=False)  # (H, 3)
     static_hi: np.ndarray | None = field(init=False)
@@ -307,6 +316,8 @@ class ContactModel:
     def __post_init__(self) -> None:
         following = np.zeros(0, np.int64) if self.wheel is None else np.nonzero(self.wheel >= 0)[0]
         object.__setattr__(self, "following", following)
+        object.__setattr__(self, "cylinders", np.zeros(0, np.int64) if self.cylinder_ends is None
+                           else np.nonzero(np.isfinite(self.cylinder_ends[:, 0, 0]))[0])
         lo, hi = self.shapes.vertices.min(axis=1), self.shapes.vertices.max(axis=1)
         if self.radius is not None:
             lo, hi = lo - self.radius[:, None], hi + self.radius[:, None]
@@ -330,23 +341,26 @@ class ContactModel:
         vehicle prim's; wheel_paths: each vehicle's wheel attachments in batch order (a shape under one, with its
         `wheelFrame`, follows that wheel; None: every shape is fixed in the body); scenes: each vehicle's scene
         block (the contact thresholds; None: the defaults). None when no vehicle has a shape."""
-        rows, polys, own, wheel = [], [], [], []
+        rows, polys, own, wheel, ends = [], [], [], [], []
         for v, vehicle_shapes in enumerate(shapes):
             R = vm.quat_to_mat(np.asarray(com_orientation, float)[:, v:v + 1])[:, :, 0]
             for shape in vehicle_shapes:
-                points = np.asarray(shape.points, float)
                 w = -1
                 if wheel_paths is not None and shape.wheelFrame is not None and shape.wheel in wheel_paths[v]:
                     # PxVehicleWriteWheelLocalPoseToPhysXWheelShape: the shape's pose in its wheel's frame is kept
                     frame = np.asarray(shape.wheelFrame, float)  # row vectors: x_vehicle = x_wheel M[:3,:3] + M[3,:3]
-                    local = np.linalg.solve(frame[:3, :3].T, (points - frame[3, :3]).T).T
+
+                    def local(points, frame=frame):
+                        return np.linalg.solve(frame[:3, :3].T, (np.asarray(points, float) - frame[3, :3]).T).T
                     w = wheel_paths[v].index(shape.wheel)
                 else:
-                    local = (points - np.asarray(com_position, float)[:, v]) @ R
+                    def local(points, v=v, R=R):
+                        return (np.asarray(points, float) - np.asarray(com_position, float)[:, v]) @ R
                 rows.append(v)
-                polys.append(_hull_of(local) if shape.kind == "convex" else core(local))
+                polys.append(_hull_of(local(shape.points)) if shape.kind == "convex" else core(local(shape.points)))
                 own.append(shape)
                 wheel.append(w)
+                ends.append(local(shape.cylinderEnds) if shape.cylinderEnds is not None else np.full((2, 3), np.nan))
         if not rows:
             return None
         statics = [g for g in ground if g.kind in ("plane", "mesh")] + [g for g in ground if g.kind == "convex"]
@@ -398,7 +412,9 @@ class ContactModel:
                    *(None if scenes is None else np.array([_scene_value(b, row) for b in scenes], float)
                      for row in (_BOUNCE, _FRICTION_OFFSET)),
                    np.array([sh.radius if sh.kind != "convex" else 0.0 for sh in own], float)
-                   if any(sh.kind != "convex" for sh in own) else None)
+                   if any(sh.kind != "convex" for sh in own) else None,
+                   *((np.array(ends), np.array([sh.radius if sh.cylinderEnds is not None else 0.0 for sh in own]))
+                     if any(sh.cylinderEnds is not None for sh in own) else (None, None)))
 
     def posed(self, rotation: np.ndarray, translation: np.ndarray) -> "ContactModel":
         """The model with every row that follows a wheel put where the wheel is: rotation (3, 3, V, W) and
@@ -418,7 +434,11 @@ class ContactModel:
         offsets[rows] = np.where(P.face_mask[rows], np.einsum("nfj,nfj->nf", normals[rows], np.take_along_axis(
             vertices[rows], P.loops[rows][:, :, :1], 1)), -np.inf)
         shapes = dataclasses.replace(P, vertices=vertices, normals=normals, offsets=offsets)
-        out = dataclasses.replace(self, shapes=shapes, wheel=None)  # in the body frame now: nothing follows
+        ends = self.cylinder_ends
+        if ends is not None:
+            ends = ends.copy()
+            ends[rows] = np.einsum("nij,nkj->nki", R, ends[rows]) + t[:, None, :]
+        out = dataclasses.replace(self, shapes=shapes, wheel=None, cylinder_ends=ends)  # body frame: nothing follows
         object.__setattr__(out, "cache", self.cache)  # the ground's triangle bounds do not move
         return out
 
@@ -539,7 +559,13 @@ def generate(model: ContactModel, ground: Ground, position: np.ndarray, orientat
     local, turn = model.shapes.vertices[rows], R[rows][:, None]  # elementwise: a row's result is its own
     vertices[rows] = (turn[..., 0] * local[..., :1] + turn[..., 1] * local[..., 1:2] + turn[..., 2] * local[..., 2:]
                       + position[:, model.vehicle[rows]].T[:, None, :])
-    parts = [_plane_contacts(model, ground, vertices, planes)]
+    cylinders = np.intersect1d(rows, model.cylinders)  # their world cap centres, for the planes' exact contacts
+    ends = None
+    if cylinders.size:
+        ends = np.full((N, 2, 3), np.nan)
+        ends[cylinders] = (np.einsum("nij,nkj->nki", R[cylinders], model.cylinder_ends[cylinders])
+                           + position[:, model.vehicle[cylinders]].T[:, None, :])
+    parts = [_plane_contacts(model, ground, vertices, planes, ends)]
     if hull_shape.size:
         A = _world_polytopes(model.shapes, hull_shape, vertices, R)
         B = _rows(model.static_shapes, hull)
@@ -557,13 +583,24 @@ def generate(model: ContactModel, ground: Ground, position: np.ndarray, orientat
     return _reduce(out)
 
 
-def _plane_contacts(model: ContactModel, ground: Ground, vertices: np.ndarray, planes: list[np.ndarray]) -> Contacts:
-    """planes: per plane, the shape rows to test against it."""
+def _plane_contacts(model: ContactModel, ground: Ground, vertices: np.ndarray, planes: list[np.ndarray],
+                    ends: np.ndarray | None = None) -> Contacts:
+    """planes: per plane, the shape rows to test against it; ends: the cylinders' world cap centres (N, 2, 3), NaN
+    where a row is none (None: no cylinder), which meet a plane as exact cylinders."""
     parts = []
     for k, rows in enumerate(planes):
         if not rows.size:
             continue
         n, d = ground.plane_normals[k], float(ground.plane_offsets[k])
+        if ends is not None:
+            exact = np.isfinite(ends[rows, 0, 0])
+            if exact.any():
+                limit = np.where(model.collides[rows[exact], k], model.contact_distance[rows[exact], k], -np.inf)
+                parts.append(_cylinder_plane(rows[exact], k, ends[rows[exact]], model.cylinder_radius[rows[exact]], n,
+                                             d, limit))
+                rows = rows[~exact]
+                if not rows.size:
+                    continue
         distance = vertices[rows] @ n + d  # (n, K)
         if model.radius is not None:  # a sphere's centre, a capsule's segment ends: the radius nearer
             distance = distance - model.radius[rows, None]
@@ -581,6 +618,59 @@ def _plane_contacts(model: ContactModel, ground: Ground, vertices: np.ndarray, p
         return Contacts.empty()
     return Contacts(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("shape", "static", "point", "normal",
                                                                                   "separation")))
+
+
+# PhysX's convex-core cylinder meets a plane with a face when its axis is this near the plane's normal (|cos| above:
+# its cap's rim, four points) or the plane (below: its side's lowest line, two points); one point otherwise
+# (GuConvexSupport.h contactFace, ~cos 8 and cos 82 degrees)
+_CAP_DOWN, _SIDE_DOWN = 0.99, 0.14
+
+
+def _cylinder_plane(rows: np.ndarray, k: int, ends: np.ndarray, radius: np.ndarray, n: np.ndarray, d: float,
+                    limit: np.ndarray) -> Contacts:
+    """Contacts of exact cylinders (cap centres ends (n, 2, 3), radius) with plane k (n . x + d = 0) as PhysX's convex
+    core makes them (Gu::generateContacts): the cylinder's deepest point along -n; if nearer than the contact distance,
+    the points of its face towards the plane (or the deepest point alone), each at its own distance, placed halfway
+    between the cylinder and the plane."""
+    centre = (ends[:, 0] + ends[:, 1]) / 2
+    half = (ends[:, 1] - ends[:, 0]) / 2
+    h = np.linalg.norm(half, axis=1)
+    axis = half / np.maximum(h, 1e-30)[:, None]
+    down = -np.asarray(n, float)
+    along = axis @ down  # (n,)
+    across = down[None, :] - along[:, None] * axis
+    width = np.linalg.norm(across, axis=1)
+    fallback = np.cross(axis, np.where(np.abs(axis[:, :1]) < 0.9, [[1.0, 0.0, 0.0]], [[0.0, 1.0, 0.0]]))
+    fallback /= np.linalg.norm(fallback, axis=1, keepdims=True)
+    u = np.where((width > 1e-5)[:, None], across / np.maximum(width, 1e-30)[:, None], fallback)
+    cap = centre + np.sign(along)[:, None] * h[:, None] * axis  # the cap towards the plane (either if square to it)
+    deepest = cap + radius[:, None] * u
+    touching = deepest @ n + d < limit
+    cap_down, side_down = touching & (np.abs(along) > _CAP_DOWN), touching & (np.abs(along) < _SIDE_DOWN)
+    corner = touching & ~cap_down & ~side_down
+    w = np.cross(axis, u)
+    r = radius[:, None]
+    candidates = [  # (which rows, the points) in PhysX's order
+        (cap_down, [cap + r * u, cap + r * w, cap - r * u, cap - r * w]),
+        (side_down, [centre + h[:, None] * axis + r * u, centre - h[:, None] * axis + r * u]),
+        (corner, [deepest]),
+    ]
+    shape, point, separation = [], [], []
+    for mask, points in candidates:
+        sel = np.nonzero(mask)[0]
+        if not sel.size:
+            continue
+        p = np.stack([q[sel] for q in points], axis=1)  # (m, points, 3), row by row
+        dist = p @ n + d
+        shape.append(np.repeat(rows[sel], p.shape[1]))
+        point.append((p - 0.5 * dist[..., None] * n).reshape(-1, 3))
+        separation.append(dist.reshape(-1))
+    if not shape:
+        return Contacts.empty()
+    shape = np.concatenate(shape)
+    order = np.argsort(shape, kind="stable")  # shape by shape, as the other parts come
+    return Contacts(shape[order], np.full(len(shape), k), np.concatenate(point)[order],
+                    np.broadcast_to(np.asarray(n, float), (len(shape), 3)).copy(), np.concatenate(separation)[order])
 
 
 def _first_of_equal(vertices: np.ndarray) -> np.ndarray:

@@ -8,7 +8,8 @@ obstacles(path, units)  copies of the sample car far apart on one ground plane, 
     Drop          the car upside down, its roof 0.45 m above the ground: it falls onto its chassis box;
     WheelsTouching  full throttle from rest with a collision cylinder on every wheel (Isaac Lab's assets have them),
                   in no group the ground is filtered from: the cylinders, moved with the wheels every step (as
-                  omni.physx moves a wheel's collision shape), touch the ground where the tyres do;
+                  omni.physx moves a wheel's collision shape), touch the ground where the tyres do (exact
+                  cylinders, as PhysX collides them, not the 30-corner hulls: those touch only at a corner);
     WheelsFiltered  the same cylinders in a group filtered from the ground's: they touch nothing;
     Rollover      released on its right side (rolled 100 degrees), turning on at 150 deg/s, 1 cm above the ground:
                   it pivots on the chassis edge and rolls slowly back onto its wheels (flat ground, not a slope);
