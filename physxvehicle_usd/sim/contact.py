@@ -559,7 +559,8 @@ def generate(model: ContactModel, ground: Ground, position: np.ndarray, orientat
     local, turn = model.shapes.vertices[rows], R[rows][:, None]  # elementwise: a row's result is its own
     vertices[rows] = (turn[..., 0] * local[..., :1] + turn[..., 1] * local[..., 1:2] + turn[..., 2] * local[..., 2:]
                       + position[:, model.vehicle[rows]].T[:, None, :])
-    cylinders = np.intersect1d(rows, model.cylinders)  # their world cap centres, for the planes' exact contacts
+    # the cylinders' world cap centres, for the planes' exact contacts
+    cylinders = np.intersect1d(rows, model.cylinders) if model.cylinders.size else model.cylinders
     ends = None
     if cylinders.size:
         ends = np.full((N, 2, 3), np.nan)
