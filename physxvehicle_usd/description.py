@@ -170,13 +170,20 @@ class ShapeDescription:
     path: str
     kind: Literal["convex", "sphere", "capsule"]
     points: list[list[float]] = field(metadata=_json(si=_si_points, note="vehicle prim frame"))
-    radius: float | None = field(default=None, metadata=_json(si=_si_length, note="spheres, capsules"))
+    radius: float | None = field(default=None, metadata=_json(si=_si_length, note="spheres, capsules, cylinders"))
+    # a cylinder is a convex shape (its 30-corner hull) that PhysX collides as the exact cylinder where it can
+    cylinderEnds: list[list[float]] | None = field(default=None, metadata=_json(
+        si=_si_points, note="a cylinder's two cap centres, vehicle prim frame"))
     contactOffset: float = field(default=0.0, metadata=_json(si=_si_length))
     restOffset: float = field(default=0.0, metadata=_json(si=_si_length))
     material: str | None = None
     groups: list[str] = field(default_factory=list)
     filtered: list[str] = field(default_factory=list, metadata=_json(note="FilteredPairsAPI targets"))
     wheel: str | None = field(default=None, metadata=_json(note="the wheel attachment the shape sits under"))
+    # omni.physx moves a wheel's shape with the wheel every step: its pose relative to this frame is kept
+    wheelFrame: list[list[float]] | None = field(default=None, metadata=_json(
+        si=lambda m, units: None if m is None else _si_translation(m, units),
+        note="the wheel attachment prim's 4x4 transform in the vehicle prim's frame, row-major as USD"))
 
 
 @dataclass

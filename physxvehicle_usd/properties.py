@@ -296,6 +296,15 @@ DERIVED_ROWS: tuple[Prop, ...] = (
        notes="omni.physx disables gravity on a vehicle's actor whatever this says (vehicle2 applies gravity itself)"),
     _p(SCENE, "gravityDirection", unit="1"),
     _p(SCENE, "gravityMagnitude", unit="m/s^2", dim=LENGTH),
+    # PhysxSceneAPI (NVIDIA's physxSchema): the scene's contact thresholds as omni.physx hands them to PhysX
+    # (usdLoad/Scene.cpp): only where the API is applied, an authored value clamped into its range (infinities to the
+    # bounds). The range is in stage units, as omni.physx checks it.
+    _p(SCENE, "bounceThreshold", unit="m/s", dim=LENGTH, default=1e-6, range=Range(1e-6, FLT_MAX, hi_inclusive=True),
+       range_code="SCENE_RANGE", notes="a contact approaching faster than this bounces with its restitution "
+       "(omni.physx's default is 1e-6 in stage units, unscaled: the same next to any speed that bounces)"),
+    _p(SCENE, "frictionOffsetThreshold", unit="m", dim=LENGTH, default=0.04,
+       range=Range(0.0, FLT_MAX, hi_inclusive=True), range_code="SCENE_RANGE",
+       notes="a contact this near (beyond the pair's rest offsets) may anchor its patch's friction"),
     _p(VEHICLE, "referenceFrameIsCenterOfMass"),
 )
 
@@ -303,6 +312,15 @@ TABLE_BY_KEY: dict[tuple[str, str], Prop] = {p.key: p for p in TABLE_ROWS + DERI
 
 PHYSX_RIGID_BODY = "physxRigidBody"  # the attribute namespace of PhysxRigidBodyAPI
 PHYSX_RIGID_BODY_ROWS: tuple[Prop, ...] = tuple(p for p in DERIVED_ROWS if p.schema == RIGID_BODY and p.default is not None)
+
+
+PHYSX_SCENE = "physxScene"  # the attribute namespace of PhysxSceneAPI
+PHYSX_SCENE_ROWS: tuple[Prop, ...] = tuple(p for p in DERIVED_ROWS if p.schema == SCENE and p.default is not None)
+
+
+def physx_scene_attribute(base: str) -> str:
+    """The USD name of a PhysxSceneAPI property (NVIDIA's schema need not be registered to read it)."""
+    return f"{PHYSX_SCENE}:{base}"
 
 
 def physx_rigid_body_attribute(base: str) -> str:

@@ -2,7 +2,9 @@
 of tests/test_conformance_ovphysx.py (scenarios: tests/scenarios/contact.py): the sample car into a ridge between its
 wheel tracks at 3, 6 and 10 m/s, into a curb across the track at 4 m/s, dropped upside down onto its chassis, with
 collision cylinders on its wheels touching the ground or filtered from it (full throttle from rest), and with a
-convex-hull chassis scraping over a triangle-mesh hump at 6 m/s; in metres and kilograms and in centimetres and grams.
+convex-hull chassis scraping over a triangle-mesh hump at 6 m/s, with a capsule chassis into a ridge, a sphere chassis
+onto a box's edge, and dropped with a chassis of restitution 1 faster and slower than the scene's bounce threshold; in
+metres and kilograms and in centimetres and grams.
 The cars but the driven ones roll in with the accelerator at 0.
 
 Figures (the worst deviation relative to the run's peak, test_conformance_ovphysx.figures' metric) for chassis speed,
@@ -44,7 +46,7 @@ def _first_contact(name: str, velocity: np.ndarray, metres: float) -> int:
     if name in contact.ACCELERATOR:
         return 1
     change = np.diff(velocity, axis=0)
-    if name == "Drop":
+    if name in contact.DROPS:
         jumps = np.nonzero(change[:, 2] * metres > -0.5 * 9.81 * DT)[0]
     else:  # after the first steps, whose drivetrain start (the clutch taking up at rest) jolts the speed too
         jumps = np.nonzero(np.abs(change[:, 0]) > 0.05 * max(abs(velocity[0, 0]), 1.0 / metres))[0]
@@ -115,7 +117,23 @@ def _marked(names, marks: dict) -> list:
     return [pytest.param(n, marks=[m for key, m in marks.items() if n.startswith(key)]) for n in names]
 
 
-@pytest.mark.parametrize("name", _marked(NAMES, {"HullOnHump": HULL_OUT, "Rollover": ROLL_OUT}))
+# The sphere falling onto a box's edge: the contact's normal runs from the edge to the centre, (-0.19, 0, 0.98) as
+# PhysX's sphere-box contact has it, but the glance leaves it -0.07 m/s sideways against PhysX's -0.24 (7.4 % speed,
+# 0.65 % final position). With both materials frictionless the two runs agree to 1 mm/s for the 8 steps after the
+# impact: the contact is PhysX's, its friction is not (the first point is 2.3 cm apart, speculative; its friction
+# anchor is there).
+SPHERE_EDGE_OUT = pytest.mark.xfail(strict=True, reason="sphere glancing off a box's edge: the speculative point's "
+                                                        "friction")
+# The bounce itself is PhysX's (1.433 against 1.453 m/s up, restitution 0.5 of 2.8 m/s; the second landing, at 0.85
+# m/s, below the 2 m/s threshold in both), but the flat landing's sideways kick differs (0.055 against -0.103 m/s,
+# the symmetric impact's contact order, as in Drop), and the car lands on a corner differently: 12 % speed, 4.8 %
+# final position over the run.
+BOUNCE_OUT = pytest.mark.xfail(strict=True, reason="bounced car: the symmetric landing's sideways kick")
+
+
+@pytest.mark.parametrize("name", _marked(NAMES, {"HullOnHump": HULL_OUT, "Rollover": ROLL_OUT,
+                                                 "SphereOnEdge": SPHERE_EDGE_OUT,
+                                                 "Bounce (": BOUNCE_OUT}))
 def test_chassis_speed_and_final_position_match_physx(results, name):
     got = results[name]
     bad = {k: round(100 * got[k], 3) for k in ("speed", "final pos") if not got[k] <= LIMIT}

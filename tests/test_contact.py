@@ -182,7 +182,7 @@ def _ramp_contacts(drop: float):
     B = Polytopes(tri[None], normal[None, None], np.array([[normal @ tri[0]]]), np.ones((1, 1), bool),
                   np.arange(3)[None, None], np.full((1, 1), 3), np.array([[[0, 1], [1, 2], [0, 2]]]),
                   np.ones((1, 3), bool), np.array([[[0, 1], [1, 2], [0, 2]]]), np.ones((1, 3), bool))
-    model = SimpleNamespace(contact_distance=np.array([[0.04]]))
+    model = SimpleNamespace(contact_distance=np.array([[0.04]]), radius=None)
     zero = np.zeros(1, np.int64)
     return _polytope_contacts(A, B, zero, zero, model, single_sided=normal[None]), normal
 
@@ -261,3 +261,193 @@ def test_friction_patches_cut_into_ranges_of_vehicles_join_back_to_the_batch_s()
     assert [list(part.vehicle) for part in parts] == [[0, 1, 1], [1], [0]]
     joined = FrictionPatches.join(parts, [r.start for r in ranges])
     assert all(np.array_equal(getattr(joined, name), getattr(whole, name)) for name in vars(whole))
+
+
+def _car_with_wheel_cylinders(radius: float):
+    """The sample car with a collision cylinder of `radius` on every wheel, kept from its suspension queries (the
+    group the wheel queries use filters it)."""
+    from pxr import Sdf, Usd, UsdGeom, UsdPhysics
+
+    stage = Usd.Stage.Open(str(CAR))
+    group = UsdPhysics.CollisionGroup.Define(stage, "/World/Car/WheelShapeGroup")
+    group.CreateFilteredGroupsRel().SetTargets([Sdf.Path("/World/Car/WheelQueryGroup")])
+    members = []
+    for wheel in ("FrontLeftWheel", "FrontRightWheel", "RearLeftWheel", "RearRightWheel"):
+        cylinder = UsdGeom.Cylinder.Define(stage, f"/World/Car/{wheel}/Collision")
+        cylinder.CreateRadiusAttr(radius)
+        cylinder.CreateHeightAttr(0.315)
+        cylinder.CreateAxisAttr(UsdGeom.Tokens.y)
+        UsdPhysics.CollisionAPI.Apply(cylinder.GetPrim())
+        members.append(cylinder.GetPath())
+    group.GetCollidersCollectionAPI().CreateIncludesRel().SetTargets(members)
+    return Simulator.from_description(read_stage(stage), DT)
+
+
+def test_a_wheel_shape_wider_than_its_tyre_lifts_the_car_to_full_droop_as_in_physx():
+    # omni.physx moves a wheel's collision shape with the wheel every step (PxVehicleWriteWheelLocalPoseToPhysXWheelShape,
+    # before the scene's narrow phase): a cylinder 3 cm wider than the tyre always reaches 3 cm into the ground, so
+    # each step's contact pushes the body up and the suspension lets the wheel follow, until the suspension is at
+    # full droop. ovphysx 0.7 lifts the sample car so from 0.55 to 0.733 m in 0.13 s; fixed in the body the shapes
+    # would hold it at 0.578 m.
+    from physxvehicle_usd.sim.wheel import wheel_local_pose
+
+    sim = _car_with_wheel_cylinders(0.373)
+    assert list(sim.contact.wheel) == [-1, 0, 1, 2, 3]  # the chassis box, then a cylinder per wheel (batch order)
+    for _ in range(10):
+        sim.step()
+    assert sim.state.body_position[2, 0] > 0.72
+    # and the cylinders are where the wheels are: on the ground, not lifted with the body
+    p, s = sim.params, sim.state
+    posed = sim.contact.posed(*wheel_local_pose(p, s, np.zeros((1, 4)), 0.0, 0.0))
+    R = vm.quat_to_mat(s.body_orientation.astype(float))[:, :, 0]
+    lowest = (posed.shapes.vertices[1:] @ R.T + s.body_position[:, 0].astype(float))[..., 2].min(axis=1)
+    assert np.all(np.abs(lowest) < 0.005), lowest
+
+
+def _dropped_car(bounce_threshold: float | None, applied: bool = True):
+    """The sample car upside down, its roof 0.45 m above a ground of restitution 1 (0.5 combined with the chassis's
+    default material): it meets the ground at 2.8 m/s. bounce_threshold: the scene's physxScene:bounceThreshold."""
+    from pxr import Gf, Sdf, Usd
+
+    stage = Usd.Stage.Open(str(CAR))
+    stage.GetPrimAtPath("/World/Asphalt").GetAttribute("physics:restitution").Set(1.0)
+    car = stage.GetPrimAtPath("/World/Car")
+    car.GetAttribute("xformOp:translate").Set(Gf.Vec3d(0.0, 0.0, 1.2))
+    car.GetAttribute("xformOp:orient").Set(Gf.Quatf(0.0, 1.0, 0.0, 0.0))
+    if bounce_threshold is not None:
+        scene = stage.GetPrimAtPath("/World/PhysicsScene")
+        if applied:
+            scene.AddAppliedSchema("PhysxSceneAPI")
+        scene.CreateAttribute("physxScene:bounceThreshold", Sdf.ValueTypeNames.Float).Set(bounce_threshold)
+    return stage
+
+
+def test_the_scene_s_contact_thresholds_are_read_as_omni_physx_reads_them():
+    from physxvehicle_usd import properties as P
+    from physxvehicle_usd.description import Source
+
+    def scene(stage):
+        d = read_stage(stage)
+        return d.scenes["/World/PhysicsScene"].gravity, [(x.code, x.property) for x in d.diagnostics]
+
+    block, _ = scene(_dropped_car(None))
+    assert block.source("bounceThreshold") == Source.DEFAULT and block["frictionOffsetThreshold"] == 0.04
+    block, _ = scene(_dropped_car(5.0))
+    assert block["bounceThreshold"] == 5.0 and block.source("bounceThreshold") == Source.AUTHORED
+    block, said = scene(_dropped_car(0.0))  # below omni.physx's 1e-6: clamped, and said
+    assert block["bounceThreshold"] == 1e-6 and ("SCENE_RANGE", P.physx_scene_attribute("bounceThreshold")) in said
+    block, said = scene(_dropped_car(5.0, applied=False))  # without PhysxSceneAPI omni.physx does not read it
+    assert block["bounceThreshold"] == 1e-6 and ("SCENE_API", P.physx_scene_attribute("bounceThreshold")) in said
+
+
+def test_a_car_bounces_only_off_contacts_faster_than_the_bounce_threshold():
+    def rebound(stage) -> float:
+        sim = Simulator.from_description(read_stage(stage), DT)
+        speeds = []
+        for _ in range(18):  # it lands in step 18
+            sim.step()
+            speeds.append(float(sim.state.linear_velocity[2, 0]))
+        assert min(speeds) < -2.7
+        return speeds[-1]
+
+    assert rebound(_dropped_car(None)) == pytest.approx(0.5 * 2.78, rel=0.05)  # restitution 0.5 of 2.8 m/s
+    assert abs(rebound(_dropped_car(5.0))) < 0.05  # a threshold above the impact speed: no bounce
+
+
+def test_a_chassis_wholly_inside_a_static_box_is_pushed_out_along_the_least_penetration():
+    # PhysX's convex contacts (PCM: GJK, then EPA when the shapes overlap) push a shape that lies wholly inside a
+    # static box out along the axis of least penetration. The chassis box (world z 0.30 .. 1.30, x -2.36 .. 2.04,
+    # y -0.9 .. 0.9) inside a box spanning z 0.20 .. 2.0, 10 cm from every face: out through the box's underside,
+    # 1.10 m, is the least. (Touching no face, the pair was found by no face's box before.)
+    from pxr import Gf, Usd, UsdGeom, UsdPhysics
+
+    stage = Usd.Stage.Open(str(CAR))
+    cube = UsdGeom.Cube.Define(stage, "/World/Shed")
+    cube.CreateSizeAttr(1.0)
+    cube.AddTranslateOp().Set(Gf.Vec3d(-0.16, 0.0, 1.1))
+    cube.AddScaleOp().Set(Gf.Vec3f(6.0, 4.0, 1.8))
+    UsdPhysics.CollisionAPI.Apply(cube.GetPrim())
+    sim = Simulator.from_description(read_stage(stage), DT)
+    contacts = generate(sim.contact, sim.ground, *_pose(sim))
+    assert len(contacts) == 4 and (contacts.static == 1).all()  # the static shapes: the ground plane, then the shed
+    assert np.allclose(contacts.normal, [0.0, 0.0, -1.0])
+    assert np.allclose(contacts.separation, -1.10, atol=1e-5)
+
+
+def _round_chassis(kind: str):
+    """The sample car with its chassis box replaced by a sphere (radius 0.4) or a capsule along X (radius 0.3, 3 m
+    between its ends' centres), its core 0.25 m above the car's origin (0.80 m above the ground at the spawn pose),
+    and a static box 1 x 1 x 0.6 m with its top at 0.3 m, from x = 0.2 to 1.2."""
+    from pxr import Gf, Usd, UsdGeom, UsdPhysics
+
+    stage = Usd.Stage.Open(str(CAR))
+    stage.GetPrimAtPath("/World/Car/ChassisCollision").SetActive(False)
+    if kind == "sphere":
+        shape = UsdGeom.Sphere.Define(stage, "/World/Car/Round")
+        shape.CreateRadiusAttr(0.4)
+    else:
+        shape = UsdGeom.Capsule.Define(stage, "/World/Car/Round")
+        shape.CreateRadiusAttr(0.3)
+        shape.CreateHeightAttr(3.0)
+        shape.CreateAxisAttr(UsdGeom.Tokens.x)
+    shape.AddTranslateOp().Set(Gf.Vec3d(0.0, 0.0, 0.25))
+    UsdPhysics.CollisionAPI.Apply(shape.GetPrim())
+    group = UsdPhysics.CollisionGroup(stage.GetPrimAtPath("/World/Car/ChassisGroup"))
+    group.GetCollidersCollectionAPI().GetIncludesRel().SetTargets([shape.GetPath()])
+    cube = UsdGeom.Cube.Define(stage, "/World/Block")
+    cube.CreateSizeAttr(1.0)
+    cube.AddTranslateOp().Set(Gf.Vec3d(0.7, 0.0, 0.0))
+    cube.AddScaleOp().Set(Gf.Vec3f(1.0, 1.0, 0.6))
+    UsdPhysics.CollisionAPI.Apply(cube.GetPrim())
+    description = read_stage(stage)
+    assert not [d for d in description.diagnostics if d.code == "CONTACT_SHAPE"]
+    return Simulator.from_description(description, DT)
+
+
+def test_a_sphere_touches_a_plane_at_one_point_and_a_box_s_edge_at_its_nearest_point():
+    sim = _round_chassis("sphere")
+    position, orientation = _pose(sim, lower=0.45)  # its bottom 5 cm into the ground
+    contacts = generate(sim.contact, sim.ground, position, orientation)
+    plane = contacts.static == 0
+    assert plane.sum() == 1 and contacts.separation[plane] == pytest.approx([-0.05], abs=1e-6)
+    # the box: the sphere's centre (x 0, z 0.5 at lower 0.3) beside its top face, over neither face: the nearest
+    # point of the box is its edge at (0.2, 0.3), 0.283 m away, so 0.117 m into the sphere, pushing along the diagonal
+    contacts = generate(sim.contact, sim.ground, *_pose(sim, lower=0.3))
+    assert len(contacts) == 1 and contacts.static[0] == 1
+    assert contacts.separation[0] == pytest.approx(np.hypot(0.2, 0.2) - 0.4, abs=1e-5)
+    assert np.allclose(contacts.normal[0], [-np.sqrt(0.5), 0.0, np.sqrt(0.5)], atol=1e-5)
+
+
+def test_a_capsule_lying_on_a_plane_or_a_box_touches_at_two_points():
+    sim = _round_chassis("capsule")
+    contacts = generate(sim.contact, sim.ground, *_pose(sim, lower=0.5))  # its underside just on the ground
+    plane = contacts.static == 0
+    assert plane.sum() == 2 and np.allclose(contacts.separation[plane], 0.0, atol=1e-6)
+    assert np.allclose(sorted(contacts.point[plane, 0] - sim.state.body_position[0, 0]), [-1.5, 1.5], atol=1e-5)
+    contacts = generate(sim.contact, sim.ground, *_pose(sim, lower=0.4))  # 0.2 into the box's top, clipped by it
+    assert len(contacts) == 2 and (contacts.static == 1).all()
+    assert np.allclose(contacts.separation, -0.2, atol=1e-6)
+    assert np.allclose(sorted(contacts.point[:, 0]), [0.2, 1.2], atol=1e-5)
+
+
+def test_a_wheel_cylinder_meets_the_ground_as_an_exact_cylinder_along_its_lowest_line():
+    # PhysX's convex-core cylinder (omni.physx's default for UsdGeom.Cylinder): its axis level with the ground, two
+    # points at the ends of its lowest line, each as deep as the axle is low, whatever the wheel's angle (the 30-corner
+    # hull would touch with a corner or a face, up to 1.9 mm apart)
+    from physxvehicle_usd.sim.wheel import wheel_local_pose
+
+    sim = _car_with_wheel_cylinders(0.343)
+    p, s = sim.params, sim.state
+    s.jounce_specified[:] = True
+    s.jounce[:] = p.travel_distance / 2
+    for angle in (0.0, 0.1):
+        s.rotation_angle[:] = angle
+        posed = sim.contact.posed(*wheel_local_pose(p, s, np.zeros((1, 4)), 0.0, 0.0))
+        position, orientation = _pose(sim, lower=0.05)
+        contacts = generate(posed, sim.ground, position, orientation)
+        wheels = contacts.shape > 0
+        assert wheels.sum() == 8 and np.allclose(np.bincount(contacts.shape[wheels]), [0, 2, 2, 2, 2])
+        axle = (posed.cylinder_ends[1:, :, 2].mean(axis=1) + position[2, 0])  # level body: the axles' heights
+        expected = np.repeat(axle - 0.343, 2)
+        assert np.allclose(contacts.separation[wheels], expected, atol=1e-6)
+        assert np.allclose(contacts.point[wheels, 2], expected / 2, atol=1e-6)  # halfway down to the ground

@@ -26,7 +26,7 @@ from . import pxr_unchecked as U
 from .components import parse_context, parse_friction_table
 from .context import ReadContext
 from .copies import CopyStats, Fleet, Subtree
-from .physics import gravity_block, load_physics
+from .physics import gravity_block, load_physics, physx_scene_settings
 from .readings import Reading, apply_ovphysx_reading
 from .values import ComponentReader
 from .vehicle import parse_vehicle
@@ -165,6 +165,7 @@ def _read(stage: Usd.Stage, description: StageDescription, sink: DiagnosticSink,
     down = tuple(-c for c in _UP.get(up_axis, _UP["Y"]))
     for path, desc in physics.scenes.items():
         block = gravity_block(path, desc, units, stage.GetPrimAtPath(path), sink)
+        physx_scene_settings(stage.GetPrimAtPath(path), block, sink, units)
         if block["gravityDirection"] is None:
             block.set("gravityDirection", down, Source.DEFAULT)
         gravity[path] = block
@@ -175,23 +176,31 @@ def _read(stage: Usd.Stage, description: StageDescription, sink: DiagnosticSink,
     ctx = ReadContext(stage=stage, sink=sink, units=units, physics=physics, contexts=contexts, gravity=gravity,
                       body=fleet.body_lookup(physics) if fleet is not None else None)
     entries = fleet.entries if fleet is not None else [None] * len(vehicles)
+    xforms = UsdGeom.XformCache()
     for prim, entry in zip(vehicles, entries):
         if fleet is not None:
             vehicle = fleet.read(prim, entry, ctx, lambda c: _guard(c.sink, prim, lambda: parse_vehicle(prim, c)))
         else:
             vehicle = _guard(sink, prim, lambda: parse_vehicle(prim, ctx))
         if vehicle is not None:
-            vehicle.collision = _vehicle_shapes(vehicle, physics)
+            vehicle.collision = _vehicle_shapes(vehicle, physics, stage, xforms)
             description.vehicles[vehicle.path] = vehicle
     return fleet
 
 
-def _vehicle_shapes(vehicle, physics) -> list:
-    """The vehicle body's collision shapes, each marked with the wheel attachment it sits under (if any)."""
+def _vehicle_shapes(vehicle, physics, stage: Usd.Stage, xforms: UsdGeom.XformCache) -> list:
+    """The vehicle body's collision shapes, each marked with the wheel attachment it sits under (if any) and that
+    attachment prim's transform in the vehicle prim's frame (omni.physx keeps the shape's pose relative to it and
+    moves it with the wheel, usdLoad/Vehicle.cpp's eMANAGE_TRANSFORMS: an attachment that is an Xformable)."""
     shapes = physics.shapes.get(vehicle.path, [])
     for shape in shapes:
         shape.wheel = next((w.path for w in vehicle.wheels if shape.path.startswith(w.path + "/")
                             or shape.path == w.path), None)
+        wheel = stage.GetPrimAtPath(shape.wheel) if shape.wheel is not None else None
+        if wheel is not None and wheel.IsA(UsdGeom.Xformable):
+            relative = xforms.GetLocalToWorldTransform(wheel) * xforms.GetLocalToWorldTransform(
+                stage.GetPrimAtPath(vehicle.path)).GetInverse()
+            shape.wheelFrame = [[float(relative[r][c]) for c in range(4)] for r in range(4)]
     return shapes
 
 

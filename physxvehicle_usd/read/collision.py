@@ -4,8 +4,10 @@ UsdPhysics' parse (`LoadUsdPhysicsFromRange`'s shape descriptions).
 A vehicle's own shapes (those whose rigid body is the vehicle's) become `ShapeDescription`s in the vehicle prim's
 frame; static shapes become `GroundDescription`s. PhysX meets every shape the simulator collides as a convex polytope
 or a plane: a cube is its 8 corners, a cylinder the prism over a regular polygon of CYLINDER_CORNERS corners that
-omni.physx cooks for it (the hull its wheel sweeps use too), a mesh with a convex-hull approximation the hull of its
-points. Spheres and capsules are read (centre(s) and radius) and said to be not collided yet.
+omni.physx cooks for it (the hull its wheel sweeps use too; with omni.physx's approximateCylinders setting off, its
+default, PhysX collides an exact cylinder), a mesh with a convex-hull approximation the hull of its points. A
+vehicle's spheres and capsules are read as centre(s) and radius (sim/contact.py collides them); static ones, and
+cones, are said to be not collided.
 
 Filtering (`collide`) is PhysX's group filtering as omni.physx sets it up: two shapes touch unless a group of one
 lists a group of the other among its filtered groups (an inverted group: unless it does not list it), either way
@@ -174,8 +176,12 @@ def vehicle_shape(stage: Usd.Stage, desc, units: StageUnits, sink: DiagnosticSin
     points = _local_points(stage, kind, desc)
     contact, rest = shape_offsets(prim, units, sink, _extents(kind, desc, points), scene)
     if points is not None and len(points) >= 4:
+        cylinder = {}
+        if kind == "CylinderShape":  # the exact cylinder omni.physx gives PhysX (PxConvexCoreGeometry) by default
+            axis = rotation[:, _AXIS[str(desc.axis).rsplit(".", 1)[-1]]] * float(desc.halfHeight)
+            cylinder = dict(radius=float(desc.radius), cylinderEnds=[(origin - axis).tolist(), (origin + axis).tolist()])
         return ShapeDescription(path, "convex", (points @ rotation.T + origin).tolist(), contactOffset=contact,
-                                restOffset=rest, **common)
+                                restOffset=rest, **cylinder, **common)
     if kind == "SphereShape":
         return ShapeDescription(path, "sphere", [origin.tolist()], radius=float(desc.radius), contactOffset=contact,
                                 restOffset=rest, **common)

@@ -325,31 +325,33 @@ def _check_mass_attributes(prim: Usd.Prim, sink: DiagnosticSink) -> bool:
 
 
 @lru_cache(maxsize=None)
-def _actor_fallback(row: P.Prop, meters_per_unit: float, kilograms_per_unit: float):
+def _row_fallback(row: P.Prop, meters_per_unit: float, kilograms_per_unit: float):
     return P.si_to_stage(row, row.default, StageUnits(meters_per_unit, kilograms_per_unit))
 
 
-def _physx_actor_settings(prim: Usd.Prim, block: Block, sink: DiagnosticSink, units: StageUnits) -> None:
-    """PhysxRigidBodyAPI's values as omni.physx hands them to the actor (see the property table's rows).
+def _physx_api_settings(prim: Usd.Prim, block: Block, sink: DiagnosticSink, units: StageUnits, api: str,
+                        namespace: str, rows, attribute, api_code: str) -> bool:
+    """The values of one of NVIDIA's applied APIs (rows of the property table) as omni.physx reads them into `block`;
+    whether the API is applied.
 
     A value omni.physx changes (clamped into its range, an infinity to the bound, NaN to the upper bound, as its
     attribute helper does) or ignores (the API not applied, a wrong type) is reported with what is used instead."""
     path = str(prim.GetPath())
     # the type info lists API schemas whether or not their schema is registered (NVIDIA's need not be here)
-    applied = "PhysxRigidBodyAPI" in prim.GetPrimTypeInfo().GetAppliedAPISchemas()
-    # one look at what the prim authors in the namespace, not seven attribute look-ups (a fleet reads this per car)
-    authored = {a.GetName(): a for a in prim.GetAuthoredPropertiesInNamespace(P.PHYSX_RIGID_BODY)
+    applied = api in prim.GetPrimTypeInfo().GetAppliedAPISchemas()
+    # one look at what the prim authors in the namespace, not an attribute look-up per row (a fleet reads this per car)
+    authored = {a.GetName(): a for a in prim.GetAuthoredPropertiesInNamespace(namespace)
                 if isinstance(a, Usd.Attribute) and a.HasAuthoredValue()}
-    for row in P.PHYSX_RIGID_BODY_ROWS:
-        name = P.physx_rigid_body_attribute(row.base)
-        fallback = _actor_fallback(row, units.meters_per_unit, units.kilograms_per_unit)
+    for row in rows:
+        name = attribute(row.base)
+        fallback = _row_fallback(row, units.meters_per_unit, units.kilograms_per_unit)
         attr = authored.get(name)
         if attr is None:
             block.set(row.base, fallback, Source.DEFAULT)
             continue
         value = attr.Get()
         if not applied:
-            sink.warning("RB_API", path, f"authored without PhysxRigidBodyAPI applied: omni.physx ignores it and uses "
+            sink.warning(api_code, path, f"authored without {api} applied: omni.physx ignores it and uses "
                          f"{fallback!r}", name)
             block.set(row.base, fallback, Source.DEFAULT)
             continue
@@ -374,6 +376,24 @@ def _physx_actor_settings(prim: Usd.Prim, block: Block, sink: DiagnosticSink, un
             block.set(row.base, expected(used), Source.DEFAULT)
         else:
             block.set(row.base, expected(value), Source.AUTHORED)
+    return applied
+
+
+def physx_scene_settings(prim: Usd.Prim | None, block: Block, sink: DiagnosticSink, units: StageUnits) -> None:
+    """PhysxSceneAPI's contact thresholds as omni.physx hands them to the scene (see the property table's rows); the
+    defaults where there is no scene prim."""
+    if prim is None or not prim.IsValid():
+        for row in P.PHYSX_SCENE_ROWS:
+            block.set(row.base, _row_fallback(row, units.meters_per_unit, units.kilograms_per_unit), Source.DEFAULT)
+        return
+    _physx_api_settings(prim, block, sink, units, "PhysxSceneAPI", P.PHYSX_SCENE, P.PHYSX_SCENE_ROWS,
+                        P.physx_scene_attribute, "SCENE_API")
+
+
+def _physx_actor_settings(prim: Usd.Prim, block: Block, sink: DiagnosticSink, units: StageUnits) -> None:
+    """PhysxRigidBodyAPI's values as omni.physx hands them to the actor (see the property table's rows)."""
+    applied = _physx_api_settings(prim, block, sink, units, "PhysxRigidBodyAPI", P.PHYSX_RIGID_BODY,
+                                  P.PHYSX_RIGID_BODY_ROWS, P.physx_rigid_body_attribute, "RB_API")
     if applied and not block["disableGravity"]:
-        sink.warning("RB_GRAVITY", path, "vehicle rigid bodies need gravity disabled (vehicle2 applies it); omni.physx "
+        sink.warning("RB_GRAVITY", str(prim.GetPath()), "vehicle rigid bodies need gravity disabled (vehicle2 applies it); omni.physx "
                      "disables it on this actor and warns", P.physx_rigid_body_attribute("disableGravity"))

@@ -1,10 +1,16 @@
 """Contacts of the vehicles' own collision shapes with the static world, as PhysX generates them for its solver.
 
-Every shape the simulator collides is a convex polytope (read/collision.py: boxes, omni.physx's cylinder hulls,
-convex-hull meshes) met against planes, static convex polytopes (boxes, hulls) and the triangles of static meshes.
+Every vehicle shape the simulator collides is a convex polytope (read/collision.py: boxes, 30-corner cylinder hulls,
+convex-hull meshes) or a sphere or capsule (a core, its centre or segment, with a radius), met against planes, static
+convex polytopes (boxes, hulls) and the triangles of static meshes. omni.physx gives PhysX a UsdGeom.Cylinder as the
+exact cylinder (PxConvexCoreGeometry; its approximateCylinders setting is off by default): against a plane it is met
+exactly (`_cylinder_plane`), against polytopes and triangles as its hull.
 `ContactModel` holds the shapes as padded arrays, one row per vehicle shape (its vehicle, points, faces, edges,
 offsets, material) and one per static polytope; `generate` finds each step's contacts from the pose the step begins
-with (PhysX's narrow phase runs before its solver, on the poses the vehicle update left unchanged).
+with (PhysX's narrow phase runs before its solver, on the poses the vehicle update left unchanged). A shape under a
+wheel attachment follows its wheel, as omni.physx moves it (PxVehicleWriteWheelLocalPoseToPhysXWheelShape, at the end
+of the vehicle update, before the scene's narrow phase): `ContactModel.posed` puts it at the wheel's local pose of the
+step (suspension, steer, compliance, rotation about the axle).
 
 What is made, per pair of shapes whose distance is below the sum of their contact offsets (PhysX's contact distance):
   boxes       a box against a plane or a static box: PhysX PCM's points in PhysX's order (sim/pcm_box.py; checked
@@ -18,6 +24,13 @@ What is made, per pair of shapes whose distance is below the sum of their contac
               where a face of the vehicle's shape is the axis but lies within 45 degrees of facing the triangle, the
               triangle is the reference face (PCM's convex-triangle rule: a hull sliding over a ramp's crest meets it
               along the ramp's normal), its points on the triangle, a triangle vertex separated as PCM measures it.
+  cylinder    against a plane, PhysX's convex-core contacts: its side's lowest line (two points) when its axis lies
+              within 8 degrees of the plane, its cap's rim (four) within 8 degrees of the normal, else its deepest
+              point; the points halfway between the cylinder and the plane;
+  round       a sphere or capsule as its core with the contact distance grown by its radius: against a plane its
+              centre or each end of its segment (PhysX's one and two points); against a polytope or triangle the
+              core clipped by the reference face as above, or, where no point of it lies over that face, the nearest
+              points of the core and the face's rim; the separation less the radius, the point on the round surface.
 A point made twice in one patch (two triangles' shared edge) counts once. Then at most four points per pair and
 normal (PhysX's manifold size): the deepest, the one farthest from it, the one making the largest triangle with them,
 and the one farthest outside that triangle. The hull-on-hump run's contacts at its strike (step 27) are the ones
@@ -40,12 +53,15 @@ turns against the triangle's front is dropped.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field, fields
 from typing import Sequence
 
 import numpy as np
 
+from .. import properties as P
 from ..description import (
+    Block,
     CollisionGroupDescription,
     GroundDescription,
     MaterialDescription,
@@ -54,7 +70,7 @@ from ..description import (
 )
 from ..read.collision import COMBINE_MODES, collide
 from . import vecmath as vm
-from .ground import Ground, box_pairs
+from .ground import Ground
 from .pcm_box import PLANE_ORDER, Boxes, box_box, box_frame
 
 # PhysX's material when a shape has none bound (omni.physx's default material)
@@ -126,6 +142,15 @@ def polytope(points: np.ndarray, tolerance: float = 1e-6) -> Polytope:
     edges = np.array(sorted(edges))
     return Polytope(points, normal, offset, padded, np.array([len(loop) for loop in loops]), edges,
                     _directions(points, edges))
+
+
+def core(points: np.ndarray) -> Polytope:
+    """The core of a sphere (its centre) or a capsule (its segment), a polytope without faces: one loop through its
+    points (the incident "face" a reference face clips), the segment its one edge. Its radius is kept beside it."""
+    points = np.asarray(points, dtype=float).reshape(-1, 3)
+    edges = np.array([[0, 1]]) if len(points) == 2 else np.zeros((0, 2), np.int64)
+    return Polytope(points, np.zeros((0, 3)), np.zeros(0), np.arange(len(points))[None, :], np.array([len(points)]),
+                    edges, edges)
 
 
 _HULLS: dict[bytes, Polytope] = {}
@@ -229,7 +254,7 @@ class Polytopes:
     @classmethod
     def stack(cls, items: Sequence[Polytope]) -> "Polytopes":
         K = max(len(p.vertices) for p in items)
-        F = max(len(p.normals) for p in items)
+        F = max(max(len(p.normals), len(p.loops)) for p in items)
         M = max(p.loops.shape[1] for p in items)
         E = max(len(p.edges) for p in items)
         N = len(items)
@@ -243,9 +268,11 @@ class Polytopes:
             k, f, e = len(p.vertices), len(p.normals), len(p.edges)
             vertices[r, :k], vertices[r, k:] = p.vertices, p.vertices[0]
             normals[r, :f], offsets[r, :f], face_mask[r, :f] = p.normals, p.offsets, True
-            loops[r, :f] = np.concatenate([p.loops, np.repeat(p.loops[:, -1:], M - p.loops.shape[1], axis=1)], axis=1)
-            loops[r, f:] = loops[r, 0]
-            counts[r, :f], counts[r, f:] = p.loop_counts, p.loop_counts[0]
+            looped = max(f, len(p.loops))  # a core: no face, its one loop all the same
+            loops[r, :looped] = np.concatenate([p.loops, np.repeat(p.loops[:, -1:], M - p.loops.shape[1], axis=1)],
+                                               axis=1)
+            loops[r, looped:] = loops[r, 0]
+            counts[r, :looped], counts[r, looped:] = p.loop_counts, p.loop_counts[0]
             edges[r, :e], edge_mask[r, :e] = p.edges, True
             axis_edges[r, :len(p.directions)], axis_mask[r, :len(p.directions)] = p.directions, True
         return cls(vertices, normals, offsets, face_mask, loops, counts, edges, edge_mask, axis_edges, axis_mask)
@@ -277,6 +304,19 @@ class ContactModel:
     plane_count: int
     boxes: Boxes  # which shape rows are boxes (body frame), met by PhysX's box contacts (sim/pcm_box.py)
     static_boxes: Boxes | None  # which static polytopes are (world frame)
+    # (N,) the wheel (batch index) whose pose a row follows, -1: fixed in the body. A following row's vertices
+    # and normals are in its wheel's frame until `posed` puts them in the body frame of a step
+    wheel: np.ndarray | None = None
+    # per vehicle (V,), stage units: its scene's physxScene:bounceThreshold and frictionOffsetThreshold (None: the
+    # property table's defaults, in metres)
+    bounce_threshold: np.ndarray | None = None
+    friction_offset_threshold: np.ndarray | None = None
+    # (N,) a sphere's or capsule's radius about its core (its row's points), 0 for a polytope (None: no round shape)
+    radius: np.ndarray | None = None
+    # a cylinder's cap centres (N, 2, 3; NaN: not a cylinder) in its row's frame, and its radius (N,): against a plane
+    # it meets PhysX's exact cylinder (its hull elsewhere); None: no cylinder
+    cylinder_ends: np.ndarray | None = None
+    cylinder_radius: np.ndarray | None = None
     # derived: each shape's box in the body frame (centre, half extents), how far beyond it a contact may start;
     # the static polytopes' world boxes
     box_centre: np.ndarray = field(init=False)  # (3, N)
@@ -284,12 +324,20 @@ class ContactModel:
     reach: np.ndarray = field(init=False)  # (N,)
     plane_limit: np.ndarray = field(init=False)  # (planes, N): the contact distance, -inf where a pair is filtered
     one_per_vehicle: bool = field(init=False)  # shape row v is vehicle v's only shape
+    following: np.ndarray = field(init=False)  # the rows that follow a wheel
+    cylinders: np.ndarray = field(init=False)  # the rows that are cylinders
     cache: dict = field(init=False, default_factory=dict, repr=False, compare=False)  # the ground's triangle bounds
     static_lo: np.ndarray | None = field(init=False)  # (H, 3)
     static_hi: np.ndarray | None = field(init=False)
 
     def __post_init__(self) -> None:
+        following = np.zeros(0, np.int64) if self.wheel is None else np.nonzero(self.wheel >= 0)[0]
+        object.__setattr__(self, "following", following)
+        object.__setattr__(self, "cylinders", np.zeros(0, np.int64) if self.cylinder_ends is None
+                           else np.nonzero(np.isfinite(self.cylinder_ends[:, 0, 0]))[0])
         lo, hi = self.shapes.vertices.min(axis=1), self.shapes.vertices.max(axis=1)
+        if self.radius is not None:
+            lo, hi = lo - self.radius[:, None], hi + self.radius[:, None]
         planes = slice(0, self.plane_count)
         derived = {"box_centre": ((lo + hi) / 2).T.copy(), "box_half": ((hi - lo) / 2).T.copy(),
                    "plane_limit": np.where(self.collides[:, planes], self.contact_distance[:, planes], -np.inf).T.copy(),
@@ -303,25 +351,44 @@ class ContactModel:
     @classmethod
     def build(cls, shapes: Sequence[Sequence[ShapeDescription]], com_position: np.ndarray, com_orientation: np.ndarray,
               ground: Sequence[GroundDescription], materials: dict[str, MaterialDescription],
-              groups: dict[str, CollisionGroupDescription]) -> "ContactModel | None":
+              groups: dict[str, CollisionGroupDescription],
+              wheel_paths: Sequence[Sequence[str]] | None = None, scenes: Sequence[Block | None] | None = None
+              ) -> "ContactModel | None":
         """shapes: each vehicle's (batch order); com_position (3, V), com_orientation (4, V): the body frame in the
-        vehicle prim's. None when no vehicle has a convex shape."""
-        rows, polys, own, corners = [], [], [], []
+        vehicle prim's; wheel_paths: each vehicle's wheel attachments in batch order (a shape under one, with its
+        `wheelFrame`, follows that wheel; None: every shape is fixed in the body); scenes: each vehicle's scene
+        block (the contact thresholds; None: the defaults). None when no vehicle has a shape."""
+        rows, polys, own, wheel, ends, corners = [], [], [], [], [], []
         ordered: dict[bytes, Polytope] = {}
         for v, vehicle_shapes in enumerate(shapes):
             R = vm.quat_to_mat(np.asarray(com_orientation, float)[:, v:v + 1])[:, :, 0]
             for shape in vehicle_shapes:
-                if shape.kind != "convex":
-                    continue  # said when read (CONTACT_SHAPE)
-                local = (np.asarray(shape.points, float) - np.asarray(com_position, float)[:, v]) @ R
+                w = -1
+                if wheel_paths is not None and shape.wheelFrame is not None and shape.wheel in wheel_paths[v]:
+                    # PxVehicleWriteWheelLocalPoseToPhysXWheelShape: the shape's pose in its wheel's frame is kept
+                    frame = np.asarray(shape.wheelFrame, float)  # row vectors: x_vehicle = x_wheel M[:3,:3] + M[3,:3]
+
+                    def local(points, frame=frame):
+                        return np.linalg.solve(frame[:3, :3].T, (np.asarray(points, float) - frame[3, :3]).T).T
+                    w = wheel_paths[v].index(shape.wheel)
+                else:
+                    def local(points, v=v, R=R):
+                        return (np.asarray(points, float) - np.asarray(com_position, float)[:, v]) @ R
                 rows.append(v)
-                key = local.tobytes()
-                if key not in ordered:  # a box's corners in PhysX's box-plane order
-                    hull = _hull_of(local)
-                    ordered[key] = hull if box_frame(local) is None else _in_order(hull, local[PLANE_ORDER])
-                polys.append(ordered[key])
+                points = local(shape.points)
+                if shape.kind == "convex":
+                    key = points.tobytes()
+                    if key not in ordered:  # a box's corners in PhysX's box-plane order
+                        hull = _hull_of(points)
+                        ordered[key] = hull if box_frame(points) is None else _in_order(hull, points[PLANE_ORDER])
+                    polys.append(ordered[key])
+                else:
+                    polys.append(core(points))
                 own.append(shape)
-                corners.append(local)
+                wheel.append(w)
+                ends.append(local(shape.cylinderEnds) if shape.cylinderEnds is not None else np.full((2, 3), np.nan))
+                # a shape that follows a wheel is no box of the body frame's box contacts (sim/pcm_box.py)
+                corners.append(points if w < 0 else np.zeros((0, 3)))
         if not rows:
             return None
         statics = [g for g in ground if g.kind in ("plane", "mesh")] + [g for g in ground if g.kind == "convex"]
@@ -370,7 +437,50 @@ class ContactModel:
         return cls(np.asarray(rows), Polytopes.stack(polys), table["cd"], table["rd"], table["sf"], table["df"],
                    table["e"], collides, Polytopes.stack(hulls) if hulls else None,
                    np.arange(plane_count + mesh_count, G), plane_count, Boxes.of(corners),
-                   Boxes.of(static_corners) if static_corners else None)
+                   Boxes.of(static_corners) if static_corners else None,
+                   np.asarray(wheel) if any(w >= 0 for w in wheel) else None,
+                   *(None if scenes is None else np.array([_scene_value(b, row) for b in scenes], float)
+                     for row in (_BOUNCE, _FRICTION_OFFSET)),
+                   np.array([sh.radius if sh.kind != "convex" else 0.0 for sh in own], float)
+                   if any(sh.kind != "convex" for sh in own) else None,
+                   *((np.array(ends), np.array([sh.radius if sh.cylinderEnds is not None else 0.0 for sh in own]))
+                     if any(sh.cylinderEnds is not None for sh in own) else (None, None)))
+
+    def posed(self, rotation: np.ndarray, translation: np.ndarray) -> "ContactModel":
+        """The model with every row that follows a wheel put where the wheel is: rotation (3, 3, V, W) and
+        translation (3, V, W), each wheel's pose in its body frame (`wheel.wheel_local_pose`). Itself when no row
+        follows a wheel."""
+        rows = self.following
+        if not rows.size:
+            return self
+        v, w = self.vehicle[rows], self.wheel[rows]
+        R = np.moveaxis(rotation[:, :, v, w], 2, 0)  # (n, 3, 3)
+        t = translation[:, v, w].T  # (n, 3)
+        P = self.shapes
+        vertices, normals = P.vertices.copy(), P.normals.copy()
+        vertices[rows] = np.einsum("nij,nkj->nki", R, P.vertices[rows]) + t[:, None, :]
+        normals[rows] = np.einsum("nij,nfj->nfi", R, P.normals[rows])
+        offsets = P.offsets.copy()
+        offsets[rows] = np.where(P.face_mask[rows], np.einsum("nfj,nfj->nf", normals[rows], np.take_along_axis(
+            vertices[rows], P.loops[rows][:, :, :1], 1)), -np.inf)
+        shapes = dataclasses.replace(P, vertices=vertices, normals=normals, offsets=offsets)
+        ends = self.cylinder_ends
+        if ends is not None:
+            ends = ends.copy()
+            ends[rows] = np.einsum("nij,nkj->nki", R, ends[rows]) + t[:, None, :]
+        out = dataclasses.replace(self, shapes=shapes, wheel=None, cylinder_ends=ends)  # body frame: nothing follows
+        object.__setattr__(out, "cache", self.cache)  # the ground's triangle bounds do not move
+        return out
+
+
+_BOUNCE = P.prop(P.SCENE, "bounceThreshold")
+_FRICTION_OFFSET = P.prop(P.SCENE, "frictionOffsetThreshold")
+
+
+def _scene_value(block: Block | None, row: P.Prop) -> float:
+    """A scene's contact threshold (stage units); the table's default (metres) where the scene block has none."""
+    value = block.get(row.base) if block is not None else None
+    return float(row.default if value is None else value)
 
 
 def _in_order(hull: Polytope, points: np.ndarray) -> Polytope:
@@ -423,9 +533,9 @@ class Contacts:
 def _candidates(model: ContactModel, ground: Ground, position: np.ndarray, orientation: np.ndarray):
     """The broad phase, from each shape's box turned with its body (no vertex moved): per plane the shapes whose box
     comes nearer to it than the contact distance, the (shape, triangle) pairs whose world boxes, grown by the contact
-    distance, overlap (the ground's triangle grid), the (shape, static polytope) pairs whose boxes overlap one of the
-    polytope's faces (the grid holds them as triangles: a shape wholly inside a polytope, touching no face, is not
-    found); and the shape rotations (3, 3, N)."""
+    distance, overlap (the ground's triangle grid), the (shape, static polytope) pairs whose boxes overlap (found among
+    the grid's candidates for the polytope's faces, which it holds as triangles); and the shape rotations (3, 3,
+    N)."""
     R = vm.quat_to_mat(orientation.astype(float))  # (3, 3, V)
     x = position.astype(float)
     if not (model.one_per_vehicle and orientation.shape[1] == len(model.vehicle)):
@@ -453,13 +563,20 @@ def _candidates(model: ContactModel, ground: Ground, position: np.ndarray, orien
             model.cache.update(ground=ground, lo=box[:3].min(axis=1), hi=box[3:].max(axis=1))
         inside = np.nonzero(((lo <= model.cache["hi"]) & (hi >= model.cache["lo"])).all(axis=1))[0]
         if inside.size:
-            query, tri = box_pairs(ground, lo[inside], hi[inside])
+            query, tri = ground.grid.pairs(lo[inside], hi[inside])
             shape = inside[query]
             static = model.plane_count + ground.tri_shape[tri]
-            ok = model.collides[shape, static]
-            shape, tri, static = shape[ok], tri[ok], static[ok]
             first = len(model.collides[0]) - len(model.static_index)  # the static polytopes come last
             polytope_face = static >= first
+            # a mesh triangle by its own box; a polytope's face by the polytope's box, so that a shape wholly inside
+            # it, near none of its faces, is found (the grid lists a face in every cell its projection covers, and
+            # the projections of a polytope's faces cover the polytope's: the pair is among the grid's candidates)
+            box_lo, box_hi = ground.grid.box(tri)
+            if polytope_face.any():
+                box_lo[polytope_face] = model.static_lo[static[polytope_face] - first]
+                box_hi[polytope_face] = model.static_hi[static[polytope_face] - first]
+            ok = ((box_lo <= hi[shape]) & (box_hi >= lo[shape])).all(axis=1) & model.collides[shape, static]
+            shape, tri, static, polytope_face = shape[ok], tri[ok], static[ok], polytope_face[ok]
             tri_pairs = (shape[~polytope_face], tri[~polytope_face])
             if polytope_face.any():  # a pair per shape and polytope whose face boxes it meets, in (shape, polytope) order
                 H = len(model.static_index)
@@ -487,7 +604,14 @@ def generate(model: ContactModel, ground: Ground, position: np.ndarray, orientat
     local, turn = model.shapes.vertices[rows], R[rows][:, None]  # elementwise: a row's result is its own
     vertices[rows] = (turn[..., 0] * local[..., :1] + turn[..., 1] * local[..., 1:2] + turn[..., 2] * local[..., 2:]
                       + position[:, model.vehicle[rows]].T[:, None, :])
-    parts = [_plane_contacts(model, ground, vertices, planes)]
+    # the cylinders' world cap centres, for the planes' exact contacts
+    cylinders = np.intersect1d(rows, model.cylinders) if model.cylinders.size else model.cylinders
+    ends = None
+    if cylinders.size:
+        ends = np.full((N, 2, 3), np.nan)
+        ends[cylinders] = (np.einsum("nij,nkj->nki", R[cylinders], model.cylinder_ends[cylinders])
+                           + position[:, model.vehicle[cylinders]].T[:, None, :])
+    parts = [_plane_contacts(model, ground, vertices, planes, ends)]
     if hull_shape.size and model.static_boxes is not None:  # box against box: PhysX's own box-box contacts
         both = model.boxes.mask[hull_shape] & model.static_boxes.mask[hull]
         if both.any():
@@ -525,26 +649,94 @@ def _box_contacts(model: ContactModel, shape: np.ndarray, hull: np.ndarray, posi
     return made, Contacts(shape[p], static[p], point[p, q], normal[p], separation[p, q], p)
 
 
-def _plane_contacts(model: ContactModel, ground: Ground, vertices: np.ndarray, planes: list[np.ndarray]) -> Contacts:
-    """planes: per plane, the shape rows to test against it."""
+def _plane_contacts(model: ContactModel, ground: Ground, vertices: np.ndarray, planes: list[np.ndarray],
+                    ends: np.ndarray | None = None) -> Contacts:
+    """planes: per plane, the shape rows to test against it; ends: the cylinders' world cap centres (N, 2, 3), NaN
+    where a row is none (None: no cylinder), which meet a plane as exact cylinders."""
     parts = []
     for k, rows in enumerate(planes):
         if not rows.size:
             continue
         n, d = ground.plane_normals[k], float(ground.plane_offsets[k])
+        if ends is not None:
+            exact = np.isfinite(ends[rows, 0, 0])
+            if exact.any():
+                limit = np.where(model.collides[rows[exact], k], model.contact_distance[rows[exact], k], -np.inf)
+                parts.append(_cylinder_plane(rows[exact], k, ends[rows[exact]], model.cylinder_radius[rows[exact]], n,
+                                             d, limit))
+                rows = rows[~exact]
+                if not rows.size:
+                    continue
         distance = vertices[rows] @ n + d  # (n, K)
+        if model.radius is not None:  # a sphere's centre, a capsule's segment ends: the radius nearer
+            distance = distance - model.radius[rows, None]
         limit = np.where(model.collides[rows, k], model.contact_distance[rows, k], -np.inf)
         touching = distance < limit[:, None]
         touching &= _first_of_equal(vertices[rows])
         shape, vertex = np.nonzero(touching)
         if shape.size:
             sep = distance[shape, vertex]
-            parts.append(Contacts(rows[shape], np.full(shape.size, k), vertices[rows[shape], vertex] - sep[:, None] * n,
+            height = sep if model.radius is None else sep + model.radius[rows[shape]]  # the vertex's (core's) height
+            parts.append(Contacts(rows[shape], np.full(shape.size, k),
+                                  vertices[rows[shape], vertex] - height[:, None] * n,
                                   np.broadcast_to(n, (shape.size, 3)).copy(), sep))
     if not parts:
         return Contacts.empty()
     return Contacts(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("shape", "static", "point", "normal",
                                                                                   "separation")))
+
+
+# PhysX's convex-core cylinder meets a plane with a face when its axis is this near the plane's normal (|cos| above:
+# its cap's rim, four points) or the plane (below: its side's lowest line, two points); one point otherwise
+# (GuConvexSupport.h contactFace, ~cos 8 and cos 82 degrees)
+_CAP_DOWN, _SIDE_DOWN = 0.99, 0.14
+
+
+def _cylinder_plane(rows: np.ndarray, k: int, ends: np.ndarray, radius: np.ndarray, n: np.ndarray, d: float,
+                    limit: np.ndarray) -> Contacts:
+    """Contacts of exact cylinders (cap centres ends (n, 2, 3), radius) with plane k (n . x + d = 0) as PhysX's convex
+    core makes them (Gu::generateContacts): the cylinder's deepest point along -n; if nearer than the contact distance,
+    the points of its face towards the plane (or the deepest point alone), each at its own distance, placed halfway
+    between the cylinder and the plane."""
+    centre = (ends[:, 0] + ends[:, 1]) / 2
+    half = (ends[:, 1] - ends[:, 0]) / 2
+    h = np.linalg.norm(half, axis=1)
+    axis = half / np.maximum(h, 1e-30)[:, None]
+    down = -np.asarray(n, float)
+    along = axis @ down  # (n,)
+    across = down[None, :] - along[:, None] * axis
+    width = np.linalg.norm(across, axis=1)
+    fallback = np.cross(axis, np.where(np.abs(axis[:, :1]) < 0.9, [[1.0, 0.0, 0.0]], [[0.0, 1.0, 0.0]]))
+    fallback /= np.linalg.norm(fallback, axis=1, keepdims=True)
+    u = np.where((width > 1e-5)[:, None], across / np.maximum(width, 1e-30)[:, None], fallback)
+    cap = centre + np.sign(along)[:, None] * h[:, None] * axis  # the cap towards the plane (either if square to it)
+    deepest = cap + radius[:, None] * u
+    touching = deepest @ n + d < limit
+    cap_down, side_down = touching & (np.abs(along) > _CAP_DOWN), touching & (np.abs(along) < _SIDE_DOWN)
+    corner = touching & ~cap_down & ~side_down
+    w = np.cross(axis, u)
+    r = radius[:, None]
+    candidates = [  # (which rows, the points) in PhysX's order
+        (cap_down, [cap + r * u, cap + r * w, cap - r * u, cap - r * w]),
+        (side_down, [centre + h[:, None] * axis + r * u, centre - h[:, None] * axis + r * u]),
+        (corner, [deepest]),
+    ]
+    shape, point, separation = [], [], []
+    for mask, points in candidates:
+        sel = np.nonzero(mask)[0]
+        if not sel.size:
+            continue
+        p = np.stack([q[sel] for q in points], axis=1)  # (m, points, 3), row by row
+        dist = p @ n + d
+        shape.append(np.repeat(rows[sel], p.shape[1]))
+        point.append((p - 0.5 * dist[..., None] * n).reshape(-1, 3))
+        separation.append(dist.reshape(-1))
+    if not shape:
+        return Contacts.empty()
+    shape = np.concatenate(shape)
+    order = np.argsort(shape, kind="stable")  # shape by shape, as the other parts come
+    return Contacts(shape[order], np.full(len(shape), k), np.concatenate(point)[order],
+                    np.broadcast_to(np.asarray(n, float), (len(shape), 3)).copy(), np.concatenate(separation)[order])
 
 
 def _first_of_equal(vertices: np.ndarray) -> np.ndarray:
@@ -591,7 +783,9 @@ def _polytope_contacts(A: Polytopes, B: Polytopes, shape: np.ndarray, static: np
     single_sided: B's front normals (triangles), whose back side makes no contact."""
     P = len(shape)
     rows = np.arange(P)
-    limit = model.contact_distance[shape, static]
+    # a sphere or capsule meets B with its core (a point, a segment) within the contact distance plus its radius
+    radius = np.zeros(P) if model.radius is None else model.radius[shape]
+    limit = model.contact_distance[shape, static] + radius
     # face axes of A (outward normals n_f: B's separation from A along n_f), of B (A's separation from B)
     sep_a = np.where(A.face_mask, _support_min(B.vertices, A.normals) - A.offsets, -np.inf)
     sep_b = np.where(B.face_mask, _support_min(A.vertices, B.normals) - B.offsets, -np.inf)
@@ -608,7 +802,8 @@ def _polytope_contacts(A: Polytopes, B: Polytopes, shape: np.ndarray, static: np
     axes = np.where((towards < 0.0)[:, :, None], -axes, axes)
     sep_e = _support_min(A.vertices, axes) + _support_min(B.vertices, -axes)  # min_A n.x - max_B n.x
     sep_e = np.where(usable, sep_e, -np.inf)
-    best_a, best_b, best_e = sep_a.max(axis=1), sep_b.max(axis=1), sep_e.max(axis=1)
+    # (a sphere has no face and no edge)
+    best_a, best_b, best_e = (sep.max(axis=1, initial=-np.inf) for sep in (sep_a, sep_b, sep_e))
     face = np.maximum(best_a, best_b)
     tol = _FACE_PREFERENCE * (1.0 + np.abs(face))
     use_b = (best_b >= best_a - tol) & (best_b >= best_e - tol)
@@ -631,8 +826,16 @@ def _polytope_contacts(A: Polytopes, B: Polytopes, shape: np.ndarray, static: np
         f = np.where(A.face_mask[sel], np.einsum("pfj,pj->pf", A.normals[sel], normal), np.inf).argmin(axis=1)
         if single_sided is not None:
             f = np.where(best_a[sel] > best_b[sel] + tol[sel], f_best[sel], f)
-        parts.append(_clip(B, sel, g, A, f, normal, shape[sel], static[sel], limit[sel], points_on_reference=False,
-                           triangle=single_sided is not None))
+        clipped = _clip(B, sel, g, A, f, normal, shape[sel], static[sel], limit[sel], points_on_reference=False,
+                        triangle=single_sided is not None)
+        parts.append(clipped)
+        if model.radius is not None:  # a round core beside the face, not over it: its nearest point on the face's rim
+            missed = np.ones(len(sel), bool)
+            missed[np.searchsorted(sel, clipped.pair)] = False  # (the pairs that made a point; sel is ascending)
+            missed &= radius[sel] > 0.0
+            if missed.any():
+                parts.append(_core_to_rim(A, B, sel[missed], g[missed], shape[sel[missed]], static[sel[missed]],
+                                          limit[sel[missed]]))
     sel = np.nonzero(touching & use_a)[0]
     if sel.size:  # reference face on A: B's most opposed face clipped by it; normal = minus A's face normal
         f = sep_a[sel].argmax(axis=1)
@@ -648,6 +851,10 @@ def _polytope_contacts(A: Polytopes, B: Polytopes, shape: np.ndarray, static: np
         return Contacts.empty()
     out = Contacts(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("shape", "static", "point", "normal",
                                                                               "separation", "pair")))
+    if model.radius is not None:  # from the core to the round surface
+        r = radius[out.pair]
+        out.separation = out.separation - r
+        out.point = out.point - r[:, None] * out.normal
     if single_sided is not None:  # a triangle pushes only to its front side
         out = _subset(out, np.einsum("cj,cj->c", out.normal, single_sided[out.pair]) > 0.0)
     return out
@@ -674,6 +881,7 @@ def _clip(R: Polytopes, sel: np.ndarray, rf: np.ndarray, I: Polytopes, inc: np.n
     inc_pts = I.vertices[sel[:, None], I.loops[sel, inc]]
     n_i = I.normals[sel, inc]
     d_i = I.offsets[sel, inc]
+    d_i = np.where(np.isfinite(d_i), d_i, 0.0)  # a core's loop is no face: no plane to lift onto (n_i is zero)
     P = len(sel)
     ref_next, inc_next = np.roll(ref, -1, axis=1), np.roll(inc_pts, -1, axis=1)
     ref_count, inc_count = R.loop_counts[sel, rf], I.loop_counts[sel, inc]
@@ -711,8 +919,9 @@ def _clip(R: Polytopes, sel: np.ndarray, rf: np.ndarray, I: Polytopes, inc: np.n
     s = np.einsum("pabj,pabj->pab", np.cross(w, db), np.broadcast_to(nr, w.shape)) / np.where(ok, denom, 1.0)
     u = np.einsum("pabj,pabj->pab", np.cross(w, da), np.broadcast_to(nr, w.shape)) / np.where(ok, denom, 1.0)
     crossing = ok & (s >= 0) & (s <= 1) & (u >= 0) & (u <= 1)
+    inc_edges = np.where(inc_count == 2, 1, inc_count)  # a two-point loop (a capsule's segment) is one edge
     crossing &= (np.arange(Mr)[None, :, None] < ref_count[:, None, None]) & (np.arange(Mi)[None, None, :]
-                                                                            < inc_count[:, None, None])
+                                                                            < inc_edges[:, None, None])
     point = inc_pts[:, None, :, :] + u[..., None] * inc_edge[:, None, :, :]
     candidates.append(point.reshape(P, -1, 3))
     valid.append(crossing.reshape(P, -1))
@@ -731,6 +940,42 @@ def _clip(R: Polytopes, sel: np.ndarray, rf: np.ndarray, I: Polytopes, inc: np.n
     if points_on_reference:  # the incident points are B's: report them on A's side (the shape's own surface)
         point = point - separation[:, None] * n_r[p_idx]
     return Contacts(shape[p_idx], static[p_idx], point, normal[p_idx], separation, sel[p_idx])
+
+
+def _segments_closest(a: np.ndarray, da: np.ndarray, b: np.ndarray, db: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The closest points of segments a + s da and b + t db (s, t in [0, 1]; any leading shape): s clamped, then t."""
+    r = a - b
+    aa, bb, ab = (da * da).sum(-1), (db * db).sum(-1), (da * db).sum(-1)
+    ar, br = (da * r).sum(-1), (db * r).sum(-1)
+    denom = aa * bb - ab * ab
+    ok = denom > 1e-12 * np.maximum(aa * bb, 1e-30)
+    s = np.where(ok, (ab * br - bb * ar) / np.where(ok, denom, 1.0), -ar / np.maximum(aa, 1e-30))
+    s = np.clip(np.where(aa > 1e-30, s, 0.0), 0.0, 1.0)
+    t = np.clip((ab * s + br) / np.maximum(bb, 1e-30), 0.0, 1.0)
+    return a + s[..., None] * da, b + t[..., None] * db
+
+
+def _core_to_rim(A: Polytopes, B: Polytopes, sel: np.ndarray, g: np.ndarray, shape: np.ndarray, static: np.ndarray,
+                 limit: np.ndarray) -> Contacts:
+    """One point for a sphere's or capsule's core beside B's face g (no point of it over the face): the closest points
+    of the core (a point, a segment) and the face's rim, the normal along them (the face's where they meet). The
+    point is on the core (the caller moves it to the round surface)."""
+    a = A.vertices[sel, A.loops[sel, 0, 0]]
+    b = A.vertices[sel, A.loops[sel, 0, min(1, A.loops.shape[2] - 1)]]  # a sphere: its one point again
+    rim = B.vertices[sel[:, None], B.loops[sel, g]]  # (P, M, 3)
+    count = B.loop_counts[sel, g]
+    M = rim.shape[1]
+    following = np.where((np.arange(M)[None, :] >= count[:, None] - 1)[:, :, None], rim[:, :1], np.roll(rim, -1, axis=1))
+    on_core, on_rim = _segments_closest(a[:, None, :], (b - a)[:, None, :], rim, following - rim)
+    distance = np.linalg.norm(on_core - on_rim, axis=2)
+    distance = np.where(np.arange(M)[None, :] < count[:, None], distance, np.inf)
+    k = distance.argmin(axis=1)
+    rows = np.arange(len(sel))
+    d, point, nearest = distance[rows, k], on_core[rows, k], on_rim[rows, k]
+    face_normal = B.normals[sel, g]
+    normal = np.where((d > 1e-9)[:, None], (point - nearest) / np.maximum(d, 1e-30)[:, None], face_normal)
+    keep = d < limit
+    return Contacts(shape[keep], static[keep], point[keep], normal[keep], d[keep], sel[keep])
 
 
 def _edge_contacts(A: Polytopes, B: Polytopes, sel: np.ndarray, axis: np.ndarray, separation: np.ndarray,
@@ -852,9 +1097,6 @@ def _four(point: np.ndarray, separation: np.ndarray, patch: np.ndarray, starts: 
 
 # ------------------------------------------------------------------------------------------------ solver rows
 
-# physxScene:frictionOffsetThreshold's default, in metres: a contact this far apart (plus the rest distance) or
-# nearer may anchor its patch's friction (growPatches)
-FRICTION_OFFSET_THRESHOLD_M = 0.04
 # physxScene:frictionCorrelationDistance's default, in metres: a kept patch whose anchor on the body has moved farther
 # than this from its anchor on the static shape, along the patch normal, is not kept (DyContactPrepShared.h
 # isSeparated)
@@ -1040,7 +1282,13 @@ def patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.ndarray, bo
         apart_sq = ((body_anchor[:, 0] - body_anchor[:, 1]) ** 2).sum(axis=1)
         count = np.where((count == 2) & (apart_sq * 4.0 < diagonal_sq), 0, count)
     grow = count < 2
-    threshold = FRICTION_OFFSET_THRESHOLD_M * length_scale[fp_vehicle].astype(float) + rest
+    # a contact this far apart (plus the rest distance) or nearer may anchor (physxScene:frictionOffsetThreshold)
+    offset = model.friction_offset_threshold
+    threshold = (_FRICTION_OFFSET.default * length_scale[fp_vehicle].astype(float) if offset is None
+                 else offset[fp_vehicle]) + rest
+    bounce = model.bounce_threshold
+    out["bounce_threshold"] = (np.full(Vr, _BOUNCE.default) * length_scale[vehicles].astype(float) if bounce is None
+                               else bounce[vehicles])
     made = count.copy()
     w0 = np.where((count == 1)[:, None], np.einsum("pij,pj->pi", R, body_anchor[:, 0]) + p, 0.0)
     w1 = np.zeros((F, 3))

@@ -34,7 +34,7 @@ from .suspension import (
     update_suspension_state,
 )
 from .tire import update_tire, wheel_axes_body
-from .wheel import update_rotation_angle
+from .wheel import update_rotation_angle, wheel_local_pose
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,6 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
          contact: ContactModel | None = None) -> None:
     """Advance every vehicle of the batch by dt. contact: the vehicles' collision shapes (None: no contacts)."""
     begin_position, begin_orientation = s.body_position.copy(), s.body_orientation.copy()
-    touching = generate(contact, ground, begin_position, begin_orientation) if contact is not None else None
     R_begin = vm.quat_to_mat(s.body_orientation)  # also the first substep's rotation
     forward_speed = vm.dot(s.linear_velocity, vm.matvec(R_begin, p.lng_axis))
     n_sub = substep_counts(p, forward_speed)
@@ -70,6 +69,14 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
         _numpy_substeps(p, s, road, offset, axle, comp, axes, cmd, diff, R_begin, frame, dt_sub, n_sub)
         update_rotation_angle(p, s, s.out["_lng_speed"], cmd["brake_applied"], cmd["drive_applied"], dt)
     if opt.physx_actor:
+        # the narrow phase runs after the vehicle update (omni.physx steps the vehicles, then the scene), on the pose
+        # the step began with and with the wheel shapes where this update put the wheels
+        touching = None
+        if contact is not None:
+            if contact.following.size:
+                toe, camber = _compliance_angles(p, s)
+                contact = contact.posed(*wheel_local_pose(p, s, cmd["steer_angle"], toe, camber))
+            touching = generate(contact, ground, begin_position, begin_orientation)
         with_contacts = None
         if touching is not None and len(touching):
             with_contacts = np.zeros(p.V, bool)
@@ -98,6 +105,14 @@ def _solved_friction(patches: dict, solved: list, V: int) -> FrictionPatches:
         broken[vehicles] = rows.broken
     friction.broken = broken[friction.vehicle, slot]
     return friction
+
+
+def _compliance_angles(p: SimParams, s: SimState) -> tuple[np.ndarray, np.ndarray]:
+    """Toe and camber of the step's last jounce (the compliance state the vehicle update left)."""
+    if not p.has_compliance_angles:
+        return 0.0, 0.0
+    comp = update_compliance(p, s.jounce)
+    return comp.toe, comp.camber
 
 
 def _numpy_substeps(p: SimParams, s: SimState, road, offset, axle, comp, axes, cmd, diff, R_begin, frame, dt_sub,

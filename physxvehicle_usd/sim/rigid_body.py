@@ -171,10 +171,6 @@ _MAX_BIAS_PER_STEP = 0.75
 # setupFinalizeSolverConstraints); a relative speed below this squared length picks the fallback friction axis.
 _MAX_CONTACT_BIAS_FACTOR = 0.8
 _FRICTION_AXIS_MIN_SPEED_SQ = 1e-4
-# omni.physx's bounce threshold where PhysxSceneAPI authors none (usdLoad/Scene.cpp: 1e-6 in stage units, not scaled;
-# not PxSceneDesc's 0.2 m/s): a contact approaching faster than this bounces with its restitution. An authored
-# physxScene:bounceThreshold is not read yet.
-BOUNCE_THRESHOLD = 1e-6
 
 
 class _ContactRows:
@@ -214,7 +210,8 @@ class _ContactRows:
         e = patches["restitution"][..., None]
         # PhysX: restitution > 0, -threshold > vrel (approaching faster than the threshold), and the contact would
         # close within the step (DyTGSContactPrep.cpp: isGreater2; the context holds the threshold negated)
-        bouncing = (e > 0.0) & (-vrel > BOUNCE_THRESHOLD) & (-vrel > penetration / dt)
+        # (the threshold: the scene's physxScene:bounceThreshold, per vehicle)
+        bouncing = (e > 0.0) & (-vrel > patches["bounce_threshold"][:, None, None]) & (-vrel > penetration / dt)
         self.target = np.where(bouncing, -vrel * e, 0.0)
         self.error = penetration + np.where(bouncing, self.target * (dt + penetration / np.where(bouncing, vrel, 1.0)),
                                             0.0)

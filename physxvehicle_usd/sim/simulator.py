@@ -60,6 +60,13 @@ _TELEMETRY_OUTPUTS = ("suspensionJounce", "suspensionForce", "tireForce", "tireF
                       "tireLateralSlip", "isOnGround", "wheelSteerAngle")
 
 
+def _scene_of(description: StageDescription, path: str):
+    """The scene block of a vehicle (its contact thresholds), None where it has none."""
+    vehicle = description.vehicles.get(path)
+    scene = description.scenes.get(vehicle.scene) if vehicle is not None and vehicle.scene else None
+    return scene.gravity if scene is not None else None
+
+
 class Simulator:
     def __init__(self, batch: VehicleBatch, ground: Ground | Sequence[GroundDescription] | None, dt: float, *,
                  options: StepOptions = StepOptions(), dtype: np.typing.DTypeLike = np.float32,
@@ -82,7 +89,7 @@ class Simulator:
             return ContactModel.build(
                 [collision.vehicles[path].collision if path in collision.vehicles else [] for path in params.paths],
                 params.com_position, params.com_orientation, collision.ground, collision.materials,
-                collision.collisionGroups)
+                collision.collisionGroups, params.wheel_paths, [_scene_of(collision, path) for path in params.paths])
 
         self.contact = contact_model(self.params)
         shards = min(threads, batch.nb_vehicles)

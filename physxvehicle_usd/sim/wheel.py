@@ -40,3 +40,19 @@ def update_rotation_angle(p: SimParams, s: SimState, lng_speed: np.ndarray, brak
     two_pi = 2.0 * np.pi
     s.rotation_angle = (angle - np.trunc(angle / two_pi) * two_pi) * p.mask
     s.corrected_rotation_speed = corrected * p.mask
+
+
+def wheel_local_pose(p: SimParams, s: SimState, steer: np.ndarray, toe: np.ndarray, camber: np.ndarray):
+    """Each wheel's pose in its body frame after the step's vehicle update (PxVehicleComputeWheelLocalPose): rotation
+    a_q R(camber, 0, steer + toe) w_q R(0, angle, 0) (3, 3, V, W) and translation a_p + d (D - jounce) +
+    a_q R(camber, 0, steer + toe) w_p (3, V, W), the jounce term 0 while the jounce is unspecified."""
+    def turn(v):  # a_q R(camber, 0, yaw) v: camber about the forward axis, then the yaw about the up axis
+        return vm.matvec(p.A_q, vm.rotate_about(p.e_u, steer + toe, vm.rotate_about(p.e_f, camber, v)))
+
+    ones = np.ones((1, p.V, p.W))
+    columns = [turn(vm.matvec(p.W_q, vm.rotate_about(p.e_s, s.rotation_angle, axis * ones)))
+               for axis in np.eye(3)[:, :, None, None]]
+    rotation = np.stack(columns, axis=1)  # (3, 3, V, W): column k is the turned k-th axis
+    travel = np.where(s.jounce_specified, p.travel_distance - s.jounce, 0.0)
+    translation = p.attachment_position + p.travel_direction * travel + turn(p.wheel_attachment_position)
+    return rotation, translation

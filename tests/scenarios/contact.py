@@ -7,12 +7,21 @@ obstacles(path, units)  copies of the sample car far apart on one ground plane, 
     Curb          a box across the whole track, 0.35 m high (5 cm above the chassis's underside), at 4 m/s;
     Drop          the car upside down, its roof 0.45 m above the ground: it falls onto its chassis box;
     WheelsTouching  full throttle from rest with a collision cylinder on every wheel (Isaac Lab's assets have them),
-                  in no group the ground is filtered from: the cylinders, at the wheels' rest pose, drag on the ground;
+                  in no group the ground is filtered from: the cylinders, moved with the wheels every step (as
+                  omni.physx moves a wheel's collision shape), touch the ground where the tyres do (exact
+                  cylinders, as PhysX collides them, not the 30-corner hulls: those touch only at a corner);
     WheelsFiltered  the same cylinders in a group filtered from the ground's: they touch nothing;
     Rollover      released on its right side (rolled 100 degrees), turning on at 150 deg/s, 1 cm above the ground:
                   it pivots on the chassis edge and rolls slowly back onto its wheels (flat ground, not a slope);
     HullOnHump    its chassis a convex-hull mesh (the box with its nose's underside raised 0.2 m), rolling at 6 m/s
-                  over a triangle-mesh hump between its wheel tracks (0.45 m high, 1 m ramps) that the hull scrapes.
+                  over a triangle-mesh hump between its wheel tracks (0.45 m high, 1 m ramps) that the hull scrapes;
+    CapsuleRidge  its chassis a capsule along the car (radius 0.35, its ends' centres 3.6 m apart, as high as the
+                  box's middle), rolling at 6 m/s into a ridge like Ridge<speed>'s: the capsule's round nose meets it;
+    SphereOnEdge  its chassis a sphere (radius 0.5), 0.3 m above the edge of a box between the wheel tracks (0.9 m
+                  high, from 0.1 to 0.9 m ahead of the sphere's centre), falls onto the edge and glances off it;
+    Bounce        Drop's fall with a chassis of restitution 1 (0.5 against the asphalt's 0): it meets the ground at
+                  2.8 m/s, faster than the scene's physxScene:bounceThreshold (BOUNCE_THRESHOLD), and bounces;
+    NoBounce      the same from lower (its roof 0.1 m above the ground): 1.4 m/s, slower than the threshold, no bounce.
 Units: metres and kilograms, or centimetres and grams (every length x 100, every mass x 1000: the same motion).
 """
 from __future__ import annotations
@@ -36,12 +45,20 @@ CARS["WheelsTouching"] = (-60.0, 0.0, None)
 CARS["WheelsFiltered"] = (-80.0, 0.0, None)
 CARS["HullOnHump"] = (-100.0, 6.0, None)
 CARS["Rollover"] = (-120.0, 0.0, None)
+CARS["CapsuleRidge"] = (-140.0, 6.0, ((CHASSIS_FRONT + 1.0 + 0.2, 0.0, 0.35), (0.2, 0.3, 0.35)))
+CARS["SphereOnEdge"] = (-160.0, 0.0, ((0.5 - 0.16, 0.0, 0.45), (0.4, 0.3, 0.45)))
+CARS["Bounce"] = (-180.0, 0.0, None)
+CARS["NoBounce"] = (-200.0, 0.0, None)
+BOUNCE_THRESHOLD = 2.0  # the scene's physxScene:bounceThreshold [m/s]
+SPHERE_DROP = 0.9  # SphereOnEdge's origin above its spawn height [m]: the sphere 0.3 m above the box's edge
+DROPS = ("Drop", "SphereOnEdge", "Bounce", "NoBounce")  # the cars that fall onto what they meet
 ROLLOVER = (100.0, 150.0)  # its roll about the forward axis [deg] and roll rate [deg/s] at the start
 ACCELERATOR = {"WheelsTouching": 1.0, "WheelsFiltered": 1.0}  # the others roll in at 0
 WHEELS = ("FrontLeftWheel", "FrontRightWheel", "RearLeftWheel", "RearRightWheel")
 WHEEL_RADIUS, WHEEL_WIDTH = 0.343, 0.315  # the sample's wheel [m]
 HUMP = (CHASSIS_FRONT + 0.5, 1.0, 0.5, 0.45, 0.3)  # start x ahead of the car, ramp length, top length, height, half width
 DROP_HEIGHT = 1.2  # the upside-down car's origin above the ground [m]: its roof (0.75 above the origin) at 0.45
+NO_BOUNCE_HEIGHT = DROP_HEIGHT - 0.35  # NoBounce's origin above the ground [m]: its roof 0.1 m up
 
 
 def obstacles(path: Path, units: str = "m") -> Path:
@@ -56,9 +73,12 @@ def obstacles(path: Path, units: str = "m") -> Path:
         dest = Sdf.Path(f"/World/{name}")
         Sdf.CopySpec(layer, car, layer, dest)
         spec = layer.GetPrimAtPath(dest)
-        if name == "Drop":
-            spec.attributes["xformOp:translate"].default = (0.0, y * k, DROP_HEIGHT * k)
+        if name in ("Drop", "Bounce", "NoBounce"):
+            height = NO_BOUNCE_HEIGHT if name == "NoBounce" else DROP_HEIGHT
+            spec.attributes["xformOp:translate"].default = (0.0, y * k, height * k)
             spec.attributes["xformOp:orient"].default = Gf.Quatf(0.0, 1.0, 0.0, 0.0)  # upside down about X
+        elif name == "SphereOnEdge":
+            spec.attributes["xformOp:translate"].default = (0.0, y * k, (0.55 + SPHERE_DROP) * k)
         elif name == "Rollover":
             roll, rate = ROLLOVER
             half = math.radians(roll) / 2
@@ -87,6 +107,8 @@ def obstacles(path: Path, units: str = "m") -> Path:
         UsdShade.MaterialBindingAPI.Apply(cube.GetPrim()).Bind(asphalt, UsdShade.Tokens.weakerThanDescendants, "physics")
     _wheel_shapes(stage, k)
     _hull_on_hump(stage, k)
+    _round_chassis(stage, k)
+    _bouncing(stage, k)
     layer.documentation = "The sample car meeting static obstacles (generated by tests/scenarios/contact.py)"
     layer.Export(str(path))
     return path
@@ -119,6 +141,40 @@ def _wheel_shapes(stage: Usd.Stage, k: float) -> None:
             UsdPhysics.CollisionAPI.Apply(cylinder.GetPrim())
             members.append(cylinder.GetPath())
         group.GetCollidersCollectionAPI().CreateIncludesRel().SetTargets(members)
+
+
+def _round_chassis(stage: Usd.Stage, k: float) -> None:
+    """CapsuleRidge's and SphereOnEdge's chassis in place of the box (in its collision group)."""
+    for name in ("CapsuleRidge", "SphereOnEdge"):
+        car = f"/World/{name}"
+        stage.GetPrimAtPath(f"{car}/ChassisCollision").SetActive(False)
+        if name == "CapsuleRidge":
+            shape = UsdGeom.Capsule.Define(stage, f"{car}/ChassisCapsule")
+            shape.CreateRadiusAttr(0.35 * k)
+            shape.CreateHeightAttr(3.6 * k)
+            shape.CreateAxisAttr(UsdGeom.Tokens.x)
+        else:
+            shape = UsdGeom.Sphere.Define(stage, f"{car}/ChassisSphere")
+            shape.CreateRadiusAttr(0.5 * k)
+        shape.AddTranslateOp().Set(Gf.Vec3d(-0.16 * k, 0.0, 0.25 * k))  # the chassis box's centre
+        UsdPhysics.CollisionAPI.Apply(shape.GetPrim())
+        group = UsdPhysics.CollisionGroup(stage.GetPrimAtPath(f"{car}/ChassisGroup"))
+        group.GetCollidersCollectionAPI().GetIncludesRel().SetTargets([shape.GetPath()])
+
+
+def _bouncing(stage: Usd.Stage, k: float) -> None:
+    """The scene's bounce threshold, and Bounce's and NoBounce's chassis material of restitution 1."""
+    scene = stage.GetPrimAtPath("/World/PhysicsScene")
+    scene.AddAppliedSchema("PhysxSceneAPI")
+    scene.CreateAttribute("physxScene:bounceThreshold", Sdf.ValueTypeNames.Float).Set(BOUNCE_THRESHOLD * k)
+    rubber = UsdShade.Material.Define(stage, "/World/Rubber")
+    material = UsdPhysics.MaterialAPI.Apply(rubber.GetPrim())
+    material.CreateStaticFrictionAttr(0.5)
+    material.CreateDynamicFrictionAttr(0.5)
+    material.CreateRestitutionAttr(1.0)
+    for name in ("Bounce", "NoBounce"):
+        chassis = stage.GetPrimAtPath(f"/World/{name}/ChassisCollision")
+        UsdShade.MaterialBindingAPI.Apply(chassis).Bind(rubber, UsdShade.Tokens.weakerThanDescendants, "physics")
 
 
 def _hull_on_hump(stage: Usd.Stage, k: float) -> None:
