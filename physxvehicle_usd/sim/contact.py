@@ -26,7 +26,7 @@ turns against the triangle's front is dropped.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
@@ -40,6 +40,9 @@ from ..description import (
 from ..read.collision import COMBINE_MODES, collide
 from . import vecmath as vm
 from .ground import Ground, box_pairs
+
+if TYPE_CHECKING:
+    from .vehicle_contact import PairModel
 
 # PhysX's material when a shape has none bound (omni.physx's default material)
 DEFAULT_MATERIAL = (0.5, 0.5, 0.0, "average", "average")
@@ -260,6 +263,7 @@ class ContactModel:
     static_shapes: Polytopes | None  # world frame, one per static polytope
     static_index: np.ndarray  # (H,) their index in Ground.materials
     plane_count: int
+    pairs: "PairModel | None" = None  # the shapes' contacts with other vehicles' shapes (sim/vehicle_contact.py)
     # derived: each shape's box in the body frame (centre, half extents), how far beyond it a contact may start;
     # the static polytopes' world boxes
     box_centre: np.ndarray = field(init=False)  # (3, N)
@@ -305,35 +309,11 @@ class ContactModel:
         hulls = [placed_hull(g) for g in ground if g.kind == "convex"]
         G = len(statics)
 
-        def material(path):
-            m = materials.get(path) if path else None
-            if m is None:
-                return DEFAULT_MATERIAL
-            return (m.staticFriction, m.dynamicFriction, m.restitution, m.frictionCombineMode, m.restitutionCombineMode)
-
         # per distinct (material, groups, offsets) of either side, then spread over the pairs: a fleet of copies
         # with an obstacle each has thousands of pairs and few distinct ones
-        def distinct(keys):
-            index: dict = {}
-            inverse = np.array([index.setdefault(key, len(index)) for key in keys], dtype=np.int64)
-            return list(index), inverse
-
-        rows_keys, row_of = distinct((sh.material, tuple(sh.groups), sh.contactOffset, sh.restOffset) for sh in own)
-        cols_keys, col_of = distinct((g.material, tuple(g.groups), g.contactOffset, g.restOffset) for g in statics)
-        small = {name: np.zeros((len(rows_keys), len(cols_keys))) for name in ("cd", "rd", "sf", "df", "e")}
-        small_collides = np.zeros((len(rows_keys), len(cols_keys)), bool)
-        for r, (mat_a, groups_a, contact_a, rest_a) in enumerate(rows_keys):
-            a = material(mat_a)
-            for g, (mat_b, groups_b, contact_b, rest_b) in enumerate(cols_keys):
-                b = material(mat_b)
-                friction_mode = max(COMBINE_MODES.index(a[3]), COMBINE_MODES.index(b[3]))
-                restitution_mode = max(COMBINE_MODES.index(a[4]), COMBINE_MODES.index(b[4]))
-                small["cd"][r, g] = contact_a + contact_b
-                small["rd"][r, g] = rest_a + rest_b
-                small["sf"][r, g] = _combine(a[0], b[0], friction_mode)
-                small["df"][r, g] = _combine(a[1], b[1], friction_mode)
-                small["e"][r, g] = _combine(a[2], b[2], restitution_mode)
-                small_collides[r, g] = collide(groups, groups_a, groups_b)
+        rows_keys, row_of = distinct_keys(own)
+        cols_keys, col_of = distinct_keys(statics)
+        small, small_collides = combined_tables(rows_keys, cols_keys, materials, groups)
         table = {name: value[row_of][:, col_of] for name, value in small.items()}
         collides = small_collides[row_of][:, col_of]
         column = {g.path: k for k, g in enumerate(statics)}
@@ -343,9 +323,50 @@ class ContactModel:
                     collides[r, column[path]] = False
         plane_count = sum(1 for g in ground if g.kind == "plane")
         mesh_count = sum(1 for g in ground if g.kind == "mesh")
-        return cls(np.asarray(rows), Polytopes.stack(polys), table["cd"], table["rd"], table["sf"], table["df"],
+        from .vehicle_contact import PairModel  # it builds on this module's polytopes
+
+        rows = np.asarray(rows)
+        return cls(rows, Polytopes.stack(polys), table["cd"], table["rd"], table["sf"], table["df"],
                    table["e"], collides, Polytopes.stack(hulls) if hulls else None,
-                   np.arange(plane_count + mesh_count, G), plane_count)
+                   np.arange(plane_count + mesh_count, G), plane_count,
+                   PairModel.build(own, rows, rows_keys, row_of, materials, groups))
+
+
+def distinct_keys(shapes) -> tuple[list[tuple], np.ndarray]:
+    """The distinct (material, groups, contact offset, rest offset) of shapes (vehicle or static), and each shape's
+    index among them."""
+    index: dict = {}
+    keys = ((s.material, tuple(s.groups), s.contactOffset, s.restOffset) for s in shapes)
+    inverse = np.array([index.setdefault(key, len(index)) for key in keys], dtype=np.int64)
+    return list(index), inverse
+
+
+def combined_tables(a_keys: Sequence[tuple], b_keys: Sequence[tuple], materials: dict[str, MaterialDescription],
+                    groups: dict[str, CollisionGroupDescription]) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """What PhysX combines for a pair of shapes, per pair of distinct keys (`distinct_keys`): contact distance "cd"
+    and rest distance "rd" (sums of the offsets), static and dynamic friction "sf", "df" and restitution "e" (each
+    combined by the higher of the two materials' modes), and whether the pair's groups let it collide."""
+    def material(path):
+        m = materials.get(path) if path else None
+        if m is None:
+            return DEFAULT_MATERIAL
+        return (m.staticFriction, m.dynamicFriction, m.restitution, m.frictionCombineMode, m.restitutionCombineMode)
+
+    small = {name: np.zeros((len(a_keys), len(b_keys))) for name in ("cd", "rd", "sf", "df", "e")}
+    collides = np.zeros((len(a_keys), len(b_keys)), bool)
+    for r, (mat_a, groups_a, contact_a, rest_a) in enumerate(a_keys):
+        a = material(mat_a)
+        for g, (mat_b, groups_b, contact_b, rest_b) in enumerate(b_keys):
+            b = material(mat_b)
+            friction_mode = max(COMBINE_MODES.index(a[3]), COMBINE_MODES.index(b[3]))
+            restitution_mode = max(COMBINE_MODES.index(a[4]), COMBINE_MODES.index(b[4]))
+            small["cd"][r, g] = contact_a + contact_b
+            small["rd"][r, g] = rest_a + rest_b
+            small["sf"][r, g] = _combine(a[0], b[0], friction_mode)
+            small["df"][r, g] = _combine(a[1], b[1], friction_mode)
+            small["e"][r, g] = _combine(a[2], b[2], restitution_mode)
+            collides[r, g] = collide(groups, groups_a, groups_b)
+    return small, collides
 
 
 def placed_hull(g: GroundDescription) -> Polytope:
@@ -380,12 +401,9 @@ class Contacts:
         return len(self.shape)
 
 
-def _candidates(model: ContactModel, ground: Ground, position: np.ndarray, orientation: np.ndarray):
-    """The broad phase, from each shape's box turned with its body (no vertex moved): per plane the shapes whose box
-    comes nearer to it than the contact distance, the (shape, triangle) pairs whose world boxes, grown by the contact
-    distance, overlap (the ground's triangle grid), the (shape, static polytope) pairs whose boxes overlap one of the
-    polytope's faces (the grid holds them as triangles: a shape wholly inside a polytope, touching no face, is not
-    found); and the shape rotations (3, 3, N)."""
+def shape_boxes(model: ContactModel, position: np.ndarray, orientation: np.ndarray):
+    """Each shape's body rotation (3, 3, N), the centre of its box in the world (three (N,) components) and a
+    rounding slack (N,) to grow the box by, at the body poses position (3, V), orientation (4, V)."""
     R = vm.quat_to_mat(orientation.astype(float))  # (3, 3, V)
     x = position.astype(float)
     if not (model.one_per_vehicle and orientation.shape[1] == len(model.vehicle)):
@@ -393,6 +411,24 @@ def _candidates(model: ContactModel, ground: Ground, position: np.ndarray, orien
     c, h = model.box_centre, model.box_half  # component first (3, N)
     centre = [R[i, 0] * c[0] + R[i, 1] * c[1] + R[i, 2] * c[2] + x[i] for i in range(3)]
     slack = 1e-6 * (1.0 + np.abs(centre[0]) + np.abs(centre[1]) + np.abs(centre[2]) + h[0] + h[1] + h[2])
+    return R, centre, slack
+
+
+def turned_half(model: ContactModel, R: np.ndarray) -> np.ndarray:
+    """(N, 3): the half extents of the world box holding each shape's body-frame box turned by R (3, 3, N)."""
+    h = model.box_half
+    return np.stack([np.abs(R[i, 0]) * h[0] + np.abs(R[i, 1]) * h[1] + np.abs(R[i, 2]) * h[2] for i in range(3)],
+                    axis=1)
+
+
+def _candidates(model: ContactModel, ground: Ground, position: np.ndarray, orientation: np.ndarray):
+    """The broad phase, from each shape's box turned with its body (no vertex moved): per plane the shapes whose box
+    comes nearer to it than the contact distance, the (shape, triangle) pairs whose world boxes, grown by the contact
+    distance, overlap (the ground's triangle grid), the (shape, static polytope) pairs whose boxes overlap one of the
+    polytope's faces (the grid holds them as triangles: a shape wholly inside a polytope, touching no face, is not
+    found); and the shape rotations (3, 3, N)."""
+    R, centre, slack = shape_boxes(model, position, orientation)
+    h = model.box_half
     planes = []
     for k in range(ground.plane_normals.shape[0]):
         n, d = [float(v) for v in ground.plane_normals[k]], float(ground.plane_offsets[k])
@@ -402,8 +438,7 @@ def _candidates(model: ContactModel, ground: Ground, position: np.ndarray, orien
         planes.append(np.nonzero(lowest - slack < model.plane_limit[k])[0])
     if model.static_shapes is None and ground.grid is None:
         return planes, (np.zeros(0, np.int64),) * 2, (np.zeros(0, np.int64),) * 2, R
-    half = np.stack([np.abs(R[i, 0]) * h[0] + np.abs(R[i, 1]) * h[1] + np.abs(R[i, 2]) * h[2] for i in range(3)],
-                    axis=1) + (model.reach + slack)[:, None]
+    half = turned_half(model, R) + (model.reach + slack)[:, None]
     centre = np.stack(centre, axis=1)
     lo, hi = centre - half, centre + half
     hull_pairs = tri_pairs = (np.zeros(0, np.int64), np.zeros(0, np.int64))
@@ -440,6 +475,31 @@ def generate(model: ContactModel, ground: Ground, position: np.ndarray, orientat
     rows = np.unique(np.concatenate(planes + [hull_shape, tri_shape]))
     if not rows.size:
         return Contacts.empty()
+    R, vertices = placed_vertices(model, rows, R_all, position)
+    parts = [_plane_contacts(model, ground, vertices, planes)]
+    if hull_shape.size:
+        A = _world_polytopes(model.shapes, hull_shape, vertices, R)
+        B = _rows(model.static_shapes, hull)
+        static = model.static_index[hull]
+        parts.append(polytope_contacts(A, B, hull_shape, static, model.contact_distance[hull_shape, static],
+                                        single_sided=None))
+    if tri_shape.size:
+        A = _world_polytopes(model.shapes, tri_shape, vertices, R)
+        B = _triangles(ground, tri)
+        static = model.plane_count + ground.tri_shape[tri]
+        parts.append(polytope_contacts(A, B, tri_shape, static, model.contact_distance[tri_shape, static],
+                                        single_sided=ground.tri_normals[tri]))
+    parts = [p for p in parts if len(p)]
+    if not parts:
+        return Contacts.empty()
+    out = Contacts(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("shape", "static", "point", "normal",
+                                                                                  "separation")))
+    return _reduce(out)
+
+
+def placed_vertices(model: ContactModel, rows: np.ndarray, R_all: np.ndarray, position: np.ndarray):
+    """The rotations (N, 3, 3) and world vertices (N, K, 3) of the shape rows `rows` (the other rows unset), from
+    the shapes' rotations R_all (3, 3, N) and the bodies' positions (3, V)."""
     N, K = model.shapes.vertices.shape[:2]
     R = np.empty((N, 3, 3))
     R[rows] = np.moveaxis(R_all[:, :, rows], 2, 0)
@@ -447,22 +507,7 @@ def generate(model: ContactModel, ground: Ground, position: np.ndarray, orientat
     local, turn = model.shapes.vertices[rows], R[rows][:, None]  # elementwise: a row's result is its own
     vertices[rows] = (turn[..., 0] * local[..., :1] + turn[..., 1] * local[..., 1:2] + turn[..., 2] * local[..., 2:]
                       + position[:, model.vehicle[rows]].T[:, None, :])
-    parts = [_plane_contacts(model, ground, vertices, planes)]
-    if hull_shape.size:
-        A = _world_polytopes(model.shapes, hull_shape, vertices, R)
-        B = _rows(model.static_shapes, hull)
-        parts.append(_polytope_contacts(A, B, hull_shape, model.static_index[hull], model, single_sided=None))
-    if tri_shape.size:
-        A = _world_polytopes(model.shapes, tri_shape, vertices, R)
-        B = _triangles(ground, tri)
-        static = model.plane_count + ground.tri_shape[tri]
-        parts.append(_polytope_contacts(A, B, tri_shape, static, model, single_sided=ground.tri_normals[tri]))
-    parts = [p for p in parts if len(p)]
-    if not parts:
-        return Contacts.empty()
-    out = Contacts(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("shape", "static", "point", "normal",
-                                                                                  "separation")))
-    return _reduce(out)
+    return R, vertices
 
 
 def _plane_contacts(model: ContactModel, ground: Ground, vertices: np.ndarray, planes: list[np.ndarray]) -> Contacts:
@@ -525,13 +570,13 @@ def _support_min(vertices: np.ndarray, axes: np.ndarray) -> np.ndarray:
     return np.einsum("paj,pkj->pak", axes, vertices).min(axis=2)
 
 
-def _polytope_contacts(A: Polytopes, B: Polytopes, shape: np.ndarray, static: np.ndarray, model: ContactModel,
-                       single_sided: np.ndarray | None) -> Contacts:
-    """Contacts of pairs of polytopes A (the vehicle's) and B (static) by separating axes; see the module docstring.
-    single_sided: B's front normals (triangles), whose back side makes no contact."""
+def polytope_contacts(A: Polytopes, B: Polytopes, shape: np.ndarray, static: np.ndarray, limit: np.ndarray,
+                      single_sided: np.ndarray | None) -> Contacts:
+    """Contacts of pairs of polytopes A (the vehicle's) and B (static, or another vehicle's) by separating axes; see
+    the module docstring. limit: each pair's contact distance; single_sided: B's front normals (triangles), whose
+    back side makes no contact."""
     P = len(shape)
     rows = np.arange(P)
-    limit = model.contact_distance[shape, static]
     # face axes of A (outward normals n_f: B's separation from A along n_f), of B (A's separation from B)
     sep_a = np.where(A.face_mask, _support_min(B.vertices, A.normals) - A.offsets, -np.inf)
     sep_b = np.where(B.face_mask, _support_min(A.vertices, B.normals) - B.offsets, -np.inf)
@@ -814,15 +859,27 @@ def patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.ndarray, bo
     out["restitution"][patch_vehicle, slot] = model.restitution[shape, static]
     out["static_friction"][patch_vehicle, slot] = model.static_friction[shape, static]
     out["dynamic_friction"][patch_vehicle, slot] = model.dynamic_friction[shape, static]
-    # growPatches, every patch at once: the first point near enough anchors, then the first one apart from it; a
-    # later point replaces the anchor it lies nearer to when it is farther from the other than the pair is apart
     threshold = FRICTION_OFFSET_THRESHOLD_M * length_scale[vehicle].astype(float) + rest
+    anchors, a0, a1 = grow_anchors(arms, contacts.separation, first_of_patch, count, threshold)
+    for m, a in enumerate((a0, a1)):
+        has = anchors > m
+        out["anchor_active"][patch_vehicle[has], slot[has], m] = True
+        out["anchor_arm"][:, patch_vehicle[has], slot[has], m] = arms[first_of_patch[has] + a[has]].T
+    return out
+
+
+def grow_anchors(arms: np.ndarray, separation: np.ndarray, first_of_patch: np.ndarray, count: np.ndarray,
+                 threshold: np.ndarray):
+    """PhysX's growPatches, every patch at once (contacts (C,) grouped in patches starting at `first_of_patch`, of
+    `count` points): the first point nearer than `threshold` (per patch) anchors, then the first one apart from it;
+    a later point replaces the anchor it lies nearer to when it is farther from the other than the pair is apart.
+    Returns each patch's anchor count (0, 1, 2) and its two anchors' points (index within the patch)."""
     anchors = np.zeros(len(first_of_patch), np.int64)
     a0, a1 = np.zeros_like(anchors), np.zeros_like(anchors)
     far = np.zeros(len(first_of_patch))
     for k in range(MAX_POINTS):
         at = first_of_patch + np.minimum(k, count - 1)
-        near = (k < count) & (contacts.separation[at] < threshold)
+        near = (k < count) & (separation[at] < threshold)
         d0 = ((arms[at] - arms[first_of_patch + a0]) ** 2).sum(1)
         d1 = ((arms[at] - arms[first_of_patch + a1]) ** 2).sum(1)
         first = near & (anchors == 0)
@@ -834,11 +891,7 @@ def patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.ndarray, bo
         a1 = np.where(second | replace1, k, a1)
         far = np.where(second | replace1, d0, np.where(replace0, d1, far))
         anchors = anchors + first + second
-    for m, a in enumerate((a0, a1)):
-        has = anchors > m
-        out["anchor_active"][patch_vehicle[has], slot[has], m] = True
-        out["anchor_arm"][:, patch_vehicle[has], slot[has], m] = arms[first_of_patch[has] + a[has]].T
-    return out
+    return anchors, a0, a1
 
 
 # ------------------------------------------------------------------------------------------------ telemetry
@@ -864,7 +917,9 @@ def empty_telemetry(V: int) -> dict[str, np.ndarray]:
 
 def telemetry(V: int, solved: Sequence, begin_position: np.ndarray) -> dict[str, np.ndarray]:
     """The contact telemetry of a step: `solved`, (vehicles, solved contact rows) of each group the solver ran
-    (rigid_body._ContactRows: active (Vr, Pm, 4), arm (3, Vr, Pm, 4), normal (3, Vr, Pm), impulse (Vr, Pm, 4))."""
+    (rigid_body._ContactRows: active (Vr, Pm, 4), arm (3, Vr, Pm, 4), normal (3, Vr, Pm), impulse (Vr, Pm, 4); and
+    each side of the contacts between vehicles, rigid_body._PairRows.views), a vehicle's points in the order met,
+    each group's after the ones before it."""
     out = empty_telemetry(V)
     S = TELEMETRY_SLOTS
     for vehicles, rows in solved:
@@ -877,9 +932,12 @@ def telemetry(V: int, solved: Sequence, begin_position: np.ndarray) -> dict[str,
         normal = np.broadcast_to(rows.normal[..., None], rows.arm.shape).reshape(3, Vr, -1)
         normal = np.take_along_axis(normal, order[None], axis=2)
         impulse = np.take_along_axis(rows.impulse.reshape(Vr, -1), order, axis=1)
-        out["contactCount"][vehicles] = active.sum(axis=1)
         point = begin_position[:, vehicles].astype(float)[:, :, None] + arm
-        out["contactPoints"][vehicles, :k] = np.where(taken[..., None], np.moveaxis(point, 0, -1), 0.0)
-        out["contactNormals"][vehicles, :k] = np.where(taken[..., None], np.moveaxis(normal, 0, -1), 0.0)
-        out["contactImpulses"][vehicles, :k] = np.where(taken, impulse, 0.0)
+        slot = out["contactCount"][vehicles][:, None] + np.arange(k)[None, :]  # after the points already reported
+        ok = taken & (slot < S)
+        vehicle = np.broadcast_to(vehicles[:, None], slot.shape)[ok]
+        out["contactPoints"][vehicle, slot[ok]] = np.moveaxis(point, 0, -1)[ok]
+        out["contactNormals"][vehicle, slot[ok]] = np.moveaxis(normal, 0, -1)[ok]
+        out["contactImpulses"][vehicle, slot[ok]] = impulse[ok]
+        out["contactCount"][vehicles] += active.sum(axis=1)
     return out

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import compiled
+from . import compiled, vehicle_contact
 from . import vecmath as vm
 from .commands import update_commands
 from .contact import ContactModel, generate, patch_rows
@@ -50,6 +50,8 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
     """Advance every vehicle of the batch by dt. contact: the vehicles' collision shapes (None: no contacts)."""
     begin_position, begin_orientation = s.body_position.copy(), s.body_orientation.copy()
     touching = generate(contact, ground, begin_position, begin_orientation) if contact is not None else None
+    between = (vehicle_contact.generate(contact, begin_position, begin_orientation)
+               if contact is not None and contact.pairs is not None else None)
     R_begin = vm.quat_to_mat(s.body_orientation)  # also the first substep's rotation
     forward_speed = vm.dot(s.linear_velocity, vm.matvec(R_begin, p.lng_axis))
     n_sub = substep_counts(p, forward_speed)
@@ -71,14 +73,18 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
         update_rotation_angle(p, s, s.out["_lng_speed"], cmd["brake_applied"], cmd["drive_applied"], dt)
     if opt.physx_actor:
         with_contacts = None
-        if touching is not None and len(touching):
+        static = touching is not None and len(touching) > 0
+        pairs = between is not None and len(between) > 0
+        if static or pairs:
             with_contacts = np.zeros(p.V, bool)
             with_contacts[contact.vehicle[touching.shape]] = True
+            if pairs:
+                with_contacts[contact.vehicle[np.concatenate([between.shape, between.static])]] = True
         rows = constraint_rows(p, s, road, with_contacts)
-        patches = None if with_contacts is None else patch_rows(contact, touching, rows["vehicles"], begin_position,
-                                                                 p.length_scale)
-        s.contacts = None if patches is None else {"points": patches["points"], "model": contact}
-        end_step_physx(p, s, begin_position, begin_orientation, rows, dt, patches)
+        patches = patch_rows(contact, touching, rows["vehicles"], begin_position, p.length_scale) if static else None
+        pairs = vehicle_contact.pair_rows(contact, between, begin_position, p.length_scale) if pairs else None
+        s.contacts = None if with_contacts is None else {"points": touching, "between": between, "model": contact}
+        end_step_physx(p, s, begin_position, begin_orientation, rows, dt, patches, pairs)
         if s.contacts is not None:
             s.contacts["telemetry"] = contact_telemetry(p.V, s.contacts.get("solved", []), begin_position)
     s.out["wheelSteerAngle"] = cmd["steer_angle"] + s.out["_toe"]

@@ -9,8 +9,8 @@ Controls (all optional, arrays over vehicles or vehicles x wheels): accelerator,
 targetGear (USD numbering: -1 reverse, 0 neutral, 1.. forward, 255 automatic), thrust0, thrust1 (tanks),
 driveTorque, brakeTorque, steerAngle (per wheel, vehicles without a drive).
 Telemetry quaternions are (x, y, z, w), as ovphysx reports them (the description uses w, x, y, z).
-Contacts: the vehicles' own collision shapes against the static ground (sim/contact.py), solved with the vehicle's
-constraint rows. Not modelled: contacts between vehicles, PhysX sleeping, user joints.
+Contacts: the vehicles' own collision shapes against the static ground (sim/contact.py) and against each other's
+(sim/vehicle_contact.py), solved with the vehicle's constraint rows. Not modelled: PhysX sleeping, user joints.
 
 Numerical safety (sim/guard.py): a vehicle whose state turns non-finite or runs away is frozen at its last
 good pose, at rest, and listed in `faulted` / `fault_reasons`; the other vehicles are unaffected.
@@ -66,7 +66,8 @@ class Simulator:
                  guard: GuardOptions = GuardOptions(), threads: int = 1, collision: StageDescription | None = None):
         """threads: how many ranges of vehicles to step in parallel threads (1: the whole batch in the caller's
         thread). Results do not depend on it. The compiled kernel runs its substeps on that many threads; a
-        batch it does not cover is cut into ranges stepped by numpy in threads (sim/shards.py).
+        batch it does not cover is cut into ranges stepped by numpy in threads (sim/shards.py), unless its
+        vehicles may touch one another (contacts between vehicles): then it is stepped as one range.
         collision: the stage description whose vehicle collision shapes, materials and collision groups make the
         contacts with the static ground (sim/contact.py); None, or options.contacts False: no contacts."""
         if not dt > 0.0:
@@ -91,6 +92,8 @@ class Simulator:
             shards = 1
         else:  # the ranges of a batch the kernel does not cover stay numpy too: one path for the whole batch
             options = dataclasses.replace(options, compiled=False)
+            if self.contact is not None and self.contact.pairs is not None:
+                shards = 1  # vehicles that may touch one another are stepped together (sim/vehicle_contact.py)
         self._sharded = ShardedStep(batch, dtype, shards, contact_model if self.contact is not None else None) \
             if shards > 1 else None
         self.friction = friction_matrix(batch.friction_tables, self.ground)

@@ -1,0 +1,233 @@
+"""Contacts between vehicles: one vehicle's collision shapes against another's, both bodies dynamic, as PhysX makes
+and solves them.
+
+Which pairs: shapes of two different vehicles (a vehicle's own shapes never touch each other: PhysX does not collide
+the shapes of one actor), whose collision groups let them collide (read/collision.collide) and neither of which names
+the other, or a prim above it (the other vehicle's body), with FilteredPairsAPI. `PairModel` holds what that takes:
+per shape row its distinct (material, groups, offsets) key and the pair tables over keys (contact and rest distance,
+combined friction and restitution, whether the groups collide), made once with sim/contact.py's combined_tables.
+
+Broad phase (`candidate_pairs`), every step, vectorised, no loop over vehicles: each shape's world box (its body-frame
+box turned with the body, sim/contact.py shape_boxes) grown by its contact offset, so that two boxes overlap where the
+shapes may come within their pair's contact distance; then sort and sweep along the axis the boxes' centres spread
+most along: boxes sorted by their low end, each meets the boxes whose low end lies below its high end (a binary
+search per box), and the pairs so found are kept where the boxes overlap on all three axes, the shapes are of two
+vehicles and may collide. When no two boxes overlap along the sweep axis, that is all a step pays (a sort and a
+search); a fleet on flat ground apart from one another never reaches the narrow phase.
+
+Narrow phase (`generate`): the pairs' polytopes placed in the world and met by sim/contact.py's separating-axis test
+and face clipping (polytope_contacts, the same code as against a static polytope, with the other vehicle's shape as
+B), at most four points per patch (its _reduce). A contact's `shape` is the lower shape row (body 0), its `static`
+the other shape's row (body 1), its normal points from body 1 towards body 0 and its point lies on body 0's surface.
+
+Solve (rigid_body._PairRows, fed by `pair_rows`): a pair's rows act on both bodies. Jacobians (n, r0 x n) on body 0
+and (-n, -(r1 x n)) on body 1, arms from each body's centre of mass to the same contact point; the unit response is
+the sum of both bodies' (mass and inertia of both); friction anchors as growPatches picks them (contact.grow_anchors)
+with the relative velocity's tangential part as the first friction axis; the depenetration bias capped by the lower
+of the two bodies' maxDepenetrationVelocity. PhysX solves two touching vehicles in one island: with the island's
+largest position and velocity iteration counts (rigid_body.solve_vehicle_constraints takes the largest per island).
+Our solve is batched over vehicles, Gauss-Seidel over the rows of each vehicle: rows of two pairs that share a body
+cannot be applied in one vectorised batch, so the pairs are coloured (`_colours`: no vehicle twice in one colour, the
+partitioning PhysX's solver does for the same reason) and, within every iteration, after every vehicle's own rows
+(its vehicle constraints, then its static contacts), the pairs are swept colour by colour. Vehicles in no pair take
+the existing path: nothing changes for them and they pay nothing but the broad phase.
+
+Not modelled: the suspension queries do not see other vehicles (PhysX's wheel raycasts and sweeps hit another car's
+shapes unless its groups filter them); a FilteredPairsAPI on the vehicle's rigid body itself (only the shapes' own
+are read); vehicles stepped in different ranges of a sharded Simulator (a batch that may have such contacts is
+stepped as one range).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from ..description import CollisionGroupDescription, MaterialDescription, ShapeDescription
+from .contact import (
+    FRICTION_OFFSET_THRESHOLD_M,
+    MAX_POINTS,
+    ContactModel,
+    Contacts,
+    _reduce,
+    _world_polytopes,
+    combined_tables,
+    grow_anchors,
+    placed_vertices,
+    polytope_contacts,
+    shape_boxes,
+    turned_half,
+)
+
+
+@dataclass(frozen=True)
+class PairModel:
+    """What two vehicles' shapes combine when they meet: per shape row (ContactModel's rows) its key, per pair of
+    keys the pair's contact and rest distance, friction, restitution and whether their groups collide."""
+
+    key: np.ndarray  # (N,) each shape row's distinct (material, groups, offsets)
+    contact_offset: np.ndarray  # (N,) each shape's own: its box grows by it in the broad phase
+    contact_distance: np.ndarray  # (K, K)
+    rest_distance: np.ndarray  # (K, K)
+    static_friction: np.ndarray  # (K, K)
+    dynamic_friction: np.ndarray  # (K, K)
+    restitution: np.ndarray  # (K, K)
+    collides: np.ndarray  # (K, K) bool
+    filtered: frozenset  # {(row, row)} lower row first: pairs FilteredPairsAPI keeps apart
+
+    @classmethod
+    def build(cls, shapes: Sequence[ShapeDescription], vehicle: np.ndarray, keys: Sequence[tuple], key: np.ndarray,
+              materials: dict[str, MaterialDescription], groups: dict[str, CollisionGroupDescription]
+              ) -> "PairModel | None":
+        """shapes: the shape rows (ContactModel's), vehicle: each row's vehicle, keys / key: contact.distinct_keys of
+        the shapes. None when no two shapes of different vehicles may collide."""
+        if len(np.unique(vehicle)) < 2:
+            return None
+        small, collides = combined_tables(keys, keys, materials, groups)
+        present = np.zeros(len(keys), bool)
+        present[key] = True
+        if not collides[np.ix_(present, present)].any():
+            return None
+        filtered = set()
+        for r, shape in enumerate(shapes):  # FilteredPairsAPI: a shape naming another's shape or a prim above it
+            for target in shape.filtered:
+                for o, other in enumerate(shapes):
+                    if vehicle[o] != vehicle[r] and (other.path == target or other.path.startswith(target + "/")):
+                        filtered.add((min(r, o), max(r, o)))
+        offset = np.array([s.contactOffset for s in shapes], float)
+        return cls(key, offset, small["cd"], small["rd"], small["sf"], small["df"], small["e"], collides,
+                   frozenset(filtered))
+
+
+def candidate_pairs(model: ContactModel, position: np.ndarray, orientation: np.ndarray):
+    """The broad phase (see the module docstring): shape rows (a, b), a < b, of two vehicles whose world boxes,
+    grown by their contact offsets, overlap and whose pair may collide; and the shapes' rotations (3, 3, N)."""
+    pairs = model.pairs
+    none = np.zeros(0, np.int64)
+    R, centre, slack = shape_boxes(model, position, orientation)
+    centre = np.stack(centre, axis=1)
+    half = turned_half(model, R) + (pairs.contact_offset + slack)[:, None]
+    lo, hi = centre - half, centre + half
+    axis = int(np.argmax(centre.var(axis=0)))
+    order = np.argsort(lo[:, axis], kind="stable")
+    low = lo[order, axis]
+    N = len(order)
+    reach = np.searchsorted(low, hi[order, axis], side="right")  # boxes [i + 1, reach) start before box i ends
+    count = np.maximum(reach - np.arange(N) - 1, 0)
+    total = int(count.sum())
+    if not total:
+        return (none, none), R
+    i = np.repeat(np.arange(N), count)
+    j = i + 1 + np.arange(total) - np.repeat(np.cumsum(count) - count, count)
+    a, b = order[i], order[j]
+    keep = ((lo[a] <= hi[b]) & (lo[b] <= hi[a])).all(axis=1)
+    keep &= model.vehicle[a] != model.vehicle[b]
+    keep &= pairs.collides[pairs.key[a], pairs.key[b]]
+    a, b = np.minimum(a, b)[keep], np.maximum(a, b)[keep]
+    if pairs.filtered and a.size:
+        keep = np.array([(int(x), int(y)) not in pairs.filtered for x, y in zip(a, b)], bool)
+        a, b = a[keep], b[keep]
+    order = np.lexsort((b, a))
+    return (a[order], b[order]), R
+
+
+def generate(model: ContactModel, position: np.ndarray, orientation: np.ndarray) -> Contacts:
+    """The contacts between vehicles at the body poses position (3, V), orientation (4, V) (see the module
+    docstring for what `shape`, `static` and the normal are here)."""
+    if model.pairs is None or len(np.unique(model.vehicle)) < 2:
+        return Contacts.empty()
+    (a, b), R_all = candidate_pairs(model, position, orientation)
+    if not a.size:
+        return Contacts.empty()
+    R, vertices = placed_vertices(model, np.unique(np.concatenate([a, b])), R_all, position)
+    A = _world_polytopes(model.shapes, a, vertices, R)
+    B = _world_polytopes(model.shapes, b, vertices, R)
+    limit = model.pairs.contact_distance[model.pairs.key[a], model.pairs.key[b]]
+    out = polytope_contacts(A, B, a, b, limit, single_sided=None)
+    return _reduce(out) if len(out) else out
+
+
+def pair_rows(model: ContactModel, contacts: Contacts, body_position: np.ndarray, length_scale: np.ndarray) -> dict:
+    """The contacts between vehicles as the solver's rows, per shape pair in the order made (Pp pairs), per pair its
+    patches (Pm slots, padded), per patch up to MAX_POINTS normal rows and two friction anchors (growPatches, as
+    against static shapes): the two vehicles ("body0", "body1", (Pp,)), each pair's colour (`_colours`), arms from
+    either body's centre of mass at `body_position` (3, V), the pose the step begins with."""
+    pairs = model.pairs
+    C = len(contacts)
+    first_of_patch = np.r_[0, np.nonzero(np.diff(contacts.patch))[0] + 1]
+    count = np.diff(np.r_[first_of_patch, C])
+    shape, other = contacts.shape[first_of_patch], contacts.static[first_of_patch]
+    new_pair = np.r_[True, (shape[1:] != shape[:-1]) | (other[1:] != other[:-1])]
+    pair = np.cumsum(new_pair) - 1  # each patch's pair
+    index = np.arange(len(first_of_patch))
+    slot = index - np.maximum.accumulate(np.where(new_pair, index, 0))
+    Pp, Pm = int(pair[-1]) + 1, int(slot.max()) + 1
+    body0, body1 = model.vehicle[shape[new_pair]], model.vehicle[other[new_pair]]
+    out = {
+        "body0": body0, "body1": body1, "colour": _colours(body0, body1),
+        "point_active": np.zeros((Pp, Pm, MAX_POINTS), bool), "arm0": np.zeros((3, Pp, Pm, MAX_POINTS)),
+        "arm1": np.zeros((3, Pp, Pm, MAX_POINTS)), "separation": np.zeros((Pp, Pm, MAX_POINTS)),
+        "normal": np.zeros((3, Pp, Pm)), "rest": np.zeros((Pp, Pm)), "restitution": np.zeros((Pp, Pm)),
+        "static_friction": np.zeros((Pp, Pm)), "dynamic_friction": np.zeros((Pp, Pm)),
+        "anchor_active": np.zeros((Pp, Pm, 2), bool), "anchor_arm0": np.zeros((3, Pp, Pm, 2)),
+        "anchor_arm1": np.zeros((3, Pp, Pm, 2)),
+    }
+    patch_pair = pair[contacts.patch]
+    arm0 = contacts.point - body_position[:, body0[patch_pair]].T
+    arm1 = contacts.point - body_position[:, body1[patch_pair]].T
+    k, q = patch_pair, slot[contacts.patch]
+    j = np.arange(C) - first_of_patch[contacts.patch]
+    out["point_active"][k, q, j] = True
+    out["arm0"][:, k, q, j] = arm0.T
+    out["arm1"][:, k, q, j] = arm1.T
+    out["separation"][k, q, j] = contacts.separation
+    out["normal"][:, pair, slot] = contacts.normal[first_of_patch].T
+    ka, kb = pairs.key[shape], pairs.key[other]
+    rest = pairs.rest_distance[ka, kb]
+    out["rest"][pair, slot] = rest
+    out["restitution"][pair, slot] = pairs.restitution[ka, kb]
+    out["static_friction"][pair, slot] = pairs.static_friction[ka, kb]
+    out["dynamic_friction"][pair, slot] = pairs.dynamic_friction[ka, kb]
+    threshold = FRICTION_OFFSET_THRESHOLD_M * length_scale[body0[pair]].astype(float) + rest
+    anchors, a0, a1 = grow_anchors(arm0, contacts.separation, first_of_patch, count, threshold)
+    for m, a in enumerate((a0, a1)):
+        has = anchors > m
+        out["anchor_active"][pair[has], slot[has], m] = True
+        out["anchor_arm0"][:, pair[has], slot[has], m] = arm0[first_of_patch[has] + a[has]].T
+        out["anchor_arm1"][:, pair[has], slot[has], m] = arm1[first_of_patch[has] + a[has]].T
+    return out
+
+
+def _colours(body0: np.ndarray, body1: np.ndarray) -> np.ndarray:
+    """A colour per pair such that no vehicle is in two pairs of one colour. Colour c is filled in rounds: of the
+    pairs left whose vehicles colour c does not hold yet, each takes c whose priority is the least of all such pairs
+    at both its vehicles. The priority is the pair's index scrambled (an odd multiplier modulo 2^32: a bijection,
+    so no ties), so that a chain of pairs (a queue of cars bumper to bumper) has many local minima per round, not
+    one; a colour is full when no pair left fits, then the next starts."""
+    P = len(body0)
+    colour = np.full(P, -1)
+    if not P:
+        return colour
+    priority = (np.arange(P, dtype=np.uint64) * np.uint64(2654435761)) % np.uint64(2 ** 32)
+    vehicles = int(max(body0.max(), body1.max())) + 1
+    c = 0
+    while (colour < 0).any():
+        held = np.zeros(vehicles, bool)
+        while True:
+            fits = np.nonzero((colour < 0) & ~held[body0] & ~held[body1])[0]
+            if not fits.size:
+                break
+            least = np.full(vehicles, np.iinfo(np.uint64).max, np.uint64)
+            np.minimum.at(least, body0[fits], priority[fits])
+            np.minimum.at(least, body1[fits], priority[fits])
+            take = fits[(least[body0[fits]] == priority[fits]) & (least[body1[fits]] == priority[fits])]
+            colour[take] = c
+            held[body0[take]] = held[body1[take]] = True
+        c += 1
+    return colour
+
+
+def touched_vehicles(rows: dict) -> np.ndarray:
+    """The vehicles in some pair of `pair_rows`."""
+    return np.unique(np.concatenate([rows["body0"], rows["body1"]]))
