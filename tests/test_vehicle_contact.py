@@ -11,6 +11,7 @@ from scenarios import vehicle_contact as scenario
 
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.sim import Simulator
+from physxvehicle_usd.sim.pipeline import StepOptions
 from physxvehicle_usd.sim.rigid_body import _islands
 from physxvehicle_usd.sim.vehicle_contact import _colours, candidate_pairs
 
@@ -130,3 +131,17 @@ def test_no_vehicle_is_twice_in_one_colour_and_a_queue_takes_few_colours(seed):
 def test_islands_join_the_bodies_pairs_connect():
     label = _islands(7, np.array([5, 0, 2]), np.array([6, 1, 5]))
     assert label.tolist() == [0, 0, 2, 3, 4, 2, 2]
+
+
+def test_a_step_where_cars_of_two_ranges_touch_is_stepped_whole():
+    description = read_stage(Usd.Stage.Open(scenario.layer({"HeadOn6": PAIRS["HeadOn6"]}, gap=GAP)))
+    sims = [Simulator.from_description(description, DT, threads=threads, options=StepOptions(compiled=False))
+            for threads in (1, 2)]
+    assert sims[1].threads == 2  # A and B in ranges of their own
+    for _ in range(4):
+        for sim in sims:
+            sim.step()
+    whole, split = (sim.telemetry()["bodies"] for sim in sims)
+    assert whole["contactCount"].min() > 0
+    for name in ("position", "linearVelocity", "angularVelocity", "contactImpulses"):
+        assert np.array_equal(whole[name], split[name]), name

@@ -32,7 +32,7 @@ import numpy.typing  # noqa: F401  (np.typing.DTypeLike)
 
 from ..description import GroundDescription, StageDescription
 from ..runtime.vehicle2 import AUTOMATIC_GEAR
-from . import compiled
+from . import compiled, vehicle_contact
 from . import vecmath as vm
 from .batch import VehicleBatch, batch_from_description
 from .contact import ContactModel, empty_telemetry
@@ -66,8 +66,8 @@ class Simulator:
                  guard: GuardOptions = GuardOptions(), threads: int = 1, collision: StageDescription | None = None):
         """threads: how many ranges of vehicles to step in parallel threads (1: the whole batch in the caller's
         thread). Results do not depend on it. The compiled kernel runs its substeps on that many threads; a
-        batch it does not cover is cut into ranges stepped by numpy in threads (sim/shards.py), unless its
-        vehicles may touch one another (contacts between vehicles): then it is stepped as one range.
+        batch it does not cover is cut into ranges stepped by numpy in threads (sim/shards.py), but in a step
+        where two vehicles may touch (their shapes' boxes meet, sim/vehicle_contact.py): that step is one range.
         collision: the stage description whose vehicle collision shapes, materials and collision groups make the
         contacts with the static ground (sim/contact.py); None, or options.contacts False: no contacts."""
         if not dt > 0.0:
@@ -92,8 +92,6 @@ class Simulator:
             shards = 1
         else:  # the ranges of a batch the kernel does not cover stay numpy too: one path for the whole batch
             options = dataclasses.replace(options, compiled=False)
-            if self.contact is not None and self.contact.pairs is not None:
-                shards = 1  # vehicles that may touch one another are stepped together (sim/vehicle_contact.py)
         self._sharded = ShardedStep(batch, dtype, shards, contact_model if self.contact is not None else None) \
             if shards > 1 else None
         self.friction = friction_matrix(batch.friction_tables, self.ground)
@@ -182,10 +180,19 @@ class Simulator:
         self.guard.after(self.state)
 
     def _advance(self) -> None:
-        if self._sharded is not None:
+        if self._sharded is not None and not self._vehicles_may_touch():
             self._sharded(self.state, self.ground, self.friction, self.dt, self.options)
         else:
             step(self.params, self.state, self.ground, self.friction, self.dt, self.options, self.contact)
+
+    def _vehicles_may_touch(self) -> bool:
+        """Whether the broad phase between vehicles finds a pair at the pose the step begins with (the ranges of a
+        sharded step would miss a pair across two of them)."""
+        if self.contact is None or self.contact.pairs is None:
+            return False
+        (first, _), _ = vehicle_contact.candidate_pairs(self.contact, self.state.body_position,
+                                                        self.state.body_orientation)
+        return first.size > 0
 
     @property
     def threads(self) -> int:
