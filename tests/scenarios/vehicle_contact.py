@@ -50,7 +50,9 @@ def layer(scenarios: dict[str, tuple[str, float]] = SCENARIOS, units: str = "m",
             spec.attributes["xformOp:translate"].default = (x * k, y * k, SPAWN_HEIGHT_M * k)
             if turned:
                 spec.attributes["xformOp:orient"].default = TURNED
-            spec.attributes["physics:velocity"].default = (velocity * k, 0.0, 0.0)
+            motion = spec.attributes.get("physics:velocity") or Sdf.AttributeSpec(spec, "physics:velocity",
+                                                                              Sdf.ValueTypeNames.Vector3f)
+            motion.default = (velocity * k, 0.0, 0.0)
         if filtered:
             for own, other in ((a, b), (b, a)):
                 rel = out.GetRelationshipAtPath(f"{own}/ChassisGroup.physics:filteredGroups")
