@@ -329,16 +329,20 @@ class ContactModel:
         return cls(rows, Polytopes.stack(polys), table["cd"], table["rd"], table["sf"], table["df"],
                    table["e"], collides, Polytopes.stack(hulls) if hulls else None,
                    np.arange(plane_count + mesh_count, G), plane_count,
-                   PairModel.build(own, rows, rows_keys, row_of, materials, groups))
+                   PairModel.build(own, rows, materials, groups))
+
+
+def distinct(keys) -> tuple[list, np.ndarray]:
+    """The distinct keys (in order of first appearance) and each key's index among them."""
+    index: dict = {}
+    inverse = np.array([index.setdefault(key, len(index)) for key in keys], dtype=np.int64)
+    return list(index), inverse
 
 
 def distinct_keys(shapes) -> tuple[list[tuple], np.ndarray]:
     """The distinct (material, groups, contact offset, rest offset) of shapes (vehicle or static), and each shape's
     index among them."""
-    index: dict = {}
-    keys = ((s.material, tuple(s.groups), s.contactOffset, s.restOffset) for s in shapes)
-    inverse = np.array([index.setdefault(key, len(index)) for key in keys], dtype=np.int64)
-    return list(index), inverse
+    return distinct((s.material, tuple(s.groups), s.contactOffset, s.restOffset) for s in shapes)
 
 
 def combined_tables(a_keys: Sequence[tuple], b_keys: Sequence[tuple], materials: dict[str, MaterialDescription],

@@ -4,8 +4,9 @@ and solves them.
 Which pairs: shapes of two different vehicles (a vehicle's own shapes never touch each other: PhysX does not collide
 the shapes of one actor), whose collision groups let them collide (read/collision.collide) and neither of which names
 the other, or a prim above it (the other vehicle's body), with FilteredPairsAPI. `PairModel` holds what that takes:
-per shape row its distinct (material, groups, offsets) key and the pair tables over keys (contact and rest distance,
-combined friction and restitution, whether the groups collide), made once with sim/contact.py's combined_tables.
+per shape row its distinct (material, offsets) key and the tables over two such keys (contact and rest distance,
+combined friction and restitution: sim/contact.py's combined_tables), and per shape row its groups, whether two
+groups collide worked out once, when shapes in them first come near.
 
 Broad phase (`candidate_pairs`), every step, vectorised, no loop over vehicles: each shape's world box (its body-frame
 box turned with the body, sim/contact.py shape_boxes) grown by its contact offset, so that two boxes overlap where the
@@ -39,12 +40,14 @@ stepped as one range).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import bisect
+from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
 
 from ..description import CollisionGroupDescription, MaterialDescription, ShapeDescription
+from ..read.collision import collide
 from .contact import (
     FRICTION_OFFSET_THRESHOLD_M,
     MAX_POINTS,
@@ -53,6 +56,7 @@ from .contact import (
     _reduce,
     _world_polytopes,
     combined_tables,
+    distinct,
     grow_anchors,
     placed_vertices,
     polytope_contacts,
@@ -63,41 +67,61 @@ from .contact import (
 
 @dataclass(frozen=True)
 class PairModel:
-    """What two vehicles' shapes combine when they meet: per shape row (ContactModel's rows) its key, per pair of
-    keys the pair's contact and rest distance, friction, restitution and whether their groups collide."""
+    """What two vehicles' shapes combine when they meet: per shape row (ContactModel's rows) its material key and
+    group key, per pair of material keys the pair's contact and rest distance, friction and restitution; whether two
+    group keys collide is worked out when a pair first comes near (a fleet of copies has a group per car: a table
+    over every two cars would cost a million `collide` calls for a thousand cars)."""
 
-    key: np.ndarray  # (N,) each shape row's distinct (material, groups, offsets)
+    material_key: np.ndarray  # (N,) each shape row's distinct (material, offsets)
+    group_key: np.ndarray  # (N,) each shape row's distinct groups
+    group_sets: tuple  # group key -> the shape's collision groups
+    groups: dict  # the stage's collision groups (read/collision.collide's)
     contact_offset: np.ndarray  # (N,) each shape's own: its box grows by it in the broad phase
     contact_distance: np.ndarray  # (K, K)
     rest_distance: np.ndarray  # (K, K)
     static_friction: np.ndarray  # (K, K)
     dynamic_friction: np.ndarray  # (K, K)
     restitution: np.ndarray  # (K, K)
-    collides: np.ndarray  # (K, K) bool
     filtered: frozenset  # {(row, row)} lower row first: pairs FilteredPairsAPI keeps apart
+    collides: dict = field(default_factory=dict, repr=False, compare=False)  # (group key, group key) -> bool
 
     @classmethod
-    def build(cls, shapes: Sequence[ShapeDescription], vehicle: np.ndarray, keys: Sequence[tuple], key: np.ndarray,
+    def build(cls, shapes: Sequence[ShapeDescription], vehicle: np.ndarray,
               materials: dict[str, MaterialDescription], groups: dict[str, CollisionGroupDescription]
               ) -> "PairModel | None":
-        """shapes: the shape rows (ContactModel's), vehicle: each row's vehicle, keys / key: contact.distinct_keys of
-        the shapes. None when no two shapes of different vehicles may collide."""
+        """shapes: the shape rows (ContactModel's), vehicle: each row's vehicle. None with fewer than two vehicles."""
         if len(np.unique(vehicle)) < 2:
             return None
-        small, collides = combined_tables(keys, keys, materials, groups)
-        present = np.zeros(len(keys), bool)
-        present[key] = True
-        if not collides[np.ix_(present, present)].any():
-            return None
-        filtered = set()
-        for r, shape in enumerate(shapes):  # FilteredPairsAPI: a shape naming another's shape or a prim above it
-            for target in shape.filtered:
-                for o, other in enumerate(shapes):
-                    if vehicle[o] != vehicle[r] and (other.path == target or other.path.startswith(target + "/")):
-                        filtered.add((min(r, o), max(r, o)))
+        keys, material_key = distinct((s.material, (), s.contactOffset, s.restOffset) for s in shapes)
+        small, _ = combined_tables(keys, keys, materials, {})
+        group_sets, group_key = distinct(tuple(s.groups) for s in shapes)
         offset = np.array([s.contactOffset for s in shapes], float)
-        return cls(key, offset, small["cd"], small["rd"], small["sf"], small["df"], small["e"], collides,
-                   frozenset(filtered))
+        return cls(material_key, group_key, tuple(group_sets), groups, offset, small["cd"], small["rd"], small["sf"],
+                   small["df"], small["e"], _filtered_pairs(shapes, vehicle))
+
+    def collide(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """Whether the groups of shape rows a and b (arrays) let them collide."""
+        ga, gb = self.group_key[a], self.group_key[b]
+        for x, y in set(zip(ga.tolist(), gb.tolist())) - self.collides.keys():
+            self.collides[(x, y)] = collide(self.groups, self.group_sets[x], self.group_sets[y])
+        return np.array([self.collides[(x, y)] for x, y in zip(ga.tolist(), gb.tolist())], bool)
+
+
+def _filtered_pairs(shapes: Sequence[ShapeDescription], vehicle: np.ndarray) -> frozenset:
+    """FilteredPairsAPI: the (lower row, higher row) of shapes of two vehicles where one names the other, or a prim
+    above it (the other vehicle's body)."""
+    paths = sorted((s.path, r) for r, s in enumerate(shapes))
+    names = [path for path, _ in paths]
+    out = set()
+    for r, shape in enumerate(shapes):
+        for target in shape.filtered:
+            start = bisect.bisect_left(names, target)
+            for path, o in paths[start:]:
+                if not (path == target or path.startswith(target + "/")):
+                    break
+                if vehicle[o] != vehicle[r]:
+                    out.add((min(r, o), max(r, o)))
+    return frozenset(out)
 
 
 def candidate_pairs(model: ContactModel, position: np.ndarray, orientation: np.ndarray):
@@ -109,27 +133,54 @@ def candidate_pairs(model: ContactModel, position: np.ndarray, orientation: np.n
     centre = np.stack(centre, axis=1)
     half = turned_half(model, R) + (pairs.contact_offset + slack)[:, None]
     lo, hi = centre - half, centre + half
-    axis = int(np.argmax(centre.var(axis=0)))
-    order = np.argsort(lo[:, axis], kind="stable")
-    low = lo[order, axis]
-    N = len(order)
-    reach = np.searchsorted(low, hi[order, axis], side="right")  # boxes [i + 1, reach) start before box i ends
-    count = np.maximum(reach - np.arange(N) - 1, 0)
-    total = int(count.sum())
-    if not total:
+    a, b = _sweep(lo, hi, np.argsort(-centre.var(axis=0), kind="stable"))
+    if not a.size:
         return (none, none), R
-    i = np.repeat(np.arange(N), count)
-    j = i + 1 + np.arange(total) - np.repeat(np.cumsum(count) - count, count)
-    a, b = order[i], order[j]
     keep = ((lo[a] <= hi[b]) & (lo[b] <= hi[a])).all(axis=1)
     keep &= model.vehicle[a] != model.vehicle[b]
-    keep &= pairs.collides[pairs.key[a], pairs.key[b]]
     a, b = np.minimum(a, b)[keep], np.maximum(a, b)[keep]
+    if a.size:
+        keep = pairs.collide(a, b)
+        a, b = a[keep], b[keep]
     if pairs.filtered and a.size:
         keep = np.array([(int(x), int(y)) not in pairs.filtered for x, y in zip(a, b)], bool)
         a, b = a[keep], b[keep]
     order = np.lexsort((b, a))
     return (a[order], b[order]), R
+
+
+def _sweep(lo: np.ndarray, hi: np.ndarray, axes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sort and sweep in strips: boxes (N, 3) whose extents overlap along axes[0] and that share a strip across
+    axes[1] (strips as wide as the widest box along it: a box lies in one strip or two), as box index pairs, each
+    once, in no particular order. Sorted by (strip, low end along axes[0]), each entry meets the entries after it
+    in its strip whose low end lies below its high end: a binary search on one composite key per entry."""
+    sweep, across = int(axes[0]), int(axes[1])
+    width = float((hi[:, across] - lo[:, across]).max())
+    base = float(lo[:, across].min())
+    first = np.floor((lo[:, across] - base) / width).astype(np.int64) if width > 0 else np.zeros(len(lo), np.int64)
+    last = np.floor((hi[:, across] - base) / width).astype(np.int64) if width > 0 else first
+    two = np.nonzero(last > first)[0]
+    box = np.concatenate([np.arange(len(lo)), two])
+    strip = np.concatenate([first, last[two]])
+    span = float(hi[:, sweep].max() - lo[:, sweep].min()) + 1.0  # one strip's stretch of the composite key
+    start = lo[box, sweep] - lo[:, sweep].min()
+    key = strip * span + start
+    order = np.argsort(key, kind="stable")
+    key, box, strip = key[order], box[order], strip[order]
+    end = strip * span + (hi[box, sweep] - lo[:, sweep].min())
+    E = len(order)
+    count = np.maximum(np.searchsorted(key, end, side="right") - np.arange(E) - 1, 0)
+    total = int(count.sum())
+    if not total:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    i = np.repeat(np.arange(E), count)
+    j = i + 1 + np.arange(total) - np.repeat(np.cumsum(count) - count, count)
+    a, b = box[i], box[j]
+    if two.size:  # two boxes both in two strips meet twice
+        a, b = np.minimum(a, b), np.maximum(a, b)
+        pair = np.unique(a * len(lo) + b)
+        a, b = pair // len(lo), pair % len(lo)
+    return a, b
 
 
 def generate(model: ContactModel, position: np.ndarray, orientation: np.ndarray) -> Contacts:
@@ -143,7 +194,7 @@ def generate(model: ContactModel, position: np.ndarray, orientation: np.ndarray)
     R, vertices = placed_vertices(model, np.unique(np.concatenate([a, b])), R_all, position)
     A = _world_polytopes(model.shapes, a, vertices, R)
     B = _world_polytopes(model.shapes, b, vertices, R)
-    limit = model.pairs.contact_distance[model.pairs.key[a], model.pairs.key[b]]
+    limit = model.pairs.contact_distance[model.pairs.material_key[a], model.pairs.material_key[b]]
     out = polytope_contacts(A, B, a, b, limit, single_sided=None)
     return _reduce(out) if len(out) else out
 
@@ -183,7 +234,7 @@ def pair_rows(model: ContactModel, contacts: Contacts, body_position: np.ndarray
     out["arm1"][:, k, q, j] = arm1.T
     out["separation"][k, q, j] = contacts.separation
     out["normal"][:, pair, slot] = contacts.normal[first_of_patch].T
-    ka, kb = pairs.key[shape], pairs.key[other]
+    ka, kb = pairs.material_key[shape], pairs.material_key[other]
     rest = pairs.rest_distance[ka, kb]
     out["rest"][pair, slot] = rest
     out["restitution"][pair, slot] = pairs.restitution[ka, kb]
