@@ -145,3 +145,20 @@ def test_a_step_where_cars_of_two_ranges_touch_is_stepped_whole():
     assert whole["contactCount"].min() > 0
     for name in ("position", "linearVelocity", "angularVelocity", "contactImpulses"):
         assert np.array_equal(whole[name], split[name]), name
+
+
+def test_a_quiet_broad_phase_is_skipped_until_a_car_could_have_come_near():
+    description = read_stage(Usd.Stage.Open(scenario.layer({"RearEnd4": PAIRS["RearEnd4"]}, gap=1.0)))
+    model = Simulator.from_description(description, DT).contact
+    swept = []
+    position = np.zeros((3, 2))
+    position[0, 1] = scenario.CHASSIS_FRONT + scenario.CHASSIS_BACK + 1.0  # B's tail 1 m ahead of A's nose
+    orientation = np.repeat([[1.0], [0.0], [0.0], [0.0]], 2, axis=1)
+    for forward in (0.0, 0.1, 0.98):  # A's nose 1, 0.9, 0.02 m from B's tail
+        moved = position.copy()
+        moved[0, 0] = forward
+        pose = model.pairs.quiet.get("position")
+        (a, b), _ = candidate_pairs(model, moved, orientation)
+        swept.append(pose is None or model.pairs.quiet.get("position") is not pose)
+        assert a.size == (1 if forward > 0.9 else 0), forward
+    assert swept == [True, False, True]  # 0.1 m is within the margin (0.2 m): nothing could have come near

@@ -10,11 +10,14 @@ groups collide worked out once, when shapes in them first come near.
 
 Broad phase (`candidate_pairs`), every step, vectorised, no loop over vehicles: each shape's world box (its body-frame
 box turned with the body, sim/contact.py shape_boxes) grown by its contact offset, so that two boxes overlap where the
-shapes may come within their pair's contact distance; then sort and sweep along the axis the boxes' centres spread
-most along: boxes sorted by their low end, each meets the boxes whose low end lies below its high end (a binary
-search per box), and the pairs so found are kept where the boxes overlap on all three axes, the shapes are of two
-vehicles and may collide. When no two boxes overlap along the sweep axis, that is all a step pays (a sort and a
-search); a fleet on flat ground apart from one another never reaches the narrow phase.
+shapes may come within their pair's contact distance; then sort and sweep in strips (`_sweep`): along the axis the
+boxes' centres spread most along, within strips across the next one as wide as the widest box (a grid of cars meets
+only its neighbours, not its whole column), each box meets the boxes of its strip whose low end lies below its high
+end (one binary search per box); the pairs so found are kept where the boxes overlap on all three axes, the shapes
+are of two vehicles and their groups and filtered pairs let them collide. When the boxes, grown by a further
+QUIET_MARGIN, meet nowhere, the pose is kept and the following steps pay a motion bound per vehicle and nothing more
+until some vehicle has moved (position, and turn times its shapes' reach) by the margin: a fleet apart from one
+another never reaches the sweep's sort more than every few steps, nor the narrow phase.
 
 Narrow phase (`generate`): the pairs' polytopes placed in the world and met by sim/contact.py's separating-axis test
 and face clipping (polytope_contacts, the same code as against a static polytope, with the other vehicle's shape as
@@ -84,6 +87,7 @@ class PairModel:
     restitution: np.ndarray  # (K, K)
     filtered: frozenset  # {(row, row)} lower row first: pairs FilteredPairsAPI keeps apart
     collides: dict = field(default_factory=dict, repr=False, compare=False)  # (group key, group key) -> bool
+    quiet: dict = field(default_factory=dict, repr=False, compare=False)  # the last quiet broad phase's pose
 
     @classmethod
     def build(cls, shapes: Sequence[ShapeDescription], vehicle: np.ndarray,
@@ -129,12 +133,19 @@ def candidate_pairs(model: ContactModel, position: np.ndarray, orientation: np.n
     grown by their contact offsets, overlap and whose pair may collide; and the shapes' rotations (3, 3, N)."""
     pairs = model.pairs
     none = np.zeros(0, np.int64)
+    quiet = pairs.quiet
+    if "position" in quiet and _moved_within(model, quiet, position, orientation):
+        return (none, none), None
     R, centre, slack = shape_boxes(model, position, orientation)
     centre = np.stack(centre, axis=1)
     half = turned_half(model, R) + (pairs.contact_offset + slack)[:, None]
     lo, hi = centre - half, centre + half
-    a, b = _sweep(lo, hi, np.argsort(-centre.var(axis=0), kind="stable"))
-    if not a.size:
+    margin = QUIET_MARGIN * float(pairs.contact_offset.max())
+    a, b = _sweep(lo - margin, hi + margin, np.argsort(-centre.var(axis=0), kind="stable"))
+    for key in ("position", "orientation", "margin"):
+        quiet.pop(key, None)
+    if not a.size:  # no pair within the margin: none can appear until a body has moved by it
+        quiet.update(position=position.astype(float), orientation=orientation.astype(float), margin=margin)
         return (none, none), R
     keep = ((lo[a] <= hi[b]) & (lo[b] <= hi[a])).all(axis=1)
     keep &= model.vehicle[a] != model.vehicle[b]
@@ -147,6 +158,25 @@ def candidate_pairs(model: ContactModel, position: np.ndarray, orientation: np.n
         a, b = a[keep], b[keep]
     order = np.lexsort((b, a))
     return (a[order], b[order]), R
+
+
+# The broad phase's quiet margin, in contact offsets (about 0.2 m for the sample car): boxes grown by it that meet no
+# other box let the following steps skip the broad phase while no body has moved (its shapes' farthest point: the
+# position's change plus the turn's angle times the shapes' reach from the body) by as much.
+QUIET_MARGIN = 10.0
+
+
+def _moved_within(model: ContactModel, quiet: dict, position: np.ndarray, orientation: np.ndarray) -> bool:
+    """Whether every vehicle's shapes have moved less than the quiet margin since the pose `quiet` holds."""
+    if "reach" not in quiet:
+        reach = np.zeros(orientation.shape[1])
+        np.maximum.at(reach, model.vehicle, np.linalg.norm(model.box_centre, axis=0)
+                      + np.linalg.norm(model.box_half, axis=0))
+        quiet["reach"] = reach
+    shift = np.sqrt(((position - quiet["position"]) ** 2).sum(axis=0))
+    cos_half = np.minimum(np.abs((orientation * quiet["orientation"]).sum(axis=0)), 1.0)
+    moved = shift + 2.0 * np.arccos(cos_half) * quiet["reach"]
+    return bool(moved.max() < quiet["margin"])
 
 
 def _sweep(lo: np.ndarray, hi: np.ndarray, axes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -186,7 +216,7 @@ def _sweep(lo: np.ndarray, hi: np.ndarray, axes: np.ndarray) -> tuple[np.ndarray
 def generate(model: ContactModel, position: np.ndarray, orientation: np.ndarray) -> Contacts:
     """The contacts between vehicles at the body poses position (3, V), orientation (4, V) (see the module
     docstring for what `shape`, `static` and the normal are here)."""
-    if model.pairs is None or len(np.unique(model.vehicle)) < 2:
+    if model.pairs is None:
         return Contacts.empty()
     (a, b), R_all = candidate_pairs(model, position, orientation)
     if not a.size:
