@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from pxr import Usd
+from pxr import Sdf, Usd, UsdPhysics
 from scenarios import vehicle_contact as scenario
 
 from physxvehicle_usd.read import read_stage
@@ -162,3 +162,18 @@ def test_a_quiet_broad_phase_is_skipped_until_a_car_could_have_come_near():
         swept.append(pose is None or model.pairs.quiet.get("position") is not pose)
         assert a.size == (1 if forward > 0.9 else 0), forward
     assert swept == [True, False, True]  # 0.1 m is within the margin (0.2 m): nothing could have come near
+
+
+@pytest.mark.parametrize("named", ["", "/ChassisCollision"])
+def test_a_shape_naming_the_other_car_or_its_shape_with_filtered_pairs_is_kept_from_it(named):
+    layer = scenario.layer({"HeadOn6": PAIRS["HeadOn6"]}, gap=0.0)
+    stage = Usd.Stage.Open(layer)
+    a, b = scenario.cars("HeadOn6")
+    api = UsdPhysics.FilteredPairsAPI.Apply(stage.GetPrimAtPath(f"{a}/ChassisCollision"))
+    api.CreateFilteredPairsRel().SetTargets([Sdf.Path(b + named)])
+    sim = Simulator.from_description(read_stage(stage), DT)
+    model, s = sim.contact, sim.state
+    both = Simulator.from_description(read_stage(Usd.Stage.Open(scenario.layer({"HeadOn6": PAIRS["HeadOn6"]},
+                                                                               gap=0.0))), DT).contact
+    assert candidate_pairs(both, s.body_position, s.body_orientation)[0][0].size == 1  # nose to nose
+    assert candidate_pairs(model, s.body_position, s.body_orientation)[0][0].size == 0
