@@ -575,10 +575,12 @@ def _support_min(vertices: np.ndarray, axes: np.ndarray) -> np.ndarray:
 
 
 def polytope_contacts(A: Polytopes, B: Polytopes, shape: np.ndarray, static: np.ndarray, limit: np.ndarray,
-                      single_sided: np.ndarray | None) -> Contacts:
+                      single_sided: np.ndarray | None, first_faces: bool = False) -> Contacts:
     """Contacts of pairs of polytopes A (the vehicle's) and B (static, or another vehicle's) by separating axes; see
     the module docstring. limit: each pair's contact distance; single_sided: B's front normals (triangles), whose
-    back side makes no contact."""
+    back side makes no contact. Of a face of A and one of B that separate the pair about equally, B's is the
+    reference face (within _FACE_PREFERENCE of 1 + the depth); with first_faces, A's (within _FACE_PREFERENCE of the
+    contact distance + the depth: the rule for two vehicles, sim/vehicle_contact.py)."""
     P = len(shape)
     rows = np.arange(P)
     # face axes of A (outward normals n_f: B's separation from A along n_f), of B (A's separation from B)
@@ -599,9 +601,14 @@ def polytope_contacts(A: Polytopes, B: Polytopes, shape: np.ndarray, static: np.
     sep_e = np.where(usable, sep_e, -np.inf)
     best_a, best_b, best_e = sep_a.max(axis=1), sep_b.max(axis=1), sep_e.max(axis=1)
     face = np.maximum(best_a, best_b)
-    tol = _FACE_PREFERENCE * (1.0 + np.abs(face))
-    use_b = (best_b >= best_a - tol) & (best_b >= best_e - tol)
-    use_a = ~use_b & (best_a >= best_e - tol)
+    if first_faces:
+        tol = _FACE_PREFERENCE * (limit + np.abs(face))
+        use_a = (best_a >= best_b - tol) & (best_a >= best_e - tol)
+        use_b = ~use_a & (best_b >= best_e - tol)
+    else:
+        tol = _FACE_PREFERENCE * (1.0 + np.abs(face))
+        use_b = (best_b >= best_a - tol) & (best_b >= best_e - tol)
+        use_a = ~use_b & (best_a >= best_e - tol)
     use_e = ~use_b & ~use_a
     best = np.where(use_b, best_b, np.where(use_a, best_a, best_e))
     touching = best < limit
