@@ -27,7 +27,7 @@ the vehicle later in the batch, as PhysX orders two dynamic bodies (ScNPhaseCore
 with the higher id first; omni.physx creates actors in stage order, the batch is in path order: the two agree where
 the stage lists its vehicles by name). Where the faces of both shapes separate them equally (two equal boxes nose to
 nose), body 0's face is the reference, as PhysX's box-box test takes the first least overlap, body 0's faces first
-(GuPCMContactBoxBox.cpp); "equally" within a tolerance relative to the contact distance, so that it holds in any
+(GuPCMContactBoxBox.cpp); "equally" within a tolerance in contact distances (contact.polytope_contacts), so in any
 units. Against ovphysx both choices matter for the roll, pitch and yaw an impact leaves (the Gauss-Seidel sweep meets
 body 0's patch points in the order made): the other body first gave 2.7 / 3.4 % angular speed in the rear-end run
 against 1.9 / 2.5 %, the static pairs' tie rule 2.1 % speed in the 3 m/s head-on in centimetres against 0.003 %.
