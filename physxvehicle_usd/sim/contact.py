@@ -18,6 +18,8 @@ making the largest triangle with them, and the one farthest outside that triangl
 Candidate pairs come from boxes: a vehicle whose shapes' boxes (grown by the contact distance) reach no static
 shape costs one box test per plane and nothing else; the triangles a box reaches come from the ground's TriangleGrid.
 
+Contacts between vehicles (sim/vehicle_contact.py) reuse the polytope test and the manifold reduction.
+
 Approximations against PhysX (whose default on omni.physx is PCM, persistent contact manifolds): the manifold is made
 anew every step, not carried over and refreshed; the full clipped face is reduced to four points, where PCM adds the
 points of successive steps; PCM's mesh contacts pass through its edge filtering, here a triangle contact whose normal

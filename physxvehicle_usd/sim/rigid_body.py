@@ -6,7 +6,8 @@ TGS solver on the vehicle's constraint rows (sticky tire, suspension limit): one
 iteration, the pose integrated from the begin pose between them, then the velocity iterations.
 `end_step_physx` emulates that part of the PhysX scene step. The contacts of the vehicle's own collision shapes with
 the static world (sim/contact.py) are rows of the same solve, after the vehicle's constraint rows (PhysX lists an
-island's joints before its contacts), as DyTGSContactPrep.cpp prepares and solves them.
+island's joints before its contacts), as DyTGSContactPrep.cpp prepares and solves them; the contacts between
+vehicles (sim/vehicle_contact.py) after those, colour by colour, each row acting on both bodies (`_PairRows`).
 """
 from __future__ import annotations
 
