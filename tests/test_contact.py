@@ -3,7 +3,6 @@ solver rows' friction anchors. The motion these make is checked against PhysX in
 from __future__ import annotations
 
 import itertools
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -18,11 +17,11 @@ from physxvehicle_usd.sim.contact import (
     Contacts,
     Polytopes,
     _candidates,
-    _polytope_contacts,
     _reduce,
     generate,
     patch_rows,
     polytope,
+    polytope_contacts,
 )
 from physxvehicle_usd.sim.pcm_box import box_box, box_frame
 
@@ -182,9 +181,8 @@ def _ramp_contacts(drop: float):
     B = Polytopes(tri[None], normal[None, None], np.array([[normal @ tri[0]]]), np.ones((1, 1), bool),
                   np.arange(3)[None, None], np.full((1, 1), 3), np.array([[[0, 1], [1, 2], [0, 2]]]),
                   np.ones((1, 3), bool), np.array([[[0, 1], [1, 2], [0, 2]]]), np.ones((1, 3), bool))
-    model = SimpleNamespace(contact_distance=np.array([[0.04]]), radius=None)
     zero = np.zeros(1, np.int64)
-    return _polytope_contacts(A, B, zero, zero, model, single_sided=normal[None]), normal
+    return polytope_contacts(A, B, zero, zero, np.array([0.04]), single_sided=normal[None]), normal
 
 
 def test_a_hull_face_facing_a_ramp_s_crest_meets_it_along_the_ramp_s_normal():

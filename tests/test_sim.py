@@ -277,9 +277,11 @@ def test_tank_opposite_thrusts_pivot_in_place_with_tracks_locked_together():
 
 
 def three_drives():
-    """Cars A (standard drive, 5 m to the side), B (basic drive, rolling at 8 m/s) and C (wheel controllers)."""
+    """Cars A (standard drive, 5 m to the side), B (basic drive, rolling at 8 m/s) and C (wheel controllers, 5 m to
+    the other side: apart, their chassis would collide)."""
     stage = preset_stage(car_spec("standard", "A"), car_spec("basic", "B"), car_spec("none", "C"))
     translate(stage, "/World/A", (5.0, 0.0, 0.0))
+    translate(stage, "/World/C", (-5.0, 0.0, 0.0))
     set_velocity(stage, "/World/B", (0.0, 0.0, 8.0))
     return stage
 

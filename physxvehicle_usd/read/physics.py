@@ -93,6 +93,7 @@ def load_physics(stage: Usd.Stage, sink: DiagnosticSink, exclude: Sequence[str] 
             key = str(path)
             if name == "Scene":
                 info.scenes[key] = desc
+                _say_solver_type(stage.GetPrimAtPath(key), sink)
             elif name == "RigidBody":
                 info.bodies[key] = desc
             elif name == "RigidBodyMaterial":
@@ -139,6 +140,20 @@ def load_physics(stage: Usd.Stage, sink: DiagnosticSink, exclude: Sequence[str] 
 
 TIME_STEPS_PER_SECOND = "physxScene:timeStepsPerSecond"
 DEFAULT_TIME_STEPS_PER_SECOND = 60  # omni.physx's, where PhysxSceneAPI authors none
+
+
+SOLVER_TYPE = "physxScene:solverType"
+SOLVED_AS = "TGS"  # the simulator's solver (sim/rigid_body.py), whatever the scene asks
+
+
+def _say_solver_type(prim: Usd.Prim, sink: DiagnosticSink) -> None:
+    """A scene asking PhysX's other solver (PGS) is solved with TGS here: said, not silently replaced."""
+    attr = prim.GetAttribute(SOLVER_TYPE)
+    asked = attr.Get() if attr and attr.HasAuthoredValue() else None
+    if asked is not None and str(asked) != SOLVED_AS:
+        sink.warning("SOLVER_TYPE", str(prim.GetPath()), f"the scene asks the {asked} solver; the simulator solves "
+                     f"vehicle constraints and contacts as PhysX's {SOLVED_AS} solver does (it has no {asked} "
+                     "solver), so its motion may differ from PhysX's with this scene", SOLVER_TYPE)
 
 
 def _scene_tolerances(stage: Usd.Stage, parsed: dict, units: StageUnits) -> SceneTolerances:

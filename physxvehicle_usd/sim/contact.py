@@ -42,6 +42,8 @@ shape costs one box test per plane and nothing else; the triangles a box reaches
 The solver's friction patches persist as PhysX's low-level dynamics keeps them (`patch_rows`, `FrictionPatches`): a
 patch's anchors stay where they were made while its friction holds and its normal and anchors stay correlated.
 
+Contacts between vehicles (sim/vehicle_contact.py) reuse the polytope test and the manifold reduction.
+
 Approximations against PhysX (whose default on omni.physx is PCM, persistent contact manifolds): the manifold is made
 anew every step, not carried over and refreshed (a box's manifold is made anew once the shapes have moved against
 each other by more than a fraction of their margin: the ridge's points at the impact and the step after it are the
@@ -55,7 +57,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field, fields
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
@@ -73,6 +75,9 @@ from . import vecmath as vm
 from .ground import Ground
 from .pcm_box import PLANE_ORDER, Boxes, box_box, box_frame
 
+if TYPE_CHECKING:
+    from .vehicle_contact import PairModel
+
 # PhysX's material when a shape has none bound (omni.physx's default material)
 DEFAULT_MATERIAL = (0.5, 0.5, 0.0, "average", "average")
 MAX_POINTS = 4  # PhysX's manifold: four points per contact patch
@@ -82,6 +87,10 @@ _SAME_NORMAL = 0.999  # PXC_SAME_NORMAL: contacts whose normals agree this well 
 # points in its order (sim/pcm_box.py); the other shapes' points keep the order they are made in.
 _TRIANGLE_FACING = 0.707106781  # cos 45 degrees: PCM's bound for taking a triangle's normal over a hull face's
 _FACE_PREFERENCE = 1e-4  # a face axis is taken over an edge axis this little (relative) deeper
+# ... relative to the depth plus this many contact distances (1 m for a box on the sample's ground: the tolerance
+# was tuned in metres as 1e-4 (1 m + depth); in stage units as it was, the curb run in centimetres chose the other
+# face of a near tie and left 49 % angular speed error, 1.2 % with this)
+_FACE_PREFERENCE_LENGTH = 25.0
 
 
 # ------------------------------------------------------------------------------------------------ polytopes
@@ -317,6 +326,7 @@ class ContactModel:
     # it meets PhysX's exact cylinder (its hull elsewhere); None: no cylinder
     cylinder_ends: np.ndarray | None = None
     cylinder_radius: np.ndarray | None = None
+    pairs: "PairModel | None" = None  # the shapes' contacts with other vehicles' shapes (sim/vehicle_contact.py)
     # derived: each shape's box in the body frame (centre, half extents), how far beyond it a contact may start;
     # the static polytopes' world boxes
     box_centre: np.ndarray = field(init=False)  # (3, N)
@@ -395,35 +405,11 @@ class ContactModel:
         hulls = [placed_hull(g) for g in ground if g.kind == "convex"]
         G = len(statics)
 
-        def material(path):
-            m = materials.get(path) if path else None
-            if m is None:
-                return DEFAULT_MATERIAL
-            return (m.staticFriction, m.dynamicFriction, m.restitution, m.frictionCombineMode, m.restitutionCombineMode)
-
         # per distinct (material, groups, offsets) of either side, then spread over the pairs: a fleet of copies
         # with an obstacle each has thousands of pairs and few distinct ones
-        def distinct(keys):
-            index: dict = {}
-            inverse = np.array([index.setdefault(key, len(index)) for key in keys], dtype=np.int64)
-            return list(index), inverse
-
-        rows_keys, row_of = distinct((sh.material, tuple(sh.groups), sh.contactOffset, sh.restOffset) for sh in own)
-        cols_keys, col_of = distinct((g.material, tuple(g.groups), g.contactOffset, g.restOffset) for g in statics)
-        small = {name: np.zeros((len(rows_keys), len(cols_keys))) for name in ("cd", "rd", "sf", "df", "e")}
-        small_collides = np.zeros((len(rows_keys), len(cols_keys)), bool)
-        for r, (mat_a, groups_a, contact_a, rest_a) in enumerate(rows_keys):
-            a = material(mat_a)
-            for g, (mat_b, groups_b, contact_b, rest_b) in enumerate(cols_keys):
-                b = material(mat_b)
-                friction_mode = max(COMBINE_MODES.index(a[3]), COMBINE_MODES.index(b[3]))
-                restitution_mode = max(COMBINE_MODES.index(a[4]), COMBINE_MODES.index(b[4]))
-                small["cd"][r, g] = contact_a + contact_b
-                small["rd"][r, g] = rest_a + rest_b
-                small["sf"][r, g] = _combine(a[0], b[0], friction_mode)
-                small["df"][r, g] = _combine(a[1], b[1], friction_mode)
-                small["e"][r, g] = _combine(a[2], b[2], restitution_mode)
-                small_collides[r, g] = collide(groups, groups_a, groups_b)
+        rows_keys, row_of = distinct_keys(own)
+        cols_keys, col_of = distinct_keys(statics)
+        small, small_collides = combined_tables(rows_keys, cols_keys, materials, groups)
         table = {name: value[row_of][:, col_of] for name, value in small.items()}
         collides = small_collides[row_of][:, col_of]
         column = {g.path: k for k, g in enumerate(statics)}
@@ -434,7 +420,10 @@ class ContactModel:
         plane_count = sum(1 for g in ground if g.kind == "plane")
         mesh_count = sum(1 for g in ground if g.kind == "mesh")
         static_corners = [placed_corners(g) for g in ground if g.kind == "convex"]
-        return cls(np.asarray(rows), Polytopes.stack(polys), table["cd"], table["rd"], table["sf"], table["df"],
+        from .vehicle_contact import PairModel  # it builds on this module's polytopes
+
+        rows = np.asarray(rows)
+        return cls(rows, Polytopes.stack(polys), table["cd"], table["rd"], table["sf"], table["df"],
                    table["e"], collides, Polytopes.stack(hulls) if hulls else None,
                    np.arange(plane_count + mesh_count, G), plane_count, Boxes.of(corners),
                    Boxes.of(static_corners) if static_corners else None,
@@ -444,7 +433,9 @@ class ContactModel:
                    np.array([sh.radius if sh.kind != "convex" else 0.0 for sh in own], float)
                    if any(sh.kind != "convex" for sh in own) else None,
                    *((np.array(ends), np.array([sh.radius if sh.cylinderEnds is not None else 0.0 for sh in own]))
-                     if any(sh.cylinderEnds is not None for sh in own) else (None, None)))
+                     if any(sh.cylinderEnds is not None for sh in own) else (None, None)),
+                   PairModel.build(own, rows, materials, groups))
+
 
     def posed(self, rotation: np.ndarray, translation: np.ndarray) -> "ContactModel":
         """The model with every row that follows a wheel put where the wheel is: rotation (3, 3, V, W) and
@@ -498,6 +489,47 @@ def placed_corners(g: GroundDescription) -> np.ndarray:
     return np.asarray(canonical_value(g.points), dtype=float).reshape(-1, 3) @ m[:3, :3] + m[3, :3]
 
 
+def distinct(keys) -> tuple[list, np.ndarray]:
+    """The distinct keys (in order of first appearance) and each key's index among them."""
+    index: dict = {}
+    inverse = np.array([index.setdefault(key, len(index)) for key in keys], dtype=np.int64)
+    return list(index), inverse
+
+
+def distinct_keys(shapes) -> tuple[list[tuple], np.ndarray]:
+    """The distinct (material, groups, contact offset, rest offset) of shapes (vehicle or static), and each shape's
+    index among them."""
+    return distinct((s.material, tuple(s.groups), s.contactOffset, s.restOffset) for s in shapes)
+
+
+def combined_tables(a_keys: Sequence[tuple], b_keys: Sequence[tuple], materials: dict[str, MaterialDescription],
+                    groups: dict[str, CollisionGroupDescription]) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """What PhysX combines for a pair of shapes, per pair of distinct keys (`distinct_keys`): contact distance "cd"
+    and rest distance "rd" (sums of the offsets), static and dynamic friction "sf", "df" and restitution "e" (each
+    combined by the higher of the two materials' modes), and whether the pair's groups let it collide."""
+    def material(path):
+        m = materials.get(path) if path else None
+        if m is None:
+            return DEFAULT_MATERIAL
+        return (m.staticFriction, m.dynamicFriction, m.restitution, m.frictionCombineMode, m.restitutionCombineMode)
+
+    small = {name: np.zeros((len(a_keys), len(b_keys))) for name in ("cd", "rd", "sf", "df", "e")}
+    collides = np.zeros((len(a_keys), len(b_keys)), bool)
+    for r, (mat_a, groups_a, contact_a, rest_a) in enumerate(a_keys):
+        a = material(mat_a)
+        for g, (mat_b, groups_b, contact_b, rest_b) in enumerate(b_keys):
+            b = material(mat_b)
+            friction_mode = max(COMBINE_MODES.index(a[3]), COMBINE_MODES.index(b[3]))
+            restitution_mode = max(COMBINE_MODES.index(a[4]), COMBINE_MODES.index(b[4]))
+            small["cd"][r, g] = contact_a + contact_b
+            small["rd"][r, g] = rest_a + rest_b
+            small["sf"][r, g] = _combine(a[0], b[0], friction_mode)
+            small["df"][r, g] = _combine(a[1], b[1], friction_mode)
+            small["e"][r, g] = _combine(a[2], b[2], restitution_mode)
+            collides[r, g] = collide(groups, groups_a, groups_b)
+    return small, collides
+
+
 def placed_hull(g: GroundDescription) -> Polytope:
     """A static convex collider's hull in the world: the hull of its turned and scaled points (made once for every
     collider of the same shape and turn), moved to its place."""
@@ -530,12 +562,9 @@ class Contacts:
         return len(self.shape)
 
 
-def _candidates(model: ContactModel, ground: Ground, position: np.ndarray, orientation: np.ndarray):
-    """The broad phase, from each shape's box turned with its body (no vertex moved): per plane the shapes whose box
-    comes nearer to it than the contact distance, the (shape, triangle) pairs whose world boxes, grown by the contact
-    distance, overlap (the ground's triangle grid), the (shape, static polytope) pairs whose boxes overlap (found among
-    the grid's candidates for the polytope's faces, which it holds as triangles); and the shape rotations (3, 3,
-    N)."""
+def shape_boxes(model: ContactModel, position: np.ndarray, orientation: np.ndarray):
+    """Each shape's body rotation (3, 3, N), the centre of its box in the world (three (N,) components) and a
+    rounding slack (N,) to grow the box by, at the body poses position (3, V), orientation (4, V)."""
     R = vm.quat_to_mat(orientation.astype(float))  # (3, 3, V)
     x = position.astype(float)
     if not (model.one_per_vehicle and orientation.shape[1] == len(model.vehicle)):
@@ -543,6 +572,24 @@ def _candidates(model: ContactModel, ground: Ground, position: np.ndarray, orien
     c, h = model.box_centre, model.box_half  # component first (3, N)
     centre = [R[i, 0] * c[0] + R[i, 1] * c[1] + R[i, 2] * c[2] + x[i] for i in range(3)]
     slack = 1e-6 * (1.0 + np.abs(centre[0]) + np.abs(centre[1]) + np.abs(centre[2]) + h[0] + h[1] + h[2])
+    return R, centre, slack
+
+
+def turned_half(model: ContactModel, R: np.ndarray) -> np.ndarray:
+    """(N, 3): the half extents of the world box holding each shape's body-frame box turned by R (3, 3, N)."""
+    h = model.box_half
+    return np.stack([np.abs(R[i, 0]) * h[0] + np.abs(R[i, 1]) * h[1] + np.abs(R[i, 2]) * h[2] for i in range(3)],
+                    axis=1)
+
+
+def _candidates(model: ContactModel, ground: Ground, position: np.ndarray, orientation: np.ndarray):
+    """The broad phase, from each shape's box turned with its body (no vertex moved): per plane the shapes whose box
+    comes nearer to it than the contact distance, the (shape, triangle) pairs whose world boxes, grown by the contact
+    distance, overlap (the ground's triangle grid), the (shape, static polytope) pairs whose boxes overlap (found among
+    the grid's candidates for the polytope's faces, which it holds as triangles); and the shape rotations (3, 3,
+    N)."""
+    R, centre, slack = shape_boxes(model, position, orientation)
+    h = model.box_half
     planes = []
     for k in range(ground.plane_normals.shape[0]):
         n, d = [float(v) for v in ground.plane_normals[k]], float(ground.plane_offsets[k])
@@ -552,8 +599,7 @@ def _candidates(model: ContactModel, ground: Ground, position: np.ndarray, orien
         planes.append(np.nonzero(lowest - slack < model.plane_limit[k])[0])
     if model.static_shapes is None and ground.grid is None:
         return planes, (np.zeros(0, np.int64),) * 2, (np.zeros(0, np.int64),) * 2, R
-    half = np.stack([np.abs(R[i, 0]) * h[0] + np.abs(R[i, 1]) * h[1] + np.abs(R[i, 2]) * h[2] for i in range(3)],
-                    axis=1) + (model.reach + slack)[:, None]
+    half = turned_half(model, R) + (model.reach + slack)[:, None]
     centre = np.stack(centre, axis=1)
     lo, hi = centre - half, centre + half
     hull_pairs = tri_pairs = (np.zeros(0, np.int64), np.zeros(0, np.int64))
@@ -597,18 +643,12 @@ def generate(model: ContactModel, ground: Ground, position: np.ndarray, orientat
     rows = np.unique(np.concatenate(planes + [hull_shape, tri_shape]))
     if not rows.size:
         return Contacts.empty()
-    N, K = model.shapes.vertices.shape[:2]
-    R = np.empty((N, 3, 3))
-    R[rows] = np.moveaxis(R_all[:, :, rows], 2, 0)
-    vertices = np.empty((N, K, 3))  # only the rows of candidates are filled (and read)
-    local, turn = model.shapes.vertices[rows], R[rows][:, None]  # elementwise: a row's result is its own
-    vertices[rows] = (turn[..., 0] * local[..., :1] + turn[..., 1] * local[..., 1:2] + turn[..., 2] * local[..., 2:]
-                      + position[:, model.vehicle[rows]].T[:, None, :])
+    R, vertices = placed_vertices(model, rows, R_all, position)
     # the cylinders' world cap centres, for the planes' exact contacts
     cylinders = np.intersect1d(rows, model.cylinders) if model.cylinders.size else model.cylinders
     ends = None
     if cylinders.size:
-        ends = np.full((N, 2, 3), np.nan)
+        ends = np.full((len(model.vehicle), 2, 3), np.nan)
         ends[cylinders] = (np.einsum("nij,nkj->nki", R[cylinders], model.cylinder_ends[cylinders])
                            + position[:, model.vehicle[cylinders]].T[:, None, :])
     parts = [_plane_contacts(model, ground, vertices, planes, ends)]
@@ -623,18 +663,39 @@ def generate(model: ContactModel, ground: Ground, position: np.ndarray, orientat
     if hull_shape.size:
         A = _world_polytopes(model.shapes, hull_shape, vertices, R)
         B = _rows(model.static_shapes, hull)
-        parts.append(_polytope_contacts(A, B, hull_shape, model.static_index[hull], model, single_sided=None))
+        static = model.static_index[hull]
+        parts.append(polytope_contacts(A, B, hull_shape, static, model.contact_distance[hull_shape, static],
+                                       single_sided=None, radius=_radius(model, hull_shape)))
     if tri_shape.size:
         A = _world_polytopes(model.shapes, tri_shape, vertices, R)
         B = _triangles(ground, tri)
         static = model.plane_count + ground.tri_shape[tri]
-        parts.append(_polytope_contacts(A, B, tri_shape, static, model, single_sided=ground.tri_normals[tri]))
+        parts.append(polytope_contacts(A, B, tri_shape, static, model.contact_distance[tri_shape, static],
+                                       single_sided=ground.tri_normals[tri], radius=_radius(model, tri_shape)))
     parts = [p for p in parts if len(p)]
     if not parts:
         return Contacts.empty()
     out = Contacts(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("shape", "static", "point", "normal",
                                                                                   "separation")))
     return _reduce(out)
+
+
+def _radius(model: ContactModel, rows: np.ndarray) -> np.ndarray | None:
+    """The round shapes' radii about their cores for the shape rows `rows` (None: the model has no round shape)."""
+    return None if model.radius is None else model.radius[rows]
+
+
+def placed_vertices(model: ContactModel, rows: np.ndarray, R_all: np.ndarray, position: np.ndarray):
+    """The rotations (N, 3, 3) and world vertices (N, K, 3) of the shape rows `rows` (the other rows unset), from
+    the shapes' rotations R_all (3, 3, N) and the bodies' positions (3, V)."""
+    N, K = model.shapes.vertices.shape[:2]
+    R = np.empty((N, 3, 3))
+    R[rows] = np.moveaxis(R_all[:, :, rows], 2, 0)
+    vertices = np.empty((N, K, 3))  # only the rows of candidates are filled (and read)
+    local, turn = model.shapes.vertices[rows], R[rows][:, None]  # elementwise: a row's result is its own
+    vertices[rows] = (turn[..., 0] * local[..., :1] + turn[..., 1] * local[..., 1:2] + turn[..., 2] * local[..., 2:]
+                      + position[:, model.vehicle[rows]].T[:, None, :])
+    return R, vertices
 
 
 def _box_contacts(model: ContactModel, shape: np.ndarray, hull: np.ndarray, position: np.ndarray, R: np.ndarray):
@@ -777,15 +838,20 @@ def _support_min(vertices: np.ndarray, axes: np.ndarray) -> np.ndarray:
     return np.einsum("paj,pkj->pak", axes, vertices).min(axis=2)
 
 
-def _polytope_contacts(A: Polytopes, B: Polytopes, shape: np.ndarray, static: np.ndarray, model: ContactModel,
-                       single_sided: np.ndarray | None) -> Contacts:
-    """Contacts of pairs of polytopes A (the vehicle's) and B (static) by separating axes; see the module docstring.
-    single_sided: B's front normals (triangles), whose back side makes no contact."""
+def polytope_contacts(A: Polytopes, B: Polytopes, shape: np.ndarray, static: np.ndarray, limit: np.ndarray,
+                      single_sided: np.ndarray | None, first_faces: bool = False,
+                      radius: np.ndarray | None = None) -> Contacts:
+    """Contacts of pairs of polytopes A (the vehicle's) and B (static, or another vehicle's) by separating axes; see
+    the module docstring. limit: each pair's contact distance; single_sided: B's front normals (triangles), whose
+    back side makes no contact. Of a face of A and one of B that separate the pair about equally (within
+    _FACE_PREFERENCE of _FACE_PREFERENCE_LENGTH contact distances + the depth), B's is the reference face; with
+    first_faces, A's (the rule for two vehicles, sim/vehicle_contact.py). radius: a sphere's or capsule's radius
+    about its core, A's polytope (0 for a polytope; None: no round shape)."""
     P = len(shape)
     rows = np.arange(P)
     # a sphere or capsule meets B with its core (a point, a segment) within the contact distance plus its radius
-    radius = np.zeros(P) if model.radius is None else model.radius[shape]
-    limit = model.contact_distance[shape, static] + radius
+    if radius is not None:
+        limit = limit + radius
     # face axes of A (outward normals n_f: B's separation from A along n_f), of B (A's separation from B)
     sep_a = np.where(A.face_mask, _support_min(B.vertices, A.normals) - A.offsets, -np.inf)
     sep_b = np.where(B.face_mask, _support_min(A.vertices, B.normals) - B.offsets, -np.inf)
@@ -805,9 +871,13 @@ def _polytope_contacts(A: Polytopes, B: Polytopes, shape: np.ndarray, static: np
     # (a sphere has no face and no edge)
     best_a, best_b, best_e = (sep.max(axis=1, initial=-np.inf) for sep in (sep_a, sep_b, sep_e))
     face = np.maximum(best_a, best_b)
-    tol = _FACE_PREFERENCE * (1.0 + np.abs(face))
-    use_b = (best_b >= best_a - tol) & (best_b >= best_e - tol)
-    use_a = ~use_b & (best_a >= best_e - tol)
+    tol = _FACE_PREFERENCE * (_FACE_PREFERENCE_LENGTH * limit + np.abs(face))
+    if first_faces:
+        use_a = (best_a >= best_b - tol) & (best_a >= best_e - tol)
+        use_b = ~use_a & (best_b >= best_e - tol)
+    else:
+        use_b = (best_b >= best_a - tol) & (best_b >= best_e - tol)
+        use_a = ~use_b & (best_a >= best_e - tol)
     use_e = ~use_b & ~use_a
     best = np.where(use_b, best_b, np.where(use_a, best_a, best_e))
     touching = best < limit
@@ -829,7 +899,7 @@ def _polytope_contacts(A: Polytopes, B: Polytopes, shape: np.ndarray, static: np
         clipped = _clip(B, sel, g, A, f, normal, shape[sel], static[sel], limit[sel], points_on_reference=False,
                         triangle=single_sided is not None)
         parts.append(clipped)
-        if model.radius is not None:  # a round core beside the face, not over it: its nearest point on the face's rim
+        if radius is not None:  # a round core beside the face, not over it: its nearest point on the face's rim
             missed = np.ones(len(sel), bool)
             missed[np.searchsorted(sel, clipped.pair)] = False  # (the pairs that made a point; sel is ascending)
             missed &= radius[sel] > 0.0
@@ -851,7 +921,7 @@ def _polytope_contacts(A: Polytopes, B: Polytopes, shape: np.ndarray, static: np
         return Contacts.empty()
     out = Contacts(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("shape", "static", "point", "normal",
                                                                               "separation", "pair")))
-    if model.radius is not None:  # from the core to the round surface
+    if radius is not None:  # from the core to the round surface
         r = radius[out.pair]
         out.separation = out.separation - r
         out.point = out.point - r[:, None] * out.normal
@@ -1283,12 +1353,8 @@ def patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.ndarray, bo
         count = np.where((count == 2) & (apart_sq * 4.0 < diagonal_sq), 0, count)
     grow = count < 2
     # a contact this far apart (plus the rest distance) or nearer may anchor (physxScene:frictionOffsetThreshold)
-    offset = model.friction_offset_threshold
-    threshold = (_FRICTION_OFFSET.default * length_scale[fp_vehicle].astype(float) if offset is None
-                 else offset[fp_vehicle]) + rest
-    bounce = model.bounce_threshold
-    out["bounce_threshold"] = (np.full(Vr, _BOUNCE.default) * length_scale[vehicles].astype(float) if bounce is None
-                               else bounce[vehicles])
+    threshold = friction_offset_threshold(model, fp_vehicle, length_scale) + rest
+    out["bounce_threshold"] = bounce_threshold(model, vehicles, length_scale)
     made = count.copy()
     w0 = np.where((count == 1)[:, None], np.einsum("pij,pj->pi", R, body_anchor[:, 0]) + p, 0.0)
     w1 = np.zeros((F, 3))
@@ -1330,6 +1396,49 @@ def patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.ndarray, bo
     return out
 
 
+
+def friction_offset_threshold(model: ContactModel, vehicles: np.ndarray, length_scale: np.ndarray) -> np.ndarray:
+    """Per vehicle of `vehicles`, its scene's physxScene:frictionOffsetThreshold in stage units: how far apart a
+    contact (plus the pair's rest distance) may be and still anchor its patch's friction (growPatches)."""
+    offset = model.friction_offset_threshold
+    return (_FRICTION_OFFSET.default * length_scale[vehicles].astype(float) if offset is None
+            else offset[vehicles])
+
+
+def bounce_threshold(model: ContactModel, vehicles: np.ndarray, length_scale: np.ndarray) -> np.ndarray:
+    """Per vehicle of `vehicles`, its scene's physxScene:bounceThreshold in stage units: the closing speed under which
+    a contact does not bounce."""
+    bounce = model.bounce_threshold
+    return (np.full(len(vehicles), _BOUNCE.default) * length_scale[vehicles].astype(float) if bounce is None
+            else bounce[vehicles])
+
+
+def grow_anchors(arms: np.ndarray, separation: np.ndarray, first_of_patch: np.ndarray, count: np.ndarray,
+                 threshold: np.ndarray):
+    """PhysX's growPatches, every patch at once (contacts (C,) grouped in patches starting at `first_of_patch`, of
+    `count` points): the first point nearer than `threshold` (per patch) anchors, then the first one apart from it;
+    a later point replaces the anchor it lies nearer to when it is farther from the other than the pair is apart.
+    Returns each patch's anchor count (0, 1, 2) and its two anchors' points (index within the patch)."""
+    anchors = np.zeros(len(first_of_patch), np.int64)
+    a0, a1 = np.zeros_like(anchors), np.zeros_like(anchors)
+    far = np.zeros(len(first_of_patch))
+    for k in range(MAX_POINTS):
+        at = first_of_patch + np.minimum(k, count - 1)
+        near = (k < count) & (separation[at] < threshold)
+        d0 = ((arms[at] - arms[first_of_patch + a0]) ** 2).sum(1)
+        d1 = ((arms[at] - arms[first_of_patch + a1]) ** 2).sum(1)
+        first = near & (anchors == 0)
+        second = near & (anchors == 1) & (d0 > _EMPTY_ANCHOR_SQ)
+        third = near & (anchors == 2)
+        replace1 = third & (d0 > d1) & (d0 > far)
+        replace0 = third & ~(d0 > d1) & (d1 > far)
+        a0 = np.where(first | replace0, k, a0)
+        a1 = np.where(second | replace1, k, a1)
+        far = np.where(second | replace1, d0, np.where(replace0, d1, far))
+        anchors = anchors + first + second
+    return anchors, a0, a1
+
+
 # ------------------------------------------------------------------------------------------------ telemetry
 
 # Simulator.telemetry's contact keys ("bodies", per vehicle; `--trace` writes them): name -> (unit, frame, what).
@@ -1353,7 +1462,9 @@ def empty_telemetry(V: int) -> dict[str, np.ndarray]:
 
 def telemetry(V: int, solved: Sequence, begin_position: np.ndarray) -> dict[str, np.ndarray]:
     """The contact telemetry of a step: `solved`, (vehicles, solved contact rows) of each group the solver ran
-    (rigid_body._ContactRows: active (Vr, Pm, 4), arm (3, Vr, Pm, 4), normal (3, Vr, Pm), impulse (Vr, Pm, 4))."""
+    (rigid_body._ContactRows: active (Vr, Pm, 4), arm (3, Vr, Pm, 4), normal (3, Vr, Pm), impulse (Vr, Pm, 4); and
+    each side of the contacts between vehicles, rigid_body._PairRows.views), a vehicle's points in the order met,
+    each group's after the ones before it."""
     out = empty_telemetry(V)
     S = TELEMETRY_SLOTS
     for vehicles, rows in solved:
@@ -1366,9 +1477,12 @@ def telemetry(V: int, solved: Sequence, begin_position: np.ndarray) -> dict[str,
         normal = np.broadcast_to(rows.normal[..., None], rows.arm.shape).reshape(3, Vr, -1)
         normal = np.take_along_axis(normal, order[None], axis=2)
         impulse = np.take_along_axis(rows.impulse.reshape(Vr, -1), order, axis=1)
-        out["contactCount"][vehicles] = active.sum(axis=1)
         point = begin_position[:, vehicles].astype(float)[:, :, None] + arm
-        out["contactPoints"][vehicles, :k] = np.where(taken[..., None], np.moveaxis(point, 0, -1), 0.0)
-        out["contactNormals"][vehicles, :k] = np.where(taken[..., None], np.moveaxis(normal, 0, -1), 0.0)
-        out["contactImpulses"][vehicles, :k] = np.where(taken, impulse, 0.0)
+        slot = out["contactCount"][vehicles][:, None] + np.arange(k)[None, :]  # after the points already reported
+        ok = taken & (slot < S)
+        vehicle = np.broadcast_to(vehicles[:, None], slot.shape)[ok]
+        out["contactPoints"][vehicle, slot[ok]] = np.moveaxis(point, 0, -1)[ok]
+        out["contactNormals"][vehicle, slot[ok]] = np.moveaxis(normal, 0, -1)[ok]
+        out["contactImpulses"][vehicle, slot[ok]] = impulse[ok]
+        out["contactCount"][vehicles] += active.sum(axis=1)
     return out

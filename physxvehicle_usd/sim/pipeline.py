@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import compiled
+from . import compiled, vehicle_contact
 from . import vecmath as vm
 from .commands import update_commands
 from .contact import ContactModel, FrictionPatches, generate, patch_rows
@@ -71,21 +71,28 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
     if opt.physx_actor:
         # the narrow phase runs after the vehicle update (omni.physx steps the vehicles, then the scene), on the pose
         # the step began with and with the wheel shapes where this update put the wheels
-        touching = None
+        touching = between = None
         if contact is not None:
             if contact.following.size:
                 toe, camber = _compliance_angles(p, s)
                 contact = contact.posed(*wheel_local_pose(p, s, cmd["steer_angle"], toe, camber))
             touching = generate(contact, ground, begin_position, begin_orientation)
+            if contact.pairs is not None:
+                between = vehicle_contact.generate(contact, begin_position, begin_orientation)
         with_contacts = None
-        if touching is not None and len(touching):
+        static = touching is not None and len(touching) > 0
+        pairs = between is not None and len(between) > 0
+        if static or pairs:
             with_contacts = np.zeros(p.V, bool)
             with_contacts[contact.vehicle[touching.shape]] = True
+            if pairs:
+                with_contacts[contact.vehicle[np.concatenate([between.shape, between.static])]] = True
         rows = constraint_rows(p, s, road, with_contacts)
-        patches = None if with_contacts is None else patch_rows(contact, touching, rows["vehicles"], begin_position,
-                                                                 begin_orientation, p.length_scale, s.friction)
-        s.contacts = None if patches is None else {"points": patches["points"], "model": contact}
-        end_step_physx(p, s, begin_position, begin_orientation, rows, dt, patches)
+        patches = (patch_rows(contact, touching, rows["vehicles"], begin_position, begin_orientation, p.length_scale,
+                              s.friction) if static else None)
+        pair_rows = vehicle_contact.pair_rows(contact, between, begin_position, p.length_scale) if pairs else None
+        s.contacts = None if with_contacts is None else {"points": touching, "between": between, "model": contact}
+        end_step_physx(p, s, begin_position, begin_orientation, rows, dt, patches, pair_rows)
         # the friction patches this step's solve ends with (a pair without contacts ends its patches)
         s.friction = None if patches is None else _solved_friction(patches, s.contacts.get("solved", []), p.V)
         if s.contacts is not None:
@@ -102,7 +109,8 @@ def _solved_friction(patches: dict, solved: list, V: int) -> FrictionPatches:
     vehicle_row, slot = patches["friction_slot"]
     broken = np.zeros((V, patches["point_active"].shape[1]), bool)
     for vehicles, rows in solved:
-        broken[vehicles] = rows.broken
+        if hasattr(rows, "broken"):  # (the contacts between vehicles keep no patches: rigid_body._PairRows.views)
+            broken[vehicles] = rows.broken
     friction.broken = broken[friction.vehicle, slot]
     return friction
 

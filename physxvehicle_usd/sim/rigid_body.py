@@ -6,9 +6,12 @@ TGS solver on the vehicle's constraint rows (sticky tire, suspension limit): one
 iteration, the pose integrated from the begin pose between them, then the velocity iterations.
 `end_step_physx` emulates that part of the PhysX scene step. The contacts of the vehicle's own collision shapes with
 the static world (sim/contact.py) are rows of the same solve, after the vehicle's constraint rows (PhysX lists an
-island's joints before its contacts), as DyTGSContactPrep.cpp prepares and solves them.
+island's joints before its contacts), as DyTGSContactPrep.cpp prepares and solves them; the contacts between
+vehicles (sim/vehicle_contact.py) after those, colour by colour, each row acting on both bodies (`_PairRows`).
 """
 from __future__ import annotations
+
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -74,23 +77,64 @@ def _patches_of(patches: dict, subset: np.ndarray) -> dict:
 
 
 def solve_vehicle_constraints(p: SimParams, s: SimState, rows: dict, dt: float, begin_position: np.ndarray,
-                              begin_orientation: np.ndarray, patches: dict | None = None) -> None:
+                              begin_orientation: np.ndarray, patches: dict | None = None,
+                              pairs: dict | None = None) -> None:
     """4.10 rows of the vehicles `rows["vehicles"]` as PhysX's TGS solver applies them (DyTGSDynamics.cpp
     solveIsland, DyTGSContactPrep.cpp solve1DStep / conclude1DStep), each vehicle with its own iteration counts:
     the body velocity and the pose the iterations integrate from the begin pose. In closed form where every
-    active row is soft (sticky), iteration by iteration where a suspension-limit row is active."""
+    active row is soft (sticky), iteration by iteration where a suspension-limit row is active.
+
+    pairs: contacts between vehicles (sim/vehicle_contact.py pair_rows), every vehicle of them in `rows`; vehicles
+    touching one another are one island, iterated with the island's largest iteration counts, as PhysX does."""
+    vehicles = rows["vehicles"]
     hard = (rows["active"] & rows["hard"]).any(axis=1)
     if patches is not None:
         hard = hard | patches["point_active"].any(axis=(1, 2))
-    counts = np.stack((p.position_iterations[rows["vehicles"]], p.velocity_iterations[rows["vehicles"]], hard), axis=1)
+    position_counts, velocity_counts = p.position_iterations[vehicles], p.velocity_iterations[vehicles]
+    if pairs is not None:
+        island = _islands(len(vehicles), np.searchsorted(vehicles, pairs["body0"]),
+                          np.searchsorted(vehicles, pairs["body1"]))
+        coupled = np.bincount(island, minlength=len(vehicles))[island] > 1
+        hard = hard | coupled
+        for counts in (position_counts, velocity_counts):
+            largest = np.zeros(len(vehicles), counts.dtype)
+            np.maximum.at(largest, island, counts)
+            counts[:] = largest[island]
+    counts = np.stack((position_counts, velocity_counts, hard), axis=1)
     for position_iterations, velocity_iterations, with_limit in np.unique(counts, axis=0):
         same = (counts == (position_iterations, velocity_iterations, with_limit)).all(axis=1)
         part = rows if same.all() else _rows_of(rows, same)
         if with_limit:
+            in_part = None if pairs is None else np.isin(pairs["body0"], part["vehicles"])
             _solve_rows_tgs(p, s, part, dt, int(position_iterations), int(velocity_iterations), begin_position,
-                            begin_orientation, None if patches is None else _patches_of(patches, same))
+                            begin_orientation, None if patches is None else _patches_of(patches, same),
+                            None if in_part is None or not in_part.any() else _pairs_of(pairs, in_part))
         else:  # sticky rows do nothing in the velocity iterations
             _solve_soft_rows(p, s, part, dt, int(position_iterations), begin_position, begin_orientation)
+
+
+def _islands(n: int, body0: np.ndarray, body1: np.ndarray) -> np.ndarray:
+    """The island (its least member) of each of n bodies joined by the pairs (body0, body1): labels spread to the
+    least along every pair, then pointer jumping, until nothing changes (a few rounds: the labels halve their
+    distance to the least each round)."""
+    label = np.arange(n)
+    while True:
+        least = np.minimum(label[body0], label[body1])
+        new = label.copy()
+        np.minimum.at(new, body0, least)
+        np.minimum.at(new, body1, least)
+        new = new[new]
+        if np.array_equal(new, label):
+            return label
+        label = new
+
+
+_COMPONENT_FIRST_PAIR_KEYS = ("arm0", "arm1", "normal", "anchor_arm0", "anchor_arm1")
+
+
+def _pairs_of(pairs: dict, subset: np.ndarray) -> dict:
+    return {key: (value[:, subset] if key in _COMPONENT_FIRST_PAIR_KEYS else value[subset])
+            for key, value in pairs.items()}
 
 
 def _row_jacobians(p: SimParams, rows: dict, orientation: np.ndarray):
@@ -281,9 +325,140 @@ class _ContactRows:
         return x
 
 
+class _PairRows:
+    """The contact rows between vehicles of one solve (sim/vehicle_contact.py pair_rows, those of the vehicles
+    `vehicles`) as DyTGSContactPrep.cpp prepares and solves them for two dynamic bodies: as `_ContactRows`, each row
+    acting on both bodies (body 1 takes the opposite impulse, at its own arm to the same point), both bodies' mass
+    and inertia in its response, their relative velocity in its target and first friction axis, the lower of their
+    depenetration caps. Swept colour by colour: within a colour no vehicle is in two pairs, so a colour's pairs are
+    one vectorised batch."""
+
+    def __init__(self, p: SimParams, pairs: dict, vehicles: np.ndarray, R: np.ndarray, x: np.ndarray, dt: float,
+                 iterations: int) -> None:
+        h = dt / iterations
+        self.p8 = min(_MAX_CONTACT_BIAS_FACTOR, 2.0 * np.sqrt(1.0 / iterations))
+        self.vehicles = vehicles
+        self.body = (np.searchsorted(vehicles, pairs["body0"]), np.searchsorted(vehicles, pairs["body1"]))
+        self.colours = [np.nonzero(pairs["colour"] == c)[0] for c in np.unique(pairs["colour"])]
+        self.active, self.anchors = pairs["point_active"], pairs["anchor_active"]
+        self.arm, self.normal = (pairs["arm0"], pairs["arm1"]), pairs["normal"]  # for telemetry
+        self.Pm = self.active.shape[1]
+
+        def jacobian(side, linear, arm):  # (3, Pp, ...) each -> J (6, Pp, ...), W J, unit response of body `side`
+            v = vehicles[self.body[side]]
+            extra = (None,) * (linear.ndim - 2)
+            ang = vm.cross(arm, linear)
+            Rk = R[:, :, self.body[side]][(slice(None),) * 3 + extra]
+            moi = p.moi[:, v].astype(float)[(slice(None),) * 2 + extra]
+            w_ang = vm.matvec(Rk, vm.matTvec(Rk, ang) / moi)
+            w_lin = linear / p.mass[v].astype(float)[(slice(None),) + extra]
+            return np.concatenate((linear, ang)), np.concatenate((w_lin, w_ang)), vm.dot(linear, w_lin) + vm.dot(ang, w_ang)
+
+        def relative(J0, J1, y):  # J0 y_0 - J1 y_1, y (6, Vr): the rows' relative velocity (or motion)
+            extra = (None,) * (J0.ndim - 2)
+            y0, y1 = y[:, self.body[0]][(slice(None),) * 2 + extra], y[:, self.body[1]][(slice(None),) * 2 + extra]
+            return (J0 * y0).sum(axis=0) - (J1 * y1).sum(axis=0)
+
+        normal = np.broadcast_to(self.normal[..., None], self.arm[0].shape)
+        (self.J0, self.WJ0, u0), (self.J1, self.WJ1, u1) = (jacobian(k, normal, self.arm[k]) for k in (0, 1))
+        u = u0 + u1
+        ok = self.active & (u > 0.0)
+        self.recip = np.where(ok, 1.0 / np.where(ok, u, 1.0), 0.0)
+        vrel = relative(self.J0, self.J1, x)
+        penetration = pairs["separation"] - pairs["rest"][..., None]
+        self.bias_coefficient = -np.where(penetration > 0.0, 1.0 / h, self.p8 / h)
+        e = pairs["restitution"][..., None]
+        bouncing = (e > 0.0) & (-vrel > pairs["bounce_threshold"][:, None, None]) & (-vrel > penetration / dt)
+        self.target = np.where(bouncing, -vrel * e, 0.0)
+        self.error = penetration + np.where(bouncing, self.target * (dt + penetration / np.where(bouncing, vrel, 1.0)),
+                                            0.0)
+        depenetration = p.max_depenetration_velocity.astype(float)
+        self.max_bias = np.minimum(depenetration[vehicles[self.body[0]]], depenetration[vehicles[self.body[1]]])
+        self.impulse = np.zeros(self.active.shape)
+        # friction: t0 along the bodies' relative tangential velocity (else a fixed axis square to n), t1 = n x t0
+        n = self.normal
+        v = (x[:3, self.body[0]] - x[:3, self.body[1]])[:, :, None]
+        t0 = v - n * vm.dot(n, v)
+        fallback = np.where(np.abs(n[0]) < 0.70710678, np.stack((np.zeros_like(n[0]), -n[2], n[1])),
+                            np.stack((-n[1], n[0], np.zeros_like(n[0]))))
+        t0 = np.where(vm.dot(t0, t0) > _FRICTION_AXIS_MIN_SPEED_SQ, t0, fallback)
+        t0 = t0 / np.maximum(vm.norm(t0), 1e-30)
+        t1 = vm.cross(n, t0)
+        t1 = t1 / np.maximum(vm.norm(t1), 1e-30)
+        self.F = []
+        for t in (t0, t1):
+            axis = np.broadcast_to(t[..., None], pairs["anchor_arm0"].shape)
+            (J0, WJ0, g0), (J1, WJ1, g1) = (jacobian(k, axis, pairs[f"anchor_arm{k}"]) for k in (0, 1))
+            ok = self.anchors & (g0 + g1 > 0.0)
+            self.F.append((J0, WJ0, J1, WJ1, np.where(ok, self.p8 / np.where(ok, g0 + g1, 1.0), 0.0)))
+        self.friction_bias = self.p8 / h
+        self.scale = np.where(self.anchors.sum(axis=2) == 2, 0.5, 1.0)
+        self.static_friction, self.dynamic_friction = pairs["static_friction"], pairs["dynamic_friction"]
+        self.friction = np.zeros(self.anchors.shape + (2,))
+
+    def sweep(self, x: np.ndarray, moved: np.ndarray, elapsed: float, min_separation: float) -> np.ndarray:
+        """One pass over the pairs' rows, colour by colour, patch by patch within a pair: x (6, Vr) -> x."""
+        x = x.astype(float)
+        for sel in self.colours:
+            b0, b1 = self.body[0][sel], self.body[1][sel]
+            x0, x1, m0, m1 = x[:, b0], x[:, b1], moved[:, b0], moved[:, b1]
+            for q in range(self.Pm):
+                total = np.zeros(len(sel))
+                for j in range(self.active.shape[2]):
+                    active = self.active[sel, q, j]
+                    if not active.any():
+                        continue
+                    J0, J1 = self.J0[:, sel, q, j], self.J1[:, sel, q, j]
+                    target = self.target[sel, q, j]
+                    separation = np.maximum(min_separation, self.error[sel, q, j] + _dot6(J0, m0) - _dot6(J1, m1)
+                                            - target * elapsed)
+                    bias = np.minimum(self.max_bias[sel], self.bias_coefficient[sel, q, j] * separation)
+                    lam = self.recip[sel, q, j] * (bias - (_dot6(J0, x0) - _dot6(J1, x1) - target))
+                    old = self.impulse[sel, q, j]
+                    new = np.where(active, np.maximum(old + lam, 0.0), 0.0)
+                    x0 = x0 + self.WJ0[:, sel, q, j] * (new - old)
+                    x1 = x1 - self.WJ1[:, sel, q, j] * (new - old)
+                    self.impulse[sel, q, j] = new
+                    total = total + new
+                for m in range(2):
+                    anchored = self.anchors[sel, q, m]
+                    if not anchored.any():
+                        continue
+                    limit = self.scale[sel, q] * self.static_friction[sel, q] * total
+                    slide = self.scale[sel, q] * self.dynamic_friction[sel, q] * total
+                    wanted = []
+                    for k, (J0, _, J1, _, gain) in enumerate(self.F):
+                        j0, j1 = J0[:, sel, q, m], J1[:, sel, q, m]
+                        bias = (_dot6(j0, m0) - _dot6(j1, m1)) * self.friction_bias
+                        wanted.append(self.friction[sel, q, m, k] - gain[sel, q, m] * (_dot6(j0, x0) - _dot6(j1, x1)
+                                                                                     + bias))
+                    magnitude = np.sqrt(wanted[0] ** 2 + wanted[1] ** 2)
+                    clamped = np.where(magnitude > limit, np.minimum(slide, magnitude), magnitude)
+                    ratio = np.where(magnitude > 0.0, clamped / np.where(magnitude > 0.0, magnitude, 1.0), 0.0)
+                    for k, (_, WJ0, _, WJ1, _) in enumerate(self.F):
+                        new = np.where(anchored, wanted[k] * ratio, 0.0)
+                        change = new - self.friction[sel, q, m, k]
+                        x0 = x0 + WJ0[:, sel, q, m] * change
+                        x1 = x1 - WJ1[:, sel, q, m] * change
+                        self.friction[sel, q, m, k] = new
+            x[:, b0], x[:, b1] = x0, x1
+        return x
+
+    def views(self) -> list:
+        """(vehicles, rows) per colour and side, as contact.telemetry reads them: each vehicle's points, arms from
+        its own centre of mass, the normal towards it and the impulse it took."""
+        out = []
+        for sel in self.colours:
+            for side, sign in ((0, 1.0), (1, -1.0)):
+                out.append((self.vehicles[self.body[side][sel]], SimpleNamespace(
+                    active=self.active[sel], arm=self.arm[side][:, sel], normal=sign * self.normal[:, sel],
+                    impulse=self.impulse[sel])))
+        return out
+
+
 def _solve_rows_tgs(p: SimParams, s: SimState, rows: dict, dt: float, position_iterations: int,
                     velocity_iterations: int, begin_position: np.ndarray, begin_orientation: np.ndarray,
-                    patches: dict | None = None) -> None:
+                    patches: dict | None = None, pairs: dict | None = None) -> None:
     """Rows of vehicles with a suspension-limit row, iterated one by one as PhysX does.
 
     Rows go in PhysX's order (sticky rows before limit rows, see `constraint_rows`), one Gauss-Seidel sweep per
@@ -311,10 +486,13 @@ def _solve_rows_tgs(p: SimParams, s: SimState, rows: dict, dt: float, position_i
     impulse = np.zeros(act.shape, dtype=dtype)
     position, orientation = begin_position[:, vehicles], begin_orientation[:, vehicles]
     order = [r for r in range(act.shape[1]) if act[:, r].any()]
-    contacts = None
-    if patches is not None:
+    contacts = between = None
+    if patches is not None or pairs is not None:
         R = vm.quat_to_mat(begin_orientation[:, vehicles]).astype(float)
+    if patches is not None:
         contacts = _ContactRows(p, patches, vehicles, R, x.astype(float), dt, n, dtype)
+    if pairs is not None:  # contacts between vehicles, after every vehicle's own rows
+        between = _PairRows(p, pairs, vehicles, R, x.astype(float), dt, n)
     for iteration in range(n):
         for r in order:
             j, wj = J[:, :, r], WJ[:, :, r]
@@ -329,6 +507,8 @@ def _solve_rows_tgs(p: SimParams, s: SimState, rows: dict, dt: float, position_i
             x = x + wj * step
         if contacts is not None:
             x = contacts.sweep(x, moved, iteration * h, -np.inf).astype(dtype)
+        if between is not None:
+            x = between.sweep(x, moved, iteration * h, -np.inf).astype(dtype)
         moved = moved + x * h
         position = position + x[:3] * h
         orientation = vm.quat_integrate_exact(orientation, x[3:], h)
@@ -340,9 +520,13 @@ def _solve_rows_tgs(p: SimParams, s: SimState, rows: dict, dt: float, position_i
             impulse[:, r] = np.where(hard[:, r], total, impulse[:, r])
         if contacts is not None:
             x = contacts.sweep(x, moved, dt, 0.0).astype(dtype)
-    if contacts is not None:
-        if s.contacts is not None:
+        if between is not None:
+            x = between.sweep(x, moved, dt, 0.0).astype(dtype)
+    if s.contacts is not None:
+        if contacts is not None:
             s.contacts.setdefault("solved", []).append((vehicles, contacts))
+        if between is not None:
+            s.contacts.setdefault("solved", []).extend(between.views())
     _store(s, vehicles, x, position, orientation)
 
 
@@ -374,11 +558,12 @@ def _clamp_magnitude(v: np.ndarray, limit: np.ndarray) -> np.ndarray:
 
 
 def end_step_physx(p: SimParams, s: SimState, begin_position: np.ndarray, begin_orientation: np.ndarray, rows: dict | None,
-                   dt: float, patches: dict | None = None) -> None:
+                   dt: float, patches: dict | None = None, pairs: dict | None = None) -> None:
     """What the PhysX scene does with the vehicle2 velocity, with each vehicle's PhysxRigidBodyAPI settings: damping,
     velocity limits, the gyroscopic term, vehicle constraints and contacts, pose integration.
 
-    patches: the contact rows of the vehicles `rows["vehicles"]` (sim/contact.py patch_rows), or None.
+    patches: the contact rows of the vehicles `rows["vehicles"]` (sim/contact.py patch_rows), or None; pairs: the
+    contact rows between them (sim/vehicle_contact.py pair_rows), or None.
 
     velocityChange writes v, w to the actor; acceleration adds (v - v_begin)/dt as an acceleration, which
     for an actor whose velocity was v_begin gives the same velocity going into the solver. Gravity is
@@ -397,4 +582,4 @@ def end_step_physx(p: SimParams, s: SimState, begin_position: np.ndarray, begin_
     s.body_position = begin_position + s.linear_velocity * dt
     s.body_orientation = vm.quat_integrate_exact(begin_orientation, s.angular_velocity, dt)
     if rows is not None:
-        solve_vehicle_constraints(p, s, rows, dt, begin_position, begin_orientation, patches)
+        solve_vehicle_constraints(p, s, rows, dt, begin_position, begin_orientation, patches, pairs)

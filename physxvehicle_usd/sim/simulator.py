@@ -9,8 +9,8 @@ Controls (all optional, arrays over vehicles or vehicles x wheels): accelerator,
 targetGear (USD numbering: -1 reverse, 0 neutral, 1.. forward, 255 automatic), thrust0, thrust1 (tanks),
 driveTorque, brakeTorque, steerAngle (per wheel, vehicles without a drive).
 Telemetry quaternions are (x, y, z, w), as ovphysx reports them (the description uses w, x, y, z).
-Contacts: the vehicles' own collision shapes against the static ground (sim/contact.py), solved with the vehicle's
-constraint rows. Not modelled: contacts between vehicles, PhysX sleeping, user joints.
+Contacts: the vehicles' own collision shapes against the static ground (sim/contact.py) and against each other's
+(sim/vehicle_contact.py), solved with the vehicle's constraint rows. Not modelled: PhysX sleeping, user joints.
 
 Numerical safety (sim/guard.py): a vehicle whose state turns non-finite or runs away is frozen at its last
 good pose, at rest, and listed in `faulted` / `fault_reasons`; the other vehicles are unaffected.
@@ -32,7 +32,7 @@ import numpy.typing  # noqa: F401  (np.typing.DTypeLike)
 
 from ..description import GroundDescription, StageDescription
 from ..runtime.vehicle2 import AUTOMATIC_GEAR
-from . import compiled
+from . import compiled, vehicle_contact
 from . import vecmath as vm
 from .batch import VehicleBatch, batch_from_description
 from .contact import ContactModel, empty_telemetry
@@ -73,7 +73,8 @@ class Simulator:
                  guard: GuardOptions = GuardOptions(), threads: int = 1, collision: StageDescription | None = None):
         """threads: how many ranges of vehicles to step in parallel threads (1: the whole batch in the caller's
         thread). Results do not depend on it. The compiled kernel runs its substeps on that many threads; a
-        batch it does not cover is cut into ranges stepped by numpy in threads (sim/shards.py).
+        batch it does not cover is cut into ranges stepped by numpy in threads (sim/shards.py), but in a step
+        where two vehicles may touch (their shapes' boxes meet, sim/vehicle_contact.py): that step is one range.
         collision: the stage description whose vehicle collision shapes, materials and collision groups make the
         contacts with the static ground (sim/contact.py); None, or options.contacts False: no contacts."""
         if not dt > 0.0:
@@ -188,10 +189,19 @@ class Simulator:
         self.guard.after(self.state)
 
     def _advance(self) -> None:
-        if self._sharded is not None:
+        if self._sharded is not None and not self._vehicles_may_touch():
             self._sharded(self.state, self.ground, self.friction, self.dt, self.options)
         else:
             step(self.params, self.state, self.ground, self.friction, self.dt, self.options, self.contact)
+
+    def _vehicles_may_touch(self) -> bool:
+        """Whether the broad phase between vehicles finds a pair at the pose the step begins with (the ranges of a
+        sharded step would miss a pair across two of them)."""
+        if self.contact is None or self.contact.pairs is None:
+            return False
+        (first, _), _ = vehicle_contact.candidate_pairs(self.contact, self.state.body_position,
+                                                        self.state.body_orientation)
+        return first.size > 0
 
     @property
     def threads(self) -> int:

@@ -1,0 +1,329 @@
+"""Contacts between vehicles: one vehicle's collision shapes against another's, both bodies dynamic, as PhysX makes
+and solves them.
+
+Which pairs: shapes of two different vehicles (a vehicle's own shapes never touch each other: PhysX does not collide
+the shapes of one actor), whose collision groups let them collide (read/collision.collide) and neither of which names
+the other, or a prim above it (the other vehicle's body), with FilteredPairsAPI. `PairModel` holds what that takes:
+per shape row its distinct (material, offsets) key and the tables over two such keys (contact and rest distance,
+combined friction and restitution: sim/contact.py's combined_tables), and per shape row its groups, whether two
+groups collide worked out once, when shapes in them first come near.
+
+Broad phase (`candidate_pairs`), every step, vectorised, no loop over vehicles: each shape's world box (its body-frame
+box turned with the body, sim/contact.py shape_boxes) grown by its contact offset, so that two boxes overlap where the
+shapes may come within their pair's contact distance; then sort and sweep in strips (`_sweep`): along the axis the
+boxes' centres spread most along, within strips across the next one as wide as the widest box (a grid of cars meets
+only its neighbours, not its whole column), each box meets the boxes of its strip whose low end lies below its high
+end (one binary search per box); the pairs so found are kept where the boxes overlap on all three axes, the shapes
+are of two vehicles and their groups and filtered pairs let them collide. When the boxes, grown by a further
+QUIET_MARGIN, meet nowhere, the pose is kept and the following steps pay a motion bound per vehicle and nothing more
+until some vehicle has moved (position, and turn times its shapes' reach) by the margin: a fleet apart from one
+another never reaches the sweep's sort more than every few steps, nor the narrow phase.
+
+Narrow phase (`generate`): the pairs' polytopes placed in the world and met by sim/contact.py's separating-axis test
+and face clipping (polytope_contacts, the same code as against a static polytope, with the other vehicle's shape as
+B), at most four points per patch (its _reduce). A contact's `shape` is body 0's shape row, its `static` the other
+shape's row (body 1), its normal points from body 1 towards body 0 and its point lies on body 0's surface. Body 0 is
+the vehicle later in the batch, as PhysX orders two dynamic bodies (ScNPhaseCore.cpp shouldSwapBodies: the actor
+with the higher id first; omni.physx creates actors in stage order, the batch is in path order: the two agree where
+the stage lists its vehicles by name). Where the faces of both shapes separate them equally (two equal boxes nose to
+nose), body 0's face is the reference, as PhysX's box-box test takes the first least overlap, body 0's faces first
+(GuPCMContactBoxBox.cpp); "equally" within a tolerance in contact distances (contact.polytope_contacts), so in any
+units. Against ovphysx both choices matter for the roll, pitch and yaw an impact leaves (the Gauss-Seidel sweep meets
+body 0's patch points in the order made): the other body first gave 2.7 / 3.4 % angular speed in the rear-end run
+against 1.9 / 2.5 %, the static pairs' tie rule 2.1 % speed in the 3 m/s head-on in centimetres against 0.003 %.
+
+Solve (rigid_body._PairRows, fed by `pair_rows`): a pair's rows act on both bodies. Jacobians (n, r0 x n) on body 0
+and (-n, -(r1 x n)) on body 1, arms from each body's centre of mass to the same contact point; the unit response is
+the sum of both bodies' (mass and inertia of both); friction anchors as growPatches picks them (contact.grow_anchors)
+with the relative velocity's tangential part as the first friction axis; the depenetration bias capped by the lower
+of the two bodies' maxDepenetrationVelocity. PhysX solves two touching vehicles in one island: with the island's
+largest position and velocity iteration counts (rigid_body.solve_vehicle_constraints takes the largest per island).
+Our solve is batched over vehicles, Gauss-Seidel over the rows of each vehicle: rows of two pairs that share a body
+cannot be applied in one vectorised batch, so the pairs are coloured (`_colours`: no vehicle twice in one colour, the
+partitioning PhysX's solver does for the same reason) and, within every iteration, after every vehicle's own rows
+(its vehicle constraints, then its static contacts), the pairs are swept colour by colour. Vehicles in no pair take
+the existing path: nothing changes for them and they pay nothing but the broad phase.
+
+Solver type: the simulator solves TGS only (sim/rigid_body.py), between vehicles as everywhere; a scene whose
+physxScene:solverType asks PGS is solved with TGS too, and the reader says so (SOLVER_TYPE, read/physics.py).
+
+Not modelled: the suspension queries do not see other vehicles (PhysX's wheel raycasts and sweeps hit another car's
+shapes unless its groups filter them); a FilteredPairsAPI on the vehicle's rigid body itself (only the shapes' own
+are read); vehicles stepped in different ranges of a sharded Simulator (a batch that may have such contacts is
+stepped as one range).
+"""
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import numpy as np
+
+from ..description import CollisionGroupDescription, MaterialDescription, ShapeDescription
+from ..read.collision import collide
+from .contact import (
+    MAX_POINTS,
+    ContactModel,
+    Contacts,
+    _reduce,
+    _world_polytopes,
+    bounce_threshold,
+    combined_tables,
+    distinct,
+    friction_offset_threshold,
+    grow_anchors,
+    placed_vertices,
+    polytope_contacts,
+    shape_boxes,
+    turned_half,
+)
+
+
+@dataclass(frozen=True)
+class PairModel:
+    """What two vehicles' shapes combine when they meet: per shape row (ContactModel's rows) its material key and
+    group key, per pair of material keys the pair's contact and rest distance, friction and restitution; whether two
+    group keys collide is worked out when a pair first comes near (a fleet of copies has a group per car: a table
+    over every two cars would cost a million `collide` calls for a thousand cars)."""
+
+    material_key: np.ndarray  # (N,) each shape row's distinct (material, offsets)
+    group_key: np.ndarray  # (N,) each shape row's distinct groups
+    group_sets: tuple  # group key -> the shape's collision groups
+    groups: dict  # the stage's collision groups (read/collision.collide's)
+    contact_offset: np.ndarray  # (N,) each shape's own: its box grows by it in the broad phase
+    contact_distance: np.ndarray  # (K, K)
+    rest_distance: np.ndarray  # (K, K)
+    static_friction: np.ndarray  # (K, K)
+    dynamic_friction: np.ndarray  # (K, K)
+    restitution: np.ndarray  # (K, K)
+    filtered: frozenset  # {(row, row)} lower row first: pairs FilteredPairsAPI keeps apart
+    collides: dict = field(default_factory=dict, repr=False, compare=False)  # (group key, group key) -> bool
+    quiet: dict = field(default_factory=dict, repr=False, compare=False)  # the last quiet broad phase's pose
+
+    @classmethod
+    def build(cls, shapes: Sequence[ShapeDescription], vehicle: np.ndarray,
+              materials: dict[str, MaterialDescription], groups: dict[str, CollisionGroupDescription]
+              ) -> "PairModel | None":
+        """shapes: the shape rows (ContactModel's), vehicle: each row's vehicle. None with fewer than two vehicles."""
+        if len(np.unique(vehicle)) < 2:
+            return None
+        keys, material_key = distinct((s.material, (), s.contactOffset, s.restOffset) for s in shapes)
+        small, _ = combined_tables(keys, keys, materials, {})
+        group_sets, group_key = distinct(tuple(s.groups) for s in shapes)
+        offset = np.array([s.contactOffset for s in shapes], float)
+        return cls(material_key, group_key, tuple(group_sets), groups, offset, small["cd"], small["rd"], small["sf"],
+                   small["df"], small["e"], _filtered_pairs(shapes, vehicle))
+
+    def collide(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """Whether the groups of shape rows a and b (arrays) let them collide."""
+        ga, gb = self.group_key[a], self.group_key[b]
+        for x, y in set(zip(ga.tolist(), gb.tolist())) - self.collides.keys():
+            self.collides[(x, y)] = collide(self.groups, self.group_sets[x], self.group_sets[y])
+        return np.array([self.collides[(x, y)] for x, y in zip(ga.tolist(), gb.tolist())], bool)
+
+
+def _filtered_pairs(shapes: Sequence[ShapeDescription], vehicle: np.ndarray) -> frozenset:
+    """FilteredPairsAPI: the (lower row, higher row) of shapes of two vehicles where one names the other, or a prim
+    above it (the other vehicle's body)."""
+    paths = sorted((s.path, r) for r, s in enumerate(shapes))
+    names = [path for path, _ in paths]
+    out = set()
+    for r, shape in enumerate(shapes):
+        for target in shape.filtered:
+            start = bisect.bisect_left(names, target)
+            for path, o in paths[start:]:
+                if not (path == target or path.startswith(target + "/")):
+                    break
+                if vehicle[o] != vehicle[r]:
+                    out.add((min(r, o), max(r, o)))
+    return frozenset(out)
+
+
+def candidate_pairs(model: ContactModel, position: np.ndarray, orientation: np.ndarray):
+    """The broad phase (see the module docstring): shape rows (a, b), a > b, of two vehicles whose world boxes,
+    grown by their contact offsets, overlap and whose pair may collide; and the shapes' rotations (3, 3, N)."""
+    pairs = model.pairs
+    none = np.zeros(0, np.int64)
+    quiet = pairs.quiet
+    if "position" in quiet and _moved_within(model, quiet, position, orientation):
+        return (none, none), None
+    R, centre, slack = shape_boxes(model, position, orientation)
+    centre = np.stack(centre, axis=1)
+    half = turned_half(model, R) + (pairs.contact_offset + slack)[:, None]
+    lo, hi = centre - half, centre + half
+    margin = QUIET_MARGIN * float(pairs.contact_offset.max())
+    a, b = _sweep(lo - margin, hi + margin, np.argsort(-centre.var(axis=0), kind="stable"))
+    for key in ("position", "orientation", "margin"):
+        quiet.pop(key, None)
+    if not a.size:  # no pair within the margin: none can appear until a body has moved by it
+        quiet.update(position=position.astype(float), orientation=orientation.astype(float), margin=margin)
+        return (none, none), R
+    keep = ((lo[a] <= hi[b]) & (lo[b] <= hi[a])).all(axis=1)
+    keep &= model.vehicle[a] != model.vehicle[b]
+    a, b = np.maximum(a, b)[keep], np.minimum(a, b)[keep]  # body 0: the later vehicle (see the module docstring)
+    if a.size:
+        keep = pairs.collide(a, b)
+        a, b = a[keep], b[keep]
+    if pairs.filtered and a.size:
+        keep = np.array([(int(y), int(x)) not in pairs.filtered for x, y in zip(a, b)], bool)
+        a, b = a[keep], b[keep]
+    order = np.lexsort((b, a))
+    return (a[order], b[order]), R
+
+
+# The broad phase's quiet margin, in contact offsets (about 0.2 m for the sample car): boxes grown by it that meet no
+# other box let the following steps skip the broad phase while no body has moved (its shapes' farthest point: the
+# position's change plus the turn's angle times the shapes' reach from the body) by as much.
+QUIET_MARGIN = 10.0
+
+
+def _moved_within(model: ContactModel, quiet: dict, position: np.ndarray, orientation: np.ndarray) -> bool:
+    """Whether every vehicle's shapes have moved less than the quiet margin since the pose `quiet` holds."""
+    if "reach" not in quiet:
+        reach = np.zeros(orientation.shape[1])
+        np.maximum.at(reach, model.vehicle, np.linalg.norm(model.box_centre, axis=0)
+                      + np.linalg.norm(model.box_half, axis=0))
+        quiet["reach"] = reach
+    shift = np.sqrt(((position - quiet["position"]) ** 2).sum(axis=0))
+    cos_half = np.minimum(np.abs((orientation * quiet["orientation"]).sum(axis=0)), 1.0)
+    moved = shift + 2.0 * np.arccos(cos_half) * quiet["reach"]
+    return bool(moved.max() < quiet["margin"])
+
+
+def _sweep(lo: np.ndarray, hi: np.ndarray, axes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sort and sweep in strips: boxes (N, 3) whose extents overlap along axes[0] and that share a strip across
+    axes[1] (strips as wide as the widest box along it: a box lies in one strip or two), as box index pairs, each
+    once, in no particular order. Sorted by (strip, low end along axes[0]), each entry meets the entries after it
+    in its strip whose low end lies below its high end: a binary search on one composite key per entry."""
+    sweep, across = int(axes[0]), int(axes[1])
+    width = float((hi[:, across] - lo[:, across]).max())
+    base = float(lo[:, across].min())
+    first = np.floor((lo[:, across] - base) / width).astype(np.int64) if width > 0 else np.zeros(len(lo), np.int64)
+    last = np.floor((hi[:, across] - base) / width).astype(np.int64) if width > 0 else first
+    two = np.nonzero(last > first)[0]
+    box = np.concatenate([np.arange(len(lo)), two])
+    strip = np.concatenate([first, last[two]])
+    span = float(hi[:, sweep].max() - lo[:, sweep].min()) + 1.0  # one strip's stretch of the composite key
+    start = lo[box, sweep] - lo[:, sweep].min()
+    key = strip * span + start
+    order = np.argsort(key, kind="stable")
+    key, box, strip = key[order], box[order], strip[order]
+    end = strip * span + (hi[box, sweep] - lo[:, sweep].min())
+    E = len(order)
+    count = np.maximum(np.searchsorted(key, end, side="right") - np.arange(E) - 1, 0)
+    total = int(count.sum())
+    if not total:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    i = np.repeat(np.arange(E), count)
+    j = i + 1 + np.arange(total) - np.repeat(np.cumsum(count) - count, count)
+    a, b = box[i], box[j]
+    if two.size:  # two boxes both in two strips meet twice
+        a, b = np.minimum(a, b), np.maximum(a, b)
+        pair = np.unique(a * len(lo) + b)
+        a, b = pair // len(lo), pair % len(lo)
+    return a, b
+
+
+def generate(model: ContactModel, position: np.ndarray, orientation: np.ndarray) -> Contacts:
+    """The contacts between vehicles at the body poses position (3, V), orientation (4, V) (see the module
+    docstring for what `shape`, `static` and the normal are here)."""
+    if model.pairs is None:
+        return Contacts.empty()
+    (a, b), R_all = candidate_pairs(model, position, orientation)
+    if not a.size:
+        return Contacts.empty()
+    R, vertices = placed_vertices(model, np.unique(np.concatenate([a, b])), R_all, position)
+    A = _world_polytopes(model.shapes, a, vertices, R)
+    B = _world_polytopes(model.shapes, b, vertices, R)
+    limit = model.pairs.contact_distance[model.pairs.material_key[a], model.pairs.material_key[b]]
+    # (a round shape of the later vehicle, B, is met as its core: only A's radius is applied)
+    out = polytope_contacts(A, B, a, b, limit, single_sided=None, first_faces=True,
+                            radius=None if model.radius is None else model.radius[a])
+    return _reduce(out) if len(out) else out
+
+
+def pair_rows(model: ContactModel, contacts: Contacts, body_position: np.ndarray, length_scale: np.ndarray) -> dict:
+    """The contacts between vehicles as the solver's rows, per shape pair in the order made (Pp pairs), per pair its
+    patches (Pm slots, padded), per patch up to MAX_POINTS normal rows and two friction anchors (growPatches, as
+    against static shapes): the two vehicles ("body0", "body1", (Pp,)), each pair's colour (`_colours`), arms from
+    either body's centre of mass at `body_position` (3, V), the pose the step begins with."""
+    pairs = model.pairs
+    C = len(contacts)
+    first_of_patch = np.r_[0, np.nonzero(np.diff(contacts.patch))[0] + 1]
+    count = np.diff(np.r_[first_of_patch, C])
+    shape, other = contacts.shape[first_of_patch], contacts.static[first_of_patch]
+    new_pair = np.r_[True, (shape[1:] != shape[:-1]) | (other[1:] != other[:-1])]
+    pair = np.cumsum(new_pair) - 1  # each patch's pair
+    index = np.arange(len(first_of_patch))
+    slot = index - np.maximum.accumulate(np.where(new_pair, index, 0))
+    Pp, Pm = int(pair[-1]) + 1, int(slot.max()) + 1
+    body0, body1 = model.vehicle[shape[new_pair]], model.vehicle[other[new_pair]]
+    out = {
+        "body0": body0, "body1": body1, "colour": _colours(body0, body1),
+        "point_active": np.zeros((Pp, Pm, MAX_POINTS), bool), "arm0": np.zeros((3, Pp, Pm, MAX_POINTS)),
+        "arm1": np.zeros((3, Pp, Pm, MAX_POINTS)), "separation": np.zeros((Pp, Pm, MAX_POINTS)),
+        "normal": np.zeros((3, Pp, Pm)), "rest": np.zeros((Pp, Pm)), "restitution": np.zeros((Pp, Pm)),
+        "static_friction": np.zeros((Pp, Pm)), "dynamic_friction": np.zeros((Pp, Pm)),
+        "anchor_active": np.zeros((Pp, Pm, 2), bool), "anchor_arm0": np.zeros((3, Pp, Pm, 2)),
+        "anchor_arm1": np.zeros((3, Pp, Pm, 2)),
+    }
+    patch_pair = pair[contacts.patch]
+    arm0 = contacts.point - body_position[:, body0[patch_pair]].T
+    arm1 = contacts.point - body_position[:, body1[patch_pair]].T
+    k, q = patch_pair, slot[contacts.patch]
+    j = np.arange(C) - first_of_patch[contacts.patch]
+    out["point_active"][k, q, j] = True
+    out["arm0"][:, k, q, j] = arm0.T
+    out["arm1"][:, k, q, j] = arm1.T
+    out["separation"][k, q, j] = contacts.separation
+    out["normal"][:, pair, slot] = contacts.normal[first_of_patch].T
+    ka, kb = pairs.material_key[shape], pairs.material_key[other]
+    rest = pairs.rest_distance[ka, kb]
+    out["rest"][pair, slot] = rest
+    out["restitution"][pair, slot] = pairs.restitution[ka, kb]
+    out["static_friction"][pair, slot] = pairs.static_friction[ka, kb]
+    out["dynamic_friction"][pair, slot] = pairs.dynamic_friction[ka, kb]
+    threshold = friction_offset_threshold(model, body0[pair], length_scale) + rest
+    out["bounce_threshold"] = bounce_threshold(model, body0, length_scale)  # (Pp,): body 0's scene's
+    anchors, a0, a1 = grow_anchors(arm0, contacts.separation, first_of_patch, count, threshold)
+    for m, a in enumerate((a0, a1)):
+        has = anchors > m
+        out["anchor_active"][pair[has], slot[has], m] = True
+        out["anchor_arm0"][:, pair[has], slot[has], m] = arm0[first_of_patch[has] + a[has]].T
+        out["anchor_arm1"][:, pair[has], slot[has], m] = arm1[first_of_patch[has] + a[has]].T
+    return out
+
+
+def _colours(body0: np.ndarray, body1: np.ndarray) -> np.ndarray:
+    """A colour per pair such that no vehicle is in two pairs of one colour. Colour c is filled in rounds: of the
+    pairs left whose vehicles colour c does not hold yet, each takes c whose priority is the least of all such pairs
+    at both its vehicles. The priority is the pair's index scrambled (an odd multiplier modulo 2^32: a bijection,
+    so no ties), so that a chain of pairs (a queue of cars bumper to bumper) has many local minima per round, not
+    one; a colour is full when no pair left fits, then the next starts."""
+    P = len(body0)
+    colour = np.full(P, -1)
+    if not P:
+        return colour
+    priority = (np.arange(P, dtype=np.uint64) * np.uint64(2654435761)) % np.uint64(2 ** 32)
+    vehicles = int(max(body0.max(), body1.max())) + 1
+    c = 0
+    while (colour < 0).any():
+        held = np.zeros(vehicles, bool)
+        while True:
+            fits = np.nonzero((colour < 0) & ~held[body0] & ~held[body1])[0]
+            if not fits.size:
+                break
+            least = np.full(vehicles, np.iinfo(np.uint64).max, np.uint64)
+            np.minimum.at(least, body0[fits], priority[fits])
+            np.minimum.at(least, body1[fits], priority[fits])
+            take = fits[(least[body0[fits]] == priority[fits]) & (least[body1[fits]] == priority[fits])]
+            colour[take] = c
+            held[body0[take]] = held[body1[take]] = True
+        c += 1
+    return colour
+
+
+def touched_vehicles(rows: dict) -> np.ndarray:
+    """The vehicles in some pair of `pair_rows`."""
+    return np.unique(np.concatenate([rows["body0"], rows["body1"]]))

@@ -1,0 +1,118 @@
+"""Contacts between vehicles against real PhysX (ovphysx, CPU), with the machinery of tests/test_conformance_ovphysx.py
+(scenarios: tests/scenarios/vehicle_contact.py): a sample car rolling at 4 m/s into a standing one (rear-end), and two
+rolling towards each other nose to nose at 3 and at 8 m/s each (head-on), the boxes 1 m apart at the start, the
+accelerators at 0; in metres and kilograms and in centimetres and grams.
+
+Figures per car (test_conformance_contact's: the worst deviation over the run relative to the run's peak, for chassis
+speed and angular speed; the final position's distance relative to the path, at least 1 m), the step of the first
+contact (the first step whose speed along the road changes by more than 5 % of the start speed, at least 0.05 m/s,
+after the first START_STEPS), and each car's velocity along the road one step after it. Every figure must be <= LIMIT
+(2 %) to pass; the ones that do not yet are xfail (strict) with what they measure.
+"""
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+from scenarios import vehicle_contact as scenario
+from test_conformance_ovphysx import LIMIT, RUN, Scenario, Stage, physx_run, run_sim, worst_relative
+
+pytestmark = [pytest.mark.ovphysx, pytest.mark.soak]
+
+STEPS = 150  # 2.5 s: every pair has met and come (nearly) to rest
+START_STEPS = 3  # steps whose speed changes are the car's start (the clutch taking up), not a contact
+VARIANT = "float32, numpy"
+UNITS = ("m", "cm_g")
+SIDES = ("A", "B")
+
+
+def _stage(folder, units: str) -> Stage:
+    path = scenario.export(folder / f"vehicle_contact_{units}.usda", units)
+    return Stage(path, STEPS, [Scenario(f"{name} {side} ({units})", car, {car: {"accelerator": 0.0}})
+                               for name in scenario.SCENARIOS for side, car in zip(SIDES, scenario.cars(name))])
+
+
+def _first_contact(vx: np.ndarray, metres: float) -> int:
+    change = np.abs(np.diff(vx))
+    jumps = np.nonzero(change > 0.05 * max(abs(vx[0]), 1.0 / metres))[0]
+    jumps = jumps[jumps >= START_STEPS]
+    return int(jumps[0]) + 1 if jumps.size else -1
+
+
+def _figures(name: str, mine: dict, ref: dict, metres: float) -> dict:
+    body, rbody = mine["bodies"][name], ref["bodies"][name]
+    norm = lambda b, k: np.linalg.norm(np.asarray(b[k], float), axis=1)  # noqa: E731
+    position, rposition = np.asarray(body["position"], float), np.asarray(rbody["position"], float)
+    path = max(float(np.linalg.norm(np.diff(rposition, axis=0), axis=1).sum()), 1.0 / metres)
+    vx, rvx = np.asarray(body["linearVelocity"], float)[:, 0], np.asarray(rbody["linearVelocity"], float)[:, 0]
+    first = (_first_contact(vx, metres), _first_contact(rvx, metres))
+    after = min(max(first[1], 0) + 1, STEPS - 1)
+    return {"speed": worst_relative(norm(body, "linearVelocity"), norm(rbody, "linearVelocity")),
+            "ang.speed": worst_relative(norm(body, "angularVelocity"), norm(rbody, "angularVelocity")),
+            "final pos": float(np.linalg.norm(position[-1] - rposition[-1]) / path),
+            "contact step": first, "after": (float(vx[after]) * metres, float(rvx[after]) * metres)}
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory) -> dict[str, dict]:
+    folder = tmp_path_factory.mktemp("vehicle_contact")
+    stages = {units: _stage(folder, units) for units in UNITS}
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending = {units: pool.submit(physx_run, stage) for units, stage in stages.items()}
+        ours = {units: run_sim(stage, RUN[VARIANT]) for units, stage in stages.items()}
+        refs = {units: run.result() for units, run in pending.items()}
+    rows = {}
+    for units, stage in stages.items():
+        metres = 0.01 if units == "cm_g" else 1.0
+        for sc in stage.scenarios:
+            rows[sc.name] = _figures(sc.vehicle, ours[units], refs[units], metres)
+    print(f"\n{VARIANT} vs ovphysx, contacts between vehicles: worst error relative to the run's peak; first contact "
+          "step (ours, PhysX); velocity along the road one step after PhysX's first contact (ours, PhysX) [m/s]")
+    for name, f in rows.items():
+        print(f"{name:18s} speed {100 * f['speed']:8.3f}%  ang.speed {100 * f['ang.speed']:8.3f}%  final pos "
+              f"{100 * f['final pos']:8.3f}%  contact step {f['contact step']}  after {f['after'][0]:.3f} / "
+              f"{f['after'][1]:.3f}")
+    return rows
+
+
+NAMES = [f"{name} {side} ({units})" for units in UNITS for name in scenario.SCENARIOS for side in SIDES]
+# name -> {figure: why it is not within the gate yet}
+OUT: dict[str, dict[str, str]] = {
+    # the pushed car's pitch and yaw rates at the impact step (0.309 / 0.050 rad/s against PhysX's 0.317 / -0.049;
+    # the pushing car's yaw is turned round too, -0.054 against 0.058, within the gate by its pitch): the order the
+    # solver meets the patch's points in (sim/vehicle_contact.py); taken in reverse, they turn the 3 m/s head-on's
+    # speed 2.2 % off
+    **{f"RearEnd4 B ({units})": {"ang.speed": "rear-end, the pushed car's pitch and yaw at the impact: 2.5 %"}
+       for units in UNITS},
+    # PhysX leaves both cars a yaw rate of -0.0036 rad/s and more pitch at the impact step, ours none: the same
+    # point order, against a peak rate of only 0.043 rad/s (the cars' pitch under braking before they meet)
+    **{f"HeadOn8 {side} ({units})": {"ang.speed": "head-on at 8 m/s, yaw and pitch at the impact: 11.5 %"}
+       for side in SIDES for units in UNITS},
+}
+
+
+def _cases(figure: str) -> list:
+    return [pytest.param(n, marks=[pytest.mark.xfail(strict=True, reason=OUT[n][figure])]
+                         if figure in OUT.get(n, {}) else []) for n in NAMES]
+
+
+@pytest.mark.parametrize("name", _cases("speed"))
+def test_chassis_speed_matches_physx(results, name):
+    assert results[name]["speed"] <= LIMIT, round(100 * results[name]["speed"], 3)
+
+
+@pytest.mark.parametrize("name", _cases("ang.speed"))
+def test_angular_speed_matches_physx(results, name):
+    assert results[name]["ang.speed"] <= LIMIT, round(100 * results[name]["ang.speed"], 3)
+
+
+@pytest.mark.parametrize("name", _cases("final pos"))
+def test_final_position_matches_physx(results, name):
+    assert results[name]["final pos"] <= LIMIT, round(100 * results[name]["final pos"], 3)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_first_contact_is_the_same_step(results, name):
+    ours, physx = results[name]["contact step"]
+    assert physx > 0 and abs(ours - physx) <= 1, (ours, physx)

@@ -1,0 +1,190 @@
+"""Contacts between vehicles (sim/vehicle_contact.py), on pairs of sample cars a few centimetres apart
+(tests/scenarios/vehicle_contact.py): a rear-end collision shares the momentum, a head-on one of equal cars keeps its
+symmetry, cars whose groups filter each other pass through; the broad phase, the colouring and the islands. The
+motion is checked against PhysX in tests/test_conformance_vehicle_contact.py."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from pxr import Sdf, Usd, UsdPhysics
+from scenarios import vehicle_contact as scenario
+
+from physxvehicle_usd.read import read_stage
+from physxvehicle_usd.read.physics import SOLVER_TYPE
+from physxvehicle_usd.sim import Simulator
+from physxvehicle_usd.sim.pipeline import StepOptions
+from physxvehicle_usd.sim.rigid_body import _islands
+from physxvehicle_usd.sim.vehicle_contact import _colours, candidate_pairs
+
+DT = 1.0 / 60.0
+STEPS = 12
+GAP = 0.05  # the chassis boxes' gap at the start [m]: they meet in the first steps
+PAIRS = {"RearEnd4": ("rear", 4.0), "HeadOn6": ("head", 6.0)}
+
+
+def _run(filtered: bool) -> tuple[Simulator, dict]:
+    description = read_stage(Usd.Stage.Open(scenario.layer(PAIRS, gap=GAP, filtered=filtered)))
+    sim = Simulator.from_description(description, DT)
+    for _ in range(STEPS):
+        sim.step()
+    return sim, sim.telemetry()["bodies"]
+
+
+@pytest.fixture(scope="module")
+def touching() -> tuple[Simulator, dict]:
+    return _run(filtered=False)
+
+
+@pytest.fixture(scope="module")
+def passing() -> tuple[Simulator, dict]:
+    return _run(filtered=True)
+
+
+def _of(sim: Simulator, bodies: dict, path: str, key: str) -> np.ndarray:
+    return np.asarray(bodies[key][sim.params.paths.index(path)], float)
+
+
+def test_a_rear_end_collision_pushes_the_standing_car_and_they_go_on_together(touching, passing):
+    sim, bodies = touching
+    a, b = scenario.cars("RearEnd4")
+    va, vb = (_of(sim, bodies, car, "linearVelocity")[0] for car in (a, b))
+    alone = _of(*passing, a, "linearVelocity")[0]  # A coasting alone over the same steps (B filtered)
+    assert vb > 0.3 * alone and va < 0.7 * alone  # B pushed, A held back
+    assert va == pytest.approx(vb, abs=0.05 * alone)  # no restitution: they go on together
+    # momentum: the two about as much as A alone (each car's own drag differs with its speed)
+    assert va + vb == pytest.approx(alone, rel=0.15)
+    assert _of(sim, bodies, a, "position")[0] + scenario.CHASSIS_FRONT <= (
+        _of(sim, bodies, b, "position")[0] - scenario.CHASSIS_BACK + 0.02)  # A's nose not through B's tail
+
+
+def test_a_head_on_collision_of_equal_cars_stops_both_and_keeps_its_symmetry(touching, passing):
+    sim, bodies = touching
+    a, b = scenario.cars("HeadOn6")
+    va, vb = (_of(sim, bodies, car, "linearVelocity") for car in (a, b))
+    wa, wb = (_of(sim, bodies, car, "angularVelocity") for car in (a, b))
+    assert abs(va[0]) < 0.05 * abs(_of(*passing, a, "linearVelocity")[0])
+    # B is A turned half a turn about the vertical through the meeting point: (x, y) and the roll and pitch rates
+    # change sign, the height, vertical speed and yaw rate do not
+    turn = np.array([-1.0, -1.0, 1.0])
+    assert np.allclose(vb, turn * va, atol=2e-3)
+    assert np.allclose(wb, turn * wa, atol=2e-3)
+    xa, xb = (_of(sim, bodies, car, "position") for car in (a, b))
+    middle = scenario.CHASSIS_FRONT + GAP / 2
+    assert xb[0] - middle == pytest.approx(middle - xa[0], abs=2e-3)
+    assert xb[2] == pytest.approx(xa[2], abs=2e-3)
+
+
+def test_the_telemetry_gives_each_car_the_points_and_the_normal_towards_it(touching):
+    sim, bodies = touching
+    a, b = scenario.cars("RearEnd4")
+    for car, sign in ((a, -1.0), (b, 1.0)):  # A is pushed back (-x), B forward
+        count = int(_of(sim, bodies, car, "contactCount"))
+        assert count > 0
+        normals = _of(sim, bodies, car, "contactNormals")[:count]
+        assert (sign * normals[:, 0] > 0.99).all()
+        assert (_of(sim, bodies, car, "contactImpulses")[:count] >= 0.0).all()
+        assert _of(sim, bodies, car, "contactImpulses")[:count].sum() > 0.0
+    points_a = _of(sim, bodies, a, "contactPoints")[:int(_of(sim, bodies, a, "contactCount"))]
+    assert np.allclose(points_a[:, 0], _of(sim, bodies, a, "position")[0] + scenario.CHASSIS_FRONT, atol=0.05)
+
+
+def test_cars_whose_groups_filter_each_other_pass_through(passing):
+    sim, bodies = passing
+    a, b = scenario.cars("HeadOn6")
+    assert sim.contact.pairs is not None  # RearEnd4's cars, and either pair's with the other's, still may touch
+    assert (_of(sim, bodies, a, "contactCount") == 0) and (_of(sim, bodies, b, "contactCount") == 0)
+    assert _of(sim, bodies, a, "position")[0] + scenario.CHASSIS_FRONT > (
+        _of(sim, bodies, b, "position")[0] - scenario.CHASSIS_FRONT + 1.0)  # noses a metre past each other
+
+
+def test_the_broad_phase_finds_no_pair_when_the_cars_are_apart(touching):
+    sim, _ = touching
+    p = sim.params
+    position = np.zeros((3, p.V))
+    position[1] = 50.0 * np.arange(p.V)  # every car in a lane of its own
+    orientation = np.zeros((4, p.V))
+    orientation[0] = 1.0
+    (a, b), _ = candidate_pairs(sim.contact, position, orientation)
+    assert a.size == 0 and b.size == 0
+    position[1] = 0.0
+    position[0] = 4.5 * np.arange(p.V)  # nose to tail 0.1 m apart: beyond the contact distance (0.04 m)
+    assert candidate_pairs(sim.contact, position, orientation)[0][0].size == 0
+    position[0] = 4.42 * np.arange(p.V)  # 0.02 m apart: each car with the next
+    (a, b), _ = candidate_pairs(sim.contact, position, orientation)
+    assert sorted(zip(sim.contact.vehicle[a].tolist(), sim.contact.vehicle[b].tolist())) == [
+        (v + 1, v) for v in range(p.V - 1)]  # body 0 the later vehicle, as PhysX orders two dynamic bodies
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_no_vehicle_is_twice_in_one_colour_and_a_queue_takes_few_colours(seed):
+    rng = np.random.default_rng(seed)
+    body0 = rng.integers(0, 40, 200)
+    body1 = (body0 + rng.integers(1, 40, 200)) % 40
+    colour = _colours(body0, body1)
+    assert (colour >= 0).all()
+    for c in np.unique(colour):
+        members = np.concatenate([body0[colour == c], body1[colour == c]])
+        assert len(np.unique(members)) == len(members)
+    queue = np.arange(999)
+    assert _colours(queue, queue + 1).max() + 1 <= 4
+
+
+def test_islands_join_the_bodies_pairs_connect():
+    label = _islands(7, np.array([5, 0, 2]), np.array([6, 1, 5]))
+    assert label.tolist() == [0, 0, 2, 3, 4, 2, 2]
+
+
+def test_a_step_where_cars_of_two_ranges_touch_is_stepped_whole():
+    description = read_stage(Usd.Stage.Open(scenario.layer({"HeadOn6": PAIRS["HeadOn6"]}, gap=GAP)))
+    sims = [Simulator.from_description(description, DT, threads=threads, options=StepOptions(compiled=False))
+            for threads in (1, 2)]
+    assert sims[1].threads == 2  # A and B in ranges of their own
+    for _ in range(4):
+        for sim in sims:
+            sim.step()
+    whole, split = (sim.telemetry()["bodies"] for sim in sims)
+    assert whole["contactCount"].min() > 0
+    for name in ("position", "linearVelocity", "angularVelocity", "contactImpulses"):
+        assert np.array_equal(whole[name], split[name]), name
+
+
+def test_a_quiet_broad_phase_is_skipped_until_a_car_could_have_come_near():
+    description = read_stage(Usd.Stage.Open(scenario.layer({"RearEnd4": PAIRS["RearEnd4"]}, gap=1.0)))
+    model = Simulator.from_description(description, DT).contact
+    swept = []
+    position = np.zeros((3, 2))
+    position[0, 1] = scenario.CHASSIS_FRONT + scenario.CHASSIS_BACK + 1.0  # B's tail 1 m ahead of A's nose
+    orientation = np.repeat([[1.0], [0.0], [0.0], [0.0]], 2, axis=1)
+    for forward in (0.0, 0.1, 0.98):  # A's nose 1, 0.9, 0.02 m from B's tail
+        moved = position.copy()
+        moved[0, 0] = forward
+        pose = model.pairs.quiet.get("position")
+        (a, b), _ = candidate_pairs(model, moved, orientation)
+        swept.append(pose is None or model.pairs.quiet.get("position") is not pose)
+        assert a.size == (1 if forward > 0.9 else 0), forward
+    assert swept == [True, False, True]  # 0.1 m is within the margin (0.2 m): nothing could have come near
+
+
+@pytest.mark.parametrize("named", ["", "/ChassisCollision"])
+def test_a_shape_naming_the_other_car_or_its_shape_with_filtered_pairs_is_kept_from_it(named):
+    layer = scenario.layer({"HeadOn6": PAIRS["HeadOn6"]}, gap=0.0)
+    stage = Usd.Stage.Open(layer)
+    a, b = scenario.cars("HeadOn6")
+    api = UsdPhysics.FilteredPairsAPI.Apply(stage.GetPrimAtPath(f"{a}/ChassisCollision"))
+    api.CreateFilteredPairsRel().SetTargets([Sdf.Path(b + named)])
+    sim = Simulator.from_description(read_stage(stage), DT)
+    model, s = sim.contact, sim.state
+    both = Simulator.from_description(read_stage(Usd.Stage.Open(scenario.layer({"HeadOn6": PAIRS["HeadOn6"]},
+                                                                               gap=0.0))), DT).contact
+    assert candidate_pairs(both, s.body_position, s.body_orientation)[0][0].size == 1  # nose to nose
+    assert candidate_pairs(model, s.body_position, s.body_orientation)[0][0].size == 0
+
+
+def test_a_scene_asking_pgs_is_said_to_be_solved_with_tgs():
+    stage = Usd.Stage.Open(scenario.layer({"HeadOn6": PAIRS["HeadOn6"]}))
+    scene = next(p for p in stage.Traverse() if p.IsA(UsdPhysics.Scene))
+    assert not [d for d in read_stage(stage).diagnostics if d.code == "SOLVER_TYPE"]
+    scene.CreateAttribute(SOLVER_TYPE, Sdf.ValueTypeNames.Token).Set("PGS")
+    said = [d for d in read_stage(stage).diagnostics if d.code == "SOLVER_TYPE"]
+    assert len(said) == 1 and said[0].prim == str(scene.GetPath()) and "PGS" in said[0].message \
+        and "TGS" in said[0].message
