@@ -112,11 +112,12 @@ def shape_offsets(prim: Usd.Prim, units: StageUnits, sink: DiagnosticSink, exten
     """(contact offset, rest offset) of a collider as omni.physx gives them to PhysX (stage units). extents: the sides
     of the shape's box in its own frame, scaled (None: a plane)."""
     authored = []
-    # one namespace query: most colliders author neither offset, and two attribute look-ups cost several times it
-    named = prim.GetAuthoredPropertiesInNamespace(_COLLISION_NAMESPACE) if prim else ()
+    # one namespace query rather than a look-up per attribute (the reader does this for every collider)
+    named = {a.GetName(): a for a in prim.GetAuthoredPropertiesInNamespace(_COLLISION_NAMESPACE)
+             if isinstance(a, Usd.Attribute)} if prim else {}
     for name in (CONTACT_OFFSET, REST_OFFSET):
-        attr = prim.GetAttribute(name) if named else None
-        value = attr.Get() if attr and attr.HasAuthoredValue() else None
+        attr = named.get(name)
+        value = attr.Get() if attr is not None and attr.HasAuthoredValue() else None
         if value is not None and not (isinstance(value, (int, float)) and (math.isfinite(value) or value == -math.inf)):
             sink.warning("CONTACT_OFFSET", str(prim.GetPath()), f"{value!r} is not a finite number; the default is "
                          "used", name)
