@@ -3,9 +3,10 @@
 Testing every wheel's query against every triangle costs wheels x triangles a step: 4,000 wheels on a road of
 60,000 triangles would be 240 million ray-triangle tests. The grid bins each triangle's bounding box into square
 cells over the two axes along which the meshes spread most (for a road: the ground plane, whatever the stage's up
-axis is); a query (a ray's segment, a swept wheel's box) meets only the triangles binned in the cells its own box
-covers. Which triangles are candidates changes nothing else: the tests and the choice of the closest hit are the
-same as against every triangle.
+axis is); a query (a ray's segment, a swept wheel's box, a chassis box) meets only the triangles binned in the cells
+its own box covers, and of those cells only the ones whose triangles reach its box along the third axis (a chassis
+over a road spans dozens of cells, all beneath it). Which triangles are candidates changes nothing else: the tests
+and the choice of the closest hit are the same as against every triangle.
 """
 from __future__ import annotations
 
