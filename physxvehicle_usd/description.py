@@ -102,6 +102,7 @@ class JsonField:
     schema: str | None = None        # a Block: the property table schema its values come from (the doc's keys)
     elsewhere: tuple[str, ...] = ()  # a Block: properties of that schema the description holds in other fields
     key: bool = False                # not written: the record's key in its parent's map
+    internal: bool = False           # not written: what the reader worked out once for later users of the stage
     flatten: bool = False            # a Block whose values are written as the record's own keys
     variant: str | None = None       # written only when the record's `type` is this (one schema model per type)
     sort_by: str | None = None       # a list of records, written ordered by this field of theirs
@@ -280,6 +281,10 @@ class StageDescription:
     ground: list[GroundDescription] = field(default_factory=list)
     materials: dict[str, MaterialDescription] = field(default_factory=dict)
     collisionGroups: dict[str, CollisionGroupDescription] = field(default_factory=dict)
+    # collider path -> the collision groups it is in, sorted (read/collision.groups_of), where the reader worked it
+    # out (it had colliders to filter; None: it did not): validate's A03/A07 check filters with it rather than walking
+    # the stage's groups again
+    colliderGroups: dict[str, list[str]] | None = field(default=None, metadata=_json(internal=True))
     # the file is left out: it is the stage's, in stage.file; and the fix: the reader attaches none (validate does)
     diagnostics: list[Diagnostic] = field(default_factory=list, metadata=_json(exclude=frozenset({"file", "fix"})))
 
@@ -471,8 +476,8 @@ def block_keys(schema: str, elsewhere: tuple[str, ...] = ()) -> tuple[str, ...]:
 
 def written(cls: type, variant: str | None = None) -> tuple[Slot, ...]:
     """The fields a record writes (of one variant, for a variant record), in order."""
-    return tuple(slot for slot in layout(cls)
-                 if not slot.spec.key and (slot.spec.variant is None or slot.spec.variant == variant))
+    return tuple(slot for slot in layout(cls) if not slot.spec.key and not slot.spec.internal
+                 and (slot.spec.variant is None or slot.spec.variant == variant))
 
 
 # -- the walk ----------------------------------------------------------------------------------------------

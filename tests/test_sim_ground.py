@@ -47,8 +47,11 @@ def _every_triangle(ground: Ground) -> Ground:
     """The same ground with a grid of one cell that holds every triangle."""
     grid = ground.grid
     T = len(ground.tri_v0)
+    up = 3 - sum(grid.axes)
     one = dataclasses.replace(grid, origin=np.full(2, -1e30), cell=1e31, size=(1, 1), starts=np.array([0, T]),
-                              triangles=np.arange(T), first_cell=np.zeros((T, 2), np.int64))
+                              triangles=np.arange(T), first_cell=np.zeros((T, 2), np.int64),
+                              cell_low=grid.triangle_boxes[up].min(keepdims=True),
+                              cell_high=grid.triangle_boxes[3 + up].max(keepdims=True))
     return dataclasses.replace(ground, grid=one)
 
 
@@ -92,6 +95,9 @@ def test_broad_phase_lists_each_overlapping_pair_once():
     overlap = ((lo_t[None] <= (centre + half)[:, None]) & (hi_t[None] >= (centre - half)[:, None])).all(axis=2)
     expected_q, expected_t = np.nonzero(overlap)
     assert np.array_equal(np.sort(keys), expected_q * len(ground.tri_v0) + expected_t)
+    # a box above the whole road (bumps reach 0.04) spans many cells and gets no candidates from them
+    query, _ = ground.grid.pairs(np.array([[1.0, 1.0, 0.05]]), np.array([[9.0, 12.0, 1.0]]))
+    assert query.size == 0
 
 
 def test_rays_outside_the_grid_miss_and_single_sided_faces_let_upward_rays_through():

@@ -81,6 +81,28 @@ def test_wheel_shape_outside_any_collision_group_is_flagged(tmp_path):
     assert [f.prim for f in codes["A03"]] == ["/World/Car/FrontLeftWheel/Shape"]
 
 
+def test_wheel_group_check_filters_with_the_membership_the_reader_worked_out(tmp_path):
+    """A07 from the collider -> groups map the reader leaves on the description (not written to JSON), the same
+    findings as when the check walks the stage's groups itself."""
+    from physxvehicle_usd.read import read_stage
+    from physxvehicle_usd.validate.checks import check_wheel_collision_setup
+
+    def add_grouped_shape(stage):
+        shape = UsdGeom.Cylinder.Define(stage, "/World/Car/FrontLeftWheel/Shape")
+        UsdPhysics.CollisionAPI.Apply(shape.GetPrim())
+        group = UsdPhysics.CollisionGroup.Define(stage, "/World/WheelGroup")
+        group.GetCollidersCollectionAPI().CreateIncludesRel().AddTarget(shape.GetPath())
+    path = _edit(_car_copy(tmp_path), add_grouped_shape)
+    stage = Usd.Stage.Open(str(path))
+    description = read_stage(stage)
+    assert description.colliderGroups["/World/Car/FrontLeftWheel/Shape"] == ["/World/WheelGroup"]
+    assert "colliderGroups" not in description.to_json()
+    found = list(check_wheel_collision_setup(stage, description))
+    assert [(f.code, f.prim) for f in found] == [("A07", "/World/Car/FrontLeftWheel/Shape")]
+    description.colliderGroups = None  # as where the reader had no collider to work it out for
+    assert list(check_wheel_collision_setup(stage, description)) == found
+
+
 def test_ground_without_material_and_stage_without_ground(tmp_path):
     def unbind(stage):
         stage.GetPrimAtPath("/World/GroundPlane").GetRelationship("material:binding:physics").ClearTargets(True)

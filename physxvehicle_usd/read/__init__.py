@@ -152,6 +152,7 @@ def _read(stage: Usd.Stage, description: StageDescription, sink: DiagnosticSink,
     description.materials = physics.materials
     description.ground = physics.ground
     description.collisionGroups = physics.groups
+    description.colliderGroups = physics.member_of
     contexts, gravity = {}, {}
     for kind, prim in found:
         if kind == "context":

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Iterable
 
 import numpy as np
@@ -50,6 +51,7 @@ class SceneTolerances:
 
 CONTACT_OFFSET = "physxCollision:contactOffset"
 REST_OFFSET = "physxCollision:restOffset"
+_COLLISION_NAMESPACE = CONTACT_OFFSET.split(":")[0]
 FRICTION_COMBINE = "physxMaterial:frictionCombineMode"
 RESTITUTION_COMBINE = "physxMaterial:restitutionCombineMode"
 COMBINE_MODES = ("average", "min", "multiply", "max")  # PxCombineMode's order: the higher of two modes applies
@@ -61,9 +63,11 @@ def _kind(desc) -> str:
     return str(desc.type).rsplit(".", 1)[-1]
 
 
+@lru_cache(maxsize=4096)
 def cylinder_points(radius: float, half_height: float, axis: int) -> np.ndarray:
     """The corners of omni.physx's cylinder hull: a regular polygon of CYLINDER_CORNERS corners at each end, corner i
-    at angle i 2 pi / n from the first of the two other axes (in single precision, as omni.physx makes them)."""
+    at angle i 2 pi / n from the first of the two other axes (in single precision, as omni.physx makes them).
+    Cached, read-only: a vehicle's wheels share one (and a fleet's reader meets the same few)."""
     step = np.float32(2.0) * np.float32(np.pi) / np.float32(CYLINDER_CORNERS)
     theta = step * np.arange(CYLINDER_CORNERS, dtype=np.float32)
     a1, a2 = (i for i in range(3) if i != axis)
@@ -75,20 +79,34 @@ def cylinder_points(radius: float, half_height: float, axis: int) -> np.ndarray:
         end = ring.copy()
         end[:, axis] = side * half_height
         ends.append(end)
-    return np.concatenate(ends)
+    return _read_only(np.concatenate(ends))
 
 
 def box_points(half: Iterable[float]) -> np.ndarray:
-    h = np.asarray(list(half), dtype=float)
+    return _box_points(tuple(float(h) for h in half))
+
+
+@lru_cache(maxsize=4096)
+def _box_points(half: tuple[float, float, float]) -> np.ndarray:
     signs = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], dtype=float)
-    return signs * h
+    return _read_only(signs * np.asarray(half, dtype=float))
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    array.flags.writeable = False
+    return array
 
 
 def _quat_matrix(q) -> np.ndarray:
-    w, (x, y, z) = float(q.GetReal()), q.GetImaginary()
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-                     [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-                     [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]])
+    return _rotation(float(q.GetReal()), *q.GetImaginary()[:])
+
+
+@lru_cache(maxsize=4096)
+def _rotation(w: float, x: float, y: float, z: float) -> np.ndarray:
+    """The rotation matrix of a unit quaternion; cached, read-only: most shapes are unturned or turned alike."""
+    return _read_only(np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+                                [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+                                [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]]))
 
 
 def shape_offsets(prim: Usd.Prim, units: StageUnits, sink: DiagnosticSink, extents: np.ndarray | None,
@@ -96,9 +114,12 @@ def shape_offsets(prim: Usd.Prim, units: StageUnits, sink: DiagnosticSink, exten
     """(contact offset, rest offset) of a collider as omni.physx gives them to PhysX (stage units). extents: the sides
     of the shape's box in its own frame, scaled (None: a plane)."""
     authored = []
+    # one namespace query rather than a look-up per attribute (the reader does this for every collider)
+    named = {a.GetName(): a for a in prim.GetAuthoredPropertiesInNamespace(_COLLISION_NAMESPACE)
+             if isinstance(a, Usd.Attribute)} if prim else {}
     for name in (CONTACT_OFFSET, REST_OFFSET):
-        attr = prim.GetAttribute(name)
-        value = attr.Get() if attr and attr.HasAuthoredValue() else None
+        attr = named.get(name)
+        value = attr.Get() if attr is not None and attr.HasAuthoredValue() else None
         if value is not None and not (isinstance(value, (int, float)) and (math.isfinite(value) or value == -math.inf)):
             sink.warning("CONTACT_OFFSET", str(prim.GetPath()), f"{value!r} is not a finite number; the default is "
                          "used", name)

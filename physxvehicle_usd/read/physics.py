@@ -25,7 +25,15 @@ from ..description import (
 from ..diagnostics import DiagnosticSink
 from ..properties import RIGID_BODY, SCENE
 from ..units import StageUnits
-from .collision import SceneTolerances, collision_groups, combine_modes, shape_offsets, static_shape, vehicle_shape
+from .collision import (
+    SceneTolerances,
+    collision_groups,
+    combine_modes,
+    groups_of,
+    shape_offsets,
+    static_shape,
+    vehicle_shape,
+)
 from .values import ComponentReader
 
 
@@ -37,6 +45,7 @@ class PhysicsInfo:
     ground: list[GroundDescription] = field(default_factory=list)
     shapes: dict[str, list[ShapeDescription]] = field(default_factory=dict)  # rigid body path -> its shapes
     groups: dict[str, CollisionGroupDescription] = field(default_factory=dict)
+    member_of: dict[str, list[str]] | None = None  # collider path -> its groups, sorted (None: not worked out)
 
 
 def _load(stage: Usd.Stage, include: Sequence[str] = ("/",), exclude: Sequence[str] = ()) -> dict:
@@ -133,8 +142,9 @@ def load_physics(stage: Usd.Stage, sink: DiagnosticSink, exclude: Sequence[str] 
                 info.ground.append(ground)
     if info.shapes or any(g.kind == "convex" for g in info.ground):
         info.groups, members = collision_groups(stage)
+        info.member_of = groups_of(members)
         for ground in info.ground:
-            ground.groups = sorted(g for g, inside in members.items() if ground.path in inside)
+            ground.groups = list(info.member_of.get(ground.path, ()))
     return info
 
 

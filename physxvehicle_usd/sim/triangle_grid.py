@@ -3,9 +3,10 @@
 Testing every wheel's query against every triangle costs wheels x triangles a step: 4,000 wheels on a road of
 60,000 triangles would be 240 million ray-triangle tests. The grid bins each triangle's bounding box into square
 cells over the two axes along which the meshes spread most (for a road: the ground plane, whatever the stage's up
-axis is); a query (a ray's segment, a swept wheel's box) meets only the triangles binned in the cells its own box
-covers. Which triangles are candidates changes nothing else: the tests and the choice of the closest hit are the
-same as against every triangle.
+axis is); a query (a ray's segment, a swept wheel's box, a chassis box) meets only the triangles binned in the cells
+its own box covers, and of those cells only the ones whose triangles reach its box along the third axis (a chassis
+over a road spans dozens of cells, all beneath it). Which triangles are candidates changes nothing else: the tests
+and the choice of the closest hit are the same as against every triangle.
 """
 from __future__ import annotations
 
@@ -32,6 +33,8 @@ class TriangleGrid:
     triangle_columns: np.ndarray  # (9, T): v0, v1 - v0, v2 - v0 component by component, one gather for a query's pairs
     triangle_boxes: np.ndarray  # (6, T): each triangle's box, low corner then high corner
     first_cell: np.ndarray  # (T, 2): the first cell (i, j) of each triangle's range, to list a pair once
+    cell_low: np.ndarray  # (cells,) the lowest of a cell's triangles along the third axis (+inf: none)
+    cell_high: np.ndarray  # (cells,) the highest (-inf: none)
 
     @classmethod
     def build(cls, v0: np.ndarray, e1: np.ndarray, e2: np.ndarray) -> "TriangleGrid":
@@ -54,8 +57,16 @@ class TriangleGrid:
         order = np.argsort(cells, kind="stable")  # a cell's triangles in index order
         starts = np.zeros(size[0] * size[1] + 1, dtype=np.int64)
         np.cumsum(np.bincount(cells, minlength=size[0] * size[1]), out=starts[1:])
-        return cls(axes, origin, cell, size, starts, triangle[order], np.concatenate((v0, e1, e2), axis=1).T.copy(),
-                   np.concatenate((lo, hi), axis=1).T.copy(), first)
+        listed = triangle[order]
+        up = 3 - axes[0] - axes[1]
+        filled = np.nonzero(starts[1:] > starts[:-1])[0]
+        cell_low = np.full(size[0] * size[1], np.inf)
+        cell_high = np.full(size[0] * size[1], -np.inf)
+        if filled.size:  # consecutive filled cells' runs abut: reduceat over their starts gives each run's extreme
+            cell_low[filled] = np.minimum.reduceat(lo[listed, up], starts[filled])
+            cell_high[filled] = np.maximum.reduceat(hi[listed, up], starts[filled])
+        return cls(axes, origin, cell, size, starts, listed, np.concatenate((v0, e1, e2), axis=1).T.copy(),
+                   np.concatenate((lo, hi), axis=1).T.copy(), first, cell_low, cell_high)
 
     def box(self, triangles: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The boxes (low, high corners: (n, 3) each) of some triangles."""
@@ -69,6 +80,11 @@ class TriangleGrid:
         outside = ((hi2 < self.origin) | (lo2 > self.origin + self.cell * np.asarray(self.size))).any(axis=1)
         first, last = _cell_range(lo2, hi2, self.origin, self.cell, self.size)
         query, cells = _expand(first, last, self.size, keep=~outside)
+        # a cell whose triangles all lie above or below the query's box along the third axis gives it none: a chassis
+        # box over a road spans dozens of cells whose triangles are all beneath it
+        up = 3 - self.axes[0] - self.axes[1]
+        near = (self.cell_low[cells] <= hi[query, up]) & (self.cell_high[cells] >= lo[query, up])
+        query, cells = query[near], cells[near]
         count = self.starts[cells + 1] - self.starts[cells]
         query = np.repeat(query, count)
         # positions in `triangles`: each cell's run start, then 0, 1, ... within the run

@@ -92,7 +92,9 @@ def check_wheel_collision_setup(stage: Usd.Stage, d: StageDescription) -> Iterat
             shapes = _wheel_shapes(stage.GetPrimAtPath(wheel.path))
             if not shapes:
                 continue
-            if groups is None:
+            if groups is None and d.colliderGroups is not None:  # the reader worked them out
+                groups, member_of = d.collisionGroups, d.colliderGroups
+            elif groups is None:
                 groups, members = collision_groups(stage)
                 member_of = groups_of(members)
             for shape in shapes:
