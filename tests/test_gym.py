@@ -409,6 +409,7 @@ def test_without_ground_nothing_is_out_of_bounds():
 
 # -- end to end
 
+@pytest.mark.soak  # about 6 s: the README's test command has a 3-minute budget
 def test_a_linear_policy_learns_to_hold_a_speed():
     """Random search over a linear policy (accelerator and brake from the forward speed), 16 cars each trying a
     perturbation for an episode of 1 s, 150 updates: the mean speed-tracking reward goes from standing still's 0 to
