@@ -16,12 +16,10 @@ the gate shows.
 """
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-
 import numpy as np
 import pytest
 from scenarios import contact
-from test_conformance_ovphysx import DT, LIMIT, RUN, Scenario, Stage, physx_run, run_sim, worst_relative
+from test_conformance_ovphysx import DT, LIMIT, RUN, Scenario, Stage, run_beside_physx, run_sim, worst_relative
 
 pytestmark = [pytest.mark.ovphysx, pytest.mark.soak]
 
@@ -79,10 +77,7 @@ def _after(name: str, first: int) -> int:
 def results(tmp_path_factory) -> dict[str, dict[str, float]]:
     folder = tmp_path_factory.mktemp("contact")
     stages = {units: _stage(folder, units) for units in UNITS}
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        pending = {units: pool.submit(physx_run, stage) for units, stage in stages.items()}
-        ours = {units: run_sim(stage, RUN[VARIANT]) for units, stage in stages.items()}
-        refs = {units: run.result() for units, run in pending.items()}
+    ours, refs = run_beside_physx(stages, lambda stage: run_sim(stage, RUN[VARIANT]))
     rows = {}
     for units, stage in stages.items():
         metres = 0.01 if units == "cm_g" else 1.0

@@ -51,7 +51,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import pytest
@@ -294,6 +294,15 @@ def physx_run(stage: Stage) -> dict[str, Any]:
             controls.setdefault(path, {}).update(values)
     return oracle.run_ovphysx(stage.path, stage.steps, DT, controls=controls, telemetry=RECORDED)
 
+
+
+def run_beside_physx(stages: dict[str, Stage], ours: Callable[[Stage], Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(ours, PhysX's) run of each stage: PhysX's in its subprocesses one after the other (`physx_run`) while this
+    process runs `ours` on each."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pending = {key: pool.submit(physx_run, stage) for key, stage in stages.items()}
+        mine = {key: ours(stage) for key, stage in stages.items()}
+        return mine, {key: run.result() for key, run in pending.items()}
 
 @pytest.fixture(scope="module")
 def results() -> Results:

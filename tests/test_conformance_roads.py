@@ -14,7 +14,6 @@ launch of the fleet's direct-drive wheels (on the bump road nothing launches). E
 """
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,7 +33,7 @@ from test_conformance_ovphysx import (
     _schedule,
     figures,
     over_limit,
-    physx_run,
+    run_beside_physx,
     run_sim,
     table,
     variant_cases,
@@ -99,10 +98,7 @@ class Results:
 def results(tmp_path_factory) -> Results:
     folder = tmp_path_factory.mktemp("roads")
     stages = {"bump road": _bump_road(folder), "mixed fleet": _mixed_fleet(folder)}
-    with ThreadPoolExecutor(max_workers=1) as pool:  # PhysX in a subprocess while this one steps our side
-        pending = {key: pool.submit(physx_run, stage) for key, stage in stages.items()}
-        ours = {key: {name: run_sim(stage, variant) for name, variant in RUN.items()} for key, stage in stages.items()}
-        refs = {key: run.result() for key, run in pending.items()}
+    ours, refs = run_beside_physx(stages, lambda stage: {name: run_sim(stage, v) for name, v in RUN.items()})
     rows: dict[str, dict[str, dict[str, float]]] = {name: {} for name in RUN}
     for key, stage in stages.items():
         for name in RUN:

@@ -11,12 +11,10 @@ after the first START_STEPS), and each car's velocity along the road one step af
 """
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-
 import numpy as np
 import pytest
 from scenarios import vehicle_contact as scenario
-from test_conformance_ovphysx import LIMIT, RUN, Scenario, Stage, physx_run, run_sim, worst_relative
+from test_conformance_ovphysx import LIMIT, RUN, Scenario, Stage, run_beside_physx, run_sim, worst_relative
 
 pytestmark = [pytest.mark.ovphysx, pytest.mark.soak]
 
@@ -58,10 +56,7 @@ def _figures(name: str, mine: dict, ref: dict, metres: float) -> dict:
 def results(tmp_path_factory) -> dict[str, dict]:
     folder = tmp_path_factory.mktemp("vehicle_contact")
     stages = {units: _stage(folder, units) for units in UNITS}
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        pending = {units: pool.submit(physx_run, stage) for units, stage in stages.items()}
-        ours = {units: run_sim(stage, RUN[VARIANT]) for units, stage in stages.items()}
-        refs = {units: run.result() for units, run in pending.items()}
+    ours, refs = run_beside_physx(stages, lambda stage: run_sim(stage, RUN[VARIANT]))
     rows = {}
     for units, stage in stages.items():
         metres = 0.01 if units == "cm_g" else 1.0
