@@ -1,5 +1,6 @@
 """Our contact solve of one vehicle at one step against a scalar transcription of PhysX's: the rows `rigid_body.
-_ContactRows` solved from the same inputs as DyTGSContactPrep.cpp writes them (constructContactConstraintStep,
+_ContactRows` solved from the same inputs as PhysX 5.8's DyTGSContactPrep.cpp (the mirror's release/110.0, which ovphysx
+0.7 follows; main's physx/ is 5.6.1) writes them (constructContactConstraintStep,
 setupFinalizeSolverConstraints) and solves them (solveDynamicContactsStep, solveContact: per patch its normal rows,
 then each anchor's two friction rows clamped together against the patch's summed normal impulse), with DyTGSDynamics.cpp
 solveIsland's iterations (each position iteration integrated over dt / n, then the velocity iterations with the
@@ -94,8 +95,9 @@ def transcribed_solve(capture: dict) -> dict:
                 c["impulse"] = new
                 total += new
             for rows in patch["anchors"]:  # the friction pairs
-                wanted = [r["impulse"] - r["gain"] * ((r["error"] + r["t"] @ moved_lin + r["raXnI"] @ moved_ang)
-                                                      * scale / h + lin @ r["t"] + ang @ r["raXnI"]) for r in rows]
+                # frictionBiasScale = invDt (5.8; 5.6.1 had invDt * p8)
+                wanted = [r["impulse"] - r["gain"] * ((r["error"] + r["t"] @ moved_lin + r["raXnI"] @ moved_ang) / h
+                                                      + lin @ r["t"] + ang @ r["raXnI"]) for r in rows]
                 magnitude = float(np.hypot(*wanted))
                 limit = patch["share"] * total
                 clamped = min(limit * patch["dynamic"], magnitude) if magnitude > limit * patch["static"] else magnitude
