@@ -74,12 +74,8 @@ def results(tmp_path_factory) -> dict[str, dict]:
 NAMES = [f"{name} {side} ({units})" for units in UNITS for name in scenario.SCENARIOS for side in SIDES]
 # name -> {figure: why it is not within the gate yet}
 OUT: dict[str, dict[str, str]] = {
-    # the pushed car's pitch and yaw rates at the impact step (0.309 / 0.050 rad/s against PhysX's 0.317 / -0.049;
-    # the pushing car's yaw is turned round too, -0.054 against 0.058, within the gate by its pitch): the order the
-    # solver meets the patch's points in (sim/vehicle_contact.py); taken in reverse, they turn the 3 m/s head-on's
-    # speed 2.2 % off
-    **{f"RearEnd4 B ({units})": {"ang.speed": "rear-end, the pushed car's pitch and yaw at the impact: 2.5 %"}
-       for units in UNITS},
+    # (the rear-end's pushed car, 2.5 % off in pitch and yaw at the impact, is within the gate since friction rows take
+    # their anchor error unscaled, as PhysX 5.8 does: 0.3-0.6 %)
     # PhysX leaves both cars a yaw rate of -0.0036 rad/s and more pitch at the impact step, ours none: the same
     # point order, against a peak rate of only 0.043 rad/s (the cars' pitch under braking before they meet)
     **{f"HeadOn8 {side} ({units})": {"ang.speed": "head-on at 8 m/s, yaw and pitch at the impact: 11.5 %"}

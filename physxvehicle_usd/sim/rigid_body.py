@@ -217,15 +217,22 @@ _MAX_BIAS_PER_STEP = 0.75
 # setupFinalizeSolverConstraints); a relative speed below this squared length picks the fallback friction axis.
 _MAX_CONTACT_BIAS_FACTOR = 0.8
 _FRICTION_AXIS_MIN_SPEED_SQ = 1e-4
+# A friction row's bias is its anchor's error over the sub-step, unscaled: PhysX 5.8 (release/110.0,
+# DyTGSContactPrep.cpp: frictionBiasScale = invDt) dropped the factor min(0.8, biasCoefficient) that 5.6 applied to it
+# on top of the row's velocity multiplier (its changelog: "the bias coefficient was applied to the strong/sticky
+# friction bias twice on CPU when using the TGS solver"); ovphysx 0.7 runs the fixed solver (with the factor, the
+# impact of Ridge10 rolled the car the other way, 47 % angular speed against 0.2 % now).
+_FRICTION_BIAS_PER_SUBSTEP = 1.0
 
 
 class _ContactRows:
     """The contact rows of some vehicles (sim/contact.py patch_rows, subset to them) as DyTGSContactPrep.cpp prepares
     them (setupFinalizeSolverConstraints) and solves them (solveContact): per patch its normal rows, then the two
     friction rows of each anchor, clamped together against the patch's summed normal impulse. A friction row drives
-    back how far its anchor has moved since the anchor was made (`anchor_error`, then the motion of the solve), and
-    no impulse is carried over from the last step (PhysX starts every friction row at zero). `broken`: the patches
-    whose friction was clamped in the last pass (they slide: PhysX does not keep their anchors)."""
+    back how far its anchor has moved since the anchor was made (`anchor_error`, then the motion of the solve) at
+    1 / h (`_FRICTION_BIAS_PER_SUBSTEP`), and no impulse is carried over from the last step (PhysX starts every
+    friction row at zero). `broken`: the patches whose friction was clamped in the last pass (they slide: PhysX does
+    not keep their anchors)."""
 
     def __init__(self, p: SimParams, patches: dict, vehicles: np.ndarray, R: np.ndarray, x: np.ndarray, dt: float,
                  iterations: int, dtype) -> None:
@@ -280,7 +287,7 @@ class _ContactRows:
             ok = self.anchors & (u > 0.0)
             error = vm.dot(patches["anchor_error"], t[..., None])
             self.F.append((J, WJ, np.where(ok, self.p8 / np.where(ok, u, 1.0), 0.0), error))
-        self.friction_bias = self.p8 / h
+        self.friction_bias = _FRICTION_BIAS_PER_SUBSTEP / h
         self.scale = np.where(self.anchors.sum(axis=2) == 2, 0.5, 1.0)
         self.static_friction = patches["static_friction"]
         self.dynamic_friction = patches["dynamic_friction"]
@@ -394,7 +401,7 @@ class _PairRows:
             (J0, WJ0, g0), (J1, WJ1, g1) = (jacobian(k, axis, pairs[f"anchor_arm{k}"]) for k in (0, 1))
             ok = self.anchors & (g0 + g1 > 0.0)
             self.F.append((J0, WJ0, J1, WJ1, np.where(ok, self.p8 / np.where(ok, g0 + g1, 1.0), 0.0)))
-        self.friction_bias = self.p8 / h
+        self.friction_bias = _FRICTION_BIAS_PER_SUBSTEP / h
         self.scale = np.where(self.anchors.sum(axis=2) == 2, 0.5, 1.0)
         self.static_friction, self.dynamic_friction = pairs["static_friction"], pairs["dynamic_friction"]
         self.friction = np.zeros(self.anchors.shape + (2,))
