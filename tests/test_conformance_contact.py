@@ -123,8 +123,7 @@ def test_chassis_speed_and_final_position_match_physx(results, name):
 # The angular speed after an impact: the ridges', curb's and bounce's impacts are PhysX's since friction rows take their
 # anchor error unscaled, as PhysX 5.8 does (frictionBiasScale = invDt; 5.6.1 scaled it by min(0.8, biasCoefficient));
 # before, the same contact points, normal forces and total friction left the two anchors' friction spread otherwise and
-# the car rolled the other way (Ridge10 47 %, now 0.2 %; tools/tgs_patch_solve.py re-solves a step's rows from PhysX's
-# source). What is left, per run (m / cm_g):
+# the car rolled the other way (Ridge10 47 %, now 0.2 %). What is left, per run (m / cm_g):
 ANGULAR_OUT = {
     "Drop": "dropped flat on the roof: rates under 1 mrad/s after the landing against a 0.026 rad/s peak, 2.0 / 3.9 %",
     "WheelsTouching": "wheel cylinders dragging: yaw jitter of a few mrad/s against a 0.01 rad/s peak, 51 / 34 %",
