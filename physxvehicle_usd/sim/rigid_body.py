@@ -225,6 +225,32 @@ _FRICTION_AXIS_MIN_SPEED_SQ = 1e-4
 _FRICTION_BIAS_PER_SUBSTEP = 1.0
 
 
+def _normal_row_targets(rows: dict, vrel: np.ndarray, h: float, dt: float, p8: float):
+    """(bias coefficient, target velocity, geometric error) of contact normal rows (`rows`: separation, rest,
+    restitution and bounce threshold, per row or patch) closing at vrel. A row bounces where its restitution is > 0,
+    it approaches faster than the threshold (the scene's physxScene:bounceThreshold) and it would close within the
+    step (DyTGSContactPrep.cpp's isGreater2; PhysX's context holds the threshold negated)."""
+    penetration = rows["separation"] - rows["rest"][..., None]
+    bias_coefficient = -np.where(penetration > 0.0, 1.0 / h, p8 / h)
+    e = rows["restitution"][..., None]
+    bouncing = (e > 0.0) & (-vrel > rows["bounce_threshold"][:, None, None]) & (-vrel > penetration / dt)
+    target = np.where(bouncing, -vrel * e, 0.0)
+    error = penetration + np.where(bouncing, target * (dt + penetration / np.where(bouncing, vrel, 1.0)), 0.0)
+    return bias_coefficient, target, error
+
+
+def _friction_axes(n: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A patch's friction directions: t0 along the tangential part of the velocity v (else a fixed axis square to
+    the normal n), t1 = n x t0."""
+    t0 = v - n * vm.dot(n, v)
+    fallback = np.where(np.abs(n[0]) < 0.70710678, np.stack((np.zeros_like(n[0]), -n[2], n[1])),
+                        np.stack((-n[1], n[0], np.zeros_like(n[0]))))
+    t0 = np.where(vm.dot(t0, t0) > _FRICTION_AXIS_MIN_SPEED_SQ, t0, fallback)
+    t0 = t0 / np.maximum(vm.norm(t0), 1e-30)
+    t1 = vm.cross(n, t0)
+    return t0, t1 / np.maximum(vm.norm(t1), 1e-30)
+
+
 class _ContactRows:
     """The contact rows of some vehicles (sim/contact.py patch_rows, subset to them) as DyTGSContactPrep.cpp prepares
     them (setupFinalizeSolverConstraints) and solves them (solveContact): per patch its normal rows, then the two
@@ -258,28 +284,11 @@ class _ContactRows:
         ok = self.active & (u > 0.0)
         self.recip = np.where(ok, 1.0 / np.where(ok, u, 1.0), 0.0)
         vrel = np.einsum("k...,k...->...", self.J, x[(slice(None), slice(None), None, None)])
-        penetration = patches["separation"] - patches["rest"][..., None]
-        self.bias_coefficient = -np.where(penetration > 0.0, 1.0 / h, self.p8 / h)
-        e = patches["restitution"][..., None]
-        # PhysX: restitution > 0, -threshold > vrel (approaching faster than the threshold), and the contact would
-        # close within the step (DyTGSContactPrep.cpp: isGreater2; the context holds the threshold negated)
-        # (the threshold: the scene's physxScene:bounceThreshold, per vehicle)
-        bouncing = (e > 0.0) & (-vrel > patches["bounce_threshold"][:, None, None]) & (-vrel > penetration / dt)
-        self.target = np.where(bouncing, -vrel * e, 0.0)
-        self.error = penetration + np.where(bouncing, self.target * (dt + penetration / np.where(bouncing, vrel, 1.0)),
-                                            0.0)
+        self.bias_coefficient, self.target, self.error = _normal_row_targets(patches, vrel, h, dt, self.p8)
         self.max_bias = p.max_depenetration_velocity[vehicles].astype(float)
         self.impulse = np.zeros(self.active.shape)
         # friction: t0 along the body's tangential velocity (else a fixed axis square to the normal), t1 = n x t0
-        n = patches["normal"]
-        v = x[:3, :, None]
-        t0 = v - n * vm.dot(n, v)
-        fallback = np.where(np.abs(n[0]) < 0.70710678, np.stack((np.zeros_like(n[0]), -n[2], n[1])),
-                            np.stack((-n[1], n[0], np.zeros_like(n[0]))))
-        t0 = np.where(vm.dot(t0, t0) > _FRICTION_AXIS_MIN_SPEED_SQ, t0, fallback)
-        t0 = t0 / np.maximum(vm.norm(t0), 1e-30)
-        t1 = vm.cross(n, t0)
-        t1 = t1 / np.maximum(vm.norm(t1), 1e-30)
+        t0, t1 = _friction_axes(patches["normal"], x[:3, :, None])
         arm = patches["anchor_arm"]
         self.F = []
         for t in (t0, t1):
@@ -375,26 +384,12 @@ class _PairRows:
         ok = self.active & (u > 0.0)
         self.recip = np.where(ok, 1.0 / np.where(ok, u, 1.0), 0.0)
         vrel = relative(self.J0, self.J1, x)
-        penetration = pairs["separation"] - pairs["rest"][..., None]
-        self.bias_coefficient = -np.where(penetration > 0.0, 1.0 / h, self.p8 / h)
-        e = pairs["restitution"][..., None]
-        bouncing = (e > 0.0) & (-vrel > pairs["bounce_threshold"][:, None, None]) & (-vrel > penetration / dt)
-        self.target = np.where(bouncing, -vrel * e, 0.0)
-        self.error = penetration + np.where(bouncing, self.target * (dt + penetration / np.where(bouncing, vrel, 1.0)),
-                                            0.0)
+        self.bias_coefficient, self.target, self.error = _normal_row_targets(pairs, vrel, h, dt, self.p8)
         depenetration = p.max_depenetration_velocity.astype(float)
         self.max_bias = np.minimum(depenetration[vehicles[self.body[0]]], depenetration[vehicles[self.body[1]]])
         self.impulse = np.zeros(self.active.shape)
         # friction: t0 along the bodies' relative tangential velocity (else a fixed axis square to n), t1 = n x t0
-        n = self.normal
-        v = (x[:3, self.body[0]] - x[:3, self.body[1]])[:, :, None]
-        t0 = v - n * vm.dot(n, v)
-        fallback = np.where(np.abs(n[0]) < 0.70710678, np.stack((np.zeros_like(n[0]), -n[2], n[1])),
-                            np.stack((-n[1], n[0], np.zeros_like(n[0]))))
-        t0 = np.where(vm.dot(t0, t0) > _FRICTION_AXIS_MIN_SPEED_SQ, t0, fallback)
-        t0 = t0 / np.maximum(vm.norm(t0), 1e-30)
-        t1 = vm.cross(n, t0)
-        t1 = t1 / np.maximum(vm.norm(t1), 1e-30)
+        t0, t1 = _friction_axes(self.normal, (x[:3, self.body[0]] - x[:3, self.body[1]])[:, :, None])
         self.F = []
         for t in (t0, t1):
             axis = np.broadcast_to(t[..., None], pairs["anchor_arm0"].shape)
