@@ -163,6 +163,17 @@ def test_a_quiet_broad_phase_is_skipped_until_a_car_could_have_come_near():
         swept.append(pose is None or model.pairs.quiet.get("position") is not pose)
         assert a.size == (1 if forward > 0.9 else 0), forward
     assert swept == [True, False, True]  # 0.1 m is within the margin (0.2 m): nothing could have come near
+    # both cars 5 m on, together: their relative motion is A's 0.98 m and nothing more, so the broad phase sweeps
+    # once for A's approach and then stays quiet however far the pair drives side by side
+    for ahead in (0.0, 5.0, 50.0):
+        moved = position.copy()
+        moved[0] += ahead
+        moved[0, 0] = ahead + 0.5  # A's nose 0.5 m from B's tail
+        pose = model.pairs.quiet.get("position")
+        (a, b), _ = candidate_pairs(model, moved, orientation)
+        assert a.size == 0
+        swept.append(pose is None or model.pairs.quiet.get("position") is not pose)
+    assert swept[3:] == [True, False, False]
 
 
 @pytest.mark.parametrize("named", ["", "/ChassisCollision"])

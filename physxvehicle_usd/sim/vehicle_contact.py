@@ -173,19 +173,24 @@ def candidate_pairs(model: ContactModel, position: np.ndarray, orientation: np.n
 
 
 # The broad phase's quiet margin, in contact offsets (about 0.2 m for the sample car): boxes grown by it that meet no
-# other box let the following steps skip the broad phase while no body has moved (its shapes' farthest point: the
-# position's change plus the turn's angle times the shapes' reach from the body) by as much.
+# other box let the following steps skip the broad phase while no body has moved by as much against the others: its
+# shapes' farthest point moved by the position's change less a shift common to all (any common shift leaves every
+# two bodies' relative motion under twice the largest remainder), plus the turn's angle times the shapes' reach
+# from the body. A fleet driving side by side stays quiet.
 QUIET_MARGIN = 10.0
 
 
 def _moved_within(model: ContactModel, quiet: dict, position: np.ndarray, orientation: np.ndarray) -> bool:
-    """Whether every vehicle's shapes have moved less than the quiet margin since the pose `quiet` holds."""
+    """Whether every vehicle's shapes have moved less than the quiet margin against the others since the pose
+    `quiet` holds."""
     if "reach" not in quiet:
         reach = np.zeros(orientation.shape[1])
         np.maximum.at(reach, model.vehicle, np.linalg.norm(model.box_centre, axis=0)
                       + np.linalg.norm(model.box_half, axis=0))
         quiet["reach"] = reach
-    shift = np.sqrt(((position - quiet["position"]) ** 2).sum(axis=0))
+    change = position - quiet["position"]
+    common = 0.5 * (change.max(axis=1, keepdims=True) + change.min(axis=1, keepdims=True))
+    shift = np.sqrt(((change - common) ** 2).sum(axis=0))
     cos_half = np.minimum(np.abs((orientation * quiet["orientation"]).sum(axis=0)), 1.0)
     moved = shift + 2.0 * np.arccos(cos_half) * quiet["reach"]
     return bool(moved.max() < quiet["margin"])
