@@ -48,7 +48,8 @@ from test_conformance_ovphysx import (
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.sim import compiled
 
-pytestmark = pytest.mark.ovphysx
+# about 15 s of ovphysx runs: soak, as the README test command has a 3-minute budget
+pytestmark = [pytest.mark.ovphysx, pytest.mark.soak]
 
 STEPS = 180  # 3 s: the dropped car touches down after about 0.5 s
 NAMES = {"Low": "below full compression", "Drop": "1.5 m drop"}
