@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from pxr import Sdf, Usd, UsdPhysics
+from pxr import Sdf, Usd, UsdGeom, UsdPhysics
 from scenarios import vehicle_contact as scenario
 
 from physxvehicle_usd.read import read_stage
@@ -199,3 +199,15 @@ def test_a_scene_asking_pgs_is_said_to_be_solved_with_tgs():
     said = [d for d in read_stage(stage).diagnostics if d.code == "SOLVER_TYPE"]
     assert len(said) == 1 and said[0].prim == str(scene.GetPath()) and "PGS" in said[0].message \
         and "TGS" in said[0].message
+
+
+def test_a_sphere_on_the_earlier_of_two_vehicles_is_said_to_meet_the_other_without_its_radius():
+    stage = Usd.Stage.Open(scenario.layer({"HeadOn6": PAIRS["HeadOn6"]}))
+    a, b = sorted(scenario.cars("HeadOn6"))
+    for car in (a, b):
+        sphere = UsdGeom.Sphere.Define(stage, f"{car}/Bumper")
+        sphere.CreateRadiusAttr(0.2)
+        UsdPhysics.CollisionAPI.Apply(sphere.GetPrim())
+    said = [d for d in read_stage(stage).diagnostics if d.code == "CONTACT_SHAPE"]
+    assert [d.prim for d in said] == [f"{a}/Bumper"], said  # the later vehicle's radius is applied
+    assert "without its radius" in said[0].message

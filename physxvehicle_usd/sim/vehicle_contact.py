@@ -242,7 +242,7 @@ def generate(model: ContactModel, position: np.ndarray, orientation: np.ndarray)
     A = _world_polytopes(model.shapes, a, vertices, R)
     B = _world_polytopes(model.shapes, b, vertices, R)
     limit = model.pairs.contact_distance[model.pairs.material_key[a], model.pairs.material_key[b]]
-    # (a round shape of the later vehicle, B, is met as its core: only A's radius is applied)
+    # (a round shape of the earlier vehicle, B, is met as its core: only A's radius is applied; the reader says so)
     out = polytope_contacts(A, B, a, b, limit, single_sided=None, first_faces=True,
                             radius=None if model.radius is None else model.radius[a])
     return _reduce(out) if len(out) else out
