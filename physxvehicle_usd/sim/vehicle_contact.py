@@ -16,8 +16,9 @@ only its neighbours, not its whole column), each box meets the boxes of its stri
 end (one binary search per box); the pairs so found are kept where the boxes overlap on all three axes, the shapes
 are of two vehicles and their groups and filtered pairs let them collide. When the boxes, grown by a further
 QUIET_MARGIN, meet nowhere, the pose is kept and the following steps pay a motion bound per vehicle and nothing more
-until some vehicle has moved (position, and turn times its shapes' reach) by the margin: a fleet apart from one
-another never reaches the sweep's sort more than every few steps, nor the narrow phase.
+until some vehicle has moved against the others (position less a shift common to all, and turn times its shapes'
+reach) by the margin: a fleet apart from one another, or driving side by side, never reaches the sweep's sort more
+than every few steps, nor the narrow phase.
 
 Narrow phase (`generate`): the pairs' polytopes placed in the world and met by sim/contact.py's separating-axis test
 and face clipping (polytope_contacts, the same code as against a static polytope, with the other vehicle's shape as
@@ -327,8 +328,3 @@ def _colours(body0: np.ndarray, body1: np.ndarray) -> np.ndarray:
             held[body0[take]] = held[body1[take]] = True
         c += 1
     return colour
-
-
-def touched_vehicles(rows: dict) -> np.ndarray:
-    """The vehicles in some pair of `pair_rows`."""
-    return np.unique(np.concatenate([rows["body0"], rows["body1"]]))
