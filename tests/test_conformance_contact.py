@@ -16,6 +16,8 @@ the gate shows.
 """
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 import pytest
 from scenarios import contact
@@ -77,16 +79,24 @@ def _after(name: str, first: int) -> int:
 def results(tmp_path_factory) -> dict[str, dict[str, float]]:
     folder = tmp_path_factory.mktemp("contact")
     stages = {units: _stage(folder, units) for units in UNITS}
+    return figure_table(stages, _figures, "contact scenarios: worst error relative to the run's peak; first contact "
+                        "step (ours, PhysX); chassis speed one step after it, driven cars at 1.5 s (ours, PhysX) [m/s]")
+
+
+def figure_table(stages: dict[str, Stage], figures: Callable[[Scenario, dict, dict, float], dict],
+                 heading: str) -> dict[str, dict]:
+    """Each scenario's figures (`figures(scenario, ours, PhysX's, metres per stage unit)`) from both simulators' runs
+    of the stages (one per UNITS), printed as a table under `heading`."""
     ours, refs = run_beside_physx(stages, lambda stage: run_sim(stage, RUN[VARIANT]))
     rows = {}
     for units, stage in stages.items():
         metres = 0.01 if units == "cm_g" else 1.0
         for scenario in stage.scenarios:
-            rows[scenario.name] = _figures(scenario, ours[units], refs[units], metres)
-    print(f"\n{VARIANT} vs ovphysx, contact scenarios: worst error relative to the run's peak; first contact step "
-          "(ours, PhysX); chassis speed one step after it, driven cars at 1.5 s (ours, PhysX) [m/s]")
+            rows[scenario.name] = figures(scenario, ours[units], refs[units], metres)
+    print(f"\n{VARIANT} vs ovphysx, {heading}")
+    width = max(len(name) for name in rows) + 1
     for name, f in rows.items():
-        print(f"{name:20s} speed {100 * f['speed']:8.3f}%  ang.speed {100 * f['ang.speed']:8.3f}%  final pos "
+        print(f"{name:{width}s} speed {100 * f['speed']:8.3f}%  ang.speed {100 * f['ang.speed']:8.3f}%  final pos "
               f"{100 * f['final pos']:8.3f}%  contact step {f['contact step']}  after {f['after'][0]:.3f} / "
               f"{f['after'][1]:.3f}")
     return rows

@@ -14,14 +14,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from scenarios import vehicle_contact as scenario
-from test_conformance_ovphysx import LIMIT, RUN, Scenario, Stage, run_beside_physx, run_sim, worst_relative
+from test_conformance_contact import UNITS, figure_table
+from test_conformance_ovphysx import LIMIT, Scenario, Stage, worst_relative
 
 pytestmark = [pytest.mark.ovphysx, pytest.mark.soak]
 
 STEPS = 150  # 2.5 s: every pair has met and come (nearly) to rest
 START_STEPS = 3  # steps whose speed changes are the car's start (the clutch taking up), not a contact
-VARIANT = "float32, numpy"
-UNITS = ("m", "cm_g")
 SIDES = ("A", "B")
 
 
@@ -56,19 +55,9 @@ def _figures(name: str, mine: dict, ref: dict, metres: float) -> dict:
 def results(tmp_path_factory) -> dict[str, dict]:
     folder = tmp_path_factory.mktemp("vehicle_contact")
     stages = {units: _stage(folder, units) for units in UNITS}
-    ours, refs = run_beside_physx(stages, lambda stage: run_sim(stage, RUN[VARIANT]))
-    rows = {}
-    for units, stage in stages.items():
-        metres = 0.01 if units == "cm_g" else 1.0
-        for sc in stage.scenarios:
-            rows[sc.name] = _figures(sc.vehicle, ours[units], refs[units], metres)
-    print(f"\n{VARIANT} vs ovphysx, contacts between vehicles: worst error relative to the run's peak; first contact "
-          "step (ours, PhysX); velocity along the road one step after PhysX's first contact (ours, PhysX) [m/s]")
-    for name, f in rows.items():
-        print(f"{name:18s} speed {100 * f['speed']:8.3f}%  ang.speed {100 * f['ang.speed']:8.3f}%  final pos "
-              f"{100 * f['final pos']:8.3f}%  contact step {f['contact step']}  after {f['after'][0]:.3f} / "
-              f"{f['after'][1]:.3f}")
-    return rows
+    return figure_table(stages, lambda sc, mine, ref, metres: _figures(sc.vehicle, mine, ref, metres),
+                        "contacts between vehicles: worst error relative to the run's peak; first contact step (ours, "
+                        "PhysX); velocity along the road one step after PhysX's first contact (ours, PhysX) [m/s]")
 
 
 NAMES = [f"{name} {side} ({units})" for units in UNITS for name in scenario.SCENARIOS for side in SIDES]
