@@ -228,6 +228,7 @@ class GroundDescription:
     contactOffset: float = field(default=0.0, metadata=_json(si=_si_length))
     restOffset: float = field(default=0.0, metadata=_json(si=_si_length))
     groups: list[str] = field(default_factory=list)
+    filtered: list[str] = field(default_factory=list, metadata=_json(note="FilteredPairsAPI targets"))
 
 
 @dataclass

@@ -372,6 +372,27 @@ def test_a_chassis_wholly_inside_a_static_box_is_pushed_out_along_the_least_pene
     assert np.allclose(contacts.separation, -1.10, atol=1e-5)
 
 
+@pytest.mark.parametrize("holder, target", [("/World/Shed", "/World/Car"), ("/World/Shed", "/World/Car/ChassisCollision"),
+                                            ("/World/Car", "/World/Shed")])
+def test_filtered_pairs_on_a_static_collider_or_on_the_vehicle_s_body_keep_them_apart(holder, target):
+    # PhysX filters the pair of actors (or of a shape and an actor) that FilteredPairsAPI names, from either side:
+    # the static box naming the car's body or its chassis shape, or the car's body naming the box. Unfiltered, the
+    # chassis inside the box touches it at four points (the test above).
+    from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics
+
+    stage = Usd.Stage.Open(str(CAR))
+    cube = UsdGeom.Cube.Define(stage, "/World/Shed")
+    cube.CreateSizeAttr(1.0)
+    cube.AddTranslateOp().Set(Gf.Vec3d(-0.16, 0.0, 1.1))
+    cube.AddScaleOp().Set(Gf.Vec3f(6.0, 4.0, 1.8))
+    UsdPhysics.CollisionAPI.Apply(cube.GetPrim())
+    UsdPhysics.FilteredPairsAPI.Apply(stage.GetPrimAtPath(holder)).CreateFilteredPairsRel().SetTargets([
+        Sdf.Path(target)])
+    sim = Simulator.from_description(read_stage(stage), DT)
+    assert not sim.contact.collides[:, 1].any() and sim.contact.collides[:, 0].all()  # the shed; the ground plane
+    assert len(generate(sim.contact, sim.ground, *_pose(sim))) == 0
+
+
 def _round_chassis(kind: str):
     """The sample car with its chassis box replaced by a sphere (radius 0.4) or a capsule along X (radius 0.3, 3 m
     between its ends' centres), its core 0.25 m above the car's origin (0.80 m above the ground at the spawn pose),

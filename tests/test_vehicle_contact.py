@@ -176,12 +176,13 @@ def test_a_quiet_broad_phase_is_skipped_until_a_car_could_have_come_near():
     assert swept[3:] == [True, False, False]
 
 
-@pytest.mark.parametrize("named", ["", "/ChassisCollision"])
-def test_a_shape_naming_the_other_car_or_its_shape_with_filtered_pairs_is_kept_from_it(named):
+@pytest.mark.parametrize("holder, named", [("/ChassisCollision", ""), ("/ChassisCollision", "/ChassisCollision"),
+                                           ("", ""), ("", "/ChassisCollision")])
+def test_a_shape_or_body_naming_the_other_car_or_its_shape_with_filtered_pairs_is_kept_from_it(holder, named):
     layer = scenario.layer({"HeadOn6": PAIRS["HeadOn6"]}, gap=0.0)
     stage = Usd.Stage.Open(layer)
     a, b = scenario.cars("HeadOn6")
-    api = UsdPhysics.FilteredPairsAPI.Apply(stage.GetPrimAtPath(f"{a}/ChassisCollision"))
+    api = UsdPhysics.FilteredPairsAPI.Apply(stage.GetPrimAtPath(a + holder))
     api.CreateFilteredPairsRel().SetTargets([Sdf.Path(b + named)])
     sim = Simulator.from_description(read_stage(stage), DT)
     model, s = sim.contact, sim.state

@@ -29,6 +29,7 @@ from .collision import (
     SceneTolerances,
     collision_groups,
     combine_modes,
+    filtered_targets,
     groups_of,
     shape_offsets,
     static_shape,
@@ -126,7 +127,7 @@ def load_physics(stage: Usd.Stage, sink: DiagnosticSink, exclude: Sequence[str] 
                 material = str(desc.materials[0]) if len(desc.materials) and str(desc.materials[0]) else None
                 ground = GroundDescription(path=key, kind="plane" if name == "PlaneShape" else "mesh",
                                            transform=_matrix(xform_cache.GetLocalToWorldTransform(prim)),
-                                           material=material)
+                                           material=material, filtered=filtered_targets(desc))
                 extents = None
                 if name == "PlaneShape":
                     ground.axis = str(desc.axis).rsplit(".", 1)[-1]

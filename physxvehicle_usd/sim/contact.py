@@ -413,10 +413,15 @@ class ContactModel:
         table = {name: value[row_of][:, col_of] for name, value in small.items()}
         collides = small_collides[row_of][:, col_of]
         column = {g.path: k for k, g in enumerate(statics)}
-        for r, shape in enumerate(own):  # FilteredPairsAPI: a shape naming a static collider
+        for r, shape in enumerate(own):  # FilteredPairsAPI: a shape (or its body) naming a static collider
             for path in shape.filtered:
                 if path in column:
                     collides[r, column[path]] = False
+        for k, g in enumerate(statics):  # ... or a static collider naming a vehicle's shape or body
+            for target in g.filtered:
+                for r, shape in enumerate(own):
+                    if shape.path == target or shape.path.startswith(target + "/"):
+                        collides[r, k] = False
         plane_count = sum(1 for g in ground if g.kind == "plane")
         mesh_count = sum(1 for g in ground if g.kind == "mesh")
         static_corners = [placed_corners(g) for g in ground if g.kind == "convex"]

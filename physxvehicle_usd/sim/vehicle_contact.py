@@ -3,7 +3,8 @@ and solves them.
 
 Which pairs: shapes of two different vehicles (a vehicle's own shapes never touch each other: PhysX does not collide
 the shapes of one actor), whose collision groups let them collide (read/collision.collide) and neither of which names
-the other, or a prim above it (the other vehicle's body), with FilteredPairsAPI. `PairModel` holds what that takes:
+the other, or a prim above it (the other vehicle's body), with FilteredPairsAPI (a FilteredPairsAPI on a vehicle's body
+is read onto each of its shapes). `PairModel` holds what that takes:
 per shape row its distinct (material, offsets) key and the tables over two such keys (contact and rest distance,
 combined friction and restitution: sim/contact.py's combined_tables), and per shape row its groups, whether two
 groups collide worked out once, when shapes in them first come near.
@@ -49,8 +50,7 @@ Solver type: the simulator solves TGS only (sim/rigid_body.py), between vehicles
 physxScene:solverType asks PGS is solved with TGS too, and the reader says so (SOLVER_TYPE, read/physics.py).
 
 Not modelled: the suspension queries do not see other vehicles (PhysX's wheel raycasts and sweeps hit another car's
-shapes unless its groups filter them); a FilteredPairsAPI on the vehicle's rigid body itself (only the shapes' own
-are read); vehicles stepped in different ranges of a sharded Simulator (a batch that may have such contacts is
+shapes unless its groups filter them); vehicles stepped in different ranges of a sharded Simulator (a batch that may have such contacts is
 stepped as one range).
 """
 from __future__ import annotations
