@@ -53,7 +53,11 @@ class Param:
             return
         schema, base = self.source
         change = self.transform or (lambda value: value)
-        if schema in WHEEL_BLOCKS:
+        if schema == P.SCENE:  # the vehicle's scene (its row's default where the vehicle has none)
+            default = P.prop(schema, base).default
+            object.__setattr__(self, "vehicle", lambda v: change(canonical_value(
+                v.scene[base] if v.scene is not None else default)))
+        elif schema in WHEEL_BLOCKS:
             block = WHEEL_BLOCKS[schema]
             object.__setattr__(self, "wheel", lambda w: change(canonical_value(getattr(w.description, block)[base])))
         else:
