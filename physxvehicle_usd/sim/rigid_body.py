@@ -8,6 +8,8 @@ iteration, the pose integrated from the begin pose between them, then the veloci
 the static world (sim/contact.py) are rows of the same solve, after the vehicle's constraint rows (PhysX lists an
 island's joints before its contacts), as DyTGSContactPrep.cpp prepares and solves them; the contacts between
 vehicles (sim/vehicle_contact.py) after those, colour by colour, each row acting on both bodies (`_PairRows`).
+Where the scene asks PhysX's PGS solver (physxScene:solverType, the `pgs` parameter), the same rows go through
+`_solve_rows_pgs` instead: prepared once over the whole step, the pose moved once after the position iterations.
 """
 from __future__ import annotations
 
@@ -762,9 +764,10 @@ def end_step_physx(p: SimParams, s: SimState, begin_position: np.ndarray, begin_
     if p.any_gyroscopic:
         turned = gyroscopic_update(p, s, dt)
         s.angular_velocity = turned if p.all_gyroscopic else np.where(p.gyroscopic, turned, s.angular_velocity)
-    # A vehicle without rows keeps its velocity over the step; one with rows gets its velocity and pose from
-    # PhysX's TGS iterations (each over dt / iterations: the pose moves between them, so an acceleration spring
-    # damps by (1 + c dt / n)^-n, and a penetration is resolved in position, not kept as speed).
+    # A vehicle without rows keeps its velocity over the step (either solver); one with rows gets its velocity and
+    # pose from PhysX's TGS iterations (each over dt / iterations: the pose moves between them, so an acceleration
+    # spring damps by (1 + c dt / n)^-n, and a penetration is resolved in position, not kept as speed), or from its
+    # PGS iterations (`_solve_rows_pgs`).
     s.body_position = begin_position + s.linear_velocity * dt
     s.body_orientation = vm.quat_integrate_exact(begin_orientation, s.angular_velocity, dt)
     if rows is not None:
