@@ -9,6 +9,8 @@ our side solved by sim/rigid_body.py `_solve_rows_pgs`, figures by their machine
   sub-steps; a hard row drives the whole separation / dt into the velocity of its position iterations.
 - Contacts (tests/scenarios/contact.py: Ridge6, Curb, Drop, Rollover, both units; test_conformance_contact.py's
   figures: speed, angular speed and final position over the whole run, the step of the first contact).
+- Contacts between vehicles (tests/scenarios/vehicle_contact.py: the rear-end and the two head-on pairs, both units;
+  test_conformance_vehicle_contact.py's figures).
 
 ovphysx honours the token: its own PGS and TGS runs of the low car differ by far more than ours differs from its PGS
 run (`test_physx_solves_the_scene_with_the_solver_it_asks`). Every figure must be <= LIMIT (2 %); what is not yet is
@@ -22,6 +24,7 @@ from typing import Any
 import numpy as np
 import pytest
 from scenarios import contact
+from scenarios import vehicle_contact as pairs
 from scenarios.regimes import VEHICLES, build
 from scenarios.solver import with_solver
 from test_conformance_contact import STEPS as CONTACT_STEPS
@@ -45,11 +48,14 @@ from test_conformance_ovphysx import (
     variant_cases,
     worst_relative,
 )
+from test_conformance_vehicle_contact import SIDES
+from test_conformance_vehicle_contact import STEPS as PAIR_STEPS
+from test_conformance_vehicle_contact import _figures as pair_figures
 
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.sim import compiled
 
-# about 30 s of ovphysx runs: soak, as the README test command has a 3-minute budget
+# about 40 s of ovphysx runs: soak, as the README test command has a 3-minute budget
 pytestmark = [pytest.mark.ovphysx, pytest.mark.soak]
 
 DT = 1.0 / 60.0
@@ -181,3 +187,43 @@ def test_contact_angular_speed_matches_physx(contacts, name):
 def test_first_contact_is_the_same_step(contacts, name):
     ours, physx = contacts[name]["contact step"]
     assert abs(ours - physx) <= 1, (ours, physx)
+
+
+# ------------------------------------------------------------------------------------------- contacts between vehicles
+
+
+@pytest.fixture(scope="module")
+def vehicle_pairs(tmp_path_factory) -> dict[str, dict[str, Any]]:
+    folder = tmp_path_factory.mktemp("pgs_pairs")
+    stages = {units: Stage(with_solver(pairs.export(folder / f"pairs_{units}.usda", units),
+                                       folder / f"pairs_{units}_pgs.usda", "PGS"), PAIR_STEPS,
+                           [Scenario(f"{name} {side} ({units})", car, {car: {"accelerator": 0.0}})
+                            for name in pairs.SCENARIOS for side, car in zip(SIDES, pairs.cars(name))])
+              for units in UNITS}
+    return figure_table(stages, lambda sc, mine, ref, metres: pair_figures(sc.vehicle, mine, ref, metres),
+                        "PGS scenes, contacts between vehicles: worst error relative to the run's peak; first contact "
+                        "step (ours, PhysX); velocity along the road one step after PhysX's first contact (ours, "
+                        "PhysX) [m/s]")
+
+
+PAIR_NAMES = [f"{name} {side} ({units})" for units in UNITS for name in pairs.SCENARIOS for side in SIDES]
+# The head-on at 8 m/s: the boxes meet 1 cm deep at four points, and one PGS velocity iteration leaves what the
+# order of the points makes of it. ovphysx's contact report meets them (from the first) the other way round the
+# face: with ours permuted so (points 0, 3, 2, 1) the impact step is PhysX's to 1e-4 rad/s and this figure 2.6 %
+# (TGS's 11.5 % becomes 3.4 %); which order PhysX's box-box test gives two dynamic boxes is sim/vehicle_contact.py's
+# to settle (the same permutation makes the 3 m/s head-on worse under TGS).
+PAIR_ANGULAR_OUT = pytest.mark.xfail(strict=True, reason="head-on at 8 m/s, the order of the four points at the "
+                                     "impact: 73.8 / 73.8 %")
+
+
+@pytest.mark.parametrize("name", PAIR_NAMES)
+def test_vehicle_pair_speed_and_final_position_match_physx(vehicle_pairs, name):
+    got = vehicle_pairs[name]
+    bad = {k: round(100 * got[k], 3) for k in ("speed", "final pos") if not got[k] <= LIMIT}
+    assert not bad, f"{name}: over {100 * LIMIT:g}% (in %): {bad}"
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=[PAIR_ANGULAR_OUT] if n.startswith("HeadOn8") else [])
+                                  for n in PAIR_NAMES])
+def test_vehicle_pair_angular_speed_matches_physx(vehicle_pairs, name):
+    assert vehicle_pairs[name]["ang.speed"] <= LIMIT, round(100 * vehicle_pairs[name]["ang.speed"], 3)
