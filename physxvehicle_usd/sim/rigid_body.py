@@ -110,7 +110,7 @@ def solve_vehicle_constraints(p: SimParams, s: SimState, rows: dict, dt: float, 
         with_pgs = np.zeros(len(vehicles), bool)
         np.logical_or.at(with_pgs, island, pgs)
         pgs = with_pgs[island]
-    counts = np.stack((position_counts, velocity_counts, hard, pgs), axis=1)
+    counts = np.stack((position_counts, velocity_counts, hard & ~pgs, pgs), axis=1)  # PGS: one path either way
     for position_iterations, velocity_iterations, with_limit, with_pgs in np.unique(counts, axis=0):
         same = (counts == (position_iterations, velocity_iterations, with_limit, with_pgs)).all(axis=1)
         part = rows if same.all() else _rows_of(rows, same)
