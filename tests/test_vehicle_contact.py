@@ -10,7 +10,6 @@ from pxr import Sdf, Usd, UsdGeom, UsdPhysics
 from scenarios import vehicle_contact as scenario
 
 from physxvehicle_usd.read import read_stage
-from physxvehicle_usd.read.physics import SOLVER_TYPE
 from physxvehicle_usd.sim import Simulator
 from physxvehicle_usd.sim.pipeline import StepOptions
 from physxvehicle_usd.sim.rigid_body import _islands
@@ -190,16 +189,6 @@ def test_a_shape_or_body_naming_the_other_car_or_its_shape_with_filtered_pairs_i
                                                                                gap=0.0))), DT).contact
     assert candidate_pairs(both, s.body_position, s.body_orientation)[0][0].size == 1  # nose to nose
     assert candidate_pairs(model, s.body_position, s.body_orientation)[0][0].size == 0
-
-
-def test_a_scene_asking_pgs_is_said_to_be_solved_with_tgs():
-    stage = Usd.Stage.Open(scenario.layer({"HeadOn6": PAIRS["HeadOn6"]}))
-    scene = next(p for p in stage.Traverse() if p.IsA(UsdPhysics.Scene))
-    assert not [d for d in read_stage(stage).diagnostics if d.code == "SOLVER_TYPE"]
-    scene.CreateAttribute(SOLVER_TYPE, Sdf.ValueTypeNames.Token).Set("PGS")
-    said = [d for d in read_stage(stage).diagnostics if d.code == "SOLVER_TYPE"]
-    assert len(said) == 1 and said[0].prim == str(scene.GetPath()) and "PGS" in said[0].message \
-        and "TGS" in said[0].message
 
 
 def test_a_sphere_on_the_earlier_of_two_vehicles_is_said_to_meet_the_other_without_its_radius():

@@ -7,7 +7,8 @@ Order (Omni's component sequence, section 1.2 of the numerics digest):
   [substeps]     suspension -> tire -> drivetrain -> rigid body
   wheel          rotation angle and corrected rotation speed
   end            PhysX actor: damping, gyroscopic term, constraint rows of the last substep and the contacts of
-                 the begin pose (per TGS position iteration), pose integration (or keep vehicle2's own pose)
+                 the begin pose solved by the scene's solver (TGS: per position iteration; PGS: once over the
+                 step), pose integration (or keep vehicle2's own pose)
 """
 from __future__ import annotations
 

@@ -46,8 +46,8 @@ partitioning PhysX's solver does for the same reason) and, within every iteratio
 (its vehicle constraints, then its static contacts), the pairs are swept colour by colour. Vehicles in no pair take
 the existing path: nothing changes for them and they pay nothing but the broad phase.
 
-Solver type: the simulator solves TGS only (sim/rigid_body.py), between vehicles as everywhere; a scene whose
-physxScene:solverType asks PGS is solved with TGS too, and the reader says so (SOLVER_TYPE, read/physics.py).
+Solver type: the pairs are solved by their scene's solver (sim/rigid_body.py): TGS, or PGS where the scene's
+physxScene:solverType asks it (`_PairRows.sweep_pgs`); an island with a vehicle of a PGS scene is solved with PGS.
 
 Not modelled: the suspension queries do not see other vehicles (PhysX's wheel raycasts and sweeps hit another car's
 shapes unless its groups filter them); vehicles stepped in different ranges of a sharded Simulator (a batch that may have such contacts is

@@ -449,6 +449,7 @@ def build_vehicle_params(description: StageDescription, vehicle_path: str) -> Ve
         steer=steer, ackermann=ackermann, throttle=throttle, engine=engine, gearbox=gearbox, clutch=clutch,
         autobox=autobox, multi_wheel_differential=multi, tank_differential=tank_diff, controls=controls,
         initial_gear=initial_gear, enabled=bool(_value(veh, "vehicleEnabled")), description=v,
+        scene=scene.gravity if scene is not None else None,
     )
 
 
