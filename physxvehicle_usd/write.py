@@ -291,11 +291,11 @@ def write_stage(description: StageDescription, stage: Usd.Stage | None = None, s
     w = _Writer(stage, shared)
     for path, scene in sorted(description.scenes.items()):
         usd_scene = UsdPhysics.Scene.Define(stage, path)
-        if scene.gravity.source("gravityDirection") == Source.AUTHORED:
-            usd_scene.CreateGravityDirectionAttr(Gf.Vec3f(*scene.gravity["gravityDirection"]))
-        if scene.gravity.source("gravityMagnitude") == Source.AUTHORED:
-            usd_scene.CreateGravityMagnitudeAttr(scene.gravity["gravityMagnitude"])
-        _write_physx_api_settings(usd_scene.GetPrim(), scene.gravity, "PhysxSceneAPI", P.PHYSX_SCENE_ROWS,
+        if scene.settings.source("gravityDirection") == Source.AUTHORED:
+            usd_scene.CreateGravityDirectionAttr(Gf.Vec3f(*scene.settings["gravityDirection"]))
+        if scene.settings.source("gravityMagnitude") == Source.AUTHORED:
+            usd_scene.CreateGravityMagnitudeAttr(scene.settings["gravityMagnitude"])
+        _write_physx_api_settings(usd_scene.GetPrim(), scene.settings, "PhysxSceneAPI", P.PHYSX_SCENE_ROWS,
                                   P.physx_scene_attribute)
         if scene.context is not None:
             w.block(usd_scene.GetPrim(), scene.context, force=("verticalAxis", "longitudinalAxis", "updateMode"))

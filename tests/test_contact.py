@@ -326,7 +326,7 @@ def test_the_scene_s_contact_thresholds_are_read_as_omni_physx_reads_them():
 
     def scene(stage):
         d = read_stage(stage)
-        return d.scenes["/World/PhysicsScene"].gravity, [(x.code, x.property) for x in d.diagnostics]
+        return d.scenes["/World/PhysicsScene"].settings, [(x.code, x.property) for x in d.diagnostics]
 
     block, _ = scene(_dropped_car(None))
     assert block.source("bounceThreshold") == Source.DEFAULT and block["frictionOffsetThreshold"] == 0.04

@@ -130,7 +130,7 @@ def test_the_scene_s_physx_settings_are_written_back():
     first = car.read()
     second = read_stage(write_stage(first))
     for description in (first, second):
-        settings = description.scenes[car.scene].gravity
+        settings = description.scenes[car.scene].settings
         assert (settings["solverType"], settings["bounceThreshold"]) == ("PGS", 150.0)
         assert settings.source("solverType") == settings.source("bounceThreshold") == Source.AUTHORED
         assert settings.source("frictionOffsetThreshold") == Source.DEFAULT

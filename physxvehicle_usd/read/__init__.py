@@ -154,7 +154,7 @@ def _read(stage: Usd.Stage, description: StageDescription, sink: DiagnosticSink,
     description.ground = physics.ground
     description.collisionGroups = physics.groups
     description.colliderGroups = physics.member_of
-    contexts, gravity = {}, {}
+    contexts, settings = {}, {}
     for kind, prim in found:
         if kind == "context":
             block = _guard(sink, prim, lambda: parse_context(prim, sink, units))
@@ -170,12 +170,12 @@ def _read(stage: Usd.Stage, description: StageDescription, sink: DiagnosticSink,
         physx_scene_settings(stage.GetPrimAtPath(path), block, sink, units)
         if block["gravityDirection"] is None:
             block.set("gravityDirection", down, Source.DEFAULT)
-        gravity[path] = block
+        settings[path] = block
     from ..description import SceneDescription
 
     for path in physics.scenes:
-        description.scenes[path] = SceneDescription(path=path, gravity=gravity[path], context=contexts.get(path))
-    ctx = ReadContext(stage=stage, sink=sink, units=units, physics=physics, contexts=contexts, gravity=gravity,
+        description.scenes[path] = SceneDescription(path=path, settings=settings[path], context=contexts.get(path))
+    ctx = ReadContext(stage=stage, sink=sink, units=units, physics=physics, contexts=contexts, scene_settings=settings,
                       body=fleet.body_lookup(physics) if fleet is not None else None)
     entries = fleet.entries if fleet is not None else [None] * len(vehicles)
     xforms = UsdGeom.XformCache()

@@ -64,7 +64,7 @@ def _scene_of(description: StageDescription, path: str):
     """The scene block of a vehicle (its contact thresholds), None where it has none."""
     vehicle = description.vehicles.get(path)
     scene = description.scenes.get(vehicle.scene) if vehicle is not None and vehicle.scene else None
-    return scene.gravity if scene is not None else None
+    return scene.settings if scene is not None else None
 
 
 class Simulator:
