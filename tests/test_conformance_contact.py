@@ -120,7 +120,9 @@ def _marked(names, marks: dict) -> list:
 
 # (Rolling over the chassis edge, the sphere glancing off a box's edge and the bounced car, 4.4 %, 7.4 % and 13.8 %
 # off in speed before, are within the gate since friction rows take their anchor error unscaled, as PhysX 5.8 does:
-# 0.6-1.1 %, 0.4 % and 0.05 %.)
+# 0.6-1.1 %, 0.4 % and 0.05 %. The sphere's angular speed, 4.2 % off while its first, speculative contact sat on the
+# sphere 2.4 cm from the box's edge, is within 0.01 % (speed 0.002 %) since a sphere's point against a box is on the
+# box, as PhysX's sphere-box contact puts it: the friction of that contact turned the sphere about another arm.)
 
 
 @pytest.mark.parametrize("name", _marked(NAMES, {"HullOnHump": HULL_OUT}))
@@ -143,7 +145,6 @@ ANGULAR_OUT = {
     "Rollover (cm_g)": "rolling on the chassis edge, in cm: 2.7 % (1.6 % in m)",
     "CapsuleRidge (cm_g)": "capsule into a ridge, in cm: 8.2 % (0.9 % in m), the speed after the impact 0.109 against "
                            "0.116 m/s",
-    "SphereOnEdge": "sphere glancing off a box's edge: 4.2 %",
     "NoBounce": "dropped below the bounce threshold: rates under 1 mrad/s at rest against a 0.0065 rad/s peak, "
                 "8.7 / 10.2 %",
 }
