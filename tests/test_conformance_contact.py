@@ -160,7 +160,7 @@ ANGULAR_OUT = {
     "CapsuleRidge (cm_g)": "capsule into a ridge, in cm: 8.2 % (0.9 % in m), the speed after the impact 0.109 against "
                            "0.116 m/s: PCM keeps the impact's normal a step on, here made anew",
     "NoBounce": "dropped below the bounce threshold: rates under 1 mrad/s at rest against a 0.0065 rad/s peak, "
-                "6.4 / 12.4 %: float32 noise of a pose 200 m from the origin (the same car at the origin: 0.04 / 3.0 %)",
+                "6.4 / 12.4 %: float32 noise of a pose 200 m from the origin (at the origin: 0.04 / 3.0 %)",
 }
 
 

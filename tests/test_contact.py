@@ -424,6 +424,7 @@ def test_a_sphere_touches_a_plane_at_one_point_and_a_box_s_edge_at_its_nearest_p
     contacts = generate(sim.contact, sim.ground, position, orientation)
     plane = contacts.static == 0
     assert plane.sum() == 1 and contacts.separation[plane] == pytest.approx([-0.05], abs=1e-6)
+    assert contacts.point[plane, 2] == pytest.approx([-0.05], abs=1e-6)  # on the sphere, as ovphysx reports it
     # the box: the sphere's centre (x 0, z 0.5 at lower 0.3) beside its top face, over neither face: the nearest
     # point of the box is its edge at (0.2, 0.3), 0.283 m away, so 0.117 m into the sphere, pushing along the diagonal
     contacts = generate(sim.contact, sim.ground, *_pose(sim, lower=0.3))

@@ -31,7 +31,7 @@ What is made, per pair of shapes whose distance is below the sum of their contac
               centre or each end of its segment (PhysX's one and two points); against a polytope or triangle the
               core clipped by the reference face as above, or, where no point of it lies over that face, the nearest
               points of the core and the face's rim; the separation less the radius, the point on the round surface
-              (a sphere against a box: on the box, PhysX's sphere-box point; `_sphere_points_on_boxes`).
+              (but a sphere's against a box: on the box, PhysX's sphere-box point; `_sphere_points_on_boxes`).
 A point made twice in one patch (two triangles' shared edge) counts once. Then at most four points per pair and
 normal (PhysX's manifold size): the deepest, the one farthest from it, the one making the largest triangle with them,
 and the one farthest outside that triangle. The hull-on-hump run's contacts at its strike (step 27) are the ones
@@ -754,9 +754,12 @@ def _plane_contacts(model: ContactModel, ground: Ground, vertices: np.ndarray, p
         shape, vertex = np.nonzero(touching)
         if shape.size:
             sep = distance[shape, vertex]
-            height = sep if model.radius is None else sep + model.radius[rows[shape]]  # the vertex's (core's) height
+            # a polytope's vertex put on the plane; a sphere's or capsule's core point on its round surface (its radius
+            # down the normal), as PhysX's sphere-plane and capsule-plane contacts report it
+            drop = sep if model.radius is None else np.where(model.radius[rows[shape]] > 0.0, model.radius[rows[shape]],
+                                                             sep)
             parts.append(Contacts(rows[shape], np.full(shape.size, k),
-                                  vertices[rows[shape], vertex] - height[:, None] * n,
+                                  vertices[rows[shape], vertex] - drop[:, None] * n,
                                   np.broadcast_to(n, (shape.size, 3)).copy(), sep))
     if not parts:
         return Contacts.empty()
