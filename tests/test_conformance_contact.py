@@ -138,9 +138,10 @@ def test_chassis_speed_and_final_position_match_physx(results, name):
 # the car rolled the other way (Ridge10 47 %, now 0.2 %). What is left, per run (m / cm_g):
 # - the driven cars: the launch from rest, whose chattering wheels (tests/test_conformance_ovphysx.py's SETTLE_S) make a
 #   1-ulp left/right difference chaotic: PhysX's wheel speeds differ left to right in the 7th digit after the first
-#   step (a rounding in its vehicle update, found before any contact; ours are symmetric to the bit and keep the yaw
-#   at 0), and its yaw is 5 mrad/s at step 5, bit for bit the same with the wheel shapes deactivated and the car 10 m
-#   elsewhere; ours tracks PhysX after 1.5 s;
+#   step, and its yaw is 5 mrad/s at step 5, bit for bit the same with the wheel shapes deactivated and the car 10 m
+#   elsewhere. The rounding is in its engine drivetrain's coupled solve: the fleet's engine-driven cars all show it,
+#   its direct-drive cars (raw wheel torques, basic drive) keep left and right equal to the bit and no yaw at all, as
+#   ours do throughout; ours tracks PhysX after 1.5 s;
 # - CapsuleRidge in cm: the step after the impact PCM refreshes its capsule-box manifold (the core point moved with the
 #   body, the impact's normal kept), so its point lies 0.8 mm (the capsule's radius times the turn) from the friction
 #   anchor kept from the impact; ours, made anew with the turned normal, 0.04 mm from it: under PhysX's 1e-4 (stage
