@@ -120,7 +120,9 @@ def _marked(names, marks: dict) -> list:
 
 # (Rolling over the chassis edge, the sphere glancing off a box's edge and the bounced car, 4.4 %, 7.4 % and 13.8 %
 # off in speed before, are within the gate since friction rows take their anchor error unscaled, as PhysX 5.8 does:
-# 0.6-1.1 %, 0.4 % and 0.05 %.)
+# 0.6-1.1 %, 0.4 % and 0.05 %. The sphere's angular speed, 4.2 % off while its first, speculative contact sat on the
+# sphere 2.4 cm from the box's edge, is within 0.01 % (speed 0.002 %) since a sphere's point against a box is on the
+# box, as PhysX's sphere-box contact puts it: the friction of that contact turned the sphere about another arm.)
 
 
 @pytest.mark.parametrize("name", _marked(NAMES, {"HullOnHump": HULL_OUT}))
@@ -134,18 +136,32 @@ def test_chassis_speed_and_final_position_match_physx(results, name):
 # anchor error unscaled, as PhysX 5.8 does (frictionBiasScale = invDt; 5.6.1 scaled it by min(0.8, biasCoefficient));
 # before, the same contact points, normal forces and total friction left the two anchors' friction spread otherwise and
 # the car rolled the other way (Ridge10 47 %, now 0.2 %). What is left, per run (m / cm_g):
+# - the driven cars: the launch from rest, whose chattering wheels (tests/test_conformance_ovphysx.py's SETTLE_S) make a
+#   1-ulp left/right difference chaotic: PhysX's wheel speeds differ left to right in the 7th digit after the first
+#   step, and its yaw is 5 mrad/s at step 5, bit for bit the same with the wheel shapes deactivated and the car 10 m
+#   elsewhere. The rounding is in its engine drivetrain's coupled solve: the fleet's engine-driven cars all show it,
+#   its direct-drive cars (raw wheel torques, basic drive) keep left and right equal to the bit and no yaw at all, as
+#   ours do throughout; ours tracks PhysX after 1.5 s;
+# - CapsuleRidge in cm: the step after the impact PCM refreshes its capsule-box manifold (the core point moved with the
+#   body, the impact's normal kept), so its point lies 0.8 mm (the capsule's radius times the turn) from the friction
+#   anchor kept from the impact; ours, made anew with the turned normal, 0.04 mm from it: under PhysX's 1e-4 (stage
+#   units, squared 1e-8) for a second anchor in metres, over it in centimetres, where two anchors 0.04 mm apart pull
+#   against each other (the kept one's friction takes the opposite sign to PhysX's);
+# - NoBounce: the car resting on its roof 200 m from the origin, where a float32 position steps by 1.5e-5 m, a friction
+#   anchor's error by as much, i.e. 3.7 mm/s of bias over a sub-step: both simulators settle in a period-2 jitter of
+#   their own (the same run at the origin agrees to 0.04 % in metres, 3.0 % in centimetres).
 ANGULAR_OUT = {
     "Drop": "dropped flat on the roof: rates under 1 mrad/s after the landing against a 0.026 rad/s peak, 2.0 / 3.9 %",
-    "WheelsTouching": "wheel cylinders dragging: yaw jitter of a few mrad/s against a 0.01 rad/s peak, 51 / 34 %",
+    "WheelsTouching": "wheel cylinders dragging: yaw jitter of a few mrad/s against a 0.01 rad/s peak, 51 / 34 %, "
+                      "all in the launch (from 1.5 s on: 0.6 / 0.1 %)",
     "WheelsFiltered": "driven, wheel shapes filtered: PhysX's yaw of a few mrad/s at the start, ours none, against a "
-                      "0.04 rad/s peak, 7.2 / 10.9 %",
+                      "0.04 rad/s peak, 7.2 / 10.9 %, all in the launch (from 1.5 s on: 0.01 / 0.02 %)",
     "HullOnHump": "convex hull on a triangle mesh: PhysX's PCM mesh contacts, 29.6 %",
     "Rollover (cm_g)": "rolling on the chassis edge, in cm: 2.7 % (1.6 % in m)",
     "CapsuleRidge (cm_g)": "capsule into a ridge, in cm: 8.2 % (0.9 % in m), the speed after the impact 0.109 against "
-                           "0.116 m/s",
-    "SphereOnEdge": "sphere glancing off a box's edge: 4.2 %",
+                           "0.116 m/s: PCM keeps the impact's normal a step on, here made anew",
     "NoBounce": "dropped below the bounce threshold: rates under 1 mrad/s at rest against a 0.0065 rad/s peak, "
-                "8.7 / 10.2 %",
+                "6.4 / 12.4 %: float32 noise of a pose 200 m from the origin (at the origin: 0.04 / 3.0 %)",
 }
 
 

@@ -246,6 +246,22 @@ def test_a_car_on_its_roof_keeps_its_friction_anchors_from_step_to_step_and_a_re
     assert sim.state.friction is None or len(sim.state.friction) == 0
 
 
+def test_a_patch_that_took_no_normal_impulse_breaks_and_is_made_anew_where_the_car_lands():
+    # upside down with its roof 1 cm above the ground: two steps of speculative contacts that the fall does not reach
+    # (no impulse), then the landing. PhysX's friction rows always ask for some friction, which a zero limit clamps:
+    # the airborne patches break, and the landing's anchors are made from its own contacts (ovphysx: the NoBounce drop)
+    sim = Simulator.from_description(read_stage(CAR), DT)
+    sim.reset_vehicles([0], position=(0.0, 0.0, 0.76), orientation=(1.0, 0.0, 0.0, 0.0))
+    states = []
+    for _ in range(3):
+        sim.step()
+        states.append((float(sim.telemetry()["bodies"]["contactImpulses"][0].sum()), bool(sim.state.friction.broken[0]),
+                       sim.state.friction.body_anchor[0].copy()))
+    assert [impulse > 0.0 for impulse, _, _ in states] == [False, False, True]
+    assert [broken for _, broken, _ in states] == [True, True, False]
+    assert not np.allclose(states[2][2], states[1][2])  # the landing's anchors are its own
+
+
 def test_friction_patches_cut_into_ranges_of_vehicles_join_back_to_the_batch_s():
     from physxvehicle_usd.sim.contact import FrictionPatches
 
@@ -429,12 +445,15 @@ def test_a_sphere_touches_a_plane_at_one_point_and_a_box_s_edge_at_its_nearest_p
     contacts = generate(sim.contact, sim.ground, position, orientation)
     plane = contacts.static == 0
     assert plane.sum() == 1 and contacts.separation[plane] == pytest.approx([-0.05], abs=1e-6)
+    assert contacts.point[plane, 2] == pytest.approx([-0.05], abs=1e-6)  # on the sphere, as ovphysx reports it
     # the box: the sphere's centre (x 0, z 0.5 at lower 0.3) beside its top face, over neither face: the nearest
     # point of the box is its edge at (0.2, 0.3), 0.283 m away, so 0.117 m into the sphere, pushing along the diagonal
     contacts = generate(sim.contact, sim.ground, *_pose(sim, lower=0.3))
     assert len(contacts) == 1 and contacts.static[0] == 1
     assert contacts.separation[0] == pytest.approx(np.hypot(0.2, 0.2) - 0.4, abs=1e-5)
     assert np.allclose(contacts.normal[0], [-np.sqrt(0.5), 0.0, np.sqrt(0.5)], atol=1e-5)
+    # at the box's edge, where PhysX's sphere-box contact puts it, not on the sphere (0.117 m up the normal)
+    assert np.allclose(contacts.point[0, [0, 2]], [0.2, 0.3], atol=1e-5)
 
 
 def test_a_capsule_lying_on_a_plane_or_a_box_touches_at_two_points():

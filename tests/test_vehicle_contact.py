@@ -87,6 +87,27 @@ def test_the_telemetry_gives_each_car_the_points_and_the_normal_towards_it(touch
     assert np.allclose(points_a[:, 0], _of(sim, bodies, a, "position")[0] + scenario.CHASSIS_FRONT, atol=0.05)
 
 
+def test_two_chassis_boxes_meet_as_physx_s_box_box_test_makes_them():
+    # nose to nose, 2 cm into each other: the points lie on body 0's box (the later car, PCM's second shape), in the
+    # orders ovphysx reports at the impacts: level (the earlier car's face the reference, the first of equal overlaps),
+    # as at the 8 m/s head-on's: left top, left bottom, right bottom, right top; with the earlier car pitched nose down
+    # (the later car's face the reference), as at the rear-end's: right top, left top, right bottom, left bottom
+    from physxvehicle_usd.sim.vehicle_contact import generate
+
+    description = read_stage(Usd.Stage.Open(scenario.layer({"HeadOn6": ("head", 6.0)}, gap=-0.02)))
+    sim = Simulator.from_description(description, DT)
+    nose = scenario.CHASSIS_FRONT - 0.02  # B's nose
+    for pitch, order in ((0.0, [(-0.9, 1.3), (-0.9, 0.3), (0.9, 0.3), (0.9, 1.3)]),
+                         (0.02, [(0.9, 1.259), (-0.9, 1.259), (0.9, 0.3), (-0.9, 0.3)])):
+        sim.reset_vehicles([0], position=(0.0, 0.0, scenario.SPAWN_HEIGHT_M),
+                           orientation=(0.0, np.sin(pitch / 2), 0.0, np.cos(pitch / 2)))
+        contacts = generate(sim.contact, sim.state.body_position.astype(float),
+                            sim.state.body_orientation.astype(float))
+        assert (sim.contact.vehicle[contacts.shape] == 1).all() and (sim.contact.vehicle[contacts.static] == 0).all()
+        assert np.allclose(contacts.normal, [1.0, 0.0, 0.0], atol=1e-6)
+        assert np.allclose(contacts.point, [(nose, y, z) for y, z in order], atol=1e-3)
+
+
 def test_cars_whose_groups_filter_each_other_pass_through(passing):
     sim, bodies = passing
     a, b = scenario.cars("HeadOn6")

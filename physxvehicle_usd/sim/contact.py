@@ -30,7 +30,8 @@ What is made, per pair of shapes whose distance is below the sum of their contac
   round       a sphere or capsule as its core with the contact distance grown by its radius: against a plane its
               centre or each end of its segment (PhysX's one and two points); against a polytope or triangle the
               core clipped by the reference face as above, or, where no point of it lies over that face, the nearest
-              points of the core and the face's rim; the separation less the radius, the point on the round surface.
+              points of the core and the face's rim; the separation less the radius, the point on the round surface
+              (but a sphere's against a box: on the box, PhysX's sphere-box point; `_sphere_points_on_boxes`).
 A point made twice in one patch (two triangles' shared edge) counts once. Then at most four points per pair and
 normal (PhysX's manifold size): the deepest, the one farthest from it, the one making the largest triangle with them,
 and the one farthest outside that triangle. The hull-on-hump run's contacts at its strike (step 27) are the ones
@@ -669,8 +670,9 @@ def generate(model: ContactModel, ground: Ground, position: np.ndarray, orientat
         A = _world_polytopes(model.shapes, hull_shape, vertices, R)
         B = _rows(model.static_shapes, hull)
         static = model.static_index[hull]
-        parts.append(polytope_contacts(A, B, hull_shape, static, model.contact_distance[hull_shape, static],
-                                       single_sided=None, radius=_radius(model, hull_shape)))
+        made = polytope_contacts(A, B, hull_shape, static, model.contact_distance[hull_shape, static],
+                                 single_sided=None, radius=_radius(model, hull_shape))
+        parts.append(_sphere_points_on_boxes(model, made, hull))
     if tri_shape.size:
         A = _world_polytopes(model.shapes, tri_shape, vertices, R)
         B = _triangles(ground, tri)
@@ -683,6 +685,21 @@ def generate(model: ContactModel, ground: Ground, position: np.ndarray, orientat
     out = Contacts(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("shape", "static", "point", "normal",
                                                                                   "separation")))
     return _reduce(out)
+
+
+def _sphere_points_on_boxes(model: ContactModel, made: Contacts, hull: np.ndarray) -> Contacts:
+    """The contacts `made` of shapes with the static polytopes `hull` (per pair), a sphere's against a box moved from
+    the sphere's surface to the box's nearest point (along the normal by the separation): PhysX's sphere-box contact
+    (GuPCMContactSphereBox.cpp) reports the point on the box, where its other round pairs (sphere or capsule against a
+    convex hull, a mesh or a plane, capsule against a box) report the point on the round surface. Only a speculative or
+    penetrating contact moves; its friction anchor, and so the torque of its friction, moves with it."""
+    if model.radius is None or model.static_boxes is None or not len(made):
+        return made
+    sphere = (model.radius[made.shape] > 0.0) & (model.shapes.loop_counts[made.shape, 0] == 1)
+    moved = sphere & model.static_boxes.mask[hull[made.pair]]
+    if moved.any():
+        made.point = np.where(moved[:, None], made.point - made.separation[:, None] * made.normal, made.point)
+    return made
 
 
 def _radius(model: ContactModel, rows: np.ndarray) -> np.ndarray | None:
@@ -742,9 +759,12 @@ def _plane_contacts(model: ContactModel, ground: Ground, vertices: np.ndarray, p
         shape, vertex = np.nonzero(touching)
         if shape.size:
             sep = distance[shape, vertex]
-            height = sep if model.radius is None else sep + model.radius[rows[shape]]  # the vertex's (core's) height
+            # a polytope's vertex put on the plane; a sphere's or capsule's core point on its round surface (its radius
+            # down the normal), as PhysX's sphere-plane and capsule-plane contacts report it
+            drop = sep if model.radius is None else np.where(model.radius[rows[shape]] > 0.0, model.radius[rows[shape]],
+                                                             sep)
             parts.append(Contacts(rows[shape], np.full(shape.size, k),
-                                  vertices[rows[shape], vertex] - height[:, None] * n,
+                                  vertices[rows[shape], vertex] - drop[:, None] * n,
                                   np.broadcast_to(n, (shape.size, 3)).copy(), sep))
     if not parts:
         return Contacts.empty()

@@ -338,7 +338,10 @@ class _ContactRows:
                     wanted.append(self.friction[:, q, m, k] - g * (_dot6(j_, x) + bias))
                 magnitude = np.sqrt(wanted[0] ** 2 + wanted[1] ** 2)
                 clamped = np.where(magnitude > limit, np.minimum(slide, magnitude), magnitude)
-                broken |= self.anchors[:, q, m] & (magnitude > limit)
+                # a patch without normal impulse (speculative, not reached) breaks: PhysX clamps any friction above
+                # a zero limit and its float32 rows always ask for some (the NoBounce landing: the anchors made in
+                # the air are made anew at the step after, in ovphysx at the origin too); here, exactly none
+                broken |= self.anchors[:, q, m] & ((magnitude > limit) | (limit <= 0.0))
                 ratio = np.where(magnitude > 0.0, clamped / np.where(magnitude > 0.0, magnitude, 1.0), 0.0)
                 for k, (J, WJ, gain, _) in enumerate(self.F):
                     new = np.where(self.anchors[:, q, m], wanted[k] * ratio, 0.0)
