@@ -76,6 +76,7 @@ from .ground import Ground
 from .pcm_box import PLANE_ORDER, Boxes, box_box, box_frame
 
 if TYPE_CHECKING:
+    from .manifold import Manifolds
     from .vehicle_contact import PairModel
 
 # PhysX's material when a shape has none bound (omni.physx's default material)
@@ -327,6 +328,11 @@ class ContactModel:
     cylinder_ends: np.ndarray | None = None
     cylinder_radius: np.ndarray | None = None
     pairs: "PairModel | None" = None  # the shapes' contacts with other vehicles' shapes (sim/vehicle_contact.py)
+    # (N, 3) each shape's own frame's origin in its row's frame, whose motion decides whether PCM keeps its contact
+    # points (sim/manifold.py): a box's centre (PhysX's box geometry sits there); for any other shape the vehicle
+    # prim's origin (the description keeps no shape frame: exact for a hull authored beneath the vehicle with no
+    # transform of its own, as omni.physx cooks a hull in its prim's frame). None: no origin recorded (all at 0)
+    origin: np.ndarray | None = None
     # derived: each shape's box in the body frame (centre, half extents), how far beyond it a contact may start;
     # the static polytopes' world boxes
     box_centre: np.ndarray = field(init=False)  # (3, N)
@@ -368,7 +374,7 @@ class ContactModel:
         vehicle prim's; wheel_paths: each vehicle's wheel attachments in batch order (a shape under one, with its
         `wheelFrame`, follows that wheel; None: every shape is fixed in the body); scenes: each vehicle's scene
         block (the contact thresholds; None: the defaults). None when no vehicle has a shape."""
-        rows, polys, own, wheel, ends, corners = [], [], [], [], [], []
+        rows, polys, own, wheel, ends, corners, origins = [], [], [], [], [], [], []
         ordered: dict[bytes, Polytope] = {}
         for v, vehicle_shapes in enumerate(shapes):
             R = vm.quat_to_mat(np.asarray(com_orientation, float)[:, v:v + 1])[:, :, 0]
@@ -397,6 +403,7 @@ class ContactModel:
                 own.append(shape)
                 wheel.append(w)
                 ends.append(local(shape.cylinderEnds) if shape.cylinderEnds is not None else np.full((2, 3), np.nan))
+                origins.append(local(np.zeros((1, 3)))[0])
                 # a shape that follows a wheel is no box of the body frame's box contacts (sim/pcm_box.py)
                 corners.append(points if w < 0 else np.zeros((0, 3)))
         if not rows:
@@ -423,9 +430,11 @@ class ContactModel:
         from .vehicle_contact import PairModel  # it builds on this module's polytopes
 
         rows = np.asarray(rows)
+        boxes = Boxes.of(corners)
+        origins = np.where(boxes.mask[:, None], boxes.centre, np.array(origins))
         return cls(rows, Polytopes.stack(polys), table["cd"], table["rd"], table["sf"], table["df"],
                    table["e"], collides, Polytopes.stack(hulls) if hulls else None,
-                   np.arange(plane_count + mesh_count, G), plane_count, Boxes.of(corners),
+                   np.arange(plane_count + mesh_count, G), plane_count, boxes,
                    Boxes.of(static_corners) if static_corners else None,
                    np.asarray(wheel) if any(w >= 0 for w in wheel) else None,
                    *(None if scenes is None else np.array([_scene_value(b, row) for b in scenes], float)
@@ -434,7 +443,7 @@ class ContactModel:
                    if any(sh.kind != "convex" for sh in own) else None,
                    *((np.array(ends), np.array([sh.radius if sh.cylinderEnds is not None else 0.0 for sh in own]))
                      if any(sh.cylinderEnds is not None for sh in own) else (None, None)),
-                   PairModel.build(own, rows, materials, groups))
+                   PairModel.build(own, rows, materials, groups), origins)
 
 
     def posed(self, rotation: np.ndarray, translation: np.ndarray) -> "ContactModel":
@@ -553,6 +562,7 @@ class Contacts:
     separation: np.ndarray  # (C,)
     pair: np.ndarray | None = None  # (C,) while generating: the candidate pair that made each contact
     patch: np.ndarray | None = None  # (C,) the contact patch (pair and normal) of each, numbered from 0
+    manifolds: "Manifolds | None" = None  # what the pairs keep for the next step (sim/manifold.py), where asked
 
     @classmethod
     def empty(cls) -> "Contacts":
@@ -635,14 +645,38 @@ def _candidates(model: ContactModel, ground: Ground, position: np.ndarray, orien
     return planes, hull_pairs, tri_pairs, R
 
 
-def generate(model: ContactModel, ground: Ground, position: np.ndarray, orientation: np.ndarray) -> Contacts:
+def generate(model: ContactModel, ground: Ground, position: np.ndarray, orientation: np.ndarray,
+             previous: "Manifolds | None" = None, length_scale: np.ndarray | None = None) -> Contacts:
     """The contacts of every vehicle shape at the body poses position (3, V), orientation (4, V). Only the shapes the
     broad phase (`_candidates`) keeps have their vertices moved: a fleet on flat ground touching nothing pays for a
-    box per shape."""
+    box per shape. With the vehicles' length scales (V,), the pairs that keep PCM's persistent manifolds
+    (sim/manifold.py) re-measure the points `previous` kept where they have moved little, and the contacts carry the
+    manifolds to keep (`Contacts.manifolds`); without, every contact is made anew."""
     planes, (hull_shape, hull), (tri_shape, tri), R_all = _candidates(model, ground, position, orientation)
+    persistence = None
+    if length_scale is not None:
+        from .manifold import Persistence  # it builds on this module's records
+
+        persistence = Persistence(model, ground, planes, tri_shape, tri, R_all, position, orientation, length_scale,
+                                  previous)
+        planes, tri_shape, tri = persistence.planes, persistence.tri_shape, persistence.tri
+    parts = _made(model, ground, planes, hull_shape, hull, tri_shape, tri, R_all, position)
+    if persistence is not None:
+        parts.append(persistence.kept)
+    parts = [p for p in parts if len(p)]
+    out = Contacts.empty() if not parts else _reduce(Contacts(*(
+        np.concatenate([getattr(p, f) for p in parts]) for f in ("shape", "static", "point", "normal", "separation"))))
+    if persistence is not None:
+        out.manifolds = persistence.record(out)
+    return out
+
+
+def _made(model: ContactModel, ground: Ground, planes: list[np.ndarray], hull_shape: np.ndarray, hull: np.ndarray,
+          tri_shape: np.ndarray, tri: np.ndarray, R_all: np.ndarray, position: np.ndarray) -> list[Contacts]:
+    """The contacts made anew for the candidate pairs (`_candidates`), unreduced, part by part."""
     rows = np.unique(np.concatenate(planes + [hull_shape, tri_shape]))
     if not rows.size:
-        return Contacts.empty()
+        return []
     R, vertices = placed_vertices(model, rows, R_all, position)
     # the cylinders' world cap centres, for the planes' exact contacts
     cylinders = np.intersect1d(rows, model.cylinders) if model.cylinders.size else model.cylinders
@@ -672,12 +706,7 @@ def generate(model: ContactModel, ground: Ground, position: np.ndarray, orientat
         static = model.plane_count + ground.tri_shape[tri]
         parts.append(polytope_contacts(A, B, tri_shape, static, model.contact_distance[tri_shape, static],
                                        single_sided=ground.tri_normals[tri], radius=_radius(model, tri_shape)))
-    parts = [p for p in parts if len(p)]
-    if not parts:
-        return Contacts.empty()
-    out = Contacts(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("shape", "static", "point", "normal",
-                                                                                  "separation")))
-    return _reduce(out)
+    return parts
 
 
 def _radius(model: ContactModel, rows: np.ndarray) -> np.ndarray | None:
@@ -1174,8 +1203,40 @@ FRICTION_CORRELATION_DISTANCE_M = 0.025
 _EMPTY_ANCHOR_SQ = 1e-8  # growPatches: a second anchor this near (squared) to the first is no second anchor
 
 
+class VehicleRecords:
+    """Records kept from one step to the next, one row per record on every field's leading axis, `vehicle` its
+    vehicle in the batch: cut into ranges of vehicles (sim/shards.py), joined back, and dropped for vehicles reset."""
+
+    vehicle: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.vehicle)
+
+    def subset(self, keep: np.ndarray):
+        return type(self)(*(getattr(self, f.name)[keep] for f in fields(self)))
+
+    def of_vehicles(self, rows: slice):
+        """The records of the vehicles `rows` (a range), numbered from its start."""
+        part = self.subset((self.vehicle >= rows.start) & (self.vehicle < rows.stop))
+        part.vehicle = part.vehicle - rows.start
+        return part
+
+    def without(self, vehicles: np.ndarray):
+        return self.subset(~np.isin(self.vehicle, vehicles))
+
+    @classmethod
+    def join(cls, parts: Sequence, starts: Sequence[int]):
+        """The records of ranges of vehicles (`starts`: each range's first vehicle) as one batch's (None: none)."""
+        kept = [(part, start) for part, start in zip(parts, starts) if part is not None and len(part)]
+        if not kept:
+            return None
+        out = cls(*(np.concatenate([getattr(part, f.name) for part, _ in kept]) for f in fields(cls)))
+        out.vehicle = np.concatenate([part.vehicle + start for part, start in kept])
+        return out
+
+
 @dataclass
-class FrictionPatches:
+class FrictionPatches(VehicleRecords):
     """The friction patches a step's solve ends with, kept for the next step's (PhysX's FrictionPatch,
     DyFrictionPatch.h, one list per shape pair): the patch normal in the body frame and in the world (the static
     shape's frame), up to two anchors, each in the body frame (from the centre of mass) and in the world, and whether
@@ -1191,33 +1252,8 @@ class FrictionPatches:
     world_anchor: np.ndarray  # (P, 2, 3)
     broken: np.ndarray  # (P,) bool
 
-    def __len__(self) -> int:
-        return len(self.vehicle)
 
-    def subset(self, keep: np.ndarray) -> "FrictionPatches":
-        return FrictionPatches(*(getattr(self, f.name)[keep] for f in fields(self)))
-
-    def of_vehicles(self, rows: slice) -> "FrictionPatches":
-        """The patches of the vehicles `rows` (a range), numbered from its start."""
-        part = self.subset((self.vehicle >= rows.start) & (self.vehicle < rows.stop))
-        part.vehicle = part.vehicle - rows.start
-        return part
-
-    def without(self, vehicles: np.ndarray) -> "FrictionPatches":
-        return self.subset(~np.isin(self.vehicle, vehicles))
-
-    @classmethod
-    def join(cls, parts: Sequence["FrictionPatches | None"], starts: Sequence[int]) -> "FrictionPatches | None":
-        """The patches of ranges of vehicles (`starts`: each range's first vehicle) as one batch's."""
-        kept = [(part, start) for part, start in zip(parts, starts) if part is not None and len(part)]
-        if not kept:
-            return None
-        out = cls(*(np.concatenate([getattr(part, f.name) for part, _ in kept]) for f in fields(cls)))
-        out.vehicle = np.concatenate([part.vehicle + start for part, start in kept])
-        return out
-
-
-def _first_rows(model: ContactModel) -> np.ndarray:
+def first_rows(model: ContactModel) -> np.ndarray:
     """Each vehicle's first row of the model (its rows are consecutive)."""
     if "first_rows" not in model.cache:
         V = int(model.vehicle.max()) + 1
@@ -1241,7 +1277,7 @@ def _kept_patches(previous: FrictionPatches | None, model: ContactModel, rotatio
     limit = FRICTION_CORRELATION_DISTANCE_M * length_scale[previous.vehicle].astype(float)
     keep &= ((along < limit[:, None]) | (np.arange(2)[None, :] >= previous.anchor_count[:, None])).all(axis=1)
     kept = previous.subset(keep)
-    return kept, _first_rows(model)[kept.vehicle] + kept.shape
+    return kept, first_rows(model)[kept.vehicle] + kept.shape
 
 
 def patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.ndarray, body_position: np.ndarray,
@@ -1390,7 +1426,7 @@ def patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.ndarray, bo
                            else 0.0, np.einsum("pji,pj->pi", R, fp_normal))
     world_normal = np.where(is_kept[:, None], kept.world_normal[np.maximum(source, 0)] if kept is not None
                             and len(kept) else 0.0, fp_normal)
-    out["friction"] = FrictionPatches(fp_vehicle, fp_row - _first_rows(model)[fp_vehicle], fp_static, body_normal,
+    out["friction"] = FrictionPatches(fp_vehicle, fp_row - first_rows(model)[fp_vehicle], fp_static, body_normal,
                                       world_normal, count, body_anchor, world_anchor, np.zeros(F, bool))
     out["friction_slot"] = (fp_r, slot)
     return out

@@ -1,0 +1,261 @@
+"""PhysX's persistent contact manifolds (PCM, omni.physx's default contact generation): a pair of a vehicle shape and
+a static shape keeps the contact points it made while the shape has moved little against the static one.
+
+Each step PhysX first re-measures the pair's kept points (refreshContactPoints): a point is kept in both shapes'
+frames, its separation is measured anew along its normal from the current poses, and a point whose two ends have
+drifted apart sideways farther than a threshold is dropped. It makes the pair's points anew only when the shape's frame
+has moved, along any axis of the static shape's frame, farther than a fraction of the shape's margin, or turned more
+than about a degree, since they were made (invalidate_*), or, against a plane, when a point was dropped. Otherwise it
+reports the kept points: on the static shape, with their re-measured separations. A pair whose points were made anew
+and found none keeps that too: it makes none until it has moved enough.
+
+Which pairs keep a manifold here (every other pair is made anew every step):
+  plane  a box or a convex hull against a plane (pcmContactPlaneBox, pcmContactPlaneConvex). Margin: min(0.15 x the
+         box's smallest half extent, 0.15 x the length scale), or min(0.25 x the hull's smallest inner extent,
+         0.05 x the length scale). Made anew when moved 0.2 margins, turned to a quaternion dot under 0.99996, or a
+         point drifted 0.2 margins; a kept point farther than the contact distance is not reported.
+  mesh   a box or a convex hull against a triangle mesh (pcmContactBoxMesh, pcmContactConvexMesh: one manifold of
+         patches per mesh). Margin: min(0.15 x the box's smallest half extent, or 0.25 x the hull's smallest inner
+         extent, 0.05 x the length scale). Made anew when moved 0.2 margins or turned to a dot under 0.9998; a point
+         drifted 0.8 margins is dropped.
+The length scale is the vehicle's (PhysX's tolerance length: 1 m in metres, 100 in centimetres).
+Not kept: boxes and hulls against static boxes and hulls (PhysX keeps them too, under rules that depend on how many
+points the manifold holds: invalidate_BoxConvex), spheres, capsules, exact cylinders, and shapes that follow a wheel.
+
+Approximations: a pair keeps its manifold while the broad phase (sim/contact.py `_candidates`) keeps the pair; one that
+becomes a candidate makes its points anew (PhysX keeps a pair while the shapes' bounds overlap, and may keep an empty
+manifold made a step before). The static shape's frame is taken as the world's axes (exact for a plane along a world
+axis and a mesh without rotation). A hull's inner extent is its smallest distance from its vertices' centroid to a
+face (PhysX's cooking finds a box inside the hull). A dropped point leaves the others in their order (PhysX moves its
+last point into the gap).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .contact import ContactModel, Contacts, VehicleRecords, first_rows
+from .ground import Ground
+
+# PCM's margins (GuVecBox.h CalculatePCMBoxMargin, GuVecConvexHull.h CalculatePCMConvexMargin): a fraction of the
+# shape's smallest inner extent, at most a fraction of the length scale
+_BOX_MARGIN, _HULL_MARGIN = 0.15, 0.25
+_PLANE_BOX_TOLERANCE, _PLANE_HULL_TOLERANCE = 0.15, 0.05  # BOX_MARGIN_RATIO, TOLERANCE_MIN_MARGIN_RATIO
+_MESH_TOLERANCE = 0.05  # GU_PCM_MESH_MANIFOLD_EPSILON
+_MOVED = 0.2  # made anew when the shape's origin moved this many margins along an axis
+_PLANE_TURNED, _MESH_TURNED = 0.99996, 0.9998  # ... or the relative turn's quaternion dot fell below this
+_PLANE_DRIFT, _MESH_DRIFT = 0.2, 0.8  # a point whose ends drifted apart sideways by this many margins is dropped
+
+
+@dataclass
+class ManifoldPairs(VehicleRecords):
+    """The pairs that keep a manifold: where the shape's frame was (world origin, its body's orientation (w, x, y, z))
+    when the pair's points were made."""
+
+    vehicle: np.ndarray  # (M,)
+    shape: np.ndarray  # (M,) the shape's index among its vehicle's rows of ContactModel
+    static: np.ndarray  # (M,) index into Ground.materials
+    origin: np.ndarray  # (M, 3)
+    orientation: np.ndarray  # (M, 4)
+
+
+@dataclass
+class ManifoldPoints(VehicleRecords):
+    """The kept points, each in both shapes' frames: on the vehicle's shape (body frame, from the centre of mass) and
+    on the static shape (world), with the normal (world, from the static shape towards the vehicle's)."""
+
+    vehicle: np.ndarray  # (Q,)
+    shape: np.ndarray  # (Q,)
+    static: np.ndarray  # (Q,)
+    body_point: np.ndarray  # (Q, 3)
+    world_point: np.ndarray  # (Q, 3)
+    normal: np.ndarray  # (Q, 3)
+
+
+@dataclass
+class Manifolds:
+    """What the pairs keep from one step to the next (SimState.manifolds), cut and joined as the friction patches
+    are."""
+
+    pairs: ManifoldPairs
+    points: ManifoldPoints
+
+    def __len__(self) -> int:
+        return len(self.pairs)
+
+    def of_vehicles(self, rows: slice) -> "Manifolds":
+        return Manifolds(self.pairs.of_vehicles(rows), self.points.of_vehicles(rows))
+
+    def without(self, vehicles: np.ndarray) -> "Manifolds":
+        return Manifolds(self.pairs.without(vehicles), self.points.without(vehicles))
+
+    @classmethod
+    def join(cls, parts, starts) -> "Manifolds | None":
+        kept = [(part, start) for part, start in zip(parts, starts) if part is not None and len(part)]
+        if not kept:
+            return None
+        points = ManifoldPoints.join([part.points for part, _ in kept], [start for _, start in kept])
+        return cls(ManifoldPairs.join([part.pairs for part, _ in kept], [start for _, start in kept]),
+                   points if points is not None else _no_points())
+
+
+def _no_points() -> ManifoldPoints:
+    empty = np.zeros(0, np.int64)
+    return ManifoldPoints(empty, empty, empty, np.zeros((0, 3)), np.zeros((0, 3)), np.zeros((0, 3)))
+
+
+def persistent_rows(model: ContactModel) -> np.ndarray:
+    """(N,) bool: the shape rows that keep manifolds against planes and meshes (convex polytopes fixed in the body)."""
+    if "persistent_rows" not in model.cache:
+        rows = model.shapes.face_mask.any(axis=1)
+        if model.radius is not None:
+            rows &= model.radius == 0.0
+        rows[model.following] = False
+        rows[model.cylinders] = False
+        model.cache["persistent_rows"] = rows
+    return model.cache["persistent_rows"]
+
+
+def _inner_extent(model: ContactModel) -> np.ndarray:
+    """(N,) each row's smallest distance from its vertices' centroid to a face (a box's smallest half extent)."""
+    if "inner_extent" not in model.cache:
+        P = model.shapes
+        real = ~((P.vertices == P.vertices[:, :1]).all(axis=2))
+        real[:, 0] = True
+        centroid = (P.vertices * real[..., None]).sum(axis=1) / real.sum(axis=1)[:, None]
+        depth = np.where(P.face_mask, P.offsets - np.einsum("nfj,nj->nf", P.normals, centroid), np.inf)
+        model.cache["inner_extent"] = depth.min(axis=1)
+    return model.cache["inner_extent"]
+
+
+@dataclass
+class _Rules:
+    """Per pair: how far the shape may move (any axis) and turn (quaternion dot) before its points are made anew, how
+    far a point may drift sideways before it is dropped, and whether the pair is against a plane (a dropped point
+    makes the points anew; a kept point beyond the contact distance is not reported)."""
+
+    moved: np.ndarray
+    turned: np.ndarray
+    drift: np.ndarray
+    plane: np.ndarray
+
+
+def _rules(model: ContactModel, row: np.ndarray, static: np.ndarray, length_scale: np.ndarray) -> _Rules:
+    plane = static < model.plane_count
+    box = model.boxes.mask[row]
+    length = length_scale[model.vehicle[row]].astype(float)
+    tolerance = np.where(plane, np.where(box, _PLANE_BOX_TOLERANCE, _PLANE_HULL_TOLERANCE), _MESH_TOLERANCE)
+    margin = np.minimum(np.where(box, _BOX_MARGIN, _HULL_MARGIN) * _inner_extent(model)[row], tolerance * length)
+    return _Rules(_MOVED * margin, np.where(plane, _PLANE_TURNED, _MESH_TURNED),
+                  np.where(plane, _PLANE_DRIFT, _MESH_DRIFT) * margin, plane)
+
+
+class Persistence:
+    """One step's use of the manifolds: `split` finds the candidate pairs that keep their points (their refreshed
+    contacts in `kept`) and leaves the rest to be made anew; `record` gives the manifolds to keep after the step."""
+
+    def __init__(self, model: ContactModel, ground: Ground, planes: list[np.ndarray], tri_shape: np.ndarray,
+                 tri: np.ndarray, R_all: np.ndarray, position: np.ndarray, orientation: np.ndarray,
+                 length_scale: np.ndarray, previous: Manifolds | None):
+        """planes, tri_shape, tri: the broad phase's candidates (sim/contact.py `_candidates`); R_all (3, 3, N): each
+        row's body rotation; position (3, V), orientation (4, V): the body poses the step begins with."""
+        self.model, self.R_all, self.position, self.orientation = model, R_all, position, orientation
+        self.planes, self.tri_shape, self.tri = planes, tri_shape, tri
+        self.kept = Contacts.empty()
+        G = model.collides.shape[1]
+        self.G = G
+        persistent = persistent_rows(model)
+        row = [rows[persistent[rows]] for rows in planes]
+        static = [np.full(len(r), k) for k, r in enumerate(row)]
+        mesh_static = model.plane_count + ground.tri_shape[tri] if tri.size else np.zeros(0, np.int64)
+        on_mesh = persistent[tri_shape]
+        key = np.unique(np.concatenate([np.concatenate(row) * G + np.concatenate(static),
+                                        tri_shape[on_mesh] * G + mesh_static[on_mesh]]).astype(np.int64))
+        self.row, self.static = key // G, key % G  # the candidate pairs that keep manifolds, by key
+        self.key = key
+        self.is_kept = np.zeros(len(key), bool)
+        self.kept_pairs, self.kept_points = None, None
+        if not key.size or previous is None or not len(previous):
+            return
+        first = first_rows(model)
+        prev = previous.pairs
+        prev_key = (first[prev.vehicle] + prev.shape) * G + prev.static
+        at = np.searchsorted(prev_key, key)  # (the pairs are recorded in key order)
+        at = np.minimum(at, len(prev_key) - 1)
+        found = prev_key[at] == key
+        if not found.any():
+            return
+        rules = _rules(model, self.row, self.static, length_scale)
+        origin = self._origins(self.row)
+        vehicle = model.vehicle[self.row]
+        moved = np.abs(origin - prev.origin[at]).max(axis=1) > rules.moved
+        turn = np.einsum("jp,pj->p", orientation[:, vehicle].astype(float), prev.orientation[at])
+        candidate = found & ~moved & ~(turn < rules.turned)
+        # refreshContactPoints: the kept points' separations from the current poses, the drifted ones dropped
+        pts = previous.points
+        point_key = (first[pts.vehicle] + pts.shape) * G + pts.static
+        pair = np.searchsorted(key, point_key)
+        pair = np.minimum(pair, len(key) - 1)
+        ours = (key[pair] == point_key) & candidate[pair]
+        pts, pair = pts.subset(ours), pair[ours]
+        R = np.moveaxis(R_all[:, :, self.row[pair]], 2, 0)
+        on_body = np.einsum("qij,qj->qi", R, pts.body_point) + position[:, vehicle[pair]].T
+        separation = np.einsum("qj,qj->q", on_body - pts.world_point, pts.normal)
+        drift = on_body - separation[:, None] * pts.normal - pts.world_point
+        dropped = (drift * drift).sum(axis=1) > rules.drift[pair] ** 2
+        lost = np.zeros(len(key), bool)
+        lost[pair[dropped]] = True
+        keep_pair = candidate & ~(lost & rules.plane)
+        self.is_kept = keep_pair
+        keep_point = keep_pair[pair] & ~dropped
+        self.kept_pairs = prev.subset(at[keep_pair])
+        self.kept_points = pts.subset(keep_point)
+        q = np.nonzero(keep_point)[0]
+        shape_row, static_of = self.row[pair[q]], self.static[pair[q]]
+        reported = ~rules.plane[pair[q]] | (separation[q] <= model.contact_distance[shape_row, static_of])
+        q = q[reported]
+        self.kept = Contacts(self.row[pair[q]], self.static[pair[q]], pts.world_point[q], pts.normal[q],
+                             separation[q])
+        # what is left to make anew
+        kept_key = key[keep_pair]
+        if kept_key.size:
+            self.planes = [rows[~np.isin(rows * G + k, kept_key)] for k, rows in enumerate(planes)]
+            if tri.size:
+                left = ~np.isin(tri_shape * G + model.plane_count + ground.tri_shape[tri], kept_key)
+                self.tri_shape, self.tri = tri_shape[left], tri[left]
+
+    def _origins(self, rows: np.ndarray) -> np.ndarray:
+        """(n, 3): the world origin of the rows' shape frames."""
+        model = self.model
+        origin = model.origin[rows] if model.origin is not None else np.zeros((len(rows), 3))
+        return (np.einsum("ijn,nj->ni", self.R_all[:, :, rows], origin)
+                + self.position[:, model.vehicle[rows]].T.astype(float))
+
+    def record(self, contacts: Contacts) -> Manifolds | None:
+        """The manifolds to keep after the step: the kept pairs' (their points less the dropped ones) and those of the
+        pairs made anew (where the shape is now, and the points of `contacts`, the step's reduced contacts, they
+        made)."""
+        if not self.key.size:
+            return None
+        model, G = self.model, self.G
+        first = first_rows(model)
+        made = ~self.is_kept
+        row, static = self.row[made], self.static[made]
+        vehicle = model.vehicle[row]
+        pairs = ManifoldPairs(vehicle, row - first[vehicle], static, self._origins(row),
+                              self.orientation[:, vehicle].T.astype(float))
+        contact_key = contacts.shape * G + contacts.static
+        mine = np.isin(contact_key, self.key[made])
+        c = np.nonzero(mine)[0]
+        shape_row = contacts.shape[c]
+        v = model.vehicle[shape_row]
+        R = np.moveaxis(self.R_all[:, :, shape_row], 2, 0)
+        on_body = contacts.point[c] + contacts.separation[c, None] * contacts.normal[c] - self.position[:, v].T
+        points = ManifoldPoints(v, shape_row - first[v], contacts.static[c], np.einsum("qji,qj->qi", R, on_body),
+                                contacts.point[c].astype(float), contacts.normal[c].astype(float))
+        if self.kept_pairs is not None and len(self.kept_pairs):
+            pairs = ManifoldPairs.join([pairs, self.kept_pairs], [0, 0])
+            points = ManifoldPoints.join([points, self.kept_points], [0, 0]) or _no_points()
+        order = np.argsort((first[pairs.vehicle] + pairs.shape) * G + pairs.static, kind="stable")
+        return Manifolds(pairs.subset(order), points)
