@@ -82,6 +82,9 @@ if TYPE_CHECKING:
 # PhysX's material when a shape has none bound (omni.physx's default material)
 DEFAULT_MATERIAL = (0.5, 0.5, 0.0, "average", "average")
 MAX_POINTS = 4  # PhysX's manifold: four points per contact patch
+# ... but a convex shape's patch on a triangle mesh (a patch of PCM's multi-manifold) keeps up to six whole
+# (GU_SINGLE_MANIFOLD_CACHE_SIZE): a box lying across two triangles keeps its corners and the diagonal's crossings
+MESH_PATCH_POINTS = 6
 _SAME_NORMAL = 0.999  # PXC_SAME_NORMAL: contacts whose normals agree this well share a patch
 # The order of a patch's points decides how the Gauss-Seidel sweep spreads the impulse over them, and which points
 # anchor its friction (growPatches), and so what a symmetric impact leaves as roll and yaw: boxes make PhysX's own
@@ -664,11 +667,23 @@ def generate(model: ContactModel, ground: Ground, position: np.ndarray, orientat
     if persistence is not None:
         parts.append(persistence.kept)
     parts = [p for p in parts if len(p)]
-    out = Contacts.empty() if not parts else _reduce(Contacts(*(
-        np.concatenate([getattr(p, f) for p in parts]) for f in ("shape", "static", "point", "normal", "separation"))))
+    out = Contacts.empty()
+    if parts:
+        out = Contacts(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("shape", "static", "point", "normal",
+                                                                                  "separation")))
+        out = _reduce(out, _patch_points(model, out))
     if persistence is not None:
         out.manifolds = persistence.record(out)
     return out
+
+
+def _patch_points(model: ContactModel, c: Contacts) -> np.ndarray:
+    """(C,) how many points each contact's patch keeps whole: MESH_PATCH_POINTS for a convex shape on a triangle mesh,
+    MAX_POINTS otherwise."""
+    on_mesh = (c.static >= model.plane_count) & (c.static < model.collides.shape[1] - len(model.static_index))
+    if model.radius is not None:
+        on_mesh &= model.radius[c.shape] == 0.0
+    return np.where(on_mesh, MESH_PATCH_POINTS, MAX_POINTS)
 
 
 def _made(model: ContactModel, ground: Ground, planes: list[np.ndarray], hull_shape: np.ndarray, hull: np.ndarray,
@@ -1107,13 +1122,15 @@ def _edge_contacts(A: Polytopes, B: Polytopes, sel: np.ndarray, axis: np.ndarray
     return Contacts(shape, static, point, axis, separation, sel)
 
 
-def _reduce(c: Contacts) -> Contacts:
+def _reduce(c: Contacts, whole: np.ndarray | None = None) -> Contacts:
     """At most MAX_POINTS contacts per pair and normal (see the module docstring), patch after patch (in the order of
-    their first contact), in generation order within a patch; every pair and patch at once."""
+    their first contact), in generation order within a patch; every pair and patch at once. whole (C,): how many
+    points each contact's patch keeps whole (None: MAX_POINTS); a larger patch is reduced to MAX_POINTS."""
     if not len(c):
         return c
     order = np.lexsort((c.static, c.shape))
     c = _subset(c, order)
+    whole = np.full(len(c), MAX_POINTS) if whole is None else whole[order]
     n = len(c)
     new_pair = np.r_[True, (c.shape[1:] != c.shape[:-1]) | (c.static[1:] != c.static[:-1])]
     pair = np.cumsum(new_pair) - 1
@@ -1131,7 +1148,7 @@ def _reduce(c: Contacts) -> Contacts:
         leader = np.where(free & has & agree, lead, leader)
     patch_order = np.lexsort((index, leader))  # patch by patch, generation order within one
     c = _subset(c, patch_order)
-    leader = leader[patch_order]
+    leader, whole = leader[patch_order], whole[patch_order]
     start = np.r_[True, leader[1:] != leader[:-1]]
     patch = np.cumsum(start) - 1
     # a point made twice in a patch (the shared edge of two triangles of one mesh) counts once, as PCM's manifold
@@ -1141,21 +1158,22 @@ def _reduce(c: Contacts) -> Contacts:
     first = np.zeros(len(c), bool)
     first[np.unique(key, axis=0, return_index=True)[1]] = True
     if not first.all():
-        c, leader, patch = _subset(c, first), leader[first], patch[first]
+        c, leader, patch, whole = _subset(c, first), leader[first], patch[first], whole[first]
         start = np.r_[True, leader[1:] != leader[:-1]]
-    keep = _four(c.point, c.separation, patch, np.nonzero(start)[0])
+    keep = _four(c.point, c.separation, patch, np.nonzero(start)[0], whole[start])
     out = _subset(c, keep)
     out.patch = patch[keep]
     out.patch = np.unique(out.patch, return_inverse=True)[1]
     return out
 
 
-def _four(point: np.ndarray, separation: np.ndarray, patch: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """Which contacts to keep (mask), patches (contiguous, numbered from 0, starting at `starts`) of at most MAX_POINTS
-    kept whole, of the others: the deepest, the one farthest from it, the one making the largest triangle with them,
-    and the one farthest outside that triangle (the first of equals each time)."""
+def _four(point: np.ndarray, separation: np.ndarray, patch: np.ndarray, starts: np.ndarray,
+          whole: np.ndarray | int = MAX_POINTS) -> np.ndarray:
+    """Which contacts to keep (mask), patches (contiguous, numbered from 0, starting at `starts`) of at most `whole`
+    (per patch) kept whole, of the others: the deepest, the one farthest from it, the one making the largest triangle
+    with them, and the one farthest outside that triangle (the first of equals each time)."""
     counts = np.diff(np.r_[starts, len(patch)])
-    keep = counts[patch] <= MAX_POINTS
+    keep = counts[patch] <= np.broadcast_to(whole, counts.shape)[patch]
     big = ~keep
     if not big.any():
         return keep
