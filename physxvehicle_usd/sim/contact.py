@@ -32,8 +32,9 @@ What is made, per pair of shapes whose distance is below the sum of their contac
               core clipped by the reference face as above, or, where no point of it lies over that face, the nearest
               points of the core and the face's rim; the separation less the radius, the point on the round surface.
 A point made twice in one patch (two triangles' shared edge) counts once. Then at most four points per pair and
-normal (PhysX's manifold size): the deepest, the one farthest from it, the one making the largest triangle with them,
-and the one farthest outside that triangle. The hull-on-hump run's contacts at its strike (step 27) are the ones
+normal (PhysX's manifold size; six kept whole for a convex shape on a triangle mesh, a patch of PCM's multi-manifold):
+the deepest, the one farthest from it, the one making the largest triangle with them, and the one farthest outside
+that triangle. The hull-on-hump run's contacts at its strike (step 27) are the ones
 ovphysx reports: the same points, normals and separations.
 
 Candidate pairs come from boxes: a vehicle whose shapes' boxes (grown by the contact distance) reach no static
@@ -44,14 +45,18 @@ patch's anchors stay where they were made while its friction holds and its norma
 
 Contacts between vehicles (sim/vehicle_contact.py) reuse the polytope test and the manifold reduction.
 
-Approximations against PhysX (whose default on omni.physx is PCM, persistent contact manifolds): the manifold is made
-anew every step, not carried over and refreshed (a box's manifold is made anew once the shapes have moved against
-each other by more than a fraction of their margin: the ridge's points at the impact and the step after it are the
-ones made here). PCM keeps each point in both shapes' frames and re-measures its separation along the stored normal
-while the relative motion stays small; that and PCM's deferred triangle contacts (a hull face more than 45 degrees
-from facing a triangle) are not reproduced. The full clipped face is reduced to four points, where PCM adds the
-points of successive steps; PCM's mesh contacts pass through its edge filtering, here a triangle contact whose normal
-turns against the triangle's front is dropped.
+PCM (persistent contact manifolds, omni.physx's default) keeps a pair's points from step to step while the shapes
+have moved little against each other, re-measuring their separations: sim/manifold.py does so for boxes and hulls
+against planes and triangle meshes (`generate` with the vehicles' length scales and the last step's manifolds); the
+other pairs are made anew every step (a box's manifold against a static box is made anew once the shapes have moved
+against each other by more than a fraction of their margin: the ridge's points at the impact and the step after it
+are the ones made here).
+
+Approximations against PhysX: PCM's deferred triangle contacts (a hull face more than 45 degrees from facing a
+triangle) are not reproduced. The full clipped face is reduced to four points (six on a mesh), where PCM reduces each
+triangle's points to five before merging a patch's; a mesh patch of more than six is reduced to four here (PCM: to
+six). PCM's mesh contacts pass through its edge filtering, here a triangle contact whose normal turns against the
+triangle's front is dropped.
 """
 from __future__ import annotations
 

@@ -22,6 +22,12 @@ obstacles(path, units)  copies of the sample car far apart on one ground plane, 
     Bounce        Drop's fall with a chassis of restitution 1 (0.5 against the asphalt's 0): it meets the ground at
                   2.8 m/s, faster than the scene's physxScene:bounceThreshold (BOUNCE_THRESHOLD), and bounces;
     NoBounce      the same from lower (its roof 0.1 m above the ground): 1.4 m/s, slower than the threshold, no bounce.
+    RolloverSlope  on its right side on a triangle-mesh slope (two triangles) rising 22 degrees to its left, its roof
+                  downhill, its side flat on the slope 1 cm above it, turning on at 250 deg/s: the uphill edge strikes
+                  the slope in the second step and leaves it rolling slowly (0.5-0.6 rad/s) on the edge between its
+                  side and its roof; past the balance point (about step 30) it falls onto its roof (step 90, at
+                  2.5 rad/s), slides down the slope on the roof for about 0.4 m and comes to rest by step 140, upside
+                  down (ovphysx: the roll goes from 112 to 207 degrees, the car ends 2.1 m from its start).
 Units: metres and kilograms, or centimetres and grams (every length x 100, every mass x 1000: the same motion).
 """
 from __future__ import annotations
