@@ -242,8 +242,11 @@ def test_a_car_on_its_roof_keeps_its_friction_anchors_from_step_to_step_and_a_re
     held = [k for k in range(1, 6) if not anchors[k - 1][1]]
     assert held and all(np.array_equal(anchors[k][0], anchors[k - 1][0]) for k in held)
     assert np.linalg.norm(anchors[-1][0][0] - anchors[-1][0][1]) == pytest.approx(np.hypot(4.4, 1.8), rel=1e-3)
+    # the chassis box's manifold against the ground plane, kept beside them (sim/manifold.py)
+    assert len(sim.state.manifolds) == 1 and len(sim.state.manifolds.points) == 4
     sim.reset_vehicles([0])
     assert sim.state.friction is None or len(sim.state.friction) == 0
+    assert len(sim.state.manifolds) == 0 and len(sim.state.manifolds.points) == 0
 
 
 def test_friction_patches_cut_into_ranges_of_vehicles_join_back_to_the_batch_s():
@@ -259,6 +262,55 @@ def test_friction_patches_cut_into_ranges_of_vehicles_join_back_to_the_batch_s()
     assert [list(part.vehicle) for part in parts] == [[0, 1, 1], [1], [0]]
     joined = FrictionPatches.join(parts, [r.start for r in ranges])
     assert all(np.array_equal(getattr(joined, name), getattr(whole, name)) for name in vars(whole))
+
+
+def test_contact_manifolds_cut_into_ranges_of_vehicles_join_back_to_the_batch_s():
+    from physxvehicle_usd.sim.manifold import ManifoldPairs, ManifoldPoints, Manifolds
+
+    rng = np.random.default_rng(1)
+    pairs = ManifoldPairs(np.array([0, 1, 3]), np.zeros(3, np.int64), np.arange(3), rng.normal(size=(3, 3)),
+                          rng.normal(size=(3, 4)))
+    points = ManifoldPoints(np.array([0, 0, 1, 3, 3]), np.zeros(5, np.int64), np.array([0, 0, 1, 2, 2]),
+                            *(rng.normal(size=(5, 3)) for _ in range(3)))
+    whole = Manifolds(pairs, points)
+    ranges = [slice(0, 2), slice(2, 3), slice(3, 4)]
+    parts = [whole.of_vehicles(r) for r in ranges]
+    assert [len(part) for part in parts] == [2, 0, 1] and list(parts[2].points.vehicle) == [0, 0]
+    joined = Manifolds.join(parts, [r.start for r in ranges])
+    for got, want in ((joined.pairs, pairs), (joined.points, points)):
+        assert all(np.array_equal(getattr(got, name), getattr(want, name)) for name in vars(want))
+    assert len(whole.without(np.array([0, 3]))) == 1 and list(whole.without(np.array([0, 3])).points.vehicle) == [1]
+
+
+def test_a_chassis_on_the_ground_keeps_its_points_until_it_has_moved_a_fifth_of_its_margin(car):
+    # PCM's box-plane manifold (GuPCMContactPlaneBox): the chassis box's margin is 0.15 x its smallest half extent
+    # (0.5 m), 0.075 m; its points are kept, re-measured, while it has moved less than 0.2 margins (15 mm) along an
+    # axis and turned less than about a degree, and made anew after
+    L = car.params.length_scale
+    position, orientation = _pose(car, lower=0.28)  # 0.02 above the ground
+    made = generate(car.contact, car.ground, position, orientation, None, L)
+    assert len(made) == 4 and len(made.manifolds) == 1 and np.allclose(made.separation, 0.02, atol=1e-6)
+
+    def moved(dx: float, dz: float, roll: float = 0.0):
+        p, q = _pose(car, lower=0.28 - dz, roll=roll)
+        p[0] += dx
+        return generate(car.contact, car.ground, p, q, made.manifolds, L)
+
+    kept = moved(0.012, -0.005)
+    assert np.array_equal(kept.point, made.point) and np.allclose(kept.separation, 0.015, atol=1e-6)
+    again = moved(0.018, -0.005)  # farther than 15 mm: the corners where the box is now
+    assert np.allclose(again.point[:, 0] - made.point[:, 0], 0.018) and np.allclose(again.separation, 0.015, atol=1e-6)
+    turned = moved(0.0, 0.0, roll=np.radians(1.5))  # a quaternion dot under 0.99996: made anew, two corners left
+    assert len(turned) == 2 and len(moved(0.0, 0.0, roll=np.radians(0.5))) == 4
+    assert len(generate(car.contact, car.ground, position, orientation)) == 4  # no length scale: made anew, kept none
+
+
+def test_a_patch_on_a_mesh_keeps_six_points_whole_elsewhere_four():
+    # PCM's multi-manifold keeps up to six points in a mesh patch (GU_SINGLE_MANIFOLD_CACHE_SIZE): a box lying across
+    # two triangles keeps its four corners and the two crossings of their shared edge
+    points = np.array([[0, 0, 0.0], [2, 0, 0], [2, 1, 0], [0, 1, 0], [0.5, 0, 0], [1.5, 1, 0]])
+    c = Contacts(np.zeros(6, np.int64), np.zeros(6, np.int64), points, np.tile([0, 0, 1.0], (6, 1)), np.zeros(6))
+    assert len(_reduce(c, np.full(6, 6))) == 6 and len(_reduce(c)) == MAX_POINTS
 
 
 def _car_with_wheel_cylinders(radius: float):
