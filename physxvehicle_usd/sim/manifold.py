@@ -165,6 +165,10 @@ class Persistence:
         self.kept = Contacts.empty()
         G = model.collides.shape[1]
         self.G = G
+        self.key = self.row = self.static = np.zeros(0, np.int64)
+        self.kept_pairs, self.kept_points = None, None
+        if not tri_shape.size and not any(rows.size for rows in planes):
+            return  # no shape near anything: no work
         persistent = persistent_rows(model)
         row = [rows[persistent[rows]] for rows in planes]
         static = [np.full(len(r), k) for k, r in enumerate(row)]
@@ -175,7 +179,6 @@ class Persistence:
         self.row, self.static = key // G, key % G  # the candidate pairs that keep manifolds, by key
         self.key = key
         self.is_kept = np.zeros(len(key), bool)
-        self.kept_pairs, self.kept_points = None, None
         if not key.size or previous is None or not len(previous):
             return
         first = first_rows(model)
