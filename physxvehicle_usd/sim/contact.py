@@ -47,10 +47,8 @@ Contacts between vehicles (sim/vehicle_contact.py) reuse the polytope test and t
 
 PCM (persistent contact manifolds, omni.physx's default) keeps a pair's points from step to step while the shapes
 have moved little against each other, re-measuring their separations: sim/manifold.py does so for boxes and hulls
-against planes and triangle meshes (`generate` with the vehicles' length scales and the last step's manifolds); the
-other pairs are made anew every step (a box's manifold against a static box is made anew once the shapes have moved
-against each other by more than a fraction of their margin: the ridge's points at the impact and the step after it
-are the ones made here).
+against planes, triangle meshes and static boxes and hulls (`generate` with the vehicles' length scales and the last
+step's manifolds); the other pairs are made anew every step.
 
 Approximations against PhysX: PCM's deferred triangle contacts (a hull face more than 45 degrees from facing a
 triangle) are not reproduced. The full clipped face is reduced to four points (six on a mesh), where PCM reduces each
@@ -665,9 +663,9 @@ def generate(model: ContactModel, ground: Ground, position: np.ndarray, orientat
     if length_scale is not None:
         from .manifold import Persistence  # it builds on this module's records
 
-        persistence = Persistence(model, ground, planes, tri_shape, tri, R_all, position, orientation, length_scale,
-                                  previous)
-        planes, tri_shape, tri = persistence.planes, persistence.tri_shape, persistence.tri
+        persistence = Persistence(model, ground, planes, (hull_shape, hull), (tri_shape, tri), R_all, position,
+                                  orientation, length_scale, previous)
+        planes, (hull_shape, hull), (tri_shape, tri) = persistence.planes, persistence.hull_pairs, persistence.tri_pairs
     parts = _made(model, ground, planes, hull_shape, hull, tri_shape, tri, R_all, position)
     if persistence is not None:
         parts.append(persistence.kept)

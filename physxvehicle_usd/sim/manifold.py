@@ -18,9 +18,16 @@ Which pairs keep a manifold here (every other pair is made anew every step):
          patches per mesh). Margin: min(0.15 x the box's smallest half extent, or 0.25 x the hull's smallest inner
          extent, 0.05 x the length scale). Made anew when moved 0.2 margins or turned to a dot under 0.9998; a point
          drifted 0.8 margins is dropped.
+  polytope  a box or a convex hull against a static box or hull (pcmContactBoxBox, pcmContactBoxConvex,
+         pcmContactConvexConvex). Margin: the lesser of the two shapes' (as against a plane). Made anew when a point
+         drifted 0.8 margins, or, by how many points the manifold holds (0, 1, 2, 3, 4: invalidate_BoxConvex), when
+         moved 0.5, 0.125, 0.25, 0.375, 0.375 margins, turned to a dot under 0.9998 (none held) or 0.9999, or turned
+         so far that its far side (the shape's half diagonal) travels farther than that move; a kept point farther than
+         the contact distance is not reported. Made anew, the manifold is replaced whole (PCM's full contact
+         generation; where PhysX instead adds a GJK point to the points held, the whole is made here too).
 The length scale is the vehicle's (PhysX's tolerance length: 1 m in metres, 100 in centimetres).
-Not kept: boxes and hulls against static boxes and hulls (PhysX keeps them too, under rules that depend on how many
-points the manifold holds: invalidate_BoxConvex), spheres, capsules, exact cylinders, and shapes that follow a wheel.
+Not kept: spheres, capsules and exact cylinders (PCM keeps those of capsules, invalidate_SphereCapsule), shapes that
+follow a wheel, and the contacts between vehicles (sim/vehicle_contact.py).
 
 Approximations: a pair keeps its manifold while the broad phase (sim/contact.py `_candidates`) keeps the pair; one that
 becomes a candidate makes its points anew (PhysX keeps a pair while the shapes' bounds overlap, and may keep an empty
@@ -39,13 +46,19 @@ from .contact import ContactModel, Contacts, VehicleRecords, first_rows
 from .ground import Ground
 
 # PCM's margins (GuVecBox.h CalculatePCMBoxMargin, GuVecConvexHull.h CalculatePCMConvexMargin): a fraction of the
-# shape's smallest inner extent, at most a fraction of the length scale
+# shape's smallest inner extent, at most a fraction of the length scale (against a mesh: GU_PCM_MESH_MANIFOLD_EPSILON)
 _BOX_MARGIN, _HULL_MARGIN = 0.15, 0.25
-_PLANE_BOX_TOLERANCE, _PLANE_HULL_TOLERANCE = 0.15, 0.05  # BOX_MARGIN_RATIO, TOLERANCE_MIN_MARGIN_RATIO
-_MESH_TOLERANCE = 0.05  # GU_PCM_MESH_MANIFOLD_EPSILON
-_MOVED = 0.2  # made anew when the shape's origin moved this many margins along an axis
-_PLANE_TURNED, _MESH_TURNED = 0.99996, 0.9998  # ... or the relative turn's quaternion dot fell below this
-_PLANE_DRIFT, _MESH_DRIFT = 0.2, 0.8  # a point whose ends drifted apart sideways by this many margins is dropped
+_BOX_TOLERANCE, _HULL_TOLERANCE, _MESH_TOLERANCE = 0.15, 0.05, 0.05
+PLANE, MESH, POLYTOPE = 0, 1, 2  # what the static shape of a pair is
+# made anew when the shape's origin moved this many margins along an axis, or the relative turn's quaternion dot fell
+# below this: against planes and meshes (invalidate_PrimitivesPlane, the multi-manifold's invalidate), and against
+# polytopes by the points the manifold holds (invalidate_BoxConvex: invalidateThresholds, invalidateQuatThresholds)
+_MOVED = 0.2
+_PLANE_TURNED, _MESH_TURNED = 0.99996, 0.9998
+_POLYTOPE_MOVED = np.array([0.5, 0.125, 0.25, 0.375, 0.375])
+_POLYTOPE_TURNED = np.array([0.9998, 0.9999, 0.9999, 0.9999, 0.9999])
+# a point whose ends drifted apart sideways by this many margins is dropped (projectBreakingThreshold)
+_PLANE_DRIFT, _DRIFT = 0.2, 0.8
 
 
 @dataclass
@@ -117,65 +130,96 @@ def persistent_rows(model: ContactModel) -> np.ndarray:
     return model.cache["persistent_rows"]
 
 
-def _inner_extent(model: ContactModel) -> np.ndarray:
-    """(N,) each row's smallest distance from its vertices' centroid to a face (a box's smallest half extent)."""
-    if "inner_extent" not in model.cache:
-        P = model.shapes
-        real = ~((P.vertices == P.vertices[:, :1]).all(axis=2))
-        real[:, 0] = True
-        centroid = (P.vertices * real[..., None]).sum(axis=1) / real.sum(axis=1)[:, None]
-        depth = np.where(P.face_mask, P.offsets - np.einsum("nfj,nj->nf", P.normals, centroid), np.inf)
-        model.cache["inner_extent"] = depth.min(axis=1)
-    return model.cache["inner_extent"]
+def _inner_extent(polytopes) -> np.ndarray:
+    """(N,) each polytope's smallest distance from its vertices' centroid to a face (a box's smallest half extent)."""
+    P = polytopes
+    real = ~((P.vertices == P.vertices[:, :1]).all(axis=2))
+    real[:, 0] = True
+    centroid = (P.vertices * real[..., None]).sum(axis=1) / real.sum(axis=1)[:, None]
+    depth = np.where(P.face_mask, P.offsets - np.einsum("nfj,nj->nf", P.normals, centroid), np.inf)
+    return depth.min(axis=1)
+
+
+def _margins(model: ContactModel) -> dict[str, np.ndarray]:
+    """The shapes' inner extents (rows, static polytopes) and how far a vehicle shape reaches from its centre (the
+    travel of a turn: a box's half diagonal, a hull's box's), once per model."""
+    if "pcm_inner" not in model.cache:
+        model.cache["pcm_inner"] = _inner_extent(model.shapes)
+        model.cache["pcm_static_inner"] = (np.zeros(0) if model.static_shapes is None
+                                           else _inner_extent(model.static_shapes))
+        model.cache["pcm_radius"] = np.where(model.boxes.mask, np.linalg.norm(model.boxes.half, axis=1),
+                                             np.linalg.norm(model.box_half, axis=0))
+    return model.cache
 
 
 @dataclass
 class _Rules:
     """Per pair: how far the shape may move (any axis) and turn (quaternion dot) before its points are made anew, how
-    far a point may drift sideways before it is dropped, and whether the pair is against a plane (a dropped point
-    makes the points anew; a kept point beyond the contact distance is not reported)."""
+    far a point may drift sideways before it is dropped, whether a dropped point makes them anew and whether a kept
+    point beyond the contact distance goes unreported (not against a mesh), and the margin they scale."""
 
     moved: np.ndarray
     turned: np.ndarray
     drift: np.ndarray
-    plane: np.ndarray
+    strict: np.ndarray
+    margin: np.ndarray
 
 
-def _rules(model: ContactModel, row: np.ndarray, static: np.ndarray, length_scale: np.ndarray) -> _Rules:
-    plane = static < model.plane_count
+def _margin(inner: np.ndarray, box: np.ndarray, length: np.ndarray, tolerance=None) -> np.ndarray:
+    ratio = np.where(box, _BOX_MARGIN, _HULL_MARGIN)
+    tolerance = np.where(box, _BOX_TOLERANCE, _HULL_TOLERANCE) if tolerance is None else tolerance
+    return np.minimum(ratio * inner, tolerance * length)
+
+
+def _rules(model: ContactModel, row: np.ndarray, static: np.ndarray, kind: np.ndarray,
+           length_scale: np.ndarray) -> _Rules:
+    cache = _margins(model)
     box = model.boxes.mask[row]
     length = length_scale[model.vehicle[row]].astype(float)
-    tolerance = np.where(plane, np.where(box, _PLANE_BOX_TOLERANCE, _PLANE_HULL_TOLERANCE), _MESH_TOLERANCE)
-    margin = np.minimum(np.where(box, _BOX_MARGIN, _HULL_MARGIN) * _inner_extent(model)[row], tolerance * length)
-    return _Rules(_MOVED * margin, np.where(plane, _PLANE_TURNED, _MESH_TURNED),
-                  np.where(plane, _PLANE_DRIFT, _MESH_DRIFT) * margin, plane)
+    inner = cache["pcm_inner"][row]
+    margin = np.where(kind == MESH, _margin(inner, box, length, _MESH_TOLERANCE), _margin(inner, box, length))
+    polytope = kind == POLYTOPE
+    if polytope.any():  # the lesser of the two shapes' margins
+        first = model.collides.shape[1] - len(model.static_index)
+        h = np.where(polytope, static - first, 0)
+        static_box = (model.static_boxes.mask[h] if model.static_boxes is not None else np.zeros(len(h), bool))
+        margin = np.where(polytope, np.minimum(margin, _margin(cache["pcm_static_inner"][h] if len(h) else inner,
+                                                               static_box, length)), margin)
+    plane = kind == PLANE
+    return _Rules(np.where(polytope, np.nan, _MOVED * margin), np.where(plane, _PLANE_TURNED, _MESH_TURNED),
+                  np.where(plane, _PLANE_DRIFT, _DRIFT) * margin, kind != MESH, margin)
 
 
 class Persistence:
     """One step's use of the manifolds: `split` finds the candidate pairs that keep their points (their refreshed
     contacts in `kept`) and leaves the rest to be made anew; `record` gives the manifolds to keep after the step."""
 
-    def __init__(self, model: ContactModel, ground: Ground, planes: list[np.ndarray], tri_shape: np.ndarray,
-                 tri: np.ndarray, R_all: np.ndarray, position: np.ndarray, orientation: np.ndarray,
+    def __init__(self, model: ContactModel, ground: Ground, planes: list[np.ndarray], hull_pairs: tuple,
+                 tri_pairs: tuple, R_all: np.ndarray, position: np.ndarray, orientation: np.ndarray,
                  length_scale: np.ndarray, previous: Manifolds | None):
-        """planes, tri_shape, tri: the broad phase's candidates (sim/contact.py `_candidates`); R_all (3, 3, N): each
-        row's body rotation; position (3, V), orientation (4, V): the body poses the step begins with."""
+        """planes, hull_pairs (shape rows, static polytopes), tri_pairs (shape rows, triangles): the broad phase's
+        candidates (sim/contact.py `_candidates`), what is left of them to make anew in the same attributes; R_all
+        (3, 3, N): each row's body rotation; position (3, V), orientation (4, V): the body poses the step begins
+        with."""
         self.model, self.R_all, self.position, self.orientation = model, R_all, position, orientation
-        self.planes, self.tri_shape, self.tri = planes, tri_shape, tri
+        self.planes, self.hull_pairs, self.tri_pairs = planes, hull_pairs, tri_pairs
         self.kept = Contacts.empty()
         G = model.collides.shape[1]
         self.G = G
         self.key = self.row = self.static = np.zeros(0, np.int64)
         self.kept_pairs, self.kept_points = None, None
-        if not tri_shape.size and not any(rows.size for rows in planes):
+        (hull_shape, hull), (tri_shape, tri) = hull_pairs, tri_pairs
+        if not tri_shape.size and not hull_shape.size and not any(rows.size for rows in planes):
             return  # no shape near anything: no work
         persistent = persistent_rows(model)
         row = [rows[persistent[rows]] for rows in planes]
         static = [np.full(len(r), k) for k, r in enumerate(row)]
         mesh_static = model.plane_count + ground.tri_shape[tri] if tri.size else np.zeros(0, np.int64)
-        on_mesh = persistent[tri_shape]
+        hull_static = model.static_index[hull] if hull.size else np.zeros(0, np.int64)
+        on_mesh, on_hull = persistent[tri_shape], persistent[hull_shape]
         key = np.unique(np.concatenate([np.concatenate(row) * G + np.concatenate(static),
-                                        tri_shape[on_mesh] * G + mesh_static[on_mesh]]).astype(np.int64))
+                                        tri_shape[on_mesh] * G + mesh_static[on_mesh],
+                                        hull_shape[on_hull] * G + hull_static[on_hull]]).astype(np.int64))
         self.row, self.static = key // G, key % G  # the candidate pairs that keep manifolds, by key
         self.key = key
         self.is_kept = np.zeros(len(key), bool)
@@ -184,23 +228,19 @@ class Persistence:
         first = first_rows(model)
         prev = previous.pairs
         prev_key = (first[prev.vehicle] + prev.shape) * G + prev.static
-        at = np.searchsorted(prev_key, key)  # (the pairs are recorded in key order)
-        at = np.minimum(at, len(prev_key) - 1)
+        at = np.minimum(np.searchsorted(prev_key, key), len(prev_key) - 1)  # (recorded in key order)
         found = prev_key[at] == key
         if not found.any():
             return
-        rules = _rules(model, self.row, self.static, length_scale)
-        origin = self._origins(self.row)
+        kind = np.where(self.static < model.plane_count, PLANE,
+                        np.where(self.static < G - len(model.static_index), MESH, POLYTOPE))
+        rules = _rules(model, self.row, self.static, kind, length_scale)
         vehicle = model.vehicle[self.row]
-        moved = np.abs(origin - prev.origin[at]).max(axis=1) > rules.moved
-        turn = np.einsum("jp,pj->p", orientation[:, vehicle].astype(float), prev.orientation[at])
-        candidate = found & ~moved & ~(turn < rules.turned)
         # refreshContactPoints: the kept points' separations from the current poses, the drifted ones dropped
         pts = previous.points
         point_key = (first[pts.vehicle] + pts.shape) * G + pts.static
-        pair = np.searchsorted(key, point_key)
-        pair = np.minimum(pair, len(key) - 1)
-        ours = (key[pair] == point_key) & candidate[pair]
+        pair = np.minimum(np.searchsorted(key, point_key), len(key) - 1)
+        ours = (key[pair] == point_key) & found[pair]
         pts, pair = pts.subset(ours), pair[ours]
         R = np.moveaxis(R_all[:, :, self.row[pair]], 2, 0)
         on_body = np.einsum("qij,qj->qi", R, pts.body_point) + position[:, vehicle[pair]].T
@@ -209,14 +249,24 @@ class Persistence:
         dropped = (drift * drift).sum(axis=1) > rules.drift[pair] ** 2
         lost = np.zeros(len(key), bool)
         lost[pair[dropped]] = True
-        keep_pair = candidate & ~(lost & rules.plane)
+        # invalidate_*: moved or turned too far since the points were made (against a polytope, by how many are left)
+        held = np.minimum(np.bincount(pair[~dropped], minlength=len(key)), len(_POLYTOPE_MOVED) - 1)
+        polytope = kind == POLYTOPE
+        moved_limit = np.where(polytope, _POLYTOPE_MOVED[held] * rules.margin, rules.moved)
+        turned_limit = np.where(polytope, _POLYTOPE_TURNED[held], rules.turned)
+        moved = np.abs(self._origins(self.row) - prev.origin[at]).max(axis=1) > moved_limit
+        turn = np.einsum("jp,pj->p", orientation[:, vehicle].astype(float), prev.orientation[at])
+        # ... and a turn that carries the shape's far side farther than the move allows (polytopes)
+        travel = np.arccos(np.clip(turn, -1.0, 1.0)) * _margins(model)["pcm_radius"][self.row]
+        invalid = moved | (turn < turned_limit) | (polytope & (travel > moved_limit))
+        keep_pair = found & ~invalid & ~(lost & rules.strict)
         self.is_kept = keep_pair
         keep_point = keep_pair[pair] & ~dropped
         self.kept_pairs = prev.subset(at[keep_pair])
         self.kept_points = pts.subset(keep_point)
         q = np.nonzero(keep_point)[0]
         shape_row, static_of = self.row[pair[q]], self.static[pair[q]]
-        reported = ~rules.plane[pair[q]] | (separation[q] <= model.contact_distance[shape_row, static_of])
+        reported = ~rules.strict[pair[q]] | (separation[q] <= model.contact_distance[shape_row, static_of])
         q = q[reported]
         self.kept = Contacts(self.row[pair[q]], self.static[pair[q]], pts.world_point[q], pts.normal[q],
                              separation[q])
@@ -225,8 +275,11 @@ class Persistence:
         if kept_key.size:
             self.planes = [rows[~np.isin(rows * G + k, kept_key)] for k, rows in enumerate(planes)]
             if tri.size:
-                left = ~np.isin(tri_shape * G + model.plane_count + ground.tri_shape[tri], kept_key)
-                self.tri_shape, self.tri = tri_shape[left], tri[left]
+                left = ~np.isin(tri_shape * G + mesh_static, kept_key)
+                self.tri_pairs = (tri_shape[left], tri[left])
+            if hull.size:
+                left = ~np.isin(hull_shape * G + hull_static, kept_key)
+                self.hull_pairs = (hull_shape[left], hull[left])
 
     def _origins(self, rows: np.ndarray) -> np.ndarray:
         """(n, 3): the world origin of the rows' shape frames."""
