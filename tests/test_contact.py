@@ -424,6 +424,30 @@ def test_a_chassis_wholly_inside_a_static_box_is_pushed_out_along_the_least_pene
     assert np.allclose(contacts.separation, -1.10, atol=1e-5)
 
 
+def test_a_chassis_on_a_static_box_keeps_its_points_by_the_box_rules_on_ground_with_no_plane():
+    # PCM's box-box manifold (invalidate_BoxConvex): holding four points, made anew once moved 0.375 margins (the
+    # lesser of the chassis box's, 0.075 m, and the slab's: 28 mm) along an axis; the ground here has no plane
+    from pxr import Gf, Usd, UsdGeom, UsdPhysics
+
+    stage = Usd.Stage.Open(str(CAR))
+    stage.GetPrimAtPath("/World/GroundPlane").SetActive(False)
+    slab = UsdGeom.Cube.Define(stage, "/World/Slab")  # its top 0.28 m up, 2 cm under the chassis box
+    slab.CreateSizeAttr(1.0)
+    slab.AddTranslateOp().Set(Gf.Vec3d(0.0, 0.0, -0.36))
+    slab.AddScaleOp().Set(Gf.Vec3f(8.0, 4.0, 1.28))
+    UsdPhysics.CollisionAPI.Apply(slab.GetPrim())
+    sim = Simulator.from_description(read_stage(stage), DT)
+    L = sim.params.length_scale
+    position, orientation = _pose(sim)
+    made = generate(sim.contact, sim.ground, position, orientation, None, L)
+    assert len(made) == 4 and np.allclose(made.separation, 0.02, atol=1e-5)
+    for dx, same in ((0.02, True), (0.035, False)):
+        shifted = position.copy()
+        shifted[0] += dx
+        again = generate(sim.contact, sim.ground, shifted, orientation, made.manifolds, L)
+        assert len(again) == 4 and np.array_equal(again.point, made.point) == same
+
+
 def _round_chassis(kind: str):
     """The sample car with its chassis box replaced by a sphere (radius 0.4) or a capsule along X (radius 0.3, 3 m
     between its ends' centres), its core 0.25 m above the car's origin (0.80 m above the ground at the spawn pose),

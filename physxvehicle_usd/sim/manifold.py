@@ -212,7 +212,8 @@ class Persistence:
         if not tri_shape.size and not hull_shape.size and not any(rows.size for rows in planes):
             return  # no shape near anything: no work
         persistent = persistent_rows(model)
-        row = [rows[persistent[rows]] for rows in planes]
+        none = np.zeros(0, np.int64)
+        row = [rows[persistent[rows]] for rows in planes] + [none]  # (a ground may have no plane)
         static = [np.full(len(r), k) for k, r in enumerate(row)]
         mesh_static = model.plane_count + ground.tri_shape[tri] if tri.size else np.zeros(0, np.int64)
         hull_static = model.static_index[hull] if hull.size else np.zeros(0, np.int64)
