@@ -504,6 +504,26 @@ def test_a_capsule_lying_on_a_plane_or_a_box_touches_at_two_points():
     assert np.allclose(sorted(contacts.point[:, 0]), [0.2, 1.2], atol=1e-5)
 
 
+def test_a_capsule_on_a_box_keeps_its_points_on_its_core_and_reports_them_where_it_has_moved():
+    # pcmContactCapsuleBox: the margin is the lesser of the box's (0.15 x 0.3 m) and the radius, 0.045 m; holding
+    # two points it is made anew once moved 0.75 margins (34 mm). Kept, a point moves with the capsule (on its surface
+    # over its core's point), its separation re-measured; the plane's contacts are made anew every step
+    sim = _round_chassis("capsule")
+    L = sim.params.length_scale
+    position, orientation = _pose(sim, lower=0.4)
+    made = generate(sim.contact, sim.ground, position, orientation, None, L)
+    on_box = made.static == 1
+    shifted = position.copy()
+    shifted[0] += 0.02
+    shifted[2] += 0.01
+    kept = generate(sim.contact, sim.ground, shifted, orientation, made.manifolds, L)
+    assert np.allclose(kept.point - made.point[on_box], [0.02, 0.0, 0.01], atol=1e-9)
+    assert np.allclose(kept.separation, -0.19, atol=1e-6)
+    shifted[0] += 0.02  # 40 mm: made anew, clipped by the box's top again
+    again = generate(sim.contact, sim.ground, shifted, orientation, made.manifolds, L)
+    assert np.allclose(sorted(again.point[:, 0]), [0.2, 1.2], atol=1e-5)
+
+
 def test_a_wheel_cylinder_meets_the_ground_as_an_exact_cylinder_along_its_lowest_line():
     # PhysX's convex-core cylinder (omni.physx's default for UsdGeom.Cylinder): its axis level with the ground, two
     # points at the ends of its lowest line, each as deep as the axle is low, whatever the wheel's angle (the 30-corner

@@ -25,9 +25,15 @@ Which pairs keep a manifold here (every other pair is made anew every step):
          so far that its far side (the shape's half diagonal) travels farther than that move; a kept point farther than
          the contact distance is not reported. Made anew, the manifold is replaced whole (PCM's full contact
          generation; where PhysX instead adds a GJK point to the points held, the whole is made here too).
+  capsule  a capsule against a static box (pcmContactCapsuleBox). Margin: the lesser of the box's and the capsule's
+         radius. Made anew when a point drifted 0.8 margins, or, by the points held (0, 1, 2: invalidate_SphereCapsule),
+         when moved 0.5, 0.1, 0.75 margins or turned to a dot under 0.9995, 0.9999, 0.9997. PCM keeps a capsule's
+         points on its core and reports them on its surface where the core is now (a polytope's stay on the static
+         shape); a fresh manifold holds GJK's closest point besides the points made (the one point twice where one is
+         made), which counts here; made anew, the manifold is replaced whole (PhysX adds GJK's point to those held).
 The length scale is the vehicle's (PhysX's tolerance length: 1 m in metres, 100 in centimetres).
-Not kept: spheres, capsules and exact cylinders (PCM keeps those of capsules, invalidate_SphereCapsule), shapes that
-follow a wheel, and the contacts between vehicles (sim/vehicle_contact.py).
+Not kept: spheres, exact cylinders, capsules against planes, meshes and hulls (PCM keeps these too, each with its own
+thresholds), shapes that follow a wheel, and the contacts between vehicles (sim/vehicle_contact.py).
 
 Approximations: a pair keeps its manifold while the broad phase (sim/contact.py `_candidates`) keeps the pair; one that
 becomes a candidate makes its points anew (PhysX keeps a pair while the shapes' bounds overlap, and may keep an empty
@@ -49,7 +55,7 @@ from .ground import Ground
 # shape's smallest inner extent, at most a fraction of the length scale (against a mesh: GU_PCM_MESH_MANIFOLD_EPSILON)
 _BOX_MARGIN, _HULL_MARGIN = 0.15, 0.25
 _BOX_TOLERANCE, _HULL_TOLERANCE, _MESH_TOLERANCE = 0.15, 0.05, 0.05
-PLANE, MESH, POLYTOPE = 0, 1, 2  # what the static shape of a pair is
+PLANE, MESH, POLYTOPE, CAPSULE = 0, 1, 2, 3  # the pair: a polytope on a plane, mesh, static polytope; a capsule on a box
 # made anew when the shape's origin moved this many margins along an axis, or the relative turn's quaternion dot fell
 # below this: against planes and meshes (invalidate_PrimitivesPlane, the multi-manifold's invalidate), and against
 # polytopes by the points the manifold holds (invalidate_BoxConvex: invalidateThresholds, invalidateQuatThresholds)
@@ -57,6 +63,9 @@ _MOVED = 0.2
 _PLANE_TURNED, _MESH_TURNED = 0.99996, 0.9998
 _POLYTOPE_MOVED = np.array([0.5, 0.125, 0.25, 0.375, 0.375])
 _POLYTOPE_TURNED = np.array([0.9998, 0.9999, 0.9999, 0.9999, 0.9999])
+# a capsule against a box (pcmContactCapsuleBox, invalidate_SphereCapsule), by the points held (0, 1, 2)
+_CAPSULE_MOVED = np.array([0.5, 0.1, 0.75])
+_CAPSULE_TURNED = np.array([0.9995, 0.9999, 0.9997])
 # a point whose ends drifted apart sideways by this many margins is dropped (projectBreakingThreshold)
 _PLANE_DRIFT, _DRIFT = 0.2, 0.8
 
@@ -118,6 +127,17 @@ def _no_points() -> ManifoldPoints:
     return ManifoldPoints(empty, empty, empty, np.zeros((0, 3)), np.zeros((0, 3)), np.zeros((0, 3)))
 
 
+def capsule_rows(model: ContactModel) -> np.ndarray:
+    """(N,) bool: the capsule rows (a segment core with a radius), which keep manifolds against static boxes."""
+    if "capsule_rows" not in model.cache:
+        rows = np.zeros(len(model.vehicle), bool)
+        if model.radius is not None:
+            rows = (model.radius > 0.0) & ~model.shapes.face_mask.any(axis=1) & (model.shapes.loop_counts[:, 0] == 2)
+            rows[model.following] = False
+        model.cache["capsule_rows"] = rows
+    return model.cache["capsule_rows"]
+
+
 def persistent_rows(model: ContactModel) -> np.ndarray:
     """(N,) bool: the shape rows that keep manifolds against planes and meshes (convex polytopes fixed in the body)."""
     if "persistent_rows" not in model.cache:
@@ -128,6 +148,11 @@ def persistent_rows(model: ContactModel) -> np.ndarray:
         rows[model.cylinders] = False
         model.cache["persistent_rows"] = rows
     return model.cache["persistent_rows"]
+
+
+def _radius(model: ContactModel, rows: np.ndarray) -> np.ndarray:
+    """The rows' round radii (0: a polytope)."""
+    return np.zeros(len(rows)) if model.radius is None else model.radius[rows]
 
 
 def _inner_extent(polytopes) -> np.ndarray:
@@ -178,13 +203,16 @@ def _rules(model: ContactModel, row: np.ndarray, static: np.ndarray, kind: np.nd
     length = length_scale[model.vehicle[row]].astype(float)
     inner = cache["pcm_inner"][row]
     margin = np.where(kind == MESH, _margin(inner, box, length, _MESH_TOLERANCE), _margin(inner, box, length))
-    polytope = kind == POLYTOPE
-    if polytope.any():  # the lesser of the two shapes' margins
+    polytope = (kind == POLYTOPE) | (kind == CAPSULE)
+    if polytope.any():  # the lesser of the two shapes' margins (a capsule's: the static box's)
         first = model.collides.shape[1] - len(model.static_index)
         h = np.where(polytope, static - first, 0)
         static_box = (model.static_boxes.mask[h] if model.static_boxes is not None else np.zeros(len(h), bool))
-        margin = np.where(polytope, np.minimum(margin, _margin(cache["pcm_static_inner"][h] if len(h) else inner,
-                                                               static_box, length)), margin)
+        static_margin = _margin(cache["pcm_static_inner"][h] if len(h) else inner, static_box, length)
+        margin = np.where(polytope, np.where(kind == CAPSULE, static_margin, np.minimum(margin, static_margin)), margin)
+    capsule = kind == CAPSULE
+    if capsule.any():  # the lesser of the box's margin and the capsule's radius
+        margin = np.where(capsule, np.minimum(margin, model.radius[row]), margin)
     plane = kind == PLANE
     return _Rules(np.where(polytope, np.nan, _MOVED * margin), np.where(plane, _PLANE_TURNED, _MESH_TURNED),
                   np.where(plane, _PLANE_DRIFT, _DRIFT) * margin, kind != MESH, margin)
@@ -218,6 +246,8 @@ class Persistence:
         mesh_static = model.plane_count + ground.tri_shape[tri] if tri.size else np.zeros(0, np.int64)
         hull_static = model.static_index[hull] if hull.size else np.zeros(0, np.int64)
         on_mesh, on_hull = persistent[tri_shape], persistent[hull_shape]
+        if hull.size and model.static_boxes is not None:  # a capsule on a static box
+            on_hull = on_hull | (capsule_rows(model)[hull_shape] & model.static_boxes.mask[hull])
         key = np.unique(np.concatenate([np.concatenate(row) * G + np.concatenate(static),
                                         tri_shape[on_mesh] * G + mesh_static[on_mesh],
                                         hull_shape[on_hull] * G + hull_static[on_hull]]).astype(np.int64))
@@ -234,7 +264,8 @@ class Persistence:
         if not found.any():
             return
         kind = np.where(self.static < model.plane_count, PLANE,
-                        np.where(self.static < G - len(model.static_index), MESH, POLYTOPE))
+                        np.where(self.static < G - len(model.static_index), MESH,
+                                 np.where(capsule_rows(model)[self.row], CAPSULE, POLYTOPE)))
         rules = _rules(model, self.row, self.static, kind, length_scale)
         vehicle = model.vehicle[self.row]
         # refreshContactPoints: the kept points' separations from the current poses, the drifted ones dropped
@@ -245,16 +276,23 @@ class Persistence:
         pts, pair = pts.subset(ours), pair[ours]
         R = np.moveaxis(R_all[:, :, self.row[pair]], 2, 0)
         on_body = np.einsum("qij,qj->qi", R, pts.body_point) + position[:, vehicle[pair]].T
-        separation = np.einsum("qj,qj->q", on_body - pts.world_point, pts.normal)
-        drift = on_body - separation[:, None] * pts.normal - pts.world_point
+        core = np.einsum("qj,qj->q", on_body - pts.world_point, pts.normal)  # a round shape's from its core
+        drift = on_body - core[:, None] * pts.normal - pts.world_point
+        radius = _radius(model, self.row[pair])
+        separation = core - radius
         dropped = (drift * drift).sum(axis=1) > rules.drift[pair] ** 2
         lost = np.zeros(len(key), bool)
         lost[pair[dropped]] = True
         # invalidate_*: moved or turned too far since the points were made (against a polytope, by how many are left)
         held = np.minimum(np.bincount(pair[~dropped], minlength=len(key)), len(_POLYTOPE_MOVED) - 1)
-        polytope = kind == POLYTOPE
-        moved_limit = np.where(polytope, _POLYTOPE_MOVED[held] * rules.margin, rules.moved)
-        turned_limit = np.where(polytope, _POLYTOPE_TURNED[held], rules.turned)
+        polytope, capsule = kind == POLYTOPE, kind == CAPSULE
+        # (a capsule's fresh manifold holds GJK's closest point besides the points made: PCM makes the one point
+        # twice where the full generation makes one)
+        held_capsule = np.minimum(held + (held > 0), len(_CAPSULE_MOVED) - 1)
+        moved_limit = np.where(polytope, _POLYTOPE_MOVED[held] * rules.margin,
+                               np.where(capsule, _CAPSULE_MOVED[held_capsule] * rules.margin, rules.moved))
+        turned_limit = np.where(polytope, _POLYTOPE_TURNED[held],
+                                np.where(capsule, _CAPSULE_TURNED[held_capsule], rules.turned))
         moved = np.abs(self._origins(self.row) - prev.origin[at]).max(axis=1) > moved_limit
         turn = np.einsum("jp,pj->p", orientation[:, vehicle].astype(float), prev.orientation[at])
         # ... and a turn that carries the shape's far side farther than the move allows (polytopes)
@@ -269,8 +307,9 @@ class Persistence:
         shape_row, static_of = self.row[pair[q]], self.static[pair[q]]
         reported = ~rules.strict[pair[q]] | (separation[q] <= model.contact_distance[shape_row, static_of])
         q = q[reported]
-        self.kept = Contacts(self.row[pair[q]], self.static[pair[q]], pts.world_point[q], pts.normal[q],
-                             separation[q])
+        # on the static shape; a capsule's on its own surface, where its core's point is now
+        point = np.where((radius[q] > 0.0)[:, None], on_body[q] - radius[q, None] * pts.normal[q], pts.world_point[q])
+        self.kept = Contacts(self.row[pair[q]], self.static[pair[q]], point, pts.normal[q], separation[q])
         # what is left to make anew
         kept_key = key[keep_pair]
         if kept_key.size:
@@ -308,9 +347,13 @@ class Persistence:
         shape_row = contacts.shape[c]
         v = model.vehicle[shape_row]
         R = np.moveaxis(self.R_all[:, :, shape_row], 2, 0)
-        on_body = contacts.point[c] + contacts.separation[c, None] * contacts.normal[c] - self.position[:, v].T
+        # the point on the static shape, and on the vehicle's (a round shape's on its core): a polytope's contact
+        # lies on the static shape, a round shape's on its own surface
+        radius, n, sep = _radius(model, shape_row), contacts.normal[c], contacts.separation[c]
+        on_static = contacts.point[c] - np.where(radius > 0.0, sep, 0.0)[:, None] * n
+        on_body = on_static + (sep + radius)[:, None] * n - self.position[:, v].T
         points = ManifoldPoints(v, shape_row - first[v], contacts.static[c], np.einsum("qji,qj->qi", R, on_body),
-                                contacts.point[c].astype(float), contacts.normal[c].astype(float))
+                                on_static.astype(float), n.astype(float))
         if self.kept_pairs is not None and len(self.kept_pairs):
             pairs = ManifoldPairs.join([pairs, self.kept_pairs], [0, 0])
             points = ManifoldPoints.join([points, self.kept_points], [0, 0]) or _no_points()
