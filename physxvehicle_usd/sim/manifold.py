@@ -280,7 +280,7 @@ class Persistence:
         drift = on_body - core[:, None] * pts.normal - pts.world_point
         radius = _radius(model, self.row[pair])
         separation = core - radius
-        dropped = (drift * drift).sum(axis=1) > rules.drift[pair] ** 2
+        dropped = ~((drift * drift).sum(axis=1) <= rules.drift[pair] ** 2)
         lost = np.zeros(len(key), bool)
         lost[pair[dropped]] = True
         # invalidate_*: moved or turned too far since the points were made (against a polytope, by how many are left)
@@ -293,11 +293,12 @@ class Persistence:
                                np.where(capsule, _CAPSULE_MOVED[held_capsule] * rules.margin, rules.moved))
         turned_limit = np.where(polytope, _POLYTOPE_TURNED[held],
                                 np.where(capsule, _CAPSULE_TURNED[held_capsule], rules.turned))
-        moved = np.abs(self._origins(self.row) - prev.origin[at]).max(axis=1) > moved_limit
+        moved = np.abs(self._origins(self.row) - prev.origin[at]).max(axis=1)
         turn = np.einsum("jp,pj->p", orientation[:, vehicle].astype(float), prev.orientation[at])
         # ... and a turn that carries the shape's far side farther than the move allows (polytopes)
-        travel = np.arccos(np.clip(turn, -1.0, 1.0)) * _margins(model)["pcm_radius"][self.row]
-        invalid = moved | (turn < turned_limit) | (polytope & (travel > moved_limit))
+        travel = np.where(polytope, np.arccos(np.clip(turn, -1.0, 1.0)) * _margins(model)["pcm_radius"][self.row], 0.0)
+        # (written to hold only for numbers: a pose gone NaN, which the guard puts back, makes its points anew)
+        invalid = ~((moved <= moved_limit) & (turn >= turned_limit) & (travel <= moved_limit))
         keep_pair = found & ~invalid & ~(lost & rules.strict)
         self.is_kept = keep_pair
         keep_point = keep_pair[pair] & ~dropped
