@@ -333,6 +333,33 @@ def _car_with_wheel_cylinders(radius: float):
     return Simulator.from_description(read_stage(stage), DT)
 
 
+def test_a_box_that_follows_a_wheel_keeps_no_manifold():
+    # omni.physx moves a wheel's shape every step: its contacts are made anew (sim/manifold.py), even on the model
+    # posed at the wheels' poses, whose rows follow nothing
+    from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics
+
+    from physxvehicle_usd.sim.manifold import persistent_rows
+
+    stage = Usd.Stage.Open(str(CAR))
+    group = UsdPhysics.CollisionGroup.Define(stage, "/World/Car/WheelShapeGroup")
+    group.CreateFilteredGroupsRel().SetTargets([Sdf.Path("/World/Car/WheelQueryGroup")])
+    members = []
+    for wheel in ("FrontLeftWheel", "FrontRightWheel", "RearLeftWheel", "RearRightWheel"):
+        cube = UsdGeom.Cube.Define(stage, f"/World/Car/{wheel}/Collision")
+        cube.CreateSizeAttr(1.0)
+        cube.AddScaleOp().Set(Gf.Vec3f(0.69, 0.3, 0.69))  # as low as the tyre
+        UsdPhysics.CollisionAPI.Apply(cube.GetPrim())
+        members.append(cube.GetPath())
+    group.GetCollidersCollectionAPI().CreateIncludesRel().SetTargets(members)
+    sim = Simulator.from_description(read_stage(stage), DT)
+    wheel_rows = sim.contact.following
+    assert len(wheel_rows) == 4
+    sim.step()
+    assert len(sim.state.contacts["points"]) and set(sim.state.contacts["points"].shape) <= set(wheel_rows)
+    assert not persistent_rows(sim.contact)[wheel_rows].any()
+    assert sim.state.manifolds is None or not np.isin(sim.state.manifolds.pairs.shape, wheel_rows).any()
+
+
 def test_a_wheel_shape_wider_than_its_tyre_lifts_the_car_to_full_droop_as_in_physx():
     # omni.physx moves a wheel's collision shape with the wheel every step (PxVehicleWriteWheelLocalPoseToPhysXWheelShape,
     # before the scene's narrow phase): a cylinder 3 cm wider than the tyre always reaches 3 cm into the ground, so

@@ -355,6 +355,8 @@ class ContactModel:
     def __post_init__(self) -> None:
         following = np.zeros(0, np.int64) if self.wheel is None else np.nonzero(self.wheel >= 0)[0]
         object.__setattr__(self, "following", following)
+        # the rows that follow a wheel, kept where `posed` (whose model follows nothing) shares this cache
+        self.cache["following_rows"] = following
         object.__setattr__(self, "cylinders", np.zeros(0, np.int64) if self.cylinder_ends is None
                            else np.nonzero(np.isfinite(self.cylinder_ends[:, 0, 0]))[0])
         lo, hi = self.shapes.vertices.min(axis=1), self.shapes.vertices.max(axis=1)

@@ -133,7 +133,7 @@ def capsule_rows(model: ContactModel) -> np.ndarray:
         rows = np.zeros(len(model.vehicle), bool)
         if model.radius is not None:
             rows = (model.radius > 0.0) & ~model.shapes.face_mask.any(axis=1) & (model.shapes.loop_counts[:, 0] == 2)
-            rows[model.following] = False
+            rows[model.cache["following_rows"]] = False
         model.cache["capsule_rows"] = rows
     return model.cache["capsule_rows"]
 
@@ -144,7 +144,7 @@ def persistent_rows(model: ContactModel) -> np.ndarray:
         rows = model.shapes.face_mask.any(axis=1)
         if model.radius is not None:
             rows &= model.radius == 0.0
-        rows[model.following] = False
+        rows[model.cache["following_rows"]] = False  # (a posed model's own `following` is empty)
         rows[model.cylinders] = False
         model.cache["persistent_rows"] = rows
     return model.cache["persistent_rows"]
