@@ -77,7 +77,8 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
             if contact.following.size:
                 toe, camber = _compliance_angles(p, s)
                 contact = contact.posed(*wheel_local_pose(p, s, cmd["steer_angle"], toe, camber))
-            touching = generate(contact, ground, begin_position, begin_orientation)
+            touching = generate(contact, ground, begin_position, begin_orientation, s.manifolds, p.length_scale)
+            s.manifolds = touching.manifolds
             if contact.pairs is not None:
                 between = vehicle_contact.generate(contact, begin_position, begin_orientation)
         with_contacts = None

@@ -161,6 +161,8 @@ class Simulator:
         copy_vehicle_rows(s, reset, rows)
         if s.friction is not None:  # their friction patches end: a fresh simulator's have none
             s.friction = s.friction.without(rows)
+        if s.manifolds is not None:  # and their contact manifolds
+            s.manifolds = s.manifolds.without(rows)
         if position is not None or orientation is not None:
             s.body_position[:, rows] = body_p
             s.body_orientation[:, rows] = body_q
