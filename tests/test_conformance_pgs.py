@@ -4,7 +4,13 @@ our side solved by sim/rigid_body.py `_solve_rows_pgs`, figures by their machine
 
 - Driving on flat ground (the fleet of test_conformance_ovphysx.py, its braking, steady-turn and handbrake-turn cars):
   the sticky-tire rows at the braking car's stop are where PGS and TGS differ (PGS keeps them in its velocity
-  iteration); metric and settle window as there.
+  iteration); metric as there: every quantity over the whole run, the launch included, but the wheel speeds (not
+  chassis quantities), from 1.5 s on. The braking car's chassis angular speed is not within the gate: the launch's
+  chatter makes ours differ from PhysX's by 3.7 mrad/s at 0.32 s (float32; 4.4 at 0.22 s float64), 6.5 % (7.7 %) of
+  the run's peak, as under TGS; PhysX against its own copy (30 m aside, the same inputs, the same run:
+  `test_physx_against_its_own_copy_is_over_the_gate_too`) differs by 1.6 mrad/s, 2.8 %, over the gate too but 2.4
+  to 2.8 times less than ours (under TGS 1.3 to 1.8 times less), a factor not explained. From 1.5 s on the braking
+  car's angular speed differs by 0.30 % (float64 0.27 %) of the peak over those steps.
 - The suspension limit (test_conformance_regimes.py's Low and Drop, both units): PGS has no bias cap and no
   sub-steps; a hard row drives the whole separation / dt into the velocity of its position iterations.
 - Contacts (tests/scenarios/contact.py: Ridge6, Curb, Drop, Rollover, both units; test_conformance_contact.py's
@@ -31,6 +37,7 @@ from test_conformance_contact import STEPS as CONTACT_STEPS
 from test_conformance_contact import _figures as contact_figures
 from test_conformance_contact import figure_table
 from test_conformance_ovphysx import (
+    ANGULAR,
     DEFAULT,
     LIMIT,
     MIN_PATH,
@@ -42,6 +49,7 @@ from test_conformance_ovphysx import (
     _stage_meters,
     figures,
     over_limit,
+    physx_against_copies,
     run_beside_physx,
     run_sim,
     table,
@@ -104,14 +112,14 @@ def results(tmp_path_factory) -> Results:
     for key, stage in stages.items():
         if key.endswith("TGS"):
             continue
-        settle = int(round(SETTLE_S / DT)) if key == "driving" else 0  # the fleet's launch chatter, as there
+        settle = int(round(SETTLE_S / DT)) if key == "driving" else 0  # the fleet's wheels' launch chatter, as there
         for name in COMPARED:
             for scenario in stage.scenarios:
                 rows[name][scenario.name] = figures(scenario, mine[key][name], refs[key], settle,
                                                     MIN_PATH / _stage_meters(stage.path))
     for name in COMPARED:
-        print(f"\n{name} vs ovphysx, PGS scenes: worst error relative to the run's peak (driving: angular and wheel "
-              f"speeds after {SETTLE_S} s); final position relative to the path length\n" + table(rows[name]))
+        print(f"\n{name} vs ovphysx, PGS scenes: worst error relative to the run's peak, over the whole run (driving: "
+              f"wheel speeds after {SETTLE_S} s); final position relative to the path length\n" + table(rows[name]))
     low = "/World/Low"
     physx_pgs_vs_tgs = worst_relative(_speed(refs["m TGS"], low), _speed(refs["m"], low))
     ours = worst_relative(_speed(mine["m"]["float64, numpy"], low), _speed(refs["m"], low))
@@ -133,9 +141,28 @@ DRIVING_AND_REGIMES = [*DRIVING, *(f"{REGIME_NAMES[v]} ({u})" for u in UNITS for
 @pytest.mark.parametrize("name, variant", list(variant_cases(DRIVING_AND_REGIMES, VARIANT_NAMES)))
 def test_driving_and_the_suspension_limit_match_physx(results, name, variant):
     got = results.figures[variant][name]
-    assert {"speed", "ang.speed", "wheels", "jounce", "final pos"} <= set(got)
-    bad = over_limit(got)
+    assert {"speed", ANGULAR, "wheels", "jounce", "final pos"} <= set(got)
+    bad = over_limit({k: v for k, v in got.items() if k != ANGULAR})
     assert not bad, f"{name} ({variant}): over {100 * LIMIT:g}% (in %): {bad}"
+
+
+LAUNCH_CHAOS = pytest.mark.xfail(strict=True, reason="the launch from rest's chatter, whole run: 6.5 / 7.7 % (float32 "
+                                 "/ float64; 3.7 / 4.4 mrad/s at 0.2-0.3 s), PhysX against its copy 2.8 % (1.6 mrad/s)")
+
+
+@pytest.mark.parametrize("name, variant", list(variant_cases(
+    DRIVING_AND_REGIMES, VARIANT_NAMES, lambda name, variant: [LAUNCH_CHAOS] if name == "braking from speed" else [])))
+def test_driving_and_the_suspension_limit_angular_speed_matches_physx(results, name, variant):
+    got = results.figures[variant][name][ANGULAR]
+    assert got <= LIMIT, f"{name} ({variant}): chassis angular speed over the whole run {100 * got:.3f} %"
+
+
+def test_physx_against_its_own_copy_is_over_the_gate_too(tmp_path):
+    """What LAUNCH_CHAOS rests on: PhysX's PGS run of the braking car against its copy differs over the launch by more
+    than LIMIT in the chassis angular speed."""
+    spread = physx_against_copies(_driving(tmp_path), ["braking from speed"], tmp_path, int(round(SETTLE_S / DT)))
+    print(f"\nPhysX (PGS) against its own copy, chassis angular speed over the whole run: {spread}")
+    assert spread["braking from speed"] > LIMIT
 
 
 # ------------------------------------------------------------------------------------------- contacts
