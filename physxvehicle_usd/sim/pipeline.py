@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import compiled, vehicle_contact
+from . import compiled, vehicle_contact, vehicle_queries
 from . import vecmath as vm
 from .commands import update_commands
 from .contact import ContactModel, FrictionPatches, generate, patch_rows
@@ -47,8 +47,10 @@ class StepOptions:
 
 
 def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: float, opt: StepOptions = StepOptions(),
-         contact: ContactModel | None = None) -> None:
-    """Advance every vehicle of the batch by dt. contact: the vehicles' collision shapes (None: no contacts)."""
+         contact: ContactModel | None = None, queries: vehicle_queries.VehicleQueries | None = None) -> None:
+    """Advance every vehicle of the batch by dt. contact: the vehicles' collision shapes (None: no contacts);
+    queries: what lets the suspension queries meet other vehicles' shapes (sim/vehicle_queries.py; None: the ground
+    only)."""
     begin_position, begin_orientation = s.body_position.copy(), s.body_orientation.copy()
     R_begin = vm.quat_to_mat(s.body_orientation)  # also the first substep's rotation
     forward_speed = vm.dot(s.linear_velocity, vm.matvec(R_begin, p.lng_axis))
@@ -59,15 +61,18 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
     axle = steered_axle(p, cmd["steer_angle"]) if p.any_sweep else None
     frame = wheel_frame(p, R_begin, s.body_position, offset)  # the begin pose: the query's and the first substep's
     road = query_road_geometry(p, ground, friction, frame, cmd["steer_angle"])
+    road_velocity = None  # the velocity of what each wheel stands on, where that is another vehicle
+    if queries is not None and contact is not None:
+        road, road_velocity = _other_vehicles(p, s, road, contact, queries, frame, cmd["steer_angle"])
     dt_sub = (dt / n_sub).astype(p.dtype)
     # constant compliance: the graphs and the wheel axes in the body frame hold for the whole step
     comp = update_compliance(p, s.jounce) if p.compliance_const else None
     axes = wheel_axes_body(p, cmd["steer_angle"], comp.toe, comp.camber) if comp is not None else None
-    if opt.compiled and compiled.covers(p):
+    if opt.compiled and compiled.covers(p) and road_velocity is None:  # (the kernel takes the road as still)
         s.out = compiled.run_substeps(p, s, road, offset, axle, axes, comp.toe, cmd, diff, dt, dt_sub, n_sub,
                                       opt.kernel_threads)
     else:
-        _numpy_substeps(p, s, road, offset, axle, comp, axes, cmd, diff, R_begin, frame, dt_sub, n_sub)
+        _numpy_substeps(p, s, road, offset, axle, comp, axes, cmd, diff, R_begin, frame, dt_sub, n_sub, road_velocity)
         update_rotation_angle(p, s, s.out["_lng_speed"], cmd["brake_applied"], cmd["drive_applied"], dt)
     if opt.physx_actor:
         # the narrow phase runs after the vehicle update (omni.physx steps the vehicles, then the scene), on the pose
@@ -104,6 +109,22 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
     s.steps += 1
 
 
+def _other_vehicles(p: SimParams, s: SimState, road, contact: ContactModel, queries, frame: tuple, steer: np.ndarray):
+    """The road geometry with the other vehicles' shapes met (sim/vehicle_queries.py), and the road's velocity.
+
+    The shapes that follow a wheel stand where the last vehicle update put them (PhysX writes the wheel shapes'
+    poses at the end of the vehicle update; the scene queries of the next one meet them there): the wheel pose of
+    the state the step begins with."""
+    if contact.following.size:
+        toe, camber = _compliance_angles(p, s)
+        contact = contact.posed(*wheel_local_pose(p, s, steer, toe, camber))
+    length = p.travel_distance + 2.0 * p.radius
+    found = vehicle_queries.see_other_vehicles(
+        queries, contact, p, frame, road, length, vehicle_queries.swept_queries(p, frame, steer), s.body_position,
+        s.body_orientation, s.linear_velocity, s.angular_velocity)
+    return vehicle_queries.apply(road, found, queries, p)
+
+
 def _solved_friction(patches: dict, solved: list, V: int) -> FrictionPatches:
     """patch_rows's friction patches with what the solve said of them: which slid (rigid_body._ContactRows.broken of
     each group of vehicles the solver ran)."""
@@ -126,10 +147,12 @@ def _compliance_angles(p: SimParams, s: SimState) -> tuple[np.ndarray, np.ndarra
 
 
 def _numpy_substeps(p: SimParams, s: SimState, road, offset, axle, comp, axes, cmd, diff, R_begin, frame, dt_sub,
-                    n_sub) -> None:
+                    n_sub, road_velocity: np.ndarray | None = None) -> None:
     """The substeps with the numpy kernels: every vehicle's substep k together, k = 0 .. max(n_sub) - 1.
 
-    R_begin, frame: the begin pose's rotation and `wheel_frame`, the first substep's."""
+    R_begin, frame: the begin pose's rotation and `wheel_frame`, the first substep's; road_velocity (3, V, W): the
+    velocity of what each wheel stands on (None: all still), taken off the wheel's own in the tire's slip speeds
+    (PxVehicleTireSlipSpeedsUpdate)."""
     dt_wheel = vm.per_wheel(dt_sub, p.W)
     for k in range(int(n_sub.max())):
         active = k < n_sub
@@ -145,7 +168,8 @@ def _numpy_substeps(p: SimParams, s: SimState, road, offset, axle, comp, axes, c
             axes = wheel_axes_body(p, cmd["steer_angle"], comp.toe, comp.camber)
         sforce = suspension_force(p, susp, road, comp, Rw, d_w)
         centre = hub + d_w * (p.travel_distance - susp.jounce)
-        tire = update_tire(p, s, Rw, body, d_w, susp.on_ground, road.normal, road.friction, centre, sforce.normal_force,
+        relative = body if road_velocity is None else (body[0], body[1] - road_velocity, body[2])
+        tire = update_tire(p, s, Rw, relative, d_w, susp.on_ground, road.normal, road.friction, centre, sforce.normal_force,
                            axes, comp, cmd["brake_applied"], cmd["drive_applied"], dt_wheel)
         update_wheel_speeds(p, s, cmd, diff, tire.wheel_torque, dt_sub, active)
         centre_offset = centre - body[0]  # R_B offset + d_W (D - j) of this substep

@@ -50,6 +50,7 @@ from .state import (
     output_vehicle_axis,
     vehicle_rows,
 )
+from .vehicle_queries import VehicleQueries
 
 _VEHICLE_CONTROLS = ("accelerator", "brake0", "brake1", "steer", "thrust0", "thrust1")
 _WHEEL_CONTROLS = {"driveTorque": "wheel_drive_torque", "brakeTorque": "wheel_brake_torque", "steerAngle": "wheel_steer_angle"}
@@ -93,6 +94,9 @@ class Simulator:
                 collision.collisionGroups, params.wheel_paths, [_scene_of(collision, path) for path in params.paths])
 
         self.contact = contact_model(self.params)
+        # the suspension queries meet the other vehicles' shapes (sim/vehicle_queries.py)
+        self.queries = None if self.contact is None else VehicleQueries.build(
+            self.contact, collision, self.params.paths, self.params.wheel_paths, self.params.W, batch.friction_tables)
         shards = min(threads, batch.nb_vehicles)
         if options.compiled and compiled.covers(self.params):
             options = dataclasses.replace(options, kernel_threads=shards)
@@ -194,7 +198,7 @@ class Simulator:
         if self._sharded is not None and not self._vehicles_may_touch():
             self._sharded(self.state, self.ground, self.friction, self.dt, self.options)
         else:
-            step(self.params, self.state, self.ground, self.friction, self.dt, self.options, self.contact)
+            step(self.params, self.state, self.ground, self.friction, self.dt, self.options, self.contact, self.queries)
 
     def _vehicles_may_touch(self) -> bool:
         """Whether the broad phase between vehicles finds a pair at the pose the step begins with (the ranges of a
