@@ -7,7 +7,8 @@ ground, <Name>A stands on B's chassis box (its origin ROOF_M higher, all four wh
 chassis box clear of B's), both facing +X:
     Stacked   both at rest: A rests on B's roof (its queries do not reach the ground: without B it would fall);
     Carried<speed>  both rolling at <speed> m/s, the accelerators 0: A's tires take B's velocity off their own
-              (PxVehicleRoadGeometryState::velocity), so A rolls with B.
+              (PxVehicleRoadGeometryState::velocity), so A rolls with B;
+    ...Sweep  the same with both cars sweeping their wheels (physxVehicle:suspensionLineQueryType sweep).
 vehicle2 puts no reaction of A's suspension on B: B feels nothing of A.
 Units: metres and kilograms, or centimetres and grams (as tests/scenarios/contact.py).
 """
@@ -22,8 +23,9 @@ SPAWN_HEIGHT_M = 0.55  # the sample's
 ROOF_M = 1.0  # the chassis box's height: A's origin above B's
 OFFSET_M = -0.2  # A's origin ahead of B's [m]: its wheels (x 1.27 and -1.59) over B's box (x -2.36 .. 2.04)
 
-# name -> speed [m/s]
-SCENARIOS = {"Stacked": 0.0, "Carried2": 2.0}
+# name -> speed [m/s]; names ending in SWEEP sweep their wheels
+SCENARIOS = {"Stacked": 0.0, "Carried2": 2.0, "StackedSweep": 0.0, "Carried2Sweep": 2.0}
+SWEEP = "Sweep"
 
 
 def cars(name: str) -> tuple[str, str]:
@@ -48,6 +50,8 @@ def layer(scenarios: dict[str, float] = SCENARIOS, units: str = "m", filtered: b
             motion = spec.attributes.get("physics:velocity") or Sdf.AttributeSpec(spec, "physics:velocity",
                                                                               Sdf.ValueTypeNames.Vector3f)
             motion.default = (speed * k, 0.0, 0.0)
+            if name.endswith(SWEEP):
+                spec.attributes["physxVehicle:suspensionLineQueryType"].default = "sweep"
         if filtered:
             rel = out.GetRelationshipAtPath(f"{a}/WheelQueryGroup.physics:filteredGroups")
             rel.targetPathList.Append(Sdf.Path(f"{b}/ChassisGroup"))
