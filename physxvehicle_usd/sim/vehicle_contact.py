@@ -54,9 +54,11 @@ the existing path: nothing changes for them and they pay nothing but the broad p
 Solver type: the pairs are solved by their scene's solver (sim/rigid_body.py): TGS, or PGS where the scene's
 physxScene:solverType asks it (`_PairRows.sweep_pgs`); an island with a vehicle of a PGS scene is solved with PGS.
 
-Not modelled: the suspension queries do not see other vehicles (PhysX's wheel raycasts and sweeps hit another car's
-shapes unless its groups filter them); vehicles stepped in different ranges of a sharded Simulator (a batch that may have such contacts is
-stepped as one range).
+The suspension queries meet other vehicles' shapes too (sim/vehicle_queries.py), as PhysX's wheel raycasts and sweeps
+do where the wheel's query group does not filter them.
+
+Not modelled: vehicles stepped in different ranges of a sharded Simulator (a batch that may have such contacts is
+stepped as one range; a step stepped in ranges runs its suspension queries against the ground alone).
 """
 from __future__ import annotations
 
