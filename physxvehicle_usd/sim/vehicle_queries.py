@@ -25,13 +25,16 @@ against that shape alone, as against the ground. Against a sphere or capsule a s
 shape's core grown by its radius, plus the axis from the wheel's centre to the core: an early estimate where the
 hull's corner meets the round surface, not PhysX's GJK.
 
-Cost: nothing near, nothing paid beyond one sort and sweep of boxes (vehicle_contact's `_sweep`): each vehicle's box
-around its wheels' queries against every shape's world box (contact.shape_boxes); only the (wheel, shape) pairs whose
-boxes overlap reach the exact tests.
+Cost (`candidates`): one sort and sweep of boxes (vehicle_contact's `_sweep`), each vehicle's box around its wheels'
+queries against every shape's world box (contact.shape_boxes); only the (wheel, shape) pairs whose boxes overlap reach
+the exact tests. As the contacts' broad phase does, boxes grown by vehicle_contact.QUIET_MARGIN contact offsets that
+meet no other vehicle's let the following steps skip the sweep until some body has moved by that margin against the
+others (vehicle_contact._moved_within, with the reach of the wheels' queries): a fleet apart pays a motion bound per
+step. (Assumed: steering alone moves a wheel's query by less than the margin plus its box's growth across.)
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
@@ -41,7 +44,7 @@ from ..read.collision import collide
 from . import vecmath as vm
 from .contact import ContactModel, _world_polytopes, placed_vertices, shape_boxes, turned_half
 from .ground import _EDGE, _SIDE, SweptWheels
-from .vehicle_contact import _sweep
+from .vehicle_contact import QUIET_MARGIN, _moved_within, _sweep
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,7 @@ class VehicleQueries:
     query_key: np.ndarray  # (V, W) index into `allowed`'s rows
     allowed: np.ndarray  # (Q, N) bool
     friction: np.ndarray  # (T, N)
+    quiet: dict = field(default_factory=dict, repr=False, compare=False)  # the last quiet broad phase's pose
 
     @classmethod
     def build(cls, model: ContactModel | None, description: StageDescription, paths: Sequence[str],
@@ -108,6 +112,9 @@ def candidates(queries: VehicleQueries, model: ContactModel, p, frame: tuple, le
     """(v, w, row) of every wheel query whose box meets another vehicle's shape's world box, where the query's
     filter lets that shape through; and the shapes' rotations (3, 3, N)."""
     none = np.zeros(0, np.int64)
+    quiet = queries.quiet
+    if "position" in quiet and _moved_within(model, quiet, position, orientation):
+        return (none, none, none), None
     lo_w, hi_w = query_boxes(p, frame, length)
     mask = p.mask
     lo_v = np.where(mask[..., None], lo_w, np.inf).min(axis=1)
@@ -117,12 +124,21 @@ def candidates(queries: VehicleQueries, model: ContactModel, p, frame: tuple, le
     centre = np.stack(centre, axis=1)
     lo = np.concatenate([lo_v, centre - half])
     hi = np.concatenate([hi_v, centre + half])
-    a, b = _sweep(lo, hi, np.argsort(-centre.var(axis=0), kind="stable") if len(centre) > 1 else np.arange(3))
+    margin = QUIET_MARGIN * float(model.pairs.contact_offset.max())
+    a, b = _sweep(lo - margin, hi + margin,
+                  np.argsort(-centre.var(axis=0), kind="stable") if len(centre) > 1 else np.arange(3))
     V = p.V
     query, row = np.where(a < V, a, b), np.where(a < V, b, a) - V
     keep = ((a < V) != (b < V))
     query, row = query[keep], row[keep]
-    keep = (model.vehicle[row] != query) & ((lo[query] <= hi[row + V]) & (lo[row + V] <= hi[query])).all(axis=1)
+    near = model.vehicle[row] != query
+    for key in ("position", "orientation", "margin", "reach"):
+        quiet.pop(key, None)
+    if not near.any():  # no query within the margin of another vehicle's shape: none until a body moves by it
+        quiet.update(position=position.astype(float), orientation=orientation.astype(float), margin=margin,
+                     reach=_reach(model, lo_w, hi_w, mask, position))
+        return (none, none, none), R
+    keep = near & ((lo[query] <= hi[row + V]) & (lo[row + V] <= hi[query])).all(axis=1)
     query, row = query[keep], row[keep]
     if not query.size:
         return (none, none, none), R
@@ -135,6 +151,18 @@ def candidates(queries: VehicleQueries, model: ContactModel, p, frame: tuple, le
     v, w, row = v[keep], w[keep], row[keep]
     keep = queries.allowed[queries.query_key[v, w], row]
     return (v[keep], w[keep], row[keep]), R
+
+
+def _reach(model: ContactModel, lo_w: np.ndarray, hi_w: np.ndarray, mask: np.ndarray, position: np.ndarray):
+    """Per vehicle (V,): how far from its body position its shapes and its wheels' query boxes reach (what a turn
+    sweeps, for vehicle_contact._moved_within), plus the query boxes' growth across (a steered wheel's hull turns
+    within it)."""
+    reach = np.zeros(position.shape[1])
+    np.maximum.at(reach, model.vehicle, np.linalg.norm(model.box_centre, axis=0) + np.linalg.norm(model.box_half, axis=0))
+    x = np.moveaxis(position.astype(float), 0, -1)[:, None, :]
+    corner = np.maximum(np.abs(lo_w - x), np.abs(hi_w - x))
+    wheels = np.where(mask, np.linalg.norm(corner, axis=2), 0.0).max(axis=1)
+    return np.maximum(reach, wheels)
 
 
 def _cores(model: ContactModel, rows: np.ndarray, vertices: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
