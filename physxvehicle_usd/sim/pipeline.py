@@ -115,12 +115,14 @@ def _other_vehicles(p: SimParams, s: SimState, road, contact: ContactModel, quer
     The shapes that follow a wheel stand where the last vehicle update put them (PhysX writes the wheel shapes'
     poses at the end of the vehicle update; the scene queries of the next one meet them there): the wheel pose of
     the state the step begins with."""
+    if vehicle_queries.still_quiet(queries, contact, s.body_position, s.body_orientation):
+        return road, None
     if contact.following.size:
         toe, camber = _compliance_angles(p, s)
         contact = contact.posed(*wheel_local_pose(p, s, steer, toe, camber))
     length = p.travel_distance + 2.0 * p.radius
     found = vehicle_queries.see_other_vehicles(
-        queries, contact, p, frame, road, length, vehicle_queries.swept_queries(p, frame, steer), s.body_position,
+        queries, contact, p, frame, road, length, steer, s.body_position,
         s.body_orientation, s.linear_velocity, s.angular_velocity)
     return vehicle_queries.apply(road, found, queries, p)
 

@@ -107,14 +107,20 @@ def query_boxes(p, frame: tuple, length: np.ndarray) -> tuple[np.ndarray, np.nda
     return np.moveaxis(lo, 0, -1).astype(float), np.moveaxis(hi, 0, -1).astype(float)
 
 
+def still_quiet(queries: VehicleQueries, model: ContactModel, position: np.ndarray, orientation: np.ndarray) -> bool:
+    """Whether the last broad phase found every query clear of the other vehicles by the margin and no body has
+    moved by it since (then no query can meet another vehicle)."""
+    return "position" in queries.quiet and _moved_within(model, queries.quiet, position, orientation)
+
+
 def candidates(queries: VehicleQueries, model: ContactModel, p, frame: tuple, length: np.ndarray,
                position: np.ndarray, orientation: np.ndarray):
     """(v, w, row) of every wheel query whose box meets another vehicle's shape's world box, where the query's
     filter lets that shape through; and the shapes' rotations (3, 3, N)."""
     none = np.zeros(0, np.int64)
-    quiet = queries.quiet
-    if "position" in quiet and _moved_within(model, quiet, position, orientation):
+    if still_quiet(queries, model, position, orientation):
         return (none, none, none), None
+    quiet = queries.quiet
     lo_w, hi_w = query_boxes(p, frame, length)
     mask = p.mask
     lo_v = np.where(mask[..., None], lo_w, np.inf).min(axis=1)
@@ -303,14 +309,14 @@ def _shape_geometry(model: ContactModel, rows: np.ndarray, R_all: np.ndarray, po
 
 
 def see_other_vehicles(queries: VehicleQueries, model: ContactModel, p, frame: tuple, road_hits, length: np.ndarray,
-                       swept_wheels, position: np.ndarray, orientation: np.ndarray, linear_velocity: np.ndarray,
+                       steer: np.ndarray, position: np.ndarray, orientation: np.ndarray, linear_velocity: np.ndarray,
                        angular_velocity: np.ndarray) -> VehicleHits | None:
     """The wheels whose query meets another vehicle's shape before the ground's hit (road_hits: the ground's RayHits,
-    (V, W)); None when none does. swept_wheels(v, w): the SweptWheels of those wheels (None: every query a
-    raycast); length: the raycasts' lengths (V, W)."""
+    (V, W)); None when none does. length: the raycasts' lengths (V, W); steer: the wheels' steer angles (V, W)."""
     (v, w, row), R_all = candidates(queries, model, p, frame, length, position, orientation)
     if not v.size:
         return None
+    swept_wheels = swept_queries(p, frame, steer)
     d_w, hub = frame[1], frame[2]
     d = d_w[:, v, w].T.astype(float)
     sweeping = np.zeros(len(v), bool) if swept_wheels is None else swept_wheels.mask[v, w]
