@@ -1,7 +1,8 @@
 """Suspension queries that meet another vehicle, against real PhysX (ovphysx, CPU), with the machinery of
 tests/test_conformance_ovphysx.py (scenarios: tests/scenarios/vehicle_queries.py): a sample car standing on another's
-chassis box, both at rest (Stacked) and both rolling at 2 m/s (Carried2), in metres and kilograms and in centimetres
-and grams.
+chassis box, both at rest (Stacked) and both rolling at 2 m/s (Carried2), and a car whose front wheels roll up a
+wedge that is the other car's chassis collider (Ramp6, at 6 m/s), each with raycasts and with sweeps, in metres and
+kilograms and in centimetres and grams.
 
 Figures per car (test_conformance_contact's: the worst deviation over the run relative to the run's peak, for chassis
 speed and angular speed; the final position's distance relative to the path, at least 1 m) and, for the car on top,
@@ -41,7 +42,8 @@ def _figures(name: str, mine: dict, ref: dict, metres: float) -> dict:
             "ang.speed": worst_relative(norm(body, "angularVelocity"), norm(rbody, "angularVelocity")),
             "final pos": float(np.linalg.norm(position[-1] - rposition[-1]) / path),
             "jounce": worst_relative(jounce, rjounce),
-            "mean jounce": (float(jounce.mean()) * metres, float(rjounce.mean()) * metres)}
+            "mean jounce": (float(jounce.mean()) * metres, float(rjounce.mean()) * metres),
+            "rise": (float(position[-1, 2] - position[0, 2]) * metres, float(rposition[-1, 2] - rposition[0, 2]) * metres)}
 
 
 @pytest.fixture(scope="module")
@@ -99,3 +101,10 @@ def test_the_car_on_top_stands_on_the_other(results):
     for units in UNITS:
         ours, physx = results[f"Stacked A ({units})"]["mean jounce"]
         assert physx > 0.05 and ours > 0.05, (ours, physx)
+
+
+@pytest.mark.parametrize("name", [f"Ramp6{query} A ({units})" for units in UNITS for query in ("", "Sweep")])
+def test_the_car_climbs_the_wedge(results, name):
+    """Its front wheels on the wedge's level top (0.3 m up) at the end: the body has risen by about half that."""
+    ours, physx = results[name]["rise"]
+    assert physx > 0.1 and abs(ours - physx) < 0.01, (ours, physx)
