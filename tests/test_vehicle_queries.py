@@ -10,10 +10,10 @@ from pxr import Usd
 from scenarios import vehicle_queries as scenario
 
 from physxvehicle_usd.read import read_stage
-from physxvehicle_usd.sim import Simulator
+from physxvehicle_usd.sim import Simulator, compiled
 from physxvehicle_usd.sim.contact import polytope
 from physxvehicle_usd.sim.ground import SweptWheels
-from physxvehicle_usd.sim.pipeline import wheel_frame
+from physxvehicle_usd.sim.pipeline import StepOptions, wheel_frame
 from physxvehicle_usd.sim.suspension import steered_wheel_offset
 from physxvehicle_usd.sim.vecmath import quat_to_mat
 from physxvehicle_usd.sim.vehicle_queries import candidates, ray_capsules, ray_polytopes, sweep_shapes
@@ -90,6 +90,16 @@ def test_a_car_carried_by_another_rolls_with_it(carried):
     a, b = (carried.params.paths.index(car) for car in scenario.cars("Carried2"))
     slip = np.abs(np.asarray(carried.telemetry()["wheels"]["tireLongitudinalSlip"]))
     assert slip[a].max() <= slip[b].max() + 1e-3
+
+
+def test_the_compiled_kernel_takes_the_roof_velocity_off_as_numpy_does(carried):
+    layer = scenario.layer({"Carried2": 2.0})
+    sim = Simulator.from_description(read_stage(Usd.Stage.Open(layer)), DT, options=StepOptions(compiled=False))
+    for _ in range(STEPS):
+        sim.step()
+    assert compiled.covers(carried.params)
+    for name in ("body_position", "linear_velocity", "angular_velocity", "rotation_speed", "jounce"):
+        assert np.array_equal(getattr(sim.state, name), getattr(carried.state, name)), name
 
 
 def test_a_query_group_that_filters_the_other_chassis_sees_through_it():

@@ -416,7 +416,9 @@ INLINE void wheel(const Batch *b, Scratch *sc, int64_t l, int64_t i, const int a
     const Vec3 lat_axis = matvec(R, load3(b->axis_lat, VW, i));
     const TireDirections dirs = tire_directions(lat_axis, n, og);
     const Vec3 centre_offset = sub3(add3(hub, scale3(d, D - j)), row3(sc->x, l));
-    const TireSpeeds speeds = contact_speeds(r, row3(sc->v, l), row3(sc->w, l), centre_offset, d, dirs.lng, dirs.lat);
+    /* the wheel's velocity against what it stands on (PxVehicleTireSlipSpeedsUpdate takes the road's off) */
+    const Vec3 v_rel = sub3(row3(sc->v, l), load3(b->road_velocity, VW, i));
+    const TireSpeeds speeds = contact_speeds(r, v_rel, row3(sc->w, l), centre_offset, d, dirs.lng, dirs.lat);
     const float vx = speeds.lng, omega = b->rotation_speed[i];
     const TireSlips slips = tire_slips(r, b->min_lat_slip_denominator_w[i], b->min_active_long_slip_denominator_w[i], b->min_passive_long_slip_denominator_w[i], vx,
                                        speeds.lat, omega, b->brake_applied[i] | b->drive_applied[i]);

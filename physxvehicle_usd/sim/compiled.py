@@ -56,7 +56,7 @@ _FIELDS = (
     + _fields(_F32, "dt_sub throttle")
     # per wheel, this step's inputs
     + _fields(_I32, "road_hit brake_applied drive_applied accel_intent brake_intent")
-    + _fields(_F32, "road_normal road_offset road_friction offset axle axis_lat axis_lng brake_torque drive_torque "
+    + _fields(_F32, "road_normal road_offset road_friction road_velocity offset axle axis_lat axis_lng brake_torque drive_torque "
                     "diff_ratio diff_ave")
     # the state: written in place (_STATE_FIELD below), all but the target gear
     + _fields(_F32, "body_position body_orientation linear_velocity angular_velocity engine_omega switch_time")
@@ -183,9 +183,10 @@ def _parameters(p: SimParams) -> _Call:
 
 def run_substeps(p: SimParams, s: SimState, road, offset: np.ndarray, axle: np.ndarray | None, axes: tuple,
                  toe: np.ndarray, cmd: dict, diff, dt: float, dt_sub: np.ndarray, n_sub: np.ndarray,
-                 threads: int = 1) -> dict[str, np.ndarray]:
+                 threads: int = 1, road_velocity: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """Every substep of this step for every vehicle, then the wheels' rotation angles: what pipeline.step's numpy
-    loop and `wheel.update_rotation_angle` do.
+    loop and `wheel.update_rotation_angle` do. road_velocity (3, V, W): the velocity of what each wheel stands on
+    (None: all still).
 
     Replaces the state arrays the substeps change with new ones (the numerical guard keeps the old ones as
     its snapshot) and returns the telemetry outputs of each vehicle's last substep.
@@ -200,6 +201,7 @@ def run_substeps(p: SimParams, s: SimState, road, offset: np.ndarray, axle: np.n
     c.set("road_normal", road.normal)
     c.set("road_offset", road.offset)
     c.set("road_friction", road.friction)
+    c.set("road_velocity", np.zeros((3, p.V, p.W), np.float32) if road_velocity is None else road_velocity)
     c.set("offset", offset)
     c.set("axle", offset if axle is None else axle)  # read only for sweeps
     c.set("axis_lat", axes[0])
