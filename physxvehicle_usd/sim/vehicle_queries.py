@@ -1,6 +1,7 @@
 """Suspension queries that see other vehicles: a wheel's raycast or sweep (sim/ground.py's, against the static ground)
-also meets the collision shapes of the batch's other vehicles, posed as the contact model places them this step
-(ContactModel with its wheel-following rows `posed`), as PxVehiclePhysXRoadGeometryQueryUpdate's scene query does.
+also meets the collision shapes of the batch's other vehicles at the step's begin pose, wheel shapes where the last
+vehicle update left their wheels (ContactModel `posed`; pipeline._other_vehicles), as
+PxVehiclePhysXRoadGeometryQueryUpdate's scene query does.
 
 Which shapes: omni.physx queries the scene for static and dynamic shapes with a pre-filter of its own
 (VehicleGenerator.cpp, VehicleQueryFilterCallback): the query carries the wheel attachment's collisionGroup, a shape
@@ -13,8 +14,10 @@ the steps of a sharded Simulator stepped in ranges (sim/shards.py), whose querie
 What a hit gives (PxVehicleRoadGeometryState): the plane through the hit point with the hit's normal, the friction of
 the tire's table for the other shape's material, and the hit actor's velocity at the hit point
 (PxRigidBodyExt::getVelocityAtPos), which the tire model takes off the wheel's own velocity at its contact point
-(PxVehicleTireSlipSpeedsUpdate): a wheel standing on a moving car rolls with it. The other bodies' velocities are
-those the step began with (the poses the queries use).
+(PxVehicleTireSlipSpeedsUpdate; the numpy substeps and the compiled kernel alike): a wheel standing on a moving car
+rolls with it. The other bodies' velocities are those the step began with (the poses the queries use); for a sweep
+the hit point is taken where the hull's centre meets the hit plane (PhysX's contact point lies within the wheel's
+radius of it: the hit body's turn rate times that apart).
 
 Geometry: a ray meets a polytope (box, convex hull, a cylinder's hull) where it enters its faces' slab; it meets a
 sphere or capsule (a core point or segment with its radius) exactly. A ray that starts inside a shape hits it at
@@ -85,7 +88,7 @@ class VehicleQueries:
 
 @dataclass
 class VehicleHits:
-    """The wheels whose query met another vehicle's shape before (or instead of) the ground: (V, W) arrays."""
+    """The wheels whose query met another vehicle's shape before (or instead of) the ground, K of them."""
 
     wheels: tuple[np.ndarray, np.ndarray]  # (v, w) of the wheels concerned
     hit: np.ndarray  # (K,) False: the query started inside that shape (no road at all)
