@@ -65,6 +65,19 @@ def test_a_wheel_hull_swept_down_meets_a_box_top_after_the_gap():
     assert n[0] == pytest.approx([0.0, 0.0, 1.0]) and offset[0] == pytest.approx(-1.0)
 
 
+def test_a_wheel_hull_swept_down_onto_a_sphere_meets_its_top():
+    radius, gap, ball = 0.35, 0.2, 0.5
+    wheels = SweptWheels(centre=np.array([[0.0, 0.0, ball + radius + gap]]), lateral=np.array([[0.0, 1.0, 0.0]]),
+                         axis0=np.array([[1.0, 0.0, 0.0]]), axis1=np.array([[0.0, 0.0, 1.0]]),
+                         radius=np.array([radius]), half_width=np.array([0.15]),
+                         direction=np.array([[0.0, 0.0, -1.0]]), distance=np.array([1.0]))
+    t, n, offset, _ = sweep_shapes(wheels, np.zeros((1, 1, 3)), np.zeros((1, 0, 3)), np.zeros((1, 0), bool),
+                                   np.zeros((1, 0, 3)), np.zeros((1, 0), bool), np.array([ball]))
+    lowest = radius * -np.sin(2.0 * np.pi / 30 * np.arange(30)).min()  # the hull's flat bottom over the sphere's top
+    assert t[0] == pytest.approx(gap + radius - lowest, abs=1e-6)
+    assert n[0] == pytest.approx([0.0, 0.0, 1.0]) and offset[0] == pytest.approx(-ball)
+
+
 def _sim(scenarios: dict[str, float], filtered: bool = False) -> Simulator:
     layer = scenario.layer(scenarios, filtered=filtered)
     return Simulator.from_description(read_stage(Usd.Stage.Open(layer)), DT)
