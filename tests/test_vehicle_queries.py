@@ -115,6 +115,17 @@ def test_the_compiled_kernel_takes_the_roof_velocity_off_as_numpy_does(carried):
         assert np.array_equal(getattr(sim.state, name), getattr(carried.state, name)), name
 
 
+def test_a_sharded_simulator_steps_a_car_on_another_as_one_range():
+    layer = scenario.layer({"Stacked": 0.0})
+    sim = Simulator.from_description(read_stage(Usd.Stage.Open(layer)), DT, threads=2,
+                                     options=StepOptions(compiled=False))
+    assert sim.threads == 2
+    for _ in range(3):
+        sim.step()
+    a = sim.params.paths.index(scenario.cars("Stacked")[0])
+    assert np.asarray(sim.telemetry()["wheels"]["isOnGround"])[a].all()
+
+
 def test_a_query_group_that_filters_the_other_chassis_sees_through_it():
     sim = _sim({"Stacked": 0.0}, filtered=True)
     a = sim.params.paths.index(scenario.cars("Stacked")[0])

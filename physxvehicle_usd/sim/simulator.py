@@ -51,7 +51,7 @@ from .state import (
     output_vehicle_axis,
     vehicle_rows,
 )
-from .vehicle_queries import VehicleQueries
+from .vehicle_queries import VehicleQueries, still_quiet
 
 _VEHICLE_CONTROLS = ("accelerator", "brake0", "brake1", "steer", "thrust0", "thrust1")
 _WHEEL_CONTROLS = {"driveTorque": "wheel_drive_torque", "brakeTorque": "wheel_brake_torque", "steerAngle": "wheel_steer_angle"}
@@ -202,10 +202,15 @@ class Simulator:
             step(self.params, self.state, self.ground, self.friction, self.dt, self.options, self.contact, self.queries)
 
     def _vehicles_may_touch(self) -> bool:
-        """Whether the broad phase between vehicles finds a pair at the pose the step begins with (the ranges of a
-        sharded step would miss a pair across two of them)."""
+        """Whether the broad phase between vehicles finds a pair at the pose the step begins with, or a suspension
+        query may meet another vehicle (the ranges of a sharded step would miss a pair across two of them, and their
+        queries meet the ground alone)."""
         if self.contact is None or self.contact.pairs is None:
             return False
+        if self.queries is not None and not still_quiet(self.queries, self.contact, self.state.body_position,
+                                                        self.state.body_orientation):
+            return True  # a wheel's query may meet another vehicle (the whole batch's step finds out, and when not,
+            # that none can until a body moves by the quiet margin)
         (first, _), _ = vehicle_contact.candidate_pairs(self.contact, self.state.body_position,
                                                         self.state.body_orientation)
         return first.size > 0

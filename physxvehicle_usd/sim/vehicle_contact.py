@@ -58,7 +58,7 @@ The suspension queries meet other vehicles' shapes too (sim/vehicle_queries.py),
 do where the wheel's query group does not filter them.
 
 Not modelled: vehicles stepped in different ranges of a sharded Simulator (a batch that may have such contacts is
-stepped as one range; a step stepped in ranges runs its suspension queries against the ground alone).
+stepped as one range, and so is one whose suspension queries may meet another vehicle).
 """
 from __future__ import annotations
 

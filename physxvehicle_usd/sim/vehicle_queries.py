@@ -8,8 +8,8 @@ Which shapes: omni.physx queries the scene for static and dynamic shapes with a 
 its own collision group, and the shape is skipped only where both have a group and the two groups filter each other
 (read/collision.collide). There is no test of the actor: a vehicle's own shapes are kept out by its groups alone (the
 sample car's WheelQueryGroup filters its ChassisGroup). Not modelled: a vehicle's own shapes, left out here whatever
-the groups say (PhysX meets an unfiltered own chassis, and a query starting inside it at distance 0: no road at all);
-the steps of a sharded Simulator stepped in ranges (sim/shards.py), whose queries meet the ground alone.
+the groups say (PhysX meets an unfiltered own chassis, and a query starting inside it at distance 0: no road at all).
+A sharded Simulator steps its ranges apart (their queries meet the ground alone) only while `still_quiet` holds.
 
 What a hit gives (PxVehicleRoadGeometryState): the plane through the hit point with the hit's normal, the friction of
 the tire's table for the other shape's material, and the hit actor's velocity at the hit point
