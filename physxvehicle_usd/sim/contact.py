@@ -71,9 +71,11 @@ from ..description import (
     canonical_value,
 )
 from ..read.collision import COMBINE_MODES, collide
+from . import round_contact
 from . import vecmath as vm
-from .ground import Ground
+from .ground import ROUND_KINDS, Ground
 from .pcm_box import PLANE_ORDER, Boxes, box_box, box_frame
+from .round_contact import StaticRounds
 
 if TYPE_CHECKING:
     from .vehicle_contact import PairModel
@@ -327,6 +329,7 @@ class ContactModel:
     cylinder_ends: np.ndarray | None = None
     cylinder_radius: np.ndarray | None = None
     pairs: "PairModel | None" = None  # the shapes' contacts with other vehicles' shapes (sim/vehicle_contact.py)
+    static_rounds: StaticRounds | None = None  # the static spheres and capsules, last among the columns
     # derived: each shape's box in the body frame (centre, half extents), how far beyond it a contact may start;
     # the static polytopes' world boxes
     box_centre: np.ndarray = field(init=False)  # (3, N)
@@ -401,8 +404,11 @@ class ContactModel:
                 corners.append(points if w < 0 else np.zeros((0, 3)))
         if not rows:
             return None
+        rounds = [g for g in ground if g.kind in ROUND_KINDS]
         statics = [g for g in ground if g.kind in ("plane", "mesh")] + [g for g in ground if g.kind == "convex"]
         hulls = [placed_hull(g) for g in ground if g.kind == "convex"]
+        H = len(hulls)
+        statics += rounds
         G = len(statics)
 
         # per distinct (material, groups, offsets) of either side, then spread over the pairs: a fleet of copies
@@ -425,7 +431,7 @@ class ContactModel:
         rows = np.asarray(rows)
         return cls(rows, Polytopes.stack(polys), table["cd"], table["rd"], table["sf"], table["df"],
                    table["e"], collides, Polytopes.stack(hulls) if hulls else None,
-                   np.arange(plane_count + mesh_count, G), plane_count, Boxes.of(corners),
+                   np.arange(plane_count + mesh_count, plane_count + mesh_count + H), plane_count, Boxes.of(corners),
                    Boxes.of(static_corners) if static_corners else None,
                    np.asarray(wheel) if any(w >= 0 for w in wheel) else None,
                    *(None if scenes is None else np.array([_scene_value(b, row) for b in scenes], float)
@@ -434,7 +440,8 @@ class ContactModel:
                    if any(sh.kind != "convex" for sh in own) else None,
                    *((np.array(ends), np.array([sh.radius if sh.cylinderEnds is not None else 0.0 for sh in own]))
                      if any(sh.cylinderEnds is not None for sh in own) else (None, None)),
-                   PairModel.build(own, rows, materials, groups))
+                   PairModel.build(own, rows, materials, groups),
+                   StaticRounds.of(rounds, G - len(rounds)) if rounds else None)
 
 
     def posed(self, rotation: np.ndarray, translation: np.ndarray) -> "ContactModel":
@@ -612,7 +619,7 @@ def _candidates(model: ContactModel, ground: Ground, position: np.ndarray, orien
             query, tri = ground.grid.pairs(lo[inside], hi[inside])
             shape = inside[query]
             static = model.plane_count + ground.tri_shape[tri]
-            first = len(model.collides[0]) - len(model.static_index)  # the static polytopes come last
+            first = int(model.static_index[0]) if model.static_index.size else len(model.collides[0])
             polytope_face = static >= first
             # a mesh triangle by its own box; a polytope's face by the polytope's box, so that a shape wholly inside
             # it, near none of its faces, is found (the grid lists a face in every cell its projection covers, and
@@ -640,7 +647,9 @@ def generate(model: ContactModel, ground: Ground, position: np.ndarray, orientat
     broad phase (`_candidates`) keeps have their vertices moved: a fleet on flat ground touching nothing pays for a
     box per shape."""
     planes, (hull_shape, hull), (tri_shape, tri), R_all = _candidates(model, ground, position, orientation)
-    rows = np.unique(np.concatenate(planes + [hull_shape, tri_shape]))
+    round_shape, round_k = (round_contact.candidates(model, position, orientation) if model.static_rounds is not None
+                            else (np.zeros(0, np.int64),) * 2)
+    rows = np.unique(np.concatenate(planes + [hull_shape, tri_shape, round_shape]))
     if not rows.size:
         return Contacts.empty()
     R, vertices = placed_vertices(model, rows, R_all, position)
@@ -672,6 +681,8 @@ def generate(model: ContactModel, ground: Ground, position: np.ndarray, orientat
         static = model.plane_count + ground.tri_shape[tri]
         parts.append(polytope_contacts(A, B, tri_shape, static, model.contact_distance[tri_shape, static],
                                        single_sided=ground.tri_normals[tri], radius=_radius(model, tri_shape)))
+    if round_shape.size:
+        parts.append(round_contact.contacts(model, round_shape, round_k, vertices, R))
     parts = [p for p in parts if len(p)]
     if not parts:
         return Contacts.empty()
