@@ -1,14 +1,16 @@
 """Static ground for the suspension queries: infinite planes and triangle meshes from the description (static
-convex polytopes, boxes among them, as the triangles of their faces, after the meshes).
+convex polytopes, boxes among them, as the triangles of their faces, after the meshes), then static spheres and
+capsules (their cores and radii).
 
 PhysX's raycast semantics that matter here: planes and meshes are single-sided (a ray travelling along
 the face normal misses), a hit at distance 0 (ray starting inside) is no hit, and the closest hit wins.
 Mesh queries test only the triangles whose boxes overlap the query's (`box_pairs`), found through the ground's
 TriangleGrid (sim/triangle_grid.py), so a fleet on a large road mesh costs about what it costs on a plane.
 
+A ray meets a sphere or capsule where it enters it (one starting inside misses, as one starting behind a plane).
 Sweeps (`sweep`) move the shape omni.physx sweeps for a wheel, a convex prism over a regular polygon of
 HULL_POINTS corners (not a true cylinder), along the suspension against the ground, as PxScene::sweep with
-eMTD does; see `sweep` for what is reported.
+eMTD does (against spheres and capsules: sim/round_sweep.py); see `sweep` for what is reported.
 """
 from __future__ import annotations
 
@@ -286,7 +288,7 @@ def _round_hits(ground: Ground, o: np.ndarray, d: np.ndarray, L: np.ndarray, bes
     disc = qb * qb - qa * qc
     side = (qa > 0.0) & (disc >= 0.0) & (length > 0.0)
     t = np.where(side, (-qb - np.sqrt(np.maximum(disc, 0.0))) / np.where(qa > 0.0, qa, 1.0), np.inf)
-    along = ((m + t[:, None] * direction) * u).sum(1)
+    along = ((m + np.where(np.isfinite(t), t, 0.0)[:, None] * direction) * u).sum(1)
     candidates.append(np.where(side & (along >= 0.0) & (along <= length), t, np.inf))
     t = np.min(candidates, axis=0)
     inside = ((origin - segment_points(a, b, origin)) ** 2).sum(1) <= r * r
@@ -448,15 +450,30 @@ def _sweep_triangles(ground: Ground, wheels: SweptWheels, only_shape: np.ndarray
     return out
 
 
+def _sweep_shapes(ground: Ground, wheels: SweptWheels, only_shape: np.ndarray | None = None) -> _TriangleHits:
+    """The earliest contact of each hull with the triangles and the static spheres and capsules
+    (sim/round_sweep.py); of equally early ones, the triangle's."""
+    hits = _sweep_triangles(ground, wheels, only_shape)
+    if ground.round_ends is None:
+        return hits
+    from .round_sweep import sweep_rounds
+
+    rounds = sweep_rounds(ground, wheels, only_shape)
+    sooner = rounds.t < hits.t
+    for name in ("t", "normal", "offset", "shape", "mtd"):
+        getattr(hits, name)[sooner] = getattr(rounds, name)[sooner]
+    return hits
+
+
 def sweep(ground: Ground, wheels: SweptWheels) -> RayHits:
     """The road plane of each wheel hull swept from maximum compression along its suspension (PxScene::sweep with
     eMTD, then PxVehiclePhysXRoadGeometryQueryUpdate's use of the hit), component-first like `raycast`.
 
     The closest contact gives the plane through its contact point with its normal. A hull that starts inside a
-    triangle is moved out along the separating direction by 1.01 max(radius, depth), swept back against that mesh
-    alone, and the plane of that contact is used (none when it starts inside again). A plane is a half-space: the
-    hull hits it when its lowest corner is below the plane at the start or at the end of the sweep, and then the plane
-    itself is the hit plane."""
+    triangle, sphere or capsule is moved out along the separating direction by 1.01 max(radius, depth), swept back
+    against that mesh (sphere, capsule) alone, and the plane of that contact is used (none when it starts inside
+    again). A plane is a half-space: the hull hits it when its lowest corner is below the plane at the start or at the
+    end of the sweep, and then the plane itself is the hit plane."""
     N = wheels.radius.shape[0]
     best_t = np.full(N, np.inf)
     best_n = np.zeros((N, 3))
@@ -473,14 +490,14 @@ def sweep(ground: Ground, wheels: SweptWheels) -> RayHits:
         best_n = np.where(better[:, None], n, best_n)
         best_d = np.where(better, d, best_d)
         best_shape = np.where(better, k, best_shape)
-    tri = _sweep_triangles(ground, wheels)
+    tri = _sweep_shapes(ground, wheels)
     inside = np.nonzero(np.isfinite(tri.t) & (tri.t < 0.0) & (tri.t < best_t))[0]
     if inside.size:
         # PxVehiclePhysXRoadGeometryQueryUpdate: out along the separating direction, then back against that mesh
         step = np.maximum(wheels.radius[inside], -tri.t[inside])
         out_there = wheels.centre[inside] + tri.mtd[inside] * (1.01 * step)[:, None]
-        again = _sweep_triangles(ground, wheels.moved(inside, out_there, -tri.mtd[inside], 1.02 * step),
-                                 only_shape=tri.shape[inside])
+        again = _sweep_shapes(ground, wheels.moved(inside, out_there, -tri.mtd[inside], 1.02 * step),
+                              only_shape=tri.shape[inside])
         clean = np.isfinite(again.t) & (again.t > 0.0)
         tri.t[inside] = np.where(clean, -1.0, np.inf)  # a start inside comes before any contact along the sweep
         tri.normal[inside], tri.offset[inside] = again.normal, again.offset
