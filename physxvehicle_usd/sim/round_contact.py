@@ -103,10 +103,11 @@ def contacts(model: "ContactModel", shape: np.ndarray, k: np.ndarray, vertices: 
                                  radius=rounds.radius[k[hull]])
         # its normal from the vehicle's hull towards the static core (PhysX's, the round shape being shape 0); its
         # point on the round surface (capsule-box, capsule-convex, sphere-convex), but on the box for sphere-box
-        on_box = rounds.spheres[k[hull][made.pair]] & model.boxes.mask[made.shape]
-        made.point = np.where(on_box[:, None], made.point - made.separation[:, None] * made.normal, made.point)
-        made.normal = -made.normal
-        parts.append(made)
+        if len(made):
+            on_box = rounds.spheres[k[hull][made.pair]] & model.boxes.mask[made.shape]
+            made.point = np.where(on_box[:, None], made.point - made.separation[:, None] * made.normal, made.point)
+            made.normal = -made.normal
+            parts.append(made)
     both = np.nonzero(round_own)[0]
     if both.size:
         parts.append(_round_round(model, shape[both], k[both], vertices, limit[both]))
