@@ -3,8 +3,10 @@ of tests/test_conformance_ovphysx.py (scenarios: tests/scenarios/contact.py): th
 wheel tracks at 3, 6 and 10 m/s, into a curb across the track at 4 m/s, dropped upside down onto its chassis, with
 collision cylinders on its wheels touching the ground or filtered from it (full throttle from rest), and with a
 convex-hull chassis scraping over a triangle-mesh hump at 6 m/s, with a capsule chassis into a ridge, a sphere chassis
-onto a box's edge, and dropped with a chassis of restitution 1 faster and slower than the scene's bounce threshold; in
-metres and kilograms and in centimetres and grams.
+onto a box's edge, and dropped with a chassis of restitution 1 faster and slower than the scene's bounce threshold, into
+a static sphere (Boulder), over a static capsule lying across the road with raycasts and with sweeps (Log, LogSwept),
+and with a sphere chassis dropped onto a static capsule (SphereOnLog); in metres and kilograms and in centimetres and
+grams.
 The cars but the driven ones roll in with the accelerator at 0.
 
 Figures (the worst deviation relative to the run's peak, test_conformance_ovphysx.figures' metric) for chassis speed,

@@ -14,6 +14,7 @@ from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.sim import Simulator
 from physxvehicle_usd.sim.contact import generate
 from physxvehicle_usd.sim.ground import Ground, SweptWheels, raycast, sweep
+from physxvehicle_usd.write import write_stage
 
 CAR = SAMPLES / "car" / "car.usda"
 DT = 1.0 / 60.0
@@ -82,6 +83,12 @@ def test_the_reader_describes_a_static_capsule_by_its_segment_radius_offsets_and
     assert np.allclose(ground.round_ends[0], [[3.0, -1.5, 0.2], [3.0, 1.5, 0.2]])
     assert boulder.kind == "sphere" and boulder.points == [[0.0, 0.0, 0.0]] and boulder.radius == pytest.approx(1.0)
     assert not [d for d in description.diagnostics if d.code == "CONTACT_SHAPE"]
+    # written back (write_stage) and read again: the same core, radius and transform
+    again = {g.path: g for g in read_stage(write_stage(description)).ground}
+    for shape in (log, boulder):
+        got = again[shape.path]
+        assert got.kind == shape.kind and np.allclose(got.points, shape.points)
+        assert got.radius == pytest.approx(shape.radius) and np.allclose(got.transform, shape.transform)
 
 
 def test_a_box_meets_a_static_sphere_at_the_box_s_nearest_point():

@@ -2,7 +2,8 @@
 
 Every vehicle shape the simulator collides is a convex polytope (read/collision.py: boxes, 30-corner cylinder hulls,
 convex-hull meshes) or a sphere or capsule (a core, its centre or segment, with a radius), met against planes, static
-convex polytopes (boxes, hulls) and the triangles of static meshes. omni.physx gives PhysX a UsdGeom.Cylinder as the
+convex polytopes (boxes, hulls) and the triangles of static meshes here, and against static spheres and capsules in
+sim/round_contact.py (the static round shapes come last among the static columns). omni.physx gives PhysX a UsdGeom.Cylinder as the
 exact cylinder (PxConvexCoreGeometry; its approximateCylinders setting is off by default): against a plane it is met
 exactly (`_cylinder_plane`), against polytopes and triangles as its hull.
 `ContactModel` holds the shapes as padded arrays, one row per vehicle shape (its vehicle, points, faces, edges,
