@@ -138,7 +138,8 @@ def test_chassis_speed_and_final_position_match_physx(results, name):
 # the car rolled the other way (Ridge10 47 %, now 0.2 %). What is left, per run (m / cm_g):
 ANGULAR_OUT = {
     "Drop": "dropped flat on the roof: rates under 1 mrad/s after the landing against a 0.026 rad/s peak, 2.0 / 3.9 %",
-    "WheelsTouching": "wheel cylinders dragging: yaw jitter of a few mrad/s against a 0.01 rad/s peak, 51 / 34 %",
+    "WheelsTouching": "wheel cylinders dragging: yaw jitter of a few mrad/s against a 0.01 rad/s peak, 57 / 43 % (51 / "
+                      "34 % before the round-obstacle cars joined the stage: PhysX's jitter moved, ours is unchanged)",
     "WheelsFiltered": "driven, wheel shapes filtered: PhysX's yaw of a few mrad/s at the start, ours none, against a "
                       "0.04 rad/s peak, 7.2 / 10.9 %",
     "HullOnHump": "convex hull on a triangle mesh: PhysX's PCM mesh contacts, 29.6 %",
