@@ -96,6 +96,14 @@ def contacts(model: "ContactModel", shape: np.ndarray, k: np.ndarray, vertices: 
     round_own = own_radius > 0.0
     parts = []
     hull = np.nonzero(~round_own)[0]
+    if hull.size:
+        B = _world_polytopes(model.shapes, shape[hull], vertices, R)
+        core, margin = _box_cores(model, shape[hull], B, R)
+        made, sat = _capsule_manifold(rounds.ends[k[hull]], rounds.radius[k[hull]], ~rounds.spheres[k[hull]], B,
+                                      core, margin, limit[hull])
+        made.shape, made.static = shape[hull][made.pair], column[hull][made.pair]
+        parts.append(made)
+        hull = hull[sat]
     if hull.size:  # the static core is polytope_contacts' round shape A, the vehicle's hull B
         A = _rows(rounds.cores, k[hull])
         B = _world_polytopes(model.shapes, shape[hull], vertices, R)
@@ -116,6 +124,172 @@ def contacts(model: "ContactModel", shape: np.ndarray, k: np.ndarray, vertices: 
         return Contacts.empty()
     return Contacts(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("shape", "static", "point", "normal",
                                                                                   "separation")))
+
+
+def _inside_faces(point: np.ndarray, B: "Polytopes", rows: np.ndarray, faces: np.ndarray) -> np.ndarray:
+    """Whether points (Q, 3), projected along their face's normal, lie in faces `faces` of B's rows `rows`."""
+    loop = B.vertices[rows[:, None], B.loops[rows, faces]]  # (Q, M, 3)
+    count = B.loop_counts[rows, faces]
+    M = loop.shape[1]
+    following = np.where((np.arange(M)[None] >= count[:, None] - 1)[..., None], loop[:, :1], np.roll(loop, -1, 1))
+    normal = B.normals[rows, faces]
+    side = np.einsum("qj,qmj->qm", normal, np.cross(following - loop, point[:, None] - loop))
+    eps = 1e-7 * (1.0 + np.abs(loop).max(axis=(1, 2)))[:, None]
+    return ((side >= -eps) | (np.arange(M)[None] >= count[:, None])).all(axis=1)
+
+
+_EE_SLACK = 0.005  # PCM's edge contacts: the crossing may lie this far (of the edge's length) beyond its ends
+_WITNESS = 1e-3  # faces whose planes pass this near (of the hull's size) the nearest point compete as reference
+
+
+_BOX_MARGIN = 0.15  # PCM's box margin: this much of the box's least half extent (BOX_MARGIN_RATIO)
+
+
+def _box_cores(model: "ContactModel", rows: np.ndarray, B: "Polytopes", R: np.ndarray):
+    """The cores PCM's GJK meets (B's rows as they are but for boxes: each box shrunk by its margin on every side, a
+    box rounded by the margin standing for it) and the margins (0: not a box)."""
+    from .contact import Polytopes
+
+    boxes = model.boxes.rows(rows)
+    margin = np.where(boxes.mask, _BOX_MARGIN * boxes.half.min(axis=1), 0.0)
+    if not boxes.mask.any():
+        return B, margin
+    axes = np.einsum("pkj,pij->pki", boxes.axes, R[rows])  # world: row k the box's k axis
+    centre = B.vertices[:, :8].mean(axis=1)
+    local = np.einsum("pvj,pkj->pvk", B.vertices - centre[:, None], axes)
+    shrunk = np.sign(local) * np.maximum(np.abs(local) - margin[:, None, None], 0.0)
+    vertices = np.where(boxes.mask[:, None, None], centre[:, None] + np.einsum("pvk,pkj->pvj", shrunk, axes),
+                        B.vertices)
+    offsets = np.where(B.face_mask, B.offsets - margin[:, None], B.offsets)
+    return Polytopes(vertices, B.normals, offsets, B.face_mask, B.loops, B.loop_counts, B.edges, B.edge_mask,
+                     B.axis_edges, B.axis_mask), margin
+
+
+def _nearest(a: np.ndarray, b: np.ndarray, B: "Polytopes") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distance of segments a b from polytopes B outside them, and the nearest points (on the segment, on B): a
+    segment end and its foot on a face, or the segment and an edge."""
+    from .contact import _segments_closest
+
+    P, F = len(a), B.normals.shape[1]
+    rows = np.arange(P)
+    best_d = np.full(P, np.inf)
+    core_pt, hull_pt = np.zeros((P, 3)), np.zeros((P, 3))
+    for p in (a, b):
+        height = np.where(B.face_mask, np.einsum("pfj,pj->pf", B.normals, p) - B.offsets, -np.inf)
+        foot = p[:, None] - np.where(np.isfinite(height), height, 0.0)[..., None] * B.normals
+        pr, pf = np.nonzero(height >= 0.0)
+        over = np.zeros((P, F), bool)
+        over[pr, pf] = _inside_faces(foot[pr, pf], B, pr, pf)
+        d = np.where(over, height, np.inf)
+        f = d.argmin(axis=1)
+        better = d[rows, f] < best_d
+        best_d = np.where(better, d[rows, f], best_d)
+        core_pt = np.where(better[:, None], p, core_pt)
+        hull_pt = np.where(better[:, None], foot[rows, f], hull_pt)
+    e0 = B.vertices[rows[:, None], B.edges[:, :, 0]]
+    e1 = B.vertices[rows[:, None], B.edges[:, :, 1]]
+    on_core, on_edge = _segments_closest(a[:, None], (b - a)[:, None], e0, e1 - e0)
+    d = np.where(B.edge_mask, np.linalg.norm(on_core - on_edge, axis=2), np.inf)
+    k = d.argmin(axis=1)
+    better = d[rows, k] < best_d
+    best_d = np.where(better, d[rows, k], best_d)
+    core_pt = np.where(better[:, None], on_core[rows, k], core_pt)
+    hull_pt = np.where(better[:, None], on_edge[rows, k], hull_pt)
+    return best_d, core_pt, hull_pt
+
+
+def _capsule_manifold(ends: np.ndarray, radius: np.ndarray, capsule: np.ndarray, B: "Polytopes", core: "Polytopes",
+                      margin: np.ndarray, limit: np.ndarray) -> "tuple[Contacts, np.ndarray]":
+    """PCM's capsule-box and capsule-convex full manifold for static capsules (ends (P, 2, 3), radius) against the
+    vehicle's hulls B (world): from the nearest points of the segment and the hull's core (`core`: a box shrunk by
+    its `margin`, which PCM's GJK rounds it by: near an edge the box is that much rounder; the normal n from the core
+    towards the segment, the distance less the margin), the hull's face through that point most facing n is the
+    reference; each segment end
+    within reach, moved along -n onto that face's plane and landing inside the face, is a point (separated by how far
+    it moved, less the radius); under two such points, the segment's crossings of the planes through each of the
+    face's edges along n, over the edge, are points too; none at all: the nearest points' one. The points on the
+    capsule's surface, the normal -n (from the static capsule towards the vehicle). Returns the contacts (`pair`:
+    the row of the pair among these) and which pairs it left to the separating-axis test (spheres, and segments
+    touching or inside the hull)."""
+    from .contact import Contacts
+
+    a, b = ends[:, 0], ends[:, 1]
+    best_d, core_pt, hull_pt = _nearest(a, b, B)
+    rounded = np.where(margin > 0.0, _nearest(a, b, core)[0] - margin, best_d)
+    scale = np.ptp(B.vertices, axis=1).max(axis=1)
+    apart = best_d > 1e-6 * (1.0 + scale)
+    reach = radius + limit
+    sat = ~capsule | ~apart  # spheres, and cores touching the hull: the separating-axis test
+    use = np.nonzero(~sat & (rounded - radius < limit))[0]
+    empty = Contacts(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros((0, 3)), np.zeros((0, 3)), np.zeros(0),
+                     np.zeros(0, np.int64))
+    if not use.size:
+        return empty, sat
+    n = (core_pt[use] - hull_pt[use]) / best_d[use, None]
+    # the reference face: of the faces through the nearest hull point (within the witness tolerance: the margin,
+    # PCM's clamped to 1-5 cm in metres), the one facing n most
+    witness = hull_pt[use]
+    tolerance = np.maximum(margin[use], _WITNESS * scale[use])[:, None]
+    signed = np.einsum("pfj,pj->pf", B.normals[use], witness) - B.offsets[use]
+    dist = np.where(B.face_mask[use] & (signed >= -tolerance), np.abs(signed), np.inf)
+    near = dist < dist.min(axis=1, keepdims=True) + tolerance
+    facing = np.where(near, np.einsum("pfj,pj->pf", B.normals[use], n), -np.inf)
+    ref = facing.argmax(axis=1)
+    n_ref, d_ref = B.normals[use, ref], B.offsets[use, ref]
+    along = np.einsum("pj,pj->p", n_ref, n)
+    inverse = np.where(along > 0.0, 1.0 / np.where(along > 0.0, along, 1.0), 0.0)
+    points, pairs, seps = [], [], []
+    made = np.zeros(len(use), np.int64)
+    for p in (a[use], b[use]):  # PCM's capsule (CapsuleV): its - end first (the order ovphysx reports for LogStrike)
+        t = (np.einsum("pj,pj->p", n_ref, p) - d_ref) * inverse
+        proj = p - t[:, None] * n
+        ok = (t <= reach[use]) & _inside_faces(proj, B, use, ref)
+        points.append(p[ok])
+        pairs.append(np.nonzero(ok)[0])
+        seps.append(t[ok])
+        made += ok
+    few = np.nonzero(made < 2)[0]
+    if few.size:  # the segment's crossings of the planes through the reference face's edges along n
+        loop = B.vertices[use[few, None], B.loops[use[few], ref[few]]]
+        count = B.loop_counts[use[few], ref[few]]
+        M = loop.shape[1]
+        previous = np.where((np.arange(M)[None] == 0)[..., None], loop[np.arange(len(few)), count - 1][:, None],
+                            np.roll(loop, 1, axis=1))
+        nn = n[few][:, None]
+        p, q = a[use[few]][:, None], b[use[few]][:, None]
+        edge = previous - loop
+        across = np.cross(edge, nn)
+        sp = np.einsum("pmj,pmj->pm", across, p - loop)
+        sq = np.einsum("pmj,pmj->pm", across, q - loop)
+        pq = q - p
+        npq = np.einsum("pmj,pmj->pm", across, np.broadcast_to(pq, across.shape))
+        crossing = (sp * sq <= 0.0) & (npq != 0.0) & (np.arange(M)[None] < count[:, None])
+        at = p - sp[..., None] / np.where(npq != 0.0, npq, 1.0)[..., None] * pq
+        per = np.cross(np.broadcast_to(nn, edge.shape), np.broadcast_to(pq, edge.shape))
+        tv = np.einsum("pmj,pmj->pm", per, at - loop) / np.where(
+            np.abs(np.einsum("pmj,pmj->pm", per, edge)) > 1e-30, np.einsum("pmj,pmj->pm", per, edge), 1e-30)
+        crossing &= (tv >= -_EE_SLACK) & (tv <= 1.0 + _EE_SLACK)
+        gap = np.einsum("pmj,pmj->pm", (at - loop) - tv[..., None] * edge, np.broadcast_to(nn, edge.shape))
+        crossing &= gap <= reach[use[few]][:, None]
+        pr, m = np.nonzero(crossing)
+        points.append(at[pr, m])
+        pairs.append(few[pr])
+        seps.append(gap[pr, m])
+        made[few] += np.bincount(pr, minlength=len(few))
+    none = np.nonzero(made == 0)[0]  # the nearest points' contact (GJK's), kept where the manifold made none
+    points.append(core_pt[use[none]])
+    pairs.append(none)
+    seps.append(best_d[use[none]])
+    point, pair, sep = np.concatenate(points), np.concatenate(pairs), np.concatenate(seps)
+    order = np.argsort(pair, kind="stable")
+    point, pair, sep = point[order], pair[order], sep[order]
+    r = radius[use[pair]]
+    sep = sep - r
+    keep = sep <= limit[use[pair]]
+    normal = n[pair]
+    out = Contacts(np.zeros(int(keep.sum()), np.int64), np.zeros(int(keep.sum()), np.int64),
+                   (point - r[:, None] * normal)[keep], -normal[keep], sep[keep], use[pair][keep])
+    return out, sat
 
 
 def _round_round(model: "ContactModel", shape: np.ndarray, k: np.ndarray, vertices: np.ndarray,

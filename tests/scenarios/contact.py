@@ -28,6 +28,9 @@ obstacles(path, units)  copies of the sample car far apart on one ground plane, 
                   of the chassis, the car rolling into it at 6 m/s: the suspension raycasts meet its round side and
                   top;
     LogSwept      Log with the suspension sweeping the wheel's hull (the 30-corner prism) rather than casting rays;
+    LogStrike     a thicker, shorter log (radius 0.2, on the ground, 0.8 m between its ends' centres) between the wheel
+                  tracks, 1 m ahead of the chassis, at 4 m/s: the chassis box's nose (its underside 0.1 m below the
+                  log's top) strikes the log's round side (capsule-box contacts);
     SphereOnLog   SphereOnEdge's sphere chassis dropped 0.3 m above its spawn height onto a static capsule across its
                   path (radius 0.2, 1 m long, on the ground, its axis 0.25 m ahead of the sphere's centre, between the
                   wheel tracks): the sphere lands on the log and rests on it, its nose held up.
@@ -62,12 +65,14 @@ CARS["Boulder"] = (-220.0, 5.0, None)
 CARS["Log"] = (-240.0, 6.0, None)
 CARS["SphereOnLog"] = (-260.0, 0.0, None)
 CARS["LogSwept"] = (-280.0, 6.0, None)
+CARS["LogStrike"] = (-300.0, 4.0, None)
 # name -> (kind, centre ahead of / beside / above the car's ground point [m], radius [m], a capsule's height [m]
 # (along the lateral axis))
 ROUND_OBSTACLES = {"Boulder": ("sphere", (CHASSIS_FRONT + 1.0 + 0.4, 0.0, 0.4), 0.4, 0.0),
                    "Log": ("capsule", (CHASSIS_FRONT + 0.5, 0.0, 0.12), 0.12, 3.0),
                    "SphereOnLog": ("capsule", (-0.16 + 0.25, 0.0, 0.2), 0.2, 1.0)}
 ROUND_OBSTACLES["LogSwept"] = ROUND_OBSTACLES["Log"]
+ROUND_OBSTACLES["LogStrike"] = ("capsule", (CHASSIS_FRONT + 1.0 + 0.2, 0.0, 0.2), 0.2, 0.8)
 SWEPT = ("LogSwept",)  # the cars whose suspension sweeps its wheel's hull (physxVehicle:suspensionLineQueryType)
 BOUNCE_THRESHOLD = 2.0  # the scene's physxScene:bounceThreshold [m/s]
 SPHERE_DROP = 0.9  # SphereOnEdge's origin above its spawn height [m]: the sphere 0.3 m above the box's edge
