@@ -149,6 +149,9 @@ ANGULAR_OUT = {
     "SphereOnEdge": "sphere glancing off a box's edge: 4.2 %",
     "NoBounce": "dropped below the bounce threshold: rates under 1 mrad/s at rest against a 0.0065 rad/s peak, "
                 "8.7 / 10.2 %",
+    "LogStrike": "the chassis nose into a log (PCM capsule-box): the strike's points, normals and impulses are "
+                 "ovphysx's; after it PhysX keeps its manifold's points and anchors, ours are made anew: a lateral "
+                 "drift of 1.5 cm/s and roll of 0.01 rad/s, 10.7 / 12.7 %",
 }
 
 

@@ -9,10 +9,17 @@ per pair nearer than its contact distance:
                       through the nearest face), on the box's surface (PCM's sphere-box);
   sphere - convex     one point, the nearest points of the hull and the centre, on the sphere's surface (PCM's
                       sphere-convex: GJK's closest points);
-  capsule - box or convex  the segment clipped by the hull's face nearest along the separating axis (two points), or
-                      the nearest points of the segment and the face's rim, or of the segment and an edge (one), on
-                      the capsule's surface (PCM's capsule-box and capsule-convex full manifold: its face clipping);
-                      this is contact.polytope_contacts with the static core as the round shape;
+  capsule - box or convex  PCM's capsule-box and capsule-convex full manifold (`_capsule_manifold`): from the
+                      nearest points of the segment and the hull (the normal n), each segment end within reach moved
+                      along -n onto the hull's face through the nearest point most facing n and landing on it, else
+                      the segment's crossings over that face's edges, else the nearest points' one point; on the
+                      capsule's surface. A box's pair starts only once the segment is within reach of the box rounded
+                      by PCM's margin (0.15 of its least half extent): near an edge, later than the true distance says
+                      (LogStrike: ovphysx's first contact brackets the rounded distance to 1.5 mm; a hull's own PCM margin
+                      is not applied: its true distance gates it). PCM keeps a manifold's points across steps; they
+                      are made anew here every step. The same manifold
+                      serves a vehicle's capsule against a static box; spheres, and segments touching a hull, take the
+                      separating axes (contact.polytope_contacts with the core as the round shape);
   round - round       PhysX's sphere-sphere, sphere-capsule and capsule-capsule: one point along the line of the
                       cores' nearest points, on the static's surface where it is a sphere (sphere-sphere: shape 1's;
                       sphere-capsule: the sphere's), else on the vehicle's (capsule-capsule: shape 0's); two capsules
@@ -35,6 +42,7 @@ from .ground import placed_core, segment_points
 
 if TYPE_CHECKING:
     from .contact import ContactModel, Contacts, Polytopes
+    from .pcm_box import Boxes
 
 _PARALLEL = 0.9998  # PCM's capsule-capsule: segments this parallel (|cos|) make a point per end
 _SEGMENT_EPS = 1e-6  # a segment shorter (squared) is a point (PCM's capsule-capsule eps)
@@ -98,7 +106,8 @@ def contacts(model: "ContactModel", shape: np.ndarray, k: np.ndarray, vertices: 
     hull = np.nonzero(~round_own)[0]
     if hull.size:
         B = _world_polytopes(model.shapes, shape[hull], vertices, R)
-        core, margin = _box_cores(model, shape[hull], B, R)
+        boxes = model.boxes.rows(shape[hull])
+        core, margin = _box_cores(boxes, np.einsum("pkj,pij->pki", boxes.axes, R[shape[hull]]), B)
         made, sat = _capsule_manifold(rounds.ends[k[hull]], rounds.radius[k[hull]], ~rounds.spheres[k[hull]], B,
                                       core, margin, limit[hull])
         made.shape, made.static = shape[hull][made.pair], column[hull][made.pair]
@@ -145,16 +154,15 @@ _WITNESS = 1e-3  # faces whose planes pass this near (of the hull's size) the ne
 _BOX_MARGIN = 0.15  # PCM's box margin: this much of the box's least half extent (BOX_MARGIN_RATIO)
 
 
-def _box_cores(model: "ContactModel", rows: np.ndarray, B: "Polytopes", R: np.ndarray):
-    """The cores PCM's GJK meets (B's rows as they are but for boxes: each box shrunk by its margin on every side, a
-    box rounded by the margin standing for it) and the margins (0: not a box)."""
+def _box_cores(boxes: "Boxes", axes: np.ndarray, B: "Polytopes"):
+    """The cores PCM's gate measures from (B's rows as they are but for boxes: each box shrunk by its margin on every
+    side, a box rounded by the margin standing for it) and the margins (0: not a box); axes: the boxes' world axes
+    (P, 3, 3), row k the k axis."""
     from .contact import Polytopes
 
-    boxes = model.boxes.rows(rows)
     margin = np.where(boxes.mask, _BOX_MARGIN * boxes.half.min(axis=1), 0.0)
     if not boxes.mask.any():
         return B, margin
-    axes = np.einsum("pkj,pij->pki", boxes.axes, R[rows])  # world: row k the box's k axis
     centre = B.vertices[:, :8].mean(axis=1)
     local = np.einsum("pvj,pkj->pvk", B.vertices - centre[:, None], axes)
     shrunk = np.sign(local) * np.maximum(np.abs(local) - margin[:, None, None], 0.0)
@@ -290,6 +298,25 @@ def _capsule_manifold(ends: np.ndarray, radius: np.ndarray, capsule: np.ndarray,
     out = Contacts(np.zeros(int(keep.sum()), np.int64), np.zeros(int(keep.sum()), np.int64),
                    (point - r[:, None] * normal)[keep], -normal[keep], sep[keep], use[pair][keep])
     return out, sat
+
+
+def capsules_on_boxes(model: "ContactModel", shape: np.ndarray, hull: np.ndarray,
+                      vertices: np.ndarray) -> "tuple[Contacts, np.ndarray]":
+    """The vehicle's capsules (rows `shape`) against static boxes (static polytopes `hull`) with PCM's capsule-box
+    manifold (`_capsule_manifold`; the normal from the box towards the capsule); and which pairs it left to the
+    separating-axis test."""
+    from .contact import _rows
+
+    P = model.shapes
+    ends = np.stack([vertices[shape, P.loops[shape, 0, 0]], vertices[shape, P.loops[shape, 0, 1]]], axis=1)
+    B = _rows(model.static_shapes, hull)
+    boxes = model.static_boxes.rows(hull)
+    core, margin = _box_cores(boxes, boxes.axes, B)
+    static = model.static_index[hull]
+    made, sat = _capsule_manifold(ends, model.radius[shape], np.ones(len(shape), bool), B, core, margin,
+                                  model.contact_distance[shape, static])
+    made.shape, made.static, made.normal = shape[made.pair], static[made.pair], -made.normal
+    return made, sat
 
 
 def _round_round(model: "ContactModel", shape: np.ndarray, k: np.ndarray, vertices: np.ndarray,
