@@ -168,7 +168,30 @@ def test_a_wheel_hull_swept_down_onto_a_parallel_capsule_meets_it_with_its_flat_
 
     toi = sweep_rounds(ground, wheels).t[0]
     assert toi == pytest.approx(1.0 - radius * np.cos(np.pi / 30) - 2 * r, abs=1e-6)
+    # a hull starting 1 cm into the capsule's top is moved out along the least overlap (up) and swept back onto it
+    sunk = SweptWheels(np.array([[0.0, 0.0, 2 * r + radius * np.cos(np.pi / 30) - 0.01]]), *(getattr(wheels, f) for f in (
+        "lateral", "axis0", "axis1", "radius", "half_width", "direction", "distance")))
+    assert sweep_rounds(ground, sunk).t[0] == pytest.approx(-0.01, abs=1e-6)
+    again = sweep(ground, sunk)
+    assert again.hit[0] and np.allclose(again.normal[:, 0], [0.0, 0.0, 1.0], atol=1e-6)
+    assert again.offset[0] == pytest.approx(-2 * r, abs=1e-6)
     # a wheel beside the capsule's end misses it
     aside = SweptWheels(np.array([[0.0, 2.0, 1.0]]), *(getattr(wheels, f) for f in (
         "lateral", "axis0", "axis1", "radius", "half_width", "direction", "distance")))
     assert not sweep(ground, aside).hit[0]
+
+
+def test_a_log_by_the_chassis_nose_edge_touches_once_within_reach_of_the_box_rounded_by_its_margin():
+    # PCM gates a capsule-box pair by the distance from the box rounded by its margin (0.15 of its least half extent,
+    # 0.075 m for the chassis): a log 1.9 cm from the nose's bottom edge (true distance) but 4.5 cm from the rounded
+    # box is beyond the 0.04 m contact distance; 0.3 mm into the edge (2.3 cm from the rounded box) it touches, with
+    # the true normal and separation, at both ends of its segment (as ovphysx reports LogStrike's strike)
+    edge = np.array([CHASSIS[0][1], 0.0, ORIGIN_Z + CHASSIS[2][0]])
+    far = _car_beside(_ground("capsule", edge + [0.13, 0.0, -0.05], 0.12, half_height=0.5))
+    assert len(generate(far.contact, far.ground, *_at_rest(far))) == 0
+    near = _car_beside(_ground("capsule", edge + [0.11, 0.0, -0.04], 0.12, half_height=0.5))
+    contacts = generate(near.contact, near.ground, *_at_rest(near))
+    distance = np.hypot(0.11, 0.04)
+    assert len(contacts) == 2 and np.allclose(contacts.separation, distance - 0.12, atol=1e-6)
+    assert np.allclose(contacts.normal, [-0.11 / distance, 0.0, 0.04 / distance], atol=1e-6)
+    assert np.allclose(contacts.point[:, 1], [-0.5, 0.5], atol=1e-6)  # PCM's capsule: its - end first
