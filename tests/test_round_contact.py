@@ -195,3 +195,17 @@ def test_a_log_by_the_chassis_nose_edge_touches_once_within_reach_of_the_box_rou
     assert len(contacts) == 2 and np.allclose(contacts.separation, distance - 0.12, atol=1e-6)
     assert np.allclose(contacts.normal, [-0.11 / distance, 0.0, 0.04 / distance], atol=1e-6)
     assert np.allclose(contacts.point[:, 1], [-0.5, 0.5], atol=1e-6)  # PCM's capsule: its - end first
+
+
+def test_the_sorted_box_broad_phase_finds_every_overlapping_pair():
+    from physxvehicle_usd.sim.ground import box_overlaps
+
+    rng = np.random.default_rng(0)
+    lo = rng.uniform(-10, 10, (60, 3))
+    hi = lo + rng.uniform(0.1, 3.0, (60, 3))
+    q_lo = rng.uniform(-10, 10, (200, 3))
+    q_hi = q_lo + rng.uniform(0.0, 2.0, (200, 3))
+    query, box = box_overlaps(q_lo, q_hi, lo, hi)
+    brute = np.nonzero(((q_lo[:, None] <= hi[None]) & (q_hi[:, None] >= lo[None])).all(axis=2))
+    assert sorted(zip(query.tolist(), box.tolist())) == sorted(zip(*(b.tolist() for b in brute)))
+    assert len(query) > 0

@@ -250,6 +250,25 @@ def round_boxes(ground: Ground) -> tuple[np.ndarray, np.ndarray]:
     return ends.min(axis=1) - r, ends.max(axis=1) + r
 
 
+def box_overlaps(q_lo: np.ndarray, q_hi: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(query, box) index pairs whose boxes overlap, queries q_lo, q_hi (Q, 3) against boxes lo, hi (B, 3): the
+    boxes sorted along the axis they spread most along, each query's run of them from the widest box's width before
+    its start to its end, then the whole test (a fleet with a few round obstacles each pays for the few, not for
+    every pair)."""
+    axis = int(np.ptp(lo, axis=0).argmax()) if len(lo) else 0
+    order = np.argsort(lo[:, axis], kind="stable")
+    lo_x = lo[order, axis]
+    width = float((hi[:, axis] - lo[:, axis]).max()) if len(lo) else 0.0
+    first = np.searchsorted(lo_x, q_lo[:, axis] - width, "left")
+    count = np.searchsorted(lo_x, q_hi[:, axis], "right") - first
+    count = np.maximum(count, 0)
+    query = np.repeat(np.arange(len(q_lo)), count)
+    within = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
+    box = order[np.repeat(first, count) + within]
+    ok = ((q_lo[query] <= hi[box]) & (q_hi[query] >= lo[box])).all(axis=1)
+    return query[ok], box[ok]
+
+
 def segment_points(a: np.ndarray, b: np.ndarray, p: np.ndarray) -> np.ndarray:
     """The points of segments a b nearest the points p (any leading shape, last axis 3)."""
     ab = b - a
@@ -264,9 +283,7 @@ def _round_hits(ground: Ground, o: np.ndarray, d: np.ndarray, L: np.ndarray, bes
     capsule's side (the cylinder about its segment, between the ends) and the spheres about its ends. A ray that
     starts inside misses (as a ray starting below a plane or behind a triangle does)."""
     end = o + d * L
-    lo, hi = round_boxes(ground)
-    ray, k = np.nonzero(((np.minimum(o, end).T[:, None] <= hi[None]) & (np.maximum(o, end).T[:, None] >= lo[None]))
-                        .all(axis=2))
+    ray, k = box_overlaps(np.minimum(o, end).T, np.maximum(o, end).T, *round_boxes(ground))
     if not ray.size:
         return
     a, b, r = ground.round_ends[k, 0], ground.round_ends[k, 1], ground.round_radius[k]

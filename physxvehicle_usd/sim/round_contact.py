@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 
 from ..description import GroundDescription
-from .ground import placed_core, segment_points
+from .ground import box_overlaps, placed_core, segment_points
 
 if TYPE_CHECKING:
     from .contact import ContactModel, Contacts, Polytopes
@@ -86,9 +86,10 @@ def candidates(model: "ContactModel", position: np.ndarray, orientation: np.ndar
     half = turned_half(model, R) + (model.reach + slack)[:, None]
     centre = np.stack(centre, axis=1)
     lo, hi = centre - half, centre + half
-    near = ((lo[:, None] <= rounds.hi[None]) & (hi[:, None] >= rounds.lo[None])).all(axis=2)
-    near &= model.collides[:, rounds.column]
-    return np.nonzero(near)
+    shape, k = box_overlaps(lo, hi, rounds.lo, rounds.hi)
+    keep = model.collides[shape, rounds.column[k]]
+    order = np.lexsort((k[keep], shape[keep]))  # by shape, then obstacle
+    return shape[keep][order], k[keep][order]
 
 
 def contacts(model: "ContactModel", shape: np.ndarray, k: np.ndarray, vertices: np.ndarray,

@@ -115,7 +115,7 @@ def _in_face(y: np.ndarray, v: np.ndarray, loop: np.ndarray, count: np.ndarray, 
 def sweep_rounds(ground: "Ground", wheels: "SweptWheels", only_shape: np.ndarray | None = None) -> "_TriangleHits":
     """The earliest sphere or capsule contact of every wheel hull swept along its direction (ground._TriangleHits:
     t < 0 where it starts inside, minus the depth along `mtd`)."""
-    from .ground import _TriangleHits, round_boxes, segment_points
+    from .ground import _TriangleHits, box_overlaps, round_boxes, segment_points
 
     N = wheels.radius.shape[0]
     out = _TriangleHits(np.full(N, np.inf), np.zeros((N, 3)), np.zeros(N), np.full(N, -1), np.zeros((N, 3)))
@@ -124,11 +124,10 @@ def sweep_rounds(ground: "Ground", wheels: "SweptWheels", only_shape: np.ndarray
            + wheels.radius[:, None] * np.sqrt(wheels.axis0 ** 2 + wheels.axis1 ** 2)) + 1e-6
     end = c + w * D[:, None]
     lo_w, hi_w = np.minimum(c, end) - ext, np.maximum(c, end) + ext
-    lo, hi = round_boxes(ground)
-    near = ((lo_w[:, None] <= hi[None]) & (hi_w[:, None] >= lo[None])).all(axis=2)
+    wi, k = box_overlaps(lo_w, hi_w, *round_boxes(ground))
     if only_shape is not None:
-        near &= ground.round_first + np.arange(len(lo))[None] == only_shape[:, None]
-    wi, k = np.nonzero(near)
+        keep = ground.round_first + k == only_shape[wi]
+        wi, k = wi[keep], k[keep]
     if not wi.size:
         return out
     corners, edges, loops, counts, normals = _hull(wheels, wi)
