@@ -31,8 +31,7 @@ What is made, per pair of shapes whose distance is below the sum of their contac
   round       a sphere or capsule as its core with the contact distance grown by its radius: against a plane its
               centre or each end of its segment (PhysX's one and two points); against a polytope or triangle the
               core clipped by the reference face as above, or, where no point of it lies over that face, the nearest
-              points of the core and the face's rim; the separation less the radius, the point on the round surface
-              (a capsule against a static box: PCM's capsule-box manifold, sim/round_contact.py).
+              points of the core and the face's rim; the separation less the radius, the point on the round surface.
 A point made twice in one patch (two triangles' shared edge) counts once. Then at most four points per pair and
 normal (PhysX's manifold size): the deepest, the one farthest from it, the one making the largest triangle with them,
 and the one farthest outside that triangle. The hull-on-hump run's contacts at its strike (step 27) are the ones
@@ -670,16 +669,6 @@ def generate(model: ContactModel, ground: Ground, position: np.ndarray, orientat
             parts.append(boxed)
             left = np.ones(len(hull), bool)
             left[np.nonzero(both)[0][made]] = False
-            hull_shape, hull = hull_shape[left], hull[left]
-    if hull_shape.size and model.radius is not None and model.static_boxes is not None:
-        # a capsule against a static box: PCM's capsule-box manifold (sim/round_contact.py)
-        capsule = ((model.radius[hull_shape] > 0.0) & (model.shapes.loop_counts[hull_shape, 0] == 2)
-                   & model.static_boxes.mask[hull])
-        if capsule.any():
-            made, sat = round_contact.capsules_on_boxes(model, hull_shape[capsule], hull[capsule], vertices)
-            parts.append(made)
-            left = ~capsule
-            left[np.nonzero(capsule)[0][sat]] = True
             hull_shape, hull = hull_shape[left], hull[left]
     if hull_shape.size:
         A = _world_polytopes(model.shapes, hull_shape, vertices, R)

@@ -17,9 +17,8 @@ per pair nearer than its contact distance:
                       by PCM's margin (0.15 of its least half extent): near an edge, later than the true distance says
                       (LogStrike: ovphysx's first contact brackets the rounded distance to 1.5 mm; a hull's own PCM margin
                       is not applied: its true distance gates it). PCM keeps a manifold's points across steps; they
-                      are made anew here every step. The same manifold
-                      serves a vehicle's capsule against a static box; spheres, and segments touching a hull, take the
-                      separating axes (contact.polytope_contacts with the core as the round shape);
+                      are made anew here every step. Spheres, and segments touching a hull, take the separating axes
+                      (contact.polytope_contacts with the core as the round shape);
   round - round       PhysX's sphere-sphere, sphere-capsule and capsule-capsule: one point along the line of the
                       cores' nearest points, on the static's surface where it is a sphere (sphere-sphere: shape 1's;
                       sphere-capsule: the sphere's), else on the vehicle's (capsule-capsule: shape 0's); two capsules
@@ -299,25 +298,6 @@ def _capsule_manifold(ends: np.ndarray, radius: np.ndarray, capsule: np.ndarray,
     out = Contacts(np.zeros(int(keep.sum()), np.int64), np.zeros(int(keep.sum()), np.int64),
                    (point - r[:, None] * normal)[keep], -normal[keep], sep[keep], use[pair][keep])
     return out, sat
-
-
-def capsules_on_boxes(model: "ContactModel", shape: np.ndarray, hull: np.ndarray,
-                      vertices: np.ndarray) -> "tuple[Contacts, np.ndarray]":
-    """The vehicle's capsules (rows `shape`) against static boxes (static polytopes `hull`) with PCM's capsule-box
-    manifold (`_capsule_manifold`; the normal from the box towards the capsule); and which pairs it left to the
-    separating-axis test."""
-    from .contact import _rows
-
-    P = model.shapes
-    ends = np.stack([vertices[shape, P.loops[shape, 0, 0]], vertices[shape, P.loops[shape, 0, 1]]], axis=1)
-    B = _rows(model.static_shapes, hull)
-    boxes = model.static_boxes.rows(hull)
-    core, margin = _box_cores(boxes, boxes.axes, B)
-    static = model.static_index[hull]
-    made, sat = _capsule_manifold(ends, model.radius[shape], np.ones(len(shape), bool), B, core, margin,
-                                  model.contact_distance[shape, static])
-    made.shape, made.static, made.normal = shape[made.pair], static[made.pair], -made.normal
-    return made, sat
 
 
 def _round_round(model: "ContactModel", shape: np.ndarray, k: np.ndarray, vertices: np.ndarray,
