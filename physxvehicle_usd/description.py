@@ -211,7 +211,8 @@ class VehicleDescription:
 @dataclass
 class SceneDescription:
     path: str = field(metadata=_json(key=True))
-    gravity: Block = field(metadata=_block(P.SCENE, flatten=True))
+    # the scene prim's own values (P.SCENE rows): gravity, contact thresholds, solver; flat in the JSON
+    settings: Block = field(metadata=_block(P.SCENE, flatten=True))
     context: Block | None = field(default=None, metadata=_block(P.CONTEXT))
 
 
@@ -234,6 +235,7 @@ class GroundDescription:
     contactOffset: float = field(default=0.0, metadata=_json(si=_si_length))
     restOffset: float = field(default=0.0, metadata=_json(si=_si_length))
     groups: list[str] = field(default_factory=list)
+    filtered: list[str] = field(default_factory=list, metadata=_json(note="FilteredPairsAPI targets"))
 
 
 @dataclass

@@ -76,6 +76,7 @@ class Prop:
     notes: str = ""               # what it means, then any remark: the start of its schema documentation
     # for tuple-valued properties whose components have different dimensions (graphs, app points)
     component_dims: tuple[Dim, ...] | None = None
+    tokens: tuple[str, ...] = ()  # a token-valued property's allowed values (range_code: the code of any other)
 
     @property
     def key(self) -> tuple[str, str]:
@@ -305,6 +306,10 @@ DERIVED_ROWS: tuple[Prop, ...] = (
     _p(SCENE, "frictionOffsetThreshold", unit="m", dim=LENGTH, default=0.04,
        range=Range(0.0, FLT_MAX, hi_inclusive=True), range_code="SCENE_RANGE",
        notes="a contact this near (beyond the pair's rest offsets) may anchor its patch's friction"),
+    _p(SCENE, "solverType", default="TGS", tokens=("TGS", "PGS"), range_code="SOLVER_TYPE",
+       notes="the PhysX solver of the scene's rigid bodies: TGS (sub-stepped position iterations) or PGS (one pose "
+       "update after the position iterations; the velocity iterations change only the velocity); omni.physx keeps "
+       "TGS for any other token"),
     _p(VEHICLE, "referenceFrameIsCenterOfMass"),
 )
 

@@ -163,7 +163,7 @@ def _write_vehicle(w: _Writer, v: VehicleDescription) -> Usd.Prim:
     if any(rb.get("angularVelocity", (0, 0, 0))):
         body.CreateAngularVelocityAttr(Gf.Vec3f(*rb["angularVelocity"]))
 
-    _write_physx_actor_settings(prim, rb)
+    _write_physx_api_settings(prim, rb, "PhysxRigidBodyAPI", P.PHYSX_RIGID_BODY_ROWS, P.physx_rigid_body_attribute)
     w.block(prim, v.vehicle)
     ref = v.vehicle.values.get("referenceFrameIsCenterOfMass")
     if ref is not None and ref.source == Source.AUTHORED or (ref is not None and ref.value is False):
@@ -229,26 +229,28 @@ def _write_vehicle(w: _Writer, v: VehicleDescription) -> Usd.Prim:
 _NCR_BASES = ("commandValues", "speedResponsesPerCommandValue", "speedResponses")
 
 
-_PHYSX_ACTOR_TYPES = {bool: Sdf.ValueTypeNames.Bool, int: Sdf.ValueTypeNames.Int, float: Sdf.ValueTypeNames.Float}
+_PHYSX_API_TYPES = {bool: Sdf.ValueTypeNames.Bool, int: Sdf.ValueTypeNames.Int, float: Sdf.ValueTypeNames.Float,
+                    str: Sdf.ValueTypeNames.Token}
 
 
-def _write_physx_actor_settings(prim: Usd.Prim, rigid_body: Block) -> None:
-    """PhysxRigidBodyAPI (NVIDIA's schema, applied and authored by name): the values that were authored or that
-    omni.physx changed from what was authored (a clamp), so reading them back gives them again."""
+def _write_physx_api_settings(prim: Usd.Prim, block: Block, api: str, rows: tuple[P.Prop, ...], attribute) -> None:
+    """An API of NVIDIA's schema (applied and authored by name) whose rows the reader resolves into `block`
+    (PhysxRigidBodyAPI, PhysxSceneAPI): the values that were authored or that omni.physx changed from what was
+    authored (a clamp), so reading them back gives them again."""
     units = StageUnits.of(prim.GetStage())
-    settings = {row: rigid_body.values.get(row.base) for row in P.PHYSX_RIGID_BODY_ROWS}
+    settings = {row: block.values.get(row.base) for row in rows}
     written = {row: item for row, item in settings.items() if item is not None and (
         item.source != Source.DEFAULT or item.value != P.si_to_stage(row, row.default, units))}
     if not written:
         return
-    if "PhysxRigidBodyAPI" not in prim.GetPrimTypeInfo().GetAppliedAPISchemas():
-        prim.AddAppliedSchema("PhysxRigidBodyAPI")
+    if api not in prim.GetPrimTypeInfo().GetAppliedAPISchemas():
+        prim.AddAppliedSchema(api)
     for row, item in written.items():
         value = item.value
         if row.base == "maxAngularVelocity":  # authored in deg/s, resolved in rad/s
             value = math.degrees(value)
-        name = P.physx_rigid_body_attribute(row.base)
-        attr = prim.GetAttribute(name) or prim.CreateAttribute(name, _PHYSX_ACTOR_TYPES[type(row.default)], custom=False)
+        name = attribute(row.base)
+        attr = prim.GetAttribute(name) or prim.CreateAttribute(name, _PHYSX_API_TYPES[type(row.default)], custom=False)
         attr.Set(value)
 
 
@@ -290,10 +292,12 @@ def write_stage(description: StageDescription, stage: Usd.Stage | None = None, s
     w = _Writer(stage, shared)
     for path, scene in sorted(description.scenes.items()):
         usd_scene = UsdPhysics.Scene.Define(stage, path)
-        if scene.gravity.source("gravityDirection") == Source.AUTHORED:
-            usd_scene.CreateGravityDirectionAttr(Gf.Vec3f(*scene.gravity["gravityDirection"]))
-        if scene.gravity.source("gravityMagnitude") == Source.AUTHORED:
-            usd_scene.CreateGravityMagnitudeAttr(scene.gravity["gravityMagnitude"])
+        if scene.settings.source("gravityDirection") == Source.AUTHORED:
+            usd_scene.CreateGravityDirectionAttr(Gf.Vec3f(*scene.settings["gravityDirection"]))
+        if scene.settings.source("gravityMagnitude") == Source.AUTHORED:
+            usd_scene.CreateGravityMagnitudeAttr(scene.settings["gravityMagnitude"])
+        _write_physx_api_settings(usd_scene.GetPrim(), scene.settings, "PhysxSceneAPI", P.PHYSX_SCENE_ROWS,
+                                  P.physx_scene_attribute)
         if scene.context is not None:
             w.block(usd_scene.GetPrim(), scene.context, force=("verticalAxis", "longitudinalAxis", "updateMode"))
     for path, material in sorted(description.materials.items()):

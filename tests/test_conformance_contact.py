@@ -3,10 +3,10 @@ of tests/test_conformance_ovphysx.py (scenarios: tests/scenarios/contact.py): th
 wheel tracks at 3, 6 and 10 m/s, into a curb across the track at 4 m/s, dropped upside down onto its chassis, with
 collision cylinders on its wheels touching the ground or filtered from it (full throttle from rest), and with a
 convex-hull chassis scraping over a triangle-mesh hump at 6 m/s, with a capsule chassis into a ridge, a sphere chassis
-onto a box's edge, and dropped with a chassis of restitution 1 faster and slower than the scene's bounce threshold, into
-a static sphere (Boulder), over a static capsule lying across the road with raycasts and with sweeps (Log, LogSwept),
-and with a sphere chassis dropped onto a static capsule (SphereOnLog); in metres and kilograms and in centimetres and
-grams.
+onto a box's edge, dropped with a chassis of restitution 1 faster and slower than the scene's bounce threshold,
+rolling over its chassis edge on a triangle-mesh slope, into a static sphere (Boulder), over a static capsule lying
+across the road with raycasts and with sweeps (Log, LogSwept), into a thick log with its chassis nose (LogStrike), and
+with a sphere chassis dropped onto a static capsule (SphereOnLog); in metres and kilograms and in centimetres and grams.
 The cars but the driven ones roll in with the accelerator at 0.
 
 Figures (the worst deviation relative to the run's peak, test_conformance_ovphysx.figures' metric) for chassis speed,
@@ -107,13 +107,15 @@ def figure_table(stages: dict[str, Stage], figures: Callable[[Scenario, dict, di
 NAMES = [f"{name} ({units})" for units in UNITS for name in contact.CARS]
 
 
-# The convex hull scraping the mesh hump: 3.2 % speed, 0.7 % final position, the first contact in the same step
-# (42) and the same speed one step after it (1.380 m/s). PCM's convex-triangle contacts (sim/contact.py): the hull's
-# underside meets the ramp's crest with the ramp's normal (a face within 45 degrees of facing the triangle), points
-# on the triangle, which the speculative contact strikes as the hull slides on (ovphysx's contact report: the same
-# points, normals and separations at step 27); before that 8.4 % speed, 11.8 % final position, no first contact.
-# What is left: PCM's manifold kept across steps and its deferred contacts, not reproduced.
-HULL_OUT = pytest.mark.xfail(strict=True, reason="convex hull on a triangle mesh: PhysX's PCM mesh contacts")
+# The convex hull scraping the mesh hump is within the gate since PCM's manifolds keep their points from step to step
+# (sim/manifold.py): PhysX re-measures the crest's points on every other step (the hull moves 9.5 mm a step, the mesh
+# manifold is made anew after 10 mm), which struck the crest a second time at step 74 where ours, made anew every
+# step, struck at 76: 3.2 % speed, 29.6 % angular speed, 0.7 % final position before, 0.001 / 0.04 / 0.000 % now.
+# The roll-over on flat ground likewise (the chassis box's plane manifold, kept while it turns less than a degree):
+# 0.6 / 1.1 % speed and 1.6 / 2.7 % angular speed before (m / cm+g), 0.04 / 0.02 % and 0.09 / 0.03 % now.
+# The capsule into the ridge too (its manifold's point, kept on the capsule's core, is reported where the capsule has
+# rolled, with the normal it was made with; made anew each step the point sat on the ridge's edge and the friction
+# patch slid a step early in centimetres): 8.2 % angular speed in cm+g before, 0.7 % now (0.9 % in m).
 
 
 def _marked(names, marks: dict) -> list:
@@ -122,10 +124,12 @@ def _marked(names, marks: dict) -> list:
 
 # (Rolling over the chassis edge, the sphere glancing off a box's edge and the bounced car, 4.4 %, 7.4 % and 13.8 %
 # off in speed before, are within the gate since friction rows take their anchor error unscaled, as PhysX 5.8 does:
-# 0.6-1.1 %, 0.4 % and 0.05 %.)
+# 0.6-1.1 %, 0.4 % and 0.05 %. The sphere's angular speed, 4.2 % off while its first, speculative contact sat on the
+# sphere 2.4 cm from the box's edge, is within 0.01 % (speed 0.002 %) since a sphere's point against a box is on the
+# box, as PhysX's sphere-box contact puts it: the friction of that contact turned the sphere about another arm.)
 
 
-@pytest.mark.parametrize("name", _marked(NAMES, {"HullOnHump": HULL_OUT}))
+@pytest.mark.parametrize("name", NAMES)
 def test_chassis_speed_and_final_position_match_physx(results, name):
     got = results[name]
     bad = {k: round(100 * got[k], 3) for k in ("speed", "final pos") if not got[k] <= LIMIT}
@@ -136,19 +140,25 @@ def test_chassis_speed_and_final_position_match_physx(results, name):
 # anchor error unscaled, as PhysX 5.8 does (frictionBiasScale = invDt; 5.6.1 scaled it by min(0.8, biasCoefficient));
 # before, the same contact points, normal forces and total friction left the two anchors' friction spread otherwise and
 # the car rolled the other way (Ridge10 47 %, now 0.2 %). What is left, per run (m / cm_g):
+# - the driven cars: the launch from rest, whose chattering wheels (tests/test_conformance_ovphysx.py's SETTLE_S) make a
+#   1-ulp left/right difference chaotic: PhysX's wheel speeds differ left to right in the 7th digit after the first
+#   step, and its yaw is 5 mrad/s at step 5, bit for bit the same with the wheel shapes deactivated and the car 10 m
+#   elsewhere. The rounding is in its engine drivetrain's coupled solve: the fleet's engine-driven cars all show it,
+#   its direct-drive cars (raw wheel torques, basic drive) keep left and right equal to the bit and no yaw at all, as
+#   ours do throughout; ours tracks PhysX after 1.5 s;
+# - NoBounce: the car resting on its roof 200 m from the origin, where a float32 position steps by 1.5e-5 m, a friction
+#   anchor's error by as much, i.e. 3.7 mm/s of bias over a sub-step: both simulators settle in a period-2 jitter of
+#   their own (the same run at the origin agrees to 0.04 % in metres, 3.0 % in centimetres).
 ANGULAR_OUT = {
-    "Drop": "dropped flat on the roof: rates under 1 mrad/s after the landing against a 0.026 rad/s peak, 2.0 / 3.9 %",
-    "WheelsTouching": "wheel cylinders dragging: yaw jitter of a few mrad/s against a 0.01 rad/s peak, 57 / 43 % (51 / "
-                      "34 % before the round-obstacle cars joined the stage: PhysX's jitter moved, ours is unchanged)",
+    "Drop": "dropped flat on the roof: rates under 1 mrad/s after the landing against a 0.026 rad/s peak, 2.0 / 2.1 %",
+    "WheelsTouching": "wheel cylinders dragging: yaw jitter of a few mrad/s against a 0.01 rad/s peak, 57 / 43 %, "
+                      "all in the launch (from 1.5 s on: 0.6 / 0.1 %)",
     "WheelsFiltered": "driven, wheel shapes filtered: PhysX's yaw of a few mrad/s at the start, ours none, against a "
-                      "0.04 rad/s peak, 7.2 / 10.9 %",
-    "HullOnHump": "convex hull on a triangle mesh: PhysX's PCM mesh contacts, 29.6 %",
-    "Rollover (cm_g)": "rolling on the chassis edge, in cm: 2.7 % (1.6 % in m)",
-    "CapsuleRidge (cm_g)": "capsule into a ridge, in cm: 8.2 % (0.9 % in m), the speed after the impact 0.109 against "
-                           "0.116 m/s",
-    "SphereOnEdge": "sphere glancing off a box's edge: 4.2 %",
+                      "0.04 rad/s peak, 7.2 / 10.9 %, all in the launch (from 1.5 s on: 0.01 / 0.02 %)",
+    "RolloverSlope (m)": "rolling over the roof's edge onto the slope: the same points and separations, PhysX's "
+                         "normal forces on the edge a few times smaller at steps 87-88, 2.3 % (1.4 % in cm)",
     "NoBounce": "dropped below the bounce threshold: rates under 1 mrad/s at rest against a 0.0065 rad/s peak, "
-                "8.7 / 10.2 %",
+                "6.4 / 12.4 %: float32 noise of a pose 200 m from the origin (at the origin: 0.04 / 3.0 %)",
     "LogStrike": "the chassis nose into a log (PCM capsule-box): the strike's points, normals and impulses are "
                  "ovphysx's; after it PhysX keeps its manifold's points and anchors, ours are made anew: a lateral "
                  "drift of 1.5 cm/s and roll of 0.01 rad/s, 10.7 / 12.7 %",
@@ -165,3 +175,25 @@ def test_angular_speed_matches_physx(results, name):
 def test_first_contact_is_the_same_step(results, name):
     ours, physx = results[name]["contact step"]
     assert abs(ours - physx) <= 1, (ours, physx)
+
+
+def test_filtered_pairs_let_the_car_through_the_ridge_in_physx_and_here(tmp_path):
+    # FilteredPairsAPI from either side, on a body: Ridge10's obstacle naming the car's body, Ridge6's body naming its
+    # obstacle. Both cars then roll through their ridges (unfiltered, Ridge6 meets its ridge at step 12 and Ridge10
+    # at step 7, both stopping); 40 steps, the same positions and speeds in both simulators.
+    from pxr import Sdf, Usd, UsdPhysics
+
+    stage = Usd.Stage.Open(str(contact.obstacles(tmp_path / "obstacles.usda")))
+    for holder, target in (("/World/Ridge10Obstacle", "/World/Ridge10"), ("/World/Ridge6", "/World/Ridge6Obstacle")):
+        UsdPhysics.FilteredPairsAPI.Apply(stage.GetPrimAtPath(holder)).CreateFilteredPairsRel().SetTargets(
+            [Sdf.Path(target)])
+    stage.GetRootLayer().Export(str(tmp_path / "filtered.usda"))
+    cars = ("/World/Ridge10", "/World/Ridge6")
+    filtered = Stage(tmp_path / "filtered.usda", 40, [Scenario(car, car, {car: {"accelerator": 0.0}}) for car in cars])
+    mine, ref = run_beside_physx({"filtered": filtered}, lambda s: run_sim(s, RUN[VARIANT]))
+    for car in cars:
+        ours, physx = mine["filtered"]["bodies"][car], ref["filtered"]["bodies"][car]
+        (x, _, _), (half, _, _) = contact.CARS[car.rsplit("/", 1)[-1]][2]
+        assert physx["position"][-1][0] + contact.CHASSIS_FRONT > x + half  # its nose past the ridge's far face
+        np.testing.assert_allclose(ours["position"][-1], physx["position"][-1], atol=1e-3)
+        np.testing.assert_allclose(ours["linearVelocity"][-1], physx["linearVelocity"][-1], atol=1e-3)

@@ -11,20 +11,35 @@ speeds, suspension jounces) of one scenario, the error is
 
     max over recorded steps (and wheels) of |q_ours - q_physx|  /  max over the run of |q_physx|
 
-i.e. the worst deviation relative to the peak magnitude the quantity reaches in that run (the peak of
-the compared window). Wheel speeds and the chassis angular speed are compared after SETTLE_S. In the
-first instants of a launch from rest the tire torque is explicit and far too stiff for the substep
-(gain about 50 per substep at the active slip denominator), so the wheels chatter, bounded only by tire
-saturation, and the chattering tire forces pitch the chassis. (PhysX against itself: two fleet cars with
-identical inputs differ by about 0.17 % in speed and 0.2 % in engine speed over their launch; the test
-prints this floor.) That phase is chaotic: float32 PhysX and
-float64 numpy leave it on different branches (wheel speeds differ by 1 % after the second step), so only
-its outcome can be compared. Engine-driven cars settle within 0.5 s; direct-drive wheels (raw torques,
-basic drive), which no engine inertia couples, leave it after 1.0 to 1.5 s depending on which branch
-rounding picks (float32 or float64, SIMD width); hence 1.5 s for all. On a straight
-run the pitch rate peaks near 0.01 rad/s, so launch noise alone would read as tens of percent.
+i.e. the worst deviation relative to the peak magnitude the quantity reaches in that run. Every quantity is
+compared over every recorded step, the launch from rest included, but the wheel rotation speeds, which are not
+chassis quantities: those from SETTLE_S on (the peak then that of the compared steps).
 
-After the launch (the third table printed: every quantity from SETTLE_S on) all figures are below 0.25 %.
+Why the wheels' window. In the first instants of a launch from rest the tire torque is explicit and far too stiff
+for the substep (gain about 50 per substep at the active slip denominator), so the wheels chatter, bounded only by
+tire saturation, and the chattering tire forces pitch the chassis. That phase is chaotic: float32 PhysX and float64
+numpy leave it on different branches (wheel speeds differ by 1 % after the second step), so only its outcome can be
+compared. Engine-driven cars settle within 0.5 s; direct-drive wheels (raw torques, basic drive), which no engine
+inertia couples, leave it after 1.0 to 1.5 s depending on which branch rounding picks (float32 or float64, SIMD
+width); hence 1.5 s for all.
+
+The chassis over the launch. Speed, jounce, engine speed and final position agree to 0.8 % over the whole run (the
+float32 tank apart, below). The angular speed of the engine-driven straight runs does not: their run's peak |w| is a
+pitch of 20 to 57 mrad/s (the launch's own, a gear shift's, the braking's), and the chatter makes ours differ from
+PhysX's by 3.4 to 3.8 mrad/s (float32; 4.5 to 4.6 float64) between 0.2 and 0.3 s, 7 to 23 % of that peak (fixed
+gear, automatic gears, braking, sentinel defaults: LAUNCH_CHAOS below, strict xfails with their figures). Where the two part, step by step (braking car, pitch rate): steps 0 and 1 agree to 1e-4
+(relative), step 2 to 5e-3 (float32; 1e-4 float64), step 3 to 4 % (1.5 %), and at step 4 they are 47 % (33 %) apart:
+the step at which PhysX's own front wheels part left from right (+3.09 against -1.88 rad/s, from a 1.8e-7 difference
+after step 0, a rounding of its engine drivetrain's solve; ours keep left and right equal to the bit) and its yaw
+jumps to 5.0 mrad/s. The seed ours starts from, 1e-4 of the wheel speeds after step 0, is float32 rounding's reach
+in that step (our float32 and float64 runs differ by 2.3e-4 there; a 1e-7 change of the time step moves our float64
+run by less than 1e-7), and the chatter multiplies a difference by 100 to 250 a step. PhysX against itself: each car
+copied 30 m aside and stepped in the same ovphysx run with the same inputs differs from its copy by 2.6 mrad/s at
+0.13 s, 4.6 % (braking) to 13.1 % (fixed gear) of the run's peak, above the gate; our float32 and float64 runs differ
+by 2.9 mrad/s; ours from PhysX by 1.3 to 1.8 times PhysX's own spread. (The fleet's own twins, Braking and Handbrake,
+identical inputs for 4 s, differ by 7.7 %: printed.) The other scenarios' peak is a turn or a spin, 16 to 120 times
+the launch's pitch (20 mrad/s), so the same launch reads below 2 %. After the launch (the last table printed: every
+quantity from SETTLE_S on) all figures are below 0.25 %.
 The largest, the braking car's angular speed, is an event: at 5.25 s the car comes to rest, the sticky-tire
 rows take its last 0.23 m/s within one step and the chassis pitches back. Our speed trails PhysX's by 1.0 mm/s
 (of 0.23 m/s) into that step, and the first peak of the rebound differs by 0.13 mrad/s, 0.23 % of the run's
@@ -55,8 +70,9 @@ from typing import Any, Callable
 
 import numpy as np
 import pytest
-
 from conftest import needs_kernel
+from scenarios.copies import as_original, copy_controls, with_copies
+
 from physxvehicle_usd import oracle
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.sim import Simulator, compiled
@@ -208,14 +224,16 @@ def worst_relative(mine: np.ndarray, ref: np.ndarray) -> float:
     return float(np.abs(mine - ref).max() / max(np.abs(ref).max(), 1e-9))
 
 
-def figures(scenario: Scenario, mine: dict, ref: dict, settle_steps: int, min_path: float) -> dict[str, float]:
+def figures(scenario: Scenario, mine: dict, ref: dict, wheel_settle_steps: int, min_path: float) -> dict[str, float]:
+    """The scenario's figures (see the module docstring): every quantity over the whole run, but the wheel rotation
+    speeds, which are not chassis quantities, from step `wheel_settle_steps` on."""
     v = scenario.vehicle
     body, rbody = mine["bodies"][v], ref["bodies"][v]
     speed = lambda b, k: np.linalg.norm(np.asarray(b[k], float), axis=1)  # noqa: E731
-    settled = slice(settle_steps, None)
+    settled = slice(wheel_settle_steps, None)
     out = {
         "speed": worst_relative(speed(body, "linearVelocity"), speed(rbody, "linearVelocity")),
-        "ang.speed": worst_relative(speed(body, "angularVelocity")[settled], speed(rbody, "angularVelocity")[settled]),
+        "ang.speed": worst_relative(speed(body, "angularVelocity"), speed(rbody, "angularVelocity")),
     }
     if "engineRotationSpeed" in ref["vehicles"].get(v, {}):
         out["engine"] = worst_relative(mine["vehicles"][v]["engineRotationSpeed"], ref["vehicles"][v]["engineRotationSpeed"])
@@ -235,14 +253,15 @@ def steps_of(trace: dict, steps: slice) -> dict:
             for kind in ("vehicles", "wheels", "bodies")}
 
 
-def physx_spread(ref: dict, settle_steps: int) -> dict[str, float]:
-    """The same figures between two PhysX cars of the fleet that get identical inputs for the first 4 s: the
-    launch chaos of PhysX alone, a floor for what any reimplementation can reach."""
+def physx_spread(ref: dict, wheel_settle_steps: int) -> dict[str, float]:
+    """The same figures (wheel speeds from `wheel_settle_steps`, the rest over the 4 s) between two PhysX cars of the
+    fleet that get identical inputs for the first 4 s: the launch chaos of PhysX alone, a floor for what any
+    reimplementation can reach."""
     cut = steps_of(ref, slice(None, int(round(4.0 / DT))))
     twin = {kind: {path.replace("/World/Handbrake", "/World/Braking"): values for path, values in cut[kind].items()
                    if path.startswith("/World/Handbrake")} for kind in cut}
     scenario = Scenario("spread", "/World/Braking", {})
-    figures_ = figures(scenario, twin, cut, settle_steps, MIN_PATH)
+    figures_ = figures(scenario, twin, cut, wheel_settle_steps, MIN_PATH)
     figures_.pop("final pos")
     return figures_
 
@@ -329,8 +348,8 @@ def results() -> Results:
     print("\nPhysX against itself: Braking and Handbrake get identical inputs for 4 s; their traces differ by (%): "
           + ", ".join(f"{k} {100 * v:.3f}" for k, v in noise_floor.items()))
     for name in RUN:
-        print(f"\n{name} vs ovphysx: worst error relative to the run's peak (wheel and angular "
-              f"speeds after {SETTLE_S} s); final position relative to the path length\n" + table(rows[name]))
+        print(f"\n{name} vs ovphysx: worst error relative to the run's peak, over the whole run (wheel speeds after "
+              f"{SETTLE_S} s); final position relative to the path length\n" + table(rows[name]))
     if DEFAULT in RUN:
         print("   (compiled kernel: every scenario but "
               + ", ".join(n for n, ran in kernel_ran.items() if not ran) + ", which it does not cover)")
@@ -367,10 +386,34 @@ def _tank_branch(name: str, variant: str):
     return [TANK_BRANCH] if name == "tank pivot" and VARIANTS[variant].dtype is np.float32 else []
 
 
+# The chassis angular speed over the launch from rest (see the docstring): the engine-driven straight runs, whose run's
+# peak |w| is a pitch of 20 to 57 mrad/s. Per scenario, the whole run's worst |w| difference relative to the run's
+# peak: ours against PhysX, float32 (either kernel) / float64, and PhysX against its own copy 30 m aside given the
+# same inputs in the same run. Strict: a launch that comes under 2 % says so.
+LAUNCH_CHAOS = {name: pytest.mark.xfail(strict=True, reason=f"the launch from rest's chatter, whole run: {figures_}")
+                for name, figures_ in {
+    "fixed gear, full throttle": "17.2 / 22.6 % (3.4 / 4.5 mrad/s), PhysX against its copy 13.1 % (2.6 mrad/s)",
+    "automatic gears": "9.2 / 12.1 % (3.4 / 4.5 mrad/s), PhysX against its copy 7.0 % (2.6 mrad/s)",
+    "braking from speed": "6.6 / 8.1 % (3.8 / 4.6 mrad/s), PhysX against its copy 4.6 % (2.6 mrad/s)",
+    "sentinel defaults": "10.2 / 12.5 % (3.8 / 4.6 mrad/s), PhysX against its copy 7.0 % (2.6 mrad/s)",
+}.items()}
+ANGULAR = "ang.speed"  # gated by its own test, so that an expected failure of it hides no other figure
+
+
 @pytest.mark.parametrize("name, variant", list(variant_cases(ALL_SCENARIOS, VARIANTS, _tank_branch)))
 def test_scenario_matches_physx(results, name, variant):
-    bad = over_limit(results.figures[variant][name])
+    bad = over_limit({k: v for k, v in results.figures[variant][name].items() if k != ANGULAR})
     assert not bad, f"{name} ({variant}): over {100 * LIMIT:g}% (in %): {bad}"
+
+
+def _angular_marks(name: str, variant: str):
+    return [*_tank_branch(name, variant), *([LAUNCH_CHAOS[name]] if name in LAUNCH_CHAOS else [])]
+
+
+@pytest.mark.parametrize("name, variant", list(variant_cases(ALL_SCENARIOS, VARIANTS, _angular_marks)))
+def test_chassis_angular_speed_matches_physx(results, name, variant):
+    got = results.figures[variant][name][ANGULAR]
+    assert got <= LIMIT, f"{name} ({variant}): chassis angular speed over the whole run {100 * got:.3f} %"
 
 
 def test_every_scenario_produced_every_figure(results):
@@ -384,3 +427,27 @@ def test_every_scenario_produced_every_figure(results):
 @needs_kernel
 def test_the_compiled_kernel_stepped_every_scenario_but_the_tank(results):
     assert results.kernel_ran == {name: name != "tank pivot" for name in ALL_SCENARIOS}
+
+
+def physx_against_copies(stage: Stage, names: list[str], folder: Path, wheel_settle_steps: int) -> dict[str, float]:
+    """PhysX against itself, scenario by scenario: the chassis angular speed of each scenario's vehicle against its
+    copy 30 m aside, given the same inputs in the same ovphysx run (tests/scenarios/copies.py), over the whole run."""
+    scenarios = [sc for sc in stage.scenarios if sc.name in names]
+    vehicles = [sc.vehicle for sc in scenarios]
+    path = with_copies(stage.path, folder / f"copies_{stage.path.stem}.usda", vehicles, read_stage(stage.path).vehicles)
+    controls: dict[str, dict[str, Any]] = {}
+    for scenario in scenarios:
+        controls.update(scenario.controls)
+    ref = oracle.run_ovphysx(path, stage.steps, DT, controls=copy_controls(controls, vehicles), telemetry=RECORDED)
+    return {sc.name: figures(sc, as_original(ref, sc.vehicle), ref, wheel_settle_steps, MIN_PATH)[ANGULAR]
+            for sc in scenarios}
+
+
+@pytest.mark.soak
+def test_physx_against_its_own_copies_is_over_the_gate_too(tmp_path):
+    """What LAUNCH_CHAOS rests on: PhysX itself, each of those cars against its copy, differs over the launch by more
+    than LIMIT in the chassis angular speed (in the soak run: one more ovphysx run of the fleet)."""
+    spread = physx_against_copies(STAGES[0], list(LAUNCH_CHAOS), tmp_path, int(round(SETTLE_S / DT)))
+    print("\nPhysX against its own copies, chassis angular speed over the whole run (%): "
+          + ", ".join(f"{name} {100 * v:.2f}" for name, v in spread.items()))
+    assert all(v > LIMIT for v in spread.values()), spread

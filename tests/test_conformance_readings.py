@@ -21,20 +21,32 @@ nonlinear command response, and reads the controller attributes once, at creatio
   response that brakes at a zero command (the Omniverse reading holds it back; ovphysx lets it drive).
 
 Metric and gate: tests/test_conformance_ovphysx.py's (`figures`): the worst error relative to the run's peak, over
-the whole run for chassis speed, engine speed and jounce, the final position relative to the path length, and the
-wheel speeds and the chassis angular speed once the launch is over: after 1 s for engine-driven vehicles, after
-2 s for direct-drive wheels (the basic drive, the wheel controllers). Every figure must be <= 2 %.
+the whole run (every recorded step, the launch included) for chassis speed, chassis angular speed, engine speed and
+jounce, the final position relative to the path length, and the wheel speeds, which are not chassis quantities, once
+the launch is over: after 1 s for engine-driven vehicles, after 2 s for direct-drive wheels (the basic drive, the
+wheel controllers). Every figure must be <= 2 %; the chassis angular speed of four scenarios is not (LAUNCH_CHAOS:
+strict xfails with their figures).
 
-Why those windows: a launch from rest is chaotic, as tests/test_conformance_ovphysx.py explains (the explicit tire
-at the active slip denominator makes the wheels chatter, bounded by tire saturation, and the chattering forces
+Why the wheels' window: a launch from rest is chaotic, as tests/test_conformance_ovphysx.py explains (the explicit
+tire at the active slip denominator makes the wheels chatter, bounded by tire saturation, and the chattering forces
 pitch the chassis); float32 PhysX and our arithmetic leave it on different branches. Measured here: the wheel
 speeds of NVIDIA's basic car differ by 65-80 % of their peak between 0.5 and 1.5 s (the two front wheels chatter in
 mirror image, left against right) and by 0.001 % after 2 s; the multi-sample car's by 11 % after 0.5 s (its
-launch begins at 0.25 s) and 0.005 % after 1 s; the launch pitch rate by up to 4-8 % of the run's peak in the first
-0.5 s (the tanks, the car with a brake response, NVIDIA's basic car) and by at most 0.35 % after 1 s. So neither the wheel
-speeds after 0.5 s nor the angular speed over the whole run can be held to 2 %; the printed tables give those
-figures too (the launch included). Every event of the scenarios (steering, braking, the drive cycles' changes, the
-tanks' turns) happens inside the gated windows.
+launch begins at 0.25 s) and 0.005 % after 1 s. So the wheel speeds after 0.5 s cannot be held to 2 %; a printed
+table gives them.
+
+The chassis over the launch: the same chatter pitches the chassis, and ours differs from PhysX's by 3.8 to 6.8 mrad/s
+between 0.15 and 0.47 s, 4.1 to 10.3 % of the run's peak (37 to 159 mrad/s) for NVIDIA's basic car, the tank, the
+multi-sample car as authored and the car with a brake response. PhysX against itself (each of those vehicles copied
+30 m aside and given the same inputs in the same run: test_physx_against_its_own_copies_is_over_the_gate_too) differs
+by 3.3 to 10.3 %, over the gate too, and by other figures again (tank 5.3 %, multi-sample car 5.4 %, brake response
+7.2 %) when the run also holds the drive cycles' other cars: the same vehicle with the same inputs comes out otherwise
+when its run holds other vehicles, a difference the chatter amplifies like any. tests/test_conformance_ovphysx.py says where ours and PhysX part (steps 3 and 4 of the launch). The
+drive-cycle cars driven by time samples stay below 2 % because their run's peak, a turn, is larger (355 and 540
+mrad/s; their launch differs by 3.6 and 6.6 mrad/s); NVIDIA's wheel-controller car differs by 0.6 mrad/s, its
+standard car and tank by 0.006 %. After the launch (the last table printed: every quantity from 1 s, 2 s for
+direct-drive wheels) the angular speed differs by at most 0.33 %. Every event of the scenarios (steering, braking,
+the drive cycles' changes, the tanks' turns) happens after the launch.
 
 NVIDIA's sample starts with its wheels 0.2 below full compression in ovphysx's reading (the frames move 0.25 down),
 so PhysX's suspension-limit constraint lifts it in its first steps; its scenarios need that constraint in our
@@ -50,12 +62,25 @@ from typing import Any
 import numpy as np
 import pytest
 from pxr import Gf, Sdf, Usd
-from test_conformance_ovphysx import COLUMNS, DT, LIMIT, MIN_PATH, RECORDED, Scenario, Stage, _control_arrays, \
-    _schedule, figures, over_limit, table, worst_relative
+from test_conformance_ovphysx import (
+    COLUMNS,
+    DT,
+    LIMIT,
+    MIN_PATH,
+    RECORDED,
+    Scenario,
+    Stage,
+    _control_arrays,
+    _schedule,
+    figures,
+    over_limit,
+    physx_against_copies,
+    steps_of,
+    table,
+)
 
-from physxvehicle_usd import oracle
+from physxvehicle_usd import oracle, simulate
 from physxvehicle_usd import properties as P
-from physxvehicle_usd import simulate
 
 # in the soak run (CI runs it after the README's test command, which must stay within 3 minutes on 2 cores)
 pytestmark = [pytest.mark.ovphysx, pytest.mark.soak]
@@ -189,14 +214,18 @@ def physx(path: Path, controls: dict) -> dict[str, Any]:
     return oracle.run_ovphysx(path, STEPS, DT, controls=controls, telemetry=RECORDED)
 
 
-def gate_figures(scenario: Scenario, mine: dict, ref: dict, launch: bool = False) -> dict[str, float]:
-    """The gate's figures (wheel and angular speeds after the launch, see the docstring); `launch`: those two from
-    0.5 s and over the whole run instead (printed, not gated)."""
+def gate_figures(scenario: Scenario, mine: dict, ref: dict, wheels_from_s: float | None = None) -> dict[str, float]:
+    """The gate's figures: every quantity over the whole run but the wheel speeds, which are compared once the launch
+    is over (see the docstring), or from `wheels_from_s` (printed, not gated)."""
     settle = DIRECT_SETTLE_S if scenario.vehicle in DIRECT else SETTLE_S
-    out = figures(scenario, mine, ref, int(round((0.5 if launch else settle) / DT)), MIN_PATH)
-    if launch:
-        speed = lambda b: np.linalg.norm(np.asarray(b[scenario.vehicle]["angularVelocity"], float), axis=1)  # noqa: E731
-        out["ang.speed"] = worst_relative(speed(mine["bodies"]), speed(ref["bodies"]))
+    return figures(scenario, mine, ref, int(round((settle if wheels_from_s is None else wheels_from_s) / DT)), MIN_PATH)
+
+
+def after_launch(scenario: Scenario, mine: dict, ref: dict) -> dict[str, float]:
+    """Every quantity once the launch is over, relative to the peak over those steps (printed, not gated)."""
+    late = slice(int(round((DIRECT_SETTLE_S if scenario.vehicle in DIRECT else SETTLE_S) / DT)), None)
+    out = figures(scenario, steps_of(mine, late), steps_of(ref, late), 0, MIN_PATH)
+    out.pop("final pos")
     return out
 
 
@@ -239,7 +268,8 @@ def results(tmp_path_factory) -> dict[str, Any]:
                 "cycles omniverse": ours(cycles, [AS_AUTHORED], "omniverse")}
         refs = {name: future.result() for name, future in pending.items()}
     gated: dict[str, dict[str, float]] = {}
-    launch: dict[str, dict[str, float]] = {}
+    early_wheels: dict[str, dict[str, float]] = {}
+    late: dict[str, dict[str, float]] = {}
     contrast: dict[str, dict[str, float]] = {}
     compared = [(scenario, name, mine["nvidia"], refs["nvidia"]) for scenario, name in zip(nvidia.scenarios,
                                                                                           NVIDIA_SCENARIOS)]
@@ -250,12 +280,14 @@ def results(tmp_path_factory) -> dict[str, Any]:
             contrast[f"{label} (omniverse)"] = gate_figures(scenario, mine["cycles omniverse"], refs["cycles"])
     for scenario, name, side, ref in compared:
         gated[name] = gate_figures(scenario, side, ref)
-        launch[name] = gate_figures(scenario, side, ref, launch=True)
-    print(f"\nour readings vs ovphysx 0.7: worst error relative to the run's peak; wheel and angular speeds after "
-          f"{SETTLE_S:g} s ({DIRECT_SETTLE_S:g} s for direct-drive wheels); final position relative to the path length\n"
-          + table(gated))
-    print("\nthe same with the launch: wheel speeds after 0.5 s, angular speed over the whole run (not gated)\n"
-          + table(launch))
+        early_wheels[name] = gate_figures(scenario, side, ref, wheels_from_s=0.5)
+        late[name] = after_launch(scenario, side, ref)
+    print(f"\nour readings vs ovphysx 0.7: worst error relative to the run's peak, over the whole run (wheel speeds "
+          f"after {SETTLE_S:g} s, {DIRECT_SETTLE_S:g} s for direct-drive wheels); final position relative to the path "
+          "length\n" + table(gated))
+    print("\nthe same with the wheel speeds after 0.5 s (not gated)\n" + table(early_wheels))
+    print(f"\nevery quantity after the launch ({SETTLE_S:g} s, {DIRECT_SETTLE_S:g} s for direct-drive wheels), relative "
+          "to the peak over those steps (not gated)\n" + table(late))
     print("\nthe cars ovphysx runs as authored, in our Omniverse reading, for contrast (not gated)\n" + table(contrast))
     height = lambda run: float(np.asarray(run["bodies"]["/World/Standard"]["position"])[-1, 1])  # noqa: E731
     heights = {"ovphysx": height(refs["nvidia"]), "ours --as ovphysx": height(mine["nvidia"]),
@@ -264,16 +296,55 @@ def results(tmp_path_factory) -> dict[str, Any]:
     return {"gated": gated, "contrast": contrast, "heights": heights}
 
 
-def _case(name: str):
-    return pytest.param(name, marks=[NEEDS_LIMIT] if name in NVIDIA_SCENARIOS else [], id=name)
+# The chassis angular speed over the launch from rest, whole run (the docstring): ours against ovphysx, then PhysX
+# against its own copy 30 m aside given the same inputs in the same run (test_physx_against_its_own_copies_...).
+LAUNCH_CHAOS = {name: pytest.mark.xfail(strict=True, reason=f"the launch from rest's chatter, whole run: {figures_}")
+                for name, figures_ in {
+    "NVIDIA basic drive, then steer (--as ovphysx)": "4.27 % (6.8 mrad/s at 0.47 s), PhysX against its copy 3.30 %",
+    "tank (omniverse)": "8.18 % (4.4 mrad/s at 0.15 s), PhysX against its copy 4.42 %",
+    "multi samples, as authored (--as ovphysx)": "4.06 % (6.2 mrad/s at 0.30 s), PhysX against its copy 5.15 %",
+    "brake response, as authored (--as ovphysx)": "10.26 % (3.8 mrad/s at 0.25 s), PhysX against its copy 10.28 %",
+}.items()}
+ANGULAR = "ang.speed"  # gated by its own test, so that an expected failure of it hides no other figure
+
+
+def _case(name: str, *marks):
+    return pytest.param(name, marks=[*([NEEDS_LIMIT] if name in NVIDIA_SCENARIOS else []), *marks], id=name)
 
 
 @pytest.mark.parametrize("name", [_case(n) for n in NVIDIA_SCENARIOS + CYCLE_SCENARIOS])
 def test_scenario_matches_ovphysx(results, name):
     figures_ = results["gated"][name]
     assert set(COLUMNS) - {"engine"} <= set(figures_), name
-    bad = over_limit(figures_)
+    bad = over_limit({k: v for k, v in figures_.items() if k != ANGULAR})
     assert not bad, f"{name}: over {100 * LIMIT:g}% (in %): {bad}"
+
+
+@pytest.mark.parametrize("name", [_case(n, *([LAUNCH_CHAOS[n]] if n in LAUNCH_CHAOS else []))
+                                  for n in NVIDIA_SCENARIOS + CYCLE_SCENARIOS])
+def test_chassis_angular_speed_matches_ovphysx(results, name):
+    got = results["gated"][name][ANGULAR]
+    assert got <= LIMIT, f"{name}: chassis angular speed over the whole run {100 * got:.3f} %"
+
+
+def test_physx_against_its_own_copies_is_over_the_gate_too(tmp_path):
+    """What LAUNCH_CHAOS rests on: PhysX itself, each of those vehicles against its copy, differs over the launch by
+    more than LIMIT in the chassis angular speed."""
+    cycles = build_cycles(tmp_path / "cycles.usda")
+    controls = usd_controls(cycles, DRIVEN + ["/World/Tank"], STEPS)
+    stages = [(_nvidia(), NVIDIA_SCENARIOS),
+              (Stage(cycles, STEPS, [Scenario(label, f"/World/{vehicle}", {k: v for k, v in controls.items()
+                                                                           if k == f"/World/{vehicle}"})
+                                     for vehicle, (label, _) in PLACES.items()]), CYCLE_SCENARIOS)]
+    spread: dict[str, float] = {}
+    for stage, names in stages:
+        labels = {sc.name: name for sc, name in zip(stage.scenarios, names) if name in LAUNCH_CHAOS}
+        for label, figure in physx_against_copies(stage, list(labels), tmp_path, int(round(SETTLE_S / DT))).items():
+            spread[labels[label]] = figure
+    print("\nPhysX against its own copies, chassis angular speed over the whole run (%): "
+          + ", ".join(f"{name} {100 * v:.2f}" for name, v in spread.items()))
+    assert set(spread) == set(LAUNCH_CHAOS)
+    assert all(v > LIMIT for v in spread.values()), spread
 
 
 def test_the_readings_really_differ(results):

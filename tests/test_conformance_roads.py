@@ -37,7 +37,6 @@ from test_conformance_ovphysx import (
     run_sim,
     table,
     variant_cases,
-    worst_relative,
 )
 
 from physxvehicle_usd.read import read_stage
@@ -78,13 +77,8 @@ def _mixed_fleet(folder) -> Stage:
 
 
 def road_figures(scenario: Scenario, mine: dict, ref: dict) -> dict[str, float]:
-    """test_conformance_ovphysx.figures with wheel speeds after SETTLE_S and the angular speed over the whole run."""
-    out = figures(scenario, mine, ref, int(round(SETTLE_S / DT)), MIN_PATH)
-    def rate(trace):
-        return np.linalg.norm(np.asarray(trace["bodies"][scenario.vehicle]["angularVelocity"], float), axis=1)
-
-    out["ang.speed"] = worst_relative(rate(mine), rate(ref))
-    return out
+    """test_conformance_ovphysx.figures with wheel speeds after SETTLE_S."""
+    return figures(scenario, mine, ref, int(round(SETTLE_S / DT)), MIN_PATH)
 
 
 @dataclass

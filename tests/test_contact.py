@@ -242,8 +242,27 @@ def test_a_car_on_its_roof_keeps_its_friction_anchors_from_step_to_step_and_a_re
     held = [k for k in range(1, 6) if not anchors[k - 1][1]]
     assert held and all(np.array_equal(anchors[k][0], anchors[k - 1][0]) for k in held)
     assert np.linalg.norm(anchors[-1][0][0] - anchors[-1][0][1]) == pytest.approx(np.hypot(4.4, 1.8), rel=1e-3)
+    # the chassis box's manifold against the ground plane, kept beside them (sim/manifold.py)
+    assert len(sim.state.manifolds) == 1 and len(sim.state.manifolds.points) == 4
     sim.reset_vehicles([0])
     assert sim.state.friction is None or len(sim.state.friction) == 0
+    assert len(sim.state.manifolds) == 0 and len(sim.state.manifolds.points) == 0
+
+
+def test_a_patch_that_took_no_normal_impulse_breaks_and_is_made_anew_where_the_car_lands():
+    # upside down with its roof 1 cm above the ground: two steps of speculative contacts that the fall does not reach
+    # (no impulse), then the landing. PhysX's friction rows always ask for some friction, which a zero limit clamps:
+    # the airborne patches break, and the landing's anchors are made from its own contacts (ovphysx: the NoBounce drop)
+    sim = Simulator.from_description(read_stage(CAR), DT)
+    sim.reset_vehicles([0], position=(0.0, 0.0, 0.76), orientation=(1.0, 0.0, 0.0, 0.0))
+    states = []
+    for _ in range(3):
+        sim.step()
+        states.append((float(sim.telemetry()["bodies"]["contactImpulses"][0].sum()), bool(sim.state.friction.broken[0]),
+                       sim.state.friction.body_anchor[0].copy()))
+    assert [impulse > 0.0 for impulse, _, _ in states] == [False, False, True]
+    assert [broken for _, broken, _ in states] == [True, True, False]
+    assert not np.allclose(states[2][2], states[1][2])  # the landing's anchors are its own
 
 
 def test_friction_patches_cut_into_ranges_of_vehicles_join_back_to_the_batch_s():
@@ -259,6 +278,55 @@ def test_friction_patches_cut_into_ranges_of_vehicles_join_back_to_the_batch_s()
     assert [list(part.vehicle) for part in parts] == [[0, 1, 1], [1], [0]]
     joined = FrictionPatches.join(parts, [r.start for r in ranges])
     assert all(np.array_equal(getattr(joined, name), getattr(whole, name)) for name in vars(whole))
+
+
+def test_contact_manifolds_cut_into_ranges_of_vehicles_join_back_to_the_batch_s():
+    from physxvehicle_usd.sim.manifold import ManifoldPairs, ManifoldPoints, Manifolds
+
+    rng = np.random.default_rng(1)
+    pairs = ManifoldPairs(np.array([0, 1, 3]), np.zeros(3, np.int64), np.arange(3), rng.normal(size=(3, 3)),
+                          rng.normal(size=(3, 4)))
+    points = ManifoldPoints(np.array([0, 0, 1, 3, 3]), np.zeros(5, np.int64), np.array([0, 0, 1, 2, 2]),
+                            *(rng.normal(size=(5, 3)) for _ in range(3)))
+    whole = Manifolds(pairs, points)
+    ranges = [slice(0, 2), slice(2, 3), slice(3, 4)]
+    parts = [whole.of_vehicles(r) for r in ranges]
+    assert [len(part) for part in parts] == [2, 0, 1] and list(parts[2].points.vehicle) == [0, 0]
+    joined = Manifolds.join(parts, [r.start for r in ranges])
+    for got, want in ((joined.pairs, pairs), (joined.points, points)):
+        assert all(np.array_equal(getattr(got, name), getattr(want, name)) for name in vars(want))
+    assert len(whole.without(np.array([0, 3]))) == 1 and list(whole.without(np.array([0, 3])).points.vehicle) == [1]
+
+
+def test_a_chassis_on_the_ground_keeps_its_points_until_it_has_moved_a_fifth_of_its_margin(car):
+    # PCM's box-plane manifold (GuPCMContactPlaneBox): the chassis box's margin is 0.15 x its smallest half extent
+    # (0.5 m), 0.075 m; its points are kept, re-measured, while it has moved less than 0.2 margins (15 mm) along an
+    # axis and turned less than about a degree, and made anew after
+    L = car.params.length_scale
+    position, orientation = _pose(car, lower=0.28)  # 0.02 above the ground
+    made = generate(car.contact, car.ground, position, orientation, None, L)
+    assert len(made) == 4 and len(made.manifolds) == 1 and np.allclose(made.separation, 0.02, atol=1e-6)
+
+    def moved(dx: float, dz: float, roll: float = 0.0):
+        p, q = _pose(car, lower=0.28 - dz, roll=roll)
+        p[0] += dx
+        return generate(car.contact, car.ground, p, q, made.manifolds, L)
+
+    kept = moved(0.012, -0.005)
+    assert np.array_equal(kept.point, made.point) and np.allclose(kept.separation, 0.015, atol=1e-6)
+    again = moved(0.018, -0.005)  # farther than 15 mm: the corners where the box is now
+    assert np.allclose(again.point[:, 0] - made.point[:, 0], 0.018) and np.allclose(again.separation, 0.015, atol=1e-6)
+    turned = moved(0.0, 0.0, roll=np.radians(1.5))  # a quaternion dot under 0.99996: made anew, two corners left
+    assert len(turned) == 2 and len(moved(0.0, 0.0, roll=np.radians(0.5))) == 4
+    assert len(generate(car.contact, car.ground, position, orientation)) == 4  # no length scale: made anew, kept none
+
+
+def test_a_patch_on_a_mesh_keeps_six_points_whole_elsewhere_four():
+    # PCM's multi-manifold keeps up to six points in a mesh patch (GU_SINGLE_MANIFOLD_CACHE_SIZE): a box lying across
+    # two triangles keeps its four corners and the two crossings of their shared edge
+    points = np.array([[0, 0, 0.0], [2, 0, 0], [2, 1, 0], [0, 1, 0], [0.5, 0, 0], [1.5, 1, 0]])
+    c = Contacts(np.zeros(6, np.int64), np.zeros(6, np.int64), points, np.tile([0, 0, 1.0], (6, 1)), np.zeros(6))
+    assert len(_reduce(c, np.full(6, 6))) == 6 and len(_reduce(c)) == MAX_POINTS
 
 
 def _car_with_wheel_cylinders(radius: float):
@@ -279,6 +347,33 @@ def _car_with_wheel_cylinders(radius: float):
         members.append(cylinder.GetPath())
     group.GetCollidersCollectionAPI().CreateIncludesRel().SetTargets(members)
     return Simulator.from_description(read_stage(stage), DT)
+
+
+def test_a_box_that_follows_a_wheel_keeps_no_manifold():
+    # omni.physx moves a wheel's shape every step: its contacts are made anew (sim/manifold.py), even on the model
+    # posed at the wheels' poses, whose rows follow nothing
+    from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics
+
+    from physxvehicle_usd.sim.manifold import persistent_rows
+
+    stage = Usd.Stage.Open(str(CAR))
+    group = UsdPhysics.CollisionGroup.Define(stage, "/World/Car/WheelShapeGroup")
+    group.CreateFilteredGroupsRel().SetTargets([Sdf.Path("/World/Car/WheelQueryGroup")])
+    members = []
+    for wheel in ("FrontLeftWheel", "FrontRightWheel", "RearLeftWheel", "RearRightWheel"):
+        cube = UsdGeom.Cube.Define(stage, f"/World/Car/{wheel}/Collision")
+        cube.CreateSizeAttr(1.0)
+        cube.AddScaleOp().Set(Gf.Vec3f(0.69, 0.3, 0.69))  # as low as the tyre
+        UsdPhysics.CollisionAPI.Apply(cube.GetPrim())
+        members.append(cube.GetPath())
+    group.GetCollidersCollectionAPI().CreateIncludesRel().SetTargets(members)
+    sim = Simulator.from_description(read_stage(stage), DT)
+    wheel_rows = sim.contact.following
+    assert len(wheel_rows) == 4
+    sim.step()
+    assert len(sim.state.contacts["points"]) and set(sim.state.contacts["points"].shape) <= set(wheel_rows)
+    assert not persistent_rows(sim.contact)[wheel_rows].any()
+    assert sim.state.manifolds is None or not np.isin(sim.state.manifolds.pairs.shape, wheel_rows).any()
 
 
 def test_a_wheel_shape_wider_than_its_tyre_lifts_the_car_to_full_droop_as_in_physx():
@@ -326,7 +421,7 @@ def test_the_scene_s_contact_thresholds_are_read_as_omni_physx_reads_them():
 
     def scene(stage):
         d = read_stage(stage)
-        return d.scenes["/World/PhysicsScene"].gravity, [(x.code, x.property) for x in d.diagnostics]
+        return d.scenes["/World/PhysicsScene"].settings, [(x.code, x.property) for x in d.diagnostics]
 
     block, _ = scene(_dropped_car(None))
     assert block.source("bounceThreshold") == Source.DEFAULT and block["frictionOffsetThreshold"] == 0.04
@@ -372,6 +467,51 @@ def test_a_chassis_wholly_inside_a_static_box_is_pushed_out_along_the_least_pene
     assert np.allclose(contacts.separation, -1.10, atol=1e-5)
 
 
+@pytest.mark.parametrize("holder, target", [("/World/Shed", "/World/Car"), ("/World/Shed", "/World/Car/ChassisCollision"),
+                                            ("/World/Car", "/World/Shed")])
+def test_filtered_pairs_on_a_static_collider_or_on_the_vehicle_s_body_keep_them_apart(holder, target):
+    # PhysX filters the pair of actors (or of a shape and an actor) that FilteredPairsAPI names, from either side:
+    # the static box naming the car's body or its chassis shape, or the car's body naming the box. Unfiltered, the
+    # chassis inside the box touches it at four points (the test above).
+    from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics
+
+    stage = Usd.Stage.Open(str(CAR))
+    cube = UsdGeom.Cube.Define(stage, "/World/Shed")
+    cube.CreateSizeAttr(1.0)
+    cube.AddTranslateOp().Set(Gf.Vec3d(-0.16, 0.0, 1.1))
+    cube.AddScaleOp().Set(Gf.Vec3f(6.0, 4.0, 1.8))
+    UsdPhysics.CollisionAPI.Apply(cube.GetPrim())
+    UsdPhysics.FilteredPairsAPI.Apply(stage.GetPrimAtPath(holder)).CreateFilteredPairsRel().SetTargets([
+        Sdf.Path(target)])
+    sim = Simulator.from_description(read_stage(stage), DT)
+    assert not sim.contact.collides[:, 1].any() and sim.contact.collides[:, 0].all()  # the shed; the ground plane
+    assert len(generate(sim.contact, sim.ground, *_pose(sim))) == 0
+
+
+def test_a_chassis_on_a_static_box_keeps_its_points_by_the_box_rules_on_ground_with_no_plane():
+    # PCM's box-box manifold (invalidate_BoxConvex): holding four points, made anew once moved 0.375 margins (the
+    # lesser of the chassis box's, 0.075 m, and the slab's: 28 mm) along an axis; the ground here has no plane
+    from pxr import Gf, Usd, UsdGeom, UsdPhysics
+
+    stage = Usd.Stage.Open(str(CAR))
+    stage.GetPrimAtPath("/World/GroundPlane").SetActive(False)
+    slab = UsdGeom.Cube.Define(stage, "/World/Slab")  # its top 0.28 m up, 2 cm under the chassis box
+    slab.CreateSizeAttr(1.0)
+    slab.AddTranslateOp().Set(Gf.Vec3d(0.0, 0.0, -0.36))
+    slab.AddScaleOp().Set(Gf.Vec3f(8.0, 4.0, 1.28))
+    UsdPhysics.CollisionAPI.Apply(slab.GetPrim())
+    sim = Simulator.from_description(read_stage(stage), DT)
+    L = sim.params.length_scale
+    position, orientation = _pose(sim)
+    made = generate(sim.contact, sim.ground, position, orientation, None, L)
+    assert len(made) == 4 and np.allclose(made.separation, 0.02, atol=1e-5)
+    for dx, same in ((0.02, True), (0.035, False)):
+        shifted = position.copy()
+        shifted[0] += dx
+        again = generate(sim.contact, sim.ground, shifted, orientation, made.manifolds, L)
+        assert len(again) == 4 and np.array_equal(again.point, made.point) == same
+
+
 def _round_chassis(kind: str):
     """The sample car with its chassis box replaced by a sphere (radius 0.4) or a capsule along X (radius 0.3, 3 m
     between its ends' centres), its core 0.25 m above the car's origin (0.80 m above the ground at the spawn pose),
@@ -408,12 +548,15 @@ def test_a_sphere_touches_a_plane_at_one_point_and_a_box_s_edge_at_its_nearest_p
     contacts = generate(sim.contact, sim.ground, position, orientation)
     plane = contacts.static == 0
     assert plane.sum() == 1 and contacts.separation[plane] == pytest.approx([-0.05], abs=1e-6)
+    assert contacts.point[plane, 2] == pytest.approx([-0.05], abs=1e-6)  # on the sphere, as ovphysx reports it
     # the box: the sphere's centre (x 0, z 0.5 at lower 0.3) beside its top face, over neither face: the nearest
     # point of the box is its edge at (0.2, 0.3), 0.283 m away, so 0.117 m into the sphere, pushing along the diagonal
     contacts = generate(sim.contact, sim.ground, *_pose(sim, lower=0.3))
     assert len(contacts) == 1 and contacts.static[0] == 1
     assert contacts.separation[0] == pytest.approx(np.hypot(0.2, 0.2) - 0.4, abs=1e-5)
     assert np.allclose(contacts.normal[0], [-np.sqrt(0.5), 0.0, np.sqrt(0.5)], atol=1e-5)
+    # at the box's edge, where PhysX's sphere-box contact puts it, not on the sphere (0.117 m up the normal)
+    assert np.allclose(contacts.point[0, [0, 2]], [0.2, 0.3], atol=1e-5)
 
 
 def test_a_capsule_lying_on_a_plane_or_a_box_touches_at_two_points():
@@ -426,6 +569,26 @@ def test_a_capsule_lying_on_a_plane_or_a_box_touches_at_two_points():
     assert len(contacts) == 2 and (contacts.static == 1).all()
     assert np.allclose(contacts.separation, -0.2, atol=1e-6)
     assert np.allclose(sorted(contacts.point[:, 0]), [0.2, 1.2], atol=1e-5)
+
+
+def test_a_capsule_on_a_box_keeps_its_points_on_its_core_and_reports_them_where_it_has_moved():
+    # pcmContactCapsuleBox: the margin is the lesser of the box's (0.15 x 0.3 m) and the radius, 0.045 m; holding
+    # two points it is made anew once moved 0.75 margins (34 mm). Kept, a point moves with the capsule (on its surface
+    # over its core's point), its separation re-measured; the plane's contacts are made anew every step
+    sim = _round_chassis("capsule")
+    L = sim.params.length_scale
+    position, orientation = _pose(sim, lower=0.4)
+    made = generate(sim.contact, sim.ground, position, orientation, None, L)
+    on_box = made.static == 1
+    shifted = position.copy()
+    shifted[0] += 0.02
+    shifted[2] += 0.01
+    kept = generate(sim.contact, sim.ground, shifted, orientation, made.manifolds, L)
+    assert np.allclose(kept.point - made.point[on_box], [0.02, 0.0, 0.01], atol=1e-9)
+    assert np.allclose(kept.separation, -0.19, atol=1e-6)
+    shifted[0] += 0.02  # 40 mm: made anew, clipped by the box's top again
+    again = generate(sim.contact, sim.ground, shifted, orientation, made.manifolds, L)
+    assert np.allclose(sorted(again.point[:, 0]), [0.2, 1.2], atol=1e-5)
 
 
 def test_a_wheel_cylinder_meets_the_ground_as_an_exact_cylinder_along_its_lowest_line():

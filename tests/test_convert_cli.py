@@ -34,7 +34,7 @@ def convert(capsys, *args: str) -> tuple[int, str, str]:
 
 
 def _walk_blocks(data: dict):
-    """Every component block of the convert JSON (scene gravity, vehicle blocks, wheel blocks, tables)."""
+    """Every component block of the convert JSON (scene settings, vehicle blocks, wheel blocks, tables)."""
     for scene in data["scenes"].values():
         yield {k: v for k, v in scene.items() if k != "context"}
         if scene["context"]:

@@ -121,7 +121,7 @@ def test_unusable_gravity_is_said_with_the_default_used(attribute, value):
     description = car.read()
     name = "physics:" + attribute[0].lower() + attribute[1:]
     assert ("GRAVITY", name) in _codes(description, car.scene)
-    gravity = description.scenes[car.scene].gravity
+    gravity = description.scenes[car.scene].settings
     assert all(math.isfinite(c) for c in gravity["gravityDirection"]) and math.isfinite(gravity["gravityMagnitude"])
 
 

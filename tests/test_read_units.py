@@ -117,7 +117,7 @@ def test_named_examples_of_the_unit_rules(unit_case):
     length, mass = units.length_scale, units.mass_scale
     kgms = length ** 2 * mass
     car, basic = description.vehicles["/World/Car"], description.vehicles["/World/Basic"]
-    g = description.scenes["/World/PhysicsScene"].gravity
+    g = description.scenes["/World/PhysicsScene"].settings
     assert g["gravityMagnitude"] == pytest.approx(9.81 / units.meters_per_unit)
     assert g.source("gravityMagnitude") == Source.DEFAULT
     assert car.drive.engine["peakTorque"] == pytest.approx(500 * kgms)

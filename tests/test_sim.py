@@ -36,7 +36,7 @@ def params_of(description, path=CAR) -> SimParams:
 
 
 def gravity(description) -> float:
-    return description.scenes[description.vehicles[CAR].scene].gravity["gravityMagnitude"]
+    return description.scenes[description.vehicles[CAR].scene].settings["gravityMagnitude"]
 
 
 def run(description, steps, controls=None):

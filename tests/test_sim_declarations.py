@@ -12,7 +12,7 @@ from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.runtime.vehicle2 import build_vehicle_params
 from physxvehicle_usd.sim import SimParams
 from physxvehicle_usd.sim.batch import PARAMS, SUBSYSTEMS, batch, batch_from_description
-from physxvehicle_usd.sim.declare import VEHICLE_BLOCKS, WHEEL_BLOCKS
+from physxvehicle_usd.sim.declare import SCENE_BLOCK, VEHICLE_BLOCKS, WHEEL_BLOCKS
 
 REPO = Path(__file__).resolve().parents[1]
 BATCH_STRUCTURE = {"wheel_mask", "nb_wheels"}  # the batch's own shape, not a parameter
@@ -58,7 +58,8 @@ def test_a_source_names_a_property_of_the_table_read_from_its_block():
     assert len(sourced) >= 20
     for param in sourced:
         assert param.source in P.TABLE_BY_KEY, param.source
-        assert param.source[0] in WHEEL_BLOCKS or param.source[0] in VEHICLE_BLOCKS, param.source
+        assert param.source[0] in WHEEL_BLOCKS or param.source[0] in VEHICLE_BLOCKS or param.source[0] == SCENE_BLOCK, \
+            param.source
 
 
 def test_a_sourced_parameter_is_the_resolved_description_value(fleet):

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pxr import Sdf
 from conftest import written_values
 from stage_factory import DRIVES, VehicleStage, add_vehicle, build_vehicle
 
@@ -117,6 +118,23 @@ def test_a_value_a_hair_off_its_fallback_is_still_written():
     second = read_stage(write_stage(first))  # exactly: assert_round_trip allows float32 rounding
     assert first.vehicles["/World/Car"].controller["accelerator"] == 2.0 ** -24
     assert second.vehicles["/World/Car"].controller["accelerator"] == 2.0 ** -24
+
+
+def test_the_scene_s_physx_settings_are_written_back():
+    # PhysxSceneAPI's rows (contact thresholds, solver) were lost on a round trip: a PGS scene came back TGS
+    car = build_vehicle(0.01)
+    scene = car.prim(car.scene)
+    scene.AddAppliedSchema("PhysxSceneAPI")
+    scene.CreateAttribute(P.physx_scene_attribute("solverType"), Sdf.ValueTypeNames.Token).Set("PGS")
+    scene.CreateAttribute(P.physx_scene_attribute("bounceThreshold"), Sdf.ValueTypeNames.Float).Set(150.0)
+    first = car.read()
+    second = read_stage(write_stage(first))
+    for description in (first, second):
+        settings = description.scenes[car.scene].settings
+        assert (settings["solverType"], settings["bounceThreshold"]) == ("PGS", 150.0)
+        assert settings.source("solverType") == settings.source("bounceThreshold") == Source.AUTHORED
+        assert settings.source("frictionOffsetThreshold") == Source.DEFAULT
+    assert_round_trip(first)
 
 
 def _deprecated_vehicle() -> VehicleStage:

@@ -161,7 +161,7 @@ def describe_vehicle(spec: VehicleSpec, units: str = "m", up: str = "Z") -> tupl
     gravity_block = Block(schema_name=P.SCENE, path=SCENE)
     gravity_block.set("gravityDirection", _tidy(_v(frame.up, -1.0)), Source.AUTHORED)
     gravity_block.set("gravityMagnitude", _tidy(gravity * length), Source.AUTHORED)
-    description.scenes[SCENE] = SceneDescription(path=SCENE, gravity=gravity_block, context=context)
+    description.scenes[SCENE] = SceneDescription(path=SCENE, settings=gravity_block, context=context)
     description.materials[MATERIAL] = MaterialDescription(path=MATERIAL, staticFriction=0.9, dynamicFriction=0.7,
                                                           restitution=0.0)
     description.tireFrictionTables[FRICTION_TABLE] = _block(

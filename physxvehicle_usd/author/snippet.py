@@ -401,7 +401,7 @@ def description_from_snippet(
                      f"-{axes['VrtAxis']}; the ground plane's collision half-space faces +{axes['VrtAxis'][-1]}")
     scene = SceneDescription(
         path=scene_path,
-        gravity=_authored(P.SCENE, scene_path, gravityDirection=tuple(0.0 - c for c in vrt), gravityMagnitude=g),
+        settings=_authored(P.SCENE, scene_path, gravityDirection=tuple(0.0 - c for c in vrt), gravityMagnitude=g),
         context=context,
     )
     plane_axis = "XYZ"[[abs(c) for c in vrt].index(1.0)]

@@ -112,7 +112,7 @@ def inspect_rows(description: StageDescription, vehicle: str | None = None) -> l
     rows: list[Row] = []
     if vehicle is None:
         for path, scene in sorted(description.scenes.items()):
-            rows.extend(_block_rows(path, "scene gravity", scene.gravity, units))
+            rows.extend(_block_rows(path, "scene", scene.settings, units))
             rows.extend(_block_rows(path, "vehicle context", scene.context, units))
         for path, table in sorted(description.tireFrictionTables.items()):
             rows.extend(_block_rows(path, "tire friction table", table, units))

@@ -162,7 +162,7 @@ def _lateral(ax, v: VehicleDescription, units) -> None:
 
 
 def _suspension(ax, d: StageDescription, v: VehicleDescription, units) -> None:
-    magnitude = d.scenes[v.scene].gravity["gravityMagnitude"] if v.scene in d.scenes else units.default_gravity
+    magnitude = d.scenes[v.scene].settings["gravityMagnitude"] if v.scene in d.scenes else units.default_gravity
     gravity = magnitude * units.stage_to_si(P.LENGTH)
     suspensions = _distinct(((w.path.rsplit("/", 1)[-1], w.suspension) for w in v.wheels),
                             ("springStrength", "springDamperRate", "travelDistance", "sprungMass"))

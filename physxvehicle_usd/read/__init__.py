@@ -23,6 +23,7 @@ from ..stage.bulk import bulk_objects
 from ..stage.io import captured_stderr, open_stage_with_warnings, short_usd_message
 from ..units import StageUnits
 from . import pxr_unchecked as U
+from .collision import filtered_targets
 from .components import parse_context, parse_friction_table
 from .context import ReadContext
 from .copies import CopyStats, Fleet, Subtree
@@ -153,7 +154,7 @@ def _read(stage: Usd.Stage, description: StageDescription, sink: DiagnosticSink,
     description.ground = physics.ground
     description.collisionGroups = physics.groups
     description.colliderGroups = physics.member_of
-    contexts, gravity = {}, {}
+    contexts, settings = {}, {}
     for kind, prim in found:
         if kind == "context":
             block = _guard(sink, prim, lambda: parse_context(prim, sink, units))
@@ -169,12 +170,12 @@ def _read(stage: Usd.Stage, description: StageDescription, sink: DiagnosticSink,
         physx_scene_settings(stage.GetPrimAtPath(path), block, sink, units)
         if block["gravityDirection"] is None:
             block.set("gravityDirection", down, Source.DEFAULT)
-        gravity[path] = block
+        settings[path] = block
     from ..description import SceneDescription
 
     for path in physics.scenes:
-        description.scenes[path] = SceneDescription(path=path, gravity=gravity[path], context=contexts.get(path))
-    ctx = ReadContext(stage=stage, sink=sink, units=units, physics=physics, contexts=contexts, gravity=gravity,
+        description.scenes[path] = SceneDescription(path=path, settings=settings[path], context=contexts.get(path))
+    ctx = ReadContext(stage=stage, sink=sink, units=units, physics=physics, contexts=contexts, scene_settings=settings,
                       body=fleet.body_lookup(physics) if fleet is not None else None)
     entries = fleet.entries if fleet is not None else [None] * len(vehicles)
     xforms = UsdGeom.XformCache()
@@ -206,9 +207,13 @@ def _say_round_shapes_between_vehicles(description: StageDescription, sink: Diag
 def _vehicle_shapes(vehicle, physics, stage: Usd.Stage, xforms: UsdGeom.XformCache) -> list:
     """The vehicle body's collision shapes, each marked with the wheel attachment it sits under (if any) and that
     attachment prim's transform in the vehicle prim's frame (omni.physx keeps the shape's pose relative to it and
-    moves it with the wheel, usdLoad/Vehicle.cpp's eMANAGE_TRANSFORMS: an attachment that is an Xformable)."""
+    moves it with the wheel, usdLoad/Vehicle.cpp's eMANAGE_TRANSFORMS: an attachment that is an Xformable). A
+    FilteredPairsAPI on the body keeps every one of its shapes from what it names, so its targets join each shape's."""
     shapes = physics.shapes.get(vehicle.path, [])
+    body = physics.bodies.get(vehicle.path)
+    body_filtered = filtered_targets(body) if body is not None else []
     for shape in shapes:
+        shape.filtered += [target for target in body_filtered if target not in shape.filtered]
         shape.wheel = next((w.path for w in vehicle.wheels if shape.path.startswith(w.path + "/")
                             or shape.path == w.path), None)
         wheel = stage.GetPrimAtPath(shape.wheel) if shape.wheel is not None else None

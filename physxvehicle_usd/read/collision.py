@@ -11,7 +11,8 @@ and capsules, the vehicle's and static ones, are read as their cores (a centre, 
 
 Filtering (`collide`) is PhysX's group filtering as omni.physx sets it up: two shapes touch unless a group of one
 lists a group of the other among its filtered groups (an inverted group: unless it does not list it), either way
-round, or one of them names the other (or its body) with FilteredPairsAPI.
+round, or one of them (or its body) names the other (or its body) with FilteredPairsAPI: a vehicle body's targets join
+each of its shapes' (read/__init__.py), a static collider's are kept on its GroundDescription.
 """
 from __future__ import annotations
 
@@ -157,6 +158,12 @@ def _material(desc) -> str | None:
     return str(desc.materials[0]) if len(desc.materials) and str(desc.materials[0]) else None
 
 
+def filtered_targets(desc) -> list[str]:
+    """The prims a collider's (or a rigid body's) FilteredPairsAPI keeps it from: shapes, or bodies (every shape
+    under one)."""
+    return [str(f) for f in desc.filteredCollisions]
+
+
 def _local_points(stage: Usd.Stage, kind: str, desc) -> np.ndarray | None:
     """A convex shape's points in its own frame with its scale (UsdPhysics' sizes are scaled already)."""
     if kind == "CubeShape":
@@ -193,7 +200,7 @@ def vehicle_shape(stage: Usd.Stage, desc, units: StageUnits, sink: DiagnosticSin
     rotation = _quat_matrix(desc.localRot)
     origin = np.asarray(desc.localPos, dtype=float)
     common = dict(material=_material(desc), groups=[str(g) for g in desc.collisionGroups],
-                  filtered=[str(f) for f in desc.filteredCollisions])
+                  filtered=filtered_targets(desc))
     points = _local_points(stage, kind, desc)
     contact, rest = shape_offsets(prim, units, sink, _extents(kind, desc, points), scene)
     if points is not None and len(points) >= 4:
@@ -225,7 +232,7 @@ def static_shape(stage: Usd.Stage, desc, transform: list[list[float]], units: St
     prim = stage.GetPrimAtPath(path)
     scale = np.asarray(desc.localScale, dtype=float)
     common = dict(path=path, transform=transform, material=_material(desc),
-                  groups=[str(g) for g in desc.collisionGroups])
+                  groups=[str(g) for g in desc.collisionGroups], filtered=filtered_targets(desc))
     if kind in ("SphereShape", "CapsuleShape"):
         contact, rest = shape_offsets(prim, units, sink, _extents(kind, desc, None), scene)
         core = [[0.0, 0.0, 0.0]]

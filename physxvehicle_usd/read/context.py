@@ -33,7 +33,7 @@ class ReadContext:
     units: StageUnits
     physics: PhysicsInfo
     contexts: dict[str, Block]                     # scene path -> parsed vehicle context
-    gravity: dict[str, Block]                      # scene path -> gravity block
+    scene_settings: dict[str, Block]               # scene path -> its SceneDescription.settings
     cache: dict[tuple[str, Usd.Prim], Block | None] = field(default_factory=dict)
     xforms: UsdGeom.XformCache = field(default_factory=UsdGeom.XformCache)
     # While a vehicle's parse is watched (read/copies.py: is it a template for its copies?), each component

@@ -29,6 +29,7 @@ from .collision import (
     SceneTolerances,
     collision_groups,
     combine_modes,
+    filtered_targets,
     groups_of,
     shape_offsets,
     static_shape,
@@ -102,7 +103,6 @@ def load_physics(stage: Usd.Stage, sink: DiagnosticSink, exclude: Sequence[str] 
             key = str(path)
             if name == "Scene":
                 info.scenes[key] = desc
-                _say_solver_type(stage.GetPrimAtPath(key), sink)
             elif name == "RigidBody":
                 info.bodies[key] = desc
             elif name == "RigidBodyMaterial":
@@ -126,7 +126,7 @@ def load_physics(stage: Usd.Stage, sink: DiagnosticSink, exclude: Sequence[str] 
                 material = str(desc.materials[0]) if len(desc.materials) and str(desc.materials[0]) else None
                 ground = GroundDescription(path=key, kind="plane" if name == "PlaneShape" else "mesh",
                                            transform=_matrix(xform_cache.GetLocalToWorldTransform(prim)),
-                                           material=material)
+                                           material=material, filtered=filtered_targets(desc))
                 extents = None
                 if name == "PlaneShape":
                     ground.axis = str(desc.axis).rsplit(".", 1)[-1]
@@ -150,20 +150,6 @@ def load_physics(stage: Usd.Stage, sink: DiagnosticSink, exclude: Sequence[str] 
 
 TIME_STEPS_PER_SECOND = "physxScene:timeStepsPerSecond"
 DEFAULT_TIME_STEPS_PER_SECOND = 60  # omni.physx's, where PhysxSceneAPI authors none
-
-
-SOLVER_TYPE = "physxScene:solverType"
-SOLVED_AS = "TGS"  # the simulator's solver (sim/rigid_body.py), whatever the scene asks
-
-
-def _say_solver_type(prim: Usd.Prim, sink: DiagnosticSink) -> None:
-    """A scene asking PhysX's other solver (PGS) is solved with TGS here: said, not silently replaced."""
-    attr = prim.GetAttribute(SOLVER_TYPE)
-    asked = attr.Get() if attr and attr.HasAuthoredValue() else None
-    if asked is not None and str(asked) != SOLVED_AS:
-        sink.warning("SOLVER_TYPE", str(prim.GetPath()), f"the scene asks the {asked} solver; the simulator solves "
-                     f"vehicle constraints and contacts as PhysX's {SOLVED_AS} solver does (it has no {asked} "
-                     "solver), so its motion may differ from PhysX's with this scene", SOLVER_TYPE)
 
 
 def _scene_tolerances(stage: Usd.Stage, parsed: dict, units: StageUnits) -> SceneTolerances:
@@ -381,6 +367,14 @@ def _physx_api_settings(prim: Usd.Prim, block: Block, sink: DiagnosticSink, unit
             block.set(row.base, fallback, Source.DEFAULT)
             continue
         expected = type(row.default)
+        if expected is str:  # a token: one of the row's, else omni.physx keeps its default
+            if str(value) in row.tokens:
+                block.set(row.base, str(value), Source.AUTHORED)
+            else:
+                sink.warning(row.range_code, path, f"{value!r} is not one of {', '.join(row.tokens)}; omni.physx "
+                             f"uses {fallback!r}", name)
+                block.set(row.base, fallback, Source.DEFAULT)
+            continue
         numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
         if (expected is bool and not isinstance(value, bool)) or (expected is not bool and not numeric) or (
                 expected is int and not float(value).is_integer()):
@@ -405,7 +399,8 @@ def _physx_api_settings(prim: Usd.Prim, block: Block, sink: DiagnosticSink, unit
 
 
 def physx_scene_settings(prim: Usd.Prim | None, block: Block, sink: DiagnosticSink, units: StageUnits) -> None:
-    """PhysxSceneAPI's contact thresholds as omni.physx hands them to the scene (see the property table's rows); the
+    """PhysxSceneAPI's contact thresholds and solver as omni.physx hands them to the scene (see the property table's
+    rows); the
     defaults where there is no scene prim."""
     if prim is None or not prim.IsValid():
         for row in P.PHYSX_SCENE_ROWS:

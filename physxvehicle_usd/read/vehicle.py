@@ -200,7 +200,7 @@ def parse_vehicle(prim: Usd.Prim, ctx: ReadContext) -> VehicleDescription | None
         v.warning("V07", "the vehicle's physics scene has no valid PhysxVehicleContextAPI; PhysX logs an error and "
                   "uses velocityChange, +Y up, +Z forward")
         context = C.default_context_block(scene)
-    gravity = ctx.gravity.get(scene) if scene else None
+    gravity = ctx.scene_settings.get(scene) if scene else None
     g = gravity["gravityMagnitude"] if gravity is not None else ctx.units.default_gravity
 
     # 4. wheel attachments

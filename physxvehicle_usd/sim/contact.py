@@ -31,10 +31,12 @@ What is made, per pair of shapes whose distance is below the sum of their contac
   round       a sphere or capsule as its core with the contact distance grown by its radius: against a plane its
               centre or each end of its segment (PhysX's one and two points); against a polytope or triangle the
               core clipped by the reference face as above, or, where no point of it lies over that face, the nearest
-              points of the core and the face's rim; the separation less the radius, the point on the round surface.
+              points of the core and the face's rim; the separation less the radius, the point on the round surface
+              (but a sphere's against a box: on the box, PhysX's sphere-box point; `_sphere_points_on_boxes`).
 A point made twice in one patch (two triangles' shared edge) counts once. Then at most four points per pair and
-normal (PhysX's manifold size): the deepest, the one farthest from it, the one making the largest triangle with them,
-and the one farthest outside that triangle. The hull-on-hump run's contacts at its strike (step 27) are the ones
+normal (PhysX's manifold size; six kept whole for a convex shape on a triangle mesh, a patch of PCM's multi-manifold):
+the deepest, the one farthest from it, the one making the largest triangle with them, and the one farthest outside
+that triangle. The hull-on-hump run's contacts at its strike (step 27) are the ones
 ovphysx reports: the same points, normals and separations.
 
 Candidate pairs come from boxes: a vehicle whose shapes' boxes (grown by the contact distance) reach no static
@@ -45,14 +47,16 @@ patch's anchors stay where they were made while its friction holds and its norma
 
 Contacts between vehicles (sim/vehicle_contact.py) reuse the polytope test and the manifold reduction.
 
-Approximations against PhysX (whose default on omni.physx is PCM, persistent contact manifolds): the manifold is made
-anew every step, not carried over and refreshed (a box's manifold is made anew once the shapes have moved against
-each other by more than a fraction of their margin: the ridge's points at the impact and the step after it are the
-ones made here). PCM keeps each point in both shapes' frames and re-measures its separation along the stored normal
-while the relative motion stays small; that and PCM's deferred triangle contacts (a hull face more than 45 degrees
-from facing a triangle) are not reproduced. The full clipped face is reduced to four points, where PCM adds the
-points of successive steps; PCM's mesh contacts pass through its edge filtering, here a triangle contact whose normal
-turns against the triangle's front is dropped.
+PCM (persistent contact manifolds, omni.physx's default) keeps a pair's points from step to step while the shapes
+have moved little against each other, re-measuring their separations: sim/manifold.py does so for boxes and hulls
+against planes, triangle meshes and static boxes and hulls (`generate` with the vehicles' length scales and the last
+step's manifolds); the other pairs are made anew every step.
+
+Approximations against PhysX: PCM's deferred triangle contacts (a hull face more than 45 degrees from facing a
+triangle) are not reproduced. The full clipped face is reduced to four points (six on a mesh), where PCM reduces each
+triangle's points to five before merging a patch's; a mesh patch of more than six is reduced to four here (PCM: to
+six). PCM's mesh contacts pass through its edge filtering, here a triangle contact whose normal turns against the
+triangle's front is dropped.
 """
 from __future__ import annotations
 
@@ -79,11 +83,15 @@ from .pcm_box import PLANE_ORDER, Boxes, box_box, box_frame
 from .round_contact import StaticRounds
 
 if TYPE_CHECKING:
+    from .manifold import Manifolds
     from .vehicle_contact import PairModel
 
 # PhysX's material when a shape has none bound (omni.physx's default material)
 DEFAULT_MATERIAL = (0.5, 0.5, 0.0, "average", "average")
 MAX_POINTS = 4  # PhysX's manifold: four points per contact patch
+# ... but a convex shape's patch on a triangle mesh (a patch of PCM's multi-manifold) keeps up to six whole
+# (GU_SINGLE_MANIFOLD_CACHE_SIZE): a box lying across two triangles keeps its corners and the diagonal's crossings
+MESH_PATCH_POINTS = 6
 _SAME_NORMAL = 0.999  # PXC_SAME_NORMAL: contacts whose normals agree this well share a patch
 # The order of a patch's points decides how the Gauss-Seidel sweep spreads the impulse over them, and which points
 # anchor its friction (growPatches), and so what a symmetric impact leaves as roll and yaw: boxes make PhysX's own
@@ -330,6 +338,11 @@ class ContactModel:
     cylinder_ends: np.ndarray | None = None
     cylinder_radius: np.ndarray | None = None
     pairs: "PairModel | None" = None  # the shapes' contacts with other vehicles' shapes (sim/vehicle_contact.py)
+    # (N, 3) each shape's own frame's origin in its row's frame, whose motion decides whether PCM keeps its contact
+    # points (sim/manifold.py): a box's centre (PhysX's box geometry sits there); for any other shape the vehicle
+    # prim's origin (the description keeps no shape frame: exact for a hull authored beneath the vehicle with no
+    # transform of its own, as omni.physx cooks a hull in its prim's frame). None: no origin recorded (all at 0)
+    origin: np.ndarray | None = None
     static_rounds: StaticRounds | None = None  # the static spheres and capsules, last among the columns
     # derived: each shape's box in the body frame (centre, half extents), how far beyond it a contact may start;
     # the static polytopes' world boxes
@@ -347,6 +360,8 @@ class ContactModel:
     def __post_init__(self) -> None:
         following = np.zeros(0, np.int64) if self.wheel is None else np.nonzero(self.wheel >= 0)[0]
         object.__setattr__(self, "following", following)
+        # the rows that follow a wheel, kept where `posed` (whose model follows nothing) shares this cache
+        self.cache["following_rows"] = following
         object.__setattr__(self, "cylinders", np.zeros(0, np.int64) if self.cylinder_ends is None
                            else np.nonzero(np.isfinite(self.cylinder_ends[:, 0, 0]))[0])
         lo, hi = self.shapes.vertices.min(axis=1), self.shapes.vertices.max(axis=1)
@@ -372,7 +387,7 @@ class ContactModel:
         vehicle prim's; wheel_paths: each vehicle's wheel attachments in batch order (a shape under one, with its
         `wheelFrame`, follows that wheel; None: every shape is fixed in the body); scenes: each vehicle's scene
         block (the contact thresholds; None: the defaults). None when no vehicle has a shape."""
-        rows, polys, own, wheel, ends, corners = [], [], [], [], [], []
+        rows, polys, own, wheel, ends, corners, origins = [], [], [], [], [], [], []
         ordered: dict[bytes, Polytope] = {}
         for v, vehicle_shapes in enumerate(shapes):
             R = vm.quat_to_mat(np.asarray(com_orientation, float)[:, v:v + 1])[:, :, 0]
@@ -401,6 +416,7 @@ class ContactModel:
                 own.append(shape)
                 wheel.append(w)
                 ends.append(local(shape.cylinderEnds) if shape.cylinderEnds is not None else np.full((2, 3), np.nan))
+                origins.append(local(np.zeros((1, 3)))[0])
                 # a shape that follows a wheel is no box of the body frame's box contacts (sim/pcm_box.py)
                 corners.append(points if w < 0 else np.zeros((0, 3)))
         if not rows:
@@ -420,19 +436,26 @@ class ContactModel:
         table = {name: value[row_of][:, col_of] for name, value in small.items()}
         collides = small_collides[row_of][:, col_of]
         column = {g.path: k for k, g in enumerate(statics)}
-        for r, shape in enumerate(own):  # FilteredPairsAPI: a shape naming a static collider
+        for r, shape in enumerate(own):  # FilteredPairsAPI: a shape (or its body) naming a static collider
             for path in shape.filtered:
                 if path in column:
                     collides[r, column[path]] = False
+        for k, g in enumerate(statics):  # ... or a static collider naming a vehicle's shape or body
+            for target in g.filtered:
+                for r, shape in enumerate(own):
+                    if shape.path == target or shape.path.startswith(target + "/"):
+                        collides[r, k] = False
         plane_count = sum(1 for g in ground if g.kind == "plane")
         mesh_count = sum(1 for g in ground if g.kind == "mesh")
         static_corners = [placed_corners(g) for g in ground if g.kind == "convex"]
         from .vehicle_contact import PairModel  # it builds on this module's polytopes
 
         rows = np.asarray(rows)
+        boxes = Boxes.of(corners)
+        origins = np.where(boxes.mask[:, None], boxes.centre, np.array(origins))
         return cls(rows, Polytopes.stack(polys), table["cd"], table["rd"], table["sf"], table["df"],
                    table["e"], collides, Polytopes.stack(hulls) if hulls else None,
-                   np.arange(plane_count + mesh_count, plane_count + mesh_count + H), plane_count, Boxes.of(corners),
+                   np.arange(plane_count + mesh_count, plane_count + mesh_count + H), plane_count, boxes,
                    Boxes.of(static_corners) if static_corners else None,
                    np.asarray(wheel) if any(w >= 0 for w in wheel) else None,
                    *(None if scenes is None else np.array([_scene_value(b, row) for b in scenes], float)
@@ -441,9 +464,16 @@ class ContactModel:
                    if any(sh.kind != "convex" for sh in own) else None,
                    *((np.array(ends), np.array([sh.radius if sh.cylinderEnds is not None else 0.0 for sh in own]))
                      if any(sh.cylinderEnds is not None for sh in own) else (None, None)),
-                   PairModel.build(own, rows, materials, groups),
+                   PairModel.build(own, rows, materials, groups), origins,
                    StaticRounds.of(rounds, G - len(rounds)) if rounds else None)
 
+
+    @property
+    def polytope_first(self) -> int:
+        """The column of the first static polytope: after the planes and meshes (the spheres and capsules come after
+        the polytopes)."""
+        rounds = 0 if self.static_rounds is None else len(self.static_rounds.column)
+        return self.collides.shape[1] - len(self.static_index) - rounds
 
     def posed(self, rotation: np.ndarray, translation: np.ndarray) -> "ContactModel":
         """The model with every row that follows a wheel put where the wheel is: rotation (3, 3, V, W) and
@@ -561,6 +591,7 @@ class Contacts:
     separation: np.ndarray  # (C,)
     pair: np.ndarray | None = None  # (C,) while generating: the candidate pair that made each contact
     patch: np.ndarray | None = None  # (C,) the contact patch (pair and normal) of each, numbered from 0
+    manifolds: "Manifolds | None" = None  # what the pairs keep for the next step (sim/manifold.py), where asked
 
     @classmethod
     def empty(cls) -> "Contacts":
@@ -620,7 +651,7 @@ def _candidates(model: ContactModel, ground: Ground, position: np.ndarray, orien
             query, tri = ground.grid.pairs(lo[inside], hi[inside])
             shape = inside[query]
             static = model.plane_count + ground.tri_shape[tri]
-            first = int(model.static_index[0]) if model.static_index.size else len(model.collides[0])
+            first = model.polytope_first
             polytope_face = static >= first
             # a mesh triangle by its own box; a polytope's face by the polytope's box, so that a shape wholly inside
             # it, near none of its faces, is found (the grid lists a face in every cell its projection covers, and
@@ -643,16 +674,55 @@ def _candidates(model: ContactModel, ground: Ground, position: np.ndarray, orien
     return planes, hull_pairs, tri_pairs, R
 
 
-def generate(model: ContactModel, ground: Ground, position: np.ndarray, orientation: np.ndarray) -> Contacts:
+def generate(model: ContactModel, ground: Ground, position: np.ndarray, orientation: np.ndarray,
+             previous: "Manifolds | None" = None, length_scale: np.ndarray | None = None) -> Contacts:
     """The contacts of every vehicle shape at the body poses position (3, V), orientation (4, V). Only the shapes the
     broad phase (`_candidates`) keeps have their vertices moved: a fleet on flat ground touching nothing pays for a
-    box per shape."""
+    box per shape. With the vehicles' length scales (V,), the pairs that keep PCM's persistent manifolds
+    (sim/manifold.py) re-measure the points `previous` kept where they have moved little, and the contacts carry the
+    manifolds to keep (`Contacts.manifolds`); without, every contact is made anew."""
     planes, (hull_shape, hull), (tri_shape, tri), R_all = _candidates(model, ground, position, orientation)
-    round_shape, round_k = (round_contact.candidates(model, position, orientation) if model.static_rounds is not None
-                            else (np.zeros(0, np.int64),) * 2)
+    persistence = None
+    if length_scale is not None:
+        from .manifold import Persistence  # it builds on this module's records
+
+        persistence = Persistence(model, ground, planes, (hull_shape, hull), (tri_shape, tri), R_all, position,
+                                  orientation, length_scale, previous)
+        planes, (hull_shape, hull), (tri_shape, tri) = persistence.planes, persistence.hull_pairs, persistence.tri_pairs
+    rounds = (round_contact.candidates(model, position, orientation) if model.static_rounds is not None
+              else (np.zeros(0, np.int64),) * 2)
+    parts = _made(model, ground, planes, hull_shape, hull, tri_shape, tri, R_all, position, rounds)
+    if persistence is not None:
+        parts.append(persistence.kept)
+    parts = [p for p in parts if len(p)]
+    out = Contacts.empty()
+    if parts:
+        out = Contacts(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("shape", "static", "point", "normal",
+                                                                                  "separation")))
+        out = _reduce(out, _patch_points(model, out))
+    if persistence is not None:
+        out.manifolds = persistence.record(out)
+    return out
+
+
+def _patch_points(model: ContactModel, c: Contacts) -> np.ndarray:
+    """(C,) how many points each contact's patch keeps whole: MESH_PATCH_POINTS for a convex shape on a triangle mesh,
+    MAX_POINTS otherwise."""
+    on_mesh = (c.static >= model.plane_count) & (c.static < model.polytope_first)
+    if model.radius is not None:
+        on_mesh &= model.radius[c.shape] == 0.0
+    return np.where(on_mesh, MESH_PATCH_POINTS, MAX_POINTS)
+
+
+def _made(model: ContactModel, ground: Ground, planes: list[np.ndarray], hull_shape: np.ndarray, hull: np.ndarray,
+          tri_shape: np.ndarray, tri: np.ndarray, R_all: np.ndarray, position: np.ndarray,
+          rounds: tuple[np.ndarray, np.ndarray]) -> list[Contacts]:
+    """The contacts made anew for the candidate pairs (`_candidates`; rounds: the static spheres' and capsules',
+    sim/round_contact.py), unreduced, part by part."""
+    round_shape, round_k = rounds
     rows = np.unique(np.concatenate(planes + [hull_shape, tri_shape, round_shape]))
     if not rows.size:
-        return Contacts.empty()
+        return []
     R, vertices = placed_vertices(model, rows, R_all, position)
     # the cylinders' world cap centres, for the planes' exact contacts
     cylinders = np.intersect1d(rows, model.cylinders) if model.cylinders.size else model.cylinders
@@ -674,8 +744,9 @@ def generate(model: ContactModel, ground: Ground, position: np.ndarray, orientat
         A = _world_polytopes(model.shapes, hull_shape, vertices, R)
         B = _rows(model.static_shapes, hull)
         static = model.static_index[hull]
-        parts.append(polytope_contacts(A, B, hull_shape, static, model.contact_distance[hull_shape, static],
-                                       single_sided=None, radius=_radius(model, hull_shape)))
+        made = polytope_contacts(A, B, hull_shape, static, model.contact_distance[hull_shape, static],
+                                 single_sided=None, radius=_radius(model, hull_shape))
+        parts.append(_sphere_points_on_boxes(model, made, hull))
     if tri_shape.size:
         A = _world_polytopes(model.shapes, tri_shape, vertices, R)
         B = _triangles(ground, tri)
@@ -684,12 +755,22 @@ def generate(model: ContactModel, ground: Ground, position: np.ndarray, orientat
                                        single_sided=ground.tri_normals[tri], radius=_radius(model, tri_shape)))
     if round_shape.size:
         parts.append(round_contact.contacts(model, round_shape, round_k, vertices, R))
-    parts = [p for p in parts if len(p)]
-    if not parts:
-        return Contacts.empty()
-    out = Contacts(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("shape", "static", "point", "normal",
-                                                                                  "separation")))
-    return _reduce(out)
+    return parts
+
+
+def _sphere_points_on_boxes(model: ContactModel, made: Contacts, hull: np.ndarray) -> Contacts:
+    """The contacts `made` of shapes with the static polytopes `hull` (per pair), a sphere's against a box moved from
+    the sphere's surface to the box's nearest point (along the normal by the separation): PhysX's sphere-box contact
+    (GuPCMContactSphereBox.cpp) reports the point on the box, where its other round pairs (sphere or capsule against a
+    convex hull, a mesh or a plane, capsule against a box) report the point on the round surface. Only a speculative or
+    penetrating contact moves; its friction anchor, and so the torque of its friction, moves with it."""
+    if model.radius is None or model.static_boxes is None or not len(made):
+        return made
+    sphere = (model.radius[made.shape] > 0.0) & (model.shapes.loop_counts[made.shape, 0] == 1)
+    moved = sphere & model.static_boxes.mask[hull[made.pair]]
+    if moved.any():
+        made.point = np.where(moved[:, None], made.point - made.separation[:, None] * made.normal, made.point)
+    return made
 
 
 def _radius(model: ContactModel, rows: np.ndarray) -> np.ndarray | None:
@@ -749,9 +830,12 @@ def _plane_contacts(model: ContactModel, ground: Ground, vertices: np.ndarray, p
         shape, vertex = np.nonzero(touching)
         if shape.size:
             sep = distance[shape, vertex]
-            height = sep if model.radius is None else sep + model.radius[rows[shape]]  # the vertex's (core's) height
+            # a polytope's vertex put on the plane; a sphere's or capsule's core point on its round surface (its radius
+            # down the normal), as PhysX's sphere-plane and capsule-plane contacts report it
+            drop = sep if model.radius is None else np.where(model.radius[rows[shape]] > 0.0, model.radius[rows[shape]],
+                                                             sep)
             parts.append(Contacts(rows[shape], np.full(shape.size, k),
-                                  vertices[rows[shape], vertex] - height[:, None] * n,
+                                  vertices[rows[shape], vertex] - drop[:, None] * n,
                                   np.broadcast_to(n, (shape.size, 3)).copy(), sep))
     if not parts:
         return Contacts.empty()
@@ -1090,13 +1174,15 @@ def _edge_contacts(A: Polytopes, B: Polytopes, sel: np.ndarray, axis: np.ndarray
     return Contacts(shape, static, point, axis, separation, sel)
 
 
-def _reduce(c: Contacts) -> Contacts:
+def _reduce(c: Contacts, whole: np.ndarray | None = None) -> Contacts:
     """At most MAX_POINTS contacts per pair and normal (see the module docstring), patch after patch (in the order of
-    their first contact), in generation order within a patch; every pair and patch at once."""
+    their first contact), in generation order within a patch; every pair and patch at once. whole (C,): how many
+    points each contact's patch keeps whole (None: MAX_POINTS); a larger patch is reduced to MAX_POINTS."""
     if not len(c):
         return c
     order = np.lexsort((c.static, c.shape))
     c = _subset(c, order)
+    whole = np.full(len(c), MAX_POINTS) if whole is None else whole[order]
     n = len(c)
     new_pair = np.r_[True, (c.shape[1:] != c.shape[:-1]) | (c.static[1:] != c.static[:-1])]
     pair = np.cumsum(new_pair) - 1
@@ -1114,7 +1200,7 @@ def _reduce(c: Contacts) -> Contacts:
         leader = np.where(free & has & agree, lead, leader)
     patch_order = np.lexsort((index, leader))  # patch by patch, generation order within one
     c = _subset(c, patch_order)
-    leader = leader[patch_order]
+    leader, whole = leader[patch_order], whole[patch_order]
     start = np.r_[True, leader[1:] != leader[:-1]]
     patch = np.cumsum(start) - 1
     # a point made twice in a patch (the shared edge of two triangles of one mesh) counts once, as PCM's manifold
@@ -1124,21 +1210,22 @@ def _reduce(c: Contacts) -> Contacts:
     first = np.zeros(len(c), bool)
     first[np.unique(key, axis=0, return_index=True)[1]] = True
     if not first.all():
-        c, leader, patch = _subset(c, first), leader[first], patch[first]
+        c, leader, patch, whole = _subset(c, first), leader[first], patch[first], whole[first]
         start = np.r_[True, leader[1:] != leader[:-1]]
-    keep = _four(c.point, c.separation, patch, np.nonzero(start)[0])
+    keep = _four(c.point, c.separation, patch, np.nonzero(start)[0], whole[start])
     out = _subset(c, keep)
     out.patch = patch[keep]
     out.patch = np.unique(out.patch, return_inverse=True)[1]
     return out
 
 
-def _four(point: np.ndarray, separation: np.ndarray, patch: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """Which contacts to keep (mask), patches (contiguous, numbered from 0, starting at `starts`) of at most MAX_POINTS
-    kept whole, of the others: the deepest, the one farthest from it, the one making the largest triangle with them,
-    and the one farthest outside that triangle (the first of equals each time)."""
+def _four(point: np.ndarray, separation: np.ndarray, patch: np.ndarray, starts: np.ndarray,
+          whole: np.ndarray | int = MAX_POINTS) -> np.ndarray:
+    """Which contacts to keep (mask), patches (contiguous, numbered from 0, starting at `starts`) of at most `whole`
+    (per patch) kept whole, of the others: the deepest, the one farthest from it, the one making the largest triangle
+    with them, and the one farthest outside that triangle (the first of equals each time)."""
     counts = np.diff(np.r_[starts, len(patch)])
-    keep = counts[patch] <= MAX_POINTS
+    keep = counts[patch] <= np.broadcast_to(whole, counts.shape)[patch]
     big = ~keep
     if not big.any():
         return keep
@@ -1186,8 +1273,40 @@ FRICTION_CORRELATION_DISTANCE_M = 0.025
 _EMPTY_ANCHOR_SQ = 1e-8  # growPatches: a second anchor this near (squared) to the first is no second anchor
 
 
+class VehicleRecords:
+    """Records kept from one step to the next, one row per record on every field's leading axis, `vehicle` its
+    vehicle in the batch: cut into ranges of vehicles (sim/shards.py), joined back, and dropped for vehicles reset."""
+
+    vehicle: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.vehicle)
+
+    def subset(self, keep: np.ndarray):
+        return type(self)(*(getattr(self, f.name)[keep] for f in fields(self)))
+
+    def of_vehicles(self, rows: slice):
+        """The records of the vehicles `rows` (a range), numbered from its start."""
+        part = self.subset((self.vehicle >= rows.start) & (self.vehicle < rows.stop))
+        part.vehicle = part.vehicle - rows.start
+        return part
+
+    def without(self, vehicles: np.ndarray):
+        return self.subset(~np.isin(self.vehicle, vehicles))
+
+    @classmethod
+    def join(cls, parts: Sequence, starts: Sequence[int]):
+        """The records of ranges of vehicles (`starts`: each range's first vehicle) as one batch's (None: none)."""
+        kept = [(part, start) for part, start in zip(parts, starts) if part is not None and len(part)]
+        if not kept:
+            return None
+        out = cls(*(np.concatenate([getattr(part, f.name) for part, _ in kept]) for f in fields(cls)))
+        out.vehicle = np.concatenate([part.vehicle + start for part, start in kept])
+        return out
+
+
 @dataclass
-class FrictionPatches:
+class FrictionPatches(VehicleRecords):
     """The friction patches a step's solve ends with, kept for the next step's (PhysX's FrictionPatch,
     DyFrictionPatch.h, one list per shape pair): the patch normal in the body frame and in the world (the static
     shape's frame), up to two anchors, each in the body frame (from the centre of mass) and in the world, and whether
@@ -1203,33 +1322,8 @@ class FrictionPatches:
     world_anchor: np.ndarray  # (P, 2, 3)
     broken: np.ndarray  # (P,) bool
 
-    def __len__(self) -> int:
-        return len(self.vehicle)
 
-    def subset(self, keep: np.ndarray) -> "FrictionPatches":
-        return FrictionPatches(*(getattr(self, f.name)[keep] for f in fields(self)))
-
-    def of_vehicles(self, rows: slice) -> "FrictionPatches":
-        """The patches of the vehicles `rows` (a range), numbered from its start."""
-        part = self.subset((self.vehicle >= rows.start) & (self.vehicle < rows.stop))
-        part.vehicle = part.vehicle - rows.start
-        return part
-
-    def without(self, vehicles: np.ndarray) -> "FrictionPatches":
-        return self.subset(~np.isin(self.vehicle, vehicles))
-
-    @classmethod
-    def join(cls, parts: Sequence["FrictionPatches | None"], starts: Sequence[int]) -> "FrictionPatches | None":
-        """The patches of ranges of vehicles (`starts`: each range's first vehicle) as one batch's."""
-        kept = [(part, start) for part, start in zip(parts, starts) if part is not None and len(part)]
-        if not kept:
-            return None
-        out = cls(*(np.concatenate([getattr(part, f.name) for part, _ in kept]) for f in fields(cls)))
-        out.vehicle = np.concatenate([part.vehicle + start for part, start in kept])
-        return out
-
-
-def _first_rows(model: ContactModel) -> np.ndarray:
+def first_rows(model: ContactModel) -> np.ndarray:
     """Each vehicle's first row of the model (its rows are consecutive)."""
     if "first_rows" not in model.cache:
         V = int(model.vehicle.max()) + 1
@@ -1253,7 +1347,7 @@ def _kept_patches(previous: FrictionPatches | None, model: ContactModel, rotatio
     limit = FRICTION_CORRELATION_DISTANCE_M * length_scale[previous.vehicle].astype(float)
     keep &= ((along < limit[:, None]) | (np.arange(2)[None, :] >= previous.anchor_count[:, None])).all(axis=1)
     kept = previous.subset(keep)
-    return kept, _first_rows(model)[kept.vehicle] + kept.shape
+    return kept, first_rows(model)[kept.vehicle] + kept.shape
 
 
 def patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.ndarray, body_position: np.ndarray,
@@ -1402,7 +1496,7 @@ def patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.ndarray, bo
                            else 0.0, np.einsum("pji,pj->pi", R, fp_normal))
     world_normal = np.where(is_kept[:, None], kept.world_normal[np.maximum(source, 0)] if kept is not None
                             and len(kept) else 0.0, fp_normal)
-    out["friction"] = FrictionPatches(fp_vehicle, fp_row - _first_rows(model)[fp_vehicle], fp_static, body_normal,
+    out["friction"] = FrictionPatches(fp_vehicle, fp_row - first_rows(model)[fp_vehicle], fp_static, body_normal,
                                       world_normal, count, body_anchor, world_anchor, np.zeros(F, bool))
     out["friction_slot"] = (fp_r, slot)
     return out

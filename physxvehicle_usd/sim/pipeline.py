@@ -7,7 +7,8 @@ Order (Omni's component sequence, section 1.2 of the numerics digest):
   [substeps]     suspension -> tire -> drivetrain -> rigid body
   wheel          rotation angle and corrected rotation speed
   end            PhysX actor: damping, gyroscopic term, constraint rows of the last substep and the contacts of
-                 the begin pose (per TGS position iteration), pose integration (or keep vehicle2's own pose)
+                 the begin pose solved by the scene's solver (TGS: per position iteration; PGS: once over the
+                 step), pose integration (or keep vehicle2's own pose)
 """
 from __future__ import annotations
 
@@ -76,7 +77,8 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
             if contact.following.size:
                 toe, camber = _compliance_angles(p, s)
                 contact = contact.posed(*wheel_local_pose(p, s, cmd["steer_angle"], toe, camber))
-            touching = generate(contact, ground, begin_position, begin_orientation)
+            touching = generate(contact, ground, begin_position, begin_orientation, s.manifolds, p.length_scale)
+            s.manifolds = touching.manifolds
             if contact.pairs is not None:
                 between = vehicle_contact.generate(contact, begin_position, begin_orientation)
         with_contacts = None

@@ -8,6 +8,8 @@ iteration, the pose integrated from the begin pose between them, then the veloci
 the static world (sim/contact.py) are rows of the same solve, after the vehicle's constraint rows (PhysX lists an
 island's joints before its contacts), as DyTGSContactPrep.cpp prepares and solves them; the contacts between
 vehicles (sim/vehicle_contact.py) after those, colour by colour, each row acting on both bodies (`_PairRows`).
+Where the scene asks PhysX's PGS solver (physxScene:solverType, the `pgs` parameter), the same rows go through
+`_solve_rows_pgs` instead: prepared once over the whole step, the pose moved once after the position iterations.
 """
 from __future__ import annotations
 
@@ -38,6 +40,8 @@ PARAMS = (
     Param("velocity_iterations", source=(P.RIGID_BODY, "solverVelocityIterationCount"), dtype=np.int64),
     Param("gyroscopic", source=(P.RIGID_BODY, "enableGyroscopicForces"), dtype=bool),
     Param("max_depenetration_velocity", source=(P.RIGID_BODY, "maxDepenetrationVelocity"), unit="length/s"),
+    # the scene's solver (physxScene:solverType): PGS, else TGS
+    Param("pgs", source=(P.SCENE, "solverType"), transform=lambda token: token == "PGS", dtype=bool),
 )
 
 
@@ -79,10 +83,11 @@ def _patches_of(patches: dict, subset: np.ndarray) -> dict:
 def solve_vehicle_constraints(p: SimParams, s: SimState, rows: dict, dt: float, begin_position: np.ndarray,
                               begin_orientation: np.ndarray, patches: dict | None = None,
                               pairs: dict | None = None) -> None:
-    """4.10 rows of the vehicles `rows["vehicles"]` as PhysX's TGS solver applies them (DyTGSDynamics.cpp
-    solveIsland, DyTGSContactPrep.cpp solve1DStep / conclude1DStep), each vehicle with its own iteration counts:
-    the body velocity and the pose the iterations integrate from the begin pose. In closed form where every
-    active row is soft (sticky), iteration by iteration where a suspension-limit row is active.
+    """4.10 rows of the vehicles `rows["vehicles"]` as PhysX's solver of their scene applies them, each vehicle with
+    its own iteration counts: the body velocity and the pose. TGS (DyTGSDynamics.cpp solveIsland,
+    DyTGSContactPrep.cpp solve1DStep / conclude1DStep): the iterations integrate the pose from the begin pose; in
+    closed form where every active row is soft (sticky), iteration by iteration where a suspension-limit row or a
+    contact is active. PGS (`_solve_rows_pgs`): iteration by iteration, one pose update after them.
 
     pairs: contacts between vehicles (sim/vehicle_contact.py pair_rows), every vehicle of them in `rows`; vehicles
     touching one another are one island, iterated with the island's largest iteration counts, as PhysX does."""
@@ -100,16 +105,25 @@ def solve_vehicle_constraints(p: SimParams, s: SimState, rows: dict, dt: float, 
             largest = np.zeros(len(vehicles), counts.dtype)
             np.maximum.at(largest, island, counts)
             counts[:] = largest[island]
-    counts = np.stack((position_counts, velocity_counts, hard), axis=1)
-    for position_iterations, velocity_iterations, with_limit in np.unique(counts, axis=0):
-        same = (counts == (position_iterations, velocity_iterations, with_limit)).all(axis=1)
+    pgs = p.pgs[vehicles]
+    if pairs is not None:  # an island is solved by its scene's solver (vehicles of two scenes never touch)
+        with_pgs = np.zeros(len(vehicles), bool)
+        np.logical_or.at(with_pgs, island, pgs)
+        pgs = with_pgs[island]
+    counts = np.stack((position_counts, velocity_counts, hard & ~pgs, pgs), axis=1)  # PGS: one path either way
+    for position_iterations, velocity_iterations, with_limit, with_pgs in np.unique(counts, axis=0):
+        same = (counts == (position_iterations, velocity_iterations, with_limit, with_pgs)).all(axis=1)
         part = rows if same.all() else _rows_of(rows, same)
-        if with_limit:
-            in_part = None if pairs is None else np.isin(pairs["body0"], part["vehicles"])
+        in_part = None if pairs is None else np.isin(pairs["body0"], part["vehicles"])
+        part_patches = None if patches is None else _patches_of(patches, same)
+        part_pairs = None if in_part is None or not in_part.any() else _pairs_of(pairs, in_part)
+        if with_pgs:  # PGS's sticky rows act in the velocity iterations too: always row by row
+            _solve_rows_pgs(p, s, part, dt, int(position_iterations), int(velocity_iterations), begin_position,
+                            begin_orientation, part_patches, part_pairs)
+        elif with_limit:
             _solve_rows_tgs(p, s, part, dt, int(position_iterations), int(velocity_iterations), begin_position,
-                            begin_orientation, None if patches is None else _patches_of(patches, same),
-                            None if in_part is None or not in_part.any() else _pairs_of(pairs, in_part))
-        else:  # sticky rows do nothing in the velocity iterations
+                            begin_orientation, part_patches, part_pairs)
+        else:  # sticky rows do nothing in TGS's velocity iterations
             _solve_soft_rows(p, s, part, dt, int(position_iterations), begin_position, begin_orientation)
 
 
@@ -310,17 +324,7 @@ class _ContactRows:
                                 - self.target * elapsed)
         biases = np.minimum(self.max_bias[:, None, None], self.bias_coefficient * separation)
         for q in range(self.Pm):
-            total = np.zeros(x.shape[1])
-            for j in range(self.active.shape[2]):
-                if not self.active[:, q, j].any():
-                    continue
-                J, WJ = self.J[:, :, q, j], self.WJ[:, :, q, j]
-                lam = self.recip[:, q, j] * (biases[:, q, j] - (_dot6(J, x) - self.target[:, q, j]))
-                new = np.maximum(self.impulse[:, q, j] + lam, 0.0)
-                new = np.where(self.active[:, q, j], new, 0.0)
-                x = x + WJ * (new - self.impulse[:, q, j])
-                self.impulse[:, q, j] = new
-                total = total + new
+            x, total = self._normal_rows(x, q, biases)
             broken = np.zeros(x.shape[1], bool)
             for m in range(2):
                 if not self.anchors[:, q, m].any():
@@ -334,11 +338,71 @@ class _ContactRows:
                     wanted.append(self.friction[:, q, m, k] - g * (_dot6(j_, x) + bias))
                 magnitude = np.sqrt(wanted[0] ** 2 + wanted[1] ** 2)
                 clamped = np.where(magnitude > limit, np.minimum(slide, magnitude), magnitude)
-                broken |= self.anchors[:, q, m] & (magnitude > limit)
+                # a patch without normal impulse (speculative, not reached) breaks: PhysX clamps any friction above
+                # a zero limit and its float32 rows always ask for some (the NoBounce landing: the anchors made in
+                # the air are made anew at the step after, in ovphysx at the origin too); here, exactly none
+                broken |= self.anchors[:, q, m] & ((magnitude > limit) | (limit <= 0.0))
                 ratio = np.where(magnitude > 0.0, clamped / np.where(magnitude > 0.0, magnitude, 1.0), 0.0)
                 for k, (J, WJ, gain, _) in enumerate(self.F):
                     new = np.where(self.anchors[:, q, m], wanted[k] * ratio, 0.0)
                     x = x + WJ[:, :, q, m] * (new - self.friction[:, q, m, k])
+                    self.friction[:, q, m, k] = new
+            self.broken[:, q] = broken
+        return x
+
+    def _normal_rows(self, x: np.ndarray, q: int, biases: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Patch q's normal rows, each driving J v to its target plus its bias (the separating speed it asks) with
+        a total impulse >= 0: x -> x, and the patch's summed normal impulse (its friction's limit)."""
+        total = np.zeros(x.shape[1])
+        for j in range(self.active.shape[2]):
+            if not self.active[:, q, j].any():
+                continue
+            J, WJ = self.J[:, :, q, j], self.WJ[:, :, q, j]
+            lam = self.recip[:, q, j] * (biases[:, q, j] - (_dot6(J, x) - self.target[:, q, j]))
+            new = np.maximum(self.impulse[:, q, j] + lam, 0.0)
+            new = np.where(self.active[:, q, j], new, 0.0)
+            x = x + WJ * (new - self.impulse[:, q, j])
+            self.impulse[:, q, j] = new
+            total = total + new
+        return x, total
+
+    def prepare_pgs(self, dt: float) -> None:
+        """PGS's constants (DyContactPrep.cpp setupFinalizeSolverConstraints, rows built with one iteration, h = dt):
+        a normal row's bias is fixed at the begin pose, -min(max depenetration, 0.8 penetration / dt) in contact,
+        the separation / dt (negative: the approach it allows) apart, none where it bounces; a friction row's bias
+        is its anchor's error over dt."""
+        penetration = self.error  # with h = dt and no bounce, the geometric error is the penetration
+        self.pgs_bias = np.where(self.target != 0.0, 0.0, np.minimum(self.max_bias[:, None, None],
+                                                                     self.bias_coefficient * penetration))
+        self.pgs_friction_bias = [error / dt for (_, _, _, error) in self.F]
+
+    def sweep_pgs(self, x: np.ndarray, biased: bool, friction: bool) -> np.ndarray:
+        """One PGS pass over the rows, patch by patch (DySolverConstraints.cpp solveContact): x (6, Vr) -> x.
+        biased: a position iteration (the normal rows' biases; friction rows drive their anchors back); else a
+        velocity iteration (PGS's conclude: only a separated row keeps its bias, friction rows have none).
+        friction: whether the friction rows are solved in this pass. Each friction row is clamped on its own: past
+        static friction times the patch's normal impulse, it takes at most dynamic friction times it, and the patch
+        slides (`broken`)."""
+        biases = self.pgs_bias if biased else np.minimum(self.pgs_bias, 0.0)
+        for q in range(self.Pm):
+            x, total = self._normal_rows(x, q, biases)
+            if not friction:
+                continue
+            broken = np.zeros(x.shape[1], bool)
+            limit = self.scale[:, q] * self.static_friction[:, q] * total
+            slide = self.scale[:, q] * self.dynamic_friction[:, q] * total
+            for m in range(2):
+                anchored = self.anchors[:, q, m]
+                if not anchored.any():
+                    continue
+                for k, (J, WJ, gain, _) in enumerate(self.F):
+                    bias = self.pgs_friction_bias[k][:, q, m] if biased else 0.0
+                    old = self.friction[:, q, m, k]
+                    wanted = old - gain[:, q, m] * (_dot6(J[:, :, q, m], x) + bias)
+                    clamp = np.abs(wanted) > limit
+                    new = np.where(anchored, np.where(clamp, np.clip(wanted, -slide, slide), wanted), 0.0)
+                    broken |= anchored & clamp
+                    x = x + WJ[:, :, q, m] * (new - old)
                     self.friction[:, q, m, k] = new
             self.broken[:, q] = broken
         return x
@@ -407,24 +471,14 @@ class _PairRows:
         for sel in self.colours:
             b0, b1 = self.body[0][sel], self.body[1][sel]
             x0, x1, m0, m1 = x[:, b0], x[:, b1], moved[:, b0], moved[:, b1]
+
+            def bias_of(q, j, J0, J1):  # the motion so far closes (or opens) the gap
+                separation = np.maximum(min_separation, self.error[sel, q, j] + _dot6(J0, m0) - _dot6(J1, m1)
+                                        - self.target[sel, q, j] * elapsed)
+                return np.minimum(self.max_bias[sel], self.bias_coefficient[sel, q, j] * separation)
+
             for q in range(self.Pm):
-                total = np.zeros(len(sel))
-                for j in range(self.active.shape[2]):
-                    active = self.active[sel, q, j]
-                    if not active.any():
-                        continue
-                    J0, J1 = self.J0[:, sel, q, j], self.J1[:, sel, q, j]
-                    target = self.target[sel, q, j]
-                    separation = np.maximum(min_separation, self.error[sel, q, j] + _dot6(J0, m0) - _dot6(J1, m1)
-                                            - target * elapsed)
-                    bias = np.minimum(self.max_bias[sel], self.bias_coefficient[sel, q, j] * separation)
-                    lam = self.recip[sel, q, j] * (bias - (_dot6(J0, x0) - _dot6(J1, x1) - target))
-                    old = self.impulse[sel, q, j]
-                    new = np.where(active, np.maximum(old + lam, 0.0), 0.0)
-                    x0 = x0 + self.WJ0[:, sel, q, j] * (new - old)
-                    x1 = x1 - self.WJ1[:, sel, q, j] * (new - old)
-                    self.impulse[sel, q, j] = new
-                    total = total + new
+                x0, x1, total = self._normal_rows(sel, q, x0, x1, bias_of)
                 for m in range(2):
                     anchored = self.anchors[sel, q, m]
                     if not anchored.any():
@@ -445,6 +499,61 @@ class _PairRows:
                         change = new - self.friction[sel, q, m, k]
                         x0 = x0 + WJ0[:, sel, q, m] * change
                         x1 = x1 - WJ1[:, sel, q, m] * change
+                        self.friction[sel, q, m, k] = new
+            x[:, b0], x[:, b1] = x0, x1
+        return x
+
+    def _normal_rows(self, sel: np.ndarray, q: int, x0: np.ndarray, x1: np.ndarray, bias_of):
+        """Patch q's normal rows of the pairs `sel` (one colour), each driving the relative speed J0 v0 - J1 v1 to
+        its target plus bias_of(q, j, J0, J1) with a total impulse >= 0: (x0, x1) -> (x0, x1), and the patch's
+        summed normal impulse."""
+        total = np.zeros(len(sel))
+        for j in range(self.active.shape[2]):
+            active = self.active[sel, q, j]
+            if not active.any():
+                continue
+            J0, J1 = self.J0[:, sel, q, j], self.J1[:, sel, q, j]
+            target = self.target[sel, q, j]
+            bias = bias_of(q, j, J0, J1)
+            lam = self.recip[sel, q, j] * (bias - (_dot6(J0, x0) - _dot6(J1, x1) - target))
+            old = self.impulse[sel, q, j]
+            new = np.where(active, np.maximum(old + lam, 0.0), 0.0)
+            x0 = x0 + self.WJ0[:, sel, q, j] * (new - old)
+            x1 = x1 - self.WJ1[:, sel, q, j] * (new - old)
+            self.impulse[sel, q, j] = new
+            total = total + new
+        return x0, x1, total
+
+    def prepare_pgs(self) -> None:
+        """PGS's normal-row biases, fixed at the begin pose as `_ContactRows.prepare_pgs` makes them (rows built with
+        one iteration). Friction rows have none: a pair's anchors are made this step where its points are."""
+        self.pgs_bias = np.where(self.target != 0.0, 0.0, np.minimum(self.max_bias[:, None, None],
+                                                                     self.bias_coefficient * self.error))
+
+    def sweep_pgs(self, x: np.ndarray, biased: bool, friction: bool) -> np.ndarray:
+        """One PGS pass over the pairs' rows, colour by colour (see `_ContactRows.sweep_pgs`): x (6, Vr) -> x."""
+        x = x.astype(float)
+        biases = self.pgs_bias if biased else np.minimum(self.pgs_bias, 0.0)
+        for sel in self.colours:
+            b0, b1 = self.body[0][sel], self.body[1][sel]
+            x0, x1 = x[:, b0], x[:, b1]
+            for q in range(self.Pm):
+                x0, x1, total = self._normal_rows(sel, q, x0, x1, lambda q, j, J0, J1: biases[sel, q, j])
+                if not friction:
+                    continue
+                limit = self.scale[sel, q] * self.static_friction[sel, q] * total
+                slide = self.scale[sel, q] * self.dynamic_friction[sel, q] * total
+                for m in range(2):
+                    anchored = self.anchors[sel, q, m]
+                    if not anchored.any():
+                        continue
+                    for k, (J0, WJ0, J1, WJ1, gain) in enumerate(self.F):
+                        old = self.friction[sel, q, m, k]
+                        wanted = old - gain[sel, q, m] * (_dot6(J0[:, sel, q, m], x0) - _dot6(J1[:, sel, q, m], x1))
+                        clamp = np.abs(wanted) > limit
+                        new = np.where(anchored, np.where(clamp, np.clip(wanted, -slide, slide), wanted), 0.0)
+                        x0 = x0 + WJ0[:, sel, q, m] * (new - old)
+                        x1 = x1 - WJ1[:, sel, q, m] * (new - old)
                         self.friction[sel, q, m, k] = new
             x[:, b0], x[:, b1] = x0, x1
         return x
@@ -535,6 +644,83 @@ def _solve_rows_tgs(p: SimParams, s: SimState, rows: dict, dt: float, position_i
     _store(s, vehicles, x, position, orientation)
 
 
+# PGS solves friction rows in its last position iterations only (DySolverControl.cpp solveV_Blocks, without
+# PxSceneFlag::eENABLE_FRICTION_EVERY_ITERATION, which omni.physx does not set), and in every velocity iteration.
+_PGS_FRICTION_POSITION_ITERATIONS = 3
+
+
+def _solve_rows_pgs(p: SimParams, s: SimState, rows: dict, dt: float, position_iterations: int,
+                    velocity_iterations: int, begin_position: np.ndarray, begin_orientation: np.ndarray,
+                    patches: dict | None = None, pairs: dict | None = None) -> None:
+    """Rows of vehicles in a PGS scene, as PhysX's PGS solver applies them (DySolverControl.cpp solveV_Blocks,
+    DyConstraintSetup.cpp / DyCpuGpu1dConstraint.h compute1dConstraintSolverConstantsPGS, DyContactPrep.cpp,
+    DySolverConstraints.cpp solve1D / solveContact). Every row is prepared once over the whole step dt at the begin
+    pose, and the pose does not move while the rows are swept (in PhysX's order, as `_solve_rows_tgs`):
+
+    - a sticky row (acceleration spring of damping c, a = c dt) takes a/(1+a) of its impulse so far plus
+      -(a/(1+a)) J v / u: repeated sweeps converge on the implicit damper J v -> J v / (1 + a), and it acts in the
+      velocity iterations as in the position ones;
+    - a suspension-limit row drives J v to -separation / dt (Baumgarte factor 1, no cap) in the position iterations
+      and to 0 in the velocity iterations, with a total impulse >= 0;
+    - contacts: `_ContactRows.sweep_pgs`, `_PairRows.sweep_pgs`, friction in the last three position iterations.
+
+    After the position iterations PGS keeps the body velocity as the motion velocity: the pose moves by it over dt.
+    The velocity iterations (at least one) then give the velocity the body ends the step with.
+    """
+    vehicles = rows["vehicles"]
+    n = max(1, int(position_iterations))
+    dtype = s.linear_velocity.dtype
+    J, WJ, u = _row_jacobians(p, rows, begin_orientation)
+    act, hard = rows["active"] & (u > 0.0), rows["hard"]
+    recip = np.where(act, 1.0 / np.where(act, u, 1.0), 0.0).astype(dtype)
+    spring_gain = _spring_gains(rows, u, dt, dtype)  # (a / (1 + a)) / u
+    impulse_kept = (spring_gain * np.where(act, u, 0.0)).astype(dtype)  # a / (1 + a): PhysX's impulseMultiplier
+    limit_bias = (-rows["separation"] / dt).astype(dtype)
+    x = np.concatenate((s.linear_velocity[:, vehicles], s.angular_velocity[:, vehicles]))  # (6, vehicles)
+    impulse = np.zeros(act.shape, dtype=dtype)
+    order = [r for r in range(act.shape[1]) if act[:, r].any()]
+    contacts = between = None
+    if patches is not None or pairs is not None:
+        R = vm.quat_to_mat(begin_orientation[:, vehicles]).astype(float)
+    if patches is not None:
+        contacts = _ContactRows(p, patches, vehicles, R, x.astype(float), dt, 1, dtype)
+        contacts.prepare_pgs(dt)
+    if pairs is not None:
+        between = _PairRows(p, pairs, vehicles, R, x.astype(float), dt, 1)
+        between.prepare_pgs()
+
+    def sweep(x: np.ndarray, biased: bool, friction: bool) -> np.ndarray:
+        for r in order:
+            jv = _dot6(J[:, :, r], x)
+            if hard[:, r].any():
+                bias = limit_bias[:, r] if biased else dtype.type(0.0)
+                limited = np.maximum(impulse[:, r] + (bias - jv) * recip[:, r], 0.0)
+            else:
+                limited = impulse[:, r]
+            sticky = impulse_kept[:, r] * impulse[:, r] - spring_gain[:, r] * jv
+            new = np.where(hard[:, r], limited, np.where(act[:, r], sticky, impulse[:, r]))
+            x = x + WJ[:, :, r] * (new - impulse[:, r])
+            impulse[:, r] = new
+        if contacts is not None:
+            x = contacts.sweep_pgs(x, biased, friction).astype(dtype)
+        if between is not None:
+            x = between.sweep_pgs(x, biased, friction).astype(dtype)
+        return x
+
+    for iteration in range(n):
+        x = sweep(x, True, n - iteration <= _PGS_FRICTION_POSITION_ITERATIONS)
+    motion = x
+    for _ in range(max(1, int(velocity_iterations))):
+        x = sweep(x, False, True)
+    if s.contacts is not None:
+        if contacts is not None:
+            s.contacts.setdefault("solved", []).append((vehicles, contacts))
+        if between is not None:
+            s.contacts.setdefault("solved", []).extend(between.views())
+    _store(s, vehicles, x, begin_position[:, vehicles] + motion[:3] * dtype.type(dt),
+           vm.quat_integrate_exact(begin_orientation[:, vehicles], motion[3:], dt))
+
+
 def gyroscopic_update(p: SimParams, s: SimState, dt: float) -> np.ndarray:
     """PhysX's gyroscopic term (physxRigidBody:enableGyroscopicForces, on by default), applied to the solver
     body before the constraints: the body-frame momentum L = I w turns by -w x L over dt and is rescaled to
@@ -581,9 +767,10 @@ def end_step_physx(p: SimParams, s: SimState, begin_position: np.ndarray, begin_
     if p.any_gyroscopic:
         turned = gyroscopic_update(p, s, dt)
         s.angular_velocity = turned if p.all_gyroscopic else np.where(p.gyroscopic, turned, s.angular_velocity)
-    # A vehicle without rows keeps its velocity over the step; one with rows gets its velocity and pose from
-    # PhysX's TGS iterations (each over dt / iterations: the pose moves between them, so an acceleration spring
-    # damps by (1 + c dt / n)^-n, and a penetration is resolved in position, not kept as speed).
+    # A vehicle without rows keeps its velocity over the step (either solver); one with rows gets its velocity and
+    # pose from PhysX's TGS iterations (each over dt / iterations: the pose moves between them, so an acceleration
+    # spring damps by (1 + c dt / n)^-n, and a penetration is resolved in position, not kept as speed), or from its
+    # PGS iterations (`_solve_rows_pgs`).
     s.body_position = begin_position + s.linear_velocity * dt
     s.body_orientation = vm.quat_integrate_exact(begin_orientation, s.angular_velocity, dt)
     if rows is not None:

@@ -20,11 +20,13 @@ import numpy.typing  # noqa: F401  (np.typing.DTypeLike)
 from .batch import VehicleBatch
 from .contact import TELEMETRY, FrictionPatches, empty_telemetry
 from .ground import Ground
+from .manifold import Manifolds
 from .pipeline import StepOptions, step
 from .state import SimParams, SimState, output_vehicle_axis, vehicle_axis, vehicle_rows
 
 _ARRAY_FIELDS = tuple(f.name for f in dataclasses.fields(SimState) if f.name not in ("out", "time", "steps",
-                                                                                     "contacts", "friction"))
+                                                                                     "contacts", "friction",
+                                                                                     "manifolds"))
 
 
 def vehicle_ranges(vehicles: int, parts: int) -> list[slice]:
@@ -68,6 +70,7 @@ class ShardedStep:
                  for key, value in parts[0].out.items()}
         s.time, s.steps = parts[0].time, parts[0].steps
         s.friction = FrictionPatches.join([part.friction for part in parts], [r.start for r in self.ranges])
+        s.manifolds = Manifolds.join([part.manifolds for part in parts], [r.start for r in self.ranges])
         touching = [part.contacts for part in parts]
         s.contacts = None if all(c is None for c in touching) else {"telemetry": {
             key: np.concatenate([(c["telemetry"] if c is not None else empty_telemetry(part.linear_velocity.shape[1]))[key]
@@ -86,4 +89,5 @@ def _range_view(s: SimState, rows: slice) -> SimState:
     out = {key: np.ascontiguousarray(value[vehicle_rows(output_vehicle_axis(value), rows)])
            for key, value in s.out.items()}
     friction = None if s.friction is None else s.friction.of_vehicles(rows)
-    return SimState(**values, out=out, time=s.time, steps=s.steps, friction=friction)
+    manifolds = None if s.manifolds is None else s.manifolds.of_vehicles(rows)
+    return SimState(**values, out=out, time=s.time, steps=s.steps, friction=friction, manifolds=manifolds)

@@ -64,7 +64,7 @@ def _scene_of(description: StageDescription, path: str):
     """The scene block of a vehicle (its contact thresholds), None where it has none."""
     vehicle = description.vehicles.get(path)
     scene = description.scenes.get(vehicle.scene) if vehicle is not None and vehicle.scene else None
-    return scene.gravity if scene is not None else None
+    return scene.settings if scene is not None else None
 
 
 class Simulator:
@@ -161,6 +161,8 @@ class Simulator:
         copy_vehicle_rows(s, reset, rows)
         if s.friction is not None:  # their friction patches end: a fresh simulator's have none
             s.friction = s.friction.without(rows)
+        if s.manifolds is not None:  # and their contact manifolds
+            s.manifolds = s.manifolds.without(rows)
         if position is not None or orientation is not None:
             s.body_position[:, rows] = body_p
             s.body_orientation[:, rows] = body_q

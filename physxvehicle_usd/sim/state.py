@@ -20,6 +20,7 @@ from . import vecmath as vm
 if TYPE_CHECKING:
     from .batch import VehicleBatch
     from .contact import FrictionPatches
+    from .manifold import Manifolds
 
 FLT_MIN = float(np.finfo(np.float32).tiny)  # vehicle2's "in the air" separation marker
 FLT_MAX = float(np.finfo(np.float32).max)
@@ -197,6 +198,7 @@ class SimState:
     faulted: np.ndarray | None = None  # (V,) vehicles frozen by the numerical guard (sim/guard.py)
     contacts: dict | None = None  # the last step's contacts (sim/contact.py patch_rows) and their solved impulses
     friction: FrictionPatches | None = None  # the friction patches the last step's solve kept (sim/contact.py)
+    manifolds: Manifolds | None = None  # the contact points PCM's manifolds keep (sim/manifold.py)
 
 
 # The state a substep changes (the numpy substeps keep it for vehicles with fewer substeps; the compiled kernel

@@ -3,7 +3,8 @@ and solves them.
 
 Which pairs: shapes of two different vehicles (a vehicle's own shapes never touch each other: PhysX does not collide
 the shapes of one actor), whose collision groups let them collide (read/collision.collide) and neither of which names
-the other, or a prim above it (the other vehicle's body), with FilteredPairsAPI. `PairModel` holds what that takes:
+the other, or a prim above it (the other vehicle's body), with FilteredPairsAPI (a FilteredPairsAPI on a vehicle's body
+is read onto each of its shapes). `PairModel` holds what that takes:
 per shape row its distinct (material, offsets) key and the tables over two such keys (contact and rest distance,
 combined friction and restitution: sim/contact.py's combined_tables), and per shape row its groups, whether two
 groups collide worked out once, when shapes in them first come near.
@@ -20,18 +21,23 @@ until some vehicle has moved against the others (position less a shift common to
 reach) by the margin: a fleet apart from one another, or driving side by side, never reaches the sweep's sort more
 than every few steps, nor the narrow phase.
 
-Narrow phase (`generate`): the pairs' polytopes placed in the world and met by sim/contact.py's separating-axis test
-and face clipping (polytope_contacts, the same code as against a static polytope, with the other vehicle's shape as
-B), at most four points per patch (its _reduce). A contact's `shape` is body 0's shape row, its `static` the other
+Narrow phase (`generate`): two boxes meet as PhysX's box-box test makes them (sim/pcm_box.py box_box, as a vehicle's
+box meets a static one), the earlier vehicle's box its first shape: the points lie on body 0's box, in PhysX's order
+(ovphysx's head-on at 8 m/s: the same four points and normal impulses at the impact, mirrored left to right, see
+`_box_pair_contacts`; as polytopes, 11.5 % angular speed against 1 %). Other shapes' polytopes
+are placed in the world and met by sim/contact.py's separating-axis test and face clipping (polytope_contacts, the
+same code as against a static polytope, with the other vehicle's shape as B), at most four points per patch (its
+_reduce). A contact's `shape` is body 0's shape row, its `static` the other
 shape's row (body 1), its normal points from body 1 towards body 0 and its point lies on body 0's surface. Body 0 is
 the vehicle later in the batch, as PhysX orders two dynamic bodies (ScNPhaseCore.cpp shouldSwapBodies: the actor
 with the higher id first; omni.physx creates actors in stage order, the batch is in path order: the two agree where
-the stage lists its vehicles by name). Where the faces of both shapes separate them equally (two equal boxes nose to
-nose), body 0's face is the reference, as PhysX's box-box test takes the first least overlap, body 0's faces first
+the stage lists its vehicles by name). Where the faces of two polytopes (not two boxes) separate them equally,
+body 0's face is the reference, as PhysX's box-box test takes the first least overlap, body 0's faces first
 (GuPCMContactBoxBox.cpp); "equally" within a tolerance in contact distances (contact.polytope_contacts), so in any
 units. Against ovphysx both choices matter for the roll, pitch and yaw an impact leaves (the Gauss-Seidel sweep meets
 body 0's patch points in the order made): the other body first gave 2.7 / 3.4 % angular speed in the rear-end run
-against 1.9 / 2.5 %, the static pairs' tie rule 2.1 % speed in the 3 m/s head-on in centimetres against 0.003 %.
+against 1.9 / 2.5 %, the static pairs' tie rule 2.1 % speed in the 3 m/s head-on in centimetres against 0.003 %
+(measured while two boxes still met as polytopes).
 
 Solve (rigid_body._PairRows, fed by `pair_rows`): a pair's rows act on both bodies. Jacobians (n, r0 x n) on body 0
 and (-n, -(r1 x n)) on body 1, arms from each body's centre of mass to the same contact point; the unit response is
@@ -45,12 +51,11 @@ partitioning PhysX's solver does for the same reason) and, within every iteratio
 (its vehicle constraints, then its static contacts), the pairs are swept colour by colour. Vehicles in no pair take
 the existing path: nothing changes for them and they pay nothing but the broad phase.
 
-Solver type: the simulator solves TGS only (sim/rigid_body.py), between vehicles as everywhere; a scene whose
-physxScene:solverType asks PGS is solved with TGS too, and the reader says so (SOLVER_TYPE, read/physics.py).
+Solver type: the pairs are solved by their scene's solver (sim/rigid_body.py): TGS, or PGS where the scene's
+physxScene:solverType asks it (`_PairRows.sweep_pgs`); an island with a vehicle of a PGS scene is solved with PGS.
 
 Not modelled: the suspension queries do not see other vehicles (PhysX's wheel raycasts and sweeps hit another car's
-shapes unless its groups filter them); a FilteredPairsAPI on the vehicle's rigid body itself (only the shapes' own
-are read); vehicles stepped in different ranges of a sharded Simulator (a batch that may have such contacts is
+shapes unless its groups filter them); vehicles stepped in different ranges of a sharded Simulator (a batch that may have such contacts is
 stepped as one range).
 """
 from __future__ import annotations
@@ -79,6 +84,7 @@ from .contact import (
     shape_boxes,
     turned_half,
 )
+from .pcm_box import box_box
 
 
 @dataclass(frozen=True)
@@ -240,13 +246,45 @@ def generate(model: ContactModel, position: np.ndarray, orientation: np.ndarray)
     if not a.size:
         return Contacts.empty()
     R, vertices = placed_vertices(model, np.unique(np.concatenate([a, b])), R_all, position)
-    A = _world_polytopes(model.shapes, a, vertices, R)
-    B = _world_polytopes(model.shapes, b, vertices, R)
     limit = model.pairs.contact_distance[model.pairs.material_key[a], model.pairs.material_key[b]]
-    # (a round shape of the earlier vehicle, B, is met as its core: only A's radius is applied; the reader says so)
-    out = polytope_contacts(A, B, a, b, limit, single_sided=None, first_faces=True,
-                            radius=None if model.radius is None else model.radius[a])
-    return _reduce(out) if len(out) else out
+    parts = []
+    boxed = model.boxes.mask[a] & model.boxes.mask[b]
+    if boxed.any():
+        made, contacts = _box_pair_contacts(model, a[boxed], b[boxed], limit[boxed], position, R)
+        parts.append(contacts)
+        rest = np.ones(len(a), bool)
+        rest[np.nonzero(boxed)[0][made]] = False
+        a, b, limit = a[rest], b[rest], limit[rest]
+    if a.size:
+        A = _world_polytopes(model.shapes, a, vertices, R)
+        B = _world_polytopes(model.shapes, b, vertices, R)
+        # (a round shape of the earlier vehicle, B, is met as its core: only A's radius is applied; the reader says so)
+        parts.append(polytope_contacts(A, B, a, b, limit, single_sided=None, first_faces=True,
+                                       radius=None if model.radius is None else model.radius[a]))
+    parts = [part for part in parts if len(part)]
+    if not parts:
+        return Contacts.empty()
+    return _reduce(Contacts(*(np.concatenate([getattr(part, f) for part in parts])
+                              for f in ("shape", "static", "point", "normal", "separation"))))
+
+
+def _box_pair_contacts(model: ContactModel, a: np.ndarray, b: np.ndarray, limit: np.ndarray, position: np.ndarray,
+                       R: np.ndarray) -> tuple[np.ndarray, Contacts]:
+    """(which pairs made points, their contacts) of box shape rows `a` (body 0's) against box rows `b` (the earlier
+    vehicle's), as PhysX's box-box test makes them (pcm_box.box_box) with the earlier vehicle's box its first shape:
+    the points on body 0's box in PhysX's order, the normal (made from body 0 towards the earlier one) turned to
+    point towards body 0. The reference face is the least overlap, the first of equals; two mirrored boxes nose to
+    nose overlap equally but for rounding, which decides in PhysX too (float32: ovphysx's 8 m/s head-on took the
+    earlier car's face, its 3 m/s head-on in centimetres the later's), so such an impact's small yaw may come out
+    mirrored (the same magnitude)."""
+    def placed(rows):
+        box = model.boxes.rows(rows)
+        centre = np.einsum("pij,pj->pi", R[rows], box.centre) + position[:, model.vehicle[rows]].T
+        return centre, np.einsum("pkj,pij->pki", box.axes, R[rows]), box.half
+
+    made, point, separation, valid, normal = box_box(*placed(b), *placed(a), limit)
+    p, q = np.nonzero(valid & made[:, None])
+    return made, Contacts(a[p], b[p], point[p, q], -normal[p], separation[p, q], p)
 
 
 def pair_rows(model: ContactModel, contacts: Contacts, body_position: np.ndarray, length_scale: np.ndarray) -> dict:

@@ -217,8 +217,8 @@ def build_vehicle_params(description: StageDescription, vehicle_path: str) -> Ve
     lat = _tuple(np.cross(vrt, lng))  # Omni always sets e_s = e_u x e_f
     frame = FrameParams(lng_axis=lng, lat_axis=lat, vrt_axis=vrt)
     if scene is not None:
-        g_dir = _vec(_value(scene.gravity, "gravityDirection"))
-        g_mag = float(_value(scene.gravity, "gravityMagnitude"))
+        g_dir = _vec(_value(scene.settings, "gravityDirection"))
+        g_mag = float(_value(scene.settings, "gravityMagnitude"))
     else:  # no physics scene: the default scene omni.physx creates (gravity along -up)
         g_dir = tuple(-c for c in vrt)
         g_mag = units.default_gravity
@@ -449,6 +449,7 @@ def build_vehicle_params(description: StageDescription, vehicle_path: str) -> Ve
         steer=steer, ackermann=ackermann, throttle=throttle, engine=engine, gearbox=gearbox, clutch=clutch,
         autobox=autobox, multi_wheel_differential=multi, tank_differential=tank_diff, controls=controls,
         initial_gear=initial_gear, enabled=bool(_value(veh, "vehicleEnabled")), description=v,
+        scene=scene.settings if scene is not None else None,
     )
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ...description import VehicleDescription, WheelDescription
+from ...description import Block, VehicleDescription, WheelDescription
 
 # ---------------------------------------------------------------------------------------------------
 # Constants shared with PhysX vehicle2 (PxVehicleLimits and friends)
@@ -357,6 +357,8 @@ class VehicleParams:
     enabled: bool = True
     # the vehicle's resolved description, for parameters the simulator reads straight from it (sim/declare.py)
     description: VehicleDescription | None = field(default=None, compare=False, repr=False)
+    # its scene's resolved block (gravity, contact thresholds, solver), None where the vehicle has no scene
+    scene: Block | None = field(default=None, compare=False, repr=False)
 
     @property
     def nb_wheels(self) -> int:

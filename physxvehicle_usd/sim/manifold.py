@@ -1,0 +1,362 @@
+"""PhysX's persistent contact manifolds (PCM, omni.physx's default contact generation): a pair of a vehicle shape and
+a static shape keeps the contact points it made while the shape has moved little against the static one.
+
+Each step PhysX first re-measures the pair's kept points (refreshContactPoints): a point is kept in both shapes'
+frames, its separation is measured anew along its normal from the current poses, and a point whose two ends have
+drifted apart sideways farther than a threshold is dropped. It makes the pair's points anew only when the shape's frame
+has moved, along any axis of the static shape's frame, farther than a fraction of the shape's margin, or turned more
+than about a degree, since they were made (invalidate_*), or, against a plane, when a point was dropped. Otherwise it
+reports the kept points: on the static shape, with their re-measured separations. A pair whose points were made anew
+and found none keeps that too: it makes none until it has moved enough.
+
+Which pairs keep a manifold here (every other pair is made anew every step):
+  plane  a box or a convex hull against a plane (pcmContactPlaneBox, pcmContactPlaneConvex). Margin: min(0.15 x the
+         box's smallest half extent, 0.15 x the length scale), or min(0.25 x the hull's smallest inner extent,
+         0.05 x the length scale). Made anew when moved 0.2 margins, turned to a quaternion dot under 0.99996, or a
+         point drifted 0.2 margins; a kept point farther than the contact distance is not reported.
+  mesh   a box or a convex hull against a triangle mesh (pcmContactBoxMesh, pcmContactConvexMesh: one manifold of
+         patches per mesh). Margin: min(0.15 x the box's smallest half extent, or 0.25 x the hull's smallest inner
+         extent, 0.05 x the length scale). Made anew when moved 0.2 margins or turned to a dot under 0.9998; a point
+         drifted 0.8 margins is dropped.
+  polytope  a box or a convex hull against a static box or hull (pcmContactBoxBox, pcmContactBoxConvex,
+         pcmContactConvexConvex). Margin: the lesser of the two shapes' (as against a plane). Made anew when a point
+         drifted 0.8 margins, or, by how many points the manifold holds (0, 1, 2, 3, 4: invalidate_BoxConvex), when
+         moved 0.5, 0.125, 0.25, 0.375, 0.375 margins, turned to a dot under 0.9998 (none held) or 0.9999, or turned
+         so far that its far side (the shape's half diagonal) travels farther than that move; a kept point farther than
+         the contact distance is not reported. Made anew, the manifold is replaced whole (PCM's full contact
+         generation; where PhysX instead adds a GJK point to the points held, the whole is made here too).
+  capsule  a capsule against a static box (pcmContactCapsuleBox). Margin: the lesser of the box's and the capsule's
+         radius. Made anew when a point drifted 0.8 margins, or, by the points held (0, 1, 2: invalidate_SphereCapsule),
+         when moved 0.5, 0.1, 0.75 margins or turned to a dot under 0.9995, 0.9999, 0.9997. PCM keeps a capsule's
+         points on its core and reports them on its surface where the core is now (a polytope's stay on the static
+         shape); a fresh manifold holds GJK's closest point besides the points made (the one point twice where one is
+         made), which counts here; made anew, the manifold is replaced whole (PhysX adds GJK's point to those held).
+The length scale is the vehicle's (PhysX's tolerance length: 1 m in metres, 100 in centimetres).
+Not kept: spheres, exact cylinders, capsules against planes, meshes and hulls (PCM keeps these too, each with its own
+thresholds), shapes that follow a wheel, and the contacts between vehicles (sim/vehicle_contact.py).
+
+Approximations: a pair keeps its manifold while the broad phase (sim/contact.py `_candidates`) keeps the pair; one that
+becomes a candidate makes its points anew (PhysX keeps a pair while the shapes' bounds overlap, and may keep an empty
+manifold made a step before). The static shape's frame is taken as the world's axes (exact for a plane along a world
+axis and a mesh without rotation). A hull's inner extent is its smallest distance from its vertices' centroid to a
+face (PhysX's cooking finds a box inside the hull). A dropped point leaves the others in their order (PhysX moves its
+last point into the gap).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .contact import ContactModel, Contacts, VehicleRecords, first_rows
+from .ground import Ground
+
+# PCM's margins (GuVecBox.h CalculatePCMBoxMargin, GuVecConvexHull.h CalculatePCMConvexMargin): a fraction of the
+# shape's smallest inner extent, at most a fraction of the length scale (against a mesh: GU_PCM_MESH_MANIFOLD_EPSILON)
+_BOX_MARGIN, _HULL_MARGIN = 0.15, 0.25
+_BOX_TOLERANCE, _HULL_TOLERANCE, _MESH_TOLERANCE = 0.15, 0.05, 0.05
+PLANE, MESH, POLYTOPE, CAPSULE = 0, 1, 2, 3  # the pair: a polytope on a plane, mesh, static polytope; a capsule on a box
+# made anew when the shape's origin moved this many margins along an axis, or the relative turn's quaternion dot fell
+# below this: against planes and meshes (invalidate_PrimitivesPlane, the multi-manifold's invalidate), and against
+# polytopes by the points the manifold holds (invalidate_BoxConvex: invalidateThresholds, invalidateQuatThresholds)
+_MOVED = 0.2
+_PLANE_TURNED, _MESH_TURNED = 0.99996, 0.9998
+_POLYTOPE_MOVED = np.array([0.5, 0.125, 0.25, 0.375, 0.375])
+_POLYTOPE_TURNED = np.array([0.9998, 0.9999, 0.9999, 0.9999, 0.9999])
+# a capsule against a box (pcmContactCapsuleBox, invalidate_SphereCapsule), by the points held (0, 1, 2)
+_CAPSULE_MOVED = np.array([0.5, 0.1, 0.75])
+_CAPSULE_TURNED = np.array([0.9995, 0.9999, 0.9997])
+# a point whose ends drifted apart sideways by this many margins is dropped (projectBreakingThreshold)
+_PLANE_DRIFT, _DRIFT = 0.2, 0.8
+
+
+@dataclass
+class ManifoldPairs(VehicleRecords):
+    """The pairs that keep a manifold: where the shape's frame was (world origin, its body's orientation (w, x, y, z))
+    when the pair's points were made."""
+
+    vehicle: np.ndarray  # (M,)
+    shape: np.ndarray  # (M,) the shape's index among its vehicle's rows of ContactModel
+    static: np.ndarray  # (M,) index into Ground.materials
+    origin: np.ndarray  # (M, 3)
+    orientation: np.ndarray  # (M, 4)
+
+
+@dataclass
+class ManifoldPoints(VehicleRecords):
+    """The kept points, each in both shapes' frames: on the vehicle's shape (body frame, from the centre of mass) and
+    on the static shape (world), with the normal (world, from the static shape towards the vehicle's)."""
+
+    vehicle: np.ndarray  # (Q,)
+    shape: np.ndarray  # (Q,)
+    static: np.ndarray  # (Q,)
+    body_point: np.ndarray  # (Q, 3)
+    world_point: np.ndarray  # (Q, 3)
+    normal: np.ndarray  # (Q, 3)
+
+
+@dataclass
+class Manifolds:
+    """What the pairs keep from one step to the next (SimState.manifolds), cut and joined as the friction patches
+    are."""
+
+    pairs: ManifoldPairs
+    points: ManifoldPoints
+
+    def __len__(self) -> int:
+        return len(self.pairs)
+
+    def of_vehicles(self, rows: slice) -> "Manifolds":
+        return Manifolds(self.pairs.of_vehicles(rows), self.points.of_vehicles(rows))
+
+    def without(self, vehicles: np.ndarray) -> "Manifolds":
+        return Manifolds(self.pairs.without(vehicles), self.points.without(vehicles))
+
+    @classmethod
+    def join(cls, parts, starts) -> "Manifolds | None":
+        kept = [(part, start) for part, start in zip(parts, starts) if part is not None and len(part)]
+        if not kept:
+            return None
+        points = ManifoldPoints.join([part.points for part, _ in kept], [start for _, start in kept])
+        return cls(ManifoldPairs.join([part.pairs for part, _ in kept], [start for _, start in kept]),
+                   points if points is not None else _no_points())
+
+
+def _no_points() -> ManifoldPoints:
+    empty = np.zeros(0, np.int64)
+    return ManifoldPoints(empty, empty, empty, np.zeros((0, 3)), np.zeros((0, 3)), np.zeros((0, 3)))
+
+
+def capsule_rows(model: ContactModel) -> np.ndarray:
+    """(N,) bool: the capsule rows (a segment core with a radius), which keep manifolds against static boxes."""
+    if "capsule_rows" not in model.cache:
+        rows = np.zeros(len(model.vehicle), bool)
+        if model.radius is not None:
+            rows = (model.radius > 0.0) & ~model.shapes.face_mask.any(axis=1) & (model.shapes.loop_counts[:, 0] == 2)
+            rows[model.cache["following_rows"]] = False
+        model.cache["capsule_rows"] = rows
+    return model.cache["capsule_rows"]
+
+
+def persistent_rows(model: ContactModel) -> np.ndarray:
+    """(N,) bool: the shape rows that keep manifolds against planes and meshes (convex polytopes fixed in the body)."""
+    if "persistent_rows" not in model.cache:
+        rows = model.shapes.face_mask.any(axis=1)
+        if model.radius is not None:
+            rows &= model.radius == 0.0
+        rows[model.cache["following_rows"]] = False  # (a posed model's own `following` is empty)
+        rows[model.cylinders] = False
+        model.cache["persistent_rows"] = rows
+    return model.cache["persistent_rows"]
+
+
+def _radius(model: ContactModel, rows: np.ndarray) -> np.ndarray:
+    """The rows' round radii (0: a polytope)."""
+    return np.zeros(len(rows)) if model.radius is None else model.radius[rows]
+
+
+def _inner_extent(polytopes) -> np.ndarray:
+    """(N,) each polytope's smallest distance from its vertices' centroid to a face (a box's smallest half extent)."""
+    P = polytopes
+    real = ~((P.vertices == P.vertices[:, :1]).all(axis=2))
+    real[:, 0] = True
+    centroid = (P.vertices * real[..., None]).sum(axis=1) / real.sum(axis=1)[:, None]
+    depth = np.where(P.face_mask, P.offsets - np.einsum("nfj,nj->nf", P.normals, centroid), np.inf)
+    return depth.min(axis=1)
+
+
+def _margins(model: ContactModel) -> dict[str, np.ndarray]:
+    """The shapes' inner extents (rows, static polytopes) and how far a vehicle shape reaches from its centre (the
+    travel of a turn: a box's half diagonal, a hull's box's), once per model."""
+    if "pcm_inner" not in model.cache:
+        model.cache["pcm_inner"] = _inner_extent(model.shapes)
+        model.cache["pcm_static_inner"] = (np.zeros(0) if model.static_shapes is None
+                                           else _inner_extent(model.static_shapes))
+        model.cache["pcm_radius"] = np.where(model.boxes.mask, np.linalg.norm(model.boxes.half, axis=1),
+                                             np.linalg.norm(model.box_half, axis=0))
+    return model.cache
+
+
+@dataclass
+class _Rules:
+    """Per pair: how far the shape may move (any axis) and turn (quaternion dot) before its points are made anew, how
+    far a point may drift sideways before it is dropped, whether a dropped point makes them anew and whether a kept
+    point beyond the contact distance goes unreported (not against a mesh), and the margin they scale."""
+
+    moved: np.ndarray
+    turned: np.ndarray
+    drift: np.ndarray
+    strict: np.ndarray
+    margin: np.ndarray
+
+
+def _margin(inner: np.ndarray, box: np.ndarray, length: np.ndarray, tolerance=None) -> np.ndarray:
+    ratio = np.where(box, _BOX_MARGIN, _HULL_MARGIN)
+    tolerance = np.where(box, _BOX_TOLERANCE, _HULL_TOLERANCE) if tolerance is None else tolerance
+    return np.minimum(ratio * inner, tolerance * length)
+
+
+def _rules(model: ContactModel, row: np.ndarray, static: np.ndarray, kind: np.ndarray,
+           length_scale: np.ndarray) -> _Rules:
+    cache = _margins(model)
+    box = model.boxes.mask[row]
+    length = length_scale[model.vehicle[row]].astype(float)
+    inner = cache["pcm_inner"][row]
+    margin = np.where(kind == MESH, _margin(inner, box, length, _MESH_TOLERANCE), _margin(inner, box, length))
+    polytope = (kind == POLYTOPE) | (kind == CAPSULE)
+    if polytope.any():  # the lesser of the two shapes' margins (a capsule's: the static box's)
+        first = model.polytope_first
+        h = np.where(polytope, static - first, 0)
+        static_box = (model.static_boxes.mask[h] if model.static_boxes is not None else np.zeros(len(h), bool))
+        static_margin = _margin(cache["pcm_static_inner"][h] if len(h) else inner, static_box, length)
+        margin = np.where(polytope, np.where(kind == CAPSULE, static_margin, np.minimum(margin, static_margin)), margin)
+    capsule = kind == CAPSULE
+    if capsule.any():  # the lesser of the box's margin and the capsule's radius
+        margin = np.where(capsule, np.minimum(margin, model.radius[row]), margin)
+    plane = kind == PLANE
+    return _Rules(np.where(polytope, np.nan, _MOVED * margin), np.where(plane, _PLANE_TURNED, _MESH_TURNED),
+                  np.where(plane, _PLANE_DRIFT, _DRIFT) * margin, kind != MESH, margin)
+
+
+class Persistence:
+    """One step's use of the manifolds: `split` finds the candidate pairs that keep their points (their refreshed
+    contacts in `kept`) and leaves the rest to be made anew; `record` gives the manifolds to keep after the step."""
+
+    def __init__(self, model: ContactModel, ground: Ground, planes: list[np.ndarray], hull_pairs: tuple,
+                 tri_pairs: tuple, R_all: np.ndarray, position: np.ndarray, orientation: np.ndarray,
+                 length_scale: np.ndarray, previous: Manifolds | None):
+        """planes, hull_pairs (shape rows, static polytopes), tri_pairs (shape rows, triangles): the broad phase's
+        candidates (sim/contact.py `_candidates`), what is left of them to make anew in the same attributes; R_all
+        (3, 3, N): each row's body rotation; position (3, V), orientation (4, V): the body poses the step begins
+        with."""
+        self.model, self.R_all, self.position, self.orientation = model, R_all, position, orientation
+        self.planes, self.hull_pairs, self.tri_pairs = planes, hull_pairs, tri_pairs
+        self.kept = Contacts.empty()
+        G = model.collides.shape[1]
+        self.G = G
+        self.key = self.row = self.static = np.zeros(0, np.int64)
+        self.kept_pairs, self.kept_points = None, None
+        (hull_shape, hull), (tri_shape, tri) = hull_pairs, tri_pairs
+        if not tri_shape.size and not hull_shape.size and not any(rows.size for rows in planes):
+            return  # no shape near anything: no work
+        persistent = persistent_rows(model)
+        none = np.zeros(0, np.int64)
+        row = [rows[persistent[rows]] for rows in planes] + [none]  # (a ground may have no plane)
+        static = [np.full(len(r), k) for k, r in enumerate(row)]
+        mesh_static = model.plane_count + ground.tri_shape[tri] if tri.size else np.zeros(0, np.int64)
+        hull_static = model.static_index[hull] if hull.size else np.zeros(0, np.int64)
+        on_mesh, on_hull = persistent[tri_shape], persistent[hull_shape]
+        if hull.size and model.static_boxes is not None:  # a capsule on a static box
+            on_hull = on_hull | (capsule_rows(model)[hull_shape] & model.static_boxes.mask[hull])
+        key = np.unique(np.concatenate([np.concatenate(row) * G + np.concatenate(static),
+                                        tri_shape[on_mesh] * G + mesh_static[on_mesh],
+                                        hull_shape[on_hull] * G + hull_static[on_hull]]).astype(np.int64))
+        self.row, self.static = key // G, key % G  # the candidate pairs that keep manifolds, by key
+        self.key = key
+        self.is_kept = np.zeros(len(key), bool)
+        if not key.size or previous is None or not len(previous):
+            return
+        first = first_rows(model)
+        prev = previous.pairs
+        prev_key = (first[prev.vehicle] + prev.shape) * G + prev.static
+        at = np.minimum(np.searchsorted(prev_key, key), len(prev_key) - 1)  # (recorded in key order)
+        found = prev_key[at] == key
+        if not found.any():
+            return
+        kind = np.where(self.static < model.plane_count, PLANE,
+                        np.where(self.static < model.polytope_first, MESH,
+                                 np.where(capsule_rows(model)[self.row], CAPSULE, POLYTOPE)))
+        rules = _rules(model, self.row, self.static, kind, length_scale)
+        vehicle = model.vehicle[self.row]
+        # refreshContactPoints: the kept points' separations from the current poses, the drifted ones dropped
+        pts = previous.points
+        point_key = (first[pts.vehicle] + pts.shape) * G + pts.static
+        pair = np.minimum(np.searchsorted(key, point_key), len(key) - 1)
+        ours = (key[pair] == point_key) & found[pair]
+        pts, pair = pts.subset(ours), pair[ours]
+        R = np.moveaxis(R_all[:, :, self.row[pair]], 2, 0)
+        on_body = np.einsum("qij,qj->qi", R, pts.body_point) + position[:, vehicle[pair]].T
+        core = np.einsum("qj,qj->q", on_body - pts.world_point, pts.normal)  # a round shape's from its core
+        drift = on_body - core[:, None] * pts.normal - pts.world_point
+        radius = _radius(model, self.row[pair])
+        separation = core - radius
+        dropped = ~((drift * drift).sum(axis=1) <= rules.drift[pair] ** 2)
+        lost = np.zeros(len(key), bool)
+        lost[pair[dropped]] = True
+        # invalidate_*: moved or turned too far since the points were made (against a polytope, by how many are left)
+        held = np.minimum(np.bincount(pair[~dropped], minlength=len(key)), len(_POLYTOPE_MOVED) - 1)
+        polytope, capsule = kind == POLYTOPE, kind == CAPSULE
+        # (a capsule's fresh manifold holds GJK's closest point besides the points made: PCM makes the one point
+        # twice where the full generation makes one)
+        held_capsule = np.minimum(held + (held > 0), len(_CAPSULE_MOVED) - 1)
+        moved_limit = np.where(polytope, _POLYTOPE_MOVED[held] * rules.margin,
+                               np.where(capsule, _CAPSULE_MOVED[held_capsule] * rules.margin, rules.moved))
+        turned_limit = np.where(polytope, _POLYTOPE_TURNED[held],
+                                np.where(capsule, _CAPSULE_TURNED[held_capsule], rules.turned))
+        moved = np.abs(self._origins(self.row) - prev.origin[at]).max(axis=1)
+        turn = np.einsum("jp,pj->p", orientation[:, vehicle].astype(float), prev.orientation[at])
+        # ... and a turn that carries the shape's far side farther than the move allows (polytopes)
+        travel = np.where(polytope, np.arccos(np.clip(turn, -1.0, 1.0)) * _margins(model)["pcm_radius"][self.row], 0.0)
+        # (written to hold only for numbers: a pose gone NaN, which the guard puts back, makes its points anew)
+        invalid = ~((moved <= moved_limit) & (turn >= turned_limit) & (travel <= moved_limit))
+        keep_pair = found & ~invalid & ~(lost & rules.strict)
+        self.is_kept = keep_pair
+        keep_point = keep_pair[pair] & ~dropped
+        self.kept_pairs = prev.subset(at[keep_pair])
+        self.kept_points = pts.subset(keep_point)
+        q = np.nonzero(keep_point)[0]
+        shape_row, static_of = self.row[pair[q]], self.static[pair[q]]
+        reported = ~rules.strict[pair[q]] | (separation[q] <= model.contact_distance[shape_row, static_of])
+        q = q[reported]
+        # on the static shape; a capsule's on its own surface, where its core's point is now
+        point = np.where((radius[q] > 0.0)[:, None], on_body[q] - radius[q, None] * pts.normal[q], pts.world_point[q])
+        self.kept = Contacts(self.row[pair[q]], self.static[pair[q]], point, pts.normal[q], separation[q])
+        # what is left to make anew
+        kept_key = key[keep_pair]
+        if kept_key.size:
+            self.planes = [rows[~np.isin(rows * G + k, kept_key)] for k, rows in enumerate(planes)]
+            if tri.size:
+                left = ~np.isin(tri_shape * G + mesh_static, kept_key)
+                self.tri_pairs = (tri_shape[left], tri[left])
+            if hull.size:
+                left = ~np.isin(hull_shape * G + hull_static, kept_key)
+                self.hull_pairs = (hull_shape[left], hull[left])
+
+    def _origins(self, rows: np.ndarray) -> np.ndarray:
+        """(n, 3): the world origin of the rows' shape frames."""
+        model = self.model
+        origin = model.origin[rows] if model.origin is not None else np.zeros((len(rows), 3))
+        return (np.einsum("ijn,nj->ni", self.R_all[:, :, rows], origin)
+                + self.position[:, model.vehicle[rows]].T.astype(float))
+
+    def record(self, contacts: Contacts) -> Manifolds | None:
+        """The manifolds to keep after the step: the kept pairs' (their points less the dropped ones) and those of the
+        pairs made anew (where the shape is now, and the points of `contacts`, the step's reduced contacts, they
+        made)."""
+        if not self.key.size:
+            return None
+        model, G = self.model, self.G
+        first = first_rows(model)
+        made = ~self.is_kept
+        row, static = self.row[made], self.static[made]
+        vehicle = model.vehicle[row]
+        pairs = ManifoldPairs(vehicle, row - first[vehicle], static, self._origins(row),
+                              self.orientation[:, vehicle].T.astype(float))
+        contact_key = contacts.shape * G + contacts.static
+        mine = np.isin(contact_key, self.key[made])
+        c = np.nonzero(mine)[0]
+        shape_row = contacts.shape[c]
+        v = model.vehicle[shape_row]
+        R = np.moveaxis(self.R_all[:, :, shape_row], 2, 0)
+        # the point on the static shape, and on the vehicle's (a round shape's on its core): a polytope's contact
+        # lies on the static shape, a round shape's on its own surface
+        radius, n, sep = _radius(model, shape_row), contacts.normal[c], contacts.separation[c]
+        on_static = contacts.point[c] - np.where(radius > 0.0, sep, 0.0)[:, None] * n
+        on_body = on_static + (sep + radius)[:, None] * n - self.position[:, v].T
+        points = ManifoldPoints(v, shape_row - first[v], contacts.static[c], np.einsum("qji,qj->qi", R, on_body),
+                                on_static.astype(float), n.astype(float))
+        if self.kept_pairs is not None and len(self.kept_pairs):
+            pairs = ManifoldPairs.join([pairs, self.kept_pairs], [0, 0])
+            points = ManifoldPoints.join([points, self.kept_points], [0, 0]) or _no_points()
+        order = np.argsort((first[pairs.vehicle] + pairs.shape) * G + pairs.static, kind="stable")
+        return Manifolds(pairs.subset(order), points)
