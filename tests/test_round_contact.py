@@ -70,6 +70,7 @@ def test_the_reader_describes_a_static_capsule_by_its_segment_radius_offsets_and
     capsule.AddScaleOp().Set(Gf.Vec3f(2.0, 1.5, 1.0))  # the radius takes the larger scale across the axis
     prim = capsule.GetPrim()
     UsdPhysics.CollisionAPI.Apply(prim)
+    prim.AddAppliedSchema("PhysxCollisionAPI")
     prim.CreateAttribute("physxCollision:contactOffset", Sdf.ValueTypeNames.Float).Set(0.05)
     prim.CreateAttribute("physxCollision:restOffset", Sdf.ValueTypeNames.Float).Set(0.01)
     group = UsdPhysics.CollisionGroup.Define(stage, "/World/Logs")

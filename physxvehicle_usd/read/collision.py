@@ -50,6 +50,7 @@ class SceneTolerances:
         return cls(2.0 * dt * dt * max(gravity, 1.0))
 
 
+PHYSX_COLLISION_API = "PhysxCollisionAPI"  # NVIDIA's schema, read by name: omni.physx reads the offsets only under it
 CONTACT_OFFSET = "physxCollision:contactOffset"
 REST_OFFSET = "physxCollision:restOffset"
 _COLLISION_NAMESPACE = CONTACT_OFFSET.split(":")[0]
@@ -118,9 +119,14 @@ def shape_offsets(prim: Usd.Prim, units: StageUnits, sink: DiagnosticSink, exten
     # one namespace query rather than a look-up per attribute (the reader does this for every collider)
     named = {a.GetName(): a for a in prim.GetAuthoredPropertiesInNamespace(_COLLISION_NAMESPACE)
              if isinstance(a, Usd.Attribute)} if prim else {}
+    applied = bool(named) and PHYSX_COLLISION_API in prim.GetPrimTypeInfo().GetAppliedAPISchemas()
     for name in (CONTACT_OFFSET, REST_OFFSET):
         attr = named.get(name)
         value = attr.Get() if attr is not None and attr.HasAuthoredValue() else None
+        if value is not None and not applied:  # usdLoad/Collision.cpp reads them through the API's schema object
+            sink.warning("CONTACT_OFFSET", str(prim.GetPath()), f"authored without {PHYSX_COLLISION_API} applied: "
+                         "omni.physx ignores it and uses the default", name)
+            value = None
         if value is not None and not (isinstance(value, (int, float)) and (math.isfinite(value) or value == -math.inf)):
             sink.warning("CONTACT_OFFSET", str(prim.GetPath()), f"{value!r} is not a finite number; the default is "
                          "used", name)
