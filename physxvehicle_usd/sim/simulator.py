@@ -163,6 +163,10 @@ class Simulator:
             s.friction = s.friction.without(rows)
         if s.manifolds is not None:  # and their contact manifolds
             s.manifolds = s.manifolds.without(rows)
+        if s.pair_friction is not None:  # and the patches between them and other vehicles
+            other = self.contact.vehicle[s.pair_friction.static]
+            s.pair_friction = s.pair_friction.without(rows).subset(~np.isin(other, rows)[~np.isin(
+                s.pair_friction.vehicle, rows)])
         if position is not None or orientation is not None:
             s.body_position[:, rows] = body_p
             s.body_orientation[:, rows] = body_q

@@ -199,6 +199,7 @@ class SimState:
     contacts: dict | None = None  # the last step's contacts (sim/contact.py patch_rows) and their solved impulses
     friction: FrictionPatches | None = None  # the friction patches the last step's solve kept (sim/contact.py)
     manifolds: Manifolds | None = None  # the contact points PCM's manifolds keep (sim/manifold.py)
+    pair_friction: FrictionPatches | None = None  # the friction patches between vehicles (sim/vehicle_contact.py)
 
 
 # The state a substep changes (the numpy substeps keep it for vehicles with fewer substeps; the compiled kernel

@@ -69,16 +69,16 @@ import numpy as np
 from ..description import CollisionGroupDescription, MaterialDescription, ShapeDescription
 from ..read.collision import collide
 from .contact import (
-    MAX_POINTS,
     ContactModel,
     Contacts,
+    FrictionPatches,
+    _anchor_rows,
     _reduce,
     _world_polytopes,
     bounce_threshold,
     combined_tables,
     distinct,
-    friction_offset_threshold,
-    grow_anchors,
+    friction_patches,
     placed_vertices,
     polytope_contacts,
     shape_boxes,
@@ -287,55 +287,61 @@ def _box_pair_contacts(model: ContactModel, a: np.ndarray, b: np.ndarray, limit:
     return made, Contacts(a[p], b[p], point[p, q], -normal[p], separation[p, q], p)
 
 
-def pair_rows(model: ContactModel, contacts: Contacts, body_position: np.ndarray, length_scale: np.ndarray) -> dict:
-    """The contacts between vehicles as the solver's rows, per shape pair in the order made (Pp pairs), per pair its
-    patches (Pm slots, padded), per patch up to MAX_POINTS normal rows and two friction anchors (growPatches, as
-    against static shapes): the two vehicles ("body0", "body1", (Pp,)), each pair's colour (`_colours`), arms from
-    either body's centre of mass at `body_position` (3, V), the pose the step begins with."""
+def pair_rows(model: ContactModel, contacts: Contacts, body_position: np.ndarray, body_orientation: np.ndarray,
+              length_scale: np.ndarray, previous: FrictionPatches | None = None) -> dict:
+    """The contacts between vehicles as the solver's rows: their friction patches as against static shapes
+    (contact.friction_patches, body 1 the other vehicle: the last step's patches that may be kept first, anchors kept
+    on both bodies), per shape pair in order (Pp pairs), per pair its patches (Pm slots, padded), per patch its normal
+    rows and up to two anchors: the two vehicles ("body0", "body1", (Pp,)), each pair's colour (`_colours`), arms from
+    either body's centre of mass at the pose the step begins with (body_position (3, V), body_orientation (4, V)), each
+    anchor's error (body 0's anchor less body 1's, world). "friction": the patches to keep for the next step once the
+    solve has said which slid, "friction_slot": each patch's (pair, slot)."""
     pairs = model.pairs
     C = len(contacts)
-    first_of_patch = np.r_[0, np.nonzero(np.diff(contacts.patch))[0] + 1]
-    count = np.diff(np.r_[first_of_patch, C])
-    shape, other = contacts.shape[first_of_patch], contacts.static[first_of_patch]
+
+    def rest(row, other):
+        return pairs.rest_distance[pairs.material_key[row], pairs.material_key[other]]
+
+    fp = friction_patches(model, contacts, body_position, body_orientation, length_scale, previous, rest,
+                          between=True)
+    shape, other = fp.row, fp.static
     new_pair = np.r_[True, (shape[1:] != shape[:-1]) | (other[1:] != other[:-1])]
     pair = np.cumsum(new_pair) - 1  # each patch's pair
-    index = np.arange(len(first_of_patch))
+    index = np.arange(len(shape))
     slot = index - np.maximum.accumulate(np.where(new_pair, index, 0))
-    Pp, Pm = int(pair[-1]) + 1, int(slot.max()) + 1
+    Pp, Pm, K = int(pair[-1]) + 1, int(slot.max()) + 1, int(fp.count.max())
     body0, body1 = model.vehicle[shape[new_pair]], model.vehicle[other[new_pair]]
     out = {
-        "body0": body0, "body1": body1, "colour": _colours(body0, body1),
-        "point_active": np.zeros((Pp, Pm, MAX_POINTS), bool), "arm0": np.zeros((3, Pp, Pm, MAX_POINTS)),
-        "arm1": np.zeros((3, Pp, Pm, MAX_POINTS)), "separation": np.zeros((Pp, Pm, MAX_POINTS)),
+        "body0": body0, "body1": body1, "colour": _colours(body0, body1), "index": np.arange(Pp),
+        "point_active": np.zeros((Pp, Pm, K), bool), "arm0": np.zeros((3, Pp, Pm, K)),
+        "arm1": np.zeros((3, Pp, Pm, K)), "separation": np.zeros((Pp, Pm, K)),
         "normal": np.zeros((3, Pp, Pm)), "rest": np.zeros((Pp, Pm)), "restitution": np.zeros((Pp, Pm)),
         "static_friction": np.zeros((Pp, Pm)), "dynamic_friction": np.zeros((Pp, Pm)),
         "anchor_active": np.zeros((Pp, Pm, 2), bool), "anchor_arm0": np.zeros((3, Pp, Pm, 2)),
-        "anchor_arm1": np.zeros((3, Pp, Pm, 2)),
+        "anchor_arm1": np.zeros((3, Pp, Pm, 2)), "anchor_error": np.zeros((3, Pp, Pm, 2)),
     }
-    patch_pair = pair[contacts.patch]
-    arm0 = contacts.point - body_position[:, body0[patch_pair]].T
-    arm1 = contacts.point - body_position[:, body1[patch_pair]].T
-    k, q = patch_pair, slot[contacts.patch]
-    j = np.arange(C) - first_of_patch[contacts.patch]
-    out["point_active"][k, q, j] = True
-    out["arm0"][:, k, q, j] = arm0.T
-    out["arm1"][:, k, q, j] = arm1.T
-    out["separation"][k, q, j] = contacts.separation
-    out["normal"][:, pair, slot] = contacts.normal[first_of_patch].T
+    body_position = body_position.astype(float)
+    c_pair, c_slot = pair[fp.of_contact], slot[fp.of_contact]
+    j = np.arange(C) - fp.first[fp.of_contact]
+    out["point_active"][c_pair, c_slot, j] = True
+    out["arm0"][:, c_pair, c_slot, j] = fp.point.T - body_position[:, body0[c_pair]]
+    out["arm1"][:, c_pair, c_slot, j] = fp.point.T - body_position[:, body1[c_pair]]
+    out["separation"][c_pair, c_slot, j] = fp.separation
+    out["normal"][:, pair, slot] = fp.normal.T
     ka, kb = pairs.material_key[shape], pairs.material_key[other]
-    rest = pairs.rest_distance[ka, kb]
-    out["rest"][pair, slot] = rest
+    out["rest"][pair, slot] = pairs.rest_distance[ka, kb]
     out["restitution"][pair, slot] = pairs.restitution[ka, kb]
     out["static_friction"][pair, slot] = pairs.static_friction[ka, kb]
     out["dynamic_friction"][pair, slot] = pairs.dynamic_friction[ka, kb]
-    threshold = friction_offset_threshold(model, body0[pair], length_scale) + rest
     out["bounce_threshold"] = bounce_threshold(model, body0, length_scale)  # (Pp,): body 0's scene's
-    anchors, a0, a1 = grow_anchors(arm0, contacts.separation, first_of_patch, count, threshold)
-    for m, a in enumerate((a0, a1)):
-        has = anchors > m
-        out["anchor_active"][pair[has], slot[has], m] = True
-        out["anchor_arm0"][:, pair[has], slot[has], m] = arm0[first_of_patch[has] + a[has]].T
-        out["anchor_arm1"][:, pair[has], slot[has], m] = arm1[first_of_patch[has] + a[has]].T
+    _anchor_rows(out, fp, (pair, slot), ("anchor_active", "anchor_arm0", "anchor_error"))
+    # body 1's arm to its own anchor: body 0's anchor less the error, from body 1's centre of mass
+    arm1 = fp.anchor_arm + fp.p[:, None, :] - fp.anchor_error - body_position[:, model.vehicle[other]].T[:, None, :]
+    for m in range(2):
+        has = fp.record.anchor_count > m
+        out["anchor_arm1"][:, pair[has], slot[has], m] = arm1[has, m].T
+    out["friction"] = fp.record
+    out["friction_slot"] = (pair, slot)
     return out
 
 
