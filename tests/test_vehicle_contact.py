@@ -11,6 +11,7 @@ from scenarios import vehicle_contact as scenario
 
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.sim import Simulator
+from physxvehicle_usd.sim.contact import _kept_patches, grow_patches
 from physxvehicle_usd.sim.pipeline import StepOptions
 from physxvehicle_usd.sim.rigid_body import _islands
 from physxvehicle_usd.sim.vehicle_contact import _colours, candidate_pairs
@@ -24,9 +25,11 @@ PAIRS = {"RearEnd4": ("rear", 4.0), "HeadOn6": ("head", 6.0)}
 def _run(filtered: bool) -> tuple[Simulator, dict]:
     description = read_stage(Usd.Stage.Open(scenario.layer(PAIRS, gap=GAP, filtered=filtered)))
     sim = Simulator.from_description(description, DT)
+    kept = []  # the friction patches between the cars after each step
     for _ in range(STEPS):
         sim.step()
-    return sim, sim.telemetry()["bodies"]
+        kept.append(sim.state.pair_friction)
+    return sim, {**sim.telemetry()["bodies"], "pair_friction": kept}
 
 
 @pytest.fixture(scope="module")
@@ -222,3 +225,77 @@ def test_a_sphere_on_the_earlier_of_two_vehicles_is_said_to_meet_the_other_witho
     said = [d for d in read_stage(stage).diagnostics if d.code == "CONTACT_SHAPE"]
     assert [d.prim for d in said] == [f"{a}/Bumper"], said  # the later vehicle's radius is applied
     assert "without its radius" in said[0].message
+
+
+def test_friction_patches_between_cars_keep_their_anchors_on_both_bodies_while_they_hold(touching, passing):
+    sim, bodies = touching
+    steps = bodies["pair_friction"]
+    assert all(p is None for p in passing[1]["pair_friction"])  # filtered cars make none
+    held = 0
+    for before, after in zip(steps, steps[1:]):
+        if before is None or after is None:
+            continue
+        for k in np.nonzero(~before.broken & (before.anchor_count == 2))[0]:
+            same = np.nonzero((after.vehicle == before.vehicle[k]) & (after.shape == before.shape[k])
+                              & (after.static == before.static[k]))[0]
+            # kept where it was made, in each body's frame (growPatches adds none to two anchors), unless the
+            # bodies closed along the normal by the correlation distance since (the head-on's impact) or turned
+            held += any(np.array_equal(after.body_anchor[j], before.body_anchor[k])
+                        and np.array_equal(after.other_anchor[j], before.other_anchor[k]) for j in same)
+    assert held >= 2
+    # a kept anchor's two ends: on body 0 and on body 1, each in its own frame, apart by the motion since it was made
+    last = steps[-1]
+    assert np.abs(last.body_anchor - last.other_anchor).max() > 1.0  # the two bodies' frames differ by metres
+
+
+def test_a_pair_patch_is_not_kept_once_the_bodies_turned_or_its_anchors_separated_along_the_normal(touching):
+    sim, bodies = touching
+    patches = next(p for p in bodies["pair_friction"] if p is not None)
+    model, V = sim.contact, sim.params.V
+    rotation, position = np.tile(np.eye(3), (V, 1, 1)), np.zeros((V, 3))
+    # the anchors as if made at these poses: body 1's where body 0's is
+    patches = patches.subset(np.arange(1))  # one patch: its bodies are moved below
+    patches.broken[:] = False
+    patches.other_anchor = patches.body_anchor.copy()
+    patches.other_normal = patches.body_normal.copy()
+    scale = np.ones(V)
+    kept, _ = _kept_patches(patches, model, rotation, position, scale, between=True)
+    assert len(kept) == len(patches)
+    other = model.vehicle[patches.static[0]]
+    for moved, turned in ((0.03, 0.0), (0.02, 0.0), (0.0, 0.05), (0.0, 0.04)):
+        shifted_r, shifted_p = rotation.copy(), position.copy()
+        shifted_p[other] = moved * patches.body_normal[0]  # body 1 moved along the normal
+        c, s_ = np.cos(turned), np.sin(turned)  # body 1 turned about an axis square to the normal
+        axis = np.cross(patches.body_normal[0], [0.0, 0.0, 1.0] if abs(patches.body_normal[0][2]) < 0.9 else [1, 0, 0])
+        axis /= np.linalg.norm(axis)
+        K = np.cross(np.eye(3), axis)
+        shifted_r[other] = np.eye(3) + s_ * K + (1 - c) * K @ K
+        kept, _ = _kept_patches(patches, model, shifted_r, shifted_p, scale, between=True)
+        # the correlation distance 0.025 m, PXC_SAME_NORMAL 0.999 (2.56 degrees); a turn moves the anchors too
+        expected = moved < 0.025 and turned < 0.0447
+        assert (len(kept) == len(patches)) == expected or turned > 0.0, (moved, turned)
+        if turned == 0.05:
+            assert len(kept) == 0
+
+
+def test_growing_a_patch_takes_near_points_spreading_its_anchors_and_keeps_what_it_held():
+    point = np.array([[0.0, 0, 0], [1.0, 0, 0], [0.2, 0, 0], [3.0, 0, 0], [9.0, 0, 0]])
+    separation = np.array([0.5, 0.0, 0.0, 0.0, 0.5])  # the first and the last too far apart to anchor
+    first, count, threshold = np.array([0, 0]), np.array([5, 5]), np.array([0.1, 0.1])
+    anchors, held = np.array([0, 1]), np.array([[0.0, 0, 0], [7.0, 0, 0]])
+    made, world = grow_patches(point, separation, first, count, anchors, held, threshold)
+    assert made.tolist() == [2, 2]
+    # a fresh patch: point 1, then point 2; point 3 replaces the anchor it lies nearer to (1), being farther from
+    # the other (0.2) than the two are apart
+    assert world[0].tolist() == [[3.0, 0, 0], [0.2, 0, 0]]
+    assert world[1, 1].tolist() == [0.2, 0, 0]  # one held at 7: the near point farthest from it joins it
+
+
+def test_a_reset_ends_the_friction_patches_between_the_car_and_any_other():
+    description = read_stage(Usd.Stage.Open(scenario.layer({"RearEnd4": ("rear", 4.0)}, gap=GAP)))
+    sim = Simulator.from_description(description, DT)
+    for _ in range(3):
+        sim.step()
+    assert sim.state.pair_friction is not None and len(sim.state.pair_friction) == 1
+    sim.reset_vehicles([sim.params.paths.index(scenario.cars("RearEnd4")[0])])  # A: body 1 of the pair
+    assert len(sim.state.pair_friction) == 0

@@ -41,8 +41,11 @@ against 1.9 / 2.5 %, the static pairs' tie rule 2.1 % speed in the 3 m/s head-on
 
 Solve (rigid_body._PairRows, fed by `pair_rows`): a pair's rows act on both bodies. Jacobians (n, r0 x n) on body 0
 and (-n, -(r1 x n)) on body 1, arms from each body's centre of mass to the same contact point; the unit response is
-the sum of both bodies' (mass and inertia of both); friction anchors as growPatches picks them (contact.grow_anchors)
-with the relative velocity's tangential part as the first friction axis; the depenetration bias capped by the lower
+the sum of both bodies' (mass and inertia of both); friction patches as against static shapes
+(contact.friction_patches: kept from step to step while they hold, as PhysX's getFrictionPatches keeps them for two
+dynamic bodies, each anchor kept on both bodies in each one's frame; a friction row drives back how far body 0's
+anchor has moved from body 1's; `SimState.pair_friction` holds them between steps), the relative velocity's
+tangential part as the first friction axis; the depenetration bias capped by the lower
 of the two bodies' maxDepenetrationVelocity. PhysX solves two touching vehicles in one island: with the island's
 largest position and velocity iteration counts (rigid_body.solve_vehicle_constraints takes the largest per island).
 Our solve is batched over vehicles, Gauss-Seidel over the rows of each vehicle: rows of two pairs that share a body
@@ -54,7 +57,8 @@ the existing path: nothing changes for them and they pay nothing but the broad p
 Solver type: the pairs are solved by their scene's solver (sim/rigid_body.py): TGS, or PGS where the scene's
 physxScene:solverType asks it (`_PairRows.sweep_pgs`); an island with a vehicle of a PGS scene is solved with PGS.
 
-Not modelled: the suspension queries do not see other vehicles (PhysX's wheel raycasts and sweeps hit another car's
+Not modelled: PCM's persistent manifolds between vehicles (a pair's points are made anew every step; sim/manifold.py
+keeps the static pairs'); the suspension queries do not see other vehicles (PhysX's wheel raycasts and sweeps hit another car's
 shapes unless its groups filter them); vehicles stepped in different ranges of a sharded Simulator (a batch that may have such contacts is
 stepped as one range).
 """

@@ -5,7 +5,10 @@ Each scenario is a pair of cars on the sample's ground plane, LANE_M apart from 
     RearEnd<speed>  <Name>A rolls at <speed> m/s into <Name>B, standing in front of it facing the same way: A's
                     nose meets B's tail;
     HeadOn<speed>   <Name>A and <Name>B roll towards each other at <speed> m/s each, nose to nose;
-the gap between the chassis boxes at the start is GAP_M (or `gap`), the accelerators 0. With `filtered`, each car's
+    Push<speed>     as RearEnd, but A holds its accelerator at PUSH_ACCELERATOR: it meets B and pushes it ahead for
+                    the rest of the run (a contact lasting seconds: kept friction patches and manifolds matter);
+the gap between the chassis boxes at the start is GAP_M (or `gap`), the accelerators 0 but a pusher's
+(`accelerators`). With `filtered`, each car's
 chassis group also filters the other car's: they pass through each other.
 Units: metres and kilograms, or centimetres and grams (as tests/scenarios/contact.py).
 """
@@ -22,12 +25,19 @@ LANE_M = 20.0  # between pairs
 SPAWN_HEIGHT_M = 0.55  # the sample's
 TURNED = Gf.Quatf(0.0, 0.0, 0.0, 1.0)  # half a turn about Z: facing -X
 
+PUSH_ACCELERATOR = 0.5
+
 # name -> (kind, speed [m/s])
-SCENARIOS = {"RearEnd4": ("rear", 4.0), "HeadOn3": ("head", 3.0), "HeadOn8": ("head", 8.0)}
+SCENARIOS = {"RearEnd4": ("rear", 4.0), "HeadOn3": ("head", 3.0), "HeadOn8": ("head", 8.0), "Push2": ("push", 2.0)}
 
 
 def cars(name: str) -> tuple[str, str]:
     return f"/World/{name}A", f"/World/{name}B"
+
+
+def accelerators(name: str) -> tuple[float, float]:
+    """The accelerators of the scenario's cars A and B, held for the whole run."""
+    return (PUSH_ACCELERATOR if SCENARIOS[name][0] == "push" else 0.0), 0.0
 
 
 def layer(scenarios: dict[str, tuple[str, float]] = SCENARIOS, units: str = "m", gap: float = GAP_M,
