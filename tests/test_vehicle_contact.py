@@ -215,16 +215,66 @@ def test_a_shape_or_body_naming_the_other_car_or_its_shape_with_filtered_pairs_i
     assert candidate_pairs(model, s.body_position, s.body_orientation)[0][0].size == 0
 
 
-def test_a_sphere_on_the_earlier_of_two_vehicles_is_said_to_meet_the_other_without_its_radius():
-    stage = Usd.Stage.Open(scenario.layer({"HeadOn6": PAIRS["HeadOn6"]}))
-    a, b = sorted(scenario.cars("HeadOn6"))
-    for car in (a, b):
-        sphere = UsdGeom.Sphere.Define(stage, f"{car}/Bumper")
-        sphere.CreateRadiusAttr(0.2)
-        UsdPhysics.CollisionAPI.Apply(sphere.GetPrim())
-    said = [d for d in read_stage(stage).diagnostics if d.code == "CONTACT_SHAPE"]
-    assert [d.prim for d in said] == [f"{a}/Bumper"], said  # the later vehicle's radius is applied
-    assert "without its radius" in said[0].message
+def _bumpers(gap: float, radii: dict[str, float], half_height: float | dict[str, float] = 0.0):
+    """The head-on pair `gap` apart with a sphere (or a capsule across the car, half_height > 0, per car or for all)
+    of radius radii[car] 0.3 m ahead of the named cars' noses, 0.3 m up: the simulator and the cars' contacts at the
+    start."""
+    from physxvehicle_usd.sim import vehicle_contact
+
+    stage = Usd.Stage.Open(scenario.layer({"HeadOn6": PAIRS["HeadOn6"]}, gap=gap))
+    for car, r in radii.items():
+        hh = half_height.get(car, 0.0) if isinstance(half_height, dict) else half_height
+        if hh > 0.0:
+            bumper = UsdGeom.Capsule.Define(stage, f"{car}/Bumper")
+            bumper.CreateAxisAttr("Y")
+            bumper.CreateHeightAttr(2.0 * hh)
+        else:
+            bumper = UsdGeom.Sphere.Define(stage, f"{car}/Bumper")
+        bumper.CreateRadiusAttr(r)
+        bumper.AddTranslateOp().Set((scenario.CHASSIS_FRONT + 0.3, 0.0, 0.3))
+        UsdPhysics.CollisionAPI.Apply(bumper.GetPrim())
+    description = read_stage(stage)
+    assert not [d for d in description.diagnostics if d.code == "CONTACT_SHAPE"]  # both radii are applied
+    sim = Simulator.from_description(description, DT)
+    contacts = vehicle_contact.generate(sim.contact, sim.state.body_position, sim.state.body_orientation)
+    return sim, contacts
+
+
+def test_two_spheres_of_two_cars_meet_with_both_radii_on_the_later_car_s_sphere():
+    a, b = scenario.cars("HeadOn6")  # b: later in path order, body 0
+    sim, contacts = _bumpers(1.0, {a: 0.25, b: 0.25})
+    # centres 2.34 and 3.04 - 0.3 = 2.74 along x: 0.4 apart, 0.1 deep; PCM's sphere-sphere point is on its second
+    # sphere (body 0's: the earlier car's shape is the first), the normal towards body 0 (+x)
+    assert len(contacts) == 1
+    assert contacts.separation[0] == pytest.approx(-0.1, abs=2e-3)
+    assert contacts.normal[0] == pytest.approx([1.0, 0.0, 0.0], abs=1e-3)
+    assert contacts.point[0][0] == pytest.approx(2.74 - 0.25, abs=2e-3)
+    assert sim.params.paths[sim.contact.vehicle[contacts.shape[0]]] == b
+
+
+@pytest.mark.parametrize("on", [0, 1])
+def test_a_sphere_meets_the_other_car_s_box_with_its_radius_and_its_point_on_the_box(on):
+    cars = scenario.cars("HeadOn6")
+    sim, contacts = _bumpers(0.5, {cars[on]: 0.25})
+    # the sphere's front 2.04 + 0.55 = 2.59 ahead of its car's origin, the other's nose 2.04 + 0.5: 5 cm deep, the point
+    # on the box (PCM's sphere-box), the normal towards body 0 (the later car, b: +x)
+    assert len(contacts) == 1
+    assert contacts.separation[0] == pytest.approx(-0.05, abs=2e-3)
+    assert contacts.normal[0] == pytest.approx([1.0, 0.0, 0.0], abs=1e-3)
+    nose = scenario.CHASSIS_FRONT + 0.5 if on == 0 else scenario.CHASSIS_FRONT
+    assert contacts.point[0][0] == pytest.approx(nose, abs=2e-3)
+
+
+def test_two_parallel_capsules_of_two_cars_meet_at_their_ends_projections():
+    a, b = scenario.cars("HeadOn6")
+    sim, contacts = _bumpers(1.0, {a: 0.25, b: 0.25}, half_height=0.5)
+    # across both cars, 0.4 apart: each end of either segment projects onto the other (PCM's parallel case), two
+    # distinct points once reduced (a point made twice counts once), 0.1 deep, on the first capsule (the earlier car's)
+    assert len(contacts) >= 2
+    assert np.allclose(contacts.separation, -0.1, atol=2e-3)
+    assert np.allclose(contacts.normal, [1.0, 0.0, 0.0], atol=1e-3)
+    assert np.allclose(contacts.point[:, 0], 2.34 + 0.25, atol=2e-3)
+    assert sorted(np.round(contacts.point[:, 1], 3).tolist())[:: len(contacts) - 1] == [-0.5, 0.5]
 
 
 def test_friction_patches_between_cars_keep_their_anchors_on_both_bodies_while_they_hold(touching, passing):
@@ -299,3 +349,14 @@ def test_a_reset_ends_the_friction_patches_between_the_car_and_any_other():
     assert sim.state.pair_friction is not None and len(sim.state.pair_friction) == 1
     sim.reset_vehicles([sim.params.paths.index(scenario.cars("RearEnd4")[0])])  # A: body 1 of the pair
     assert len(sim.state.pair_friction) == 0
+
+
+@pytest.mark.parametrize("capsule_on", [0, 1])
+def test_a_sphere_and_a_capsule_of_two_cars_meet_on_the_sphere_s_surface(capsule_on):
+    cars = scenario.cars("HeadOn6")
+    sim, contacts = _bumpers(1.0, {cars[0]: 0.25, cars[1]: 0.25}, {cars[capsule_on]: 0.5})
+    # PCM's sphere-capsule test takes the sphere first, whichever car it is on: its point on the sphere
+    assert len(contacts) == 1
+    assert contacts.separation[0] == pytest.approx(-0.1, abs=2e-3)
+    assert contacts.normal[0] == pytest.approx([1.0, 0.0, 0.0], abs=1e-3)
+    assert contacts.point[0][0] == pytest.approx(2.49 if capsule_on == 0 else 2.59, abs=2e-3)

@@ -736,16 +736,19 @@ def _made(model: ContactModel, ground: Ground, planes: list[np.ndarray], hull_sh
     return parts
 
 
-def _sphere_points_on_boxes(model: ContactModel, made: Contacts, hull: np.ndarray) -> Contacts:
-    """The contacts `made` of shapes with the static polytopes `hull` (per pair), a sphere's against a box moved from
+def _sphere_points_on_boxes(model: ContactModel, made: Contacts, hull: np.ndarray,
+                            boxes: Boxes | None = None) -> Contacts:
+    """The contacts `made` of shapes with the static polytopes `hull` (per pair; or with the shape rows `hull` of
+    another vehicle, `boxes` the model's `boxes`), a sphere's against a box moved from
     the sphere's surface to the box's nearest point (along the normal by the separation): PhysX's sphere-box contact
     (GuPCMContactSphereBox.cpp) reports the point on the box, where its other round pairs (sphere or capsule against a
     convex hull, a mesh or a plane, capsule against a box) report the point on the round surface. Only a speculative or
     penetrating contact moves; its friction anchor, and so the torque of its friction, moves with it."""
-    if model.radius is None or model.static_boxes is None or not len(made):
+    boxes = model.static_boxes if boxes is None else boxes
+    if model.radius is None or boxes is None or not len(made):
         return made
     sphere = (model.radius[made.shape] > 0.0) & (model.shapes.loop_counts[made.shape, 0] == 1)
-    moved = sphere & model.static_boxes.mask[hull[made.pair]]
+    moved = sphere & boxes.mask[hull[made.pair]]
     if moved.any():
         made.point = np.where(moved[:, None], made.point - made.separation[:, None] * made.normal, made.point)
     return made

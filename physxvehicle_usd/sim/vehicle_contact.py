@@ -78,6 +78,8 @@ from .contact import (
     FrictionPatches,
     _anchor_rows,
     _reduce,
+    _segments_closest,
+    _sphere_points_on_boxes,
     _world_polytopes,
     bounce_threshold,
     combined_tables,
@@ -259,17 +261,97 @@ def generate(model: ContactModel, position: np.ndarray, orientation: np.ndarray)
         rest = np.ones(len(a), bool)
         rest[np.nonzero(boxed)[0][made]] = False
         a, b, limit = a[rest], b[rest], limit[rest]
-    if a.size:
-        A = _world_polytopes(model.shapes, a, vertices, R)
-        B = _world_polytopes(model.shapes, b, vertices, R)
-        # (a round shape of the earlier vehicle, B, is met as its core: only A's radius is applied; the reader says so)
-        parts.append(polytope_contacts(A, B, a, b, limit, single_sided=None, first_faces=True,
-                                       radius=None if model.radius is None else model.radius[a]))
+    radius = np.zeros(len(model.vehicle)) if model.radius is None else model.radius
+    round_a, round_b = radius[a] > 0.0, radius[b] > 0.0
+    both = round_a & round_b
+    if both.any():
+        parts.append(_round_pair_contacts(model, a[both], b[both], limit[both], vertices, radius))
+    for first, other, own in ((a, b, ~round_b), (b, a, round_b & ~round_a)):
+        # a polytope, or a round shape and a polytope, by the polytope test with the round one (if any) as its A:
+        # body 0's shape first unless only body 1's is round
+        sel = np.nonzero(own & ~both)[0]
+        if not sel.size:
+            continue
+        A = _world_polytopes(model.shapes, first[sel], vertices, R)
+        B = _world_polytopes(model.shapes, other[sel], vertices, R)
+        made = polytope_contacts(A, B, first[sel], other[sel], limit[sel], single_sided=None, first_faces=True,
+                                 radius=radius[first[sel]] if model.radius is not None else None)
+        made = _sphere_points_on_boxes(model, made, other[sel], model.boxes)
+        if first is b:  # body 1's round shape was A: the normal turned towards body 0, the rows' roles swapped
+            made = Contacts(made.static, made.shape, made.point, -made.normal, made.separation, made.pair)
+        parts.append(made)
     parts = [part for part in parts if len(part)]
     if not parts:
         return Contacts.empty()
     return _reduce(Contacts(*(np.concatenate([getattr(part, f) for part in parts])
                               for f in ("shape", "static", "point", "normal", "separation"))))
+
+
+# PCM's capsule-capsule test: two segments this parallel (|cos|) meet at their ends' projections onto each other
+_PARALLEL_CAPSULES = 0.9998
+_COINCIDENT_SQ = 1e-6  # PCM's eps: a point pair nearer (squared) than this has no direction of its own
+
+
+def _round_pair_contacts(model: ContactModel, a: np.ndarray, b: np.ndarray, limit: np.ndarray, vertices: np.ndarray,
+                         radius: np.ndarray) -> Contacts:
+    """Two round shapes (spheres or capsules, rows `a` of body 0 and `b` of body 1) as PhysX's PCM sphere-sphere,
+    sphere-capsule and capsule-capsule tests meet them (GuPCMContactSphereSphere.cpp, ...SphereCapsule.cpp,
+    ...CapsuleCapsule.cpp), called with the earlier vehicle's shape first (as two boxes, `_box_pair_contacts`) but a
+    sphere always before a capsule: the closest points of the two cores, the separation less both radii, the normal
+    from the second shape towards the first (the unit X axis where the cores meet); one point on the first shape's
+    round surface (two spheres: on the second's); two capsules within _PARALLEL_CAPSULES of parallel take instead
+    each end of either segment that projects onto the other (up to four points, in PCM's order: the second's ends on
+    the first, then the first's on the second). The normal is then turned to point towards body 0."""
+    def ends(rows):  # a capsule's ends as PhysX's (s: +axis, e: -axis; the reader's points are -axis, +axis)
+        loops = model.shapes.loops[rows, 0]
+        two = model.shapes.loop_counts[rows, 0] == 2
+        e = vertices[rows, loops[:, 0]]
+        return np.where(two[:, None], vertices[rows, loops[:, np.minimum(1, loops.shape[1] - 1)]], e), e, two
+
+    # the first shape: the earlier vehicle's (b), unless it is a capsule and body 0's a sphere
+    b_first = ~((model.shapes.loop_counts[b, 0] == 2) & (model.shapes.loop_counts[a, 0] == 1))
+    x = np.where(b_first, b, a)
+    y = np.where(b_first, a, b)
+    (s0, e0, cap0), (s1, e1, cap1) = ends(x), ends(y)
+    r0, r1 = radius[x], radius[y]
+    d0, d1 = e0 - s0, e1 - s1
+    reach = r0 + r1 + limit
+    on0, on1 = _segments_closest(s0, d0, s1, d1)
+    aa = (d0 * d0).sum(1)
+    t = np.clip(np.einsum("pj,pj->p", on1 - s0, d0) / np.maximum(aa, 1e-30), 0.0, 1.0)  # settle the first's point
+    on0 = np.where((aa > 1e-30)[:, None], s0 + t[:, None] * d0, s0)
+    gap = on0 - on1
+    distance = np.linalg.norm(gap, axis=1)
+    normal = np.where((distance ** 2 > _COINCIDENT_SQ)[:, None], gap / np.maximum(distance, 1e-30)[:, None],
+                      np.array([1.0, 0.0, 0.0]))
+    spheres = ~cap0 & ~cap1
+    point = np.where(spheres[:, None], on1 + r1[:, None] * normal, on0 - r0[:, None] * normal)
+    single = (distance < reach, point, normal, distance - r0 - r1)
+    # parallel capsules: each end of either segment projected onto the other, kept where it lands on it
+    u0 = d0 / np.maximum(np.sqrt(aa), 1e-30)[:, None]
+    u1 = d1 / np.maximum(np.linalg.norm(d1, axis=1), 1e-30)[:, None]
+    parallel = cap0 & cap1 & (np.abs(np.einsum("pj,pj->p", u0, u1)) > _PARALLEL_CAPSULES)
+    candidates = []
+    for end, seg_start, seg, on_first in ((s1, s0, d0, True), (e1, s0, d0, True), (s0, s1, d1, False),
+                                          (e0, s1, d1, False)):
+        length_sq = np.maximum((seg * seg).sum(1), 1e-30)
+        tt = np.einsum("pj,pj->p", end - seg_start, seg) / length_sq
+        projected = seg_start + tt[:, None] * seg
+        v = projected - end if on_first else end - projected  # from the second shape's point to the first's
+        sq = (v * v).sum(1)
+        ok = parallel & (tt >= 0.0) & (tt <= 1.0) & (sq > _COINCIDENT_SQ) & (sq < reach ** 2)
+        n = v / np.sqrt(np.maximum(sq, 1e-30))[:, None]
+        first_point = projected if on_first else end
+        candidates.append((ok, first_point - r0[:, None] * n, n, np.sqrt(sq) - r0 - r1))
+    any_parallel = np.any([c[0] for c in candidates], axis=0)
+    rows = [(single[0] & ~any_parallel,) + single[1:]] + candidates
+    pair = np.concatenate([np.nonzero(ok)[0] for ok, *_ in rows])
+    order = np.argsort(pair, kind="stable")  # by pair, each pair's points in PCM's order
+    pick = lambda k: np.concatenate([value[ok] for ok, *values in rows for value in [values[k]]])  # noqa: E731
+    pair = pair[order]
+    point, normal, separation = pick(0)[order], pick(1)[order], pick(2)[order]
+    towards_0 = np.where(b_first[pair], -1.0, 1.0)  # the first shape was body 1's: the normal flips
+    return Contacts(a[pair], b[pair], point, normal * towards_0[:, None], separation, pair)
 
 
 def _box_pair_contacts(model: ContactModel, a: np.ndarray, b: np.ndarray, limit: np.ndarray, position: np.ndarray,
