@@ -360,3 +360,37 @@ def test_a_sphere_and_a_capsule_of_two_cars_meet_on_the_sphere_s_surface(capsule
     assert contacts.separation[0] == pytest.approx(-0.1, abs=2e-3)
     assert contacts.normal[0] == pytest.approx([1.0, 0.0, 0.0], abs=1e-3)
     assert contacts.point[0][0] == pytest.approx(2.49 if capsule_on == 0 else 2.59, abs=2e-3)
+
+
+def test_two_boxes_keep_their_manifold_while_they_move_little_and_its_normal_turns_with_body_0():
+    from physxvehicle_usd.sim import vehicle_contact
+
+    description = read_stage(Usd.Stage.Open(scenario.layer({"RearEnd4": ("rear", 4.0)}, gap=GAP)))
+    sim = Simulator.from_description(description, DT)
+    for _ in range(3):
+        sim.step()
+    kept = sim.state.pair_manifolds
+    assert kept is not None and len(kept) == 1 and kept.count[0] == 4
+    model, scale = sim.contact, sim.params.length_scale
+    position, orientation = sim.state.body_position.copy(), sim.state.body_orientation.copy()
+    body0 = sim.params.paths.index(scenario.cars("RearEnd4")[1])  # B: later in path order
+
+    def contacts(turn: float, keep=kept):  # body 0 pitched by `turn` about its centre of mass
+        q = orientation.copy()
+        half = np.array([np.cos(turn / 2), 0.0, np.sin(turn / 2), 0.0])  # about y, (w, x, y, z)
+        w1, v1 = half[0], half[1:]
+        w2, v2 = q[0, body0], q[1:, body0]
+        q[:, body0] = np.r_[w1 * w2 - v1 @ v2, w1 * v2 + w2 * v1 + np.cross(v1, v2)]
+        return vehicle_contact.generate(model, position, q, keep, scale)
+
+    held = contacts(0.0)  # kept: the points made at an earlier step, re-measured
+    assert len(held) == 4 and np.array_equal(held.manifolds.relative, kept.relative)
+    assert np.allclose(held.normal, contacts(0.0, None).normal, atol=1e-3)  # (made anew: much the same)
+    # a small pitch of body 0: the kept normal turns with it (PCM keeps it in body 0's box frame)
+    small = contacts(2e-3)
+    assert np.array_equal(small.manifolds.relative, kept.relative)
+    assert small.normal[0] @ held.normal[0] == pytest.approx(np.cos(2e-3), abs=1e-7)
+    # a pitch past invalidate_BoxConvex's quaternion threshold for four points (0.9999: 1.6 degrees): made anew
+    large = contacts(0.05)
+    assert not np.allclose(large.manifolds.orientation0, kept.orientation0)
+    assert np.allclose(large.normal, contacts(0.05, None).normal)

@@ -80,7 +80,9 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
             touching = generate(contact, ground, begin_position, begin_orientation, s.manifolds, p.length_scale)
             s.manifolds = touching.manifolds
             if contact.pairs is not None:
-                between = vehicle_contact.generate(contact, begin_position, begin_orientation)
+                between = vehicle_contact.generate(contact, begin_position, begin_orientation, s.pair_manifolds,
+                                                   p.length_scale)
+                s.pair_manifolds = between.manifolds
         with_contacts = None
         static = touching is not None and len(touching) > 0
         pairs = between is not None and len(between) > 0

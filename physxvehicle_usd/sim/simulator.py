@@ -167,6 +167,8 @@ class Simulator:
             other = self.contact.vehicle[s.pair_friction.static]
             s.pair_friction = s.pair_friction.without(rows).subset(~np.isin(other, rows)[~np.isin(
                 s.pair_friction.vehicle, rows)])
+        if s.pair_manifolds is not None:
+            s.pair_manifolds = s.pair_manifolds.without(rows, self.contact)
         if position is not None or orientation is not None:
             s.body_position[:, rows] = body_p
             s.body_orientation[:, rows] = body_q

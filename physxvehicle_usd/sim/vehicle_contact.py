@@ -65,7 +65,7 @@ stepped as one range).
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Sequence
 
 import numpy as np
@@ -76,6 +76,7 @@ from .contact import (
     ContactModel,
     Contacts,
     FrictionPatches,
+    VehicleRecords,
     _anchor_rows,
     _reduce,
     _segments_closest,
@@ -90,6 +91,7 @@ from .contact import (
     shape_boxes,
     turned_half,
 )
+from .manifold import _DRIFT, _POLYTOPE_MOVED, _POLYTOPE_TURNED, _margin, _margins
 from .pcm_box import box_box
 
 
@@ -243,9 +245,12 @@ def _sweep(lo: np.ndarray, hi: np.ndarray, axes: np.ndarray) -> tuple[np.ndarray
     return a, b
 
 
-def generate(model: ContactModel, position: np.ndarray, orientation: np.ndarray) -> Contacts:
+def generate(model: ContactModel, position: np.ndarray, orientation: np.ndarray,
+             previous: "PairManifolds | None" = None, length_scale: np.ndarray | None = None) -> Contacts:
     """The contacts between vehicles at the body poses position (3, V), orientation (4, V) (see the module
-    docstring for what `shape`, `static` and the normal are here)."""
+    docstring for what `shape`, `static` and the normal are here). With the vehicles' length scales (V,), two boxes
+    keep PCM's manifold (`_kept_box_pairs`: `previous`, the last step's) and the contacts carry the manifolds to keep
+    (`Contacts.manifolds`); without, every contact is made anew."""
     if model.pairs is None:
         return Contacts.empty()
     (a, b), R_all = candidate_pairs(model, position, orientation)
@@ -255,11 +260,21 @@ def generate(model: ContactModel, position: np.ndarray, orientation: np.ndarray)
     limit = model.pairs.contact_distance[model.pairs.material_key[a], model.pairs.material_key[b]]
     parts = []
     boxed = model.boxes.mask[a] & model.boxes.mask[b]
+    box_pairs = kept_manifolds = None
     if boxed.any():
-        made, contacts = _box_pair_contacts(model, a[boxed], b[boxed], limit[boxed], position, R)
-        parts.append(contacts)
+        box_pairs = (a[boxed], b[boxed], limit[boxed])
+        keep = np.zeros(int(boxed.sum()), bool)
+        if length_scale is not None and previous is not None and len(previous):
+            keep, kept_manifolds, kept = _kept_box_pairs(model, *box_pairs, previous, position, orientation, R,
+                                                         length_scale)
+            parts.append(kept)
+        fresh = np.nonzero(boxed)[0][~keep]
         rest = np.ones(len(a), bool)
-        rest[np.nonzero(boxed)[0][made]] = False
+        rest[np.nonzero(boxed)[0][keep]] = False
+        if fresh.size:
+            made, contacts = _box_pair_contacts(model, a[fresh], b[fresh], limit[fresh], position, R)
+            parts.append(contacts)
+            rest[fresh[made]] = False
         a, b, limit = a[rest], b[rest], limit[rest]
     radius = np.zeros(len(model.vehicle)) if model.radius is None else model.radius
     round_a, round_b = radius[a] > 0.0, radius[b] > 0.0
@@ -281,10 +296,12 @@ def generate(model: ContactModel, position: np.ndarray, orientation: np.ndarray)
             made = Contacts(made.static, made.shape, made.point, -made.normal, made.separation, made.pair)
         parts.append(made)
     parts = [part for part in parts if len(part)]
-    if not parts:
-        return Contacts.empty()
-    return _reduce(Contacts(*(np.concatenate([getattr(part, f) for part in parts])
-                              for f in ("shape", "static", "point", "normal", "separation"))))
+    out = Contacts.empty() if not parts else _reduce(Contacts(*(
+        np.concatenate([getattr(part, f) for part in parts]) for f in ("shape", "static", "point", "normal",
+                                                                       "separation"))))
+    if length_scale is not None and box_pairs is not None:
+        out.manifolds = _record_box_pairs(model, box_pairs, kept_manifolds, out, position, orientation, R)
+    return out
 
 
 # PCM's capsule-capsule test: two segments this parallel (|cos|) meet at their ends' projections onto each other
@@ -363,14 +380,150 @@ def _box_pair_contacts(model: ContactModel, a: np.ndarray, b: np.ndarray, limit:
     nose overlap equally but for rounding, which decides in PhysX too (float32: ovphysx's 8 m/s head-on took the
     earlier car's face, its 3 m/s head-on in centimetres the later's), so such an impact's small yaw may come out
     mirrored (the same magnitude)."""
-    def placed(rows):
-        box = model.boxes.rows(rows)
-        centre = np.einsum("pij,pj->pi", R[rows], box.centre) + position[:, model.vehicle[rows]].T
-        return centre, np.einsum("pkj,pij->pki", box.axes, R[rows]), box.half
-
-    made, point, separation, valid, normal = box_box(*placed(b), *placed(a), limit)
+    made, point, separation, valid, normal = box_box(*_placed_boxes(model, b, position, R),
+                                                     *_placed_boxes(model, a, position, R), limit)
     p, q = np.nonzero(valid & made[:, None])
     return made, Contacts(a[p], b[p], point[p, q], -normal[p], separation[p, q], p)
+
+
+def _placed_boxes(model: ContactModel, rows: np.ndarray, position: np.ndarray, R: np.ndarray):
+    """The box shape rows' world centres (P, 3), axes (P, 3, 3: one per row) and half extents (P, 3)."""
+    box = model.boxes.rows(rows)
+    centre = np.einsum("pij,pj->pi", R[rows], box.centre) + position[:, model.vehicle[rows]].T
+    return centre, np.einsum("pkj,pij->pki", box.axes, R[rows]), box.half
+
+
+def _to_box(centre: np.ndarray, axes: np.ndarray, world: np.ndarray) -> np.ndarray:
+    """World points (P, K, 3) in the boxes' frames (centre (P, 3), axes (P, 3, 3))."""
+    return np.einsum("pkj,pqj->pqk", axes, world - centre[:, None, :])
+
+
+def _from_box(centre: np.ndarray, axes: np.ndarray, local: np.ndarray) -> np.ndarray:
+    """Points (P, K, 3) of the boxes' frames in the world."""
+    return centre[:, None, :] + np.einsum("pqk,pkj->pqj", local, axes)
+
+
+@dataclass
+class PairManifolds(VehicleRecords):
+    """PCM's manifolds of two vehicles' boxes kept for the next step (GuPCMContactBoxBox.cpp, the earlier vehicle's
+    box its first shape A, body 0's its second B): where A's box was in B's box frame and both bodies' orientations
+    (w, x, y, z) when the points were made, and up to four points, each on A's box in A's frame and on B's box in B's
+    frame, with the normal (from B towards A) in B's frame."""
+
+    vehicle: np.ndarray  # (M,) body 0's
+    shape: np.ndarray  # (M,) body 0's box row of ContactModel
+    other: np.ndarray  # (M,) body 1's box row
+    relative: np.ndarray  # (M, 3)
+    orientation0: np.ndarray  # (M, 4)
+    orientation1: np.ndarray  # (M, 4)
+    count: np.ndarray  # (M,)
+    point_a: np.ndarray  # (M, 4, 3)
+    point_b: np.ndarray  # (M, 4, 3)
+    normal: np.ndarray  # (M, 4, 3)
+
+    def without(self, vehicles: np.ndarray, model: ContactModel | None = None):
+        keep = ~np.isin(self.vehicle, vehicles)
+        if model is not None:
+            keep &= ~np.isin(model.vehicle[self.other], vehicles)
+        return self.subset(keep)
+
+
+def _box_margins(model: ContactModel, a: np.ndarray, b: np.ndarray, length_scale: np.ndarray) -> np.ndarray:
+    """PCM's margin of two boxes: the lesser of theirs (manifold._margin: a fraction of the smallest half extent, at
+    most a fraction of the length scale, body 0's)."""
+    inner = _margins(model)["pcm_inner"]
+    length = length_scale[model.vehicle[a]].astype(float)
+    box = np.ones(len(a), bool)
+    return np.minimum(_margin(inner[a], box, length), _margin(inner[b], box, length))
+
+
+def _kept_box_pairs(model: ContactModel, a: np.ndarray, b: np.ndarray, limit: np.ndarray, previous: PairManifolds,
+                    position: np.ndarray, orientation: np.ndarray, R: np.ndarray, length_scale: np.ndarray):
+    """Which box pairs keep last step's manifold, as pcmContactBoxBox decides: the kept points re-measured along
+    their normals from the current poses (refreshContactPoints), one drifted sideways farther than 0.8 margins
+    dropped; a pair that lost a point, or whose A box moved in B's frame, or whose bodies turned, farther than
+    invalidate_BoxConvex allows for the points it holds (sim/manifold.py's polytope thresholds), is made anew. Returns
+    (kept (P,) bool, the kept manifolds with their points re-measured, their contacts: on B's box, the normal turned
+    with B and pointing towards body 0, those within the contact distance)."""
+    N = len(model.vehicle)
+    key, prev_key = a * N + b, previous.shape * N + previous.other
+    at = np.minimum(np.searchsorted(prev_key, key), len(prev_key) - 1)
+    found = prev_key[at] == key
+    kept = np.zeros(len(a), bool)
+    if not found.any():
+        return kept, None, Contacts.empty()
+    sel = np.nonzero(found)[0]
+    pm = previous.subset(at[sel])
+    ca, axes_a, half_a = _placed_boxes(model, b[sel], position, R)  # A: the earlier vehicle's box
+    cb, axes_b, half_b = _placed_boxes(model, a[sel], position, R)
+    margin = _box_margins(model, a[sel], b[sel], length_scale)
+    on_a = _to_box(cb, axes_b, _from_box(ca, axes_a, pm.point_a))  # A's points in B's frame
+    gap = on_a - pm.point_b
+    distance = np.einsum("pqj,pqj->pq", gap, pm.normal)
+    sideways = pm.point_b - (on_a - pm.normal * distance[..., None])
+    held = np.arange(4)[None, :] < pm.count[:, None]
+    dropped = held & ~(np.einsum("pqj,pqj->pq", sideways, sideways) <= (_DRIFT * margin[:, None]) ** 2)
+    count = np.minimum((held & ~dropped).sum(axis=1), len(_POLYTOPE_MOVED) - 1)
+    relative = _to_box(cb, axes_b, ca[:, None, :])[:, 0]
+    moved = np.abs(relative - pm.relative).max(axis=1)
+    limit_moved = _POLYTOPE_MOVED[count] * margin
+    turned = [np.einsum("jp,pj->p", orientation[:, model.vehicle[rows]].astype(float), stored)
+              for rows, stored in ((a[sel], pm.orientation0), (b[sel], pm.orientation1))]
+    travel = [np.arccos(np.clip(dq, -1.0, 1.0)) * np.linalg.norm(half, axis=1)
+              for dq, half in zip(turned, (half_b, half_a))]
+    # (written to hold only for numbers: a pose gone NaN, which the guard puts back, makes its points anew)
+    valid = ~dropped.any(axis=1) & (moved <= limit_moved)
+    for dq, far in zip(turned, travel):
+        valid &= (dq >= _POLYTOPE_TURNED[count]) & (far <= limit_moved)
+    kept[sel[valid]] = True
+    pm = pm.subset(valid)
+    distance, cb, axes_b = distance[valid], cb[valid], axes_b[valid]
+    normal = np.einsum("pqk,pkj->pqj", pm.normal, axes_b).sum(axis=1)  # PCM's world normal: the points' summed
+    normal = -normal / np.linalg.norm(normal, axis=1, keepdims=True)  # ... turned with B, here towards body 0
+    report = (np.arange(4)[None, :] < pm.count[:, None]) & (distance <= limit[sel[valid], None])
+    p, q = np.nonzero(report)
+    point = _from_box(cb, axes_b, pm.point_b)
+    rows = sel[valid]
+    return kept, pm, Contacts(a[rows][p], b[rows][p], point[p, q], normal[p], distance[p, q], p)
+
+
+def _record_box_pairs(model: ContactModel, box_pairs: tuple, kept: PairManifolds | None, contacts: Contacts,
+                      position: np.ndarray, orientation: np.ndarray, R: np.ndarray) -> PairManifolds:
+    """The box pairs' manifolds after the step: the kept ones as they were, the ones made anew (every other box pair
+    the broad phase found, with none or some of the step's reduced `contacts`) where the boxes are now, their points
+    on both boxes."""
+    a, b, _ = box_pairs
+    N = len(model.vehicle)
+    key = a * N + b
+    if kept is not None and len(kept):
+        fresh = ~np.isin(key, kept.shape * N + kept.other)
+        a, b, key = a[fresh], b[fresh], key[fresh]
+    ca, axes_a, _ = _placed_boxes(model, b, position, R)
+    cb, axes_b, _ = _placed_boxes(model, a, position, R)
+    M = len(a)
+    point_a, point_b, normal = np.zeros((M, 4, 3)), np.zeros((M, 4, 3)), np.zeros((M, 4, 3))
+    count = np.zeros(M, np.int64)
+    mine = np.isin(contacts.shape * N + contacts.static, key)
+    c = np.nonzero(mine)[0]
+    if c.size:
+        m = np.searchsorted(key, contacts.shape[c] * N + contacts.static[c])
+        slot = np.arange(c.size) - np.searchsorted(m, m)  # (contacts come grouped by pair, in key order)
+        ok = slot < 4
+        c, m, slot = c[ok], m[ok], slot[ok]
+        n = -contacts.normal[c]  # PCM's: from B (body 0's box) towards A
+        on_b = contacts.point[c]
+        on_a = on_b + n * contacts.separation[c][:, None]
+        point_b[m, slot] = np.einsum("pkj,pj->pk", axes_b[m], on_b - cb[m])
+        point_a[m, slot] = np.einsum("pkj,pj->pk", axes_a[m], on_a - ca[m])
+        normal[m, slot] = np.einsum("pkj,pj->pk", axes_b[m], n)
+        np.add.at(count, m, 1)
+    made = PairManifolds(model.vehicle[a], a, b, _to_box(cb, axes_b, ca[:, None, :])[:, 0],
+                         orientation[:, model.vehicle[a]].T.astype(float),
+                         orientation[:, model.vehicle[b]].T.astype(float), count, point_a, point_b, normal)
+    if kept is not None and len(kept):
+        made = PairManifolds(*(np.concatenate([getattr(made, f.name), getattr(kept, f.name)])
+                               for f in fields(PairManifolds)))
+    return made.subset(np.argsort(made.shape * N + made.other, kind="stable"))
 
 
 def pair_rows(model: ContactModel, contacts: Contacts, body_position: np.ndarray, body_orientation: np.ndarray,
