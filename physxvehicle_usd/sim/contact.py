@@ -44,7 +44,8 @@ shape costs one box test per plane and nothing else; the triangles a box reaches
 The solver's friction patches persist as PhysX's low-level dynamics keeps them (`patch_rows`, `FrictionPatches`): a
 patch's anchors stay where they were made while its friction holds and its normal and anchors stay correlated.
 
-Contacts between vehicles (sim/vehicle_contact.py) reuse the polytope test and the manifold reduction.
+Contacts between vehicles (sim/vehicle_contact.py) reuse the polytope test, the manifold reduction and the friction
+patches (`friction_patches`, body 1 the other vehicle).
 
 PCM (persistent contact manifolds, omni.physx's default) keeps a pair's points from step to step while the shapes
 have moved little against each other, re-measuring their separations: sim/manifold.py does so for boxes and hulls

@@ -27,8 +27,11 @@ box meets a static one), the earlier vehicle's box its first shape: the points l
 `_box_pair_contacts`; as polytopes, 11.5 % angular speed against 1 %). Other shapes' polytopes
 are placed in the world and met by sim/contact.py's separating-axis test and face clipping (polytope_contacts, the
 same code as against a static polytope, with the other vehicle's shape as B), at most four points per patch (its
-_reduce). A contact's `shape` is body 0's shape row, its `static` the other
-shape's row (body 1), its normal points from body 1 towards body 0 and its point lies on body 0's surface. Body 0 is
+_reduce); a sphere or capsule on either vehicle is that test's A, met with its radius, a sphere's point put on a box
+as against a static box (contact._sphere_points_on_boxes); two round shapes meet as PhysX's sphere and capsule tests
+make them (`_round_pair_contacts`). A contact's `shape` is body 0's shape row, its `static` the other
+shape's row (body 1), its normal points from body 1 towards body 0 and its point lies on body 0's surface (a round
+shape's contact: where PhysX's test for the two shapes puts it). Body 0 is
 the vehicle later in the batch, as PhysX orders two dynamic bodies (ScNPhaseCore.cpp shouldSwapBodies: the actor
 with the higher id first; omni.physx creates actors in stage order, the batch is in path order: the two agree where
 the stage lists its vehicles by name). Where the faces of two polytopes (not two boxes) separate them equally,
