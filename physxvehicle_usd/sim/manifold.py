@@ -33,7 +33,8 @@ Which pairs keep a manifold here (every other pair is made anew every step):
          made), which counts here; made anew, the manifold is replaced whole (PhysX adds GJK's point to those held).
 The length scale is the vehicle's (PhysX's tolerance length: 1 m in metres, 100 in centimetres).
 Not kept: spheres, exact cylinders, capsules against planes, meshes and hulls (PCM keeps these too, each with its own
-thresholds), shapes that follow a wheel, and the contacts between vehicles (sim/vehicle_contact.py).
+thresholds), shapes that follow a wheel; between vehicles, two boxes keep theirs (sim/vehicle_contact.py
+`PairManifolds`, with this module's polytope thresholds), other pairs do not.
 
 Approximations: a pair keeps its manifold while the broad phase (sim/contact.py `_candidates`) keeps the pair; one that
 becomes a candidate makes its points anew (PhysX keeps a pair while the shapes' bounds overlap, and may keep an empty
