@@ -219,12 +219,18 @@ class SceneDescription:
 @dataclass
 class GroundDescription:
     path: str
-    kind: Literal["plane", "mesh", "convex"]
+    kind: Literal["plane", "mesh", "convex", "sphere", "capsule"]
     transform: list[list[float]] = field(metadata=_json(si=_si_translation, note="4x4 world, row-major as USD"))
     axis: str | None = field(default=None, metadata=_json(note="planes"))
-    points: list[list[float]] | None = field(default=None, metadata=_json(si=_si_points, note="meshes, convex, local"))
+    # a sphere's centre or a capsule's two segment ends (its core), like a convex shape's points in the prim's frame,
+    # unscaled (the transform scales them)
+    points: list[list[float]] | None = field(default=None, metadata=_json(
+        si=_si_points, note="meshes, convex, local; a sphere's centre, a capsule's segment ends"))
     faceVertexIndices: list[int] | None = field(default=None, metadata=_json(note="meshes"))
     faceVertexCounts: list[int] | None = field(default=None, metadata=_json(note="meshes"))
+    # PhysX's sphere and capsule carry no scale: the radius as UsdPhysics resolves it with the prim's scale
+    radius: float | None = field(default=None, metadata=_json(si=_si_length, omit_none=True,
+                                                              note="spheres, capsules; scaled, stage units"))
     material: str | None = None
     contactOffset: float = field(default=0.0, metadata=_json(si=_si_length))
     restOffset: float = field(default=0.0, metadata=_json(si=_si_length))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
 from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics, UsdShade
 
 from . import properties as P
@@ -311,9 +312,11 @@ def write_stage(description: StageDescription, stage: Usd.Stage | None = None, s
         w.set_attr(prim, P.TABLE, "frictionValues", list(table["frictionValues"]), force=True)
         w.set_attr(prim, P.TABLE, "defaultFrictionValue", table["defaultFrictionValue"])
     for ground in description.ground:
-        prim = stage.DefinePrim(ground.path, "Plane" if ground.kind == "plane" else "Mesh")
+        prim = stage.DefinePrim(ground.path, _GROUND_TYPES.get(ground.kind, "Mesh"))
         if ground.kind == "plane":
             UsdGeom.Plane(prim).CreateAxisAttr(ground.axis or "Z")
+        elif ground.kind in ("sphere", "capsule"):
+            _write_round(prim, ground)
         else:
             mesh = UsdGeom.Mesh(prim)
             mesh.CreatePointsAttr([Gf.Vec3f(*p) for p in ground.points or []])
@@ -327,3 +330,21 @@ def write_stage(description: StageDescription, stage: Usd.Stage | None = None, s
     for path, vehicle in sorted(description.vehicles.items()):
         _write_vehicle(w, vehicle)
     return stage
+
+
+_GROUND_TYPES = {"plane": "Plane", "sphere": "Sphere", "capsule": "Capsule"}
+
+
+def _write_round(prim: Usd.Prim, ground) -> None:
+    """A static sphere or capsule: its core (centre at the origin, segment along a coordinate axis) and its radius
+    unscaled by the transform's scale, as UsdPhysics scales it when read back (the largest scale across the axis)."""
+    scale = np.linalg.norm(np.asarray(ground.transform, float)[:3, :3], axis=1)
+    points = np.asarray(ground.points, float).reshape(-1, 3)
+    if ground.kind == "sphere":
+        UsdGeom.Sphere(prim).CreateRadiusAttr(float(ground.radius) / float(scale.max()))
+        return
+    axis = int(np.abs(points[1] - points[0]).argmax())
+    capsule = UsdGeom.Capsule(prim)
+    capsule.CreateAxisAttr("XYZ"[axis])
+    capsule.CreateHeightAttr(float(np.abs(points[1] - points[0])[axis]))
+    capsule.CreateRadiusAttr(float(ground.radius) / float(np.delete(scale, axis).max()))

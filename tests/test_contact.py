@@ -228,6 +228,28 @@ def test_unauthored_contact_offsets_are_omni_physx_s():
     assert chassis.contactOffset == pytest.approx(0.02) and chassis.restOffset == 0.0  # its box: 4.4 x 1.8 x 1
 
 
+def test_contact_offsets_count_only_under_physx_collision_api():
+    # usdLoad/Collision.cpp reads them through PhysxSchemaPhysxCollisionAPI, which is false on a prim without the API
+    # (ovphysx: a contact offset authored without it changed nothing): ignored there, and said
+    from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics
+
+    from physxvehicle_usd.read.collision import CONTACT_OFFSET
+
+    stage = Usd.Stage.Open(str(CAR))
+    for name in ("Bare", "Applied"):
+        cube = UsdGeom.Cube.Define(stage, f"/World/{name}")
+        cube.AddTranslateOp().Set(Gf.Vec3d(10.0, 0.0, 1.0))
+        UsdPhysics.CollisionAPI.Apply(cube.GetPrim())
+        cube.GetPrim().CreateAttribute(CONTACT_OFFSET, Sdf.ValueTypeNames.Float).Set(0.1)
+    stage.GetPrimAtPath("/World/Applied").AddAppliedSchema("PhysxCollisionAPI")
+    description = read_stage(stage)
+    ground = {g.path: g for g in description.ground}
+    assert ground["/World/Applied"].contactOffset == pytest.approx(0.1)
+    assert ground["/World/Bare"].contactOffset == pytest.approx(0.04)  # 0.02 of its 2 m sides
+    said = [(d.code, d.prim, d.property) for d in description.diagnostics if d.code == "CONTACT_OFFSET"]
+    assert said == [("CONTACT_OFFSET", "/World/Bare", CONTACT_OFFSET)]
+
+
 def test_a_car_on_its_roof_keeps_its_friction_anchors_from_step_to_step_and_a_reset_ends_them():
     # the chassis box's roof is 0.75 m above the car's origin: upside down at 0.745 m it rests 5 mm into the ground
     sim = Simulator.from_description(read_stage(CAR), DT)
@@ -237,7 +259,7 @@ def test_a_car_on_its_roof_keeps_its_friction_anchors_from_step_to_step_and_a_re
         sim.step()
         patches = sim.state.friction
         assert patches is not None and len(patches) == 1 and patches.anchor_count[0] == 2
-        anchors.append((patches.world_anchor[0].copy(), bool(patches.broken[0])))
+        anchors.append((patches.other_anchor[0].copy(), bool(patches.broken[0])))
     # held (not slid) patches keep their anchors where they were made: in the world, on the ground
     held = [k for k in range(1, 6) if not anchors[k - 1][1]]
     assert held and all(np.array_equal(anchors[k][0], anchors[k - 1][0]) for k in held)

@@ -11,6 +11,7 @@ from scenarios import vehicle_contact as scenario
 
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.sim import Simulator
+from physxvehicle_usd.sim.contact import _kept_patches, grow_patches
 from physxvehicle_usd.sim.pipeline import StepOptions
 from physxvehicle_usd.sim.rigid_body import _islands
 from physxvehicle_usd.sim.vehicle_contact import _colours, candidate_pairs
@@ -24,9 +25,11 @@ PAIRS = {"RearEnd4": ("rear", 4.0), "HeadOn6": ("head", 6.0)}
 def _run(filtered: bool) -> tuple[Simulator, dict]:
     description = read_stage(Usd.Stage.Open(scenario.layer(PAIRS, gap=GAP, filtered=filtered)))
     sim = Simulator.from_description(description, DT)
+    kept = []  # the friction patches between the cars after each step
     for _ in range(STEPS):
         sim.step()
-    return sim, sim.telemetry()["bodies"]
+        kept.append(sim.state.pair_friction)
+    return sim, {**sim.telemetry()["bodies"], "pair_friction": kept}
 
 
 @pytest.fixture(scope="module")
@@ -212,13 +215,182 @@ def test_a_shape_or_body_naming_the_other_car_or_its_shape_with_filtered_pairs_i
     assert candidate_pairs(model, s.body_position, s.body_orientation)[0][0].size == 0
 
 
-def test_a_sphere_on_the_earlier_of_two_vehicles_is_said_to_meet_the_other_without_its_radius():
-    stage = Usd.Stage.Open(scenario.layer({"HeadOn6": PAIRS["HeadOn6"]}))
-    a, b = sorted(scenario.cars("HeadOn6"))
-    for car in (a, b):
-        sphere = UsdGeom.Sphere.Define(stage, f"{car}/Bumper")
-        sphere.CreateRadiusAttr(0.2)
-        UsdPhysics.CollisionAPI.Apply(sphere.GetPrim())
-    said = [d for d in read_stage(stage).diagnostics if d.code == "CONTACT_SHAPE"]
-    assert [d.prim for d in said] == [f"{a}/Bumper"], said  # the later vehicle's radius is applied
-    assert "without its radius" in said[0].message
+def _bumpers(gap: float, radii: dict[str, float], half_height: float | dict[str, float] = 0.0):
+    """The head-on pair `gap` apart with a sphere (or a capsule across the car, half_height > 0, per car or for all)
+    of radius radii[car] 0.3 m ahead of the named cars' noses, 0.3 m up: the simulator and the cars' contacts at the
+    start."""
+    from physxvehicle_usd.sim import vehicle_contact
+
+    stage = Usd.Stage.Open(scenario.layer({"HeadOn6": PAIRS["HeadOn6"]}, gap=gap))
+    for car, r in radii.items():
+        hh = half_height.get(car, 0.0) if isinstance(half_height, dict) else half_height
+        if hh > 0.0:
+            bumper = UsdGeom.Capsule.Define(stage, f"{car}/Bumper")
+            bumper.CreateAxisAttr("Y")
+            bumper.CreateHeightAttr(2.0 * hh)
+        else:
+            bumper = UsdGeom.Sphere.Define(stage, f"{car}/Bumper")
+        bumper.CreateRadiusAttr(r)
+        bumper.AddTranslateOp().Set((scenario.CHASSIS_FRONT + 0.3, 0.0, 0.3))
+        UsdPhysics.CollisionAPI.Apply(bumper.GetPrim())
+    description = read_stage(stage)
+    assert not [d for d in description.diagnostics if d.code == "CONTACT_SHAPE"]  # both radii are applied
+    sim = Simulator.from_description(description, DT)
+    contacts = vehicle_contact.generate(sim.contact, sim.state.body_position, sim.state.body_orientation)
+    return sim, contacts
+
+
+def test_two_spheres_of_two_cars_meet_with_both_radii_on_the_later_car_s_sphere():
+    a, b = scenario.cars("HeadOn6")  # b: later in path order, body 0
+    sim, contacts = _bumpers(1.0, {a: 0.25, b: 0.25})
+    # centres 2.34 and 3.04 - 0.3 = 2.74 along x: 0.4 apart, 0.1 deep; PCM's sphere-sphere point is on its second
+    # sphere (body 0's: the earlier car's shape is the first), the normal towards body 0 (+x)
+    assert len(contacts) == 1
+    assert contacts.separation[0] == pytest.approx(-0.1, abs=2e-3)
+    assert contacts.normal[0] == pytest.approx([1.0, 0.0, 0.0], abs=1e-3)
+    assert contacts.point[0][0] == pytest.approx(2.74 - 0.25, abs=2e-3)
+    assert sim.params.paths[sim.contact.vehicle[contacts.shape[0]]] == b
+
+
+@pytest.mark.parametrize("on", [0, 1])
+def test_a_sphere_meets_the_other_car_s_box_with_its_radius_and_its_point_on_the_box(on):
+    cars = scenario.cars("HeadOn6")
+    sim, contacts = _bumpers(0.5, {cars[on]: 0.25})
+    # the sphere's front 2.04 + 0.55 = 2.59 ahead of its car's origin, the other's nose 2.04 + 0.5: 5 cm deep, the point
+    # on the box (PCM's sphere-box), the normal towards body 0 (the later car, b: +x)
+    assert len(contacts) == 1
+    assert contacts.separation[0] == pytest.approx(-0.05, abs=2e-3)
+    assert contacts.normal[0] == pytest.approx([1.0, 0.0, 0.0], abs=1e-3)
+    nose = scenario.CHASSIS_FRONT + 0.5 if on == 0 else scenario.CHASSIS_FRONT
+    assert contacts.point[0][0] == pytest.approx(nose, abs=2e-3)
+
+
+def test_two_parallel_capsules_of_two_cars_meet_at_their_ends_projections():
+    a, b = scenario.cars("HeadOn6")
+    sim, contacts = _bumpers(1.0, {a: 0.25, b: 0.25}, half_height=0.5)
+    # across both cars, 0.4 apart: each end of either segment projects onto the other (PCM's parallel case), two
+    # distinct points once reduced (a point made twice counts once), 0.1 deep, on the first capsule (the earlier car's)
+    assert len(contacts) >= 2
+    assert np.allclose(contacts.separation, -0.1, atol=2e-3)
+    assert np.allclose(contacts.normal, [1.0, 0.0, 0.0], atol=1e-3)
+    assert np.allclose(contacts.point[:, 0], 2.34 + 0.25, atol=2e-3)
+    assert sorted(np.round(contacts.point[:, 1], 3).tolist())[:: len(contacts) - 1] == [-0.5, 0.5]
+
+
+def test_friction_patches_between_cars_keep_their_anchors_on_both_bodies_while_they_hold(touching, passing):
+    sim, bodies = touching
+    steps = bodies["pair_friction"]
+    assert all(p is None for p in passing[1]["pair_friction"])  # filtered cars make none
+    held = 0
+    for before, after in zip(steps, steps[1:]):
+        if before is None or after is None:
+            continue
+        for k in np.nonzero(~before.broken & (before.anchor_count == 2))[0]:
+            same = np.nonzero((after.vehicle == before.vehicle[k]) & (after.shape == before.shape[k])
+                              & (after.static == before.static[k]))[0]
+            # kept where it was made, in each body's frame (growPatches adds none to two anchors), unless the
+            # bodies closed along the normal by the correlation distance since (the head-on's impact) or turned
+            held += any(np.array_equal(after.body_anchor[j], before.body_anchor[k])
+                        and np.array_equal(after.other_anchor[j], before.other_anchor[k]) for j in same)
+    assert held >= 2
+    # a kept anchor's two ends: on body 0 and on body 1, each in its own frame, apart by the motion since it was made
+    last = steps[-1]
+    assert np.abs(last.body_anchor - last.other_anchor).max() > 1.0  # the two bodies' frames differ by metres
+
+
+def test_a_pair_patch_is_not_kept_once_the_bodies_turned_or_its_anchors_separated_along_the_normal(touching):
+    sim, bodies = touching
+    patches = next(p for p in bodies["pair_friction"] if p is not None)
+    model, V = sim.contact, sim.params.V
+    rotation, position = np.tile(np.eye(3), (V, 1, 1)), np.zeros((V, 3))
+    # the anchors as if made at these poses: body 1's where body 0's is
+    patches = patches.subset(np.arange(1))  # one patch: its bodies are moved below
+    patches.broken[:] = False
+    patches.other_anchor = patches.body_anchor.copy()
+    patches.other_normal = patches.body_normal.copy()
+    scale = np.ones(V)
+    kept, _ = _kept_patches(patches, model, rotation, position, scale, between=True)
+    assert len(kept) == len(patches)
+    other = model.vehicle[patches.static[0]]
+    for moved, turned in ((0.03, 0.0), (0.02, 0.0), (0.0, 0.05), (0.0, 0.04)):
+        shifted_r, shifted_p = rotation.copy(), position.copy()
+        shifted_p[other] = moved * patches.body_normal[0]  # body 1 moved along the normal
+        c, s_ = np.cos(turned), np.sin(turned)  # body 1 turned about an axis square to the normal
+        axis = np.cross(patches.body_normal[0], [0.0, 0.0, 1.0] if abs(patches.body_normal[0][2]) < 0.9 else [1, 0, 0])
+        axis /= np.linalg.norm(axis)
+        K = np.cross(np.eye(3), axis)
+        shifted_r[other] = np.eye(3) + s_ * K + (1 - c) * K @ K
+        kept, _ = _kept_patches(patches, model, shifted_r, shifted_p, scale, between=True)
+        # the correlation distance 0.025 m, PXC_SAME_NORMAL 0.999 (2.56 degrees); a turn moves the anchors too
+        expected = moved < 0.025 and turned < 0.0447
+        assert (len(kept) == len(patches)) == expected or turned > 0.0, (moved, turned)
+        if turned == 0.05:
+            assert len(kept) == 0
+
+
+def test_growing_a_patch_takes_near_points_spreading_its_anchors_and_keeps_what_it_held():
+    point = np.array([[0.0, 0, 0], [1.0, 0, 0], [0.2, 0, 0], [3.0, 0, 0], [9.0, 0, 0]])
+    separation = np.array([0.5, 0.0, 0.0, 0.0, 0.5])  # the first and the last too far apart to anchor
+    first, count, threshold = np.array([0, 0]), np.array([5, 5]), np.array([0.1, 0.1])
+    anchors, held = np.array([0, 1]), np.array([[0.0, 0, 0], [7.0, 0, 0]])
+    made, world = grow_patches(point, separation, first, count, anchors, held, threshold)
+    assert made.tolist() == [2, 2]
+    # a fresh patch: point 1, then point 2; point 3 replaces the anchor it lies nearer to (1), being farther from
+    # the other (0.2) than the two are apart
+    assert world[0].tolist() == [[3.0, 0, 0], [0.2, 0, 0]]
+    assert world[1, 1].tolist() == [0.2, 0, 0]  # one held at 7: the near point farthest from it joins it
+
+
+def test_a_reset_ends_the_friction_patches_between_the_car_and_any_other():
+    description = read_stage(Usd.Stage.Open(scenario.layer({"RearEnd4": ("rear", 4.0)}, gap=GAP)))
+    sim = Simulator.from_description(description, DT)
+    for _ in range(3):
+        sim.step()
+    assert sim.state.pair_friction is not None and len(sim.state.pair_friction) == 1
+    sim.reset_vehicles([sim.params.paths.index(scenario.cars("RearEnd4")[0])])  # A: body 1 of the pair
+    assert len(sim.state.pair_friction) == 0
+
+
+@pytest.mark.parametrize("capsule_on", [0, 1])
+def test_a_sphere_and_a_capsule_of_two_cars_meet_on_the_sphere_s_surface(capsule_on):
+    cars = scenario.cars("HeadOn6")
+    sim, contacts = _bumpers(1.0, {cars[0]: 0.25, cars[1]: 0.25}, {cars[capsule_on]: 0.5})
+    # PCM's sphere-capsule test takes the sphere first, whichever car it is on: its point on the sphere
+    assert len(contacts) == 1
+    assert contacts.separation[0] == pytest.approx(-0.1, abs=2e-3)
+    assert contacts.normal[0] == pytest.approx([1.0, 0.0, 0.0], abs=1e-3)
+    assert contacts.point[0][0] == pytest.approx(2.49 if capsule_on == 0 else 2.59, abs=2e-3)
+
+
+def test_two_boxes_keep_their_manifold_while_they_move_little_and_its_normal_turns_with_body_0():
+    from physxvehicle_usd.sim import vehicle_contact
+
+    description = read_stage(Usd.Stage.Open(scenario.layer({"RearEnd4": ("rear", 4.0)}, gap=GAP)))
+    sim = Simulator.from_description(description, DT)
+    for _ in range(3):
+        sim.step()
+    kept = sim.state.pair_manifolds
+    assert kept is not None and len(kept) == 1 and kept.count[0] == 4
+    model, scale = sim.contact, sim.params.length_scale
+    position, orientation = sim.state.body_position.copy(), sim.state.body_orientation.copy()
+    body0 = sim.params.paths.index(scenario.cars("RearEnd4")[1])  # B: later in path order
+
+    def contacts(turn: float, keep=kept):  # body 0 pitched by `turn` about its centre of mass
+        q = orientation.copy()
+        half = np.array([np.cos(turn / 2), 0.0, np.sin(turn / 2), 0.0])  # about y, (w, x, y, z)
+        w1, v1 = half[0], half[1:]
+        w2, v2 = q[0, body0], q[1:, body0]
+        q[:, body0] = np.r_[w1 * w2 - v1 @ v2, w1 * v2 + w2 * v1 + np.cross(v1, v2)]
+        return vehicle_contact.generate(model, position, q, keep, scale)
+
+    held = contacts(0.0)  # kept: the points made at an earlier step, re-measured
+    assert len(held) == 4 and np.array_equal(held.manifolds.relative, kept.relative)
+    assert np.allclose(held.normal, contacts(0.0, None).normal, atol=1e-3)  # (made anew: much the same)
+    # a small pitch of body 0: the kept normal turns with it (PCM keeps it in body 0's box frame)
+    small = contacts(2e-3)
+    assert np.array_equal(small.manifolds.relative, kept.relative)
+    assert small.normal[0] @ held.normal[0] == pytest.approx(np.cos(2e-3), abs=1e-7)
+    # a pitch past invalidate_BoxConvex's quaternion threshold for four points (0.9999: 1.6 degrees): made anew
+    large = contacts(0.05)
+    assert not np.allclose(large.manifolds.orientation0, kept.orientation0)
+    assert np.allclose(large.normal, contacts(0.05, None).normal)

@@ -13,6 +13,7 @@ import os
 from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics
 
 from .. import properties as P
+from ..read.collision import CONTACT_OFFSET, PHYSX_COLLISION_API, REST_OFFSET
 from ..stage.io import export_layer_atomic
 from ..write import write_stage
 from .describe import COLLISION_FILTERS, COLLISION_GROUPS, GROUND, WORLD, Geometry, describe_vehicle, parts_path
@@ -21,8 +22,6 @@ from .spec import VehicleSpec
 # NVIDIA's PhysX schemas (not vehicle schemas, so not in our property table); authored by name because
 # they are not registered in a process that runs our vehicle plugin.
 PHYSX_RIGID_BODY_API = "PhysxRigidBodyAPI"
-PHYSX_COLLISION_API = "PhysxCollisionAPI"
-PHYSX_COLLISION_ATTRS = {"restOffset": "physxCollision:restOffset", "contactOffset": "physxCollision:contactOffset"}
 
 
 def _set(prim: Usd.Prim, name: str, type_name: Sdf.ValueTypeName, value) -> None:
@@ -33,8 +32,8 @@ def _set(prim: Usd.Prim, name: str, type_name: Sdf.ValueTypeName, value) -> None
 def _physx_collision(prim: Usd.Prim, contact_offset: float) -> None:
     UsdPhysics.CollisionAPI.Apply(prim)
     prim.AddAppliedSchema(PHYSX_COLLISION_API)
-    _set(prim, PHYSX_COLLISION_ATTRS["restOffset"], Sdf.ValueTypeNames.Float, 0.0)
-    _set(prim, PHYSX_COLLISION_ATTRS["contactOffset"], Sdf.ValueTypeNames.Float, contact_offset)
+    _set(prim, REST_OFFSET, Sdf.ValueTypeNames.Float, 0.0)
+    _set(prim, CONTACT_OFFSET, Sdf.ValueTypeNames.Float, contact_offset)
 
 
 def _collision_groups(stage: Usd.Stage, members: dict[str, list[str]]) -> None:

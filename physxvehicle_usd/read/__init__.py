@@ -187,21 +187,7 @@ def _read(stage: Usd.Stage, description: StageDescription, sink: DiagnosticSink,
         if vehicle is not None:
             vehicle.collision = _vehicle_shapes(vehicle, physics, stage, xforms)
             description.vehicles[vehicle.path] = vehicle
-    _say_round_shapes_between_vehicles(description, sink)
     return fleet
-
-
-def _say_round_shapes_between_vehicles(description: StageDescription, sink: DiagnosticSink) -> None:
-    """Contacts between two vehicles (sim/vehicle_contact.py) apply the radius of the later vehicle's sphere or
-    capsule only (the later in path order: the simulator's body 0); an earlier vehicle's is met as its centre or
-    segment. Said at each such shape where another vehicle has shapes to meet it."""
-    with_shapes = sorted(path for path, vehicle in description.vehicles.items() if vehicle.collision)
-    for path in with_shapes[:-1]:
-        for shape in description.vehicles[path].collision:
-            if shape.kind in ("sphere", "capsule"):
-                sink.warning("CONTACT_SHAPE", shape.path, f"against a vehicle later in path order the simulator meets "
-                             f"this {shape.kind} without its radius (as its centre or segment): contacts between "
-                             "vehicles apply the later vehicle's round shapes' radii only")
 
 
 def _vehicle_shapes(vehicle, physics, stage: Usd.Stage, xforms: UsdGeom.XformCache) -> list:

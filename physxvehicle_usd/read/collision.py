@@ -5,9 +5,9 @@ A vehicle's own shapes (those whose rigid body is the vehicle's) become `ShapeDe
 frame; static shapes become `GroundDescription`s. PhysX meets every shape the simulator collides as a convex polytope
 or a plane: a cube is its 8 corners, a cylinder the prism over a regular polygon of CYLINDER_CORNERS corners that
 omni.physx cooks for it (the hull its wheel sweeps use too; with omni.physx's approximateCylinders setting off, its
-default, PhysX collides an exact cylinder), a mesh with a convex-hull approximation the hull of its points. A
-vehicle's spheres and capsules are read as centre(s) and radius (sim/contact.py collides them); static ones, and
-cones, are said to be not collided.
+default, PhysX collides an exact cylinder), a mesh with a convex-hull approximation the hull of its points. Spheres
+and capsules, the vehicle's and static ones, are read as their cores (a centre, a segment's ends) and radius
+(sim/contact.py, sim/round_contact.py collide them); cones are said to be not collided.
 
 Filtering (`collide`) is PhysX's group filtering as omni.physx sets it up: two shapes touch unless a group of one
 lists a group of the other among its filtered groups (an inverted group: unless it does not list it), either way
@@ -50,6 +50,7 @@ class SceneTolerances:
         return cls(2.0 * dt * dt * max(gravity, 1.0))
 
 
+PHYSX_COLLISION_API = "PhysxCollisionAPI"  # NVIDIA's schema, read by name: omni.physx reads the offsets only under it
 CONTACT_OFFSET = "physxCollision:contactOffset"
 REST_OFFSET = "physxCollision:restOffset"
 _COLLISION_NAMESPACE = CONTACT_OFFSET.split(":")[0]
@@ -118,9 +119,14 @@ def shape_offsets(prim: Usd.Prim, units: StageUnits, sink: DiagnosticSink, exten
     # one namespace query rather than a look-up per attribute (the reader does this for every collider)
     named = {a.GetName(): a for a in prim.GetAuthoredPropertiesInNamespace(_COLLISION_NAMESPACE)
              if isinstance(a, Usd.Attribute)} if prim else {}
+    applied = bool(named) and PHYSX_COLLISION_API in prim.GetPrimTypeInfo().GetAppliedAPISchemas()
     for name in (CONTACT_OFFSET, REST_OFFSET):
         attr = named.get(name)
         value = attr.Get() if attr is not None and attr.HasAuthoredValue() else None
+        if value is not None and not applied:  # usdLoad/Collision.cpp reads them through the API's schema object
+            sink.warning("CONTACT_OFFSET", str(prim.GetPath()), f"authored without {PHYSX_COLLISION_API} applied: "
+                         "omni.physx ignores it and uses the default", name)
+            value = None
         if value is not None and not (isinstance(value, (int, float)) and (math.isfinite(value) or value == -math.inf)):
             sink.warning("CONTACT_OFFSET", str(prim.GetPath()), f"{value!r} is not a finite number; the default is "
                          "used", name)
@@ -225,22 +231,33 @@ def vehicle_shape(stage: Usd.Stage, desc, units: StageUnits, sink: DiagnosticSin
 def static_shape(stage: Usd.Stage, desc, transform: list[list[float]], units: StageUnits, sink: DiagnosticSink,
                  scene: SceneTolerances) -> GroundDescription | None:
     """A static collider other than a plane or a triangle mesh: its points in its prim's frame (unscaled: the
-    transform carries the scale)."""
+    transform carries the scale); a sphere or capsule as its core (centre, segment ends) and its radius as UsdPhysics
+    scales it (PhysX's round shapes carry no scale)."""
     kind = _kind(desc)
     path = str(desc.primPath)
     prim = stage.GetPrimAtPath(path)
     scale = np.asarray(desc.localScale, dtype=float)
+    common = dict(path=path, transform=transform, material=_material(desc),
+                  groups=[str(g) for g in desc.collisionGroups], filtered=filtered_targets(desc))
+    if kind in ("SphereShape", "CapsuleShape"):
+        contact, rest = shape_offsets(prim, units, sink, _extents(kind, desc, None), scene)
+        core = [[0.0, 0.0, 0.0]]
+        if kind == "CapsuleShape":
+            axis = _AXIS[str(desc.axis).rsplit(".", 1)[-1]]
+            end = np.zeros(3)
+            end[axis] = float(desc.halfHeight) / (scale[axis] if scale[axis] != 0.0 else 1.0)
+            core = [(0.0 - end).tolist(), end.tolist()]
+        return GroundDescription(kind="sphere" if kind == "SphereShape" else "capsule", points=core,
+                                 radius=float(desc.radius), contactOffset=contact, restOffset=rest, **common)
     points = _local_points(stage, kind, desc)
     if points is None or len(points) < 4:
         sink.warning("CONTACT_SHAPE", path, f"a static {kind} is not collided by the simulator (planes, triangle "
-                     "meshes, boxes, cylinders and convex-hull meshes are)")
+                     "meshes, boxes, cylinders, convex-hull meshes, spheres and capsules are)")
         return None
     contact, rest = shape_offsets(prim, units, sink, _extents(kind, desc, points), scene)
     if kind != "MeshShape":  # UsdPhysics scaled the sizes; the world transform scales again
         points = points / np.where(scale != 0.0, scale, 1.0)
-    return GroundDescription(path=path, kind="convex", transform=transform, points=points.tolist(),
-                             material=_material(desc), contactOffset=contact, restOffset=rest,
-                             groups=[str(g) for g in desc.collisionGroups], filtered=filtered_targets(desc))
+    return GroundDescription(kind="convex", points=points.tolist(), contactOffset=contact, restOffset=rest, **common)
 
 
 def collision_groups(stage: Usd.Stage) -> tuple[dict[str, CollisionGroupDescription], dict[str, set[str]]]:

@@ -140,7 +140,7 @@ def load_physics(stage: Usd.Stage, sink: DiagnosticSink, exclude: Sequence[str] 
                     extents = np.ptp(points, axis=0) if len(points) else np.zeros(3)
                 ground.contactOffset, ground.restOffset = shape_offsets(prim, units, sink, extents, scene)
                 info.ground.append(ground)
-    if info.shapes or any(g.kind == "convex" for g in info.ground):
+    if info.shapes or any(g.kind not in ("plane", "mesh") for g in info.ground):
         info.groups, members = collision_groups(stage)
         info.member_of = groups_of(members)
         for ground in info.ground:

@@ -2,7 +2,8 @@
 
 Every vehicle shape the simulator collides is a convex polytope (read/collision.py: boxes, 30-corner cylinder hulls,
 convex-hull meshes) or a sphere or capsule (a core, its centre or segment, with a radius), met against planes, static
-convex polytopes (boxes, hulls) and the triangles of static meshes. omni.physx gives PhysX a UsdGeom.Cylinder as the
+convex polytopes (boxes, hulls) and the triangles of static meshes here, and against static spheres and capsules in
+sim/round_contact.py (the static round shapes come last among the static columns). omni.physx gives PhysX a UsdGeom.Cylinder as the
 exact cylinder (PxConvexCoreGeometry; its approximateCylinders setting is off by default): against a plane it is met
 exactly (`_cylinder_plane`), against polytopes and triangles as its hull.
 `ContactModel` holds the shapes as padded arrays, one row per vehicle shape (its vehicle, points, faces, edges,
@@ -44,12 +45,13 @@ shape costs one box test per plane and nothing else; the triangles a box reaches
 The solver's friction patches persist as PhysX's low-level dynamics keeps them (`patch_rows`, `FrictionPatches`): a
 patch's anchors stay where they were made while its friction holds and its normal and anchors stay correlated.
 
-Contacts between vehicles (sim/vehicle_contact.py) reuse the polytope test and the manifold reduction.
+Contacts between vehicles (sim/vehicle_contact.py) reuse the polytope test, the manifold reduction and the friction
+patches (`friction_patches`, body 1 the other vehicle).
 
 PCM (persistent contact manifolds, omni.physx's default) keeps a pair's points from step to step while the shapes
 have moved little against each other, re-measuring their separations: sim/manifold.py does so for boxes and hulls
 against planes, triangle meshes and static boxes and hulls (`generate` with the vehicles' length scales and the last
-step's manifolds); the other pairs are made anew every step.
+step's manifolds), and between vehicles two boxes (sim/vehicle_contact.py); the other pairs are made anew every step.
 
 Approximations against PhysX: PCM's deferred triangle contacts (a hull face more than 45 degrees from facing a
 triangle) are not reproduced. The full clipped face is reduced to four points (six on a mesh), where PCM reduces each
@@ -75,9 +77,11 @@ from ..description import (
     canonical_value,
 )
 from ..read.collision import COMBINE_MODES, collide
+from . import round_contact
 from . import vecmath as vm
-from .ground import Ground
+from .ground import ROUND_KINDS, Ground
 from .pcm_box import PLANE_ORDER, Boxes, box_box, box_frame
+from .round_contact import StaticRounds
 
 if TYPE_CHECKING:
     from .manifold import Manifolds
@@ -340,6 +344,7 @@ class ContactModel:
     # prim's origin (the description keeps no shape frame: exact for a hull authored beneath the vehicle with no
     # transform of its own, as omni.physx cooks a hull in its prim's frame). None: no origin recorded (all at 0)
     origin: np.ndarray | None = None
+    static_rounds: StaticRounds | None = None  # the static spheres and capsules, last among the columns
     # derived: each shape's box in the body frame (centre, half extents), how far beyond it a contact may start;
     # the static polytopes' world boxes
     box_centre: np.ndarray = field(init=False)  # (3, N)
@@ -417,8 +422,11 @@ class ContactModel:
                 corners.append(points if w < 0 else np.zeros((0, 3)))
         if not rows:
             return None
+        rounds = [g for g in ground if g.kind in ROUND_KINDS]
         statics = [g for g in ground if g.kind in ("plane", "mesh")] + [g for g in ground if g.kind == "convex"]
         hulls = [placed_hull(g) for g in ground if g.kind == "convex"]
+        H = len(hulls)
+        statics += rounds
         G = len(statics)
 
         # per distinct (material, groups, offsets) of either side, then spread over the pairs: a fleet of copies
@@ -448,7 +456,7 @@ class ContactModel:
         origins = np.where(boxes.mask[:, None], boxes.centre, np.array(origins))
         return cls(rows, Polytopes.stack(polys), table["cd"], table["rd"], table["sf"], table["df"],
                    table["e"], collides, Polytopes.stack(hulls) if hulls else None,
-                   np.arange(plane_count + mesh_count, G), plane_count, boxes,
+                   np.arange(plane_count + mesh_count, plane_count + mesh_count + H), plane_count, boxes,
                    Boxes.of(static_corners) if static_corners else None,
                    np.asarray(wheel) if any(w >= 0 for w in wheel) else None,
                    *(None if scenes is None else np.array([_scene_value(b, row) for b in scenes], float)
@@ -457,8 +465,16 @@ class ContactModel:
                    if any(sh.kind != "convex" for sh in own) else None,
                    *((np.array(ends), np.array([sh.radius if sh.cylinderEnds is not None else 0.0 for sh in own]))
                      if any(sh.cylinderEnds is not None for sh in own) else (None, None)),
-                   PairModel.build(own, rows, materials, groups), origins)
+                   PairModel.build(own, rows, materials, groups), origins,
+                   StaticRounds.of(rounds, G - len(rounds)) if rounds else None)
 
+
+    @property
+    def polytope_first(self) -> int:
+        """The column of the first static polytope: after the planes and meshes (the spheres and capsules come after
+        the polytopes)."""
+        rounds = 0 if self.static_rounds is None else len(self.static_rounds.column)
+        return self.collides.shape[1] - len(self.static_index) - rounds
 
     def posed(self, rotation: np.ndarray, translation: np.ndarray) -> "ContactModel":
         """The model with every row that follows a wheel put where the wheel is: rotation (3, 3, V, W) and
@@ -636,7 +652,7 @@ def _candidates(model: ContactModel, ground: Ground, position: np.ndarray, orien
             query, tri = ground.grid.pairs(lo[inside], hi[inside])
             shape = inside[query]
             static = model.plane_count + ground.tri_shape[tri]
-            first = len(model.collides[0]) - len(model.static_index)  # the static polytopes come last
+            first = model.polytope_first
             polytope_face = static >= first
             # a mesh triangle by its own box; a polytope's face by the polytope's box, so that a shape wholly inside
             # it, near none of its faces, is found (the grid lists a face in every cell its projection covers, and
@@ -674,7 +690,9 @@ def generate(model: ContactModel, ground: Ground, position: np.ndarray, orientat
         persistence = Persistence(model, ground, planes, (hull_shape, hull), (tri_shape, tri), R_all, position,
                                   orientation, length_scale, previous)
         planes, (hull_shape, hull), (tri_shape, tri) = persistence.planes, persistence.hull_pairs, persistence.tri_pairs
-    parts = _made(model, ground, planes, hull_shape, hull, tri_shape, tri, R_all, position)
+    rounds = (round_contact.candidates(model, position, orientation) if model.static_rounds is not None
+              else (np.zeros(0, np.int64),) * 2)
+    parts = _made(model, ground, planes, hull_shape, hull, tri_shape, tri, R_all, position, rounds)
     if persistence is not None:
         parts.append(persistence.kept)
     parts = [p for p in parts if len(p)]
@@ -691,16 +709,19 @@ def generate(model: ContactModel, ground: Ground, position: np.ndarray, orientat
 def _patch_points(model: ContactModel, c: Contacts) -> np.ndarray:
     """(C,) how many points each contact's patch keeps whole: MESH_PATCH_POINTS for a convex shape on a triangle mesh,
     MAX_POINTS otherwise."""
-    on_mesh = (c.static >= model.plane_count) & (c.static < model.collides.shape[1] - len(model.static_index))
+    on_mesh = (c.static >= model.plane_count) & (c.static < model.polytope_first)
     if model.radius is not None:
         on_mesh &= model.radius[c.shape] == 0.0
     return np.where(on_mesh, MESH_PATCH_POINTS, MAX_POINTS)
 
 
 def _made(model: ContactModel, ground: Ground, planes: list[np.ndarray], hull_shape: np.ndarray, hull: np.ndarray,
-          tri_shape: np.ndarray, tri: np.ndarray, R_all: np.ndarray, position: np.ndarray) -> list[Contacts]:
-    """The contacts made anew for the candidate pairs (`_candidates`), unreduced, part by part."""
-    rows = np.unique(np.concatenate(planes + [hull_shape, tri_shape]))
+          tri_shape: np.ndarray, tri: np.ndarray, R_all: np.ndarray, position: np.ndarray,
+          rounds: tuple[np.ndarray, np.ndarray]) -> list[Contacts]:
+    """The contacts made anew for the candidate pairs (`_candidates`; rounds: the static spheres' and capsules',
+    sim/round_contact.py), unreduced, part by part."""
+    round_shape, round_k = rounds
+    rows = np.unique(np.concatenate(planes + [hull_shape, tri_shape, round_shape]))
     if not rows.size:
         return []
     R, vertices = placed_vertices(model, rows, R_all, position)
@@ -733,19 +754,24 @@ def _made(model: ContactModel, ground: Ground, planes: list[np.ndarray], hull_sh
         static = model.plane_count + ground.tri_shape[tri]
         parts.append(polytope_contacts(A, B, tri_shape, static, model.contact_distance[tri_shape, static],
                                        single_sided=ground.tri_normals[tri], radius=_radius(model, tri_shape)))
+    if round_shape.size:
+        parts.append(round_contact.contacts(model, round_shape, round_k, vertices, R))
     return parts
 
 
-def _sphere_points_on_boxes(model: ContactModel, made: Contacts, hull: np.ndarray) -> Contacts:
-    """The contacts `made` of shapes with the static polytopes `hull` (per pair), a sphere's against a box moved from
+def _sphere_points_on_boxes(model: ContactModel, made: Contacts, hull: np.ndarray,
+                            boxes: Boxes | None = None) -> Contacts:
+    """The contacts `made` of shapes with the static polytopes `hull` (per pair; or with the shape rows `hull` of
+    another vehicle, `boxes` the model's `boxes`), a sphere's against a box moved from
     the sphere's surface to the box's nearest point (along the normal by the separation): PhysX's sphere-box contact
     (GuPCMContactSphereBox.cpp) reports the point on the box, where its other round pairs (sphere or capsule against a
     convex hull, a mesh or a plane, capsule against a box) report the point on the round surface. Only a speculative or
     penetrating contact moves; its friction anchor, and so the torque of its friction, moves with it."""
-    if model.radius is None or model.static_boxes is None or not len(made):
+    boxes = model.static_boxes if boxes is None else boxes
+    if model.radius is None or boxes is None or not len(made):
         return made
     sphere = (model.radius[made.shape] > 0.0) & (model.shapes.loop_counts[made.shape, 0] == 1)
-    moved = sphere & model.static_boxes.mask[hull[made.pair]]
+    moved = sphere & boxes.mask[hull[made.pair]]
     if moved.any():
         made.point = np.where(moved[:, None], made.point - made.separation[:, None] * made.normal, made.point)
     return made
@@ -1286,18 +1312,19 @@ class VehicleRecords:
 @dataclass
 class FrictionPatches(VehicleRecords):
     """The friction patches a step's solve ends with, kept for the next step's (PhysX's FrictionPatch,
-    DyFrictionPatch.h, one list per shape pair): the patch normal in the body frame and in the world (the static
-    shape's frame), up to two anchors, each in the body frame (from the centre of mass) and in the world, and whether
-    the patch's friction slid (was clamped) in the solve's last pass. A patch that slid is not kept."""
+    DyFrictionPatch.h, one list per shape pair): the patch normal and up to two anchors, each in the frame of both
+    bodies of the pair (body 0: the vehicle, anchors from its centre of mass; body 1: the world against a static
+    shape, the other vehicle's body frame, from its centre of mass, between vehicles), and whether the patch's
+    friction slid (was clamped) in the solve's last pass. A patch that slid is not kept."""
 
-    vehicle: np.ndarray  # (P,) in its batch
+    vehicle: np.ndarray  # (P,) body 0's, in its batch
     shape: np.ndarray  # (P,) the shape's index among its vehicle's rows of ContactModel
-    static: np.ndarray  # (P,)
+    static: np.ndarray  # (P,) the other shape: static (Ground.materials), or between vehicles its ContactModel row
     body_normal: np.ndarray  # (P, 3)
-    world_normal: np.ndarray  # (P, 3)
+    other_normal: np.ndarray  # (P, 3) in body 1's frame
     anchor_count: np.ndarray  # (P,)
     body_anchor: np.ndarray  # (P, 2, 3)
-    world_anchor: np.ndarray  # (P, 2, 3)
+    other_anchor: np.ndarray  # (P, 2, 3) in body 1's frame
     broken: np.ndarray  # (P,) bool
 
 
@@ -1309,53 +1336,98 @@ def first_rows(model: ContactModel) -> np.ndarray:
     return model.cache["first_rows"]
 
 
+def _body_one(model: ContactModel, static: np.ndarray, rotation: np.ndarray, position: np.ndarray, between: bool):
+    """Body 1's frame (rotation (P, 3, 3), position (P, 3)) of patches against the shapes `static`: the other
+    vehicle's body between vehicles (`static` its shape rows), None against the static world (its frame: the world)."""
+    if not between:
+        return None, None
+    other = model.vehicle[static]
+    return rotation[other], position[other]
+
+
+def _to_world(R: np.ndarray | None, p: np.ndarray | None, local: np.ndarray) -> np.ndarray:
+    """Points (P, ..., 3) of body 1's frame (None: the world's) in the world."""
+    if R is None:
+        return local
+    extra = local.ndim - 2
+    return np.einsum("pij,p...j->p...i", R, local) + p[(slice(None),) + (None,) * extra]
+
+
+def _to_body(R: np.ndarray | None, p: np.ndarray | None, world: np.ndarray) -> np.ndarray:
+    """Points (P, ..., 3) of the world in body 1's frame (None: the world's)."""
+    if R is None:
+        return world
+    extra = world.ndim - 2
+    return np.einsum("pji,p...j->p...i", R, world - p[(slice(None),) + (None,) * extra])
+
+
 def _kept_patches(previous: FrictionPatches | None, model: ContactModel, rotation: np.ndarray,
-                  position: np.ndarray, length_scale: np.ndarray) -> tuple[FrictionPatches | None, np.ndarray]:
-    """getFrictionPatches: the last step's patches that may be kept (not slid, anchored, the body turned less than
-    PXC_SAME_NORMAL against the static shape, no anchor separated along the normal by the correlation distance), with
-    their row of the model. rotation (V, 3, 3), position (V, 3): the body poses, world."""
+                  position: np.ndarray, length_scale: np.ndarray, between: bool
+                  ) -> tuple[FrictionPatches | None, np.ndarray]:
+    """getFrictionPatches: the last step's patches that may be kept (not slid, anchored, the two bodies turned less
+    than PXC_SAME_NORMAL against each other, no anchor on body 0 separated from its twin on body 1 along the normal
+    by the correlation distance), with their row of the model. rotation (V, 3, 3), position (V, 3): the body poses,
+    world; between: the patches are between vehicles (body 1 the other vehicle), else against the static world."""
     if previous is None or not len(previous):
         return None, np.zeros(0, np.int64)
     R, p = rotation[previous.vehicle], position[previous.vehicle]
+    R1, p1 = _body_one(model, previous.static, rotation, position, between)
     turned = np.einsum("pij,pj->pi", R, previous.body_normal)
     keep = ~previous.broken & (previous.anchor_count > 0)
-    keep &= np.einsum("pj,pj->p", turned, previous.world_normal) > _SAME_NORMAL
-    static_in_body = np.einsum("pji,paj->pai", R, previous.world_anchor - p[:, None, :])
-    along = np.abs(np.einsum("paj,pj->pa", previous.body_anchor - static_in_body, previous.body_normal))
+    keep &= np.einsum("pj,pj->p", turned, _to_world(R1, np.zeros_like(p), previous.other_normal)) > _SAME_NORMAL
+    other_in_body = np.einsum("pji,paj->pai", R, _to_world(R1, p1, previous.other_anchor) - p[:, None, :])
+    along = np.abs(np.einsum("paj,pj->pa", previous.body_anchor - other_in_body, previous.body_normal))
     limit = FRICTION_CORRELATION_DISTANCE_M * length_scale[previous.vehicle].astype(float)
     keep &= ((along < limit[:, None]) | (np.arange(2)[None, :] >= previous.anchor_count[:, None])).all(axis=1)
     kept = previous.subset(keep)
     return kept, first_rows(model)[kept.vehicle] + kept.shape
 
 
-def patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.ndarray, body_position: np.ndarray,
-               body_orientation: np.ndarray, length_scale: np.ndarray, previous: FrictionPatches | None = None) -> dict:
-    """The contacts as the solver's rows for the vehicles `vehicles` (indices, in this order), PhysX's friction
-    patches made as DyTGSContactPrep.cpp makes them (DyFrictionCorrelation.cpp): the last step's patches of each shape
-    pair that may be kept (`_kept_patches`) come first, in their order; each contact patch joins the first of its
-    pair's kept patches whose normal agrees with its own (correlatePatches), else starts a patch of its own; a patch
-    keeps its two anchors unless they have come nearer each other than a quarter of its contacts' extent, and takes
-    new ones from its contacts (growPatches: the first point near enough, then the one farthest from it). Per vehicle
-    its patches (Pm slots, padded), per patch its normal rows (the contact patches it took, the last taken first),
-    its anchors (arms from the centre of mass; `anchor_error`: how far the body's anchor has moved from the static
-    shape's since the anchor was made) and the pair's combined material and rest distance. The body pose is the one
-    the step begins with: body_position (3, V), body_orientation (4, V). "friction": the patches, to keep for the
-    next step once the solve has said which slid (`FrictionPatches`, with each patch's `slot`)."""
-    Vr = len(vehicles)
-    where = np.full(int(vehicles.max()) + 1 if Vr else 0, -1)
-    where[vehicles] = np.arange(Vr)
+@dataclass
+class _Correlated:
+    """A step's friction patches (F, in the solver's order: by shape row and other shape, a pair's kept patches
+    before its new ones) and their normal rows (C contacts, grouped by patch): `friction_patches`'s result."""
+
+    row: np.ndarray  # (F,) body 0's shape row
+    static: np.ndarray  # (F,) the other shape
+    first: np.ndarray  # (F,) each patch's first contact
+    count: np.ndarray  # (F,) and how many
+    of_contact: np.ndarray  # (C,) each contact's patch
+    point: np.ndarray  # (C, 3) world
+    separation: np.ndarray  # (C,)
+    normal: np.ndarray  # (F, 3) world
+    R: np.ndarray  # (F, 3, 3) body 0's rotation
+    p: np.ndarray  # (F, 3) and position (its centre of mass)
+    anchor_arm: np.ndarray  # (F, 2, 3) each anchor on body 0, from its centre of mass, world axes
+    anchor_error: np.ndarray  # (F, 2, 3) body 0's anchor less body 1's, world
+    record: FrictionPatches  # to keep for the next step (`broken` set by the solve)
+
+
+def friction_patches(model: ContactModel, contacts: Contacts, body_position: np.ndarray,
+                     body_orientation: np.ndarray, length_scale: np.ndarray, previous: FrictionPatches | None,
+                     rest: np.ndarray, between: bool = False) -> _Correlated:
+    """PhysX's friction patches made as DyTGSContactPrep.cpp makes them (DyFrictionCorrelation.cpp), against the
+    static world or between vehicles (`between`: body 1 is the vehicle of the other shape, `Contacts.static` its shape
+    row): the last step's patches of each shape pair that may be kept (`_kept_patches`) come first, in their order;
+    each contact patch joins the first of its pair's kept patches whose normal agrees with its own (correlatePatches),
+    else starts a patch of its own; a patch keeps its two anchors unless they have come nearer each other than half
+    its contacts' extent, and takes new ones from its contacts (`grow_patches`). A patch's normal rows are the contact
+    patches it took, the last taken first, each in order. An anchor is kept on both bodies, each in its own frame:
+    `anchor_error` says how far the two have moved apart since it was made. rest: the rest distance of each pair of
+    shapes (a function of (rows, others)). The body poses are the ones the step begins with: body_position (3, V),
+    body_orientation (4, V)."""
     C = len(contacts)
     V = body_position.shape[1]
-    touched = np.unique(model.vehicle[contacts.shape])
+    touched = np.unique(model.vehicle[contacts.shape if not between else np.r_[contacts.shape, contacts.static]])
     rotation = np.zeros((V, 3, 3))
     rotation[touched] = np.moveaxis(vm.quat_to_mat(body_orientation[:, touched].astype(float)), 2, 0)
     position = body_position.T.astype(float)
-    G = model.collides.shape[1]
+    G = len(model.vehicle) if between else model.collides.shape[1]
     # contact patches: consecutive contacts with the same `patch`
     cp_first = np.r_[0, np.nonzero(np.diff(contacts.patch))[0] + 1]
     cp_count = np.diff(np.r_[cp_first, C])
     cp_row, cp_static, cp_normal = contacts.shape[cp_first], contacts.static[cp_first], contacts.normal[cp_first]
-    kept, kept_row = _kept_patches(previous, model, rotation, position, length_scale)
+    kept, kept_row = _kept_patches(previous, model, rotation, position, length_scale, between)
     # correlatePatches: a contact patch joins the first kept patch of its pair with an agreeing normal
     match = np.full(len(cp_first), -1)
     if kept is not None and len(kept):
@@ -1376,7 +1448,7 @@ def patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.ndarray, bo
     fp_of_cp = np.where(match >= 0, np.searchsorted(used, match), n_used + np.cumsum(match < 0) - 1)
     fp_row = np.r_[kept_row[used] if n_used else np.zeros(0, np.int64), cp_row[fresh]]
     fp_static = np.r_[kept.static[used] if n_used else np.zeros(0, np.int64), cp_static[fresh]]
-    # the solver's order: by vehicle and pair, a pair's kept patches (in their order) before its new ones
+    # the solver's order: by shape row and other shape, a pair's kept patches (in their order) before its new ones
     solve_order = np.lexsort((np.r_[used, fresh], np.arange(F) >= n_used, fp_static, fp_row))
     rank = np.empty(F, np.int64)
     rank[solve_order] = np.arange(F)
@@ -1391,19 +1463,106 @@ def patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.ndarray, bo
     fp_of_contact = fp_of_cp[cp_of_contact][contact_order]
     fp_first = np.searchsorted(fp_of_contact, np.arange(F))
     fp_count = np.diff(np.r_[fp_first, C])
-    j = np.arange(C) - fp_first[fp_of_contact]
     point = contacts.point[contact_order]
     separation = contacts.separation[contact_order]
     fp_normal = contacts.normal[contact_order][fp_first]  # the first contact of the last contact patch taken
     fp_vehicle = model.vehicle[fp_row]
-    fp_r = where[fp_vehicle]
+    R, p = rotation[fp_vehicle], position[fp_vehicle]
+    R1, p1 = _body_one(model, fp_static, rotation, position, between)
+    # a kept patch with two anchors keeps them unless they lie nearer each other than half its contacts' extent (its
+    # anchors crowd a corner); one with one anchor keeps it and grows a second
+    count = np.zeros(F, np.int64)
+    body_anchor, other_anchor = np.zeros((F, 2, 3)), np.zeros((F, 2, 3))
+    if kept is not None and is_kept.any():
+        k_ = source[is_kept]
+        count[is_kept] = kept.anchor_count[k_]
+        body_anchor[is_kept], other_anchor[is_kept] = kept.body_anchor[k_], kept.other_anchor[k_]
+        lo_pt = np.minimum.reduceat(point, fp_first, axis=0)
+        hi_pt = np.maximum.reduceat(point, fp_first, axis=0)
+        diagonal_sq = ((hi_pt - lo_pt) ** 2).sum(axis=1)
+        apart_sq = ((body_anchor[:, 0] - body_anchor[:, 1]) ** 2).sum(axis=1)
+        count = np.where((count == 2) & (apart_sq * 4.0 < diagonal_sq), 0, count)
+    # a contact this far apart (plus the rest distance) or nearer may anchor (physxScene:frictionOffsetThreshold)
+    threshold = friction_offset_threshold(model, fp_vehicle, length_scale) + rest(fp_row, fp_static)
+    first_anchor = np.einsum("pij,pj->pi", R, body_anchor[:, 0]) + p
+    made, grown = grow_patches(point, separation, fp_first, fp_count, count, first_anchor, threshold)
+    for m in range(2):
+        new = (count < 2) & (m >= count) & (m < made)  # only the anchors added: a kept one stays where it was made
+        body_anchor[new, m] = np.einsum("pji,pj->pi", R[new], grown[new, m] - p[new])
+        other_anchor[new, m] = _to_body(None if R1 is None else R1[new], None if p1 is None else p1[new],
+                                        grown[new, m])
+    count = np.where(count < 2, made, count)
+    arm = np.einsum("pij,paj->pai", R, body_anchor)
+    error = arm + p[:, None, :] - _to_world(R1, p1, other_anchor)
+    if kept is not None and len(kept):
+        body_normal = np.where(is_kept[:, None], kept.body_normal[np.maximum(source, 0)],
+                               np.einsum("pji,pj->pi", R, fp_normal))
+        other_normal = np.where(is_kept[:, None], kept.other_normal[np.maximum(source, 0)],
+                                _to_body(R1, None if p1 is None else np.zeros_like(p1), fp_normal))
+    else:
+        body_normal = np.einsum("pji,pj->pi", R, fp_normal)
+        other_normal = _to_body(R1, None if p1 is None else np.zeros_like(p1), fp_normal)
+    record = FrictionPatches(fp_vehicle, fp_row - first_rows(model)[fp_vehicle], fp_static, body_normal,
+                             other_normal, count, body_anchor, other_anchor, np.zeros(F, bool))
+    return _Correlated(fp_row, fp_static, fp_first, fp_count, fp_of_contact, point, separation, fp_normal, R, p,
+                       np.where((np.arange(2)[None, :] < count[:, None])[..., None], arm, 0.0),
+                       np.where((np.arange(2)[None, :] < count[:, None])[..., None], error, 0.0), record)
+
+
+def grow_patches(point: np.ndarray, separation: np.ndarray, first: np.ndarray, count: np.ndarray,
+                 anchors: np.ndarray, first_anchor: np.ndarray, threshold: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """PhysX's growPatches, every patch at once (contacts (C,) grouped in patches starting at `first`, of `count`
+    points; a patch holding `anchors` (0, 1 or 2) already, the first at `first_anchor` (P, 3), world): a patch with
+    fewer than two takes the first point nearer than `threshold` (per patch) as its first, then the first one apart
+    from it; a later point replaces the anchor it lies nearer to when it is farther from the other than the pair is
+    apart. Returns each patch's anchor count and its anchors' world points (P, 2, 3), the ones it held excepted."""
+    P = len(first)
+    grow = anchors < 2
+    made = anchors.copy()
+    w0 = np.where((anchors == 1)[:, None], first_anchor, 0.0)
+    w1 = np.zeros((P, 3))
+    far = np.zeros(P)
+    for k in range(int(count.max(initial=0))):
+        at = first + np.minimum(k, count - 1)
+        near = grow & (k < count) & (separation[at] < threshold)
+        x = point[at]
+        d0 = ((x - w0) ** 2).sum(axis=1)
+        d1 = ((x - w1) ** 2).sum(axis=1)
+        take_first = near & (made == 0)
+        second = near & (made == 1) & (d0 > _EMPTY_ANCHOR_SQ)
+        third = near & (made == 2)
+        replace1 = third & (d0 > d1) & (d0 > far)
+        replace0 = third & ~(d0 > d1) & (d1 > far)
+        w0 = np.where((take_first | replace0)[:, None], x, w0)
+        w1 = np.where((second | replace1)[:, None], x, w1)
+        far = np.where(second | replace1, d0, np.where(replace0, d1, far))
+        far = np.where(near & (made == 1) & ~second, d0, far)
+        made = made + take_first + second
+    return made, np.stack((w0, w1), axis=1)
+
+
+def patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.ndarray, body_position: np.ndarray,
+               body_orientation: np.ndarray, length_scale: np.ndarray, previous: FrictionPatches | None = None) -> dict:
+    """The contacts with the static world as the solver's rows for the vehicles `vehicles` (indices, in this order),
+    their friction patches as `friction_patches` makes them. Per vehicle its patches (Pm slots, padded), per patch its
+    normal rows, its anchors (arms from the centre of mass; `anchor_error`: how far the body's anchor has moved from
+    the static shape's since the anchor was made) and the pair's combined material and rest distance. The body pose
+    is the one the step begins with: body_position (3, V), body_orientation (4, V). "friction": the patches, to keep
+    for the next step once the solve has said which slid (`FrictionPatches`, with each patch's `slot`)."""
+    Vr = len(vehicles)
+    where = np.full(int(vehicles.max()) + 1 if Vr else 0, -1)
+    where[vehicles] = np.arange(Vr)
+    C = len(contacts)
+    fp = friction_patches(model, contacts, body_position, body_orientation, length_scale, previous,
+                          lambda row, static: model.rest_distance[row, static])
+    F = len(fp.row)
+    fp_r = where[model.vehicle[fp.row]]
     # a vehicle's patches are consecutive: slots 0, 1, ..
     index = np.arange(F)
     run_start = np.maximum.accumulate(np.where(np.r_[True, fp_r[1:] != fp_r[:-1]], index, 0)) if F else index
     slot = index - run_start
     Pm = int(slot.max()) + 1 if F else 0
-    K = int(fp_count.max()) if F else 0
-    R, p = rotation[fp_vehicle], position[fp_vehicle]
+    K = int(fp.count.max()) if F else 0
     out = {
         "point_active": np.zeros((Vr, Pm, K), bool), "arm": np.zeros((3, Vr, Pm, K)),
         "separation": np.zeros((Vr, Pm, K)), "normal": np.zeros((3, Vr, Pm)),
@@ -1412,73 +1571,33 @@ def patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.ndarray, bo
         "anchor_arm": np.zeros((3, Vr, Pm, 2)), "anchor_error": np.zeros((3, Vr, Pm, 2)),
         "points": contacts,  # for telemetry
     }
-    v, q = fp_r[fp_of_contact], slot[fp_of_contact]
+    j = np.arange(C) - fp.first[fp.of_contact]
+    v, q = fp_r[fp.of_contact], slot[fp.of_contact]
     out["point_active"][v, q, j] = True
-    out["arm"][:, v, q, j] = (point - p[fp_of_contact]).T
-    out["separation"][v, q, j] = separation
-    out["normal"][:, fp_r, slot] = fp_normal.T
-    rest = model.rest_distance[fp_row, fp_static]
-    out["rest"][fp_r, slot] = rest
-    out["restitution"][fp_r, slot] = model.restitution[fp_row, fp_static]
-    out["static_friction"][fp_r, slot] = model.static_friction[fp_row, fp_static]
-    out["dynamic_friction"][fp_r, slot] = model.dynamic_friction[fp_row, fp_static]
-    # growPatches. A kept patch with two anchors keeps them unless they lie nearer each other than half its contacts'
-    # extent (its anchors crowd a corner); one with one anchor keeps it and grows a second
-    count = np.zeros(F, np.int64)
-    body_anchor, world_anchor = np.zeros((F, 2, 3)), np.zeros((F, 2, 3))
-    if kept is not None and is_kept.any():
-        k_ = source[is_kept]
-        count[is_kept] = kept.anchor_count[k_]
-        body_anchor[is_kept], world_anchor[is_kept] = kept.body_anchor[k_], kept.world_anchor[k_]
-        lo_pt = np.minimum.reduceat(point, fp_first, axis=0)
-        hi_pt = np.maximum.reduceat(point, fp_first, axis=0)
-        diagonal_sq = ((hi_pt - lo_pt) ** 2).sum(axis=1)
-        apart_sq = ((body_anchor[:, 0] - body_anchor[:, 1]) ** 2).sum(axis=1)
-        count = np.where((count == 2) & (apart_sq * 4.0 < diagonal_sq), 0, count)
-    grow = count < 2
-    # a contact this far apart (plus the rest distance) or nearer may anchor (physxScene:frictionOffsetThreshold)
-    threshold = friction_offset_threshold(model, fp_vehicle, length_scale) + rest
+    out["arm"][:, v, q, j] = (fp.point - fp.p[fp.of_contact]).T
+    out["separation"][v, q, j] = fp.separation
+    out["normal"][:, fp_r, slot] = fp.normal.T
+    out["rest"][fp_r, slot] = model.rest_distance[fp.row, fp.static]
+    out["restitution"][fp_r, slot] = model.restitution[fp.row, fp.static]
+    out["static_friction"][fp_r, slot] = model.static_friction[fp.row, fp.static]
+    out["dynamic_friction"][fp_r, slot] = model.dynamic_friction[fp.row, fp.static]
     out["bounce_threshold"] = bounce_threshold(model, vehicles, length_scale)
-    made = count.copy()
-    w0 = np.where((count == 1)[:, None], np.einsum("pij,pj->pi", R, body_anchor[:, 0]) + p, 0.0)
-    w1 = np.zeros((F, 3))
-    far = np.zeros(F)
-    for k in range(K):
-        at = fp_first + np.minimum(k, fp_count - 1)
-        near = grow & (k < fp_count) & (separation[at] < threshold)
-        x = point[at]
-        d0 = ((x - w0) ** 2).sum(axis=1)
-        d1 = ((x - w1) ** 2).sum(axis=1)
-        first = near & (made == 0)
-        second = near & (made == 1) & (d0 > _EMPTY_ANCHOR_SQ)
-        third = near & (made == 2)
-        replace1 = third & (d0 > d1) & (d0 > far)
-        replace0 = third & ~(d0 > d1) & (d1 > far)
-        w0 = np.where((first | replace0)[:, None], x, w0)
-        w1 = np.where((second | replace1)[:, None], x, w1)
-        far = np.where(second | replace1, d0, np.where(replace0, d1, far))
-        far = np.where(near & (made == 1) & ~second, d0, far)
-        made = made + first + second
-    for m, w in enumerate((w0, w1)):
-        new = grow & (m >= count) & (m < made)  # only the anchors added: a kept one stays where it was made
-        body_anchor[new, m] = np.einsum("pji,pj->pi", R[new], w[new] - p[new])
-        world_anchor[new, m] = w[new]
-    count = np.where(grow, made, count)
-    arm = np.einsum("pij,paj->pai", R, body_anchor)
-    for m in range(2):
-        has = count > m
-        out["anchor_active"][fp_r[has], slot[has], m] = True
-        out["anchor_arm"][:, fp_r[has], slot[has], m] = arm[has, m].T
-        out["anchor_error"][:, fp_r[has], slot[has], m] = (arm[has, m] + p[has] - world_anchor[has, m]).T
-    body_normal = np.where(is_kept[:, None], kept.body_normal[np.maximum(source, 0)] if kept is not None and len(kept)
-                           else 0.0, np.einsum("pji,pj->pi", R, fp_normal))
-    world_normal = np.where(is_kept[:, None], kept.world_normal[np.maximum(source, 0)] if kept is not None
-                            and len(kept) else 0.0, fp_normal)
-    out["friction"] = FrictionPatches(fp_vehicle, fp_row - first_rows(model)[fp_vehicle], fp_static, body_normal,
-                                      world_normal, count, body_anchor, world_anchor, np.zeros(F, bool))
+    _anchor_rows(out, fp, (fp_r, slot), ("anchor_active", "anchor_arm", "anchor_error"))
+    out["friction"] = fp.record
     out["friction_slot"] = (fp_r, slot)
     return out
 
+
+def _anchor_rows(out: dict, fp: _Correlated, at: tuple, keys: tuple) -> None:
+    """Write the patches' anchors into the solver's rows `out` at the slots `at` (per patch): whether each is active,
+    its arm on body 0 and its error (keys in this order)."""
+    count = fp.record.anchor_count
+    for m in range(2):
+        has = count > m
+        where = tuple(a[has] for a in at)
+        out[keys[0]][where + (m,)] = True
+        out[keys[1]][(slice(None),) + where + (m,)] = fp.anchor_arm[has, m].T
+        out[keys[2]][(slice(None),) + where + (m,)] = fp.anchor_error[has, m].T
 
 
 def friction_offset_threshold(model: ContactModel, vehicles: np.ndarray, length_scale: np.ndarray) -> np.ndarray:
@@ -1495,32 +1614,6 @@ def bounce_threshold(model: ContactModel, vehicles: np.ndarray, length_scale: np
     bounce = model.bounce_threshold
     return (np.full(len(vehicles), _BOUNCE.default) * length_scale[vehicles].astype(float) if bounce is None
             else bounce[vehicles])
-
-
-def grow_anchors(arms: np.ndarray, separation: np.ndarray, first_of_patch: np.ndarray, count: np.ndarray,
-                 threshold: np.ndarray):
-    """PhysX's growPatches, every patch at once (contacts (C,) grouped in patches starting at `first_of_patch`, of
-    `count` points): the first point nearer than `threshold` (per patch) anchors, then the first one apart from it;
-    a later point replaces the anchor it lies nearer to when it is farther from the other than the pair is apart.
-    Returns each patch's anchor count (0, 1, 2) and its two anchors' points (index within the patch)."""
-    anchors = np.zeros(len(first_of_patch), np.int64)
-    a0, a1 = np.zeros_like(anchors), np.zeros_like(anchors)
-    far = np.zeros(len(first_of_patch))
-    for k in range(MAX_POINTS):
-        at = first_of_patch + np.minimum(k, count - 1)
-        near = (k < count) & (separation[at] < threshold)
-        d0 = ((arms[at] - arms[first_of_patch + a0]) ** 2).sum(1)
-        d1 = ((arms[at] - arms[first_of_patch + a1]) ** 2).sum(1)
-        first = near & (anchors == 0)
-        second = near & (anchors == 1) & (d0 > _EMPTY_ANCHOR_SQ)
-        third = near & (anchors == 2)
-        replace1 = third & (d0 > d1) & (d0 > far)
-        replace0 = third & ~(d0 > d1) & (d1 > far)
-        a0 = np.where(first | replace0, k, a0)
-        a1 = np.where(second | replace1, k, a1)
-        far = np.where(second | replace1, d0, np.where(replace0, d1, far))
-        anchors = anchors + first + second
-    return anchors, a0, a1
 
 
 # ------------------------------------------------------------------------------------------------ telemetry

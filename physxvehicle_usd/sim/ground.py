@@ -1,14 +1,16 @@
 """Static ground for the suspension queries: infinite planes and triangle meshes from the description (static
-convex polytopes, boxes among them, as the triangles of their faces, after the meshes).
+convex polytopes, boxes among them, as the triangles of their faces, after the meshes), then static spheres and
+capsules (their cores and radii).
 
 PhysX's raycast semantics that matter here: planes and meshes are single-sided (a ray travelling along
 the face normal misses), a hit at distance 0 (ray starting inside) is no hit, and the closest hit wins.
 Mesh queries test only the triangles whose boxes overlap the query's (`box_pairs`), found through the ground's
 TriangleGrid (sim/triangle_grid.py), so a fleet on a large road mesh costs about what it costs on a plane.
 
+A ray meets a sphere or capsule where it enters it (one starting inside misses, as one starting behind a plane).
 Sweeps (`sweep`) move the shape omni.physx sweeps for a wheel, a convex prism over a regular polygon of
 HULL_POINTS corners (not a true cylinder), along the suspension against the ground, as PxScene::sweep with
-eMTD does; see `sweep` for what is reported.
+eMTD does (against spheres and capsules: sim/round_sweep.py); see `sweep` for what is reported.
 """
 from __future__ import annotations
 
@@ -42,11 +44,22 @@ class Ground:
     # ray down a shared edge hits (at least) one of the two triangles
     tri_epsilon: np.ndarray | None = None  # (T,); None: 0
     grid: TriangleGrid | None = None  # over the triangles (None: no triangles)
+    # static spheres and capsules (after the meshes in `materials`): their cores' world ends (a sphere's twice) and
+    # radii, as PhysX meets them (no scale: the radius as read)
+    round_ends: np.ndarray | None = None  # (S, 2, 3)
+    round_radius: np.ndarray | None = None  # (S,)
+    round_materials: tuple[str | None, ...] = ()
 
     @property
     def materials(self) -> tuple[str | None, ...]:
-        """Material of every shape: planes first, then meshes (the shape index used by `raycast`)."""
-        return self.plane_materials + self.mesh_materials
+        """Material of every shape: planes first, then meshes (static polytopes among them), then spheres and
+        capsules (the shape index used by `raycast`)."""
+        return self.plane_materials + self.mesh_materials + self.round_materials
+
+    @property
+    def round_first(self) -> int:
+        """The shape index of the first sphere or capsule."""
+        return len(self.plane_materials) + len(self.mesh_materials)
 
     @classmethod
     def from_description(cls, ground: Sequence[GroundDescription] | None) -> "Ground":
@@ -54,6 +67,7 @@ class Ground:
         normals, offsets, pmats, ppaths = [], [], [], []
         v0s, e1s, e2s, shape_ids, mmats, mpaths, epsilons = [], [], [], [], [], [], []
         kinds = ("plane", "mesh", "convex")  # a static polytope's faces are triangles too, after the meshes
+        ends, radii, rmats, rpaths = [], [], [], []
         for g in sorted(ground or [], key=lambda g: kinds.index(g.kind) if g.kind in kinds else len(kinds)):
             m = np.asarray(canonical_value(g.transform), dtype=float).reshape(4, 4)  # row-vector convention
             if g.kind == "plane":
@@ -98,6 +112,11 @@ class Ground:
                 epsilons.append(np.full(int(keep.sum()), epsilon))
                 mmats.append(g.material)
                 mpaths.append(g.path)
+            elif g.kind in ROUND_KINDS:
+                ends.append(placed_core(g))
+                radii.append(float(g.radius))
+                rmats.append(g.material)
+                rpaths.append(g.path)
         empty3 = np.zeros((0, 3))
         v0 = np.concatenate(v0s) if v0s else empty3
         e1 = np.concatenate(e1s) if e1s else empty3
@@ -109,8 +128,10 @@ class Ground:
             plane_normals=np.asarray(normals).reshape(-1, 3), plane_offsets=np.asarray(offsets, dtype=float),
             plane_materials=tuple(pmats), tri_v0=v0, tri_e1=e1, tri_e2=e2, tri_normals=tn,
             tri_shape=np.concatenate(shape_ids) if shape_ids else np.zeros(0, np.int64),
-            mesh_materials=tuple(mmats), paths=tuple(ppaths + mpaths),
+            mesh_materials=tuple(mmats), paths=tuple(ppaths + mpaths + rpaths),
             tri_epsilon=np.concatenate(epsilons) if epsilons else np.zeros(0), grid=grid,
+            round_ends=np.array(ends).reshape(-1, 2, 3) if ends else None,
+            round_radius=np.array(radii) if ends else None, round_materials=tuple(rmats),
         )
 
     @classmethod
@@ -119,6 +140,16 @@ class Ground:
         n = n / np.linalg.norm(n)
         z = np.zeros((0, 3))
         return cls(n[None], np.asarray([offset], dtype=float), (material,), z, z, z, z, np.zeros(0, np.int64), ())
+
+
+ROUND_KINDS = ("sphere", "capsule")  # the static shapes met as a core (a point, a segment) and a radius
+
+
+def placed_core(g: GroundDescription) -> np.ndarray:
+    """A static sphere's or capsule's core in the world: (2, 3), its segment's ends (a sphere's centre twice)."""
+    m = np.asarray(canonical_value(g.transform), dtype=float).reshape(4, 4)
+    points = np.asarray(canonical_value(g.points), dtype=float).reshape(-1, 3) @ m[:3, :3] + m[3, :3]
+    return points[[0, -1]]
 
 
 _CULLING_EPSILON = float(np.finfo(np.float32).eps) ** 2  # GU_CULLING_EPSILON_RAY_TRIANGLE: smaller determinants miss
@@ -170,6 +201,8 @@ def raycast(ground: Ground, origin: np.ndarray, direction: np.ndarray, length: n
         best_shape = np.where(better, k, best_shape)
     if ground.grid is not None:
         _mesh_hits(ground, o, d, L, best_t, best_n, best_shape)
+    if ground.round_ends is not None:
+        _round_hits(ground, o, d, L, best_t, best_n, best_shape)
     hit = np.isfinite(best_t)
     hit_point = o + d * np.where(hit, best_t, 0.0)
     offset = -(best_n[0] * hit_point[0] + best_n[1] * hit_point[1] + best_n[2] * hit_point[2])
@@ -209,6 +242,85 @@ def _mesh_hits(ground: Ground, o: np.ndarray, d: np.ndarray, L: np.ndarray, best
     best_t[ray] = t[better]
     best_n[:, ray] = ground.tri_normals[tri].T
     best_shape[ray] = len(ground.plane_normals) + ground.tri_shape[tri]
+
+
+def round_boxes(ground: Ground) -> tuple[np.ndarray, np.ndarray]:
+    """The world boxes (lo, hi: (S, 3)) of the static spheres and capsules."""
+    ends, r = ground.round_ends, ground.round_radius[:, None]
+    return ends.min(axis=1) - r, ends.max(axis=1) + r
+
+
+def box_overlaps(q_lo: np.ndarray, q_hi: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(query, box) index pairs whose boxes overlap, queries q_lo, q_hi (Q, 3) against boxes lo, hi (B, 3): the
+    boxes sorted along the axis they spread most along, each query's run of them from the widest box's width before
+    its start to its end, then the whole test (a fleet with a few round obstacles each pays for the few, not for
+    every pair)."""
+    axis = int(np.ptp(lo, axis=0).argmax()) if len(lo) else 0
+    order = np.argsort(lo[:, axis], kind="stable")
+    lo_x = lo[order, axis]
+    width = float((hi[:, axis] - lo[:, axis]).max()) if len(lo) else 0.0
+    first = np.searchsorted(lo_x, q_lo[:, axis] - width, "left")
+    count = np.searchsorted(lo_x, q_hi[:, axis], "right") - first
+    count = np.maximum(count, 0)
+    query = np.repeat(np.arange(len(q_lo)), count)
+    within = np.arange(int(count.sum())) - np.repeat(np.cumsum(count) - count, count)
+    box = order[np.repeat(first, count) + within]
+    ok = ((q_lo[query] <= hi[box]) & (q_hi[query] >= lo[box])).all(axis=1)
+    return query[ok], box[ok]
+
+
+def segment_points(a: np.ndarray, b: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """The points of segments a b nearest the points p (any leading shape, last axis 3)."""
+    ab = b - a
+    length_sq = (ab * ab).sum(-1)
+    s = np.clip(((p - a) * ab).sum(-1) / np.where(length_sq > 0.0, length_sq, 1.0), 0.0, 1.0)
+    return a + s[..., None] * ab
+
+
+def _round_hits(ground: Ground, o: np.ndarray, d: np.ndarray, L: np.ndarray, best_t: np.ndarray, best_n: np.ndarray,
+                best_shape: np.ndarray) -> None:
+    """Lower best_t where a ray enters a static sphere or capsule sooner: the first of its entries into the
+    capsule's side (the cylinder about its segment, between the ends) and the spheres about its ends. A ray that
+    starts inside misses (as a ray starting below a plane or behind a triangle does)."""
+    end = o + d * L
+    ray, k = box_overlaps(np.minimum(o, end).T, np.maximum(o, end).T, *round_boxes(ground))
+    if not ray.size:
+        return
+    a, b, r = ground.round_ends[k, 0], ground.round_ends[k, 1], ground.round_radius[k]
+    origin, direction = o[:, ray].T, d[:, ray].T
+    dd = (direction * direction).sum(1)
+    candidates = []
+    for centre in (a, b):  # the spheres about the ends
+        m = origin - centre
+        half_b, c = (m * direction).sum(1), (m * m).sum(1) - r * r
+        disc = half_b * half_b - dd * c
+        candidates.append(np.where(disc >= 0.0, (-half_b - np.sqrt(np.maximum(disc, 0.0))) / dd, np.inf))
+    axis = b - a
+    length = np.sqrt((axis * axis).sum(1))
+    u = axis / np.where(length > 0.0, length, 1.0)[:, None]
+    m = origin - a
+    mp = m - (m * u).sum(1)[:, None] * u  # across the axis
+    dp = direction - (direction * u).sum(1)[:, None] * u
+    qa, qb, qc = (dp * dp).sum(1), (mp * dp).sum(1), (mp * mp).sum(1) - r * r
+    disc = qb * qb - qa * qc
+    side = (qa > 0.0) & (disc >= 0.0) & (length > 0.0)
+    t = np.where(side, (-qb - np.sqrt(np.maximum(disc, 0.0))) / np.where(qa > 0.0, qa, 1.0), np.inf)
+    along = ((m + np.where(np.isfinite(t), t, 0.0)[:, None] * direction) * u).sum(1)
+    candidates.append(np.where(side & (along >= 0.0) & (along <= length), t, np.inf))
+    t = np.min(candidates, axis=0)
+    inside = ((origin - segment_points(a, b, origin)) ** 2).sum(1) <= r * r
+    ok = ~inside & (t > 0.0) & (t <= L[ray]) & np.isfinite(t)
+    ray, k, t = ray[ok], k[ok], t[ok]
+    order = np.lexsort((k, t, ray))  # by ray, then distance, then shape
+    first = order[np.r_[True, ray[order][1:] != ray[order][:-1]]] if order.size else order
+    ray, k, t = ray[first], k[first], t[first]
+    better = t < best_t[ray]
+    ray, k, t = ray[better], k[better], t[better]
+    point = o[:, ray].T + d[:, ray].T * t[:, None]
+    normal = point - segment_points(ground.round_ends[k, 0], ground.round_ends[k, 1], point)
+    best_t[ray] = t
+    best_n[:, ray] = (normal / np.linalg.norm(normal, axis=1, keepdims=True)).T
+    best_shape[ray] = ground.round_first + k
 
 
 # omni.physx sweeps a wheel as the convex hull of two regular polygons of HULL_POINTS corners, one on each side of
@@ -355,15 +467,30 @@ def _sweep_triangles(ground: Ground, wheels: SweptWheels, only_shape: np.ndarray
     return out
 
 
+def _sweep_shapes(ground: Ground, wheels: SweptWheels, only_shape: np.ndarray | None = None) -> _TriangleHits:
+    """The earliest contact of each hull with the triangles and the static spheres and capsules
+    (sim/round_sweep.py); of equally early ones, the triangle's."""
+    hits = _sweep_triangles(ground, wheels, only_shape)
+    if ground.round_ends is None:
+        return hits
+    from .round_sweep import sweep_rounds
+
+    rounds = sweep_rounds(ground, wheels, only_shape)
+    sooner = rounds.t < hits.t
+    for name in ("t", "normal", "offset", "shape", "mtd"):
+        getattr(hits, name)[sooner] = getattr(rounds, name)[sooner]
+    return hits
+
+
 def sweep(ground: Ground, wheels: SweptWheels) -> RayHits:
     """The road plane of each wheel hull swept from maximum compression along its suspension (PxScene::sweep with
     eMTD, then PxVehiclePhysXRoadGeometryQueryUpdate's use of the hit), component-first like `raycast`.
 
     The closest contact gives the plane through its contact point with its normal. A hull that starts inside a
-    triangle is moved out along the separating direction by 1.01 max(radius, depth), swept back against that mesh
-    alone, and the plane of that contact is used (none when it starts inside again). A plane is a half-space: the
-    hull hits it when its lowest corner is below the plane at the start or at the end of the sweep, and then the plane
-    itself is the hit plane."""
+    triangle, sphere or capsule is moved out along the separating direction by 1.01 max(radius, depth), swept back
+    against that mesh (sphere, capsule) alone, and the plane of that contact is used (none when it starts inside
+    again). A plane is a half-space: the hull hits it when its lowest corner is below the plane at the start or at the
+    end of the sweep, and then the plane itself is the hit plane."""
     N = wheels.radius.shape[0]
     best_t = np.full(N, np.inf)
     best_n = np.zeros((N, 3))
@@ -380,14 +507,14 @@ def sweep(ground: Ground, wheels: SweptWheels) -> RayHits:
         best_n = np.where(better[:, None], n, best_n)
         best_d = np.where(better, d, best_d)
         best_shape = np.where(better, k, best_shape)
-    tri = _sweep_triangles(ground, wheels)
+    tri = _sweep_shapes(ground, wheels)
     inside = np.nonzero(np.isfinite(tri.t) & (tri.t < 0.0) & (tri.t < best_t))[0]
     if inside.size:
         # PxVehiclePhysXRoadGeometryQueryUpdate: out along the separating direction, then back against that mesh
         step = np.maximum(wheels.radius[inside], -tri.t[inside])
         out_there = wheels.centre[inside] + tri.mtd[inside] * (1.01 * step)[:, None]
-        again = _sweep_triangles(ground, wheels.moved(inside, out_there, -tri.mtd[inside], 1.02 * step),
-                                 only_shape=tri.shape[inside])
+        again = _sweep_shapes(ground, wheels.moved(inside, out_there, -tri.mtd[inside], 1.02 * step),
+                              only_shape=tri.shape[inside])
         clean = np.isfinite(again.t) & (again.t > 0.0)
         tri.t[inside] = np.where(clean, -1.0, np.inf)  # a start inside comes before any contact along the sweep
         tri.normal[inside], tri.offset[inside] = again.normal, again.offset

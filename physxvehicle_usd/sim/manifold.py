@@ -33,7 +33,8 @@ Which pairs keep a manifold here (every other pair is made anew every step):
          made), which counts here; made anew, the manifold is replaced whole (PhysX adds GJK's point to those held).
 The length scale is the vehicle's (PhysX's tolerance length: 1 m in metres, 100 in centimetres).
 Not kept: spheres, exact cylinders, capsules against planes, meshes and hulls (PCM keeps these too, each with its own
-thresholds), shapes that follow a wheel, and the contacts between vehicles (sim/vehicle_contact.py).
+thresholds), shapes that follow a wheel; between vehicles, two boxes keep theirs (sim/vehicle_contact.py
+`PairManifolds`, with this module's polytope thresholds), other pairs do not.
 
 Approximations: a pair keeps its manifold while the broad phase (sim/contact.py `_candidates`) keeps the pair; one that
 becomes a candidate makes its points anew (PhysX keeps a pair while the shapes' bounds overlap, and may keep an empty
@@ -205,7 +206,7 @@ def _rules(model: ContactModel, row: np.ndarray, static: np.ndarray, kind: np.nd
     margin = np.where(kind == MESH, _margin(inner, box, length, _MESH_TOLERANCE), _margin(inner, box, length))
     polytope = (kind == POLYTOPE) | (kind == CAPSULE)
     if polytope.any():  # the lesser of the two shapes' margins (a capsule's: the static box's)
-        first = model.collides.shape[1] - len(model.static_index)
+        first = model.polytope_first
         h = np.where(polytope, static - first, 0)
         static_box = (model.static_boxes.mask[h] if model.static_boxes is not None else np.zeros(len(h), bool))
         static_margin = _margin(cache["pcm_static_inner"][h] if len(h) else inner, static_box, length)
@@ -264,7 +265,7 @@ class Persistence:
         if not found.any():
             return
         kind = np.where(self.static < model.plane_count, PLANE,
-                        np.where(self.static < G - len(model.static_index), MESH,
+                        np.where(self.static < model.polytope_first, MESH,
                                  np.where(capsule_rows(model)[self.row], CAPSULE, POLYTOPE)))
         rules = _rules(model, self.row, self.static, kind, length_scale)
         vehicle = model.vehicle[self.row]

@@ -85,7 +85,9 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
             touching = generate(contact, ground, begin_position, begin_orientation, s.manifolds, p.length_scale)
             s.manifolds = touching.manifolds
             if contact.pairs is not None:
-                between = vehicle_contact.generate(contact, begin_position, begin_orientation)
+                between = vehicle_contact.generate(contact, begin_position, begin_orientation, s.pair_manifolds,
+                                                   p.length_scale)
+                s.pair_manifolds = between.manifolds
         with_contacts = None
         static = touching is not None and len(touching) > 0
         pairs = between is not None and len(between) > 0
@@ -97,11 +99,14 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
         rows = constraint_rows(p, s, road, with_contacts)
         patches = (patch_rows(contact, touching, rows["vehicles"], begin_position, begin_orientation, p.length_scale,
                               s.friction) if static else None)
-        pair_rows = vehicle_contact.pair_rows(contact, between, begin_position, p.length_scale) if pairs else None
+        pair_rows = (vehicle_contact.pair_rows(contact, between, begin_position, begin_orientation, p.length_scale,
+                                               s.pair_friction) if pairs else None)
         s.contacts = None if with_contacts is None else {"points": touching, "between": between, "model": contact}
         end_step_physx(p, s, begin_position, begin_orientation, rows, dt, patches, pair_rows)
         # the friction patches this step's solve ends with (a pair without contacts ends its patches)
         s.friction = None if patches is None else _solved_friction(patches, s.contacts.get("solved", []), p.V)
+        s.pair_friction = None if pair_rows is None else _solved_pair_friction(pair_rows,
+                                                                               s.contacts.get("pairs_solved", []))
         if s.contacts is not None:
             s.contacts["telemetry"] = contact_telemetry(p.V, s.contacts.get("solved", []), begin_position)
     s.out["wheelSteerAngle"] = cmd["steer_angle"] + s.out["_toe"]
@@ -134,9 +139,20 @@ def _solved_friction(patches: dict, solved: list, V: int) -> FrictionPatches:
     vehicle_row, slot = patches["friction_slot"]
     broken = np.zeros((V, patches["point_active"].shape[1]), bool)
     for vehicles, rows in solved:
-        if hasattr(rows, "broken"):  # (the contacts between vehicles keep no patches: rigid_body._PairRows.views)
+        if hasattr(rows, "broken"):  # (not the views of contacts between vehicles: `_solved_pair_friction`)
             broken[vehicles] = rows.broken
     friction.broken = broken[friction.vehicle, slot]
+    return friction
+
+
+def _solved_pair_friction(pair_rows: dict, solved: list) -> FrictionPatches:
+    """pair_rows's friction patches with which slid in the solve (rigid_body._PairRows.broken of each solve)."""
+    friction = pair_rows["friction"]
+    pair, slot = pair_rows["friction_slot"]
+    broken = np.zeros(pair_rows["point_active"].shape[:2], bool)
+    for rows in solved:
+        broken[rows.index] = rows.broken
+    friction.broken = broken[pair, slot]
     return friction
 
 

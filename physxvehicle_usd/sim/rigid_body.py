@@ -143,12 +143,12 @@ def _islands(n: int, body0: np.ndarray, body1: np.ndarray) -> np.ndarray:
         label = new
 
 
-_COMPONENT_FIRST_PAIR_KEYS = ("arm0", "arm1", "normal", "anchor_arm0", "anchor_arm1")
+_COMPONENT_FIRST_PAIR_KEYS = ("arm0", "arm1", "normal", "anchor_arm0", "anchor_arm1", "anchor_error")
 
 
 def _pairs_of(pairs: dict, subset: np.ndarray) -> dict:
     return {key: (value[:, subset] if key in _COMPONENT_FIRST_PAIR_KEYS else value[subset])
-            for key, value in pairs.items()}
+            for key, value in pairs.items() if key not in _WHOLE_BATCH_PATCH_KEYS}
 
 
 def _row_jacobians(p: SimParams, rows: dict, orientation: np.ndarray):
@@ -411,10 +411,12 @@ class _ContactRows:
 class _PairRows:
     """The contact rows between vehicles of one solve (sim/vehicle_contact.py pair_rows, those of the vehicles
     `vehicles`) as DyTGSContactPrep.cpp prepares and solves them for two dynamic bodies: as `_ContactRows`, each row
-    acting on both bodies (body 1 takes the opposite impulse, at its own arm to the same point), both bodies' mass
-    and inertia in its response, their relative velocity in its target and first friction axis, the lower of their
-    depenetration caps. Swept colour by colour: within a colour no vehicle is in two pairs, so a colour's pairs are
-    one vectorised batch."""
+    acting on both bodies (body 1 takes the opposite impulse, at its own arm: to the same point for a normal row, to
+    its own anchor for a friction row), both bodies' mass and inertia in its response, their relative velocity in its
+    target and first friction axis, the lower of their depenetration caps; a friction row drives back how far body
+    0's anchor has moved from body 1's (`anchor_error`, then the motion of the solve). Swept colour by colour: within
+    a colour no vehicle is in two pairs, so a colour's pairs are one vectorised batch. `broken`: the patches whose
+    friction was clamped in the last pass (`index`: each pair's index in pair_rows's)."""
 
     def __init__(self, p: SimParams, pairs: dict, vehicles: np.ndarray, R: np.ndarray, x: np.ndarray, dt: float,
                  iterations: int) -> None:
@@ -426,6 +428,7 @@ class _PairRows:
         self.active, self.anchors = pairs["point_active"], pairs["anchor_active"]
         self.arm, self.normal = (pairs["arm0"], pairs["arm1"]), pairs["normal"]  # for telemetry
         self.Pm = self.active.shape[1]
+        self.index = pairs["index"]
 
         def jacobian(side, linear, arm):  # (3, Pp, ...) each -> J (6, Pp, ...), W J, unit response of body `side`
             v = vehicles[self.body[side]]
@@ -459,11 +462,13 @@ class _PairRows:
             axis = np.broadcast_to(t[..., None], pairs["anchor_arm0"].shape)
             (J0, WJ0, g0), (J1, WJ1, g1) = (jacobian(k, axis, pairs[f"anchor_arm{k}"]) for k in (0, 1))
             ok = self.anchors & (g0 + g1 > 0.0)
-            self.F.append((J0, WJ0, J1, WJ1, np.where(ok, self.p8 / np.where(ok, g0 + g1, 1.0), 0.0)))
+            error = vm.dot(pairs["anchor_error"], t[..., None])
+            self.F.append((J0, WJ0, J1, WJ1, np.where(ok, self.p8 / np.where(ok, g0 + g1, 1.0), 0.0), error))
         self.friction_bias = _FRICTION_BIAS_PER_SUBSTEP / h
         self.scale = np.where(self.anchors.sum(axis=2) == 2, 0.5, 1.0)
         self.static_friction, self.dynamic_friction = pairs["static_friction"], pairs["dynamic_friction"]
         self.friction = np.zeros(self.anchors.shape + (2,))
+        self.broken = np.zeros(self.anchors.shape[:2], bool)
 
     def sweep(self, x: np.ndarray, moved: np.ndarray, elapsed: float, min_separation: float) -> np.ndarray:
         """One pass over the pairs' rows, colour by colour, patch by patch within a pair: x (6, Vr) -> x."""
@@ -479,6 +484,7 @@ class _PairRows:
 
             for q in range(self.Pm):
                 x0, x1, total = self._normal_rows(sel, q, x0, x1, bias_of)
+                broken = np.zeros(len(sel), bool)
                 for m in range(2):
                     anchored = self.anchors[sel, q, m]
                     if not anchored.any():
@@ -486,20 +492,22 @@ class _PairRows:
                     limit = self.scale[sel, q] * self.static_friction[sel, q] * total
                     slide = self.scale[sel, q] * self.dynamic_friction[sel, q] * total
                     wanted = []
-                    for k, (J0, _, J1, _, gain) in enumerate(self.F):
+                    for k, (J0, _, J1, _, gain, error) in enumerate(self.F):
                         j0, j1 = J0[:, sel, q, m], J1[:, sel, q, m]
-                        bias = (_dot6(j0, m0) - _dot6(j1, m1)) * self.friction_bias
+                        bias = (error[sel, q, m] + _dot6(j0, m0) - _dot6(j1, m1)) * self.friction_bias
                         wanted.append(self.friction[sel, q, m, k] - gain[sel, q, m] * (_dot6(j0, x0) - _dot6(j1, x1)
                                                                                      + bias))
                     magnitude = np.sqrt(wanted[0] ** 2 + wanted[1] ** 2)
                     clamped = np.where(magnitude > limit, np.minimum(slide, magnitude), magnitude)
+                    broken |= anchored & ((magnitude > limit) | (limit <= 0.0))  # as _ContactRows.sweep
                     ratio = np.where(magnitude > 0.0, clamped / np.where(magnitude > 0.0, magnitude, 1.0), 0.0)
-                    for k, (_, WJ0, _, WJ1, _) in enumerate(self.F):
+                    for k, (_, WJ0, _, WJ1, _, _) in enumerate(self.F):
                         new = np.where(anchored, wanted[k] * ratio, 0.0)
                         change = new - self.friction[sel, q, m, k]
                         x0 = x0 + WJ0[:, sel, q, m] * change
                         x1 = x1 - WJ1[:, sel, q, m] * change
                         self.friction[sel, q, m, k] = new
+                self.broken[sel, q] = broken
             x[:, b0], x[:, b1] = x0, x1
         return x
 
@@ -524,11 +532,12 @@ class _PairRows:
             total = total + new
         return x0, x1, total
 
-    def prepare_pgs(self) -> None:
-        """PGS's normal-row biases, fixed at the begin pose as `_ContactRows.prepare_pgs` makes them (rows built with
-        one iteration). Friction rows have none: a pair's anchors are made this step where its points are."""
+    def prepare_pgs(self, dt: float) -> None:
+        """PGS's biases, fixed at the begin pose as `_ContactRows.prepare_pgs` makes them (rows built with one
+        iteration): a normal row's from its penetration, a friction row's its anchor's error over dt."""
         self.pgs_bias = np.where(self.target != 0.0, 0.0, np.minimum(self.max_bias[:, None, None],
                                                                      self.bias_coefficient * self.error))
+        self.pgs_friction_bias = [error / dt for (*_, error) in self.F]
 
     def sweep_pgs(self, x: np.ndarray, biased: bool, friction: bool) -> np.ndarray:
         """One PGS pass over the pairs' rows, colour by colour (see `_ContactRows.sweep_pgs`): x (6, Vr) -> x."""
@@ -541,20 +550,25 @@ class _PairRows:
                 x0, x1, total = self._normal_rows(sel, q, x0, x1, lambda q, j, J0, J1: biases[sel, q, j])
                 if not friction:
                     continue
+                broken = np.zeros(len(sel), bool)
                 limit = self.scale[sel, q] * self.static_friction[sel, q] * total
                 slide = self.scale[sel, q] * self.dynamic_friction[sel, q] * total
                 for m in range(2):
                     anchored = self.anchors[sel, q, m]
                     if not anchored.any():
                         continue
-                    for k, (J0, WJ0, J1, WJ1, gain) in enumerate(self.F):
+                    for k, (J0, WJ0, J1, WJ1, gain, _) in enumerate(self.F):
+                        bias = self.pgs_friction_bias[k][sel, q, m] if biased else 0.0
                         old = self.friction[sel, q, m, k]
-                        wanted = old - gain[sel, q, m] * (_dot6(J0[:, sel, q, m], x0) - _dot6(J1[:, sel, q, m], x1))
+                        wanted = old - gain[sel, q, m] * (_dot6(J0[:, sel, q, m], x0) - _dot6(J1[:, sel, q, m], x1)
+                                                          + bias)
                         clamp = np.abs(wanted) > limit
                         new = np.where(anchored, np.where(clamp, np.clip(wanted, -slide, slide), wanted), 0.0)
+                        broken |= anchored & clamp
                         x0 = x0 + WJ0[:, sel, q, m] * (new - old)
                         x1 = x1 - WJ1[:, sel, q, m] * (new - old)
                         self.friction[sel, q, m, k] = new
+                self.broken[sel, q] = broken
             x[:, b0], x[:, b1] = x0, x1
         return x
 
@@ -641,6 +655,7 @@ def _solve_rows_tgs(p: SimParams, s: SimState, rows: dict, dt: float, position_i
             s.contacts.setdefault("solved", []).append((vehicles, contacts))
         if between is not None:
             s.contacts.setdefault("solved", []).extend(between.views())
+            s.contacts.setdefault("pairs_solved", []).append(between)
     _store(s, vehicles, x, position, orientation)
 
 
@@ -687,7 +702,7 @@ def _solve_rows_pgs(p: SimParams, s: SimState, rows: dict, dt: float, position_i
         contacts.prepare_pgs(dt)
     if pairs is not None:
         between = _PairRows(p, pairs, vehicles, R, x.astype(float), dt, 1)
-        between.prepare_pgs()
+        between.prepare_pgs(dt)
 
     def sweep(x: np.ndarray, biased: bool, friction: bool) -> np.ndarray:
         for r in order:
@@ -717,6 +732,7 @@ def _solve_rows_pgs(p: SimParams, s: SimState, rows: dict, dt: float, position_i
             s.contacts.setdefault("solved", []).append((vehicles, contacts))
         if between is not None:
             s.contacts.setdefault("solved", []).extend(between.views())
+            s.contacts.setdefault("pairs_solved", []).append(between)
     _store(s, vehicles, x, begin_position[:, vehicles] + motion[:3] * dtype.type(dt),
            vm.quat_integrate_exact(begin_orientation[:, vehicles], motion[3:], dt))
 

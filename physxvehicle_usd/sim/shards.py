@@ -26,7 +26,8 @@ from .state import SimParams, SimState, output_vehicle_axis, vehicle_axis, vehic
 
 _ARRAY_FIELDS = tuple(f.name for f in dataclasses.fields(SimState) if f.name not in ("out", "time", "steps",
                                                                                      "contacts", "friction",
-                                                                                     "manifolds"))
+                                                                                     "manifolds", "pair_friction",
+                                                                                     "pair_manifolds"))
 
 
 def vehicle_ranges(vehicles: int, parts: int) -> list[slice]:
@@ -71,6 +72,8 @@ class ShardedStep:
         s.time, s.steps = parts[0].time, parts[0].steps
         s.friction = FrictionPatches.join([part.friction for part in parts], [r.start for r in self.ranges])
         s.manifolds = Manifolds.join([part.manifolds for part in parts], [r.start for r in self.ranges])
+        # a batch is stepped in ranges only while no two vehicles may touch (Simulator): patches between them end
+        s.pair_friction = s.pair_manifolds = None
         touching = [part.contacts for part in parts]
         s.contacts = None if all(c is None for c in touching) else {"telemetry": {
             key: np.concatenate([(c["telemetry"] if c is not None else empty_telemetry(part.linear_velocity.shape[1]))[key]

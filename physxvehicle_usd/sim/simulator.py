@@ -168,6 +168,11 @@ class Simulator:
             s.friction = s.friction.without(rows)
         if s.manifolds is not None:  # and their contact manifolds
             s.manifolds = s.manifolds.without(rows)
+        if s.pair_friction is not None:  # and the patches between them and other vehicles
+            other = self.contact.vehicle[s.pair_friction.static]  # body 1's
+            s.pair_friction = s.pair_friction.subset(~np.isin(s.pair_friction.vehicle, rows) & ~np.isin(other, rows))
+        if s.pair_manifolds is not None:
+            s.pair_manifolds = s.pair_manifolds.without(rows, self.contact)
         if position is not None or orientation is not None:
             s.body_position[:, rows] = body_p
             s.body_orientation[:, rows] = body_q

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from .batch import VehicleBatch
     from .contact import FrictionPatches
     from .manifold import Manifolds
+    from .vehicle_contact import PairManifolds
 
 FLT_MIN = float(np.finfo(np.float32).tiny)  # vehicle2's "in the air" separation marker
 FLT_MAX = float(np.finfo(np.float32).max)
@@ -199,6 +200,8 @@ class SimState:
     contacts: dict | None = None  # the last step's contacts (sim/contact.py patch_rows) and their solved impulses
     friction: FrictionPatches | None = None  # the friction patches the last step's solve kept (sim/contact.py)
     manifolds: Manifolds | None = None  # the contact points PCM's manifolds keep (sim/manifold.py)
+    pair_friction: FrictionPatches | None = None  # the friction patches between vehicles (sim/vehicle_contact.py)
+    pair_manifolds: PairManifolds | None = None  # the manifolds two vehicles' boxes keep (sim/vehicle_contact.py)
 
 
 # The state a substep changes (the numpy substeps keep it for vehicles with fewer substeps; the compiled kernel

@@ -27,8 +27,11 @@ box meets a static one), the earlier vehicle's box its first shape: the points l
 `_box_pair_contacts`; as polytopes, 11.5 % angular speed against 1 %). Other shapes' polytopes
 are placed in the world and met by sim/contact.py's separating-axis test and face clipping (polytope_contacts, the
 same code as against a static polytope, with the other vehicle's shape as B), at most four points per patch (its
-_reduce). A contact's `shape` is body 0's shape row, its `static` the other
-shape's row (body 1), its normal points from body 1 towards body 0 and its point lies on body 0's surface. Body 0 is
+_reduce); a sphere or capsule on either vehicle is that test's A, met with its radius, a sphere's point put on a box
+as against a static box (contact._sphere_points_on_boxes); two round shapes meet as PhysX's sphere and capsule tests
+make them (`_round_pair_contacts`). A contact's `shape` is body 0's shape row, its `static` the other
+shape's row (body 1), its normal points from body 1 towards body 0 and its point lies on body 0's surface (a round
+shape's contact: where PhysX's test for the two shapes puts it). Body 0 is
 the vehicle later in the batch, as PhysX orders two dynamic bodies (ScNPhaseCore.cpp shouldSwapBodies: the actor
 with the higher id first; omni.physx creates actors in stage order, the batch is in path order: the two agree where
 the stage lists its vehicles by name). Where the faces of two polytopes (not two boxes) separate them equally,
@@ -41,8 +44,11 @@ against 1.9 / 2.5 %, the static pairs' tie rule 2.1 % speed in the 3 m/s head-on
 
 Solve (rigid_body._PairRows, fed by `pair_rows`): a pair's rows act on both bodies. Jacobians (n, r0 x n) on body 0
 and (-n, -(r1 x n)) on body 1, arms from each body's centre of mass to the same contact point; the unit response is
-the sum of both bodies' (mass and inertia of both); friction anchors as growPatches picks them (contact.grow_anchors)
-with the relative velocity's tangential part as the first friction axis; the depenetration bias capped by the lower
+the sum of both bodies' (mass and inertia of both); friction patches as against static shapes
+(contact.friction_patches: kept from step to step while they hold, as PhysX's getFrictionPatches keeps them for two
+dynamic bodies, each anchor kept on both bodies in each one's frame; a friction row drives back how far body 0's
+anchor has moved from body 1's; `SimState.pair_friction` holds them between steps), the relative velocity's
+tangential part as the first friction axis; the depenetration bias capped by the lower
 of the two bodies' maxDepenetrationVelocity. PhysX solves two touching vehicles in one island: with the island's
 largest position and velocity iteration counts (rigid_body.solve_vehicle_constraints takes the largest per island).
 Our solve is batched over vehicles, Gauss-Seidel over the rows of each vehicle: rows of two pairs that share a body
@@ -54,6 +60,13 @@ the existing path: nothing changes for them and they pay nothing but the broad p
 Solver type: the pairs are solved by their scene's solver (sim/rigid_body.py): TGS, or PGS where the scene's
 physxScene:solverType asks it (`_PairRows.sweep_pgs`); an island with a vehicle of a PGS scene is solved with PGS.
 
+Manifolds: two boxes keep PCM's box-box manifold from step to step (`PairManifolds`, `SimState.pair_manifolds`):
+their points re-measured from the current poses while the earlier car's box has moved little in the later car's box
+frame and neither body has turned much (`_kept_box_pairs`, sim/manifold.py's polytope thresholds), reported on body
+0's box with the normal as it was made, turned with body 0 (ovphysx's rear-end at 4 m/s: the normal tilts 3, 5, 7,
+8, 8, 9 mrad over the steps after the impact, a manifold made anew each step stays level). Other pairs of shapes
+between vehicles are made anew every step (PCM keeps those too).
+
 The suspension queries meet other vehicles' shapes too (sim/vehicle_queries.py), as PhysX's wheel raycasts and sweeps
 do where the wheel's query group does not filter them.
 
@@ -63,7 +76,7 @@ stepped as one range, and so is one whose suspension queries may meet another ve
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Sequence
 
 import numpy as np
@@ -71,21 +84,25 @@ import numpy as np
 from ..description import CollisionGroupDescription, MaterialDescription, ShapeDescription
 from ..read.collision import collide
 from .contact import (
-    MAX_POINTS,
     ContactModel,
     Contacts,
+    FrictionPatches,
+    VehicleRecords,
+    _anchor_rows,
     _reduce,
+    _segments_closest,
+    _sphere_points_on_boxes,
     _world_polytopes,
     bounce_threshold,
     combined_tables,
     distinct,
-    friction_offset_threshold,
-    grow_anchors,
+    friction_patches,
     placed_vertices,
     polytope_contacts,
     shape_boxes,
     turned_half,
 )
+from .manifold import _DRIFT, _POLYTOPE_MOVED, _POLYTOPE_TURNED, _margin, _margins
 from .pcm_box import box_box
 
 
@@ -239,9 +256,12 @@ def _sweep(lo: np.ndarray, hi: np.ndarray, axes: np.ndarray) -> tuple[np.ndarray
     return a, b
 
 
-def generate(model: ContactModel, position: np.ndarray, orientation: np.ndarray) -> Contacts:
+def generate(model: ContactModel, position: np.ndarray, orientation: np.ndarray,
+             previous: "PairManifolds | None" = None, length_scale: np.ndarray | None = None) -> Contacts:
     """The contacts between vehicles at the body poses position (3, V), orientation (4, V) (see the module
-    docstring for what `shape`, `static` and the normal are here)."""
+    docstring for what `shape`, `static` and the normal are here). With the vehicles' length scales (V,), two boxes
+    keep PCM's manifold (`_kept_box_pairs`: `previous`, the last step's) and the contacts carry the manifolds to keep
+    (`Contacts.manifolds`); without, every contact is made anew."""
     if model.pairs is None:
         return Contacts.empty()
     (a, b), R_all = candidate_pairs(model, position, orientation)
@@ -251,23 +271,115 @@ def generate(model: ContactModel, position: np.ndarray, orientation: np.ndarray)
     limit = model.pairs.contact_distance[model.pairs.material_key[a], model.pairs.material_key[b]]
     parts = []
     boxed = model.boxes.mask[a] & model.boxes.mask[b]
+    box_pairs = kept_manifolds = None
     if boxed.any():
-        made, contacts = _box_pair_contacts(model, a[boxed], b[boxed], limit[boxed], position, R)
-        parts.append(contacts)
+        box_pairs = (a[boxed], b[boxed], limit[boxed])
+        keep = np.zeros(int(boxed.sum()), bool)
+        if length_scale is not None and previous is not None and len(previous):
+            keep, kept_manifolds, kept = _kept_box_pairs(model, *box_pairs, previous, position, orientation, R,
+                                                         length_scale)
+            parts.append(kept)
+        fresh = np.nonzero(boxed)[0][~keep]
         rest = np.ones(len(a), bool)
-        rest[np.nonzero(boxed)[0][made]] = False
+        rest[np.nonzero(boxed)[0][keep]] = False
+        if fresh.size:
+            made, contacts = _box_pair_contacts(model, a[fresh], b[fresh], limit[fresh], position, R)
+            parts.append(contacts)
+            rest[fresh[made]] = False
         a, b, limit = a[rest], b[rest], limit[rest]
-    if a.size:
-        A = _world_polytopes(model.shapes, a, vertices, R)
-        B = _world_polytopes(model.shapes, b, vertices, R)
-        # (a round shape of the earlier vehicle, B, is met as its core: only A's radius is applied; the reader says so)
-        parts.append(polytope_contacts(A, B, a, b, limit, single_sided=None, first_faces=True,
-                                       radius=None if model.radius is None else model.radius[a]))
+    radius = np.zeros(len(model.vehicle)) if model.radius is None else model.radius
+    round_a, round_b = radius[a] > 0.0, radius[b] > 0.0
+    both = round_a & round_b
+    if both.any():
+        parts.append(_round_pair_contacts(model, a[both], b[both], limit[both], vertices, radius))
+    for first, other, own in ((a, b, ~round_b), (b, a, round_b & ~round_a)):
+        # a polytope, or a round shape and a polytope, by the polytope test with the round one (if any) as its A:
+        # body 0's shape first unless only body 1's is round
+        sel = np.nonzero(own & ~both)[0]
+        if not sel.size:
+            continue
+        A = _world_polytopes(model.shapes, first[sel], vertices, R)
+        B = _world_polytopes(model.shapes, other[sel], vertices, R)
+        made = polytope_contacts(A, B, first[sel], other[sel], limit[sel], single_sided=None, first_faces=True,
+                                 radius=radius[first[sel]] if model.radius is not None else None)
+        made = _sphere_points_on_boxes(model, made, other[sel], model.boxes)
+        if first is b:  # body 1's round shape was A: the normal turned towards body 0, the rows' roles swapped
+            made = Contacts(made.static, made.shape, made.point, -made.normal, made.separation, made.pair)
+        parts.append(made)
     parts = [part for part in parts if len(part)]
-    if not parts:
-        return Contacts.empty()
-    return _reduce(Contacts(*(np.concatenate([getattr(part, f) for part in parts])
-                              for f in ("shape", "static", "point", "normal", "separation"))))
+    out = Contacts.empty() if not parts else _reduce(Contacts(*(
+        np.concatenate([getattr(part, f) for part in parts]) for f in ("shape", "static", "point", "normal",
+                                                                       "separation"))))
+    if length_scale is not None and box_pairs is not None:
+        out.manifolds = _record_box_pairs(model, box_pairs, kept_manifolds, out, position, orientation, R)
+    return out
+
+
+# PCM's capsule-capsule test: two segments this parallel (|cos|) meet at their ends' projections onto each other
+_PARALLEL_CAPSULES = 0.9998
+_COINCIDENT_SQ = 1e-6  # PCM's eps: a point pair nearer (squared) than this has no direction of its own
+
+
+def _round_pair_contacts(model: ContactModel, a: np.ndarray, b: np.ndarray, limit: np.ndarray, vertices: np.ndarray,
+                         radius: np.ndarray) -> Contacts:
+    """Two round shapes (spheres or capsules, rows `a` of body 0 and `b` of body 1) as PhysX's PCM sphere-sphere,
+    sphere-capsule and capsule-capsule tests meet them (GuPCMContactSphereSphere.cpp, ...SphereCapsule.cpp,
+    ...CapsuleCapsule.cpp), called with the earlier vehicle's shape first (as two boxes, `_box_pair_contacts`) but a
+    sphere always before a capsule: the closest points of the two cores, the separation less both radii, the normal
+    from the second shape towards the first (the unit X axis where the cores meet); one point on the first shape's
+    round surface (two spheres: on the second's); two capsules within _PARALLEL_CAPSULES of parallel take instead
+    each end of either segment that projects onto the other (up to four points, in PCM's order: the second's ends on
+    the first, then the first's on the second). The normal is then turned to point towards body 0."""
+    def ends(rows):  # a capsule's ends as PhysX's (s: +axis, e: -axis; the reader's points are -axis, +axis)
+        loops = model.shapes.loops[rows, 0]
+        two = model.shapes.loop_counts[rows, 0] == 2
+        e = vertices[rows, loops[:, 0]]
+        return np.where(two[:, None], vertices[rows, loops[:, np.minimum(1, loops.shape[1] - 1)]], e), e, two
+
+    # the first shape: the earlier vehicle's (b), unless it is a capsule and body 0's a sphere
+    b_first = ~((model.shapes.loop_counts[b, 0] == 2) & (model.shapes.loop_counts[a, 0] == 1))
+    x = np.where(b_first, b, a)
+    y = np.where(b_first, a, b)
+    (s0, e0, cap0), (s1, e1, cap1) = ends(x), ends(y)
+    r0, r1 = radius[x], radius[y]
+    d0, d1 = e0 - s0, e1 - s1
+    reach = r0 + r1 + limit
+    on0, on1 = _segments_closest(s0, d0, s1, d1)
+    aa = (d0 * d0).sum(1)
+    t = np.clip(np.einsum("pj,pj->p", on1 - s0, d0) / np.maximum(aa, 1e-30), 0.0, 1.0)  # settle the first's point
+    on0 = np.where((aa > 1e-30)[:, None], s0 + t[:, None] * d0, s0)
+    gap = on0 - on1
+    distance = np.linalg.norm(gap, axis=1)
+    normal = np.where((distance ** 2 > _COINCIDENT_SQ)[:, None], gap / np.maximum(distance, 1e-30)[:, None],
+                      np.array([1.0, 0.0, 0.0]))
+    spheres = ~cap0 & ~cap1
+    point = np.where(spheres[:, None], on1 + r1[:, None] * normal, on0 - r0[:, None] * normal)
+    single = (distance < reach, point, normal, distance - r0 - r1)
+    # parallel capsules: each end of either segment projected onto the other, kept where it lands on it
+    u0 = d0 / np.maximum(np.sqrt(aa), 1e-30)[:, None]
+    u1 = d1 / np.maximum(np.linalg.norm(d1, axis=1), 1e-30)[:, None]
+    parallel = cap0 & cap1 & (np.abs(np.einsum("pj,pj->p", u0, u1)) > _PARALLEL_CAPSULES)
+    candidates = []
+    for end, seg_start, seg, on_first in ((s1, s0, d0, True), (e1, s0, d0, True), (s0, s1, d1, False),
+                                          (e0, s1, d1, False)):
+        length_sq = np.maximum((seg * seg).sum(1), 1e-30)
+        tt = np.einsum("pj,pj->p", end - seg_start, seg) / length_sq
+        projected = seg_start + tt[:, None] * seg
+        v = projected - end if on_first else end - projected  # from the second shape's point to the first's
+        sq = (v * v).sum(1)
+        ok = parallel & (tt >= 0.0) & (tt <= 1.0) & (sq > _COINCIDENT_SQ) & (sq < reach ** 2)
+        n = v / np.sqrt(np.maximum(sq, 1e-30))[:, None]
+        first_point = projected if on_first else end
+        candidates.append((ok, first_point - r0[:, None] * n, n, np.sqrt(sq) - r0 - r1))
+    any_parallel = np.any([c[0] for c in candidates], axis=0)
+    rows = [(single[0] & ~any_parallel,) + single[1:]] + candidates
+    pair = np.concatenate([np.nonzero(ok)[0] for ok, *_ in rows])
+    order = np.argsort(pair, kind="stable")  # by pair, each pair's points in PCM's order
+    pick = lambda k: np.concatenate([value[ok] for ok, *values in rows for value in [values[k]]])  # noqa: E731
+    pair = pair[order]
+    point, normal, separation = pick(0)[order], pick(1)[order], pick(2)[order]
+    towards_0 = np.where(b_first[pair], -1.0, 1.0)  # the first shape was body 1's: the normal flips
+    return Contacts(a[pair], b[pair], point, normal * towards_0[:, None], separation, pair)
 
 
 def _box_pair_contacts(model: ContactModel, a: np.ndarray, b: np.ndarray, limit: np.ndarray, position: np.ndarray,
@@ -279,65 +391,207 @@ def _box_pair_contacts(model: ContactModel, a: np.ndarray, b: np.ndarray, limit:
     nose overlap equally but for rounding, which decides in PhysX too (float32: ovphysx's 8 m/s head-on took the
     earlier car's face, its 3 m/s head-on in centimetres the later's), so such an impact's small yaw may come out
     mirrored (the same magnitude)."""
-    def placed(rows):
-        box = model.boxes.rows(rows)
-        centre = np.einsum("pij,pj->pi", R[rows], box.centre) + position[:, model.vehicle[rows]].T
-        return centre, np.einsum("pkj,pij->pki", box.axes, R[rows]), box.half
-
-    made, point, separation, valid, normal = box_box(*placed(b), *placed(a), limit)
+    made, point, separation, valid, normal = box_box(*_placed_boxes(model, b, position, R),
+                                                     *_placed_boxes(model, a, position, R), limit)
     p, q = np.nonzero(valid & made[:, None])
     return made, Contacts(a[p], b[p], point[p, q], -normal[p], separation[p, q], p)
 
 
-def pair_rows(model: ContactModel, contacts: Contacts, body_position: np.ndarray, length_scale: np.ndarray) -> dict:
-    """The contacts between vehicles as the solver's rows, per shape pair in the order made (Pp pairs), per pair its
-    patches (Pm slots, padded), per patch up to MAX_POINTS normal rows and two friction anchors (growPatches, as
-    against static shapes): the two vehicles ("body0", "body1", (Pp,)), each pair's colour (`_colours`), arms from
-    either body's centre of mass at `body_position` (3, V), the pose the step begins with."""
+def _placed_boxes(model: ContactModel, rows: np.ndarray, position: np.ndarray, R: np.ndarray):
+    """The box shape rows' world centres (P, 3), axes (P, 3, 3: one per row) and half extents (P, 3)."""
+    box = model.boxes.rows(rows)
+    centre = np.einsum("pij,pj->pi", R[rows], box.centre) + position[:, model.vehicle[rows]].T
+    return centre, np.einsum("pkj,pij->pki", box.axes, R[rows]), box.half
+
+
+def _to_box(centre: np.ndarray, axes: np.ndarray, world: np.ndarray) -> np.ndarray:
+    """World points (P, K, 3) in the boxes' frames (centre (P, 3), axes (P, 3, 3))."""
+    return np.einsum("pkj,pqj->pqk", axes, world - centre[:, None, :])
+
+
+def _from_box(centre: np.ndarray, axes: np.ndarray, local: np.ndarray) -> np.ndarray:
+    """Points (P, K, 3) of the boxes' frames in the world."""
+    return centre[:, None, :] + np.einsum("pqk,pkj->pqj", local, axes)
+
+
+@dataclass
+class PairManifolds(VehicleRecords):
+    """PCM's manifolds of two vehicles' boxes kept for the next step (GuPCMContactBoxBox.cpp, the earlier vehicle's
+    box its first shape A, body 0's its second B): where A's box was in B's box frame and both bodies' orientations
+    (w, x, y, z) when the points were made, and up to four points, each on A's box in A's frame and on B's box in B's
+    frame, with the normal (from B towards A) in B's frame."""
+
+    vehicle: np.ndarray  # (M,) body 0's
+    shape: np.ndarray  # (M,) body 0's box row of ContactModel
+    other: np.ndarray  # (M,) body 1's box row
+    relative: np.ndarray  # (M, 3)
+    orientation0: np.ndarray  # (M, 4)
+    orientation1: np.ndarray  # (M, 4)
+    count: np.ndarray  # (M,)
+    point_a: np.ndarray  # (M, 4, 3)
+    point_b: np.ndarray  # (M, 4, 3)
+    normal: np.ndarray  # (M, 4, 3)
+
+    def without(self, vehicles: np.ndarray, model: ContactModel | None = None):
+        keep = ~np.isin(self.vehicle, vehicles)
+        if model is not None:
+            keep &= ~np.isin(model.vehicle[self.other], vehicles)
+        return self.subset(keep)
+
+
+def _box_margins(model: ContactModel, a: np.ndarray, b: np.ndarray, length_scale: np.ndarray) -> np.ndarray:
+    """PCM's margin of two boxes: the lesser of theirs (manifold._margin: a fraction of the smallest half extent, at
+    most a fraction of the length scale, body 0's)."""
+    inner = _margins(model)["pcm_inner"]
+    length = length_scale[model.vehicle[a]].astype(float)
+    box = np.ones(len(a), bool)
+    return np.minimum(_margin(inner[a], box, length), _margin(inner[b], box, length))
+
+
+def _kept_box_pairs(model: ContactModel, a: np.ndarray, b: np.ndarray, limit: np.ndarray, previous: PairManifolds,
+                    position: np.ndarray, orientation: np.ndarray, R: np.ndarray, length_scale: np.ndarray):
+    """Which box pairs keep last step's manifold, as pcmContactBoxBox decides: the kept points re-measured along
+    their normals from the current poses (refreshContactPoints), one drifted sideways farther than 0.8 margins
+    dropped; a pair that lost a point, or whose A box moved in B's frame, or whose bodies turned, farther than
+    invalidate_BoxConvex allows for the points it holds (sim/manifold.py's polytope thresholds), is made anew. Returns
+    (kept (P,) bool, the kept manifolds with their points re-measured, their contacts: on B's box, the normal turned
+    with B and pointing towards body 0, those within the contact distance)."""
+    N = len(model.vehicle)
+    key, prev_key = a * N + b, previous.shape * N + previous.other
+    at = np.minimum(np.searchsorted(prev_key, key), len(prev_key) - 1)
+    found = prev_key[at] == key
+    kept = np.zeros(len(a), bool)
+    if not found.any():
+        return kept, None, Contacts.empty()
+    sel = np.nonzero(found)[0]
+    pm = previous.subset(at[sel])
+    ca, axes_a, half_a = _placed_boxes(model, b[sel], position, R)  # A: the earlier vehicle's box
+    cb, axes_b, half_b = _placed_boxes(model, a[sel], position, R)
+    margin = _box_margins(model, a[sel], b[sel], length_scale)
+    on_a = _to_box(cb, axes_b, _from_box(ca, axes_a, pm.point_a))  # A's points in B's frame
+    gap = on_a - pm.point_b
+    distance = np.einsum("pqj,pqj->pq", gap, pm.normal)
+    sideways = pm.point_b - (on_a - pm.normal * distance[..., None])
+    held = np.arange(4)[None, :] < pm.count[:, None]
+    dropped = held & ~(np.einsum("pqj,pqj->pq", sideways, sideways) <= (_DRIFT * margin[:, None]) ** 2)
+    count = np.minimum((held & ~dropped).sum(axis=1), len(_POLYTOPE_MOVED) - 1)
+    relative = _to_box(cb, axes_b, ca[:, None, :])[:, 0]
+    moved = np.abs(relative - pm.relative).max(axis=1)
+    limit_moved = _POLYTOPE_MOVED[count] * margin
+    turned = [np.einsum("jp,pj->p", orientation[:, model.vehicle[rows]].astype(float), stored)
+              for rows, stored in ((a[sel], pm.orientation0), (b[sel], pm.orientation1))]
+    travel = [np.arccos(np.clip(dq, -1.0, 1.0)) * np.linalg.norm(half, axis=1)
+              for dq, half in zip(turned, (half_b, half_a))]
+    # (written to hold only for numbers: a pose gone NaN, which the guard puts back, makes its points anew)
+    valid = ~dropped.any(axis=1) & (moved <= limit_moved)
+    for dq, far in zip(turned, travel):
+        valid &= (dq >= _POLYTOPE_TURNED[count]) & (far <= limit_moved)
+    kept[sel[valid]] = True
+    pm = pm.subset(valid)
+    distance, cb, axes_b = distance[valid], cb[valid], axes_b[valid]
+    normal = np.einsum("pqk,pkj->pqj", pm.normal, axes_b).sum(axis=1)  # PCM's world normal: the points' summed
+    normal = -normal / np.linalg.norm(normal, axis=1, keepdims=True)  # ... turned with B, here towards body 0
+    report = (np.arange(4)[None, :] < pm.count[:, None]) & (distance <= limit[sel[valid], None])
+    p, q = np.nonzero(report)
+    point = _from_box(cb, axes_b, pm.point_b)
+    rows = sel[valid]
+    return kept, pm, Contacts(a[rows][p], b[rows][p], point[p, q], normal[p], distance[p, q], p)
+
+
+def _record_box_pairs(model: ContactModel, box_pairs: tuple, kept: PairManifolds | None, contacts: Contacts,
+                      position: np.ndarray, orientation: np.ndarray, R: np.ndarray) -> PairManifolds:
+    """The box pairs' manifolds after the step: the kept ones as they were, the ones made anew (every other box pair
+    the broad phase found, with none or some of the step's reduced `contacts`) where the boxes are now, their points
+    on both boxes."""
+    a, b, _ = box_pairs
+    N = len(model.vehicle)
+    key = a * N + b
+    if kept is not None and len(kept):
+        fresh = ~np.isin(key, kept.shape * N + kept.other)
+        a, b, key = a[fresh], b[fresh], key[fresh]
+    ca, axes_a, _ = _placed_boxes(model, b, position, R)
+    cb, axes_b, _ = _placed_boxes(model, a, position, R)
+    M = len(a)
+    point_a, point_b, normal = np.zeros((M, 4, 3)), np.zeros((M, 4, 3)), np.zeros((M, 4, 3))
+    count = np.zeros(M, np.int64)
+    mine = np.isin(contacts.shape * N + contacts.static, key)
+    c = np.nonzero(mine)[0]
+    if c.size:
+        m = np.searchsorted(key, contacts.shape[c] * N + contacts.static[c])
+        slot = np.arange(c.size) - np.searchsorted(m, m)  # (contacts come grouped by pair, in key order)
+        ok = slot < 4
+        c, m, slot = c[ok], m[ok], slot[ok]
+        n = -contacts.normal[c]  # PCM's: from B (body 0's box) towards A
+        on_b = contacts.point[c]
+        on_a = on_b + n * contacts.separation[c][:, None]
+        point_b[m, slot] = np.einsum("pkj,pj->pk", axes_b[m], on_b - cb[m])
+        point_a[m, slot] = np.einsum("pkj,pj->pk", axes_a[m], on_a - ca[m])
+        normal[m, slot] = np.einsum("pkj,pj->pk", axes_b[m], n)
+        np.add.at(count, m, 1)
+    made = PairManifolds(model.vehicle[a], a, b, _to_box(cb, axes_b, ca[:, None, :])[:, 0],
+                         orientation[:, model.vehicle[a]].T.astype(float),
+                         orientation[:, model.vehicle[b]].T.astype(float), count, point_a, point_b, normal)
+    if kept is not None and len(kept):
+        made = PairManifolds(*(np.concatenate([getattr(made, f.name), getattr(kept, f.name)])
+                               for f in fields(PairManifolds)))
+    return made.subset(np.argsort(made.shape * N + made.other, kind="stable"))
+
+
+def pair_rows(model: ContactModel, contacts: Contacts, body_position: np.ndarray, body_orientation: np.ndarray,
+              length_scale: np.ndarray, previous: FrictionPatches | None = None) -> dict:
+    """The contacts between vehicles as the solver's rows: their friction patches as against static shapes
+    (contact.friction_patches, body 1 the other vehicle: the last step's patches that may be kept first, anchors kept
+    on both bodies), per shape pair in order (Pp pairs), per pair its patches (Pm slots, padded), per patch its normal
+    rows and up to two anchors: the two vehicles ("body0", "body1", (Pp,)), each pair's colour (`_colours`), arms from
+    either body's centre of mass at the pose the step begins with (body_position (3, V), body_orientation (4, V)), each
+    anchor's error (body 0's anchor less body 1's, world). "friction": the patches to keep for the next step once the
+    solve has said which slid, "friction_slot": each patch's (pair, slot)."""
     pairs = model.pairs
     C = len(contacts)
-    first_of_patch = np.r_[0, np.nonzero(np.diff(contacts.patch))[0] + 1]
-    count = np.diff(np.r_[first_of_patch, C])
-    shape, other = contacts.shape[first_of_patch], contacts.static[first_of_patch]
+
+    def rest(row, other):
+        return pairs.rest_distance[pairs.material_key[row], pairs.material_key[other]]
+
+    fp = friction_patches(model, contacts, body_position, body_orientation, length_scale, previous, rest,
+                          between=True)
+    shape, other = fp.row, fp.static
     new_pair = np.r_[True, (shape[1:] != shape[:-1]) | (other[1:] != other[:-1])]
     pair = np.cumsum(new_pair) - 1  # each patch's pair
-    index = np.arange(len(first_of_patch))
+    index = np.arange(len(shape))
     slot = index - np.maximum.accumulate(np.where(new_pair, index, 0))
-    Pp, Pm = int(pair[-1]) + 1, int(slot.max()) + 1
+    Pp, Pm, K = int(pair[-1]) + 1, int(slot.max()) + 1, int(fp.count.max())
     body0, body1 = model.vehicle[shape[new_pair]], model.vehicle[other[new_pair]]
     out = {
-        "body0": body0, "body1": body1, "colour": _colours(body0, body1),
-        "point_active": np.zeros((Pp, Pm, MAX_POINTS), bool), "arm0": np.zeros((3, Pp, Pm, MAX_POINTS)),
-        "arm1": np.zeros((3, Pp, Pm, MAX_POINTS)), "separation": np.zeros((Pp, Pm, MAX_POINTS)),
+        "body0": body0, "body1": body1, "colour": _colours(body0, body1), "index": np.arange(Pp),
+        "point_active": np.zeros((Pp, Pm, K), bool), "arm0": np.zeros((3, Pp, Pm, K)),
+        "arm1": np.zeros((3, Pp, Pm, K)), "separation": np.zeros((Pp, Pm, K)),
         "normal": np.zeros((3, Pp, Pm)), "rest": np.zeros((Pp, Pm)), "restitution": np.zeros((Pp, Pm)),
         "static_friction": np.zeros((Pp, Pm)), "dynamic_friction": np.zeros((Pp, Pm)),
         "anchor_active": np.zeros((Pp, Pm, 2), bool), "anchor_arm0": np.zeros((3, Pp, Pm, 2)),
-        "anchor_arm1": np.zeros((3, Pp, Pm, 2)),
+        "anchor_arm1": np.zeros((3, Pp, Pm, 2)), "anchor_error": np.zeros((3, Pp, Pm, 2)),
     }
-    patch_pair = pair[contacts.patch]
-    arm0 = contacts.point - body_position[:, body0[patch_pair]].T
-    arm1 = contacts.point - body_position[:, body1[patch_pair]].T
-    k, q = patch_pair, slot[contacts.patch]
-    j = np.arange(C) - first_of_patch[contacts.patch]
-    out["point_active"][k, q, j] = True
-    out["arm0"][:, k, q, j] = arm0.T
-    out["arm1"][:, k, q, j] = arm1.T
-    out["separation"][k, q, j] = contacts.separation
-    out["normal"][:, pair, slot] = contacts.normal[first_of_patch].T
+    body_position = body_position.astype(float)
+    c_pair, c_slot = pair[fp.of_contact], slot[fp.of_contact]
+    j = np.arange(C) - fp.first[fp.of_contact]
+    out["point_active"][c_pair, c_slot, j] = True
+    out["arm0"][:, c_pair, c_slot, j] = fp.point.T - body_position[:, body0[c_pair]]
+    out["arm1"][:, c_pair, c_slot, j] = fp.point.T - body_position[:, body1[c_pair]]
+    out["separation"][c_pair, c_slot, j] = fp.separation
+    out["normal"][:, pair, slot] = fp.normal.T
     ka, kb = pairs.material_key[shape], pairs.material_key[other]
-    rest = pairs.rest_distance[ka, kb]
-    out["rest"][pair, slot] = rest
+    out["rest"][pair, slot] = pairs.rest_distance[ka, kb]
     out["restitution"][pair, slot] = pairs.restitution[ka, kb]
     out["static_friction"][pair, slot] = pairs.static_friction[ka, kb]
     out["dynamic_friction"][pair, slot] = pairs.dynamic_friction[ka, kb]
-    threshold = friction_offset_threshold(model, body0[pair], length_scale) + rest
     out["bounce_threshold"] = bounce_threshold(model, body0, length_scale)  # (Pp,): body 0's scene's
-    anchors, a0, a1 = grow_anchors(arm0, contacts.separation, first_of_patch, count, threshold)
-    for m, a in enumerate((a0, a1)):
-        has = anchors > m
-        out["anchor_active"][pair[has], slot[has], m] = True
-        out["anchor_arm0"][:, pair[has], slot[has], m] = arm0[first_of_patch[has] + a[has]].T
-        out["anchor_arm1"][:, pair[has], slot[has], m] = arm1[first_of_patch[has] + a[has]].T
+    _anchor_rows(out, fp, (pair, slot), ("anchor_active", "anchor_arm0", "anchor_error"))
+    # body 1's arm to its own anchor: body 0's anchor less the error, from body 1's centre of mass
+    arm1 = fp.anchor_arm + fp.p[:, None, :] - fp.anchor_error - body_position[:, model.vehicle[other]].T[:, None, :]
+    for m in range(2):
+        has = fp.record.anchor_count > m
+        out["anchor_arm1"][:, pair[has], slot[has], m] = arm1[has, m].T
+    out["friction"] = fp.record
+    out["friction_slot"] = (pair, slot)
     return out
 
 

@@ -21,13 +21,25 @@ obstacles(path, units)  copies of the sample car far apart on one ground plane, 
                   high, from 0.1 to 0.9 m ahead of the sphere's centre), falls onto the edge and glances off it;
     Bounce        Drop's fall with a chassis of restitution 1 (0.5 against the asphalt's 0): it meets the ground at
                   2.8 m/s, faster than the scene's physxScene:bounceThreshold (BOUNCE_THRESHOLD), and bounces;
-    NoBounce      the same from lower (its roof 0.1 m above the ground): 1.4 m/s, slower than the threshold, no bounce.
+    NoBounce      the same from lower (its roof 0.1 m above the ground): 1.4 m/s, slower than the threshold, no bounce;
     RolloverSlope  on its right side on a triangle-mesh slope (two triangles) rising 22 degrees to its left, its roof
                   downhill, its side flat on the slope 1 cm above it, turning on at 250 deg/s: the uphill edge strikes
                   the slope in the second step and leaves it rolling slowly (0.5-0.6 rad/s) on the edge between its
                   side and its roof; past the balance point (about step 30) it falls onto its roof (step 90, at
                   2.5 rad/s), slides down the slope on the roof for about 0.4 m and comes to rest by step 140, upside
-                  down (ovphysx: the roll goes from 112 to 207 degrees, the car ends 2.1 m from its start).
+                  down (ovphysx: the roll goes from 112 to 207 degrees, the car ends 2.1 m from its start);
+    Boulder       a static sphere (radius 0.4, on the ground) between the wheel tracks, 1 m ahead of the chassis, the
+                  car rolling into it at 5 m/s: the chassis box's nose strikes its equator;
+    Log           a static capsule lying across the road (radius 0.12, on the ground, 3 m long), its axis 0.5 m ahead
+                  of the chassis, the car rolling into it at 6 m/s: the suspension raycasts meet its round side and
+                  top;
+    LogSwept      Log with the suspension sweeping the wheel's hull (the 30-corner prism) rather than casting rays;
+    LogStrike     a thicker, shorter log (radius 0.2, on the ground, 0.8 m between its ends' centres) between the wheel
+                  tracks, 1 m ahead of the chassis, at 4 m/s: the chassis box's nose (its underside 0.1 m below the
+                  log's top) strikes the log's round side (capsule-box contacts);
+    SphereOnLog   SphereOnEdge's sphere chassis dropped 0.3 m above its spawn height onto a static capsule across its
+                  path (radius 0.2, 1 m long, on the ground, its axis 0.25 m ahead of the sphere's centre, between the
+                  wheel tracks): the sphere lands on the log and rests on it, its nose held up.
 Units: metres and kilograms, or centimetres and grams (every length x 100, every mass x 1000: the same motion).
 """
 from __future__ import annotations
@@ -56,9 +68,22 @@ CARS["SphereOnEdge"] = (-160.0, 0.0, ((0.5 - 0.16, 0.0, 0.45), (0.4, 0.3, 0.45))
 CARS["Bounce"] = (-180.0, 0.0, None)
 CARS["NoBounce"] = (-200.0, 0.0, None)
 CARS["RolloverSlope"] = (-220.0, 0.0, None)
+CARS["Boulder"] = (-240.0, 5.0, None)
+CARS["Log"] = (-260.0, 6.0, None)
+CARS["SphereOnLog"] = (-280.0, 0.0, None)
+CARS["LogSwept"] = (-300.0, 6.0, None)
+CARS["LogStrike"] = (-320.0, 4.0, None)
+# name -> (kind, centre ahead of / beside / above the car's ground point [m], radius [m], a capsule's height [m]
+# (along the lateral axis))
+ROUND_OBSTACLES = {"Boulder": ("sphere", (CHASSIS_FRONT + 1.0 + 0.4, 0.0, 0.4), 0.4, 0.0),
+                   "Log": ("capsule", (CHASSIS_FRONT + 0.5, 0.0, 0.12), 0.12, 3.0),
+                   "SphereOnLog": ("capsule", (-0.16 + 0.25, 0.0, 0.2), 0.2, 1.0)}
+ROUND_OBSTACLES["LogSwept"] = ROUND_OBSTACLES["Log"]
+ROUND_OBSTACLES["LogStrike"] = ("capsule", (CHASSIS_FRONT + 1.0 + 0.2, 0.0, 0.2), 0.2, 0.8)
+SWEPT = ("LogSwept",)  # the cars whose suspension sweeps its wheel's hull (physxVehicle:suspensionLineQueryType)
 BOUNCE_THRESHOLD = 2.0  # the scene's physxScene:bounceThreshold [m/s]
 SPHERE_DROP = 0.9  # SphereOnEdge's origin above its spawn height [m]: the sphere 0.3 m above the box's edge
-DROPS = ("Drop", "SphereOnEdge", "Bounce", "NoBounce")  # the cars that fall onto what they meet
+DROPS = ("Drop", "SphereOnEdge", "Bounce", "NoBounce", "SphereOnLog")  # the cars that fall onto what they meet
 ROLLOVER = (100.0, 150.0)  # its roll about the forward axis [deg] and roll rate [deg/s] at the start
 # RolloverSlope: the slope [deg] (rising to the car's left, +y), how far the slope runs below the car and above it
 # [m] (across), its half length along the car [m]; the car's roll [deg] and roll rate [deg/s] at the start
@@ -90,6 +115,8 @@ def obstacles(path: Path, units: str = "m") -> Path:
             spec.attributes["xformOp:orient"].default = Gf.Quatf(0.0, 1.0, 0.0, 0.0)  # upside down about X
         elif name == "SphereOnEdge":
             spec.attributes["xformOp:translate"].default = (0.0, y * k, (0.55 + SPHERE_DROP) * k)
+        elif name == "SphereOnLog":  # 0.3 m above its spawn height
+            spec.attributes["xformOp:translate"].default = (0.0, y * k, (0.55 + 0.3) * k)
         elif name in ("Rollover", "RolloverSlope"):
             roll, rate = ROLLOVER if name == "Rollover" else SLOPE_ROLL
             half = math.radians(roll) / 2
@@ -104,6 +131,8 @@ def obstacles(path: Path, units: str = "m") -> Path:
         velocity = spec.attributes.get("physics:velocity") or Sdf.AttributeSpec(spec, "physics:velocity",
                                                                               Sdf.ValueTypeNames.Vector3f)
         velocity.default = (speed * k, 0.0, 0.0)
+        if name in SWEPT:
+            spec.attributes["physxVehicle:suspensionLineQueryType"].default = "sweep"
     del layer.GetPrimAtPath("/World").nameChildren["Car"]
     stage = Usd.Stage.Open(layer)
     asphalt = UsdShade.Material(stage.GetPrimAtPath("/World/Asphalt"))
@@ -120,6 +149,7 @@ def obstacles(path: Path, units: str = "m") -> Path:
     _wheel_shapes(stage, k)
     _hull_on_hump(stage, k)
     _round_chassis(stage, k)
+    _round_obstacles(stage, k, asphalt)
     _bouncing(stage, k)
     _slope(stage, k)
     layer.documentation = "The sample car meeting static obstacles (generated by tests/scenarios/contact.py)"
@@ -185,7 +215,7 @@ def _wheel_shapes(stage: Usd.Stage, k: float) -> None:
 
 def _round_chassis(stage: Usd.Stage, k: float) -> None:
     """CapsuleRidge's and SphereOnEdge's chassis in place of the box (in its collision group)."""
-    for name in ("CapsuleRidge", "SphereOnEdge"):
+    for name in ("CapsuleRidge", "SphereOnEdge", "SphereOnLog"):
         car = f"/World/{name}"
         stage.GetPrimAtPath(f"{car}/ChassisCollision").SetActive(False)
         if name == "CapsuleRidge":
@@ -200,6 +230,23 @@ def _round_chassis(stage: Usd.Stage, k: float) -> None:
         UsdPhysics.CollisionAPI.Apply(shape.GetPrim())
         group = UsdPhysics.CollisionGroup(stage.GetPrimAtPath(f"{car}/ChassisGroup"))
         group.GetCollidersCollectionAPI().GetIncludesRel().SetTargets([shape.GetPath()])
+
+
+def _round_obstacles(stage: Usd.Stage, k: float, asphalt: UsdShade.Material) -> None:
+    """Boulder's, Log's and SphereOnLog's static sphere and capsules (ROUND_OBSTACLES)."""
+    for name, (kind, (x, dy, z), radius, height) in ROUND_OBSTACLES.items():
+        y = CARS[name][0]
+        if kind == "sphere":
+            shape = UsdGeom.Sphere.Define(stage, f"/World/{name}Obstacle")
+        else:
+            shape = UsdGeom.Capsule.Define(stage, f"/World/{name}Obstacle")
+            shape.CreateHeightAttr(height * k)
+            shape.CreateAxisAttr(UsdGeom.Tokens.y)
+        shape.CreateRadiusAttr(radius * k)
+        shape.AddTranslateOp().Set(Gf.Vec3d(x * k, (y + dy) * k, z * k))
+        UsdPhysics.CollisionAPI.Apply(shape.GetPrim())
+        UsdShade.MaterialBindingAPI.Apply(shape.GetPrim()).Bind(asphalt, UsdShade.Tokens.weakerThanDescendants,
+                                                               "physics")
 
 
 def _bouncing(stage: Usd.Stage, k: float) -> None:
