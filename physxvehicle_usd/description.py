@@ -289,7 +289,7 @@ class StageDescription:
     ground: list[GroundDescription] = field(default_factory=list)
     materials: dict[str, MaterialDescription] = field(default_factory=dict)
     collisionGroups: dict[str, CollisionGroupDescription] = field(default_factory=dict)
-    # collider path -> the collision groups it is in, sorted (read/collision.groups_of), where the reader worked it
+    # collider path -> the collision groups it is in, in path order (read/collision.groups_of), where the reader worked it
     # out (it had colliders to filter; None: it did not): validate's A03/A07 check filters with it rather than walking
     # the stage's groups again
     colliderGroups: dict[str, list[str]] | None = field(default=None, metadata=_json(internal=True))

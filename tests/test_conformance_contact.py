@@ -197,3 +197,30 @@ def test_filtered_pairs_let_the_car_through_the_ridge_in_physx_and_here(tmp_path
         assert physx["position"][-1][0] + contact.CHASSIS_FRONT > x + half  # its nose past the ridge's far face
         np.testing.assert_allclose(ours["position"][-1], physx["position"][-1], atol=1e-3)
         np.testing.assert_allclose(ours["linearVelocity"][-1], physx["linearVelocity"][-1], atol=1e-3)
+
+
+@pytest.mark.parametrize("extra, passes", [("/World/Extra", True), ("/World/ZExtra", False)])
+def test_a_chassis_in_two_groups_is_filtered_by_the_first_in_path_order_in_physx_and_here(tmp_path, extra, passes):
+    # omni.physx filters a collider by one group (usdLoad/CollisionGroup.cpp getCollisionGroup), the first in path
+    # order: Ridge6's chassis, in its /World/Ridge6/ChassisGroup and in a group that filters its ridge's, rolls
+    # through the ridge when that group's path comes first (/World/Extra) and strikes it at step 12 when it comes
+    # after (/World/ZExtra)
+    from pxr import Sdf, Usd, UsdPhysics
+
+    stage = Usd.Stage.Open(str(contact.obstacles(tmp_path / "obstacles.usda")))
+    ridges = UsdPhysics.CollisionGroup.Define(stage, "/World/Ridges")
+    ridges.GetCollidersCollectionAPI().CreateIncludesRel().SetTargets([Sdf.Path("/World/Ridge6Obstacle")])
+    group = UsdPhysics.CollisionGroup.Define(stage, extra)
+    group.GetCollidersCollectionAPI().CreateIncludesRel().SetTargets([Sdf.Path("/World/Ridge6/ChassisCollision")])
+    # ... and, as the chassis group does, the car's wheel queries' group: PhysX's wheel raycasts would otherwise hit
+    # the car's own chassis from inside it (no road under any wheel), which this simulator does not model
+    group.CreateFilteredGroupsRel().SetTargets([ridges.GetPath(), Sdf.Path("/World/Ridge6/WheelQueryGroup")])
+    stage.GetRootLayer().Export(str(tmp_path / "two_groups.usda"))
+    car = "/World/Ridge6"
+    two = Stage(tmp_path / "two_groups.usda", 40, [Scenario(car, car, {car: {"accelerator": 0.0}})])
+    mine, ref = run_beside_physx({"two": two}, lambda s: run_sim(s, RUN[VARIANT]))
+    ours, physx = mine["two"]["bodies"][car], ref["two"]["bodies"][car]
+    (x, _, _), (half, _, _) = contact.CARS["Ridge6"][2]
+    assert (physx["position"][-1][0] + contact.CHASSIS_FRONT > x + half) == passes  # its nose beyond the far face
+    np.testing.assert_allclose(ours["position"][-1], physx["position"][-1], atol=1e-3)
+    np.testing.assert_allclose(ours["linearVelocity"][-1], physx["linearVelocity"][-1], atol=1e-3)

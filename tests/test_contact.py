@@ -534,6 +534,36 @@ def test_a_chassis_on_a_static_box_keeps_its_points_by_the_box_rules_on_ground_w
         assert len(again) == 4 and np.array_equal(again.point, made.point) == same
 
 
+def test_a_collider_in_two_groups_is_filtered_by_the_first_and_said():
+    # omni.physx gives a collider one collision group, the first in path order (getCollisionGroup, with a warning):
+    # the chassis is in its own /World/Car/ChassisGroup and in /World/Extra, which filters the shed's; PhysX keeps the
+    # first and the chassis still meets the shed (tests/test_conformance_contact.py checks the order against ovphysx)
+    from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics
+
+    from physxvehicle_usd.read.collision import collide
+
+    stage = Usd.Stage.Open(str(CAR))
+    cube = UsdGeom.Cube.Define(stage, "/World/Shed")
+    cube.CreateSizeAttr(1.0)
+    cube.AddTranslateOp().Set(Gf.Vec3d(-0.16, 0.0, 1.1))
+    cube.AddScaleOp().Set(Gf.Vec3f(6.0, 4.0, 1.8))
+    UsdPhysics.CollisionAPI.Apply(cube.GetPrim())
+    sheds = UsdPhysics.CollisionGroup.Define(stage, "/World/Sheds")
+    sheds.GetCollidersCollectionAPI().CreateIncludesRel().SetTargets([cube.GetPath()])
+    extra = UsdPhysics.CollisionGroup.Define(stage, "/World/Extra")
+    extra.GetCollidersCollectionAPI().CreateIncludesRel().SetTargets([Sdf.Path("/World/Car/ChassisCollision")])
+    extra.CreateFilteredGroupsRel().SetTargets([sheds.GetPath()])
+    description = read_stage(stage)
+    chassis = description.vehicles["/World/Car"].collision[0]
+    assert chassis.groups == ["/World/Car/ChassisGroup", "/World/Extra"]
+    said = [d for d in description.diagnostics if d.code == "COLLISION_GROUP"]
+    assert [d.prim for d in said] == [chassis.path] and "/World/Car/ChassisGroup" in said[0].message
+    groups = description.collisionGroups
+    assert collide(groups, chassis.groups, ["/World/Sheds"]) and not collide(groups, ["/World/Extra"], ["/World/Sheds"])
+    sim = Simulator.from_description(description, DT)
+    assert len(generate(sim.contact, sim.ground, *_pose(sim))) == 4
+
+
 def _round_chassis(kind: str):
     """The sample car with its chassis box replaced by a sphere (radius 0.4) or a capsule along X (radius 0.3, 3 m
     between its ends' centres), its core 0.25 m above the car's origin (0.80 m above the ground at the spawn pose),

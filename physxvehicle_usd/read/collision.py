@@ -22,7 +22,7 @@ from functools import lru_cache
 from typing import Iterable
 
 import numpy as np
-from pxr import Usd, UsdPhysics
+from pxr import Sdf, Usd, UsdPhysics
 
 from ..description import CollisionGroupDescription, GroundDescription, ShapeDescription
 from ..diagnostics import DiagnosticSink
@@ -205,7 +205,8 @@ def vehicle_shape(stage: Usd.Stage, desc, units: StageUnits, sink: DiagnosticSin
     prim = stage.GetPrimAtPath(path)
     rotation = _quat_matrix(desc.localRot)
     origin = np.asarray(desc.localPos, dtype=float)
-    common = dict(material=_material(desc), groups=[str(g) for g in desc.collisionGroups],
+    # groups: load_physics fills them in, in omni.physx's order (groups_of)
+    common = dict(material=_material(desc),
                   filtered=filtered_targets(desc))
     points = _local_points(stage, kind, desc)
     contact, rest = shape_offsets(prim, units, sink, _extents(kind, desc, points), scene)
@@ -237,8 +238,7 @@ def static_shape(stage: Usd.Stage, desc, transform: list[list[float]], units: St
     path = str(desc.primPath)
     prim = stage.GetPrimAtPath(path)
     scale = np.asarray(desc.localScale, dtype=float)
-    common = dict(path=path, transform=transform, material=_material(desc),
-                  groups=[str(g) for g in desc.collisionGroups], filtered=filtered_targets(desc))
+    common = dict(path=path, transform=transform, material=_material(desc), filtered=filtered_targets(desc))
     if kind in ("SphereShape", "CapsuleShape"):
         contact, rest = shape_offsets(prim, units, sink, _extents(kind, desc, None), scene)
         core = [[0.0, 0.0, 0.0]]
@@ -278,10 +278,12 @@ def collision_groups(stage: Usd.Stage) -> tuple[dict[str, CollisionGroupDescript
 
 
 def groups_of(members: dict[str, set[str]]) -> dict[str, list[str]]:
-    """collider path -> the groups it is in, sorted (one pass over the groups, not one per collider: a fleet has
-    thousands of both)."""
+    """collider path -> the groups it is in, in path order (Sdf.Path's), in which omni.physx lists them: it filters a
+    collider by the first only (seen in ovphysx: a chassis in /World/Extra and /World/Ridge6/ChassisGroup is
+    filtered by /World/Extra's filters alone; one pass over the groups, not one per collider: a fleet has thousands
+    of both)."""
     member_of: dict[str, list[str]] = {}
-    for name in sorted(members):
+    for name in sorted(members, key=Sdf.Path):
         for member in members[name]:
             member_of.setdefault(member, []).append(name)
     return member_of
@@ -297,11 +299,8 @@ def _filters(groups: dict[str, CollisionGroupDescription], a: str, b: str | None
 
 
 def collide(groups: dict[str, CollisionGroupDescription], of_a: Iterable[str], of_b: Iterable[str]) -> bool:
-    """Whether two colliders in these groups touch: filtering works either way round, and one filtering pair
-    suffices."""
-    of_b = list(of_b) or [None]
-    for a in list(of_a) or [None]:
-        for b in of_b:
-            if (a is not None and _filters(groups, a, b)) or (b is not None and _filters(groups, b, a)):
-                return False
-    return True
+    """Whether two colliders in these groups (in `groups_of`' order) touch: filtering works either way round. A
+    collider in several groups is filtered by the first alone, as omni.physx gives it (usdLoad/CollisionGroup.cpp
+    getCollisionGroup, which warns; the reader says so too: COLLISION_GROUP)."""
+    a, b = next(iter(of_a), None), next(iter(of_b), None)
+    return not ((a is not None and _filters(groups, a, b)) or (b is not None and _filters(groups, b, a)))

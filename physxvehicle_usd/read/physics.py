@@ -145,6 +145,13 @@ def load_physics(stage: Usd.Stage, sink: DiagnosticSink, exclude: Sequence[str] 
         info.member_of = groups_of(members)
         for ground in info.ground:
             ground.groups = list(info.member_of.get(ground.path, ()))
+        for shape in (s for shapes in info.shapes.values() for s in shapes):  # one list, in groups_of's order
+            shape.groups = list(info.member_of.get(shape.path, ()))
+        for collider in [*info.ground, *(s for shapes in info.shapes.values() for s in shapes)]:
+            if len(collider.groups) > 1:
+                sink.warning("COLLISION_GROUP", collider.path, f"in {len(collider.groups)} collision groups "
+                             f"({', '.join(collider.groups)}): omni.physx filters a collider by one group only, the "
+                             f"first in path order ({collider.groups[0]}), and warns")
     return info
 
 
