@@ -403,9 +403,10 @@ class ContactModel:
                 points = local(shape.points)
                 if shape.kind == "convex":
                     key = points.tobytes()
-                    if key not in ordered:  # a box's corners in PhysX's box-plane order
-                        hull = _hull_of(points)
-                        ordered[key] = hull if box_frame(points) is None else _in_order(hull, points[PLANE_ORDER])
+                    if key not in ordered:  # a box's corners in PhysX's box-plane order, its faces' loops PCM's
+                        hull, frame = _hull_of(points), box_frame(points)
+                        ordered[key] = hull if frame is None else _pcm_box_loops(_in_order(hull, points[PLANE_ORDER]),
+                                                                                 frame)
                     polys.append(ordered[key])
                 else:
                     polys.append(core(points))
@@ -504,6 +505,32 @@ def _in_order(hull: Polytope, points: np.ndarray) -> Polytope:
     new[order] = np.arange(len(order))
     return Polytope(hull.vertices[order], hull.normals, hull.offsets, new[hull.loops], hull.loop_counts,
                     np.sort(new[hull.edges], axis=1), new[hull.directions])
+
+
+# PCM's box polygons (GuPCMShapeConvex.cpp gPCMBoxPolygonData): the corner each face's loop starts from, by the face's
+# axis and side, as the signs of the corner along the box's own axes (the loops run counter-clockwise about the outward
+# normal, as ours do). Clipping meets a face's corners and edges in its loop's order: against a mesh this order decides
+# the contacts' order, hence the friction anchors' (RolloverSlope)
+_PCM_LOOP_START = {(0, 1): (1, -1, -1), (0, -1): (-1, -1, 1), (1, 1): (-1, 1, -1), (1, -1): (-1, -1, 1),
+                   (2, 1): (1, -1, 1), (2, -1): (-1, -1, -1)}
+
+
+def _pcm_box_loops(hull: Polytope, frame: tuple) -> Polytope:
+    """The box `hull` (frame: box_frame's centre, axes, half extents) with each face's loop starting where PCM's
+    does."""
+    centre, axes, _ = frame
+    signs = np.sign((hull.vertices - centre) @ axes.T)
+    loops = hull.loops.copy()
+    for f, n in enumerate(hull.normals):
+        along = axes @ n
+        k = int(np.abs(along).argmax())
+        start = np.array(_PCM_LOOP_START[(k, 1 if along[k] > 0 else -1)])
+        count = int(hull.loop_counts[f])
+        loop = hull.loops[f, :count]
+        at = [m for m, v in enumerate(loop) if (signs[v] == start).all()]
+        if at:
+            loops[f, :count] = np.roll(loop, -at[0])
+    return Polytope(hull.vertices, hull.normals, hull.offsets, loops, hull.loop_counts, hull.edges, hull.directions)
 
 
 def placed_corners(g: GroundDescription) -> np.ndarray:
