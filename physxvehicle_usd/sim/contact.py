@@ -403,10 +403,8 @@ class ContactModel:
                 points = local(shape.points)
                 if shape.kind == "convex":
                     key = points.tobytes()
-                    if key not in ordered:  # a box's corners in PhysX's box-plane order, its faces' loops PCM's
-                        hull, frame = _hull_of(points), box_frame(points)
-                        ordered[key] = hull if frame is None else _pcm_box_loops(_in_order(hull, points[PLANE_ORDER]),
-                                                                                 frame)
+                    if key not in ordered:
+                        ordered[key] = convex_polytope(points)
                     polys.append(ordered[key])
                 else:
                     polys.append(core(points))
@@ -513,6 +511,13 @@ def _in_order(hull: Polytope, points: np.ndarray) -> Polytope:
 # the contacts' order, hence the friction anchors' (RolloverSlope)
 _PCM_LOOP_START = {(0, 1): (1, -1, -1), (0, -1): (-1, -1, 1), (1, 1): (-1, 1, -1), (1, -1): (-1, -1, 1),
                    (2, 1): (1, -1, 1), (2, -1): (-1, -1, -1)}
+
+
+def convex_polytope(points: np.ndarray) -> Polytope:
+    """A vehicle's convex shape from its points: its hull, and for a box (box_frame) its corners in PhysX's box-plane
+    order and its faces' loops starting where PCM's do."""
+    hull, frame = _hull_of(points), box_frame(points)
+    return hull if frame is None else _pcm_box_loops(_in_order(hull, points[PLANE_ORDER]), frame)
 
 
 def _pcm_box_loops(hull: Polytope, frame: tuple) -> Polytope:
