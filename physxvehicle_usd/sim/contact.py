@@ -24,6 +24,11 @@ What is made, per pair of shapes whose distance is below the sum of their contac
               where a face of the vehicle's shape is the axis but lies within 45 degrees of facing the triangle, the
               triangle is the reference face (PCM's convex-triangle rule: a hull sliding over a ramp's crest meets it
               along the ramp's normal), its points on the triangle, a triangle vertex separated as PCM measures it.
+              The points come in PCM's order (it decides the friction anchors and the solver's sweep): the
+              incident face's corners inside, the reference's inside the incident face, then the edge crossings,
+              against a mesh the triangle's edges outer and each loop from its closing edge; a box's face loops
+              start at PCM's corners (`convex_polytope`). Checked against ovphysx's contacts on RolloverSlope's
+              slope (its first strike and its roof landing: the same points in the same order, the same anchors).
   cylinder    against a plane, PhysX's convex-core contacts: its side's lowest line (two points) when its axis lies
               within 8 degrees of the plane, its cap's rim (four) within 8 degrees of the normal, else its deepest
               point; the points halfway between the cylinder and the plane;
