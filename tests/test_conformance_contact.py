@@ -157,18 +157,26 @@ ANGULAR_OUT = {
                       "all in the launch (from 1.5 s on: 0.6 / 0.1 %)",
     "WheelsFiltered": "driven, wheel shapes filtered: PhysX's yaw of a few mrad/s at the start, ours none, against a "
                       "0.04 rad/s peak, 7.2 / 10.9 %, all in the launch (from 1.5 s on: 0.01 / 0.02 %)",
-    "RolloverSlope (m)": "tipping over the side-roof edge onto the roof (steps 86-90, the edge lifting off the "
-                         "slope), 2.2 % (1.7 % in cm); the first strike and the roof landing match (PhysX's "
-                         "contact order and anchors). The tip-over amplifies rounding: PhysX against itself with "
-                         "the car moved 1-3 mm along the slope 0.5-1.0 %, ours 0.9-1.6 %, ours against PhysX "
-                         "1.3 % with the other cars taken off the stage",
     "NoBounce": "dropped below the bounce threshold: rates under 1 mrad/s at rest against a 0.0065 rad/s peak, "
                 "6.4 / 12.4 %: float32 noise of a pose 200 m from the origin (at the origin: 0.04 / 3.0 %)",
 }
 
 
-@pytest.mark.parametrize("name", _marked(NAMES, {key: pytest.mark.xfail(strict=True, reason=reason)
-                                                 for key, reason in ANGULAR_OUT.items()}))
+# A figure that rounding carries to either side of the gate: marked, not strictly (a merge elsewhere moves it)
+ANGULAR_EITHER_SIDE = {
+    "RolloverSlope": "tipping over the side-roof edge onto the roof (steps 86-90, the edge lifting off the "
+                     "slope): m / cm 2.2 / 1.7 % here, 1.3 / 3.3 % merged with main's other contact work. The "
+                     "first strike and the roof landing match PhysX (its contact order, anchors and forces); in "
+                     "the tip-over PhysX's own normal force on the edge at a step ranges over 0.7-4.3 kN when "
+                     "the car starts 1-3 mm further along the slope, its angular speed by 0.5-1.0 % (ours "
+                     "0.9-1.6 %)",
+}
+
+
+@pytest.mark.parametrize("name", _marked(NAMES, {**{key: pytest.mark.xfail(strict=True, reason=reason)
+                                                    for key, reason in ANGULAR_OUT.items()},
+                                                 **{key: pytest.mark.xfail(strict=False, reason=reason)
+                                                    for key, reason in ANGULAR_EITHER_SIDE.items()}}))
 def test_angular_speed_matches_physx(results, name):
     assert results[name]["ang.speed"] <= LIMIT, round(100 * results[name]["ang.speed"], 3)
 
