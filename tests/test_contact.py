@@ -18,6 +18,7 @@ from physxvehicle_usd.sim.contact import (
     Polytopes,
     _candidates,
     _reduce,
+    convex_polytope,
     generate,
     patch_rows,
     polytope,
@@ -349,6 +350,30 @@ def test_a_patch_on_a_mesh_keeps_six_points_whole_elsewhere_four():
     points = np.array([[0, 0, 0.0], [2, 0, 0], [2, 1, 0], [0, 1, 0], [0.5, 0, 0], [1.5, 1, 0]])
     c = Contacts(np.zeros(6, np.int64), np.zeros(6, np.int64), points, np.tile([0, 0, 1.0], (6, 1)), np.zeros(6))
     assert len(_reduce(c, np.full(6, 6))) == 6 and len(_reduce(c)) == MAX_POINTS
+
+
+def test_a_box_on_two_triangles_meets_them_in_pcm_s_order():
+    # a unit box 0.01 above a square of two triangles whose shared edge cuts off the box's (+x, -y) bottom corner.
+    # PCM (GuPCMTriangleContactGen.cpp, gPCMBoxPolygonData) clips the box's bottom face by each triangle: the face's
+    # corners inside the triangle, in its loop's order (from the (-, -, -) corner, counter-clockwise seen from below),
+    # then the crossings, the triangle's edges outer, each loop from its closing edge; the second triangle's crossings
+    # are the first's again. ovphysx meets RolloverSlope's side face on its slope in this order, and the order decides
+    # which points growPatches takes for the friction anchors, and in which order the solver meets them
+    box = convex_polytope(box_points([1.0, 1.0, 1.0]) + [0.0, 0.0, 1.01])
+    square = np.array([[-5.0, -7.0, 0.0], [5.0, -7.0, 0.0], [5.0, 4.0, 0.0], [-5.0, 4.0, 0.0]])
+    triangles = square[[[0, 1, 2], [0, 2, 3]]]
+    edges = np.array([[[0, 1], [1, 2], [0, 2]]] * 2)
+    B = Polytopes(triangles, np.tile([0.0, 0.0, 1.0], (2, 1, 1)), np.zeros((2, 1)), np.ones((2, 1), bool),
+                  np.tile(np.arange(3), (2, 1, 1)), np.full((2, 1), 3), edges, np.ones((2, 3), bool), edges,
+                  np.ones((2, 3), bool))
+    zero = np.zeros(2, np.int64)
+    made = polytope_contacts(Polytopes.stack([box, box]), B, zero, zero, np.full(2, 0.04),
+                             single_sided=np.tile([0.0, 0.0, 1.0], (2, 1)))
+    contacts = _reduce(made, np.full(len(made), 6))
+    crossing = 6.0 / 1.1 - 5.0  # where the shared edge crosses y = -1
+    assert np.allclose(contacts.point, [[1, -1, 0], [crossing, -1, 0], [1, -0.4, 0], [-1, -1, 0], [-1, 1, 0],
+                                        [1, 1, 0]])
+    assert np.allclose(contacts.separation, 0.01)
 
 
 def _car_with_wheel_cylinders(radius: float):

@@ -25,6 +25,11 @@ What is made, per pair of shapes whose distance is below the sum of their contac
               where a face of the vehicle's shape is the axis but lies within 45 degrees of facing the triangle, the
               triangle is the reference face (PCM's convex-triangle rule: a hull sliding over a ramp's crest meets it
               along the ramp's normal), its points on the triangle, a triangle vertex separated as PCM measures it.
+              The points come in PCM's order (it decides the friction anchors and the solver's sweep): the
+              incident face's corners inside, the reference's inside the incident face, then the edge crossings,
+              against a mesh the triangle's edges outer and each loop from its closing edge; a box's face loops
+              start at PCM's corners (`convex_polytope`). Checked against ovphysx's contacts on RolloverSlope's
+              slope (its first strike and its roof landing: the same points in the same order, the same anchors).
   cylinder    against a plane, PhysX's convex-core contacts: its side's lowest line (two points) when its axis lies
               within 8 degrees of the plane, its cap's rim (four) within 8 degrees of the normal, else its deepest
               point; the points halfway between the cylinder and the plane;
@@ -408,9 +413,8 @@ class ContactModel:
                 points = local(shape.points)
                 if shape.kind == "convex":
                     key = points.tobytes()
-                    if key not in ordered:  # a box's corners in PhysX's box-plane order
-                        hull = _hull_of(points)
-                        ordered[key] = hull if box_frame(points) is None else _in_order(hull, points[PLANE_ORDER])
+                    if key not in ordered:
+                        ordered[key] = convex_polytope(points)
                     polys.append(ordered[key])
                 else:
                     polys.append(core(points))
@@ -520,6 +524,39 @@ def _in_order(hull: Polytope, points: np.ndarray) -> Polytope:
     new[order] = np.arange(len(order))
     return Polytope(hull.vertices[order], hull.normals, hull.offsets, new[hull.loops], hull.loop_counts,
                     np.sort(new[hull.edges], axis=1), new[hull.directions])
+
+
+# PCM's box polygons (GuPCMShapeConvex.cpp gPCMBoxPolygonData): the corner each face's loop starts from, by the face's
+# axis and side, as the signs of the corner along the box's own axes (the loops run counter-clockwise about the outward
+# normal, as ours do). Clipping meets a face's corners and edges in its loop's order: against a mesh this order decides
+# the contacts' order, hence the friction anchors' (RolloverSlope)
+_PCM_LOOP_START = {(0, 1): (1, -1, -1), (0, -1): (-1, -1, 1), (1, 1): (-1, 1, -1), (1, -1): (-1, -1, 1),
+                   (2, 1): (1, -1, 1), (2, -1): (-1, -1, -1)}
+
+
+def convex_polytope(points: np.ndarray) -> Polytope:
+    """A vehicle's convex shape from its points: its hull, and for a box (box_frame) its corners in PhysX's box-plane
+    order and its faces' loops starting where PCM's do."""
+    hull, frame = _hull_of(points), box_frame(points)
+    return hull if frame is None else _pcm_box_loops(_in_order(hull, points[PLANE_ORDER]), frame)
+
+
+def _pcm_box_loops(hull: Polytope, frame: tuple) -> Polytope:
+    """The box `hull` (frame: box_frame's centre, axes, half extents) with each face's loop starting where PCM's
+    does."""
+    centre, axes, _ = frame
+    signs = np.sign((hull.vertices - centre) @ axes.T)
+    loops = hull.loops.copy()
+    for f, n in enumerate(hull.normals):
+        along = axes @ n
+        k = int(np.abs(along).argmax())
+        start = np.array(_PCM_LOOP_START[(k, 1 if along[k] > 0 else -1)])
+        count = int(hull.loop_counts[f])
+        loop = hull.loops[f, :count]
+        at = [m for m, v in enumerate(loop) if (signs[v] == start).all()]
+        if at:
+            loops[f, :count] = np.roll(loop, -at[0])
+    return Polytope(hull.vertices, hull.normals, hull.offsets, loops, hull.loop_counts, hull.edges, hull.directions)
 
 
 def placed_corners(g: GroundDescription) -> np.ndarray:
@@ -997,7 +1034,7 @@ def polytope_contacts(A: Polytopes, B: Polytopes, shape: np.ndarray, static: np.
         if single_sided is not None:
             f = np.where(best_a[sel] > best_b[sel] + tol[sel], f_best[sel], f)
         clipped = _clip(B, sel, g, A, f, normal, shape[sel], static[sel], limit[sel], points_on_reference=False,
-                        triangle=single_sided is not None)
+                        triangle=single_sided is not None, mesh=single_sided is not None)
         parts.append(clipped)
         if radius is not None:  # a round core beside the face, not over it: its nearest point on the face's rim
             missed = np.ones(len(sel), bool)
@@ -1011,7 +1048,8 @@ def polytope_contacts(A: Polytopes, B: Polytopes, shape: np.ndarray, static: np.
         f = sep_a[sel].argmax(axis=1)
         normal = -A.normals[sel, f]
         g = np.where(B.face_mask[sel], np.einsum("pfj,pj->pf", B.normals[sel], -normal), np.inf).argmin(axis=1)
-        parts.append(_clip(A, sel, f, B, g, normal, shape[sel], static[sel], limit[sel], points_on_reference=True))
+        parts.append(_clip(A, sel, f, B, g, normal, shape[sel], static[sel], limit[sel], points_on_reference=True,
+                           mesh=single_sided is not None))
     sel = np.nonzero(touching & use_e)[0]
     if sel.size:
         parts.append(_edge_contacts(A, B, sel, axes[sel, sep_e[sel].argmax(axis=1)], best[sel], shape[sel],
@@ -1037,14 +1075,19 @@ def _subset(c: Contacts, keep: np.ndarray) -> Contacts:
 
 def _clip(R: Polytopes, sel: np.ndarray, rf: np.ndarray, I: Polytopes, inc: np.ndarray, normal: np.ndarray,
           shape: np.ndarray, static: np.ndarray, limit: np.ndarray, points_on_reference: bool,
-          triangle: bool = False) -> Contacts:
+          triangle: bool = False, mesh: bool = False) -> Contacts:
     """The incident face `inc` of I clipped by the reference face `rf` of R (pairs `sel`): the incident polygon's
     vertices inside the reference face, the reference face's vertices inside the incident polygon (moved onto its
     plane along the normal) and the crossings of their edges, kept where their separation along the reference face's
     normal is below `limit`. Points lie on the incident face; `normal` points from the static shape to the vehicle's.
     triangle: R is a mesh triangle, whose contacts PCM makes on the triangle (generatedTriangleContacts): the points on
     its plane, a triangle vertex inside the incident face separated by its distance from that face's plane times the
-    cosine between the two normals."""
+    cosine between the two normals.
+    mesh: one of the two faces is a mesh triangle (R's where `triangle`, else I's): the edge crossings come in PCM's
+    order (GuPCMTriangleContactGen.cpp generatedTriangleContacts, generatedPolyContacts): the triangle's edges outer,
+    the face's inner, each loop's closing edge (last vertex to first) first. The order decides which contacts become
+    the friction patch's anchors and in what order the solver meets them (RolloverSlope's first strike: 38 % more
+    normal impulse in the other order)."""
     n_r = R.normals[sel, rf]  # the reference face's outward normal
     d_r = R.offsets[sel, rf]
     ref = R.vertices[sel[:, None], R.loops[sel, rf]]  # (P, M, 3)
@@ -1093,6 +1136,8 @@ def _clip(R: Polytopes, sel: np.ndarray, rf: np.ndarray, I: Polytopes, inc: np.n
     crossing &= (np.arange(Mr)[None, :, None] < ref_count[:, None, None]) & (np.arange(Mi)[None, None, :]
                                                                             < inc_edges[:, None, None])
     point = inc_pts[:, None, :, :] + u[..., None] * inc_edge[:, None, :, :]
+    if mesh:
+        point, crossing = _pcm_crossing_order(point, crossing, ref_count, inc_edges, triangle_outer=triangle)
     candidates.append(point.reshape(P, -1, 3))
     valid.append(crossing.reshape(P, -1))
     pts = np.concatenate(candidates, axis=1)
@@ -1110,6 +1155,24 @@ def _clip(R: Polytopes, sel: np.ndarray, rf: np.ndarray, I: Polytopes, inc: np.n
     if points_on_reference:  # the incident points are B's: report them on A's side (the shape's own surface)
         point = point - separation[:, None] * n_r[p_idx]
     return Contacts(shape[p_idx], static[p_idx], point, normal[p_idx], separation, sel[p_idx])
+
+
+def _pcm_crossing_order(point: np.ndarray, crossing: np.ndarray, ref_edges: np.ndarray, inc_edges: np.ndarray,
+                        triangle_outer: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The edge crossings point (P, Mr, Mi, 3), crossing (P, Mr, Mi) of `_clip` (reference edges outer, each loop
+    from its first edge) in PCM's order: each loop's edges from its closing one (of ref_edges / inc_edges real
+    edges), the triangle's loop outer (the reference's where triangle_outer, else the incident's)."""
+    def closing_first(count, M):  # per pair: edge k of PCM's order is edge (k - 1) mod count here
+        k = np.arange(M)[None, :]
+        return np.where(k < count[:, None], (k - 1) % np.maximum(count, 1)[:, None], k)
+
+    Mr, Mi = crossing.shape[1:]
+    r, i = closing_first(ref_edges, Mr)[:, :, None], closing_first(inc_edges, Mi)[:, None, :]
+    p = np.arange(len(crossing))[:, None, None]
+    point, crossing = point[p, r, i], crossing[p, r, i]
+    if not triangle_outer:
+        point, crossing = point.transpose(0, 2, 1, 3), crossing.transpose(0, 2, 1)
+    return point, crossing
 
 
 def _segments_closest(a: np.ndarray, da: np.ndarray, b: np.ndarray, db: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
