@@ -49,6 +49,7 @@ class Ground:
     round_ends: np.ndarray | None = None  # (S, 2, 3)
     round_radius: np.ndarray | None = None  # (S,)
     round_materials: tuple[str | None, ...] = ()
+    groups: tuple[tuple[str, ...], ...] = ()  # each shape's collision groups, as `paths` (empty: in none)
 
     @property
     def materials(self) -> tuple[str | None, ...]:
@@ -68,6 +69,7 @@ class Ground:
         v0s, e1s, e2s, shape_ids, mmats, mpaths, epsilons = [], [], [], [], [], [], []
         kinds = ("plane", "mesh", "convex")  # a static polytope's faces are triangles too, after the meshes
         ends, radii, rmats, rpaths = [], [], [], []
+        groups: dict[str, list] = {"plane": [], "mesh": [], "round": []}  # each shape's, as its path
         for g in sorted(ground or [], key=lambda g: kinds.index(g.kind) if g.kind in kinds else len(kinds)):
             m = np.asarray(canonical_value(g.transform), dtype=float).reshape(4, 4)  # row-vector convention
             if g.kind == "plane":
@@ -79,6 +81,7 @@ class Ground:
                 offsets.append(-float(n @ origin))
                 pmats.append(g.material)
                 ppaths.append(g.path)
+                groups["plane"].append(tuple(g.groups))
             elif g.kind in ("mesh", "convex"):
                 pts = np.asarray(canonical_value(g.points or []), dtype=float).reshape(-1, 3)
                 epsilon = float(np.abs(pts).max()) * 2.0 ** -22 if len(pts) else 0.0
@@ -112,11 +115,13 @@ class Ground:
                 epsilons.append(np.full(int(keep.sum()), epsilon))
                 mmats.append(g.material)
                 mpaths.append(g.path)
+                groups["mesh"].append(tuple(g.groups))
             elif g.kind in ROUND_KINDS:
                 ends.append(placed_core(g))
                 radii.append(float(g.radius))
                 rmats.append(g.material)
                 rpaths.append(g.path)
+                groups["round"].append(tuple(g.groups))
         empty3 = np.zeros((0, 3))
         v0 = np.concatenate(v0s) if v0s else empty3
         e1 = np.concatenate(e1s) if e1s else empty3
@@ -132,6 +137,7 @@ class Ground:
             tri_epsilon=np.concatenate(epsilons) if epsilons else np.zeros(0), grid=grid,
             round_ends=np.array(ends).reshape(-1, 2, 3) if ends else None,
             round_radius=np.array(radii) if ends else None, round_materials=tuple(rmats),
+            groups=tuple(groups["plane"] + groups["mesh"] + groups["round"]),
         )
 
     @classmethod
@@ -155,6 +161,23 @@ def placed_core(g: GroundDescription) -> np.ndarray:
 _CULLING_EPSILON = float(np.finfo(np.float32).eps) ** 2  # GU_CULLING_EPSILON_RAY_TRIANGLE: smaller determinants miss
 
 
+@dataclass(frozen=True)
+class QueryFilter:
+    """Which ground shapes each query may hit (omni.physx's pre-filter of the wheels' scene queries, built by
+    sim/query_groups.py): per query its key (R,), per key and shape (Ground.materials' index) whether it may."""
+
+    allowed: np.ndarray  # (Q, S) bool
+    key: np.ndarray  # (R,) index into `allowed`'s rows
+
+    def passes(self, query: np.ndarray | slice, shape) -> np.ndarray:
+        return self.allowed[self.key[query], shape]
+
+
+def _passes(only: QueryFilter | None, query, shape):
+    """True where no filter is given (the common case costs nothing)."""
+    return True if only is None else only.passes(query, shape)
+
+
 @dataclass
 class RayHits:
     """Closest hit per ray (component-first arrays over the ray shape)."""
@@ -176,8 +199,10 @@ def box_pairs(ground: Ground, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarra
     return query[overlap], tri[overlap]
 
 
-def raycast(ground: Ground, origin: np.ndarray, direction: np.ndarray, length: np.ndarray) -> RayHits:
-    """Closest single-sided hit with 0 < t <= length. origin/direction (3, ...), length (...)."""
+def raycast(ground: Ground, origin: np.ndarray, direction: np.ndarray, length: np.ndarray,
+            only: QueryFilter | None = None) -> RayHits:
+    """Closest single-sided hit with 0 < t <= length. origin/direction (3, ...), length (...); only: which shapes
+    each ray (row-major over length's shape) may hit (None: all)."""
     shape = length.shape
     o = origin.reshape(3, -1)
     d = direction.reshape(3, -1)
@@ -195,14 +220,14 @@ def raycast(ground: Ground, origin: np.ndarray, direction: np.ndarray, length: n
         no = n0 * o[0] + n1 * o[1] + n2 * o[2] + float(ground.plane_offsets[k])
         facing = nd < 0.0
         t = np.where(facing, -no / np.where(facing, nd, -1.0), np.inf)
-        better = facing & (t > 0.0) & (t <= L) & (t < best_t)
+        better = facing & (t > 0.0) & (t <= L) & (t < best_t) & _passes(only, slice(None), k)
         best_t = np.where(better, t, best_t)
         best_n = np.where(better, n[:, None], best_n)  # whole-array selects: cheaper than masked stores
         best_shape = np.where(better, k, best_shape)
     if ground.grid is not None:
-        _mesh_hits(ground, o, d, L, best_t, best_n, best_shape)
+        _mesh_hits(ground, o, d, L, best_t, best_n, best_shape, only)
     if ground.round_ends is not None:
-        _round_hits(ground, o, d, L, best_t, best_n, best_shape)
+        _round_hits(ground, o, d, L, best_t, best_n, best_shape, only)
     hit = np.isfinite(best_t)
     hit_point = o + d * np.where(hit, best_t, 0.0)
     offset = -(best_n[0] * hit_point[0] + best_n[1] * hit_point[1] + best_n[2] * hit_point[2])
@@ -210,12 +235,15 @@ def raycast(ground: Ground, origin: np.ndarray, direction: np.ndarray, length: n
 
 
 def _mesh_hits(ground: Ground, o: np.ndarray, d: np.ndarray, L: np.ndarray, best_t: np.ndarray, best_n: np.ndarray,
-               best_shape: np.ndarray) -> None:
+               best_shape: np.ndarray, only: QueryFilter | None = None) -> None:
     """Lower best_t (and set best_n, best_shape) where a ray's closest triangle hit is closer: Moller-Trumbore on the
     broad phase's (ray, triangle) pairs, each triangle enlarged by its mesh's geometric epsilon. Of equally close
     triangles the lowest index wins."""
     end = o + d * L
     ray, tri = box_pairs(ground, np.minimum(o, end).T, np.maximum(o, end).T)
+    if only is not None:
+        keep = only.passes(ray, len(ground.plane_normals) + ground.tri_shape[tri])
+        ray, tri = ray[keep], tri[keep]
     if ray.size == 0:
         return
     # component by component (np.cross and a sum over x, y, z in the same order): a fraction of the numpy calls
@@ -278,12 +306,15 @@ def segment_points(a: np.ndarray, b: np.ndarray, p: np.ndarray) -> np.ndarray:
 
 
 def _round_hits(ground: Ground, o: np.ndarray, d: np.ndarray, L: np.ndarray, best_t: np.ndarray, best_n: np.ndarray,
-                best_shape: np.ndarray) -> None:
+                best_shape: np.ndarray, only: QueryFilter | None = None) -> None:
     """Lower best_t where a ray enters a static sphere or capsule sooner: the first of its entries into the
     capsule's side (the cylinder about its segment, between the ends) and the spheres about its ends. A ray that
     starts inside misses (as a ray starting below a plane or behind a triangle does)."""
     end = o + d * L
     ray, k = box_overlaps(np.minimum(o, end).T, np.maximum(o, end).T, *round_boxes(ground))
+    if only is not None:
+        keep = only.passes(ray, ground.round_first + k)
+        ray, k = ray[keep], k[keep]
     if not ray.size:
         return
     a, b, r = ground.round_ends[k, 0], ground.round_ends[k, 1], ground.round_radius[k]
@@ -384,7 +415,8 @@ class _TriangleHits:
     mtd: np.ndarray  # (N, 3) for a start inside: the direction that separates the hull from its triangle soonest
 
 
-def _sweep_triangles(ground: Ground, wheels: SweptWheels, only_shape: np.ndarray | None = None) -> _TriangleHits:
+def _sweep_triangles(ground: Ground, wheels: SweptWheels, only_shape: np.ndarray | None = None,
+                     only: QueryFilter | None = None) -> _TriangleHits:
     """Time of impact of each hull against every triangle it can reach, by separating axes.
 
     The hull moving along w meets a triangle first where the ray t w enters their Minkowski difference, a convex
@@ -402,6 +434,8 @@ def _sweep_triangles(ground: Ground, wheels: SweptWheels, only_shape: np.ndarray
     end = c + w * D[:, None]
     wi, ti = box_pairs(ground, np.minimum(c, end) - ext, np.maximum(c, end) + ext)
     keep = (ground.tri_normals[ti] * w[wi]).sum(axis=1) < 0.0
+    if only is not None:
+        keep &= only.passes(wi, ground.plane_normals.shape[0] + ground.tri_shape[ti])
     if only_shape is not None:
         keep &= ground.plane_normals.shape[0] + ground.tri_shape[ti] == only_shape[wi]
     wi, ti = wi[keep], ti[keep]
@@ -467,24 +501,26 @@ def _sweep_triangles(ground: Ground, wheels: SweptWheels, only_shape: np.ndarray
     return out
 
 
-def _sweep_shapes(ground: Ground, wheels: SweptWheels, only_shape: np.ndarray | None = None) -> _TriangleHits:
+def _sweep_shapes(ground: Ground, wheels: SweptWheels, only_shape: np.ndarray | None = None,
+                  only: QueryFilter | None = None) -> _TriangleHits:
     """The earliest contact of each hull with the triangles and the static spheres and capsules
-    (sim/round_sweep.py); of equally early ones, the triangle's."""
-    hits = _sweep_triangles(ground, wheels, only_shape)
+    (sim/round_sweep.py) that `only` lets it meet; of equally early ones, the triangle's."""
+    hits = _sweep_triangles(ground, wheels, only_shape, only)
     if ground.round_ends is None:
         return hits
     from .round_sweep import sweep_rounds
 
-    rounds = sweep_rounds(ground, wheels, only_shape)
+    rounds = sweep_rounds(ground, wheels, only_shape, only)
     sooner = rounds.t < hits.t
     for name in ("t", "normal", "offset", "shape", "mtd"):
         getattr(hits, name)[sooner] = getattr(rounds, name)[sooner]
     return hits
 
 
-def sweep(ground: Ground, wheels: SweptWheels) -> RayHits:
+def sweep(ground: Ground, wheels: SweptWheels, only: QueryFilter | None = None) -> RayHits:
     """The road plane of each wheel hull swept from maximum compression along its suspension (PxScene::sweep with
-    eMTD, then PxVehiclePhysXRoadGeometryQueryUpdate's use of the hit), component-first like `raycast`.
+    eMTD, then PxVehiclePhysXRoadGeometryQueryUpdate's use of the hit), component-first like `raycast`; only: which
+    shapes each wheel may meet (None: all).
 
     The closest contact gives the plane through its contact point with its normal. A hull that starts inside a
     triangle, sphere or capsule is moved out along the separating direction by 1.01 max(radius, depth), swept back
@@ -502,12 +538,12 @@ def sweep(ground: Ground, wheels: SweptWheels) -> RayHits:
         along = wheels.direction @ n
         toi = np.where(low <= 0.0, low, low / np.where(along < 0.0, -along, 1.0))
         hits = (low <= 0.0) | ((along < 0.0) & (toi <= wheels.distance))
-        better = hits & (toi < best_t)
+        better = hits & (toi < best_t) & _passes(only, slice(None), k)
         best_t = np.where(better, toi, best_t)
         best_n = np.where(better[:, None], n, best_n)
         best_d = np.where(better, d, best_d)
         best_shape = np.where(better, k, best_shape)
-    tri = _sweep_shapes(ground, wheels)
+    tri = _sweep_shapes(ground, wheels, only=only)
     inside = np.nonzero(np.isfinite(tri.t) & (tri.t < 0.0) & (tri.t < best_t))[0]
     if inside.size:
         # PxVehiclePhysXRoadGeometryQueryUpdate: out along the separating direction, then back against that mesh

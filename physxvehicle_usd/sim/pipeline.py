@@ -24,6 +24,7 @@ from .contact import telemetry as contact_telemetry
 from .context import substep_counts
 from .drivetrain import differential_state, update_wheel_speeds
 from .ground import Ground
+from .query_groups import GroundFilter
 from .rigid_body import end_step_physx, integrate_substep
 from .state import SUBSTEP_FIELDS, SimParams, SimState
 from .suspension import (
@@ -47,10 +48,11 @@ class StepOptions:
 
 
 def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: float, opt: StepOptions = StepOptions(),
-         contact: ContactModel | None = None, queries: vehicle_queries.VehicleQueries | None = None) -> None:
+         contact: ContactModel | None = None, queries: vehicle_queries.VehicleQueries | None = None,
+         ground_filter: GroundFilter | None = None) -> None:
     """Advance every vehicle of the batch by dt. contact: the vehicles' collision shapes (None: no contacts);
     queries: what lets the suspension queries meet other vehicles' shapes (sim/vehicle_queries.py; None: the ground
-    only)."""
+    only); ground_filter: which ground shapes the wheels' queries skip (sim/query_groups.py; None: none)."""
     begin_position, begin_orientation = s.body_position.copy(), s.body_orientation.copy()
     R_begin = vm.quat_to_mat(s.body_orientation)  # also the first substep's rotation
     forward_speed = vm.dot(s.linear_velocity, vm.matvec(R_begin, p.lng_axis))
@@ -60,7 +62,7 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
     offset = steered_wheel_offset(p, cmd["steer_angle"])
     axle = steered_axle(p, cmd["steer_angle"]) if p.any_sweep else None
     frame = wheel_frame(p, R_begin, s.body_position, offset)  # the begin pose: the query's and the first substep's
-    road = query_road_geometry(p, ground, friction, frame, cmd["steer_angle"])
+    road = query_road_geometry(p, ground, friction, frame, cmd["steer_angle"], ground_filter)
     road_velocity = None  # the velocity of what each wheel stands on, where that is another vehicle
     if queries is not None and contact is not None:
         road, road_velocity = _other_vehicles(p, s, road, contact, queries, frame, cmd["steer_angle"])

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from .ground import Ground, SweptWheels, _TriangleHits
+    from .ground import Ground, QueryFilter, SweptWheels, _TriangleHits
 
 _TINY = 1e-12
 
@@ -112,9 +112,10 @@ def _in_face(y: np.ndarray, v: np.ndarray, loop: np.ndarray, count: np.ndarray, 
     return fixed & (lo <= hi + 1e-9)
 
 
-def sweep_rounds(ground: "Ground", wheels: "SweptWheels", only_shape: np.ndarray | None = None) -> "_TriangleHits":
+def sweep_rounds(ground: "Ground", wheels: "SweptWheels", only_shape: np.ndarray | None = None,
+                 only: "QueryFilter | None" = None) -> "_TriangleHits":
     """The earliest sphere or capsule contact of every wheel hull swept along its direction (ground._TriangleHits:
-    t < 0 where it starts inside, minus the depth along `mtd`)."""
+    t < 0 where it starts inside, minus the depth along `mtd`), of the shapes `only` lets it meet (None: all)."""
     from .ground import _TriangleHits, box_overlaps, round_boxes, segment_points
 
     N = wheels.radius.shape[0]
@@ -127,6 +128,9 @@ def sweep_rounds(ground: "Ground", wheels: "SweptWheels", only_shape: np.ndarray
     wi, k = box_overlaps(lo_w, hi_w, *round_boxes(ground))
     if only_shape is not None:
         keep = ground.round_first + k == only_shape[wi]
+        wi, k = wi[keep], k[keep]
+    if only is not None:
+        keep = only.passes(wi, ground.round_first + k)
         wi, k = wi[keep], k[keep]
     if not wi.size:
         return out

@@ -22,6 +22,7 @@ from .contact import TELEMETRY, FrictionPatches, empty_telemetry
 from .ground import Ground
 from .manifold import Manifolds
 from .pipeline import StepOptions, step
+from .query_groups import GroundFilter
 from .state import SimParams, SimState, output_vehicle_axis, vehicle_axis, vehicle_rows
 
 _ARRAY_FIELDS = tuple(f.name for f in dataclasses.fields(SimState) if f.name not in ("out", "time", "steps",
@@ -42,9 +43,12 @@ class ShardedStep:
     The joined arrays are new arrays, as a whole-batch step makes them (the numerical guard relies on it).
     """
 
-    def __init__(self, batch: VehicleBatch, dtype: np.typing.DTypeLike, shards: int, contact=None):
-        """contact: a function of a range's params making its contact model (None: no contacts)."""
+    def __init__(self, batch: VehicleBatch, dtype: np.typing.DTypeLike, shards: int, contact=None,
+                 ground_filter: GroundFilter | None = None):
+        """contact: a function of a range's params making its contact model (None: no contacts); ground_filter: the
+        whole batch's (sim/query_groups.py)."""
         self.ranges = vehicle_ranges(batch.nb_vehicles, shards)
+        self.ground_filters = [None if ground_filter is None else ground_filter.select(r) for r in self.ranges]
         self.params = [SimParams.from_batch(batch.select(r), dtype) for r in self.ranges]
         self.contacts = [contact(p) if contact is not None else None for p in self.params]
         self._pool: ThreadPoolExecutor | None = None
@@ -60,7 +64,8 @@ class ShardedStep:
 
         def advance(k: int) -> None:
             with np.errstate(**errors):
-                step(self.params[k], parts[k], ground, friction, dt, options, self.contacts[k])
+                step(self.params[k], parts[k], ground, friction, dt, options, self.contacts[k],
+                     ground_filter=self.ground_filters[k])
 
         list(self._pool.map(advance, range(len(parts))))
         for name in _ARRAY_FIELDS:

@@ -40,6 +40,7 @@ from .contact import ContactModel, empty_telemetry
 from .ground import Ground, friction_matrix
 from .guard import Guard, GuardOptions
 from .pipeline import StepOptions, step
+from .query_groups import GroundFilter
 from .shards import ShardedStep
 from .state import (
     SimParams,
@@ -98,14 +99,17 @@ class Simulator:
         # the suspension queries meet the other vehicles' shapes (sim/vehicle_queries.py)
         self.queries = None if self.contact is None else VehicleQueries.build(
             self.contact, collision, self.params.paths, self.params.wheel_paths, self.params.W, batch.friction_tables)
+        # the wheels' queries skip the static shapes their collision group filters (sim/query_groups.py)
+        self.ground_filter = None if collision is None else GroundFilter.build(
+            collision, self.ground, self.params.paths, self.params.wheel_paths, self.params.W)
         shards = min(threads, batch.nb_vehicles)
         if options.compiled and compiled.covers(self.params):
             options = dataclasses.replace(options, kernel_threads=shards)
             shards = 1
         else:  # the ranges of a batch the kernel does not cover stay numpy too: one path for the whole batch
             options = dataclasses.replace(options, compiled=False)
-        self._sharded = ShardedStep(batch, dtype, shards, contact_model if self.contact is not None else None) \
-            if shards > 1 else None
+        self._sharded = ShardedStep(batch, dtype, shards, contact_model if self.contact is not None else None,
+                                    self.ground_filter) if shards > 1 else None
         self.friction = friction_matrix(batch.friction_tables, self.ground)
         self.dt = float(dt)
         self.options = options
@@ -204,7 +208,8 @@ class Simulator:
         if self._sharded is not None and not self._vehicles_may_touch():
             self._sharded(self.state, self.ground, self.friction, self.dt, self.options)
         else:
-            step(self.params, self.state, self.ground, self.friction, self.dt, self.options, self.contact, self.queries)
+            step(self.params, self.state, self.ground, self.friction, self.dt, self.options, self.contact, self.queries,
+                 self.ground_filter)
 
     def _vehicles_may_touch(self) -> bool:
         """Whether the broad phase between vehicles finds a pair at the pose the step begins with, or a suspension

@@ -6,6 +6,7 @@ once per step with the pose read at begin; everything else runs every substep.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -13,8 +14,11 @@ from .. import properties as P
 from ..runtime.vehicle2 import QUERY_SWEEP
 from . import vecmath as vm
 from .declare import F32, I32, I64, Derived, Param
-from .ground import Ground, RayHits, SweptWheels, raycast, sweep
+from .ground import Ground, QueryFilter, RayHits, SweptWheels, raycast, sweep
 from .state import FLT_MIN, SimParams, SimState
+
+if TYPE_CHECKING:
+    from .query_groups import GroundFilter
 
 
 def _graph(points, width: int) -> tuple:
@@ -95,32 +99,35 @@ def hull_axes(p: SimParams, steer: np.ndarray) -> tuple[np.ndarray, np.ndarray, 
                  for k in picks)
 
 
-def _raycast_rows(p: SimParams, ground: Ground, rows, R, d_w, hub, top, length, steer) -> RayHits:
+def _raycast_rows(p: SimParams, ground: Ground, rows, R, d_w, hub, top, length, steer,
+                  only: QueryFilter | None) -> RayHits:
     v, w = rows
-    return raycast(ground, top[:, v, w], d_w[:, v, w], length[v, w])
+    return raycast(ground, top[:, v, w], d_w[:, v, w], length[v, w], only)
 
 
-def _sweep_rows(p: SimParams, ground: Ground, rows, R, d_w, hub, top, length, steer) -> RayHits:
+def _sweep_rows(p: SimParams, ground: Ground, rows, R, d_w, hub, top, length, steer,
+                only: QueryFilter | None) -> RayHits:
     v, w = rows
     world = [vm.matvec(R[:, :, v, w], a[:, v, w]).T.astype(float) for a in hull_axes(p, steer)]
     return sweep(ground, SweptWheels(
         centre=hub[:, v, w].T.astype(float), lateral=world[0], axis0=world[1], axis1=world[2],
         radius=p.radius[v, w].astype(float), half_width=p.half_width[v, w].astype(float),
-        direction=d_w[:, v, w].T.astype(float), distance=p.travel_distance[v, w].astype(float)))
+        direction=d_w[:, v, w].T.astype(float), distance=p.travel_distance[v, w].astype(float)), only)
 
 
 def query_road_geometry(p: SimParams, ground: Ground, friction: np.ndarray, frame: tuple,
-                        steer: np.ndarray) -> RoadGeometry:
+                        steer: np.ndarray, ground_filter: "GroundFilter | None" = None) -> RoadGeometry:
     """3.2 with the begin pose. Raycast: from the wheel top at maximum compression down to the wheel bottom at
     maximum droop. Sweep: the wheel hull (ground.HULL_POINTS) from maximum compression to maximum droop.
 
     frame: `pipeline.wheel_frame` of the begin pose (body rotation, suspension directions and wheel centres at
-    maximum compression, world); steer: the wheels' steer angles (V, W)."""
+    maximum compression, world); steer: the wheels' steer angles (V, W); ground_filter: the shapes each wheel's
+    query skips by collision groups (sim/query_groups.GroundFilter; None: none)."""
     R, d_w, hub = frame[0], frame[1], frame[2]
     top = hub - d_w * p.radius
     length = p.travel_distance + 2.0 * p.radius
     if not p.any_sweep:
-        hits = raycast(ground, top, d_w, length)
+        hits = raycast(ground, top, d_w, length, None if ground_filter is None else ground_filter.queries())
     else:
         swept = (p.query_type == QUERY_SWEEP)[:, None] & p.mask
         f = np.result_type(p.dtype, np.float64)  # a query of part of the wheels is written into arrays of all of them
@@ -128,7 +135,8 @@ def query_road_geometry(p: SimParams, ground: Ground, friction: np.ndarray, fram
                        np.full((p.V, p.W), -1))
         for rows, query in ((np.nonzero(~swept), _raycast_rows), (np.nonzero(swept), _sweep_rows)):
             if rows[0].size:
-                got = query(p, ground, rows, R, d_w, hub, top, length, steer)
+                got = query(p, ground, rows, R, d_w, hub, top, length, steer,
+                            None if ground_filter is None else ground_filter.queries(rows))
                 hits.hit[rows], hits.normal[:, rows[0], rows[1]], hits.offset[rows], hits.shape[rows] = (
                     got.hit, got.normal, got.offset, got.shape)
     hit = hits.hit & p.mask

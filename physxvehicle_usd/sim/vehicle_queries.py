@@ -6,8 +6,8 @@ PxVehiclePhysXRoadGeometryQueryUpdate's scene query does.
 Which shapes: omni.physx queries the scene for static and dynamic shapes with a pre-filter of its own
 (VehicleGenerator.cpp, VehicleQueryFilterCallback): the query carries the wheel attachment's collisionGroup, a shape
 its own collision group, and the shape is skipped only where both have a group and the two groups filter each other
-(read/collision.collide). There is no test of the actor: a vehicle's own shapes are kept out by its groups alone (the
-sample car's WheelQueryGroup filters its ChassisGroup). Not modelled: a vehicle's own shapes, left out here whatever
+(sim/query_groups.py; the static ground's queries share it). There is no test of the actor: a vehicle's own shapes
+are kept out by its groups alone (the sample car's WheelQueryGroup filters its ChassisGroup). Not modelled: a vehicle's own shapes, left out here whatever
 the groups say (PhysX meets an unfiltered own chassis, and a query starting inside it at distance 0: no road at all).
 A sharded Simulator steps its ranges apart (their queries meet the ground alone) only while `still_quiet` holds.
 
@@ -43,10 +43,10 @@ from typing import Sequence
 import numpy as np
 
 from ..description import StageDescription
-from ..read.collision import collide
 from . import vecmath as vm
 from .contact import ContactModel, _world_polytopes, placed_vertices, shape_boxes, turned_half
 from .ground import _EDGE, _SIDE, SweptWheels
+from .query_groups import prefilter, wheel_query_groups
 from .vehicle_contact import QUIET_MARGIN, _moved_within, _sweep
 
 
@@ -68,19 +68,8 @@ class VehicleQueries:
             return None
         shapes = [s for path in paths for s in (description.vehicles[path].collision if path in description.vehicles
                                                 else [])]
-        groups = description.collisionGroups
-        keys: dict[str | None, int] = {}
-        query_key = np.zeros((len(paths), W), np.int64)
-        for v, path in enumerate(paths):
-            by_path = {w.path: w for w in description.vehicles[path].wheels} if path in description.vehicles else {}
-            for w, wheel_path in enumerate(wheel_paths[v]):
-                group = by_path[wheel_path].attachment["collisionGroup"] if wheel_path in by_path else None
-                query_key[v, w] = keys.setdefault(group if group else None, len(keys))
-        allowed = np.ones((len(keys), len(shapes)), bool)
-        for group, k in keys.items():
-            for r, shape in enumerate(shapes):  # the pre-filter asks only where both sides have a group
-                if group is not None and shape.groups:
-                    allowed[k, r] = collide(groups, [group], shape.groups)
+        query_groups, query_key = wheel_query_groups(description, paths, wheel_paths, W)
+        allowed = prefilter(description.collisionGroups, query_groups, [s.groups for s in shapes])
         friction = np.array([[table.friction_for(s.material) for s in shapes] for table in tables], float) \
             if tables else np.ones((1, len(shapes)))
         return cls(query_key, allowed, friction)
