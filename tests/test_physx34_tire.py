@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
+from stage_factory import build_vehicle
 
 from physxvehicle_usd import properties as P
 from physxvehicle_usd.runtime import physx34_from_description
 from physxvehicle_usd.runtime.physx34_tire import TireData, tire_friction_multiplier
-from stage_factory import build_vehicle
 
 # A graph shaped as the seed describes a typical one: more friction at the peak slip, less past the end.
 GRAPH = ((0.0, 0.8), (0.1, 1.0), (1.0, 0.6))

@@ -9,8 +9,8 @@ from functools import partial
 
 import numpy as np
 import pytest
-
 from conftest import two_at_a_time
+
 from physxvehicle_usd.author import preset_spec, save_vehicle
 from physxvehicle_usd.oracle import run_ovphysx
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import two_at_a_time
 from pxr import Usd, UsdGeom
 
-from conftest import two_at_a_time
 from physxvehicle_usd import properties as P
 from physxvehicle_usd.oracle import run_ovphysx
 

@@ -13,10 +13,10 @@ import math
 from pathlib import Path
 
 import pytest
+from conftest import written_values
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pxr import Sdf
-from conftest import written_values
 from stage_factory import DRIVES, VehicleStage, add_vehicle, build_vehicle
 
 from physxvehicle_usd import properties as P
