@@ -720,15 +720,16 @@ def generate(model: ContactModel, ground: Ground, position: np.ndarray, orientat
     (sim/manifold.py) re-measure the points `previous` kept where they have moved little, and the contacts carry the
     manifolds to keep (`Contacts.manifolds`); without, every contact is made anew."""
     planes, (hull_shape, hull), (tri_shape, tri), R_all = _candidates(model, ground, position, orientation)
+    rounds = (round_contact.candidates(model, position, orientation) if model.static_rounds is not None
+              else (np.zeros(0, np.int64),) * 2)
     persistence = None
     if length_scale is not None:
         from .manifold import Persistence  # it builds on this module's records
 
-        persistence = Persistence(model, ground, planes, (hull_shape, hull), (tri_shape, tri), R_all, position,
-                                  orientation, length_scale, previous)
+        persistence = Persistence(model, ground, planes, (hull_shape, hull), (tri_shape, tri), rounds, R_all,
+                                  position, orientation, length_scale, previous)
         planes, (hull_shape, hull), (tri_shape, tri) = persistence.planes, persistence.hull_pairs, persistence.tri_pairs
-    rounds = (round_contact.candidates(model, position, orientation) if model.static_rounds is not None
-              else (np.zeros(0, np.int64),) * 2)
+        rounds = persistence.round_pairs
     parts = _made(model, ground, planes, hull_shape, hull, tri_shape, tri, R_all, position, rounds)
     if persistence is not None:
         parts.append(persistence.kept)
