@@ -55,8 +55,9 @@ patches (`friction_patches`, body 1 the other vehicle).
 
 PCM (persistent contact manifolds, omni.physx's default) keeps a pair's points from step to step while the shapes
 have moved little against each other, re-measuring their separations: sim/manifold.py does so for boxes and hulls
-against planes, triangle meshes and static boxes and hulls (`generate` with the vehicles' length scales and the last
-step's manifolds), and between vehicles two boxes (sim/vehicle_contact.py); the other pairs are made anew every step.
+against planes, triangle meshes, static boxes and hulls and static capsules, and for capsules against static boxes
+(`generate` with the vehicles' length scales and the last step's manifolds), and between vehicles two boxes
+(sim/vehicle_contact.py); the other pairs are made anew every step.
 
 Approximations against PhysX: PCM's deferred triangle contacts (a hull face more than 45 degrees from facing a
 triangle) are not reproduced. The full clipped face is reduced to four points (six on a mesh), where PCM reduces each

@@ -31,9 +31,15 @@ Which pairs keep a manifold here (every other pair is made anew every step):
          points on its core and reports them on its surface where the core is now (a polytope's stay on the static
          shape); a fresh manifold holds GJK's closest point besides the points made (the one point twice where one is
          made), which counts here; made anew, the manifold is replaced whole (PhysX adds GJK's point to those held).
+  round  a box or a convex hull against a static capsule (pcmContactCapsuleBox, pcmContactCapsuleConvex, the capsule
+         shape 0): as `capsule`, the margin the lesser of the box's or hull's (as against a plane) and the capsule's
+         radius, the move the capsule's in the vehicle shape's frame (PCM's relative transform; the body's axes here).
+         The points are kept on the capsule's core and on the vehicle's shape, the normal in the vehicle shape's frame
+         (it turns with the body); reported on the capsule's surface.
 The length scale is the vehicle's (PhysX's tolerance length: 1 m in metres, 100 in centimetres).
-Not kept: spheres, exact cylinders, capsules against planes, meshes and hulls (PCM keeps these too, each with its own
-thresholds), shapes that follow a wheel; between vehicles, two boxes keep theirs (sim/vehicle_contact.py
+Not kept: spheres (static ones too: PCM's sphere-box keeps nothing, its sphere-convex does, not followed here), exact
+cylinders, capsules against planes, meshes and hulls (PCM keeps these too, each with its own thresholds), shapes
+that follow a wheel; between vehicles, two boxes keep theirs (sim/vehicle_contact.py
 `PairManifolds`, with this module's polytope thresholds), other pairs do not.
 
 Approximations: a pair keeps its manifold while the broad phase (sim/contact.py `_candidates`) keeps the pair; one that
@@ -340,7 +346,8 @@ class Persistence:
         shape_row, static_of = self.row[pair[q]], self.static[pair[q]]
         reported = ~rules.strict[pair[q]] | (separation[q] <= model.contact_distance[shape_row, static_of])
         q = q[reported]
-        # on the static shape (a static capsule's surface); a capsule's on its own surface, where its core's point is now
+        # on the static shape (a static capsule's surface); a capsule's on its own surface, where its core's point
+        # is now
         point = np.where((radius[q] > 0.0)[:, None], on_body[q] - radius[q, None] * normal[q],
                          pts.world_point[q] + point_static_radius[q, None] * normal[q])
         self.kept = Contacts(self.row[pair[q]], self.static[pair[q]], point, normal[q], separation[q])
