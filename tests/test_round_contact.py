@@ -210,3 +210,35 @@ def test_the_sorted_box_broad_phase_finds_every_overlapping_pair():
     brute = np.nonzero(((q_lo[:, None] <= hi[None]) & (q_hi[:, None] >= lo[None])).all(axis=2))
     assert sorted(zip(query.tolist(), box.tolist())) == sorted(zip(*(b.tolist() for b in brute)))
     assert len(query) > 0
+
+
+def test_a_box_on_a_static_log_keeps_its_points_till_it_has_moved_three_quarters_of_a_margin():
+    # pcmContactCapsuleBox with the log as shape 0: the margin is the lesser of the chassis box's (0.075 m) and the
+    # log's radius; a fresh two-point manifold (three with GJK's point) is made anew once the log has moved 0.75
+    # margins (56 mm) in the box's frame. Kept, the points stay on the log's surface, the normal the one they were made
+    # with, the separations re-measured along it (made anew 4 mm lower, the normal would tilt by 2 degrees)
+    # (the car at rest is level: its orientation the identity)
+    edge = np.array([CHASSIS[0][1], 0.0, ORIGIN_Z + CHASSIS[2][0]])
+    sim = _car_beside(_ground("capsule", edge + [0.11, 0.0, -0.04], 0.12, half_height=0.5))
+    L = sim.params.length_scale
+    position, orientation = _at_rest(sim)
+    made = generate(sim.contact, sim.ground, position, orientation, None, L)
+    assert len(made) == 2
+    lowered = position.copy()
+    lowered[2] -= 0.004
+    kept = generate(sim.contact, sim.ground, lowered, orientation, made.manifolds, L)
+    assert np.array_equal(kept.normal, made.normal) and np.allclose(kept.point, made.point, atol=1e-12)
+    assert np.allclose(kept.separation, made.separation - 0.004 * made.normal[:, 2], atol=1e-9)
+    # turned half a degree about Z (a quaternion dot over 0.9997): kept, the normal turns with the box (PCM keeps it
+    # in the box's frame), the points on the log's surface along it from its segment's ends
+    half = np.radians(0.5) / 2
+    turned = generate(sim.contact, sim.ground, position, np.array([[np.cos(half)], [0.0], [0.0], [np.sin(half)]]),
+                      made.manifolds, L)
+    c, s = np.cos(2 * half), np.sin(2 * half)
+    assert np.allclose(turned.normal, made.normal @ np.array([[c, s, 0.0], [-s, c, 0.0], [0.0, 0.0, 1.0]]), atol=1e-12)
+    on_core = turned.point - 0.12 * turned.normal
+    assert np.allclose(on_core, edge + [[0.11, -0.5, -0.04], [0.11, 0.5, -0.04]], atol=1e-9)
+    ahead = position.copy()
+    ahead[0] += 0.06  # 60 mm towards the log: made anew, the normal from the edge to the log's core
+    again = generate(sim.contact, sim.ground, ahead, orientation, made.manifolds, L)
+    assert np.allclose(again.normal, [-0.05 / np.hypot(0.05, 0.04), 0.0, 0.04 / np.hypot(0.05, 0.04)], atol=1e-6)

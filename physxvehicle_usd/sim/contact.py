@@ -55,8 +55,9 @@ patches (`friction_patches`, body 1 the other vehicle).
 
 PCM (persistent contact manifolds, omni.physx's default) keeps a pair's points from step to step while the shapes
 have moved little against each other, re-measuring their separations: sim/manifold.py does so for boxes and hulls
-against planes, triangle meshes and static boxes and hulls (`generate` with the vehicles' length scales and the last
-step's manifolds), and between vehicles two boxes (sim/vehicle_contact.py); the other pairs are made anew every step.
+against planes, triangle meshes, static boxes and hulls and static capsules, and for capsules against static boxes
+(`generate` with the vehicles' length scales and the last step's manifolds), and between vehicles two boxes
+(sim/vehicle_contact.py); the other pairs are made anew every step.
 
 Approximations against PhysX: PCM's deferred triangle contacts (a hull face more than 45 degrees from facing a
 triangle) are not reproduced. The full clipped face is reduced to four points (six on a mesh), where PCM reduces each
@@ -720,15 +721,16 @@ def generate(model: ContactModel, ground: Ground, position: np.ndarray, orientat
     (sim/manifold.py) re-measure the points `previous` kept where they have moved little, and the contacts carry the
     manifolds to keep (`Contacts.manifolds`); without, every contact is made anew."""
     planes, (hull_shape, hull), (tri_shape, tri), R_all = _candidates(model, ground, position, orientation)
+    rounds = (round_contact.candidates(model, position, orientation) if model.static_rounds is not None
+              else (np.zeros(0, np.int64),) * 2)
     persistence = None
     if length_scale is not None:
         from .manifold import Persistence  # it builds on this module's records
 
-        persistence = Persistence(model, ground, planes, (hull_shape, hull), (tri_shape, tri), R_all, position,
-                                  orientation, length_scale, previous)
+        persistence = Persistence(model, ground, planes, (hull_shape, hull), (tri_shape, tri), rounds, R_all,
+                                  position, orientation, length_scale, previous)
         planes, (hull_shape, hull), (tri_shape, tri) = persistence.planes, persistence.hull_pairs, persistence.tri_pairs
-    rounds = (round_contact.candidates(model, position, orientation) if model.static_rounds is not None
-              else (np.zeros(0, np.int64),) * 2)
+        rounds = persistence.round_pairs
     parts = _made(model, ground, planes, hull_shape, hull, tri_shape, tri, R_all, position, rounds)
     if persistence is not None:
         parts.append(persistence.kept)

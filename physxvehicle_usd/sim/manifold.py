@@ -31,9 +31,15 @@ Which pairs keep a manifold here (every other pair is made anew every step):
          points on its core and reports them on its surface where the core is now (a polytope's stay on the static
          shape); a fresh manifold holds GJK's closest point besides the points made (the one point twice where one is
          made), which counts here; made anew, the manifold is replaced whole (PhysX adds GJK's point to those held).
+  round  a box or a convex hull against a static capsule (pcmContactCapsuleBox, pcmContactCapsuleConvex, the capsule
+         shape 0): as `capsule`, the margin the lesser of the box's or hull's (as against a plane) and the capsule's
+         radius, the move the capsule's in the vehicle shape's frame (PCM's relative transform; the body's axes here).
+         The points are kept on the capsule's core and on the vehicle's shape, the normal in the vehicle shape's frame
+         (it turns with the body); reported on the capsule's surface.
 The length scale is the vehicle's (PhysX's tolerance length: 1 m in metres, 100 in centimetres).
-Not kept: spheres, exact cylinders, capsules against planes, meshes and hulls (PCM keeps these too, each with its own
-thresholds), shapes that follow a wheel; between vehicles, two boxes keep theirs (sim/vehicle_contact.py
+Not kept: spheres (static ones too: PCM's sphere-box keeps nothing, its sphere-convex does, not followed here), exact
+cylinders, capsules against planes, meshes and hulls (PCM keeps these too, each with its own thresholds), shapes
+that follow a wheel; between vehicles, two boxes keep theirs (sim/vehicle_contact.py
 `PairManifolds`, with this module's polytope thresholds), other pairs do not.
 
 Approximations: a pair keeps its manifold while the broad phase (sim/contact.py `_candidates`) keeps the pair; one that
@@ -51,12 +57,14 @@ import numpy as np
 
 from .contact import ContactModel, Contacts, VehicleRecords, first_rows
 from .ground import Ground
+from .vecmath import quat_to_mat
 
 # PCM's margins (GuVecBox.h CalculatePCMBoxMargin, GuVecConvexHull.h CalculatePCMConvexMargin): a fraction of the
 # shape's smallest inner extent, at most a fraction of the length scale (against a mesh: GU_PCM_MESH_MANIFOLD_EPSILON)
 _BOX_MARGIN, _HULL_MARGIN = 0.15, 0.25
 _BOX_TOLERANCE, _HULL_TOLERANCE, _MESH_TOLERANCE = 0.15, 0.05, 0.05
-PLANE, MESH, POLYTOPE, CAPSULE = 0, 1, 2, 3  # the pair: a polytope on a plane, mesh, static polytope; a capsule on a box
+# the pair: a polytope on a plane, mesh, static polytope; a capsule on a static box; a polytope on a static capsule
+PLANE, MESH, POLYTOPE, CAPSULE, ROUND = 0, 1, 2, 3, 4
 # made anew when the shape's origin moved this many margins along an axis, or the relative turn's quaternion dot fell
 # below this: against planes and meshes (invalidate_PrimitivesPlane, the multi-manifold's invalidate), and against
 # polytopes by the points the manifold holds (invalidate_BoxConvex: invalidateThresholds, invalidateQuatThresholds)
@@ -64,7 +72,8 @@ _MOVED = 0.2
 _PLANE_TURNED, _MESH_TURNED = 0.99996, 0.9998
 _POLYTOPE_MOVED = np.array([0.5, 0.125, 0.25, 0.375, 0.375])
 _POLYTOPE_TURNED = np.array([0.9998, 0.9999, 0.9999, 0.9999, 0.9999])
-# a capsule against a box (pcmContactCapsuleBox, invalidate_SphereCapsule), by the points held (0, 1, 2)
+# a capsule against a box or hull (pcmContactCapsuleBox, pcmContactCapsuleConvex: invalidate_SphereCapsule), by the
+# points held (0, 1, 2)
 _CAPSULE_MOVED = np.array([0.5, 0.1, 0.75])
 _CAPSULE_TURNED = np.array([0.9995, 0.9999, 0.9997])
 # a point whose ends drifted apart sideways by this many margins is dropped (projectBreakingThreshold)
@@ -198,7 +207,7 @@ def _margin(inner: np.ndarray, box: np.ndarray, length: np.ndarray, tolerance=No
 
 
 def _rules(model: ContactModel, row: np.ndarray, static: np.ndarray, kind: np.ndarray,
-           length_scale: np.ndarray) -> _Rules:
+           length_scale: np.ndarray, static_radius: np.ndarray) -> _Rules:
     cache = _margins(model)
     box = model.boxes.mask[row]
     length = length_scale[model.vehicle[row]].astype(float)
@@ -214,6 +223,9 @@ def _rules(model: ContactModel, row: np.ndarray, static: np.ndarray, kind: np.nd
     capsule = kind == CAPSULE
     if capsule.any():  # the lesser of the box's margin and the capsule's radius
         margin = np.where(capsule, np.minimum(margin, model.radius[row]), margin)
+    # a static capsule: the lesser of the vehicle's box's or hull's margin and the capsule's radius
+    margin = np.where(kind == ROUND, np.minimum(margin, static_radius), margin)
+    polytope |= kind == ROUND
     plane = kind == PLANE
     return _Rules(np.where(polytope, np.nan, _MOVED * margin), np.where(plane, _PLANE_TURNED, _MESH_TURNED),
                   np.where(plane, _PLANE_DRIFT, _DRIFT) * margin, kind != MESH, margin)
@@ -224,21 +236,23 @@ class Persistence:
     contacts in `kept`) and leaves the rest to be made anew; `record` gives the manifolds to keep after the step."""
 
     def __init__(self, model: ContactModel, ground: Ground, planes: list[np.ndarray], hull_pairs: tuple,
-                 tri_pairs: tuple, R_all: np.ndarray, position: np.ndarray, orientation: np.ndarray,
-                 length_scale: np.ndarray, previous: Manifolds | None):
-        """planes, hull_pairs (shape rows, static polytopes), tri_pairs (shape rows, triangles): the broad phase's
-        candidates (sim/contact.py `_candidates`), what is left of them to make anew in the same attributes; R_all
+                 tri_pairs: tuple, round_pairs: tuple, R_all: np.ndarray, position: np.ndarray,
+                 orientation: np.ndarray, length_scale: np.ndarray, previous: Manifolds | None):
+        """planes, hull_pairs (shape rows, static polytopes), tri_pairs (shape rows, triangles), round_pairs (shape
+        rows, static rounds): the broad phase's candidates (sim/contact.py `_candidates`,
+        sim/round_contact.py `candidates`), what is left of them to make anew in the same attributes; R_all
         (3, 3, N): each row's body rotation; position (3, V), orientation (4, V): the body poses the step begins
         with."""
         self.model, self.R_all, self.position, self.orientation = model, R_all, position, orientation
-        self.planes, self.hull_pairs, self.tri_pairs = planes, hull_pairs, tri_pairs
+        self.planes, self.hull_pairs, self.tri_pairs, self.round_pairs = planes, hull_pairs, tri_pairs, round_pairs
         self.kept = Contacts.empty()
         G = model.collides.shape[1]
         self.G = G
         self.key = self.row = self.static = np.zeros(0, np.int64)
         self.kept_pairs, self.kept_points = None, None
-        (hull_shape, hull), (tri_shape, tri) = hull_pairs, tri_pairs
-        if not tri_shape.size and not hull_shape.size and not any(rows.size for rows in planes):
+        (hull_shape, hull), (tri_shape, tri), (round_shape, round_k) = hull_pairs, tri_pairs, round_pairs
+        if (not tri_shape.size and not hull_shape.size and not round_shape.size
+                and not any(rows.size for rows in planes)):
             return  # no shape near anything: no work
         persistent = persistent_rows(model)
         none = np.zeros(0, np.int64)
@@ -249,9 +263,15 @@ class Persistence:
         on_mesh, on_hull = persistent[tri_shape], persistent[hull_shape]
         if hull.size and model.static_boxes is not None:  # a capsule on a static box
             on_hull = on_hull | (capsule_rows(model)[hull_shape] & model.static_boxes.mask[hull])
+        rounds = model.static_rounds
+        round_static = rounds.column[round_k] if round_k.size else np.zeros(0, np.int64)
+        # a box or hull on a static capsule (pcmContactCapsuleBox, pcmContactCapsuleConvex; PCM's sphere-box keeps
+        # nothing, and its sphere-convex's manifold is not followed here)
+        on_round = persistent[round_shape] & ~rounds.spheres[round_k] if round_k.size else np.zeros(0, bool)
         key = np.unique(np.concatenate([np.concatenate(row) * G + np.concatenate(static),
                                         tri_shape[on_mesh] * G + mesh_static[on_mesh],
-                                        hull_shape[on_hull] * G + hull_static[on_hull]]).astype(np.int64))
+                                        hull_shape[on_hull] * G + hull_static[on_hull],
+                                        round_shape[on_round] * G + round_static[on_round]]).astype(np.int64))
         self.row, self.static = key // G, key % G  # the candidate pairs that keep manifolds, by key
         self.key = key
         self.is_kept = np.zeros(len(key), bool)
@@ -264,10 +284,13 @@ class Persistence:
         found = prev_key[at] == key
         if not found.any():
             return
+        round_first = G if rounds is None else G - len(rounds.column)
         kind = np.where(self.static < model.plane_count, PLANE,
                         np.where(self.static < model.polytope_first, MESH,
-                                 np.where(capsule_rows(model)[self.row], CAPSULE, POLYTOPE)))
-        rules = _rules(model, self.row, self.static, kind, length_scale)
+                                 np.where(self.static >= round_first, ROUND,
+                                          np.where(capsule_rows(model)[self.row], CAPSULE, POLYTOPE))))
+        static_radius = self._static_radius(self.static)
+        rules = _rules(model, self.row, self.static, kind, length_scale, static_radius)
         vehicle = model.vehicle[self.row]
         # refreshContactPoints: the kept points' separations from the current poses, the drifted ones dropped
         pts = previous.points
@@ -277,16 +300,25 @@ class Persistence:
         pts, pair = pts.subset(ours), pair[ours]
         R = np.moveaxis(R_all[:, :, self.row[pair]], 2, 0)
         on_body = np.einsum("qij,qj->qi", R, pts.body_point) + position[:, vehicle[pair]].T
-        core = np.einsum("qj,qj->q", on_body - pts.world_point, pts.normal)  # a round shape's from its core
-        drift = on_body - core[:, None] * pts.normal - pts.world_point
-        radius = _radius(model, self.row[pair])
-        separation = core - radius
+        # against a static capsule the normal is kept in the vehicle shape's frame (PCM's shape 1, the box or hull):
+        # it turns with the body since the points were made
+        on_round = kind == ROUND
+        turned_by = np.broadcast_to(np.eye(3), (len(key), 3, 3))
+        if on_round.any():
+            made = np.moveaxis(quat_to_mat(prev.orientation[at].T), 2, 0)
+            turned_by = np.where(on_round[:, None, None], np.moveaxis(R_all[:, :, self.row], 2, 0)
+                                 @ np.swapaxes(made, 1, 2), turned_by)
+        normal = np.einsum("qij,qj->qi", turned_by[pair], pts.normal)
+        core = np.einsum("qj,qj->q", on_body - pts.world_point, normal)  # a round shape's from its core
+        drift = on_body - core[:, None] * normal - pts.world_point
+        radius, point_static_radius = _radius(model, self.row[pair]), static_radius[pair]
+        separation = core - radius - point_static_radius
         dropped = ~((drift * drift).sum(axis=1) <= rules.drift[pair] ** 2)
         lost = np.zeros(len(key), bool)
         lost[pair[dropped]] = True
         # invalidate_*: moved or turned too far since the points were made (against a polytope, by how many are left)
         held = np.minimum(np.bincount(pair[~dropped], minlength=len(key)), len(_POLYTOPE_MOVED) - 1)
-        polytope, capsule = kind == POLYTOPE, kind == CAPSULE
+        polytope, capsule = kind == POLYTOPE, (kind == CAPSULE) | on_round
         # (a capsule's fresh manifold holds GJK's closest point besides the points made: PCM makes the one point
         # twice where the full generation makes one)
         held_capsule = np.minimum(held + (held > 0), len(_CAPSULE_MOVED) - 1)
@@ -295,6 +327,11 @@ class Persistence:
         turned_limit = np.where(polytope, _POLYTOPE_TURNED[held],
                                 np.where(capsule, _CAPSULE_TURNED[held_capsule], rules.turned))
         moved = np.abs(self._origins(self.row) - prev.origin[at]).max(axis=1)
+        if on_round.any():  # a static capsule's move in the vehicle shape's frame (PCM's relative transform)
+            centre = rounds.ends.mean(axis=1)[np.maximum(self.static - round_first, 0)]
+            now = np.einsum("jip,pj->pi", R_all[:, :, self.row], centre - self._origins(self.row))
+            then = np.einsum("pji,pj->pi", made, centre - prev.origin[at])
+            moved = np.where(on_round, np.abs(now - then).max(axis=1), moved)
         turn = np.einsum("jp,pj->p", orientation[:, vehicle].astype(float), prev.orientation[at])
         # ... and a turn that carries the shape's far side farther than the move allows (polytopes)
         travel = np.where(polytope, np.arccos(np.clip(turn, -1.0, 1.0)) * _margins(model)["pcm_radius"][self.row], 0.0)
@@ -309,9 +346,11 @@ class Persistence:
         shape_row, static_of = self.row[pair[q]], self.static[pair[q]]
         reported = ~rules.strict[pair[q]] | (separation[q] <= model.contact_distance[shape_row, static_of])
         q = q[reported]
-        # on the static shape; a capsule's on its own surface, where its core's point is now
-        point = np.where((radius[q] > 0.0)[:, None], on_body[q] - radius[q, None] * pts.normal[q], pts.world_point[q])
-        self.kept = Contacts(self.row[pair[q]], self.static[pair[q]], point, pts.normal[q], separation[q])
+        # on the static shape (a static capsule's surface); a capsule's on its own surface, where its core's point
+        # is now
+        point = np.where((radius[q] > 0.0)[:, None], on_body[q] - radius[q, None] * normal[q],
+                         pts.world_point[q] + point_static_radius[q, None] * normal[q])
+        self.kept = Contacts(self.row[pair[q]], self.static[pair[q]], point, normal[q], separation[q])
         # what is left to make anew
         kept_key = key[keep_pair]
         if kept_key.size:
@@ -322,6 +361,17 @@ class Persistence:
             if hull.size:
                 left = ~np.isin(hull_shape * G + hull_static, kept_key)
                 self.hull_pairs = (hull_shape[left], hull[left])
+            if round_k.size:
+                left = ~np.isin(round_shape * G + round_static, kept_key)
+                self.round_pairs = (round_shape[left], round_k[left])
+
+    def _static_radius(self, static: np.ndarray) -> np.ndarray:
+        """The static shapes' round radii (0: not a static sphere or capsule)."""
+        rounds = self.model.static_rounds
+        if rounds is None:
+            return np.zeros(len(static))
+        k = static - (self.G - len(rounds.column))
+        return np.where(k >= 0, rounds.radius[np.maximum(k, 0)], 0.0)
 
     def _origins(self, rows: np.ndarray) -> np.ndarray:
         """(n, 3): the world origin of the rows' shape frames."""
@@ -352,8 +402,9 @@ class Persistence:
         # the point on the static shape, and on the vehicle's (a round shape's on its core): a polytope's contact
         # lies on the static shape, a round shape's on its own surface
         radius, n, sep = _radius(model, shape_row), contacts.normal[c], contacts.separation[c]
-        on_static = contacts.point[c] - np.where(radius > 0.0, sep, 0.0)[:, None] * n
-        on_body = on_static + (sep + radius)[:, None] * n - self.position[:, v].T
+        static_radius = self._static_radius(contacts.static[c])  # a static capsule's point: on its core
+        on_static = contacts.point[c] - (np.where(radius > 0.0, sep, 0.0) + static_radius)[:, None] * n
+        on_body = on_static + (sep + radius + static_radius)[:, None] * n - self.position[:, v].T
         points = ManifoldPoints(v, shape_row - first[v], contacts.static[c], np.einsum("qji,qj->qi", R, on_body),
                                 on_static.astype(float), n.astype(float))
         if self.kept_pairs is not None and len(self.kept_pairs):

@@ -16,8 +16,9 @@ per pair nearer than its contact distance:
                       capsule's surface. A box's pair starts only once the segment is within reach of the box rounded
                       by PCM's margin (0.15 of its least half extent): near an edge, later than the true distance says
                       (LogStrike: ovphysx's first contact brackets the rounded distance to 1.5 mm; a hull's own PCM margin
-                      is not applied: its true distance gates it). PCM keeps a manifold's points across steps; they
-                      are made anew here every step. Spheres, and segments touching a hull, take the separating axes
+                      is not applied: its true distance gates it). PCM keeps a manifold's points across steps, and
+                      so does sim/manifold.py (`generate` with the length scales) for a box's or a hull's pair
+                      with a static capsule. Spheres, and segments touching a hull, take the separating axes
                       (contact.polytope_contacts with the core as the round shape);
   round - round       PhysX's sphere-sphere, sphere-capsule and capsule-capsule: one point along the line of the
                       cores' nearest points, on the static's surface where it is a sphere (sphere-sphere: shape 1's;
