@@ -85,10 +85,16 @@ def results(tmp_path_factory) -> dict[str, dict[str, float]]:
                         "step (ours, PhysX); chassis speed one step after it, driven cars at 1.5 s (ours, PhysX) [m/s]")
 
 
+def _contact_row(f: dict) -> str:
+    return (f"speed {100 * f['speed']:8.3f}%  ang.speed {100 * f['ang.speed']:8.3f}%  final pos "
+            f"{100 * f['final pos']:8.3f}%  contact step {f['contact step']}  after {f['after'][0]:.3f} / "
+            f"{f['after'][1]:.3f}")
+
+
 def figure_table(stages: dict[str, Stage], figures: Callable[[Scenario, dict, dict, float], dict],
-                 heading: str) -> dict[str, dict]:
+                 heading: str, row: Callable[[dict], str] = _contact_row) -> dict[str, dict]:
     """Each scenario's figures (`figures(scenario, ours, PhysX's, metres per stage unit)`) from both simulators' runs
-    of the stages (one per UNITS), printed as a table under `heading`."""
+    of the stages (one per UNITS), printed as a table under `heading`, a line per scenario (`row(figures)`)."""
     ours, refs = run_beside_physx(stages, lambda stage: run_sim(stage, RUN[VARIANT]))
     rows = {}
     for units, stage in stages.items():
@@ -98,9 +104,7 @@ def figure_table(stages: dict[str, Stage], figures: Callable[[Scenario, dict, di
     print(f"\n{VARIANT} vs ovphysx, {heading}")
     width = max(len(name) for name in rows) + 1
     for name, f in rows.items():
-        print(f"{name:{width}s} speed {100 * f['speed']:8.3f}%  ang.speed {100 * f['ang.speed']:8.3f}%  final pos "
-              f"{100 * f['final pos']:8.3f}%  contact step {f['contact step']}  after {f['after'][0]:.3f} / "
-              f"{f['after'][1]:.3f}")
+        print(f"{name:{width}s} {row(f)}")
     return rows
 
 

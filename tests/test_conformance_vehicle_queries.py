@@ -15,8 +15,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from scenarios import vehicle_queries as scenario
-from test_conformance_contact import UNITS, VARIANT
-from test_conformance_ovphysx import LIMIT, RUN, Scenario, Stage, run_beside_physx, run_sim, worst_relative
+from test_conformance_contact import UNITS, figure_table
+from test_conformance_ovphysx import LIMIT, Scenario, Stage, worst_relative
 
 pytestmark = [pytest.mark.ovphysx, pytest.mark.soak]
 
@@ -49,21 +49,13 @@ def _figures(name: str, mine: dict, ref: dict, metres: float) -> dict:
 @pytest.fixture(scope="module")
 def results(tmp_path_factory) -> dict[str, dict]:
     folder = tmp_path_factory.mktemp("vehicle_queries")
-    stages = {units: _stage(folder, units) for units in UNITS}
-    ours, refs = run_beside_physx(stages, lambda stage: run_sim(stage, RUN[VARIANT]))
-    rows = {}
-    for units, stage in stages.items():
-        metres = 0.01 if units == "cm_g" else 1.0
-        for sc in stage.scenarios:
-            rows[sc.name] = _figures(sc.vehicle, ours[units], refs[units], metres)
-    print(f"\n{VARIANT} vs ovphysx, suspension queries on another vehicle: worst error relative to the run's peak; "
-          "mean jounce over the run and wheels (ours / PhysX) [m]")
-    width = max(len(name) for name in rows) + 1
-    for name, f in rows.items():
-        print(f"{name:{width}s} speed {100 * f['speed']:8.3f}%  ang.speed {100 * f['ang.speed']:8.3f}%  final pos "
-              f"{100 * f['final pos']:8.3f}%  jounce {100 * f['jounce']:8.3f}%  mean jounce "
-              f"{f['mean jounce'][0]:.4f} / {f['mean jounce'][1]:.4f}")
-    return rows
+    return figure_table({units: _stage(folder, units) for units in UNITS},
+                        lambda sc, ours, ref, metres: _figures(sc.vehicle, ours, ref, metres),
+                        "suspension queries on another vehicle: worst error relative to the run's peak; mean jounce "
+                        "over the run and wheels (ours / PhysX) [m]",
+                        lambda f: f"speed {100 * f['speed']:8.3f}%  ang.speed {100 * f['ang.speed']:8.3f}%  final pos "
+                                  f"{100 * f['final pos']:8.3f}%  jounce {100 * f['jounce']:8.3f}%  mean jounce "
+                                  f"{f['mean jounce'][0]:.4f} / {f['mean jounce'][1]:.4f}")
 
 
 NAMES = [f"{name} {side} ({units})" for units in UNITS for name in scenario.SCENARIOS for side in SIDES]

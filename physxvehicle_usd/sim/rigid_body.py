@@ -650,12 +650,7 @@ def _solve_rows_tgs(p: SimParams, s: SimState, rows: dict, dt: float, position_i
             x = contacts.sweep(x, moved, dt, 0.0).astype(dtype)
         if between is not None:
             x = between.sweep(x, moved, dt, 0.0).astype(dtype)
-    if s.contacts is not None:
-        if contacts is not None:
-            s.contacts.setdefault("solved", []).append((vehicles, contacts))
-        if between is not None:
-            s.contacts.setdefault("solved", []).extend(between.views())
-            s.contacts.setdefault("pairs_solved", []).append(between)
+    _record_solved(s, vehicles, contacts, between)
     _store(s, vehicles, x, position, orientation)
 
 
@@ -727,14 +722,20 @@ def _solve_rows_pgs(p: SimParams, s: SimState, rows: dict, dt: float, position_i
     motion = x
     for _ in range(max(1, int(velocity_iterations))):
         x = sweep(x, False, True)
+    _record_solved(s, vehicles, contacts, between)
+    _store(s, vehicles, x, begin_position[:, vehicles] + motion[:3] * dtype.type(dt),
+           vm.quat_integrate_exact(begin_orientation[:, vehicles], motion[3:], dt))
+
+
+def _record_solved(s: SimState, vehicles: np.ndarray, contacts: "_ContactRows | None", between: "_PairRows | None"
+                   ) -> None:
+    """Keep a solve's rows for the step's telemetry and friction bookkeeping (where the step collects them)."""
     if s.contacts is not None:
         if contacts is not None:
             s.contacts.setdefault("solved", []).append((vehicles, contacts))
         if between is not None:
             s.contacts.setdefault("solved", []).extend(between.views())
             s.contacts.setdefault("pairs_solved", []).append(between)
-    _store(s, vehicles, x, begin_position[:, vehicles] + motion[:3] * dtype.type(dt),
-           vm.quat_integrate_exact(begin_orientation[:, vehicles], motion[3:], dt))
 
 
 def gyroscopic_update(p: SimParams, s: SimState, dt: float) -> np.ndarray:
