@@ -399,6 +399,13 @@ class SweptWheels:
         ring = (a0[..., None] * _COS + a1[..., None] * _SIN).max(axis=-1)
         return self.half_width[rows][extra] * lat + self.radius[rows][extra] * ring
 
+    def swept_box(self) -> tuple[np.ndarray, np.ndarray]:
+        """(lo, hi) (N, 3): a box around each hull over its whole sweep, from its start to its end."""
+        ext = (self.half_width[:, None] * np.abs(self.lateral)
+               + self.radius[:, None] * np.sqrt(self.axis0 ** 2 + self.axis1 ** 2)) + 1e-6
+        end = self.centre + self.direction * self.distance[:, None]
+        return np.minimum(self.centre, end) - ext, np.maximum(self.centre, end) + ext
+
     def moved(self, rows: np.ndarray, centre: np.ndarray, direction: np.ndarray, distance: np.ndarray) -> "SweptWheels":
         return SweptWheels(centre, self.lateral[rows], self.axis0[rows], self.axis1[rows], self.radius[rows],
                            self.half_width[rows], direction, distance)
@@ -429,10 +436,7 @@ def _sweep_triangles(ground: Ground, wheels: SweptWheels, only_shape: np.ndarray
     out = _TriangleHits(np.full(N, np.inf), np.zeros((N, 3)), np.zeros(N), np.full(N, -1), np.zeros((N, 3)))
     # broad phase: the box around the hull's start and end; triangles facing away from the sweep are culled
     c, w, D = wheels.centre, wheels.direction, wheels.distance
-    ext = (wheels.half_width[:, None] * np.abs(wheels.lateral)
-           + wheels.radius[:, None] * np.sqrt(wheels.axis0 ** 2 + wheels.axis1 ** 2)) + 1e-6
-    end = c + w * D[:, None]
-    wi, ti = box_pairs(ground, np.minimum(c, end) - ext, np.maximum(c, end) + ext)
+    wi, ti = box_pairs(ground, *wheels.swept_box())
     keep = (ground.tri_normals[ti] * w[wi]).sum(axis=1) < 0.0
     if only is not None:
         keep &= only.passes(wi, ground.plane_normals.shape[0] + ground.tri_shape[ti])

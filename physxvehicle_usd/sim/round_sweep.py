@@ -120,12 +120,8 @@ def sweep_rounds(ground: "Ground", wheels: "SweptWheels", only_shape: np.ndarray
 
     N = wheels.radius.shape[0]
     out = _TriangleHits(np.full(N, np.inf), np.zeros((N, 3)), np.zeros(N), np.full(N, -1), np.zeros((N, 3)))
-    c, w, D = wheels.centre, wheels.direction, wheels.distance
-    ext = (wheels.half_width[:, None] * np.abs(wheels.lateral)
-           + wheels.radius[:, None] * np.sqrt(wheels.axis0 ** 2 + wheels.axis1 ** 2)) + 1e-6
-    end = c + w * D[:, None]
-    lo_w, hi_w = np.minimum(c, end) - ext, np.maximum(c, end) + ext
-    wi, k = box_overlaps(lo_w, hi_w, *round_boxes(ground))
+    w, D = wheels.direction, wheels.distance
+    wi, k = box_overlaps(*wheels.swept_box(), *round_boxes(ground))
     if only_shape is not None:
         keep = ground.round_first + k == only_shape[wi]
         wi, k = wi[keep], k[keep]
