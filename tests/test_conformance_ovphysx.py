@@ -368,6 +368,13 @@ ALL_SCENARIOS = [sc.name for st in STAGES for sc in st.scenarios]
 TANK_BRANCH = pytest.mark.xfail(strict=True, reason="float32 settles on another chatter cycle of the tank pivot")
 
 
+def gated_cases(names, out: dict[str, dict[str, str]], figure: str) -> list:
+    """Test parameters of `names` for one figure, each that `out` (name -> {figure: why}) lists a strict xfail with
+    its reason. Shared by the conformance files."""
+    return [pytest.param(n, marks=[pytest.mark.xfail(strict=True, reason=out[n][figure])]
+                         if figure in out.get(n, {}) else []) for n in names]
+
+
 def variant_cases(names, variants, marks=lambda name, variant: ()):
     """(scenario, variant) test parameters: `marks` of each, and a compiled-kernel variant needs the kernel. Shared by
     the conformance files."""

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from scenarios import vehicle_contact as scenario
 from test_conformance_contact import UNITS, figure_table
-from test_conformance_ovphysx import LIMIT, Scenario, Stage, worst_relative
+from test_conformance_ovphysx import LIMIT, Scenario, Stage, gated_cases, worst_relative
 
 pytestmark = [pytest.mark.ovphysx, pytest.mark.soak]
 
@@ -84,8 +84,7 @@ OUT: dict[str, dict[str, str]] = {
 
 
 def _cases(figure: str) -> list:
-    return [pytest.param(n, marks=[pytest.mark.xfail(strict=True, reason=OUT[n][figure])]
-                         if figure in OUT.get(n, {}) else []) for n in NAMES]
+    return gated_cases(NAMES, OUT, figure)
 
 
 @pytest.mark.parametrize("name", _cases("speed"))

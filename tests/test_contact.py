@@ -494,11 +494,9 @@ def test_a_car_bounces_only_off_contacts_faster_than_the_bounce_threshold():
     assert abs(rebound(_dropped_car(5.0))) < 0.05  # a threshold above the impact speed: no bounce
 
 
-def test_a_chassis_wholly_inside_a_static_box_is_pushed_out_along_the_least_penetration():
-    # PhysX's convex contacts (PCM: GJK, then EPA when the shapes overlap) push a shape that lies wholly inside a
-    # static box out along the axis of least penetration. The chassis box (world z 0.30 .. 1.30, x -2.36 .. 2.04,
-    # y -0.9 .. 0.9) inside a box spanning z 0.20 .. 2.0, 10 cm from every face: out through the box's underside,
-    # 1.10 m, is the least. (Touching no face, the pair was found by no face's box before.)
+def _car_in_shed():
+    """The sample car on its stage (opened anew) inside a static box, the shed, 10 cm from every face of the chassis
+    box, and the shed's prim."""
     from pxr import Gf, Usd, UsdGeom, UsdPhysics
 
     stage = Usd.Stage.Open(str(CAR))
@@ -507,6 +505,15 @@ def test_a_chassis_wholly_inside_a_static_box_is_pushed_out_along_the_least_pene
     cube.AddTranslateOp().Set(Gf.Vec3d(-0.16, 0.0, 1.1))
     cube.AddScaleOp().Set(Gf.Vec3f(6.0, 4.0, 1.8))
     UsdPhysics.CollisionAPI.Apply(cube.GetPrim())
+    return stage, cube.GetPrim()
+
+
+def test_a_chassis_wholly_inside_a_static_box_is_pushed_out_along_the_least_penetration():
+    # PhysX's convex contacts (PCM: GJK, then EPA when the shapes overlap) push a shape that lies wholly inside a
+    # static box out along the axis of least penetration. The chassis box (world z 0.30 .. 1.30, x -2.36 .. 2.04,
+    # y -0.9 .. 0.9) inside a box spanning z 0.20 .. 2.0, 10 cm from every face: out through the box's underside,
+    # 1.10 m, is the least. (Touching no face, the pair was found by no face's box before.)
+    stage, _ = _car_in_shed()
     sim = Simulator.from_description(read_stage(stage), DT)
     contacts = generate(sim.contact, sim.ground, *_pose(sim))
     assert len(contacts) == 4 and (contacts.static == 1).all()  # the static shapes: the ground plane, then the shed
@@ -520,14 +527,9 @@ def test_filtered_pairs_on_a_static_collider_or_on_the_vehicle_s_body_keep_them_
     # PhysX filters the pair of actors (or of a shape and an actor) that FilteredPairsAPI names, from either side:
     # the static box naming the car's body or its chassis shape, or the car's body naming the box. Unfiltered, the
     # chassis inside the box touches it at four points (the test above).
-    from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics
+    from pxr import Sdf, UsdPhysics
 
-    stage = Usd.Stage.Open(str(CAR))
-    cube = UsdGeom.Cube.Define(stage, "/World/Shed")
-    cube.CreateSizeAttr(1.0)
-    cube.AddTranslateOp().Set(Gf.Vec3d(-0.16, 0.0, 1.1))
-    cube.AddScaleOp().Set(Gf.Vec3f(6.0, 4.0, 1.8))
-    UsdPhysics.CollisionAPI.Apply(cube.GetPrim())
+    stage, _ = _car_in_shed()
     UsdPhysics.FilteredPairsAPI.Apply(stage.GetPrimAtPath(holder)).CreateFilteredPairsRel().SetTargets([
         Sdf.Path(target)])
     sim = Simulator.from_description(read_stage(stage), DT)
@@ -563,18 +565,13 @@ def test_a_collider_in_two_groups_is_filtered_by_the_first_and_said():
     # omni.physx gives a collider one collision group, the first in path order (getCollisionGroup, with a warning):
     # the chassis is in its own /World/Car/ChassisGroup and in /World/Extra, which filters the shed's; PhysX keeps the
     # first and the chassis still meets the shed (tests/test_conformance_contact.py checks the order against ovphysx)
-    from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics
+    from pxr import Sdf, UsdPhysics
 
     from physxvehicle_usd.read.collision import collide
 
-    stage = Usd.Stage.Open(str(CAR))
-    cube = UsdGeom.Cube.Define(stage, "/World/Shed")
-    cube.CreateSizeAttr(1.0)
-    cube.AddTranslateOp().Set(Gf.Vec3d(-0.16, 0.0, 1.1))
-    cube.AddScaleOp().Set(Gf.Vec3f(6.0, 4.0, 1.8))
-    UsdPhysics.CollisionAPI.Apply(cube.GetPrim())
+    stage, shed = _car_in_shed()
     sheds = UsdPhysics.CollisionGroup.Define(stage, "/World/Sheds")
-    sheds.GetCollidersCollectionAPI().CreateIncludesRel().SetTargets([cube.GetPath()])
+    sheds.GetCollidersCollectionAPI().CreateIncludesRel().SetTargets([shed.GetPath()])
     extra = UsdPhysics.CollisionGroup.Define(stage, "/World/Extra")
     extra.GetCollidersCollectionAPI().CreateIncludesRel().SetTargets([Sdf.Path("/World/Car/ChassisCollision")])
     extra.CreateFilteredGroupsRel().SetTargets([sheds.GetPath()])
