@@ -265,6 +265,17 @@ def _friction_axes(n: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return t0, t1 / np.maximum(vm.norm(t1), 1e-30)
 
 
+def _prepare_pgs(rows: "_ContactRows | _PairRows", dt: float) -> None:
+    """PGS's constants of contact rows, static or between vehicles (DyContactPrep.cpp setupFinalizeSolverConstraints,
+    rows built with one iteration, h = dt): a normal row's bias is fixed at the begin pose, -min(max depenetration,
+    0.8 penetration / dt) in contact, the separation / dt (negative: the approach it allows) apart, none where it
+    bounces; a friction row's bias is its anchor's error (the last of each `F` entry) over dt."""
+    penetration = rows.error  # with h = dt and no bounce, the geometric error is the penetration
+    rows.pgs_bias = np.where(rows.target != 0.0, 0.0, np.minimum(rows.max_bias[:, None, None],
+                                                                 rows.bias_coefficient * penetration))
+    rows.pgs_friction_bias = [entry[-1] / dt for entry in rows.F]
+
+
 class _ContactRows:
     """The contact rows of some vehicles (sim/contact.py patch_rows, subset to them) as DyTGSContactPrep.cpp prepares
     them (setupFinalizeSolverConstraints) and solves them (solveContact): per patch its normal rows, then the two
@@ -367,14 +378,7 @@ class _ContactRows:
         return x, total
 
     def prepare_pgs(self, dt: float) -> None:
-        """PGS's constants (DyContactPrep.cpp setupFinalizeSolverConstraints, rows built with one iteration, h = dt):
-        a normal row's bias is fixed at the begin pose, -min(max depenetration, 0.8 penetration / dt) in contact,
-        the separation / dt (negative: the approach it allows) apart, none where it bounces; a friction row's bias
-        is its anchor's error over dt."""
-        penetration = self.error  # with h = dt and no bounce, the geometric error is the penetration
-        self.pgs_bias = np.where(self.target != 0.0, 0.0, np.minimum(self.max_bias[:, None, None],
-                                                                     self.bias_coefficient * penetration))
-        self.pgs_friction_bias = [error / dt for (_, _, _, error) in self.F]
+        _prepare_pgs(self, dt)
 
     def sweep_pgs(self, x: np.ndarray, biased: bool, friction: bool) -> np.ndarray:
         """One PGS pass over the rows, patch by patch (DySolverConstraints.cpp solveContact): x (6, Vr) -> x.
@@ -533,11 +537,7 @@ class _PairRows:
         return x0, x1, total
 
     def prepare_pgs(self, dt: float) -> None:
-        """PGS's biases, fixed at the begin pose as `_ContactRows.prepare_pgs` makes them (rows built with one
-        iteration): a normal row's from its penetration, a friction row's its anchor's error over dt."""
-        self.pgs_bias = np.where(self.target != 0.0, 0.0, np.minimum(self.max_bias[:, None, None],
-                                                                     self.bias_coefficient * self.error))
-        self.pgs_friction_bias = [error / dt for (*_, error) in self.F]
+        _prepare_pgs(self, dt)
 
     def sweep_pgs(self, x: np.ndarray, biased: bool, friction: bool) -> np.ndarray:
         """One PGS pass over the pairs' rows, colour by colour (see `_ContactRows.sweep_pgs`): x (6, Vr) -> x."""
