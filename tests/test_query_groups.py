@@ -101,3 +101,23 @@ def test_a_car_over_a_step_its_queries_filter_stays_on_the_plane(threads):
             assert abs(rise[scenario.car(name)]) < 2e-3, name
         else:
             assert rise[scenario.car(name)] > 0.3 * scenario.STEP_HEIGHT_M, name
+
+
+def test_a_car_without_collision_shapes_falls_through_a_plane_its_queries_filter():
+    # the colliders' groups were read only where the vehicles had shapes (or the stage a static convex): a plane
+    # filtered from the wheels' query group stayed their road. ovphysx: the car falls through it, its body at
+    # z = -0.7171 after 30 steps; here -0.7171 too
+    from pxr import Sdf
+
+    stage = Usd.Stage.Open(str(SAMPLE))
+    stage.GetPrimAtPath("/World/Car/ChassisCollision").SetActive(False)
+    floor = UsdPhysics.CollisionGroup.Define(stage, "/World/Floor")
+    floor.GetCollidersCollectionAPI().CreateIncludesRel().SetTargets([Sdf.Path("/World/GroundPlane")])
+    floor.CreateFilteredGroupsRel().SetTargets([Sdf.Path("/World/Car/WheelQueryGroup")])
+    description = read_stage(stage)
+    assert not description.vehicles["/World/Car"].collision
+    assert [g.groups for g in description.ground] == [["/World/Floor"]]
+    sim = Simulator.from_description(description, 1.0 / 60.0)
+    for _ in range(30):
+        sim.step()
+    assert sim.state.body_position[2, 0] == pytest.approx(-0.7171, abs=1e-3)

@@ -160,7 +160,8 @@ def combine_modes(prim: Usd.Prim) -> tuple[str, str]:
     return modes[0], modes[1]
 
 
-def _material(desc) -> str | None:
+def collider_material(desc) -> str | None:
+    """The physics material a collider's description binds (None: none)."""
     return str(desc.materials[0]) if len(desc.materials) and str(desc.materials[0]) else None
 
 
@@ -206,7 +207,7 @@ def vehicle_shape(stage: Usd.Stage, desc, units: StageUnits, sink: DiagnosticSin
     rotation = _quat_matrix(desc.localRot)
     origin = np.asarray(desc.localPos, dtype=float)
     # groups: load_physics fills them in, in omni.physx's order (groups_of)
-    common = dict(material=_material(desc),
+    common = dict(material=collider_material(desc),
                   filtered=filtered_targets(desc))
     points = _local_points(stage, kind, desc)
     contact, rest = shape_offsets(prim, units, sink, _extents(kind, desc, points), scene)
@@ -238,7 +239,7 @@ def static_shape(stage: Usd.Stage, desc, transform: list[list[float]], units: St
     path = str(desc.primPath)
     prim = stage.GetPrimAtPath(path)
     scale = np.asarray(desc.localScale, dtype=float)
-    common = dict(path=path, transform=transform, material=_material(desc), filtered=filtered_targets(desc))
+    common = dict(path=path, transform=transform, material=collider_material(desc), filtered=filtered_targets(desc))
     if kind in ("SphereShape", "CapsuleShape"):
         contact, rest = shape_offsets(prim, units, sink, _extents(kind, desc, None), scene)
         core = [[0.0, 0.0, 0.0]]

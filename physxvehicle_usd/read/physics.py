@@ -27,6 +27,7 @@ from ..properties import RIGID_BODY, SCENE
 from ..units import StageUnits
 from .collision import (
     SceneTolerances,
+    collider_material,
     collision_groups,
     combine_modes,
     filtered_targets,
@@ -123,10 +124,9 @@ def load_physics(stage: Usd.Stage, sink: DiagnosticSink, exclude: Sequence[str] 
                     info.ground.append(shape)
             elif name in ("PlaneShape", "MeshShape"):
                 prim = stage.GetPrimAtPath(path)
-                material = str(desc.materials[0]) if len(desc.materials) and str(desc.materials[0]) else None
                 ground = GroundDescription(path=key, kind="plane" if name == "PlaneShape" else "mesh",
                                            transform=_matrix(xform_cache.GetLocalToWorldTransform(prim)),
-                                           material=material, filtered=filtered_targets(desc))
+                                           material=collider_material(desc), filtered=filtered_targets(desc))
                 extents = None
                 if name == "PlaneShape":
                     ground.axis = str(desc.axis).rsplit(".", 1)[-1]
@@ -140,14 +140,16 @@ def load_physics(stage: Usd.Stage, sink: DiagnosticSink, exclude: Sequence[str] 
                     extents = np.ptp(points, axis=0) if len(points) else np.zeros(3)
                 ground.contactOffset, ground.restOffset = shape_offsets(prim, units, sink, extents, scene)
                 info.ground.append(ground)
-    if info.shapes or any(g.kind not in ("plane", "mesh") for g in info.ground):
+    # every collider's groups, wherever the stage has a group: the contacts filter with them, and so do the wheels'
+    # suspension queries against the ground (a plane in a group the wheels' query group filters is not their road,
+    # even for a vehicle without collision shapes)
+    if any(str(kind).rsplit(".", 1)[-1] == "CollisionGroup" and len(paths) for kind, (paths, _) in parsed.items()):
         info.groups, members = collision_groups(stage)
         info.member_of = groups_of(members)
-        for ground in info.ground:
-            ground.groups = list(info.member_of.get(ground.path, ()))
-        for shape in (s for shapes in info.shapes.values() for s in shapes):  # one list, in groups_of's order
-            shape.groups = list(info.member_of.get(shape.path, ()))
-        for collider in [*info.ground, *(s for shapes in info.shapes.values() for s in shapes)]:
+        colliders = [*info.ground, *(s for shapes in info.shapes.values() for s in shapes)]
+        for collider in colliders:  # one list per collider, in groups_of's order (UsdPhysics' has another)
+            collider.groups = list(info.member_of.get(collider.path, ()))
+        for collider in colliders:
             if len(collider.groups) > 1:
                 sink.warning("COLLISION_GROUP", collider.path, f"in {len(collider.groups)} collision groups "
                              f"({', '.join(collider.groups)}): omni.physx filters a collider by one group only, the "
