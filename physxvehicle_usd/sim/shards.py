@@ -11,7 +11,6 @@ thread, and two ranges step 10,000 cars about 20 % slower than one. Hence opt-in
 """
 from __future__ import annotations
 
-import dataclasses
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -23,12 +22,7 @@ from .ground import Ground
 from .manifold import Manifolds
 from .pipeline import StepOptions, step
 from .query_groups import GroundFilter
-from .state import SimParams, SimState, output_vehicle_axis, vehicle_axis, vehicle_rows
-
-_ARRAY_FIELDS = tuple(f.name for f in dataclasses.fields(SimState) if f.name not in ("out", "time", "steps",
-                                                                                     "contacts", "friction",
-                                                                                     "manifolds", "pair_friction",
-                                                                                     "pair_manifolds"))
+from .state import VEHICLE_ARRAYS, SimParams, SimState, output_vehicle_axis, vehicle_axis, vehicle_rows
 
 
 def vehicle_ranges(vehicles: int, parts: int) -> list[slice]:
@@ -68,7 +62,7 @@ class ShardedStep:
                      ground_filter=self.ground_filters[k])
 
         list(self._pool.map(advance, range(len(parts))))
-        for name in _ARRAY_FIELDS:
+        for name in VEHICLE_ARRAYS:
             value = getattr(s, name)
             if isinstance(value, np.ndarray):
                 setattr(s, name, np.concatenate([getattr(part, name) for part in parts], axis=vehicle_axis(name)))
@@ -89,7 +83,7 @@ def _range_view(s: SimState, rows: slice) -> SimState:
     """The vehicles `rows` of a whole-batch state, as a state of their own: contiguous, views where the rows
     already are (a kernel writing into one writes into the whole-batch array, which the join replaces)."""
     values = {}
-    for name in _ARRAY_FIELDS:
+    for name in VEHICLE_ARRAYS:
         value = getattr(s, name)
         if isinstance(value, np.ndarray):
             value = np.ascontiguousarray(value[vehicle_rows(vehicle_axis(name), rows)])

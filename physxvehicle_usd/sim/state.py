@@ -210,6 +210,10 @@ SUBSTEP_FIELDS = ("body_position", "body_orientation", "linear_velocity", "angul
                   "jounce_specified", "jounce_speed", "separation", "rotation_speed", "engine_omega", "current_gear",
                   "gear_switch_time", "lng_low_speed_time", "lat_low_speed_time", "sticky_lng", "sticky_lat")
 
+# The per-vehicle state: every field declared an array (its vehicles on `vehicle_axis`); the others (outputs, clock,
+# contact records) have classes of their own that cut and join them.
+VEHICLE_ARRAYS = tuple(f.name for f in fields(SimState) if f.type.startswith("np.ndarray"))
+
 # Component-first vectors (3 or 4, V) carry the vehicles on axis 1; every other state array on axis 0.
 COMPONENT_FIRST = ("body_position", "body_orientation", "linear_velocity", "angular_velocity")
 
@@ -268,11 +272,11 @@ def initial_state(p: SimParams) -> SimState:
 
 def copy_vehicle_rows(dst: SimState, src: SimState, rows: np.ndarray) -> None:
     """Every state array of the vehicles `rows` (an index array) from `src` into `dst`, in place."""
-    for f in fields(dst):
-        value = getattr(dst, f.name)
+    for name in VEHICLE_ARRAYS:
+        value = getattr(dst, name)
         if isinstance(value, np.ndarray):
-            idx = vehicle_rows(vehicle_axis(f.name), rows)
-            value[idx] = getattr(src, f.name)[idx]
+            idx = vehicle_rows(vehicle_axis(name), rows)
+            value[idx] = getattr(src, name)[idx]
 
 
 def actor_pose(p: SimParams, s: SimState) -> tuple[np.ndarray, np.ndarray]:
