@@ -22,8 +22,19 @@ from typing import Callable
 
 import numpy as np
 import pytest
+from pxr import Usd
 from scenarios import contact
-from test_conformance_ovphysx import DT, LIMIT, RUN, Scenario, Stage, run_beside_physx, run_sim, worst_relative
+from test_conformance_ovphysx import (
+    DT,
+    LIMIT,
+    RUN,
+    Scenario,
+    Stage,
+    physx_against_copies,
+    run_beside_physx,
+    run_sim,
+    worst_relative,
+)
 
 pytestmark = [pytest.mark.ovphysx, pytest.mark.soak]
 
@@ -192,6 +203,26 @@ ANGULAR_EITHER_SIDE = {
                                                     for key, reason in ANGULAR_EITHER_SIDE.items()}}))
 def test_angular_speed_matches_physx(results, name):
     assert results[name]["ang.speed"] <= LIMIT, round(100 * results[name]["ang.speed"], 3)
+
+
+def physx_spread(folder, names: list[str]) -> dict[str, dict]:
+    """PhysX against itself for the cars `names` (tests/scenarios/copies.py): each car's figures against its copy 30 m
+    aside, its obstacle copied with it, in one more ovphysx run per units (the copy's first contact step, then the
+    original's; the copy's and the original's speed after it)."""
+    rows: dict[str, dict] = {}
+    for units in UNITS:
+        stage = _stage(folder, units)
+        metres = 0.01 if units == "cm_g" else 1.0
+        on_stage = Usd.Stage.Open(str(stage.path))
+        obstacles = [contact.obstacle_path(n) for n in names if on_stage.GetPrimAtPath(contact.obstacle_path(n))]
+        rows.update(physx_against_copies(stage, [f"{n} ({units})" for n in names], folder,
+                                         lambda sc, copy, ref: _figures(sc, copy, ref, metres), obstacles))
+    print("\nPhysX against its copy 30 m aside (the same inputs, the same ovphysx run): worst difference relative to "
+          "the run's peak; first contact step (copy, original); speed after it (copy, original) [m/s]")
+    width = max(len(name) for name in rows) + 1
+    for name, f in rows.items():
+        print(f"{name:{width}s} {_contact_row(f)}")
+    return rows
 
 
 @pytest.mark.parametrize("name", NAMES)
