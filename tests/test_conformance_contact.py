@@ -154,46 +154,57 @@ def test_chassis_speed_and_final_position_match_physx(results, name):
 # The angular speed after an impact: the ridges', curb's and bounce's impacts are PhysX's since friction rows take their
 # anchor error unscaled, as PhysX 5.8 does (frictionBiasScale = invDt; 5.6.1 scaled it by min(0.8, biasCoefficient));
 # before, the same contact points, normal forces and total friction left the two anchors' friction spread otherwise and
-# the car rolled the other way (Ridge10 47 %, now 0.2 %). What is left, per run (m / cm_g):
+# the car rolled the other way (Ridge10 47 %, now 0.2 %). What is left, per run (m / cm_g), is as far from PhysX as
+# PhysX is from itself: each reason gives "PhysX against its copy", the car and its obstacle copied 30 m aside in the
+# same ovphysx run with the same inputs (test_physx_against_its_copy_spreads_about_as_far_as_ours; Ridge6's copy, the
+# control, 0.26 / 0.35 %):
 # - the driven cars: the launch from rest, whose chattering wheels (tests/test_conformance_ovphysx.py's SETTLE_S) make a
 #   1-ulp left/right difference chaotic: PhysX's wheel speeds differ left to right in the 7th digit after the first
 #   step, and its yaw is 5 mrad/s at step 5, bit for bit the same with the wheel shapes deactivated and the car 10 m
 #   elsewhere. The rounding is in its engine drivetrain's coupled solve: the fleet's engine-driven cars all show it,
 #   its direct-drive cars (raw wheel torques, basic drive) keep left and right equal to the bit and no yaw at all, as
 #   ours do throughout; ours tracks PhysX after 1.5 s;
-# - NoBounce: the car resting on its roof 200 m from the origin, where a float32 position steps by 1.5e-5 m, a friction
-#   anchor's error by as much, i.e. 3.7 mm/s of bias over a sub-step: both simulators settle in a period-2 jitter of
-#   their own (the same run at the origin agrees to 0.04 % in metres, 3.0 % in centimetres).
+# - Drop, NoBounce: the car resting on its roof 40 or 200 m from the origin, where a float32 position steps by 4e-6 or
+#   1.5e-5 m, a friction anchor's error by as much: both simulators settle in a jitter of their own;
+# - RolloverSlope, LogStrike: a tip-over on an edge and a nose settling on a round log, which PhysX's own rounding moves
+#   as far.
 ANGULAR_OUT = {
-    "Drop": "dropped flat on the roof: rates under 1 mrad/s after the landing against a 0.026 rad/s peak, 2.0 / 2.1 % "
-            "(cm: 2.9 % merged with main's other contact work): "
-            "rounding, the landing matches to 0.1 N; at rest PhysX's two friction anchors pull against each other "
-            "(+-200 N, ours +-10 N), as anchor errors of a few float32 steps 40 m from the origin would; the "
-            "figure is as large as PhysX's own spread (the car alone on the stage: 0.84 %, at the origin "
-            "0.71 %; PhysX against itself with the car moved 40 m: 0.95 %)",
-    "WheelsTouching": "wheel cylinders dragging: yaw jitter of a few mrad/s against a 0.01 rad/s peak, 57 / 43 %, "
-                      "all in the launch (from 1.5 s on: 0.6 / 0.1 %)",
+    "Drop": "dropped flat on the roof: rates under 1 mrad/s after the landing against a 0.026 rad/s peak, 2.0 / 2.9 %; "
+            "PhysX against its copy: 2.5 / 4.6 % (the same landing step and speed). The landing matches to 0.1 N; at "
+            "rest PhysX's two friction anchors pull against each other (+-200 N, ours +-10 N), as anchor errors of a "
+            "few float32 steps 40 m from the origin would",
+    "WheelsTouching": "wheel cylinders dragging, full throttle from rest: 57 / 43 % against a 5.9 mrad/s peak (the "
+                      "pitch at step 130), all in the yaw of the launch (steps 4-25; from 1.5 s on 0.6 / 0.1 %); PhysX "
+                      "against its copy: 55 / 32 %. At step 4, where every one's chattering wheels part left from "
+                      "right, the yaw rates are ours -4.4, PhysX +4.7, its copy -0.7 mrad/s. The cylinders' contacts "
+                      "are PhysX's: 8 points, two per cylinder at the ends of its lowest line, within 0.1 mm every "
+                      "step; the first step's normal forces PhysX's to 0.1 N (its copy's cylinders 3 N apart), after which how a "
+                      "cylinder's two points share its load is rounding's (step 9, rear cylinders: ours 285 / 186 N, "
+                      "PhysX 183 / 255, its copy 159 / 248); the order PhysX reports the cylinders in changes with "
+                      "the car's place",
     "WheelsFiltered": "driven, wheel shapes filtered: PhysX's yaw of a few mrad/s at the start, ours none, against a "
-                      "0.04 rad/s peak, 7.2 / 10.9 %, all in the launch (from 1.5 s on: 0.01 / 0.02 %)",
+                      "0.04 rad/s peak, 7.2 / 10.9 %, all in the launch (from 1.5 s on: 0.01 / 0.02 %); PhysX against "
+                      "its copy: 7.2 / 8.7 %",
     "NoBounce": "dropped below the bounce threshold: rates under 1 mrad/s at rest against a 0.0065 rad/s peak, "
-                "6.4 / 12.4 %: float32 noise of a pose 200 m from the origin (at the origin: 0.04 / 3.0 %)",
+                "6.4 / 12.4 %: float32 noise of a pose 200 m from the origin (at the origin: 0.04 / 3.0 %); PhysX "
+                "against its copy: 9.5 / 13.4 %",
     "LogStrike": "the chassis nose into a log (PCM capsule-box): the strike's points, normals and impulses are "
                  "ovphysx's, and its manifold is kept after it as PhysX keeps it (sim/manifold.py, 10.7 / 12.7 % "
                  "while made anew each step), the points and separations ovphysx's to 0.1 mm over steps 26-40; "
                  "left: the pitch and roll rates while the nose settles on the log (steps 29-32, up to 4 mrad/s "
-                 "against a 0.085 rad/s peak; not traced to a cause: the friction anchors agree there, PhysX makes "
-                 "them anew at step 34 where ours are kept), 3.1 / 3.8 %",
+                 "against a 0.085 rad/s peak; the friction anchors agree there, PhysX makes them anew at step 34 "
+                 "where ours are kept), 3.1 / 3.8 %; PhysX against its copy: 1.7 / 5.3 %",
 }
 
 
 # A figure that rounding carries to either side of the gate: marked, not strictly (a merge elsewhere moves it)
 ANGULAR_EITHER_SIDE = {
     "RolloverSlope": "tipping over the side-roof edge onto the roof (steps 86-90, the edge lifting off the "
-                     "slope): m / cm 2.2 / 1.7 % here, 1.3 / 3.3 % merged with main's other contact work. The "
-                     "first strike and the roof landing match PhysX (its contact order, anchors and forces); in "
-                     "the tip-over PhysX's own normal force on the edge at a step ranges over 0.7-4.3 kN when "
-                     "the car starts 1-3 mm further along the slope, its angular speed by 0.5-1.0 % (ours "
-                     "0.9-1.6 %)",
+                     "slope): m / cm 2.2 / 1.7 % on its helper's branch, 1.3 / 3.3 % merged with main's other contact "
+                     "work; PhysX against its copy: 0.9 / 0.8 % in this file's run, 1.1 / 3.1 % with one car fewer "
+                     "in it. The first strike and the roof landing match PhysX (its contact order, anchors and "
+                     "forces); in the tip-over PhysX's own normal force on the edge at a step ranges over 0.7-4.3 kN "
+                     "when the car starts 1-3 mm further along the slope",
 }
 
 
@@ -208,7 +219,8 @@ def test_angular_speed_matches_physx(results, name):
 def physx_spread(folder, names: list[str]) -> dict[str, dict]:
     """PhysX against itself for the cars `names` (tests/scenarios/copies.py): each car's figures against its copy 30 m
     aside, its obstacle copied with it, in one more ovphysx run per units (the copy's first contact step, then the
-    original's; the copy's and the original's speed after it)."""
+    original's; the copy's and the original's speed after it). The figures depend on the other cars in the run too (the
+    same car's rounding differs as they do): Drop's 2.05 % is 2.48 % with Ridge6 in the run."""
     rows: dict[str, dict] = {}
     for units in UNITS:
         stage = _stage(folder, units)
