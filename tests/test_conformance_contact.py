@@ -173,18 +173,20 @@ ANGULAR_OUT = {
             "PhysX against its copy: 2.5 / 4.6 % (the same landing step and speed). The landing matches to 0.1 N; at "
             "rest PhysX's two friction anchors pull against each other (+-200 N, ours +-10 N), as anchor errors of a "
             "few float32 steps 40 m from the origin would",
-    "WheelsTouching": "wheel cylinders dragging, full throttle from rest: 57 / 43 % against a 5.9 mrad/s peak (the "
-                      "pitch at step 130), all in the yaw of the launch (steps 4-25; from 1.5 s on 0.6 / 0.1 %); PhysX "
-                      "against its copy: 55 / 32 %. At step 4, where every one's chattering wheels part left from "
-                      "right, the yaw rates are ours -4.4, PhysX +4.7, its copy -0.7 mrad/s. The cylinders' contacts "
-                      "are PhysX's: 8 points, two per cylinder at the ends of its lowest line, within 0.1 mm every "
-                      "step; the first step's normal forces PhysX's to 0.1 N (its copy's cylinders 3 N apart), after which how a "
-                      "cylinder's two points share its load is rounding's (step 9, rear cylinders: ours 285 / 186 N, "
-                      "PhysX 183 / 255, its copy 159 / 248); the order PhysX reports the cylinders in changes with "
-                      "the car's place",
-    "WheelsFiltered": "driven, wheel shapes filtered: PhysX's yaw of a few mrad/s at the start, ours none, against a "
-                      "0.04 rad/s peak, 7.2 / 10.9 %, all in the launch (from 1.5 s on: 0.01 / 0.02 %); PhysX against "
-                      "its copy: 7.2 / 8.7 %",
+    "WheelsTouching": "wheel cylinders dragging, full throttle from rest: 57 / 43 % of the run's peak (m: 5.9 mrad/s, "
+                      "the pitch at step 130; cm: 9.4 mrad/s, PhysX's launch yaw at step 10), all in the yaw of the "
+                      "launch: over 2 % from step 4 to 26 (PhysX's copy: 4 to 25), after 1.5 s under 1.6 / 0.9 % "
+                      "(its copy 1.1 / 1.0 %); PhysX against its copy: 55 / 32 %. At step 4, where everyone's "
+                      "chattering wheels part left from right, the yaw rates are ours -4.4, PhysX +4.7, its copy "
+                      "-0.7 mrad/s. The cylinders' contacts are PhysX's: 8 points, two per cylinder at the ends of its "
+                      "lowest line, within 0.1 mm every step; the first step's normal forces PhysX's to 0.1 N (its "
+                      "copy's cylinders 3 N apart), after which how a cylinder's two points share its load is "
+                      "rounding's (step 9, rear cylinders: ours 285 / 186 N, PhysX 183 / 255, its copy 159 / 248); "
+                      "the order PhysX reports the cylinders in changes with the car's place",
+    "WheelsFiltered": "driven, wheel shapes filtered: the launch's pitch and yaw against a 0.037 rad/s peak (the pitch "
+                      "at step 130), 7.2 / 10.9 %, over 2 % from step 5 to 25 (from 1.5 s on 0.01 %); PhysX against "
+                      "its copy: 7.2 / 8.7 %. At step 9 the pitch rates are ours -16.3, PhysX -19.0, its copy -16.4 "
+                      "mrad/s; PhysX's yaw reaches 3.8 mrad/s (its copy's the other way), ours none",
     "NoBounce": "dropped below the bounce threshold: rates under 1 mrad/s at rest against a 0.0065 rad/s peak, "
                 "6.4 / 12.4 %: float32 noise of a pose 200 m from the origin (at the origin: 0.04 / 3.0 %); PhysX "
                 "against its copy: 9.5 / 13.4 %",
