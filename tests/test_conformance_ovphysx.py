@@ -66,7 +66,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 import numpy as np
 import pytest
@@ -437,7 +437,7 @@ def test_the_compiled_kernel_stepped_every_scenario_but_the_tank(results):
 
 
 def physx_against_copies(stage: Stage, names: list[str], folder: Path, figures_of: Callable[[Scenario, dict, dict], Any],
-                         obstacles: list[str] = ()) -> dict[str, Any]:
+                         obstacles: Iterable[str] = ()) -> dict[str, Any]:
     """PhysX against itself, scenario by scenario: `figures_of(scenario, the copy's trace under the original's paths,
     the run's trace)` for each scenario's vehicle against its copy 30 m aside, given the same inputs in the same ovphysx
     run (tests/scenarios/copies.py), the static prims `obstacles` copied with them."""
