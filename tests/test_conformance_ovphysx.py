@@ -66,7 +66,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 import numpy as np
 import pytest
@@ -436,25 +436,34 @@ def test_the_compiled_kernel_stepped_every_scenario_but_the_tank(results):
     assert results.kernel_ran == {name: name != "tank pivot" for name in ALL_SCENARIOS}
 
 
-def physx_against_copies(stage: Stage, names: list[str], folder: Path, wheel_settle_steps: int) -> dict[str, float]:
-    """PhysX against itself, scenario by scenario: the chassis angular speed of each scenario's vehicle against its
-    copy 30 m aside, given the same inputs in the same ovphysx run (tests/scenarios/copies.py), over the whole run."""
+def physx_against_copies(stage: Stage, names: list[str], folder: Path, figures_of: Callable[[Scenario, dict, dict], Any],
+                         obstacles: Iterable[str] = ()) -> dict[str, Any]:
+    """PhysX against itself, scenario by scenario: `figures_of(scenario, the copy's trace under the original's paths,
+    the run's trace)` for each scenario's vehicle against its copy 30 m aside, given the same inputs in the same ovphysx
+    run (tests/scenarios/copies.py), the static prims `obstacles` copied with them."""
     scenarios = [sc for sc in stage.scenarios if sc.name in names]
     vehicles = [sc.vehicle for sc in scenarios]
-    path = with_copies(stage.path, folder / f"copies_{stage.path.stem}.usda", vehicles, read_stage(stage.path).vehicles)
+    path = with_copies(stage.path, folder / f"copies_{stage.path.stem}.usda", vehicles, read_stage(stage.path).vehicles,
+                       obstacles)
     controls: dict[str, dict[str, Any]] = {}
     for scenario in scenarios:
         controls.update(scenario.controls)
     ref = oracle.run_ovphysx(path, stage.steps, DT, controls=copy_controls(controls, vehicles), telemetry=RECORDED)
-    return {sc.name: figures(sc, as_original(ref, sc.vehicle), ref, wheel_settle_steps, MIN_PATH)[ANGULAR]
-            for sc in scenarios}
+    meters = _stage_meters(stage.path)
+    return {sc.name: figures_of(sc, as_original(ref, sc.vehicle, meters), ref) for sc in scenarios}
+
+
+def angular_over_the_run(wheel_settle_steps: int) -> Callable[[Scenario, dict, dict], float]:
+    """physx_against_copies' figure for the driving scenarios: the chassis angular speed over the whole run."""
+    return lambda scenario, copy, ref: figures(scenario, copy, ref, wheel_settle_steps, MIN_PATH)[ANGULAR]
 
 
 @pytest.mark.soak
 def test_physx_against_its_own_copies_is_over_the_gate_too(tmp_path):
     """What LAUNCH_CHAOS rests on: PhysX itself, each of those cars against its copy, differs over the launch by more
     than LIMIT in the chassis angular speed (in the soak run: one more ovphysx run of the fleet)."""
-    spread = physx_against_copies(STAGES[0], list(LAUNCH_CHAOS), tmp_path, int(round(SETTLE_S / DT)))
+    spread = physx_against_copies(STAGES[0], list(LAUNCH_CHAOS), tmp_path,
+                                  angular_over_the_run(int(round(SETTLE_S / DT))))
     print("\nPhysX against its own copies, chassis angular speed over the whole run (%): "
           + ", ".join(f"{name} {100 * v:.2f}" for name, v in spread.items()))
     assert all(v > LIMIT for v in spread.values()), spread

@@ -97,6 +97,11 @@ DROP_HEIGHT = 1.2  # the upside-down car's origin above the ground [m]: its roof
 NO_BOUNCE_HEIGHT = DROP_HEIGHT - 0.35  # NoBounce's origin above the ground [m]: its roof 0.1 m up
 
 
+def obstacle_path(name: str) -> str:
+    """The prim of the static obstacle car `name` meets (where it has one: the others meet only the ground plane)."""
+    return f"/World/{name}Obstacle"
+
+
 def obstacles(path: Path, units: str = "m") -> Path:
     """The stage in `units`: "m" (metres, kilograms) or "cm_g" (centimetres, grams: samples/car_cm scaled as
     tests/scenarios/regimes.py scales it)."""
@@ -140,7 +145,7 @@ def obstacles(path: Path, units: str = "m") -> Path:
         if obstacle is None:
             continue
         (x, dy, z), half = obstacle
-        cube = UsdGeom.Cube.Define(stage, f"/World/{name}Obstacle")
+        cube = UsdGeom.Cube.Define(stage, obstacle_path(name))
         cube.CreateSizeAttr(1.0)
         cube.AddTranslateOp().Set(Gf.Vec3d(x * k, (y + dy) * k, z * k))
         cube.AddScaleOp().Set(Gf.Vec3f(*(2.0 * h * k for h in half)))
@@ -181,7 +186,7 @@ def _slope(stage: Usd.Stage, k: float) -> None:
     slope, below, above, half = SLOPE
     y, rise = CARS["RolloverSlope"][0], math.tan(math.radians(slope))
     corners = [(x, y + dy, (dy + below) * rise) for dy in (-below, above) for x in (-half, half)]
-    mesh = UsdGeom.Mesh.Define(stage, "/World/RolloverSlopeObstacle")
+    mesh = UsdGeom.Mesh.Define(stage, obstacle_path("RolloverSlope"))
     mesh.CreatePointsAttr([Gf.Vec3f(*(c * k for c in p)) for p in corners])
     mesh.CreateFaceVertexCountsAttr([4])
     mesh.CreateFaceVertexIndicesAttr([0, 1, 3, 2])  # counter-clockwise seen from above
@@ -237,9 +242,9 @@ def _round_obstacles(stage: Usd.Stage, k: float, asphalt: UsdShade.Material) -> 
     for name, (kind, (x, dy, z), radius, height) in ROUND_OBSTACLES.items():
         y = CARS[name][0]
         if kind == "sphere":
-            shape = UsdGeom.Sphere.Define(stage, f"/World/{name}Obstacle")
+            shape = UsdGeom.Sphere.Define(stage, obstacle_path(name))
         else:
-            shape = UsdGeom.Capsule.Define(stage, f"/World/{name}Obstacle")
+            shape = UsdGeom.Capsule.Define(stage, obstacle_path(name))
             shape.CreateHeightAttr(height * k)
             shape.CreateAxisAttr(UsdGeom.Tokens.y)
         shape.CreateRadiusAttr(radius * k)
@@ -286,7 +291,7 @@ def _hull_on_hump(stage: Usd.Stage, k: float) -> None:
     zs = [0.0, height, height, 0.0]
     points = [(x, y + side, z) for x, z in zip(xs, zs) for side in (-half, half)]
     faces = [[2 * i, 2 * i + 2, 2 * i + 3, 2 * i + 1] for i in range(3)]  # counter-clockwise seen from above
-    mesh = UsdGeom.Mesh.Define(stage, "/World/HullOnHumpObstacle")
+    mesh = UsdGeom.Mesh.Define(stage, obstacle_path("HullOnHump"))
     mesh.CreatePointsAttr([Gf.Vec3f(*(c * k for c in p)) for p in points])
     mesh.CreateFaceVertexCountsAttr([4] * len(faces))
     mesh.CreateFaceVertexIndicesAttr([i for f in faces for i in f])

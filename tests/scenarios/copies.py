@@ -1,11 +1,13 @@
 """PhysX against itself: a scenario stage with a copy of each of some vehicles beside it, so that one ovphysx run
 steps each vehicle and its copy with the same inputs, and only the place differs (which changes PhysX's float32
-rounding, nothing else). The stage is flattened first, so a copy carries everything its vehicle composes."""
+rounding, nothing else). The stage is flattened first, so a copy carries everything its vehicle composes. Static
+obstacles a vehicle meets (other than an infinite ground plane, which its copy meets as well) are copied with it."""
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Iterable
 
+import numpy as np
 from pxr import Sdf, Usd, UsdGeom
 
 OFFSET_M = 30.0  # metres along X between a vehicle and its copy: the same path, never closer than that
@@ -15,21 +17,35 @@ def copy_path(vehicle: str) -> str:
     return vehicle + "Copy"
 
 
-def with_copies(source: Path, out: Path, vehicles: Iterable[str], others: Iterable[str] = ()) -> Path:
-    """`source` flattened, with `copy_path(v)` beside each of `vehicles` (its translate moved OFFSET_M along X) and
-    the vehicles `others` removed (so that ovphysx steps only these), written to `out`."""
+def with_copies(source: Path, out: Path, vehicles: Iterable[str], others: Iterable[str] = (),
+                obstacles: Iterable[str] = ()) -> Path:
+    """`source` flattened, with `copy_path(v)` beside each of `vehicles` and of the static prims `obstacles` (moved
+    OFFSET_M along X: its translate, or a mesh without one its points) and the vehicles `others` removed (so that
+    ovphysx steps only these), written to `out`."""
     stage = Usd.Stage.Open(str(source))
     offset = OFFSET_M / UsdGeom.GetStageMetersPerUnit(stage)
     layer = stage.Flatten()
     for path in set(others) - set(vehicles):
         del layer.GetPrimAtPath(path).nameParent.nameChildren[Sdf.Path(path).name]
-    for vehicle in vehicles:
-        Sdf.CopySpec(layer, vehicle, layer, copy_path(vehicle))  # relationships inside are re-targeted to the copy
-        translate = layer.GetAttributeAtPath(f"{copy_path(vehicle)}.xformOp:translate")
-        x, y, z = translate.default
-        translate.default = type(translate.default)(x + offset, y, z)
+    for prim in (*vehicles, *obstacles):
+        Sdf.CopySpec(layer, prim, layer, copy_path(prim))  # relationships inside are re-targeted to the copy
+        _move(layer, copy_path(prim), offset)
     layer.Export(str(out))
     return out
+
+
+def _move(layer: Sdf.Layer, prim: str, offset: float) -> None:
+    """The prim moved `offset` along X: its translate op's value, or where it has none (a mesh authored in world
+    coordinates) its points."""
+    translate = layer.GetAttributeAtPath(f"{prim}.xformOp:translate")
+    if translate is not None:
+        x, y, z = translate.default
+        translate.default = type(translate.default)(x + offset, y, z)
+        return
+    points = layer.GetAttributeAtPath(f"{prim}.points")
+    if points is None:
+        raise ValueError(f"{prim}: neither a translate op nor points to move it by")
+    points.default = type(points.default)([type(p)(p[0] + offset, p[1], p[2]) for p in points.default])
 
 
 def copy_controls(controls: dict[str, dict], vehicles: Iterable[str]) -> dict[str, dict]:
@@ -42,9 +58,14 @@ def copy_controls(controls: dict[str, dict], vehicles: Iterable[str]) -> dict[st
     return out
 
 
-def as_original(trace: dict, vehicle: str) -> dict:
-    """The copy's recorded quantities (an oracle trace) under the original's paths, for the figures' machinery."""
-    copy = copy_path(vehicle)
-    return {kind: {vehicle + path[len(copy):]: values for path, values in by_path.items()
+def as_original(trace: dict, vehicle: str, meters_per_unit: float) -> dict:
+    """The copy's recorded quantities (an oracle trace) under the original's paths, its positions moved back to the
+    original's place (OFFSET_M in a stage of `meters_per_unit`), for the figures' machinery."""
+    copy, offset = copy_path(vehicle), np.array([OFFSET_M / meters_per_unit, 0.0, 0.0])
+
+    def back(values: dict) -> dict:
+        return {k: np.asarray(v, float) - offset if k == "position" else v for k, v in values.items()}
+
+    return {kind: {vehicle + path[len(copy):]: back(values) for path, values in by_path.items()
                    if path == copy or path.startswith(copy + "/")} for kind, by_path in trace.items()
             if isinstance(by_path, dict)}
