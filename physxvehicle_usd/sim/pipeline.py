@@ -117,16 +117,17 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
 
 
 def _other_vehicles(p: SimParams, s: SimState, road, contact: ContactModel, queries, frame: tuple, steer: np.ndarray):
-    """The road geometry with the other vehicles' shapes met (sim/vehicle_queries.py), and the road's velocity.
+    """The road geometry with the other vehicles' shapes met, and the vehicle's own where its groups let its queries
+    through (sim/vehicle_queries.py), and the road's velocity.
 
     The shapes that follow a wheel stand where the last vehicle update put them (PhysX writes the wheel shapes'
     poses at the end of the vehicle update; the scene queries of the next one meet them there): the wheel pose of
     the state the step begins with."""
-    if vehicle_queries.still_quiet(queries, contact, s.body_position, s.body_orientation):
+    if not queries.meets_own and vehicle_queries.still_quiet(queries, contact, s.body_position, s.body_orientation):
         return road, None
-    if contact.following.size:
+    if contact.following.size:  # (before the first vehicle update, where the stage put them)
         toe, camber = _compliance_angles(p, s)
-        contact = contact.posed(*wheel_local_pose(p, s, steer, toe, camber))
+        contact = contact.posed(*wheel_local_pose(p, s, steer, toe, camber), ~s.jounce_specified)
     length = p.travel_distance + 2.0 * p.radius
     found = vehicle_queries.see_other_vehicles(
         queries, contact, p, frame, road, length, steer, s.body_position,

@@ -213,8 +213,10 @@ class Simulator:
 
     def _vehicles_may_touch(self) -> bool:
         """Whether the broad phase between vehicles finds a pair at the pose the step begins with, or a suspension
-        query may meet another vehicle (the ranges of a sharded step would miss a pair across two of them, and their
-        queries meet the ground alone)."""
+        query may meet another vehicle or its own (the ranges of a sharded step would miss a pair across two of them,
+        and their queries meet the ground alone)."""
+        if self.queries is not None and self.queries.meets_own:
+            return True
         if self.contact is None or self.contact.pairs is None:
             return False
         if self.queries is not None and not still_quiet(self.queries, self.contact, self.state.body_position,
