@@ -10,8 +10,8 @@ targetGear (USD numbering: -1 reverse, 0 neutral, 1.. forward, 255 automatic), t
 driveTorque, brakeTorque, steerAngle (per wheel, vehicles without a drive).
 Telemetry quaternions are (x, y, z, w), as ovphysx reports them (the description uses w, x, y, z).
 Contacts: the vehicles' own collision shapes against the static ground (sim/contact.py) and against each other's
-(sim/vehicle_contact.py), solved with the vehicle's constraint rows; the suspension queries meet other vehicles' shapes
-(sim/vehicle_queries.py). Not modelled: PhysX sleeping, user joints.
+(sim/vehicle_contact.py), solved with the vehicle's constraint rows; the suspension queries meet other vehicles' shapes,
+and their own where the groups let them (sim/vehicle_queries.py). Not modelled: PhysX sleeping, user joints.
 
 Numerical safety (sim/guard.py): a vehicle whose state turns non-finite or runs away is frozen at its last
 good pose, at rest, and listed in `faulted` / `fault_reasons`; the other vehicles are unaffected.

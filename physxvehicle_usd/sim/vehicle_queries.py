@@ -1,15 +1,20 @@
-"""Suspension queries that see other vehicles: a wheel's raycast or sweep (sim/ground.py's, against the static ground)
-also meets the collision shapes of the batch's other vehicles at the step's begin pose, wheel shapes where the last
-vehicle update left their wheels (ContactModel `posed`; pipeline._other_vehicles), as
-PxVehiclePhysXRoadGeometryQueryUpdate's scene query does.
+"""Suspension queries that see vehicles: a wheel's raycast or sweep (sim/ground.py's, against the static ground) also
+meets the collision shapes of the batch's other vehicles, and its own vehicle's, at the step's begin pose, wheel shapes
+where the last vehicle update left their wheels (ContactModel `posed`; pipeline._other_vehicles; before the first
+update, where the stage put them), as PxVehiclePhysXRoadGeometryQueryUpdate's scene query does.
 
 Which shapes: omni.physx queries the scene for static and dynamic shapes with a pre-filter of its own
 (VehicleGenerator.cpp, VehicleQueryFilterCallback): the query carries the wheel attachment's collisionGroup, a shape
 its own collision group, and the shape is skipped only where both have a group and the two groups filter each other
-(sim/query_groups.py; the static ground's queries share it). There is no test of the actor: a vehicle's own shapes
-are kept out by its groups alone (the sample car's WheelQueryGroup filters its ChassisGroup). Not modelled: a vehicle's own shapes, left out here whatever
-the groups say (PhysX meets an unfiltered own chassis, and a query starting inside it at distance 0: no road at all).
-A sharded Simulator steps its ranges apart (their queries meet the ground alone) only while `still_quiet` holds.
+(read/collision.query_meets; sim/query_groups.py; the static ground's queries share it). There is no test of the
+actor: a vehicle's own shapes are kept out by its groups alone (the sample car's WheelQueryGroup filters its
+ChassisGroup). Where they are not (validate's A10), the query meets them as another vehicle's: a raycast that starts
+inside the own chassis hits it at distance 0, no road at all, and the car sinks onto its chassis; one that meets its
+own wheel's cylinder puts the wheel at maximum compression, and the next, starting on that cylinder's top, finds no
+road (tests/test_conformance_own_queries.py, as PhysX). Which (wheel, own shape) pairs the groups let through is worked
+out once (`VehicleQueries.own`): none in a fleet whose groups keep every vehicle's queries from its own shapes, which
+then pays nothing for them. A sharded Simulator steps its ranges apart (their queries meet the ground alone) only
+while `still_quiet` holds and no query meets its own vehicle.
 
 What a hit gives (PxVehicleRoadGeometryState): the plane through the hit point with the hit's normal, the friction of
 the tire's table for the other shape's material, and the hit actor's velocity at the hit point
@@ -19,21 +24,24 @@ rolls with it. The other bodies' velocities are those the step began with (the p
 the hit point is taken where the hull's centre meets the hit plane (PhysX's contact point lies within the wheel's
 radius of it: the hit body's turn rate times that apart).
 
-Geometry: a ray meets a polytope (box, convex hull, a cylinder's hull) where it enters its faces' slab; it meets a
-sphere or capsule (a core point or segment with its radius) exactly. A ray that starts inside a shape hits it at
+Geometry: a ray meets a polytope (box, convex hull) where it enters its faces' slab; it meets a sphere or capsule (a
+core point or segment with its radius) and a cylinder (PhysX's exact one, PxConvexCoreGeometry) exactly, a ray that
+starts on a cylinder's surface, within float32 rounding, counting as inside it. A ray that starts inside a shape hits it at
 distance 0, and PhysX reports no road for such a query (the closest hit wins, and vehicle2 drops a hit at 0). A sweep
 meets a polytope at the time of impact found by separating axes (sim/ground.py's method for triangles, with the
 other shape's faces and edges); a sweep that starts inside is moved out along the separating direction and swept back
 against that shape alone, as against the ground. Against a sphere or capsule a sweep tests the same axes with the
 shape's core grown by its radius, plus the axis from the wheel's centre to the core: an early estimate where the
-hull's corner meets the round surface, not PhysX's GJK.
+hull's corner meets the round surface, not PhysX's GJK. A sweep meets a cylinder's 30-corner hull, not PhysX's exact
+cylinder: a hull that starts inside its own wheel's cylinder takes another plane than PhysX's (not traced).
 
 Cost (`candidates`): one sort and sweep of boxes (vehicle_contact's `_sweep`), each vehicle's box around its wheels'
 queries against every shape's world box (contact.shape_boxes); only the (wheel, shape) pairs whose boxes overlap reach
 the exact tests. As the contacts' broad phase does, boxes grown by vehicle_contact.QUIET_MARGIN contact offsets that
 meet no other vehicle's let the following steps skip the sweep until some body has moved by that margin against the
 others (vehicle_contact._moved_within, with the reach of the wheels' queries): a fleet apart pays a motion bound per
-step. (Assumed: steering alone moves a wheel's query by less than the margin plus its box's growth across.)
+step. (Assumed: steering alone moves a wheel's query by less than the margin plus its box's growth across.) The
+(wheel, own shape) pairs of `VehicleQueries.own` reach the exact tests every step, with no box test.
 """
 from __future__ import annotations
 
