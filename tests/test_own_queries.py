@@ -85,3 +85,13 @@ def test_validate_warns_of_own_shapes_the_queries_meet(stage):
     chassis = next(f for f in found if "ChassisCollision" in f.prim)
     assert "every wheel (query group /World/ChassisCar/WheelQueryGroup)" in chassis.message
     assert "physxVehicleWheelAttachment:collisionGroup" in chassis.message and chassis.severity.value == "warning"
+
+
+def test_a_sharded_simulator_steps_a_car_meeting_its_own_chassis_as_one_range(description):
+    """The ranges' queries meet the ground alone: the batch steps whole while a query meets its own vehicle."""
+    sim = Simulator.from_description(description, DT, [scenario.car(scenario.FILTERED), scenario.car(scenario.CHASSIS)],
+                                     threads=2, options=StepOptions(compiled=False))
+    assert sim.threads == 2
+    for _ in range(3):  # (after the first step the two cars, 10 m apart, are quiet: no query meets the other)
+        sim.step()
+        assert np.asarray(sim.telemetry()["wheels"]["isOnGround"]).tolist() == [[True] * 4, [False] * 4]
