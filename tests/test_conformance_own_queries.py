@@ -62,9 +62,12 @@ _CHASSIS_SWEEP = ("every sweep starts inside the chassis box and is swept again 
                   "alone: the first 6 steps agree (jounce 0.23 % in m, 0.00 % in cm+g); then each step's suspension "
                   "limit throws the car up by a different amount, and it bounces apart from PhysX's (final height "
                   "3.38 / 0.78 m in m, 0.52 / 0.51 m in cm+g)")
-_WHEELS_SWEEP = ("the hull starts inside its own wheel's cylinder: PhysX's sweep against its exact cylinder "
-                 "(PxConvexCoreGeometry) puts the wheels at zero jounce on a plane from the first step (a hit, the "
-                 "body lifted 3.2 cm in m), ours against the cylinder's 30-corner hull at the full travel; not traced")
+_WHEELS_SWEEP = ("the hull starts inside its own wheel's cylinder. PhysX sweeps a convex mesh against an exact "
+                 "cylinder (PxConvexCoreGeometry) by GJK alone (GuSweepTests sweepConvex_ConvexCoreGeom, no MTD): a "
+                 "start inside is a hit at distance 0, its normal from GJK's first support points (downward here), "
+                 "which vehicle2 takes as a hit from outside: zero jounce, on the ground, from the first step. Ours "
+                 "moves out along the separating direction and sweeps back (a side plane: the full travel). The "
+                 "plane's offset comes from GJK's final simplex: not modelled")
 _WHEELS_JOUNCE = ("the wheels flip between the full travel (the query meets its own cylinder's top) and no road (it "
                   "starts on that top) at the same steps as PhysX's, 54 steps in m and 19 in cm+g; each flip throws "
                   "the car up by a little more or less than PhysX's (cm+g: 60.77 / 60.73 cm after step 1), and once "

@@ -33,7 +33,10 @@ other shape's faces and edges); a sweep that starts inside is moved out along th
 against that shape alone, as against the ground. Against a sphere or capsule a sweep tests the same axes with the
 shape's core grown by its radius, plus the axis from the wheel's centre to the core: an early estimate where the
 hull's corner meets the round surface, not PhysX's GJK. A sweep meets a cylinder's 30-corner hull, not PhysX's exact
-cylinder: a hull that starts inside its own wheel's cylinder takes another plane than PhysX's (not traced).
+cylinder. Not modelled: PhysX sweeps a hull against an exact cylinder by GJK alone, with no separating direction for a
+start inside (GuSweepTests, sweepConvex_ConvexCoreGeom): a hull that starts inside a cylinder (its own wheel's) hits
+it at distance 0 with the normal of GJK's first support points and a point of its final simplex, which vehicle2
+takes as a hit from outside; ours is moved out and swept back as against a polytope.
 
 Cost (`candidates`): one sort and sweep of boxes (vehicle_contact's `_sweep`), each vehicle's box around its wheels'
 queries against every shape's world box (contact.shape_boxes); only the (wheel, shape) pairs whose boxes overlap reach
