@@ -52,7 +52,8 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
          ground_filter: GroundFilter | None = None) -> None:
     """Advance every vehicle of the batch by dt. contact: the vehicles' collision shapes (None: no contacts);
     queries: what lets the suspension queries meet vehicles' shapes, other vehicles' and their own where the groups
-    let them (sim/vehicle_queries.py; None: the ground only); ground_filter: which ground shapes the wheels' queries skip (sim/query_groups.py; None: none)."""
+    let them (sim/vehicle_queries.py; None: the ground only); ground_filter: which ground shapes the wheels' queries
+    skip (sim/query_groups.py; None: none)."""
     begin_position, begin_orientation = s.body_position.copy(), s.body_orientation.copy()
     R_begin = vm.quat_to_mat(s.body_orientation)  # also the first substep's rotation
     forward_speed = vm.dot(s.linear_velocity, vm.matvec(R_begin, p.lng_axis))

@@ -26,17 +26,17 @@ radius of it: the hit body's turn rate times that apart).
 
 Geometry: a ray meets a polytope (box, convex hull) where it enters its faces' slab; it meets a sphere or capsule (a
 core point or segment with its radius) and a cylinder (PhysX's exact one, PxConvexCoreGeometry) exactly, a ray that
-starts on a cylinder's surface, within float32 rounding, counting as inside it. A ray that starts inside a shape hits it at
-distance 0, and PhysX reports no road for such a query (the closest hit wins, and vehicle2 drops a hit at 0). A sweep
-meets a polytope at the time of impact found by separating axes (sim/ground.py's method for triangles, with the
-other shape's faces and edges); a sweep that starts inside is moved out along the separating direction and swept back
-against that shape alone, as against the ground. Against a sphere or capsule a sweep tests the same axes with the
-shape's core grown by its radius, plus the axis from the wheel's centre to the core: an early estimate where the
-hull's corner meets the round surface, not PhysX's GJK. A sweep meets a cylinder's 30-corner hull, not PhysX's exact
-cylinder. Not modelled: PhysX sweeps a hull against an exact cylinder by GJK alone, with no separating direction for a
-start inside (GuSweepTests, sweepConvex_ConvexCoreGeom): a hull that starts inside a cylinder (its own wheel's) hits
-it at distance 0 with the normal of GJK's first support points and a point of its final simplex, which vehicle2
-takes as a hit from outside; ours is moved out and swept back as against a polytope.
+starts on a cylinder's surface, within float32 rounding, counting as inside it. A ray that starts inside a shape hits it
+at distance 0, and PhysX reports no road for such a query (the closest hit wins, and vehicle2 drops a hit at 0). A sweep
+meets a polytope at the time of impact found by separating axes (sim/ground.py's method for triangles, with the other
+shape's faces and edges); a sweep that starts inside is moved out along the separating direction and swept back against
+that shape alone, as against the ground. Against a sphere or capsule a sweep tests the same axes with the shape's core
+grown by its radius, plus the axis from the wheel's centre to the core: an early estimate where the hull's corner meets
+the round surface, not PhysX's GJK. A sweep meets a cylinder's 30-corner hull, not PhysX's exact cylinder. Not modelled:
+PhysX sweeps a hull against an exact cylinder by GJK alone, with no separating direction for a start inside
+(GuSweepTests, sweepConvex_ConvexCoreGeom): a hull that starts inside a cylinder (its own wheel's) hits it at distance 0
+with the normal of GJK's first support points and a point of its final simplex, which vehicle2 takes as a hit from
+outside; ours is moved out and swept back as against a polytope.
 
 Cost (`candidates`): one sort and sweep of boxes (vehicle_contact's `_sweep`), each vehicle's box around its wheels'
 queries against every shape's world box (contact.shape_boxes); only the (wheel, shape) pairs whose boxes overlap reach
