@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable
+from typing import Iterable, Sequence
 
 import numpy as np
 from pxr import Sdf, Usd, UsdPhysics
@@ -305,3 +305,11 @@ def collide(groups: dict[str, CollisionGroupDescription], of_a: Iterable[str], o
     getCollisionGroup, which warns; the reader says so too: COLLISION_GROUP)."""
     a, b = next(iter(of_a), None), next(iter(of_b), None)
     return not ((a is not None and _filters(groups, a, b)) or (b is not None and _filters(groups, b, a)))
+
+
+def query_meets(groups: dict[str, CollisionGroupDescription], query_group: str | None, of_shape: Sequence[str]) -> bool:
+    """Whether a suspension query carrying `query_group` (a wheel attachment's collisionGroup; None: none) may hit a
+    collider in the groups `of_shape`: omni.physx's pre-filter (VehicleGenerator.cpp, VehicleQueryFilterCallback)
+    skips a shape only where both have a group and the two groups filter each other; there is no test of the actor,
+    so a vehicle's own shapes are kept out by their groups alone."""
+    return query_group is None or not of_shape or collide(groups, [query_group], of_shape)

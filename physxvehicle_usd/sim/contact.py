@@ -351,6 +351,10 @@ class ContactModel:
     # transform of its own, as omni.physx cooks a hull in its prim's frame). None: no origin recorded (all at 0)
     origin: np.ndarray | None = None
     static_rounds: StaticRounds | None = None  # the static spheres and capsules, last among the columns
+    # a following row's authored pose (rotation (N, 3, 3), translation (N, 3); NaN for the other rows): its wheel
+    # frame in the body frame as the stage places the wheel, where PhysX's shape stands until a vehicle update writes
+    # the wheel's pose (`posed`'s `authored`)
+    authored: tuple[np.ndarray, np.ndarray] | None = None
     # derived: each shape's box in the body frame (centre, half extents), how far beyond it a contact may start;
     # the static polytopes' world boxes
     box_centre: np.ndarray = field(init=False)  # (3, N)
@@ -395,6 +399,7 @@ class ContactModel:
         `wheelFrame`, follows that wheel; None: every shape is fixed in the body); scenes: each vehicle's scene
         block (the contact thresholds; None: the defaults). None when no vehicle has a shape."""
         rows, polys, own, wheel, ends, corners, origins = [], [], [], [], [], [], []
+        authored_R, authored_t = [], []
         ordered: dict[bytes, Polytope] = {}
         for v, vehicle_shapes in enumerate(shapes):
             R = vm.quat_to_mat(np.asarray(com_orientation, float)[:, v:v + 1])[:, :, 0]
@@ -407,7 +412,11 @@ class ContactModel:
                     def local(points, frame=frame):
                         return np.linalg.solve(frame[:3, :3].T, (np.asarray(points, float) - frame[3, :3]).T).T
                     w = wheel_paths[v].index(shape.wheel)
+                    authored_R.append(R.T @ frame[:3, :3].T)  # x_body = R^T (M^T x_wheel + M[3] - com)
+                    authored_t.append(R.T @ (frame[3, :3] - np.asarray(com_position, float)[:, v]))
                 else:
+                    authored_R.append(np.full((3, 3), np.nan))
+                    authored_t.append(np.full(3, np.nan))
                     def local(points, v=v, R=R):
                         return (np.asarray(points, float) - np.asarray(com_position, float)[:, v]) @ R
                 rows.append(v)
@@ -471,7 +480,8 @@ class ContactModel:
                    *((np.array(ends), np.array([sh.radius if sh.cylinderEnds is not None else 0.0 for sh in own]))
                      if any(sh.cylinderEnds is not None for sh in own) else (None, None)),
                    PairModel.build(own, rows, materials, groups), origins,
-                   StaticRounds.of(rounds, G - len(rounds)) if rounds else None)
+                   StaticRounds.of(rounds, G - len(rounds)) if rounds else None,
+                   (np.array(authored_R), np.array(authored_t)) if any(w >= 0 for w in wheel) else None)
 
 
     @property
@@ -481,16 +491,21 @@ class ContactModel:
         rounds = 0 if self.static_rounds is None else len(self.static_rounds.column)
         return self.collides.shape[1] - len(self.static_index) - rounds
 
-    def posed(self, rotation: np.ndarray, translation: np.ndarray) -> "ContactModel":
+    def posed(self, rotation: np.ndarray, translation: np.ndarray, authored: np.ndarray | None = None
+              ) -> "ContactModel":
         """The model with every row that follows a wheel put where the wheel is: rotation (3, 3, V, W) and
-        translation (3, V, W), each wheel's pose in its body frame (`wheel.wheel_local_pose`). Itself when no row
-        follows a wheel."""
+        translation (3, V, W), each wheel's pose in its body frame (`wheel.wheel_local_pose`); authored (V, W) bool:
+        the wheels whose shapes stand where the stage put them instead (no vehicle update has written their pose).
+        Itself when no row follows a wheel."""
         rows = self.following
         if not rows.size:
             return self
         v, w = self.vehicle[rows], self.wheel[rows]
         R = np.moveaxis(rotation[:, :, v, w], 2, 0)  # (n, 3, 3)
         t = translation[:, v, w].T  # (n, 3)
+        if authored is not None and self.authored is not None:
+            keep = authored[v, w]
+            R[keep], t[keep] = self.authored[0][rows[keep]], self.authored[1][rows[keep]]
         P = self.shapes
         vertices, normals = P.vertices.copy(), P.normals.copy()
         vertices[rows] = np.einsum("nij,nkj->nki", R, P.vertices[rows]) + t[:, None, :]

@@ -51,8 +51,9 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
          contact: ContactModel | None = None, queries: vehicle_queries.VehicleQueries | None = None,
          ground_filter: GroundFilter | None = None) -> None:
     """Advance every vehicle of the batch by dt. contact: the vehicles' collision shapes (None: no contacts);
-    queries: what lets the suspension queries meet other vehicles' shapes (sim/vehicle_queries.py; None: the ground
-    only); ground_filter: which ground shapes the wheels' queries skip (sim/query_groups.py; None: none)."""
+    queries: what lets the suspension queries meet vehicles' shapes, other vehicles' and their own where the groups
+    let them (sim/vehicle_queries.py; None: the ground only); ground_filter: which ground shapes the wheels' queries
+    skip (sim/query_groups.py; None: none)."""
     begin_position, begin_orientation = s.body_position.copy(), s.body_orientation.copy()
     R_begin = vm.quat_to_mat(s.body_orientation)  # also the first substep's rotation
     forward_speed = vm.dot(s.linear_velocity, vm.matvec(R_begin, p.lng_axis))
@@ -117,16 +118,17 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
 
 
 def _other_vehicles(p: SimParams, s: SimState, road, contact: ContactModel, queries, frame: tuple, steer: np.ndarray):
-    """The road geometry with the other vehicles' shapes met (sim/vehicle_queries.py), and the road's velocity.
+    """The road geometry with the other vehicles' shapes met, and the vehicle's own where its groups let its queries
+    through (sim/vehicle_queries.py), and the road's velocity.
 
     The shapes that follow a wheel stand where the last vehicle update put them (PhysX writes the wheel shapes'
     poses at the end of the vehicle update; the scene queries of the next one meet them there): the wheel pose of
     the state the step begins with."""
-    if vehicle_queries.still_quiet(queries, contact, s.body_position, s.body_orientation):
+    if not queries.meets_own and vehicle_queries.still_quiet(queries, contact, s.body_position, s.body_orientation):
         return road, None
-    if contact.following.size:
+    if contact.following.size:  # (before the first vehicle update, where the stage put them)
         toe, camber = _compliance_angles(p, s)
-        contact = contact.posed(*wheel_local_pose(p, s, steer, toe, camber))
+        contact = contact.posed(*wheel_local_pose(p, s, steer, toe, camber), ~s.jounce_specified)
     length = p.travel_distance + 2.0 * p.radius
     found = vehicle_queries.see_other_vehicles(
         queries, contact, p, frame, road, length, steer, s.body_position,

@@ -1,8 +1,8 @@
 """The suspension queries' pre-filter by collision groups, as omni.physx gives it to every wheel's raycast or sweep
 (VehicleGenerator.cpp, VehicleQueryFilterCallback): the query carries the wheel attachment's collisionGroup, a shape
 its own collision groups, and the shape is skipped only where both have a group and the two groups filter each other
-(read/collision.collide). It applies to the static ground (sim/ground.py's queries, through `GroundFilter`) and to
-the other vehicles' shapes (sim/vehicle_queries.py) alike.
+(read/collision.query_meets). It applies to the static ground (sim/ground.py's queries, through `GroundFilter`) and to
+the vehicles' shapes, other vehicles' and its own (sim/vehicle_queries.py), alike.
 
 Worked out once, when the simulator is built: per distinct wheel query group and distinct tuple of shape groups,
 then spread over the wheels and the shapes (as contact.distinct_keys does for the contacts), so a step pays one look-up
@@ -16,7 +16,7 @@ from typing import Sequence
 import numpy as np
 
 from ..description import CollisionGroupDescription, StageDescription
-from ..read.collision import collide
+from ..read.collision import query_meets
 from .contact import distinct
 from .ground import Ground, QueryFilter
 
@@ -43,8 +43,7 @@ def prefilter(groups: dict[str, CollisionGroupDescription], query_groups: Sequen
     small = np.ones((len(query_groups), len(distinct_groups)), bool)
     for q, group in enumerate(query_groups):
         for c, of_shape in enumerate(distinct_groups):
-            if group is not None and of_shape:  # the pre-filter asks only where both sides have a group
-                small[q, c] = collide(groups, [group], of_shape)
+            small[q, c] = query_meets(groups, group, of_shape)
     return small[:, column] if len(column) else np.ones((len(query_groups), 0), bool)
 
 

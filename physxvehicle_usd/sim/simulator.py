@@ -10,8 +10,8 @@ targetGear (USD numbering: -1 reverse, 0 neutral, 1.. forward, 255 automatic), t
 driveTorque, brakeTorque, steerAngle (per wheel, vehicles without a drive).
 Telemetry quaternions are (x, y, z, w), as ovphysx reports them (the description uses w, x, y, z).
 Contacts: the vehicles' own collision shapes against the static ground (sim/contact.py) and against each other's
-(sim/vehicle_contact.py), solved with the vehicle's constraint rows; the suspension queries meet other vehicles' shapes
-(sim/vehicle_queries.py). Not modelled: PhysX sleeping, user joints.
+(sim/vehicle_contact.py), solved with the vehicle's constraint rows; the suspension queries meet other vehicles' shapes,
+and their own where the groups let them (sim/vehicle_queries.py). Not modelled: PhysX sleeping, user joints.
 
 Numerical safety (sim/guard.py): a vehicle whose state turns non-finite or runs away is frozen at its last
 good pose, at rest, and listed in `faulted` / `fault_reasons`; the other vehicles are unaffected.
@@ -213,8 +213,10 @@ class Simulator:
 
     def _vehicles_may_touch(self) -> bool:
         """Whether the broad phase between vehicles finds a pair at the pose the step begins with, or a suspension
-        query may meet another vehicle (the ranges of a sharded step would miss a pair across two of them, and their
-        queries meet the ground alone)."""
+        query may meet another vehicle or its own (the ranges of a sharded step would miss a pair across two of them,
+        and their queries meet the ground alone)."""
+        if self.queries is not None and self.queries.meets_own:
+            return True
         if self.contact is None or self.contact.pairs is None:
             return False
         if self.queries is not None and not still_quiet(self.queries, self.contact, self.state.body_position,

@@ -1,15 +1,20 @@
-"""Suspension queries that see other vehicles: a wheel's raycast or sweep (sim/ground.py's, against the static ground)
-also meets the collision shapes of the batch's other vehicles at the step's begin pose, wheel shapes where the last
-vehicle update left their wheels (ContactModel `posed`; pipeline._other_vehicles), as
-PxVehiclePhysXRoadGeometryQueryUpdate's scene query does.
+"""Suspension queries that see vehicles: a wheel's raycast or sweep (sim/ground.py's, against the static ground) also
+meets the collision shapes of the batch's other vehicles, and its own vehicle's, at the step's begin pose, wheel shapes
+where the last vehicle update left their wheels (ContactModel `posed`; pipeline._other_vehicles; before the first
+update, where the stage put them), as PxVehiclePhysXRoadGeometryQueryUpdate's scene query does.
 
 Which shapes: omni.physx queries the scene for static and dynamic shapes with a pre-filter of its own
 (VehicleGenerator.cpp, VehicleQueryFilterCallback): the query carries the wheel attachment's collisionGroup, a shape
 its own collision group, and the shape is skipped only where both have a group and the two groups filter each other
-(sim/query_groups.py; the static ground's queries share it). There is no test of the actor: a vehicle's own shapes
-are kept out by its groups alone (the sample car's WheelQueryGroup filters its ChassisGroup). Not modelled: a vehicle's own shapes, left out here whatever
-the groups say (PhysX meets an unfiltered own chassis, and a query starting inside it at distance 0: no road at all).
-A sharded Simulator steps its ranges apart (their queries meet the ground alone) only while `still_quiet` holds.
+(read/collision.query_meets; sim/query_groups.py; the static ground's queries share it). There is no test of the
+actor: a vehicle's own shapes are kept out by its groups alone (the sample car's WheelQueryGroup filters its
+ChassisGroup). Where they are not (validate's A10), the query meets them as another vehicle's: a raycast that starts
+inside the own chassis hits it at distance 0, no road at all, and the car sinks onto its chassis; one that meets its
+own wheel's cylinder puts the wheel at maximum compression, and the next, starting on that cylinder's top, finds no
+road (tests/test_conformance_own_queries.py, as PhysX). Which (wheel, own shape) pairs the groups let through is worked
+out once (`VehicleQueries.own`): none in a fleet whose groups keep every vehicle's queries from its own shapes, which
+then pays nothing for them. A sharded Simulator steps its ranges apart (their queries meet the ground alone) only
+while `still_quiet` holds and no query meets its own vehicle.
 
 What a hit gives (PxVehicleRoadGeometryState): the plane through the hit point with the hit's normal, the friction of
 the tire's table for the other shape's material, and the hit actor's velocity at the hit point
@@ -19,21 +24,27 @@ rolls with it. The other bodies' velocities are those the step began with (the p
 the hit point is taken where the hull's centre meets the hit plane (PhysX's contact point lies within the wheel's
 radius of it: the hit body's turn rate times that apart).
 
-Geometry: a ray meets a polytope (box, convex hull, a cylinder's hull) where it enters its faces' slab; it meets a
-sphere or capsule (a core point or segment with its radius) exactly. A ray that starts inside a shape hits it at
-distance 0, and PhysX reports no road for such a query (the closest hit wins, and vehicle2 drops a hit at 0). A sweep
-meets a polytope at the time of impact found by separating axes (sim/ground.py's method for triangles, with the
-other shape's faces and edges); a sweep that starts inside is moved out along the separating direction and swept back
-against that shape alone, as against the ground. Against a sphere or capsule a sweep tests the same axes with the
-shape's core grown by its radius, plus the axis from the wheel's centre to the core: an early estimate where the
-hull's corner meets the round surface, not PhysX's GJK.
+Geometry: a ray meets a polytope (box, convex hull) where it enters its faces' slab; it meets a sphere or capsule (a
+core point or segment with its radius) and a cylinder (PhysX's exact one, PxConvexCoreGeometry) exactly, a ray that
+starts on a cylinder's surface, within float32 rounding, counting as inside it. A ray that starts inside a shape hits it
+at distance 0, and PhysX reports no road for such a query (the closest hit wins, and vehicle2 drops a hit at 0). A sweep
+meets a polytope at the time of impact found by separating axes (sim/ground.py's method for triangles, with the other
+shape's faces and edges); a sweep that starts inside is moved out along the separating direction and swept back against
+that shape alone, as against the ground. Against a sphere or capsule a sweep tests the same axes with the shape's core
+grown by its radius, plus the axis from the wheel's centre to the core: an early estimate where the hull's corner meets
+the round surface, not PhysX's GJK. A sweep meets a cylinder's 30-corner hull, not PhysX's exact cylinder. Not modelled:
+PhysX sweeps a hull against an exact cylinder by GJK alone, with no separating direction for a start inside
+(GuSweepTests, sweepConvex_ConvexCoreGeom): a hull that starts inside a cylinder (its own wheel's) hits it at distance 0
+with the normal of GJK's first support points and a point of its final simplex, which vehicle2 takes as a hit from
+outside; ours is moved out and swept back as against a polytope.
 
 Cost (`candidates`): one sort and sweep of boxes (vehicle_contact's `_sweep`), each vehicle's box around its wheels'
 queries against every shape's world box (contact.shape_boxes); only the (wheel, shape) pairs whose boxes overlap reach
 the exact tests. As the contacts' broad phase does, boxes grown by vehicle_contact.QUIET_MARGIN contact offsets that
 meet no other vehicle's let the following steps skip the sweep until some body has moved by that margin against the
 others (vehicle_contact._moved_within, with the reach of the wheels' queries): a fleet apart pays a motion bound per
-step. (Assumed: steering alone moves a wheel's query by less than the margin plus its box's growth across.)
+step. (Assumed: steering alone moves a wheel's query by less than the margin plus its box's growth across.) The
+(wheel, own shape) pairs of `VehicleQueries.own` reach the exact tests every step, with no box test.
 """
 from __future__ import annotations
 
@@ -53,26 +64,52 @@ from .vehicle_contact import QUIET_MARGIN, _moved_within, _sweep
 @dataclass(frozen=True)
 class VehicleQueries:
     """What the queries need beside the contact model: per wheel (V, W) its query group key, per (query group key,
-    shape row) whether the query may hit that shape, and per (friction table, shape row) the tire friction on it."""
+    shape row) whether the query may hit that shape, per (friction table, shape row) the tire friction on it, and
+    the (wheel, shape row) pairs of the wheels' own vehicles' shapes that their groups let through (`own`)."""
 
     query_key: np.ndarray  # (V, W) index into `allowed`'s rows
     allowed: np.ndarray  # (Q, N) bool
     friction: np.ndarray  # (T, N)
+    # (v, w, row): each wheel query and each shape of its own vehicle that the groups do not filter from it (worked
+    # out once: none in a fleet whose groups keep every vehicle's queries from its own shapes, as the samples' do)
+    own: tuple[np.ndarray, np.ndarray, np.ndarray]
     quiet: dict = field(default_factory=dict, repr=False, compare=False)  # the last quiet broad phase's pose
 
     @classmethod
     def build(cls, model: ContactModel | None, description: StageDescription, paths: Sequence[str],
               wheel_paths: Sequence[Sequence[str]], W: int, tables: Sequence) -> "VehicleQueries | None":
-        """None where there is no other vehicle's shape to meet (fewer than two vehicles with shapes)."""
-        if model is None or model.pairs is None:
+        """None where there is no shape to meet: fewer than two vehicles with shapes, and no query let through to
+        its own vehicle's shapes."""
+        if model is None:
             return None
         shapes = [s for path in paths for s in (description.vehicles[path].collision if path in description.vehicles
                                                 else [])]
         query_groups, query_key = wheel_query_groups(description, paths, wheel_paths, W)
         allowed = prefilter(description.collisionGroups, query_groups, [s.groups for s in shapes])
+        own = own_queries(model.vehicle, allowed, query_key, np.array([len(w) for w in wheel_paths]))
+        if model.pairs is None and not own[0].size:
+            return None
         friction = np.array([[table.friction_for(s.material) for s in shapes] for table in tables], float) \
             if tables else np.ones((1, len(shapes)))
-        return cls(query_key, allowed, friction)
+        return cls(query_key, allowed, friction, own)
+
+    @property
+    def meets_own(self) -> bool:
+        """Whether some wheel's query meets a shape of its own vehicle (then no step skips the queries)."""
+        return bool(self.own[0].size)
+
+
+def own_queries(vehicle: np.ndarray, allowed: np.ndarray, query_key: np.ndarray, wheels: np.ndarray):
+    """(v, w, row) of every wheel query (v, w) and shape row of its own vehicle that the query's group lets through
+    (vehicle: each shape row's vehicle (N,); allowed: (Q, N); query_key: (V, W); wheels: each vehicle's wheel count)."""
+    W = query_key.shape[1]
+    v = np.repeat(vehicle, W)
+    w = np.tile(np.arange(W), len(vehicle))
+    row = np.repeat(np.arange(len(vehicle)), W)
+    keep = w < wheels[v]
+    v, w, row = v[keep], w[keep], row[keep]
+    keep = allowed[query_key[v, w], row]
+    return v[keep], w[keep], row[keep]
 
 
 @dataclass
@@ -108,9 +145,21 @@ def still_quiet(queries: VehicleQueries, model: ContactModel, position: np.ndarr
 def candidates(queries: VehicleQueries, model: ContactModel, p, frame: tuple, length: np.ndarray,
                position: np.ndarray, orientation: np.ndarray):
     """(v, w, row) of every wheel query whose box meets another vehicle's shape's world box, where the query's
-    filter lets that shape through; and the shapes' rotations (3, 3, N)."""
+    filter lets that shape through, and of every query and shape of its own vehicle that the filter lets through
+    (`VehicleQueries.own`: no box test, the shape rides with the query); and the shapes' rotations (3, 3, N)."""
+    others, R = _other_candidates(queries, model, p, frame, length, position, orientation)
+    if not queries.meets_own:
+        return others, R
+    if R is None:
+        R = shape_boxes(model, position, orientation)[0]
+    return tuple(np.concatenate([a, b]) for a, b in zip(others, queries.own)), R
+
+
+def _other_candidates(queries: VehicleQueries, model: ContactModel, p, frame: tuple, length: np.ndarray,
+                      position: np.ndarray, orientation: np.ndarray):
+    """`candidates` among the other vehicles' shapes (the rotations None where the broad phase was skipped)."""
     none = np.zeros(0, np.int64)
-    if still_quiet(queries, model, position, orientation):
+    if model.pairs is None or still_quiet(queries, model, position, orientation):
         return (none, none, none), None
     quiet = queries.quiet
     lo_w, hi_w = query_boxes(p, frame, length)
@@ -228,6 +277,47 @@ def ray_capsules(o: np.ndarray, d: np.ndarray, a: np.ndarray, b: np.ndarray, rad
     return t, normal
 
 
+def ray_cylinders(o: np.ndarray, d: np.ndarray, a: np.ndarray, b: np.ndarray, radius: np.ndarray):
+    """Rays o + t d (K, 3, d unit) against solid cylinders (cap centres a, b, radius), as PhysX's exact cylinder
+    (PxConvexCoreGeometry, omni.physx's for a UsdGeom.Cylinder): entry distance t (inf: a miss; 0: the ray starts
+    inside, or on the surface within float32 rounding of the coordinates, as a wheel's query does on its own wheel's
+    cylinder at maximum compression) and the outward normal at the entry (K, 3)."""
+    axis = b - a
+    length = np.linalg.norm(axis, axis=1)
+    u = axis / np.where(length > 0.0, length, 1.0)[:, None]
+    m = o - a
+    s_o, s_d = (m * u).sum(axis=1), (d * u).sum(axis=1)
+    # along the axis: between the caps
+    moving = s_d != 0.0
+    safe = np.where(moving, s_d, 1.0)
+    t0, t1 = -s_o / safe, (length - s_o) / safe
+    cap_in = np.where(moving, np.minimum(t0, t1), np.where((s_o >= 0.0) & (s_o <= length), -np.inf, np.inf))
+    cap_out = np.where(moving, np.maximum(t0, t1), np.where((s_o >= 0.0) & (s_o <= length), np.inf, -np.inf))
+    # across it: within the radius
+    mp, dp = m - s_o[:, None] * u, d - s_d[:, None] * u
+    A, B, C = (dp * dp).sum(axis=1), (mp * dp).sum(axis=1), (mp * mp).sum(axis=1) - radius ** 2
+    disc = B * B - A * C
+    root = np.sqrt(np.maximum(disc, 0.0))
+    across = A > 0.0
+    safe_a = np.where(across, A, 1.0)
+    side_in = np.where(across, np.where(disc >= 0.0, (-B - root) / safe_a, np.inf), np.where(C <= 0.0, -np.inf, np.inf))
+    side_out = np.where(across, np.where(disc >= 0.0, (-B + root) / safe_a, -np.inf),
+                        np.where(C <= 0.0, np.inf, -np.inf))
+    enter, leave = np.maximum(cap_in, side_in), np.minimum(cap_out, side_out)
+    ok = (enter <= leave) & (leave >= 0.0)
+    # how far outside the origin is (< 0: inside), against float32 rounding of the coordinates
+    outside = np.maximum(np.sqrt(np.maximum((mp * mp).sum(axis=1), 0.0)) - radius, np.maximum(-s_o, s_o - length))
+    rounding = 4.0 * np.finfo(np.float32).eps * (np.abs(o).max(axis=1) + radius + length)
+    inside = outside <= rounding
+    t = np.where(inside, 0.0, np.where(ok & (enter >= 0.0), enter, np.inf))
+    point = o + d * np.where(np.isfinite(t), t, 0.0)[:, None]
+    on_cap = cap_in >= side_in
+    radial = (point - a) - ((point - a) * u).sum(axis=1, keepdims=True) * u
+    size = np.linalg.norm(radial, axis=1)
+    normal = np.where(on_cap[:, None], -np.sign(s_d)[:, None] * u, radial / np.where(size > 0.0, size, 1.0)[:, None])
+    return t, np.where(inside[:, None], -d, normal)
+
+
 def _segment_distance(x: np.ndarray, a: np.ndarray, u: np.ndarray, length: np.ndarray) -> np.ndarray:
     s = np.clip(((x - a) * u).sum(axis=1), 0.0, length)
     return np.linalg.norm(x - (a + u * s[:, None]), axis=1)
@@ -285,6 +375,13 @@ def sweep_shapes(wheels: SweptWheels, verts: np.ndarray, normals: np.ndarray, fa
     return t, normal, offset, mtd
 
 
+def _cylinder_ends(model: ContactModel, rows: np.ndarray, R_all: np.ndarray, position: np.ndarray):
+    """The world cap centres (a, b, (K, 3) each) and radius (K,) of cylinder rows `rows`."""
+    R = np.moveaxis(R_all[:, :, rows], 2, 0)  # (K, 3, 3)
+    ends = np.einsum("kij,kej->kei", R, model.cylinder_ends[rows]) + position[:, model.vehicle[rows]].T[:, None, :]
+    return ends[:, 0], ends[:, 1], model.cylinder_radius[rows]
+
+
 def _shape_geometry(model: ContactModel, rows: np.ndarray, R_all: np.ndarray, position: np.ndarray):
     """World vertices, face normals, offsets, face mask, edge directions, edge mask and radius of shape rows `rows`."""
     R, vertices = placed_vertices(model, np.unique(rows), R_all, position)
@@ -326,6 +423,10 @@ def see_other_vehicles(queries: VehicleQueries, model: ContactModel, p, frame: t
             a, b, r = _cores(model, row[ray][round_], placed)
             t_c, n_c = ray_capsules(o[round_], d[ray][round_], a, b, r)
             t_r[round_], n_r[round_] = t_c, n_c
+        exact = np.isin(row[ray], model.cylinders)  # PhysX's exact cylinder, not its hull
+        if exact.any():
+            a, b, r = _cylinder_ends(model, row[ray][exact], R_all, position.astype(float))
+            t_r[exact], n_r[exact] = ray_cylinders(o[exact], d[ray][exact], a, b, r)
         within = t_r <= length[v[ray], w[ray]]
         t[ray] = np.where(within, t_r, np.inf)
         normal[ray] = n_r

@@ -14,7 +14,7 @@ from .. import properties as P
 from ..description import Source, StageDescription
 from ..diagnostics import Diagnostic, Severity
 from ..read import pxr_unchecked as U
-from ..read.collision import collide, collision_groups, groups_of
+from ..read.collision import collide, collision_groups, groups_of, query_meets
 from ..read.wheels import _collision_shapes
 
 COMPONENT_SCHEMAS = (P.WHEEL, P.TIRE, P.SUSPENSION, P.ENGINE, P.GEARS, P.AUTOBOX, P.CLUTCH, P.DRIVE_BASIC,
@@ -173,8 +173,35 @@ def check_ovphysx_portability(stage: Usd.Stage, d: StageDescription) -> Iterator
                        f"Omniverse Kit: {numbered}. `physxvehicle-usd simulate --as ovphysx` previews its run there")
 
 
+def check_own_shapes_in_queries(stage: Usd.Stage, d: StageDescription) -> Iterator[Diagnostic]:
+    """A10: a vehicle's own collision shape that its wheels' suspension queries are not filtered from. omni.physx's
+    query pre-filter has no test of the actor, only of the groups (read/collision.query_meets): PhysX's raycast or
+    sweep meets the shape where it lies in the query's way (the car rides on its own wheel, or finds no road at all
+    where the query starts inside the chassis, and sinks onto it; `simulate` does the same, sim/vehicle_queries.py).
+    One warning per shape, naming the wheels whose queries meet it."""
+    attachment_group = P.full_name(P.ATTACHMENT, "collisionGroup")
+    for vehicle in d.vehicles.values():
+        for shape in vehicle.collision:
+            by_group: dict[str | None, list[str]] = {}
+            for wheel in vehicle.wheels:
+                group = wheel.attachment["collisionGroup"] or None
+                if query_meets(d.collisionGroups, group, shape.groups):
+                    by_group.setdefault(group, []).append(wheel.path)
+            if not by_group:
+                continue
+            named = lambda group: f"query group {group}" if group else "no query group"  # noqa: E731
+            queries = (f"every wheel ({named(next(iter(by_group)))})"
+                       if len(by_group) == 1 and sum(map(len, by_group.values())) == len(vehicle.wheels) else
+                       "; ".join(f"{', '.join(wheels)} ({named(group)})" for group, wheels in by_group.items()))
+            groups = f"its group {shape.groups[0]}" if shape.groups else "it is in no collision group"
+            yield _finding(Severity.WARNING, "A10", shape.path, f"the suspension queries of {queries} are "
+                           f"not filtered from the vehicle's own collision shape ({groups}): PhysX's suspension query "
+                           "meets it (a query that starts inside it finds no road at all); put the shape in a "
+                           f"collision group that the wheel attachment's {attachment_group} filters")
+
+
 ASSET_CHECKS = (check_scene, check_wheels_without_drive, check_unreferenced_components, check_wheel_collision_setup,
-                check_ground_materials, check_sprung_masses, check_ovphysx_portability)
+                check_ground_materials, check_sprung_masses, check_ovphysx_portability, check_own_shapes_in_queries)
 
 
 def run_check(check, stage: Usd.Stage, d: StageDescription) -> list[Diagnostic]:
