@@ -43,6 +43,10 @@ def run(description, steps, controls=None):
     sim = Simulator.from_description(description, DT)
     if controls:
         sim.set_controls(controls)
+    return run_on(sim, steps)
+
+
+def run_on(sim, steps):
     for _ in range(steps):
         sim.step()
     return sim
@@ -165,13 +169,19 @@ def test_direct_drive_wheel_update_and_brake_lock():
 @pytest.mark.parametrize("drive", ["standard", "basic", "none"])
 def test_car_at_rest_stays_at_rest_with_suspension_balancing_gravity(drive):
     description = car(drive)
-    sim = run(description, 90)
+    sim = run(description, 60)
+    settled = sim.telemetry()["bodies"]["position"][0]
+    run_on(sim, 30)
     t = sim.telemetry()
     vehicle, g = description.vehicles[CAR], gravity(description)
     wheels = sorted(vehicle.wheels, key=lambda w: w.index)
     jounce = [w.suspension["sprungMass"] * g / w.suspension["springStrength"] for w in wheels]
     np.testing.assert_allclose(t["wheels"]["suspensionJounce"][0], jounce, atol=1e-6)
-    assert np.abs(t["bodies"]["linearVelocity"][0]).max() < 1e-6
+    # the pose stays put: float32, as PhysX's TGS moves it (rigid_body.integrate_position), a velocity of a few
+    # 1e-6 m/s (what is left of gravity's 0.16 m/s a step against the springs) moves it less than half a rounding
+    # step per position iteration
+    np.testing.assert_array_equal(t["bodies"]["position"][0], settled)
+    assert np.abs(t["bodies"]["linearVelocity"][0]).max() < 5e-6
     total = t["wheels"]["suspensionForce"][0].sum(axis=0)
     np.testing.assert_allclose(total, (0.0, vehicle.rigidBody["mass"] * g, 0.0), rtol=1e-6, atol=1e-6)
     assert t["wheels"]["isOnGround"].all()

@@ -752,25 +752,19 @@ def gyroscopic_update(p: SimParams, s: SimState, dt: float) -> np.ndarray:
 
 
 def integrate_position(p: SimParams, begin_position: np.ndarray, velocity: np.ndarray, dt: float) -> np.ndarray:
-    """The pose's position after the step at a constant velocity, as PhysX's solver integrates it in the body's
-    precision: TGS moves it by v h after each of its n position iterations (h = dt / n, DyTGSDynamics.cpp
-    integrateCoreStep adds each substep's move to the world position), PGS once by v dt. In float32 the two differ:
-    a body creeping at 8e-5 m/s 5.4 m from the origin moves 1.4e-6 m a step in one add and not at all in 16 (each
-    move under half the position's rounding step)."""
+    """The position after the step of bodies at a constant velocity (3, V), as PhysX's solver integrates it, in the
+    state's precision: TGS adds the move v h after each of the island's n position iterations (h = dt / n;
+    DyTGSDynamics.cpp integrateCoreStep adds each substep's move to the world position, in float32), PGS adds v dt
+    once. The two round differently: PhysX's standing car creeping at 8e-5 m/s 5.4 m from the origin stays put in
+    16 adds (each under half the position's rounding step), and moved 1.4e-6 m a step in one."""
     substeps = np.where(p.pgs, 1, np.maximum(p.position_iterations, 1))
-    position = begin_position
-    for n in np.unique(substeps).tolist():
-        h = dt / n
-        if n == 1 or (substeps == n).all():
-            moved = begin_position
-            for _ in range(n):
-                moved = moved + velocity * h
-            return moved if (substeps == n).all() else np.where(substeps == n, moved, position)
-        sel = substeps == n
-        moved = begin_position[:, sel]
+    counts = np.unique(substeps).tolist()
+    position = begin_position.copy()
+    for n in counts:
+        sel = slice(None) if len(counts) == 1 else substeps == n
+        moved, move = begin_position[:, sel], velocity[:, sel] * (dt / n)
         for _ in range(n):
-            moved = moved + velocity[:, sel] * h
-        position = position.copy() if position is begin_position else position
+            moved = moved + move
         position[:, sel] = moved
     return position
 
@@ -808,7 +802,8 @@ def end_step_physx(p: SimParams, s: SimState, begin_position: np.ndarray, begin_
     if p.any_gyroscopic:
         turned = gyroscopic_update(p, s, dt)
         s.angular_velocity = turned if p.all_gyroscopic else np.where(p.gyroscopic, turned, s.angular_velocity)
-    # A vehicle without rows keeps its velocity over the step (either solver); one with rows gets its velocity and
+    # A vehicle without rows keeps its velocity over the step (either solver), and its pose moves as the solver
+    # integrates it (`integrate_position`); one with rows gets its velocity and
     # pose from PhysX's TGS iterations (each over dt / iterations: the pose moves between them, so an acceleration
     # spring damps by (1 + c dt / n)^-n, and a penetration is resolved in position, not kept as speed), or from its
     # PGS iterations (`_solve_rows_pgs`).
