@@ -40,9 +40,8 @@ def main(argv: list[str]) -> int:
                         help="a vehicle control held for the whole run (repeatable)")
     args = parser.parse_args(argv)
     from ovphysx import PhysX
-    from pxr import Sdf, Usd
-
     from ovphysx.types import SimObjectType
+    from pxr import Sdf, Usd
 
     from physxvehicle_usd.oracle.worker import ControlWriter, _open_stage, _release
 
