@@ -225,8 +225,9 @@ def test_the_observation_is_the_telemetry_in_the_vehicle_frame_in_si():
         obs, *_ = env.step(np.array([[1.0, 0.0, 0.0, 0.4]], np.float32))
     t = env.simulator.telemetry()
     x, y, z, w = t["bodies"]["orientation"][0]
-    # columns: the prim's axes
-    R = np.array(Gf.Matrix3d(Gf.Rotation(Gf.Quatd(*map(float, (w, x, y, z))))).GetTranspose())
+    # columns: the prim's axes (the float32 quaternion normalised: Gf.Rotation reads a real part rounded to 1.0 as no
+    # turn at all, whatever the imaginary part says)
+    R = np.array(Gf.Matrix3d(Gf.Rotation(Gf.Quatd(*map(float, (w, x, y, z))).GetNormalized())).GetTranspose())
     forward, lateral, up = R[:, 0], R[:, 1], R[:, 2]  # the sample's frame: X forward, Y left, Z up
     velocity = t["bodies"]["linearVelocity"][0] / 100.0  # cm/s -> m/s
     np.testing.assert_allclose(obs[0, sl["linear_velocity"]], [velocity @ forward, velocity @ lateral, velocity @ up],

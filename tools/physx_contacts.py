@@ -4,6 +4,11 @@ with its friction force. For checking the contact points sim/contact.py makes ag
 steps). The stage is copied to a temporary file with PhysxContactReportAPI applied to the body (the binding needs it).
 
     python3 tools/physx_contacts.py STAGE BODY COLLIDER --from 40 --to 43
+    python3 tools/physx_contacts.py STAGE /World/Push2A /World/Push2B/ChassisCollision --from 47 --to 49 \
+        --control /World/Push2A accelerator 0.5
+
+COLLIDER may be another vehicle's shape (contacts between vehicles: the body's shape is shape 0 of the report);
+--control holds a vehicle control (oracle/worker.py's writable ones) for the whole run, as the conformance tests do.
 
 Steps count from 1 (the state after the first simulated step). Needs ovphysx (the `test` extra).
 """
@@ -31,11 +36,14 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--from", dest="first", type=int, default=1, help="first step to print")
     parser.add_argument("--to", dest="last", type=int, default=None, help="last step to print (default: --from)")
     parser.add_argument("--dt", type=float, default=DT)
+    parser.add_argument("--control", nargs=3, action="append", default=[], metavar=("VEHICLE", "NAME", "VALUE"),
+                        help="a vehicle control held for the whole run (repeatable)")
     args = parser.parse_args(argv)
     from ovphysx import PhysX
+    from ovphysx.types import SimObjectType
     from pxr import Sdf, Usd
 
-    from physxvehicle_usd.oracle.worker import _open_stage, _release
+    from physxvehicle_usd.oracle.worker import ControlWriter, _open_stage, _release
 
     stage = Usd.Stage.Open(args.stage)
     body = stage.GetPrimAtPath(args.body)
@@ -54,12 +62,18 @@ def main(argv: list[str]) -> int:
         physx.wait_all()
         binding = physx.create_contact_binding(sensor_patterns=[args.body], filter_patterns=[args.collider],
                                                filters_per_sensor=1, max_contact_data_count=CAPACITY)
+        controls: dict[str, dict[str, float]] = {}
+        for vehicle, name, value in args.control:
+            controls.setdefault(vehicle, {})[name] = float(value)
+        writer = ControlWriter(physx, SimObjectType, sorted(controls), [], controls, last)
         try:
             for step in range(1, last + 1):
+                writer.before_step(step - 1)
                 physx.step_sync(args.dt)
                 if step >= args.first:
                     _print_step(binding, step)
         finally:
+            writer.close()
             binding.destroy()
             _release(physx, opened)
     return 0
@@ -73,7 +87,7 @@ def _print_step(binding, step: int) -> None:
     total = binding.read_normal_contact_data(force, point, normal, separation, count, start)
     print(f"step {step}: {total} contacts")
     for k in range(int(start[0, 0]), int(start[0, 0] + count[0, 0])):
-        print(f"  point {np.round(point[k], 4)} normal {np.round(normal[k], 3)} separation {separation[k, 0]:+.5f} "
+        print(f"  point {np.round(point[k], 6)} normal {np.round(normal[k], 6)} separation {separation[k, 0]:+.7f} "
               f"normal force {force[k, 0]:.1f}")
     friction, anchor = np.zeros((CAPACITY, 3), np.float32), np.zeros((CAPACITY, 3), np.float32)
     binding.read_friction_contact_data(friction, anchor, count, start)

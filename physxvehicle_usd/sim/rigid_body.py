@@ -751,6 +751,31 @@ def gyroscopic_update(p: SimParams, s: SimState, dt: float) -> np.ndarray:
     return s.angular_velocity + vm.matvec(R, turned / p.moi - local)
 
 
+def integrate_position(p: SimParams, begin_position: np.ndarray, velocity: np.ndarray, dt: float) -> np.ndarray:
+    """The position after the step of bodies at a constant velocity (3, V), as PhysX's solver integrates it, in the
+    state's precision: TGS adds the move v h after each of the island's n position iterations (h = dt / n;
+    DyTGSDynamics.cpp integrateCoreStep adds each substep's move to the world position, in float32), PGS adds v dt
+    once. The two round differently: PhysX's standing car creeping at 8e-5 m/s 5.4 m from the origin stays put in
+    16 adds (each under half the position's rounding step), and moved 1.4e-6 m a step in one."""
+    substeps = np.where(p.pgs, 1, np.maximum(p.position_iterations, 1))
+    first = int(substeps[0]) if substeps.size else 1
+    if (substeps == first).all():  # one count for the whole batch: the common case
+        return _moved(begin_position, velocity * (dt / first), first)
+    position = begin_position.copy()
+    for n in np.unique(substeps).tolist():
+        sel = substeps == n
+        position[:, sel] = _moved(begin_position[:, sel], velocity[:, sel] * (dt / n), n)
+    return position
+
+
+def _moved(position: np.ndarray, move: np.ndarray, n: int) -> np.ndarray:
+    """position + move + ... + move (n moves), each add rounded to the arrays' precision."""
+    out = position + move
+    for _ in range(n - 1):
+        np.add(out, move, out=out)
+    return out
+
+
 def _damping_factor(p: SimParams, damping: np.ndarray, dt: float) -> np.ndarray:
     """PhysX's velocity multiplier max(0, 1 - damping dt), per vehicle, formed in double and rounded once."""
     return np.maximum(0.0, 1.0 - damping * dt).astype(p.dtype)
@@ -784,11 +809,12 @@ def end_step_physx(p: SimParams, s: SimState, begin_position: np.ndarray, begin_
     if p.any_gyroscopic:
         turned = gyroscopic_update(p, s, dt)
         s.angular_velocity = turned if p.all_gyroscopic else np.where(p.gyroscopic, turned, s.angular_velocity)
-    # A vehicle without rows keeps its velocity over the step (either solver); one with rows gets its velocity and
+    # A vehicle without rows keeps its velocity over the step (either solver), and its pose moves as the solver
+    # integrates it (`integrate_position`); one with rows gets its velocity and
     # pose from PhysX's TGS iterations (each over dt / iterations: the pose moves between them, so an acceleration
     # spring damps by (1 + c dt / n)^-n, and a penetration is resolved in position, not kept as speed), or from its
     # PGS iterations (`_solve_rows_pgs`).
-    s.body_position = begin_position + s.linear_velocity * dt
+    s.body_position = integrate_position(p, begin_position, s.linear_velocity, dt)
     s.body_orientation = vm.quat_integrate_exact(begin_orientation, s.angular_velocity, dt)
     if rows is not None:
         solve_vehicle_constraints(p, s, rows, dt, begin_position, begin_orientation, patches, pairs)
