@@ -538,42 +538,112 @@ INLINE float locked_wheel_speed(float omega, float new_omega, int32_t brake_appl
     return mask ? x : 0.0f;
 }
 
-/* 6.4/6.6 engine drive: wheels and engine coupled through the clutch, solved in closed form (the bordered
-   system of drivetrain._solve_bordered); 5.1 direct drive for the other vehicles. Vectorised across vehicles. */
-static inline __attribute__((always_inline)) void drivetrain_with(const Batch *b, const Scratch *sc, int64_t v0,
-                                                                  int64_t nv, const int64_t W) {
-#pragma omp simd
+/* lu.solve_full_pivot for one system of n unknowns (m row-major, n x n, overwritten; x holds b and receives the
+   solution): the pivot is the first strictly largest |element| of the remaining block, column by column, its row and
+   column swapped into place; all zeros where the determinant is exactly zero. */
+#define DRIVE_MAX 17 /* 16 wheels and the engine */
+static void solve_full_pivot(float *m, float *x, int64_t n) {
+    int64_t row_swap[DRIVE_MAX], col_swap[DRIVE_MAX];
+    float det = 1.0f;
+    for (int64_t k = 0; k < n - 1; ++k) {
+        int64_t pr = k, pc = k;
+        float largest = 0.0f;
+        for (int64_t c = k; c < n; ++c)
+            for (int64_t r = k; r < n; ++r) {
+                const float a = fabsf(m[r * n + c]);
+                if (a > largest) largest = a, pr = r, pc = c;
+            }
+        row_swap[k] = pr;
+        col_swap[k] = pc;
+        if (pr != k) {
+            det = -det;
+            for (int64_t c = 0; c < n; ++c) {
+                const float t = m[pr * n + c];
+                m[pr * n + c] = m[k * n + c], m[k * n + c] = t;
+            }
+        }
+        if (pc != k) {
+            det = -det;
+            for (int64_t r = 0; r < n; ++r) {
+                const float t = m[r * n + pc];
+                m[r * n + pc] = m[r * n + k], m[r * n + k] = t;
+            }
+        }
+        const float pivot = m[k * n + k];
+        det *= pivot;
+        if (pivot == 0.0f) continue;
+        for (int64_t r = k + 1; r < n; ++r) {
+            const float f = m[r * n + k] / pivot;
+            m[r * n + k] = f;
+            for (int64_t c = k + 1; c < n; ++c) m[r * n + c] = m[r * n + c] - f * m[k * n + c];
+        }
+    }
+    det *= m[(n - 1) * n + n - 1];
+    if (det == 0.0f) {
+        for (int64_t i = 0; i < n; ++i) x[i] = 0.0f;
+        return;
+    }
+    for (int64_t k = 0; k < n - 1; ++k) {
+        const float t = x[row_swap[k]];
+        x[row_swap[k]] = x[k], x[k] = t;
+    }
+    for (int64_t r = 1; r < n; ++r)
+        for (int64_t i = 0; i < r; ++i) x[r] = x[r] - m[r * n + i] * x[i];
+    for (int64_t r = n - 1; r >= 0; --r) {
+        for (int64_t i = r + 1; i < n; ++i) x[r] = x[r] - m[r * n + i] * x[i];
+        x[r] = x[r] / m[r * n + r];
+    }
+    for (int64_t k = n - 2; k >= 0; --k) {
+        const float t = x[col_swap[k]];
+        x[col_swap[k]] = x[k], x[k] = t;
+    }
+}
+
+/* The drivetrain of the block's vehicles: engine drive for the standard ones, 5.1 direct drive for the others. */
+static void drivetrain_with(const Batch *b, const Scratch *sc, int64_t v0, int64_t nv, const int64_t W) {
     for (int64_t bv = 0; bv < nv; ++bv) {
         const int64_t v = v0 + bv, l0 = bv * W, i0 = v * W;
-        const int act = sc->vactive[bv], standard = b->is_standard[v];
-        const float K = sc->vK[bv], G = sc->vG[bv], we = b->engine_omega[v];
-        const float d_e = b->dt_sub[v] / b->engine_moi[v];
-        float beta[16], inv[16], rhs[16], P = 0.0f, B = 0.0f;
-#pragma GCC unroll 16
-        for (int64_t w = 0; w < W; ++w) {
-            const float ratio = b->diff_ratio[i0 + w], om = b->rotation_speed[i0 + w], d_w = sc->d_w[l0 + w];
-            const float g = sign0(ratio), ag = b->diff_ave[i0 + w] * g;
-            beta[w] = d_w * (K * G) * fabsf(ratio) * g;
-            inv[w] = 1.0f / sc->diag[l0 + w];
-            rhs[w] = b->mask[i0 + w] ? om + d_w * (-sign0(om) * b->brake_torque[i0 + w] + sc->tire_torque[l0 + w]) : 0.0f;
-            const float p = ag * rhs[w] * inv[w], q = ag * beta[w] * inv[w];
-            P = w == 0 ? p : P + p;  /* left to right from the first wheel, as numpy's sum_wheels */
-            B = w == 0 ? q : B + q;
+        if (!sc->vactive[bv]) continue;
+        float m[DRIVE_MAX * DRIVE_MAX], x[DRIVE_MAX], speed[16];
+        const float we = b->engine_omega[v];
+        if (b->is_standard[v]) {
+            const float K = sc->vK[bv], G = sc->vG[bv], KG = K * G, d_e = b->dt_sub[v] / b->engine_moi[v];
+            int64_t slot[16], n = 0;
+            for (int64_t w = 0; w < W; ++w) slot[w] = b->diff_connected[i0 + w] ? n++ : -1;
+            const int64_t e = n++; /* the engine follows the connected wheels */
+            for (int64_t i = 0; i < n * n; ++i) m[i] = 0.0f;
+            for (int64_t w = 0; w < W; ++w) {
+                const float om = b->rotation_speed[i0 + w], d_w = sc->d_w[l0 + w];
+                const float rhs = b->mask[i0 + w]
+                    ? om + d_w * (-sign0(om) * b->brake_torque[i0 + w] + sc->tire_torque[l0 + w]) : 0.0f;
+                const int64_t i = slot[w];
+                if (i < 0) {
+                    speed[w] = rhs / sc->diag[l0 + w];
+                    continue;
+                }
+                const float ratio = b->diff_ratio[i0 + w], g = sign0(ratio), gamma = fabsf(ratio);
+                const float couple = ((d_w * (KG * G)) * gamma) * g;
+                for (int64_t u = 0; u < W; ++u)
+                    if (slot[u] >= 0) m[i * n + slot[u]] = (couple * b->diff_ave[i0 + u]) * sign0(b->diff_ratio[i0 + u]);
+                m[i * n + i] = (1.0f + (couple * b->diff_ave[i0 + w]) * g) + d_w * b->wheel_damping_rate[i0 + w];
+                m[i * n + e] = ((-d_w * KG) * gamma) * g;
+                m[e * n + i] = ((-((d_e * K) * G)) * b->diff_ave[i0 + w]) * g;
+                x[i] = rhs;
+            }
+            m[e * n + e] = 1.0f + d_e * (K + sc->vc[bv]);
+            x[e] = we + d_e * sc->vT[bv];
+            solve_full_pivot(m, x, n);
+            for (int64_t w = 0; w < W; ++w)
+                if (slot[w] >= 0) speed[w] = x[slot[w]];
+            b->engine_omega[v] = min_f(max_f(x[e], b->engine_idle_omega[v]), b->engine_max_omega[v]);
+        } else {
+            for (int64_t w = 0; w < W; ++w)
+                speed[w] = direct_drive_update(b->rotation_speed[i0 + w], sc->tire_torque[l0 + w], b->drive_torque[i0 + w],
+                                               b->brake_torque[i0 + w], sc->d_w[l0 + w], sc->diag[l0 + w]);
         }
-        const float one_q = 1.0f + G * B, e_couple = d_e * K * G, e_diag = 1.0f + d_e * (K + sc->vc[bv]);
-        const float y = ((we + d_e * sc->vT[bv]) * one_q + e_couple * P) / (e_diag * one_q - e_couple * B);
-        const float S = (P + B * y) / one_q;
-#pragma GCC unroll 16
-        for (int64_t w = 0; w < W; ++w) {
-            const float om = b->rotation_speed[i0 + w], d_w = sc->d_w[l0 + w];
-            const float engine = (rhs[w] - beta[w] * (G * S - y)) * inv[w];
-            const float direct = direct_drive_update(om, sc->tire_torque[l0 + w], b->drive_torque[i0 + w],
-                                                     b->brake_torque[i0 + w], d_w, sc->diag[l0 + w]);
-            const float x = locked_wheel_speed(om, standard ? engine : direct, b->brake_applied[i0 + w], b->mask[i0 + w]);
-            b->rotation_speed[i0 + w] = act ? x : om;
-        }
-        const float engine = min_f(max_f(y, b->engine_idle_omega[v]), b->engine_max_omega[v]);
-        b->engine_omega[v] = (act & standard) ? engine : we;
+        for (int64_t w = 0; w < W; ++w)
+            b->rotation_speed[i0 + w] = locked_wheel_speed(b->rotation_speed[i0 + w], speed[w], b->brake_applied[i0 + w],
+                                                           b->mask[i0 + w]);
     }
 }
 
