@@ -20,6 +20,11 @@ import numpy as np
 
 def solve_full_pivot(M: np.ndarray, b: np.ndarray, size: np.ndarray | None = None) -> np.ndarray:
     """x with M x = b for each system of the batch: M (n, N, N), b (n, N), size (n,) (default N)."""
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):  # as PhysX's float arithmetic: no traps
+        return _solve(M, b, size)
+
+
+def _solve(M: np.ndarray, b: np.ndarray, size: np.ndarray | None) -> np.ndarray:
     n, N, _ = M.shape
     lu, x = M.copy(), b.copy()
     at = np.arange(n)
@@ -55,11 +60,10 @@ def solve_full_pivot(M: np.ndarray, b: np.ndarray, size: np.ndarray | None = Non
     for r in range(1, N):
         for i in range(r):
             x[:, r] = x[:, r] - lu[:, r, i] * x[:, i]
-    with np.errstate(divide="ignore", invalid="ignore"):  # a singular system's x is replaced by zeros below
-        for r in range(N - 1, -1, -1):
-            for i in range(r + 1, N):
-                x[:, r] = x[:, r] - lu[:, r, i] * x[:, i]
-            x[:, r] = x[:, r] / lu[:, r, r]
+    for r in range(N - 1, -1, -1):  # (a singular system divides by zero here: its x is replaced by zeros below)
+        for i in range(r + 1, N):
+            x[:, r] = x[:, r] - lu[:, r, i] * x[:, i]
+        x[:, r] = x[:, r] / lu[:, r, r]
     for k in range(N - 2, -1, -1):
         x[at, k], x[at, perm_cols[:, k]] = x[at, perm_cols[:, k]], x[at, k].copy()
     return np.where((det != 0.0)[:, None], x, 0.0).astype(M.dtype, copy=False)
