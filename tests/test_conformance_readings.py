@@ -46,7 +46,7 @@ when its run holds other vehicles, a difference the chatter amplifies like any. 
 drive-cycle cars driven by time samples stay below 2 % because their run's peak, a turn, is larger (355 and 540
 mrad/s; their launch differs by 2.1 and 5.3 mrad/s); NVIDIA's wheel-controller car differs by 0.6 mrad/s, its
 standard car and tank by 0.006 %. After the launch (the last table printed: every quantity from 1 s, 2 s for
-direct-drive wheels) the angular speed differs by at most 0.39 %. Every event of the scenarios (steering, braking,
+direct-drive wheels) the angular speed differs by at most 0.33 %. Every event of the scenarios (steering, braking,
 the drive cycles' changes, the tanks' turns) happens after the launch.
 
 NVIDIA's sample starts with its wheels 0.2 below full compression in ovphysx's reading (the frames move 0.25 down),
