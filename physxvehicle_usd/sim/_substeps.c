@@ -21,6 +21,7 @@
 #define FLUSH_DENORMALS 1 /* as PhysX's PxSIMDGuard does around a simulation step: FTZ and DAZ */
 #endif
 #include <stdlib.h>
+#include <string.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -538,112 +539,170 @@ INLINE float locked_wheel_speed(float omega, float new_omega, int32_t brake_appl
     return mask ? x : 0.0f;
 }
 
-/* lu.solve_full_pivot for one system of n unknowns (m row-major, n x n, overwritten; x holds b and receives the
-   solution): the pivot is the first strictly largest |element| of the remaining block, column by column, its row and
-   column swapped into place; all zeros where the determinant is exactly zero. */
+/* lu.solve_full_pivot for DRIVE_LANES systems at once, each of N unknowns of which its leading size[l] are its own (the
+   rest padding that never pivots and solves to b / diagonal); element (i, j) of system l is m[(i * N + j) * DRIVE_LANES + l].
+   The operations are numpy's, one lane each: the pivot is the first strictly largest |element| of the remaining block,
+   column by column; its row and column are swapped into place (here as selects, so that every lane runs the same
+   instructions and the loops over lanes vectorise). singular[l]: the determinant is exactly zero, and the system's
+   own unknowns are zeros (the caller's to apply). */
+#define DRIVE_LANES 16
+/* c ? a : b through the bits: a select gcc does not turn into a conditional (masked) store where b is the
+   destination's own value */
+typedef union { float f; int32_t i; } FloatBits;
+INLINE float select_f(int32_t c, float a, float b) {
+    const int32_t mask = -(c != 0);
+    const FloatBits out = {.i = ((FloatBits){.f = a}.i & mask) | ((FloatBits){.f = b}.i & ~mask)};
+    return out.f;
+}
 #define DRIVE_MAX 17 /* 16 wheels and the engine */
-static void solve_full_pivot(float *m, float *x, int64_t n) {
-    int64_t row_swap[DRIVE_MAX], col_swap[DRIVE_MAX];
-    float det = 1.0f;
-    for (int64_t k = 0; k < n - 1; ++k) {
-        int64_t pr = k, pc = k;
-        float largest = 0.0f;
-        for (int64_t c = k; c < n; ++c)
-            for (int64_t r = k; r < n; ++r) {
-                const float a = fabsf(m[r * n + c]);
-                if (a > largest) largest = a, pr = r, pc = c;
-            }
-        row_swap[k] = pr;
-        col_swap[k] = pc;
-        if (pr != k) {
-            det = -det;
-            for (int64_t c = 0; c < n; ++c) {
-                const float t = m[pr * n + c];
-                m[pr * n + c] = m[k * n + c], m[k * n + c] = t;
-            }
+static inline __attribute__((always_inline)) void solve_full_pivot(float *restrict m, float *restrict x,
+                                                                   const int32_t *restrict size, int32_t *restrict singular,
+                                                                   const int32_t N) {
+    int32_t row_swap[DRIVE_MAX][DRIVE_LANES], col_swap[DRIVE_MAX][DRIVE_LANES];
+    float det[DRIVE_LANES], divisor[DRIVE_LANES];
+    int32_t largest[DRIVE_LANES], pr[DRIVE_LANES], pc[DRIVE_LANES];
+#define LANE _Pragma("omp simd") for (int32_t l = 0; l < DRIVE_LANES; ++l)
+#define M(i, j) m[((i) * N + (j)) * DRIVE_LANES + l]
+#define X(i) x[(i) * DRIVE_LANES + l]
+    LANE det[l] = 1.0f;
+    for (int32_t k = 0; k < N - 1; ++k) {
+        /* (Every update below is arithmetic or a select of two loaded values, never a conditional store: those
+           compile to masked stores and gathers. Where a lane's system is done, k >= size - 1, its block holds at
+           most the last pivot, so the search leaves pr = pc = k.) */
+        LANE largest[l] = 0, pr[l] = k, pc[l] = k;
+        for (int32_t c = k; c < N; ++c)
+            for (int32_t r = k; r < N; ++r)
+                LANE {
+                    /* |element| compared as its bits, which order non-negative floats as integers do (an integer
+                       max vectorises); a NaN or an element outside the system never compares larger */
+                    const float e = fabsf(M(r, c));
+                    const int32_t inside = (r < size[l]) & (c < size[l]) & (e == e);
+                    const int32_t a = (((FloatBits){.f = e}.i + 1) & -inside) - 1; /* its bits, or -1 */
+                    const int32_t larger = a > largest[l];
+                    largest[l] = a > largest[l] ? a : largest[l];
+                    pr[l] += larger * (r - pr[l]);
+                    pc[l] += larger * (c - pc[l]);
+                }
+        LANE {
+            row_swap[k][l] = pr[l];
+            col_swap[k][l] = pc[l];
+            det[l] *= select_f((pr[l] != k) != (pc[l] != k), -1.0f, 1.0f);
         }
-        if (pc != k) {
-            det = -det;
-            for (int64_t r = 0; r < n; ++r) {
-                const float t = m[r * n + pc];
-                m[r * n + pc] = m[r * n + k], m[r * n + k] = t;
+        for (int32_t r = k + 1; r < N; ++r)
+            for (int32_t c = 0; c < N; ++c)
+                LANE {
+                    const float here = M(k, c), there = M(r, c);
+                    M(k, c) = pr[l] == r ? there : here;
+                    M(r, c) = pr[l] == r ? here : there;
+                }
+        for (int32_t c = k + 1; c < N; ++c)
+            for (int32_t r = 0; r < N; ++r)
+                LANE {
+                    const float here = M(r, k), there = M(r, c);
+                    M(r, k) = pc[l] == c ? there : here;
+                    M(r, c) = pc[l] == c ? here : there;
+                }
+        /* lu.py's elimination, unconditional: a lane whose system is done eliminates padding (zeros), and a zero pivot
+           divides by 1 (its system is singular: its own unknowns become zeros) */
+        LANE {
+            const float pivot = M(k, k);
+            const int32_t live = k < size[l] - 1;
+            det[l] *= select_f(live, pivot, 1.0f);
+            divisor[l] = select_f(live & (pivot != 0.0f), pivot, 1.0f);
+        }
+        for (int32_t r = k + 1; r < N; ++r) {
+            LANE M(r, k) = M(r, k) / divisor[l];
+            for (int32_t c = k + 1; c < N; ++c)
+                LANE M(r, c) = M(r, c) - M(r, k) * M(k, c);
+        }
+    }
+    for (int32_t i = 0; i < N; ++i)
+        LANE det[l] *= select_f(i == size[l] - 1, M(i, i), 1.0f);
+    for (int32_t k = 0; k < N - 1; ++k)
+        for (int32_t r = k + 1; r < N; ++r)
+            LANE {
+                const float here = X(k), there = X(r);
+                X(k) = row_swap[k][l] == r ? there : here;
+                X(r) = row_swap[k][l] == r ? here : there;
             }
-        }
-        const float pivot = m[k * n + k];
-        det *= pivot;
-        if (pivot == 0.0f) continue;
-        for (int64_t r = k + 1; r < n; ++r) {
-            const float f = m[r * n + k] / pivot;
-            m[r * n + k] = f;
-            for (int64_t c = k + 1; c < n; ++c) m[r * n + c] = m[r * n + c] - f * m[k * n + c];
-        }
+    for (int32_t r = 1; r < N; ++r)
+        for (int32_t i = 0; i < r; ++i) LANE X(r) = X(r) - M(r, i) * X(i);
+    for (int32_t r = N - 1; r >= 0; --r) {
+        for (int32_t i = r + 1; i < N; ++i) LANE X(r) = X(r) - M(r, i) * X(i);
+        LANE X(r) = X(r) / M(r, r);
     }
-    det *= m[(n - 1) * n + n - 1];
-    if (det == 0.0f) {
-        for (int64_t i = 0; i < n; ++i) x[i] = 0.0f;
-        return;
-    }
-    for (int64_t k = 0; k < n - 1; ++k) {
-        const float t = x[row_swap[k]];
-        x[row_swap[k]] = x[k], x[k] = t;
-    }
-    for (int64_t r = 1; r < n; ++r)
-        for (int64_t i = 0; i < r; ++i) x[r] = x[r] - m[r * n + i] * x[i];
-    for (int64_t r = n - 1; r >= 0; --r) {
-        for (int64_t i = r + 1; i < n; ++i) x[r] = x[r] - m[r * n + i] * x[i];
-        x[r] = x[r] / m[r * n + r];
-    }
-    for (int64_t k = n - 2; k >= 0; --k) {
-        const float t = x[col_swap[k]];
-        x[col_swap[k]] = x[k], x[k] = t;
-    }
+    for (int32_t k = N - 2; k >= 0; --k)
+        for (int32_t c = k + 1; c < N; ++c)
+            LANE {
+                const float here = X(k), there = X(c);
+                X(k) = col_swap[k][l] == c ? there : here;
+                X(c) = col_swap[k][l] == c ? here : there;
+            }
+    LANE singular[l] = det[l] == 0.0f;
+#undef LANE
+#undef M
+#undef X
 }
 
-/* The drivetrain of the block's vehicles: engine drive for the standard ones, 5.1 direct drive for the others. */
-static void drivetrain_with(const Batch *b, const Scratch *sc, int64_t v0, int64_t nv, const int64_t W) {
-    for (int64_t bv = 0; bv < nv; ++bv) {
-        const int64_t v = v0 + bv, l0 = bv * W, i0 = v * W;
-        if (!sc->vactive[bv]) continue;
-        float m[DRIVE_MAX * DRIVE_MAX], x[DRIVE_MAX], speed[16];
-        const float we = b->engine_omega[v];
-        if (b->is_standard[v]) {
+/* 6.4/6.6 engine drive as drivetrain._drivetrain_system builds it (each element rounded as there) and
+   drivetrain._solve_connected orders it: the wheels on the differential in wheel order, the engine, then the other
+   wheels, whose rows solve to their direct drive's division; 5.1 direct drive for the vehicles of other drives. */
+static inline __attribute__((always_inline)) void drivetrain_with(const Batch *b, const Scratch *sc, int64_t v0,
+                                                                  int64_t nv, const int64_t W) {
+    const int64_t N = W + 1;
+    float m[DRIVE_MAX * DRIVE_MAX * DRIVE_LANES], x[DRIVE_MAX * DRIVE_LANES];
+    int32_t size[DRIVE_LANES], singular[DRIVE_LANES];
+    int64_t slot[DRIVE_LANES][16];
+    for (int64_t first = 0; first < nv; first += DRIVE_LANES) {
+        for (int64_t l = 0; l < DRIVE_LANES; ++l) {
+            const int64_t bv = first + l, v = v0 + bv, l0 = bv * W, i0 = v * W;
+            for (int64_t i = 0; i < N * N; ++i) m[i * DRIVE_LANES + l] = 0.0f;
+            if (bv >= nv || !sc->vactive[bv] || !b->is_standard[v]) { /* a lane to fill: the identity */
+                for (int64_t i = 0; i < N; ++i) m[(i * N + i) * DRIVE_LANES + l] = 1.0f, x[i * DRIVE_LANES + l] = 0.0f;
+                size[l] = N;
+                continue;
+            }
             const float K = sc->vK[bv], G = sc->vG[bv], KG = K * G, d_e = b->dt_sub[v] / b->engine_moi[v];
-            int64_t slot[16], n = 0;
-            for (int64_t w = 0; w < W; ++w) slot[w] = b->diff_connected[i0 + w] ? n++ : -1;
-            const int64_t e = n++; /* the engine follows the connected wheels */
-            for (int64_t i = 0; i < n * n; ++i) m[i] = 0.0f;
+            int32_t n = 0;
+            for (int64_t w = 0; w < W; ++w) slot[l][w] = b->diff_connected[i0 + w] ? n++ : -1;
+            const int64_t e = n;
+            size[l] = n + 1;
+            for (int64_t w = 0, rest = n + 1; w < W; ++w) slot[l][w] = slot[l][w] < 0 ? rest++ : slot[l][w];
             for (int64_t w = 0; w < W; ++w) {
                 const float om = b->rotation_speed[i0 + w], d_w = sc->d_w[l0 + w];
-                const float rhs = b->mask[i0 + w]
-                    ? om + d_w * (-sign0(om) * b->brake_torque[i0 + w] + sc->tire_torque[l0 + w]) : 0.0f;
-                const int64_t i = slot[w];
-                if (i < 0) {
-                    speed[w] = rhs / sc->diag[l0 + w];
-                    continue;
-                }
                 const float ratio = b->diff_ratio[i0 + w], g = sign0(ratio), gamma = fabsf(ratio);
                 const float couple = ((d_w * (KG * G)) * gamma) * g;
+                const int64_t i = slot[l][w];
                 for (int64_t u = 0; u < W; ++u)
-                    if (slot[u] >= 0) m[i * n + slot[u]] = (couple * b->diff_ave[i0 + u]) * sign0(b->diff_ratio[i0 + u]);
-                m[i * n + i] = (1.0f + (couple * b->diff_ave[i0 + w]) * g) + d_w * b->wheel_damping_rate[i0 + w];
-                m[i * n + e] = ((-d_w * KG) * gamma) * g;
-                m[e * n + i] = ((-((d_e * K) * G)) * b->diff_ave[i0 + w]) * g;
-                x[i] = rhs;
+                    m[(i * N + slot[l][u]) * DRIVE_LANES + l] = (couple * b->diff_ave[i0 + u]) * sign0(b->diff_ratio[i0 + u]);
+                m[(i * N + i) * DRIVE_LANES + l] = (1.0f + (couple * b->diff_ave[i0 + w]) * g) + d_w * b->wheel_damping_rate[i0 + w];
+                m[(i * N + e) * DRIVE_LANES + l] = ((-d_w * KG) * gamma) * g;
+                m[(e * N + i) * DRIVE_LANES + l] = ((-((d_e * K) * G)) * b->diff_ave[i0 + w]) * g;
+                x[i * DRIVE_LANES + l] = b->mask[i0 + w]
+                    ? om + d_w * (-sign0(om) * b->brake_torque[i0 + w] + sc->tire_torque[l0 + w]) : 0.0f;
             }
-            m[e * n + e] = 1.0f + d_e * (K + sc->vc[bv]);
-            x[e] = we + d_e * sc->vT[bv];
-            solve_full_pivot(m, x, n);
-            for (int64_t w = 0; w < W; ++w)
-                if (slot[w] >= 0) speed[w] = x[slot[w]];
-            b->engine_omega[v] = min_f(max_f(x[e], b->engine_idle_omega[v]), b->engine_max_omega[v]);
-        } else {
-            for (int64_t w = 0; w < W; ++w)
-                speed[w] = direct_drive_update(b->rotation_speed[i0 + w], sc->tire_torque[l0 + w], b->drive_torque[i0 + w],
-                                               b->brake_torque[i0 + w], sc->d_w[l0 + w], sc->diag[l0 + w]);
+            m[(e * N + e) * DRIVE_LANES + l] = 1.0f + d_e * (K + sc->vc[bv]);
+            x[e * DRIVE_LANES + l] = b->engine_omega[v] + d_e * sc->vT[bv];
         }
-        for (int64_t w = 0; w < W; ++w)
-            b->rotation_speed[i0 + w] = locked_wheel_speed(b->rotation_speed[i0 + w], speed[w], b->brake_applied[i0 + w],
-                                                           b->mask[i0 + w]);
+        solve_full_pivot(m, x, size, singular, (int32_t)N);
+        const int64_t lanes = nv - first < DRIVE_LANES ? nv - first : DRIVE_LANES;
+        for (int64_t l = 0; l < lanes; ++l) {
+            const int64_t bv = first + l, v = v0 + bv, l0 = bv * W, i0 = v * W;
+            if (!sc->vactive[bv]) continue;
+            const int standard = b->is_standard[v];
+            for (int64_t w = 0; w < W; ++w) {
+                const float om = b->rotation_speed[i0 + w];
+                const int64_t i = standard ? slot[l][w] : 0; /* (a lane of another drive has no slots) */
+                const float own = singular[l] & (i < size[l]) ? 0.0f : x[i * DRIVE_LANES + l];
+                const float speed = standard ? own
+                    : direct_drive_update(om, sc->tire_torque[l0 + w], b->drive_torque[i0 + w], b->brake_torque[i0 + w],
+                                          sc->d_w[l0 + w], sc->diag[l0 + w]);
+                b->rotation_speed[i0 + w] = locked_wheel_speed(om, speed, b->brake_applied[i0 + w], b->mask[i0 + w]);
+            }
+            if (standard)
+                b->engine_omega[v] = min_f(max_f(singular[l] ? 0.0f : x[(size[l] - 1) * DRIVE_LANES + l],
+                                                 b->engine_idle_omega[v]), b->engine_max_omega[v]);
+        }
     }
 }
 

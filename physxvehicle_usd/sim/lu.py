@@ -48,11 +48,10 @@ def _solve(M: np.ndarray, b: np.ndarray, size: np.ndarray | None) -> np.ndarray:
         det = np.where(col != k, -det, det)
         pivot = lu[:, k, k]
         det = np.where(live, det * pivot, det)
-        eliminate = live & (pivot != 0.0)
-        below = lu[:, k + 1:, k] / np.where(eliminate, pivot, 1.0)[:, None]
-        lu[:, k + 1:, k] = np.where(eliminate[:, None], below, lu[:, k + 1:, k])
-        update = lu[:, k + 1:, k + 1:] - lu[:, k + 1:, k, None] * lu[:, k, None, k + 1:]
-        lu[:, k + 1:, k + 1:] = np.where(eliminate[:, None, None], update, lu[:, k + 1:, k + 1:])
+        # unconditional, as the compiled twin: a system that is done eliminates its padding (zeros), and a zero pivot
+        # divides by 1 (the system is singular: its own unknowns become zeros below)
+        lu[:, k + 1:, k] = lu[:, k + 1:, k] / np.where(live & (pivot != 0.0), pivot, 1.0)[:, None]
+        lu[:, k + 1:, k + 1:] = lu[:, k + 1:, k + 1:] - lu[:, k + 1:, k, None] * lu[:, k, None, k + 1:]
     last = size - 1
     det = det * lu[at, last, last]
     for k in range(N - 1):
@@ -66,4 +65,5 @@ def _solve(M: np.ndarray, b: np.ndarray, size: np.ndarray | None) -> np.ndarray:
         x[:, r] = x[:, r] / lu[:, r, r]
     for k in range(N - 2, -1, -1):
         x[at, k], x[at, perm_cols[:, k]] = x[at, perm_cols[:, k]], x[at, k].copy()
-    return np.where((det != 0.0)[:, None], x, 0.0).astype(M.dtype, copy=False)
+    own = index < size[:, None]  # a singular system's own unknowns; its padding keeps b / diagonal
+    return np.where((det == 0.0)[:, None] & own, 0.0, x).astype(M.dtype, copy=False)
