@@ -650,49 +650,77 @@ static inline __attribute__((always_inline)) void solve_full_pivot(float *restri
 static inline __attribute__((always_inline)) void drivetrain_with(const Batch *b, const Scratch *sc, int64_t v0,
                                                                   int64_t nv, const int64_t W) {
     const int64_t N = W + 1;
-    float m[DRIVE_MAX * DRIVE_MAX * DRIVE_LANES], x[DRIVE_MAX * DRIVE_LANES];
+    float m[DRIVE_MAX * DRIVE_MAX * DRIVE_LANES], x[DRIVE_MAX * DRIVE_LANES], reordered[DRIVE_MAX * DRIVE_MAX];
+    float couple[16][DRIVE_LANES], gamma[16][DRIVE_LANES], sign[16][DRIVE_LANES], ave[16][DRIVE_LANES];
+    float d_w[16][DRIVE_LANES], damping[16][DRIVE_LANES];
+    float K[DRIVE_LANES], G[DRIVE_LANES], d_e[DRIVE_LANES];
     int32_t size[DRIVE_LANES], singular[DRIVE_LANES];
-    int64_t slot[DRIVE_LANES][16];
+    int64_t slot[DRIVE_LANES][DRIVE_MAX], vehicle[DRIVE_LANES];
+#define LANE _Pragma("omp simd") for (int64_t l = 0; l < DRIVE_LANES; ++l)
+#define M(i, j) m[((i) * N + (j)) * DRIVE_LANES + l]
     for (int64_t first = 0; first < nv; first += DRIVE_LANES) {
+        const int64_t lanes = nv - first < DRIVE_LANES ? nv - first : DRIVE_LANES;
+        /* the system of every lane in wheel order, engine last (lanes past the block repeat its first vehicle, lanes
+           of other drives hold what they hold: their solutions are not read) */
+        LANE {
+            const int64_t bv = first + (l < lanes ? l : 0);
+            vehicle[l] = bv;
+            K[l] = sc->vK[bv], G[l] = sc->vG[bv], d_e[l] = b->dt_sub[v0 + bv] / b->engine_moi[v0 + bv];
+        }
+        for (int64_t w = 0; w < W; ++w)
+            LANE {
+                const int64_t bv = vehicle[l], i = (v0 + bv) * W + w;
+                const float ratio = b->diff_ratio[i];
+                d_w[w][l] = sc->d_w[bv * W + w];
+                gamma[w][l] = fabsf(ratio);
+                sign[w][l] = sign0(ratio);
+                ave[w][l] = b->diff_ave[i];
+                damping[w][l] = b->wheel_damping_rate[i];
+                couple[w][l] = ((d_w[w][l] * ((K[l] * G[l]) * G[l])) * gamma[w][l]) * sign[w][l];
+                const float om = b->rotation_speed[i];
+                const float rhs = om + d_w[w][l] * (-sign0(om) * b->brake_torque[i] + sc->tire_torque[bv * W + w]);
+                x[w * DRIVE_LANES + l] = b->mask[i] ? rhs : 0.0f;
+            }
+        for (int64_t w = 0; w < W; ++w) {
+            for (int64_t u = 0; u < W; ++u) LANE M(w, u) = (couple[w][l] * ave[u][l]) * sign[u][l];
+            LANE {
+                M(w, w) = (1.0f + (couple[w][l] * ave[w][l]) * sign[w][l]) + d_w[w][l] * damping[w][l];
+                M(w, W) = ((-d_w[w][l] * (K[l] * G[l])) * gamma[w][l]) * sign[w][l];
+                M(W, w) = ((-((d_e[l] * K[l]) * G[l])) * ave[w][l]) * sign[w][l];
+            }
+        }
+        LANE {
+            const int64_t bv = vehicle[l];
+            M(W, W) = 1.0f + d_e[l] * (K[l] + sc->vc[bv]);
+            x[W * DRIVE_LANES + l] = b->engine_omega[v0 + bv] + d_e[l] * sc->vT[bv];
+        }
+        /* drivetrain._solve_connected's order, per lane: the wheels on the differential, the engine, the rest */
         for (int64_t l = 0; l < DRIVE_LANES; ++l) {
-            const int64_t bv = first + l, v = v0 + bv, l0 = bv * W, i0 = v * W;
-            for (int64_t i = 0; i < N * N; ++i) m[i * DRIVE_LANES + l] = 0.0f;
-            if (bv >= nv || !sc->vactive[bv] || !b->is_standard[v]) { /* a lane to fill: the identity */
-                for (int64_t i = 0; i < N; ++i) m[(i * N + i) * DRIVE_LANES + l] = 1.0f, x[i * DRIVE_LANES + l] = 0.0f;
-                size[l] = N;
+            const int64_t i0 = (v0 + vehicle[l]) * W;
+            int64_t n = 0;
+            for (int64_t w = 0; w < W; ++w) n += b->diff_connected[i0 + w] != 0;
+            size[l] = (int32_t)n + 1;
+            if (n == W) {
+                for (int64_t i = 0; i < N; ++i) slot[l][i] = i;
                 continue;
             }
-            const float K = sc->vK[bv], G = sc->vG[bv], KG = K * G, d_e = b->dt_sub[v] / b->engine_moi[v];
-            int32_t n = 0;
-            for (int64_t w = 0; w < W; ++w) slot[l][w] = b->diff_connected[i0 + w] ? n++ : -1;
-            const int64_t e = n;
-            size[l] = n + 1;
-            for (int64_t w = 0, rest = n + 1; w < W; ++w) slot[l][w] = slot[l][w] < 0 ? rest++ : slot[l][w];
-            for (int64_t w = 0; w < W; ++w) {
-                const float om = b->rotation_speed[i0 + w], d_w = sc->d_w[l0 + w];
-                const float ratio = b->diff_ratio[i0 + w], g = sign0(ratio), gamma = fabsf(ratio);
-                const float couple = ((d_w * (KG * G)) * gamma) * g;
-                const int64_t i = slot[l][w];
-                for (int64_t u = 0; u < W; ++u)
-                    m[(i * N + slot[l][u]) * DRIVE_LANES + l] = (couple * b->diff_ave[i0 + u]) * sign0(b->diff_ratio[i0 + u]);
-                m[(i * N + i) * DRIVE_LANES + l] = (1.0f + (couple * b->diff_ave[i0 + w]) * g) + d_w * b->wheel_damping_rate[i0 + w];
-                m[(i * N + e) * DRIVE_LANES + l] = ((-d_w * KG) * gamma) * g;
-                m[(e * N + i) * DRIVE_LANES + l] = ((-((d_e * K) * G)) * b->diff_ave[i0 + w]) * g;
-                x[i * DRIVE_LANES + l] = b->mask[i0 + w]
-                    ? om + d_w * (-sign0(om) * b->brake_torque[i0 + w] + sc->tire_torque[l0 + w]) : 0.0f;
-            }
-            m[(e * N + e) * DRIVE_LANES + l] = 1.0f + d_e * (K + sc->vc[bv]);
-            x[e * DRIVE_LANES + l] = b->engine_omega[v] + d_e * sc->vT[bv];
+            for (int64_t w = 0, on = 0, rest = n + 1; w < W; ++w) slot[l][w] = b->diff_connected[i0 + w] ? on++ : rest++;
+            slot[l][W] = n;
+            for (int64_t i = 0; i < N; ++i)
+                for (int64_t j = 0; j < N; ++j) reordered[slot[l][i] * N + slot[l][j]] = M(i, j);
+            for (int64_t i = 0; i < N * N; ++i) m[i * DRIVE_LANES + l] = reordered[i];
+            float rhs[DRIVE_MAX];
+            for (int64_t i = 0; i < N; ++i) rhs[slot[l][i]] = x[i * DRIVE_LANES + l];
+            for (int64_t i = 0; i < N; ++i) x[i * DRIVE_LANES + l] = rhs[i];
         }
         solve_full_pivot(m, x, size, singular, (int32_t)N);
-        const int64_t lanes = nv - first < DRIVE_LANES ? nv - first : DRIVE_LANES;
         for (int64_t l = 0; l < lanes; ++l) {
             const int64_t bv = first + l, v = v0 + bv, l0 = bv * W, i0 = v * W;
             if (!sc->vactive[bv]) continue;
             const int standard = b->is_standard[v];
             for (int64_t w = 0; w < W; ++w) {
                 const float om = b->rotation_speed[i0 + w];
-                const int64_t i = standard ? slot[l][w] : 0; /* (a lane of another drive has no slots) */
+                const int64_t i = slot[l][w];
                 const float own = singular[l] & (i < size[l]) ? 0.0f : x[i * DRIVE_LANES + l];
                 const float speed = standard ? own
                     : direct_drive_update(om, sc->tire_torque[l0 + w], b->drive_torque[i0 + w], b->brake_torque[i0 + w],
@@ -704,6 +732,8 @@ static inline __attribute__((always_inline)) void drivetrain_with(const Batch *b
                                                  b->engine_idle_omega[v]), b->engine_max_omega[v]);
         }
     }
+#undef LANE
+#undef M
 }
 
 static void drivetrain(const Batch *b, Scratch *sc, int64_t v0, int64_t nv) {
