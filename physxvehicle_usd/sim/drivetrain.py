@@ -1,9 +1,12 @@
 """Drivetrain: differential states, gearbox, engine torque and damping, the coupled implicit clutch solve.
 
 Sections 6.1-6.8 of the numerics digest (vehicle2 drivetrain/). All standard-drive vehicles of the batch
-are solved together: one (W+1)x(W+1) system per vehicle (wheels + engine), with wheels that are not
-connected to the differential decoupled (their row reduces to the single-wheel update of 5.1).
-Tank tracks become constraint groups solved by least squares on the normal equations, as PhysX does.
+are solved together: one (W+1)x(W+1) system per vehicle (wheels + engine), built element by element as PhysX
+builds it and solved by its LU with full pivoting (sim/lu.py) in the batch's dtype, over the wheels on the
+differential and the engine; the other wheels' rows reduce to the single-wheel update of 5.1. (The rounding of that
+LU is what parts a car's left wheels from its right ones in a launch from rest, as PhysX's do.)
+Tank tracks become constraint groups solved by least squares on the normal equations, as PhysX does (PhysX solves
+those by the same LU on its reduced A^T A; ours builds them otherwise and solves them with LAPACK).
 """
 from __future__ import annotations
 
