@@ -17,7 +17,7 @@ import numpy as np
 from ..runtime.vehicle2 import MAX_TORQUE_CURVE_POINTS, NEUTRAL_GEAR
 from . import vecmath as vm
 from .declare import F32, I32, I64, Derived, Param
-from .lu import solve_full_pivot
+from .lu import factor, solve_factored
 from .state import SimParams, SimState
 from .wheel import direct_drive_update
 
@@ -178,7 +178,7 @@ def engine_drivetrain_update(p: SimParams, s: SimState, diff: DifferentialState,
                                 dt_v / p.engine_moi[ids], K, G, c_e, T_e, omega, s.engine_omega[ids], brake_torque[ids],
                                 tire_torque[ids])
     rhs[:, :W] *= mask
-    solved = _solve_connected(M, rhs, diff.connected[ids])
+    solved = _solve_connected(s, M, rhs, diff.connected[ids])
     if p.tank_ids.size:
         tank_rows = np.nonzero(p.is_tank[ids])[0]
         if tank_rows.size:
@@ -217,17 +217,22 @@ def _drivetrain_system(ratio, alpha, d_w, damping, d_e, K, G, c_e, T_e, omega, o
     return M, rhs
 
 
-def _solve_connected(M: np.ndarray, rhs: np.ndarray, connected: np.ndarray) -> np.ndarray:
+def _solve_connected(s: SimState, M: np.ndarray, rhs: np.ndarray, connected: np.ndarray) -> np.ndarray:
     """PhysX's system holds the wheels on the differential, in wheel order, then the engine; the others take their
     direct drive after it. Reordered so (connected wheels, engine, the rest), it is one batched full-pivot LU whose
-    pivots stay within each vehicle's own block; the rest solve to rhs / diagonal, the direct drive's division."""
+    pivots stay within each vehicle's own block; the rest solve to rhs / diagonal, the direct drive's division.
+    The factorization is kept in the state: the next substep's systems are mostly the same."""
     n = len(rhs)
+    if connected.all():  # the order is the wheels' own
+        s.drivetrain_factors = factor(M, None, s.drivetrain_factors)
+        return solve_factored(s.drivetrain_factors, rhs)
     at = np.arange(n)[:, None]
     key = np.concatenate((np.where(connected, 0, 2), np.ones((n, 1), dtype=np.int64)), axis=1)
     order = np.argsort(key, axis=1, kind="stable")
     x = np.empty_like(rhs)
-    x[at, order] = solve_full_pivot(M[at[:, :, None], order[:, :, None], order[:, None, :]], rhs[at, order],
-                                    connected.sum(axis=1) + 1)
+    s.drivetrain_factors = factor(M[at[:, :, None], order[:, :, None], order[:, None, :]], connected.sum(axis=1) + 1,
+                                  s.drivetrain_factors)
+    x[at, order] = solve_factored(s.drivetrain_factors, rhs[at, order])
     return x
 
 
