@@ -18,7 +18,7 @@ from stage_factory import car_spec, preset_stage, translate
 
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.sim import Simulator
-from physxvehicle_usd.sim.lu import solve_full_pivot
+from physxvehicle_usd.sim.lu import factor, solve_factored, solve_full_pivot
 from physxvehicle_usd.sim.pipeline import StepOptions
 
 
@@ -92,3 +92,15 @@ def test_numpy_and_the_compiled_kernel_step_the_drivetrain_to_the_bit():
     wheels = runs[0][-1][0]
     assert np.abs(wheels).max() > 0.1  # the wheels turned
     assert wheels[0, 0] != wheels[0, 1] and wheels[1, 0] != wheels[1, 1]  # and the front ones parted
+
+
+def test_a_factorization_is_reused_for_the_same_systems_only():
+    M, b = _well_conditioned(7, 4, 5)
+    first = factor(M)
+    assert factor(M.copy(), None, first) is first
+    changed = M.copy()
+    changed[2, 1, 3] += 1e-9
+    again = factor(changed, None, first)
+    assert again is not first
+    np.testing.assert_array_equal(solve_factored(again, b)[[0, 1, 3]], solve_factored(first, b)[[0, 1, 3]])
+    assert not np.array_equal(solve_factored(again, b)[2], solve_factored(first, b)[2])
