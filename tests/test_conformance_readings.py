@@ -23,7 +23,8 @@ nonlinear command response, and reads the controller attributes once, at creatio
 Metric and gate: tests/test_conformance_ovphysx.py's (`figures`): the worst error relative to the run's peak, over
 the whole run (every recorded step, the launch included) for chassis speed, chassis angular speed, engine speed and
 jounce, the final position relative to the path length, and the wheel speeds, which are not chassis quantities, once
-the launch is over: after 1 s for engine-driven vehicles, after 2 s for direct-drive wheels (the basic drive, the
+the launch is over: after 1 s for engine-driven vehicles (1.1 s for the multi-sample car as authored, whose chatter
+outlasts 1 s in PhysX against its own copy too: LATE_SETTLE_S), after 2 s for direct-drive wheels (the basic drive, the
 wheel controllers). Every figure must be <= 2 %; the chassis angular speed of four scenarios is not (LAUNCH_CHAOS:
 strict xfails with their figures).
 
@@ -32,18 +33,18 @@ tire at the active slip denominator makes the wheels chatter, bounded by tire sa
 pitch the chassis); float32 PhysX and our arithmetic leave it on different branches. Measured here: the wheel
 speeds of NVIDIA's basic car differ by 65-80 % of their peak between 0.5 and 1.5 s (the two front wheels chatter in
 mirror image, left against right) and by 0.001 % after 2 s; the multi-sample car's by 11 % after 0.5 s (its
-launch begins at 0.25 s) and 0.005 % after 1 s. So the wheel speeds after 0.5 s cannot be held to 2 %; a printed
+launch begins at 0.25 s) and 0.003 % after 1 s. So the wheel speeds after 0.5 s cannot be held to 2 %; a printed
 table gives them.
 
-The chassis over the launch: the same chatter pitches the chassis, and ours differs from PhysX's by 3.8 to 6.8 mrad/s
-between 0.15 and 0.47 s, 4.1 to 10.3 % of the run's peak (37 to 159 mrad/s) for NVIDIA's basic car, the tank, the
+The chassis over the launch: the same chatter pitches the chassis, and ours differs from PhysX's by 3.0 to 6.8 mrad/s
+between 0.15 and 0.47 s, 4.2 to 8.2 % of the run's peak (37 to 159 mrad/s) for NVIDIA's basic car, the tank, the
 multi-sample car as authored and the car with a brake response. PhysX against itself (each of those vehicles copied
 30 m aside and given the same inputs in the same run: test_physx_against_its_own_copies_is_over_the_gate_too) differs
 by 3.3 to 10.3 %, over the gate too, and by other figures again (tank 5.3 %, multi-sample car 5.4 %, brake response
 7.2 %) when the run also holds the drive cycles' other cars: the same vehicle with the same inputs comes out otherwise
 when its run holds other vehicles, a difference the chatter amplifies like any. tests/test_conformance_ovphysx.py says where ours and PhysX part (steps 3 and 4 of the launch). The
 drive-cycle cars driven by time samples stay below 2 % because their run's peak, a turn, is larger (355 and 540
-mrad/s; their launch differs by 3.6 and 6.6 mrad/s); NVIDIA's wheel-controller car differs by 0.6 mrad/s, its
+mrad/s; their launch differs by 2.1 and 5.3 mrad/s); NVIDIA's wheel-controller car differs by 0.6 mrad/s, its
 standard car and tank by 0.006 %. After the launch (the last table printed: every quantity from 1 s, 2 s for
 direct-drive wheels) the angular speed differs by at most 0.33 %. Every event of the scenarios (steering, braking,
 the drive cycles' changes, the tanks' turns) happens after the launch.
@@ -91,6 +92,10 @@ FLEET = REPO / "tests" / "scenarios" / "fleet.usda"
 NVIDIA_SAMPLE = Path(importlib.util.find_spec("ovphysx").origin).parent / "samples" / "data" / "vehicle_read_write.usda"
 STEPS = 240  # 4 s
 SETTLE_S, DIRECT_SETTLE_S = 1.0, 2.0  # the launch, engine-driven and direct-drive (see the docstring)
+# The multi-sample car as authored chatters longer: at 1.0 s PhysX's own wheels differ from its copy's by 3.4 % of
+# their peak (0.7 % from 1.05 s, 0.03 % from 1.1 s; test_physx_against_its_own_copies_is_over_the_gate_too), ours
+# from PhysX's by 3.6 % at 1.0 s and below 2 % from 1.03 s. Its wheels are compared from 1.1 s.
+LATE_SETTLE_S = {"/World/Handbrake": 1.1}
 TIME_CODES_PER_SECOND = 60.0
 
 ACCELERATOR, BRAKE0, STEER = (P.full_name(P.CONTROLLER, b) for b in ("accelerator", "brake0", "steer"))
@@ -218,13 +223,18 @@ def physx(path: Path, controls: dict) -> dict[str, Any]:
 def gate_figures(scenario: Scenario, mine: dict, ref: dict, wheels_from_s: float | None = None) -> dict[str, float]:
     """The gate's figures: every quantity over the whole run but the wheel speeds, which are compared once the launch
     is over (see the docstring), or from `wheels_from_s` (printed, not gated)."""
-    settle = DIRECT_SETTLE_S if scenario.vehicle in DIRECT else SETTLE_S
-    return figures(scenario, mine, ref, int(round((settle if wheels_from_s is None else wheels_from_s) / DT)), MIN_PATH)
+    return figures(scenario, mine, ref, int(round((settle_s(scenario) if wheels_from_s is None else wheels_from_s) / DT)),
+                   MIN_PATH)
+
+
+def settle_s(scenario: Scenario) -> float:
+    """When the scenario's launch is over: from then on its wheel speeds are gated."""
+    return DIRECT_SETTLE_S if scenario.vehicle in DIRECT else LATE_SETTLE_S.get(scenario.vehicle, SETTLE_S)
 
 
 def after_launch(scenario: Scenario, mine: dict, ref: dict) -> dict[str, float]:
     """Every quantity once the launch is over, relative to the peak over those steps (printed, not gated)."""
-    late = slice(int(round((DIRECT_SETTLE_S if scenario.vehicle in DIRECT else SETTLE_S) / DT)), None)
+    late = slice(int(round(settle_s(scenario) / DT)), None)
     out = figures(scenario, steps_of(mine, late), steps_of(ref, late), 0, MIN_PATH)
     out.pop("final pos")
     return out
@@ -303,8 +313,8 @@ LAUNCH_CHAOS = {name: pytest.mark.xfail(strict=True, reason=f"the launch from re
                 for name, figures_ in {
     "NVIDIA basic drive, then steer (--as ovphysx)": "4.27 % (6.8 mrad/s at 0.47 s), PhysX against its copy 3.30 %",
     "tank (omniverse)": "8.18 % (4.4 mrad/s at 0.15 s), PhysX against its copy 4.42 %",
-    "multi samples, as authored (--as ovphysx)": "4.06 % (6.2 mrad/s at 0.30 s), PhysX against its copy 5.15 %",
-    "brake response, as authored (--as ovphysx)": "10.26 % (3.8 mrad/s at 0.25 s), PhysX against its copy 10.28 %",
+    "multi samples, as authored (--as ovphysx)": "4.18 % (6.4 mrad/s at 0.33 s), PhysX against its copy 5.15 %",
+    "brake response, as authored (--as ovphysx)": "8.06 % (3.0 mrad/s at 0.22 s), PhysX against its copy 10.28 %",
 }.items()}
 ANGULAR = "ang.speed"  # gated by its own test, so that an expected failure of it hides no other figure
 
@@ -338,15 +348,23 @@ def test_physx_against_its_own_copies_is_over_the_gate_too(tmp_path):
                                                                            if k == f"/World/{vehicle}"})
                                      for vehicle, (label, _) in PLACES.items()]), CYCLE_SCENARIOS)]
     spread: dict[str, float] = {}
+    late_wheels: dict[str, float] = {}  # the LATE_SETTLE_S vehicles' wheels from SETTLE_S on
+
+    def figures_of(scenario, copy, ref):
+        if scenario.vehicle in LATE_SETTLE_S:
+            late_wheels[scenario.vehicle] = figures(scenario, copy, ref, int(round(SETTLE_S / DT)), MIN_PATH)["wheels"]
+        return angular_over_the_run(int(round(SETTLE_S / DT)))(scenario, copy, ref)
+
     for stage, names in stages:
         labels = {sc.name: name for sc, name in zip(stage.scenarios, names) if name in LAUNCH_CHAOS}
-        for label, figure in physx_against_copies(stage, list(labels), tmp_path,
-                                                     angular_over_the_run(int(round(SETTLE_S / DT)))).items():
+        for label, figure in physx_against_copies(stage, list(labels), tmp_path, figures_of).items():
             spread[labels[label]] = figure
     print("\nPhysX against its own copies, chassis angular speed over the whole run (%): "
-          + ", ".join(f"{name} {100 * v:.2f}" for name, v in spread.items()))
+          + ", ".join(f"{name} {100 * v:.2f}" for name, v in spread.items())
+          + f"; wheel speeds from {SETTLE_S:g} s: " + ", ".join(f"{k} {100 * v:.2f}" for k, v in late_wheels.items()))
     assert set(spread) == set(LAUNCH_CHAOS)
     assert all(v > LIMIT for v in spread.values()), spread
+    assert set(late_wheels) == set(LATE_SETTLE_S) and all(v > LIMIT for v in late_wheels.values()), late_wheels
 
 
 def test_the_readings_really_differ(results):

@@ -21,6 +21,7 @@
 #define FLUSH_DENORMALS 1 /* as PhysX's PxSIMDGuard does around a simulation step: FTZ and DAZ */
 #endif
 #include <stdlib.h>
+#include <string.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -538,43 +539,201 @@ INLINE float locked_wheel_speed(float omega, float new_omega, int32_t brake_appl
     return mask ? x : 0.0f;
 }
 
-/* 6.4/6.6 engine drive: wheels and engine coupled through the clutch, solved in closed form (the bordered
-   system of drivetrain._solve_bordered); 5.1 direct drive for the other vehicles. Vectorised across vehicles. */
+/* lu.solve_full_pivot for DRIVE_LANES systems at once, each of N unknowns of which its leading size[l] are its own (the
+   rest padding that never pivots and solves to b / diagonal); element (i, j) of system l is m[(i * N + j) * DRIVE_LANES + l].
+   The operations are numpy's, one lane each: the pivot is the first strictly largest |element| of the remaining block,
+   column by column; its row and column are swapped into place (here as selects, so that every lane runs the same
+   instructions and the loops over lanes vectorise). singular[l]: the determinant is exactly zero, and the system's
+   own unknowns are zeros (the caller's to apply). */
+#define DRIVE_LANES 16
+/* c ? a : b through the bits: a select gcc does not turn into a conditional (masked) store where b is the
+   destination's own value */
+typedef union { float f; int32_t i; } FloatBits;
+INLINE float select_f(int32_t c, float a, float b) {
+    const int32_t mask = -(c != 0);
+    const FloatBits out = {.i = ((FloatBits){.f = a}.i & mask) | ((FloatBits){.f = b}.i & ~mask)};
+    return out.f;
+}
+#define DRIVE_MAX 17 /* 16 wheels and the engine */
+static inline __attribute__((always_inline)) void solve_full_pivot(float *restrict m, float *restrict x,
+                                                                   const int32_t *restrict size, int32_t *restrict singular,
+                                                                   const int32_t N) {
+    int32_t row_swap[DRIVE_MAX][DRIVE_LANES], col_swap[DRIVE_MAX][DRIVE_LANES];
+    float det[DRIVE_LANES], divisor[DRIVE_LANES];
+    int32_t largest[DRIVE_LANES], pr[DRIVE_LANES], pc[DRIVE_LANES];
+#define LANE _Pragma("omp simd") for (int32_t l = 0; l < DRIVE_LANES; ++l)
+#define M(i, j) m[((i) * N + (j)) * DRIVE_LANES + l]
+#define X(i) x[(i) * DRIVE_LANES + l]
+    LANE det[l] = 1.0f;
+    for (int32_t k = 0; k < N - 1; ++k) {
+        /* (Every update below is arithmetic or a select of two loaded values, never a conditional store: those
+           compile to masked stores and gathers. Where a lane's system is done, k >= size - 1, its block holds at
+           most the last pivot, so the search leaves pr = pc = k.) */
+        LANE largest[l] = 0, pr[l] = k, pc[l] = k;
+        for (int32_t c = k; c < N; ++c)
+            for (int32_t r = k; r < N; ++r)
+                LANE {
+                    /* |element| compared as its bits, which order non-negative floats as integers do (an integer
+                       max vectorises); a NaN or an element outside the system never compares larger */
+                    const float e = fabsf(M(r, c));
+                    const int32_t inside = (r < size[l]) & (c < size[l]) & (e == e);
+                    const int32_t a = (((FloatBits){.f = e}.i + 1) & -inside) - 1; /* its bits, or -1 */
+                    const int32_t larger = a > largest[l];
+                    largest[l] = a > largest[l] ? a : largest[l];
+                    pr[l] += larger * (r - pr[l]);
+                    pc[l] += larger * (c - pc[l]);
+                }
+        LANE {
+            row_swap[k][l] = pr[l];
+            col_swap[k][l] = pc[l];
+            det[l] *= select_f((pr[l] != k) != (pc[l] != k), -1.0f, 1.0f);
+        }
+        for (int32_t r = k + 1; r < N; ++r)
+            for (int32_t c = 0; c < N; ++c)
+                LANE {
+                    const float here = M(k, c), there = M(r, c);
+                    M(k, c) = pr[l] == r ? there : here;
+                    M(r, c) = pr[l] == r ? here : there;
+                }
+        for (int32_t c = k + 1; c < N; ++c)
+            for (int32_t r = 0; r < N; ++r)
+                LANE {
+                    const float here = M(r, k), there = M(r, c);
+                    M(r, k) = pc[l] == c ? there : here;
+                    M(r, c) = pc[l] == c ? here : there;
+                }
+        /* lu.py's elimination, unconditional: a lane whose system is done eliminates padding (zeros), and a zero pivot
+           divides by 1 (its system is singular: its own unknowns become zeros) */
+        LANE {
+            const float pivot = M(k, k);
+            const int32_t live = k < size[l] - 1;
+            det[l] *= select_f(live, pivot, 1.0f);
+            divisor[l] = select_f(live & (pivot != 0.0f), pivot, 1.0f);
+        }
+        for (int32_t r = k + 1; r < N; ++r) {
+            LANE M(r, k) = M(r, k) / divisor[l];
+            for (int32_t c = k + 1; c < N; ++c)
+                LANE M(r, c) = M(r, c) - M(r, k) * M(k, c);
+        }
+    }
+    for (int32_t i = 0; i < N; ++i)
+        LANE det[l] *= select_f(i == size[l] - 1, M(i, i), 1.0f);
+    for (int32_t k = 0; k < N - 1; ++k)
+        for (int32_t r = k + 1; r < N; ++r)
+            LANE {
+                const float here = X(k), there = X(r);
+                X(k) = row_swap[k][l] == r ? there : here;
+                X(r) = row_swap[k][l] == r ? here : there;
+            }
+    for (int32_t r = 1; r < N; ++r)
+        for (int32_t i = 0; i < r; ++i) LANE X(r) = X(r) - M(r, i) * X(i);
+    for (int32_t r = N - 1; r >= 0; --r) {
+        for (int32_t i = r + 1; i < N; ++i) LANE X(r) = X(r) - M(r, i) * X(i);
+        LANE X(r) = X(r) / M(r, r);
+    }
+    for (int32_t k = N - 2; k >= 0; --k)
+        for (int32_t c = k + 1; c < N; ++c)
+            LANE {
+                const float here = X(k), there = X(c);
+                X(k) = col_swap[k][l] == c ? there : here;
+                X(c) = col_swap[k][l] == c ? here : there;
+            }
+    LANE singular[l] = det[l] == 0.0f;
+#undef LANE
+#undef M
+#undef X
+}
+
+/* 6.4/6.6 engine drive as drivetrain._drivetrain_system builds it (each element rounded as there) and
+   drivetrain._solve_connected orders it: the wheels on the differential in wheel order, the engine, then the other
+   wheels, whose rows solve to their direct drive's division; 5.1 direct drive for the vehicles of other drives. */
 static inline __attribute__((always_inline)) void drivetrain_with(const Batch *b, const Scratch *sc, int64_t v0,
                                                                   int64_t nv, const int64_t W) {
-#pragma omp simd
-    for (int64_t bv = 0; bv < nv; ++bv) {
-        const int64_t v = v0 + bv, l0 = bv * W, i0 = v * W;
-        const int act = sc->vactive[bv], standard = b->is_standard[v];
-        const float K = sc->vK[bv], G = sc->vG[bv], we = b->engine_omega[v];
-        const float d_e = b->dt_sub[v] / b->engine_moi[v];
-        float beta[16], inv[16], rhs[16], P = 0.0f, B = 0.0f;
-#pragma GCC unroll 16
-        for (int64_t w = 0; w < W; ++w) {
-            const float ratio = b->diff_ratio[i0 + w], om = b->rotation_speed[i0 + w], d_w = sc->d_w[l0 + w];
-            const float g = sign0(ratio), ag = b->diff_ave[i0 + w] * g;
-            beta[w] = d_w * (K * G) * fabsf(ratio) * g;
-            inv[w] = 1.0f / sc->diag[l0 + w];
-            rhs[w] = b->mask[i0 + w] ? om + d_w * (-sign0(om) * b->brake_torque[i0 + w] + sc->tire_torque[l0 + w]) : 0.0f;
-            const float p = ag * rhs[w] * inv[w], q = ag * beta[w] * inv[w];
-            P = w == 0 ? p : P + p;  /* left to right from the first wheel, as numpy's sum_wheels */
-            B = w == 0 ? q : B + q;
+    const int64_t N = W + 1;
+    float m[DRIVE_MAX * DRIVE_MAX * DRIVE_LANES], x[DRIVE_MAX * DRIVE_LANES], reordered[DRIVE_MAX * DRIVE_MAX];
+    float couple[16][DRIVE_LANES], gamma[16][DRIVE_LANES], sign[16][DRIVE_LANES], ave[16][DRIVE_LANES];
+    float d_w[16][DRIVE_LANES], damping[16][DRIVE_LANES];
+    float K[DRIVE_LANES], G[DRIVE_LANES], d_e[DRIVE_LANES];
+    int32_t size[DRIVE_LANES], singular[DRIVE_LANES];
+    int64_t slot[DRIVE_LANES][DRIVE_MAX], vehicle[DRIVE_LANES];
+#define LANE _Pragma("omp simd") for (int64_t l = 0; l < DRIVE_LANES; ++l)
+#define M(i, j) m[((i) * N + (j)) * DRIVE_LANES + l]
+    for (int64_t first = 0; first < nv; first += DRIVE_LANES) {
+        const int64_t lanes = nv - first < DRIVE_LANES ? nv - first : DRIVE_LANES;
+        /* the system of every lane in wheel order, engine last (lanes past the block repeat its first vehicle, lanes
+           of other drives hold what they hold: their solutions are not read) */
+        LANE {
+            const int64_t bv = first + (l < lanes ? l : 0);
+            vehicle[l] = bv;
+            K[l] = sc->vK[bv], G[l] = sc->vG[bv], d_e[l] = b->dt_sub[v0 + bv] / b->engine_moi[v0 + bv];
         }
-        const float one_q = 1.0f + G * B, e_couple = d_e * K * G, e_diag = 1.0f + d_e * (K + sc->vc[bv]);
-        const float y = ((we + d_e * sc->vT[bv]) * one_q + e_couple * P) / (e_diag * one_q - e_couple * B);
-        const float S = (P + B * y) / one_q;
-#pragma GCC unroll 16
+        for (int64_t w = 0; w < W; ++w)
+            LANE {
+                const int64_t bv = vehicle[l], i = (v0 + bv) * W + w;
+                const float ratio = b->diff_ratio[i];
+                d_w[w][l] = sc->d_w[bv * W + w];
+                gamma[w][l] = fabsf(ratio);
+                sign[w][l] = sign0(ratio);
+                ave[w][l] = b->diff_ave[i];
+                damping[w][l] = b->wheel_damping_rate[i];
+                couple[w][l] = ((d_w[w][l] * ((K[l] * G[l]) * G[l])) * gamma[w][l]) * sign[w][l];
+                const float om = b->rotation_speed[i];
+                const float rhs = om + d_w[w][l] * (-sign0(om) * b->brake_torque[i] + sc->tire_torque[bv * W + w]);
+                x[w * DRIVE_LANES + l] = b->mask[i] ? rhs : 0.0f;
+            }
         for (int64_t w = 0; w < W; ++w) {
-            const float om = b->rotation_speed[i0 + w], d_w = sc->d_w[l0 + w];
-            const float engine = (rhs[w] - beta[w] * (G * S - y)) * inv[w];
-            const float direct = direct_drive_update(om, sc->tire_torque[l0 + w], b->drive_torque[i0 + w],
-                                                     b->brake_torque[i0 + w], d_w, sc->diag[l0 + w]);
-            const float x = locked_wheel_speed(om, standard ? engine : direct, b->brake_applied[i0 + w], b->mask[i0 + w]);
-            b->rotation_speed[i0 + w] = act ? x : om;
+            for (int64_t u = 0; u < W; ++u) LANE M(w, u) = (couple[w][l] * ave[u][l]) * sign[u][l];
+            LANE {
+                M(w, w) = (1.0f + (couple[w][l] * ave[w][l]) * sign[w][l]) + d_w[w][l] * damping[w][l];
+                M(w, W) = ((-d_w[w][l] * (K[l] * G[l])) * gamma[w][l]) * sign[w][l];
+                M(W, w) = ((-((d_e[l] * K[l]) * G[l])) * ave[w][l]) * sign[w][l];
+            }
         }
-        const float engine = min_f(max_f(y, b->engine_idle_omega[v]), b->engine_max_omega[v]);
-        b->engine_omega[v] = (act & standard) ? engine : we;
+        LANE {
+            const int64_t bv = vehicle[l];
+            M(W, W) = 1.0f + d_e[l] * (K[l] + sc->vc[bv]);
+            x[W * DRIVE_LANES + l] = b->engine_omega[v0 + bv] + d_e[l] * sc->vT[bv];
+        }
+        /* drivetrain._solve_connected's order, per lane: the wheels on the differential, the engine, the rest */
+        for (int64_t l = 0; l < DRIVE_LANES; ++l) {
+            const int64_t i0 = (v0 + vehicle[l]) * W;
+            int64_t n = 0;
+            for (int64_t w = 0; w < W; ++w) n += b->diff_connected[i0 + w] != 0;
+            size[l] = (int32_t)n + 1;
+            if (n == W) {
+                for (int64_t i = 0; i < N; ++i) slot[l][i] = i;
+                continue;
+            }
+            for (int64_t w = 0, on = 0, rest = n + 1; w < W; ++w) slot[l][w] = b->diff_connected[i0 + w] ? on++ : rest++;
+            slot[l][W] = n;
+            for (int64_t i = 0; i < N; ++i)
+                for (int64_t j = 0; j < N; ++j) reordered[slot[l][i] * N + slot[l][j]] = M(i, j);
+            for (int64_t i = 0; i < N * N; ++i) m[i * DRIVE_LANES + l] = reordered[i];
+            float rhs[DRIVE_MAX];
+            for (int64_t i = 0; i < N; ++i) rhs[slot[l][i]] = x[i * DRIVE_LANES + l];
+            for (int64_t i = 0; i < N; ++i) x[i * DRIVE_LANES + l] = rhs[i];
+        }
+        solve_full_pivot(m, x, size, singular, (int32_t)N);
+        for (int64_t l = 0; l < lanes; ++l) {
+            const int64_t bv = first + l, v = v0 + bv, l0 = bv * W, i0 = v * W;
+            if (!sc->vactive[bv]) continue;
+            const int standard = b->is_standard[v];
+            for (int64_t w = 0; w < W; ++w) {
+                const float om = b->rotation_speed[i0 + w];
+                const int64_t i = slot[l][w];
+                const float own = singular[l] & (i < size[l]) ? 0.0f : x[i * DRIVE_LANES + l];
+                const float speed = standard ? own
+                    : direct_drive_update(om, sc->tire_torque[l0 + w], b->drive_torque[i0 + w], b->brake_torque[i0 + w],
+                                          sc->d_w[l0 + w], sc->diag[l0 + w]);
+                b->rotation_speed[i0 + w] = locked_wheel_speed(om, speed, b->brake_applied[i0 + w], b->mask[i0 + w]);
+            }
+            if (standard)
+                b->engine_omega[v] = min_f(max_f(singular[l] ? 0.0f : x[(size[l] - 1) * DRIVE_LANES + l],
+                                                 b->engine_idle_omega[v]), b->engine_max_omega[v]);
+        }
     }
+#undef LANE
+#undef M
 }
 
 static void drivetrain(const Batch *b, Scratch *sc, int64_t v0, int64_t nv) {

@@ -55,7 +55,7 @@ _FIELDS = (
     + _fields(_P64, "n_sub")
     + _fields(_F32, "dt_sub throttle")
     # per wheel, this step's inputs
-    + _fields(_I32, "road_hit brake_applied drive_applied accel_intent brake_intent")
+    + _fields(_I32, "road_hit brake_applied drive_applied accel_intent brake_intent diff_connected")
     + _fields(_F32, "road_normal road_offset road_friction road_velocity offset axle axis_lat axis_lng brake_torque drive_torque "
                     "diff_ratio diff_ave")
     # the state: written in place (_STATE_FIELD below), all but the target gear
@@ -212,6 +212,7 @@ def run_substeps(p: SimParams, s: SimState, road, offset: np.ndarray, axle: np.n
     c.set("brake_intent", vehicle_intent(cmd["brake_applied"], p.W))
     c.set("diff_ratio", diff.torque_ratio)
     c.set("diff_ave", diff.ave_ratio)
+    c.set("diff_connected", diff.connected)
     c.set("target_gear", s.target_gear)
     new = {name: c.set(field, np.array(getattr(s, name), dtype=_FIELD_KIND[field]))
            for name, field in _STATE_FIELD.items()}

@@ -1,9 +1,12 @@
 """Drivetrain: differential states, gearbox, engine torque and damping, the coupled implicit clutch solve.
 
 Sections 6.1-6.8 of the numerics digest (vehicle2 drivetrain/). All standard-drive vehicles of the batch
-are solved together: one (W+1)x(W+1) system per vehicle (wheels + engine), with wheels that are not
-connected to the differential decoupled (their row reduces to the single-wheel update of 5.1).
-Tank tracks become constraint groups solved by least squares on the normal equations, as PhysX does.
+are solved together: one (W+1)x(W+1) system per vehicle (wheels + engine), built element by element as PhysX
+builds it and solved by its LU with full pivoting (sim/lu.py) in the batch's dtype, over the wheels on the
+differential and the engine; the other wheels' rows reduce to the single-wheel update of 5.1. (The rounding of that
+LU is what parts a car's left wheels from its right ones in a launch from rest, as PhysX's do.)
+Tank tracks become constraint groups solved by least squares on the normal equations, as PhysX does (PhysX solves
+those by the same LU on its reduced A^T A; ours builds them otherwise and solves them with LAPACK).
 """
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ import numpy as np
 from ..runtime.vehicle2 import MAX_TORQUE_CURVE_POINTS, NEUTRAL_GEAR
 from . import vecmath as vm
 from .declare import F32, I32, I64, Derived, Param
+from .lu import factor, solve_factored
 from .state import SimParams, SimState
 from .wheel import direct_drive_update
 
@@ -168,59 +172,68 @@ def engine_drivetrain_update(p: SimParams, s: SimState, diff: DifferentialState,
     T_e = engine_drive_torque(p, s.engine_omega, throttle)[ids]
     c_e = engine_damping_rate(p, s.current_gear, throttle)[ids]
     ratio = diff.torque_ratio[ids]
-    gamma = np.abs(ratio)
-    g = vm.sgn0(ratio)
-    alpha = diff.ave_ratio[ids]
     omega = s.rotation_speed[ids]
-    d_w = dt_v[:, None] / p.wheel_moi[ids]
-    d_e = dt_v / p.engine_moi[ids]
     mask = p.mask[ids]
-    beta = d_w * (K * G)[:, None] * gamma * g  # wheel row: coupling to the engine speed
-    ag = alpha * g  # the differential's average-speed weights
-    diag = 1.0 + d_w * p.wheel_damping_rate[ids]
-    r = (omega + d_w * (-vm.sgn0(omega) * brake_torque[ids] + tire_torque[ids])) * mask
-    s_e = s.engine_omega[ids] + d_e * T_e
-    # wheel and engine speeds as arrays of their own: column slices of one (V, W + 1) array are strided, and
-    # every operation on them slower
-    wheels, engine = _solve_bordered(diag, beta, G, ag, d_e * K * G, 1.0 + d_e * (K + c_e), r, s_e)
+    M, rhs = _drivetrain_system(ratio, diff.ave_ratio[ids], dt_v[:, None] / p.wheel_moi[ids], p.wheel_damping_rate[ids],
+                                dt_v / p.engine_moi[ids], K, G, c_e, T_e, omega, s.engine_omega[ids], brake_torque[ids],
+                                tire_torque[ids])
+    rhs[:, :W] *= mask
+    solved = _solve_connected(s, M, rhs, diff.connected[ids])
     if p.tank_ids.size:
         tank_rows = np.nonzero(p.is_tank[ids])[0]
-        ids = np.arange(p.V)[ids]
         if tank_rows.size:
-            t = tank_rows
-            n = len(t)
-            M = np.zeros((n, W + 1, W + 1))
-            M[:, :W, :W] = (G[t, None] * beta[t])[:, :, None] * ag[t, None, :]
-            idx = np.arange(W)
-            M[:, idx, idx] += diag[t]
-            M[:, :W, W] = -beta[t]
-            M[:, W, :W] = -(d_e * K * G)[t, None] * ag[t]
-            M[:, W, W] = 1.0 + d_e[t] * (K[t] + c_e[t])
-            rhs = np.concatenate((r[t], s_e[t, None]), axis=1)
-            grouped = _solve_grouped(p, M, rhs, ids[t])
-            wheels[t], engine[t] = grouped[:, :W], grouped[:, W]
+            solved[tank_rows] = _solve_grouped(p, M[tank_rows], rhs[tank_rows], np.arange(p.V)[ids][tank_rows])
+    # wheel and engine speeds as arrays of their own: column slices of one (V, W + 1) array are strided, and
+    # every operation on them slower
+    wheels, engine = np.ascontiguousarray(solved[:, :W]), solved[:, W].copy()
     wheels = np.where(brake_applied[ids] & (omega * wheels <= 0.0), 0.0, wheels) * mask
     engine = np.clip(engine, p.engine_idle_omega[ids], p.engine_max_omega[ids])
     return wheels, engine
 
 
-def _solve_bordered(diag, beta, G, ag, e_couple, e_diag, r, s_e):
-    """The 6.4 system without track groups, in closed form (Schur complement on the engine row).
+def _drivetrain_system(ratio, alpha, d_w, damping, d_e, K, G, c_e, T_e, omega, omega_e, brake_torque, tire_torque):
+    """The 6.4 system M [wheels, engine] = rhs, (n, W + 1, W + 1) and (n, W + 1), each element rounded as PhysX
+    rounds it (vehicle2's PxVehicleEngineDrivetrainUpdate), so that its LU pivots on the same elements.
 
-    Wheel rows:  diag_i x_i + G beta_i S - beta_i y = r_i,  S = sum_j ag_j x_j (the differential's average)
-    Engine row:  -e_couple S + e_diag y = s_e
-    With P = sum ag r / diag, B = sum ag beta / diag, Q = G B:  S (1 + Q) = P + B y, so
-    y = (s_e (1 + Q) + e_couple P) / (e_diag (1 + Q) - e_couple B). The denominator is
-    e_diag + (1 + d_e c_e) Q >= 1 for non-negative rates: the system is never singular, as PhysX's LU finds.
+    Wheel row i:  x_i + d_w K G G R_i g_i sum_j a_j g_j x_j + d_w c_i x_i - d_w K G R_i g_i y = omega_i + d_w (brake + tire)
+    Engine row:   -d_e K G sum_j a_j g_j x_j + (1 + d_e (K + c_e)) y = omega_e + d_e T_e
+    with R = |torque ratio|, g its sign, a the average-speed contribution. A wheel on no differential has a row of
+    its own (its direct drive: the coupling terms vanish) and is left out of the LU's pivots (_solve_connected).
     """
-    inv = 1.0 / diag
-    P = vm.sum_wheels(ag * r * inv)
-    B = vm.sum_wheels(ag * beta * inv)
-    one_q = 1.0 + G * B
-    y = (s_e * one_q + e_couple * P) / (e_diag * one_q - e_couple * B)
-    S = (P + B * y) / one_q
-    x = (r - beta * (G * S - y)[:, None]) * inv
-    return x, y
+    n, W = ratio.shape
+    gamma, g = np.abs(ratio), vm.sgn0(ratio)
+    KG = K * G
+    couple = ((d_w * (KG * G)[:, None]) * gamma) * g  # dt K G G R g per wheel row
+    M = np.zeros((n, W + 1, W + 1), dtype=ratio.dtype)
+    M[:, :W, :W] = (couple[:, :, None] * alpha[:, None, :]) * g[:, None, :]
+    wheels = np.arange(W)
+    M[:, wheels, wheels] = (1.0 + (couple * alpha) * g) + d_w * damping
+    M[:, :W, W] = ((-d_w * KG[:, None]) * gamma) * g
+    M[:, W, :W] = (-((d_e * K) * G)[:, None] * alpha) * g
+    M[:, W, W] = 1.0 + d_e * (K + c_e)
+    rhs = np.empty((n, W + 1), dtype=ratio.dtype)
+    rhs[:, :W] = omega + d_w * (-vm.sgn0(omega) * brake_torque + tire_torque)
+    rhs[:, W] = omega_e + d_e * T_e
+    return M, rhs
+
+
+def _solve_connected(s: SimState, M: np.ndarray, rhs: np.ndarray, connected: np.ndarray) -> np.ndarray:
+    """PhysX's system holds the wheels on the differential, in wheel order, then the engine; the others take their
+    direct drive after it. Reordered so (connected wheels, engine, the rest), it is one batched full-pivot LU whose
+    pivots stay within each vehicle's own block; the rest solve to rhs / diagonal, the direct drive's division.
+    The factorization is kept in the state: the next substep's systems are mostly the same."""
+    n = len(rhs)
+    if connected.all():  # the order is the wheels' own
+        s.drivetrain_factors = factor(M, None, s.drivetrain_factors)
+        return solve_factored(s.drivetrain_factors, rhs)
+    at = np.arange(n)[:, None]
+    key = np.concatenate((np.where(connected, 0, 2), np.ones((n, 1), dtype=np.int64)), axis=1)
+    order = np.argsort(key, axis=1, kind="stable")
+    x = np.empty_like(rhs)
+    s.drivetrain_factors = factor(M[at[:, :, None], order[:, :, None], order[:, None, :]], connected.sum(axis=1) + 1,
+                                  s.drivetrain_factors)
+    x[at, order] = solve_factored(s.drivetrain_factors, rhs[at, order])
+    return x
 
 
 def _solve_grouped(p: SimParams, M: np.ndarray, b: np.ndarray, ids: np.ndarray) -> np.ndarray:

@@ -20,6 +20,7 @@ from . import vecmath as vm
 if TYPE_CHECKING:
     from .batch import VehicleBatch
     from .contact import FrictionPatches
+    from .lu import Factors
     from .manifold import Manifolds
     from .vehicle_contact import PairManifolds
 
@@ -202,6 +203,7 @@ class SimState:
     manifolds: Manifolds | None = None  # the contact points PCM's manifolds keep (sim/manifold.py)
     pair_friction: FrictionPatches | None = None  # the friction patches between vehicles (sim/vehicle_contact.py)
     pair_manifolds: PairManifolds | None = None  # the manifolds two vehicles' boxes keep (sim/vehicle_contact.py)
+    drivetrain_factors: Factors | None = None  # the engine drivetrain's last LU (sim/lu.py), known again by its matrix
 
 
 # The state a substep changes (the numpy substeps keep it for vehicles with fewer substeps; the compiled kernel
