@@ -1,0 +1,407 @@
+"""Exact cylinders (the vehicles' UsdGeom.Cylinder colliders, PhysX's convex cores) against the triangles of static
+meshes, as PhysX's convex-core mesh contact (GuContactConvexCoreMesh.cpp, Gu::generateContacts) makes them.
+
+Per triangle the midphase finds near the cylinder:
+  closest   the cylinder's signed distance to the triangle (inflated by a margin of 1e-4 of the cylinder's smallest
+            half extent plus the contact distance, as PhysX inflates it), the separating axis (from the triangle
+            towards the cylinder) and a witness point on each. Over the triangle's face the axis is its normal; off
+            it, the closest points of the cylinder and the triangle's nearest edge (a point-to-cylinder distance is
+            convex along an edge: golden-section search), whose axis tilts with the cylinder's rim. A pair farther
+            than the contact distance, or whose axis turns against the triangle's front, makes nothing;
+  faces     the cylinder's face towards the triangle (-axis): its side's line where the axis is within 8 degrees of
+            square to the cylinder's axis (two points), its cap's rim within 8 degrees of it (four, the first towards
+            the witness), else none; the triangle's towards the cylinder (+axis): its three corners where the axis
+            is within 8 degrees of its normal, an edge within 8 degrees of that edge's normal in the axis's plane;
+  clipped   a face of two points against one of two: where the segments overlap (parallel only, else one point);
+            otherwise the polygon of the two-point face (or the faces' bounding rectangle about the axis) clipped
+            by the prisms of the faces of three or more points, with the witnesses' midpoint added; each point
+            then placed halfway between the two faces' planes (along the axis), its separation their distance; the
+            deepest first, then at most three more (the farthest from it, the farthest on either side of their line).
+            Where either face is missing: the witnesses' midpoint alone.
+Every point is kept: PhysX drops one only where its normal is more than 8 degrees from the triangle's, it lies on the
+triangle's rim and the mesh's adjacency (which omni.physx's CPU cooking need not build) shows a neighbour hiding it;
+not modelled. The points of all the pair's triangles are gathered into patches by normal (within
+PXC_SAME_NORMAL of a patch's first), at most four per patch: each new point enters behind the deeper ones and the
+patch keeps the deepest, the farthest from it and the farthest on either side of their line. Nothing is kept from
+step to step (no PCM cache for convex cores).
+
+Approximations: a cylinder penetrating a triangle (the witnesses of PhysX's EPA) is pushed out along the triangle's
+normal, its witness the middle of its lowest line over the triangle; where the cylinder's lowest line lies exactly
+parallel to the face, the witness is that middle too (PhysX's GJK witness lands somewhere along it, a fraction of a
+millimetre off it, and is kept as a third point there). Triangles are met in index order (PhysX: its midphase's).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+_FACE, _SIDE = 0.99, 0.14  # ~cos 8 and cos 82 degrees: a face (cap, triangle) or the side's line meets the axis
+_SAME_NORMAL = 0.999  # PXC_SAME_NORMAL
+_CULL = 1e-5  # an axis this far (cosine) against the triangle's normal makes no contact
+_MARGIN = 1e-4  # the triangle's margin, of the cylinder's smallest half extent plus the contact distance
+_FLAT = 1e-7  # |normal . axis| below this: the cylinder's lowest line lies along the face
+_GOLDEN_STEPS = 60
+_EPS = 1e-5  # PhysX's clipping and face-building tolerances (its float32 eps)
+_FLT_EPSILON = 1.1920929e-07
+
+
+def cylinder_triangles(centre: np.ndarray, axis: np.ndarray, half: np.ndarray, radius: np.ndarray,
+                       triangles: np.ndarray, limit: np.ndarray, group: np.ndarray):
+    """Contacts of exact cylinders with triangles, pair by pair: cylinder centres (P, 3), unit axes (P, 3; PhysX's
+    core +x: towards the cap that comes first in the cylinder's ends), half heights and radii (P,); triangles (P, 3, 3)
+    counter-clockwise about their front normals; the contact distances (P,); group (P,): pairs of one group (a
+    cylinder and one mesh) gather their points into patches together, in the order given.
+    Returns (pair (C,), point (C, 3), normal (C, 3), separation (C,)), patch after patch, group after group."""
+    P = len(centre)
+    if not P:
+        return np.zeros(0, np.int64), np.zeros((0, 3)), np.zeros((0, 3)), np.zeros(0)
+    v0, v1, v2 = triangles[:, 0], triangles[:, 1], triangles[:, 2]
+    tn = np.cross(v1 - v0, v2 - v0)
+    tn /= np.linalg.norm(tn, axis=1, keepdims=True)
+    margin = _MARGIN * (np.minimum(half, radius) + limit)
+    dist, n, w0, w1 = closest(centre, axis, half, radius, triangles, tn)
+    dist = dist - margin
+    w1 = w1 + margin[:, None] * n
+    made = (dist <= limit) & (np.einsum("pj,pj->p", tn, n) >= -_CULL)
+    out_pair, out_point, out_normal, out_sep = [], [], [], []
+    patches: list[list] = []  # of the current group: [normal, points [(point, separation, pair)]]
+    current = None
+    for p in range(P):
+        if group[p] != current:
+            _flush(patches, out_pair, out_point, out_normal, out_sep)
+            patches, current = [], group[p]
+        if not made[p]:
+            continue
+        points, seps = _patch(centre[p], axis[p], half[p], radius[p], triangles[p], margin[p], w0[p], w1[p], n[p])
+        for q, s in zip(points, seps):
+            _add(patches, n[p], q, s, p)
+    _flush(patches, out_pair, out_point, out_normal, out_sep)
+    if not out_pair:
+        return np.zeros(0, np.int64), np.zeros((0, 3)), np.zeros((0, 3)), np.zeros(0)
+    return np.array(out_pair), np.array(out_point), np.array(out_normal), np.array(out_sep)
+
+
+# ------------------------------------------------------------------------------------------------ closest points
+
+def _cylinder_closest(centre, axis, half, radius, p):
+    """The point of each solid cylinder nearest p (..., 3), and its distance (0 inside)."""
+    rel = p - centre
+    a = np.einsum("...j,...j->...", rel, axis)
+    radial = rel - a[..., None] * axis
+    rho = np.linalg.norm(radial, axis=-1)
+    scale = np.minimum(rho, radius) / np.maximum(rho, 1e-300)
+    q = centre + np.clip(a, -half, half)[..., None] * axis + scale[..., None] * radial
+    return q, np.linalg.norm(p - q, axis=-1)
+
+
+def _lowest_line(centre, axis, half, radius, down):
+    """The ends (+half first) of each cylinder's line deepest along `down` (unit, (P, 3))."""
+    along = np.einsum("pj,pj->p", down, axis)
+    across = down - along[:, None] * axis
+    width = np.linalg.norm(across, axis=1)
+    fallback = np.cross(axis, np.where(np.abs(axis[:, :1]) < 0.9, [[1.0, 0.0, 0.0]], [[0.0, 1.0, 0.0]]))
+    fallback /= np.linalg.norm(fallback, axis=1, keepdims=True)
+    u = np.where((width > 1e-12)[:, None], across / np.maximum(width, 1e-300)[:, None], fallback)
+    r = radius[:, None] * u
+    return centre + half[:, None] * axis + r, centre - half[:, None] * axis + r, along
+
+
+def _over(point, triangles, tn):
+    """(P, M) bool: points (P, M, 3) over their triangle (P, 3, 3) along its normal (P, 3), rims included."""
+    inside = np.ones(point.shape[:2], bool)
+    for i in range(3):
+        a, b = triangles[:, i], triangles[:, (i + 1) % 3]
+        inward = np.cross(tn, b - a)
+        inside &= np.einsum("pmj,pj->pm", point - a[:, None], inward) >= 0.0
+    return inside
+
+
+def closest(centre, axis, half, radius, triangles, tn):
+    """Each cylinder's signed distance to its triangle (P,), the axis from the triangle towards the cylinder (P, 3)
+    and the witness points on the cylinder and on the triangle (P, 3) each: over the face, along its normal (the
+    middle of the lowest line's part over the triangle where that line lies along the face); else between the
+    cylinder and the nearest of the triangle's edges; penetrating off the face: along the normal (see the module's
+    approximations)."""
+    v0 = triangles[:, 0]
+    top, bottom, along = _lowest_line(centre, axis, half, radius, -tn)
+    flat = np.abs(along) < _FLAT
+    # the line's part over the triangle: its ends, or where it crosses the triangle's sides
+    lo, hi = np.zeros(len(tn)), np.ones(len(tn))
+    d = bottom - top
+    for i in range(3):
+        a, b = triangles[:, i], triangles[:, (i + 1) % 3]
+        inward = np.cross(tn, b - a)
+        s0 = np.einsum("pj,pj->p", top - a, inward)
+        ds = np.einsum("pj,pj->p", d, inward)
+        cut = -s0 / np.where(ds == 0.0, 1.0, ds)
+        lo = np.where(ds > 0.0, np.maximum(lo, cut), lo)
+        hi = np.where(ds < 0.0, np.minimum(hi, cut), hi)
+        hi = np.where((ds == 0.0) & (s0 < 0.0), -1.0, hi)
+    deepest = np.where((along > 0.0)[:, None], top, bottom)  # -tn . axis > 0: the +half end lies deeper
+    over = _over(deepest[:, None], triangles, tn)[:, 0]
+    mid = top + ((lo + hi) / 2)[:, None] * d
+    face_point = np.where(flat[:, None], mid, deepest)
+    face = np.where(flat, lo <= hi, over)
+    face_dist = np.einsum("pj,pj->p", face_point - v0, tn)
+    # off the face: the nearest edge (golden-section search of the convex point-to-cylinder distance along it)
+    best = np.full(len(tn), np.inf)
+    w0, w1 = face_point.copy(), face_point - face_dist[:, None] * tn
+    for i in range(3):
+        a, b = triangles[:, i], triangles[:, (i + 1) % 3]
+        x0, x1 = np.zeros(len(tn)), np.ones(len(tn))
+        g = (np.sqrt(5.0) - 1.0) / 2.0
+        for _ in range(_GOLDEN_STEPS):
+            m0, m1 = x1 - g * (x1 - x0), x0 + g * (x1 - x0)
+            f0 = _cylinder_closest(centre, axis, half, radius, a + m0[:, None] * (b - a))[1]
+            f1 = _cylinder_closest(centre, axis, half, radius, a + m1[:, None] * (b - a))[1]
+            x1 = np.where(f0 <= f1, m1, x1)
+            x0 = np.where(f0 <= f1, x0, m0)
+        x = (x0 + x1) / 2
+        e = a + x[:, None] * (b - a)
+        q, f = _cylinder_closest(centre, axis, half, radius, e)
+        better = f < best
+        best = np.where(better, f, best)
+        w0 = np.where((better & ~face)[:, None], q, w0)
+        w1 = np.where((better & ~face)[:, None], e, w1)
+    edge = ~face & (best > 0.0)
+    gap = w0 - w1
+    n = np.where(edge[:, None], gap / np.maximum(np.linalg.norm(gap, axis=1), 1e-300)[:, None], tn)
+    dist = np.where(edge, best, face_dist)
+    # penetrating off the face: the normal's push, from the middle of the line's part over the triangle
+    stuck = ~face & ~edge
+    w0 = np.where(stuck[:, None], mid, w0)
+    w1 = np.where(stuck[:, None], mid - face_dist[:, None] * tn, w1)
+    dist = np.where(stuck, np.einsum("pj,pj->p", mid - v0, tn), dist)
+    return dist, n, w0, w1
+
+
+# ------------------------------------------------------------------------------------------------ one pair's points
+
+def _cylinder_face(centre, axis, half, radius, direction, ref):
+    """The cylinder's face towards `direction` (unit): (face normal, points) or (None, [])."""
+    x = float(direction @ axis)
+    if abs(x) > _FACE and radius > 0.0:
+        s = 1.0 if x > 0.0 else -1.0
+        normal = s * axis
+        cap = centre + s * half * axis
+        towards = ref - cap
+        towards = towards - (towards @ axis) * axis
+        length = np.linalg.norm(towards)
+        if length < _FLT_EPSILON:  # no direction to turn the rim to: any
+            towards = np.cross(axis, [1.0, 0.0, 0.0] if abs(axis[0]) < 0.9 else [0.0, 1.0, 0.0])
+            length = np.linalg.norm(towards)
+        e1 = towards / length
+        e2 = np.cross(axis, e1)  # the rim's points counter-clockwise about the core's +x
+        return normal, [cap + radius * e1, cap + radius * e2, cap - radius * e1, cap - radius * e2]
+    if abs(x) < _SIDE and half > 0.0:
+        dr = direction - x * axis
+        dr = dr / np.linalg.norm(dr)
+        return dr, [centre + half * axis + radius * dr, centre - half * axis + radius * dr]
+    return None, []
+
+
+def _triangle_face(triangle, direction, margin):
+    """The triangle's face towards `direction` (unit): (face normal, points) or (None, []), pushed out by the
+    margin."""
+    dots = triangle @ direction
+    order = np.argsort(-dots, kind="stable")
+    p0, p1, p2 = triangle[order[0]], triangle[order[1]], triangle[order[2]]
+    n0 = np.cross(p1 - p0, p2 - p0)
+    n0 = n0 / np.linalg.norm(n0)
+    if direction @ n0 > _FACE:
+        normal = n0
+    elif direction @ n0 < -_FACE:
+        normal = -n0
+    else:
+        normal = None
+        for e in (p1 - p0, p2 - p0):
+            m = np.cross(np.cross(e, direction), e)
+            m = m / max(np.linalg.norm(m), 1e-300)
+            if direction @ m > _FACE:
+                normal = m
+                break
+        if normal is None:
+            return None, []
+    top = normal @ p0
+    points: list[np.ndarray] = []
+    for i in range(3):
+        p = triangle[i]
+        if abs(normal @ p - top) < 1e-4:
+            new = [p] + points
+            for j in range(len(points)):  # the one deepest along the direction first
+                if new[0] @ direction < new[j + 1] @ direction:
+                    new[0], new[j + 1] = new[j + 1], new[0]
+            points = [new[k] for k in reduce_polygon(np.array(new), direction)]
+    if len(points) < 2:
+        return None, []
+    return normal, [p + normal * margin for p in points]
+
+
+def reduce_polygon(points: np.ndarray, normal: np.ndarray) -> list[int]:
+    """PhysX's reduction of a patch to four points, the first kept: it, the farthest from it, and the farthest on
+    either side of their line (about `normal`)."""
+    p0 = points[0]
+    far = -np.inf
+    i1 = None
+    for j, p in enumerate(points):
+        dd = float((p - p0) @ (p - p0))
+        if dd > far + _FLT_EPSILON:
+            far, i1 = dd, j
+    if i1 == 0:
+        return [0]
+    n01 = np.cross(normal, points[i1] - p0)
+    low = high = 0.0
+    i2 = i3 = None
+    for j, p in enumerate(points):
+        s = float(n01 @ (p - p0))
+        if s < low - _FLT_EPSILON:
+            i2, low = j, s
+        if s > high + _FLT_EPSILON:
+            i3, high = j, s
+    out = [0, i1]
+    if i2 is not None and i2 not in out:
+        out.append(i2)
+    if i3 is not None and i3 not in out:
+        out.append(i3)
+    return out
+
+
+def _prism_planes(points, axis):
+    """The planes (inward normal, offset: n . x + d >= 0 inside) of the prism along `axis` about a face's points
+    (three or more)."""
+    planes = []
+    if len(points) < 3:
+        return planes
+    for i, s in enumerate(points):
+        for j in range(i + 1, len(points)):
+            nrm = np.cross(points[j] - s, axis)
+            length = np.linalg.norm(nrm)
+            if length < _EPS:
+                continue
+            nrm = nrm / length
+            side = [float((points[k] - s) @ nrm) for k in range(len(points)) if k not in (i, j)]
+            pos = sum(v > _EPS for v in side)
+            if pos and pos < len(side):
+                continue
+            if pos:
+                nrm = -nrm
+            planes.append((-nrm, float(nrm @ s)))
+    return planes
+
+
+def _clip_loop(points, plane):
+    nrm, off = plane
+    dist = [float(nrm @ p + off) for p in points]
+    out = []
+    for i in range(len(points)):
+        j = (i + 1) % len(points)
+        d0, d1, p0, p1 = dist[i], dist[j], points[i], points[j]
+        if d0 > -_EPS:
+            out.append(p0)
+            if d1 < -_EPS and d0 - d1 > _EPS:
+                out.append(p0 + (p1 - p0) * (d0 / (d0 - d1)))
+        elif d1 > -_EPS and d1 - d0 > _EPS:
+            out.append(p0 + (p1 - p0) * (d0 / (d0 - d1)))
+    return out
+
+
+def _basis(direction):
+    """PxComputeBasisVectors."""
+    if abs(direction[1]) <= 0.9999:
+        right = np.array([direction[2], 0.0, -direction[0]])
+        right /= np.linalg.norm(right)
+        up = np.array([direction[1] * right[2], direction[2] * right[0] - direction[0] * right[2],
+                       -direction[1] * right[0]])
+    else:
+        right, up = np.array([1.0, 0.0, 0.0]), np.array([0.0, direction[2], -direction[1]])
+    return right, up
+
+
+def _patch(centre, axis, half, radius, triangle, margin, w0, w1, n):
+    """One pair's points and separations (Gu::generateContacts' patch between the cylinder and the triangle)."""
+    normal0, face0 = _cylinder_face(centre, axis, half, radius, -n, w0)
+    normal1, face1 = _triangle_face(triangle, n, margin)
+    if len(face0) < 2 or len(face1) < 2:
+        return [(w0 + w1) / 2], [float(n @ (w0 - w1))]
+    if len(face0) == 2 and len(face1) == 2:
+        return _two_by_two(face0, face1, n, w0, w1)
+    planes = _prism_planes(face0, n) + _prism_planes(face1, n)
+    if len(face0) == 2:
+        poly = list(face0)
+    elif len(face1) == 2:
+        poly = list(face1)
+    else:
+        X, Y = _basis(n)
+        every = np.array(face0 + face1)
+        xs, ys = every @ X, every @ Y
+        ref = (w0 + w1) / 2
+        rx, ry = ref @ X, ref @ Y
+        poly = [ref + X * (x - rx) + Y * (y - ry) for x, y in
+                ((xs.min(), ys.min()), (xs.max(), ys.min()), (xs.max(), ys.max()), (xs.min(), ys.max()))]
+    for plane in planes:
+        poly = _clip_loop(poly, plane)
+    poly.append((w0 + w1) / 2)
+    d0, d1 = float(normal0 @ face0[0]), float(normal1 @ face1[0])
+    placed, seps = [], []
+    for p in poly:
+        q0 = p - n * (float(normal0 @ p) - d0) / float(n @ normal0)
+        q1 = p - n * (float(normal1 @ p) - d1) / float(n @ normal1)
+        placed.append((q0 + q1) / 2)
+        seps.append(float(n @ (q0 - q1)))
+    k = int(np.argmin(seps))  # the first of the deepest
+    placed[0], placed[k] = placed[k], placed[0]
+    seps[0], seps[k] = seps[k], seps[0]
+    keep = reduce_polygon(np.array(placed), n)
+    return [placed[i] for i in keep], [seps[i] for i in keep]
+
+
+def _two_by_two(face0, face1, n, w0, w1):
+    """Two segments (the cylinder's side line and a triangle's edge): where each end projects onto the other,
+    parallel only; else the witnesses' midpoint."""
+    a, b = face0
+    c, d = face1
+    if abs(float(np.cross(b - a, d - c) @ n)) > _EPS:
+        return [(w0 + w1) / 2], [float(n @ (w0 - w1))]
+    points, seps = [], []
+    for p, (s, e), sign in ((a, (c, d), 1.0), (b, (c, d), 1.0), (c, (a, b), -1.0), (d, (a, b), -1.0)):
+        if (p - s) @ (e - s) > -_EPS and (p - e) @ (s - e) > -_EPS:
+            q = s + (e - s) * float((e - s) @ (p - s)) / float((e - s) @ (e - s))
+            points.append((p + q) / 2)
+            seps.append(sign * float(n @ (p - q)))
+    i = len(points) - 1
+    while i >= 0:  # merge coincident points, the deeper kept
+        for j in range(i - 1, -1, -1):
+            if float((points[i] - points[j]) @ (points[i] - points[j])) < 1e-6:
+                if seps[i] < seps[j]:
+                    points[j], seps[j] = points[i], seps[i]
+                points[i], seps[i] = points[-1], seps[-1]
+                points.pop()
+                seps.pop()
+                break
+        i -= 1
+    return points, seps
+
+
+def _add(patches: list, normal, point, separation, pair) -> None:
+    """PhysX's Gu::Contact::addPoint: into the first patch whose normal agrees, else a new patch (PhysX keeps 16
+    patches a pair, more than a wheel's cylinder meets)."""
+    for patch in patches:
+        if float(patch[0] @ normal) >= _SAME_NORMAL:
+            points = [(point, separation, pair)] + patch[1]
+            for i in range(len(patch[1])):  # the new point moves behind the deeper ones
+                if points[i][1] > points[i + 1][1]:
+                    points[i], points[i + 1] = points[i + 1], points[i]
+                else:
+                    break
+            keep = reduce_polygon(np.array([p[0] for p in points]), patch[0])
+            patch[1] = [points[i] for i in keep]
+            return
+    patches.append([normal, [(point, separation, pair)]])
+
+
+def _flush(patches, out_pair, out_point, out_normal, out_sep) -> None:
+    for normal, points in patches:
+        for point, separation, pair in points:
+            out_pair.append(pair)
+            out_point.append(point)
+            out_normal.append(normal)
+            out_sep.append(separation)
