@@ -58,7 +58,14 @@ def cylinder_triangles(centre: np.ndarray, axis: np.ndarray, half: np.ndarray, r
     tn = np.cross(v1 - v0, v2 - v0)
     tn /= np.linalg.norm(tn, axis=1, keepdims=True)
     margin = _MARGIN * (np.minimum(half, radius) + limit)
-    dist, n, w0, w1 = closest(centre, axis, half, radius, triangles, tn)
+    dist, n, w0, w1 = closest(centre, axis, half, radius, triangles, tn)  # EPA's case (see the approximations)
+    for p in range(P):
+        found = gjk_distance(centre[p], axis[p], half[p], radius[p], triangles[p], limit[p] + margin[p])
+        if found[0] < _FLT_EPSILON:
+            found = epa_depth(centre[p], axis[p], half[p], radius[p], triangles[p]) or (np.inf, None, None, None)
+        dist[p] = found[0]
+        if found[1] is not None:
+            w0[p], w1[p], n[p] = found[1:]
     dist = dist - margin
     w1 = w1 + margin[:, None] * n
     made = (dist <= limit) & (np.einsum("pj,pj->p", tn, n) >= -_CULL)
@@ -172,6 +179,281 @@ def closest(centre, axis, half, radius, triangles, tn):
     w1 = np.where(stuck[:, None], mid - face_dist[:, None] * tn, w1)
     dist = np.where(stuck, np.einsum("pj,pj->p", mid - v0, tn), dist)
     return dist, n, w0, w1
+
+
+# ------------------------------------------------------------------------------------------------ PhysX's GJK
+
+class _Welded:
+    """One shape's support points as PhysX's reference GJK keeps them: a new support point within the shape's
+    accuracy (1 % of its bounds' largest dimension) of one already found is that one."""
+
+    def __init__(self, support, accuracy: float) -> None:
+        self.support, self.accuracy, self.points = support, accuracy, []
+
+    def index(self, direction: np.ndarray) -> int:
+        v = self.support(direction)
+        for i in range(len(self.points) - 1, -1, -1):
+            if float((self.points[i] - v) @ (self.points[i] - v)) < self.accuracy ** 2:
+                return i
+        self.points.append(v)
+        return len(self.points) - 1
+
+
+def _cylinder_support(centre, axis, half, radius):
+    def support(direction):
+        d = direction / np.linalg.norm(direction)
+        x = float(d @ axis)
+        radial = d - x * axis
+        length = np.linalg.norm(radial)
+        end = centre + (half if x >= 0.0 else -half) * axis
+        if length < 1e-5:  # along the axis: a point of the cap's rim
+            radial = np.cross(axis, [1.0, 0.0, 0.0] if abs(axis[0]) < 0.9 else [0.0, 1.0, 0.0])
+            length = np.linalg.norm(radial)
+        return end + radius * radial / length
+    return support
+
+
+def _triangle_support(triangle):
+    def support(direction):
+        return triangle[int(np.argmax(triangle @ direction))]  # the first of equals
+    return support
+
+
+def _simplex_closest(verts: list) -> tuple[list, np.ndarray]:
+    """The sub-simplex of `verts` ([point, weight, a, b], the newest last) nearest the origin, with its weights, and
+    that nearest point (the reference GJK's case analysis: each vertex, edge and face with the newest vertex)."""
+    verts = [[v[0], 0.0, v[2], v[3]] for v in verts]
+    n = len(verts)
+
+    def pair(i, j, si):
+        return [[verts[i][0], si, verts[i][2], verts[i][3]], [verts[j][0], 1.0 - si, verts[j][2], verts[j][3]]]
+
+    def triple(i, j, k, si, sj):
+        return [[verts[i][0], si, verts[i][2], verts[i][3]], [verts[j][0], sj, verts[j][2], verts[j][3]],
+                [verts[k][0], 1.0 - si - sj, verts[k][2], verts[k][3]]]
+
+    out = verts
+    if n == 1:
+        out = [[verts[0][0], 1.0, verts[0][2], verts[0][3]]]
+    elif n == 2:
+        a, b = verts[0][0], verts[1][0]
+        ba = a - b
+        sba = float(ba @ -b)
+        out = [[b, 1.0, verts[1][2], verts[1][3]]] if sba <= 0 else pair(0, 1, sba / float(ba @ ba))
+    elif n == 3:
+        a, b, c = (v[0] for v in verts)
+        ca, cb = a - c, b - c
+        sca, scb = float(ca @ -c), float(cb @ -c)
+        if sca <= 0 and scb <= 0:
+            out = [[c, 1.0, verts[2][2], verts[2][3]]]
+        else:
+            abc = np.cross(b - a, c - a)
+            iabc = 1.0 / float(abc @ abc)
+            pabc = abc * float(abc @ a) * iabc
+            tca = float(abc @ np.cross(c - pabc, a - pabc))
+            tbc = float(abc @ np.cross(b - pabc, c - pabc))
+            if sca > 0 and tca <= 0:
+                out = pair(0, 2, sca / float(ca @ ca))
+            elif scb > 0 and tbc <= 0:
+                out = pair(1, 2, scb / float(cb @ cb))
+            else:
+                out = triple(0, 1, 2, tbc * iabc, tca * iabc)
+                if float(abc @ a) > 0:
+                    out[0], out[1] = out[1], out[0]
+    elif n == 4:
+        a, b, c, d = (v[0] for v in verts)
+        da, db, dc = a - d, b - d, c - d
+        sda, sdb, sdc = float(da @ -d), float(db @ -d), float(dc @ -d)
+        if sda <= 0 and sdb <= 0 and sdc <= 0:
+            out = [[d, 1.0, verts[3][2], verts[3][3]]]
+        else:
+            def plane(u, w):
+                m = np.cross(u - d, w - d)
+                im = 1.0 / float(m @ m)
+                return m, im, m * float(m @ d) * im
+            dab, idab, pdab = plane(a, b)
+            dbc, idbc, pdbc = plane(b, c)
+            dca, idca, pdca = plane(c, a)
+            tda = float(dab @ np.cross(d - pdab, a - pdab))
+            tad = float(dca @ np.cross(a - pdca, d - pdca))
+            tdb = float(dbc @ np.cross(d - pdbc, b - pdbc))
+            tbd = float(dab @ np.cross(b - pdab, d - pdab))
+            tcd = float(dbc @ np.cross(c - pdbc, d - pdbc))
+            tdc = float(dca @ np.cross(d - pdca, c - pdca))
+            abc = np.cross(b - a, c - a)
+            if sda > 0 and tda <= 0 and tad <= 0:
+                out = pair(0, 3, sda / float(da @ da))
+            elif sdb > 0 and tdb <= 0 and tbd <= 0:
+                out = pair(1, 3, sdb / float(db @ db))
+            elif sdc > 0 and tdc <= 0 and tcd <= 0:
+                out = pair(2, 3, sdc / float(dc @ dc))
+            elif tda > 0 and tbd > 0 and float(dab @ d) < 0 and float(abc @ dab) > 0:
+                out = triple(0, 1, 3, tbd * idab, tda * idab)
+            elif tdb > 0 and tcd > 0 and float(dbc @ d) < 0 and float(abc @ dbc) > 0:
+                out = triple(1, 2, 3, tcd * idbc, tdb * idbc)
+            elif tdc > 0 and tad > 0 and float(dca @ d) < 0 and float(abc @ dca) > 0:
+                sa, sc = tdc * idca, tad * idca  # a, d, c
+                out = [[a, sa, verts[0][2], verts[0][3]], [d, 1.0 - sa - sc, verts[3][2], verts[3][3]],
+                       [c, sc, verts[2][2], verts[2][3]]]
+            # else: the origin inside: every weight 0
+    closest = sum((v[0] * v[1] for v in out), np.zeros(3))
+    return out, closest
+
+
+def gjk_distance(centre, axis, half, radius, triangle, limit):
+    """PhysX's reference GJK distance between a cylinder and a triangle: (distance, witness on the cylinder, witness
+    on the triangle, axis from the triangle towards the cylinder); distance 0 where they are nearer than its
+    tolerance (1 % of the shapes' accuracy: EPA's case), inf where farther than `limit`."""
+    A, B, direction = _shapes(centre, axis, half, radius, triangle)
+    tolerance = 0.01 * min(A.accuracy, B.accuracy)
+    length = np.linalg.norm(direction)
+    direction = direction / length if length >= _FLT_EPSILON else np.array([1.0, 0.0, 0.0])
+    simplex: list = []
+    best = np.inf
+    iteration = 0
+
+    def add(direction):
+        nonlocal iteration
+        iteration += 1
+        if iteration > 100:
+            return np.inf
+        a, b = A.index(direction), B.index(-direction)
+        if any(v[2] == a and v[3] == b for v in simplex):
+            return np.inf
+        p = A.points[a] - B.points[b]
+        simplex.append([p, 0.0, a, b])
+        return float(p @ -direction)
+
+    add(direction)
+    nearest = None
+    while True:
+        reduced, closest = _simplex_closest(simplex)
+        if np.linalg.norm(closest) < best - _FLT_EPSILON:
+            best, nearest = float(np.linalg.norm(closest)), closest
+            simplex[:] = reduced
+        else:
+            simplex.pop()
+        if best < tolerance:
+            return 0.0, None, None, None
+        direction = -nearest / best
+        proj = add(direction)
+        if proj >= best - tolerance:  # (a point just added weighs nothing)
+            wa = sum((A.points[v[2]] * v[1] for v in simplex), np.zeros(3))
+            wb = sum((B.points[v[3]] * v[1] for v in simplex), np.zeros(3))
+            return best, wa, wb, -direction
+        if proj > limit:
+            return np.inf, None, None, None
+
+
+def _shapes(centre, axis, half, radius, triangle):
+    """The cylinder's and the triangle's welded support points (fresh), and the centres of their world boxes."""
+    A = _Welded(_cylinder_support(centre, axis, half, radius), 0.01 * max(2 * half, 2 * radius))
+    lo, hi = triangle.min(axis=0), triangle.max(axis=0)
+    B = _Welded(_triangle_support(triangle), max(0.01 * float((hi - lo).max()), _FLT_EPSILON))
+    return A, B, (lo + hi) / 2 - centre
+
+
+def epa_depth(centre, axis, half, radius, triangle):
+    """PhysX's reference EPA between a cylinder and a triangle that GJK found touching: (signed distance, witness on
+    the cylinder, witness on the triangle, axis from the triangle towards the cylinder), or None where its polytope
+    cannot be built. Its polytope grows from six support points about the line between the shapes' box centres; each
+    step expands the face nearest the origin by the support point along its normal (faces that point sees, within 1 %
+    of the accuracy, replaced by a fan from their horizon); it stops when a new point lies within that tolerance of the
+    face or repeats one held, and answers with the face whose direction found the smallest support (its witnesses
+    from the origin's projection onto it)."""
+    A, B, direction = _shapes(centre, axis, half, radius, triangle)
+    tolerance = 0.01 * min(A.accuracy, B.accuracy)
+    length = np.linalg.norm(direction)
+    direction = direction / length if length >= _FLT_EPSILON else np.array([1.0, 0.0, 0.0])
+    verts: list[tuple[int, int]] = []
+    faces: list[tuple[np.ndarray, float, tuple]] = []
+    state = {"proj": -np.inf, "closest": None, "best": None}
+
+    def point(i):
+        return A.points[verts[i][0]] - B.points[verts[i][1]]
+
+    def plane(i0, i1, i2):
+        a, b, c = point(i0), point(i1), point(i2)
+        abc = np.cross(b - a, c - a) + np.cross(c - b, a - b) + np.cross(a - c, b - c)
+        length = np.linalg.norm(abc)
+        if length < _FLT_EPSILON:
+            return None
+        n = abc / length
+        return n, float(n @ -a), (i0, i1, i2)
+
+    def add(d):
+        if len(verts) > 31:
+            return np.inf
+        a, b = A.index(d), B.index(-d)
+        p = A.points[a] - B.points[b]
+        proj = float(p @ -d)
+        if proj > state["proj"]:
+            state["proj"], state["best"] = proj, state["closest"]
+        if (a, b) in verts:
+            return np.inf
+        verts.append((a, b))
+        if len(verts) < 3:
+            return 0.0
+        if len(verts) == 3:
+            f0, f1 = plane(0, 1, 2), plane(1, 0, 2)
+            if f0 is None or f1 is None:
+                return np.inf
+            faces.extend([f0, f1])
+            return 0.0
+        edges: list[tuple[int, int]] = []
+        for i in range(len(faces) - 1, -1, -1):
+            n, d, v = faces[i]
+            if float(n @ p) + d > tolerance:
+                for j in range(3):
+                    e = (v[j], v[(j + 1) % 3])
+                    for k in range(len(edges) - 1, -1, -1):
+                        if edges[k] == (e[1], e[0]):
+                            edges[k] = edges[-1]
+                            edges.pop()
+                            break
+                    else:
+                        edges.append(e)
+                faces[i] = faces[-1]
+                faces.pop()
+        if not edges:
+            return np.inf
+        for e in edges:
+            f = plane(e[0], e[1], len(verts) - 1)
+            if f is None:
+                return np.inf
+            faces.append(f)
+        return proj
+
+    right, up = _basis(direction)
+    add(direction)
+    add(-direction)
+    add(right)
+    for d in (-right, up, -up):
+        if len(verts) < 3:
+            add(d)
+    state["proj"] = -np.inf
+    if not faces:
+        return None
+    while True:
+        k = max(range(len(faces)), key=lambda i: (faces[i][1], -i))  # the first of the largest offsets
+        state["closest"] = faces[k]
+        if len(faces) == 2:
+            state["best"] = faces[k]
+        n, d, _ = faces[k]
+        if add(n) >= d - tolerance:
+            break
+    n, d, (i0, i1, i2) = state["best"]
+    a, b, c = point(i0), point(i1), point(i2)
+    abc = np.cross(b - a, c - a)
+    iabc = 1.0 / float(abc @ abc)
+    pabc = abc * float(abc @ a) * iabc
+    w = [float(abc @ np.cross(b - pabc, c - pabc)) * iabc, float(abc @ np.cross(c - pabc, a - pabc)) * iabc,
+         float(abc @ np.cross(a - pabc, b - pabc)) * iabc]
+    ia = [verts[i][0] for i in (i0, i1, i2)]
+    ib = [verts[i][1] for i in (i0, i1, i2)]
+    wa = sum((A.points[i] * s for i, s in zip(ia, w)), np.zeros(3))
+    wb = sum((B.points[i] * s for i, s in zip(ib, w)), np.zeros(3))
+    return d, wa, wb, -n
 
 
 # ------------------------------------------------------------------------------------------------ one pair's points
