@@ -11,10 +11,11 @@ obstacles(path, units)  copies of the sample car far apart on one ground plane, 
                   omni.physx moves a wheel's collision shape), touch the ground where the tyres do (exact
                   cylinders, as PhysX collides them, not the 30-corner hulls: those touch only at a corner);
     WheelsFiltered  the same cylinders in a group filtered from the ground's: they touch nothing;
-    WheelsOnMesh  WheelsTouching on a flat triangle-mesh road (ROAD: 1 m x 1.5 m quads, each cut in two triangles,
-                  ROAD_HEIGHT above the ground plane), Isaac Lab's terrain: the cylinders cross the triangles' edges;
+    WheelsOnMesh  WheelsTouching on a flat triangle-mesh road (ROAD: two triangles, ROAD_HEIGHT above the ground
+                  plane): the cylinders on the triangles' faces, and across their long diagonal;
     WheelsOnBump  the same road with a gentle bump (BUMP: up 3 degrees, flat, down 3 degrees, within PhysX's 8-degree
-                  face tolerance): the cylinders meet two triangles' planes across the slope changes;
+                  face tolerance; a quad between each two corners of the profile): the cylinders meet the edges
+                  between the triangles (speculative contacts on a neighbour's edge, which PhysX keeps);
     Rollover      released on its right side (rolled 100 degrees), turning on at 150 deg/s, 1 cm above the ground:
                   it pivots on the chassis edge and rolls slowly back onto its wheels (flat ground, not a slope);
     HullOnHump    its chassis a convex-hull mesh (the box with its nose's underside raised 0.2 m), rolling at 6 m/s
@@ -97,9 +98,10 @@ SLOPE = (22.0, 8.0, 3.0, 5.0)
 SLOPE_ROLL = (112.0, 250.0)
 ACCELERATOR = {"WheelsTouching": 1.0, "WheelsFiltered": 1.0, "WheelsOnMesh": 1.0, "WheelsOnBump": 1.0}  # others: 0
 WHEELS_ON_ROAD = ("WheelsOnMesh", "WheelsOnBump")  # the driven cars with wheel cylinders on a triangle-mesh road
-# their road: from x0 to x1 ahead of the car's origin in quads `length` long, from -half to half across in quads
-# `width` wide [m]; its surface ROAD_HEIGHT above the ground plane (the plane far below the wheels' cylinders)
-ROAD = (-6.0, 30.0, 1.0, 3.0, 1.5)
+# their road: from x0 to x1 ahead of the car's origin, from -half to half across [m], one quad (two triangles) between
+# each two of its profile's corners (WheelsOnMesh: none but the ends), its surface ROAD_HEIGHT above the ground plane
+# (the plane far below the wheels' cylinders)
+ROAD = (-6.0, 30.0, 3.0)
 ROAD_HEIGHT = 0.2
 # WheelsOnBump's bump: where it starts ahead of the car's origin, the ramps' length, the top's length [m], its slope [deg]
 BUMP = (3.0, 2.0, 2.0, 3.0)
@@ -212,32 +214,26 @@ def _slope(stage: Usd.Stage, k: float) -> None:
                                                           UsdShade.Tokens.weakerThanDescendants, "physics")
 
 
-def road_height(name: str, x: float) -> float:
-    """The road's height [m] above the ground plane at x ahead of the car's origin for the car `name`
-    (WHEELS_ON_ROAD)."""
-    if name != "WheelsOnBump":
-        return ROAD_HEIGHT
-    start, ramp, top, slope = BUMP
-    rise = ramp * math.tan(math.radians(slope))
-    profile = [(start, 0.0), (start + ramp, rise), (start + ramp + top, rise), (start + 2 * ramp + top, 0.0)]
-    for (xa, za), (xb, zb) in zip(profile, profile[1:]):
-        if xa <= x <= xb:
-            return ROAD_HEIGHT + za + (zb - za) * (x - xa) / (xb - xa)
-    return ROAD_HEIGHT
+def road_profile(name: str) -> list[tuple[float, float]]:
+    """The corners (x ahead of the car's origin, height above the ground plane) [m] of the road of the car `name`
+    (WHEELS_ON_ROAD), from its start to its end."""
+    x0, x1, _ = ROAD
+    corners = [(x0, 0.0)]
+    if name == "WheelsOnBump":
+        start, ramp, top, slope = BUMP
+        rise = ramp * math.tan(math.radians(slope))
+        corners += [(start, 0.0), (start + ramp, rise), (start + ramp + top, rise), (start + 2 * ramp + top, 0.0)]
+    return [(x, ROAD_HEIGHT + z) for x, z in corners + [(x1, 0.0)]]
 
 
 def _roads(stage: Usd.Stage, k: float) -> None:
-    """WHEELS_ON_ROAD's roads: static triangle meshes of ROAD's quads, each cut along a diagonal into two triangles
-    (omni.physx triangulates a quad from its first corner), counter-clockwise seen from above."""
-    x0, x1, length, half, width = ROAD
-    xs = [x0 + length * i for i in range(int(round((x1 - x0) / length)) + 1)]
-    ys = [-half + width * j for j in range(int(round(2 * half / width)) + 1)]
+    """WHEELS_ON_ROAD's roads: static triangle meshes, a quad across the road between each two corners of the profile
+    (omni.physx cuts it into two triangles from its first corner), counter-clockwise seen from above."""
+    half = ROAD[2]
     for name in WHEELS_ON_ROAD:
         y = CARS[name][0]
-        points = [(x, y + dy, road_height(name, x)) for x in xs for dy in ys]
-        J = len(ys)
-        faces = [[i * J + j, (i + 1) * J + j, (i + 1) * J + j + 1, i * J + j + 1]
-                 for i in range(len(xs) - 1) for j in range(J - 1)]
+        points = [(x, y + dy, z) for x, z in road_profile(name) for dy in (-half, half)]
+        faces = [[2 * i, 2 * i + 2, 2 * i + 3, 2 * i + 1] for i in range(len(points) // 2 - 1)]
         mesh = UsdGeom.Mesh.Define(stage, obstacle_path(name))
         mesh.CreatePointsAttr([Gf.Vec3f(*(c * k for c in p)) for p in points])
         mesh.CreateFaceVertexCountsAttr([4] * len(faces))
