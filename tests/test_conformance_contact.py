@@ -7,7 +7,8 @@ onto a box's edge, dropped with a chassis of restitution 1 faster and slower tha
 rolling over its chassis edge on a triangle-mesh slope, into a static sphere (Boulder), over a static capsule lying
 across the road with raycasts and with sweeps (Log, LogSwept), into a thick log with its chassis nose (LogStrike), and
 with a sphere chassis dropped onto a static capsule (SphereOnLog); in metres and kilograms and in centimetres and grams.
-The cars but the driven ones roll in with the accelerator at 0.
+The cars but the driven ones roll in with the accelerator at 0. Three
+more run on triangle-mesh roads with wheel cylinders (flat, over a bump driven, over it rolled in: WHOLE_RUN_CHAOS).
 
 Figures (the worst deviation relative to the run's peak, test_conformance_ovphysx.figures' metric) for chassis speed,
 angular speed and final position over the whole run; the table also gives, per scenario, the step of the first
@@ -144,7 +145,32 @@ def _marked(names, marks: dict) -> list:
 # box, as PhysX's sphere-box contact puts it: the friction of that contact turned the sphere about another arm.)
 
 
-@pytest.mark.parametrize("name", NAMES)
+# The wheel cylinders on a triangle-mesh road (sim/cylinder_contact.py): PhysX itself is chaotic there over the whole
+# run, in speed and position too. Each cylinder meets the edges between the road's triangles with PhysX's speculative
+# contacts on a neighbour's edge (its normal tilted by the rim, 0.3-1 mm away, kept: adjacency does not hide an edge
+# within 8 degrees of the face), which kick the car up as it rolls over them, and rests on the faces with EPA's
+# normals, which float32 tilts by up to 0.2 degrees 340 m from the origin: the car rides up on its cylinders (the
+# suspension 1-10 cm less compressed) by an amount each run's rounding decides. Marked, not strictly: rounding puts
+# a figure on either side of the gate as the other cars in the run change it.
+WHOLE_RUN_CHAOS = {
+    "WheelsOnMesh": "driven, wheel cylinders on a flat two-triangle mesh road: ours 11.9 / 26.5 % speed, 97 / 96 % "
+                    "angular speed, 2.2 / 7.5 % final position (m / cm); PhysX against its copy: 25 / 74 %, 79 / 182 %, "
+                    "7.6 / 23 % (the hull before: 33 / 10 %, 113 / 79 %, 8.4 / 3.2 %)",
+    "WheelsOnBump": "driven, wheel cylinders over a mesh bump's edges: ours 18 / 15 %, 113 / 96 %, 0.7 / 2.7 %; PhysX "
+                    "against its copy: 29 / 28 %, 84 / 85 %, 17 / 11 % (the hull before: 14 / 40 %, 123 / 107 %, "
+                    "3.1 / 21 %)",
+    "WheelsOverBump": "rolled at 8 m/s onto a mesh bump, wheel cylinders dragging: ours 2.9 / 0.5 %, 57 / 5.3 %, "
+                      "3.8 / 0.6 % (first contact at step 8 as PhysX); PhysX against its copy: 0.9 / 7.9 %, 7.3 / 86 %, "
+                      "1.2 / 12.8 % (its copy's first contact at step 15 in cm); the hull before: 7.8 / 7.7 %, "
+                      "84 / 86 %, 5.2 / 4.9 %, its first contact at step 15",
+}
+
+
+def _chaotic(names) -> list:
+    return _marked(names, {key: pytest.mark.xfail(strict=False, reason=reason) for key, reason in WHOLE_RUN_CHAOS.items()})
+
+
+@pytest.mark.parametrize("name", _chaotic(NAMES))
 def test_chassis_speed_and_final_position_match_physx(results, name):
     got = results[name]
     bad = {k: round(100 * got[k], 3) for k in ("speed", "final pos") if not got[k] <= LIMIT}
@@ -218,7 +244,8 @@ ANGULAR_EITHER_SIDE = {
 @pytest.mark.parametrize("name", _marked(NAMES, {**{key: pytest.mark.xfail(strict=True, reason=reason)
                                                     for key, reason in ANGULAR_OUT.items()},
                                                  **{key: pytest.mark.xfail(strict=False, reason=reason)
-                                                    for key, reason in ANGULAR_EITHER_SIDE.items()}}))
+                                                    for key, reason in {**ANGULAR_EITHER_SIDE,
+                                                                        **WHOLE_RUN_CHAOS}.items()}}))
 def test_angular_speed_matches_physx(results, name):
     assert results[name]["ang.speed"] <= LIMIT, round(100 * results[name]["ang.speed"], 3)
 
@@ -252,9 +279,14 @@ def test_physx_against_its_copy_spreads_about_as_far_as_ours(results, tmp_path):
     (its obstacle copied with it), meets every contact at the same step and agrees in speed and final position, but its
     angular speed spreads: ANGULAR_OUT's over the gate in one units at least and by at least 40 % of how far ours is
     from PhysX in each; ANGULAR_EITHER_SIDE's (measured 0.8-3.1 % as other cars share the run, ours 1.3-3.3 %) by at
-    least a fifth of ours. Ridge6, within the gate, is within it against its copy too: the copies are faithful."""
-    spread = physx_spread(tmp_path, [*ANGULAR_OUT, *ANGULAR_EITHER_SIDE, SPREAD_CONTROL])
+    least a fifth of ours; WHOLE_RUN_CHAOS's over the gate in speed or final position too (in one units at least).
+    Ridge6, within the gate, is within it against its copy too: the copies are faithful."""
+    spread = physx_spread(tmp_path, [*ANGULAR_OUT, *ANGULAR_EITHER_SIDE, *WHOLE_RUN_CHAOS, SPREAD_CONTROL])
+    for name in WHOLE_RUN_CHAOS:  # chaotic in speed or position too, in one units at least
+        assert max(spread[f"{name} ({units})"][k] for units in UNITS for k in ("speed", "final pos")) > LIMIT, name
     for name, row in spread.items():
+        if name.rsplit(" (", 1)[0] in WHOLE_RUN_CHAOS:
+            continue
         copy, original = row["contact step"]
         assert copy == original, (name, row["contact step"])
         assert row["speed"] <= LIMIT and row["final pos"] <= LIMIT, (name, row)

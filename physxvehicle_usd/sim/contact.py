@@ -4,8 +4,8 @@ Every vehicle shape the simulator collides is a convex polytope (read/collision.
 convex-hull meshes) or a sphere or capsule (a core, its centre or segment, with a radius), met against planes, static
 convex polytopes (boxes, hulls) and the triangles of static meshes here, and against static spheres and capsules in
 sim/round_contact.py (the static round shapes come last among the static columns). omni.physx gives PhysX a UsdGeom.Cylinder as the
-exact cylinder (PxConvexCoreGeometry; its approximateCylinders setting is off by default): against a plane it is met
-exactly (`_cylinder_plane`), against polytopes and triangles as its hull.
+exact cylinder (PxConvexCoreGeometry; its approximateCylinders setting is off by default): against a plane and a
+mesh's triangles it is met exactly (`_cylinder_plane`, sim/cylinder_contact.py), against polytopes as its hull.
 `ContactModel` holds the shapes as padded arrays, one row per vehicle shape (its vehicle, points, faces, edges,
 offsets, material) and one per static polytope; `generate` finds each step's contacts from the pose the step begins
 with (PhysX's narrow phase runs before its solver, on the poses the vehicle update left unchanged). A shape under a
@@ -32,7 +32,9 @@ What is made, per pair of shapes whose distance is below the sum of their contac
               slope (its first strike and its roof landing: the same points in the same order, the same anchors).
   cylinder    against a plane, PhysX's convex-core contacts: its side's lowest line (two points) when its axis lies
               within 8 degrees of the plane, its cap's rim (four) within 8 degrees of the normal, else its deepest
-              point; the points halfway between the cylinder and the plane;
+              point; the points halfway between the cylinder and the plane; against a mesh's triangles, PhysX's
+              convex-core mesh contacts (sim/cylinder_contact.py: per triangle its GJK/EPA axis and witnesses, the
+              cylinder's and the triangle's faces clipped, the mesh's points gathered into patches of four);
   round       a sphere or capsule as its core with the contact distance grown by its radius: against a plane its
               centre or each end of its segment (PhysX's one and two points); against a polytope or triangle the
               core clipped by the reference face as above, or, where no point of it lies over that face, the nearest
