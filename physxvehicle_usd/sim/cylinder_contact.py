@@ -2,12 +2,13 @@
 meshes, as PhysX's convex-core mesh contact (GuContactConvexCoreMesh.cpp, Gu::generateContacts) makes them.
 
 Per triangle the midphase finds near the cylinder:
-  closest   the cylinder's signed distance to the triangle (inflated by a margin of 1e-4 of the cylinder's smallest
-            half extent plus the contact distance, as PhysX inflates it), the separating axis (from the triangle
-            towards the cylinder) and a witness point on each. Over the triangle's face the axis is its normal; off
-            it, the closest points of the cylinder and the triangle's nearest edge (a point-to-cylinder distance is
-            convex along an edge: golden-section search), whose axis tilts with the cylinder's rim. A pair farther
-            than the contact distance, or whose axis turns against the triangle's front, makes nothing;
+  closest   the separating axis (from the triangle towards the cylinder), the distance and a witness point on each,
+            from PhysX's reference GJK (`gjk_distance`: support points welded within 1 % of each shape's largest
+            dimension, stopping within 1 % of that), or, where GJK finds them nearer than its tolerance, its EPA
+            (`epa_depth`). The triangle is inflated by a margin of 1e-4 of the cylinder's smallest half extent plus
+            the contact distance, as PhysX inflates it. Off the triangle's face the axis tilts with the cylinder's
+            rim (a neighbour's edge met beside the face the cylinder stands on). A pair farther than the contact
+            distance, or whose axis turns against the triangle's front, makes nothing;
   faces     the cylinder's face towards the triangle (-axis): its side's line where the axis is within 8 degrees of
             square to the cylinder's axis (two points), its cap's rim within 8 degrees of it (four, the first towards
             the witness), else none; the triangle's towards the cylinder (+axis): its three corners where the axis
@@ -25,10 +26,9 @@ PXC_SAME_NORMAL of a patch's first), at most four per patch: each new point ente
 patch keeps the deepest, the farthest from it and the farthest on either side of their line. Nothing is kept from
 step to step (no PCM cache for convex cores).
 
-Approximations: a cylinder penetrating a triangle (the witnesses of PhysX's EPA) is pushed out along the triangle's
-normal, its witness the middle of its lowest line over the triangle; where the cylinder's lowest line lies exactly
-parallel to the face, the witness is that middle too (PhysX's GJK witness lands somewhere along it, a fraction of a
-millimetre off it, and is kept as a third point there). Triangles are met in index order (PhysX: its midphase's).
+GJK and EPA run here in double precision; PhysX's, in float32 in the mesh's frame, tilt a resting contact's normal
+by up to a few milliradians far from the origin, and so decide which points share a patch. Triangles are met in
+index order (PhysX: its midphase's). Python, pair by pair: about 10 ms a cylinder and step on a mesh.
 """
 from __future__ import annotations
 
@@ -38,8 +38,6 @@ _FACE, _SIDE = 0.99, 0.14  # ~cos 8 and cos 82 degrees: a face (cap, triangle) o
 _SAME_NORMAL = 0.999  # PXC_SAME_NORMAL
 _CULL = 1e-5  # an axis this far (cosine) against the triangle's normal makes no contact
 _MARGIN = 1e-4  # the triangle's margin, of the cylinder's smallest half extent plus the contact distance
-_FLAT = 1e-7  # |normal . axis| below this: the cylinder's lowest line lies along the face
-_GOLDEN_STEPS = 60
 _EPS = 1e-5  # PhysX's clipping and face-building tolerances (its float32 eps)
 _FLT_EPSILON = 1.1920929e-07
 
@@ -58,10 +56,10 @@ def cylinder_triangles(centre: np.ndarray, axis: np.ndarray, half: np.ndarray, r
     tn = np.cross(v1 - v0, v2 - v0)
     tn /= np.linalg.norm(tn, axis=1, keepdims=True)
     margin = _MARGIN * (np.minimum(half, radius) + limit)
-    dist, n, w0, w1 = closest(centre, axis, half, radius, triangles, tn)  # EPA's case (see the approximations)
+    dist, n, w0, w1 = np.full(P, np.inf), tn.copy(), np.zeros((P, 3)), np.zeros((P, 3))
     for p in range(P):
         found = gjk_distance(centre[p], axis[p], half[p], radius[p], triangles[p], limit[p] + margin[p])
-        if found[0] < _FLT_EPSILON:
+        if found[0] < _FLT_EPSILON:  # touching: EPA's depth (none where its polytope cannot be built)
             found = epa_depth(centre[p], axis[p], half[p], radius[p], triangles[p]) or (np.inf, None, None, None)
         dist[p] = found[0]
         if found[1] is not None:
@@ -85,100 +83,6 @@ def cylinder_triangles(centre: np.ndarray, axis: np.ndarray, half: np.ndarray, r
     if not out_pair:
         return np.zeros(0, np.int64), np.zeros((0, 3)), np.zeros((0, 3)), np.zeros(0)
     return np.array(out_pair), np.array(out_point), np.array(out_normal), np.array(out_sep)
-
-
-# ------------------------------------------------------------------------------------------------ closest points
-
-def _cylinder_closest(centre, axis, half, radius, p):
-    """The point of each solid cylinder nearest p (..., 3), and its distance (0 inside)."""
-    rel = p - centre
-    a = np.einsum("...j,...j->...", rel, axis)
-    radial = rel - a[..., None] * axis
-    rho = np.linalg.norm(radial, axis=-1)
-    scale = np.minimum(rho, radius) / np.maximum(rho, 1e-300)
-    q = centre + np.clip(a, -half, half)[..., None] * axis + scale[..., None] * radial
-    return q, np.linalg.norm(p - q, axis=-1)
-
-
-def _lowest_line(centre, axis, half, radius, down):
-    """The ends (+half first) of each cylinder's line deepest along `down` (unit, (P, 3))."""
-    along = np.einsum("pj,pj->p", down, axis)
-    across = down - along[:, None] * axis
-    width = np.linalg.norm(across, axis=1)
-    fallback = np.cross(axis, np.where(np.abs(axis[:, :1]) < 0.9, [[1.0, 0.0, 0.0]], [[0.0, 1.0, 0.0]]))
-    fallback /= np.linalg.norm(fallback, axis=1, keepdims=True)
-    u = np.where((width > 1e-12)[:, None], across / np.maximum(width, 1e-300)[:, None], fallback)
-    r = radius[:, None] * u
-    return centre + half[:, None] * axis + r, centre - half[:, None] * axis + r, along
-
-
-def _over(point, triangles, tn):
-    """(P, M) bool: points (P, M, 3) over their triangle (P, 3, 3) along its normal (P, 3), rims included."""
-    inside = np.ones(point.shape[:2], bool)
-    for i in range(3):
-        a, b = triangles[:, i], triangles[:, (i + 1) % 3]
-        inward = np.cross(tn, b - a)
-        inside &= np.einsum("pmj,pj->pm", point - a[:, None], inward) >= 0.0
-    return inside
-
-
-def closest(centre, axis, half, radius, triangles, tn):
-    """Each cylinder's signed distance to its triangle (P,), the axis from the triangle towards the cylinder (P, 3)
-    and the witness points on the cylinder and on the triangle (P, 3) each: over the face, along its normal (the
-    middle of the lowest line's part over the triangle where that line lies along the face); else between the
-    cylinder and the nearest of the triangle's edges; penetrating off the face: along the normal (see the module's
-    approximations)."""
-    v0 = triangles[:, 0]
-    top, bottom, along = _lowest_line(centre, axis, half, radius, -tn)
-    flat = np.abs(along) < _FLAT
-    # the line's part over the triangle: its ends, or where it crosses the triangle's sides
-    lo, hi = np.zeros(len(tn)), np.ones(len(tn))
-    d = bottom - top
-    for i in range(3):
-        a, b = triangles[:, i], triangles[:, (i + 1) % 3]
-        inward = np.cross(tn, b - a)
-        s0 = np.einsum("pj,pj->p", top - a, inward)
-        ds = np.einsum("pj,pj->p", d, inward)
-        cut = -s0 / np.where(ds == 0.0, 1.0, ds)
-        lo = np.where(ds > 0.0, np.maximum(lo, cut), lo)
-        hi = np.where(ds < 0.0, np.minimum(hi, cut), hi)
-        hi = np.where((ds == 0.0) & (s0 < 0.0), -1.0, hi)
-    deepest = np.where((along > 0.0)[:, None], top, bottom)  # -tn . axis > 0: the +half end lies deeper
-    over = _over(deepest[:, None], triangles, tn)[:, 0]
-    mid = top + ((lo + hi) / 2)[:, None] * d
-    face_point = np.where(flat[:, None], mid, deepest)
-    face = np.where(flat, lo <= hi, over)
-    face_dist = np.einsum("pj,pj->p", face_point - v0, tn)
-    # off the face: the nearest edge (golden-section search of the convex point-to-cylinder distance along it)
-    best = np.full(len(tn), np.inf)
-    w0, w1 = face_point.copy(), face_point - face_dist[:, None] * tn
-    for i in range(3):
-        a, b = triangles[:, i], triangles[:, (i + 1) % 3]
-        x0, x1 = np.zeros(len(tn)), np.ones(len(tn))
-        g = (np.sqrt(5.0) - 1.0) / 2.0
-        for _ in range(_GOLDEN_STEPS):
-            m0, m1 = x1 - g * (x1 - x0), x0 + g * (x1 - x0)
-            f0 = _cylinder_closest(centre, axis, half, radius, a + m0[:, None] * (b - a))[1]
-            f1 = _cylinder_closest(centre, axis, half, radius, a + m1[:, None] * (b - a))[1]
-            x1 = np.where(f0 <= f1, m1, x1)
-            x0 = np.where(f0 <= f1, x0, m0)
-        x = (x0 + x1) / 2
-        e = a + x[:, None] * (b - a)
-        q, f = _cylinder_closest(centre, axis, half, radius, e)
-        better = f < best
-        best = np.where(better, f, best)
-        w0 = np.where((better & ~face)[:, None], q, w0)
-        w1 = np.where((better & ~face)[:, None], e, w1)
-    edge = ~face & (best > 0.0)
-    gap = w0 - w1
-    n = np.where(edge[:, None], gap / np.maximum(np.linalg.norm(gap, axis=1), 1e-300)[:, None], tn)
-    dist = np.where(edge, best, face_dist)
-    # penetrating off the face: the normal's push, from the middle of the line's part over the triangle
-    stuck = ~face & ~edge
-    w0 = np.where(stuck[:, None], mid, w0)
-    w1 = np.where(stuck[:, None], mid - face_dist[:, None] * tn, w1)
-    dist = np.where(stuck, np.einsum("pj,pj->p", mid - v0, tn), dist)
-    return dist, n, w0, w1
 
 
 # ------------------------------------------------------------------------------------------------ PhysX's GJK
