@@ -7,8 +7,8 @@ onto a box's edge, dropped with a chassis of restitution 1 faster and slower tha
 rolling over its chassis edge on a triangle-mesh slope, into a static sphere (Boulder), over a static capsule lying
 across the road with raycasts and with sweeps (Log, LogSwept), into a thick log with its chassis nose (LogStrike), and
 with a sphere chassis dropped onto a static capsule (SphereOnLog); in metres and kilograms and in centimetres and grams.
-The cars but the driven ones roll in with the accelerator at 0. Three
-more run on triangle-mesh roads with wheel cylinders (flat, over a bump driven, over it rolled in: WHOLE_RUN_CHAOS).
+The cars but the driven ones roll in with the accelerator at 0. Three more
+run on triangle-mesh roads with wheel cylinders (flat and over a bump driven, over the bump rolled in: WHOLE_RUN_CHAOS).
 
 Figures (the worst deviation relative to the run's peak, test_conformance_ovphysx.figures' metric) for chassis speed,
 angular speed and final position over the whole run; the table also gives, per scenario, the step of the first
@@ -154,15 +154,16 @@ def _marked(names, marks: dict) -> list:
 # a figure on either side of the gate as the other cars in the run change it.
 WHOLE_RUN_CHAOS = {
     "WheelsOnMesh": "driven, wheel cylinders on a flat two-triangle mesh road: ours 11.9 / 26.5 % speed, 97 / 96 % "
-                    "angular speed, 2.2 / 7.5 % final position (m / cm); PhysX against its copy: 25 / 74 %, 79 / 182 %, "
-                    "7.6 / 23 % (the hull before: 33 / 10 %, 113 / 79 %, 8.4 / 3.2 %)",
+                    "angular speed, 2.2 / 7.5 % final position (m / cm); PhysX against its copy: 53 / 6.0 %, "
+                    "165 / 67 %, 15 / 0.3 % (25 / 74 %, 79 / 182 %, 7.6 / 23 % with fewer cars in the run); the "
+                    "30-corner hulls before: 33 / 10 %, 113 / 79 %, 8.4 / 3.2 %",
     "WheelsOnBump": "driven, wheel cylinders over a mesh bump's edges: ours 18 / 15 %, 113 / 96 %, 0.7 / 2.7 %; PhysX "
-                    "against its copy: 29 / 28 %, 84 / 85 %, 17 / 11 % (the hull before: 14 / 40 %, 123 / 107 %, "
-                    "3.1 / 21 %)",
+                    "against its copy: 32 / 27 %, 84 / 63 %, 19 / 14 %; the hulls before: 14 / 40 %, 123 / 107 %, "
+                    "3.1 / 21 %",
     "WheelsOverBump": "rolled at 8 m/s onto a mesh bump, wheel cylinders dragging: ours 2.9 / 0.5 %, 57 / 5.3 %, "
-                      "3.8 / 0.6 % (first contact at step 8 as PhysX); PhysX against its copy: 0.9 / 7.9 %, 7.3 / 86 %, "
-                      "1.2 / 12.8 % (its copy's first contact at step 15 in cm); the hull before: 7.8 / 7.7 %, "
-                      "84 / 86 %, 5.2 / 4.9 %, its first contact at step 15",
+                      "3.8 / 0.6 %, the first contact at step 8 as PhysX's; PhysX against its copy: 3.2 / 2.0 %, "
+                      "18 / 51 %, 4.6 / 3.4 % (with fewer cars in the run its copy's first contact at step 15 in cm); "
+                      "the hulls before: 7.8 / 7.7 %, 84 / 86 %, 5.2 / 4.9 %, the first contact at step 15",
 }
 
 

@@ -28,9 +28,12 @@ step to step (no PCM cache for convex cores).
 
 GJK and EPA run here in double precision; PhysX's, in float32 in the mesh's frame, tilt a resting contact's normal
 by up to a few milliradians far from the origin, and so decide which points share a patch. Triangles are met in
-index order (PhysX: its midphase's). Python, pair by pair: about 10 ms a cylinder and step on a mesh.
+index order (PhysX: its midphase's). Pure Python pair by pair (a pair no separating axis keeps apart costs GJK,
+EPA where touching, and the clipping): about 2-3 ms a cylinder and step on a mesh.
 """
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -57,7 +60,7 @@ def cylinder_triangles(centre: np.ndarray, axis: np.ndarray, half: np.ndarray, r
     tn /= np.linalg.norm(tn, axis=1, keepdims=True)
     margin = _MARGIN * (np.minimum(half, radius) + limit)
     dist, n, w0, w1 = np.full(P, np.inf), tn.copy(), np.zeros((P, 3)), np.zeros((P, 3))
-    for p in range(P):
+    for p in np.nonzero(_near(centre, axis, half, radius, triangles, tn, limit + margin))[0]:
         found = gjk_distance(centre[p], axis[p], half[p], radius[p], triangles[p], limit[p] + margin[p])
         if found[0] < _FLT_EPSILON:  # touching: EPA's depth (none where its polytope cannot be built)
             found = epa_depth(centre[p], axis[p], half[p], radius[p], triangles[p]) or (np.inf, None, None, None)
@@ -85,7 +88,69 @@ def cylinder_triangles(centre: np.ndarray, axis: np.ndarray, half: np.ndarray, r
     return np.array(out_pair), np.array(out_point), np.array(out_normal), np.array(out_sep)
 
 
+def _near(centre, axis, half, radius, triangles, tn, reach) -> np.ndarray:
+    """(P,) bool: the pairs no separating axis (the triangle's normal, either way, and its sides' outward normals in
+    its plane) shows farther apart than `reach`: GJK would find the others farther too."""
+    def gap(direction, offset):  # the cylinder's lowest extent along `direction` beyond the plane at `offset`
+        along = np.abs(np.einsum("pj,pj->p", direction, axis))
+        extent = half * along + radius * np.sqrt(np.maximum(1.0 - along ** 2, 0.0))
+        return np.einsum("pj,pj->p", direction, centre) - extent - offset
+    near = gap(tn, np.einsum("pj,pj->p", tn, triangles[:, 0])) <= reach
+    near &= gap(-tn, -np.einsum("pj,pj->p", tn, triangles[:, 0])) <= reach
+    for i in range(3):
+        a, b = triangles[:, i], triangles[:, (i + 1) % 3]
+        out = np.cross(b - a, tn)
+        out /= np.linalg.norm(out, axis=1, keepdims=True)
+        near &= gap(out, np.einsum("pj,pj->p", out, a)) <= reach
+    return near
+
+
 # ------------------------------------------------------------------------------------------------ PhysX's GJK
+
+class _V:
+    """A 3-vector of Python floats: GJK and EPA make many small steps, each far cheaper so than with numpy."""
+
+    __slots__ = ("x", "y", "z")
+
+    def __init__(self, x: float, y: float, z: float) -> None:
+        self.x, self.y, self.z = x, y, z
+
+    @classmethod
+    def of(cls, a) -> "_V":
+        return cls(float(a[0]), float(a[1]), float(a[2]))
+
+    def __add__(self, o: "_V") -> "_V":
+        return _V(self.x + o.x, self.y + o.y, self.z + o.z)
+
+    def __sub__(self, o: "_V") -> "_V":
+        return _V(self.x - o.x, self.y - o.y, self.z - o.z)
+
+    def __neg__(self) -> "_V":
+        return _V(-self.x, -self.y, -self.z)
+
+    def __mul__(self, k: float) -> "_V":
+        return _V(self.x * k, self.y * k, self.z * k)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, k: float) -> "_V":
+        return _V(self.x / k, self.y / k, self.z / k)
+
+    def __matmul__(self, o: "_V") -> float:
+        return self.x * o.x + self.y * o.y + self.z * o.z
+
+    def cross(self, o: "_V") -> "_V":
+        return _V(self.y * o.z - self.z * o.y, self.z * o.x - self.x * o.z, self.x * o.y - self.y * o.x)
+
+    def norm(self) -> float:
+        return math.sqrt(self @ self)
+
+    def array(self) -> np.ndarray:
+        return np.array([self.x, self.y, self.z])
+
+
+_ZERO = _V(0.0, 0.0, 0.0)
+
 
 class _Welded:
     """One shape's support points as PhysX's reference GJK keeps them: a new support point within the shape's
@@ -94,36 +159,47 @@ class _Welded:
     def __init__(self, support, accuracy: float) -> None:
         self.support, self.accuracy, self.points = support, accuracy, []
 
-    def index(self, direction: np.ndarray) -> int:
+    def index(self, direction: "_V") -> int:
         v = self.support(direction)
         for i in range(len(self.points) - 1, -1, -1):
-            if float((self.points[i] - v) @ (self.points[i] - v)) < self.accuracy ** 2:
+            e = self.points[i] - v
+            if e @ e < self.accuracy ** 2:
                 return i
         self.points.append(v)
         return len(self.points) - 1
 
 
 def _cylinder_support(centre, axis, half, radius):
+    centre, axis = _V.of(centre), _V.of(axis)
+    half, radius = (half), (radius)
+    rim = axis.cross(_V(1.0, 0.0, 0.0) if abs(axis.x) < 0.9 else _V(0.0, 1.0, 0.0))
+    rim = rim / rim.norm()
+
     def support(direction):
-        d = direction / np.linalg.norm(direction)
-        x = float(d @ axis)
-        radial = d - x * axis
-        length = np.linalg.norm(radial)
-        end = centre + (half if x >= 0.0 else -half) * axis
+        d = direction / direction.norm()
+        x = d @ axis
+        radial = d - axis * x
+        length = radial.norm()
+        end = centre + axis * (half if x >= 0.0 else -half)
         if length < 1e-5:  # along the axis: a point of the cap's rim
-            radial = np.cross(axis, [1.0, 0.0, 0.0] if abs(axis[0]) < 0.9 else [0.0, 1.0, 0.0])
-            length = np.linalg.norm(radial)
-        return end + radius * radial / length
+            return end + rim * radius
+        return end + radial * (radius / length)
     return support
 
 
 def _triangle_support(triangle):
+    corners = [_V.of(v) for v in triangle]
+
     def support(direction):
-        return triangle[int(np.argmax(triangle @ direction))]  # the first of equals
+        best, at = -math.inf, corners[0]
+        for v in corners:  # the first of equals
+            if v @ direction > best:
+                best, at = v @ direction, v
+        return at
     return support
 
 
-def _simplex_closest(verts: list) -> tuple[list, np.ndarray]:
+def _simplex_closest(verts: list) -> tuple[list, "_V"]:
     """The sub-simplex of `verts` ([point, weight, a, b], the newest last) nearest the origin, with its weights, and
     that nearest point (the reference GJK's case analysis: each vertex, edge and face with the newest vertex)."""
     verts = [[v[0], 0.0, v[2], v[3]] for v in verts]
@@ -142,65 +218,65 @@ def _simplex_closest(verts: list) -> tuple[list, np.ndarray]:
     elif n == 2:
         a, b = verts[0][0], verts[1][0]
         ba = a - b
-        sba = float(ba @ -b)
-        out = [[b, 1.0, verts[1][2], verts[1][3]]] if sba <= 0 else pair(0, 1, sba / float(ba @ ba))
+        sba = (ba @ -b)
+        out = [[b, 1.0, verts[1][2], verts[1][3]]] if sba <= 0 else pair(0, 1, sba / (ba @ ba))
     elif n == 3:
         a, b, c = (v[0] for v in verts)
         ca, cb = a - c, b - c
-        sca, scb = float(ca @ -c), float(cb @ -c)
+        sca, scb = (ca @ -c), (cb @ -c)
         if sca <= 0 and scb <= 0:
             out = [[c, 1.0, verts[2][2], verts[2][3]]]
         else:
-            abc = np.cross(b - a, c - a)
-            iabc = 1.0 / float(abc @ abc)
-            pabc = abc * float(abc @ a) * iabc
-            tca = float(abc @ np.cross(c - pabc, a - pabc))
-            tbc = float(abc @ np.cross(b - pabc, c - pabc))
+            abc = (b - a).cross(c - a)
+            iabc = 1.0 / (abc @ abc)
+            pabc = abc * (abc @ a) * iabc
+            tca = (abc @ (c - pabc).cross(a - pabc))
+            tbc = (abc @ (b - pabc).cross(c - pabc))
             if sca > 0 and tca <= 0:
-                out = pair(0, 2, sca / float(ca @ ca))
+                out = pair(0, 2, sca / (ca @ ca))
             elif scb > 0 and tbc <= 0:
-                out = pair(1, 2, scb / float(cb @ cb))
+                out = pair(1, 2, scb / (cb @ cb))
             else:
                 out = triple(0, 1, 2, tbc * iabc, tca * iabc)
-                if float(abc @ a) > 0:
+                if (abc @ a) > 0:
                     out[0], out[1] = out[1], out[0]
     elif n == 4:
         a, b, c, d = (v[0] for v in verts)
         da, db, dc = a - d, b - d, c - d
-        sda, sdb, sdc = float(da @ -d), float(db @ -d), float(dc @ -d)
+        sda, sdb, sdc = (da @ -d), (db @ -d), (dc @ -d)
         if sda <= 0 and sdb <= 0 and sdc <= 0:
             out = [[d, 1.0, verts[3][2], verts[3][3]]]
         else:
             def plane(u, w):
-                m = np.cross(u - d, w - d)
-                im = 1.0 / float(m @ m)
-                return m, im, m * float(m @ d) * im
+                m = (u - d).cross(w - d)
+                im = 1.0 / (m @ m)
+                return m, im, m * (m @ d) * im
             dab, idab, pdab = plane(a, b)
             dbc, idbc, pdbc = plane(b, c)
             dca, idca, pdca = plane(c, a)
-            tda = float(dab @ np.cross(d - pdab, a - pdab))
-            tad = float(dca @ np.cross(a - pdca, d - pdca))
-            tdb = float(dbc @ np.cross(d - pdbc, b - pdbc))
-            tbd = float(dab @ np.cross(b - pdab, d - pdab))
-            tcd = float(dbc @ np.cross(c - pdbc, d - pdbc))
-            tdc = float(dca @ np.cross(d - pdca, c - pdca))
-            abc = np.cross(b - a, c - a)
+            tda = (dab @ (d - pdab).cross(a - pdab))
+            tad = (dca @ (a - pdca).cross(d - pdca))
+            tdb = (dbc @ (d - pdbc).cross(b - pdbc))
+            tbd = (dab @ (b - pdab).cross(d - pdab))
+            tcd = (dbc @ (c - pdbc).cross(d - pdbc))
+            tdc = (dca @ (d - pdca).cross(c - pdca))
+            abc = (b - a).cross(c - a)
             if sda > 0 and tda <= 0 and tad <= 0:
-                out = pair(0, 3, sda / float(da @ da))
+                out = pair(0, 3, sda / (da @ da))
             elif sdb > 0 and tdb <= 0 and tbd <= 0:
-                out = pair(1, 3, sdb / float(db @ db))
+                out = pair(1, 3, sdb / (db @ db))
             elif sdc > 0 and tdc <= 0 and tcd <= 0:
-                out = pair(2, 3, sdc / float(dc @ dc))
-            elif tda > 0 and tbd > 0 and float(dab @ d) < 0 and float(abc @ dab) > 0:
+                out = pair(2, 3, sdc / (dc @ dc))
+            elif tda > 0 and tbd > 0 and (dab @ d) < 0 and (abc @ dab) > 0:
                 out = triple(0, 1, 3, tbd * idab, tda * idab)
-            elif tdb > 0 and tcd > 0 and float(dbc @ d) < 0 and float(abc @ dbc) > 0:
+            elif tdb > 0 and tcd > 0 and (dbc @ d) < 0 and (abc @ dbc) > 0:
                 out = triple(1, 2, 3, tcd * idbc, tdb * idbc)
-            elif tdc > 0 and tad > 0 and float(dca @ d) < 0 and float(abc @ dca) > 0:
+            elif tdc > 0 and tad > 0 and (dca @ d) < 0 and (abc @ dca) > 0:
                 sa, sc = tdc * idca, tad * idca  # a, d, c
                 out = [[a, sa, verts[0][2], verts[0][3]], [d, 1.0 - sa - sc, verts[3][2], verts[3][3]],
                        [c, sc, verts[2][2], verts[2][3]]]
             # else: the origin inside: every weight 0
-    closest = sum((v[0] * v[1] for v in out), np.zeros(3))
+    closest = sum((v[0] * v[1] for v in out), _ZERO)
     return out, closest
 
 
@@ -210,8 +286,8 @@ def gjk_distance(centre, axis, half, radius, triangle, limit):
     tolerance (1 % of the shapes' accuracy: EPA's case), inf where farther than `limit`."""
     A, B, direction = _shapes(centre, axis, half, radius, triangle)
     tolerance = 0.01 * min(A.accuracy, B.accuracy)
-    length = np.linalg.norm(direction)
-    direction = direction / length if length >= _FLT_EPSILON else np.array([1.0, 0.0, 0.0])
+    length = direction.norm()
+    direction = direction / length if length >= _FLT_EPSILON else _V(1.0, 0.0, 0.0)
     simplex: list = []
     best = np.inf
     iteration = 0
@@ -226,14 +302,14 @@ def gjk_distance(centre, axis, half, radius, triangle, limit):
             return np.inf
         p = A.points[a] - B.points[b]
         simplex.append([p, 0.0, a, b])
-        return float(p @ -direction)
+        return (p @ -direction)
 
     add(direction)
     nearest = None
     while True:
         reduced, closest = _simplex_closest(simplex)
-        if np.linalg.norm(closest) < best - _FLT_EPSILON:
-            best, nearest = float(np.linalg.norm(closest)), closest
+        if closest.norm() < best - _FLT_EPSILON:
+            best, nearest = (closest.norm()), closest
             simplex[:] = reduced
         else:
             simplex.pop()
@@ -242,9 +318,9 @@ def gjk_distance(centre, axis, half, radius, triangle, limit):
         direction = -nearest / best
         proj = add(direction)
         if proj >= best - tolerance:  # (a point just added weighs nothing)
-            wa = sum((A.points[v[2]] * v[1] for v in simplex), np.zeros(3))
-            wb = sum((B.points[v[3]] * v[1] for v in simplex), np.zeros(3))
-            return best, wa, wb, -direction
+            wa = sum((A.points[v[2]] * v[1] for v in simplex), _ZERO)
+            wb = sum((B.points[v[3]] * v[1] for v in simplex), _ZERO)
+            return best, wa.array(), wb.array(), (-direction).array()
         if proj > limit:
             return np.inf, None, None, None
 
@@ -254,7 +330,7 @@ def _shapes(centre, axis, half, radius, triangle):
     A = _Welded(_cylinder_support(centre, axis, half, radius), 0.01 * max(2 * half, 2 * radius))
     lo, hi = triangle.min(axis=0), triangle.max(axis=0)
     B = _Welded(_triangle_support(triangle), max(0.01 * float((hi - lo).max()), _FLT_EPSILON))
-    return A, B, (lo + hi) / 2 - centre
+    return A, B, _V.of((lo + hi) / 2 - centre)
 
 
 def epa_depth(centre, axis, half, radius, triangle):
@@ -267,10 +343,10 @@ def epa_depth(centre, axis, half, radius, triangle):
     from the origin's projection onto it)."""
     A, B, direction = _shapes(centre, axis, half, radius, triangle)
     tolerance = 0.01 * min(A.accuracy, B.accuracy)
-    length = np.linalg.norm(direction)
-    direction = direction / length if length >= _FLT_EPSILON else np.array([1.0, 0.0, 0.0])
+    length = direction.norm()
+    direction = direction / length if length >= _FLT_EPSILON else _V(1.0, 0.0, 0.0)
     verts: list[tuple[int, int]] = []
-    faces: list[tuple[np.ndarray, float, tuple]] = []
+    faces: list[tuple[_V, float, tuple]] = []
     state = {"proj": -np.inf, "closest": None, "best": None}
 
     def point(i):
@@ -278,19 +354,19 @@ def epa_depth(centre, axis, half, radius, triangle):
 
     def plane(i0, i1, i2):
         a, b, c = point(i0), point(i1), point(i2)
-        abc = np.cross(b - a, c - a) + np.cross(c - b, a - b) + np.cross(a - c, b - c)
-        length = np.linalg.norm(abc)
+        abc = (b - a).cross(c - a) + (c - b).cross(a - b) + (a - c).cross(b - c)
+        length = abc.norm()
         if length < _FLT_EPSILON:
             return None
         n = abc / length
-        return n, float(n @ -a), (i0, i1, i2)
+        return n, (n @ -a), (i0, i1, i2)
 
     def add(d):
         if len(verts) > 31:
             return np.inf
         a, b = A.index(d), B.index(-d)
         p = A.points[a] - B.points[b]
-        proj = float(p @ -d)
+        proj = (p @ -d)
         if proj > state["proj"]:
             state["proj"], state["best"] = proj, state["closest"]
         if (a, b) in verts:
@@ -307,7 +383,7 @@ def epa_depth(centre, axis, half, radius, triangle):
         edges: list[tuple[int, int]] = []
         for i in range(len(faces) - 1, -1, -1):
             n, d, v = faces[i]
-            if float(n @ p) + d > tolerance:
+            if (n @ p) + d > tolerance:
                 for j in range(3):
                     e = (v[j], v[(j + 1) % 3])
                     for k in range(len(edges) - 1, -1, -1):
@@ -328,7 +404,7 @@ def epa_depth(centre, axis, half, radius, triangle):
             faces.append(f)
         return proj
 
-    right, up = _basis(direction)
+    right, up = (_V.of(v) for v in _basis(direction.array()))
     add(direction)
     add(-direction)
     add(right)
@@ -348,16 +424,16 @@ def epa_depth(centre, axis, half, radius, triangle):
             break
     n, d, (i0, i1, i2) = state["best"]
     a, b, c = point(i0), point(i1), point(i2)
-    abc = np.cross(b - a, c - a)
-    iabc = 1.0 / float(abc @ abc)
-    pabc = abc * float(abc @ a) * iabc
-    w = [float(abc @ np.cross(b - pabc, c - pabc)) * iabc, float(abc @ np.cross(c - pabc, a - pabc)) * iabc,
-         float(abc @ np.cross(a - pabc, b - pabc)) * iabc]
+    abc = (b - a).cross(c - a)
+    iabc = 1.0 / (abc @ abc)
+    pabc = abc * (abc @ a) * iabc
+    w = [(abc @ (b - pabc).cross(c - pabc)) * iabc, (abc @ (c - pabc).cross(a - pabc)) * iabc,
+         (abc @ (a - pabc).cross(b - pabc)) * iabc]
     ia = [verts[i][0] for i in (i0, i1, i2)]
     ib = [verts[i][1] for i in (i0, i1, i2)]
-    wa = sum((A.points[i] * s for i, s in zip(ia, w)), np.zeros(3))
-    wb = sum((B.points[i] * s for i, s in zip(ib, w)), np.zeros(3))
-    return d, wa, wb, -n
+    wa = sum((A.points[i] * s for i, s in zip(ia, w)), _ZERO)
+    wb = sum((B.points[i] * s for i, s in zip(ib, w)), _ZERO)
+    return d, wa.array(), wb.array(), (-n).array()
 
 
 # ------------------------------------------------------------------------------------------------ one pair's points
