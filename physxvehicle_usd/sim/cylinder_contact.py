@@ -20,8 +20,8 @@ Per triangle the midphase finds near the cylinder:
             deepest first, then at most three more (the farthest from it, the farthest on either side of their line).
             Where either face is missing: the witnesses' midpoint alone.
 Every point is kept: PhysX drops one only where its normal is more than 8 degrees from the triangle's, it lies on the
-triangle's rim and the mesh's adjacency (which omni.physx's CPU cooking need not build) shows a neighbour hiding it;
-not modelled. The points of all the pair's triangles are gathered into patches by normal (within
+triangle's rim and the mesh's adjacency (if the cooking built it) shows a neighbour hiding it; not modelled (a road
+whose slope changes by less than 8 degrees never asks). The points of all the pair's triangles are gathered into patches by normal (within
 PXC_SAME_NORMAL of a patch's first), at most four per patch: each new point enters behind the deeper ones and the
 patch keeps the deepest, the farthest from it and the farthest on either side of their line. Nothing is kept from
 step to step (no PCM cache for convex cores).
