@@ -57,3 +57,58 @@ def test_gjk_finds_the_distance_of_a_cylinder_above_a_triangle_within_its_tolera
     np.testing.assert_allclose(axis, [0.0, 0.0, 1.0], atol=1e-4)  # GJK stops short of the exact axis
     np.testing.assert_allclose(on_cylinder - on_triangle, gap * axis, atol=1e-9)
     assert gjk_distance(lifted + [0.0, 0.0, 1.0], AXIS, HALF, RADIUS, UNDER, 0.5)[0] == np.inf  # beyond the limit
+
+
+def test_the_sample_cars_wheel_cylinders_meet_a_mesh_road_exactly_whatever_the_wheels_angle():
+    # the sample car's ground plane replaced by a two-triangle mesh, a collision cylinder on every wheel (kept from its
+    # suspension queries): `generate` meets each cylinder with the mesh as the exact cylinder (sim/cylinder_contact.py),
+    # its lowest line's ends (and the EPA's witness) as deep as the axle is low, less the triangle's margin, whatever
+    # the wheel's rotation angle (the 30-corner hull would touch with a corner or a face, up to 1.9 mm apart)
+    from conftest import SAMPLES
+    from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics, UsdShade
+
+    from physxvehicle_usd.read import read_stage
+    from physxvehicle_usd.sim import Simulator
+    from physxvehicle_usd.sim.contact import generate
+    from physxvehicle_usd.sim.wheel import wheel_local_pose
+
+    stage = Usd.Stage.Open(str(SAMPLES / "car" / "car.usda"))
+    stage.GetPrimAtPath("/World/GroundPlane").SetActive(False)
+    road = UsdGeom.Mesh.Define(stage, "/World/Road")
+    road.CreatePointsAttr([Gf.Vec3f(x, y, 0.0) for x, y in ((-20, -20), (20, -20), (20, 20), (-20, 20))])
+    road.CreateFaceVertexCountsAttr([4])
+    road.CreateFaceVertexIndicesAttr([0, 1, 2, 3])
+    UsdPhysics.CollisionAPI.Apply(road.GetPrim())
+    UsdPhysics.MeshCollisionAPI.Apply(road.GetPrim()).CreateApproximationAttr(UsdPhysics.Tokens.none)
+    UsdShade.MaterialBindingAPI.Apply(road.GetPrim()).Bind(UsdShade.Material(stage.GetPrimAtPath("/World/Asphalt")),
+                                                           UsdShade.Tokens.weakerThanDescendants, "physics")
+    group = UsdPhysics.CollisionGroup.Define(stage, "/World/Car/WheelShapeGroup")
+    group.CreateFilteredGroupsRel().SetTargets([Sdf.Path("/World/Car/WheelQueryGroup")])
+    members = []
+    for wheel in ("FrontLeftWheel", "FrontRightWheel", "RearLeftWheel", "RearRightWheel"):
+        cylinder = UsdGeom.Cylinder.Define(stage, f"/World/Car/{wheel}/Collision")
+        cylinder.CreateRadiusAttr(RADIUS)
+        cylinder.CreateHeightAttr(2 * HALF)
+        cylinder.CreateAxisAttr(UsdGeom.Tokens.y)
+        UsdPhysics.CollisionAPI.Apply(cylinder.GetPrim())
+        members.append(cylinder.GetPath())
+    group.GetCollidersCollectionAPI().CreateIncludesRel().SetTargets(members)
+    sim = Simulator.from_description(read_stage(stage), 1.0 / 60.0)
+    p, s = sim.params, sim.state
+    s.jounce_specified[:] = True
+    s.jounce[:] = p.travel_distance / 2
+    position = s.body_position.astype(float).copy()
+    position[2] -= 0.05
+    orientation = s.body_orientation.astype(float)
+    for angle in (0.0, 0.1):
+        s.rotation_angle[:] = angle
+        posed = sim.contact.posed(*wheel_local_pose(p, s, np.zeros((1, 4)), 0.0, 0.0))
+        contacts = generate(posed, sim.ground, position, orientation)
+        wheels = contacts.shape > 0
+        counts = np.bincount(contacts.shape[wheels], minlength=5)[1:]
+        assert np.all((counts >= 2) & (counts <= 3)), counts
+        np.testing.assert_allclose(contacts.normal[wheels], np.tile([0.0, 0.0, 1.0], (wheels.sum(), 1)), atol=1e-6)
+        axle = posed.cylinder_ends[1:, :, 2].mean(axis=1) + position[2, 0]
+        margin = 1e-4 * (HALF + posed.contact_distance[1:, 0])
+        expected = (axle - RADIUS - margin)[contacts.shape[wheels] - 1]
+        np.testing.assert_allclose(contacts.separation[wheels], expected, atol=1e-6)
