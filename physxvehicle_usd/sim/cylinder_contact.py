@@ -26,8 +26,9 @@ PXC_SAME_NORMAL of a patch's first), at most four per patch: each new point ente
 patch keeps the deepest, the farthest from it and the farthest on either side of their line. Nothing is kept from
 step to step (no PCM cache for convex cores).
 
-GJK and EPA run here in double precision; PhysX's, in float32 in the mesh's frame, tilt a resting contact's normal
-by up to a few milliradians far from the origin, and so decide which points share a patch. Triangles are met in
+GJK and EPA run here in double precision in the world's frame; PhysX's, in float32 in the mesh's frame, tilt a
+resting contact's normal by up to a few milliradians far from the origin, and so decide which points share a patch
+(a rotated mesh also starts PhysX's searches along other axes: the boxes' centres and the basis are the mesh's). Triangles are met in
 index order (PhysX: its midphase's). Pure Python pair by pair (a pair no separating axis keeps apart costs GJK,
 EPA where touching, and the clipping): about 2-3 ms a cylinder and step on a mesh.
 """
