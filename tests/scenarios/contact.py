@@ -17,6 +17,7 @@ obstacles(path, units)  copies of the sample car far apart on one ground plane, 
                   face tolerance; a quad between each two corners of the profile): the cylinders meet the edges
                   between the triangles (speculative contacts on a neighbour's edge, which PhysX keeps);
     WheelsOverBump  that road rolled over at 8 m/s with the accelerator at 0 (no launch);
+    WheelsRolling  WheelsOnMesh's flat road rolled over so (the cylinders stop it before they reach the diagonal);
     Rollover      released on its right side (rolled 100 degrees), turning on at 150 deg/s, 1 cm above the ground:
                   it pivots on the chassis edge and rolls slowly back onto its wheels (flat ground, not a slope);
     HullOnHump    its chassis a convex-hull mesh (the box with its nose's underside raised 0.2 m), rolling at 6 m/s
@@ -82,6 +83,7 @@ CARS["LogStrike"] = (-320.0, 4.0, None)
 CARS["WheelsOnMesh"] = (-340.0, 0.0, None)
 CARS["WheelsOnBump"] = (-360.0, 0.0, None)
 CARS["WheelsOverBump"] = (-380.0, 8.0, None)
+CARS["WheelsRolling"] = (-400.0, 8.0, None)
 # name -> (kind, centre ahead of / beside / above the car's ground point [m], radius [m], a capsule's height [m]
 # (along the lateral axis))
 ROUND_OBSTACLES = {"Boulder": ("sphere", (CHASSIS_FRONT + 1.0 + 0.4, 0.0, 0.4), 0.4, 0.0),
@@ -99,7 +101,7 @@ ROLLOVER = (100.0, 150.0)  # its roll about the forward axis [deg] and roll rate
 SLOPE = (22.0, 8.0, 3.0, 5.0)
 SLOPE_ROLL = (112.0, 250.0)
 ACCELERATOR = {"WheelsTouching": 1.0, "WheelsFiltered": 1.0, "WheelsOnMesh": 1.0, "WheelsOnBump": 1.0}  # others: 0
-WHEELS_ON_ROAD = ("WheelsOnMesh", "WheelsOnBump", "WheelsOverBump")  # the cars with wheel cylinders on a mesh road
+WHEELS_ON_ROAD = ("WheelsOnMesh", "WheelsOnBump", "WheelsOverBump", "WheelsRolling")  # the cars with wheel cylinders on a mesh road
 # their road: from x0 to x1 ahead of the car's origin, from -half to half across [m], one quad (two triangles) between
 # each two of its profile's corners (WheelsOnMesh: none but the ends), its surface ROAD_HEIGHT above the ground plane
 # (the plane far below the wheels' cylinders)
