@@ -153,35 +153,35 @@ def _marked(names, marks: dict) -> list:
 # normals, which float32 tilts by up to 0.2 degrees 340 m from the origin: the car rides up on its cylinders (the
 # suspension 1-10 cm less compressed) by an amount each run's rounding decides. Marked, not strictly: rounding puts
 # a figure on either side of the gate as the other cars in the run change it.
-WHOLE_RUN_CHAOS = {
-    "WheelsOnMesh": "driven, wheel cylinders on a flat two-triangle mesh road: ours 11.9 / 26.5 % speed, 97 / 96 % "
-                    "angular speed, 2.2 / 7.5 % final position (m / cm); PhysX against its copy: 53 / 6.0 %, "
-                    "165 / 67 %, 15 / 0.3 % (25 / 74 %, 79 / 182 %, 7.6 / 23 % with fewer cars in the run); the "
-                    "30-corner hulls before: 33 / 10 %, 113 / 79 %, 8.4 / 3.2 %",
-    "WheelsOnBump": "driven, wheel cylinders over a mesh bump's edges: ours 18 / 16 %, 113 / 94 %, 0.8 / 4.0 %; PhysX "
-                    "against its copy: 32 / 27 %, 84 / 63 %, 19 / 14 %; the hulls before: 14 / 40 %, 123 / 107 %, "
-                    "3.1 / 21 %",
-    "WheelsOverBump": "rolled at 8 m/s onto a mesh bump, wheel cylinders dragging: ours 3.9 / 0.5 %, 58 / 5.3 %, "
-                      "5.9 / 0.6 % (2.9 %, 57 %, 3.8 % in m with our GJK's dot products rounded as numpy's), the "
-                      "first contact at step 8 as PhysX's, the front cylinders' strike on the bump's first edge "
-                      "(step 17) 12 / 11 kN on the slope's normal against PhysX's 14 / 7 kN; PhysX against its copy: "
-                      "3.2 / 2.0 %, 18 / 51 %, 4.6 / 3.4 % (with fewer cars in the run its copy's first contact at "
-                      "step 15 in cm); the hulls before: 7.8 / 7.7 %, 84 / 86 %, 5.2 / 4.9 %, the first contact at "
-                      "step 15",
+WHOLE_RUN_CHAOS = {  # ranges: over runs with three and four such cars (each changes the others' rounding)
+    "WheelsOnMesh": "driven, wheel cylinders on a flat two-triangle mesh road: ours 12-20 / 27-90 % speed, 69-97 / "
+                    "81-96 % angular speed, 2.2-5.5 / 7.5-40 % final position (m / cm); PhysX against its copy: "
+                    "17-53 / 6-74 %, 79-165 / 67-196 %, 5.7-15 / 0.3-23 %; the 30-corner hulls before: 33 / 10 %, "
+                    "113 / 79 %, 8.4 / 3.2 %",
+    "WheelsOnBump": "driven, wheel cylinders over a mesh bump's edges: ours 18-36 / 15-30 %, 69-113 / 90-96 %, "
+                    "0.7-23 / 2.7-18 %; PhysX against its copy: 29-34 / 24-28 %, 84-91 / 63-90 %, 17-24 / 11-14 %; "
+                    "the hulls before: 14 / 40 %, 123 / 107 %, 3.1 / 21 %",
+    "WheelsOverBump": "rolled at 8 m/s onto a mesh bump, wheel cylinders dragging: ours 2.9-4.6 / 0.5-1.7 %, 53-58 / "
+                      "5-15 %, 3.8-7.3 / 0.6-2.8 %, the first contact at step 8 as PhysX's, the front cylinders' "
+                      "strike on the bump's first edge (step 17) 12 / 11 kN on the slope's normal against PhysX's "
+                      "14 / 7 kN; PhysX against its copy: 0.9-7.1 / 2.0-8.9 %, 7-155 / 51-87 %, 1.2-7.8 / 3.4-20 % "
+                      "(its copy's first contact at step 15 in some runs); the hulls before: 7.8 / 7.7 %, 84 / 86 %, "
+                      "5.2 / 4.9 %, the first contact at step 15",
 }
 
 
 # ... but where no edge is met PhysX is faithful to itself in speed and position (its copy within 0.9 %), and ours is
 # off: the solve order of the cylinders' patches rolls PhysX's car from the first step
 SOLVE_ORDER_OUT = {
-    "WheelsRolling": "rolled at 8 m/s on the flat two-triangle road, wheel cylinders dragging, no edge met: ours 2.6 / "
-                     "3.1 % speed, 85 / 87 % angular speed, 6.7 / 8.3 % final position (m / cm), PhysX against its "
-                     "copy 0.4 / 0.8 %, 84 / 77 %, 0.6 / 0.9 %. The contacts match PhysX's at step 1 (three a "
-                     "cylinder, the same points and separations to 0.1 mm), but PhysX solves the front right cylinder's "
-                     "patch first (1242 N on it, none on the front left), ours the front left's (1033 / 696 N): "
-                     "PhysX's car rolls at 20 mrad/s after step 1, its cylinders then bear unevenly, and it rides up "
-                     "1 cm onto them (ours 0.7 cm) and stops 0.3 m sooner. PhysX's patch order is its narrow phase's "
-                     "pair order (it changes with the car's place, see WheelsTouching), not modelled",
+    "WheelsRolling": "rolled at 8 m/s on the flat two-triangle road, wheel cylinders dragging, no edge met: ours "
+                     "2.6-4.1 / 3.1-3.6 % speed, 85-99 / 85-87 % angular speed, 6.7-7.7 / 8.3-10.0 % final position "
+                     "(m / cm; the hulls before: 4.2 / 4.7 %, 65 / 74 %, 11 / 13 %), PhysX against its copy 0.4-0.9 / "
+                     "0.8-1.1 %, 77-84 / 77-112 %, 0.6 / 0.3-0.9 %. The contacts match PhysX's at step 1 (three a "
+                     "cylinder, the same points and separations to 0.1 mm), but PhysX solves the front right "
+                     "cylinder's patch first (1242 N on it, none on the front left), ours the front left's (1033 / "
+                     "696 N): PhysX's car rolls at 20 mrad/s after step 1, its cylinders then bear unevenly, and it "
+                     "rides up 1.5 cm onto them (ours 0.7 cm) and stops 0.3 m sooner. PhysX's patch order is its "
+                     "narrow phase's pair order (it changes with the car's place, see WheelsTouching), not modelled",
 }
 
 
