@@ -7,7 +7,9 @@ onto a box's edge, dropped with a chassis of restitution 1 faster and slower tha
 rolling over its chassis edge on a triangle-mesh slope, into a static sphere (Boulder), over a static capsule lying
 across the road with raycasts and with sweeps (Log, LogSwept), into a thick log with its chassis nose (LogStrike), and
 with a sphere chassis dropped onto a static capsule (SphereOnLog); in metres and kilograms and in centimetres and grams.
-The cars but the driven ones roll in with the accelerator at 0.
+The cars but the driven ones roll in with the accelerator at 0. Three more
+run on triangle-mesh roads with wheel cylinders (flat and over a bump driven, over the bump rolled in: WHOLE_RUN_CHAOS;
+the flat road rolled in: SOLVE_ORDER_OUT).
 
 Figures (the worst deviation relative to the run's peak, test_conformance_ovphysx.figures' metric) for chassis speed,
 angular speed and final position over the whole run; the table also gives, per scenario, the step of the first
@@ -144,7 +146,53 @@ def _marked(names, marks: dict) -> list:
 # box, as PhysX's sphere-box contact puts it: the friction of that contact turned the sphere about another arm.)
 
 
-@pytest.mark.parametrize("name", NAMES)
+# The wheel cylinders on a triangle-mesh road (sim/cylinder_contact.py): PhysX itself is chaotic there over the whole
+# run, in speed and position too. Each cylinder meets the edges between the road's triangles with PhysX's speculative
+# contacts on a neighbour's edge (its normal tilted by the rim, 0.3-1 mm away, kept: adjacency does not hide an edge
+# within 8 degrees of the face), which kick the car up as it rolls over them, and rests on the faces with EPA's
+# normals, which float32 tilts by up to 0.2 degrees 340 m from the origin: the car rides up on its cylinders (the
+# suspension 1-10 cm less compressed) by an amount each run's rounding decides. Marked, not strictly: rounding puts
+# a figure on either side of the gate as the other cars in the run change it.
+WHOLE_RUN_CHAOS = {  # ranges: over runs with three and four such cars (each changes the others' rounding)
+    "WheelsOnMesh": "driven, wheel cylinders on a flat two-triangle mesh road: ours 12-20 / 27-90 % speed, 69-97 / "
+                    "81-96 % angular speed, 2.2-5.5 / 7.5-40 % final position (m / cm); PhysX against its copy: "
+                    "17-53 / 6-74 %, 79-165 / 67-196 %, 5.7-15 / 0.3-23 %; the 30-corner hulls before: 33 / 10 %, "
+                    "113 / 79 %, 8.4 / 3.2 %",
+    "WheelsOnBump": "driven, wheel cylinders over a mesh bump's edges: ours 18-36 / 15-30 %, 69-113 / 90-96 %, "
+                    "0.7-23 / 2.7-18 %; PhysX against its copy: 29-34 / 24-28 %, 84-91 / 63-90 %, 17-24 / 11-14 %; "
+                    "the hulls before: 14 / 40 %, 123 / 107 %, 3.1 / 21 %",
+    "WheelsOverBump": "rolled at 8 m/s onto a mesh bump, wheel cylinders dragging: ours 2.9-4.6 / 0.5-1.7 %, 53-58 / "
+                      "5-15 %, 3.8-7.3 / 0.6-2.8 %, the first contact at step 8 as PhysX's, the front cylinders' "
+                      "strike on the bump's first edge (step 17) 12 / 11 kN on the slope's normal against PhysX's "
+                      "14 / 7 kN; PhysX against its copy: 0.9-7.1 / 2.0-8.9 %, 7-155 / 51-87 %, 1.2-7.8 / 3.4-20 % "
+                      "(its copy's first contact at step 15 in some runs); the hulls before: 7.8 / 7.7 %, 84 / 86 %, "
+                      "5.2 / 4.9 %, the first contact at step 15",
+}
+
+
+# ... but where no edge is met PhysX is faithful to itself in speed and position (its copy within 0.9 %), and ours is
+# off: the solve order of the cylinders' patches rolls PhysX's car from the first step
+SOLVE_ORDER_OUT = {
+    "WheelsRolling": "rolled at 8 m/s on the flat two-triangle road, wheel cylinders dragging, no edge met: ours "
+                     "2.6-4.1 / 3.1-3.6 % speed, 85-99 / 85-87 % angular speed, 6.7-7.7 / 8.3-10.0 % final position "
+                     "(m / cm; the hulls before: 4.2 / 4.7 %, 65 / 74 %, 11 / 13 %), PhysX against its copy 0.4-0.9 / "
+                     "0.8-1.1 %, 77-84 / 77-112 %, 0.6 / 0.3-0.9 %. The contacts match PhysX's at step 1 (three a "
+                     "cylinder, the same points and separations to 0.1 mm), but PhysX solves the front right "
+                     "cylinder's patch first (1242 N on it, none on the front left), ours the front left's (1033 / "
+                     "696 N): PhysX's car rolls at 20 mrad/s after step 1, its cylinders then bear unevenly, and it "
+                     "rides up 1.5 cm onto them (ours 0.7 cm) and stops 0.3 m sooner. PhysX's patch order is its "
+                     "narrow phase's pair order (it changes with the car's place, see WheelsTouching), not modelled",
+}
+
+
+def _chaotic(names) -> list:
+    return _marked(names, {**{key: pytest.mark.xfail(strict=False, reason=reason)
+                              for key, reason in WHOLE_RUN_CHAOS.items()},
+                           **{key: pytest.mark.xfail(strict=True, reason=reason)
+                              for key, reason in SOLVE_ORDER_OUT.items()}})
+
+
+@pytest.mark.parametrize("name", _chaotic(NAMES))
 def test_chassis_speed_and_final_position_match_physx(results, name):
     got = results[name]
     bad = {k: round(100 * got[k], 3) for k in ("speed", "final pos") if not got[k] <= LIMIT}
@@ -218,7 +266,10 @@ ANGULAR_EITHER_SIDE = {
 @pytest.mark.parametrize("name", _marked(NAMES, {**{key: pytest.mark.xfail(strict=True, reason=reason)
                                                     for key, reason in ANGULAR_OUT.items()},
                                                  **{key: pytest.mark.xfail(strict=False, reason=reason)
-                                                    for key, reason in ANGULAR_EITHER_SIDE.items()}}))
+                                                    for key, reason in {**ANGULAR_EITHER_SIDE,
+                                                                        **WHOLE_RUN_CHAOS}.items()},
+                                                 **{key: pytest.mark.xfail(strict=True, reason=reason)
+                                                    for key, reason in SOLVE_ORDER_OUT.items()}}))
 def test_angular_speed_matches_physx(results, name):
     assert results[name]["ang.speed"] <= LIMIT, round(100 * results[name]["ang.speed"], 3)
 
@@ -252,9 +303,16 @@ def test_physx_against_its_copy_spreads_about_as_far_as_ours(results, tmp_path):
     (its obstacle copied with it), meets every contact at the same step and agrees in speed and final position, but its
     angular speed spreads: ANGULAR_OUT's over the gate in one units at least and by at least 40 % of how far ours is
     from PhysX in each; ANGULAR_EITHER_SIDE's (measured 0.8-3.1 % as other cars share the run, ours 1.3-3.3 %) by at
-    least a fifth of ours. Ridge6, within the gate, is within it against its copy too: the copies are faithful."""
-    spread = physx_spread(tmp_path, [*ANGULAR_OUT, *ANGULAR_EITHER_SIDE, SPREAD_CONTROL])
+    least a fifth of ours; WHOLE_RUN_CHAOS's over the gate in speed or final position too (in one units at least).
+    Ridge6, within the gate, is within it against its copy too: the copies are faithful; so are SOLVE_ORDER_OUT's
+    in speed and final position (what ours misses there is no chaos of PhysX's)."""
+    spread = physx_spread(tmp_path, [*ANGULAR_OUT, *ANGULAR_EITHER_SIDE, *WHOLE_RUN_CHAOS, *SOLVE_ORDER_OUT,
+                                     SPREAD_CONTROL])
+    for name in WHOLE_RUN_CHAOS:  # chaotic in speed or position too, in one units at least
+        assert max(spread[f"{name} ({units})"][k] for units in UNITS for k in ("speed", "final pos")) > LIMIT, name
     for name, row in spread.items():
+        if name.rsplit(" (", 1)[0] in WHOLE_RUN_CHAOS:
+            continue
         copy, original = row["contact step"]
         assert copy == original, (name, row["contact step"])
         assert row["speed"] <= LIMIT and row["final pos"] <= LIMIT, (name, row)

@@ -4,8 +4,8 @@ Every vehicle shape the simulator collides is a convex polytope (read/collision.
 convex-hull meshes) or a sphere or capsule (a core, its centre or segment, with a radius), met against planes, static
 convex polytopes (boxes, hulls) and the triangles of static meshes here, and against static spheres and capsules in
 sim/round_contact.py (the static round shapes come last among the static columns). omni.physx gives PhysX a UsdGeom.Cylinder as the
-exact cylinder (PxConvexCoreGeometry; its approximateCylinders setting is off by default): against a plane it is met
-exactly (`_cylinder_plane`), against polytopes and triangles as its hull.
+exact cylinder (PxConvexCoreGeometry; its approximateCylinders setting is off by default): against a plane and a
+mesh's triangles it is met exactly (`_cylinder_plane`, sim/cylinder_contact.py), against polytopes as its hull.
 `ContactModel` holds the shapes as padded arrays, one row per vehicle shape (its vehicle, points, faces, edges,
 offsets, material) and one per static polytope; `generate` finds each step's contacts from the pose the step begins
 with (PhysX's narrow phase runs before its solver, on the poses the vehicle update left unchanged). A shape under a
@@ -32,7 +32,9 @@ What is made, per pair of shapes whose distance is below the sum of their contac
               slope (its first strike and its roof landing: the same points in the same order, the same anchors).
   cylinder    against a plane, PhysX's convex-core contacts: its side's lowest line (two points) when its axis lies
               within 8 degrees of the plane, its cap's rim (four) within 8 degrees of the normal, else its deepest
-              point; the points halfway between the cylinder and the plane;
+              point; the points halfway between the cylinder and the plane; against a mesh's triangles, PhysX's
+              convex-core mesh contacts (sim/cylinder_contact.py: per triangle its GJK/EPA axis and witnesses, the
+              cylinder's and the triangle's faces clipped, the mesh's points gathered into patches of four);
   round       a sphere or capsule as its core with the contact distance grown by its radius: against a plane its
               centre or each end of its segment (PhysX's one and two points); against a polytope or triangle the
               core clipped by the reference face as above, or, where no point of it lies over that face, the nearest
@@ -83,7 +85,7 @@ from ..description import (
     canonical_value,
 )
 from ..read.collision import COMBINE_MODES, collide
-from . import round_contact
+from . import cylinder_contact, round_contact
 from . import vecmath as vm
 from .ground import ROUND_KINDS, Ground
 from .pcm_box import PLANE_ORDER, Boxes, box_box, box_frame
@@ -766,6 +768,8 @@ def _patch_points(model: ContactModel, c: Contacts) -> np.ndarray:
     on_mesh = (c.static >= model.plane_count) & (c.static < model.polytope_first)
     if model.radius is not None:
         on_mesh &= model.radius[c.shape] == 0.0
+    if model.cylinders.size:  # an exact cylinder's patches are PhysX's convex-core patches: four points at most
+        on_mesh &= ~np.isin(c.shape, model.cylinders)
     return np.where(on_mesh, MESH_PATCH_POINTS, MAX_POINTS)
 
 
@@ -802,6 +806,11 @@ def _made(model: ContactModel, ground: Ground, planes: list[np.ndarray], hull_sh
         made = polytope_contacts(A, B, hull_shape, static, model.contact_distance[hull_shape, static],
                                  single_sided=None, radius=_radius(model, hull_shape))
         parts.append(_sphere_points_on_boxes(model, made, hull))
+    if tri_shape.size and ends is not None:  # exact cylinders against triangles (sim/cylinder_contact.py)
+        exact = np.isfinite(ends[tri_shape, 0, 0])
+        if exact.any():
+            parts.append(_cylinder_triangles(model, ground, tri_shape[exact], tri[exact], ends))
+            tri_shape, tri = tri_shape[~exact], tri[~exact]
     if tri_shape.size:
         A = _world_polytopes(model.shapes, tri_shape, vertices, R)
         B = _triangles(ground, tri)
@@ -811,6 +820,24 @@ def _made(model: ContactModel, ground: Ground, planes: list[np.ndarray], hull_sh
     if round_shape.size:
         parts.append(round_contact.contacts(model, round_shape, round_k, vertices, R))
     return parts
+
+
+def _cylinder_triangles(model: ContactModel, ground: Ground, shape: np.ndarray, tri: np.ndarray,
+                        ends: np.ndarray) -> Contacts:
+    """Contacts of exact cylinders (the rows `shape`, world cap centres `ends` (N, 2, 3)) with the mesh triangles
+    `tri`, pair by pair, the points of a cylinder and one mesh gathered into patches in triangle order."""
+    static = model.plane_count + ground.tri_shape[tri]
+    order = np.lexsort((tri, static, shape))
+    shape, tri, static = shape[order], tri[order], static[order]
+    top, bottom = ends[shape, 1], ends[shape, 0]  # PhysX's core +x: towards the cap listed second
+    half_vector = (top - bottom) / 2
+    half = np.linalg.norm(half_vector, axis=1)
+    v0 = ground.tri_v0[tri]
+    triangles = np.stack([v0, v0 + ground.tri_e1[tri], v0 + ground.tri_e2[tri]], axis=1)
+    pair, point, normal, separation = cylinder_contact.cylinder_triangles(
+        bottom + half_vector, half_vector / half[:, None], half, model.cylinder_radius[shape], triangles,
+        model.contact_distance[shape, static], shape * (int(static.max()) + 1) + static)
+    return Contacts(shape[pair], static[pair], point, normal, separation)
 
 
 def _sphere_points_on_boxes(model: ContactModel, made: Contacts, hull: np.ndarray,

@@ -1,0 +1,670 @@
+"""Exact cylinders (the vehicles' UsdGeom.Cylinder colliders, PhysX's convex cores) against the triangles of static
+meshes, as PhysX's convex-core mesh contact (GuContactConvexCoreMesh.cpp, Gu::generateContacts) makes them.
+
+Per triangle the midphase finds near the cylinder:
+  closest   the separating axis (from the triangle towards the cylinder), the distance and a witness point on each,
+            from PhysX's reference GJK (`gjk_distance`: support points welded within 1 % of each shape's largest
+            dimension, stopping within 1 % of that), or, where GJK finds them nearer than its tolerance, its EPA
+            (`epa_depth`). The triangle is inflated by a margin of 1e-4 of the cylinder's smallest half extent plus
+            the contact distance, as PhysX inflates it. Off the triangle's face the axis tilts with the cylinder's
+            rim (a neighbour's edge met beside the face the cylinder stands on). A pair farther than the contact
+            distance, or whose axis turns against the triangle's front, makes nothing;
+  faces     the cylinder's face towards the triangle (-axis): its side's line where the axis is within 8 degrees of
+            square to the cylinder's axis (two points), its cap's rim within 8 degrees of it (four, the first towards
+            the witness), else none; the triangle's towards the cylinder (+axis): its three corners where the axis
+            is within 8 degrees of its normal, an edge within 8 degrees of that edge's normal in the axis's plane;
+  clipped   a face of two points against one of two: where the segments overlap (parallel only, else one point);
+            otherwise the polygon of the two-point face (or the faces' bounding rectangle about the axis) clipped
+            by the prisms of the faces of three or more points, with the witnesses' midpoint added; each point
+            then placed halfway between the two faces' planes (along the axis), its separation their distance; the
+            deepest first, then at most three more (the farthest from it, the farthest on either side of their line).
+            Where either face is missing: the witnesses' midpoint alone.
+Every point is kept: PhysX drops one only where its normal is more than 8 degrees from the triangle's, it lies on the
+triangle's rim and the mesh's adjacency (if the cooking built it) shows a neighbour hiding it; not modelled (a road
+whose slope changes by less than 8 degrees never asks). The points of all the pair's triangles are gathered into patches by normal (within
+PXC_SAME_NORMAL of a patch's first), at most four per patch: each new point enters behind the deeper ones and the
+patch keeps the deepest, the farthest from it and the farthest on either side of their line. Nothing is kept from
+step to step (no PCM cache for convex cores).
+
+GJK and EPA run here in double precision in the world's frame; PhysX's, in float32 in the mesh's frame, tilt a
+resting contact's normal by up to a few milliradians far from the origin, and so decide which points share a patch
+(a rotated mesh also starts PhysX's searches along other axes: the boxes' centres and the basis are the mesh's). Triangles are met in
+index order (PhysX: its midphase's). Pure Python pair by pair (a pair no separating axis keeps apart costs GJK,
+EPA where touching, and the clipping): about 2-3 ms a cylinder and step on a mesh.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+_FACE, _SIDE = 0.99, 0.14  # ~cos 8 and cos 82 degrees: a face (cap, triangle) or the side's line meets the axis
+_SAME_NORMAL = 0.999  # PXC_SAME_NORMAL
+_CULL = 1e-5  # an axis this far (cosine) against the triangle's normal makes no contact
+_MARGIN = 1e-4  # the triangle's margin, of the cylinder's smallest half extent plus the contact distance
+_EPS = 1e-5  # PhysX's clipping and face-building tolerances (its float32 eps)
+_FLT_EPSILON = 1.1920929e-07
+
+
+def cylinder_triangles(centre: np.ndarray, axis: np.ndarray, half: np.ndarray, radius: np.ndarray,
+                       triangles: np.ndarray, limit: np.ndarray, group: np.ndarray):
+    """Contacts of exact cylinders with triangles, pair by pair: cylinder centres (P, 3), unit axes (P, 3; PhysX's
+    core +x: towards the cap that comes first in the cylinder's ends), half heights and radii (P,); triangles (P, 3, 3)
+    counter-clockwise about their front normals; the contact distances (P,); group (P,): pairs of one group (a
+    cylinder and one mesh) gather their points into patches together, in the order given.
+    Returns (pair (C,), point (C, 3), normal (C, 3), separation (C,)), patch after patch, group after group."""
+    P = len(centre)
+    if not P:
+        return np.zeros(0, np.int64), np.zeros((0, 3)), np.zeros((0, 3)), np.zeros(0)
+    v0, v1, v2 = triangles[:, 0], triangles[:, 1], triangles[:, 2]
+    tn = np.cross(v1 - v0, v2 - v0)
+    tn /= np.linalg.norm(tn, axis=1, keepdims=True)
+    margin = _MARGIN * (np.minimum(half, radius) + limit)
+    dist, n, w0, w1 = np.full(P, np.inf), tn.copy(), np.zeros((P, 3)), np.zeros((P, 3))
+    for p in np.nonzero(_near(centre, axis, half, radius, triangles, tn, limit + margin))[0]:
+        found = gjk_distance(centre[p], axis[p], half[p], radius[p], triangles[p], limit[p] + margin[p])
+        if found[0] < _FLT_EPSILON:  # touching: EPA's depth (none where its polytope cannot be built)
+            found = epa_depth(centre[p], axis[p], half[p], radius[p], triangles[p]) or (np.inf, None, None, None)
+        dist[p] = found[0]
+        if found[1] is not None:
+            w0[p], w1[p], n[p] = found[1:]
+    dist = dist - margin
+    w1 = w1 + margin[:, None] * n
+    made = (dist <= limit) & (np.einsum("pj,pj->p", tn, n) >= -_CULL)
+    out_pair, out_point, out_normal, out_sep = [], [], [], []
+    patches: list[list] = []  # of the current group: [normal, points [(point, separation, pair)]]
+    current = None
+    for p in range(P):
+        if group[p] != current:
+            _flush(patches, out_pair, out_point, out_normal, out_sep)
+            patches, current = [], group[p]
+        if not made[p]:
+            continue
+        points, seps = _patch(centre[p], axis[p], half[p], radius[p], triangles[p], margin[p], w0[p], w1[p], n[p])
+        for q, s in zip(points, seps):
+            _add(patches, n[p], q, s, p)
+    _flush(patches, out_pair, out_point, out_normal, out_sep)
+    if not out_pair:
+        return np.zeros(0, np.int64), np.zeros((0, 3)), np.zeros((0, 3)), np.zeros(0)
+    return np.array(out_pair), np.array(out_point), np.array(out_normal), np.array(out_sep)
+
+
+def _near(centre, axis, half, radius, triangles, tn, reach) -> np.ndarray:
+    """(P,) bool: the pairs no separating axis (the triangle's normal, either way, and its sides' outward normals in
+    its plane) shows farther apart than `reach`: GJK would find the others farther too."""
+    def gap(direction, offset):  # the cylinder's lowest extent along `direction` beyond the plane at `offset`
+        along = np.abs(np.einsum("pj,pj->p", direction, axis))
+        extent = half * along + radius * np.sqrt(np.maximum(1.0 - along ** 2, 0.0))
+        return np.einsum("pj,pj->p", direction, centre) - extent - offset
+    near = gap(tn, np.einsum("pj,pj->p", tn, triangles[:, 0])) <= reach
+    near &= gap(-tn, -np.einsum("pj,pj->p", tn, triangles[:, 0])) <= reach
+    for i in range(3):
+        a, b = triangles[:, i], triangles[:, (i + 1) % 3]
+        out = np.cross(b - a, tn)
+        out /= np.linalg.norm(out, axis=1, keepdims=True)
+        near &= gap(out, np.einsum("pj,pj->p", out, a)) <= reach
+    return near
+
+
+# ------------------------------------------------------------------------------------------------ PhysX's GJK
+
+class _V:
+    """A 3-vector of Python floats: GJK and EPA make many small steps, each far cheaper so than with numpy."""
+
+    __slots__ = ("x", "y", "z")
+
+    def __init__(self, x: float, y: float, z: float) -> None:
+        self.x, self.y, self.z = x, y, z
+
+    @classmethod
+    def of(cls, a) -> "_V":
+        return cls(float(a[0]), float(a[1]), float(a[2]))
+
+    def __add__(self, o: "_V") -> "_V":
+        return _V(self.x + o.x, self.y + o.y, self.z + o.z)
+
+    def __sub__(self, o: "_V") -> "_V":
+        return _V(self.x - o.x, self.y - o.y, self.z - o.z)
+
+    def __neg__(self) -> "_V":
+        return _V(-self.x, -self.y, -self.z)
+
+    def __mul__(self, k: float) -> "_V":
+        return _V(self.x * k, self.y * k, self.z * k)
+
+    __rmul__ = __mul__
+
+    def __truediv__(self, k: float) -> "_V":
+        return _V(self.x / k, self.y / k, self.z / k)
+
+    def __matmul__(self, o: "_V") -> float:
+        return self.x * o.x + self.y * o.y + self.z * o.z
+
+    def cross(self, o: "_V") -> "_V":
+        return _V(self.y * o.z - self.z * o.y, self.z * o.x - self.x * o.z, self.x * o.y - self.y * o.x)
+
+    def norm(self) -> float:
+        return math.sqrt(self @ self)
+
+    def array(self) -> np.ndarray:
+        return np.array([self.x, self.y, self.z])
+
+
+_ZERO = _V(0.0, 0.0, 0.0)
+
+
+class _Welded:
+    """One shape's support points as PhysX's reference GJK keeps them: a new support point within the shape's
+    accuracy (1 % of its bounds' largest dimension) of one already found is that one."""
+
+    def __init__(self, support, accuracy: float) -> None:
+        self.support, self.accuracy, self.points = support, accuracy, []
+
+    def index(self, direction: "_V") -> int:
+        v = self.support(direction)
+        for i in range(len(self.points) - 1, -1, -1):
+            e = self.points[i] - v
+            if e @ e < self.accuracy ** 2:
+                return i
+        self.points.append(v)
+        return len(self.points) - 1
+
+
+def _cylinder_support(centre, axis, half, radius):
+    centre, axis = _V.of(centre), _V.of(axis)
+    half, radius = (half), (radius)
+    rim = axis.cross(_V(1.0, 0.0, 0.0) if abs(axis.x) < 0.9 else _V(0.0, 1.0, 0.0))
+    rim = rim / rim.norm()
+
+    def support(direction):
+        d = direction / direction.norm()
+        x = d @ axis
+        radial = d - axis * x
+        length = radial.norm()
+        end = centre + axis * (half if x >= 0.0 else -half)
+        if length < 1e-5:  # along the axis: a point of the cap's rim
+            return end + rim * radius
+        return end + radial * (radius / length)
+    return support
+
+
+def _triangle_support(triangle):
+    corners = [_V.of(v) for v in triangle]
+
+    def support(direction):
+        best, at = -math.inf, corners[0]
+        for v in corners:  # the first of equals
+            if v @ direction > best:
+                best, at = v @ direction, v
+        return at
+    return support
+
+
+def _simplex_closest(verts: list) -> tuple[list, "_V"]:
+    """The sub-simplex of `verts` ([point, weight, a, b], the newest last) nearest the origin, with its weights, and
+    that nearest point (the reference GJK's case analysis: each vertex, edge and face with the newest vertex)."""
+    verts = [[v[0], 0.0, v[2], v[3]] for v in verts]
+    n = len(verts)
+
+    def pair(i, j, si):
+        return [[verts[i][0], si, verts[i][2], verts[i][3]], [verts[j][0], 1.0 - si, verts[j][2], verts[j][3]]]
+
+    def triple(i, j, k, si, sj):
+        return [[verts[i][0], si, verts[i][2], verts[i][3]], [verts[j][0], sj, verts[j][2], verts[j][3]],
+                [verts[k][0], 1.0 - si - sj, verts[k][2], verts[k][3]]]
+
+    out = verts
+    if n == 1:
+        out = [[verts[0][0], 1.0, verts[0][2], verts[0][3]]]
+    elif n == 2:
+        a, b = verts[0][0], verts[1][0]
+        ba = a - b
+        sba = (ba @ -b)
+        out = [[b, 1.0, verts[1][2], verts[1][3]]] if sba <= 0 else pair(0, 1, sba / (ba @ ba))
+    elif n == 3:
+        a, b, c = (v[0] for v in verts)
+        ca, cb = a - c, b - c
+        sca, scb = (ca @ -c), (cb @ -c)
+        if sca <= 0 and scb <= 0:
+            out = [[c, 1.0, verts[2][2], verts[2][3]]]
+        else:
+            abc = (b - a).cross(c - a)
+            iabc = 1.0 / (abc @ abc)
+            pabc = abc * (abc @ a) * iabc
+            tca = (abc @ (c - pabc).cross(a - pabc))
+            tbc = (abc @ (b - pabc).cross(c - pabc))
+            if sca > 0 and tca <= 0:
+                out = pair(0, 2, sca / (ca @ ca))
+            elif scb > 0 and tbc <= 0:
+                out = pair(1, 2, scb / (cb @ cb))
+            else:
+                out = triple(0, 1, 2, tbc * iabc, tca * iabc)
+                if (abc @ a) > 0:
+                    out[0], out[1] = out[1], out[0]
+    elif n == 4:
+        a, b, c, d = (v[0] for v in verts)
+        da, db, dc = a - d, b - d, c - d
+        sda, sdb, sdc = (da @ -d), (db @ -d), (dc @ -d)
+        if sda <= 0 and sdb <= 0 and sdc <= 0:
+            out = [[d, 1.0, verts[3][2], verts[3][3]]]
+        else:
+            def plane(u, w):
+                m = (u - d).cross(w - d)
+                im = 1.0 / (m @ m)
+                return m, im, m * (m @ d) * im
+            dab, idab, pdab = plane(a, b)
+            dbc, idbc, pdbc = plane(b, c)
+            dca, idca, pdca = plane(c, a)
+            tda = (dab @ (d - pdab).cross(a - pdab))
+            tad = (dca @ (a - pdca).cross(d - pdca))
+            tdb = (dbc @ (d - pdbc).cross(b - pdbc))
+            tbd = (dab @ (b - pdab).cross(d - pdab))
+            tcd = (dbc @ (c - pdbc).cross(d - pdbc))
+            tdc = (dca @ (d - pdca).cross(c - pdca))
+            abc = (b - a).cross(c - a)
+            if sda > 0 and tda <= 0 and tad <= 0:
+                out = pair(0, 3, sda / (da @ da))
+            elif sdb > 0 and tdb <= 0 and tbd <= 0:
+                out = pair(1, 3, sdb / (db @ db))
+            elif sdc > 0 and tdc <= 0 and tcd <= 0:
+                out = pair(2, 3, sdc / (dc @ dc))
+            elif tda > 0 and tbd > 0 and (dab @ d) < 0 and (abc @ dab) > 0:
+                out = triple(0, 1, 3, tbd * idab, tda * idab)
+            elif tdb > 0 and tcd > 0 and (dbc @ d) < 0 and (abc @ dbc) > 0:
+                out = triple(1, 2, 3, tcd * idbc, tdb * idbc)
+            elif tdc > 0 and tad > 0 and (dca @ d) < 0 and (abc @ dca) > 0:
+                sa, sc = tdc * idca, tad * idca  # a, d, c
+                out = [[a, sa, verts[0][2], verts[0][3]], [d, 1.0 - sa - sc, verts[3][2], verts[3][3]],
+                       [c, sc, verts[2][2], verts[2][3]]]
+            # else: the origin inside: every weight 0
+    closest = sum((v[0] * v[1] for v in out), _ZERO)
+    return out, closest
+
+
+def gjk_distance(centre, axis, half, radius, triangle, limit):
+    """PhysX's reference GJK distance between a cylinder and a triangle: (distance, witness on the cylinder, witness
+    on the triangle, axis from the triangle towards the cylinder); distance 0 where they are nearer than its
+    tolerance (1 % of the shapes' accuracy: EPA's case), inf where farther than `limit`."""
+    A, B, direction = _shapes(centre, axis, half, radius, triangle)
+    tolerance = 0.01 * min(A.accuracy, B.accuracy)
+    length = direction.norm()
+    direction = direction / length if length >= _FLT_EPSILON else _V(1.0, 0.0, 0.0)
+    simplex: list = []
+    best = np.inf
+    iteration = 0
+
+    def add(direction):
+        nonlocal iteration
+        iteration += 1
+        if iteration > 100:
+            return np.inf
+        a, b = A.index(direction), B.index(-direction)
+        if any(v[2] == a and v[3] == b for v in simplex):
+            return np.inf
+        p = A.points[a] - B.points[b]
+        simplex.append([p, 0.0, a, b])
+        return (p @ -direction)
+
+    add(direction)
+    nearest = None
+    while True:
+        reduced, closest = _simplex_closest(simplex)
+        if closest.norm() < best - _FLT_EPSILON:
+            best, nearest = (closest.norm()), closest
+            simplex[:] = reduced
+        else:
+            simplex.pop()
+        if best < tolerance:
+            return 0.0, None, None, None
+        direction = -nearest / best
+        proj = add(direction)
+        if proj >= best - tolerance:  # (a point just added weighs nothing)
+            wa = sum((A.points[v[2]] * v[1] for v in simplex), _ZERO)
+            wb = sum((B.points[v[3]] * v[1] for v in simplex), _ZERO)
+            return best, wa.array(), wb.array(), (-direction).array()
+        if proj > limit:
+            return np.inf, None, None, None
+
+
+def _shapes(centre, axis, half, radius, triangle):
+    """The cylinder's and the triangle's welded support points (fresh), and the centres of their world boxes."""
+    A = _Welded(_cylinder_support(centre, axis, half, radius), 0.01 * max(2 * half, 2 * radius))
+    lo, hi = triangle.min(axis=0), triangle.max(axis=0)
+    B = _Welded(_triangle_support(triangle), max(0.01 * float((hi - lo).max()), _FLT_EPSILON))
+    return A, B, _V.of((lo + hi) / 2 - centre)
+
+
+def epa_depth(centre, axis, half, radius, triangle):
+    """PhysX's reference EPA between a cylinder and a triangle that GJK found touching: (signed distance, witness on
+    the cylinder, witness on the triangle, axis from the triangle towards the cylinder), or None where its polytope
+    cannot be built. Its polytope grows from six support points about the line between the shapes' box centres; each
+    step expands the face nearest the origin by the support point along its normal (faces that point sees, within 1 %
+    of the accuracy, replaced by a fan from their horizon); it stops when a new point lies within that tolerance of the
+    face or repeats one held, and answers with the face whose direction found the smallest support (its witnesses
+    from the origin's projection onto it)."""
+    A, B, direction = _shapes(centre, axis, half, radius, triangle)
+    tolerance = 0.01 * min(A.accuracy, B.accuracy)
+    length = direction.norm()
+    direction = direction / length if length >= _FLT_EPSILON else _V(1.0, 0.0, 0.0)
+    verts: list[tuple[int, int]] = []
+    faces: list[tuple[_V, float, tuple]] = []
+    state = {"proj": -np.inf, "closest": None, "best": None}
+
+    def point(i):
+        return A.points[verts[i][0]] - B.points[verts[i][1]]
+
+    def plane(i0, i1, i2):
+        a, b, c = point(i0), point(i1), point(i2)
+        abc = (b - a).cross(c - a) + (c - b).cross(a - b) + (a - c).cross(b - c)
+        length = abc.norm()
+        if length < _FLT_EPSILON:
+            return None
+        n = abc / length
+        return n, (n @ -a), (i0, i1, i2)
+
+    def add(d):
+        if len(verts) > 31:
+            return np.inf
+        a, b = A.index(d), B.index(-d)
+        p = A.points[a] - B.points[b]
+        proj = (p @ -d)
+        if proj > state["proj"]:
+            state["proj"], state["best"] = proj, state["closest"]
+        if (a, b) in verts:
+            return np.inf
+        verts.append((a, b))
+        if len(verts) < 3:
+            return 0.0
+        if len(verts) == 3:
+            f0, f1 = plane(0, 1, 2), plane(1, 0, 2)
+            if f0 is None or f1 is None:
+                return np.inf
+            faces.extend([f0, f1])
+            return 0.0
+        edges: list[tuple[int, int]] = []
+        for i in range(len(faces) - 1, -1, -1):
+            n, d, v = faces[i]
+            if (n @ p) + d > tolerance:
+                for j in range(3):
+                    e = (v[j], v[(j + 1) % 3])
+                    for k in range(len(edges) - 1, -1, -1):
+                        if edges[k] == (e[1], e[0]):
+                            edges[k] = edges[-1]
+                            edges.pop()
+                            break
+                    else:
+                        edges.append(e)
+                faces[i] = faces[-1]
+                faces.pop()
+        if not edges:
+            return np.inf
+        for e in edges:
+            f = plane(e[0], e[1], len(verts) - 1)
+            if f is None:
+                return np.inf
+            faces.append(f)
+        return proj
+
+    right, up = (_V.of(v) for v in _basis(direction.array()))
+    add(direction)
+    add(-direction)
+    add(right)
+    for d in (-right, up, -up):
+        if len(verts) < 3:
+            add(d)
+    state["proj"] = -np.inf
+    if not faces:
+        return None
+    while True:
+        k = max(range(len(faces)), key=lambda i: (faces[i][1], -i))  # the first of the largest offsets
+        state["closest"] = faces[k]
+        if len(faces) == 2:
+            state["best"] = faces[k]
+        n, d, _ = faces[k]
+        if add(n) >= d - tolerance:
+            break
+    n, d, (i0, i1, i2) = state["best"]
+    a, b, c = point(i0), point(i1), point(i2)
+    abc = (b - a).cross(c - a)
+    iabc = 1.0 / (abc @ abc)
+    pabc = abc * (abc @ a) * iabc
+    w = [(abc @ (b - pabc).cross(c - pabc)) * iabc, (abc @ (c - pabc).cross(a - pabc)) * iabc,
+         (abc @ (a - pabc).cross(b - pabc)) * iabc]
+    ia = [verts[i][0] for i in (i0, i1, i2)]
+    ib = [verts[i][1] for i in (i0, i1, i2)]
+    wa = sum((A.points[i] * s for i, s in zip(ia, w)), _ZERO)
+    wb = sum((B.points[i] * s for i, s in zip(ib, w)), _ZERO)
+    return d, wa.array(), wb.array(), (-n).array()
+
+
+# ------------------------------------------------------------------------------------------------ one pair's points
+
+def _cylinder_face(centre, axis, half, radius, direction, ref):
+    """The cylinder's face towards `direction` (unit): (face normal, points) or (None, [])."""
+    x = float(direction @ axis)
+    if abs(x) > _FACE and radius > 0.0:
+        s = 1.0 if x > 0.0 else -1.0
+        normal = s * axis
+        cap = centre + s * half * axis
+        towards = ref - cap
+        towards = towards - (towards @ axis) * axis
+        length = np.linalg.norm(towards)
+        if length < _FLT_EPSILON:  # no direction to turn the rim to: any
+            towards = np.cross(axis, [1.0, 0.0, 0.0] if abs(axis[0]) < 0.9 else [0.0, 1.0, 0.0])
+            length = np.linalg.norm(towards)
+        e1 = towards / length
+        e2 = np.cross(axis, e1)  # the rim's points counter-clockwise about the core's +x
+        return normal, [cap + radius * e1, cap + radius * e2, cap - radius * e1, cap - radius * e2]
+    if abs(x) < _SIDE and half > 0.0:
+        dr = direction - x * axis
+        dr = dr / np.linalg.norm(dr)
+        return dr, [centre + half * axis + radius * dr, centre - half * axis + radius * dr]
+    return None, []
+
+
+def _triangle_face(triangle, direction, margin):
+    """The triangle's face towards `direction` (unit): (face normal, points) or (None, []), pushed out by the
+    margin."""
+    dots = triangle @ direction
+    order = np.argsort(-dots, kind="stable")
+    p0, p1, p2 = triangle[order[0]], triangle[order[1]], triangle[order[2]]
+    n0 = np.cross(p1 - p0, p2 - p0)
+    n0 = n0 / np.linalg.norm(n0)
+    if direction @ n0 > _FACE:
+        normal = n0
+    elif direction @ n0 < -_FACE:
+        normal = -n0
+    else:
+        normal = None
+        for e in (p1 - p0, p2 - p0):
+            m = np.cross(np.cross(e, direction), e)
+            m = m / max(np.linalg.norm(m), 1e-300)
+            if direction @ m > _FACE:
+                normal = m
+                break
+        if normal is None:
+            return None, []
+    top = normal @ p0
+    points: list[np.ndarray] = []
+    for i in range(3):
+        p = triangle[i]
+        if abs(normal @ p - top) < 1e-4:
+            new = [p] + points
+            for j in range(len(points)):  # the one deepest along the direction first
+                if new[0] @ direction < new[j + 1] @ direction:
+                    new[0], new[j + 1] = new[j + 1], new[0]
+            points = [new[k] for k in reduce_polygon(np.array(new), direction)]
+    if len(points) < 2:
+        return None, []
+    return normal, [p + normal * margin for p in points]
+
+
+def reduce_polygon(points: np.ndarray, normal: np.ndarray) -> list[int]:
+    """PhysX's reduction of a patch to four points, the first kept: it, the farthest from it, and the farthest on
+    either side of their line (about `normal`)."""
+    p0 = points[0]
+    far = -np.inf
+    i1 = None
+    for j, p in enumerate(points):
+        dd = float((p - p0) @ (p - p0))
+        if dd > far + _FLT_EPSILON:
+            far, i1 = dd, j
+    if i1 == 0:
+        return [0]
+    n01 = np.cross(normal, points[i1] - p0)
+    low = high = 0.0
+    i2 = i3 = None
+    for j, p in enumerate(points):
+        s = float(n01 @ (p - p0))
+        if s < low - _FLT_EPSILON:
+            i2, low = j, s
+        if s > high + _FLT_EPSILON:
+            i3, high = j, s
+    out = [0, i1]
+    if i2 is not None and i2 not in out:
+        out.append(i2)
+    if i3 is not None and i3 not in out:
+        out.append(i3)
+    return out
+
+
+def _prism_planes(points, axis):
+    """The planes (inward normal, offset: n . x + d >= 0 inside) of the prism along `axis` about a face's points
+    (three or more)."""
+    planes = []
+    if len(points) < 3:
+        return planes
+    for i, s in enumerate(points):
+        for j in range(i + 1, len(points)):
+            nrm = np.cross(points[j] - s, axis)
+            length = np.linalg.norm(nrm)
+            if length < _EPS:
+                continue
+            nrm = nrm / length
+            side = [float((points[k] - s) @ nrm) for k in range(len(points)) if k not in (i, j)]
+            pos = sum(v > _EPS for v in side)
+            if pos and pos < len(side):
+                continue
+            if pos:
+                nrm = -nrm
+            planes.append((-nrm, float(nrm @ s)))
+    return planes
+
+
+def _clip_loop(points, plane):
+    nrm, off = plane
+    dist = [float(nrm @ p + off) for p in points]
+    out = []
+    for i in range(len(points)):
+        j = (i + 1) % len(points)
+        d0, d1, p0, p1 = dist[i], dist[j], points[i], points[j]
+        if d0 > -_EPS:
+            out.append(p0)
+            if d1 < -_EPS and d0 - d1 > _EPS:
+                out.append(p0 + (p1 - p0) * (d0 / (d0 - d1)))
+        elif d1 > -_EPS and d1 - d0 > _EPS:
+            out.append(p0 + (p1 - p0) * (d0 / (d0 - d1)))
+    return out
+
+
+def _basis(direction):
+    """PxComputeBasisVectors."""
+    if abs(direction[1]) <= 0.9999:
+        right = np.array([direction[2], 0.0, -direction[0]])
+        right /= np.linalg.norm(right)
+        up = np.array([direction[1] * right[2], direction[2] * right[0] - direction[0] * right[2],
+                       -direction[1] * right[0]])
+    else:
+        right, up = np.array([1.0, 0.0, 0.0]), np.array([0.0, direction[2], -direction[1]])
+    return right, up
+
+
+def _patch(centre, axis, half, radius, triangle, margin, w0, w1, n):
+    """One pair's points and separations (Gu::generateContacts' patch between the cylinder and the triangle)."""
+    normal0, face0 = _cylinder_face(centre, axis, half, radius, -n, w0)
+    normal1, face1 = _triangle_face(triangle, n, margin)
+    if len(face0) < 2 or len(face1) < 2:
+        return [(w0 + w1) / 2], [float(n @ (w0 - w1))]
+    if len(face0) == 2 and len(face1) == 2:
+        return _two_by_two(face0, face1, n, w0, w1)
+    planes = _prism_planes(face0, n) + _prism_planes(face1, n)
+    if len(face0) == 2:
+        poly = list(face0)
+    elif len(face1) == 2:
+        poly = list(face1)
+    else:
+        X, Y = _basis(n)
+        every = np.array(face0 + face1)
+        xs, ys = every @ X, every @ Y
+        ref = (w0 + w1) / 2
+        rx, ry = ref @ X, ref @ Y
+        poly = [ref + X * (x - rx) + Y * (y - ry) for x, y in
+                ((xs.min(), ys.min()), (xs.max(), ys.min()), (xs.max(), ys.max()), (xs.min(), ys.max()))]
+    for plane in planes:
+        poly = _clip_loop(poly, plane)
+    poly.append((w0 + w1) / 2)
+    d0, d1 = float(normal0 @ face0[0]), float(normal1 @ face1[0])
+    placed, seps = [], []
+    for p in poly:
+        q0 = p - n * (float(normal0 @ p) - d0) / float(n @ normal0)
+        q1 = p - n * (float(normal1 @ p) - d1) / float(n @ normal1)
+        placed.append((q0 + q1) / 2)
+        seps.append(float(n @ (q0 - q1)))
+    k = int(np.argmin(seps))  # the first of the deepest
+    placed[0], placed[k] = placed[k], placed[0]
+    seps[0], seps[k] = seps[k], seps[0]
+    keep = reduce_polygon(np.array(placed), n)
+    return [placed[i] for i in keep], [seps[i] for i in keep]
+
+
+def _two_by_two(face0, face1, n, w0, w1):
+    """Two segments (the cylinder's side line and a triangle's edge): where each end projects onto the other,
+    parallel only; else the witnesses' midpoint."""
+    a, b = face0
+    c, d = face1
+    if abs(float(np.cross(b - a, d - c) @ n)) > _EPS:
+        return [(w0 + w1) / 2], [float(n @ (w0 - w1))]
+    points, seps = [], []
+    for p, (s, e), sign in ((a, (c, d), 1.0), (b, (c, d), 1.0), (c, (a, b), -1.0), (d, (a, b), -1.0)):
+        if (p - s) @ (e - s) > -_EPS and (p - e) @ (s - e) > -_EPS:
+            q = s + (e - s) * float((e - s) @ (p - s)) / float((e - s) @ (e - s))
+            points.append((p + q) / 2)
+            seps.append(sign * float(n @ (p - q)))
+    i = len(points) - 1
+    while i >= 0:  # merge coincident points, the deeper kept
+        for j in range(i - 1, -1, -1):
+            if float((points[i] - points[j]) @ (points[i] - points[j])) < 1e-6:
+                if seps[i] < seps[j]:
+                    points[j], seps[j] = points[i], seps[i]
+                points[i], seps[i] = points[-1], seps[-1]
+                points.pop()
+                seps.pop()
+                break
+        i -= 1
+    return points, seps
+
+
+def _add(patches: list, normal, point, separation, pair) -> None:
+    """PhysX's Gu::Contact::addPoint: into the first patch whose normal agrees, else a new patch (PhysX keeps 16
+    patches a pair, more than a wheel's cylinder meets)."""
+    for patch in patches:
+        if float(patch[0] @ normal) >= _SAME_NORMAL:
+            points = [(point, separation, pair)] + patch[1]
+            for i in range(len(patch[1])):  # the new point moves behind the deeper ones
+                if points[i][1] > points[i + 1][1]:
+                    points[i], points[i + 1] = points[i + 1], points[i]
+                else:
+                    break
+            keep = reduce_polygon(np.array([p[0] for p in points]), patch[0])
+            patch[1] = [points[i] for i in keep]
+            return
+    patches.append([normal, [(point, separation, pair)]])
+
+
+def _flush(patches, out_pair, out_point, out_normal, out_sep) -> None:
+    for normal, points in patches:
+        for point, separation, pair in points:
+            out_pair.append(pair)
+            out_point.append(point)
+            out_normal.append(normal)
+            out_sep.append(separation)

@@ -1,0 +1,114 @@
+"""Exact cylinders against mesh triangles (sim/cylinder_contact.py), on the geometry of the wheel-cylinder-on-mesh
+scenarios of tests/scenarios/contact.py: a wheel's cylinder (radius 0.343, 0.315 wide, its axis across the road)
+standing on a quad cut along its diagonal, its inner cap 2.75 cm from the diagonal. ovphysx reports, for the rear
+left cylinder of WheelsOnMesh's first road (tests/test_conformance_contact.py, step 3): a patch on the triangle under
+it, normal up, at the ends of its lowest line and the EPA's witness; and a speculative patch on the neighbouring
+triangle's diagonal edge, normal (-0.062, 0.040, 0.997), 0.47 mm away, its points where the rim meets the edge."""
+from __future__ import annotations
+
+import numpy as np
+
+from physxvehicle_usd.sim.cylinder_contact import cylinder_triangles, gjk_distance
+
+RADIUS, HALF = 0.343, 0.1575
+CENTRE = np.array([-1.59, 0.8, RADIUS - 1e-5])  # 10 um into the road
+AXIS = np.array([0.0, 1.0, 0.0])
+A, B, C, D = (np.array(p, float) for p in ((-2.0, 0.0, 0.0), (-1.0, 0.0, 0.0), (-1.0, 1.5, 0.0), (-2.0, 1.5, 0.0)))
+BESIDE, UNDER = np.stack([A, B, C]), np.stack([A, C, D])  # the quad from its first corner: (a, b, c), (a, c, d)
+LIMIT = 0.02  # the contact distance [m]
+
+
+def _contacts(triangles):
+    n = len(triangles)
+    return cylinder_triangles(np.tile(CENTRE, (n, 1)), np.tile(AXIS, (n, 1)), np.full(n, HALF), np.full(n, RADIUS),
+                              np.stack(triangles), np.full(n, LIMIT), np.zeros(n, np.int64))
+
+
+def test_a_cylinder_on_a_triangle_touches_along_its_lowest_line():
+    pair, point, normal, separation = _contacts([UNDER])
+    assert (pair == 0).all() and 2 <= len(pair) <= 4
+    np.testing.assert_allclose(normal, np.tile([0.0, 0.0, 1.0], (len(pair), 1)), atol=2e-3)
+    ends = CENTRE + np.outer([1.0, -1.0], HALF * AXIS) - [0.0, 0.0, RADIUS]
+    for end in ends:  # both ends of the lowest line, on the road
+        assert np.linalg.norm(point - end, axis=1).min() < 2e-3
+    # 10 um in, less the triangle's margin (1e-4 of the cylinder's smallest half extent and the contact distance)
+    np.testing.assert_allclose(separation, -1e-5 - 1e-4 * (HALF + LIMIT), atol=1e-5)
+
+
+def test_the_neighbours_edge_beside_it_makes_a_speculative_patch_tilted_as_physx_tilts_it():
+    pair, point, normal, separation = _contacts([BESIDE, UNDER])
+    beside = pair == 0
+    assert beside.any() and (pair == 1).any()
+    assert np.all(normal[beside] == normal[beside][0])  # one patch
+    n = normal[beside][0]
+    np.testing.assert_allclose(n, [-0.062, 0.040, 0.997], atol=0.02)
+    assert np.all((separation[beside] > 2e-4) & (separation[beside] < 1.2e-3))
+    # where the rim meets the diagonal (y = 1.5 (x + 2)) at the inner cap (y = 0.6425)
+    edge = np.array([-2.0 + (CENTRE[1] - HALF) / 1.5, CENTRE[1] - HALF])
+    assert np.linalg.norm(point[beside][:, :2] - edge, axis=1).min() < 5e-3
+    np.testing.assert_allclose(normal[pair == 1], np.tile([0.0, 0.0, 1.0], ((pair == 1).sum(), 1)), atol=2e-3)
+
+
+def test_gjk_finds_the_distance_of_a_cylinder_above_a_triangle_within_its_tolerance():
+    lifted = CENTRE + [0.0, 0.0, 0.01]
+    gap, on_cylinder, on_triangle, axis = gjk_distance(lifted, AXIS, HALF, RADIUS, UNDER, 1.0)
+    tolerance = 0.01 * 0.01 * 2 * RADIUS  # 1 % of its accuracy, 1 % of the cylinder's largest dimension
+    assert abs(gap - (0.01 - 1e-5)) < tolerance
+    np.testing.assert_allclose(axis, [0.0, 0.0, 1.0], atol=1e-4)  # GJK stops short of the exact axis
+    np.testing.assert_allclose(on_cylinder - on_triangle, gap * axis, atol=1e-9)
+    assert gjk_distance(lifted + [0.0, 0.0, 1.0], AXIS, HALF, RADIUS, UNDER, 0.5)[0] == np.inf  # beyond the limit
+
+
+def test_the_sample_cars_wheel_cylinders_meet_a_mesh_road_exactly_whatever_the_wheels_angle():
+    # the sample car's ground plane replaced by a two-triangle mesh, a collision cylinder on every wheel (kept from its
+    # suspension queries): `generate` meets each cylinder with the mesh as the exact cylinder (sim/cylinder_contact.py),
+    # its lowest line's ends (and the EPA's witness) as deep as the axle is low, less the triangle's margin, whatever
+    # the wheel's rotation angle (the 30-corner hull would touch with a corner or a face, up to 1.9 mm apart)
+    from conftest import SAMPLES
+    from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics, UsdShade
+
+    from physxvehicle_usd.read import read_stage
+    from physxvehicle_usd.sim import Simulator
+    from physxvehicle_usd.sim.contact import generate
+    from physxvehicle_usd.sim.wheel import wheel_local_pose
+
+    stage = Usd.Stage.Open(str(SAMPLES / "car" / "car.usda"))
+    stage.GetPrimAtPath("/World/GroundPlane").SetActive(False)
+    road = UsdGeom.Mesh.Define(stage, "/World/Road")
+    road.CreatePointsAttr([Gf.Vec3f(x, y, 0.0) for x, y in ((-20, -20), (20, -20), (20, 20), (-20, 20))])
+    road.CreateFaceVertexCountsAttr([4])
+    road.CreateFaceVertexIndicesAttr([0, 1, 2, 3])
+    UsdPhysics.CollisionAPI.Apply(road.GetPrim())
+    UsdPhysics.MeshCollisionAPI.Apply(road.GetPrim()).CreateApproximationAttr(UsdPhysics.Tokens.none)
+    UsdShade.MaterialBindingAPI.Apply(road.GetPrim()).Bind(UsdShade.Material(stage.GetPrimAtPath("/World/Asphalt")),
+                                                           UsdShade.Tokens.weakerThanDescendants, "physics")
+    group = UsdPhysics.CollisionGroup.Define(stage, "/World/Car/WheelShapeGroup")
+    group.CreateFilteredGroupsRel().SetTargets([Sdf.Path("/World/Car/WheelQueryGroup")])
+    members = []
+    for wheel in ("FrontLeftWheel", "FrontRightWheel", "RearLeftWheel", "RearRightWheel"):
+        cylinder = UsdGeom.Cylinder.Define(stage, f"/World/Car/{wheel}/Collision")
+        cylinder.CreateRadiusAttr(RADIUS)
+        cylinder.CreateHeightAttr(2 * HALF)
+        cylinder.CreateAxisAttr(UsdGeom.Tokens.y)
+        UsdPhysics.CollisionAPI.Apply(cylinder.GetPrim())
+        members.append(cylinder.GetPath())
+    group.GetCollidersCollectionAPI().CreateIncludesRel().SetTargets(members)
+    sim = Simulator.from_description(read_stage(stage), 1.0 / 60.0)
+    p, s = sim.params, sim.state
+    s.jounce_specified[:] = True
+    s.jounce[:] = p.travel_distance / 2
+    position = s.body_position.astype(float).copy()
+    position[2] -= 0.05
+    orientation = s.body_orientation.astype(float)
+    for angle in (0.0, 0.1):
+        s.rotation_angle[:] = angle
+        posed = sim.contact.posed(*wheel_local_pose(p, s, np.zeros((1, 4)), 0.0, 0.0))
+        contacts = generate(posed, sim.ground, position, orientation)
+        wheels = contacts.shape > 0
+        counts = np.bincount(contacts.shape[wheels], minlength=5)[1:]
+        assert np.all((counts >= 2) & (counts <= 3)), counts
+        np.testing.assert_allclose(contacts.normal[wheels], np.tile([0.0, 0.0, 1.0], (wheels.sum(), 1)), atol=1e-6)
+        axle = posed.cylinder_ends[1:, :, 2].mean(axis=1) + position[2, 0]
+        margin = 1e-4 * (HALF + posed.contact_distance[1:, 0])
+        expected = (axle - RADIUS - margin)[contacts.shape[wheels] - 1]
+        np.testing.assert_allclose(contacts.separation[wheels], expected, atol=1e-6)
