@@ -231,22 +231,27 @@ def road_profile(name: str) -> list[tuple[float, float]]:
 
 
 def _roads(stage: Usd.Stage, k: float) -> None:
-    """WHEELS_ON_ROAD's roads: static triangle meshes, a quad across the road between each two corners of the profile
-    (omni.physx cuts it into two triangles from its first corner), counter-clockwise seen from above."""
+    """WHEELS_ON_ROAD's roads: static triangle-mesh strips through their profiles' corners."""
     half = ROAD[2]
     for name in WHEELS_ON_ROAD:
-        y = CARS[name][0]
-        points = [(x, y + dy, z) for x, z in road_profile(name) for dy in (-half, half)]
-        faces = [[2 * i, 2 * i + 2, 2 * i + 3, 2 * i + 1] for i in range(len(points) // 2 - 1)]
-        mesh = UsdGeom.Mesh.Define(stage, obstacle_path(name))
-        mesh.CreatePointsAttr([Gf.Vec3f(*(c * k for c in p)) for p in points])
-        mesh.CreateFaceVertexCountsAttr([4] * len(faces))
-        mesh.CreateFaceVertexIndicesAttr([i for f in faces for i in f])
-        mesh.CreateSubdivisionSchemeAttr(UsdGeom.Tokens.none)
-        UsdPhysics.CollisionAPI.Apply(mesh.GetPrim())
-        UsdPhysics.MeshCollisionAPI.Apply(mesh.GetPrim()).CreateApproximationAttr(UsdPhysics.Tokens.none)
-        UsdShade.MaterialBindingAPI.Apply(mesh.GetPrim()).Bind(
-            UsdShade.Material(stage.GetPrimAtPath("/World/Asphalt")), UsdShade.Tokens.weakerThanDescendants, "physics")
+        _strip_mesh(stage, obstacle_path(name), road_profile(name), CARS[name][0], half, k)
+
+
+def _strip_mesh(stage: Usd.Stage, path: str, profile: list, y: float, half: float, k: float) -> None:
+    """A static triangle-mesh strip along x, `half` either side of y, through the (x, z) corners of `profile`: a
+    quad between each two corners (omni.physx cuts it into two triangles from its first corner), counter-clockwise
+    seen from above, of the asphalt material, in units of k per metre."""
+    points = [(x, y + dy, z) for x, z in profile for dy in (-half, half)]
+    faces = [[2 * i, 2 * i + 2, 2 * i + 3, 2 * i + 1] for i in range(len(points) // 2 - 1)]
+    mesh = UsdGeom.Mesh.Define(stage, path)
+    mesh.CreatePointsAttr([Gf.Vec3f(*(c * k for c in p)) for p in points])
+    mesh.CreateFaceVertexCountsAttr([4] * len(faces))
+    mesh.CreateFaceVertexIndicesAttr([i for f in faces for i in f])
+    mesh.CreateSubdivisionSchemeAttr(UsdGeom.Tokens.none)
+    UsdPhysics.CollisionAPI.Apply(mesh.GetPrim())
+    UsdPhysics.MeshCollisionAPI.Apply(mesh.GetPrim()).CreateApproximationAttr(UsdPhysics.Tokens.none)
+    UsdShade.MaterialBindingAPI.Apply(mesh.GetPrim()).Bind(
+        UsdShade.Material(stage.GetPrimAtPath("/World/Asphalt")), UsdShade.Tokens.weakerThanDescendants, "physics")
 
 
 def _wheel_shapes(stage: Usd.Stage, k: float) -> None:
@@ -341,14 +346,4 @@ def _hull_on_hump(stage: Usd.Stage, k: float) -> None:
     start, ramp, top, height, half = HUMP
     xs = [start, start + ramp, start + ramp + top, start + 2 * ramp + top]
     zs = [0.0, height, height, 0.0]
-    points = [(x, y + side, z) for x, z in zip(xs, zs) for side in (-half, half)]
-    faces = [[2 * i, 2 * i + 2, 2 * i + 3, 2 * i + 1] for i in range(3)]  # counter-clockwise seen from above
-    mesh = UsdGeom.Mesh.Define(stage, obstacle_path("HullOnHump"))
-    mesh.CreatePointsAttr([Gf.Vec3f(*(c * k for c in p)) for p in points])
-    mesh.CreateFaceVertexCountsAttr([4] * len(faces))
-    mesh.CreateFaceVertexIndicesAttr([i for f in faces for i in f])
-    mesh.CreateSubdivisionSchemeAttr(UsdGeom.Tokens.none)
-    UsdPhysics.CollisionAPI.Apply(mesh.GetPrim())
-    UsdPhysics.MeshCollisionAPI.Apply(mesh.GetPrim()).CreateApproximationAttr(UsdPhysics.Tokens.none)
-    UsdShade.MaterialBindingAPI.Apply(mesh.GetPrim()).Bind(UsdShade.Material(stage.GetPrimAtPath("/World/Asphalt")),
-                                                          UsdShade.Tokens.weakerThanDescendants, "physics")
+    _strip_mesh(stage, obstacle_path("HullOnHump"), list(zip(xs, zs)), y, half, k)
