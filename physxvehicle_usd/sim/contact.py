@@ -788,8 +788,7 @@ def _made(model: ContactModel, ground: Ground, planes: list[np.ndarray], hull_sh
     ends = None
     if cylinders.size:
         ends = np.full((len(model.vehicle), 2, 3), np.nan)
-        ends[cylinders] = (np.einsum("nij,nkj->nki", R[cylinders], model.cylinder_ends[cylinders])
-                           + position[:, model.vehicle[cylinders]].T[:, None, :])
+        ends[cylinders] = cylinder_world_ends(model, cylinders, R[cylinders], position)
     parts = [_plane_contacts(model, ground, vertices, planes, ends)]
     if hull_shape.size and model.static_boxes is not None:  # box against box: PhysX's own box-box contacts
         both = model.boxes.mask[hull_shape] & model.static_boxes.mask[hull]
@@ -861,6 +860,13 @@ def _sphere_points_on_boxes(model: ContactModel, made: Contacts, hull: np.ndarra
 def _radius(model: ContactModel, rows: np.ndarray) -> np.ndarray | None:
     """The round shapes' radii about their cores for the shape rows `rows` (None: the model has no round shape)."""
     return None if model.radius is None else model.radius[rows]
+
+
+def cylinder_world_ends(model: ContactModel, rows: np.ndarray, R: np.ndarray, position: np.ndarray) -> np.ndarray:
+    """The world cap centres (n, 2, 3) of the cylinder rows `rows`, from their rotations R (n, 3, 3) and the bodies'
+    positions (3, V)."""
+    return (np.einsum("nij,nkj->nki", R, model.cylinder_ends[rows])
+            + position[:, model.vehicle[rows]].T[:, None, :])
 
 
 def placed_vertices(model: ContactModel, rows: np.ndarray, R_all: np.ndarray, position: np.ndarray):

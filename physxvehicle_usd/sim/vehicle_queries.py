@@ -55,7 +55,7 @@ import numpy as np
 
 from ..description import StageDescription
 from . import vecmath as vm
-from .contact import ContactModel, _world_polytopes, placed_vertices, shape_boxes, turned_half
+from .contact import ContactModel, _world_polytopes, cylinder_world_ends, placed_vertices, shape_boxes, turned_half
 from .ground import _EDGE, _SIDE, SweptWheels
 from .query_groups import prefilter, wheel_query_groups
 from .vehicle_contact import QUIET_MARGIN, _moved_within, _sweep
@@ -377,8 +377,7 @@ def sweep_shapes(wheels: SweptWheels, verts: np.ndarray, normals: np.ndarray, fa
 
 def _cylinder_ends(model: ContactModel, rows: np.ndarray, R_all: np.ndarray, position: np.ndarray):
     """The world cap centres (a, b, (K, 3) each) and radius (K,) of cylinder rows `rows`."""
-    R = np.moveaxis(R_all[:, :, rows], 2, 0)  # (K, 3, 3)
-    ends = np.einsum("kij,kej->kei", R, model.cylinder_ends[rows]) + position[:, model.vehicle[rows]].T[:, None, :]
+    ends = cylinder_world_ends(model, rows, np.moveaxis(R_all[:, :, rows], 2, 0), position)
     return ends[:, 0], ends[:, 1], model.cylinder_radius[rows]
 
 
