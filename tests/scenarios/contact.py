@@ -266,13 +266,19 @@ def _wheel_shapes(stage: Usd.Stage, k: float) -> None:
                                                    + ([ground.GetPath()] if name == "WheelsFiltered" else []))
         members = []
         for wheel in WHEELS:
-            cylinder = UsdGeom.Cylinder.Define(stage, f"/World/{name}/{wheel}/Collision")
-            cylinder.CreateRadiusAttr(WHEEL_RADIUS * k)
-            cylinder.CreateHeightAttr(WHEEL_WIDTH * k)
-            cylinder.CreateAxisAttr(UsdGeom.Tokens.y)
-            UsdPhysics.CollisionAPI.Apply(cylinder.GetPrim())
-            members.append(cylinder.GetPath())
+            members.append(wheel_cylinder(stage, f"/World/{name}/{wheel}", k).GetPath())
         group.GetCollidersCollectionAPI().CreateIncludesRel().SetTargets(members)
+
+
+def wheel_cylinder(stage: Usd.Stage, wheel: str, k: float) -> UsdGeom.Cylinder:
+    """A collision cylinder of the sample's wheel size under the wheel prim `wheel` (its `Collision`), in units of k
+    per metre, in no collision group."""
+    cylinder = UsdGeom.Cylinder.Define(stage, f"{wheel}/Collision")
+    cylinder.CreateRadiusAttr(WHEEL_RADIUS * k)
+    cylinder.CreateHeightAttr(WHEEL_WIDTH * k)
+    cylinder.CreateAxisAttr(UsdGeom.Tokens.y)
+    UsdPhysics.CollisionAPI.Apply(cylinder.GetPrim())
+    return cylinder
 
 
 def _round_chassis(stage: Usd.Stage, k: float) -> None:
