@@ -111,8 +111,12 @@ def test_the_compiled_kernel_takes_the_roof_velocity_off_as_numpy_does(carried):
     for _ in range(STEPS):
         sim.step()
     assert compiled.covers(carried.params)
+    # to the last bits, not to the bit: the kernel's own float atan (_substeps.c atan_f) and numpy's np.arctan,
+    # whose float32 loop depends on the CPU (AVX-512 machines take SVML's), differ in an ulp of some lateral slips
     for name in ("body_position", "linear_velocity", "angular_velocity", "rotation_speed", "jounce"):
-        assert np.array_equal(getattr(sim.state, name), getattr(carried.state, name)), name
+        ours, theirs = getattr(sim.state, name), getattr(carried.state, name)
+        scale = float(np.abs(ours).max())
+        assert np.abs(ours - theirs).max() <= 1e-5 * scale, (name, np.abs(ours - theirs).max(), scale)
 
 
 def test_a_sharded_simulator_steps_a_car_on_another_as_one_range():
