@@ -657,9 +657,17 @@ class Contacts:
         return len(self.shape)
 
 
-def shape_boxes(model: ContactModel, position: np.ndarray, orientation: np.ndarray):
+def shape_boxes(model: ContactModel, position: np.ndarray, orientation: np.ndarray, rows: np.ndarray | None = None):
     """Each shape's body rotation (3, 3, N), the centre of its box in the world (three (N,) components) and a
-    rounding slack (N,) to grow the box by, at the body poses position (3, V), orientation (4, V)."""
+    rounding slack (N,) to grow the box by, at the body poses position (3, V), orientation (4, V); of the shape
+    rows `rows` only (N of them) where given."""
+    if rows is not None:
+        v = model.vehicle[rows]
+        R, x = vm.quat_to_mat(orientation[:, v].astype(float)), position[:, v].astype(float)
+        c, h = model.box_centre[:, rows], model.box_half[:, rows]
+        centre = [R[i, 0] * c[0] + R[i, 1] * c[1] + R[i, 2] * c[2] + x[i] for i in range(3)]
+        slack = 1e-6 * (1.0 + np.abs(centre[0]) + np.abs(centre[1]) + np.abs(centre[2]) + h[0] + h[1] + h[2])
+        return R, centre, slack
     R = vm.quat_to_mat(orientation.astype(float))  # (3, 3, V)
     x = position.astype(float)
     if not (model.one_per_vehicle and orientation.shape[1] == len(model.vehicle)):
@@ -677,23 +685,85 @@ def turned_half(model: ContactModel, R: np.ndarray) -> np.ndarray:
                     axis=1)
 
 
+def _near_planes(model: ContactModel, ground: Ground, R: np.ndarray, centre: list, slack: np.ndarray,
+                 rows: np.ndarray | None = None):
+    """Per plane, the shape rows (of `rows`, all where None; R, centre and slack are theirs, `shape_boxes`) whose box
+    comes nearer to it than the contact distance, and every row's clearance: how far its box's lowest point lies
+    beyond that distance."""
+    h = model.box_half if rows is None else model.box_half[:, rows]
+    out = []
+    for k in range(ground.plane_normals.shape[0]):
+        n, d = [float(v) for v in ground.plane_normals[k]], float(ground.plane_offsets[k])
+        turned = [R[0, j] * n[0] + R[1, j] * n[1] + R[2, j] * n[2] for j in range(3)]  # the normal in the body frame
+        lowest = (centre[0] * n[0] + centre[1] * n[1] + centre[2] * n[2] + d
+                  - (np.abs(turned[0]) * h[0] + np.abs(turned[1]) * h[1] + np.abs(turned[2]) * h[2]))
+        clearance = lowest - slack - (model.plane_limit[k] if rows is None else model.plane_limit[k, rows])
+        near = np.nonzero(clearance < 0.0)[0]
+        out.append((near if rows is None else rows[near], clearance))
+    return out
+
+
+# On a ground of planes alone, a vehicle whose shapes' boxes were all clear of every plane by c at a reference pose
+# comes no nearer than the contact distance while its body has moved towards a plane and turned by less: a box's
+# lowest point along a normal n moves by |dx . n| plus the turn's angle times the box's reach from the body
+# (|centre| + |half extents|), and its rounding slack by 1e-6 of the centre's change. Those vehicles skip the test
+# (a fleet on flat ground touching nothing tests no box); the others are tested, and their reference pose and
+# clearance refreshed. The shapes that follow a wheel change their boxes in the body: their vehicles are tested.
+def _plane_candidates(model: ContactModel, ground: Ground, position: np.ndarray, orientation: np.ndarray):
+    """`_candidates` on a ground of planes alone: the rows per plane, and the rotations (3, 3, N) of the rows tested
+    (NaN for the others, which are no plane's candidates; None where none was tested)."""
+    V, N = orientation.shape[1], len(model.vehicle)
+    quiet = model.cache.get("planes_quiet")
+    if quiet is None or quiet["ground"] is not ground or quiet["position"].shape[1] != V:
+        reach = np.zeros(V)
+        np.maximum.at(reach, model.vehicle, np.linalg.norm(model.box_centre, axis=0)
+                      + np.linalg.norm(model.box_half, axis=0))
+        following = model.cache["following_rows"]
+        always = None if not following.size else np.isin(np.arange(V), model.vehicle[following])
+        quiet = model.cache["planes_quiet"] = {
+            "ground": ground, "reach": reach * (1.0 + 3e-6), "always": always, "position": np.zeros((3, V)),
+            "orientation": np.zeros((4, V)), "clearance": np.full(V, -np.inf)}  # reach: with the slack's turn
+        test = np.ones(V, bool)
+    else:
+        change = position - quiet["position"]
+        along = np.abs(ground.plane_normals @ change).max(axis=0) if len(ground.plane_normals) else 0.0
+        turn = vm.turn_bound(orientation, quiet["orientation"])
+        moved = along + 1e-6 * np.abs(change).sum(axis=0) + turn * quiet["reach"]
+        test = moved >= quiet["clearance"]
+        if quiet["always"] is not None:
+            test |= quiet["always"]
+        if not test.any():
+            return [np.zeros(0, np.int64)] * len(ground.plane_normals), None
+    if test.all():
+        R, centre, slack = shape_boxes(model, position, orientation)
+        rows = None
+    else:
+        rows = np.nonzero(test[model.vehicle])[0]
+        R_rows, centre, slack = shape_boxes(model, position, orientation, rows)
+        R = np.full((3, 3, N), np.nan)
+        R[:, :, rows] = R_rows
+    near = _near_planes(model, ground, R if rows is None else R[:, :, rows], centre, slack, rows)
+    clearance = np.full(V, np.inf)
+    for _, row_clearance in near:
+        np.minimum.at(clearance, model.vehicle if rows is None else model.vehicle[rows], row_clearance)
+    quiet["position"][:, test] = position[:, test]
+    quiet["orientation"][:, test] = orientation[:, test]
+    quiet["clearance"][test] = clearance[test] - 1e-9 * (1.0 + np.abs(position[:, test]).sum(axis=0))  # rounding
+    return [found for found, _ in near], R
+
+
 def _candidates(model: ContactModel, ground: Ground, position: np.ndarray, orientation: np.ndarray):
     """The broad phase, from each shape's box turned with its body (no vertex moved): per plane the shapes whose box
     comes nearer to it than the contact distance, the (shape, triangle) pairs whose world boxes, grown by the contact
     distance, overlap (the ground's triangle grid), the (shape, static polytope) pairs whose boxes overlap (found among
     the grid's candidates for the polytope's faces, which it holds as triangles); and the shape rotations (3, 3,
     N)."""
-    R, centre, slack = shape_boxes(model, position, orientation)
-    h = model.box_half
-    planes = []
-    for k in range(ground.plane_normals.shape[0]):
-        n, d = [float(v) for v in ground.plane_normals[k]], float(ground.plane_offsets[k])
-        turned = [R[0, j] * n[0] + R[1, j] * n[1] + R[2, j] * n[2] for j in range(3)]  # the normal in the body frame
-        lowest = (centre[0] * n[0] + centre[1] * n[1] + centre[2] * n[2] + d
-                  - (np.abs(turned[0]) * h[0] + np.abs(turned[1]) * h[1] + np.abs(turned[2]) * h[2]))
-        planes.append(np.nonzero(lowest - slack < model.plane_limit[k])[0])
-    if model.static_shapes is None and ground.grid is None:
+    if model.static_shapes is None and ground.grid is None and model.static_rounds is None:
+        # planes alone: the vehicles clear of them skip the test
+        planes, R = _plane_candidates(model, ground, position, orientation)
         return planes, (np.zeros(0, np.int64),) * 2, (np.zeros(0, np.int64),) * 2, R
+    R, centre, slack = shape_boxes(model, position, orientation)
+    planes = [rows for rows, _ in _near_planes(model, ground, R, centre, slack)]
     half = turned_half(model, R) + (model.reach + slack)[:, None]
     centre = np.stack(centre, axis=1)
     lo, hi = centre - half, centre + half
@@ -734,12 +804,15 @@ def generate(model: ContactModel, ground: Ground, position: np.ndarray, orientat
              previous: "Manifolds | None" = None, length_scale: np.ndarray | None = None) -> Contacts:
     """The contacts of every vehicle shape at the body poses position (3, V), orientation (4, V). Only the shapes the
     broad phase (`_candidates`) keeps have their vertices moved: a fleet on flat ground touching nothing pays for a
-    box per shape. With the vehicles' length scales (V,), the pairs that keep PCM's persistent manifolds
-    (sim/manifold.py) re-measure the points `previous` kept where they have moved little, and the contacts carry the
-    manifolds to keep (`Contacts.manifolds`); without, every contact is made anew."""
+    motion bound per vehicle (`_plane_candidates`), and nothing more. With the vehicles' length scales (V,), the
+    pairs that keep PCM's persistent manifolds (sim/manifold.py) re-measure the points `previous` kept where they have
+    moved little, and the contacts carry the manifolds to keep (`Contacts.manifolds`); without, every contact is made
+    anew."""
     planes, (hull_shape, hull), (tri_shape, tri), R_all = _candidates(model, ground, position, orientation)
     rounds = (round_contact.candidates(model, position, orientation) if model.static_rounds is not None
               else (np.zeros(0, np.int64),) * 2)
+    if not (hull_shape.size or tri_shape.size or rounds[0].size or any(rows.size for rows in planes)):
+        return Contacts.empty()  # near nothing: no contact, and no manifold kept (a pair out of the broad phase ends)
     persistence = None
     if length_scale is not None:
         from .manifold import Persistence  # it builds on this module's records

@@ -65,8 +65,10 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
     frame = wheel_frame(p, R_begin, s.body_position, offset)  # the begin pose: the query's and the first substep's
     road = query_road_geometry(p, ground, friction, frame, cmd["steer_angle"], ground_filter)
     road_velocity = None  # the velocity of what each wheel stands on, where that is another vehicle
+    # the quiet broad phases' measure of how far the bodies have moved, taken once this step
+    motion = None if contact is None else vehicle_contact.Motion(begin_position, begin_orientation)
     if queries is not None and contact is not None:
-        road, road_velocity = _other_vehicles(p, s, road, contact, queries, frame, cmd["steer_angle"])
+        road, road_velocity = _other_vehicles(p, s, road, contact, queries, frame, cmd["steer_angle"], motion)
     dt_sub = (dt / n_sub).astype(p.dtype)
     # constant compliance: the graphs and the wheel axes in the body frame hold for the whole step
     comp = update_compliance(p, s.jounce) if p.compliance_const else None
@@ -89,7 +91,7 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
             s.manifolds = touching.manifolds
             if contact.pairs is not None:
                 between = vehicle_contact.generate(contact, begin_position, begin_orientation, s.pair_manifolds,
-                                                   p.length_scale)
+                                                   p.length_scale, motion)
                 s.pair_manifolds = between.manifolds
         with_contacts = None
         static = touching is not None and len(touching) > 0
@@ -117,14 +119,15 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
     s.steps += 1
 
 
-def _other_vehicles(p: SimParams, s: SimState, road, contact: ContactModel, queries, frame: tuple, steer: np.ndarray):
+def _other_vehicles(p: SimParams, s: SimState, road, contact: ContactModel, queries, frame: tuple, steer: np.ndarray,
+                    motion: vehicle_contact.Motion):
     """The road geometry with the other vehicles' shapes met, and the vehicle's own where its groups let its queries
     through (sim/vehicle_queries.py), and the road's velocity.
 
     The shapes that follow a wheel stand where the last vehicle update put them (PhysX writes the wheel shapes'
     poses at the end of the vehicle update; the scene queries of the next one meet them there): the wheel pose of
     the state the step begins with."""
-    if not queries.meets_own and vehicle_queries.still_quiet(queries, contact, s.body_position, s.body_orientation):
+    if not queries.meets_own and vehicle_queries.still_quiet(queries, contact, motion):
         return road, None
     if contact.following.size:  # (before the first vehicle update, where the stage put them)
         toe, camber = _compliance_angles(p, s)
@@ -132,7 +135,7 @@ def _other_vehicles(p: SimParams, s: SimState, road, contact: ContactModel, quer
     length = p.travel_distance + 2.0 * p.radius
     found = vehicle_queries.see_other_vehicles(
         queries, contact, p, frame, road, length, steer, s.body_position,
-        s.body_orientation, s.linear_velocity, s.angular_velocity)
+        s.body_orientation, s.linear_velocity, s.angular_velocity, motion)
     return vehicle_queries.apply(road, found, queries, p)
 
 

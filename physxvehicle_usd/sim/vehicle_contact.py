@@ -83,6 +83,7 @@ import numpy as np
 
 from ..description import CollisionGroupDescription, MaterialDescription, ShapeDescription
 from ..read.collision import collide
+from . import vecmath as vm
 from .contact import (
     ContactModel,
     Contacts,
@@ -166,13 +167,15 @@ def _filtered_pairs(shapes: Sequence[ShapeDescription], vehicle: np.ndarray) -> 
     return frozenset(out)
 
 
-def candidate_pairs(model: ContactModel, position: np.ndarray, orientation: np.ndarray):
+def candidate_pairs(model: ContactModel, position: np.ndarray, orientation: np.ndarray, motion: "Motion | None" = None):
     """The broad phase (see the module docstring): shape rows (a, b), a > b, of two vehicles whose world boxes,
-    grown by their contact offsets, overlap and whose pair may collide; and the shapes' rotations (3, 3, N)."""
+    grown by their contact offsets, overlap and whose pair may collide; and the shapes' rotations (3, 3, N).
+    motion: the step's `Motion` of these poses (made here where not given)."""
     pairs = model.pairs
     none = np.zeros(0, np.int64)
     quiet = pairs.quiet
-    if "position" in quiet and _moved_within(model, quiet, position, orientation):
+    motion = Motion(position, orientation) if motion is None else motion
+    if motion.within(model, quiet):
         return (none, none), None
     R, centre, slack = shape_boxes(model, position, orientation)
     centre = np.stack(centre, axis=1)
@@ -183,7 +186,7 @@ def candidate_pairs(model: ContactModel, position: np.ndarray, orientation: np.n
     for key in ("position", "orientation", "margin"):
         quiet.pop(key, None)
     if not a.size:  # no pair within the margin: none can appear until a body has moved by it
-        quiet.update(position=position.astype(float), orientation=orientation.astype(float), margin=margin)
+        quiet.update(zip(("position", "orientation"), motion.reference()), margin=margin)
         return (none, none), R
     keep = ((lo[a] <= hi[b]) & (lo[b] <= hi[a])).all(axis=1)
     keep &= model.vehicle[a] != model.vehicle[b]
@@ -206,20 +209,41 @@ def candidate_pairs(model: ContactModel, position: np.ndarray, orientation: np.n
 QUIET_MARGIN = 10.0
 
 
-def _moved_within(model: ContactModel, quiet: dict, position: np.ndarray, orientation: np.ndarray) -> bool:
-    """Whether every vehicle's shapes have moved less than the quiet margin against the others since the pose
-    `quiet` holds."""
-    if "reach" not in quiet:
-        reach = np.zeros(orientation.shape[1])
-        np.maximum.at(reach, model.vehicle, np.linalg.norm(model.box_centre, axis=0)
-                      + np.linalg.norm(model.box_half, axis=0))
-        quiet["reach"] = reach
-    change = position - quiet["position"]
-    common = 0.5 * (change.max(axis=1, keepdims=True) + change.min(axis=1, keepdims=True))
-    shift = np.sqrt(((change - common) ** 2).sum(axis=0))
-    cos_half = np.minimum(np.abs((orientation * quiet["orientation"]).sum(axis=0)), 1.0)
-    moved = shift + 2.0 * np.arccos(cos_half) * quiet["reach"]
-    return bool(moved.max() < quiet["margin"])
+class Motion:
+    """The body poses position (3, V), orientation (4, V) a step begins with, and how far each vehicle has moved
+    since a quiet broad phase's pose: the vehicle pairs' and the suspension queries' (sim/vehicle_queries.py). Both
+    that fall quiet in one step keep the same reference arrays (`reference`), and the motion since a reference is
+    measured once."""
+
+    def __init__(self, position: np.ndarray, orientation: np.ndarray):
+        self.position, self.orientation = position, orientation
+        self._reference: tuple[np.ndarray, np.ndarray] | None = None
+        self._measured: tuple | None = None  # (reference position, reference orientation, shift (V,), turn (V,))
+
+    def reference(self) -> tuple[np.ndarray, np.ndarray]:
+        """The poses as float64 copies for a broad phase that falls quiet: the same arrays for every one this step."""
+        if self._reference is None:
+            self._reference = (self.position.astype(float), self.orientation.astype(float))
+        return self._reference
+
+    def within(self, model: ContactModel, quiet: dict) -> bool:
+        """Whether `quiet` holds a pose and every vehicle's shapes (and what else its "reach" covers) have moved
+        less than its margin against the others since."""
+        if "position" not in quiet:
+            return False
+        if "reach" not in quiet:
+            reach = np.zeros(self.orientation.shape[1])
+            np.maximum.at(reach, model.vehicle, np.linalg.norm(model.box_centre, axis=0)
+                          + np.linalg.norm(model.box_half, axis=0))
+            quiet["reach"] = reach
+        m = self._measured
+        if m is None or m[0] is not quiet["position"] or m[1] is not quiet["orientation"]:
+            change = self.position - quiet["position"]
+            common = 0.5 * (change.max(axis=1, keepdims=True) + change.min(axis=1, keepdims=True))
+            shift = np.sqrt(((change - common) ** 2).sum(axis=0))
+            m = self._measured = (quiet["position"], quiet["orientation"], shift,
+                                  vm.turn_bound(self.orientation, quiet["orientation"]))
+        return bool((m[2] + m[3] * quiet["reach"]).max() < quiet["margin"])
 
 
 def _sweep(lo: np.ndarray, hi: np.ndarray, axes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -257,14 +281,15 @@ def _sweep(lo: np.ndarray, hi: np.ndarray, axes: np.ndarray) -> tuple[np.ndarray
 
 
 def generate(model: ContactModel, position: np.ndarray, orientation: np.ndarray,
-             previous: "PairManifolds | None" = None, length_scale: np.ndarray | None = None) -> Contacts:
+             previous: "PairManifolds | None" = None, length_scale: np.ndarray | None = None,
+             motion: Motion | None = None) -> Contacts:
     """The contacts between vehicles at the body poses position (3, V), orientation (4, V) (see the module
     docstring for what `shape`, `static` and the normal are here). With the vehicles' length scales (V,), two boxes
     keep PCM's manifold (`_kept_box_pairs`: `previous`, the last step's) and the contacts carry the manifolds to keep
-    (`Contacts.manifolds`); without, every contact is made anew."""
+    (`Contacts.manifolds`); without, every contact is made anew. motion: the step's `Motion` of these poses."""
     if model.pairs is None:
         return Contacts.empty()
-    (a, b), R_all = candidate_pairs(model, position, orientation)
+    (a, b), R_all = candidate_pairs(model, position, orientation, motion)
     if not a.size:
         return Contacts.empty()
     R, vertices = placed_vertices(model, np.unique(np.concatenate([a, b])), R_all, position)

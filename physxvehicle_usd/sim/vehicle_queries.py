@@ -42,7 +42,7 @@ Cost (`candidates`): one sort and sweep of boxes (vehicle_contact's `_sweep`), e
 queries against every shape's world box (contact.shape_boxes); only the (wheel, shape) pairs whose boxes overlap reach
 the exact tests. As the contacts' broad phase does, boxes grown by vehicle_contact.QUIET_MARGIN contact offsets that
 meet no other vehicle's let the following steps skip the sweep until some body has moved by that margin against the
-others (vehicle_contact._moved_within, with the reach of the wheels' queries): a fleet apart pays a motion bound per
+others (vehicle_contact.Motion.within, with the reach of the wheels' queries): a fleet apart pays a motion bound per
 step. (Assumed: steering alone moves a wheel's query by less than the margin plus its box's growth across.) The
 (wheel, own shape) pairs of `VehicleQueries.own` reach the exact tests every step, with no box test.
 """
@@ -58,7 +58,7 @@ from . import vecmath as vm
 from .contact import ContactModel, _world_polytopes, cylinder_world_ends, placed_vertices, shape_boxes, turned_half
 from .ground import _EDGE, _SIDE, SweptWheels
 from .query_groups import prefilter, wheel_query_groups
-from .vehicle_contact import QUIET_MARGIN, _moved_within, _sweep
+from .vehicle_contact import QUIET_MARGIN, Motion, _sweep
 
 
 @dataclass(frozen=True)
@@ -136,18 +136,19 @@ def query_boxes(p, frame: tuple, length: np.ndarray) -> tuple[np.ndarray, np.nda
     return np.moveaxis(lo, 0, -1).astype(float), np.moveaxis(hi, 0, -1).astype(float)
 
 
-def still_quiet(queries: VehicleQueries, model: ContactModel, position: np.ndarray, orientation: np.ndarray) -> bool:
+def still_quiet(queries: VehicleQueries, model: ContactModel, motion: Motion) -> bool:
     """Whether the last broad phase found every query clear of the other vehicles by the margin and no body has
-    moved by it since (then no query can meet another vehicle)."""
-    return "position" in queries.quiet and _moved_within(model, queries.quiet, position, orientation)
+    moved by it since the poses it was at (then no query can meet another vehicle); motion: the step's."""
+    return motion.within(model, queries.quiet)
 
 
 def candidates(queries: VehicleQueries, model: ContactModel, p, frame: tuple, length: np.ndarray,
-               position: np.ndarray, orientation: np.ndarray):
+               position: np.ndarray, orientation: np.ndarray, motion: Motion | None = None):
     """(v, w, row) of every wheel query whose box meets another vehicle's shape's world box, where the query's
     filter lets that shape through, and of every query and shape of its own vehicle that the filter lets through
     (`VehicleQueries.own`: no box test, the shape rides with the query); and the shapes' rotations (3, 3, N)."""
-    others, R = _other_candidates(queries, model, p, frame, length, position, orientation)
+    others, R = _other_candidates(queries, model, p, frame, length, position, orientation,
+                                  Motion(position, orientation) if motion is None else motion)
     if not queries.meets_own:
         return others, R
     if R is None:
@@ -156,10 +157,10 @@ def candidates(queries: VehicleQueries, model: ContactModel, p, frame: tuple, le
 
 
 def _other_candidates(queries: VehicleQueries, model: ContactModel, p, frame: tuple, length: np.ndarray,
-                      position: np.ndarray, orientation: np.ndarray):
+                      position: np.ndarray, orientation: np.ndarray, motion: Motion):
     """`candidates` among the other vehicles' shapes (the rotations None where the broad phase was skipped)."""
     none = np.zeros(0, np.int64)
-    if model.pairs is None or still_quiet(queries, model, position, orientation):
+    if model.pairs is None or still_quiet(queries, model, motion):
         return (none, none, none), None
     quiet = queries.quiet
     lo_w, hi_w = query_boxes(p, frame, length)
@@ -182,7 +183,7 @@ def _other_candidates(queries: VehicleQueries, model: ContactModel, p, frame: tu
     for key in ("position", "orientation", "margin", "reach"):
         quiet.pop(key, None)
     if not near.any():  # no query within the margin of another vehicle's shape: none until a body moves by it
-        quiet.update(position=position.astype(float), orientation=orientation.astype(float), margin=margin,
+        quiet.update(zip(("position", "orientation"), motion.reference()), margin=margin,
                      reach=_reach(model, lo_w, hi_w, mask, position))
         return (none, none, none), R
     keep = near & ((lo[query] <= hi[row + V]) & (lo[row + V] <= hi[query])).all(axis=1)
@@ -202,7 +203,7 @@ def _other_candidates(queries: VehicleQueries, model: ContactModel, p, frame: tu
 
 def _reach(model: ContactModel, lo_w: np.ndarray, hi_w: np.ndarray, mask: np.ndarray, position: np.ndarray):
     """Per vehicle (V,): how far from its body position its shapes and its wheels' query boxes reach (what a turn
-    sweeps, for vehicle_contact._moved_within), plus the query boxes' growth across (a steered wheel's hull turns
+    sweeps, for vehicle_contact.Motion.within), plus the query boxes' growth across (a steered wheel's hull turns
     within it)."""
     reach = np.zeros(position.shape[1])
     np.maximum.at(reach, model.vehicle, np.linalg.norm(model.box_centre, axis=0) + np.linalg.norm(model.box_half, axis=0))
@@ -398,10 +399,11 @@ def _shape_geometry(model: ContactModel, rows: np.ndarray, R_all: np.ndarray, po
 
 def see_other_vehicles(queries: VehicleQueries, model: ContactModel, p, frame: tuple, road_hits, length: np.ndarray,
                        steer: np.ndarray, position: np.ndarray, orientation: np.ndarray, linear_velocity: np.ndarray,
-                       angular_velocity: np.ndarray) -> VehicleHits | None:
+                       angular_velocity: np.ndarray, motion: Motion | None = None) -> VehicleHits | None:
     """The wheels whose query meets another vehicle's shape before the ground's hit (road_hits: the ground's RayHits,
-    (V, W)); None when none does. length: the raycasts' lengths (V, W); steer: the wheels' steer angles (V, W)."""
-    (v, w, row), R_all = candidates(queries, model, p, frame, length, position, orientation)
+    (V, W)); None when none does. length: the raycasts' lengths (V, W); steer: the wheels' steer angles (V, W);
+    motion: the step's `Motion` of these poses."""
+    (v, w, row), R_all = candidates(queries, model, p, frame, length, position, orientation, motion)
     if not v.size:
         return None
     swept_wheels = swept_queries(p, frame, steer)

@@ -1,0 +1,83 @@
+"""The plane broad phase's quiet (sim/contact.py `_plane_candidates`): on a ground of planes alone, a vehicle whose
+shapes were clear of every plane skips the box test until it has moved or turned by its clearance. Skipping must
+never change what the broad phase finds: the candidates of a run of moves, each step's against a fresh test."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pxr import Usd
+from scenarios import vehicle_contact as scenario
+
+from physxvehicle_usd.read import read_stage
+from physxvehicle_usd.sim import Simulator
+from physxvehicle_usd.sim import vecmath as vm
+from physxvehicle_usd.sim.contact import _candidates
+
+DT = 1.0 / 60.0
+
+
+@pytest.fixture(scope="module")
+def fleet() -> Simulator:
+    """Four sample cars (two lanes of two) on the ground plane, with their chassis boxes and bumpers."""
+    layer = scenario.layer({"RearEnd4": ("rear", 4.0), "Sphere4": ("sphere", 4.0)})
+    sim = Simulator.from_description(read_stage(Usd.Stage.Open(layer)), DT)
+    assert sim.contact.static_shapes is None and sim.ground.grid is None and sim.contact.static_rounds is None
+    assert sim.params.V == 4
+    return sim
+
+
+def _fresh(sim: Simulator, position: np.ndarray, orientation: np.ndarray):
+    """The broad phase without the quiet: every box tested."""
+    held = sim.contact.cache.pop("planes_quiet", None)
+    try:
+        return _candidates(sim.contact, sim.ground, position, orientation)
+    finally:
+        sim.contact.cache.pop("planes_quiet", None)
+        if held is not None:
+            sim.contact.cache["planes_quiet"] = held
+
+
+# per step and vehicle: a move (x, y, z in metres) and a turn (axis, angle in radians); the chassis starts 0.30 m
+# above the plane, so that a run of downward moves brings it within the contact distance and beyond
+_moves = st.lists(st.tuples(
+    st.tuples(st.floats(-0.6, 0.6), st.floats(-0.6, 0.6), st.floats(-0.15, 0.1)),
+    st.lists(st.floats(-1.0, 1.0), min_size=3, max_size=3), st.floats(0.0, 0.12)), min_size=4, max_size=4)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(_moves, min_size=2, max_size=8))
+def test_skipping_the_quiet_vehicles_finds_what_testing_every_box_finds(fleet, steps):
+    sim = fleet
+    sim.contact.cache.pop("planes_quiet", None)
+    position = sim.state.body_position.astype(float).copy()
+    orientation = sim.state.body_orientation.astype(float).copy()
+    for step in [[((0.0, 0.0, 0.0), (0.0, 0.0, 1.0), 0.0)] * 4] + steps:
+        for v, (move, axis, angle) in enumerate(step):
+            position[:, v] += move
+            axis = np.asarray(axis) / max(np.linalg.norm(axis), 1e-9)
+            turn = np.concatenate([[np.cos(angle / 2)], np.sin(angle / 2) * axis])
+            orientation[:, v] = vm.quat_mul(turn[:, None], orientation[:, v, None])[:, 0]
+        pose = position.astype(np.float32), orientation.astype(np.float32)  # as the state holds them
+        planes, _, _, R = _candidates(sim.contact, sim.ground, *pose)
+        planes_all, _, _, R_all = _fresh(sim, *pose)
+        for rows, rows_all in zip(planes, planes_all):
+            assert np.array_equal(rows, rows_all)
+            if rows.size:  # the rotations of what was found (R is None where nothing was tested)
+                assert np.array_equal(R[:, :, rows], R_all[:, :, rows])
+
+
+def test_a_still_fleet_tests_no_box_and_a_dropped_car_is_tested_alone(fleet):
+    sim = fleet
+    sim.contact.cache.pop("planes_quiet", None)
+    position, orientation = sim.state.body_position.copy(), sim.state.body_orientation.copy()
+    planes, _, _, R = _candidates(sim.contact, sim.ground, position, orientation)
+    assert R is not None and not any(rows.size for rows in planes)  # the first step tests every box
+    planes, _, _, R = _candidates(sim.contact, sim.ground, position, orientation)
+    assert R is None and not any(rows.size for rows in planes)  # then nothing moved: no box tested
+    position[2, 1] -= 0.29  # car 1's chassis within the contact distance (0.30 m above the plane)
+    planes, _, _, R = _candidates(sim.contact, sim.ground, position, orientation)
+    tested = np.nonzero(~np.isnan(R[0, 0]))[0]
+    assert set(sim.contact.vehicle[tested]) == {1}
+    assert planes[0].size and set(sim.contact.vehicle[planes[0]]) == {1}
