@@ -4,6 +4,7 @@ same run.
 
     python benchmarks/bench_sim.py [--sizes 1 100 1000 10000] [--steps 60] [--dt 0.016666667] [--no-ovphysx]
                                    [--threads 1 2] [--substeps 3 1] [--repeat 3] [--numpy] [--road plane|bumps|obstacles]
+                                   [--contact-cost]
 
 --road bumps replaces the ground plane by a triangle-mesh road with a 4 cm bump every 3 m under the whole fleet
 (benchmarks/fleet.py, `bump_road`): every wheel's suspension query then meets the mesh. --road obstacles adds a box
@@ -18,7 +19,9 @@ reports step_s; the best of --repeat runs from rest, as this machine's timings v
 ovphysx's for the same stage, steps and controls (one run; it records only the final state:
 record_every = steps), our time over ovphysx's, the real-time factor at 60 Hz of each (simulated seconds per
 wall second, one step = 1/60 s), our load time (read + build), and peak resident memory: this process so far,
-and the largest ovphysx worker so far.
+and the largest ovphysx worker so far. --contact-cost adds a line per N: the compiled kernel with the vehicles'
+contacts and without (StepOptions(contacts=False)), --repeat runs of each, alternating, the best of each, and
+what the contacts cost (on the plane, where nothing touches, what the broad phases' motion bounds cost).
 """
 from __future__ import annotations
 
@@ -41,21 +44,34 @@ from physxvehicle_usd.sim.pipeline import StepOptions  # noqa: E402
 FRAME_60HZ = 1.0 / 60.0
 
 
-def ours(loaded: simulate.LoadedSimulation, steps: int, dt: float, threads: int, kernel: bool, repeat: int) -> float:
+def ours(loaded: simulate.LoadedSimulation, steps: int, dt: float, threads: int, kernel: bool, repeat: int,
+         contacts: bool = True) -> float:
     """Milliseconds per step, the best of `repeat` runs, each from rest in a fresh simulator."""
     best = float("inf")
     for _ in range(repeat):
-        run = with_simulator(loaded, threads, kernel, dt)
+        run = with_simulator(loaded, threads, kernel, dt, contacts)
         result = simulate.run(run, steps, dt, controls={"accelerator": 1.0}, outputs=())
         best = min(best, 1000.0 * result.step_s / steps)
     return best
 
 
-def with_simulator(loaded: simulate.LoadedSimulation, threads: int, kernel: bool, dt: float) -> simulate.LoadedSimulation:
-    """The same loaded vehicles in a fresh simulator: `threads` threads, compiled kernel or numpy kernels."""
+def contact_cost(loaded: simulate.LoadedSimulation, steps: int, dt: float, threads: int, repeat: int):
+    """(ms per step with contacts, without): the compiled kernel's runs alternating between the two, `repeat` of
+    each, the best of each (alternating keeps a drift of the machine's speed out of the difference)."""
+    on, off = float("inf"), float("inf")
+    for _ in range(repeat):
+        on = min(on, ours(loaded, steps, dt, threads, True, 1, contacts=True))
+        off = min(off, ours(loaded, steps, dt, threads, True, 1, contacts=False))
+    return on, off
+
+
+def with_simulator(loaded: simulate.LoadedSimulation, threads: int, kernel: bool, dt: float,
+                   contacts: bool = True) -> simulate.LoadedSimulation:
+    """The same loaded vehicles in a fresh simulator: `threads` threads, compiled kernel or numpy kernels, with the
+    vehicles' contacts or without (StepOptions.contacts)."""
     sim = loaded.simulator
-    fresh = Simulator(sim.batch, sim.ground, dt, threads=threads, options=StepOptions(compiled=kernel),
-                      collision=loaded.description)
+    fresh = Simulator(sim.batch, sim.ground, dt, threads=threads,
+                      options=StepOptions(compiled=kernel, contacts=contacts), collision=loaded.description)
     return dataclasses.replace(loaded, simulator=fresh)
 
 
@@ -90,6 +106,9 @@ def main() -> None:
                              "own; PhysX's defaults are 3 and 1")
     parser.add_argument("--timeout", type=float, default=3600.0, help="seconds allowed for one ovphysx run")
     parser.add_argument("--road", choices=ROADS, default="plane", help="what the fleet drives on (default: plane)")
+    parser.add_argument("--contact-cost", action="store_true",
+                        help="also time the compiled kernel without the vehicles' contacts (StepOptions.contacts off), "
+                             "alternating runs with and without, and print what contacts cost")
     parser.add_argument("--folder", type=Path, default=Path(tempfile.gettempdir()) / "physxvehicle_usd_fleet")
     args = parser.parse_args()
 
@@ -119,6 +138,10 @@ def main() -> None:
             ratio = f"{ms / other[0]:12.2f}" if other else f"{'-':>12}"
             print(f"{n:6d} {threads:7d} {kind:>7} {ms:12.3f} {ov_ms} {ratio} {1000.0 * FRAME_60HZ / ms:9.2f} {ov_rtf} "
                   f"{loaded.load_s:11.2f} {ov_load} {peak_mib(resource.RUSAGE_SELF):8.0f} {ov_rss}", flush=True)
+        if args.contact_cost:
+            on, off = contact_cost(loaded, args.steps, args.dt, args.threads[0], args.repeat)
+            print(f"{n:6d} cars, compiled kernel on {args.threads[0]} thread(s), alternating runs: {on:.3f} ms/step "
+                  f"with contacts, {off:.3f} without: contacts cost {100.0 * (on / off - 1.0):+.1f} %", flush=True)
 
 if __name__ == "__main__":
     main()

@@ -88,6 +88,7 @@ from ..read.collision import COMBINE_MODES, collide
 from . import cylinder_contact, round_contact
 from . import vecmath as vm
 from .ground import ROUND_KINDS, Ground
+from .motion import Motion
 from .pcm_box import PLANE_ORDER, Boxes, box_box, box_frame
 from .round_contact import StaticRounds
 
@@ -678,6 +679,15 @@ def shape_boxes(model: ContactModel, position: np.ndarray, orientation: np.ndarr
     return R, centre, slack
 
 
+def shape_reach(model: ContactModel, V: int) -> np.ndarray:
+    """(V,) how far each vehicle's shapes' boxes reach from its body position: what a turn by an angle moves them
+    by, at most, per radian."""
+    reach = np.zeros(V)
+    np.maximum.at(reach, model.vehicle,
+                  np.linalg.norm(model.box_centre, axis=0) + np.linalg.norm(model.box_half, axis=0))
+    return reach
+
+
 def turned_half(model: ContactModel, R: np.ndarray) -> np.ndarray:
     """(N, 3): the half extents of the world box holding each shape's body-frame box turned by R (3, 3, N)."""
     h = model.box_half
@@ -705,30 +715,29 @@ def _near_planes(model: ContactModel, ground: Ground, R: np.ndarray, centre: lis
 
 # On a ground of planes alone, a vehicle whose shapes' boxes were all clear of every plane by c at a reference pose
 # comes no nearer than the contact distance while its body has moved towards a plane and turned by less: a box's
-# lowest point along a normal n moves by |dx . n| plus the turn's angle times the box's reach from the body
-# (|centre| + |half extents|), and its rounding slack by 1e-6 of the centre's change. Those vehicles skip the test
+# lowest point along a normal n moves by |dx . n| (taken as |n| . |dx|, exact for a level plane) plus the turn's
+# angle times the box's reach from the body (|centre| + |half extents|), and its rounding slack by 1e-6 of the
+# centre's change. Those vehicles skip the test
 # (a fleet on flat ground touching nothing tests no box); the others are tested, and their reference pose and
 # clearance refreshed. The shapes that follow a wheel change their boxes in the body: their vehicles are tested.
-def _plane_candidates(model: ContactModel, ground: Ground, position: np.ndarray, orientation: np.ndarray):
-    """`_candidates` on a ground of planes alone: the rows per plane, and the rotations (3, 3, N) of the rows tested
-    (NaN for the others, which are no plane's candidates; None where none was tested)."""
+def _plane_candidates(model: ContactModel, ground: Ground, motion: Motion):
+    """`_candidates` on a ground of planes alone, at the poses of `motion`: the rows per plane, and the rotations
+    (3, 3, N) of the rows tested (NaN for the others, which are no plane's candidates; None where none was tested)."""
+    position, orientation = motion.position, motion.orientation
     V, N = orientation.shape[1], len(model.vehicle)
+    if not len(ground.plane_normals):
+        return [], None
     quiet = model.cache.get("planes_quiet")
     if quiet is None or quiet["ground"] is not ground or quiet["position"].shape[1] != V:
-        reach = np.zeros(V)
-        np.maximum.at(reach, model.vehicle, np.linalg.norm(model.box_centre, axis=0)
-                      + np.linalg.norm(model.box_half, axis=0))
         following = model.cache["following_rows"]
         always = None if not following.size else np.isin(np.arange(V), model.vehicle[following])
-        quiet = model.cache["planes_quiet"] = {
-            "ground": ground, "reach": reach * (1.0 + 3e-6), "always": always, "position": np.zeros((3, V)),
-            "orientation": np.zeros((4, V)), "clearance": np.full(V, -np.inf)}  # reach: with the slack's turn
+        quiet = model.cache["planes_quiet"] = {  # reach: with the slack's growth as the box turns
+            "ground": ground, "reach": shape_reach(model, V) * (1.0 + 3e-6), "always": always,
+            "weights": np.abs(ground.plane_normals) + 1e-6}  # (|n| + the slack's 1e-6) . |dx|
         test = np.ones(V, bool)
     else:
-        change = position - quiet["position"]
-        along = np.abs(ground.plane_normals @ change).max(axis=0) if len(ground.plane_normals) else 0.0
-        turn = vm.turn_bound(orientation, quiet["orientation"])
-        moved = along + 1e-6 * np.abs(change).sum(axis=0) + turn * quiet["reach"]
+        change, turn = motion.since(quiet["position"], quiet["orientation"])
+        moved = (quiet["weights"] @ np.abs(change)).max(axis=0) + turn * quiet["reach"]
         test = moved >= quiet["clearance"]
         if quiet["always"] is not None:
             test |= quiet["always"]
@@ -746,13 +755,19 @@ def _plane_candidates(model: ContactModel, ground: Ground, position: np.ndarray,
     clearance = np.full(V, np.inf)
     for _, row_clearance in near:
         np.minimum.at(clearance, model.vehicle if rows is None else model.vehicle[rows], row_clearance)
-    quiet["position"][:, test] = position[:, test]
-    quiet["orientation"][:, test] = orientation[:, test]
-    quiet["clearance"][test] = clearance[test] - 1e-9 * (1.0 + np.abs(position[:, test]).sum(axis=0))  # rounding
+    clearance -= 1e-9 * (1.0 + np.abs(position).sum(axis=0))  # rounding
+    if rows is None:  # every vehicle from this pose: the step's shared reference arrays
+        (quiet["position"], quiet["orientation"]), quiet["clearance"] = motion.reference(), clearance
+    else:  # new arrays, the reference being shared (`Motion`)
+        ref_position, ref_orientation = motion.reference()
+        quiet["position"] = np.where(test, ref_position, quiet["position"])
+        quiet["orientation"] = np.where(test, ref_orientation, quiet["orientation"])
+        quiet["clearance"] = np.where(test, clearance, quiet["clearance"])
     return [found for found, _ in near], R
 
 
-def _candidates(model: ContactModel, ground: Ground, position: np.ndarray, orientation: np.ndarray):
+def _candidates(model: ContactModel, ground: Ground, position: np.ndarray, orientation: np.ndarray,
+                motion: Motion | None = None):
     """The broad phase, from each shape's box turned with its body (no vertex moved): per plane the shapes whose box
     comes nearer to it than the contact distance, the (shape, triangle) pairs whose world boxes, grown by the contact
     distance, overlap (the ground's triangle grid), the (shape, static polytope) pairs whose boxes overlap (found among
@@ -760,7 +775,7 @@ def _candidates(model: ContactModel, ground: Ground, position: np.ndarray, orien
     N)."""
     if model.static_shapes is None and ground.grid is None and model.static_rounds is None:
         # planes alone: the vehicles clear of them skip the test
-        planes, R = _plane_candidates(model, ground, position, orientation)
+        planes, R = _plane_candidates(model, ground, Motion(position, orientation) if motion is None else motion)
         return planes, (np.zeros(0, np.int64),) * 2, (np.zeros(0, np.int64),) * 2, R
     R, centre, slack = shape_boxes(model, position, orientation)
     planes = [rows for rows, _ in _near_planes(model, ground, R, centre, slack)]
@@ -801,14 +816,15 @@ def _candidates(model: ContactModel, ground: Ground, position: np.ndarray, orien
 
 
 def generate(model: ContactModel, ground: Ground, position: np.ndarray, orientation: np.ndarray,
-             previous: "Manifolds | None" = None, length_scale: np.ndarray | None = None) -> Contacts:
+             previous: "Manifolds | None" = None, length_scale: np.ndarray | None = None,
+             motion: Motion | None = None) -> Contacts:
     """The contacts of every vehicle shape at the body poses position (3, V), orientation (4, V). Only the shapes the
     broad phase (`_candidates`) keeps have their vertices moved: a fleet on flat ground touching nothing pays for a
     motion bound per vehicle (`_plane_candidates`), and nothing more. With the vehicles' length scales (V,), the
     pairs that keep PCM's persistent manifolds (sim/manifold.py) re-measure the points `previous` kept where they have
     moved little, and the contacts carry the manifolds to keep (`Contacts.manifolds`); without, every contact is made
-    anew."""
-    planes, (hull_shape, hull), (tri_shape, tri), R_all = _candidates(model, ground, position, orientation)
+    anew. motion: the step's sim/motion.Motion of these poses."""
+    planes, (hull_shape, hull), (tri_shape, tri), R_all = _candidates(model, ground, position, orientation, motion)
     rounds = (round_contact.candidates(model, position, orientation) if model.static_rounds is not None
               else (np.zeros(0, np.int64),) * 2)
     if not (hull_shape.size or tri_shape.size or rounds[0].size or any(rows.size for rows in planes)):

@@ -24,6 +24,7 @@ from .contact import telemetry as contact_telemetry
 from .context import substep_counts
 from .drivetrain import differential_state, update_wheel_speeds
 from .ground import Ground
+from .motion import Motion
 from .query_groups import GroundFilter
 from .rigid_body import end_step_physx, integrate_substep
 from .state import SUBSTEP_FIELDS, SimParams, SimState
@@ -66,7 +67,7 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
     road = query_road_geometry(p, ground, friction, frame, cmd["steer_angle"], ground_filter)
     road_velocity = None  # the velocity of what each wheel stands on, where that is another vehicle
     # the quiet broad phases' measure of how far the bodies have moved, taken once this step
-    motion = None if contact is None else vehicle_contact.Motion(begin_position, begin_orientation)
+    motion = None if contact is None else Motion(begin_position, begin_orientation)
     if queries is not None and contact is not None:
         road, road_velocity = _other_vehicles(p, s, road, contact, queries, frame, cmd["steer_angle"], motion)
     dt_sub = (dt / n_sub).astype(p.dtype)
@@ -87,7 +88,8 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
             if contact.following.size:
                 toe, camber = _compliance_angles(p, s)
                 contact = contact.posed(*wheel_local_pose(p, s, cmd["steer_angle"], toe, camber))
-            touching = generate(contact, ground, begin_position, begin_orientation, s.manifolds, p.length_scale)
+            touching = generate(contact, ground, begin_position, begin_orientation, s.manifolds, p.length_scale,
+                                motion)
             s.manifolds = touching.manifolds
             if contact.pairs is not None:
                 between = vehicle_contact.generate(contact, begin_position, begin_orientation, s.pair_manifolds,
@@ -120,7 +122,7 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
 
 
 def _other_vehicles(p: SimParams, s: SimState, road, contact: ContactModel, queries, frame: tuple, steer: np.ndarray,
-                    motion: vehicle_contact.Motion):
+                    motion: Motion):
     """The road geometry with the other vehicles' shapes met, and the vehicle's own where its groups let its queries
     through (sim/vehicle_queries.py), and the road's velocity.
 

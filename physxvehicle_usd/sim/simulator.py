@@ -39,6 +39,7 @@ from .batch import VehicleBatch, batch_from_description
 from .contact import ContactModel, empty_telemetry
 from .ground import Ground, friction_matrix
 from .guard import Guard, GuardOptions
+from .motion import Motion
 from .pipeline import StepOptions, step
 from .query_groups import GroundFilter
 from .shards import ShardedStep
@@ -219,7 +220,7 @@ class Simulator:
             return True
         if self.contact is None or self.contact.pairs is None:
             return False
-        motion = vehicle_contact.Motion(self.state.body_position, self.state.body_orientation)
+        motion = Motion(self.state.body_position, self.state.body_orientation)
         if self.queries is not None and not still_quiet(self.queries, self.contact, motion):
             return True  # a wheel's query may meet another vehicle (the whole batch's step finds out, and when not,
             # that none can until a body moves by the quiet margin)

@@ -83,7 +83,6 @@ import numpy as np
 
 from ..description import CollisionGroupDescription, MaterialDescription, ShapeDescription
 from ..read.collision import collide
-from . import vecmath as vm
 from .contact import (
     ContactModel,
     Contacts,
@@ -101,9 +100,11 @@ from .contact import (
     placed_vertices,
     polytope_contacts,
     shape_boxes,
+    shape_reach,
     turned_half,
 )
 from .manifold import _DRIFT, _POLYTOPE_MOVED, _POLYTOPE_TURNED, _margin, _margins
+from .motion import Motion
 from .pcm_box import box_box
 
 
@@ -167,7 +168,7 @@ def _filtered_pairs(shapes: Sequence[ShapeDescription], vehicle: np.ndarray) -> 
     return frozenset(out)
 
 
-def candidate_pairs(model: ContactModel, position: np.ndarray, orientation: np.ndarray, motion: "Motion | None" = None):
+def candidate_pairs(model: ContactModel, position: np.ndarray, orientation: np.ndarray, motion: Motion | None = None):
     """The broad phase (see the module docstring): shape rows (a, b), a > b, of two vehicles whose world boxes,
     grown by their contact offsets, overlap and whose pair may collide; and the shapes' rotations (3, 3, N).
     motion: the step's `Motion` of these poses (made here where not given)."""
@@ -175,7 +176,7 @@ def candidate_pairs(model: ContactModel, position: np.ndarray, orientation: np.n
     none = np.zeros(0, np.int64)
     quiet = pairs.quiet
     motion = Motion(position, orientation) if motion is None else motion
-    if motion.within(model, quiet):
+    if motion.within(quiet):
         return (none, none), None
     R, centre, slack = shape_boxes(model, position, orientation)
     centre = np.stack(centre, axis=1)
@@ -187,6 +188,8 @@ def candidate_pairs(model: ContactModel, position: np.ndarray, orientation: np.n
         quiet.pop(key, None)
     if not a.size:  # no pair within the margin: none can appear until a body has moved by it
         quiet.update(zip(("position", "orientation"), motion.reference()), margin=margin)
+        if "reach" not in quiet:
+            quiet["reach"] = shape_reach(model, len(position[0]))
         return (none, none), R
     keep = ((lo[a] <= hi[b]) & (lo[b] <= hi[a])).all(axis=1)
     keep &= model.vehicle[a] != model.vehicle[b]
@@ -207,43 +210,6 @@ def candidate_pairs(model: ContactModel, position: np.ndarray, orientation: np.n
 # two bodies' relative motion under twice the largest remainder), plus the turn's angle times the shapes' reach
 # from the body. A fleet driving side by side stays quiet.
 QUIET_MARGIN = 10.0
-
-
-class Motion:
-    """The body poses position (3, V), orientation (4, V) a step begins with, and how far each vehicle has moved
-    since a quiet broad phase's pose: the vehicle pairs' and the suspension queries' (sim/vehicle_queries.py). Both
-    that fall quiet in one step keep the same reference arrays (`reference`), and the motion since a reference is
-    measured once."""
-
-    def __init__(self, position: np.ndarray, orientation: np.ndarray):
-        self.position, self.orientation = position, orientation
-        self._reference: tuple[np.ndarray, np.ndarray] | None = None
-        self._measured: tuple | None = None  # (reference position, reference orientation, shift (V,), turn (V,))
-
-    def reference(self) -> tuple[np.ndarray, np.ndarray]:
-        """The poses as float64 copies for a broad phase that falls quiet: the same arrays for every one this step."""
-        if self._reference is None:
-            self._reference = (self.position.astype(float), self.orientation.astype(float))
-        return self._reference
-
-    def within(self, model: ContactModel, quiet: dict) -> bool:
-        """Whether `quiet` holds a pose and every vehicle's shapes (and what else its "reach" covers) have moved
-        less than its margin against the others since."""
-        if "position" not in quiet:
-            return False
-        if "reach" not in quiet:
-            reach = np.zeros(self.orientation.shape[1])
-            np.maximum.at(reach, model.vehicle, np.linalg.norm(model.box_centre, axis=0)
-                          + np.linalg.norm(model.box_half, axis=0))
-            quiet["reach"] = reach
-        m = self._measured
-        if m is None or m[0] is not quiet["position"] or m[1] is not quiet["orientation"]:
-            change = self.position - quiet["position"]
-            common = 0.5 * (change.max(axis=1, keepdims=True) + change.min(axis=1, keepdims=True))
-            shift = np.sqrt(((change - common) ** 2).sum(axis=0))
-            m = self._measured = (quiet["position"], quiet["orientation"], shift,
-                                  vm.turn_bound(self.orientation, quiet["orientation"]))
-        return bool((m[2] + m[3] * quiet["reach"]).max() < quiet["margin"])
 
 
 def _sweep(lo: np.ndarray, hi: np.ndarray, axes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -42,7 +42,7 @@ Cost (`candidates`): one sort and sweep of boxes (vehicle_contact's `_sweep`), e
 queries against every shape's world box (contact.shape_boxes); only the (wheel, shape) pairs whose boxes overlap reach
 the exact tests. As the contacts' broad phase does, boxes grown by vehicle_contact.QUIET_MARGIN contact offsets that
 meet no other vehicle's let the following steps skip the sweep until some body has moved by that margin against the
-others (vehicle_contact.Motion.within, with the reach of the wheels' queries): a fleet apart pays a motion bound per
+others (motion.Motion.within, with the reach of the wheels' queries): a fleet apart pays a motion bound per
 step. (Assumed: steering alone moves a wheel's query by less than the margin plus its box's growth across.) The
 (wheel, own shape) pairs of `VehicleQueries.own` reach the exact tests every step, with no box test.
 """
@@ -55,10 +55,19 @@ import numpy as np
 
 from ..description import StageDescription
 from . import vecmath as vm
-from .contact import ContactModel, _world_polytopes, cylinder_world_ends, placed_vertices, shape_boxes, turned_half
+from .contact import (
+    ContactModel,
+    _world_polytopes,
+    cylinder_world_ends,
+    placed_vertices,
+    shape_boxes,
+    shape_reach,
+    turned_half,
+)
 from .ground import _EDGE, _SIDE, SweptWheels
+from .motion import Motion
 from .query_groups import prefilter, wheel_query_groups
-from .vehicle_contact import QUIET_MARGIN, Motion, _sweep
+from .vehicle_contact import QUIET_MARGIN, _sweep
 
 
 @dataclass(frozen=True)
@@ -139,7 +148,7 @@ def query_boxes(p, frame: tuple, length: np.ndarray) -> tuple[np.ndarray, np.nda
 def still_quiet(queries: VehicleQueries, model: ContactModel, motion: Motion) -> bool:
     """Whether the last broad phase found every query clear of the other vehicles by the margin and no body has
     moved by it since the poses it was at (then no query can meet another vehicle); motion: the step's."""
-    return motion.within(model, queries.quiet)
+    return motion.within(queries.quiet)
 
 
 def candidates(queries: VehicleQueries, model: ContactModel, p, frame: tuple, length: np.ndarray,
@@ -203,10 +212,9 @@ def _other_candidates(queries: VehicleQueries, model: ContactModel, p, frame: tu
 
 def _reach(model: ContactModel, lo_w: np.ndarray, hi_w: np.ndarray, mask: np.ndarray, position: np.ndarray):
     """Per vehicle (V,): how far from its body position its shapes and its wheels' query boxes reach (what a turn
-    sweeps, for vehicle_contact.Motion.within), plus the query boxes' growth across (a steered wheel's hull turns
+    sweeps, for motion.Motion.within), plus the query boxes' growth across (a steered wheel's hull turns
     within it)."""
-    reach = np.zeros(position.shape[1])
-    np.maximum.at(reach, model.vehicle, np.linalg.norm(model.box_centre, axis=0) + np.linalg.norm(model.box_half, axis=0))
+    reach = shape_reach(model, position.shape[1])
     x = np.moveaxis(position.astype(float), 0, -1)[:, None, :]
     corner = np.maximum(np.abs(lo_w - x), np.abs(hi_w - x))
     wheels = np.where(mask, np.linalg.norm(corner, axis=2), 0.0).max(axis=1)
