@@ -3,6 +3,8 @@ shapes were clear of every plane skips the box test until it has moved or turned
 never change what the broad phase finds: the candidates of a run of moves, each step's against a fresh test."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -16,6 +18,7 @@ from physxvehicle_usd.sim import vecmath as vm
 from physxvehicle_usd.sim.contact import _candidates
 
 DT = 1.0 / 60.0
+FLEET = Path(__file__).resolve().parent / "scenarios" / "fleet.usda"
 
 
 @pytest.fixture(scope="module")
@@ -81,3 +84,16 @@ def test_a_still_fleet_tests_no_box_and_a_dropped_car_is_tested_alone(fleet):
     tested = np.nonzero(~np.isnan(R[0, 0]))[0]
     assert set(sim.contact.vehicle[tested]) == {1}
     assert planes[0].size and set(sim.contact.vehicle[planes[0]]) == {1}
+
+
+def test_the_three_quiet_broad_phases_of_a_fleet_apart_share_one_reference_pose():
+    """After a step of the conformance fleet (ten cars far apart on the plane), the planes', the vehicle pairs' and
+    the suspension queries' broad phases all found them quiet at the step's begin pose, and keep the same arrays
+    (sim/motion.py: their motion is measured once a step)."""
+    sim = Simulator.from_description(read_stage(Usd.Stage.Open(str(FLEET))), DT)
+    begin = sim.state.body_position.copy()
+    sim.step()
+    planes, pairs, queries = sim.contact.cache["planes_quiet"], sim.contact.pairs.quiet, sim.queries.quiet
+    assert planes["position"] is pairs["position"] is queries["position"]
+    assert planes["orientation"] is pairs["orientation"] is queries["orientation"]
+    assert np.array_equal(pairs["position"], begin)
