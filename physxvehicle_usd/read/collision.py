@@ -256,8 +256,8 @@ def static_shape(stage: Usd.Stage, desc, transform: list[list[float]], units: St
                      "meshes, boxes, cylinders, convex-hull meshes, spheres and capsules are)")
         return None
     contact, rest = shape_offsets(prim, units, sink, _extents(kind, desc, points), scene)
-    if kind != "MeshShape":  # UsdPhysics scaled the sizes; the world transform scales again
-        points = points / np.where(scale != 0.0, scale, 1.0)
+    # UsdPhysics scaled the sizes (a mesh's points by its meshScale, the same world scale); the transform scales again
+    points = points / np.where(scale != 0.0, scale, 1.0)
     return GroundDescription(kind="convex", points=points.tolist(), contactOffset=contact, restOffset=rest, **common)
 
 
