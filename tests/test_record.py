@@ -172,3 +172,17 @@ def test_a_car_stopped_by_a_ridge_is_traced_touching_it_and_played_back_standing
     assert max(x) - min(x) < 0.01 and max(x) < 0.25  # played back standing against the ridge
     trace = result.trace["bodies"][CAR]
     assert trace["contactCount"][first] == count[first] and len(trace["contactPoints"][first]) == 16
+
+
+def test_the_playback_of_the_ridge_sample_shows_the_car_stopped_against_the_ridge(tmp_path):
+    """samples/car/ridge.usda recorded for 3 s: the played-back car stands still from 2 s on (its chassis against
+    the ridge), where the run left it, while its wheels still spin."""
+    stage_file = SAMPLE.parent / "ridge.usda"
+    result, played, _ = recorded(tmp_path, stage_file, steps=180)
+    at = {k: world(played, CAR, k).ExtractTranslation() for k in range(120, 181)}
+    assert max((at[k] - at[180]).GetLength() for k in at) < 1e-3
+    assert np.allclose(at[180], result.arrays["bodies"]["position"][-1, 0], atol=1e-9)
+    assert at[180][0] > 3.9 and (at[180] - world(played, CAR, 0).ExtractTranslation()).GetLength() > 3.9
+    wheel = f"{CAR}/FrontLeftWheel"
+    turns = [world(played, wheel, k).ExtractRotationQuat() for k in (170, 180)]
+    assert abs(Gf.Dot(turns[0], turns[1])) < 0.999  # the wheel turns between two frames a sixth of a second apart

@@ -148,3 +148,23 @@ def test_drive_cycle_sample_reads_clean_and_drives_in_our_core():
     assert speed[:25].max() < 0.05          # at rest for the first half second
     assert speed.max() > 10.0               # full throttle through the gears
     assert speed[-1] < 1.0                  # braked at the end
+
+
+def test_ridge_sample_stops_against_its_ridge_where_physx_stops_it():
+    """samples/car/ridge.usda: the chassis box meets the ridge's face after about 1.5 s and the car stays against it.
+    The chassis x over the whole run (the launch, the impact, the rest against the ridge) against ovphysx's, within
+    1 cm (the car travels 4 m), and still at the end in both."""
+    from physxvehicle_usd.simulate import run
+
+    stage = SAMPLES / "car" / "ridge.usda"
+    steps = 180
+    physx = run_ovphysx(stage, steps, DT, telemetry={"bodies": ["position", "linearVelocity"]})
+    ours = run(str(stage), steps=steps, dt=DT)
+    theirs_x = np.asarray(physx["bodies"][VEHICLE]["position"])[:, 0]
+    ours_x = np.asarray(ours.trace["bodies"][VEHICLE]["position"])[:, 0]
+    assert len(ours_x) == len(theirs_x) == steps
+    assert np.abs(ours_x - theirs_x).max() < 0.01, np.abs(ours_x - theirs_x).max()
+    face = 6.24 - 0.2 - 2.04  # the ridge's face less the chassis box's front, ahead of the car's origin
+    assert abs(theirs_x[-1] - face) < 0.05 and abs(ours_x[-1] - face) < 0.05  # stopped at the face, not through it
+    for velocity in (physx["bodies"][VEHICLE]["linearVelocity"], ours.trace["bodies"][VEHICLE]["linearVelocity"]):
+        assert np.linalg.norm(np.asarray(velocity)[-30:], axis=1).max() < 0.05  # still over the last half second
