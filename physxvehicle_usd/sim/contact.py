@@ -637,6 +637,16 @@ def placed_hull(g: GroundDescription) -> Polytope:
 
 # ------------------------------------------------------------------------------------------------ contacts
 
+def _read_only(a: np.ndarray) -> np.ndarray:
+    a.flags.writeable = False
+    return a
+
+
+# the fields of no contact, shared (read-only) by every empty `Contacts`: most steps of most vehicles make none
+_NO_CONTACTS = tuple(_read_only(a) for a in (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros((0, 3)),
+                                             np.zeros((0, 3)), np.zeros(0)))
+
+
 @dataclass
 class Contacts:
     """A step's contact points, grouped by pair (`pair`: shape row and static shape) in generation order."""
@@ -652,7 +662,7 @@ class Contacts:
 
     @classmethod
     def empty(cls) -> "Contacts":
-        return cls(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros((0, 3)), np.zeros((0, 3)), np.zeros(0))
+        return cls(*_NO_CONTACTS)
 
     def __len__(self) -> int:
         return len(self.shape)
