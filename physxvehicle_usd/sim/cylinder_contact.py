@@ -27,7 +27,9 @@ patch keeps the deepest, the farthest from it and the farthest on either side of
 step to step (no PCM cache for convex cores).
 
 GJK and EPA run here in double precision in the world's frame; PhysX's, in float32 in the mesh's frame, tilt a
-resting contact's normal by up to a few milliradians far from the origin, and so decide which points share a patch
+resting contact's normal off the face's (on a flat road: median 2.5 mrad, 90 % under 10.5 mrad, at the origin too;
+tests/test_conformance_contact.py CYLINDER_LOAD_OUT: a tilt against the motion loads the patch), and so decide which
+points share a patch
 (a rotated mesh also starts PhysX's searches along other axes: the boxes' centres and the basis are the mesh's). Triangles are met in
 index order (PhysX: its midphase's). Pure Python pair by pair (a pair no separating axis keeps apart costs GJK,
 EPA where touching, and the clipping): about 2-3 ms a cylinder and step on a mesh.
