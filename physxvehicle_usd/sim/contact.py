@@ -676,14 +676,12 @@ def shape_boxes(model: ContactModel, position: np.ndarray, orientation: np.ndarr
         v = model.vehicle[rows]
         R, x = vm.quat_to_mat(orientation[:, v].astype(float)), position[:, v].astype(float)
         c, h = model.box_centre[:, rows], model.box_half[:, rows]
-        centre = [R[i, 0] * c[0] + R[i, 1] * c[1] + R[i, 2] * c[2] + x[i] for i in range(3)]
-        slack = 1e-6 * (1.0 + np.abs(centre[0]) + np.abs(centre[1]) + np.abs(centre[2]) + h[0] + h[1] + h[2])
-        return R, centre, slack
-    R = vm.quat_to_mat(orientation.astype(float))  # (3, 3, V)
-    x = position.astype(float)
-    if not (model.one_per_vehicle and orientation.shape[1] == len(model.vehicle)):
-        R, x = R[:, :, model.vehicle], x[:, model.vehicle]  # (3, 3, N), (3, N)
-    c, h = model.box_centre, model.box_half  # component first (3, N)
+    else:
+        R = vm.quat_to_mat(orientation.astype(float))  # (3, 3, V)
+        x = position.astype(float)
+        if not (model.one_per_vehicle and orientation.shape[1] == len(model.vehicle)):
+            R, x = R[:, :, model.vehicle], x[:, model.vehicle]  # (3, 3, N), (3, N)
+        c, h = model.box_centre, model.box_half  # component first (3, N)
     centre = [R[i, 0] * c[0] + R[i, 1] * c[1] + R[i, 2] * c[2] + x[i] for i in range(3)]
     slack = 1e-6 * (1.0 + np.abs(centre[0]) + np.abs(centre[1]) + np.abs(centre[2]) + h[0] + h[1] + h[2])
     return R, centre, slack
@@ -727,9 +725,9 @@ def _near_planes(model: ContactModel, ground: Ground, R: np.ndarray, centre: lis
 # comes no nearer than the contact distance while its body has moved towards a plane and turned by less: a box's
 # lowest point along a normal n moves by |dx . n| (taken as |n| . |dx|, exact for a level plane) plus the turn's
 # angle times the box's reach from the body (|centre| + |half extents|), and its rounding slack by 1e-6 of the
-# centre's change. Those vehicles skip the test
-# (a fleet on flat ground touching nothing tests no box); the others are tested, and their reference pose and
-# clearance refreshed. The shapes that follow a wheel change their boxes in the body: their vehicles are tested.
+# centre's change. Those vehicles skip the test (a fleet on flat ground touching nothing tests no box); the others are
+# tested, and their reference pose and clearance refreshed. The shapes that follow a wheel change their boxes in the
+# body: their vehicles are tested every step.
 def _plane_candidates(model: ContactModel, ground: Ground, motion: Motion):
     """`_candidates` on a ground of planes alone, at the poses of `motion`: the rows per plane, and the rotations
     (3, 3, N) of the rows tested (NaN for the others, which are no plane's candidates; None where none was tested)."""
