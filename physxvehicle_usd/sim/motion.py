@@ -22,7 +22,7 @@ class Motion:
     def __init__(self, position: np.ndarray, orientation: np.ndarray):
         self.position, self.orientation = position, orientation
         self._reference: tuple[np.ndarray, np.ndarray] | None = None
-        self._measured: tuple | None = None  # (reference position, reference orientation, change, turn, shift)
+        self._measured: list | None = None  # [reference position, reference orientation, change, turn, shift]
 
     def reference(self) -> tuple[np.ndarray, np.ndarray]:
         """The poses as float64 copies, for a broad phase that falls quiet: the same arrays for every one this step."""
