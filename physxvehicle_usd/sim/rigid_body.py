@@ -239,6 +239,11 @@ _FRICTION_AXIS_MIN_SPEED_SQ = 1e-4
 _FRICTION_BIAS_PER_SUBSTEP = 1.0
 
 
+def _mask_or_none(mask: np.ndarray) -> np.ndarray | None:
+    """A row's per-vehicle mask, or None where it holds for every vehicle (the select it would make is skipped)."""
+    return None if mask.all() else mask.copy()
+
+
 def _normal_row_targets(rows: dict, vrel: np.ndarray, h: float, dt: float, p8: float):
     """(bias coefficient, target velocity, geometric error) of contact normal rows (`rows`: separation, rest,
     restitution and bounce threshold, per row or patch) closing at vrel. A row bounces where its restitution is > 0,
@@ -327,6 +332,15 @@ class _ContactRows:
         self.dynamic_friction = patches["dynamic_friction"]
         self.friction = np.zeros(self.anchors.shape + (2,))
         self.broken = np.zeros(self.anchors.shape[:2], bool)
+        # every iteration sweeps the same rows: each row's arrays cut out once (a small fleet's solve is these
+        # slices and a dozen operations a row); a mask of None: the row is active in every vehicle of the solve
+        self._normal = [[(j, np.ascontiguousarray(self.J[:, :, q, j]), np.ascontiguousarray(self.WJ[:, :, q, j]),
+                          self.recip[:, q, j].copy(), self.target[:, q, j].copy(), _mask_or_none(self.active[:, q, j]))
+                         for j in range(self.active.shape[2]) if self.active[:, q, j].any()] for q in range(self.Pm)]
+        self._anchor = [[(m, _mask_or_none(self.anchors[:, q, m]),
+                          [(np.ascontiguousarray(J[:, :, q, m]), np.ascontiguousarray(WJ[:, :, q, m]),
+                            gain[:, q, m].copy(), error[:, q, m].copy()) for J, WJ, gain, error in self.F])
+                         for m in range(self.anchors.shape[2]) if self.anchors[:, q, m].any()] for q in range(self.Pm)]
 
     def sweep(self, x: np.ndarray, moved: np.ndarray, elapsed: float, min_separation: float) -> np.ndarray:
         """One pass over the rows, patch by patch: x (6, Vr) -> x."""
@@ -337,26 +351,24 @@ class _ContactRows:
         for q in range(self.Pm):
             x, total = self._normal_rows(x, q, biases)
             broken = np.zeros(x.shape[1], bool)
-            for m in range(2):
-                if not self.anchors[:, q, m].any():
-                    continue
+            for m, anchored, rows in self._anchor[q]:
                 limit = self.scale[:, q] * self.static_friction[:, q] * total
                 slide = self.scale[:, q] * self.dynamic_friction[:, q] * total
                 wanted = []
-                for k, (J, WJ, gain, error) in enumerate(self.F):
-                    j_, g = J[:, :, q, m], gain[:, q, m]
-                    bias = (error[:, q, m] + _dot6(j_, moved)) * self.friction_bias
-                    wanted.append(self.friction[:, q, m, k] - g * (_dot6(j_, x) + bias))
+                for k, (J, _, gain, error) in enumerate(rows):
+                    bias = (error + _dot6(J, moved)) * self.friction_bias
+                    wanted.append(self.friction[:, q, m, k] - gain * (_dot6(J, x) + bias))
                 magnitude = np.sqrt(wanted[0] ** 2 + wanted[1] ** 2)
                 clamped = np.where(magnitude > limit, np.minimum(slide, magnitude), magnitude)
                 # a patch without normal impulse (speculative, not reached) breaks: PhysX clamps any friction above
                 # a zero limit and its float32 rows always ask for some (the NoBounce landing: the anchors made in
                 # the air are made anew at the step after, in ovphysx at the origin too); here, exactly none
-                broken |= self.anchors[:, q, m] & ((magnitude > limit) | (limit <= 0.0))
+                slid = (magnitude > limit) | (limit <= 0.0)
+                broken |= slid if anchored is None else anchored & slid
                 ratio = np.where(magnitude > 0.0, clamped / np.where(magnitude > 0.0, magnitude, 1.0), 0.0)
-                for k, (J, WJ, gain, _) in enumerate(self.F):
-                    new = np.where(self.anchors[:, q, m], wanted[k] * ratio, 0.0)
-                    x = x + WJ[:, :, q, m] * (new - self.friction[:, q, m, k])
+                for k, (_, WJ, _, _) in enumerate(rows):
+                    new = wanted[k] * ratio if anchored is None else np.where(anchored, wanted[k] * ratio, 0.0)
+                    x = x + WJ * (new - self.friction[:, q, m, k])
                     self.friction[:, q, m, k] = new
             self.broken[:, q] = broken
         return x
@@ -365,14 +377,13 @@ class _ContactRows:
         """Patch q's normal rows, each driving J v to its target plus its bias (the separating speed it asks) with
         a total impulse >= 0: x -> x, and the patch's summed normal impulse (its friction's limit)."""
         total = np.zeros(x.shape[1])
-        for j in range(self.active.shape[2]):
-            if not self.active[:, q, j].any():
-                continue
-            J, WJ = self.J[:, :, q, j], self.WJ[:, :, q, j]
-            lam = self.recip[:, q, j] * (biases[:, q, j] - (_dot6(J, x) - self.target[:, q, j]))
-            new = np.maximum(self.impulse[:, q, j] + lam, 0.0)
-            new = np.where(self.active[:, q, j], new, 0.0)
-            x = x + WJ * (new - self.impulse[:, q, j])
+        for j, J, WJ, recip, target, active in self._normal[q]:
+            lam = recip * (biases[:, q, j] - (_dot6(J, x) - target))
+            old = self.impulse[:, q, j]
+            new = np.maximum(old + lam, 0.0)
+            if active is not None:
+                new = np.where(active, new, 0.0)
+            x = x + WJ * (new - old)
             self.impulse[:, q, j] = new
             total = total + new
         return x, total
@@ -395,18 +406,17 @@ class _ContactRows:
             broken = np.zeros(x.shape[1], bool)
             limit = self.scale[:, q] * self.static_friction[:, q] * total
             slide = self.scale[:, q] * self.dynamic_friction[:, q] * total
-            for m in range(2):
-                anchored = self.anchors[:, q, m]
-                if not anchored.any():
-                    continue
-                for k, (J, WJ, gain, _) in enumerate(self.F):
+            for m, anchored, rows in self._anchor[q]:
+                for k, (J, WJ, gain, _) in enumerate(rows):
                     bias = self.pgs_friction_bias[k][:, q, m] if biased else 0.0
                     old = self.friction[:, q, m, k]
-                    wanted = old - gain[:, q, m] * (_dot6(J[:, :, q, m], x) + bias)
+                    wanted = old - gain * (_dot6(J, x) + bias)
                     clamp = np.abs(wanted) > limit
-                    new = np.where(anchored, np.where(clamp, np.clip(wanted, -slide, slide), wanted), 0.0)
-                    broken |= anchored & clamp
-                    x = x + WJ[:, :, q, m] * (new - old)
+                    new = np.where(clamp, np.clip(wanted, -slide, slide), wanted)
+                    if anchored is not None:
+                        new = np.where(anchored, new, 0.0)
+                    broken |= clamp if anchored is None else anchored & clamp
+                    x = x + WJ * (new - old)
                     self.friction[:, q, m, k] = new
             self.broken[:, q] = broken
         return x
