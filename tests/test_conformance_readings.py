@@ -37,7 +37,7 @@ launch begins at 0.25 s) and 0.003 % after 1 s. So the wheel speeds after 0.5 s 
 table gives them.
 
 The chassis over the launch: the same chatter pitches the chassis, and ours differs from PhysX's by 3.0 to 6.8 mrad/s
-between 0.15 and 0.47 s, 4.2 to 8.2 % of the run's peak (37 to 159 mrad/s) for NVIDIA's basic car, the tank, the
+between 0.22 and 0.47 s, 4.2 to 8.1 % of the run's peak (37 to 159 mrad/s) for NVIDIA's basic car, the tank, the
 multi-sample car as authored and the car with a brake response. PhysX against itself (each of those vehicles copied
 30 m aside and given the same inputs in the same run: test_physx_against_its_own_copies_is_over_the_gate_too) differs
 by 3.3 to 10.3 %, over the gate too, and by other figures again (tank 5.3 %, multi-sample car 5.4 %, brake response
@@ -46,7 +46,7 @@ when its run holds other vehicles, a difference the chatter amplifies like any. 
 drive-cycle cars driven by time samples stay below 2 % because their run's peak, a turn, is larger (355 and 540
 mrad/s; their launch differs by 2.1 and 5.3 mrad/s); NVIDIA's wheel-controller car differs by 0.6 mrad/s, its
 standard car and tank by 0.006 %. After the launch (the last table printed: every quantity from 1 s, 2 s for
-direct-drive wheels) the angular speed differs by at most 0.33 %. Every event of the scenarios (steering, braking,
+direct-drive wheels) the angular speed differs by at most 0.09 %. Every event of the scenarios (steering, braking,
 the drive cycles' changes, the tanks' turns) happens after the launch.
 
 NVIDIA's sample starts with its wheels 0.2 below full compression in ovphysx's reading (the frames move 0.25 down),
@@ -312,7 +312,7 @@ def results(tmp_path_factory) -> dict[str, Any]:
 LAUNCH_CHAOS = {name: pytest.mark.xfail(strict=True, reason=f"the launch from rest's chatter, whole run: {figures_}")
                 for name, figures_ in {
     "NVIDIA basic drive, then steer (--as ovphysx)": "4.27 % (6.8 mrad/s at 0.47 s), PhysX against its copy 3.30 %",
-    "tank (omniverse)": "8.18 % (4.4 mrad/s at 0.15 s), PhysX against its copy 4.42 %",
+    "tank (omniverse)": "5.70 % (3.1 mrad/s at 0.22 s), PhysX against its copy 4.42 %",
     "multi samples, as authored (--as ovphysx)": "4.18 % (6.4 mrad/s at 0.33 s), PhysX against its copy 5.15 %",
     "brake response, as authored (--as ovphysx)": "8.06 % (3.0 mrad/s at 0.22 s), PhysX against its copy 10.28 %",
 }.items()}

@@ -414,7 +414,10 @@ def test_a_tank_told_to_drive_straight_drives_straight(tmp_path):
     assert cycle.trace == by_hand.trace
     position = cycle.arrays["bodies"]["position"][-1, 0]
     assert position[0] > 1.0 and abs(position[1]) < 0.01 * position[0]  # forward (+X), not sideways
-    assert np.abs(cycle.arrays["bodies"]["angularVelocity"][:, 0, 2]).max() < 0.01  # no yaw
+    # no yaw once launched: over the launch the tracks chatter and part left from right in the drivetrain LU's float32
+    # rounding, as PhysX's do (peak yaw rate 10.9 mrad/s at step 7; ovphysx 9.7 at step 9); thrust0 = 0 turns it at
+    # 60 mrad/s
+    assert np.abs(cycle.arrays["bodies"]["angularVelocity"][30:, 0, 2]).max() < 1e-3
 
 
 def test_a_tank_turns_while_moving_on_a_multi_sample_thrust(tmp_path):

@@ -5,8 +5,9 @@ are solved together: one (W+1)x(W+1) system per vehicle (wheels + engine), built
 builds it and solved by its LU with full pivoting (sim/lu.py) in the batch's dtype, over the wheels on the
 differential and the engine; the other wheels' rows reduce to the single-wheel update of 5.1. (The rounding of that
 LU is what parts a car's left wheels from its right ones in a launch from rest, as PhysX's do.)
-Tank tracks become constraint groups solved by least squares on the normal equations, as PhysX does (PhysX solves
-those by the same LU on its reduced A^T A; ours builds them otherwise and solves them with LAPACK).
+A tank's tracks of two wheels or more are constraint groups (every wheel turns at r_first / r_wheel times the track's
+first wheel's speed): the system's wheel columns fold into one unknown per group, and the normal equations of that
+(W+1) x N system are solved by the same LU, as PhysX does (_solve_tracks).
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ import numpy as np
 from ..runtime.vehicle2 import MAX_TORQUE_CURVE_POINTS, NEUTRAL_GEAR
 from . import vecmath as vm
 from .declare import F32, I32, I64, Derived, Param
-from .lu import factor, solve_factored
+from .lu import factor, solve_factored, solve_full_pivot
 from .state import SimParams, SimState
 from .wheel import direct_drive_update
 
@@ -38,23 +39,24 @@ def _differential(p):
     return p.tank_differential or p.multi_wheel_differential
 
 
-def _tracks(p) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per wheel: the thrust controller of its track, the first wheel of its track group (>= 2 wheels) and
-    r_first / r_wheel; -1, -1, 0 for wheels on no track (nothing for a vehicle without tracks: the padding)."""
+def _tracks(p) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per wheel: the thrust controller of its track; its track group (the tracks of >= 2 wheels, numbered in track
+    order), its place in its track and r_first / r_wheel; -1, -1, -1, 0 for wheels on no such track (nothing for a
+    vehicle without tracks: the padding)."""
     tank = p.tank_differential
     if tank is None:
-        return (), (), ()
+        return (), (), (), ()
     n = p.nb_wheels
-    thrust, first, multiplier = np.full(n, -1), np.full(n, -1), np.zeros(n)
-    if tank is not None:
-        for track, wheels in enumerate(tank.wheels_per_track):
-            thrust[list(wheels)] = tank.thrust_index_per_track[track]
-            if len(wheels) >= 2:
-                r0 = p.wheels[wheels[0]].wheel.radius
-                for w in wheels:
-                    first[w] = wheels[0]
-                    multiplier[w] = r0 / p.wheels[w].wheel.radius
-    return thrust, first, multiplier
+    thrust, group, place, multiplier = np.full(n, -1), np.full(n, -1), np.full(n, -1), np.zeros(n)
+    groups = 0
+    for track, wheels in enumerate(tank.wheels_per_track):
+        thrust[list(wheels)] = tank.thrust_index_per_track[track]
+        if len(wheels) >= 2:
+            r0 = p.wheels[wheels[0]].wheel.radius
+            for k, w in enumerate(wheels):
+                group[w], place[w], multiplier[w] = groups, k, r0 / p.wheels[w].wheel.radius
+            groups += 1
+    return thrust, group, place, multiplier
 
 
 def _torque_curve(p) -> np.ndarray:
@@ -90,8 +92,9 @@ PARAMS = (
           shape=("W",)),
     Param("is_tank", vehicle=lambda p: p.tank_differential is not None, dtype=bool),
     Param("track_thrust_index", vehicle=lambda p: _tracks(p)[0], shape=("W",), dtype=np.int64, pad=-1),
-    Param("group_first_wheel", vehicle=lambda p: _tracks(p)[1], shape=("W",), dtype=np.int64, pad=-1),
-    Param("group_multiplier", vehicle=lambda p: _tracks(p)[2], shape=("W",)),
+    Param("track_group", vehicle=lambda p: _tracks(p)[1], shape=("W",), dtype=np.int64, pad=-1),
+    Param("track_place", vehicle=lambda p: _tracks(p)[2], shape=("W",), dtype=np.int64, pad=-1),
+    Param("group_multiplier", vehicle=lambda p: _tracks(p)[3], shape=("W",)),
 )
 # what SimParams.from_batch derives for the compiled kernel
 DERIVED = (Derived("is_standard", I32),)
@@ -148,19 +151,6 @@ def gear_ratio(p: SimParams, current_gear: np.ndarray) -> np.ndarray:
     return p.gear_ratios[rows, np.clip(current_gear, 0, p.gear_ratios.shape[1] - 1)] * p.final_ratio
 
 
-def _solve(M: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Batched dense solve; a singular system gives all zeros (PhysX's LU solver with det == 0)."""
-    try:
-        return np.linalg.solve(M, b[..., None])[..., 0]
-    except np.linalg.LinAlgError:
-        det = np.linalg.det(M)
-        ok = det != 0.0
-        out = np.zeros_like(b)
-        if ok.any():
-            out[ok] = np.linalg.solve(M[ok], b[ok][..., None])[..., 0]
-        return out
-
-
 def engine_drivetrain_update(p: SimParams, s: SimState, diff: DifferentialState, throttle: np.ndarray,
                              brake_torque: np.ndarray, brake_applied: np.ndarray, tire_torque: np.ndarray,
                              dt: float | np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -178,11 +168,16 @@ def engine_drivetrain_update(p: SimParams, s: SimState, diff: DifferentialState,
                                 dt_v / p.engine_moi[ids], K, G, c_e, T_e, omega, s.engine_omega[ids], brake_torque[ids],
                                 tire_torque[ids])
     rhs[:, :W] *= mask
-    solved = _solve_connected(s, M, rhs, diff.connected[ids])
-    if p.tank_ids.size:
-        tank_rows = np.nonzero(p.is_tank[ids])[0]
-        if tank_rows.size:
-            solved[tank_rows] = _solve_grouped(p, M[tank_rows], rhs[tank_rows], np.arange(p.V)[ids][tank_rows])
+    connected = diff.connected[ids]
+    tank = p.is_tank[ids]
+    if not tank.any():
+        solved = _solve_connected(s, M, rhs, connected)
+    else:
+        solved = np.empty_like(rhs)
+        if not tank.all():
+            car = ~tank
+            solved[car] = _solve_connected(s, M[car], rhs[car], connected[car])
+        solved[tank] = _solve_tracks(p, M[tank], rhs[tank], connected[tank], np.arange(p.V)[ids][tank])
     # wheel and engine speeds as arrays of their own: column slices of one (V, W + 1) array are strided, and
     # every operation on them slower
     wheels, engine = np.ascontiguousarray(solved[:, :W]), solved[:, W].copy()
@@ -236,24 +231,45 @@ def _solve_connected(s: SimState, M: np.ndarray, rhs: np.ndarray, connected: np.
     return x
 
 
-def _solve_grouped(p: SimParams, M: np.ndarray, b: np.ndarray, ids: np.ndarray) -> np.ndarray:
-    """Track groups: omega_k = multiplier_k * omega_first; least squares (AC)^T (AC) y = (AC)^T b, then expand."""
-    n, N, _ = M.shape
-    C = np.tile(np.eye(N), (n, 1, 1))
-    first = p.group_first_wheel[ids]
-    mult = p.group_multiplier[ids]
-    rows, wheels = np.nonzero(first >= 0)
-    C[rows, wheels, wheels] = 0.0
-    C[rows, wheels, first[rows, wheels]] = mult[rows, wheels]
-    AC = M @ C
-    normal = np.transpose(AC, (0, 2, 1)) @ AC
-    rhs = np.einsum("nji,nj->ni", AC, b)
-    unused = np.abs(C).sum(axis=1) == 0.0  # columns of wheels that follow their group's first wheel
-    rr, cc = np.nonzero(unused)
-    normal[rr, cc, cc] = 1.0
-    rhs[rr, cc] = 0.0
-    y = _solve(normal, rhs)
-    return np.einsum("nij,nj->ni", C, y)
+def _solve_tracks(p: SimParams, M: np.ndarray, b: np.ndarray, connected: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """Tanks, as vehicle2's PxVehicleEngineDrivetrainUpdate solves a drivetrain with constraint groups: A, the rows of
+    the connected wheels (in wheel order) and the engine, has one column per connected wheel in no group (in wheel
+    order), one per group (in track order: sum over the track's wheels in track order of M[:, wheel] * multiplier,
+    accumulated from zero) and the engine's; A^T A and A^T b, each element summed row by row from zero, are solved by
+    the full-pivoting LU (sim/lu.py). A group's wheels take multiplier * its unknown, and the wheels on no track and no
+    differential their direct drive (rhs / diagonal), as PhysX updates them after the system.
+    All in the batch's dtype: PhysX forms and solves the normal equations in float32."""
+    n, W = connected.shape
+    group, place, multiplier = p.track_group[ids], p.track_place[ids], p.group_multiplier[ids]
+    alone = connected & (group < 0)
+    nb_alone = alone.sum(axis=1)
+    size = nb_alone + group.max(axis=1) + 2  # unknowns: the wheels alone, the groups, the engine
+    column = np.where(alone, np.cumsum(alone, axis=1) - 1, nb_alone[:, None] + group)
+    wheels = np.arange(W)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        direct = b[:, :W] / M[:, wheels, wheels]
+    rows = np.concatenate((connected, np.ones((n, 1), dtype=bool)), axis=1)
+    M = np.where(rows[:, :, None], M, 0.0)  # a wheel that is not connected is not one of PhysX's equations
+    at = np.arange(n)
+    A = np.zeros_like(M)
+    v, w = np.nonzero(alone)
+    A[v, :, column[v, w]] = M[v, :, w]
+    for k in range(place.max() + 1):  # within one place, each vehicle's groups have one wheel each
+        v, w = np.nonzero((group >= 0) & (place == k))
+        A[v, :, column[v, w]] += M[v, :, w] * multiplier[v, w, None]
+    A[at, :, size - 1] = M[:, :, W]
+    normal, rhs = np.zeros_like(M), np.zeros_like(b)
+    for k in range(W + 1):
+        normal += A[:, k, :, None] * A[:, k, None, :]
+        rhs += A[:, k, :] * b[:, k, None]
+    padding = np.arange(W + 1) >= size[:, None]
+    vp, jp = np.nonzero(padding)
+    normal[vp, jp, jp] = 1.0
+    y = solve_full_pivot(normal, rhs, size)
+    x = np.empty_like(b)
+    x[:, :W] = np.where(connected, np.where(group >= 0, multiplier, 1.0) * y[at[:, None], column], direct)
+    x[:, W] = y[at, size - 1]
+    return x
 
 
 def update_wheel_speeds(p: SimParams, s: SimState, cmd: dict, diff: DifferentialState, tire_torque: np.ndarray,
