@@ -78,7 +78,8 @@ OUT: dict[str, dict[str, str]] = {
     # (m), 1.8 % for A in cm. What is left in cm: the pusher arrives 9 um behind PhysX's (its launch's speed agrees
     # to 2e-5 m/s), the impact's pitch rate is 0.02 mrad/s off, step 48's 0.6 mrad/s. PhysX against itself, the pair
     # moved 5 or 40 m sideways in the same run: 5.2 / 5.7 % for B in cm (1.6 / 2.1 % in m); 30 m along the road: 20 %.
-    "Push2 B (cm_g)": {"ang.speed": "the push's pitch wobble (peak 5 mrad/s): 11.5 %, all at step 48, where the boxes' "
+    "Push2 B (cm_g)": {"ang.speed": "the push's pitch wobble (peak 5 mrad/s): 11.5 % (6.4 % on an AMD EPYC VM with the "
+                                    "same code, 2026-12-05), all at step 48, where the boxes' "
                                     "upper corners begin to bear: the pusher arrives 9 um behind PhysX's (a launch "
                                     "speed 2e-5 m/s off); PhysX against itself moved 5-40 m sideways: 5-6 %"},
 }
