@@ -46,6 +46,8 @@ _CULL = 1e-5  # an axis this far (cosine) against the triangle's normal makes no
 _MARGIN = 1e-4  # the triangle's margin, of the cylinder's smallest half extent plus the contact distance
 _EPS = 1e-5  # PhysX's clipping and face-building tolerances (its float32 eps)
 _FLT_EPSILON = 1.1920929e-07
+_FLT_MAX = 3.4028235e38
+_F = np.float32
 
 
 def cylinder_triangles(centre: np.ndarray, axis: np.ndarray, half: np.ndarray, radius: np.ndarray,
@@ -111,16 +113,18 @@ def _near(centre, axis, half, radius, triangles, tn, reach) -> np.ndarray:
 # ------------------------------------------------------------------------------------------------ PhysX's GJK
 
 class _V:
-    """A 3-vector of Python floats: GJK and EPA make many small steps, each far cheaper so than with numpy."""
+    """A 3-vector of float32 scalars, each operation rounded as PhysX's PxVec3 rounds it (SSE, no fused multiply-add):
+    PhysX's reference GJK and EPA run in float, and their axis is the float rounding of a point near the origin
+    (cylinder_triangles' docstring). Scalars, not numpy arrays: GJK and EPA make many small steps."""
 
     __slots__ = ("x", "y", "z")
 
-    def __init__(self, x: float, y: float, z: float) -> None:
-        self.x, self.y, self.z = x, y, z
+    def __init__(self, x, y, z) -> None:
+        self.x, self.y, self.z = _F(x), _F(y), _F(z)
 
     @classmethod
     def of(cls, a) -> "_V":
-        return cls(float(a[0]), float(a[1]), float(a[2]))
+        return cls(a[0], a[1], a[2])
 
     def __add__(self, o: "_V") -> "_V":
         return _V(self.x + o.x, self.y + o.y, self.z + o.z)
@@ -131,70 +135,124 @@ class _V:
     def __neg__(self) -> "_V":
         return _V(-self.x, -self.y, -self.z)
 
-    def __mul__(self, k: float) -> "_V":
+    def __mul__(self, k) -> "_V":
+        k = _F(k)
         return _V(self.x * k, self.y * k, self.z * k)
 
-    __rmul__ = __mul__
+    def __truediv__(self, k) -> "_V":  # PxVec3's: by the reciprocal
+        return self * (_F(1.0) / _F(k))
 
-    def __truediv__(self, k: float) -> "_V":
-        return _V(self.x / k, self.y / k, self.z / k)
-
-    def __matmul__(self, o: "_V") -> float:
+    def __matmul__(self, o: "_V"):
         return self.x * o.x + self.y * o.y + self.z * o.z
 
     def cross(self, o: "_V") -> "_V":
         return _V(self.y * o.z - self.z * o.y, self.z * o.x - self.x * o.z, self.x * o.y - self.y * o.x)
 
-    def norm(self) -> float:
-        return math.sqrt(self @ self)
+    def norm(self):
+        return np.sqrt(self @ self)
+
+    def unit(self) -> "_V":  # getNormalized: by the reciprocal square root, zero stays zero
+        m = self @ self
+        return self * (_F(1.0) / np.sqrt(m)) if m > 0.0 else _V(0.0, 0.0, 0.0)
 
     def array(self) -> np.ndarray:
-        return np.array([self.x, self.y, self.z])
+        return np.array([self.x, self.y, self.z], np.float64)
 
 
 _ZERO = _V(0.0, 0.0, 0.0)
 
 
-class _Welded:
-    """One shape's support points as PhysX's reference GJK keeps them: a new support point within the shape's
-    accuracy (1 % of its bounds' largest dimension) of one already found is that one."""
+class _Turn:
+    """A float32 unit quaternion (x, y, z, w) turning vectors as PxQuat::rotate / rotateInv do."""
 
-    def __init__(self, support, accuracy: float) -> None:
-        self.support, self.accuracy, self.points = support, accuracy, []
+    def __init__(self, q) -> None:
+        self.x, self.y, self.z, self.w = (_F(c) for c in q)
 
-    def index(self, direction: "_V") -> int:
-        v = self.support(direction)
+    def rotate(self, v: _V, inverse: bool = False) -> _V:
+        vx, vy, vz = _F(2.0) * v.x, _F(2.0) * v.y, _F(2.0) * v.z
+        w2 = self.w * self.w - _F(0.5)
+        dot2 = self.x * vx + self.y * vy + self.z * vz
+        s = -self.w if inverse else self.w
+        return _V(vx * w2 + (self.y * vz - self.z * vy) * s + self.x * dot2,
+                  vy * w2 + (self.z * vx - self.x * vz) * s + self.y * dot2,
+                  vz * w2 + (self.x * vy - self.y * vx) * s + self.z * dot2)
+
+    def world_axes(self) -> tuple[_V, _V, _V]:
+        """The world's x, y and z axes in the turned frame (getInvBasisVector0-2)."""
+        x, y, z, w = self.x, self.y, self.z, self.w
+        x2, y2, z2, w2 = x * _F(2.0), y * _F(2.0), z * _F(2.0), w * _F(2.0)
+        return (_V((w * w2) - _F(1.0) + x * x2, (-z * w2) + y * x2, (y * w2) + z * x2),
+                _V((z * w2) + x * y2, (w * w2) - _F(1.0) + y * y2, (-x * w2) + z * y2),
+                _V((-y * w2) + x * z2, (x * w2) + y * z2, (w * w2) - _F(1.0) + z * z2))
+
+
+def core_turn(axis: np.ndarray) -> np.ndarray:
+    """(P, 4) float32 quaternions (x, y, z, w) turning a cylinder core's +x onto `axis` (P, 3) by the shortest arc
+    (about +z by 90 degrees for an axis along +y: (0, 0, 0.70710677, 0.70710677), the pose PhysX's step-1 normals of
+    WheelsRolling were reproduced with). PhysX's core frame also holds the wheel's angle about its axle, which moves
+    the support points by rounding only."""
+    axis = np.asarray(axis, np.float64)
+    q = np.concatenate([np.cross([1.0, 0.0, 0.0], axis), 1.0 + axis[:, :1]], axis=1)
+    back = q[:, 3] < 1e-9  # along -x: half a turn about +z
+    q[back] = [0.0, 0.0, 1.0, 0.0]
+    return (q / np.linalg.norm(q, axis=1, keepdims=True)).astype(np.float32)
+
+
+class _Shape:
+    """One shape as PhysX's reference GJK holds it: its support map (world, from its pose), its accuracy (1 % of its
+    local bounds' largest dimension, at least FLT_EPSILON) and the centre of its world bounds; its support points
+    welded: a new one within the accuracy of one already found is that one (32 at most, then the nearest)."""
+
+    def __init__(self, local, position: _V, turn: _Turn) -> None:
+        self.local, self.position, self.turn, self.points = local, position, turn, []
+        X, Y, Z = _V(1.0, 0.0, 0.0), _V(0.0, 1.0, 0.0), _V(0.0, 0.0, 1.0)
+        size = _V(local(X).x - local(-X).x, local(Y).y - local(-Y).y, local(Z).z - local(-Z).z)
+        self.accuracy = max(max(size.x, size.y, size.z) * _F(0.01), _F(_FLT_EPSILON))
+        X, Y, Z = turn.world_axes()
+        place = self.place
+        lo = _V(place(local(-X)).x, place(local(-Y)).y, place(local(-Z)).z)
+        hi = _V(place(local(X)).x, place(local(Y)).y, place(local(Z)).z)
+        self.centre = (lo + hi) * 0.5
+
+    def place(self, v: _V) -> _V:
+        return self.turn.rotate(v) + self.position
+
+    def index(self, direction: _V) -> int:
+        v = self.place(self.local(self.turn.rotate(direction, inverse=True)))
+        nearest, near = None, _F(_FLT_MAX)
         for i in range(len(self.points) - 1, -1, -1):
             e = self.points[i] - v
-            if e @ e < self.accuracy ** 2:
+            e = e @ e
+            if e < self.accuracy * self.accuracy:
                 return i
+            if near > e:
+                nearest, near = i, e
+        if len(self.points) == 32:
+            return nearest
         self.points.append(v)
         return len(self.points) - 1
 
 
-def _cylinder_support(centre, axis, half, radius):
-    centre, axis = _V.of(centre), _V.of(axis)
-    half, radius = (half), (radius)
-    rim = axis.cross(_V(1.0, 0.0, 0.0) if abs(axis.x) < 0.9 else _V(0.0, 1.0, 0.0))
-    rim = rim / rim.norm()
+def _cylinder_local(half, radius):
+    """PhysX's cylinder core's support map in its own frame (its axis +x); the direction normalized first."""
+    h, r = _F(_F(2.0 * half) * _F(0.5)), _F(radius)
 
-    def support(direction):
-        d = direction / direction.norm()
-        x = d @ axis
-        radial = d - axis * x
-        length = radial.norm()
-        end = centre + axis * (half if x >= 0.0 else -half)
-        if length < 1e-5:  # along the axis: a point of the cap's rim
-            return end + rim * radius
-        return end + radial * (radius / length)
+    def support(direction: _V) -> _V:
+        d = direction.unit()
+        x = h if d.x >= 0.0 else -h
+        if abs(d.y) < _F(1e-5) and abs(d.z) < _F(1e-5):  # along the axis: a point of the cap's rim
+            return _V(x, r, 0.0)
+        return _V(x, 0.0, 0.0) + _V(0.0, d.y, d.z).unit() * r
     return support
 
 
-def _triangle_support(triangle):
-    corners = [_V.of(v) for v in triangle]
+def _triangle_local(triangle):
+    corners = [_V.of(v) for v in np.asarray(triangle, np.float32)]
 
-    def support(direction):
-        best, at = -math.inf, corners[0]
+    def support(direction: _V) -> _V:
+        if direction.norm() < _FLT_EPSILON:
+            return _ZERO
+        best, at = _F(-_FLT_MAX), corners[0]
         for v in corners:  # the first of equals
             if v @ direction > best:
                 best, at = v @ direction, v
@@ -283,12 +341,13 @@ def _simplex_closest(verts: list) -> tuple[list, "_V"]:
     return out, closest
 
 
-def gjk_distance(centre, axis, half, radius, triangle, limit):
-    """PhysX's reference GJK distance between a cylinder and a triangle: (distance, witness on the cylinder, witness
-    on the triangle, axis from the triangle towards the cylinder); distance 0 where they are nearer than its
-    tolerance (1 % of the shapes' accuracy: EPA's case), inf where farther than `limit`."""
-    A, B, direction = _shapes(centre, axis, half, radius, triangle)
-    tolerance = 0.01 * min(A.accuracy, B.accuracy)
+def gjk_distance(centre, axis, half, radius, triangle, limit, turn=None):
+    """PhysX's reference GJK distance between a cylinder and a triangle, in float32: (distance, witness on the
+    cylinder, witness on the triangle, axis from the triangle towards the cylinder); distance 0 where they are nearer
+    than its tolerance (1 % of the shapes' accuracy: EPA's case), inf where farther than `limit`. turn: the core's
+    float32 quaternion (x, y, z, w; core_turn's by default)."""
+    A, B, direction = _shapes(centre, axis, half, radius, triangle, turn)
+    tolerance = _F(0.01) * min(A.accuracy, B.accuracy)
     length = direction.norm()
     direction = direction / length if length >= _FLT_EPSILON else _V(1.0, 0.0, 0.0)
     simplex: list = []
@@ -328,15 +387,27 @@ def gjk_distance(centre, axis, half, radius, triangle, limit):
             return np.inf, None, None, None
 
 
-def _shapes(centre, axis, half, radius, triangle):
-    """The cylinder's and the triangle's welded support points (fresh), and the centres of their world boxes."""
-    A = _Welded(_cylinder_support(centre, axis, half, radius), 0.01 * max(2 * half, 2 * radius))
-    lo, hi = triangle.min(axis=0), triangle.max(axis=0)
-    B = _Welded(_triangle_support(triangle), max(0.01 * float((hi - lo).max()), _FLT_EPSILON))
-    return A, B, _V.of((lo + hi) / 2 - centre)
+def _shapes(centre, axis, half, radius, triangle, turn=None):
+    """The cylinder (at `centre`, rounded to float32, turned by `turn`) and the triangle (its corners' float32, at
+    the origin unturned: the mesh's frame is the world's) as fresh _Shapes, and the direction from the cylinder's
+    world box's centre to the triangle's, each in float32 as PhysX finds them."""
+    turn = _Turn(core_turn(np.asarray(axis, np.float64)[None])[0] if turn is None else turn)
+    A = _Shape(_cylinder_local(half, radius), _V.of(np.asarray(centre, np.float32)), turn)
+    B = _Shape(_triangle_local(triangle), _ZERO, _Turn((0.0, 0.0, 0.0, 1.0)))
+    return A, B, B.centre - A.centre
 
 
-def epa_depth(centre, axis, half, radius, triangle):
+def _basis32(d: _V) -> tuple[_V, _V]:
+    """PxComputeBasisVectors in float32 (as _basis)."""
+    if abs(d.y) <= _F(0.9999):
+        right = _V(d.z, 0.0, -d.x)
+        right = right / right.norm()
+        return right, _V(d.y * right.z, d.z * right.x - d.x * right.z, -d.y * right.x)
+    up = _V(0.0, d.z, -d.y)
+    return _V(1.0, 0.0, 0.0), up / up.norm()
+
+
+def epa_depth(centre, axis, half, radius, triangle, turn=None):
     """PhysX's reference EPA between a cylinder and a triangle that GJK found touching: (signed distance, witness on
     the cylinder, witness on the triangle, axis from the triangle towards the cylinder), or None where its polytope
     cannot be built. Its polytope grows from six support points about the line between the shapes' box centres; each
@@ -344,8 +415,8 @@ def epa_depth(centre, axis, half, radius, triangle):
     of the accuracy, replaced by a fan from their horizon); it stops when a new point lies within that tolerance of the
     face or repeats one held, and answers with the face whose direction found the smallest support (its witnesses
     from the origin's projection onto it)."""
-    A, B, direction = _shapes(centre, axis, half, radius, triangle)
-    tolerance = 0.01 * min(A.accuracy, B.accuracy)
+    A, B, direction = _shapes(centre, axis, half, radius, triangle, turn)
+    tolerance = _F(0.01) * min(A.accuracy, B.accuracy)
     length = direction.norm()
     direction = direction / length if length >= _FLT_EPSILON else _V(1.0, 0.0, 0.0)
     verts: list[tuple[int, int]] = []
@@ -398,7 +469,7 @@ def epa_depth(centre, axis, half, radius, triangle):
                         edges.append(e)
                 faces[i] = faces[-1]
                 faces.pop()
-        if not edges:
+        if not edges or len(faces) > 60 - len(edges):  # PhysX's 60 faces
             return np.inf
         for e in edges:
             f = plane(e[0], e[1], len(verts) - 1)
@@ -407,7 +478,7 @@ def epa_depth(centre, axis, half, radius, triangle):
             faces.append(f)
         return proj
 
-    right, up = (_V.of(v) for v in _basis(direction.array()))
+    right, up = _basis32(direction)
     add(direction)
     add(-direction)
     add(right)
