@@ -51,11 +51,12 @@ _F = np.float32
 
 
 def cylinder_triangles(centre: np.ndarray, axis: np.ndarray, half: np.ndarray, radius: np.ndarray,
-                       triangles: np.ndarray, limit: np.ndarray, group: np.ndarray):
+                       triangles: np.ndarray, limit: np.ndarray, group: np.ndarray, turn: np.ndarray | None = None):
     """Contacts of exact cylinders with triangles, pair by pair: cylinder centres (P, 3), unit axes (P, 3; PhysX's
     core +x: towards the cap that comes first in the cylinder's ends), half heights and radii (P,); triangles (P, 3, 3)
     counter-clockwise about their front normals; the contact distances (P,); group (P,): pairs of one group (a
-    cylinder and one mesh) gather their points into patches together, in the order given.
+    cylinder and one mesh) gather their points into patches together, in the order given; turn (P, 4): the cores'
+    float32 quaternions (core_turn; None: each axis's shortest arc).
     Returns (pair (C,), point (C, 3), normal (C, 3), separation (C,)), patch after patch, group after group."""
     P = len(centre)
     if not P:
@@ -66,9 +67,10 @@ def cylinder_triangles(centre: np.ndarray, axis: np.ndarray, half: np.ndarray, r
     margin = _MARGIN * (np.minimum(half, radius) + limit)
     dist, n, w0, w1 = np.full(P, np.inf), tn.copy(), np.zeros((P, 3)), np.zeros((P, 3))
     for p in np.nonzero(_near(centre, axis, half, radius, triangles, tn, limit + margin))[0]:
-        found = gjk_distance(centre[p], axis[p], half[p], radius[p], triangles[p], limit[p] + margin[p])
+        q = None if turn is None else turn[p]
+        found = gjk_distance(centre[p], axis[p], half[p], radius[p], triangles[p], limit[p] + margin[p], q)
         if found[0] < _FLT_EPSILON:  # touching: EPA's depth (none where its polytope cannot be built)
-            found = epa_depth(centre[p], axis[p], half[p], radius[p], triangles[p]) or (np.inf, None, None, None)
+            found = epa_depth(centre[p], axis[p], half[p], radius[p], triangles[p], q) or (np.inf, None, None, None)
         dist[p] = found[0]
         if found[1] is not None:
             w0[p], w1[p], n[p] = found[1:]
@@ -186,16 +188,49 @@ class _Turn:
                 _V((-y * w2) + x * z2, (x * w2) + y * z2, (w * w2) - _F(1.0) + z * z2))
 
 
-def core_turn(axis: np.ndarray) -> np.ndarray:
-    """(P, 4) float32 quaternions (x, y, z, w) turning a cylinder core's +x onto `axis` (P, 3) by the shortest arc
-    (about +z by 90 degrees for an axis along +y: (0, 0, 0.70710677, 0.70710677), the pose PhysX's step-1 normals of
-    WheelsRolling were reproduced with). PhysX's core frame also holds the wheel's angle about its axle, which moves
-    the support points by rounding only."""
+def core_turn(axis: np.ndarray, frame: np.ndarray | None = None) -> np.ndarray:
+    """(P, 4) float32 quaternions (x, y, z, w) of cylinder cores: the shortest arc turning the core's +x onto `axis`
+    (P, 3, any length; about +z by 90 degrees for +y: (0, 0, 0.70710677, 0.70710677), PhysX's for a Y cylinder), after which
+    `frame` (P, 3, 3; None: none) turns it, `axis` then being in that frame. PhysX's core frame turns with the wheel
+    about its axle, and the core's support along the axis (a point of the cap's rim, the core's +y) and so which
+    support points GJK welds turn with it: a cylinder's patch on a triangle's edge beside it 10.8 or 12.0 mm away at
+    one angle or another (WheelsOverBump's rear left cylinder, step 9; the contact distance 11.8 mm)."""
     axis = np.asarray(axis, np.float64)
+    axis = axis / np.linalg.norm(axis, axis=1, keepdims=True)
     q = np.concatenate([np.cross([1.0, 0.0, 0.0], axis), 1.0 + axis[:, :1]], axis=1)
-    back = q[:, 3] < 1e-9  # along -x: half a turn about +z
-    q[back] = [0.0, 0.0, 1.0, 0.0]
-    return (q / np.linalg.norm(q, axis=1, keepdims=True)).astype(np.float32)
+    q[q[:, 3] < 1e-9] = [0.0, 0.0, 1.0, 0.0]  # along -x: half a turn about +z
+    q /= np.linalg.norm(q, axis=1, keepdims=True)
+    if frame is not None:
+        f = _matrix_turn(np.asarray(frame, np.float64))
+        (fx, fy, fz, fw), (x, y, z, w) = f.T, q.T
+        q = np.stack([fw * x + w * fx + fy * z - y * fz, fw * y + w * fy + fz * x - z * fx,
+                      fw * z + w * fz + fx * y - x * fy, fw * w - fx * x - fy * y - fz * z], axis=1)
+    return q.astype(np.float32)
+
+
+def _matrix_turn(R: np.ndarray) -> np.ndarray:
+    """(P, 4) unit quaternions (x, y, z, w) of rotation matrices (P, 3, 3), from their largest of 1 + trace and
+    1 + 2 R_ii - trace (Shepperd's)."""
+    trace = np.einsum("pii->p", R)
+    big = np.stack([1.0 + 2.0 * R[:, 0, 0] - trace, 1.0 + 2.0 * R[:, 1, 1] - trace, 1.0 + 2.0 * R[:, 2, 2] - trace,
+                    1.0 + trace], axis=1)
+    k = np.argmax(big, axis=1)
+    s = np.sqrt(np.maximum(big[np.arange(len(R)), k], 1e-300))  # 2 |that component|
+    up = np.stack([R[:, 2, 1] - R[:, 1, 2], R[:, 0, 2] - R[:, 2, 0], R[:, 1, 0] - R[:, 0, 1]], axis=1)  # 4 w (x, y, z)
+    pair = np.stack([R[:, 0, 1] + R[:, 1, 0], R[:, 0, 2] + R[:, 2, 0], R[:, 1, 2] + R[:, 2, 1]], axis=1)
+    q = np.empty((len(R), 4))
+    for i in range(len(R)):
+        if k[i] == 3:
+            q[i] = [up[i, 0] / s[i], up[i, 1] / s[i], up[i, 2] / s[i], s[i] / 2.0]
+            q[i, :3] /= 2.0
+        else:
+            a = k[i]
+            b, c = (a + 1) % 3, (a + 2) % 3
+            q[i, a] = s[i] / 2.0
+            q[i, b] = pair[i, min(a, b) + max(a, b) - 1] / (2.0 * s[i])
+            q[i, c] = pair[i, min(a, c) + max(a, c) - 1] / (2.0 * s[i])
+            q[i, 3] = up[i, a] / (2.0 * s[i])
+    return q / np.linalg.norm(q, axis=1, keepdims=True)
 
 
 class _Shape:
