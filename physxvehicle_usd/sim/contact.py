@@ -941,8 +941,9 @@ def _cylinder_triangles(model: ContactModel, ground: Ground, shape: np.ndarray, 
     triangles = np.stack([v0, v0 + ground.tri_e1[tri], v0 + ground.tri_e2[tri]], axis=1)
     # the core's frame: the body's, the wheel's turn (its angle about the axle) and the core's +x onto the axis
     local = model.cylinder_ends[shape, 1] - model.cylinder_ends[shape, 0]  # in the body frame
-    frame = R[shape] if model.cylinder_frame is None else np.einsum("nij,njk->nik", R[shape], model.cylinder_frame[shape])
-    if model.cylinder_frame is not None:  # the axis back in the wheel's frame
+    frame = R[shape]
+    if model.cylinder_frame is not None:  # the wheel's turn, and the axis back in the wheel's frame
+        frame = np.einsum("nij,njk->nik", frame, model.cylinder_frame[shape])
         local = np.einsum("nji,nj->ni", model.cylinder_frame[shape], local)
     turn = cylinder_contact.core_turn(local, frame)
     pair, point, normal, separation = cylinder_contact.cylinder_triangles(
