@@ -150,3 +150,18 @@ def test_float32_gjk_and_epa_tilt_the_normals_of_the_rolling_cars_first_step_as_
         # within 0.01 mrad (the gap's last float32 step, 60 nm of 0.19 mm, scales a tilt by 3e-4); the next tilts a
         # rounding could make lie 0.6 mrad or more apart
         np.testing.assert_allclose(found[3][:2], tilt, atol=1e-5)
+
+
+def test_the_core_turns_with_the_wheel_about_its_axle():
+    # a Y cylinder's core (+x onto +y) turned by the wheel's angle about the axle (+y): the quaternion PhysX's step-1
+    # normals above were reproduced with, to float32's rounding
+    from physxvehicle_usd.sim.cylinder_contact import core_turn
+
+    angle = 0.10153335332870483
+    c, s = np.cos(angle), np.sin(angle)
+    wheel = np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])  # about +y
+    k = np.sqrt(0.5)
+    expected = np.array([np.sin(angle / 2) * k, np.sin(angle / 2) * k, np.cos(angle / 2) * k, np.cos(angle / 2) * k])
+    turn = core_turn(np.array([[0.0, 0.315, 0.0]]), wheel[None])[0]
+    assert turn.dtype == np.float32
+    np.testing.assert_allclose(turn * np.sign(turn[3]), expected, atol=1e-7)
