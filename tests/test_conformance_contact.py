@@ -154,51 +154,57 @@ def _marked(names, marks: dict) -> list:
 # suspension 1-10 cm less compressed) by an amount each run's rounding decides. Marked, not strictly: rounding puts
 # a figure on either side of the gate as the other cars in the run change it.
 WHOLE_RUN_CHAOS = {  # ranges: over runs with three and four such cars (each changes the others' rounding)
-    "WheelsOnMesh": "driven, wheel cylinders on a flat two-triangle mesh road: ours 12-20 / 27-90 % speed, 69-97 / "
-                    "81-96 % angular speed, 2.2-5.5 / 7.5-40 % final position (m / cm); PhysX against its copy: "
-                    "17-53 / 6-74 %, 79-165 / 67-196 %, 5.7-15 / 0.3-23 %; the 30-corner hulls before: 33 / 10 %, "
-                    "113 / 79 %, 8.4 / 3.2 %",
-    "WheelsOnBump": "driven, wheel cylinders over a mesh bump's edges: ours 18-36 / 15-30 %, 69-113 / 90-96 %, "
-                    "0.7-23 / 2.7-18 %; PhysX against its copy: 29-34 / 24-28 %, 84-91 / 63-90 %, 17-24 / 11-14 %; "
-                    "the hulls before: 14 / 40 %, 123 / 107 %, 3.1 / 21 %",
-    "WheelsOverBump": "rolled at 8 m/s onto a mesh bump, wheel cylinders dragging: ours 2.9-4.6 / 0.5-1.7 %, 53-58 / "
-                      "5-15 %, 3.8-7.3 / 0.6-2.8 %, the first contact at step 8 as PhysX's, the front cylinders' "
-                      "strike on the bump's first edge (step 17) 12 / 11 kN on the slope's normal against PhysX's "
-                      "14 / 7 kN; PhysX against its copy: 0.9-7.1 / 2.0-8.9 %, 7-155 / 51-87 %, 1.2-7.8 / 3.4-20 % "
-                      "(its copy's first contact at step 15 in some runs); the hulls before: 7.8 / 7.7 %, 84 / 86 %, "
-                      "5.2 / 4.9 %, the first contact at step 15",
+    "WheelsOnMesh": "driven, wheel cylinders on a flat two-triangle mesh road: ours 31 / 54 % speed, 98 / 57 % "
+                    "angular speed, 12 / 23 % final position (m / cm; with GJK / EPA in double before: 12-20 / 27-90 "
+                    "%, 69-97 / 81-96 %, 2.2-5.5 / 7.5-40 %); PhysX against its copy: 17-53 / 6-74 %, 79-165 / 67-196 "
+                    "%, 5.7-15 / 0.3-23 %; the 30-corner hulls before: 33 / 10 %, 113 / 79 %, 8.4 / 3.2 %",
+    "WheelsOnBump": "driven, wheel cylinders over a mesh bump's edges: ours 20 / 25 %, 71 / 83 %, 12 / 12 % (GJK / "
+                    "EPA in double before: 18-36 / 15-30 %, 69-113 / 90-96 %, 0.7-23 / 2.7-18 %); PhysX against its "
+                    "copy: 29-34 / 24-28 %, 84-91 / 63-90 %, 17-24 / 11-14 %; the hulls before: 14 / 40 %, 123 / 107 "
+                    "%, 3.1 / 21 %",
+    "WheelsOverBump": "rolled at 8 m/s onto a mesh bump, wheel cylinders dragging: ours 5.6 / 1.4 %, 53 / 26 %, 9.0 / "
+                      "2.3 % (GJK / EPA in double before: 2.9-4.6 / 0.5-1.7 %, 53-58 / 5-15 %, 3.8-7.3 / 0.6-2.8 %), "
+                      "the first contact at step 8 as PhysX's (the rear left cylinder's patch on the diagonal edge "
+                      "beside it, 10.8 mm away, normal tilted 0.41 rad), the front cylinders' strike on the bump's "
+                      "first edge (step 17) 12 / 11 kN on the slope's normal in double against PhysX's 14 / 7 kN; "
+                      "PhysX against its copy: 0.9-7.1 / 2.0-8.9 %, 7-155 / 51-87 %, 1.2-7.8 / 3.4-20 % (its copy's "
+                      "first contact at step 15 in some runs); the hulls before: 7.8 / 7.7 %, 84 / 86 %, 5.2 / 4.9 %, "
+                      "the first contact at step 15",
 }
 
 
-# ... but where no edge is met PhysX is faithful to itself in speed and position (its copy within 0.9 %), and ours is
-# off: PhysX's GJK / EPA tilts its cylinder patches' normals off the flat road by a few mrad (ours, in double: flat),
-# and a patch tilted backwards stops the approach the car's speed makes along it: its cylinders bear twice ours
+# ... but where no edge is met PhysX is faithful to itself in speed and position (its copy within 0.9 %): there its
+# cylinder patches' normals tilt off the flat road by a few mrad, the float32 rounding of its reference GJK's axis
+# (sim/cylinder_contact.py, which now rounds as PhysX does), and a patch tilted backwards stops the approach the car's
+# speed makes along it. Ours tilts by the same rounding, but which patch tilts which way is each run's rounding, ours
+# and PhysX's parting from step 2 on: the figures fall on either side of the gate (not strictly marked)
 CYLINDER_LOAD_OUT = {
-    "WheelsRolling": "rolled at 8 m/s on the flat two-triangle road, wheel cylinders dragging, no edge met: ours "
-                     "2.6-4.1 / 3.1-3.6 % speed, 85-99 / 85-87 % angular speed, 6.7-7.7 / 8.3-10.0 % final position "
-                     "(m / cm; the hulls before: 4.2 / 4.7 %, 65 / 74 %, 11 / 13 %), PhysX against its copy 0.4-0.9 / "
-                     "0.8-1.1 %, 77-84 / 77-112 %, 0.6 / 0.3-0.9 %. The contacts match PhysX's at step 1 (three a "
-                     "cylinder, the same points and separations to 0.1 mm), not their normals: PhysX tilts a patch's "
-                     "normal off the road's (median 2.5 mrad, 90 % under 10.5, rms 6.6 along the car; at the origin "
-                     "too), ours (GJK / EPA in double) none. A normal tilted backwards turns the forward speed into an "
-                     "approach (6 m/s x 10 mrad = 60 mm/s) that the patch stops: PhysX's patches tilted back by over 3 "
-                     "mrad take 974 N on average, those tilted forwards 186 N, the flat ones 451 N. So, the car alone "
-                     "(m) at 8 places and headings, PhysX's cylinders bear 4.1-5.4 kN s over the run (at three of "
-                     "them; ours 1.9-2.1), lift the car 14-29 mm (ours 7) and let it go 4.88-5.12 m (ours "
-                     "5.29-5.32), the load rocking between the diagonal pairs (peaks 27-139 mrad/s, ours 21-26); ours "
-                     "with its normals tilted by draws from PhysX's tilts of the run: 4.72-4.96 m, 18-25 mm, 52-114 "
-                     "mrad/s. Not the solve order: PhysX's step-1 split over the front cylinders (FR / FL) changes "
-                     "with the place (1242 / 0 N at y = -400, 310 / 2188 at -200, 75 / 1059 at 0, none headed -y) "
-                     "while the order it reports the patches in stays FR FL RL RR along y; the wheel prims' order "
-                     "changes nothing (bit-identical); ours with the front right patch first: 742 / 997 N (700 / 1039 "
-                     "in our order), the run's travel within 0.011 m in four orders",
+    "WheelsRolling": "rolled at 8 m/s on the flat two-triangle road, wheel cylinders dragging, no edge met: ours 2.4 "
+                     "/ 1.8 % speed, 98 / 79 % angular speed, 2.8 / 4.6 % final position (m / cm; with GJK / EPA in "
+                     "double before: 2.6-4.1 / 3.1-3.6 %, 85-99 / 85-87 %, 6.7-7.7 / 8.3-10.0 %; in float32 with the "
+                     "core not turned with the wheel: 1.5 / 0.6 %, 99 / 105 %, 0.4 / 1.5 %), PhysX against its copy "
+                     "0.4-0.9 / 0.8-1.1 %, 77-84 / 77-112 %, 0.6 / 0.3-0.9 %. The contacts match PhysX's at step 1 "
+                     "(three a cylinder, the same points and separations to 0.1 mm), their normals too: PhysX tilts a "
+                     "patch's normal off the road's (median 2.5 mrad, 90 % under 10.5, rms 6.6 along the car, 1.8 % "
+                     "over 0.1 rad; at the origin too) by the float32 rounding of GJK's point nearest the origin, a "
+                     "cylinder support point less triangle corners tens of metres away over a 0.2 mm gap; ours, in "
+                     "float32 too, its step-1 normals PhysX's within 0.01 mrad, over the run 2.9 mrad, 12.3, 7.1, 2.0 "
+                     "% (in double before: none). A normal tilted backwards turns the forward speed into an approach "
+                     "(6 m/s x 10 mrad = 60 mm/s) that the patch stops: PhysX's patches tilted back by over 3 mrad "
+                     "take 974 N on average, those tilted forwards 186 N, the flat ones 451 N. The car alone (m) at 6 "
+                     "places and headings: PhysX goes 4.97-5.12 m, rises 14-19 mm onto its cylinders, peaks at 30-74 "
+                     "mrad/s; ours 4.84-5.07 m, 15-26 mm, 43-122 mrad/s (in double before: 5.29-5.32 m, 7 mm, 21-26 "
+                     "mrad/s), 0.7-2.8 % speed, 1.0-3.7 % final position from PhysX's. Not the solve order: PhysX's "
+                     "step-1 split over the front cylinders (FR / FL) changes with the place (1242 / 0 N at y = -400, "
+                     "310 / 2188 at -200, 75 / 1059 at 0) while the order it reports the patches in stays FR FL RL RR "
+                     "along y",
 }
 
 
 def _chaotic(names) -> list:
     return _marked(names, {**{key: pytest.mark.xfail(strict=False, reason=reason)
                               for key, reason in WHOLE_RUN_CHAOS.items()},
-                           **{key: pytest.mark.xfail(strict=True, reason=reason)
+                           **{key: pytest.mark.xfail(strict=False, reason=reason)
                               for key, reason in CYLINDER_LOAD_OUT.items()}})
 
 

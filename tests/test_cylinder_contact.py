@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from physxvehicle_usd.sim.cylinder_contact import cylinder_triangles, gjk_distance
+from physxvehicle_usd.sim.cylinder_contact import cylinder_triangles, epa_depth, gjk_distance
 
 RADIUS, HALF = 0.343, 0.1575
 CENTRE = np.array([-1.59, 0.8, RADIUS - 1e-5])  # 10 um into the road
@@ -55,7 +55,7 @@ def test_gjk_finds_the_distance_of_a_cylinder_above_a_triangle_within_its_tolera
     tolerance = 0.01 * 0.01 * 2 * RADIUS  # 1 % of its accuracy, 1 % of the cylinder's largest dimension
     assert abs(gap - (0.01 - 1e-5)) < tolerance
     np.testing.assert_allclose(axis, [0.0, 0.0, 1.0], atol=1e-4)  # GJK stops short of the exact axis
-    np.testing.assert_allclose(on_cylinder - on_triangle, gap * axis, atol=1e-9)
+    np.testing.assert_allclose(on_cylinder - on_triangle, gap * axis, atol=5e-7)  # float32 witnesses 2 m out
     assert gjk_distance(lifted + [0.0, 0.0, 1.0], AXIS, HALF, RADIUS, UNDER, 0.5)[0] == np.inf  # beyond the limit
 
 
@@ -112,3 +112,56 @@ def test_the_sample_cars_wheel_cylinders_meet_a_mesh_road_exactly_whatever_the_w
         margin = 1e-4 * (HALF + posed.contact_distance[1:, 0])
         expected = (axle - RADIUS - margin)[contacts.shape[wheels] - 1]
         np.testing.assert_allclose(contacts.separation[wheels], expected, atol=1e-6)
+
+
+# WheelsRolling's step 1 (tests/scenarios/contact.py; the car alone on its road at y = 0 and y = -400): each wheel
+# cylinder's pose in float32 as PhysX held it (the suspension's, the wheel's angle ovphysx reports about its axle: its
+# core turned by that about +y after +x onto +y), the triangle under it, the contact distance; and the normal PhysX
+# reported for its patch (tools/physx_contacts.py). PhysX tilts them by up to 2.5 mrad, a few float32 roundings of
+# the Minkowski point nearest the origin over a 0.19 mm gap (the fronts; the rears are 0.23 mm in: EPA's face).
+_ROAD0 = [[-6.0, -3.0, 0.2], [30.0, 3.0, 0.2], [-6.0, 3.0, 0.2]]
+_ROAD400 = [[-6.0, -403.0, 0.2], [30.0, -397.0, 0.2], [-6.0, -397.0, 0.2]]
+_FRONT_Z, _REAR_Z = 0.5431880950927734, 0.5427725315093994
+_STEP1 = [  # centre, triangle, wheel angle [rad], PhysX's normal
+    ((1.27, -0.8, _FRONT_Z), _ROAD0, 0.10153333842754364, (0.002447563223540783, 0.0009178362088277936)),
+    ((1.27, 0.8, _FRONT_Z), _ROAD0, 0.10153335332870483, (0.0, -0.001267727348022163)),
+    ((-1.59, 0.8, _REAR_Z), _ROAD0, -0.0010792327811941504, (0.0, 0.0)),
+    ((-1.59, -0.8, _REAR_Z), _ROAD0, -0.0010792323155328631, (1.8114360500476323e-06, 6.9294910645112395e-06)),
+    ((1.27, -400.8, _FRONT_Z), _ROAD400, 0.10153333842754364, (-0.0006056197453290224, 0.0018168592359870672)),
+    # PhysX's composed pose lies one float32 step (60 nm) below ours rounded
+    ((1.27, -399.2, np.nextafter(np.float32(_FRONT_Z), np.float32(0.0))), _ROAD400, 0.10153335332870483,
+     (0.0025349862407892942, 0.0025349862407892942)),
+    ((-1.59, -399.2, _REAR_Z), _ROAD400, -0.0010792327811941504, (0.0, 0.0)),
+    ((-1.59, -400.8, _REAR_Z), _ROAD400, -0.0010792323155328631, (1.8114359363607946e-06, 6.9294874265324324e-06)),
+]
+
+
+def test_float32_gjk_and_epa_tilt_the_normals_of_the_rolling_cars_first_step_as_physx_tilts_them():
+    half, limit = 0.1574999988079071, 0.011750000185436673
+    margin = 1e-4 * (half + limit)
+    onto_y = np.float32(np.sqrt(0.5))
+    for centre, triangle, angle, tilt in _STEP1:
+        s, c = np.sin(np.float32(angle) / np.float32(2.0)), np.cos(np.float32(angle) / np.float32(2.0))
+        turn = (s * onto_y, s * onto_y, c * onto_y, c * onto_y)  # (0, s, 0, c) * (0, 0, 1, 1) / sqrt 2
+        centre, triangle = np.array(centre, np.float32), np.array(triangle)
+        found = gjk_distance(centre, AXIS, half, RADIUS, triangle, limit + margin, turn)
+        if found[0] < 1.1920929e-07:
+            found = epa_depth(centre, AXIS, half, RADIUS, triangle, turn)
+        # within 0.01 mrad (the gap's last float32 step, 60 nm of 0.19 mm, scales a tilt by 3e-4); the next tilts a
+        # rounding could make lie 0.6 mrad or more apart
+        np.testing.assert_allclose(found[3][:2], tilt, atol=1e-5)
+
+
+def test_the_core_turns_with_the_wheel_about_its_axle():
+    # a Y cylinder's core (+x onto +y) turned by the wheel's angle about the axle (+y): the quaternion PhysX's step-1
+    # normals above were reproduced with, to float32's rounding
+    from physxvehicle_usd.sim.cylinder_contact import core_turn
+
+    angle = 0.10153335332870483
+    c, s = np.cos(angle), np.sin(angle)
+    wheel = np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])  # about +y
+    k = np.sqrt(0.5)
+    expected = np.array([np.sin(angle / 2) * k, np.sin(angle / 2) * k, np.cos(angle / 2) * k, np.cos(angle / 2) * k])
+    turn = core_turn(np.array([[0.0, 0.315, 0.0]]), wheel[None])[0]
+    assert turn.dtype == np.float32
+    np.testing.assert_allclose(turn * np.sign(turn[3]), expected, atol=1e-7)

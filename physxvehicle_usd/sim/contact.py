@@ -358,6 +358,9 @@ class ContactModel:
     # frame in the body frame as the stage places the wheel, where PhysX's shape stands until a vehicle update writes
     # the wheel's pose (`posed`'s `authored`)
     authored: tuple[np.ndarray, np.ndarray] | None = None
+    # (N, 3, 3) the rotation a cylinder row's wheel turned it by into its body frame (`posed`; None: none): PhysX's
+    # cylinder core turns with the wheel about its axle, and its GJK with it (sim/cylinder_contact.core_turn)
+    cylinder_frame: np.ndarray | None = None
     # derived: each shape's box in the body frame (centre, half extents), how far beyond it a contact may start;
     # the static polytopes' world boxes
     box_centre: np.ndarray = field(init=False)  # (3, N)
@@ -517,11 +520,14 @@ class ContactModel:
         offsets[rows] = np.where(P.face_mask[rows], np.einsum("nfj,nfj->nf", normals[rows], np.take_along_axis(
             vertices[rows], P.loops[rows][:, :, :1], 1)), -np.inf)
         shapes = dataclasses.replace(P, vertices=vertices, normals=normals, offsets=offsets)
-        ends = self.cylinder_ends
+        ends, frame = self.cylinder_ends, None
         if ends is not None:
             ends = ends.copy()
             ends[rows] = np.einsum("nij,nkj->nki", R, ends[rows]) + t[:, None, :]
-        out = dataclasses.replace(self, shapes=shapes, wheel=None, cylinder_ends=ends)  # body frame: nothing follows
+            frame = np.tile(np.eye(3), (len(ends), 1, 1))
+            frame[rows] = R
+        out = dataclasses.replace(self, shapes=shapes, wheel=None, cylinder_ends=ends,  # body frame: nothing follows
+                                  cylinder_frame=frame)
         object.__setattr__(out, "cache", self.cache)  # the ground's triangle bounds do not move
         return out
 
@@ -905,7 +911,7 @@ def _made(model: ContactModel, ground: Ground, planes: list[np.ndarray], hull_sh
     if tri_shape.size and ends is not None:  # exact cylinders against triangles (sim/cylinder_contact.py)
         exact = np.isfinite(ends[tri_shape, 0, 0])
         if exact.any():
-            parts.append(_cylinder_triangles(model, ground, tri_shape[exact], tri[exact], ends))
+            parts.append(_cylinder_triangles(model, ground, tri_shape[exact], tri[exact], ends, R))
             tri_shape, tri = tri_shape[~exact], tri[~exact]
     if tri_shape.size:
         A = _world_polytopes(model.shapes, tri_shape, vertices, R)
@@ -919,9 +925,10 @@ def _made(model: ContactModel, ground: Ground, planes: list[np.ndarray], hull_sh
 
 
 def _cylinder_triangles(model: ContactModel, ground: Ground, shape: np.ndarray, tri: np.ndarray,
-                        ends: np.ndarray) -> Contacts:
-    """Contacts of exact cylinders (the rows `shape`, world cap centres `ends` (N, 2, 3)) with the mesh triangles
-    `tri`, pair by pair, the points of a cylinder and one mesh gathered into patches in triangle order."""
+                        ends: np.ndarray, R: np.ndarray) -> Contacts:
+    """Contacts of exact cylinders (the rows `shape`, world cap centres `ends` (N, 2, 3), the rows' rotations R (N, 3,
+    3)) with the mesh triangles `tri`, pair by pair, the points of a cylinder and one mesh gathered into patches in
+    triangle order."""
     static = model.plane_count + ground.tri_shape[tri]
     order = np.lexsort((tri, static, shape))
     shape, tri, static = shape[order], tri[order], static[order]
@@ -930,9 +937,16 @@ def _cylinder_triangles(model: ContactModel, ground: Ground, shape: np.ndarray, 
     half = np.linalg.norm(half_vector, axis=1)
     v0 = ground.tri_v0[tri]
     triangles = np.stack([v0, v0 + ground.tri_e1[tri], v0 + ground.tri_e2[tri]], axis=1)
+    # the core's frame: the body's, the wheel's turn (its angle about the axle) and the core's +x onto the axis
+    local = model.cylinder_ends[shape, 1] - model.cylinder_ends[shape, 0]  # in the body frame
+    frame = R[shape]
+    if model.cylinder_frame is not None:  # the wheel's turn, and the axis back in the wheel's frame
+        frame = np.einsum("nij,njk->nik", frame, model.cylinder_frame[shape])
+        local = np.einsum("nji,nj->ni", model.cylinder_frame[shape], local)
+    turn = cylinder_contact.core_turn(local, frame)
     pair, point, normal, separation = cylinder_contact.cylinder_triangles(
         bottom + half_vector, half_vector / half[:, None], half, model.cylinder_radius[shape], triangles,
-        model.contact_distance[shape, static], shape * (int(static.max()) + 1) + static)
+        model.contact_distance[shape, static], shape * (int(static.max()) + 1) + static, turn)
     return Contacts(shape[pair], static[pair], point, normal, separation)
 
 

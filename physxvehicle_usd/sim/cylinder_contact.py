@@ -26,17 +26,24 @@ PXC_SAME_NORMAL of a patch's first), at most four per patch: each new point ente
 patch keeps the deepest, the farthest from it and the farthest on either side of their line. Nothing is kept from
 step to step (no PCM cache for convex cores).
 
-GJK and EPA run here in double precision in the world's frame; PhysX's, in float32 in the mesh's frame, tilt a
-resting contact's normal off the face's (on a flat road: median 2.5 mrad, 90 % under 10.5 mrad, at the origin too;
-tests/test_conformance_contact.py CYLINDER_LOAD_OUT: a tilt against the motion loads the patch), and so decide which
-points share a patch
-(a rotated mesh also starts PhysX's searches along other axes: the boxes' centres and the basis are the mesh's). Triangles are met in
-index order (PhysX: its midphase's). Pure Python pair by pair (a pair no separating axis keeps apart costs GJK,
-EPA where touching, and the clipping): about 2-3 ms a cylinder and step on a mesh.
+GJK and EPA run here in float32, operation by operation as PhysX's reference GJK / EPA (GuRefGjkEpa.h, called by
+Gu::generateContacts in GuConvexSupport.h) rounds them (PxVec3, PxQuat; SSE, no fused multiply-add), the cylinder's
+support through its core's pose (its +x the axis, turned with the wheel about its axle: core_turn), and that is what
+tilts a resting patch's normal off the face's. The normal is GJK's axis, the Minkowski point nearest the origin made
+unit; that point is the difference of a cylinder support point and triangle corners tens of metres away (a float32
+step of 2-4 um at 30 m) over a gap of 0.2 mm, so its sideways components are a few such steps: a few mrad (on
+WheelsRolling's flat road PhysX's median 2.5 mrad, 90 % under 10.5, at the origin too; here, over the car's run at
+y = -400, median 2.9, 90 % under 12.3, rms along the car 7.1 against PhysX's 6.6, 2 % over 0.1 rad against 1.8 %).
+Where and which way a patch tilts is rounding's: a float32 step of the pose or the wheel's angle changes it among a
+handful of values 0.6 mrad or more apart; given PhysX's pose, WheelsRolling's step-1 normals of all eight patches are
+PhysX's within 0.01 mrad (tests/test_cylinder_contact.py). A tilt against the motion loads the patch
+(tests/test_conformance_contact.py CYLINDER_LOAD_OUT). The frame is the world's, PhysX's the mesh's: the same where
+the mesh prim is not moved (a rotated mesh also starts PhysX's searches along other axes: the boxes' centres and the
+basis are the mesh's). Triangles are met in index order (PhysX: its midphase's). Pure Python pair by pair (a pair no
+separating axis keeps apart costs GJK, EPA where touching, and the clipping), on numpy float32 scalars: the wheel
+scenarios of tests/test_conformance_contact.py ran 27 s with them, 21 s with GJK / EPA in Python floats.
 """
 from __future__ import annotations
-
-import math
 
 import numpy as np
 
@@ -46,14 +53,17 @@ _CULL = 1e-5  # an axis this far (cosine) against the triangle's normal makes no
 _MARGIN = 1e-4  # the triangle's margin, of the cylinder's smallest half extent plus the contact distance
 _EPS = 1e-5  # PhysX's clipping and face-building tolerances (its float32 eps)
 _FLT_EPSILON = 1.1920929e-07
+_FLT_MAX = 3.4028235e38
+_F = np.float32
 
 
 def cylinder_triangles(centre: np.ndarray, axis: np.ndarray, half: np.ndarray, radius: np.ndarray,
-                       triangles: np.ndarray, limit: np.ndarray, group: np.ndarray):
+                       triangles: np.ndarray, limit: np.ndarray, group: np.ndarray, turn: np.ndarray | None = None):
     """Contacts of exact cylinders with triangles, pair by pair: cylinder centres (P, 3), unit axes (P, 3; PhysX's
     core +x: towards the cap that comes first in the cylinder's ends), half heights and radii (P,); triangles (P, 3, 3)
     counter-clockwise about their front normals; the contact distances (P,); group (P,): pairs of one group (a
-    cylinder and one mesh) gather their points into patches together, in the order given.
+    cylinder and one mesh) gather their points into patches together, in the order given; turn (P, 4): the cores'
+    float32 quaternions (core_turn; None: each axis's shortest arc).
     Returns (pair (C,), point (C, 3), normal (C, 3), separation (C,)), patch after patch, group after group."""
     P = len(centre)
     if not P:
@@ -64,9 +74,10 @@ def cylinder_triangles(centre: np.ndarray, axis: np.ndarray, half: np.ndarray, r
     margin = _MARGIN * (np.minimum(half, radius) + limit)
     dist, n, w0, w1 = np.full(P, np.inf), tn.copy(), np.zeros((P, 3)), np.zeros((P, 3))
     for p in np.nonzero(_near(centre, axis, half, radius, triangles, tn, limit + margin))[0]:
-        found = gjk_distance(centre[p], axis[p], half[p], radius[p], triangles[p], limit[p] + margin[p])
+        q = None if turn is None else turn[p]
+        found = gjk_distance(centre[p], axis[p], half[p], radius[p], triangles[p], limit[p] + margin[p], q)
         if found[0] < _FLT_EPSILON:  # touching: EPA's depth (none where its polytope cannot be built)
-            found = epa_depth(centre[p], axis[p], half[p], radius[p], triangles[p]) or (np.inf, None, None, None)
+            found = epa_depth(centre[p], axis[p], half[p], radius[p], triangles[p], q) or (np.inf, None, None, None)
         dist[p] = found[0]
         if found[1] is not None:
             w0[p], w1[p], n[p] = found[1:]
@@ -111,16 +122,18 @@ def _near(centre, axis, half, radius, triangles, tn, reach) -> np.ndarray:
 # ------------------------------------------------------------------------------------------------ PhysX's GJK
 
 class _V:
-    """A 3-vector of Python floats: GJK and EPA make many small steps, each far cheaper so than with numpy."""
+    """A 3-vector of float32 scalars, each operation rounded as PhysX's PxVec3 rounds it (SSE, no fused multiply-add):
+    PhysX's reference GJK and EPA run in float, and their axis is the float rounding of a point near the origin
+    (cylinder_triangles' docstring). Scalars, not numpy arrays: GJK and EPA make many small steps."""
 
     __slots__ = ("x", "y", "z")
 
-    def __init__(self, x: float, y: float, z: float) -> None:
-        self.x, self.y, self.z = x, y, z
+    def __init__(self, x, y, z) -> None:
+        self.x, self.y, self.z = _F(x), _F(y), _F(z)
 
     @classmethod
     def of(cls, a) -> "_V":
-        return cls(float(a[0]), float(a[1]), float(a[2]))
+        return cls(a[0], a[1], a[2])
 
     def __add__(self, o: "_V") -> "_V":
         return _V(self.x + o.x, self.y + o.y, self.z + o.z)
@@ -131,70 +144,157 @@ class _V:
     def __neg__(self) -> "_V":
         return _V(-self.x, -self.y, -self.z)
 
-    def __mul__(self, k: float) -> "_V":
+    def __mul__(self, k) -> "_V":
+        k = _F(k)
         return _V(self.x * k, self.y * k, self.z * k)
 
-    __rmul__ = __mul__
+    def __truediv__(self, k) -> "_V":  # PxVec3's: by the reciprocal
+        return self * (_F(1.0) / _F(k))
 
-    def __truediv__(self, k: float) -> "_V":
-        return _V(self.x / k, self.y / k, self.z / k)
-
-    def __matmul__(self, o: "_V") -> float:
+    def __matmul__(self, o: "_V"):
         return self.x * o.x + self.y * o.y + self.z * o.z
 
     def cross(self, o: "_V") -> "_V":
         return _V(self.y * o.z - self.z * o.y, self.z * o.x - self.x * o.z, self.x * o.y - self.y * o.x)
 
-    def norm(self) -> float:
-        return math.sqrt(self @ self)
+    def norm(self):
+        return np.sqrt(self @ self)
+
+    def unit(self) -> "_V":  # getNormalized: by the reciprocal square root, zero stays zero
+        m = self @ self
+        return self * (_F(1.0) / np.sqrt(m)) if m > 0.0 else _V(0.0, 0.0, 0.0)
 
     def array(self) -> np.ndarray:
-        return np.array([self.x, self.y, self.z])
+        return np.array([self.x, self.y, self.z], np.float64)
 
 
 _ZERO = _V(0.0, 0.0, 0.0)
 
 
-class _Welded:
-    """One shape's support points as PhysX's reference GJK keeps them: a new support point within the shape's
-    accuracy (1 % of its bounds' largest dimension) of one already found is that one."""
+class _Turn:
+    """A float32 unit quaternion (x, y, z, w) turning vectors as PxQuat::rotate / rotateInv do."""
 
-    def __init__(self, support, accuracy: float) -> None:
-        self.support, self.accuracy, self.points = support, accuracy, []
+    def __init__(self, q) -> None:
+        self.x, self.y, self.z, self.w = (_F(c) for c in q)
 
-    def index(self, direction: "_V") -> int:
-        v = self.support(direction)
+    def rotate(self, v: _V, inverse: bool = False) -> _V:
+        vx, vy, vz = _F(2.0) * v.x, _F(2.0) * v.y, _F(2.0) * v.z
+        w2 = self.w * self.w - _F(0.5)
+        dot2 = self.x * vx + self.y * vy + self.z * vz
+        s = -self.w if inverse else self.w
+        return _V(vx * w2 + (self.y * vz - self.z * vy) * s + self.x * dot2,
+                  vy * w2 + (self.z * vx - self.x * vz) * s + self.y * dot2,
+                  vz * w2 + (self.x * vy - self.y * vx) * s + self.z * dot2)
+
+    def world_axes(self) -> tuple[_V, _V, _V]:
+        """The world's x, y and z axes in the turned frame (getInvBasisVector0-2)."""
+        x, y, z, w = self.x, self.y, self.z, self.w
+        x2, y2, z2, w2 = x * _F(2.0), y * _F(2.0), z * _F(2.0), w * _F(2.0)
+        return (_V((w * w2) - _F(1.0) + x * x2, (-z * w2) + y * x2, (y * w2) + z * x2),
+                _V((z * w2) + x * y2, (w * w2) - _F(1.0) + y * y2, (-x * w2) + z * y2),
+                _V((-y * w2) + x * z2, (x * w2) + y * z2, (w * w2) - _F(1.0) + z * z2))
+
+
+def core_turn(axis: np.ndarray, frame: np.ndarray | None = None) -> np.ndarray:
+    """(P, 4) float32 quaternions (x, y, z, w) of cylinder cores: the shortest arc turning the core's +x onto `axis`
+    (P, 3, any length; about +z by 90 degrees for +y: (0, 0, 0.70710677, 0.70710677), PhysX's for a Y cylinder),
+    after which `frame` (P, 3, 3; None: none) turns it, `axis` then being in that frame. PhysX's core frame turns
+    with the wheel about its axle, and the core's support along the axis (a point of the cap's rim, the core's +y) and
+    so which support points GJK welds turn with it: a cylinder's patch on a triangle's edge beside it 10.8 or 12.0 mm
+    away at one angle or another (WheelsOverBump's rear left cylinder, step 9; the contact distance 11.8 mm)."""
+    axis = np.asarray(axis, np.float64)
+    axis = axis / np.linalg.norm(axis, axis=1, keepdims=True)
+    q = np.concatenate([np.cross([1.0, 0.0, 0.0], axis), 1.0 + axis[:, :1]], axis=1)
+    q[q[:, 3] < 1e-9] = [0.0, 0.0, 1.0, 0.0]  # along -x: half a turn about +z
+    q /= np.linalg.norm(q, axis=1, keepdims=True)
+    if frame is not None:
+        f = _matrix_turn(np.asarray(frame, np.float64))
+        (fx, fy, fz, fw), (x, y, z, w) = f.T, q.T
+        q = np.stack([fw * x + w * fx + fy * z - y * fz, fw * y + w * fy + fz * x - z * fx,
+                      fw * z + w * fz + fx * y - x * fy, fw * w - fx * x - fy * y - fz * z], axis=1)
+    return q.astype(np.float32)
+
+
+def _matrix_turn(R: np.ndarray) -> np.ndarray:
+    """(P, 4) unit quaternions (x, y, z, w) of rotation matrices (P, 3, 3), from their largest of 1 + trace and
+    1 + 2 R_ii - trace (Shepperd's)."""
+    trace = np.einsum("pii->p", R)
+    big = np.stack([1.0 + 2.0 * R[:, 0, 0] - trace, 1.0 + 2.0 * R[:, 1, 1] - trace, 1.0 + 2.0 * R[:, 2, 2] - trace,
+                    1.0 + trace], axis=1)
+    k = np.argmax(big, axis=1)
+    s = np.sqrt(np.maximum(big[np.arange(len(R)), k], 1e-300))  # 2 |that component|
+    up = np.stack([R[:, 2, 1] - R[:, 1, 2], R[:, 0, 2] - R[:, 2, 0], R[:, 1, 0] - R[:, 0, 1]], axis=1)  # 4 w (x, y, z)
+    pair = np.stack([R[:, 0, 1] + R[:, 1, 0], R[:, 0, 2] + R[:, 2, 0], R[:, 1, 2] + R[:, 2, 1]], axis=1)
+    q = np.empty((len(R), 4))
+    for i in range(len(R)):
+        if k[i] == 3:
+            q[i] = [up[i, 0] / s[i], up[i, 1] / s[i], up[i, 2] / s[i], s[i] / 2.0]
+            q[i, :3] /= 2.0
+        else:
+            a = k[i]
+            b, c = (a + 1) % 3, (a + 2) % 3
+            q[i, a] = s[i] / 2.0
+            q[i, b] = pair[i, min(a, b) + max(a, b) - 1] / (2.0 * s[i])
+            q[i, c] = pair[i, min(a, c) + max(a, c) - 1] / (2.0 * s[i])
+            q[i, 3] = up[i, a] / (2.0 * s[i])
+    return q / np.linalg.norm(q, axis=1, keepdims=True)
+
+
+class _Shape:
+    """One shape as PhysX's reference GJK holds it: its support map (world, from its pose), its accuracy (1 % of its
+    local bounds' largest dimension, at least FLT_EPSILON) and the centre of its world bounds; its support points
+    welded: a new one within the accuracy of one already found is that one (32 at most, then the nearest)."""
+
+    def __init__(self, local, position: _V, turn: _Turn) -> None:
+        self.local, self.position, self.turn, self.points = local, position, turn, []
+        X, Y, Z = _V(1.0, 0.0, 0.0), _V(0.0, 1.0, 0.0), _V(0.0, 0.0, 1.0)
+        size = _V(local(X).x - local(-X).x, local(Y).y - local(-Y).y, local(Z).z - local(-Z).z)
+        self.accuracy = max(max(size.x, size.y, size.z) * _F(0.01), _F(_FLT_EPSILON))
+        X, Y, Z = turn.world_axes()
+        place = self.place
+        lo = _V(place(local(-X)).x, place(local(-Y)).y, place(local(-Z)).z)
+        hi = _V(place(local(X)).x, place(local(Y)).y, place(local(Z)).z)
+        self.centre = (lo + hi) * 0.5
+
+    def place(self, v: _V) -> _V:
+        return self.turn.rotate(v) + self.position
+
+    def index(self, direction: _V) -> int:
+        v = self.place(self.local(self.turn.rotate(direction, inverse=True)))
+        nearest, near = None, _F(_FLT_MAX)
         for i in range(len(self.points) - 1, -1, -1):
             e = self.points[i] - v
-            if e @ e < self.accuracy ** 2:
+            e = e @ e
+            if e < self.accuracy * self.accuracy:
                 return i
+            if near > e:
+                nearest, near = i, e
+        if len(self.points) == 32:
+            return nearest
         self.points.append(v)
         return len(self.points) - 1
 
 
-def _cylinder_support(centre, axis, half, radius):
-    centre, axis = _V.of(centre), _V.of(axis)
-    half, radius = (half), (radius)
-    rim = axis.cross(_V(1.0, 0.0, 0.0) if abs(axis.x) < 0.9 else _V(0.0, 1.0, 0.0))
-    rim = rim / rim.norm()
+def _cylinder_local(half, radius):
+    """PhysX's cylinder core's support map in its own frame (its axis +x); the direction normalized first."""
+    h, r = _F(_F(2.0 * half) * _F(0.5)), _F(radius)
 
-    def support(direction):
-        d = direction / direction.norm()
-        x = d @ axis
-        radial = d - axis * x
-        length = radial.norm()
-        end = centre + axis * (half if x >= 0.0 else -half)
-        if length < 1e-5:  # along the axis: a point of the cap's rim
-            return end + rim * radius
-        return end + radial * (radius / length)
+    def support(direction: _V) -> _V:
+        d = direction.unit()
+        x = h if d.x >= 0.0 else -h
+        if abs(d.y) < _F(1e-5) and abs(d.z) < _F(1e-5):  # along the axis: a point of the cap's rim
+            return _V(x, r, 0.0)
+        return _V(x, 0.0, 0.0) + _V(0.0, d.y, d.z).unit() * r
     return support
 
 
-def _triangle_support(triangle):
-    corners = [_V.of(v) for v in triangle]
+def _triangle_local(triangle):
+    corners = [_V.of(v) for v in np.asarray(triangle, np.float32)]
 
-    def support(direction):
-        best, at = -math.inf, corners[0]
+    def support(direction: _V) -> _V:
+        if direction.norm() < _FLT_EPSILON:
+            return _ZERO
+        best, at = _F(-_FLT_MAX), corners[0]
         for v in corners:  # the first of equals
             if v @ direction > best:
                 best, at = v @ direction, v
@@ -283,12 +383,13 @@ def _simplex_closest(verts: list) -> tuple[list, "_V"]:
     return out, closest
 
 
-def gjk_distance(centre, axis, half, radius, triangle, limit):
-    """PhysX's reference GJK distance between a cylinder and a triangle: (distance, witness on the cylinder, witness
-    on the triangle, axis from the triangle towards the cylinder); distance 0 where they are nearer than its
-    tolerance (1 % of the shapes' accuracy: EPA's case), inf where farther than `limit`."""
-    A, B, direction = _shapes(centre, axis, half, radius, triangle)
-    tolerance = 0.01 * min(A.accuracy, B.accuracy)
+def gjk_distance(centre, axis, half, radius, triangle, limit, turn=None):
+    """PhysX's reference GJK distance between a cylinder and a triangle, in float32: (distance, witness on the
+    cylinder, witness on the triangle, axis from the triangle towards the cylinder); distance 0 where they are nearer
+    than its tolerance (1 % of the shapes' accuracy: EPA's case), inf where farther than `limit`. turn: the core's
+    float32 quaternion (x, y, z, w; core_turn's by default)."""
+    A, B, direction = _shapes(centre, axis, half, radius, triangle, turn)
+    tolerance = _F(0.01) * min(A.accuracy, B.accuracy)
     length = direction.norm()
     direction = direction / length if length >= _FLT_EPSILON else _V(1.0, 0.0, 0.0)
     simplex: list = []
@@ -328,15 +429,27 @@ def gjk_distance(centre, axis, half, radius, triangle, limit):
             return np.inf, None, None, None
 
 
-def _shapes(centre, axis, half, radius, triangle):
-    """The cylinder's and the triangle's welded support points (fresh), and the centres of their world boxes."""
-    A = _Welded(_cylinder_support(centre, axis, half, radius), 0.01 * max(2 * half, 2 * radius))
-    lo, hi = triangle.min(axis=0), triangle.max(axis=0)
-    B = _Welded(_triangle_support(triangle), max(0.01 * float((hi - lo).max()), _FLT_EPSILON))
-    return A, B, _V.of((lo + hi) / 2 - centre)
+def _shapes(centre, axis, half, radius, triangle, turn=None):
+    """The cylinder (at `centre`, rounded to float32, turned by `turn`) and the triangle (its corners' float32, at
+    the origin unturned: the mesh's frame is the world's) as fresh _Shapes, and the direction from the cylinder's
+    world box's centre to the triangle's, each in float32 as PhysX finds them."""
+    turn = _Turn(core_turn(np.asarray(axis, np.float64)[None])[0] if turn is None else turn)
+    A = _Shape(_cylinder_local(half, radius), _V.of(np.asarray(centre, np.float32)), turn)
+    B = _Shape(_triangle_local(triangle), _ZERO, _Turn((0.0, 0.0, 0.0, 1.0)))
+    return A, B, B.centre - A.centre
 
 
-def epa_depth(centre, axis, half, radius, triangle):
+def _basis32(d: _V) -> tuple[_V, _V]:
+    """PxComputeBasisVectors in float32 (as _basis)."""
+    if abs(d.y) <= _F(0.9999):
+        right = _V(d.z, 0.0, -d.x)
+        right = right / right.norm()
+        return right, _V(d.y * right.z, d.z * right.x - d.x * right.z, -d.y * right.x)
+    up = _V(0.0, d.z, -d.y)
+    return _V(1.0, 0.0, 0.0), up / up.norm()
+
+
+def epa_depth(centre, axis, half, radius, triangle, turn=None):
     """PhysX's reference EPA between a cylinder and a triangle that GJK found touching: (signed distance, witness on
     the cylinder, witness on the triangle, axis from the triangle towards the cylinder), or None where its polytope
     cannot be built. Its polytope grows from six support points about the line between the shapes' box centres; each
@@ -344,8 +457,8 @@ def epa_depth(centre, axis, half, radius, triangle):
     of the accuracy, replaced by a fan from their horizon); it stops when a new point lies within that tolerance of the
     face or repeats one held, and answers with the face whose direction found the smallest support (its witnesses
     from the origin's projection onto it)."""
-    A, B, direction = _shapes(centre, axis, half, radius, triangle)
-    tolerance = 0.01 * min(A.accuracy, B.accuracy)
+    A, B, direction = _shapes(centre, axis, half, radius, triangle, turn)
+    tolerance = _F(0.01) * min(A.accuracy, B.accuracy)
     length = direction.norm()
     direction = direction / length if length >= _FLT_EPSILON else _V(1.0, 0.0, 0.0)
     verts: list[tuple[int, int]] = []
@@ -398,7 +511,7 @@ def epa_depth(centre, axis, half, radius, triangle):
                         edges.append(e)
                 faces[i] = faces[-1]
                 faces.pop()
-        if not edges:
+        if not edges or len(faces) > 60 - len(edges):  # PhysX's 60 faces
             return np.inf
         for e in edges:
             f = plane(e[0], e[1], len(verts) - 1)
@@ -407,7 +520,7 @@ def epa_depth(centre, axis, half, radius, triangle):
             faces.append(f)
         return proj
 
-    right, up = (_V.of(v) for v in _basis(direction.array()))
+    right, up = _basis32(direction)
     add(direction)
     add(-direction)
     add(right)
