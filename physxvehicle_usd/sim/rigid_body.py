@@ -339,7 +339,7 @@ class _ContactRows:
                          for j in range(self.active.shape[2]) if self.active[:, q, j].any()] for q in range(self.Pm)]
         self._anchor = [[(m, _mask_or_none(self.anchors[:, q, m]),
                           [(np.ascontiguousarray(J[:, :, q, m]), np.ascontiguousarray(WJ[:, :, q, m]),
-                            gain[:, q, m].copy(), error[:, q, m].copy()) for J, WJ, gain, error in self.F])
+                            gain[:, q, m].copy()) for J, WJ, gain, _ in self.F])
                          for m in range(self.anchors.shape[2]) if self.anchors[:, q, m].any()] for q in range(self.Pm)]
 
     def sweep(self, x: np.ndarray, moved: np.ndarray, elapsed: float, min_separation: float) -> np.ndarray:
@@ -348,6 +348,9 @@ class _ContactRows:
         separation = np.maximum(min_separation, self.error + _dot6(self.J, moved[:, :, None, None])
                                 - self.target * elapsed)
         biases = np.minimum(self.max_bias[:, None, None], self.bias_coefficient * separation)
+        # so are the friction rows' (their anchors' errors and the motion along them)
+        friction_biases = [(error + _dot6(J, moved[:, :, None, None])) * self.friction_bias
+                           for J, _, _, error in self.F]
         for q in range(self.Pm):
             x, total = self._normal_rows(x, q, biases)
             broken = np.zeros(x.shape[1], bool)
@@ -355,9 +358,8 @@ class _ContactRows:
                 limit = self.scale[:, q] * self.static_friction[:, q] * total
                 slide = self.scale[:, q] * self.dynamic_friction[:, q] * total
                 wanted = []
-                for k, (J, _, gain, error) in enumerate(rows):
-                    bias = (error + _dot6(J, moved)) * self.friction_bias
-                    wanted.append(self.friction[:, q, m, k] - gain * (_dot6(J, x) + bias))
+                for k, (J, _, gain) in enumerate(rows):
+                    wanted.append(self.friction[:, q, m, k] - gain * (_dot6(J, x) + friction_biases[k][:, q, m]))
                 magnitude = np.sqrt(wanted[0] ** 2 + wanted[1] ** 2)
                 clamped = np.where(magnitude > limit, np.minimum(slide, magnitude), magnitude)
                 # a patch without normal impulse (speculative, not reached) breaks: PhysX clamps any friction above
@@ -366,7 +368,7 @@ class _ContactRows:
                 slid = (magnitude > limit) | (limit <= 0.0)
                 broken |= slid if anchored is None else anchored & slid
                 ratio = np.where(magnitude > 0.0, clamped / np.where(magnitude > 0.0, magnitude, 1.0), 0.0)
-                for k, (_, WJ, _, _) in enumerate(rows):
+                for k, (_, WJ, _) in enumerate(rows):
                     new = wanted[k] * ratio if anchored is None else np.where(anchored, wanted[k] * ratio, 0.0)
                     x = x + WJ * (new - self.friction[:, q, m, k])
                     self.friction[:, q, m, k] = new
@@ -407,7 +409,7 @@ class _ContactRows:
             limit = self.scale[:, q] * self.static_friction[:, q] * total
             slide = self.scale[:, q] * self.dynamic_friction[:, q] * total
             for m, anchored, rows in self._anchor[q]:
-                for k, (J, WJ, gain, _) in enumerate(rows):
+                for k, (J, WJ, gain) in enumerate(rows):
                     bias = self.pgs_friction_bias[k][:, q, m] if biased else 0.0
                     old = self.friction[:, q, m, k]
                     wanted = old - gain * (_dot6(J, x) + bias)
