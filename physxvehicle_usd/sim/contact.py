@@ -759,13 +759,13 @@ def _plane_candidates(model: ContactModel, ground: Ground, motion: Motion):
             return [np.zeros(0, np.int64)] * len(ground.plane_normals), None
     if test.all():
         R, centre, slack = shape_boxes(model, position, orientation)
-        rows = None
+        rows, R_tested = None, R
     else:
         rows = np.nonzero(test[model.vehicle])[0]
-        R_rows, centre, slack = shape_boxes(model, position, orientation, rows)
+        R_tested, centre, slack = shape_boxes(model, position, orientation, rows)
         R = np.full((3, 3, N), np.nan)
-        R[:, :, rows] = R_rows
-    near = _near_planes(model, ground, R if rows is None else R[:, :, rows], centre, slack, rows)
+        R[:, :, rows] = R_tested
+    near = _near_planes(model, ground, R_tested, centre, slack, rows)
     clearance = np.full(V, np.inf)
     for _, row_clearance in near:
         np.minimum.at(clearance, model.vehicle if rows is None else model.vehicle[rows], row_clearance)

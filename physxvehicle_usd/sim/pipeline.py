@@ -129,7 +129,7 @@ def _other_vehicles(p: SimParams, s: SimState, road, contact: ContactModel, quer
     The shapes that follow a wheel stand where the last vehicle update put them (PhysX writes the wheel shapes'
     poses at the end of the vehicle update; the scene queries of the next one meet them there): the wheel pose of
     the state the step begins with."""
-    if not queries.meets_own and vehicle_queries.still_quiet(queries, contact, motion):
+    if not queries.meets_own and vehicle_queries.still_quiet(queries, motion):
         return road, None
     if contact.following.size:  # (before the first vehicle update, where the stage put them)
         toe, camber = _compliance_angles(p, s)

@@ -221,7 +221,7 @@ class Simulator:
         if self.contact is None or self.contact.pairs is None:
             return False
         motion = Motion(self.state.body_position, self.state.body_orientation)
-        if self.queries is not None and not still_quiet(self.queries, self.contact, motion):
+        if self.queries is not None and not still_quiet(self.queries, motion):
             return True  # a wheel's query may meet another vehicle (the whole batch's step finds out, and when not,
             # that none can until a body moves by the quiet margin)
         (first, _), _ = vehicle_contact.candidate_pairs(self.contact, self.state.body_position,

@@ -145,7 +145,7 @@ def query_boxes(p, frame: tuple, length: np.ndarray) -> tuple[np.ndarray, np.nda
     return np.moveaxis(lo, 0, -1).astype(float), np.moveaxis(hi, 0, -1).astype(float)
 
 
-def still_quiet(queries: VehicleQueries, model: ContactModel, motion: Motion) -> bool:
+def still_quiet(queries: VehicleQueries, motion: Motion) -> bool:
     """Whether the last broad phase found every query clear of the other vehicles by the margin and no body has
     moved by it since the poses it was at (then no query can meet another vehicle); motion: the step's."""
     return motion.within(queries.quiet)
@@ -169,7 +169,7 @@ def _other_candidates(queries: VehicleQueries, model: ContactModel, p, frame: tu
                       position: np.ndarray, orientation: np.ndarray, motion: Motion):
     """`candidates` among the other vehicles' shapes (the rotations None where the broad phase was skipped)."""
     none = np.zeros(0, np.int64)
-    if model.pairs is None or still_quiet(queries, model, motion):
+    if model.pairs is None or still_quiet(queries, motion):
         return (none, none, none), None
     quiet = queries.quiet
     lo_w, hi_w = query_boxes(p, frame, length)
