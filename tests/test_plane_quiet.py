@@ -16,6 +16,7 @@ from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.sim import Simulator
 from physxvehicle_usd.sim import vecmath as vm
 from physxvehicle_usd.sim.contact import _candidates
+from physxvehicle_usd.sim.motion import Motion
 
 DT = 1.0 / 60.0
 FLEET = Path(__file__).resolve().parent / "scenarios" / "fleet.usda"
@@ -97,3 +98,33 @@ def test_the_three_quiet_broad_phases_of_a_fleet_apart_share_one_reference_pose(
     assert planes["position"] is pairs["position"] is queries["position"]
     assert planes["orientation"] is pairs["orientation"] is queries["orientation"]
     assert np.array_equal(pairs["position"], begin)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.tuples(st.floats(-50.0, 50.0), st.floats(-50.0, 50.0), st.floats(-5.0, 5.0)),
+                          st.lists(st.floats(-1.0, 1.0), min_size=3, max_size=3), st.floats(0.0, 3.1)),
+                min_size=1, max_size=6))
+def test_the_fleets_motion_bounds_hold_every_bodys_motion(bodies):
+    """Motion.bounds, what a quiet broad phase asks first (a fleet within it measures no body alone): the largest
+    change along each axis, the bound of any body's change less the common shift, and the largest turn are at least
+    each body's own (Motion.since, Motion.relative_shift), from float32 poses as the state holds them."""
+    rng = np.random.default_rng(len(bodies))
+    V = len(bodies)
+    ref_position = rng.uniform(-400.0, 400.0, (3, V))
+    ref_orientation = rng.normal(size=(4, V))
+    ref_orientation /= np.linalg.norm(ref_orientation, axis=0)
+    position, orientation = ref_position.copy(), ref_orientation.copy()
+    for v, (move, axis, angle) in enumerate(bodies):
+        position[:, v] += move
+        axis = np.asarray(axis) / max(np.linalg.norm(axis), 1e-9)
+        turn = np.concatenate([[np.cos(angle / 2)], np.sin(angle / 2) * axis])
+        orientation[:, v] = vm.quat_mul(turn[:, None], orientation[:, v, None])[:, 0]
+    motion = Motion(position.astype(np.float32), orientation.astype(np.float32))
+    ref = ref_position.astype(np.float32).astype(float), ref_orientation.astype(np.float32).astype(float)
+    bounds = motion.bounds(*ref)
+    change, turn = motion.since(*ref)
+    assert np.all(np.abs(change) <= np.asarray(bounds.along)[:, None])
+    assert motion.relative_shift(*ref).max() <= bounds.relative
+    assert turn.max() <= bounds.turn + 1e-12  # (math.acos and numpy's arccos may round apart by an ulp)
+    angles = np.array([angle for _, _, angle in bodies])
+    assert np.all(turn >= angles - 1e-5)  # and the turns bound the turns made

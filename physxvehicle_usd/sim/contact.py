@@ -731,8 +731,9 @@ def _near_planes(model: ContactModel, ground: Ground, R: np.ndarray, centre: lis
 # comes no nearer than the contact distance while its body has moved towards a plane and turned by less: a box's
 # lowest point along a normal n moves by |dx . n| (taken as |n| . |dx|, exact for a level plane) plus the turn's
 # angle times the box's reach from the body (|centre| + |half extents|), and its rounding slack by 1e-6 of the
-# centre's change. Those vehicles skip the test (a fleet on flat ground touching nothing tests no box); the others are
-# tested, and their reference pose and clearance refreshed. The shapes that follow a wheel change their boxes in the
+# centre's change. Those vehicles skip the test (a fleet on flat ground touching nothing tests no box, and where the
+# whole fleet's bounds (sim/motion.Motion.bounds) clear the smallest clearance, measures no vehicle either); the others
+# are tested, and their reference pose and clearance refreshed. The shapes that follow a wheel change their boxes in the
 # body: their vehicles are tested every step.
 def _plane_candidates(model: ContactModel, ground: Ground, motion: Motion):
     """`_candidates` on a ground of planes alone, at the poses of `motion`: the rows per plane, and the rotations
@@ -745,11 +746,18 @@ def _plane_candidates(model: ContactModel, ground: Ground, motion: Motion):
     if quiet is None or quiet["ground"] is not ground or quiet["position"].shape[1] != V:
         following = model.cache["following_rows"]
         always = None if not following.size else np.isin(np.arange(V), model.vehicle[following])
-        quiet = model.cache["planes_quiet"] = {  # reach: with the slack's growth as the box turns
-            "ground": ground, "reach": shape_reach(model, V) * (1.0 + 3e-6), "always": always,
+        reach = shape_reach(model, V) * (1.0 + 3e-6)  # with the slack's growth as the box turns
+        quiet = model.cache["planes_quiet"] = {
+            "ground": ground, "reach": reach, "reach_max": float(reach.max()), "always": always,
             "weights": np.abs(ground.plane_normals) + 1e-6}  # (|n| + the slack's 1e-6) . |dx|
+        quiet["weight_rows"] = quiet["weights"].tolist()
         test = np.ones(V, bool)
     else:
+        if quiet["always"] is None:  # first the whole fleet's bounds against the smallest clearance
+            bounds = motion.bounds(quiet["position"], quiet["orientation"])
+            towards = max(sum(w * a for w, a in zip(row, bounds.along)) for row in quiet["weight_rows"])
+            if towards + bounds.turn * quiet["reach_max"] < quiet["clearance_min"]:
+                return [np.zeros(0, np.int64)] * len(ground.plane_normals), None
         change, turn = motion.since(quiet["position"], quiet["orientation"])
         moved = (quiet["weights"] @ np.abs(change)).max(axis=0) + turn * quiet["reach"]
         test = moved >= quiet["clearance"]
@@ -777,6 +785,7 @@ def _plane_candidates(model: ContactModel, ground: Ground, motion: Motion):
         quiet["position"] = np.where(test, ref_position, quiet["position"])
         quiet["orientation"] = np.where(test, ref_orientation, quiet["orientation"])
         quiet["clearance"] = np.where(test, clearance, quiet["clearance"])
+    quiet["clearance_min"] = float(quiet["clearance"].min())
     return [found for found, _ in near], R
 
 

@@ -6,12 +6,28 @@ Three broad phases skip their work while nothing can have come near: the planes'
 it last found quiet at and asks, every step, how far each body has moved and turned since. `Motion` answers for one
 step's poses: the phases that fall quiet in the same step keep the same reference arrays (`reference`), and the
 motion since a reference is measured once however many phases ask.
+
+Each phase first asks the whole fleet's bounds (`Motion.bounds`: the largest change along each axis, a bound of any
+body's move against the others, the largest turn) against its smallest margin: a fleet that is quiet everywhere
+passes on a few numbers, and only a phase the bounds do not clear measures body by body.
 """
 from __future__ import annotations
+
+import math
+from typing import NamedTuple
 
 import numpy as np
 
 from . import vecmath as vm
+
+
+class Bounds(NamedTuple):
+    """Over every body, since a reference pose: the largest |change| along each axis (3,), an upper bound of any
+    body's change less a shift common to all (the length of the changes' half ranges along the axes), and the largest
+    turn (vecmath.turn_bound's)."""
+    along: tuple[float, float, float]
+    relative: float
+    turn: float
 
 
 class Motion:
@@ -22,7 +38,7 @@ class Motion:
     def __init__(self, position: np.ndarray, orientation: np.ndarray):
         self.position, self.orientation = position, orientation
         self._reference: tuple[np.ndarray, np.ndarray] | None = None
-        self._measured: list | None = None  # [reference position, reference orientation, change, turn, shift]
+        self._measured: dict | None = None  # of the last reference asked about: its arrays and what was measured
 
     def reference(self) -> tuple[np.ndarray, np.ndarray]:
         """The poses as float64 copies, for a broad phase that falls quiet: the same arrays for every one this step."""
@@ -30,23 +46,42 @@ class Motion:
             self._reference = (self.position.astype(float), self.orientation.astype(float))
         return self._reference
 
+    def _since(self, position: np.ndarray, orientation: np.ndarray) -> dict:
+        m = self._measured
+        if m is None or m["position"] is not position or m["orientation"] is not orientation:
+            m = self._measured = {"position": position, "orientation": orientation,
+                                  "change": self.position - position}
+        return m
+
     def since(self, position: np.ndarray, orientation: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Each body's change of position (3, V) since the reference pose (position, orientation), and an upper
         bound of the angle it has turned by (V,) (vecmath.turn_bound)."""
-        m = self._measured
-        if m is None or m[0] is not position or m[1] is not orientation:
-            m = self._measured = [position, orientation, self.position - position,
-                                  vm.turn_bound(self.orientation, orientation), None]
-        return m[2], m[3]
+        m = self._since(position, orientation)
+        if "turn" not in m:
+            m["turn"] = vm.turn_bound(self.orientation, orientation)
+        return m["change"], m["turn"]
+
+    def bounds(self, position: np.ndarray, orientation: np.ndarray) -> Bounds:
+        """`Bounds` of every body's motion since the reference pose (position, orientation)."""
+        m = self._since(position, orientation)
+        if "bounds" not in m:
+            change = m["change"]
+            hi, lo = change.max(axis=1).tolist(), change.min(axis=1).tolist()
+            cosine = float(np.abs((self.orientation * orientation).sum(axis=0)).min())
+            # |change - midrange| <= (hi - lo) / 2 along each axis, for every body
+            m["bounds"] = Bounds(tuple(max(h, -low) for h, low in zip(hi, lo)), 0.5 * math.dist(hi, lo),
+                                 vm.turn_from_cosine(cosine))
+        return m["bounds"]
 
     def relative_shift(self, position: np.ndarray, orientation: np.ndarray) -> np.ndarray:
         """(V,) how far each body has moved since the reference pose less a shift common to all (any common shift
         leaves every two bodies' relative motion under twice the largest remainder)."""
-        change, _ = self.since(position, orientation)
-        if self._measured[4] is None:
+        m = self._since(position, orientation)
+        if "shift" not in m:
+            change = m["change"]
             common = 0.5 * (change.max(axis=1, keepdims=True) + change.min(axis=1, keepdims=True))
-            self._measured[4] = np.sqrt(((change - common) ** 2).sum(axis=0))
-        return self._measured[4]
+            m["shift"] = np.sqrt(((change - common) ** 2).sum(axis=0))
+        return m["shift"]
 
     def within(self, quiet: dict) -> bool:
         """Whether `quiet` (a pair or query broad phase's: its reference "position" and "orientation", "reach" (V,)
@@ -54,6 +89,12 @@ class Motion:
         relative shift plus its turn times its reach."""
         if "position" not in quiet:
             return False
+        reach = quiet.get("reach_max")
+        if reach is None or reach[0] is not quiet["reach"]:  # (the phase's reach array and its largest entry)
+            reach = quiet["reach_max"] = (quiet["reach"], float(quiet["reach"].max()))
+        bounds = self.bounds(quiet["position"], quiet["orientation"])
+        if bounds.relative + bounds.turn * reach[1] < quiet["margin"]:
+            return True  # the whole fleet's bounds clear the margin
         shift = self.relative_shift(quiet["position"], quiet["orientation"])
         _, turn = self.since(quiet["position"], quiet["orientation"])
         return bool((shift + turn * quiet["reach"]).max() < quiet["margin"])

@@ -6,6 +6,8 @@ products are a handful of whole-array operations instead of strided ones over a 
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 
@@ -149,7 +151,15 @@ _TURN_SLACK = 2e-3
 
 def turn_bound(q: np.ndarray, q_ref: np.ndarray) -> np.ndarray:
     """(...,) an upper bound of the angle each body has turned between the orientations q_ref and q (4, ...)."""
-    return 2.0 * np.arccos(np.minimum(np.abs((q * q_ref).sum(axis=0)), 1.0)) + _TURN_SLACK
+    return turn_from_cosine((q * q_ref).sum(axis=0))
+
+
+def turn_from_cosine(cosine):
+    """`turn_bound` from the quaternions' dot product: of an array, or of a float (with math: a broad phase asks for
+    the largest turn of a fleet, the smallest |cosine|'s, every step)."""
+    if isinstance(cosine, float):
+        return 2.0 * math.acos(min(abs(cosine), 1.0)) + _TURN_SLACK
+    return 2.0 * np.arccos(np.minimum(np.abs(cosine), 1.0)) + _TURN_SLACK
 
 
 def sgn0(x: np.ndarray) -> np.ndarray:
