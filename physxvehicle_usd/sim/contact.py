@@ -4,8 +4,9 @@ Every vehicle shape the simulator collides is a convex polytope (read/collision.
 convex-hull meshes) or a sphere or capsule (a core, its centre or segment, with a radius), met against planes, static
 convex polytopes (boxes, hulls) and the triangles of static meshes here, and against static spheres and capsules in
 sim/round_contact.py (the static round shapes come last among the static columns). omni.physx gives PhysX a UsdGeom.Cylinder as the
-exact cylinder (PxConvexCoreGeometry; its approximateCylinders setting is off by default): against a plane and a
-mesh's triangles it is met exactly (`_cylinder_plane`, sim/cylinder_contact.py), against polytopes as its hull.
+exact cylinder (PxConvexCoreGeometry; its approximateCylinders setting is off by default): against a plane, a
+mesh's triangles and static boxes and hulls it is met exactly (`_cylinder_plane`, sim/cylinder_contact.py), against
+another vehicle's shapes and static rounds as its hull.
 `ContactModel` holds the shapes as padded arrays, one row per vehicle shape (its vehicle, points, faces, edges,
 offsets, material) and one per static polytope; `generate` finds each step's contacts from the pose the step begins
 with (PhysX's narrow phase runs before its solver, on the poses the vehicle update left unchanged). A shape under a
@@ -35,6 +36,8 @@ What is made, per pair of shapes whose distance is below the sum of their contac
               point; the points halfway between the cylinder and the plane; against a mesh's triangles, PhysX's
               convex-core mesh contacts (sim/cylinder_contact.py: per triangle its GJK/EPA axis and witnesses, the
               cylinder's and the triangle's faces clipped, the mesh's points gathered into patches of four);
+              against a static box or hull, PhysX's convex-core convex contacts (the same, the box as its box
+              core, a hull as its points, both poses less their midpoint: one patch of at most four);
   round       a sphere or capsule as its core with the contact distance grown by its radius: against a plane its
               centre or each end of its segment (PhysX's one and two points); against a polytope or triangle the
               core clipped by the reference face as above, or, where no point of it lies over that face, the nearest
@@ -910,6 +913,11 @@ def _made(model: ContactModel, ground: Ground, planes: list[np.ndarray], hull_sh
             left = np.ones(len(hull), bool)
             left[np.nonzero(both)[0][made]] = False
             hull_shape, hull = hull_shape[left], hull[left]
+    if hull_shape.size and ends is not None:  # exact cylinders against boxes and hulls (sim/cylinder_contact.py)
+        exact = np.isfinite(ends[hull_shape, 0, 0])
+        if exact.any():
+            parts.append(_cylinder_convexes(model, hull_shape[exact], hull[exact], ends, R))
+            hull_shape, hull = hull_shape[~exact], hull[~exact]
     if hull_shape.size:
         A = _world_polytopes(model.shapes, hull_shape, vertices, R)
         B = _rows(model.static_shapes, hull)
@@ -941,22 +949,53 @@ def _cylinder_triangles(model: ContactModel, ground: Ground, shape: np.ndarray, 
     static = model.plane_count + ground.tri_shape[tri]
     order = np.lexsort((tri, static, shape))
     shape, tri, static = shape[order], tri[order], static[order]
-    top, bottom = ends[shape, 1], ends[shape, 0]  # PhysX's core +x: towards the cap listed second
-    half_vector = (top - bottom) / 2
-    half = np.linalg.norm(half_vector, axis=1)
     v0 = ground.tri_v0[tri]
     triangles = np.stack([v0, v0 + ground.tri_e1[tri], v0 + ground.tri_e2[tri]], axis=1)
-    # the core's frame: the body's, the wheel's turn (its angle about the axle) and the core's +x onto the axis
+    pair, point, normal, separation = cylinder_contact.cylinder_triangles(
+        *_cylinder_cores(model, shape, ends, R), triangles, model.contact_distance[shape, static],
+        shape * (int(static.max()) + 1) + static, _core_turns(model, shape, R))
+    return Contacts(shape[pair], static[pair], point, normal, separation)
+
+
+def _cylinder_convexes(model: ContactModel, shape: np.ndarray, hull: np.ndarray, ends: np.ndarray,
+                       R: np.ndarray) -> Contacts:
+    """Contacts of exact cylinders (as `_cylinder_triangles`) with the static polytopes `hull`: a box as PhysX's box
+    core, another hull as its points core (sim/cylinder_contact.py `cylinder_convexes`)."""
+    static = model.static_index[hull]
+    boxes = model.static_boxes
+    others = []
+    for k in hull:
+        if boxes is not None and boxes.mask[k]:  # rows of the axes: the columns of the box's rotation
+            turn = cylinder_contact.matrix_turn(boxes.axes[k].T[None])[0].astype(np.float32)
+            others.append(cylinder_contact.StaticBox(boxes.centre[k], turn, boxes.half[k]))
+        else:  # its vertices (the padding repeats vertex 0)
+            vertices = model.static_shapes.vertices[k]
+            others.append(cylinder_contact.StaticHull(vertices[np.sort(np.unique(vertices, axis=0,
+                                                                                 return_index=True)[1])]))
+    pair, point, normal, separation = cylinder_contact.cylinder_convexes(
+        *_cylinder_cores(model, shape, ends, R), others, model.contact_distance[shape, static],
+        _core_turns(model, shape, R))
+    return Contacts(shape[pair], static[pair], point, normal, separation)
+
+
+def _cylinder_cores(model: ContactModel, shape: np.ndarray, ends: np.ndarray, R: np.ndarray):
+    """The exact cylinders of the rows `shape`: world centres (P, 3), unit axes (PhysX's core +x: towards the cap
+    listed second), half heights and radii (P,)."""
+    top, bottom = ends[shape, 1], ends[shape, 0]
+    half_vector = (top - bottom) / 2
+    half = np.linalg.norm(half_vector, axis=1)
+    return bottom + half_vector, half_vector / half[:, None], half, model.cylinder_radius[shape]
+
+
+def _core_turns(model: ContactModel, shape: np.ndarray, R: np.ndarray) -> np.ndarray:
+    """(P, 4) the float32 quaternions of the rows' cylinder cores: the body's turn, the wheel's (its angle about the
+    axle) and the core's +x onto the axis (sim/cylinder_contact.core_turn)."""
     local = model.cylinder_ends[shape, 1] - model.cylinder_ends[shape, 0]  # in the body frame
     frame = R[shape]
     if model.cylinder_frame is not None:  # the wheel's turn, and the axis back in the wheel's frame
         frame = np.einsum("nij,njk->nik", frame, model.cylinder_frame[shape])
         local = np.einsum("nji,nj->ni", model.cylinder_frame[shape], local)
-    turn = cylinder_contact.core_turn(local, frame)
-    pair, point, normal, separation = cylinder_contact.cylinder_triangles(
-        bottom + half_vector, half_vector / half[:, None], half, model.cylinder_radius[shape], triangles,
-        model.contact_distance[shape, static], shape * (int(static.max()) + 1) + static, turn)
-    return Contacts(shape[pair], static[pair], point, normal, separation)
+    return cylinder_contact.core_turn(local, frame)
 
 
 def _sphere_points_on_boxes(model: ContactModel, made: Contacts, hull: np.ndarray,

@@ -1,5 +1,8 @@
 """Exact cylinders (the vehicles' UsdGeom.Cylinder colliders, PhysX's convex cores) against the triangles of static
-meshes, as PhysX's convex-core mesh contact (GuContactConvexCoreMesh.cpp, Gu::generateContacts) makes them.
+meshes, as PhysX's convex-core mesh contact (GuContactConvexCoreMesh.cpp, Gu::generateContacts) makes them, and
+against static boxes and convex hulls as its convex-core convex contact (GuContactConvexCoreConvex.cpp) makes them
+(`cylinder_convexes`: the same GJK, EPA and faces, the box as PhysX's box core, a hull as its points core like a
+triangle, no margin, both poses less their midpoint; one patch a pair).
 
 Per triangle the midphase finds near the cylinder:
   closest   the separating axis (from the triangle towards the cylinder), the distance and a witness point on each,
@@ -45,7 +48,11 @@ scenarios of tests/test_conformance_contact.py ran 27 s with them, 21 s with GJK
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
+
+from . import vecmath as vm
 
 _FACE, _SIDE = 0.99, 0.14  # ~cos 8 and cos 82 degrees: a face (cap, triangle) or the side's line meets the axis
 _SAME_NORMAL = 0.999  # PXC_SAME_NORMAL
@@ -93,10 +100,39 @@ def cylinder_triangles(centre: np.ndarray, axis: np.ndarray, half: np.ndarray, r
             patches, current = [], group[p]
         if not made[p]:
             continue
-        points, seps = _patch(centre[p], axis[p], half[p], radius[p], triangles[p], margin[p], w0[p], w1[p], n[p])
+        points, seps = _patch(centre[p], axis[p], half[p], radius[p], _points_face(triangles[p], n[p], margin[p]),
+                              w0[p], w1[p], n[p])
         for q, s in zip(points, seps):
             _add(patches, n[p], q, s, p)
     _flush(patches, out_pair, out_point, out_normal, out_sep)
+    if not out_pair:
+        return np.zeros(0, np.int64), np.zeros((0, 3)), np.zeros((0, 3)), np.zeros(0)
+    return np.array(out_pair), np.array(out_point), np.array(out_normal), np.array(out_sep)
+
+
+def cylinder_convexes(centre: np.ndarray, axis: np.ndarray, half: np.ndarray, radius: np.ndarray, others: list,
+                      limit: np.ndarray, turn: np.ndarray | None = None):
+    """Contacts of exact cylinders with static boxes and convex hulls, pair by pair, as PhysX's convex-core contacts
+    against a convex (contactConvexCoreConvex: Gu::generateContacts, the poses shifted by their midpoint, no margin):
+    the cylinders as in `cylinder_triangles`, `others` (P,) StaticBoxes or StaticHulls, the contact distances (P,).
+    Each pair makes one patch of at most four points, in the order the patch gives them (deepest first).
+    Returns (pair (C,), point (C, 3), normal (C, 3), separation (C,)), pair after pair."""
+    out_pair, out_point, out_normal, out_sep = [], [], [], []
+    for p, other in enumerate(others):
+        q = None if turn is None else turn[p]
+        found = gjk_distance(centre[p], axis[p], half[p], radius[p], other, limit[p], q)
+        if found[0] < _FLT_EPSILON:
+            found = epa_depth(centre[p], axis[p], half[p], radius[p], other, q) or (np.inf, None, None, None)
+        if not found[0] <= limit[p] or found[1] is None:
+            continue
+        w0, w1, n = found[1:]
+        face = _box_face(other, n) if isinstance(other, StaticBox) else _points_face(other.points, n, 0.0)
+        points, seps = _patch(centre[p], axis[p], half[p], radius[p], face, w0, w1, n)
+        for point, separation in zip(points, seps):  # into the contact buffer as made
+            out_pair.append(p)
+            out_point.append(point)
+            out_normal.append(n)
+            out_sep.append(separation)
     if not out_pair:
         return np.zeros(0, np.int64), np.zeros((0, 3)), np.zeros((0, 3)), np.zeros(0)
     return np.array(out_pair), np.array(out_point), np.array(out_normal), np.array(out_sep)
@@ -208,14 +244,14 @@ def core_turn(axis: np.ndarray, frame: np.ndarray | None = None) -> np.ndarray:
     q[q[:, 3] < 1e-9] = [0.0, 0.0, 1.0, 0.0]  # along -x: half a turn about +z
     q /= np.linalg.norm(q, axis=1, keepdims=True)
     if frame is not None:
-        f = _matrix_turn(np.asarray(frame, np.float64))
+        f = matrix_turn(np.asarray(frame, np.float64))
         (fx, fy, fz, fw), (x, y, z, w) = f.T, q.T
         q = np.stack([fw * x + w * fx + fy * z - y * fz, fw * y + w * fy + fz * x - z * fx,
                       fw * z + w * fz + fx * y - x * fy, fw * w - fx * x - fy * y - fz * z], axis=1)
     return q.astype(np.float32)
 
 
-def _matrix_turn(R: np.ndarray) -> np.ndarray:
+def matrix_turn(R: np.ndarray) -> np.ndarray:
     """(P, 4) unit quaternions (x, y, z, w) of rotation matrices (P, 3, 3), from their largest of 1 + trace and
     1 + 2 R_ii - trace (Shepperd's)."""
     trace = np.einsum("pii->p", R)
@@ -288,8 +324,10 @@ def _cylinder_local(half, radius):
     return support
 
 
-def _triangle_local(triangle):
-    corners = [_V.of(v) for v in np.asarray(triangle, np.float32)]
+def _points_local(points):
+    """A point set's support map (PhysX's points core: a triangle, a convex hull's vertices): the first of the
+    points farthest along the direction."""
+    corners = [_V.of(v) for v in np.asarray(points, np.float32)]
 
     def support(direction: _V) -> _V:
         if direction.norm() < _FLT_EPSILON:
@@ -300,6 +338,30 @@ def _triangle_local(triangle):
                 best, at = v @ direction, v
         return at
     return support
+
+
+def _box_local(half):
+    """PhysX's box core's support map in its own frame (its extents twice the half extents; PxSign: + at 0)."""
+    e = [_F(_F(2.0 * h) * _F(0.5)) for h in half]
+
+    def support(direction: _V) -> _V:
+        return _V(e[0] if direction.x >= 0.0 else -e[0], e[1] if direction.y >= 0.0 else -e[1],
+                  e[2] if direction.z >= 0.0 else -e[2])
+    return support
+
+
+class StaticBox(NamedTuple):
+    """A static box as PhysX's convex-core contacts hold it: its centre (3,), float32 quaternion (x, y, z, w) and half
+    extents (3,) (its core's extents are twice those, its margin 0)."""
+    centre: np.ndarray
+    turn: np.ndarray
+    half: np.ndarray
+
+
+class StaticHull(NamedTuple):
+    """A static convex hull as PhysX's convex-core contacts hold it (a points core, margin 0): its vertices (K, 3),
+    world."""
+    points: np.ndarray
 
 
 def _simplex_closest(verts: list) -> tuple[list, "_V"]:
@@ -383,12 +445,12 @@ def _simplex_closest(verts: list) -> tuple[list, "_V"]:
     return out, closest
 
 
-def gjk_distance(centre, axis, half, radius, triangle, limit, turn=None):
-    """PhysX's reference GJK distance between a cylinder and a triangle, in float32: (distance, witness on the
-    cylinder, witness on the triangle, axis from the triangle towards the cylinder); distance 0 where they are nearer
-    than its tolerance (1 % of the shapes' accuracy: EPA's case), inf where farther than `limit`. turn: the core's
-    float32 quaternion (x, y, z, w; core_turn's by default)."""
-    A, B, direction = _shapes(centre, axis, half, radius, triangle, turn)
+def gjk_distance(centre, axis, half, radius, other, limit, turn=None):
+    """PhysX's reference GJK distance between a cylinder and `other` (a triangle (3, 3) or a StaticBox), in float32:
+    (distance, witness on the cylinder, witness on the other, axis from the other towards the cylinder); distance 0
+    where they are nearer than its tolerance (1 % of the shapes' accuracy: EPA's case), inf where farther than
+    `limit`. turn: the core's float32 quaternion (x, y, z, w; core_turn's by default)."""
+    A, B, direction, shift = _shapes(centre, axis, half, radius, other, turn)
     tolerance = _F(0.01) * min(A.accuracy, B.accuracy)
     length = direction.norm()
     direction = direction / length if length >= _FLT_EPSILON else _V(1.0, 0.0, 0.0)
@@ -424,19 +486,30 @@ def gjk_distance(centre, axis, half, radius, triangle, limit, turn=None):
         if proj >= best - tolerance:  # (a point just added weighs nothing)
             wa = sum((A.points[v[2]] * v[1] for v in simplex), _ZERO)
             wb = sum((B.points[v[3]] * v[1] for v in simplex), _ZERO)
-            return best, wa.array(), wb.array(), (-direction).array()
+            return best, wa.array() + shift, wb.array() + shift, (-direction).array()
         if proj > limit:
             return np.inf, None, None, None
 
 
-def _shapes(centre, axis, half, radius, triangle, turn=None):
-    """The cylinder (at `centre`, rounded to float32, turned by `turn`) and the triangle (its corners' float32, at
-    the origin unturned: the mesh's frame is the world's) as fresh _Shapes, and the direction from the cylinder's
-    world box's centre to the triangle's, each in float32 as PhysX finds them."""
+def _shapes(centre, axis, half, radius, other, turn=None):
+    """The cylinder (at `centre`, rounded to float32, turned by `turn`) and `other` as fresh _Shapes, the direction
+    from the cylinder's world box's centre to the other's, each in float32 as PhysX finds them, and the shift (3,)
+    their frame has from the world's. A triangle (3, 3): its corners' float32 at the origin unturned (the mesh's frame
+    is the world's; no shift); a StaticBox: both poses less their midpoint (contactConvexCoreConvex's shift)."""
     turn = _Turn(core_turn(np.asarray(axis, np.float64)[None])[0] if turn is None else turn)
-    A = _Shape(_cylinder_local(half, radius), _V.of(np.asarray(centre, np.float32)), turn)
-    B = _Shape(_triangle_local(triangle), _ZERO, _Turn((0.0, 0.0, 0.0, 1.0)))
-    return A, B, B.centre - A.centre
+    position = _V.of(np.asarray(centre, np.float32))
+    if isinstance(other, (StaticBox, StaticHull)):
+        box = isinstance(other, StaticBox)
+        origin = np.asarray(other.centre if box else other.points.mean(axis=0))  # (a hull's pose: its centroid)
+        at = _V.of(origin.astype(np.float32))
+        shift = (position + at) * 0.5
+        A = _Shape(_cylinder_local(half, radius), position - shift, turn)
+        B = (_Shape(_box_local(other.half), at - shift, _Turn(other.turn)) if box else
+             _Shape(_points_local(other.points - origin), at - shift, _Turn((0.0, 0.0, 0.0, 1.0))))
+        return A, B, B.centre - A.centre, shift.array()
+    A = _Shape(_cylinder_local(half, radius), position, turn)
+    B = _Shape(_points_local(other), _ZERO, _Turn((0.0, 0.0, 0.0, 1.0)))
+    return A, B, B.centre - A.centre, np.zeros(3)
 
 
 def _basis32(d: _V) -> tuple[_V, _V]:
@@ -449,15 +522,16 @@ def _basis32(d: _V) -> tuple[_V, _V]:
     return _V(1.0, 0.0, 0.0), up / up.norm()
 
 
-def epa_depth(centre, axis, half, radius, triangle, turn=None):
-    """PhysX's reference EPA between a cylinder and a triangle that GJK found touching: (signed distance, witness on
-    the cylinder, witness on the triangle, axis from the triangle towards the cylinder), or None where its polytope
+def epa_depth(centre, axis, half, radius, other, turn=None):
+    """PhysX's reference EPA between a cylinder and `other` (gjk_distance's) that GJK found touching: (signed
+    distance, witness on the cylinder, witness on the other, axis from the other towards the cylinder), or None where
+    its polytope
     cannot be built. Its polytope grows from six support points about the line between the shapes' box centres; each
     step expands the face nearest the origin by the support point along its normal (faces that point sees, within 1 %
     of the accuracy, replaced by a fan from their horizon); it stops when a new point lies within that tolerance of the
     face or repeats one held, and answers with the face whose direction found the smallest support (its witnesses
     from the origin's projection onto it)."""
-    A, B, direction = _shapes(centre, axis, half, radius, triangle, turn)
+    A, B, direction, shift = _shapes(centre, axis, half, radius, other, turn)
     tolerance = _F(0.01) * min(A.accuracy, B.accuracy)
     length = direction.norm()
     direction = direction / length if length >= _FLT_EPSILON else _V(1.0, 0.0, 0.0)
@@ -549,7 +623,7 @@ def epa_depth(centre, axis, half, radius, triangle, turn=None):
     ib = [verts[i][1] for i in (i0, i1, i2)]
     wa = sum((A.points[i] * s for i, s in zip(ia, w)), _ZERO)
     wb = sum((B.points[i] * s for i, s in zip(ib, w)), _ZERO)
-    return d, wa.array(), wb.array(), (-n).array()
+    return d, wa.array() + shift, wb.array() + shift, (-n).array()
 
 
 # ------------------------------------------------------------------------------------------------ one pair's points
@@ -577,9 +651,10 @@ def _cylinder_face(centre, axis, half, radius, direction, ref):
     return None, []
 
 
-def _triangle_face(triangle, direction, margin):
-    """The triangle's face towards `direction` (unit): (face normal, points) or (None, []), pushed out by the
-    margin."""
+def _points_face(triangle, direction, margin):
+    """A point set's face towards `direction` (unit), PhysX's points core's (a triangle's, a convex hull's): the plane
+    of the three points farthest along it where within 8 degrees of it, else the line of two of them; every point
+    within 1e-4 of that plane, reduced to four. (face normal, points) or (None, []), pushed out by the margin."""
     dots = triangle @ direction
     order = np.argsort(-dots, kind="stable")
     p0, p1, p2 = triangle[order[0]], triangle[order[1]], triangle[order[2]]
@@ -601,8 +676,7 @@ def _triangle_face(triangle, direction, margin):
             return None, []
     top = normal @ p0
     points: list[np.ndarray] = []
-    for i in range(3):
-        p = triangle[i]
+    for p in triangle:
         if abs(normal @ p - top) < 1e-4:
             new = [p] + points
             for j in range(len(points)):  # the one deepest along the direction first
@@ -612,6 +686,41 @@ def _triangle_face(triangle, direction, margin):
     if len(points) < 2:
         return None, []
     return normal, [p + normal * margin for p in points]
+
+
+def _box_face(box: StaticBox, direction):
+    """The box's face towards `direction` (unit, world): (face normal, points) or (None, []) as PhysX's box core
+    gives it: the face whose axis is within 8 degrees of the direction (four corners), else the edge along an axis
+    within 8 degrees of square to it (two corners, the normal the direction's part across that axis), else none."""
+    R = vm.quat_to_mat(np.array([box.turn[3], box.turn[0], box.turn[1], box.turn[2]], np.float64)[:, None])[:, :, 0]
+    d = R.T @ direction
+    d = d / np.linalg.norm(d)
+    e = np.asarray(box.half, np.float64)
+    for a0 in range(3):
+        a1, a2 = (a0 + 1) % 3, (a0 + 2) % 3
+        sign = lambda a: 1.0 if d[a] >= 0.0 else -1.0  # noqa: E731  (PxSign)
+        if abs(d[a0]) > _FACE and (e[a1] > _FLT_EPSILON or e[a2] > _FLT_EPSILON):
+            normal = np.zeros(3)
+            normal[a0] = sign(a0)
+            points = []
+            for u, v in ((1.0, 1.0), (-1.0, 1.0), (-1.0, -1.0), (1.0, -1.0)):
+                p = np.zeros(3)
+                p[a0], p[a1], p[a2] = sign(a0) * e[a0], u * e[a1], v * e[a2]
+                points.append(p)
+        elif (abs(d[a0]) < _SIDE and e[a0] > _FLT_EPSILON and (abs(d[a1]) < _FACE or e[a2] < _FLT_EPSILON)
+              and (abs(d[a2]) < _FACE or e[a1] < _FLT_EPSILON)):
+            normal = np.zeros(3)
+            normal[a1], normal[a2] = d[a1], d[a2]
+            normal /= np.linalg.norm(normal)
+            points = []
+            for u in (1.0, -1.0):
+                p = np.zeros(3)
+                p[a0], p[a1], p[a2] = u * e[a0], sign(a1) * e[a1], sign(a2) * e[a2]
+                points.append(p)
+        else:
+            continue
+        return R @ normal, [R @ p + box.centre for p in points]
+    return None, []
 
 
 def reduce_polygon(points: np.ndarray, normal: np.ndarray) -> list[int]:
@@ -694,10 +803,11 @@ def _basis(direction):
     return right, up
 
 
-def _patch(centre, axis, half, radius, triangle, margin, w0, w1, n):
-    """One pair's points and separations (Gu::generateContacts' patch between the cylinder and the triangle)."""
+def _patch(centre, axis, half, radius, other_face, w0, w1, n):
+    """One pair's points and separations (Gu::generateContacts' patch between the cylinder and the other shape, whose
+    face towards the cylinder is `other_face`: (face normal, points) or (None, []))."""
     normal0, face0 = _cylinder_face(centre, axis, half, radius, -n, w0)
-    normal1, face1 = _triangle_face(triangle, n, margin)
+    normal1, face1 = other_face
     if len(face0) < 2 or len(face1) < 2:
         return [(w0 + w1) / 2], [float(n @ (w0 - w1))]
     if len(face0) == 2 and len(face1) == 2:
