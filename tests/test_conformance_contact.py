@@ -7,6 +7,7 @@ onto a box's edge, dropped with a chassis of restitution 1 faster and slower tha
 rolling over its chassis edge on a triangle-mesh slope, into a static sphere (Boulder), over a static capsule lying
 across the road with raycasts and with sweeps (Log, LogSwept), into a thick log with its chassis nose (LogStrike), and
 with a sphere chassis dropped onto a static capsule (SphereOnLog); in metres and kilograms and in centimetres and grams.
+On a stage of their own, wheel cylinders rolled into curbs: a box's edge and a convex hull's sloping face (CURB_OUT).
 The cars but the driven ones roll in with the accelerator at 0. Three more
 run on triangle-mesh roads with wheel cylinders (flat and over a bump driven, over the bump rolled in: WHOLE_RUN_CHAOS;
 the flat road rolled in: CYLINDER_LOAD_OUT).
@@ -394,3 +395,80 @@ def test_a_chassis_in_two_groups_is_filtered_by_the_first_in_path_order_in_physx
     assert (physx["position"][-1][0] + contact.CHASSIS_FRONT > x + half) == passes  # its nose beyond the far face
     np.testing.assert_allclose(ours["position"][-1], physx["position"][-1], atol=1e-3)
     np.testing.assert_allclose(ours["linearVelocity"][-1], physx["linearVelocity"][-1], atol=1e-3)
+
+
+# Wheel cylinders against curbs (contact.curbs): the exact cylinder against a box (PhysX's box core) and a convex
+# hull (its points core), sim/cylinder_contact.py `cylinder_convexes`. As their 30-corner hulls before, CylinderCurb
+# was 3.9 % off in speed and 41 % in angular speed (the strike's pitch rate 0.29 rad/s against PhysX's 0.12). Now
+# the strike's contacts are PhysX's: on CylinderCurb's box edge, two points a front cylinder, the right one's within
+# 2 um and 0.01 mrad of PhysX's, the left one's normal 7.6 mrad off (EPA's on a round core: PhysX's own two cylinders'
+# normals differ by 3.4 mrad), their normal forces 57 / 39 / 152 / 12 kN against 54 / 36 / 160 / 7 kN. What is left
+# is how the points of a patch share the strike, which rounding decides in PhysX too: each car against its copy 30 m
+# aside in the same ovphysx run (m / cm) spreads over 7.2 / 11.8 % (CylinderCurb), 56 / 17 % (CylinderStop), 7.0 /
+# 17 % (CylinderWedge) in angular speed and 2.7 / 3.0 % in CylinderStop's speed. On the wedge's sloping face
+# PhysX's patches are three points, the side line's two and the witnesses' midpoint, all at -23.4 mm, and which comes
+# first (the solver's first, which takes most of the strike) is the float32 rounding of equal separations: its
+# second cylinder's patch starts at the midpoint (132 of its 145 kN), ours at the side line's end (54 of 68 kN);
+# ours works the patch's faces in double.
+CURB_NAMES = [f"{name} ({units})" for units in UNITS for name in contact.CURBS]
+CURB_OUT = {  # (name, figure) -> strict, why
+    ("CylinderCurb", "ang.speed"): (True, "the strike on the box's edge, 10.9 / 14.2 % (PhysX against its copy: "
+                                          "7.2 / 11.8 %)"),
+    ("CylinderStop", "ang.speed"): (True, "a 0.6 m/s strike on a 0.12 m box's edge, 57 / 48 % of a small peak "
+                                          "(PhysX against its copy: 56 / 17 %)"),
+    ("CylinderStop", "speed"): (False, "2.8 / 1.9 % (PhysX against its copy: 2.7 / 3.0 %)"),
+    ("CylinderWedge", "ang.speed"): (True, "the strike on the hull's 45-degree face, 37 / 5.9 % (PhysX against its "
+                                           "copy: 7.0 / 17 %): its patches' first points (see above)"),
+}
+
+
+def _curb_cases() -> list:
+    return [pytest.param(name, figure, marks=[pytest.mark.xfail(strict=strict, reason=why)
+                                              for (key, of), (strict, why) in CURB_OUT.items()
+                                              if name.startswith(key) and of == figure])
+            for name in CURB_NAMES for figure in ("speed", "ang.speed", "final pos")]
+
+
+def _curb_stage(folder, units: str) -> Stage:
+    return Stage(contact.curbs(folder / f"curbs_{units}.usda", units), STEPS,
+                 [Scenario(f"{name} ({units})", f"/World/{name}", {f"/World/{name}": {"accelerator": 0.0}})
+                  for name in contact.CURBS])
+
+
+@pytest.fixture(scope="module")
+def curb_results(tmp_path_factory) -> dict[str, dict[str, float]]:
+    folder = tmp_path_factory.mktemp("curbs")
+    return figure_table({units: _curb_stage(folder, units) for units in UNITS}, _figures,
+                        "wheel cylinders against curbs: worst error relative to the run's peak; first contact step "
+                        "(ours, PhysX); chassis speed one step after it (ours, PhysX) [m/s]")
+
+
+def test_physx_against_its_copy_spreads_over_the_gate_where_the_curbs_are_marked(tmp_path):
+    """What CURB_OUT rests on: each curb car against its copy 30 m aside (its curb copied with it) in one ovphysx run
+    meets the curb at the same step and ends where it does, but spreads over the gate, in one units at least, in each
+    figure marked strictly."""
+    spread = {}
+    for units in UNITS:
+        stage, metres = _curb_stage(tmp_path, units), (0.01 if units == "cm_g" else 1.0)
+        spread.update(physx_against_copies(stage, [sc.name for sc in stage.scenarios], tmp_path,
+                                           lambda sc, copy, ref: _figures(sc, copy, ref, metres),
+                                           [contact.obstacle_path(name) for name in contact.CURBS]))
+    print("\nPhysX against its copy 30 m aside, wheel cylinders against curbs")
+    for name, row in spread.items():
+        print(f"{name:22s} {_contact_row(row)}")
+        copy, original = row["contact step"]
+        assert abs(copy - original) <= 1 and row["final pos"] <= LIMIT, (name, row)
+    for (name, figure), (strict, _) in CURB_OUT.items():
+        if strict:
+            assert max(spread[f"{name} ({units})"][figure] for units in UNITS) > LIMIT, (name, figure)
+
+
+@pytest.mark.parametrize("name, figure", _curb_cases())
+def test_wheel_cylinders_meet_curbs_as_in_physx(curb_results, name, figure):
+    assert curb_results[name][figure] <= LIMIT, round(100 * curb_results[name][figure], 3)
+
+
+@pytest.mark.parametrize("name", CURB_NAMES)
+def test_wheel_cylinders_meet_the_curb_at_physxs_step(curb_results, name):
+    ours, physx = curb_results[name]["contact step"]
+    assert physx > START_STEPS and abs(ours - physx) <= 1, (ours, physx)

@@ -3,7 +3,8 @@ scenarios of tests/scenarios/contact.py: a wheel's cylinder (radius 0.343, 0.315
 standing on a quad cut along its diagonal, its inner cap 2.75 cm from the diagonal. ovphysx reports, for the rear
 left cylinder of WheelsOnMesh's first road (tests/test_conformance_contact.py, step 3): a patch on the triangle under
 it, normal up, at the ends of its lowest line and the EPA's witness; and a speculative patch on the neighbouring
-triangle's diagonal edge, normal (-0.062, 0.040, 0.997), 0.47 mm away, its points where the rim meets the edge."""
+triangle's diagonal edge, normal (-0.062, 0.040, 0.997), 0.47 mm away, its points where the rim meets the edge.
+At the end, the same cylinder against a static box and a convex hull (`cylinder_convexes`)."""
 from __future__ import annotations
 
 import numpy as np
@@ -165,3 +166,40 @@ def test_the_core_turns_with_the_wheel_about_its_axle():
     turn = core_turn(np.array([[0.0, 0.315, 0.0]]), wheel[None])[0]
     assert turn.dtype == np.float32
     np.testing.assert_allclose(turn * np.sign(turn[3]), expected, atol=1e-7)
+
+
+def _on_a_box(gap: float, yaw: float, hull: bool):
+    """The wheel's cylinder `gap` above the top face of a static box (2 x 3 x 0.5 m, turned `yaw` about z), met as
+    PhysX's box core or, hull, as the points core of its eight corners (cylinder_convexes)."""
+    from physxvehicle_usd.sim.cylinder_contact import StaticBox, StaticHull, cylinder_convexes, matrix_turn
+
+    half = np.array([1.0, 1.5, 0.25])
+    c, s = np.cos(yaw), np.sin(yaw)
+    R = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+    centre = np.array([-1.4, 0.9, -0.25])  # its top face at z = 0, under the cylinder
+    if hull:
+        corners = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], float) * half
+        other = StaticHull(corners @ R.T + centre)
+    else:
+        other = StaticBox(centre, matrix_turn(R[None])[0].astype(np.float32), half)
+    at = CENTRE + [0.0, 0.0, gap + 1e-5]
+    return cylinder_convexes(at[None], AXIS[None], np.array([HALF]), np.array([RADIUS]), [other], np.array([LIMIT]))
+
+
+def test_a_cylinder_over_a_box_or_a_hull_touches_along_its_lowest_line():
+    for yaw in (0.0, 0.5):
+        for hull in (False, True):
+            for gap in (0.005, -0.003):  # speculative, and 3 mm into the box (EPA's depth)
+                pair, point, normal, separation = _on_a_box(gap, yaw, hull)
+                assert (pair == 0).all() and 2 <= len(pair) <= 4, (yaw, hull, gap, len(pair))
+                np.testing.assert_allclose(normal, np.tile([0.0, 0.0, 1.0], (len(pair), 1)), atol=1e-3)
+                ends = CENTRE + np.outer([1.0, -1.0], HALF * AXIS) - [0.0, 0.0, RADIUS]
+                for end in ends:  # both ends of the lowest line, halfway between the cylinder and the face
+                    assert np.linalg.norm(point - (end + [0.0, 0.0, gap / 2]), axis=1).min() < 2e-3, (yaw, hull, gap)
+                np.testing.assert_allclose(separation, gap, atol=1e-4)
+
+
+def test_a_cylinder_farther_from_a_box_than_the_contact_distance_touches_nothing():
+    for hull in (False, True):
+        pair, *_ = _on_a_box(LIMIT + 0.005, 0.0, hull)
+        assert not len(pair)

@@ -47,6 +47,13 @@ obstacles(path, units)  copies of the sample car far apart on one ground plane, 
     SphereOnLog   SphereOnEdge's sphere chassis dropped 0.3 m above its spawn height onto a static capsule across its
                   path (radius 0.2, 1 m long, on the ground, its axis 0.25 m ahead of the sphere's centre, between the
                   wheel tracks): the sphere lands on the log and rests on it, its nose held up.
+curbs(path, units)  the sample car with a collision cylinder on every wheel, in a group filtered from the ground
+                  plane's (they touch only the curb), rolled into a static curb across its track (CURBS):
+    CylinderCurb  a box 0.1 m high at 6 m/s: the front cylinders strike its top edge, stopping the car in two steps;
+    CylinderStop  a box 0.12 m high at 3 m/s (the car slower when it gets there);
+    CylinderWedge  a convex-hull curb (a prism, its front face sloping back at 45 degrees, 0.12 m high) at 6 m/s.
+    PhysX meets the exact cylinders against a box as its box core and a hull as its points core (convex-core convex
+    contacts; sim/cylinder_contact.py `cylinder_convexes`).
 Units: metres and kilograms, or centimetres and grams (every length x 100, every mass x 1000: the same motion).
 """
 from __future__ import annotations
@@ -353,3 +360,58 @@ def _hull_on_hump(stage: Usd.Stage, k: float) -> None:
     xs = [start, start + ramp, start + ramp + top, start + 2 * ramp + top]
     zs = [0.0, height, height, 0.0]
     _strip_mesh(stage, obstacle_path("HullOnHump"), list(zip(xs, zs)), y, half, k)
+
+
+# name -> (lateral position [m], start speed [m/s], the curb: kind ("box" or "hull"), its near face's foot ahead of
+# the car's origin [m], height [m])
+CURBS = {"CylinderCurb": (0.0, 6.0, ("box", 2.8, 0.10)),
+         "CylinderStop": (20.0, 3.0, ("box", 2.8, 0.12)),
+         "CylinderWedge": (40.0, 6.0, ("hull", 2.8, 0.12))}
+CURB_DEPTH, CURB_HALF_WIDTH = 0.4, 3.0  # along the road, and across it either side of the car [m]
+
+
+def curbs(path: Path, units: str = "m") -> Path:
+    """The CURBS stage in `units` (as `obstacles`)."""
+    from scenarios.regimes import UNITS, _sample
+
+    layer = _sample(UNITS[units])
+    k = 1.0 / layer.pseudoRoot.GetInfo("metersPerUnit")
+    car = Sdf.Path("/World/Car")
+    for name, (y, speed, _) in CURBS.items():
+        dest = Sdf.Path(f"/World/{name}")
+        Sdf.CopySpec(layer, car, layer, dest)
+        spec = layer.GetPrimAtPath(dest)
+        spec.attributes["xformOp:translate"].default = (0.0, y * k, 0.55 * k)
+        velocity = spec.attributes.get("physics:velocity") or Sdf.AttributeSpec(spec, "physics:velocity",
+                                                                              Sdf.ValueTypeNames.Vector3f)
+        velocity.default = (speed * k, 0.0, 0.0)
+    del layer.GetPrimAtPath("/World").nameChildren["Car"]
+    stage = Usd.Stage.Open(layer)
+    asphalt = UsdShade.Material(stage.GetPrimAtPath("/World/Asphalt"))
+    ground = UsdPhysics.CollisionGroup.Define(stage, "/World/GroundGroup")
+    ground.GetCollidersCollectionAPI().CreateIncludesRel().SetTargets([Sdf.Path("/World/GroundPlane")])
+    for name, (y, _, (kind, x, height)) in CURBS.items():
+        group = UsdPhysics.CollisionGroup.Define(stage, f"/World/{name}/WheelShapeGroup")
+        group.CreateFilteredGroupsRel().SetTargets([Sdf.Path(f"/World/{name}/WheelQueryGroup"), ground.GetPath()])
+        group.GetCollidersCollectionAPI().CreateIncludesRel().SetTargets(
+            [wheel_cylinder(stage, f"/World/{name}/{wheel}", k).GetPath() for wheel in WHEELS])
+        if kind == "box":
+            curb = UsdGeom.Cube.Define(stage, obstacle_path(name))
+            curb.CreateSizeAttr(1.0)
+            curb.AddTranslateOp().Set(Gf.Vec3d((x + CURB_DEPTH / 2) * k, y * k, height / 2 * k))
+            curb.AddScaleOp().Set(Gf.Vec3f(CURB_DEPTH * k, 2 * CURB_HALF_WIDTH * k, height * k))
+        else:  # the prism's section: its foot, its top's front edge (45 degrees back), its top's back, its back foot
+            section = [(x, 0.0), (x + height, height), (x + CURB_DEPTH, height), (x + CURB_DEPTH, 0.0)]
+            points = [(px, y + side, pz) for side in (-CURB_HALF_WIDTH, CURB_HALF_WIDTH) for px, pz in section]
+            curb = UsdGeom.Mesh.Define(stage, obstacle_path(name))
+            curb.CreatePointsAttr([Gf.Vec3f(*(c * k for c in p)) for p in points])
+            curb.CreateFaceVertexCountsAttr([4] * 6)
+            curb.CreateFaceVertexIndicesAttr([0, 1, 2, 3, 7, 6, 5, 4, 0, 4, 5, 1, 1, 5, 6, 2, 2, 6, 7, 3, 3, 7, 4, 0])
+            curb.CreateSubdivisionSchemeAttr(UsdGeom.Tokens.none)
+            UsdPhysics.MeshCollisionAPI.Apply(curb.GetPrim()).CreateApproximationAttr(UsdPhysics.Tokens.convexHull)
+        UsdPhysics.CollisionAPI.Apply(curb.GetPrim())
+        UsdShade.MaterialBindingAPI.Apply(curb.GetPrim()).Bind(asphalt, UsdShade.Tokens.weakerThanDescendants,
+                                                              "physics")
+    layer.documentation = "The sample car's wheel cylinders meeting curbs (generated by tests/scenarios/contact.py)"
+    layer.Export(str(path))
+    return path
