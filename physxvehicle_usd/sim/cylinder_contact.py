@@ -100,8 +100,8 @@ def cylinder_triangles(centre: np.ndarray, axis: np.ndarray, half: np.ndarray, r
             patches, current = [], group[p]
         if not made[p]:
             continue
-        points, seps = _patch(centre[p], axis[p], half[p], radius[p], _points_face(triangles[p], n[p], margin[p]),
-                              w0[p], w1[p], n[p])
+        points, seps = _patch(_cylinder_face(centre[p], axis[p], half[p], radius[p], -n[p], w0[p]),
+                              _points_face(triangles[p], n[p], margin[p]), w0[p], w1[p], n[p])
         for q, s in zip(points, seps):
             _add(patches, n[p], q, s, p)
     _flush(patches, out_pair, out_point, out_normal, out_sep)
@@ -126,8 +126,11 @@ def cylinder_convexes(centre: np.ndarray, axis: np.ndarray, half: np.ndarray, ra
         if not found[0] <= limit[p] or found[1] is None:
             continue
         w0, w1, n = found[1:]
-        face = _box_face(other, n) if isinstance(other, StaticBox) else _points_face(other.points, n, 0.0)
-        points, seps = _patch(centre[p], axis[p], half[p], radius[p], face, w0, w1, n)
+        cylinder_face = _cylinder_face(centre[p], axis[p], half[p], radius[p], -n, w0)
+        if isinstance(other, StaticBox):  # PhysX's pair: the box first (the lower geometry type), the cylinder second
+            points, seps = _patch(_box_face(other, n), cylinder_face, w1, w0, -n)
+        else:  # the convex mesh after the cylinder
+            points, seps = _patch(cylinder_face, _points_face(other.points, n, 0.0), w0, w1, n)
         for point, separation in zip(points, seps):  # into the contact buffer as made
             out_pair.append(p)
             out_point.append(point)
@@ -450,7 +453,7 @@ def gjk_distance(centre, axis, half, radius, other, limit, turn=None):
     (distance, witness on the cylinder, witness on the other, axis from the other towards the cylinder); distance 0
     where they are nearer than its tolerance (1 % of the shapes' accuracy: EPA's case), inf where farther than
     `limit`. turn: the core's float32 quaternion (x, y, z, w; core_turn's by default)."""
-    A, B, direction, shift = _shapes(centre, axis, half, radius, other, turn)
+    A, B, direction, shift, swapped = _shapes(centre, axis, half, radius, other, turn)
     tolerance = _F(0.01) * min(A.accuracy, B.accuracy)
     length = direction.norm()
     direction = direction / length if length >= _FLT_EPSILON else _V(1.0, 0.0, 0.0)
@@ -486,7 +489,7 @@ def gjk_distance(centre, axis, half, radius, other, limit, turn=None):
         if proj >= best - tolerance:  # (a point just added weighs nothing)
             wa = sum((A.points[v[2]] * v[1] for v in simplex), _ZERO)
             wb = sum((B.points[v[3]] * v[1] for v in simplex), _ZERO)
-            return best, wa.array() + shift, wb.array() + shift, (-direction).array()
+            return _cylinder_first(best, wa.array() + shift, wb.array() + shift, (-direction).array(), swapped)
         if proj > limit:
             return np.inf, None, None, None
 
@@ -494,22 +497,33 @@ def gjk_distance(centre, axis, half, radius, other, limit, turn=None):
 def _shapes(centre, axis, half, radius, other, turn=None):
     """The cylinder (at `centre`, rounded to float32, turned by `turn`) and `other` as fresh _Shapes, the direction
     from the cylinder's world box's centre to the other's, each in float32 as PhysX finds them, and the shift (3,)
-    their frame has from the world's. A triangle (3, 3): its corners' float32 at the origin unturned (the mesh's frame
-    is the world's; no shift); a StaticBox: both poses less their midpoint (contactConvexCoreConvex's shift)."""
+    their frame has from the world's, in PhysX's pair order (whether the other shape comes first: a box). A triangle
+    (3, 3): its corners' float32 at the origin unturned (the mesh's frame is the world's; no shift); a StaticBox or
+    StaticHull: both poses less their midpoint (contactConvexCoreConvex's shift)."""
     turn = _Turn(core_turn(np.asarray(axis, np.float64)[None])[0] if turn is None else turn)
     position = _V.of(np.asarray(centre, np.float32))
-    if isinstance(other, (StaticBox, StaticHull)):
-        box = isinstance(other, StaticBox)
-        origin = np.asarray(other.centre if box else other.points.mean(axis=0))  # (a hull's pose: its centroid)
+    if isinstance(other, StaticBox):  # PhysX's pair: the box first (the lower geometry type), the cylinder second
+        at = _V.of(np.asarray(other.centre, np.float32))
+        shift = (at + position) * 0.5
+        A = _Shape(_box_local(other.half), at - shift, _Turn(other.turn))
+        B = _Shape(_cylinder_local(half, radius), position - shift, turn)
+        return A, B, B.centre - A.centre, shift.array(), True
+    if isinstance(other, StaticHull):
+        origin = other.points.mean(axis=0)  # (its pose: the centroid of its vertices)
         at = _V.of(origin.astype(np.float32))
         shift = (position + at) * 0.5
         A = _Shape(_cylinder_local(half, radius), position - shift, turn)
-        B = (_Shape(_box_local(other.half), at - shift, _Turn(other.turn)) if box else
-             _Shape(_points_local(other.points - origin), at - shift, _Turn((0.0, 0.0, 0.0, 1.0))))
-        return A, B, B.centre - A.centre, shift.array()
+        B = _Shape(_points_local(other.points - origin), at - shift, _Turn((0.0, 0.0, 0.0, 1.0)))
+        return A, B, B.centre - A.centre, shift.array(), False
     A = _Shape(_cylinder_local(half, radius), position, turn)
     B = _Shape(_points_local(other), _ZERO, _Turn((0.0, 0.0, 0.0, 1.0)))
-    return A, B, B.centre - A.centre, np.zeros(3)
+    return A, B, B.centre - A.centre, np.zeros(3), False
+
+
+def _cylinder_first(distance, w0, w1, axis, swapped: bool) -> tuple:
+    """GJK's or EPA's answer for PhysX's pair order, as (distance, witness on the cylinder, witness on the other,
+    axis from the other towards the cylinder)."""
+    return (distance, w1, w0, -axis) if swapped else (distance, w0, w1, axis)
 
 
 def _basis32(d: _V) -> tuple[_V, _V]:
@@ -531,7 +545,7 @@ def epa_depth(centre, axis, half, radius, other, turn=None):
     of the accuracy, replaced by a fan from their horizon); it stops when a new point lies within that tolerance of the
     face or repeats one held, and answers with the face whose direction found the smallest support (its witnesses
     from the origin's projection onto it)."""
-    A, B, direction, shift = _shapes(centre, axis, half, radius, other, turn)
+    A, B, direction, shift, swapped = _shapes(centre, axis, half, radius, other, turn)
     tolerance = _F(0.01) * min(A.accuracy, B.accuracy)
     length = direction.norm()
     direction = direction / length if length >= _FLT_EPSILON else _V(1.0, 0.0, 0.0)
@@ -623,7 +637,7 @@ def epa_depth(centre, axis, half, radius, other, turn=None):
     ib = [verts[i][1] for i in (i0, i1, i2)]
     wa = sum((A.points[i] * s for i, s in zip(ia, w)), _ZERO)
     wb = sum((B.points[i] * s for i, s in zip(ib, w)), _ZERO)
-    return d, wa.array() + shift, wb.array() + shift, (-n).array()
+    return _cylinder_first(d, wa.array() + shift, wb.array() + shift, (-n).array(), swapped)
 
 
 # ------------------------------------------------------------------------------------------------ one pair's points
@@ -803,11 +817,11 @@ def _basis(direction):
     return right, up
 
 
-def _patch(centre, axis, half, radius, other_face, w0, w1, n):
-    """One pair's points and separations (Gu::generateContacts' patch between the cylinder and the other shape, whose
-    face towards the cylinder is `other_face`: (face normal, points) or (None, []))."""
-    normal0, face0 = _cylinder_face(centre, axis, half, radius, -n, w0)
-    normal1, face1 = other_face
+def _patch(first_face, second_face, w0, w1, n):
+    """One pair's points and separations (Gu::generateContacts' patch, its FaceClipper) between PhysX's first shape
+    of the pair and its second: each one's face towards the other ((face normal, points) or (None, [])), its witness
+    point, and the axis n from the second towards the first."""
+    (normal0, face0), (normal1, face1) = first_face, second_face
     if len(face0) < 2 or len(face1) < 2:
         return [(w0 + w1) / 2], [float(n @ (w0 - w1))]
     if len(face0) == 2 and len(face1) == 2:
