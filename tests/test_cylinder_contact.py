@@ -203,3 +203,38 @@ def test_a_cylinder_farther_from_a_box_than_the_contact_distance_touches_nothing
     for hull in (False, True):
         pair, *_ = _on_a_box(LIMIT + 0.005, 0.0, hull)
         assert not len(pair)
+
+
+def _on_a_round(offset: np.ndarray, half: float, radius: float):
+    """The wheel's cylinder against a static capsule along y (its core `2 half` long; 0: a sphere) of `radius`,
+    centred `offset` from the cylinder's centre (cylinder_convexes)."""
+    from physxvehicle_usd.sim.cylinder_contact import StaticRound, core_turn, cylinder_convexes
+
+    centre = CENTRE + offset
+    turn = core_turn(np.array([[0.0, 1.0, 0.0]]))[0]
+    return cylinder_convexes(CENTRE[None], AXIS[None], np.array([HALF]), np.array([RADIUS]),
+                             [StaticRound(centre, turn, half, radius)], np.array([LIMIT]))
+
+
+def test_a_cylinder_on_a_log_along_its_axis_touches_along_the_log():
+    # the log (radius 0.12) below and ahead of the wheel, 4 mm short of touching: the line between the axes
+    gap, r = 0.004, 0.12
+    direction = np.array([0.6, 0.0, 0.8])  # from the log's axis towards the wheel's
+    pair, point, normal, separation = _on_a_round(-direction * (RADIUS + r + gap), 1.0, r)
+    assert len(pair) == 2  # the segments parallel: where each end of the shorter projects onto the other
+    np.testing.assert_allclose(normal, np.tile(direction, (2, 1)), atol=1e-4)
+    np.testing.assert_allclose(separation, gap, atol=1e-4)
+    np.testing.assert_allclose(sorted(point[:, 1]), CENTRE[1] + np.array([-HALF, HALF]), atol=1e-3)
+    midway = CENTRE - direction * (RADIUS + gap / 2)  # halfway between the two surfaces
+    np.testing.assert_allclose(point[:, [0, 2]], np.tile(midway[[0, 2]], (2, 1)), atol=1e-3)
+
+
+def test_a_cylinder_on_a_sphere_touches_at_one_point():
+    gap, r = -0.002, 0.3  # 2 mm into it
+    direction = np.array([0.0, 0.0, 1.0])
+    pair, point, normal, separation = _on_a_round(-direction * (RADIUS + r + gap), 0.0, r)
+    assert len(pair) == 1
+    np.testing.assert_allclose(normal[0], direction, atol=1e-4)
+    np.testing.assert_allclose(separation[0], gap, atol=1e-4)
+    np.testing.assert_allclose(point[0], CENTRE - direction * (RADIUS + gap / 2), atol=1e-3)
+    assert not len(_on_a_round(-direction * (RADIUS + r + LIMIT + 0.01), 0.0, r)[0])  # beyond the contact distance

@@ -5,8 +5,8 @@ convex-hull meshes) or a sphere or capsule (a core, its centre or segment, with 
 convex polytopes (boxes, hulls) and the triangles of static meshes here, and against static spheres and capsules in
 sim/round_contact.py (the static round shapes come last among the static columns). omni.physx gives PhysX a UsdGeom.Cylinder as the
 exact cylinder (PxConvexCoreGeometry; its approximateCylinders setting is off by default): against a plane, a
-mesh's triangles and static boxes and hulls it is met exactly (`_cylinder_plane`, sim/cylinder_contact.py), against
-another vehicle's shapes and static rounds as its hull.
+mesh's triangles and every static convex (boxes, hulls, spheres, capsules) it is met exactly (`_cylinder_plane`,
+sim/cylinder_contact.py), against another vehicle's shapes as its hull.
 `ContactModel` holds the shapes as padded arrays, one row per vehicle shape (its vehicle, points, faces, edges,
 offsets, material) and one per static polytope; `generate` finds each step's contacts from the pose the step begins
 with (PhysX's narrow phase runs before its solver, on the poses the vehicle update left unchanged). A shape under a
@@ -36,8 +36,9 @@ What is made, per pair of shapes whose distance is below the sum of their contac
               point; the points halfway between the cylinder and the plane; against a mesh's triangles, PhysX's
               convex-core mesh contacts (sim/cylinder_contact.py: per triangle its GJK/EPA axis and witnesses, the
               cylinder's and the triangle's faces clipped, the mesh's points gathered into patches of four);
-              against a static box or hull, PhysX's convex-core convex contacts (the same, the box as its box
-              core, a hull as its points, both poses less their midpoint: one patch of at most four);
+              against a static box, hull, sphere or capsule, PhysX's convex-core convex contacts (the same, the
+              box as its box core, a hull as its points, a sphere or capsule as its point or segment core with its
+              radius the margin, both poses less their midpoint: one patch of at most four);
   round       a sphere or capsule as its core with the contact distance grown by its radius: against a plane its
               centre or each end of its segment (PhysX's one and two points); against a polytope or triangle the
               core clipped by the reference face as above, or, where no point of it lies over that face, the nearest
@@ -936,6 +937,11 @@ def _made(model: ContactModel, ground: Ground, planes: list[np.ndarray], hull_sh
         static = model.plane_count + ground.tri_shape[tri]
         parts.append(polytope_contacts(A, B, tri_shape, static, model.contact_distance[tri_shape, static],
                                        single_sided=ground.tri_normals[tri], radius=_radius(model, tri_shape)))
+    if round_shape.size and ends is not None:  # exact cylinders against spheres and capsules
+        exact = np.isfinite(ends[round_shape, 0, 0])
+        if exact.any():
+            parts.append(_cylinder_rounds(model, round_shape[exact], round_k[exact], ends, R))
+            round_shape, round_k = round_shape[~exact], round_k[~exact]
     if round_shape.size:
         parts.append(round_contact.contacts(model, round_shape, round_k, vertices, R))
     return parts
@@ -972,6 +978,24 @@ def _cylinder_convexes(model: ContactModel, shape: np.ndarray, hull: np.ndarray,
             vertices = model.static_shapes.vertices[k]
             others.append(cylinder_contact.StaticHull(vertices[np.sort(np.unique(vertices, axis=0,
                                                                                  return_index=True)[1])]))
+    pair, point, normal, separation = cylinder_contact.cylinder_convexes(
+        *_cylinder_cores(model, shape, ends, R), others, model.contact_distance[shape, static],
+        _core_turns(model, shape, R))
+    return Contacts(shape[pair], static[pair], point, normal, separation)
+
+
+def _cylinder_rounds(model: ContactModel, shape: np.ndarray, round_k: np.ndarray, ends: np.ndarray,
+                     R: np.ndarray) -> Contacts:
+    """Contacts of exact cylinders (as `_cylinder_triangles`) with the static spheres and capsules `round_k`
+    (sim/round_contact.StaticRounds): their point or segment cores, the radius their margin (`cylinder_convexes`)."""
+    rounds = model.static_rounds
+    static = rounds.column[round_k]
+    segment = rounds.ends[round_k, 1] - rounds.ends[round_k, 0]
+    length = np.linalg.norm(segment, axis=1)
+    # the capsule's core +x along its segment (a sphere's: any)
+    turn = cylinder_contact.core_turn(np.where(length[:, None] > 0.0, segment, [[1.0, 0.0, 0.0]]))
+    others = [cylinder_contact.StaticRound(rounds.ends[k].mean(axis=0), turn[i], float(length[i]) / 2,
+                                           float(rounds.radius[k])) for i, k in enumerate(round_k)]
     pair, point, normal, separation = cylinder_contact.cylinder_convexes(
         *_cylinder_cores(model, shape, ends, R), others, model.contact_distance[shape, static],
         _core_turns(model, shape, R))

@@ -1,8 +1,9 @@
 """Exact cylinders (the vehicles' UsdGeom.Cylinder colliders, PhysX's convex cores) against the triangles of static
 meshes, as PhysX's convex-core mesh contact (GuContactConvexCoreMesh.cpp, Gu::generateContacts) makes them, and
-against static boxes and convex hulls as its convex-core convex contact (GuContactConvexCoreConvex.cpp) makes them
-(`cylinder_convexes`: the same GJK, EPA and faces, the box as PhysX's box core, a hull as its points core like a
-triangle, no margin, both poses less their midpoint; one patch a pair).
+against static boxes, convex hulls, spheres and capsules as its convex-core convex contact
+(GuContactConvexCoreConvex.cpp) makes them (`cylinder_convexes`: the same GJK, EPA and faces, the box as PhysX's box
+core, a hull as its points core like a triangle, a sphere or capsule as its point or segment core with the radius its
+margin, both poses less their midpoint, the pair in PhysX's order; one patch a pair).
 
 Per triangle the midphase finds near the cylinder:
   closest   the separating axis (from the triangle towards the cylinder), the distance and a witness point on each,
@@ -112,23 +113,28 @@ def cylinder_triangles(centre: np.ndarray, axis: np.ndarray, half: np.ndarray, r
 
 def cylinder_convexes(centre: np.ndarray, axis: np.ndarray, half: np.ndarray, radius: np.ndarray, others: list,
                       limit: np.ndarray, turn: np.ndarray | None = None):
-    """Contacts of exact cylinders with static boxes and convex hulls, pair by pair, as PhysX's convex-core contacts
-    against a convex (contactConvexCoreConvex: Gu::generateContacts, the poses shifted by their midpoint, no margin):
-    the cylinders as in `cylinder_triangles`, `others` (P,) StaticBoxes or StaticHulls, the contact distances (P,).
-    Each pair makes one patch of at most four points, in the order the patch gives them (deepest first).
-    Returns (pair (C,), point (C, 3), normal (C, 3), separation (C,)), pair after pair."""
+    """Contacts of exact cylinders with static boxes, convex hulls, spheres and capsules, pair by pair, as PhysX's
+    convex-core contacts against a convex (contactConvexCoreConvex: Gu::generateContacts, the poses shifted by their
+    midpoint): the cylinders as in `cylinder_triangles`, `others` (P,) StaticBoxes, StaticHulls or StaticRounds, the
+    contact distances (P,). A round's core is met within the contact distance grown by its radius, its witness and
+    its face then pushed out by the radius. Each pair makes one patch of at most four points, in the order the patch
+    gives them (deepest first). Returns (pair (C,), point (C, 3), normal (C, 3), separation (C,)), pair after pair."""
     out_pair, out_point, out_normal, out_sep = [], [], [], []
     for p, other in enumerate(others):
         q = None if turn is None else turn[p]
-        found = gjk_distance(centre[p], axis[p], half[p], radius[p], other, limit[p], q)
+        margin = other.radius if isinstance(other, StaticRound) else 0.0
+        found = gjk_distance(centre[p], axis[p], half[p], radius[p], other, limit[p] + margin, q)
         if found[0] < _FLT_EPSILON:
             found = epa_depth(centre[p], axis[p], half[p], radius[p], other, q) or (np.inf, None, None, None)
-        if not found[0] <= limit[p] or found[1] is None:
+        if not found[0] <= limit[p] + margin or found[1] is None:
             continue
         w0, w1, n = found[1:]
+        w1 = w1 + n * margin
         cylinder_face = _cylinder_face(centre[p], axis[p], half[p], radius[p], -n, w0)
         if isinstance(other, StaticBox):  # PhysX's pair: the box first (the lower geometry type), the cylinder second
             points, seps = _patch(_box_face(other, n), cylinder_face, w1, w0, -n)
+        elif isinstance(other, StaticRound):  # (likewise)
+            points, seps = _patch(_segment_face(other, n), cylinder_face, w1, w0, -n)
         else:  # the convex mesh after the cylinder
             points, seps = _patch(cylinder_face, _points_face(other.points, n, 0.0), w0, w1, n)
         for point, separation in zip(points, seps):  # into the contact buffer as made
@@ -367,6 +373,25 @@ class StaticHull(NamedTuple):
     points: np.ndarray
 
 
+class StaticRound(NamedTuple):
+    """A static sphere or capsule as PhysX's convex-core contacts hold it: a point core (a sphere) or a segment core
+    along its +x (a capsule, its length `2 half`), its margin the radius; centre (3,), float32 quaternion (x, y, z,
+    w)."""
+    centre: np.ndarray
+    turn: np.ndarray
+    half: float
+    radius: float
+
+
+def _segment_local(half):
+    """PhysX's segment core's support map (a point core's where its length is 0): the end along the direction."""
+    h = _F(_F(2.0 * half) * _F(0.5))
+
+    def support(direction: _V) -> _V:
+        return _V(h if direction.x >= 0.0 else -h, 0.0, 0.0)
+    return support
+
+
 def _simplex_closest(verts: list) -> tuple[list, "_V"]:
     """The sub-simplex of `verts` ([point, weight, a, b], the newest last) nearest the origin, with its weights, and
     that nearest point (the reference GJK's case analysis: each vertex, edge and face with the newest vertex)."""
@@ -502,10 +527,12 @@ def _shapes(centre, axis, half, radius, other, turn=None):
     StaticHull: both poses less their midpoint (contactConvexCoreConvex's shift)."""
     turn = _Turn(core_turn(np.asarray(axis, np.float64)[None])[0] if turn is None else turn)
     position = _V.of(np.asarray(centre, np.float32))
-    if isinstance(other, StaticBox):  # PhysX's pair: the box first (the lower geometry type), the cylinder second
+    if isinstance(other, (StaticBox, StaticRound)):  # PhysX's pair: the box, sphere or capsule first (the lower
+        # geometry type), the cylinder second
         at = _V.of(np.asarray(other.centre, np.float32))
         shift = (at + position) * 0.5
-        A = _Shape(_box_local(other.half), at - shift, _Turn(other.turn))
+        local = _box_local(other.half) if isinstance(other, StaticBox) else _segment_local(other.half)
+        A = _Shape(local, at - shift, _Turn(other.turn))
         B = _Shape(_cylinder_local(half, radius), position - shift, turn)
         return A, B, B.centre - A.centre, shift.array(), True
     if isinstance(other, StaticHull):
@@ -735,6 +762,21 @@ def _box_face(box: StaticBox, direction):
             continue
         return R @ normal, [R @ p + box.centre for p in points]
     return None, []
+
+
+def _segment_face(core: StaticRound, direction):
+    """A capsule's face towards `direction` (unit, world), PhysX's segment core's: the segment where the direction is
+    within 8 degrees of square to it, its normal the direction's part across it, the ends pushed out along it by the
+    radius; (None, []) otherwise and for a sphere (a point core has none)."""
+    if core.half <= 0.0:
+        return None, []
+    R = vm.quat_to_mat(np.array([core.turn[3], core.turn[0], core.turn[1], core.turn[2]], np.float64)[:, None])[:, :, 0]
+    d = R.T @ direction
+    d = d / np.linalg.norm(d)
+    if abs(d[0]) >= _SIDE:
+        return None, []
+    normal = R @ (np.array([0.0, d[1], d[2]]) / np.hypot(d[1], d[2]))
+    return normal, [core.centre + R[:, 0] * (s * core.half) + normal * core.radius for s in (1.0, -1.0)]
 
 
 def reduce_polygon(points: np.ndarray, normal: np.ndarray) -> list[int]:

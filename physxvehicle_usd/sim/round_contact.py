@@ -27,8 +27,8 @@ per pair nearer than its contact distance:
                       segment (up to four).
 The vehicle's shape is taken as shape 0 where both are of one type (PhysX orders such pairs by its own shape
 order, which the description does not know): that decides only which surface the point lies on.
-A vehicle's cylinder meets a static sphere or capsule as its 30-corner hull (PhysX collides the exact cylinder,
-PxConvexCoreGeometry, with its convex-core contacts); wheel shapes meet them where `ContactModel.posed` put them.
+A vehicle's exact cylinder meets them in sim/cylinder_contact.py (`cylinder_convexes`: PhysX's convex-core contacts);
+wheel shapes meet them where `ContactModel.posed` put them.
 """
 from __future__ import annotations
 

@@ -51,9 +51,11 @@ curbs(path, units)  the sample car with a collision cylinder on every wheel, in 
                   plane's (they touch only the curb), rolled into a static curb across its track (CURBS):
     CylinderCurb  a box 0.1 m high at 6 m/s: the front cylinders strike its top edge, stopping the car in two steps;
     CylinderStop  a box 0.12 m high at 3 m/s (the car slower when it gets there);
-    CylinderWedge  a convex-hull curb (a prism, its front face sloping back at 45 degrees, 0.12 m high) at 6 m/s.
-    PhysX meets the exact cylinders against a box as its box core and a hull as its points core (convex-core convex
-    contacts; sim/cylinder_contact.py `cylinder_convexes`).
+    CylinderWedge  a convex-hull curb (a prism, its front face sloping back at 45 degrees, 0.12 m high) at 6 m/s;
+    CylinderLog   a static capsule lying across the road (radius 0.12, 6 m long) at 6 m/s;
+    CylinderStone  a static sphere (radius 0.15, on the ground) in the right wheels' track at 6 m/s.
+    PhysX meets the exact cylinders against a box as its box core, a hull as its points core, a sphere or capsule as
+    its point or segment core (convex-core convex contacts; sim/cylinder_contact.py `cylinder_convexes`).
 Units: metres and kilograms, or centimetres and grams (every length x 100, every mass x 1000: the same motion).
 """
 from __future__ import annotations
@@ -362,11 +364,14 @@ def _hull_on_hump(stage: Usd.Stage, k: float) -> None:
     _strip_mesh(stage, obstacle_path("HullOnHump"), list(zip(xs, zs)), y, half, k)
 
 
-# name -> (lateral position [m], start speed [m/s], the curb: kind ("box" or "hull"), its near face's foot ahead of
-# the car's origin [m], height [m])
-CURBS = {"CylinderCurb": (0.0, 6.0, ("box", 2.8, 0.10)),
-         "CylinderStop": (20.0, 3.0, ("box", 2.8, 0.12)),
-         "CylinderWedge": (40.0, 6.0, ("hull", 2.8, 0.12))}
+# name -> (lateral position [m], start speed [m/s], the curb)
+# the curb: kind ("box", "hull", "capsule", "sphere"), its near face's foot (a round's centre) ahead of the car's
+# origin [m], height [m] (a round's radius), y beside the car's origin [m] (0: across the whole track)
+CURBS = {"CylinderCurb": (0.0, 6.0, ("box", 2.8, 0.10, 0.0)),
+         "CylinderStop": (20.0, 3.0, ("box", 2.8, 0.12, 0.0)),
+         "CylinderWedge": (40.0, 6.0, ("hull", 2.8, 0.12, 0.0)),
+         "CylinderLog": (60.0, 6.0, ("capsule", 3.0, 0.12, 0.0)),
+         "CylinderStone": (80.0, 6.0, ("sphere", 3.0, 0.15, -0.8))}
 CURB_DEPTH, CURB_HALF_WIDTH = 0.4, 3.0  # along the road, and across it either side of the car [m]
 
 
@@ -390,7 +395,7 @@ def curbs(path: Path, units: str = "m") -> Path:
     asphalt = UsdShade.Material(stage.GetPrimAtPath("/World/Asphalt"))
     ground = UsdPhysics.CollisionGroup.Define(stage, "/World/GroundGroup")
     ground.GetCollidersCollectionAPI().CreateIncludesRel().SetTargets([Sdf.Path("/World/GroundPlane")])
-    for name, (y, _, (kind, x, height)) in CURBS.items():
+    for name, (y, _, (kind, x, height, beside)) in CURBS.items():
         group = UsdPhysics.CollisionGroup.Define(stage, f"/World/{name}/WheelShapeGroup")
         group.CreateFilteredGroupsRel().SetTargets([Sdf.Path(f"/World/{name}/WheelQueryGroup"), ground.GetPath()])
         group.GetCollidersCollectionAPI().CreateIncludesRel().SetTargets(
@@ -400,6 +405,13 @@ def curbs(path: Path, units: str = "m") -> Path:
             curb.CreateSizeAttr(1.0)
             curb.AddTranslateOp().Set(Gf.Vec3d((x + CURB_DEPTH / 2) * k, y * k, height / 2 * k))
             curb.AddScaleOp().Set(Gf.Vec3f(CURB_DEPTH * k, 2 * CURB_HALF_WIDTH * k, height * k))
+        elif kind in ("capsule", "sphere"):
+            curb = (UsdGeom.Capsule if kind == "capsule" else UsdGeom.Sphere).Define(stage, obstacle_path(name))
+            curb.CreateRadiusAttr(height * k)
+            if kind == "capsule":
+                curb.CreateHeightAttr((2 * CURB_HALF_WIDTH - 2 * height) * k)
+                curb.CreateAxisAttr(UsdGeom.Tokens.y)
+            curb.AddTranslateOp().Set(Gf.Vec3d(x * k, (y + beside) * k, height * k))
         else:  # the prism's section: its foot, its top's front edge (45 degrees back), its top's back, its back foot
             section = [(x, 0.0), (x + height, height), (x + CURB_DEPTH, height), (x + CURB_DEPTH, 0.0)]
             points = [(px, y + side, pz) for side in (-CURB_HALF_WIDTH, CURB_HALF_WIDTH) for px, pz in section]
