@@ -171,7 +171,7 @@ def test_the_core_turns_with_the_wheel_about_its_axle():
 def _on_a_box(gap: float, yaw: float, hull: bool):
     """The wheel's cylinder `gap` above the top face of a static box (2 x 3 x 0.5 m, turned `yaw` about z), met as
     PhysX's box core or, hull, as the points core of its eight corners (cylinder_convexes)."""
-    from physxvehicle_usd.sim.cylinder_contact import StaticBox, StaticHull, cylinder_convexes, matrix_turn
+    from physxvehicle_usd.sim.cylinder_contact import BoxCore, PointsCore, cylinder_convexes, matrix_turn
 
     half = np.array([1.0, 1.5, 0.25])
     c, s = np.cos(yaw), np.sin(yaw)
@@ -179,9 +179,9 @@ def _on_a_box(gap: float, yaw: float, hull: bool):
     centre = np.array([-1.4, 0.9, -0.25])  # its top face at z = 0, under the cylinder
     if hull:
         corners = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], float) * half
-        other = StaticHull(corners @ R.T + centre)
+        other = PointsCore(corners @ R.T + centre)
     else:
-        other = StaticBox(centre, matrix_turn(R[None])[0].astype(np.float32), half)
+        other = BoxCore(centre, matrix_turn(R[None])[0].astype(np.float32), half)
     at = CENTRE + [0.0, 0.0, gap + 1e-5]
     return cylinder_convexes(at[None], AXIS[None], np.array([HALF]), np.array([RADIUS]), [other], np.array([LIMIT]))
 
@@ -208,12 +208,12 @@ def test_a_cylinder_farther_from_a_box_than_the_contact_distance_touches_nothing
 def _on_a_round(offset: np.ndarray, half: float, radius: float):
     """The wheel's cylinder against a static capsule along y (its core `2 half` long; 0: a sphere) of `radius`,
     centred `offset` from the cylinder's centre (cylinder_convexes)."""
-    from physxvehicle_usd.sim.cylinder_contact import StaticRound, core_turn, cylinder_convexes
+    from physxvehicle_usd.sim.cylinder_contact import RoundCore, core_turn, cylinder_convexes
 
     centre = CENTRE + offset
     turn = core_turn(np.array([[0.0, 1.0, 0.0]]))[0]
     return cylinder_convexes(CENTRE[None], AXIS[None], np.array([HALF]), np.array([RADIUS]),
-                             [StaticRound(centre, turn, half, radius)], np.array([LIMIT]))
+                             [RoundCore(centre, turn, half, radius)], np.array([LIMIT]))
 
 
 def test_a_cylinder_on_a_log_along_its_axis_touches_along_the_log():

@@ -5,8 +5,9 @@ convex-hull meshes) or a sphere or capsule (a core, its centre or segment, with 
 convex polytopes (boxes, hulls) and the triangles of static meshes here, and against static spheres and capsules in
 sim/round_contact.py (the static round shapes come last among the static columns). omni.physx gives PhysX a UsdGeom.Cylinder as the
 exact cylinder (PxConvexCoreGeometry; its approximateCylinders setting is off by default): against a plane, a
-mesh's triangles and every static convex (boxes, hulls, spheres, capsules) it is met exactly (`_cylinder_plane`,
-sim/cylinder_contact.py), against another vehicle's shapes as its hull.
+mesh's triangles, every static convex (boxes, hulls, spheres, capsules) and other vehicles' shapes it is met
+exactly (`_cylinder_plane`, sim/cylinder_contact.py, sim/vehicle_contact.py); its hull serves the broad phases and
+the suspension queries.
 `ContactModel` holds the shapes as padded arrays, one row per vehicle shape (its vehicle, points, faces, edges,
 offsets, material) and one per static polytope; `generate` finds each step's contacts from the pose the step begins
 with (PhysX's narrow phase runs before its solver, on the poses the vehicle update left unchanged). A shape under a
@@ -973,10 +974,10 @@ def _cylinder_convexes(model: ContactModel, shape: np.ndarray, hull: np.ndarray,
     for k in hull:
         if boxes is not None and boxes.mask[k]:  # rows of the axes: the columns of the box's rotation
             turn = cylinder_contact.matrix_turn(boxes.axes[k].T[None])[0].astype(np.float32)
-            others.append(cylinder_contact.StaticBox(boxes.centre[k], turn, boxes.half[k]))
+            others.append(cylinder_contact.BoxCore(boxes.centre[k], turn, boxes.half[k]))
         else:  # its vertices (the padding repeats vertex 0)
             vertices = model.static_shapes.vertices[k]
-            others.append(cylinder_contact.StaticHull(vertices[np.sort(np.unique(vertices, axis=0,
+            others.append(cylinder_contact.PointsCore(vertices[np.sort(np.unique(vertices, axis=0,
                                                                                  return_index=True)[1])]))
     pair, point, normal, separation = cylinder_contact.cylinder_convexes(
         *_cylinder_cores(model, shape, ends, R), others, model.contact_distance[shape, static],
@@ -994,12 +995,21 @@ def _cylinder_rounds(model: ContactModel, shape: np.ndarray, round_k: np.ndarray
     length = np.linalg.norm(segment, axis=1)
     # the capsule's core +x along its segment (a sphere's: any)
     turn = cylinder_contact.core_turn(np.where(length[:, None] > 0.0, segment, [[1.0, 0.0, 0.0]]))
-    others = [cylinder_contact.StaticRound(rounds.ends[k].mean(axis=0), turn[i], float(length[i]) / 2,
+    others = [cylinder_contact.RoundCore(rounds.ends[k].mean(axis=0), turn[i], float(length[i]) / 2,
                                            float(rounds.radius[k])) for i, k in enumerate(round_k)]
     pair, point, normal, separation = cylinder_contact.cylinder_convexes(
         *_cylinder_cores(model, shape, ends, R), others, model.contact_distance[shape, static],
         _core_turns(model, shape, R))
     return Contacts(shape[pair], static[pair], point, normal, separation)
+
+
+def exact_cylinders(model: ContactModel, rows: np.ndarray, R: np.ndarray, position: np.ndarray):
+    """The exact cylinders of the cylinder rows `rows` (R: the rows' rotations, (N, 3, 3) over all rows; position:
+    the bodies' (3, V)): world centres (P, 3), unit axes, half heights, radii (P,) and their cores' float32
+    quaternions (P, 4)."""
+    ends = np.full((len(model.vehicle), 2, 3), np.nan)
+    ends[rows] = cylinder_world_ends(model, rows, R[rows], position)
+    return (*_cylinder_cores(model, rows, ends, R), _core_turns(model, rows, R))
 
 
 def _cylinder_cores(model: ContactModel, shape: np.ndarray, ends: np.ndarray, R: np.ndarray):

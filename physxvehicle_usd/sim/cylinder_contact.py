@@ -113,16 +113,17 @@ def cylinder_triangles(centre: np.ndarray, axis: np.ndarray, half: np.ndarray, r
 
 def cylinder_convexes(centre: np.ndarray, axis: np.ndarray, half: np.ndarray, radius: np.ndarray, others: list,
                       limit: np.ndarray, turn: np.ndarray | None = None):
-    """Contacts of exact cylinders with static boxes, convex hulls, spheres and capsules, pair by pair, as PhysX's
-    convex-core contacts against a convex (contactConvexCoreConvex: Gu::generateContacts, the poses shifted by their
-    midpoint): the cylinders as in `cylinder_triangles`, `others` (P,) StaticBoxes, StaticHulls or StaticRounds, the
-    contact distances (P,). A round's core is met within the contact distance grown by its radius, its witness and
+    """Contacts of exact cylinders with boxes, convex hulls, spheres, capsules and cylinders (static, or other
+    vehicles'), pair by pair, as PhysX's convex-core contacts against a convex (contactConvexCoreConvex:
+    Gu::generateContacts, the poses shifted by their midpoint): the cylinders as in `cylinder_triangles`, `others`
+    (P,) BoxCores, PointsCores, RoundCores or CylinderCores, the contact distances (P,); the normals from the other
+    shape towards the cylinder. A round's core is met within the contact distance grown by its radius, its witness and
     its face then pushed out by the radius. Each pair makes one patch of at most four points, in the order the patch
     gives them (deepest first). Returns (pair (C,), point (C, 3), normal (C, 3), separation (C,)), pair after pair."""
     out_pair, out_point, out_normal, out_sep = [], [], [], []
     for p, other in enumerate(others):
         q = None if turn is None else turn[p]
-        margin = other.radius if isinstance(other, StaticRound) else 0.0
+        margin = other.radius if isinstance(other, RoundCore) else 0.0
         found = gjk_distance(centre[p], axis[p], half[p], radius[p], other, limit[p] + margin, q)
         if found[0] < _FLT_EPSILON:
             found = epa_depth(centre[p], axis[p], half[p], radius[p], other, q) or (np.inf, None, None, None)
@@ -131,12 +132,15 @@ def cylinder_convexes(centre: np.ndarray, axis: np.ndarray, half: np.ndarray, ra
         w0, w1, n = found[1:]
         w1 = w1 + n * margin
         cylinder_face = _cylinder_face(centre[p], axis[p], half[p], radius[p], -n, w0)
-        if isinstance(other, StaticBox):  # PhysX's pair: the box first (the lower geometry type), the cylinder second
-            points, seps = _patch(_box_face(other, n), cylinder_face, w1, w0, -n)
-        elif isinstance(other, StaticRound):  # (likewise)
-            points, seps = _patch(_segment_face(other, n), cylinder_face, w1, w0, -n)
-        else:  # the convex mesh after the cylinder
-            points, seps = _patch(cylinder_face, _points_face(other.points, n, 0.0), w0, w1, n)
+        if isinstance(other, CylinderCore):
+            other_face = _cylinder_face(other.centre, other.axis, other.half, other.radius, n, w1)
+        else:
+            other_face = (_box_face(other, n) if isinstance(other, BoxCore) else _segment_face(other, n)
+                          if isinstance(other, RoundCore) else _points_face(other.points, n, 0.0))
+        if _other_first(other):
+            points, seps = _patch(other_face, cylinder_face, w1, w0, -n)
+        else:
+            points, seps = _patch(cylinder_face, other_face, w0, w1, n)
         for point, separation in zip(points, seps):  # into the contact buffer as made
             out_pair.append(p)
             out_point.append(point)
@@ -359,28 +363,40 @@ def _box_local(half):
     return support
 
 
-class StaticBox(NamedTuple):
-    """A static box as PhysX's convex-core contacts hold it: its centre (3,), float32 quaternion (x, y, z, w) and half
-    extents (3,) (its core's extents are twice those, its margin 0)."""
+# The other shape of a pair with a cylinder, where it stands this step (static, or another vehicle's), as PhysX's
+# convex-core contacts hold it
+
+class BoxCore(NamedTuple):
+    """A box: its centre (3,), float32 quaternion (x, y, z, w) and half extents (3,) (its core's extents are twice
+    those, its margin 0)."""
     centre: np.ndarray
     turn: np.ndarray
     half: np.ndarray
 
 
-class StaticHull(NamedTuple):
-    """A static convex hull as PhysX's convex-core contacts hold it (a points core, margin 0): its vertices (K, 3),
-    world."""
+class PointsCore(NamedTuple):
+    """A convex hull (a points core, margin 0): its vertices (K, 3), world."""
     points: np.ndarray
 
 
-class StaticRound(NamedTuple):
-    """A static sphere or capsule as PhysX's convex-core contacts hold it: a point core (a sphere) or a segment core
-    along its +x (a capsule, its length `2 half`), its margin the radius; centre (3,), float32 quaternion (x, y, z,
-    w)."""
+class RoundCore(NamedTuple):
+    """A sphere or capsule: a point core (a sphere) or a segment core along its +x (a capsule, its length `2 half`),
+    its margin the radius; centre (3,), float32 quaternion (x, y, z, w)."""
     centre: np.ndarray
     turn: np.ndarray
     half: float
     radius: float
+
+
+class CylinderCore(NamedTuple):
+    """Another exact cylinder: centre (3,), unit axis (3,), half height, radius, its core's float32 quaternion
+    (core_turn's); `first`: whether PhysX takes it as the pair's first shape (two cores: by the bodies' order)."""
+    centre: np.ndarray
+    axis: np.ndarray
+    half: float
+    radius: float
+    turn: np.ndarray
+    first: bool
 
 
 def _segment_local(half):
@@ -474,7 +490,7 @@ def _simplex_closest(verts: list) -> tuple[list, "_V"]:
 
 
 def gjk_distance(centre, axis, half, radius, other, limit, turn=None):
-    """PhysX's reference GJK distance between a cylinder and `other` (a triangle (3, 3) or a StaticBox), in float32:
+    """PhysX's reference GJK distance between a cylinder and `other` (a triangle (3, 3) or a BoxCore), in float32:
     (distance, witness on the cylinder, witness on the other, axis from the other towards the cylinder); distance 0
     where they are nearer than its tolerance (1 % of the shapes' accuracy: EPA's case), inf where farther than
     `limit`. turn: the core's float32 quaternion (x, y, z, w; core_turn's by default)."""
@@ -523,19 +539,25 @@ def _shapes(centre, axis, half, radius, other, turn=None):
     """The cylinder (at `centre`, rounded to float32, turned by `turn`) and `other` as fresh _Shapes, the direction
     from the cylinder's world box's centre to the other's, each in float32 as PhysX finds them, and the shift (3,)
     their frame has from the world's, in PhysX's pair order (whether the other shape comes first: a box). A triangle
-    (3, 3): its corners' float32 at the origin unturned (the mesh's frame is the world's; no shift); a StaticBox or
-    StaticHull: both poses less their midpoint (contactConvexCoreConvex's shift)."""
+    (3, 3): its corners' float32 at the origin unturned (the mesh's frame is the world's; no shift); a BoxCore or
+    PointsCore: both poses less their midpoint (contactConvexCoreConvex's shift)."""
     turn = _Turn(core_turn(np.asarray(axis, np.float64)[None])[0] if turn is None else turn)
     position = _V.of(np.asarray(centre, np.float32))
-    if isinstance(other, (StaticBox, StaticRound)):  # PhysX's pair: the box, sphere or capsule first (the lower
-        # geometry type), the cylinder second
+    if _other_first(other):  # PhysX's pair: the box, sphere or capsule first (the lower geometry type)
         at = _V.of(np.asarray(other.centre, np.float32))
         shift = (at + position) * 0.5
-        local = _box_local(other.half) if isinstance(other, StaticBox) else _segment_local(other.half)
+        local = (_box_local(other.half) if isinstance(other, BoxCore) else _segment_local(other.half)
+                 if isinstance(other, RoundCore) else _cylinder_local(other.half, other.radius))
         A = _Shape(local, at - shift, _Turn(other.turn))
         B = _Shape(_cylinder_local(half, radius), position - shift, turn)
         return A, B, B.centre - A.centre, shift.array(), True
-    if isinstance(other, StaticHull):
+    if isinstance(other, CylinderCore):  # the cylinder first
+        at = _V.of(np.asarray(other.centre, np.float32))
+        shift = (position + at) * 0.5
+        A = _Shape(_cylinder_local(half, radius), position - shift, turn)
+        B = _Shape(_cylinder_local(other.half, other.radius), at - shift, _Turn(other.turn))
+        return A, B, B.centre - A.centre, shift.array(), False
+    if isinstance(other, PointsCore):
         origin = other.points.mean(axis=0)  # (its pose: the centroid of its vertices)
         at = _V.of(origin.astype(np.float32))
         shift = (position + at) * 0.5
@@ -545,6 +567,12 @@ def _shapes(centre, axis, half, radius, other, turn=None):
     A = _Shape(_cylinder_local(half, radius), position, turn)
     B = _Shape(_points_local(other), _ZERO, _Turn((0.0, 0.0, 0.0, 1.0)))
     return A, B, B.centre - A.centre, np.zeros(3), False
+
+
+def _other_first(other) -> bool:
+    """Whether PhysX's pair takes `other` first: a box, sphere or capsule (a geometry type below the convex core's),
+    another cylinder where its body comes first; a convex hull and a triangle come after the cylinder."""
+    return isinstance(other, (BoxCore, RoundCore)) or (isinstance(other, CylinderCore) and other.first)
 
 
 def _cylinder_first(distance, w0, w1, axis, swapped: bool) -> tuple:
@@ -729,7 +757,7 @@ def _points_face(triangle, direction, margin):
     return normal, [p + normal * margin for p in points]
 
 
-def _box_face(box: StaticBox, direction):
+def _box_face(box: BoxCore, direction):
     """The box's face towards `direction` (unit, world): (face normal, points) or (None, []) as PhysX's box core
     gives it: the face whose axis is within 8 degrees of the direction (four corners), else the edge along an axis
     within 8 degrees of square to it (two corners, the normal the direction's part across that axis), else none."""
@@ -764,7 +792,7 @@ def _box_face(box: StaticBox, direction):
     return None, []
 
 
-def _segment_face(core: StaticRound, direction):
+def _segment_face(core: RoundCore, direction):
     """A capsule's face towards `direction` (unit, world), PhysX's segment core's: the segment where the direction is
     within 8 degrees of square to it, its normal the direction's part across it, the ends pushed out along it by the
     radius; (None, []) otherwise and for a sphere (a point core has none)."""

@@ -29,7 +29,10 @@ are placed in the world and met by sim/contact.py's separating-axis test and fac
 same code as against a static polytope, with the other vehicle's shape as B), at most four points per patch (its
 _reduce); a sphere or capsule on either vehicle is that test's A, met with its radius, a sphere's point put on a box
 as against a static box (contact._sphere_points_on_boxes); two round shapes meet as PhysX's sphere and capsule tests
-make them (`_round_pair_contacts`). A contact's `shape` is body 0's shape row, its `static` the other
+make them (`_round_pair_contacts`); an exact cylinder (a wheel's, sim/cylinder_contact.py) meets the other's shape as
+PhysX's convex-core contacts make it (`_cylinder_pair_contacts`: a box as its box core, taken first, a sphere or
+capsule as its point or segment core, first, a hull as its points, after, another cylinder as its core, body 1's
+first). A contact's `shape` is body 0's shape row, its `static` the other
 shape's row (body 1), its normal points from body 1 towards body 0 and its point lies on body 0's surface (a round
 shape's contact: where PhysX's test for the two shapes puts it). Body 0 is
 the vehicle later in the batch, as PhysX orders two dynamic bodies (ScNPhaseCore.cpp shouldSwapBodies: the actor
@@ -83,6 +86,7 @@ import numpy as np
 
 from ..description import CollisionGroupDescription, MaterialDescription, ShapeDescription
 from ..read.collision import collide
+from . import cylinder_contact
 from .contact import (
     ContactModel,
     Contacts,
@@ -96,6 +100,7 @@ from .contact import (
     bounce_threshold,
     combined_tables,
     distinct,
+    exact_cylinders,
     friction_patches,
     placed_vertices,
     polytope_contacts,
@@ -279,6 +284,11 @@ def generate(model: ContactModel, position: np.ndarray, orientation: np.ndarray,
             rest[fresh[made]] = False
         a, b, limit = a[rest], b[rest], limit[rest]
     radius = np.zeros(len(model.vehicle)) if model.radius is None else model.radius
+    if model.cylinders.size:  # an exact cylinder on either side: PhysX's convex-core contacts
+        exact = np.isin(a, model.cylinders) | np.isin(b, model.cylinders)
+        if exact.any():
+            parts.append(_cylinder_pair_contacts(model, a[exact], b[exact], limit[exact], position, R, vertices))
+            a, b, limit = a[~exact], b[~exact], limit[~exact]
     round_a, round_b = radius[a] > 0.0, radius[b] > 0.0
     both = round_a & round_b
     if both.any():
@@ -304,6 +314,46 @@ def generate(model: ContactModel, position: np.ndarray, orientation: np.ndarray,
     if length_scale is not None and box_pairs is not None:
         out.manifolds = _record_box_pairs(model, box_pairs, kept_manifolds, out, position, orientation, R)
     return out
+
+
+def _cylinder_pair_contacts(model: ContactModel, a: np.ndarray, b: np.ndarray, limit: np.ndarray, position: np.ndarray,
+                            R: np.ndarray, vertices: np.ndarray) -> Contacts:
+    """Pairs with an exact cylinder (rows `a` of body 0, `b` of body 1, either a cylinder), as PhysX's convex-core
+    contacts make them (sim/cylinder_contact.py `cylinder_convexes`): the other shape where it stands, a box as its
+    box core, a sphere or capsule as its point or segment core, a hull as its points, another cylinder as its core
+    (two cylinders: body 1's, the earlier vehicle's, PhysX's first shape, as for two boxes)."""
+    first_is_cylinder = np.isin(a, model.cylinders)
+    cylinder = np.where(first_is_cylinder, a, b)
+    other = np.where(first_is_cylinder, b, a)
+    rows = np.intersect1d(np.concatenate([a, b]), model.cylinders)
+    centre, axis, half, radius, turn = exact_cylinders(model, rows, R, position)
+    at = {row: i for i, row in enumerate(rows)}
+    cores = []
+    for row, of_body0 in zip(other, ~first_is_cylinder):
+        if row in at:
+            i = at[row]
+            cores.append(cylinder_contact.CylinderCore(centre[i], axis[i], half[i], radius[i], turn[i], not of_body0))
+        elif model.boxes.mask[row]:  # the body-frame box turned and moved with its body
+            frame = R[row] @ model.boxes.axes[row].T
+            cores.append(cylinder_contact.BoxCore(R[row] @ model.boxes.centre[row] + position[:, model.vehicle[row]],
+                                                  cylinder_contact.matrix_turn(frame[None])[0].astype(np.float32),
+                                                  model.boxes.half[row]))
+        elif model.radius is not None and model.radius[row] > 0.0:  # its core's ends (PhysX's +axis first)
+            loop, count = model.shapes.loops[row, 0], model.shapes.loop_counts[row, 0]
+            start, end = vertices[row, loop[min(1, count - 1)]], vertices[row, loop[0]]
+            length = float(np.linalg.norm(start - end))
+            core_axis = (start - end) if length > 0.0 else np.array([1.0, 0.0, 0.0])
+            cores.append(cylinder_contact.RoundCore((start + end) / 2, cylinder_contact.core_turn(core_axis[None])[0],
+                                                    length / 2, float(model.radius[row])))
+        else:  # its vertices (the padding repeats vertex 0)
+            points = vertices[row]
+            cores.append(cylinder_contact.PointsCore(points[np.sort(np.unique(points, axis=0, return_index=True)[1])]))
+    index = np.array([at[row] for row in cylinder], np.int64)
+    pair, point, normal, separation = cylinder_contact.cylinder_convexes(
+        centre[index], axis[index], half[index], radius[index], cores, limit, turn[index])
+    # the normal from the other shape towards the cylinder: towards body 0 where the cylinder is body 0's
+    normal = np.where(first_is_cylinder[pair][:, None], normal, -normal)
+    return Contacts(a[pair], b[pair], point, normal, separation)
 
 
 # PCM's capsule-capsule test: two segments this parallel (|cos|) meet at their ends' projections onto each other
