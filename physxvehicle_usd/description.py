@@ -230,7 +230,10 @@ class GroundDescription:
     faceVertexCounts: list[int] | None = field(default=None, metadata=_json(note="meshes"))
     # PhysX's sphere and capsule carry no scale: the radius as UsdPhysics resolves it with the prim's scale
     radius: float | None = field(default=None, metadata=_json(si=_si_length, omit_none=True,
-                                                              note="spheres, capsules; scaled, stage units"))
+                                                              note="spheres, capsules, cylinders; scaled, stage units"))
+    # a cylinder is a convex collider (its 30-corner hull, `points`) that PhysX collides as the exact cylinder
+    cylinderEnds: list[list[float]] | None = field(default=None, metadata=_json(
+        si=_si_points, omit_none=True, note="a cylinder's two cap centres, local, unscaled"))
     material: str | None = None
     contactOffset: float = field(default=0.0, metadata=_json(si=_si_length))
     restOffset: float = field(default=0.0, metadata=_json(si=_si_length))

@@ -312,10 +312,11 @@ def write_stage(description: StageDescription, stage: Usd.Stage | None = None, s
         w.set_attr(prim, P.TABLE, "frictionValues", list(table["frictionValues"]), force=True)
         w.set_attr(prim, P.TABLE, "defaultFrictionValue", table["defaultFrictionValue"])
     for ground in description.ground:
-        prim = stage.DefinePrim(ground.path, _GROUND_TYPES.get(ground.kind, "Mesh"))
+        cylinder = ground.kind == "convex" and ground.cylinderEnds is not None
+        prim = stage.DefinePrim(ground.path, "Cylinder" if cylinder else _GROUND_TYPES.get(ground.kind, "Mesh"))
         if ground.kind == "plane":
             UsdGeom.Plane(prim).CreateAxisAttr(ground.axis or "Z")
-        elif ground.kind in ("sphere", "capsule"):
+        elif ground.kind in ("sphere", "capsule") or cylinder:
             _write_round(prim, ground)
         else:
             mesh = UsdGeom.Mesh(prim)
@@ -338,15 +339,17 @@ _GROUND_TYPES = {"plane": "Plane", "sphere": "Sphere", "capsule": "Capsule"}
 
 
 def _write_round(prim: Usd.Prim, ground) -> None:
-    """A static sphere or capsule: its core (centre at the origin, segment along a coordinate axis) and its radius
-    unscaled by the transform's scale, as UsdPhysics scales it when read back (the largest scale across the axis)."""
+    """A static sphere, capsule or cylinder: its core (centre at the origin, segment (a cylinder's cap centres) along
+    a coordinate axis) and its radius unscaled by the transform's scale, as UsdPhysics scales it when read back (the
+    largest scale across the axis)."""
     scale = np.linalg.norm(np.asarray(ground.transform, float)[:3, :3], axis=1)
-    points = np.asarray(ground.points, float).reshape(-1, 3)
     if ground.kind == "sphere":
         UsdGeom.Sphere(prim).CreateRadiusAttr(float(ground.radius) / float(scale.max()))
         return
+    cylinder = ground.kind == "convex"
+    points = np.asarray(ground.cylinderEnds if cylinder else ground.points, float).reshape(-1, 3)
     axis = int(np.abs(points[1] - points[0]).argmax())
-    capsule = UsdGeom.Capsule(prim)
-    capsule.CreateAxisAttr("XYZ"[axis])
-    capsule.CreateHeightAttr(float(np.abs(points[1] - points[0])[axis]))
-    capsule.CreateRadiusAttr(float(ground.radius) / float(np.delete(scale, axis).max()))
+    shape = UsdGeom.Cylinder(prim) if cylinder else UsdGeom.Capsule(prim)
+    shape.CreateAxisAttr("XYZ"[axis])
+    shape.CreateHeightAttr(float(np.abs(points[1] - points[0])[axis]))
+    shape.CreateRadiusAttr(float(ground.radius) / float(np.delete(scale, axis).max()))

@@ -257,8 +257,14 @@ def static_shape(stage: Usd.Stage, desc, transform: list[list[float]], units: St
         return None
     contact, rest = shape_offsets(prim, units, sink, _extents(kind, desc, points), scene)
     # UsdPhysics scaled the sizes (a mesh's points by its meshScale, the same world scale); the transform scales again
-    points = points / np.where(scale != 0.0, scale, 1.0)
-    return GroundDescription(kind="convex", points=points.tolist(), contactOffset=contact, restOffset=rest, **common)
+    unscale = np.where(scale != 0.0, scale, 1.0)
+    cylinder = {}
+    if kind == "CylinderShape":  # the exact cylinder omni.physx gives PhysX (PxConvexCoreGeometry) by default
+        end = np.zeros(3)
+        end[_AXIS[str(desc.axis).rsplit(".", 1)[-1]]] = float(desc.halfHeight)
+        cylinder = dict(radius=float(desc.radius), cylinderEnds=[(-end / unscale).tolist(), (end / unscale).tolist()])
+    return GroundDescription(kind="convex", points=(points / unscale).tolist(), contactOffset=contact, restOffset=rest,
+                             **cylinder, **common)
 
 
 def collision_groups(stage: Usd.Stage) -> tuple[dict[str, CollisionGroupDescription], dict[str, set[str]]]:

@@ -366,6 +366,9 @@ class ContactModel:
     # (N, 3, 3) the rotation a cylinder row's wheel turned it by into its body frame (`posed`; None: none): PhysX's
     # cylinder core turns with the wheel about its axle, and its GJK with it (sim/cylinder_contact.core_turn)
     cylinder_frame: np.ndarray | None = None
+    # the static polytopes that are cylinders: world cap centres (H, 2, 3; NaN: not a cylinder) and radii (H,), which
+    # PhysX collides as the exact cylinder (their hulls serve the broad phase and the suspension queries); None: none
+    static_cylinders: tuple[np.ndarray, np.ndarray] | None = None
     # derived: each shape's box in the body frame (centre, half extents), how far beyond it a contact may start;
     # the static polytopes' world boxes
     box_centre: np.ndarray = field(init=False)  # (3, N)
@@ -492,7 +495,8 @@ class ContactModel:
                      if any(sh.cylinderEnds is not None for sh in own) else (None, None)),
                    PairModel.build(own, rows, materials, groups), origins,
                    StaticRounds.of(rounds, G - len(rounds)) if rounds else None,
-                   (np.array(authored_R), np.array(authored_t)) if any(w >= 0 for w in wheel) else None)
+                   (np.array(authored_R), np.array(authored_t)) if any(w >= 0 for w in wheel) else None,
+                   static_cylinders=_static_cylinders([g for g in ground if g.kind == "convex"]))
 
 
     @property
@@ -634,6 +638,20 @@ def combined_tables(a_keys: Sequence[tuple], b_keys: Sequence[tuple], materials:
             small["e"][r, g] = _combine(a[2], b[2], restitution_mode)
             collides[r, g] = collide(groups, groups_a, groups_b)
     return small, collides
+
+
+def _static_cylinders(convex: list[GroundDescription]) -> tuple[np.ndarray, np.ndarray] | None:
+    """ContactModel.static_cylinders of the static convex colliders `convex` (None where none is a cylinder)."""
+    if not any(g.cylinderEnds is not None for g in convex):
+        return None
+    ends = np.full((len(convex), 2, 3), np.nan)
+    radius = np.zeros(len(convex))
+    for k, g in enumerate(convex):
+        if g.cylinderEnds is not None:
+            m = np.asarray(canonical_value(g.transform), dtype=float).reshape(4, 4)
+            ends[k] = np.asarray(canonical_value(g.cylinderEnds), dtype=float).reshape(2, 3) @ m[:3, :3] + m[3, :3]
+            radius[k] = float(g.radius)
+    return ends, radius
 
 
 def placed_hull(g: GroundDescription) -> Polytope:
@@ -920,6 +938,11 @@ def _made(model: ContactModel, ground: Ground, planes: list[np.ndarray], hull_sh
         if exact.any():
             parts.append(_cylinder_convexes(model, hull_shape[exact], hull[exact], ends, R))
             hull_shape, hull = hull_shape[~exact], hull[~exact]
+    if hull_shape.size and model.static_cylinders is not None:  # a vehicle's shape against a static exact cylinder
+        exact = np.isfinite(model.static_cylinders[0][hull, 0, 0])
+        if exact.any():
+            parts.append(_static_cylinder_contacts(model, hull_shape[exact], hull[exact], vertices, R, position))
+            hull_shape, hull = hull_shape[~exact], hull[~exact]
     if hull_shape.size:
         A = _world_polytopes(model.shapes, hull_shape, vertices, R)
         B = _rows(model.static_shapes, hull)
@@ -964,6 +987,50 @@ def _cylinder_triangles(model: ContactModel, ground: Ground, shape: np.ndarray, 
     return Contacts(shape[pair], static[pair], point, normal, separation)
 
 
+def _static_cylinder_contacts(model: ContactModel, shape: np.ndarray, hull: np.ndarray, vertices: np.ndarray,
+                              R: np.ndarray, position: np.ndarray) -> Contacts:
+    """Contacts of the vehicle shapes `shape` (no exact cylinders: `_cylinder_convexes` takes those) with the static
+    exact cylinders `hull` (ContactModel.static_cylinders), as PhysX's convex-core contacts make them: the vehicle's
+    shape where it stands as the other core (sim/cylinder_contact.py `cylinder_convexes`, `shape_core`)."""
+    static = model.static_index[hull]
+    ends, radius = model.static_cylinders
+    top, bottom = ends[hull, 1], ends[hull, 0]
+    half_vector = (top - bottom) / 2
+    half = np.linalg.norm(half_vector, axis=1)
+    axis = half_vector / half[:, None]
+    others = [shape_core(model, row, vertices, R, position) for row in shape]
+    pair, point, normal, separation = cylinder_contact.cylinder_convexes(
+        bottom + half_vector, axis, half, radius[hull], others, model.contact_distance[shape, static],
+        cylinder_contact.core_turn(axis))
+    # the normals from the vehicle's shape towards the static cylinder: turned to point from the static
+    return Contacts(shape[pair], static[pair], point, -normal, separation)
+
+
+def shape_core(model: ContactModel, row: int, vertices: np.ndarray, R: np.ndarray, position: np.ndarray,
+               first: bool = False):
+    """Shape row `row` where it stands as PhysX's convex-core contacts hold it (sim/cylinder_contact.py): its box
+    turned and moved with its body, its sphere's or capsule's core, its exact cylinder (PhysX's pair's first shape
+    where `first`), else its hull's vertices (the padding repeats vertex 0)."""
+    v = model.vehicle[row]
+    if row in model.cylinders:
+        (centre, axis, half, radius, turn) = exact_cylinders(model, np.array([row]), R, position)
+        return cylinder_contact.CylinderCore(centre[0], axis[0], half[0], radius[0], turn[0], first)
+    if model.boxes.mask[row]:
+        frame = R[row] @ model.boxes.axes[row].T
+        return cylinder_contact.BoxCore(R[row] @ model.boxes.centre[row] + position[:, v],
+                                        cylinder_contact.matrix_turn(frame[None])[0].astype(np.float32),
+                                        model.boxes.half[row])
+    if model.radius is not None and model.radius[row] > 0.0:  # its core's ends (PhysX's +axis first)
+        loop, count = model.shapes.loops[row, 0], model.shapes.loop_counts[row, 0]
+        start, end = vertices[row, loop[min(1, count - 1)]], vertices[row, loop[0]]
+        length = float(np.linalg.norm(start - end))
+        core_axis = (start - end) if length > 0.0 else np.array([1.0, 0.0, 0.0])
+        return cylinder_contact.RoundCore((start + end) / 2, cylinder_contact.core_turn(core_axis[None])[0],
+                                          length / 2, float(model.radius[row]))
+    points = vertices[row]
+    return cylinder_contact.PointsCore(points[np.sort(np.unique(points, axis=0, return_index=True)[1])])
+
+
 def _cylinder_convexes(model: ContactModel, shape: np.ndarray, hull: np.ndarray, ends: np.ndarray,
                        R: np.ndarray) -> Contacts:
     """Contacts of exact cylinders (as `_cylinder_triangles`) with the static polytopes `hull`: a box as PhysX's box
@@ -971,8 +1038,15 @@ def _cylinder_convexes(model: ContactModel, shape: np.ndarray, hull: np.ndarray,
     static = model.static_index[hull]
     boxes = model.static_boxes
     others = []
+    cylinders = model.static_cylinders
     for k in hull:
-        if boxes is not None and boxes.mask[k]:  # rows of the axes: the columns of the box's rotation
+        if cylinders is not None and np.isfinite(cylinders[0][k, 0, 0]):  # two cores: the vehicle's first
+            top, bottom = cylinders[0][k, 1], cylinders[0][k, 0]
+            half = float(np.linalg.norm(top - bottom)) / 2
+            axis = (top - bottom) / (2 * half)
+            others.append(cylinder_contact.CylinderCore((top + bottom) / 2, axis, half, float(cylinders[1][k]),
+                                                        cylinder_contact.core_turn(axis[None])[0], False))
+        elif boxes is not None and boxes.mask[k]:  # rows of the axes: the columns of the box's rotation
             turn = cylinder_contact.matrix_turn(boxes.axes[k].T[None])[0].astype(np.float32)
             others.append(cylinder_contact.BoxCore(boxes.centre[k], turn, boxes.half[k]))
         else:  # its vertices (the padding repeats vertex 0)

@@ -263,6 +263,8 @@ class Persistence:
         on_mesh, on_hull = persistent[tri_shape], persistent[hull_shape]
         if hull.size and model.static_boxes is not None:  # a capsule on a static box
             on_hull = on_hull | (capsule_rows(model)[hull_shape] & model.static_boxes.mask[hull])
+        if hull.size and model.static_cylinders is not None:  # convex-core contacts keep nothing
+            on_hull = on_hull & ~np.isfinite(model.static_cylinders[0][hull, 0, 0])
         rounds = model.static_rounds
         round_static = rounds.column[round_k] if round_k.size else np.zeros(0, np.int64)
         # a box or hull on a static capsule (pcmContactCapsuleBox, pcmContactCapsuleConvex; PCM's sphere-box keeps

@@ -105,6 +105,7 @@ from .contact import (
     placed_vertices,
     polytope_contacts,
     shape_boxes,
+    shape_core,
     shape_reach,
     turned_half,
 )
@@ -319,38 +320,16 @@ def generate(model: ContactModel, position: np.ndarray, orientation: np.ndarray,
 def _cylinder_pair_contacts(model: ContactModel, a: np.ndarray, b: np.ndarray, limit: np.ndarray, position: np.ndarray,
                             R: np.ndarray, vertices: np.ndarray) -> Contacts:
     """Pairs with an exact cylinder (rows `a` of body 0, `b` of body 1, either a cylinder), as PhysX's convex-core
-    contacts make them (sim/cylinder_contact.py `cylinder_convexes`): the other shape where it stands, a box as its
-    box core, a sphere or capsule as its point or segment core, a hull as its points, another cylinder as its core
-    (two cylinders: body 1's, the earlier vehicle's, PhysX's first shape, as for two boxes)."""
+    contacts make them (sim/cylinder_contact.py `cylinder_convexes`): the other shape where it stands
+    (contact.shape_core; two cylinders: body 1's, the earlier vehicle's, PhysX's first shape, as for two boxes)."""
     first_is_cylinder = np.isin(a, model.cylinders)
     cylinder = np.where(first_is_cylinder, a, b)
     other = np.where(first_is_cylinder, b, a)
-    rows = np.intersect1d(np.concatenate([a, b]), model.cylinders)
-    centre, axis, half, radius, turn = exact_cylinders(model, rows, R, position)
-    at = {row: i for i, row in enumerate(rows)}
-    cores = []
-    for row, of_body0 in zip(other, ~first_is_cylinder):
-        if row in at:
-            i = at[row]
-            cores.append(cylinder_contact.CylinderCore(centre[i], axis[i], half[i], radius[i], turn[i], not of_body0))
-        elif model.boxes.mask[row]:  # the body-frame box turned and moved with its body
-            frame = R[row] @ model.boxes.axes[row].T
-            cores.append(cylinder_contact.BoxCore(R[row] @ model.boxes.centre[row] + position[:, model.vehicle[row]],
-                                                  cylinder_contact.matrix_turn(frame[None])[0].astype(np.float32),
-                                                  model.boxes.half[row]))
-        elif model.radius is not None and model.radius[row] > 0.0:  # its core's ends (PhysX's +axis first)
-            loop, count = model.shapes.loops[row, 0], model.shapes.loop_counts[row, 0]
-            start, end = vertices[row, loop[min(1, count - 1)]], vertices[row, loop[0]]
-            length = float(np.linalg.norm(start - end))
-            core_axis = (start - end) if length > 0.0 else np.array([1.0, 0.0, 0.0])
-            cores.append(cylinder_contact.RoundCore((start + end) / 2, cylinder_contact.core_turn(core_axis[None])[0],
-                                                    length / 2, float(model.radius[row])))
-        else:  # its vertices (the padding repeats vertex 0)
-            points = vertices[row]
-            cores.append(cylinder_contact.PointsCore(points[np.sort(np.unique(points, axis=0, return_index=True)[1])]))
-    index = np.array([at[row] for row in cylinder], np.int64)
-    pair, point, normal, separation = cylinder_contact.cylinder_convexes(
-        centre[index], axis[index], half[index], radius[index], cores, limit, turn[index])
+    cores = [shape_core(model, row, vertices, R, position, first=bool(of_body1))
+             for row, of_body1 in zip(other, first_is_cylinder)]
+    centre, axis, half, radius, turn = exact_cylinders(model, cylinder, R, position)
+    pair, point, normal, separation = cylinder_contact.cylinder_convexes(centre, axis, half, radius, cores, limit,
+                                                                         turn)
     # the normal from the other shape towards the cylinder: towards body 0 where the cylinder is body 0's
     normal = np.where(first_is_cylinder[pair][:, None], normal, -normal)
     return Contacts(a[pair], b[pair], point, normal, separation)

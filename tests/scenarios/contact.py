@@ -53,9 +53,13 @@ curbs(path, units)  the sample car with a collision cylinder on every wheel, in 
     CylinderStop  a box 0.12 m high at 3 m/s (the car slower when it gets there);
     CylinderWedge  a convex-hull curb (a prism, its front face sloping back at 45 degrees, 0.12 m high) at 6 m/s;
     CylinderLog   a static capsule lying across the road (radius 0.12, 6 m long) at 6 m/s;
-    CylinderStone  a static sphere (radius 0.15, on the ground) in the right wheels' track at 6 m/s.
+    CylinderStone  a static sphere (radius 0.15, on the ground) in the right wheels' track at 6 m/s;
+    CylinderPipe  a static cylinder lying across the road (radius 0.12, 6 m long) at 6 m/s: two exact cylinders;
+    Bollard       a static upright cylinder (radius 0.15, 1 m high) 0.4 m left of the car's middle, 1 m ahead of its
+                  nose, at 5 m/s: the chassis box strikes it off-centre.
     PhysX meets the exact cylinders against a box as its box core, a hull as its points core, a sphere or capsule as
-    its point or segment core (convex-core convex contacts; sim/cylinder_contact.py `cylinder_convexes`).
+    its point or segment core, a cylinder as its core (convex-core convex contacts; sim/cylinder_contact.py
+    `cylinder_convexes`).
 Units: metres and kilograms, or centimetres and grams (every length x 100, every mass x 1000: the same motion).
 """
 from __future__ import annotations
@@ -371,7 +375,10 @@ CURBS = {"CylinderCurb": (0.0, 6.0, ("box", 2.8, 0.10, 0.0)),
          "CylinderStop": (20.0, 3.0, ("box", 2.8, 0.12, 0.0)),
          "CylinderWedge": (40.0, 6.0, ("hull", 2.8, 0.12, 0.0)),
          "CylinderLog": (60.0, 6.0, ("capsule", 3.0, 0.12, 0.0)),
-         "CylinderStone": (80.0, 6.0, ("sphere", 3.0, 0.15, -0.8))}
+         "CylinderStone": (80.0, 6.0, ("sphere", 3.0, 0.15, -0.8)),
+         "CylinderPipe": (100.0, 6.0, ("cylinder", 3.0, 0.12, 0.0)),
+         "Bollard": (120.0, 5.0, ("bollard", CHASSIS_FRONT + 1.0 + 0.15, 0.15, 0.4))}
+BOLLARD_HEIGHT = 1.0
 CURB_DEPTH, CURB_HALF_WIDTH = 0.4, 3.0  # along the road, and across it either side of the car [m]
 
 
@@ -405,13 +412,20 @@ def curbs(path: Path, units: str = "m") -> Path:
             curb.CreateSizeAttr(1.0)
             curb.AddTranslateOp().Set(Gf.Vec3d((x + CURB_DEPTH / 2) * k, y * k, height / 2 * k))
             curb.AddScaleOp().Set(Gf.Vec3f(CURB_DEPTH * k, 2 * CURB_HALF_WIDTH * k, height * k))
-        elif kind in ("capsule", "sphere"):
-            curb = (UsdGeom.Capsule if kind == "capsule" else UsdGeom.Sphere).Define(stage, obstacle_path(name))
+        elif kind in ("capsule", "sphere", "cylinder"):
+            shape = {"capsule": UsdGeom.Capsule, "sphere": UsdGeom.Sphere, "cylinder": UsdGeom.Cylinder}[kind]
+            curb = shape.Define(stage, obstacle_path(name))
             curb.CreateRadiusAttr(height * k)
-            if kind == "capsule":
-                curb.CreateHeightAttr((2 * CURB_HALF_WIDTH - 2 * height) * k)
+            if kind != "sphere":
+                curb.CreateHeightAttr((2 * CURB_HALF_WIDTH - (2 * height if kind == "capsule" else 0.0)) * k)
                 curb.CreateAxisAttr(UsdGeom.Tokens.y)
             curb.AddTranslateOp().Set(Gf.Vec3d(x * k, (y + beside) * k, height * k))
+        elif kind == "bollard":
+            curb = UsdGeom.Cylinder.Define(stage, obstacle_path(name))
+            curb.CreateRadiusAttr(height * k)
+            curb.CreateHeightAttr(BOLLARD_HEIGHT * k)
+            curb.CreateAxisAttr(UsdGeom.Tokens.z)
+            curb.AddTranslateOp().Set(Gf.Vec3d(x * k, (y + beside) * k, BOLLARD_HEIGHT / 2 * k))
         else:  # the prism's section: its foot, its top's front edge (45 degrees back), its top's back, its back foot
             section = [(x, 0.0), (x + height, height), (x + CURB_DEPTH, height), (x + CURB_DEPTH, 0.0)]
             points = [(px, y + side, pz) for side in (-CURB_HALF_WIDTH, CURB_HALF_WIDTH) for px, pz in section]
