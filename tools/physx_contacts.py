@@ -11,6 +11,11 @@ COLLIDER may be another vehicle's shape (contacts between vehicles: the body's s
 --control holds a vehicle control (oracle/worker.py's writable ones) for the whole run, as the conformance tests do.
 
 Steps count from 1 (the state after the first simulated step). Needs ovphysx (the `test` extra).
+
+Where a shape pair's contacts make two patches, the friction reported can miss one: WheelsRolling's front right
+cylinder on the road's diagonal (a point on its rim, normal tilted 20-45 degrees, beside three flat ones) shows
+0 N at that point's anchor under 4-16 kN of normal force, while the chassis's momentum over the step shows a
+friction of 0.60-0.63 times that force applied along the car.
 """
 from __future__ import annotations
 

@@ -17,7 +17,8 @@ obstacles(path, units)  copies of the sample car far apart on one ground plane, 
                   face tolerance; a quad between each two corners of the profile): the cylinders meet the edges
                   between the triangles (speculative contacts on a neighbour's edge, which PhysX keeps);
     WheelsOverBump  that road rolled over at 8 m/s with the accelerator at 0 (no launch);
-    WheelsRolling  WheelsOnMesh's flat road rolled over so (the cylinders stop it before they reach the diagonal);
+    WheelsRolling  WheelsOnMesh's flat road rolled over so: the cylinders drag it almost to a stop at about 5 m, the
+                  front right one's outer rim reaching the triangles' diagonal from about step 100 (of 150);
     Rollover      released on its right side (rolled 100 degrees), turning on at 150 deg/s, 1 cm above the ground:
                   it pivots on the chassis edge and rolls slowly back onto its wheels (flat ground, not a slope);
     HullOnHump    its chassis a convex-hull mesh (the box with its nose's underside raised 0.2 m), rolling at 6 m/s
