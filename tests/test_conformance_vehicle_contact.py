@@ -82,7 +82,8 @@ OUT: dict[str, dict[str, str]] = {
     "Push2 B (cm_g)": {"ang.speed": "the push's pitch wobble (peak 5 mrad/s): 11.5 % (6.4 % on an AMD EPYC VM with the "
                                     "same code, 2026-12-05), all at step 48, where the boxes' "
                                     "upper corners begin to bear: the pusher arrives 9 um behind PhysX's (a launch "
-                                    "speed 2e-5 m/s off); PhysX against itself moved 5-40 m sideways: 5-6 %"},
+                                    "speed 2e-5 m/s off); PhysX against itself moved 5-40 m sideways: 5-6 %, "
+                                    "against its copy 30 m aside in one run: 26 / 14 % (m / cm)"},
 }
 
 
@@ -141,18 +142,23 @@ def test_a_car_into_another_cars_wheel_cylinder_moves_both_as_in_physx(cylinder_
     assert cylinder_results[name][figure] <= LIMIT, round(100 * cylinder_results[name][figure], 3)
 
 
-def test_physx_against_its_copy_spreads_as_far_where_the_wheel_cylinder_pairs_are_marked(tmp_path):
-    """What CYLINDER_OUT rests on: the pair copied 30 m aside in one ovphysx run meets at the same step and ends where
-    it does, but the marked figures spread over the gate."""
+@pytest.mark.parametrize("scenarios, out", [(scenario.SCENARIOS, OUT), (scenario.CYLINDER_SCENARIOS, CYLINDER_OUT)],
+                         ids=["pairs", "wheel cylinders"])
+def test_physx_against_its_copy_spreads_as_far_where_the_pairs_are_marked(tmp_path, scenarios, out):
+    """What OUT and CYLINDER_OUT rest on: each pair copied 30 m aside in one ovphysx run meets at the same step and
+    ends where it does, but the marked figures spread over the gate (in one units at least)."""
     spread = {}
     for units in UNITS:
-        stage, metres = _stage(tmp_path, units, scenario.CYLINDER_SCENARIOS, "copies"), (0.01 if units == "cm_g"
-                                                                                          else 1.0)
+        stage, metres = _stage(tmp_path, units, scenarios, "copies"), (0.01 if units == "cm_g" else 1.0)
         spread.update(physx_against_copies(stage, [sc.name for sc in stage.scenarios], tmp_path,
                                            lambda sc, copy, ref: _figures(sc.vehicle, copy, ref, metres)))
+    print()
     for name, row in spread.items():
+        print(f"PhysX against its copy: {name:22s} speed {100 * row['speed']:7.3f} %  ang.speed "
+              f"{100 * row['ang.speed']:7.3f} %  final pos {100 * row['final pos']:7.3f} %")
         copy, original = row["contact step"]
         assert copy == original and row["final pos"] <= LIMIT, (name, row)
-    for name, figures in CYLINDER_OUT.items():
+    for name, figures in out.items():
         for figure in figures:
-            assert spread[name][figure] > LIMIT, (name, figure, spread[name][figure])
+            base = name.rsplit(" (", 1)[0]
+            assert max(spread[f"{base} ({units})"][figure] for units in UNITS) > LIMIT, (name, figure)
