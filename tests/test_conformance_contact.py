@@ -224,6 +224,38 @@ CYLINDER_LOAD_OUT = {
 }
 
 
+# WheelsRolling's places for PhysX against itself (test_physx_at_other_places_spreads_as_far_as_ours_where_wheels_roll)
+ROLLING_PLACES_M = (-560.0, -320.0, -150.0, 100.0, 250.0, 430.0, 700.0)
+
+
+def test_physx_at_other_places_spreads_as_far_as_ours_where_wheels_roll(tmp_path):
+    """What CYLINDER_LOAD_OUT rests on: WheelsRolling and its road copied to ROLLING_PLACES_M along X, the other cars
+    removed, in one ovphysx run: PhysX at some other place is farther than the gate from PhysX at the original place
+    in final position, and ours is no farther from it than PhysX's farthest place, in speed and in final position."""
+    from scenarios.copies import as_original, placed_path, with_placements
+    from test_conformance_ovphysx import RECORDED
+
+    from physxvehicle_usd import oracle
+
+    car, road = "/World/WheelsRolling", contact.obstacle_path("WheelsRolling")
+    source = contact.obstacles(tmp_path / "obstacles_m.usda", "m")
+    others = [f"/World/{name}" for name in contact.CARS if name != "WheelsRolling"]
+    placed = with_placements(source, tmp_path / "placed.usda", car, ROLLING_PLACES_M, others, [road])
+    alone = with_placements(source, tmp_path / "alone.usda", car, (), others, [road])
+    ref = oracle.run_ovphysx(placed, STEPS, DT, controls={}, telemetry=RECORDED)
+    ours = run_sim(Stage(alone, STEPS, [Scenario("WheelsRolling", car, {car: {"accelerator": 0.0}})]), RUN[VARIANT])
+    scenario = Scenario("WheelsRolling", car, {})
+    physx = [_figures(scenario, as_original(ref, car, 1.0, placed_path(car, k), offset), ref, 1.0)
+             for k, offset in enumerate(ROLLING_PLACES_M)]
+    mine = _figures(scenario, ours, ref, 1.0)
+    print("\nWheelsRolling: PhysX at", ROLLING_PLACES_M, "against PhysX at the original place, final position [%]:",
+          [round(100 * f["final pos"], 2) for f in physx], "speed [%]:", [round(100 * f["speed"], 2) for f in physx],
+          "; ours:", round(100 * mine["final pos"], 2), round(100 * mine["speed"], 2))
+    assert max(f["final pos"] for f in physx) > LIMIT
+    for figure in ("speed", "final pos"):
+        assert mine[figure] <= max(f[figure] for f in physx), figure
+
+
 def _chaotic(names) -> list:
     return _marked(names, {**{key: pytest.mark.xfail(strict=False, reason=reason)
                               for key, reason in WHOLE_RUN_CHAOS.items()},

@@ -34,6 +34,27 @@ def with_copies(source: Path, out: Path, vehicles: Iterable[str], others: Iterab
     return out
 
 
+def placed_path(vehicle: str, k: int) -> str:
+    return f"{vehicle}At{k}"
+
+
+def with_placements(source: Path, out: Path, vehicle: str, offsets_m: Iterable[float], others: Iterable[str] = (),
+                    obstacles: Iterable[str] = ()) -> Path:
+    """`source` flattened, with `placed_path(vehicle, k)` (and its `obstacles`) moved offsets_m[k] metres along X for
+    each k, and the vehicles `others` removed, written to `out`: PhysX at several places in one run."""
+    stage = Usd.Stage.Open(str(source))
+    metres = UsdGeom.GetStageMetersPerUnit(stage)
+    layer = stage.Flatten()
+    for path in set(others) - {vehicle}:
+        del layer.GetPrimAtPath(path).nameParent.nameChildren[Sdf.Path(path).name]
+    for k, offset in enumerate(offsets_m):
+        for prim in (vehicle, *obstacles):
+            Sdf.CopySpec(layer, prim, layer, placed_path(prim, k))
+            _move(layer, placed_path(prim, k), offset / metres)
+    layer.Export(str(out))
+    return out
+
+
 def _move(layer: Sdf.Layer, prim: str, offset: float) -> None:
     """The prim moved `offset` along X: its translate op's value, or where it has none (a mesh authored in world
     coordinates) its points."""
@@ -58,10 +79,12 @@ def copy_controls(controls: dict[str, dict], vehicles: Iterable[str]) -> dict[st
     return out
 
 
-def as_original(trace: dict, vehicle: str, meters_per_unit: float) -> dict:
+def as_original(trace: dict, vehicle: str, meters_per_unit: float, copy: str | None = None,
+                offset_m: float = OFFSET_M) -> dict:
     """The copy's recorded quantities (an oracle trace) under the original's paths, its positions moved back to the
-    original's place (OFFSET_M in a stage of `meters_per_unit`), for the figures' machinery."""
-    copy, offset = copy_path(vehicle), np.array([OFFSET_M / meters_per_unit, 0.0, 0.0])
+    original's place (`offset_m` along X in a stage of `meters_per_unit`), for the figures' machinery. copy: its
+    path (copy_path's by default)."""
+    copy, offset = copy or copy_path(vehicle), np.array([offset_m / meters_per_unit, 0.0, 0.0])
 
     def back(values: dict) -> dict:
         return {k: np.asarray(v, float) - offset if k == "position" else v for k, v in values.items()}
