@@ -96,6 +96,19 @@ class _Writer:
                 continue
             if item.source in _WRITE_SOURCES or base in force:
                 self.set_attr(prim, block.schema_name, base, item.value, instance, force=base in force)
+                self._through_deprecated(prim, block.schema_name, base, item.value, instance)
+
+    def _through_deprecated(self, prim: Usd.Prim, schema: str, base: str, value: Any, instance: str | None) -> None:
+        """A value that is its property's sentinel came from the deprecated properties the sentinel defers to (the
+        parser reads them then): written alone it would read back as their fallback. Those properties are written
+        with their zero, which resolves to that value again (a zero minLongitudinalSlipDenominator for a zero
+        minPassiveLongitudinalSlipDenominator, zero latStiffX and latStiffY for a (0, 0) lateralStiffnessGraph)."""
+        row = P.prop(schema, base)
+        if row.sentinel is None or not _values_equal(row.sentinel, value):
+            return
+        for old in P.TABLE_ROWS:
+            if old.schema == schema and old.deprecated_by == base and old.range is not None and old.range.lo <= 0.0:
+                self.set_attr(prim, schema, old.base, 0.0, instance, force=True)
 
     def component(self, owner: Usd.Prim, owner_schema: str, rel_base: str, block: Block | None, kind: str) -> str | None:
         """A component on its own prim (shared, via relationship) or on the owner; returns the prim written to.
