@@ -994,13 +994,10 @@ def _static_cylinder_contacts(model: ContactModel, shape: np.ndarray, hull: np.n
     shape where it stands as the other core (sim/cylinder_contact.py `cylinder_convexes`, `shape_core`)."""
     static = model.static_index[hull]
     ends, radius = model.static_cylinders
-    top, bottom = ends[hull, 1], ends[hull, 0]
-    half_vector = (top - bottom) / 2
-    half = np.linalg.norm(half_vector, axis=1)
-    axis = half_vector / half[:, None]
+    centre, axis, half = _on_axis(ends[hull])
     others = [shape_core(model, row, vertices, R, position) for row in shape]
     pair, point, normal, separation = cylinder_contact.cylinder_convexes(
-        bottom + half_vector, axis, half, radius[hull], others, model.contact_distance[shape, static],
+        centre, axis, half, radius[hull], others, model.contact_distance[shape, static],
         cylinder_contact.core_turn(axis))
     # the normals from the vehicle's shape towards the static cylinder: turned to point from the static
     return Contacts(shape[pair], static[pair], point, -normal, separation)
@@ -1040,11 +1037,10 @@ def _cylinder_convexes(model: ContactModel, shape: np.ndarray, hull: np.ndarray,
     others = []
     cylinders = model.static_cylinders
     for k in hull:
-        if cylinders is not None and np.isfinite(cylinders[0][k, 0, 0]):  # two cores: the vehicle's first
-            top, bottom = cylinders[0][k, 1], cylinders[0][k, 0]
-            half = float(np.linalg.norm(top - bottom)) / 2
-            axis = (top - bottom) / (2 * half)
-            others.append(cylinder_contact.CylinderCore((top + bottom) / 2, axis, half, float(cylinders[1][k]),
+        if cylinders is not None and np.isfinite(cylinders[0][k, 0, 0]):
+            # two cores: the vehicle's taken first (the other order made the same contacts on CylinderPipe)
+            (centre,), (axis,), (half,) = _on_axis(cylinders[0][k][None])
+            others.append(cylinder_contact.CylinderCore(centre, axis, float(half), float(cylinders[1][k]),
                                                         cylinder_contact.core_turn(axis[None])[0], False))
         elif boxes is not None and boxes.mask[k]:  # rows of the axes: the columns of the box's rotation
             turn = cylinder_contact.matrix_turn(boxes.axes[k].T[None])[0].astype(np.float32)
@@ -1087,12 +1083,16 @@ def exact_cylinders(model: ContactModel, rows: np.ndarray, R: np.ndarray, positi
 
 
 def _cylinder_cores(model: ContactModel, shape: np.ndarray, ends: np.ndarray, R: np.ndarray):
-    """The exact cylinders of the rows `shape`: world centres (P, 3), unit axes (PhysX's core +x: towards the cap
-    listed second), half heights and radii (P,)."""
-    top, bottom = ends[shape, 1], ends[shape, 0]
-    half_vector = (top - bottom) / 2
+    """The exact cylinders of the rows `shape`: world centres (P, 3), unit axes, half heights and radii (P,)."""
+    return (*_on_axis(ends[shape]), model.cylinder_radius[shape])
+
+
+def _on_axis(ends: np.ndarray):
+    """Cylinders' centres (P, 3), unit axes (PhysX's core +x: towards the cap listed second) and half heights (P,)
+    from their cap centres (P, 2, 3)."""
+    half_vector = (ends[:, 1] - ends[:, 0]) / 2
     half = np.linalg.norm(half_vector, axis=1)
-    return bottom + half_vector, half_vector / half[:, None], half, model.cylinder_radius[shape]
+    return ends[:, 0] + half_vector, half_vector / half[:, None], half
 
 
 def _core_turns(model: ContactModel, shape: np.ndarray, R: np.ndarray) -> np.ndarray:

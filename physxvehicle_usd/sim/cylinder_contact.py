@@ -1,9 +1,10 @@
 """Exact cylinders (the vehicles' UsdGeom.Cylinder colliders, PhysX's convex cores) against the triangles of static
 meshes, as PhysX's convex-core mesh contact (GuContactConvexCoreMesh.cpp, Gu::generateContacts) makes them, and
-against static boxes, convex hulls, spheres and capsules as its convex-core convex contact
-(GuContactConvexCoreConvex.cpp) makes them (`cylinder_convexes`: the same GJK, EPA and faces, the box as PhysX's box
-core, a hull as its points core like a triangle, a sphere or capsule as its point or segment core with the radius its
-margin, both poses less their midpoint, the pair in PhysX's order; one patch a pair).
+against boxes, convex hulls, spheres, capsules and cylinders (static ones and other vehicles' shapes) as its
+convex-core convex contact (GuContactConvexCoreConvex.cpp) makes them (`cylinder_convexes`: the same GJK, EPA and
+faces, a box as PhysX's box core, a hull as its points core like a triangle, a sphere or capsule as its point or
+segment core with the radius its margin, a cylinder as its core, both poses less their midpoint, the pair in PhysX's
+order; one patch a pair).
 
 Per triangle the midphase finds near the cylinder:
   closest   the separating axis (from the triangle towards the cylinder), the distance and a witness point on each,
