@@ -13,6 +13,7 @@ Ray is an optional extra (`pip install 'physxvehicle-usd[ray]'`), imported here 
 from __future__ import annotations
 
 import time
+import warnings
 from contextlib import ExitStack
 
 import numpy as np
@@ -28,6 +29,7 @@ from .spaces import ActionLayout, ObservationLayout
 
 CALLER = "ray_shards"  # how Ray's messages (not installed, cannot start) name what asked for it
 FREE_CPUS_WAIT_S = 10.0  # how long to wait for CPUs to be free: those of actors just stopped come back within moments
+ACTOR_EXIT_WAIT_S = 30.0  # how long `close` waits for a killed actor to be gone
 
 
 class RayShards:
@@ -88,6 +90,8 @@ class RayFleet:
     def close(self) -> None:
         for actor in self.actors:
             self._ray.kill(actor)
+        for actor in self.actors:  # ray.kill only asks: a call made at once may still run (measured: one did)
+            _wait_gone(self._ray, actor)
         self.actors = []
         self._session.close()  # stops the local instance this fleet started, if it did
 
@@ -126,3 +130,18 @@ def join(parts: list[Observed]) -> Observed:
     return Observed(np.concatenate([part.observation for part in parts]),
                     np.concatenate([part.position for part in parts], axis=1),
                     np.concatenate([part.frozen for part in parts]))
+
+
+def _wait_gone(ray, actor) -> None:
+    """Until the killed `actor` answers no call (at most ACTOR_EXIT_WAIT_S; past that a warning says so)."""
+    deadline = time.monotonic() + ACTOR_EXIT_WAIT_S
+    while time.monotonic() < deadline:
+        try:
+            ray.get(actor.__ray_ready__.remote(), timeout=max(deadline - time.monotonic(), 0.0))
+        except ray.exceptions.RayActorError:
+            return
+        except ray.exceptions.GetTimeoutError:
+            break
+        time.sleep(0.01)
+    warnings.warn(f"a Ray actor of the environment did not stop within {ACTOR_EXIT_WAIT_S:g} s of being killed",
+                  RuntimeWarning, stacklevel=3)
