@@ -370,8 +370,9 @@ def _hull_on_hump(stage: Usd.Stage, k: float) -> None:
 
 
 # name -> (lateral position [m], start speed [m/s], the curb)
-# the curb: kind ("box", "hull", "capsule", "sphere"), its near face's foot (a round's centre) ahead of the car's
-# origin [m], height [m] (a round's radius), y beside the car's origin [m] (0: across the whole track)
+# the curb: kind ("box", "hull", "capsule", "sphere", "cylinder" lying across, "bollard" upright), its near face's
+# foot (a round's centre) ahead of the car's origin [m], height [m] (a round's radius), y beside the car's origin [m]
+# (0: across the whole track)
 CURBS = {"CylinderCurb": (0.0, 6.0, ("box", 2.8, 0.10, 0.0)),
          "CylinderStop": (20.0, 3.0, ("box", 2.8, 0.12, 0.0)),
          "CylinderWedge": (40.0, 6.0, ("hull", 2.8, 0.12, 0.0)),

@@ -22,11 +22,8 @@ def with_copies(source: Path, out: Path, vehicles: Iterable[str], others: Iterab
     """`source` flattened, with `copy_path(v)` beside each of `vehicles` and of the static prims `obstacles` (moved
     OFFSET_M along X: its translate, or a mesh without one its points) and the vehicles `others` removed (so that
     ovphysx steps only these), written to `out`."""
-    stage = Usd.Stage.Open(str(source))
-    offset = OFFSET_M / UsdGeom.GetStageMetersPerUnit(stage)
-    layer = stage.Flatten()
-    for path in set(others) - set(vehicles):
-        del layer.GetPrimAtPath(path).nameParent.nameChildren[Sdf.Path(path).name]
+    layer, metres = _flattened(source, set(others) - set(vehicles))
+    offset = OFFSET_M / metres
     for prim in (*vehicles, *obstacles):
         Sdf.CopySpec(layer, prim, layer, copy_path(prim))  # relationships inside are re-targeted to the copy
         _move(layer, copy_path(prim), offset)
@@ -42,17 +39,22 @@ def with_placements(source: Path, out: Path, vehicle: str, offsets_m: Iterable[f
                     obstacles: Iterable[str] = ()) -> Path:
     """`source` flattened, with `placed_path(vehicle, k)` (and its `obstacles`) moved offsets_m[k] metres along X for
     each k, and the vehicles `others` removed, written to `out`: PhysX at several places in one run."""
-    stage = Usd.Stage.Open(str(source))
-    metres = UsdGeom.GetStageMetersPerUnit(stage)
-    layer = stage.Flatten()
-    for path in set(others) - {vehicle}:
-        del layer.GetPrimAtPath(path).nameParent.nameChildren[Sdf.Path(path).name]
+    layer, metres = _flattened(source, set(others) - {vehicle})
     for k, offset in enumerate(offsets_m):
         for prim in (vehicle, *obstacles):
             Sdf.CopySpec(layer, prim, layer, placed_path(prim, k))
             _move(layer, placed_path(prim, k), offset / metres)
     layer.Export(str(out))
     return out
+
+
+def _flattened(source: Path, removed: set[str]) -> tuple[Sdf.Layer, float]:
+    """`source` flattened into one layer, the prims `removed` left out, and its metres per unit."""
+    stage = Usd.Stage.Open(str(source))
+    layer = stage.Flatten()
+    for path in removed:
+        del layer.GetPrimAtPath(path).nameParent.nameChildren[Sdf.Path(path).name]
+    return layer, UsdGeom.GetStageMetersPerUnit(stage)
 
 
 def _move(layer: Sdf.Layer, prim: str, offset: float) -> None:
