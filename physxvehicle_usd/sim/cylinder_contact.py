@@ -245,6 +245,9 @@ class _Turn:
                 _V((-y * w2) + x * z2, (x * w2) + y * z2, (w * w2) - _F(1.0) + z * z2))
 
 
+_IDENTITY = _Turn((0.0, 0.0, 0.0, 1.0))
+
+
 def core_turn(axis: np.ndarray, frame: np.ndarray | None = None) -> np.ndarray:
     """(P, 4) float32 quaternions (x, y, z, w) of cylinder cores: the shortest arc turning the core's +x onto `axis`
     (P, 3, any length; about +z by 90 degrees for +y: (0, 0, 0.70710677, 0.70710677), PhysX's for a Y cylinder),
@@ -491,7 +494,7 @@ def _simplex_closest(verts: list) -> tuple[list, "_V"]:
 
 
 def gjk_distance(centre, axis, half, radius, other, limit, turn=None):
-    """PhysX's reference GJK distance between a cylinder and `other` (a triangle (3, 3) or a BoxCore), in float32:
+    """PhysX's reference GJK distance between a cylinder and `other` (a triangle (3, 3) or a core), in float32:
     (distance, witness on the cylinder, witness on the other, axis from the other towards the cylinder); distance 0
     where they are nearer than its tolerance (1 % of the shapes' accuracy: EPA's case), inf where farther than
     `limit`. turn: the core's float32 quaternion (x, y, z, w; core_turn's by default)."""
@@ -538,36 +541,37 @@ def gjk_distance(centre, axis, half, radius, other, limit, turn=None):
 
 def _shapes(centre, axis, half, radius, other, turn=None):
     """The cylinder (at `centre`, rounded to float32, turned by `turn`) and `other` as fresh _Shapes, the direction
-    from the cylinder's world box's centre to the other's, each in float32 as PhysX finds them, and the shift (3,)
-    their frame has from the world's, in PhysX's pair order (whether the other shape comes first: a box). A triangle
-    (3, 3): its corners' float32 at the origin unturned (the mesh's frame is the world's; no shift); a BoxCore or
-    PointsCore: both poses less their midpoint (contactConvexCoreConvex's shift)."""
+    from the first's world box's centre to the second's, each in float32 as PhysX finds them, the shift (3,) their
+    frame has from the world's, and whether PhysX's pair takes the other shape first (`_other_first`). A triangle
+    (3, 3): its corners' float32 at the origin unturned (the mesh's frame is the world's; no shift); a core: both
+    poses less their midpoint (contactConvexCoreConvex's shift)."""
     turn = _Turn(core_turn(np.asarray(axis, np.float64)[None])[0] if turn is None else turn)
     position = _V.of(np.asarray(centre, np.float32))
-    if _other_first(other):  # PhysX's pair: the box, sphere or capsule first (the lower geometry type)
-        at = _V.of(np.asarray(other.centre, np.float32))
-        shift = (at + position) * 0.5
-        local = (_box_local(other.half) if isinstance(other, BoxCore) else _segment_local(other.half)
-                 if isinstance(other, RoundCore) else _cylinder_local(other.half, other.radius))
-        A = _Shape(local, at - shift, _Turn(other.turn))
-        B = _Shape(_cylinder_local(half, radius), position - shift, turn)
-        return A, B, B.centre - A.centre, shift.array(), True
-    if isinstance(other, CylinderCore):  # the cylinder first
-        at = _V.of(np.asarray(other.centre, np.float32))
-        shift = (position + at) * 0.5
-        A = _Shape(_cylinder_local(half, radius), position - shift, turn)
-        B = _Shape(_cylinder_local(other.half, other.radius), at - shift, _Turn(other.turn))
-        return A, B, B.centre - A.centre, shift.array(), False
-    if isinstance(other, PointsCore):
-        origin = other.points.mean(axis=0)  # (its pose: the centroid of its vertices)
-        at = _V.of(origin.astype(np.float32))
-        shift = (position + at) * 0.5
-        A = _Shape(_cylinder_local(half, radius), position - shift, turn)
-        B = _Shape(_points_local(other.points - origin), at - shift, _Turn((0.0, 0.0, 0.0, 1.0)))
-        return A, B, B.centre - A.centre, shift.array(), False
-    A = _Shape(_cylinder_local(half, radius), position, turn)
-    B = _Shape(_points_local(other), _ZERO, _Turn((0.0, 0.0, 0.0, 1.0)))
-    return A, B, B.centre - A.centre, np.zeros(3), False
+    cylinder = _cylinder_local(half, radius)
+    if not isinstance(other, (BoxCore, PointsCore, RoundCore, CylinderCore)):  # a triangle
+        A = _Shape(cylinder, position, turn)
+        B = _Shape(_points_local(other), _ZERO, _IDENTITY)
+        return A, B, B.centre - A.centre, np.zeros(3), False
+    origin, local, other_turn = _core_pose(other)
+    at = _V.of(np.asarray(origin, np.float32))
+    shift = (position + at) * 0.5
+    mine, its = _Shape(cylinder, position - shift, turn), _Shape(local, at - shift, other_turn)
+    first = _other_first(other)
+    A, B = (its, mine) if first else (mine, its)
+    return A, B, B.centre - A.centre, shift.array(), first
+
+
+def _core_pose(other):
+    """A core's position (its pose's: a hull's the centroid of its vertices), its support map in its own frame and
+    its turn."""
+    if isinstance(other, BoxCore):
+        return other.centre, _box_local(other.half), _Turn(other.turn)
+    if isinstance(other, RoundCore):
+        return other.centre, _segment_local(other.half), _Turn(other.turn)
+    if isinstance(other, CylinderCore):
+        return other.centre, _cylinder_local(other.half, other.radius), _Turn(other.turn)
+    origin = other.points.mean(axis=0)
+    return origin, _points_local(other.points - origin), _IDENTITY
 
 
 def _other_first(other) -> bool:
@@ -595,12 +599,11 @@ def _basis32(d: _V) -> tuple[_V, _V]:
 def epa_depth(centre, axis, half, radius, other, turn=None):
     """PhysX's reference EPA between a cylinder and `other` (gjk_distance's) that GJK found touching: (signed
     distance, witness on the cylinder, witness on the other, axis from the other towards the cylinder), or None where
-    its polytope
-    cannot be built. Its polytope grows from six support points about the line between the shapes' box centres; each
-    step expands the face nearest the origin by the support point along its normal (faces that point sees, within 1 %
-    of the accuracy, replaced by a fan from their horizon); it stops when a new point lies within that tolerance of the
-    face or repeats one held, and answers with the face whose direction found the smallest support (its witnesses
-    from the origin's projection onto it)."""
+    its polytope cannot be built. Its polytope grows from six support points about the line between the shapes' box
+    centres; each step expands the face nearest the origin by the support point along its normal (faces that point
+    sees, within 1 % of the accuracy, replaced by a fan from their horizon); it stops when a new point lies within
+    that tolerance of the face or repeats one held, and answers with the face whose direction found the smallest
+    support (its witnesses from the origin's projection onto it)."""
     A, B, direction, shift, swapped = _shapes(centre, axis, half, radius, other, turn)
     tolerance = _F(0.01) * min(A.accuracy, B.accuracy)
     length = direction.norm()
@@ -758,11 +761,17 @@ def _points_face(triangle, direction, margin):
     return normal, [p + normal * margin for p in points]
 
 
+def _turn_matrix(turn) -> np.ndarray:
+    """(3, 3) the rotation of a float32 quaternion (x, y, z, w), in double."""
+    x, y, z, w = (float(c) for c in turn)
+    return vm.quat_to_mat(np.array([w, x, y, z])[:, None])[:, :, 0]
+
+
 def _box_face(box: BoxCore, direction):
     """The box's face towards `direction` (unit, world): (face normal, points) or (None, []) as PhysX's box core
     gives it: the face whose axis is within 8 degrees of the direction (four corners), else the edge along an axis
     within 8 degrees of square to it (two corners, the normal the direction's part across that axis), else none."""
-    R = vm.quat_to_mat(np.array([box.turn[3], box.turn[0], box.turn[1], box.turn[2]], np.float64)[:, None])[:, :, 0]
+    R = _turn_matrix(box.turn)
     d = R.T @ direction
     d = d / np.linalg.norm(d)
     e = np.asarray(box.half, np.float64)
@@ -799,7 +808,7 @@ def _segment_face(core: RoundCore, direction):
     radius; (None, []) otherwise and for a sphere (a point core has none)."""
     if core.half <= 0.0:
         return None, []
-    R = vm.quat_to_mat(np.array([core.turn[3], core.turn[0], core.turn[1], core.turn[2]], np.float64)[:, None])[:, :, 0]
+    R = _turn_matrix(core.turn)
     d = R.T @ direction
     d = d / np.linalg.norm(d)
     if abs(d[0]) >= _SIDE:
