@@ -1008,30 +1008,41 @@ def shape_core(model: ContactModel, row: int, vertices: np.ndarray, R: np.ndarra
     """Shape row `row` where it stands as PhysX's convex-core contacts hold it (sim/cylinder_contact.py): its box
     turned and moved with its body, its sphere's or capsule's core, its exact cylinder (PhysX's pair's first shape
     where `first`), else its hull's vertices (the padding repeats vertex 0)."""
-    v = model.vehicle[row]
     if row in model.cylinders:
         (centre, axis, half, radius, turn) = exact_cylinders(model, np.array([row]), R, position)
         return cylinder_contact.CylinderCore(centre[0], axis[0], half[0], radius[0], turn[0], first)
     if model.boxes.mask[row]:
-        frame = R[row] @ model.boxes.axes[row].T
-        return cylinder_contact.BoxCore(R[row] @ model.boxes.centre[row] + position[:, v],
-                                        cylinder_contact.matrix_turn(frame[None])[0].astype(np.float32),
-                                        model.boxes.half[row])
+        return _box_core(R[row] @ model.boxes.centre[row] + position[:, model.vehicle[row]],
+                         R[row] @ model.boxes.axes[row].T, model.boxes.half[row])
     if model.radius is not None and model.radius[row] > 0.0:  # its core's ends (PhysX's +axis first)
         loop, count = model.shapes.loops[row, 0], model.shapes.loop_counts[row, 0]
-        start, end = vertices[row, loop[min(1, count - 1)]], vertices[row, loop[0]]
-        length = float(np.linalg.norm(start - end))
-        core_axis = (start - end) if length > 0.0 else np.array([1.0, 0.0, 0.0])
-        return cylinder_contact.RoundCore((start + end) / 2, cylinder_contact.core_turn(core_axis[None])[0],
-                                          length / 2, float(model.radius[row]))
-    points = vertices[row]
-    return cylinder_contact.PointsCore(points[np.sort(np.unique(points, axis=0, return_index=True)[1])])
+        return _round_core(vertices[row, loop[min(1, count - 1)]], vertices[row, loop[0]], float(model.radius[row]))
+    return _points_core(vertices[row])
+
+
+def _box_core(centre: np.ndarray, rotation: np.ndarray, half: np.ndarray):
+    """PhysX's box core of a box at `centre` turned by `rotation` (3, 3: its axes the columns)."""
+    return cylinder_contact.BoxCore(centre, cylinder_contact.matrix_turn(rotation[None])[0].astype(np.float32), half)
+
+
+def _round_core(start: np.ndarray, end: np.ndarray, radius: float):
+    """PhysX's point or segment core of a sphere or capsule whose core runs from `end` to `start` (its +x towards
+    `start`; a sphere's, start = end: any)."""
+    length = float(np.linalg.norm(start - end))
+    axis = (start - end) if length > 0.0 else np.array([1.0, 0.0, 0.0])
+    return cylinder_contact.RoundCore((start + end) / 2, cylinder_contact.core_turn(axis[None])[0], length / 2,
+                                      radius)
+
+
+def _points_core(vertices: np.ndarray):
+    """PhysX's points core of a hull's padded vertices (the padding repeats vertex 0), each once, in their order."""
+    return cylinder_contact.PointsCore(vertices[np.sort(np.unique(vertices, axis=0, return_index=True)[1])])
 
 
 def _cylinder_convexes(model: ContactModel, shape: np.ndarray, hull: np.ndarray, ends: np.ndarray,
                        R: np.ndarray) -> Contacts:
     """Contacts of exact cylinders (as `_cylinder_triangles`) with the static polytopes `hull`: a box as PhysX's box
-    core, another hull as its points core (sim/cylinder_contact.py `cylinder_convexes`)."""
+    core, a cylinder as its core, another hull as its points core (sim/cylinder_contact.py `cylinder_convexes`)."""
     static = model.static_index[hull]
     boxes = model.static_boxes
     others = []
@@ -1043,12 +1054,9 @@ def _cylinder_convexes(model: ContactModel, shape: np.ndarray, hull: np.ndarray,
             others.append(cylinder_contact.CylinderCore(centre, axis, float(half), float(cylinders[1][k]),
                                                         cylinder_contact.core_turn(axis[None])[0], False))
         elif boxes is not None and boxes.mask[k]:  # rows of the axes: the columns of the box's rotation
-            turn = cylinder_contact.matrix_turn(boxes.axes[k].T[None])[0].astype(np.float32)
-            others.append(cylinder_contact.BoxCore(boxes.centre[k], turn, boxes.half[k]))
-        else:  # its vertices (the padding repeats vertex 0)
-            vertices = model.static_shapes.vertices[k]
-            others.append(cylinder_contact.PointsCore(vertices[np.sort(np.unique(vertices, axis=0,
-                                                                                 return_index=True)[1])]))
+            others.append(_box_core(boxes.centre[k], boxes.axes[k].T, boxes.half[k]))
+        else:
+            others.append(_points_core(model.static_shapes.vertices[k]))
     pair, point, normal, separation = cylinder_contact.cylinder_convexes(
         *_cylinder_cores(model, shape, ends, R), others, model.contact_distance[shape, static],
         _core_turns(model, shape, R))
@@ -1061,12 +1069,7 @@ def _cylinder_rounds(model: ContactModel, shape: np.ndarray, round_k: np.ndarray
     (sim/round_contact.StaticRounds): their point or segment cores, the radius their margin (`cylinder_convexes`)."""
     rounds = model.static_rounds
     static = rounds.column[round_k]
-    segment = rounds.ends[round_k, 1] - rounds.ends[round_k, 0]
-    length = np.linalg.norm(segment, axis=1)
-    # the capsule's core +x along its segment (a sphere's: any)
-    turn = cylinder_contact.core_turn(np.where(length[:, None] > 0.0, segment, [[1.0, 0.0, 0.0]]))
-    others = [cylinder_contact.RoundCore(rounds.ends[k].mean(axis=0), turn[i], float(length[i]) / 2,
-                                           float(rounds.radius[k])) for i, k in enumerate(round_k)]
+    others = [_round_core(rounds.ends[k, 1], rounds.ends[k, 0], float(rounds.radius[k])) for k in round_k]
     pair, point, normal, separation = cylinder_contact.cylinder_convexes(
         *_cylinder_cores(model, shape, ends, R), others, model.contact_distance[shape, static],
         _core_turns(model, shape, R))
