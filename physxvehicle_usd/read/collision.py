@@ -65,6 +65,11 @@ def _kind(desc) -> str:
     return str(desc.type).rsplit(".", 1)[-1]
 
 
+def _axis(desc) -> int:
+    """The coordinate axis (0, 1, 2) of a capsule's or cylinder's shape description."""
+    return _AXIS[str(desc.axis).rsplit(".", 1)[-1]]
+
+
 @lru_cache(maxsize=4096)
 def cylinder_points(radius: float, half_height: float, axis: int) -> np.ndarray:
     """The corners of omni.physx's cylinder hull: a regular polygon of CYLINDER_CORNERS corners at each end, corner i
@@ -176,7 +181,7 @@ def _local_points(stage: Usd.Stage, kind: str, desc) -> np.ndarray | None:
     if kind == "CubeShape":
         return box_points(desc.halfExtents)
     if kind == "CylinderShape":
-        return cylinder_points(float(desc.radius), float(desc.halfHeight), _AXIS[str(desc.axis).rsplit(".", 1)[-1]])
+        return cylinder_points(float(desc.radius), float(desc.halfHeight), _axis(desc))
     if kind == "MeshShape" and str(desc.approximation) in ("convexHull", "convexDecomposition", "boundingCube"):
         from pxr import UsdGeom
 
@@ -214,7 +219,7 @@ def vehicle_shape(stage: Usd.Stage, desc, units: StageUnits, sink: DiagnosticSin
     if points is not None and len(points) >= 4:
         cylinder = {}
         if kind == "CylinderShape":  # the exact cylinder omni.physx gives PhysX (PxConvexCoreGeometry) by default
-            axis = rotation[:, _AXIS[str(desc.axis).rsplit(".", 1)[-1]]] * float(desc.halfHeight)
+            axis = rotation[:, _axis(desc)] * float(desc.halfHeight)
             cylinder = dict(radius=float(desc.radius), cylinderEnds=[(origin - axis).tolist(), (origin + axis).tolist()])
         return ShapeDescription(path, "convex", (points @ rotation.T + origin).tolist(), contactOffset=contact,
                                 restOffset=rest, **cylinder, **common)
@@ -222,7 +227,7 @@ def vehicle_shape(stage: Usd.Stage, desc, units: StageUnits, sink: DiagnosticSin
         return ShapeDescription(path, "sphere", [origin.tolist()], radius=float(desc.radius), contactOffset=contact,
                                 restOffset=rest, **common)
     if kind == "CapsuleShape":
-        axis = rotation[:, _AXIS[str(desc.axis).rsplit(".", 1)[-1]]] * float(desc.halfHeight)
+        axis = rotation[:, _axis(desc)] * float(desc.halfHeight)
         return ShapeDescription(path, "capsule", [(origin - axis).tolist(), (origin + axis).tolist()],
                                 radius=float(desc.radius), contactOffset=contact, restOffset=rest, **common)
     sink.warning("CONTACT_SHAPE", path, f"a {kind} on a vehicle's body is not collided by the simulator (boxes, "
@@ -239,14 +244,14 @@ def static_shape(stage: Usd.Stage, desc, transform: list[list[float]], units: St
     path = str(desc.primPath)
     prim = stage.GetPrimAtPath(path)
     scale = np.asarray(desc.localScale, dtype=float)
+    # UsdPhysics scaled the sizes (a mesh's points by its meshScale, the same world scale); the transform scales again
+    unscale = np.where(scale != 0.0, scale, 1.0)
     common = dict(path=path, transform=transform, material=collider_material(desc), filtered=filtered_targets(desc))
     if kind in ("SphereShape", "CapsuleShape"):
         contact, rest = shape_offsets(prim, units, sink, _extents(kind, desc, None), scene)
         core = [[0.0, 0.0, 0.0]]
         if kind == "CapsuleShape":
-            axis = _AXIS[str(desc.axis).rsplit(".", 1)[-1]]
-            end = np.zeros(3)
-            end[axis] = float(desc.halfHeight) / (scale[axis] if scale[axis] != 0.0 else 1.0)
+            end = _core_end(desc, unscale)
             core = [(0.0 - end).tolist(), end.tolist()]
         return GroundDescription(kind="sphere" if kind == "SphereShape" else "capsule", points=core,
                                  radius=float(desc.radius), contactOffset=contact, restOffset=rest, **common)
@@ -256,15 +261,20 @@ def static_shape(stage: Usd.Stage, desc, transform: list[list[float]], units: St
                      "meshes, boxes, cylinders, convex-hull meshes, spheres and capsules are)")
         return None
     contact, rest = shape_offsets(prim, units, sink, _extents(kind, desc, points), scene)
-    # UsdPhysics scaled the sizes (a mesh's points by its meshScale, the same world scale); the transform scales again
-    unscale = np.where(scale != 0.0, scale, 1.0)
     cylinder = {}
     if kind == "CylinderShape":  # the exact cylinder omni.physx gives PhysX (PxConvexCoreGeometry) by default
-        end = np.zeros(3)
-        end[_AXIS[str(desc.axis).rsplit(".", 1)[-1]]] = float(desc.halfHeight)
-        cylinder = dict(radius=float(desc.radius), cylinderEnds=[(-end / unscale).tolist(), (end / unscale).tolist()])
+        end = _core_end(desc, unscale)
+        cylinder = dict(radius=float(desc.radius), cylinderEnds=[(0.0 - end).tolist(), end.tolist()])
     return GroundDescription(kind="convex", points=(points / unscale).tolist(), contactOffset=contact, restOffset=rest,
                              **cylinder, **common)
+
+
+def _core_end(desc, unscale: np.ndarray) -> np.ndarray:
+    """The +axis end of a static capsule's segment or a cylinder's cap centre in its prim's frame, unscaled (the
+    transform scales it; `unscale`: the scale UsdPhysics applied, 1 where 0)."""
+    axis, end = _axis(desc), np.zeros(3)
+    end[axis] = float(desc.halfHeight) / unscale[axis]
+    return end
 
 
 def collision_groups(stage: Usd.Stage) -> tuple[dict[str, CollisionGroupDescription], dict[str, set[str]]]:
