@@ -336,7 +336,7 @@ def write_stage(description: StageDescription, stage: Usd.Stage | None = None, s
             mesh.CreatePointsAttr([Gf.Vec3f(*p) for p in ground.points or []])
             mesh.CreateFaceVertexIndicesAttr(ground.faceVertexIndices or [])
             mesh.CreateFaceVertexCountsAttr(ground.faceVertexCounts or [])
-            if ground.kind == "convex":  # the hull of its points (a box, a cylinder or a hull as read: its corners)
+            if ground.kind == "convex":  # the hull of its points (a box or a hull as read: its corners)
                 UsdPhysics.MeshCollisionAPI.Apply(prim).CreateApproximationAttr(UsdPhysics.Tokens.convexHull)
         UsdGeom.Xformable(prim).AddTransformOp().Set(Gf.Matrix4d(ground.transform))
         UsdPhysics.CollisionAPI.Apply(prim)

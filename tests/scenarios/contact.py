@@ -270,18 +270,25 @@ def _strip_mesh(stage: Usd.Stage, path: str, profile: list, y: float, half: floa
 
 def _wheel_shapes(stage: Usd.Stage, k: float) -> None:
     """A collision cylinder under every wheel of WheelsTouching and WheelsFiltered."""
+    ground = ground_group(stage)
+    for name in ("WheelsTouching", "WheelsFiltered", *WHEELS_ON_ROAD):
+        wheel_cylinders(stage, f"/World/{name}", k, [ground.GetPath()] if name == "WheelsFiltered" else [])
+
+
+def ground_group(stage: Usd.Stage) -> UsdPhysics.CollisionGroup:
+    """The ground plane's collision group (/World/GroundGroup), for wheel shapes to filter."""
     ground = UsdPhysics.CollisionGroup.Define(stage, "/World/GroundGroup")
     ground.GetCollidersCollectionAPI().CreateIncludesRel().SetTargets([Sdf.Path("/World/GroundPlane")])
-    for name in ("WheelsTouching", "WheelsFiltered", *WHEELS_ON_ROAD):
-        # the wheel shapes are kept from the car's own suspension queries (as Isaac Lab's assets keep them): each
-        # car's shapes in a group filtering its query group, the filtered car's filtering the ground's too
-        group = UsdPhysics.CollisionGroup.Define(stage, f"/World/{name}/WheelShapeGroup")
-        group.CreateFilteredGroupsRel().SetTargets([Sdf.Path(f"/World/{name}/WheelQueryGroup")]
-                                                   + ([ground.GetPath()] if name == "WheelsFiltered" else []))
-        members = []
-        for wheel in WHEELS:
-            members.append(wheel_cylinder(stage, f"/World/{name}/{wheel}", k).GetPath())
-        group.GetCollidersCollectionAPI().CreateIncludesRel().SetTargets(members)
+    return ground
+
+
+def wheel_cylinders(stage: Usd.Stage, car: str, k: float, filtered: list) -> None:
+    """A collision cylinder under every wheel of `car` (`wheel_cylinder`), in the car's WheelShapeGroup, which
+    filters the car's own suspension queries' group (as Isaac Lab's assets keep them) and the groups `filtered`."""
+    group = UsdPhysics.CollisionGroup.Define(stage, f"{car}/WheelShapeGroup")
+    group.CreateFilteredGroupsRel().SetTargets([Sdf.Path(f"{car}/WheelQueryGroup"), *filtered])
+    group.GetCollidersCollectionAPI().CreateIncludesRel().SetTargets(
+        [wheel_cylinder(stage, f"{car}/{wheel}", k).GetPath() for wheel in WHEELS])
 
 
 def wheel_cylinder(stage: Usd.Stage, wheel: str, k: float) -> UsdGeom.Cylinder:
@@ -402,13 +409,9 @@ def curbs(path: Path, units: str = "m") -> Path:
     del layer.GetPrimAtPath("/World").nameChildren["Car"]
     stage = Usd.Stage.Open(layer)
     asphalt = UsdShade.Material(stage.GetPrimAtPath("/World/Asphalt"))
-    ground = UsdPhysics.CollisionGroup.Define(stage, "/World/GroundGroup")
-    ground.GetCollidersCollectionAPI().CreateIncludesRel().SetTargets([Sdf.Path("/World/GroundPlane")])
+    ground = ground_group(stage)
     for name, (y, _, (kind, x, height, beside)) in CURBS.items():
-        group = UsdPhysics.CollisionGroup.Define(stage, f"/World/{name}/WheelShapeGroup")
-        group.CreateFilteredGroupsRel().SetTargets([Sdf.Path(f"/World/{name}/WheelQueryGroup"), ground.GetPath()])
-        group.GetCollidersCollectionAPI().CreateIncludesRel().SetTargets(
-            [wheel_cylinder(stage, f"/World/{name}/{wheel}", k).GetPath() for wheel in WHEELS])
+        wheel_cylinders(stage, f"/World/{name}", k, [ground.GetPath()])
         if kind == "box":
             curb = UsdGeom.Cube.Define(stage, obstacle_path(name))
             curb.CreateSizeAttr(1.0)

@@ -102,17 +102,13 @@ def layer(scenarios: dict[str, tuple[str, float]] = SCENARIOS, units: str = "m",
 def _wheel_cylinders(out: Sdf.Layer, vehicles: list[str], k: float) -> None:
     """A collision cylinder on every wheel of `vehicles`, in a group filtered from the ground plane's and from the
     car's own wheel queries' (tests/scenarios/contact.py's wheel cylinders)."""
-    from pxr import Usd, UsdPhysics
-    from scenarios.contact import WHEELS, wheel_cylinder
+    from pxr import Usd
+    from scenarios.contact import ground_group, wheel_cylinders
 
     stage = Usd.Stage.Open(out)
-    ground = UsdPhysics.CollisionGroup.Define(stage, "/World/GroundGroup")
-    ground.GetCollidersCollectionAPI().CreateIncludesRel().SetTargets([Sdf.Path("/World/GroundPlane")])
+    ground = ground_group(stage)
     for car in vehicles:
-        group = UsdPhysics.CollisionGroup.Define(stage, f"{car}/WheelShapeGroup")
-        group.CreateFilteredGroupsRel().SetTargets([Sdf.Path(f"{car}/WheelQueryGroup"), ground.GetPath()])
-        group.GetCollidersCollectionAPI().CreateIncludesRel().SetTargets(
-            [wheel_cylinder(stage, f"{car}/{wheel}", k).GetPath() for wheel in WHEELS])
+        wheel_cylinders(stage, car, k, [ground.GetPath()])
 
 
 def _bumper(out: Sdf.Layer, car: str, kind: str, k: float) -> None:
