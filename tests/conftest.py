@@ -20,6 +20,11 @@ pytest_plugins = ("fleet_factory",)
 REPO = Path(__file__).resolve().parent.parent
 SAMPLES = REPO / "samples"
 
+# PhysX's runs are taken from their records where the stage and request are unchanged (physxvehicle_usd.oracle.records):
+# the conformance suites then compare with PhysX without starting it. The soak step checks every record against a
+# fresh run (PVU_PHYSX_RECORDS_MODE=check in .ci/run); a new or changed scenario is recorded when it first runs.
+os.environ.setdefault("PVU_PHYSX_RECORDS", str(REPO / "tests" / "data" / "physx_records"))
+
 # The simulator's C kernel is built by pip install where a C compiler is found, and is optional; CI has one and
 # .ci/run fails before the tests if it was not built.
 needs_kernel = pytest.mark.skipif(
