@@ -14,7 +14,8 @@ suite's time. With a records folder, `run_ovphysx` and `sweep_ovphysx` look thei
 
 A record's key is a SHA-256 over the ovphysx version, the request (steps, dt, controls, telemetry, vehicles, sweeps;
 not the stage's file name, which is often a temporary folder) and the stage as USD composes it (`Usd.Stage.Flatten`:
-its referenced assets and sublayers included). A record holds the worker's result as it returned it, float arrays
+its referenced assets and sublayers included; its
+documentation string left out). A record holds the worker's result as it returned it, float arrays
 as float32 where that loses nothing (PhysX computes in float32; the worker widens them), compressed; it reads back
 as the run returned it.
 """
@@ -64,7 +65,9 @@ def _stage_text(usd_path: str) -> str:
     stage = Usd.Stage.Open(usd_path, Usd.Stage.LoadAll)
     if stage is None:
         raise OSError(f"{usd_path}: not a stage")
-    return stage.Flatten(addSourceFileComment=False).ExportToString()
+    flat = stage.Flatten(addSourceFileComment=False)
+    flat.documentation = ""  # a stage flattened before names its source file there, which moves with the checkout
+    return flat.ExportToString()
 
 
 def record_key(request: dict) -> str:
