@@ -124,9 +124,9 @@ def _report_duplicate(provider: SchemaProvider, kept, others: list) -> None:
         advice = f"stop registering {remove.path}"
     also = ", ".join(f"{p.name} at {p.path}" for p in others)
     sys.stderr.write(
-        f"physxvehicle-usd: the vehicle schemas are declared twice, by {kept.name} at {kept.path} and by {also}; the two "
-        f"agree, and USD takes each schema from either one; the package reports {provider.plugin_name}, which stays "
-        f"when you {advice}\n"
+        f"physxvehicle-usd: the vehicle schemas are declared twice, by {kept.name} at {kept.path} and by {also}; "
+        f"the two agree, and USD takes each schema from either one; the package reports {provider.plugin_name}, "
+        f"which stays when you {advice}\n"
     )
 
 

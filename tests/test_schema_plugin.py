@@ -222,4 +222,5 @@ def test_two_plugins_in_one_process(on_path, order, provider, removes, threads):
     else:
         assert len(lines) == 1, result.stderr
         assert lines[0].startswith("physxvehicle-usd: the vehicle schemas are declared twice"), lines[0]
-        assert f"the package reports {provider}, which stays when you {removes.format(ours=ours)}" in lines[0], lines[0]
+        advice = f"the package reports {provider}, which stays when you {removes.format(ours=ours)}"
+        assert advice in lines[0], lines[0]

@@ -46,14 +46,16 @@ class VehicleVectorEnv(VectorEnv):
     Action (`single_action_space`, a float32 Box; its columns named by `action_layout.names`): the controls of the
     vehicles' kind, in this order, bounded as the property table bounds the controller attributes:
 
-    | vehicles              | actions="all" (the default)                          | actions="drive"              |
-    | --------------------- | ---------------------------------------------------- | ---------------------------- |
-    | a drive (engine, direct) | accelerator [0, 1], brake0 [0, 1], brake1 [0, 1], steer [-1, 1] | accelerator, steer |
-    | tanks                 | accelerator, brake0, brake1, thrust0 [-1, 1], thrust1 [-1, 1] | accelerator, thrust0, thrust1 |
-    | no drive (wheel controllers) | driveTorque[w], brakeTorque[w], steerAngle[w] per wheel (stage units) | driveTorque[w], steerAngle[w] |
+    - a drive (engine or direct): accelerator [0, 1], brake0 [0, 1], brake1 [0, 1], steer [-1, 1];
+      actions="drive": accelerator, steer;
+    - tanks: accelerator, brake0, brake1, thrust0 [-1, 1], thrust1 [-1, 1];
+      actions="drive": accelerator, thrust0 [0, 1], thrust1 [0, 1];
+    - no drive (wheel controllers): per wheel, driveTorque[w], brakeTorque[w], steerAngle[w] (stage units; the torques
+      unbounded); actions="drive": driveTorque[w] [0, inf), steerAngle[w].
 
-    actions="drive" leaves the brakes out of the action and holds them released (`action_layout.held`), so that
-    random actions drive: with the brakes sampled too, a random action brakes as hard as it accelerates.
+    actions="drive" leaves the brakes out of the action and holds them released (`action_layout.held`), and takes the
+    thrusts and wheel torques forward only, so that random actions drive: with the brakes sampled too, a random
+    action brakes as hard as it accelerates (docs/rl.md).
     `gear=True` adds the target gear as one more column (rounded to a whole gear; without it the authored gear
     command holds, usually the automatic gearbox). `action_bounds` narrows a control's bounds (the wheel torques
     are unbounded in the table). Actions are clipped to the Box.
