@@ -306,6 +306,9 @@ DERIVED_ROWS: tuple[Prop, ...] = (
     _p(SCENE, "frictionOffsetThreshold", unit="m", dim=LENGTH, default=0.04,
        range=Range(0.0, FLT_MAX, hi_inclusive=True), range_code="SCENE_RANGE",
        notes="a contact this near (beyond the pair's rest offsets) may anchor its patch's friction"),
+    _p(SCENE, "timeStepsPerSecond", unit="1/s", default=60, range=Range(1.0, 4294967295.0, hi_inclusive=True),
+       range_code="SCENE_RANGE", notes="how many steps a second the scene takes (a uint); the simulator's default "
+       "step, 1/timeStepsPerSecond (omni.physx's 60 where PhysxSceneAPI authors none)"),
     _p(SCENE, "solverType", default="TGS", tokens=("TGS", "PGS"), range_code="SOLVER_TYPE",
        notes="the PhysX solver of the scene's rigid bodies: TGS (sub-stepped position iterations) or PGS (one pose "
        "update after the position iterations; the velocity iterations change only the velocity); omni.physx keeps "

@@ -22,7 +22,9 @@ from .common import (
 @click.command("simulate")
 @click.argument("paths", nargs=-1, required=True, metavar="PATH...")
 @click.option("--steps", type=click.IntRange(min=1), required=True, help="number of steps")
-@click.option("--dt", type=click.FloatRange(min=0.0, min_open=True), required=True, help="seconds per step")
+@click.option("--dt", type=click.FloatRange(min=0.0, min_open=True),
+              help="seconds per step  [default: the step of the vehicles' physics scene, 1/physxScene:"
+                   "timeStepsPerSecond: 1/60 s where the scene authors none; the summary says which]")
 @click.option("--trace", type=click.Path(), help="write every step's telemetry here as JSON (several files: a folder)")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--plot", type=click.Path(),
@@ -41,13 +43,14 @@ from .common import (
                    "steerAngle")
 @reading_option
 @parallel_options
-def simulate_command(paths: tuple[str, ...], steps: int, dt: float, trace: str | None, fmt: str, plot: str | None,
+def simulate_command(paths: tuple[str, ...], steps: int, dt: float | None, trace: str | None, fmt: str, plot: str | None,
                      record: str | None, vehicles: tuple[str, ...], threads: int, controls: tuple[str, ...],
                      reading: str, jobs: int, ray_address: str | None) -> None:
     """Step the stage's vehicles with the vehicle2 core (no PhysX needed), driven by their controller attributes
     (time samples on them make a drive cycle over stage time) and the --control options.
 
-    The last line of stdout is a summary (--format json: {vehicles, wheels, steps, dt, load_s, step_s, results},
+    The last line of stdout is a summary (--format json: {vehicles, wheels, steps, dt, dt_from, load_s, step_s,
+    results},
     results: per vehicle path {distance_m, forward_speed_ms, gear, frozen, frozen_reason}).
     Stage errors go to stderr, and so do a dt longer than a vehicle integrates stably (DT_LIMIT) and, with
     --as ovphysx, what that reading changes (OVPHYSX_READING); exit code 1 when no vehicle can be simulated or the

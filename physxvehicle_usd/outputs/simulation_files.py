@@ -35,7 +35,7 @@ def _writing(path: str | os.PathLike, write: Callable[[], None]) -> None:
         raise InputError(f"cannot write: {exc.strerror or exc}", file=str(path)) from None
 
 
-def simulate_files(stage_file: str | os.PathLike, steps: int, dt: float, *, vehicles: Sequence[str] = (),
+def simulate_files(stage_file: str | os.PathLike, steps: int, dt: float | None, *, vehicles: Sequence[str] = (),
                    trace: str | None = None, plot: str | None = None, record: str | None = None,
                    threads: int = 1, controls: Sequence[str] = (), reading: str = "omniverse",
                    report: Callable[[str], None] = lambda line: None) -> SimulationResult:
@@ -78,7 +78,7 @@ def simulate_files(stage_file: str | os.PathLike, steps: int, dt: float, *, vehi
         from .plot import figure_format
         from .sim_plot import plot_bytes
 
-        figure = plot_bytes(result, figure_format(plot), title=f"{Path(stage_file).name}: {steps} steps of {dt:g} s")
+        figure = plot_bytes(result, figure_format(plot), title=f"{Path(stage_file).name}: {steps} steps of {result.dt:g} s")
         _writing(plot, lambda: write_atomic(plot, figure))
     if record:
         from .record import write_record
@@ -118,7 +118,7 @@ def simulation_failed(file: str, why: str) -> SimulatedFile:
     return SimulatedFile(file=file, status="failed", message=why)
 
 
-def simulate_file(file: str, *, steps: int, dt: float, base: str, trace: str | None = None, plot: str | None = None,
+def simulate_file(file: str, *, steps: int, dt: float | None, base: str, trace: str | None = None, plot: str | None = None,
                   record: str | None = None, **options) -> SimulatedFile:
     """Simulate one of many files: simulate_files with its outputs in the folders trace, plot and record (names:
     output_paths with `base`), what it reports kept. Raises InputError for a file that cannot be read

@@ -42,6 +42,7 @@ class LoadedSimulation:
     reading: str = "omniverse"  # whose reading of the stage: "omniverse" or "ovphysx" (read/readings.py)
     # what this run's set-up says beyond the stage's own diagnostics: a dt longer than a vehicle integrates stably
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    dt_from: str = "given"  # where the step came from: "given" (the caller's), else the physics scene's (scene_step)
 
     @property
     def meters_per_unit(self) -> float:
@@ -181,8 +182,13 @@ class SimulationResult:
         """The command line's JSON summary line: counts and timings (load_s, step_s: left out with timings=False, as
         text_summary's), and each vehicle's result by path."""
         timed = {"load_s": round(self.load_s, 6), "step_s": round(self.step_s, 6)} if timings else {}
-        return {"vehicles": len(self.paths), "wheels": self.wheel_count, "steps": self.steps, "dt": self.dt, **timed,
-                "results": {s.path: s.as_json() for s in self.vehicles}}
+        return {"vehicles": len(self.paths), "wheels": self.wheel_count, "steps": self.steps, "dt": self.dt,
+                "dt_from": self.dt_from, **timed, "results": {s.path: s.as_json() for s in self.vehicles}}
+
+    @property
+    def dt_from(self) -> str:
+        """Where the step came from: "given", or the physics scene's rate (LoadedSimulation.dt_from)."""
+        return self.loaded.dt_from if self.loaded is not None else "given"
 
 
 def rotate_xyzw(q: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -220,6 +226,8 @@ def text_summary(result: SimulationResult, limit: int = 20, timings: bool = True
     simulated = result.steps * result.dt
     line = (f"simulated {len(result.paths)} vehicle(s), {result.wheel_count} wheels: {result.steps} steps of "
             f"{result.dt:g} s ({simulated:.2f} s)")
+    if result.dt_from != "given":
+        line += f", {result.dt_from}"
     if timings:
         per_step = 1000.0 * result.step_s / result.steps
         factor = simulated / result.step_s if result.step_s > 0 else math.inf
