@@ -49,10 +49,21 @@ class Range:
     def describe(self) -> str:
         lo = "-inf" if self.lo == -INF else ("0+" if self.lo == FLT_MIN else f"{self.lo:g}")
         hi = "inf" if self.hi in (INF, FLT_MAX) else f"{self.hi:g}"
-        text = f"[{lo}, {hi}{']' if self.hi_inclusive else ')'}"
+        # an open end just above a round number (PhysX's 1 + FLT_EPSILON) accepts that number: "[0, 1]", not
+        # "[0, 1)", which would read as if 1 were refused
+        closed = self.hi_inclusive or (hi != "inf" and float(hi) < self.hi)
+        text = f"[{lo}, {hi}{']' if closed else ')'}"
         if self.sentinels:
             text += " or " + " / ".join(f"{s:g}" for s in self.sentinels)
         return text
+
+
+def out_of_range(prop: "Prop", value: float) -> str | None:
+    """Why `value` is refused for `prop` (the reader's message for an authored value, and --control's), or None
+    where the row's range accepts it."""
+    if prop.range is None or prop.range.accepts(value):
+        return None
+    return f"value {value:g} is outside the accepted range {prop.range.describe()}"
 
 
 NON_NEGATIVE = Range(0.0, FLT_MAX)

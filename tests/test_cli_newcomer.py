@@ -44,3 +44,44 @@ def test_an_unauthored_rate_is_omni_physx_60(capfd):
     summary = _summary(run_cli(capfd, "simulate", CAR, "--steps", 3, "--format", "json"))
     assert summary["dt"] == pytest.approx(1 / 60)
     assert "not authored: omni.physx's 60" in summary["dt_from"]
+
+
+@pytest.mark.parametrize("sample, control, vehicle, kind", [
+    ("tank", "driveTorque=10", "/World/Tank", "a tank"),
+    ("robot_base", "accelerator=1", "/World/RobotBase", "a vehicle without a drive"),
+    ("car", "thrust0=1", "/World/Car", "a vehicle with a drive"),
+    ("car", "driveTorque=100", "/World/Car", "a vehicle with a drive"),
+])
+def test_a_control_the_vehicle_has_no_use_for_is_refused(capfd, sample, control, vehicle, kind):
+    ran = run_cli(capfd, "simulate", SAMPLES / sample / f"{sample}.usda", "--steps", 2, "--control", control)
+    assert ran.returncode == 2 and ran.stdout == ""
+    name = control.split("=")[0]
+    assert f"--control {name}: {vehicle} is {kind}" in ran.stderr and "it takes " in ran.stderr
+
+
+def test_a_tank_given_only_the_accelerator_is_told_it_will_not_move(capfd):
+    ran = run_cli(capfd, "simulate", SAMPLES / "tank" / "tank.usda", "--steps", 2, "--control", "accelerator=1")
+    assert ran.returncode == 0
+    assert "/World/Tank: a tank moves with the accelerator and its thrusts; thrust0 and thrust1 stay 0" in ran.stderr
+
+
+@pytest.mark.parametrize("control", ["accelerator=5", "accelerator=0:1.5", "brake0=-1"])
+def test_control_values_get_the_range_and_message_of_authored_ones(tmp_path, capfd, control):
+    ran = run_cli(capfd, "simulate", CAR, "--steps", 2, "--control", control)
+    assert ran.returncode == 2 and ran.stdout == ""
+    name, _, values = control.partition("=")
+    bad = values.split(":")[-1]
+    stage = stage_over_sample(tmp_path / "authored.usda", lambda s: s.OverridePrim("/World/Car").CreateAttribute(
+        P.full_name(P.CONTROLLER, name), Sdf.ValueTypeNames.Float).Set(float(bad)))
+    authored = run_cli(capfd, "validate", stage)
+    message = f"value {float(bad):g} is outside the accepted range [0, 1]"
+    assert "V131" in authored.stdout and message in authored.stdout
+    assert f"--control {control}: {message} (V131, as for physxVehicleController:{name} authored" in ran.stderr
+
+
+def test_the_unit_interval_reads_as_closed():
+    # PhysX accepts [0, 1 + FLT_EPSILON): 1 is valid, and the text must not say "[0, 1)"
+    row = P.prop(P.CONTROLLER, "accelerator")
+    assert row.range.accepts(1.0) and row.range.describe() == "[0, 1]"
+    assert P.prop(P.CONTROLLER, "steer").range.describe() == "[-1, 1]"
+    assert P.prop(P.CONTROLLER, "targetGear").range.describe() == "[-1, 31) or 255"  # 31 itself is refused

@@ -58,6 +58,7 @@ def simulate_files(stage_file: str | os.PathLike, steps: int, dt: float | None, 
     if record and Path(record).suffix not in (".usda", ".usd", ".usdc"):
         raise InputError("the record must be a .usda, .usd or .usdc file", file=str(record))
     loaded = load(stage_file, dt, vehicles or None, threads, reading)
+    _check_controls(loaded, given, report)
     for line in loaded.composition_warnings:
         report(f"warning: {line}")
     for line in problem_lines(loaded.description, loaded.left_out):
@@ -85,6 +86,35 @@ def simulate_files(stage_file: str | os.PathLike, steps: int, dt: float | None, 
 
         _writing(record, lambda: write_record(result, loaded.stage, str(Path(stage_file).absolute()), record))
     return result
+
+
+def _check_controls(loaded, given: dict, report: Callable[[str], None]) -> None:
+    """A --control a vehicle has no use for is refused (it would do nothing, silently); a tank driven with the
+    accelerator or its thrusts, whose other half stays at 0 all run, is told it will not move."""
+    import numpy as np
+
+    from ..simulate.control_specs import TANK, check_vehicle_controls, vehicle_kinds
+
+    params = loaded.simulator.params
+    kinds = vehicle_kinds(params)
+    check_vehicle_controls(given, loaded.paths, kinds)
+    tank_controls = ("accelerator", "thrust0", "thrust1")
+    if not set(tank_controls) & set(given):
+        return
+    cycled = {channel.control for channel in loaded.drive_cycle.channels}
+    state = loaded.simulator.state
+
+    def stays_zero(name: str, v: int) -> bool:
+        if name in given:
+            return not np.any(given[name])
+        return name not in cycled and getattr(state, name)[v] == 0
+
+    for v, (path, kind) in enumerate(zip(loaded.paths, kinds)):
+        zero = [name for name in tank_controls if kind == TANK and stays_zero(name, v)]
+        if "accelerator" in zero or {"thrust0", "thrust1"} <= set(zero):
+            report(f"note: {path}: a tank moves with the accelerator and its thrusts; {' and '.join(zero)} "
+                   f"{'stays' if len(zero) == 1 else 'stay'} 0 all run, so it will not move "
+                   "(--control accelerator=1 --control thrust0=1 --control thrust1=1 drives it straight)")
 
 
 # -- many files ------------------------------------------------------------------------------------------------------
