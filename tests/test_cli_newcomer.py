@@ -85,3 +85,32 @@ def test_the_unit_interval_reads_as_closed():
     assert row.range.accepts(1.0) and row.range.describe() == "[0, 1]"
     assert P.prop(P.CONTROLLER, "steer").range.describe() == "[-1, 1]"
     assert P.prop(P.CONTROLLER, "targetGear").range.describe() == "[-1, 31) or 255"  # 31 itself is refused
+
+
+def test_the_readme_example_pasted_with_its_brackets_writes_nothing(tmp_path, capfd, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    pasted = ["simulate", CAR, "--steps", 30, "--trace", "run.json", "--plot", "run.png", "--record", "run.usda",
+              "[--vehicle", "/World/Car", "...]", "[--format", "json]"]
+    ran = run_cli(capfd, *pasted)
+    assert ran.returncode == 2 and ran.stdout == ""
+    assert "[--vehicle: no such file or folder" in ran.stderr and "[brackets] in an example" in ran.stderr
+    assert "nothing was written" in ran.stderr
+    assert list(tmp_path.iterdir()) == []  # once: folders run.json/, run.png/, run.usda/
+    fixed = run_cli(capfd, *pasted[:10], "--vehicle", "/World/Car", "--format", "json")
+    assert fixed.returncode == 0, fixed.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.json", "run.png", "run.usda"]
+    assert all(p.is_file() for p in tmp_path.iterdir())
+
+
+@pytest.mark.parametrize("bad, message", [
+    (("--record", "run.txt"), "the record must be a .usda"),
+    (("--plot", "run.xyz"), "xyz"),
+    (("--control", "accelerator=2"), "V131"),
+    (("--control", "thrust0=1"), "has no use for it"),
+    (("--vehicle", "/World/Nope"), "no vehicle at /World/Nope"),
+])
+def test_a_bad_argument_leaves_no_output_behind(tmp_path, capfd, bad, message):
+    out = tmp_path / "out"
+    ran = run_cli(capfd, "simulate", CAR, "--steps", 3, "--trace", out / "t.json", "--plot", out / "p.png", *bad)
+    assert ran.returncode == 2 and message in ran.stderr
+    assert not out.exists()

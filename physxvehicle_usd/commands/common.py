@@ -86,14 +86,19 @@ def one_file(paths: tuple[str, ...], jobs: int, ray_address: str | None) -> str:
     return paths[0]
 
 
-def collect(paths: tuple[str, ...]):
+def collect(paths: tuple[str, ...], writes: bool = False):
     """The files of PATH... (validate's collection: folders searched for USD files) and the paths that gave none
-    (validate's unreadable results); when no path gives a file there is nothing to do: a usage error naming them."""
+    (validate's unreadable results); when no path gives a file there is nothing to do: a usage error naming them.
+    A command that writes files (writes=True) refuses any such path before writing anything: an example pasted
+    with its [optional parts] must not leave folders behind."""
     from ..validate import collect_files
 
     files, missing = collect_files(paths)
-    if not files:
-        raise click.BadParameter("; ".join(m.message for m in missing), param_hint="PATH...")
+    if not files or (writes and missing):
+        why = "; ".join(m.message for m in missing)
+        if any(m.file.startswith("[") or m.file.endswith("]") or m.file == "..." for m in missing):
+            why += " ([brackets] in an example mark optional parts: leave them out, or write what they stand for)"
+        raise click.BadParameter(why + ("; nothing was written" if writes and files else ""), param_hint="PATH...")
     return files, missing
 
 

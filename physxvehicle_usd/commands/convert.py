@@ -100,7 +100,7 @@ def _convert_many(paths: tuple[str, ...], output: str | None, jobs: int, ray_add
         summary_lines,
     )
 
-    files, missing = collect(paths)
+    files, missing = collect(paths, writes=True)
     if not output:
         raise click.UsageError("several files are converted one output each into a folder: give it with -o DIR")
     if os.path.exists(output) and not os.path.isdir(output):

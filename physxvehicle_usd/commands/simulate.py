@@ -102,7 +102,7 @@ def _simulate_many(paths: tuple[str, ...], fmt: str, jobs: int, ray_address: str
     from ..outputs.simulation_files import OUTPUT_SUFFIXES, exit_code, report_end, simulate_file, simulation_failed
     from ..simulate.control_specs import controls_from_specs
 
-    files, missing = collect(paths)
+    files, missing = collect(paths, writes=any(options[name] for name in ("trace", "plot", "record")))
     controls_from_specs(options["controls"], options["steps"])  # a bad --control is refused before any file runs
     base = output_base(p for p in paths if os.path.exists(p))
     for name in OUTPUT_SUFFIXES:
