@@ -114,3 +114,66 @@ def test_a_bad_argument_leaves_no_output_behind(tmp_path, capfd, bad, message):
     ran = run_cli(capfd, "simulate", CAR, "--steps", 3, "--trace", out / "t.json", "--plot", out / "p.png", *bad)
     assert ran.returncode == 2 and message in ran.stderr
     assert not out.exists()
+
+
+def test_a_long_simulate_draws_a_bar_on_a_terminal(capfd, monkeypatch):
+    import os
+    import pty
+    import sys
+    import threading
+
+    from physxvehicle_usd.commands import common
+
+    monkeypatch.setattr(common, "PROGRESS_AFTER_S", 0.0)  # the sample's run is shorter than a second
+    master, slave = pty.openpty()
+    drawn = bytearray()
+
+    def read() -> None:  # drained as it is drawn: a full terminal buffer would block the command
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                return
+            if not chunk:
+                return
+            drawn.extend(chunk)
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    for name in ("TTY_COMPATIBLE", "TTY_INTERACTIVE", "FORCE_COLOR"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TERM", "xterm")
+    monkeypatch.setenv("COLUMNS", "200")
+    with os.fdopen(slave, "w") as terminal:
+        monkeypatch.setattr(sys, "stderr", terminal)
+        ran = run_cli(capfd, "simulate", CAR, "--steps", 40, "--format", "json")
+        monkeypatch.setattr(sys, "stderr", sys.__stderr__)
+    reader.join(timeout=10)
+    os.close(master)
+    assert ran.returncode == 0 and json.loads(ran.stdout)["steps"] == 40  # stdout: the summary alone
+    assert "40/40" in drawn.decode("utf-8", "replace")
+    piped = run_cli(capfd, "simulate", CAR, "--steps", 40)  # stderr no terminal: no bar
+    assert "40/40" not in piped.stderr
+
+
+def test_every_command_that_writes_says_what_and_the_folders_it_made(tmp_path, capfd):
+    out = tmp_path / "a" / "b"
+    said = {
+        "new": run_cli(capfd, "new", "car", out / "new.usda"),
+        "convert": run_cli(capfd, "convert", CAR, "-o", tmp_path / "c" / "car.json"),
+        "snippet": run_cli(capfd, "convert", CAR, "--target", "physx-snippet", "-o", tmp_path / "s"),
+        "json-schema": run_cli(capfd, "json-schema", "-o", tmp_path / "schema.json"),
+        "validate": run_cli(capfd, "validate", CAR, "-o", tmp_path / "v" / "report.txt"),
+        "simulate": run_cli(capfd, "simulate", CAR, "--steps", 3, "--trace", tmp_path / "t" / "trace.json"),
+    }
+    said["import-snippet"] = run_cli(capfd, "import-snippet", tmp_path / "s" / "Car", "-o", tmp_path / "i" / "car.usda")
+    assert {name: ran.returncode for name, ran in said.items()} == dict.fromkeys(said, 0)
+    assert f"wrote {out / 'new.usda'}: car /World/Car" in said["new"].stdout
+    assert f"(made the folders {tmp_path / 'a'}/, {out}/)" in said["new"].stdout
+    assert f"wrote {tmp_path / 'c' / 'car.json'} (made the folder {tmp_path / 'c'}/)" in said["convert"].stderr
+    s = tmp_path / "s" / "Car"
+    assert f"wrote {s / 'Base.json'}, {s / 'EngineDrive.json'} (made the folders" in said["snippet"].stderr
+    assert f"wrote {tmp_path / 'schema.json'}" in said["json-schema"].stderr
+    assert f"wrote {tmp_path / 'v' / 'report.txt'} (the report)" in said["validate"].stderr
+    assert f"wrote {tmp_path / 't' / 'trace.json'} (trace) (made the folder" in said["simulate"].stderr
+    assert f"wrote {tmp_path / 'i' / 'car.usda'}: vehicle /World/Car (made the folder" in said["import-snippet"].stdout

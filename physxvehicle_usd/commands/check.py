@@ -6,7 +6,7 @@ import sys
 import click
 
 from ..errors import InputError
-from .common import parallel_options, start_parallel, with_progress
+from .common import folders_to_make, parallel_options, say_written, start_parallel, with_progress
 
 
 @click.command("validate")
@@ -37,7 +37,9 @@ def validate_command(paths: tuple[str, ...], fmt: str, strict: bool, jobs: int, 
     if output:
         from ..stage.io import write_atomic
 
+        made = folders_to_make([output])
         write_atomic(output, text)
+        say_written([f"{output} (the report)"], made)
     else:
         click.echo(text, nl=False)
     sys.exit(exit_code(results, strict=strict))

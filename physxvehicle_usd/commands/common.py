@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import os
 import sys
+import time
+from pathlib import Path
+from typing import Sequence
 
 import click
 
@@ -132,3 +135,75 @@ def with_progress(run, doing: str):
                    lambda total: bar.update(task, total=total))
 
 
+
+
+PROGRESS_AFTER_S = 1.0  # a run shorter than this draws no bar: it would only flash
+
+
+class StepProgress:
+    """A bar for one long run (simulate's steps) where stderr is a terminal, drawn once the run has gone on for
+    PROGRESS_AFTER_S and gone when it ends; nothing in a pipe. Call it with the steps done."""
+
+    def __init__(self, total: int, doing: str):
+        self.total, self.doing = total, doing
+        self.started = time.perf_counter()
+        self.shown = 0.0
+        self.bar = self.task = None
+        self.terminal = sys.stderr.isatty()
+
+    def __call__(self, done: int) -> None:
+        if not self.terminal:
+            return
+        now = time.perf_counter()
+        if self.bar is None:
+            if now - self.started < PROGRESS_AFTER_S:
+                return
+            from rich.console import Console
+            from rich.progress import MofNCompleteColumn, Progress
+
+            self.bar = Progress(*Progress.get_default_columns(), MofNCompleteColumn(), console=Console(stderr=True),
+                                transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task(self.doing, total=self.total)
+        elif now - self.shown < 0.05 and done < self.total:  # a step can take 0.1 ms: the bar needs no more
+            return
+        self.shown = now
+        self.bar.update(self.task, completed=done)
+
+    def __enter__(self) -> "StepProgress":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def folders_to_make(paths: Sequence[str | os.PathLike | None]) -> list[str]:
+    """The folders writing `paths` will make (their missing parents, outermost first): asked before writing, so
+    that a command can say it made them."""
+    missing: list[str] = []
+    for path in paths:
+        if path is None:
+            continue
+        folder = Path(path).parent  # as the user gave it (relative stays relative)
+        chain = []
+        while not folder.exists() and folder != folder.parent:
+            chain.append(folder)
+            folder = folder.parent
+        for made in reversed(chain):
+            if str(made) not in missing:
+                missing.append(str(made))
+    return missing
+
+
+def say_written(written: Sequence[str], folders: Sequence[str] = (), err: bool = True) -> None:
+    """One line saying which files a command wrote (each "PATH (what)"), and the folders it made for them."""
+    if written:
+        click.echo(f"wrote {', '.join(written)}{made_folders(folders)}", err=err)
+
+
+def made_folders(folders: Sequence[str]) -> str:
+    """" (made the folder a/)" for the end of a line saying what was written; "" when none was made."""
+    if not folders:
+        return ""
+    return f" (made the folder{'s' if len(folders) > 1 else ''} {', '.join(f + '/' for f in folders)})"

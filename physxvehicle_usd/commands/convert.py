@@ -9,10 +9,13 @@ import click
 from .common import (
     EXIT_FINDINGS,
     collect,
+    folders_to_make,
+    made_folders,
     many,
     one_file,
     parallel_options,
     reading_option,
+    say_written,
     start_parallel,
     streamed,
     with_progress,
@@ -65,20 +68,23 @@ def convert_command(paths: tuple[str, ...], output: str | None, target: str, fmt
         for line in stage_problems(description):
             click.echo(line, err=True)
     if target == "physx-snippet":
-        from ..runtime.snippet import write_snippet_folders
+        from ..runtime.snippet import snippet_folder_names, write_snippet_folders
 
         if not check_snippet_has_vehicles(description):
             sys.exit(EXIT_FINDINGS)
-        for export in write_snippet_folders(description.in_si_units() if units == "si" else description, output):
+        names = snippet_folder_names(sorted(description.vehicles))  # write_snippet_folders' folder per vehicle
+        made = folders_to_make([os.path.join(output, name, "-") for name in names.values()])
+        exports = write_snippet_folders(description.in_si_units() if units == "si" else description, output)
+        for export in exports:
             for note in export.notes:
                 click.echo(f"note: {export.vehicle_path}: {note}", err=True)
+        say_written([os.path.join(output, names[export.vehicle_path], name) for export in exports
+                     for name in export.files], made)
         text = None
     else:
         text = converted_text(description, target, fmt, units, provenance)
     if text is not None and output:
-        from ..stage.io import write_atomic
-
-        write_atomic(output, text)
+        _write_said(output, text)
     elif text is not None:
         click.echo(text, nl=not text.endswith("\n"))
     if any(d.severity.value == "error" for d in description.diagnostics):
@@ -137,9 +143,7 @@ def json_schema_command(output: str | None) -> None:
 
     text = json.dumps(convert_json_schema(), indent=2, sort_keys=True) + "\n"
     if output:
-        from ..stage.io import write_atomic
-
-        write_atomic(output, text)
+        _write_said(output, text)
     else:
         click.echo(text, nl=False)
 
@@ -155,8 +159,18 @@ def import_snippet_command(folder: str, output: str, units: str, drive: str | No
     FOLDER/Base.json plus EngineDrive.json or DirectDrive.json."""
     from ..author.snippet import import_snippet
 
+    made = folders_to_make([output])
     result = import_snippet(folder, output, units=units, drive=drive)
     for note in result.notes:
         click.echo(f"note: {note}", err=True)
-    click.echo(f"wrote {output}: vehicle {result.vehicle_path}")
+    click.echo(f"wrote {output}: vehicle {result.vehicle_path}{made_folders(made)}")
+
+
+def _write_said(output: str, text: str) -> None:
+    """Write -o OUTPUT atomically and say so (on stderr: stdout stays what the command prints without -o)."""
+    from ..stage.io import write_atomic
+
+    made = folders_to_make([output])
+    write_atomic(output, text)
+    say_written([output], made)
 

@@ -6,7 +6,7 @@ import sys
 import click
 
 from ..plugin import active_provider, plugin_path
-from .common import EXIT_FINDINGS, console
+from .common import EXIT_FINDINGS, console, folders_to_make, say_written
 
 
 @click.command("plugin-path")
@@ -89,5 +89,6 @@ def plot_command(stage_file: str, vehicle: str | None, output: str) -> None:
     from ..read import read_stage
 
     figure_format(output)  # refused before reading the stage
+    made = folders_to_make([output])
     plot_vehicle(read_stage(stage_file), output, vehicle)
-    click.echo(f"wrote {output}")
+    say_written([output], made, err=False)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import click
 
 from ..errors import InputError
+from .common import folders_to_make, made_folders
 
 
 @click.command("new")
@@ -38,9 +39,10 @@ def new_command(preset: str, output: str, units: str, up: str, mass: float | Non
         raise InputError(f"--name {name!r} is not a valid prim name")
     spec = preset_spec(preset, mass=mass, wheels=wheels, chassis_length=length, chassis_width=width,
                        chassis_height=height, wheel_radius=wheel_radius, name=name)
+    made = folders_to_make([output])
     save_vehicle(spec, output, units=units, up=up, command=_new_command_line(preset, output, units, up, mass, wheels))
     click.echo(f"wrote {output}: {preset} /World/{spec.name}, {spec.wheel_count} wheels, "
-               f"{spec.resolved_mass:g} kg, units {units}, up {up}")
+               f"{spec.resolved_mass:g} kg, units {units}, up {up}{made_folders(made)}")
 
 
 def _new_command_line(preset: str, output: str, units: str, up: str, mass, wheels) -> str:

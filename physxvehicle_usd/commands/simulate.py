@@ -8,11 +8,14 @@ import click
 
 from .common import (
     EXIT_FINDINGS,
+    StepProgress,
     collect,
+    folders_to_make,
     many,
     one_file,
     parallel_options,
     reading_option,
+    say_written,
     start_parallel,
     streamed,
     with_progress,
@@ -73,10 +76,13 @@ def simulate_command(paths: tuple[str, ...], steps: int, dt: float | None, trace
                        vehicles=vehicles, threads=threads, controls=controls, reading=reading)
         return
     stage_file = one_file(paths, jobs, ray_address)
+    outputs = {"trace": trace, "plot": plot, "record": record}
+    folders = folders_to_make(list(outputs.values()))
     try:
-        result = simulate_files(stage_file, steps, dt, vehicles=vehicles, trace=trace, plot=plot, record=record,
-                                threads=threads, controls=controls, reading=reading,
-                                report=lambda line: click.echo(line, err=True))
+        with StepProgress(steps, "simulating") as progress:
+            result = simulate_files(stage_file, steps, dt, vehicles=vehicles, threads=threads, controls=controls,
+                                    reading=reading, report=lambda line: click.echo(line, err=True), progress=progress,
+                                    **outputs)
     except NoVehicleError as nothing:
         for line in nothing.problems:
             click.echo(line, err=True)
@@ -84,6 +90,7 @@ def simulate_command(paths: tuple[str, ...], steps: int, dt: float | None, trace
         sys.exit(EXIT_FINDINGS)
     for line in result.frozen_lines():
         click.echo(line, err=True)
+    say_written([f"{path} ({what})" for what, path in outputs.items() if path], folders)
     if fmt == "json":
         click.echo(json.dumps(result.summary()))
     else:
@@ -116,6 +123,8 @@ def _simulate_many(paths: tuple[str, ...], fmt: str, jobs: int, ray_address: str
     if options["plot"]:
         import matplotlib  # noqa: F401 - the plot extra missing: said once (main), before any file runs
     start_parallel(jobs, ray_address, ["physxvehicle_usd.outputs.simulation_files"])
+    folders = {name: options[name] for name in OUTPUT_SUFFIXES if options[name]}
+    made = folders_to_make([os.path.join(folder, "-") for folder in folders.values()])
     results = [simulation_failed(m.file, m.message) for m in missing]
     for result in results:
         for line in result.report_lines(fmt):
@@ -132,6 +141,8 @@ def _simulate_many(paths: tuple[str, ...], fmt: str, jobs: int, ray_address: str
             results.append(result)
 
     with_progress(run, "simulating")
+    ran = sum(1 for r in results if r.summary is not None)  # each wrote what was asked for
+    say_written([f"{ran} {name}(s) in {folder}/" for name, folder in folders.items()] if ran else [], made)
     if fmt == "text":
         streamed(report_end(results))
     sys.exit(exit_code(results))

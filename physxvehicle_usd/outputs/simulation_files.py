@@ -38,7 +38,8 @@ def _writing(path: str | os.PathLike, write: Callable[[], None]) -> None:
 def simulate_files(stage_file: str | os.PathLike, steps: int, dt: float | None, *, vehicles: Sequence[str] = (),
                    trace: str | None = None, plot: str | None = None, record: str | None = None,
                    threads: int = 1, controls: Sequence[str] = (), reading: str = "omniverse",
-                   report: Callable[[str], None] = lambda line: None) -> SimulationResult:
+                   report: Callable[[str], None] = lambda line: None,
+                   progress: Callable[[int], None] | None = None) -> SimulationResult:
     """Load, run and write the requested files (each atomically, after the run); stage problems go to `report`,
     and so do what the ovphysx reading changed (reading="ovphysx") and a dt too long for a vehicle (DT_LIMIT).
 
@@ -68,7 +69,7 @@ def simulate_files(stage_file: str | os.PathLike, steps: int, dt: float | None, 
             report(diagnostic.line())
     for diagnostic in loaded.diagnostics:
         report(diagnostic.line())
-    result = run(loaded, steps, dt, controls=given or None, outputs=outputs)
+    result = run(loaded, steps, dt, controls=given or None, outputs=outputs, progress=progress)
     if trace:
         from ..stage.io import write_atomic
 

@@ -205,9 +205,11 @@ def _step_controls(controls: ControlsArg, steps: int) -> Callable[[int, Any], Ma
 
 def run(source: "str | os.PathLike | Usd.Stage | LoadedSimulation", steps: int, dt: float | None = None,
         controls: ControlsArg = None, vehicles: Sequence[str] | None = None,
-        outputs: Iterable[str] = ("trace",), threads: int = 1, reading: str = "omniverse") -> SimulationResult:
+        outputs: Iterable[str] = ("trace",), threads: int = 1, reading: str = "omniverse",
+        progress: Callable[[int], None] | None = None) -> SimulationResult:
     """Step the stage's vehicles `steps` times by `dt` seconds (None: the physics scene's step, see `load`; a loaded
-    simulation keeps its own); see the module docstring for the controls.
+    simulation keeps its own); see the module docstring for the controls. progress(steps done) is called after
+    every step (a progress bar).
 
     reading: whose reading of the stage, "omniverse" (the default) or "ovphysx" (see `load`). `result.diagnostics`
     warns (DT_LIMIT) about a dt longer than a vehicle's suspension and tires integrate stably.
@@ -258,6 +260,8 @@ def run(source: "str | os.PathLike | Usd.Stage | LoadedSimulation", steps: int, 
         previous = position
         if recorder.active:
             recorder.add(last)
+        if progress is not None:
+            progress(i + 1)
     mpu = loaded.meters_per_unit
     speed = _forward_speed(last["bodies"]["orientation"], last["bodies"]["linearVelocity"], forward) * mpu
     gears = last["vehicles"]["currentGear"]
