@@ -177,3 +177,19 @@ def test_every_command_that_writes_says_what_and_the_folders_it_made(tmp_path, c
     assert f"wrote {tmp_path / 'v' / 'report.txt'} (the report)" in said["validate"].stderr
     assert f"wrote {tmp_path / 't' / 'trace.json'} (trace) (made the folder" in said["simulate"].stderr
     assert f"wrote {tmp_path / 'i' / 'car.usda'}: vehicle /World/Car (made the folder" in said["import-snippet"].stdout
+
+
+@pytest.mark.parametrize("only", ["XYZ", "V07,XYZ", "V131"])
+def test_fix_only_refuses_a_code_it_has_no_repair_for(tmp_path, capfd, only):
+    ran = run_cli(capfd, "fix", CAR, "--only", only, "-o", tmp_path / "fixed.usda")
+    assert ran.returncode == 2 and ran.stdout == ""
+    assert f"fix has no repair for {only.split(',')[-1]}; the codes it repairs: A03, A06" in ran.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_new_says_it_makes_the_folders(tmp_path, capfd):
+    ran = run_cli(capfd, "new", "car", tmp_path / "no" / "such" / "car.usda")
+    assert ran.returncode == 0
+    assert ran.stdout.strip().endswith(f"(made the folders {tmp_path / 'no'}/, {tmp_path / 'no' / 'such'}/)")
+    again = run_cli(capfd, "new", "car", tmp_path / "no" / "such" / "truck.usda")
+    assert "made the folder" not in again.stdout

@@ -91,6 +91,12 @@ def fix_command(paths: tuple[str, ...], output: str | None, in_place: bool, only
         codes = [c.strip() for c in only.split(",") if c.strip()]
         if not codes:
             raise click.UsageError("--only needs at least one finding code, e.g. --only V07,A06")
+        from ..fix.plan import REPAIRED_CODES
+
+        unknown = [c for c in codes if c not in REPAIRED_CODES]
+        if unknown:  # it would repair nothing, silently
+            raise click.BadParameter(f"fix has no repair for {', '.join(unknown)}; the codes it repairs: "
+                                     f"{', '.join(sorted(REPAIRED_CODES))}", param_hint="--only")
     start_parallel(jobs, ray_address, ["physxvehicle_usd.fix", "physxvehicle_usd.validate"])
     results = with_progress(lambda progress, started: fix_paths(
         paths, output=output, in_place=in_place, dry_run=dry_run, only=codes, progress=progress, jobs=jobs,
