@@ -193,3 +193,20 @@ def test_new_says_it_makes_the_folders(tmp_path, capfd):
     assert ran.stdout.strip().endswith(f"(made the folders {tmp_path / 'no'}/, {tmp_path / 'no' / 'such'}/)")
     again = run_cli(capfd, "new", "car", tmp_path / "no" / "such" / "truck.usda")
     assert "made the folder" not in again.stdout
+
+
+def test_one_word_for_neutral_in_the_text_and_the_plot(tmp_path, capfd):
+    import matplotlib.pyplot as plt
+
+    from physxvehicle_usd import simulate
+    from physxvehicle_usd.outputs.sim_plot import simulation_figure
+
+    ran = run_cli(capfd, "simulate", CAR, "--steps", 3, "--control", "targetGear=0")
+    assert ran.stdout.splitlines()[0].endswith("at the end, gear neutral")
+    result = simulate.run(CAR, 3, outputs=("plot",), controls={"targetGear": 0})
+    figure = simulation_figure(result)
+    try:
+        labels = [t.get_text() for t in figure.axes[2].get_yticklabels()]
+    finally:
+        plt.close(figure)
+    assert "neutral" in labels and "N" not in labels

@@ -25,10 +25,6 @@ def plot_bytes(result: SimulationResult, fmt: str, title: str | None = None) -> 
     return figure_bytes(simulation_figure(result, title), fmt)
 
 
-def _gear_label(gear: int) -> str:
-    return {-1: "R", 0: "N"}.get(gear, str(gear))
-
-
 def simulation_figure(result: SimulationResult, title: str | None = None):
     """The matplotlib Figure; needs a result run with outputs including "plot" (or "trace")."""
     import matplotlib
@@ -38,6 +34,7 @@ def simulation_figure(result: SimulationResult, title: str | None = None):
     from matplotlib.lines import Line2D
 
     from ..simulate import forward_speeds
+    from ..simulate.result import gear_name
 
     arrays = result.arrays
     for kind, name in (("vehicles", "engineRotationSpeed"), ("vehicles", "currentGear"),
@@ -71,7 +68,7 @@ def simulation_figure(result: SimulationResult, title: str | None = None):
     shown_gears = gear[:, :shown]
     low, high = min(-1, int(shown_gears.min(initial=0))), max(1, int(shown_gears.max(initial=0)))
     axes[2].set_yticks(range(low, high + 1))
-    axes[2].set_yticklabels([_gear_label(g) for g in range(low, high + 1)])
+    axes[2].set_yticklabels([gear_name(g) for g in range(low, high + 1)])
     axes[2].set_ylim(low - 0.5, high + 0.5)
     axes[2].set_ylabel("gear")
     axes[3].set_ylabel("longitudinal slip")

@@ -210,12 +210,21 @@ def forward_speeds(result: SimulationResult) -> np.ndarray:
     return _forward_speed(b["orientation"], b["linearVelocity"], result.loaded.forward_axes()[None]) * result.meters_per_unit
 
 
+GEAR_NAMES = {-1: "reverse", 0: "neutral"}  # telemetry's currentGear; forward gears are their numbers
+
+
+def gear_name(gear: int) -> str:
+    """The one word for a gear wherever a person reads it (the text summary, the plot's axis): "reverse",
+    "neutral", or the forward gear's number."""
+    return GEAR_NAMES.get(int(gear), str(int(gear)))
+
+
 def text_summary(result: SimulationResult, limit: int = 20, timings: bool = True) -> list[str]:
     """A line per vehicle (at most `limit`) and the summary line; without its timings (load, stepping), which differ
     from run to run, for a report that must be the same whoever runs it (simulate over many files)."""
     lines = []
     for s in result.vehicles[:limit]:
-        gear = f"gear {s.gear}" if s.has_gears else "no gearbox"
+        gear = f"gear {gear_name(s.gear)}" if s.has_gears else "no gearbox"
         speed = round(s.forward_speed_ms, 2) + 0.0  # no "-0.00" for a car at rest
         frozen = result.frozen.get(s.path)
         lines.append(f"{s.path}: {s.distance_m:.2f} m travelled, {speed:.2f} m/s "
