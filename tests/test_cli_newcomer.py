@@ -210,3 +210,28 @@ def test_one_word_for_neutral_in_the_text_and_the_plot(tmp_path, capfd):
     finally:
         plt.close(figure)
     assert "neutral" in labels and "N" not in labels
+
+
+def test_a_quantity_that_does_not_move_is_a_flat_line():
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from physxvehicle_usd import simulate
+    from physxvehicle_usd.outputs.sim_plot import simulation_figure
+
+    parked = simulate.run(CAR, 30, outputs=("plot",))  # the sample car at rest: its speed is 1e-5 km/h of noise
+    figure = simulation_figure(parked)
+    try:
+        speed = figure.axes[0]
+        drawn = speed.get_lines()[0].get_ydata()
+        assert np.ptp(drawn) < 1e-3
+        low, high = speed.get_ylim()
+        assert high - low >= 1.0  # km/h: a flat line, not the noise stretched over the panel
+        driven = simulation_figure(simulate.run(CAR, 30, outputs=("plot",), controls={"accelerator": 1.0}))
+        try:
+            low, high = driven.axes[0].get_ylim()
+            assert high - low > 1.0 and high > np.max(driven.axes[0].get_lines()[0].get_ydata())  # autoscaled
+        finally:
+            plt.close(driven)
+    finally:
+        plt.close(figure)

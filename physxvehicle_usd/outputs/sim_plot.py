@@ -8,6 +8,9 @@ import numpy as np
 if TYPE_CHECKING:
     from ..simulate import SimulationResult
 
+# The least y span of each panel but the gears': a quantity that does not move is drawn as a flat line, where
+# matplotlib's autoscale would blow its 1e-5 noise up to fill the panel and look like motion.
+MIN_SPANS = {0: 1.0, 1: 100.0, 3: 0.01, 4: 1.0}  # km/h, rpm, longitudinal slip, lateral slip in degrees
 MAX_VEHICLES = 6  # more lines than this stop being readable; the title says how many were left out
 _RAD_S_TO_RPM = 60.0 / (2.0 * np.pi)
 _WHEEL_STYLES = ("-", "--", ":", "-.")
@@ -74,6 +77,8 @@ def simulation_figure(result: SimulationResult, title: str | None = None):
     axes[3].set_ylabel("longitudinal slip")
     axes[4].set_ylabel("lateral slip (deg)")
     axes[4].set_xlabel("time (s)")
+    for panel, span in MIN_SPANS.items():
+        _at_least(axes[panel], span)
     for ax in axes:
         ax.grid(True, alpha=0.3)
     axes[0].legend(loc="best", fontsize="small")
@@ -86,3 +91,12 @@ def simulation_figure(result: SimulationResult, title: str | None = None):
         heading += f" (first {shown} of {len(result.paths)} vehicles)"
     axes[0].set_title(heading)
     return fig
+
+
+def _at_least(ax, span: float) -> None:
+    """Give the panel a y span of at least `span` around its data, if the data spans less."""
+    lo, hi = ax.dataLim.intervaly
+    if not (np.isfinite(lo) and np.isfinite(hi)) or hi - lo >= span:
+        return
+    centre = 0.5 * (lo + hi)
+    ax.set_ylim(centre - 0.5 * span, centre + 0.5 * span)
