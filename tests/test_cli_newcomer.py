@@ -235,3 +235,18 @@ def test_a_quantity_that_does_not_move_is_a_flat_line():
             plt.close(driven)
     finally:
         plt.close(figure)
+
+
+def test_generate_schema_without_jinja2_says_so_in_one_line(tmp_path):
+    from conftest import REPO, run_python
+
+    hidden = tmp_path / "no_jinja2" / "jinja2"  # an interpreter where `import jinja2` fails, as without the package
+    hidden.mkdir(parents=True)
+    (hidden / "__init__.py").write_text("raise ImportError(\"No module named 'jinja2'\")\n")
+    ran = run_python([str(REPO / "tools" / "generate_schema.py"), "--out", str(tmp_path / "out")],
+                     env={"PYTHONPATH": str(hidden.parent)})
+    assert ran.returncode == 1
+    assert ran.stderr.strip() == ("tools/generate_schema.py: usd-core's usdGenSchema needs the Python package jinja2, "
+                                  "which is not installed here: pip install jinja2 (the dev extra has it: pip install "
+                                  "-e '.[dev]')")
+    assert not (tmp_path / "out").exists()
