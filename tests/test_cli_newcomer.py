@@ -3,10 +3,9 @@ against the vehicle and the property table, nothing written when an argument is 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
-from conftest import SAMPLES, run_cli, stage_over_sample
+from conftest import SAMPLES, run_cli, run_cli_on_terminal, stage_over_sample
 from pxr import Sdf
 
 from physxvehicle_usd import properties as P
@@ -117,41 +116,12 @@ def test_a_bad_argument_leaves_no_output_behind(tmp_path, capfd, bad, message):
 
 
 def test_a_long_simulate_draws_a_bar_on_a_terminal(capfd, monkeypatch):
-    import os
-    import pty
-    import sys
-    import threading
-
     from physxvehicle_usd.commands import common
 
     monkeypatch.setattr(common, "PROGRESS_AFTER_S", 0.0)  # the sample's run is shorter than a second
-    master, slave = pty.openpty()
-    drawn = bytearray()
-
-    def read() -> None:  # drained as it is drawn: a full terminal buffer would block the command
-        while True:
-            try:
-                chunk = os.read(master, 65536)
-            except OSError:
-                return
-            if not chunk:
-                return
-            drawn.extend(chunk)
-
-    reader = threading.Thread(target=read)
-    reader.start()
-    for name in ("TTY_COMPATIBLE", "TTY_INTERACTIVE", "FORCE_COLOR"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("TERM", "xterm")
-    monkeypatch.setenv("COLUMNS", "200")
-    with os.fdopen(slave, "w") as terminal:
-        monkeypatch.setattr(sys, "stderr", terminal)
-        ran = run_cli(capfd, "simulate", CAR, "--steps", 40, "--format", "json")
-        monkeypatch.setattr(sys, "stderr", sys.__stderr__)
-    reader.join(timeout=10)
-    os.close(master)
+    ran, drawn = run_cli_on_terminal(capfd, monkeypatch, "simulate", CAR, "--steps", 40, "--format", "json")
     assert ran.returncode == 0 and json.loads(ran.stdout)["steps"] == 40  # stdout: the summary alone
-    assert "40/40" in drawn.decode("utf-8", "replace")
+    assert "40/40" in drawn
     piped = run_cli(capfd, "simulate", CAR, "--steps", 40)  # stderr no terminal: no bar
     assert "40/40" not in piped.stderr
 

@@ -11,7 +11,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import stage_over_sample
+from conftest import run_cli, stage_over_sample
 from pxr import UsdPhysics
 
 from physxvehicle_usd.author.snippet import (
@@ -285,16 +285,16 @@ def test_snippet_round_trip_of_the_sample_car_drives_the_same(tmp_path, capfd):
     """convert --target physx-snippet, then import-snippet: the same drive, to the digit (once 8.71 m against
     7.43 m: the sub-step counts the snippets set in code were lost, and the copy warned DT_LIMIT)."""
     def drive(stage) -> tuple[dict, str]:
-        code, out, err = _cli(capfd, "simulate", stage, "--steps", 120, "--dt", 1 / 60, "--control", "accelerator=1",
-                              "--format", "json")
-        assert code == 0, err
-        return json.loads(out.splitlines()[-1])["results"]["/World/Car"], err
+        ran = run_cli(capfd, "simulate", stage, "--steps", 120, "--dt", 1 / 60, "--control", "accelerator=1",
+                      "--format", "json")
+        assert ran.returncode == 0, ran.stderr
+        return json.loads(ran.stdout.splitlines()[-1])["results"]["/World/Car"], ran.stderr
 
-    code, _, err = _cli(capfd, "convert", CAR, "--target", "physx-snippet", "-o", tmp_path / "snippet")
-    assert code == 0, err
-    assert "pose is not part of the format" in err  # what the format cannot carry is said
-    code, _, err = _cli(capfd, "import-snippet", tmp_path / "snippet" / "Car", "-o", tmp_path / "again.usda")
-    assert code == 0, err
+    ran = run_cli(capfd, "convert", CAR, "--target", "physx-snippet", "-o", tmp_path / "snippet")
+    assert ran.returncode == 0, ran.stderr
+    assert "pose is not part of the format" in ran.stderr  # what the format cannot carry is said
+    ran = run_cli(capfd, "import-snippet", tmp_path / "snippet" / "Car", "-o", tmp_path / "again.usda")
+    assert ran.returncode == 0, ran.stderr
     original, _ = drive(CAR)
     again, warnings = drive(tmp_path / "again.usda")
     assert "DT_LIMIT" not in warnings
@@ -305,12 +305,3 @@ def test_snippet_round_trip_of_the_sample_car_drives_the_same(tmp_path, capfd):
     assert again["forward_speed_ms"] == pytest.approx(original["forward_speed_ms"], abs=5e-3)
     assert again["gear"] == original["gear"]
 
-
-def _cli(capfd, *args) -> tuple[int, str, str]:
-    try:
-        main([str(a) for a in args])
-        code = 0
-    except SystemExit as done:
-        code = done.code
-    out, err = capfd.readouterr()
-    return code, out, err
