@@ -220,3 +220,11 @@ def test_generate_schema_without_jinja2_says_so_in_one_line(tmp_path):
                                   "which is not installed here: pip install jinja2 (the dev extra has it: pip install "
                                   "-e '.[dev]')")
     assert not (tmp_path / "out").exists()
+
+
+def test_the_control_help_names_what_each_kind_of_vehicle_takes(capfd):
+    from physxvehicle_usd.simulate.control_specs import DRIVE, TANK, WHEELS, taken_controls
+
+    text = " ".join(run_cli(capfd, "simulate", "--help").stdout.split())
+    for kind, words in ((DRIVE, "A vehicle with a drive takes"), (TANK, "a tank"), (WHEELS, "one without a drive")):
+        assert f"{words} {', '.join(taken_controls(kind))}" in text
