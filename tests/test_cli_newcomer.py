@@ -88,7 +88,7 @@ def test_the_unit_interval_reads_as_closed():
 
 def test_the_readme_example_pasted_with_its_brackets_writes_nothing(tmp_path, capfd, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    pasted = ["simulate", CAR, "--steps", 30, "--trace", "run.json", "--plot", "run.png", "--record", "run.usda",
+    pasted = ["simulate", CAR, "--steps", 5, "--trace", "run.json", "--plot", "run.png", "--record", "run.usda",
               "[--vehicle", "/World/Car", "...]", "[--format", "json]"]
     ran = run_cli(capfd, *pasted)
     assert ran.returncode == 2 and ran.stdout == ""
