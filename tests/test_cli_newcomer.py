@@ -228,3 +228,13 @@ def test_the_control_help_names_what_each_kind_of_vehicle_takes(capfd):
     text = " ".join(run_cli(capfd, "simulate", "--help").stdout.split())
     for kind, words in ((DRIVE, "A vehicle with a drive takes"), (TANK, "a tank"), (WHEELS, "one without a drive")):
         assert f"{words} {', '.join(taken_controls(kind))}" in text
+
+
+def test_fix_says_the_folder_it_made(tmp_path, capfd):
+    # the scene without its vehicle context: V07, a repair to write
+    stage = stage_over_sample(tmp_path / "bare.usda", lambda s: s.GetPrimAtPath(SCENE).RemoveAppliedSchema(
+        "PhysxVehicleContextAPI"))
+    ran = run_cli(capfd, "fix", stage, "-o", tmp_path / "out" / "fixed.usda")
+    assert ran.returncode == 0, ran.stderr
+    assert f"wrote {tmp_path / 'out' / 'fixed.usda'}" in ran.stdout
+    assert ran.stderr.strip().endswith(f"made the folder {tmp_path / 'out'}/")

@@ -202,8 +202,10 @@ def say_written(written: Sequence[str], folders: Sequence[str] = (), err: bool =
         click.echo(f"wrote {', '.join(written)}{made_folders(folders)}", err=err)
 
 
-def made_folders(folders: Sequence[str]) -> str:
-    """" (made the folder a/)" for the end of a line saying what was written; "" when none was made."""
+def made_folders(folders: Sequence[str], alone: bool = False) -> str:
+    """" (made the folder a/)" for the end of a line saying what was written ("made the folder a/" alone); ""
+    when none was made."""
     if not folders:
         return ""
-    return f" (made the folder{'s' if len(folders) > 1 else ''} {', '.join(f + '/' for f in folders)})"
+    said = f"made the folder{'s' if len(folders) > 1 else ''} {', '.join(f + '/' for f in folders)}"
+    return said if alone else f" ({said})"
