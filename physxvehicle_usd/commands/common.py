@@ -1,4 +1,5 @@
-"""What the commands share: the console, the options of commands over many files, the progress bar."""
+"""What the commands share: the exit codes, the console, the options of commands over many files, the progress bars,
+and the lines saying what a command wrote."""
 from __future__ import annotations
 
 import os
@@ -23,7 +24,6 @@ def console():
     if console.is_terminal:
         return console
     return Console(width=100_000, no_color=True, highlight=False)
-
 
 
 _READING_HELP = ("whose reading of the asset: omniverse (what the file means, as Omniverse Kit reads it) or ovphysx "
