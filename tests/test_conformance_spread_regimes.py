@@ -1,0 +1,144 @@
+"""The regimes where PhysX's own spread is the yardstick (ovphysx 0.7, CPU): each stage run in ovphysx at its place and
+again with the whole world moved 7.3, 30 and -13.1 m along X (tests/scenarios/places.py), so that only PhysX's own
+float32 rounding separates those runs. Each figure of ours against PhysX at the original place (the metric of
+test_conformance_ovphysx.py) must be within LIMIT (2 %) or within SPREAD_FACTOR times the largest figure of PhysX
+moved against PhysX in place, measured in the same test run.
+
+Stages (tests/scenarios/spread_regimes.py, tests/scenarios/roads.py):
+  landing       the sample car dropped 0.46 m (meeting the plane at 3 m/s) while moving forward at 4 m/s;
+  ramp          the sample car at 5 m/s into a triangle-mesh ramp between its wheel tracks, 35 degrees up to a 0.7 m
+                ridge: the chassis box strikes the ramp's foot and slides up it until it stops;
+  basic alone   the sample car with a basic (direct) drive, alone: full throttle for 2.5 s, then half throttle, the
+                handbrake (rear axle) and steer 0.5;
+  bumps, rest   the bump road's two cars (raycast, sweep) launched from rest at full throttle;
+  preset fleet  the mixed fleet (standard, basic drive on the rear axle, tank, wheel controllers) with the presets'
+                own sub-step counts, under which the direct-drive wheels chatter after the launch.
+
+The ramp. The box's front lower edge meets the ramp's side edges (the mesh's boundary, y = +-0.45 m). PhysX's PCM
+meets a convex and a triangle along an edge pair where it overlaps strictly less than the triangle's normal (less
+FLOAT_EPS), and then takes the convex's face most opposed to that axis as the reference and its normal as the contact
+normal (GuPCMTriangleContactGen.cpp, generateTriangleFullContactManifold; the edge axes are those of the triangle's
+active edges, GuEdgeList.cpp). After the strike, with the box rolled by 1e-5 rad, the edge axis beats the ramp's normal
+by 2.3e-6 m, and PhysX's contacts take the box's bottom face normal (vertical): the box slides up the ramp without
+friction's brake, where ours kept the ramp's normal and braked (its speed 0.67 m/s at 0.5 s against PhysX's 1.24).
+Ours stopped 0.096 m short of PhysX in place (1.507 m; PhysX 1.603, moved 1.578 / 1.527 / 1.578). sim/contact.py now
+makes that choice (`_pcm_triangle_axes`, ground.active_edges); the step-27 to step-29 normals are PhysX's to 1e-4.
+Later the edge and the face part by 2e-7 m, below float32's rounding of coordinates a few metres out: there PhysX's
+places part, and ours takes the triangle's face (an edge must beat it by that rounding).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+from scenarios import roads, spread_regimes
+from scenarios.places import PLACES_M, runs_at_places
+from test_conformance_ovphysx import (
+    DEFAULT,
+    DT,
+    LIMIT,
+    MIN_PATH,
+    RUN,
+    Scenario,
+    Stage,
+    _schedule,
+    _stage_meters,
+    figures,
+    physx_run,
+    run_sim,
+    table,
+)
+
+pytestmark = [pytest.mark.ovphysx, pytest.mark.soak]
+
+SPREAD_FACTOR = 1.5
+SETTLE_S = 0.5  # the launches' wheel speeds are compared from here on (test_conformance_roads.py's window)
+
+
+def _stages(folder) -> dict[str, tuple[Stage, float]]:
+    """{stage name: (stage, seconds before its wheel speeds count)}."""
+    paths = spread_regimes.build(folder)
+    car = "/World/Car"
+    basic_steps, bump_steps, fleet_steps = 300, 300, 240
+    s = lambda steps, before, after, at: _schedule(steps, before, after, at)  # noqa: E731
+    ramp = [min(1.0, i * DT) for i in range(fleet_steps)]
+    raw = "/World/Raw/{}".format
+    return {
+        "landing": (Stage(paths["landing"], 120, [Scenario("landing while rolling", car, {car: {"accelerator": 0.0}})]),
+                    0.0),
+        "ramp": (Stage(paths["ramp"], 180, [Scenario("box into a mesh ramp", car, {car: {"accelerator": 0.0}})]), 0.0),
+        "basic alone": (Stage(paths["basic"], basic_steps, [Scenario("basic drive, handbrake turn", car, {car: {
+            "accelerator": s(basic_steps, 1.0, 0.5, 2.5), "brake1": s(basic_steps, 0.0, 1.0, 2.5),
+            "steer": s(basic_steps, 0.0, 0.5, 2.5)}})]), SETTLE_S),
+        "bumps, rest": (Stage(roads.bump_road(folder / "bump_road_rest.usda", start_speed=0.0), bump_steps, [
+            Scenario(f"bumps from rest, {query}", f"/World/{name}", {f"/World/{name}": {"accelerator": 1.0}})
+            for name, query in roads.QUERY_TYPES.items()]), SETTLE_S),
+        "preset fleet": (Stage(roads.mixed_fleet(folder / "preset_fleet.usda", sub_steps=None), fleet_steps, [
+            Scenario("preset fleet, standard drive", "/World/Standard",
+                     {"/World/Standard": {"accelerator": ramp, "steer": s(fleet_steps, 0.0, 0.3, 2.5)}}),
+            Scenario("preset fleet, basic drive (rear)", "/World/Basic",
+                     {"/World/Basic": {"accelerator": ramp, "steer": s(fleet_steps, 0.0, 0.2, 2.5)}}),
+            Scenario("preset fleet, tank", "/World/Tank",
+                     {"/World/Tank": {"accelerator": 1.0, "thrust0": 1.0, "thrust1": s(fleet_steps, 1.0, 0.5, 2.0)}}),
+            Scenario("preset fleet, wheel controllers", "/World/Raw", {
+                raw("LeftWheel1"): {"steerAngle": s(fleet_steps, 0.0, 0.2, 2.5)},
+                raw("RightWheel1"): {"steerAngle": s(fleet_steps, 0.0, 0.2, 2.5)},
+                raw("LeftWheel2"): {"driveTorque": s(fleet_steps, 300.0, 0.0, 3.0),
+                                    "brakeTorque": s(fleet_steps, 0.0, 400.0, 3.0)},
+                raw("RightWheel2"): {"driveTorque": s(fleet_steps, 300.0, 0.0, 3.0),
+                                     "brakeTorque": s(fleet_steps, 0.0, 400.0, 3.0)}})]), SETTLE_S),
+    }
+
+
+@dataclass
+class Results:
+    ours: dict[str, dict[str, float]]  # {scenario: figures of ours against PhysX in place}
+    spread: dict[str, dict[str, float]]  # {scenario: the largest figures of PhysX moved against PhysX in place}
+    final_x: dict[str, tuple[float, list[float], float]]  # {scenario: (PhysX in place, moved, ours) final x [m]}
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory) -> Results:
+    folder = tmp_path_factory.mktemp("spread_regimes")
+    ours: dict[str, dict[str, float]] = {}
+    spread: dict[str, dict[str, float]] = {}
+    final_x: dict[str, tuple[float, list[float], float]] = {}
+    for stage, settle_s in _stages(folder).values():
+        original, moved = runs_at_places(stage, folder, physx_run)
+        mine = run_sim(stage, RUN[DEFAULT])
+        min_path = MIN_PATH / _stage_meters(stage.path)
+        settle = int(round(settle_s / DT))
+        for scenario in stage.scenarios:
+            ours[scenario.name] = figures(scenario, mine, original, settle, min_path)
+            by_place = [figures(scenario, trace, original, settle, min_path) for trace in moved.values()]
+            spread[scenario.name] = {k: max(f[k] for f in by_place) for k in ours[scenario.name]}
+            x = lambda trace: float(np.asarray(trace["bodies"][scenario.vehicle]["position"])[-1, 0])  # noqa: E731
+            final_x[scenario.name] = (x(original), [x(t) for t in moved.values()], x(mine))
+    print(f"\n{DEFAULT} vs ovphysx in place: worst error relative to the run's peak; final position relative to the "
+          "path length\n" + table(ours))
+    print(f"\nPhysX moved {PLACES_M} m along X vs PhysX in place, the largest of the three\n" + table(spread))
+    print("\nfinal x [m], PhysX in place / moved / ours: " + "; ".join(
+        f"{name} {a:.3f} / {' '.join(f'{m:.3f}' for m in moved)} / {b:.3f}" for name, (a, moved, b) in final_x.items()))
+    return Results(ours, spread, final_x)
+
+
+SCENARIOS = ["landing while rolling", "box into a mesh ramp", "basic drive, handbrake turn",
+             "bumps from rest, raycast", "bumps from rest, sweep", "preset fleet, standard drive",
+             "preset fleet, basic drive (rear)", "preset fleet, tank", "preset fleet, wheel controllers"]
+
+
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_ours_is_within_physx_own_spread(results, name):
+    got, own = results.ours[name], results.spread[name]
+    assert {"speed", "ang.speed", "wheels", "jounce", "final pos"} <= set(got)
+    gate = {k: max(LIMIT, SPREAD_FACTOR * own[k]) for k in got}
+    bad = {k: f"{100 * got[k]:.3f} % > {100 * gate[k]:.3f} %" for k in got if not got[k] <= gate[k]}
+    assert not bad, f"{name}: over max(2 %, {SPREAD_FACTOR} x PhysX's own spread): {bad}"
+
+
+def test_the_ramp_stops_the_car_in_physx(results):
+    """The ramp run tests the chassis against the mesh only if the car meets the ramp and stops on it."""
+    in_place, moved, _ = results.final_x["box into a mesh ramp"]
+    ramp_foot = spread_regimes.RAMP_START_M - 2.04  # the car's origin where its chassis front reaches the ramp
+    assert all(ramp_foot < x < ramp_foot + 1.5 for x in (in_place, *moved)), (in_place, moved)
