@@ -5,7 +5,8 @@ test_conformance_ovphysx.py) must be within LIMIT (2 %) or within SPREAD_FACTOR 
 moved against PhysX in place, measured in the same test run.
 
 Stages (tests/scenarios/spread_regimes.py, tests/scenarios/roads.py):
-  landing       the sample car dropped 0.46 m (meeting the plane at 3 m/s) while moving forward at 4 m/s;
+  landing       the sample car dropped 0.46 m (meeting the plane at 3 m/s) while moving forward at 4 m/s, and beside it
+                the same car with collision cylinders on its wheels;
   ramp          the sample car at 5 m/s into a triangle-mesh ramp between its wheel tracks, 35 degrees up to a 0.7 m
                 ridge: the chassis box strikes the ramp's foot and slides up it until it stops;
   basic alone   the sample car with a basic (direct) drive, alone: full throttle for 2.5 s, then half throttle, the
@@ -65,8 +66,10 @@ def _stages(folder) -> dict[str, tuple[Stage, float]]:
     ramp = [min(1.0, i * DT) for i in range(fleet_steps)]
     raw = "/World/Raw/{}".format
     return {
-        "landing": (Stage(paths["landing"], 120, [Scenario("landing while rolling", car, {car: {"accelerator": 0.0}})]),
-                    0.0),
+        "landing": (Stage(paths["landing"], 120, [
+            Scenario("landing while rolling", car, {car: {"accelerator": 0.0}}),
+            Scenario("landing on wheel cylinders", spread_regimes.CYLINDER_CAR,
+                     {spread_regimes.CYLINDER_CAR: {"accelerator": 0.0}})]), 0.0),
         "ramp": (Stage(paths["ramp"], 180, [Scenario("box into a mesh ramp", car, {car: {"accelerator": 0.0}})]), 0.0),
         "basic alone": (Stage(paths["basic"], basic_steps, [Scenario("basic drive, handbrake turn", car, {car: {
             "accelerator": s(basic_steps, 1.0, 0.5, 2.5), "brake1": s(basic_steps, 0.0, 1.0, 2.5),
@@ -123,7 +126,7 @@ def results(tmp_path_factory) -> Results:
     return Results(ours, spread, final_x)
 
 
-SCENARIOS = ["landing while rolling", "box into a mesh ramp", "basic drive, handbrake turn",
+SCENARIOS = ["landing while rolling", "landing on wheel cylinders", "box into a mesh ramp", "basic drive, handbrake turn",
              "bumps from rest, raycast", "bumps from rest, sweep", "preset fleet, standard drive",
              "preset fleet, basic drive (rear)", "preset fleet, tank", "preset fleet, wheel controllers"]
 
