@@ -8,6 +8,7 @@ derived from samples/car/car.usda with Sdf edits:
                       degrees up to a 0.7 m ridge, which its chassis box meets.
   basic_alone.usda    the car with a basic (direct) drive, alone on the plane (Basic): full throttle, then the
                       handbrake (brakes1, the rear axle) while steering.
+  basic_preset.usda   the basic_car preset alone (/World/Basic).
 
     python tests/scenarios/spread_regimes.py [out_dir]
 """
@@ -101,10 +102,19 @@ def basic_alone(path: Path) -> Path:
     return path
 
 
+def basic_preset(path: Path) -> Path:
+    """The basic_car preset (rear-axle direct drive, the presets' own sub-step counts) alone as /World/Basic."""
+    from physxvehicle_usd.author import author_vehicle, preset_spec
+
+    stage = author_vehicle(preset_spec("basic_car", name="Basic"))  # holds its layer
+    stage.GetRootLayer().Export(str(path))
+    return path
+
+
 def build(out_dir: Path) -> dict[str, Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     return {"landing": landing(out_dir / "landing.usda"), "ramp": ramp(out_dir / "ramp.usda"),
-            "basic": basic_alone(out_dir / "basic_alone.usda")}
+            "basic": basic_alone(out_dir / "basic_alone.usda"), "basic preset": basic_preset(out_dir / "basic_preset.usda")}
 
 
 if __name__ == "__main__":
