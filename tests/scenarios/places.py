@@ -85,9 +85,10 @@ def self_spread(stage: Any, folder: Path, run: Callable[[Any], dict],
     original, at = runs_at_places(stage, folder, run, places_m)
     spread: dict[str, dict[str, float]] = {}
     for scenario in stage.scenarios:
+        by_quantity = spread.setdefault(scenario.name, {})
         for trace in at.values():
             for quantity, value in figures_of(scenario, trace, original).items():
-                spread.setdefault(scenario.name, {})[quantity] = max(value, spread[scenario.name].get(quantity, 0.0))
+                by_quantity[quantity] = max(value, by_quantity.get(quantity, 0.0))
     return spread
 
 
