@@ -186,9 +186,8 @@ SLIDE_STEPS = 31  # the ramp run up to the step after the strike's slide (0.5 s)
 def test_the_box_slides_up_the_ramp_as_physx_does_until_its_places_part(results):
     """Through the strike and the slide up the ramp on the box's face normal (steps 26-31) PhysX at every place takes
     the same path, and so does ours (it kept the ramp's normal and braked before: 27 mm behind at step 31)."""
-    in_place, moved, ours = (np.asarray(x)[:SLIDE_STEPS] for x in (results.x["box into a mesh ramp"][0],
-                                                                   np.stack(results.x["box into a mesh ramp"][1]),
-                                                                   results.x["box into a mesh ramp"][2]))
+    in_place, moved, ours = results.x["box into a mesh ramp"]
+    in_place, moved, ours = in_place[:SLIDE_STEPS], np.stack(moved)[:, :SLIDE_STEPS], ours[:SLIDE_STEPS]
     assert np.abs(moved - in_place).max() < 1e-3  # the premise: PhysX's places have not parted
     assert np.abs(ours - in_place).max() < 1e-3, f"{1000 * np.abs(ours - in_place).max():.1f} mm from PhysX"
 
