@@ -111,6 +111,8 @@ _SAME_NORMAL = 0.999  # PXC_SAME_NORMAL: contacts whose normals agree this well 
 # The order of a patch's points decides how the Gauss-Seidel sweep spreads the impulse over them, and which points
 # anchor its friction (growPatches), and so what a symmetric impact leaves as roll and yaw: boxes make PhysX's own
 # points in its order (sim/pcm_box.py); the other shapes' points keep the order they are made in.
+FLOAT_EPS = float(np.finfo(np.float32).eps)  # PhysX's FEps(): the triangle's normal wins a tie with an edge by it
+_TIE_ULPS = 1.0  # an edge must beat the triangle by float32 rounding of the coordinates: nearer, PhysX's rounding decides
 _TRIANGLE_FACING = 0.707106781  # cos 45 degrees: PCM's bound for taking a triangle's normal over a hull face's
 _FACE_PREFERENCE = 1e-4  # a face axis is taken over an edge axis this little (relative) deeper
 # ... relative to the depth plus this many contact distances (1 m for a box on the sample's ground: the tolerance
@@ -1286,8 +1288,9 @@ def _triangles(ground: Ground, tri: np.ndarray) -> Polytopes:
     offsets = np.einsum("nj,nj->n", normals[:, 0], v0)[:, None]
     T = len(tri)
     edges = np.tile(np.array([[0, 1], [1, 2], [0, 2]]), (T, 1, 1))
+    active = np.ones((T, 3), bool) if ground.tri_active is None else ground.tri_active[tri]  # (edge axes: active only)
     return Polytopes(vertices, normals, offsets, np.ones((T, 1), bool), np.tile(np.arange(3), (T, 1, 1)),
-                     np.full((T, 1), 3), edges, np.ones((T, 3), bool), edges, np.ones((T, 3), bool))
+                     np.full((T, 1), 3), edges, np.ones((T, 3), bool), edges, active)
 
 
 def _support_min(vertices: np.ndarray, axes: np.ndarray) -> np.ndarray:
@@ -1336,12 +1339,17 @@ def polytope_contacts(A: Polytopes, B: Polytopes, shape: np.ndarray, static: np.
         use_b = (best_b >= best_a - tol) & (best_b >= best_e - tol)
         use_a = ~use_b & (best_a >= best_e - tol)
     use_e = ~use_b & ~use_a
-    best = np.where(use_b, best_b, np.where(use_a, best_a, best_e))
-    touching = best < limit
     f_best = sep_a.argmax(axis=1)
+    f_ref = f_best  # A's reference face where A's face is
+    edge_face = np.zeros(P, bool)
+    if single_sided is not None:
+        use_b, use_a, use_e, edge_face, best_e, f_ref = _pcm_triangle_axes(A, B, axes, sep_e, best_a, best_b, tol,
+                                                                          use_a, use_b, use_e, f_best)
+    best = np.where(use_b, best_b, np.where(use_a, np.where(edge_face, best_e, best_a), best_e))
+    touching = best < limit
     if single_sided is not None:  # PCM's convex-triangle rule: a face of A within 45 degrees of facing the triangle
         # leaves the normal to the triangle, its face clipped by the triangle (GuPCMTriangleContactGen.cpp)
-        facing = -np.einsum("pj,pj->p", A.normals[rows, f_best], B.normals[:, 0]) > _TRIANGLE_FACING
+        facing = ~edge_face & (-np.einsum("pj,pj->p", A.normals[rows, f_best], B.normals[:, 0]) > _TRIANGLE_FACING)
         use_b = use_b | (use_a & facing)
         use_a = use_a & ~facing
     parts = []
@@ -1365,7 +1373,7 @@ def polytope_contacts(A: Polytopes, B: Polytopes, shape: np.ndarray, static: np.
                                           limit[sel[missed]]))
     sel = np.nonzero(touching & use_a)[0]
     if sel.size:  # reference face on A: B's most opposed face clipped by it; normal = minus A's face normal
-        f = sep_a[sel].argmax(axis=1)
+        f = f_ref[sel]
         normal = -A.normals[sel, f]
         g = np.where(B.face_mask[sel], np.einsum("pfj,pj->pf", B.normals[sel], -normal), np.inf).argmin(axis=1)
         parts.append(_clip(A, sel, f, B, g, normal, shape[sel], static[sel], limit[sel], points_on_reference=True,
@@ -1386,6 +1394,34 @@ def polytope_contacts(A: Polytopes, B: Polytopes, shape: np.ndarray, static: np.
     if single_sided is not None:  # a triangle pushes only to its front side
         out = _subset(out, np.einsum("cj,cj->c", out.normal, single_sided[out.pair]) > 0.0)
     return out
+
+
+def _pcm_triangle_axes(A: Polytopes, B: Polytopes, axes: np.ndarray, sep_e: np.ndarray, best_a: np.ndarray,
+                       best_b: np.ndarray, tol: np.ndarray, use_a: np.ndarray, use_b: np.ndarray, use_e: np.ndarray,
+                       f_best: np.ndarray):
+    """PCM's choice of axis for a polytope A against a triangle B (GuPCMTriangleContactGen.cpp,
+    generateTriangleFullContactManifold), where A has faces: the triangle's normal (its overlap less FLOAT_EPS) or A's
+    face, chosen between them as polytope_contacts chooses, unless an edge pair (an edge of A, an active edge of the
+    triangle, the axis on the triangle's front side) overlaps strictly less. Then A's face most opposed to that axis is
+    the reference face (getPolygonIndex) and its normal the contact normal: where the edge of A's box lies on a ramp
+    and crosses the mesh's boundary, the normal is the box's face, not the ramp's (ovphysx's contacts at the ramp run's
+    step 27). A round core (no faces) keeps polytope_contacts' choice. Returns use_b, use_a, use_e, which pairs take
+    A's face for an edge axis, the best edge separation of each pair, A's reference face of each pair."""
+    rows = np.arange(len(best_a))
+    front = np.einsum("paj,pj->pa", axes, B.normals[:, 0]) > 0.0
+    edge_sep = np.where(front, sep_e, -np.inf)
+    k = edge_sep.argmax(axis=1)
+    best_edge = edge_sep[rows, k]
+    faced = A.face_mask.any(axis=1)
+    face_a = use_a | (use_e & ~(best_b >= best_a - tol))  # A's face or the triangle's, edges aside
+    rounding = FLOAT_EPS * _TIE_ULPS * np.abs(B.vertices).max(axis=(1, 2))
+    edge_face = faced & (best_edge > np.where(face_a, best_a, best_b + FLOAT_EPS) + rounding)
+    f_edge = np.where(A.face_mask, np.einsum("pfj,pj->pf", A.normals, axes[rows, k]), np.inf).argmin(axis=1)
+    use_a = np.where(faced, (face_a & ~edge_face) | edge_face, use_a)
+    use_b = np.where(faced, ~face_a & ~edge_face, use_b)
+    use_e = use_e & ~faced
+    best_e = np.where(edge_face, best_edge, sep_e.max(axis=1, initial=-np.inf))
+    return use_b, use_a, use_e, edge_face, best_e, np.where(edge_face, f_edge, f_best)
 
 
 def _subset(c: Contacts, keep: np.ndarray) -> Contacts:
