@@ -1,9 +1,10 @@
 """NVIDIA's vehicle tests re-expressed for our toolkit: the backends a behaviour test runs against, and the results
 file the docs table is generated from (tools/generate_omni_table.py).
 
-    OMNI_VEHICLE_RESULTS=tests/omni_vehicle/results.json python3 -m pytest -m "soak or not soak" tests/omni_vehicle
+    OMNI_VEHICLE_RESULTS=tests/omni_vehicle/results.json python3 -m pytest -n 0 -m "soak or not soak" tests/omni_vehicle
+    python3 tools/generate_omni_table.py
 
-writes, for every NVIDIA test (the data table's name: the test function's name, or its `nvidia` marker's), the
+(one process: -n 0) writes, for every NVIDIA test (the data table's name: the test function's name, or its `nvidia` marker's), the
 outcome against each backend: "ours" (our simulator, or our reader for a parsing test) and "ovphysx".
 """
 from __future__ import annotations
@@ -49,8 +50,8 @@ def pytest_runtest_makereport(item, call):
         backend = backend_of(item)
         # several tests of ours for one NVIDIA test: the worst outcome counts
         order = ["passed", "xpassed", "skipped", "xfailed", "failed"]
-        if backend not in per or order.index(result) > order.index(per[backend]):
-            per[backend] = result
+        if backend not in per or order.index(result) > order.index(per[backend]["outcome"]):
+            per[backend] = {"outcome": result, "reason": getattr(report, "wasxfail", "") or ""}
 
 
 def pytest_sessionfinish(session):
