@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import numpy as np
-from factory import Car, Options, Y_UP_Z_FORWARD, cars_scenario
+from factory import WHEEL_RADIUS, Y_UP_Z_FORWARD, Car, Options, cars_scenario
 from pxr import Gf, Usd, UsdPhysics
 
 from physxvehicle_usd import simulate
@@ -46,7 +46,11 @@ class Entry:
     wheel_controls: dict[int, Schedule] = field(default_factory=dict)
     edit: Callable[[Usd.Stage, Car], None] | None = None
     shift: tuple[float, float, float] = (0.0, 0.0, 0.0)  # extra offset of this car (stage units, up/forward/side)
-    speed: float = 0.0  # initial forward speed of the body (stage units/s); the wheels start at rest in both backends
+    speed: float = 0.0  # initial forward speed of the body (stage units/s)
+    side_speed: float = 0.0  # initial speed along the side axis
+    # NVIDIA sets the wheels of a car given a speed to free rolling (set_wheel_rotation_speed): ours can (the
+    # simulator's state); ovphysx 0.7 cannot, its wheels start at rest and the tires spin them up
+    spin: bool = False
 
 
 def _per_step(schedule: Any, steps: int) -> np.ndarray:
@@ -128,9 +132,10 @@ class Fleet:
                     shifted[axis] += entry.shift[k]
                 attr.Set(type(attr.Get())(*shifted))
                 car = Car(car.path, car.wheels, tuple(shifted))
-            if entry.speed:
+            if entry.speed or entry.side_speed:
                 velocity = [0.0, 0.0, 0.0]
                 velocity[self.axes[1]] = entry.speed
+                velocity[self.axes[2]] = entry.side_speed
                 UsdPhysics.RigidBodyAPI(stage.GetPrimAtPath(car.path)).CreateVelocityAttr(Gf.Vec3f(*velocity))
             if entry.edit is not None:
                 entry.edit(stage, car)
@@ -162,6 +167,11 @@ class Fleet:
         rows = {path: i for i, path in enumerate(paths)}
         slots = {w: (v, k) for v, ws in enumerate(wheel_paths) for k, w in enumerate(ws)}
         sim = loaded.simulator
+        for e in self.entries:
+            if e.spin:
+                radius = WHEEL_RADIUS * self.L
+                for speed in (sim.state.rotation_speed, sim.state.corrected_rotation_speed):
+                    speed[rows[cars[e.name].path]] = e.speed / radius
 
         def current(name: str) -> np.ndarray:
             s = sim.state

@@ -1,0 +1,265 @@
+"""NVIDIA's behaviour tests of the wheel, the wheel attachment, the slip denominators and a few vehicle set-ups, on
+one fleet of factory cars stepped together, in our simulator and in ovphysx (see test_drive_fleet.py for what the port
+changes: a parameter NVIDIA changes while simulating is authored on a second car from the start)."""
+from __future__ import annotations
+
+import math
+
+import pytest
+from edits import chain, on_vehicle, on_wheels
+from factory import BASIC, FRONT_LEFT, FRONT_RIGHT, NONE, STANDARD, WHEEL_RADIUS, Options
+from fleets import BACKENDS, fleet_fixture, known_failures
+from harness import Entry, Fleet
+from pxr import Gf, Sdf, UsdPhysics
+from stage_factory import set_property
+
+from physxvehicle_usd import properties as P
+
+FRONT = (FRONT_LEFT, FRONT_RIGHT)
+
+
+def car(drive: str = BASIC, **options) -> Options:
+    return Options(drive=drive, shared=False, **options)
+
+
+def _front_forward(base: str, forward: float):
+    """The forward component of a front wheel attachment's vector attribute `base` set to `forward` (stage units)."""
+    def apply(stage, c):
+        for i in FRONT:
+            attr = stage.GetPrimAtPath(c.wheels[i]).GetAttribute(P.full_name(P.ATTACHMENT, base))
+            value = list(attr.Get())
+            value[2] = forward  # Z forward
+            attr.Set(Gf.Vec3f(*value))
+    return apply
+
+
+def _front_scaled_up(base: str, factor: float):
+    def apply(stage, c):
+        for i in FRONT:
+            attr = stage.GetPrimAtPath(c.wheels[i]).GetAttribute(P.full_name(P.ATTACHMENT, base))
+            value = list(attr.Get())
+            value[1] *= factor  # Y up
+            attr.Set(Gf.Vec3f(*value))
+    return apply
+
+
+def _query_group_that_filters_the_ground(stage, c):
+    """NVIDIA's new ground-query group filtering chassis, wheels and the ground surface: the wheels find no ground."""
+    path = f"{c.path}QueryGroup"
+    group = UsdPhysics.CollisionGroup.Define(stage, path)
+    group.CreateFilteredGroupsRel().SetTargets([Sdf.Path(f"/World/{n}") for n in (
+        "VehicleChassisCollisionGroup", "VehicleWheelCollisionGroup", "GroundSurfaceCollisionGroup")])
+    for wheel in c.wheels:
+        stage.GetPrimAtPath(wheel).GetRelationship(P.full_name(P.ATTACHMENT, "collisionGroup")).SetTargets([path])
+
+
+def _no_sticky():
+    return chain(on_vehicle(P.VEHICLE, "longitudinalStickyTireThresholdSpeed", 0.0),
+                 on_vehicle(P.VEHICLE, "lateralStickyTireThresholdSpeed", 0.0))
+
+
+def _entries() -> list[Entry]:
+    e = []
+    # slip denominators: standard drive in first gear, sticky tire off
+    slip = dict(wheel_shapes=False)
+    for name, base, kwargs in (("Passive", "minPassiveLongitudinalSlipDenominator", dict(speed=10.0, spin=True)),
+                               ("Active", "minActiveLongitudinalSlipDenominator", dict(controls={"accelerator": 1.0})),
+                               ("Lateral", "minLateralSlipDenominator", dict(side_speed=10.0))):
+        controls = {"targetGear": 1, **kwargs.pop("controls", {})}
+        e.append(Entry(f"Slip{name}Ref", car(STANDARD, **slip), controls=dict(controls), edit=_no_sticky(), **kwargs))
+        e.append(Entry(f"Slip{name}Mod", car(STANDARD, **slip), controls=dict(controls),
+                       edit=chain(_no_sticky(), on_vehicle(P.VEHICLE, base, 100000.0)), **kwargs))
+    # wheel scenarios (basic drive): radius, moment of inertia (braking from 10 m/s), damping (rolling from 2 m/s)
+    e.append(Entry("WheelRadiusRef", car()))
+    e.append(Entry("WheelRadiusMod", car(), edit=on_wheels(P.WHEEL, "radius", WHEEL_RADIUS * 1.05)))
+    e.append(Entry("WheelMoiRef", car(), speed=10.0, spin=True, controls={"brake0": 1.0}))
+    e.append(Entry("WheelMoiMod", car(), speed=10.0, spin=True, controls={"brake0": 1.0},
+                   edit=on_wheels(P.WHEEL, "moi", 122.5)))
+    e.append(Entry("WheelDampingRef", car(), speed=2.0, spin=True))
+    e.append(Entry("WheelDampingMod", car(), speed=2.0, spin=True, edit=on_wheels(P.WHEEL, "dampingRate", 25.0)))
+    # wheel attachment scenarios: a car as built and one with the front attachments changed
+    travel = Gf.Vec3f(0.0, -1.0, 2.0).GetNormalized()
+    for name, drive, deprecated, edit, controls in (
+            ("TravelDir", BASIC, False, on_wheels(P.ATTACHMENT, "suspensionTravelDirection", tuple(travel), FRONT), {}),
+            ("FramePosition", STANDARD, False, _front_forward("suspensionFramePosition", 0.1 * 3.2), {}),
+            ("ForceAppPoint", STANDARD, True, _front_forward("suspensionForceAppPointOffset", 0.4 * 3.2 - 1.6), {}),
+            ("WheelCom", STANDARD, True, _front_forward("wheelCenterOfMassOffset", 0.1 * 3.2), {}),
+            ("TireForceAppPoint", BASIC, True, _front_scaled_up("tireForceAppPointOffset", 1000.0),
+             {"accelerator": 1.0}),
+            ("CollisionGroup", BASIC, False, _query_group_that_filters_the_ground, {})):
+        if drive == STANDARD and controls:
+            controls = {**controls, "targetGear": 1}
+        e.append(Entry(f"Att{name}Ref", car(drive, deprecated=deprecated, wheel_shapes=False), controls=controls))
+        e.append(Entry(f"Att{name}Mod", car(drive, deprecated=deprecated, wheel_shapes=False), controls=controls,
+                       edit=edit))
+    # test_compact_vehicle_USD_representation: components on the vehicle's own prims, and shared ones
+    for drive in (BASIC, STANDARD, NONE):
+        for shared in (False, True):
+            controls = {"accelerator": 1.0, **({"targetGear": 1} if drive == STANDARD else {})} if drive != NONE else {}
+            wheel = {i: {"driveTorque": 300.0} for i in FRONT} if drive == NONE else {}
+            e.append(Entry(f"Compact{drive}{'Shared' if shared else 'Own'}",
+                           Options(drive=drive, shared=shared, wheel_shapes=False), controls=controls,
+                           wheel_controls=wheel))
+    # test_usd_physics_api_only: no PhysxRigidBodyAPI on the body, no PhysxCollisionAPI on the wheel shapes
+    def strip(stage, c):
+        prim = stage.GetPrimAtPath(c.path)
+        for name in [a.GetName() for a in prim.GetAttributes() if a.GetName().startswith("physxRigidBody:")]:
+            prim.RemoveProperty(name)
+        prim.RemoveAppliedSchema("PhysxRigidBodyAPI")
+        for wheel in c.wheels:
+            shape = stage.GetPrimAtPath(f"{wheel}/Collision")
+            for name in ("physxCollision:restOffset", "physxCollision:contactOffset"):
+                shape.RemoveProperty(name)
+            shape.RemoveAppliedSchema("PhysxCollisionAPI")
+    e.append(Entry("UsdPhysicsOnly", car(), controls={"accelerator": 1.0}, edit=strip))
+    # test_automatic_without_auto_gear_box: automatic without a gear box (no drive), neutral, then first gear
+    # (created with automatic; neutral before the first step; automatic again after 1 s; first gear after 2 s)
+    e.append(Entry("NoAutobox", car(STANDARD, autobox=False, wheel_shapes=False),
+                   controls={"accelerator": 1.0, "targetGear": [(0, 0), (1.0, AUTOMATIC_GEAR), (2.0, 1)]},
+                   edit=on_vehicle(P.CONTROLLER, "targetGear", AUTOMATIC_GEAR)))
+    # test_suspension_user_defined_sprung_mass: rear wheels only (indices 0, 1), a quarter of the mass each
+    def rear_only(stage, c):
+        for index, wheel in ((0, c.wheels[2]), (1, c.wheels[3])):
+            set_property(stage.GetPrimAtPath(wheel), P.SUSPENSION, "sprungMass", 1800.0 / 4)
+            set_property(stage.GetPrimAtPath(wheel), P.ATTACHMENT, "index", index)
+        for wheel in c.wheels[:2]:
+            stage.RemovePrim(wheel)
+        del c.wheels[:2]
+    e.append(Entry("RearOnly", car(NONE), edit=rear_only))
+    return e
+
+
+AUTOMATIC_GEAR = 255
+runs = fleet_fixture(lambda: Fleet(_entries(), 4.0))
+SLIP_LATERAL = ("the car sliding sideways at 10 m/s with minLateralSlipDenominator 1e5 drifts 1.04 mm forward in 1 s "
+                "(ours 1.0389 mm, PhysX 1.0389 mm: the same figure), NVIDIA's bound is 1 mm; NVIDIA gives the speed "
+                "after one settling step, the port from the authored pose (ovphysx cannot set a speed mid-run)")
+WHEEL_COM = ("the front wheels' deprecated wheelCenterOfMassOffset authored 1.28 m further back from the start: both "
+             "simulators put the wheels there (forward 0.32 m) and the body stays level (up -0.00007 m in PhysX, 0.00000 "
+             "m in ours) where NVIDIA, moving the offset while omni.physx simulates, expects it to sink more than 0.04 m; "
+             "authoring the creation-time sprung masses (450 kg) on the moved car changes neither figure")
+KNOWN = {("test_tire_min_slip_denom_lat", "ours"): SLIP_LATERAL,
+         ("test_wheel_attachment_wheel_com_offset", "ours"): WHEEL_COM,
+         ("test_wheel_attachment_wheel_com_offset", "ovphysx"): WHEEL_COM, ("test_tire_min_slip_denom_lat", "ovphysx"): SLIP_LATERAL,
+         ("test_wheel_moment_of_inertia", "ovphysx"):
+         "ovphysx 0.7 cannot set a wheel's rotation speed (omni.physx's set_wheel_rotation_speed, which NVIDIA uses to "
+         "start the wheels free rolling at 10 m/s); with the wheels at rest the brakes lock them at once whatever their "
+         "inertia, and both cars slide 6.481 m in 1 s where NVIDIA expects the 100x inertia to carry 11 % further (ours, "
+         "started spinning: passes)"}
+
+
+@pytest.fixture(params=BACKENDS)
+def run(request, runs):
+    known_failures(request, KNOWN)
+    return runs(request.param)
+
+
+def _pair(run, name):
+    return run[f"{name}Ref"], run[f"{name}Mod"]
+
+
+def test_tire_min_slip_denom_long_passive(run):
+    ref, mod = _pair(run, "SlipPassive")
+    assert ref.forward(1.0) < 0.9 * mod.forward(1.0)
+    assert abs(mod.side(1.0)) < 0.001  # NVIDIA: tells the relation from an uncontrolled explosion
+
+
+def test_tire_min_slip_denom_long_active(run):
+    ref, mod = _pair(run, "SlipActive")
+    assert ref.forward(1.0) > 2 * mod.forward(1.0)
+    assert abs(mod.side(1.0)) < 0.001
+
+
+def test_tire_min_slip_denom_lat(run):
+    ref, mod = _pair(run, "SlipLateral")
+    assert ref.side(1.0) < 0.7 * mod.side(1.0)
+    assert abs(mod.forward(1.0)) < 0.001
+
+
+def test_wheel_radius(run):
+    ref, mod = _pair(run, "WheelRadius")
+    assert ref.up(1.0) + 0.9 * WHEEL_RADIUS * 0.05 < mod.up(1.0)
+
+
+def test_wheel_moment_of_inertia(run):
+    ref, mod = _pair(run, "WheelMoi")
+    assert ref.forward(1.0) < 0.9 * mod.forward(1.0)
+
+
+def test_wheel_damping_rate(run):
+    ref, mod = _pair(run, "WheelDamping")
+    assert ref.forward(1.0) > 1.1 * mod.forward(1.0)
+
+
+def test_wheel_attachment_susp_travel_dir(run):
+    ref, mod = _pair(run, "AttTravelDir")
+    assert abs(ref.up(1.0)) < 0.001
+    assert mod.up(1.0) < -0.05
+
+
+def test_wheel_attachment_suspension_frame_position(run):
+    ref, mod = _pair(run, "AttFramePosition")
+    assert abs(ref.up(1.0)) < 0.001
+    assert mod.up(1.0) < -0.04
+    assert abs(mod.side(1.0)) < 0.001
+
+
+def test_wheel_attachment_susp_force_app_point_offset(run):
+    ref, mod = _pair(run, "AttForceAppPoint")
+    assert abs(ref.up(1.0)) < 0.001
+    assert mod.up(1.0) > 0.2
+    assert abs(mod.side(1.0)) < 0.002
+
+
+def test_wheel_attachment_wheel_com_offset(run):
+    ref, mod = _pair(run, "AttWheelCom")
+    assert abs(ref.up(1.0)) < 0.001
+    assert mod.up(1.0) < -0.04
+    assert abs(mod.side(1.0)) < 0.001
+
+
+def test_wheel_attachment_tire_force_app_point_offset(run):
+    ref, mod = _pair(run, "AttTireForceAppPoint")
+    assert abs(ref.up(0.25)) < 0.005
+    assert mod.up(0.25) > 0.1
+
+
+def test_wheel_attachment_collision_group(run):
+    ref, mod = _pair(run, "AttCollisionGroup")
+    assert abs(ref.up(1.0)) < 0.001
+    assert mod.up(1.0) < -0.2
+
+
+def test_compact_vehicle_USD_representation(run):
+    for drive in (BASIC, STANDARD, NONE):
+        own, shared = run[f"Compact{drive}Own"], run[f"Compact{drive}Shared"]
+        assert own.forward(1.0) > 0.3
+        assert own.side(1.0) == pytest.approx(0.0, abs=0.001)
+        assert own.up(1.0) == pytest.approx(0.0, abs=0.001)
+        assert shared.forward(1.0) - own.forward(1.0) == pytest.approx(0.0, abs=0.002)  # both behave the same
+
+
+def test_usd_physics_api_only(run):
+    v = run["UsdPhysicsOnly"]
+    assert v.forward(1.0) > 0.3
+    assert v.side(1.0) == pytest.approx(0.0, abs=0.001)
+    assert v.up(1.0) == pytest.approx(0.0, abs=0.001)
+
+
+def test_automatic_without_auto_gear_box(run):
+    """Created with automatic but no gear box, neutral for 1 s, automatic again for 1 s: no drive (within 1 mm); then
+    first gear for 1 s: it moves. (The finding omni.physx logs is checked in test_reading.py.)"""
+    v = run["NoAutobox"]
+    assert v.forward(2.0) == pytest.approx(0.0, abs=0.001)
+    assert v.forward(3.0) > 0.3
+    assert v.side(3.0) == pytest.approx(0.0, abs=0.002)
+    assert v.up(3.0) == pytest.approx(0.0, abs=0.002)
+
+
+def test_suspension_user_defined_sprung_mass(run):
+    """The front wheels removed: the front falls to the ground and the rear suspensions compress beyond 0.11 (the
+    equilibrium would be 0.1)."""
+    v = run["RearOnly"]
+    for wheel in (0, 1):
+        assert v.wheel(wheel, "suspensionJounce", 1.0) > 0.11
+    assert not math.isnan(v.up(1.0))
