@@ -51,6 +51,7 @@ class Entry:
     # NVIDIA sets the wheels of a car given a speed to free rolling (set_wheel_rotation_speed): ours can (the
     # simulator's state); ovphysx 0.7 cannot, its wheels start at rest and the tires spin them up
     spin: bool = False
+    wheel_speed: float | None = None  # ours only: every wheel's initial rotation speed (rad/s), overriding `spin`
 
 
 def _per_step(schedule: Any, steps: int) -> np.ndarray:
@@ -109,12 +110,13 @@ class Fleet:
     same cars relative to the centre of mass, for ovphysx)."""
 
     def __init__(self, entries: Sequence[Entry], seconds: float, *, length_scale: float = 1.0, mass_scale: float = 1.0,
-                 axes: Sequence[int] = Y_UP_Z_FORWARD, spacing: float = SPACING):
+                 axes: Sequence[int] = Y_UP_Z_FORWARD, spacing: float = SPACING, air: bool = False):
         names = [e.name for e in entries]
         assert len(set(names)) == len(names), "entry names must be unique"
         self.entries = list(entries)
         self.steps = int(np.ceil(seconds / DT - 1e-9))
         self.L, self.M, self.axes, self.spacing = length_scale, mass_scale, tuple(axes), spacing
+        self.air = air  # NVIDIA's _remove_factory_ground_plane_and_set_gravity_zero
 
     def build(self, frame: str = "prim") -> tuple[Usd.Stage, dict[str, Car]]:
         options = [Options(**{**e.options.__dict__, "com_frame": frame == "com" or e.options.com_frame})
@@ -123,6 +125,9 @@ class Fleet:
         delta[self.axes[2]] = self.spacing * self.L
         stage, cars = cars_scenario(len(self.entries), length_scale=self.L, mass_scale=self.M, axes=self.axes,
                                     delta=delta, options=options, names=[f"/World/{n}" for n in self._names()])
+        if self.air:
+            stage.RemovePrim("/World/GroundPlane")
+            UsdPhysics.Scene(stage.GetPrimAtPath("/World/PhysicsScene")).GetGravityMagnitudeAttr().Set(0.0)
         out = {}
         for entry, car in zip(self.entries, cars):
             if any(entry.shift):
@@ -168,10 +173,10 @@ class Fleet:
         slots = {w: (v, k) for v, ws in enumerate(wheel_paths) for k, w in enumerate(ws)}
         sim = loaded.simulator
         for e in self.entries:
-            if e.spin:
-                radius = WHEEL_RADIUS * self.L
+            if e.spin or e.wheel_speed is not None:
+                value = e.wheel_speed if e.wheel_speed is not None else e.speed / (WHEEL_RADIUS * self.L)
                 for speed in (sim.state.rotation_speed, sim.state.corrected_rotation_speed):
-                    speed[rows[cars[e.name].path]] = e.speed / radius
+                    speed[rows[cars[e.name].path]] = value
 
         def current(name: str) -> np.ndarray:
             s = sim.state
