@@ -82,6 +82,7 @@ class Options:
     set_defaults: bool = False       # author the defaults where the factory otherwise authors other values
     chassis_box: bool = True
     grandchildren: bool = False      # wheel attachments under <vehicle>/Wheels
+    com_metadata: bool | None = None  # the referenceFrameIsCenterOfMass metadata, where it differs from com_frame
     values: dict[tuple[str, str], Any] = field(default_factory=dict)  # extra (schema, base) -> value on the vehicle
 
 
@@ -292,7 +293,7 @@ class Builder:
         body.AddTranslateOp(UsdGeom.XformOp.PrecisionFloat).Set(Gf.Vec3f(*position))
         body.AddOrientOp(UsdGeom.XformOp.PrecisionFloat).Set(Gf.Quatf(1, 0, 0, 0))
         prim = body.GetPrim()
-        prim.SetCustomDataByKey(REFERENCE_FRAME_KEY, o.com_frame)
+        prim.SetCustomDataByKey(REFERENCE_FRAME_KEY, o.com_frame if o.com_metadata is None else o.com_metadata)
         UsdPhysics.RigidBodyAPI.Apply(prim)
         mass = UsdPhysics.MassAPI.Apply(prim)
         mass.CreateMassAttr(MASS * self.M)

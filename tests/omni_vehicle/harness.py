@@ -73,6 +73,7 @@ class View:
     bodies: dict[str, np.ndarray]
     wheels: list[dict[str, np.ndarray]]
     vehicle: dict[str, np.ndarray]
+    final: dict[str, float] = field(default_factory=dict)  # drive state after the last step (see Fleet.run_*)
 
     @staticmethod
     def step(t: float) -> int:
@@ -203,6 +204,10 @@ class Fleet:
             return out or None
 
         result = simulate.run(loaded, self.steps, DT, controls=controls)
+        s = sim.state
+        # the drive state ovphysx reports as telemetry and our simulator keeps in its state (not in its telemetry)
+        final = {"gearSwitchTime": s.gear_switch_time, "autoboxTimeSinceLastShift": s.autobox_time_since_shift,
+                 "automaticTransmission": np.asarray(s.target_gear_command) == AUTOMATIC}
         views = {}
         for e in self.entries:
             car = cars[e.name]
@@ -213,7 +218,8 @@ class Fleet:
                 {n: result.arrays["bodies"][n][:, v] for n in TELEMETRY["bodies"]},
                 [{n: result.arrays["wheels"][n][:, v, k] for n in TELEMETRY["wheels"] if n in result.arrays["wheels"]}
                  for k in order],
-                {n: result.arrays["vehicles"][n][:, v] for n in TELEMETRY["vehicles"] if n in result.arrays["vehicles"]})
+                {n: result.arrays["vehicles"][n][:, v] for n in TELEMETRY["vehicles"] if n in result.arrays["vehicles"]},
+                {n: float(a[v]) for n, a in final.items()})
         return views
 
     # -- PhysX ---------------------------------------------------------------------------------------------------
@@ -228,6 +234,8 @@ class Fleet:
         views = {}
         for e in self.entries:
             car = cars[e.name]
+            drive = trace["vehicles"].get(car.path, {})
             views[e.name] = View(car, self.axes, trace["bodies"][car.path], [trace["wheels"][w] for w in car.wheels],
-                                 trace["vehicles"].get(car.path, {}))
+                                 drive, {n: float(drive[n][-1]) for n in ("gearSwitchTime", "autoboxTimeSinceLastShift",
+                                                                          "automaticTransmission") if n in drive})
         return views
