@@ -111,13 +111,17 @@ class Fleet:
     same cars relative to the centre of mass, for ovphysx)."""
 
     def __init__(self, entries: Sequence[Entry], seconds: float, *, length_scale: float = 1.0, mass_scale: float = 1.0,
-                 axes: Sequence[int] = Y_UP_Z_FORWARD, spacing: float = SPACING, air: bool = False):
+                 axes: Sequence[int] = Y_UP_Z_FORWARD, spacing: float = SPACING, air: bool = False,
+                 gravity: float | None = None, stage_edit: Callable[[Usd.Stage], None] | None = None):
         names = [e.name for e in entries]
         assert len(set(names)) == len(names), "entry names must be unique"
         self.entries = list(entries)
         self.steps = int(np.ceil(seconds / DT - 1e-9))
         self.L, self.M, self.axes, self.spacing = length_scale, mass_scale, tuple(axes), spacing
         self.air = air  # NVIDIA's _remove_factory_ground_plane_and_set_gravity_zero
+        # gravity (m/s^2, negative: upwards): the factory's 10 plus the load of NVIDIA's force on the body, which
+        # acts through the centre of mass as gravity does; stage_edit: a change of the whole stage, after the cars
+        self.gravity, self.stage_edit = gravity, stage_edit
 
     def build(self, frame: str = "prim") -> tuple[Usd.Stage, dict[str, Car]]:
         options = [Options(**{**e.options.__dict__, "com_frame": frame == "com" or e.options.com_frame})
@@ -129,6 +133,12 @@ class Fleet:
         if self.air:
             stage.RemovePrim("/World/GroundPlane")
             UsdPhysics.Scene(stage.GetPrimAtPath("/World/PhysicsScene")).GetGravityMagnitudeAttr().Set(0.0)
+        if self.gravity is not None:
+            scene = UsdPhysics.Scene(stage.GetPrimAtPath("/World/PhysicsScene"))
+            scene.GetGravityMagnitudeAttr().Set(abs(self.gravity) * self.L)
+            down = [0.0, 0.0, 0.0]
+            down[self.axes[0]] = -1.0 if self.gravity >= 0 else 1.0
+            scene.GetGravityDirectionAttr().Set(Gf.Vec3f(*down))
         out = {}
         for entry, car in zip(self.entries, cars):
             if any(entry.shift):
@@ -146,6 +156,8 @@ class Fleet:
             if entry.edit is not None:
                 entry.edit(stage, car)
             out[entry.name] = car
+        if self.stage_edit is not None:
+            self.stage_edit(stage)
         return stage, out
 
     def _names(self) -> list[str]:
