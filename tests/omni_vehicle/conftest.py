@@ -41,8 +41,8 @@ def pytest_configure(config):
 def pytest_runtest_makereport(item, call):
     outcome = yield
     report = outcome.get_result()
-    if not item.nodeid.startswith("tests/omni_vehicle/") and HERE not in Path(str(item.fspath)).parents:
-        return
+    if HERE not in Path(str(item.fspath)).parents or Path(str(item.fspath)).name == "test_table.py":
+        return  # only the re-expressed NVIDIA tests (not the checks of the table itself)
     if report.when == "call" or (report.when == "setup" and report.outcome != "passed"):
         result = "xfailed" if hasattr(report, "wasxfail") and report.skipped else \
             "xpassed" if hasattr(report, "wasxfail") else report.outcome

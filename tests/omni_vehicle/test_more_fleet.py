@@ -1,12 +1,13 @@
 """NVIDIA's tests of the tank, the reference frame metadata, the wheel index order and the drive state, on one fleet
-of factory cars (3.3 s), in our simulator and in ovphysx (see test_drive_fleet.py for what the port changes)."""
+of factory cars (4 s), in our simulator and in ovphysx (see test_drive_fleet.py for what the port changes)."""
 from __future__ import annotations
 
 import math
 
 import numpy as np
 import pytest
-from factory import BASIC, NONE, STANDARD, Options
+from edits import on_vehicle
+from factory import AUTOMATIC, BASIC, NONE, STANDARD, Options
 from fleets import BACKENDS, fleet_fixture, known_failures
 from harness import Entry, Fleet
 from stage_factory import set_property
@@ -41,10 +42,23 @@ def _entries() -> list[Entry]:
         # test_drive_data: steering fully while accelerating, standard (2 s) and basic (1 s)
         Entry("DataStandard", Options(drive=STANDARD, shared=False), controls={"steer": 1.0, "accelerator": 1.0}),
         Entry("DataBasic", Options(drive=BASIC, shared=False), controls={"steer": 1.0, "accelerator": 1.0}),
+        # test_engine_damping, zero throttle: clutch engaged (first gear) or disengaged (neutral) after 2 s of full
+        # throttle, with that damping 1e6 from the start (it acts at zero throttle only)
+        Entry("DampingEngaged", Options(drive=STANDARD, shared=False),
+              controls={"accelerator": [(0, 1.0), (2.0, 0.0)], "targetGear": 1},
+              edit=on_vehicle(P.ENGINE, "dampingRateZeroThrottleClutchEngaged", 1e6)),
+        Entry("DampingDisengaged", Options(drive=STANDARD, shared=False),
+              controls={"accelerator": [(0, 1.0), (2.0, 0.0)], "targetGear": [(0, 1), (2.0, 0)]},
+              edit=on_vehicle(P.ENGINE, "dampingRateZeroThrottleClutchDisengaged", 1e6)),
+        # test_automatic_without_auto_gear_box: created with automatic but no gear box; neutral before the first step,
+        # automatic again after 1 s, first gear after 2 s
+        Entry("NoAutobox", Options(drive=STANDARD, autobox=False, wheel_shapes=False, shared=False),
+              controls={"accelerator": 1.0, "targetGear": [(0, 0), (1.0, AUTOMATIC), (2.0, 1)]},
+              edit=on_vehicle(P.CONTROLLER, "targetGear", AUTOMATIC)),
     ]
 
 
-runs = fleet_fixture(lambda: Fleet(_entries(), 3.3))
+runs = fleet_fixture(lambda: Fleet(_entries(), 4.0))
 KNOWN = {("test_reference_frame_is_com", "ovphysx"):
          "ovphysx 0.7 reads every frame relative to the centre of mass and ignores the referenceFrameIsCenterOfMass "
          "metadata (read/readings.py): the car whose positions were authored relative to the centre of mass and whose "
@@ -122,3 +136,21 @@ def test_drive_data_state(backend, drive_state):
     assert final["gearSwitchTime"] < 0.0
     assert abs(final["autoboxTimeSinceLastShift"] - 1.466) < 0.1
     assert bool(final["automaticTransmission"]) is True
+
+
+@pytest.mark.nvidia("test_engine_damping")
+def test_engine_damping_zero_throttle(run):
+    for name in ("DampingEngaged", "DampingDisengaged"):
+        assert run[name].forward(2.0) > 1.0
+        # without the damping change the engine would still turn above 40 rad/s
+        assert run[name].drive("engineRotationSpeed", 4.0) < 0.001
+
+
+def test_automatic_without_auto_gear_box(run):
+    """Created with automatic but no gear box, neutral for 1 s, automatic again for 1 s: no drive (within 1 mm); then
+    first gear for 1 s: it moves. (The finding omni.physx logs is checked in test_reading.py.)"""
+    v = run["NoAutobox"]
+    assert v.forward(2.0) == pytest.approx(0.0, abs=0.001)
+    assert v.forward(3.0) > 0.3
+    assert v.side(3.0) == pytest.approx(0.0, abs=0.002)
+    assert v.up(3.0) == pytest.approx(0.0, abs=0.002)

@@ -112,11 +112,7 @@ def _entries() -> list[Entry]:
                 shape.RemoveProperty(name)
             shape.RemoveAppliedSchema("PhysxCollisionAPI")
     e.append(Entry("UsdPhysicsOnly", car(), controls={"accelerator": 1.0}, edit=strip))
-    # test_automatic_without_auto_gear_box: automatic without a gear box (no drive), neutral, then first gear
-    # (created with automatic; neutral before the first step; automatic again after 1 s; first gear after 2 s)
-    e.append(Entry("NoAutobox", car(STANDARD, autobox=False, wheel_shapes=False),
-                   controls={"accelerator": 1.0, "targetGear": [(0, 0), (1.0, AUTOMATIC_GEAR), (2.0, 1)]},
-                   edit=on_vehicle(P.CONTROLLER, "targetGear", AUTOMATIC_GEAR)))
+    # (test_automatic_without_auto_gear_box runs 3 s: test_more_fleet.py)
     # test_suspension_user_defined_sprung_mass: rear wheels only (indices 0, 1), a quarter of the mass each
     def rear_only(stage, c):
         for index, wheel in ((0, c.wheels[2]), (1, c.wheels[3])):
@@ -129,8 +125,7 @@ def _entries() -> list[Entry]:
     return e
 
 
-AUTOMATIC_GEAR = 255
-runs = fleet_fixture(lambda: Fleet(_entries(), 4.0))
+runs = fleet_fixture(lambda: Fleet(_entries(), 1.0))
 SLIP_LATERAL = ("the car sliding sideways at 10 m/s with minLateralSlipDenominator 1e5 drifts 1.04 mm forward in 1 s "
                 "(ours 1.0389 mm, PhysX 1.0389 mm: the same figure), NVIDIA's bound is 1 mm; NVIDIA gives the speed "
                 "after one settling step, the port from the authored pose (ovphysx cannot set a speed mid-run)")
@@ -244,16 +239,6 @@ def test_usd_physics_api_only(run):
     assert v.forward(1.0) > 0.3
     assert v.side(1.0) == pytest.approx(0.0, abs=0.001)
     assert v.up(1.0) == pytest.approx(0.0, abs=0.001)
-
-
-def test_automatic_without_auto_gear_box(run):
-    """Created with automatic but no gear box, neutral for 1 s, automatic again for 1 s: no drive (within 1 mm); then
-    first gear for 1 s: it moves. (The finding omni.physx logs is checked in test_reading.py.)"""
-    v = run["NoAutobox"]
-    assert v.forward(2.0) == pytest.approx(0.0, abs=0.001)
-    assert v.forward(3.0) > 0.3
-    assert v.side(3.0) == pytest.approx(0.0, abs=0.002)
-    assert v.up(3.0) == pytest.approx(0.0, abs=0.002)
 
 
 def test_suspension_user_defined_sprung_mass(run):

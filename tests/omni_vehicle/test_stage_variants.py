@@ -12,8 +12,8 @@ import math
 
 import numpy as np
 import pytest
-from edits import chain, on_vehicle, on_wheels, own_friction_table
-from factory import BASIC, NONE, STANDARD, Options
+from edits import on_wheels, own_friction_table
+from factory import BASIC, STANDARD, Options
 from fleets import BACKENDS, known_failures
 from harness import DT, Entry, Fleet
 from pxr import UsdShade
