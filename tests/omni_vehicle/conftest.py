@@ -28,9 +28,12 @@ def nvidia_name(item: pytest.Item) -> str:
 
 
 def backend_of(item: pytest.Item) -> str:
-    """"ovphysx" where a parameter of the test (the `run` fixture's) says so, else "ours"."""
+    """"ovphysx" where a parameter of the test (the `run` fixture's) says so, or an unparametrized test is marked
+    ovphysx; else "ours"."""
     callspec = getattr(item, "callspec", None)
-    return "ovphysx" if callspec and "ovphysx" in callspec.params.values() else "ours"
+    if callspec is not None:
+        return "ovphysx" if "ovphysx" in callspec.params.values() else "ours"
+    return "ovphysx" if item.get_closest_marker("ovphysx") else "ours"
 
 
 def pytest_configure(config):
