@@ -4,7 +4,8 @@
     python tools/generate_omni_table.py --check   # exit 1 when the doc is stale (tests/omni_vehicle checks too)
 
 Inputs: the data table tests/omni_vehicle/nvidia_tests.csv (one row per NVIDIA test: its subject, and why a Kit-only
-test does not apply) and tests/omni_vehicle/results.json (the outcomes a pytest run recorded, see
+test does not apply, or why an applicable one is not ported or not run against a backend) and
+tests/omni_vehicle/results.json (the outcomes a pytest run recorded, see
 tests/omni_vehicle/conftest.py).
 """
 from __future__ import annotations
@@ -25,13 +26,13 @@ SHOWN = {"passed": "passes", "xfailed": "fails (xfail)", "failed": "FAILS", "xpa
          "skipped": "skipped"}
 
 
-def _cell(result: dict | None, applicable: bool, behaviour: bool, backend: str) -> str:
+def _cell(result: dict | None, applicable: bool, behaviour: bool, backend: str, ported: bool) -> str:
     if not applicable:
         return "—"
     if backend == "ovphysx" and not behaviour:
         return "— (reading)"
     if result is None:
-        return "not yet ported"
+        return "not run (see why not)" if ported else "not ported"
     return SHOWN[result["outcome"]]
 
 
@@ -60,7 +61,7 @@ def render(rows: list[dict], results: dict) -> str:
         f"- NVIDIA tests: {len(rows)}; applicable: {len(applicable)}; not applicable (Kit alone): "
         f"{len(rows) - len(applicable)}",
         f"- ported: {len(ported)} ({len(behaviour)} behaviour, {len(ported) - len(behaviour)} reading); "
-        f"not yet ported: {len(applicable) - len(ported)}",
+        f"not ported: {len(applicable) - len(ported)} (why: the table's last column)",
         f"- ours: {count('ours', 'passed')} pass, {count('ours', 'xfailed')} fail (strict xfail, listed below), "
         f"{count('ours', 'failed')} FAIL",
         f"- ovphysx (behaviour tests): {count('ovphysx', 'passed')} pass, {count('ovphysx', 'xfailed')} fail "
@@ -73,9 +74,9 @@ def render(rows: list[dict], results: dict) -> str:
         ok = r["subject"] != "kit"
         result = results.get(r["test"], {})
         cells = [f"`{r['test']}`", r["source"], "yes" if ok else "no",
-                 _cell(result.get("ours"), ok, r["subject"] == "behaviour", "ours"),
-                 _cell(result.get("ovphysx"), ok, r["subject"] == "behaviour", "ovphysx"),
-                 r["why_not"].replace("|", "\\|")]
+                 _cell(result.get("ours"), ok, r["subject"] == "behaviour", "ours", bool(result)),
+                 _cell(result.get("ovphysx"), ok, r["subject"] == "behaviour", "ovphysx", bool(result)),
+                 (r["why_not"] or r["note"]).replace("|", "\\|")]
         lines.append("| " + " | ".join(cells) + " |")
     failing = [(r["test"], b, results[r["test"]][b]["reason"]) for r in ported for b in ("ours", "ovphysx")
                if results[r["test"]].get(b, {}).get("outcome") == "xfailed"]
