@@ -6,6 +6,7 @@ from typing import Callable
 
 import pytest
 from harness import Fleet, View
+from results_plugin import backend_of, nvidia_name
 
 # ovphysx's side of the fleets costs about 18 s of CPU (a worker start and a few hundred steps of 10 to 60 cars per
 # fleet): soak, which CI runs, so that the default run keeps its 3 minutes; ours stays in the default run (about 8 s)
@@ -33,8 +34,6 @@ def fleet_fixture(make: Callable[[], Fleet]):
 def known_failures(request, failures: dict[tuple[str, str], str]) -> None:
     """At set-up, mark the test a strict xfail where (its NVIDIA name, its backend) is listed; the reason carries the
     measured figure. Call from the module's function-scoped `run` fixture."""
-    from conftest import backend_of, nvidia_name
-
     reason = failures.get((nvidia_name(request.node), backend_of(request.node)))
     if reason:
         request.applymarker(pytest.mark.xfail(strict=True, reason=reason))

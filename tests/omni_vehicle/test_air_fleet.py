@@ -144,17 +144,8 @@ runs = fleet_fixture(lambda: Fleet(_diff_entries() + _steer_entries() + _ackerma
 NO_SPIN = ("ovphysx 0.7 cannot set wheel rotation speeds (omni.physx's set_wheel_rotation_speed, with which NVIDIA spins "
            "every wheel to 30 m/s / 0.35 m = 85.7 rad/s before each braking step): its wheels start at rest, so no "
            "wheel exceeds NVIDIA's 95 % of that speed (measured: 0.0 rad/s)")
-AIR = ("defect: the compiled kernel (the simulator's default) turns a car with no ground under it and zero gravity "
-       "non-finite in its first step (linear and angular velocity, wheel speeds, tire directions NaN; the guard then "
-       "freezes it and every wheel reads 0.0 rad/s); with ground, or with gravity, it steps; the numpy kernels step "
-       "this fleet and pass every test of this module (driven wheels 6.70 and 13.39 rad/s after 3 steps)")
 KNOWN = {("test_brakes", "ovphysx"): NO_SPIN, ("test_brakes_deprecated", "ovphysx"): NO_SPIN,
-         ("test_brakes1_only", "ovphysx"): NO_SPIN,
-         **{(name, "ours"): AIR for name in (
-             "test_multi_wheel_differential_basic", "test_multi_wheel_differential_basic_deprecated",
-             "test_multi_wheel_differential_standard", "test_multi_wheel_differential_standard_deprecated",
-             "test_steering", "test_steering_deprecated", "test_ackermann_steering_drive_basic",
-             "test_ackermann_steering_drive_standard", "test_brakes", "test_brakes_deprecated", "test_brakes1_only")}}
+         ("test_brakes1_only", "ovphysx"): NO_SPIN}
 
 
 @pytest.fixture(params=BACKENDS)

@@ -1,5 +1,7 @@
-"""NVIDIA's vehicle tests re-expressed for our toolkit: the backends a behaviour test runs against, and the results
-file the docs table is generated from (tools/generate_omni_table.py).
+"""A pytest plugin (tests/conftest.py loads it) for NVIDIA's vehicle tests re-expressed in tests/omni_vehicle: the
+`nvidia` marker, which backend a test ran against, and the results file the docs table is generated from
+(tools/generate_omni_table.py). Not a conftest.py: a second module named conftest would shadow tests/conftest.py for
+the test modules that import from it.
 
     OMNI_VEHICLE_RESULTS=tests/omni_vehicle/results.json python3 -m pytest -n 0 -m "soak or not soak" tests/omni_vehicle
     python3 tools/generate_omni_table.py
@@ -11,13 +13,11 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
 
 import pytest
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))  # factory, harness
 RESULTS_ENV = "OMNI_VEHICLE_RESULTS"
 _outcomes: dict[str, dict[str, str]] = {}
 
