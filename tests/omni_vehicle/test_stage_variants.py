@@ -13,10 +13,10 @@ import math
 import numpy as np
 import pytest
 from edits import on_wheels, own_friction_table
-from factory import BASIC, STANDARD, Options
+from factory import BASIC, STANDARD, SURFACE_GROUP, Options
 from fleets import BACKENDS, known_failures
 from harness import DT, Entry, Fleet
-from pxr import UsdShade
+from pxr import Gf, UsdGeom, UsdPhysics, UsdShade
 
 from physxvehicle_usd import properties as P
 
@@ -100,7 +100,27 @@ def _fleets() -> dict[str, Fleet]:
         Entry("DefaultOne", car(wheel_shapes=False), controls={"accelerator": 1.0},
               edit=own_friction_table([0.75, 0.6], default=1.0)),
     ], 2.0, stage_edit=unbind)
+    # test_sweep_ground_gap: boxes 0.2 m high on the ground surface, 0.5 m deep, two per left wheel with a 0.1 m gap
+    # under the wheel's centre; the cars start 0.2 m higher. NVIDIA's boxes are dynamic (add_rigid_box); here they are
+    # static colliders (our simulator's ground), which they stay in NVIDIA's second of simulation anyway
+    f["gap"] = Fleet([Entry("Sweep", car(raycast=False), shift=(0.2, 0.0, 0.0)),
+                      Entry("Raycast", car(), shift=(0.2, 0.0, 0.0))], 1.0, stage_edit=_gap_boxes)
     return f
+
+
+def _gap_boxes(stage):
+    for car in ("Sweep", "Raycast"):
+        body = stage.GetPrimAtPath(f"/World/{car}").GetAttribute("xformOp:translate").Get()
+        for wheel in ("FrontLeftWheel", "RearLeftWheel"):
+            offset = stage.GetPrimAtPath(f"/World/{car}/{wheel}").GetAttribute("xformOp:translate").Get()
+            for k, dz in enumerate((0.3, -0.3)):
+                path = f"/World/{car}{wheel}Box{k}"
+                cube = UsdGeom.Cube.Define(stage, path)
+                cube.AddTranslateOp().Set(Gf.Vec3d(body[0] + offset[0], 0.1, body[2] + offset[2] + dz))
+                cube.AddScaleOp().Set(Gf.Vec3f(5.0, 0.1, 0.25))  # half extents of 10 x 0.2 x 0.5 m
+                UsdPhysics.CollisionAPI.Apply(cube.GetPrim())
+                UsdPhysics.CollisionGroup(stage.GetPrimAtPath(SURFACE_GROUP)).GetCollidersCollectionAPI() \
+                    .CreateIncludesRel().AddTarget(path)
 
 
 FLEETS = _fleets()
@@ -230,3 +250,9 @@ def test_tire_friction_table_default_friction_change(stages, backend):
     assert v["DefaultOne"].forward(2.0) > 1.0
     for name in ("DefaultZero", "DefaultOne"):
         assert abs(v[name].side(2.0)) < 0.001 and abs(v[name].up(2.0)) < 0.001
+
+
+def test_sweep_ground_gap(stages, backend):
+    v = stages("gap", backend)
+    assert abs(v["Sweep"].up(1.0)) < 0.01  # the swept wheels rest on the boxes' edges
+    assert v["Raycast"].up(1.0) < -0.1  # the rays pass through the gap: the body sinks
