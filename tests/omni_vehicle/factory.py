@@ -20,6 +20,7 @@ Axes are (up, forward, side) indices, Y up and Z forward (+X the left side) unle
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -83,6 +84,9 @@ class Options:
     chassis_box: bool = True
     grandchildren: bool = False      # wheel attachments under <vehicle>/Wheels
     com_metadata: bool | None = None  # the referenceFrameIsCenterOfMass metadata, where it differs from com_frame
+    shape_at_root: bool = False      # the wheel attachment prim is the collision shape itself
+    mesh_shape: bool = False         # a convex-hull mesh ring instead of a UsdGeom.Cylinder
+    unmanaged_wheels: bool = False   # wheel attachments are Scopes (no transform); no wheel shapes
     values: dict[tuple[str, str], Any] = field(default_factory=dict)  # extra (schema, base) -> value on the vehicle
 
 
@@ -380,9 +384,15 @@ class Builder:
             wheel_pos = self.v(rest_up, forward, side, L)
             frame_pos = self.v(rest_up + COMPRESSION, forward, side, L)
             wpath = f"{parent}/{name}"
-            xform = UsdGeom.Xform.Define(self.stage, wpath)
-            xform.AddTranslateOp(UsdGeom.XformOp.PrecisionFloat).Set(wheel_pos + com if o.com_frame else wheel_pos)
-            w = xform.GetPrim()
+            if o.unmanaged_wheels:
+                w = UsdGeom.Scope.Define(self.stage, wpath).GetPrim()
+            else:
+                if o.wheel_shapes and o.shape_at_root:
+                    xform = self._ring(wpath) if o.mesh_shape else UsdGeom.Cylinder.Define(self.stage, wpath)
+                else:
+                    xform = UsdGeom.Xform.Define(self.stage, wpath)
+                xform.AddTranslateOp(UsdGeom.XformOp.PrecisionFloat).Set(wheel_pos + com if o.com_frame else wheel_pos)
+                w = xform.GetPrim()
             w.ApplyAPI(P.ATTACHMENT)
             if o.shared:
                 for rel, part in (("wheel", "Wheel"), ("tire", "Tire"), ("suspension", "Suspension")):
@@ -411,17 +421,38 @@ class Builder:
                 w.ApplyAPI(P.WHEEL_CONTROLLER)
                 for base in ("driveTorque", "brakeTorque", "steerAngle"):
                     set_property(w, P.WHEEL_CONTROLLER, base, 0.0)
-            if o.wheel_shapes:
-                self._wheel_shape(f"{wpath}/Collision")
+            if o.wheel_shapes and not o.unmanaged_wheels:
+                self._wheel_shape(wpath if o.shape_at_root else f"{wpath}/Collision", o.mesh_shape)
             paths.append(wpath)
         return paths
 
-    def _wheel_shape(self, path: str) -> None:
-        shape = UsdGeom.Cylinder.Define(self.stage, path)
-        shape.CreateHeightAttr(WHEEL_WIDTH * self.L)
-        shape.CreateRadiusAttr(WHEEL_RADIUS * self.L)
-        shape.CreateAxisAttr("XYZ"[self.axes[2]])
-        shape.CreateExtentAttr(UsdGeom.Cylinder.ComputeExtentFromPlugins(shape, 0))
+    def _ring(self, path: str) -> UsdGeom.Mesh:
+        """A unit ring of 32 segments about the side axis (a cylinder of radius 1 and length 2), hulled."""
+        mesh = UsdGeom.Mesh.Define(self.stage, path)
+        points = []
+        for k in range(32):
+            angle = 2.0 * math.pi * k / 32
+            for end in (1.0, -1.0):
+                points.append(_vec(self.axes, math.sin(angle), -math.cos(angle), end))
+        mesh.CreatePointsAttr(points)
+        mesh.CreateFaceVertexCountsAttr([4] * 32)
+        mesh.CreateFaceVertexIndicesAttr([i for k in range(32) for i in (2 * k, 2 * k + 1, (2 * k + 3) % 64,
+                                                                          (2 * k + 2) % 64)])
+        UsdPhysics.MeshCollisionAPI.Apply(mesh.GetPrim()).CreateApproximationAttr("convexHull")
+        return mesh
+
+    def _wheel_shape(self, path: str, mesh: bool = False) -> None:
+        prim = self.stage.GetPrimAtPath(path)
+        if mesh:
+            shape = UsdGeom.Mesh(prim) if prim else self._ring(path)
+            shape.AddScaleOp(UsdGeom.XformOp.PrecisionFloat).Set(
+                self.v(WHEEL_RADIUS, WHEEL_RADIUS, WHEEL_WIDTH * 0.5, self.L))
+        else:
+            shape = UsdGeom.Cylinder(prim) if prim else UsdGeom.Cylinder.Define(self.stage, path)
+            shape.CreateHeightAttr(WHEEL_WIDTH * self.L)
+            shape.CreateRadiusAttr(WHEEL_RADIUS * self.L)
+            shape.CreateAxisAttr("XYZ"[self.axes[2]])
+            shape.CreateExtentAttr(UsdGeom.Cylinder.ComputeExtentFromPlugins(shape, 0))
         self._collider(shape.GetPrim(), WHEEL_GROUP)
 
     def _collider(self, prim: Usd.Prim, group: str) -> None:

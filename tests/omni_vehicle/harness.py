@@ -247,7 +247,8 @@ class Fleet:
         for e in self.entries:
             car = cars[e.name]
             drive = trace["vehicles"].get(car.path, {})
-            views[e.name] = View(car, self.axes, trace["bodies"][car.path], [trace["wheels"][w] for w in car.wheels],
+            # (a wheel ovphysx reports nothing of, e.g. an attachment prim that is not xformable, reads as empty)
+            views[e.name] = View(car, self.axes, trace["bodies"][car.path], [trace["wheels"].get(w, {}) for w in car.wheels],
                                  drive, {n: float(drive[n][-1]) for n in ("gearSwitchTime", "autoboxTimeSinceLastShift",
                                                                           "automaticTransmission") if n in drive})
         return views

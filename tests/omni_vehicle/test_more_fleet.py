@@ -55,7 +55,13 @@ def _entries() -> list[Entry]:
         Entry("NoAutobox", Options(drive=STANDARD, autobox=False, wheel_shapes=False, shared=False),
               controls={"accelerator": 1.0, "targetGear": [(0, 0), (1.0, AUTOMATIC), (2.0, 1)]},
               edit=on_vehicle(P.CONTROLLER, "targetGear", AUTOMATIC)),
-    ]
+    ] + [
+        # test_wheel_transform_management: no shape; a cylinder, or a convex mesh, as the attachment prim; a cylinder
+        # below it; attachments without a transform. Full steer for 1 s, straight for 1 s, full throttle for 2 s
+        Entry(f"Transform{i}", Options(drive=BASIC, shared=False, **variant),
+              controls={"steer": [(0, 1.0), (1.0, 0.0)], "accelerator": [(0, 0.0), (2.0, 1.0)]})
+        for i, variant in enumerate((dict(wheel_shapes=False), dict(shape_at_root=True),
+                                     dict(shape_at_root=True, mesh_shape=True), dict(), dict(unmanaged_wheels=True)))]
 
 
 runs = fleet_fixture(lambda: Fleet(_entries(), 4.0))
@@ -154,3 +160,16 @@ def test_automatic_without_auto_gear_box(run):
     assert v.forward(3.0) > 0.3
     assert v.side(3.0) == pytest.approx(0.0, abs=0.002)
     assert v.up(3.0) == pytest.approx(0.0, abs=0.002)
+
+
+def test_wheel_transform_management(run):
+    """Every way of holding the wheels steers them (more than 10 degrees), drives the car more than 1 m, and ends it
+    where the first does, to 1 mm. (NVIDIA also checks the transforms omni.physx writes to the wheel prims, and that
+    a child shape turns with its wheel: writing to the stage is Kit's, not ours.)"""
+    end = run["Transform0"].delta(4.0)
+    for i in range(5):
+        v = run[f"Transform{i}"]
+        if i != 4:  # NVIDIA reads the steer from the wheel prim's transform, which a Scope has not
+            assert math.degrees(abs(float(v.wheel(0, "wheelSteerAngle", 1.0)))) > 10.0
+        assert v.forward(4.0) > 1.0
+        assert np.abs(v.delta(4.0) - end).max() < 0.001, (i, v.delta(4.0), end)
