@@ -36,6 +36,7 @@ from .collision import (
     static_shape,
     vehicle_shape,
 )
+from .contact_inputs import check_collider, check_groups, check_material
 from .values import ComponentReader
 
 
@@ -107,10 +108,15 @@ def load_physics(stage: Usd.Stage, sink: DiagnosticSink, exclude: Sequence[str] 
             elif name == "RigidBody":
                 info.bodies[key] = desc
             elif name == "RigidBodyMaterial":
+                if not check_material(stage.GetPrimAtPath(path), sink):
+                    continue
                 info.materials[key] = MaterialDescription(key, float(desc.staticFriction), float(desc.dynamicFriction),
                                                           float(desc.restitution),
                                                           *combine_modes(stage.GetPrimAtPath(path)))
             elif name in _SHAPES and not desc.collisionEnabled:
+                continue
+            elif name in _SHAPES and name != "PlaneShape" and not check_collider(stage.GetPrimAtPath(path), desc, name,
+                                                                                 sink):
                 continue
             elif name in _SHAPES and str(desc.rigidBody):
                 shape = vehicle_shape(stage, desc, units, sink, scene) if name != "PlaneShape" else None
@@ -145,6 +151,7 @@ def load_physics(stage: Usd.Stage, sink: DiagnosticSink, exclude: Sequence[str] 
     # even for a vehicle without collision shapes)
     if any(str(kind).rsplit(".", 1)[-1] == "CollisionGroup" and len(paths) for kind, (paths, _) in parsed.items()):
         info.groups, members = collision_groups(stage)
+        check_groups(stage, info.groups, sink)
         info.member_of = groups_of(members)
         colliders = [*info.ground, *(s for shapes in info.shapes.values() for s in shapes)]
         for collider in colliders:  # one list per collider, in groups_of's order (UsdPhysics' has another)

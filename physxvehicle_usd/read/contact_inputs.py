@@ -1,0 +1,183 @@
+"""The values a collider, its mesh, its physics material and its collision group author, checked before anything is
+built from them, as the vehicle's own values are (read/values.py): every value PhysX could not use is said with a
+rule code naming its prim and property, and what the reader does instead (the collider or material left out).
+
+UsdPhysics' parse quietly mends some of these (a negative size or radius becomes its magnitude, a zero scale 1e-10)
+and passes the rest on (NaN sizes, indices past the points); PhysX then cooks nothing, or collides a shape the author
+never drew. So the authored attributes are asked here, not UsdPhysics' descriptions.
+
+Codes: CONTACT_MESH (a mesh's points, indices or face counts), CONTACT_HULL (a convex approximation's points that
+span no volume), CONTACT_SIZE (a cube's size, a sphere's, capsule's or cylinder's radius or height), CONTACT_XFORM (a
+collider's transform: a non-finite or zero-scale transform op on it or above it), MATERIAL_RANGE (a material's
+friction or restitution), COMBINE_MODE (a combine mode token), MATERIAL_API (a PhysxMaterialAPI value authored without
+the API), COLLISION_GROUP (a filtered group that is no collision group).
+"""
+from __future__ import annotations
+
+import math
+from typing import Iterator
+
+import numpy as np
+from pxr import Usd, UsdGeom, UsdPhysics
+
+from ..diagnostics import DiagnosticSink
+
+Problem = tuple[str, str, str]  # (code, property, what is wrong)
+
+# the size attributes of UsdGeom's simple shapes, by UsdPhysics shape kind: PhysX needs each finite and above zero
+# (a capsule's height may be 0: PxCapsuleGeometry takes a half height of 0, a sphere)
+_SIZES = {"CubeShape": (("size", 0.0),), "SphereShape": (("radius", 0.0),),
+          "CapsuleShape": (("radius", 0.0), ("height", None)), "CylinderShape": (("radius", 0.0), ("height", 0.0))}
+_CONVEX = ("convexHull", "convexDecomposition", "boundingCube", "boundingSphere")
+# a hull's points span a volume when their spread along the thinnest direction is above this share of the widest
+_FLAT = 1e-6
+
+
+def _value(prim: Usd.Prim, name: str):
+    attr = prim.GetAttribute(name)
+    return attr.Get() if attr and attr.HasAuthoredValue() else None
+
+
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def size_problems(prim: Usd.Prim, kind: str) -> Iterator[Problem]:
+    """A simple shape's authored size, radius or height that is not finite or not above zero."""
+    for name, above in _SIZES.get(kind, ()):
+        value = _value(prim, name)
+        if value is None:
+            continue
+        if not _number(value) or not math.isfinite(value):
+            yield "CONTACT_SIZE", name, f"{value!r} is not a finite number"
+        elif above is not None and value <= above:
+            yield "CONTACT_SIZE", name, f"{value!r} is not above 0 (UsdPhysics would take {abs(value)!r})"
+        elif above is None and value < 0:
+            yield "CONTACT_SIZE", name, f"{value!r} is negative (UsdPhysics would take {abs(value)!r})"
+
+
+def transform_problems(prim: Usd.Prim) -> Iterator[tuple[Usd.Prim, str, str]]:
+    """(prim, property, what is wrong) of the first transform op, on the collider or a prim above it, that is not
+    finite or scales an axis by zero or less (a zero scale makes no shape; a negative one a mirrored shape, which
+    PhysX's boxes, spheres and capsules do not mirror)."""
+    while prim and not prim.IsPseudoRoot():
+        xformable = UsdGeom.Xformable(prim)
+        for op in xformable.GetOrderedXformOps() if xformable else ():
+            value = op.Get()
+            if value is None:
+                continue
+            components = np.array([float(value)]) if _number(value) else np.asarray(value, dtype=float).ravel()
+            if not np.isfinite(components).all():
+                yield prim, op.GetAttr().GetName(), f"{_shown(value)} is not finite"
+                return
+            if op.GetOpType() == UsdGeom.XformOp.TypeScale and (components <= 0.0).any():
+                yield prim, op.GetAttr().GetName(), f"scale {_shown(value)} has a component at or below 0: PhysX " \
+                    "needs a positive scale on every axis"
+                return
+        prim = prim.GetParent()
+
+
+def _shown(value) -> str:
+    return repr(tuple(float(c) for c in value)) if hasattr(value, "__len__") else repr(value)
+
+
+def mesh_problems(prim: Usd.Prim, convex: bool) -> Iterator[Problem]:
+    """A mesh collider's points, face vertex indices and counts that PhysX could not cook: points not finite, an
+    index outside the points, a negative count or a face of fewer than three vertices, counts that do not add up
+    to the indices; a convex approximation's points too few, or spanning no volume."""
+    mesh = UsdGeom.Mesh(prim)
+    points = np.asarray(mesh.GetPointsAttr().Get() or [], dtype=float).reshape(-1, 3)
+    indices = np.asarray(mesh.GetFaceVertexIndicesAttr().Get() or [], dtype=np.int64)
+    counts = np.asarray(mesh.GetFaceVertexCountsAttr().Get() or [], dtype=np.int64)
+    bad = ~np.isfinite(points).all(axis=1)
+    if bad.any():
+        yield "CONTACT_MESH", "points", f"{int(bad.sum())} of {len(points)} points are not finite (the first: point " \
+            f"{int(np.argmax(bad))}, {tuple(points[int(np.argmax(bad))])})"
+        return
+    outside = (indices < 0) | (indices >= len(points))
+    if outside.any():
+        k = int(np.argmax(outside))
+        yield "CONTACT_MESH", "faceVertexIndices", f"{int(outside.sum())} indices are outside the {len(points)} " \
+            f"points (the first: index {int(indices[k])} at {k})"
+    if (counts < 0).any():
+        yield "CONTACT_MESH", "faceVertexCounts", f"a negative face count ({int(counts.min())})"
+    elif (counts < 3).any():
+        yield "CONTACT_MESH", "faceVertexCounts", f"{int((counts < 3).sum())} faces have fewer than 3 vertices"
+    elif int(counts.sum()) != len(indices):
+        yield "CONTACT_MESH", "faceVertexCounts", f"the face counts add up to {int(counts.sum())} vertices, but " \
+            f"there are {len(indices)} face vertex indices"
+    if convex:
+        if len(points) < 4:
+            yield "CONTACT_HULL", "points", f"{len(points)} points: a convex hull needs at least 4 not in one plane"
+        elif _flat(points):
+            yield "CONTACT_HULL", "points", f"the {len(points)} points lie in a plane (or on a line): their convex " \
+                "hull has no volume"
+    elif not len(points) or not len(counts):
+        yield "CONTACT_MESH", "points" if not len(points) else "faceVertexCounts", "the triangle mesh has no " \
+            + ("points" if not len(points) else "faces")
+
+
+def _flat(points: np.ndarray) -> bool:
+    spread = np.linalg.svd(points - points.mean(axis=0), compute_uv=False)
+    return not spread[0] > 0.0 or spread[2] <= _FLAT * spread[0]
+
+
+def _placed(desc) -> bool:
+    """Whether UsdPhysics' placement of a collider is finite with a positive scale (UsdPhysics makes a zero scale
+    1e-10): most colliders are, and their transform ops need no look."""
+    pose = (*desc.localPos[:], *desc.localScale[:], desc.localRot.GetReal(), *desc.localRot.GetImaginary()[:])
+    return all(math.isfinite(c) for c in pose) and all(c > 1e-9 for c in desc.localScale[:])
+
+
+def check_collider(prim: Usd.Prim, desc, kind: str, sink: DiagnosticSink) -> bool:
+    """Say every unusable value of one collider (desc: UsdPhysics' shape description of it; an error each: the
+    collider is left out of the contacts, as PhysX would make no shape of it); whether it is usable."""
+    path = str(prim.GetPath())
+    approximation = str(desc.approximation) if kind == "MeshShape" else None
+    problems = [(path, code, name, message) for code, name, message in size_problems(prim, kind)]
+    if kind == "MeshShape":
+        problems += [(path, code, name, message) for code, name, message in
+                     mesh_problems(prim, (approximation or "none") in _CONVEX)]
+    for owner, name, message in () if _placed(desc) else transform_problems(prim):
+        above = "" if owner == prim else f" (above the collider {path})"
+        problems.append((str(owner.GetPath()), "CONTACT_XFORM", name, message + above))
+    for where, code, name, message in problems:
+        sink.error(code, where, f"{message}; the collider {'' if where == path else path + ' '}is left out of the "
+                   "contacts", name)
+    return not problems
+
+
+# a physics material's values as PhysX takes them (PxMaterial): friction in [0, FLT_MAX), restitution at most 1 (a
+# negative one is PhysX's compliant-contact stiffness, which the simulator does not model); density not negative
+_MATERIAL_RANGES = (("physics:staticFriction", 0.0, None), ("physics:dynamicFriction", 0.0, None),
+                    ("physics:restitution", 0.0, 1.0), ("physics:density", 0.0, None))
+
+
+def check_material(prim: Usd.Prim, sink: DiagnosticSink) -> bool:
+    """Say a material's unusable friction or restitution (errors: the material is left out, and its colliders meet
+    others with omni.physx's default material, as the message says); whether it is usable."""
+    path, usable = str(prim.GetPath()), True
+    for name, lo, hi in _MATERIAL_RANGES:
+        value = _value(prim, name)
+        if value is None:
+            continue
+        if not _number(value) or not math.isfinite(value) or value < lo or (hi is not None and value > hi):
+            bound = f"[{lo:g}, {hi:g}]" if hi is not None else f"[{lo:g}, inf)"
+            sink.error("MATERIAL_RANGE", path, f"{value!r} is not a finite number in {bound}; the material is left "
+                       "out: the colliders bound to it take omni.physx's default material", name)
+            usable = False
+    return usable
+
+
+def check_groups(stage: Usd.Stage, groups: dict, sink: DiagnosticSink) -> None:
+    """Say a collision group's filtered group that is no PhysicsCollisionGroup (PhysX filters with groups only: the
+    target filters nothing)."""
+    for path, group in groups.items():
+        for target in group.filtered:
+            prim = stage.GetPrimAtPath(target)
+            if not prim:
+                sink.warning("COLLISION_GROUP", path, f"filters {target}, which is not on the stage: it filters "
+                             "nothing", UsdPhysics.Tokens.physicsFilteredGroups)
+            elif not prim.IsA(UsdPhysics.CollisionGroup):
+                sink.warning("COLLISION_GROUP", path, f"filters {target}, which is no PhysicsCollisionGroup: it "
+                             "filters nothing", UsdPhysics.Tokens.physicsFilteredGroups)
