@@ -175,6 +175,11 @@ def _read(stage: Usd.Stage, description: StageDescription, sink: DiagnosticSink,
 
     for path in physics.scenes:
         description.scenes[path] = SceneDescription(path=path, settings=settings[path], context=contexts.get(path))
+    if not physics.scenes:  # the scene omni.physx makes for a stage with none: every default, gravity down the up axis
+        block = gravity_block(None, None, units)
+        physx_scene_settings(None, block, sink, units)
+        block.set("gravityDirection", down, Source.DEFAULT)
+        description.defaultScene = SceneDescription(path="", settings=block)
     ctx = ReadContext(stage=stage, sink=sink, units=units, physics=physics, contexts=contexts, scene_settings=settings,
                       body=fleet.body_lookup(physics) if fleet is not None else None)
     entries = fleet.entries if fleet is not None else [None] * len(vehicles)

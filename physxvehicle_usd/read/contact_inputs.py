@@ -20,6 +20,7 @@ from typing import Iterator
 import numpy as np
 from pxr import Usd, UsdGeom, UsdPhysics
 
+from .. import properties as P
 from ..diagnostics import DiagnosticSink
 
 Problem = tuple[str, str, str]  # (code, property, what is wrong)
@@ -147,26 +148,25 @@ def check_collider(prim: Usd.Prim, desc, kind: str, sink: DiagnosticSink) -> boo
     return not problems
 
 
-# a physics material's values as PhysX takes them (PxMaterial): friction in [0, FLT_MAX), restitution at most 1 (a
-# negative one is PhysX's compliant-contact stiffness, which the simulator does not model); density not negative
-_MATERIAL_RANGES = (("physics:staticFriction", 0.0, None), ("physics:dynamicFriction", 0.0, None),
-                    ("physics:restitution", 0.0, 1.0), ("physics:density", 0.0, None))
-
-
 def check_material(prim: Usd.Prim, sink: DiagnosticSink) -> bool:
-    """Say a material's unusable friction or restitution (errors: the material is left out, and its colliders meet
-    others with omni.physx's default material, as the message says); whether it is usable."""
+    """Say a material's friction or restitution outside its P.MATERIAL row's range (PxMaterial: friction in
+    [0, FLT_MAX), restitution at most 1, a negative one being PhysX's compliant-contact stiffness, which the simulator
+    does not model) or a negative or non-finite density: errors, and the material is left out (its colliders take
+    omni.physx's default material, as the message says); whether it is usable."""
     path, usable = str(prim.GetPath()), True
-    for name, lo, hi in _MATERIAL_RANGES:
+    for name, accepted in _MATERIAL_RANGES:
         value = _value(prim, name)
         if value is None:
             continue
-        if not _number(value) or not math.isfinite(value) or value < lo or (hi is not None and value > hi):
-            bound = f"[{lo:g}, {hi:g}]" if hi is not None else f"[{lo:g}, inf)"
-            sink.error("MATERIAL_RANGE", path, f"{value!r} is not a finite number in {bound}; the material is left "
-                       "out: the colliders bound to it take omni.physx's default material", name)
+        if not _number(value) or not math.isfinite(value) or not accepted.accepts(value):
+            sink.error("MATERIAL_RANGE", path, f"{value!r} is not a finite number in {accepted.describe()}; the "
+                       "material is left out: the colliders bound to it take omni.physx's default material", name)
             usable = False
     return usable
+
+
+_MATERIAL_RANGES = (*((P.full_name("PhysicsMaterialAPI", row.base), row.range) for row in P.MATERIAL_VALUE_ROWS),
+                    ("physics:density", P.NON_NEGATIVE))
 
 
 def check_groups(stage: Usd.Stage, groups: dict, sink: DiagnosticSink) -> None:

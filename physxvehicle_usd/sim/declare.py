@@ -25,7 +25,7 @@ WHEEL_BLOCKS = {P.WHEEL: "wheel", P.TIRE: "tire", P.SUSPENSION: "suspension", P.
                 P.COMPLIANCE: "compliance", P.WHEEL_CONTROLLER: "wheelController"}
 VEHICLE_BLOCKS = {P.VEHICLE: "vehicle", P.RIGID_BODY: "rigidBody", P.CONTEXT: "context", P.CONTROLLER: "controller",
                   P.TANK_CONTROLLER: "tankController"}
-SCENE_BLOCK = P.SCENE  # read from the vehicle's scene (VehicleParams.scene; its row's default without one)
+SCENE_BLOCK = P.SCENE  # read from the vehicle's scene (VehicleParams.scene: its own or the default scene, resolved)
 
 
 @dataclass(frozen=True)
@@ -55,9 +55,7 @@ class Param:
         schema, base = self.source
         change = self.transform or (lambda value: value)
         if schema == SCENE_BLOCK:
-            default = P.prop(schema, base).default
-            object.__setattr__(self, "vehicle", lambda v: change(canonical_value(
-                v.scene[base] if v.scene is not None else default)))
+            object.__setattr__(self, "vehicle", lambda v: change(canonical_value(v.scene[base])))
         elif schema in WHEEL_BLOCKS:
             block = WHEEL_BLOCKS[schema]
             object.__setattr__(self, "wheel", lambda w: change(canonical_value(getattr(w.description, block)[base])))

@@ -84,13 +84,14 @@ from typing import Sequence
 
 import numpy as np
 
-from ..description import CollisionGroupDescription, MaterialDescription, ShapeDescription
+from ..description import CollisionGroupDescription, ShapeDescription
 from ..read.collision import collide
 from . import cylinder_contact
 from .contact import (
     ContactModel,
     Contacts,
     FrictionPatches,
+    Materials,
     VehicleRecords,
     _anchor_rows,
     _reduce,
@@ -137,8 +138,7 @@ class PairModel:
 
     @classmethod
     def build(cls, shapes: Sequence[ShapeDescription], vehicle: np.ndarray,
-              materials: dict[str, MaterialDescription], groups: dict[str, CollisionGroupDescription]
-              ) -> "PairModel | None":
+              materials: Materials, groups: dict[str, CollisionGroupDescription]) -> "PairModel | None":
         """shapes: the shape rows (ContactModel's), vehicle: each row's vehicle. None with fewer than two vehicles."""
         if len(np.unique(vehicle)) < 2:
             return None
@@ -603,7 +603,7 @@ def pair_rows(model: ContactModel, contacts: Contacts, body_position: np.ndarray
     out["restitution"][pair, slot] = pairs.restitution[ka, kb]
     out["static_friction"][pair, slot] = pairs.static_friction[ka, kb]
     out["dynamic_friction"][pair, slot] = pairs.dynamic_friction[ka, kb]
-    out["bounce_threshold"] = bounce_threshold(model, body0, length_scale)  # (Pp,): body 0's scene's
+    out["bounce_threshold"] = bounce_threshold(model, body0)  # (Pp,): body 0's scene's
     _anchor_rows(out, fp, (pair, slot), ("anchor_active", "anchor_arm0", "anchor_error"))
     # body 1's arm to its own anchor: body 0's anchor less the error, from body 1's centre of mass
     arm1 = fp.anchor_arm + fp.p[:, None, :] - fp.anchor_error - body_position[:, model.vehicle[other]].T[:, None, :]
