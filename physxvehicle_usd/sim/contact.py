@@ -88,10 +88,11 @@ from ..description import (
     ShapeDescription,
     canonical_value,
 )
-from ..properties import COMBINE_MODES
+from ..properties import COMBINE_MODES, DERIVED_ROWS, MATERIAL
 from ..read.collision import collide
 from . import cylinder_contact, round_contact
 from . import vecmath as vm
+from .declare import CONTACT_PARAMS, PATCH_PARAMS
 from .ground import ROUND_KINDS, Ground
 from .motion import Motion
 from .pcm_box import PLANE_ORDER, Boxes, box_box, box_frame
@@ -325,10 +326,6 @@ class Polytopes:
 
 # ------------------------------------------------------------------------------------------------ the model
 
-def _combine(a: float, b: float, mode: int) -> float:
-    return ((a + b) / 2, min(a, b), a * b, max(a, b))[mode]
-
-
 @dataclass(frozen=True)
 class ContactModel:
     """The vehicles' collision shapes (rows: `vehicle` index, body-frame polytopes) and the static polytopes, with
@@ -490,8 +487,8 @@ class ContactModel:
         rows = np.asarray(rows)
         boxes = Boxes.of(corners)
         origins = np.where(boxes.mask[:, None], boxes.centre, np.array(origins))
-        return cls(rows, Polytopes.stack(polys), table["cd"], table["rd"], table["sf"], table["df"],
-                   table["e"], collides, Polytopes.stack(hulls) if hulls else None,
+        return cls(rows, Polytopes.stack(polys), table["contact_distance"], table["rest_distance"],
+                   table["static_friction"], table["dynamic_friction"], table["restitution"], collides, Polytopes.stack(hulls) if hulls else None,
                    np.arange(plane_count + mesh_count, plane_count + mesh_count + H), plane_count, boxes,
                    Boxes.of(static_corners) if static_corners else None,
                    np.asarray(wheel) if any(w >= 0 for w in wheel) else None,
@@ -612,28 +609,47 @@ def distinct_keys(shapes) -> tuple[list[tuple], np.ndarray]:
 
 def combined_tables(a_keys: Sequence[tuple], b_keys: Sequence[tuple], materials: Materials,
                     groups: dict[str, CollisionGroupDescription]) -> tuple[dict[str, np.ndarray], np.ndarray]:
-    """What PhysX combines for a pair of shapes, per pair of distinct keys (`distinct_keys`): contact distance "cd"
-    and rest distance "rd" (sums of the offsets), static and dynamic friction "sf", "df" and restitution "e" (each
-    combined by the higher of the two materials' modes), and whether the pair's groups let it collide."""
-    def material(path):
-        m = materials.of(path)
-        return (m.staticFriction, m.dynamicFriction, m.restitution, m.frictionCombineMode, m.restitutionCombineMode)
+    """What PhysX combines for a pair of shapes, per pair of distinct keys (`distinct_keys`: material, groups, contact
+    offset, rest offset): each of sim/declare.py's CONTACT_PARAMS under its name (offsets summed; friction and
+    restitution combined by the higher of the two materials' modes), and whether the pair's groups let it collide."""
+    def values(keys: Sequence[tuple]) -> dict[str, np.ndarray]:
+        """Each key's resolved value of every base name the declarations combine (and of the combine modes)."""
+        rows = []
+        for material_path, _, contact, rest in keys:
+            material = materials.of(material_path).settings
+            rows.append({**{base: material[base] for base in _MATERIAL_BASES}, "contactOffset": contact,
+                         "restOffset": rest})
+        return {base: np.array([row[base] for row in rows], dtype=object if base in _MODE_BASES else float)
+                for base in (*_MATERIAL_BASES, "contactOffset", "restOffset")}
 
-    small = {name: np.zeros((len(a_keys), len(b_keys))) for name in ("cd", "rd", "sf", "df", "e")}
+    a, b = values(a_keys), values(b_keys)
+    small = {}
+    for param in CONTACT_PARAMS:
+        base = param.source[1]
+        if param.combine is None:
+            small[param.name] = a[base][:, None] + b[base][None, :]
+        else:
+            mode = np.maximum(_mode_index(a[param.combine])[:, None], _mode_index(b[param.combine])[None, :])
+            small[param.name] = _combined(a[base][:, None], b[base][None, :], mode)
     collides = np.zeros((len(a_keys), len(b_keys)), bool)
-    for r, (mat_a, groups_a, contact_a, rest_a) in enumerate(a_keys):
-        a = material(mat_a)
-        for g, (mat_b, groups_b, contact_b, rest_b) in enumerate(b_keys):
-            b = material(mat_b)
-            friction_mode = max(COMBINE_MODES.index(a[3]), COMBINE_MODES.index(b[3]))
-            restitution_mode = max(COMBINE_MODES.index(a[4]), COMBINE_MODES.index(b[4]))
-            small["cd"][r, g] = contact_a + contact_b
-            small["rd"][r, g] = rest_a + rest_b
-            small["sf"][r, g] = _combine(a[0], b[0], friction_mode)
-            small["df"][r, g] = _combine(a[1], b[1], friction_mode)
-            small["e"][r, g] = _combine(a[2], b[2], restitution_mode)
+    for r, (_, groups_a, _, _) in enumerate(a_keys):
+        for g, (_, groups_b, _, _) in enumerate(b_keys):
             collides[r, g] = collide(groups, groups_a, groups_b)
     return small, collides
+
+
+_MATERIAL_BASES = tuple(p.base for p in DERIVED_ROWS if p.schema == MATERIAL)
+_MODE_BASES = tuple(p.base for p in DERIVED_ROWS if p.schema == MATERIAL and p.tokens)
+
+
+def _mode_index(modes: np.ndarray) -> np.ndarray:
+    return np.array([COMBINE_MODES.index(m) for m in modes], np.int64)
+
+
+def _combined(a: np.ndarray, b: np.ndarray, mode: np.ndarray) -> np.ndarray:
+    """PxCombineMode's combination of a and b (broadcast) by each pair's mode: average, min, multiply, max."""
+    a, b = np.broadcast_arrays(a, b)
+    return np.choose(mode, ((a + b) / 2, np.minimum(a, b), a * b, np.maximum(a, b)))
 
 
 def _static_cylinders(convex: list[GroundDescription]) -> tuple[np.ndarray, np.ndarray] | None:
@@ -1945,8 +1961,7 @@ def patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.ndarray, bo
     out = {
         "point_active": np.zeros((Vr, Pm, K), bool), "arm": np.zeros((3, Vr, Pm, K)),
         "separation": np.zeros((Vr, Pm, K)), "normal": np.zeros((3, Vr, Pm)),
-        "rest": np.zeros((Vr, Pm)), "restitution": np.zeros((Vr, Pm)), "static_friction": np.zeros((Vr, Pm)),
-        "dynamic_friction": np.zeros((Vr, Pm)), "anchor_active": np.zeros((Vr, Pm, 2), bool),
+        **{name: np.zeros((Vr, Pm)) for name in PATCH_PARAMS}, "anchor_active": np.zeros((Vr, Pm, 2), bool),
         "anchor_arm": np.zeros((3, Vr, Pm, 2)), "anchor_error": np.zeros((3, Vr, Pm, 2)),
         "points": contacts,  # for telemetry
     }
@@ -1956,10 +1971,8 @@ def patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.ndarray, bo
     out["arm"][:, v, q, j] = (fp.point - fp.p[fp.of_contact]).T
     out["separation"][v, q, j] = fp.separation
     out["normal"][:, fp_r, slot] = fp.normal.T
-    out["rest"][fp_r, slot] = model.rest_distance[fp.row, fp.static]
-    out["restitution"][fp_r, slot] = model.restitution[fp.row, fp.static]
-    out["static_friction"][fp_r, slot] = model.static_friction[fp.row, fp.static]
-    out["dynamic_friction"][fp_r, slot] = model.dynamic_friction[fp.row, fp.static]
+    for name in PATCH_PARAMS:  # the pair's combined parameters, each under its declared name
+        out[name][fp_r, slot] = getattr(model, name)[fp.row, fp.static]
     out["bounce_threshold"] = bounce_threshold(model, vehicles)
     _anchor_rows(out, fp, (fp_r, slot), ("anchor_active", "anchor_arm", "anchor_error"))
     out["friction"] = fp.record

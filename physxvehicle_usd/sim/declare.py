@@ -82,3 +82,28 @@ class Derived:
     name: str
     kernel: type | None = None
 
+
+
+@dataclass(frozen=True)
+class ContactParam:
+    """One parameter of a pair of touching shapes, declared once: both shapes' resolved values of `source` (a
+    collider's P.COLLISION block, or its material's P.MATERIAL block) combined as PhysX combines them, summed
+    (`combine` None) or by the higher of the two materials' modes (`combine`: the P.MATERIAL combine-mode row). `name`
+    is the pair table's (sim/contact.py ContactModel, sim/vehicle_contact.py PairModel) and, where `per_patch`, the
+    solver rows' key of each contact patch."""
+
+    name: str
+    source: tuple[str, str]
+    combine: str | None = None
+    unit: str = ""
+    per_patch: bool = True
+
+
+CONTACT_PARAMS: tuple[ContactParam, ...] = (
+    ContactParam("contact_distance", (P.COLLISION, "contactOffset"), unit="length", per_patch=False),
+    ContactParam("rest_distance", (P.COLLISION, "restOffset"), unit="length"),
+    ContactParam("static_friction", (P.MATERIAL, "staticFriction"), "frictionCombineMode", unit="1"),
+    ContactParam("dynamic_friction", (P.MATERIAL, "dynamicFriction"), "frictionCombineMode", unit="1"),
+    ContactParam("restitution", (P.MATERIAL, "restitution"), "restitutionCombineMode", unit="1"),
+)
+PATCH_PARAMS: tuple[str, ...] = tuple(p.name for p in CONTACT_PARAMS if p.per_patch)
