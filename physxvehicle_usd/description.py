@@ -334,6 +334,8 @@ class StageDescription:
     defaultScene: SceneDescription | None = field(default=None, metadata=_json(omit_none=True))
     vehicles: dict[str, VehicleDescription] = field(default_factory=dict)
     tireFrictionTables: dict[str, Block] = field(default_factory=dict, metadata=_block(P.TABLE))
+    # the table of a tire that names none: omni.physx's built-in one (the reader's defaults; None: no reader made it)
+    defaultFrictionTable: Block | None = field(default=None, metadata=_block(P.TABLE))
     ground: list[GroundDescription] = field(default_factory=list)
     materials: dict[str, MaterialDescription] = field(default_factory=dict)
     # what a collider with no material bound collides with: omni.physx's default material

@@ -177,3 +177,17 @@ def test_the_contact_inputs_of_a_sound_stage_are_unchanged_and_unsaid():
     description = read_stage(CAR)
     assert not [d for d in description.diagnostics if d.code.startswith(("CONTACT", "MATERIAL", "COMBINE"))]
     assert len(description.vehicles["/World/Car"].collision) == 1 and "/World/Asphalt" in description.materials
+
+
+def test_a_tire_without_a_friction_table_has_the_default_table_the_reader_resolved():
+    from physxvehicle_usd.runtime.vehicle2.build import build_vehicle_params
+
+    stage = Usd.Stage.Open(str(CAR))
+    for tire in ("/World/CarParts/FrontTire", "/World/CarParts/RearTire"):
+        stage.GetPrimAtPath(tire).GetRelationship("physxVehicleTire:frictionTable").ClearTargets(True)
+    description = read_stage(stage)
+    table = description.defaultFrictionTable
+    assert table.values["defaultFrictionValue"] == (1.0, Source.DEFAULT) and table["groundMaterials"] == []
+    params = build_vehicle_params(description, "/World/Car")
+    assert all(w.friction_table.default_friction == 1.0 and w.friction_table.ground_materials == ()
+               for w in params.wheels)

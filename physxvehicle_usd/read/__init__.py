@@ -24,7 +24,7 @@ from ..stage.io import captured_stderr, open_stage_with_warnings, short_usd_mess
 from ..units import StageUnits
 from . import pxr_unchecked as U
 from .collision import filtered_targets
-from .components import parse_context, parse_friction_table
+from .components import default_friction_table, parse_context, parse_friction_table
 from .context import ReadContext
 from .copies import CopyStats, Fleet, Subtree
 from .physics import gravity_block, load_physics, physx_scene_settings
@@ -155,6 +155,7 @@ def _read(stage: Usd.Stage, description: StageDescription, sink: DiagnosticSink,
     description.collisionGroups = physics.groups
     description.colliderGroups = physics.member_of
     contexts, settings = {}, {}
+    description.defaultFrictionTable = default_friction_table(units)
     for kind, prim in found:
         if kind == "context":
             block = _guard(sink, prim, lambda: parse_context(prim, sink, units))

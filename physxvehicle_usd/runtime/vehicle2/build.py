@@ -173,9 +173,12 @@ def _gear_to_physx(usd_gear: int) -> int:
 
 
 def _friction_table(description: StageDescription, path: str | None) -> FrictionTableParams:
+    """The tire's friction table; a tire that names none (or one the reader could not read, which it said) has the
+    default table the reader resolved."""
     table = description.tireFrictionTables.get(path) if path else None
+    table = table if table is not None else description.defaultFrictionTable
     if table is None:
-        return FrictionTableParams()  # Omni's built-in default: no entries, friction 1
+        raise VehicleParamsError("a tire names no friction table and the description has no default table")
     materials = tuple(str(m) for m in _value(table, "groundMaterials"))
     values = tuple(float(x) for x in _value(table, "frictionValues"))
     return FrictionTableParams(materials, values[: len(materials)], float(_value(table, "defaultFrictionValue")))
