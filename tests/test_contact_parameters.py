@@ -191,3 +191,13 @@ def test_a_tire_without_a_friction_table_has_the_default_table_the_reader_resolv
     params = build_vehicle_params(description, "/World/Car")
     assert all(w.friction_table.default_friction == 1.0 and w.friction_table.ground_materials == ()
                for w in params.wheels)
+
+
+def test_a_group_s_invert_flag_that_is_no_bool_is_said_and_read_as_omni_physx_reads_it():
+    stage = Usd.Stage.Open(str(CAR))
+    spec = stage.GetRootLayer().GetPrimAtPath("/World/Car/ChassisGroup")  # the schema's bool is set aside in the layer
+    Sdf.AttributeSpec(spec, "physics:invertFilteredGroups", Sdf.ValueTypeNames.String).default = "yes"
+    description = read_stage(stage)
+    assert description.collisionGroups["/World/Car/ChassisGroup"].inverted is False  # was True: bool("yes")
+    assert any(d.code == "TYPE" and d.prim == "/World/Car/ChassisGroup" and d.property ==
+               "physics:invertFilteredGroups" for d in description.diagnostics)

@@ -284,9 +284,10 @@ def collision_groups(stage: Usd.Stage) -> tuple[dict[str, CollisionGroupDescript
             query = group.GetCollidersCollectionAPI().ComputeMembershipQuery()
             path = str(prim.GetPath())
             members[path] = {str(p) for p in Usd.ComputeIncludedPathsFromCollection(query, stage)}
+            inverted = group.GetInvertFilteredGroupsAttr().Get()  # no bool (said: contact_inputs): not inverted
             groups[path] = CollisionGroupDescription(
                 path, sorted(str(t) for t in group.GetFilteredGroupsRel().GetTargets()),
-                bool(group.GetInvertFilteredGroupsAttr().Get()))
+                inverted if isinstance(inverted, bool) else False)
     return groups, members
 
 

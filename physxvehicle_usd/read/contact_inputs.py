@@ -10,7 +10,8 @@ Codes: CONTACT_MESH (a mesh's points, indices or face counts), CONTACT_HULL (a c
 span no volume), CONTACT_SIZE (a cube's size, a sphere's, capsule's or cylinder's radius or height), CONTACT_XFORM (a
 collider's transform: a non-finite or zero-scale transform op on it or above it), MATERIAL_RANGE (a material's
 friction or restitution), COMBINE_MODE (a combine mode token), MATERIAL_API (a PhysxMaterialAPI value authored without
-the API), COLLISION_GROUP (a filtered group that is no collision group).
+the API), COLLISION_GROUP (a filtered group that is no collision group), CONTACT_AXIS (a capsule's or cylinder's axis
+token), TYPE (a group's invertFilteredGroups that is no bool).
 """
 from __future__ import annotations
 
@@ -29,7 +30,10 @@ Problem = tuple[str, str, str]  # (code, property, what is wrong)
 # (a capsule's height may be 0: PxCapsuleGeometry takes a half height of 0, a sphere)
 _SIZES = {"CubeShape": (("size", 0.0),), "SphereShape": (("radius", 0.0),),
           "CapsuleShape": (("radius", 0.0), ("height", None)), "CylinderShape": (("radius", 0.0), ("height", 0.0))}
-_CONVEX = ("convexHull", "convexDecomposition", "boundingCube", "boundingSphere")
+_CONVEX = ("convexHull", "convexDecomposition", "boundingCube", "boundingSphere", "sphereFill")
+# the approximations omni.physx knows (usdLoad/Collision.cpp); any other token makes no shape, and it logs an error
+_APPROXIMATIONS = ("none", "meshSimplification", "sdf", *_CONVEX)
+_AXES = ("X", "Y", "Z")
 # a hull's points span a volume when their spread along the thinnest direction is above this share of the widest
 _FLAT = 1e-6
 
@@ -82,14 +86,36 @@ def _shown(value) -> str:
     return repr(tuple(float(c) for c in value)) if hasattr(value, "__len__") else repr(value)
 
 
+def _array(prim: Usd.Prim, name: str, dtype, width: int) -> tuple[np.ndarray | None, Problem | None]:
+    """A mesh's array attribute as numbers (empty where unauthored), or the problem that it is not such an array."""
+    value = prim.GetAttribute(name).Get() if prim.GetAttribute(name) else None
+    if value is None:
+        return np.zeros((0, width) if width > 1 else 0, dtype), None
+    kind = "points" if width > 1 else "integers"
+    try:
+        array = np.asarray(value)
+        if array.dtype.kind not in ("f" if width > 1 else "iu") or array.size % width:
+            raise TypeError(kind)
+        return array.astype(dtype).reshape(-1, width) if width > 1 else array.astype(dtype).reshape(-1), None
+    except (TypeError, ValueError):
+        return None, ("CONTACT_MESH", name, f"{_shown_value(value)} is not an array of {kind}")
+
+
+def _shown_value(value) -> str:
+    return f"{value!r:.60}"
+
+
 def mesh_problems(prim: Usd.Prim, convex: bool) -> Iterator[Problem]:
-    """A mesh collider's points, face vertex indices and counts that PhysX could not cook: points not finite, an
-    index outside the points, a negative count or a face of fewer than three vertices, counts that do not add up
-    to the indices; a convex approximation's points too few, or spanning no volume."""
-    mesh = UsdGeom.Mesh(prim)
-    points = np.asarray(mesh.GetPointsAttr().Get() or [], dtype=float).reshape(-1, 3)
-    indices = np.asarray(mesh.GetFaceVertexIndicesAttr().Get() or [], dtype=np.int64)
-    counts = np.asarray(mesh.GetFaceVertexCountsAttr().Get() or [], dtype=np.int64)
+    """A mesh collider's points, face vertex indices and counts that PhysX could not cook: not arrays of numbers,
+    points not finite, an index outside the points, a negative count or a face of fewer than three vertices, counts
+    that do not add up to the indices; a convex approximation's points too few, or spanning no volume."""
+    points, problem = _array(prim, "points", float, 3)
+    indices, problem_i = _array(prim, "faceVertexIndices", np.int64, 1)
+    counts, problem_c = _array(prim, "faceVertexCounts", np.int64, 1)
+    typed = [p for p in (problem, problem_i, problem_c) if p is not None]
+    if typed:
+        yield from typed
+        return
     bad = ~np.isfinite(points).all(axis=1)
     if bad.any():
         yield "CONTACT_MESH", "points", f"{int(bad.sum())} of {len(points)} points are not finite (the first: point " \
@@ -136,9 +162,14 @@ def check_collider(prim: Usd.Prim, desc, kind: str, sink: DiagnosticSink) -> boo
     path = str(prim.GetPath())
     approximation = str(desc.approximation) if kind == "MeshShape" else None
     problems = [(path, code, name, message) for code, name, message in size_problems(prim, kind)]
-    if kind == "MeshShape":
-        problems += [(path, code, name, message) for code, name, message in
-                     mesh_problems(prim, (approximation or "none") in _CONVEX)]
+    if kind == "MeshShape" and approximation not in _APPROXIMATIONS:
+        problems.append((path, "CONTACT_MESH", UsdPhysics.Tokens.physicsApproximation, f"{approximation!r} is none of "
+                         f"omni.physx's approximations ({', '.join(_APPROXIMATIONS)}): it makes no shape of the mesh"))
+    elif kind == "MeshShape":
+        problems += [(path, code, name, message) for code, name, message in mesh_problems(prim, approximation in _CONVEX)]
+    axis = _value(prim, "axis") if kind in ("CapsuleShape", "CylinderShape", "ConeShape") else None
+    if axis is not None and str(axis) not in _AXES:
+        sink.warning("CONTACT_AXIS", path, f"{axis!r} is not X, Y or Z: UsdPhysics (and so omni.physx) takes X", "axis")
     for owner, name, message in () if _placed(desc) else transform_problems(prim):
         above = "" if owner == prim else f" (above the collider {path})"
         problems.append((str(owner.GetPath()), "CONTACT_XFORM", name, message + above))
@@ -171,8 +202,13 @@ _MATERIAL_RANGES = (*((P.full_name("PhysicsMaterialAPI", row.base), row.range) f
 
 def check_groups(stage: Usd.Stage, groups: dict, sink: DiagnosticSink) -> None:
     """Say a collision group's filtered group that is no PhysicsCollisionGroup (PhysX filters with groups only: the
-    target filters nothing)."""
+    target filters nothing), and an invertFilteredGroups that is no bool (omni.physx reads no bool from it: not
+    inverted)."""
     for path, group in groups.items():
+        inverted = _value(stage.GetPrimAtPath(path), UsdPhysics.Tokens.physicsInvertFilteredGroups)
+        if inverted is not None and not isinstance(inverted, bool):
+            sink.warning("TYPE", path, f"{_shown_value(inverted)} is not a bool: omni.physx reads the group as not "
+                         "inverted", UsdPhysics.Tokens.physicsInvertFilteredGroups)
         for target in group.filtered:
             prim = stage.GetPrimAtPath(target)
             if not prim:
