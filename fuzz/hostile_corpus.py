@@ -32,7 +32,7 @@ from io import StringIO
 from pathlib import Path
 from typing import Callable
 
-from pxr import Sdf, Usd, Vt
+from pxr import Gf, Sdf, Usd, Vt
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -308,6 +308,16 @@ def contact_cases() -> list[Case]:
         c("chassis group: filters a prim that is not there", None, "/World/Car/ChassisGroup",
           "physics:filteredGroups", None, ["/World/Nowhere"]),
     ]
+
+    def mirrored(folder: Path) -> Path:  # a transform op whose matrix mirrors the crate (no scale op says so)
+        layer = _copy(folder)
+        path = _collider(layer, "crate")
+        _set(layer, path, "xformOp:transform", Sdf.ValueTypeNames.Matrix4d,
+             Gf.Matrix4d(1, 0, 0, 0, 0, -1, 0, 0, 0, 0, 1, 0, 20, 8, 0.5, 1))
+        _set(layer, path, "xformOpOrder", Sdf.ValueTypeNames.TokenArray, ["xformOp:transform"])
+        layer.Save()
+        return folder / "hostile.usda"
+    cases.append(Case("contact crate transform: a mirror", mirrored, (_COLLIDERS["crate"][0], None)))
     return cases
 
 

@@ -201,3 +201,19 @@ def test_a_group_s_invert_flag_that_is_no_bool_is_said_and_read_as_omni_physx_re
     assert description.collisionGroups["/World/Car/ChassisGroup"].inverted is False  # was True: bool("yes")
     assert any(d.code == "TYPE" and d.prim == "/World/Car/ChassisGroup" and d.property ==
                "physics:invertFilteredGroups" for d in description.diagnostics)
+
+
+def test_a_mirrored_mesh_is_kept_a_mirrored_box_is_said():
+    stage = Usd.Stage.Open(str(CAR))
+    mesh = UsdGeom.Mesh.Define(stage, "/World/Rock")  # PhysX mirrors a mesh by its mesh scale
+    UsdPhysics.CollisionAPI.Apply(mesh.GetPrim())
+    UsdPhysics.MeshCollisionAPI.Apply(mesh.GetPrim()).CreateApproximationAttr("convexHull")
+    mesh.CreatePointsAttr([(19, -1, 0), (21, -1, 0), (20, 1, 0), (20, 0, 1)])
+    mesh.CreateFaceVertexCountsAttr([3, 3, 3, 3])
+    mesh.CreateFaceVertexIndicesAttr([0, 2, 1, 0, 1, 3, 1, 2, 3, 2, 0, 3])
+    mesh.AddScaleOp().Set(Gf.Vec3f(1.0, -1.0, 1.0))
+    description = read_stage(stage)
+    assert any(g.path == "/World/Rock" for g in description.ground)
+    assert not [d for d in description.diagnostics if d.prim == "/World/Rock" and d.code.startswith("CONTACT")]
+    stage.GetPrimAtPath(CHASSIS).GetAttribute("xformOp:scale").Set(Gf.Vec3f(4.4, -1.8, 1.0))
+    assert ("CONTACT_XFORM", CHASSIS, "xformOp:scale") in _hostile(stage)

@@ -56,15 +56,16 @@ def size_problems(prim: Usd.Prim, kind: str) -> Iterator[Problem]:
         if not _number(value) or not math.isfinite(value):
             yield "CONTACT_SIZE", name, f"{value!r} is not a finite number"
         elif above is not None and value <= above:
-            yield "CONTACT_SIZE", name, f"{value!r} is not above 0 (UsdPhysics would take {abs(value)!r})"
+            mended = f" (UsdPhysics would take {abs(value)!r})" if value < 0 else ""
+            yield "CONTACT_SIZE", name, f"{value!r} is not above 0{mended}"
         elif above is None and value < 0:
             yield "CONTACT_SIZE", name, f"{value!r} is negative (UsdPhysics would take {abs(value)!r})"
 
 
-def transform_problems(prim: Usd.Prim) -> Iterator[tuple[Usd.Prim, str, str]]:
+def transform_problems(prim: Usd.Prim, mirrors: bool) -> Iterator[tuple[Usd.Prim, str, str]]:
     """(prim, property, what is wrong) of the first transform op, on the collider or a prim above it, that is not
-    finite or scales an axis by zero or less (a zero scale makes no shape; a negative one a mirrored shape, which
-    PhysX's boxes, spheres and capsules do not mirror)."""
+    finite or scales an axis by zero (a shape of no size), or for a shape that does not mirror (`mirrors` False: a
+    box, sphere, capsule or cylinder; PhysX mirrors a mesh by its mesh scale) by less than zero."""
     while prim and not prim.IsPseudoRoot():
         xformable = UsdGeom.Xformable(prim)
         for op in xformable.GetOrderedXformOps() if xformable else ():
@@ -75,9 +76,12 @@ def transform_problems(prim: Usd.Prim) -> Iterator[tuple[Usd.Prim, str, str]]:
             if not np.isfinite(components).all():
                 yield prim, op.GetAttr().GetName(), f"{_shown(value)} is not finite"
                 return
-            if op.GetOpType() == UsdGeom.XformOp.TypeScale and (components <= 0.0).any():
-                yield prim, op.GetAttr().GetName(), f"scale {_shown(value)} has a component at or below 0: PhysX " \
-                    "needs a positive scale on every axis"
+            bad = (components == 0.0) if mirrors else (components <= 0.0)
+            if op.GetOpType() == UsdGeom.XformOp.TypeScale and bad.any():
+                needed = "non-zero scale on every axis of a mesh" if mirrors else \
+                    "positive scale on every axis of a box, sphere, capsule or cylinder"
+                yield prim, op.GetAttr().GetName(), f"scale {_shown(value)} has a component at " \
+                    f"{'' if mirrors else 'or below '}0: PhysX needs a {needed}"
                 return
         prim = prim.GetParent()
 
@@ -149,11 +153,11 @@ def _flat(points: np.ndarray) -> bool:
     return not spread[0] > 0.0 or spread[2] <= _FLAT * spread[0]
 
 
-def _placed(desc) -> bool:
-    """Whether UsdPhysics' placement of a collider is finite with a positive scale (UsdPhysics makes a zero scale
-    1e-10): most colliders are, and their transform ops need no look."""
+def _placed(desc, mirrors: bool) -> bool:
+    """Whether UsdPhysics' placement of a collider is finite with a positive scale (a mesh's: non-zero; UsdPhysics
+    makes a zero scale 1e-10): most colliders are, and their transform ops need no look."""
     pose = (*desc.localPos[:], *desc.localScale[:], desc.localRot.GetReal(), *desc.localRot.GetImaginary()[:])
-    return all(math.isfinite(c) for c in pose) and all(c > 1e-9 for c in desc.localScale[:])
+    return all(math.isfinite(c) for c in pose) and all((abs(c) if mirrors else c) > 1e-9 for c in desc.localScale[:])
 
 
 def check_collider(prim: Usd.Prim, desc, kind: str, sink: DiagnosticSink) -> bool:
@@ -166,13 +170,22 @@ def check_collider(prim: Usd.Prim, desc, kind: str, sink: DiagnosticSink) -> boo
         problems.append((path, "CONTACT_MESH", UsdPhysics.Tokens.physicsApproximation, f"{approximation!r} is none of "
                          f"omni.physx's approximations ({', '.join(_APPROXIMATIONS)}): it makes no shape of the mesh"))
     elif kind == "MeshShape":
-        problems += [(path, code, name, message) for code, name, message in mesh_problems(prim, approximation in _CONVEX)]
+        problems += [(path, code, name, message)
+                     for code, name, message in mesh_problems(prim, approximation in _CONVEX)]
     axis = _value(prim, "axis") if kind in ("CapsuleShape", "CylinderShape", "ConeShape") else None
     if axis is not None and str(axis) not in _AXES:
-        sink.warning("CONTACT_AXIS", path, f"{axis!r} is not X, Y or Z: UsdPhysics (and so omni.physx) takes X", "axis")
-    for owner, name, message in () if _placed(desc) else transform_problems(prim):
-        above = "" if owner == prim else f" (above the collider {path})"
-        problems.append((str(owner.GetPath()), "CONTACT_XFORM", name, message + above))
+        sink.warning("CONTACT_AXIS", path, f"{axis!r} is not X, Y or Z: UsdPhysics (and so omni.physx) takes X",
+                     "axis")
+    mirrors = kind == "MeshShape"
+    if not _placed(desc, mirrors):
+        # where none of the ops says why (a mirroring matrix op, ...), UsdPhysics' placement does
+        scaled = "0" if mirrors else "0 or less"
+        placement = list(transform_problems(prim, mirrors)) or [
+            (prim, None, f"UsdPhysics places it at {tuple(desc.localPos)} with scale {tuple(desc.localScale)}: not "
+                         f"finite, or an axis scaled by {scaled}")]
+        for owner, name, message in placement:
+            above = "" if owner == prim else f" (above the collider {path})"
+            problems.append((str(owner.GetPath()), "CONTACT_XFORM", name, message + above))
     for where, code, name, message in problems:
         sink.error(code, where, f"{message}; the collider {'' if where == path else path + ' '}is left out of the "
                    "contacts", name)
