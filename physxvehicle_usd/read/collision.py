@@ -143,7 +143,7 @@ def shape_offsets(prim: Usd.Prim, units: StageUnits, sink: DiagnosticSink, exten
         sink.warning("CONTACT_OFFSET", str(prim.GetPath()), f"rest offset {rest:g} is not below the contact offset "
                      f"{contact:g}; omni.physx then uses the contact offset alone, with rest offset 0", REST_OFFSET)
         rest = None
-    block = Block(P.COLLISION, str(prim.GetPath()) if prim else None)
+    block = Block(P.COLLISION, None)  # the record holding it names the collider (a fleet's copies share it)
     if rest is None:
         rest = P.si_to_stage(_REST_ROW, _REST_ROW.default, units)
         block.set("restOffset", rest, Source.DEFAULT)
