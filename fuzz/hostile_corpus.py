@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import sys
 import tempfile
 from contextlib import redirect_stderr, redirect_stdout
@@ -32,7 +31,7 @@ from io import StringIO
 from pathlib import Path
 from typing import Callable
 
-from pxr import Gf, Sdf, Usd, Vt
+from pxr import Gf, Sdf, Usd
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
