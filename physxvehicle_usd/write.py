@@ -233,7 +233,7 @@ _PHYSX_API_TYPES = {bool: Sdf.ValueTypeNames.Bool, int: Sdf.ValueTypeNames.Int, 
 
 def _write_physx_api_settings(prim: Usd.Prim, block: Block, api: str, rows: tuple[P.Prop, ...], attribute) -> None:
     """An API of NVIDIA's schema (applied and authored by name) whose rows the reader resolves into `block`
-    (PhysxRigidBodyAPI, PhysxSceneAPI): the values that were authored or that omni.physx changed from what was
+    (PhysxRigidBodyAPI, PhysxSceneAPI, PhysxMaterialAPI): the values that were authored or that omni.physx changed from what was
     authored (a clamp), so reading them back gives them again."""
     units = StageUnits.of(prim.GetStage())
     settings = {row: block.values.get(row.base) for row in rows}
@@ -304,6 +304,8 @@ def write_stage(description: StageDescription, stage: Usd.Stage | None = None, s
         api.CreateStaticFrictionAttr(material.staticFriction)
         api.CreateDynamicFrictionAttr(material.dynamicFriction)
         api.CreateRestitutionAttr(material.restitution)
+        _write_physx_api_settings(usd_material.GetPrim(), material.settings, "PhysxMaterialAPI", P.PHYSX_MATERIAL_ROWS,
+                                  P.physx_material_attribute)
     for path, table in sorted(description.tireFrictionTables.items()):
         prim = w.prim(path, P.TABLE)
         w.set_rel(prim, P.TABLE, "groundMaterials", list(table["groundMaterials"]))

@@ -429,8 +429,8 @@ def description_from_snippet(
                                                   defaultFrictionValue=1.0)},
         ground=[GroundDescription(path=ground_path, kind="plane", transform=identity, axis=plane_axis,
                                   material=material_path)],
-        materials={material_path: MaterialDescription(path=material_path, staticFriction=1.0, dynamicFriction=1.0,
-                                                      restitution=0.0)},
+        materials={material_path: MaterialDescription.authored(material_path, staticFriction=1.0, dynamicFriction=1.0,
+                                                               restitution=0.0)},
     )
     return SnippetImport(description=description, notes=notes)
 
