@@ -49,10 +49,21 @@ class Range:
     def describe(self) -> str:
         lo = "-inf" if self.lo == -INF else ("0+" if self.lo == FLT_MIN else f"{self.lo:g}")
         hi = "inf" if self.hi in (INF, FLT_MAX) else f"{self.hi:g}"
-        text = f"[{lo}, {hi}{']' if self.hi_inclusive else ')'}"
+        # an open end just above a round number (PhysX's 1 + FLT_EPSILON) accepts that number: "[0, 1]", not
+        # "[0, 1)", which would read as if 1 were refused
+        closed = self.hi_inclusive or (hi != "inf" and float(hi) < self.hi)
+        text = f"[{lo}, {hi}{']' if closed else ')'}"
         if self.sentinels:
             text += " or " + " / ".join(f"{s:g}" for s in self.sentinels)
         return text
+
+
+def out_of_range(prop: "Prop", value: float) -> str | None:
+    """Why `value` is refused for `prop` (the reader's message for an authored value, and --control's), or None
+    where the row's range accepts it."""
+    if prop.range is None or prop.range.accepts(value):
+        return None
+    return f"value {value:g} is outside the accepted range {prop.range.describe()}"
 
 
 NON_NEGATIVE = Range(0.0, FLT_MAX)
@@ -306,6 +317,9 @@ DERIVED_ROWS: tuple[Prop, ...] = (
     _p(SCENE, "frictionOffsetThreshold", unit="m", dim=LENGTH, default=0.04,
        range=Range(0.0, FLT_MAX, hi_inclusive=True), range_code="SCENE_RANGE",
        notes="a contact this near (beyond the pair's rest offsets) may anchor its patch's friction"),
+    _p(SCENE, "timeStepsPerSecond", unit="1/s", default=60, range=Range(1.0, 4294967295.0, hi_inclusive=True),
+       range_code="SCENE_RANGE", notes="how many steps a second the scene takes (a uint); the simulator's default "
+       "step, 1/timeStepsPerSecond (omni.physx's 60 where PhysxSceneAPI authors none)"),
     _p(SCENE, "solverType", default="TGS", tokens=("TGS", "PGS"), range_code="SOLVER_TYPE",
        notes="the PhysX solver of the scene's rigid bodies: TGS (sub-stepped position iterations) or PGS (one pose "
        "update after the position iterations; the velocity iterations change only the velocity); omni.physx keeps "

@@ -69,6 +69,39 @@ def run_cli(capfd, *args) -> Ran:
     return Ran(code, out, err)
 
 
+def run_cli_on_terminal(capfd, monkeypatch, *args, columns: int = 400) -> tuple[Ran, str]:
+    """run_cli with stderr a terminal (a pseudo-terminal this test reads): what it ran, and what it drew there."""
+    import pty
+    import threading
+
+    master, slave = pty.openpty()
+    drawn = bytearray()
+
+    def read() -> None:  # drained as it is drawn: a full terminal buffer would block the command
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # the terminal's other end closed
+                return
+            if not chunk:
+                return
+            drawn.extend(chunk)
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    for name in ("TTY_COMPATIBLE", "TTY_INTERACTIVE", "FORCE_COLOR"):  # what would tell rich otherwise
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TERM", "xterm")
+    monkeypatch.setenv("COLUMNS", str(columns))  # the whole bar on one line, the file names included
+    with os.fdopen(slave, "w") as terminal:
+        monkeypatch.setattr(sys, "stderr", terminal)
+        ran = run_cli(capfd, *args)
+        monkeypatch.setattr(sys, "stderr", sys.__stderr__)
+    reader.join(timeout=10)
+    os.close(master)
+    return ran, drawn.decode("utf-8", "replace")
+
+
 def stage_over_sample(path: Path, author=None) -> Path:
     """A stage file that sublayers the sample car and overrides what `author(stage)` authors.
 

@@ -18,16 +18,8 @@ from .. import properties as P
 from ..runtime.vehicle2 import NEUTRAL_GEAR
 from ..sim.guard import GuardOptions
 from ..sim.state import SimParams
-from ..simulate.control_specs import CONTROL_PROPERTIES
+from ..simulate.control_specs import CONTROL_PROPERTIES, DRIVE, KIND_CONTROLS, TANK, WHEELS, vehicle_kinds
 
-# Each kind of vehicle takes its own controls: a drive (engine or direct) through the vehicle controller, a tank
-# through the tank controller too, a vehicle without a drive through each wheel's controller.
-DRIVE, TANK, WHEELS = "drive", "tank", "wheels"
-KIND_CONTROLS = {
-    DRIVE: ("accelerator", "brake0", "brake1", "steer"),
-    TANK: ("accelerator", "brake0", "brake1", "thrust0", "thrust1"),
-    WHEELS: ("driveTorque", "brakeTorque", "steerAngle"),
-}
 PER_WHEEL = frozenset(KIND_CONTROLS[WHEELS])
 _F32 = np.float32
 
@@ -49,15 +41,13 @@ def control_range(name: str) -> tuple[float, float]:
 
 def vehicle_kind(p: SimParams) -> str:
     """The one kind of controls every vehicle of the batch takes; ValueError when they differ."""
-    kinds = np.where(p.is_raw, 0, np.where(p.is_tank, 1, 2))
-    names = (WHEELS, TANK, DRIVE)
-    found = sorted(set(kinds.tolist()))
-    if len(found) > 1:
-        example = {names[k]: p.paths[int(np.argmax(kinds == k))] for k in found}
-        kinds = ", ".join(f"{k}: e.g. {v}" for k, v in example.items())
-        raise ValueError(f"the vehicles take different controls ({kinds}); an environment's vehicles share one action "
+    kinds = vehicle_kinds(p)
+    example = {kind: p.paths[kinds.index(kind)] for kind in (WHEELS, TANK, DRIVE) if kind in kinds}
+    if len(example) > 1:
+        said = ", ".join(f"{k}: e.g. {v}" for k, v in example.items())
+        raise ValueError(f"the vehicles take different controls ({said}); an environment's vehicles share one action "
                          "space: make one environment per kind")
-    return names[found[0]]
+    return next(iter(example))
 
 
 @dataclass(frozen=True)

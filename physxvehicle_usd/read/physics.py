@@ -157,8 +157,8 @@ def load_physics(stage: Usd.Stage, sink: DiagnosticSink, exclude: Sequence[str] 
     return info
 
 
-TIME_STEPS_PER_SECOND = "physxScene:timeStepsPerSecond"
-DEFAULT_TIME_STEPS_PER_SECOND = 60  # omni.physx's, where PhysxSceneAPI authors none
+TIME_STEPS_PER_SECOND = P.physx_scene_attribute("timeStepsPerSecond")
+DEFAULT_TIME_STEPS_PER_SECOND = P.prop(P.SCENE, "timeStepsPerSecond").default  # omni.physx's, where none is authored
 
 
 def _scene_tolerances(stage: Usd.Stage, parsed: dict, units: StageUnits) -> SceneTolerances:
