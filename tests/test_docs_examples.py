@@ -29,6 +29,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import textwrap
 import tokenize
 from dataclasses import dataclass
 from functools import cache
@@ -41,8 +42,9 @@ from conftest import REPO
 PAGES = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md")), *sorted((REPO / "samples").glob("*/README.md"))]
 DEFAULT_RUN = {"README.md"}  # its tour (Getting started's, without the gym); every other page runs in the soak run
 
-FENCE = re.compile(r"(?:^<!-- docs-test: (?P<mark>.*?) -->\n)?^```(?P<lang>[\w-]*)[^\n]*\n(?P<body>.*?)^```[ \t]*$",
-                   re.DOTALL | re.MULTILINE)
+# a fence, at the margin or indented (in a list item), and the mark on the line before it
+FENCE = re.compile(r"(?:^[ \t]*<!-- docs-test: (?P<mark>.*?) -->\n)?^(?P<indent>[ \t]*)```(?P<lang>[\w-]*)[^\n]*\n"
+                   r"(?P<body>.*?)^(?P=indent)```[ \t]*$", re.DOTALL | re.MULTILINE)
 EXPECT = re.compile(r"^#\s*(?:exit (?P<exit>\d+)\s*)?(?:->\s?(?P<text>.*?))?\s*$")
 RUN, PARSED, SHOWN = {"sh", "python"}, {"yaml"}, {"text", "json", ""}
 NO_RUN = "no-run"
@@ -72,8 +74,8 @@ class Block:
 
 def blocks(page: Path) -> list[Block]:
     text = page.read_text()
-    found = [Block(page.relative_to(REPO).as_posix(), text.count("\n", 0, m.start("body")), m["lang"], m["body"], m["mark"])
-             for m in FENCE.finditer(text)]
+    found = [Block(page.relative_to(REPO).as_posix(), text.count("\n", 0, m.start("body")), m["lang"],
+                   textwrap.dedent(m["body"]), m["mark"]) for m in FENCE.finditer(text)]
     for block in found:
         assert block.lang in RUN | PARSED | SHOWN, f"{block.where}: a ```{block.lang} block this test does not know"
         assert block.mark is None or block.mark.startswith(NO_RUN + " ("), \
