@@ -278,7 +278,8 @@ def test_page_examples_run_as_written(page, tmp_path):
         elif block.lang == "yaml":
             yaml = pytest.importorskip("yaml")
             assert yaml.safe_load(block.body) is not None, block.where
-    assert _status() == before, "the examples left files in the checkout"
+    left = set(_status().splitlines()) - set(before.splitlines())
+    assert not left, f"the examples left files in the checkout: {sorted(left)}"
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(REPO).as_posix())
