@@ -88,7 +88,7 @@ def test_the_unit_interval_reads_as_closed():
 
 def test_the_readme_example_pasted_with_its_brackets_writes_nothing(tmp_path, capfd, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    pasted = ["simulate", CAR, "--steps", 30, "--trace", "run.json", "--plot", "run.png", "--record", "run.usda",
+    pasted = ["simulate", CAR, "--steps", 5, "--trace", "run.json", "--plot", "run.png", "--record", "run.usda",
               "[--vehicle", "/World/Car", "...]", "[--format", "json]"]
     ran = run_cli(capfd, *pasted)
     assert ran.returncode == 2 and ran.stdout == ""
@@ -220,3 +220,21 @@ def test_generate_schema_without_jinja2_says_so_in_one_line(tmp_path):
                                   "which is not installed here: pip install jinja2 (the dev extra has it: pip install "
                                   "-e '.[dev]')")
     assert not (tmp_path / "out").exists()
+
+
+def test_the_control_help_names_what_each_kind_of_vehicle_takes(capfd):
+    from physxvehicle_usd.simulate.control_specs import DRIVE, TANK, WHEELS, taken_controls
+
+    text = " ".join(run_cli(capfd, "simulate", "--help").stdout.split())
+    for kind, words in ((DRIVE, "A vehicle with a drive takes"), (TANK, "a tank"), (WHEELS, "one without a drive")):
+        assert f"{words} {', '.join(taken_controls(kind))}" in text
+
+
+def test_fix_says_the_folder_it_made(tmp_path, capfd):
+    # the scene without its vehicle context: V07, a repair to write
+    stage = stage_over_sample(tmp_path / "bare.usda", lambda s: s.GetPrimAtPath(SCENE).RemoveAppliedSchema(
+        "PhysxVehicleContextAPI"))
+    ran = run_cli(capfd, "fix", stage, "-o", tmp_path / "out" / "fixed.usda")
+    assert ran.returncode == 0, ran.stderr
+    assert f"wrote {tmp_path / 'out' / 'fixed.usda'}" in ran.stdout
+    assert ran.stderr.strip().endswith(f"made the folder {tmp_path / 'out'}/")

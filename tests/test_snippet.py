@@ -281,27 +281,30 @@ def test_cli_import_snippet_bad_folder_exits_2(tmp_path, capsys):
     assert not (tmp_path / "x.usda").exists()
 
 
-def test_snippet_round_trip_of_the_sample_car_drives_the_same(tmp_path, capfd):
-    """convert --target physx-snippet, then import-snippet: the same drive, to the digit (once 8.71 m against
-    7.43 m: the sub-step counts the snippets set in code were lost, and the copy warned DT_LIMIT)."""
-    def drive(stage) -> tuple[dict, str]:
-        ran = run_cli(capfd, "simulate", stage, "--steps", 120, "--dt", 1 / 60, "--control", "accelerator=1",
+@pytest.mark.parametrize("sample, vehicle", [("car", "Car"), ("truck", "Truck"), ("basic_car", "BasicCar")])
+def test_snippet_round_trip_of_a_sample_drives_the_same(tmp_path, capfd, sample, vehicle):
+    """convert --target physx-snippet, then import-snippet: the same drive, to the centimetre (the sample car once
+    drove 7.43 m against 8.71 m and warned DT_LIMIT: the sub-step counts the snippets set in code were lost; the
+    truck's tires got the snippets' friction 1.0 for its 0.75)."""
+    stage = REPO / "samples" / sample / f"{sample}.usda"
+
+    def drive(path) -> tuple[dict, str]:
+        ran = run_cli(capfd, "simulate", path, "--steps", 120, "--dt", 1 / 60, "--control", "accelerator=1",
                       "--format", "json")
         assert ran.returncode == 0, ran.stderr
-        return json.loads(ran.stdout.splitlines()[-1])["results"]["/World/Car"], ran.stderr
+        return json.loads(ran.stdout.splitlines()[-1])["results"][f"/World/{vehicle}"], ran.stderr
 
-    ran = run_cli(capfd, "convert", CAR, "--target", "physx-snippet", "-o", tmp_path / "snippet")
+    ran = run_cli(capfd, "convert", stage, "--target", "physx-snippet", "-o", tmp_path / "snippet")
     assert ran.returncode == 0, ran.stderr
     assert "pose is not part of the format" in ran.stderr  # what the format cannot carry is said
-    ran = run_cli(capfd, "import-snippet", tmp_path / "snippet" / "Car", "-o", tmp_path / "again.usda")
+    ran = run_cli(capfd, "import-snippet", tmp_path / "snippet" / vehicle, "-o", tmp_path / "again.usda")
     assert ran.returncode == 0, ran.stderr
-    original, _ = drive(CAR)
+    original, _ = drive(stage)
     again, warnings = drive(tmp_path / "again.usda")
     assert "DT_LIMIT" not in warnings
-    assert original["distance_m"] > 5.0
-    # to the centimetre the text summary prints: the pose is not in the format, and the import puts the car at rest
-    # 0.4 mm lower than the sample authors it
+    assert original["distance_m"] > 2.0
+    # to the centimetre the text summary prints: the pose is not in the format, and the import puts the vehicle at
+    # rest (the sample car 0.4 mm lower than the sample authors it)
     assert again["distance_m"] == pytest.approx(original["distance_m"], abs=5e-3)
     assert again["forward_speed_ms"] == pytest.approx(original["forward_speed_ms"], abs=5e-3)
     assert again["gear"] == original["gear"]
-

@@ -346,7 +346,8 @@ def description_from_snippet(
         for base_name, default_row in _AUTHORED_VEHICLE_DEFAULTS.items():
             vehicle.set(base_name, P.prop(P.VEHICLE, default_row).default / meters_per_unit, Source.AUTHORED)
         notes.append(f"{BASE_FILE} has no {CODE_SECTION} member (the values the snippets set in code): the sub-step "
-                     "counts, slip denominators and sticky-tire settings are Omni's defaults, the commands at rest")
+                     "counts, slip denominators and sticky-tire settings are Omni's defaults, the commands at rest, the tires' "
+                     "friction on the ground the snippets' 1.0")
     else:
         for base_name, value in code["Vehicle"].items():
             vehicle.set(base_name, value, Source.AUTHORED)
@@ -421,9 +422,11 @@ def description_from_snippet(
         stage=StageInfo(file="", metersPerUnit=meters_per_unit, kilogramsPerUnit=1.0, upAxis=up_axis),
         scenes={scene_path: scene},
         vehicles={vehicle_path: v},
-        # The snippets give the ground material friction 1.0 against every tire.
+        # The snippets give the ground material friction 1.0 against every tire (in code: CODE_SECTION may say
+        # otherwise).
         tireFrictionTables={table_path: _authored(P.TABLE, table_path, groundMaterials=[material_path],
-                                                  frictionValues=[1.0], defaultFrictionValue=1.0)},
+                                                  frictionValues=[(code or {}).get("TireFriction", 1.0)],
+                                                  defaultFrictionValue=1.0)},
         ground=[GroundDescription(path=ground_path, kind="plane", transform=identity, axis=plane_axis,
                                   material=material_path)],
         materials={material_path: MaterialDescription(path=material_path, staticFriction=1.0, dynamicFriction=1.0,
@@ -451,6 +454,10 @@ def _code_values(base: _Doc, s: Scaler) -> dict | None:
     if mode not in ("velocityChange", "acceleration"):
         raise base.fail(f"{CODE_SECTION}.UpdateMode", f"expected velocityChange or acceleration, got {mode!r}")
     out: dict[str, Any] = {"Vehicle": vehicle, "UpdateMode": mode}
+    if "TireFriction" in base.get(CODE_SECTION):
+        out["TireFriction"] = base.number(CODE_SECTION, "TireFriction")
+        if out["TireFriction"] < 0:
+            raise base.fail(f"{CODE_SECTION}.TireFriction", f"must be >= 0, got {out['TireFriction']!r}")
     if "Controller" in base.get(CODE_SECTION):
         controller = base.get(CODE_SECTION, "Controller")
         out["Controller"] = {name: base.number(CODE_SECTION, "Controller", name) for name in CODE_CONTROLLER_VALUES

@@ -1,12 +1,13 @@
 """`validate` and `fix`: rule findings for many assets, and the repairs that have one."""
 from __future__ import annotations
 
+import os
 import sys
 
 import click
 
 from ..errors import InputError
-from .common import folders_to_make, parallel_options, say_written, start_parallel, with_progress
+from .common import folders_to_make, made_folders, parallel_options, say_written, start_parallel, with_progress
 
 
 @click.command("validate")
@@ -98,9 +99,15 @@ def fix_command(paths: tuple[str, ...], output: str | None, in_place: bool, only
             raise click.BadParameter(f"fix has no repair for {', '.join(unknown)}; the codes it repairs: "
                                      f"{', '.join(sorted(REPAIRED_CODES))}", param_hint="--only")
     start_parallel(jobs, ray_address, ["physxvehicle_usd.fix", "physxvehicle_usd.validate"])
+    # -o names the file (one input) or the folder (several); each file's report line says what it wrote
+    made = folders_to_make([output if len(paths) == 1 and not os.path.isdir(paths[0]) else os.path.join(output, "-")]
+                           if output and not dry_run else [])
     results = with_progress(lambda progress, started: fix_paths(
         paths, output=output, in_place=in_place, dry_run=dry_run, only=codes, progress=progress, jobs=jobs,
         ray_address=ray_address, started=started), "fixing")
     click.echo(FORMATS[fmt](results), nl=False)
+    made = [folder for folder in made if os.path.isdir(folder)]
+    if made:
+        click.echo(made_folders(made, alone=True), err=True)
     sys.exit(exit_code(results, strict=strict))
 

@@ -1,4 +1,5 @@
-"""What the commands share: the console, the options of commands over many files, the progress bar."""
+"""What the commands share: the exit codes, the console, the options of commands over many files, the progress bars,
+and the lines saying what a command wrote."""
 from __future__ import annotations
 
 import os
@@ -23,7 +24,6 @@ def console():
     if console.is_terminal:
         return console
     return Console(width=100_000, no_color=True, highlight=False)
-
 
 
 _READING_HELP = ("whose reading of the asset: omniverse (what the file means, as Omniverse Kit reads it) or ovphysx "
@@ -202,8 +202,10 @@ def say_written(written: Sequence[str], folders: Sequence[str] = (), err: bool =
         click.echo(f"wrote {', '.join(written)}{made_folders(folders)}", err=err)
 
 
-def made_folders(folders: Sequence[str]) -> str:
-    """" (made the folder a/)" for the end of a line saying what was written; "" when none was made."""
+def made_folders(folders: Sequence[str], alone: bool = False) -> str:
+    """" (made the folder a/)" for the end of a line saying what was written ("made the folder a/" alone); ""
+    when none was made."""
     if not folders:
         return ""
-    return f" (made the folder{'s' if len(folders) > 1 else ''} {', '.join(f + '/' for f in folders)})"
+    said = f"made the folder{'s' if len(folders) > 1 else ''} {', '.join(f + '/' for f in folders)}"
+    return said if alone else f" ({said})"

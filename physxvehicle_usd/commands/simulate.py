@@ -41,9 +41,10 @@ from .common import (
               help="step the vehicles on this many threads (same results; pays on multi-core machines)")
 @click.option("--control", "controls", multiple=True, metavar="NAME=VALUE|NAME=A:B",
               help="drive every vehicle: a value held for the whole run (accelerator=1) or a ramp from A at the first "
-                   "step to B at the last (steer=0:0.3); over the stage's own controls; repeatable. Names: "
-                   "accelerator, brake0, brake1, steer, thrust0, thrust1, targetGear, driveTorque, brakeTorque, "
-                   "steerAngle")
+                   "step to B at the last (steer=0:0.3); over the stage's own controls; repeatable. A vehicle with a "
+                   "drive takes accelerator, brake0, brake1, steer, targetGear; a tank accelerator, brake0, brake1, "
+                   "thrust0, thrust1, targetGear; one without a drive driveTorque, brakeTorque, steerAngle (another "
+                   "name is refused); values in the ranges of the controller attributes (accelerator [0, 1], ...)")
 @reading_option
 @parallel_options
 def simulate_command(paths: tuple[str, ...], steps: int, dt: float | None, trace: str | None, fmt: str, plot: str | None,

@@ -5,6 +5,7 @@ same for one file, with what it gave kept for the report: its outputs go into th
 (many_files.output_paths)."""
 from __future__ import annotations
 
+import functools
 import json
 import os
 from dataclasses import dataclass, field
@@ -70,22 +71,25 @@ def simulate_files(stage_file: str | os.PathLike, steps: int, dt: float | None, 
     for diagnostic in loaded.diagnostics:
         report(diagnostic.line())
     result = run(loaded, steps, dt, controls=given or None, outputs=outputs, progress=progress)
-    if trace:
-        from ..stage.io import write_atomic
+    # every output made in memory first, the record (USD's export, the likeliest to fail) written first: an output
+    # that cannot be made or written leaves none of the others half done
+    from ..stage.io import write_atomic
 
-        text = json.dumps(result.trace, separators=(",", ":"))
-        _writing(trace, lambda: write_atomic(trace, text + "\n"))
+    texts: dict[str, str | bytes] = {}
+    if trace:
+        texts[trace] = json.dumps(result.trace, separators=(",", ":")) + "\n"
     if plot:
-        from ..stage.io import write_atomic
         from .plot import figure_format
         from .sim_plot import plot_bytes
 
-        figure = plot_bytes(result, figure_format(plot), title=f"{Path(stage_file).name}: {steps} steps of {result.dt:g} s")
-        _writing(plot, lambda: write_atomic(plot, figure))
+        texts[plot] = plot_bytes(result, figure_format(plot),
+                                 title=f"{Path(stage_file).name}: {steps} steps of {result.dt:g} s")
     if record:
         from .record import write_record
 
         _writing(record, lambda: write_record(result, loaded.stage, str(Path(stage_file).absolute()), record))
+    for path, data in texts.items():
+        _writing(path, functools.partial(write_atomic, path, data))
     return result
 
 

@@ -361,7 +361,30 @@ def _check_finite(node: Any, where: str) -> None:
 def snippet_from_description(description: StageDescription, vehicle_path: str) -> SnippetExport:
     """Snippet files of one vehicle of a stage description (in its units; `in_si_units()` for metres)."""
     params = build_vehicle_params(description, vehicle_path)
-    return snippet_from_params(params, description.stage.kilogramsPerUnit)
+    export = snippet_from_params(params, description.stage.kilogramsPerUnit)
+    friction = _ground_frictions(description, params)
+    if friction:
+        export.files[BASE_FILE][CODE_SECTION]["TireFriction"] = friction[0]
+    if len(friction) > 1:
+        export.notes.append(f"the tires' friction differs by wheel or ground ({', '.join(f'{f:g}' for f in friction)}):"
+                            f" the snippets give every tire one, written as {friction[0]:g}")
+    return export
+
+
+def _ground_frictions(description: StageDescription, params: VehicleParams) -> list[float]:
+    """The friction each tire gets on each ground collider of the stage (its friction table's value for the ground's
+    material, else the table's default), each value once, the first wheel's on the first ground first. The snippets
+    set one friction for every tire in code (1.0): CODE_SECTION carries it."""
+    values: list[float] = []
+    for wheel in params.wheels:
+        table = wheel.friction_table
+        for ground in description.ground:
+            found = ground.material in table.ground_materials
+            value = float(table.friction_values[table.ground_materials.index(ground.material)] if found
+                          else table.default_friction)
+            if value not in values:
+                values.append(value)
+    return values
 
 
 def snippet_folder_names(vehicle_paths: Sequence[str]) -> dict[str, str]:
