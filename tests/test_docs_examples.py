@@ -10,8 +10,9 @@ The conventions the pages follow (docs/index.md tells readers):
 - a block that needs what a plain machine lacks is preceded by `<!-- docs-test: no-run (why) -->`: it is not run,
   but its syntax is checked (`bash -n`, `compile`), every `physxvehicle-usd` command in it is parsed by the command
   line itself, and the modules it imports exist;
-- `sh` and `python` blocks run; `yaml` blocks are parsed; `text` and `json` blocks are shown output, not run. A
-  block of any other language fails the test, so that a new kind of example is either run or said not to be.
+- `sh` and `python` blocks run, and so do the `$ ` commands of a `console` block; `yaml` blocks are parsed; `text`,
+  `json` and `usda` blocks are shown output or file contents, not run. A block of any other language fails the
+  test, so that a new kind of example is either run or said not to be.
 
 The README's examples run in the default run (its tour is Getting started's, but for the Gymnasium rollout); the
 docs pages' examples, which take minutes together, in the soak run. Every page's commands are parsed, its Python
@@ -46,7 +47,7 @@ DEFAULT_RUN = {"README.md"}  # its tour (Getting started's, without the gym); ev
 FENCE = re.compile(r"(?:^[ \t]*<!-- docs-test: (?P<mark>.*?) -->\n)?^(?P<indent>[ \t]*)```(?P<lang>[\w-]*)[^\n]*\n"
                    r"(?P<body>.*?)^(?P=indent)```[ \t]*$", re.DOTALL | re.MULTILINE)
 EXPECT = re.compile(r"^#\s*(?:exit (?P<exit>\d+)\s*)?(?:->\s?(?P<text>.*?))?\s*$")
-RUN, PARSED, SHOWN = {"sh", "python"}, {"yaml"}, {"text", "json", ""}
+RUN, PARSED, SHOWN = {"sh", "python"}, {"yaml"}, {"text", "json", "usda", ""}
 NO_RUN = "no-run"
 
 # What the README's two set-up commands do that this test does not repeat: the environment running it has the
@@ -72,10 +73,23 @@ class Block:
         return self.lang in RUN and not (self.mark or "").startswith(NO_RUN)
 
 
+def _as_shell(lang: str, body: str) -> tuple[str, str]:
+    """A `console` transcript as the shell block of its commands (the `$ ` lines and their continuations); the
+    output lines it shows are not checked."""
+    if lang != "console":
+        return lang, body
+    kept, going_on = [], False
+    for line in body.splitlines():
+        if line.startswith("$ ") or going_on:
+            kept.append(line.removeprefix("$ "))
+            going_on = line.endswith("\\")
+    return "sh", "\n".join(kept) + "\n"
+
+
 def blocks(page: Path) -> list[Block]:
     text = page.read_text()
-    found = [Block(page.relative_to(REPO).as_posix(), text.count("\n", 0, m.start("body")), m["lang"],
-                   textwrap.dedent(m["body"]), m["mark"]) for m in FENCE.finditer(text)]
+    found = [Block(page.relative_to(REPO).as_posix(), text.count("\n", 0, m.start("body")),
+                   *_as_shell(m["lang"], textwrap.dedent(m["body"])), m["mark"]) for m in FENCE.finditer(text)]
     for block in found:
         assert block.lang in RUN | PARSED | SHOWN, f"{block.where}: a ```{block.lang} block this test does not know"
         assert block.mark is None or block.mark.startswith(NO_RUN + " ("), \
