@@ -1,6 +1,6 @@
-"""Every example of the README, the docs pages (docs/*.md) and the samples' READMEs, as a user meets it: each page's code blocks run in
-order, as written, in a scratch folder holding a copy of the samples, and what a comment says a command prints is
-checked. Nothing is left in the checkout.
+"""Every example of the README, the docs pages (docs/*.md) and the samples' READMEs, as a user meets it: each
+page's code blocks run in order, as written, in a scratch folder holding a copy of the samples, and what a comment
+says a command prints is checked. Nothing is left in the checkout.
 
 The conventions the pages follow (docs/index.md tells readers):
 
