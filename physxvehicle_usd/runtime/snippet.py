@@ -18,7 +18,7 @@ Format facts the mapping relies on (from the snippets' file reader):
 - The reader requires every section, so sections USD has no counterpart for are written with neutral
   values (listed in `SnippetExport.notes`).
 - The snippets set some values in code, not in the files: the sub-step counts, the slip denominators and the
-  sticky-tire settings, the initial commands. They change how the vehicle drives, so `Base.json` carries them
+  sticky-tire settings, the update mode, the initial commands, the tires' friction on the ground (1.0). They change how the vehicle drives, so `Base.json` carries them
   in a member of its own, CODE_SECTION (PhysX's reader reads the members it knows and ignores this one), which
   `import-snippet` reads back; a file without it gets Omni's defaults, said in the import's notes.
 """
