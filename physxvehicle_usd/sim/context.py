@@ -2,11 +2,15 @@
 Omni sets per vehicle): the parameters every subsystem reads, and the sub-step count of a step (1.3)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..runtime.vehicle2 import DRIVE_NONE
 from .declare import F32, I32, Derived, Param
-from .state import SimParams
+
+if TYPE_CHECKING:  # (sim/state.py builds SimState from these modules' declarations)
+    from .state import SimParams
 
 PARAMS = (
     Param("drive_type", vehicle=lambda p: p.drive_type, dtype=np.int64, pad=DRIVE_NONE),
@@ -22,8 +26,11 @@ PARAMS = (
     Param("low_speed_substeps", vehicle=lambda p: p.context.low_speed_substeps, dtype=np.int64),
     Param("high_speed_substeps", vehicle=lambda p: p.context.high_speed_substeps, dtype=np.int64),
 )
-# what SimParams.from_batch derives for the compiled kernel
-DERIVED = (Derived("mask", I32),)  # wheel_mask
+# what the SimParams builder (sim/state.py) derives: the batch's sizes, paths and floating type, its wheel mask (the
+# compiled kernel takes it), the frame axes broadcast to wheels, |gravity|, the context values repeated over wheels
+DERIVED = (Derived("mask", I32),) + tuple(Derived(name) for name in (  # mask: wheel_mask
+    "V", "W", "dtype", "paths", "wheel_paths", "wheel_mask", "nb_wheels", "e_f", "e_s", "e_u", "g_mag",
+    "wheel_angle_threshold_speed_w"))
 
 
 def substep_counts(p: SimParams, forward_speed: np.ndarray) -> np.ndarray:

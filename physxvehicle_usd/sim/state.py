@@ -2,30 +2,27 @@
 
 `SimParams.from_batch` converts a `VehicleBatch` (vehicle axis first, vectors last) into the layout the
 kernels use (vectors first: (3, V) per vehicle, (3, V, W) per wheel) and precomputes what never changes
-(suspension-frame rotation matrices, frame axes broadcast to wheels). `SimState` holds everything that
-changes each step; `initial_state` is vehicle2's setToDefault plus Omni's creation-time values.
+(suspension-frame rotation matrices, frame axes broadcast to wheels): every attribute it sets is a Param or a
+Derived value a subsystem declares. `SimState` holds everything that changes each step, one field per `State` the
+subsystems declare (sim/subsystems.py collects them) and the step's records; `initial_state` is each declaration's
+initial value: vehicle2's setToDefault plus Omni's creation-time values.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import field, make_dataclass
 from types import SimpleNamespace
 from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing  # noqa: F401  (np.typing.DTypeLike)
 
-from ..runtime.vehicle2 import AUTOMATIC_GEAR, DRIVE_BASIC, DRIVE_NONE, DRIVE_STANDARD, NEUTRAL_GEAR, RESPONSE_STEER
+from ..runtime.vehicle2 import DRIVE_BASIC, DRIVE_NONE, DRIVE_STANDARD, RESPONSE_STEER
 from . import vecmath as vm
+from .declare import Record, State
+from .subsystems import PARAMS, STATES
 
 if TYPE_CHECKING:
     from .batch import VehicleBatch
-    from .contact import FrictionPatches
-    from .lu import Factors
-    from .manifold import Manifolds
-    from .vehicle_contact import PairManifolds
-
-FLT_MIN = float(np.finfo(np.float32).tiny)  # vehicle2's "in the air" separation marker
-FLT_MAX = float(np.finfo(np.float32).max)
 
 
 def _vf(a: np.ndarray) -> np.ndarray:
@@ -61,8 +58,6 @@ class SimParams(SimpleNamespace):
             setattr(p, key, value)
         p.V, p.W = A["wheel_mask"].shape
         p.mask = A["wheel_mask"]
-        from .batch import PARAMS  # (the subsystem modules that declare them import this one)
-
         for param in PARAMS:
             if param.component_first:
                 setattr(p, param.name, _vf(A[param.name]))
@@ -153,71 +148,39 @@ class SimParams(SimpleNamespace):
         return p
 
 
-@dataclass
-class SimState:
-    """Everything vehicle2 updates, batched. Per vehicle: (V,) or (3, V); per wheel: (V, W) or (3, V, W)."""
+# What a step keeps beside the subsystems' states: the numerical guard's verdict per vehicle (sim/guard.py), and the
+# records with classes of their own that cut and join them.
+STEP_STATES = (State("faulted", initial=False, dtype=bool, doc="frozen by the numerical guard (sim/guard.py)"),)
+RECORDS = (
+    Record("out", factory=dict, doc="per-step outputs kept for telemetry (values of the last substep)"),
+    Record("time", 0.0, doc="seconds simulated"),
+    Record("steps", 0, doc="steps taken"),
+    Record("contacts", doc="the last step's contacts (sim/contact.py patch_rows) and their solved impulses"),
+    Record("friction", doc="the friction patches the last step's solve kept (sim/contact.py FrictionPatches)"),
+    Record("manifolds", doc="the contact points PCM's manifolds keep (sim/manifold.py Manifolds)"),
+    Record("pair_friction", doc="the friction patches between vehicles (sim/vehicle_contact.py)"),
+    Record("pair_manifolds", doc="the manifolds two vehicles' boxes keep (sim/vehicle_contact.py PairManifolds)"),
+    Record("drivetrain_factors", doc="the engine drivetrain's last LU (sim/lu.py Factors), known again by its matrix"),
+)
 
-    # rigid body (the vehicle2 body frame = centre-of-mass frame with principal axes)
-    body_position: np.ndarray
-    body_orientation: np.ndarray  # (4, V) w, x, y, z
-    linear_velocity: np.ndarray
-    angular_velocity: np.ndarray
-    # commands (raw inputs; the response states are derived every step)
-    accelerator: np.ndarray
-    brake0: np.ndarray
-    brake1: np.ndarray
-    steer: np.ndarray
-    target_gear_command: np.ndarray  # PhysX indexing, 255 = automatic
-    thrust0: np.ndarray
-    thrust1: np.ndarray
-    wheel_drive_torque: np.ndarray
-    wheel_brake_torque: np.ndarray
-    wheel_steer_angle: np.ndarray
-    # drivetrain
-    engine_omega: np.ndarray
-    current_gear: np.ndarray
-    target_gear: np.ndarray
-    gear_switch_time: np.ndarray
-    autobox_time_since_shift: np.ndarray
-    autobox_active_shift: np.ndarray
-    direct_gear: np.ndarray  # basic drive: -1 reverse, 0 neutral, +1 forward
-    # wheels
-    jounce: np.ndarray
-    jounce_specified: np.ndarray
-    jounce_speed: np.ndarray
-    separation: np.ndarray
-    rotation_speed: np.ndarray
-    corrected_rotation_speed: np.ndarray
-    rotation_angle: np.ndarray
-    lng_low_speed_time: np.ndarray
-    lat_low_speed_time: np.ndarray
-    sticky_lng: np.ndarray
-    sticky_lat: np.ndarray
-    # per-step outputs kept for telemetry (values of the last substep)
-    out: dict[str, np.ndarray] = field(default_factory=dict)
-    time: float = 0.0
-    steps: int = 0
-    faulted: np.ndarray | None = None  # (V,) vehicles frozen by the numerical guard (sim/guard.py)
-    contacts: dict | None = None  # the last step's contacts (sim/contact.py patch_rows) and their solved impulses
-    friction: FrictionPatches | None = None  # the friction patches the last step's solve kept (sim/contact.py)
-    manifolds: Manifolds | None = None  # the contact points PCM's manifolds keep (sim/manifold.py)
-    pair_friction: FrictionPatches | None = None  # the friction patches between vehicles (sim/vehicle_contact.py)
-    pair_manifolds: PairManifolds | None = None  # the manifolds two vehicles' boxes keep (sim/vehicle_contact.py)
-    drivetrain_factors: Factors | None = None  # the engine drivetrain's last LU (sim/lu.py), known again by its matrix
-
+# Everything vehicle2 updates, batched, one field per declaration: per vehicle (V,) or (3, V), per wheel (V, W) or
+# (3, V, W) (the declarations' shapes), then the records.
+SimState = make_dataclass("SimState", [(state.name, "np.ndarray") for state in STATES + STEP_STATES] + [
+    (record.name, "object", field(default_factory=record.factory) if record.factory else field(default=record.default))
+    for record in RECORDS])
+SimState.__module__ = __name__
+SimState.__doc__ = "Everything vehicle2 updates, batched: the STATES the subsystems declare, and the step's RECORDS."
 
 # The state a substep changes (the numpy substeps keep it for vehicles with fewer substeps; the compiled kernel
 # writes it, and the rotation angles after it, into copies).
-SUBSTEP_FIELDS = ("body_position", "body_orientation", "linear_velocity", "angular_velocity", "jounce",
-                  "jounce_specified", "jounce_speed", "separation", "rotation_speed", "engine_omega", "current_gear",
-                  "gear_switch_time", "lng_low_speed_time", "lat_low_speed_time", "sticky_lng", "sticky_lat")
+SUBSTEP_FIELDS = tuple(state.name for state in STATES if state.substep)
 
-# The per-vehicle state: every field declared an array (its vehicles on `vehicle_axis`); the others (outputs, clock,
-# contact records) have classes of their own that cut and join them.
-VEHICLE_ARRAYS = tuple(f.name for f in fields(SimState) if f.type.startswith("np.ndarray"))
+# The per-vehicle state arrays (their vehicles on `vehicle_axis`); the records have classes of their own that cut
+# and join them.
+VEHICLE_ARRAYS = tuple(state.name for state in STATES + STEP_STATES)
 
 # Component-first vectors (3 or 4, V) carry the vehicles on axis 1; every other state array on axis 0.
-COMPONENT_FIRST = ("body_position", "body_orientation", "linear_velocity", "angular_velocity")
+COMPONENT_FIRST = tuple(state.name for state in STATES + STEP_STATES if state.component_first)
 
 
 def vehicle_axis(name: str) -> int:
@@ -235,41 +198,9 @@ def vehicle_rows(axis: int, rows) -> tuple:
     return (slice(None), rows) if axis == 1 else (rows,)
 
 
-def body_pose(p: SimParams, actor_p: np.ndarray, actor_q: np.ndarray,
-              rows=slice(None)) -> tuple[np.ndarray, np.ndarray]:
-    """Body (centre-of-mass) pose of the vehicles `rows` from their actor (vehicle prim) poses, (3, k) and (4, k) with
-    w first: pose_B = actorPose * cMassLocalPose. Computed in double, as the description's pose is."""
-    actor_q = np.asarray(actor_q, dtype=float)
-    body_q = vm.quat_normalize(vm.quat_mul(actor_q, p.com_orientation[:, rows]))
-    body_p = np.asarray(actor_p, dtype=float) + vm.quat_rotate(actor_q, p.com_position[:, rows])
-    return body_p, body_q
-
-
 def initial_state(p: SimParams) -> SimState:
-    V, W = p.V, p.W
-    zw = lambda: np.zeros((V, W))  # noqa: E731
-    body_p, body_q = body_pose(p, _vf(p.init_position), _vf(p.init_orientation))
-    gear = p.initial_gear.astype(np.int64).copy()
-    ctrl_gear = p.ctrl_target_gear.astype(np.int64)
-    direct = np.where((ctrl_gear == AUTOMATIC_GEAR) | (ctrl_gear > NEUTRAL_GEAR), 1, np.where(ctrl_gear == NEUTRAL_GEAR, 0, -1))
-    st = SimState(
-        body_position=body_p, body_orientation=body_q,
-        linear_velocity=_vf(p.init_linear_velocity).copy(), angular_velocity=_vf(p.init_angular_velocity).copy(),
-        accelerator=p.ctrl_accelerator.copy(), brake0=p.ctrl_brake0.copy(), brake1=p.ctrl_brake1.copy(),
-        steer=p.ctrl_steer.copy(), target_gear_command=ctrl_gear.copy(), thrust0=p.ctrl_thrust0.copy(),
-        thrust1=p.ctrl_thrust1.copy(), wheel_drive_torque=p.ctrl_wheel_drive_torque.copy(),
-        wheel_brake_torque=p.ctrl_wheel_brake_torque.copy(), wheel_steer_angle=p.ctrl_wheel_steer_angle.copy(),
-        engine_omega=p.engine_idle_omega.copy(), current_gear=gear, target_gear=gear.copy(),
-        gear_switch_time=np.full(V, -1.0), autobox_time_since_shift=np.full(V, FLT_MAX),
-        autobox_active_shift=np.zeros(V, bool), direct_gear=direct.astype(float),
-        jounce=zw(), jounce_specified=np.zeros((V, W), bool), jounce_speed=zw(), separation=np.full((V, W), FLT_MIN),
-        rotation_speed=zw(), corrected_rotation_speed=zw(), rotation_angle=zw(),
-        lng_low_speed_time=zw(), lat_low_speed_time=zw(),
-        sticky_lng=np.zeros((V, W), bool), sticky_lat=np.zeros((V, W), bool), faulted=np.zeros(V, bool),
-    )
-    for k, v in list(vars(st).items()):
-        setattr(st, k, _cast(v, p.dtype))
-    return st
+    """Every declared state at its initial value (vehicle2's setToDefault plus Omni's creation-time values)."""
+    return SimState(**{state.name: state.initial_value(p) for state in STATES + STEP_STATES})
 
 
 def copy_vehicle_rows(dst: SimState, src: SimState, rows: np.ndarray) -> None:
@@ -279,10 +210,3 @@ def copy_vehicle_rows(dst: SimState, src: SimState, rows: np.ndarray) -> None:
         if isinstance(value, np.ndarray):
             idx = vehicle_rows(vehicle_axis(name), rows)
             value[idx] = getattr(src, name)[idx]
-
-
-def actor_pose(p: SimParams, s: SimState) -> tuple[np.ndarray, np.ndarray]:
-    """World pose of the actor (the vehicle prim) from the body pose: actor = body * cMassLocalPose^-1."""
-    actor_q = vm.quat_normalize(vm.quat_mul(s.body_orientation, vm.quat_conj(p.com_orientation)))
-    actor_p = s.body_position - vm.quat_rotate(actor_q, p.com_position)
-    return actor_p, actor_q

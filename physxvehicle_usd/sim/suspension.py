@@ -13,12 +13,12 @@ import numpy as np
 from .. import properties as P
 from ..runtime.vehicle2 import QUERY_SWEEP
 from . import vecmath as vm
-from .declare import F32, I32, I64, Derived, Param
+from .declare import F32, FLT_MIN, I32, I64, Derived, Param, State
 from .ground import Ground, QueryFilter, RayHits, SweptWheels, raycast, sweep
-from .state import FLT_MIN, SimParams, SimState
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (state: sim/state.py builds SimState from these modules' declarations)
     from .query_groups import GroundFilter
+    from .state import SimParams, SimState
 
 
 def _graph(points, width: int) -> tuple:
@@ -54,7 +54,21 @@ PARAMS = (
 )
 # what SimParams.from_batch derives for the compiled kernel: the wheel share of the external force, the force
 # application arms of constant compliance graphs
-DERIVED = (Derived("f_es", F32), Derived("susp_arm", F32), Derived("tire_arm", F32))
+DERIVED = (Derived("f_es", F32), Derived("susp_arm", F32), Derived("tire_arm", F32)) + tuple(Derived(name) for name in (
+    # and for numpy only: the frames' rotation matrices, the wheel axes and their yaw bases, the constant compliance
+    # graphs' values, and which parts of the batch take which path
+    "A_q", "W_q", "w_lat", "w_lng", "lat_yaw", "lng_yaw", "toe_const", "camber_const", "susp_app_const",
+    "tire_app_const", "compliance_const", "has_compliance_angles", "any_limit_expansion", "any_sweep"))
+
+# PxVehicleSuspensionState
+STATES = (
+    State("jounce", unit="length", shape=("W",), substep=True, kernel=F32, kernel_writes=True),
+    State("jounce_specified", initial=False, dtype=bool, shape=("W",), substep=True, kernel=I32, kernel_writes=True,
+          doc="the jounce was set (a query hit) rather than left at its last value"),
+    State("jounce_speed", unit="length/s", shape=("W",), substep=True, kernel=F32, kernel_writes=True),
+    State("separation", initial=FLT_MIN, unit="length", shape=("W",), substep=True, kernel=F32, kernel_writes=True,
+          doc="of the wheel from the ground; FLT_MIN: in the air"),
+)
 
 
 @dataclass

@@ -5,13 +5,16 @@ Sections 4.1-4.9 of the numerics digest (vehicle2 tire/; Omni uses the non-legac
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .. import properties as P
 from . import vecmath as vm
-from .declare import F32, Derived, Param
-from .state import SimParams, SimState
+from .declare import F32, I32, Derived, Param, State
+
+if TYPE_CHECKING:  # (sim/state.py builds SimState from these modules' declarations)
+    from .state import SimParams, SimState
 
 PARAMS = (
     Param("min_lat_slip_denominator", source=(P.VEHICLE, "minLateralSlipDenominator"), unit="length/s"),
@@ -42,6 +45,18 @@ DERIVED = tuple(Derived(name, F32) for name in (
     "fvs_y1", "fvs_y2", "fvs_slope0", "fvs_slope1", "min_lat_slip_denominator_w", "min_active_long_slip_denominator_w",
     "min_passive_long_slip_denominator_w", "sticky_lng_speed_w", "sticky_lng_time_w", "sticky_lat_speed_w",
     "sticky_lat_time_w"))
+# and for numpy only: the sticky dampings repeated over wheels, which paths the batch takes, and the batch's friction
+# tables (friction_table_id indexes them)
+DERIVED += tuple(Derived(name) for name in ("sticky_lng_damping_w", "sticky_lat_damping_w", "any_camber_stiffness",
+                                            "any_lat_stiff_x_zero", "friction_tables"))
+
+# PxVehicleTireStickyState and the low-speed timers of PxVehicleTireSlipState's computation
+STATES = (
+    State("lng_low_speed_time", unit="s", shape=("W",), substep=True, kernel=F32, kernel_writes=True),
+    State("lat_low_speed_time", unit="s", shape=("W",), substep=True, kernel=F32, kernel_writes=True),
+    State("sticky_lng", initial=False, dtype=bool, shape=("W",), substep=True, kernel=I32, kernel_writes=True),
+    State("sticky_lat", initial=False, dtype=bool, shape=("W",), substep=True, kernel=I32, kernel_writes=True),
+)
 
 ONE_THIRD = 0.33333  # the truncated literals PhysX uses in its smoothing functions
 ONE_TWENTYSEVENTH = 0.037037
