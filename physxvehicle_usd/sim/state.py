@@ -174,6 +174,8 @@ SimState.__doc__ = "Everything vehicle2 updates, batched: the STATES the subsyst
 # The state a substep changes (the numpy substeps keep it for vehicles with fewer substeps; the compiled kernel
 # writes it, and the rotation angles after it, into copies).
 SUBSTEP_FIELDS = tuple(state.name for state in STATES if state.substep)
+# those of them held per vehicle, (V,) or (k, V); the others per wheel
+SUBSTEP_PER_VEHICLE = frozenset(state.name for state in STATES if state.substep and "W" not in state.shape)
 
 # The per-vehicle state arrays (their vehicles on `vehicle_axis`); the records have classes of their own that cut
 # and join them.
