@@ -102,8 +102,10 @@ def test_the_kernel_takes_every_declared_kernel_parameter_under_its_name(fleet):
 
 
 def test_every_sim_params_attribute_is_declared(fleet):
-    """The builder sets a Param's or a Derived value's name and nothing else; every declaration is set."""
+    """The builder sets a Param's or a Derived value's name and nothing else; every declaration is set, each derived
+    value by its declaration's function (but the floating type, which the builder is given)."""
     declared = [value.name for value in PARAMS + DERIVED]
+    assert [value.name for value in DERIVED if value.value is None] == ["dtype"]
     assert len(declared) == len(set(declared)), sorted(n for n in declared if declared.count(n) > 1)
     for dtype in (np.float32, np.float64):
         p = SimParams.from_batch(fleet, dtype)

@@ -92,10 +92,38 @@ PARAMS = (
     Param("ctrl_wheel_brake_torque", vehicle=lambda p: p.controls.wheel_brake_torque, shape=("W",)),
     Param("ctrl_wheel_steer_angle", vehicle=lambda p: p.controls.wheel_steer_angle, shape=("W",), unit="rad"),
 )
-# what the SimParams builder (sim/state.py) derives: whether any table is nonlinear, each response's wheel multipliers
-# as contiguous (V, W) arrays, Ackermann's wheels, track and mean-angle scale as whole-batch arrays
-DERIVED = tuple(Derived(name) for name in ("has_nonlinear", "response_multipliers_w", "any_ackermann", "ack_active",
-                                           "ack_wheel0", "ack_wheel1", "ack_mean_scale", "ack_track"))
+
+
+def _ackermann_on(b) -> np.ndarray:
+    return b.has_ackermann & (b.ackermann_strength > 0.0)
+
+
+def _ackermann_wheel(p, b, k: int) -> np.ndarray:
+    """(V, W): the wheel that is Ackermann's wheel k (0, 1) of a vehicle with Ackermann steering."""
+    return _ackermann_on(b)[:, None] & (np.arange(p.W)[None, :] == b.ackermann_wheels[:, k:k + 1])
+
+
+def _ackermann_mean_scale(p, b) -> np.ndarray:
+    """maxAngle * (multiplier[wheel0] + multiplier[wheel1]): the steer command's scale to twice the mean angle."""
+    steer = p.response_multipliers_w[RESPONSE_STEER]
+    rows, wheels = np.arange(p.V), b.ackermann_wheels
+    return b.response_max[:, RESPONSE_STEER] * (steer[rows, wheels[:, 0]] + steer[rows, wheels[:, 1]])
+
+
+# what SimParams.from_batch derives: whether any table is nonlinear, each response's wheel multipliers as contiguous
+# (V, W) arrays (a strided column of the (V, systems, W) table makes every product with it several times slower),
+# Ackermann's (2.3) wheels, track and mean-angle scale as whole-batch arrays
+DERIVED = (
+    Derived("has_nonlinear", value=lambda p, b: bool((b.nl_command_count > 0).any())),
+    Derived("response_multipliers_w", value=lambda p, b: tuple(
+        np.ascontiguousarray(b.response_multipliers[:, k]) for k in range(b.response_multipliers.shape[1]))),
+    Derived("any_ackermann", value=lambda p, b: bool(_ackermann_on(b).any())),
+    Derived("ack_active", value=lambda p, b: _ackermann_on(b)),
+    Derived("ack_wheel0", value=lambda p, b: _ackermann_wheel(p, b, 0)),
+    Derived("ack_wheel1", value=lambda p, b: _ackermann_wheel(p, b, 1)),
+    Derived("ack_mean_scale", value=_ackermann_mean_scale),
+    Derived("ack_track", value=lambda p, b: np.where(_ackermann_on(b), b.ackermann_track_width, 1.0)),
+)
 
 
 def _direct_gear(p: SimParams) -> np.ndarray:

@@ -5,8 +5,8 @@ lists its parameters as `Param`s in a tuple named PARAMS: the array's name (the 
 `SimParams` and in the compiled kernel's struct), where its value comes from (a description property, or a vehicle2
 parameter record of `runtime.vehicle2` where VehicleGenerator changes the layout or the frame), its dtype, its shape after the vehicle (and wheel) axis, the padding value of
 absent wheels or components, its unit, and whether the compiled kernel takes it (`kernel`: the C element type).
-`sim/batch.py` builds the batch from these declarations alone, `SimParams.from_batch` keeps the names, and
-`sim/compiled.py` derives the kernel's field list (and from it the generated C struct) from them.
+`sim/batch.py` builds the batch from these declarations alone, `SimParams.from_batch` keeps the names and adds the
+`Derived` values the subsystems declare (each with the function that works it out), and `sim/compiled.py` derives the kernel's field list (and from it the generated C struct) from them.
 
 What changes every step is declared the same way, as `State`s in a tuple named STATES (vehicle2's *State): `SimState`
 and `initial_state` (sim/state.py) and the kernel's state fields follow. `sim/subsystems.py` collects the declarations;
@@ -84,11 +84,15 @@ class Param:
 
 @dataclass(frozen=True)
 class Derived:
-    """A value `SimParams.from_batch` computes from the batch for the kernels (a slope, a rotation, an arm), named
-    where its subsystem declares it, with the element type the compiled kernel takes it as (None: numpy only)."""
+    """A value `SimParams.from_batch` computes from the batch for the kernels (a slope, a rotation, an arm, a flag
+    saying which path the batch takes), declared where its subsystem uses it, with the element type the compiled
+    kernel takes it as (None: numpy only). `value(p, batch)`: the value, from the `VehicleBatch` and what `p` (the
+    SimParams being built, in double) already holds: every parameter, and the derived values declared before it.
+    None: the builder sets it itself (the floating type it was asked for)."""
 
     name: str
     kernel: type | None = None
+    value: Callable[[Any, Any], Any] | None = None
 
 
 

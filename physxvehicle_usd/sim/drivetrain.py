@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..runtime.vehicle2 import MAX_TORQUE_CURVE_POINTS, NEUTRAL_GEAR
+from ..runtime.vehicle2 import DRIVE_BASIC, DRIVE_NONE, DRIVE_STANDARD, MAX_TORQUE_CURVE_POINTS, NEUTRAL_GEAR
 from . import vecmath as vm
 from .declare import F32, FLT_MAX, I32, I64, Derived, Param, State
 from .lu import factor, solve_factored, solve_full_pivot
@@ -99,9 +99,15 @@ PARAMS = (
     Param("track_place", vehicle=lambda p: _tracks(p)[2], shape=("W",), dtype=np.int64, pad=-1),
     Param("group_multiplier", vehicle=lambda p: _tracks(p)[3], shape=("W",)),
 )
-# what the SimParams builder (sim/state.py) derives: the drive types as flags and vehicle indices
-DERIVED = (Derived("is_standard", I32),) + tuple(Derived(name) for name in (
-    "is_basic", "is_raw", "all_standard", "standard_ids", "tank_ids"))
+# what SimParams.from_batch derives: the drive types as flags and vehicle indices
+DERIVED = (
+    Derived("is_standard", I32, lambda p, b: b.drive_type == DRIVE_STANDARD),
+    Derived("is_basic", value=lambda p, b: b.drive_type == DRIVE_BASIC),
+    Derived("is_raw", value=lambda p, b: b.drive_type == DRIVE_NONE),
+    Derived("all_standard", value=lambda p, b: bool(p.is_standard.all())),
+    Derived("standard_ids", value=lambda p, b: np.nonzero(p.is_standard)[0]),
+    Derived("tank_ids", value=lambda p, b: np.nonzero(b.is_tank)[0]),
+)
 
 # PxVehicleEngineState, PxVehicleGearboxState, PxVehicleAutoboxState
 STATES = (

@@ -46,13 +46,9 @@ PARAMS = (
     # the scene's solver (physxScene:solverType): PGS, else TGS
     Param("pgs", source=(P.SCENE, "solverType"), transform=lambda token: token == "PGS", dtype=bool),
 )
-# what the SimParams builder (sim/state.py) derives: whether any or every vehicle has gyroscopic forces
-DERIVED = (Derived("any_gyroscopic"), Derived("all_gyroscopic"))
-
-
-def _columns(rows: np.ndarray) -> np.ndarray:
-    """(V, k) -> (k, V) contiguous, in double."""
-    return np.ascontiguousarray(np.moveaxis(np.asarray(rows, dtype=float), -1, 0))
+# what SimParams.from_batch derives: whether any or every vehicle has gyroscopic forces
+DERIVED = (Derived("any_gyroscopic", value=lambda p, b: bool(b.gyroscopic.any())),
+           Derived("all_gyroscopic", value=lambda p, b: bool(b.gyroscopic.all())))
 
 
 def body_pose(p: SimParams, actor_p: np.ndarray, actor_q: np.ndarray,
@@ -73,7 +69,7 @@ def actor_pose(p: SimParams, s: SimState) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _initial_body_pose(p: SimParams) -> tuple[np.ndarray, np.ndarray]:
-    return body_pose(p, _columns(p.init_position), _columns(p.init_orientation))
+    return body_pose(p, vm.components_first(p.init_position), vm.components_first(p.init_orientation))
 
 
 # PxVehicleRigidBodyState: the body frame is the centre-of-mass frame with principal axes; vectors component-first
@@ -82,9 +78,9 @@ STATES = (
           unit="length", substep=True, kernel=F32, kernel_writes=True, doc="the body frame's origin, world"),
     State("body_orientation", initial=lambda p: _initial_body_pose(p)[1], shape=(4,), component_first=True,
           substep=True, kernel=F32, kernel_writes=True, doc="the body frame's rotation, world, (w, x, y, z)"),
-    State("linear_velocity", initial=lambda p: _columns(p.init_linear_velocity), shape=(3,), component_first=True,
+    State("linear_velocity", initial=lambda p: vm.components_first(p.init_linear_velocity), shape=(3,), component_first=True,
           unit="length/s", substep=True, kernel=F32, kernel_writes=True, doc="of the body frame's origin, world"),
-    State("angular_velocity", initial=lambda p: _columns(p.init_angular_velocity), shape=(3,), component_first=True,
+    State("angular_velocity", initial=lambda p: vm.components_first(p.init_angular_velocity), shape=(3,), component_first=True,
           unit="rad/s", substep=True, kernel=F32, kernel_writes=True, doc="world"),
 )
 

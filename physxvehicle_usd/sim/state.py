@@ -16,18 +16,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing  # noqa: F401  (np.typing.DTypeLike)
 
-from ..runtime.vehicle2 import DRIVE_BASIC, DRIVE_NONE, DRIVE_STANDARD, RESPONSE_STEER
 from . import vecmath as vm
 from .declare import Record, State
-from .subsystems import PARAMS, STATES
+from .subsystems import DERIVED, PARAMS, STATES
 
 if TYPE_CHECKING:
     from .batch import VehicleBatch
-
-
-def _vf(a: np.ndarray) -> np.ndarray:
-    """(..., k) -> (k, ...) contiguous."""
-    return np.ascontiguousarray(np.moveaxis(np.asarray(a, dtype=float), -1, 0))
 
 
 def _cast(value, dtype: np.dtype):
@@ -39,112 +33,26 @@ def _cast(value, dtype: np.dtype):
     return value
 
 
-def _yaw_basis(A_q: np.ndarray, e_u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    a = vm.matvec(A_q, v)
-    b = vm.matvec(A_q, vm.cross(e_u, v))
-    c = vm.matvec(A_q, e_u * vm.dot(e_u, v))
-    return a - c, b, c
-
-
 class SimParams(SimpleNamespace):
-    """Read-only kernel view of a VehicleBatch. Attribute names follow the batch; vectors are component-first."""
+    """Read-only kernel view of a VehicleBatch: the declared parameters under their names (vectors component-first)
+    and the declared derived values, nothing else."""
 
     @classmethod
     def from_batch(cls, b: VehicleBatch, dtype: np.typing.DTypeLike = np.float64) -> "SimParams":
-        """`dtype`: the floating type of every real-valued array (the batch is float64)."""
-        A = b.arrays
+        """`dtype`: the floating type of every real-valued array (the batch is float64). Each derived value is worked
+        out in double from the parameters and the values declared before it; then every floating array is cast."""
         p = cls()
-        for key, value in A.items():
-            setattr(p, key, value)
-        p.V, p.W = A["wheel_mask"].shape
-        p.mask = A["wheel_mask"]
-        for param in PARAMS:
-            if param.component_first:
-                setattr(p, param.name, _vf(A[param.name]))
-        p.e_f = p.lng_axis[:, :, None]  # (3, V, 1) for wheel broadcasting
-        p.e_s = p.lat_axis[:, :, None]
-        p.e_u = p.vrt_axis[:, :, None]
-        p.A_q = vm.quat_to_mat(_vf(A["attachment_orientation"]))  # (3, 3, V, W)
-        p.W_q = vm.quat_to_mat(_vf(A["wheel_attachment_orientation"]))
-        # wheel axes (lateral, forward) after the wheel-frame rotation, in the suspension frame
-        ones = np.ones((1, p.V, p.W))
-        p.w_lat = vm.matvec(p.W_q, p.e_s * ones)
-        p.w_lng = vm.matvec(p.W_q, p.e_f * ones)
-        p.g_mag = np.sqrt(vm.dot(p.gravity, p.gravity))
-        p.is_standard = A["drive_type"] == DRIVE_STANDARD
-        p.is_basic = A["drive_type"] == DRIVE_BASIC
-        p.is_raw = A["drive_type"] == DRIVE_NONE
-        p.standard_ids = np.nonzero(p.is_standard)[0]
-        p.tank_ids = np.nonzero(A["is_tank"])[0]
-        p.has_nonlinear = bool((A["nl_command_count"] > 0).any())
-        p.has_compliance_angles = bool((A["toe_count"] > 0).any() or (A["camber_count"] > 0).any())
-        p.any_limit_expansion = bool(A["limit_expansion_velocity"].any())
-        p.any_sweep = bool((A["query_type"] == 1).any())
-        # compliance graphs with at most one point everywhere are constants: evaluate them once
-        for name in ("toe", "camber", "susp_app", "tire_app"):
-            points, count = A[f"{name}_graph"], A[f"{name}_count"]
-            const = None
-            if not (count > 1).any():
-                if points.shape[-1] == 2:
-                    const = np.where(count > 0, points[..., 0, 1], 0.0)
-                else:
-                    const = np.ascontiguousarray(np.moveaxis(np.where((count > 0)[..., None], points[..., 0, 1:], 0.0), -1, 0))
-            setattr(p, f"{name}_const", const)
-        p.compliance_const = all(getattr(p, f"{n}_const") is not None for n in ("toe", "camber", "susp_app", "tire_app"))
-        # wheel axes as functions of the yaw (steer + toe) about e_u, in the body frame:
-        # A_q R_u(yaw) v = (a - c) cos(yaw) + b sin(yaw) + c, a = A_q v, b = A_q (e_u x v), c = A_q e_u (e_u . v)
-        e_u = p.e_u * ones
-        p.lat_yaw = _yaw_basis(p.A_q, e_u, p.w_lat)
-        p.lng_yaw = _yaw_basis(p.A_q, e_u, p.w_lng)
-        # force application arms (body frame) when the compliance graphs are constant
-        p.susp_arm = None if p.susp_app_const is None else p.attachment_position + vm.matvec(p.A_q, p.susp_app_const)
-        p.tire_arm = None if p.tire_app_const is None else p.attachment_position + vm.matvec(p.A_q, p.tire_app_const)
-        # per-vehicle values the wheel kernels use, repeated over wheels (see vecmath.per_wheel)
-        for name in ("min_lat_slip_denominator", "min_active_long_slip_denominator", "min_passive_long_slip_denominator",
-                     "sticky_lng_speed", "sticky_lng_time", "sticky_lat_speed", "sticky_lat_time", "wheel_angle_threshold_speed",
-                     "sticky_lng_damping", "sticky_lat_damping"):
-            setattr(p, f"{name}_w", vm.per_wheel(A[name], p.W))
-        # tire graphs as contiguous per-wheel arrays with their segment slopes
-        lf = A["load_filter"]
-        p.load_x0, p.load_y0, p.load_x1, p.load_y1 = (np.ascontiguousarray(lf[..., i, j]) for i in (0, 1) for j in (0, 1))
-        p.load_slope = (p.load_y1 - p.load_y0) / np.where(p.load_x1 > p.load_x0, p.load_x1 - p.load_x0, 1.0)
-        fvs = A["friction_vs_slip"]
-        x = [np.ascontiguousarray(fvs[..., i, 0]) for i in range(3)]
-        y = [np.ascontiguousarray(fvs[..., i, 1]) for i in range(3)]
-        p.fvs_x0, p.fvs_x1, p.fvs_x2 = x
-        p.fvs_y0, p.fvs_y1, p.fvs_y2 = y
-        p.fvs_slope0, p.fvs_slope1 = ((y[i + 1] - y[i]) / np.where(x[i + 1] > x[i], x[i + 1] - x[i], 1.0) for i in range(2))
-        p.any_camber_stiffness = bool((A["camber_stiff"] != 0.0).any())
-        p.any_lat_stiff_x_zero = bool(((A["lat_stiff_x"] == 0.0) & A["wheel_mask"]).any())
-        p.lat_saturation = np.where(A["lat_stiff_x"] == 0.0, 0.0, 3.0 / np.where(A["lat_stiff_x"] == 0.0, 1.0, A["lat_stiff_x"]))
-        p.all_standard = bool(p.is_standard.all())
-        # Ackermann (2.3) as whole-batch arrays: which wheel is wheel0 / wheel1, and the mean-angle scale
-        ack = A["has_ackermann"] & (A["ackermann_strength"] > 0.0)
-        p.any_ackermann = bool(ack.any())
-        p.ack_active = ack
-        wheel_ids = np.arange(p.W)[None, :]
-        p.ack_wheel0 = ack[:, None] & (wheel_ids == A["ackermann_wheels"][:, :1])
-        p.ack_wheel1 = ack[:, None] & (wheel_ids == A["ackermann_wheels"][:, 1:2])
-        # per-wheel multipliers of each command response as contiguous (V, W) arrays (a strided column of the
-        # (V, systems, W) table makes every product with it several times slower)
-        p.response_multipliers_w = tuple(np.ascontiguousarray(A["response_multipliers"][:, k])
-                                         for k in range(A["response_multipliers"].shape[1]))
-        steer_mult = p.response_multipliers_w[RESPONSE_STEER]
-        rows = np.arange(p.V)
-        p.ack_mean_scale = A["response_max"][:, RESPONSE_STEER] * (
-            steer_mult[rows, A["ackermann_wheels"][:, 0]] + steer_mult[rows, A["ackermann_wheels"][:, 1]])
-        p.ack_track = np.where(ack, A["ackermann_track_width"], 1.0)
-        p.f_es = vm.per_wheel(p.gravity, p.W) * p.sprung_mass  # wheel share of the external force M g m_s / M
-        p.any_gyroscopic = bool(A["gyroscopic"].any())
-        p.all_gyroscopic = bool(A["gyroscopic"].all())
         p.dtype = np.dtype(dtype)
+        for param in PARAMS:
+            value = b.arrays[param.name]
+            setattr(p, param.name, vm.components_first(value) if param.component_first else value)
+        for derived in DERIVED:
+            if derived.value is not None:
+                setattr(p, derived.name, derived.value(p, b))
         for k, v in list(vars(p).items()):
             setattr(p, k, _cast(v, p.dtype))
         # the actor's damping stays double: its factor 1 - damping dt is formed in double and rounded once
-        p.linear_damping, p.angular_damping = A["linear_damping"], A["angular_damping"]
-        p.friction_tables = b.friction_tables
-        p.paths = b.paths
-        p.wheel_paths = b.wheel_paths
+        p.linear_damping, p.angular_damping = b.arrays["linear_damping"], b.arrays["angular_damping"]
         return p
 
 
