@@ -508,11 +508,11 @@ static void engine_rows(const Batch *b, Scratch *sc, int64_t v0, int64_t nv) {
         /* 6.3 gearbox: a shift completes after the switch time */
         int32_t gear = b->current_gear[v];
         if (b->target_gear[v] != gear) {
-            const float t = b->switch_time[v] == -2.0f ? 0.0f : b->switch_time[v] + b->dt_sub[v];
-            const int done = t > b->gear_switch_time[v];
+            const float t = b->gear_switch_time[v] == -2.0f ? 0.0f : b->gear_switch_time[v] + b->dt_sub[v];
+            const int done = t > b->switch_time[v];
             gear = done ? b->target_gear[v] : gear;
             b->current_gear[v] = gear;
-            b->switch_time[v] = done ? -1.0f : t;
+            b->gear_switch_time[v] = done ? -1.0f : t;
         }
         const int in_gear = gear != b->neutral_gear;
         const float throttle = b->throttle[v];

@@ -16,7 +16,7 @@ typedef struct {
         *engine_idle_omega, *engine_max_omega, *torque_curve;
     const int64_t *torque_curve_count;
     const float *engine_damping_full, *engine_damping_engaged, *engine_damping_disengaged, *gear_ratios, *final_ratio,
-        *gear_switch_time, *clutch_strength, *radius, *half_width, *wheel_mass, *wheel_moi, *wheel_damping_rate;
+        *switch_time, *clutch_strength, *radius, *half_width, *wheel_mass, *wheel_moi, *wheel_damping_rate;
     const int64_t *query_type;
     const int32_t *limit_expansion_velocity;
     const float *travel_direction, *travel_distance, *spring_stiffness, *spring_damping, *lat_stiff_x, *lat_stiff_y,
@@ -31,12 +31,13 @@ typedef struct {
     const int32_t *road_hit, *brake_applied, *drive_applied, *accel_intent, *brake_intent, *diff_connected;
     const float *road_normal, *road_offset, *road_friction, *road_velocity, *offset, *axle, *axis_lat, *axis_lng,
         *brake_torque, *drive_torque, *diff_ratio, *diff_ave;
-    float *body_position, *body_orientation, *linear_velocity, *angular_velocity, *engine_omega, *switch_time;
+    float *body_position, *body_orientation, *linear_velocity, *angular_velocity, *engine_omega;
     int32_t *current_gear;
     const int32_t *target_gear;
-    float *jounce, *jounce_speed, *separation, *rotation_speed, *lng_low_speed_time, *lat_low_speed_time,
-        *rotation_angle, *corrected_rotation_speed;
-    int32_t *jounce_specified, *sticky_lng, *sticky_lat;
+    float *gear_switch_time, *rotation_speed, *corrected_rotation_speed, *rotation_angle, *jounce;
+    int32_t *jounce_specified;
+    float *jounce_speed, *separation, *lng_low_speed_time, *lat_low_speed_time;
+    int32_t *sticky_lng, *sticky_lat;
     float *out_suspensionJounce, *out_tireFriction, *out_tireLongitudinalSlip, *out_tireLateralSlip, *out_tireLoad,
         *out__lng_speed, *out_suspensionForce, *out_tireForce, *out__centre_offset, *out__lng_dir, *out__lat_dir,
         *out__app_arm;
@@ -50,7 +51,7 @@ static const char *const pvu_batch_field_names[PVU_BATCH_FIELDS] = {
     "any_camber_stiffness", "flt_min", "dt", "gravity", "wheel_angle_threshold_speed", "mass", "moi", "engine_moi",
     "engine_peak_torque", "engine_idle_omega", "engine_max_omega", "torque_curve", "torque_curve_count",
     "engine_damping_full", "engine_damping_engaged", "engine_damping_disengaged", "gear_ratios", "final_ratio",
-    "gear_switch_time", "clutch_strength", "radius", "half_width", "wheel_mass", "wheel_moi", "wheel_damping_rate",
+    "switch_time", "clutch_strength", "radius", "half_width", "wheel_mass", "wheel_moi", "wheel_damping_rate",
     "query_type", "limit_expansion_velocity", "travel_direction", "travel_distance", "spring_stiffness",
     "spring_damping", "lat_stiff_x", "lat_stiff_y", "long_stiff", "camber_stiff", "rest_load", "mask", "is_standard",
     "f_es", "susp_arm", "tire_arm", "lat_saturation", "load_x0", "load_y0", "load_x1", "load_y1", "load_slope",
@@ -60,12 +61,11 @@ static const char *const pvu_batch_field_names[PVU_BATCH_FIELDS] = {
     "road_hit", "brake_applied", "drive_applied", "accel_intent", "brake_intent", "diff_connected", "road_normal",
     "road_offset", "road_friction", "road_velocity", "offset", "axle", "axis_lat", "axis_lng", "brake_torque",
     "drive_torque", "diff_ratio", "diff_ave", "body_position", "body_orientation", "linear_velocity",
-    "angular_velocity", "engine_omega", "switch_time", "current_gear", "target_gear", "jounce", "jounce_speed",
-    "separation", "rotation_speed", "lng_low_speed_time", "lat_low_speed_time", "rotation_angle",
-    "corrected_rotation_speed", "jounce_specified", "sticky_lng", "sticky_lat", "out_suspensionJounce",
-    "out_tireFriction", "out_tireLongitudinalSlip", "out_tireLateralSlip", "out_tireLoad", "out__lng_speed",
-    "out_suspensionForce", "out_tireForce", "out__centre_offset", "out__lng_dir", "out__lat_dir", "out__app_arm",
-    "out_isOnGround"
+    "angular_velocity", "engine_omega", "current_gear", "target_gear", "gear_switch_time", "rotation_speed",
+    "corrected_rotation_speed", "rotation_angle", "jounce", "jounce_specified", "jounce_speed", "separation",
+    "lng_low_speed_time", "lat_low_speed_time", "sticky_lng", "sticky_lat", "out_suspensionJounce", "out_tireFriction",
+    "out_tireLongitudinalSlip", "out_tireLateralSlip", "out_tireLoad", "out__lng_speed", "out_suspensionForce",
+    "out_tireForce", "out__centre_offset", "out__lng_dir", "out__lat_dir", "out__app_arm", "out_isOnGround"
 };
 static const int64_t pvu_batch_field_offsets[PVU_BATCH_FIELDS] = {
     offsetof(Batch, V), offsetof(Batch, W), offsetof(Batch, threads), offsetof(Batch, curve_points),
@@ -76,7 +76,7 @@ static const int64_t pvu_batch_field_offsets[PVU_BATCH_FIELDS] = {
     offsetof(Batch, engine_idle_omega), offsetof(Batch, engine_max_omega), offsetof(Batch, torque_curve),
     offsetof(Batch, torque_curve_count), offsetof(Batch, engine_damping_full), offsetof(Batch, engine_damping_engaged),
     offsetof(Batch, engine_damping_disengaged), offsetof(Batch, gear_ratios), offsetof(Batch, final_ratio),
-    offsetof(Batch, gear_switch_time), offsetof(Batch, clutch_strength), offsetof(Batch, radius),
+    offsetof(Batch, switch_time), offsetof(Batch, clutch_strength), offsetof(Batch, radius),
     offsetof(Batch, half_width), offsetof(Batch, wheel_mass), offsetof(Batch, wheel_moi),
     offsetof(Batch, wheel_damping_rate), offsetof(Batch, query_type), offsetof(Batch, limit_expansion_velocity),
     offsetof(Batch, travel_direction), offsetof(Batch, travel_distance), offsetof(Batch, spring_stiffness),
@@ -97,15 +97,16 @@ static const int64_t pvu_batch_field_offsets[PVU_BATCH_FIELDS] = {
     offsetof(Batch, axis_lng), offsetof(Batch, brake_torque), offsetof(Batch, drive_torque),
     offsetof(Batch, diff_ratio), offsetof(Batch, diff_ave), offsetof(Batch, body_position),
     offsetof(Batch, body_orientation), offsetof(Batch, linear_velocity), offsetof(Batch, angular_velocity),
-    offsetof(Batch, engine_omega), offsetof(Batch, switch_time), offsetof(Batch, current_gear),
-    offsetof(Batch, target_gear), offsetof(Batch, jounce), offsetof(Batch, jounce_speed), offsetof(Batch, separation),
-    offsetof(Batch, rotation_speed), offsetof(Batch, lng_low_speed_time), offsetof(Batch, lat_low_speed_time),
-    offsetof(Batch, rotation_angle), offsetof(Batch, corrected_rotation_speed), offsetof(Batch, jounce_specified),
-    offsetof(Batch, sticky_lng), offsetof(Batch, sticky_lat), offsetof(Batch, out_suspensionJounce),
-    offsetof(Batch, out_tireFriction), offsetof(Batch, out_tireLongitudinalSlip), offsetof(Batch, out_tireLateralSlip),
-    offsetof(Batch, out_tireLoad), offsetof(Batch, out__lng_speed), offsetof(Batch, out_suspensionForce),
-    offsetof(Batch, out_tireForce), offsetof(Batch, out__centre_offset), offsetof(Batch, out__lng_dir),
-    offsetof(Batch, out__lat_dir), offsetof(Batch, out__app_arm), offsetof(Batch, out_isOnGround)
+    offsetof(Batch, engine_omega), offsetof(Batch, current_gear), offsetof(Batch, target_gear),
+    offsetof(Batch, gear_switch_time), offsetof(Batch, rotation_speed), offsetof(Batch, corrected_rotation_speed),
+    offsetof(Batch, rotation_angle), offsetof(Batch, jounce), offsetof(Batch, jounce_specified),
+    offsetof(Batch, jounce_speed), offsetof(Batch, separation), offsetof(Batch, lng_low_speed_time),
+    offsetof(Batch, lat_low_speed_time), offsetof(Batch, sticky_lng), offsetof(Batch, sticky_lat),
+    offsetof(Batch, out_suspensionJounce), offsetof(Batch, out_tireFriction), offsetof(Batch, out_tireLongitudinalSlip),
+    offsetof(Batch, out_tireLateralSlip), offsetof(Batch, out_tireLoad), offsetof(Batch, out__lng_speed),
+    offsetof(Batch, out_suspensionForce), offsetof(Batch, out_tireForce), offsetof(Batch, out__centre_offset),
+    offsetof(Batch, out__lng_dir), offsetof(Batch, out__lat_dir), offsetof(Batch, out__app_arm),
+    offsetof(Batch, out_isOnGround)
 };
 static const int64_t pvu_batch_field_sizes[PVU_BATCH_FIELDS] = {
     sizeof(((Batch *)0)->V), sizeof(((Batch *)0)->W), sizeof(((Batch *)0)->threads), sizeof(((Batch *)0)->curve_points),
@@ -117,7 +118,7 @@ static const int64_t pvu_batch_field_sizes[PVU_BATCH_FIELDS] = {
     sizeof(((Batch *)0)->engine_max_omega), sizeof(((Batch *)0)->torque_curve),
     sizeof(((Batch *)0)->torque_curve_count), sizeof(((Batch *)0)->engine_damping_full),
     sizeof(((Batch *)0)->engine_damping_engaged), sizeof(((Batch *)0)->engine_damping_disengaged),
-    sizeof(((Batch *)0)->gear_ratios), sizeof(((Batch *)0)->final_ratio), sizeof(((Batch *)0)->gear_switch_time),
+    sizeof(((Batch *)0)->gear_ratios), sizeof(((Batch *)0)->final_ratio), sizeof(((Batch *)0)->switch_time),
     sizeof(((Batch *)0)->clutch_strength), sizeof(((Batch *)0)->radius), sizeof(((Batch *)0)->half_width),
     sizeof(((Batch *)0)->wheel_mass), sizeof(((Batch *)0)->wheel_moi), sizeof(((Batch *)0)->wheel_damping_rate),
     sizeof(((Batch *)0)->query_type), sizeof(((Batch *)0)->limit_expansion_velocity),
@@ -143,17 +144,16 @@ static const int64_t pvu_batch_field_sizes[PVU_BATCH_FIELDS] = {
     sizeof(((Batch *)0)->brake_torque), sizeof(((Batch *)0)->drive_torque), sizeof(((Batch *)0)->diff_ratio),
     sizeof(((Batch *)0)->diff_ave), sizeof(((Batch *)0)->body_position), sizeof(((Batch *)0)->body_orientation),
     sizeof(((Batch *)0)->linear_velocity), sizeof(((Batch *)0)->angular_velocity), sizeof(((Batch *)0)->engine_omega),
-    sizeof(((Batch *)0)->switch_time), sizeof(((Batch *)0)->current_gear), sizeof(((Batch *)0)->target_gear),
-    sizeof(((Batch *)0)->jounce), sizeof(((Batch *)0)->jounce_speed), sizeof(((Batch *)0)->separation),
-    sizeof(((Batch *)0)->rotation_speed), sizeof(((Batch *)0)->lng_low_speed_time),
-    sizeof(((Batch *)0)->lat_low_speed_time), sizeof(((Batch *)0)->rotation_angle),
-    sizeof(((Batch *)0)->corrected_rotation_speed), sizeof(((Batch *)0)->jounce_specified),
-    sizeof(((Batch *)0)->sticky_lng), sizeof(((Batch *)0)->sticky_lat), sizeof(((Batch *)0)->out_suspensionJounce),
-    sizeof(((Batch *)0)->out_tireFriction), sizeof(((Batch *)0)->out_tireLongitudinalSlip),
-    sizeof(((Batch *)0)->out_tireLateralSlip), sizeof(((Batch *)0)->out_tireLoad), sizeof(((Batch *)0)->out__lng_speed),
-    sizeof(((Batch *)0)->out_suspensionForce), sizeof(((Batch *)0)->out_tireForce),
-    sizeof(((Batch *)0)->out__centre_offset), sizeof(((Batch *)0)->out__lng_dir), sizeof(((Batch *)0)->out__lat_dir),
-    sizeof(((Batch *)0)->out__app_arm), sizeof(((Batch *)0)->out_isOnGround)
+    sizeof(((Batch *)0)->current_gear), sizeof(((Batch *)0)->target_gear), sizeof(((Batch *)0)->gear_switch_time),
+    sizeof(((Batch *)0)->rotation_speed), sizeof(((Batch *)0)->corrected_rotation_speed),
+    sizeof(((Batch *)0)->rotation_angle), sizeof(((Batch *)0)->jounce), sizeof(((Batch *)0)->jounce_specified),
+    sizeof(((Batch *)0)->jounce_speed), sizeof(((Batch *)0)->separation), sizeof(((Batch *)0)->lng_low_speed_time),
+    sizeof(((Batch *)0)->lat_low_speed_time), sizeof(((Batch *)0)->sticky_lng), sizeof(((Batch *)0)->sticky_lat),
+    sizeof(((Batch *)0)->out_suspensionJounce), sizeof(((Batch *)0)->out_tireFriction),
+    sizeof(((Batch *)0)->out_tireLongitudinalSlip), sizeof(((Batch *)0)->out_tireLateralSlip),
+    sizeof(((Batch *)0)->out_tireLoad), sizeof(((Batch *)0)->out__lng_speed), sizeof(((Batch *)0)->out_suspensionForce),
+    sizeof(((Batch *)0)->out_tireForce), sizeof(((Batch *)0)->out__centre_offset), sizeof(((Batch *)0)->out__lng_dir),
+    sizeof(((Batch *)0)->out__lat_dir), sizeof(((Batch *)0)->out__app_arm), sizeof(((Batch *)0)->out_isOnGround)
 };
 
 #endif

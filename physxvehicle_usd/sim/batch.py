@@ -16,12 +16,9 @@ import numpy as np
 from ..description import StageDescription
 from ..runtime.vehicle2 import FrictionTableParams, VehicleParams, VehicleParamsError
 from ..runtime.vehicle2.copies import build_params_sharing, copy_probe
-from . import commands, context, drivetrain, rigid_body, suspension, tire, wheel
-from .declare import Derived, Param
+from .declare import Param
+from .subsystems import PARAMS
 
-SUBSYSTEMS = (context, rigid_body, commands, drivetrain, wheel, suspension, tire)
-PARAMS: tuple[Param, ...] = tuple(param for module in SUBSYSTEMS for param in module.PARAMS)
-DERIVED: tuple[Derived, ...] = tuple(value for module in SUBSYSTEMS for value in getattr(module, "DERIVED", ()))
 MIN_DIMS = {"G": 3, "P": 1}  # gear columns: reverse, neutral and first at least; nonlinear points: one
 
 

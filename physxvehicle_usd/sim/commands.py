@@ -5,6 +5,8 @@ torques and the actuation flags. Section numbers refer to shared/spec/vehicle2_n
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..runtime.vehicle2 import (
@@ -17,8 +19,10 @@ from ..runtime.vehicle2 import (
     RESPONSE_STEER,
 )
 from . import vecmath as vm
-from .declare import Param
-from .state import FLT_MAX, SimParams, SimState
+from .declare import FLT_MAX, Derived, Param, State
+
+if TYPE_CHECKING:  # (sim/state.py builds SimState from these modules' declarations)
+    from .state import SimParams, SimState
 
 
 def _responses(p) -> tuple:
@@ -87,6 +91,62 @@ PARAMS = (
     Param("ctrl_wheel_drive_torque", vehicle=lambda p: p.controls.wheel_drive_torque, shape=("W",)),
     Param("ctrl_wheel_brake_torque", vehicle=lambda p: p.controls.wheel_brake_torque, shape=("W",)),
     Param("ctrl_wheel_steer_angle", vehicle=lambda p: p.controls.wheel_steer_angle, shape=("W",), unit="rad"),
+)
+
+
+def _ackermann_on(b) -> np.ndarray:
+    return b.has_ackermann & (b.ackermann_strength > 0.0)
+
+
+def _ackermann_wheel(p, b, k: int) -> np.ndarray:
+    """(V, W): the wheel that is Ackermann's wheel k (0, 1) of a vehicle with Ackermann steering."""
+    return _ackermann_on(b)[:, None] & (np.arange(p.W)[None, :] == b.ackermann_wheels[:, k:k + 1])
+
+
+def _ackermann_mean_scale(p, b) -> np.ndarray:
+    """maxAngle * (multiplier[wheel0] + multiplier[wheel1]): the steer command's scale to twice the mean angle."""
+    steer = p.response_multipliers_w[RESPONSE_STEER]
+    rows, wheels = np.arange(p.V), b.ackermann_wheels
+    return b.response_max[:, RESPONSE_STEER] * (steer[rows, wheels[:, 0]] + steer[rows, wheels[:, 1]])
+
+
+# what SimParams.from_batch derives: whether any table is nonlinear, each response's wheel multipliers as contiguous
+# (V, W) arrays (a strided column of the (V, systems, W) table makes every product with it several times slower),
+# Ackermann's (2.3) wheels, track and mean-angle scale as whole-batch arrays
+DERIVED = (
+    Derived("has_nonlinear", value=lambda p, b: bool((b.nl_command_count > 0).any())),
+    Derived("response_multipliers_w", value=lambda p, b: tuple(
+        np.ascontiguousarray(b.response_multipliers[:, k]) for k in range(b.response_multipliers.shape[1]))),
+    Derived("any_ackermann", value=lambda p, b: bool(_ackermann_on(b).any())),
+    Derived("ack_active", value=lambda p, b: _ackermann_on(b)),
+    Derived("ack_wheel0", value=lambda p, b: _ackermann_wheel(p, b, 0)),
+    Derived("ack_wheel1", value=lambda p, b: _ackermann_wheel(p, b, 1)),
+    Derived("ack_mean_scale", value=_ackermann_mean_scale),
+    Derived("ack_track", value=lambda p, b: np.where(_ackermann_on(b), b.ackermann_track_width, 1.0)),
+)
+
+
+def _direct_gear(p: SimParams) -> np.ndarray:
+    """The basic drive's gear from the authored target gear: -1 reverse, 0 neutral, +1 forward (automatic too)."""
+    gear = p.ctrl_target_gear.astype(np.int64)
+    return np.where((gear == AUTOMATIC_GEAR) | (gear > NEUTRAL_GEAR), 1, np.where(gear == NEUTRAL_GEAR, 0, -1))
+
+
+# the raw commands (PxVehicleCommandState, PxVehicleTankDriveTransmissionCommandState, the wheel controller's); at
+# creation the controller's authored values
+STATES = (
+    State("accelerator", initial=lambda p: p.ctrl_accelerator),
+    State("brake0", initial=lambda p: p.ctrl_brake0),
+    State("brake1", initial=lambda p: p.ctrl_brake1),
+    State("steer", initial=lambda p: p.ctrl_steer),
+    State("target_gear_command", initial=lambda p: p.ctrl_target_gear, dtype=np.int64,
+          doc="PhysX indexing, 255: automatic"),
+    State("thrust0", initial=lambda p: p.ctrl_thrust0),
+    State("thrust1", initial=lambda p: p.ctrl_thrust1),
+    State("wheel_drive_torque", initial=lambda p: p.ctrl_wheel_drive_torque, shape=("W",), unit="force*length"),
+    State("wheel_brake_torque", initial=lambda p: p.ctrl_wheel_brake_torque, shape=("W",), unit="force*length"),
+    State("wheel_steer_angle", initial=lambda p: p.ctrl_wheel_steer_angle, shape=("W",), unit="rad"),
+    State("direct_gear", initial=_direct_gear, doc="basic drive: -1 reverse, 0 neutral, +1 forward"),
 )
 
 

@@ -17,8 +17,9 @@ import weakref
 import numpy as np
 
 from ..runtime.vehicle2 import NEUTRAL_GEAR
-from .batch import DERIVED, PARAMS
-from .state import FLT_MIN, SUBSTEP_FIELDS, SimParams, SimState
+from .declare import FLT_MIN
+from .state import SimParams, SimState
+from .subsystems import DERIVED, PARAMS, STATES
 from .tire import vehicle_intent
 
 # Field kinds: scalars (int64, float), or the element type of an array the field points into. Pointers are set
@@ -58,24 +59,20 @@ _FIELDS = (
     + _fields(_I32, "road_hit brake_applied drive_applied accel_intent brake_intent diff_connected")
     + _fields(_F32, "road_normal road_offset road_friction road_velocity offset axle axis_lat axis_lng brake_torque drive_torque "
                     "diff_ratio diff_ave")
-    # the state: written in place (_STATE_FIELD below), all but the target gear
-    + _fields(_F32, "body_position body_orientation linear_velocity angular_velocity engine_omega switch_time")
-    + _fields(_I32, "current_gear target_gear")
-    + _fields(_F32, "jounce jounce_speed separation rotation_speed lng_low_speed_time lat_low_speed_time "
-                    "rotation_angle corrected_rotation_speed")
-    + _fields(_I32, "jounce_specified sticky_lng sticky_lat")
+    # the state the subsystems declare with a kernel element type, under its names: written in place where the
+    # declaration says the kernel writes it (_STATE_FIELDS below)
+    + [(state.name, state.kernel) for state in STATES if state.kernel is not None]
     # outputs of each vehicle's last substep
     + [(_OUTPUT + key, _F32) for key in _SCALAR_OUTPUTS + _VECTOR_OUTPUTS]
     + [(_OUTPUT + key, _I32) for key in _FLAG_OUTPUTS]
 )
 
 
-# the state the kernel writes: the substeps' and the rotation angles' after them, by their struct fields (the
-# gearbox's timer is switch_time there: gear_switch_time is the parameter)
-_STATE_FIELD = {name: "switch_time" if name == "gear_switch_time" else name
-                for name in SUBSTEP_FIELDS + ("rotation_angle", "corrected_rotation_speed")}
+# the state the kernel writes: the substeps' and the rotation angles' after them (SimState and the struct share names)
+_STATE_FIELDS = tuple(state.name for state in STATES if state.kernel_writes)
+_STATE_READ = tuple(state.name for state in STATES if state.kernel is not None and not state.kernel_writes)
 # the fields whose arrays the kernel writes (non-const pointers in C)
-_WRITTEN = frozenset(_STATE_FIELD.values()) | {name for name, _ in _FIELDS if name.startswith(_OUTPUT)}
+_WRITTEN = frozenset(_STATE_FIELDS) | {name for name, _ in _FIELDS if name.startswith(_OUTPUT)}
 
 
 class _Batch(ctypes.Structure):
@@ -213,9 +210,9 @@ def run_substeps(p: SimParams, s: SimState, road, offset: np.ndarray, axle: np.n
     c.set("diff_ratio", diff.torque_ratio)
     c.set("diff_ave", diff.ave_ratio)
     c.set("diff_connected", diff.connected)
-    c.set("target_gear", s.target_gear)
-    new = {name: c.set(field, np.array(getattr(s, name), dtype=_FIELD_KIND[field]))
-           for name, field in _STATE_FIELD.items()}
+    for name in _STATE_READ:
+        c.set(name, getattr(s, name))
+    new = {name: c.set(name, np.array(getattr(s, name), dtype=_FIELD_KIND[name])) for name in _STATE_FIELDS}
     out = {key: c.set(_OUTPUT + key, np.empty((3, p.V, p.W) if key in _VECTOR_OUTPUTS else (p.V, p.W),
                                              dtype=_FIELD_KIND[_OUTPUT + key]))
            for key in _SCALAR_OUTPUTS + _VECTOR_OUTPUTS + _FLAG_OUTPUTS}

@@ -5,8 +5,12 @@ lists its parameters as `Param`s in a tuple named PARAMS: the array's name (the 
 `SimParams` and in the compiled kernel's struct), where its value comes from (a description property, or a vehicle2
 parameter record of `runtime.vehicle2` where VehicleGenerator changes the layout or the frame), its dtype, its shape after the vehicle (and wheel) axis, the padding value of
 absent wheels or components, its unit, and whether the compiled kernel takes it (`kernel`: the C element type).
-`sim/batch.py` builds the batch from these declarations alone, `SimParams.from_batch` keeps the names, and
-`sim/compiled.py` derives the kernel's field list (and from it the generated C struct) from them.
+`sim/batch.py` builds the batch from these declarations alone, `SimParams.from_batch` keeps the names and adds the
+`Derived` values the subsystems declare (each with the function that works it out), and `sim/compiled.py` derives the kernel's field list (and from it the generated C struct) from them.
+
+What changes every step is declared the same way, as `State`s in a tuple named STATES (vehicle2's *State): `SimState`
+and `initial_state` (sim/state.py) and the kernel's state fields follow. `sim/subsystems.py` collects the declarations;
+no name is both a parameter and a state.
 """
 from __future__ import annotations
 
@@ -19,6 +23,8 @@ from .. import properties as P
 from ..description import canonical_value
 
 F32, I32, I64 = np.float32, np.int32, np.int64  # the kernel's element types (int32 for flags)
+FLT_MIN = float(np.finfo(np.float32).tiny)  # vehicle2's "in the air" separation marker
+FLT_MAX = float(np.finfo(np.float32).max)
 
 # where a property's resolved value sits in the description records, by schema: per wheel, per vehicle
 WHEEL_BLOCKS = {P.WHEEL: "wheel", P.TIRE: "tire", P.SUSPENSION: "suspension", P.ATTACHMENT: "attachment",
@@ -76,11 +82,15 @@ class Param:
 
 @dataclass(frozen=True)
 class Derived:
-    """A value `SimParams.from_batch` computes from the batch for the kernels (a slope, a rotation, an arm), named
-    where its subsystem declares it, with the element type the compiled kernel takes it as (None: numpy only)."""
+    """A value `SimParams.from_batch` computes from the batch for the kernels (a slope, a rotation, an arm, a flag
+    saying which path the batch takes), declared where its subsystem uses it, with the element type the compiled
+    kernel takes it as (None: numpy only). `value(p, batch)`: the value, from the `VehicleBatch` and what `p` (the
+    SimParams being built, in double) already holds: every parameter, and the derived values declared before it.
+    None: the builder sets it itself (the floating type it was asked for)."""
 
     name: str
     kernel: type | None = None
+    value: Callable[[Any, Any], Any] | None = None
 
 
 
@@ -107,3 +117,46 @@ CONTACT_PARAMS: tuple[ContactParam, ...] = (
     ContactParam("restitution", (P.MATERIAL, "restitution"), "restitutionCombineMode", unit="1"),
 )
 PATCH_PARAMS: tuple[str, ...] = tuple(p.name for p in CONTACT_PARAMS if p.per_patch)
+
+
+@dataclass(frozen=True)
+class State:
+    """One state array of `SimState` (vehicle2's *State), batched: (V, *shape), or (k, V) with `component_first`.
+
+    `initial`: the value at creation (vehicle2's setToDefault, or what Omni sets at creation), a number filled over
+    the array, or a function of the `SimParams` giving the array. `dtype` float is the batch's floating type
+    (SimParams.dtype). `substep`: a substep changes it (the numpy substeps keep it for the vehicles that have done
+    theirs). `kernel`: the compiled kernel takes it, as this element type; it writes it where `kernel_writes`."""
+
+    name: str
+    initial: Any = 0.0
+    shape: tuple = ()          # after (V,): numbers, or "W" (wheels)
+    dtype: Any = float
+    unit: str = ""
+    component_first: bool = False
+    substep: bool = False
+    kernel: type | None = None
+    kernel_writes: bool = False
+    doc: str = ""
+
+    def array_shape(self, V: int, W: int) -> tuple[int, ...]:
+        trailing = tuple(W if d == "W" else d for d in self.shape)
+        return (*trailing, V) if self.component_first else (V, *trailing)
+
+    def initial_value(self, p: Any) -> np.ndarray:
+        """The array at creation, for the vehicles of `p`, in the state's type."""
+        dtype = p.dtype if self.dtype is float else np.dtype(self.dtype)
+        if callable(self.initial):
+            return np.asarray(self.initial(p)).astype(dtype)  # (a copy: every state owns its arrays)
+        return np.full(self.array_shape(p.V, p.W), self.initial, dtype=dtype)
+
+
+@dataclass(frozen=True)
+class Record:
+    """What a step keeps beside the state arrays (telemetry outputs, the clock, contact records): a `SimState`
+    field with its default (`factory`: made anew for every state) and classes of its own that cut and join it."""
+
+    name: str
+    default: Any = None
+    factory: Callable[[], Any] | None = None
+    doc: str = ""

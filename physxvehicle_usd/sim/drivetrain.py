@@ -12,15 +12,18 @@ first wheel's speed): the system's wheel columns fold into one unknown per group
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..runtime.vehicle2 import MAX_TORQUE_CURVE_POINTS, NEUTRAL_GEAR
+from ..runtime.vehicle2 import DRIVE_BASIC, DRIVE_NONE, DRIVE_STANDARD, MAX_TORQUE_CURVE_POINTS, NEUTRAL_GEAR
 from . import vecmath as vm
-from .declare import F32, I32, I64, Derived, Param
+from .declare import F32, FLT_MAX, I32, I64, Derived, Param, State
 from .lu import factor, solve_factored, solve_full_pivot
-from .state import SimParams, SimState
 from .wheel import direct_drive_update
+
+if TYPE_CHECKING:  # (sim/state.py builds SimState from these modules' declarations)
+    from .state import SimParams, SimState
 
 
 def _engine(p, field: str, absent=0.0):
@@ -78,7 +81,7 @@ PARAMS = (
     Param("gear_ratios", vehicle=lambda p: _gearbox(p, "ratios", ()), shape=("G",), kernel=F32),  # reverse, neutral, forwards
     Param("nb_gears", vehicle=lambda p: _gearbox(p, "nb_ratios", 0), dtype=np.int64),
     Param("final_ratio", vehicle=lambda p: _gearbox(p, "final_ratio", 1.0), pad=1.0, kernel=F32),
-    Param("gear_switch_time", vehicle=lambda p: _gearbox(p, "switch_time", 0.0), unit="s", kernel=F32),
+    Param("switch_time", vehicle=lambda p: _gearbox(p, "switch_time", 0.0), unit="s", kernel=F32),  # of a gear change
     Param("clutch_strength", vehicle=lambda p: 0.0 if p.clutch is None else p.clutch.strength, unit="mass*length^2/s", kernel=F32),
     Param("has_autobox", vehicle=lambda p: p.autobox is not None, dtype=bool),
     Param("autobox_up", vehicle=lambda p: _autobox(p, "up_ratios", ()), shape=("G",)),
@@ -96,8 +99,27 @@ PARAMS = (
     Param("track_place", vehicle=lambda p: _tracks(p)[2], shape=("W",), dtype=np.int64, pad=-1),
     Param("group_multiplier", vehicle=lambda p: _tracks(p)[3], shape=("W",)),
 )
-# what SimParams.from_batch derives for the compiled kernel
-DERIVED = (Derived("is_standard", I32),)
+# what SimParams.from_batch derives: the drive types as flags and vehicle indices
+DERIVED = (
+    Derived("is_standard", I32, lambda p, b: b.drive_type == DRIVE_STANDARD),
+    Derived("is_basic", value=lambda p, b: b.drive_type == DRIVE_BASIC),
+    Derived("is_raw", value=lambda p, b: b.drive_type == DRIVE_NONE),
+    Derived("all_standard", value=lambda p, b: bool(p.is_standard.all())),
+    Derived("standard_ids", value=lambda p, b: np.nonzero(p.is_standard)[0]),
+    Derived("tank_ids", value=lambda p, b: np.nonzero(b.is_tank)[0]),
+)
+
+# PxVehicleEngineState, PxVehicleGearboxState, PxVehicleAutoboxState
+STATES = (
+    State("engine_omega", initial=lambda p: p.engine_idle_omega, unit="rad/s", substep=True, kernel=F32,
+          kernel_writes=True),
+    State("current_gear", initial=lambda p: p.initial_gear, dtype=np.int64, substep=True, kernel=I32, kernel_writes=True),
+    State("target_gear", initial=lambda p: p.initial_gear, dtype=np.int64, kernel=I32),
+    State("gear_switch_time", initial=-1.0, unit="s", substep=True, kernel=F32, kernel_writes=True,
+          doc="time into the gear change (gearSwitchTime); -1: none under way, -2: one starts this step"),
+    State("autobox_time_since_shift", initial=FLT_MAX, unit="s"),
+    State("autobox_active_shift", initial=False, dtype=bool),
+)
 
 
 @dataclass
@@ -130,7 +152,7 @@ def gearbox_update(p: SimParams, s: SimState, dt: float | np.ndarray, active: np
     shifting = active & p.is_standard & (s.target_gear != s.current_gear)
     t = np.where(s.gear_switch_time == -2.0, 0.0, s.gear_switch_time + dt)
     t = np.where(shifting, t, s.gear_switch_time)
-    done = shifting & (t > p.gear_switch_time)
+    done = shifting & (t > p.switch_time)
     s.current_gear = np.where(done, s.target_gear, s.current_gear)
     s.gear_switch_time = np.where(done, -1.0, t)
 

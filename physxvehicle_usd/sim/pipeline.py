@@ -27,7 +27,7 @@ from .ground import Ground
 from .motion import Motion
 from .query_groups import GroundFilter
 from .rigid_body import end_step_physx, integrate_substep
-from .state import SUBSTEP_FIELDS, SimParams, SimState
+from .state import SUBSTEP_FIELDS, SUBSTEP_PER_VEHICLE, SimParams, SimState
 from .suspension import (
     query_road_geometry,
     steered_axle,
@@ -267,13 +267,9 @@ def telemetry_outputs(susp, comp, sforce, tire, centre_offset) -> dict:
     }
 
 
-_PER_VEHICLE = {"body_position", "body_orientation", "linear_velocity", "angular_velocity", "engine_omega",
-                "current_gear", "gear_switch_time"}
-
-
 def _keep_inactive(s: SimState, saved: dict, active: np.ndarray) -> None:
     for name, old in saved.items():
-        setattr(s, name, _merge(getattr(s, name), old, active, name in _PER_VEHICLE))
+        setattr(s, name, _merge(getattr(s, name), old, active, name in SUBSTEP_PER_VEHICLE))
 
 
 def _merge(new: np.ndarray, old: np.ndarray | None, active: np.ndarray, per_vehicle: bool = False) -> np.ndarray:

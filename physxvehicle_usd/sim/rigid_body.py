@@ -14,13 +14,16 @@ Where the scene asks PhysX's PGS solver (physxScene:solverType, the `pgs` parame
 from __future__ import annotations
 
 from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .. import properties as P
 from . import vecmath as vm
-from .declare import F32, Param
-from .state import SimParams, SimState
+from .declare import F32, Derived, Param, State
+
+if TYPE_CHECKING:  # (sim/state.py builds SimState from these modules' declarations)
+    from .state import SimParams, SimState
 
 PARAMS = (
     Param("mass", vehicle=lambda p: p.rigid_body.mass, unit="mass", kernel=F32),
@@ -42,6 +45,43 @@ PARAMS = (
     Param("max_depenetration_velocity", source=(P.RIGID_BODY, "maxDepenetrationVelocity"), unit="length/s"),
     # the scene's solver (physxScene:solverType): PGS, else TGS
     Param("pgs", source=(P.SCENE, "solverType"), transform=lambda token: token == "PGS", dtype=bool),
+)
+# what SimParams.from_batch derives: whether any or every vehicle has gyroscopic forces
+DERIVED = (Derived("any_gyroscopic", value=lambda p, b: bool(b.gyroscopic.any())),
+           Derived("all_gyroscopic", value=lambda p, b: bool(b.gyroscopic.all())))
+
+
+def body_pose(p: SimParams, actor_p: np.ndarray, actor_q: np.ndarray,
+              rows=slice(None)) -> tuple[np.ndarray, np.ndarray]:
+    """Body (centre-of-mass) pose of the vehicles `rows` from their actor (vehicle prim) poses, (3, k) and (4, k) with
+    w first: pose_B = actorPose * cMassLocalPose. Computed in double, as the description's pose is."""
+    actor_q = np.asarray(actor_q, dtype=float)
+    body_q = vm.quat_normalize(vm.quat_mul(actor_q, p.com_orientation[:, rows]))
+    body_p = np.asarray(actor_p, dtype=float) + vm.quat_rotate(actor_q, p.com_position[:, rows])
+    return body_p, body_q
+
+
+def actor_pose(p: SimParams, s: SimState) -> tuple[np.ndarray, np.ndarray]:
+    """World pose of the actor (the vehicle prim) from the body pose: actor = body * cMassLocalPose^-1."""
+    actor_q = vm.quat_normalize(vm.quat_mul(s.body_orientation, vm.quat_conj(p.com_orientation)))
+    actor_p = s.body_position - vm.quat_rotate(actor_q, p.com_position)
+    return actor_p, actor_q
+
+
+def _initial_body_pose(p: SimParams) -> tuple[np.ndarray, np.ndarray]:
+    return body_pose(p, vm.components_first(p.init_position), vm.components_first(p.init_orientation))
+
+
+# PxVehicleRigidBodyState: the body frame is the centre-of-mass frame with principal axes; vectors component-first
+STATES = (
+    State("body_position", initial=lambda p: _initial_body_pose(p)[0], shape=(3,), component_first=True,
+          unit="length", substep=True, kernel=F32, kernel_writes=True, doc="the body frame's origin, world"),
+    State("body_orientation", initial=lambda p: _initial_body_pose(p)[1], shape=(4,), component_first=True,
+          substep=True, kernel=F32, kernel_writes=True, doc="the body frame's rotation, world, (w, x, y, z)"),
+    State("linear_velocity", initial=lambda p: vm.components_first(p.init_linear_velocity), shape=(3,), component_first=True,
+          unit="length/s", substep=True, kernel=F32, kernel_writes=True, doc="of the body frame's origin, world"),
+    State("angular_velocity", initial=lambda p: vm.components_first(p.init_angular_velocity), shape=(3,), component_first=True,
+          unit="rad/s", substep=True, kernel=F32, kernel_writes=True, doc="world"),
 )
 
 

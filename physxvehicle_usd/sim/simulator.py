@@ -42,12 +42,11 @@ from .guard import Guard, GuardOptions
 from .motion import Motion
 from .pipeline import StepOptions, step
 from .query_groups import GroundFilter
+from .rigid_body import actor_pose, body_pose
 from .shards import ShardedStep
 from .state import (
     SimParams,
     SimState,
-    actor_pose,
-    body_pose,
     copy_vehicle_rows,
     initial_state,
     output_vehicle_axis,

@@ -13,12 +13,12 @@ import numpy as np
 from .. import properties as P
 from ..runtime.vehicle2 import QUERY_SWEEP
 from . import vecmath as vm
-from .declare import F32, I32, I64, Derived, Param
+from .declare import F32, FLT_MIN, I32, I64, Derived, Param, State
 from .ground import Ground, QueryFilter, RayHits, SweptWheels, raycast, sweep
-from .state import FLT_MIN, SimParams, SimState
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (state: sim/state.py builds SimState from these modules' declarations)
     from .query_groups import GroundFilter
+    from .state import SimParams, SimState
 
 
 def _graph(points, width: int) -> tuple:
@@ -52,9 +52,67 @@ PARAMS = (
     Param("tire_app_graph", wheel=lambda w: _graph(w.compliance.tire_force_app_point, 4), shape=(3, 4)),
     Param("tire_app_count", wheel=lambda w: min(len(w.compliance.tire_force_app_point), 3), dtype=np.int64),
 )
-# what SimParams.from_batch derives for the compiled kernel: the wheel share of the external force, the force
-# application arms of constant compliance graphs
-DERIVED = (Derived("f_es", F32), Derived("susp_arm", F32), Derived("tire_arm", F32))
+
+
+def _constant_graph(b, name: str) -> np.ndarray | None:
+    """The value of a compliance graph that has at most one point everywhere (a constant: evaluated once), (V, W)
+    for an angle, (3, V, W) for a point; None where some wheel's graph has more."""
+    points, count = b.arrays[f"{name}_graph"], b.arrays[f"{name}_count"]
+    if (count > 1).any():
+        return None
+    if points.shape[-1] == 2:
+        return np.where(count > 0, points[..., 0, 1], 0.0)
+    return np.ascontiguousarray(np.moveaxis(np.where((count > 0)[..., None], points[..., 0, 1:], 0.0), -1, 0))
+
+
+def _yaw_basis(p, v: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A wheel axis v as a function of the yaw (steer + toe) about e_u, in the body frame:
+    A_q R_u(yaw) v = (a - c) cos(yaw) + b sin(yaw) + c, a = A_q v, b = A_q (e_u x v), c = A_q e_u (e_u . v)."""
+    e_u = p.e_u * np.ones((1, p.V, p.W))
+    a = vm.matvec(p.A_q, v)
+    b = vm.matvec(p.A_q, vm.cross(e_u, v))
+    c = vm.matvec(p.A_q, e_u * vm.dot(e_u, v))
+    return a - c, b, c
+
+
+def _arm(p, point: np.ndarray | None) -> np.ndarray | None:
+    """A force application point of a constant compliance graph as an arm in the body frame."""
+    return None if point is None else p.attachment_position + vm.matvec(p.A_q, point)
+
+
+# what SimParams.from_batch derives: the frames' rotation matrices, the wheel axes (after the wheel-frame rotation,
+# in the suspension frame) and their yaw bases, the constant compliance graphs' values and force arms, the wheel share
+# of the external force M g m_s / M, and which parts of the batch take which path
+DERIVED = (
+    Derived("A_q", value=lambda p, b: vm.quat_to_mat(vm.components_first(b.attachment_orientation))),  # (3, 3, V, W)
+    Derived("W_q", value=lambda p, b: vm.quat_to_mat(vm.components_first(b.wheel_attachment_orientation))),
+    Derived("w_lat", value=lambda p, b: vm.matvec(p.W_q, p.e_s * np.ones((1, p.V, p.W)))),
+    Derived("w_lng", value=lambda p, b: vm.matvec(p.W_q, p.e_f * np.ones((1, p.V, p.W)))),
+    Derived("toe_const", value=lambda p, b: _constant_graph(b, "toe")),
+    Derived("camber_const", value=lambda p, b: _constant_graph(b, "camber")),
+    Derived("susp_app_const", value=lambda p, b: _constant_graph(b, "susp_app")),
+    Derived("tire_app_const", value=lambda p, b: _constant_graph(b, "tire_app")),
+    Derived("compliance_const", value=lambda p, b: all(
+        value is not None for value in (p.toe_const, p.camber_const, p.susp_app_const, p.tire_app_const))),
+    Derived("has_compliance_angles", value=lambda p, b: bool((b.toe_count > 0).any() or (b.camber_count > 0).any())),
+    Derived("lat_yaw", value=lambda p, b: _yaw_basis(p, p.w_lat)),
+    Derived("lng_yaw", value=lambda p, b: _yaw_basis(p, p.w_lng)),
+    Derived("f_es", F32, lambda p, b: vm.per_wheel(p.gravity, p.W) * p.sprung_mass),
+    Derived("susp_arm", F32, lambda p, b: _arm(p, p.susp_app_const)),
+    Derived("tire_arm", F32, lambda p, b: _arm(p, p.tire_app_const)),
+    Derived("any_limit_expansion", value=lambda p, b: bool(b.limit_expansion_velocity.any())),
+    Derived("any_sweep", value=lambda p, b: bool((b.query_type == 1).any())),
+)
+
+# PxVehicleSuspensionState
+STATES = (
+    State("jounce", unit="length", shape=("W",), substep=True, kernel=F32, kernel_writes=True),
+    State("jounce_specified", initial=False, dtype=bool, shape=("W",), substep=True, kernel=I32, kernel_writes=True,
+          doc="the jounce was set (a query hit) rather than left at its last value"),
+    State("jounce_speed", unit="length/s", shape=("W",), substep=True, kernel=F32, kernel_writes=True),
+    State("separation", initial=FLT_MIN, unit="length", shape=("W",), substep=True, kernel=F32, kernel_writes=True,
+          doc="of the wheel from the ground; FLT_MIN: in the air"),
+)
 
 
 @dataclass

@@ -5,13 +5,16 @@ Sections 4.1-4.9 of the numerics digest (vehicle2 tire/; Omni uses the non-legac
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .. import properties as P
 from . import vecmath as vm
-from .declare import F32, Derived, Param
-from .state import SimParams, SimState
+from .declare import F32, I32, Derived, Param, State
+
+if TYPE_CHECKING:  # (sim/state.py builds SimState from these modules' declarations)
+    from .state import SimParams, SimState
 
 PARAMS = (
     Param("min_lat_slip_denominator", source=(P.VEHICLE, "minLateralSlipDenominator"), unit="length/s"),
@@ -35,13 +38,59 @@ PARAMS = (
     Param("load_filter", wheel=lambda w: w.tire.load_filter, shape=(2, 2)),
     Param("friction_table_id", shape=("W",), dtype=np.int64),  # the batch's table of friction tables
 )
-# what SimParams.from_batch derives for the compiled kernel: the load filter and friction graphs as points and
-# slopes, the lateral saturation, and the per-vehicle slip and sticky thresholds repeated over wheels
-DERIVED = tuple(Derived(name, F32) for name in (
-    "lat_saturation", "load_x0", "load_y0", "load_x1", "load_y1", "load_slope", "fvs_x0", "fvs_x1", "fvs_x2", "fvs_y0",
-    "fvs_y1", "fvs_y2", "fvs_slope0", "fvs_slope1", "min_lat_slip_denominator_w", "min_active_long_slip_denominator_w",
-    "min_passive_long_slip_denominator_w", "sticky_lng_speed_w", "sticky_lng_time_w", "sticky_lat_speed_w",
-    "sticky_lat_time_w"))
+
+
+def _point(graph: str, point: int, axis: int):
+    """A graph's point coordinate as a contiguous per-wheel array: (load filter or friction-vs-slip, point, x or y)."""
+    return lambda p, b: np.ascontiguousarray(b.arrays[graph][..., point, axis])
+
+
+def _slope(x0: str, y0: str, x1: str, y1: str):
+    """A graph segment's slope from its end points (0 where the segment has no length)."""
+    def value(p, b):
+        x0_, x1_ = getattr(p, x0), getattr(p, x1)
+        return (getattr(p, y1) - getattr(p, y0)) / np.where(x1_ > x0_, x1_ - x0_, 1.0)
+    return value
+
+
+def _lateral_saturation(p, b) -> np.ndarray:
+    x = b.lat_stiff_x
+    return np.where(x == 0.0, 0.0, 3.0 / np.where(x == 0.0, 1.0, x))
+
+
+def _per_wheel(name: str):
+    return lambda p, b: vm.per_wheel(b.arrays[name], p.W)
+
+
+_PER_WHEEL = ("min_lat_slip_denominator", "min_active_long_slip_denominator", "min_passive_long_slip_denominator",
+              "sticky_lng_speed", "sticky_lng_time", "sticky_lat_speed", "sticky_lat_time")
+
+# what SimParams.from_batch derives: the load filter and friction graphs as points and slopes, the lateral
+# saturation, the per-vehicle slip and sticky values repeated over wheels (the kernel takes these); which paths the
+# batch takes, and the batch's friction tables (friction_table_id indexes them)
+DERIVED = (
+    Derived("lat_saturation", F32, _lateral_saturation),
+    Derived("load_x0", F32, _point("load_filter", 0, 0)), Derived("load_y0", F32, _point("load_filter", 0, 1)),
+    Derived("load_x1", F32, _point("load_filter", 1, 0)), Derived("load_y1", F32, _point("load_filter", 1, 1)),
+    Derived("load_slope", F32, _slope("load_x0", "load_y0", "load_x1", "load_y1")),
+    *(Derived(f"fvs_x{i}", F32, _point("friction_vs_slip", i, 0)) for i in range(3)),
+    *(Derived(f"fvs_y{i}", F32, _point("friction_vs_slip", i, 1)) for i in range(3)),
+    Derived("fvs_slope0", F32, _slope("fvs_x0", "fvs_y0", "fvs_x1", "fvs_y1")),
+    Derived("fvs_slope1", F32, _slope("fvs_x1", "fvs_y1", "fvs_x2", "fvs_y2")),
+    *(Derived(f"{name}_w", F32, _per_wheel(name)) for name in _PER_WHEEL),
+    *(Derived(f"{name}_w", value=_per_wheel(name)) for name in ("sticky_lng_damping", "sticky_lat_damping")),
+    Derived("any_camber_stiffness", value=lambda p, b: bool((b.camber_stiff != 0.0).any())),
+    Derived("any_lat_stiff_x_zero", value=lambda p, b: bool(((b.lat_stiff_x == 0.0) & b.wheel_mask).any())),
+    Derived("friction_tables", value=lambda p, b: b.friction_tables),
+)
+
+# PxVehicleTireStickyState and the low-speed timers of PxVehicleTireSlipState's computation
+STATES = (
+    State("lng_low_speed_time", unit="s", shape=("W",), substep=True, kernel=F32, kernel_writes=True),
+    State("lat_low_speed_time", unit="s", shape=("W",), substep=True, kernel=F32, kernel_writes=True),
+    State("sticky_lng", initial=False, dtype=bool, shape=("W",), substep=True, kernel=I32, kernel_writes=True),
+    State("sticky_lat", initial=False, dtype=bool, shape=("W",), substep=True, kernel=I32, kernel_writes=True),
+)
 
 ONE_THIRD = 0.33333  # the truncated literals PhysX uses in its smoothing functions
 ONE_TWENTYSEVENTH = 0.037037

@@ -195,3 +195,8 @@ def lookup(points: np.ndarray, count: np.ndarray, x: np.ndarray) -> np.ndarray:
 def lookup_vec(points: np.ndarray, count: np.ndarray, x: np.ndarray) -> np.ndarray:
     """Like `lookup` for tables of (x, vx, vy, vz) rows (..., N, 4); returns (3, ...)."""
     return np.stack([lookup(points[..., [0, c]], count, x) for c in (1, 2, 3)])
+
+
+def components_first(a: np.ndarray) -> np.ndarray:
+    """(..., k) -> (k, ...), contiguous, in double: the layout of the kernels' vectors from the batch's."""
+    return np.ascontiguousarray(np.moveaxis(np.asarray(a, dtype=float), -1, 0))

@@ -4,12 +4,16 @@ Sections 5.1 and 5.2 of the numerics digest (vehicle2 wheel/ and PxVehicleDirect
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .. import properties as P
 from . import vecmath as vm
-from .declare import F32, Param
-from .state import SimParams, SimState
+from .declare import F32, Param, State
+
+if TYPE_CHECKING:  # (sim/state.py builds SimState from these modules' declarations)
+    from .state import SimParams, SimState
 
 PARAMS = (
     Param("radius", source=(P.WHEEL, "radius"), pad=1.0, unit="length", kernel=F32),
@@ -17,6 +21,14 @@ PARAMS = (
     Param("wheel_mass", source=(P.WHEEL, "mass"), unit="mass", kernel=F32),
     Param("wheel_moi", source=(P.WHEEL, "moi"), pad=1.0, unit="mass*length^2", kernel=F32),  # padding: a harmless unit inertia
     Param("wheel_damping_rate", source=(P.WHEEL, "dampingRate"), unit="mass*length^2/s", kernel=F32),
+)
+
+# PxVehicleWheelRigidBody1dState: the compiled kernel writes the angle and its blended speed after the substeps
+STATES = (
+    State("rotation_speed", unit="rad/s", shape=("W",), substep=True, kernel=F32, kernel_writes=True),
+    State("corrected_rotation_speed", unit="rad/s", shape=("W",), kernel=F32, kernel_writes=True,
+          doc="blended with the rolling speed at low speed: what advances the angle"),
+    State("rotation_angle", unit="rad", shape=("W",), kernel=F32, kernel_writes=True),
 )
 
 
