@@ -97,8 +97,8 @@ def least_squares(problem: Problem, z0: np.ndarray | None = None, max_evaluation
     z0 = problem.z0 if z0 is None else z0
     z_start = np.clip(z0, problem.lo, problem.hi)
     result = scipy_least_squares(lambda z: at(z)[0], z_start, jac=lambda z: at(z)[1],
-                                 bounds=(problem.lo, problem.hi), method="trf", x_scale=1.0, ftol=1e-10, xtol=1e-8,
-                                 gtol=1e-10, max_nfev=max_evaluations)
+                                 bounds=(problem.lo, problem.hi), method="trf", x_scale=1.0, ftol=1e-8, xtol=1e-6,
+                                 gtol=1e-8, max_nfev=max_evaluations)
     r, J, signals = at(result.x)
     return Fit(result.x, r, J * result.x, signals, method, result.message, len(cache))
 

@@ -75,9 +75,18 @@ class FittedProperty:
         """The attribute's value with this property set to `value` (an element replaced where it has an index)."""
         if self.index is None:
             return float(value)
-        array = np.array(current, dtype=float)
-        array.flat[self.index] = float(value)
-        return array.tolist()
+        return with_element(current, self.index, value)
+
+
+def with_element(current: Any, index: int, value: float) -> Any:
+    """A vector or array value (Gf.Vec2f, Vt.Vec2fArray, Vt.FloatArray) with its element `index` (flattened) set to
+    `value`, of the value's own type."""
+    array = np.array(current, dtype=float)
+    array.flat[index] = float(value)
+    kind = type(current)
+    if kind.__name__.endswith("Array"):
+        return kind([tuple(row) for row in array.tolist()] if array.ndim > 1 else array.tolist())
+    return kind(*array.tolist())
 
 
 def _schemas_of(prim: Usd.Prim, attribute: str) -> tuple[str, str, str | None]:
