@@ -11,6 +11,7 @@ import click
 
 from . import __version__
 from .errors import InputError
+from .cli_calibrate import calibrate_command
 from .plugin import active_provider, plugin_path
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
@@ -614,6 +615,9 @@ def _simulate_many(paths: tuple[str, ...], fmt: str, jobs: int, ray_address: str
     if fmt == "text":
         _streamed(report_end(results))
     sys.exit(exit_code(results))
+
+
+cli.add_command(calibrate_command(_reading_option, _parallel_options, _start_parallel))
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -119,9 +119,13 @@ def _rms(sims: np.ndarray, log: Log) -> dict[str, float]:
 def calibrate(stage_file: str | os.PathLike, log_file: str | os.PathLike, *, vehicle: str | None = None,
               fit: Sequence[str] | None = None, controls: Sequence[str] = (), dt: float | None = None,
               method: str = "least_squares", seed: int = 0, within: float = 0.1, batched: bool = True,
-              max_evaluations: int = 30, threads: int = 1) -> Calibration:
+              max_evaluations: int = 30, threads: int = 1, reading: str = "omniverse", generations: int = 20
+              ) -> Calibration:
     """Fit the properties `fit` (PRIM.ATTR; None: the default set) of `vehicle` (default: the stage's first) to the
-    log; see the package's docstring. dt: the simulation's step (default: a trace's own, else 1/60 s). Raises
+    log; see the package's docstring. dt: the simulation's step (default: a trace's own, else 1/60 s). reading: whose
+    reading of the stage (simulate.load's). within: the relative 95 % half-width under which a property counts as
+    identified. batched=False runs each candidate on its own (the same numbers, slower: the benchmark's
+    comparison). generations: the population method's. Raises
     InputError for a bad stage, log, property or control; writes nothing (see `write_layer`)."""
     from ..simulate import load
 
@@ -129,7 +133,7 @@ def calibrate(stage_file: str | os.PathLike, log_file: str | os.PathLike, *, veh
         raise InputError(f"unknown method {method!r}; known: {', '.join(METHODS)}")
     log_file = str(log_file)
     dt = dt if dt is not None else _trace_dt(log_file) or 1.0 / 60.0
-    loaded = load(stage_file, dt, [vehicle] if vehicle else None)
+    loaded = load(stage_file, dt, [vehicle] if vehicle else None, reading=reading)
     path = vehicle or loaded.paths[0]
     wheel_paths = loaded.wheel_paths[loaded.paths.index(path)]
     up = up_axis_index(loaded.stage)
@@ -160,7 +164,7 @@ def calibrate(stage_file: str | os.PathLike, log_file: str | os.PathLike, *, veh
         if not keep.all():
             fitted = [f for f, k in zip(fitted, keep) if k]
             problem = problem_of(fitted)
-    result = (fitting.population(problem, seed) if method == "population"
+    result = (fitting.population(problem, seed, generations) if method == "population"
               else fitting.least_squares(problem, max_evaluations=max_evaluations))
     ident = identify(result.jacobian, result.residual, [f.name for f in fitted], within)
     values = []
@@ -192,3 +196,46 @@ def _trace_dt(log_file: str) -> float | None:
     except (OSError, ValueError, AttributeError):
         return None  # read_log says what is wrong with it
     return float(dt) if isinstance(dt, (int, float)) and dt > 0 else None
+
+
+def _one_pair(index: str, stage_file: str, pairs: tuple[tuple[str | None, str], ...], options: dict) -> Calibration:
+    vehicle, log_file = pairs[int(index)]
+    return calibrate(stage_file, log_file, vehicle=vehicle, **options)
+
+
+def _pair_failed(index: str, why: str) -> Exception:
+    return InputError(why.removeprefix(f"{index}: "))  # the pair's own message names its files
+
+
+def calibrate_many(stage_file: str, pairs: Sequence[tuple[str | None, str]], jobs: int = 1, ray: str | None = None,
+                   **options) -> Calibration:
+    """One calibration per (vehicle, log) pair of the stage, shared out as the other commands share files (`jobs`
+    worker processes, or Ray), merged into one result (each vehicle once). InputError for the first pair that
+    fails, or for two pairs that fit one property (a shared component) to different values."""
+    import functools
+
+    from ..many_files import map_paths
+
+    if len(pairs) == 1:
+        vehicle, log_file = pairs[0]
+        return calibrate(stage_file, log_file, vehicle=vehicle, **options)
+    one = functools.partial(_one_pair, stage_file=str(stage_file), pairs=tuple(pairs), options=options)
+    results = list(map_paths(one, [str(i) for i in range(len(pairs))], failed=_pair_failed, jobs=jobs, ray=ray))
+    for result in results:
+        if isinstance(result, Exception):
+            raise result
+    merged = Calibration(str(stage_file), ", ".join(dict.fromkeys(log for _, log in pairs)), {})
+    seen: dict[str, tuple[str, float]] = {}
+    for result in results:
+        for path, vehicle in result.vehicles.items():
+            if path in merged.vehicles:
+                raise InputError(f"the vehicle {path} is calibrated twice (by two logs): give each vehicle one log",
+                                 file=str(stage_file))
+            merged.vehicles[path] = vehicle
+            for f in vehicle.fitted:
+                if f.identified and f.name in seen and abs(seen[f.name][1] - f.value) > 1e-9 * abs(f.value):
+                    raise InputError(f"{f.name} is shared by {seen[f.name][0]} and {path}, whose logs fit it to "
+                                     f"{seen[f.name][1]:g} and {f.value:g}: fit it for one of them",
+                                     file=str(stage_file))
+                seen.setdefault(f.name, (path, f.value))
+    return merged

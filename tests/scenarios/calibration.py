@@ -30,6 +30,13 @@ DRIVE = {
 }
 SECONDS = 9.0
 SPEED = 12.0  # m/s, forward (+x), at the start: a stretch of a drive, not a launch from rest
+# the same phases, shorter (the default test run's drive)
+SHORT = {
+    "accelerator": [(0.0, 0.0), (0.5, 1.0), (1.5, 1.0), (1.75, 0.4), (3.0, 0.4), (3.25, 0.0)],
+    "steer": [(0.0, 0.0), (1.5, 0.0), (2.0, 0.12), (2.5, -0.12), (3.0, 0.0)],
+    "brake0": [(0.0, 0.0), (3.0, 0.0), (3.5, 0.12)],
+}
+SHORT_SECONDS = 4.5
 STRAIGHT = {"accelerator": [(0.0, 0.0), (1.0, 0.8)]}
 # hidden changes for the recovery tests: PRIM.ATTR -> factor on the sample's value
 HIDDEN = {
@@ -39,6 +46,9 @@ HIDDEN = {
     "/World/Car.physxVehicleBrakes:brakes0:maxBrakeTorque": 0.8,
     "/World/CarParts/FrontTire.physxVehicleTire:lateralStiffnessGraph[1]": 0.85,
 }
+HIDDEN_FOUR = {name: factor for name, factor in HIDDEN.items() if "lateralStiffness" not in name}
+TELEMETRY = {"bodies": ["position", "linearVelocity", "angularVelocity"], "vehicles": ["engineRotationSpeed", "currentGear"],
+             "wheels": ["rotationSpeed", "suspensionJounce"]}
 
 
 def write_drive(path: Path, cycle: dict = DRIVE, gear: int = 2, changes: dict | None = None,
