@@ -175,6 +175,17 @@ class LaneMap:
         self.reads = 1
         self.affine = self._probe()
 
+    def subset(self, keep: Sequence[bool]) -> "LaneMap":
+        """This map for the properties `keep` selects (the others held at their initial values), without probing
+        again."""
+        keep = np.asarray(keep, dtype=bool)
+        other = object.__new__(LaneMap)
+        other.__dict__.update(self.__dict__)
+        other.fitted = [f for f, k in zip(self.fitted, keep) if k]
+        other.x0 = self.x0[keep]
+        other.slopes = {name: slope[keep] for name, slope in self.slopes.items() if np.any(slope[keep] != 0)}
+        return other
+
     def rows(self, values: Sequence[float]) -> VehicleBatch:
         """The vehicle's one-vehicle batch with the fitted properties at `values`, as the reader makes it."""
         from ..read import read_stage

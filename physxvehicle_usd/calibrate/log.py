@@ -124,17 +124,23 @@ class Log:
                    self.trace_times)
 
 
-def noise_scale(values: np.ndarray) -> float:
+# the finest a measurement resolves, by quantity (SI): the least noise scale a signal gets
+RESOLUTION = {"speed": 1e-3, "length": 1e-4, "angular speed": 1e-4, "number": 1e-3, "time": 1e-6}
+
+
+def noise_scale(values: np.ndarray, quantity: str = "number") -> float:
     """A signal's noise standard deviation, from its second differences (robust: 1.4826 x their median absolute
-    deviation / sqrt(6), which white noise gives); at least 1e-3 of its range, so that a noise-free log does not
-    weigh one signal infinitely."""
+    deviation / sqrt(6), which white noise gives); at least 1e-3 of its range and the quantity's RESOLUTION, so that
+    neither a noise-free log nor a signal that stays at zero (the lateral position of a straight drive) weighs a
+    signal's rounding errors as information."""
     v = np.asarray(values, dtype=float)
     spread = float(np.ptp(v)) if v.size else 0.0
+    floor = max(1e-3 * spread, RESOLUTION[quantity])
     if v.size < 5:
-        return max(spread, 1e-9)
+        return max(spread, floor)
     d2 = v[:-2] - 2 * v[1:-1] + v[2:]
     sigma = 1.4826 * float(np.median(np.abs(d2 - np.median(d2)))) / math.sqrt(6.0)
-    return max(sigma, 1e-3 * spread, 1e-9)
+    return max(sigma, floor)
 
 
 def _fail(file: str, message: str, column: str | None = None) -> InputError:
@@ -289,7 +295,7 @@ def with_up_axis(log: Log, up: int) -> Log:
         if s.kind == "yaw_rate":
             raw = SIGNALS["yaw_rate"].read(view, None, {"up": up, "mpu": 1.0})
             s.values = np.interp((np.arange(log.steps) + 1) * log.dt, log.trace_times, raw)
-            s.noise = noise_scale(s.values[log.compared])
+            s.noise = noise_scale(s.values[log.compared], SIGNALS[s.kind].quantity)
     return log
 
 
@@ -299,7 +305,7 @@ def _checked(log: Log) -> Log:
     if not log.compared.any():
         raise _fail(log.file, "no simulation step falls inside the log's time span")
     for s in log.signals:
-        s.noise = noise_scale(s.values[log.compared])
+        s.noise = noise_scale(s.values[log.compared], SIGNALS[s.kind].quantity)
     return log
 
 

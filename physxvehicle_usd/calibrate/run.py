@@ -34,6 +34,7 @@ DEFAULT_FIT: tuple[tuple[str, str, int | None], ...] = (
     (P.RIGID_BODY, "mass", None), (P.BRAKES, "maxBrakeTorque", None),
 )
 METHODS = ("least_squares", "population")
+HELD = 1.0  # a named property whose 95 % interval alone would pass +-100 % is held at its value, not searched
 
 
 @dataclass
@@ -145,31 +146,47 @@ def calibrate(stage_file: str | os.PathLike, log_file: str | os.PathLike, *, veh
         raise InputError("nothing to fit: the vehicle has none of the default properties; name them with --fit",
                          file=str(stage_file), prim=path)
 
-    def problem_of(props: list[FittedProperty]) -> fitting.Problem:
-        lanes = Lanes(LaneMap(loaded.stage, path, props, loaded.reading), loaded.description.ground, log, control_rows,
-                      up, loaded.meters_per_unit, threads)
-        return fitting.Problem(lanes, props, batched)
+    def problem_of(lane_map: LaneMap) -> fitting.Problem:
+        lanes = Lanes(lane_map, loaded.description.ground, log, control_rows, up, loaded.meters_per_unit, threads)
+        return fitting.Problem(lanes, lane_map.fitted, batched)
 
-    problem = problem_of(fitted)
+    problem = problem_of(LaneMap(loaded.stage, path, fitted, loaded.reading))
     r0, J0, before = problem.residual_and_jacobian(problem.z0)
+    # each property alone: the relative 95 % half-width the log would give it
+    alone = Z95 * max(1.0, float(np.sqrt(r0 @ r0 / max(r0.size - 1, 1)))) / np.maximum(
+        np.linalg.norm(J0 * problem.z0, axis=0), 1e-300)
     left_out: dict[str, str] = {}
     if not fit:  # the default set: leave out what the log does not excite
-        alone = Z95 * max(1.0, float(np.sqrt(r0 @ r0 / max(r0.size - 1, 1)))) / np.maximum(np.linalg.norm(J0, axis=0), 1e-300)
         keep = alone <= within
         left_out = {f.name: f"the log hardly depends on it (alone, its 95 % interval would be +-{100 * a:.3g} %)"
                     for f, a, k in zip(fitted, alone, keep) if not k}
         if not keep.any():
             raise InputError("the log excites none of the default properties: " + "; ".join(
                 f"{n}: {why}" for n, why in left_out.items()), file=log_file)
-        if not keep.all():
-            fitted = [f for f, k in zip(fitted, keep) if k]
-            problem = problem_of(fitted)
-    result = (fitting.population(problem, seed, generations) if method == "population"
-              else fitting.least_squares(problem, max_evaluations=max_evaluations))
-    ident = identify(result.jacobian, result.residual, [f.name for f in fitted], within)
+    else:  # a named property the log does not depend on at all is held at its value (reported, not identified)
+        keep = alone <= HELD
+    J0_all, z0_all = J0 * problem.z0, problem.z0
+    if not keep.all():
+        excited = problem.lanes.lanes_run
+        problem = problem_of(problem.lanes.lane_map.subset(keep))
+        problem.lanes.lanes_run = excited
+    if not keep.any():
+        result = fitting.Fit(problem.z0, r0, np.zeros((r0.size, 0)), before, "none", "nothing to fit", 1)
+    else:
+        result = (fitting.population(problem, seed, generations) if method == "population"
+                  else fitting.least_squares(problem, max_evaluations=max_evaluations))
+    reported = fitted if fit else problem.fitted
+    z = z0_all.copy()
+    z[keep] = result.z
+    jacobian = J0_all.copy()
+    jacobian[:, keep] = result.jacobian
+    if not fit:
+        z, jacobian = z[keep], jacobian[:, keep]
+    scale = np.array([abs(f.initial) if f.initial != 0 else 1.0 for f in reported])
+    ident = identify(jacobian, result.residual, [f.name for f in reported], within)
     values = []
-    for k, f in enumerate(fitted):
-        x = float(result.z[k] * problem.scale[k])
+    for k, f in enumerate(reported):
+        x = float(z[k] * scale[k])
         half = float(ident.half_width[k] * abs(x))
         values.append(FittedValue(f.name, x * f.to_si, f.initial * f.to_si, (x - half) * f.to_si, (x + half) * f.to_si,
                                   f.unit, bool(ident.identified[k]), f, x))

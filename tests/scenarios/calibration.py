@@ -116,3 +116,32 @@ def trace_json(trace: dict) -> dict:
         out[kind] = {path: {name: np.asarray(values).tolist() for name, values in attrs.items()}
                      for path, attrs in trace[kind].items()}
     return out
+
+
+# CSV columns: signal -> (unit written, factor from SI): units other than SI on purpose
+CSV_UNITS = {"speed": ("km/h", 3.6), "x": ("m", 1.0), "y": ("cm", 100.0), "yaw_rate": ("deg/s", 180 / np.pi),
+             "engine_speed": ("rpm", 30 / np.pi), "wheel_speed": ("rad/s", 1.0), "jounce": ("mm", 1000.0)}
+
+
+def write_csv(trace_file: Path, path: Path, wheel_paths, noise: float = 0.0, seed: int = 0, steps: int | None = None,
+              time_unit: tuple[str, float] = ("ms", 1000.0)) -> Path:
+    """The trace's signals as a CSV log in CSV_UNITS, with Gaussian noise of `noise` times each signal's RMS added
+    (seeded), its first `steps` samples (all: None)."""
+    from physxvehicle_usd.calibrate.log import read_trace
+
+    log = read_trace(str(trace_file), DT, CAR, wheel_paths, 1.0)
+    rng = np.random.default_rng(seed)
+    n = log.steps if steps is None else steps
+    header = [f"time [{time_unit[0]}]"]
+    columns = [(np.arange(1, n + 1) * DT) * time_unit[1]]
+    for s in log.signals:
+        if s.kind == "gear":
+            continue
+        unit, factor = CSV_UNITS[s.kind]
+        values = s.values[:n]
+        values = values + rng.normal(0.0, noise * np.sqrt(np.mean(values ** 2)), n) if noise else values
+        header.append(f"{s.name} [{unit}]")
+        columns.append(values * factor)
+    rows = np.stack(columns, axis=1)
+    path.write_text(",".join(header) + "\n" + "\n".join(",".join(repr(float(v)) for v in row) for row in rows) + "\n")
+    return path
