@@ -635,8 +635,7 @@ def main(argv: list[str] | None = None) -> None:
         click.echo(f"error: {bad_input}", err=True)
         sys.exit(EXIT_USAGE)
     except ModuleNotFoundError as missing:  # an optional extra that is not installed (matplotlib for plots)
-        extra = {"matplotlib": " (pip install 'physxvehicle-usd[plot]')",
-                 "scipy": " (pip install 'physxvehicle-usd[calibrate]')"}.get(missing.name, "")
+        extra = " (pip install 'physxvehicle-usd[plot]')" if missing.name == "matplotlib" else ""
         click.echo(f"error: this command needs the Python package {missing.name!r}{extra}", err=True)
         sys.exit(EXIT_USAGE)
     except Exception as exc:  # noqa: BLE001 - a user never sees a traceback
