@@ -10,8 +10,8 @@ import sys
 import click
 
 from . import __version__
-from .errors import InputError
 from .cli_calibrate import calibrate_command
+from .errors import InputError
 from .plugin import active_provider, plugin_path
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2

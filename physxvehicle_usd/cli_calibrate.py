@@ -35,7 +35,7 @@ _OPTIONS = [
     click.option("-o", "--output", type=click.Path(dir_okay=False),
                  help="the layer to write (default: <name>.calibrated.usda beside the stage, sublayering it)"),
     click.option("--in-place", is_flag=True, help="author the fitted values into the stage itself and rewrite it atomically"),
-    click.option("--dry-run", is_flag=True, help="fit and report; write nothing"),
+    click.option("--dry-run", is_flag=True, help="fit and report; write no layer (a --plot asked for is drawn)"),
     click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True),
     click.option("--plot", type=click.Path(dir_okay=False), help="write the log against the simulation before and after "
                  "the fit here (PNG; needs the plot extra)"),
@@ -65,7 +65,8 @@ def _calibrate(stage_file: str, logs: tuple[str, ...], vehicles: tuple[str, ...]
     note of how it was fitted.
 
     Exit code 0 when every fitted property is identified, 1 when one named with --fit is not (the layer still gets
-    the identified ones), 2 for a bad stage, log, property or control (nothing is written).
+    the identified ones), 2 for a bad stage, log, property or control, or --vehicle and --log counts that differ
+    (nothing is written).
     """
     from .calibrate import report
     from .calibrate.layer import write_layer

@@ -109,8 +109,11 @@ def test_the_command_writes_a_layer_over_the_asset_and_reports_json(straight_log
     import shutil
 
     stage = Path(shutil.copy(straight_log["base"], tmp_path / "car.usda"))
-    ran = run_cli(capfd, "calibrate", stage, "--log", straight_log["log"], "--fit", PEAK, "--format", "json")
+    plot = tmp_path / "fit.png"
+    ran = run_cli(capfd, "calibrate", stage, "--log", straight_log["log"], "--fit", PEAK, "--format", "json",
+                  "--plot", plot)
     assert ran.returncode == 0, ran.stderr
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     report = json.loads(ran.stdout)
     entry = report["vehicles"][C.CAR]["fitted"][PEAK]
     assert set(entry) == {"value", "initial", "low", "high", "unit", "identified"}
@@ -127,6 +130,23 @@ def test_the_command_writes_a_layer_over_the_asset_and_reports_json(straight_log
     assert "car.usda" in Usd.Stage.Open(str(layer)).GetRootLayer().subLayerPaths[0]
     assert Usd.Stage.Open(str(stage)).GetPrimAtPath("/World/CarParts/Engine").GetAttribute(
         "physxVehicleEngine:peakTorque").Get() == 500  # the asset is untouched
+
+
+def test_in_place_authors_into_the_asset_and_pairs_must_match(straight_log, tmp_path, capfd):
+    import shutil
+
+    from pxr import Usd
+
+    stage = Path(shutil.copy(straight_log["base"], tmp_path / "car.usda"))
+    ran = run_cli(capfd, "calibrate", stage, "--log", straight_log["log"], "--vehicle", C.CAR, "--vehicle", C.CAR)
+    assert ran.returncode == 2 and "2 --vehicle for 1 --log" in ran.stderr
+    ran = run_cli(capfd, "calibrate", stage, "--log", straight_log["log"], "--fit", PEAK, "--in-place")
+    assert ran.returncode == 0, ran.stderr
+    assert f"wrote {stage}: 1 fitted value(s)" in ran.stdout
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["car.usda"]
+    rewritten = Usd.Stage.Open(str(stage))
+    attr = rewritten.GetPrimAtPath("/World/CarParts/Engine").GetAttribute("physxVehicleEngine:peakTorque")
+    assert attr.Get() == pytest.approx(600.0, rel=0.01) and attr.GetCustomDataByKey("physxvehicle_usd:calibrated")
 
 
 def test_dry_run_writes_nothing_and_a_property_not_identified_exits_1(straight_log, tmp_path, capfd):

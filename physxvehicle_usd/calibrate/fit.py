@@ -60,7 +60,7 @@ class Problem:
     def residual_and_jacobian(self, z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(weighted residual at z, its Jacobian per unit of z, the signals at z)."""
         p = z.size
-        h = STEP * np.maximum(np.abs(z), 1e-3)
+        h = STEP * np.maximum(np.abs(z), 1.0)  # relative to the value; absolute (stage units) about zero
         plus = np.minimum(z + h, self.hi)
         minus = np.maximum(z - h, self.lo)
         Z = np.vstack([z, z + np.diag(plus - z), z + np.diag(minus - z)])

@@ -34,7 +34,7 @@ from ..errors import InputError
 from ..gym.copies import repeat_vehicle
 from ..sim import Simulator
 from ..sim.batch import VehicleBatch, batch_from_description
-from ..units import StageUnits
+from ..units import Dim, StageUnits
 from .log import SIGNALS, Log
 
 # UsdPhysics' mass properties, which the reader resolves into the rigid body's block (properties.DERIVED_ROWS)
@@ -68,7 +68,7 @@ class FittedProperty:
         unit = self.row.unit
         if self.index is not None and unit.startswith("(") and unit.endswith(")"):
             parts = [u.strip() for u in unit[1:-1].split(",")]
-            unit = parts[self.index] if self.index < len(parts) else ""
+            unit = parts[self.index % len(parts)]  # the component of a point (flattened index)
         return unit
 
     def authored(self, current: Any, value: float) -> Any:
@@ -152,14 +152,14 @@ def resolve(names: Sequence[str], stage: Usd.Stage, description: StageDescriptio
                              f"--fit: the value is {shape}" + (f"; [{index}] is out of range" if index is not None else ""),
                              file=file, prim=prim_path, prop=attribute)
         initial = float(flat[0 if index is None else index])
-        dims = P.dims_of(row)
-        dim = dims[index] if isinstance(dims, tuple) and index is not None and index < len(dims) else dims
-        to_si = units.stage_to_si(dim) if not isinstance(dim, tuple) else 1.0
-        valid = row.range or P.POSITIVE
-        low = max(valid.lo, 0.0) / to_si if math.isfinite(valid.lo) else -math.inf
-        high = valid.hi / to_si if math.isfinite(valid.hi) and valid.hi < P.FLT_MAX else math.inf
-        if row.range is None and initial > 0:  # no range in the table (mass, a graph's point): positive values
-            low = 0.0
+        dims = P.dims_of(row)  # one Dim, or one per component of a graph's points
+        dim = dims if isinstance(dims, Dim) else dims[(index or 0) % len(dims)]
+        to_si = units.stage_to_si(dim)
+        if row.range is not None:
+            low = row.range.lo / to_si if math.isfinite(row.range.lo) else -math.inf
+            high = row.range.hi / to_si if math.isfinite(row.range.hi) and row.range.hi < P.FLT_MAX else math.inf
+        else:  # no range in the table (a mass, a position, a graph's point): positive where the value is
+            low, high = (0.0 if initial > 0 else -math.inf), math.inf
         out.append(FittedProperty(prim_path, attribute, index, row, instance, initial, low, high, to_si))
     return out
 

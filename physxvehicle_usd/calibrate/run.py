@@ -23,7 +23,7 @@ from .. import properties as P
 from ..errors import InputError
 from . import fit as fitting
 from .identify import Z95, identify
-from .lanes import FittedProperty, Lanes, LaneMap, _blocks, resolve, up_axis_index
+from .lanes import FittedProperty, LaneMap, Lanes, _blocks, resolve, up_axis_index
 from .log import Log, read_log
 
 # (schema, base name, element): the default fitted set, per component of the vehicle that has it
