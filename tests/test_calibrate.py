@@ -249,3 +249,24 @@ def test_with_noise_the_intervals_hold_the_true_values_and_shrink_as_the_log_gro
                     assert f.high - f.low < shorter[f.name].high - shorter[f.name].low, f.name
     print(f"coverage {inside} of {pairs}")
     assert inside >= 0.9 * pairs
+
+
+def test_identify_names_the_combination_a_log_cannot_tell_apart():
+    """A Jacobian whose two columns move the residual almost alike (a torque and a mass seen through an
+    acceleration alone), and a third column the log does not depend on."""
+    from physxvehicle_usd.calibrate.identify import identify
+
+    rng = np.random.default_rng(0)
+    shape = rng.normal(size=400)
+    J = np.stack([shape, -shape * (1 + 1e-4) + 1e-4 * rng.normal(size=400), np.zeros(400)], axis=1) * 50
+    names = ["/World/Engine.physxVehicleEngine:peakTorque", "/World/Car.physics:mass",
+             "/World/Tire.physxVehicleTire:lateralStiffnessGraph[1]"]
+    found = identify(J, rng.normal(size=400), names)
+    said = "\n".join(found.warnings)
+    assert "does not tell apart the combination 0.71 dEngine.peakTorque + 0.71 dCar.mass" in said
+    assert "are correlated (rho = +1.000): the log tells their combination Engine.peakTorque / Car.mass" in said
+    assert f"{names[2]} is not identified" in said
+    assert not found.identified.any()
+    # the two alone, well apart: identified, no warning
+    alone = identify(np.stack([shape, rng.normal(size=400)], axis=1) * 50, rng.normal(size=400), names[:2])
+    assert alone.identified.all() and not alone.warnings

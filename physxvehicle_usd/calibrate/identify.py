@@ -49,6 +49,7 @@ def identify(J: np.ndarray, residual: np.ndarray, names: Sequence[str], within: 
     for s_inv, v in zip(inv, Vt):
         if Z95 * scale * s_inv <= within:
             continue
+        v = v * np.sign(v[np.argmax(np.abs(v))])  # a direction either way: its largest component positive
         flat.append(v)
         big = np.flatnonzero(np.abs(v) > 0.3)
         in_flat[big] = True
@@ -58,7 +59,7 @@ def identify(J: np.ndarray, residual: np.ndarray, names: Sequence[str], within: 
                             f"+-{_percent(half[k])} of its value)")
         else:
             terms = " ".join(f"{'+' if v[k] >= 0 else '-'} {abs(v[k]):.2f} d{_short(names[k])}" for k in big)
-            warnings.append("the log does not tell apart the combination " + terms.lstrip("+ ") +
+            warnings.append("the log does not tell apart the combination " + terms.removeprefix("+ ") +
                             " (d: relative change): " + ", ".join(names[k] for k in big) + " are not identified "
                             "separately")
     sd = np.sqrt(np.diag(covariance))
