@@ -101,19 +101,19 @@ def _schemas_of(prim: Usd.Prim, attribute: str) -> tuple[str, str, str | None]:
     raise KeyError(attribute)
 
 
-def _blocks(node: Any, found: list[tuple[Block, str | None]], key: str | None = None) -> None:
+def vehicle_blocks(node: Any, found: list[tuple[Block, str | None]], key: str | None = None) -> None:
     """Every Block of a vehicle description, with the dict key it sits under (a brake's instance)."""
     if isinstance(node, Block):
         found.append((node, key))
     elif isinstance(node, dict):
         for k, v in node.items():
-            _blocks(v, found, k)
+            vehicle_blocks(v, found, k)
     elif isinstance(node, (list, tuple)):
         for v in node:
-            _blocks(v, found)
+            vehicle_blocks(v, found)
     elif hasattr(node, "__dataclass_fields__"):
         for name in node.__dataclass_fields__:
-            _blocks(getattr(node, name), found)
+            vehicle_blocks(getattr(node, name), found)
 
 
 def resolve(names: Sequence[str], stage: Usd.Stage, description: StageDescription, vehicle: str) -> list[FittedProperty]:
@@ -122,7 +122,7 @@ def resolve(names: Sequence[str], stage: Usd.Stage, description: StageDescriptio
     file = stage.GetRootLayer().identifier
     units = StageUnits.of(stage)
     blocks: list[tuple[Block, str | None]] = []
-    _blocks(description.vehicles[vehicle], blocks)
+    vehicle_blocks(description.vehicles[vehicle], blocks)
     out: list[FittedProperty] = []
     for name in dict.fromkeys(names):
         match = _NAME.fullmatch(name)

@@ -23,7 +23,7 @@ from .. import properties as P
 from ..errors import InputError
 from . import fit as fitting
 from .identify import Z95, identify
-from .lanes import FittedProperty, LaneMap, Lanes, _blocks, resolve, up_axis_index
+from .lanes import FittedProperty, LaneMap, Lanes, resolve, up_axis_index, vehicle_blocks
 from .log import Log, read_log
 
 # (schema, base name, element): the default fitted set, per component of the vehicle that has it
@@ -90,7 +90,7 @@ class Calibration:
 def default_names(description, vehicle: str) -> list[str]:
     """The vehicle's properties of DEFAULT_FIT, by PRIM.ATTR (each component once)."""
     blocks: list = []
-    _blocks(description.vehicles[vehicle], blocks)
+    vehicle_blocks(description.vehicles[vehicle], blocks)
     names: list[str] = []
     for schema, base, index in DEFAULT_FIT:
         for block, key in blocks:
