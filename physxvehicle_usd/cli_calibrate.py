@@ -34,7 +34,8 @@ _OPTIONS = [
                       "less what the log does not excite)"),
     click.option("-o", "--output", type=click.Path(dir_okay=False),
                  help="the layer to write (default: <name>.calibrated.usda beside the stage, sublayering it)"),
-    click.option("--in-place", is_flag=True, help="author the fitted values into the stage itself and rewrite it atomically"),
+    click.option("--in-place", is_flag=True,
+                 help="author the fitted values into the stage itself and rewrite it atomically"),
     click.option("--dry-run", is_flag=True, help="fit and report; write no layer (a --plot asked for is drawn)"),
     click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True),
     click.option("--plot", type=click.Path(dir_okay=False), help="write the log against the simulation before and after "

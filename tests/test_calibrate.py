@@ -243,7 +243,8 @@ def test_with_noise_the_intervals_hold_the_true_values_and_shrink_as_the_log_gro
         if seed < 3:
             half = C.write_csv(short_drive["log"], tmp_path / f"half{seed}.csv", WHEELS, noise=NOISE, seed=seed,
                                steps=short_drive["steps"] // 2)
-            shorter = {f.name: f for f in calibrate(short_drive["base"], half, fit=list(C.HIDDEN_FOUR)).vehicles[C.CAR].fitted}
+            halved = calibrate(short_drive["base"], half, fit=list(C.HIDDEN_FOUR)).vehicles[C.CAR]
+            shorter = {f.name: f for f in halved.fitted}
             for f in car.fitted:
                 if f.name != BRAKE:
                     assert f.high - f.low < shorter[f.name].high - shorter[f.name].low, f.name
@@ -270,3 +271,32 @@ def test_identify_names_the_combination_a_log_cannot_tell_apart():
     # the two alone, well apart: identified, no warning
     alone = identify(np.stack([shape, rng.normal(size=400)], axis=1) * 50, rng.normal(size=400), names[:2])
     assert alone.identified.all() and not alone.warnings
+
+
+def test_two_vehicles_with_their_logs_run_as_jobs_into_one_layer(tmp_path, capfd):
+    """Two cars (the second an internal reference of the first, 6 m aside), a heavier one each, one trace of both:
+    with --jobs 2 each pair runs in its own process and one layer gets both masses."""
+    from pxr import Sdf, Usd
+
+    truth = C.write_drive(tmp_path / "truth.usda", C.STRAIGHT)
+    stage = C.write_drive(tmp_path / "cars.usda", C.STRAIGHT)
+    for path, mass in ((truth, (2000.0, 2200.0)), (stage, None)):
+        edit = Usd.Stage.Open(str(path))
+        twin = edit.DefinePrim("/World/Car2")
+        twin.GetReferences().AddInternalReference(Sdf.Path(C.CAR))
+        twin.GetAttribute("xformOp:translate").Set((0.0, 6.0, 0.55))
+        if mass:
+            edit.GetPrimAtPath(C.CAR).GetAttribute("physics:mass").Set(mass[0])
+            twin.GetAttribute("physics:mass").Set(mass[1])
+        edit.GetRootLayer().Save()
+    log = tmp_path / "both.trace.json"
+    log.write_text(json.dumps(run(truth, 60, C.DT).trace))
+    ran = run_cli(capfd, "calibrate", stage, "--log", log, "--log", log, "--vehicle", C.CAR, "--vehicle", "/World/Car2",
+                  "--fit", "/World/Car.physics:mass", "--fit", "/World/Car2.physics:mass", "--jobs", "2",
+                  "--format", "json")
+    assert ran.returncode != 2, ran.stderr
+    report = json.loads(ran.stdout)["vehicles"]
+    assert report[C.CAR]["fitted"]["/World/Car.physics:mass"]["value"] == pytest.approx(2000.0, rel=0.01)
+    assert report["/World/Car2"]["fitted"]["/World/Car2.physics:mass"]["value"] == pytest.approx(2200.0, rel=0.01)
+    written = Usd.Stage.Open(str(tmp_path / "cars.calibrated.usda"))
+    assert written.GetPrimAtPath("/World/Car2").GetAttribute("physics:mass").Get() == pytest.approx(2200.0, rel=0.01)

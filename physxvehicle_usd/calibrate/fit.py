@@ -82,8 +82,8 @@ class Fit:
     population: np.ndarray | None = field(default=None, repr=False)
 
 
-def least_squares(problem: Problem, z0: np.ndarray | None = None, max_evaluations: int = 30, method: str = "least_squares"
-                  ) -> Fit:
+def least_squares(problem: Problem, z0: np.ndarray | None = None, max_evaluations: int = 30,
+                  method: str = "least_squares") -> Fit:
     from scipy.optimize import least_squares as scipy_least_squares
 
     cache: dict[bytes, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}

@@ -116,9 +116,11 @@ def vehicle_blocks(node: Any, found: list[tuple[Block, str | None]], key: str | 
             vehicle_blocks(getattr(node, name), found)
 
 
-def resolve(names: Sequence[str], stage: Usd.Stage, description: StageDescription, vehicle: str) -> list[FittedProperty]:
+def resolve(names: Sequence[str], stage: Usd.Stage, description: StageDescription, vehicle: str,
+            own_only: bool = False) -> list[FittedProperty]:
     """The fitted properties `names` of the vehicle at `vehicle`; InputError for one that is malformed, not on the
-    stage, not a vehicle property the table knows, not a number, or not read for that vehicle."""
+    stage, not a vehicle property the table knows, not a number, or not read for that vehicle (own_only: left out,
+    another vehicle's)."""
     file = stage.GetRootLayer().identifier
     units = StageUnits.of(stage)
     blocks: list[tuple[Block, str | None]] = []
@@ -142,6 +144,8 @@ def resolve(names: Sequence[str], stage: Usd.Stage, description: StageDescriptio
         row = P.TABLE_BY_KEY.get((schema, base))
         value = next((b.get(base) for b, key in blocks
                       if b.path == prim_path and base in b and (instance is None or key == instance)), None)
+        if own_only and row is not None and value is None:
+            continue
         if row is None or value is None:
             raise InputError(f"--fit: the reader resolves no value of it for the vehicle {vehicle}", file=file,
                              prim=prim_path, prop=attribute)

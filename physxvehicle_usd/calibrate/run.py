@@ -120,14 +120,15 @@ def _rms(sims: np.ndarray, log: Log) -> dict[str, float]:
 def calibrate(stage_file: str | os.PathLike, log_file: str | os.PathLike, *, vehicle: str | None = None,
               fit: Sequence[str] | None = None, controls: Sequence[str] = (), dt: float | None = None,
               method: str = "least_squares", seed: int = 0, within: float = 0.1, batched: bool = True,
-              max_evaluations: int = 30, threads: int = 1, reading: str = "omniverse", generations: int = 20
-              ) -> Calibration:
+              max_evaluations: int = 30, threads: int = 1, reading: str = "omniverse", generations: int = 20,
+              own_only: bool = False) -> Calibration:
     """Fit the properties `fit` (PRIM.ATTR; None: the default set) of `vehicle` (default: the stage's first) to the
     log; see the package's docstring. dt: the simulation's step (default: a trace's own, else 1/60 s). reading: whose
     reading of the stage (simulate.load's). within: the relative 95 % half-width under which a property counts as
-    identified. batched=False runs each candidate on its own (the same numbers, slower: the benchmark's
-    comparison). generations: the population method's. Raises
-    InputError for a bad stage, log, property or control; writes nothing (see `write_layer`)."""
+    identified. own_only: of `fit`, the vehicle's own properties (several vehicles' names given at once).
+    batched=False runs each candidate on its own (the same numbers, slower: the benchmark's comparison).
+    generations: the population method's. Raises InputError for a bad stage, log, property or control; writes
+    nothing (see `write_layer`)."""
     from ..simulate import load
 
     if method not in METHODS:
@@ -141,10 +142,10 @@ def calibrate(stage_file: str | os.PathLike, log_file: str | os.PathLike, *, veh
     log = read_log(log_file, dt, path, wheel_paths, loaded.meters_per_unit, up)
     control_rows = _controls(loaded, log.steps, dt, controls, log)
     names = list(fit) if fit else default_names(loaded.description, path)
-    fitted = resolve(names, loaded.stage, loaded.description, path)
+    fitted = resolve(names, loaded.stage, loaded.description, path, own_only=bool(fit) and own_only)
     if not fitted:
-        raise InputError("nothing to fit: the vehicle has none of the default properties; name them with --fit",
-                         file=str(stage_file), prim=path)
+        raise InputError("nothing to fit: the vehicle has none of " + ("the --fit properties" if fit else
+                         "the default properties; name them with --fit"), file=str(stage_file), prim=path)
 
     def problem_of(lane_map: LaneMap) -> fitting.Problem:
         lanes = Lanes(lane_map, loaded.description.ground, log, control_rows, up, loaded.meters_per_unit, threads)
@@ -236,7 +237,8 @@ def calibrate_many(stage_file: str, pairs: Sequence[tuple[str | None, str]], job
     if len(pairs) == 1:
         vehicle, log_file = pairs[0]
         return calibrate(stage_file, log_file, vehicle=vehicle, **options)
-    one = functools.partial(_one_pair, stage_file=str(stage_file), pairs=tuple(pairs), options=options)
+    one = functools.partial(_one_pair, stage_file=str(stage_file), pairs=tuple(pairs),
+                            options={**options, "own_only": True})
     results = list(map_paths(one, [str(i) for i in range(len(pairs))], failed=_pair_failed, jobs=jobs, ray=ray))
     for result in results:
         if isinstance(result, Exception):
@@ -255,4 +257,8 @@ def calibrate_many(stage_file: str, pairs: Sequence[tuple[str | None, str]], job
                                      f"{seen[f.name][1]:g} and {f.value:g}: fit it for one of them",
                                      file=str(stage_file))
                 seen.setdefault(f.name, (path, f.value))
+    fitted = {f.name for c in merged.vehicles.values() for f in c.fitted}
+    missing = [name for name in options.get("fit") or () if name not in fitted]
+    if missing:
+        raise InputError(f"no vehicle given has {', '.join(missing)}", file=str(stage_file))
     return merged
