@@ -123,7 +123,8 @@ def calibrate(stage_file: str | os.PathLike, log_file: str | os.PathLike, *, veh
               max_evaluations: int = 30, threads: int = 1, reading: str = "omniverse", generations: int = 20,
               own_only: bool = False) -> Calibration:
     """Fit the properties `fit` (PRIM.ATTR; None: the default set) of `vehicle` (default: the stage's first) to the
-    log; see the package's docstring. dt: the simulation's step (default: a trace's own, else 1/60 s). reading: whose
+    log; see the package's docstring. dt: the simulation's step (default: a trace's own, else
+    the physics scene's, as `simulate` takes it). reading: whose
     reading of the stage (simulate.load's). within: the relative 95 % half-width under which a property counts as
     identified. own_only: of `fit`, the vehicle's own properties (several vehicles' names given at once).
     batched=False runs each candidate on its own (the same numbers, slower: the benchmark's comparison).
@@ -134,8 +135,9 @@ def calibrate(stage_file: str | os.PathLike, log_file: str | os.PathLike, *, veh
     if method not in METHODS:
         raise InputError(f"unknown method {method!r}; known: {', '.join(METHODS)}")
     log_file = str(log_file)
-    dt = dt if dt is not None else _trace_dt(log_file) or 1.0 / 60.0
-    loaded = load(stage_file, dt, [vehicle] if vehicle else None, reading=reading)
+    loaded = load(stage_file, dt if dt is not None else _trace_dt(log_file), [vehicle] if vehicle else None,
+                  reading=reading)
+    dt = loaded.simulator.dt  # given, a trace's own, else the physics scene's step (simulate's default)
     path = vehicle or loaded.paths[0]
     wheel_paths = loaded.wheel_paths[loaded.paths.index(path)]
     up = up_axis_index(loaded.stage)
