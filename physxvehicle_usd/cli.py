@@ -9,7 +9,7 @@ import sys
 import click
 
 from . import __version__
-from .commands import check, convert, look, new, simulate
+from .commands import calibrate, check, convert, look, new, simulate
 from .commands.common import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
 from .errors import InputError
 
@@ -26,7 +26,7 @@ def cli() -> None:
 for command in (look.plugin_path_command, look.provider_command, look.schemas_command, convert.convert_command,
                 convert.json_schema_command, convert.import_snippet_command, check.validate_command,
                 check.fix_command, new.new_command, look.inspect_command, look.plot_command,
-                simulate.simulate_command):
+                simulate.simulate_command, calibrate.calibrate_command):
     cli.add_command(command)
 
 
