@@ -10,7 +10,7 @@ suite's time. With a records folder, `run_ovphysx` and `sweep_ovphysx` look thei
   run finds it (said on stderr, once per record).
 - check: ovphysx always runs, and a result that differs from its record (or has none) is an `OracleError` naming
   the record: the records are stale. The soak step runs so.
-- record: ovphysx always runs and its result replaces the record.
+- record: ovphysx always runs and its result replaces the record (where it differs from it).
 
 A record's key is a SHA-256 over the ovphysx version, the request (steps, dt, controls, telemetry, vehicles, sweeps;
 not the stage's file name, which is often a temporary folder) and the stage as USD composes it (`Usd.Stage.Flatten`:
@@ -145,6 +145,8 @@ def recorded(request: dict, run: Callable[[], Result]) -> Result:
             raise StaleRecord(f"the PhysX record {path.name} of {Path(request['usd_path']).name} is stale ({difference}):"
                               f" record it again with {MODE_VARIABLE}=record")
         return result
+    if mode == "record" and path.is_file() and _same(_read(path), result) is None:
+        return result  # unchanged: the file stays as it is (a rewrite would change its bytes, not its content)
     _write(path, result, request)
     if mode == "use":
         print(f"recorded PhysX's run of {Path(request['usd_path']).name} as {path}", file=sys.stderr)
