@@ -96,7 +96,3 @@ class GroupFilter:
         """`collide` of two colliders given by their groups (in path order)."""
         a, b = self.first((of_a, of_b))
         return bool(self.collide(a, b))
-
-    def query_meets(self, query_group: str | None, of_shape: Sequence[str]) -> bool:
-        """`meets` of a query group (None: none) and a collider given by its groups (in path order)."""
-        return bool(self.meets(self.ids((query_group,))[0], self.first((of_shape,))[0]))

@@ -51,8 +51,6 @@ def test_group_ids_filter_as_the_pairwise_rule(layout, of_a, of_b, query_groups)
     assert rule.meets(q[:, None], b[None, :]).tolist() == expected
     assert [rule.colliders_touch(x, y) for x, y in zip(of_a, of_b)] == \
         [_reference_collide(groups, x, y) for x, y in zip(of_a, of_b)]
-    assert [rule.query_meets(g, y) for g, y in zip(query_groups, of_b)] == \
-        [_reference_query_meets(groups, g, y) for g, y in zip(query_groups, of_b)]
 
 
 def test_a_fleets_groups_cost_what_they_list():

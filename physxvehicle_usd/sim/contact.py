@@ -81,15 +81,15 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 
 from .. import properties as P
+from ..collision_filter import GroupFilter
 from ..description import (
     Block,
-    CollisionGroupDescription,
     GroundDescription,
     MaterialDescription,
     ShapeDescription,
     canonical_value,
 )
-from ..read.collision import COMBINE_MODES, collide
+from ..read.collision import COMBINE_MODES
 from . import cylinder_contact, round_contact
 from . import vecmath as vm
 from .ground import ROUND_KINDS, Ground
@@ -404,12 +404,11 @@ class ContactModel:
 
     @classmethod
     def build(cls, shapes: Sequence[Sequence[ShapeDescription]], com_position: np.ndarray, com_orientation: np.ndarray,
-              ground: Sequence[GroundDescription], materials: dict[str, MaterialDescription],
-              groups: dict[str, CollisionGroupDescription],
+              ground: Sequence[GroundDescription], materials: dict[str, MaterialDescription], rule: GroupFilter,
               wheel_paths: Sequence[Sequence[str]] | None = None, scenes: Sequence[Block | None] | None = None
               ) -> "ContactModel | None":
         """shapes: each vehicle's (batch order); com_position (3, V), com_orientation (4, V): the body frame in the
-        vehicle prim's; wheel_paths: each vehicle's wheel attachments in batch order (a shape under one, with its
+        vehicle prim's; rule: the stage's collision groups' filtering; wheel_paths: each vehicle's wheel attachments in batch order (a shape under one, with its
         `wheelFrame`, follows that wheel; None: every shape is fixed in the body); scenes: each vehicle's scene
         block (the contact thresholds; None: the defaults). None when no vehicle has a shape."""
         rows, polys, own, wheel, ends, corners, origins = [], [], [], [], [], [], []
@@ -457,13 +456,17 @@ class ContactModel:
         statics += rounds
         G = len(statics)
 
-        # per distinct (material, groups, offsets) of either side, then spread over the pairs: a fleet of copies
-        # with an obstacle each has thousands of pairs and few distinct ones
+        # per distinct (material, offsets) of either side, then spread over the pairs: a fleet of copies with an
+        # obstacle each has thousands of pairs and few distinct ones; the groups' filtering per distinct group of
+        # either side, in arrays (every copy brings its own groups)
         rows_keys, row_of = distinct_keys(own)
         cols_keys, col_of = distinct_keys(statics)
-        small, small_collides = combined_tables(rows_keys, cols_keys, materials, groups)
+        small = combined_tables(rows_keys, cols_keys, materials)
         table = {name: value[row_of][:, col_of] for name, value in small.items()}
-        collides = small_collides[row_of][:, col_of]
+        row_groups, row_group = np.unique(rule.first(s.groups for s in own), return_inverse=True)
+        col_groups, col_group = np.unique(rule.first(g.groups for g in statics), return_inverse=True)
+        collides = rule.collide(row_groups[:, None], col_groups[None, :])[row_group.reshape(-1)]
+        collides = collides[:, col_group.reshape(-1)]
         column = {g.path: k for k, g in enumerate(statics)}
         for r, shape in enumerate(own):  # FilteredPairsAPI: a shape (or its body) naming a static collider
             for path in shape.filtered:
@@ -493,7 +496,7 @@ class ContactModel:
                    if any(sh.kind != "convex" for sh in own) else None,
                    *((np.array(ends), np.array([sh.radius if sh.cylinderEnds is not None else 0.0 for sh in own]))
                      if any(sh.cylinderEnds is not None for sh in own) else (None, None)),
-                   PairModel.build(own, rows, materials, groups), origins,
+                   PairModel.build(own, rows, materials, rule), origins,
                    StaticRounds.of(rounds, G - len(rounds)) if rounds else None,
                    (np.array(authored_R), np.array(authored_t)) if any(w >= 0 for w in wheel) else None,
                    static_cylinders=_static_cylinders([g for g in ground if g.kind == "convex"]))
@@ -607,16 +610,16 @@ def distinct(keys) -> tuple[list, np.ndarray]:
 
 
 def distinct_keys(shapes) -> tuple[list[tuple], np.ndarray]:
-    """The distinct (material, groups, contact offset, rest offset) of shapes (vehicle or static), and each shape's
-    index among them."""
-    return distinct((s.material, tuple(s.groups), s.contactOffset, s.restOffset) for s in shapes)
+    """The distinct (material, contact offset, rest offset) of shapes (vehicle or static), and each shape's index
+    among them."""
+    return distinct((s.material, s.contactOffset, s.restOffset) for s in shapes)
 
 
-def combined_tables(a_keys: Sequence[tuple], b_keys: Sequence[tuple], materials: dict[str, MaterialDescription],
-                    groups: dict[str, CollisionGroupDescription]) -> tuple[dict[str, np.ndarray], np.ndarray]:
+def combined_tables(a_keys: Sequence[tuple], b_keys: Sequence[tuple], materials: dict[str, MaterialDescription]
+                    ) -> dict[str, np.ndarray]:
     """What PhysX combines for a pair of shapes, per pair of distinct keys (`distinct_keys`): contact distance "cd"
     and rest distance "rd" (sums of the offsets), static and dynamic friction "sf", "df" and restitution "e" (each
-    combined by the higher of the two materials' modes), and whether the pair's groups let it collide."""
+    combined by the higher of the two materials' modes)."""
     def material(path):
         m = materials.get(path) if path else None
         if m is None:
@@ -624,10 +627,9 @@ def combined_tables(a_keys: Sequence[tuple], b_keys: Sequence[tuple], materials:
         return (m.staticFriction, m.dynamicFriction, m.restitution, m.frictionCombineMode, m.restitutionCombineMode)
 
     small = {name: np.zeros((len(a_keys), len(b_keys))) for name in ("cd", "rd", "sf", "df", "e")}
-    collides = np.zeros((len(a_keys), len(b_keys)), bool)
-    for r, (mat_a, groups_a, contact_a, rest_a) in enumerate(a_keys):
+    for r, (mat_a, contact_a, rest_a) in enumerate(a_keys):
         a = material(mat_a)
-        for g, (mat_b, groups_b, contact_b, rest_b) in enumerate(b_keys):
+        for g, (mat_b, contact_b, rest_b) in enumerate(b_keys):
             b = material(mat_b)
             friction_mode = max(COMBINE_MODES.index(a[3]), COMBINE_MODES.index(b[3]))
             restitution_mode = max(COMBINE_MODES.index(a[4]), COMBINE_MODES.index(b[4]))
@@ -636,8 +638,7 @@ def combined_tables(a_keys: Sequence[tuple], b_keys: Sequence[tuple], materials:
             small["sf"][r, g] = _combine(a[0], b[0], friction_mode)
             small["df"][r, g] = _combine(a[1], b[1], friction_mode)
             small["e"][r, g] = _combine(a[2], b[2], restitution_mode)
-            collides[r, g] = collide(groups, groups_a, groups_b)
-    return small, collides
+    return small
 
 
 def _static_cylinders(convex: list[GroundDescription]) -> tuple[np.ndarray, np.ndarray] | None:
