@@ -408,14 +408,18 @@ class ContactModel:
               wheel_paths: Sequence[Sequence[str]] | None = None, scenes: Sequence[Block | None] | None = None
               ) -> "ContactModel | None":
         """shapes: each vehicle's (batch order); com_position (3, V), com_orientation (4, V): the body frame in the
-        vehicle prim's; rule: the stage's collision groups' filtering; wheel_paths: each vehicle's wheel attachments in batch order (a shape under one, with its
-        `wheelFrame`, follows that wheel; None: every shape is fixed in the body); scenes: each vehicle's scene
-        block (the contact thresholds; None: the defaults). None when no vehicle has a shape."""
+        vehicle prim's; rule: the stage's collision groups' filtering; wheel_paths: each vehicle's wheel attachments
+        in batch order (a shape under one, with its `wheelFrame`, follows that wheel; None: every shape is fixed in
+        the body); scenes: each vehicle's scene block (the contact thresholds; None: the defaults). None when no
+        vehicle has a shape."""
         rows, polys, own, wheel, ends, corners, origins = [], [], [], [], [], [], []
         authored_R, authored_t = [], []
         ordered: dict[bytes, Polytope] = {}
+        # converted once: per vehicle, a float32 batch's conversion grew the build as the fleet's square
+        com_position = np.asarray(com_position, float)
+        rotations = np.ascontiguousarray(np.moveaxis(vm.quat_to_mat(np.asarray(com_orientation, float)), 2, 0))
         for v, vehicle_shapes in enumerate(shapes):
-            R = vm.quat_to_mat(np.asarray(com_orientation, float)[:, v:v + 1])[:, :, 0]
+            R = rotations[v]
             for shape in vehicle_shapes:
                 w = -1
                 if wheel_paths is not None and shape.wheelFrame is not None and shape.wheel in wheel_paths[v]:
@@ -426,12 +430,12 @@ class ContactModel:
                         return np.linalg.solve(frame[:3, :3].T, (np.asarray(points, float) - frame[3, :3]).T).T
                     w = wheel_paths[v].index(shape.wheel)
                     authored_R.append(R.T @ frame[:3, :3].T)  # x_body = R^T (M^T x_wheel + M[3] - com)
-                    authored_t.append(R.T @ (frame[3, :3] - np.asarray(com_position, float)[:, v]))
+                    authored_t.append(R.T @ (frame[3, :3] - com_position[:, v]))
                 else:
                     authored_R.append(np.full((3, 3), np.nan))
                     authored_t.append(np.full(3, np.nan))
                     def local(points, v=v, R=R):
-                        return (np.asarray(points, float) - np.asarray(com_position, float)[:, v]) @ R
+                        return (np.asarray(points, float) - com_position[:, v]) @ R
                 rows.append(v)
                 points = local(shape.points)
                 if shape.kind == "convex":
