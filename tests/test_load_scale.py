@@ -12,7 +12,10 @@ import sys
 import numpy as np
 import pytest
 from conftest import REPO, run_python
+from hypothesis import given
+from hypothesis import strategies as st
 
+from physxvehicle_usd.prim_paths import at_and_above, at_or_below
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.sim import Simulator
 
@@ -38,6 +41,18 @@ def test_a_fleets_simulator_holds_nothing_per_pair_of_cars(tmp_path):
     for record in (sim.contact, sim.contact.pairs, sim.queries):
         for name, array in _arrays(record).items():
             assert array.size < n * n / 4, f"{type(record).__name__}.{name} {array.shape}"
+
+
+prim_paths = st.lists(st.sampled_from(["A", "B", "Car", "Car_1", "Wheel"]), min_size=1, max_size=4).map(
+    lambda names: "/" + "/".join(names))
+
+
+@given(prim_paths, prim_paths)
+def test_a_prims_roots_are_found_in_one_pass_over_its_path(path, root):
+    """load names each vehicle the reader rejected with the first error on or below it, from one pass over the
+    diagnostics that files each error under its prim and the prim's ancestors (a scan per vehicle grew as the
+    fleet's square)."""
+    assert (root in set(at_and_above(path))) == at_or_below(path, root)
 
 
 @pytest.mark.soak
