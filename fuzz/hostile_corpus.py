@@ -2,13 +2,19 @@
 command line to them: no traceback, no internal error, and no silent acceptance (exit 0 with nothing said about
 the value that was broken).
 
-    python fuzz/hostile_corpus.py            # every case: validate, convert, inspect and simulate; a report
+    python fuzz/hostile_corpus.py            # every case: validate, convert (and --target physx34), inspect and
+                                             # simulate; a report
     python fuzz/hostile_corpus.py --every 5  # a fifth of them (tests/test_hostile_corpus.py runs such a subset)
 
 Cases, each a copy of samples/car/car.usda with one thing broken:
 - every vehicle property the sample car authors or could author (the property table's rows whose schema the car
   applies), set to a value of the wrong type, to NaN or infinity, and outside the parser's range where it has one;
 - the stage's metadata (metersPerUnit, kilogramsPerUnit, upAxis) and the vehicle body's mass properties;
+- contact inputs: a collider added beside the car (a triangle mesh, a convex-hull mesh, a sphere, a capsule, a
+  cylinder, a cube) or the car's own chassis box, its ground material and collision groups, with one value broken
+  (non-finite or out-of-range mesh points and indices, bad face counts, hulls with no volume, NaN, zero or negative
+  sizes, radii, heights and scales, NaN or out-of-range friction and restitution, unknown combine modes, offsets,
+  groups filtering what is no group);
 - unreadable files (garbage bytes, an empty file, a truncated crate file, a missing sublayer).
 Expectation: a broken value is said (a finding that names its prim and property, or for metadata the stage), an
 unreadable file exits 2 with a one-line message; nothing prints a traceback or an INTERNAL finding.
@@ -17,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import sys
 import tempfile
 from contextlib import redirect_stderr, redirect_stdout
@@ -26,7 +31,7 @@ from io import StringIO
 from pathlib import Path
 from typing import Callable
 
-from pxr import Sdf, Usd, Vt
+from pxr import Gf, Sdf, Usd
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -35,7 +40,8 @@ from physxvehicle_usd import properties as P  # noqa: E402
 from physxvehicle_usd.cli import main  # noqa: E402
 
 CAR = REPO / "samples" / "car" / "car.usda"
-COMMANDS = (("validate",), ("convert",), ("inspect",), ("simulate", "--steps", "5", "--dt", "0.016666667"))
+COMMANDS = (("validate",), ("convert",), ("convert", "--target", "physx34"), ("inspect",),
+            ("simulate", "--steps", "5", "--dt", "0.016666667"))
 
 
 @dataclass(frozen=True)
@@ -158,6 +164,162 @@ def stage_cases() -> list[Case]:
     return cases
 
 
+# The colliders a contact case adds to the sample car, each well formed but for the one value the case breaks: (kind,
+# prim, USD type, attributes). Away from the car (x = 20 m): a static collider it does not reach in a few steps.
+_FLOOR_POINTS = [(18.0, -2.0, 0.0), (22.0, -2.0, 0.0), (22.0, 2.0, 0.0), (18.0, 2.0, 0.0)]
+_ROCK_POINTS = [(19.0, -1.0, 0.0), (21.0, -1.0, 0.0), (20.0, 1.0, 0.0), (20.0, 0.0, 1.0)]
+_F3, _I, _D, _F, _T = (Sdf.ValueTypeNames.Point3fArray, Sdf.ValueTypeNames.IntArray, Sdf.ValueTypeNames.Double,
+                       Sdf.ValueTypeNames.Float, Sdf.ValueTypeNames.Token)
+_COLLIDERS = {
+    # a triangle mesh (no approximation): PhysX's triangle mesh, met by the wheels' queries and the chassis
+    "floor": ("/World/Floor", "Mesh", ["PhysicsCollisionAPI", "PhysicsMeshCollisionAPI"],
+              {"points": (_F3, _FLOOR_POINTS), "faceVertexIndices": (_I, [0, 1, 2, 0, 2, 3]),
+               "faceVertexCounts": (_I, [3, 3]), "physics:approximation": (_T, "none")}),
+    "rock": ("/World/Rock", "Mesh", ["PhysicsCollisionAPI", "PhysicsMeshCollisionAPI"],
+             {"points": (_F3, _ROCK_POINTS), "faceVertexIndices": (_I, [0, 2, 1, 0, 1, 3, 1, 2, 3, 2, 0, 3]),
+              "faceVertexCounts": (_I, [3, 3, 3, 3]), "physics:approximation": (_T, "convexHull")}),
+    "ball": ("/World/Ball", "Sphere", ["PhysicsCollisionAPI"],
+             {"radius": (_D, 0.5), "xformOp:translate": (Sdf.ValueTypeNames.Double3, (20.0, 5.0, 0.5)),
+              "xformOpOrder": (Sdf.ValueTypeNames.TokenArray, ["xformOp:translate"])}),
+    "post": ("/World/Post", "Capsule", ["PhysicsCollisionAPI"],
+             {"radius": (_D, 0.2), "height": (_D, 1.0), "axis": (_T, "Z"),
+              "xformOp:translate": (Sdf.ValueTypeNames.Double3, (20.0, -5.0, 0.7)),
+              "xformOpOrder": (Sdf.ValueTypeNames.TokenArray, ["xformOp:translate"])}),
+    "drum": ("/World/Drum", "Cylinder", ["PhysicsCollisionAPI"],
+             {"radius": (_D, 0.4), "height": (_D, 1.0), "axis": (_T, "Z"),
+              "xformOp:translate": (Sdf.ValueTypeNames.Double3, (24.0, 0.0, 0.5)),
+              "xformOpOrder": (Sdf.ValueTypeNames.TokenArray, ["xformOp:translate"])}),
+    "crate": ("/World/Crate", "Cube", ["PhysicsCollisionAPI"],
+              {"size": (_D, 1.0), "xformOp:translate": (Sdf.ValueTypeNames.Double3, (20.0, 8.0, 0.5)),
+               "xformOp:scale": (Sdf.ValueTypeNames.Float3, (1.0, 1.0, 1.0)),
+               "xformOpOrder": (Sdf.ValueTypeNames.TokenArray, ["xformOp:translate", "xformOp:scale"])}),
+}
+CHASSIS = "/World/Car/ChassisCollision"
+ASPHALT = "/World/Asphalt"
+_NAN3 = (math.nan, 0.0, 0.0)
+
+
+def _collider(layer: Sdf.Layer, name: str) -> str:
+    """Adds one of _COLLIDERS to the layer; its prim path."""
+    path, type_name, apis, attributes = _COLLIDERS[name]
+    spec = Sdf.CreatePrimInLayer(layer, path)
+    spec.specifier, spec.typeName = Sdf.SpecifierDef, type_name
+    spec.SetInfo("apiSchemas", Sdf.TokenListOp.Create(prependedItems=apis))
+    for attribute, (type_, value) in attributes.items():
+        _set(layer, path, attribute, type_, value)
+    return path
+
+
+def _contact_case(name: str, collider: str | None, prim: str | None, attribute: str, type_name, value,
+                  apis: tuple[str, ...] = ()) -> Case:
+    """A case that adds `collider` (one of _COLLIDERS, or None: the sample's own prims) and sets `attribute` of `prim`
+    (None: the collider's) to `value`, applying `apis` to that prim first."""
+    def author(folder: Path) -> Path:
+        layer = _copy(folder)
+        target = _collider(layer, collider) if collider else prim
+        target = prim or target
+        if apis:
+            spec = layer.GetPrimAtPath(target)
+            listed = spec.GetInfo("apiSchemas").prependedItems if spec.HasInfo("apiSchemas") else []
+            spec.SetInfo("apiSchemas", Sdf.TokenListOp.Create(prependedItems=[*listed, *apis]))
+        if type_name is None:  # a relationship: its targets
+            spec = layer.GetPrimAtPath(target)
+            if attribute in spec.properties:
+                spec.RemoveProperty(spec.properties[attribute])
+            Sdf.RelationshipSpec(spec, attribute).targetPathList.explicitItems = [Sdf.Path(t) for t in value]
+        else:
+            _set(layer, target, attribute, type_name, value)
+        layer.Save()
+        return folder / "hostile.usda"
+    where = prim or _COLLIDERS[collider][0]
+    return Case(f"contact {name}", author, (where, attribute))
+
+
+def contact_cases() -> list[Case]:
+    """Hostile collider, mesh, material and collision-group values: each said with its prim and property."""
+    inf, nan = math.inf, math.nan
+    F3A, FL3 = Sdf.ValueTypeNames.Point3fArray, Sdf.ValueTypeNames.Float3
+    c = _contact_case
+    cases = [
+        c("floor points: nan", "floor", None, "points", F3A, [_NAN3, *_FLOOR_POINTS[1:]]),
+        c("floor points: inf", "floor", None, "points", F3A, [(inf, 0.0, 0.0), *_FLOOR_POINTS[1:]]),
+        c("floor indices: negative", "floor", None, "faceVertexIndices", _I, [0, 1, 2, 0, 2, -3]),
+        c("floor indices: out of range", "floor", None, "faceVertexIndices", _I, [0, 1, 2, 0, 2, 99]),
+        c("floor counts: negative", "floor", None, "faceVertexCounts", _I, [3, -3]),
+        c("floor counts: more than the indices", "floor", None, "faceVertexCounts", _I, [3, 3, 3]),
+        c("floor counts: fewer than the indices", "floor", None, "faceVertexCounts", _I, [3]),
+        c("floor counts: a face of two", "floor", None, "faceVertexCounts", _I, [2, 4]),
+        c("floor points: none", "floor", None, "points", F3A, []),
+        c("rock points: one point", "rock", None, "points", F3A, [(20.0, 0.0, 0.0)]),
+        c("rock points: flat", "rock", None, "points", F3A, [(19.0, -1.0, 0.0), (21.0, -1.0, 0.0),
+                                                                (20.0, 1.0, 0.0), (20.0, 0.0, 0.0)]),
+        c("rock points: nan", "rock", None, "points", F3A, [_NAN3, *_ROCK_POINTS[1:]]),
+        c("rock points: a line", "rock", None, "points", F3A, [(19.0, 0.0, 0.0), (20.0, 0.0, 0.0),
+                                                                  (21.0, 0.0, 0.0), (22.0, 0.0, 0.0)]),
+        c("rock indices: out of range", "rock", None, "faceVertexIndices", _I, [0, 2, 1, 0, 1, 3, 1, 2, 3, 2, 0, 99]),
+        c("chassis size: nan", None, CHASSIS, "size", _D, nan),
+        c("chassis size: zero", None, CHASSIS, "size", _D, 0.0),
+        c("chassis size: negative", None, CHASSIS, "size", _D, -1.0),
+        c("chassis size: inf", None, CHASSIS, "size", _D, inf),
+        c("chassis scale: nan", None, CHASSIS, "xformOp:scale", FL3, (nan, 1.8, 1.0)),
+        c("chassis scale: zero", None, CHASSIS, "xformOp:scale", FL3, (4.4, 0.0, 1.0)),
+        c("chassis scale: negative", None, CHASSIS, "xformOp:scale", FL3, (4.4, -1.8, 1.0)),
+        c("chassis translate: nan", None, CHASSIS, "xformOp:translate", FL3, (nan, 0.0, 0.25)),
+        c("crate size: nan", "crate", None, "size", _D, nan),
+        c("crate scale: inf", "crate", None, "xformOp:scale", FL3, (1.0, inf, 1.0)),
+        c("ball radius: nan", "ball", None, "radius", _D, nan),
+        c("ball radius: zero", "ball", None, "radius", _D, 0.0),
+        c("ball radius: negative", "ball", None, "radius", _D, -0.5),
+        c("ball radius: inf", "ball", None, "radius", _D, inf),
+        c("post height: nan", "post", None, "height", _D, nan),
+        c("post height: negative", "post", None, "height", _D, -1.0),
+        c("post radius: nan", "post", None, "radius", _D, nan),
+        c("drum radius: nan", "drum", None, "radius", _D, nan),
+        c("drum height: zero", "drum", None, "height", _D, 0.0),
+        c("asphalt staticFriction: nan", None, ASPHALT, "physics:staticFriction", _F, nan),
+        c("asphalt staticFriction: negative", None, ASPHALT, "physics:staticFriction", _F, -0.9),
+        c("asphalt staticFriction: inf", None, ASPHALT, "physics:staticFriction", _F, inf),
+        c("asphalt dynamicFriction: nan", None, ASPHALT, "physics:dynamicFriction", _F, nan),
+        c("asphalt dynamicFriction: negative", None, ASPHALT, "physics:dynamicFriction", _F, -0.8),
+        c("asphalt restitution: nan", None, ASPHALT, "physics:restitution", _F, nan),
+        c("asphalt restitution: negative", None, ASPHALT, "physics:restitution", _F, -0.5),
+        c("asphalt restitution: above one", None, ASPHALT, "physics:restitution", _F, 1.5),
+        c("asphalt density: nan", None, ASPHALT, "physics:density", _F, nan),
+        c("asphalt frictionCombineMode: unknown", None, ASPHALT, "physxMaterial:frictionCombineMode", _T, "sideways",
+          ("PhysxMaterialAPI",)),
+        c("asphalt restitutionCombineMode: unknown", None, ASPHALT, "physxMaterial:restitutionCombineMode", _T,
+          "sideways", ("PhysxMaterialAPI",)),
+        c("chassis contactOffset: nan", None, CHASSIS, "physxCollision:contactOffset", _F, nan, ("PhysxCollisionAPI",)),
+        c("chassis restOffset: nan", None, CHASSIS, "physxCollision:restOffset", _F, nan, ("PhysxCollisionAPI",)),
+        c("chassis restOffset: inf", None, CHASSIS, "physxCollision:restOffset", _F, inf, ("PhysxCollisionAPI",)),
+        c("post axis: W", "post", None, "axis", _T, "W"),
+        c("rock approximation: unknown", "rock", None, "physics:approximation", _T, "sideways"),
+        c("floor points: string", "floor", None, "points", Sdf.ValueTypeNames.String, "points"),
+        c("floor indices: floats", "floor", None, "faceVertexIndices", Sdf.ValueTypeNames.FloatArray,
+          [0.0, 1.0, 2.0, 0.0, 2.0, 3.0]),
+        c("chassis size: string", None, CHASSIS, "size", Sdf.ValueTypeNames.String, "big"),
+        c("asphalt staticFriction: string", None, ASPHALT, "physics:staticFriction", Sdf.ValueTypeNames.String,
+          "grippy"),
+        c("chassis group: inverted is a string", None, "/World/Car/ChassisGroup", "physics:invertFilteredGroups",
+          Sdf.ValueTypeNames.String, "yes"),
+        c("chassis group: filters a prim that is no group", None, "/World/Car/ChassisGroup", "physics:filteredGroups",
+          None, ["/World/Car/FrontLeftWheel"]),
+        c("chassis group: filters a prim that is not there", None, "/World/Car/ChassisGroup",
+          "physics:filteredGroups", None, ["/World/Nowhere"]),
+    ]
+
+    def mirrored(folder: Path) -> Path:  # a transform op whose matrix mirrors the crate (no scale op says so)
+        layer = _copy(folder)
+        path = _collider(layer, "crate")
+        _set(layer, path, "xformOp:transform", Sdf.ValueTypeNames.Matrix4d,
+             Gf.Matrix4d(1, 0, 0, 0, 0, -1, 0, 0, 0, 0, 1, 0, 20, 8, 0.5, 1))
+        _set(layer, path, "xformOpOrder", Sdf.ValueTypeNames.TokenArray, ["xformOp:transform"])
+        layer.Save()
+        return folder / "hostile.usda"
+    cases.append(Case("contact crate transform: a mirror", mirrored, (_COLLIDERS["crate"][0], None)))
+    return cases
+
+
 def file_cases() -> list[Case]:
     def garbage(folder: Path) -> Path:
         path = folder / "garbage.usda"
@@ -183,7 +345,7 @@ def file_cases() -> list[Case]:
 
 
 def all_cases() -> list[Case]:
-    return property_cases() + stage_cases() + file_cases()
+    return property_cases() + stage_cases() + contact_cases() + file_cases()
 
 
 def _run(*args: str) -> tuple[int, str]:
@@ -207,7 +369,7 @@ def check(case: Case, folder: Path) -> list[str]:
         code, text = _run(*command[:1], str(path), *command[1:])
         if "Traceback" in text or code not in (0, 1, 2):
             problems.append(f"{command[0]}: traceback or exit {code}: {text[-300:]}")
-        if "INTERNAL" in text:
+        if "INTERNAL" in text or "internal error" in text.lower():
             problems.append(f"{command[0]}: internal error: {text[-300:]}")
         if command[0] != "validate":
             continue

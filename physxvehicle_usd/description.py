@@ -162,6 +162,15 @@ class DriveDescription:
     autoGearBox: Block | None = field(default=None, metadata=_block(P.AUTOBOX, variant="standard"))
 
 
+def collision_offsets(contactOffset: float, restOffset: float, path: str | None = None,
+                      source: Source = Source.AUTHORED) -> Block:
+    """A collider's P.COLLISION block (contact and rest offsets, stage units) with one provenance for both."""
+    block = Block(P.COLLISION, path)
+    block.set("contactOffset", contactOffset, source)
+    block.set("restOffset", restOffset, source)
+    return block
+
+
 @dataclass
 class ShapeDescription:
     """A collision shape of a vehicle's rigid body as PhysX builds it (read/collision.py): a convex polytope (boxes,
@@ -175,8 +184,8 @@ class ShapeDescription:
     # a cylinder is a convex shape (its 30-corner hull) that PhysX collides as the exact cylinder where it can
     cylinderEnds: list[list[float]] | None = field(default=None, metadata=_json(
         si=_si_points, note="a cylinder's two cap centres, vehicle prim frame"))
-    contactOffset: float = field(default=0.0, metadata=_json(si=_si_length))
-    restOffset: float = field(default=0.0, metadata=_json(si=_si_length))
+    # contactOffset, restOffset (the P.COLLISION rows), with provenance: flat in the JSON
+    offsets: Block | None = field(default=None, metadata=_block(P.COLLISION, flatten=True))
     material: str | None = None
     groups: list[str] = field(default_factory=list)
     filtered: list[str] = field(default_factory=list, metadata=_json(note="FilteredPairsAPI targets"))
@@ -185,6 +194,9 @@ class ShapeDescription:
     wheelFrame: list[list[float]] | None = field(default=None, metadata=_json(
         si=lambda m, units: None if m is None else _si_translation(m, units),
         note="the wheel attachment prim's 4x4 transform in the vehicle prim's frame, row-major as USD"))
+
+    contactOffset = property(lambda self: self.offsets["contactOffset"], doc="stage units; see `offsets`")
+    restOffset = property(lambda self: self.offsets["restOffset"], doc="stage units; see `offsets`")
 
 
 @dataclass
@@ -235,20 +247,51 @@ class GroundDescription:
     cylinderEnds: list[list[float]] | None = field(default=None, metadata=_json(
         si=_si_points, omit_none=True, note="a cylinder's two cap centres, local, unscaled"))
     material: str | None = None
-    contactOffset: float = field(default=0.0, metadata=_json(si=_si_length))
-    restOffset: float = field(default=0.0, metadata=_json(si=_si_length))
+    # contactOffset, restOffset (the P.COLLISION rows), with provenance: flat in the JSON (None: not read, an
+    # authored description's ground)
+    offsets: Block | None = field(default=None, metadata=_block(P.COLLISION, flatten=True))
     groups: list[str] = field(default_factory=list)
     filtered: list[str] = field(default_factory=list, metadata=_json(note="FilteredPairsAPI targets"))
+
+    contactOffset = property(lambda self: self.offsets["contactOffset"], doc="stage units; see `offsets`")
+    restOffset = property(lambda self: self.offsets["restOffset"], doc="stage units; see `offsets`")
 
 
 @dataclass
 class MaterialDescription:
-    path: str
-    staticFriction: float
-    dynamicFriction: float
-    restitution: float
-    frictionCombineMode: str = field(default="average", metadata=_json(note="PhysxMaterialAPI"))
-    restitutionCombineMode: str = field(default="average", metadata=_json(note="PhysxMaterialAPI"))
+    """A physics material as PhysX meets it: the P.MATERIAL rows (friction, restitution, combine modes) with their
+    provenance, flat in the JSON. The stage description's `defaultMaterial` (path None) is omni.physx's default
+    material, which every collider with no material bound collides with."""
+
+    path: str | None
+    settings: Block = field(metadata=_block(P.MATERIAL, flatten=True))
+
+    staticFriction = property(lambda self: self.settings["staticFriction"])
+    dynamicFriction = property(lambda self: self.settings["dynamicFriction"])
+    restitution = property(lambda self: self.settings["restitution"])
+    frictionCombineMode = property(lambda self: self.settings["frictionCombineMode"])
+    restitutionCombineMode = property(lambda self: self.settings["restitutionCombineMode"])
+
+    @classmethod
+    def authored(cls, path: str, **values: Any) -> "MaterialDescription":
+        """A material whose every P.MATERIAL value is given (the combine modes may be left to their default)."""
+        block = Block(P.MATERIAL, path)
+        for row in P.DERIVED_ROWS:
+            if row.schema == P.MATERIAL:
+                given = row.base in values
+                block.set(row.base, values[row.base] if given else row.default,
+                          Source.AUTHORED if given else Source.DEFAULT)
+        return cls(path, block)
+
+
+def default_material() -> MaterialDescription:
+    """omni.physx's default material (the P.MATERIAL rows' defaults): what a collider with no material bound meets
+    others with."""
+    block = Block(P.MATERIAL, None)
+    for row in P.DERIVED_ROWS:
+        if row.schema == P.MATERIAL:
+            block.set(row.base, row.default, Source.DEFAULT)
+    return MaterialDescription(None, block)
 
 
 @dataclass
@@ -287,10 +330,16 @@ class SiStageInfo(StageInfo):
 class StageDescription:
     stage: StageInfo = field(metadata=_json(si=SiStageInfo.of, si_as=SiStageInfo))
     scenes: dict[str, SceneDescription] = field(default_factory=dict)
+    # the scene of a vehicle on a stage with no physics scene: the one omni.physx makes (the reader's defaults)
+    defaultScene: SceneDescription | None = field(default=None, metadata=_json(omit_none=True))
     vehicles: dict[str, VehicleDescription] = field(default_factory=dict)
     tireFrictionTables: dict[str, Block] = field(default_factory=dict, metadata=_block(P.TABLE))
+    # the table of a tire that names none: omni.physx's built-in one (the reader's defaults; None: no reader made it)
+    defaultFrictionTable: Block | None = field(default=None, metadata=_block(P.TABLE))
     ground: list[GroundDescription] = field(default_factory=list)
     materials: dict[str, MaterialDescription] = field(default_factory=dict)
+    # what a collider with no material bound collides with: omni.physx's default material
+    defaultMaterial: MaterialDescription = field(default_factory=lambda: default_material())
     collisionGroups: dict[str, CollisionGroupDescription] = field(default_factory=dict)
     # collider path -> the collision groups it is in, in path order (read/collision.groups_of), where the reader worked it
     # out (it had colliders to filter; None: it did not): validate's A03/A07 check filters with it rather than walking
@@ -310,6 +359,12 @@ class StageDescription:
             return vehicle.context
         scene = self.scenes.get(vehicle.scene)
         return scene.context if scene is not None else None
+
+    def scene_of(self, path: str) -> SceneDescription | None:
+        """The scene the vehicle at `path` is simulated in: its own, else the default scene (None: neither, a
+        description no reader made)."""
+        vehicle = self.vehicles.get(path)
+        return self.scenes[vehicle.scene] if vehicle is not None and vehicle.scene else self.defaultScene
 
     def to_json(self, provenance: bool = False, si: bool = False) -> dict:
         return _record_json(self, _plan(StageDescription, si), provenance, si, self.units)

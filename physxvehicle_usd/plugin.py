@@ -6,13 +6,15 @@ identifiers -- NVIDIA's physx-usd-schemas wheel, or Omniverse's compiled physxSc
 ours as well would make USD report duplicate schema identifiers, so we step aside and the package
 works on theirs: the schemas are wire-compatible, so nothing else changes.
 
-USD cannot hold two plugins that declare the same schema identifiers: the first one registered keeps
-them and USD raises its complaints about the second (a `Tf.ErrorException` listing every duplicate, at
-whichever pxr call happens to come next). That happens when both are registered by USD itself (ours and
-NVIDIA's resources both on PXR_PLUGINPATH_NAME, or ours there while `physx_usd_schemas` is imported),
-or when `physx_usd_schemas` is imported after ours was registered. In each case we take USD's
-complaints in (they change nothing: the schemas agree), say in one line on stderr which plugin is in
-use and which one to remove, and carry on; no traceback reaches the user.
+USD cannot hold two plugins that declare the same schema identifiers: it raises its complaints about
+the second (a `Tf.ErrorException` listing every duplicate, at whichever pxr call happens to come next),
+and its schema registry then takes each schema from either declaration, in an order that changes from run
+to run (see `_settle`). That happens when both are registered by USD itself (ours and NVIDIA's resources
+both on PXR_PLUGINPATH_NAME, or ours there while `physx_usd_schemas` is imported), or when
+`physx_usd_schemas` is imported after ours was registered. In each case we take USD's complaints in
+(they change nothing: the schemas agree), say in one line on stderr that the schemas are declared twice,
+which plugin the package reports (the same every run) and which one to remove, and carry on; no
+traceback reaches the user.
 """
 from __future__ import annotations
 
@@ -43,12 +45,13 @@ class SchemaProvider:
     plugin_name: str
     path: str
     ours: bool
-    # The other plugins that declare the vehicle schemas too (USD ignores their declarations).
+    # The other plugins that declare the vehicle schemas too (USD takes each schema from any of the declarations).
     ignored: tuple[str, ...] = ()
 
     def describe(self) -> str:
-        """One line: the plugin in use, and where it comes from."""
-        return f"{self.plugin_name} ({'physxvehicle-usd' if self.ours else 'external'}) at {self.path}"
+        """One line: the plugin in use, and where it comes from (and the others that declare the schemas too)."""
+        line = f"{self.plugin_name} ({'physxvehicle-usd' if self.ours else 'external'}) at {self.path}"
+        return line + (f" (declared by {', '.join(self.ignored)} too)" if self.ignored else "")
 
 
 def plugin_path() -> Path:
@@ -91,40 +94,46 @@ def _on_plugin_path(path: str) -> bool:
 
 
 def _settle(plugins: list) -> SchemaProvider:
-    """Several plugins declare the vehicle schemas: let USD pick (its schema registry keeps the first one
-    registered), take in its complaints, and say in one line which plugin is in use and what to remove."""
+    """Several plugins declare the vehicle schemas: take in USD's complaints, and say in one line that they do, which
+    one the package reports and what to remove.
+
+    Which of the declarations USD uses is not ours to pick, nor is it stable: its schema registry takes, for each
+    schema identifier, the first of the declaring types in TfType order, which is the order of their addresses in
+    memory. That changes from run to run with USD's threaded plugin registration (and may differ from schema to
+    schema), so the package does not report it. It reports what stays once the duplicate is removed as advised: the
+    external plugin (NVIDIA's, Omniverse's), the first by path when there are several. The declarations agree
+    (tests/test_schema_plugin.py), so what is read is the same either way."""
     _quietly(lambda: Usd.SchemaRegistry())
-    winner_type = _quietly(lambda: Usd.SchemaRegistry.GetTypeFromSchemaTypeName(_PROBE_IDENTIFIER))
-    winner = _quietly(lambda: Plug.Registry().GetPluginForType(winner_type)) if winner_type else None
-    if winner is None:
-        winner = plugins[0]
-    losers = [p for p in plugins if p.path != winner.path]
-    provider = SchemaProvider(winner.name, winner.path, winner.name == PLUGIN_NAME, tuple(p.name for p in losers))
-    if losers:
-        _report_duplicate(provider, winner, losers)
+    external = sorted((p for p in plugins if p.name != PLUGIN_NAME), key=lambda p: p.path)
+    kept = external[0] if external else plugins[0]
+    others = [p for p in plugins if p.path != kept.path]
+    provider = SchemaProvider(kept.name, kept.path, kept.name == PLUGIN_NAME, tuple(p.name for p in others))
+    if others:
+        _report_duplicate(provider, kept, others)
     return provider
 
 
-def _report_duplicate(provider: SchemaProvider, winner, losers: list) -> None:
-    ours = [p for p in [*losers, winner] if p.name == PLUGIN_NAME]
-    remove = ours[0] if ours else losers[0]
+def _report_duplicate(provider: SchemaProvider, kept, others: list) -> None:
+    ours = [p for p in [*others, kept] if p.name == PLUGIN_NAME]
+    remove = ours[0] if ours else others[0]
     if _on_plugin_path(remove.path):
         advice = f"remove {remove.path} from PXR_PLUGINPATH_NAME"
     elif remove.name == PLUGIN_NAME:
-        advice = f"import {_NVIDIA_PACKAGE} before physxvehicle_usd (or not at all)"
+        advice = f"import {_NVIDIA_PACKAGE} before physxvehicle_usd"
     else:
-        advice = f"register only one of them (remove {remove.path})"
-    others = ", ".join(f"{p.name} at {p.path}" for p in losers)
+        advice = f"stop registering {remove.path}"
+    also = ", ".join(f"{p.name} at {p.path}" for p in others)
     sys.stderr.write(
-        f"physxvehicle-usd: the vehicle schemas are declared twice; USD uses {provider.describe()} and ignores "
-        f"{others} (the two agree); to keep one, {advice}\n"
+        f"physxvehicle-usd: the vehicle schemas are declared twice, by {kept.name} at {kept.path} and by {also}; "
+        f"the two agree, and USD takes each schema from either one; the package reports {provider.plugin_name}, "
+        f"which stays when you {advice}\n"
     )
 
 
 class _LateImportLoader(importlib.abc.Loader):
     """Runs physx_usd_schemas' own loader; when its registration collides with ours (it was imported after
-    ours was registered), USD keeps ours for the vehicle schemas and theirs for everything else, and we take
-    in USD's complaints instead of letting them abort the import."""
+    ours was registered), USD has both declarations of the vehicle schemas (and theirs for everything else), and
+    we take in USD's complaints instead of letting them abort the import."""
 
     def __init__(self, loader):
         self._loader = loader

@@ -49,10 +49,21 @@ class Range:
     def describe(self) -> str:
         lo = "-inf" if self.lo == -INF else ("0+" if self.lo == FLT_MIN else f"{self.lo:g}")
         hi = "inf" if self.hi in (INF, FLT_MAX) else f"{self.hi:g}"
-        text = f"[{lo}, {hi}{']' if self.hi_inclusive else ')'}"
+        # an open end just above a round number (PhysX's 1 + FLT_EPSILON) accepts that number: "[0, 1]", not
+        # "[0, 1)", which would read as if 1 were refused
+        closed = self.hi_inclusive or (hi != "inf" and float(hi) < self.hi)
+        text = f"[{lo}, {hi}{']' if closed else ')'}"
         if self.sentinels:
             text += " or " + " / ".join(f"{s:g}" for s in self.sentinels)
         return text
+
+
+def out_of_range(prop: "Prop", value: float) -> str | None:
+    """Why `value` is refused for `prop` (the reader's message for an authored value, and --control's), or None
+    where the row's range accepts it."""
+    if prop.range is None or prop.range.accepts(value):
+        return None
+    return f"value {value:g} is outside the accepted range {prop.range.describe()}"
 
 
 NON_NEGATIVE = Range(0.0, FLT_MAX)
@@ -263,6 +274,9 @@ TABLE_ROWS: tuple[Prop, ...] = (
 # Quantities of the description that do not come from a vehicle schema but still carry units.
 RIGID_BODY = "rigidBody"
 SCENE = "scene"
+COLLISION = "collision"  # a collider's PhysxCollisionAPI offsets (read/collision.py derives the unauthored ones)
+MATERIAL = "material"    # a physics material (UsdPhysics' MaterialAPI, PhysxMaterialAPI's combine modes)
+COMBINE_MODES = ("average", "min", "multiply", "max")  # PxCombineMode's order: the higher of two modes applies
 DERIVED_ROWS: tuple[Prop, ...] = (
     _p(RIGID_BODY, "mass", unit="kg", dim=MASS),
     _p(RIGID_BODY, "centerOfMass", unit="m", dim=LENGTH),
@@ -306,11 +320,38 @@ DERIVED_ROWS: tuple[Prop, ...] = (
     _p(SCENE, "frictionOffsetThreshold", unit="m", dim=LENGTH, default=0.04,
        range=Range(0.0, FLT_MAX, hi_inclusive=True), range_code="SCENE_RANGE",
        notes="a contact this near (beyond the pair's rest offsets) may anchor its patch's friction"),
+    _p(SCENE, "timeStepsPerSecond", unit="1/s", default=60, range=Range(1.0, 4294967295.0, hi_inclusive=True),
+       range_code="SCENE_RANGE", notes="how many steps a second the scene takes (a uint); the simulator's default "
+       "step, 1/timeStepsPerSecond (omni.physx's 60 where PhysxSceneAPI authors none)"),
     _p(SCENE, "solverType", default="TGS", tokens=("TGS", "PGS"), range_code="SOLVER_TYPE",
        notes="the PhysX solver of the scene's rigid bodies: TGS (sub-stepped position iterations) or PGS (one pose "
        "update after the position iterations; the velocity iterations change only the velocity); omni.physx keeps "
        "TGS for any other token"),
     _p(VEHICLE, "referenceFrameIsCenterOfMass"),
+    # A collider's offsets as omni.physx gives them to its PxShape (usdLoad/Collision.cpp, usdInterface/UsdInterface.cpp):
+    # read only where PhysxCollisionAPI is applied; -inf (or unauthored) means "work it out": a plane's contact offset
+    # is this default, any other shape's 0.02 of its box's smallest side but at least 2 g dt^2 (plus a positive rest
+    # offset), so its provenance is "computed"
+    _p(COLLISION, "contactOffset", unit="m", dim=LENGTH, default=0.02, sentinel=-INF,
+       range=Range(0.0, FLT_MAX, hi_inclusive=True), range_code="CONTACT_OFFSET",
+       notes="how near two shapes come before PhysX makes contacts between them (the sum of theirs)"),
+    _p(COLLISION, "restOffset", unit="m", dim=LENGTH, default=0.0, sentinel=-INF,
+       range=Range(-FLT_MAX, FLT_MAX, hi_inclusive=True), range_code="CONTACT_OFFSET",
+       notes="the separation at which two shapes rest (the sum of theirs)"),
+    # A physics material as PhysX meets it. The defaults are omni.physx's default material (usdLoad/Material.cpp
+    # setToDefault), which a collider with no material bound collides with; a bound material's unauthored friction
+    # and restitution are UsdPhysics' schema fallbacks (0), its unauthored or unknown combine modes "average"
+    _p(MATERIAL, "staticFriction", unit="1", default=0.5, range=Range(0.0, FLT_MAX), range_code="MATERIAL_RANGE",
+       notes="the friction coefficient below which a contact sticks (combined with the other shape's)"),
+    _p(MATERIAL, "dynamicFriction", unit="1", default=0.5, range=Range(0.0, FLT_MAX), range_code="MATERIAL_RANGE",
+       notes="the friction coefficient of a sliding contact (combined with the other shape's)"),
+    _p(MATERIAL, "restitution", unit="1", default=0.0, range=Range(0.0, 1.0, hi_inclusive=True),
+       range_code="MATERIAL_RANGE", notes="the share of the closing speed a contact gives back (above the scene's "
+       "bounceThreshold; combined with the other shape's)"),
+    _p(MATERIAL, "frictionCombineMode", default="average", tokens=COMBINE_MODES, range_code="COMBINE_MODE",
+       notes="how two materials' frictions combine (the higher mode of the two applies); PhysxMaterialAPI"),
+    _p(MATERIAL, "restitutionCombineMode", default="average", tokens=COMBINE_MODES, range_code="COMBINE_MODE",
+       notes="how two materials' restitutions combine (the higher mode of the two applies); PhysxMaterialAPI"),
 )
 
 TABLE_BY_KEY: dict[tuple[str, str], Prop] = {p.key: p for p in TABLE_ROWS + DERIVED_ROWS}
@@ -321,6 +362,16 @@ PHYSX_RIGID_BODY_ROWS: tuple[Prop, ...] = tuple(p for p in DERIVED_ROWS if p.sch
 
 PHYSX_SCENE = "physxScene"  # the attribute namespace of PhysxSceneAPI
 PHYSX_SCENE_ROWS: tuple[Prop, ...] = tuple(p for p in DERIVED_ROWS if p.schema == SCENE and p.default is not None)
+
+
+PHYSX_MATERIAL = "physxMaterial"  # the attribute namespace of PhysxMaterialAPI
+PHYSX_MATERIAL_ROWS: tuple[Prop, ...] = tuple(p for p in DERIVED_ROWS if p.schema == MATERIAL and p.tokens)
+MATERIAL_VALUE_ROWS: tuple[Prop, ...] = tuple(p for p in DERIVED_ROWS if p.schema == MATERIAL and not p.tokens)
+
+
+def physx_material_attribute(base: str) -> str:
+    """The USD name of a PhysxMaterialAPI property (NVIDIA's schema need not be registered to read it)."""
+    return f"{PHYSX_MATERIAL}:{base}"
 
 
 def physx_scene_attribute(base: str) -> str:

@@ -22,6 +22,8 @@ from typing import Any, Literal
 from pxr import Sdf, Usd
 from pydantic import BaseModel, ConfigDict, field_validator
 
+from .stage.values import usd_value
+
 EditOp = Literal[
     "define_prim",              # a prim of type `type_name` at `prim`, where there is none (an existing prim is kept)
     "apply_api",                # the applied API schema `type_name` ("PhysxVehicleBrakesAPI:brakes0" for an instance)
@@ -121,8 +123,6 @@ def _apply_api(stage: Usd.Stage, edit: Edit) -> None:
 
 
 def _set_attribute(stage: Usd.Stage, edit: Edit) -> None:
-    from .write import _usd_value
-
     prim = _prim(stage, edit)
     type_name = Sdf.ValueTypeNames.Find(edit.type_name or "")
     if not type_name:
@@ -130,7 +130,7 @@ def _set_attribute(stage: Usd.Stage, edit: Edit) -> None:
     attr = prim.GetAttribute(edit.property)
     if not attr:
         attr = prim.CreateAttribute(edit.property, type_name, custom=False)
-    attr.Set(_usd_value(type_name, edit.value))
+    attr.Set(usd_value(type_name, edit.value))
 
 
 def _clear_attribute(stage: Usd.Stage, edit: Edit) -> None:

@@ -20,6 +20,7 @@ from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics, UsdShade
 from . import properties as P
 from .description import Block, Source, StageDescription, VehicleDescription
 from .read.context import REFERENCE_FRAME_KEY
+from .stage.values import usd_value
 from .units import StageUnits
 
 _WRITE_SOURCES = (Source.AUTHORED, Source.DEPRECATED)
@@ -33,22 +34,6 @@ def _values_equal(a: Any, b: Any) -> bool:
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
         return len(a) == len(b) and all(_values_equal(x, y) for x, y in zip(a, b))
     return a == b
-
-
-def _usd_value(type_name: Sdf.ValueTypeName, value: Any) -> Any:
-    if value is None:
-        return None
-    scalar = str(type_name.scalarType) if type_name.isArray else str(type_name)
-    if scalar.startswith("quat"):
-        make = Gf.Quatf if scalar == "quatf" else Gf.Quatd
-        if type_name.isArray:
-            return [make(q[0], Gf.Vec3f(*q[1:])) for q in value]
-        return make(value[0], Gf.Vec3f(*value[1:]) if scalar == "quatf" else Gf.Vec3d(*value[1:]))
-    if type_name.isArray:
-        return type_name.type.pythonClass([tuple(v) if isinstance(v, (list, tuple)) else v for v in value])
-    if isinstance(value, list):
-        return tuple(value)
-    return value
 
 
 class _Writer:
@@ -79,7 +64,7 @@ class _Writer:
         if not force and fallback is not None and _values_equal(_plain(fallback), value):
             return
         attr = prim.GetAttribute(name) or prim.CreateAttribute(name, definition.GetTypeName(), custom=False)
-        attr.Set(_usd_value(definition.GetTypeName(), value))
+        attr.Set(usd_value(definition.GetTypeName(), value))
 
     def set_rel(self, prim: Usd.Prim, schema: str, base: str, targets: list[str]) -> None:
         rel = prim.CreateRelationship(P.full_name(schema, base), custom=False)
@@ -248,7 +233,7 @@ _PHYSX_API_TYPES = {bool: Sdf.ValueTypeNames.Bool, int: Sdf.ValueTypeNames.Int, 
 
 def _write_physx_api_settings(prim: Usd.Prim, block: Block, api: str, rows: tuple[P.Prop, ...], attribute) -> None:
     """An API of NVIDIA's schema (applied and authored by name) whose rows the reader resolves into `block`
-    (PhysxRigidBodyAPI, PhysxSceneAPI): the values that were authored or that omni.physx changed from what was
+    (PhysxRigidBodyAPI, PhysxSceneAPI, PhysxMaterialAPI): the values that were authored or that omni.physx changed from what was
     authored (a clamp), so reading them back gives them again."""
     units = StageUnits.of(prim.GetStage())
     settings = {row: block.values.get(row.base) for row in rows}
@@ -319,6 +304,8 @@ def write_stage(description: StageDescription, stage: Usd.Stage | None = None, s
         api.CreateStaticFrictionAttr(material.staticFriction)
         api.CreateDynamicFrictionAttr(material.dynamicFriction)
         api.CreateRestitutionAttr(material.restitution)
+        _write_physx_api_settings(usd_material.GetPrim(), material.settings, "PhysxMaterialAPI", P.PHYSX_MATERIAL_ROWS,
+                                  P.physx_material_attribute)
     for path, table in sorted(description.tireFrictionTables.items()):
         prim = w.prim(path, P.TABLE)
         w.set_rel(prim, P.TABLE, "groundMaterials", list(table["groundMaterials"]))

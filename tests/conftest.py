@@ -14,11 +14,17 @@ import pytest
 
 from physxvehicle_usd.sim import compiled
 
-# fixtures shared by the test modules of copies of one asset (source, asset)
-pytest_plugins = ("fleet_factory",)
+# fixtures shared by the test modules of copies of one asset (source, asset); the outcomes of NVIDIA's vehicle tests
+# re-expressed in tests/omni_vehicle (the `nvidia` marker and the results file of docs/omni-vehicle-tests.md)
+pytest_plugins = ("fleet_factory", "omni_vehicle.results_plugin")
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLES = REPO / "samples"
+
+# PhysX's runs are taken from their records where the stage and request are unchanged (physxvehicle_usd.oracle.records):
+# the conformance suites then compare with PhysX without starting it. The soak step checks every record against a
+# fresh run (PVU_PHYSX_RECORDS_MODE=check in .ci/run); a new or changed scenario is recorded when it first runs.
+os.environ.setdefault("PVU_PHYSX_RECORDS", str(REPO / "tests" / "data" / "physx_records"))
 
 # The simulator's C kernel is built by pip install where a C compiler is found, and is optional; CI has one and
 # .ci/run fails before the tests if it was not built.
@@ -67,6 +73,39 @@ def run_cli(capfd, *args) -> Ran:
         code = 0 if done.code is None else done.code
     out, err = capfd.readouterr()
     return Ran(code, out, err)
+
+
+def run_cli_on_terminal(capfd, monkeypatch, *args, columns: int = 400) -> tuple[Ran, str]:
+    """run_cli with stderr a terminal (a pseudo-terminal this test reads): what it ran, and what it drew there."""
+    import pty
+    import threading
+
+    master, slave = pty.openpty()
+    drawn = bytearray()
+
+    def read() -> None:  # drained as it is drawn: a full terminal buffer would block the command
+        while True:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:  # the terminal's other end closed
+                return
+            if not chunk:
+                return
+            drawn.extend(chunk)
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    for name in ("TTY_COMPATIBLE", "TTY_INTERACTIVE", "FORCE_COLOR"):  # what would tell rich otherwise
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TERM", "xterm")
+    monkeypatch.setenv("COLUMNS", str(columns))  # the whole bar on one line, the file names included
+    with os.fdopen(slave, "w") as terminal:
+        monkeypatch.setattr(sys, "stderr", terminal)
+        ran = run_cli(capfd, *args)
+        monkeypatch.setattr(sys, "stderr", sys.__stderr__)
+    reader.join(timeout=10)
+    os.close(master)
+    return ran, drawn.decode("utf-8", "replace")
 
 
 def stage_over_sample(path: Path, author=None) -> Path:

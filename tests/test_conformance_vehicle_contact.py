@@ -121,8 +121,18 @@ CYLINDER_NAMES = [f"{name} {side} ({units})" for units in UNITS for name in scen
                   for side in SIDES]
 CYLINDER_OUT = {  # name -> {figure: why}
     name: {"ang.speed": "A's roll rate in the step after the strike, -0.051 rad/s against PhysX's -0.075 (of a "
-                        "0.31 rad/s peak): 8.6 % in m and in cm; PhysX against its copy 30 m aside: 8.6 % too"}
+                        "0.31 rad/s peak): 8.6 % in m; in cm 8.6 % on the machine that "
+                        "measured it first, 1.6 % on another; PhysX against its copy 30 m aside: 8.6 %"}
     for name in ("TBone6 A (m)", "TBone6 A (cm_g)")}
+# either side of the gate by the machine's rounding, as PhysX's copy is 8.6 % from it: not strict
+CYLINDER_EITHER_SIDE = {("TBone6 A (cm_g)", "ang.speed")}
+
+
+def _cylinder_cases(figure: str) -> list:
+    cases = gated_cases(CYLINDER_NAMES, CYLINDER_OUT, figure)
+    return [pytest.param(case.values[0], figure,
+                         marks=[pytest.mark.xfail(strict=False, reason=CYLINDER_OUT[case.values[0]][figure])]
+                         if (case.values[0], figure) in CYLINDER_EITHER_SIDE else case.marks) for case in cases]
 
 
 @pytest.fixture(scope="module")
@@ -135,9 +145,8 @@ def cylinder_results(tmp_path_factory) -> dict[str, dict]:
                         "PhysX) [m/s]")
 
 
-@pytest.mark.parametrize("name, figure", [pytest.param(case.values[0], figure, marks=case.marks)
-                                          for figure in ("speed", "ang.speed", "final pos")
-                                          for case in gated_cases(CYLINDER_NAMES, CYLINDER_OUT, figure)])
+@pytest.mark.parametrize("name, figure", [case for figure in ("speed", "ang.speed", "final pos")
+                                          for case in _cylinder_cases(figure)])
 def test_a_car_into_another_cars_wheel_cylinder_moves_both_as_in_physx(cylinder_results, name, figure):
     assert cylinder_results[name][figure] <= LIMIT, round(100 * cylinder_results[name][figure], 3)
 

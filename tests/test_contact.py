@@ -376,6 +376,38 @@ def test_a_box_on_two_triangles_meets_them_in_pcm_s_order():
     assert np.allclose(contacts.separation, 0.01)
 
 
+def _box_edge_on_a_ramp(roll: float, active: list[bool]) -> Contacts:
+    """The sample chassis box (4.4 x 1.8 x 1 m), rolled by `roll` about X, its front lower edge 1e-5 m above a 35
+    degree ramp triangle (0.9 m wide, its side edge at y = -0.45 the mesh's boundary), edges (v0 v1, v1 v2, v2 v0)
+    active as `active`."""
+    half, run = 0.45, 0.7 / np.tan(np.radians(35.0))
+    triangle = np.array([[3.0, -half, 0.0], [3.0 + run, -half, 0.7], [3.0 + run, half, 0.7]])
+    normal = np.cross(triangle[1] - triangle[0], triangle[2] - triangle[0])
+    normal /= np.linalg.norm(normal)
+    c, s = np.cos(roll), np.sin(roll)
+    turn = np.array([[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]])
+    edge_at = np.array([3.42, 0.0, 0.42 * np.tan(np.radians(35.0))]) + 1e-5 * normal
+    box = convex_polytope((box_points([2.2, 0.9, 0.5]) - [2.2, 0.0, -0.5]) @ turn.T + edge_at)
+    edges = np.array([[[0, 1], [1, 2], [0, 2]]])
+    B = Polytopes(triangle[None], normal[None, None], (normal @ triangle[0])[None, None], np.ones((1, 1), bool),
+                  np.arange(3)[None, None], np.full((1, 1), 3), edges, np.ones((1, 3), bool), edges, np.array([active]))
+    zero = np.zeros(1, np.int64)
+    return polytope_contacts(Polytopes.stack([box]), B, zero, zero, np.array([0.04]), single_sided=normal[None])
+
+
+@pytest.mark.parametrize("roll", [1e-5, -1e-5, 1e-4])
+def test_a_box_edge_across_a_ramp_s_boundary_meets_it_along_the_box_s_face(roll):
+    # PCM (GuPCMTriangleContactGen.cpp): the edge pair of the box's front lower edge and the ramp's active side edge
+    # overlaps less than the ramp's normal once the box rolls, and then the box's face most opposed to that axis (its
+    # underside) gives the normal: ovphysx's ramp run after the strike. Along the ramp's normal, the box brakes on it
+    rolled = _box_edge_on_a_ramp(roll, [True, True, False])
+    assert len(rolled) == 2 and np.allclose(rolled.normal, [0.0, np.sin(-roll), np.cos(roll)], atol=1e-9)
+    # an inactive edge (inside a flat or concave part of the mesh) makes no axis; nor does a box that has not rolled
+    for contacts in (_box_edge_on_a_ramp(roll, [False, False, False]), _box_edge_on_a_ramp(0.0, [True, True, False])):
+        assert len(contacts) == 2 and np.allclose(contacts.normal, [-np.sin(np.radians(35.0)), 0.0,
+                                                                    np.cos(np.radians(35.0))])
+
+
 def _car_with_wheel_cylinders(radius: float):
     """The sample car with a collision cylinder of `radius` on every wheel, kept from its suspension queries (the
     group the wheel queries use filters it)."""

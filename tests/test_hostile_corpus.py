@@ -1,6 +1,6 @@
 """The hostile corpus (fuzz/hostile_corpus.py: every vehicle property of the sample car given a wrong type, NaN,
-infinity or an out-of-range value; broken stage metadata and mass properties; unreadable files) through validate,
-convert, inspect and simulate: no traceback, no internal error, no silent acceptance. A fifth of the corpus here;
+infinity or an out-of-range value; broken stage metadata and mass properties; broken colliders, meshes, materials
+and collision groups; unreadable files) through validate, convert, convert --target physx34, inspect and simulate: no traceback, no internal error, no silent acceptance. A fifth of the corpus here;
 the whole of it in the soak step (and `python fuzz/hostile_corpus.py`)."""
 from __future__ import annotations
 
@@ -20,6 +20,8 @@ SUBSET = CASES[::5]
 def test_the_corpus_is_large_and_covers_every_kind():
     assert len(CASES) >= 150
     assert any(case.said is None for case in SUBSET) and any(case.name.startswith("stage") for case in SUBSET)
+    assert len([case for case in CASES if case.name.startswith("contact")]) >= 35
+    assert any(case.name.startswith("contact") for case in SUBSET)
 
 
 @pytest.mark.parametrize("case", SUBSET, ids=[case.name for case in SUBSET])

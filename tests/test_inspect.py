@@ -164,3 +164,22 @@ def test_schemas_in_a_pipe_cuts_no_name_and_has_json(long_named_car, capfd):
     car = usages[f"/World/{LONG_NAME}"]
     assert "PhysxVehicleAPI" in car["schemas"] and car["type"] == "Xform"
     assert "physxVehicle:highForwardSpeedSubStepCount" in car["authored"]
+
+
+def test_a_terminal_of_100_columns_gets_every_line_within_it():
+    import re
+
+    console = Console(file=io.StringIO(), width=100, force_terminal=True, color_system="standard")
+    render_text(read_stage(CAR_CM), None, console=console)
+    lines = re.sub(r"\x1b\[[0-9;]*m", "", console.file.getvalue()).splitlines()
+    assert max(map(len, lines)) <= 100  # once 134 columns, wrapped by the terminal into a mess
+    assert any(line.rstrip().endswith("minPassiveLongitudinalSlipDenominator") or
+               "minPassiveLongitudinalSlipDenominator " in line for line in lines)  # the property names stay whole
+    wide = Console(file=io.StringIO(), width=300, force_terminal=True, color_system="standard")
+    render_text(read_stage(CAR_CM), None, console=wide)
+    unfolded = re.sub(r"\x1b\[[0-9;]*m", "", wide.file.getvalue()).splitlines()
+    assert max(map(len, unfolded)) > 100 and len(unfolded) < len(lines)  # folded cells, not cut ones
+    folded_text = " ".join(lines)
+    for value in ("default", "computed", "kg*cm^2/s^2"):
+        assert value in folded_text
+    assert "\x1b[33m" in console.file.getvalue()  # still styled by provenance

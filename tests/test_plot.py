@@ -151,8 +151,9 @@ def test_simulation_plot_labels_reverse_below_neutral():
     try:
         gear_axis = fig.axes[2]
         ticks = dict(zip(gear_axis.get_yticks(), (t.get_text() for t in gear_axis.get_yticklabels())))
-        assert ticks[-1] == "R" and ticks[0] == "N" and ticks[1] == "1"
+        # one word for each gear, the text summary's too
+        assert ticks[-1] == "reverse" and ticks[0] == "neutral" and ticks[1] == "1"
         drawn = gear_axis.get_lines()[0].get_ydata()
-        assert np.all(np.asarray(drawn)[-5:] == -1)  # in reverse at the end, drawn at R
+        assert np.all(np.asarray(drawn)[-5:] == -1)  # in reverse at the end, drawn at reverse
     finally:
         plt.close(fig)

@@ -9,7 +9,7 @@ import pytest
 from conftest import SAMPLES
 from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics
 
-from physxvehicle_usd.description import GroundDescription
+from physxvehicle_usd.description import GroundDescription, collision_offsets
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.sim import Simulator
 from physxvehicle_usd.sim.contact import generate
@@ -31,7 +31,7 @@ def _ground(kind: str, centre, radius: float, half_height: float = 0.0, axis: st
     end["XYZ".index(axis)] = half_height
     points = [[0.0, 0.0, 0.0]] if kind == "sphere" else [(0.0 - end).tolist(), end.tolist()]
     return GroundDescription(path=f"/World/{kind}", kind=kind, transform=transform.tolist(), points=points,
-                             radius=radius, contactOffset=0.02, restOffset=0.0)
+                             radius=radius, offsets=collision_offsets(0.02, 0.0))
 
 
 def _car_beside(*statics: GroundDescription, chassis: str = "box") -> Simulator:

@@ -125,3 +125,22 @@ def test_grid_gives_the_hits_of_every_triangle_on_random_meshes(seed, tilt):
         return
     ground = _mesh_ground(points, faces, rotate_x=tilt)
     _assert_same_hits(ground, *_rays(rng, 500, (-12.0, -12.0, -3.0), (12.0, 12.0, 3.0), np.float32))
+
+
+def test_a_mesh_s_active_edges_are_its_boundary_and_its_convex_creases_as_physx_cooks_them():
+    # a strip along x: flat from x = 0 to 1, up a 35 degree ramp to a ridge at x = 2, flat on the ridge to x = 3; each
+    # quad cut into two triangles from its first corner (v0 v1 v2, v0 v2 v3). PhysX's cooking (GuEdgeList.cpp) makes
+    # the boundary active, the ridge's convex crease active, the ramp's concave foot and every quad's diagonal (flat)
+    # not: PCM meets a convex along an edge axis only of an active edge
+    rise = np.tan(np.radians(35.0))
+    profile = [(0.0, 0.0), (1.0, 0.0), (2.0, rise), (3.0, rise)]
+    points = np.array([(x, y, z) for x, z in profile for y in (-1.0, 1.0)])
+    quads = [(2 * i, 2 * i + 2, 2 * i + 3, 2 * i + 1) for i in range(3)]
+    faces = np.array([t for a, b, c, d in quads for t in ((a, b, c), (a, c, d))])
+    ground = _mesh_ground(points, faces)
+    active = ground.tri_active.tolist()
+    # per quad (a b c d, a-b and c-d its sides): triangle a b c's edges a-b, b-c, c-a (the diagonal); triangle a c d's
+    # edges a-c (the diagonal), c-d, d-a
+    assert active[0:2] == [[True, False, False], [False, True, True]]  # b-c the ramp's foot; d-a the strip's start
+    assert active[2:4] == [[True, True, False], [False, True, False]]  # b-c the ridge's crease; d-a the ramp's foot
+    assert active[4:6] == [[True, True, False], [False, True, True]]  # b-c the strip's end; d-a the ridge's crease

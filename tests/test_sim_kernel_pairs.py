@@ -273,6 +273,23 @@ def test_tire_load():
     assert_ulps("load", ours, load)
 
 
+def test_tire_load_without_rest_load():
+    """Zero gravity gives a zero rest load (sprung mass x gravity): off the ground the load is 0, as numpy's where
+    makes it, not 0 x NaN (the normalised load 0 / 0), which turned a car without ground non-finite in its first step."""
+    g = Draw(11)
+    x0, y0 = g.u(-0.5, 0.5), g.u(0.0, 0.5)
+    x1, y1 = (x0 + g.u(1.0, 4.0)).astype(F32), (y0 + g.u(1.0, 3.0)).astype(F32)
+    p = NS(rest_load=np.zeros(N, F32), load_x0=x0, load_y0=y0, load_x1=x1, load_y1=y1,
+           load_slope=((y1 - y0) / (x1 - x0)).astype(F32))
+    normal_force, on_ground = np.zeros(N, F32), g.flag(0.5)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        load = tire.tire_load(p, normal_force, on_ground)
+    ours = out()
+    kernel("tire_load", p.rest_load, x0, y0, x1, y1, p.load_slope, normal_force, i32(on_ground), ours)
+    assert np.isfinite(load[~on_ground]).all() and (load[~on_ground] == 0.0).all()
+    np.testing.assert_array_equal(ours[~on_ground], load[~on_ground])
+
+
 def test_tire_friction():
     g = Draw(10)
     x0, x1 = np.zeros(N, F32), g.u(0.05, 0.2)

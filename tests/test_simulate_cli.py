@@ -50,7 +50,7 @@ def test_sample_end_to_end_writes_trace_plot_and_record(tmp_path, capfd, throttl
                            "--trace", out / "trace.json", "--plot", out / "plot.png", "--record", out / "record.usda")
     assert code == 0, err
     summary = json.loads(lines[-1])
-    assert set(summary) == {"vehicles", "wheels", "steps", "dt", "load_s", "step_s", "results"}
+    assert set(summary) == {"vehicles", "wheels", "steps", "dt", "dt_from", "load_s", "step_s", "results"}
     assert (summary["vehicles"], summary["wheels"], summary["steps"]) == (1, 4, steps)
     assert summary["dt"] == pytest.approx(DT) and summary["step_s"] > 0 and summary["load_s"] > 0
 

@@ -141,7 +141,7 @@ def test_nvidia_engine_reports_our_findings_and_none_on_a_clean_car(nvidia, no_s
     assert _ours(nvidia, CAR) == []
 
 
-@pytest.mark.soak  # a fresh interpreter, about 1.5 s of CPU: the README's Python block finds our rules through the
+@pytest.mark.soak  # a fresh interpreter, about 1.5 s of CPU: tests/test_packaging.py loads our rules through the
                   # entry point in the default run
 def test_nvidia_usd_validate_finds_our_rules_through_the_entry_point_and_fixes_with_our_repairs(tmp_path, no_scene):
     """`nvidia_usd_validate --fix` as a user runs it: our findings in its JSON report, our repairs applied to the file

@@ -96,14 +96,19 @@ def documented_schema(schema: Path = SCHEMA) -> str:
 
 
 def generate(out: Path, schema: Path = SCHEMA) -> list[Path]:
+    try:
+        import jinja2  # noqa: F401 - usdGenSchema's templates; missing, it would end in a bare CalledProcessError
+    except ImportError:
+        sys.exit("tools/generate_schema.py: usd-core's usdGenSchema needs the Python package jinja2, which is not "
+                 "installed here: pip install jinja2 (the dev extra has it: pip install -e '.[dev]')")
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
-        subprocess.run(
-            [sys.executable, "-m", "pxr.Usd.usdGenSchema", "--quiet", str(schema), tmp],
-            check=True,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
+        ran = subprocess.run([sys.executable, "-m", "pxr.Usd.usdGenSchema", "--quiet", str(schema), tmp],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        if ran.returncode != 0:
+            said = ran.stderr.strip().splitlines()
+            sys.exit(f"tools/generate_schema.py: usdGenSchema failed on {schema}: "
+                     f"{said[-1] if said else f'exit code {ran.returncode}'}")
         written = []
         for name in ("generatedSchema.usda", "plugInfo.json"):
             text = (Path(tmp) / name).read_text()

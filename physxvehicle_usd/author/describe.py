@@ -162,8 +162,8 @@ def describe_vehicle(spec: VehicleSpec, units: str = "m", up: str = "Z") -> tupl
     gravity_block.set("gravityDirection", _tidy(_v(frame.up, -1.0)), Source.AUTHORED)
     gravity_block.set("gravityMagnitude", _tidy(gravity * length), Source.AUTHORED)
     description.scenes[SCENE] = SceneDescription(path=SCENE, settings=gravity_block, context=context)
-    description.materials[MATERIAL] = MaterialDescription(path=MATERIAL, staticFriction=0.9, dynamicFriction=0.7,
-                                                          restitution=0.0)
+    description.materials[MATERIAL] = MaterialDescription.authored(MATERIAL, staticFriction=0.9, dynamicFriction=0.7,
+                                                                   restitution=0.0)
     description.tireFrictionTables[FRICTION_TABLE] = _block(
         P.TABLE, FRICTION_TABLE, su, groundMaterials=[MATERIAL], frictionValues=[spec.tire_friction],
         defaultFrictionValue=0.7)

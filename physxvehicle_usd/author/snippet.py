@@ -39,6 +39,9 @@ from ..runtime.snippet import (
     AXES,
     BASE_FILE,
     CLUTCH_BEST_POSSIBLE,
+    CODE_CONTROLLER_VALUES,
+    CODE_SECTION,
+    CODE_VEHICLE_VALUES,
     DIRECT_DRIVE_FILE,
     ENGINE_DRIVE_FILE,
     GRAVITY_M_S2,
@@ -336,10 +339,18 @@ def description_from_snippet(
     vehicle = _authored(P.VEHICLE, vehicle_path, vehicleEnabled=True,
                         suspensionLineQueryType="sweep" if query == JOUNCE_SWEEP else "raycast",
                         limitSuspensionExpansionVelocity=limit, referenceFrameIsCenterOfMass=False)
-    # The snippets set slip and sticky-tire thresholds in code; author Omni's defaults (in stage lengths) so the
-    # stage does not lean on the sentinel fallbacks, which the parser reports.
-    for base_name, default_row in _AUTHORED_VEHICLE_DEFAULTS.items():
-        vehicle.set(base_name, P.prop(P.VEHICLE, default_row).default / meters_per_unit, Source.AUTHORED)
+    code = _code_values(base, s)
+    if code is None:
+        # The snippets set slip and sticky-tire thresholds in code; author Omni's defaults (in stage lengths) so the
+        # stage does not lean on the sentinel fallbacks, which the parser reports.
+        for base_name, default_row in _AUTHORED_VEHICLE_DEFAULTS.items():
+            vehicle.set(base_name, P.prop(P.VEHICLE, default_row).default / meters_per_unit, Source.AUTHORED)
+        notes.append(f"{BASE_FILE} has no {CODE_SECTION} member (the values the snippets set in code): the sub-step "
+                     "counts, slip denominators and sticky-tire settings are Omni's defaults, the commands at rest, the tires' "
+                     "friction on the ground the snippets' 1.0")
+    else:
+        for base_name, value in code["Vehicle"].items():
+            vehicle.set(base_name, value, Source.AUTHORED)
     g = GRAVITY_M_S2 / meters_per_unit
     height = _rest_height(wheels, vrt, g)
     mass = s(base.number("RigidBodyParams", "Mass"), MASS)
@@ -349,7 +360,8 @@ def description_from_snippet(
         principalAxes=(1.0, 0.0, 0.0, 0.0), position=tuple(height * c for c in vrt), orientation=(1.0, 0.0, 0.0, 0.0),
         scale=(1.0, 1.0, 1.0), linearVelocity=(0.0, 0.0, 0.0), angularVelocity=(0.0, 0.0, 0.0),
     )
-    context = _authored(P.CONTEXT, scene_path, updateMode="velocityChange", verticalAxis=axes["VrtAxis"],
+    context = _authored(P.CONTEXT, scene_path, updateMode=code["UpdateMode"] if code else "velocityChange",
+                        verticalAxis=axes["VrtAxis"],
                         longitudinalAxis=axes["LngAxis"])
     v = VehicleDescription(path=vehicle_path, vehicle=vehicle, context=context, rigidBody=rigid_body,
                            scene=scene_path, wheels=wheels)
@@ -392,8 +404,8 @@ def description_from_snippet(
                                    v, n, s, notes)
     else:
         raise SnippetFormatError(f"a drive file is required: {ENGINE_DRIVE_FILE} or {DIRECT_DRIVE_FILE}")
-    v.controller = _authored(P.CONTROLLER, vehicle_path, accelerator=0.0, brake0=0.0, brake1=0.0, steer=0.0,
-                             targetGear=255)
+    commands = {"accelerator": 0.0, "brake0": 0.0, "brake1": 0.0, "steer": 0.0, "targetGear": 255}
+    v.controller = _authored(P.CONTROLLER, vehicle_path, **{**commands, **(code or {}).get("Controller", {})})
 
     up_axis = "Z" if axes["VrtAxis"] in ("posZ", "negZ") else "Y"
     if axes["VrtAxis"] not in ("posY", "posZ"):
@@ -410,15 +422,49 @@ def description_from_snippet(
         stage=StageInfo(file="", metersPerUnit=meters_per_unit, kilogramsPerUnit=1.0, upAxis=up_axis),
         scenes={scene_path: scene},
         vehicles={vehicle_path: v},
-        # The snippets give the ground material friction 1.0 against every tire.
+        # The snippets give the ground material friction 1.0 against every tire (in code: CODE_SECTION may say
+        # otherwise).
         tireFrictionTables={table_path: _authored(P.TABLE, table_path, groundMaterials=[material_path],
-                                                  frictionValues=[1.0], defaultFrictionValue=1.0)},
+                                                  frictionValues=[(code or {}).get("TireFriction", 1.0)],
+                                                  defaultFrictionValue=1.0)},
         ground=[GroundDescription(path=ground_path, kind="plane", transform=identity, axis=plane_axis,
                                   material=material_path)],
-        materials={material_path: MaterialDescription(path=material_path, staticFriction=1.0, dynamicFriction=1.0,
-                                                      restitution=0.0)},
+        materials={material_path: MaterialDescription.authored(material_path, staticFriction=1.0, dynamicFriction=1.0,
+                                                               restitution=0.0)},
     )
     return SnippetImport(description=description, notes=notes)
+
+
+def _code_values(base: _Doc, s: Scaler) -> dict | None:
+    """Base.json's CODE_SECTION (what the snippets set in code, written by `convert --target physx-snippet`),
+    checked and in stage units; None where the file has none (PhysX's own files)."""
+    if CODE_SECTION not in base.data:
+        return None
+    vehicle = {}
+    for name in CODE_VEHICLE_VALUES:
+        value = base.number(CODE_SECTION, "Vehicle", name)
+        row = P.prop(P.VEHICLE, name)
+        if isinstance(row.default, int):
+            if not value.is_integer():
+                raise base.fail(f"{CODE_SECTION}.Vehicle.{name}", f"expected a whole number, got {value!r}")
+            vehicle[name] = int(value)
+        else:
+            vehicle[name] = s(value, row.dim)
+    mode = base.get(CODE_SECTION, "UpdateMode")
+    if mode not in ("velocityChange", "acceleration"):
+        raise base.fail(f"{CODE_SECTION}.UpdateMode", f"expected velocityChange or acceleration, got {mode!r}")
+    out: dict[str, Any] = {"Vehicle": vehicle, "UpdateMode": mode}
+    if "TireFriction" in base.get(CODE_SECTION):
+        out["TireFriction"] = base.number(CODE_SECTION, "TireFriction")
+        if out["TireFriction"] < 0:
+            raise base.fail(f"{CODE_SECTION}.TireFriction", f"must be >= 0, got {out['TireFriction']!r}")
+    if "Controller" in base.get(CODE_SECTION):
+        controller = base.get(CODE_SECTION, "Controller")
+        out["Controller"] = {name: base.number(CODE_SECTION, "Controller", name) for name in CODE_CONTROLLER_VALUES
+                             if isinstance(controller, Mapping) and name in controller}
+        if "targetGear" in out["Controller"]:
+            out["Controller"]["targetGear"] = int(out["Controller"]["targetGear"])
+    return out
 
 
 def _close_rows(rows: Sequence[Sequence[float]], reference: Sequence[Sequence[float]]) -> bool:

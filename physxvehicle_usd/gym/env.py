@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
+import gymnasium
 import numpy as np
 from gymnasium.spaces import Box
 from gymnasium.vector import AutoresetMode, VectorEnv
@@ -25,6 +26,7 @@ from ..on_ray import LOCAL
 from ..sim.guard import GuardOptions
 from ..sim.simulator import Simulator
 from .fleet import Fleet, Observed, Reset
+from .render import TopDown
 from .source import FleetSource
 from .spaces import ActionLayout, ObservationLayout, action_layout, observation_layout
 from .tasks import GroundBounds, Reward, Termination, default_termination, forward_distance
@@ -41,13 +43,22 @@ Goal = Callable[[np.random.Generator, np.ndarray], Any]
 class VehicleVectorEnv(VectorEnv):
     """One sub-environment per vehicle of `simulator` (all of one kind: a drive, tanks, or wheel controllers).
 
-    Action (`single_action_space`, a float32 Box): the controls of the vehicles' kind, bounded as the property table
-    bounds the controller attributes: accelerator, brake0, brake1 in [0, 1] and steer in [-1, 1] for a drive
-    (accelerator, brake0, brake1, thrust0, thrust1 for a tank), or each wheel's driveTorque, brakeTorque and
-    steerAngle (stage units) for vehicles without a drive; `gear=True` adds the target gear as one more column
-    (rounded to a whole gear; without it the authored gear command holds, usually the automatic gearbox).
-    `action_bounds` narrows a control's bounds (the wheel torques are unbounded in the table). Actions are clipped
-    to the Box.
+    Action (`single_action_space`, a float32 Box; its columns named by `action_layout.names`): the controls of the
+    vehicles' kind, in this order, bounded as the property table bounds the controller attributes:
+
+    - a drive (engine or direct): accelerator [0, 1], brake0 [0, 1], brake1 [0, 1], steer [-1, 1];
+      actions="drive": accelerator, steer;
+    - tanks: accelerator, brake0, brake1, thrust0 [-1, 1], thrust1 [-1, 1];
+      actions="drive": accelerator, thrust0 [0, 1], thrust1 [0, 1];
+    - no drive (wheel controllers): per wheel, driveTorque[w], brakeTorque[w], steerAngle[w] (stage units; the torques
+      unbounded); actions="drive": driveTorque[w] [0, inf), steerAngle[w].
+
+    actions="drive" leaves the brakes out of the action and holds them released (`action_layout.held`), and takes the
+    thrusts and wheel torques forward only, so that random actions drive: with the brakes sampled too, a random
+    action brakes as hard as it accelerates (docs/rl.md).
+    `gear=True` adds the target gear as one more column (rounded to a whole gear; without it the authored gear
+    command holds, usually the automatic gearbox). `action_bounds` narrows a control's bounds (the wheel torques
+    are unbounded in the table). Actions are clipped to the Box.
 
     Observation (`single_observation_space`, a float32 Box; columns named by `observation_names`, grouped by
     `observation_slices`): linear and angular velocity (m/s, rad/s), the goal's position (m) and forward direction
@@ -61,18 +72,24 @@ class VehicleVectorEnv(VectorEnv):
     `goal(rng, rows)`. `rng` is the environment's `np_random`, seeded by `reset(seed=...)`: the same seed and actions
     give the same observations, bit for bit. The environment owns the simulator: it starts by resetting every vehicle.
 
+    render_mode="rgb_array": `render()` gives one top-down picture per vehicle (render.py: `render_size` pixels
+    square, `render_metres` across, centred on the vehicle), the form Gymnasium's vector `RecordVideo` tiles into
+    one video; `metadata["render_fps"]` is the steps per second.
+
     The vehicles are stepped by a `fleet.Fleet` in this process, or with `from_asset`/`from_stage(...,
     ray_shards=K)` by K Ray actors (ray_shards.py) with the same results: the draws, rewards, terminations and
     autoreset stay here either way.
     """
 
-    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP}  # each environment's own mode: see __init__
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP,  # each environment's own: see __init__
+                "render_modes": ["rgb_array"]}
 
     def __init__(self, simulator: "Simulator | RayShards", *, reward: Reward | None = None,
                  termination: Termination | None = None, max_episode_steps: int | None = 1000,
                  spawn: Spawn | None = None, goal: Goal | Any = None, gear: bool = False,
                  action_bounds: Mapping[str, tuple[float, float]] | None = None,
-                 autoreset_mode: AutoresetMode = AutoresetMode.NEXT_STEP):
+                 autoreset_mode: AutoresetMode = AutoresetMode.NEXT_STEP, actions: str = "all",
+                 render_mode: str | None = None, render_size: int = 128, render_metres: float = 24.0):
         if isinstance(simulator, Simulator):
             self._simulator = simulator
             p, ground, guard = simulator.params, simulator.ground, simulator.guard.options if simulator.guard else None
@@ -84,8 +101,13 @@ class VehicleVectorEnv(VectorEnv):
             p, ground, guard, fleet = simulator.params, simulator.ground, simulator.guard, simulator.fleet
         self.num_envs = p.V
         self.dt = simulator.dt
-        self.metadata = {"autoreset_mode": AutoresetMode(autoreset_mode)}
-        self.action_layout = action_layout(p, gear, action_bounds)
+        self.metadata = {"autoreset_mode": AutoresetMode(autoreset_mode), "render_modes": ["rgb_array"],
+                         "render_fps": max(1, round(1.0 / self.dt))}
+        if render_mode not in (None, "rgb_array"):
+            raise ValueError(f"render_mode must be None or 'rgb_array' (got {render_mode!r})")
+        self.render_mode = render_mode
+        self._top_down = TopDown(p, render_size, render_metres) if render_mode else None
+        self.action_layout = action_layout(p, gear, action_bounds, actions)
         self.observation_layout = observation_layout(p, guard)
         self.single_action_space = Box(self.action_layout.low, self.action_layout.high, dtype=np.float32)
         self.single_observation_space = Box(self.observation_layout.low, self.observation_layout.high, dtype=np.float32)
@@ -239,6 +261,15 @@ class VehicleVectorEnv(VectorEnv):
                 infos = {"final_obs": final, "_final_obs": done.copy(), "final_info": {}, "_final_info": done.copy()}
                 obs = self._observe(self._fleet.reset(self._new_episodes(rows)))
         return obs, reward, terminated, truncated, infos
+
+    def render(self) -> tuple[np.ndarray, ...] | None:
+        """One (render_size, render_size, 3) uint8 picture per vehicle, looking down on it (render_mode
+        "rgb_array"; None, with Gymnasium's warning, without a render_mode)."""
+        if self._top_down is None:
+            gymnasium.logger.warn("render() needs render_mode='rgb_array' when the environment is made")
+            return None
+        goal = self.observation[:, self.observation_slices["goal_position"]][:, :2]
+        return tuple(self._top_down.frames(self.position.T, self._last.axes.astype(float), goal, self.frozen))
 
     def close_extras(self, **kwargs: Any) -> None:
         """Stops the Ray actors of an environment with ray_shards (and the Ray instance it started)."""

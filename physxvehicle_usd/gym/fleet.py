@@ -15,7 +15,7 @@ import numpy as np
 from ..sim import vecmath as vm
 from ..sim.simulator import Simulator
 from .observe import Observer
-from .spaces import ActionLayout, ObservationLayout
+from .spaces import PER_WHEEL, ActionLayout, ObservationLayout
 
 
 class Reset(NamedTuple):
@@ -42,6 +42,7 @@ class Observed(NamedTuple):
     observation: np.ndarray  # (V, D) float32, in ObservationLayout order
     position: np.ndarray     # (3, V) world positions of the vehicle prims, stage units
     frozen: np.ndarray       # (V,) bool: frozen by the simulator's numerical guard
+    axes: np.ndarray         # (2, 3, V) the vehicles' longitudinal and lateral axes, world (for render)
 
 
 class Fleet:
@@ -51,6 +52,9 @@ class Fleet:
         V = simulator.params.V
         self.simulator = simulator
         self._controls = tuple(actions.columns.items())
+        # the controls the action leaves out, at their held values (a per-wheel one on every wheel)
+        self._held = {name: np.full((V, simulator.params.W) if name in PER_WHEEL else V, value)
+                      for name, value in actions.held.items()}
         self._observer = Observer(simulator, observations)
         self._goal_position = np.zeros((3, V), np.float32)  # world, stage units
         self._goal_forward = np.zeros((3, V), np.float32)
@@ -71,11 +75,12 @@ class Fleet:
 
     def observe(self) -> Observed:
         observation = self._observer.observe(self._goal_position, self._goal_forward)
-        return Observed(observation, self._observer.position, self.simulator.state.faulted)
+        return Observed(observation, self._observer.position, self.simulator.state.faulted,
+                        self._observer.world_axes[:2])
 
     def controls(self, actions: np.ndarray) -> dict[str, np.ndarray]:
         """The simulator's controls from actions: views of their columns (a whole gear for the target gear)."""
-        controls = {}
+        controls = dict(self._held)
         for name, cols in self._controls:
             if name == "targetGear":
                 controls[name] = np.rint(actions[:, cols.start]).astype(np.int64)

@@ -129,7 +129,8 @@ def join(parts: list[Observed]) -> Observed:
     """The observations of consecutive ranges of vehicles as those of all of them."""
     return Observed(np.concatenate([part.observation for part in parts]),
                     np.concatenate([part.position for part in parts], axis=1),
-                    np.concatenate([part.frozen for part in parts]))
+                    np.concatenate([part.frozen for part in parts]),
+                    np.concatenate([part.axes for part in parts], axis=2))
 
 
 def _wait_gone(ray, actor) -> None:

@@ -18,17 +18,20 @@ from .. import properties as P
 from ..runtime.vehicle2 import NEUTRAL_GEAR
 from ..sim.guard import GuardOptions
 from ..sim.state import SimParams
-from ..simulate.control_specs import CONTROL_PROPERTIES
+from ..simulate.control_specs import CONTROL_PROPERTIES, DRIVE, KIND_CONTROLS, TANK, WHEELS, vehicle_kinds
 
-# Each kind of vehicle takes its own controls: a drive (engine or direct) through the vehicle controller, a tank
-# through the tank controller too, a vehicle without a drive through each wheel's controller.
-DRIVE, TANK, WHEELS = "drive", "tank", "wheels"
-KIND_CONTROLS = {
-    DRIVE: ("accelerator", "brake0", "brake1", "steer"),
-    TANK: ("accelerator", "brake0", "brake1", "thrust0", "thrust1"),
-    WHEELS: ("driveTorque", "brakeTorque", "steerAngle"),
-}
 PER_WHEEL = frozenset(KIND_CONTROLS[WHEELS])
+# actions="drive": the controls that make a vehicle go forward and turn, so that a random action drives. The brakes
+# are left out of the action and held released (0): sampled too, a random brake is as strong as the random throttle,
+# and the vehicle does not move. The thrusts and wheel torques, which also drive backwards, are bounded below by 0:
+# random signs would cancel out (a tank turning on the spot, a robot's wheels fighting each other).
+DRIVING = {
+    DRIVE: ("accelerator", "steer"),
+    TANK: ("accelerator", "thrust0", "thrust1"),
+    WHEELS: ("driveTorque", "steerAngle"),
+}
+FORWARD = frozenset(("thrust0", "thrust1", "driveTorque"))
+ACTION_SETS = ("all", "drive")
 _F32 = np.float32
 
 
@@ -49,15 +52,13 @@ def control_range(name: str) -> tuple[float, float]:
 
 def vehicle_kind(p: SimParams) -> str:
     """The one kind of controls every vehicle of the batch takes; ValueError when they differ."""
-    kinds = np.where(p.is_raw, 0, np.where(p.is_tank, 1, 2))
-    names = (WHEELS, TANK, DRIVE)
-    found = sorted(set(kinds.tolist()))
-    if len(found) > 1:
-        example = {names[k]: p.paths[int(np.argmax(kinds == k))] for k in found}
-        kinds = ", ".join(f"{k}: e.g. {v}" for k, v in example.items())
-        raise ValueError(f"the vehicles take different controls ({kinds}); an environment's vehicles share one action "
+    kinds = vehicle_kinds(p)
+    example = {kind: p.paths[kinds.index(kind)] for kind in (WHEELS, TANK, DRIVE) if kind in kinds}
+    if len(example) > 1:
+        said = ", ".join(f"{k}: e.g. {v}" for k, v in example.items())
+        raise ValueError(f"the vehicles take different controls ({said}); an environment's vehicles share one action "
                          "space: make one environment per kind")
-    return names[found[0]]
+    return next(iter(example))
 
 
 @dataclass(frozen=True)
@@ -69,20 +70,25 @@ class ActionLayout:
     columns: dict[str, slice] = field(repr=False)  # control -> its columns (W of them for a per-wheel control)
     low: np.ndarray = field(repr=False)
     high: np.ndarray = field(repr=False)
+    held: dict[str, float] = field(default_factory=dict)  # controls left out of the action, fed this value each step
 
     @property
     def gear(self) -> slice | None:
         return self.columns.get("targetGear")
 
 
-def action_layout(p: SimParams, gear: bool = False,
-                  bounds: Mapping[str, tuple[float, float]] | None = None) -> ActionLayout:
+def action_layout(p: SimParams, gear: bool = False, bounds: Mapping[str, tuple[float, float]] | None = None,
+                  actions: str = "all") -> ActionLayout:
     """The action of the batch's vehicles. gear: add a target-gear column (a whole number: -1 reverse, 0 neutral,
     1.. forward; rounded to the nearest) to a drive's or a tank's controls; without it the gear command stays the
     authored one (often 255, the automatic gearbox). bounds: narrower bounds for some controls (e.g. the wheel
-    torques, which the property table leaves unbounded), within the table's."""
+    torques, which the property table leaves unbounded), within the table's. actions: "all" the controls of the
+    vehicles' kind (KIND_CONTROLS), or "drive" those of DRIVING, forward only, the brakes held released."""
+    if actions not in ACTION_SETS:
+        raise ValueError(f"actions must be one of {', '.join(map(repr, ACTION_SETS))} (got {actions!r})")
     kind = vehicle_kind(p)
-    controls = list(KIND_CONTROLS[kind])
+    controls = list(KIND_CONTROLS[kind] if actions == "all" else DRIVING[kind])
+    held = {name: 0.0 for name in KIND_CONTROLS[kind] if name not in controls}
     if gear:
         if kind == WHEELS:
             raise ValueError("vehicles without a drive have no gears: gear=True needs a drive")
@@ -94,6 +100,8 @@ def action_layout(p: SimParams, gear: bool = False,
     names, columns, low, high = [], {}, [], []
     for name in controls:
         lo, hi = control_range(name)
+        if actions == "drive" and name in FORWARD:
+            lo = max(lo, 0.0)
         if name == "targetGear":
             lo, hi = _gear_range(p, lo, hi)
         if name in bounds:
@@ -107,7 +115,7 @@ def action_layout(p: SimParams, gear: bool = False,
         names += [f"{name}[{w}]" for w in range(width)] if name in PER_WHEEL else [name]
         low += [lo] * width
         high += [hi] * width
-    return ActionLayout(kind, tuple(names), columns, np.array(low, _F32), np.array(high, _F32))
+    return ActionLayout(kind, tuple(names), columns, np.array(low, _F32), np.array(high, _F32), held)
 
 
 def _gear_range(p: SimParams, lo: float, hi: float) -> tuple[float, float]:

@@ -19,6 +19,10 @@ vectors and quaternions. Values are in stage units; see `TELEMETRY` for units an
 attribute PhysX does not report for a given object (engine telemetry of a basic-drive vehicle)
 is absent from that object's dict; one it reports for no object at all is listed in
 "unavailable".
+
+With the environment variable PVU_PHYSX_RECORDS naming a folder, a run's result is recorded there and a later run of
+the same stage and request takes the record instead of starting PhysX (`records`; the test suite keeps its
+records in tests/data/physx_records).
 """
 from __future__ import annotations
 
@@ -32,6 +36,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from . import records
 
 __all__ = ["OracleError", "TELEMETRY", "WRITABLE_CONTROLS", "run_ovphysx", "sweep_ovphysx"]
 
@@ -246,7 +252,12 @@ def run_ovphysx(
 
 
 def _run_worker(request: dict, timeout: float, what: str) -> tuple[dict, dict[str, np.ndarray], str]:
-    """The worker's result (meta, arrays) and everything it printed, for `request`; OracleError when it fails."""
+    """The worker's result (meta, arrays) and everything it printed, for `request`, or its record where a records
+    folder is set (`records`); OracleError when it fails."""
+    return records.recorded(request, lambda: _start_worker(request, timeout, what))
+
+
+def _start_worker(request: dict, timeout: float, what: str) -> tuple[dict, dict[str, np.ndarray], str]:
     with tempfile.TemporaryDirectory(prefix="pvu-oracle-") as scratch:
         request_file = Path(scratch) / "request.json"
         result_file = Path(scratch) / "result.npz"

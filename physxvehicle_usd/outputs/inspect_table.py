@@ -159,12 +159,43 @@ COLUMNS = ("component", "property", "value", "unit", "source")
 GAP = "  "
 
 
-def scope_table(scope: str, rows: list[Row], styled: bool = True):
+# Which columns give way to fit a terminal, in order, and how far: the value (long tuples and paths fold well), then
+# the component, then the property, whose names are what a reader scans for; then any of them, down to MIN_FOLDED.
+GIVE_WAY = ((2, 14), (0, 14), (1, 16))
+MIN_FOLDED = 8
+
+
+def fit_widths(widths: list[int], width: int | None) -> list[int]:
+    """Column widths that fit `width` characters with the gaps (GIVE_WAY; unit and source keep theirs: they are
+    short); unchanged when they fit."""
+    widths = list(widths)
+    if width is None:
+        return widths
+    over = sum(widths) + len(GAP) * (len(widths) - 1) - width
+    for floor in (None, MIN_FOLDED):
+        for column, least in GIVE_WAY:
+            cut = max(0, min(over, widths[column] - (least if floor is None else floor)))
+            widths[column] -= cut
+            over -= cut
+    return widths
+
+
+def _fold(text: str, width: int) -> list[str]:
+    """A cell's lines at most `width` long: broken at spaces where it can be, else inside a word (a long path)."""
+    if len(text) <= width:
+        return [text]
+    import textwrap
+
+    return textwrap.wrap(text, width, break_on_hyphens=False) or [""]
+
+
+def scope_table(scope: str, rows: list[Row], styled: bool = True, width: int | None = None):
     """One scope's rows as an aligned text table: a rich Text whose values and sources are styled by provenance, or
     (styled=False) the plain text alone.
 
-    Columns are as wide as their widest cell, so nothing is cut or folded. The text is joined from its lines once and
-    its styles given as spans, which keeps `inspect` linear and about as fast as `convert` (rich's Table measured and
+    Columns are as wide as their widest cell, so nothing is cut or folded; given a `width` (a terminal's), the
+    widest columns fold their cells onto more lines to fit it. The text is joined from its lines once and its
+    styles given as spans, which keeps `inspect` linear and about as fast as `convert` (rich's Table measured and
     wrapped every cell: 0.14 s per car; appending cell by cell to a Text cost 3 s for 1,000 cars)."""
     from rich.text import Span, Text
 
@@ -183,29 +214,45 @@ def scope_table(scope: str, rows: list[Row], styled: bool = True):
     columns = list(zip(*full)) if full else [()] * len(COLUMNS)
     widths = [max([len(name), *map(len, column)]) for name, column in zip(COLUMNS, columns)]
     widths[0] = max([widths[0], *(len(cells[i][0]) for i in notes)])  # a note row widens the component column only
-    head = GAP.join(name.ljust(w) for name, w in zip(COLUMNS, widths)).rstrip()
-    lines = [scope, head, GAP.join("-" * w for w in widths)]
+    widths = fit_widths(widths, width)
     w0, w1, w2, w3 = widths[:4]
+    head = GAP.join(name.ljust(w) for name, w in zip(COLUMNS, widths)).rstrip()
+    lines = [*_fold(scope, width or len(scope)), head, GAP.join("-" * w for w in widths)]
+    title_lines = len(lines) - 2
+    rest = (width or 0) - w0 - len(GAP)  # a note's room beside the component
+    styles: list[tuple[int, str]] = []  # (line index, style) of each row line: where its spans go
     for cell in cells:
         if len(cell) < len(COLUMNS):
-            lines.append(cell[0].ljust(w0) + GAP + cell[1])
-        else:
-            component, prop, value, unit, source = cell
-            lines.append(GAP.join((component.ljust(w0), prop.ljust(w1), value.ljust(w2), unit.ljust(w3), source)))
+            folded = [_fold(cell[0], w0), _fold(cell[1], rest if width else len(cell[1]))]
+            for k in range(max(map(len, folded))):
+                part = [f[k] if k < len(f) else "" for f in folded]
+                styles.append((len(lines), "note"))
+                lines.append((part[0].ljust(w0) + GAP + part[1]).rstrip())
+            continue
+        folded = [_fold(text, w) for text, w in zip(cell, widths[:4])] + [[cell[4]]]
+        style = SOURCE_STYLES.get(cell[4], "")
+        for k in range(max(map(len, folded))):
+            part = [f[k] if k < len(f) else "" for f in folded]
+            if style:
+                styles.append((len(lines), style))
+            lines.append(GAP.join((part[0].ljust(w0), part[1].ljust(w1), part[2].ljust(w2), part[3].ljust(w3),
+                                   part[4])).rstrip())
     text = "\n".join(lines) + "\n"
     if not styled:
         return text
-    spans = [Span(0, len(scope) + 1 + len(head), "bold")]
-    at = len(scope) + len(head) + len(lines[2]) + 3  # where the first row starts
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+    spans = [Span(0, starts[title_lines + 1] - 1, "bold")]  # the title and the column names
     value_at = w0 + w1 + 2 * len(GAP)  # the value column's offset in a row
     source_at = value_at + w2 + w3 + 2 * len(GAP)
-    for cell, line in zip(cells, lines[3:]):
-        if len(cell) < len(COLUMNS):
-            spans.append(Span(at + w0 + len(GAP), at + len(line), "dim"))
-        elif style := SOURCE_STYLES.get(cell[4], ""):
-            spans.append(Span(at + value_at, at + value_at + w2, style))
-            spans.append(Span(at + source_at, at + len(line), style))
-        at += len(line) + 1
+    for index, style in styles:
+        at, end = starts[index], starts[index] + len(lines[index])
+        if style == "note":
+            spans.append(Span(at + w0 + len(GAP), end, "dim"))
+        else:
+            spans.append(Span(at + value_at, min(end, at + value_at + w2), style))
+            spans.append(Span(at + source_at, end, style))
     return Text(text, spans=spans)
 
 
@@ -225,8 +272,9 @@ def render_text(description: StageDescription, vehicle: str | None = None, conso
         legend.append("  ")
     console.print(legend)
     for scope, scope_rows in rows_by_scope(rows).items():
-        if console.is_terminal:
-            console.print(scope_table(scope, scope_rows), soft_wrap=True, highlight=False, markup=False)
+        if console.is_terminal:  # the terminal's width: folded cells rather than lines the terminal wraps
+            console.print(scope_table(scope, scope_rows, width=console.width), soft_wrap=True, highlight=False,
+                          markup=False)
         else:  # nothing to style in a pipe or a file: rich's line-by-line rendering would be most of the run
             console.file.write(scope_table(scope, scope_rows, styled=False) + "\n")
     not_authored = sum(1 for r in rows if r.source and r.source != Source.AUTHORED.value)

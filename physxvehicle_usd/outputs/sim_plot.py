@@ -8,6 +8,9 @@ import numpy as np
 if TYPE_CHECKING:
     from ..simulate import SimulationResult
 
+# The least y span of each panel but the gears': a quantity that does not move is drawn as a flat line, where
+# matplotlib's autoscale would blow its 1e-5 noise up to fill the panel and look like motion.
+MIN_SPANS = {0: 1.0, 1: 100.0, 3: 0.01, 4: 1.0}  # km/h, rpm, longitudinal slip, lateral slip in degrees
 MAX_VEHICLES = 6  # more lines than this stop being readable; the title says how many were left out
 _RAD_S_TO_RPM = 60.0 / (2.0 * np.pi)
 _WHEEL_STYLES = ("-", "--", ":", "-.")
@@ -25,10 +28,6 @@ def plot_bytes(result: SimulationResult, fmt: str, title: str | None = None) -> 
     return figure_bytes(simulation_figure(result, title), fmt)
 
 
-def _gear_label(gear: int) -> str:
-    return {-1: "R", 0: "N"}.get(gear, str(gear))
-
-
 def simulation_figure(result: SimulationResult, title: str | None = None):
     """The matplotlib Figure; needs a result run with outputs including "plot" (or "trace")."""
     import matplotlib
@@ -38,6 +37,7 @@ def simulation_figure(result: SimulationResult, title: str | None = None):
     from matplotlib.lines import Line2D
 
     from ..simulate import forward_speeds
+    from ..simulate.result import gear_name
 
     arrays = result.arrays
     for kind, name in (("vehicles", "engineRotationSpeed"), ("vehicles", "currentGear"),
@@ -71,12 +71,14 @@ def simulation_figure(result: SimulationResult, title: str | None = None):
     shown_gears = gear[:, :shown]
     low, high = min(-1, int(shown_gears.min(initial=0))), max(1, int(shown_gears.max(initial=0)))
     axes[2].set_yticks(range(low, high + 1))
-    axes[2].set_yticklabels([_gear_label(g) for g in range(low, high + 1)])
+    axes[2].set_yticklabels([gear_name(g) for g in range(low, high + 1)])
     axes[2].set_ylim(low - 0.5, high + 0.5)
     axes[2].set_ylabel("gear")
     axes[3].set_ylabel("longitudinal slip")
     axes[4].set_ylabel("lateral slip (deg)")
     axes[4].set_xlabel("time (s)")
+    for panel, span in MIN_SPANS.items():
+        _at_least(axes[panel], span)
     for ax in axes:
         ax.grid(True, alpha=0.3)
     axes[0].legend(loc="best", fontsize="small")
@@ -89,3 +91,12 @@ def simulation_figure(result: SimulationResult, title: str | None = None):
         heading += f" (first {shown} of {len(result.paths)} vehicles)"
     axes[0].set_title(heading)
     return fig
+
+
+def _at_least(ax, span: float) -> None:
+    """Give the panel a y span of at least `span` around its data, if the data spans less."""
+    lo, hi = ax.dataLim.intervaly
+    if not (np.isfinite(lo) and np.isfinite(hi)) or hi - lo >= span:
+        return
+    centre = 0.5 * (lo + hi)
+    ax.set_ylim(centre - 0.5 * span, centre + 0.5 * span)

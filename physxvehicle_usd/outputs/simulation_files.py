@@ -5,6 +5,7 @@ same for one file, with what it gave kept for the report: its outputs go into th
 (many_files.output_paths)."""
 from __future__ import annotations
 
+import functools
 import json
 import os
 from dataclasses import dataclass, field
@@ -35,10 +36,11 @@ def _writing(path: str | os.PathLike, write: Callable[[], None]) -> None:
         raise InputError(f"cannot write: {exc.strerror or exc}", file=str(path)) from None
 
 
-def simulate_files(stage_file: str | os.PathLike, steps: int, dt: float, *, vehicles: Sequence[str] = (),
+def simulate_files(stage_file: str | os.PathLike, steps: int, dt: float | None, *, vehicles: Sequence[str] = (),
                    trace: str | None = None, plot: str | None = None, record: str | None = None,
                    threads: int = 1, controls: Sequence[str] = (), reading: str = "omniverse",
-                   report: Callable[[str], None] = lambda line: None) -> SimulationResult:
+                   report: Callable[[str], None] = lambda line: None,
+                   progress: Callable[[int], None] | None = None) -> SimulationResult:
     """Load, run and write the requested files (each atomically, after the run); stage problems go to `report`,
     and so do what the ovphysx reading changed (reading="ovphysx") and a dt too long for a vehicle (DT_LIMIT).
 
@@ -58,6 +60,7 @@ def simulate_files(stage_file: str | os.PathLike, steps: int, dt: float, *, vehi
     if record and Path(record).suffix not in (".usda", ".usd", ".usdc"):
         raise InputError("the record must be a .usda, .usd or .usdc file", file=str(record))
     loaded = load(stage_file, dt, vehicles or None, threads, reading)
+    _check_controls(loaded, given, report)
     for line in loaded.composition_warnings:
         report(f"warning: {line}")
     for line in problem_lines(loaded.description, loaded.left_out):
@@ -67,24 +70,56 @@ def simulate_files(stage_file: str | os.PathLike, steps: int, dt: float, *, vehi
             report(diagnostic.line())
     for diagnostic in loaded.diagnostics:
         report(diagnostic.line())
-    result = run(loaded, steps, dt, controls=given or None, outputs=outputs)
-    if trace:
-        from ..stage.io import write_atomic
+    result = run(loaded, steps, dt, controls=given or None, outputs=outputs, progress=progress)
+    # every output made in memory first, the record (USD's export, the likeliest to fail) written first: an output
+    # that cannot be made or written leaves none of the others half done
+    from ..stage.io import write_atomic
 
-        text = json.dumps(result.trace, separators=(",", ":"))
-        _writing(trace, lambda: write_atomic(trace, text + "\n"))
+    texts: dict[str, str | bytes] = {}
+    if trace:
+        texts[trace] = json.dumps(result.trace, separators=(",", ":")) + "\n"
     if plot:
-        from ..stage.io import write_atomic
         from .plot import figure_format
         from .sim_plot import plot_bytes
 
-        figure = plot_bytes(result, figure_format(plot), title=f"{Path(stage_file).name}: {steps} steps of {dt:g} s")
-        _writing(plot, lambda: write_atomic(plot, figure))
+        texts[plot] = plot_bytes(result, figure_format(plot),
+                                 title=f"{Path(stage_file).name}: {steps} steps of {result.dt:g} s")
     if record:
         from .record import write_record
 
         _writing(record, lambda: write_record(result, loaded.stage, str(Path(stage_file).absolute()), record))
+    for path, data in texts.items():
+        _writing(path, functools.partial(write_atomic, path, data))
     return result
+
+
+def _check_controls(loaded, given: dict, report: Callable[[str], None]) -> None:
+    """A --control a vehicle has no use for is refused (it would do nothing, silently); a tank driven with the
+    accelerator or its thrusts, whose other half stays at 0 all run, is told it will not move."""
+    import numpy as np
+
+    from ..simulate.control_specs import TANK, check_vehicle_controls, vehicle_kinds
+
+    params = loaded.simulator.params
+    kinds = vehicle_kinds(params)
+    check_vehicle_controls(given, loaded.paths, kinds)
+    tank_controls = ("accelerator", "thrust0", "thrust1")
+    if not set(tank_controls) & set(given):
+        return
+    cycled = {channel.control for channel in loaded.drive_cycle.channels}
+    state = loaded.simulator.state
+
+    def stays_zero(name: str, v: int) -> bool:
+        if name in given:
+            return not np.any(given[name])
+        return name not in cycled and getattr(state, name)[v] == 0
+
+    for v, (path, kind) in enumerate(zip(loaded.paths, kinds)):
+        zero = [name for name in tank_controls if kind == TANK and stays_zero(name, v)]
+        if "accelerator" in zero or {"thrust0", "thrust1"} <= set(zero):
+            report(f"note: {path}: a tank moves with the accelerator and its thrusts; {' and '.join(zero)} "
+                   f"{'stays' if len(zero) == 1 else 'stay'} 0 all run, so it will not move "
+                   "(--control accelerator=1 --control thrust0=1 --control thrust1=1 drives it straight)")
 
 
 # -- many files ------------------------------------------------------------------------------------------------------
@@ -118,7 +153,7 @@ def simulation_failed(file: str, why: str) -> SimulatedFile:
     return SimulatedFile(file=file, status="failed", message=why)
 
 
-def simulate_file(file: str, *, steps: int, dt: float, base: str, trace: str | None = None, plot: str | None = None,
+def simulate_file(file: str, *, steps: int, dt: float | None, base: str, trace: str | None = None, plot: str | None = None,
                   record: str | None = None, **options) -> SimulatedFile:
     """Simulate one of many files: simulate_files with its outputs in the folders trace, plot and record (names:
     output_paths with `base`), what it reports kept. Raises InputError for a file that cannot be read

@@ -24,7 +24,7 @@ from ..stage.io import captured_stderr, open_stage_with_warnings, short_usd_mess
 from ..units import StageUnits
 from . import pxr_unchecked as U
 from .collision import filtered_targets
-from .components import parse_context, parse_friction_table
+from .components import default_friction_table, parse_context, parse_friction_table
 from .context import ReadContext
 from .copies import CopyStats, Fleet, Subtree
 from .physics import gravity_block, load_physics, physx_scene_settings
@@ -155,6 +155,7 @@ def _read(stage: Usd.Stage, description: StageDescription, sink: DiagnosticSink,
     description.collisionGroups = physics.groups
     description.colliderGroups = physics.member_of
     contexts, settings = {}, {}
+    description.defaultFrictionTable = default_friction_table(units)
     for kind, prim in found:
         if kind == "context":
             block = _guard(sink, prim, lambda: parse_context(prim, sink, units))
@@ -175,6 +176,11 @@ def _read(stage: Usd.Stage, description: StageDescription, sink: DiagnosticSink,
 
     for path in physics.scenes:
         description.scenes[path] = SceneDescription(path=path, settings=settings[path], context=contexts.get(path))
+    if not physics.scenes:  # the scene omni.physx makes for a stage with none: every default, gravity down the up axis
+        block = gravity_block(None, None, units)
+        physx_scene_settings(None, block, sink, units)
+        block.set("gravityDirection", down, Source.DEFAULT)
+        description.defaultScene = SceneDescription(path="", settings=block)
     ctx = ReadContext(stage=stage, sink=sink, units=units, physics=physics, contexts=contexts, scene_settings=settings,
                       body=fleet.body_lookup(physics) if fleet is not None else None)
     entries = fleet.entries if fleet is not None else [None] * len(vehicles)

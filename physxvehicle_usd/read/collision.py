@@ -23,17 +23,18 @@ from typing import Iterable
 import numpy as np
 from pxr import Sdf, Usd, UsdPhysics
 
-from ..description import CollisionGroupDescription, GroundDescription, ShapeDescription
+from .. import properties as P
+from ..description import Block, CollisionGroupDescription, GroundDescription, ShapeDescription, Source
 from ..diagnostics import DiagnosticSink
 from ..units import StageUnits
 
 # The offsets omni.physx gives a PxShape when physxCollision:contactOffset is unauthored or -inf (usdLoad/Collision.cpp
-# setToDefault, usdInterface/UsdInterface.cpp): a plane 0.02 m; any other shape 0.02 of its local box's smallest side,
-# but at least 2 g dt^2 (the scene's gravity magnitude, at least 1, and its physxScene:timeStepsPerSecond step), plus
-# its rest offset where that is positive. Rest offset 0.
-PLANE_CONTACT_OFFSET_M = 0.02
+# setToDefault, usdInterface/UsdInterface.cpp): a plane its row's default (0.02 m); any other shape 0.02 of its local
+# box's smallest side, but at least 2 g dt^2 (the scene's gravity magnitude, at least 1, and its
+# physxScene:timeStepsPerSecond step), plus its rest offset where that is positive. Rest offset: its row's default.
+_CONTACT_ROW = P.prop(P.COLLISION, "contactOffset")
+_REST_ROW = P.prop(P.COLLISION, "restOffset")
 CONTACT_OFFSET_PER_SIDE = 0.02
-DEFAULT_REST_OFFSET_M = 0.0
 INVALID_OFFSETS_MARGIN = 1e-3  # omni.physx: a contact offset not above the rest offset becomes their sum plus this
 
 
@@ -53,9 +54,6 @@ PHYSX_COLLISION_API = "PhysxCollisionAPI"  # NVIDIA's schema, read by name: omni
 CONTACT_OFFSET = "physxCollision:contactOffset"
 REST_OFFSET = "physxCollision:restOffset"
 _COLLISION_NAMESPACE = CONTACT_OFFSET.split(":")[0]
-FRICTION_COMBINE = "physxMaterial:frictionCombineMode"
-RESTITUTION_COMBINE = "physxMaterial:restitutionCombineMode"
-COMBINE_MODES = ("average", "min", "multiply", "max")  # PxCombineMode's order: the higher of two modes applies
 CYLINDER_CORNERS = 30  # omni.physx's cylinder hull (PhysXSetup createCylinderConvexMesh), as its wheel sweeps
 _AXIS = {"X": 0, "Y": 1, "Z": 2}
 
@@ -116,9 +114,10 @@ def _rotation(w: float, x: float, y: float, z: float) -> np.ndarray:
 
 
 def shape_offsets(prim: Usd.Prim, units: StageUnits, sink: DiagnosticSink, extents: np.ndarray | None,
-                  scene: SceneTolerances) -> tuple[float, float]:
-    """(contact offset, rest offset) of a collider as omni.physx gives them to PhysX (stage units). extents: the sides
-    of the shape's box in its own frame, scaled (None: a plane)."""
+                  scene: SceneTolerances) -> Block:
+    """The P.COLLISION block of a collider: its contact and rest offsets as omni.physx gives them to PhysX (stage
+    units), each with its provenance (a derived contact offset is "computed"). extents: the sides of the shape's box
+    in its own frame, scaled (None: a plane)."""
     authored = []
     # one namespace query rather than a look-up per attribute (the reader does this for every collider)
     named = {a.GetName(): a for a in prim.GetAuthoredPropertiesInNamespace(_COLLISION_NAMESPACE)
@@ -135,7 +134,7 @@ def shape_offsets(prim: Usd.Prim, units: StageUnits, sink: DiagnosticSink, exten
             sink.warning("CONTACT_OFFSET", str(prim.GetPath()), f"{value!r} is not a finite number; the default is "
                          "used", name)
             value = None
-        authored.append(None if value is None or value == -math.inf else float(value))
+        authored.append(None if value is None or value == _CONTACT_ROW.sentinel else float(value))
     contact, rest = authored
     if contact is not None and contact < 0.0:
         contact = None  # omni.physx reads only 0 and above
@@ -143,25 +142,22 @@ def shape_offsets(prim: Usd.Prim, units: StageUnits, sink: DiagnosticSink, exten
         sink.warning("CONTACT_OFFSET", str(prim.GetPath()), f"rest offset {rest:g} is not below the contact offset "
                      f"{contact:g}; omni.physx then uses the contact offset alone, with rest offset 0", REST_OFFSET)
         rest = None
-    rest = DEFAULT_REST_OFFSET_M / units.meters_per_unit if rest is None else rest
-    if contact is None:
-        if extents is None:
-            contact = PLANE_CONTACT_OFFSET_M / units.meters_per_unit
-        else:
-            contact = max(scene.lower_bound, CONTACT_OFFSET_PER_SIDE * float(np.min(extents))) + max(rest, 0.0)
+    block = Block(P.COLLISION, None)  # the record holding it names the collider (a fleet's copies share it)
+    if rest is None:
+        rest = P.si_to_stage(_REST_ROW, _REST_ROW.default, units)
+        block.set("restOffset", rest, Source.DEFAULT)
+    else:
+        block.set("restOffset", rest, Source.AUTHORED)
+    if contact is None and extents is None:
+        block.set("contactOffset", P.si_to_stage(_CONTACT_ROW, _CONTACT_ROW.default, units), Source.DEFAULT)
+    elif contact is None:
+        block.set("contactOffset", max(scene.lower_bound, CONTACT_OFFSET_PER_SIDE * float(np.min(extents)))
+                  + max(rest, 0.0), Source.COMPUTED)
     elif contact <= rest:
-        contact = contact + rest + INVALID_OFFSETS_MARGIN
-    return contact, rest
-
-
-def combine_modes(prim: Usd.Prim) -> tuple[str, str]:
-    """PhysxMaterialAPI's friction and restitution combine modes of a material prim ("average" when unauthored)."""
-    modes = []
-    for name in (FRICTION_COMBINE, RESTITUTION_COMBINE):
-        attr = prim.GetAttribute(name)
-        value = str(attr.Get()) if attr and attr.HasAuthoredValue() else "average"
-        modes.append(value if value in COMBINE_MODES else "average")
-    return modes[0], modes[1]
+        block.set("contactOffset", contact + rest + INVALID_OFFSETS_MARGIN, Source.COMPUTED)
+    else:
+        block.set("contactOffset", contact, Source.AUTHORED)
+    return block
 
 
 def collider_material(desc) -> str | None:
@@ -214,21 +210,21 @@ def vehicle_shape(stage: Usd.Stage, desc, units: StageUnits, sink: DiagnosticSin
     common = dict(material=collider_material(desc),
                   filtered=filtered_targets(desc))
     points = _local_points(stage, kind, desc)
-    contact, rest = shape_offsets(prim, units, sink, _extents(kind, desc, points), scene)
+    offsets = shape_offsets(prim, units, sink, _extents(kind, desc, points), scene)
     if points is not None and len(points) >= 4:
         cylinder = {}
         if kind == "CylinderShape":  # the exact cylinder omni.physx gives PhysX (PxConvexCoreGeometry) by default
             axis = rotation[:, _axis(desc)] * float(desc.halfHeight)
             cylinder = dict(radius=float(desc.radius), cylinderEnds=[(origin - axis).tolist(), (origin + axis).tolist()])
-        return ShapeDescription(path, "convex", (points @ rotation.T + origin).tolist(), contactOffset=contact,
-                                restOffset=rest, **cylinder, **common)
+        return ShapeDescription(path, "convex", (points @ rotation.T + origin).tolist(), offsets=offsets,
+                                **cylinder, **common)
     if kind == "SphereShape":
-        return ShapeDescription(path, "sphere", [origin.tolist()], radius=float(desc.radius), contactOffset=contact,
-                                restOffset=rest, **common)
+        return ShapeDescription(path, "sphere", [origin.tolist()], radius=float(desc.radius), offsets=offsets,
+                                **common)
     if kind == "CapsuleShape":
         axis = rotation[:, _axis(desc)] * float(desc.halfHeight)
         return ShapeDescription(path, "capsule", [(origin - axis).tolist(), (origin + axis).tolist()],
-                                radius=float(desc.radius), contactOffset=contact, restOffset=rest, **common)
+                                radius=float(desc.radius), offsets=offsets, **common)
     sink.warning("CONTACT_SHAPE", path, f"a {kind} on a vehicle's body is not collided by the simulator (boxes, "
                  "cylinders, convex-hull meshes, spheres and capsules are)")
     return None
@@ -247,25 +243,25 @@ def static_shape(stage: Usd.Stage, desc, transform: list[list[float]], units: St
     unscale = np.where(scale != 0.0, scale, 1.0)
     common = dict(path=path, transform=transform, material=collider_material(desc), filtered=filtered_targets(desc))
     if kind in ("SphereShape", "CapsuleShape"):
-        contact, rest = shape_offsets(prim, units, sink, _extents(kind, desc, None), scene)
+        offsets = shape_offsets(prim, units, sink, _extents(kind, desc, None), scene)
         core = [[0.0, 0.0, 0.0]]
         if kind == "CapsuleShape":
             end = _core_end(desc, unscale)
             core = [(0.0 - end).tolist(), end.tolist()]
         return GroundDescription(kind="sphere" if kind == "SphereShape" else "capsule", points=core,
-                                 radius=float(desc.radius), contactOffset=contact, restOffset=rest, **common)
+                                 radius=float(desc.radius), offsets=offsets, **common)
     points = _local_points(stage, kind, desc)
     if points is None or len(points) < 4:
         sink.warning("CONTACT_SHAPE", path, f"a static {kind} is not collided by the simulator (planes, triangle "
                      "meshes, boxes, cylinders, convex-hull meshes, spheres and capsules are)")
         return None
-    contact, rest = shape_offsets(prim, units, sink, _extents(kind, desc, points), scene)
+    offsets = shape_offsets(prim, units, sink, _extents(kind, desc, points), scene)
     cylinder = {}
     if kind == "CylinderShape":  # the exact cylinder omni.physx gives PhysX (PxConvexCoreGeometry) by default
         end = _core_end(desc, unscale)
         cylinder = dict(radius=float(desc.radius), cylinderEnds=[(0.0 - end).tolist(), end.tolist()])
-    return GroundDescription(kind="convex", points=(points / unscale).tolist(), contactOffset=contact, restOffset=rest,
-                             **cylinder, **common)
+    return GroundDescription(kind="convex", points=(points / unscale).tolist(), offsets=offsets, **cylinder,
+                             **common)
 
 
 def _core_end(desc, unscale: np.ndarray) -> np.ndarray:
@@ -287,9 +283,10 @@ def collision_groups(stage: Usd.Stage) -> tuple[dict[str, CollisionGroupDescript
             query = group.GetCollidersCollectionAPI().ComputeMembershipQuery()
             path = str(prim.GetPath())
             members[path] = {str(p) for p in Usd.ComputeIncludedPathsFromCollection(query, stage)}
+            inverted = group.GetInvertFilteredGroupsAttr().Get()  # no bool (said: contact_inputs): not inverted
             groups[path] = CollisionGroupDescription(
                 path, sorted(str(t) for t in group.GetFilteredGroupsRel().GetTargets()),
-                bool(group.GetInvertFilteredGroupsAttr().Get()))
+                inverted if isinstance(inverted, bool) else False)
     return groups, members
 
 

@@ -111,6 +111,18 @@ def parse_friction_table(prim: Usd.Prim, sink: DiagnosticSink, units: StageUnits
     return block if ok else None
 
 
+def default_friction_table(units: StageUnits) -> Block:
+    """The friction table omni.physx gives a tire that names none (VehicleGenerator's built-in table): no ground
+    material of its own, every ground at its defaultFrictionValue (the schema's fallback, 1)."""
+    block = Block(schema_name=P.TABLE, path=None)
+    block.set("defaultFrictionValue", P.si_to_stage(P.prop(P.TABLE, "defaultFrictionValue"),
+                                                    P.schema_fallback(P.TABLE, "defaultFrictionValue"), units),
+              Source.DEFAULT)
+    block.set("groundMaterials", [], Source.DEFAULT)
+    block.set("frictionValues", [], Source.DEFAULT)
+    return block
+
+
 # -- per-wheel components -------------------------------------------------------------------------------
 
 def parse_wheel(prim: Usd.Prim, sink: DiagnosticSink, units: StageUnits) -> Block | None:

@@ -29,13 +29,13 @@ from .collision import (
     SceneTolerances,
     collider_material,
     collision_groups,
-    combine_modes,
     filtered_targets,
     groups_of,
     shape_offsets,
     static_shape,
     vehicle_shape,
 )
+from .contact_inputs import check_collider, check_groups, check_material
 from .values import ComponentReader
 
 
@@ -112,10 +112,13 @@ def load_physics(stage: Usd.Stage, sink: DiagnosticSink, exclude: Sequence[str] 
             elif name == "RigidBody":
                 info.bodies[key] = desc
             elif name == "RigidBodyMaterial":
-                info.materials[key] = MaterialDescription(key, float(desc.staticFriction), float(desc.dynamicFriction),
-                                                          float(desc.restitution),
-                                                          *combine_modes(stage.GetPrimAtPath(path)))
+                if not check_material(stage.GetPrimAtPath(path), sink):
+                    continue
+                info.materials[key] = material(stage.GetPrimAtPath(path), desc, sink, units)
             elif name in _SHAPES and not desc.collisionEnabled:
+                continue
+            elif name in _SHAPES and name != "PlaneShape" and not check_collider(stage.GetPrimAtPath(path), desc, name,
+                                                                                 sink):
                 continue
             elif name in _SHAPES and str(desc.rigidBody):
                 shape = vehicle_shape(stage, desc, units, sink, scene) if name != "PlaneShape" else None
@@ -143,13 +146,20 @@ def load_physics(stage: Usd.Stage, sink: DiagnosticSink, exclude: Sequence[str] 
                     scale = np.linalg.norm(np.asarray(ground.transform, float)[:3, :3], axis=1)
                     points = np.asarray(ground.points, float).reshape(-1, 3) * scale
                     extents = np.ptp(points, axis=0) if len(points) else np.zeros(3)
-                ground.contactOffset, ground.restOffset = shape_offsets(prim, units, sink, extents, scene)
+                ground.offsets = shape_offsets(prim, units, sink, extents, scene)
                 info.ground.append(ground)
+    for collider in [*info.ground, *(s for shapes in info.shapes.values() for s in shapes)]:
+        if collider.material is not None and collider.material not in info.materials:
+            sink.warning("MATERIAL_BINDING", collider.path, f"bound to {collider.material}, which is no usable "
+                         "physics material: it collides with omni.physx's default material", "material:binding:physics")
+            collider.material = None
     # every collider's groups, wherever the stage has a group: the contacts filter with them, and so do the wheels'
     # suspension queries against the ground (a plane in a group the wheels' query group filters is not their road,
     # even for a vehicle without collision shapes)
     if groups:
-        info.groups, info.member_of = groups, groups_of(members)
+        info.groups = groups
+        check_groups(stage, info.groups, sink)
+        info.member_of = groups_of(members)
         colliders = [*info.ground, *(s for shapes in info.shapes.values() for s in shapes)]
         for collider in colliders:  # one list per collider, in groups_of's order (UsdPhysics' has another)
             collider.groups = list(info.member_of.get(collider.path, ()))
@@ -161,8 +171,22 @@ def load_physics(stage: Usd.Stage, sink: DiagnosticSink, exclude: Sequence[str] 
     return info
 
 
-TIME_STEPS_PER_SECOND = "physxScene:timeStepsPerSecond"
-DEFAULT_TIME_STEPS_PER_SECOND = 60  # omni.physx's, where PhysxSceneAPI authors none
+def material(prim: Usd.Prim, desc, sink: DiagnosticSink, units: StageUnits) -> MaterialDescription:
+    """A physics material's P.MATERIAL block: friction and restitution as UsdPhysics reads them (its schema's
+    fallback where unauthored), the combine modes as omni.physx reads PhysxMaterialAPI (usdLoad/Material.cpp: only
+    where the API is applied; an unknown token keeps "average"), each said where it is not the stage's."""
+    block = Block(P.MATERIAL, str(prim.GetPath()))
+    for row in P.MATERIAL_VALUE_ROWS:
+        attr = prim.GetAttribute(P.full_name("PhysicsMaterialAPI", row.base))
+        block.set(row.base, float(getattr(desc, row.base)),
+                  Source.AUTHORED if attr and attr.HasAuthoredValue() else Source.FALLBACK)
+    _physx_api_settings(prim, block, sink, units, "PhysxMaterialAPI", P.PHYSX_MATERIAL, P.PHYSX_MATERIAL_ROWS,
+                        P.physx_material_attribute, "MATERIAL_API")
+    return MaterialDescription(str(prim.GetPath()), block)
+
+
+TIME_STEPS_PER_SECOND = P.physx_scene_attribute("timeStepsPerSecond")
+DEFAULT_TIME_STEPS_PER_SECOND = P.prop(P.SCENE, "timeStepsPerSecond").default  # omni.physx's, where none is authored
 
 
 def _scene_tolerances(stage: Usd.Stage, parsed: dict, units: StageUnits) -> SceneTolerances:

@@ -294,8 +294,7 @@ class ComponentReader:
 
     def _out_of_range(self, base: str, value: Any) -> bool:
         prop = self.specs[base].prop
-        self.sink.error(prop.range_code or "RANGE", self.path,
-                        f"value {value:g} is outside the accepted range {prop.range.describe()}", self.name(base))
+        self.sink.error(prop.range_code or "RANGE", self.path, P.out_of_range(prop, value), self.name(base))
         return False
 
     def required(self, base: str, code: str) -> Raw:

@@ -17,6 +17,10 @@ Format facts the mapping relies on (from the snippets' file reader):
 - Gear ratios include neutral (`NeutralGear`, ratio 0); autobox ratios are indexed by gear.
 - The reader requires every section, so sections USD has no counterpart for are written with neutral
   values (listed in `SnippetExport.notes`).
+- The snippets set some values in code, not in the files: the sub-step counts, the slip denominators and the
+  sticky-tire settings, the update mode, the initial commands, the tires' friction on the ground (1.0). They change how the vehicle drives, so `Base.json` carries them
+  in a member of its own, CODE_SECTION (PhysX's reader reads the members it knows and ignores this one), which
+  `import-snippet` reads back; a file without it gets Omni's defaults, said in the import's notes.
 """
 from __future__ import annotations
 
@@ -27,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import properties as P
 from ..description import (
     StageDescription,
 )
@@ -56,6 +61,26 @@ CLUTCH_BEST_POSSIBLE = 1
 FOUR_WHEEL_PLACEHOLDER = {"CenterBias": 1.3, "CenterTarget": 1.29, "FrontBias": 1.3, "FrontTarget": 1.29,
                           "RearBias": 1.3, "RearTarget": 1.29, "Rate": 10.0}
 GRAVITY_M_S2 = 9.81  # the snippets hard-code this gravity; it is not in the files
+
+# What the snippets set in code, carried in Base.json under CODE_SECTION: the vehicle's properties by their USD
+# names (the property table gives each its dimension) with where the vehicle2 parameters hold them, and the
+# controller's initial commands.
+CODE_SECTION = "PhysxVehicleUsd"
+CODE_VEHICLE_VALUES: dict[str, Any] = {
+    "subStepThresholdLongitudinalSpeed": lambda p: p.context.substep_threshold_speed,
+    "lowForwardSpeedSubStepCount": lambda p: p.context.low_speed_substeps,
+    "highForwardSpeedSubStepCount": lambda p: p.context.high_speed_substeps,
+    "minLateralSlipDenominator": lambda p: p.tire_slip.min_lat_slip_denominator,
+    "minPassiveLongitudinalSlipDenominator": lambda p: p.tire_slip.min_passive_long_slip_denominator,
+    "minActiveLongitudinalSlipDenominator": lambda p: p.tire_slip.min_active_long_slip_denominator,
+    "longitudinalStickyTireThresholdSpeed": lambda p: p.tire_sticky.longitudinal[0],
+    "longitudinalStickyTireThresholdTime": lambda p: p.tire_sticky.longitudinal[1],
+    "longitudinalStickyTireDamping": lambda p: p.tire_sticky.longitudinal[2],
+    "lateralStickyTireThresholdSpeed": lambda p: p.tire_sticky.lateral[0],
+    "lateralStickyTireThresholdTime": lambda p: p.tire_sticky.lateral[1],
+    "lateralStickyTireDamping": lambda p: p.tire_sticky.lateral[2],
+}
+CODE_CONTROLLER_VALUES = ("accelerator", "brake0", "brake1", "steer", "targetGear")
 
 
 class SnippetFormatError(InputError):
@@ -244,9 +269,37 @@ def snippet_from_params(params: VehicleParams, kilograms_per_unit: float = 1.0) 
         files[DIRECT_DRIVE_FILE] = {"ThrottleCommandResponseParams": _response(params.throttle, MASS_LENGTH2, s)}
     else:
         notes.append("no drive (wheel controllers): only Base.json is written")
+    base[CODE_SECTION] = _code_values(params, s, notes)
     for name, data in files.items():
         _check_finite(data, f"{params.path}: {name}")
     return SnippetExport(vehicle_path=params.path, files=files, notes=notes)
+
+
+def _code_values(params: VehicleParams, s: Scaler, notes: list[str]) -> dict:
+    """CODE_SECTION of Base.json: what the snippets set in code, which `import-snippet` reads back; what neither
+    the format nor this member carries is said in `notes`."""
+    vehicle = {}
+    for name, value_of in CODE_VEHICLE_VALUES.items():
+        value = value_of(params)
+        vehicle[name] = int(value) if isinstance(value, int) else s(value, P.prop(P.VEHICLE, name).dim)
+    section: dict[str, Any] = {
+        "About": "values PhysX's vehicle snippets set in code, not read by PhysX's file reader: physxvehicle-usd "
+                 "import-snippet reads them back",
+        "Vehicle": vehicle,
+        "UpdateMode": params.context.update_mode,
+    }
+    controller = params.description.controller if params.description is not None else None
+    if controller is not None:
+        section["Controller"] = {name: controller[name] for name in CODE_CONTROLLER_VALUES if name in controller}
+    gravity = math.sqrt(sum(c * c for c in params.context.gravity)) / params.scale.scale
+    if abs(gravity - GRAVITY_M_S2) > 1e-4 * GRAVITY_M_S2:
+        notes.append(f"gravity {gravity:g} m/s^2: the snippets use {GRAVITY_M_S2} m/s^2 (not in the files)")
+    state = params.initial_state
+    if any(state.linear_velocity) or any(state.angular_velocity):
+        notes.append("the initial velocities are not part of the format: an imported vehicle starts at rest")
+    notes.append("the vehicle's pose is not part of the format: an imported vehicle starts at rest on a ground plane "
+                 "through the origin")
+    return section
 
 
 def _engine_drive(params: VehicleParams, axles: list[list[int]], s: Scaler, notes: list[str]) -> dict:
@@ -308,7 +361,30 @@ def _check_finite(node: Any, where: str) -> None:
 def snippet_from_description(description: StageDescription, vehicle_path: str) -> SnippetExport:
     """Snippet files of one vehicle of a stage description (in its units; `in_si_units()` for metres)."""
     params = build_vehicle_params(description, vehicle_path)
-    return snippet_from_params(params, description.stage.kilogramsPerUnit)
+    export = snippet_from_params(params, description.stage.kilogramsPerUnit)
+    friction = _ground_frictions(description, params)
+    if friction:
+        export.files[BASE_FILE][CODE_SECTION]["TireFriction"] = friction[0]
+    if len(friction) > 1:
+        export.notes.append(f"the tires' friction differs by wheel or ground ({', '.join(f'{f:g}' for f in friction)}):"
+                            f" the snippets give every tire one, written as {friction[0]:g}")
+    return export
+
+
+def _ground_frictions(description: StageDescription, params: VehicleParams) -> list[float]:
+    """The friction each tire gets on each ground collider of the stage (its friction table's value for the ground's
+    material, else the table's default), each value once, the first wheel's on the first ground first. The snippets
+    set one friction for every tire in code (1.0): CODE_SECTION carries it."""
+    values: list[float] = []
+    for wheel in params.wheels:
+        table = wheel.friction_table
+        for ground in description.ground:
+            found = ground.material in table.ground_materials
+            value = float(table.friction_values[table.ground_materials.index(ground.material)] if found
+                          else table.default_friction)
+            if value not in values:
+                values.append(value)
+    return values
 
 
 def snippet_folder_names(vehicle_paths: Sequence[str]) -> dict[str, str]:

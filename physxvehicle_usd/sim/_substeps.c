@@ -318,11 +318,11 @@ INLINE float tire_camber(Vec3 normal, Vec3 lng_axis, Vec3 lat_axis, int32_t on_g
 /* 4.5 the suspension force through the load filter (x0, y0, x1, y1: its corners, slope between; 0 off the ground). */
 INLINE float tire_load(float rest, float x0, float y0, float x1, float y1, float slope, float normal_force,
                        int32_t on_ground) {
-    const float on = on_ground ? 1.0f : 0.0f;
     const float xn = normal_force / rest;
     const float inside = y0 + (xn - x0) * slope;
     const float y = xn <= x0 ? y0 : (xn >= x1 ? y1 : inside);
-    return rest * y * on;
+    /* a select, not a product with 0: a zero rest load (zero gravity) makes xn 0 / 0 off the ground */
+    return on_ground ? rest * y : 0.0f;
 }
 
 /* 4.6 road friction times the friction-vs-slip graph (points x, y; slopes s0, s1) at |longitudinal slip|. */

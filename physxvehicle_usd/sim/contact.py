@@ -76,11 +76,10 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 import numpy as np
 
-from .. import properties as P
 from ..collision_filter import GroupFilter
 from ..description import (
     Block,
@@ -89,9 +88,10 @@ from ..description import (
     ShapeDescription,
     canonical_value,
 )
-from ..read.collision import COMBINE_MODES
+from ..properties import COMBINE_MODES, DERIVED_ROWS, MATERIAL
 from . import cylinder_contact, round_contact
 from . import vecmath as vm
+from .declare import CONTACT_PARAMS, PATCH_PARAMS
 from .ground import ROUND_KINDS, Ground
 from .motion import Motion
 from .pcm_box import PLANE_ORDER, Boxes, box_box, box_frame
@@ -101,8 +101,6 @@ if TYPE_CHECKING:
     from .manifold import Manifolds
     from .vehicle_contact import PairModel
 
-# PhysX's material when a shape has none bound (omni.physx's default material)
-DEFAULT_MATERIAL = (0.5, 0.5, 0.0, "average", "average")
 MAX_POINTS = 4  # PhysX's manifold: four points per contact patch
 # ... but a convex shape's patch on a triangle mesh (a patch of PCM's multi-manifold) keeps up to six whole
 # (GU_SINGLE_MANIFOLD_CACHE_SIZE): a box lying across two triangles keeps its corners and the diagonal's crossings
@@ -111,6 +109,8 @@ _SAME_NORMAL = 0.999  # PXC_SAME_NORMAL: contacts whose normals agree this well 
 # The order of a patch's points decides how the Gauss-Seidel sweep spreads the impulse over them, and which points
 # anchor its friction (growPatches), and so what a symmetric impact leaves as roll and yaw: boxes make PhysX's own
 # points in its order (sim/pcm_box.py); the other shapes' points keep the order they are made in.
+FLOAT_EPS = float(np.finfo(np.float32).eps)  # PhysX's FEps(): the triangle's normal wins a tie with an edge by it
+_TIE_ULPS = 1.0  # an edge must beat the triangle by float32 rounding of the coordinates: nearer, PhysX's rounding decides
 _TRIANGLE_FACING = 0.707106781  # cos 45 degrees: PCM's bound for taking a triangle's normal over a hull face's
 _FACE_PREFERENCE = 1e-4  # a face axis is taken over an edge axis this little (relative) deeper
 # ... relative to the depth plus this many contact distances (1 m for a box on the sample's ground: the tolerance
@@ -120,6 +120,18 @@ _FACE_PREFERENCE_LENGTH = 25.0
 
 
 # ------------------------------------------------------------------------------------------------ polytopes
+
+@dataclass(frozen=True)
+class Materials:
+    """The stage's physics materials by path and the one a collider with none bound meets others with (the stage
+    description's `defaultMaterial`, omni.physx's default material): resolved values only."""
+
+    by_path: Mapping[str, MaterialDescription]
+    default: MaterialDescription
+
+    def of(self, path: str | None) -> MaterialDescription:
+        return self.default if path is None else self.by_path[path]
+
 
 @dataclass(frozen=True)
 class Polytope:
@@ -315,10 +327,6 @@ class Polytopes:
 
 # ------------------------------------------------------------------------------------------------ the model
 
-def _combine(a: float, b: float, mode: int) -> float:
-    return ((a + b) / 2, min(a, b), a * b, max(a, b))[mode]
-
-
 @dataclass(frozen=True)
 class ContactModel:
     """The vehicles' collision shapes (rows: `vehicle` index, body-frame polytopes) and the static polytopes, with
@@ -342,8 +350,7 @@ class ContactModel:
     # (N,) the wheel (batch index) whose pose a row follows, -1: fixed in the body. A following row's vertices
     # and normals are in its wheel's frame until `posed` puts them in the body frame of a step
     wheel: np.ndarray | None = None
-    # per vehicle (V,), stage units: its scene's physxScene:bounceThreshold and frictionOffsetThreshold (None: the
-    # property table's defaults, in metres)
+    # per vehicle (V,), stage units: its scene's physxScene:bounceThreshold and frictionOffsetThreshold, as resolved
     bounce_threshold: np.ndarray | None = None
     friction_offset_threshold: np.ndarray | None = None
     # (N,) a sphere's or capsule's radius about its core (its row's points), 0 for a polytope (None: no round shape)
@@ -404,14 +411,13 @@ class ContactModel:
 
     @classmethod
     def build(cls, shapes: Sequence[Sequence[ShapeDescription]], com_position: np.ndarray, com_orientation: np.ndarray,
-              ground: Sequence[GroundDescription], materials: dict[str, MaterialDescription], rule: GroupFilter,
-              wheel_paths: Sequence[Sequence[str]] | None = None, scenes: Sequence[Block | None] | None = None
-              ) -> "ContactModel | None":
+              ground: Sequence[GroundDescription], materials: Materials, rule: GroupFilter,
+              wheel_paths: Sequence[Sequence[str]] | None, scenes: Sequence[Block]) -> "ContactModel | None":
         """shapes: each vehicle's (batch order); com_position (3, V), com_orientation (4, V): the body frame in the
         vehicle prim's; rule: the stage's collision groups' filtering; wheel_paths: each vehicle's wheel attachments
         in batch order (a shape under one, with its `wheelFrame`, follows that wheel; None: every shape is fixed in
-        the body); scenes: each vehicle's scene block (the contact thresholds; None: the defaults). None when no
-        vehicle has a shape."""
+        the body); scenes: each vehicle's scene block (the contact thresholds, resolved). None when no vehicle has a
+        shape."""
         rows, polys, own, wheel, ends, corners, origins = [], [], [], [], [], [], []
         authored_R, authored_t = [], []
         ordered: dict[bytes, Polytope] = {}
@@ -489,13 +495,13 @@ class ContactModel:
         rows = np.asarray(rows)
         boxes = Boxes.of(corners)
         origins = np.where(boxes.mask[:, None], boxes.centre, np.array(origins))
-        return cls(rows, Polytopes.stack(polys), table["cd"], table["rd"], table["sf"], table["df"],
-                   table["e"], collides, Polytopes.stack(hulls) if hulls else None,
+        return cls(rows, Polytopes.stack(polys), table["contact_distance"], table["rest_distance"],
+                   table["static_friction"], table["dynamic_friction"], table["restitution"], collides, Polytopes.stack(hulls) if hulls else None,
                    np.arange(plane_count + mesh_count, plane_count + mesh_count + H), plane_count, boxes,
                    Boxes.of(static_corners) if static_corners else None,
                    np.asarray(wheel) if any(w >= 0 for w in wheel) else None,
-                   *(None if scenes is None else np.array([_scene_value(b, row) for b in scenes], float)
-                     for row in (_BOUNCE, _FRICTION_OFFSET)),
+                   *(np.array([float(b[base]) for b in scenes], float)
+                     for base in ("bounceThreshold", "frictionOffsetThreshold")),
                    np.array([sh.radius if sh.kind != "convex" else 0.0 for sh in own], float)
                    if any(sh.kind != "convex" for sh in own) else None,
                    *((np.array(ends), np.array([sh.radius if sh.cylinderEnds is not None else 0.0 for sh in own]))
@@ -546,16 +552,6 @@ class ContactModel:
                                   cylinder_frame=frame)
         object.__setattr__(out, "cache", self.cache)  # the ground's triangle bounds do not move
         return out
-
-
-_BOUNCE = P.prop(P.SCENE, "bounceThreshold")
-_FRICTION_OFFSET = P.prop(P.SCENE, "frictionOffsetThreshold")
-
-
-def _scene_value(block: Block | None, row: P.Prop) -> float:
-    """A scene's contact threshold (stage units); the table's default (metres) where the scene block has none."""
-    value = block.get(row.base) if block is not None else None
-    return float(row.default if value is None else value)
 
 
 def _in_order(hull: Polytope, points: np.ndarray) -> Polytope:
@@ -619,30 +615,44 @@ def distinct_keys(shapes) -> tuple[list[tuple], np.ndarray]:
     return distinct((s.material, s.contactOffset, s.restOffset) for s in shapes)
 
 
-def combined_tables(a_keys: Sequence[tuple], b_keys: Sequence[tuple], materials: dict[str, MaterialDescription]
-                    ) -> dict[str, np.ndarray]:
-    """What PhysX combines for a pair of shapes, per pair of distinct keys (`distinct_keys`): contact distance "cd"
-    and rest distance "rd" (sums of the offsets), static and dynamic friction "sf", "df" and restitution "e" (each
-    combined by the higher of the two materials' modes)."""
-    def material(path):
-        m = materials.get(path) if path else None
-        if m is None:
-            return DEFAULT_MATERIAL
-        return (m.staticFriction, m.dynamicFriction, m.restitution, m.frictionCombineMode, m.restitutionCombineMode)
+def combined_tables(a_keys: Sequence[tuple], b_keys: Sequence[tuple], materials: Materials) -> dict[str, np.ndarray]:
+    """What PhysX combines for a pair of shapes, per pair of distinct keys (`distinct_keys`: material, contact
+    offset, rest offset): each of sim/declare.py's CONTACT_PARAMS under its name (offsets summed; friction and
+    restitution combined by the higher of the two materials' modes)."""
+    def values(keys: Sequence[tuple]) -> dict[str, np.ndarray]:
+        """Each key's resolved value of every base name the declarations combine (and of the combine modes)."""
+        rows = []
+        for material_path, contact, rest in keys:
+            material = materials.of(material_path).settings
+            rows.append({**{base: material[base] for base in _MATERIAL_BASES}, "contactOffset": contact,
+                         "restOffset": rest})
+        return {base: np.array([row[base] for row in rows], dtype=object if base in _MODE_BASES else float)
+                for base in (*_MATERIAL_BASES, "contactOffset", "restOffset")}
 
-    small = {name: np.zeros((len(a_keys), len(b_keys))) for name in ("cd", "rd", "sf", "df", "e")}
-    for r, (mat_a, contact_a, rest_a) in enumerate(a_keys):
-        a = material(mat_a)
-        for g, (mat_b, contact_b, rest_b) in enumerate(b_keys):
-            b = material(mat_b)
-            friction_mode = max(COMBINE_MODES.index(a[3]), COMBINE_MODES.index(b[3]))
-            restitution_mode = max(COMBINE_MODES.index(a[4]), COMBINE_MODES.index(b[4]))
-            small["cd"][r, g] = contact_a + contact_b
-            small["rd"][r, g] = rest_a + rest_b
-            small["sf"][r, g] = _combine(a[0], b[0], friction_mode)
-            small["df"][r, g] = _combine(a[1], b[1], friction_mode)
-            small["e"][r, g] = _combine(a[2], b[2], restitution_mode)
+    a, b = values(a_keys), values(b_keys)
+    small = {}
+    for param in CONTACT_PARAMS:
+        base = param.source[1]
+        if param.combine is None:
+            small[param.name] = a[base][:, None] + b[base][None, :]
+        else:
+            mode = np.maximum(_mode_index(a[param.combine])[:, None], _mode_index(b[param.combine])[None, :])
+            small[param.name] = _combined(a[base][:, None], b[base][None, :], mode)
     return small
+
+
+_MATERIAL_BASES = tuple(p.base for p in DERIVED_ROWS if p.schema == MATERIAL)
+_MODE_BASES = tuple(p.base for p in DERIVED_ROWS if p.schema == MATERIAL and p.tokens)
+
+
+def _mode_index(modes: np.ndarray) -> np.ndarray:
+    return np.array([COMBINE_MODES.index(m) for m in modes], np.int64)
+
+
+def _combined(a: np.ndarray, b: np.ndarray, mode: np.ndarray) -> np.ndarray:
+    """PxCombineMode's combination of a and b (broadcast) by each pair's mode: average, min, multiply, max."""
+    a, b = np.broadcast_arrays(a, b)
+    return np.choose(mode, ((a + b) / 2, np.minimum(a, b), a * b, np.maximum(a, b)))
 
 
 def _static_cylinders(convex: list[GroundDescription]) -> tuple[np.ndarray, np.ndarray] | None:
@@ -1291,8 +1301,9 @@ def _triangles(ground: Ground, tri: np.ndarray) -> Polytopes:
     offsets = np.einsum("nj,nj->n", normals[:, 0], v0)[:, None]
     T = len(tri)
     edges = np.tile(np.array([[0, 1], [1, 2], [0, 2]]), (T, 1, 1))
+    active = np.ones((T, 3), bool) if ground.tri_active is None else ground.tri_active[tri]  # (edge axes: active only)
     return Polytopes(vertices, normals, offsets, np.ones((T, 1), bool), np.tile(np.arange(3), (T, 1, 1)),
-                     np.full((T, 1), 3), edges, np.ones((T, 3), bool), edges, np.ones((T, 3), bool))
+                     np.full((T, 1), 3), edges, np.ones((T, 3), bool), edges, active)
 
 
 def _support_min(vertices: np.ndarray, axes: np.ndarray) -> np.ndarray:
@@ -1341,12 +1352,17 @@ def polytope_contacts(A: Polytopes, B: Polytopes, shape: np.ndarray, static: np.
         use_b = (best_b >= best_a - tol) & (best_b >= best_e - tol)
         use_a = ~use_b & (best_a >= best_e - tol)
     use_e = ~use_b & ~use_a
-    best = np.where(use_b, best_b, np.where(use_a, best_a, best_e))
-    touching = best < limit
     f_best = sep_a.argmax(axis=1)
+    f_ref = f_best  # A's reference face where A's face is
+    edge_face = np.zeros(P, bool)
+    if single_sided is not None:
+        use_b, use_a, use_e, edge_face, best_e, f_ref = _pcm_triangle_axes(A, B, axes, sep_e, best_a, best_b, tol,
+                                                                          use_a, use_b, use_e, f_best)
+    best = np.where(use_b, best_b, np.where(use_a, np.where(edge_face, best_e, best_a), best_e))
+    touching = best < limit
     if single_sided is not None:  # PCM's convex-triangle rule: a face of A within 45 degrees of facing the triangle
         # leaves the normal to the triangle, its face clipped by the triangle (GuPCMTriangleContactGen.cpp)
-        facing = -np.einsum("pj,pj->p", A.normals[rows, f_best], B.normals[:, 0]) > _TRIANGLE_FACING
+        facing = ~edge_face & (-np.einsum("pj,pj->p", A.normals[rows, f_best], B.normals[:, 0]) > _TRIANGLE_FACING)
         use_b = use_b | (use_a & facing)
         use_a = use_a & ~facing
     parts = []
@@ -1370,7 +1386,7 @@ def polytope_contacts(A: Polytopes, B: Polytopes, shape: np.ndarray, static: np.
                                           limit[sel[missed]]))
     sel = np.nonzero(touching & use_a)[0]
     if sel.size:  # reference face on A: B's most opposed face clipped by it; normal = minus A's face normal
-        f = sep_a[sel].argmax(axis=1)
+        f = f_ref[sel]
         normal = -A.normals[sel, f]
         g = np.where(B.face_mask[sel], np.einsum("pfj,pj->pf", B.normals[sel], -normal), np.inf).argmin(axis=1)
         parts.append(_clip(A, sel, f, B, g, normal, shape[sel], static[sel], limit[sel], points_on_reference=True,
@@ -1391,6 +1407,34 @@ def polytope_contacts(A: Polytopes, B: Polytopes, shape: np.ndarray, static: np.
     if single_sided is not None:  # a triangle pushes only to its front side
         out = _subset(out, np.einsum("cj,cj->c", out.normal, single_sided[out.pair]) > 0.0)
     return out
+
+
+def _pcm_triangle_axes(A: Polytopes, B: Polytopes, axes: np.ndarray, sep_e: np.ndarray, best_a: np.ndarray,
+                       best_b: np.ndarray, tol: np.ndarray, use_a: np.ndarray, use_b: np.ndarray, use_e: np.ndarray,
+                       f_best: np.ndarray):
+    """PCM's choice of axis for a polytope A against a triangle B (GuPCMTriangleContactGen.cpp,
+    generateTriangleFullContactManifold), where A has faces: the triangle's normal (its overlap less FLOAT_EPS) or A's
+    face, chosen between them as polytope_contacts chooses, unless an edge pair (an edge of A, an active edge of the
+    triangle, the axis on the triangle's front side) overlaps strictly less. Then A's face most opposed to that axis is
+    the reference face (getPolygonIndex) and its normal the contact normal: where the edge of A's box lies on a ramp
+    and crosses the mesh's boundary, the normal is the box's face, not the ramp's (ovphysx's contacts at the ramp run's
+    step 27). A round core (no faces) keeps polytope_contacts' choice. Returns use_b, use_a, use_e, which pairs take
+    A's face for an edge axis, the best edge separation of each pair, A's reference face of each pair."""
+    rows = np.arange(len(best_a))
+    front = np.einsum("paj,pj->pa", axes, B.normals[:, 0]) > 0.0
+    edge_sep = np.where(front, sep_e, -np.inf)
+    k = edge_sep.argmax(axis=1)
+    best_edge = edge_sep[rows, k]
+    faced = A.face_mask.any(axis=1)
+    face_a = use_a | (use_e & ~(best_b >= best_a - tol))  # A's face or the triangle's, edges aside
+    rounding = FLOAT_EPS * _TIE_ULPS * np.abs(B.vertices).max(axis=(1, 2))
+    edge_face = faced & (best_edge > np.where(face_a, best_a, best_b + FLOAT_EPS) + rounding)
+    f_edge = np.where(A.face_mask, np.einsum("pfj,pj->pf", A.normals, axes[rows, k]), np.inf).argmin(axis=1)
+    use_a = np.where(faced, (face_a & ~edge_face) | edge_face, use_a)
+    use_b = np.where(faced, ~face_a & ~edge_face, use_b)
+    use_e = use_e & ~faced
+    best_e = np.where(edge_face, best_edge, sep_e.max(axis=1, initial=-np.inf))
+    return use_b, use_a, use_e, edge_face, best_e, np.where(edge_face, f_edge, f_best)
 
 
 def _subset(c: Contacts, keep: np.ndarray) -> Contacts:
@@ -1871,7 +1915,7 @@ def friction_patches(model: ContactModel, contacts: Contacts, body_position: np.
         apart_sq = ((body_anchor[:, 0] - body_anchor[:, 1]) ** 2).sum(axis=1)
         count = np.where((count == 2) & (apart_sq * 4.0 < diagonal_sq), 0, count)
     # a contact this far apart (plus the rest distance) or nearer may anchor (physxScene:frictionOffsetThreshold)
-    threshold = friction_offset_threshold(model, fp_vehicle, length_scale) + rest(fp_row, fp_static)
+    threshold = friction_offset_threshold(model, fp_vehicle) + rest(fp_row, fp_static)
     first_anchor = np.einsum("pij,pj->pi", R, body_anchor[:, 0]) + p
     made, grown = grow_patches(point, separation, fp_first, fp_count, count, first_anchor, threshold)
     for m in range(2):
@@ -1954,8 +1998,7 @@ def patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.ndarray, bo
     out = {
         "point_active": np.zeros((Vr, Pm, K), bool), "arm": np.zeros((3, Vr, Pm, K)),
         "separation": np.zeros((Vr, Pm, K)), "normal": np.zeros((3, Vr, Pm)),
-        "rest": np.zeros((Vr, Pm)), "restitution": np.zeros((Vr, Pm)), "static_friction": np.zeros((Vr, Pm)),
-        "dynamic_friction": np.zeros((Vr, Pm)), "anchor_active": np.zeros((Vr, Pm, 2), bool),
+        **{name: np.zeros((Vr, Pm)) for name in PATCH_PARAMS}, "anchor_active": np.zeros((Vr, Pm, 2), bool),
         "anchor_arm": np.zeros((3, Vr, Pm, 2)), "anchor_error": np.zeros((3, Vr, Pm, 2)),
         "points": contacts,  # for telemetry
     }
@@ -1965,11 +2008,9 @@ def patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.ndarray, bo
     out["arm"][:, v, q, j] = (fp.point - fp.p[fp.of_contact]).T
     out["separation"][v, q, j] = fp.separation
     out["normal"][:, fp_r, slot] = fp.normal.T
-    out["rest"][fp_r, slot] = model.rest_distance[fp.row, fp.static]
-    out["restitution"][fp_r, slot] = model.restitution[fp.row, fp.static]
-    out["static_friction"][fp_r, slot] = model.static_friction[fp.row, fp.static]
-    out["dynamic_friction"][fp_r, slot] = model.dynamic_friction[fp.row, fp.static]
-    out["bounce_threshold"] = bounce_threshold(model, vehicles, length_scale)
+    for name in PATCH_PARAMS:  # the pair's combined parameters, each under its declared name
+        out[name][fp_r, slot] = getattr(model, name)[fp.row, fp.static]
+    out["bounce_threshold"] = bounce_threshold(model, vehicles)
     _anchor_rows(out, fp, (fp_r, slot), ("anchor_active", "anchor_arm", "anchor_error"))
     out["friction"] = fp.record
     out["friction_slot"] = (fp_r, slot)
@@ -1988,20 +2029,16 @@ def _anchor_rows(out: dict, fp: _Correlated, at: tuple, keys: tuple) -> None:
         out[keys[2]][(slice(None),) + where + (m,)] = fp.anchor_error[has, m].T
 
 
-def friction_offset_threshold(model: ContactModel, vehicles: np.ndarray, length_scale: np.ndarray) -> np.ndarray:
+def friction_offset_threshold(model: ContactModel, vehicles: np.ndarray) -> np.ndarray:
     """Per vehicle of `vehicles`, its scene's physxScene:frictionOffsetThreshold in stage units: how far apart a
     contact (plus the pair's rest distance) may be and still anchor its patch's friction (growPatches)."""
-    offset = model.friction_offset_threshold
-    return (_FRICTION_OFFSET.default * length_scale[vehicles].astype(float) if offset is None
-            else offset[vehicles])
+    return model.friction_offset_threshold[vehicles]
 
 
-def bounce_threshold(model: ContactModel, vehicles: np.ndarray, length_scale: np.ndarray) -> np.ndarray:
+def bounce_threshold(model: ContactModel, vehicles: np.ndarray) -> np.ndarray:
     """Per vehicle of `vehicles`, its scene's physxScene:bounceThreshold in stage units: the closing speed under which
     a contact does not bounce."""
-    bounce = model.bounce_threshold
-    return (np.full(len(vehicles), _BOUNCE.default) * length_scale[vehicles].astype(float) if bounce is None
-            else bounce[vehicles])
+    return model.bounce_threshold[vehicles]
 
 
 # ------------------------------------------------------------------------------------------------ telemetry

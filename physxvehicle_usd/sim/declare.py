@@ -25,7 +25,7 @@ WHEEL_BLOCKS = {P.WHEEL: "wheel", P.TIRE: "tire", P.SUSPENSION: "suspension", P.
                 P.COMPLIANCE: "compliance", P.WHEEL_CONTROLLER: "wheelController"}
 VEHICLE_BLOCKS = {P.VEHICLE: "vehicle", P.RIGID_BODY: "rigidBody", P.CONTEXT: "context", P.CONTROLLER: "controller",
                   P.TANK_CONTROLLER: "tankController"}
-SCENE_BLOCK = P.SCENE  # read from the vehicle's scene (VehicleParams.scene; its row's default without one)
+SCENE_BLOCK = P.SCENE  # read from the vehicle's scene (VehicleParams.scene: its own or the default scene, resolved)
 
 
 @dataclass(frozen=True)
@@ -55,9 +55,7 @@ class Param:
         schema, base = self.source
         change = self.transform or (lambda value: value)
         if schema == SCENE_BLOCK:
-            default = P.prop(schema, base).default
-            object.__setattr__(self, "vehicle", lambda v: change(canonical_value(
-                v.scene[base] if v.scene is not None else default)))
+            object.__setattr__(self, "vehicle", lambda v: change(canonical_value(v.scene[base])))
         elif schema in WHEEL_BLOCKS:
             block = WHEEL_BLOCKS[schema]
             object.__setattr__(self, "wheel", lambda w: change(canonical_value(getattr(w.description, block)[base])))
@@ -84,3 +82,28 @@ class Derived:
     name: str
     kernel: type | None = None
 
+
+
+@dataclass(frozen=True)
+class ContactParam:
+    """One parameter of a pair of touching shapes, declared once: both shapes' resolved values of `source` (a
+    collider's P.COLLISION block, or its material's P.MATERIAL block) combined as PhysX combines them, summed
+    (`combine` None) or by the higher of the two materials' modes (`combine`: the P.MATERIAL combine-mode row). `name`
+    is the pair table's (sim/contact.py ContactModel, sim/vehicle_contact.py PairModel) and, where `per_patch`, the
+    solver rows' key of each contact patch."""
+
+    name: str
+    source: tuple[str, str]
+    combine: str | None = None
+    unit: str = ""
+    per_patch: bool = True
+
+
+CONTACT_PARAMS: tuple[ContactParam, ...] = (
+    ContactParam("contact_distance", (P.COLLISION, "contactOffset"), unit="length", per_patch=False),
+    ContactParam("rest_distance", (P.COLLISION, "restOffset"), unit="length"),
+    ContactParam("static_friction", (P.MATERIAL, "staticFriction"), "frictionCombineMode", unit="1"),
+    ContactParam("dynamic_friction", (P.MATERIAL, "dynamicFriction"), "frictionCombineMode", unit="1"),
+    ContactParam("restitution", (P.MATERIAL, "restitution"), "restitutionCombineMode", unit="1"),
+)
+PATCH_PARAMS: tuple[str, ...] = tuple(p.name for p in CONTACT_PARAMS if p.per_patch)

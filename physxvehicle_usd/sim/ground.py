@@ -50,6 +50,8 @@ class Ground:
     round_radius: np.ndarray | None = None  # (S,)
     round_materials: tuple[str | None, ...] = ()
     groups: tuple[tuple[str, ...], ...] = ()  # each shape's collision groups, as `paths` (empty: in none)
+    # whether each triangle's edges v0-v1, v1-v2, v2-v0 are active (`active_edges`); None: all
+    tri_active: np.ndarray | None = None  # (T, 3)
 
     @property
     def materials(self) -> tuple[str | None, ...]:
@@ -66,7 +68,7 @@ class Ground:
     def from_description(cls, ground: Sequence[GroundDescription] | None) -> "Ground":
         """The static ground of a stage description, at the precision the description holds (float32, as PhysX)."""
         normals, offsets, pmats, ppaths = [], [], [], []
-        v0s, e1s, e2s, shape_ids, mmats, mpaths, epsilons = [], [], [], [], [], [], []
+        v0s, e1s, e2s, shape_ids, mmats, mpaths, epsilons, actives = [], [], [], [], [], [], [], []
         kinds = ("plane", "mesh", "convex")  # a static polytope's faces are triangles too, after the meshes
         ends, radii, rmats, rpaths = [], [], [], []
         groups: dict[str, list] = {"plane": [], "mesh": [], "round": []}  # each shape's, as its path
@@ -110,6 +112,7 @@ class Ground:
                 nrm = np.cross(e1, e2)
                 length = np.linalg.norm(nrm, axis=1)
                 keep = length > 0
+                actives.append(active_edges(t[keep], pts) if g.kind == "mesh" else np.ones((int(keep.sum()), 3), bool))
                 v0s.append(a[keep]); e1s.append(e1[keep]); e2s.append(e2[keep])
                 shape_ids.append(np.full(int(keep.sum()), len(mmats)))
                 epsilons.append(np.full(int(keep.sum()), epsilon))
@@ -138,6 +141,7 @@ class Ground:
             round_ends=np.array(ends).reshape(-1, 2, 3) if ends else None,
             round_radius=np.array(radii) if ends else None, round_materials=tuple(rmats),
             groups=tuple(groups["plane"] + groups["mesh"] + groups["round"]),
+            tri_active=np.concatenate(actives) if actives else np.zeros((0, 3), bool),
         )
 
     @classmethod
@@ -146,6 +150,42 @@ class Ground:
         n = n / np.linalg.norm(n)
         z = np.zeros((0, 3))
         return cls(n[None], np.asarray([offset], dtype=float), (material,), z, z, z, z, np.zeros(0, np.int64), ())
+
+
+ACTIVE_EDGE_ANGLE = 0.1  # radians: the EdgeList's epsilon, the least angle between the normals of an active edge
+
+
+def active_edges(triangles: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """(T, 3) whether each triangle's edges v0-v1, v1-v2, v2-v0 are active, as PhysX's mesh cooking marks them
+    (GuEdgeList.cpp computeActiveEdges; PCM meets a convex along an edge axis only of an active edge): an edge of one
+    triangle (the mesh's boundary) is; an edge of two where it is convex (the first triangle's opposite vertex below
+    the second's plane) and their normals part by more than ACTIVE_EDGE_ANGLE, or where the two face opposite ways;
+    an edge of more than two is."""
+    T = len(triangles)
+    active = np.zeros((T, 3), bool)
+    faces: dict[tuple[int, int], list[tuple[int, int]]] = {}
+    for t, tri in enumerate(triangles):
+        for k in range(3):
+            i, j = int(tri[k]), int(tri[(k + 1) % 3])
+            faces.setdefault((min(i, j), max(i, j)), []).append((t, k))
+    p = np.asarray(points, float)
+    normal = np.cross(p[triangles[:, 1]] - p[triangles[:, 0]], p[triangles[:, 2]] - p[triangles[:, 0]])
+    normal /= np.linalg.norm(normal, axis=1, keepdims=True)
+    for (i, j), on in faces.items():
+        if len(on) != 2:
+            for t, k in on:
+                active[t, k] = True
+            continue
+        (t0, k0), (t1, _) = on
+        opposite = p[triangles[t0, (k0 + 2) % 3]]
+        n0, n1 = normal[t0], normal[t1]
+        if n1 @ (opposite - p[triangles[t1, 0]]) < 0.0:  # convex
+            edge_is_active = np.arctan2(np.linalg.norm(np.cross(n0, n1)), n0 @ n1) > ACTIVE_EDGE_ANGLE
+        else:
+            edge_is_active = n0 @ n1 < -0.999
+        for t, k in on:
+            active[t, k] = edge_is_active
+    return active
 
 
 ROUND_KINDS = ("sphere", "capsule")  # the static shapes met as a core (a point, a segment) and a radius

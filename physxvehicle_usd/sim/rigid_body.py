@@ -245,11 +245,11 @@ def _mask_or_none(mask: np.ndarray) -> np.ndarray | None:
 
 
 def _normal_row_targets(rows: dict, vrel: np.ndarray, h: float, dt: float, p8: float):
-    """(bias coefficient, target velocity, geometric error) of contact normal rows (`rows`: separation, rest,
+    """(bias coefficient, target velocity, geometric error) of contact normal rows (`rows`: separation, rest_distance,
     restitution and bounce threshold, per row or patch) closing at vrel. A row bounces where its restitution is > 0,
     it approaches faster than the threshold (the scene's physxScene:bounceThreshold) and it would close within the
     step (DyTGSContactPrep.cpp's isGreater2; PhysX's context holds the threshold negated)."""
-    penetration = rows["separation"] - rows["rest"][..., None]
+    penetration = rows["separation"] - rows["rest_distance"][..., None]
     bias_coefficient = -np.where(penetration > 0.0, 1.0 / h, p8 / h)
     e = rows["restitution"][..., None]
     bouncing = (e > 0.0) & (-vrel > rows["bounce_threshold"][:, None, None]) & (-vrel > penetration / dt)

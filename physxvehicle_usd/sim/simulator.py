@@ -37,7 +37,7 @@ from ..runtime.vehicle2 import AUTOMATIC_GEAR
 from . import compiled, vehicle_contact
 from . import vecmath as vm
 from .batch import VehicleBatch, batch_from_description
-from .contact import ContactModel, empty_telemetry
+from .contact import ContactModel, Materials, empty_telemetry
 from .ground import Ground, friction_matrix
 from .guard import Guard, GuardOptions
 from .motion import Motion
@@ -66,10 +66,8 @@ _TELEMETRY_OUTPUTS = ("suspensionJounce", "suspensionForce", "tireForce", "tireF
 
 
 def _scene_of(description: StageDescription, path: str):
-    """The scene block of a vehicle (its contact thresholds), None where it has none."""
-    vehicle = description.vehicles.get(path)
-    scene = description.scenes.get(vehicle.scene) if vehicle is not None and vehicle.scene else None
-    return scene.settings if scene is not None else None
+    """The scene block of a vehicle (its contact thresholds): its own scene's, or the default scene's."""
+    return description.scene_of(path).settings
 
 
 class Simulator:
@@ -97,8 +95,9 @@ class Simulator:
                 return None
             return ContactModel.build(
                 [collision.vehicles[path].collision if path in collision.vehicles else [] for path in params.paths],
-                params.com_position, params.com_orientation, collision.ground, collision.materials, rule,
-                params.wheel_paths, [_scene_of(collision, path) for path in params.paths])
+                params.com_position, params.com_orientation, collision.ground,
+                Materials(collision.materials, collision.defaultMaterial), rule, params.wheel_paths,
+                [_scene_of(collision, path) for path in params.paths])
 
         self.contact = contact_model(self.params)
         # the suspension queries meet the other vehicles' shapes (sim/vehicle_queries.py)

@@ -85,12 +85,13 @@ from typing import Sequence
 import numpy as np
 
 from ..collision_filter import GroupFilter
-from ..description import MaterialDescription, ShapeDescription
+from ..description import ShapeDescription
 from . import cylinder_contact
 from .contact import (
     ContactModel,
     Contacts,
     FrictionPatches,
+    Materials,
     VehicleRecords,
     _anchor_rows,
     _reduce,
@@ -109,6 +110,7 @@ from .contact import (
     shape_reach,
     turned_half,
 )
+from .declare import CONTACT_PARAMS, PATCH_PARAMS
 from .manifold import _DRIFT, _POLYTOPE_MOVED, _POLYTOPE_TURNED, _margin, _margins
 from .motion import Motion
 from .pcm_box import box_box
@@ -125,6 +127,7 @@ class PairModel:
     group: np.ndarray  # (N,) each shape row's filtering group, an id of `rule`
     rule: GroupFilter  # the stage's collision groups' filtering
     contact_offset: np.ndarray  # (N,) each shape's own: its box grows by it in the broad phase
+    # (K, K) each of sim/declare.py's CONTACT_PARAMS, in its order
     contact_distance: np.ndarray  # (K, K)
     rest_distance: np.ndarray  # (K, K)
     static_friction: np.ndarray  # (K, K)
@@ -135,15 +138,15 @@ class PairModel:
 
     @classmethod
     def build(cls, shapes: Sequence[ShapeDescription], vehicle: np.ndarray,
-              materials: dict[str, MaterialDescription], rule: GroupFilter) -> "PairModel | None":
+              materials: Materials, rule: GroupFilter) -> "PairModel | None":
         """shapes: the shape rows (ContactModel's), vehicle: each row's vehicle. None with fewer than two vehicles."""
         if len(np.unique(vehicle)) < 2:
             return None
         keys, material_key = distinct_keys(shapes)
         small = combined_tables(keys, keys, materials)
         offset = np.array([s.contactOffset for s in shapes], float)
-        return cls(material_key, rule.first(s.groups for s in shapes), rule, offset, small["cd"], small["rd"],
-                   small["sf"], small["df"], small["e"], _filtered_pairs(shapes, vehicle))
+        return cls(material_key, rule.first(s.groups for s in shapes), rule, offset,
+                   *(small[param.name] for param in CONTACT_PARAMS), _filtered_pairs(shapes, vehicle))
 
     def collide(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """Whether the groups of shape rows a and b (arrays) let them collide."""
@@ -578,8 +581,7 @@ def pair_rows(model: ContactModel, contacts: Contacts, body_position: np.ndarray
         "body0": body0, "body1": body1, "colour": _colours(body0, body1), "index": np.arange(Pp),
         "point_active": np.zeros((Pp, Pm, K), bool), "arm0": np.zeros((3, Pp, Pm, K)),
         "arm1": np.zeros((3, Pp, Pm, K)), "separation": np.zeros((Pp, Pm, K)),
-        "normal": np.zeros((3, Pp, Pm)), "rest": np.zeros((Pp, Pm)), "restitution": np.zeros((Pp, Pm)),
-        "static_friction": np.zeros((Pp, Pm)), "dynamic_friction": np.zeros((Pp, Pm)),
+        "normal": np.zeros((3, Pp, Pm)), **{name: np.zeros((Pp, Pm)) for name in PATCH_PARAMS},
         "anchor_active": np.zeros((Pp, Pm, 2), bool), "anchor_arm0": np.zeros((3, Pp, Pm, 2)),
         "anchor_arm1": np.zeros((3, Pp, Pm, 2)), "anchor_error": np.zeros((3, Pp, Pm, 2)),
     }
@@ -592,11 +594,9 @@ def pair_rows(model: ContactModel, contacts: Contacts, body_position: np.ndarray
     out["separation"][c_pair, c_slot, j] = fp.separation
     out["normal"][:, pair, slot] = fp.normal.T
     ka, kb = pairs.material_key[shape], pairs.material_key[other]
-    out["rest"][pair, slot] = pairs.rest_distance[ka, kb]
-    out["restitution"][pair, slot] = pairs.restitution[ka, kb]
-    out["static_friction"][pair, slot] = pairs.static_friction[ka, kb]
-    out["dynamic_friction"][pair, slot] = pairs.dynamic_friction[ka, kb]
-    out["bounce_threshold"] = bounce_threshold(model, body0, length_scale)  # (Pp,): body 0's scene's
+    for name in PATCH_PARAMS:  # the pair's combined parameters, each under its declared name
+        out[name][pair, slot] = getattr(pairs, name)[ka, kb]
+    out["bounce_threshold"] = bounce_threshold(model, body0)  # (Pp,): body 0's scene's
     _anchor_rows(out, fp, (pair, slot), ("anchor_active", "anchor_arm0", "anchor_error"))
     # body 1's arm to its own anchor: body 0's anchor less the error, from body 1's centre of mass
     arm1 = fp.anchor_arm + fp.p[:, None, :] - fp.anchor_error - body_position[:, model.vehicle[other]].T[:, None, :]

@@ -42,6 +42,7 @@ class LoadedSimulation:
     reading: str = "omniverse"  # whose reading of the stage: "omniverse" or "ovphysx" (read/readings.py)
     # what this run's set-up says beyond the stage's own diagnostics: a dt longer than a vehicle integrates stably
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    dt_from: str = "given"  # where the step came from: "given" (the caller's), else the physics scene's (scene_step)
 
     @property
     def meters_per_unit(self) -> float:
@@ -181,8 +182,13 @@ class SimulationResult:
         """The command line's JSON summary line: counts and timings (load_s, step_s: left out with timings=False, as
         text_summary's), and each vehicle's result by path."""
         timed = {"load_s": round(self.load_s, 6), "step_s": round(self.step_s, 6)} if timings else {}
-        return {"vehicles": len(self.paths), "wheels": self.wheel_count, "steps": self.steps, "dt": self.dt, **timed,
-                "results": {s.path: s.as_json() for s in self.vehicles}}
+        return {"vehicles": len(self.paths), "wheels": self.wheel_count, "steps": self.steps, "dt": self.dt,
+                "dt_from": self.dt_from, **timed, "results": {s.path: s.as_json() for s in self.vehicles}}
+
+    @property
+    def dt_from(self) -> str:
+        """Where the step came from: "given", or the physics scene's rate (LoadedSimulation.dt_from)."""
+        return self.loaded.dt_from if self.loaded is not None else "given"
 
 
 def rotate_xyzw(q: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -204,12 +210,21 @@ def forward_speeds(result: SimulationResult) -> np.ndarray:
     return _forward_speed(b["orientation"], b["linearVelocity"], result.loaded.forward_axes()[None]) * result.meters_per_unit
 
 
+GEAR_NAMES = {-1: "reverse", 0: "neutral"}  # telemetry's currentGear; forward gears are their numbers
+
+
+def gear_name(gear: int) -> str:
+    """The one word for a gear wherever a person reads it (the text summary, the plot's axis): "reverse",
+    "neutral", or the forward gear's number."""
+    return GEAR_NAMES.get(int(gear), str(int(gear)))
+
+
 def text_summary(result: SimulationResult, limit: int = 20, timings: bool = True) -> list[str]:
     """A line per vehicle (at most `limit`) and the summary line; without its timings (load, stepping), which differ
     from run to run, for a report that must be the same whoever runs it (simulate over many files)."""
     lines = []
     for s in result.vehicles[:limit]:
-        gear = f"gear {s.gear}" if s.has_gears else "no gearbox"
+        gear = f"gear {gear_name(s.gear)}" if s.has_gears else "no gearbox"
         speed = round(s.forward_speed_ms, 2) + 0.0  # no "-0.00" for a car at rest
         frozen = result.frozen.get(s.path)
         lines.append(f"{s.path}: {s.distance_m:.2f} m travelled, {speed:.2f} m/s "
@@ -220,6 +235,8 @@ def text_summary(result: SimulationResult, limit: int = 20, timings: bool = True
     simulated = result.steps * result.dt
     line = (f"simulated {len(result.paths)} vehicle(s), {result.wheel_count} wheels: {result.steps} steps of "
             f"{result.dt:g} s ({simulated:.2f} s)")
+    if result.dt_from != "given":
+        line += f", {result.dt_from}"
     if timings:
         per_step = 1000.0 * result.step_s / result.steps
         factor = simulated / result.step_s if result.step_s > 0 else math.inf

@@ -9,7 +9,8 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 from pxr import Usd
 
-from ..description import StageDescription
+from .. import properties as P
+from ..description import Source, StageDescription
 from ..diagnostics import Diagnostic, Severity
 from ..errors import InputError
 from ..prim_paths import at_and_above
@@ -36,9 +37,12 @@ def _open(source: "str | os.PathLike | Usd.Stage") -> tuple[Usd.Stage, list[str]
     return open_stage_with_warnings(source)
 
 
-def load(source: "str | os.PathLike | Usd.Stage", dt: float, vehicles: Sequence[str] | None = None,
+def load(source: "str | os.PathLike | Usd.Stage", dt: float | None = None, vehicles: Sequence[str] | None = None,
          threads: int = 1, reading: str = "omniverse") -> LoadedSimulation:
     """Read a stage and build the simulator for its vehicles (or the listed ones), without stepping.
+
+    dt: seconds per step; None for the step of the vehicles' physics scene (scene_step; `dt_from` of the result
+    says where it came from).
 
     threads: ranges of vehicles stepped in parallel threads (`Simulator`'s option).
     reading: "omniverse" (the default: what the file means, as Omniverse Kit reads it) or "ovphysx" (as ovphysx 0.7
@@ -58,7 +62,7 @@ def load(source: "str | os.PathLike | Usd.Stage", dt: float, vehicles: Sequence[
     from ..sim.batch import batch
     from ..sim.stability import dt_diagnostics
 
-    if not (isinstance(dt, (int, float)) and dt > 0 and math.isfinite(dt)):
+    if dt is not None and not (isinstance(dt, (int, float)) and dt > 0 and math.isfinite(dt)):
         raise InputError(f"the time step must be a positive number of seconds (got {dt})")
     reading = Reading.of(reading)
     start = time.perf_counter()
@@ -76,6 +80,7 @@ def load(source: "str | os.PathLike | Usd.Stage", dt: float, vehicles: Sequence[
     else:
         wanted = sorted(description.vehicles)  # by path, as `convert` lists them
     wanted = [p for p in wanted if p not in left_out]
+    dt, dt_from = (float(dt), GIVEN_DT) if dt is not None else scene_step(description, wanted)
     simulator = None
     if wanted:
         try:
@@ -105,7 +110,36 @@ def load(source: "str | os.PathLike | Usd.Stage", dt: float, vehicles: Sequence[
     else:  # ovphysx reads the controllers once, at creation: the description's values (said by the reader)
         cycle = DriveCycle([], {}, 0.0, float(stage.GetTimeCodesPerSecond()))
     return LoadedSimulation(stage, description, simulator, paths, wheel_paths, cycle, left_out, warnings,
-                            time.perf_counter() - start, reading.value, dt_diagnostics(simulator.batch, dt))
+                            time.perf_counter() - start, reading.value, dt_diagnostics(simulator.batch, dt), dt_from)
+
+
+GIVEN_DT = "given"  # LoadedSimulation.dt_from of a dt the caller gave
+
+
+def scene_step(description: StageDescription, paths: Sequence[str]) -> tuple[float, str]:
+    """The step omni.physx would take the vehicles at `paths` with: 1 / physxScene:timeStepsPerSecond of their
+    physics scene (the reader's value: omni.physx's 60 where the scene authors none, or the stage has no scene), and
+    where it came from, for the summary. InputError when their scenes step at different rates (one simulator
+    takes one dt)."""
+    row = P.prop(P.SCENE, "timeStepsPerSecond")
+    rates: dict[float, str] = {}
+    for path in paths or [None]:
+        scene = description.scenes.get(description.vehicles[path].scene) if path is not None else None
+        if scene is None:  # omni.physx's temporary default scene (see the validator's KIT01)
+            rates.setdefault(float(row.default), f"omni.physx's default step (no physics scene: {row.default:g} "
+                                                 "steps per second)")
+            continue
+        rate = float(scene.settings[row.base])
+        name = P.physx_scene_attribute(row.base)
+        said = f"{name} {rate:g}" if scene.settings.source(row.base) == Source.AUTHORED else \
+            f"{name} not authored: omni.physx's {rate:g}"
+        rates.setdefault(rate, f"the step of {scene.path} ({said})")
+    if len(rates) > 1:
+        said = "; ".join(rates.values())
+        raise InputError(f"the vehicles' physics scenes step at different rates ({said}); give the step (--dt)",
+                         file=str(description.stage.file or ""))
+    rate, said = next(iter(rates.items()))
+    return 1.0 / rate, said
 
 
 def _rejected_vehicles(diagnostics: Sequence[Diagnostic], stage: Usd.Stage) -> dict[str, str]:
@@ -170,10 +204,13 @@ def _step_controls(controls: ControlsArg, steps: int) -> Callable[[int, Any], Ma
     return at
 
 
-def run(source: "str | os.PathLike | Usd.Stage | LoadedSimulation", steps: int, dt: float,
+def run(source: "str | os.PathLike | Usd.Stage | LoadedSimulation", steps: int, dt: float | None = None,
         controls: ControlsArg = None, vehicles: Sequence[str] | None = None,
-        outputs: Iterable[str] = ("trace",), threads: int = 1, reading: str = "omniverse") -> SimulationResult:
-    """Step the stage's vehicles `steps` times by `dt` seconds; see the module docstring for the controls.
+        outputs: Iterable[str] = ("trace",), threads: int = 1, reading: str = "omniverse",
+        progress: Callable[[int], None] | None = None) -> SimulationResult:
+    """Step the stage's vehicles `steps` times by `dt` seconds (None: the physics scene's step, see `load`; a loaded
+    simulation keeps its own); see the module docstring for the controls. progress(steps done) is called after
+    every step (a progress bar).
 
     reading: whose reading of the stage, "omniverse" (the default) or "ovphysx" (see `load`). `result.diagnostics`
     warns (DT_LIMIT) about a dt longer than a vehicle's suspension and tires integrate stably.
@@ -224,6 +261,8 @@ def run(source: "str | os.PathLike | Usd.Stage | LoadedSimulation", steps: int, 
         previous = position
         if recorder.active:
             recorder.add(last)
+        if progress is not None:
+            progress(i + 1)
     mpu = loaded.meters_per_unit
     speed = _forward_speed(last["bodies"]["orientation"], last["bodies"]["linearVelocity"], forward) * mpu
     gears = last["vehicles"]["currentGear"]

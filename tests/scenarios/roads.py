@@ -89,7 +89,8 @@ def lane_mesh(lane: float) -> tuple[list[tuple[float, float, float]], list[int],
     return points, indices, [3] * (len(indices) // 3)
 
 
-def bump_road(path: Path) -> Path:
+def bump_road(path: Path, start_speed: float = START_SPEED) -> Path:
+    """The bump road; its cars start rolling at `start_speed` [m/s] (0: from rest)."""
     layer = Sdf.Layer.CreateAnonymous(".usda")
     layer.TransferContent(Sdf.Layer.FindOrOpen(str(SAMPLE_CAR)))
     car = Sdf.Path("/World/Car")
@@ -98,7 +99,7 @@ def bump_road(path: Path) -> Path:
         Sdf.CopySpec(layer, car, layer, dest)
         spec = layer.GetPrimAtPath(dest)
         spec.attributes["xformOp:translate"].default = (START_X, y, 0.55)
-        spec.attributes["physics:velocity"].default = (START_SPEED, 0.0, 0.0)
+        spec.attributes["physics:velocity"].default = (start_speed, 0.0, 0.0)
         spec.attributes["physxVehicle:suspensionLineQueryType"].default = QUERY_TYPES[name]
     world = layer.GetPrimAtPath("/World")
     del world.nameChildren["Car"]
@@ -129,24 +130,26 @@ def bump_road(path: Path) -> Path:
 SUB_STEPS = (8, 4)
 
 
-def fleet_specs():
-    """(spec, lateral position [m]) of every vehicle of the mixed fleet."""
+def fleet_specs(sub_steps: tuple[int, int] | None = SUB_STEPS):
+    """(spec, lateral position [m]) of every vehicle of the mixed fleet; sub_steps: the least sub-step counts (None:
+    the presets' own)."""
     from physxvehicle_usd.author import preset_spec
 
-    return [(preset_spec("car", name="Standard", sub_step_floor=SUB_STEPS), 24.0),
-            (preset_spec("basic_car", name="Basic", driven_axles=(1,), sub_step_floor=SUB_STEPS), 8.0),
-            (preset_spec("tank", name="Tank", sub_step_floor=SUB_STEPS), -8.0),
-            (preset_spec("car", name="Raw", drive="none", sub_step_floor=SUB_STEPS), -24.0)]
+    floor = {} if sub_steps is None else {"sub_step_floor": sub_steps}
+    return [(preset_spec("car", name="Standard", **floor), 24.0),
+            (preset_spec("basic_car", name="Basic", driven_axles=(1,), **floor), 8.0),
+            (preset_spec("tank", name="Tank", **floor), -8.0),
+            (preset_spec("car", name="Raw", drive="none", **floor), -24.0)]
 
 
-def mixed_fleet(path: Path) -> Path:
+def mixed_fleet(path: Path, sub_steps: tuple[int, int] | None = SUB_STEPS) -> Path:
     """Every vehicle authored by author_vehicle into a stage of its own, then copied into one layer; the
     wizard's collision groups take the colliders of every vehicle (each stage lists only its own)."""
     from physxvehicle_usd.author import author_vehicle
 
     layer: Sdf.Layer | None = None
     includes: dict[str, list[Sdf.Path]] = {}
-    for spec, y in fleet_specs():
+    for spec, y in fleet_specs(sub_steps):
         stage = author_vehicle(spec)  # holds the layer (Z up, X forward)
         part = stage.GetRootLayer()
         if layer is None:

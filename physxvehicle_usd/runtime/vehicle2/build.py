@@ -173,9 +173,12 @@ def _gear_to_physx(usd_gear: int) -> int:
 
 
 def _friction_table(description: StageDescription, path: str | None) -> FrictionTableParams:
+    """The tire's friction table; a tire that names none (or one the reader could not read, which it said) has the
+    default table the reader resolved."""
     table = description.tireFrictionTables.get(path) if path else None
+    table = table if table is not None else description.defaultFrictionTable
     if table is None:
-        return FrictionTableParams()  # Omni's built-in default: no entries, friction 1
+        raise VehicleParamsError("a tire names no friction table and the description has no default table")
     materials = tuple(str(m) for m in _value(table, "groundMaterials"))
     values = tuple(float(x) for x in _value(table, "frictionValues"))
     return FrictionTableParams(materials, values[: len(materials)], float(_value(table, "defaultFrictionValue")))
@@ -210,18 +213,16 @@ def build_vehicle_params(description: StageDescription, vehicle_path: str) -> Ve
     # --- frame, scale, gravity
     units = description.units
     length_scale = units.length_scale
-    scene = description.scenes.get(v.scene) if v.scene else None
-    context = v.context if v.context is not None and v.context.values else (scene.context if scene else None)
+    scene = description.scene_of(vehicle_path)  # its own, or the default scene the reader resolved
+    if scene is None:
+        raise VehicleParamsError(f"vehicle {vehicle_path} has no physics scene and the description no default scene")
+    context = v.context if v.context is not None and v.context.values else scene.context
     vrt = _axis(_value(context, "verticalAxis"))
     lng = _axis(_value(context, "longitudinalAxis"))
     lat = _tuple(np.cross(vrt, lng))  # Omni always sets e_s = e_u x e_f
     frame = FrameParams(lng_axis=lng, lat_axis=lat, vrt_axis=vrt)
-    if scene is not None:
-        g_dir = _vec(_value(scene.settings, "gravityDirection"))
-        g_mag = float(_value(scene.settings, "gravityMagnitude"))
-    else:  # no physics scene: the default scene omni.physx creates (gravity along -up)
-        g_dir = tuple(-c for c in vrt)
-        g_mag = units.default_gravity
+    g_dir = _vec(_value(scene.settings, "gravityDirection"))
+    g_mag = float(_value(scene.settings, "gravityMagnitude"))
     gravity = tuple(c * g_mag for c in g_dir)
     ctx = ContextParams(
         gravity=gravity,  # type: ignore[arg-type]
@@ -449,7 +450,7 @@ def build_vehicle_params(description: StageDescription, vehicle_path: str) -> Ve
         steer=steer, ackermann=ackermann, throttle=throttle, engine=engine, gearbox=gearbox, clutch=clutch,
         autobox=autobox, multi_wheel_differential=multi, tank_differential=tank_diff, controls=controls,
         initial_gear=initial_gear, enabled=bool(_value(veh, "vehicleEnabled")), description=v,
-        scene=scene.settings if scene is not None else None,
+        scene=scene.settings,
     )
 
 
