@@ -599,7 +599,7 @@ def test_a_collider_in_two_groups_is_filtered_by_the_first_and_said():
     # first and the chassis still meets the shed (tests/test_conformance_contact.py checks the order against ovphysx)
     from pxr import Sdf, UsdPhysics
 
-    from physxvehicle_usd.read.collision import collide
+    from physxvehicle_usd.collision_filter import GroupFilter
 
     stage, shed = _car_in_shed()
     sheds = UsdPhysics.CollisionGroup.Define(stage, "/World/Sheds")
@@ -612,8 +612,9 @@ def test_a_collider_in_two_groups_is_filtered_by_the_first_and_said():
     assert chassis.groups == ["/World/Car/ChassisGroup", "/World/Extra"]
     said = [d for d in description.diagnostics if d.code == "COLLISION_GROUP"]
     assert [d.prim for d in said] == [chassis.path] and "/World/Car/ChassisGroup" in said[0].message
-    groups = description.collisionGroups
-    assert collide(groups, chassis.groups, ["/World/Sheds"]) and not collide(groups, ["/World/Extra"], ["/World/Sheds"])
+    rule = GroupFilter.of(description.collisionGroups)
+    assert rule.colliders_touch(chassis.groups, ["/World/Sheds"])
+    assert not rule.colliders_touch(["/World/Extra"], ["/World/Sheds"])
     sim = Simulator.from_description(description, DT)
     assert len(generate(sim.contact, sim.ground, *_pose(sim))) == 4
 

@@ -11,6 +11,7 @@ import pytest
 from pxr import Usd, UsdGeom, UsdPhysics
 from scenarios import static_queries as scenario
 
+from physxvehicle_usd.collision_filter import GroupFilter
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.sim import Simulator
 from physxvehicle_usd.sim.ground import Ground, QueryFilter, SweptWheels, raycast, sweep
@@ -44,7 +45,7 @@ def grouped():
     groups["Query"].CreateFilteredGroupsRel().AddTarget("/World/Obstacles")
     description = read_stage(stage)
     ground = Ground.from_description(description.ground)
-    allowed = prefilter(description.collisionGroups, ["/World/Query", None], ground.groups)
+    allowed = prefilter(GroupFilter.of(description.collisionGroups), ["/World/Query", None], ground.groups)
     return ground, allowed
 
 

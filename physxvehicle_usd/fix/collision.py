@@ -15,9 +15,10 @@ from functools import lru_cache
 
 from pxr import Sdf, Usd, UsdPhysics
 
+from ..collision_filter import GroupFilter
 from ..description import CollisionGroupDescription, StageDescription
 from ..diagnostics import Diagnostic
-from ..read.collision import collide, collision_groups, groups_of
+from ..read.collision import collision_groups, groups_of
 from ..repairs import Edit, Repair
 from ..validate.checks import _wheel_shapes
 
@@ -79,15 +80,20 @@ class WheelGroups:
             self._ground_groups = (chosen, edits)
         return self._ground_groups
 
+    def _touching(self, group: str) -> list[str]:
+        """The ground colliders that colliders of a group touch (the groups as they stand, new ones included)."""
+        rule = GroupFilter.of(self.groups)
+        return [g.path for g in self.d.ground if rule.colliders_touch([group], self._of(g.path))]
+
     def _filters_ground(self, group: str) -> bool:
-        return all(not collide(self.groups, [group], self._of(g.path)) for g in self.d.ground)
+        return not self._touching(group)
 
     def _filter_edits(self, group: str) -> list[Edit]:
         """Edits that make a group of wheel shapes filter every ground collider it touches (once per group)."""
         if group not in self._filters:
             chosen, edits = self.ground_groups()
             _, filtered = _names()
-            touching = [g.path for g in self.d.ground if collide(self.groups, [group], self._of(g.path))]
+            touching = self._touching(group)
             targets = dict.fromkeys(chosen[ground] for ground in touching)
             self._filters[group] = edits + [
                 Edit(op="add_relationship_target", prim=group, property=filtered, value=target,

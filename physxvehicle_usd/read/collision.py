@@ -9,9 +9,8 @@ default, PhysX collides an exact cylinder), a mesh with a convex-hull approximat
 and capsules, the vehicle's and static ones, are read as their cores (a centre, a segment's ends) and radius
 (sim/contact.py, sim/round_contact.py collide them); cones are said to be not collided.
 
-Filtering (`collide`) is PhysX's group filtering as omni.physx sets it up: two shapes touch unless a group of one
-lists a group of the other among its filtered groups (an inverted group: unless it does not list it), either way
-round, or one of them (or its body) names the other (or its body) with FilteredPairsAPI: a vehicle body's targets join
+Filtering: each collider's collision groups are read in omni.physx's order (`groups_of`; the first filters it, as
+collision_filter.py applies PhysX's group filtering), and its FilteredPairsAPI targets kept: a vehicle body's join
 each of its shapes' (read/__init__.py), a static collider's are kept on its GroundDescription.
 """
 from __future__ import annotations
@@ -19,7 +18,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable, Sequence
+from typing import Iterable
 
 import numpy as np
 from pxr import Sdf, Usd, UsdPhysics
@@ -301,28 +300,3 @@ def groups_of(members: dict[str, set[str]]) -> dict[str, list[str]]:
         for member in members[name]:
             member_of.setdefault(member, []).append(name)
     return member_of
-
-
-def _filters(groups: dict[str, CollisionGroupDescription], a: str, b: str | None) -> bool:
-    """Whether group a keeps its colliders from touching those of group b (None: colliders in no group). An
-    inverted filter lets a touch only the groups it lists."""
-    if a not in groups:
-        return False
-    listed = b is not None and b in groups[a].filtered
-    return not listed if groups[a].inverted else listed
-
-
-def collide(groups: dict[str, CollisionGroupDescription], of_a: Iterable[str], of_b: Iterable[str]) -> bool:
-    """Whether two colliders in these groups (in `groups_of`' order) touch: filtering works either way round. A
-    collider in several groups is filtered by the first alone, as omni.physx gives it (usdLoad/CollisionGroup.cpp
-    getCollisionGroup, which warns; the reader says so too: COLLISION_GROUP)."""
-    a, b = next(iter(of_a), None), next(iter(of_b), None)
-    return not ((a is not None and _filters(groups, a, b)) or (b is not None and _filters(groups, b, a)))
-
-
-def query_meets(groups: dict[str, CollisionGroupDescription], query_group: str | None, of_shape: Sequence[str]) -> bool:
-    """Whether a suspension query carrying `query_group` (a wheel attachment's collisionGroup; None: none) may hit a
-    collider in the groups `of_shape`: omni.physx's pre-filter (VehicleGenerator.cpp, VehicleQueryFilterCallback)
-    skips a shape only where both have a group and the two groups filter each other; there is no test of the actor,
-    so a vehicle's own shapes are kept out by their groups alone."""
-    return query_group is None or not of_shape or collide(groups, [query_group], of_shape)

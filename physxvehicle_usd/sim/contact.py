@@ -80,16 +80,15 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 
 import numpy as np
 
+from ..collision_filter import GroupFilter
 from ..description import (
     Block,
-    CollisionGroupDescription,
     GroundDescription,
     MaterialDescription,
     ShapeDescription,
     canonical_value,
 )
 from ..properties import COMBINE_MODES, DERIVED_ROWS, MATERIAL
-from ..read.collision import collide
 from . import cylinder_contact, round_contact
 from . import vecmath as vm
 from .declare import CONTACT_PARAMS, PATCH_PARAMS
@@ -412,18 +411,21 @@ class ContactModel:
 
     @classmethod
     def build(cls, shapes: Sequence[Sequence[ShapeDescription]], com_position: np.ndarray, com_orientation: np.ndarray,
-              ground: Sequence[GroundDescription], materials: Materials,
-              groups: dict[str, CollisionGroupDescription],
+              ground: Sequence[GroundDescription], materials: Materials, rule: GroupFilter,
               wheel_paths: Sequence[Sequence[str]] | None, scenes: Sequence[Block]) -> "ContactModel | None":
         """shapes: each vehicle's (batch order); com_position (3, V), com_orientation (4, V): the body frame in the
-        vehicle prim's; wheel_paths: each vehicle's wheel attachments in batch order (a shape under one, with its
-        `wheelFrame`, follows that wheel; None: every shape is fixed in the body); scenes: each vehicle's scene
-        block (the contact thresholds, resolved). None when no vehicle has a shape."""
+        vehicle prim's; rule: the stage's collision groups' filtering; wheel_paths: each vehicle's wheel attachments
+        in batch order (a shape under one, with its `wheelFrame`, follows that wheel; None: every shape is fixed in
+        the body); scenes: each vehicle's scene block (the contact thresholds, resolved). None when no vehicle has a
+        shape."""
         rows, polys, own, wheel, ends, corners, origins = [], [], [], [], [], [], []
         authored_R, authored_t = [], []
         ordered: dict[bytes, Polytope] = {}
+        # converted once: per vehicle, a float32 batch's conversion grew the build as the fleet's square
+        com_position = np.asarray(com_position, float)
+        rotations = np.ascontiguousarray(np.moveaxis(vm.quat_to_mat(np.asarray(com_orientation, float)), 2, 0))
         for v, vehicle_shapes in enumerate(shapes):
-            R = vm.quat_to_mat(np.asarray(com_orientation, float)[:, v:v + 1])[:, :, 0]
+            R = rotations[v]
             for shape in vehicle_shapes:
                 w = -1
                 if wheel_paths is not None and shape.wheelFrame is not None and shape.wheel in wheel_paths[v]:
@@ -434,12 +436,12 @@ class ContactModel:
                         return np.linalg.solve(frame[:3, :3].T, (np.asarray(points, float) - frame[3, :3]).T).T
                     w = wheel_paths[v].index(shape.wheel)
                     authored_R.append(R.T @ frame[:3, :3].T)  # x_body = R^T (M^T x_wheel + M[3] - com)
-                    authored_t.append(R.T @ (frame[3, :3] - np.asarray(com_position, float)[:, v]))
+                    authored_t.append(R.T @ (frame[3, :3] - com_position[:, v]))
                 else:
                     authored_R.append(np.full((3, 3), np.nan))
                     authored_t.append(np.full(3, np.nan))
                     def local(points, v=v, R=R):
-                        return (np.asarray(points, float) - np.asarray(com_position, float)[:, v]) @ R
+                        return (np.asarray(points, float) - com_position[:, v]) @ R
                 rows.append(v)
                 points = local(shape.points)
                 if shape.kind == "convex":
@@ -464,13 +466,17 @@ class ContactModel:
         statics += rounds
         G = len(statics)
 
-        # per distinct (material, groups, offsets) of either side, then spread over the pairs: a fleet of copies
-        # with an obstacle each has thousands of pairs and few distinct ones
+        # per distinct (material, offsets) of either side, then spread over the pairs: a fleet of copies with an
+        # obstacle each has thousands of pairs and few distinct ones; the groups' filtering per distinct group of
+        # either side, in arrays (every copy brings its own groups)
         rows_keys, row_of = distinct_keys(own)
         cols_keys, col_of = distinct_keys(statics)
-        small, small_collides = combined_tables(rows_keys, cols_keys, materials, groups)
+        small = combined_tables(rows_keys, cols_keys, materials)
         table = {name: value[row_of][:, col_of] for name, value in small.items()}
-        collides = small_collides[row_of][:, col_of]
+        row_groups, row_group = np.unique(rule.first(s.groups for s in own), return_inverse=True)
+        col_groups, col_group = np.unique(rule.first(g.groups for g in statics), return_inverse=True)
+        collides = rule.collide(row_groups[:, None], col_groups[None, :])[row_group.reshape(-1)]
+        collides = collides[:, col_group.reshape(-1)]
         column = {g.path: k for k, g in enumerate(statics)}
         for r, shape in enumerate(own):  # FilteredPairsAPI: a shape (or its body) naming a static collider
             for path in shape.filtered:
@@ -500,7 +506,7 @@ class ContactModel:
                    if any(sh.kind != "convex" for sh in own) else None,
                    *((np.array(ends), np.array([sh.radius if sh.cylinderEnds is not None else 0.0 for sh in own]))
                      if any(sh.cylinderEnds is not None for sh in own) else (None, None)),
-                   PairModel.build(own, rows, materials, groups), origins,
+                   PairModel.build(own, rows, materials, rule), origins,
                    StaticRounds.of(rounds, G - len(rounds)) if rounds else None,
                    (np.array(authored_R), np.array(authored_t)) if any(w >= 0 for w in wheel) else None,
                    static_cylinders=_static_cylinders([g for g in ground if g.kind == "convex"]))
@@ -604,20 +610,19 @@ def distinct(keys) -> tuple[list, np.ndarray]:
 
 
 def distinct_keys(shapes) -> tuple[list[tuple], np.ndarray]:
-    """The distinct (material, groups, contact offset, rest offset) of shapes (vehicle or static), and each shape's
-    index among them."""
-    return distinct((s.material, tuple(s.groups), s.contactOffset, s.restOffset) for s in shapes)
+    """The distinct (material, contact offset, rest offset) of shapes (vehicle or static), and each shape's index
+    among them."""
+    return distinct((s.material, s.contactOffset, s.restOffset) for s in shapes)
 
 
-def combined_tables(a_keys: Sequence[tuple], b_keys: Sequence[tuple], materials: Materials,
-                    groups: dict[str, CollisionGroupDescription]) -> tuple[dict[str, np.ndarray], np.ndarray]:
-    """What PhysX combines for a pair of shapes, per pair of distinct keys (`distinct_keys`: material, groups, contact
+def combined_tables(a_keys: Sequence[tuple], b_keys: Sequence[tuple], materials: Materials) -> dict[str, np.ndarray]:
+    """What PhysX combines for a pair of shapes, per pair of distinct keys (`distinct_keys`: material, contact
     offset, rest offset): each of sim/declare.py's CONTACT_PARAMS under its name (offsets summed; friction and
-    restitution combined by the higher of the two materials' modes), and whether the pair's groups let it collide."""
+    restitution combined by the higher of the two materials' modes)."""
     def values(keys: Sequence[tuple]) -> dict[str, np.ndarray]:
         """Each key's resolved value of every base name the declarations combine (and of the combine modes)."""
         rows = []
-        for material_path, _, contact, rest in keys:
+        for material_path, contact, rest in keys:
             material = materials.of(material_path).settings
             rows.append({**{base: material[base] for base in _MATERIAL_BASES}, "contactOffset": contact,
                          "restOffset": rest})
@@ -633,11 +638,7 @@ def combined_tables(a_keys: Sequence[tuple], b_keys: Sequence[tuple], materials:
         else:
             mode = np.maximum(_mode_index(a[param.combine])[:, None], _mode_index(b[param.combine])[None, :])
             small[param.name] = _combined(a[base][:, None], b[base][None, :], mode)
-    collides = np.zeros((len(a_keys), len(b_keys)), bool)
-    for r, (_, groups_a, _, _) in enumerate(a_keys):
-        for g, (_, groups_b, _, _) in enumerate(b_keys):
-            collides[r, g] = collide(groups, groups_a, groups_b)
-    return small, collides
+    return small
 
 
 _MATERIAL_BASES = tuple(p.base for p in DERIVED_ROWS if p.schema == MATERIAL)

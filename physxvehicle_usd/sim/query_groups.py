@@ -1,12 +1,12 @@
 """The suspension queries' pre-filter by collision groups, as omni.physx gives it to every wheel's raycast or sweep
 (VehicleGenerator.cpp, VehicleQueryFilterCallback): the query carries the wheel attachment's collisionGroup, a shape
 its own collision groups, and the shape is skipped only where both have a group and the two groups filter each other
-(read/collision.query_meets). It applies to the static ground (sim/ground.py's queries, through `GroundFilter`) and to
+(collision_filter.GroupFilter.meets). It applies to the static ground (sim/ground.py's queries, through `GroundFilter`) and to
 the vehicles' shapes, other vehicles' and its own (sim/vehicle_queries.py), alike.
 
-Worked out once, when the simulator is built: per distinct wheel query group and distinct tuple of shape groups,
-then spread over the wheels and the shapes (as contact.distinct_keys does for the contacts), so a step pays one look-up
-per (query, candidate shape) pair and nothing at all where no wheel's group filters any shape.
+Against the static ground it is worked out once, when the simulator is built, as a table over the distinct wheel
+query groups and the ground's shapes (in arrays: a fleet's every copy brings its own query group), so a step pays one
+look-up per (query, candidate shape) pair and nothing at all where no wheel's group filters any shape.
 """
 from __future__ import annotations
 
@@ -15,9 +15,8 @@ from typing import Sequence
 
 import numpy as np
 
-from ..description import CollisionGroupDescription, StageDescription
-from ..read.collision import query_meets
-from .contact import distinct
+from ..collision_filter import GroupFilter
+from ..description import StageDescription
 from .ground import Ground, QueryFilter
 
 
@@ -35,16 +34,10 @@ def wheel_query_groups(description: StageDescription, paths: Sequence[str], whee
     return list(keys), query_key
 
 
-def prefilter(groups: dict[str, CollisionGroupDescription], query_groups: Sequence[str | None],
-              shape_groups: Sequence[Sequence[str]]) -> np.ndarray:
-    """(Q, N) bool: whether a query in each of query_groups may hit each shape (its groups): per distinct tuple of
-    shape groups, then spread over the shapes."""
-    distinct_groups, column = distinct(tuple(g) for g in shape_groups)
-    small = np.ones((len(query_groups), len(distinct_groups)), bool)
-    for q, group in enumerate(query_groups):
-        for c, of_shape in enumerate(distinct_groups):
-            small[q, c] = query_meets(groups, group, of_shape)
-    return small[:, column] if len(column) else np.ones((len(query_groups), 0), bool)
+def prefilter(rule: GroupFilter, query_groups: Sequence[str | None], shape_groups: Sequence[Sequence[str]]
+              ) -> np.ndarray:
+    """(Q, N) bool: whether a query in each of query_groups may hit each shape (its groups, in path order)."""
+    return rule.meets(rule.ids(query_groups)[:, None], rule.first(shape_groups)[None, :])
 
 
 @dataclass(frozen=True)
@@ -55,14 +48,14 @@ class GroundFilter:
     allowed: np.ndarray  # (Q, S) bool
 
     @classmethod
-    def build(cls, description: StageDescription, ground: Ground, paths: Sequence[str],
+    def build(cls, description: StageDescription, rule: GroupFilter, ground: Ground, paths: Sequence[str],
               wheel_paths: Sequence[Sequence[str]], W: int) -> "GroundFilter | None":
         """None where no wheel's query group filters any ground shape (the queries then run unfiltered), or where
-        the ground carries no groups (a Ground made by hand)."""
+        the ground carries no groups (a Ground made by hand). rule: the description's collision groups'."""
         if len(ground.groups) != len(ground.materials) or not any(ground.groups):
             return None
         query_groups, query_key = wheel_query_groups(description, paths, wheel_paths, W)
-        return cls(query_key, prefilter(description.collisionGroups, query_groups, ground.groups)).filtering()
+        return cls(query_key, prefilter(rule, query_groups, ground.groups)).filtering()
 
     def filtering(self) -> "GroundFilter | None":
         """Itself, or None where none of its wheels' groups filters any shape."""

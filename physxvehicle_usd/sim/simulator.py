@@ -31,6 +31,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import numpy.typing  # noqa: F401  (np.typing.DTypeLike)
 
+from ..collision_filter import GroupFilter
 from ..description import GroundDescription, StageDescription
 from ..runtime.vehicle2 import AUTOMATIC_GEAR
 from . import compiled, vehicle_contact
@@ -85,22 +86,26 @@ class Simulator:
         self.batch = batch
         self.params = SimParams.from_batch(batch, dtype)
         self.ground = ground if isinstance(ground, Ground) else Ground.from_description(ground)
+        # the stage's collision groups as ids, which the contacts and the queries filter by (collision_filter.py)
+        rule = None if collision is None else GroupFilter.of(collision.collisionGroups)
+
         def contact_model(params: SimParams) -> ContactModel | None:
             if collision is None or not options.contacts:
                 return None
             return ContactModel.build(
                 [collision.vehicles[path].collision if path in collision.vehicles else [] for path in params.paths],
                 params.com_position, params.com_orientation, collision.ground,
-                Materials(collision.materials, collision.defaultMaterial),
-                collision.collisionGroups, params.wheel_paths, [_scene_of(collision, path) for path in params.paths])
+                Materials(collision.materials, collision.defaultMaterial), rule, params.wheel_paths,
+                [_scene_of(collision, path) for path in params.paths])
 
         self.contact = contact_model(self.params)
         # the suspension queries meet the other vehicles' shapes (sim/vehicle_queries.py)
         self.queries = None if self.contact is None else VehicleQueries.build(
-            self.contact, collision, self.params.paths, self.params.wheel_paths, self.params.W, batch.friction_tables)
+            self.contact, collision, rule, self.params.paths, self.params.wheel_paths, self.params.W,
+            batch.friction_tables)
         # the wheels' queries skip the static shapes their collision group filters (sim/query_groups.py)
         self.ground_filter = None if collision is None else GroundFilter.build(
-            collision, self.ground, self.params.paths, self.params.wheel_paths, self.params.W)
+            collision, rule, self.ground, self.params.paths, self.params.wheel_paths, self.params.W)
         shards = min(threads, batch.nb_vehicles)
         if options.compiled and compiled.covers(self.params):
             options = dataclasses.replace(options, kernel_threads=shards)

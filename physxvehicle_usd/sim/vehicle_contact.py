@@ -2,12 +2,12 @@
 and solves them.
 
 Which pairs: shapes of two different vehicles (a vehicle's own shapes never touch each other: PhysX does not collide
-the shapes of one actor), whose collision groups let them collide (read/collision.collide) and neither of which names
+the shapes of one actor), whose collision groups let them collide (collision_filter.GroupFilter.collide) and neither of which names
 the other, or a prim above it (the other vehicle's body), with FilteredPairsAPI (a FilteredPairsAPI on a vehicle's body
 is read onto each of its shapes). `PairModel` holds what that takes:
 per shape row its distinct (material, offsets) key and the tables over two such keys (contact and rest distance,
-combined friction and restitution: sim/contact.py's combined_tables), and per shape row its groups, whether two
-groups collide worked out once, when shapes in them first come near.
+combined friction and restitution: sim/contact.py's combined_tables), and per shape row the group that filters it,
+whether two groups collide decided for the candidate pairs of a step at once, in arrays.
 
 Broad phase (`candidate_pairs`), every step, vectorised, no loop over vehicles: each shape's world box (its body-frame
 box turned with the body, sim/contact.py shape_boxes) grown by its contact offset, so that two boxes overlap where the
@@ -84,8 +84,8 @@ from typing import Sequence
 
 import numpy as np
 
-from ..description import CollisionGroupDescription, ShapeDescription
-from ..read.collision import collide
+from ..collision_filter import GroupFilter
+from ..description import ShapeDescription
 from . import cylinder_contact
 from .contact import (
     ContactModel,
@@ -100,7 +100,7 @@ from .contact import (
     _world_polytopes,
     bounce_threshold,
     combined_tables,
-    distinct,
+    distinct_keys,
     exact_cylinders,
     friction_patches,
     placed_vertices,
@@ -119,14 +119,13 @@ from .pcm_box import box_box
 @dataclass(frozen=True)
 class PairModel:
     """What two vehicles' shapes combine when they meet: per shape row (ContactModel's rows) its material key and
-    group key, per pair of material keys the pair's contact and rest distance, friction and restitution; whether two
-    group keys collide is worked out when a pair first comes near (a fleet of copies has a group per car: a table
-    over every two cars would cost a million `collide` calls for a thousand cars)."""
+    the group that filters it, per pair of material keys the pair's contact and rest distance, friction and
+    restitution; whether two groups collide is decided for the pairs that come near (a fleet of copies has a group
+    per car: a table over every two cars would grow as the fleet's square)."""
 
     material_key: np.ndarray  # (N,) each shape row's distinct (material, offsets)
-    group_key: np.ndarray  # (N,) each shape row's distinct groups
-    group_sets: tuple  # group key -> the shape's collision groups
-    groups: dict  # the stage's collision groups (read/collision.collide's)
+    group: np.ndarray  # (N,) each shape row's filtering group, an id of `rule`
+    rule: GroupFilter  # the stage's collision groups' filtering
     contact_offset: np.ndarray  # (N,) each shape's own: its box grows by it in the broad phase
     # (K, K) each of sim/declare.py's CONTACT_PARAMS, in its order
     contact_distance: np.ndarray  # (K, K)
@@ -135,28 +134,23 @@ class PairModel:
     dynamic_friction: np.ndarray  # (K, K)
     restitution: np.ndarray  # (K, K)
     filtered: frozenset  # {(row, row)} lower row first: pairs FilteredPairsAPI keeps apart
-    collides: dict = field(default_factory=dict, repr=False, compare=False)  # (group key, group key) -> bool
     quiet: dict = field(default_factory=dict, repr=False, compare=False)  # the last quiet broad phase's pose
 
     @classmethod
     def build(cls, shapes: Sequence[ShapeDescription], vehicle: np.ndarray,
-              materials: Materials, groups: dict[str, CollisionGroupDescription]) -> "PairModel | None":
+              materials: Materials, rule: GroupFilter) -> "PairModel | None":
         """shapes: the shape rows (ContactModel's), vehicle: each row's vehicle. None with fewer than two vehicles."""
         if len(np.unique(vehicle)) < 2:
             return None
-        keys, material_key = distinct((s.material, (), s.contactOffset, s.restOffset) for s in shapes)
-        small, _ = combined_tables(keys, keys, materials, {})
-        group_sets, group_key = distinct(tuple(s.groups) for s in shapes)
+        keys, material_key = distinct_keys(shapes)
+        small = combined_tables(keys, keys, materials)
         offset = np.array([s.contactOffset for s in shapes], float)
-        return cls(material_key, group_key, tuple(group_sets), groups, offset,
+        return cls(material_key, rule.first(s.groups for s in shapes), rule, offset,
                    *(small[param.name] for param in CONTACT_PARAMS), _filtered_pairs(shapes, vehicle))
 
     def collide(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """Whether the groups of shape rows a and b (arrays) let them collide."""
-        ga, gb = self.group_key[a], self.group_key[b]
-        for x, y in set(zip(ga.tolist(), gb.tolist())) - self.collides.keys():
-            self.collides[(x, y)] = collide(self.groups, self.group_sets[x], self.group_sets[y])
-        return np.array([self.collides[(x, y)] for x, y in zip(ga.tolist(), gb.tolist())], bool)
+        return self.rule.collide(self.group[a], self.group[b])
 
 
 def _filtered_pairs(shapes: Sequence[ShapeDescription], vehicle: np.ndarray) -> frozenset:

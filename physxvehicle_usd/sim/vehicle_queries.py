@@ -6,7 +6,7 @@ update, where the stage put them), as PxVehiclePhysXRoadGeometryQueryUpdate's sc
 Which shapes: omni.physx queries the scene for static and dynamic shapes with a pre-filter of its own
 (VehicleGenerator.cpp, VehicleQueryFilterCallback): the query carries the wheel attachment's collisionGroup, a shape
 its own collision group, and the shape is skipped only where both have a group and the two groups filter each other
-(read/collision.query_meets; sim/query_groups.py; the static ground's queries share it). There is no test of the
+(collision_filter.GroupFilter.meets; sim/query_groups.py; the static ground's queries share it). There is no test of the
 actor: a vehicle's own shapes are kept out by its groups alone (the sample car's WheelQueryGroup filters its
 ChassisGroup). Where they are not (validate's A10), the query meets them as another vehicle's: a raycast that starts
 inside the own chassis hits it at distance 0, no road at all, and the car sinks onto its chassis; one that meets its
@@ -53,6 +53,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ..collision_filter import GroupFilter
 from ..description import StageDescription
 from . import vecmath as vm
 from .contact import (
@@ -66,18 +67,21 @@ from .contact import (
 )
 from .ground import _EDGE, _SIDE, SweptWheels
 from .motion import Motion
-from .query_groups import prefilter, wheel_query_groups
+from .query_groups import wheel_query_groups
 from .vehicle_contact import QUIET_MARGIN, _sweep
 
 
 @dataclass(frozen=True)
 class VehicleQueries:
-    """What the queries need beside the contact model: per wheel (V, W) its query group key, per (query group key,
-    shape row) whether the query may hit that shape, per (friction table, shape row) the tire friction on it, and
-    the (wheel, shape row) pairs of the wheels' own vehicles' shapes that their groups let through (`own`)."""
+    """What the queries need beside the contact model: per wheel (V, W) its query group and per shape row (N,) the
+    group that filters it (ids of `rule`, which decides whether a query may hit a shape: pair by pair, in arrays, as
+    a table over every query group and shape row would grow as a fleet's square), per (friction table, shape row)
+    the tire friction on it, and the (wheel, shape row) pairs of the wheels' own vehicles' shapes that their groups
+    let through (`own`)."""
 
-    query_key: np.ndarray  # (V, W) index into `allowed`'s rows
-    allowed: np.ndarray  # (Q, N) bool
+    query_group: np.ndarray  # (V, W) GroupFilter ids
+    shape_group: np.ndarray  # (N,) GroupFilter ids
+    rule: GroupFilter
     friction: np.ndarray  # (T, N)
     # (v, w, row): each wheel query and each shape of its own vehicle that the groups do not filter from it (worked
     # out once: none in a fleet whose groups keep every vehicle's queries from its own shapes, as the samples' do)
@@ -85,22 +89,26 @@ class VehicleQueries:
     quiet: dict = field(default_factory=dict, repr=False, compare=False)  # the last quiet broad phase's pose
 
     @classmethod
-    def build(cls, model: ContactModel | None, description: StageDescription, paths: Sequence[str],
+    def build(cls, model: ContactModel | None, description: StageDescription, rule: GroupFilter, paths: Sequence[str],
               wheel_paths: Sequence[Sequence[str]], W: int, tables: Sequence) -> "VehicleQueries | None":
         """None where there is no shape to meet: fewer than two vehicles with shapes, and no query let through to
-        its own vehicle's shapes."""
+        its own vehicle's shapes. rule: the description's collision groups'."""
         if model is None:
             return None
         shapes = [s for path in paths for s in (description.vehicles[path].collision if path in description.vehicles
                                                 else [])]
         query_groups, query_key = wheel_query_groups(description, paths, wheel_paths, W)
-        allowed = prefilter(description.collisionGroups, query_groups, [s.groups for s in shapes])
-        own = own_queries(model.vehicle, allowed, query_key, np.array([len(w) for w in wheel_paths]))
+        query_group, shape_group = rule.ids(query_groups)[query_key], rule.first(s.groups for s in shapes)
+        own = own_queries(model.vehicle, rule, query_group, shape_group, np.array([len(w) for w in wheel_paths]))
         if model.pairs is None and not own[0].size:
             return None
         friction = np.array([[table.friction_for(s.material) for s in shapes] for table in tables], float) \
             if tables else np.ones((1, len(shapes)))
-        return cls(query_key, allowed, friction, own)
+        return cls(query_group, shape_group, rule, friction, own)
+
+    def meets(self, v: np.ndarray, w: np.ndarray, row: np.ndarray) -> np.ndarray:
+        """Whether the queries of wheels (v, w) may hit shape rows `row` (arrays of one shape)."""
+        return self.rule.meets(self.query_group[v, w], self.shape_group[row])
 
     @property
     def meets_own(self) -> bool:
@@ -108,16 +116,18 @@ class VehicleQueries:
         return bool(self.own[0].size)
 
 
-def own_queries(vehicle: np.ndarray, allowed: np.ndarray, query_key: np.ndarray, wheels: np.ndarray):
+def own_queries(vehicle: np.ndarray, rule: GroupFilter, query_group: np.ndarray, shape_group: np.ndarray,
+                wheels: np.ndarray):
     """(v, w, row) of every wheel query (v, w) and shape row of its own vehicle that the query's group lets through
-    (vehicle: each shape row's vehicle (N,); allowed: (Q, N); query_key: (V, W); wheels: each vehicle's wheel count)."""
-    W = query_key.shape[1]
+    (vehicle: each shape row's vehicle (N,); query_group: (V, W) and shape_group: (N,), ids of `rule`; wheels: each
+    vehicle's wheel count)."""
+    W = query_group.shape[1]
     v = np.repeat(vehicle, W)
     w = np.tile(np.arange(W), len(vehicle))
     row = np.repeat(np.arange(len(vehicle)), W)
     keep = w < wheels[v]
     v, w, row = v[keep], w[keep], row[keep]
-    keep = allowed[query_key[v, w], row]
+    keep = rule.meets(query_group[v, w], shape_group[row])
     return v[keep], w[keep], row[keep]
 
 
@@ -206,7 +216,7 @@ def _other_candidates(queries: VehicleQueries, model: ContactModel, p, frame: tu
     row = np.repeat(row, W)
     keep = mask[v, w] & ((lo_w[v, w] <= hi[row + V]) & (lo[row + V] <= hi_w[v, w])).all(axis=1)
     v, w, row = v[keep], w[keep], row[keep]
-    keep = queries.allowed[queries.query_key[v, w], row]
+    keep = queries.meets(v, w, row)
     return (v[keep], w[keep], row[keep]), R
 
 

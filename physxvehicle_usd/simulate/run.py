@@ -13,7 +13,7 @@ from .. import properties as P
 from ..description import Source, StageDescription
 from ..diagnostics import Diagnostic, Severity
 from ..errors import InputError
-from ..prim_paths import at_or_below
+from ..prim_paths import at_and_above
 from ..stage.bulk import bulk_objects
 from .drive_cycle import DriveCycle, drive_cycle
 from .result import TELEMETRY_FOR, LoadedSimulation, SimulationResult, VehicleSummary, _forward_speed, _Recorder
@@ -146,12 +146,13 @@ def _rejected_vehicles(diagnostics: Sequence[Diagnostic], stage: Usd.Stage) -> d
     """Vehicles the reader left out (its REJECTED notes) -> the first error on the vehicle or below it (an error
     of a shared component elsewhere: "see the errors above")."""
     rejected = [d.prim for d in diagnostics if d.code == "REJECTED"]
-    out: dict[str, str] = {}
-    for path in rejected:
-        first = next((d for d in diagnostics if d.severity == Severity.ERROR
-                      and at_or_below(d.prim, path)), None)
-        out[path] = f"{first.code}: {first.message}" if first is not None else "see the errors above"
-    return out
+    first: dict[str, Diagnostic] = {}  # prim -> the first error on it or below it: one pass, as a fleet has thousands
+    for d in diagnostics if rejected else ():
+        if d.severity == Severity.ERROR:
+            for path in at_and_above(d.prim):
+                first.setdefault(path, d)
+    return {path: f"{first[path].code}: {first[path].message}" if path in first else "see the errors above"
+            for path in rejected}
 
 
 def problem_lines(description: StageDescription, left_out: Mapping[str, str]) -> list[str]:

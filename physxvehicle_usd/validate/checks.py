@@ -11,10 +11,11 @@ from typing import Iterator
 from pxr import Usd
 
 from .. import properties as P
+from ..collision_filter import GroupFilter
 from ..description import Source, StageDescription
 from ..diagnostics import Diagnostic, Severity
 from ..read import pxr_unchecked as U
-from ..read.collision import collide, collision_groups, groups_of, query_meets
+from ..read.collision import collision_groups, groups_of
 from ..read.wheels import _collision_shapes
 
 COMPONENT_SCHEMAS = (P.WHEEL, P.TIRE, P.SUSPENSION, P.ENGINE, P.GEARS, P.AUTOBOX, P.CLUTCH, P.DRIVE_BASIC,
@@ -86,17 +87,17 @@ def check_wheel_collision_setup(stage: Usd.Stage, d: StageDescription) -> Iterat
     """A03, A07: wheel collision shapes must be kept from touching the ground as rigid shapes (the suspension query
     carries the car): a shape in no collision group collides with everything (A03); a shape whose groups do not
     filter a ground collider's touches that ground (A07)."""
-    groups = member_of = None
+    rule = member_of = None
     for vehicle in d.vehicles.values():
         for wheel in vehicle.wheels:
             shapes = _wheel_shapes(stage.GetPrimAtPath(wheel.path))
             if not shapes:
                 continue
-            if groups is None and d.colliderGroups is not None:  # the reader worked them out
-                groups, member_of = d.collisionGroups, d.colliderGroups
-            elif groups is None:
+            if rule is None and d.colliderGroups is not None:  # the reader worked them out
+                rule, member_of = GroupFilter.of(d.collisionGroups), d.colliderGroups
+            elif rule is None:
                 groups, members = collision_groups(stage)
-                member_of = groups_of(members)
+                rule, member_of = GroupFilter.of(groups), groups_of(members)
             for shape in shapes:
                 path = str(shape.GetPath())
                 of_shape = member_of.get(path, [])
@@ -105,7 +106,7 @@ def check_wheel_collision_setup(stage: Usd.Stage, d: StageDescription) -> Iterat
                                    "PhysicsCollisionGroup: it will collide with the ground and fight the suspension")
                     continue
                 touching = [ground.path for ground in d.ground
-                            if collide(groups, of_shape, member_of.get(ground.path, []))]
+                            if rule.colliders_touch(of_shape, member_of.get(ground.path, []))]
                 if touching:
                     yield _finding(Severity.WARNING, "A07", path, f"wheel collision shape's group(s) "
                                    f"{', '.join(of_shape)} do not filter the ground collider(s) {', '.join(touching)}: "
@@ -175,17 +176,22 @@ def check_ovphysx_portability(stage: Usd.Stage, d: StageDescription) -> Iterator
 
 def check_own_shapes_in_queries(stage: Usd.Stage, d: StageDescription) -> Iterator[Diagnostic]:
     """A10: a vehicle's own collision shape that its wheels' suspension queries are not filtered from. omni.physx's
-    query pre-filter has no test of the actor, only of the groups (read/collision.query_meets): PhysX's raycast or
+    query pre-filter has no test of the actor, only of the groups (collision_filter.GroupFilter.meets): PhysX's raycast or
     sweep meets the shape where it lies in the query's way (the car rides on its own wheel, or finds no road at all
     where the query starts inside the chassis, and sinks onto it; `simulate` does the same, sim/vehicle_queries.py).
     One warning per shape, naming the wheels whose queries meet it."""
     attachment_group = P.full_name(P.ATTACHMENT, "collisionGroup")
+    rule = GroupFilter.of(d.collisionGroups)
     for vehicle in d.vehicles.values():
-        for shape in vehicle.collision:
+        if not vehicle.collision:
+            continue
+        query_groups = [wheel.attachment["collisionGroup"] or None for wheel in vehicle.wheels]
+        # (shapes, wheels): whether each wheel's query meets each shape
+        meets = rule.meets(rule.ids(query_groups)[None, :], rule.first(s.groups for s in vehicle.collision)[:, None])
+        for shape, meets_shape in zip(vehicle.collision, meets):
             by_group: dict[str | None, list[str]] = {}
-            for wheel in vehicle.wheels:
-                group = wheel.attachment["collisionGroup"] or None
-                if query_meets(d.collisionGroups, group, shape.groups):
+            for wheel, group, met in zip(vehicle.wheels, query_groups, meets_shape):
+                if met:
                     by_group.setdefault(group, []).append(wheel.path)
             if not by_group:
                 continue
