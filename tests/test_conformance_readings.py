@@ -50,8 +50,7 @@ direct-drive wheels) the angular speed differs by at most 0.09 %. Every event of
 the drive cycles' changes, the tanks' turns) happens after the launch.
 
 NVIDIA's sample starts with its wheels 0.2 below full compression in ovphysx's reading (the frames move 0.25 down),
-so PhysX's suspension-limit constraint lifts it in its first steps; its scenarios need that constraint in our
-simulator (`_has_suspension_limit` probes it) and are expected to fail, strictly, until it is there.
+so PhysX's suspension-limit constraint lifts it in its first steps, as ours does (the same constraint).
 """
 from __future__ import annotations
 
@@ -240,17 +239,6 @@ def after_launch(scenario: Scenario, mine: dict, ref: dict) -> dict[str, float]:
     return out
 
 
-def _has_suspension_limit() -> bool:
-    """Whether our simulator lifts a vehicle that starts with its wheels below full compression as PhysX's
-    suspension-limit constraint does: NVIDIA's standard car, read as ovphysx reads it, rises 0.25 (to y = 1.25) and
-    stays there; without the constraint it is thrown metres up."""
-    result = simulate.run(NVIDIA_SAMPLE, 30, DT, vehicles=["/World/Standard"], reading="ovphysx")
-    return bool(result.arrays["bodies"]["position"][:, 0, 1].max() < 1.4)
-
-
-NEEDS_LIMIT = pytest.mark.xfail(not _has_suspension_limit(), strict=True,
-                                reason="NVIDIA's sample, read as ovphysx reads it, starts 0.2 below full compression: "
-                                       "it needs PhysX's suspension-limit constraint in our simulator")
 NVIDIA_SCENARIOS = [f"{sc.name} (--as ovphysx)" for sc in _nvidia().scenarios]
 CYCLE_SCENARIOS = [f"{label} ({'omniverse' if name in ('Autobox', 'Braking', 'Tank') else '--as ovphysx'})"
                    for name, (label, _) in PLACES.items()]
@@ -320,7 +308,7 @@ ANGULAR = "ang.speed"  # gated by its own test, so that an expected failure of i
 
 
 def _case(name: str, *marks):
-    return pytest.param(name, marks=[*([NEEDS_LIMIT] if name in NVIDIA_SCENARIOS else []), *marks], id=name)
+    return pytest.param(name, marks=list(marks), id=name)
 
 
 @pytest.mark.parametrize("name", [_case(n) for n in NVIDIA_SCENARIOS + CYCLE_SCENARIOS])
