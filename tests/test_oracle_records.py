@@ -73,6 +73,7 @@ def test_a_changed_stage_or_request_is_another_record(folder, tmp_path):
     assert records.record_key(request) != key
 
 
+@pytest.mark.soak  # three PhysX runs (about 10 s)
 def test_check_mode_fails_on_a_stale_record_and_passes_on_a_true_one(folder, tmp_path, monkeypatch):
     car = _car_in(tmp_path)
     _run(car)
