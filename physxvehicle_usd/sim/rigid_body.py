@@ -40,6 +40,7 @@ PARAMS = (
     Param("velocity_iterations", source=(P.RIGID_BODY, "solverVelocityIterationCount"), dtype=np.int64),
     Param("gyroscopic", source=(P.RIGID_BODY, "enableGyroscopicForces"), dtype=bool),
     Param("max_depenetration_velocity", source=(P.RIGID_BODY, "maxDepenetrationVelocity"), unit="length/s"),
+    Param("sleep_threshold", source=(P.RIGID_BODY, "sleepThreshold"), unit="length^2/s^2"),  # sim/sleep.py
     # the scene's solver (physxScene:solverType): PGS, else TGS
     Param("pgs", source=(P.SCENE, "solverType"), transform=lambda token: token == "PGS", dtype=bool),
 )

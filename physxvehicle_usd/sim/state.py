@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 FLT_MIN = float(np.finfo(np.float32).tiny)  # vehicle2's "in the air" separation marker
 FLT_MAX = float(np.finfo(np.float32).max)
+WAKE_COUNTER_RESET_S = 20.0 * 0.02  # a body's wake counter when awoken (DySleep.cpp; PxSceneDesc::wakeCounterResetValue)
 
 
 def _vf(a: np.ndarray) -> np.ndarray:
@@ -193,6 +194,12 @@ class SimState:
     lat_low_speed_time: np.ndarray
     sticky_lng: np.ndarray
     sticky_lat: np.ndarray
+    # the PhysX actor's sleeping (sim/sleep.py)
+    asleep: np.ndarray  # (V,) bool
+    wake_counter: np.ndarray  # (V,) s
+    sleep_linear_sum: np.ndarray  # (3, V) the linear velocities summed while the wake counter runs out
+    sleep_angular_sum: np.ndarray  # (3, V) the body-frame angular velocities summed likewise
+    previous_steer: np.ndarray  # (V,) the steer command of the last step (a new one wakes the body)
     # per-step outputs kept for telemetry (values of the last substep)
     out: dict[str, np.ndarray] = field(default_factory=dict)
     time: float = 0.0
@@ -217,7 +224,8 @@ SUBSTEP_FIELDS = ("body_position", "body_orientation", "linear_velocity", "angul
 VEHICLE_ARRAYS = tuple(f.name for f in fields(SimState) if f.type.startswith("np.ndarray"))
 
 # Component-first vectors (3 or 4, V) carry the vehicles on axis 1; every other state array on axis 0.
-COMPONENT_FIRST = ("body_position", "body_orientation", "linear_velocity", "angular_velocity")
+COMPONENT_FIRST = ("body_position", "body_orientation", "linear_velocity", "angular_velocity", "sleep_linear_sum",
+                   "sleep_angular_sum")
 
 
 def vehicle_axis(name: str) -> int:
@@ -266,6 +274,8 @@ def initial_state(p: SimParams) -> SimState:
         rotation_speed=zw(), corrected_rotation_speed=zw(), rotation_angle=zw(),
         lng_low_speed_time=zw(), lat_low_speed_time=zw(),
         sticky_lng=np.zeros((V, W), bool), sticky_lat=np.zeros((V, W), bool), faulted=np.zeros(V, bool),
+        asleep=np.zeros(V, bool), wake_counter=np.full(V, WAKE_COUNTER_RESET_S), sleep_linear_sum=np.zeros((3, V)),
+        sleep_angular_sum=np.zeros((3, V)), previous_steer=p.ctrl_steer.copy(),
     )
     for k, v in list(vars(st).items()):
         setattr(st, k, _cast(v, p.dtype))
