@@ -16,8 +16,8 @@ DT = 1.0 / 60.0
 SETTLE_STEPS = 240  # the preset drops onto its suspension and settles; it sleeps well within this
 
 
-def _preset(sleep_threshold: float | None = None) -> Simulator:
-    stage = author_vehicle(preset_spec("basic_car", name="Basic"))
+def _preset(sleep_threshold: float | None = None, preset: str = "basic_car", **changes) -> Simulator:
+    stage = author_vehicle(preset_spec(preset, name="Basic", **changes))
     if sleep_threshold is not None:
         stage.GetPrimAtPath("/World/Basic").GetAttribute(P.physx_rigid_body_attribute("sleepThreshold")).Set(
             sleep_threshold)
@@ -71,3 +71,19 @@ def test_a_sleep_threshold_of_zero_keeps_the_car_awake():
         sim.step()
         # any energy is at or above a threshold of 0: the counter goes back up each time it enters the window
         assert not sim.state.asleep[0] and sim.state.wake_counter[0] >= 0.5 * WAKE_COUNTER_RESET_S - DT
+
+
+def test_a_vehicle_without_a_drive_wakes_on_a_wheel_drive_torque_not_on_the_accelerator():
+    """omni.physx's wheel-controlled vehicles wake on a wheel's drive torque or a new wheel steer angle (their
+    accelerator drives nothing)."""
+    sim = _preset(preset="car", drive="none")
+    for _ in range(SETTLE_STEPS):
+        sim.step()
+    assert sim.state.asleep[0]
+    sim.step({"accelerator": 1.0})
+    assert sim.state.asleep[0]
+    sim.step({"driveTorque": [[200.0, 200.0, 0.0, 0.0]]})
+    assert not sim.state.asleep[0]
+    for _ in range(20):
+        sim.step()
+    assert _speeds(sim)[0] > 0.1

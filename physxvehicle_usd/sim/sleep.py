@@ -15,11 +15,13 @@ island manager's deactivation, ScBodySim.cpp BodySim::deactivate):
 The vehicle's side (vehicle2, VhPhysXActorFunctions.cpp):
   - begin (PxVehiclePhysxActorWakeup): a sleeping body wakes (its counter back to the reset value) where the throttle
     is not 0, the steer command changed since the last step, or a standard drive is asked for another gear while not
-    shifting (a manual target it is not already shifting to; automatic from neutral or reverse);
+    shifting (a manual target it is not already shifting to; automatic from neutral or reverse); a vehicle without a
+    drive (omni.physx's VehicleGenerator.cpp, PhysXVehicleRawWheelControlBeginComponent) where a wheel's drive
+    torque is not 0 or a wheel's steer angle differs from the last step it slept;
   - begin (PxVehiclePhysxActorSleepCheck): a body still asleep has its velocities and wheel speeds 0, its engine at
     idle, and its vehicle update is skipped (here: the step runs and its state is put back);
   - end (PxVehiclePhysxActorKeepAwakeCheck): a counter below KEEP_AWAKE_THRESHOLD_S goes back to the reset value
-    where the throttle is above 0, a gear shift is under way, or a wheel's mass-normalised rotational energy
+    where the throttle is above 0 (not for a vehicle without a drive), a gear shift is under way, or a wheel's mass-normalised rotational energy
     0.5 moi w^2 / mass is above the body's sleepThreshold.
 A touching vehicle that is awake wakes a sleeping one (the island manager activates an island a touch joins): the
 step's results are kept for it.
@@ -49,6 +51,7 @@ def begin(p: SimParams, s: SimState) -> SimpleNamespace | None:
     and keep what the step must put back for them (None: every vehicle is awake)."""
     if s.asleep.any():
         wake = s.asleep & _intent_to_change_state(p, s)
+        s.previous_wheel_steer[s.asleep] = s.wheel_steer_angle[s.asleep]
         s.wake_counter[wake] = WAKE_COUNTER_RESET_S
         s.asleep &= ~wake
     s.previous_steer = s.steer.copy()
@@ -89,13 +92,18 @@ def _rows(value: np.ndarray, rows: np.ndarray) -> tuple:
 
 
 def _intent_to_change_state(p: SimParams, s: SimState) -> np.ndarray:
-    """PxVehiclePhysxActorWakeup's intent: a throttle, a new steer command, or a gear asked for while not shifting."""
-    intent = (s.accelerator != 0.0) | (s.steer != s.previous_steer)
+    """PxVehiclePhysxActorWakeup's intent: a throttle, a new steer command, or (engine drive) a gear asked for while
+    not shifting; a wheel-controlled vehicle's (omni.physx's PhysXVehicleRawWheelControlBeginComponent): a wheel's
+    drive torque, or a wheel's steer angle other than in its last step asleep. A first step has no last command."""
     command = s.target_gear_command
     gear = (s.current_gear == s.target_gear) & (
         ((command != AUTOMATIC_GEAR) & (s.target_gear != command))
         | ((command == AUTOMATIC_GEAR) & (s.current_gear <= NEUTRAL_GEAR)))
-    return intent | (p.is_standard & gear)
+    managed = (s.accelerator != 0.0) | (~np.isnan(s.previous_steer) & (s.steer != s.previous_steer)) | (
+        p.is_standard & gear)
+    steered = ~np.isnan(s.previous_wheel_steer) & (s.wheel_steer_angle != s.previous_wheel_steer)
+    raw = ((s.wheel_drive_torque != 0.0) | steered).any(axis=1)
+    return np.where(p.is_raw, raw, managed)
 
 
 def _keep_awake(p: SimParams, s: SimState, awake: np.ndarray) -> None:
@@ -104,9 +112,10 @@ def _keep_awake(p: SimParams, s: SimState, awake: np.ndarray) -> None:
     if not low.any():
         return
     shifting = p.is_standard & (s.current_gear != s.target_gear)
+    throttle = ~p.is_raw & (s.accelerator > 0.0)  # (omni.physx gives a wheel-controlled vehicle's end no throttle)
     energy = 0.5 * s.corrected_rotation_speed ** 2 * p.wheel_moi / np.where(p.mask, p.wheel_mass, 1.0)
     spinning = ((energy > p.sleep_threshold[:, None]) & p.mask).any(axis=1)
-    s.wake_counter[low & ((s.accelerator > 0.0) | shifting | spinning)] = WAKE_COUNTER_RESET_S
+    s.wake_counter[low & (throttle | shifting | spinning)] = WAKE_COUNTER_RESET_S
 
 
 def _update_wake_counter(p: SimParams, s: SimState, awake: np.ndarray, dt: float, counted: np.ndarray) -> None:

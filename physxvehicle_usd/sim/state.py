@@ -199,7 +199,8 @@ class SimState:
     wake_counter: np.ndarray  # (V,) s
     sleep_linear_sum: np.ndarray  # (3, V) the linear velocities summed while the wake counter runs out
     sleep_angular_sum: np.ndarray  # (3, V) the body-frame angular velocities summed likewise
-    previous_steer: np.ndarray  # (V,) the steer command of the last step (a new one wakes the body)
+    previous_steer: np.ndarray  # (V,) the steer command of the last step (a new one wakes the body; NaN: none yet)
+    previous_wheel_steer: np.ndarray  # (V, W) a wheel-controlled vehicle's steer angles of its last step asleep
     # per-step outputs kept for telemetry (values of the last substep)
     out: dict[str, np.ndarray] = field(default_factory=dict)
     time: float = 0.0
@@ -275,7 +276,7 @@ def initial_state(p: SimParams) -> SimState:
         lng_low_speed_time=zw(), lat_low_speed_time=zw(),
         sticky_lng=np.zeros((V, W), bool), sticky_lat=np.zeros((V, W), bool), faulted=np.zeros(V, bool),
         asleep=np.zeros(V, bool), wake_counter=np.full(V, WAKE_COUNTER_RESET_S), sleep_linear_sum=np.zeros((3, V)),
-        sleep_angular_sum=np.zeros((3, V)), previous_steer=p.ctrl_steer.copy(),
+        sleep_angular_sum=np.zeros((3, V)), previous_steer=np.full(V, np.nan), previous_wheel_steer=np.full((V, W), np.nan),
     )
     for k, v in list(vars(st).items()):
         setattr(st, k, _cast(v, p.dtype))
