@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from stage_factory import car_spec, preset_stage, translate
 
 from physxvehicle_usd import properties as P
 from physxvehicle_usd.author import author_vehicle, preset_spec
@@ -87,3 +88,26 @@ def test_a_vehicle_without_a_drive_wakes_on_a_wheel_drive_torque_not_on_the_acce
     for _ in range(20):
         sim.step()
     assert _speeds(sim)[0] > 0.1
+
+
+def test_a_moving_vehicle_that_runs_into_a_sleeping_one_wakes_it():
+    """The island manager wakes a sleeping body that an awake one touches: the car hit from behind is pushed on."""
+    stage = preset_stage(car_spec("basic", name="Parked"), car_spec("basic", name="Mover"))
+    translate(stage, "/World/Mover", (0.0, 0.0, -6.0))  # behind the parked car (+Z forward)
+    sim = Simulator.from_description(read_stage(stage), DT)
+    for _ in range(SETTLE_STEPS):
+        sim.step()
+    assert sim.state.asleep.all()
+    parked, mover = (sim.params.paths.index(f"/World/{name}") for name in ("Parked", "Mover"))
+    start = sim.chassis_positions()[parked].copy()
+    sim.step({"accelerator": np.where(np.arange(2) == mover, 1.0, 0.0)})
+    assert sim.state.asleep[parked] and not sim.state.asleep[mover]
+    woke_at = None
+    for k in range(240):
+        sim.step()
+        if woke_at is None and not sim.state.asleep[parked]:
+            woke_at = k
+            between = sim.state.contacts["between"] if sim.state.contacts is not None else None
+            assert between is not None and len(between), "woken without a touch"
+    assert woke_at is not None, "the parked car slept through the hit"
+    assert sim.chassis_positions()[parked, 2] > start[2] + 0.1  # pushed forward

@@ -38,7 +38,16 @@ import numpy as np
 
 from ..runtime.vehicle2 import AUTOMATIC_GEAR, NEUTRAL_GEAR
 from . import vecmath as vm
-from .state import WAKE_COUNTER_RESET_S, SimParams, SimState, copy_vehicle_rows
+from .state import (
+    VEHICLE_ARRAYS,
+    WAKE_COUNTER_RESET_S,
+    SimParams,
+    SimState,
+    output_vehicle_axis,
+    vehicle_axis,
+    vehicle_rows,
+)
+
 KEEP_AWAKE_THRESHOLD_S = 0.5 * WAKE_COUNTER_RESET_S  # PxVehiclePhysXSimulationContext::physxActorWakeCounterThreshold
 
 # the per-step outputs a sleeping vehicle keeps from its last update (its vehicle update is skipped)
@@ -63,9 +72,10 @@ def begin(p: SimParams, s: SimState) -> SimpleNamespace | None:
     s.rotation_speed[asleep] = 0.0
     s.corrected_rotation_speed[asleep] = 0.0
     s.engine_omega[asleep] = p.engine_idle_omega[asleep]
-    held = SimpleNamespace(**{name: np.copy(value) for name, value in vars(s).items() if isinstance(value, np.ndarray)})
+    state = {name: getattr(s, name)[vehicle_rows(vehicle_axis(name), asleep)].copy() for name in VEHICLE_ARRAYS
+             if isinstance(getattr(s, name), np.ndarray)}
     outputs = {key: s.out[key][_rows(s.out[key], asleep)].copy() for key in _HELD_OUTPUTS if key in s.out}
-    return SimpleNamespace(rows=asleep, state=held, outputs=outputs)
+    return SimpleNamespace(rows=asleep, state=state, outputs=outputs)
 
 
 def end(p: SimParams, s: SimState, held: SimpleNamespace | None, dt: float, counted: np.ndarray,
@@ -74,11 +84,13 @@ def end(p: SimParams, s: SimState, held: SimpleNamespace | None, dt: float, coun
     vehicle woke), keep the awake ones awake as vehicle2 does, and count their wake counters down."""
     if held is not None:
         woken = woken_by_touch[held.rows]
-        rows = held.rows[~woken]
-        copy_vehicle_rows(s, held.state, rows)
+        rows, kept = held.rows[~woken], np.flatnonzero(~woken)
+        for name, value in held.state.items():
+            axis = vehicle_axis(name)
+            getattr(s, name)[vehicle_rows(axis, rows)] = value[vehicle_rows(axis, kept)]
         for key, value in held.outputs.items():
             if key in s.out:
-                s.out[key][_rows(s.out[key], rows)] = value[_rows(value, np.flatnonzero(~woken))]
+                s.out[key][_rows(s.out[key], rows)] = value[_rows(value, kept)]
         s.asleep[held.rows[woken]] = False
         s.wake_counter[held.rows[woken]] = WAKE_COUNTER_RESET_S
     awake = ~s.asleep
@@ -88,7 +100,7 @@ def end(p: SimParams, s: SimState, held: SimpleNamespace | None, dt: float, coun
 
 
 def _rows(value: np.ndarray, rows: np.ndarray) -> tuple:
-    return (slice(None), rows) if value.ndim == 3 else (rows,)
+    return vehicle_rows(output_vehicle_axis(value), rows)
 
 
 def _intent_to_change_state(p: SimParams, s: SimState) -> np.ndarray:
