@@ -17,7 +17,7 @@ from functools import lru_cache
 
 from pxr import Usd
 
-from .units import LENGTH, MASS, MASS_LENGTH, MASS_LENGTH2, NONE, Dim, StageUnits, scale_value
+from .units import LENGTH, LENGTH2, MASS, MASS_LENGTH, MASS_LENGTH2, NONE, Dim, StageUnits, scale_value
 
 FLT_MAX = 3.4028234663852886e38
 SQRT_FLT_MAX = 1.8446742974197924e19  # float32(sqrt(FLT_MAX)), omni.physx's cap for velocity limits
@@ -307,6 +307,10 @@ DERIVED_ROWS: tuple[Prop, ...] = (
     _p(RIGID_BODY, "maxDepenetrationVelocity", unit="m/s", dim=LENGTH, default=3.0,
        range=Range(0.0, FLT_MAX, hi_inclusive=True), range_code="RB_RANGE",
        notes="the push a contact's penetration may add to the body's speed"),
+    _p(RIGID_BODY, "sleepThreshold", unit="m^2/s^2", dim=LENGTH2, default=5e-5 * 10.0 ** 2,
+       range=Range(0.0, FLT_MAX, hi_inclusive=True), range_code="RB_RANGE",
+       notes="the mass-normalised kinetic energy below which the body may fall asleep (omni.physx's default: 5e-5 "
+       "times the square of the tolerance speed, 10 m/s); 0: the body never sleeps"),
     _p(RIGID_BODY, "disableGravity", default=False,
        notes="omni.physx disables gravity on a vehicle's actor whatever this says (vehicle2 applies gravity itself)"),
     _p(SCENE, "gravityDirection", unit="1"),

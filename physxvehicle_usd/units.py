@@ -25,6 +25,7 @@ LENGTH = Dim(1, 0)          # m, and m/s
 MASS = Dim(0, 1)            # kg, and kg/s, kg/s^2 (N/m), kg/rad
 MASS_LENGTH = Dim(1, 1)     # N (kg m/s^2), N per unit slip, N/rad
 MASS_LENGTH2 = Dim(2, 1)    # kg m^2, kg m^2/s, N m
+LENGTH2 = Dim(2, 0)         # m^2/s^2 (a mass-normalised kinetic energy)
 
 
 @dataclass(frozen=True)

@@ -35,8 +35,8 @@ place is the odd one out; its sweeping car's rear left jounce drops 12.7 mm for 
 centre line on an edge of the flat road's mesh, x = 16.9 m), which no moved run does: ours and PhysX moved are 6.90 %
 from it in jounce and 51.9 % in angular speed, and within 1 mm of each other (moved runs among themselves: 0.8 mm).
 The lone basic drive's handbrake turn: 1.32 % in angular speed, PhysX moved 1.15 %. The basic_car preset brought to
-rest: PhysX puts the body to sleep (every velocity exactly 0 from step 252, at every place), which the simulator does
-not model (test_a_car_brought_to_rest_sleeps_as_in_physx). The presets' fleet: the direct-drive wheels chatter alike
+rest: PhysX puts the body to sleep (every velocity exactly 0 from step 253, at every place), and so does ours now
+(sim/sleep.py; test_a_car_brought_to_rest_sleeps_as_in_physx). The presets' fleet: the direct-drive wheels chatter alike
 (basic drive's wheel speeds 35.8 %, PhysX moved 34.6 %).
 """
 from __future__ import annotations
@@ -192,10 +192,10 @@ def test_the_box_slides_up_the_ramp_as_physx_does_until_its_places_part(results)
     assert np.abs(ours - in_place).max() < 1e-3, f"{1000 * np.abs(ours - in_place).max():.1f} mm from PhysX"
 
 
-@pytest.mark.xfail(strict=True, reason="PhysX puts the basic preset to sleep once it has come to rest (step 252: every "
-                   "velocity exactly 0, at every place); the simulator does not model sleeping and rocks on at 5.3 "
-                   "mrad/s in pitch, 1.67 % of the run's peak angular speed (PhysX's own spread: 0.000 %)")
 def test_a_car_brought_to_rest_sleeps_as_in_physx(results):
+    """PhysX puts the basic preset to sleep once it has come to rest (every velocity exactly 0 from step 253, at every
+    place); so does ours (sim/sleep.py; it rocked on at 5.3 mrad/s in pitch without sleeping, 1.67 % of the run's
+    peak angular speed, where PhysX's own spread is 0)."""
     physx, ours = results.last_rates["basic preset, handbrake to rest"]
     assert physx == 0.0, "PhysX's car no longer sleeps at the end of the run"
     assert ours == 0.0, f"ours turns at {1000 * ours:.2f} mrad/s at the end of the run, PhysX's sleeps"

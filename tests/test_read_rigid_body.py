@@ -20,7 +20,8 @@ from physxvehicle_usd.write import write_stage
 SETTINGS = {"linearDamping": Sdf.ValueTypeNames.Float, "angularDamping": Sdf.ValueTypeNames.Float,
             "maxLinearVelocity": Sdf.ValueTypeNames.Float, "maxAngularVelocity": Sdf.ValueTypeNames.Float,
             "solverPositionIterationCount": Sdf.ValueTypeNames.Int, "solverVelocityIterationCount": Sdf.ValueTypeNames.Int,
-            "enableGyroscopicForces": Sdf.ValueTypeNames.Bool, "disableGravity": Sdf.ValueTypeNames.Bool}
+            "enableGyroscopicForces": Sdf.ValueTypeNames.Bool, "disableGravity": Sdf.ValueTypeNames.Bool,
+            "sleepThreshold": Sdf.ValueTypeNames.Float}
 
 
 def _car(apply: bool = True, meters_per_unit: float = 1.0, **values):
@@ -43,8 +44,11 @@ def test_unauthored_settings_are_omni_physx_defaults():
     assert {row.base: rb[row.base] for row in P.PHYSX_RIGID_BODY_ROWS} == {
         "linearDamping": 0.0, "angularDamping": 0.05, "maxLinearVelocity": P.SQRT_FLT_MAX, "maxAngularVelocity": 100.0,
         "solverPositionIterationCount": 16, "solverVelocityIterationCount": 1, "enableGyroscopicForces": True,
-        "maxDepenetrationVelocity": 3.0, "disableGravity": True}
+        "maxDepenetrationVelocity": 3.0, "sleepThreshold": pytest.approx(0.005), "disableGravity": True}
     assert rb.source("linearDamping").value == "default"
+    # omni.physx's 5e-5 times the tolerance speed (10 m/s, in stage units) squared
+    _, rb_cm = _read(_car(meters_per_unit=0.01, disableGravity=True))
+    assert rb_cm["sleepThreshold"] == pytest.approx(50.0)
 
 
 def test_authored_settings_are_read_and_angles_turned_into_radians():

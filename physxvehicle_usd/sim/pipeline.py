@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import compiled, vehicle_contact, vehicle_queries
+from . import compiled, sleep, vehicle_contact, vehicle_queries
 from . import vecmath as vm
 from .commands import update_commands
 from .contact import ContactModel, FrictionPatches, generate, patch_rows
@@ -55,6 +55,7 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
     queries: what lets the suspension queries meet vehicles' shapes, other vehicles' and their own where the groups
     let them (sim/vehicle_queries.py; None: the ground only); ground_filter: which ground shapes the wheels' queries
     skip (sim/query_groups.py; None: none)."""
+    held = sleep.begin(p, s)  # wake the vehicles a command wakes; keep the state of those asleep
     begin_position, begin_orientation = s.body_position.copy(), s.body_orientation.copy()
     R_begin = vm.quat_to_mat(s.body_orientation)  # also the first substep's rotation
     forward_speed = vm.dot(s.linear_velocity, vm.matvec(R_begin, p.lng_axis))
@@ -117,8 +118,36 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
         if s.contacts is not None:
             s.contacts["telemetry"] = contact_telemetry(p.V, s.contacts.get("solved", []), begin_position)
     s.out["wheelSteerAngle"] = cmd["steer_angle"] + s.out["_toe"]
+    counted, woken = _interactions(p, s, contact)
+    sleep.end(p, s, held, dt, counted, woken)
     s.time += dt
     s.steps += 1
+
+
+def _interactions(p: SimParams, s: SimState, contact: ContactModel | None) -> tuple[np.ndarray, np.ndarray]:
+    """Per vehicle: PhysX's counted interactions, which scale its sleep threshold (its shape pairs that pass the
+    filter and the broad phase: with a ground plane always, whose bounds are infinite; with another static shape or
+    another vehicle's, here where the pair has contact points this step), and whether it touches an awake vehicle
+    (which wakes it)."""
+    counted, woken = np.zeros(p.V), np.zeros(p.V, bool)
+    if contact is None:
+        return counted, woken
+    np.add.at(counted, contact.vehicle, np.isfinite(contact.plane_limit).sum(axis=0))
+    if s.contacts is None:
+        return counted, woken
+    touching, between = s.contacts["points"], s.contacts["between"]
+    if touching is not None and len(touching):
+        other = touching.static >= contact.plane_count
+        pairs = np.unique(np.stack([touching.shape[other], touching.static[other]]), axis=1)
+        np.add.at(counted, contact.vehicle[pairs[0]], 1.0)
+    if between is not None and len(between):
+        pairs = np.unique(np.stack([between.shape, between.static]), axis=1)
+        np.add.at(counted, contact.vehicle[pairs[0]], 1.0)
+        np.add.at(counted, contact.vehicle[pairs[1]], 1.0)
+        first, second = contact.vehicle[between.shape], contact.vehicle[between.static]
+        woken[first[~s.asleep[second]]] = True
+        woken[second[~s.asleep[first]]] = True
+    return counted, woken
 
 
 def _other_vehicles(p: SimParams, s: SimState, road, contact: ContactModel, queries, frame: tuple, steer: np.ndarray,

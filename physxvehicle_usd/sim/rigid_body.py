@@ -22,6 +22,9 @@ from .. import properties as P
 from . import vecmath as vm
 from .declare import F32, Derived, Param, State
 
+# a body's wake counter when it is woken (DySleep.cpp; PxSceneDesc::wakeCounterResetValue, 20 steps of 0.02 s)
+WAKE_COUNTER_RESET_S = 20.0 * 0.02
+
 if TYPE_CHECKING:  # (sim/state.py builds SimState from these modules' declarations)
     from .state import SimParams, SimState
 
@@ -43,6 +46,7 @@ PARAMS = (
     Param("velocity_iterations", source=(P.RIGID_BODY, "solverVelocityIterationCount"), dtype=np.int64),
     Param("gyroscopic", source=(P.RIGID_BODY, "enableGyroscopicForces"), dtype=bool),
     Param("max_depenetration_velocity", source=(P.RIGID_BODY, "maxDepenetrationVelocity"), unit="length/s"),
+    Param("sleep_threshold", source=(P.RIGID_BODY, "sleepThreshold"), unit="length^2/s^2"),  # sim/sleep.py
     # the scene's solver (physxScene:solverType): PGS, else TGS
     Param("pgs", source=(P.SCENE, "solverType"), transform=lambda token: token == "PGS", dtype=bool),
 )
@@ -82,6 +86,17 @@ STATES = (
           unit="length/s", substep=True, kernel=F32, kernel_writes=True, doc="of the body frame's origin, world"),
     State("angular_velocity", initial=lambda p: vm.components_first(p.init_angular_velocity), shape=(3,), component_first=True,
           unit="rad/s", substep=True, kernel=F32, kernel_writes=True, doc="world"),
+    # the PhysX actor's sleeping (sim/sleep.py)
+    State("asleep", initial=False, dtype=bool, doc="the actor sleeps: its pose held, its velocities 0"),
+    State("wake_counter", initial=WAKE_COUNTER_RESET_S, unit="s", doc="the actor's wake counter (DySleep.cpp)"),
+    State("sleep_linear_sum", shape=(3,), component_first=True, unit="length/s",
+          doc="the linear velocities summed while the wake counter runs out"),
+    State("sleep_angular_sum", shape=(3,), component_first=True, unit="rad/s",
+          doc="the body-frame angular velocities summed while the wake counter runs out"),
+    State("previous_steer", initial=np.nan, doc="the steer command of the last step (a new one wakes the actor; "
+          "NaN: none yet)"),
+    State("previous_wheel_steer", initial=np.nan, shape=("W",), unit="rad",
+          doc="a vehicle without a drive: its wheels' steer angles of its last step asleep"),
 )
 
 

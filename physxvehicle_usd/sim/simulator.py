@@ -11,7 +11,8 @@ driveTorque, brakeTorque, steerAngle (per wheel, vehicles without a drive).
 Telemetry quaternions are (x, y, z, w), as ovphysx reports them (the description uses w, x, y, z).
 Contacts: the vehicles' own collision shapes against the static ground (sim/contact.py) and against each other's
 (sim/vehicle_contact.py), solved with the vehicle's constraint rows; the suspension queries meet other vehicles' shapes,
-and their own where the groups let them (sim/vehicle_queries.py). Not modelled: PhysX sleeping, user joints.
+and their own where the groups let them (sim/vehicle_queries.py). A vehicle at rest sleeps as PhysX's body does, held
+until a command or a touching vehicle wakes it (sim/sleep.py). Not modelled: user joints.
 
 Numerical safety (sim/guard.py): a vehicle whose state turns non-finite or runs away is frozen at its last
 good pose, at rest, and listed in `faulted` / `fault_reasons`; the other vehicles are unaffected.
