@@ -273,9 +273,9 @@ def test_identify_names_the_combination_a_log_cannot_tell_apart():
     assert alone.identified.all() and not alone.warnings
 
 
-def test_two_vehicles_with_their_logs_run_as_jobs_into_one_layer(tmp_path, capfd):
+def _two_vehicles_into_one_layer(tmp_path, capfd, *parallel: str) -> None:
     """Two cars (the second an internal reference of the first, 6 m aside), a heavier one each, one trace of both:
-    with --jobs 2 each pair runs in its own process and one layer gets both masses."""
+    shared out by `parallel` (--jobs 2, --ray), each pair runs on its own and one layer gets both masses."""
     from pxr import Sdf, Usd
 
     truth = C.write_drive(tmp_path / "truth.usda", C.STRAIGHT)
@@ -292,7 +292,7 @@ def test_two_vehicles_with_their_logs_run_as_jobs_into_one_layer(tmp_path, capfd
     log = tmp_path / "both.trace.json"
     log.write_text(json.dumps(run(truth, 60, C.DT).trace))
     ran = run_cli(capfd, "calibrate", stage, "--log", log, "--log", log, "--vehicle", C.CAR, "--vehicle", "/World/Car2",
-                  "--fit", "/World/Car.physics:mass", "--fit", "/World/Car2.physics:mass", "--jobs", "2",
+                  "--fit", "/World/Car.physics:mass", "--fit", "/World/Car2.physics:mass", *parallel,
                   "--format", "json")
     assert ran.returncode != 2, ran.stderr
     report = json.loads(ran.stdout)["vehicles"]
@@ -300,3 +300,16 @@ def test_two_vehicles_with_their_logs_run_as_jobs_into_one_layer(tmp_path, capfd
     assert report["/World/Car2"]["fitted"]["/World/Car2.physics:mass"]["value"] == pytest.approx(2200.0, rel=0.01)
     written = Usd.Stage.Open(str(tmp_path / "cars.calibrated.usda"))
     assert written.GetPrimAtPath("/World/Car2").GetAttribute("physics:mass").Get() == pytest.approx(2200.0, rel=0.01)
+
+
+def test_two_vehicles_with_their_logs_run_as_jobs_into_one_layer(tmp_path, capfd):
+    _two_vehicles_into_one_layer(tmp_path, capfd, "--jobs", "2")
+
+
+@pytest.mark.soak  # a local Ray instance takes 10-20 s to start on two cores
+def test_two_vehicles_with_their_logs_run_on_ray_into_one_layer(tmp_path, capfd):
+    pytest.importorskip("ray")
+    from conftest import local_ray_instance
+
+    with local_ray_instance(2):
+        _two_vehicles_into_one_layer(tmp_path, capfd, "--ray")
