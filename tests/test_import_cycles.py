@@ -14,8 +14,6 @@ ALLOWED_CYCLES: list[frozenset[str]] = [
     # the contact modules import each other's private helpers: issue #29's contact package removes this
     frozenset({"sim.contact", "sim.ground", "sim.manifold", "sim.round_contact", "sim.round_sweep",
                "sim.vehicle_contact"}),
-    # the readings check drives the stage through the simulate front end, which reads readings back
-    frozenset({"read.readings", "simulate.drive_cycle"}),
 ]
 
 

@@ -45,23 +45,6 @@ class Reading(str, Enum):
             raise InputError(f"unknown reading {value!r}; known: {', '.join(r.value for r in cls)}") from None
 
 
-def time_samples(attr: Usd.Attribute, fallback=None) -> tuple[np.ndarray, np.ndarray] | None:
-    """The attribute's time samples as USD resolves them at numeric times: one sample or more (a single sample is
-    the attribute's value at every time, though ValueMightBeTimeVarying() says False for it). Samples of a weaker
-    layer under a stronger default do not count (GetTimeSamples() leaves them out). A blocked sample has no value:
-    `fallback` (the schema's) stands for it. None: no time sample."""
-    if not attr:
-        return None
-    times = attr.GetTimeSamples()
-    if not times:
-        return None
-    values = [attr.Get(t) for t in times]
-    values = [fallback if v is None else v for v in values]
-    if any(v is None for v in values):
-        return None
-    return np.asarray(times, dtype=float), np.asarray(values, dtype=float)
-
-
 @dataclass(frozen=True)
 class Divergence:
     """One way ovphysx 0.7 simulates a vehicle differently from Omniverse Kit."""

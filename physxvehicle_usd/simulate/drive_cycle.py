@@ -10,7 +10,7 @@ from pxr import Usd
 
 from .. import properties as P
 from ..description import Block, Source, StageDescription, canonical_value
-from ..read.readings import time_samples
+from ..stage.values import time_samples
 from .control_specs import CONTROL_PROPERTIES
 
 

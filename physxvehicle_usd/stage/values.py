@@ -1,9 +1,11 @@
-"""JSON-able values as USD takes them: the one conversion that writing a description and applying a repair share."""
+"""Values between USD and plain Python: JSON-able values as USD takes them (writing a description and applying a
+repair share it), and an attribute's time samples as arrays (drive cycles and the readings check share it)."""
 from __future__ import annotations
 
 from typing import Any
 
-from pxr import Gf, Sdf
+import numpy as np
+from pxr import Gf, Sdf, Usd
 
 
 def usd_value(type_name: Sdf.ValueTypeName, value: Any) -> Any:
@@ -22,3 +24,20 @@ def usd_value(type_name: Sdf.ValueTypeName, value: Any) -> Any:
     if isinstance(value, list):
         return tuple(value)
     return value
+
+
+def time_samples(attr: Usd.Attribute, fallback=None) -> tuple[np.ndarray, np.ndarray] | None:
+    """The attribute's time samples as USD resolves them at numeric times: one sample or more (a single sample is
+    the attribute's value at every time, though ValueMightBeTimeVarying() says False for it). Samples of a weaker
+    layer under a stronger default do not count (GetTimeSamples() leaves them out). A blocked sample has no value:
+    `fallback` (the schema's) stands for it. None: no time sample."""
+    if not attr:
+        return None
+    times = attr.GetTimeSamples()
+    if not times:
+        return None
+    values = [attr.Get(t) for t in times]
+    values = [fallback if v is None else v for v in values]
+    if any(v is None for v in values):
+        return None
+    return np.asarray(times, dtype=float), np.asarray(values, dtype=float)
