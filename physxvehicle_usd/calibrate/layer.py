@@ -47,7 +47,7 @@ def write_layer(calibration: Calibration, output: str | None = None, in_place: b
                 dry_run: bool = False) -> Calibration:
     """Author the identified values (see the module's docstring); sets calibration.output and .status. InputError
     for an output that cannot be written, or -o with in_place."""
-    from ..fix.files import _layer_over
+    from ..fix.files import layer_over
     from ..stage.io import export_layer_atomic, open_stage
 
     path = calibration.stage
@@ -76,7 +76,7 @@ def write_layer(calibration: Calibration, output: str | None = None, in_place: b
                     _author(stage, v, calibration.log, methods[c.path])
         export_layer_atomic(stage.GetRootLayer(), path)
     else:
-        layer = _layer_over(stage.GetRootLayer(), path)
+        layer = layer_over(stage.GetRootLayer(), path)
         layer.documentation = (f"physxvehicle-usd calibrate: the values fitted to {Path(calibration.log).name} for "
                                f"{Path(path).name}, its sublayer (untouched).")
         over = Usd.Stage.Open(layer)

@@ -75,7 +75,7 @@ def _selected(planned: list[Planned], only: frozenset[str] | None) -> list[Repai
     return list(made.values())
 
 
-def _layer_over(source: Sdf.Layer, input_path: str) -> Sdf.Layer:
+def layer_over(source: Sdf.Layer, input_path: str) -> Sdf.Layer:
     """A new layer whose one sublayer is the input (absolute until written), with the input's stage metadata."""
     layer = Sdf.Layer.CreateAnonymous(".usda")
     for key in source.pseudoRoot.ListInfoKeys():
@@ -131,7 +131,7 @@ def fix_file(path: str, output: str | None = None, in_place: bool = False, dry_r
     else:
         if Path(target).resolve() == Path(path).resolve():
             raise InputError("the output is the input itself: use --in-place to rewrite it", file=path)
-        layer = _layer_over(stage.GetRootLayer(), path)
+        layer = layer_over(stage.GetRootLayer(), path)
         over = Usd.Stage.Open(layer)
         for r in made:
             r.repair.apply(over)
