@@ -118,8 +118,9 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
         if s.contacts is not None:
             s.contacts["telemetry"] = contact_telemetry(p.V, s.contacts.get("solved", []), begin_position)
     s.out["wheelSteerAngle"] = cmd["steer_angle"] + s.out["_toe"]
-    counted, woken = _interactions(p, s, contact)
-    sleep.end(p, s, held, dt, counted, woken)
+    if sleep.possible(p, s):
+        counted, woken = _interactions(p, s, contact)
+        sleep.end(p, s, held, dt, counted, woken)
     s.time += dt
     s.steps += 1
 

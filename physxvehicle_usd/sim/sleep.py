@@ -55,6 +55,13 @@ _HELD_OUTPUTS = ("suspensionJounce", "suspensionForce", "tireForce", "tireFricti
                  "tireLateralSlip", "isOnGround", "wheelSteerAngle", "_centre_offset")
 
 
+def possible(p: SimParams, s: SimState) -> bool:
+    """Whether a vehicle sleeps or may fall asleep. A body whose threshold is 0 never does (its counted-down energy is
+    never below 0, so its counter is reset each time it is counted), so a fleet of such bodies, as the samples author
+    them, skips the counting (`end`) and the interactions it takes."""
+    return bool(s.asleep.any() or (p.sleep_threshold > 0.0).any())
+
+
 def begin(p: SimParams, s: SimState) -> SimpleNamespace | None:
     """The vehicle update's begin: wake the sleeping vehicles a command wakes, clear the state of those still asleep,
     and keep what the step must put back for them (None: every vehicle is awake)."""
