@@ -4,7 +4,7 @@ same run.
 
     python benchmarks/bench_sim.py [--sizes 1 100 1000 10000] [--steps 60] [--dt 0.016666667] [--no-ovphysx]
                                    [--threads 1 2] [--substeps 3 1] [--repeat 3] [--numpy] [--road plane|bumps|obstacles]
-                                   [--contact-cost]
+                                   [--contact-cost] [--braked]
 
 --road bumps replaces the ground plane by a triangle-mesh road with a 4 cm bump every 3 m under the whole fleet
 (benchmarks/fleet.py, `bump_road`): every wheel's suspension query then meets the mesh. --road obstacles adds a box
@@ -21,7 +21,8 @@ each run alternating with one of ours; it records only the final state: record_e
 wall second, one step = 1/60 s), our load time (read + build), and peak resident memory: this process so far,
 and the largest ovphysx worker so far. --contact-cost adds a line per N: the compiled kernel with the vehicles'
 contacts and without (StepOptions(contacts=False)), --repeat runs of each, alternating, the best of each, and
-what the contacts cost (on the plane, where nothing touches, what the broad phases' motion bounds cost).
+what the contacts cost (on the plane, where nothing touches, what the broad phases' motion bounds cost). --braked
+adds a line per N: the fleet braked at rest (brake0 1) against the same fleet rolling at full throttle, alternating.
 """
 from __future__ import annotations
 
@@ -44,13 +45,17 @@ from physxvehicle_usd.sim.pipeline import StepOptions  # noqa: E402
 FRAME_60HZ = 1.0 / 60.0
 
 
+FULL_THROTTLE = {"accelerator": 1.0}
+BRAKED = {"accelerator": 0.0, "brake0": 1.0}  # the sample car's foot brake on all four wheels
+
+
 def ours(loaded: simulate.LoadedSimulation, steps: int, dt: float, threads: int, kernel: bool, repeat: int,
-         contacts: bool = True) -> float:
+         contacts: bool = True, controls: dict = FULL_THROTTLE) -> float:
     """Milliseconds per step, the best of `repeat` runs, each from rest in a fresh simulator."""
     best = float("inf")
     for _ in range(repeat):
         run = with_simulator(loaded, threads, kernel, dt, contacts)
-        result = simulate.run(run, steps, dt, controls={"accelerator": 1.0}, outputs=())
+        result = simulate.run(run, steps, dt, controls=controls, outputs=())
         best = min(best, 1000.0 * result.step_s / steps)
     return best
 
@@ -63,6 +68,16 @@ def contact_cost(loaded: simulate.LoadedSimulation, steps: int, dt: float, threa
         on = min(on, ours(loaded, steps, dt, threads, True, 1, contacts=True))
         off = min(off, ours(loaded, steps, dt, threads, True, 1, contacts=False))
     return on, off
+
+
+def braked_cost(loaded: simulate.LoadedSimulation, steps: int, dt: float, threads: int, repeat: int):
+    """(ms per step braked at rest, rolling at full throttle): the compiled kernel's runs alternating between the
+    two, `repeat` of each, the best of each."""
+    braked, rolling = float("inf"), float("inf")
+    for _ in range(repeat):
+        braked = min(braked, ours(loaded, steps, dt, threads, True, 1, controls=BRAKED))
+        rolling = min(rolling, ours(loaded, steps, dt, threads, True, 1))
+    return braked, rolling
 
 
 def with_simulator(loaded: simulate.LoadedSimulation, threads: int, kernel: bool, dt: float,
@@ -109,6 +124,9 @@ def main() -> None:
     parser.add_argument("--contact-cost", action="store_true",
                         help="also time the compiled kernel without the vehicles' contacts (StepOptions.contacts off), "
                              "alternating runs with and without, and print what contacts cost")
+    parser.add_argument("--braked", action="store_true",
+                        help="also time the fleet braked at rest (brake0 1, accelerator 0) against rolling at full "
+                             "throttle, alternating runs, and print the difference")
     parser.add_argument("--folder", type=Path, default=Path(tempfile.gettempdir()) / "physxvehicle_usd_fleet")
     args = parser.parse_args()
 
@@ -149,6 +167,11 @@ def main() -> None:
             on, off = contact_cost(loaded, args.steps, args.dt, args.threads[0], args.repeat)
             print(f"{n:6d} cars, compiled kernel on {args.threads[0]} thread(s), alternating runs: {on:.3f} ms/step "
                   f"with contacts, {off:.3f} without: contacts cost {100.0 * (on / off - 1.0):+.1f} %", flush=True)
+        if args.braked:
+            braked, rolling = braked_cost(loaded, args.steps, args.dt, args.threads[0], args.repeat)
+            print(f"{n:6d} cars, compiled kernel on {args.threads[0]} thread(s), alternating runs: {braked:.3f} ms/step "
+                  f"braked at rest, {rolling:.3f} rolling at full throttle: braked {100.0 * (braked / rolling - 1.0):+.1f} %",
+                  flush=True)
 
 if __name__ == "__main__":
     main()
