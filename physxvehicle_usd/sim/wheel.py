@@ -68,3 +68,21 @@ def wheel_local_pose(p: SimParams, s: SimState, steer: np.ndarray, toe: np.ndarr
     travel = np.where(s.jounce_specified, p.travel_distance - s.jounce, 0.0)
     translation = p.attachment_position + p.travel_direction * travel + turn(p.wheel_attachment_position)
     return rotation, translation
+
+
+def _about(axis: np.ndarray, angle: np.ndarray) -> np.ndarray:
+    """The quaternions (4, V, W), w first, turning by `angle` (V, W) about the unit `axis` (3, V, 1)."""
+    half = 0.5 * np.asarray(angle)
+    return np.concatenate((np.cos(half)[None], axis * np.sin(half)[None]))
+
+
+def wheel_orientation(p: SimParams, s: SimState, yaw: np.ndarray, camber: np.ndarray | float) -> np.ndarray:
+    """Each wheel's world orientation (4, V, W), w first: the body's (the centre of mass frame's) times the wheel's
+    local one, PxVehicleComputeWheelLocalOrientation's a_q R(camber, 0, yaw) w_q R(0, angle, 0), where yaw is the steer
+    angle plus the compliance toe (the wheelSteerAngle telemetry reports) and R(roll, pitch, yaw) is
+    PxVehicleComputeRotation's yaw * roll * pitch."""
+    camber = np.broadcast_to(camber, yaw.shape)
+    a_q, w_q = vm.components_first(p.attachment_orientation), vm.components_first(p.wheel_attachment_orientation)
+    turned = vm.quat_mul(vm.quat_mul(a_q, _about(p.e_u, yaw)), _about(p.e_f, camber))
+    local = vm.quat_mul(vm.quat_mul(turned, w_q), _about(p.e_s, s.rotation_angle))
+    return vm.quat_mul(s.body_orientation[:, :, None], local)
