@@ -288,7 +288,9 @@ class Simulator:
             R = vm.quat_to_mat(s.body_orientation)
             centre = s.body_position[:, :, None] + vm.matvec(R[:, :, :, None], p.attachment_position + p.travel_direction * p.travel_distance)
         wheels["position"] = np.moveaxis(centre, 0, -1).copy()
-        camber = update_compliance(p, s.jounce).camber if p.has_compliance_angles else 0.0
+        # (a disabled vehicle's compliance state stays at its default: no camber)
+        camber = np.where(p.enabled[:, None], update_compliance(p, s.jounce).camber, 0.0) if p.has_compliance_angles \
+            else 0.0
         orientation = wheel_orientation(p, s, wheels["wheelSteerAngle"], camber)
         wheels["orientation"] = np.moveaxis(orientation[[1, 2, 3, 0]], 0, -1)  # (V, W, 4), x, y, z, w as the oracle
         return {
