@@ -10,7 +10,9 @@ applies gravity in its own update): it keeps its velocity, damped by the scene, 
 Here the step runs every vehicle's update and `restore` then puts back, for the disabled ones, every state the update
 changed (the body's velocities of the step's begin among them) before the scene's part of the step (the contacts, the
 constraint rows, which stay inactive, and the pose integration), and reports their wheels at rest: no forces, no
-steer, the wheel centres at full droop below the body, as a reset vehicle's (Simulator.reset).
+steer, the wheel centres at full droop below the body, as a reset vehicle's (Simulator.reset). (omni.physx leaves the
+wheel prims where the stage put them, which the simulator does not keep; ovphysx 0.7 reports them there, or at the
+body's origin.)
 """
 from __future__ import annotations
 
