@@ -171,3 +171,12 @@ def test_physx_against_its_copy_spreads_as_far_where_the_pairs_are_marked(tmp_pa
         for figure in figures:
             base = name.rsplit(" (", 1)[0]
             assert max(spread[f"{base} ({units})"][figure] for units in UNITS) > LIMIT, (name, figure)
+
+
+def test_zz_print(results, cylinder_results, tmp_path):
+    from test_conformance_contact import own_spread_table, FIGURES
+    for units_stages, table_ in (({u: _stage(tmp_path, u) for u in UNITS}, results),
+                                 ({u: _stage(tmp_path, u, scenario.CYLINDER_SCENARIOS, "vehicle_cylinders") for u in UNITS}, cylinder_results)):
+        spread = own_spread_table(units_stages, tmp_path, lambda sc, a, b, m: _figures(sc.vehicle, a, b, m), "x")
+        for name, f in spread.items():
+            print(name, "  ".join(f"{k} ours {100*table_[name][k]:.3f} own {100*f[k]:.3f}" for k in FIGURES))
