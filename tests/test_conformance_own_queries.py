@@ -102,3 +102,13 @@ def test_a_car_whose_queries_start_inside_its_chassis_sinks_onto_it(results, uni
     """PhysX: no road for any wheel; the chassis box (its bottom 0.25 m below the body origin) ends on the ground."""
     ours, physx = results[f"{scenario.CHASSIS} ({units})"]["final height"]
     assert abs(physx - 0.25) < 2e-3 and abs(ours - physx) < 1e-3, (ours, physx)
+
+
+def test_zz_print(results, tmp_path):
+    from test_conformance_contact import own_spread_table
+    q = ("height", "jounce", "early jounce")
+    spread = own_spread_table({u: _stage(tmp_path, u) for u in UNITS}, tmp_path,
+                              lambda sc, a, b, m: _figures(sc.vehicle, a, b, m), "own queries", q)
+    for name, f in spread.items():
+        print(name, "  ".join(f"{k} ours {100*results[name][k]:.3f} own {100*f[k]:.3f}" for k in q),
+              results[name]["final height"])
