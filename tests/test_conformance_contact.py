@@ -138,7 +138,7 @@ def own_spread_table(stages: dict[str, Stage], folder, figures: Callable[[Scenar
     spread: dict[str, dict[str, float]] = {}
     for units, stage in stages.items():
         metres = 0.01 if units == "cm_g" else 1.0
-        spread.update(self_spread(stage, folder, physx_run, lambda sc, moved, original: {
+        spread.update(self_spread(stage, folder, physx_run, lambda sc, moved, original, metres=metres: {
             k: v for k, v in figures(sc, moved, original, metres).items() if k in quantities}))
     print(f"\nPhysX moved {PLACES_M} m along X against PhysX in place, {heading}: the largest over the places")
     width = max(len(name) for name in spread) + 1
