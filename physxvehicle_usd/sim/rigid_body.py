@@ -168,12 +168,14 @@ def _clamp_magnitude(v: np.ndarray, limit: np.ndarray) -> np.ndarray:
 
 
 def end_step_physx(p: SimParams, s: SimState, begin_position: np.ndarray, begin_orientation: np.ndarray, rows: dict | None,
-                   dt: float, patches: dict | None = None, pairs: dict | None = None) -> None:
+                   dt: float, patches: dict | None = None, pairs: dict | None = None,
+                   kernel_threads: int | None = None) -> None:
     """What the PhysX scene does with the vehicle2 velocity, with each vehicle's PhysxRigidBodyAPI settings: damping,
     velocity limits, the gyroscopic term, vehicle constraints and contacts, pose integration.
 
     patches: the contact rows of the vehicles `rows["vehicles"]` (sim/contact.py patch_rows), or None; pairs: the
-    contact rows between them (sim/vehicle_contact.py pair_rows), or None.
+    contact rows between them (sim/vehicle_contact.py pair_rows), or None; kernel_threads: solve the rows the compiled
+    solver covers in C with that many threads (None: numpy; row_solver.solve_vehicle_constraints).
 
     velocityChange writes v, w to the actor; acceleration adds (v - v_begin)/dt as an acceleration, which
     for an actor whose velocity was v_begin gives the same velocity going into the solver. Gravity is
@@ -194,4 +196,4 @@ def end_step_physx(p: SimParams, s: SimState, begin_position: np.ndarray, begin_
     s.body_position = integrate_position(p, begin_position, s.linear_velocity, dt)
     s.body_orientation = vm.quat_integrate_exact(begin_orientation, s.angular_velocity, dt)
     if rows is not None:
-        solve_vehicle_constraints(p, s, rows, dt, begin_position, begin_orientation, patches, pairs)
+        solve_vehicle_constraints(p, s, rows, dt, begin_position, begin_orientation, patches, pairs, kernel_threads)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from . import compiled_rows
 from . import vecmath as vm
 
 if TYPE_CHECKING:  # (sim/state.py builds SimState from these modules' declarations)
@@ -37,7 +38,7 @@ def _patches_of(patches: dict, subset: np.ndarray) -> dict:
 
 def solve_vehicle_constraints(p: SimParams, s: SimState, rows: dict, dt: float, begin_position: np.ndarray,
                               begin_orientation: np.ndarray, patches: dict | None = None,
-                              pairs: dict | None = None) -> None:
+                              pairs: dict | None = None, kernel_threads: int | None = None) -> None:
     """4.10 rows of the vehicles `rows["vehicles"]` as PhysX's solver of their scene applies them, each vehicle with
     its own iteration counts: the body velocity and the pose. TGS (DyTGSDynamics.cpp solveIsland,
     DyTGSContactPrep.cpp solve1DStep / conclude1DStep): the iterations integrate the pose from the begin pose; in
@@ -45,7 +46,10 @@ def solve_vehicle_constraints(p: SimParams, s: SimState, rows: dict, dt: float, 
     contact is active. PGS (`_solve_rows_pgs`): iteration by iteration, one pose update after them.
 
     pairs: contacts between vehicles (sim/vehicle_contact.py pair_rows), every vehicle of them in `rows`; vehicles
-    touching one another are one island, iterated with the island's largest iteration counts, as PhysX does."""
+    touching one another are one island, iterated with the island's largest iteration counts, as PhysX does.
+
+    kernel_threads: run the TGS solves the compiled solver covers (compiled_rows.covers) in C with that many threads
+    (None: every solve in numpy)."""
     vehicles = rows["vehicles"]
     hard = (rows["active"] & rows["hard"]).any(axis=1)
     if patches is not None:
@@ -77,7 +81,7 @@ def solve_vehicle_constraints(p: SimParams, s: SimState, rows: dict, dt: float, 
                             begin_orientation, part_patches, part_pairs)
         elif with_limit:
             _solve_rows_tgs(p, s, part, dt, int(position_iterations), int(velocity_iterations), begin_position,
-                            begin_orientation, part_patches, part_pairs)
+                            begin_orientation, part_patches, part_pairs, kernel_threads)
         else:  # sticky rows do nothing in TGS's velocity iterations
             _solve_soft_rows(p, s, part, dt, int(position_iterations), begin_position, begin_orientation)
 
@@ -246,7 +250,8 @@ class _ContactRows:
     not keep their anchors)."""
 
     def __init__(self, p: SimParams, patches: dict, vehicles: np.ndarray, R: np.ndarray, x: np.ndarray, dt: float,
-                 iterations: int, dtype) -> None:
+                 iterations: int, dtype, cut_rows: bool = True) -> None:
+        """cut_rows: cut each row's arrays out for the numpy sweeps (the compiled solver reads the whole arrays)."""
         h = dt / iterations
         self.p8 = min(_MAX_CONTACT_BIAS_FACTOR, 2.0 * np.sqrt(1.0 / iterations))
         self.active = patches["point_active"]
@@ -287,6 +292,8 @@ class _ContactRows:
         self.dynamic_friction = patches["dynamic_friction"]
         self.friction = np.zeros(self.anchors.shape + (2,))
         self.broken = np.zeros(self.anchors.shape[:2], bool)
+        if not cut_rows:
+            return
         # every iteration sweeps the same rows: each row's arrays cut out once (a small fleet's solve is these
         # slices and a dozen operations a row); a mask of None: the row is active in every vehicle of the solve
         self._normal = [[(j, np.ascontiguousarray(self.J[:, :, q, j]), np.ascontiguousarray(self.WJ[:, :, q, j]),
@@ -553,7 +560,8 @@ class _PairRows:
 
 def _solve_rows_tgs(p: SimParams, s: SimState, rows: dict, dt: float, position_iterations: int,
                     velocity_iterations: int, begin_position: np.ndarray, begin_orientation: np.ndarray,
-                    patches: dict | None = None, pairs: dict | None = None) -> None:
+                    patches: dict | None = None, pairs: dict | None = None,
+                    kernel_threads: int | None = None) -> None:
     """Rows of vehicles with a suspension-limit row, iterated one by one as PhysX does.
 
     Rows go in PhysX's order (sticky rows before limit rows, see `constraint_rows`), one Gauss-Seidel sweep per
@@ -564,11 +572,15 @@ def _solve_rows_tgs(p: SimParams, s: SimState, rows: dict, dt: float, position_i
     iteration drives J v of a limit row to 0, taking back at most the impulse it gave. So the penetration is
     resolved in position and the velocity that did it is not kept; the final velocity is the one after the
     velocity iterations.
+
+    kernel_threads: where not None and the compiled solver covers the group (compiled_rows.covers), the iterations
+    run in C (the same arithmetic), with that many threads.
     """
     vehicles = rows["vehicles"]
     n = max(1, int(position_iterations))
     h = dt / n
     dtype = s.linear_velocity.dtype
+    in_c = kernel_threads is not None and compiled_rows.covers(dtype, pairs)
     J, WJ, u = _row_jacobians(p, rows, begin_orientation)
     act, hard = rows["active"] & (u > 0.0), rows["hard"]  # a zero Jacobian: PhysX's zero reciprocal response
     recip = np.where(act, 1.0 / np.where(act, u, 1.0), 0.0).astype(dtype)
@@ -585,9 +597,18 @@ def _solve_rows_tgs(p: SimParams, s: SimState, rows: dict, dt: float, position_i
     if patches is not None or pairs is not None:
         R = vm.quat_to_mat(begin_orientation[:, vehicles]).astype(float)
     if patches is not None:
-        contacts = _ContactRows(p, patches, vehicles, R, x.astype(float), dt, n, dtype)
+        contacts = _ContactRows(p, patches, vehicles, R, x.astype(float), dt, n, dtype, cut_rows=not in_c)
     if pairs is not None:  # contacts between vehicles, after every vehicle's own rows
         between = _PairRows(p, pairs, vehicles, R, x.astype(float), dt, n)
+    if in_c:
+        listed = np.zeros(act.shape[1], bool)
+        listed[order] = True
+        x, position, orientation = compiled_rows.solve_tgs(
+            J, WJ, recip, spring_gain, hard, separation, listed, listed & hard.any(axis=0), bias_scale, max_bias, x,
+            position, orientation, h, dt, n, int(velocity_iterations), contacts, kernel_threads)
+        _record_solved(s, vehicles, contacts, between)
+        _store(s, vehicles, x, position, orientation)
+        return
     for iteration in range(n):
         for r in order:
             j, wj = J[:, :, r], WJ[:, :, r]
