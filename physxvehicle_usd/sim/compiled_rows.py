@@ -113,7 +113,7 @@ def solve_tgs(J, WJ, recip, spring_gain, hard, separation, listed, hard_listed, 
     status = _LIB.pvu_rows_tgs(ctypes.byref(b))
     if status != 0:
         raise RuntimeError(f"compiled row solve failed with status {status}")
-    orientation = np.array(orientation, np.float32)
+    orientation = np.array(orientation, np.float32, order="C")
     sine, cosine = np.sin(half), np.cos(half)  # numpy's, as vecmath.quat_integrate_exact takes them
     _LIB.pvu_rows_orientation(n, V, orientation.ctypes.data, angular.ctypes.data, sine.ctypes.data,
                               cosine.ctypes.data)
