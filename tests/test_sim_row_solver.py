@@ -1,11 +1,11 @@
-"""The compiled row solver (sim/_row_solver.c through sim/compiled_rows.py) against its numpy twin
-(sim/row_solver.py `_solve_rows_tgs` with `_ContactRows.sweep`).
+"""The compiled row solver (sim/_row_solver.c through sim/compiled_rows.py) against its numpy twins
+(sim/row_solver.py `_solve_rows_tgs` with `_ContactRows.sweep`, `_solve_rows_pgs` with `_ContactRows.sweep_pgs`).
 
 The C solve does the numpy code's arithmetic in its order and precision (float32 constraint rows, float64 contact
 rows rounded to float32 after each sweep, numpy's own sin and cos for the pose's rotation), so the two are held to
 0 ulps: bit-identical velocities, poses, impulses, friction impulses and slid patches, on random rows (some rows and
 anchors inactive, some vehicles without a contact, random velocities and orientations) and over whole simulated runs
-(a car driving into a static box, cars below full compression or dropped onto the ground, so that suspension-limit
+(cars driving into static boxes under TGS and under PGS, cars below full compression or dropped onto the ground, so that suspension-limit
 rows act, a car resting on its roof). The result of a vehicle does not depend on the number of threads the solve
 runs on. Where the extension is not built (no C compiler) these tests skip.
 """
@@ -16,14 +16,15 @@ import copy
 import numpy as np
 import pytest
 from conftest import SAMPLES
-from pxr import Gf, Usd, UsdGeom, UsdPhysics, UsdShade
+from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics, UsdShade
 from scenarios.regimes import build as build_regimes
 from stage_factory import add_copies
 
+from physxvehicle_usd import properties as P
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.sim import Simulator, compiled_rows
 from physxvehicle_usd.sim.pipeline import StepOptions
-from physxvehicle_usd.sim.row_solver import _solve_rows_tgs
+from physxvehicle_usd.sim.row_solver import _solve_rows_pgs, _solve_rows_tgs
 
 pytestmark = pytest.mark.skipif(not compiled_rows.available(), reason="the compiled extension is not built")
 
@@ -73,10 +74,11 @@ def _unit(rng, shape, dtype) -> np.ndarray:
     return (v / np.linalg.norm(v, axis=0)).astype(dtype)
 
 
-def _random_rows(rng, V: int, R: int = 12, Pm: int = 2) -> tuple[dict, dict]:
+def _random_rows(rng, V: int, R: int = 12, Pm: int = 2, N: int = 4) -> tuple[dict, dict]:
     """Constraint rows as pipeline.constraint_rows makes them (float32 Jacobians, float64 dampings and separations,
-    the last third hard) and contact patches as contact.patch_rows does (float64), with inactive rows and anchors,
-    a row inactive in every vehicle, a vehicle without contact points, bouncing and speculative points."""
+    the last third hard) and contact patches as contact.patch_rows does (float64, N points a patch), with inactive
+    rows and anchors, a row inactive in every vehicle, a vehicle without contact points, bouncing and speculative
+    points."""
     active = rng.random((V, R)) < 0.75
     active[:, 1] = False  # swept by no vehicle
     hard = np.zeros((V, R), bool)
@@ -86,12 +88,12 @@ def _random_rows(rng, V: int, R: int = 12, Pm: int = 2) -> tuple[dict, dict]:
             "damping": np.where(rng.random((V, R)) < 0.2, 0.0, rng.uniform(1.0, 3000.0, (V, R))),
             "active": active, "hard": hard,
             "separation": np.where(hard, rng.uniform(-0.2, 0.02, (V, R)), 0.0)}
-    points = rng.random((V, Pm, 4)) < 0.7
+    points = rng.random((V, Pm, N)) < 0.7
     points[0] = False  # vehicle 0 touches nothing
     anchors = (rng.random((V, Pm, 2)) < 0.7) & points[:, :, :2]
     static = rng.uniform(0.3, 1.2, (V, Pm))
-    patches = {"point_active": points, "arm": rng.standard_normal((3, V, Pm, 4)) * 1.5,
-               "separation": rng.uniform(-0.05, 0.02, (V, Pm, 4)), "normal": _unit(rng, (V, Pm), float),
+    patches = {"point_active": points, "arm": rng.standard_normal((3, V, Pm, N)) * 1.5,
+               "separation": rng.uniform(-0.05, 0.02, (V, Pm, N)), "normal": _unit(rng, (V, Pm), float),
                "rest_distance": rng.uniform(0.0, 0.01, (V, Pm)), "static_friction": static,
                "dynamic_friction": static * rng.uniform(0.5, 1.0, (V, Pm)),
                "restitution": np.where(rng.random((V, Pm)) < 0.3, rng.uniform(0.1, 0.9, (V, Pm)), 0.0),
@@ -108,12 +110,13 @@ def fleet() -> Simulator:
 
 
 def _solve(sim: Simulator, rng_seed: int, iterations: tuple[int, int], kernel_threads: int | None,
-           with_contacts: bool = True):
-    """One TGS solve of random rows from a random state; (state arrays after it, the contact rows' results)."""
+           with_contacts: bool = True, solver=_solve_rows_tgs):
+    """One solve (TGS or PGS) of random rows from a random state; (state arrays after it, the contact rows'
+    results). Patches of 4 points, or of 2 or 6 (round shapes, mesh patches) by the seed."""
     rng = np.random.default_rng(rng_seed)
     p, s = sim.params, copy.deepcopy(sim.state)
     V = p.V
-    rows, patches = _random_rows(rng, V)
+    rows, patches = _random_rows(rng, V, N=(4, 2, 6)[rng_seed % 3])
     s.linear_velocity = (rng.standard_normal((3, V)) * 2.0).astype(np.float32)
     s.angular_velocity = (rng.standard_normal((3, V)) * 1.0).astype(np.float32)
     q = rng.standard_normal((4, V))
@@ -121,8 +124,8 @@ def _solve(sim: Simulator, rng_seed: int, iterations: tuple[int, int], kernel_th
     s.body_position = (rng.standard_normal((3, V)) * 50.0).astype(np.float32)
     s.contacts = {}
     begin_position, begin_orientation = s.body_position.copy(), s.body_orientation.copy()
-    _solve_rows_tgs(p, s, rows, DT, iterations[0], iterations[1], begin_position, begin_orientation,
-                    patches if with_contacts else None, None, kernel_threads)
+    solver(p, s, rows, DT, iterations[0], iterations[1], begin_position, begin_orientation,
+           patches if with_contacts else None, None, kernel_threads)
     state = [s.linear_velocity, s.angular_velocity, s.body_position, s.body_orientation]
     solved = s.contacts.get("solved", [])
     contacts = [] if not solved else [solved[0][1].impulse, solved[0][1].friction, solved[0][1].broken]
@@ -132,9 +135,10 @@ def _solve(sim: Simulator, rng_seed: int, iterations: tuple[int, int], kernel_th
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("iterations", [(16, 1), (4, 2), (1, 1)])
 @pytest.mark.parametrize("with_contacts", [True, False])
-def test_the_compiled_solve_of_random_rows_is_numpy_s_to_the_bit(fleet, seed, iterations, with_contacts):
-    ours, our_contacts = _solve(fleet, seed, iterations, 1, with_contacts)
-    theirs, their_contacts = _solve(fleet, seed, iterations, None, with_contacts)
+@pytest.mark.parametrize("solver", [_solve_rows_tgs, _solve_rows_pgs], ids=["tgs", "pgs"])
+def test_the_compiled_solve_of_random_rows_is_numpy_s_to_the_bit(fleet, seed, iterations, with_contacts, solver):
+    ours, our_contacts = _solve(fleet, seed, iterations, 1, with_contacts, solver)
+    theirs, their_contacts = _solve(fleet, seed, iterations, None, with_contacts, solver)
     assert len(our_contacts) == len(their_contacts) == (3 if with_contacts else 0)
     for a, b in zip(ours + our_contacts, theirs + their_contacts):
         assert a.dtype == b.dtype and a.shape == b.shape
@@ -145,9 +149,10 @@ def test_the_compiled_solve_of_random_rows_is_numpy_s_to_the_bit(fleet, seed, it
 
 
 @pytest.mark.parametrize("threads", [2, 3])
-def test_the_compiled_solve_does_not_depend_on_the_thread_count(fleet, threads):
-    one, one_contacts = _solve(fleet, 11, (16, 1), 1)
-    many, many_contacts = _solve(fleet, 11, (16, 1), threads)
+@pytest.mark.parametrize("solver", [_solve_rows_tgs, _solve_rows_pgs], ids=["tgs", "pgs"])
+def test_the_compiled_solve_does_not_depend_on_the_thread_count(fleet, threads, solver):
+    one, one_contacts = _solve(fleet, 11, (16, 1), 1, True, solver)
+    many, many_contacts = _solve(fleet, 11, (16, 1), threads, True, solver)
     for a, b in zip(one + one_contacts, many + many_contacts):
         np.testing.assert_array_equal(a, b)
 
@@ -175,21 +180,29 @@ def _trajectory(description, steps: int, options: StepOptions, controls: dict | 
 
 
 def _counting(monkeypatch) -> dict:
-    """Count the compiled solves (the real ones run)."""
+    """Count the compiled solves, TGS and PGS (the real ones run)."""
     calls = {"solves": 0, "with contacts": 0}
-    solve = compiled_rows.solve_tgs
 
-    def counted(*args, **kwargs):
-        calls["solves"] += 1
-        calls["with contacts"] += args[17] is not None and bool(args[17].active.any())
-        return solve(*args, **kwargs)
+    def counting(solve):
+        def counted(*args, **kwargs):
+            contacts = next((a for a in args if hasattr(a, "active")), None)  # the _ContactRows, if any
+            calls["solves"] += 1
+            calls["with contacts"] += contacts is not None and bool(contacts.active.any())
+            return solve(*args, **kwargs)
+        return counted
 
-    monkeypatch.setattr(compiled_rows, "solve_tgs", counted)
+    for name in ("solve_tgs", "solve_pgs"):
+        monkeypatch.setattr(compiled_rows, name, counting(getattr(compiled_rows, name)))
     return calls
 
 
-def test_cars_driving_into_boxes_run_alike_with_the_compiled_solver_and_numpy(monkeypatch):
-    description = read_stage(_with_ridges(_cars(3), 3))
+@pytest.mark.parametrize("solver", ["TGS", "PGS"])
+def test_cars_driving_into_boxes_run_alike_with_the_compiled_solver_and_numpy(monkeypatch, solver):
+    stage = _with_ridges(_cars(3), 3)
+    scene = stage.GetPrimAtPath("/World/PhysicsScene")
+    scene.AddAppliedSchema("PhysxSceneAPI")
+    scene.CreateAttribute(P.physx_scene_attribute("solverType"), Sdf.ValueTypeNames.Token).Set(solver)
+    description = read_stage(stage)
     calls = _counting(monkeypatch)
     ours, touching = _trajectory(description, 150, StepOptions(), {"accelerator": 1.0})
     solves = dict(calls)
@@ -211,7 +224,7 @@ def test_suspension_limit_rows_run_alike_with_the_compiled_solver_and_numpy(tmp_
     description = read_stage(str(build_regimes(tmp_path)[units]))
     calls = _counting(monkeypatch)
     ours, _ = _trajectory(description, 90, StepOptions(), {"accelerator": 1.0})
-    assert calls["solves"] > 0
+    assert calls["solves"] > 0  # (a limit row makes the solve iterate; sticky rows alone are solved in closed form)
     theirs, _ = _trajectory(description, 90, StepOptions(compiled_rows=False), {"accelerator": 1.0})
     np.testing.assert_array_equal(ours, theirs)  # 0 ulps, every step
 

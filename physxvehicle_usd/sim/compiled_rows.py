@@ -1,11 +1,11 @@
 """The compiled TGS row solve (sim/_row_solver.c, in the extension sim/compiled.py loads): what it covers, and the
 calls that run it.
 
-row_solver.`_solve_rows_tgs` hands a solve group here when the caller asks for the compiled solver
-(StepOptions.compiled and StepOptions.compiled_rows), the state is float32 and the group has no contacts between
-vehicles: the group's rows, prepared by the numpy code (Jacobians, responses, gains, biases' constants), go to C in
-one call that runs every position and velocity iteration of every vehicle; the pose's rotation takes numpy's sin and
-cos of each iteration's half angle and one more call. The numpy path stays the reference (tests/test_sim_row_solver.py
+row_solver's `_solve_rows_tgs` and `_solve_rows_pgs` hand a solve group here when the caller asks for the compiled
+solver (StepOptions.compiled and StepOptions.compiled_rows), the state is float32 and the group has no contacts
+between vehicles: the group's rows, prepared by the numpy code (Jacobians, responses, gains, biases' constants), go
+to C in one call that runs every position and velocity iteration of every vehicle. TGS's pose rotation takes numpy's
+sin and cos of each iteration's half angle and one more call; PGS's pose moves once, in numpy. The numpy path stays the reference (tests/test_sim_row_solver.py
 holds the two to each other).
 """
 from __future__ import annotations
@@ -22,14 +22,16 @@ _I64, _F64, _F32 = ctypes.c_int64, ctypes.c_double, ctypes.c_float
 class _RowSolve(ctypes.Structure):
     """Mirror of `RowSolve` in _row_solver.c (the loader compares its size with the extension's)."""
 
-    _fields_ = ([(name, _I64) for name in "V R Pm M iterations velocity_iterations threads".split()]
+    _fields_ = ([(name, _I64) for name in "V R Pm N M iterations velocity_iterations threads".split()]
                 + [(name, _F64) for name in "h dt friction_bias".split()]
                 + [(name, _F32) for name in "h_f bias_scale max_bias".split()]
                 + [(name, _P) for name in
                    "J WJ recip spring_gain separation hard listed hard_listed impulse "
                    "cJ cWJ c_recip c_target c_error c_bias_coefficient c_max_bias c_active c_listed "
                    "fJ fWJ f_gain f_error anchored a_listed scale static_friction dynamic_friction "
-                   "c_impulse friction broken x position angular half".split()])
+                   "c_impulse friction broken x position angular half".split()]
+                + [("friction_iterations", _I64)]
+                + [(name, _P) for name in "act impulse_kept limit_bias c_pgs_bias f_pgs_bias motion".split()])
 
 
 def _load() -> ctypes.CDLL | None:
@@ -43,8 +45,9 @@ def _load() -> ctypes.CDLL | None:
     if lib.pvu_row_solve_size() != ctypes.sizeof(_RowSolve):
         raise ImportError(f"{spec.origin} was built from another RowSolve ({lib.pvu_row_solve_size()} bytes, "
                           f"compiled_rows.py's mirror {ctypes.sizeof(_RowSolve)}): rebuild (pip install -e .)")
-    lib.pvu_rows_tgs.argtypes = [ctypes.POINTER(_RowSolve)]
-    lib.pvu_rows_tgs.restype = ctypes.c_int
+    for solve in (lib.pvu_rows_tgs, lib.pvu_rows_pgs):
+        solve.argtypes = [ctypes.POINTER(_RowSolve)]
+        solve.restype = ctypes.c_int
     lib.pvu_rows_orientation.argtypes = [_I64, _I64, _P, _P, _P, _P]
     lib.pvu_rows_orientation.restype = ctypes.c_int
     return lib
@@ -59,7 +62,8 @@ def available() -> bool:
 
 
 def covers(dtype, pairs) -> bool:
-    """Whether the compiled solver implements a TGS solve group: float32 state, no contacts between vehicles."""
+    """Whether the compiled solver implements a solve group (TGS or PGS): float32 state, no contacts between
+    vehicles."""
     return _LIB is not None and np.dtype(dtype) == np.float32 and pairs is None
 
 
@@ -68,17 +72,37 @@ class _Call:
 
     def __init__(self):
         self.solve = _RowSolve()
-        self.arrays: list[np.ndarray] = []
+        self.arrays_by_name: dict[str, np.ndarray] = {}
 
     def set(self, name: str, value, dtype) -> np.ndarray:
         array = np.ascontiguousarray(value, dtype=dtype)
-        self.arrays.append(array)
+        self.arrays_by_name[name] = array
         setattr(self.solve, name, array.ctypes.data)
         return array
 
 
 def _flags(mask: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(mask, dtype=bool).view(np.uint8)
+
+
+def _rows(J, WJ, recip, spring_gain, hard, listed, x, iterations: int, velocity_iterations: int, contacts,
+          threads: int) -> _Call:
+    """The struct's fields that TGS and PGS share: the constraint rows, the velocity, the contact rows."""
+    V, R = J.shape[1], J.shape[2]
+    c = _Call()
+    b = c.solve
+    b.V, b.R, b.iterations, b.velocity_iterations, b.threads = V, R, iterations, velocity_iterations, max(1, int(threads))
+    c.set("J", J, np.float32)
+    c.set("WJ", WJ, np.float32)
+    c.set("recip", recip, np.float32)
+    c.set("spring_gain", spring_gain, np.float32)
+    c.set("hard", _flags(np.broadcast_to(hard, (V, R))), np.uint8)
+    c.set("listed", _flags(listed), np.uint8)
+    c.set("impulse", np.empty((V, R), np.float32), np.float32)
+    if contacts is not None:
+        _set_contacts(c, contacts, V)
+    c.set("x", np.array(x, np.float32, order="C"), np.float32)  # a copy: written in place
+    return c
 
 
 def solve_tgs(J, WJ, recip, spring_gain, hard, separation, listed, hard_listed, bias_scale, max_bias, x, position,
@@ -89,25 +113,13 @@ def solve_tgs(J, WJ, recip, spring_gain, hard, separation, listed, hard_listed, 
     iterations; x (6, V), position (3, V), orientation (4, V) float32 at the start; contacts: the group's
     `_ContactRows` (its impulse, friction and broken written in place) or None. Returns (x, position,
     orientation) after the solve."""
-    V, R = J.shape[1], J.shape[2]
-    n = iterations
-    c = _Call()
+    V, n = J.shape[1], iterations
+    c = _rows(J, WJ, recip, spring_gain, hard, listed, x, n, velocity_iterations, contacts, threads)
     b = c.solve
-    b.V, b.R, b.iterations, b.velocity_iterations, b.threads = V, R, n, velocity_iterations, max(1, int(threads))
     b.h, b.dt, b.h_f, b.bias_scale, b.max_bias = h, dt, np.float32(h), bias_scale, max_bias
-    c.set("J", J, np.float32)
-    c.set("WJ", WJ, np.float32)
-    c.set("recip", recip, np.float32)
-    c.set("spring_gain", spring_gain, np.float32)
     c.set("separation", separation, np.float32)
-    c.set("hard", _flags(np.broadcast_to(hard, (V, R))), np.uint8)
-    c.set("listed", _flags(listed), np.uint8)
     c.set("hard_listed", _flags(hard_listed), np.uint8)
-    c.set("impulse", np.empty((V, R), np.float32), np.float32)
-    if contacts is not None:
-        _set_contacts(c, contacts, V)
-    x = c.set("x", np.array(x, np.float32), np.float32)
-    position = c.set("position", np.array(position, np.float32), np.float32)
+    position = c.set("position", np.array(position, np.float32, order="C"), np.float32)  # a copy: written in place
     angular = c.set("angular", np.empty((n, 3, V), np.float32), np.float32)
     half = c.set("half", np.empty((n, V), np.float32), np.float32)
     status = _LIB.pvu_rows_tgs(ctypes.byref(b))
@@ -117,17 +129,43 @@ def solve_tgs(J, WJ, recip, spring_gain, hard, separation, listed, hard_listed, 
     sine, cosine = np.sin(half), np.cos(half)  # numpy's, as vecmath.quat_integrate_exact takes them
     _LIB.pvu_rows_orientation(n, V, orientation.ctypes.data, angular.ctypes.data, sine.ctypes.data,
                               cosine.ctypes.data)
-    return x, position, orientation
+    return c.arrays_by_name["x"], position, orientation
+
+
+def solve_pgs(J, WJ, recip, spring_gain, hard, act, impulse_kept, limit_bias, listed, x, iterations: int,
+              friction_iterations: int, velocity_iterations: int, contacts,
+              threads: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """`_solve_rows_pgs`'s sweeps for the vehicles of one group: the constraint rows as `solve_tgs` takes them, act
+    (V, R) (active with a non-zero response), impulse_kept and limit_bias (V, R) float32; contacts: the group's
+    `_ContactRows` after prepare_pgs, or None. Returns (x after the velocity iterations, x after the position
+    iterations: the motion the pose moves by)."""
+    V = J.shape[1]
+    c = _rows(J, WJ, recip, spring_gain, hard, listed, x, iterations, velocity_iterations, contacts, threads)
+    b = c.solve
+    b.friction_iterations = friction_iterations
+    c.set("act", _flags(act), np.uint8)
+    c.set("impulse_kept", impulse_kept, np.float32)
+    c.set("limit_bias", limit_bias, np.float32)
+    if contacts is not None and b.Pm > 0:
+        M = b.M
+        c.set("c_pgs_bias", np.broadcast_to(contacts.pgs_bias, (V, b.Pm, b.N)), np.float64)
+        c.set("f_pgs_bias", np.stack([np.broadcast_to(bias, (V, b.Pm, M)) for bias in contacts.pgs_friction_bias]),
+              np.float64)
+    motion = c.set("motion", np.empty((6, V), np.float32), np.float32)
+    status = _LIB.pvu_rows_pgs(ctypes.byref(b))
+    if status != 0:
+        raise RuntimeError(f"compiled row solve failed with status {status}")
+    return c.arrays_by_name["x"], motion
 
 
 def _set_contacts(c: _Call, rows, V: int) -> None:
     """The `_ContactRows` arrays the C sweep reads and writes."""
     b = c.solve
-    Pm, M = rows.active.shape[1], rows.anchors.shape[2]
-    b.Pm, b.M, b.friction_bias = Pm, M, rows.friction_bias
+    Pm, N, M = rows.active.shape[1], rows.active.shape[2], rows.anchors.shape[2]
+    b.Pm, b.N, b.M, b.friction_bias = Pm, N, M, rows.friction_bias
     if Pm == 0:
         return
-    shape = (V, Pm, 4)
+    shape = (V, Pm, N)
     c.set("cJ", rows.J, np.float64)
     c.set("cWJ", rows.WJ, np.float64)
     for name, value in (("c_recip", rows.recip), ("c_target", rows.target), ("c_error", rows.error),
@@ -149,6 +187,6 @@ def _set_contacts(c: _Call, rows, V: int) -> None:
     for name, value, dtype in (("c_impulse", rows.impulse, np.float64), ("friction", rows.friction, np.float64),
                                ("broken", rows.broken, np.bool_)):
         assert value.flags.c_contiguous and value.dtype == dtype, name
-        c.arrays.append(value)
+        c.arrays_by_name[name] = value
         setattr(b, name, value.ctypes.data)
 

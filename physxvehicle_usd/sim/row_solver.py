@@ -78,7 +78,7 @@ def solve_vehicle_constraints(p: SimParams, s: SimState, rows: dict, dt: float, 
         part_pairs = None if in_part is None or not in_part.any() else _pairs_of(pairs, in_part)
         if with_pgs:  # PGS's sticky rows act in the velocity iterations too: always row by row
             _solve_rows_pgs(p, s, part, dt, int(position_iterations), int(velocity_iterations), begin_position,
-                            begin_orientation, part_patches, part_pairs)
+                            begin_orientation, part_patches, part_pairs, kernel_threads)
         elif with_limit:
             _solve_rows_tgs(p, s, part, dt, int(position_iterations), int(velocity_iterations), begin_position,
                             begin_orientation, part_patches, part_pairs, kernel_threads)
@@ -649,7 +649,8 @@ _PGS_FRICTION_POSITION_ITERATIONS = 3
 
 def _solve_rows_pgs(p: SimParams, s: SimState, rows: dict, dt: float, position_iterations: int,
                     velocity_iterations: int, begin_position: np.ndarray, begin_orientation: np.ndarray,
-                    patches: dict | None = None, pairs: dict | None = None) -> None:
+                    patches: dict | None = None, pairs: dict | None = None,
+                    kernel_threads: int | None = None) -> None:
     """Rows of vehicles in a PGS scene, as PhysX's PGS solver applies them (DySolverControl.cpp solveV_Blocks,
     DyConstraintSetup.cpp / DyCpuGpu1dConstraint.h compute1dConstraintSolverConstantsPGS, DyContactPrep.cpp,
     DySolverConstraints.cpp solve1D / solveContact). Every row is prepared once over the whole step dt at the begin
@@ -664,10 +665,13 @@ def _solve_rows_pgs(p: SimParams, s: SimState, rows: dict, dt: float, position_i
 
     After the position iterations PGS keeps the body velocity as the motion velocity: the pose moves by it over dt.
     The velocity iterations (at least one) then give the velocity the body ends the step with.
+
+    kernel_threads: as `_solve_rows_tgs`'s.
     """
     vehicles = rows["vehicles"]
     n = max(1, int(position_iterations))
     dtype = s.linear_velocity.dtype
+    in_c = kernel_threads is not None and compiled_rows.covers(dtype, pairs)
     J, WJ, u = _row_jacobians(p, rows, begin_orientation)
     act, hard = rows["active"] & (u > 0.0), rows["hard"]
     recip = np.where(act, 1.0 / np.where(act, u, 1.0), 0.0).astype(dtype)
@@ -681,11 +685,21 @@ def _solve_rows_pgs(p: SimParams, s: SimState, rows: dict, dt: float, position_i
     if patches is not None or pairs is not None:
         R = vm.quat_to_mat(begin_orientation[:, vehicles]).astype(float)
     if patches is not None:
-        contacts = _ContactRows(p, patches, vehicles, R, x.astype(float), dt, 1, dtype)
+        contacts = _ContactRows(p, patches, vehicles, R, x.astype(float), dt, 1, dtype, cut_rows=not in_c)
         contacts.prepare_pgs(dt)
     if pairs is not None:
         between = _PairRows(p, pairs, vehicles, R, x.astype(float), dt, 1)
         between.prepare_pgs(dt)
+    if in_c:
+        listed = np.zeros(act.shape[1], bool)
+        listed[order] = True
+        x, motion = compiled_rows.solve_pgs(J, WJ, recip, spring_gain, hard, act, impulse_kept, limit_bias, listed, x,
+                                            n, _PGS_FRICTION_POSITION_ITERATIONS, int(velocity_iterations), contacts,
+                                            kernel_threads)
+        _record_solved(s, vehicles, contacts, between)
+        _store(s, vehicles, x, begin_position[:, vehicles] + motion[:3] * dtype.type(dt),
+               vm.quat_integrate_exact(begin_orientation[:, vehicles], motion[3:], dt))
+        return
 
     def sweep(x: np.ndarray, biased: bool, friction: bool) -> np.ndarray:
         for r in order:
