@@ -48,8 +48,8 @@ def solve_vehicle_constraints(p: SimParams, s: SimState, rows: dict, dt: float, 
     pairs: contacts between vehicles (sim/vehicle_contact.py pair_rows), every vehicle of them in `rows`; vehicles
     touching one another are one island, iterated with the island's largest iteration counts, as PhysX does.
 
-    kernel_threads: run the TGS solves the compiled solver covers (compiled_rows.covers) in C with that many threads
-    (None: every solve in numpy)."""
+    kernel_threads: run the solves the compiled solver covers (compiled_rows.covers: TGS and PGS, no pairs) in C
+    with that many threads (None: every solve in numpy)."""
     vehicles = rows["vehicles"]
     hard = (rows["active"] & rows["hard"]).any(axis=1)
     if patches is not None:
