@@ -64,7 +64,7 @@ def available() -> bool:
 def covers(dtype, pairs) -> bool:
     """Whether the compiled solver implements a solve group (TGS or PGS): float32 state, no contacts between
     vehicles."""
-    return _LIB is not None and np.dtype(dtype) == np.float32 and pairs is None
+    return _LIB is not None and pairs is None and dtype == np.float32
 
 
 class _Call:
@@ -85,6 +85,12 @@ def _flags(mask: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(mask, dtype=bool).view(np.uint8)
 
 
+def _shaped(value: np.ndarray, shape: tuple) -> np.ndarray:
+    """value broadcast to shape (a per-patch value over the patch's points), itself where it has that shape already
+    (np.broadcast_to costs more than the rest of a small group's call)."""
+    return value if np.shape(value) == shape else np.broadcast_to(value, shape)
+
+
 def _rows(J, WJ, recip, spring_gain, hard, listed, x, iterations: int, velocity_iterations: int, contacts,
           threads: int) -> _Call:
     """The struct's fields that TGS and PGS share: the constraint rows, the velocity, the contact rows."""
@@ -96,7 +102,7 @@ def _rows(J, WJ, recip, spring_gain, hard, listed, x, iterations: int, velocity_
     c.set("WJ", WJ, np.float32)
     c.set("recip", recip, np.float32)
     c.set("spring_gain", spring_gain, np.float32)
-    c.set("hard", _flags(np.broadcast_to(hard, (V, R))), np.uint8)
+    c.set("hard", _flags(_shaped(hard, (V, R))), np.uint8)
     c.set("listed", _flags(listed), np.uint8)
     c.set("impulse", np.empty((V, R), np.float32), np.float32)
     if contacts is not None:
@@ -148,8 +154,8 @@ def solve_pgs(J, WJ, recip, spring_gain, hard, act, impulse_kept, limit_bias, li
     c.set("limit_bias", limit_bias, np.float32)
     if contacts is not None and b.Pm > 0:
         M = b.M
-        c.set("c_pgs_bias", np.broadcast_to(contacts.pgs_bias, (V, b.Pm, b.N)), np.float64)
-        c.set("f_pgs_bias", np.stack([np.broadcast_to(bias, (V, b.Pm, M)) for bias in contacts.pgs_friction_bias]),
+        c.set("c_pgs_bias", _shaped(contacts.pgs_bias, (V, b.Pm, b.N)), np.float64)
+        c.set("f_pgs_bias", np.stack([_shaped(bias, (V, b.Pm, M)) for bias in contacts.pgs_friction_bias]),
               np.float64)
     motion = c.set("motion", np.empty((6, V), np.float32), np.float32)
     status = _LIB.pvu_rows_pgs(ctypes.byref(b))
@@ -170,19 +176,19 @@ def _set_contacts(c: _Call, rows, V: int) -> None:
     c.set("cWJ", rows.WJ, np.float64)
     for name, value in (("c_recip", rows.recip), ("c_target", rows.target), ("c_error", rows.error),
                         ("c_bias_coefficient", rows.bias_coefficient)):
-        c.set(name, np.broadcast_to(value, shape), np.float64)
+        c.set(name, _shaped(value, shape), np.float64)
     c.set("c_max_bias", rows.max_bias, np.float64)
     c.set("c_active", _flags(rows.active), np.uint8)
     c.set("c_listed", _flags(rows.active.any(axis=0)), np.uint8)
     c.set("fJ", np.stack([J for J, _, _, _ in rows.F]), np.float64)
     c.set("fWJ", np.stack([WJ for _, WJ, _, _ in rows.F]), np.float64)
-    c.set("f_gain", np.stack([np.broadcast_to(gain, (V, Pm, M)) for _, _, gain, _ in rows.F]), np.float64)
-    c.set("f_error", np.stack([np.broadcast_to(error, (V, Pm, M)) for _, _, _, error in rows.F]), np.float64)
+    c.set("f_gain", np.stack([_shaped(gain, (V, Pm, M)) for _, _, gain, _ in rows.F]), np.float64)
+    c.set("f_error", np.stack([_shaped(error, (V, Pm, M)) for _, _, _, error in rows.F]), np.float64)
     c.set("anchored", _flags(rows.anchors), np.uint8)
     c.set("a_listed", _flags(rows.anchors.any(axis=0)), np.uint8)
     for name, value in (("scale", rows.scale), ("static_friction", rows.static_friction),
                         ("dynamic_friction", rows.dynamic_friction)):
-        c.set(name, np.broadcast_to(value, (V, Pm)), np.float64)
+        c.set(name, _shaped(value, (V, Pm)), np.float64)
     # written in place: the rows' own arrays (fresh, contiguous float64 / bool from the constructor)
     for name, value, dtype in (("c_impulse", rows.impulse, np.float64), ("friction", rows.friction, np.float64),
                                ("broken", rows.broken, np.bool_)):
