@@ -161,8 +161,9 @@ def main() -> None:
                   f"with contacts, {off:.3f} without: contacts cost {100.0 * (on / off - 1.0):+.1f} %", flush=True)
         if args.numpy_rows:
             c_rows, np_rows = rows_cost(loaded, args.steps, args.dt, args.threads[0], args.repeat)
-            print(f"{n:6d} cars, compiled kernel on {args.threads[0]} thread(s), alternating runs: {c_rows:.3f} ms/step "
-                  f"with the compiled row solver, {np_rows:.3f} with numpy's ({np_rows / c_rows:.2f}x)", flush=True)
+            print(f"{n:6d} cars, compiled kernel on {args.threads[0]} thread(s), alternating runs: {c_rows:.3f} "
+                  f"ms/step with the compiled row solver, {np_rows:.3f} with numpy's ({np_rows / c_rows:.2f}x)",
+                  flush=True)
 
 if __name__ == "__main__":
     main()

@@ -4,10 +4,11 @@
 The C solve does the numpy code's arithmetic in its order and precision (float32 constraint rows, float64 contact
 rows rounded to float32 after each sweep, numpy's own sin and cos for the pose's rotation), so the two are held to
 0 ulps: bit-identical velocities, poses, impulses, friction impulses and slid patches, on random rows (some rows and
-anchors inactive, some vehicles without a contact, random velocities and orientations) and over whole simulated runs
-(cars driving into static boxes under TGS and under PGS, cars below full compression or dropped onto the ground, so that suspension-limit
-rows act, a car resting on its roof). The result of a vehicle does not depend on the number of threads the solve
-runs on. Where the extension is not built (no C compiler) these tests skip.
+anchors inactive, some vehicles without a contact, patches of 2, 4 and 6 points, random velocities and orientations)
+and over whole simulated runs (cars driving into static boxes under TGS and under PGS, cars below full compression or
+dropped onto the ground, so that suspension-limit rows act, a car resting on its roof). The result of a vehicle does
+not depend on the number of threads the solve runs on. Where the extension is not built (no C compiler) these tests
+skip.
 """
 from __future__ import annotations
 

@@ -11,8 +11,8 @@
    `pvu_rows_orientation` chains the rotations once numpy has taken their sines and cosines.
 
    Layout: what numpy holds, C order. Per vehicle (V,), rows (V, R), velocities (6, V) component-first, contact
-   rows (6, V, Pm, N) and (V, Pm, N) (N points a patch), friction rows (2, 6, V, Pm, M) and (2, V, Pm, M) (the two friction axes
-   first), flags uint8. */
+   rows (6, V, Pm, N) and (V, Pm, N) (N points a patch), friction rows (2, 6, V, Pm, M) and (2, V, Pm, M) (the two
+   friction axes first), flags uint8. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,12 +1,12 @@
-"""The compiled TGS row solve (sim/_row_solver.c, in the extension sim/compiled.py loads): what it covers, and the
-calls that run it.
+"""The compiled row solve (sim/_row_solver.c, in the extension sim/compiled.py loads): what it covers, and the calls
+that run it.
 
 row_solver's `_solve_rows_tgs` and `_solve_rows_pgs` hand a solve group here when the caller asks for the compiled
 solver (StepOptions.compiled and StepOptions.compiled_rows), the state is float32 and the group has no contacts
 between vehicles: the group's rows, prepared by the numpy code (Jacobians, responses, gains, biases' constants), go
 to C in one call that runs every position and velocity iteration of every vehicle. TGS's pose rotation takes numpy's
-sin and cos of each iteration's half angle and one more call; PGS's pose moves once, in numpy. The numpy path stays the reference (tests/test_sim_row_solver.py
-holds the two to each other).
+sin and cos of each iteration's half angle and one more call; PGS's pose moves once, in numpy. The numpy path stays
+the reference (tests/test_sim_row_solver.py holds the two to each other, to the bit).
 """
 from __future__ import annotations
 
@@ -97,7 +97,8 @@ def _rows(J, WJ, recip, spring_gain, hard, listed, x, iterations: int, velocity_
     V, R = J.shape[1], J.shape[2]
     c = _Call()
     b = c.solve
-    b.V, b.R, b.iterations, b.velocity_iterations, b.threads = V, R, iterations, velocity_iterations, max(1, int(threads))
+    b.V, b.R, b.iterations, b.velocity_iterations = V, R, iterations, velocity_iterations
+    b.threads = max(1, int(threads))
     c.set("J", J, np.float32)
     c.set("WJ", WJ, np.float32)
     c.set("recip", recip, np.float32)
