@@ -4,7 +4,7 @@ same run.
 
     python benchmarks/bench_sim.py [--sizes 1 100 1000 10000] [--steps 60] [--dt 0.016666667] [--no-ovphysx]
                                    [--threads 1 2] [--substeps 3 1] [--repeat 3] [--numpy] [--road plane|bumps|obstacles]
-                                   [--contact-cost] [--braked]
+                                   [--contact-cost] [--braked] [--numpy-rows]
 
 --road bumps replaces the ground plane by a triangle-mesh road with a 4 cm bump every 3 m under the whole fleet
 (benchmarks/fleet.py, `bump_road`): every wheel's suspension query then meets the mesh. --road obstacles adds a box
@@ -17,12 +17,14 @@ and each path (the compiled kernel, which the simulator uses for these cars, and
 kernels too) prints: our milliseconds per step (the simulator's steps alone, as `physxvehicle-usd simulate`
 reports step_s; the best of --repeat runs from rest, as this machine's timings vary from run to run),
 ovphysx's for the same stage, steps and controls, timed the same way (its own step time, the best of --repeat runs,
-each run alternating with one of ours; it records only the final state: record_every = steps), our time over ovphysx's, the real-time factor at 60 Hz of each (simulated seconds per
-wall second, one step = 1/60 s), our load time (read + build), and peak resident memory: this process so far,
+each run alternating with one of ours; it records only the final state: record_every = steps), our time over
+ovphysx's, the real-time factor at 60 Hz of each (simulated seconds per wall second, one step = 1/60 s), our load time (read + build), and peak resident memory: this process so far,
 and the largest ovphysx worker so far. --contact-cost adds a line per N: the compiled kernel with the vehicles'
 contacts and without (StepOptions(contacts=False)), --repeat runs of each, alternating, the best of each, and
 what the contacts cost (on the plane, where nothing touches, what the broad phases' motion bounds cost). --braked
 adds a line per N: the fleet braked at rest (brake0 1) against the same fleet rolling at full throttle, alternating.
+--numpy-rows adds a line per N: the compiled kernel with its compiled row solver and with the numpy one
+(StepOptions(compiled_rows=False)), --repeat runs of each, alternating, the best of each.
 """
 from __future__ import annotations
 
@@ -50,11 +52,11 @@ BRAKED = {"accelerator": 0.0, "brake0": 1.0}  # the sample car's foot brake on a
 
 
 def ours(loaded: simulate.LoadedSimulation, steps: int, dt: float, threads: int, kernel: bool, repeat: int,
-         contacts: bool = True, controls: dict = FULL_THROTTLE) -> float:
+         contacts: bool = True, controls: dict = FULL_THROTTLE, compiled_rows: bool = True) -> float:
     """Milliseconds per step, the best of `repeat` runs, each from rest in a fresh simulator."""
     best = float("inf")
     for _ in range(repeat):
-        run = with_simulator(loaded, threads, kernel, dt, contacts)
+        run = with_simulator(loaded, threads, kernel, dt, contacts, compiled_rows)
         result = simulate.run(run, steps, dt, controls=controls, outputs=())
         best = min(best, 1000.0 * result.step_s / steps)
     return best
@@ -80,13 +82,25 @@ def braked_cost(loaded: simulate.LoadedSimulation, steps: int, dt: float, thread
     return braked, rolling
 
 
+def rows_cost(loaded: simulate.LoadedSimulation, steps: int, dt: float, threads: int, repeat: int):
+    """(ms per step with the compiled row solver, with the numpy one): the compiled kernel's runs alternating
+    between the two, `repeat` of each, the best of each."""
+    compiled_rows, numpy_rows = float("inf"), float("inf")
+    for _ in range(repeat):
+        compiled_rows = min(compiled_rows, ours(loaded, steps, dt, threads, True, 1, compiled_rows=True))
+        numpy_rows = min(numpy_rows, ours(loaded, steps, dt, threads, True, 1, compiled_rows=False))
+    return compiled_rows, numpy_rows
+
+
 def with_simulator(loaded: simulate.LoadedSimulation, threads: int, kernel: bool, dt: float,
-                   contacts: bool = True) -> simulate.LoadedSimulation:
+                   contacts: bool = True, compiled_rows: bool = True) -> simulate.LoadedSimulation:
     """The same loaded vehicles in a fresh simulator: `threads` threads, compiled kernel or numpy kernels, with the
-    vehicles' contacts or without (StepOptions.contacts)."""
+    vehicles' contacts or without (StepOptions.contacts), the compiled row solver or numpy's
+    (StepOptions.compiled_rows)."""
     sim = loaded.simulator
     fresh = Simulator(sim.batch, sim.ground, dt, threads=threads,
-                      options=StepOptions(compiled=kernel, contacts=contacts), collision=loaded.description)
+                      options=StepOptions(compiled=kernel, contacts=contacts, compiled_rows=compiled_rows),
+                      collision=loaded.description)
     return dataclasses.replace(loaded, simulator=fresh)
 
 
@@ -127,6 +141,9 @@ def main() -> None:
     parser.add_argument("--braked", action="store_true",
                         help="also time the fleet braked at rest (brake0 1, accelerator 0) against rolling at full "
                              "throttle, alternating runs, and print the difference")
+    parser.add_argument("--numpy-rows", action="store_true",
+                        help="also time the compiled kernel with the numpy row solver (StepOptions.compiled_rows off), "
+                             "alternating runs with the compiled one")
     parser.add_argument("--folder", type=Path, default=Path(tempfile.gettempdir()) / "physxvehicle_usd_fleet")
     args = parser.parse_args()
 
@@ -171,6 +188,11 @@ def main() -> None:
             braked, rolling = braked_cost(loaded, args.steps, args.dt, args.threads[0], args.repeat)
             print(f"{n:6d} cars, compiled kernel on {args.threads[0]} thread(s), alternating runs: {braked:.3f} ms/step "
                   f"braked at rest, {rolling:.3f} rolling at full throttle: braked {100.0 * (braked / rolling - 1.0):+.1f} %",
+                  flush=True)
+        if args.numpy_rows:
+            c_rows, np_rows = rows_cost(loaded, args.steps, args.dt, args.threads[0], args.repeat)
+            print(f"{n:6d} cars, compiled kernel on {args.threads[0]} thread(s), alternating runs: {c_rows:.3f} "
+                  f"ms/step with the compiled row solver, {np_rows:.3f} with numpy's ({np_rows / c_rows:.2f}x)",
                   flush=True)
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """PhysX's PGS solver, where a scene asks it (physxScene:solverType = "PGS"), against real PhysX (ovphysx 0.7, CPU):
 the scenario stages of the other conformance files copied with their scenes set to PGS (tests/scenarios/solver.py),
-our side solved by sim/rigid_body.py `_solve_rows_pgs`, figures by their machinery.
+our side solved by sim/row_solver.py `_solve_rows_pgs`, figures by their machinery.
 
 - Driving on flat ground (the fleet of test_conformance_ovphysx.py, its braking, steady-turn and handbrake-turn cars):
   the sticky-tire rows at the braking car's stop are where PGS and TGS differ (PGS keeps them in its velocity

@@ -5,7 +5,7 @@ test_conformance_ovphysx.py).
 
 Past full compression, vehicle2 hands PhysX one hard row per wheel (impulse >= 0, geometric error = the
 separation); PhysX's TGS solver resolves the error in position during its position iterations and drops the
-velocity that did it in the velocity iterations (sim/rigid_body.py `_solve_rows_tgs`). Before the simulator
+velocity that did it in the velocity iterations (sim/row_solver.py `_solve_rows_tgs`). Before the simulator
 did so it kept J v = -separation/dt as velocity: a low car standing still left its first step at 8.97 m/s
 upwards (PhysX: 0.072 m/s) and flew to 2.1 m, and the landing car pitched and rebounded where PhysX's does
 not. Worst errors then (float32 compiled kernel, this metric), metres: low start speed 39 %, angular speed

@@ -1,4 +1,4 @@
-"""The PGS solve (sim/rigid_body.py `_solve_rows_pgs`) where a scene asks it (physxScene:solverType = "PGS"): the choice
+"""The PGS solve (sim/row_solver.py `_solve_rows_pgs`) where a scene asks it (physxScene:solverType = "PGS"): the choice
 read from the scene as omni.physx reads it, a car resting on its roof stays at rest, and the two solvers' closed forms
 for one sticky row and one suspension-limit row. The motion is checked against PhysX in tests/test_conformance_pgs.py."""
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pxr import Gf, Sdf, Usd
 from physxvehicle_usd import properties as P
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.sim import Simulator
-from physxvehicle_usd.sim.rigid_body import solve_vehicle_constraints
+from physxvehicle_usd.sim.row_solver import solve_vehicle_constraints
 
 CAR = SAMPLES / "car" / "car.usda"
 SCENE = "/World/PhysicsScene"

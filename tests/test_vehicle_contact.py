@@ -13,7 +13,7 @@ from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.sim import Simulator
 from physxvehicle_usd.sim.contact import _kept_patches, grow_patches
 from physxvehicle_usd.sim.pipeline import StepOptions
-from physxvehicle_usd.sim.rigid_body import _islands
+from physxvehicle_usd.sim.row_solver import _islands
 from physxvehicle_usd.sim.vehicle_contact import _colours, candidate_pairs
 
 DT = 1.0 / 60.0

@@ -46,6 +46,7 @@ class StepOptions:
     compiled: bool = True  # run the substeps in the compiled kernel where it covers the batch (sim/compiled.py)
     kernel_threads: int = 1  # threads of the compiled kernel (contiguous ranges of vehicles; same results)
     contacts: bool = True  # collide the vehicles' own shapes with the static ground (where a model is given)
+    compiled_rows: bool = True  # with `compiled`: the TGS row solves in C where it covers them (sim/compiled_rows.py)
 
 
 def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: float, opt: StepOptions = StepOptions(),
@@ -112,7 +113,8 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
         pair_rows = (vehicle_contact.pair_rows(contact, between, begin_position, begin_orientation, p.length_scale,
                                                s.pair_friction) if pairs else None)
         s.contacts = None if with_contacts is None else {"points": touching, "between": between, "model": contact}
-        end_step_physx(p, s, begin_position, begin_orientation, rows, dt, patches, pair_rows)
+        row_threads = opt.kernel_threads if opt.compiled and opt.compiled_rows else None  # None: numpy
+        end_step_physx(p, s, begin_position, begin_orientation, rows, dt, patches, pair_rows, row_threads)
         # the friction patches this step's solve ends with (a pair without contacts ends its patches)
         s.friction = None if patches is None else _solved_friction(patches, s.contacts.get("solved", []), p.V)
         s.pair_friction = None if pair_rows is None else _solved_pair_friction(pair_rows,
@@ -174,7 +176,7 @@ def _other_vehicles(p: SimParams, s: SimState, road, contact: ContactModel, quer
 
 
 def _solved_friction(patches: dict, solved: list, V: int) -> FrictionPatches:
-    """patch_rows's friction patches with what the solve said of them: which slid (rigid_body._ContactRows.broken of
+    """patch_rows's friction patches with what the solve said of them: which slid (row_solver._ContactRows.broken of
     each group of vehicles the solver ran)."""
     friction = patches["friction"]
     vehicle_row, slot = patches["friction_slot"]
@@ -187,7 +189,7 @@ def _solved_friction(patches: dict, solved: list, V: int) -> FrictionPatches:
 
 
 def _solved_pair_friction(pair_rows: dict, solved: list) -> FrictionPatches:
-    """pair_rows's friction patches with which slid in the solve (rigid_body._PairRows.broken of each solve)."""
+    """pair_rows's friction patches with which slid in the solve (row_solver._PairRows.broken of each solve)."""
     friction = pair_rows["friction"]
     pair, slot = pair_rows["friction_slot"]
     broken = np.zeros(pair_rows["point_active"].shape[:2], bool)

@@ -45,7 +45,7 @@ body 0's patch points in the order made): the other body first gave 2.7 / 3.4 % 
 against 1.9 / 2.5 %, the static pairs' tie rule 2.1 % speed in the 3 m/s head-on in centimetres against 0.003 %
 (measured while two boxes still met as polytopes).
 
-Solve (rigid_body._PairRows, fed by `pair_rows`): a pair's rows act on both bodies. Jacobians (n, r0 x n) on body 0
+Solve (row_solver._PairRows, fed by `pair_rows`): a pair's rows act on both bodies. Jacobians (n, r0 x n) on body 0
 and (-n, -(r1 x n)) on body 1, arms from each body's centre of mass to the same contact point; the unit response is
 the sum of both bodies' (mass and inertia of both); friction patches as against static shapes
 (contact.friction_patches: kept from step to step while they hold, as PhysX's getFrictionPatches keeps them for two
@@ -53,14 +53,14 @@ dynamic bodies, each anchor kept on both bodies in each one's frame; a friction 
 anchor has moved from body 1's; `SimState.pair_friction` holds them between steps), the relative velocity's
 tangential part as the first friction axis; the depenetration bias capped by the lower
 of the two bodies' maxDepenetrationVelocity. PhysX solves two touching vehicles in one island: with the island's
-largest position and velocity iteration counts (rigid_body.solve_vehicle_constraints takes the largest per island).
+largest position and velocity iteration counts (row_solver.solve_vehicle_constraints takes the largest per island).
 Our solve is batched over vehicles, Gauss-Seidel over the rows of each vehicle: rows of two pairs that share a body
 cannot be applied in one vectorised batch, so the pairs are coloured (`_colours`: no vehicle twice in one colour, the
 partitioning PhysX's solver does for the same reason) and, within every iteration, after every vehicle's own rows
 (its vehicle constraints, then its static contacts), the pairs are swept colour by colour. Vehicles in no pair take
 the existing path: nothing changes for them and they pay nothing but the broad phase.
 
-Solver type: the pairs are solved by their scene's solver (sim/rigid_body.py): TGS, or PGS where the scene's
+Solver type: the pairs are solved by their scene's solver (sim/row_solver.py): TGS, or PGS where the scene's
 physxScene:solverType asks it (`_PairRows.sweep_pgs`); an island with a vehicle of a PGS scene is solved with PGS.
 
 Manifolds: two boxes keep PCM's box-box manifold from step to step (`PairManifolds`, `SimState.pair_manifolds`):

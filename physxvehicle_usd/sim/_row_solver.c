@@ -1,0 +1,332 @@
+/* The TGS iterations over the vehicles' constraint and contact rows (sim/row_solver.py `_solve_rows_tgs` with
+   `_ContactRows.sweep`), compiled: one call per solve group, each vehicle on its own (the rows of one vehicle act
+   on it alone), so vehicles run in parallel and a vehicle's result does not depend on the thread count.
+
+   The numpy code's arithmetic in its order and precision: the constraint rows in float32 (their Jacobians, gains
+   and the body velocity x are float32 there), the contact rows in float64 (their arrays are float64, so numpy
+   promotes x to float64 on the first contact row and the sweep's result is rounded back to float32). Sums over
+   the six components of a Jacobian are taken one after another, as numpy reduces the outer axis. Built with
+   -ffp-contract=off: no fused multiply-adds. The pose's rotation (sin, cos) is left to the caller (numpy's sin
+   and cos are not libm's): each position iteration's angular velocity and half angle are written out, and
+   `pvu_rows_orientation` chains the rotations once numpy has taken their sines and cosines.
+
+   Layout: what numpy holds, C order. Per vehicle (V,), rows (V, R), velocities (6, V) component-first, contact
+   rows (6, V, Pm, N) and (V, Pm, N) (N points a patch), friction rows (2, 6, V, Pm, M) and (2, V, Pm, M) (the two
+   friction axes first), flags uint8. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* numpy's maximum and minimum: a NaN in either operand is the result */
+static inline double max_d(double a, double b) { return (a >= b || a != a) ? a : b; }
+static inline double min_d(double a, double b) { return (a <= b || a != a) ? a : b; }
+static inline float max_f(float a, float b) { return (a >= b || a != a) ? a : b; }
+static inline float min_f(float a, float b) { return (a <= b || a != a) ? a : b; }
+
+typedef struct {
+    int64_t V, R, Pm, N, M, iterations, velocity_iterations, threads;
+    double h, dt, friction_bias;
+    float h_f, bias_scale, max_bias; /* h, sqrt(n) / dt and 0.75 / dt rounded to float32 */
+    /* constraint rows (sticky, limit) */
+    const float *J, *WJ;                           /* (6, V, R) */
+    const float *recip, *spring_gain, *separation; /* (V, R) */
+    const uint8_t *hard;                           /* (V, R) */
+    const uint8_t *listed, *hard_listed;           /* (R): active in some vehicle of the group; and hard in some */
+    float *impulse;                                /* (V, R) out */
+    /* contact rows (Pm == 0: none) */
+    const double *cJ, *cWJ;                                        /* (6, V, Pm, N) */
+    const double *c_recip, *c_target, *c_error, *c_bias_coefficient; /* (V, Pm, N) */
+    const double *c_max_bias;                                      /* (V) */
+    const uint8_t *c_active;                                       /* (V, Pm, N) */
+    const uint8_t *c_listed;                                       /* (Pm, N) */
+    const double *fJ, *fWJ;                                        /* (2, 6, V, Pm, M) */
+    const double *f_gain, *f_error;                                /* (2, V, Pm, M) */
+    const uint8_t *anchored;                                       /* (V, Pm, M) */
+    const uint8_t *a_listed;                                       /* (Pm, M) */
+    const double *scale, *static_friction, *dynamic_friction;      /* (V, Pm) */
+    double *c_impulse;                                             /* (V, Pm, N) out */
+    double *friction;                                              /* (V, Pm, M, 2) out */
+    uint8_t *broken;                                               /* (V, Pm) out */
+    /* the body */
+    float *x;        /* (6, V) in/out: velocity (linear, angular) */
+    float *position; /* (3, V) in/out */
+    float *angular;  /* (n, 3, V) out: the angular velocity after each position iteration */
+    float *half;     /* (n, V) out: its half angle over h */
+    /* PGS (`pvu_rows_pgs`) */
+    int64_t friction_iterations;                 /* the last position iterations that solve friction rows */
+    const uint8_t *act;                          /* (V, R): the row acts (active, non-zero response) */
+    const float *impulse_kept, *limit_bias;      /* (V, R) */
+    const double *c_pgs_bias;                    /* (V, Pm, N) */
+    const double *f_pgs_bias;                    /* (2, V, Pm, M) */
+    float *motion;                               /* (6, V) out: the velocity after the position iterations */
+} RowSolve;
+
+int64_t pvu_row_solve_size(void) { return (int64_t)sizeof(RowSolve); }
+
+/* a contact row's Jacobian (stride between components `cs`) times a velocity (float32, as numpy promotes it) */
+static inline double dot6_df(const double *j, int64_t cs, const float *y) {
+    double total = j[0] * (double)y[0];
+    for (int a = 1; a < 6; ++a) total = total + j[a * cs] * (double)y[a];
+    return total;
+}
+
+static inline double dot6_dd(const double *j, int64_t cs, const double *y) {
+    double total = j[0] * y[0];
+    for (int a = 1; a < 6; ++a) total = total + j[a * cs] * y[a];
+    return total;
+}
+
+static inline float dot6_ff(const float *j, int64_t cs, const float *y) {
+    float total = j[0] * y[0];
+    for (int a = 1; a < 6; ++a) total = total + j[a * cs] * y[a];
+    return total;
+}
+
+/* `_ContactRows.sweep` for vehicle v: x (float32) -> x, through float64 */
+static void contact_sweep(const RowSolve *b, int64_t v, float *x, const float *moved, double elapsed,
+                          double min_separation) {
+    const int64_t V = b->V, Pm = b->Pm, N = b->N, M = b->M;
+    const int64_t cs = V * Pm * N, fs = V * Pm * M; /* component strides */
+    double xd[6];
+    for (int a = 0; a < 6; ++a) xd[a] = (double)x[a];
+    for (int64_t q = 0; q < Pm; ++q) {
+        /* the normal rows: their biases from the motion before the sweep */
+        double total = 0.0;
+        for (int64_t j = 0; j < N; ++j) {
+            if (!b->c_listed[q * N + j]) continue;
+            const int64_t k = (v * Pm + q) * N + j;
+            const double separation = max_d(min_separation, b->c_error[k] + dot6_df(b->cJ + k, cs, moved)
+                                                                - b->c_target[k] * elapsed);
+            const double bias = min_d(b->c_max_bias[v], b->c_bias_coefficient[k] * separation);
+            const double lam = b->c_recip[k] * (bias - (dot6_dd(b->cJ + k, cs, xd) - b->c_target[k]));
+            const double old = b->c_impulse[k];
+            const double new = b->c_active[k] ? max_d(old + lam, 0.0) : 0.0;
+            const double change = new - old;
+            for (int a = 0; a < 6; ++a) xd[a] = xd[a] + b->cWJ[k + a * cs] * change;
+            b->c_impulse[k] = new;
+            total = total + new;
+        }
+        /* the friction rows of each anchor, clamped together against the patch's normal impulse */
+        int broken = 0;
+        const int64_t p = v * Pm + q;
+        for (int64_t m = 0; m < M; ++m) {
+            if (!b->a_listed[q * M + m]) continue;
+            const int64_t k = p * M + m;
+            const double limit = b->scale[p] * b->static_friction[p] * total;
+            const double slide = b->scale[p] * b->dynamic_friction[p] * total;
+            double wanted[2];
+            for (int t = 0; t < 2; ++t) {
+                const double *J = b->fJ + t * 6 * fs + k;
+                const double bias = (b->f_error[t * fs + k] + dot6_df(J, fs, moved)) * b->friction_bias;
+                wanted[t] = b->friction[k * 2 + t] - b->f_gain[t * fs + k] * (dot6_dd(J, fs, xd) + bias);
+            }
+            const double magnitude = sqrt(wanted[0] * wanted[0] + wanted[1] * wanted[1]);
+            const double clamped = magnitude > limit ? min_d(slide, magnitude) : magnitude;
+            const int slid = (magnitude > limit) || (limit <= 0.0);
+            const int anchored = b->anchored[k] != 0;
+            broken = broken | (anchored && slid);
+            const double ratio = magnitude > 0.0 ? clamped / magnitude : 0.0;
+            for (int t = 0; t < 2; ++t) {
+                const double new = anchored ? wanted[t] * ratio : 0.0;
+                const double change = new - b->friction[k * 2 + t];
+                const double *WJ = b->fWJ + t * 6 * fs + k;
+                for (int a = 0; a < 6; ++a) xd[a] = xd[a] + WJ[a * fs] * change;
+                b->friction[k * 2 + t] = new;
+            }
+        }
+        b->broken[p] = (uint8_t)broken;
+    }
+    for (int a = 0; a < 6; ++a) x[a] = (float)xd[a];
+}
+
+/* `_solve_rows_tgs` (without pairs) for vehicle v */
+static void solve_vehicle(const RowSolve *b, int64_t v) {
+    const int64_t V = b->V, R = b->R, n = b->iterations;
+    const int64_t rs = V * R; /* component stride of the constraint rows */
+    float x[6], moved[6] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f}, position[3];
+    for (int a = 0; a < 6; ++a) x[a] = b->x[a * V + v];
+    for (int a = 0; a < 3; ++a) position[a] = b->position[a * V + v];
+    float *impulse = b->impulse + v * R;
+    for (int64_t r = 0; r < R; ++r) impulse[r] = 0.0f;
+    for (int64_t iteration = 0; iteration < n; ++iteration) {
+        for (int64_t r = 0; r < R; ++r) {
+            if (!b->listed[r]) continue;
+            const int64_t k = v * R + r;
+            const float jv = dot6_ff(b->J + k, rs, x);
+            float step;
+            if (b->hard[k]) {
+                const float bias = min_f(-b->bias_scale * (b->separation[k] + dot6_ff(b->J + k, rs, moved)),
+                                         b->max_bias);
+                const float total = max_f(impulse[r] + (bias - jv) * b->recip[k], 0.0f);
+                step = total - impulse[r];
+                impulse[r] = total;
+            } else {
+                step = -b->spring_gain[k] * jv;
+            }
+            for (int a = 0; a < 6; ++a) x[a] = x[a] + b->WJ[k + a * rs] * step;
+        }
+        if (b->Pm > 0) contact_sweep(b, v, x, moved, (double)iteration * b->h, -INFINITY);
+        for (int a = 0; a < 6; ++a) moved[a] = moved[a] + x[a] * b->h_f;
+        for (int a = 0; a < 3; ++a) position[a] = position[a] + x[a] * b->h_f;
+        /* vecmath.quat_integrate_exact's speed and half angle: 0.5 |w| h */
+        const float speed = sqrtf(x[3] * x[3] + x[4] * x[4] + x[5] * x[5]);
+        for (int a = 0; a < 3; ++a) b->angular[(iteration * 3 + a) * V + v] = x[3 + a];
+        b->half[iteration * V + v] = 0.5f * speed * b->h_f;
+    }
+    for (int64_t i = 0; i < b->velocity_iterations; ++i) {
+        for (int64_t r = 0; r < R; ++r) {
+            if (!b->hard_listed[r]) continue;
+            const int64_t k = v * R + r;
+            const float total = max_f(impulse[r] - dot6_ff(b->J + k, rs, x) * b->recip[k], 0.0f);
+            const float step = b->hard[k] ? total - impulse[r] : 0.0f;
+            for (int a = 0; a < 6; ++a) x[a] = x[a] + b->WJ[k + a * rs] * step;
+            if (b->hard[k]) impulse[r] = total;
+        }
+        if (b->Pm > 0) contact_sweep(b, v, x, moved, b->dt, 0.0);
+    }
+    for (int a = 0; a < 6; ++a) b->x[a * V + v] = x[a];
+    for (int a = 0; a < 3; ++a) b->position[a * V + v] = position[a];
+}
+
+/* `_ContactRows.sweep_pgs` for vehicle v: x (float32) -> x, through float64 */
+static void contact_sweep_pgs(const RowSolve *b, int64_t v, float *x, int biased, int friction) {
+    const int64_t V = b->V, Pm = b->Pm, N = b->N, M = b->M;
+    const int64_t cs = V * Pm * N, fs = V * Pm * M;
+    double xd[6];
+    for (int a = 0; a < 6; ++a) xd[a] = (double)x[a];
+    for (int64_t q = 0; q < Pm; ++q) {
+        double total = 0.0;
+        for (int64_t j = 0; j < N; ++j) {
+            if (!b->c_listed[q * N + j]) continue;
+            const int64_t k = (v * Pm + q) * N + j;
+            const double bias = biased ? b->c_pgs_bias[k] : min_d(b->c_pgs_bias[k], 0.0);
+            const double lam = b->c_recip[k] * (bias - (dot6_dd(b->cJ + k, cs, xd) - b->c_target[k]));
+            const double old = b->c_impulse[k];
+            const double new = b->c_active[k] ? max_d(old + lam, 0.0) : 0.0;
+            const double change = new - old;
+            for (int a = 0; a < 6; ++a) xd[a] = xd[a] + b->cWJ[k + a * cs] * change;
+            b->c_impulse[k] = new;
+            total = total + new;
+        }
+        if (!friction) continue;
+        int broken = 0;
+        const int64_t p = v * Pm + q;
+        const double limit = b->scale[p] * b->static_friction[p] * total;
+        const double slide = b->scale[p] * b->dynamic_friction[p] * total;
+        for (int64_t m = 0; m < M; ++m) {
+            if (!b->a_listed[q * M + m]) continue;
+            const int64_t k = p * M + m;
+            const int anchored = b->anchored[k] != 0;
+            for (int t = 0; t < 2; ++t) {
+                const double *J = b->fJ + t * 6 * fs + k;
+                const double bias = biased ? b->f_pgs_bias[t * fs + k] : 0.0;
+                const double old = b->friction[k * 2 + t];
+                const double wanted = old - b->f_gain[t * fs + k] * (dot6_dd(J, fs, xd) + bias);
+                const int clamp = fabs(wanted) > limit;
+                const double clipped = min_d(max_d(wanted, -slide), slide); /* np.clip */
+                const double new = anchored ? (clamp ? clipped : wanted) : 0.0;
+                broken = broken | (anchored && clamp);
+                const double change = new - old;
+                const double *WJ = b->fWJ + t * 6 * fs + k;
+                for (int a = 0; a < 6; ++a) xd[a] = xd[a] + WJ[a * fs] * change;
+                b->friction[k * 2 + t] = new;
+            }
+        }
+        b->broken[p] = (uint8_t)broken;
+    }
+    for (int a = 0; a < 6; ++a) x[a] = (float)xd[a];
+}
+
+/* one PGS sweep of `_solve_rows_pgs` over vehicle v's rows */
+static void pgs_sweep(const RowSolve *b, int64_t v, float *x, float *impulse, int biased, int friction) {
+    const int64_t V = b->V, R = b->R, rs = V * R;
+    for (int64_t r = 0; r < R; ++r) {
+        if (!b->listed[r]) continue;
+        const int64_t k = v * R + r;
+        const float jv = dot6_ff(b->J + k, rs, x);
+        float new;
+        if (b->hard[k]) {
+            const float bias = biased ? b->limit_bias[k] : 0.0f;
+            new = max_f(impulse[r] + (bias - jv) * b->recip[k], 0.0f);
+        } else if (b->act[k]) {
+            new = b->impulse_kept[k] * impulse[r] - b->spring_gain[k] * jv;
+        } else {
+            new = impulse[r];
+        }
+        const float change = new - impulse[r];
+        for (int a = 0; a < 6; ++a) x[a] = x[a] + b->WJ[k + a * rs] * change;
+        impulse[r] = new;
+    }
+    if (b->Pm > 0) contact_sweep_pgs(b, v, x, biased, friction);
+}
+
+/* `_solve_rows_pgs` (without pairs) for vehicle v: the velocity after the position iterations (the pose's motion,
+   which the caller integrates) and after the velocity iterations */
+static void solve_vehicle_pgs(const RowSolve *b, int64_t v) {
+    const int64_t V = b->V, n = b->iterations;
+    float x[6];
+    for (int a = 0; a < 6; ++a) x[a] = b->x[a * V + v];
+    float *impulse = b->impulse + v * b->R;
+    for (int64_t r = 0; r < b->R; ++r) impulse[r] = 0.0f;
+    for (int64_t iteration = 0; iteration < n; ++iteration)
+        pgs_sweep(b, v, x, impulse, 1, n - iteration <= b->friction_iterations);
+    for (int a = 0; a < 6; ++a) b->motion[a * V + v] = x[a];
+    const int64_t velocity_iterations = b->velocity_iterations > 1 ? b->velocity_iterations : 1;
+    for (int64_t i = 0; i < velocity_iterations; ++i) pgs_sweep(b, v, x, impulse, 0, 1);
+    for (int a = 0; a < 6; ++a) b->x[a * V + v] = x[a];
+}
+
+int pvu_rows_pgs(const RowSolve *b) {
+    if (b->V <= 0) return 0;
+#ifdef _OPENMP
+    const int threads = b->threads > 1 ? (int)b->threads : 1;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && b->V > 1)
+#endif
+    for (int64_t v = 0; v < b->V; ++v) solve_vehicle_pgs(b, v);
+    return 0;
+}
+
+int pvu_rows_tgs(const RowSolve *b) {
+    if (b->V <= 0) return 0;
+#ifdef _OPENMP
+    const int threads = b->threads > 1 ? (int)b->threads : 1;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && b->V > 1)
+#endif
+    for (int64_t v = 0; v < b->V; ++v) solve_vehicle(b, v);
+    return 0;
+}
+
+/* vecmath.quat_integrate_exact applied n times: q <- normalize(dq q), dq = (cos, w sin / |w|) of each position
+   iteration's half angle (their sines and cosines from numpy); q (4, V) in/out, angular (n, 3, V), sine and
+   cosine (n, V). */
+int pvu_rows_orientation(int64_t n, int64_t V, float *q, const float *angular, const float *sine,
+                         const float *cosine) {
+    for (int64_t v = 0; v < V; ++v) {
+        float qw = q[v], qx = q[V + v], qy = q[2 * V + v], qz = q[3 * V + v];
+        for (int64_t i = 0; i < n; ++i) {
+            const float wx = angular[(i * 3) * V + v], wy = angular[(i * 3 + 1) * V + v],
+                        wz = angular[(i * 3 + 2) * V + v];
+            const float speed = sqrtf(wx * wx + wy * wy + wz * wz);
+            const float s = speed > 0.0f ? sine[i * V + v] / speed : 0.0f;
+            const float aw = cosine[i * V + v], ax = wx * s, ay = wy * s, az = wz * s;
+            const float w = aw * qw - ax * qx - ay * qy - az * qz;
+            const float x = aw * qx + ax * qw + ay * qz - az * qy;
+            const float y = aw * qy - ax * qz + ay * qw + az * qx;
+            const float z = aw * qz + ax * qy - ay * qx + az * qw;
+            const float length = sqrtf(w * w + x * x + y * y + z * z);
+            qw = w / length;
+            qx = x / length;
+            qy = y / length;
+            qz = z / length;
+        }
+        q[v] = qw;
+        q[V + v] = qx;
+        q[2 * V + v] = qy;
+        q[3 * V + v] = qz;
+    }
+    return 0;
+}
