@@ -25,7 +25,7 @@ from physxvehicle_usd import properties as P
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.sim import Simulator, compiled_rows
 from physxvehicle_usd.sim.pipeline import StepOptions
-from physxvehicle_usd.sim.row_solver import _solve_rows_pgs, _solve_rows_tgs
+from physxvehicle_usd.sim.row_solver import _solve_rows_pgs, _solve_rows_tgs, _solve_soft_rows
 
 pytestmark = pytest.mark.skipif(not compiled_rows.available(), reason="the compiled extension is not built")
 
@@ -241,3 +241,39 @@ def test_a_car_resting_on_its_roof_runs_alike_with_the_compiled_solver_and_numpy
     assert calls["with contacts"] == 40 and touching >= 4 * 40
     theirs, _ = _trajectory(description, 40, StepOptions(compiled_rows=False))
     np.testing.assert_array_equal(ours, theirs)
+
+
+def _soft_solve(sim: Simulator, seed: int, iterations: int, kernel_threads: int | None) -> list[np.ndarray]:
+    """One solve of random sticky rows (no limit rows, no contacts) from a random state: the state after it."""
+    rng = np.random.default_rng(seed)
+    p, s = sim.params, copy.deepcopy(sim.state)
+    rows, _ = _random_rows(rng, p.V)
+    rows["hard"][:] = False
+    s.linear_velocity = (rng.standard_normal((3, p.V)) * 2.0).astype(np.float32)
+    s.angular_velocity = (rng.standard_normal((3, p.V)) * 1.0).astype(np.float32)
+    q = rng.standard_normal((4, p.V))
+    s.body_orientation = (q / np.linalg.norm(q, axis=0)).astype(np.float32)
+    s.body_position = (rng.standard_normal((3, p.V)) * 50.0).astype(np.float32)
+    _solve_soft_rows(p, s, rows, DT, iterations, s.body_position.copy(), s.body_orientation.copy(), kernel_threads)
+    return [s.linear_velocity, s.angular_velocity, s.body_position, s.body_orientation]
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("iterations", [16, 4, 1])
+def test_the_compiled_solve_of_random_sticky_rows_is_numpy_s_to_the_bit(fleet, seed, iterations):
+    assert compiled_rows.available()  # CI builds the extension: this compares C with numpy
+    ours = _soft_solve(fleet, seed, iterations, 1)
+    theirs = _soft_solve(fleet, seed, iterations, None)
+    for a, b in zip(ours, theirs):
+        np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(ours[0], _soft_solve(fleet, seed + 10, iterations, 1)[0])  # the rows act
+
+
+def test_a_braked_fleet_at_rest_runs_alike_with_the_compiled_solver_and_numpy():
+    """The sticky rows of braked cars at rest (the closed-form solve) in C and in numpy: every step the same bits."""
+    description = read_stage(_cars(3))
+    braked = {"accelerator": 0.0, "brake0": 1.0}
+    ours, _ = _trajectory(description, 60, StepOptions(), braked)
+    theirs, _ = _trajectory(description, 60, StepOptions(compiled_rows=False), braked)
+    np.testing.assert_array_equal(ours, theirs)
+    assert np.abs(ours[-1] - ours[0]).max() < 0.05  # at rest, held by the brakes

@@ -330,3 +330,54 @@ int pvu_rows_orientation(int64_t n, int64_t V, float *q, const float *angular, c
     }
     return 0;
 }
+
+/* row_solver._solve_soft_rows for every vehicle of a group of sticky rows only: per vehicle the sweep's matrix
+   G = prod_r (I - g_r (W j_r) j_r^T) over the listed rows (in order; a row listed for the group but not active in
+   this vehicle has g_r = 0 and leaves G as it is, as in numpy), then n position iterations x <- G x, the position
+   moved by x h, each iteration's angular velocity and half angle written out for pvu_rows_orientation. float32
+   throughout, sums in numpy's order. J, WJ (6, V, R), gain (V, R), listed (R), x (6, V) and position (3, V)
+   in/out, angular (n, 3, V) and half (n, V) out. */
+int pvu_rows_soft(int64_t V, int64_t R, int64_t n, int64_t threads, const float *J, const float *WJ,
+                  const float *gain, const uint8_t *listed, float h_f, float *x_all, float *position_all,
+                  float *angular, float *half) {
+    const int64_t rs = V * R;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && V > 1)
+    for (int64_t v = 0; v < V; ++v) {
+        float G[6][6];
+        for (int i = 0; i < 6; ++i)
+            for (int c = 0; c < 6; ++c) G[i][c] = i == c ? 1.0f : 0.0f;
+        for (int64_t r = 0; r < R; ++r) {
+            if (!listed[r]) continue;
+            const int64_t k = v * R + r;
+            float jG[6];
+            for (int c = 0; c < 6; ++c) {
+                float t = J[k] * G[0][c];
+                for (int a = 1; a < 6; ++a) t = t + J[k + a * rs] * G[a][c];
+                jG[c] = t;
+            }
+            for (int i = 0; i < 6; ++i) {
+                const float gw = gain[k] * WJ[k + i * rs];
+                for (int c = 0; c < 6; ++c) G[i][c] = G[i][c] - gw * jG[c];
+            }
+        }
+        float x[6], position[3];
+        for (int a = 0; a < 6; ++a) x[a] = x_all[a * V + v];
+        for (int a = 0; a < 3; ++a) position[a] = position_all[a * V + v];
+        for (int64_t it = 0; it < n; ++it) {
+            float next[6];
+            for (int i = 0; i < 6; ++i) {
+                float t = G[i][0] * x[0];
+                for (int c = 1; c < 6; ++c) t = t + G[i][c] * x[c];
+                next[i] = t;
+            }
+            for (int a = 0; a < 6; ++a) x[a] = next[a];
+            for (int a = 0; a < 3; ++a) position[a] = position[a] + x[a] * h_f;
+            const float speed = sqrtf(x[3] * x[3] + x[4] * x[4] + x[5] * x[5]);
+            for (int a = 0; a < 3; ++a) angular[(it * 3 + a) * V + v] = x[3 + a];
+            half[it * V + v] = 0.5f * speed * h_f;
+        }
+        for (int a = 0; a < 6; ++a) x_all[a * V + v] = x[a];
+        for (int a = 0; a < 3; ++a) position_all[a * V + v] = position[a];
+    }
+    return 0;
+}

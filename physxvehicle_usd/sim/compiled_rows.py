@@ -39,7 +39,7 @@ def _load() -> ctypes.CDLL | None:
     if spec is None or not spec.origin:
         return None
     lib = ctypes.CDLL(spec.origin)
-    if not hasattr(lib, "pvu_rows_tgs"):  # an extension built before the row solver: numpy solves the rows
+    if not hasattr(lib, "pvu_rows_soft"):  # an extension built before the row solver: numpy solves the rows
         return None
     lib.pvu_row_solve_size.restype = ctypes.c_int64
     if lib.pvu_row_solve_size() != ctypes.sizeof(_RowSolve):
@@ -50,6 +50,8 @@ def _load() -> ctypes.CDLL | None:
         solve.restype = ctypes.c_int
     lib.pvu_rows_orientation.argtypes = [_I64, _I64, _P, _P, _P, _P]
     lib.pvu_rows_orientation.restype = ctypes.c_int
+    lib.pvu_rows_soft.argtypes = [_I64, _I64, _I64, _I64, _P, _P, _P, _P, ctypes.c_float, _P, _P, _P, _P]
+    lib.pvu_rows_soft.restype = ctypes.c_int
     return lib
 
 
@@ -132,11 +134,39 @@ def solve_tgs(J, WJ, recip, spring_gain, hard, separation, listed, hard_listed, 
     status = _LIB.pvu_rows_tgs(ctypes.byref(b))
     if status != 0:
         raise RuntimeError(f"compiled row solve failed with status {status}")
+    return c.arrays_by_name["x"], position, _rotated(orientation, angular, half)
+
+
+def covers_soft(*arrays: np.ndarray) -> bool:
+    """Whether the compiled solver implements a group of sticky rows: the library loaded and every array float32
+    (numpy's products would otherwise widen)."""
+    return _LIB is not None and all(a.dtype == np.float32 for a in arrays)
+
+
+def solve_soft(J, WJ, gain, x, position, orientation, h: float, iterations: int,
+               threads: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`_solve_soft_rows`'s iterations for the vehicles of one group of sticky rows: J, WJ (6, V, R), gain (V, R),
+    x (6, V), position (3, V), orientation (4, V), all float32. Returns (x, position, orientation) after the
+    iterations, the same bits as numpy's."""
+    V, R = gain.shape
+    J, WJ = (np.ascontiguousarray(a, dtype=np.float32) for a in (J, WJ))
+    gain = np.ascontiguousarray(gain, dtype=np.float32)
+    listed = _flags((gain != 0.0).any(axis=0))
+    x, position = (np.array(a, np.float32, order="C") for a in (x, position))  # copies: written in place
+    angular, half = np.empty((iterations, 3, V), np.float32), np.empty((iterations, V), np.float32)
+    _LIB.pvu_rows_soft(V, R, iterations, max(1, int(threads)), J.ctypes.data, WJ.ctypes.data, gain.ctypes.data,
+                       listed.ctypes.data, np.float32(h), x.ctypes.data, position.ctypes.data, angular.ctypes.data,
+                       half.ctypes.data)
+    return x, position, _rotated(orientation, angular, half)
+
+
+def _rotated(orientation: np.ndarray, angular: np.ndarray, half: np.ndarray) -> np.ndarray:
+    """orientation rotated by each iteration's angular velocity over its half angle, in turn (a new array)."""
     orientation = np.array(orientation, np.float32, order="C")
     sine, cosine = np.sin(half), np.cos(half)  # numpy's, as vecmath.quat_integrate_exact takes them
-    _LIB.pvu_rows_orientation(n, V, orientation.ctypes.data, angular.ctypes.data, sine.ctypes.data,
-                              cosine.ctypes.data)
-    return c.arrays_by_name["x"], position, orientation
+    _LIB.pvu_rows_orientation(half.shape[0], half.shape[1], orientation.ctypes.data, angular.ctypes.data,
+                              sine.ctypes.data, cosine.ctypes.data)
+    return orientation
 
 
 def solve_pgs(J, WJ, recip, spring_gain, hard, act, impulse_kept, limit_bias, listed, x, iterations: int,

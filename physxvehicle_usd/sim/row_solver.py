@@ -70,7 +70,9 @@ def solve_vehicle_constraints(p: SimParams, s: SimState, rows: dict, dt: float, 
         np.logical_or.at(with_pgs, island, pgs)
         pgs = with_pgs[island]
     counts = np.stack((position_counts, velocity_counts, hard & ~pgs, pgs), axis=1)  # PGS: one path either way
-    for position_iterations, velocity_iterations, with_limit, with_pgs in np.unique(counts, axis=0):
+    # a fleet of one kind is one group (np.unique over rows sorts the whole fleet: a tenth of a step at 1,000 cars)
+    groups = counts[:1] if (counts == counts[0]).all() else np.unique(counts, axis=0)
+    for position_iterations, velocity_iterations, with_limit, with_pgs in groups:
         same = (counts == (position_iterations, velocity_iterations, with_limit, with_pgs)).all(axis=1)
         part = rows if same.all() else _rows_of(rows, same)
         in_part = None if pairs is None else np.isin(pairs["body0"], part["vehicles"])
@@ -83,7 +85,8 @@ def solve_vehicle_constraints(p: SimParams, s: SimState, rows: dict, dt: float, 
             _solve_rows_tgs(p, s, part, dt, int(position_iterations), int(velocity_iterations), begin_position,
                             begin_orientation, part_patches, part_pairs, kernel_threads)
         else:  # sticky rows do nothing in TGS's velocity iterations
-            _solve_soft_rows(p, s, part, dt, int(position_iterations), begin_position, begin_orientation)
+            _solve_soft_rows(p, s, part, dt, int(position_iterations), begin_position, begin_orientation,
+                             kernel_threads)
 
 
 def _islands(n: int, body0: np.ndarray, body1: np.ndarray) -> np.ndarray:
@@ -132,22 +135,29 @@ def _spring_gains(rows: dict, u: np.ndarray, h: float, dtype) -> np.ndarray:
 
 
 def _solve_soft_rows(p: SimParams, s: SimState, rows: dict, dt: float, iterations: int, begin_position: np.ndarray,
-                     begin_orientation: np.ndarray) -> None:
+                     begin_orientation: np.ndarray, kernel_threads: int | None = None) -> None:
     """Only sticky rows: a Gauss-Seidel sweep over them is linear in the body velocity x = (v, w), x <- G x with
     G = prod_r (I - g_r (W j_r) j_r^T) (rows in solve order, g_r the spring gain), so position iteration i
-    leaves G^i x and the pose moves by h G^i x after it: 6x6 products instead of a pass per row."""
+    leaves G^i x and the pose moves by h G^i x after it: 6x6 products instead of a pass per row.
+
+    kernel_threads not None (the compiled solver asked for) and float32: G and the iterations in C with that many
+    threads (compiled_rows.solve_soft, the same bits): a fleet braked at rest, whose sticky rows act every step, spent
+    most of its step here in numpy's small operations."""
     vehicles = rows["vehicles"]
     n = max(1, int(iterations))
     h = dt / n
     dtype = s.linear_velocity.dtype
     J, WJ, u = _row_jacobians(p, rows, begin_orientation)
     gain = _spring_gains(rows, u, h, dtype)
+    x = np.concatenate((s.linear_velocity[:, vehicles], s.angular_velocity[:, vehicles]))  # (6, vehicles)
+    position, orientation = begin_position[:, vehicles], begin_orientation[:, vehicles]
+    if kernel_threads is not None and compiled_rows.covers_soft(J, WJ, gain, x):
+        _store(s, vehicles, *compiled_rows.solve_soft(J, WJ, gain, x, position, orientation, h, n, kernel_threads))
+        return
     G = np.broadcast_to(np.eye(6, dtype=dtype)[:, :, None], (6, 6, vehicles.size))  # (6, 6, vehicles)
     for r in np.nonzero((gain != 0.0).any(axis=0))[0]:
         jG = _sum6(J[a, :, r] * G[a] for a in range(6))  # j_r^T G: (6, vehicles)
         G = G - (gain[:, r] * WJ[:, :, r])[:, None] * jG[None]
-    x = np.concatenate((s.linear_velocity[:, vehicles], s.angular_velocity[:, vehicles]))  # (6, vehicles)
-    position, orientation = begin_position[:, vehicles], begin_orientation[:, vehicles]
     for _ in range(n):
         x = _sum6(G[:, b] * x[b] for b in range(6))
         position = position + x[:3] * h
