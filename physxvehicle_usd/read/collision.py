@@ -27,6 +27,7 @@ from .. import properties as P
 from ..description import Block, CollisionGroupDescription, GroundDescription, ShapeDescription, Source
 from ..diagnostics import DiagnosticSink
 from ..units import StageUnits
+from . import pxr_unchecked as U
 
 # The offsets omni.physx gives a PxShape when physxCollision:contactOffset is unauthored or -inf (usdLoad/Collision.cpp
 # setToDefault, usdInterface/UsdInterface.cpp): a plane its row's default (0.02 m); any other shape 0.02 of its local
@@ -113,6 +114,9 @@ def _rotation(w: float, x: float, y: float, z: float) -> np.ndarray:
                                 [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]]))
 
 
+_authored_in_namespace = Usd.Prim.GetAuthoredPropertiesInNamespace  # unbound: see read/pxr_unchecked.py
+
+
 def shape_offsets(prim: Usd.Prim, units: StageUnits, sink: DiagnosticSink, extents: np.ndarray | None,
                   scene: SceneTolerances) -> Block:
     """The P.COLLISION block of a collider: its contact and rest offsets as omni.physx gives them to PhysX (stage
@@ -120,7 +124,7 @@ def shape_offsets(prim: Usd.Prim, units: StageUnits, sink: DiagnosticSink, exten
     in its own frame, scaled (None: a plane)."""
     authored = []
     # one namespace query rather than a look-up per attribute (the reader does this for every collider)
-    named = {a.GetName(): a for a in prim.GetAuthoredPropertiesInNamespace(_COLLISION_NAMESPACE)
+    named = {a.GetName(): a for a in _authored_in_namespace(prim, _COLLISION_NAMESPACE)
              if isinstance(a, Usd.Attribute)} if prim else {}
     applied = bool(named) and PHYSX_COLLISION_API in prim.GetPrimTypeInfo().GetAppliedAPISchemas()
     for name in (CONTACT_OFFSET, REST_OFFSET):
@@ -151,7 +155,7 @@ def shape_offsets(prim: Usd.Prim, units: StageUnits, sink: DiagnosticSink, exten
     if contact is None and extents is None:
         block.set("contactOffset", P.si_to_stage(_CONTACT_ROW, _CONTACT_ROW.default, units), Source.DEFAULT)
     elif contact is None:
-        block.set("contactOffset", max(scene.lower_bound, CONTACT_OFFSET_PER_SIDE * float(np.min(extents)))
+        block.set("contactOffset", max(scene.lower_bound, CONTACT_OFFSET_PER_SIDE * float(extents.min()))
                   + max(rest, 0.0), Source.COMPUTED)
     elif contact <= rest:
         block.set("contactOffset", contact + rest + INVALID_OFFSETS_MARGIN, Source.COMPUTED)
@@ -174,7 +178,7 @@ def filtered_targets(desc) -> list[str]:
 def _local_points(stage: Usd.Stage, kind: str, desc) -> np.ndarray | None:
     """A convex shape's points in its own frame with its scale (UsdPhysics' sizes are scaled already)."""
     if kind == "CubeShape":
-        return box_points(desc.halfExtents)
+        return box_points(desc.halfExtents[:])  # sliced: iterating a Gf vector is slow
     if kind == "CylinderShape":
         return cylinder_points(float(desc.radius), float(desc.halfHeight), _axis(desc))
     if kind == "MeshShape" and str(desc.approximation) in ("convexHull", "convexDecomposition", "boundingCube"):
@@ -199,25 +203,32 @@ def _extents(kind: str, desc, points: np.ndarray | None) -> np.ndarray:
 
 
 def vehicle_shape(stage: Usd.Stage, desc, units: StageUnits, sink: DiagnosticSink,
-                  scene: SceneTolerances) -> ShapeDescription | None:
-    """A shape of a vehicle's body in the vehicle prim's frame (None: a kind no contact is made for, said)."""
+                  scene: SceneTolerances, prim: Usd.Prim | None = None) -> ShapeDescription | None:
+    """A shape of a vehicle's body in the vehicle prim's frame (None: a kind no contact is made for, said).
+    prim: the collider's (its path's prim when not given)."""
     kind = _kind(desc)
     path = str(desc.primPath)
-    prim = stage.GetPrimAtPath(path)
-    rotation = _quat_matrix(desc.localRot)
-    origin = np.asarray(desc.localPos, dtype=float)
+    if prim is None:
+        prim = stage.GetPrimAtPath(path)
     # groups: load_physics fills them in, in omni.physx's order (groups_of)
     common = dict(material=collider_material(desc),
                   filtered=filtered_targets(desc))
+    if kind in ("CubeShape", "CylinderShape"):  # a fleet's copies of one car meet the same few: worked out once each
+        sizes = tuple(desc.halfExtents[:]) if kind == "CubeShape" else \
+            (float(desc.radius), float(desc.halfHeight), _axis(desc))
+        points, extents, cylinder = _placed_convex(kind, sizes, tuple(desc.localPos[:]), float(desc.localRot.GetReal()),
+                                                   tuple(desc.localRot.GetImaginary()[:]))
+        offsets = shape_offsets(prim, units, sink, extents, scene)
+        if cylinder is not None:
+            cylinder = dict(radius=cylinder[0], cylinderEnds=[list(cylinder[1]), list(cylinder[2])])
+        return ShapeDescription(path, "convex", [list(p) for p in points], offsets=offsets, **(cylinder or {}),
+                                **common)
+    rotation = _quat_matrix(desc.localRot)
+    origin = np.asarray(desc.localPos, dtype=float)
     points = _local_points(stage, kind, desc)
     offsets = shape_offsets(prim, units, sink, _extents(kind, desc, points), scene)
     if points is not None and len(points) >= 4:
-        cylinder = {}
-        if kind == "CylinderShape":  # the exact cylinder omni.physx gives PhysX (PxConvexCoreGeometry) by default
-            axis = rotation[:, _axis(desc)] * float(desc.halfHeight)
-            cylinder = dict(radius=float(desc.radius), cylinderEnds=[(origin - axis).tolist(), (origin + axis).tolist()])
-        return ShapeDescription(path, "convex", (points @ rotation.T + origin).tolist(), offsets=offsets,
-                                **cylinder, **common)
+        return ShapeDescription(path, "convex", (points @ rotation.T + origin).tolist(), offsets=offsets, **common)
     if kind == "SphereShape":
         return ShapeDescription(path, "sphere", [origin.tolist()], radius=float(desc.radius), offsets=offsets,
                                 **common)
@@ -228,6 +239,27 @@ def vehicle_shape(stage: Usd.Stage, desc, units: StageUnits, sink: DiagnosticSin
     sink.warning("CONTACT_SHAPE", path, f"a {kind} on a vehicle's body is not collided by the simulator (boxes, "
                  "cylinders, convex-hull meshes, spheres and capsules are)")
     return None
+
+
+@lru_cache(maxsize=4096)
+def _placed_convex(kind: str, sizes: tuple, position: tuple, real: float, imaginary: tuple) -> tuple:
+    """A box's or cylinder's points in its body's frame (as tuples), the sides of its own box (read-only), and for a
+    cylinder (radius, one cap centre, the other) in that frame, else None. sizes: a box's half extents, a cylinder's
+    (radius, half height, axis); position, real, imaginary: its pose in the body's frame. Cached: a fleet's copies of
+    one car give the same few; the callers make fresh lists of the points."""
+    if kind == "CubeShape":
+        local = box_points(sizes)
+    else:
+        local = cylinder_points(*sizes)
+    rotation = _rotation(real, *imaginary)
+    origin = np.asarray(position, dtype=float)
+    points = tuple(map(tuple, (local @ rotation.T + origin).tolist()))
+    cylinder = None
+    if kind == "CylinderShape":  # the exact cylinder omni.physx gives PhysX (PxConvexCoreGeometry) by default
+        radius, half_height, axis_index = sizes
+        axis = rotation[:, axis_index] * half_height
+        cylinder = (radius, tuple((origin - axis).tolist()), tuple((origin + axis).tolist()))
+    return points, _read_only(np.ptp(local, axis=0)), cylinder
 
 
 def static_shape(stage: Usd.Stage, desc, transform: list[list[float]], units: StageUnits, sink: DiagnosticSink,
@@ -276,9 +308,16 @@ def collision_groups(stage: Usd.Stage) -> tuple[dict[str, CollisionGroupDescript
     """Every PhysicsCollisionGroup (what it filters, whether inverted) and the colliders of each."""
     groups: dict[str, CollisionGroupDescription] = {}
     members: dict[str, set[str]] = {}
+    # whether a type name is a collision group's, asked of IsA once per type name (a typed schema's IsA depends on
+    # the prim's type alone): IsA on every prim of a 10,000-car stage costs six times its type name
+    is_group: dict[str, bool] = {}
     # instance proxies too: a referenced asset made instanceable keeps its groups, and PhysX filters with them
     for prim in Usd.PrimRange.Stage(stage, Usd.TraverseInstanceProxies()):
-        if prim.IsA(UsdPhysics.CollisionGroup):
+        type_name = U.get_type_name(prim)
+        known = is_group.get(type_name)
+        if known is None:
+            known = is_group[type_name] = bool(prim.IsA(UsdPhysics.CollisionGroup))
+        if known:
             group = UsdPhysics.CollisionGroup(prim)
             query = group.GetCollidersCollectionAPI().ComputeMembershipQuery()
             path = str(prim.GetPath())

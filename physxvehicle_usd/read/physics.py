@@ -117,13 +117,13 @@ def load_physics(stage: Usd.Stage, sink: DiagnosticSink, exclude: Sequence[str] 
                 info.materials[key] = material(stage.GetPrimAtPath(path), desc, sink, units)
             elif name in _SHAPES and not desc.collisionEnabled:
                 continue
-            elif name in _SHAPES and name != "PlaneShape" and not check_collider(stage.GetPrimAtPath(path), desc, name,
-                                                                                 sink):
+            elif name in _SHAPES and name != "PlaneShape" and not check_collider(prim := stage.GetPrimAtPath(path),
+                                                                                 desc, name, sink):
                 continue
-            elif name in _SHAPES and str(desc.rigidBody):
-                shape = vehicle_shape(stage, desc, units, sink, scene) if name != "PlaneShape" else None
+            elif name in _SHAPES and (body := str(desc.rigidBody)):
+                shape = vehicle_shape(stage, desc, units, sink, scene, prim) if name != "PlaneShape" else None
                 if shape is not None:
-                    info.shapes.setdefault(str(desc.rigidBody), []).append(shape)
+                    info.shapes.setdefault(body, []).append(shape)
             elif name in _SHAPES and not (name == "PlaneShape" or (name == "MeshShape" and str(desc.approximation)
                                                                    in ("none", "meshSimplification"))):
                 transform = _matrix(xform_cache.GetLocalToWorldTransform(stage.GetPrimAtPath(path)))
