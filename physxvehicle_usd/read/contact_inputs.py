@@ -230,6 +230,8 @@ def check_groups(stage: Usd.Stage, groups: dict, sink: DiagnosticSink) -> None:
             sink.warning("TYPE", path, f"{_shown_value(inverted)} is not a bool: omni.physx reads the group as not "
                          "inverted", UsdPhysics.Tokens.physicsInvertFilteredGroups)
         for target in group.filtered:
+            if target in groups:  # a collision group the stage's traversal found: nothing to say
+                continue
             prim = stage.GetPrimAtPath(target)
             if not prim:
                 sink.warning("COLLISION_GROUP", path, f"filters {target}, which is not on the stage: it filters "

@@ -95,7 +95,8 @@ def load_physics(stage: Usd.Stage, sink: DiagnosticSink, exclude: Sequence[str] 
     # collider against every group: its time grew as their product, 9 s of a 10,000-car fleet's read where every
     # car brings its own groups (a group with prims below it stays in: they may be colliders)
     groups, members = collision_groups(stage)
-    unparsed = [path for path in groups if not stage.GetPrimAtPath(path).GetAllChildren()]
+    all_children = Usd.Prim.GetAllChildren  # unbound (read/pxr_unchecked.py): asked of every group, prims just found
+    unparsed = [path for path in groups if not all_children(stage.GetPrimAtPath(path))]
     try:
         parsed = _load(stage, exclude=[*exclude, *unparsed])
     except Exception as exc:  # noqa: BLE001 - report, read vehicles without physics descriptions
