@@ -318,15 +318,19 @@ def collision_groups(stage: Usd.Stage) -> tuple[dict[str, CollisionGroupDescript
         if known is None:
             known = is_group[type_name] = bool(prim.IsA(UsdPhysics.CollisionGroup))
         if known:
-            group = UsdPhysics.CollisionGroup(prim)
-            query = group.GetCollidersCollectionAPI().ComputeMembershipQuery()
-            path = str(prim.GetPath())
+            query = UsdPhysics.CollisionGroup(prim).GetCollidersCollectionAPI().ComputeMembershipQuery()
+            path = str(U.get_path(prim))
             members[path] = {str(p) for p in Usd.ComputeIncludedPathsFromCollection(query, stage)}
-            inverted = group.GetInvertFilteredGroupsAttr().Get()  # no bool (said: contact_inputs): not inverted
+            # the schema's attribute and relationship, asked of the prim by name (unbound: a fleet has thousands)
+            inverted = U.get_value(U.get_attribute(prim, _INVERTED))  # no bool (said: contact_inputs): not inverted
             groups[path] = CollisionGroupDescription(
-                path, sorted(str(t) for t in group.GetFilteredGroupsRel().GetTargets()),
+                path, sorted(map(str, U.get_targets(U.get_relationship(prim, _FILTERED)))),
                 inverted if isinstance(inverted, bool) else False)
     return groups, members
+
+
+_INVERTED = UsdPhysics.Tokens.physicsInvertFilteredGroups
+_FILTERED = UsdPhysics.Tokens.physicsFilteredGroups
 
 
 def groups_of(members: dict[str, set[str]]) -> dict[str, list[str]]:
