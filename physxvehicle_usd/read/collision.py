@@ -24,7 +24,7 @@ import numpy as np
 from pxr import Sdf, Usd, UsdPhysics
 
 from .. import properties as P
-from ..description import Block, CollisionGroupDescription, GroundDescription, ShapeDescription, Source
+from ..description import Block, CollisionGroupDescription, GroundDescription, Resolved, ShapeDescription, Source
 from ..diagnostics import DiagnosticSink
 from ..units import StageUnits
 from . import pxr_unchecked as U
@@ -126,7 +126,13 @@ def shape_offsets(prim: Usd.Prim, units: StageUnits, sink: DiagnosticSink, exten
     # one namespace query rather than a look-up per attribute (the reader does this for every collider)
     named = {a.GetName(): a for a in _authored_in_namespace(prim, _COLLISION_NAMESPACE)
              if isinstance(a, Usd.Attribute)} if prim else {}
-    applied = bool(named) and PHYSX_COLLISION_API in prim.GetPrimTypeInfo().GetAppliedAPISchemas()
+    if not named:  # most colliders author neither offset: the defaults, worked out once per units and side
+        rest, contact = _default_offsets(units)
+        if extents is not None:
+            contact = max(scene.lower_bound, CONTACT_OFFSET_PER_SIDE * float(extents.min())) + max(rest, 0.0)
+        return Block(P.COLLISION, None, {"restOffset": Resolved(rest, Source.DEFAULT), "contactOffset": Resolved(
+            contact, Source.DEFAULT if extents is None else Source.COMPUTED)})
+    applied = PHYSX_COLLISION_API in prim.GetPrimTypeInfo().GetAppliedAPISchemas()
     for name in (CONTACT_OFFSET, REST_OFFSET):
         attr = named.get(name)
         value = attr.Get() if attr is not None and attr.HasAuthoredValue() else None
@@ -162,6 +168,12 @@ def shape_offsets(prim: Usd.Prim, units: StageUnits, sink: DiagnosticSink, exten
     else:
         block.set("contactOffset", contact, Source.AUTHORED)
     return block
+
+
+@lru_cache(maxsize=64)
+def _default_offsets(units: StageUnits) -> tuple[float, float]:
+    """(rest offset, a plane's contact offset) in stage units, where none is authored: their rows' defaults."""
+    return P.si_to_stage(_REST_ROW, _REST_ROW.default, units), P.si_to_stage(_CONTACT_ROW, _CONTACT_ROW.default, units)
 
 
 def collider_material(desc) -> str | None:
