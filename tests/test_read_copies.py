@@ -294,3 +294,40 @@ def test_a_copys_position_is_rounded_to_single_precision_as_usd_physics_rounds_i
               Gf.Vec3d(-1e39, 3.4028235e38, 3.4028236e38), Gf.Vec3d(float("nan"), float("inf"), -0.0)]
     for value in values:
         assert repr(_single(value)) == repr(tuple(Gf.Vec3f(value)[:]))
+
+
+@pytest.mark.parametrize("arrangement", ["rotated and scaled alike", "each turned its own way"])
+def test_copies_with_colliders_under_rotated_and_scaled_parents(source, tmp_path, arrangement):
+    """A copy with colliders takes its world frame's facts and its orientation from an earlier copy whose world
+    matrix has the same linear part (read/copies.py `Group.framed`), and its box and cylinder from the pose and size
+    worked out once (read/collision.py `_placed_convex`): it reads exactly as in full, value for value."""
+    asset = asset_layer(source.stage, "/World/Car", tmp_path)
+    layer = Sdf.Layer.FindOrOpen(str(asset))
+    asset_stage = Usd.Stage.Open(layer)
+    chassis = UsdGeom.Cube.Define(asset_stage, "/World/Car/Chassis")
+    chassis.CreateSizeAttr(2.0)
+    chassis.AddTranslateOp().Set(Gf.Vec3d(0.1, 0.2, 0.3))
+    chassis.AddRotateXYZOp().Set(Gf.Vec3f(0.0, 10.0, 20.0))
+    drum = UsdGeom.Cylinder.Define(asset_stage, "/World/Car/Drum")
+    drum.CreateRadiusAttr(0.3)
+    drum.CreateHeightAttr(0.5)
+    drum.AddRotateXYZOp().Set(Gf.Vec3f(90.0, 0.0, 0.0))
+    for prim in (chassis.GetPrim(), drum.GetPrim()):
+        UsdPhysics.CollisionAPI.Apply(prim)
+    layer.Save()
+
+    def place(slot: UsdGeom.Xformable, i: int) -> None:
+        if arrangement == "rotated and scaled alike":
+            slot.AddRotateXYZOp().Set(Gf.Vec3f(0.0, 0.0, 30.0))
+            slot.AddScaleOp().Set(Gf.Vec3f(2.0, 2.0, 2.0))
+        else:
+            slot.AddRotateXYZOp().Set(Gf.Vec3f(0.0, 0.0, 17.0 * (i % 2)))
+
+    full, fast, stats = read_both(fleet(source.stage, asset, 6, place=place))
+    assert stats.moved == 4
+    for i in range(6):
+        moved, parsed = fast.vehicles[car(i)], full.vehicles[car(i)]
+        assert moved.rigidBody == parsed.rigidBody and moved.collision == parsed.collision
+        assert sorted(len(shape.points) for shape in moved.collision) == [8, 60]
+    orientations = {fast.vehicles[car(i)].rigidBody["orientation"] for i in range(6)}
+    assert len(orientations) == (1 if arrangement == "rotated and scaled alike" else 2)
