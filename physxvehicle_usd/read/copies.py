@@ -47,7 +47,7 @@ from pxr import Gf, Sdf, Usd, UsdPhysics
 
 from ..description import Block, Resolved, Source, VehicleDescription
 from ..diagnostics import DiagnosticSink, Severity, SeverityShortcuts
-from ..prim_paths import at_or_below
+from ..prim_paths import at_and_above, at_or_below
 from ..stage.io import captured_stderr
 from . import pxr_unchecked as U
 from .context import ReadContext
@@ -490,6 +490,17 @@ class Fleet:
     def leave(group: Group | None, subtree: Subtree) -> None:
         if group is not None and group.subtree is None:
             group.subtree = subtree
+
+    def copy_roots(self, path: str) -> tuple[str, str, str] | None:
+        """For a prim at or below a copy's root: (that root, its asset's first copy's root, its second's), where the
+        copies are shared (three or more, whose first showed nothing special in its subtree); else None."""
+        for root in at_and_above(path):
+            group = self.group_of.get(root)
+            if group is not None:
+                if len(group.members) < 3 or group.subtree is None or group.subtree.special:
+                    return None
+                return root, group.members[0], group.members[1]
+        return None
 
     # -- UsdPhysics
     def unparsed_bodies(self) -> list[str]:

@@ -26,6 +26,7 @@ from ..diagnostics import DiagnosticSink
 from ..properties import RIGID_BODY, SCENE
 from ..units import StageUnits
 from .collision import (
+    CopyRoots,
     SceneTolerances,
     collider_material,
     collision_groups,
@@ -86,15 +87,16 @@ _SHAPES = ("CubeShape", "SphereShape", "CapsuleShape", "CylinderShape", "MeshSha
 
 
 def load_physics(stage: Usd.Stage, sink: DiagnosticSink, exclude: Sequence[str] = (),
-                 units: StageUnits | None = None) -> PhysicsInfo:
+                 units: StageUnits | None = None, copies: CopyRoots | None = None) -> PhysicsInfo:
     """exclude: subtrees left out of the parse (read/copies.py: copies of an asset whose subtree holds nothing of
-    this but the vehicle's own body). units: the stage's, for the colliders' default offsets."""
+    this but the vehicle's own body). units: the stage's, for the colliders' default offsets. copies: where the
+    copies of an asset lie, whose collision groups are their first copy's moved (collision_groups)."""
     units = units or StageUnits(1.0, 1.0)
     info = PhysicsInfo()
     # the collision groups are read here (collision_groups), and left out of UsdPhysics' parse, which matches every
     # collider against every group: its time grew as their product, 9 s of a 10,000-car fleet's read where every
     # car brings its own groups (a group with prims below it stays in: they may be colliders)
-    groups, members = collision_groups(stage)
+    groups, members = collision_groups(stage, copies)
     all_children = Usd.Prim.GetAllChildren  # unbound (read/pxr_unchecked.py): asked of every group, prims just found
     unparsed = [path for path in groups if not all_children(stage.GetPrimAtPath(path))]
     try:
