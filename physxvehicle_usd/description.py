@@ -445,13 +445,16 @@ def canonical_value(value: Any) -> Any:
     builders take (float32 values as their shortest decimal; sequences as lists). A fast path for the scalars a
     vehicle of a large fleet is mostly made of, then `_plain`."""
     kind = type(value)
-    if kind is float and value != 0.0 and abs(value) < 3.4e38:  # finite, not zero (NaN fails the comparison)
-        return _float32_shortest(value)
+    if kind is float:
+        if value != 0.0 and abs(value) < 3.4e38:  # finite, not zero (NaN fails the comparison)
+            return _float32_shortest(value)
+        if value == 0.0:  # as _plain gives it, sign and all (a fleet's velocities are zeros)
+            return value
     if kind is int or kind is bool or kind is str or value is None:
         return value
     if kind is tuple or kind is list:
-        return [_float32_shortest(v) if type(v) is float and v != 0.0 and abs(v) < 3.4e38 else canonical_value(v)
-                for v in value]
+        return [_float32_shortest(v) if type(v) is float and v != 0.0 and abs(v) < 3.4e38
+                else v if type(v) is float and v == 0.0 else canonical_value(v) for v in value]
     return _plain(value)
 
 

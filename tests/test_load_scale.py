@@ -64,3 +64,34 @@ def test_ten_thousand_cars_read_and_built_within_the_guard(tmp_path):
     assert header[:2] == ["cars", "ours"] and row[0] == str(GUARD_CARS), ran.stdout
     load_s = float(row[6])  # cars, ours s, ms/car, moved, floor s, x floor, load s, ...
     assert load_s <= GUARD_SECONDS, ran.stdout
+
+
+def test_a_shared_polytope_stacks_as_its_own_copies_do():
+    """Polytopes.stack writes one row per distinct polytope and copies it to the rows of the same one (a fleet's cars
+    share theirs): the stack is the one that distinct but equal polytopes give, beside a polytope of another size."""
+    from physxvehicle_usd.read.collision import box_points, cylinder_points
+    from physxvehicle_usd.sim.contact import Polytopes, convex_polytope
+
+    box, drum = box_points((1.0, 0.5, 0.25)), cylinder_points(0.3, 0.2, 1)
+    shared = convex_polytope(box)
+    items = [shared, convex_polytope(drum), shared, shared]
+    alike = [convex_polytope(box), convex_polytope(drum), convex_polytope(box), convex_polytope(box)]
+    stacked, separate = Polytopes.stack(items), Polytopes.stack(alike)
+    for f in dataclasses.fields(stacked):
+        a, b = getattr(stacked, f.name), getattr(separate, f.name)
+        assert a.dtype == b.dtype and np.array_equal(a, b, equal_nan=a.dtype.kind == "f"), f.name
+    assert not np.array_equal(stacked.vertices[0], stacked.vertices[1])
+
+
+def test_canonical_zeros_keep_their_sign():
+    """canonical_value returns a zero as it is (as _plain does), the sign of -0.0 included, alone and in sequences."""
+    import math
+
+    from physxvehicle_usd.description import _plain, canonical_value
+
+    for value in (0.0, -0.0, [0.0, -0.0, 1.5], (-0.0, 2.0)):
+        got = canonical_value(value)
+        want = [_plain(v) for v in value] if isinstance(value, (list, tuple)) else _plain(value)
+        assert got == want
+        signs = [math.copysign(1.0, v) for v in (got if isinstance(got, list) else [got])]
+        assert signs == [math.copysign(1.0, v) for v in (want if isinstance(want, list) else [want])]

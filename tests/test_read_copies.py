@@ -16,6 +16,8 @@ from stage_factory import add_copies, build_vehicle, car_spec, preset_stage, set
 
 from physxvehicle_usd import properties as P
 from physxvehicle_usd.read import CopyStats, read_stage
+from physxvehicle_usd.read.collision import collision_groups
+from physxvehicle_usd.read.copies import Fleet, Subtree
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fuzz"))
 import hostile_corpus  # noqa: E402
@@ -294,3 +296,83 @@ def test_a_copys_position_is_rounded_to_single_precision_as_usd_physics_rounds_i
               Gf.Vec3d(-1e39, 3.4028235e38, 3.4028236e38), Gf.Vec3d(float("nan"), float("inf"), -0.0)]
     for value in values:
         assert repr(_single(value)) == repr(tuple(Gf.Vec3f(value)[:]))
+
+
+@pytest.mark.parametrize("arrangement", ["rotated and scaled alike", "each turned its own way"])
+def test_copies_with_colliders_under_rotated_and_scaled_parents(source, tmp_path, arrangement):
+    """A copy with colliders takes its world frame's facts and its orientation from an earlier copy whose world
+    matrix has the same linear part (read/copies.py `Group.framed`), and its box and cylinder from the pose and size
+    worked out once (read/collision.py `_placed_convex`): it reads exactly as in full, value for value."""
+    asset = asset_layer(source.stage, "/World/Car", tmp_path)
+    layer = Sdf.Layer.FindOrOpen(str(asset))
+    asset_stage = Usd.Stage.Open(layer)
+    chassis = UsdGeom.Cube.Define(asset_stage, "/World/Car/Chassis")
+    chassis.CreateSizeAttr(2.0)
+    chassis.AddTranslateOp().Set(Gf.Vec3d(0.1, 0.2, 0.3))
+    chassis.AddRotateXYZOp().Set(Gf.Vec3f(0.0, 10.0, 20.0))
+    drum = UsdGeom.Cylinder.Define(asset_stage, "/World/Car/Drum")
+    drum.CreateRadiusAttr(0.3)
+    drum.CreateHeightAttr(0.5)
+    drum.AddRotateXYZOp().Set(Gf.Vec3f(90.0, 0.0, 0.0))
+    for prim in (chassis.GetPrim(), drum.GetPrim()):
+        UsdPhysics.CollisionAPI.Apply(prim)
+    layer.Save()
+
+    def place(slot: UsdGeom.Xformable, i: int) -> None:
+        if arrangement == "rotated and scaled alike":
+            slot.AddRotateXYZOp().Set(Gf.Vec3f(0.0, 0.0, 30.0))
+            slot.AddScaleOp().Set(Gf.Vec3f(2.0, 2.0, 2.0))
+        else:
+            slot.AddRotateXYZOp().Set(Gf.Vec3f(0.0, 0.0, 17.0 * (i % 2)))
+
+    full, fast, stats = read_both(fleet(source.stage, asset, 6, place=place))
+    assert stats.moved == 4
+    for i in range(6):
+        moved, parsed = fast.vehicles[car(i)], full.vehicles[car(i)]
+        assert moved.rigidBody == parsed.rigidBody and moved.collision == parsed.collision
+        assert sorted(len(shape.points) for shape in moved.collision) == [8, 60]
+    orientations = {fast.vehicles[car(i)].rigidBody["orientation"] for i in range(6)}
+    assert len(orientations) == (1 if arrangement == "rotated and scaled alike" else 2)
+
+
+@pytest.mark.parametrize("case", ["own groups", "a group including the stage's root", "a class filtering one copy"])
+def test_copies_collision_groups_are_their_first_copys_moved_where_that_is_what_usd_composes(source, tmp_path, case):
+    """A copy's collision groups are its asset's first copy's moved to its root (read/collision.py _CopiedGroups),
+    the second copy's worked out in full as a check: a group whose collection reaches outside the copy (its
+    include-root) is worked out for every copy, and so are the groups of an asset whose second copy composes other
+    than the moved first (a class on the stage filtering the first copy's group by its path)."""
+    asset = asset_layer(source.stage, "/World/Car", tmp_path)
+    layer = Sdf.Layer.FindOrOpen(str(asset))
+    asset_stage = Usd.Stage.Open(layer)
+    chassis = UsdGeom.Cube.Define(asset_stage, "/World/Car/Chassis")
+    UsdPhysics.CollisionAPI.Apply(chassis.GetPrim())
+    group = UsdPhysics.CollisionGroup.Define(asset_stage, "/World/Car/ChassisGroup")
+    group.GetCollidersCollectionAPI().GetIncludesRel().AddTarget(chassis.GetPath())
+    other = UsdPhysics.CollisionGroup.Define(asset_stage, "/World/Car/OtherGroup")
+    group.GetFilteredGroupsRel().AddTarget(other.GetPath())
+    if case == "a group including the stage's root":
+        group.GetCollidersCollectionAPI().CreateIncludeRootAttr(True)
+    if case == "a class filtering one copy":
+        other.GetPrim().GetInherits().AddInherit("/_OtherGroupClass")
+    layer.Save()
+    stage = fleet(source.stage, asset, 5)
+    if case == "a class filtering one copy":
+        stage.CreateClassPrim("/_OtherGroupClass").CreateRelationship("physics:filteredGroups").SetTargets(
+            [f"{car(0)}/ChassisGroup"])
+
+    full, fast, _ = read_both(stage)
+    assert fast.collisionGroups == full.collisionGroups and fast.colliderGroups == full.colliderGroups
+    copies = Fleet.of(stage)  # the fleet as the reader's traversal finds it: five copies of one asset
+    for i in range(5):
+        copies.enter(stage.GetPrimAtPath(car(i)))
+    for group in copies.groups.values():
+        Fleet.leave(group, Subtree())
+    assert len(copies.groups) == 1 and copies.copy_roots(f"{car(3)}/ChassisGroup") == (car(3), car(0), car(1))
+    assert collision_groups(stage, copies.copy_roots) == collision_groups(stage)
+    groups = full.collisionGroups
+    if case == "a class filtering one copy":
+        assert groups[f"{car(3)}/OtherGroup"].filtered == [f"{car(0)}/ChassisGroup"]
+    if case == "a group including the stage's root":
+        assert f"{car(0)}/Chassis" in full.colliderGroups and len(full.colliderGroups[f"{car(4)}/Chassis"]) == 5
+    else:
+        assert full.colliderGroups[f"{car(4)}/Chassis"] == [f"{car(4)}/ChassisGroup"]

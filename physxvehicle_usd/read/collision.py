@@ -18,15 +18,17 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable
+from typing import Callable, Iterable
 
 import numpy as np
 from pxr import Sdf, Usd, UsdPhysics
 
 from .. import properties as P
-from ..description import Block, CollisionGroupDescription, GroundDescription, ShapeDescription, Source
+from ..description import Block, CollisionGroupDescription, GroundDescription, Resolved, ShapeDescription, Source
 from ..diagnostics import DiagnosticSink
+from ..prim_paths import at_or_below
 from ..units import StageUnits
+from . import pxr_unchecked as U
 
 # The offsets omni.physx gives a PxShape when physxCollision:contactOffset is unauthored or -inf (usdLoad/Collision.cpp
 # setToDefault, usdInterface/UsdInterface.cpp): a plane its row's default (0.02 m); any other shape 0.02 of its local
@@ -113,6 +115,9 @@ def _rotation(w: float, x: float, y: float, z: float) -> np.ndarray:
                                 [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]]))
 
 
+_authored_in_namespace = Usd.Prim.GetAuthoredPropertiesInNamespace  # unbound: see read/pxr_unchecked.py
+
+
 def shape_offsets(prim: Usd.Prim, units: StageUnits, sink: DiagnosticSink, extents: np.ndarray | None,
                   scene: SceneTolerances) -> Block:
     """The P.COLLISION block of a collider: its contact and rest offsets as omni.physx gives them to PhysX (stage
@@ -120,9 +125,15 @@ def shape_offsets(prim: Usd.Prim, units: StageUnits, sink: DiagnosticSink, exten
     in its own frame, scaled (None: a plane)."""
     authored = []
     # one namespace query rather than a look-up per attribute (the reader does this for every collider)
-    named = {a.GetName(): a for a in prim.GetAuthoredPropertiesInNamespace(_COLLISION_NAMESPACE)
+    named = {a.GetName(): a for a in _authored_in_namespace(prim, _COLLISION_NAMESPACE)
              if isinstance(a, Usd.Attribute)} if prim else {}
-    applied = bool(named) and PHYSX_COLLISION_API in prim.GetPrimTypeInfo().GetAppliedAPISchemas()
+    if not named:  # most colliders author neither offset: the defaults, worked out once per units and side
+        rest, contact = _default_offsets(units)
+        if extents is not None:
+            contact = max(scene.lower_bound, CONTACT_OFFSET_PER_SIDE * float(extents.min())) + max(rest, 0.0)
+        return Block(P.COLLISION, None, {"restOffset": Resolved(rest, Source.DEFAULT), "contactOffset": Resolved(
+            contact, Source.DEFAULT if extents is None else Source.COMPUTED)})
+    applied = PHYSX_COLLISION_API in prim.GetPrimTypeInfo().GetAppliedAPISchemas()
     for name in (CONTACT_OFFSET, REST_OFFSET):
         attr = named.get(name)
         value = attr.Get() if attr is not None and attr.HasAuthoredValue() else None
@@ -151,13 +162,19 @@ def shape_offsets(prim: Usd.Prim, units: StageUnits, sink: DiagnosticSink, exten
     if contact is None and extents is None:
         block.set("contactOffset", P.si_to_stage(_CONTACT_ROW, _CONTACT_ROW.default, units), Source.DEFAULT)
     elif contact is None:
-        block.set("contactOffset", max(scene.lower_bound, CONTACT_OFFSET_PER_SIDE * float(np.min(extents)))
+        block.set("contactOffset", max(scene.lower_bound, CONTACT_OFFSET_PER_SIDE * float(extents.min()))
                   + max(rest, 0.0), Source.COMPUTED)
     elif contact <= rest:
         block.set("contactOffset", contact + rest + INVALID_OFFSETS_MARGIN, Source.COMPUTED)
     else:
         block.set("contactOffset", contact, Source.AUTHORED)
     return block
+
+
+@lru_cache(maxsize=64)
+def _default_offsets(units: StageUnits) -> tuple[float, float]:
+    """(rest offset, a plane's contact offset) in stage units, where none is authored: their rows' defaults."""
+    return P.si_to_stage(_REST_ROW, _REST_ROW.default, units), P.si_to_stage(_CONTACT_ROW, _CONTACT_ROW.default, units)
 
 
 def collider_material(desc) -> str | None:
@@ -174,7 +191,7 @@ def filtered_targets(desc) -> list[str]:
 def _local_points(stage: Usd.Stage, kind: str, desc) -> np.ndarray | None:
     """A convex shape's points in its own frame with its scale (UsdPhysics' sizes are scaled already)."""
     if kind == "CubeShape":
-        return box_points(desc.halfExtents)
+        return box_points(desc.halfExtents[:])  # sliced: iterating a Gf vector is slow
     if kind == "CylinderShape":
         return cylinder_points(float(desc.radius), float(desc.halfHeight), _axis(desc))
     if kind == "MeshShape" and str(desc.approximation) in ("convexHull", "convexDecomposition", "boundingCube"):
@@ -199,25 +216,32 @@ def _extents(kind: str, desc, points: np.ndarray | None) -> np.ndarray:
 
 
 def vehicle_shape(stage: Usd.Stage, desc, units: StageUnits, sink: DiagnosticSink,
-                  scene: SceneTolerances) -> ShapeDescription | None:
-    """A shape of a vehicle's body in the vehicle prim's frame (None: a kind no contact is made for, said)."""
+                  scene: SceneTolerances, prim: Usd.Prim | None = None) -> ShapeDescription | None:
+    """A shape of a vehicle's body in the vehicle prim's frame (None: a kind no contact is made for, said).
+    prim: the collider's (its path's prim when not given)."""
     kind = _kind(desc)
     path = str(desc.primPath)
-    prim = stage.GetPrimAtPath(path)
-    rotation = _quat_matrix(desc.localRot)
-    origin = np.asarray(desc.localPos, dtype=float)
+    if prim is None:
+        prim = stage.GetPrimAtPath(path)
     # groups: load_physics fills them in, in omni.physx's order (groups_of)
     common = dict(material=collider_material(desc),
                   filtered=filtered_targets(desc))
+    if kind in ("CubeShape", "CylinderShape"):  # a fleet's copies of one car meet the same few: worked out once each
+        sizes = tuple(desc.halfExtents[:]) if kind == "CubeShape" else \
+            (float(desc.radius), float(desc.halfHeight), _axis(desc))
+        points, extents, cylinder = _placed_convex(kind, sizes, tuple(desc.localPos[:]), float(desc.localRot.GetReal()),
+                                                   tuple(desc.localRot.GetImaginary()[:]))
+        offsets = shape_offsets(prim, units, sink, extents, scene)
+        if cylinder is not None:
+            cylinder = dict(radius=cylinder[0], cylinderEnds=[list(cylinder[1]), list(cylinder[2])])
+        return ShapeDescription(path, "convex", [list(p) for p in points], offsets=offsets, **(cylinder or {}),
+                                **common)
+    rotation = _quat_matrix(desc.localRot)
+    origin = np.asarray(desc.localPos, dtype=float)
     points = _local_points(stage, kind, desc)
     offsets = shape_offsets(prim, units, sink, _extents(kind, desc, points), scene)
     if points is not None and len(points) >= 4:
-        cylinder = {}
-        if kind == "CylinderShape":  # the exact cylinder omni.physx gives PhysX (PxConvexCoreGeometry) by default
-            axis = rotation[:, _axis(desc)] * float(desc.halfHeight)
-            cylinder = dict(radius=float(desc.radius), cylinderEnds=[(origin - axis).tolist(), (origin + axis).tolist()])
-        return ShapeDescription(path, "convex", (points @ rotation.T + origin).tolist(), offsets=offsets,
-                                **cylinder, **common)
+        return ShapeDescription(path, "convex", (points @ rotation.T + origin).tolist(), offsets=offsets, **common)
     if kind == "SphereShape":
         return ShapeDescription(path, "sphere", [origin.tolist()], radius=float(desc.radius), offsets=offsets,
                                 **common)
@@ -228,6 +252,27 @@ def vehicle_shape(stage: Usd.Stage, desc, units: StageUnits, sink: DiagnosticSin
     sink.warning("CONTACT_SHAPE", path, f"a {kind} on a vehicle's body is not collided by the simulator (boxes, "
                  "cylinders, convex-hull meshes, spheres and capsules are)")
     return None
+
+
+@lru_cache(maxsize=4096)
+def _placed_convex(kind: str, sizes: tuple, position: tuple, real: float, imaginary: tuple) -> tuple:
+    """A box's or cylinder's points in its body's frame (as tuples), the sides of its own box (read-only), and for a
+    cylinder (radius, one cap centre, the other) in that frame, else None. sizes: a box's half extents, a cylinder's
+    (radius, half height, axis); position, real, imaginary: its pose in the body's frame. Cached: a fleet's copies of
+    one car give the same few; the callers make fresh lists of the points."""
+    if kind == "CubeShape":
+        local = box_points(sizes)
+    else:
+        local = cylinder_points(*sizes)
+    rotation = _rotation(real, *imaginary)
+    origin = np.asarray(position, dtype=float)
+    points = tuple(map(tuple, (local @ rotation.T + origin).tolist()))
+    cylinder = None
+    if kind == "CylinderShape":  # the exact cylinder omni.physx gives PhysX (PxConvexCoreGeometry) by default
+        radius, half_height, axis_index = sizes
+        axis = rotation[:, axis_index] * half_height
+        cylinder = (radius, tuple((origin - axis).tolist()), tuple((origin + axis).tolist()))
+    return points, _read_only(np.ptp(local, axis=0)), cylinder
 
 
 def static_shape(stage: Usd.Stage, desc, transform: list[list[float]], units: StageUnits, sink: DiagnosticSink,
@@ -272,22 +317,99 @@ def _core_end(desc, unscale: np.ndarray) -> np.ndarray:
     return end
 
 
-def collision_groups(stage: Usd.Stage) -> tuple[dict[str, CollisionGroupDescription], dict[str, set[str]]]:
-    """Every PhysicsCollisionGroup (what it filters, whether inverted) and the colliders of each."""
+# a prim path -> (the root of the copy of an asset it lies in, the root of that asset's first copy, of its second):
+# read/copies.py Fleet.copy_roots; None where it lies in no copy that shares
+CopyRoots = Callable[[str], "tuple[str, str, str] | None"]
+
+
+def collision_groups(stage: Usd.Stage, copies: CopyRoots | None = None) -> tuple[
+        dict[str, CollisionGroupDescription], dict[str, set[str]]]:
+    """Every PhysicsCollisionGroup (what it filters, whether inverted) and the colliders of each.
+
+    copies: a group in a copy of an asset is its first copy's group moved to the copy (`_CopiedGroups`), as USD
+    composes the same group at every copy; the second copy's is worked out in full and must be the moved one."""
     groups: dict[str, CollisionGroupDescription] = {}
     members: dict[str, set[str]] = {}
+    copied = _CopiedGroups()
+    # whether a type name is a collision group's, asked of IsA once per type name (a typed schema's IsA depends on
+    # the prim's type alone): IsA on every prim of a 10,000-car stage costs six times its type name
+    is_group: dict[str, bool] = {}
     # instance proxies too: a referenced asset made instanceable keeps its groups, and PhysX filters with them
     for prim in Usd.PrimRange.Stage(stage, Usd.TraverseInstanceProxies()):
-        if prim.IsA(UsdPhysics.CollisionGroup):
-            group = UsdPhysics.CollisionGroup(prim)
-            query = group.GetCollidersCollectionAPI().ComputeMembershipQuery()
-            path = str(prim.GetPath())
+        type_name = U.get_type_name(prim)
+        known = is_group.get(type_name)
+        if known is None:
+            known = is_group[type_name] = bool(prim.IsA(UsdPhysics.CollisionGroup))
+        if known:
+            path = str(U.get_path(prim))
+            roots = copies(path) if copies is not None else None
+            if roots is not None and copied.move(path, roots, groups, members):
+                continue
+            collection = UsdPhysics.CollisionGroup(prim).GetCollidersCollectionAPI()
+            query = collection.ComputeMembershipQuery()
             members[path] = {str(p) for p in Usd.ComputeIncludedPathsFromCollection(query, stage)}
-            inverted = group.GetInvertFilteredGroupsAttr().Get()  # no bool (said: contact_inputs): not inverted
+            # the schema's attribute and relationship, asked of the prim by name (unbound: a fleet has thousands)
+            inverted = U.get_value(U.get_attribute(prim, _INVERTED))  # no bool (said: contact_inputs): not inverted
             groups[path] = CollisionGroupDescription(
-                path, sorted(str(t) for t in group.GetFilteredGroupsRel().GetTargets()),
+                path, sorted(map(str, U.get_targets(U.get_relationship(prim, _FILTERED)))),
                 inverted if isinstance(inverted, bool) else False)
+            if roots is not None:
+                copied.note(collection, path, roots, groups[path], members[path])
     return groups, members
+
+
+class _CopiedGroups:
+    """The collision groups of the first copy of an asset, relative to its root, and whether the second copy's are
+    them moved to its root (then every further copy's are moved too, without asking USD: a collection's membership
+    query costs ~20 us, and a fleet of 10,000 cars holds 20,000 groups).
+
+    A first copy's group is moved only where its collection names nothing outside the copy: no membership
+    expression, no include-root, every member at or below the copy's root (a filtered group outside it, a stage's
+    shared group, stays as it is)."""
+
+    def __init__(self) -> None:
+        # a first copy's group path -> [verified by the second copy (None: not yet), members' tails below the root,
+        # filtered groups as (below the root, tail or path), inverted]
+        self.known: dict[str, list] = {}
+
+    def move(self, path: str, roots: tuple[str, str, str], groups: dict, members: dict) -> bool:
+        """Whether the group at `path` was moved from its first copy's (into `groups` and `members`)."""
+        root, first, second = roots
+        if root == first or root == second:
+            return False
+        entry = self.known.get(first + path[len(root):])
+        if entry is None or entry[0] is not True:
+            return False
+        members[path], groups[path] = self._moved(entry, root, path)
+        return True
+
+    def note(self, collection: Usd.CollectionAPI, path: str, roots: tuple[str, str, str],
+             group: CollisionGroupDescription, found: set[str]) -> None:
+        """A group worked out in full: a first copy's is kept relative to its root, a second copy's checks it."""
+        root, first, second = roots
+        if root == first:
+            expression = collection.GetMembershipExpressionAttr()
+            if (expression and expression.HasAuthoredValue()) or collection.GetIncludeRootAttr().Get() \
+                    or not all(at_or_below(m, root) for m in found):
+                return
+            size = len(root)
+            filtered = [(True, t[size:]) if at_or_below(t, root) else (False, t) for t in group.filtered]
+            self.known[path] = [None, [m[size:] for m in found], filtered, group.inverted]
+        elif root == second:
+            entry = self.known.get(first + path[len(root):])
+            if entry is not None and entry[0] is None:
+                moved_members, moved_group = self._moved(entry, root, path)
+                entry[0] = moved_members == found and moved_group == group
+
+    @staticmethod
+    def _moved(entry: list, root: str, path: str) -> tuple[set[str], CollisionGroupDescription]:
+        _, tails, filtered, inverted = entry
+        return {root + t for t in tails}, CollisionGroupDescription(
+            path, sorted([root + t if below else t for below, t in filtered]), inverted)
+
+
+_INVERTED = UsdPhysics.Tokens.physicsInvertFilteredGroups
+_FILTERED = UsdPhysics.Tokens.physicsFilteredGroups
 
 
 def groups_of(members: dict[str, set[str]]) -> dict[str, list[str]]:

@@ -23,6 +23,7 @@ from pxr import Usd, UsdGeom, UsdPhysics
 
 from .. import properties as P
 from ..diagnostics import DiagnosticSink
+from . import pxr_unchecked as U
 
 Problem = tuple[str, str, str]  # (code, property, what is wrong)
 
@@ -39,8 +40,11 @@ _FLAT = 1e-6
 
 
 def _value(prim: Usd.Prim, name: str):
-    attr = prim.GetAttribute(name)
-    return attr.Get() if attr and attr.HasAuthoredValue() else None
+    attr = U.get_attribute(prim, name)  # unbound (read/pxr_unchecked.py): asked of every collider and group
+    return U.get_value(attr) if attr and _has_authored_value(attr) else None
+
+
+_has_authored_value = Usd.Attribute.HasAuthoredValue
 
 
 def _number(value) -> bool:
@@ -156,8 +160,11 @@ def _flat(points: np.ndarray) -> bool:
 def _placed(desc, mirrors: bool) -> bool:
     """Whether UsdPhysics' placement of a collider is finite with a positive scale (a mesh's: non-zero; UsdPhysics
     makes a zero scale 1e-10): most colliders are, and their transform ops need no look."""
-    pose = (*desc.localPos[:], *desc.localScale[:], desc.localRot.GetReal(), *desc.localRot.GetImaginary()[:])
-    return all(math.isfinite(c) for c in pose) and all((abs(c) if mirrors else c) > 1e-9 for c in desc.localScale[:])
+    scale = desc.localScale[:]
+    rotation = desc.localRot
+    pose = (*desc.localPos[:], *scale, rotation.GetReal(), *rotation.GetImaginary()[:])
+    # all finite, then the smallest (absolute) scale: a NaN has been refused by then
+    return all(map(math.isfinite, pose)) and min(map(abs, scale) if mirrors else scale) > 1e-9
 
 
 def check_collider(prim: Usd.Prim, desc, kind: str, sink: DiagnosticSink) -> bool:
@@ -223,6 +230,8 @@ def check_groups(stage: Usd.Stage, groups: dict, sink: DiagnosticSink) -> None:
             sink.warning("TYPE", path, f"{_shown_value(inverted)} is not a bool: omni.physx reads the group as not "
                          "inverted", UsdPhysics.Tokens.physicsInvertFilteredGroups)
         for target in group.filtered:
+            if target in groups:  # a collision group the stage's traversal found: nothing to say
+                continue
             prim = stage.GetPrimAtPath(target)
             if not prim:
                 sink.warning("COLLISION_GROUP", path, f"filters {target}, which is not on the stage: it filters "

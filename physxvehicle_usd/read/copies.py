@@ -47,7 +47,7 @@ from pxr import Gf, Sdf, Usd, UsdPhysics
 
 from ..description import Block, Resolved, Source, VehicleDescription
 from ..diagnostics import DiagnosticSink, Severity, SeverityShortcuts
-from ..prim_paths import at_or_below
+from ..prim_paths import at_and_above, at_or_below
 from ..stage.io import captured_stderr
 from . import pxr_unchecked as U
 from .context import ReadContext
@@ -118,7 +118,7 @@ class Subtree:
 class Group:
     """Vehicles whose roots have equal composition keys: copies of one asset."""
 
-    __slots__ = ("members", "subtree", "templates", "posed", "deferred")
+    __slots__ = ("members", "subtree", "templates", "posed", "deferred", "framed")
 
     def __init__(self) -> None:
         self.members: list[str] = []
@@ -128,6 +128,8 @@ class Group:
         # the orientation that part gives: what a further copy with that part takes without decomposing its matrix
         self.posed: dict[tuple, tuple[Template, tuple]] = {}
         self.deferred: set[str] = set()              # members whose bodies UsdPhysics was not asked about
+        # the world frame's facts (scale, V69, V70) and the orientation by the linear part of a copy's world matrix
+        self.framed: dict[tuple, tuple[tuple, tuple]] = {}
 
 
 # -- a vehicle's record moved to another path ---------------------------------------------------------
@@ -195,6 +197,14 @@ def _mover(value: Any, root: str, shared: frozenset) -> Callable[[str], Any] | N
         schema, own_path = value.schema_name, value.path
         tail = own_path[len(root):] if _mover(own_path, root, shared) else None
         new_block = Block.__new__
+        if not (lists or paths or others):  # most of a vehicle's blocks: only their own path moves
+            def move_plain_block(new: str) -> Block:
+                block = new_block(Block)
+                block.schema_name = schema
+                block.path = own_path if tail is None else new + tail
+                block.values = values.copy()
+                return block
+            return move_plain_block
 
         def move_block(new: str) -> Block:
             block = new_block(Block)
@@ -481,6 +491,17 @@ class Fleet:
         if group is not None and group.subtree is None:
             group.subtree = subtree
 
+    def copy_roots(self, path: str) -> tuple[str, str, str] | None:
+        """For a prim at or below a copy's root: (that root, its asset's first copy's root, its second's), where the
+        copies are shared (three or more, whose first showed nothing special in its subtree); else None."""
+        for root in at_and_above(path):
+            group = self.group_of.get(root)
+            if group is not None:
+                if len(group.members) < 3 or group.subtree is None or group.subtree.special:
+                    return None
+                return root, group.members[0], group.members[1]
+        return None
+
     # -- UsdPhysics
     def unparsed_bodies(self) -> list[str]:
         """Copies UsdPhysics need not parse: the third and further copies of a plain asset (no colliders, materials
@@ -530,8 +551,15 @@ class Fleet:
                 # its scale, rotation and shear from the linear part alone: the same as the template's
                 template, orientation = known
                 return self._emit(template, path, (_single(matrix.ExtractTranslation()), orientation), ctx)
-        frame = world_frame(prim, ctx.xforms)
-        facts: tuple = (frame.scale, frame.collapsed, frame.sheared)
+        # the parse's facts of the world frame and the body's orientation depend on the linear part alone (as above):
+        # known from an earlier copy with that part, the matrix need not be decomposed again
+        framed = group.framed.get(linear)
+        frame = None
+        if framed is None:
+            frame = world_frame(prim, ctx.xforms)
+            facts: tuple = (frame.scale, frame.collapsed, frame.sheared)
+        else:
+            facts = framed[0]
         if group.subtree.colliders:
             mass = _mass_facts(prim)
             if mass is None:
@@ -548,7 +576,11 @@ class Fleet:
             return record
         if template.state == Template.REFUSED:
             return parse(ctx)
-        pose = transform_pose(frame.transform)
+        if frame is not None:
+            pose = transform_pose(frame.transform)
+            group.framed[linear] = ((frame.scale, frame.collapsed, frame.sheared), pose[1])
+        else:
+            pose = (_single(matrix.ExtractTranslation()), framed[1])
         if template.state == Template.PARSED:  # the twin: moved from the template, it must be what its parse says
             record, ok, calls = template.parse(prim, ctx, parse)
             moved, moved_calls = template.move(path, pose)

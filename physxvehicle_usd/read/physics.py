@@ -26,6 +26,7 @@ from ..diagnostics import DiagnosticSink
 from ..properties import RIGID_BODY, SCENE
 from ..units import StageUnits
 from .collision import (
+    CopyRoots,
     SceneTolerances,
     collider_material,
     collision_groups,
@@ -86,16 +87,18 @@ _SHAPES = ("CubeShape", "SphereShape", "CapsuleShape", "CylinderShape", "MeshSha
 
 
 def load_physics(stage: Usd.Stage, sink: DiagnosticSink, exclude: Sequence[str] = (),
-                 units: StageUnits | None = None) -> PhysicsInfo:
+                 units: StageUnits | None = None, copies: CopyRoots | None = None) -> PhysicsInfo:
     """exclude: subtrees left out of the parse (read/copies.py: copies of an asset whose subtree holds nothing of
-    this but the vehicle's own body). units: the stage's, for the colliders' default offsets."""
+    this but the vehicle's own body). units: the stage's, for the colliders' default offsets. copies: where the
+    copies of an asset lie, whose collision groups are their first copy's moved (collision_groups)."""
     units = units or StageUnits(1.0, 1.0)
     info = PhysicsInfo()
     # the collision groups are read here (collision_groups), and left out of UsdPhysics' parse, which matches every
     # collider against every group: its time grew as their product, 9 s of a 10,000-car fleet's read where every
     # car brings its own groups (a group with prims below it stays in: they may be colliders)
-    groups, members = collision_groups(stage)
-    unparsed = [path for path in groups if not stage.GetPrimAtPath(path).GetAllChildren()]
+    groups, members = collision_groups(stage, copies)
+    all_children = Usd.Prim.GetAllChildren  # unbound (read/pxr_unchecked.py): asked of every group, prims just found
+    unparsed = [path for path in groups if not all_children(stage.GetPrimAtPath(path))]
     try:
         parsed = _load(stage, exclude=[*exclude, *unparsed])
     except Exception as exc:  # noqa: BLE001 - report, read vehicles without physics descriptions
@@ -117,13 +120,13 @@ def load_physics(stage: Usd.Stage, sink: DiagnosticSink, exclude: Sequence[str] 
                 info.materials[key] = material(stage.GetPrimAtPath(path), desc, sink, units)
             elif name in _SHAPES and not desc.collisionEnabled:
                 continue
-            elif name in _SHAPES and name != "PlaneShape" and not check_collider(stage.GetPrimAtPath(path), desc, name,
-                                                                                 sink):
+            elif name in _SHAPES and name != "PlaneShape" and not check_collider(prim := stage.GetPrimAtPath(path),
+                                                                                 desc, name, sink):
                 continue
-            elif name in _SHAPES and str(desc.rigidBody):
-                shape = vehicle_shape(stage, desc, units, sink, scene) if name != "PlaneShape" else None
+            elif name in _SHAPES and (body := str(desc.rigidBody)):
+                shape = vehicle_shape(stage, desc, units, sink, scene, prim) if name != "PlaneShape" else None
                 if shape is not None:
-                    info.shapes.setdefault(str(desc.rigidBody), []).append(shape)
+                    info.shapes.setdefault(body, []).append(shape)
             elif name in _SHAPES and not (name == "PlaneShape" or (name == "MeshShape" and str(desc.approximation)
                                                                    in ("none", "meshSimplification"))):
                 transform = _matrix(xform_cache.GetLocalToWorldTransform(stage.GetPrimAtPath(path)))

@@ -311,7 +311,12 @@ class Polytopes:
         edges, edge_mask = np.zeros((N, E, 2), np.int64), np.zeros((N, E), bool)
         D = max(len(p.directions) for p in items)
         axis_edges, axis_mask = np.zeros((N, D, 2), np.int64), np.zeros((N, D), bool)
+        # one row per distinct polytope, copied to the rows of the same one: a fleet's copies of a car share theirs
+        rows_of: dict[int, list[int]] = {}
         for r, p in enumerate(items):
+            rows_of.setdefault(id(p), []).append(r)
+        for same in rows_of.values():
+            r, p = same[0], items[same[0]]
             k, f, e = len(p.vertices), len(p.normals), len(p.edges)
             vertices[r, :k], vertices[r, k:] = p.vertices, p.vertices[0]
             normals[r, :f], offsets[r, :f], face_mask[r, :f] = p.normals, p.offsets, True
@@ -322,6 +327,10 @@ class Polytopes:
             counts[r, :looped], counts[r, looped:] = p.loop_counts, p.loop_counts[0]
             edges[r, :e], edge_mask[r, :e] = p.edges, True
             axis_edges[r, :len(p.directions)], axis_mask[r, :len(p.directions)] = p.directions, True
+            if len(same) > 1:
+                for array in (vertices, normals, offsets, face_mask, loops, counts, edges, edge_mask, axis_edges,
+                              axis_mask):
+                    array[same[1:]] = array[r]
         return cls(vertices, normals, offsets, face_mask, loops, counts, edges, edge_mask, axis_edges, axis_mask)
 
 
