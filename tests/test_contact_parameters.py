@@ -15,7 +15,8 @@ from physxvehicle_usd import properties as P
 from physxvehicle_usd.description import Source
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.sim import Simulator
-from physxvehicle_usd.sim.contact import generate, patch_rows
+from physxvehicle_usd.sim.contact.patches import patch_rows
+from physxvehicle_usd.sim.contact.world import generate
 from physxvehicle_usd.sim.declare import CONTACT_PARAMS
 
 CAR = SAMPLES / "car" / "car.usda"

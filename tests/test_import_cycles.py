@@ -1,4 +1,7 @@
-"""No import cycle in the package: every module's imports (parsed with ast, those inside functions included; those
+"""No import cycle in the package, no private name imported across modules, and no simulator module importing the
+reader.
+
+No import cycle: every module's imports (parsed with ast, those inside functions included; those
 under `if TYPE_CHECKING:` left out, as they never run) make a graph whose strongly connected components of more than
 one module are the cycles. They must be exactly the allowed ones below, which other work still has to remove: a new
 cycle fails here, and so does an allowed one that is gone (strike it off the list)."""
@@ -10,11 +13,7 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[1] / "physxvehicle_usd"
 
 # The cycles other work still has to remove (issue #29), each as the set of its modules (dotted, package-relative).
-ALLOWED_CYCLES: list[frozenset[str]] = [
-    # the contact modules import each other's private helpers: issue #29's contact package removes this
-    frozenset({"sim.contact", "sim.ground", "sim.manifold", "sim.round_contact", "sim.round_sweep",
-               "sim.vehicle_contact"}),
-]
+ALLOWED_CYCLES: list[frozenset[str]] = []
 
 
 def _module_name(path: Path) -> str:
@@ -128,3 +127,30 @@ def test_no_import_cycle_but_the_allowed_ones():
     allowed = set(ALLOWED_CYCLES)
     assert found - allowed == set(), f"new import cycles: {[sorted(c) for c in found - allowed]}"
     assert allowed - found == set(), f"allowed cycles now gone, strike them off: {[sorted(c) for c in allowed - found]}"
+
+
+def _private_imports() -> list[str]:
+    """`from module import _name` anywhere in the package (a private name belongs to its module: what another module
+    needs is public, or lives in a module both import)."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in _imports(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom):
+                found += [f"{_module_name(path)}:{node.lineno} imports {alias.name} from "
+                          f"{'.' * node.level}{node.module or ''}" for alias in node.names
+                          if alias.name.startswith("_") and not alias.name.startswith("__")]
+    return found
+
+
+def test_no_private_name_is_imported_from_another_module():
+    assert _private_imports() == []
+
+
+def test_the_simulator_does_not_import_the_reader():
+    """sim/ works from resolved descriptions: a rule both need lives in a module of its own (box_corners.py), not in
+    read/."""
+    graph = import_graph()
+    found = sorted(f"{module} -> {target}" for module, targets in graph.items()
+                   if module == "sim" or module.startswith("sim.")
+                   for target in targets if target == "read" or target.startswith("read."))
+    assert found == []

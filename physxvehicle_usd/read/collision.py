@@ -18,12 +18,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable
 
 import numpy as np
 from pxr import Sdf, Usd, UsdPhysics
 
 from .. import properties as P
+from ..box_corners import box_points
 from ..description import Block, CollisionGroupDescription, GroundDescription, ShapeDescription, Source
 from ..diagnostics import DiagnosticSink
 from ..units import StageUnits
@@ -84,16 +84,6 @@ def cylinder_points(radius: float, half_height: float, axis: int) -> np.ndarray:
         end[:, axis] = side * half_height
         ends.append(end)
     return _read_only(np.concatenate(ends))
-
-
-def box_points(half: Iterable[float]) -> np.ndarray:
-    return _box_points(tuple(float(h) for h in half))
-
-
-@lru_cache(maxsize=4096)
-def _box_points(half: tuple[float, float, float]) -> np.ndarray:
-    signs = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], dtype=float)
-    return _read_only(signs * np.asarray(half, dtype=float))
 
 
 def _read_only(array: np.ndarray) -> np.ndarray:

@@ -16,11 +16,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import compiled, sleep, vehicle_contact, vehicle_queries
+from . import compiled, sleep, vehicle_queries
 from . import vecmath as vm
 from .commands import update_commands
-from .contact import ContactModel, FrictionPatches, generate, patch_rows
-from .contact import telemetry as contact_telemetry
+from .contact import pairs as vehicle_pairs
+from .contact.model import ContactModel
+from .contact.patches import pair_rows as make_pair_rows
+from .contact.patches import patch_rows
+from .contact.records import FrictionPatches
+from .contact.telemetry import telemetry as contact_telemetry
+from .contact.world import generate
 from .context import substep_counts
 from .drivetrain import differential_state, update_wheel_speeds
 from .ground import Ground
@@ -93,7 +98,7 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
                                 motion)
             s.manifolds = touching.manifolds
             if contact.pairs is not None:
-                between = vehicle_contact.generate(contact, begin_position, begin_orientation, s.pair_manifolds,
+                between = vehicle_pairs.generate(contact, begin_position, begin_orientation, s.pair_manifolds,
                                                    p.length_scale, motion)
                 s.pair_manifolds = between.manifolds
         with_contacts = None
@@ -107,7 +112,7 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
         rows = constraint_rows(p, s, road, with_contacts)
         patches = (patch_rows(contact, touching, rows["vehicles"], begin_position, begin_orientation, p.length_scale,
                               s.friction) if static else None)
-        pair_rows = (vehicle_contact.pair_rows(contact, between, begin_position, begin_orientation, p.length_scale,
+        pair_rows = (make_pair_rows(contact, between, begin_position, begin_orientation, p.length_scale,
                                                s.pair_friction) if pairs else None)
         s.contacts = None if with_contacts is None else {"points": touching, "between": between, "model": contact}
         end_step_physx(p, s, begin_position, begin_orientation, rows, dt, patches, pair_rows)

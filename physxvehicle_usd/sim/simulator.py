@@ -35,10 +35,12 @@ import numpy.typing  # noqa: F401  (np.typing.DTypeLike)
 from ..collision_filter import GroupFilter
 from ..description import GroundDescription, StageDescription
 from ..runtime.vehicle2 import AUTOMATIC_GEAR
-from . import compiled, vehicle_contact
+from . import compiled
 from . import vecmath as vm
 from .batch import VehicleBatch, batch_from_description
-from .contact import ContactModel, Materials, empty_telemetry
+from .contact.broad import candidate_pairs
+from .contact.model import ContactModel, Materials
+from .contact.telemetry import empty_telemetry
 from .ground import Ground, friction_matrix
 from .guard import Guard, GuardOptions
 from .motion import Motion
@@ -228,7 +230,7 @@ class Simulator:
         if self.queries is not None and not still_quiet(self.queries, motion):
             return True  # a wheel's query may meet another vehicle (the whole batch's step finds out, and when not,
             # that none can until a body moves by the quiet margin)
-        (first, _), _ = vehicle_contact.candidate_pairs(self.contact, self.state.body_position,
+        (first, _), _ = candidate_pairs(self.contact, self.state.body_position,
                                                         self.state.body_orientation, motion)
         return first.size > 0
 

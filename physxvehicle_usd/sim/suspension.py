@@ -14,7 +14,8 @@ from .. import properties as P
 from ..runtime.vehicle2 import QUERY_SWEEP
 from . import vecmath as vm
 from .declare import F32, FLT_MIN, I32, I64, Derived, Param, State
-from .ground import Ground, QueryFilter, RayHits, SweptWheels, raycast, sweep
+from .ground import Ground, QueryFilter, RayHits, raycast
+from .wheel_sweep import SweptWheels, sweep
 
 if TYPE_CHECKING:  # (state: sim/state.py builds SimState from these modules' declarations)
     from .query_groups import GroundFilter
