@@ -1,4 +1,4 @@
-"""Contact generation (sim/contact.py) on the sample car: hulls, the broad phase, the manifold's four points, and the
+"""Contact generation (sim/contact/) on the sample car: hulls, the broad phase, the manifold's four points, and the
 solver rows' friction anchors. The motion these make is checked against PhysX in tests/test_conformance_contact.py."""
 from __future__ import annotations
 
@@ -260,7 +260,7 @@ def test_a_car_on_its_roof_keeps_its_friction_anchors_from_step_to_step_and_a_re
     held = [k for k in range(1, 6) if not anchors[k - 1][1]]
     assert held and all(np.array_equal(anchors[k][0], anchors[k - 1][0]) for k in held)
     assert np.linalg.norm(anchors[-1][0][0] - anchors[-1][0][1]) == pytest.approx(np.hypot(4.4, 1.8), rel=1e-3)
-    # the chassis box's manifold against the ground plane, kept beside them (sim/manifold.py)
+    # the chassis box's manifold against the ground plane, kept beside them (sim/contact/persistence.py)
     assert len(sim.state.manifolds) == 1 and len(sim.state.manifolds.points) == 4
     sim.reset_vehicles([0])
     assert sim.state.friction is None or len(sim.state.friction) == 0
@@ -424,8 +424,8 @@ def _car_with_wheel_cylinders(radius: float):
 
 
 def test_a_box_that_follows_a_wheel_keeps_no_manifold():
-    # omni.physx moves a wheel's shape every step: its contacts are made anew (sim/manifold.py), even on the model
-    # posed at the wheels' poses, whose rows follow nothing
+    # omni.physx moves a wheel's shape every step: its contacts are made anew (sim/contact/persistence.py), even on the
+    # model posed at the wheels' poses, whose rows follow nothing
     from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics
 
     from physxvehicle_usd.sim.contact.model import persistent_rows

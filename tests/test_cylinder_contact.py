@@ -1,4 +1,4 @@
-"""Exact cylinders against mesh triangles (sim/cylinder_contact.py), on the geometry of the wheel-cylinder-on-mesh
+"""Exact cylinders against mesh triangles (sim/contact/cylinder_faces.py), on the geometry of the wheel-cylinder-on-mesh
 scenarios of tests/scenarios/contact.py: a wheel's cylinder (radius 0.343, 0.315 wide, its axis across the road)
 standing on a quad cut along its diagonal, its inner cap 2.75 cm from the diagonal. ovphysx reports, for the rear
 left cylinder of WheelsOnMesh's first road (tests/test_conformance_contact.py, step 3): a patch on the triangle under
@@ -63,9 +63,10 @@ def test_gjk_finds_the_distance_of_a_cylinder_above_a_triangle_within_its_tolera
 
 def test_the_sample_cars_wheel_cylinders_meet_a_mesh_road_exactly_whatever_the_wheels_angle():
     # the sample car's ground plane replaced by a two-triangle mesh, a collision cylinder on every wheel (kept from its
-    # suspension queries): `generate` meets each cylinder with the mesh as the exact cylinder (sim/cylinder_contact.py),
-    # its lowest line's ends (and the EPA's witness) as deep as the axle is low, less the triangle's margin, whatever
-    # the wheel's rotation angle (the 30-corner hull would touch with a corner or a face, up to 1.9 mm apart)
+    # suspension queries): `generate` meets each cylinder with the mesh as the exact cylinder
+    # (sim/contact/cylinder_faces.py), its lowest line's ends (and the EPA's witness) as deep as the axle is low, less
+    # the triangle's margin, whatever the wheel's rotation angle (the 30-corner hull would touch with a corner or a
+    # face, up to 1.9 mm apart)
     from conftest import SAMPLES
     from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics, UsdShade
 

@@ -1,5 +1,5 @@
-"""The plane broad phase's quiet (sim/contact.py `_plane_candidates`): on a ground of planes alone, a vehicle whose
-shapes were clear of every plane skips the box test until it has moved or turned by its clearance. Skipping must
+"""The plane broad phase's quiet (sim/contact/broad.py `_plane_candidates`): on a ground of planes alone, a vehicle
+whose shapes were clear of every plane skips the box test until it has moved or turned by its clearance. Skipping must
 never change what the broad phase finds: the candidates of a run of moves, each step's against a fresh test."""
 from __future__ import annotations
 

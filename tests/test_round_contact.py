@@ -1,5 +1,5 @@
 """Static spheres and capsules: the reader's description of them, the vehicle shapes' contacts with them
-(sim/round_contact.py) and the suspension's raycasts and sweeps against them (sim/ground.py, sim/round_sweep.py),
+(sim/contact/round_shapes.py) and the suspension's raycasts and sweeps against them (sim/ground.py, sim/wheel_sweep.py),
 against hand-worked cases. Their motion against PhysX: tests/test_conformance_contact.py (Boulder, Log, LogSwept,
 SphereOnLog)."""
 from __future__ import annotations

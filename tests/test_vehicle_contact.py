@@ -1,4 +1,4 @@
-"""Contacts between vehicles (sim/vehicle_contact.py), on pairs of sample cars a few centimetres apart
+"""Contacts between vehicles (sim/contact/pairs.py), on pairs of sample cars a few centimetres apart
 (tests/scenarios/vehicle_contact.py): a rear-end collision shares the momentum, a head-on one of equal cars keeps its
 symmetry, cars whose groups filter each other pass through; the broad phase, the colouring and the islands. The
 motion is checked against PhysX in tests/test_conformance_vehicle_contact.py."""

@@ -7,7 +7,7 @@ or a plane: a cube is its 8 corners, a cylinder the prism over a regular polygon
 omni.physx cooks for it (the hull its wheel sweeps use too; with omni.physx's approximateCylinders setting off, its
 default, PhysX collides an exact cylinder), a mesh with a convex-hull approximation the hull of its points. Spheres
 and capsules, the vehicle's and static ones, are read as their cores (a centre, a segment's ends) and radius
-(sim/contact.py, sim/round_contact.py collide them); cones are said to be not collided.
+(sim/contact/ collides them); cones are said to be not collided.
 
 Filtering: each collider's collision groups are read in omni.physx's order (`groups_of`; the first filters it, as
 collision_filter.py applies PhysX's group filtering), and its FilteredPairsAPI targets kept: a vehicle body's join

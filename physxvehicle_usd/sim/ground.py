@@ -10,7 +10,7 @@ TriangleGrid (sim/triangle_grid.py), so a fleet on a large road mesh costs about
 A ray meets a sphere or capsule where it enters it (one starting inside misses, as one starting behind a plane).
 Sweeps (`sweep`) move the shape omni.physx sweeps for a wheel, a convex prism over a regular polygon of
 HULL_POINTS corners (not a true cylinder), along the suspension against the ground, as PxScene::sweep with
-eMTD does (against spheres and capsules: sim/round_sweep.py); see `sweep` for what is reported.
+eMTD does (against spheres and capsules: sim/wheel_sweep.py); see `sweep` for what is reported.
 """
 from __future__ import annotations
 

@@ -5,9 +5,9 @@ PhysX actor (Omni), only the velocity survives: PhysX then damps it, adds its gy
 TGS solver on the vehicle's constraint rows (sticky tire, suspension limit): one sweep per position
 iteration, the pose integrated from the begin pose between them, then the velocity iterations.
 `end_step_physx` emulates that part of the PhysX scene step. The contacts of the vehicle's own collision shapes with
-the static world (sim/contact.py) are rows of the same solve, after the vehicle's constraint rows (PhysX lists an
+the static world (sim/contact/) are rows of the same solve, after the vehicle's constraint rows (PhysX lists an
 island's joints before its contacts), as DyTGSContactPrep.cpp prepares and solves them; the contacts between
-vehicles (sim/vehicle_contact.py) after those, colour by colour, each row acting on both bodies (`_PairRows`).
+vehicles (sim/contact/pairs.py) after those, colour by colour, each row acting on both bodies (`_PairRows`).
 Where the scene asks PhysX's PGS solver (physxScene:solverType, the `pgs` parameter), the same rows go through
 `_solve_rows_pgs` instead: prepared once over the whole step, the pose moved once after the position iterations.
 """
@@ -144,7 +144,7 @@ def solve_vehicle_constraints(p: SimParams, s: SimState, rows: dict, dt: float, 
     closed form where every active row is soft (sticky), iteration by iteration where a suspension-limit row or a
     contact is active. PGS (`_solve_rows_pgs`): iteration by iteration, one pose update after them.
 
-    pairs: contacts between vehicles (sim/vehicle_contact.py pair_rows), every vehicle of them in `rows`; vehicles
+    pairs: contacts between vehicles (sim/contact/patches.py pair_rows), every vehicle of them in `rows`; vehicles
     touching one another are one island, iterated with the island's largest iteration counts, as PhysX does."""
     vehicles = rows["vehicles"]
     hard = (rows["active"] & rows["hard"]).any(axis=1)
@@ -337,9 +337,9 @@ def _prepare_pgs(rows: "_ContactRows | _PairRows", dt: float) -> None:
 
 
 class _ContactRows:
-    """The contact rows of some vehicles (sim/contact.py patch_rows, subset to them) as DyTGSContactPrep.cpp prepares
-    them (setupFinalizeSolverConstraints) and solves them (solveContact): per patch its normal rows, then the two
-    friction rows of each anchor, clamped together against the patch's summed normal impulse. A friction row drives
+    """The contact rows of some vehicles (sim/contact/patches.py patch_rows, subset to them) as DyTGSContactPrep.cpp
+    prepares them (setupFinalizeSolverConstraints) and solves them (solveContact): per patch its normal rows, then the
+    two friction rows of each anchor, clamped together against the patch's summed normal impulse. A friction row drives
     back how far its anchor has moved since the anchor was made (`anchor_error`, then the motion of the solve) at
     1 / h (`_FRICTION_BIAS_PER_SUBSTEP`), and no impulse is carried over from the last step (PhysX starts every
     friction row at zero). `broken`: the patches whose friction was clamped in the last pass (they slide: PhysX does
@@ -480,7 +480,7 @@ class _ContactRows:
 
 
 class _PairRows:
-    """The contact rows between vehicles of one solve (sim/vehicle_contact.py pair_rows, those of the vehicles
+    """The contact rows between vehicles of one solve (sim/contact/patches.py pair_rows, those of the vehicles
     `vehicles`) as DyTGSContactPrep.cpp prepares and solves them for two dynamic bodies: as `_ContactRows`, each row
     acting on both bodies (body 1 takes the opposite impulse, at its own arm: to the same point for a normal row, to
     its own anchor for a friction row), both bodies' mass and inertia in its response, their relative velocity in its
@@ -640,7 +640,7 @@ class _PairRows:
         return x
 
     def views(self) -> list:
-        """(vehicles, rows) per colour and side, as contact.telemetry reads them: each vehicle's points, arms from
+        """(vehicles, rows) per colour and side, as telemetry.telemetry reads them: each vehicle's points, arms from
         its own centre of mass, the normal towards it and the impulse it took."""
         out = []
         for sel in self.colours:
@@ -862,8 +862,8 @@ def end_step_physx(p: SimParams, s: SimState, begin_position: np.ndarray, begin_
     """What the PhysX scene does with the vehicle2 velocity, with each vehicle's PhysxRigidBodyAPI settings: damping,
     velocity limits, the gyroscopic term, vehicle constraints and contacts, pose integration.
 
-    patches: the contact rows of the vehicles `rows["vehicles"]` (sim/contact.py patch_rows), or None; pairs: the
-    contact rows between them (sim/vehicle_contact.py pair_rows), or None.
+    patches: the contact rows of the vehicles `rows["vehicles"]` (sim/contact/patches.py patch_rows), or None; pairs:
+    the contact rows between them (sim/contact/patches.py pair_rows), or None.
 
     velocityChange writes v, w to the actor; acceleration adds (v - v_begin)/dt as an acceleration, which
     for an actor whose velocity was v_begin gives the same velocity going into the solver. Gravity is

@@ -9,8 +9,8 @@ Controls (all optional, arrays over vehicles or vehicles x wheels): accelerator,
 targetGear (USD numbering: -1 reverse, 0 neutral, 1.. forward, 255 automatic), thrust0, thrust1 (tanks),
 driveTorque, brakeTorque, steerAngle (per wheel, vehicles without a drive).
 Telemetry quaternions are (x, y, z, w), as ovphysx reports them (the description uses w, x, y, z).
-Contacts: the vehicles' own collision shapes against the static ground (sim/contact.py) and against each other's
-(sim/vehicle_contact.py), solved with the vehicle's constraint rows; the suspension queries meet other vehicles' shapes,
+Contacts: the vehicles' own collision shapes against the static ground (sim/contact/world.py) and against each other's
+(sim/contact/pairs.py), solved with the vehicle's constraint rows; the suspension queries meet other vehicles' shapes,
 and their own where the groups let them (sim/vehicle_queries.py). A vehicle at rest sleeps as PhysX's body does, held
 until a command or a touching vehicle wakes it (sim/sleep.py). Not modelled: user joints.
 
@@ -79,9 +79,9 @@ class Simulator:
         """threads: how many ranges of vehicles to step in parallel threads (1: the whole batch in the caller's
         thread). Results do not depend on it. The compiled kernel runs its substeps on that many threads; a
         batch it does not cover is cut into ranges stepped by numpy in threads (sim/shards.py), but in a step
-        where two vehicles may touch (their shapes' boxes meet, sim/vehicle_contact.py): that step is one range.
+        where two vehicles may touch (their shapes' boxes meet, sim/contact/pairs.py): that step is one range.
         collision: the stage description whose vehicle collision shapes, materials and collision groups make the
-        contacts with the static ground (sim/contact.py); None, or options.contacts False: no contacts."""
+        contacts with the static ground (sim/contact/); None, or options.contacts False: no contacts."""
         if not dt > 0.0:
             raise ValueError(f"dt must be > 0 (got {dt})")
         if threads < 1:

@@ -38,9 +38,9 @@ PhysX sweeps a hull against an exact cylinder by GJK alone, with no separating d
 with the normal of GJK's first support points and a point of its final simplex, which vehicle2 takes as a hit from
 outside; ours is moved out and swept back as against a polytope.
 
-Cost (`candidates`): one sort and sweep of boxes (contact/broad.py's `sweep_overlaps`), each vehicle's box around its wheels'
-queries against every shape's world box (contact.shape_boxes); only the (wheel, shape) pairs whose boxes overlap reach
-the exact tests. As the contacts' broad phase does, boxes grown by vehicle_contact.QUIET_MARGIN contact offsets that
+Cost (`candidates`): one sort and sweep of boxes (contact/broad.py's `sweep_overlaps`), each vehicle's box around its
+wheels' queries against every shape's world box (placement.shape_boxes); only the (wheel, shape) pairs whose boxes
+overlap reach the exact tests. As the contacts' broad phase does, boxes grown by broad.QUIET_MARGIN contact offsets that
 meet no other vehicle's let the following steps skip the sweep until some body has moved by that margin against the
 others (motion.Motion.within, with the reach of the wheels' queries): a fleet apart pays a motion bound per
 step. (Assumed: steering alone moves a wheel's query by less than the margin plus its box's growth across.) The

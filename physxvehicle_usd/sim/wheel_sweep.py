@@ -1,6 +1,6 @@
 """The wheel-hull sweeps (sim/ground.py `sweep`) against static spheres and capsules.
 
-The hull H (omni.physx's prism over a regular polygon, ground.HULL_POINTS corners a side) moving by t w meets the
+The hull H (omni.physx's prism over a regular polygon, wheel_sweep.HULL_POINTS corners a side) moving by t w meets the
 capsule C (a segment a b, radius r; a sphere: a = b) first at the least t >= 0 with t w in K = Q + B(r), where
 Q = segment - H is the convex polytope with vertices a - h, b - h (h a hull corner) and B(r) the ball: the ray from
 the origin along w entering the rounded polytope K. K's boundary is made of
@@ -14,7 +14,7 @@ among them, so the ray's first hit over all candidates is its entry into K: exac
 hull against the segment. The contact normal is the normal of the piece entered (pointing from the capsule towards
 the hull, as PhysX's sweep reports it); the hit plane passes through the capsule's extreme point along it.
 
-A hull that starts inside (the origin in K) is moved out as for a triangle (ground.sweep): along the direction of
+A hull that starts inside (the origin in K) is moved out as for a triangle (wheel_sweep.sweep): along the direction of
 K's nearest boundary point, the minimum translational distance, which is a face normal of Q (the hull's face normals,
 the hull's edges crossed with the segment) where the hull overlaps the segment itself, else the direction from Q's
 nearest point (the hull's and the segment's nearest points) and r less that distance deep.
@@ -188,7 +188,7 @@ def _sweep_triangles(ground: Ground, wheels: SweptWheels, only_shape: np.ndarray
 def _sweep_shapes(ground: Ground, wheels: SweptWheels, only_shape: np.ndarray | None = None,
                   only: QueryFilter | None = None) -> _TriangleHits:
     """The earliest contact of each hull with the triangles and the static spheres and capsules
-    (sim/round_sweep.py) that `only` lets it meet; of equally early ones, the triangle's."""
+    (sim/wheel_sweep.py) that `only` lets it meet; of equally early ones, the triangle's."""
     hits = _sweep_triangles(ground, wheels, only_shape, only)
     if ground.round_ends is None:
         return hits
@@ -325,7 +325,7 @@ def _in_face(y: np.ndarray, v: np.ndarray, loop: np.ndarray, count: np.ndarray, 
 
 def sweep_rounds(ground: "Ground", wheels: "SweptWheels", only_shape: np.ndarray | None = None,
                  only: "QueryFilter | None" = None) -> "_TriangleHits":
-    """The earliest sphere or capsule contact of every wheel hull swept along its direction (ground._TriangleHits:
+    """The earliest sphere or capsule contact of every wheel hull swept along its direction (wheel_sweep._TriangleHits:
     t < 0 where it starts inside, minus the depth along `mtd`), of the shapes `only` lets it meet (None: all)."""
 
     N = wheels.radius.shape[0]

@@ -14,7 +14,7 @@ box-box (GuPCMContactBoxBox): separating axes (the six face axes and the nine ed
     when the vehicle's box is the reference, else the incident point put on the static face). More than four are
     reduced as PhysX reduces a convex manifold.
 A pair whose face clipping makes no point (PhysX then runs GJK/EPA for one point) is left to the general polytope
-contacts (sim/contact.py), as are boxes against meshes.
+contacts (separating_axes.py), as are boxes against meshes.
 
 A box is recognised from its points: the eight corners box_corners.box_points makes (the reader's), turned and moved.
 """

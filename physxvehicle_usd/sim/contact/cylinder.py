@@ -28,9 +28,9 @@ def cylinder_mesh_contacts(model: ContactModel, ground: Ground, shape: np.ndarra
 
 def static_cylinder_contacts(model: ContactModel, shape: np.ndarray, hull: np.ndarray, vertices: np.ndarray,
                               R: np.ndarray, position: np.ndarray) -> Contacts:
-    """Contacts of the vehicle shapes `shape` (no exact cylinders: `cylinder_convex_contacts` takes those) with the static
-    exact cylinders `hull` (ContactModel.static_cylinders), as PhysX's convex-core contacts make them: the vehicle's
-    shape where it stands as the other core (sim/py `cylinder_convexes`, `shape_core`)."""
+    """Contacts of the vehicle shapes `shape` (no exact cylinders: `cylinder_convex_contacts` takes those) with the
+    static exact cylinders `hull` (ContactModel.static_cylinders), as PhysX's convex-core contacts make them: the
+    vehicle's shape where it stands as the other core (sim/py `cylinder_convexes`, `shape_core`)."""
     static = model.static_index[hull]
     ends, radius = model.static_cylinders
     centre, axis, half = _on_axis(ends[hull])

@@ -47,7 +47,7 @@ class ContactModel:
     static_shapes: Polytopes | None  # world frame, one per static polytope
     static_index: np.ndarray  # (H,) their index in Ground.materials
     plane_count: int
-    boxes: Boxes  # which shape rows are boxes (body frame), met by PhysX's box contacts (sim/pcm_box.py)
+    boxes: Boxes  # which shape rows are boxes (body frame), met by PhysX's box contacts (sim/contact/box.py)
     static_boxes: Boxes | None  # which static polytopes are (world frame)
     # (N,) the wheel (batch index) whose pose a row follows, -1: fixed in the body. A following row's vertices
     # and normals are in its wheel's frame until `posed` puts them in the body frame of a step
@@ -61,10 +61,10 @@ class ContactModel:
     # it meets PhysX's exact cylinder (its hull elsewhere); None: no cylinder
     cylinder_ends: np.ndarray | None = None
     cylinder_radius: np.ndarray | None = None
-    pairs: "PairModel | None" = None  # the shapes' contacts with other vehicles' shapes (sim/vehicle_contact.py)
+    pairs: "PairModel | None" = None  # the shapes' contacts with other vehicles' shapes (sim/contact/pairs.py)
     # (N, 3) each shape's own frame's origin in its row's frame, whose motion decides whether PCM keeps its contact
-    # points (sim/manifold.py): a box's centre (PhysX's box geometry sits there); for any other shape the vehicle
-    # prim's origin (the description keeps no shape frame: exact for a hull authored beneath the vehicle with no
+    # points (sim/contact/persistence.py): a box's centre (PhysX's box geometry sits there); for any other shape the
+    # vehicle prim's origin (the description keeps no shape frame: exact for a hull authored beneath the vehicle with no
     # transform of its own, as omni.physx cooks a hull in its prim's frame). None: no origin recorded (all at 0)
     origin: np.ndarray | None = None
     static_rounds: StaticRounds | None = None  # the static spheres and capsules, last among the columns
@@ -157,7 +157,7 @@ class ContactModel:
                 wheel.append(w)
                 ends.append(local(shape.cylinderEnds) if shape.cylinderEnds is not None else np.full((2, 3), np.nan))
                 origins.append(local(np.zeros((1, 3)))[0])
-                # a shape that follows a wheel is no box of the body frame's box contacts (sim/pcm_box.py)
+                # a shape that follows a wheel is no box of the body frame's box contacts (sim/contact/box.py)
                 corners.append(points if w < 0 else np.zeros((0, 3)))
         if not rows:
             return None
@@ -405,7 +405,7 @@ class StaticRounds:
     column: np.ndarray
     lo: np.ndarray
     hi: np.ndarray
-    cores: "Polytopes"  # the cores as contact.polytope_contacts' round shapes (world)
+    cores: "Polytopes"  # the cores as separating_axes.polytope_contacts' round shapes (world)
 
     @classmethod
     def of(cls, rounds: Sequence[GroundDescription], first_column: int) -> "StaticRounds":

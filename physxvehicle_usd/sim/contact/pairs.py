@@ -6,11 +6,11 @@ the shapes of one actor), whose collision groups let them collide (collision_fil
 the other, or a prim above it (the other vehicle's body), with FilteredPairsAPI (a FilteredPairsAPI on a vehicle's body
 is read onto each of its shapes). `PairModel` holds what that takes:
 per shape row its distinct (material, offsets) key and the tables over two such keys (contact and rest distance,
-combined friction and restitution: sim/contact.py's combined_tables), and per shape row the group that filters it,
+combined friction and restitution: model.py's combined_tables), and per shape row the group that filters it,
 whether two groups collide decided for the candidate pairs of a step at once, in arrays.
 
 Broad phase (`candidate_pairs`), every step, vectorised, no loop over vehicles: each shape's world box (its body-frame
-box turned with the body, sim/contact.py shape_boxes) grown by its contact offset, so that two boxes overlap where the
+box turned with the body, placement.py shape_boxes) grown by its contact offset, so that two boxes overlap where the
 shapes may come within their pair's contact distance; then sort and sweep in strips (`_sweep`): along the axis the
 boxes' centres spread most along, within strips across the next one as wide as the widest box (a grid of cars meets
 only its neighbours, not its whole column), each box meets the boxes of its strip whose low end lies below its high
@@ -21,16 +21,16 @@ until some vehicle has moved against the others (position less a shift common to
 reach) by the margin: a fleet apart from one another, or driving side by side, never reaches the sweep's sort more
 than every few steps, nor the narrow phase.
 
-Narrow phase (`generate`): two boxes meet as PhysX's box-box test makes them (sim/pcm_box.py box_box, as a vehicle's
+Narrow phase (`generate`): two boxes meet as PhysX's box-box test makes them (sim/contact/box.py box_box, as a vehicle's
 box meets a static one), the earlier vehicle's box its first shape: the points lie on body 0's box, in PhysX's order
 (ovphysx's head-on at 8 m/s: the same four points and normal impulses at the impact, mirrored left to right, see
 `_box_pair_contacts`; as polytopes, 11.5 % angular speed against 1 %). Other shapes' polytopes
-are placed in the world and met by sim/contact.py's separating-axis test and face clipping (polytope_contacts, the
+are placed in the world and met by separating_axes.py's separating-axis test and face clipping (polytope_contacts, the
 same code as against a static polytope, with the other vehicle's shape as B), at most four points per patch (its
 _reduce); a sphere or capsule on either vehicle is that test's A, met with its radius, a sphere's point put on a box
-as against a static box (contact._sphere_points_on_boxes); two round shapes meet as PhysX's sphere and capsule tests
-make them (`_round_pair_contacts`); an exact cylinder (a wheel's, sim/cylinder_contact.py) meets the other's shape as
-PhysX's convex-core contacts make it (`_cylinder_pair_contacts`: a box as its box core, taken first, a sphere or
+as against a static box (round_shapes.sphere_points_on_boxes); two round shapes meet as PhysX's sphere and capsule tests
+make them (`_round_pair_contacts`); an exact cylinder (a wheel's, sim/contact/cylinder_faces.py) meets the other's shape
+as PhysX's convex-core contacts make it (`_cylinder_pair_contacts`: a box as its box core, taken first, a sphere or
 capsule as its point or segment core, first, a hull as its points, after, another cylinder as its core, body 1's
 first). A contact's `shape` is body 0's shape row, its `static` the other
 shape's row (body 1), its normal points from body 1 towards body 0 and its point lies on body 0's surface (a round
@@ -39,16 +39,16 @@ the vehicle later in the batch, as PhysX orders two dynamic bodies (ScNPhaseCore
 with the higher id first; omni.physx creates actors in stage order, the batch is in path order: the two agree where
 the stage lists its vehicles by name). Where the faces of two polytopes (not two boxes) separate them equally,
 body 0's face is the reference, as PhysX's box-box test takes the first least overlap, body 0's faces first
-(GuPCMContactBoxBox.cpp); "equally" within a tolerance in contact distances (contact.polytope_contacts), so in any
-units. Against ovphysx both choices matter for the roll, pitch and yaw an impact leaves (the Gauss-Seidel sweep meets
-body 0's patch points in the order made): the other body first gave 2.7 / 3.4 % angular speed in the rear-end run
+(GuPCMContactBoxBox.cpp); "equally" within a tolerance in contact distances (separating_axes.polytope_contacts), so in
+any units. Against ovphysx both choices matter for the roll, pitch and yaw an impact leaves (the Gauss-Seidel sweep
+meets body 0's patch points in the order made): the other body first gave 2.7 / 3.4 % angular speed in the rear-end run
 against 1.9 / 2.5 %, the static pairs' tie rule 2.1 % speed in the 3 m/s head-on in centimetres against 0.003 %
 (measured while two boxes still met as polytopes).
 
 Solve (rigid_body._PairRows, fed by `pair_rows`): a pair's rows act on both bodies. Jacobians (n, r0 x n) on body 0
 and (-n, -(r1 x n)) on body 1, arms from each body's centre of mass to the same contact point; the unit response is
 the sum of both bodies' (mass and inertia of both); friction patches as against static shapes
-(contact.friction_patches: kept from step to step while they hold, as PhysX's getFrictionPatches keeps them for two
+(patches.friction_patches: kept from step to step while they hold, as PhysX's getFrictionPatches keeps them for two
 dynamic bodies, each anchor kept on both bodies in each one's frame; a friction row drives back how far body 0's
 anchor has moved from body 1's; `SimState.pair_friction` holds them between steps), the relative velocity's
 tangential part as the first friction axis; the depenetration bias capped by the lower
@@ -65,9 +65,9 @@ physxScene:solverType asks it (`_PairRows.sweep_pgs`); an island with a vehicle 
 
 Manifolds: two boxes keep PCM's box-box manifold from step to step (`PairManifolds`, `SimState.pair_manifolds`):
 their points re-measured from the current poses while the earlier car's box has moved little in the later car's box
-frame and neither body has turned much (`_kept_box_pairs`, sim/manifold.py's polytope thresholds), reported on body
-0's box with the normal as it was made, turned with body 0 (ovphysx's rear-end at 4 m/s: the normal tilts 3, 5, 7,
-8, 8, 9 mrad over the steps after the impact, a manifold made anew each step stays level). Other pairs of shapes
+frame and neither body has turned much (`_kept_box_pairs`, sim/contact/persistence.py's polytope thresholds), reported
+on body 0's box with the normal as it was made, turned with body 0 (ovphysx's rear-end at 4 m/s: the normal tilts 3, 5,
+7, 8, 8, 9 mrad over the steps after the impact, a manifold made anew each step stays level). Other pairs of shapes
 between vehicles are made anew every step (PCM keeps those too).
 
 The suspension queries meet other vehicles' shapes too (sim/vehicle_queries.py), as PhysX's wheel raycasts and sweeps
@@ -166,7 +166,7 @@ def _cylinder_pair_contacts(model: ContactModel, a: np.ndarray, b: np.ndarray, l
                             R: np.ndarray, vertices: np.ndarray) -> Contacts:
     """Pairs with an exact cylinder (rows `a` of body 0, `b` of body 1, either a cylinder), as PhysX's convex-core
     contacts make them (sim/py `cylinder_convexes`): the other shape where it stands
-    (contact.shape_core; two cylinders: body 1's, the earlier vehicle's, PhysX's first shape, as for two boxes)."""
+    (cylinder.shape_core; two cylinders: body 1's, the earlier vehicle's, PhysX's first shape, as for two boxes)."""
     first_is_cylinder = np.isin(a, model.cylinders)
     cylinder = np.where(first_is_cylinder, a, b)
     other = np.where(first_is_cylinder, b, a)
@@ -248,7 +248,7 @@ def _round_pair_contacts(model: ContactModel, a: np.ndarray, b: np.ndarray, limi
 def _box_pair_contacts(model: ContactModel, a: np.ndarray, b: np.ndarray, limit: np.ndarray, position: np.ndarray,
                        R: np.ndarray) -> tuple[np.ndarray, Contacts]:
     """(which pairs made points, their contacts) of box shape rows `a` (body 0's) against box rows `b` (the earlier
-    vehicle's), as PhysX's box-box test makes them (pcm_box.box_box) with the earlier vehicle's box its first shape:
+    vehicle's), as PhysX's box-box test makes them (box.box_box) with the earlier vehicle's box its first shape:
     the points on body 0's box in PhysX's order, the normal (made from body 0 towards the earlier one) turned to
     point towards body 0. The reference face is the least overlap, the first of equals; two mirrored boxes nose to
     nose overlap equally but for rounding, which decides in PhysX too (float32: ovphysx's 8 m/s head-on took the
@@ -274,8 +274,8 @@ def _from_box(centre: np.ndarray, axes: np.ndarray, local: np.ndarray) -> np.nda
     return centre[:, None, :] + np.einsum("pqk,pkj->pqj", local, axes)
 
 def _box_margins(model: ContactModel, a: np.ndarray, b: np.ndarray, length_scale: np.ndarray) -> np.ndarray:
-    """PCM's margin of two boxes: the lesser of theirs (manifold._margin: a fraction of the smallest half extent, at
-    most a fraction of the length scale, body 0's)."""
+    """PCM's margin of two boxes: the lesser of theirs (persistence.manifold_margin: a fraction of the smallest half
+    extent, at most a fraction of the length scale, body 0's)."""
     inner = manifold_margins(model)["pcm_inner"]
     length = length_scale[model.vehicle[a]].astype(float)
     box = np.ones(len(a), bool)
@@ -286,9 +286,9 @@ def _kept_box_pairs(model: ContactModel, a: np.ndarray, b: np.ndarray, limit: np
     """Which box pairs keep last step's manifold, as pcmContactBoxBox decides: the kept points re-measured along
     their normals from the current poses (refreshContactPoints), one drifted sideways farther than 0.8 margins
     dropped; a pair that lost a point, or whose A box moved in B's frame, or whose bodies turned, farther than
-    invalidate_BoxConvex allows for the points it holds (sim/manifold.py's polytope thresholds), is made anew. Returns
-    (kept (P,) bool, the kept manifolds with their points re-measured, their contacts: on B's box, the normal turned
-    with B and pointing towards body 0, those within the contact distance)."""
+    invalidate_BoxConvex allows for the points it holds (sim/contact/persistence.py's polytope thresholds), is made
+    anew. Returns (kept (P,) bool, the kept manifolds with their points re-measured, their contacts: on B's box, the
+    normal turned with B and pointing towards body 0, those within the contact distance)."""
     N = len(model.vehicle)
     key, prev_key = a * N + b, previous.shape * N + previous.other
     at = np.minimum(np.searchsorted(prev_key, key), len(prev_key) - 1)

@@ -283,7 +283,7 @@ def bounce_threshold(model: ContactModel, vehicles: np.ndarray) -> np.ndarray:
 def pair_rows(model: ContactModel, contacts: Contacts, body_position: np.ndarray, body_orientation: np.ndarray,
               length_scale: np.ndarray, previous: FrictionPatches | None = None) -> dict:
     """The contacts between vehicles as the solver's rows: their friction patches as against static shapes
-    (contact.friction_patches, body 1 the other vehicle: the last step's patches that may be kept first, anchors kept
+    (patches.friction_patches, body 1 the other vehicle: the last step's patches that may be kept first, anchors kept
     on both bodies), per shape pair in order (Pp pairs), per pair its patches (Pm slots, padded), per patch its normal
     rows and up to two anchors: the two vehicles ("body0", "body1", (Pp,)), each pair's colour (`_colours`), arms from
     either body's centre of mass at the pose the step begins with (body_position (3, V), body_orientation (4, V)), each

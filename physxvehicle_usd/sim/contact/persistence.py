@@ -39,15 +39,15 @@ Which pairs keep a manifold here (every other pair is made anew every step):
 The length scale is the vehicle's (PhysX's tolerance length: 1 m in metres, 100 in centimetres).
 Not kept: spheres (static ones too: PCM's sphere-box keeps nothing, its sphere-convex does, not followed here), exact
 cylinders, capsules against planes, meshes and hulls (PCM keeps these too, each with its own thresholds), shapes
-that follow a wheel; between vehicles, two boxes keep theirs (sim/vehicle_contact.py
+that follow a wheel; between vehicles, two boxes keep theirs (sim/contact/pairs.py
 `PairManifolds`, with this module's polytope thresholds), other pairs do not.
 
-Approximations: a pair keeps its manifold while the broad phase (sim/contact.py `_candidates`) keeps the pair; one that
-becomes a candidate makes its points anew (PhysX keeps a pair while the shapes' bounds overlap, and may keep an empty
-manifold made a step before). The static shape's frame is taken as the world's axes (exact for a plane along a world
-axis and a mesh without rotation). A hull's inner extent is its smallest distance from its vertices' centroid to a
-face (PhysX's cooking finds a box inside the hull). A dropped point leaves the others in their order (PhysX moves its
-last point into the gap).
+Approximations: a pair keeps its manifold while the broad phase (sim/contact/broad.py `static_candidates`) keeps the
+pair; one that becomes a candidate makes its points anew (PhysX keeps a pair while the shapes' bounds overlap, and may
+keep an empty manifold made a step before). The static shape's frame is taken as the world's axes (exact for a plane
+along a world axis and a mesh without rotation). A hull's inner extent is its smallest distance from its vertices'
+centroid to a face (PhysX's cooking finds a box inside the hull). A dropped point leaves the others in their order
+(PhysX moves its last point into the gap).
 """
 from __future__ import annotations
 
@@ -162,7 +162,7 @@ class Persistence:
                  tri_pairs: tuple, round_pairs: tuple, R_all: np.ndarray, position: np.ndarray,
                  orientation: np.ndarray, length_scale: np.ndarray, previous: Manifolds | None):
         """planes, hull_pairs (shape rows, static polytopes), tri_pairs (shape rows, triangles), round_pairs (shape
-        rows, static rounds): the broad phase's candidates (sim/contact.py `static_candidates`,
+        rows, static rounds): the broad phase's candidates (sim/contact/broad.py `static_candidates`,
         sim/round_shapes.py `candidates`), what is left of them to make anew in the same attributes; R_all
         (3, 3, N): each row's body rotation; position (3, V), orientation (4, V): the body poses the step begins
         with."""

@@ -30,7 +30,7 @@ class Contacts:
     separation: np.ndarray  # (C,)
     pair: np.ndarray | None = None  # (C,) while generating: the candidate pair that made each contact
     patch: np.ndarray | None = None  # (C,) the contact patch (pair and normal) of each, numbered from 0
-    manifolds: "Manifolds | None" = None  # what the pairs keep for the next step (sim/manifold.py), where asked
+    manifolds: "Manifolds | None" = None  # what the pairs keep for the next step (sim/contact/persistence.py), where asked
 
     @classmethod
     def empty(cls) -> "Contacts":

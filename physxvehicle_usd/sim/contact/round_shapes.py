@@ -17,9 +17,9 @@ per pair nearer than its contact distance:
                       by PCM's margin (0.15 of its least half extent): near an edge, later than the true distance says
                       (LogStrike: ovphysx's first contact brackets the rounded distance to 1.5 mm; a hull's own PCM margin
                       is not applied: its true distance gates it). PCM keeps a manifold's points across steps, and
-                      so does sim/manifold.py (`generate` with the length scales) for a box's or a hull's pair
-                      with a static capsule. Spheres, and segments touching a hull, take the separating axes
-                      (contact.polytope_contacts with the core as the round shape);
+                      so does sim/contact/persistence.py (`generate` with the length scales) for a box's or a hull's
+                      pair with a static capsule. Spheres, and segments touching a hull, take the separating axes
+                      (separating_axes.polytope_contacts with the core as the round shape);
   round - round       PhysX's sphere-sphere, sphere-capsule and capsule-capsule: one point along the line of the
                       cores' nearest points, on the static's surface where it is a sphere (sphere-sphere: shape 1's;
                       sphere-capsule: the sphere's), else on the vehicle's (capsule-capsule: shape 0's); two capsules
@@ -27,8 +27,8 @@ per pair nearer than its contact distance:
                       segment (up to four).
 The vehicle's shape is taken as shape 0 where both are of one type (PhysX orders such pairs by its own shape
 order, which the description does not know): that decides only which surface the point lies on.
-A vehicle's exact cylinder meets them in sim/cylinder_contact.py (`cylinder_convexes`: PhysX's convex-core contacts);
-wheel shapes meet them where `ContactModel.posed` put them.
+A vehicle's exact cylinder meets them in sim/contact/cylinder_faces.py (`cylinder_convexes`: PhysX's convex-core
+contacts); wheel shapes meet them where `ContactModel.posed` put them.
 """
 from __future__ import annotations
 
@@ -84,7 +84,7 @@ def candidates(model: "ContactModel", position: np.ndarray, orientation: np.ndar
 def contacts(model: "ContactModel", shape: np.ndarray, k: np.ndarray, vertices: np.ndarray,
              R: np.ndarray) -> "Contacts":
     """The contacts of vehicle shape rows `shape` with static rounds `k` (pairs), from the shapes' world vertices
-    (N, K, 3) and rotations (N, 3, 3) (contact.placed_vertices)."""
+    (N, K, 3) and rotations (N, 3, 3) (placement.placed_vertices)."""
 
     rounds = model.static_rounds
     column = rounds.column[k]

@@ -9,7 +9,7 @@ from .records import Contacts, contacts_subset
 
 # The order of a patch's points decides how the Gauss-Seidel sweep spreads the impulse over them, and which points
 # anchor its friction (growPatches), and so what a symmetric impact leaves as roll and yaw: boxes make PhysX's own
-# points in its order (sim/pcm_box.py); the other shapes' points keep the order they are made in.
+# points in its order (sim/contact/box.py); the other shapes' points keep the order they are made in.
 FLOAT_EPS = float(np.finfo(np.float32).eps)  # PhysX's FEps(): the triangle's normal wins a tie with an edge by it
 
 _TIE_ULPS = 1.0  # an edge must beat the triangle by float32 rounding of the coordinates: nearer, PhysX's rounding decides
@@ -30,7 +30,7 @@ def polytope_contacts(A: Polytopes, B: Polytopes, shape: np.ndarray, static: np.
     the module docstring. limit: each pair's contact distance; single_sided: B's front normals (triangles), whose
     back side makes no contact. Of a face of A and one of B that separate the pair about equally (within
     _FACE_PREFERENCE of _FACE_PREFERENCE_LENGTH contact distances + the depth), B's is the reference face; with
-    first_faces, A's (the rule for two vehicles, sim/vehicle_contact.py). radius: a sphere's or capsule's radius
+    first_faces, A's (the rule for two vehicles, sim/contact/pairs.py). radius: a sphere's or capsule's radius
     about its core, A's polytope (0 for a polytope; None: no round shape)."""
     P = len(shape)
     rows = np.arange(P)
