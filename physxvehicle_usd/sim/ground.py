@@ -25,6 +25,7 @@ from .triangle_grid import TriangleGrid
 
 _AXES = {"X": (1.0, 0.0, 0.0), "Y": (0.0, 1.0, 0.0), "Z": (0.0, 0.0, 1.0)}
 
+
 @dataclass(frozen=True)
 class Ground:
     """Planes (n . x + d = 0, n unit) and triangles (world space), each with a material path (or None)."""
@@ -150,7 +151,9 @@ class Ground:
         z = np.zeros((0, 3))
         return cls(n[None], np.asarray([offset], dtype=float), (material,), z, z, z, z, np.zeros(0, np.int64), ())
 
+
 ACTIVE_EDGE_ANGLE = 0.1  # radians: the EdgeList's epsilon, the least angle between the normals of an active edge
+
 
 def active_edges(triangles: np.ndarray, points: np.ndarray) -> np.ndarray:
     """(T, 3) whether each triangle's edges v0-v1, v1-v2, v2-v0 are active, as PhysX's mesh cooking marks them
@@ -184,7 +187,9 @@ def active_edges(triangles: np.ndarray, points: np.ndarray) -> np.ndarray:
             active[t, k] = edge_is_active
     return active
 
+
 ROUND_KINDS = ("sphere", "capsule")  # the static shapes met as a core (a point, a segment) and a radius
+
 
 def placed_core(g: GroundDescription) -> np.ndarray:
     """A static sphere's or capsule's core in the world: (2, 3), its segment's ends (a sphere's centre twice)."""
@@ -192,7 +197,9 @@ def placed_core(g: GroundDescription) -> np.ndarray:
     points = np.asarray(canonical_value(g.points), dtype=float).reshape(-1, 3) @ m[:3, :3] + m[3, :3]
     return points[[0, -1]]
 
+
 _CULLING_EPSILON = float(np.finfo(np.float32).eps) ** 2  # GU_CULLING_EPSILON_RAY_TRIANGLE: smaller determinants miss
+
 
 @dataclass(frozen=True)
 class QueryFilter:
@@ -205,9 +212,11 @@ class QueryFilter:
     def passes(self, query: np.ndarray | slice, shape) -> np.ndarray:
         return self.allowed[self.key[query], shape]
 
+
 def passes_filter(only: QueryFilter | None, query, shape):
     """True where no filter is given (the common case costs nothing)."""
     return True if only is None else only.passes(query, shape)
+
 
 @dataclass
 class RayHits:
@@ -218,6 +227,7 @@ class RayHits:
     offset: np.ndarray  # plane offset d of the hit plane (n . x + d = 0 through the hit point)
     shape: np.ndarray  # index into Ground.materials (-1 = no hit)
 
+
 def box_pairs(ground: Ground, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The broad phase of the mesh queries: (query, triangle) index pairs whose boxes overlap, each once, for queries
     with boxes lo, hi (Q, 3): the grid's candidates, then the boxes themselves."""
@@ -227,6 +237,7 @@ def box_pairs(ground: Ground, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarra
     lo_t, hi_t = ground.grid.box(tri)
     overlap = ((lo_t <= hi[query]) & (hi_t >= lo[query])).all(axis=1)
     return query[overlap], tri[overlap]
+
 
 def raycast(ground: Ground, origin: np.ndarray, direction: np.ndarray, length: np.ndarray,
             only: QueryFilter | None = None) -> RayHits:
@@ -261,6 +272,7 @@ def raycast(ground: Ground, origin: np.ndarray, direction: np.ndarray, length: n
     hit_point = o + d * np.where(hit, best_t, 0.0)
     offset = -(best_n[0] * hit_point[0] + best_n[1] * hit_point[1] + best_n[2] * hit_point[2])
     return RayHits(hit.reshape(shape), best_n.reshape((3,) + shape), offset.reshape(shape), best_shape.reshape(shape))
+
 
 def _mesh_hits(ground: Ground, o: np.ndarray, d: np.ndarray, L: np.ndarray, best_t: np.ndarray, best_n: np.ndarray,
                best_shape: np.ndarray, only: QueryFilter | None = None) -> None:
@@ -299,10 +311,12 @@ def _mesh_hits(ground: Ground, o: np.ndarray, d: np.ndarray, L: np.ndarray, best
     best_n[:, ray] = ground.tri_normals[tri].T
     best_shape[ray] = len(ground.plane_normals) + ground.tri_shape[tri]
 
+
 def round_boxes(ground: Ground) -> tuple[np.ndarray, np.ndarray]:
     """The world boxes (lo, hi: (S, 3)) of the static spheres and capsules."""
     ends, r = ground.round_ends, ground.round_radius[:, None]
     return ends.min(axis=1) - r, ends.max(axis=1) + r
+
 
 def box_overlaps(q_lo: np.ndarray, q_hi: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(query, box) index pairs whose boxes overlap, queries q_lo, q_hi (Q, 3) against boxes lo, hi (B, 3): the
@@ -322,12 +336,14 @@ def box_overlaps(q_lo: np.ndarray, q_hi: np.ndarray, lo: np.ndarray, hi: np.ndar
     ok = ((q_lo[query] <= hi[box]) & (q_hi[query] >= lo[box])).all(axis=1)
     return query[ok], box[ok]
 
+
 def segment_points(a: np.ndarray, b: np.ndarray, p: np.ndarray) -> np.ndarray:
     """The points of segments a b nearest the points p (any leading shape, last axis 3)."""
     ab = b - a
     length_sq = (ab * ab).sum(-1)
     s = np.clip(((p - a) * ab).sum(-1) / np.where(length_sq > 0.0, length_sq, 1.0), 0.0, 1.0)
     return a + s[..., None] * ab
+
 
 def _round_hits(ground: Ground, o: np.ndarray, d: np.ndarray, L: np.ndarray, best_t: np.ndarray, best_n: np.ndarray,
                 best_shape: np.ndarray, only: QueryFilter | None = None) -> None:
@@ -376,6 +392,7 @@ def _round_hits(ground: Ground, o: np.ndarray, d: np.ndarray, L: np.ndarray, bes
     best_t[ray] = t
     best_n[:, ray] = (normal / np.linalg.norm(normal, axis=1, keepdims=True)).T
     best_shape[ray] = ground.round_first + k
+
 
 def friction_matrix(tables: Sequence[Any], ground: Ground) -> np.ndarray:
     """(tables, shapes + 1) road friction; the last column (shape -1) is never used on ground."""

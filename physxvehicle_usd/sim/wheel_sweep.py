@@ -42,11 +42,13 @@ from .ground import (
 # (PxVehiclePhysXRoadGeometryQueryUpdate). Its flat sides, not a round tread, meet the road.
 HULL_POINTS = 30
 
+
 def _hull_corners() -> tuple[np.ndarray, np.ndarray]:
     """cos and sin of the corner angles i 2 pi / HULL_POINTS, rounded to single precision as omni.physx makes them."""
     step = np.float32(2.0) * np.float32(np.pi) / np.float32(HULL_POINTS)
     theta = step * np.arange(HULL_POINTS, dtype=np.float32)
     return np.cos(theta).astype(float), np.sin(theta).astype(float)
+
 
 HULL_COS, HULL_SIN = _hull_corners()
 
@@ -58,6 +60,7 @@ HULL_SIDES = np.stack([HULL_COS[:_HALF] + HULL_COS[1:_HALF + 1], HULL_SIN[:_HALF
 HULL_SIDES /= np.linalg.norm(HULL_SIDES, axis=1, keepdims=True)
 
 HULL_EDGES = np.stack([-HULL_SIDES[:, 1], HULL_SIDES[:, 0]], axis=1)
+
 
 @dataclass
 class SweptWheels:
@@ -93,6 +96,7 @@ class SweptWheels:
         return SweptWheels(centre, self.lateral[rows], self.axis0[rows], self.axis1[rows], self.radius[rows],
                            self.half_width[rows], direction, distance)
 
+
 @dataclass
 class _TriangleHits:
     """The earliest triangle contact of every wheel (t = inf: none; t < 0: the hull starts inside a triangle)."""
@@ -102,6 +106,7 @@ class _TriangleHits:
     offset: np.ndarray  # (N,) plane through the contact point: n . x + offset = 0
     shape: np.ndarray  # (N,) index into Ground.materials
     mtd: np.ndarray  # (N, 3) for a start inside: the direction that separates the hull from its triangle soonest
+
 
 def _sweep_triangles(ground: Ground, wheels: SweptWheels, only_shape: np.ndarray | None = None,
                      only: QueryFilter | None = None) -> _TriangleHits:
@@ -185,6 +190,7 @@ def _sweep_triangles(ground: Ground, wheels: SweptWheels, only_shape: np.ndarray
     out.mtd[rows_w] = mtd[best]
     return out
 
+
 def _sweep_shapes(ground: Ground, wheels: SweptWheels, only_shape: np.ndarray | None = None,
                   only: QueryFilter | None = None) -> _TriangleHits:
     """The earliest contact of each hull with the triangles and the static spheres and capsules
@@ -198,6 +204,7 @@ def _sweep_shapes(ground: Ground, wheels: SweptWheels, only_shape: np.ndarray | 
     for name in ("t", "normal", "offset", "shape", "mtd"):
         getattr(hits, name)[sooner] = getattr(rounds, name)[sooner]
     return hits
+
 
 def sweep(ground: Ground, wheels: SweptWheels, only: QueryFilter | None = None) -> RayHits:
     """The road plane of each wheel hull swept from maximum compression along its suspension (PxScene::sweep with
@@ -245,7 +252,9 @@ def sweep(ground: Ground, wheels: SweptWheels, only: QueryFilter | None = None) 
     hit = np.isfinite(best_t)
     return RayHits(hit, np.ascontiguousarray(best_n.T), best_d, np.where(hit, best_shape, -1))
 
+
 _TINY = 1e-12
+
 
 def _hull(wheels: "SweptWheels", rows: np.ndarray):
     """The hulls of wheels `rows` at their start: corners (K, 2n, 3) (one side's ring, then the other's), edges as
@@ -269,6 +278,7 @@ def _hull(wheels: "SweptWheels", rows: np.ndarray):
     mid = mid - (mid * lat[:, None]).sum(2, keepdims=True) * lat[:, None]
     normals = np.concatenate([mid / np.linalg.norm(mid, axis=2, keepdims=True), -lat[:, None], lat[:, None]], axis=1)
     return corners, edges, loops, counts, normals
+
 
 def _ray_capsules(w: np.ndarray, p: np.ndarray, q: np.ndarray, r: np.ndarray) -> np.ndarray:
     """The entry distance of rays from the origin along unit w (K, 3) into capsules p q (K, S, 3) of radius r (K,)
@@ -295,12 +305,14 @@ def _ray_capsules(w: np.ndarray, p: np.ndarray, q: np.ndarray, r: np.ndarray) ->
     hits.append(np.where(side & (along >= 0.0) & (along <= length), t, np.inf))
     return np.min(hits, axis=0)
 
+
 def _segment_distance(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The distance of the origin from segments p q (K, S, 3), and their nearest points."""
     d = q - p
     s = np.clip((-p * d).sum(2) / np.maximum((d * d).sum(2), _TINY), 0.0, 1.0)
     nearest = p + s[..., None] * d
     return np.linalg.norm(nearest, axis=2), nearest
+
 
 def _in_face(y: np.ndarray, v: np.ndarray, loop: np.ndarray, count: np.ndarray, normal: np.ndarray,
              s_max: np.ndarray) -> np.ndarray:
@@ -322,6 +334,7 @@ def _in_face(y: np.ndarray, v: np.ndarray, loop: np.ndarray, count: np.ndarray, 
     fixed = np.where(flat, base <= eps, True).all(axis=2)
     lo, hi = np.maximum(lo, 0.0), np.minimum(hi, s_max)
     return fixed & (lo <= hi + 1e-9)
+
 
 def sweep_rounds(ground: "Ground", wheels: "SweptWheels", only_shape: np.ndarray | None = None,
                  only: "QueryFilter | None" = None) -> "_TriangleHits":

@@ -38,6 +38,7 @@ _PARALLEL = 1e-6  # an incident edge component below this is parallel to the ref
 
 _FLOAT_EPS = float(np.finfo(np.float32).eps)  # FEps: how far behind the reference face an edge crossing may start
 
+
 @dataclass(frozen=True)
 class Boxes:
     """Which polytope rows are boxes, and their frames: centre (N, 3), axes (N, 3, 3) (row k: the box's unit k axis),
@@ -64,6 +65,7 @@ class Boxes:
     def rows(self, rows: np.ndarray) -> "Boxes":
         return Boxes(self.mask[rows], self.centre[rows], self.axes[rows], self.half[rows])
 
+
 def box_frame(points: np.ndarray, tolerance: float = 1e-6):
     """(centre, axes (rows, a rotation), half extents) of `points` when they are box_points' eight corners of a box,
     turned and moved (in that order); None otherwise."""
@@ -87,6 +89,7 @@ def box_frame(points: np.ndarray, tolerance: float = 1e-6):
     if float(np.abs(centre + (CORNER_SIGNS * half) @ axes - points).max()) > tolerance * scale * 10:
         return None
     return centre, axes, half
+
 
 def box_box(ca: np.ndarray, Ra: np.ndarray, ea: np.ndarray, cb: np.ndarray, Rb: np.ndarray, eb: np.ndarray,
             distance: np.ndarray):
@@ -145,6 +148,7 @@ def box_box(ca: np.ndarray, Ra: np.ndarray, ea: np.ndarray, cb: np.ndarray, Rb: 
     _reduce_batch(points, sep, valid, normal)
     return made, points, sep, valid, normal
 
+
 def _clip_frame(ref_R, ref_e, k, z):
     """The reference face's in-plane axes (x, y) and half sides, as PhysX orders them per face: x the box's z axis
     (faces on x), x axis (on y or z); y the remaining axis, signed so that (x, y, z) is right-handed."""
@@ -159,6 +163,7 @@ def _clip_frame(ref_R, ref_e, k, z):
     x_axis = np.where(flip_x[:, None], -x_axis, x_axis)
     y_axis = np.where((flip & ~flip_x)[:, None], -y_axis, y_axis)
     return x_axis, y_axis, ref_e[rows, first], ref_e[rows, second]
+
 
 def _incident_polygon(centre, axes, half):
     """The incident box's face most opposed to the reference normal (the clipping frame's z, pointing into the
@@ -180,6 +185,7 @@ def _incident_polygon(centre, axes, half):
     base = centre + u * e_k[:, None]
     pts = np.stack([base + r_f + r_s, base + r_f - r_s, base - r_f - r_s, base - r_f + r_s], axis=1)
     return pts, face_normal
+
 
 def _calculate_contacts(ex, ey, pts, inc_normal, distance):
     """PCM's clipping of the incident quad `pts` (P, 4, 3) by the reference rectangle (half sides ex, ey) at z = 0:
@@ -227,6 +233,7 @@ def _calculate_contacts(ex, ey, pts, inc_normal, distance):
             add(ok, point, -point[:, 2])
     return out, sep, valid
 
+
 def _contains(pts, q, lo, hi):
     """q (P, 3) inside the quad pts (P, 4, 3) seen along z (crossing number, a corner counting as inside)."""
     outside = (q[:, 0] < lo[:, 0]) | (q[:, 0] > hi[:, 0]) | (q[:, 1] < lo[:, 1]) | (q[:, 1] > hi[:, 1])
@@ -241,6 +248,7 @@ def _contains(pts, q, lo, hi):
         inside ^= straddle & (q[:, 0] < x_at)
     return ~outside & (corner | inside)
 
+
 def _segment_box(p0, d, lo, hi):
     """Whether the segment p0 + t d, t in [0, 1], meets the box [lo, hi], and its entry and exit t."""
     parallel = np.abs(d) < _PARALLEL
@@ -254,6 +262,7 @@ def _segment_box(p0, d, lo, hi):
     tmax = np.minimum(np.maximum(t1, t2).min(axis=1), 1.0)
     return ~blocked & ~((tmin > tmax) | (tmin > 1.0)), tmin, tmax
 
+
 def _reduce_batch(points, sep, valid, normal) -> None:
     """At most four of each pair's valid points (P, Q), in place: as PhysX reduces a convex manifold, the chosen
     first, in the order chosen (`_choose_four`). The post-pass that swaps points farther than 2 % of the tolerance
@@ -264,6 +273,7 @@ def _reduce_batch(points, sep, valid, normal) -> None:
         points[p, :4], sep[p, :4] = points[p, chosen], sep[p, chosen]
         valid[p] = False
         valid[p, :4] = True
+
 
 def _choose_four(pts, sep, normal):
     """PersistentContactManifold's reduceBatchContacts choice (indices into pts, in the order chosen)."""

@@ -1,4 +1,8 @@
-"""TODO"""
+"""Broad phases: which pairs the narrow phases meet. Against the static world (`static_candidates`): each shape's
+world box, grown by its contact distance, against the ground planes (skipped while a vehicle stays quiet above them,
+`_plane_candidates`), the static polytopes' boxes and the triangles the ground's TriangleGrid finds under it. Between
+vehicles (`candidate_pairs`): one sort and sweep of the shapes' boxes grown by their contact offsets
+(`sweep_overlaps`), kept quiet while no body has moved a tenth of QUIET_MARGIN."""
 from __future__ import annotations
 
 import numpy as np
@@ -25,6 +29,7 @@ def _near_planes(model: ContactModel, ground: Ground, R: np.ndarray, centre: lis
         near = np.nonzero(clearance < 0.0)[0]
         out.append((near if rows is None else rows[near], clearance))
     return out
+
 
 # On a ground of planes alone, a vehicle whose shapes' boxes were all clear of every plane by c at a reference pose
 # comes no nearer than the contact distance while its body has moved towards a plane and turned by less: a box's
@@ -87,6 +92,7 @@ def _plane_candidates(model: ContactModel, ground: Ground, motion: Motion):
     quiet["clearance_min"] = float(quiet["clearance"].min())
     return [found for found, _ in near], R
 
+
 def static_candidates(model: ContactModel, ground: Ground, position: np.ndarray, orientation: np.ndarray,
                 motion: Motion | None = None):
     """The broad phase, from each shape's box turned with its body (no vertex moved): per plane the shapes whose box
@@ -135,6 +141,7 @@ def static_candidates(model: ContactModel, ground: Ground, position: np.ndarray,
         hull_pairs = np.nonzero(near)
     return planes, hull_pairs, tri_pairs, R
 
+
 def candidate_pairs(model: ContactModel, position: np.ndarray, orientation: np.ndarray, motion: Motion | None = None):
     """The broad phase (see the module docstring): shape rows (a, b), a > b, of two vehicles whose world boxes,
     grown by their contact offsets, overlap and whose pair may collide; and the shapes' rotations (3, 3, N).
@@ -170,12 +177,14 @@ def candidate_pairs(model: ContactModel, position: np.ndarray, orientation: np.n
     order = np.lexsort((b, a))
     return (a[order], b[order]), R
 
+
 # The broad phase's quiet margin, in contact offsets (about 0.2 m for the sample car): boxes grown by it that meet no
 # other box let the following steps skip the broad phase while no body has moved by as much against the others: its
 # shapes' farthest point moved by the position's change less a shift common to all (any common shift leaves every
 # two bodies' relative motion under twice the largest remainder), plus the turn's angle times the shapes' reach
 # from the body. A fleet driving side by side stays quiet.
 QUIET_MARGIN = 10.0
+
 
 def sweep_overlaps(lo: np.ndarray, hi: np.ndarray, axes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Sort and sweep in strips: boxes (N, 3) whose extents overlap along axes[0] and that share a strip across

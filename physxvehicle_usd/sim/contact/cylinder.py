@@ -1,4 +1,8 @@
-"""TODO"""
+"""The exact cylinder's contacts for the model's cylinder rows (a wheel's UsdGeom.Cylinder, PhysX's convex core): the
+rows placed in the world, their cores and turns, and the other shape made the core cylinder_faces.py meets it with
+(a box as its box core, a hull as its points, a sphere or capsule as its point or segment with its radius), against
+a mesh's triangles (`cylinder_mesh_contacts`), static boxes and hulls (`cylinder_convex_contacts`,
+`static_cylinder_contacts`) and static spheres and capsules (`cylinder_round_contacts`)."""
 from __future__ import annotations
 
 import numpy as np
@@ -26,6 +30,7 @@ def cylinder_mesh_contacts(model: ContactModel, ground: Ground, shape: np.ndarra
         shape * (int(static.max()) + 1) + static, _core_turns(model, shape, R))
     return Contacts(shape[pair], static[pair], point, normal, separation)
 
+
 def static_cylinder_contacts(model: ContactModel, shape: np.ndarray, hull: np.ndarray, vertices: np.ndarray,
                               R: np.ndarray, position: np.ndarray) -> Contacts:
     """Contacts of the vehicle shapes `shape` (no exact cylinders: `cylinder_convex_contacts` takes those) with the
@@ -40,6 +45,7 @@ def static_cylinder_contacts(model: ContactModel, shape: np.ndarray, hull: np.nd
         core_turn(axis))
     # the normals from the vehicle's shape towards the static cylinder: turned to point from the static
     return Contacts(shape[pair], static[pair], point, -normal, separation)
+
 
 def shape_core(model: ContactModel, row: int, vertices: np.ndarray, R: np.ndarray, position: np.ndarray,
                first: bool = False):
@@ -57,9 +63,11 @@ def shape_core(model: ContactModel, row: int, vertices: np.ndarray, R: np.ndarra
         return _round_core(vertices[row, loop[min(1, count - 1)]], vertices[row, loop[0]], float(model.radius[row]))
     return _points_core(vertices[row])
 
+
 def _box_core(centre: np.ndarray, rotation: np.ndarray, half: np.ndarray):
     """PhysX's box core of a box at `centre` turned by `rotation` (3, 3: its axes the columns)."""
     return BoxCore(centre, matrix_turn(rotation[None])[0].astype(np.float32), half)
+
 
 def _round_core(start: np.ndarray, end: np.ndarray, radius: float):
     """PhysX's point or segment core of a sphere or capsule whose core runs from `end` to `start` (its +x towards
@@ -69,9 +77,11 @@ def _round_core(start: np.ndarray, end: np.ndarray, radius: float):
     return RoundCore((start + end) / 2, core_turn(axis[None])[0], length / 2,
                                       radius)
 
+
 def _points_core(vertices: np.ndarray):
     """PhysX's points core of a hull's padded vertices (the padding repeats vertex 0), each once, in their order."""
     return PointsCore(vertices[np.sort(np.unique(vertices, axis=0, return_index=True)[1])])
+
 
 def cylinder_convex_contacts(model: ContactModel, shape: np.ndarray, hull: np.ndarray, ends: np.ndarray,
                        R: np.ndarray) -> Contacts:
@@ -96,6 +106,7 @@ def cylinder_convex_contacts(model: ContactModel, shape: np.ndarray, hull: np.nd
         _core_turns(model, shape, R))
     return Contacts(shape[pair], static[pair], point, normal, separation)
 
+
 def cylinder_round_contacts(model: ContactModel, shape: np.ndarray, round_k: np.ndarray, ends: np.ndarray,
                      R: np.ndarray) -> Contacts:
     """Contacts of exact cylinders (as `cylinder_mesh_contacts`) with the static spheres and capsules `round_k`
@@ -108,6 +119,7 @@ def cylinder_round_contacts(model: ContactModel, shape: np.ndarray, round_k: np.
         _core_turns(model, shape, R))
     return Contacts(shape[pair], static[pair], point, normal, separation)
 
+
 def exact_cylinders(model: ContactModel, rows: np.ndarray, R: np.ndarray, position: np.ndarray):
     """The exact cylinders of the cylinder rows `rows` (R: the rows' rotations, (N, 3, 3) over all rows; position:
     the bodies' (3, V)): world centres (P, 3), unit axes, half heights, radii (P,) and their cores' float32
@@ -116,9 +128,11 @@ def exact_cylinders(model: ContactModel, rows: np.ndarray, R: np.ndarray, positi
     ends[rows] = cylinder_world_ends(model, rows, R[rows], position)
     return (*_cylinder_cores(model, rows, ends, R), _core_turns(model, rows, R))
 
+
 def _cylinder_cores(model: ContactModel, shape: np.ndarray, ends: np.ndarray, R: np.ndarray):
     """The exact cylinders of the rows `shape`: world centres (P, 3), unit axes, half heights and radii (P,)."""
     return (*_on_axis(ends[shape]), model.cylinder_radius[shape])
+
 
 def _on_axis(ends: np.ndarray):
     """Cylinders' centres (P, 3), unit axes (PhysX's core +x: towards the cap listed second) and half heights (P,)
@@ -126,6 +140,7 @@ def _on_axis(ends: np.ndarray):
     half_vector = (ends[:, 1] - ends[:, 0]) / 2
     half = np.linalg.norm(half_vector, axis=1)
     return ends[:, 0] + half_vector, half_vector / half[:, None], half
+
 
 def _core_turns(model: ContactModel, shape: np.ndarray, R: np.ndarray) -> np.ndarray:
     """(P, 4) the float32 quaternions of the rows' cylinder cores: the body's turn, the wheel's (its angle about the

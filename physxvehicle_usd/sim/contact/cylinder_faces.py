@@ -31,7 +31,7 @@ PXC_SAME_NORMAL of a patch's first), at most four per patch: each new point ente
 patch keeps the deepest, the farthest from it and the farthest on either side of their line. Nothing is kept from
 step to step (no PCM cache for convex cores).
 
-GJK and EPA run here in float32, operation by operation as PhysX's reference GJK / EPA (GuRefGjkEpa.h, called by
+GJK and EPA (gjk_epa.py) run in float32, operation by operation as PhysX's reference GJK / EPA (GuRefGjkEpa.h, called by
 Gu::generateContacts in GuConvexSupport.h) rounds them (PxVec3, PxQuat; SSE, no fused multiply-add), the cylinder's
 support through its core's pose (its +x the axis, turned with the wheel about its axle: core_turn), and that is what
 tilts a resting patch's normal off the face's. The normal is GJK's axis, the Minkowski point nearest the origin made
@@ -63,6 +63,7 @@ _CULL = 1e-5  # an axis this far (cosine) against the triangle's normal makes no
 _MARGIN = 1e-4  # the triangle's margin, of the cylinder's smallest half extent plus the contact distance
 
 _EPS = 1e-5  # PhysX's clipping and face-building tolerances (its float32 eps)
+
 
 def cylinder_triangles(centre: np.ndarray, axis: np.ndarray, half: np.ndarray, radius: np.ndarray,
                        triangles: np.ndarray, limit: np.ndarray, group: np.ndarray, turn: np.ndarray | None = None):
@@ -109,6 +110,7 @@ def cylinder_triangles(centre: np.ndarray, axis: np.ndarray, half: np.ndarray, r
         return np.zeros(0, np.int64), np.zeros((0, 3)), np.zeros((0, 3)), np.zeros(0)
     return np.array(out_pair), np.array(out_point), np.array(out_normal), np.array(out_sep)
 
+
 def cylinder_convexes(centre: np.ndarray, axis: np.ndarray, half: np.ndarray, radius: np.ndarray, others: list,
                       limit: np.ndarray, turn: np.ndarray | None = None):
     """Contacts of exact cylinders with boxes, convex hulls, spheres, capsules and cylinders (static, or other
@@ -148,6 +150,7 @@ def cylinder_convexes(centre: np.ndarray, axis: np.ndarray, half: np.ndarray, ra
         return np.zeros(0, np.int64), np.zeros((0, 3)), np.zeros((0, 3)), np.zeros(0)
     return np.array(out_pair), np.array(out_point), np.array(out_normal), np.array(out_sep)
 
+
 def _near(centre, axis, half, radius, triangles, tn, reach) -> np.ndarray:
     """(P,) bool: the pairs no separating axis (the triangle's normal, either way, and its sides' outward normals in
     its plane) shows farther apart than `reach`: GJK would find the others farther too."""
@@ -163,6 +166,7 @@ def _near(centre, axis, half, radius, triangles, tn, reach) -> np.ndarray:
         out /= np.linalg.norm(out, axis=1, keepdims=True)
         near &= gap(out, np.einsum("pj,pj->p", out, a)) <= reach
     return near
+
 
 def _cylinder_face(centre, axis, half, radius, direction, ref):
     """The cylinder's face towards `direction` (unit): (face normal, points) or (None, [])."""
@@ -185,6 +189,7 @@ def _cylinder_face(centre, axis, half, radius, direction, ref):
         dr = dr / np.linalg.norm(dr)
         return dr, [centre + half * axis + radius * dr, centre - half * axis + radius * dr]
     return None, []
+
 
 def _points_face(triangle, direction, margin):
     """A point set's face towards `direction` (unit), PhysX's points core's (a triangle's, a convex hull's): the plane
@@ -222,10 +227,12 @@ def _points_face(triangle, direction, margin):
         return None, []
     return normal, [p + normal * margin for p in points]
 
+
 def _turn_matrix(turn) -> np.ndarray:
     """(3, 3) the rotation of a float32 quaternion (x, y, z, w), in double."""
     x, y, z, w = (float(c) for c in turn)
     return vm.quat_to_mat(np.array([w, x, y, z])[:, None])[:, :, 0]
+
 
 def _box_face(box: BoxCore, direction):
     """The box's face towards `direction` (unit, world): (face normal, points) or (None, []) as PhysX's box core
@@ -261,6 +268,7 @@ def _box_face(box: BoxCore, direction):
         return R @ normal, [R @ p + box.centre for p in points]
     return None, []
 
+
 def _segment_face(core: RoundCore, direction):
     """A capsule's face towards `direction` (unit, world), PhysX's segment core's: the segment where the direction is
     within 8 degrees of square to it, its normal the direction's part across it, the ends pushed out along it by the
@@ -274,6 +282,7 @@ def _segment_face(core: RoundCore, direction):
         return None, []
     normal = R @ (np.array([0.0, d[1], d[2]]) / np.hypot(d[1], d[2]))
     return normal, [core.centre + R[:, 0] * (s * core.half) + normal * core.radius for s in (1.0, -1.0)]
+
 
 def reduce_polygon(points: np.ndarray, normal: np.ndarray) -> list[int]:
     """PhysX's reduction of a patch to four points, the first kept: it, the farthest from it, and the farthest on
@@ -303,6 +312,7 @@ def reduce_polygon(points: np.ndarray, normal: np.ndarray) -> list[int]:
         out.append(i3)
     return out
 
+
 def _prism_planes(points, axis):
     """The planes (inward normal, offset: n . x + d >= 0 inside) of the prism along `axis` about a face's points
     (three or more)."""
@@ -325,6 +335,7 @@ def _prism_planes(points, axis):
             planes.append((-nrm, float(nrm @ s)))
     return planes
 
+
 def _clip_loop(points, plane):
     nrm, off = plane
     dist = [float(nrm @ p + off) for p in points]
@@ -340,6 +351,7 @@ def _clip_loop(points, plane):
             out.append(p0 + (p1 - p0) * (d0 / (d0 - d1)))
     return out
 
+
 def _basis(direction):
     """PxComputeBasisVectors."""
     if abs(direction[1]) <= 0.9999:
@@ -350,6 +362,7 @@ def _basis(direction):
     else:
         right, up = np.array([1.0, 0.0, 0.0]), np.array([0.0, direction[2], -direction[1]])
     return right, up
+
 
 def _patch(first_face, second_face, w0, w1, n):
     """One pair's points and separations (Gu::generateContacts' patch, its FaceClipper) between PhysX's first shape
@@ -389,6 +402,7 @@ def _patch(first_face, second_face, w0, w1, n):
     keep = reduce_polygon(np.array(placed), n)
     return [placed[i] for i in keep], [seps[i] for i in keep]
 
+
 def _two_by_two(face0, face1, n, w0, w1):
     """Two segments (the cylinder's side line and a triangle's edge): where each end projects onto the other,
     parallel only; else the witnesses' midpoint."""
@@ -415,6 +429,7 @@ def _two_by_two(face0, face1, n, w0, w1):
         i -= 1
     return points, seps
 
+
 def _add(patches: list, normal, point, separation, pair) -> None:
     """PhysX's Gu::Contact::addPoint: into the first patch whose normal agrees, else a new patch (PhysX keeps 16
     patches a pair, more than a wheel's cylinder meets)."""
@@ -430,6 +445,7 @@ def _add(patches: list, normal, point, separation, pair) -> None:
             patch[1] = [points[i] for i in keep]
             return
     patches.append([normal, [(point, separation, pair)]])
+
 
 def _flush(patches, out_pair, out_point, out_normal, out_sep) -> None:
     for normal, points in patches:

@@ -1,9 +1,11 @@
-"""TODO"""
+"""Small rules the narrow phases share: PhysX's PXC_SAME_NORMAL, the closest points of two segments, and the float32
+constants PhysX's convex-core code rounds with."""
 from __future__ import annotations
 
 import numpy as np
 
 SAME_NORMAL = 0.999  # PXC_SAME_NORMAL: contacts whose normals agree this well share a patch
+
 
 def segments_closest(a: np.ndarray, da: np.ndarray, b: np.ndarray, db: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The closest points of segments a + s da and b + t db (s, t in [0, 1]; any leading shape): s clamped, then t."""
@@ -16,6 +18,7 @@ def segments_closest(a: np.ndarray, da: np.ndarray, b: np.ndarray, db: np.ndarra
     s = np.clip(np.where(aa > 1e-30, s, 0.0), 0.0, 1.0)
     t = np.clip((ab * s + br) / np.maximum(bb, 1e-30), 0.0, 1.0)
     return a + s[..., None] * da, b + t[..., None] * db
+
 
 FLT_EPSILON = 1.1920929e-07
 

@@ -1,4 +1,8 @@
-"""TODO"""
+"""GJK distance and EPA depth between PhysX's convex cores (GuGJK.h, GuEPA.cpp as the convex-core contact code calls
+them), in float32 as PhysX computes them: an exact cylinder against a box core, a set of points (a hull, a triangle),
+a point or segment core with its radius, or another cylinder (`gjk_distance`, `epa_depth`). `core_turn` and
+`matrix_turn` give a core's turn as PhysX's quaternion, which its support mappings rotate by. The faces these axes
+select are clipped in cylinder_faces.py."""
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -54,7 +58,9 @@ class _V:
     def array(self) -> np.ndarray:
         return np.array([self.x, self.y, self.z], np.float64)
 
+
 _ZERO = _V(0.0, 0.0, 0.0)
+
 
 class _Turn:
     """A float32 unit quaternion (x, y, z, w) turning vectors as PxQuat::rotate / rotateInv do."""
@@ -79,7 +85,9 @@ class _Turn:
                 _V((z * w2) + x * y2, (w * w2) - FLOAT32(1.0) + y * y2, (-x * w2) + z * y2),
                 _V((-y * w2) + x * z2, (x * w2) + y * z2, (w * w2) - FLOAT32(1.0) + z * z2))
 
+
 _IDENTITY = _Turn((0.0, 0.0, 0.0, 1.0))
+
 
 def core_turn(axis: np.ndarray, frame: np.ndarray | None = None) -> np.ndarray:
     """(P, 4) float32 quaternions (x, y, z, w) of cylinder cores: the shortest arc turning the core's +x onto `axis`
@@ -99,6 +107,7 @@ def core_turn(axis: np.ndarray, frame: np.ndarray | None = None) -> np.ndarray:
         q = np.stack([fw * x + w * fx + fy * z - y * fz, fw * y + w * fy + fz * x - z * fx,
                       fw * z + w * fz + fx * y - x * fy, fw * w - fx * x - fy * y - fz * z], axis=1)
     return q.astype(np.float32)
+
 
 def matrix_turn(R: np.ndarray) -> np.ndarray:
     """(P, 4) unit quaternions (x, y, z, w) of rotation matrices (P, 3, 3), from their largest of 1 + trace and
@@ -123,6 +132,7 @@ def matrix_turn(R: np.ndarray) -> np.ndarray:
             q[i, c] = pair[i, min(a, c) + max(a, c) - 1] / (2.0 * s[i])
             q[i, 3] = up[i, a] / (2.0 * s[i])
     return q / np.linalg.norm(q, axis=1, keepdims=True)
+
 
 class _Shape:
     """One shape as PhysX's reference GJK holds it: its support map (world, from its pose), its accuracy (1 % of its
@@ -158,6 +168,7 @@ class _Shape:
         self.points.append(v)
         return len(self.points) - 1
 
+
 def _cylinder_local(half, radius):
     """PhysX's cylinder core's support map in its own frame (its axis +x); the direction normalized first."""
     h, r = FLOAT32(FLOAT32(2.0 * half) * FLOAT32(0.5)), FLOAT32(radius)
@@ -169,6 +180,7 @@ def _cylinder_local(half, radius):
             return _V(x, r, 0.0)
         return _V(x, 0.0, 0.0) + _V(0.0, d.y, d.z).unit() * r
     return support
+
 
 def _points_local(points):
     """A point set's support map (PhysX's points core: a triangle, a convex hull's vertices): the first of the
@@ -185,6 +197,7 @@ def _points_local(points):
         return at
     return support
 
+
 def _box_local(half):
     """PhysX's box core's support map in its own frame (its extents twice the half extents; PxSign: + at 0)."""
     e = [FLOAT32(FLOAT32(2.0 * h) * FLOAT32(0.5)) for h in half]
@@ -194,6 +207,7 @@ def _box_local(half):
                   e[2] if direction.z >= 0.0 else -e[2])
     return support
 
+
 class BoxCore(NamedTuple):
     """A box: its centre (3,), float32 quaternion (x, y, z, w) and half extents (3,) (its core's extents are twice
     those, its margin 0)."""
@@ -201,9 +215,11 @@ class BoxCore(NamedTuple):
     turn: np.ndarray
     half: np.ndarray
 
+
 class PointsCore(NamedTuple):
     """A convex hull (a points core, margin 0): its vertices (K, 3), world."""
     points: np.ndarray
+
 
 class RoundCore(NamedTuple):
     """A sphere or capsule: a point core (a sphere) or a segment core along its +x (a capsule, its length `2 half`),
@@ -212,6 +228,7 @@ class RoundCore(NamedTuple):
     turn: np.ndarray
     half: float
     radius: float
+
 
 class CylinderCore(NamedTuple):
     """Another exact cylinder: centre (3,), unit axis (3,), half height, radius, its core's float32 quaternion
@@ -223,6 +240,7 @@ class CylinderCore(NamedTuple):
     turn: np.ndarray
     first: bool
 
+
 def _segment_local(half):
     """PhysX's segment core's support map (a point core's where its length is 0): the end along the direction."""
     h = FLOAT32(FLOAT32(2.0 * half) * FLOAT32(0.5))
@@ -230,6 +248,7 @@ def _segment_local(half):
     def support(direction: _V) -> _V:
         return _V(h if direction.x >= 0.0 else -h, 0.0, 0.0)
     return support
+
 
 def _simplex_closest(verts: list) -> tuple[list, "_V"]:
     """The sub-simplex of `verts` ([point, weight, a, b], the newest last) nearest the origin, with its weights, and
@@ -311,6 +330,7 @@ def _simplex_closest(verts: list) -> tuple[list, "_V"]:
     closest = sum((v[0] * v[1] for v in out), _ZERO)
     return out, closest
 
+
 def gjk_distance(centre, axis, half, radius, other, limit, turn=None):
     """PhysX's reference GJK distance between a cylinder and `other` (a triangle (3, 3) or a core), in float32:
     (distance, witness on the cylinder, witness on the other, axis from the other towards the cylinder); distance 0
@@ -356,6 +376,7 @@ def gjk_distance(centre, axis, half, radius, other, limit, turn=None):
         if proj > limit:
             return np.inf, None, None, None
 
+
 def _shapes(centre, axis, half, radius, other, turn=None):
     """The cylinder (at `centre`, rounded to float32, turned by `turn`) and `other` as fresh _Shapes, the direction
     from the first's world box's centre to the second's, each in float32 as PhysX finds them, the shift (3,) their
@@ -377,6 +398,7 @@ def _shapes(centre, axis, half, radius, other, turn=None):
     A, B = (its, mine) if first else (mine, its)
     return A, B, B.centre - A.centre, shift.array(), first
 
+
 def _core_pose(other):
     """A core's position (its pose's: a hull's the centroid of its vertices), its support map in its own frame and
     its turn."""
@@ -389,15 +411,18 @@ def _core_pose(other):
     origin = other.points.mean(axis=0)
     return origin, _points_local(other.points - origin), _IDENTITY
 
+
 def other_first(other) -> bool:
     """Whether PhysX's pair takes `other` first: a box, sphere or capsule (a geometry type below the convex core's),
     another cylinder where its body comes first; a convex hull and a triangle come after the cylinder."""
     return isinstance(other, (BoxCore, RoundCore)) or (isinstance(other, CylinderCore) and other.first)
 
+
 def _cylinder_first(distance, w0, w1, axis, swapped: bool) -> tuple:
     """GJK's or EPA's answer for PhysX's pair order, as (distance, witness on the cylinder, witness on the other,
     axis from the other towards the cylinder)."""
     return (distance, w1, w0, -axis) if swapped else (distance, w0, w1, axis)
+
 
 def _basis32(d: _V) -> tuple[_V, _V]:
     """PxComputeBasisVectors in float32 (as _basis)."""
@@ -407,6 +432,7 @@ def _basis32(d: _V) -> tuple[_V, _V]:
         return right, _V(d.y * right.z, d.z * right.x - d.x * right.z, -d.y * right.x)
     up = _V(0.0, d.z, -d.y)
     return _V(1.0, 0.0, 0.0), up / up.norm()
+
 
 def epa_depth(centre, axis, half, radius, other, turn=None):
     """PhysX's reference EPA between a cylinder and `other` (gjk_distance's) that GJK found touching: (signed

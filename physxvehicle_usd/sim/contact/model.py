@@ -1,4 +1,7 @@
-"""TODO"""
+"""The contact model: the vehicles' collision shapes and the static ones as padded arrays, with what each pair combines
+(contact and rest distance, friction, restitution, whether the groups and FilteredPairsAPI let it collide). Built
+once from the resolved description (`ContactModel.build`, `PairModel.build`, `StaticRounds.of`): this is the only
+module of the package that reads the description; the others work from the model."""
 from __future__ import annotations
 
 import bisect
@@ -28,6 +31,7 @@ class Materials:
 
     def of(self, path: str | None) -> MaterialDescription:
         return self.default if path is None else self.by_path[path]
+
 
 @dataclass(frozen=True)
 class ContactModel:
@@ -254,16 +258,19 @@ class ContactModel:
         object.__setattr__(out, "cache", self.cache)  # the ground's triangle bounds do not move
         return out
 
+
 def distinct(keys) -> tuple[list, np.ndarray]:
     """The distinct keys (in order of first appearance) and each key's index among them."""
     index: dict = {}
     inverse = np.array([index.setdefault(key, len(index)) for key in keys], dtype=np.int64)
     return list(index), inverse
 
+
 def distinct_keys(shapes) -> tuple[list[tuple], np.ndarray]:
     """The distinct (material, contact offset, rest offset) of shapes (vehicle or static), and each shape's index
     among them."""
     return distinct((s.material, s.contactOffset, s.restOffset) for s in shapes)
+
 
 def combined_tables(a_keys: Sequence[tuple], b_keys: Sequence[tuple], materials: Materials) -> dict[str, np.ndarray]:
     """What PhysX combines for a pair of shapes, per pair of distinct keys (`distinct_keys`: material, contact
@@ -290,17 +297,21 @@ def combined_tables(a_keys: Sequence[tuple], b_keys: Sequence[tuple], materials:
             small[param.name] = _combined(a[base][:, None], b[base][None, :], mode)
     return small
 
+
 _MATERIAL_BASES = tuple(p.base for p in DERIVED_ROWS if p.schema == MATERIAL)
 
 _MODE_BASES = tuple(p.base for p in DERIVED_ROWS if p.schema == MATERIAL and p.tokens)
 
+
 def _mode_index(modes: np.ndarray) -> np.ndarray:
     return np.array([COMBINE_MODES.index(m) for m in modes], np.int64)
+
 
 def _combined(a: np.ndarray, b: np.ndarray, mode: np.ndarray) -> np.ndarray:
     """PxCombineMode's combination of a and b (broadcast) by each pair's mode: average, min, multiply, max."""
     a, b = np.broadcast_arrays(a, b)
     return np.choose(mode, ((a + b) / 2, np.minimum(a, b), a * b, np.maximum(a, b)))
+
 
 def _static_cylinders(convex: list[GroundDescription]) -> tuple[np.ndarray, np.ndarray] | None:
     """ContactModel.static_cylinders of the static convex colliders `convex` (None where none is a cylinder)."""
@@ -315,12 +326,14 @@ def _static_cylinders(convex: list[GroundDescription]) -> tuple[np.ndarray, np.n
             radius[k] = float(g.radius)
     return ends, radius
 
+
 def first_rows(model: ContactModel) -> np.ndarray:
     """Each vehicle's first row of the model (its rows are consecutive)."""
     if "first_rows" not in model.cache:
         V = int(model.vehicle.max()) + 1
         model.cache["first_rows"] = np.searchsorted(model.vehicle, np.arange(V))
     return model.cache["first_rows"]
+
 
 @dataclass(frozen=True)
 class PairModel:
@@ -358,6 +371,7 @@ class PairModel:
         """Whether the groups of shape rows a and b (arrays) let them collide."""
         return self.rule.collide(self.group[a], self.group[b])
 
+
 def _filtered_pairs(shapes: Sequence[ShapeDescription], vehicle: np.ndarray) -> frozenset:
     """FilteredPairsAPI: the (lower row, higher row) of shapes of two vehicles where one names the other, or a prim
     above it (the other vehicle's body)."""
@@ -374,6 +388,7 @@ def _filtered_pairs(shapes: Sequence[ShapeDescription], vehicle: np.ndarray) -> 
                     out.add((min(r, o), max(r, o)))
     return frozenset(out)
 
+
 def capsule_rows(model: ContactModel) -> np.ndarray:
     """(N,) bool: the capsule rows (a segment core with a radius), which keep manifolds against static boxes."""
     if "capsule_rows" not in model.cache:
@@ -383,6 +398,7 @@ def capsule_rows(model: ContactModel) -> np.ndarray:
             rows[model.cache["following_rows"]] = False
         model.cache["capsule_rows"] = rows
     return model.cache["capsule_rows"]
+
 
 def persistent_rows(model: ContactModel) -> np.ndarray:
     """(N,) bool: the shape rows that keep manifolds against planes and meshes (convex polytopes fixed in the body)."""
@@ -394,6 +410,7 @@ def persistent_rows(model: ContactModel) -> np.ndarray:
         rows[model.cylinders] = False
         model.cache["persistent_rows"] = rows
     return model.cache["persistent_rows"]
+
 
 @dataclass(frozen=True)
 class StaticRounds:

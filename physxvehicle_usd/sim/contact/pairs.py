@@ -162,6 +162,7 @@ def generate(model: ContactModel, position: np.ndarray, orientation: np.ndarray,
         out.manifolds = _record_box_pairs(model, box_pairs, kept_manifolds, out, position, orientation, R)
     return out
 
+
 def _cylinder_pair_contacts(model: ContactModel, a: np.ndarray, b: np.ndarray, limit: np.ndarray, position: np.ndarray,
                             R: np.ndarray, vertices: np.ndarray) -> Contacts:
     """Pairs with an exact cylinder (rows `a` of body 0, `b` of body 1, either a cylinder), as PhysX's convex-core
@@ -179,10 +180,12 @@ def _cylinder_pair_contacts(model: ContactModel, a: np.ndarray, b: np.ndarray, l
     normal = np.where(first_is_cylinder[pair][:, None], normal, -normal)
     return Contacts(a[pair], b[pair], point, normal, separation)
 
+
 # PCM's capsule-capsule test: two segments this parallel (|cos|) meet at their ends' projections onto each other
 _PARALLEL_CAPSULES = 0.9998
 
 _COINCIDENT_SQ = 1e-6  # PCM's eps: a point pair nearer (squared) than this has no direction of its own
+
 
 def _round_pair_contacts(model: ContactModel, a: np.ndarray, b: np.ndarray, limit: np.ndarray, vertices: np.ndarray,
                          radius: np.ndarray) -> Contacts:
@@ -245,6 +248,7 @@ def _round_pair_contacts(model: ContactModel, a: np.ndarray, b: np.ndarray, limi
     towards_0 = np.where(b_first[pair], -1.0, 1.0)  # the first shape was body 1's: the normal flips
     return Contacts(a[pair], b[pair], point, normal * towards_0[:, None], separation, pair)
 
+
 def _box_pair_contacts(model: ContactModel, a: np.ndarray, b: np.ndarray, limit: np.ndarray, position: np.ndarray,
                        R: np.ndarray) -> tuple[np.ndarray, Contacts]:
     """(which pairs made points, their contacts) of box shape rows `a` (body 0's) against box rows `b` (the earlier
@@ -259,19 +263,23 @@ def _box_pair_contacts(model: ContactModel, a: np.ndarray, b: np.ndarray, limit:
     p, q = np.nonzero(valid & made[:, None])
     return made, Contacts(a[p], b[p], point[p, q], -normal[p], separation[p, q], p)
 
+
 def _placed_boxes(model: ContactModel, rows: np.ndarray, position: np.ndarray, R: np.ndarray):
     """The box shape rows' world centres (P, 3), axes (P, 3, 3: one per row) and half extents (P, 3)."""
     box = model.boxes.rows(rows)
     centre = np.einsum("pij,pj->pi", R[rows], box.centre) + position[:, model.vehicle[rows]].T
     return centre, np.einsum("pkj,pij->pki", box.axes, R[rows]), box.half
 
+
 def _to_box(centre: np.ndarray, axes: np.ndarray, world: np.ndarray) -> np.ndarray:
     """World points (P, K, 3) in the boxes' frames (centre (P, 3), axes (P, 3, 3))."""
     return np.einsum("pkj,pqj->pqk", axes, world - centre[:, None, :])
 
+
 def _from_box(centre: np.ndarray, axes: np.ndarray, local: np.ndarray) -> np.ndarray:
     """Points (P, K, 3) of the boxes' frames in the world."""
     return centre[:, None, :] + np.einsum("pqk,pkj->pqj", local, axes)
+
 
 def _box_margins(model: ContactModel, a: np.ndarray, b: np.ndarray, length_scale: np.ndarray) -> np.ndarray:
     """PCM's margin of two boxes: the lesser of theirs (persistence.manifold_margin: a fraction of the smallest half
@@ -280,6 +288,7 @@ def _box_margins(model: ContactModel, a: np.ndarray, b: np.ndarray, length_scale
     length = length_scale[model.vehicle[a]].astype(float)
     box = np.ones(len(a), bool)
     return np.minimum(manifold_margin(inner[a], box, length), manifold_margin(inner[b], box, length))
+
 
 def _kept_box_pairs(model: ContactModel, a: np.ndarray, b: np.ndarray, limit: np.ndarray, previous: PairManifolds,
                     position: np.ndarray, orientation: np.ndarray, R: np.ndarray, length_scale: np.ndarray):
@@ -329,6 +338,7 @@ def _kept_box_pairs(model: ContactModel, a: np.ndarray, b: np.ndarray, limit: np
     point = _from_box(cb, axes_b, pm.point_b)
     rows = sel[valid]
     return kept, pm, Contacts(a[rows][p], b[rows][p], point[p, q], normal[p], distance[p, q], p)
+
 
 def _record_box_pairs(model: ContactModel, box_pairs: tuple, kept: PairManifolds | None, contacts: Contacts,
                       position: np.ndarray, orientation: np.ndarray, R: np.ndarray) -> PairManifolds:

@@ -1,4 +1,8 @@
-"""TODO"""
+"""The solver's view of the contacts. Friction patches as PhysX's low-level dynamics keeps them
+(DyContactPrepShared.h, DyFrictionPatch.h): made from a step's contacts, a patch's anchors kept where they were made
+while its friction holds and its normal and anchors stay correlated (`friction_patches`, `grow_patches`); then each
+vehicle's patches as the rows the solver sweeps (`patch_rows`, against the static world; `pair_rows`, between
+vehicles, coloured so that no two pairs of one colour share a body)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -18,6 +22,7 @@ FRICTION_CORRELATION_DISTANCE_M = 0.025
 
 _EMPTY_ANCHOR_SQ = 1e-8  # growPatches: a second anchor this near (squared) to the first is no second anchor
 
+
 def _body_one(model: ContactModel, static: np.ndarray, rotation: np.ndarray, position: np.ndarray, between: bool):
     """Body 1's frame (rotation (P, 3, 3), position (P, 3)) of patches against the shapes `static`: the other
     vehicle's body between vehicles (`static` its shape rows), None against the static world (its frame: the world)."""
@@ -26,6 +31,7 @@ def _body_one(model: ContactModel, static: np.ndarray, rotation: np.ndarray, pos
     other = model.vehicle[static]
     return rotation[other], position[other]
 
+
 def _to_world(R: np.ndarray | None, p: np.ndarray | None, local: np.ndarray) -> np.ndarray:
     """Points (P, ..., 3) of body 1's frame (None: the world's) in the world."""
     if R is None:
@@ -33,12 +39,14 @@ def _to_world(R: np.ndarray | None, p: np.ndarray | None, local: np.ndarray) -> 
     extra = local.ndim - 2
     return np.einsum("pij,p...j->p...i", R, local) + p[(slice(None),) + (None,) * extra]
 
+
 def _to_body(R: np.ndarray | None, p: np.ndarray | None, world: np.ndarray) -> np.ndarray:
     """Points (P, ..., 3) of the world in body 1's frame (None: the world's)."""
     if R is None:
         return world
     extra = world.ndim - 2
     return np.einsum("pji,p...j->p...i", R, world - p[(slice(None),) + (None,) * extra])
+
 
 def _kept_patches(previous: FrictionPatches | None, model: ContactModel, rotation: np.ndarray,
                   position: np.ndarray, length_scale: np.ndarray, between: bool
@@ -61,6 +69,7 @@ def _kept_patches(previous: FrictionPatches | None, model: ContactModel, rotatio
     kept = previous.subset(keep)
     return kept, first_rows(model)[kept.vehicle] + kept.shape
 
+
 @dataclass
 class _Correlated:
     """A step's friction patches (F, in the solver's order: by shape row and other shape, a pair's kept patches
@@ -79,6 +88,7 @@ class _Correlated:
     anchor_arm: np.ndarray  # (F, 2, 3) each anchor on body 0, from its centre of mass, world axes
     anchor_error: np.ndarray  # (F, 2, 3) body 0's anchor less body 1's, world
     record: FrictionPatches  # to keep for the next step (`broken` set by the solve)
+
 
 def friction_patches(model: ContactModel, contacts: Contacts, body_position: np.ndarray,
                      body_orientation: np.ndarray, length_scale: np.ndarray, previous: FrictionPatches | None,
@@ -185,6 +195,7 @@ def friction_patches(model: ContactModel, contacts: Contacts, body_position: np.
                        np.where((np.arange(2)[None, :] < count[:, None])[..., None], arm, 0.0),
                        np.where((np.arange(2)[None, :] < count[:, None])[..., None], error, 0.0), record)
 
+
 def grow_patches(point: np.ndarray, separation: np.ndarray, first: np.ndarray, count: np.ndarray,
                  anchors: np.ndarray, first_anchor: np.ndarray, threshold: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """PhysX's growPatches, every patch at once (contacts (C,) grouped in patches starting at `first`, of `count`
@@ -215,6 +226,7 @@ def grow_patches(point: np.ndarray, separation: np.ndarray, first: np.ndarray, c
         far = np.where(near & (made == 1) & ~second, d0, far)
         made = made + take_first + second
     return made, np.stack((w0, w1), axis=1)
+
 
 def patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.ndarray, body_position: np.ndarray,
                body_orientation: np.ndarray, length_scale: np.ndarray, previous: FrictionPatches | None = None) -> dict:
@@ -259,6 +271,7 @@ def patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.ndarray, bo
     out["friction_slot"] = (fp_r, slot)
     return out
 
+
 def _anchor_rows(out: dict, fp: _Correlated, at: tuple, keys: tuple) -> None:
     """Write the patches' anchors into the solver's rows `out` at the slots `at` (per patch): whether each is active,
     its arm on body 0 and its error (keys in this order)."""
@@ -270,15 +283,18 @@ def _anchor_rows(out: dict, fp: _Correlated, at: tuple, keys: tuple) -> None:
         out[keys[1]][(slice(None),) + where + (m,)] = fp.anchor_arm[has, m].T
         out[keys[2]][(slice(None),) + where + (m,)] = fp.anchor_error[has, m].T
 
+
 def friction_offset_threshold(model: ContactModel, vehicles: np.ndarray) -> np.ndarray:
     """Per vehicle of `vehicles`, its scene's physxScene:frictionOffsetThreshold in stage units: how far apart a
     contact (plus the pair's rest distance) may be and still anchor its patch's friction (growPatches)."""
     return model.friction_offset_threshold[vehicles]
 
+
 def bounce_threshold(model: ContactModel, vehicles: np.ndarray) -> np.ndarray:
     """Per vehicle of `vehicles`, its scene's physxScene:bounceThreshold in stage units: the closing speed under which
     a contact does not bounce."""
     return model.bounce_threshold[vehicles]
+
 
 def pair_rows(model: ContactModel, contacts: Contacts, body_position: np.ndarray, body_orientation: np.ndarray,
               length_scale: np.ndarray, previous: FrictionPatches | None = None) -> dict:
@@ -333,6 +349,7 @@ def pair_rows(model: ContactModel, contacts: Contacts, body_position: np.ndarray
     out["friction"] = fp.record
     out["friction_slot"] = (pair, slot)
     return out
+
 
 def _colours(body0: np.ndarray, body1: np.ndarray) -> np.ndarray:
     """A colour per pair such that no vehicle is in two pairs of one colour. Colour c is filled in rounds: of the

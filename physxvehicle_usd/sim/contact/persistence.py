@@ -89,9 +89,11 @@ _CAPSULE_TURNED = np.array([0.9995, 0.9999, 0.9997])
 # a point whose ends drifted apart sideways by this many margins is dropped (projectBreakingThreshold)
 _PLANE_DRIFT, DRIFT = 0.2, 0.8
 
+
 def _radius(model: ContactModel, rows: np.ndarray) -> np.ndarray:
     """The rows' round radii (0: a polytope)."""
     return np.zeros(len(rows)) if model.radius is None else model.radius[rows]
+
 
 def _inner_extent(polytopes) -> np.ndarray:
     """(N,) each polytope's smallest distance from its vertices' centroid to a face (a box's smallest half extent)."""
@@ -101,6 +103,7 @@ def _inner_extent(polytopes) -> np.ndarray:
     centroid = (P.vertices * real[..., None]).sum(axis=1) / real.sum(axis=1)[:, None]
     depth = np.where(P.face_mask, P.offsets - np.einsum("nfj,nj->nf", P.normals, centroid), np.inf)
     return depth.min(axis=1)
+
 
 def manifold_margins(model: ContactModel) -> dict[str, np.ndarray]:
     """The shapes' inner extents (rows, static polytopes) and how far a vehicle shape reaches from its centre (the
@@ -112,6 +115,7 @@ def manifold_margins(model: ContactModel) -> dict[str, np.ndarray]:
         model.cache["pcm_radius"] = np.where(model.boxes.mask, np.linalg.norm(model.boxes.half, axis=1),
                                              np.linalg.norm(model.box_half, axis=0))
     return model.cache
+
 
 @dataclass
 class _Rules:
@@ -125,10 +129,12 @@ class _Rules:
     strict: np.ndarray
     margin: np.ndarray
 
+
 def manifold_margin(inner: np.ndarray, box: np.ndarray, length: np.ndarray, tolerance=None) -> np.ndarray:
     ratio = np.where(box, _BOX_MARGIN, _HULL_MARGIN)
     tolerance = np.where(box, _BOX_TOLERANCE, _HULL_TOLERANCE) if tolerance is None else tolerance
     return np.minimum(ratio * inner, tolerance * length)
+
 
 def _rules(model: ContactModel, row: np.ndarray, static: np.ndarray, kind: np.ndarray,
            length_scale: np.ndarray, static_radius: np.ndarray) -> _Rules:
@@ -153,6 +159,7 @@ def _rules(model: ContactModel, row: np.ndarray, static: np.ndarray, kind: np.nd
     plane = kind == PLANE
     return _Rules(np.where(polytope, np.nan, _MOVED * margin), np.where(plane, _PLANE_TURNED, _MESH_TURNED),
                   np.where(plane, _PLANE_DRIFT, DRIFT) * margin, kind != MESH, margin)
+
 
 class Persistence:
     """One step's use of the manifolds: `split` finds the candidate pairs that keep their points (their refreshed

@@ -1,4 +1,6 @@
-"""TODO"""
+"""Where the model's shapes stand at a step's body poses: each shape's world box and how far a turn can move it
+(`shape_boxes`, `shape_reach`, `turned_half`), its vertices in the world (`placed_vertices`), a cylinder's world cap
+centres (`cylinder_world_ends`) and a round shape's radius (`shape_radius`)."""
 from __future__ import annotations
 
 import numpy as np
@@ -25,6 +27,7 @@ def shape_boxes(model: ContactModel, position: np.ndarray, orientation: np.ndarr
     slack = 1e-6 * (1.0 + np.abs(centre[0]) + np.abs(centre[1]) + np.abs(centre[2]) + h[0] + h[1] + h[2])
     return R, centre, slack
 
+
 def shape_reach(model: ContactModel, V: int) -> np.ndarray:
     """(V,) how far each vehicle's shapes' boxes reach from its body position: what a turn by an angle moves them
     by, at most, per radian."""
@@ -33,21 +36,25 @@ def shape_reach(model: ContactModel, V: int) -> np.ndarray:
                   np.linalg.norm(model.box_centre, axis=0) + np.linalg.norm(model.box_half, axis=0))
     return reach
 
+
 def turned_half(model: ContactModel, R: np.ndarray) -> np.ndarray:
     """(N, 3): the half extents of the world box holding each shape's body-frame box turned by R (3, 3, N)."""
     h = model.box_half
     return np.stack([np.abs(R[i, 0]) * h[0] + np.abs(R[i, 1]) * h[1] + np.abs(R[i, 2]) * h[2] for i in range(3)],
                     axis=1)
 
+
 def shape_radius(model: ContactModel, rows: np.ndarray) -> np.ndarray | None:
     """The round shapes' radii about their cores for the shape rows `rows` (None: the model has no round shape)."""
     return None if model.radius is None else model.radius[rows]
+
 
 def cylinder_world_ends(model: ContactModel, rows: np.ndarray, R: np.ndarray, position: np.ndarray) -> np.ndarray:
     """The world cap centres (n, 2, 3) of the cylinder rows `rows`, from their rotations R (n, 3, 3) and the bodies'
     positions (3, V)."""
     return (np.einsum("nij,nkj->nki", R, model.cylinder_ends[rows])
             + position[:, model.vehicle[rows]].T[:, None, :])
+
 
 def placed_vertices(model: ContactModel, rows: np.ndarray, R_all: np.ndarray, position: np.ndarray):
     """The rotations (N, 3, 3) and world vertices (N, K, 3) of the shape rows `rows` (the other rows unset), from

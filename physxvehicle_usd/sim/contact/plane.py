@@ -1,4 +1,6 @@
-"""TODO"""
+"""Shapes against the ground planes: every polytope vertex nearer than the contact distance (PhysX's convex-plane
+points, boxes in PCM's order, box.py), a sphere's centre or a capsule's ends, and the exact cylinder's convex-core
+points (`_cylinder_plane`: its side's lowest line, its cap's rim or its deepest point)."""
 from __future__ import annotations
 
 import numpy as np
@@ -47,10 +49,12 @@ def plane_contacts(model: ContactModel, ground: Ground, vertices: np.ndarray, pl
     return Contacts(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("shape", "static", "point", "normal",
                                                                                   "separation")))
 
+
 # PhysX's convex-core cylinder meets a plane with a face when its axis is this near the plane's normal (|cos| above:
 # its cap's rim, four points) or the plane (below: its side's lowest line, two points); one point otherwise
 # (GuConvexSupport.h contactFace, ~cos 8 and cos 82 degrees)
 _CAP_DOWN, _SIDE_DOWN = 0.99, 0.14
+
 
 def _cylinder_plane(rows: np.ndarray, k: int, ends: np.ndarray, radius: np.ndarray, n: np.ndarray, d: float,
                     limit: np.ndarray) -> Contacts:
@@ -97,6 +101,7 @@ def _cylinder_plane(rows: np.ndarray, k: int, ends: np.ndarray, radius: np.ndarr
     order = np.argsort(shape, kind="stable")  # shape by shape, as the other parts come
     return Contacts(shape[order], np.full(len(shape), k), np.concatenate(point)[order],
                     np.broadcast_to(np.asarray(n, float), (len(shape), 3)).copy(), np.concatenate(separation)[order])
+
 
 def _first_of_equal(vertices: np.ndarray) -> np.ndarray:
     """(N, K): the padded vertices (copies of vertex 0 after the real ones) left out."""

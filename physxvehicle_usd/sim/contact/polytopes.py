@@ -1,4 +1,6 @@
-"""TODO"""
+"""Convex polytopes: one shape's (`Polytope`: vertices, faces with their loops, edges, one edge per direction) and many
+as padded rows (`Polytopes`), the hull of a point set as PhysX's cooking leaves it (`polytope`; a box's loops start
+at PCM's corners, `convex_polytope`), a round shape's core, and the rows placed in the world."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -27,6 +29,7 @@ class Polytope:
     edges: np.ndarray
     directions: np.ndarray  # (D, 2): one edge of each direction (parallel edges give the same separating axes)
 
+
 def _directions(points: np.ndarray, edges: np.ndarray) -> np.ndarray:
     """The first edge of each set of parallel edges."""
     d = points[edges[:, 1]] - points[edges[:, 0]]
@@ -36,6 +39,7 @@ def _directions(points: np.ndarray, edges: np.ndarray) -> np.ndarray:
         if not any(abs(float(d[e] @ d[k])) > 1.0 - 1e-9 for k in keep):
             keep.append(e)
     return edges[keep]
+
 
 def polytope(points: np.ndarray, tolerance: float = 1e-6) -> Polytope:
     """The convex hull of `points` (n, 3). Its faces are found by an incremental hull (triangles, each new point
@@ -68,6 +72,7 @@ def polytope(points: np.ndarray, tolerance: float = 1e-6) -> Polytope:
     return Polytope(points, normal, offset, padded, np.array([len(loop) for loop in loops]), edges,
                     _directions(points, edges))
 
+
 def core(points: np.ndarray) -> Polytope:
     """The core of a sphere (its centre) or a capsule (its segment), a polytope without faces: one loop through its
     points (the incident "face" a reference face clips), the segment its one edge. Its radius is kept beside it."""
@@ -76,9 +81,11 @@ def core(points: np.ndarray) -> Polytope:
     return Polytope(points, np.zeros((0, 3)), np.zeros(0), np.arange(len(points))[None, :], np.array([len(points)]),
                     edges, edges)
 
+
 _HULLS: dict[bytes, Polytope] = {}
 
 _HULLS_KEPT = 256
+
 
 def _hull_of(points: np.ndarray) -> Polytope:
     """polytope(points), made once for every copy of a shape (a fleet of copies has a few hulls, not one per car)."""
@@ -88,6 +95,7 @@ def _hull_of(points: np.ndarray) -> Polytope:
             _HULLS.pop(next(iter(_HULLS)))
         _HULLS[key] = polytope(points)
     return _HULLS[key]
+
 
 def _hull_faces(points: np.ndarray, eps: float) -> list[np.ndarray]:
     """The points on each face plane of an incremental convex hull of `points` (ascending indices, one array per
@@ -127,10 +135,12 @@ def _hull_faces(points: np.ndarray, eps: float) -> list[np.ndarray]:
     side = np.abs(np.einsum("tj,tpj->tp", nrm[keep] / length[keep, None], points[None] - points[tri[keep, 0]][:, None]))
     return [np.array(on) for on in sorted({tuple(np.nonzero(row <= eps)[0]) for row in side})]
 
+
 def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a x b over the last axis (np.cross, without its per-call cost on small arrays)."""
     return np.stack([a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1], a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
                      a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]], axis=-1)
+
 
 def _face_plane(points: np.ndarray, on: np.ndarray, tolerance: float, scale: float):
     """(the face's first three points, outward normal) of the plane through the first three of `on` (indices,
@@ -153,6 +163,7 @@ def _face_plane(points: np.ndarray, on: np.ndarray, tolerance: float, scale: flo
                     normal = -normal
                 return (int(i), int(j), int(k)), normal
     return None
+
 
 @dataclass(frozen=True)
 class Polytopes:
@@ -196,6 +207,7 @@ class Polytopes:
             axis_edges[r, :len(p.directions)], axis_mask[r, :len(p.directions)] = p.directions, True
         return cls(vertices, normals, offsets, face_mask, loops, counts, edges, edge_mask, axis_edges, axis_mask)
 
+
 def _in_order(hull: Polytope, points: np.ndarray) -> Polytope:
     """`hull` with its vertices renumbered to follow `points` (the same points in another order)."""
     order = np.array([int(np.argmin(((hull.vertices - p) ** 2).sum(axis=1))) for p in points])
@@ -204,6 +216,7 @@ def _in_order(hull: Polytope, points: np.ndarray) -> Polytope:
     return Polytope(hull.vertices[order], hull.normals, hull.offsets, new[hull.loops], hull.loop_counts,
                     np.sort(new[hull.edges], axis=1), new[hull.directions])
 
+
 # PCM's box polygons (GuPCMShapeConvex.cpp gPCMBoxPolygonData): the corner each face's loop starts from, by the face's
 # axis and side, as the signs of the corner along the box's own axes (the loops run counter-clockwise about the outward
 # normal, as ours do). Clipping meets a face's corners and edges in its loop's order: against a mesh this order decides
@@ -211,11 +224,13 @@ def _in_order(hull: Polytope, points: np.ndarray) -> Polytope:
 _PCM_LOOP_START = {(0, 1): (1, -1, -1), (0, -1): (-1, -1, 1), (1, 1): (-1, 1, -1), (1, -1): (-1, -1, 1),
                    (2, 1): (1, -1, 1), (2, -1): (-1, -1, -1)}
 
+
 def convex_polytope(points: np.ndarray) -> Polytope:
     """A vehicle's convex shape from its points: its hull, and for a box (box_frame) its corners in PhysX's box-plane
     order and its faces' loops starting where PCM's do."""
     hull, frame = _hull_of(points), box_frame(points)
     return hull if frame is None else _pcm_box_loops(_in_order(hull, points[PLANE_ORDER]), frame)
+
 
 def _pcm_box_loops(hull: Polytope, frame: tuple) -> Polytope:
     """The box `hull` (frame: box_frame's centre, axes, half extents) with each face's loop starting where PCM's
@@ -234,10 +249,12 @@ def _pcm_box_loops(hull: Polytope, frame: tuple) -> Polytope:
             loops[f, :count] = np.roll(loop, -at[0])
     return Polytope(hull.vertices, hull.normals, hull.offsets, loops, hull.loop_counts, hull.edges, hull.directions)
 
+
 def placed_corners(g: GroundDescription) -> np.ndarray:
     """A static convex collider's points in the world, in their order."""
     m = np.asarray(canonical_value(g.transform), dtype=float).reshape(4, 4)
     return np.asarray(canonical_value(g.points), dtype=float).reshape(-1, 3) @ m[:3, :3] + m[3, :3]
+
 
 def placed_hull(g: GroundDescription) -> Polytope:
     """A static convex collider's hull in the world: the hull of its turned and scaled points (made once for every
@@ -248,9 +265,11 @@ def placed_hull(g: GroundDescription) -> Polytope:
     return Polytope(hull.vertices + shift, hull.normals, hull.offsets + hull.normals @ shift, hull.loops,
                     hull.loop_counts, hull.edges, hull.directions)
 
+
 def polytope_rows(P: Polytopes, rows: np.ndarray) -> Polytopes:
     return Polytopes(P.vertices[rows], P.normals[rows], P.offsets[rows], P.face_mask[rows], P.loops[rows],
                      P.loop_counts[rows], P.edges[rows], P.edge_mask[rows], P.axis_edges[rows], P.axis_mask[rows])
+
 
 def world_polytopes(P: Polytopes, rows: np.ndarray, vertices: np.ndarray, R: np.ndarray) -> Polytopes:
     """Shape rows `rows` in the world: their world vertices, rotated normals and moved offsets."""
@@ -260,6 +279,7 @@ def world_polytopes(P: Polytopes, rows: np.ndarray, vertices: np.ndarray, R: np.
                        -np.inf)
     return Polytopes(vertices[rows], normals, offsets, P.face_mask[rows], P.loops[rows], P.loop_counts[rows],
                      P.edges[rows], P.edge_mask[rows], P.axis_edges[rows], P.axis_mask[rows])
+
 
 def triangle_polytopes(ground: Ground, tri: np.ndarray) -> Polytopes:
     v0 = ground.tri_v0[tri]
@@ -271,6 +291,7 @@ def triangle_polytopes(ground: Ground, tri: np.ndarray) -> Polytopes:
     active = np.ones((T, 3), bool) if ground.tri_active is None else ground.tri_active[tri]  # (edge axes: active only)
     return Polytopes(vertices, normals, offsets, np.ones((T, 1), bool), np.tile(np.arange(3), (T, 1, 1)),
                      np.full((T, 1), 3), edges, np.ones((T, 3), bool), edges, active)
+
 
 def support_min(vertices: np.ndarray, axes: np.ndarray) -> np.ndarray:
     """min over each row's vertices of axis . x: vertices (P, K, 3), axes (P, A, 3) -> (P, A)."""

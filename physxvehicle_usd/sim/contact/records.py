@@ -1,4 +1,6 @@
-"""TODO"""
+"""The package's records, at the bottom of it: a step's contacts (`Contacts`), what persists per vehicle from one step to
+the next (`VehicleRecords`: `FrictionPatches`, PCM's manifolds, the box pairs' `PairManifolds`), cut into ranges of
+vehicles and joined back by sim/shards.py."""
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
@@ -15,9 +17,11 @@ def _read_only(a: np.ndarray) -> np.ndarray:
     a.flags.writeable = False
     return a
 
+
 # the fields of no contact, shared (read-only) by every empty `Contacts`: most steps of most vehicles make none
 _NO_CONTACTS = tuple(_read_only(a) for a in (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros((0, 3)),
                                              np.zeros((0, 3)), np.zeros(0)))
+
 
 @dataclass
 class Contacts:
@@ -39,9 +43,11 @@ class Contacts:
     def __len__(self) -> int:
         return len(self.shape)
 
+
 def contacts_subset(c: Contacts, keep: np.ndarray) -> Contacts:
     return Contacts(c.shape[keep], c.static[keep], c.point[keep], c.normal[keep], c.separation[keep],
                     None if c.pair is None else c.pair[keep])
+
 
 class VehicleRecords:
     """Records kept from one step to the next, one row per record on every field's leading axis, `vehicle` its
@@ -74,6 +80,7 @@ class VehicleRecords:
         out.vehicle = np.concatenate([part.vehicle + start for part, start in kept])
         return out
 
+
 @dataclass
 class FrictionPatches(VehicleRecords):
     """The friction patches a step's solve ends with, kept for the next step's (PhysX's FrictionPatch,
@@ -91,6 +98,7 @@ class FrictionPatches(VehicleRecords):
     body_anchor: np.ndarray  # (P, 2, 3)
     other_anchor: np.ndarray  # (P, 2, 3) in body 1's frame
     broken: np.ndarray  # (P,) bool
+
 
 @dataclass
 class PairManifolds(VehicleRecords):
@@ -116,6 +124,7 @@ class PairManifolds(VehicleRecords):
             keep &= ~np.isin(model.vehicle[self.other], vehicles)
         return self.subset(keep)
 
+
 @dataclass
 class ManifoldPairs(VehicleRecords):
     """The pairs that keep a manifold: where the shape's frame was (world origin, its body's orientation (w, x, y, z))
@@ -126,6 +135,7 @@ class ManifoldPairs(VehicleRecords):
     static: np.ndarray  # (M,) index into Ground.materials
     origin: np.ndarray  # (M, 3)
     orientation: np.ndarray  # (M, 4)
+
 
 @dataclass
 class ManifoldPoints(VehicleRecords):
@@ -138,6 +148,7 @@ class ManifoldPoints(VehicleRecords):
     body_point: np.ndarray  # (Q, 3)
     world_point: np.ndarray  # (Q, 3)
     normal: np.ndarray  # (Q, 3)
+
 
 @dataclass
 class Manifolds:
@@ -164,6 +175,7 @@ class Manifolds:
         points = ManifoldPoints.join([part.points for part, _ in kept], [start for _, start in kept])
         return cls(ManifoldPairs.join([part.pairs for part, _ in kept], [start for _, start in kept]),
                    points if points is not None else no_manifold_points())
+
 
 def no_manifold_points() -> ManifoldPoints:
     empty = np.zeros(0, np.int64)

@@ -1,4 +1,6 @@
-"""TODO"""
+"""A patch's points reduced to PhysX's manifold: at most four per pair and normal (six kept whole for a convex shape
+on a triangle mesh): the deepest, the one farthest from it, the one making the largest triangle with them, and the
+one farthest outside that triangle."""
 from __future__ import annotations
 
 import numpy as np
@@ -11,6 +13,7 @@ MAX_POINTS = 4  # PhysX's manifold: four points per contact patch
 # ... but a convex shape's patch on a triangle mesh (a patch of PCM's multi-manifold) keeps up to six whole
 # (GU_SINGLE_MANIFOLD_CACHE_SIZE): a box lying across two triangles keeps its corners and the diagonal's crossings
 MESH_PATCH_POINTS = 6
+
 
 def reduce_contacts(c: Contacts, whole: np.ndarray | None = None) -> Contacts:
     """At most MAX_POINTS contacts per pair and normal (see the module docstring), patch after patch (in the order of
@@ -55,6 +58,7 @@ def reduce_contacts(c: Contacts, whole: np.ndarray | None = None) -> Contacts:
     out.patch = patch[keep]
     out.patch = np.unique(out.patch, return_inverse=True)[1]
     return out
+
 
 def _four(point: np.ndarray, separation: np.ndarray, patch: np.ndarray, starts: np.ndarray,
           whole: np.ndarray | int = MAX_POINTS) -> np.ndarray:

@@ -61,11 +61,13 @@ def sphere_points_on_boxes(model: ContactModel, made: Contacts, hull: np.ndarray
         made.point = np.where(moved[:, None], made.point - made.separation[:, None] * made.normal, made.point)
     return made
 
+
 _PARALLEL = 0.9998  # PCM's capsule-capsule: segments this parallel (|cos|) make a point per end
 
 _SEGMENT_EPS = 1e-6  # a segment shorter (squared) is a point (PCM's capsule-capsule eps)
 
 _SAME_POINT_SQ = 1e-6  # PCM's parallel capsules: an end this near (squared) the other segment makes no point
+
 
 def candidates(model: "ContactModel", position: np.ndarray, orientation: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(shape rows, static round index) of the pairs whose world boxes, grown by the contact distance, overlap and
@@ -80,6 +82,7 @@ def candidates(model: "ContactModel", position: np.ndarray, orientation: np.ndar
     keep = model.collides[shape, rounds.column[k]]
     order = np.lexsort((k[keep], shape[keep]))  # by shape, then obstacle
     return shape[keep][order], k[keep][order]
+
 
 def contacts(model: "ContactModel", shape: np.ndarray, k: np.ndarray, vertices: np.ndarray,
              R: np.ndarray) -> "Contacts":
@@ -123,6 +126,7 @@ def contacts(model: "ContactModel", shape: np.ndarray, k: np.ndarray, vertices: 
     return Contacts(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("shape", "static", "point", "normal",
                                                                                   "separation")))
 
+
 def _inside_faces(point: np.ndarray, B: "Polytopes", rows: np.ndarray, faces: np.ndarray) -> np.ndarray:
     """Whether points (Q, 3), projected along their face's normal, lie in faces `faces` of B's rows `rows`."""
     loop = B.vertices[rows[:, None], B.loops[rows, faces]]  # (Q, M, 3)
@@ -134,11 +138,13 @@ def _inside_faces(point: np.ndarray, B: "Polytopes", rows: np.ndarray, faces: np
     eps = 1e-7 * (1.0 + np.abs(loop).max(axis=(1, 2)))[:, None]
     return ((side >= -eps) | (np.arange(M)[None] >= count[:, None])).all(axis=1)
 
+
 _EE_SLACK = 0.005  # PCM's edge contacts: the crossing may lie this far (of the edge's length) beyond its ends
 
 _WITNESS = 1e-3  # faces whose planes pass this near (of the hull's size) the nearest point compete as reference
 
 _BOX_MARGIN = 0.15  # PCM's box margin: this much of the box's least half extent (BOX_MARGIN_RATIO)
+
 
 def _box_cores(boxes: "Boxes", axes: np.ndarray, B: "Polytopes"):
     """The cores PCM's gate measures from (B's rows as they are but for boxes: each box shrunk by its margin on every
@@ -156,6 +162,7 @@ def _box_cores(boxes: "Boxes", axes: np.ndarray, B: "Polytopes"):
     offsets = np.where(B.face_mask, B.offsets - margin[:, None], B.offsets)
     return Polytopes(vertices, B.normals, offsets, B.face_mask, B.loops, B.loop_counts, B.edges, B.edge_mask,
                      B.axis_edges, B.axis_mask), margin
+
 
 def _nearest(a: np.ndarray, b: np.ndarray, B: "Polytopes") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The distance of segments a b from polytopes B outside them, and the nearest points (on the segment, on B): a
@@ -187,6 +194,7 @@ def _nearest(a: np.ndarray, b: np.ndarray, B: "Polytopes") -> tuple[np.ndarray, 
     core_pt = np.where(better[:, None], on_core[rows, k], core_pt)
     hull_pt = np.where(better[:, None], on_edge[rows, k], hull_pt)
     return best_d, core_pt, hull_pt
+
 
 def _capsule_manifold(ends: np.ndarray, radius: np.ndarray, capsule: np.ndarray, B: "Polytopes", core: "Polytopes",
                       margin: np.ndarray, limit: np.ndarray) -> "tuple[Contacts, np.ndarray]":
@@ -280,6 +288,7 @@ def _capsule_manifold(ends: np.ndarray, radius: np.ndarray, capsule: np.ndarray,
                    (point - r[:, None] * normal)[keep], -normal[keep], sep[keep], use[pair][keep])
     return out, sat
 
+
 def _round_round(model: "ContactModel", shape: np.ndarray, k: np.ndarray, vertices: np.ndarray,
                  limit: np.ndarray) -> "Contacts":
     """A vehicle's sphere or capsule (shape 0) against a static sphere or capsule (shape 1)."""
@@ -348,6 +357,7 @@ def _round_round(model: "ContactModel", shape: np.ndarray, k: np.ndarray, vertic
     if not out_shape:
         return Contacts.empty()
     return Contacts(*(np.concatenate(x) for x in (out_shape, out_static, out_point, out_normal, out_sep)))
+
 
 def _projects_inside(a: np.ndarray, b: np.ndarray, p: np.ndarray) -> np.ndarray:
     """Whether points p project onto segments a b (their parameter within [0, 1])."""

@@ -1,4 +1,6 @@
-"""TODO"""
+"""Polytope against polytope or triangle (and a round shape's core against either): separating axes (the faces of
+either shape, the cross products of their edges), the reference face's clipping of the incident face in PCM's
+order, or the closest points of two edges; single-sided triangles take the triangle's normal where PCM does."""
 from __future__ import annotations
 
 import numpy as np
@@ -22,6 +24,7 @@ _FACE_PREFERENCE = 1e-4  # a face axis is taken over an edge axis this little (r
 # was tuned in metres as 1e-4 (1 m + depth); in stage units as it was, the curb run in centimetres chose the other
 # face of a near tie and left 49 % angular speed error, 1.2 % with this)
 _FACE_PREFERENCE_LENGTH = 25.0
+
 
 def polytope_contacts(A: Polytopes, B: Polytopes, shape: np.ndarray, static: np.ndarray, limit: np.ndarray,
                       single_sided: np.ndarray | None, first_faces: bool = False,
@@ -120,6 +123,7 @@ def polytope_contacts(A: Polytopes, B: Polytopes, shape: np.ndarray, static: np.
         out = contacts_subset(out, np.einsum("cj,cj->c", out.normal, single_sided[out.pair]) > 0.0)
     return out
 
+
 def _pcm_triangle_axes(A: Polytopes, B: Polytopes, axes: np.ndarray, sep_e: np.ndarray, best_a: np.ndarray,
                        best_b: np.ndarray, tol: np.ndarray, use_a: np.ndarray, use_b: np.ndarray, use_e: np.ndarray,
                        f_best: np.ndarray):
@@ -146,6 +150,7 @@ def _pcm_triangle_axes(A: Polytopes, B: Polytopes, axes: np.ndarray, sep_e: np.n
     use_e = use_e & ~faced
     best_e = np.where(edge_face, best_edge, sep_e.max(axis=1, initial=-np.inf))
     return use_b, use_a, use_e, edge_face, best_e, np.where(edge_face, f_edge, f_best)
+
 
 def _clip(R: Polytopes, sel: np.ndarray, rf: np.ndarray, I: Polytopes, inc: np.ndarray, normal: np.ndarray,
           shape: np.ndarray, static: np.ndarray, limit: np.ndarray, points_on_reference: bool,
@@ -230,6 +235,7 @@ def _clip(R: Polytopes, sel: np.ndarray, rf: np.ndarray, I: Polytopes, inc: np.n
         point = point - separation[:, None] * n_r[p_idx]
     return Contacts(shape[p_idx], static[p_idx], point, normal[p_idx], separation, sel[p_idx])
 
+
 def _pcm_crossing_order(point: np.ndarray, crossing: np.ndarray, ref_edges: np.ndarray, inc_edges: np.ndarray,
                         triangle_outer: bool) -> tuple[np.ndarray, np.ndarray]:
     """The edge crossings point (P, Mr, Mi, 3), crossing (P, Mr, Mi) of `_clip` (reference edges outer, each loop
@@ -246,6 +252,7 @@ def _pcm_crossing_order(point: np.ndarray, crossing: np.ndarray, ref_edges: np.n
     if not triangle_outer:
         point, crossing = point.transpose(0, 2, 1, 3), crossing.transpose(0, 2, 1)
     return point, crossing
+
 
 def _core_to_rim(A: Polytopes, B: Polytopes, sel: np.ndarray, g: np.ndarray, shape: np.ndarray, static: np.ndarray,
                  limit: np.ndarray) -> Contacts:
@@ -268,6 +275,7 @@ def _core_to_rim(A: Polytopes, B: Polytopes, sel: np.ndarray, g: np.ndarray, sha
     normal = np.where((d > 1e-9)[:, None], (point - nearest) / np.maximum(d, 1e-30)[:, None], face_normal)
     keep = d < limit
     return Contacts(shape[keep], static[keep], point[keep], normal[keep], d[keep], sel[keep])
+
 
 def _edge_contacts(A: Polytopes, B: Polytopes, sel: np.ndarray, axis: np.ndarray, separation: np.ndarray,
                    shape: np.ndarray, static: np.ndarray) -> Contacts:

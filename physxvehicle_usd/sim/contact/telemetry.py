@@ -1,4 +1,5 @@
-"""TODO"""
+"""The contact telemetry a step reports per vehicle (`TELEMETRY`; Simulator.telemetry's "bodies" keys, `--trace`): its
+solved points, normals and impulses in the order the solver met them."""
 from __future__ import annotations
 
 from typing import Sequence
@@ -17,11 +18,13 @@ TELEMETRY = {
     "contactImpulses": ("mass * length / s", "along the normal", "the normal impulse the step's solve applied"),
 }
 
+
 def empty_telemetry(V: int) -> dict[str, np.ndarray]:
     """The contact telemetry of V vehicles touching nothing."""
     S = TELEMETRY_SLOTS
     return {"contactCount": np.zeros(V, np.int64), "contactPoints": np.zeros((V, S, 3)),
             "contactNormals": np.zeros((V, S, 3)), "contactImpulses": np.zeros((V, S))}
+
 
 def telemetry(V: int, solved: Sequence, begin_position: np.ndarray) -> dict[str, np.ndarray]:
     """The contact telemetry of a step: `solved`, (vehicles, solved contact rows) of each group the solver ran

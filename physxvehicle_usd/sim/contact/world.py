@@ -1,4 +1,6 @@
-"""TODO"""
+"""A step's contacts of the vehicles' shapes with the static world (`generate`): the broad phase's pairs met by the
+narrow phase of their shapes' family (planes, boxes, polytopes and triangles, exact cylinders, spheres and
+capsules), reduced to PhysX's manifolds, PCM's kept points re-measured where the shapes have moved little."""
 from __future__ import annotations
 
 import numpy as np
@@ -59,6 +61,7 @@ def generate(model: ContactModel, ground: Ground, position: np.ndarray, orientat
         out.manifolds = persistence.record(out)
     return out
 
+
 def _patch_points(model: ContactModel, c: Contacts) -> np.ndarray:
     """(C,) how many points each contact's patch keeps whole: MESH_PATCH_POINTS for a convex shape on a triangle mesh,
     MAX_POINTS otherwise."""
@@ -68,6 +71,7 @@ def _patch_points(model: ContactModel, c: Contacts) -> np.ndarray:
     if model.cylinders.size:  # an exact cylinder's patches are PhysX's convex-core patches: four points at most
         on_mesh &= ~np.isin(c.shape, model.cylinders)
     return np.where(on_mesh, MESH_PATCH_POINTS, MAX_POINTS)
+
 
 def _made(model: ContactModel, ground: Ground, planes: list[np.ndarray], hull_shape: np.ndarray, hull: np.ndarray,
           tri_shape: np.ndarray, tri: np.ndarray, R_all: np.ndarray, position: np.ndarray,
@@ -130,6 +134,7 @@ def _made(model: ContactModel, ground: Ground, planes: list[np.ndarray], hull_sh
     if round_shape.size:
         parts.append(round_shapes.contacts(model, round_shape, round_k, vertices, R))
     return parts
+
 
 def _box_contacts(model: ContactModel, shape: np.ndarray, hull: np.ndarray, position: np.ndarray, R: np.ndarray):
     """(which pairs made points, their contacts) of vehicle boxes `shape` against static boxes `hull` (pcm_box)."""
