@@ -199,8 +199,8 @@ def test_a_resting_chassis_anchors_its_friction_at_two_opposite_corners(car):
     position, orientation = _pose(car, lower=0.29)
     contacts = generate(car.contact, car.ground, position, orientation)
     rows = patch_rows(car.contact, contacts, np.array([0]), position, orientation, car.params.length_scale)
-    assert rows["point_active"][0, 0].sum() == 4 and rows["anchor_active"][0, 0].all()
-    a, b = rows["anchor_arm"][:, 0, 0, 0], rows["anchor_arm"][:, 0, 0, 1]
+    assert rows.point_active[0, 0].sum() == 4 and rows.anchor_active[0, 0].all()
+    a, b = rows.anchor_arm[:, 0, 0, 0], rows.anchor_arm[:, 0, 0, 1]
     assert np.linalg.norm(a - b) == pytest.approx(np.hypot(4.4, 1.8), rel=1e-6)  # a diagonal: the farthest pair
 
 
@@ -714,3 +714,15 @@ def test_a_wheel_cylinder_meets_the_ground_as_an_exact_cylinder_along_its_lowest
         expected = np.repeat(axle - 0.343, 2)
         assert np.allclose(contacts.separation[wheels], expected, atol=1e-6)
         assert np.allclose(contacts.point[wheels, 2], expected / 2, atol=1e-6)  # halfway down to the ground
+
+
+def test_the_solver_rows_have_a_field_per_patch_parameter():
+    """patch_rows and pair_rows write each of declare.PATCH_PARAMS under its declared name: the typed rows must have
+    that field, (rows, slots) per patch."""
+    from dataclasses import fields
+
+    from physxvehicle_usd.sim.declare import PATCH_PARAMS
+    from physxvehicle_usd.sim.solver_rows import PairRows, PatchRows
+
+    for rows in (PatchRows, PairRows):
+        assert set(PATCH_PARAMS) <= {f.name for f in fields(rows)}, rows.__name__

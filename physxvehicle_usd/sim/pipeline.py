@@ -32,6 +32,7 @@ from .ground import Ground
 from .motion import Motion
 from .query_groups import GroundFilter
 from .rigid_body import end_step_physx, integrate_substep
+from .solver_rows import ConstraintRows, PairRows, PatchRows
 from .state import SUBSTEP_FIELDS, SUBSTEP_PER_VEHICLE, SimParams, SimState
 from .suspension import (
     query_road_geometry,
@@ -110,7 +111,7 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
             if pairs:
                 with_contacts[contact.vehicle[np.concatenate([between.shape, between.static])]] = True
         rows = constraint_rows(p, s, road, with_contacts)
-        patches = (patch_rows(contact, touching, rows["vehicles"], begin_position, begin_orientation, p.length_scale,
+        patches = (patch_rows(contact, touching, rows.vehicles, begin_position, begin_orientation, p.length_scale,
                               s.friction) if static else None)
         pair_rows = (make_pair_rows(contact, between, begin_position, begin_orientation, p.length_scale,
                                                s.pair_friction) if pairs else None)
@@ -176,12 +177,12 @@ def _other_vehicles(p: SimParams, s: SimState, road, contact: ContactModel, quer
     return vehicle_queries.apply(road, found, queries, p)
 
 
-def _solved_friction(patches: dict, solved: list, V: int) -> FrictionPatches:
+def _solved_friction(patches: PatchRows, solved: list, V: int) -> FrictionPatches:
     """patch_rows's friction patches with what the solve said of them: which slid (rigid_body._ContactRows.broken of
     each group of vehicles the solver ran)."""
-    friction = patches["friction"]
-    vehicle_row, slot = patches["friction_slot"]
-    broken = np.zeros((V, patches["point_active"].shape[1]), bool)
+    friction = patches.friction
+    vehicle_row, slot = patches.friction_slot
+    broken = np.zeros((V, patches.point_active.shape[1]), bool)
     for vehicles, rows in solved:
         if hasattr(rows, "broken"):  # (not the views of contacts between vehicles: `_solved_pair_friction`)
             broken[vehicles] = rows.broken
@@ -189,11 +190,11 @@ def _solved_friction(patches: dict, solved: list, V: int) -> FrictionPatches:
     return friction
 
 
-def _solved_pair_friction(pair_rows: dict, solved: list) -> FrictionPatches:
+def _solved_pair_friction(pair_rows: PairRows, solved: list) -> FrictionPatches:
     """pair_rows's friction patches with which slid in the solve (rigid_body._PairRows.broken of each solve)."""
-    friction = pair_rows["friction"]
-    pair, slot = pair_rows["friction_slot"]
-    broken = np.zeros(pair_rows["point_active"].shape[:2], bool)
+    friction = pair_rows.friction
+    pair, slot = pair_rows.friction_slot
+    broken = np.zeros(pair_rows.point_active.shape[:2], bool)
     for rows in solved:
         broken[rows.index] = rows.broken
     friction.broken = broken[pair, slot]
@@ -255,7 +256,7 @@ def wheel_frame(p: SimParams, R: np.ndarray, position: np.ndarray, offset: np.nd
 _WHEELS_PER_CONSTRAINT = 4
 
 
-def constraint_rows(p: SimParams, s: SimState, road, also: np.ndarray | None = None) -> dict | None:
+def constraint_rows(p: SimParams, s: SimState, road, also: np.ndarray | None = None) -> ConstraintRows | None:
     """4.10 rows per wheel after the last substep: sticky longitudinal, sticky lateral (soft), suspension limit
     (hard, when penetrating); only for the vehicles with an active row or in `also` (a mask: the vehicles with
     contacts), None when there is none.
@@ -280,15 +281,15 @@ def constraint_rows(p: SimParams, s: SimState, road, also: np.ndarray | None = N
     )
     groups = [slice(w, w + _WHEELS_PER_CONSTRAINT) for w in range(0, p.W, _WHEELS_PER_CONSTRAINT)]
     order = [(kind, group) for group in groups for kind in kinds]
-    return {
-        "vehicles": vehicles,
-        "linear": np.concatenate([kind[0][..., g] for kind, g in order], axis=2),
-        "arm": np.concatenate([arm[..., g] for _, g in order], axis=2),
-        "damping": np.concatenate([kind[1][:, g] for kind, g in order], axis=1),
-        "active": np.concatenate([kind[2][:, g] for kind, g in order], axis=1),
-        "hard": np.concatenate([np.full(kind[2][:, g].shape, kind[3]) for kind, g in order], axis=1),
-        "separation": np.concatenate([kind[4][:, g] for kind, g in order], axis=1),  # the limit rows' geometric error
-    }
+    return ConstraintRows(
+        vehicles=vehicles,
+        linear=np.concatenate([kind[0][..., g] for kind, g in order], axis=2),
+        arm=np.concatenate([arm[..., g] for _, g in order], axis=2),
+        damping=np.concatenate([kind[1][:, g] for kind, g in order], axis=1),
+        active=np.concatenate([kind[2][:, g] for kind, g in order], axis=1),
+        hard=np.concatenate([np.full(kind[2][:, g].shape, kind[3]) for kind, g in order], axis=1),
+        separation=np.concatenate([kind[4][:, g] for kind, g in order], axis=1),  # the limit rows' geometric error
+    )
 
 
 def telemetry_outputs(susp, comp, sforce, tire, centre_offset) -> dict:

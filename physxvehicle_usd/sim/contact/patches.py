@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import vecmath as vm
 from ..declare import PATCH_PARAMS
+from ..solver_rows import PairRows, PatchRows
 from .geometry import SAME_NORMAL
 from .model import ContactModel, first_rows
 from .records import Contacts, FrictionPatches
@@ -229,13 +230,14 @@ def grow_patches(point: np.ndarray, separation: np.ndarray, first: np.ndarray, c
 
 
 def patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.ndarray, body_position: np.ndarray,
-               body_orientation: np.ndarray, length_scale: np.ndarray, previous: FrictionPatches | None = None) -> dict:
+               body_orientation: np.ndarray, length_scale: np.ndarray, previous: FrictionPatches | None = None
+               ) -> PatchRows:
     """The contacts with the static world as the solver's rows for the vehicles `vehicles` (indices, in this order),
     their friction patches as `friction_patches` makes them. Per vehicle its patches (Pm slots, padded), per patch its
     normal rows, its anchors (arms from the centre of mass; `anchor_error`: how far the body's anchor has moved from
     the static shape's since the anchor was made) and the pair's combined material and rest distance. The body pose
-    is the one the step begins with: body_position (3, V), body_orientation (4, V). "friction": the patches, to keep
-    for the next step once the solve has said which slid (`FrictionPatches`, with each patch's `slot`)."""
+    is the one the step begins with: body_position (3, V), body_orientation (4, V). `friction`: the patches, to keep
+    for the next step once the solve has said which slid (`FrictionPatches`, with each patch's `friction_slot`)."""
     Vr = len(vehicles)
     where = np.full(int(vehicles.max()) + 1 if Vr else 0, -1)
     where[vehicles] = np.arange(Vr)
@@ -250,38 +252,35 @@ def patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.ndarray, bo
     slot = index - run_start
     Pm = int(slot.max()) + 1 if F else 0
     K = int(fp.count.max()) if F else 0
-    out = {
-        "point_active": np.zeros((Vr, Pm, K), bool), "arm": np.zeros((3, Vr, Pm, K)),
-        "separation": np.zeros((Vr, Pm, K)), "normal": np.zeros((3, Vr, Pm)),
-        **{name: np.zeros((Vr, Pm)) for name in PATCH_PARAMS}, "anchor_active": np.zeros((Vr, Pm, 2), bool),
-        "anchor_arm": np.zeros((3, Vr, Pm, 2)), "anchor_error": np.zeros((3, Vr, Pm, 2)),
-        "points": contacts,  # for telemetry
-    }
+    out = PatchRows(
+        point_active=np.zeros((Vr, Pm, K), bool), arm=np.zeros((3, Vr, Pm, K)), separation=np.zeros((Vr, Pm, K)),
+        normal=np.zeros((3, Vr, Pm)), **{name: np.zeros((Vr, Pm)) for name in PATCH_PARAMS},
+        anchor_active=np.zeros((Vr, Pm, 2), bool), anchor_arm=np.zeros((3, Vr, Pm, 2)),
+        anchor_error=np.zeros((3, Vr, Pm, 2)), bounce_threshold=bounce_threshold(model, vehicles),
+        points=contacts,  # for telemetry
+        friction=fp.record, friction_slot=(fp_r, slot))
     j = np.arange(C) - fp.first[fp.of_contact]
     v, q = fp_r[fp.of_contact], slot[fp.of_contact]
-    out["point_active"][v, q, j] = True
-    out["arm"][:, v, q, j] = (fp.point - fp.p[fp.of_contact]).T
-    out["separation"][v, q, j] = fp.separation
-    out["normal"][:, fp_r, slot] = fp.normal.T
+    out.point_active[v, q, j] = True
+    out.arm[:, v, q, j] = (fp.point - fp.p[fp.of_contact]).T
+    out.separation[v, q, j] = fp.separation
+    out.normal[:, fp_r, slot] = fp.normal.T
     for name in PATCH_PARAMS:  # the pair's combined parameters, each under its declared name
-        out[name][fp_r, slot] = getattr(model, name)[fp.row, fp.static]
-    out["bounce_threshold"] = bounce_threshold(model, vehicles)
-    _anchor_rows(out, fp, (fp_r, slot), ("anchor_active", "anchor_arm", "anchor_error"))
-    out["friction"] = fp.record
-    out["friction_slot"] = (fp_r, slot)
+        getattr(out, name)[fp_r, slot] = getattr(model, name)[fp.row, fp.static]
+    _anchor_rows(fp, (fp_r, slot), out.anchor_active, out.anchor_arm, out.anchor_error)
     return out
 
 
-def _anchor_rows(out: dict, fp: _Correlated, at: tuple, keys: tuple) -> None:
-    """Write the patches' anchors into the solver's rows `out` at the slots `at` (per patch): whether each is active,
-    its arm on body 0 and its error (keys in this order)."""
+def _anchor_rows(fp: _Correlated, at: tuple, active: np.ndarray, arm: np.ndarray, error: np.ndarray) -> None:
+    """Write the patches' anchors into the solver's rows at the slots `at` (per patch): whether each is active,
+    its arm on body 0 and its error (component first)."""
     count = fp.record.anchor_count
     for m in range(2):
         has = count > m
         where = tuple(a[has] for a in at)
-        out[keys[0]][where + (m,)] = True
-        out[keys[1]][(slice(None),) + where + (m,)] = fp.anchor_arm[has, m].T
-        out[keys[2]][(slice(None),) + where + (m,)] = fp.anchor_error[has, m].T
+        active[where + (m,)] = True
+        arm[(slice(None),) + where + (m,)] = fp.anchor_arm[has, m].T
+        error[(slice(None),) + where + (m,)] = fp.anchor_error[has, m].T
 
 
 def friction_offset_threshold(model: ContactModel, vehicles: np.ndarray) -> np.ndarray:
@@ -297,14 +296,14 @@ def bounce_threshold(model: ContactModel, vehicles: np.ndarray) -> np.ndarray:
 
 
 def pair_rows(model: ContactModel, contacts: Contacts, body_position: np.ndarray, body_orientation: np.ndarray,
-              length_scale: np.ndarray, previous: FrictionPatches | None = None) -> dict:
+              length_scale: np.ndarray, previous: FrictionPatches | None = None) -> PairRows:
     """The contacts between vehicles as the solver's rows: their friction patches as against static shapes
     (patches.friction_patches, body 1 the other vehicle: the last step's patches that may be kept first, anchors kept
     on both bodies), per shape pair in order (Pp pairs), per pair its patches (Pm slots, padded), per patch its normal
-    rows and up to two anchors: the two vehicles ("body0", "body1", (Pp,)), each pair's colour (`_colours`), arms from
+    rows and up to two anchors: the two vehicles (`body0`, `body1`, (Pp,)), each pair's colour (`_colours`), arms from
     either body's centre of mass at the pose the step begins with (body_position (3, V), body_orientation (4, V)), each
-    anchor's error (body 0's anchor less body 1's, world). "friction": the patches to keep for the next step once the
-    solve has said which slid, "friction_slot": each patch's (pair, slot)."""
+    anchor's error (body 0's anchor less body 1's, world). `friction`: the patches to keep for the next step once the
+    solve has said which slid, `friction_slot`: each patch's (pair, slot)."""
     pairs = model.pairs
     C = len(contacts)
 
@@ -320,34 +319,32 @@ def pair_rows(model: ContactModel, contacts: Contacts, body_position: np.ndarray
     slot = index - np.maximum.accumulate(np.where(new_pair, index, 0))
     Pp, Pm, K = int(pair[-1]) + 1, int(slot.max()) + 1, int(fp.count.max())
     body0, body1 = model.vehicle[shape[new_pair]], model.vehicle[other[new_pair]]
-    out = {
-        "body0": body0, "body1": body1, "colour": _colours(body0, body1), "index": np.arange(Pp),
-        "point_active": np.zeros((Pp, Pm, K), bool), "arm0": np.zeros((3, Pp, Pm, K)),
-        "arm1": np.zeros((3, Pp, Pm, K)), "separation": np.zeros((Pp, Pm, K)),
-        "normal": np.zeros((3, Pp, Pm)), **{name: np.zeros((Pp, Pm)) for name in PATCH_PARAMS},
-        "anchor_active": np.zeros((Pp, Pm, 2), bool), "anchor_arm0": np.zeros((3, Pp, Pm, 2)),
-        "anchor_arm1": np.zeros((3, Pp, Pm, 2)), "anchor_error": np.zeros((3, Pp, Pm, 2)),
-    }
+    out = PairRows(
+        body0=body0, body1=body1, colour=_colours(body0, body1), index=np.arange(Pp),
+        point_active=np.zeros((Pp, Pm, K), bool), arm0=np.zeros((3, Pp, Pm, K)), arm1=np.zeros((3, Pp, Pm, K)),
+        separation=np.zeros((Pp, Pm, K)), normal=np.zeros((3, Pp, Pm)),
+        **{name: np.zeros((Pp, Pm)) for name in PATCH_PARAMS}, anchor_active=np.zeros((Pp, Pm, 2), bool),
+        anchor_arm0=np.zeros((3, Pp, Pm, 2)), anchor_arm1=np.zeros((3, Pp, Pm, 2)),
+        anchor_error=np.zeros((3, Pp, Pm, 2)),
+        bounce_threshold=bounce_threshold(model, body0),  # (Pp,): body 0's scene's
+        friction=fp.record, friction_slot=(pair, slot))
     body_position = body_position.astype(float)
     c_pair, c_slot = pair[fp.of_contact], slot[fp.of_contact]
     j = np.arange(C) - fp.first[fp.of_contact]
-    out["point_active"][c_pair, c_slot, j] = True
-    out["arm0"][:, c_pair, c_slot, j] = fp.point.T - body_position[:, body0[c_pair]]
-    out["arm1"][:, c_pair, c_slot, j] = fp.point.T - body_position[:, body1[c_pair]]
-    out["separation"][c_pair, c_slot, j] = fp.separation
-    out["normal"][:, pair, slot] = fp.normal.T
+    out.point_active[c_pair, c_slot, j] = True
+    out.arm0[:, c_pair, c_slot, j] = fp.point.T - body_position[:, body0[c_pair]]
+    out.arm1[:, c_pair, c_slot, j] = fp.point.T - body_position[:, body1[c_pair]]
+    out.separation[c_pair, c_slot, j] = fp.separation
+    out.normal[:, pair, slot] = fp.normal.T
     ka, kb = pairs.material_key[shape], pairs.material_key[other]
     for name in PATCH_PARAMS:  # the pair's combined parameters, each under its declared name
-        out[name][pair, slot] = getattr(pairs, name)[ka, kb]
-    out["bounce_threshold"] = bounce_threshold(model, body0)  # (Pp,): body 0's scene's
-    _anchor_rows(out, fp, (pair, slot), ("anchor_active", "anchor_arm0", "anchor_error"))
+        getattr(out, name)[pair, slot] = getattr(pairs, name)[ka, kb]
+    _anchor_rows(fp, (pair, slot), out.anchor_active, out.anchor_arm0, out.anchor_error)
     # body 1's arm to its own anchor: body 0's anchor less the error, from body 1's centre of mass
     arm1 = fp.anchor_arm + fp.p[:, None, :] - fp.anchor_error - body_position[:, model.vehicle[other]].T[:, None, :]
     for m in range(2):
         has = fp.record.anchor_count > m
-        out["anchor_arm1"][:, pair[has], slot[has], m] = arm1[has, m].T
-    out["friction"] = fp.record
-    out["friction_slot"] = (pair, slot)
+        out.anchor_arm1[:, pair[has], slot[has], m] = arm1[has, m].T
     return out
 
 
