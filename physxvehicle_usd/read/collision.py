@@ -26,6 +26,7 @@ from .. import properties as P
 from ..box_corners import box_points
 from ..description import Block, CollisionGroupDescription, GroundDescription, ShapeDescription, Source
 from ..diagnostics import DiagnosticSink
+from ..sim import vecmath as vm
 from ..units import StageUnits
 
 # The offsets omni.physx gives a PxShape when physxCollision:contactOffset is unauthored or -inf (usdLoad/Collision.cpp
@@ -97,10 +98,9 @@ def _quat_matrix(q) -> np.ndarray:
 
 @lru_cache(maxsize=4096)
 def _rotation(w: float, x: float, y: float, z: float) -> np.ndarray:
-    """The rotation matrix of a unit quaternion; cached, read-only: most shapes are unturned or turned alike."""
-    return _read_only(np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-                                [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-                                [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]]))
+    """The rotation matrix of a unit quaternion (the simulator's formula, vecmath.quat_to_mat); cached, read-only: most
+    shapes are unturned or turned alike."""
+    return _read_only(vm.quat_to_mat(np.array([[w], [x], [y], [z]]))[:, :, 0].copy())
 
 
 def shape_offsets(prim: Usd.Prim, units: StageUnits, sink: DiagnosticSink, extents: np.ndarray | None,
