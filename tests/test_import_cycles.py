@@ -182,3 +182,12 @@ def test_the_simulator_does_not_import_the_reader():
                    if module == "sim" or module.startswith("sim.")
                    for target in targets if target == "read" or target.startswith("read."))
     assert found == []
+
+
+def test_only_the_contact_model_reads_the_description():
+    """In sim/contact/, model.py builds the model from the resolved description; every other module works from the
+    model (so a contact input is read, and checked, in one place)."""
+    graph = import_graph()
+    readers = sorted(module for module, targets in graph.items()
+                     if module.startswith("sim.contact.") and "description" in targets)
+    assert readers == ["sim.contact.model"]

@@ -90,8 +90,8 @@ class Ground:
                 epsilon = float(np.abs(pts).max()) * 2.0 ** -22 if len(pts) else 0.0
                 pts = pts @ m[:3, :3] + m[3, :3]
                 if g.kind == "convex":  # its hull's faces, outward: what a ray or a sweep meets from outside
-
-                    hull = placed_hull(g)
+                    hull = placed_hull(np.asarray(canonical_value(g.points), dtype=float).reshape(-1, 3),
+                                       np.asarray(canonical_value(g.transform), dtype=float).reshape(4, 4))
                     pts = hull.vertices
                     idx = [int(i) for loop, n in zip(hull.loops, hull.loop_counts) for i in loop[:n]]
                     counts = [int(n) for n in hull.loop_counts]

@@ -18,7 +18,7 @@ from .. import vecmath as vm
 from ..declare import CONTACT_PARAMS
 from ..ground import ROUND_KINDS, placed_core
 from .box import Boxes
-from .polytopes import Polytope, Polytopes, convex_polytope, core, placed_corners, placed_hull
+from .polytopes import Polytope, Polytopes, convex_polytope, core, placed_hull
 
 
 @dataclass(frozen=True)
@@ -167,7 +167,7 @@ class ContactModel:
             return None
         rounds = [g for g in ground if g.kind in ROUND_KINDS]
         statics = [g for g in ground if g.kind in ("plane", "mesh")] + [g for g in ground if g.kind == "convex"]
-        hulls = [placed_hull(g) for g in ground if g.kind == "convex"]
+        hulls = [placed_hull(*_points_and_transform(g)) for g in ground if g.kind == "convex"]
         H = len(hulls)
         statics += rounds
         G = len(statics)
@@ -311,6 +311,18 @@ def _combined(a: np.ndarray, b: np.ndarray, mode: np.ndarray) -> np.ndarray:
     """PxCombineMode's combination of a and b (broadcast) by each pair's mode: average, min, multiply, max."""
     a, b = np.broadcast_arrays(a, b)
     return np.choose(mode, ((a + b) / 2, np.minimum(a, b), a * b, np.maximum(a, b)))
+
+
+def _points_and_transform(g: GroundDescription) -> tuple[np.ndarray, np.ndarray]:
+    """A static collider's points (n, 3) in its own frame and its 4 x 4 transform to the world (row vectors)."""
+    return (np.asarray(canonical_value(g.points), dtype=float).reshape(-1, 3),
+            np.asarray(canonical_value(g.transform), dtype=float).reshape(4, 4))
+
+
+def placed_corners(g: GroundDescription) -> np.ndarray:
+    """A static convex collider's points in the world, in their order."""
+    points, m = _points_and_transform(g)
+    return points @ m[:3, :3] + m[3, :3]
 
 
 def _static_cylinders(convex: list[GroundDescription]) -> tuple[np.ndarray, np.ndarray] | None:

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from ...description import GroundDescription, canonical_value
 from .box import PLANE_ORDER, box_frame
 
 if TYPE_CHECKING:  # annotations only: the ground builds its hulls with this module
@@ -250,17 +249,12 @@ def _pcm_box_loops(hull: Polytope, frame: tuple) -> Polytope:
     return Polytope(hull.vertices, hull.normals, hull.offsets, loops, hull.loop_counts, hull.edges, hull.directions)
 
 
-def placed_corners(g: GroundDescription) -> np.ndarray:
-    """A static convex collider's points in the world, in their order."""
-    m = np.asarray(canonical_value(g.transform), dtype=float).reshape(4, 4)
-    return np.asarray(canonical_value(g.points), dtype=float).reshape(-1, 3) @ m[:3, :3] + m[3, :3]
-
-
-def placed_hull(g: GroundDescription) -> Polytope:
-    """A static convex collider's hull in the world: the hull of its turned and scaled points (made once for every
-    collider of the same shape and turn), moved to its place."""
-    m = np.asarray(canonical_value(g.transform), dtype=float).reshape(4, 4)
-    hull = _hull_of(np.asarray(canonical_value(g.points), dtype=float).reshape(-1, 3) @ m[:3, :3])
+def placed_hull(points: np.ndarray, transform: np.ndarray) -> Polytope:
+    """A static convex collider's hull in the world from its points (n, 3) and its 4 x 4 transform (row vectors): the
+    hull of its turned and scaled points (made once for every collider of the same shape and turn), moved to its
+    place."""
+    m = transform
+    hull = _hull_of(points @ m[:3, :3])
     shift = m[3, :3]
     return Polytope(hull.vertices + shift, hull.normals, hull.offsets + hull.normals @ shift, hull.loops,
                     hull.loop_counts, hull.edges, hull.directions)
