@@ -78,7 +78,8 @@ triangle's front is dropped.
 
 The package, bottom up (a module imports only those above it; the records and the model are what the rest share):
   records.py          the typed records: a step's `Contacts`; what persists per vehicle (`VehicleRecords`:
-                      `FrictionPatches`, the manifolds, `PairManifolds`); the solver's rows (`PatchRows`, `PairRows`)
+                      `FrictionPatches`, the manifolds, `PairManifolds`). The solver's rows these contacts become
+                      (`PatchRows`, `PairRows`) are sim/solver_rows.py's, beside the vehicle's `ConstraintRows`
   geometry.py         small rules the narrow phases share (closest points of segments, PhysX's float constants)
   box.py              PhysX's box-plane and box-box points (`Boxes`, `box_box`)
   polytopes.py        convex polytopes as padded rows (`Polytope`, `Polytopes`), hulls, placed static shapes

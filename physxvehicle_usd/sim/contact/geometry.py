@@ -20,8 +20,8 @@ def segments_closest(a: np.ndarray, da: np.ndarray, b: np.ndarray, db: np.ndarra
     return a + s[..., None] * da, b + t[..., None] * db
 
 
-FLT_EPSILON = 1.1920929e-07
-
-FLT_MAX = 3.4028235e38
-
+# the float32 type and limits PhysX's convex-core code (GJK, EPA, face clipping: gjk_epa.py, cylinder_faces.py)
+# rounds with
 FLOAT32 = np.float32
+FLT_EPSILON = 1.1920929e-07
+FLT_MAX = 3.4028235e38

@@ -12,7 +12,6 @@ if TYPE_CHECKING:  # annotations only: the records sit below the model
     from .model import ContactModel
 
 
-
 def _read_only(a: np.ndarray) -> np.ndarray:
     a.flags.writeable = False
     return a
