@@ -143,9 +143,9 @@ def static_candidates(model: ContactModel, ground: Ground, position: np.ndarray,
 
 
 def candidate_pairs(model: ContactModel, position: np.ndarray, orientation: np.ndarray, motion: Motion | None = None):
-    """The broad phase (see the module docstring): shape rows (a, b), a > b, of two vehicles whose world boxes,
-    grown by their contact offsets, overlap and whose pair may collide; and the shapes' rotations (3, 3, N).
-    motion: the step's `Motion` of these poses (made here where not given)."""
+    """The broad phase between vehicles (see pairs.py's docstring): shape rows (a, b), a > b, of two vehicles whose
+    world boxes, grown by their contact offsets, overlap and whose pair may collide; and the shapes' rotations (3, 3,
+    N). motion: the step's `Motion` of these poses (made here where not given)."""
     pairs = model.pairs
     none = np.zeros(0, np.int64)
     quiet = pairs.quiet
@@ -167,7 +167,7 @@ def candidate_pairs(model: ContactModel, position: np.ndarray, orientation: np.n
         return (none, none), R
     keep = ((lo[a] <= hi[b]) & (lo[b] <= hi[a])).all(axis=1)
     keep &= model.vehicle[a] != model.vehicle[b]
-    a, b = np.maximum(a, b)[keep], np.minimum(a, b)[keep]  # body 0: the later vehicle (see the module docstring)
+    a, b = np.maximum(a, b)[keep], np.minimum(a, b)[keep]  # body 0: the later vehicle (pairs.py's docstring)
     if a.size:
         keep = pairs.collide(a, b)
         a, b = a[keep], b[keep]

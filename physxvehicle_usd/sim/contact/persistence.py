@@ -39,8 +39,8 @@ Which pairs keep a manifold here (every other pair is made anew every step):
 The length scale is the vehicle's (PhysX's tolerance length: 1 m in metres, 100 in centimetres).
 Not kept: spheres (static ones too: PCM's sphere-box keeps nothing, its sphere-convex does, not followed here), exact
 cylinders, capsules against planes, meshes and hulls (PCM keeps these too, each with its own thresholds), shapes
-that follow a wheel; between vehicles, two boxes keep theirs (sim/contact/pairs.py
-`PairManifolds`, with this module's polytope thresholds), other pairs do not.
+that follow a wheel; between vehicles, two boxes keep theirs (sim/contact/pairs.py,
+records.py `PairManifolds`, with this module's polytope thresholds), other pairs do not.
 
 Approximations: a pair keeps its manifold while the broad phase (sim/contact/broad.py `static_candidates`) keeps the
 pair; one that becomes a candidate makes its points anew (PhysX keeps a pair while the shapes' bounds overlap, and may

@@ -16,7 +16,7 @@ MESH_PATCH_POINTS = 6
 
 
 def reduce_contacts(c: Contacts, whole: np.ndarray | None = None) -> Contacts:
-    """At most MAX_POINTS contacts per pair and normal (see the module docstring), patch after patch (in the order of
+    """At most MAX_POINTS contacts per pair and normal (the module docstring's rule), patch after patch (in the order of
     their first contact), in generation order within a patch; every pair and patch at once. whole (C,): how many
     points each contact's patch keeps whole (None: MAX_POINTS); a larger patch is reduced to MAX_POINTS."""
     if not len(c):

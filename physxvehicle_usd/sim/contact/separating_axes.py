@@ -30,7 +30,7 @@ def polytope_contacts(A: Polytopes, B: Polytopes, shape: np.ndarray, static: np.
                       single_sided: np.ndarray | None, first_faces: bool = False,
                       radius: np.ndarray | None = None) -> Contacts:
     """Contacts of pairs of polytopes A (the vehicle's) and B (static, or another vehicle's) by separating axes; see
-    the module docstring. limit: each pair's contact distance; single_sided: B's front normals (triangles), whose
+    the package's docstring (polytope). limit: each pair's contact distance; single_sided: B's front normals (triangles), whose
     back side makes no contact. Of a face of A and one of B that separate the pair about equally (within
     _FACE_PREFERENCE of _FACE_PREFERENCE_LENGTH contact distances + the depth), B's is the reference face; with
     first_faces, A's (the rule for two vehicles, sim/contact/pairs.py). radius: a sphere's or capsule's radius
