@@ -1,5 +1,5 @@
-"""No import cycle in the package, no private name imported across modules, and no simulator module importing the
-reader.
+"""No import cycle in the package, no private name imported across modules, no simulator module importing the
+reader, and in the contact package one module (model.py) reading the description.
 
 No import cycle: every module's imports (parsed with ast, those inside functions included; those
 under `if TYPE_CHECKING:` left out, as they never run) make a graph whose strongly connected components of more than
