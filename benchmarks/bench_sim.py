@@ -4,7 +4,7 @@ same run.
 
     python benchmarks/bench_sim.py [--sizes 1 100 1000 10000] [--steps 60] [--dt 0.016666667] [--no-ovphysx]
                                    [--threads 1 2] [--substeps 3 1] [--repeat 3] [--numpy] [--road plane|bumps|obstacles]
-                                   [--contact-cost]
+                                   [--contact-cost] [--braked]
 
 --road bumps replaces the ground plane by a triangle-mesh road with a 4 cm bump every 3 m under the whole fleet
 (benchmarks/fleet.py, `bump_road`): every wheel's suspension query then meets the mesh. --road obstacles adds a box
@@ -16,12 +16,13 @@ Every car runs at full throttle from rest, with the sample car's own sub-step co
 and each path (the compiled kernel, which the simulator uses for these cars, and with --numpy its numpy
 kernels too) prints: our milliseconds per step (the simulator's steps alone, as `physxvehicle-usd simulate`
 reports step_s; the best of --repeat runs from rest, as this machine's timings vary from run to run),
-ovphysx's for the same stage, steps and controls (one run; it records only the final state:
-record_every = steps), our time over ovphysx's, the real-time factor at 60 Hz of each (simulated seconds per
+ovphysx's for the same stage, steps and controls, timed the same way (its own step time, the best of --repeat runs,
+each run alternating with one of ours; it records only the final state: record_every = steps), our time over ovphysx's, the real-time factor at 60 Hz of each (simulated seconds per
 wall second, one step = 1/60 s), our load time (read + build), and peak resident memory: this process so far,
 and the largest ovphysx worker so far. --contact-cost adds a line per N: the compiled kernel with the vehicles'
 contacts and without (StepOptions(contacts=False)), --repeat runs of each, alternating, the best of each, and
-what the contacts cost (on the plane, where nothing touches, what the broad phases' motion bounds cost).
+what the contacts cost (on the plane, where nothing touches, what the broad phases' motion bounds cost). --braked
+adds a line per N: the fleet braked at rest (brake0 1) against the same fleet rolling at full throttle, alternating.
 """
 from __future__ import annotations
 
@@ -44,13 +45,17 @@ from physxvehicle_usd.sim.pipeline import StepOptions  # noqa: E402
 FRAME_60HZ = 1.0 / 60.0
 
 
+FULL_THROTTLE = {"accelerator": 1.0}
+BRAKED = {"accelerator": 0.0, "brake0": 1.0}  # the sample car's foot brake on all four wheels
+
+
 def ours(loaded: simulate.LoadedSimulation, steps: int, dt: float, threads: int, kernel: bool, repeat: int,
-         contacts: bool = True) -> float:
+         contacts: bool = True, controls: dict = FULL_THROTTLE) -> float:
     """Milliseconds per step, the best of `repeat` runs, each from rest in a fresh simulator."""
     best = float("inf")
     for _ in range(repeat):
         run = with_simulator(loaded, threads, kernel, dt, contacts)
-        result = simulate.run(run, steps, dt, controls={"accelerator": 1.0}, outputs=())
+        result = simulate.run(run, steps, dt, controls=controls, outputs=())
         best = min(best, 1000.0 * result.step_s / steps)
     return best
 
@@ -63,6 +68,16 @@ def contact_cost(loaded: simulate.LoadedSimulation, steps: int, dt: float, threa
         on = min(on, ours(loaded, steps, dt, threads, True, 1, contacts=True))
         off = min(off, ours(loaded, steps, dt, threads, True, 1, contacts=False))
     return on, off
+
+
+def braked_cost(loaded: simulate.LoadedSimulation, steps: int, dt: float, threads: int, repeat: int):
+    """(ms per step braked at rest, rolling at full throttle): the compiled kernel's runs alternating between the
+    two, `repeat` of each, the best of each."""
+    braked, rolling = float("inf"), float("inf")
+    for _ in range(repeat):
+        braked = min(braked, ours(loaded, steps, dt, threads, True, 1, controls=BRAKED))
+        rolling = min(rolling, ours(loaded, steps, dt, threads, True, 1))
+    return braked, rolling
 
 
 def with_simulator(loaded: simulate.LoadedSimulation, threads: int, kernel: bool, dt: float,
@@ -99,7 +114,7 @@ def main() -> None:
     parser.add_argument("--no-ovphysx", action="store_true", help="skip the ovphysx side")
     parser.add_argument("--threads", type=int, nargs="+", default=[1],
                         help="thread counts to time ours with (default: 1)")
-    parser.add_argument("--repeat", type=int, default=3, help="runs of ours per row; the best is printed (default 3)")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each side per row, alternating; the best of each is printed (default 3)")
     parser.add_argument("--numpy", action="store_true", help="also time our numpy kernels (rows marked numpy)")
     parser.add_argument("--substeps", type=int, nargs=2, metavar=("LOW", "HIGH"),
                         help="sub-step counts below and above the threshold speed, authored over the sample car's "
@@ -109,6 +124,9 @@ def main() -> None:
     parser.add_argument("--contact-cost", action="store_true",
                         help="also time the compiled kernel without the vehicles' contacts (StepOptions.contacts off), "
                              "alternating runs with and without, and print what contacts cost")
+    parser.add_argument("--braked", action="store_true",
+                        help="also time the fleet braked at rest (brake0 1, accelerator 0) against rolling at full "
+                             "throttle, alternating runs, and print the difference")
     parser.add_argument("--folder", type=Path, default=Path(tempfile.gettempdir()) / "physxvehicle_usd_fleet")
     args = parser.parse_args()
 
@@ -124,12 +142,19 @@ def main() -> None:
         loaded = simulate.load(path, args.dt)
         assert len(loaded.paths) == n, f"simulated {len(loaded.paths)} of {n} vehicles"
         assert compiled.covers(loaded.simulator.params), "the compiled kernel does not cover the fleet (not built?)"
-        timings = []
-        for kernel in (True, False) if args.numpy else (True,):
-            for threads in args.threads:
-                timings.append((threads, "kernel" if kernel else "numpy",
-                                ours(loaded, args.steps, args.dt, threads, kernel, args.repeat)))
-        other = None if args.no_ovphysx else ovphysx(path, args.steps, args.dt, args.timeout)
+        # ours and ovphysx alternate, one run each per round, and each keeps its best of --repeat rounds: a drift of
+        # the machine's speed then reaches both sides alike
+        variants = [(threads, kernel) for kernel in ((True, False) if args.numpy else (True,)) for threads in args.threads]
+        best = {variant: float("inf") for variant in variants}
+        other = None
+        for _ in range(args.repeat):
+            for threads, kernel in variants:
+                best[threads, kernel] = min(best[threads, kernel], ours(loaded, args.steps, args.dt, threads, kernel, 1))
+            if not args.no_ovphysx:
+                run = ovphysx(path, args.steps, args.dt, args.timeout)
+                if run is not None:
+                    other = run if other is None else (min(other[0], run[0]), min(other[1], run[1]))
+        timings = [(threads, "kernel" if kernel else "numpy", best[threads, kernel]) for threads, kernel in variants]
         ov_ms = f"{other[0]:15.3f}" if other else f"{'-':>15}"
         ov_rtf = f"{1000.0 * FRAME_60HZ / other[0]:11.2f}" if other else f"{'-':>11}"
         ov_load = f"{other[1]:14.2f}" if other else f"{'-':>14}"
@@ -142,6 +167,11 @@ def main() -> None:
             on, off = contact_cost(loaded, args.steps, args.dt, args.threads[0], args.repeat)
             print(f"{n:6d} cars, compiled kernel on {args.threads[0]} thread(s), alternating runs: {on:.3f} ms/step "
                   f"with contacts, {off:.3f} without: contacts cost {100.0 * (on / off - 1.0):+.1f} %", flush=True)
+        if args.braked:
+            braked, rolling = braked_cost(loaded, args.steps, args.dt, args.threads[0], args.repeat)
+            print(f"{n:6d} cars, compiled kernel on {args.threads[0]} thread(s), alternating runs: {braked:.3f} ms/step "
+                  f"braked at rest, {rolling:.3f} rolling at full throttle: braked {100.0 * (braked / rolling - 1.0):+.1f} %",
+                  flush=True)
 
 if __name__ == "__main__":
     main()

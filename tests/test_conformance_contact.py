@@ -16,9 +16,10 @@ the flat road rolled in: CYLINDER_LOAD_OUT).
 Figures (the worst deviation relative to the run's peak, test_conformance_ovphysx.figures' metric) for chassis speed,
 angular speed and final position over the whole run; the table also gives, per scenario, the step of the first
 contact (`_first_contact`: the first step whose velocity change is no free motion, in either simulator) and the
-chassis speeds one step after it (the driven cars: at 1.5 s). Every figure must be <= LIMIT (2 %) to pass; the
-scenarios that do not yet are marked xfail (strict) with what they measure, so that a change that brings them within
-the gate shows.
+chassis speeds one step after it (the driven cars: at 1.5 s). Every figure must be <= LIMIT (2 %) to pass, or, where
+PhysX's own rounding carries it as far (SPREAD_GATED, CURB_OUT), within max(LIMIT, 1.5 x PhysX's own spread): the
+stage run again in ovphysx with the whole world moved 7.3, 30 and -13.1 m along X (tests/scenarios/places.py;
+recorded runs). The figures outside that are strict xfails that give both figures (SPREAD_OUT, CURB_SPREAD_OUT).
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ import numpy as np
 import pytest
 from pxr import Usd
 from scenarios import contact
+from scenarios.places import PLACES_M, SPREAD_FACTOR, self_spread, spread_gate
 from test_conformance_ovphysx import (
     DT,
     LIMIT,
@@ -35,6 +37,7 @@ from test_conformance_ovphysx import (
     Scenario,
     Stage,
     physx_against_copies,
+    physx_run,
     run_beside_physx,
     run_sim,
     worst_relative,
@@ -124,6 +127,31 @@ def figure_table(stages: dict[str, Stage], figures: Callable[[Scenario, dict, di
 
 
 NAMES = [f"{name} ({units})" for units in UNITS for name in contact.CARS]
+FIGURES = ("speed", "ang.speed", "final pos")
+
+
+def own_spread_table(stages: dict[str, Stage], folder, figures: Callable[[Scenario, dict, dict, float], dict],
+                     heading: str, quantities: tuple[str, ...] = FIGURES) -> dict[str, dict[str, float]]:
+    """PhysX's own spread per scenario and figure (`quantities`): each units' stage run again with the whole world
+    moved along X (tests/scenarios/places.py), the largest `figures(scenario, moved run, run in place, metres per
+    unit)` over the places; printed under `heading`. The moved runs are recorded as every PhysX run is."""
+    spread: dict[str, dict[str, float]] = {}
+    for units, stage in stages.items():
+        metres = 0.01 if units == "cm_g" else 1.0
+        spread.update(self_spread(stage, folder, physx_run, lambda sc, moved, original, metres=metres: {
+            k: v for k, v in figures(sc, moved, original, metres).items() if k in quantities}))
+    print(f"\nPhysX moved {PLACES_M} m along X against PhysX in place, {heading}: the largest over the places")
+    width = max(len(name) for name in spread) + 1
+    for name, f in spread.items():
+        print(f"{name:{width}s} " + "  ".join(f"{k} {100 * f[k]:8.3f}%" for k in quantities))
+    return spread
+
+
+@pytest.fixture(scope="module")
+def own_spread(tmp_path_factory) -> dict[str, dict[str, float]]:
+    """PhysX's own spread on the contact stages (own_spread_table), for the figures gated by it (SPREAD_GATED)."""
+    folder = tmp_path_factory.mktemp("contact_places")
+    return own_spread_table({units: _stage(folder, units) for units in UNITS}, folder, _figures, "contact scenarios")
 
 
 # The convex hull scraping the mesh hump is within the gate since PCM's manifolds keep their points from step to step
@@ -135,10 +163,6 @@ NAMES = [f"{name} ({units})" for units in UNITS for name in contact.CARS]
 # The capsule into the ridge too (its manifold's point, kept on the capsule's core, is reported where the capsule has
 # rolled, with the normal it was made with; made anew each step the point sat on the ridge's edge and the friction
 # patch slid a step early in centimetres): 8.2 % angular speed in cm+g before, 0.7 % now (0.9 % in m).
-
-
-def _marked(names, marks: dict) -> list:
-    return [pytest.param(n, marks=[m for key, m in marks.items() if n.startswith(key)]) for n in names]
 
 
 # (Rolling over the chassis edge, the sphere glancing off a box's edge and the bounced car, 4.4 %, 7.4 % and 13.8 %
@@ -153,8 +177,8 @@ def _marked(names, marks: dict) -> list:
 # speculative contacts on a neighbour's edge (its normal tilted by the rim, 0.3-1 mm away, kept: adjacency does not hide
 # an edge within 8 degrees of the face), which kick the car up as it rolls over them, and rests on the faces with EPA's
 # normals, which float32 tilts by up to 0.2 degrees 340 m from the origin: the car rides up on its cylinders (the
-# suspension 1-10 cm less compressed) by an amount each run's rounding decides. Marked, not strictly: rounding puts
-# a figure on either side of the gate as the other cars in the run change it.
+# suspension 1-10 cm less compressed) by an amount each run's rounding decides: every figure is held to PhysX's own
+# spread with the world moved (SPREAD_GATED).
 WHOLE_RUN_CHAOS = {  # ranges: over runs with three and four such cars (each changes the others' rounding)
     "WheelsOnMesh": "driven, wheel cylinders on a flat two-triangle mesh road: ours 31 / 54 % speed, 98 / 57 % "
                     "angular speed, 12 / 23 % final position (m / cm; with GJK / EPA in double before: 12-20 / 27-90 "
@@ -181,9 +205,9 @@ WHOLE_RUN_CHAOS = {  # ranges: over runs with three and four such cars (each cha
 # mrad, the float32 rounding of its reference GJK's axis (sim/contact/cylinder_faces.py, which now rounds as PhysX
 # does), and a patch tilted backwards stops the approach the car's speed makes along it. Ours tilts by the same
 # rounding, but which patch tilts which way is each run's rounding, ours and PhysX's parting from step 2 on; over many
-# places every distribution agrees and ours against PhysX spreads as PhysX against itself: the figures fall on either
-# side of the gate (not strictly marked). The stage changes PhysX's rounding too: it batches the constraints of
-# different bodies four at a time into SIMD rows (a batch header of stride 4: DyTGSDynamics.cpp,
+# places every distribution agrees and ours against PhysX spreads as PhysX against itself: held to PhysX's own spread
+# (SPREAD_GATED; the final position in m is over it: SPREAD_OUT). The stage changes PhysX's rounding too: it batches
+# the constraints of different bodies four at a time into SIMD rows (a batch header of stride 4: DyTGSDynamics.cpp,
 # DyTGSContactPrepBlock.cpp) and solves a batch of 1 to 3 one at a time (DyTGSContactPrep.cpp), as ours solves every
 # vehicle: a car's run changes once 3 others share its solve.
 CYLINDER_LOAD_OUT = {
@@ -256,20 +280,6 @@ def test_physx_at_other_places_spreads_as_far_as_ours_where_wheels_roll(tmp_path
         assert mine[figure] <= max(f[figure] for f in physx), figure
 
 
-def _chaotic(names) -> list:
-    return _marked(names, {**{key: pytest.mark.xfail(strict=False, reason=reason)
-                              for key, reason in WHOLE_RUN_CHAOS.items()},
-                           **{key: pytest.mark.xfail(strict=False, reason=reason)
-                              for key, reason in CYLINDER_LOAD_OUT.items()}})
-
-
-@pytest.mark.parametrize("name", _chaotic(NAMES))
-def test_chassis_speed_and_final_position_match_physx(results, name):
-    got = results[name]
-    bad = {k: round(100 * got[k], 3) for k in ("speed", "final pos") if not got[k] <= LIMIT}
-    assert not bad, f"{name}: over {100 * LIMIT:g}% (in %): {bad}"
-
-
 # The angular speed after an impact: the ridges', curb's and bounce's impacts are PhysX's since friction rows take their
 # anchor error unscaled, as PhysX 5.8 does (frictionBiasScale = invDt; 5.6.1 scaled it by min(0.8, biasCoefficient));
 # before, the same contact points, normal forces and total friction left the two anchors' friction spread otherwise and
@@ -287,6 +297,7 @@ def test_chassis_speed_and_final_position_match_physx(results, name):
 #   1.5e-5 m, a friction anchor's error by as much: both simulators settle in a jitter of their own;
 # - RolloverSlope, LogStrike: a tip-over on an edge and a nose settling on a round log, which PhysX's own rounding moves
 #   as far.
+# Each is held to PhysX's own spread with the world moved (SPREAD_GATED): within it, but LogStrike in m (SPREAD_OUT).
 ANGULAR_OUT = {
     "Drop": "dropped flat on the roof: rates under 1 mrad/s after the landing against a 0.026 rad/s peak, 2.0 / 2.9 %; "
             "PhysX against its copy: 2.5 / 4.6 % (the same landing step and speed). The landing matches to 0.1 N; at "
@@ -323,7 +334,7 @@ ANGULAR_OUT = {
 }
 
 
-# A figure that rounding carries to either side of the gate: marked, not strictly (a merge elsewhere moves it)
+# A figure that rounding carries to either side of the gate (a merge elsewhere moves it): held to PhysX's own spread
 ANGULAR_EITHER_SIDE = {
     "RolloverSlope": "tipping over the side-roof edge onto the roof (steps 86-90, the edge lifting off the "
                      "slope): m / cm 2.2 / 1.7 % on its helper's branch, 1.3 / 3.3 % merged with main's other contact "
@@ -334,15 +345,51 @@ ANGULAR_EITHER_SIDE = {
 }
 
 
-@pytest.mark.parametrize("name", _marked(NAMES, {**{key: pytest.mark.xfail(strict=True, reason=reason)
-                                                    for key, reason in ANGULAR_OUT.items()},
-                                                 **{key: pytest.mark.xfail(strict=False, reason=reason)
-                                                    for key, reason in {**ANGULAR_EITHER_SIDE,
-                                                                        **WHOLE_RUN_CHAOS}.items()},
-                                                 **{key: pytest.mark.xfail(strict=True, reason=reason)
-                                                    for key, reason in CYLINDER_LOAD_OUT.items()}}))
-def test_angular_speed_matches_physx(results, name):
-    assert results[name]["ang.speed"] <= LIMIT, round(100 * results[name]["ang.speed"], 3)
+# The figures held to PhysX's own spread instead of LIMIT (issue 32's rule: max(LIMIT, SPREAD_FACTOR x PhysX moved
+# against PhysX in place, own_spread)): those whose reasons above show PhysX's own rounding carrying them as far, the
+# whole-run chaos of wheel cylinders on a mesh road in every figure, the settling and tip-overs in angular speed.
+SPREAD_GATED = {**{name: FIGURES for name in (*WHOLE_RUN_CHAOS, *CYLINDER_LOAD_OUT)},
+                **{name: ("ang.speed",) for name in (*ANGULAR_OUT, *ANGULAR_EITHER_SIDE)}}
+# ... and those outside even that, strictly, (name, figure) -> ours against PhysX in place and PhysX's own spread, as
+# measured (float32, numpy; ovphysx 0.7 moved 7.3, 30, -13.1 m along X):
+SPREAD_OUT = {
+    ("WheelsRolling (m)", "final pos"): "2.82 % (5.19 m travelled against PhysX's 5.06), PhysX moved 1.33 %: over "
+                                        "max(2 %, 1.5 x 1.33 %); cm 4.55 % against 3.78 % is within (see "
+                                        "CYLINDER_LOAD_OUT: over 80 places ours spreads from PhysX as PhysX does "
+                                        "from itself)",
+    ("LogStrike (m)", "ang.speed"): "3.13 %, PhysX moved 1.66 % (gate 2.49 %): the nose settling on the log (see "
+                                    "ANGULAR_OUT); cm 3.97 % against 5.35 % is within",
+}
+
+
+def held_to(request, spread_fixture: str, gated: dict[str, tuple], name: str, figure: str) -> float:
+    """The gate of `figure` of `name` ("Scenario (units)"): spread_gate of PhysX's own spread (the module fixture
+    `spread_fixture`, run only where needed) where `gated` lists the scenario's figure, else LIMIT."""
+    if figure not in gated.get(name.rsplit(" (", 1)[0], ()):
+        return LIMIT
+    return spread_gate(request.getfixturevalue(spread_fixture)[name][figure], LIMIT)
+
+
+def spread_cases(names: list[str], figures: tuple[str, ...], out: dict[tuple[str, str], str]) -> list:
+    """(name, figure) test parameters, each that `out` lists a strict xfail with its figures."""
+    return [pytest.param(name, figure, marks=[pytest.mark.xfail(strict=True, reason=out[name, figure])]
+                         if (name, figure) in out else []) for name in names for figure in figures]
+
+
+def within(got: float, gate: float) -> str:
+    return f"{100 * got:.3f} % over {100 * gate:.3f} % (max({100 * LIMIT:g} %, {SPREAD_FACTOR} x PhysX's own spread))"
+
+
+@pytest.mark.parametrize("name, figure", spread_cases(NAMES, ("speed", "final pos"), SPREAD_OUT))
+def test_chassis_speed_and_final_position_match_physx(request, results, name, figure):
+    got, gate = results[name][figure], held_to(request, "own_spread", SPREAD_GATED, name, figure)
+    assert got <= gate, within(got, gate)
+
+
+@pytest.mark.parametrize("name, figure", spread_cases(NAMES, ("ang.speed",), SPREAD_OUT))
+def test_angular_speed_matches_physx(request, results, name, figure):
+    got, gate = results[name][figure], held_to(request, "own_spread", SPREAD_GATED, name, figure)
+    assert got <= gate, within(got, gate)
 
 
 def physx_spread(folder, names: list[str]) -> dict[str, dict]:
@@ -471,32 +518,39 @@ def test_a_chassis_in_two_groups_is_filtered_by_the_first_in_path_order_in_physx
 # the float32 rounding of equal separations: in one run its second cylinder's patch starts at the midpoint (132 of
 # its 145 kN), ours at the side line's end (54 of 68 kN); ours clips the faces in double.
 CURB_NAMES = [f"{name} ({units})" for units in UNITS for name in contact.CURBS]
-CURB_OUT = {  # (name, figure) -> strict, why
-    ("CylinderCurb", "ang.speed"): (True, "the strike on the box's edge, 19 / 12 % (PhysX against its copy: "
-                                          "10.5 / 12.9 %)"),
-    ("CylinderStop", "ang.speed"): (True, "a 0.6 m/s strike on a 0.12 m box's edge, 28 / 5.0 % of a small peak "
-                                          "(PhysX against its copy: 56 / 17 %)"),
-    ("CylinderWedge", "ang.speed"): (True, "the strike on the hull's 45-degree face, 28 / 3.8 % (PhysX against its "
-                                           "copy: 4.9 / 15.5 %): its patches' first points (see above)"),
-    ("CylinderLog", "ang.speed"): (False, "over the log, 2.2 / 3.0 % (PhysX against its copy: 16 / 2.3 %)"),
-    ("CylinderStone", "ang.speed"): (True, "the right wheels over the stone, 2.9 / 3.9 % (PhysX against its copy: "
-                                           "2.4 / 3.0 %)"),
-    ("CylinderPipe", "ang.speed"): (True, "two exact cylinders (the wheels' and the static pipe's): 29 / 24 % "
-                                          "(PhysX against its copy: 3.8 / 2.2 %). PhysX's reference GJK on two round "
-                                          "cores stops on one of a few welded support-point outcomes, the strike's "
-                                          "normals 0.788-0.808 along the road (up to 25 mrad apart): PhysX's left "
-                                          "wheel takes one, its right another, ours the same two the other way round "
-                                          "(each within 1e-6 of PhysX's when the pipe's core is turned about its "
-                                          "axis: which outcome a wheel gets is its float32 pose's rounding)"),
-    ("CylinderPipe", "speed"): (False, "3.5 / 1.0 % (PhysX against its copy: 1.0 / 0.07 %): see its angular speed"),
+CURB_OUT = {  # (name, figure) -> why PhysX's own rounding carries it: held to PhysX's own spread (SPREAD_GATED)
+    ("CylinderCurb", "ang.speed"): "the strike on the box's edge, 19 / 12 % (PhysX against its copy: 10.5 / 12.9 %)",
+    ("CylinderStop", "ang.speed"): "a 0.6 m/s strike on a 0.12 m box's edge, 28 / 5.0 % of a small peak (PhysX "
+                                   "against its copy: 56 / 17 %)",
+    ("CylinderWedge", "ang.speed"): "the strike on the hull's 45-degree face, 28 / 3.8 % (PhysX against its copy: "
+                                    "4.9 / 15.5 %): its patches' first points (see above)",
+    ("CylinderLog", "ang.speed"): "over the log, 2.2 / 3.0 % (PhysX against its copy: 16 / 2.3 %)",
+    ("CylinderStone", "ang.speed"): "the right wheels over the stone, 2.9 / 3.9 % (PhysX against its copy: 2.4 / 3.0 %)",
+    ("CylinderPipe", "ang.speed"): "two exact cylinders (the wheels' and the static pipe's): 29 / 24 % (PhysX "
+                                   "against its copy: 3.8 / 2.2 %). PhysX's reference GJK on two round cores stops on "
+                                   "one of a few welded support-point outcomes, the strike's normals 0.788-0.808 "
+                                   "along the road (up to 25 mrad apart): PhysX's left wheel takes one, its right "
+                                   "another, ours the same two the other way round (each within 1e-6 of PhysX's when "
+                                   "the pipe's core is turned about its axis: which outcome a wheel gets is its "
+                                   "float32 pose's rounding)",
+    ("CylinderPipe", "speed"): "3.5 / 1.0 % (PhysX against its copy: 1.0 / 0.07 %): see its angular speed",
+}
+CURB_SPREAD_GATED = {name: tuple(f for n, f in CURB_OUT if n == name) for name, _ in CURB_OUT}
+# Outside max(LIMIT, SPREAD_FACTOR x PhysX's own spread) (curb_own_spread), strictly: ours against PhysX in place,
+# PhysX moved 7.3, 30, -13.1 m along X against itself, as measured (float32, numpy; ovphysx 0.7)
+CURB_SPREAD_OUT = {
+    ("CylinderCurb (m)", "ang.speed"): "19.2 %, PhysX moved 10.9 % (gate 16.4 %): the strike on the box's edge; "
+                                       "cm 12.4 % against 17.3 % is within",
+    ("CylinderPipe (m)", "ang.speed"): "29.3 %, PhysX moved 2.9 % (gate 4.3 %): the welded GJK outcomes of two "
+                                       "round cores taken the other way round (CURB_OUT)",
+    ("CylinderPipe (cm_g)", "ang.speed"): "24.5 %, PhysX moved 4.0 % (gate 5.9 %): as in m",
+    ("CylinderPipe (m)", "speed"): "3.54 %, PhysX moved 0.12 % (gate 2 %): the strike's angular speed's; cm 1.05 % "
+                                   "is within",
 }
 
 
 def _curb_cases() -> list:
-    return [pytest.param(name, figure, marks=[pytest.mark.xfail(strict=strict, reason=why)
-                                              for (key, of), (strict, why) in CURB_OUT.items()
-                                              if name.startswith(key) and of == figure])
-            for name in CURB_NAMES for figure in ("speed", "ang.speed", "final pos")]
+    return spread_cases(CURB_NAMES, FIGURES, CURB_SPREAD_OUT)
 
 
 def _curb_stage(folder, units: str) -> Stage:
@@ -513,10 +567,17 @@ def curb_results(tmp_path_factory) -> dict[str, dict[str, float]]:
                         "(ours, PhysX); chassis speed one step after it (ours, PhysX) [m/s]")
 
 
+@pytest.fixture(scope="module")
+def curb_own_spread(tmp_path_factory) -> dict[str, dict[str, float]]:
+    """PhysX's own spread on the curb stages (own_spread_table), for the figures CURB_OUT lists."""
+    folder = tmp_path_factory.mktemp("curb_places")
+    return own_spread_table({units: _curb_stage(folder, units) for units in UNITS}, folder, _figures, "curbs")
+
+
 def test_physx_against_its_copy_spreads_over_the_gate_where_the_curbs_are_marked(tmp_path):
     """What CURB_OUT rests on: each curb car against its copy 30 m aside (its curb copied with it) in one ovphysx run
     meets the curb at the same step and ends where it does, but spreads over the gate, in one units at least, in each
-    figure marked strictly."""
+    angular speed CURB_OUT lists (their gate is PhysX's own spread with the world moved, curb_own_spread)."""
     spread = {}
     for units in UNITS:
         stage, metres = _curb_stage(tmp_path, units), (0.01 if units == "cm_g" else 1.0)
@@ -528,17 +589,20 @@ def test_physx_against_its_copy_spreads_over_the_gate_where_the_curbs_are_marked
         print(f"{name:22s} {_contact_row(row)}")
         copy, original = row["contact step"]
         assert abs(copy - original) <= 1 and row["final pos"] <= LIMIT, (name, row)
-    for (name, figure), (strict, _) in CURB_OUT.items():
-        if strict:
+    for name, figure in CURB_OUT:
+        if figure == "ang.speed":
             assert max(spread[f"{name} ({units})"][figure] for units in UNITS) > LIMIT, (name, figure)
 
 
 @pytest.mark.parametrize("name, figure", _curb_cases())
-def test_wheel_cylinders_meet_curbs_as_in_physx(curb_results, name, figure):
-    assert curb_results[name][figure] <= LIMIT, round(100 * curb_results[name][figure], 3)
+def test_wheel_cylinders_meet_curbs_as_in_physx(request, curb_results, name, figure):
+    got, gate = curb_results[name][figure], held_to(request, "curb_own_spread", CURB_SPREAD_GATED, name, figure)
+    assert got <= gate, within(got, gate)
 
 
 @pytest.mark.parametrize("name", CURB_NAMES)
 def test_wheel_cylinders_meet_the_curb_at_physxs_step(curb_results, name):
     ours, physx = curb_results[name]["contact step"]
     assert physx > START_STEPS and abs(ours - physx) <= 1, (ours, physx)
+
+

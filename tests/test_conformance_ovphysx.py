@@ -27,7 +27,7 @@ The chassis over the launch. Speed, jounce, engine speed and final position agre
 float32 tank apart, below). The angular speed of the engine-driven straight runs does not: their run's peak |w| is a
 pitch of 20 to 57 mrad/s (the launch's own, a gear shift's, the braking's), and the chatter makes ours differ from
 PhysX's by 2.4 mrad/s (float32, at 0.08 s; float64 4.3 to 4.4 mrad/s at 0.25 s), 5 to 22 % of that peak (fixed gear,
-automatic gears, braking, sentinel defaults: LAUNCH_CHAOS below, strict xfails with their figures). Where the two part, step by step (braking car, pitch rate): steps 0 and 1 agree to 1e-4
+automatic gears, braking, sentinel defaults: LAUNCH below, held to PhysX's own spread with the world moved). Where the two part, step by step (braking car, pitch rate): steps 0 and 1 agree to 1e-4
 (relative), step 2 to 5e-3 (float32; 1e-4 float64), step 3 to 4 % (1.5 %), and at step 4 they are 46 % (33 %) apart:
 the step at which the front wheels part left from right. Both sides solve the engine drivetrain (wheels and engine)
 with PhysX's LU, full pivoting, float32 (sim/lu.py), whose rounding parts left from right after step 0: PhysX's by
@@ -77,6 +77,7 @@ import numpy as np
 import pytest
 from conftest import needs_kernel
 from scenarios.copies import as_original, copy_controls, with_copies
+from scenarios.places import self_spread, spread_gate
 
 from physxvehicle_usd import oracle
 from physxvehicle_usd.read import read_stage
@@ -373,7 +374,11 @@ ALL_SCENARIOS = [sc.name for st in STAGES for sc in st.scenarios]
 # (The tank's drivetrain solved as PhysX solves it, the track groups' normal equations by the full-pivoting LU in
 # float32, instead of a float32 LAPACK least squares, leaves it there: -0.1568 before, the worst wheel difference still
 # 6.3 times the speeds' peak at step 9, 1e-2 at most before.)
-TANK_BRANCH = pytest.mark.xfail(strict=True, reason="float32 settles on another chatter cycle of the tank pivot")
+TANK_BRANCH = pytest.mark.xfail(strict=True, reason="float32 settles on another chatter cycle of the tank pivot: mean "
+                                "yaw rate after 1.5 s -0.1566 rad/s against PhysX's -0.1386 (-0.1386 too with the "
+                                "world moved 7.3, 30, -13.1 m along X); speed 17.3 %, angular speed 16.4 %, wheels "
+                                "94.8 %, final position 3.4 %, where PhysX moved is 1.4 / 1.8 / 0.26 / 0.04 % from "
+                                "PhysX in place")
 
 
 def gated_cases(names, out: dict[str, dict[str, str]], figure: str) -> list:
@@ -401,18 +406,28 @@ def _tank_branch(name: str, variant: str):
     return [TANK_BRANCH] if name == "tank pivot" and VARIANTS[variant].dtype is np.float32 else []
 
 
-# The chassis angular speed over the launch from rest (see the docstring): the engine-driven straight runs, whose run's
-# peak |w| is a pitch of 20 to 57 mrad/s. Per scenario, the whole run's worst |w| difference relative to the run's
-# peak: ours against PhysX, float32 (either kernel) / float64, and PhysX against its own copy 30 m aside given the
-# same inputs in the same run. Strict: a launch that comes under 2 % says so.
-LAUNCH_CHAOS = {name: pytest.mark.xfail(strict=True, reason=f"the launch from rest's chatter, whole run: {figures_}")
-                for name, figures_ in {
-    "fixed gear, full throttle": "14.0 / 22.5 % (2.4 / 4.3 mrad/s), PhysX against its copy 13.1 % (2.6 mrad/s)",
-    "automatic gears": "7.5 / 12.1 % (2.4 / 4.3 mrad/s), PhysX against its copy 7.0 % (2.6 mrad/s)",
-    "braking from speed": "4.9 / 8.0 % (2.4 / 4.4 mrad/s), PhysX against its copy 4.6 % (2.6 mrad/s)",
-    "sentinel defaults": "7.5 / 12.4 % (2.4 / 4.4 mrad/s), PhysX against its copy 7.0 % (2.6 mrad/s)",
+# The chassis angular speed over the launch from rest (see the docstring) of the engine-driven straight runs, whose
+# run's peak |w| is a pitch of 20 to 57 mrad/s, is held to PhysX's own spread: max(LIMIT, SPREAD_FACTOR x PhysX with
+# the whole world moved 7.3, 30, -13.1 m along X against PhysX in place; own_spread). Measured, the whole run's worst
+# |w| difference relative to the run's peak: PhysX moved 14.1 / 7.6 / 4.9 / 7.6 % (the order of LAUNCH); ours float32
+# (either kernel) 14.0 / 7.5 / 4.9 / 7.5 %, within; float64 over it (LAUNCH_OUT, strictly).
+LAUNCH = ("fixed gear, full throttle", "automatic gears", "braking from speed", "sentinel defaults")
+LAUNCH_OUT = {name: pytest.mark.xfail(strict=True, reason=f"the launch from rest's chatter, whole run, float64: {figures_}")
+              for name, figures_ in {
+    "fixed gear, full throttle": "22.5 % (4.3 mrad/s), PhysX moved 14.1 % (gate 21.1 %)",
+    "automatic gears": "12.1 % (4.3 mrad/s), PhysX moved 7.6 % (gate 11.3 %)",
+    "braking from speed": "8.0 % (4.4 mrad/s), PhysX moved 4.9 % (gate 7.3 %)",
+    "sentinel defaults": "12.4 % (4.4 mrad/s), PhysX moved 7.6 % (gate 11.3 %)",
 }.items()}
 ANGULAR = "ang.speed"  # gated by its own test, so that an expected failure of it hides no other figure
+
+
+@pytest.fixture(scope="module")
+def own_spread(tmp_path_factory) -> dict[str, dict[str, float]]:
+    """PhysX's own spread on the fleet, the whole world moved along X (tests/scenarios/places.py; recorded runs)."""
+    fleet, settle = STAGES[0], int(round(SETTLE_S / DT))
+    return self_spread(fleet, tmp_path_factory.mktemp("fleet_places"), physx_run, lambda sc, moved, original: figures(
+        sc, moved, original, settle, MIN_PATH / _stage_meters(fleet.path)))
 
 
 @pytest.mark.parametrize("name, variant", list(variant_cases(ALL_SCENARIOS, VARIANTS, _tank_branch)))
@@ -422,13 +437,16 @@ def test_scenario_matches_physx(results, name, variant):
 
 
 def _angular_marks(name: str, variant: str):
-    return [*_tank_branch(name, variant), *([LAUNCH_CHAOS[name]] if name in LAUNCH_CHAOS else [])]
+    launch = name in LAUNCH_OUT and VARIANTS[variant].dtype is np.float64
+    return [*_tank_branch(name, variant), *([LAUNCH_OUT[name]] if launch else [])]
 
 
 @pytest.mark.parametrize("name, variant", list(variant_cases(ALL_SCENARIOS, VARIANTS, _angular_marks)))
-def test_chassis_angular_speed_matches_physx(results, name, variant):
+def test_chassis_angular_speed_matches_physx(request, results, name, variant):
     got = results.figures[variant][name][ANGULAR]
-    assert got <= LIMIT, f"{name} ({variant}): chassis angular speed over the whole run {100 * got:.3f} %"
+    gate = spread_gate(request.getfixturevalue("own_spread")[name][ANGULAR], LIMIT) if name in LAUNCH else LIMIT
+    assert got <= gate, f"{name} ({variant}): chassis angular speed over the whole run {100 * got:.3f} % over " \
+                        f"{100 * gate:.3f} %"
 
 
 def test_every_scenario_produced_every_figure(results):
@@ -468,9 +486,9 @@ def angular_over_the_run(wheel_settle_steps: int) -> Callable[[Scenario, dict, d
 
 @pytest.mark.soak
 def test_physx_against_its_own_copies_is_over_the_gate_too(tmp_path):
-    """What LAUNCH_CHAOS rests on: PhysX itself, each of those cars against its copy, differs over the launch by more
+    """What LAUNCH's gate rests on: PhysX itself, each of those cars against its copy, differs over the launch by more
     than LIMIT in the chassis angular speed (in the soak run: one more ovphysx run of the fleet)."""
-    spread = physx_against_copies(STAGES[0], list(LAUNCH_CHAOS), tmp_path,
+    spread = physx_against_copies(STAGES[0], list(LAUNCH), tmp_path,
                                   angular_over_the_run(int(round(SETTLE_S / DT))))
     print("\nPhysX against its own copies, chassis angular speed over the whole run (%): "
           + ", ".join(f"{name} {100 * v:.2f}" for name, v in spread.items()))

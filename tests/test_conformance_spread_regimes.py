@@ -46,7 +46,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 from scenarios import roads, spread_regimes
-from scenarios.places import PLACES_M, runs_at_places
+from scenarios.places import PLACES_M, SPREAD_FACTOR, runs_at_places, spread_gate
 from test_conformance_ovphysx import (
     DEFAULT,
     DT,
@@ -65,7 +65,6 @@ from test_conformance_ovphysx import (
 
 pytestmark = [pytest.mark.ovphysx, pytest.mark.soak]
 
-SPREAD_FACTOR = 1.5
 REST_STEPS = 40  # the basic preset's last steps, at rest
 SETTLE_S = 0.5  # the launches' wheel speeds are compared from here on (test_conformance_roads.py's window)
 
@@ -168,7 +167,7 @@ CHAOTIC = {"landing on wheel cylinders": "speed 2.01 % against PhysX in place, P
 def test_ours_is_within_physx_own_spread(results, name):
     got, own = results.ours[name], results.spread[name]
     assert {"speed", "ang.speed", "wheels", "jounce", "final pos"} <= set(got)
-    gate = {k: max(LIMIT, SPREAD_FACTOR * own[k]) for k in got}
+    gate = {k: spread_gate(own[k], LIMIT) for k in got}
     bad = {k: f"{100 * got[k]:.3f} % > {100 * gate[k]:.3f} %" for k in got if not got[k] <= gate[k]}
     assert not bad, f"{name}: over max(2 %, {SPREAD_FACTOR} x PhysX's own spread): {bad}"
 

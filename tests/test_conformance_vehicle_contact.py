@@ -9,15 +9,16 @@ Figures per car (test_conformance_contact's: the worst deviation over the run re
 speed and angular speed; the final position's distance relative to the path, at least 1 m), the step of the first
 contact (the first step whose speed along the road changes by more than 5 % of the start speed, at least 0.05 m/s,
 after the first START_STEPS), and each car's velocity along the road one step after it. Every figure must be <= LIMIT
-(2 %) to pass; the ones that do not yet are xfail (strict) with what they measure.
+(2 %) to pass, or, where PhysX's own rounding carries it as far (OUT, CYLINDER_OUT), within max(LIMIT, 1.5 x PhysX's
+own spread with the whole world moved along X: tests/scenarios/places.py).
 """
 from __future__ import annotations
 
 import numpy as np
 import pytest
 from scenarios import vehicle_contact as scenario
-from test_conformance_contact import UNITS, figure_table
-from test_conformance_ovphysx import LIMIT, Scenario, Stage, gated_cases, physx_against_copies, worst_relative
+from test_conformance_contact import UNITS, figure_table, held_to, own_spread_table, within
+from test_conformance_ovphysx import LIMIT, Scenario, Stage, physx_against_copies, worst_relative
 
 pytestmark = [pytest.mark.ovphysx, pytest.mark.soak]
 
@@ -87,23 +88,49 @@ OUT: dict[str, dict[str, str]] = {
 }
 
 
-def _cases(figure: str) -> list:
-    return gated_cases(NAMES, OUT, figure)
 
 
-@pytest.mark.parametrize("name", _cases("speed"))
-def test_chassis_speed_matches_physx(results, name):
-    assert results[name]["speed"] <= LIMIT, round(100 * results[name]["speed"], 3)
+def spread_gated(out: dict[str, dict[str, str]]) -> dict[str, tuple]:
+    """`out`'s figures, by scenario and car without units: held to PhysX's own spread (test_conformance_contact's
+    held_to), in both units."""
+    return {name.rsplit(" (", 1)[0]: tuple(figures) for name, figures in out.items()}
 
 
-@pytest.mark.parametrize("name", _cases("ang.speed"))
-def test_angular_speed_matches_physx(results, name):
-    assert results[name]["ang.speed"] <= LIMIT, round(100 * results[name]["ang.speed"], 3)
+def _own_spread(folder, scenarios: dict, stem: str) -> dict[str, dict[str, float]]:
+    """PhysX's own spread, the whole world moved along X (test_conformance_contact.own_spread_table)."""
+    return own_spread_table({units: _stage(folder, units, scenarios, stem) for units in UNITS}, folder,
+                            lambda sc, moved, original, metres: _figures(sc.vehicle, moved, original, metres),
+                            stem.replace("_", " "))
 
 
-@pytest.mark.parametrize("name", _cases("final pos"))
-def test_final_position_matches_physx(results, name):
-    assert results[name]["final pos"] <= LIMIT, round(100 * results[name]["final pos"], 3)
+@pytest.fixture(scope="module")
+def own_spread(tmp_path_factory) -> dict[str, dict[str, float]]:
+    return _own_spread(tmp_path_factory.mktemp("vehicle_contact_places"), scenario.SCENARIOS, "vehicle_contact")
+
+
+# OUT's figures are within max(LIMIT, 1.5 x PhysX's own spread with the world moved): Push2 B's angular speed 7.5 % in
+# cm (1.2 % in m) against PhysX moved 17.2 % (20.2 % in m), float32, numpy, ovphysx 0.7.
+SPREAD_GATED = spread_gated(OUT)
+
+
+def _gate(request, results, name: str, figure: str) -> None:
+    got, gate = results[name][figure], held_to(request, "own_spread", SPREAD_GATED, name, figure)
+    assert got <= gate, within(got, gate)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_chassis_speed_matches_physx(request, results, name):
+    _gate(request, results, name, "speed")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_angular_speed_matches_physx(request, results, name):
+    _gate(request, results, name, "ang.speed")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_final_position_matches_physx(request, results, name):
+    _gate(request, results, name, "final pos")
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -119,20 +146,20 @@ def test_first_contact_is_the_same_step(results, name):
 # angular speed too (1.8 %, PhysX against its copy 1.7 %).
 CYLINDER_NAMES = [f"{name} {side} ({units})" for units in UNITS for name in scenario.CYLINDER_SCENARIOS
                   for side in SIDES]
-CYLINDER_OUT = {  # name -> {figure: why}
+CYLINDER_OUT = {  # name -> {figure: why}: held to PhysX's own spread (CYLINDER_SPREAD_GATED)
     name: {"ang.speed": "A's roll rate in the step after the strike, -0.051 rad/s against PhysX's -0.075 (of a "
-                        "0.31 rad/s peak): 8.6 % in m; in cm 8.6 % on the machine that "
-                        "measured it first, 1.6 % on another; PhysX against its copy 30 m aside: 8.6 %"}
+                        "0.31 rad/s peak): 8.6 % in m; in cm 8.6 % on the machine that measured it first, 1.6 % on "
+                        "another; PhysX against its copy 30 m aside: 8.6 %"}
     for name in ("TBone6 A (m)", "TBone6 A (cm_g)")}
-# either side of the gate by the machine's rounding, as PhysX's copy is 8.6 % from it: not strict
-CYLINDER_EITHER_SIDE = {("TBone6 A (cm_g)", "ang.speed")}
+# Within max(LIMIT, 1.5 x PhysX's own spread with the world moved): ours 8.65 / 1.56 % (m / cm), PhysX moved 8.57 /
+# 8.60 %, float32, numpy, ovphysx 0.7.
+CYLINDER_SPREAD_GATED = spread_gated(CYLINDER_OUT)
 
 
-def _cylinder_cases(figure: str) -> list:
-    cases = gated_cases(CYLINDER_NAMES, CYLINDER_OUT, figure)
-    return [pytest.param(case.values[0], figure,
-                         marks=[pytest.mark.xfail(strict=False, reason=CYLINDER_OUT[case.values[0]][figure])]
-                         if (case.values[0], figure) in CYLINDER_EITHER_SIDE else case.marks) for case in cases]
+@pytest.fixture(scope="module")
+def cylinder_own_spread(tmp_path_factory) -> dict[str, dict[str, float]]:
+    return _own_spread(tmp_path_factory.mktemp("vehicle_cylinders_places"), scenario.CYLINDER_SCENARIOS,
+                       "vehicle_cylinders")
 
 
 @pytest.fixture(scope="module")
@@ -145,10 +172,12 @@ def cylinder_results(tmp_path_factory) -> dict[str, dict]:
                         "PhysX) [m/s]")
 
 
-@pytest.mark.parametrize("name, figure", [case for figure in ("speed", "ang.speed", "final pos")
-                                          for case in _cylinder_cases(figure)])
-def test_a_car_into_another_cars_wheel_cylinder_moves_both_as_in_physx(cylinder_results, name, figure):
-    assert cylinder_results[name][figure] <= LIMIT, round(100 * cylinder_results[name][figure], 3)
+@pytest.mark.parametrize("name, figure", [(name, figure) for figure in ("speed", "ang.speed", "final pos")
+                                          for name in CYLINDER_NAMES])
+def test_a_car_into_another_cars_wheel_cylinder_moves_both_as_in_physx(request, cylinder_results, name, figure):
+    got, gate = cylinder_results[name][figure], held_to(request, "cylinder_own_spread", CYLINDER_SPREAD_GATED, name,
+                                                         figure)
+    assert got <= gate, within(got, gate)
 
 
 @pytest.mark.parametrize("scenarios, out", [(scenario.SCENARIOS, OUT), (scenario.CYLINDER_SCENARIOS, CYLINDER_OUT)],
@@ -171,3 +200,4 @@ def test_physx_against_its_copy_spreads_as_far_where_the_pairs_are_marked(tmp_pa
         for figure in figures:
             base = name.rsplit(" (", 1)[0]
             assert max(spread[f"{base} ({units})"][figure] for units in UNITS) > LIMIT, (name, figure)
+

@@ -42,3 +42,11 @@ def test_the_whole_world_moves_along_x_and_nothing_else_changes(tmp_path, build)
             continue
         shift = after[key] - where
         assert np.allclose(shift[..., 0], 7.3, atol=1e-5) and np.allclose(shift[..., 1:], 0.0, atol=1e-6), key
+
+
+def test_a_figure_is_held_to_the_gate_or_to_one_and_a_half_times_physxs_own_spread():
+    from scenarios.places import SPREAD_FACTOR, spread_gate
+
+    assert SPREAD_FACTOR == 1.5
+    assert spread_gate(0.0, 0.02) == 0.02 and spread_gate(0.013, 0.02) == 0.02  # 1.5 x 1.3 % is under 2 %
+    assert spread_gate(0.1, 0.02) == 0.1 * 1.5

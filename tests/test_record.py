@@ -89,6 +89,26 @@ def test_wheels_roll_and_steer_in_the_record(tmp_path):
     assert start.GetReal() == pytest.approx(1.0)
 
 
+def test_a_cambered_wheel_is_recorded_with_its_camber(tmp_path):
+    """A constant compliance camber of 10 degrees on the front-left wheel: the record turns that wheel about the
+    forward axis by it (the car stands still, so neither steer nor rolling adds to it) as the telemetry does."""
+    camber = np.radians(10.0)
+
+    def cambered(stage: Usd.Stage) -> None:  # (the sample's wheels have the compliance API)
+        stage.OverridePrim(f"{CAR}/FrontLeftWheel").CreateAttribute(
+            P.full_name(P.COMPLIANCE, "wheelCamberAngle"), Sdf.ValueTypeNames.Float2Array).Set([Gf.Vec2f(0.0, camber)])
+    result, played, _ = recorded(tmp_path, stage_over_sample(tmp_path / "car.usda", cambered), steps=2)
+    front_left = result.wheel_paths[0][0]
+    relative = world(played, CAR, 2).ExtractRotationQuat().GetInverse() * \
+        world(played, front_left, 2).ExtractRotationQuat()
+    assert 2 * np.arccos(min(1.0, abs(relative.GetReal()))) == pytest.approx(camber, abs=1e-4)
+    axis = np.array(relative.GetImaginary()) / np.linalg.norm(relative.GetImaginary())
+    assert abs(axis[0]) == pytest.approx(1.0, abs=1e-3)  # about the sample's forward axis (x)
+    recorded_q = world(played, front_left, 2).ExtractRotationQuat()
+    telemetry_q = result.arrays["wheels"]["orientation"][1, 0, 0]
+    assert abs(np.dot([*recorded_q.GetImaginary(), recorded_q.GetReal()], telemetry_q)) == pytest.approx(1.0, abs=1e-6)
+
+
 def test_vehicle_under_a_moved_parent_is_recorded_in_its_parent_frame(tmp_path):
     def move_world(stage: Usd.Stage) -> None:
         xform = UsdGeom.Xformable(stage.OverridePrim("/World"))

@@ -8,8 +8,8 @@ k steps (the first one is the stage as authored); timeCodesPerSecond = 1/dt, so 
 time. When the stage has a drive cycle with a startTimeCode, the record starts at the same instant
 (in seconds), so the controller's time samples line up with the motion.
 
-Wheel orientations follow PhysX's wheel local pose (suspension frame, steer about the vertical axis,
-wheel frame, rotation about the lateral axis); camber and toe from suspension compliance are left out.
+Wheel orientations are the telemetry's (the body's times PhysX's wheel local orientation: suspension frame, camber
+and steer plus toe, wheel frame, rotation about the lateral axis; sim/wheel.py wheel_orientation).
 Parents of the vehicle prims are taken as static.
 """
 from __future__ import annotations
@@ -21,13 +21,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from pxr import Gf, Sdf, Usd, UsdGeom, Vt
 
-from ..description import canonical_value
-from ..runtime.vehicle2 import AXIS_VECTORS
 from ..sim import vecmath
 from ..stage.io import export_layer_atomic
 
 if TYPE_CHECKING:
-    from ..simulate import LoadedSimulation, SimulationResult
+    from ..simulate import SimulationResult
 
 OPS = ("xformOp:translate:simulated", "xformOp:orient:simulated", "xformOp:scale:simulated")
 # Root-layer metadata the recorded stage must keep (the root layer decides the stage's units and axes).
@@ -44,11 +42,6 @@ def quat_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Hamilton product of (..., 4) quaternions stored x, y, z, w (telemetry's order), via the core's own."""
     product = vecmath.quat_mul(np.moveaxis(a[..., _WXYZ], -1, 0), np.moveaxis(b[..., _WXYZ], -1, 0))
     return np.moveaxis(product, 0, -1)[..., _XYZW]
-
-
-def quat_about(axis: np.ndarray, angle: np.ndarray) -> np.ndarray:
-    half = 0.5 * np.asarray(angle)[..., None]
-    return np.concatenate((np.sin(half) * axis, np.cos(half)), axis=-1)
 
 
 def rotation_rows(q: np.ndarray) -> np.ndarray:
@@ -92,11 +85,6 @@ def _local_trs(m: np.ndarray, scale: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return m[..., 3, :3].copy(), matrix_to_quat(rows)
 
 
-def _wxyz_to_xyzw(q: Any) -> np.ndarray:
-    w, x, y, z = (float(c) for c in q)
-    return np.array([x, y, z, w])
-
-
 # -- the layer --------------------------------------------------------------------------------------------
 
 def _static(prim: Usd.Prim, cache: UsdGeom.XformCache) -> dict[str, Any]:
@@ -108,23 +96,6 @@ def _static(prim: Usd.Prim, cache: UsdGeom.XformCache) -> dict[str, Any]:
     return {"world": world, "parent": parent, "local_scale": np.array(local.GetScale(), dtype=float),
             "world_scale": world_scale, "translate": np.array(local.GetTranslation(), dtype=float),
             "orient": np.array([*q.GetImaginary(), q.GetReal()], dtype=float)}
-
-
-def _wheel_local_orientations(loaded: "LoadedSimulation", path: str, steer: np.ndarray, angle: np.ndarray) -> np.ndarray:
-    """PhysX's wheel orientation in the vehicle frame, (steps, W, 4), for the vehicle at `path`."""
-    context = loaded.simulated_context(path)
-    vertical = np.array(AXIS_VECTORS[context["verticalAxis"]])
-    longitudinal = np.array(AXIS_VECTORS[context["longitudinalAxis"]])
-    lateral = np.cross(vertical, longitudinal)
-    out = []
-    for w, wheel in enumerate(loaded.description.vehicles[path].wheels):
-        attachment = wheel.attachment
-        suspension_q = _wxyz_to_xyzw(canonical_value(attachment["suspensionFrameOrientation"]))
-        wheel_q = _wxyz_to_xyzw(canonical_value(attachment["wheelFrameOrientation"]))
-        q = quat_mul(quat_mul(quat_mul(suspension_q, quat_about(vertical, steer[:, w])), wheel_q),
-                     quat_about(lateral, angle[:, w]))
-        out.append(q)
-    return np.stack(out, axis=1)
 
 
 def playback_rate(dt: float) -> float:
@@ -144,7 +115,7 @@ def record_layer(result: "SimulationResult", stage: Usd.Stage, source_identifier
     assert result.loaded is not None
     bodies, wheels = result.arrays["bodies"], result.arrays["wheels"]
     for kind, name in (("bodies", "position"), ("bodies", "orientation"), ("wheels", "position"),
-                       ("wheels", "rotationAngle"), ("wheels", "wheelSteerAngle")):
+                       ("wheels", "orientation")):
         if name not in result.arrays[kind]:
             raise ValueError(f"the result has no {kind} {name}; run with outputs including 'record'")
     layer = Sdf.Layer.CreateAnonymous(".usda")
@@ -169,9 +140,7 @@ def record_layer(result: "SimulationResult", stage: Usd.Stage, source_identifier
         _author(layer, path, times, np.vstack((body["translate"], translate)), np.vstack((body["orient"], orient)),
                 body["local_scale"])
 
-        body_q = bodies["orientation"][:, v]
-        wheel_q = quat_mul(body_q[:, None], _wheel_local_orientations(
-            result.loaded, path, wheels["wheelSteerAngle"][:, v], wheels["rotationAngle"][:, v]))
+        wheel_q = wheels["orientation"][:, v]
         vehicle_static_inverse = np.linalg.inv(body["world"])
         for w, wheel_path in enumerate(result.wheel_paths[v]):
             wheel_prim = stage.GetPrimAtPath(wheel_path)

@@ -43,6 +43,7 @@ DERIVED = (
     Derived("e_u", value=lambda p, b: p.vrt_axis[:, :, None]),
     Derived("g_mag", value=lambda p, b: np.sqrt(vm.dot(p.gravity, p.gravity))),
     Derived("wheel_angle_threshold_speed_w", value=lambda p, b: vm.per_wheel(b.wheel_angle_threshold_speed, p.W)),
+    Derived("disabled_ids", value=lambda p, b: np.flatnonzero(~b.enabled)),  # vehicleEnabled false: sim/disabled.py
 )
 
 

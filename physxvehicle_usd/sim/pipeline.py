@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import compiled, sleep, vehicle_queries
+from . import compiled, disabled, sleep, vehicle_queries
 from . import vecmath as vm
 from .commands import update_commands
 from .contact import pairs as vehicle_pairs
@@ -62,6 +62,7 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
     let them (sim/vehicle_queries.py; None: the ground only); ground_filter: which ground shapes the wheels' queries
     skip (sim/query_groups.py; None: none)."""
     held = sleep.begin(p, s)  # wake the vehicles a command wakes; keep the state of those asleep
+    kept = disabled.hold(p, s)  # the vehicles whose vehicle update omni.physx skips (vehicleEnabled false)
     begin_position, begin_orientation = s.body_position.copy(), s.body_orientation.copy()
     R_begin = vm.quat_to_mat(s.body_orientation)  # also the first substep's rotation
     forward_speed = vm.dot(s.linear_velocity, vm.matvec(R_begin, p.lng_axis))
@@ -87,6 +88,7 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
     else:
         _numpy_substeps(p, s, road, offset, axle, comp, axes, cmd, diff, R_begin, frame, dt_sub, n_sub, road_velocity)
         update_rotation_angle(p, s, s.out["_lng_speed"], cmd["brake_applied"], cmd["drive_applied"], dt)
+    disabled.restore(p, s, kept, cmd)
     if opt.physx_actor:
         # the narrow phase runs after the vehicle update (omni.physx steps the vehicles, then the scene), on the pose
         # the step began with and with the wheel shapes where this update put the wheels

@@ -56,7 +56,9 @@ from .state import (
     output_vehicle_axis,
     vehicle_rows,
 )
+from .suspension import update_compliance
 from .vehicle_queries import VehicleQueries, still_quiet
+from .wheel import wheel_orientation
 
 _VEHICLE_CONTROLS = ("accelerator", "brake0", "brake1", "steer", "thrust0", "thrust1")
 _WHEEL_CONTROLS = {"driveTorque": "wheel_drive_torque", "brakeTorque": "wheel_brake_torque", "steerAngle": "wheel_steer_angle"}
@@ -265,7 +267,8 @@ class Simulator:
         return actor_pose(self.params, self.state)[0].T.copy()
 
     def telemetry(self) -> dict[str, dict[str, np.ndarray]]:
-        """Per vehicle (V,), per wheel (V, W[, 3]) and per chassis (V, 3|4) arrays, world frame, stage units."""
+        """Per vehicle (V,), per wheel (V, W[, 3|4]) and per chassis (V, 3|4) arrays, world frame, stage units;
+        quaternions x, y, z, w."""
         p, s = self.params, self.state
         out = s.out
         actor_p, actor_q = actor_pose(p, s)
@@ -287,6 +290,11 @@ class Simulator:
             R = vm.quat_to_mat(s.body_orientation)
             centre = s.body_position[:, :, None] + vm.matvec(R[:, :, :, None], p.attachment_position + p.travel_direction * p.travel_distance)
         wheels["position"] = np.moveaxis(centre, 0, -1).copy()
+        # (a disabled vehicle's compliance state stays at its default: no camber)
+        camber = np.where(p.enabled[:, None], update_compliance(p, s.jounce).camber, 0.0) if p.has_compliance_angles \
+            else 0.0
+        orientation = wheel_orientation(p, s, wheels["wheelSteerAngle"], camber)
+        wheels["orientation"] = np.moveaxis(orientation[[1, 2, 3, 0]], 0, -1)  # (V, W, 4), x, y, z, w as the oracle
         return {
             "vehicles": {
                 "engineRotationSpeed": np.where(standard, s.engine_omega, 0.0),

@@ -66,7 +66,7 @@ def begin(p: SimParams, s: SimState) -> SimpleNamespace | None:
     """The vehicle update's begin: wake the sleeping vehicles a command wakes, clear the state of those still asleep,
     and keep what the step must put back for them (None: every vehicle is awake)."""
     if s.asleep.any():
-        wake = s.asleep & _intent_to_change_state(p, s)
+        wake = s.asleep & _intent_to_change_state(p, s) & p.enabled  # (the vehicle update wakes: sim/disabled.py)
         s.previous_wheel_steer[s.asleep] = s.wheel_steer_angle[s.asleep]
         s.wake_counter[wake] = WAKE_COUNTER_RESET_S
         s.asleep &= ~wake
@@ -127,7 +127,7 @@ def _intent_to_change_state(p: SimParams, s: SimState) -> np.ndarray:
 
 def _keep_awake(p: SimParams, s: SimState, awake: np.ndarray) -> None:
     """PxVehiclePhysxActorKeepAwakeCheck."""
-    low = awake & (s.wake_counter < KEEP_AWAKE_THRESHOLD_S)
+    low = awake & p.enabled & (s.wake_counter < KEEP_AWAKE_THRESHOLD_S)  # (a part of the vehicle update)
     if not low.any():
         return
     shifting = p.is_standard & (s.current_gear != s.target_gear)

@@ -22,7 +22,7 @@ TELEMETRY_FOR: dict[str, dict[str, tuple[str, ...]] | None] = {
     "summary": {"vehicles": ("currentGear",), "bodies": ("position", "orientation", "linearVelocity")},
     "plot": {"vehicles": ("engineRotationSpeed", "currentGear"), "bodies": ("orientation", "linearVelocity"),
              "wheels": ("tireLongitudinalSlip", "tireLateralSlip")},
-    "record": {"bodies": ("position", "orientation"), "wheels": ("position", "rotationAngle", "wheelSteerAngle")},
+    "record": {"bodies": ("position", "orientation"), "wheels": ("position", "orientation", "rotationAngle", "wheelSteerAngle")},
     "trace": None,
 }
 

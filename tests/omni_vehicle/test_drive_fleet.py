@@ -135,10 +135,7 @@ def _entries() -> list[Entry]:
 runs = fleet_fixture(lambda: Fleet(_entries(), 2.0))
 
 
-KNOWN = {("test_vehicle_enabled_basic", "ours"):
-         "defect: the simulator reads vehicleEnabled (sim/context.py's `enabled`) but no step uses it, so a disabled "
-         "car drives like an enabled one: 1.91 m in 1 s (7.67 m in 2 s) where PhysX leaves it a plain rigid body that "
-         "does not move (0.000 m); NVIDIA's bound is 0.005 m"}
+KNOWN: dict[tuple[str, str], str] = {}
 
 
 @pytest.fixture(params=BACKENDS)

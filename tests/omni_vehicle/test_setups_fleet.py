@@ -172,17 +172,12 @@ WHEEL_COM = ("the front wheels' deprecated wheelCenterOfMassOffset authored 1.28
              "simulators put the wheels there (forward 0.32 m) and the body stays level (up -0.00007 m in PhysX, 0.00000 "
              "m in ours) where NVIDIA, moving the offset while omni.physx simulates, expects it to sink more than 0.04 m; "
              "authoring the creation-time sprung masses (450 kg) on the moved car changes neither figure")
-NO_WHEEL_POSE = ("our simulator reports no wheel orientation (telemetry and the record output give the wheel's position, "
-                 "rotation angle and steer angle only), so the angle NVIDIA reads from the wheel's pose cannot be read")
 TIRE_POINT = ("the front tire force application points (compliance) 100 m below the wheel from the start, full throttle: "
               "the body rises 0.0893 m in 0.267 s in both simulators (ours 0.08926 m, PhysX 0.08933 m) where NVIDIA, "
               "making the change after a settling step of omni.physx, expects more than 0.1 m")
 KNOWN = {("test_tire_min_slip_denom_lat", "ours"): SLIP_LATERAL,
          ("test_suspension_compliance_tire_force_app_point_offset", "ours"): TIRE_POINT,
          ("test_suspension_compliance_tire_force_app_point_offset", "ovphysx"): TIRE_POINT,
-         **{(name, "ours"): NO_WHEEL_POSE for name in ("test_wheel_toe_angle", "test_wheel_attachment_wheel_frame",
-                                                       "test_suspension_compliance_toe_angle",
-                                                       "test_suspension_compliance_camber_angle")},
          ("test_wheel_attachment_wheel_com_offset", "ours"): WHEEL_COM,
          ("test_wheel_attachment_wheel_com_offset", "ovphysx"): WHEEL_COM, ("test_tire_min_slip_denom_lat", "ovphysx"): SLIP_LATERAL,
          ("test_wheel_moment_of_inertia", "ovphysx"):

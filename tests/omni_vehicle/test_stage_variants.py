@@ -139,12 +139,7 @@ def stages(tmp_path_factory):
     return run
 
 
-NO_WHEEL_POSE = ("our simulator reports no wheel orientation (telemetry and the record output give the wheel's position, "
-                 "rotation angle and steer angle only), so the 30 degree camber NVIDIA reads from the wheel's pose cannot "
-                 "be read; the camber itself acts on the tire forces (test_tire_camber_stiff passes); PhysX: 30.0 degrees")
-KNOWN = {(name, "ours"): NO_WHEEL_POSE for name in ("test_suspension_camber_at_rest",
-                                                    "test_suspension_camber_at_max_compression",
-                                                    "test_suspension_camber_at_max_droop")}
+KNOWN: dict[tuple[str, str], str] = {}
 
 
 @pytest.fixture(params=BACKENDS)

@@ -19,6 +19,13 @@ import numpy as np
 from pxr import Gf, Sdf, Usd, UsdGeom
 
 PLACES_M = (7.3, 30.0, -13.1)  # the whole world moved this far along X [m]
+SPREAD_FACTOR = 1.5  # ours is held to max(the gate, SPREAD_FACTOR x PhysX's own spread): issue 32's rule
+
+
+def spread_gate(own_spread: float, limit: float) -> float:
+    """What a figure of ours against PhysX in place must stay within: `limit`, or SPREAD_FACTOR times PhysX's own
+    spread (self_spread) where that is wider."""
+    return max(limit, SPREAD_FACTOR * own_spread)
 
 
 def moved(source: Path, out: Path, offset_m: float) -> Path:
