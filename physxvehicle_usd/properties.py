@@ -393,14 +393,14 @@ def prop(schema: str, base: str) -> Prop:
 
 
 @lru_cache(maxsize=None)
-def _definition(schema: str):
+def schema_definition(schema: str):
     registry = Usd.SchemaRegistry()
     return registry.FindConcretePrimDefinition(schema) or registry.FindAppliedAPIPrimDefinition(schema)
 
 
 @lru_cache(maxsize=None)
 def _full_names(schema: str) -> dict[str, str]:
-    definition = _definition(schema)
+    definition = schema_definition(schema)
     if definition is None:
         return {}
     return {name.rsplit(":", 1)[-1]: name for name in definition.GetPropertyNames()}
@@ -443,7 +443,7 @@ def schema_property_bases(schema: str) -> list[str]:
 
 
 def schema_fallback(schema: str, base: str):
-    definition = _definition(schema)
+    definition = schema_definition(schema)
     attr = definition.GetAttributeDefinition(_full_names(schema)[base])
     return attr.GetFallbackValue() if attr else None
 

@@ -61,7 +61,7 @@ class _Writer:
         if not definition:
             return
         fallback = definition.GetFallbackValue()
-        if not force and fallback is not None and _values_equal(_plain(fallback), value):
+        if not force and fallback is not None and _values_equal(plain_value(fallback), value):
             return
         attr = prim.GetAttribute(name) or prim.CreateAttribute(name, definition.GetTypeName(), custom=False)
         attr.Set(usd_value(definition.GetTypeName(), value))
@@ -121,12 +121,12 @@ class _Writer:
         self.block(prim, block)
 
 
-def _plain(value: Any) -> Any:
+def plain_value(value: Any) -> Any:
     if isinstance(value, (Gf.Quatf, Gf.Quatd)):
         im = value.GetImaginary()
         return (value.GetReal(), im[0], im[1], im[2])
     if hasattr(value, "__len__") and not isinstance(value, str):
-        return [_plain(v) for v in value]
+        return [plain_value(v) for v in value]
     return value
 
 

@@ -110,7 +110,7 @@ class VehicleStage:
 
 def set_property(prim: Usd.Prim, schema: str, base: str, value: Any, instance: str | None = None) -> str:
     name = P.full_name(schema, base, instance)
-    definition = P._definition(schema)
+    definition = P.schema_definition(schema)
     template = P._full_names(schema)[base]
     type_name = definition.GetAttributeDefinition(template).GetTypeName()
     attr = prim.GetAttribute(name) or prim.CreateAttribute(name, type_name, custom=False)

@@ -155,9 +155,9 @@ def own_spread(tmp_path_factory) -> dict[str, dict[str, float]]:
 
 
 # The convex hull scraping the mesh hump is within the gate since PCM's manifolds keep their points from step to step
-# (sim/manifold.py): PhysX re-measures the crest's points on every other step (the hull moves 9.5 mm a step, the mesh
-# manifold is made anew after 10 mm), which struck the crest a second time at step 74 where ours, made anew every
-# step, struck at 76: 3.2 % speed, 29.6 % angular speed, 0.7 % final position before, 0.001 / 0.04 / 0.000 % now.
+# (sim/contact/persistence.py): PhysX re-measures the crest's points on every other step (the hull moves 9.5 mm a step,
+# the mesh manifold is made anew after 10 mm), which struck the crest a second time at step 74 where ours, made anew
+# every step, struck at 76: 3.2 % speed, 29.6 % angular speed, 0.7 % final position before, 0.001 / 0.04 / 0.000 % now.
 # The roll-over on flat ground likewise (the chassis box's plane manifold, kept while it turns less than a degree):
 # 0.6 / 1.1 % speed and 1.6 / 2.7 % angular speed before (m / cm+g), 0.04 / 0.02 % and 0.09 / 0.03 % now.
 # The capsule into the ridge too (its manifold's point, kept on the capsule's core, is reported where the capsule has
@@ -172,10 +172,10 @@ def own_spread(tmp_path_factory) -> dict[str, dict[str, float]]:
 # box, as PhysX's sphere-box contact puts it: the friction of that contact turned the sphere about another arm.)
 
 
-# The wheel cylinders on a triangle-mesh road (sim/cylinder_contact.py): PhysX itself is chaotic there over the whole
-# run, in speed and position too. Each cylinder meets the edges between the road's triangles with PhysX's speculative
-# contacts on a neighbour's edge (its normal tilted by the rim, 0.3-1 mm away, kept: adjacency does not hide an edge
-# within 8 degrees of the face), which kick the car up as it rolls over them, and rests on the faces with EPA's
+# The wheel cylinders on a triangle-mesh road (sim/contact/cylinder_faces.py): PhysX itself is chaotic there over the
+# whole run, in speed and position too. Each cylinder meets the edges between the road's triangles with PhysX's
+# speculative contacts on a neighbour's edge (its normal tilted by the rim, 0.3-1 mm away, kept: adjacency does not hide
+# an edge within 8 degrees of the face), which kick the car up as it rolls over them, and rests on the faces with EPA's
 # normals, which float32 tilts by up to 0.2 degrees 340 m from the origin: the car rides up on its cylinders (the
 # suspension 1-10 cm less compressed) by an amount each run's rounding decides: every figure is held to PhysX's own
 # spread with the world moved (SPREAD_GATED).
@@ -202,14 +202,14 @@ WHOLE_RUN_CHAOS = {  # ranges: over runs with three and four such cars (each cha
 # ... and rolled in on the flat road, where a cylinder meets the diagonal edge only in the last steps, PhysX's copy 30 m
 # aside stays within 0.9 % in speed and position, but PhysX at another place does not (its final position 1.4 % off
 # at the median, over 2 % at a third of the places): its cylinder patches' normals tilt off the flat road by a few
-# mrad, the float32 rounding of its reference GJK's axis (sim/cylinder_contact.py, which now rounds as PhysX does),
-# and a patch tilted backwards stops the approach the car's speed makes along it. Ours tilts by the same rounding, but
-# which patch tilts which way is each run's rounding, ours and PhysX's parting from step 2 on; over many places every
-# distribution agrees and ours against PhysX spreads as PhysX against itself: held to PhysX's own spread
-# (SPREAD_GATED; the final position in m is over it: SPREAD_OUT). The stage changes PhysX's rounding too: it batches the constraints of different bodies
-# four at a time into SIMD rows (a batch header of stride 4: DyTGSDynamics.cpp, DyTGSContactPrepBlock.cpp) and solves
-# a batch of 1 to 3 one at a time (DyTGSContactPrep.cpp), as ours solves every vehicle: a car's run changes once 3
-# others share its solve.
+# mrad, the float32 rounding of its reference GJK's axis (sim/contact/cylinder_faces.py, which now rounds as PhysX
+# does), and a patch tilted backwards stops the approach the car's speed makes along it. Ours tilts by the same
+# rounding, but which patch tilts which way is each run's rounding, ours and PhysX's parting from step 2 on; over many
+# places every distribution agrees and ours against PhysX spreads as PhysX against itself: held to PhysX's own spread
+# (SPREAD_GATED; the final position in m is over it: SPREAD_OUT). The stage changes PhysX's rounding too: it batches
+# the constraints of different bodies four at a time into SIMD rows (a batch header of stride 4: DyTGSDynamics.cpp,
+# DyTGSContactPrepBlock.cpp) and solves a batch of 1 to 3 one at a time (DyTGSContactPrep.cpp), as ours solves every
+# vehicle: a car's run changes once 3 others share its solve.
 CYLINDER_LOAD_OUT = {
     "WheelsRolling": "rolled at 8 m/s on the flat two-triangle road, wheel cylinders dragging; at steps 95-114 "
                      "(4.7-4.95 m, 0.3-0.9 m/s) the front right cylinder's outer rim reaches the triangles' diagonal: "
@@ -321,7 +321,7 @@ ANGULAR_OUT = {
                 "6.4 / 12.4 %: float32 noise of a pose 200 m from the origin (at the origin: 0.04 / 3.0 %); PhysX "
                 "against its copy: 9.5 / 13.4 %",
     "LogStrike": "the chassis nose into a log (PCM capsule-box): the strike is PhysX's (points, normals, impulses; "
-                 "the manifold kept as PhysX keeps it, sim/manifold.py); left: the nose settling on the log with "
+                 "the manifold kept as PhysX keeps it, sim/contact/persistence.py); left: the nose settling on the log with "
                  "sliding friction on two points at about zero separation (steps 27-32, up to 4 mrad/s against a "
                  "0.085 rad/s peak), 3.1 / 3.8 %, which float32 rounding decides, in PhysX too. PhysX's step 27 is "
                  "ours with the kept anchors' 3e-6 m sideways drift set to 0 (to 1e-5 m/s; else 1.7e-4), as a "
@@ -501,9 +501,9 @@ def test_a_chassis_in_two_groups_is_filtered_by_the_first_in_path_order_in_physx
 # Wheel cylinders against curbs and logs (contact.curbs): the exact cylinder against a box (PhysX's box core, the
 # box the pair's first shape), a convex hull (its points core, after the cylinder), a capsule and a sphere (its
 # segment and point cores, first, the radius their margin) and a static cylinder (two cores):
-# sim/cylinder_contact.py `cylinder_convexes`. The Bollard's chassis box strikes a static upright cylinder off-centre
-# (the static exact cylinder against the box): 0.01 % speed, 0.17 / 0.14 % angular speed, 0.004 / 0.007 % final
-# position. As their 30-corner hulls before, CylinderCurb was 3.9 % off in speed and 41 % in angular speed (the
+# sim/contact/cylinder_faces.py `cylinder_convexes`. The Bollard's chassis box strikes a static upright cylinder
+# off-centre (the static exact cylinder against the box): 0.01 % speed, 0.17 / 0.14 % angular speed, 0.004 / 0.007 %
+# final position. As their 30-corner hulls before, CylinderCurb was 3.9 % off in speed and 41 % in angular speed (the
 # strike's pitch rate 0.29 rad/s against PhysX's 0.12). Now the strike's contacts are PhysX's: on CylinderCurb's box
 # edge (the car alone), two points a front cylinder, the right one's within 3 um and 0.02 mrad of PhysX's, the left
 # one's normal 7.6 mrad off (EPA's on a round core: PhysX's own two cylinders' normals differ by 3.4 mrad), their

@@ -286,7 +286,7 @@ def vehicle_pairs(tmp_path_factory) -> dict[str, dict[str, Any]]:
 
 PAIR_NAMES = [f"{name} {side} ({units})" for units in UNITS for name in pairs.SCENARIOS for side in SIDES]
 # (The head-on at 8 m/s, 73.8 % off in angular speed while two boxes met as polytopes, is within the gate since they
-# meet as PhysX's box-box test makes them, points in its order (sim/vehicle_contact.py): 0.12 / 0.22 %.)
+# meet as PhysX's box-box test makes them, points in its order (sim/contact/pairs.py): 0.12 / 0.22 %.)
 PAIR_ANGULAR_OUT: dict[str, str] = {}
 
 

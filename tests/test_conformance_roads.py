@@ -202,7 +202,8 @@ def test_the_swept_hull_finds_the_plane_physx_finds(tmp_path):
     such step, so PhysX is asked for that second sweep directly."""
     from physxvehicle_usd import oracle
     from physxvehicle_usd.read import read_stage as read
-    from physxvehicle_usd.sim.ground import HULL_POINTS, Ground, SweptWheels, sweep
+    from physxvehicle_usd.sim.ground import Ground
+    from physxvehicle_usd.sim.wheel_sweep import HULL_POINTS, SweptWheels, sweep
 
     rng = np.random.default_rng(7)
     poses, starts, lengths = [], [], []

@@ -22,7 +22,7 @@ normal (GuPCMTriangleContactGen.cpp, generateTriangleFullContactManifold; the ed
 active edges, GuEdgeList.cpp). After the strike, with the box rolled by 1e-5 rad, the edge axis beats the ramp's normal
 by 2.3e-6 m, and PhysX's contacts take the box's bottom face normal (vertical): the box slides up the ramp without
 friction's brake, where ours kept the ramp's normal and braked (its speed 0.67 m/s at 0.5 s against PhysX's 1.24).
-Ours stopped 0.096 m short of PhysX in place (1.507 m; PhysX 1.603, moved 1.578 / 1.527 / 1.578). sim/contact.py now
+Ours stopped 0.096 m short of PhysX in place (1.507 m; PhysX 1.603, moved 1.578 / 1.527 / 1.578). sim/contact/ now
 makes that choice (`_pcm_triangle_axes`, ground.active_edges); the step-27 to step-29 normals are PhysX's to 1e-4.
 Later the edge and the face part by 2e-7 m, below float32's rounding of coordinates a few metres out: there PhysX's
 places part, and ours takes the triangle's face (an edge must beat it by that rounding). Figures, ours against PhysX

@@ -141,8 +141,8 @@ def test_first_contact_is_the_same_step(results, name):
 
 # A car's box into another car's wheel cylinder (scenario.CYLINDER_SCENARIOS, on a stage of their own): B's front
 # left cylinder, 5.75 cm out of its box, is body 0's shape, and PhysX's pair takes A's box first
-# (sim/cylinder_contact.py `cylinder_convexes`): the cap's rim makes four points on A's nose, then B's box meets it.
-# Both cars' speeds, B's angular speed and both final positions are within the gate at 4 and 6 m/s; at 4 m/s A's
+# (sim/contact/cylinder_faces.py `cylinder_convexes`): the cap's rim makes four points on A's nose, then B's box meets
+# it. Both cars' speeds, B's angular speed and both final positions are within the gate at 4 and 6 m/s; at 4 m/s A's
 # angular speed too (1.8 %, PhysX against its copy 1.7 %).
 CYLINDER_NAMES = [f"{name} {side} ({units})" for units in UNITS for name in scenario.CYLINDER_SCENARIOS
                   for side in SIDES]

@@ -1,4 +1,4 @@
-"""Contact generation (sim/contact.py) on the sample car: hulls, the broad phase, the manifold's four points, and the
+"""Contact generation (sim/contact/) on the sample car: hulls, the broad phase, the manifold's four points, and the
 solver rows' friction anchors. The motion these make is checked against PhysX in tests/test_conformance_contact.py."""
 from __future__ import annotations
 
@@ -8,23 +8,18 @@ import numpy as np
 import pytest
 from conftest import SAMPLES
 
+from physxvehicle_usd.box_corners import box_points
 from physxvehicle_usd.read import read_stage
-from physxvehicle_usd.read.collision import box_points
 from physxvehicle_usd.sim import Simulator
 from physxvehicle_usd.sim import vecmath as vm
-from physxvehicle_usd.sim.contact import (
-    MAX_POINTS,
-    Contacts,
-    Polytopes,
-    _candidates,
-    _reduce,
-    convex_polytope,
-    generate,
-    patch_rows,
-    polytope,
-    polytope_contacts,
-)
-from physxvehicle_usd.sim.pcm_box import box_box, box_frame
+from physxvehicle_usd.sim.contact.box import box_box, box_frame
+from physxvehicle_usd.sim.contact.broad import static_candidates
+from physxvehicle_usd.sim.contact.patches import patch_rows
+from physxvehicle_usd.sim.contact.polytopes import Polytopes, convex_polytope, polytope
+from physxvehicle_usd.sim.contact.records import Contacts
+from physxvehicle_usd.sim.contact.reduction import MAX_POINTS, reduce_contacts
+from physxvehicle_usd.sim.contact.separating_axes import polytope_contacts
+from physxvehicle_usd.sim.contact.world import generate
 
 CAR = SAMPLES / "car" / "car.usda"
 DT = 1.0 / 60.0
@@ -86,7 +81,7 @@ def _pose(sim: Simulator, lower: float = 0.0, roll: float = 0.0) -> tuple[np.nda
 
 
 def test_a_car_on_its_wheels_leaves_the_broad_phase_with_nothing(car):
-    planes, hulls, triangles, _ = _candidates(car.contact, car.ground, *_pose(car))
+    planes, hulls, triangles, _ = static_candidates(car.contact, car.ground, *_pose(car))
     assert all(rows.size == 0 for rows in planes) and hulls[0].size == 0 and triangles[0].size == 0
     assert len(generate(car.contact, car.ground, *_pose(car))) == 0
 
@@ -148,7 +143,7 @@ def test_a_patch_of_more_than_four_points_keeps_the_deepest_and_the_widest(car):
     depth[7] = -0.005  # the deepest
     c = Contacts(np.zeros(30, np.int64), np.zeros(30, np.int64), np.c_[ring, depth], np.tile([0, 0, 1.0], (30, 1)),
                  depth)
-    kept = _reduce(c)
+    kept = reduce_contacts(c)
     assert len(kept) == MAX_POINTS and set(kept.patch) == {0}
     assert -0.005 in kept.separation
     spread = np.linalg.norm(kept.point[:, None, :2] - kept.point[None, :, :2], axis=2).max()
@@ -159,7 +154,7 @@ def test_two_normals_of_one_pair_make_two_patches_each_in_one_piece():
     normals = np.array([[0, 0, 1.0], [0, 1.0, 0], [0, 0, 1.0], [0, 1.0, 0]])
     c = Contacts(np.zeros(4, np.int64), np.zeros(4, np.int64), np.arange(12, dtype=float).reshape(4, 3), normals,
                  np.zeros(4))
-    kept = _reduce(c)
+    kept = reduce_contacts(c)
     assert list(kept.patch) == [0, 0, 1, 1]
     assert (kept.normal[:2] == [0, 0, 1.0]).all() and (kept.normal[2:] == [0, 1.0, 0]).all()
 
@@ -167,7 +162,7 @@ def test_two_normals_of_one_pair_make_two_patches_each_in_one_piece():
 def test_a_point_made_twice_in_one_patch_counts_once():
     points = np.array([[0, 0, 0.0], [1, 0, 0], [0, 0, 0], [0, 1, 0]])
     c = Contacts(np.zeros(4, np.int64), np.zeros(4, np.int64), points, np.tile([0, 0, 1.0], (4, 1)), np.zeros(4))
-    kept = _reduce(c)
+    kept = reduce_contacts(c)
     assert len(kept) == 3 and kept.point.tolist() == [[0, 0, 0], [1, 0, 0], [0, 1, 0]]
 
 
@@ -204,8 +199,8 @@ def test_a_resting_chassis_anchors_its_friction_at_two_opposite_corners(car):
     position, orientation = _pose(car, lower=0.29)
     contacts = generate(car.contact, car.ground, position, orientation)
     rows = patch_rows(car.contact, contacts, np.array([0]), position, orientation, car.params.length_scale)
-    assert rows["point_active"][0, 0].sum() == 4 and rows["anchor_active"][0, 0].all()
-    a, b = rows["anchor_arm"][:, 0, 0, 0], rows["anchor_arm"][:, 0, 0, 1]
+    assert rows.point_active[0, 0].sum() == 4 and rows.anchor_active[0, 0].all()
+    a, b = rows.anchor_arm[:, 0, 0, 0], rows.anchor_arm[:, 0, 0, 1]
     assert np.linalg.norm(a - b) == pytest.approx(np.hypot(4.4, 1.8), rel=1e-6)  # a diagonal: the farthest pair
 
 
@@ -265,7 +260,7 @@ def test_a_car_on_its_roof_keeps_its_friction_anchors_from_step_to_step_and_a_re
     held = [k for k in range(1, 6) if not anchors[k - 1][1]]
     assert held and all(np.array_equal(anchors[k][0], anchors[k - 1][0]) for k in held)
     assert np.linalg.norm(anchors[-1][0][0] - anchors[-1][0][1]) == pytest.approx(np.hypot(4.4, 1.8), rel=1e-3)
-    # the chassis box's manifold against the ground plane, kept beside them (sim/manifold.py)
+    # the chassis box's manifold against the ground plane, kept beside them (sim/contact/persistence.py)
     assert len(sim.state.manifolds) == 1 and len(sim.state.manifolds.points) == 4
     sim.reset_vehicles([0])
     assert sim.state.friction is None or len(sim.state.friction) == 0
@@ -289,7 +284,7 @@ def test_a_patch_that_took_no_normal_impulse_breaks_and_is_made_anew_where_the_c
 
 
 def test_friction_patches_cut_into_ranges_of_vehicles_join_back_to_the_batch_s():
-    from physxvehicle_usd.sim.contact import FrictionPatches
+    from physxvehicle_usd.sim.contact.records import FrictionPatches
 
     P = 5
     rng = np.random.default_rng(0)
@@ -304,7 +299,7 @@ def test_friction_patches_cut_into_ranges_of_vehicles_join_back_to_the_batch_s()
 
 
 def test_contact_manifolds_cut_into_ranges_of_vehicles_join_back_to_the_batch_s():
-    from physxvehicle_usd.sim.manifold import ManifoldPairs, ManifoldPoints, Manifolds
+    from physxvehicle_usd.sim.contact.records import ManifoldPairs, ManifoldPoints, Manifolds
 
     rng = np.random.default_rng(1)
     pairs = ManifoldPairs(np.array([0, 1, 3]), np.zeros(3, np.int64), np.arange(3), rng.normal(size=(3, 3)),
@@ -349,7 +344,7 @@ def test_a_patch_on_a_mesh_keeps_six_points_whole_elsewhere_four():
     # two triangles keeps its four corners and the two crossings of their shared edge
     points = np.array([[0, 0, 0.0], [2, 0, 0], [2, 1, 0], [0, 1, 0], [0.5, 0, 0], [1.5, 1, 0]])
     c = Contacts(np.zeros(6, np.int64), np.zeros(6, np.int64), points, np.tile([0, 0, 1.0], (6, 1)), np.zeros(6))
-    assert len(_reduce(c, np.full(6, 6))) == 6 and len(_reduce(c)) == MAX_POINTS
+    assert len(reduce_contacts(c, np.full(6, 6))) == 6 and len(reduce_contacts(c)) == MAX_POINTS
 
 
 def test_a_box_on_two_triangles_meets_them_in_pcm_s_order():
@@ -369,7 +364,7 @@ def test_a_box_on_two_triangles_meets_them_in_pcm_s_order():
     zero = np.zeros(2, np.int64)
     made = polytope_contacts(Polytopes.stack([box, box]), B, zero, zero, np.full(2, 0.04),
                              single_sided=np.tile([0.0, 0.0, 1.0], (2, 1)))
-    contacts = _reduce(made, np.full(len(made), 6))
+    contacts = reduce_contacts(made, np.full(len(made), 6))
     crossing = 6.0 / 1.1 - 5.0  # where the shared edge crosses y = -1
     assert np.allclose(contacts.point, [[1, -1, 0], [crossing, -1, 0], [1, -0.4, 0], [-1, -1, 0], [-1, 1, 0],
                                         [1, 1, 0]])
@@ -429,11 +424,11 @@ def _car_with_wheel_cylinders(radius: float):
 
 
 def test_a_box_that_follows_a_wheel_keeps_no_manifold():
-    # omni.physx moves a wheel's shape every step: its contacts are made anew (sim/manifold.py), even on the model
-    # posed at the wheels' poses, whose rows follow nothing
+    # omni.physx moves a wheel's shape every step: its contacts are made anew (sim/contact/persistence.py), even on the
+    # model posed at the wheels' poses, whose rows follow nothing
     from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics
 
-    from physxvehicle_usd.sim.manifold import persistent_rows
+    from physxvehicle_usd.sim.contact.model import persistent_rows
 
     stage = Usd.Stage.Open(str(CAR))
     group = UsdPhysics.CollisionGroup.Define(stage, "/World/Car/WheelShapeGroup")
@@ -719,3 +714,15 @@ def test_a_wheel_cylinder_meets_the_ground_as_an_exact_cylinder_along_its_lowest
         expected = np.repeat(axle - 0.343, 2)
         assert np.allclose(contacts.separation[wheels], expected, atol=1e-6)
         assert np.allclose(contacts.point[wheels, 2], expected / 2, atol=1e-6)  # halfway down to the ground
+
+
+def test_the_solver_rows_have_a_field_per_patch_parameter():
+    """patch_rows and pair_rows write each of declare.PATCH_PARAMS under its declared name: the typed rows must have
+    that field, (rows, slots) per patch."""
+    from dataclasses import fields
+
+    from physxvehicle_usd.sim.declare import PATCH_PARAMS
+    from physxvehicle_usd.sim.solver_rows import PairRows, PatchRows
+
+    for rows in (PatchRows, PairRows):
+        assert set(PATCH_PARAMS) <= {f.name for f in fields(rows)}, rows.__name__

@@ -15,7 +15,8 @@ from physxvehicle_usd import properties as P
 from physxvehicle_usd.description import Source
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.sim import Simulator
-from physxvehicle_usd.sim.contact import generate, patch_rows
+from physxvehicle_usd.sim.contact.patches import patch_rows
+from physxvehicle_usd.sim.contact.world import generate
 from physxvehicle_usd.sim.declare import CONTACT_PARAMS
 
 CAR = SAMPLES / "car" / "car.usda"
@@ -74,8 +75,8 @@ def test_rest_offset_and_static_friction_travel_from_the_schema_to_the_solver_un
     contacts = generate(sim.contact, sim.ground, position, orientation)
     rows = patch_rows(sim.contact, contacts, np.array([0]), position, orientation, sim.params.length_scale)
     assert len(contacts) == 4
-    assert rows["rest_distance"][0, 0] == sim.contact.rest_distance[0, column]
-    assert rows["static_friction"][0, 0] == sim.contact.static_friction[0, column]
+    assert rows.rest_distance[0, 0] == sim.contact.rest_distance[0, column]
+    assert rows.static_friction[0, 0] == sim.contact.static_friction[0, column]
 
 
 def test_an_unapplied_or_unknown_combine_mode_is_said_and_average_used():

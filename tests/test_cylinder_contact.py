@@ -1,4 +1,4 @@
-"""Exact cylinders against mesh triangles (sim/cylinder_contact.py), on the geometry of the wheel-cylinder-on-mesh
+"""Exact cylinders against mesh triangles (sim/contact/cylinder_faces.py), on the geometry of the wheel-cylinder-on-mesh
 scenarios of tests/scenarios/contact.py: a wheel's cylinder (radius 0.343, 0.315 wide, its axis across the road)
 standing on a quad cut along its diagonal, its inner cap 2.75 cm from the diagonal. ovphysx reports, for the rear
 left cylinder of WheelsOnMesh's first road (tests/test_conformance_contact.py, step 3): a patch on the triangle under
@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from physxvehicle_usd.sim.cylinder_contact import cylinder_triangles, epa_depth, gjk_distance
+from physxvehicle_usd.sim.contact.cylinder_faces import cylinder_triangles
+from physxvehicle_usd.sim.contact.gjk_epa import epa_depth, gjk_distance
 
 RADIUS, HALF = 0.343, 0.1575
 CENTRE = np.array([-1.59, 0.8, RADIUS - 1e-5])  # 10 um into the road
@@ -62,15 +63,16 @@ def test_gjk_finds_the_distance_of_a_cylinder_above_a_triangle_within_its_tolera
 
 def test_the_sample_cars_wheel_cylinders_meet_a_mesh_road_exactly_whatever_the_wheels_angle():
     # the sample car's ground plane replaced by a two-triangle mesh, a collision cylinder on every wheel (kept from its
-    # suspension queries): `generate` meets each cylinder with the mesh as the exact cylinder (sim/cylinder_contact.py),
-    # its lowest line's ends (and the EPA's witness) as deep as the axle is low, less the triangle's margin, whatever
-    # the wheel's rotation angle (the 30-corner hull would touch with a corner or a face, up to 1.9 mm apart)
+    # suspension queries): `generate` meets each cylinder with the mesh as the exact cylinder
+    # (sim/contact/cylinder_faces.py), its lowest line's ends (and the EPA's witness) as deep as the axle is low, less
+    # the triangle's margin, whatever the wheel's rotation angle (the 30-corner hull would touch with a corner or a
+    # face, up to 1.9 mm apart)
     from conftest import SAMPLES
     from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics, UsdShade
 
     from physxvehicle_usd.read import read_stage
     from physxvehicle_usd.sim import Simulator
-    from physxvehicle_usd.sim.contact import generate
+    from physxvehicle_usd.sim.contact.world import generate
     from physxvehicle_usd.sim.wheel import wheel_local_pose
 
     stage = Usd.Stage.Open(str(SAMPLES / "car" / "car.usda"))
@@ -156,7 +158,7 @@ def test_float32_gjk_and_epa_tilt_the_normals_of_the_rolling_cars_first_step_as_
 def test_the_core_turns_with_the_wheel_about_its_axle():
     # a Y cylinder's core (+x onto +y) turned by the wheel's angle about the axle (+y): the quaternion PhysX's step-1
     # normals above were reproduced with, to float32's rounding
-    from physxvehicle_usd.sim.cylinder_contact import core_turn
+    from physxvehicle_usd.sim.contact.gjk_epa import core_turn
 
     angle = 0.10153335332870483
     c, s = np.cos(angle), np.sin(angle)
@@ -171,7 +173,8 @@ def test_the_core_turns_with_the_wheel_about_its_axle():
 def _on_a_box(gap: float, yaw: float, hull: bool):
     """The wheel's cylinder `gap` above the top face of a static box (2 x 3 x 0.5 m, turned `yaw` about z), met as
     PhysX's box core or, hull, as the points core of its eight corners (cylinder_convexes)."""
-    from physxvehicle_usd.sim.cylinder_contact import BoxCore, PointsCore, cylinder_convexes, matrix_turn
+    from physxvehicle_usd.sim.contact.cylinder_faces import cylinder_convexes
+    from physxvehicle_usd.sim.contact.gjk_epa import BoxCore, PointsCore, matrix_turn
 
     half = np.array([1.0, 1.5, 0.25])
     c, s = np.cos(yaw), np.sin(yaw)
@@ -208,7 +211,8 @@ def test_a_cylinder_farther_from_a_box_than_the_contact_distance_touches_nothing
 def _on_a_round(offset: np.ndarray, half: float, radius: float):
     """The wheel's cylinder against a static capsule along y (its core `2 half` long; 0: a sphere) of `radius`,
     centred `offset` from the cylinder's centre (cylinder_convexes)."""
-    from physxvehicle_usd.sim.cylinder_contact import RoundCore, core_turn, cylinder_convexes
+    from physxvehicle_usd.sim.contact.cylinder_faces import cylinder_convexes
+    from physxvehicle_usd.sim.contact.gjk_epa import RoundCore, core_turn
 
     centre = CENTRE + offset
     turn = core_turn(np.array([[0.0, 1.0, 0.0]]))[0]
@@ -243,7 +247,8 @@ def test_a_cylinder_on_a_sphere_touches_at_one_point():
 def test_two_cylinders_side_by_side_touch_along_their_lines():
     """Two wheels' cylinders (another vehicle's as a CylinderCore), axes parallel, 3 mm apart, in either pair order:
     the two side lines' overlap, normal from the other towards the first."""
-    from physxvehicle_usd.sim.cylinder_contact import CylinderCore, core_turn, cylinder_convexes
+    from physxvehicle_usd.sim.contact.cylinder_faces import cylinder_convexes
+    from physxvehicle_usd.sim.contact.gjk_epa import CylinderCore, core_turn
 
     gap = 0.003
     direction = np.array([0.8, 0.0, -0.6])  # from the other's axis towards the first's

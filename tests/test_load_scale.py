@@ -70,7 +70,7 @@ def test_a_shared_polytope_stacks_as_its_own_copies_do():
     """Polytopes.stack writes one row per distinct polytope and copies it to the rows of the same one (a fleet's cars
     share theirs): the stack is the one that distinct but equal polytopes give, beside a polytope of another size."""
     from physxvehicle_usd.read.collision import box_points, cylinder_points
-    from physxvehicle_usd.sim.contact import Polytopes, convex_polytope
+    from physxvehicle_usd.sim.contact.polytopes import Polytopes, convex_polytope
 
     box, drum = box_points((1.0, 0.5, 0.25)), cylinder_points(0.3, 0.2, 1)
     shared = convex_polytope(box)

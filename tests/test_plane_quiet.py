@@ -1,5 +1,5 @@
-"""The plane broad phase's quiet (sim/contact.py `_plane_candidates`): on a ground of planes alone, a vehicle whose
-shapes were clear of every plane skips the box test until it has moved or turned by its clearance. Skipping must
+"""The plane broad phase's quiet (sim/contact/broad.py `_plane_candidates`): on a ground of planes alone, a vehicle
+whose shapes were clear of every plane skips the box test until it has moved or turned by its clearance. Skipping must
 never change what the broad phase finds: the candidates of a run of moves, each step's against a fresh test."""
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from scenarios import vehicle_contact as scenario
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.sim import Simulator
 from physxvehicle_usd.sim import vecmath as vm
-from physxvehicle_usd.sim.contact import _candidates
+from physxvehicle_usd.sim.contact.broad import static_candidates
 from physxvehicle_usd.sim.motion import Motion
 
 DT = 1.0 / 60.0
@@ -36,7 +36,7 @@ def _fresh(sim: Simulator, position: np.ndarray, orientation: np.ndarray):
     """The broad phase without the quiet: every box tested."""
     held = sim.contact.cache.pop("planes_quiet", None)
     try:
-        return _candidates(sim.contact, sim.ground, position, orientation)
+        return static_candidates(sim.contact, sim.ground, position, orientation)
     finally:
         sim.contact.cache.pop("planes_quiet", None)
         if held is not None:
@@ -64,7 +64,7 @@ def test_skipping_the_quiet_vehicles_finds_what_testing_every_box_finds(fleet, s
             turn = np.concatenate([[np.cos(angle / 2)], np.sin(angle / 2) * axis])
             orientation[:, v] = vm.quat_mul(turn[:, None], orientation[:, v, None])[:, 0]
         pose = position.astype(np.float32), orientation.astype(np.float32)  # as the state holds them
-        planes, _, _, R = _candidates(sim.contact, sim.ground, *pose)
+        planes, _, _, R = static_candidates(sim.contact, sim.ground, *pose)
         planes_all, _, _, R_all = _fresh(sim, *pose)
         for rows, rows_all in zip(planes, planes_all):
             assert np.array_equal(rows, rows_all)
@@ -76,12 +76,12 @@ def test_a_still_fleet_tests_no_box_and_a_dropped_car_is_tested_alone(fleet):
     sim = fleet
     sim.contact.cache.pop("planes_quiet", None)
     position, orientation = sim.state.body_position.copy(), sim.state.body_orientation.copy()
-    planes, _, _, R = _candidates(sim.contact, sim.ground, position, orientation)
+    planes, _, _, R = static_candidates(sim.contact, sim.ground, position, orientation)
     assert R is not None and not any(rows.size for rows in planes)  # the first step tests every box
-    planes, _, _, R = _candidates(sim.contact, sim.ground, position, orientation)
+    planes, _, _, R = static_candidates(sim.contact, sim.ground, position, orientation)
     assert R is None and not any(rows.size for rows in planes)  # then nothing moved: no box tested
     position[2, 1] -= 0.29  # car 1's chassis within the contact distance (0.30 m above the plane)
-    planes, _, _, R = _candidates(sim.contact, sim.ground, position, orientation)
+    planes, _, _, R = static_candidates(sim.contact, sim.ground, position, orientation)
     tested = np.nonzero(~np.isnan(R[0, 0]))[0]
     assert set(sim.contact.vehicle[tested]) == {1}
     assert planes[0].size and set(sim.contact.vehicle[planes[0]]) == {1}

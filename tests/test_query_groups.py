@@ -14,8 +14,9 @@ from scenarios import static_queries as scenario
 from physxvehicle_usd.collision_filter import GroupFilter
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.sim import Simulator
-from physxvehicle_usd.sim.ground import Ground, QueryFilter, SweptWheels, raycast, sweep
+from physxvehicle_usd.sim.ground import Ground, QueryFilter, raycast
 from physxvehicle_usd.sim.query_groups import prefilter
+from physxvehicle_usd.sim.wheel_sweep import SweptWheels, sweep
 
 SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "car" / "car.usda"
 XS = (0.0, 5.0, 10.0)  # over the box, over the sphere, over the plane alone

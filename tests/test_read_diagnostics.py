@@ -588,7 +588,7 @@ def _schema_attributes() -> list[tuple[str, str]]:
     out = []
     for schema in (P.VEHICLE, P.WHEEL, P.TIRE, P.SUSPENSION, P.ATTACHMENT, P.ENGINE, P.GEARS, P.CLUTCH,
                    P.CONTROLLER, P.MULTI_DIFF, P.STEERING):
-        definition = P._definition(schema)
+        definition = P.schema_definition(schema)
         for base in P.schema_property_bases(schema):
             if definition.GetAttributeDefinition(P.full_name(schema, base)):
                 out.append((schema, base))

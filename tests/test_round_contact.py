@@ -1,5 +1,5 @@
 """Static spheres and capsules: the reader's description of them, the vehicle shapes' contacts with them
-(sim/round_contact.py) and the suspension's raycasts and sweeps against them (sim/ground.py, sim/round_sweep.py),
+(sim/contact/round_shapes.py) and the suspension's raycasts and sweeps against them (sim/ground.py, sim/wheel_sweep.py),
 against hand-worked cases. Their motion against PhysX: tests/test_conformance_contact.py (Boulder, Log, LogSwept,
 SphereOnLog)."""
 from __future__ import annotations
@@ -12,8 +12,9 @@ from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics
 from physxvehicle_usd.description import GroundDescription, collision_offsets
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.sim import Simulator
-from physxvehicle_usd.sim.contact import generate
-from physxvehicle_usd.sim.ground import Ground, SweptWheels, raycast, sweep
+from physxvehicle_usd.sim.contact.world import generate
+from physxvehicle_usd.sim.ground import Ground, raycast
+from physxvehicle_usd.sim.wheel_sweep import SweptWheels, sweep
 from physxvehicle_usd.write import write_stage
 
 CAR = SAMPLES / "car" / "car.usda"
@@ -165,7 +166,7 @@ def test_a_wheel_hull_swept_down_onto_a_parallel_capsule_meets_it_with_its_flat_
     hits = sweep(ground, wheels)
     assert hits.hit[0] and np.allclose(hits.normal[:, 0], [0.0, 0.0, 1.0], atol=1e-6)  # (single-precision corners)
     assert hits.offset[0] == pytest.approx(-2 * r, abs=1e-6)  # the plane through the capsule's top
-    from physxvehicle_usd.sim.round_sweep import sweep_rounds
+    from physxvehicle_usd.sim.wheel_sweep import sweep_rounds
 
     toi = sweep_rounds(ground, wheels).t[0]
     assert toi == pytest.approx(1.0 - radius * np.cos(np.pi / 30) - 2 * r, abs=1e-6)

@@ -12,6 +12,7 @@ from physxvehicle_usd import properties as P
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.sim import Simulator
 from physxvehicle_usd.sim.row_solver import solve_vehicle_constraints
+from physxvehicle_usd.sim.solver_rows import ConstraintRows
 
 CAR = SAMPLES / "car" / "car.usda"
 SCENE = "/World/PhysicsScene"
@@ -59,12 +60,12 @@ def test_a_car_resting_on_its_roof_stays_at_rest_under_pgs():
     assert np.abs(s.body_position[:, 0] - start).max() < 1e-3
 
 
-def _one_row(hard: bool, separation: float, damping: float) -> dict:
+def _one_row(hard: bool, separation: float, damping: float) -> ConstraintRows:
     """One row along +x (sticky) or +z (limit) through the centre of mass of vehicle 0."""
     axis = [0.0, 0.0, 1.0] if hard else [1.0, 0.0, 0.0]
-    return {"vehicles": np.array([0]), "linear": np.array(axis).reshape(3, 1, 1), "arm": np.zeros((3, 1, 1)),
-            "damping": np.array([[damping]]), "active": np.array([[True]]), "hard": np.array([[hard]]),
-            "separation": np.array([[separation]])}
+    return ConstraintRows(vehicles=np.array([0]), linear=np.array(axis).reshape(3, 1, 1), arm=np.zeros((3, 1, 1)),
+                          damping=np.array([[damping]]), active=np.array([[True]]), hard=np.array([[hard]]),
+                          separation=np.array([[separation]]))
 
 
 @pytest.fixture(scope="module")

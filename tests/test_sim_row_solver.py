@@ -26,6 +26,7 @@ from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.sim import Simulator, compiled_rows
 from physxvehicle_usd.sim.pipeline import StepOptions
 from physxvehicle_usd.sim.row_solver import _solve_rows_pgs, _solve_rows_tgs, _solve_soft_rows
+from physxvehicle_usd.sim.solver_rows import ConstraintRows, PatchRows
 
 pytestmark = pytest.mark.skipif(not compiled_rows.available(), reason="the compiled extension is not built")
 
@@ -75,7 +76,7 @@ def _unit(rng, shape, dtype) -> np.ndarray:
     return (v / np.linalg.norm(v, axis=0)).astype(dtype)
 
 
-def _random_rows(rng, V: int, R: int = 12, Pm: int = 2, N: int = 4) -> tuple[dict, dict]:
+def _random_rows(rng, V: int, R: int = 12, Pm: int = 2, N: int = 4) -> tuple[ConstraintRows, PatchRows]:
     """Constraint rows as pipeline.constraint_rows makes them (float32 Jacobians, float64 dampings and separations,
     the last third hard) and contact patches as contact.patch_rows does (float64, N points a patch), with inactive
     rows and anchors, a row inactive in every vehicle, a vehicle without contact points, bouncing and speculative
@@ -84,23 +85,21 @@ def _random_rows(rng, V: int, R: int = 12, Pm: int = 2, N: int = 4) -> tuple[dic
     active[:, 1] = False  # swept by no vehicle
     hard = np.zeros((V, R), bool)
     hard[:, 2 * R // 3:] = True
-    rows = {"vehicles": np.arange(V), "linear": _unit(rng, (V, R), np.float32),
-            "arm": (rng.standard_normal((3, V, R)) * 1.5).astype(np.float32),
-            "damping": np.where(rng.random((V, R)) < 0.2, 0.0, rng.uniform(1.0, 3000.0, (V, R))),
-            "active": active, "hard": hard,
-            "separation": np.where(hard, rng.uniform(-0.2, 0.02, (V, R)), 0.0)}
+    rows = ConstraintRows(vehicles=np.arange(V), linear=_unit(rng, (V, R), np.float32),
+                          arm=(rng.standard_normal((3, V, R)) * 1.5).astype(np.float32),
+                          damping=np.where(rng.random((V, R)) < 0.2, 0.0, rng.uniform(1.0, 3000.0, (V, R))),
+                          active=active, hard=hard, separation=np.where(hard, rng.uniform(-0.2, 0.02, (V, R)), 0.0))
     points = rng.random((V, Pm, N)) < 0.7
     points[0] = False  # vehicle 0 touches nothing
     anchors = (rng.random((V, Pm, 2)) < 0.7) & points[:, :, :2]
     static = rng.uniform(0.3, 1.2, (V, Pm))
-    patches = {"point_active": points, "arm": rng.standard_normal((3, V, Pm, N)) * 1.5,
-               "separation": rng.uniform(-0.05, 0.02, (V, Pm, N)), "normal": _unit(rng, (V, Pm), float),
-               "rest_distance": rng.uniform(0.0, 0.01, (V, Pm)), "static_friction": static,
-               "dynamic_friction": static * rng.uniform(0.5, 1.0, (V, Pm)),
-               "restitution": np.where(rng.random((V, Pm)) < 0.3, rng.uniform(0.1, 0.9, (V, Pm)), 0.0),
-               "anchor_active": anchors, "anchor_arm": rng.standard_normal((3, V, Pm, 2)) * 1.5,
-               "anchor_error": rng.standard_normal((3, V, Pm, 2)) * 0.01,
-               "bounce_threshold": np.full(V, 0.2)}
+    patches = PatchRows(point_active=points, arm=rng.standard_normal((3, V, Pm, N)) * 1.5,
+                        separation=rng.uniform(-0.05, 0.02, (V, Pm, N)), normal=_unit(rng, (V, Pm), float),
+                        rest_distance=rng.uniform(0.0, 0.01, (V, Pm)), static_friction=static,
+                        dynamic_friction=static * rng.uniform(0.5, 1.0, (V, Pm)),
+                        restitution=np.where(rng.random((V, Pm)) < 0.3, rng.uniform(0.1, 0.9, (V, Pm)), 0.0),
+                        anchor_active=anchors, anchor_arm=rng.standard_normal((3, V, Pm, 2)) * 1.5,
+                        anchor_error=rng.standard_normal((3, V, Pm, 2)) * 0.01, bounce_threshold=np.full(V, 0.2))
     return rows, patches
 
 
@@ -248,7 +247,7 @@ def _soft_solve(sim: Simulator, seed: int, iterations: int, kernel_threads: int 
     rng = np.random.default_rng(seed)
     p, s = sim.params, copy.deepcopy(sim.state)
     rows, _ = _random_rows(rng, p.V)
-    rows["hard"][:] = False
+    rows.hard[:] = False
     s.linear_velocity = (rng.standard_normal((3, p.V)) * 2.0).astype(np.float32)
     s.angular_velocity = (rng.standard_normal((3, p.V)) * 1.0).astype(np.float32)
     q = rng.standard_normal((4, p.V))

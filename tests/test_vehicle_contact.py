@@ -1,4 +1,4 @@
-"""Contacts between vehicles (sim/vehicle_contact.py), on pairs of sample cars a few centimetres apart
+"""Contacts between vehicles (sim/contact/pairs.py), on pairs of sample cars a few centimetres apart
 (tests/scenarios/vehicle_contact.py): a rear-end collision shares the momentum, a head-on one of equal cars keeps its
 symmetry, cars whose groups filter each other pass through; the broad phase, the colouring and the islands. The
 motion is checked against PhysX in tests/test_conformance_vehicle_contact.py."""
@@ -11,10 +11,11 @@ from scenarios import vehicle_contact as scenario
 
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.sim import Simulator
-from physxvehicle_usd.sim.contact import _kept_patches, grow_patches
+from physxvehicle_usd.sim.contact import pairs as vehicle_contact
+from physxvehicle_usd.sim.contact.broad import candidate_pairs
+from physxvehicle_usd.sim.contact.patches import _colours, _kept_patches, grow_patches
 from physxvehicle_usd.sim.pipeline import StepOptions
 from physxvehicle_usd.sim.row_solver import _islands
-from physxvehicle_usd.sim.vehicle_contact import _colours, candidate_pairs
 
 DT = 1.0 / 60.0
 STEPS = 12
@@ -95,7 +96,7 @@ def test_two_chassis_boxes_meet_as_physx_s_box_box_test_makes_them():
     # orders ovphysx reports at the impacts: level (the earlier car's face the reference, the first of equal overlaps),
     # as at the 8 m/s head-on's: left top, left bottom, right bottom, right top; with the earlier car pitched nose down
     # (the later car's face the reference), as at the rear-end's: right top, left top, right bottom, left bottom
-    from physxvehicle_usd.sim.vehicle_contact import generate
+    generate = vehicle_contact.generate
 
     description = read_stage(Usd.Stage.Open(scenario.layer({"HeadOn6": ("head", 6.0)}, gap=-0.02)))
     sim = Simulator.from_description(description, DT)
@@ -219,7 +220,6 @@ def _bumpers(gap: float, radii: dict[str, float], half_height: float | dict[str,
     """The head-on pair `gap` apart with a sphere (or a capsule across the car, half_height > 0, per car or for all)
     of radius radii[car] 0.3 m ahead of the named cars' noses, 0.3 m up: the simulator and the cars' contacts at the
     start."""
-    from physxvehicle_usd.sim import vehicle_contact
 
     stage = Usd.Stage.Open(scenario.layer({"HeadOn6": PAIRS["HeadOn6"]}, gap=gap))
     for car, r in radii.items():
@@ -363,7 +363,6 @@ def test_a_sphere_and_a_capsule_of_two_cars_meet_on_the_sphere_s_surface(capsule
 
 
 def test_two_boxes_keep_their_manifold_while_they_move_little_and_its_normal_turns_with_body_0():
-    from physxvehicle_usd.sim import vehicle_contact
 
     description = read_stage(Usd.Stage.Open(scenario.layer({"RearEnd4": ("rear", 4.0)}, gap=GAP)))
     sim = Simulator.from_description(description, DT)

@@ -11,12 +11,12 @@ from scenarios import vehicle_queries as scenario
 
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.sim import Simulator, compiled
-from physxvehicle_usd.sim.contact import polytope
-from physxvehicle_usd.sim.ground import SweptWheels
+from physxvehicle_usd.sim.contact.polytopes import polytope
 from physxvehicle_usd.sim.pipeline import StepOptions, wheel_frame
 from physxvehicle_usd.sim.suspension import steered_wheel_offset
 from physxvehicle_usd.sim.vecmath import quat_to_mat
 from physxvehicle_usd.sim.vehicle_queries import candidates, ray_capsules, ray_polytopes, sweep_shapes
+from physxvehicle_usd.sim.wheel_sweep import SweptWheels
 
 DT = 1.0 / 60.0
 STEPS = 6

@@ -1,6 +1,6 @@
 """PhysX's contacts of one body with one collider, step by step, as ovphysx's contact binding reports them: each
 contact's point, normal, separation and normal force in the order PhysX's solver met them, and each friction anchor
-with its friction force. For checking the contact points sim/contact.py makes against PhysX's (same stage, same
+with its friction force. For checking the contact points sim/contact/ makes against PhysX's (same stage, same
 steps). The stage is copied to a temporary file with PhysxContactReportAPI applied to the body (the binding needs it).
 
     python3 tools/physx_contacts.py STAGE BODY COLLIDER --from 40 --to 43

@@ -20,7 +20,7 @@ from ..description import CollisionGroupDescription, StageDescription
 from ..diagnostics import Diagnostic
 from ..read.collision import collision_groups, groups_of
 from ..repairs import Edit, Repair
-from ..validate.checks import _wheel_shapes
+from ..validate.checks import wheel_attachment_shapes
 
 WHEEL_GROUP, GROUND_GROUP = "VehicleWheelCollisionGroup", "GroundSurfaceCollisionGroup"
 
@@ -51,7 +51,7 @@ class WheelGroups:
         self._member_of = groups_of(self.members)
         self._filters: dict[str, list[Edit]] = {}
         self.wheel_shapes = {str(s.GetPath()) for v in description.vehicles.values() for w in v.wheels
-                             for s in _wheel_shapes(stage.GetPrimAtPath(w.path))}
+                             for s in wheel_attachment_shapes(stage.GetPrimAtPath(w.path))}
         self._ground_groups: tuple[dict[str, str], list[Edit]] | None = None
         self._wheel_group: tuple[str, list[Edit]] | None = None
 

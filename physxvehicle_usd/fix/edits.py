@@ -12,7 +12,7 @@ from ..repairs import Edit
 
 def schema_type(schema: str, base: str) -> str:
     """The Sdf value type name of a vehicle schema attribute ("float", "float2[]", ...)."""
-    definition = P._definition(schema)
+    definition = P.schema_definition(schema)
     return str(definition.GetAttributeDefinition(P.full_name(schema, base)).GetTypeName())
 
 

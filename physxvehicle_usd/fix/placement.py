@@ -32,7 +32,7 @@ class Placed:
 
 def _copy_properties(source: Usd.Prim, copy: str, schema: str, why: str) -> list[Edit]:
     """The component's authored properties of its schema, except the deprecated ones, onto the copy."""
-    from ..write import _plain
+    from ..write import plain_value
 
     edits = []
     for name in sorted(P.full_names(schema).values()):
@@ -40,7 +40,7 @@ def _copy_properties(source: Usd.Prim, copy: str, schema: str, why: str) -> list
             continue
         prop = source.GetProperty(name)
         if isinstance(prop, Usd.Attribute) and prop.HasAuthoredValue() and prop.Get() is not None:
-            edits.append(set_attribute(copy, name, prop.GetTypeName(), _plain(prop.Get()), why))
+            edits.append(set_attribute(copy, name, prop.GetTypeName(), plain_value(prop.Get()), why))
         elif isinstance(prop, Usd.Relationship) and prop.HasAuthoredTargets():
             edits.append(Edit(op="set_relationship_targets", prim=copy, property=name,
                               value=[str(t) for t in prop.GetTargets()], why=why))

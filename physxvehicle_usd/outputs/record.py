@@ -46,11 +46,9 @@ def quat_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 def rotation_rows(q: np.ndarray) -> np.ndarray:
     """(..., 3, 3) matrix R such that a row vector v maps to v @ R (USD's convention)."""
-    x, y, z, w = np.moveaxis(q / np.linalg.norm(q, axis=-1, keepdims=True), -1, 0)
-    column = np.stack((1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w),
-                       2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w),
-                       2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)), axis=-1)
-    return np.swapaxes(column.reshape(q.shape[:-1] + (3, 3)), -1, -2)
+    unit = q / np.linalg.norm(q, axis=-1, keepdims=True)
+    R = vecmath.quat_to_mat(np.moveaxis(unit[..., _WXYZ], -1, 0))  # (3, 3, ...), R[i, j]: column vectors
+    return np.swapaxes(np.moveaxis(R, (0, 1), (-2, -1)), -1, -2)
 
 
 def pose_matrices(position: np.ndarray, orientation: np.ndarray, scale: np.ndarray) -> np.ndarray:

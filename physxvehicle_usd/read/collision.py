@@ -7,7 +7,7 @@ or a plane: a cube is its 8 corners, a cylinder the prism over a regular polygon
 omni.physx cooks for it (the hull its wheel sweeps use too; with omni.physx's approximateCylinders setting off, its
 default, PhysX collides an exact cylinder), a mesh with a convex-hull approximation the hull of its points. Spheres
 and capsules, the vehicle's and static ones, are read as their cores (a centre, a segment's ends) and radius
-(sim/contact.py, sim/round_contact.py collide them); cones are said to be not collided.
+(sim/contact/ collides them); cones are said to be not collided.
 
 Filtering: each collider's collision groups are read in omni.physx's order (`groups_of`; the first filters it, as
 collision_filter.py applies PhysX's group filtering), and its FilteredPairsAPI targets kept: a vehicle body's join
@@ -18,15 +18,17 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable, Iterable
+from typing import Callable
 
 import numpy as np
 from pxr import Sdf, Usd, UsdPhysics
 
 from .. import properties as P
+from ..box_corners import box_points
 from ..description import Block, CollisionGroupDescription, GroundDescription, Resolved, ShapeDescription, Source
 from ..diagnostics import DiagnosticSink
 from ..prim_paths import at_or_below
+from ..sim import vecmath as vm
 from ..units import StageUnits
 from . import pxr_unchecked as U
 
@@ -88,16 +90,6 @@ def cylinder_points(radius: float, half_height: float, axis: int) -> np.ndarray:
     return _read_only(np.concatenate(ends))
 
 
-def box_points(half: Iterable[float]) -> np.ndarray:
-    return _box_points(tuple(float(h) for h in half))
-
-
-@lru_cache(maxsize=4096)
-def _box_points(half: tuple[float, float, float]) -> np.ndarray:
-    signs = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], dtype=float)
-    return _read_only(signs * np.asarray(half, dtype=float))
-
-
 def _read_only(array: np.ndarray) -> np.ndarray:
     array.flags.writeable = False
     return array
@@ -109,10 +101,9 @@ def _quat_matrix(q) -> np.ndarray:
 
 @lru_cache(maxsize=4096)
 def _rotation(w: float, x: float, y: float, z: float) -> np.ndarray:
-    """The rotation matrix of a unit quaternion; cached, read-only: most shapes are unturned or turned alike."""
-    return _read_only(np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-                                [2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-                                [2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)]]))
+    """The rotation matrix of a unit quaternion (the simulator's formula, vecmath.quat_to_mat); cached, read-only: most
+    shapes are unturned or turned alike."""
+    return _read_only(vm.quat_to_mat(np.array([[w], [x], [y], [z]]))[:, :, 0].copy())
 
 
 _authored_in_namespace = Usd.Prim.GetAuthoredPropertiesInNamespace  # unbound: see read/pxr_unchecked.py

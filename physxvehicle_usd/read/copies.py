@@ -616,10 +616,10 @@ def _single(vector: Gf.Vec3d) -> tuple[float, float, float]:
 def _mass_facts(prim: Usd.Prim) -> tuple | None:
     """UsdPhysics' mass properties of a body with colliders below it (they depend on the colliders' placement and
     bound materials, which may come from above the copy), or None where they cannot be computed."""
-    from .physics import _shape_mass_information
+    from .physics import shape_mass_information
 
     try:
-        mass, inertia, com, axes = UsdPhysics.RigidBodyAPI(prim).ComputeMassProperties(_shape_mass_information)
+        mass, inertia, com, axes = UsdPhysics.RigidBodyAPI(prim).ComputeMassProperties(shape_mass_information)
     except Exception:  # noqa: BLE001 - the full parse reports it
         return None
     return (float(mass), tuple(inertia[:]), tuple(com[:]), float(axes.GetReal()), tuple(axes.GetImaginary()[:]))

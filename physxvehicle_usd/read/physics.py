@@ -246,7 +246,7 @@ def gravity_block(scene_path: str | None, desc, units: StageUnits, prim: Usd.Pri
     return block
 
 
-def _shape_mass_information(prim: Usd.Prim) -> UsdPhysics.RigidBodyAPI.MassInformation:
+def shape_mass_information(prim: Usd.Prim) -> UsdPhysics.RigidBodyAPI.MassInformation:
     """Volume and unit-density inertia of a collider for ComputeMassProperties (simple shapes; others by bounds)."""
     info = UsdPhysics.RigidBodyAPI.MassInformation()
     info.localPos = Gf.Vec3f(0, 0, 0)
@@ -303,7 +303,7 @@ def rigid_body_block(prim: Usd.Prim, desc, sink: DiagnosticSink, units: StageUni
         a.HasAuthoredValue() for a in (mass_api.GetMassAttr(), mass_api.GetCenterOfMassAttr(), mass_api.GetDiagonalInertiaAttr()))
     said = _check_mass_attributes(prim, sink)
     try:
-        mass, inertia, com, axes = api.ComputeMassProperties(_shape_mass_information)
+        mass, inertia, com, axes = api.ComputeMassProperties(shape_mass_information)
     except Exception as exc:  # noqa: BLE001
         sink.error("MASS", str(prim.GetPath()), f"mass properties could not be computed: {exc}")
         mass, inertia, com, axes = 0.0, Gf.Vec3f(0), Gf.Vec3f(0), Gf.Quatf(1)

@@ -175,7 +175,7 @@ class PropertySpec(NamedTuple):
 @lru_cache(maxsize=None)
 def property_specs(schema: str, instance: str | None = None) -> dict[str, PropertySpec]:
     """base name -> PropertySpec for one schema (and multiple-apply instance)."""
-    definition = P._definition(schema)
+    definition = P.schema_definition(schema)
     specs = {}
     for base, name in P.full_names(schema, instance).items():
         attribute = definition.GetAttributeDefinition(P.full_name(schema, base)) if definition else None

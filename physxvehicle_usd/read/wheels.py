@@ -149,7 +149,7 @@ class Attachment:
     force_offsets: dict[str, tuple]   # deprecated app point offsets by base name
 
 
-def _collision_shapes(attachment: Usd.Prim) -> list[Usd.Prim]:
+def attachment_collision_shapes(attachment: Usd.Prim) -> list[Usd.Prim]:
     """The attachment and its descendants that carry PhysicsCollisionAPI, in traversal order."""
     predicate = Usd.TraverseInstanceProxies()
     if not U.get_filtered_children(attachment, predicate):
@@ -220,7 +220,7 @@ def parse_attachment(v: VehicleParse, prim: Usd.Prim, counter: int) -> Attachmen
             group = targets[0]
     block.set("collisionGroup", group, Source.AUTHORED if targets else Source.FALLBACK)
     if U.is_a(prim, UsdGeom.Xformable):
-        shapes = _collision_shapes(prim)
+        shapes = attachment_collision_shapes(prim)
         if len(shapes) > 1:
             v.error("V41", f"{len(shapes)} collision shapes; the attachment or one direct child may carry "
                     "PhysicsCollisionAPI", prim=r.path)

@@ -99,7 +99,7 @@ class ContactParam:
     """One parameter of a pair of touching shapes, declared once: both shapes' resolved values of `source` (a
     collider's P.COLLISION block, or its material's P.MATERIAL block) combined as PhysX combines them, summed
     (`combine` None) or by the higher of the two materials' modes (`combine`: the P.MATERIAL combine-mode row). `name`
-    is the pair table's (sim/contact.py ContactModel, sim/vehicle_contact.py PairModel) and, where `per_patch`, the
+    is the pair table's (sim/contact/model.py ContactModel, PairModel) and, where `per_patch`, the
     solver rows' key of each contact patch."""
 
     name: str

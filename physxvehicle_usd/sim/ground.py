@@ -10,7 +10,7 @@ TriangleGrid (sim/triangle_grid.py), so a fleet on a large road mesh costs about
 A ray meets a sphere or capsule where it enters it (one starting inside misses, as one starting behind a plane).
 Sweeps (`sweep`) move the shape omni.physx sweeps for a wheel, a convex prism over a regular polygon of
 HULL_POINTS corners (not a true cylinder), along the suspension against the ground, as PxScene::sweep with
-eMTD does (against spheres and capsules: sim/round_sweep.py); see `sweep` for what is reported.
+eMTD does (against spheres and capsules: sim/wheel_sweep.py); see `sweep` for what is reported.
 """
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..description import GroundDescription, canonical_value
+from .contact.polytopes import placed_hull
 from .triangle_grid import TriangleGrid
 
 _AXES = {"X": (1.0, 0.0, 0.0), "Y": (0.0, 1.0, 0.0), "Z": (0.0, 0.0, 1.0)}
@@ -89,9 +90,8 @@ class Ground:
                 epsilon = float(np.abs(pts).max()) * 2.0 ** -22 if len(pts) else 0.0
                 pts = pts @ m[:3, :3] + m[3, :3]
                 if g.kind == "convex":  # its hull's faces, outward: what a ray or a sweep meets from outside
-                    from .contact import placed_hull
-
-                    hull = placed_hull(g)
+                    hull = placed_hull(np.asarray(canonical_value(g.points), dtype=float).reshape(-1, 3),
+                                       np.asarray(canonical_value(g.transform), dtype=float).reshape(4, 4))
                     pts = hull.vertices
                     idx = [int(i) for loop, n in zip(hull.loops, hull.loop_counts) for i in loop[:n]]
                     counts = [int(n) for n in hull.loop_counts]
@@ -213,7 +213,7 @@ class QueryFilter:
         return self.allowed[self.key[query], shape]
 
 
-def _passes(only: QueryFilter | None, query, shape):
+def passes_filter(only: QueryFilter | None, query, shape):
     """True where no filter is given (the common case costs nothing)."""
     return True if only is None else only.passes(query, shape)
 
@@ -260,7 +260,7 @@ def raycast(ground: Ground, origin: np.ndarray, direction: np.ndarray, length: n
         no = n0 * o[0] + n1 * o[1] + n2 * o[2] + float(ground.plane_offsets[k])
         facing = nd < 0.0
         t = np.where(facing, -no / np.where(facing, nd, -1.0), np.inf)
-        better = facing & (t > 0.0) & (t <= L) & (t < best_t) & _passes(only, slice(None), k)
+        better = facing & (t > 0.0) & (t <= L) & (t < best_t) & passes_filter(only, slice(None), k)
         best_t = np.where(better, t, best_t)
         best_n = np.where(better, n[:, None], best_n)  # whole-array selects: cheaper than masked stores
         best_shape = np.where(better, k, best_shape)
@@ -392,220 +392,6 @@ def _round_hits(ground: Ground, o: np.ndarray, d: np.ndarray, L: np.ndarray, bes
     best_t[ray] = t
     best_n[:, ray] = (normal / np.linalg.norm(normal, axis=1, keepdims=True)).T
     best_shape[ray] = ground.round_first + k
-
-
-# omni.physx sweeps a wheel as the convex hull of two regular polygons of HULL_POINTS corners, one on each side of
-# the wheel (PhysXSetup::getVehicleWheelCylinderConvexMesh in Setup.cpp, built by createCylinderConvexMesh): a unit
-# shape along the frame's lateral coordinate axis, scaled to the wheel's radius and half-width at every query
-# (PxVehiclePhysXRoadGeometryQueryUpdate). Its flat sides, not a round tread, meet the road.
-HULL_POINTS = 30
-
-
-def _hull_corners() -> tuple[np.ndarray, np.ndarray]:
-    """cos and sin of the corner angles i 2 pi / HULL_POINTS, rounded to single precision as omni.physx makes them."""
-    step = np.float32(2.0) * np.float32(np.pi) / np.float32(HULL_POINTS)
-    theta = step * np.arange(HULL_POINTS, dtype=np.float32)
-    return np.cos(theta).astype(float), np.sin(theta).astype(float)
-
-
-_COS, _SIN = _hull_corners()
-_HALF = HULL_POINTS // 2  # corner i + HALF is corner i mirrored: half the side normals and edge directions suffice
-# unit side-face normals and cap-edge directions of the polygon, as (cos, sin) weights of the two in-plane axes
-_SIDE = np.stack([_COS[:_HALF] + _COS[1:_HALF + 1], _SIN[:_HALF] + _SIN[1:_HALF + 1]], axis=1)
-_SIDE /= np.linalg.norm(_SIDE, axis=1, keepdims=True)
-_EDGE = np.stack([-_SIDE[:, 1], _SIDE[:, 0]], axis=1)
-
-
-@dataclass
-class SweptWheels:
-    """Wheel hulls to sweep, row-major: start centres, the wheel's lateral axis and the two coordinate axes of the
-    polygon's plane (the hull's axes rotated into the world), radius, half-width, direction and length of the sweep."""
-
-    centre: np.ndarray  # (N, 3)
-    lateral: np.ndarray  # (N, 3) unit
-    axis0: np.ndarray  # (N, 3) unit: corner i sits at radius (cos(i 2 pi / n) axis0 + sin(i 2 pi / n) axis1)
-    axis1: np.ndarray  # (N, 3) unit
-    radius: np.ndarray  # (N,)
-    half_width: np.ndarray  # (N,)
-    direction: np.ndarray  # (N, 3) unit
-    distance: np.ndarray  # (N,)
-
-    def support(self, axes: np.ndarray, rows: np.ndarray | slice = slice(None)) -> np.ndarray:
-        """max over the hull of x . a, minus its centre's, for axes (K, ..., 3) of the wheels `rows` (K)."""
-        extra = (slice(None),) + (None,) * (axes.ndim - 2)
-        lat = np.abs(np.einsum("k...j,kj->k...", axes, self.lateral[rows]))
-        a0 = np.einsum("k...j,kj->k...", axes, self.axis0[rows])
-        a1 = np.einsum("k...j,kj->k...", axes, self.axis1[rows])
-        ring = (a0[..., None] * _COS + a1[..., None] * _SIN).max(axis=-1)
-        return self.half_width[rows][extra] * lat + self.radius[rows][extra] * ring
-
-    def swept_box(self) -> tuple[np.ndarray, np.ndarray]:
-        """(lo, hi) (N, 3): a box around each hull over its whole sweep, from its start to its end."""
-        ext = (self.half_width[:, None] * np.abs(self.lateral)
-               + self.radius[:, None] * np.sqrt(self.axis0 ** 2 + self.axis1 ** 2)) + 1e-6
-        end = self.centre + self.direction * self.distance[:, None]
-        return np.minimum(self.centre, end) - ext, np.maximum(self.centre, end) + ext
-
-    def moved(self, rows: np.ndarray, centre: np.ndarray, direction: np.ndarray, distance: np.ndarray) -> "SweptWheels":
-        return SweptWheels(centre, self.lateral[rows], self.axis0[rows], self.axis1[rows], self.radius[rows],
-                           self.half_width[rows], direction, distance)
-
-
-@dataclass
-class _TriangleHits:
-    """The earliest triangle contact of every wheel (t = inf: none; t < 0: the hull starts inside a triangle)."""
-
-    t: np.ndarray  # (N,) distance along the sweep; for a start inside: minus the depth along `mtd`
-    normal: np.ndarray  # (N, 3) contact normal, against the sweep direction
-    offset: np.ndarray  # (N,) plane through the contact point: n . x + offset = 0
-    shape: np.ndarray  # (N,) index into Ground.materials
-    mtd: np.ndarray  # (N, 3) for a start inside: the direction that separates the hull from its triangle soonest
-
-
-def _sweep_triangles(ground: Ground, wheels: SweptWheels, only_shape: np.ndarray | None = None,
-                     only: QueryFilter | None = None) -> _TriangleHits:
-    """Time of impact of each hull against every triangle it can reach, by separating axes.
-
-    The hull moving along w meets a triangle first where the ray t w enters their Minkowski difference, a convex
-    polytope whose faces are normal to a face of either shape or to an edge of one crossed with an edge of the other.
-    On each such axis the two projected intervals overlap for t in [enter, exit]; the shapes touch from the largest
-    enter on, if that comes before the smallest exit. The axis of the largest enter is the contact normal, which is
-    what PhysX's GJK raycast returns (the normal of the difference's face the ray enters through). Triangles facing
-    away from the sweep (normal . w >= 0) are culled, as PhysX culls single-sided mesh triangles in sweeps."""
-    N = wheels.radius.shape[0]
-    out = _TriangleHits(np.full(N, np.inf), np.zeros((N, 3)), np.zeros(N), np.full(N, -1), np.zeros((N, 3)))
-    # broad phase: the box around the hull's start and end; triangles facing away from the sweep are culled
-    c, w, D = wheels.centre, wheels.direction, wheels.distance
-    wi, ti = box_pairs(ground, *wheels.swept_box())
-    keep = (ground.tri_normals[ti] * w[wi]).sum(axis=1) < 0.0
-    if only is not None:
-        keep &= only.passes(wi, ground.plane_normals.shape[0] + ground.tri_shape[ti])
-    if only_shape is not None:
-        keep &= ground.plane_normals.shape[0] + ground.tri_shape[ti] == only_shape[wi]
-    wi, ti = wi[keep], ti[keep]
-    if not wi.size:
-        return out
-    # the separating axes of every pair (K, A, 3): the triangle's normal, the polygon's side normals and the wheel's
-    # lateral axis, and every hull edge direction (lateral, polygon edges) crossed with every triangle edge
-    v0 = ground.tri_v0[ti]
-    verts = np.stack([v0, v0 + ground.tri_e1[ti], v0 + ground.tri_e2[ti]], axis=1)  # (K, 3, 3)
-    tri_edges = np.stack([ground.tri_e1[ti], ground.tri_e2[ti] - ground.tri_e1[ti], ground.tri_e2[ti]], axis=1)
-    tri_edges /= np.linalg.norm(tri_edges, axis=2, keepdims=True)
-    a0, a1, lat = wheels.axis0[wi], wheels.axis1[wi], wheels.lateral[wi]
-    sides = _SIDE[None, :, :1] * a0[:, None] + _SIDE[None, :, 1:] * a1[:, None]  # (K, HALF, 3)
-    ring_edges = _EDGE[None, :, :1] * a0[:, None] + _EDGE[None, :, 1:] * a1[:, None]
-    hull_edges = np.concatenate([lat[:, None], ring_edges], axis=1)
-    crossed = np.cross(hull_edges[:, :, None], tri_edges[:, None]).reshape(len(wi), -1, 3)
-    axes = np.concatenate([ground.tri_normals[ti][:, None], sides, lat[:, None], crossed], axis=1)
-    length = np.linalg.norm(axes, axis=2)
-    usable = length > 1e-9  # parallel edges give no axis
-    axes = axes / np.where(usable, length, 1.0)[..., None]
-    centre = np.einsum("kaj,kj->ka", axes, c[wi])
-    reach = wheels.support(axes, wi)
-    proj = np.einsum("kaj,kvj->kav", axes, verts)
-    tmin, tmax = proj.min(axis=2), proj.max(axis=2)
-    lo_c, hi_c = centre - reach, centre + reach
-    speed = np.einsum("kaj,kj->ka", axes, w[wi])
-    moving = np.abs(speed) > 1e-12
-    safe = np.where(moving, speed, 1.0)
-    toward = speed > 0.0
-    enter = np.where(toward, tmin - hi_c, tmax - lo_c) / safe
-    leave = np.where(toward, tmax - lo_c, tmin - hi_c) / safe
-    apart = (hi_c < tmin) | (lo_c > tmax)  # separated on an axis the motion does not change
-    enter = np.where(moving, enter, np.where(apart, np.inf, -np.inf))
-    leave = np.where(moving, leave, np.where(apart, -np.inf, np.inf))
-    enter = np.where(usable, enter, -np.inf)
-    leave = np.where(usable, leave, np.inf)
-    k = np.argmax(enter, axis=1)
-    rows = np.arange(len(wi))
-    toi, exit_ = enter[rows, k], leave.min(axis=1)
-    ok = (toi <= exit_) & (toi <= D[wi]) & (exit_ >= 0.0)
-    # contact normal: the entering axis turned against the motion; the plane touches the triangle's extreme point
-    normal = axes[rows, k] * np.where(toward[rows, k], -1.0, 1.0)[:, None]
-    offset = -np.einsum("kvj,kj->kv", verts, normal).max(axis=1)
-    # started inside (toi < 0): the axis of least overlap separates the pair soonest; its depth orders the pairs
-    over_hi, over_lo = hi_c - tmin, tmax - lo_c  # overlap when the hull leaves along -axis / +axis
-    depth = np.where(usable, np.minimum(over_hi, over_lo), np.inf)
-    m = np.argmin(depth, axis=1)
-    mtd = axes[rows, m] * np.where(over_lo[rows, m] < over_hi[rows, m], 1.0, -1.0)[:, None]
-    t = np.where(ok, np.where(toi < 0.0, -depth[rows, m], toi), np.inf)
-    # the earliest pair of each wheel (the deepest when it starts inside; of equals, the lowest triangle index)
-    order = np.lexsort((ti, t, wi))
-    wi, t = wi[order], t[order]
-    first = np.r_[True, wi[1:] != wi[:-1]]
-    best = order[first]
-    got = np.isfinite(t[first])
-    rows_w = wi[first][got]
-    best = best[got]
-    out.t[rows_w] = t[first][got]
-    out.normal[rows_w] = normal[best]
-    out.offset[rows_w] = offset[best]
-    out.shape[rows_w] = ground.plane_normals.shape[0] + ground.tri_shape[ti[best]]
-    out.mtd[rows_w] = mtd[best]
-    return out
-
-
-def _sweep_shapes(ground: Ground, wheels: SweptWheels, only_shape: np.ndarray | None = None,
-                  only: QueryFilter | None = None) -> _TriangleHits:
-    """The earliest contact of each hull with the triangles and the static spheres and capsules
-    (sim/round_sweep.py) that `only` lets it meet; of equally early ones, the triangle's."""
-    hits = _sweep_triangles(ground, wheels, only_shape, only)
-    if ground.round_ends is None:
-        return hits
-    from .round_sweep import sweep_rounds
-
-    rounds = sweep_rounds(ground, wheels, only_shape, only)
-    sooner = rounds.t < hits.t
-    for name in ("t", "normal", "offset", "shape", "mtd"):
-        getattr(hits, name)[sooner] = getattr(rounds, name)[sooner]
-    return hits
-
-
-def sweep(ground: Ground, wheels: SweptWheels, only: QueryFilter | None = None) -> RayHits:
-    """The road plane of each wheel hull swept from maximum compression along its suspension (PxScene::sweep with
-    eMTD, then PxVehiclePhysXRoadGeometryQueryUpdate's use of the hit), component-first like `raycast`; only: which
-    shapes each wheel may meet (None: all).
-
-    The closest contact gives the plane through its contact point with its normal. A hull that starts inside a
-    triangle, sphere or capsule is moved out along the separating direction by 1.01 max(radius, depth), swept back
-    against that mesh (sphere, capsule) alone, and the plane of that contact is used (none when it starts inside
-    again). A plane is a half-space: the hull hits it when its lowest corner is below the plane at the start or at the
-    end of the sweep, and then the plane itself is the hit plane."""
-    N = wheels.radius.shape[0]
-    best_t = np.full(N, np.inf)
-    best_n = np.zeros((N, 3))
-    best_d = np.zeros(N)
-    best_shape = np.full(N, -1)
-    for k in range(ground.plane_normals.shape[0]):
-        n, d = ground.plane_normals[k], float(ground.plane_offsets[k])
-        low = wheels.centre @ n + d - wheels.support(np.broadcast_to(-n, (N, 1, 3)))[:, 0]
-        along = wheels.direction @ n
-        toi = np.where(low <= 0.0, low, low / np.where(along < 0.0, -along, 1.0))
-        hits = (low <= 0.0) | ((along < 0.0) & (toi <= wheels.distance))
-        better = hits & (toi < best_t) & _passes(only, slice(None), k)
-        best_t = np.where(better, toi, best_t)
-        best_n = np.where(better[:, None], n, best_n)
-        best_d = np.where(better, d, best_d)
-        best_shape = np.where(better, k, best_shape)
-    tri = _sweep_shapes(ground, wheels, only=only)
-    inside = np.nonzero(np.isfinite(tri.t) & (tri.t < 0.0) & (tri.t < best_t))[0]
-    if inside.size:
-        # PxVehiclePhysXRoadGeometryQueryUpdate: out along the separating direction, then back against that mesh
-        step = np.maximum(wheels.radius[inside], -tri.t[inside])
-        out_there = wheels.centre[inside] + tri.mtd[inside] * (1.01 * step)[:, None]
-        again = _sweep_shapes(ground, wheels.moved(inside, out_there, -tri.mtd[inside], 1.02 * step),
-                              only_shape=tri.shape[inside])
-        clean = np.isfinite(again.t) & (again.t > 0.0)
-        tri.t[inside] = np.where(clean, -1.0, np.inf)  # a start inside comes before any contact along the sweep
-        tri.normal[inside], tri.offset[inside] = again.normal, again.offset
-        tri.shape[inside] = np.where(clean, tri.shape[inside], -1)
-    better = np.isfinite(tri.t) & (tri.t < best_t)
-    best_t = np.where(better, tri.t, best_t)
-    best_n = np.where(better[:, None], tri.normal, best_n)
-    best_d = np.where(better, tri.offset, best_d)
-    best_shape = np.where(better, tri.shape, best_shape)
-    hit = np.isfinite(best_t)
-    return RayHits(hit, np.ascontiguousarray(best_n.T), best_d, np.where(hit, best_shape, -1))
 
 
 def friction_matrix(tables: Sequence[Any], ground: Ground) -> np.ndarray:

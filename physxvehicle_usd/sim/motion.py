@@ -1,7 +1,7 @@
 """How far the vehicles' bodies have moved since a broad phase last found them quiet.
 
-Three broad phases skip their work while nothing can have come near: the planes' (sim/contact.py
-`_plane_candidates`: each vehicle against the ground planes), the vehicle pairs' (sim/vehicle_contact.py
+Three broad phases skip their work while nothing can have come near: the planes' (sim/contact/broad.py
+`_plane_candidates`: each vehicle against the ground planes), the vehicle pairs' (sim/contact/broad.py
 `candidate_pairs`) and the suspension queries' against other vehicles (sim/vehicle_queries.py). Each keeps the pose
 it last found quiet at and asks, every step, how far each body has moved and turned since. `Motion` answers for one
 step's poses: the phases that fall quiet in the same step keep the same reference arrays (`reference`), and the

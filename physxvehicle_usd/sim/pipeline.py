@@ -16,17 +16,23 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import compiled, disabled, sleep, vehicle_contact, vehicle_queries
+from . import compiled, disabled, sleep, vehicle_queries
 from . import vecmath as vm
 from .commands import update_commands
-from .contact import ContactModel, FrictionPatches, generate, patch_rows
-from .contact import telemetry as contact_telemetry
+from .contact import pairs as vehicle_pairs
+from .contact.model import ContactModel
+from .contact.patches import pair_rows as make_pair_rows
+from .contact.patches import patch_rows
+from .contact.records import FrictionPatches
+from .contact.telemetry import telemetry as contact_telemetry
+from .contact.world import generate
 from .context import substep_counts
 from .drivetrain import differential_state, update_wheel_speeds
 from .ground import Ground
 from .motion import Motion
 from .query_groups import GroundFilter
 from .rigid_body import end_step_physx, integrate_substep
+from .solver_rows import ConstraintRows, PairRows, PatchRows
 from .state import SUBSTEP_FIELDS, SUBSTEP_PER_VEHICLE, SimParams, SimState
 from .suspension import (
     query_road_geometry,
@@ -96,7 +102,7 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
                                 motion)
             s.manifolds = touching.manifolds
             if contact.pairs is not None:
-                between = vehicle_contact.generate(contact, begin_position, begin_orientation, s.pair_manifolds,
+                between = vehicle_pairs.generate(contact, begin_position, begin_orientation, s.pair_manifolds,
                                                    p.length_scale, motion)
                 s.pair_manifolds = between.manifolds
         with_contacts = None
@@ -108,9 +114,9 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
             if pairs:
                 with_contacts[contact.vehicle[np.concatenate([between.shape, between.static])]] = True
         rows = constraint_rows(p, s, road, with_contacts)
-        patches = (patch_rows(contact, touching, rows["vehicles"], begin_position, begin_orientation, p.length_scale,
+        patches = (patch_rows(contact, touching, rows.vehicles, begin_position, begin_orientation, p.length_scale,
                               s.friction) if static else None)
-        pair_rows = (vehicle_contact.pair_rows(contact, between, begin_position, begin_orientation, p.length_scale,
+        pair_rows = (make_pair_rows(contact, between, begin_position, begin_orientation, p.length_scale,
                                                s.pair_friction) if pairs else None)
         s.contacts = None if with_contacts is None else {"points": touching, "between": between, "model": contact}
         row_threads = opt.kernel_threads if opt.compiled and opt.compiled_rows else None  # None: numpy
@@ -175,12 +181,12 @@ def _other_vehicles(p: SimParams, s: SimState, road, contact: ContactModel, quer
     return vehicle_queries.apply(road, found, queries, p)
 
 
-def _solved_friction(patches: dict, solved: list, V: int) -> FrictionPatches:
+def _solved_friction(patches: PatchRows, solved: list, V: int) -> FrictionPatches:
     """patch_rows's friction patches with what the solve said of them: which slid (row_solver._ContactRows.broken of
     each group of vehicles the solver ran)."""
-    friction = patches["friction"]
-    vehicle_row, slot = patches["friction_slot"]
-    broken = np.zeros((V, patches["point_active"].shape[1]), bool)
+    friction = patches.friction
+    vehicle_row, slot = patches.friction_slot
+    broken = np.zeros((V, patches.point_active.shape[1]), bool)
     for vehicles, rows in solved:
         if hasattr(rows, "broken"):  # (not the views of contacts between vehicles: `_solved_pair_friction`)
             broken[vehicles] = rows.broken
@@ -188,11 +194,11 @@ def _solved_friction(patches: dict, solved: list, V: int) -> FrictionPatches:
     return friction
 
 
-def _solved_pair_friction(pair_rows: dict, solved: list) -> FrictionPatches:
+def _solved_pair_friction(pair_rows: PairRows, solved: list) -> FrictionPatches:
     """pair_rows's friction patches with which slid in the solve (row_solver._PairRows.broken of each solve)."""
-    friction = pair_rows["friction"]
-    pair, slot = pair_rows["friction_slot"]
-    broken = np.zeros(pair_rows["point_active"].shape[:2], bool)
+    friction = pair_rows.friction
+    pair, slot = pair_rows.friction_slot
+    broken = np.zeros(pair_rows.point_active.shape[:2], bool)
     for rows in solved:
         broken[rows.index] = rows.broken
     friction.broken = broken[pair, slot]
@@ -254,7 +260,7 @@ def wheel_frame(p: SimParams, R: np.ndarray, position: np.ndarray, offset: np.nd
 _WHEELS_PER_CONSTRAINT = 4
 
 
-def constraint_rows(p: SimParams, s: SimState, road, also: np.ndarray | None = None) -> dict | None:
+def constraint_rows(p: SimParams, s: SimState, road, also: np.ndarray | None = None) -> ConstraintRows | None:
     """4.10 rows per wheel after the last substep: sticky longitudinal, sticky lateral (soft), suspension limit
     (hard, when penetrating); only for the vehicles with an active row or in `also` (a mask: the vehicles with
     contacts), None when there is none.
@@ -279,15 +285,15 @@ def constraint_rows(p: SimParams, s: SimState, road, also: np.ndarray | None = N
     )
     groups = [slice(w, w + _WHEELS_PER_CONSTRAINT) for w in range(0, p.W, _WHEELS_PER_CONSTRAINT)]
     order = [(kind, group) for group in groups for kind in kinds]
-    return {
-        "vehicles": vehicles,
-        "linear": np.concatenate([kind[0][..., g] for kind, g in order], axis=2),
-        "arm": np.concatenate([arm[..., g] for _, g in order], axis=2),
-        "damping": np.concatenate([kind[1][:, g] for kind, g in order], axis=1),
-        "active": np.concatenate([kind[2][:, g] for kind, g in order], axis=1),
-        "hard": np.concatenate([np.full(kind[2][:, g].shape, kind[3]) for kind, g in order], axis=1),
-        "separation": np.concatenate([kind[4][:, g] for kind, g in order], axis=1),  # the limit rows' geometric error
-    }
+    return ConstraintRows(
+        vehicles=vehicles,
+        linear=np.concatenate([kind[0][..., g] for kind, g in order], axis=2),
+        arm=np.concatenate([arm[..., g] for _, g in order], axis=2),
+        damping=np.concatenate([kind[1][:, g] for kind, g in order], axis=1),
+        active=np.concatenate([kind[2][:, g] for kind, g in order], axis=1),
+        hard=np.concatenate([np.full(kind[2][:, g].shape, kind[3]) for kind, g in order], axis=1),
+        separation=np.concatenate([kind[4][:, g] for kind, g in order], axis=1),  # the limit rows' geometric error
+    )
 
 
 def telemetry_outputs(susp, comp, sforce, tire, centre_offset) -> dict:

@@ -20,6 +20,7 @@ from .row_solver import solve_vehicle_constraints
 WAKE_COUNTER_RESET_S = 20.0 * 0.02
 
 if TYPE_CHECKING:  # (sim/state.py builds SimState from these modules' declarations)
+    from .solver_rows import ConstraintRows, PairRows, PatchRows
     from .state import SimParams, SimState
 
 PARAMS = (
@@ -167,14 +168,14 @@ def _clamp_magnitude(v: np.ndarray, limit: np.ndarray) -> np.ndarray:
     return np.where(over, v * np.sqrt(limit * limit / np.where(over, squared, 1.0)), v)
 
 
-def end_step_physx(p: SimParams, s: SimState, begin_position: np.ndarray, begin_orientation: np.ndarray, rows: dict | None,
-                   dt: float, patches: dict | None = None, pairs: dict | None = None,
-                   kernel_threads: int | None = None) -> None:
+def end_step_physx(p: SimParams, s: SimState, begin_position: np.ndarray, begin_orientation: np.ndarray,
+                   rows: ConstraintRows | None, dt: float, patches: PatchRows | None = None,
+                   pairs: PairRows | None = None, kernel_threads: int | None = None) -> None:
     """What the PhysX scene does with the vehicle2 velocity, with each vehicle's PhysxRigidBodyAPI settings: damping,
     velocity limits, the gyroscopic term, vehicle constraints and contacts, pose integration.
 
-    patches: the contact rows of the vehicles `rows["vehicles"]` (sim/contact.py patch_rows), or None; pairs: the
-    contact rows between them (sim/vehicle_contact.py pair_rows), or None; kernel_threads: solve the rows the compiled
+    patches: the contact rows of the vehicles `rows.vehicles` (sim/contact/patches.py patch_rows), or None; pairs:
+    the contact rows between them (sim/contact/patches.py pair_rows), or None; kernel_threads: solve the rows the compiled
     solver covers in C with that many threads (None: numpy; row_solver.solve_vehicle_constraints).
 
     velocityChange writes v, w to the actor; acceleration adds (v - v_begin)/dt as an acceleration, which

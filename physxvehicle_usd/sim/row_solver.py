@@ -2,9 +2,9 @@
 
 PhysX runs its TGS solver on the vehicle's constraint rows (sticky tire, suspension limit): one sweep per position
 iteration, the pose integrated from the begin pose between them, then the velocity iterations. The contacts of the
-vehicle's own collision shapes with the static world (sim/contact.py) are rows of the same solve, after the vehicle's
+vehicle's own collision shapes with the static world (sim/contact/) are rows of the same solve, after the vehicle's
 constraint rows (PhysX lists an island's joints before its contacts), as DyTGSContactPrep.cpp prepares and solves them;
-the contacts between vehicles (sim/vehicle_contact.py) after those, colour by colour, each row acting on both bodies
+the contacts between vehicles (sim/contact/pairs.py) after those, colour by colour, each row acting on both bodies
 (`_PairRows`). Where the scene asks PhysX's PGS solver (physxScene:solverType, the `pgs` parameter), the same rows go
 through `_solve_rows_pgs` instead: prepared once over the whole step, the pose moved once after the position
 iterations. sim/rigid_body.py integrates the bodies and calls `solve_vehicle_constraints` at the end of a step.
@@ -20,44 +20,32 @@ from . import compiled_rows
 from . import vecmath as vm
 
 if TYPE_CHECKING:  # (sim/state.py builds SimState from these modules' declarations)
+    from .solver_rows import ConstraintRows, PairRows, PatchRows
     from .state import SimParams, SimState
 
-def _rows_of(rows: dict, subset: np.ndarray) -> dict:
-    """The rows of some of the vehicles of `rows` (a boolean mask over rows["vehicles"])."""
-    return {key: (value[:, subset] if value.ndim == 3 else value[subset]) for key, value in rows.items()}
 
-
-_COMPONENT_FIRST_PATCH_KEYS = ("arm", "normal", "anchor_arm", "anchor_error")
-_WHOLE_BATCH_PATCH_KEYS = ("points", "friction", "friction_slot")  # not per vehicle row
-
-
-def _patches_of(patches: dict, subset: np.ndarray) -> dict:
-    return {key: (value[:, subset] if key in _COMPONENT_FIRST_PATCH_KEYS else value[subset])
-            for key, value in patches.items() if key not in _WHOLE_BATCH_PATCH_KEYS}
-
-
-def solve_vehicle_constraints(p: SimParams, s: SimState, rows: dict, dt: float, begin_position: np.ndarray,
-                              begin_orientation: np.ndarray, patches: dict | None = None,
-                              pairs: dict | None = None, kernel_threads: int | None = None) -> None:
-    """4.10 rows of the vehicles `rows["vehicles"]` as PhysX's solver of their scene applies them, each vehicle with
+def solve_vehicle_constraints(p: SimParams, s: SimState, rows: ConstraintRows, dt: float, begin_position: np.ndarray,
+                              begin_orientation: np.ndarray, patches: PatchRows | None = None,
+                              pairs: PairRows | None = None, kernel_threads: int | None = None) -> None:
+    """4.10 rows of the vehicles `rows.vehicles` as PhysX's solver of their scene applies them, each vehicle with
     its own iteration counts: the body velocity and the pose. TGS (DyTGSDynamics.cpp solveIsland,
     DyTGSContactPrep.cpp solve1DStep / conclude1DStep): the iterations integrate the pose from the begin pose; in
     closed form where every active row is soft (sticky), iteration by iteration where a suspension-limit row or a
     contact is active. PGS (`_solve_rows_pgs`): iteration by iteration, one pose update after them.
 
-    pairs: contacts between vehicles (sim/vehicle_contact.py pair_rows), every vehicle of them in `rows`; vehicles
+    pairs: contacts between vehicles (sim/contact/patches.py pair_rows), every vehicle of them in `rows`; vehicles
     touching one another are one island, iterated with the island's largest iteration counts, as PhysX does.
 
     kernel_threads: run the solves the compiled solver covers (compiled_rows.covers: TGS and PGS, no pairs) in C
     with that many threads (None: every solve in numpy)."""
-    vehicles = rows["vehicles"]
-    hard = (rows["active"] & rows["hard"]).any(axis=1)
+    vehicles = rows.vehicles
+    hard = (rows.active & rows.hard).any(axis=1)
     if patches is not None:
-        hard = hard | patches["point_active"].any(axis=(1, 2))
+        hard = hard | patches.point_active.any(axis=(1, 2))
     position_counts, velocity_counts = p.position_iterations[vehicles], p.velocity_iterations[vehicles]
     if pairs is not None:
-        island = _islands(len(vehicles), np.searchsorted(vehicles, pairs["body0"]),
-                          np.searchsorted(vehicles, pairs["body1"]))
+        island = _islands(len(vehicles), np.searchsorted(vehicles, pairs.body0),
+                          np.searchsorted(vehicles, pairs.body1))
         coupled = np.bincount(island, minlength=len(vehicles))[island] > 1
         hard = hard | coupled
         for counts in (position_counts, velocity_counts):
@@ -74,10 +62,10 @@ def solve_vehicle_constraints(p: SimParams, s: SimState, rows: dict, dt: float, 
     groups = counts[:1] if (counts == counts[0]).all() else np.unique(counts, axis=0)
     for position_iterations, velocity_iterations, with_limit, with_pgs in groups:
         same = (counts == (position_iterations, velocity_iterations, with_limit, with_pgs)).all(axis=1)
-        part = rows if same.all() else _rows_of(rows, same)
-        in_part = None if pairs is None else np.isin(pairs["body0"], part["vehicles"])
-        part_patches = None if patches is None else _patches_of(patches, same)
-        part_pairs = None if in_part is None or not in_part.any() else _pairs_of(pairs, in_part)
+        part = rows if same.all() else rows.subset(same)
+        in_part = None if pairs is None else np.isin(pairs.body0, part.vehicles)
+        part_patches = None if patches is None else patches.subset(same)
+        part_pairs = None if in_part is None or not in_part.any() else pairs.subset(in_part)
         if with_pgs:  # PGS's sticky rows act in the velocity iterations too: always row by row
             _solve_rows_pgs(p, s, part, dt, int(position_iterations), int(velocity_iterations), begin_position,
                             begin_orientation, part_patches, part_pairs, kernel_threads)
@@ -105,20 +93,12 @@ def _islands(n: int, body0: np.ndarray, body1: np.ndarray) -> np.ndarray:
         label = new
 
 
-_COMPONENT_FIRST_PAIR_KEYS = ("arm0", "arm1", "normal", "anchor_arm0", "anchor_arm1", "anchor_error")
-
-
-def _pairs_of(pairs: dict, subset: np.ndarray) -> dict:
-    return {key: (value[:, subset] if key in _COMPONENT_FIRST_PAIR_KEYS else value[subset])
-            for key, value in pairs.items() if key not in _WHOLE_BATCH_PATCH_KEYS}
-
-
-def _row_jacobians(p: SimParams, rows: dict, orientation: np.ndarray):
+def _row_jacobians(p: SimParams, rows: ConstraintRows, orientation: np.ndarray):
     """Per row: the Jacobian j = (n, arm x n) and W j (6, vehicles, rows), W the inverse mass at `orientation`
     (the solver's: the begin pose), and the unit response u = j W j (vehicles, rows)."""
-    vehicles = rows["vehicles"]
-    J_lin = rows["linear"]
-    J_ang = vm.cross(rows["arm"], J_lin)
+    vehicles = rows.vehicles
+    J_lin = rows.linear
+    J_ang = vm.cross(rows.arm, J_lin)
     R = vm.quat_to_mat(orientation[:, vehicles])
     WJ_lin = J_lin * (1.0 / p.mass[vehicles])[:, None]
     WJ_ang = vm.matvec(R[:, :, :, None], vm.matTvec(R[:, :, :, None], J_ang) * (1.0 / p.moi[:, vehicles])[:, :, None])
@@ -126,15 +106,15 @@ def _row_jacobians(p: SimParams, rows: dict, orientation: np.ndarray):
     return np.concatenate((J_lin, J_ang)), np.concatenate((WJ_lin, WJ_ang)), u
 
 
-def _spring_gains(rows: dict, u: np.ndarray, h: float, dtype) -> np.ndarray:
+def _spring_gains(rows: ConstraintRows, u: np.ndarray, h: float, dtype) -> np.ndarray:
     """-velMultiplier of each active sticky row (an acceleration spring of damping c over h): a sweep adds
     -(c h / (1 + c h)) J v / u to its impulse. Zero for limit rows, inactive rows and rows with a zero Jacobian."""
-    act = rows["active"] & ~rows["hard"] & (u > 0.0)
-    a = np.where(act, rows["damping"] * h, 0.0)
+    act = rows.active & ~rows.hard & (u > 0.0)
+    a = np.where(act, rows.damping * h, 0.0)
     return (a / (1.0 + a) / np.where(act, u, 1.0)).astype(dtype)
 
 
-def _solve_soft_rows(p: SimParams, s: SimState, rows: dict, dt: float, iterations: int, begin_position: np.ndarray,
+def _solve_soft_rows(p: SimParams, s: SimState, rows: ConstraintRows, dt: float, iterations: int, begin_position: np.ndarray,
                      begin_orientation: np.ndarray, kernel_threads: int | None = None) -> None:
     """Only sticky rows: a Gauss-Seidel sweep over them is linear in the body velocity x = (v, w), x <- G x with
     G = prod_r (I - g_r (W j_r) j_r^T) (rows in solve order, g_r the spring gain), so position iteration i
@@ -143,7 +123,7 @@ def _solve_soft_rows(p: SimParams, s: SimState, rows: dict, dt: float, iteration
     kernel_threads not None (the compiled solver asked for) and float32: G and the iterations in C with that many
     threads (compiled_rows.solve_soft, the same bits): a fleet braked at rest, whose sticky rows act every step, spent
     most of its step here in numpy's small operations."""
-    vehicles = rows["vehicles"]
+    vehicles = rows.vehicles
     n = max(1, int(iterations))
     h = dt / n
     dtype = s.linear_velocity.dtype
@@ -213,15 +193,15 @@ def _mask_or_none(mask: np.ndarray) -> np.ndarray | None:
     return None if mask.all() else mask.copy()
 
 
-def _normal_row_targets(rows: dict, vrel: np.ndarray, h: float, dt: float, p8: float):
+def _normal_row_targets(rows: ConstraintRows, vrel: np.ndarray, h: float, dt: float, p8: float):
     """(bias coefficient, target velocity, geometric error) of contact normal rows (`rows`: separation, rest_distance,
     restitution and bounce threshold, per row or patch) closing at vrel. A row bounces where its restitution is > 0,
     it approaches faster than the threshold (the scene's physxScene:bounceThreshold) and it would close within the
     step (DyTGSContactPrep.cpp's isGreater2; PhysX's context holds the threshold negated)."""
-    penetration = rows["separation"] - rows["rest_distance"][..., None]
+    penetration = rows.separation - rows.rest_distance[..., None]
     bias_coefficient = -np.where(penetration > 0.0, 1.0 / h, p8 / h)
-    e = rows["restitution"][..., None]
-    bouncing = (e > 0.0) & (-vrel > rows["bounce_threshold"][:, None, None]) & (-vrel > penetration / dt)
+    e = rows.restitution[..., None]
+    bouncing = (e > 0.0) & (-vrel > rows.bounce_threshold[:, None, None]) & (-vrel > penetration / dt)
     target = np.where(bouncing, -vrel * e, 0.0)
     error = penetration + np.where(bouncing, target * (dt + penetration / np.where(bouncing, vrel, 1.0)), 0.0)
     return bias_coefficient, target, error
@@ -251,7 +231,7 @@ def _prepare_pgs(rows: "_ContactRows | _PairRows", dt: float) -> None:
 
 
 class _ContactRows:
-    """The contact rows of some vehicles (sim/contact.py patch_rows, subset to them) as DyTGSContactPrep.cpp prepares
+    """The contact rows of some vehicles (sim/contact/patches.py patch_rows, subset to them) as DyTGSContactPrep.cpp prepares
     them (setupFinalizeSolverConstraints) and solves them (solveContact): per patch its normal rows, then the two
     friction rows of each anchor, clamped together against the patch's summed normal impulse. A friction row drives
     back how far its anchor has moved since the anchor was made (`anchor_error`, then the motion of the solve) at
@@ -259,14 +239,14 @@ class _ContactRows:
     friction row at zero). `broken`: the patches whose friction was clamped in the last pass (they slide: PhysX does
     not keep their anchors)."""
 
-    def __init__(self, p: SimParams, patches: dict, vehicles: np.ndarray, R: np.ndarray, x: np.ndarray, dt: float,
+    def __init__(self, p: SimParams, patches: PatchRows, vehicles: np.ndarray, R: np.ndarray, x: np.ndarray, dt: float,
                  iterations: int, dtype, cut_rows: bool = True) -> None:
         """cut_rows: cut each row's arrays out for the numpy sweeps (the compiled solver reads the whole arrays)."""
         h = dt / iterations
         self.p8 = min(_MAX_CONTACT_BIAS_FACTOR, 2.0 * np.sqrt(1.0 / iterations))
-        self.active = patches["point_active"]
-        self.arm, self.normal = patches["arm"], patches["normal"]  # for telemetry
-        self.anchors = patches["anchor_active"]
+        self.active = patches.point_active
+        self.arm, self.normal = patches.arm, patches.normal  # for telemetry
+        self.anchors = patches.anchor_active
         self.Pm = self.active.shape[1]
         mass = p.mass[vehicles].astype(float)
         moi = p.moi[:, vehicles].astype(float)
@@ -279,8 +259,8 @@ class _ContactRows:
             w_lin = linear / mass[(slice(None),) + extra]
             return np.concatenate((linear, ang)), np.concatenate((w_lin, w_ang)), vm.dot(linear, w_lin) + vm.dot(ang, w_ang)
 
-        normal = np.broadcast_to(patches["normal"][..., None], patches["arm"].shape)
-        self.J, self.WJ, u = jacobian(normal, patches["arm"])
+        normal = np.broadcast_to(patches.normal[..., None], patches.arm.shape)
+        self.J, self.WJ, u = jacobian(normal, patches.arm)
         ok = self.active & (u > 0.0)
         self.recip = np.where(ok, 1.0 / np.where(ok, u, 1.0), 0.0)
         vrel = np.einsum("k...,k...->...", self.J, x[(slice(None), slice(None), None, None)])
@@ -288,18 +268,18 @@ class _ContactRows:
         self.max_bias = p.max_depenetration_velocity[vehicles].astype(float)
         self.impulse = np.zeros(self.active.shape)
         # friction: t0 along the body's tangential velocity (else a fixed axis square to the normal), t1 = n x t0
-        t0, t1 = _friction_axes(patches["normal"], x[:3, :, None])
-        arm = patches["anchor_arm"]
+        t0, t1 = _friction_axes(patches.normal, x[:3, :, None])
+        arm = patches.anchor_arm
         self.F = []
         for t in (t0, t1):
             J, WJ, u = jacobian(np.broadcast_to(t[..., None], arm.shape), arm)
             ok = self.anchors & (u > 0.0)
-            error = vm.dot(patches["anchor_error"], t[..., None])
+            error = vm.dot(patches.anchor_error, t[..., None])
             self.F.append((J, WJ, np.where(ok, self.p8 / np.where(ok, u, 1.0), 0.0), error))
         self.friction_bias = _FRICTION_BIAS_PER_SUBSTEP / h
         self.scale = np.where(self.anchors.sum(axis=2) == 2, 0.5, 1.0)
-        self.static_friction = patches["static_friction"]
-        self.dynamic_friction = patches["dynamic_friction"]
+        self.static_friction = patches.static_friction
+        self.dynamic_friction = patches.dynamic_friction
         self.friction = np.zeros(self.anchors.shape + (2,))
         self.broken = np.zeros(self.anchors.shape[:2], bool)
         if not cut_rows:
@@ -397,7 +377,7 @@ class _ContactRows:
 
 
 class _PairRows:
-    """The contact rows between vehicles of one solve (sim/vehicle_contact.py pair_rows, those of the vehicles
+    """The contact rows between vehicles of one solve (sim/contact/patches.py pair_rows, those of the vehicles
     `vehicles`) as DyTGSContactPrep.cpp prepares and solves them for two dynamic bodies: as `_ContactRows`, each row
     acting on both bodies (body 1 takes the opposite impulse, at its own arm: to the same point for a normal row, to
     its own anchor for a friction row), both bodies' mass and inertia in its response, their relative velocity in its
@@ -406,17 +386,17 @@ class _PairRows:
     a colour no vehicle is in two pairs, so a colour's pairs are one vectorised batch. `broken`: the patches whose
     friction was clamped in the last pass (`index`: each pair's index in pair_rows's)."""
 
-    def __init__(self, p: SimParams, pairs: dict, vehicles: np.ndarray, R: np.ndarray, x: np.ndarray, dt: float,
+    def __init__(self, p: SimParams, pairs: PairRows, vehicles: np.ndarray, R: np.ndarray, x: np.ndarray, dt: float,
                  iterations: int) -> None:
         h = dt / iterations
         self.p8 = min(_MAX_CONTACT_BIAS_FACTOR, 2.0 * np.sqrt(1.0 / iterations))
         self.vehicles = vehicles
-        self.body = (np.searchsorted(vehicles, pairs["body0"]), np.searchsorted(vehicles, pairs["body1"]))
-        self.colours = [np.nonzero(pairs["colour"] == c)[0] for c in np.unique(pairs["colour"])]
-        self.active, self.anchors = pairs["point_active"], pairs["anchor_active"]
-        self.arm, self.normal = (pairs["arm0"], pairs["arm1"]), pairs["normal"]  # for telemetry
+        self.body = (np.searchsorted(vehicles, pairs.body0), np.searchsorted(vehicles, pairs.body1))
+        self.colours = [np.nonzero(pairs.colour == c)[0] for c in np.unique(pairs.colour)]
+        self.active, self.anchors = pairs.point_active, pairs.anchor_active
+        self.arm, self.normal = (pairs.arm0, pairs.arm1), pairs.normal  # for telemetry
         self.Pm = self.active.shape[1]
-        self.index = pairs["index"]
+        self.index = pairs.index
 
         def jacobian(side, linear, arm):  # (3, Pp, ...) each -> J (6, Pp, ...), W J, unit response of body `side`
             v = vehicles[self.body[side]]
@@ -447,14 +427,14 @@ class _PairRows:
         t0, t1 = _friction_axes(self.normal, (x[:3, self.body[0]] - x[:3, self.body[1]])[:, :, None])
         self.F = []
         for t in (t0, t1):
-            axis = np.broadcast_to(t[..., None], pairs["anchor_arm0"].shape)
-            (J0, WJ0, g0), (J1, WJ1, g1) = (jacobian(k, axis, pairs[f"anchor_arm{k}"]) for k in (0, 1))
+            axis = np.broadcast_to(t[..., None], pairs.anchor_arm0.shape)
+            (J0, WJ0, g0), (J1, WJ1, g1) = (jacobian(k, axis, getattr(pairs, f"anchor_arm{k}")) for k in (0, 1))
             ok = self.anchors & (g0 + g1 > 0.0)
-            error = vm.dot(pairs["anchor_error"], t[..., None])
+            error = vm.dot(pairs.anchor_error, t[..., None])
             self.F.append((J0, WJ0, J1, WJ1, np.where(ok, self.p8 / np.where(ok, g0 + g1, 1.0), 0.0), error))
         self.friction_bias = _FRICTION_BIAS_PER_SUBSTEP / h
         self.scale = np.where(self.anchors.sum(axis=2) == 2, 0.5, 1.0)
-        self.static_friction, self.dynamic_friction = pairs["static_friction"], pairs["dynamic_friction"]
+        self.static_friction, self.dynamic_friction = pairs.static_friction, pairs.dynamic_friction
         self.friction = np.zeros(self.anchors.shape + (2,))
         self.broken = np.zeros(self.anchors.shape[:2], bool)
 
@@ -568,9 +548,9 @@ class _PairRows:
         return out
 
 
-def _solve_rows_tgs(p: SimParams, s: SimState, rows: dict, dt: float, position_iterations: int,
+def _solve_rows_tgs(p: SimParams, s: SimState, rows: ConstraintRows, dt: float, position_iterations: int,
                     velocity_iterations: int, begin_position: np.ndarray, begin_orientation: np.ndarray,
-                    patches: dict | None = None, pairs: dict | None = None,
+                    patches: PatchRows | None = None, pairs: PairRows | None = None,
                     kernel_threads: int | None = None) -> None:
     """Rows of vehicles with a suspension-limit row, iterated one by one as PhysX does.
 
@@ -586,18 +566,18 @@ def _solve_rows_tgs(p: SimParams, s: SimState, rows: dict, dt: float, position_i
     kernel_threads: where not None and the compiled solver covers the group (compiled_rows.covers), the iterations
     run in C (the same arithmetic), with that many threads.
     """
-    vehicles = rows["vehicles"]
+    vehicles = rows.vehicles
     n = max(1, int(position_iterations))
     h = dt / n
     dtype = s.linear_velocity.dtype
     in_c = kernel_threads is not None and compiled_rows.covers(dtype, pairs)
     J, WJ, u = _row_jacobians(p, rows, begin_orientation)
-    act, hard = rows["active"] & (u > 0.0), rows["hard"]  # a zero Jacobian: PhysX's zero reciprocal response
+    act, hard = rows.active & (u > 0.0), rows.hard  # a zero Jacobian: PhysX's zero reciprocal response
     recip = np.where(act, 1.0 / np.where(act, u, 1.0), 0.0).astype(dtype)
     spring_gain = _spring_gains(rows, u, h, dtype)
     bias_scale = dtype.type(np.sqrt(n) / dt)
     max_bias = dtype.type(_MAX_BIAS_PER_STEP / dt)
-    separation = rows["separation"].astype(dtype)
+    separation = rows.separation.astype(dtype)
     x = np.concatenate((s.linear_velocity[:, vehicles], s.angular_velocity[:, vehicles]))  # (6, vehicles)
     moved = np.zeros_like(x)  # the pose change so far: (position, rotation vector) as the solver accumulates them
     impulse = np.zeros(act.shape, dtype=dtype)
@@ -657,9 +637,9 @@ def _solve_rows_tgs(p: SimParams, s: SimState, rows: dict, dt: float, position_i
 _PGS_FRICTION_POSITION_ITERATIONS = 3
 
 
-def _solve_rows_pgs(p: SimParams, s: SimState, rows: dict, dt: float, position_iterations: int,
+def _solve_rows_pgs(p: SimParams, s: SimState, rows: ConstraintRows, dt: float, position_iterations: int,
                     velocity_iterations: int, begin_position: np.ndarray, begin_orientation: np.ndarray,
-                    patches: dict | None = None, pairs: dict | None = None,
+                    patches: PatchRows | None = None, pairs: PairRows | None = None,
                     kernel_threads: int | None = None) -> None:
     """Rows of vehicles in a PGS scene, as PhysX's PGS solver applies them (DySolverControl.cpp solveV_Blocks,
     DyConstraintSetup.cpp / DyCpuGpu1dConstraint.h compute1dConstraintSolverConstantsPGS, DyContactPrep.cpp,
@@ -678,16 +658,16 @@ def _solve_rows_pgs(p: SimParams, s: SimState, rows: dict, dt: float, position_i
 
     kernel_threads: as `_solve_rows_tgs`'s.
     """
-    vehicles = rows["vehicles"]
+    vehicles = rows.vehicles
     n = max(1, int(position_iterations))
     dtype = s.linear_velocity.dtype
     in_c = kernel_threads is not None and compiled_rows.covers(dtype, pairs)
     J, WJ, u = _row_jacobians(p, rows, begin_orientation)
-    act, hard = rows["active"] & (u > 0.0), rows["hard"]
+    act, hard = rows.active & (u > 0.0), rows.hard
     recip = np.where(act, 1.0 / np.where(act, u, 1.0), 0.0).astype(dtype)
     spring_gain = _spring_gains(rows, u, dt, dtype)  # (a / (1 + a)) / u
     impulse_kept = (spring_gain * np.where(act, u, 0.0)).astype(dtype)  # a / (1 + a): PhysX's impulseMultiplier
-    limit_bias = (-rows["separation"] / dt).astype(dtype)
+    limit_bias = (-rows.separation / dt).astype(dtype)
     x = np.concatenate((s.linear_velocity[:, vehicles], s.angular_velocity[:, vehicles]))  # (6, vehicles)
     impulse = np.zeros(act.shape, dtype=dtype)
     order = [r for r in range(act.shape[1]) if act[:, r].any()]

@@ -17,9 +17,9 @@ import numpy as np
 import numpy.typing  # noqa: F401  (np.typing.DTypeLike)
 
 from .batch import VehicleBatch
-from .contact import TELEMETRY, FrictionPatches, empty_telemetry
+from .contact.records import FrictionPatches, Manifolds
+from .contact.telemetry import TELEMETRY, empty_telemetry
 from .ground import Ground
-from .manifold import Manifolds
 from .pipeline import StepOptions, step
 from .query_groups import GroundFilter
 from .state import VEHICLE_ARRAYS, SimParams, SimState, output_vehicle_axis, vehicle_axis, vehicle_rows

@@ -9,8 +9,8 @@ Controls (all optional, arrays over vehicles or vehicles x wheels): accelerator,
 targetGear (USD numbering: -1 reverse, 0 neutral, 1.. forward, 255 automatic), thrust0, thrust1 (tanks),
 driveTorque, brakeTorque, steerAngle (per wheel, vehicles without a drive).
 Telemetry quaternions are (x, y, z, w), as ovphysx reports them (the description uses w, x, y, z).
-Contacts: the vehicles' own collision shapes against the static ground (sim/contact.py) and against each other's
-(sim/vehicle_contact.py), solved with the vehicle's constraint rows; the suspension queries meet other vehicles' shapes,
+Contacts: the vehicles' own collision shapes against the static ground (sim/contact/world.py) and against each other's
+(sim/contact/pairs.py), solved with the vehicle's constraint rows; the suspension queries meet other vehicles' shapes,
 and their own where the groups let them (sim/vehicle_queries.py). A vehicle at rest sleeps as PhysX's body does, held
 until a command or a touching vehicle wakes it (sim/sleep.py). Not modelled: user joints.
 
@@ -35,10 +35,12 @@ import numpy.typing  # noqa: F401  (np.typing.DTypeLike)
 from ..collision_filter import GroupFilter
 from ..description import GroundDescription, StageDescription
 from ..runtime.vehicle2 import AUTOMATIC_GEAR
-from . import compiled, vehicle_contact
+from . import compiled
 from . import vecmath as vm
 from .batch import VehicleBatch, batch_from_description
-from .contact import ContactModel, Materials, empty_telemetry
+from .contact.broad import candidate_pairs
+from .contact.model import ContactModel, Materials
+from .contact.telemetry import empty_telemetry
 from .ground import Ground, friction_matrix
 from .guard import Guard, GuardOptions
 from .motion import Motion
@@ -79,9 +81,9 @@ class Simulator:
         """threads: how many ranges of vehicles to step in parallel threads (1: the whole batch in the caller's
         thread). Results do not depend on it. The compiled kernel runs its substeps on that many threads; a
         batch it does not cover is cut into ranges stepped by numpy in threads (sim/shards.py), but in a step
-        where two vehicles may touch (their shapes' boxes meet, sim/vehicle_contact.py): that step is one range.
+        where two vehicles may touch (their shapes' boxes meet, sim/contact/pairs.py): that step is one range.
         collision: the stage description whose vehicle collision shapes, materials and collision groups make the
-        contacts with the static ground (sim/contact.py); None, or options.contacts False: no contacts."""
+        contacts with the static ground (sim/contact/); None, or options.contacts False: no contacts."""
         if not dt > 0.0:
             raise ValueError(f"dt must be > 0 (got {dt})")
         if threads < 1:
@@ -230,7 +232,7 @@ class Simulator:
         if self.queries is not None and not still_quiet(self.queries, motion):
             return True  # a wheel's query may meet another vehicle (the whole batch's step finds out, and when not,
             # that none can until a body moves by the quiet margin)
-        (first, _), _ = vehicle_contact.candidate_pairs(self.contact, self.state.body_position,
+        (first, _), _ = candidate_pairs(self.contact, self.state.body_position,
                                                         self.state.body_orientation, motion)
         return first.size > 0
 

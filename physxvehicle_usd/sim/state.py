@@ -63,11 +63,11 @@ RECORDS = (
     Record("out", factory=dict, doc="per-step outputs kept for telemetry (values of the last substep)"),
     Record("time", 0.0, doc="seconds simulated"),
     Record("steps", 0, doc="steps taken"),
-    Record("contacts", doc="the last step's contacts (sim/contact.py patch_rows) and their solved impulses"),
-    Record("friction", doc="the friction patches the last step's solve kept (sim/contact.py FrictionPatches)"),
-    Record("manifolds", doc="the contact points PCM's manifolds keep (sim/manifold.py Manifolds)"),
-    Record("pair_friction", doc="the friction patches between vehicles (sim/vehicle_contact.py)"),
-    Record("pair_manifolds", doc="the manifolds two vehicles' boxes keep (sim/vehicle_contact.py PairManifolds)"),
+    Record("contacts", doc="the last step's contacts (sim/contact/patches.py patch_rows) and their solved impulses"),
+    Record("friction", doc="the friction patches the last step's solve kept (sim/contact/records.py FrictionPatches)"),
+    Record("manifolds", doc="the contact points PCM's manifolds keep (sim/contact/persistence.py Manifolds)"),
+    Record("pair_friction", doc="the friction patches between vehicles (sim/contact/pairs.py)"),
+    Record("pair_manifolds", doc="the manifolds two vehicles' boxes keep (sim/contact/pairs.py PairManifolds)"),
     Record("drivetrain_factors", doc="the engine drivetrain's last LU (sim/lu.py Factors), known again by its matrix"),
 )
 

@@ -14,7 +14,8 @@ from .. import properties as P
 from ..runtime.vehicle2 import QUERY_SWEEP
 from . import vecmath as vm
 from .declare import F32, FLT_MIN, I32, I64, Derived, Param, State
-from .ground import Ground, QueryFilter, RayHits, SweptWheels, raycast, sweep
+from .ground import Ground, QueryFilter, RayHits, raycast
+from .wheel_sweep import SweptWheels, sweep
 
 if TYPE_CHECKING:  # (state: sim/state.py builds SimState from these modules' declarations)
     from .query_groups import GroundFilter
@@ -176,7 +177,7 @@ def _sweep_rows(p: SimParams, ground: Ground, rows, R, d_w, hub, top, length, st
 def query_road_geometry(p: SimParams, ground: Ground, friction: np.ndarray, frame: tuple,
                         steer: np.ndarray, ground_filter: "GroundFilter | None" = None) -> RoadGeometry:
     """3.2 with the begin pose. Raycast: from the wheel top at maximum compression down to the wheel bottom at
-    maximum droop. Sweep: the wheel hull (ground.HULL_POINTS) from maximum compression to maximum droop.
+    maximum droop. Sweep: the wheel hull (wheel_sweep.HULL_POINTS) from maximum compression to maximum droop.
 
     frame: `pipeline.wheel_frame` of the begin pose (body rotation, suspension directions and wheel centres at
     maximum compression, world); steer: the wheels' steer angles (V, W); ground_filter: the shapes each wheel's

@@ -38,9 +38,9 @@ PhysX sweeps a hull against an exact cylinder by GJK alone, with no separating d
 with the normal of GJK's first support points and a point of its final simplex, which vehicle2 takes as a hit from
 outside; ours is moved out and swept back as against a polytope.
 
-Cost (`candidates`): one sort and sweep of boxes (vehicle_contact's `_sweep`), each vehicle's box around its wheels'
-queries against every shape's world box (contact.shape_boxes); only the (wheel, shape) pairs whose boxes overlap reach
-the exact tests. As the contacts' broad phase does, boxes grown by vehicle_contact.QUIET_MARGIN contact offsets that
+Cost (`candidates`): one sort and sweep of boxes (contact/broad.py's `sweep_overlaps`), each vehicle's box around its
+wheels' queries against every shape's world box (placement.shape_boxes); only the (wheel, shape) pairs whose boxes
+overlap reach the exact tests. As the contacts' broad phase does, boxes grown by broad.QUIET_MARGIN contact offsets that
 meet no other vehicle's let the following steps skip the sweep until some body has moved by that margin against the
 others (motion.Motion.within, with the reach of the wheels' queries): a fleet apart pays a motion bound per
 step. (Assumed: steering alone moves a wheel's query by less than the margin plus its box's growth across.) The
@@ -56,19 +56,13 @@ import numpy as np
 from ..collision_filter import GroupFilter
 from ..description import StageDescription
 from . import vecmath as vm
-from .contact import (
-    ContactModel,
-    _world_polytopes,
-    cylinder_world_ends,
-    placed_vertices,
-    shape_boxes,
-    shape_reach,
-    turned_half,
-)
-from .ground import _EDGE, _SIDE, SweptWheels
+from .contact.broad import QUIET_MARGIN, sweep_overlaps
+from .contact.model import ContactModel
+from .contact.placement import cylinder_world_ends, placed_vertices, shape_boxes, shape_reach, turned_half
+from .contact.polytopes import world_polytopes
 from .motion import Motion
 from .query_groups import wheel_query_groups
-from .vehicle_contact import QUIET_MARGIN, _sweep
+from .wheel_sweep import HULL_EDGES, HULL_SIDES, SweptWheels
 
 
 @dataclass(frozen=True)
@@ -192,7 +186,7 @@ def _other_candidates(queries: VehicleQueries, model: ContactModel, p, frame: tu
     lo = np.concatenate([lo_v, centre - half])
     hi = np.concatenate([hi_v, centre + half])
     margin = QUIET_MARGIN * float(model.pairs.contact_offset.max())
-    a, b = _sweep(lo - margin, hi + margin,
+    a, b = sweep_overlaps(lo - margin, hi + margin,
                   np.argsort(-centre.var(axis=0), kind="stable") if len(centre) > 1 else np.arange(3))
     V = p.V
     query, row = np.where(a < V, a, b), np.where(a < V, b, a) - V
@@ -352,8 +346,8 @@ def sweep_shapes(wheels: SweptWheels, verts: np.ndarray, normals: np.ndarray, fa
     K = len(radius)
     c, w, D = wheels.centre, wheels.direction, wheels.distance
     a0, a1, lat = wheels.axis0, wheels.axis1, wheels.lateral
-    sides = _SIDE[None, :, :1] * a0[:, None] + _SIDE[None, :, 1:] * a1[:, None]
-    ring_edges = _EDGE[None, :, :1] * a0[:, None] + _EDGE[None, :, 1:] * a1[:, None]
+    sides = HULL_SIDES[None, :, :1] * a0[:, None] + HULL_SIDES[None, :, 1:] * a1[:, None]
+    ring_edges = HULL_EDGES[None, :, :1] * a0[:, None] + HULL_EDGES[None, :, 1:] * a1[:, None]
     hull_edges = np.concatenate([lat[:, None], ring_edges], axis=1)
     crossed = np.cross(hull_edges[:, :, None], edges[:, None]).reshape(K, -1, 3)
     crossed_ok = np.broadcast_to(edge_mask[:, None], (K, hull_edges.shape[1], edges.shape[1])).reshape(K, -1)
@@ -403,7 +397,7 @@ def _cylinder_ends(model: ContactModel, rows: np.ndarray, R_all: np.ndarray, pos
 def _shape_geometry(model: ContactModel, rows: np.ndarray, R_all: np.ndarray, position: np.ndarray):
     """World vertices, face normals, offsets, face mask, edge directions, edge mask and radius of shape rows `rows`."""
     R, vertices = placed_vertices(model, np.unique(rows), R_all, position)
-    P = _world_polytopes(model.shapes, rows, vertices, R)
+    P = world_polytopes(model.shapes, rows, vertices, R)
     e = P.axis_edges
     verts = P.vertices
     dirs = np.take_along_axis(verts, e[:, :, 1:2].repeat(3, axis=2), 1) - np.take_along_axis(

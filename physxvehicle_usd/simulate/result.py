@@ -63,7 +63,7 @@ class LoadedSimulation:
         return self.description.vehicle_context(path)
 
 
-class _Recorder:
+class TelemetryRecorder:
     """Stacks the telemetry arrays an output needs, one row per step."""
 
     def __init__(self, wanted: Iterable[dict[str, tuple[str, ...]] | None]):
@@ -199,7 +199,7 @@ def rotate_xyzw(q: np.ndarray, v: np.ndarray) -> np.ndarray:
     return np.moveaxis(rotated, 0, -1)
 
 
-def _forward_speed(orientation: np.ndarray, velocity: np.ndarray, forward: np.ndarray) -> np.ndarray:
+def forward_speed(orientation: np.ndarray, velocity: np.ndarray, forward: np.ndarray) -> np.ndarray:
     return np.sum(rotate_xyzw(orientation, forward) * velocity, axis=-1)
 
 
@@ -207,7 +207,7 @@ def forward_speeds(result: SimulationResult) -> np.ndarray:
     """(steps, V) velocity along each vehicle's longitudinal axis, m/s; needs bodies orientation and velocity."""
     assert result.loaded is not None
     b = result.arrays["bodies"]
-    return _forward_speed(b["orientation"], b["linearVelocity"], result.loaded.forward_axes()[None]) * result.meters_per_unit
+    return forward_speed(b["orientation"], b["linearVelocity"], result.loaded.forward_axes()[None]) * result.meters_per_unit
 
 
 GEAR_NAMES = {-1: "reverse", 0: "neutral"}  # telemetry's currentGear; forward gears are their numbers

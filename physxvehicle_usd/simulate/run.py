@@ -16,7 +16,7 @@ from ..errors import InputError
 from ..prim_paths import at_and_above
 from ..stage.bulk import bulk_objects
 from .drive_cycle import DriveCycle, drive_cycle
-from .result import TELEMETRY_FOR, LoadedSimulation, SimulationResult, VehicleSummary, _forward_speed, _Recorder
+from .result import TELEMETRY_FOR, LoadedSimulation, SimulationResult, TelemetryRecorder, VehicleSummary, forward_speed
 
 ControlsArg = Mapping[str, Any] | Callable[[int, Any], Mapping[str, Any] | None] | None
 
@@ -227,7 +227,7 @@ def run(source: "str | os.PathLike | Usd.Stage | LoadedSimulation", steps: int, 
     unknown = set(outputs) - set(TELEMETRY_FOR)
     if unknown:
         raise ValueError(f"unknown outputs {sorted(unknown)}; known: {sorted(TELEMETRY_FOR)}")
-    recorder = _Recorder([TELEMETRY_FOR[o] for o in outputs])
+    recorder = TelemetryRecorder([TELEMETRY_FOR[o] for o in outputs])
     cycle = loaded.drive_cycle.sample(steps, sim.dt) if not loaded.drive_cycle.empty else {}
     caller = _step_controls(controls, steps)
 
@@ -264,7 +264,7 @@ def run(source: "str | os.PathLike | Usd.Stage | LoadedSimulation", steps: int, 
         if progress is not None:
             progress(i + 1)
     mpu = loaded.meters_per_unit
-    speed = _forward_speed(last["bodies"]["orientation"], last["bodies"]["linearVelocity"], forward) * mpu
+    speed = forward_speed(last["bodies"]["orientation"], last["bodies"]["linearVelocity"], forward) * mpu
     gears = last["vehicles"]["currentGear"]
     standard = [getattr(loaded.description.vehicles[p].drive, "type", None) == "standard" for p in loaded.paths]
     reasons, at = sim.fault_reasons, sim.fault_steps

@@ -16,7 +16,7 @@ from ..description import Source, StageDescription
 from ..diagnostics import Diagnostic, Severity
 from ..read import pxr_unchecked as U
 from ..read.collision import collision_groups, groups_of
-from ..read.wheels import _collision_shapes
+from ..read.wheels import attachment_collision_shapes
 
 COMPONENT_SCHEMAS = (P.WHEEL, P.TIRE, P.SUSPENSION, P.ENGINE, P.GEARS, P.AUTOBOX, P.CLUTCH, P.DRIVE_BASIC,
                      P.DRIVE_STANDARD)
@@ -78,9 +78,9 @@ def check_unreferenced_components(stage: Usd.Stage, d: StageDescription) -> Iter
                            "wheel attachment or drive uses this prim")
 
 
-def _wheel_shapes(attachment: Usd.Prim) -> list[Usd.Prim]:
+def wheel_attachment_shapes(attachment: Usd.Prim) -> list[Usd.Prim]:
     """The attachment and its descendants that carry PhysicsCollisionAPI: as the reader finds them (V40, V41)."""
-    return _collision_shapes(attachment)
+    return attachment_collision_shapes(attachment)
 
 
 def check_wheel_collision_setup(stage: Usd.Stage, d: StageDescription) -> Iterator[Diagnostic]:
@@ -90,7 +90,7 @@ def check_wheel_collision_setup(stage: Usd.Stage, d: StageDescription) -> Iterat
     rule = member_of = None
     for vehicle in d.vehicles.values():
         for wheel in vehicle.wheels:
-            shapes = _wheel_shapes(stage.GetPrimAtPath(wheel.path))
+            shapes = wheel_attachment_shapes(stage.GetPrimAtPath(wheel.path))
             if not shapes:
                 continue
             if rule is None and d.colliderGroups is not None:  # the reader worked them out

@@ -59,7 +59,7 @@ curbs(path, units)  the sample car with a collision cylinder on every wheel, in 
     Bollard       a static upright cylinder (radius 0.15, 1 m high) 0.4 m left of the car's middle, 1 m ahead of its
                   nose, at 5 m/s: the chassis box strikes it off-centre.
     PhysX meets the exact cylinders against a box as its box core, a hull as its points core, a sphere or capsule as
-    its point or segment core, a cylinder as its core (convex-core convex contacts; sim/cylinder_contact.py
+    its point or segment core, a cylinder as its core (convex-core convex contacts; sim/contact/cylinder_faces.py
     `cylinder_convexes`).
 Units: metres and kilograms, or centimetres and grams (every length x 100, every mass x 1000: the same motion).
 """

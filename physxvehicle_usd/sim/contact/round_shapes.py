@@ -17,9 +17,9 @@ per pair nearer than its contact distance:
                       by PCM's margin (0.15 of its least half extent): near an edge, later than the true distance says
                       (LogStrike: ovphysx's first contact brackets the rounded distance to 1.5 mm; a hull's own PCM margin
                       is not applied: its true distance gates it). PCM keeps a manifold's points across steps, and
-                      so does sim/manifold.py (`generate` with the length scales) for a box's or a hull's pair
-                      with a static capsule. Spheres, and segments touching a hull, take the separating axes
-                      (contact.polytope_contacts with the core as the round shape);
+                      so does sim/contact/persistence.py (`generate` with the length scales) for a box's or a hull's
+                      pair with a static capsule. Spheres, and segments touching a hull, take the separating axes
+                      (separating_axes.polytope_contacts with the core as the round shape);
   round - round       PhysX's sphere-sphere, sphere-capsule and capsule-capsule: one point along the line of the
                       cores' nearest points, on the static's surface where it is a sphere (sphere-sphere: shape 1's;
                       sphere-capsule: the sphere's), else on the vehicle's (capsule-capsule: shape 0's); two capsules
@@ -27,59 +27,51 @@ per pair nearer than its contact distance:
                       segment (up to four).
 The vehicle's shape is taken as shape 0 where both are of one type (PhysX orders such pairs by its own shape
 order, which the description does not know): that decides only which surface the point lies on.
-A vehicle's exact cylinder meets them in sim/cylinder_contact.py (`cylinder_convexes`: PhysX's convex-core contacts);
-wheel shapes meet them where `ContactModel.posed` put them.
+A vehicle's exact cylinder meets them in sim/contact/cylinder_faces.py (`cylinder_convexes`: PhysX's convex-core
+contacts); wheel shapes meet them where `ContactModel.posed` put them.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence
-
 import numpy as np
 
-from ..description import GroundDescription
-from .ground import box_overlaps, placed_core, segment_points
+from ..ground import box_overlaps, segment_points
+from .box import Boxes
+from .geometry import segments_closest
+from .model import ContactModel
+from .placement import shape_boxes, turned_half
+from .polytopes import Polytopes, polytope_rows, world_polytopes
+from .records import Contacts
+from .separating_axes import polytope_contacts
 
-if TYPE_CHECKING:
-    from .contact import ContactModel, Contacts, Polytopes
-    from .pcm_box import Boxes
+
+def sphere_points_on_boxes(model: ContactModel, made: Contacts, hull: np.ndarray,
+                            boxes: Boxes | None = None) -> Contacts:
+    """The contacts `made` of shapes with the static polytopes `hull` (per pair; or with the shape rows `hull` of
+    another vehicle, `boxes` the model's `boxes`), a sphere's against a box moved from
+    the sphere's surface to the box's nearest point (along the normal by the separation): PhysX's sphere-box contact
+    (GuPCMContactSphereBox.cpp) reports the point on the box, where its other round pairs (sphere or capsule against a
+    convex hull, a mesh or a plane, capsule against a box) report the point on the round surface. Only a speculative or
+    penetrating contact moves; its friction anchor, and so the torque of its friction, moves with it."""
+    boxes = model.static_boxes if boxes is None else boxes
+    if model.radius is None or boxes is None or not len(made):
+        return made
+    sphere = (model.radius[made.shape] > 0.0) & (model.shapes.loop_counts[made.shape, 0] == 1)
+    moved = sphere & boxes.mask[hull[made.pair]]
+    if moved.any():
+        made.point = np.where(moved[:, None], made.point - made.separation[:, None] * made.normal, made.point)
+    return made
+
 
 _PARALLEL = 0.9998  # PCM's capsule-capsule: segments this parallel (|cos|) make a point per end
+
 _SEGMENT_EPS = 1e-6  # a segment shorter (squared) is a point (PCM's capsule-capsule eps)
+
 _SAME_POINT_SQ = 1e-6  # PCM's parallel capsules: an end this near (squared) the other segment makes no point
-
-
-@dataclass(frozen=True)
-class StaticRounds:
-    """The static spheres and capsules: world cores (S, 2, 3) (a sphere's centre twice), radii (S,), each one's
-    column among the model's static shapes (`Ground.materials` order), and their world boxes."""
-
-    ends: np.ndarray
-    radius: np.ndarray
-    column: np.ndarray
-    lo: np.ndarray
-    hi: np.ndarray
-    cores: "Polytopes"  # the cores as contact.polytope_contacts' round shapes (world)
-
-    @classmethod
-    def of(cls, rounds: Sequence[GroundDescription], first_column: int) -> "StaticRounds":
-        from .contact import Polytopes, core
-
-        ends = np.array([placed_core(g) for g in rounds]).reshape(-1, 2, 3)
-        radius = np.array([float(g.radius) for g in rounds])
-        cores = Polytopes.stack([core(e[:1] if g.kind == "sphere" else e) for g, e in zip(rounds, ends)])
-        return cls(ends, radius, first_column + np.arange(len(rounds)), ends.min(axis=1) - radius[:, None],
-                   ends.max(axis=1) + radius[:, None], cores)
-
-    @property
-    def spheres(self) -> np.ndarray:
-        return (self.ends[:, 0] == self.ends[:, 1]).all(axis=1)
 
 
 def candidates(model: "ContactModel", position: np.ndarray, orientation: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(shape rows, static round index) of the pairs whose world boxes, grown by the contact distance, overlap and
     whose groups let them touch."""
-    from .contact import shape_boxes, turned_half
 
     rounds = model.static_rounds
     R, centre, slack = shape_boxes(model, position, orientation)
@@ -95,8 +87,7 @@ def candidates(model: "ContactModel", position: np.ndarray, orientation: np.ndar
 def contacts(model: "ContactModel", shape: np.ndarray, k: np.ndarray, vertices: np.ndarray,
              R: np.ndarray) -> "Contacts":
     """The contacts of vehicle shape rows `shape` with static rounds `k` (pairs), from the shapes' world vertices
-    (N, K, 3) and rotations (N, 3, 3) (contact.placed_vertices)."""
-    from .contact import Contacts, _rows, _world_polytopes, polytope_contacts
+    (N, K, 3) and rotations (N, 3, 3) (placement.placed_vertices)."""
 
     rounds = model.static_rounds
     column = rounds.column[k]
@@ -106,7 +97,7 @@ def contacts(model: "ContactModel", shape: np.ndarray, k: np.ndarray, vertices: 
     parts = []
     hull = np.nonzero(~round_own)[0]
     if hull.size:
-        B = _world_polytopes(model.shapes, shape[hull], vertices, R)
+        B = world_polytopes(model.shapes, shape[hull], vertices, R)
         boxes = model.boxes.rows(shape[hull])
         core, margin = _box_cores(boxes, np.einsum("pkj,pij->pki", boxes.axes, R[shape[hull]]), B)
         made, sat = _capsule_manifold(rounds.ends[k[hull]], rounds.radius[k[hull]], ~rounds.spheres[k[hull]], B,
@@ -115,8 +106,8 @@ def contacts(model: "ContactModel", shape: np.ndarray, k: np.ndarray, vertices: 
         parts.append(made)
         hull = hull[sat]
     if hull.size:  # the static core is polytope_contacts' round shape A, the vehicle's hull B
-        A = _rows(rounds.cores, k[hull])
-        B = _world_polytopes(model.shapes, shape[hull], vertices, R)
+        A = polytope_rows(rounds.cores, k[hull])
+        B = world_polytopes(model.shapes, shape[hull], vertices, R)
         made = polytope_contacts(A, B, shape[hull], column[hull], limit[hull], single_sided=None,
                                  radius=rounds.radius[k[hull]])
         # its normal from the vehicle's hull towards the static core (PhysX's, the round shape being shape 0); its
@@ -149,8 +140,8 @@ def _inside_faces(point: np.ndarray, B: "Polytopes", rows: np.ndarray, faces: np
 
 
 _EE_SLACK = 0.005  # PCM's edge contacts: the crossing may lie this far (of the edge's length) beyond its ends
-_WITNESS = 1e-3  # faces whose planes pass this near (of the hull's size) the nearest point compete as reference
 
+_WITNESS = 1e-3  # faces whose planes pass this near (of the hull's size) the nearest point compete as reference
 
 _BOX_MARGIN = 0.15  # PCM's box margin: this much of the box's least half extent (BOX_MARGIN_RATIO)
 
@@ -159,7 +150,6 @@ def _box_cores(boxes: "Boxes", axes: np.ndarray, B: "Polytopes"):
     """The cores PCM's gate measures from (B's rows as they are but for boxes: each box shrunk by its margin on every
     side, a box rounded by the margin standing for it) and the margins (0: not a box); axes: the boxes' world axes
     (P, 3, 3), row k the k axis."""
-    from .contact import Polytopes
 
     margin = np.where(boxes.mask, _BOX_MARGIN * boxes.half.min(axis=1), 0.0)
     if not boxes.mask.any():
@@ -177,7 +167,6 @@ def _box_cores(boxes: "Boxes", axes: np.ndarray, B: "Polytopes"):
 def _nearest(a: np.ndarray, b: np.ndarray, B: "Polytopes") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The distance of segments a b from polytopes B outside them, and the nearest points (on the segment, on B): a
     segment end and its foot on a face, or the segment and an edge."""
-    from .contact import _segments_closest
 
     P, F = len(a), B.normals.shape[1]
     rows = np.arange(P)
@@ -197,7 +186,7 @@ def _nearest(a: np.ndarray, b: np.ndarray, B: "Polytopes") -> tuple[np.ndarray, 
         hull_pt = np.where(better[:, None], foot[rows, f], hull_pt)
     e0 = B.vertices[rows[:, None], B.edges[:, :, 0]]
     e1 = B.vertices[rows[:, None], B.edges[:, :, 1]]
-    on_core, on_edge = _segments_closest(a[:, None], (b - a)[:, None], e0, e1 - e0)
+    on_core, on_edge = segments_closest(a[:, None], (b - a)[:, None], e0, e1 - e0)
     d = np.where(B.edge_mask, np.linalg.norm(on_core - on_edge, axis=2), np.inf)
     k = d.argmin(axis=1)
     better = d[rows, k] < best_d
@@ -220,7 +209,6 @@ def _capsule_manifold(ends: np.ndarray, radius: np.ndarray, capsule: np.ndarray,
     capsule's surface, the normal -n (from the static capsule towards the vehicle). Returns the contacts (`pair`:
     the row of the pair among these) and which pairs it left to the separating-axis test (spheres, and segments
     touching or inside the hull)."""
-    from .contact import Contacts
 
     a, b = ends[:, 0], ends[:, 1]
     best_d, core_pt, hull_pt = _nearest(a, b, B)
@@ -304,7 +292,6 @@ def _capsule_manifold(ends: np.ndarray, radius: np.ndarray, capsule: np.ndarray,
 def _round_round(model: "ContactModel", shape: np.ndarray, k: np.ndarray, vertices: np.ndarray,
                  limit: np.ndarray) -> "Contacts":
     """A vehicle's sphere or capsule (shape 0) against a static sphere or capsule (shape 1)."""
-    from .contact import Contacts, _segments_closest
 
     rounds = model.static_rounds
     P = model.shapes
@@ -340,7 +327,7 @@ def _round_round(model: "ContactModel", shape: np.ndarray, k: np.ndarray, vertic
     u1 = d1 / np.sqrt(np.where(l1 > _SEGMENT_EPS, l1, 1.0))[:, None]
     parallel = ~sphere0 & ~sphere1 & (l0 > _SEGMENT_EPS) & (l1 > _SEGMENT_EPS) & (
         np.abs((u0 * u1).sum(1)) > _PARALLEL)
-    p0, p1 = _segments_closest(a0, d0, a1, d1)
+    p0, p1 = segments_closest(a0, d0, a1, d1)
     near = ((p0 - p1) ** 2).sum(1) <= reach ** 2
     made_parallel = np.zeros(len(shape), bool)
     rows = np.nonzero(parallel & near)[0]

@@ -6,11 +6,11 @@ the shapes of one actor), whose collision groups let them collide (collision_fil
 the other, or a prim above it (the other vehicle's body), with FilteredPairsAPI (a FilteredPairsAPI on a vehicle's body
 is read onto each of its shapes). `PairModel` holds what that takes:
 per shape row its distinct (material, offsets) key and the tables over two such keys (contact and rest distance,
-combined friction and restitution: sim/contact.py's combined_tables), and per shape row the group that filters it,
+combined friction and restitution: model.py's combined_tables), and per shape row the group that filters it,
 whether two groups collide decided for the candidate pairs of a step at once, in arrays.
 
 Broad phase (`candidate_pairs`), every step, vectorised, no loop over vehicles: each shape's world box (its body-frame
-box turned with the body, sim/contact.py shape_boxes) grown by its contact offset, so that two boxes overlap where the
+box turned with the body, placement.py shape_boxes) grown by its contact offset, so that two boxes overlap where the
 shapes may come within their pair's contact distance; then sort and sweep in strips (`_sweep`): along the axis the
 boxes' centres spread most along, within strips across the next one as wide as the widest box (a grid of cars meets
 only its neighbours, not its whole column), each box meets the boxes of its strip whose low end lies below its high
@@ -21,16 +21,16 @@ until some vehicle has moved against the others (position less a shift common to
 reach) by the margin: a fleet apart from one another, or driving side by side, never reaches the sweep's sort more
 than every few steps, nor the narrow phase.
 
-Narrow phase (`generate`): two boxes meet as PhysX's box-box test makes them (sim/pcm_box.py box_box, as a vehicle's
+Narrow phase (`generate`): two boxes meet as PhysX's box-box test makes them (sim/contact/box.py box_box, as a vehicle's
 box meets a static one), the earlier vehicle's box its first shape: the points lie on body 0's box, in PhysX's order
 (ovphysx's head-on at 8 m/s: the same four points and normal impulses at the impact, mirrored left to right, see
 `_box_pair_contacts`; as polytopes, 11.5 % angular speed against 1 %). Other shapes' polytopes
-are placed in the world and met by sim/contact.py's separating-axis test and face clipping (polytope_contacts, the
+are placed in the world and met by separating_axes.py's separating-axis test and face clipping (polytope_contacts, the
 same code as against a static polytope, with the other vehicle's shape as B), at most four points per patch (its
 _reduce); a sphere or capsule on either vehicle is that test's A, met with its radius, a sphere's point put on a box
-as against a static box (contact._sphere_points_on_boxes); two round shapes meet as PhysX's sphere and capsule tests
-make them (`_round_pair_contacts`); an exact cylinder (a wheel's, sim/cylinder_contact.py) meets the other's shape as
-PhysX's convex-core contacts make it (`_cylinder_pair_contacts`: a box as its box core, taken first, a sphere or
+as against a static box (round_shapes.sphere_points_on_boxes); two round shapes meet as PhysX's sphere and capsule tests
+make them (`_round_pair_contacts`); an exact cylinder (a wheel's, sim/contact/cylinder_faces.py) meets the other's shape
+as PhysX's convex-core contacts make it (`_cylinder_pair_contacts`: a box as its box core, taken first, a sphere or
 capsule as its point or segment core, first, a hull as its points, after, another cylinder as its core, body 1's
 first). A contact's `shape` is body 0's shape row, its `static` the other
 shape's row (body 1), its normal points from body 1 towards body 0 and its point lies on body 0's surface (a round
@@ -39,16 +39,16 @@ the vehicle later in the batch, as PhysX orders two dynamic bodies (ScNPhaseCore
 with the higher id first; omni.physx creates actors in stage order, the batch is in path order: the two agree where
 the stage lists its vehicles by name). Where the faces of two polytopes (not two boxes) separate them equally,
 body 0's face is the reference, as PhysX's box-box test takes the first least overlap, body 0's faces first
-(GuPCMContactBoxBox.cpp); "equally" within a tolerance in contact distances (contact.polytope_contacts), so in any
-units. Against ovphysx both choices matter for the roll, pitch and yaw an impact leaves (the Gauss-Seidel sweep meets
-body 0's patch points in the order made): the other body first gave 2.7 / 3.4 % angular speed in the rear-end run
+(GuPCMContactBoxBox.cpp); "equally" within a tolerance in contact distances (separating_axes.polytope_contacts), so in
+any units. Against ovphysx both choices matter for the roll, pitch and yaw an impact leaves (the Gauss-Seidel sweep
+meets body 0's patch points in the order made): the other body first gave 2.7 / 3.4 % angular speed in the rear-end run
 against 1.9 / 2.5 %, the static pairs' tie rule 2.1 % speed in the 3 m/s head-on in centimetres against 0.003 %
 (measured while two boxes still met as polytopes).
 
 Solve (row_solver._PairRows, fed by `pair_rows`): a pair's rows act on both bodies. Jacobians (n, r0 x n) on body 0
 and (-n, -(r1 x n)) on body 1, arms from each body's centre of mass to the same contact point; the unit response is
 the sum of both bodies' (mass and inertia of both); friction patches as against static shapes
-(contact.friction_patches: kept from step to step while they hold, as PhysX's getFrictionPatches keeps them for two
+(patches.friction_patches: kept from step to step while they hold, as PhysX's getFrictionPatches keeps them for two
 dynamic bodies, each anchor kept on both bodies in each one's frame; a friction row drives back how far body 0's
 anchor has moved from body 1's; `SimState.pair_friction` holds them between steps), the relative velocity's
 tangential part as the first friction axis; the depenetration bias capped by the lower
@@ -65,9 +65,9 @@ physxScene:solverType asks it (`_PairRows.sweep_pgs`); an island with a vehicle 
 
 Manifolds: two boxes keep PCM's box-box manifold from step to step (`PairManifolds`, `SimState.pair_manifolds`):
 their points re-measured from the current poses while the earlier car's box has moved little in the later car's box
-frame and neither body has turned much (`_kept_box_pairs`, sim/manifold.py's polytope thresholds), reported on body
-0's box with the normal as it was made, turned with body 0 (ovphysx's rear-end at 4 m/s: the normal tilts 3, 5, 7,
-8, 8, 9 mrad over the steps after the impact, a manifold made anew each step stays level). Other pairs of shapes
+frame and neither body has turned much (`_kept_box_pairs`, sim/contact/persistence.py's polytope thresholds), reported
+on body 0's box with the normal as it was made, turned with body 0 (ovphysx's rear-end at 4 m/s: the normal tilts 3, 5,
+7, 8, 8, 9 mrad over the steps after the impact, a manifold made anew each step stays level). Other pairs of shapes
 between vehicles are made anew every step (PCM keeps those too).
 
 The suspension queries meet other vehicles' shapes too (sim/vehicle_queries.py), as PhysX's wheel raycasts and sweeps
@@ -78,174 +78,24 @@ stepped as one range, and so is one whose suspension queries may meet another ve
 """
 from __future__ import annotations
 
-import bisect
-from dataclasses import dataclass, field, fields
-from typing import Sequence
+from dataclasses import fields
 
 import numpy as np
 
-from ..collision_filter import GroupFilter
-from ..description import ShapeDescription
-from . import cylinder_contact
-from .contact import (
-    ContactModel,
-    Contacts,
-    FrictionPatches,
-    Materials,
-    VehicleRecords,
-    _anchor_rows,
-    _reduce,
-    _segments_closest,
-    _sphere_points_on_boxes,
-    _world_polytopes,
-    bounce_threshold,
-    combined_tables,
-    distinct_keys,
-    exact_cylinders,
-    friction_patches,
-    placed_vertices,
-    polytope_contacts,
-    shape_boxes,
-    shape_core,
-    shape_reach,
-    turned_half,
-)
-from .declare import CONTACT_PARAMS, PATCH_PARAMS
-from .manifold import _DRIFT, _POLYTOPE_MOVED, _POLYTOPE_TURNED, _margin, _margins
-from .motion import Motion
-from .pcm_box import box_box
-
-
-@dataclass(frozen=True)
-class PairModel:
-    """What two vehicles' shapes combine when they meet: per shape row (ContactModel's rows) its material key and
-    the group that filters it, per pair of material keys the pair's contact and rest distance, friction and
-    restitution; whether two groups collide is decided for the pairs that come near (a fleet of copies has a group
-    per car: a table over every two cars would grow as the fleet's square)."""
-
-    material_key: np.ndarray  # (N,) each shape row's distinct (material, offsets)
-    group: np.ndarray  # (N,) each shape row's filtering group, an id of `rule`
-    rule: GroupFilter  # the stage's collision groups' filtering
-    contact_offset: np.ndarray  # (N,) each shape's own: its box grows by it in the broad phase
-    # (K, K) each of sim/declare.py's CONTACT_PARAMS, in its order
-    contact_distance: np.ndarray  # (K, K)
-    rest_distance: np.ndarray  # (K, K)
-    static_friction: np.ndarray  # (K, K)
-    dynamic_friction: np.ndarray  # (K, K)
-    restitution: np.ndarray  # (K, K)
-    filtered: frozenset  # {(row, row)} lower row first: pairs FilteredPairsAPI keeps apart
-    quiet: dict = field(default_factory=dict, repr=False, compare=False)  # the last quiet broad phase's pose
-
-    @classmethod
-    def build(cls, shapes: Sequence[ShapeDescription], vehicle: np.ndarray,
-              materials: Materials, rule: GroupFilter) -> "PairModel | None":
-        """shapes: the shape rows (ContactModel's), vehicle: each row's vehicle. None with fewer than two vehicles."""
-        if len(np.unique(vehicle)) < 2:
-            return None
-        keys, material_key = distinct_keys(shapes)
-        small = combined_tables(keys, keys, materials)
-        offset = np.array([s.contactOffset for s in shapes], float)
-        return cls(material_key, rule.first(s.groups for s in shapes), rule, offset,
-                   *(small[param.name] for param in CONTACT_PARAMS), _filtered_pairs(shapes, vehicle))
-
-    def collide(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        """Whether the groups of shape rows a and b (arrays) let them collide."""
-        return self.rule.collide(self.group[a], self.group[b])
-
-
-def _filtered_pairs(shapes: Sequence[ShapeDescription], vehicle: np.ndarray) -> frozenset:
-    """FilteredPairsAPI: the (lower row, higher row) of shapes of two vehicles where one names the other, or a prim
-    above it (the other vehicle's body)."""
-    paths = sorted((s.path, r) for r, s in enumerate(shapes))
-    names = [path for path, _ in paths]
-    out = set()
-    for r, shape in enumerate(shapes):
-        for target in shape.filtered:
-            start = bisect.bisect_left(names, target)
-            for path, o in paths[start:]:
-                if not (path == target or path.startswith(target + "/")):
-                    break
-                if vehicle[o] != vehicle[r]:
-                    out.add((min(r, o), max(r, o)))
-    return frozenset(out)
-
-
-def candidate_pairs(model: ContactModel, position: np.ndarray, orientation: np.ndarray, motion: Motion | None = None):
-    """The broad phase (see the module docstring): shape rows (a, b), a > b, of two vehicles whose world boxes,
-    grown by their contact offsets, overlap and whose pair may collide; and the shapes' rotations (3, 3, N).
-    motion: the step's `Motion` of these poses (made here where not given)."""
-    pairs = model.pairs
-    none = np.zeros(0, np.int64)
-    quiet = pairs.quiet
-    motion = Motion(position, orientation) if motion is None else motion
-    if motion.within(quiet):
-        return (none, none), None
-    R, centre, slack = shape_boxes(model, position, orientation)
-    centre = np.stack(centre, axis=1)
-    half = turned_half(model, R) + (pairs.contact_offset + slack)[:, None]
-    lo, hi = centre - half, centre + half
-    margin = QUIET_MARGIN * float(pairs.contact_offset.max())
-    a, b = _sweep(lo - margin, hi + margin, np.argsort(-centre.var(axis=0), kind="stable"))
-    for key in ("position", "orientation", "margin"):
-        quiet.pop(key, None)
-    if not a.size:  # no pair within the margin: none can appear until a body has moved by it
-        quiet.update(zip(("position", "orientation"), motion.reference()), margin=margin)
-        if "reach" not in quiet:
-            quiet["reach"] = shape_reach(model, len(position[0]))
-        return (none, none), R
-    keep = ((lo[a] <= hi[b]) & (lo[b] <= hi[a])).all(axis=1)
-    keep &= model.vehicle[a] != model.vehicle[b]
-    a, b = np.maximum(a, b)[keep], np.minimum(a, b)[keep]  # body 0: the later vehicle (see the module docstring)
-    if a.size:
-        keep = pairs.collide(a, b)
-        a, b = a[keep], b[keep]
-    if pairs.filtered and a.size:
-        keep = np.array([(int(y), int(x)) not in pairs.filtered for x, y in zip(a, b)], bool)
-        a, b = a[keep], b[keep]
-    order = np.lexsort((b, a))
-    return (a[order], b[order]), R
-
-
-# The broad phase's quiet margin, in contact offsets (about 0.2 m for the sample car): boxes grown by it that meet no
-# other box let the following steps skip the broad phase while no body has moved by as much against the others: its
-# shapes' farthest point moved by the position's change less a shift common to all (any common shift leaves every
-# two bodies' relative motion under twice the largest remainder), plus the turn's angle times the shapes' reach
-# from the body. A fleet driving side by side stays quiet.
-QUIET_MARGIN = 10.0
-
-
-def _sweep(lo: np.ndarray, hi: np.ndarray, axes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sort and sweep in strips: boxes (N, 3) whose extents overlap along axes[0] and that share a strip across
-    axes[1] (strips as wide as the widest box along it: a box lies in one strip or two), as box index pairs, each
-    once, in no particular order. Sorted by (strip, low end along axes[0]), each entry meets the entries after it
-    in its strip whose low end lies below its high end: a binary search on one composite key per entry."""
-    sweep, across = int(axes[0]), int(axes[1])
-    width = float((hi[:, across] - lo[:, across]).max())
-    base = float(lo[:, across].min())
-    first = np.floor((lo[:, across] - base) / width).astype(np.int64) if width > 0 else np.zeros(len(lo), np.int64)
-    last = np.floor((hi[:, across] - base) / width).astype(np.int64) if width > 0 else first
-    two = np.nonzero(last > first)[0]
-    box = np.concatenate([np.arange(len(lo)), two])
-    strip = np.concatenate([first, last[two]])
-    span = float(hi[:, sweep].max() - lo[:, sweep].min()) + 1.0  # one strip's stretch of the composite key
-    start = lo[box, sweep] - lo[:, sweep].min()
-    key = strip * span + start
-    order = np.argsort(key, kind="stable")
-    key, box, strip = key[order], box[order], strip[order]
-    end = strip * span + (hi[box, sweep] - lo[:, sweep].min())
-    E = len(order)
-    count = np.maximum(np.searchsorted(key, end, side="right") - np.arange(E) - 1, 0)
-    total = int(count.sum())
-    if not total:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    i = np.repeat(np.arange(E), count)
-    j = i + 1 + np.arange(total) - np.repeat(np.cumsum(count) - count, count)
-    a, b = box[i], box[j]
-    if two.size:  # two boxes both in two strips meet twice
-        a, b = np.minimum(a, b), np.maximum(a, b)
-        pair = np.unique(a * len(lo) + b)
-        a, b = pair // len(lo), pair % len(lo)
-    return a, b
+from ..motion import Motion
+from .box import box_box
+from .broad import candidate_pairs
+from .cylinder import exact_cylinders, shape_core
+from .cylinder_faces import cylinder_convexes
+from .geometry import segments_closest
+from .model import ContactModel
+from .persistence import DRIFT, POLYTOPE_MOVED, POLYTOPE_TURNED, manifold_margin, manifold_margins
+from .placement import placed_vertices
+from .polytopes import world_polytopes
+from .records import Contacts, PairManifolds
+from .reduction import reduce_contacts
+from .round_shapes import sphere_points_on_boxes
+from .separating_axes import polytope_contacts
 
 
 def generate(model: ContactModel, position: np.ndarray, orientation: np.ndarray,
@@ -296,16 +146,16 @@ def generate(model: ContactModel, position: np.ndarray, orientation: np.ndarray,
         sel = np.nonzero(own & ~both)[0]
         if not sel.size:
             continue
-        A = _world_polytopes(model.shapes, first[sel], vertices, R)
-        B = _world_polytopes(model.shapes, other[sel], vertices, R)
+        A = world_polytopes(model.shapes, first[sel], vertices, R)
+        B = world_polytopes(model.shapes, other[sel], vertices, R)
         made = polytope_contacts(A, B, first[sel], other[sel], limit[sel], single_sided=None, first_faces=True,
                                  radius=radius[first[sel]] if model.radius is not None else None)
-        made = _sphere_points_on_boxes(model, made, other[sel], model.boxes)
+        made = sphere_points_on_boxes(model, made, other[sel], model.boxes)
         if first is b:  # body 1's round shape was A: the normal turned towards body 0, the rows' roles swapped
             made = Contacts(made.static, made.shape, made.point, -made.normal, made.separation, made.pair)
         parts.append(made)
     parts = [part for part in parts if len(part)]
-    out = Contacts.empty() if not parts else _reduce(Contacts(*(
+    out = Contacts.empty() if not parts else reduce_contacts(Contacts(*(
         np.concatenate([getattr(part, f) for part in parts]) for f in ("shape", "static", "point", "normal",
                                                                        "separation"))))
     if length_scale is not None and box_pairs is not None:
@@ -316,15 +166,15 @@ def generate(model: ContactModel, position: np.ndarray, orientation: np.ndarray,
 def _cylinder_pair_contacts(model: ContactModel, a: np.ndarray, b: np.ndarray, limit: np.ndarray, position: np.ndarray,
                             R: np.ndarray, vertices: np.ndarray) -> Contacts:
     """Pairs with an exact cylinder (rows `a` of body 0, `b` of body 1, either a cylinder), as PhysX's convex-core
-    contacts make them (sim/cylinder_contact.py `cylinder_convexes`): the other shape where it stands
-    (contact.shape_core; two cylinders: body 1's, the earlier vehicle's, PhysX's first shape, as for two boxes)."""
+    contacts make them (sim/py `cylinder_convexes`): the other shape where it stands
+    (cylinder.shape_core; two cylinders: body 1's, the earlier vehicle's, PhysX's first shape, as for two boxes)."""
     first_is_cylinder = np.isin(a, model.cylinders)
     cylinder = np.where(first_is_cylinder, a, b)
     other = np.where(first_is_cylinder, b, a)
     cores = [shape_core(model, row, vertices, R, position, first=bool(of_body1))
              for row, of_body1 in zip(other, first_is_cylinder)]
     centre, axis, half, radius, turn = exact_cylinders(model, cylinder, R, position)
-    pair, point, normal, separation = cylinder_contact.cylinder_convexes(centre, axis, half, radius, cores, limit,
+    pair, point, normal, separation = cylinder_convexes(centre, axis, half, radius, cores, limit,
                                                                          turn)
     # the normal from the other shape towards the cylinder: towards body 0 where the cylinder is body 0's
     normal = np.where(first_is_cylinder[pair][:, None], normal, -normal)
@@ -333,6 +183,7 @@ def _cylinder_pair_contacts(model: ContactModel, a: np.ndarray, b: np.ndarray, l
 
 # PCM's capsule-capsule test: two segments this parallel (|cos|) meet at their ends' projections onto each other
 _PARALLEL_CAPSULES = 0.9998
+
 _COINCIDENT_SQ = 1e-6  # PCM's eps: a point pair nearer (squared) than this has no direction of its own
 
 
@@ -360,7 +211,7 @@ def _round_pair_contacts(model: ContactModel, a: np.ndarray, b: np.ndarray, limi
     r0, r1 = radius[x], radius[y]
     d0, d1 = e0 - s0, e1 - s1
     reach = r0 + r1 + limit
-    on0, on1 = _segments_closest(s0, d0, s1, d1)
+    on0, on1 = segments_closest(s0, d0, s1, d1)
     aa = (d0 * d0).sum(1)
     t = np.clip(np.einsum("pj,pj->p", on1 - s0, d0) / np.maximum(aa, 1e-30), 0.0, 1.0)  # settle the first's point
     on0 = np.where((aa > 1e-30)[:, None], s0 + t[:, None] * d0, s0)
@@ -401,7 +252,7 @@ def _round_pair_contacts(model: ContactModel, a: np.ndarray, b: np.ndarray, limi
 def _box_pair_contacts(model: ContactModel, a: np.ndarray, b: np.ndarray, limit: np.ndarray, position: np.ndarray,
                        R: np.ndarray) -> tuple[np.ndarray, Contacts]:
     """(which pairs made points, their contacts) of box shape rows `a` (body 0's) against box rows `b` (the earlier
-    vehicle's), as PhysX's box-box test makes them (pcm_box.box_box) with the earlier vehicle's box its first shape:
+    vehicle's), as PhysX's box-box test makes them (box.box_box) with the earlier vehicle's box its first shape:
     the points on body 0's box in PhysX's order, the normal (made from body 0 towards the earlier one) turned to
     point towards body 0. The reference face is the least overlap, the first of equals; two mirrored boxes nose to
     nose overlap equally but for rounding, which decides in PhysX too (float32: ovphysx's 8 m/s head-on took the
@@ -430,38 +281,13 @@ def _from_box(centre: np.ndarray, axes: np.ndarray, local: np.ndarray) -> np.nda
     return centre[:, None, :] + np.einsum("pqk,pkj->pqj", local, axes)
 
 
-@dataclass
-class PairManifolds(VehicleRecords):
-    """PCM's manifolds of two vehicles' boxes kept for the next step (GuPCMContactBoxBox.cpp, the earlier vehicle's
-    box its first shape A, body 0's its second B): where A's box was in B's box frame and both bodies' orientations
-    (w, x, y, z) when the points were made, and up to four points, each on A's box in A's frame and on B's box in B's
-    frame, with the normal (from B towards A) in B's frame."""
-
-    vehicle: np.ndarray  # (M,) body 0's
-    shape: np.ndarray  # (M,) body 0's box row of ContactModel
-    other: np.ndarray  # (M,) body 1's box row
-    relative: np.ndarray  # (M, 3)
-    orientation0: np.ndarray  # (M, 4)
-    orientation1: np.ndarray  # (M, 4)
-    count: np.ndarray  # (M,)
-    point_a: np.ndarray  # (M, 4, 3)
-    point_b: np.ndarray  # (M, 4, 3)
-    normal: np.ndarray  # (M, 4, 3)
-
-    def without(self, vehicles: np.ndarray, model: ContactModel | None = None):
-        keep = ~np.isin(self.vehicle, vehicles)
-        if model is not None:
-            keep &= ~np.isin(model.vehicle[self.other], vehicles)
-        return self.subset(keep)
-
-
 def _box_margins(model: ContactModel, a: np.ndarray, b: np.ndarray, length_scale: np.ndarray) -> np.ndarray:
-    """PCM's margin of two boxes: the lesser of theirs (manifold._margin: a fraction of the smallest half extent, at
-    most a fraction of the length scale, body 0's)."""
-    inner = _margins(model)["pcm_inner"]
+    """PCM's margin of two boxes: the lesser of theirs (persistence.manifold_margin: a fraction of the smallest half
+    extent, at most a fraction of the length scale, body 0's)."""
+    inner = manifold_margins(model)["pcm_inner"]
     length = length_scale[model.vehicle[a]].astype(float)
     box = np.ones(len(a), bool)
-    return np.minimum(_margin(inner[a], box, length), _margin(inner[b], box, length))
+    return np.minimum(manifold_margin(inner[a], box, length), manifold_margin(inner[b], box, length))
 
 
 def _kept_box_pairs(model: ContactModel, a: np.ndarray, b: np.ndarray, limit: np.ndarray, previous: PairManifolds,
@@ -469,9 +295,9 @@ def _kept_box_pairs(model: ContactModel, a: np.ndarray, b: np.ndarray, limit: np
     """Which box pairs keep last step's manifold, as pcmContactBoxBox decides: the kept points re-measured along
     their normals from the current poses (refreshContactPoints), one drifted sideways farther than 0.8 margins
     dropped; a pair that lost a point, or whose A box moved in B's frame, or whose bodies turned, farther than
-    invalidate_BoxConvex allows for the points it holds (sim/manifold.py's polytope thresholds), is made anew. Returns
-    (kept (P,) bool, the kept manifolds with their points re-measured, their contacts: on B's box, the normal turned
-    with B and pointing towards body 0, those within the contact distance)."""
+    invalidate_BoxConvex allows for the points it holds (sim/contact/persistence.py's polytope thresholds), is made
+    anew. Returns (kept (P,) bool, the kept manifolds with their points re-measured, their contacts: on B's box, the
+    normal turned with B and pointing towards body 0, those within the contact distance)."""
     N = len(model.vehicle)
     key, prev_key = a * N + b, previous.shape * N + previous.other
     at = np.minimum(np.searchsorted(prev_key, key), len(prev_key) - 1)
@@ -489,11 +315,11 @@ def _kept_box_pairs(model: ContactModel, a: np.ndarray, b: np.ndarray, limit: np
     distance = np.einsum("pqj,pqj->pq", gap, pm.normal)
     sideways = pm.point_b - (on_a - pm.normal * distance[..., None])
     held = np.arange(4)[None, :] < pm.count[:, None]
-    dropped = held & ~(np.einsum("pqj,pqj->pq", sideways, sideways) <= (_DRIFT * margin[:, None]) ** 2)
-    count = np.minimum((held & ~dropped).sum(axis=1), len(_POLYTOPE_MOVED) - 1)
+    dropped = held & ~(np.einsum("pqj,pqj->pq", sideways, sideways) <= (DRIFT * margin[:, None]) ** 2)
+    count = np.minimum((held & ~dropped).sum(axis=1), len(POLYTOPE_MOVED) - 1)
     relative = _to_box(cb, axes_b, ca[:, None, :])[:, 0]
     moved = np.abs(relative - pm.relative).max(axis=1)
-    limit_moved = _POLYTOPE_MOVED[count] * margin
+    limit_moved = POLYTOPE_MOVED[count] * margin
     turned = [np.einsum("jp,pj->p", orientation[:, model.vehicle[rows]].astype(float), stored)
               for rows, stored in ((a[sel], pm.orientation0), (b[sel], pm.orientation1))]
     travel = [np.arccos(np.clip(dq, -1.0, 1.0)) * np.linalg.norm(half, axis=1)
@@ -501,7 +327,7 @@ def _kept_box_pairs(model: ContactModel, a: np.ndarray, b: np.ndarray, limit: np
     # (written to hold only for numbers: a pose gone NaN, which the guard puts back, makes its points anew)
     valid = ~dropped.any(axis=1) & (moved <= limit_moved)
     for dq, far in zip(turned, travel):
-        valid &= (dq >= _POLYTOPE_TURNED[count]) & (far <= limit_moved)
+        valid &= (dq >= POLYTOPE_TURNED[count]) & (far <= limit_moved)
     kept[sel[valid]] = True
     pm = pm.subset(valid)
     distance, cb, axes_b = distance[valid], cb[valid], axes_b[valid]
@@ -551,87 +377,3 @@ def _record_box_pairs(model: ContactModel, box_pairs: tuple, kept: PairManifolds
         made = PairManifolds(*(np.concatenate([getattr(made, f.name), getattr(kept, f.name)])
                                for f in fields(PairManifolds)))
     return made.subset(np.argsort(made.shape * N + made.other, kind="stable"))
-
-
-def pair_rows(model: ContactModel, contacts: Contacts, body_position: np.ndarray, body_orientation: np.ndarray,
-              length_scale: np.ndarray, previous: FrictionPatches | None = None) -> dict:
-    """The contacts between vehicles as the solver's rows: their friction patches as against static shapes
-    (contact.friction_patches, body 1 the other vehicle: the last step's patches that may be kept first, anchors kept
-    on both bodies), per shape pair in order (Pp pairs), per pair its patches (Pm slots, padded), per patch its normal
-    rows and up to two anchors: the two vehicles ("body0", "body1", (Pp,)), each pair's colour (`_colours`), arms from
-    either body's centre of mass at the pose the step begins with (body_position (3, V), body_orientation (4, V)), each
-    anchor's error (body 0's anchor less body 1's, world). "friction": the patches to keep for the next step once the
-    solve has said which slid, "friction_slot": each patch's (pair, slot)."""
-    pairs = model.pairs
-    C = len(contacts)
-
-    def rest(row, other):
-        return pairs.rest_distance[pairs.material_key[row], pairs.material_key[other]]
-
-    fp = friction_patches(model, contacts, body_position, body_orientation, length_scale, previous, rest,
-                          between=True)
-    shape, other = fp.row, fp.static
-    new_pair = np.r_[True, (shape[1:] != shape[:-1]) | (other[1:] != other[:-1])]
-    pair = np.cumsum(new_pair) - 1  # each patch's pair
-    index = np.arange(len(shape))
-    slot = index - np.maximum.accumulate(np.where(new_pair, index, 0))
-    Pp, Pm, K = int(pair[-1]) + 1, int(slot.max()) + 1, int(fp.count.max())
-    body0, body1 = model.vehicle[shape[new_pair]], model.vehicle[other[new_pair]]
-    out = {
-        "body0": body0, "body1": body1, "colour": _colours(body0, body1), "index": np.arange(Pp),
-        "point_active": np.zeros((Pp, Pm, K), bool), "arm0": np.zeros((3, Pp, Pm, K)),
-        "arm1": np.zeros((3, Pp, Pm, K)), "separation": np.zeros((Pp, Pm, K)),
-        "normal": np.zeros((3, Pp, Pm)), **{name: np.zeros((Pp, Pm)) for name in PATCH_PARAMS},
-        "anchor_active": np.zeros((Pp, Pm, 2), bool), "anchor_arm0": np.zeros((3, Pp, Pm, 2)),
-        "anchor_arm1": np.zeros((3, Pp, Pm, 2)), "anchor_error": np.zeros((3, Pp, Pm, 2)),
-    }
-    body_position = body_position.astype(float)
-    c_pair, c_slot = pair[fp.of_contact], slot[fp.of_contact]
-    j = np.arange(C) - fp.first[fp.of_contact]
-    out["point_active"][c_pair, c_slot, j] = True
-    out["arm0"][:, c_pair, c_slot, j] = fp.point.T - body_position[:, body0[c_pair]]
-    out["arm1"][:, c_pair, c_slot, j] = fp.point.T - body_position[:, body1[c_pair]]
-    out["separation"][c_pair, c_slot, j] = fp.separation
-    out["normal"][:, pair, slot] = fp.normal.T
-    ka, kb = pairs.material_key[shape], pairs.material_key[other]
-    for name in PATCH_PARAMS:  # the pair's combined parameters, each under its declared name
-        out[name][pair, slot] = getattr(pairs, name)[ka, kb]
-    out["bounce_threshold"] = bounce_threshold(model, body0)  # (Pp,): body 0's scene's
-    _anchor_rows(out, fp, (pair, slot), ("anchor_active", "anchor_arm0", "anchor_error"))
-    # body 1's arm to its own anchor: body 0's anchor less the error, from body 1's centre of mass
-    arm1 = fp.anchor_arm + fp.p[:, None, :] - fp.anchor_error - body_position[:, model.vehicle[other]].T[:, None, :]
-    for m in range(2):
-        has = fp.record.anchor_count > m
-        out["anchor_arm1"][:, pair[has], slot[has], m] = arm1[has, m].T
-    out["friction"] = fp.record
-    out["friction_slot"] = (pair, slot)
-    return out
-
-
-def _colours(body0: np.ndarray, body1: np.ndarray) -> np.ndarray:
-    """A colour per pair such that no vehicle is in two pairs of one colour. Colour c is filled in rounds: of the
-    pairs left whose vehicles colour c does not hold yet, each takes c whose priority is the least of all such pairs
-    at both its vehicles. The priority is the pair's index scrambled (an odd multiplier modulo 2^32: a bijection,
-    so no ties), so that a chain of pairs (a queue of cars bumper to bumper) has many local minima per round, not
-    one; a colour is full when no pair left fits, then the next starts."""
-    P = len(body0)
-    colour = np.full(P, -1)
-    if not P:
-        return colour
-    priority = (np.arange(P, dtype=np.uint64) * np.uint64(2654435761)) % np.uint64(2 ** 32)
-    vehicles = int(max(body0.max(), body1.max())) + 1
-    c = 0
-    while (colour < 0).any():
-        held = np.zeros(vehicles, bool)
-        while True:
-            fits = np.nonzero((colour < 0) & ~held[body0] & ~held[body1])[0]
-            if not fits.size:
-                break
-            least = np.full(vehicles, np.iinfo(np.uint64).max, np.uint64)
-            np.minimum.at(least, body0[fits], priority[fits])
-            np.minimum.at(least, body1[fits], priority[fits])
-            take = fits[(least[body0[fits]] == priority[fits]) & (least[body1[fits]] == priority[fits])]
-            colour[take] = c
-            held[body0[take]] = held[body1[take]] = True
-        c += 1
-    return colour

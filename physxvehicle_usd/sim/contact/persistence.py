@@ -39,15 +39,15 @@ Which pairs keep a manifold here (every other pair is made anew every step):
 The length scale is the vehicle's (PhysX's tolerance length: 1 m in metres, 100 in centimetres).
 Not kept: spheres (static ones too: PCM's sphere-box keeps nothing, its sphere-convex does, not followed here), exact
 cylinders, capsules against planes, meshes and hulls (PCM keeps these too, each with its own thresholds), shapes
-that follow a wheel; between vehicles, two boxes keep theirs (sim/vehicle_contact.py
-`PairManifolds`, with this module's polytope thresholds), other pairs do not.
+that follow a wheel; between vehicles, two boxes keep theirs (sim/contact/pairs.py,
+records.py `PairManifolds`, with this module's polytope thresholds), other pairs do not.
 
-Approximations: a pair keeps its manifold while the broad phase (sim/contact.py `_candidates`) keeps the pair; one that
-becomes a candidate makes its points anew (PhysX keeps a pair while the shapes' bounds overlap, and may keep an empty
-manifold made a step before). The static shape's frame is taken as the world's axes (exact for a plane along a world
-axis and a mesh without rotation). A hull's inner extent is its smallest distance from its vertices' centroid to a
-face (PhysX's cooking finds a box inside the hull). A dropped point leaves the others in their order (PhysX moves its
-last point into the gap).
+Approximations: a pair keeps its manifold while the broad phase (sim/contact/broad.py `static_candidates`) keeps the
+pair; one that becomes a candidate makes its points anew (PhysX keeps a pair while the shapes' bounds overlap, and may
+keep an empty manifold made a step before). The static shape's frame is taken as the world's axes (exact for a plane
+along a world axis and a mesh without rotation). A hull's inner extent is its smallest distance from its vertices'
+centroid to a face (PhysX's cooking finds a box inside the hull). A dropped point leaves the others in their order
+(PhysX moves its last point into the gap).
 """
 from __future__ import annotations
 
@@ -55,109 +55,39 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .contact import ContactModel, Contacts, VehicleRecords, first_rows
-from .ground import Ground
-from .vecmath import quat_to_mat
+from ..ground import Ground
+from ..vecmath import quat_to_mat
+from .model import ContactModel, capsule_rows, first_rows, persistent_rows
+from .records import Contacts, ManifoldPairs, ManifoldPoints, Manifolds, no_manifold_points
 
 # PCM's margins (GuVecBox.h CalculatePCMBoxMargin, GuVecConvexHull.h CalculatePCMConvexMargin): a fraction of the
 # shape's smallest inner extent, at most a fraction of the length scale (against a mesh: GU_PCM_MESH_MANIFOLD_EPSILON)
 _BOX_MARGIN, _HULL_MARGIN = 0.15, 0.25
+
 _BOX_TOLERANCE, _HULL_TOLERANCE, _MESH_TOLERANCE = 0.15, 0.05, 0.05
+
 # the pair: a polytope on a plane, mesh, static polytope; a capsule on a static box; a polytope on a static capsule
 PLANE, MESH, POLYTOPE, CAPSULE, ROUND = 0, 1, 2, 3, 4
+
 # made anew when the shape's origin moved this many margins along an axis, or the relative turn's quaternion dot fell
 # below this: against planes and meshes (invalidate_PrimitivesPlane, the multi-manifold's invalidate), and against
 # polytopes by the points the manifold holds (invalidate_BoxConvex: invalidateThresholds, invalidateQuatThresholds)
 _MOVED = 0.2
+
 _PLANE_TURNED, _MESH_TURNED = 0.99996, 0.9998
-_POLYTOPE_MOVED = np.array([0.5, 0.125, 0.25, 0.375, 0.375])
-_POLYTOPE_TURNED = np.array([0.9998, 0.9999, 0.9999, 0.9999, 0.9999])
+
+POLYTOPE_MOVED = np.array([0.5, 0.125, 0.25, 0.375, 0.375])
+
+POLYTOPE_TURNED = np.array([0.9998, 0.9999, 0.9999, 0.9999, 0.9999])
+
 # a capsule against a box or hull (pcmContactCapsuleBox, pcmContactCapsuleConvex: invalidate_SphereCapsule), by the
 # points held (0, 1, 2)
 _CAPSULE_MOVED = np.array([0.5, 0.1, 0.75])
+
 _CAPSULE_TURNED = np.array([0.9995, 0.9999, 0.9997])
+
 # a point whose ends drifted apart sideways by this many margins is dropped (projectBreakingThreshold)
-_PLANE_DRIFT, _DRIFT = 0.2, 0.8
-
-
-@dataclass
-class ManifoldPairs(VehicleRecords):
-    """The pairs that keep a manifold: where the shape's frame was (world origin, its body's orientation (w, x, y, z))
-    when the pair's points were made."""
-
-    vehicle: np.ndarray  # (M,)
-    shape: np.ndarray  # (M,) the shape's index among its vehicle's rows of ContactModel
-    static: np.ndarray  # (M,) index into Ground.materials
-    origin: np.ndarray  # (M, 3)
-    orientation: np.ndarray  # (M, 4)
-
-
-@dataclass
-class ManifoldPoints(VehicleRecords):
-    """The kept points, each in both shapes' frames: on the vehicle's shape (body frame, from the centre of mass) and
-    on the static shape (world), with the normal (world, from the static shape towards the vehicle's)."""
-
-    vehicle: np.ndarray  # (Q,)
-    shape: np.ndarray  # (Q,)
-    static: np.ndarray  # (Q,)
-    body_point: np.ndarray  # (Q, 3)
-    world_point: np.ndarray  # (Q, 3)
-    normal: np.ndarray  # (Q, 3)
-
-
-@dataclass
-class Manifolds:
-    """What the pairs keep from one step to the next (SimState.manifolds), cut and joined as the friction patches
-    are."""
-
-    pairs: ManifoldPairs
-    points: ManifoldPoints
-
-    def __len__(self) -> int:
-        return len(self.pairs)
-
-    def of_vehicles(self, rows: slice) -> "Manifolds":
-        return Manifolds(self.pairs.of_vehicles(rows), self.points.of_vehicles(rows))
-
-    def without(self, vehicles: np.ndarray) -> "Manifolds":
-        return Manifolds(self.pairs.without(vehicles), self.points.without(vehicles))
-
-    @classmethod
-    def join(cls, parts, starts) -> "Manifolds | None":
-        kept = [(part, start) for part, start in zip(parts, starts) if part is not None and len(part)]
-        if not kept:
-            return None
-        points = ManifoldPoints.join([part.points for part, _ in kept], [start for _, start in kept])
-        return cls(ManifoldPairs.join([part.pairs for part, _ in kept], [start for _, start in kept]),
-                   points if points is not None else _no_points())
-
-
-def _no_points() -> ManifoldPoints:
-    empty = np.zeros(0, np.int64)
-    return ManifoldPoints(empty, empty, empty, np.zeros((0, 3)), np.zeros((0, 3)), np.zeros((0, 3)))
-
-
-def capsule_rows(model: ContactModel) -> np.ndarray:
-    """(N,) bool: the capsule rows (a segment core with a radius), which keep manifolds against static boxes."""
-    if "capsule_rows" not in model.cache:
-        rows = np.zeros(len(model.vehicle), bool)
-        if model.radius is not None:
-            rows = (model.radius > 0.0) & ~model.shapes.face_mask.any(axis=1) & (model.shapes.loop_counts[:, 0] == 2)
-            rows[model.cache["following_rows"]] = False
-        model.cache["capsule_rows"] = rows
-    return model.cache["capsule_rows"]
-
-
-def persistent_rows(model: ContactModel) -> np.ndarray:
-    """(N,) bool: the shape rows that keep manifolds against planes and meshes (convex polytopes fixed in the body)."""
-    if "persistent_rows" not in model.cache:
-        rows = model.shapes.face_mask.any(axis=1)
-        if model.radius is not None:
-            rows &= model.radius == 0.0
-        rows[model.cache["following_rows"]] = False  # (a posed model's own `following` is empty)
-        rows[model.cylinders] = False
-        model.cache["persistent_rows"] = rows
-    return model.cache["persistent_rows"]
+_PLANE_DRIFT, DRIFT = 0.2, 0.8
 
 
 def _radius(model: ContactModel, rows: np.ndarray) -> np.ndarray:
@@ -175,7 +105,7 @@ def _inner_extent(polytopes) -> np.ndarray:
     return depth.min(axis=1)
 
 
-def _margins(model: ContactModel) -> dict[str, np.ndarray]:
+def manifold_margins(model: ContactModel) -> dict[str, np.ndarray]:
     """The shapes' inner extents (rows, static polytopes) and how far a vehicle shape reaches from its centre (the
     travel of a turn: a box's half diagonal, a hull's box's), once per model."""
     if "pcm_inner" not in model.cache:
@@ -200,7 +130,7 @@ class _Rules:
     margin: np.ndarray
 
 
-def _margin(inner: np.ndarray, box: np.ndarray, length: np.ndarray, tolerance=None) -> np.ndarray:
+def manifold_margin(inner: np.ndarray, box: np.ndarray, length: np.ndarray, tolerance=None) -> np.ndarray:
     ratio = np.where(box, _BOX_MARGIN, _HULL_MARGIN)
     tolerance = np.where(box, _BOX_TOLERANCE, _HULL_TOLERANCE) if tolerance is None else tolerance
     return np.minimum(ratio * inner, tolerance * length)
@@ -208,17 +138,17 @@ def _margin(inner: np.ndarray, box: np.ndarray, length: np.ndarray, tolerance=No
 
 def _rules(model: ContactModel, row: np.ndarray, static: np.ndarray, kind: np.ndarray,
            length_scale: np.ndarray, static_radius: np.ndarray) -> _Rules:
-    cache = _margins(model)
+    cache = manifold_margins(model)
     box = model.boxes.mask[row]
     length = length_scale[model.vehicle[row]].astype(float)
     inner = cache["pcm_inner"][row]
-    margin = np.where(kind == MESH, _margin(inner, box, length, _MESH_TOLERANCE), _margin(inner, box, length))
+    margin = np.where(kind == MESH, manifold_margin(inner, box, length, _MESH_TOLERANCE), manifold_margin(inner, box, length))
     polytope = (kind == POLYTOPE) | (kind == CAPSULE)
     if polytope.any():  # the lesser of the two shapes' margins (a capsule's: the static box's)
         first = model.polytope_first
         h = np.where(polytope, static - first, 0)
         static_box = (model.static_boxes.mask[h] if model.static_boxes is not None else np.zeros(len(h), bool))
-        static_margin = _margin(cache["pcm_static_inner"][h] if len(h) else inner, static_box, length)
+        static_margin = manifold_margin(cache["pcm_static_inner"][h] if len(h) else inner, static_box, length)
         margin = np.where(polytope, np.where(kind == CAPSULE, static_margin, np.minimum(margin, static_margin)), margin)
     capsule = kind == CAPSULE
     if capsule.any():  # the lesser of the box's margin and the capsule's radius
@@ -228,7 +158,7 @@ def _rules(model: ContactModel, row: np.ndarray, static: np.ndarray, kind: np.nd
     polytope |= kind == ROUND
     plane = kind == PLANE
     return _Rules(np.where(polytope, np.nan, _MOVED * margin), np.where(plane, _PLANE_TURNED, _MESH_TURNED),
-                  np.where(plane, _PLANE_DRIFT, _DRIFT) * margin, kind != MESH, margin)
+                  np.where(plane, _PLANE_DRIFT, DRIFT) * margin, kind != MESH, margin)
 
 
 class Persistence:
@@ -239,8 +169,8 @@ class Persistence:
                  tri_pairs: tuple, round_pairs: tuple, R_all: np.ndarray, position: np.ndarray,
                  orientation: np.ndarray, length_scale: np.ndarray, previous: Manifolds | None):
         """planes, hull_pairs (shape rows, static polytopes), tri_pairs (shape rows, triangles), round_pairs (shape
-        rows, static rounds): the broad phase's candidates (sim/contact.py `_candidates`,
-        sim/round_contact.py `candidates`), what is left of them to make anew in the same attributes; R_all
+        rows, static rounds): the broad phase's candidates (sim/contact/broad.py `static_candidates`,
+        sim/round_shapes.py `candidates`), what is left of them to make anew in the same attributes; R_all
         (3, 3, N): each row's body rotation; position (3, V), orientation (4, V): the body poses the step begins
         with."""
         self.model, self.R_all, self.position, self.orientation = model, R_all, position, orientation
@@ -319,14 +249,14 @@ class Persistence:
         lost = np.zeros(len(key), bool)
         lost[pair[dropped]] = True
         # invalidate_*: moved or turned too far since the points were made (against a polytope, by how many are left)
-        held = np.minimum(np.bincount(pair[~dropped], minlength=len(key)), len(_POLYTOPE_MOVED) - 1)
+        held = np.minimum(np.bincount(pair[~dropped], minlength=len(key)), len(POLYTOPE_MOVED) - 1)
         polytope, capsule = kind == POLYTOPE, (kind == CAPSULE) | on_round
         # (a capsule's fresh manifold holds GJK's closest point besides the points made: PCM makes the one point
         # twice where the full generation makes one)
         held_capsule = np.minimum(held + (held > 0), len(_CAPSULE_MOVED) - 1)
-        moved_limit = np.where(polytope, _POLYTOPE_MOVED[held] * rules.margin,
+        moved_limit = np.where(polytope, POLYTOPE_MOVED[held] * rules.margin,
                                np.where(capsule, _CAPSULE_MOVED[held_capsule] * rules.margin, rules.moved))
-        turned_limit = np.where(polytope, _POLYTOPE_TURNED[held],
+        turned_limit = np.where(polytope, POLYTOPE_TURNED[held],
                                 np.where(capsule, _CAPSULE_TURNED[held_capsule], rules.turned))
         moved = np.abs(self._origins(self.row) - prev.origin[at]).max(axis=1)
         if on_round.any():  # a static capsule's move in the vehicle shape's frame (PCM's relative transform)
@@ -336,7 +266,7 @@ class Persistence:
             moved = np.where(on_round, np.abs(now - then).max(axis=1), moved)
         turn = np.einsum("jp,pj->p", orientation[:, vehicle].astype(float), prev.orientation[at])
         # ... and a turn that carries the shape's far side farther than the move allows (polytopes)
-        travel = np.where(polytope, np.arccos(np.clip(turn, -1.0, 1.0)) * _margins(model)["pcm_radius"][self.row], 0.0)
+        travel = np.where(polytope, np.arccos(np.clip(turn, -1.0, 1.0)) * manifold_margins(model)["pcm_radius"][self.row], 0.0)
         # (written to hold only for numbers: a pose gone NaN, which the guard puts back, makes its points anew)
         invalid = ~((moved <= moved_limit) & (turn >= turned_limit) & (travel <= moved_limit))
         keep_pair = found & ~invalid & ~(lost & rules.strict)
@@ -411,6 +341,6 @@ class Persistence:
                                 on_static.astype(float), n.astype(float))
         if self.kept_pairs is not None and len(self.kept_pairs):
             pairs = ManifoldPairs.join([pairs, self.kept_pairs], [0, 0])
-            points = ManifoldPoints.join([points, self.kept_points], [0, 0]) or _no_points()
+            points = ManifoldPoints.join([points, self.kept_points], [0, 0]) or no_manifold_points()
         order = np.argsort((first[pairs.vehicle] + pairs.shape) * G + pairs.static, kind="stable")
         return Manifolds(pairs.subset(order), points)

@@ -14,9 +14,9 @@ box-box (GuPCMContactBoxBox): separating axes (the six face axes and the nine ed
     when the vehicle's box is the reference, else the incident point put on the static face). More than four are
     reduced as PhysX reduces a convex manifold.
 A pair whose face clipping makes no point (PhysX then runs GJK/EPA for one point) is left to the general polytope
-contacts (sim/contact.py), as are boxes against meshes.
+contacts (separating_axes.py), as are boxes against meshes.
 
-A box is recognised from its points: the eight corners read/collision.box_points makes, turned and moved.
+A box is recognised from its points: the eight corners box_corners.box_points makes (the reader's), turned and moved.
 """
 from __future__ import annotations
 
@@ -24,13 +24,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..read.collision import box_points
+from ...box_corners import box_points
 
-CORNER_SIGNS = box_points(np.ones(3))  # the order read/collision.py makes a box's corners in
+CORNER_SIGNS = box_points(np.ones(3))  # the order the reader makes a box's corners in (box_corners.py)
+
 PLANE_ORDER = np.arange(len(CORNER_SIGNS))[::-1]  # PhysX's box-plane corner order: (+,+,+), (+,+,-), ... (-,-,-)
+
 _U_EPS = 1e-6  # PhysX pads the rotation's absolute values by this in its separating-axis tests
+
 _EXTENT_SLACK = 1.0001  # the reference face's sides grown by this when testing which points lie on it
+
 _PARALLEL = 1e-6  # an incident edge component below this is parallel to the reference box's side
+
 _FLOAT_EPS = float(np.finfo(np.float32).eps)  # FEps: how far behind the reference face an edge crossing may start
 
 
@@ -85,8 +90,6 @@ def box_frame(points: np.ndarray, tolerance: float = 1e-6):
         return None
     return centre, axes, half
 
-
-# ------------------------------------------------------------------------------------------------ box-box
 
 def box_box(ca: np.ndarray, Ra: np.ndarray, ea: np.ndarray, cb: np.ndarray, Rb: np.ndarray, eb: np.ndarray,
             distance: np.ndarray):

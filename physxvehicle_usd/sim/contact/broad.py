@@ -1,0 +1,220 @@
+"""Broad phases: which pairs the narrow phases meet. Against the static world (`static_candidates`): each shape's
+world box, grown by its contact distance, against the ground planes (skipped while a vehicle stays quiet above them,
+`_plane_candidates`), the static polytopes' boxes and the triangles the ground's TriangleGrid finds under it. Between
+vehicles (`candidate_pairs`): one sort and sweep of the shapes' boxes grown by their contact offsets
+(`sweep_overlaps`), kept quiet while no body has moved a tenth of QUIET_MARGIN."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..ground import Ground
+from ..motion import Motion
+from .model import ContactModel
+from .placement import shape_boxes, shape_reach, turned_half
+
+
+def _near_planes(model: ContactModel, ground: Ground, R: np.ndarray, centre: list, slack: np.ndarray,
+                 rows: np.ndarray | None = None):
+    """Per plane, the shape rows (of `rows`, all where None; R, centre and slack are theirs, `shape_boxes`) whose box
+    comes nearer to it than the contact distance, and every row's clearance: how far its box's lowest point lies
+    beyond that distance."""
+    h = model.box_half if rows is None else model.box_half[:, rows]
+    out = []
+    for k in range(ground.plane_normals.shape[0]):
+        n, d = [float(v) for v in ground.plane_normals[k]], float(ground.plane_offsets[k])
+        turned = [R[0, j] * n[0] + R[1, j] * n[1] + R[2, j] * n[2] for j in range(3)]  # the normal in the body frame
+        lowest = (centre[0] * n[0] + centre[1] * n[1] + centre[2] * n[2] + d
+                  - (np.abs(turned[0]) * h[0] + np.abs(turned[1]) * h[1] + np.abs(turned[2]) * h[2]))
+        clearance = lowest - slack - (model.plane_limit[k] if rows is None else model.plane_limit[k, rows])
+        near = np.nonzero(clearance < 0.0)[0]
+        out.append((near if rows is None else rows[near], clearance))
+    return out
+
+
+# On a ground of planes alone, a vehicle whose shapes' boxes were all clear of every plane by c at a reference pose
+# comes no nearer than the contact distance while its body has moved towards a plane and turned by less: a box's
+# lowest point along a normal n moves by |dx . n| (taken as |n| . |dx|, exact for a level plane) plus the turn's
+# angle times the box's reach from the body (|centre| + |half extents|), and its rounding slack by 1e-6 of the
+# centre's change. Those vehicles skip the test (a fleet on flat ground touching nothing tests no box, and where the
+# whole fleet's bounds (sim/motion.Motion.bounds) clear the smallest clearance, measures no vehicle either); the others
+# are tested, and their reference pose and clearance refreshed. The shapes that follow a wheel change their boxes in the
+# body: their vehicles are tested every step.
+def _plane_candidates(model: ContactModel, ground: Ground, motion: Motion):
+    """`static_candidates` on a ground of planes alone, at the poses of `motion`: the rows per plane, and the rotations
+    (3, 3, N) of the rows tested (NaN for the others, which are no plane's candidates; None where none was tested)."""
+    position, orientation = motion.position, motion.orientation
+    V, N = orientation.shape[1], len(model.vehicle)
+    if not len(ground.plane_normals):
+        return [], None
+    quiet = model.cache.get("planes_quiet")
+    if quiet is None or quiet["ground"] is not ground or quiet["position"].shape[1] != V:
+        following = model.cache["following_rows"]
+        always = None if not following.size else np.isin(np.arange(V), model.vehicle[following])
+        reach = shape_reach(model, V) * (1.0 + 3e-6)  # with the slack's growth as the box turns
+        quiet = model.cache["planes_quiet"] = {
+            "ground": ground, "reach": reach, "reach_max": float(reach.max()), "always": always,
+            "weights": np.abs(ground.plane_normals) + 1e-6}  # (|n| + the slack's 1e-6) . |dx|
+        quiet["weight_rows"] = quiet["weights"].tolist()
+        test = np.ones(V, bool)
+    else:
+        if quiet["always"] is None:  # first the whole fleet's bounds against the smallest clearance
+            bounds = motion.bounds(quiet["position"], quiet["orientation"])
+            towards = max(sum(w * a for w, a in zip(row, bounds.along)) for row in quiet["weight_rows"])
+            if towards + bounds.turn * quiet["reach_max"] < quiet["clearance_min"]:
+                return [np.zeros(0, np.int64)] * len(ground.plane_normals), None
+        change, turn = motion.since(quiet["position"], quiet["orientation"])
+        moved = (quiet["weights"] @ np.abs(change)).max(axis=0) + turn * quiet["reach"]
+        test = moved >= quiet["clearance"]
+        if quiet["always"] is not None:
+            test |= quiet["always"]
+        if not test.any():
+            return [np.zeros(0, np.int64)] * len(ground.plane_normals), None
+    if test.all():
+        R, centre, slack = shape_boxes(model, position, orientation)
+        rows, R_tested = None, R
+    else:
+        rows = np.nonzero(test[model.vehicle])[0]
+        R_tested, centre, slack = shape_boxes(model, position, orientation, rows)
+        R = np.full((3, 3, N), np.nan)
+        R[:, :, rows] = R_tested
+    near = _near_planes(model, ground, R_tested, centre, slack, rows)
+    clearance = np.full(V, np.inf)
+    for _, row_clearance in near:
+        np.minimum.at(clearance, model.vehicle if rows is None else model.vehicle[rows], row_clearance)
+    clearance -= 1e-9 * (1.0 + np.abs(position).sum(axis=0))  # rounding
+    if rows is None:  # every vehicle from this pose: the step's shared reference arrays
+        (quiet["position"], quiet["orientation"]), quiet["clearance"] = motion.reference(), clearance
+    else:  # new arrays, the reference being shared (`Motion`)
+        ref_position, ref_orientation = motion.reference()
+        quiet["position"] = np.where(test, ref_position, quiet["position"])
+        quiet["orientation"] = np.where(test, ref_orientation, quiet["orientation"])
+        quiet["clearance"] = np.where(test, clearance, quiet["clearance"])
+    quiet["clearance_min"] = float(quiet["clearance"].min())
+    return [found for found, _ in near], R
+
+
+def static_candidates(model: ContactModel, ground: Ground, position: np.ndarray, orientation: np.ndarray,
+                motion: Motion | None = None):
+    """The broad phase, from each shape's box turned with its body (no vertex moved): per plane the shapes whose box
+    comes nearer to it than the contact distance, the (shape, triangle) pairs whose world boxes, grown by the contact
+    distance, overlap (the ground's triangle grid), the (shape, static polytope) pairs whose boxes overlap (found among
+    the grid's candidates for the polytope's faces, which it holds as triangles); and the shape rotations (3, 3,
+    N)."""
+    if model.static_shapes is None and ground.grid is None and model.static_rounds is None:
+        # planes alone: the vehicles clear of them skip the test
+        planes, R = _plane_candidates(model, ground, Motion(position, orientation) if motion is None else motion)
+        return planes, (np.zeros(0, np.int64),) * 2, (np.zeros(0, np.int64),) * 2, R
+    R, centre, slack = shape_boxes(model, position, orientation)
+    planes = [rows for rows, _ in _near_planes(model, ground, R, centre, slack)]
+    half = turned_half(model, R) + (model.reach + slack)[:, None]
+    centre = np.stack(centre, axis=1)
+    lo, hi = centre - half, centre + half
+    hull_pairs = tri_pairs = (np.zeros(0, np.int64), np.zeros(0, np.int64))
+    if ground.grid is not None:  # meshes and the static polytopes' faces (as triangles): the grid's pairs
+        if model.cache.get("ground") is not ground:
+            box = ground.grid.triangle_boxes
+            model.cache.update(ground=ground, lo=box[:3].min(axis=1), hi=box[3:].max(axis=1))
+        inside = np.nonzero(((lo <= model.cache["hi"]) & (hi >= model.cache["lo"])).all(axis=1))[0]
+        if inside.size:
+            query, tri = ground.grid.pairs(lo[inside], hi[inside])
+            shape = inside[query]
+            static = model.plane_count + ground.tri_shape[tri]
+            first = model.polytope_first
+            polytope_face = static >= first
+            # a mesh triangle by its own box; a polytope's face by the polytope's box, so that a shape wholly inside
+            # it, near none of its faces, is found (the grid lists a face in every cell its projection covers, and
+            # the projections of a polytope's faces cover the polytope's: the pair is among the grid's candidates)
+            box_lo, box_hi = ground.grid.box(tri)
+            if polytope_face.any():
+                box_lo[polytope_face] = model.static_lo[static[polytope_face] - first]
+                box_hi[polytope_face] = model.static_hi[static[polytope_face] - first]
+            ok = ((box_lo <= hi[shape]) & (box_hi >= lo[shape])).all(axis=1) & model.collides[shape, static]
+            shape, tri, static, polytope_face = shape[ok], tri[ok], static[ok], polytope_face[ok]
+            tri_pairs = (shape[~polytope_face], tri[~polytope_face])
+            if polytope_face.any():  # a pair per shape and polytope whose face boxes it meets, in (shape, polytope) order
+                H = len(model.static_index)
+                key = np.unique(shape[polytope_face] * H + (static[polytope_face] - first))
+                hull_pairs = (key // H, key % H)
+    elif model.static_shapes is not None:
+        near = ((lo[:, None] <= model.static_hi[None]) & (hi[:, None] >= model.static_lo[None])).all(-1)
+        near &= model.collides[:, model.static_index]
+        hull_pairs = np.nonzero(near)
+    return planes, hull_pairs, tri_pairs, R
+
+
+def candidate_pairs(model: ContactModel, position: np.ndarray, orientation: np.ndarray, motion: Motion | None = None):
+    """The broad phase between vehicles (see pairs.py's docstring): shape rows (a, b), a > b, of two vehicles whose
+    world boxes, grown by their contact offsets, overlap and whose pair may collide; and the shapes' rotations (3, 3,
+    N). motion: the step's `Motion` of these poses (made here where not given)."""
+    pairs = model.pairs
+    none = np.zeros(0, np.int64)
+    quiet = pairs.quiet
+    motion = Motion(position, orientation) if motion is None else motion
+    if motion.within(quiet):
+        return (none, none), None
+    R, centre, slack = shape_boxes(model, position, orientation)
+    centre = np.stack(centre, axis=1)
+    half = turned_half(model, R) + (pairs.contact_offset + slack)[:, None]
+    lo, hi = centre - half, centre + half
+    margin = QUIET_MARGIN * float(pairs.contact_offset.max())
+    a, b = sweep_overlaps(lo - margin, hi + margin, np.argsort(-centre.var(axis=0), kind="stable"))
+    for key in ("position", "orientation", "margin"):
+        quiet.pop(key, None)
+    if not a.size:  # no pair within the margin: none can appear until a body has moved by it
+        quiet.update(zip(("position", "orientation"), motion.reference()), margin=margin)
+        if "reach" not in quiet:
+            quiet["reach"] = shape_reach(model, len(position[0]))
+        return (none, none), R
+    keep = ((lo[a] <= hi[b]) & (lo[b] <= hi[a])).all(axis=1)
+    keep &= model.vehicle[a] != model.vehicle[b]
+    a, b = np.maximum(a, b)[keep], np.minimum(a, b)[keep]  # body 0: the later vehicle (pairs.py's docstring)
+    if a.size:
+        keep = pairs.collide(a, b)
+        a, b = a[keep], b[keep]
+    if pairs.filtered and a.size:
+        keep = np.array([(int(y), int(x)) not in pairs.filtered for x, y in zip(a, b)], bool)
+        a, b = a[keep], b[keep]
+    order = np.lexsort((b, a))
+    return (a[order], b[order]), R
+
+
+# The broad phase's quiet margin, in contact offsets (about 0.2 m for the sample car): boxes grown by it that meet no
+# other box let the following steps skip the broad phase while no body has moved by as much against the others: its
+# shapes' farthest point moved by the position's change less a shift common to all (any common shift leaves every
+# two bodies' relative motion under twice the largest remainder), plus the turn's angle times the shapes' reach
+# from the body. A fleet driving side by side stays quiet.
+QUIET_MARGIN = 10.0
+
+
+def sweep_overlaps(lo: np.ndarray, hi: np.ndarray, axes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sort and sweep in strips: boxes (N, 3) whose extents overlap along axes[0] and that share a strip across
+    axes[1] (strips as wide as the widest box along it: a box lies in one strip or two), as box index pairs, each
+    once, in no particular order. Sorted by (strip, low end along axes[0]), each entry meets the entries after it
+    in its strip whose low end lies below its high end: a binary search on one composite key per entry."""
+    sweep, across = int(axes[0]), int(axes[1])
+    width = float((hi[:, across] - lo[:, across]).max())
+    base = float(lo[:, across].min())
+    first = np.floor((lo[:, across] - base) / width).astype(np.int64) if width > 0 else np.zeros(len(lo), np.int64)
+    last = np.floor((hi[:, across] - base) / width).astype(np.int64) if width > 0 else first
+    two = np.nonzero(last > first)[0]
+    box = np.concatenate([np.arange(len(lo)), two])
+    strip = np.concatenate([first, last[two]])
+    span = float(hi[:, sweep].max() - lo[:, sweep].min()) + 1.0  # one strip's stretch of the composite key
+    start = lo[box, sweep] - lo[:, sweep].min()
+    key = strip * span + start
+    order = np.argsort(key, kind="stable")
+    key, box, strip = key[order], box[order], strip[order]
+    end = strip * span + (hi[box, sweep] - lo[:, sweep].min())
+    E = len(order)
+    count = np.maximum(np.searchsorted(key, end, side="right") - np.arange(E) - 1, 0)
+    total = int(count.sum())
+    if not total:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    i = np.repeat(np.arange(E), count)
+    j = i + 1 + np.arange(total) - np.repeat(np.cumsum(count) - count, count)
+    a, b = box[i], box[j]
+    if two.size:  # two boxes both in two strips meet twice
+        a, b = np.minimum(a, b), np.maximum(a, b)
+        pair = np.unique(a * len(lo) + b)
+        a, b = pair // len(lo), pair % len(lo)
+    return a, b

@@ -1,0 +1,377 @@
+"""The solver's view of the contacts. Friction patches as PhysX's low-level dynamics keeps them
+(DyContactPrepShared.h, DyFrictionPatch.h): made from a step's contacts, a patch's anchors kept where they were made
+while its friction holds and its normal and anchors stay correlated (`friction_patches`, `grow_patches`); then each
+vehicle's patches as the rows the solver sweeps (`patch_rows`, against the static world; `pair_rows`, between
+vehicles, coloured so that no two pairs of one colour share a body)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import vecmath as vm
+from ..declare import PATCH_PARAMS
+from ..solver_rows import PairRows, PatchRows
+from .geometry import SAME_NORMAL
+from .model import ContactModel, first_rows
+from .records import Contacts, FrictionPatches
+
+# physxScene:frictionCorrelationDistance's default, in metres: a kept patch whose anchor on the body has moved farther
+# than this from its anchor on the static shape, along the patch normal, is not kept (DyContactPrepShared.h
+# isSeparated)
+FRICTION_CORRELATION_DISTANCE_M = 0.025
+
+_EMPTY_ANCHOR_SQ = 1e-8  # growPatches: a second anchor this near (squared) to the first is no second anchor
+
+
+def _body_one(model: ContactModel, static: np.ndarray, rotation: np.ndarray, position: np.ndarray, between: bool):
+    """Body 1's frame (rotation (P, 3, 3), position (P, 3)) of patches against the shapes `static`: the other
+    vehicle's body between vehicles (`static` its shape rows), None against the static world (its frame: the world)."""
+    if not between:
+        return None, None
+    other = model.vehicle[static]
+    return rotation[other], position[other]
+
+
+def _to_world(R: np.ndarray | None, p: np.ndarray | None, local: np.ndarray) -> np.ndarray:
+    """Points (P, ..., 3) of body 1's frame (None: the world's) in the world."""
+    if R is None:
+        return local
+    extra = local.ndim - 2
+    return np.einsum("pij,p...j->p...i", R, local) + p[(slice(None),) + (None,) * extra]
+
+
+def _to_body(R: np.ndarray | None, p: np.ndarray | None, world: np.ndarray) -> np.ndarray:
+    """Points (P, ..., 3) of the world in body 1's frame (None: the world's)."""
+    if R is None:
+        return world
+    extra = world.ndim - 2
+    return np.einsum("pji,p...j->p...i", R, world - p[(slice(None),) + (None,) * extra])
+
+
+def _kept_patches(previous: FrictionPatches | None, model: ContactModel, rotation: np.ndarray,
+                  position: np.ndarray, length_scale: np.ndarray, between: bool
+                  ) -> tuple[FrictionPatches | None, np.ndarray]:
+    """getFrictionPatches: the last step's patches that may be kept (not slid, anchored, the two bodies turned less
+    than PXC_SAME_NORMAL against each other, no anchor on body 0 separated from its twin on body 1 along the normal
+    by the correlation distance), with their row of the model. rotation (V, 3, 3), position (V, 3): the body poses,
+    world; between: the patches are between vehicles (body 1 the other vehicle), else against the static world."""
+    if previous is None or not len(previous):
+        return None, np.zeros(0, np.int64)
+    R, p = rotation[previous.vehicle], position[previous.vehicle]
+    R1, p1 = _body_one(model, previous.static, rotation, position, between)
+    turned = np.einsum("pij,pj->pi", R, previous.body_normal)
+    keep = ~previous.broken & (previous.anchor_count > 0)
+    keep &= np.einsum("pj,pj->p", turned, _to_world(R1, np.zeros_like(p), previous.other_normal)) > SAME_NORMAL
+    other_in_body = np.einsum("pji,paj->pai", R, _to_world(R1, p1, previous.other_anchor) - p[:, None, :])
+    along = np.abs(np.einsum("paj,pj->pa", previous.body_anchor - other_in_body, previous.body_normal))
+    limit = FRICTION_CORRELATION_DISTANCE_M * length_scale[previous.vehicle].astype(float)
+    keep &= ((along < limit[:, None]) | (np.arange(2)[None, :] >= previous.anchor_count[:, None])).all(axis=1)
+    kept = previous.subset(keep)
+    return kept, first_rows(model)[kept.vehicle] + kept.shape
+
+
+@dataclass
+class _Correlated:
+    """A step's friction patches (F, in the solver's order: by shape row and other shape, a pair's kept patches
+    before its new ones) and their normal rows (C contacts, grouped by patch): `friction_patches`'s result."""
+
+    row: np.ndarray  # (F,) body 0's shape row
+    static: np.ndarray  # (F,) the other shape
+    first: np.ndarray  # (F,) each patch's first contact
+    count: np.ndarray  # (F,) and how many
+    of_contact: np.ndarray  # (C,) each contact's patch
+    point: np.ndarray  # (C, 3) world
+    separation: np.ndarray  # (C,)
+    normal: np.ndarray  # (F, 3) world
+    R: np.ndarray  # (F, 3, 3) body 0's rotation
+    p: np.ndarray  # (F, 3) and position (its centre of mass)
+    anchor_arm: np.ndarray  # (F, 2, 3) each anchor on body 0, from its centre of mass, world axes
+    anchor_error: np.ndarray  # (F, 2, 3) body 0's anchor less body 1's, world
+    record: FrictionPatches  # to keep for the next step (`broken` set by the solve)
+
+
+def friction_patches(model: ContactModel, contacts: Contacts, body_position: np.ndarray,
+                     body_orientation: np.ndarray, length_scale: np.ndarray, previous: FrictionPatches | None,
+                     rest: np.ndarray, between: bool = False) -> _Correlated:
+    """PhysX's friction patches made as DyTGSContactPrep.cpp makes them (DyFrictionCorrelation.cpp), against the
+    static world or between vehicles (`between`: body 1 is the vehicle of the other shape, `Contacts.static` its shape
+    row): the last step's patches of each shape pair that may be kept (`_kept_patches`) come first, in their order;
+    each contact patch joins the first of its pair's kept patches whose normal agrees with its own (correlatePatches),
+    else starts a patch of its own; a patch keeps its two anchors unless they have come nearer each other than half
+    its contacts' extent, and takes new ones from its contacts (`grow_patches`). A patch's normal rows are the contact
+    patches it took, the last taken first, each in order. An anchor is kept on both bodies, each in its own frame:
+    `anchor_error` says how far the two have moved apart since it was made. rest: the rest distance of each pair of
+    shapes (a function of (rows, others)). The body poses are the ones the step begins with: body_position (3, V),
+    body_orientation (4, V)."""
+    C = len(contacts)
+    V = body_position.shape[1]
+    touched = np.unique(model.vehicle[contacts.shape if not between else np.r_[contacts.shape, contacts.static]])
+    rotation = np.zeros((V, 3, 3))
+    rotation[touched] = np.moveaxis(vm.quat_to_mat(body_orientation[:, touched].astype(float)), 2, 0)
+    position = body_position.T.astype(float)
+    G = len(model.vehicle) if between else model.collides.shape[1]
+    # contact patches: consecutive contacts with the same `patch`
+    cp_first = np.r_[0, np.nonzero(np.diff(contacts.patch))[0] + 1]
+    cp_count = np.diff(np.r_[cp_first, C])
+    cp_row, cp_static, cp_normal = contacts.shape[cp_first], contacts.static[cp_first], contacts.normal[cp_first]
+    kept, kept_row = _kept_patches(previous, model, rotation, position, length_scale, between)
+    # correlatePatches: a contact patch joins the first kept patch of its pair with an agreeing normal
+    match = np.full(len(cp_first), -1)
+    if kept is not None and len(kept):
+        key = kept_row * G + kept.static
+        order = np.argsort(key, kind="stable")
+        lo = np.searchsorted(key[order], cp_row * G + cp_static, "left")
+        hi = np.searchsorted(key[order], cp_row * G + cp_static, "right")
+        kept_normal = np.einsum("pij,pj->pi", rotation[kept.vehicle], kept.body_normal)
+        for k in range(int((hi - lo).max(initial=0))):
+            candidate = order[np.minimum(lo + k, len(order) - 1)]
+            agree = (match < 0) & (lo + k < hi) & (np.einsum("cj,cj->c", cp_normal, kept_normal[candidate])
+                                                   >= SAME_NORMAL)
+            match = np.where(agree, candidate, match)
+    used = np.unique(match[match >= 0])  # kept patches with contacts: the others end (PhysX writes them no more)
+    fresh = np.nonzero(match < 0)[0]
+    n_used = len(used)
+    F = n_used + len(fresh)
+    fp_of_cp = np.where(match >= 0, np.searchsorted(used, match), n_used + np.cumsum(match < 0) - 1)
+    fp_row = np.r_[kept_row[used] if n_used else np.zeros(0, np.int64), cp_row[fresh]]
+    fp_static = np.r_[kept.static[used] if n_used else np.zeros(0, np.int64), cp_static[fresh]]
+    # the solver's order: by shape row and other shape, a pair's kept patches (in their order) before its new ones
+    solve_order = np.lexsort((np.r_[used, fresh], np.arange(F) >= n_used, fp_static, fp_row))
+    rank = np.empty(F, np.int64)
+    rank[solve_order] = np.arange(F)
+    fp_of_cp = rank[fp_of_cp]
+    fp_row, fp_static = fp_row[solve_order], fp_static[solve_order]
+    is_kept = solve_order < n_used
+    source = np.where(is_kept, np.r_[used, fresh][solve_order], -1)  # index into `kept` where kept
+    # a patch's normal rows: its contact patches, the last taken first (PhysX's correlation list), each in order
+    cp_of_contact = np.repeat(np.arange(len(cp_first)), cp_count)
+    within = np.arange(C) - cp_first[cp_of_contact]
+    contact_order = np.lexsort((within, -cp_of_contact, fp_of_cp[cp_of_contact]))
+    fp_of_contact = fp_of_cp[cp_of_contact][contact_order]
+    fp_first = np.searchsorted(fp_of_contact, np.arange(F))
+    fp_count = np.diff(np.r_[fp_first, C])
+    point = contacts.point[contact_order]
+    separation = contacts.separation[contact_order]
+    fp_normal = contacts.normal[contact_order][fp_first]  # the first contact of the last contact patch taken
+    fp_vehicle = model.vehicle[fp_row]
+    R, p = rotation[fp_vehicle], position[fp_vehicle]
+    R1, p1 = _body_one(model, fp_static, rotation, position, between)
+    # a kept patch with two anchors keeps them unless they lie nearer each other than half its contacts' extent (its
+    # anchors crowd a corner); one with one anchor keeps it and grows a second
+    count = np.zeros(F, np.int64)
+    body_anchor, other_anchor = np.zeros((F, 2, 3)), np.zeros((F, 2, 3))
+    if kept is not None and is_kept.any():
+        k_ = source[is_kept]
+        count[is_kept] = kept.anchor_count[k_]
+        body_anchor[is_kept], other_anchor[is_kept] = kept.body_anchor[k_], kept.other_anchor[k_]
+        lo_pt = np.minimum.reduceat(point, fp_first, axis=0)
+        hi_pt = np.maximum.reduceat(point, fp_first, axis=0)
+        diagonal_sq = ((hi_pt - lo_pt) ** 2).sum(axis=1)
+        apart_sq = ((body_anchor[:, 0] - body_anchor[:, 1]) ** 2).sum(axis=1)
+        count = np.where((count == 2) & (apart_sq * 4.0 < diagonal_sq), 0, count)
+    # a contact this far apart (plus the rest distance) or nearer may anchor (physxScene:frictionOffsetThreshold)
+    threshold = friction_offset_threshold(model, fp_vehicle) + rest(fp_row, fp_static)
+    first_anchor = np.einsum("pij,pj->pi", R, body_anchor[:, 0]) + p
+    made, grown = grow_patches(point, separation, fp_first, fp_count, count, first_anchor, threshold)
+    for m in range(2):
+        new = (count < 2) & (m >= count) & (m < made)  # only the anchors added: a kept one stays where it was made
+        body_anchor[new, m] = np.einsum("pji,pj->pi", R[new], grown[new, m] - p[new])
+        other_anchor[new, m] = _to_body(None if R1 is None else R1[new], None if p1 is None else p1[new],
+                                        grown[new, m])
+    count = np.where(count < 2, made, count)
+    arm = np.einsum("pij,paj->pai", R, body_anchor)
+    error = arm + p[:, None, :] - _to_world(R1, p1, other_anchor)
+    if kept is not None and len(kept):
+        body_normal = np.where(is_kept[:, None], kept.body_normal[np.maximum(source, 0)],
+                               np.einsum("pji,pj->pi", R, fp_normal))
+        other_normal = np.where(is_kept[:, None], kept.other_normal[np.maximum(source, 0)],
+                                _to_body(R1, None if p1 is None else np.zeros_like(p1), fp_normal))
+    else:
+        body_normal = np.einsum("pji,pj->pi", R, fp_normal)
+        other_normal = _to_body(R1, None if p1 is None else np.zeros_like(p1), fp_normal)
+    record = FrictionPatches(fp_vehicle, fp_row - first_rows(model)[fp_vehicle], fp_static, body_normal,
+                             other_normal, count, body_anchor, other_anchor, np.zeros(F, bool))
+    return _Correlated(fp_row, fp_static, fp_first, fp_count, fp_of_contact, point, separation, fp_normal, R, p,
+                       np.where((np.arange(2)[None, :] < count[:, None])[..., None], arm, 0.0),
+                       np.where((np.arange(2)[None, :] < count[:, None])[..., None], error, 0.0), record)
+
+
+def grow_patches(point: np.ndarray, separation: np.ndarray, first: np.ndarray, count: np.ndarray,
+                 anchors: np.ndarray, first_anchor: np.ndarray, threshold: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """PhysX's growPatches, every patch at once (contacts (C,) grouped in patches starting at `first`, of `count`
+    points; a patch holding `anchors` (0, 1 or 2) already, the first at `first_anchor` (P, 3), world): a patch with
+    fewer than two takes the first point nearer than `threshold` (per patch) as its first, then the first one apart
+    from it; a later point replaces the anchor it lies nearer to when it is farther from the other than the pair is
+    apart. Returns each patch's anchor count and its anchors' world points (P, 2, 3), the ones it held excepted."""
+    P = len(first)
+    grow = anchors < 2
+    made = anchors.copy()
+    w0 = np.where((anchors == 1)[:, None], first_anchor, 0.0)
+    w1 = np.zeros((P, 3))
+    far = np.zeros(P)
+    for k in range(int(count.max(initial=0))):
+        at = first + np.minimum(k, count - 1)
+        near = grow & (k < count) & (separation[at] < threshold)
+        x = point[at]
+        d0 = ((x - w0) ** 2).sum(axis=1)
+        d1 = ((x - w1) ** 2).sum(axis=1)
+        take_first = near & (made == 0)
+        second = near & (made == 1) & (d0 > _EMPTY_ANCHOR_SQ)
+        third = near & (made == 2)
+        replace1 = third & (d0 > d1) & (d0 > far)
+        replace0 = third & ~(d0 > d1) & (d1 > far)
+        w0 = np.where((take_first | replace0)[:, None], x, w0)
+        w1 = np.where((second | replace1)[:, None], x, w1)
+        far = np.where(second | replace1, d0, np.where(replace0, d1, far))
+        far = np.where(near & (made == 1) & ~second, d0, far)
+        made = made + take_first + second
+    return made, np.stack((w0, w1), axis=1)
+
+
+def patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.ndarray, body_position: np.ndarray,
+               body_orientation: np.ndarray, length_scale: np.ndarray, previous: FrictionPatches | None = None
+               ) -> PatchRows:
+    """The contacts with the static world as the solver's rows for the vehicles `vehicles` (indices, in this order),
+    their friction patches as `friction_patches` makes them. Per vehicle its patches (Pm slots, padded), per patch its
+    normal rows, its anchors (arms from the centre of mass; `anchor_error`: how far the body's anchor has moved from
+    the static shape's since the anchor was made) and the pair's combined material and rest distance. The body pose
+    is the one the step begins with: body_position (3, V), body_orientation (4, V). `friction`: the patches, to keep
+    for the next step once the solve has said which slid (`FrictionPatches`, with each patch's `friction_slot`)."""
+    Vr = len(vehicles)
+    where = np.full(int(vehicles.max()) + 1 if Vr else 0, -1)
+    where[vehicles] = np.arange(Vr)
+    C = len(contacts)
+    fp = friction_patches(model, contacts, body_position, body_orientation, length_scale, previous,
+                          lambda row, static: model.rest_distance[row, static])
+    F = len(fp.row)
+    fp_r = where[model.vehicle[fp.row]]
+    # a vehicle's patches are consecutive: slots 0, 1, ..
+    index = np.arange(F)
+    run_start = np.maximum.accumulate(np.where(np.r_[True, fp_r[1:] != fp_r[:-1]], index, 0)) if F else index
+    slot = index - run_start
+    Pm = int(slot.max()) + 1 if F else 0
+    K = int(fp.count.max()) if F else 0
+    out = PatchRows(
+        point_active=np.zeros((Vr, Pm, K), bool), arm=np.zeros((3, Vr, Pm, K)), separation=np.zeros((Vr, Pm, K)),
+        normal=np.zeros((3, Vr, Pm)), **{name: np.zeros((Vr, Pm)) for name in PATCH_PARAMS},
+        anchor_active=np.zeros((Vr, Pm, 2), bool), anchor_arm=np.zeros((3, Vr, Pm, 2)),
+        anchor_error=np.zeros((3, Vr, Pm, 2)), bounce_threshold=bounce_threshold(model, vehicles),
+        points=contacts,  # for telemetry
+        friction=fp.record, friction_slot=(fp_r, slot))
+    j = np.arange(C) - fp.first[fp.of_contact]
+    v, q = fp_r[fp.of_contact], slot[fp.of_contact]
+    out.point_active[v, q, j] = True
+    out.arm[:, v, q, j] = (fp.point - fp.p[fp.of_contact]).T
+    out.separation[v, q, j] = fp.separation
+    out.normal[:, fp_r, slot] = fp.normal.T
+    for name in PATCH_PARAMS:  # the pair's combined parameters, each under its declared name
+        getattr(out, name)[fp_r, slot] = getattr(model, name)[fp.row, fp.static]
+    _anchor_rows(fp, (fp_r, slot), out.anchor_active, out.anchor_arm, out.anchor_error)
+    return out
+
+
+def _anchor_rows(fp: _Correlated, at: tuple, active: np.ndarray, arm: np.ndarray, error: np.ndarray) -> None:
+    """Write the patches' anchors into the solver's rows at the slots `at` (per patch): whether each is active,
+    its arm on body 0 and its error (component first)."""
+    count = fp.record.anchor_count
+    for m in range(2):
+        has = count > m
+        where = tuple(a[has] for a in at)
+        active[where + (m,)] = True
+        arm[(slice(None),) + where + (m,)] = fp.anchor_arm[has, m].T
+        error[(slice(None),) + where + (m,)] = fp.anchor_error[has, m].T
+
+
+def friction_offset_threshold(model: ContactModel, vehicles: np.ndarray) -> np.ndarray:
+    """Per vehicle of `vehicles`, its scene's physxScene:frictionOffsetThreshold in stage units: how far apart a
+    contact (plus the pair's rest distance) may be and still anchor its patch's friction (growPatches)."""
+    return model.friction_offset_threshold[vehicles]
+
+
+def bounce_threshold(model: ContactModel, vehicles: np.ndarray) -> np.ndarray:
+    """Per vehicle of `vehicles`, its scene's physxScene:bounceThreshold in stage units: the closing speed under which
+    a contact does not bounce."""
+    return model.bounce_threshold[vehicles]
+
+
+def pair_rows(model: ContactModel, contacts: Contacts, body_position: np.ndarray, body_orientation: np.ndarray,
+              length_scale: np.ndarray, previous: FrictionPatches | None = None) -> PairRows:
+    """The contacts between vehicles as the solver's rows: their friction patches as against static shapes
+    (patches.friction_patches, body 1 the other vehicle: the last step's patches that may be kept first, anchors kept
+    on both bodies), per shape pair in order (Pp pairs), per pair its patches (Pm slots, padded), per patch its normal
+    rows and up to two anchors: the two vehicles (`body0`, `body1`, (Pp,)), each pair's colour (`_colours`), arms from
+    either body's centre of mass at the pose the step begins with (body_position (3, V), body_orientation (4, V)), each
+    anchor's error (body 0's anchor less body 1's, world). `friction`: the patches to keep for the next step once the
+    solve has said which slid, `friction_slot`: each patch's (pair, slot)."""
+    pairs = model.pairs
+    C = len(contacts)
+
+    def rest(row, other):
+        return pairs.rest_distance[pairs.material_key[row], pairs.material_key[other]]
+
+    fp = friction_patches(model, contacts, body_position, body_orientation, length_scale, previous, rest,
+                          between=True)
+    shape, other = fp.row, fp.static
+    new_pair = np.r_[True, (shape[1:] != shape[:-1]) | (other[1:] != other[:-1])]
+    pair = np.cumsum(new_pair) - 1  # each patch's pair
+    index = np.arange(len(shape))
+    slot = index - np.maximum.accumulate(np.where(new_pair, index, 0))
+    Pp, Pm, K = int(pair[-1]) + 1, int(slot.max()) + 1, int(fp.count.max())
+    body0, body1 = model.vehicle[shape[new_pair]], model.vehicle[other[new_pair]]
+    out = PairRows(
+        body0=body0, body1=body1, colour=_colours(body0, body1), index=np.arange(Pp),
+        point_active=np.zeros((Pp, Pm, K), bool), arm0=np.zeros((3, Pp, Pm, K)), arm1=np.zeros((3, Pp, Pm, K)),
+        separation=np.zeros((Pp, Pm, K)), normal=np.zeros((3, Pp, Pm)),
+        **{name: np.zeros((Pp, Pm)) for name in PATCH_PARAMS}, anchor_active=np.zeros((Pp, Pm, 2), bool),
+        anchor_arm0=np.zeros((3, Pp, Pm, 2)), anchor_arm1=np.zeros((3, Pp, Pm, 2)),
+        anchor_error=np.zeros((3, Pp, Pm, 2)),
+        bounce_threshold=bounce_threshold(model, body0),  # (Pp,): body 0's scene's
+        friction=fp.record, friction_slot=(pair, slot))
+    body_position = body_position.astype(float)
+    c_pair, c_slot = pair[fp.of_contact], slot[fp.of_contact]
+    j = np.arange(C) - fp.first[fp.of_contact]
+    out.point_active[c_pair, c_slot, j] = True
+    out.arm0[:, c_pair, c_slot, j] = fp.point.T - body_position[:, body0[c_pair]]
+    out.arm1[:, c_pair, c_slot, j] = fp.point.T - body_position[:, body1[c_pair]]
+    out.separation[c_pair, c_slot, j] = fp.separation
+    out.normal[:, pair, slot] = fp.normal.T
+    ka, kb = pairs.material_key[shape], pairs.material_key[other]
+    for name in PATCH_PARAMS:  # the pair's combined parameters, each under its declared name
+        getattr(out, name)[pair, slot] = getattr(pairs, name)[ka, kb]
+    _anchor_rows(fp, (pair, slot), out.anchor_active, out.anchor_arm0, out.anchor_error)
+    # body 1's arm to its own anchor: body 0's anchor less the error, from body 1's centre of mass
+    arm1 = fp.anchor_arm + fp.p[:, None, :] - fp.anchor_error - body_position[:, model.vehicle[other]].T[:, None, :]
+    for m in range(2):
+        has = fp.record.anchor_count > m
+        out.anchor_arm1[:, pair[has], slot[has], m] = arm1[has, m].T
+    return out
+
+
+def _colours(body0: np.ndarray, body1: np.ndarray) -> np.ndarray:
+    """A colour per pair such that no vehicle is in two pairs of one colour. Colour c is filled in rounds: of the
+    pairs left whose vehicles colour c does not hold yet, each takes c whose priority is the least of all such pairs
+    at both its vehicles. The priority is the pair's index scrambled (an odd multiplier modulo 2^32: a bijection,
+    so no ties), so that a chain of pairs (a queue of cars bumper to bumper) has many local minima per round, not
+    one; a colour is full when no pair left fits, then the next starts."""
+    P = len(body0)
+    colour = np.full(P, -1)
+    if not P:
+        return colour
+    priority = (np.arange(P, dtype=np.uint64) * np.uint64(2654435761)) % np.uint64(2 ** 32)
+    vehicles = int(max(body0.max(), body1.max())) + 1
+    c = 0
+    while (colour < 0).any():
+        held = np.zeros(vehicles, bool)
+        while True:
+            fits = np.nonzero((colour < 0) & ~held[body0] & ~held[body1])[0]
+            if not fits.size:
+                break
+            least = np.full(vehicles, np.iinfo(np.uint64).max, np.uint64)
+            np.minimum.at(least, body0[fits], priority[fits])
+            np.minimum.at(least, body1[fits], priority[fits])
+            take = fits[(least[body0[fits]] == priority[fits]) & (least[body1[fits]] == priority[fits])]
+            colour[take] = c
+            held[body0[take]] = held[body1[take]] = True
+        c += 1
+    return colour

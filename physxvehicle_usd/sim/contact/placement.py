@@ -1,0 +1,69 @@
+"""Where the model's shapes stand at a step's body poses: each shape's world box and how far a turn can move it
+(`shape_boxes`, `shape_reach`, `turned_half`), its vertices in the world (`placed_vertices`), a cylinder's world cap
+centres (`cylinder_world_ends`) and a round shape's radius (`shape_radius`)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import vecmath as vm
+from .model import ContactModel
+
+
+def shape_boxes(model: ContactModel, position: np.ndarray, orientation: np.ndarray, rows: np.ndarray | None = None):
+    """Each shape's body rotation (3, 3, N), the centre of its box in the world (three (N,) components) and a
+    rounding slack (N,) to grow the box by, at the body poses position (3, V), orientation (4, V); of the shape
+    rows `rows` only (N of them) where given."""
+    if rows is not None:
+        v = model.vehicle[rows]
+        R, x = vm.quat_to_mat(orientation[:, v].astype(float)), position[:, v].astype(float)
+        c, h = model.box_centre[:, rows], model.box_half[:, rows]
+    else:
+        R = vm.quat_to_mat(orientation.astype(float))  # (3, 3, V)
+        x = position.astype(float)
+        if not (model.one_per_vehicle and orientation.shape[1] == len(model.vehicle)):
+            R, x = R[:, :, model.vehicle], x[:, model.vehicle]  # (3, 3, N), (3, N)
+        c, h = model.box_centre, model.box_half  # component first (3, N)
+    centre = [R[i, 0] * c[0] + R[i, 1] * c[1] + R[i, 2] * c[2] + x[i] for i in range(3)]
+    slack = 1e-6 * (1.0 + np.abs(centre[0]) + np.abs(centre[1]) + np.abs(centre[2]) + h[0] + h[1] + h[2])
+    return R, centre, slack
+
+
+def shape_reach(model: ContactModel, V: int) -> np.ndarray:
+    """(V,) how far each vehicle's shapes' boxes reach from its body position: what a turn by an angle moves them
+    by, at most, per radian."""
+    reach = np.zeros(V)
+    np.maximum.at(reach, model.vehicle,
+                  np.linalg.norm(model.box_centre, axis=0) + np.linalg.norm(model.box_half, axis=0))
+    return reach
+
+
+def turned_half(model: ContactModel, R: np.ndarray) -> np.ndarray:
+    """(N, 3): the half extents of the world box holding each shape's body-frame box turned by R (3, 3, N)."""
+    h = model.box_half
+    return np.stack([np.abs(R[i, 0]) * h[0] + np.abs(R[i, 1]) * h[1] + np.abs(R[i, 2]) * h[2] for i in range(3)],
+                    axis=1)
+
+
+def shape_radius(model: ContactModel, rows: np.ndarray) -> np.ndarray | None:
+    """The round shapes' radii about their cores for the shape rows `rows` (None: the model has no round shape)."""
+    return None if model.radius is None else model.radius[rows]
+
+
+def cylinder_world_ends(model: ContactModel, rows: np.ndarray, R: np.ndarray, position: np.ndarray) -> np.ndarray:
+    """The world cap centres (n, 2, 3) of the cylinder rows `rows`, from their rotations R (n, 3, 3) and the bodies'
+    positions (3, V)."""
+    return (np.einsum("nij,nkj->nki", R, model.cylinder_ends[rows])
+            + position[:, model.vehicle[rows]].T[:, None, :])
+
+
+def placed_vertices(model: ContactModel, rows: np.ndarray, R_all: np.ndarray, position: np.ndarray):
+    """The rotations (N, 3, 3) and world vertices (N, K, 3) of the shape rows `rows` (the other rows unset), from
+    the shapes' rotations R_all (3, 3, N) and the bodies' positions (3, V)."""
+    N, K = model.shapes.vertices.shape[:2]
+    R = np.empty((N, 3, 3))
+    R[rows] = np.moveaxis(R_all[:, :, rows], 2, 0)
+    vertices = np.empty((N, K, 3))  # only the rows of candidates are filled (and read)
+    local, turn = model.shapes.vertices[rows], R[rows][:, None]  # elementwise: a row's result is its own
+    vertices[rows] = (turn[..., 0] * local[..., :1] + turn[..., 1] * local[..., 1:2] + turn[..., 2] * local[..., 2:]
+                      + position[:, model.vehicle[rows]].T[:, None, :])
+    return R, vertices

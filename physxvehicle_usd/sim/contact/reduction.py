@@ -1,0 +1,105 @@
+"""A patch's points reduced to PhysX's manifold: at most four per pair and normal (six kept whole for a convex shape
+on a triangle mesh): the deepest, the one farthest from it, the one making the largest triangle with them, and the
+one farthest outside that triangle."""
+from __future__ import annotations
+
+import numpy as np
+
+from .geometry import SAME_NORMAL
+from .records import Contacts, contacts_subset
+
+MAX_POINTS = 4  # PhysX's manifold: four points per contact patch
+
+# ... but a convex shape's patch on a triangle mesh (a patch of PCM's multi-manifold) keeps up to six whole
+# (GU_SINGLE_MANIFOLD_CACHE_SIZE): a box lying across two triangles keeps its corners and the diagonal's crossings
+MESH_PATCH_POINTS = 6
+
+
+def reduce_contacts(c: Contacts, whole: np.ndarray | None = None) -> Contacts:
+    """At most MAX_POINTS contacts per pair and normal (the module docstring's rule), patch after patch (in the order of
+    their first contact), in generation order within a patch; every pair and patch at once. whole (C,): how many
+    points each contact's patch keeps whole (None: MAX_POINTS); a larger patch is reduced to MAX_POINTS."""
+    if not len(c):
+        return c
+    order = np.lexsort((c.static, c.shape))
+    c = contacts_subset(c, order)
+    whole = np.full(len(c), MAX_POINTS) if whole is None else whole[order]
+    n = len(c)
+    new_pair = np.r_[True, (c.shape[1:] != c.shape[:-1]) | (c.static[1:] != c.static[:-1])]
+    pair = np.cumsum(new_pair) - 1
+    # patches: the first contact of a pair not yet in a patch takes every such contact whose normal agrees with its
+    # own, then the next, as long as any is left (a pair has a few normals: one per triangle of a mesh it meets)
+    leader = np.full(n, -1)
+    index = np.arange(n)
+    while (leader < 0).any():
+        free = leader < 0
+        first = np.full(pair[-1] + 1, n)
+        np.minimum.at(first, pair[free], index[free])
+        lead = first[pair]
+        has = lead < n
+        agree = np.einsum("cj,cj->c", c.normal, c.normal[np.minimum(lead, n - 1)]) >= SAME_NORMAL
+        leader = np.where(free & has & agree, lead, leader)
+    patch_order = np.lexsort((index, leader))  # patch by patch, generation order within one
+    c = contacts_subset(c, patch_order)
+    leader, whole = leader[patch_order], whole[patch_order]
+    start = np.r_[True, leader[1:] != leader[:-1]]
+    patch = np.cumsum(start) - 1
+    # a point made twice in a patch (the shared edge of two triangles of one mesh) counts once, as PCM's manifold
+    # keeps one point where a new one lands on an old one
+    grid = 1e-7 * max(1.0, float(np.abs(c.point).max()))
+    key = np.concatenate([patch[:, None], np.round(c.point / grid)], axis=1)
+    first = np.zeros(len(c), bool)
+    first[np.unique(key, axis=0, return_index=True)[1]] = True
+    if not first.all():
+        c, leader, patch, whole = contacts_subset(c, first), leader[first], patch[first], whole[first]
+        start = np.r_[True, leader[1:] != leader[:-1]]
+    keep = _four(c.point, c.separation, patch, np.nonzero(start)[0], whole[start])
+    out = contacts_subset(c, keep)
+    out.patch = patch[keep]
+    out.patch = np.unique(out.patch, return_inverse=True)[1]
+    return out
+
+
+def _four(point: np.ndarray, separation: np.ndarray, patch: np.ndarray, starts: np.ndarray,
+          whole: np.ndarray | int = MAX_POINTS) -> np.ndarray:
+    """Which contacts to keep (mask), patches (contiguous, numbered from 0, starting at `starts`) of at most `whole`
+    (per patch) kept whole, of the others: the deepest, the one farthest from it, the one making the largest triangle
+    with them, and the one farthest outside that triangle (the first of equals each time)."""
+    counts = np.diff(np.r_[starts, len(patch)])
+    keep = counts[patch] <= np.broadcast_to(whole, counts.shape)[patch]
+    big = ~keep
+    if not big.any():
+        return keep
+    rows = np.nonzero(big)[0]
+    pt, sep, seg = point[rows], separation[rows], patch[rows]
+    segments = np.unique(seg)
+    slot = np.searchsorted(segments, seg)
+    count = len(segments)
+
+    def first_best(value: np.ndarray, lowest: bool = False) -> np.ndarray:
+        value = -value if lowest else value
+        best = np.full(count, -np.inf)
+        np.maximum.at(best, slot, value)
+        at = np.full(count, len(value))
+        hit = value == best[slot]
+        np.minimum.at(at, slot[hit], np.nonzero(hit)[0])
+        return at
+
+    c0 = first_best(sep, lowest=True)
+    p0 = pt[c0][slot]
+    c1 = first_best(((pt - p0) ** 2).sum(1))
+    p1 = pt[c1][slot]
+    c2 = first_best(np.linalg.norm(np.cross(pt - p0, pt - p1), axis=1))
+    a, b, c3 = pt[c0], pt[c1], pt[c2]
+    normal = np.cross(b - a, c3 - a)
+    outside = np.zeros(len(pt))
+    for e0, e1 in ((a, b), (b, c3), (c3, a)):
+        outward = np.cross(e1 - e0, normal)
+        outward /= np.maximum(np.linalg.norm(outward, axis=1), 1e-30)[:, None]
+        outside = np.maximum(outside, np.einsum("cj,cj->c", pt - e0[slot], outward[slot]))
+    chosen = np.zeros(len(pt), bool)
+    chosen[np.r_[c0, c1, c2]] = True
+    outside[chosen] = -np.inf
+    chosen[first_best(outside)] = True
+    keep[rows[chosen]] = True
+    return keep

@@ -1,0 +1,148 @@
+"""A step's contacts of the vehicles' shapes with the static world (`generate`): the broad phase's pairs met by the
+narrow phase of their shapes' family (planes, boxes, polytopes and triangles, exact cylinders, spheres and
+capsules), reduced to PhysX's manifolds, PCM's kept points re-measured where the shapes have moved little."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..ground import Ground
+from ..motion import Motion
+from . import round_shapes
+from .box import box_box
+from .broad import static_candidates
+from .cylinder import (
+    cylinder_convex_contacts,
+    cylinder_mesh_contacts,
+    cylinder_round_contacts,
+    static_cylinder_contacts,
+)
+from .model import ContactModel
+from .persistence import Persistence
+from .placement import cylinder_world_ends, placed_vertices, shape_radius
+from .plane import plane_contacts
+from .polytopes import polytope_rows, triangle_polytopes, world_polytopes
+from .records import Contacts, Manifolds
+from .reduction import MAX_POINTS, MESH_PATCH_POINTS, reduce_contacts
+from .round_shapes import sphere_points_on_boxes
+from .separating_axes import polytope_contacts
+
+
+def generate(model: ContactModel, ground: Ground, position: np.ndarray, orientation: np.ndarray,
+             previous: "Manifolds | None" = None, length_scale: np.ndarray | None = None,
+             motion: Motion | None = None) -> Contacts:
+    """The contacts of every vehicle shape at the body poses position (3, V), orientation (4, V). Only the shapes the
+    broad phase (`static_candidates`) keeps have their vertices moved: a fleet on flat ground touching nothing pays for
+    a motion bound per vehicle (`_plane_candidates`), and nothing more. With the vehicles' length scales (V,), the
+    pairs that keep PCM's persistent manifolds (sim/contact/persistence.py) re-measure the points `previous` kept where
+    they have moved little, and the contacts carry the manifolds to keep (`Contacts.manifolds`); without, every contact
+    is made anew. motion: the step's sim/motion.Motion of these poses."""
+    planes, (hull_shape, hull), (tri_shape, tri), R_all = static_candidates(model, ground, position, orientation, motion)
+    rounds = (round_shapes.candidates(model, position, orientation) if model.static_rounds is not None
+              else (np.zeros(0, np.int64),) * 2)
+    if not (hull_shape.size or tri_shape.size or rounds[0].size or any(rows.size for rows in planes)):
+        return Contacts.empty()  # near nothing: no contact, and no manifold kept (a pair out of the broad phase ends)
+    persistence = None
+    if length_scale is not None:
+
+        persistence = Persistence(model, ground, planes, (hull_shape, hull), (tri_shape, tri), rounds, R_all,
+                                  position, orientation, length_scale, previous)
+        planes, (hull_shape, hull), (tri_shape, tri) = persistence.planes, persistence.hull_pairs, persistence.tri_pairs
+        rounds = persistence.round_pairs
+    parts = _made(model, ground, planes, hull_shape, hull, tri_shape, tri, R_all, position, rounds)
+    if persistence is not None:
+        parts.append(persistence.kept)
+    parts = [p for p in parts if len(p)]
+    out = Contacts.empty()
+    if parts:
+        out = Contacts(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("shape", "static", "point", "normal",
+                                                                                  "separation")))
+        out = reduce_contacts(out, _patch_points(model, out))
+    if persistence is not None:
+        out.manifolds = persistence.record(out)
+    return out
+
+
+def _patch_points(model: ContactModel, c: Contacts) -> np.ndarray:
+    """(C,) how many points each contact's patch keeps whole: MESH_PATCH_POINTS for a convex shape on a triangle mesh,
+    MAX_POINTS otherwise."""
+    on_mesh = (c.static >= model.plane_count) & (c.static < model.polytope_first)
+    if model.radius is not None:
+        on_mesh &= model.radius[c.shape] == 0.0
+    if model.cylinders.size:  # an exact cylinder's patches are PhysX's convex-core patches: four points at most
+        on_mesh &= ~np.isin(c.shape, model.cylinders)
+    return np.where(on_mesh, MESH_PATCH_POINTS, MAX_POINTS)
+
+
+def _made(model: ContactModel, ground: Ground, planes: list[np.ndarray], hull_shape: np.ndarray, hull: np.ndarray,
+          tri_shape: np.ndarray, tri: np.ndarray, R_all: np.ndarray, position: np.ndarray,
+          rounds: tuple[np.ndarray, np.ndarray]) -> list[Contacts]:
+    """The contacts made anew for the candidate pairs (`static_candidates`; rounds: the static spheres' and capsules',
+    sim/round_shapes.py), unreduced, part by part."""
+    round_shape, round_k = rounds
+    rows = np.unique(np.concatenate(planes + [hull_shape, tri_shape, round_shape]))
+    if not rows.size:
+        return []
+    R, vertices = placed_vertices(model, rows, R_all, position)
+    # the cylinders' world cap centres, for the planes' exact contacts
+    cylinders = np.intersect1d(rows, model.cylinders) if model.cylinders.size else model.cylinders
+    ends = None
+    if cylinders.size:
+        ends = np.full((len(model.vehicle), 2, 3), np.nan)
+        ends[cylinders] = cylinder_world_ends(model, cylinders, R[cylinders], position)
+    parts = [plane_contacts(model, ground, vertices, planes, ends)]
+    if hull_shape.size and model.static_boxes is not None:  # box against box: PhysX's own box-box contacts
+        both = model.boxes.mask[hull_shape] & model.static_boxes.mask[hull]
+        if both.any():
+            made, boxed = _box_contacts(model, hull_shape[both], hull[both], position, R)
+            parts.append(boxed)
+            left = np.ones(len(hull), bool)
+            left[np.nonzero(both)[0][made]] = False
+            hull_shape, hull = hull_shape[left], hull[left]
+    if hull_shape.size and ends is not None:  # exact cylinders against boxes and hulls (sim/py)
+        exact = np.isfinite(ends[hull_shape, 0, 0])
+        if exact.any():
+            parts.append(cylinder_convex_contacts(model, hull_shape[exact], hull[exact], ends, R))
+            hull_shape, hull = hull_shape[~exact], hull[~exact]
+    if hull_shape.size and model.static_cylinders is not None:  # a vehicle's shape against a static exact cylinder
+        exact = np.isfinite(model.static_cylinders[0][hull, 0, 0])
+        if exact.any():
+            parts.append(static_cylinder_contacts(model, hull_shape[exact], hull[exact], vertices, R, position))
+            hull_shape, hull = hull_shape[~exact], hull[~exact]
+    if hull_shape.size:
+        A = world_polytopes(model.shapes, hull_shape, vertices, R)
+        B = polytope_rows(model.static_shapes, hull)
+        static = model.static_index[hull]
+        made = polytope_contacts(A, B, hull_shape, static, model.contact_distance[hull_shape, static],
+                                 single_sided=None, radius=shape_radius(model, hull_shape))
+        parts.append(sphere_points_on_boxes(model, made, hull))
+    if tri_shape.size and ends is not None:  # exact cylinders against triangles (sim/py)
+        exact = np.isfinite(ends[tri_shape, 0, 0])
+        if exact.any():
+            parts.append(cylinder_mesh_contacts(model, ground, tri_shape[exact], tri[exact], ends, R))
+            tri_shape, tri = tri_shape[~exact], tri[~exact]
+    if tri_shape.size:
+        A = world_polytopes(model.shapes, tri_shape, vertices, R)
+        B = triangle_polytopes(ground, tri)
+        static = model.plane_count + ground.tri_shape[tri]
+        parts.append(polytope_contacts(A, B, tri_shape, static, model.contact_distance[tri_shape, static],
+                                       single_sided=ground.tri_normals[tri], radius=shape_radius(model, tri_shape)))
+    if round_shape.size and ends is not None:  # exact cylinders against spheres and capsules
+        exact = np.isfinite(ends[round_shape, 0, 0])
+        if exact.any():
+            parts.append(cylinder_round_contacts(model, round_shape[exact], round_k[exact], ends, R))
+            round_shape, round_k = round_shape[~exact], round_k[~exact]
+    if round_shape.size:
+        parts.append(round_shapes.contacts(model, round_shape, round_k, vertices, R))
+    return parts
+
+
+def _box_contacts(model: ContactModel, shape: np.ndarray, hull: np.ndarray, position: np.ndarray, R: np.ndarray):
+    """(which pairs made points, their contacts) of vehicle boxes `shape` against static boxes `hull` (pcm_box)."""
+    a, b = model.boxes.rows(shape), model.static_boxes.rows(hull)
+    centre = np.einsum("pij,pj->pi", R[shape], a.centre) + position[:, model.vehicle[shape]].T
+    axes = np.einsum("pkj,pij->pki", a.axes, R[shape])
+    static = model.static_index[hull]
+    made, point, separation, valid, normal = box_box(centre, axes, a.half, b.centre, b.axes, b.half,
+                                                     model.contact_distance[shape, static])
+    p, q = np.nonzero(valid & made[:, None])
+    return made, Contacts(shape[p], static[p], point[p, q], normal[p], separation[p, q], p)
