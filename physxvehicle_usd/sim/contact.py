@@ -1835,33 +1835,42 @@ class _Correlated:
     record: FrictionPatches  # to keep for the next step (`broken` set by the solve)
 
 
-def _broad_phase_order(model: ContactModel, rows: np.ndarray, body_position: np.ndarray,
-                       body_orientation: np.ndarray) -> np.ndarray:
-    """(N,) a rank of the shape rows `rows` (with repeats) in the order PhysX's solver meets their pairs with the static
-    world: vehicle by vehicle (rows are numbered so), each vehicle's shapes by the low x of their world boxes, equal
-    ones by row. PhysX solves a body's contact pairs in the order its broad phase (ABP) made them, and ABP sweeps
-    the boxes sorted along x: a car landing on wheel cylinders while moving along +x has its rear wheels' pairs
-    solved first, moving along -x its front wheels', along +y its left wheels' (ovphysx's contact reports; the
-    solved normal forces of the first landing step then match PhysX's to 1e-4). In row order instead the front
-    wheels' friction went first and the landing's yaw was a third of PhysX's (0.025 rad/s against 0.077). Sorted
-    here every step: PhysX keeps a pair's place from when its boxes first met while they keep meeting, which is
-    the same for a car that keeps its heading; where two boxes' low x are equal (the two wheels of an axle of a car
-    going straight) PhysX's order is its sort's history, not modelled."""
-    R, centre, _ = shape_boxes(model, body_position, body_orientation, rows)
-    half = model.box_half[:, rows]
+def _plane_pair_order(model: ContactModel, rows: np.ndarray, statics: np.ndarray, body_position: np.ndarray,
+                      body_orientation: np.ndarray) -> np.ndarray:
+    """(N,) the sort key of the pairs (shape rows `rows`, static shapes `statics`) that puts each vehicle's pairs with
+    the planes in the order PhysX's solver meets them: by the low x of their shapes' world boxes, equal ones by row
+    (each plane pair takes the row of the one at its place in that order); other pairs keep their row.
+    ovphysx's contact reports of a car landing on its wheel cylinders show the plane pairs met so (its broad phase,
+    ABP, sweeps the boxes sorted along x, BpBroadPhaseABP.cpp): heading +x the rear wheels' first, heading -x the
+    front wheels', heading +y the left wheels'; so ordered, the solved normal forces of the landing's first step are
+    PhysX's to 1e-4. In row order (front wheels first) the friction of the wrong wheels went first and the landing's
+    yaw rate was -0.025 rad/s where PhysX's is -0.070 heading +y, -0.029 heading +x. Sorted here every step: PhysX
+    keeps a pair's place from when its boxes first met while they keep meeting, which is the same for a car that
+    keeps its heading. Where two boxes' low x are equal (an axle's two wheels heading +x) PhysX's order follows its
+    sort's history and rounding (moved -13.1 m along x it meets the right rear wheel first), not modelled. A mesh's
+    pairs are not ordered so: WheelsRolling's cylinders on its road are met front right, front left, rear left,
+    rear right (step 2), which neither order explains; they keep the row order."""
+    key = rows.copy()
+    plane = statics < model.plane_count
+    shapes = np.unique(rows[plane])
+    if shapes.size < 2:
+        return key
+    R, centre, _ = shape_boxes(model, body_position, body_orientation, shapes)
+    half = model.box_half[:, shapes]
     low_x = centre[0] - (np.abs(R[0, 0]) * half[0] + np.abs(R[0, 1]) * half[1] + np.abs(R[0, 2]) * half[2])
-    # equal within rounding (1e-5 of the shapes' size): PhysX computes a symmetric car's mirrored wheels' boxes
-    # exactly equal, and ours from float32 poses in float64 by a few 1e-9 m apart
-    vehicle = model.vehicle[rows]
+    # equal within 1e-5 of the shapes' size: PhysX's mirrored wheels of a symmetric car begin at the same x, ours
+    # (float32 poses turned in float64) a rounding apart
+    vehicle = model.vehicle[shapes]
     by_x = np.lexsort((low_x, vehicle))
     tol = 1e-5 * (half[0] + half[1] + half[2])[by_x]
     step = np.r_[True, (np.diff(low_x[by_x]) > np.maximum(tol[1:], tol[:-1])) | (np.diff(vehicle[by_x]) != 0)]
-    level = np.empty(len(rows), np.int64)
+    level = np.empty(len(shapes), np.int64)
     level[by_x] = np.cumsum(step)
-    order = np.lexsort((rows, level))
-    rank = np.empty(len(rows), np.int64)
-    rank[order] = np.arange(len(rows))
-    return rank
+    order = np.lexsort((shapes, level, vehicle))  # vehicle by vehicle (rows are numbered so), then by x
+    takes = np.empty(len(shapes), np.int64)
+    takes[order] = shapes  # the i-th shape in x order takes the i-th row of its vehicle's plane shapes
+    key[plane] = takes[np.searchsorted(shapes, rows[plane])]
+    return key
 
 
 def friction_patches(model: ContactModel, contacts: Contacts, body_position: np.ndarray,
@@ -1909,9 +1918,9 @@ def friction_patches(model: ContactModel, contacts: Contacts, body_position: np.
     fp_of_cp = np.where(match >= 0, np.searchsorted(used, match), n_used + np.cumsum(match < 0) - 1)
     fp_row = np.r_[kept_row[used] if n_used else np.zeros(0, np.int64), cp_row[fresh]]
     fp_static = np.r_[kept.static[used] if n_used else np.zeros(0, np.int64), cp_static[fresh]]
-    # the solver's order: vehicle by vehicle, its shapes in the broad phase's order (`_broad_phase_order`), then by
-    # other shape, a pair's kept patches (in their order) before its new ones
-    shape_order = fp_row if between else _broad_phase_order(model, fp_row, body_position, body_orientation)
+    # the solver's order: by shape row (a vehicle's plane pairs in PhysX's order, `_plane_pair_order`) and other
+    # shape, a pair's kept patches (in their order) before its new ones
+    shape_order = fp_row if between else _plane_pair_order(model, fp_row, fp_static, body_position, body_orientation)
     solve_order = np.lexsort((np.r_[used, fresh], np.arange(F) >= n_used, fp_static, shape_order))
     rank = np.empty(F, np.int64)
     rank[solve_order] = np.arange(F)
