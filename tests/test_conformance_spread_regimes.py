@@ -165,9 +165,10 @@ def results(tmp_path_factory) -> Results:
             rate = lambda trace: float(np.linalg.norm(  # noqa: E731
                 np.asarray(trace["bodies"][scenario.vehicle]["angularVelocity"])[-REST_STEPS:], axis=1).max())
             last_rates[scenario.name] = (rate(original), rate(mine))
-            z = lambda trace: np.asarray(trace["bodies"][scenario.vehicle]["angularVelocity"], float)[:, 2]  # noqa: E731
-            peak = int(np.abs(z(original)).argmax())
-            yaw[scenario.name] = (z(original)[peak], [z(t)[peak] for t in moved.values()], z(mine)[peak])
+            in_place, *at_places, our_yaw = (np.asarray(trace["bodies"][scenario.vehicle]["angularVelocity"], float)[:, 2]
+                                             for trace in (original, *moved.values(), mine))
+            peak = int(np.abs(in_place).argmax())
+            yaw[scenario.name] = (in_place[peak], [m[peak] for m in at_places], our_yaw[peak])
     print(f"\n{DEFAULT} vs ovphysx in place: worst error relative to the run's peak; final position relative to the "
           "path length\n" + table(ours))
     print(f"\nPhysX moved {PLACES_M} m along X vs PhysX in place, the largest of the three\n" + table(spread))
