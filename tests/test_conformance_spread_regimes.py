@@ -8,7 +8,8 @@ Stages (tests/scenarios/spread_regimes.py, tests/scenarios/roads.py):
   landing       the sample car dropped 0.46 m (meeting the plane at 3 m/s) while moving forward at 4 m/s, and beside it
                 the same car with collision cylinders on its wheels;
   landing high  the sample car with wheel collision cylinders, alone, dropped 1 m (meeting the plane at 4.4 m/s) while
-                moving at 4 m/s along +x, and again turned a quarter, moving along +y;
+                moving at 4 m/s along +x, again turned a quarter, moving along +y, and again along +x pitched 4
+                degrees nose down (its front wheels' cylinders meet the plane six steps before the rear ones');
   ramp          the sample car at 5 m/s into a triangle-mesh ramp between its wheel tracks, 35 degrees up to a 0.7 m
                 ridge: the chassis box strikes the ramp's foot and slides up it until it stops;
   basic alone   the sample car with a basic (direct) drive, alone: full throttle for 2.5 s, then half throttle, the
@@ -33,12 +34,14 @@ in place before / after, PhysX moved: speed 11.4 / 8.2 / 14.7 %, angular speed 5
 
 The landings on wheel cylinders. A symmetric car landing on its four wheel cylinders yaws in PhysX: the solver meets
 the four cylinder-plane pairs one after the other, and the ones met first take more of the strike and of the friction
-that brakes the car. PhysX meets a body's plane pairs in its broad phase's order, along x (ovphysx's contact reports:
-heading +x the rear wheels first, -x the front wheels, +y the left wheels); ours met them in the shapes' row order
+that brakes the car. PhysX meets a body's pairs in the order they were made, those made in one step along x (landing
+flat heading +x the rear wheels first, -x the front wheels, +y the left wheels; nose down the front wheels' pairs,
+made earlier, first); ours met them in the shapes' row order
 (front left, front right, rear left, rear right) and yawed at -0.025 rad/s after the 1 m landing where PhysX yaws at
 -0.029 heading +x and -0.070 heading +y, the same at every place heading +y (angular speed over the run 25.6 % and
-28.3 % from PhysX; PhysX moved 0.05 % heading +y). sim/contact.py now orders a vehicle's plane pairs by the low x of
-their shapes' boxes (`_plane_pair_order`): 0.03 % and 0.18 %, the first landing step's normal forces PhysX's to 1e-4.
+28.3 % from PhysX; PhysX moved 0.05 % heading +y). sim/contact.py now orders a vehicle's plane pairs so
+(`_plane_pair_order`: the last step's pairs in their order, then the new ones by the low x of their shapes' boxes):
+0.011 % and 0.010 %, the first landing step's normal forces PhysX's to 1e-4.
 Heading +x the two rear wheels' boxes begin at the same x, and PhysX moved -13.1 m meets the right one first (yaw
 -0.070, 67 % apart in angular speed): its sort's history, not modelled. The 0.46 m landing on wheel cylinders beside
 the car without them (chaotic in PhysX itself: moved 7.3 and 30 m it turns the other way, 89.5 % apart in angular
@@ -103,9 +106,9 @@ def _stages(folder) -> dict[str, tuple[Stage, float]]:
             Scenario("landing while rolling", car, {car: {"accelerator": 0.0}}),
             Scenario("landing on wheel cylinders", spread_regimes.CYLINDER_CAR,
                      {spread_regimes.CYLINDER_CAR: {"accelerator": 0.0}})]), 0.0),
-        **{f"landing high {axis}": (Stage(paths[f"landing high {axis}"], 120, [
-            Scenario(f"landing on wheel cylinders from 1 m, along {axis}", car, {car: {"accelerator": 0.0}})]), 0.0)
-           for axis in ("x", "y")},
+        **{f"landing high {how}": (Stage(paths[f"landing high {how}"], 120, [
+            Scenario(f"landing on wheel cylinders from 1 m, {how}", car, {car: {"accelerator": 0.0}})]), 0.0)
+           for how in ("along x", "along y", "nose down")},
         "ramp": (Stage(paths["ramp"], 180, [Scenario("box into a mesh ramp", car, {car: {"accelerator": 0.0}})]), 0.0),
         "basic alone": (Stage(paths["basic"], basic_steps, [Scenario("basic drive, handbrake turn", car, {car: {
             "accelerator": s(basic_steps, 1.0, 0.5, 2.5), "brake1": s(basic_steps, 0.0, 1.0, 2.5),
@@ -178,7 +181,7 @@ def results(tmp_path_factory) -> Results:
     return Results(ours, spread, xs, last_rates, yaw)
 
 
-LANDING_HIGH = [f"landing on wheel cylinders from 1 m, along {axis}" for axis in ("x", "y")]
+LANDING_HIGH = [f"landing on wheel cylinders from 1 m, {how}" for how in ("along x", "along y", "nose down")]
 SCENARIOS = ["landing while rolling", "landing on wheel cylinders", *LANDING_HIGH, "box into a mesh ramp", "basic drive, handbrake turn",
              "basic preset, handbrake to rest",
              "bumps from rest, raycast", "bumps from rest, sweep", "preset fleet, standard drive",
@@ -201,18 +204,23 @@ def test_ours_is_within_physx_own_spread(results, name):
 def test_the_landing_on_wheel_cylinders_yaws_as_physx_does(results):
     """The car landing on its wheel cylinders picks up a yaw rate from the order the solver meets the four
     cylinder-plane pairs in (the pairs met first take more of the strike and of the friction that brakes the car);
-    PhysX meets them in its broad phase's order, along x (sim/contact.py `_broad_phase_order`). Heading +y its left
-    wheels' pairs come first, the same at every place; ours meets them so (in the shapes' row order, front wheels
-    first, it yawed at -0.025 rad/s against PhysX's -0.070). Heading +x the rear wheels' pairs come first, and ours
-    yaws as PhysX in place does (-0.0287 rad/s; in row order -0.0249); there the two rear wheels' boxes begin at
-    the same x, and PhysX moved -13.1 m meets the right one first (-0.070), which is not modelled."""
-    along_y, along_x = LANDING_HIGH[1], LANDING_HIGH[0]
+    PhysX meets them in the order they were made, those made in one step along x, and so does ours (sim/contact.py
+    `_plane_pair_order`). Heading +y its left wheels' pairs come first, the same at every place (in the shapes' row
+    order, front wheels first, ours yawed at -0.025 rad/s against PhysX's -0.070). Heading +x the rear wheels' pairs
+    come first, and ours yaws as PhysX in place does (-0.0287 rad/s; in row order -0.0249); there the two rear
+    wheels' boxes begin at the same x, and PhysX moved -13.1 m meets the right one first (-0.070), which is not
+    modelled."""
+    along_x, along_y = LANDING_HIGH[0], LANDING_HIGH[1]
     physx, moved, ours = results.yaw[along_y]
     assert abs(physx) > 0.01, f"PhysX no longer yaws in the landing ({physx:.4f} rad/s)"
     assert all(abs(m - physx) <= 0.02 * abs(physx) for m in moved), f"PhysX's places part: {physx:.4f} vs {moved}"
     assert abs(ours - physx) <= 0.02 * abs(physx), f"heading +y: ours yaws at {ours:.4f} rad/s, PhysX at {physx:.4f}"
     physx, moved, ours = results.yaw[along_x]
     assert abs(ours - physx) <= 0.02 * abs(physx), f"heading +x: ours yaws at {ours:.4f} rad/s, PhysX at {physx:.4f}"
+    # nose down the front wheels' pairs, made first, stay first (in x order the rear ones went first: 4 % apart in
+    # angular speed, the roll after the rear wheels' strike turned the other way)
+    physx, moved, ours = results.yaw[LANDING_HIGH[2]]
+    assert abs(ours - physx) <= 0.02 * abs(physx), f"nose down: ours yaws at {ours:.4f} rad/s, PhysX at {physx:.4f}"
 
 
 def test_the_ramp_stops_the_car_in_physx(results):

@@ -4,9 +4,10 @@ derived from samples/car/car.usda with Sdf edits:
   landing.usda        the car dropped while it moves forward (Car, and CylinderCar with wheel collision cylinders): it
                       falls LANDING_DROP_M onto the plane, meeting it at about 3 m/s, while its chassis moves at
                       LANDING_SPEED_M_S (its wheels not turning).
-  landing_high.usda   the car with wheel collision cylinders alone, dropped HIGH_DROP_M (meeting the plane at 4.4
+  landing_high_*.usda the car with wheel collision cylinders alone, dropped HIGH_DROP_M (meeting the plane at 4.4
                       m/s) while moving at LANDING_SPEED_M_S along +x (landing_high_x) or, turned a quarter, along +y
-                      (landing_high_y): its wheels' cylinders strike the plane in the same step.
+                      (landing_high_y): its wheels' cylinders strike the plane in the same step; or along +x pitched
+                      4 degrees nose down (landing_high_nose_down): the front ones six steps before the rear ones.
   ramp.usda           the car driving at RAMP_SPEED_M_S into a triangle-mesh ramp between its wheel tracks (Ramp): 35
                       degrees up to a 0.7 m ridge, which its chassis box meets.
   basic_alone.usda    the car with a basic (direct) drive, alone on the plane (Basic): full throttle, then the
@@ -71,17 +72,19 @@ def landing(path: Path) -> Path:
     return path
 
 
-def landing_high(path: Path, heading_deg: float = 0.0) -> Path:
+def landing_high(path: Path, heading_deg: float = 0.0, nose_down_deg: float = 0.0) -> Path:
     """The car with a collision cylinder on every wheel, alone, HIGH_DROP_M above its rest height, turned
-    `heading_deg` about the vertical and moving LANDING_SPEED_M_S that way."""
+    `heading_deg` about the vertical (then pitched `nose_down_deg` about its own lateral axis) and moving
+    LANDING_SPEED_M_S that way."""
     from scenarios.contact import wheel_cylinders
 
     layer = _sample()
     car = layer.GetPrimAtPath(CAR)
     x, y, z = car.attributes["xformOp:translate"].default
     car.attributes["xformOp:translate"].default = (x, y, z + HIGH_DROP_M)
-    half = math.radians(heading_deg) / 2
-    car.attributes["xformOp:orient"].default = Gf.Quatf(math.cos(half), 0.0, 0.0, math.sin(half))
+    half, pitch = math.radians(heading_deg) / 2, math.radians(nose_down_deg) / 2
+    turn = Gf.Quatd(math.cos(half), 0.0, 0.0, math.sin(half)) * Gf.Quatd(math.cos(pitch), 0.0, math.sin(pitch), 0.0)
+    car.attributes["xformOp:orient"].default = Gf.Quatf(turn)
     heading = math.radians(heading_deg)
     _set(car, "physics:velocity", Sdf.ValueTypeNames.Vector3f,
          (round(LANDING_SPEED_M_S * math.cos(heading), 9), round(LANDING_SPEED_M_S * math.sin(heading), 9), 0.0))
@@ -140,8 +143,9 @@ def basic_preset(path: Path) -> Path:
 def build(out_dir: Path) -> dict[str, Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     return {"landing": landing(out_dir / "landing.usda"),
-            "landing high x": landing_high(out_dir / "landing_high_x.usda"),
-            "landing high y": landing_high(out_dir / "landing_high_y.usda", 90.0), "ramp": ramp(out_dir / "ramp.usda"),
+            "landing high along x": landing_high(out_dir / "landing_high_x.usda"),
+            "landing high along y": landing_high(out_dir / "landing_high_y.usda", 90.0),
+            "landing high nose down": landing_high(out_dir / "landing_high_nose_down.usda", 0.0, 4.0), "ramp": ramp(out_dir / "ramp.usda"),
             "basic": basic_alone(out_dir / "basic_alone.usda"), "basic preset": basic_preset(out_dir / "basic_preset.usda")}
 
 
