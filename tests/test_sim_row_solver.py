@@ -1,5 +1,5 @@
 """The compiled row solver (sim/_row_solver.c through sim/compiled_rows.py) against its numpy twins
-(sim/row_solver.py `_solve_rows_tgs` with `_ContactRows.sweep`, `_solve_rows_pgs` with `_ContactRows.sweep_pgs`).
+(sim/row_solver.py `_solve_rows_tgs` with `StaticContactRows.sweep`, `_solve_rows_pgs` with `StaticContactRows.sweep_pgs`).
 
 The C solve does the numpy code's arithmetic in its order and precision (float32 constraint rows, float64 contact
 rows rounded to float32 after each sweep, numpy's own sin and cos for the pose's rotation), so the two are held to
@@ -185,7 +185,7 @@ def _counting(monkeypatch) -> dict:
 
     def counting(solve):
         def counted(*args, **kwargs):
-            contacts = next((a for a in args if hasattr(a, "active")), None)  # the _ContactRows, if any
+            contacts = next((a for a in args if hasattr(a, "active")), None)  # the StaticContactRows, if any
             calls["solves"] += 1
             calls["with contacts"] += contacts is not None and bool(contacts.active.any())
             return solve(*args, **kwargs)

@@ -1,5 +1,5 @@
 /* The TGS iterations over the vehicles' constraint and contact rows (sim/row_solver.py `_solve_rows_tgs` with
-   `_ContactRows.sweep`), compiled: one call per solve group, each vehicle on its own (the rows of one vehicle act
+   `StaticContactRows.sweep`), compiled: one call per solve group, each vehicle on its own (the rows of one vehicle act
    on it alone), so vehicles run in parallel and a vehicle's result does not depend on the thread count.
 
    The numpy code's arithmetic in its order and precision: the constraint rows in float32 (their Jacobians, gains
@@ -86,7 +86,7 @@ static inline float dot6_ff(const float *j, int64_t cs, const float *y) {
     return total;
 }
 
-/* `_ContactRows.sweep` for vehicle v: x (float32) -> x, through float64 */
+/* `StaticContactRows.sweep` for vehicle v: x (float32) -> x, through float64 */
 static void contact_sweep(const RowSolve *b, int64_t v, float *x, const float *moved, double elapsed,
                           double min_separation) {
     const int64_t V = b->V, Pm = b->Pm, N = b->N, M = b->M;
@@ -192,7 +192,7 @@ static void solve_vehicle(const RowSolve *b, int64_t v) {
     for (int a = 0; a < 3; ++a) b->position[a * V + v] = position[a];
 }
 
-/* `_ContactRows.sweep_pgs` for vehicle v: x (float32) -> x, through float64 */
+/* `StaticContactRows.sweep_pgs` for vehicle v: x (float32) -> x, through float64 */
 static void contact_sweep_pgs(const RowSolve *b, int64_t v, float *x, int biased, int friction) {
     const int64_t V = b->V, Pm = b->Pm, N = b->N, M = b->M;
     const int64_t cs = V * Pm * N, fs = V * Pm * M;

@@ -120,7 +120,7 @@ def solve_tgs(J, WJ, recip, spring_gain, hard, separation, listed, hard_listed, 
     """`_solve_rows_tgs`'s iterations for the vehicles of one group: J, WJ (6, V, R) float32, recip, spring_gain,
     separation (V, R) float32, hard (V, R), listed / hard_listed (R,): the rows swept in the position / velocity
     iterations; x (6, V), position (3, V), orientation (4, V) float32 at the start; contacts: the group's
-    `_ContactRows` (its impulse, friction and broken written in place) or None. Returns (x, position,
+    `StaticContactRows` (its impulse, friction and broken written in place) or None. Returns (x, position,
     orientation) after the solve."""
     V, n = J.shape[1], iterations
     c = _rows(J, WJ, recip, spring_gain, hard, listed, x, n, velocity_iterations, contacts, threads)
@@ -174,7 +174,7 @@ def solve_pgs(J, WJ, recip, spring_gain, hard, act, impulse_kept, limit_bias, li
               threads: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """`_solve_rows_pgs`'s sweeps for the vehicles of one group: the constraint rows as `solve_tgs` takes them, act
     (V, R) (active with a non-zero response), impulse_kept and limit_bias (V, R) float32; contacts: the group's
-    `_ContactRows` after prepare_pgs, or None. Returns (x after the velocity iterations, x after the position
+    `StaticContactRows` after prepare_pgs, or None. Returns (x after the velocity iterations, x after the position
     iterations: the motion the pose moves by)."""
     V = J.shape[1]
     c = _rows(J, WJ, recip, spring_gain, hard, listed, x, iterations, velocity_iterations, contacts, threads)
@@ -196,7 +196,7 @@ def solve_pgs(J, WJ, recip, spring_gain, hard, act, impulse_kept, limit_bias, li
 
 
 def _set_contacts(c: _Call, rows, V: int) -> None:
-    """The `_ContactRows` arrays the C sweep reads and writes."""
+    """The `StaticContactRows` arrays the C sweep reads and writes."""
     b = c.solve
     Pm, N, M = rows.active.shape[1], rows.active.shape[2], rows.anchors.shape[2]
     b.Pm, b.N, b.M, b.friction_bias = Pm, N, M, rows.friction_bias

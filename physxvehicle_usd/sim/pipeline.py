@@ -182,7 +182,7 @@ def _other_vehicles(p: SimParams, s: SimState, road, contact: ContactModel, quer
 
 
 def _solved_friction(patches: PatchRows, solved: list, V: int) -> FrictionPatches:
-    """patch_rows's friction patches with what the solve said of them: which slid (row_solver._ContactRows.broken of
+    """patch_rows's friction patches with what the solve said of them: which slid (contact_rows.StaticContactRows.broken of
     each group of vehicles the solver ran)."""
     friction = patches.friction
     vehicle_row, slot = patches.friction_slot
@@ -195,7 +195,7 @@ def _solved_friction(patches: PatchRows, solved: list, V: int) -> FrictionPatche
 
 
 def _solved_pair_friction(pair_rows: PairRows, solved: list) -> FrictionPatches:
-    """pair_rows's friction patches with which slid in the solve (row_solver._PairRows.broken of each solve)."""
+    """pair_rows's friction patches with which slid in the solve (contact_rows.PairContactRows.broken of each solve)."""
     friction = pair_rows.friction
     pair, slot = pair_rows.friction_slot
     broken = np.zeros(pair_rows.point_active.shape[:2], bool)

@@ -45,7 +45,7 @@ meets body 0's patch points in the order made): the other body first gave 2.7 / 
 against 1.9 / 2.5 %, the static pairs' tie rule 2.1 % speed in the 3 m/s head-on in centimetres against 0.003 %
 (measured while two boxes still met as polytopes).
 
-Solve (row_solver._PairRows, fed by `pair_rows`): a pair's rows act on both bodies. Jacobians (n, r0 x n) on body 0
+Solve (contact_rows.PairContactRows, fed by `pair_rows`): a pair's rows act on both bodies. Jacobians (n, r0 x n) on body 0
 and (-n, -(r1 x n)) on body 1, arms from each body's centre of mass to the same contact point; the unit response is
 the sum of both bodies' (mass and inertia of both); friction patches as against static shapes
 (patches.friction_patches: kept from step to step while they hold, as PhysX's getFrictionPatches keeps them for two
@@ -61,7 +61,7 @@ partitioning PhysX's solver does for the same reason) and, within every iteratio
 the existing path: nothing changes for them and they pay nothing but the broad phase.
 
 Solver type: the pairs are solved by their scene's solver (sim/row_solver.py): TGS, or PGS where the scene's
-physxScene:solverType asks it (`_PairRows.sweep_pgs`); an island with a vehicle of a PGS scene is solved with PGS.
+physxScene:solverType asks it (`PairContactRows.sweep_pgs`); an island with a vehicle of a PGS scene is solved with PGS.
 
 Manifolds: two boxes keep PCM's box-box manifold from step to step (`PairManifolds`, `SimState.pair_manifolds`):
 their points re-measured from the current poses while the earlier car's box has moved little in the later car's box

@@ -28,8 +28,8 @@ def empty_telemetry(V: int) -> dict[str, np.ndarray]:
 
 def telemetry(V: int, solved: Sequence, begin_position: np.ndarray) -> dict[str, np.ndarray]:
     """The contact telemetry of a step: `solved`, (vehicles, solved contact rows) of each group the solver ran
-    (rigid_body._ContactRows: active (Vr, Pm, 4), arm (3, Vr, Pm, 4), normal (3, Vr, Pm), impulse (Vr, Pm, 4); and
-    each side of the contacts between vehicles, rigid_body._PairRows.views), a vehicle's points in the order met,
+    (contact_rows.StaticContactRows: active (Vr, Pm, 4), arm (3, Vr, Pm, 4), normal (3, Vr, Pm), impulse (Vr, Pm, 4); and
+    each side of the contacts between vehicles, contact_rows.PairContactRows.views), a vehicle's points in the order met,
     each group's after the ones before it."""
     out = empty_telemetry(V)
     S = TELEMETRY_SLOTS
