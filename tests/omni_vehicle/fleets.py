@@ -33,7 +33,18 @@ def fleet_fixture(make: Callable[[], Fleet]):
 
 def known_failures(request, failures: dict[tuple[str, str], str]) -> None:
     """At set-up, mark the test a strict xfail where (its NVIDIA name, its backend) is listed; the reason carries the
-    measured figure. Call from the module's function-scoped `run` fixture."""
+    measured figure."""
     reason = failures.get((nvidia_name(request.node), backend_of(request.node)))
     if reason:
         request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
+
+
+def backend_fixture(failures: dict[tuple[str, str], str]):
+    """The module's function-scoped `run` fixture: its fleet's views (the module's `runs`, fleet_fixture) for each
+    backend in BACKENDS, the tests in `failures` (known_failures) marked strict xfails."""
+
+    @pytest.fixture(params=BACKENDS)
+    def run(request, runs):
+        known_failures(request, failures)
+        return runs(request.param)
+    return run

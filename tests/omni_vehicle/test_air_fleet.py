@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from edits import chain, on_vehicle, on_wheels
 from factory import BASIC, FRONT_LEFT, FRONT_RIGHT, MAX_STEER, REAR_LEFT, REAR_RIGHT, STANDARD, WHEEL_RADIUS, Options
-from fleets import BACKENDS, fleet_fixture, known_failures
+from fleets import backend_fixture, fleet_fixture
 from harness import DT, Entry, Fleet
 from stage_factory import set_property
 
@@ -147,11 +147,7 @@ NO_SPIN = ("ovphysx 0.7 cannot set wheel rotation speeds (omni.physx's set_wheel
 KNOWN = {("test_brakes", "ovphysx"): NO_SPIN, ("test_brakes_deprecated", "ovphysx"): NO_SPIN,
          ("test_brakes1_only", "ovphysx"): NO_SPIN}
 
-
-@pytest.fixture(params=BACKENDS)
-def run(request, runs):
-    known_failures(request, KNOWN)
-    return runs(request.param)
+run = backend_fixture(KNOWN)
 
 
 def _diff(run, name):

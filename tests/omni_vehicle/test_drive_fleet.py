@@ -16,7 +16,7 @@ import math
 import pytest
 from edits import chain, mass, on_vehicle, on_wheels, own_friction_table
 from factory import BASIC, FRONT_LEFT, FRONT_RIGHT, NONE, REAR_LEFT, REAR_RIGHT, REST_LOAD, STANDARD, Options
-from fleets import BACKENDS, fleet_fixture, known_failures
+from fleets import backend_fixture, fleet_fixture
 from harness import Entry, Fleet
 
 from physxvehicle_usd import properties as P
@@ -137,11 +137,7 @@ runs = fleet_fixture(lambda: Fleet(_entries(), 2.0))
 
 KNOWN: dict[tuple[str, str], str] = {}
 
-
-@pytest.fixture(params=BACKENDS)
-def run(request, runs):
-    known_failures(request, KNOWN)
-    return runs(request.param)
+run = backend_fixture(KNOWN)
 
 
 def test_acceleration(run):

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from edits import on_vehicle
 from factory import AUTOMATIC, BASIC, NONE, STANDARD, Options
-from fleets import BACKENDS, fleet_fixture, known_failures
+from fleets import BACKENDS, backend_fixture, fleet_fixture
 from harness import Entry, Fleet
 from stage_factory import set_property
 
@@ -71,11 +71,7 @@ KNOWN = {("test_reference_frame_is_com", "ovphysx"):
          "metadata then says otherwise stays level (up 0.000 m after 0.5 s) where omni.physx, reading the positions in "
          "the prim's frame, lets it sink more than 0.1 m (ours: -0.25 m)"}
 
-
-@pytest.fixture(params=BACKENDS)
-def run(request, runs):
-    known_failures(request, KNOWN)
-    return runs(request.param)
+run = backend_fixture(KNOWN)
 
 
 def _heading(view, t: float) -> np.ndarray:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from edits import chain, on_vehicle
 from factory import BASIC, FRONT_LEFT, MAX_STEER, Options
-from fleets import BACKENDS, fleet_fixture, known_failures
+from fleets import backend_fixture, fleet_fixture
 from harness import DT, Entry, Fleet
 
 from physxvehicle_usd import properties as P
@@ -64,11 +64,7 @@ KNOWN = {("test_nonlinear_command_response_drive", "ovphysx"):
          ("test_nonlinear_command_response_steer", "ovphysx"):
          NOT_READ + "steer -0.18 below the first command value turns the wheel -0.0998 rad (NVIDIA expects 0)"}
 
-
-@pytest.fixture(params=BACKENDS)
-def run(request, runs):
-    known_failures(request, KNOWN)
-    return runs(request.param)
+run = backend_fixture(KNOWN)
 
 
 def _forward_speed(view, t: float) -> float:

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from edits import chain, on_vehicle, on_wheels
 from factory import BASIC, FRONT_LEFT, FRONT_RIGHT, NONE, STANDARD, WHEEL_RADIUS, Options
-from fleets import BACKENDS, fleet_fixture, known_failures
+from fleets import backend_fixture, fleet_fixture
 from harness import Entry, Fleet
 from pxr import Gf, Sdf, UsdPhysics
 from stage_factory import set_property
@@ -186,11 +186,7 @@ KNOWN = {("test_tire_min_slip_denom_lat", "ours"): SLIP_LATERAL,
          "inertia, and both cars slide 6.481 m in 1 s where NVIDIA expects the 100x inertia to carry 11 % further (ours, "
          "started spinning: passes)"}
 
-
-@pytest.fixture(params=BACKENDS)
-def run(request, runs):
-    known_failures(request, KNOWN)
-    return runs(request.param)
+run = backend_fixture(KNOWN)
 
 
 def _pair(run, name):
