@@ -5,7 +5,7 @@ A fleet read from references of one asset (read/copies.py) holds thousands of ve
 at different paths and poses. `build_vehicle_params` is a function of the vehicle's record and of the stage's
 units, scenes and friction tables; in the record it reads paths only as names (the vehicle's and its wheels') and
 to look up its scene and its tires' friction tables, and the pose only into the initial state. So for a vehicle
-whose record equals a representative's moved to its path (read.copies.vehicle_matcher: every value equal, paths
+whose record equals a representative's moved to its path (read.copy_paths.vehicle_matcher: every value equal, paths
 re-rooted, whatever the body's world position and orientation), and whose scene and friction tables do not lie
 below the representative (the look-ups find the same prims), the parameters are the representative's with:
 path, initial state (rigid_body_initial_state of its own record), description, and each wheel's path and
@@ -20,7 +20,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ...description import Resolved, StageDescription, VehicleDescription
 from ...prim_paths import at_or_below
-from ...read.copies import POSE, record_mover, vehicle_matcher
+from ...read.copy_paths import POSE, record_mover, vehicle_matcher
 from .build import build_vehicle_params, rigid_body_initial_state
 from .params import VehicleParams
 
