@@ -3,14 +3,14 @@
     from physxvehicle_usd.author.snippet import import_snippet
     result = import_snippet("vehicledata", "car.usda", units="cm")
 
-`description_from_snippet` reads the files (the format facts are in runtime/snippet.py, which writes them);
+`description_from_snippet` reads the files (read by author/snippet_files.py; the format facts are in
+runtime/snippet.py, which writes them);
 `write.write_stage` authors the description. On top of what the description holds, the vehicle body gets PhysX's
 rigid-body settings every vehicle needs (gravity off, because the vehicle applies gravity through its
 suspensions; no sleeping, which would stop the vehicle update).
 """
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
@@ -56,6 +56,7 @@ from ..runtime.vehicle2 import TIRE_LOAD_FILTER
 from ..stage.io import export_layer_atomic
 from ..units import LENGTH, MASS, MASS_LENGTH, MASS_LENGTH2
 from ..write import write_stage
+from .snippet_files import SnippetDoc, read_snippet_files
 
 # vehicle property -> the property table row holding its default (the passive denominator's default lives
 # with the deprecated attribute it replaces)
@@ -66,100 +67,6 @@ _AUTHORED_VEHICLE_DEFAULTS = {
     "longitudinalStickyTireThresholdSpeed": "longitudinalStickyTireThresholdSpeed",
     "lateralStickyTireThresholdSpeed": "lateralStickyTireThresholdSpeed",
 }
-
-def read_snippet_files(directory: str | Path, drive: str | None = None) -> dict[str, dict]:
-    """Base.json plus the drive file of a snippet vehicle folder, parsed.
-
-    drive: "engine" (EngineDrive.json), "direct" (DirectDrive.json) or None (EngineDrive.json when present)."""
-    folder = Path(directory)
-    if not folder.is_dir():
-        raise SnippetFormatError("not a folder of snippet vehicle files", file=str(folder))
-    if drive not in (None, "engine", "direct"):
-        raise SnippetFormatError(f"drive must be 'engine' or 'direct', got {drive!r}")
-    if drive is None:
-        drive = "engine" if (folder / ENGINE_DRIVE_FILE).is_file() else "direct"
-    drive_file = ENGINE_DRIVE_FILE if drive == "engine" else DIRECT_DRIVE_FILE
-    files = {}
-    for name in (BASE_FILE, drive_file):
-        path = folder / name
-        if not path.is_file():
-            raise SnippetFormatError(f"{name} is missing (a snippet vehicle needs {BASE_FILE} and "
-                                     f"{ENGINE_DRIVE_FILE} or {DIRECT_DRIVE_FILE})", file=str(folder))
-        try:
-            data = json.loads(path.read_text())
-        except (OSError, UnicodeDecodeError) as exc:
-            raise SnippetFormatError(f"cannot be read: {exc}", file=str(path)) from None
-        except json.JSONDecodeError as exc:
-            raise SnippetFormatError(f"is not JSON: {exc}", file=str(path)) from None
-        except RecursionError:
-            raise SnippetFormatError("is nested too deeply to be read (no snippet file nests more than a few "
-                                     "levels)", file=str(path)) from None
-        except ValueError as exc:  # e.g. an integer longer than Python converts (4300 digits)
-            raise SnippetFormatError(f"holds a value that cannot be read: {exc}", file=str(path)) from None
-        if not isinstance(data, dict):
-            raise SnippetFormatError("the top level must be a JSON object", file=str(path))
-        files[name] = data
-    return files
-
-
-class _Doc:
-    """Checked access to one snippet file: a missing key or a wrong shape names the file and the key."""
-
-    def __init__(self, data: Mapping, file: str):
-        self.data, self.file = data, file
-
-    def fail(self, key: str, message: str) -> SnippetFormatError:
-        return SnippetFormatError(f"{key}: {message}", file=self.file)
-
-    def get(self, *keys: str | int, node: Any = None) -> Any:
-        value = self.data if node is None else node
-        path = ""
-        for key in keys:
-            path += f"[{key}]" if isinstance(key, int) else (f".{key}" if path else key)
-            if isinstance(key, int):
-                if not isinstance(value, list) or key >= len(value):
-                    raise self.fail(path, "missing")
-            elif not isinstance(value, Mapping) or key not in value:
-                raise self.fail(path, "missing")
-            value = value[key]
-        return value
-
-    def number(self, *keys: str | int, node: Any = None) -> float:
-        value = self.get(*keys, node=node)
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise self.fail(".".join(map(str, keys)), f"expected a finite number, got {value!r}")
-        return float(value)
-
-    def numbers(self, *keys: str | int, node: Any = None, length: int | None = None) -> list[float]:
-        value = self.get(*keys, node=node)
-        where = ".".join(map(str, keys))
-        if not isinstance(value, list):
-            raise self.fail(where, f"expected a list of numbers, got {value!r}")
-        out = [self.number(i, node=value) for i in range(len(value))]
-        if length is not None and len(out) != length:
-            raise self.fail(where, f"expected {length} numbers, got {len(out)}")
-        return out
-
-    def rows(self, *keys: str | int, node: Any = None, width: int, max_rows: int | None = None) -> list[list[float]]:
-        value = self.get(*keys, node=node)
-        where = ".".join(map(str, keys))
-        if not isinstance(value, list):
-            raise self.fail(where, "expected a list")
-        if max_rows is not None and len(value) > max_rows:
-            raise self.fail(where, f"at most {max_rows} entries, got {len(value)}")
-        return [self.numbers(i, node=value, length=width) for i in range(len(value))]
-
-    def per_wheel(self, key: str, n: int) -> dict[int, Mapping]:
-        items = self.get(key)
-        if not isinstance(items, list) or len(items) != n:
-            raise self.fail(key, f"expected one entry per wheel ({n})")
-        out: dict[int, Mapping] = {}
-        for i, item in enumerate(items):
-            wheel_id = int(self.number("WheelId", node=item)) if isinstance(item, Mapping) else -1
-            if not 0 <= wheel_id < n or wheel_id in out:
-                raise self.fail(f"{key}[{i}].WheelId", f"must be a distinct wheel id in 0..{n - 1}")
-            out[wheel_id] = item
-        return out
 
 
 @dataclass
@@ -183,7 +90,7 @@ def _quat_wxyz(q: Sequence[float]) -> tuple[float, float, float, float]:
     return (w / norm, x / norm, y / norm, z / norm)
 
 
-def _ncr(doc: _Doc, response: Mapping, key: str, path: str, s: Scaler) -> Block | None:
+def _ncr(doc: SnippetDoc, response: Mapping, key: str, path: str, s: Scaler) -> Block | None:
     entries = response.get("NonLinearResponse")
     if not entries:
         return None
@@ -200,7 +107,7 @@ def _ncr(doc: _Doc, response: Mapping, key: str, path: str, s: Scaler) -> Block 
     return _authored(P.NCR, path, commandValues=commands, speedResponsesPerCommandValue=starts, speedResponses=pairs)
 
 
-def _torque_curve(doc: _Doc) -> list[tuple[float, ...]]:
+def _torque_curve(doc: SnippetDoc) -> list[tuple[float, ...]]:
     """The engine's torque curve; an empty one is refused (the USD engine needs at least one point: its own
     validation rejects `torqueCurve = []`)."""
     rows = doc.rows("EngineParams", "TorqueCurve", width=2, max_rows=8)
@@ -209,7 +116,7 @@ def _torque_curve(doc: _Doc) -> list[tuple[float, ...]]:
     return [tuple(r) for r in rows]
 
 
-def _response_values(doc: _Doc, key: str, n: int) -> tuple[float, list[float], Mapping]:
+def _response_values(doc: SnippetDoc, key: str, n: int) -> tuple[float, list[float], Mapping]:
     response = doc.get(key)
     max_response = doc.number(key, "MaxResponse")
     multipliers = doc.numbers(key, "WheelResponseMultipliers")
@@ -241,7 +148,7 @@ def description_from_snippet(
     names = dict(file_names or {})
     if BASE_FILE not in files:
         raise SnippetFormatError(f"{BASE_FILE} is required")
-    base = _Doc(files[BASE_FILE], names.get(BASE_FILE, BASE_FILE))
+    base = SnippetDoc(files[BASE_FILE], names.get(BASE_FILE, BASE_FILE))
     notes: list[str] = []
 
     # frame and units
@@ -397,10 +304,10 @@ def description_from_snippet(
 
     # drive
     if ENGINE_DRIVE_FILE in files:
-        _engine_drive_from_snippet(_Doc(files[ENGINE_DRIVE_FILE], names.get(ENGINE_DRIVE_FILE, ENGINE_DRIVE_FILE)),
+        _engine_drive_from_snippet(SnippetDoc(files[ENGINE_DRIVE_FILE], names.get(ENGINE_DRIVE_FILE, ENGINE_DRIVE_FILE)),
                                    v, n, s, notes)
     elif DIRECT_DRIVE_FILE in files:
-        _direct_drive_from_snippet(_Doc(files[DIRECT_DRIVE_FILE], names.get(DIRECT_DRIVE_FILE, DIRECT_DRIVE_FILE)),
+        _direct_drive_from_snippet(SnippetDoc(files[DIRECT_DRIVE_FILE], names.get(DIRECT_DRIVE_FILE, DIRECT_DRIVE_FILE)),
                                    v, n, s, notes)
     else:
         raise SnippetFormatError(f"a drive file is required: {ENGINE_DRIVE_FILE} or {DIRECT_DRIVE_FILE}")
@@ -435,7 +342,7 @@ def description_from_snippet(
     return SnippetImport(description=description, notes=notes)
 
 
-def _code_values(base: _Doc, s: Scaler) -> dict | None:
+def _code_values(base: SnippetDoc, s: Scaler) -> dict | None:
     """Base.json's CODE_SECTION (what the snippets set in code, written by `convert --target physx-snippet`),
     checked and in stage units; None where the file has none (PhysX's own files)."""
     if CODE_SECTION not in base.data:
@@ -473,7 +380,7 @@ def _close_rows(rows: Sequence[Sequence[float]], reference: Sequence[Sequence[fl
         len(r) == len(q) and all(abs(a - b) <= 1e-6 * max(1.0, abs(b)) for a, b in zip(r, q)) for r, q in zip(rows, reference))
 
 
-def _three_rows(doc: _Doc, tire: Mapping) -> list[list[float]]:
+def _three_rows(doc: SnippetDoc, tire: Mapping) -> list[list[float]]:
     rows = doc.rows("FrictionVsSlip", node=tire, width=2)
     if len(rows) != 3:
         raise doc.fail("TireForceParams.FrictionVsSlip", f"needs exactly 3 (slip, friction) points, got {len(rows)}")
@@ -493,7 +400,7 @@ def _rest_height(wheels: Sequence[WheelDescription], vrt: Sequence[float], g: fl
     return height
 
 
-def _engine_drive_from_snippet(doc: _Doc, v: VehicleDescription, n: int, s: Scaler, notes: list[str]) -> None:
+def _engine_drive_from_snippet(doc: SnippetDoc, v: VehicleDescription, n: int, s: Scaler, notes: list[str]) -> None:
     path = v.path
     neutral = int(doc.number("GearboxParams", "NeutralGear"))
     ratios = doc.numbers("GearboxParams", "Ratios")
@@ -546,7 +453,7 @@ def _engine_drive_from_snippet(doc: _Doc, v: VehicleDescription, n: int, s: Scal
     notes.append("FourWheelDifferentialParams are not imported (USD has no four-wheel differential)")
 
 
-def _direct_drive_from_snippet(doc: _Doc, v: VehicleDescription, n: int, s: Scaler, notes: list[str]) -> None:
+def _direct_drive_from_snippet(doc: SnippetDoc, v: VehicleDescription, n: int, s: Scaler, notes: list[str]) -> None:
     key = "ThrottleCommandResponseParams"
     max_response, multipliers, response = _response_values(doc, key, n)
     # USD's basic drive scales the peak torque by the differential's torque ratios, which lie in [-1, 1].
