@@ -12,7 +12,6 @@ docs/description-layout.md. Where the JSON differs from a plain field-by-field c
 from __future__ import annotations
 
 import dataclasses
-import math
 import operator
 import types
 import typing
@@ -22,11 +21,11 @@ from enum import Enum
 from functools import lru_cache
 from typing import Any, Literal, NamedTuple
 
-import numpy as np
 from pydantic import BaseModel
 
 from . import properties as P
 from .diagnostics import Diagnostic
+from .json_values import json_value
 from .units import StageUnits
 
 
@@ -97,7 +96,7 @@ class JsonField:
 
     Without one a field is written under its own name: a Block as {base name: value} sorted by base name, a
     record through its own fields, a map sorted by key, other values as JSON numbers and lists (floats rounded
-    to float32, see `_plain`)."""
+    to float32, see `json_values.json_value`)."""
 
     schema: str | None = None        # a Block: the property table schema its values come from (the doc's keys)
     elsewhere: tuple[str, ...] = ()  # a Block: properties of that schema the description holds in other fields
@@ -379,7 +378,7 @@ def _block_in_si(block: Block, units: StageUnits) -> Block:
     out = Block(block.schema_name, block.path)
     for base, item in block.values.items():
         prop = P.TABLE_BY_KEY.get((block.schema_name, base))
-        value = item.value if prop is None else _to_si(_plain(item.value), prop, units)
+        value = item.value if prop is None else _to_si(json_value(item.value), prop, units)
         out.values[base] = _resolved(Resolved, (value, item.source))
     return out
 
@@ -406,58 +405,6 @@ def _record_in_si(record: Any, units: StageUnits) -> Any:
 
 # -- JSON form ------------------------------------------------------------------------------------------
 
-@lru_cache(maxsize=1 << 16)
-def _float32_shortest(value: float) -> float:
-    """USD stores these as float32: the shortest decimal that is the same float32 (0.15, not 0.150000006), so
-    the JSON reads as authored and stays deterministic. Cached: the formatting is the costliest step of
-    `to_json`, and a stage repeats its values (defaults, shared components, copies of one asset)."""
-    return float(str(np.float32(value)))
-
-
-def _plain(value: Any) -> Any:
-    """USD/Gf/numpy values -> JSON-able lists and numbers (floats rounded to float32 precision).
-
-    NaN and infinity are no JSON numbers (nor strings standing for numbers): they become null. The reader
-    reports every non-finite value it meets as a diagnostic and leaves its vehicle out, so none should get here."""
-    if value is None or isinstance(value, (bool, str, int)):
-        return value
-    if isinstance(value, float):
-        if math.isnan(value) or math.isinf(value):
-            return None
-        if not abs(value) < 3.4e38:
-            return value
-        # zeros bypass the cache, which would merge -0.0 and 0.0
-        return _float32_shortest(value) if value != 0.0 else float(value)
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if hasattr(value, "__len__"):
-        return [_plain(v) for v in value]
-    if hasattr(value, "real") and hasattr(value, "imaginary"):  # Gf.Quat
-        return [_plain(value.real), *[_plain(v) for v in value.imaginary]]
-    try:
-        return _plain(float(value))
-    except (TypeError, ValueError):
-        return str(value)
-
-
-def canonical_value(value: Any) -> Any:
-    """A resolved value at the precision the description holds it: what `convert` prints, and what the runtime
-    builders take (float32 values as their shortest decimal; sequences as lists). A fast path for the scalars a
-    vehicle of a large fleet is mostly made of, then `_plain`."""
-    kind = type(value)
-    if kind is float:
-        if value != 0.0 and abs(value) < 3.4e38:  # finite, not zero (NaN fails the comparison)
-            return _float32_shortest(value)
-        if value == 0.0:  # as _plain gives it, sign and all (a fleet's velocities are zeros)
-            return value
-    if kind is int or kind is bool or kind is str or value is None:
-        return value
-    if kind is tuple or kind is list:
-        return [_float32_shortest(v) if type(v) is float and v != 0.0 and abs(v) < 3.4e38
-                else v if type(v) is float and v == 0.0 else canonical_value(v) for v in value]
-    return _plain(value)
-
-
 def _to_si(value: Any, prop: P.Prop | None, units: StageUnits) -> Any:
     return value if prop is None else P.stage_to_si(prop, value, units)
 
@@ -467,10 +414,10 @@ def _block_json(block: Block | None, provenance: bool, si: bool, units: StageUni
         return None
     out = {}
     for base, item in sorted(block.public().items()):
-        value = _plain(item.value)
+        value = json_value(item.value)
         if si:
             value = _to_si(value, P.TABLE_BY_KEY.get((block.schema_name, base)), units)
-            value = _plain(value)
+            value = json_value(value)
         out[base] = {"value": value, "source": item.source.value} if provenance else value
     return out
 
@@ -603,7 +550,7 @@ def _record_json(record: Any, plan: tuple, provenance: bool, si: bool, units: St
         elif step == _AS_IS:
             out[name] = value
         elif step == _PLAIN:
-            out[name] = _plain(value)
+            out[name] = json_value(value)
         elif step == _BLOCKS:
             out[name] = {key: _block_json(block, provenance, si, units) for key, block in sorted(value.items())}
         elif step == _RECORD_LIST:

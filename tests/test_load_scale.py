@@ -84,14 +84,15 @@ def test_a_shared_polytope_stacks_as_its_own_copies_do():
 
 
 def test_canonical_zeros_keep_their_sign():
-    """canonical_value returns a zero as it is (as _plain does), the sign of -0.0 included, alone and in sequences."""
+    """canonical_value returns a zero as it is (as json_value does), the sign of -0.0 included, alone and in
+    sequences."""
     import math
 
-    from physxvehicle_usd.description import _plain, canonical_value
+    from physxvehicle_usd.json_values import canonical_value, json_value
 
     for value in (0.0, -0.0, [0.0, -0.0, 1.5], (-0.0, 2.0)):
         got = canonical_value(value)
-        want = [_plain(v) for v in value] if isinstance(value, (list, tuple)) else _plain(value)
+        want = [json_value(v) for v in value] if isinstance(value, (list, tuple)) else json_value(value)
         assert got == want
         signs = [math.copysign(1.0, v) for v in (got if isinstance(got, list) else [got])]
         assert signs == [math.copysign(1.0, v) for v in (want if isinstance(want, list) else [want])]

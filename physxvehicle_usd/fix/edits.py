@@ -6,7 +6,7 @@ from typing import Any
 from pxr import Sdf
 
 from .. import properties as P
-from ..description import canonical_value
+from ..json_values import canonical_value
 from ..repairs import Edit
 
 

@@ -16,7 +16,7 @@ from typing import Any
 from pxr import Sdf, Usd
 
 from .. import properties as P
-from ..description import canonical_value
+from ..json_values import canonical_value
 from ..repairs import Edit
 from .edits import apply_api, set_attribute, set_schema_attribute
 

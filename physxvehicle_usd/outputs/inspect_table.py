@@ -16,8 +16,9 @@ from typing import Any, Iterator, NamedTuple
 
 from .. import properties as P
 from .. import units as U
-from ..description import Block, Source, StageDescription, VehicleDescription, canonical_value
+from ..description import Block, Source, StageDescription, VehicleDescription
 from ..errors import InputError
+from ..json_values import canonical_value
 
 SOURCE_STYLES = {Source.AUTHORED.value: "", Source.FALLBACK.value: "dim", Source.DEFAULT.value: "yellow",
                  Source.DEPRECATED.value: "magenta", Source.COMPUTED.value: "cyan"}

@@ -20,7 +20,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import properties as P
-from ..description import canonical_value
+from ..json_values import canonical_value
 
 F32, I32, I64 = np.float32, np.int32, np.int64  # the kernel's element types (int32 for flags)
 FLT_MIN = float(np.finfo(np.float32).tiny)  # vehicle2's "in the air" separation marker

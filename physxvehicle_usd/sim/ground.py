@@ -19,7 +19,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..description import GroundDescription, canonical_value
+from ..description import GroundDescription
+from ..json_values import canonical_value
 from .contact.polytopes import placed_hull
 from .triangle_grid import TriangleGrid
 

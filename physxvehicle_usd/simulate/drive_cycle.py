@@ -9,7 +9,8 @@ import numpy as np
 from pxr import Usd
 
 from .. import properties as P
-from ..description import Block, Source, StageDescription, canonical_value
+from ..description import Block, Source, StageDescription
+from ..json_values import canonical_value
 from ..stage.values import time_samples
 from .control_specs import CONTROL_PROPERTIES
 

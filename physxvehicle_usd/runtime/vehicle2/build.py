@@ -14,7 +14,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ...description import Block, StageDescription, canonical_value
+from ...description import Block, StageDescription
+from ...json_values import canonical_value
 from ...sim import vecmath as vm
 from .params import (
     AUTOMATIC_GEAR,

@@ -12,7 +12,8 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from ...collision_filter import GroupFilter
-from ...description import Block, GroundDescription, MaterialDescription, ShapeDescription, canonical_value
+from ...description import Block, GroundDescription, MaterialDescription, ShapeDescription
+from ...json_values import canonical_value
 from ...properties import COMBINE_MODES, DERIVED_ROWS, MATERIAL
 from .. import vecmath as vm
 from ..declare import CONTACT_PARAMS
