@@ -1,5 +1,5 @@
-"""The compiled substeps of the simulator (physxvehicle_usd/sim/_substeps.c) and its row solver (_row_solver.c), one
-extension; everything else is in pyproject.toml.
+"""The compiled substeps of the simulator (physxvehicle_usd/sim/_substeps.c), its row solver (_row_solver.c) and
+the end of a step for vehicles with sticky rows only (_end_step.c), one extension; everything else is in pyproject.toml.
 
 Flags:
 - -ffp-contract=off: IEEE arithmetic in the written order, no fused multiply-adds (which the scalar remainder
@@ -25,6 +25,7 @@ elif platform.machine() in ("aarch64", "arm64"):
 # depends: the generated Batch header (tools/generate_kernel_header.py) rebuilds the extension when it changes, and
 # ships in the sdist
 setup(ext_modules=[Extension("physxvehicle_usd.sim._substeps", ["physxvehicle_usd/sim/_substeps.c",
-                                                                "physxvehicle_usd/sim/_row_solver.c"],
+                                                                "physxvehicle_usd/sim/_row_solver.c",
+                                                                "physxvehicle_usd/sim/_end_step.c"],
                              depends=["physxvehicle_usd/sim/_substeps_batch.h"], extra_compile_args=flags,
                              extra_link_args=["-fopenmp"], libraries=["m"], optional=True)])

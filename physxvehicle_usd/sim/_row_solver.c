@@ -302,12 +302,13 @@ int pvu_rows_tgs(const RowSolve *b) {
 
 /* vecmath.quat_integrate_exact applied n times: q <- normalize(dq q), dq = (cos, w sin / |w|) of each position
    iteration's half angle (their sines and cosines from numpy); q (4, V) in/out, angular (n, 3, V), sine and
-   cosine (n, V). */
+   cosine (n, V); rotations (V): how many of the n each vehicle takes (NULL: all n). */
 int pvu_rows_orientation(int64_t n, int64_t V, float *q, const float *angular, const float *sine,
-                         const float *cosine) {
+                         const float *cosine, const int64_t *rotations) {
     for (int64_t v = 0; v < V; ++v) {
         float qw = q[v], qx = q[V + v], qy = q[2 * V + v], qz = q[3 * V + v];
-        for (int64_t i = 0; i < n; ++i) {
+        const int64_t count = rotations ? rotations[v] : n;
+        for (int64_t i = 0; i < count; ++i) {
             const float wx = angular[(i * 3) * V + v], wy = angular[(i * 3 + 1) * V + v],
                         wz = angular[(i * 3 + 2) * V + v];
             const float speed = sqrtf(wx * wx + wy * wy + wz * wz);
