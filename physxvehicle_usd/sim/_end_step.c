@@ -5,7 +5,7 @@
    Per vehicle, the numpy code's arithmetic in its order and precision (float32 state; the damping factors and the
    sticky rows' gains formed in double, as numpy promotes them): damping, the velocity limits, the gyroscopic term,
    then either the sticky rows (their Jacobians at the begin pose, the unit responses, the spring gains, and
-   `pvu_rows_soft`'s sweep matrix and position iterations) or, for a vehicle without rows, the position integrated
+   `pvu_rows_soft_strided`'s sweep matrix and position iterations) or, for a vehicle without rows, the position integrated
    as `integrate_position` does. einsum's sums (vecmath.matvec, matTvec) start from +0 and add the three products
    in order, so a sum of -0 products is +0 here as there. The pose's rotation is left to the caller, as in
    _row_solver.c: each rotation's angular velocity and half angle are written out, numpy takes their sines and
@@ -46,9 +46,10 @@ typedef struct {
 
 int64_t pvu_end_step_size(void) { return (int64_t)sizeof(EndStep); }
 
-int pvu_rows_soft(int64_t V, int64_t R, int64_t n, int64_t threads, const float *J, const float *WJ,
-                  const float *gain, const uint8_t *listed, float h_f, float *x_all, float *position_all,
-                  float *angular, float *half);
+int pvu_rows_soft_strided(int64_t V, int64_t R, int64_t n, int64_t threads, const float *J, const float *WJ,
+                          const float *gain, int64_t component, int64_t vehicle, int64_t row, int64_t gain_vehicle,
+                          int64_t gain_row, const uint8_t *listed, float h_f, float *x_all, float *position_all,
+                          float *angular, float *half);
 
 /* numpy's maximum: a NaN in either operand is the result */
 static inline double max_d(double a, double b) { return (a >= b || a != a) ? a : b; }
@@ -142,9 +143,10 @@ static inline int64_t row_index(int64_t W, int64_t w, int kind) {
 }
 
 /* vehicle v's sticky rows (row_solver._row_jacobians, _spring_gains) into slot k of the group's arrays: J, WJ
-   (6, Vr, R), gain (Vr, R); the limit rows (inactive: a vehicle with one is left to numpy) keep gain 0 */
+   (R, 6, Vr), gain (R, Vr) (the vehicles side by side, as the soft solve takes them); the limit rows (inactive:
+   a vehicle with one is left to numpy) keep gain 0 */
 static void sticky_rows(const EndStep *b, int64_t v, int64_t k, int64_t Vr, float *J, float *WJ, float *gain) {
-    const int64_t V = b->V, W = b->W, R = 3 * W, rs = Vr * R;
+    const int64_t V = b->V, W = b->W;
     const double h = b->dt / (double)b->iterations;
     const float q[4] = {b->begin_orientation[v], b->begin_orientation[V + v], b->begin_orientation[2 * V + v],
                         b->begin_orientation[3 * V + v]};
@@ -156,10 +158,10 @@ static void sticky_rows(const EndStep *b, int64_t v, int64_t k, int64_t Vr, floa
         const int64_t e = v * W + w;
         const float arm[3] = {b->arm[e], b->arm[V * W + e], b->arm[2 * V * W + e]};
         for (int kind = 0; kind < 3; ++kind) {
-            const int64_t r = k * R + row_index(W, w, kind);
+            const int64_t r = row_index(W, w, kind), at = r * 6 * Vr + k; /* J[r, a, k] at at + a * Vr */
             if (kind == 2) { /* a limit row: in no vehicle's sweep (its gain is 0) */
-                gain[r] = 0.0f;
-                for (int a = 0; a < 6; ++a) J[a * rs + r] = WJ[a * rs + r] = 0.0f;
+                gain[r * Vr + k] = 0.0f;
+                for (int a = 0; a < 6; ++a) J[at + a * Vr] = WJ[at + a * Vr] = 0.0f;
                 continue;
             }
             const float *dir = kind == 0 ? b->lng_dir : b->lat_dir;
@@ -172,16 +174,16 @@ static void sticky_rows(const EndStep *b, int64_t v, int64_t k, int64_t Vr, floa
             const float wj_lin[3] = {lin[0] * inv_mass, lin[1] * inv_mass, lin[2] * inv_mass};
             const float u = dot3(lin, wj_lin) + dot3(ang, wj_ang);
             for (int a = 0; a < 3; ++a) {
-                J[a * rs + r] = lin[a];
-                J[(3 + a) * rs + r] = ang[a];
-                WJ[a * rs + r] = wj_lin[a];
-                WJ[(3 + a) * rs + r] = wj_ang[a];
+                J[at + a * Vr] = lin[a];
+                J[at + (3 + a) * Vr] = ang[a];
+                WJ[at + a * Vr] = wj_lin[a];
+                WJ[at + (3 + a) * Vr] = wj_ang[a];
             }
             const uint8_t sticky = (kind == 0 ? b->sticky_lng : b->sticky_lat)[e] && b->mask[e];
             const int act = sticky && u > 0.0f;
             const double damping = (double)(kind == 0 ? b->lng_damping : b->lat_damping)[e];
             const double spring = act ? damping * h : 0.0;
-            gain[r] = (float)(spring / (1.0 + spring) / (act ? (double)u : 1.0));
+            gain[r * Vr + k] = (float)(spring / (1.0 + spring) / (act ? (double)u : 1.0));
         }
     }
 }
@@ -254,10 +256,10 @@ int pvu_end_step_soft(const EndStep *b) {
     }
     if (Vr > 0) {
         /* the rows some vehicle's sweep takes (row_solver: a row with a non-zero gain in some vehicle) */
-        for (int64_t k = 0; k < Vr; ++k)
-            for (int64_t r = 0; r < R; ++r) listed[r] = listed[r] | (gain[k * R + r] != 0.0f);
-        pvu_rows_soft(Vr, R, n, threads, J, WJ, gain, listed, (float)(b->dt / (double)n), x, position, angular,
-                      half);
+        for (int64_t r = 0; r < R; ++r)
+            for (int64_t k = 0; k < Vr; ++k) listed[r] = listed[r] | (gain[r * Vr + k] != 0.0f);
+        pvu_rows_soft_strided(Vr, R, n, threads, J, WJ, gain, Vr, 1, 6 * Vr, 1, Vr, listed,
+                              (float)(b->dt / (double)n), x, position, angular, half);
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && V > 1)
         for (int64_t v = 0; v < V; ++v) {
             const int64_t k = slot[v];
