@@ -1,12 +1,12 @@
 """The compiled end of a step (sim/_end_step.c through sim/compiled_end_step.py) against its numpy twin
-(pipeline.constraint_rows, then rigid_body.end_step_physx with row_solver's `_solve_soft_rows`).
+(pipeline.constraint_rows, then rigid_body.end_step_physx with row_solver's `_solve_soft_rows` and `_solve_rows_tgs`).
 
 The C call does the numpy code's arithmetic in its order and precision (float32 state; damping factors and spring
 gains formed in double; einsum's sums from +0; numpy's own sin and cos for the pose's rotation), so the two are held
 to 0 ulps, compared bit for bit (a -0 against a +0 fails): the velocities and the pose, on random states (random
-sticky flags, some vehicles without rows, velocities over their limits, vehicles without the gyroscopic term) and
-over whole simulated runs (a braked fleet at rest, on a slope, rolling; cars whose suspension-limit rows act, where
-the C call declines those steps and numpy ends them). A vehicle's result does not depend on the thread count.
+sticky flags, some vehicles without rows, some with suspension-limit rows, velocities over their limits, vehicles
+without the gyroscopic term) and over whole simulated runs (a braked fleet at rest, on a slope, rolling; cars whose
+suspension-limit rows act). A vehicle's result does not depend on the thread count.
 Where the extension is not built (no C compiler) these tests skip.
 """
 from __future__ import annotations
@@ -41,10 +41,11 @@ def fleet() -> Simulator:
     return sim
 
 
-def _random_state(sim: Simulator, seed: int):
-    """(params, state, begin position, begin orientation): the fleet's parameters with random damping, velocity
-    limits and gyroscopic flags, and a random state after the substeps (sticky flags, rows' directions and arms,
-    velocities, a pose that moved from the begin pose); no suspension-limit row (every separation >= 0)."""
+def _random_state(sim: Simulator, seed: int, limits: bool):
+    """(params, state, road normal, begin position, begin orientation): the fleet's parameters with random damping,
+    velocity limits and gyroscopic flags, and a random state after the substeps (sticky flags, rows' directions and
+    arms, velocities, a pose that moved from the begin pose); with `limits`, some wheels below their suspension's
+    full compression (a negative separation: an active limit row), else none."""
     rng = np.random.default_rng(seed)
     p, s = copy.copy(sim.params), copy.deepcopy(sim.state)
     V, W = p.V, p.W
@@ -67,23 +68,25 @@ def _random_state(sim: Simulator, seed: int):
     s.sticky_lng, s.sticky_lat = rng.random((V, W)) < 0.5, rng.random((V, W)) < 0.5
     s.sticky_lng[2:4], s.sticky_lat[2:4] = False, False  # two vehicles without rows
     s.separation = (rng.random((V, W)) * 0.01).astype(np.float32)
+    if limits:  # a limit row in vehicles 0 (at rest), 4 and 5 (the others' rows sticky only, or none)
+        s.separation[[0, 4, 5, 5], [1, 0, 2, 3]] = np.float32([-0.02, -0.001, -0.05, -0.003])
+    normal = rng.standard_normal((3, V, W))
+    normal = (normal / np.linalg.norm(normal, axis=0)).astype(np.float32)
     s.out = dict(s.out)
     for name in ("_lng_dir", "_lat_dir"):
         v = rng.standard_normal((3, V, W))
         s.out[name] = (v / np.linalg.norm(v, axis=0)).astype(np.float32)
     s.out["_app_arm"] = (rng.standard_normal((3, V, W)) * 1.5).astype(np.float32)
-    return p, s, begin_position, begin_orientation
+    return p, s, normal, begin_position, begin_orientation
 
 
-def _numpy_end(p, s, begin_position, begin_orientation, kernel_threads):
-    """The numpy path: the rows constraint_rows lists, then end_step_physx (its soft solve in numpy, or in
+def _numpy_end(p, s, normal, begin_position, begin_orientation, kernel_threads):
+    """The numpy path: the rows constraint_rows lists, then end_step_physx (its solves in numpy, or in
     compiled_rows' C with kernel_threads)."""
     V, W = p.V, p.W
-    flat = RoadGeometry(hit=np.ones((V, W), bool), normal=np.broadcast_to(np.float32([[[0.0]], [[0.0]], [[1.0]]]),
-                                                                          (3, V, W)),
-                        offset=np.zeros((V, W), np.float32), friction=np.ones((V, W), np.float32),
-                        shape=np.zeros((V, W), np.int64))  # (its normal goes into the limit rows only: none act)
-    rows = pipeline.constraint_rows(p, s, flat)
+    road = RoadGeometry(hit=np.ones((V, W), bool), normal=normal, offset=np.zeros((V, W), np.float32),
+                        friction=np.ones((V, W), np.float32), shape=np.zeros((V, W), np.int64))
+    rows = pipeline.constraint_rows(p, s, road)
     end_step_physx(p, s, begin_position, begin_orientation, rows, DT, None, None, kernel_threads)
 
 
@@ -94,14 +97,15 @@ def _bits(s) -> list[np.ndarray]:
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_the_compiled_end_of_a_step_is_numpy_s_to_the_bit_on_random_states(fleet, seed):
-    p, s, begin_position, begin_orientation = _random_state(fleet, seed)
+@pytest.mark.parametrize("limits", [False, True], ids=["sticky rows", "with limit rows"])
+def test_the_compiled_end_of_a_step_is_numpy_s_to_the_bit_on_random_states(fleet, seed, limits):
+    p, s, normal, begin_position, begin_orientation = _random_state(fleet, seed, limits)
     assert compiled_end_step.covers(p, s)
     before = _bits(s)
     ours, theirs, compiled_rows = copy.deepcopy(s), copy.deepcopy(s), copy.deepcopy(s)
-    assert compiled_end_step.end_step(p, ours, begin_position, begin_orientation, DT, 1)
-    _numpy_end(p, theirs, begin_position, begin_orientation, None)
-    _numpy_end(p, compiled_rows, begin_position, begin_orientation, 1)
+    compiled_end_step.end_step(p, ours, normal, begin_position, begin_orientation, DT, 1)
+    _numpy_end(p, theirs, normal, begin_position, begin_orientation, None)
+    _numpy_end(p, compiled_rows, normal, begin_position, begin_orientation, 1)
     for a, b, c in zip(_bits(ours), _bits(theirs), _bits(compiled_rows)):
         np.testing.assert_array_equal(a, b)  # 0 ulps, the sign of zero included
         np.testing.assert_array_equal(a, c)
@@ -110,21 +114,12 @@ def test_the_compiled_end_of_a_step_is_numpy_s_to_the_bit_on_random_states(fleet
 
 
 def test_the_compiled_end_of_a_step_does_not_depend_on_the_thread_count(fleet):
-    p, s, begin_position, begin_orientation = _random_state(fleet, 11)
+    p, s, normal, begin_position, begin_orientation = _random_state(fleet, 11, True)
     one, many = copy.deepcopy(s), copy.deepcopy(s)
-    assert compiled_end_step.end_step(p, one, begin_position, begin_orientation, DT, 1)
-    assert compiled_end_step.end_step(p, many, begin_position, begin_orientation, DT, 3)
+    compiled_end_step.end_step(p, one, normal, begin_position, begin_orientation, DT, 1)
+    compiled_end_step.end_step(p, many, normal, begin_position, begin_orientation, DT, 3)
     for a, b in zip(_bits(one), _bits(many)):
         np.testing.assert_array_equal(a, b)
-
-
-def test_a_suspension_limit_row_leaves_the_step_to_numpy(fleet):
-    p, s, begin_position, begin_orientation = _random_state(fleet, 3)
-    s.separation[4, 1] = np.float32(-0.01)
-    before = _bits(s)
-    assert not compiled_end_step.end_step(p, s, begin_position, begin_orientation, DT, 1)
-    for a, b in zip(before, _bits(s)):
-        np.testing.assert_array_equal(a, b)  # nothing written
 
 
 def test_pgs_float64_and_mixed_iteration_counts_stay_with_numpy(fleet):
@@ -143,14 +138,14 @@ def test_pgs_float64_and_mixed_iteration_counts_stay_with_numpy(fleet):
 
 
 def _counting(monkeypatch) -> dict:
-    """Count the compiled ends of a step, taken and declined (the real ones run)."""
-    calls = {"taken": 0, "declined": 0}
+    """Count the compiled ends of a step (the real ones run), and those with an active suspension-limit row."""
+    calls = {"taken": 0, "with limit rows": 0}
     end_step = compiled_end_step.end_step
 
-    def counted(*args, **kwargs):
-        done = end_step(*args, **kwargs)
-        calls["taken" if done else "declined"] += 1
-        return done
+    def counted(p, s, *args, **kwargs):
+        calls["taken"] += 1
+        calls["with limit rows"] += bool(((s.separation < 0.0) & p.mask).any())
+        return end_step(p, s, *args, **kwargs)
 
     monkeypatch.setattr(compiled_end_step, "end_step", counted)
     return calls
@@ -181,12 +176,14 @@ def test_fleets_run_alike_with_the_compiled_end_of_a_step_and_numpy(monkeypatch,
     np.testing.assert_array_equal(threads.view(np.uint32), theirs.view(np.uint32))
 
 
-def test_cars_with_suspension_limit_rows_run_alike_with_the_compiled_end_of_a_step_and_numpy(tmp_path, monkeypatch):
+@pytest.mark.parametrize("units", ["m", "cm_g"])
+def test_cars_with_suspension_limit_rows_run_alike_with_the_compiled_end_of_a_step_and_numpy(tmp_path, monkeypatch,
+                                                                                           units):
     """The regimes' cars (tests/scenarios/regimes.py): one rolling 0.15 m below full compression, one dropped 1.5 m:
-    the steps with an active limit row are declined (numpy ends them), the others taken."""
-    description = read_stage(str(build_regimes(tmp_path)["m"]))
+    their limit rows act in the first steps and on landing."""
+    description = read_stage(str(build_regimes(tmp_path)[units]))
     calls = _counting(monkeypatch)
     ours, _ = _trajectory(description, 90, StepOptions(), {"accelerator": 1.0})
-    assert calls["declined"] > 0 and calls["taken"] > 0
+    assert calls["taken"] == 90 and calls["with limit rows"] > 0
     theirs, _ = _trajectory(description, 90, StepOptions(compiled_rows=False), {"accelerator": 1.0})
     np.testing.assert_array_equal(ours.view(np.uint32), theirs.view(np.uint32))

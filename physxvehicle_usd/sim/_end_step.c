@@ -1,13 +1,14 @@
-/* The PhysX end of a step for vehicles whose only rows are sticky tire rows (sim/rigid_body.py `end_step_physx`
-   after pipeline.constraint_rows, with row_solver's `_solve_soft_rows`), compiled: one call from the wheels' substep
-   outputs to the solved velocities and position, no array per row in between.
+/* The PhysX end of a step for vehicles without contacts in a TGS scene (sim/rigid_body.py `end_step_physx` after
+   pipeline.constraint_rows, with row_solver's `_solve_soft_rows` and `_solve_rows_tgs`), compiled: one call from the
+   wheels' substep outputs to the solved velocities and position, no array per row in between.
 
    Per vehicle, the numpy code's arithmetic in its order and precision (float32 state; the damping factors and the
    sticky rows' gains formed in double, as numpy promotes them): damping, the velocity limits, the gyroscopic term,
-   then either the sticky rows (their Jacobians at the begin pose, the unit responses, the spring gains, and
-   `pvu_rows_soft_strided`'s sweep matrix and position iterations) or, for a vehicle without rows, the position integrated
-   as `integrate_position` does. einsum's sums (vecmath.matvec, matTvec) start from +0 and add the three products
-   in order, so a sum of -0 products is +0 here as there. The pose's rotation is left to the caller, as in
+   then the vehicle's rows (their Jacobians at the begin pose, unit responses, spring gains, reciprocal responses)
+   and its group's solve: sticky rows only, `pvu_rows_soft_strided`'s sweep matrix and position iterations; with an
+   active suspension-limit row, `pvu_rows_tgs`'s iterations. A vehicle without rows has its position integrated as
+   `integrate_position` does. einsum's sums (vecmath.matvec, matTvec) start from +0 and add the three products in
+   order, so a sum of -0 products is +0 here as there. The pose's rotation is left to the caller, as in
    _row_solver.c: each rotation's angular velocity and half angle are written out, numpy takes their sines and
    cosines, and `pvu_rows_orientation` chains them from the begin orientation.
 
@@ -21,8 +22,10 @@
 #include <omp.h>
 #endif
 
+#include "_row_solver.h"
+
 typedef struct {
-    int64_t V, W, iterations, threads; /* iterations: the vehicles' position iterations (one count for all) */
+    int64_t V, W, iterations, velocity_iterations, threads; /* the vehicles' iteration counts (one for all) */
     double dt;
     /* the body after the substeps */
     const float *linear_velocity, *angular_velocity; /* (3, V) */
@@ -33,7 +36,7 @@ typedef struct {
     const float *max_linear_velocity, *max_angular_velocity; /* (V) */
     const uint8_t *gyroscopic;                               /* (V) */
     /* the wheels after the last substep */
-    const float *lng_dir, *lat_dir, *arm;          /* (3, V, W): the sticky rows' directions, where they act */
+    const float *lng_dir, *lat_dir, *normal, *arm; /* (3, V, W): the rows' directions, where they act */
     const float *separation;                       /* (V, W) */
     const uint8_t *sticky_lng, *sticky_lat, *mask; /* (V, W) */
     const float *lng_damping, *lat_damping;        /* (V, W) */
@@ -46,10 +49,6 @@ typedef struct {
 
 int64_t pvu_end_step_size(void) { return (int64_t)sizeof(EndStep); }
 
-int pvu_rows_soft_strided(int64_t V, int64_t R, int64_t n, int64_t threads, const float *J, const float *WJ,
-                          const float *gain, int64_t component, int64_t vehicle, int64_t row, int64_t gain_vehicle,
-                          int64_t gain_row, const uint8_t *listed, float h_f, float *x_all, float *position_all,
-                          float *angular, float *half);
 
 /* numpy's maximum: a NaN in either operand is the result */
 static inline double max_d(double a, double b) { return (a >= b || a != a) ? a : b; }
@@ -142,10 +141,18 @@ static inline int64_t row_index(int64_t W, int64_t w, int kind) {
     return 3 * first + kind * size + (w - first);
 }
 
-/* vehicle v's sticky rows (row_solver._row_jacobians, _spring_gains) into slot k of the group's arrays: J, WJ
-   (R, 6, Vr), gain (R, Vr) (the vehicles side by side, as the soft solve takes them); the limit rows (inactive:
-   a vehicle with one is left to numpy) keep gain 0 */
-static void sticky_rows(const EndStep *b, int64_t v, int64_t k, int64_t Vr, float *J, float *WJ, float *gain) {
+/* A solve group's row arrays: J, WJ (6, Vg, R) and the per-row values (Vg, R), at the strides that solve takes
+   (element (a, k, r) of J at a * component + k * vehicle + r * row, (k, r) of the others at k * each + r * row_each);
+   recip, separation and act only for a TGS group (NULL in a soft one). */
+typedef struct {
+    int64_t component, vehicle, row, each, row_each;
+    float *J, *WJ, *gain, *recip, *separation;
+    uint8_t *act;
+} Group;
+
+/* vehicle v's rows (pipeline.constraint_rows, row_solver._row_jacobians, _spring_gains, and `_solve_rows_tgs`'s
+   reciprocal responses and separations) into slot k of group g */
+static void vehicle_rows(const EndStep *b, int64_t v, int64_t k, const Group *g) {
     const int64_t V = b->V, W = b->W;
     const double h = b->dt / (double)b->iterations;
     const float q[4] = {b->begin_orientation[v], b->begin_orientation[V + v], b->begin_orientation[2 * V + v],
@@ -157,14 +164,10 @@ static void sticky_rows(const EndStep *b, int64_t v, int64_t k, int64_t Vr, floa
     for (int64_t w = 0; w < W; ++w) {
         const int64_t e = v * W + w;
         const float arm[3] = {b->arm[e], b->arm[V * W + e], b->arm[2 * V * W + e]};
-        for (int kind = 0; kind < 3; ++kind) {
-            const int64_t r = row_index(W, w, kind), at = r * 6 * Vr + k; /* J[r, a, k] at at + a * Vr */
-            if (kind == 2) { /* a limit row: in no vehicle's sweep (its gain is 0) */
-                gain[r * Vr + k] = 0.0f;
-                for (int a = 0; a < 6; ++a) J[at + a * Vr] = WJ[at + a * Vr] = 0.0f;
-                continue;
-            }
-            const float *dir = kind == 0 ? b->lng_dir : b->lat_dir;
+        for (int kind = 0; kind < 3; ++kind) { /* longitudinal, lateral (sticky), suspension limit */
+            const int64_t r = row_index(W, w, kind);
+            const int64_t at = k * g->vehicle + r * g->row, each = k * g->each + r * g->row_each;
+            const float *dir = kind == 0 ? b->lng_dir : kind == 1 ? b->lat_dir : b->normal;
             const float lin[3] = {dir[e], dir[V * W + e], dir[2 * V * W + e]};
             float ang[3], local[3], wj_ang[3];
             cross(arm, lin, ang);
@@ -174,50 +177,74 @@ static void sticky_rows(const EndStep *b, int64_t v, int64_t k, int64_t Vr, floa
             const float wj_lin[3] = {lin[0] * inv_mass, lin[1] * inv_mass, lin[2] * inv_mass};
             const float u = dot3(lin, wj_lin) + dot3(ang, wj_ang);
             for (int a = 0; a < 3; ++a) {
-                J[at + a * Vr] = lin[a];
-                J[at + (3 + a) * Vr] = ang[a];
-                WJ[at + a * Vr] = wj_lin[a];
-                WJ[at + (3 + a) * Vr] = wj_ang[a];
+                g->J[at + a * g->component] = lin[a];
+                g->J[at + (3 + a) * g->component] = ang[a];
+                g->WJ[at + a * g->component] = wj_lin[a];
+                g->WJ[at + (3 + a) * g->component] = wj_ang[a];
             }
-            const uint8_t sticky = (kind == 0 ? b->sticky_lng : b->sticky_lat)[e] && b->mask[e];
-            const int act = sticky && u > 0.0f;
-            const double damping = (double)(kind == 0 ? b->lng_damping : b->lat_damping)[e];
-            const double spring = act ? damping * h : 0.0;
-            gain[r * Vr + k] = (float)(spring / (1.0 + spring) / (act ? (double)u : 1.0));
+            const int active = kind == 2 ? b->mask[e] && b->separation[e] < 0.0f
+                                         : (kind == 0 ? b->sticky_lng : b->sticky_lat)[e] && b->mask[e];
+            const int sticky = kind != 2 && active && u > 0.0f;
+            const double damping = kind == 2 ? 0.0 : (double)(kind == 0 ? b->lng_damping : b->lat_damping)[e];
+            const double spring = sticky ? damping * h : 0.0;
+            g->gain[each] = (float)(spring / (1.0 + spring) / (sticky ? (double)u : 1.0));
+            if (g->recip) {
+                const int acts = active && u > 0.0f; /* a zero Jacobian: PhysX's zero reciprocal response */
+                g->act[each] = (uint8_t)acts;
+                g->recip[each] = acts ? 1.0f / u : 0.0f;
+                g->separation[each] = kind == 2 ? b->separation[e] : 0.0f;
+            }
         }
     }
 }
 
-/* 0: done; 1: a suspension-limit row is active (the caller solves the step in numpy; nothing written); -1: out of
-   memory */
-int pvu_end_step_soft(const EndStep *b) {
+/* a vehicle's solve (row_solver.solve_vehicle_constraints' groups, TGS, no contacts) */
+enum { NO_ROWS = 0, SOFT = 1, WITH_LIMIT = 2 };
+
+/* 0: done; -1: out of memory (nothing written) */
+int pvu_end_step(const EndStep *b) {
     const int64_t V = b->V, W = b->W, R = 3 * W, n = b->iterations;
     const int threads = b->threads > 1 ? (int)b->threads : 1;
-    (void)threads;
-    /* which vehicles have rows (pipeline.constraint_rows), in order: slot[v] their index among them, -1 none */
+    /* which vehicles have rows (pipeline.constraint_rows) and whether a limit row acts, in order: slot[v] their
+       index in their group */
     int64_t *slot = malloc((size_t)(V > 0 ? V : 1) * sizeof(int64_t));
-    if (!slot) return -1;
-    int64_t Vr = 0;
+    uint8_t *kind = malloc((size_t)(V > 0 ? V : 1));
+    if (!slot || !kind) {
+        free(slot);
+        free(kind);
+        return -1;
+    }
+    int64_t Vs = 0, Vt = 0;
     for (int64_t v = 0; v < V; ++v) {
-        int rows = 0;
+        int rows = 0, limit = 0;
         for (int64_t w = 0; w < W; ++w) {
             const int64_t e = v * W + w;
-            if (b->mask[e] && b->separation[e] < 0.0f) {
-                free(slot);
-                return 1;
-            }
+            limit = limit | (b->mask[e] && b->separation[e] < 0.0f);
             rows = rows | (b->mask[e] && (b->sticky_lng[e] || b->sticky_lat[e]));
         }
-        slot[v] = rows ? Vr++ : -1;
+        kind[v] = limit ? WITH_LIMIT : rows ? SOFT : NO_ROWS;
+        slot[v] = limit ? Vt++ : rows ? Vs++ : -1;
     }
-    const int64_t Vc = Vr > 0 ? Vr : 1;
-    float *J = malloc((size_t)(6 * Vc * R) * sizeof(float)), *WJ = malloc((size_t)(6 * Vc * R) * sizeof(float));
-    float *gain = malloc((size_t)(Vc * R) * sizeof(float)), *x = malloc((size_t)(6 * Vc) * sizeof(float));
-    float *position = malloc((size_t)(3 * Vc) * sizeof(float));
-    float *angular = malloc((size_t)(n * 3 * Vc) * sizeof(float)), *half = malloc((size_t)(n * Vc) * sizeof(float));
-    uint8_t *listed = calloc((size_t)R, 1);
+    const int64_t Sc = Vs > 0 ? Vs : 1, Tc = Vt > 0 ? Vt : 1;
+    /* the soft group vehicle-contiguous (R, 6, Vs), as pvu_rows_soft_strided steps it; the TGS group as numpy's
+       (6, Vt, R), as pvu_rows_tgs takes it */
+    const Group soft = {Vs, 1, 6 * Vs, 1, Vs, malloc((size_t)(6 * Sc * R) * sizeof(float)),
+                        malloc((size_t)(6 * Sc * R) * sizeof(float)), malloc((size_t)(Sc * R) * sizeof(float)),
+                        NULL, NULL, NULL};
+    const Group tgs = {Vt * R, R, 1, R, 1, malloc((size_t)(6 * Tc * R) * sizeof(float)),
+                       malloc((size_t)(6 * Tc * R) * sizeof(float)), malloc((size_t)(Tc * R) * sizeof(float)),
+                       malloc((size_t)(Tc * R) * sizeof(float)), malloc((size_t)(Tc * R) * sizeof(float)),
+                       malloc((size_t)(Tc * R))};
+    float *xs = malloc((size_t)(6 * Sc) * sizeof(float)), *ps = malloc((size_t)(3 * Sc) * sizeof(float));
+    float *as = malloc((size_t)(n * 3 * Sc) * sizeof(float)), *hs = malloc((size_t)(n * Sc) * sizeof(float));
+    float *xt = malloc((size_t)(6 * Tc) * sizeof(float)), *pt = malloc((size_t)(3 * Tc) * sizeof(float));
+    float *at = malloc((size_t)(n * 3 * Tc) * sizeof(float)), *ht = malloc((size_t)(n * Tc) * sizeof(float));
+    float *impulse = malloc((size_t)(Tc * R) * sizeof(float));
+    uint8_t *hard = malloc((size_t)(Tc * R)); /* the TGS group's limit rows, by kind */
+    uint8_t *listed = calloc((size_t)(3 * R), 1); /* the soft group's rows; the TGS group's; its limit rows */
     int status = 0;
-    if (!J || !WJ || !gain || !x || !position || !angular || !half || !listed) {
+    if (!soft.J || !soft.WJ || !soft.gain || !tgs.J || !tgs.WJ || !tgs.gain || !tgs.recip || !tgs.separation ||
+        !tgs.act || !xs || !ps || !as || !hs || !xt || !pt || !at || !ht || !impulse || !hard || !listed) {
         status = -1;
         goto done;
     }
@@ -227,12 +254,15 @@ int pvu_end_step_soft(const EndStep *b) {
         float lin[3], ang[3];
         velocity(b, v, lin, ang);
         const int64_t k = slot[v];
-        if (k >= 0) { /* the solve's start: this velocity, the begin position */
-            sticky_rows(b, v, k, Vr, J, WJ, gain);
+        if (kind[v] != NO_ROWS) { /* the solve's start: this velocity, the begin position */
+            const int with_limit = kind[v] == WITH_LIMIT;
+            const int64_t Vg = with_limit ? Vt : Vs;
+            float *x = with_limit ? xt : xs, *position = with_limit ? pt : ps;
+            vehicle_rows(b, v, k, with_limit ? &tgs : &soft);
             for (int a = 0; a < 3; ++a) {
-                x[a * Vr + k] = lin[a];
-                x[(3 + a) * Vr + k] = ang[a];
-                position[a * Vr + k] = b->begin_position[a * V + v];
+                x[a * Vg + k] = lin[a];
+                x[(3 + a) * Vg + k] = ang[a];
+                position[a * Vg + k] = b->begin_position[a * V + v];
             }
             continue;
         }
@@ -240,9 +270,9 @@ int pvu_end_step_soft(const EndStep *b) {
         const float move_scale = (float)(b->dt / (double)(n > 1 ? n : 1));
         for (int a = 0; a < 3; ++a) {
             const float move = lin[a] * move_scale;
-            float at = b->begin_position[a * V + v] + move;
-            for (int64_t i = 1; i < n; ++i) at = at + move;
-            b->position_out[a * V + v] = at;
+            float position = b->begin_position[a * V + v] + move;
+            for (int64_t i = 1; i < n; ++i) position = position + move;
+            b->position_out[a * V + v] = position;
             b->linear_out[a * V + v] = lin[a];
             b->angular_out[a * V + v] = ang[a];
             b->angular_steps[a * V + v] = ang[a];
@@ -254,37 +284,92 @@ int pvu_end_step_soft(const EndStep *b) {
         }
         b->rotations[v] = 1;
     }
-    if (Vr > 0) {
-        /* the rows some vehicle's sweep takes (row_solver: a row with a non-zero gain in some vehicle) */
+    const float h_f = (float)(b->dt / (double)n);
+    if (Vs > 0) { /* the rows some vehicle's sweep takes (`_solve_soft_rows`: a non-zero gain in some vehicle) */
         for (int64_t r = 0; r < R; ++r)
-            for (int64_t k = 0; k < Vr; ++k) listed[r] = listed[r] | (gain[r * Vr + k] != 0.0f);
-        pvu_rows_soft_strided(Vr, R, n, threads, J, WJ, gain, Vr, 1, 6 * Vr, 1, Vr, listed,
-                              (float)(b->dt / (double)n), x, position, angular, half);
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && V > 1)
-        for (int64_t v = 0; v < V; ++v) {
-            const int64_t k = slot[v];
-            if (k < 0) continue;
-            for (int a = 0; a < 3; ++a) {
-                b->linear_out[a * V + v] = x[a * Vr + k];
-                b->angular_out[a * V + v] = x[(3 + a) * Vr + k];
-                b->position_out[a * V + v] = position[a * Vr + k];
-            }
-            for (int64_t i = 0; i < n; ++i) {
-                b->half[i * V + v] = half[i * Vr + k];
-                for (int a = 0; a < 3; ++a) b->angular_steps[(i * 3 + a) * V + v] = angular[(i * 3 + a) * Vr + k];
-            }
-            b->rotations[v] = n;
+            for (int64_t k = 0; k < Vs; ++k) listed[r] = listed[r] | (soft.gain[r * Vs + k] != 0.0f);
+        pvu_rows_soft_strided(Vs, R, n, threads, soft.J, soft.WJ, soft.gain, soft.component, soft.vehicle, soft.row,
+                              soft.each, soft.row_each, listed, h_f, xs, ps, as, hs);
+    }
+    if (Vt > 0) { /* `_solve_rows_tgs`: the rows that act in some vehicle, the limit rows among them */
+        uint8_t *t_listed = listed + R, *t_hard = listed + 2 * R;
+        for (int64_t k = 0; k < Vt; ++k)
+            for (int64_t r = 0; r < R; ++r) t_listed[r] = t_listed[r] | tgs.act[k * R + r];
+        for (int64_t k = 0; k < Vt; ++k)
+            for (int64_t w = 0; w < W; ++w)
+                for (int kind_ = 0; kind_ < 3; ++kind_) hard[k * R + row_index(W, w, kind_)] = kind_ == 2;
+        for (int64_t w = 0; w < W; ++w) {
+            const int64_t r = row_index(W, w, 2);
+            t_hard[r] = t_listed[r];
         }
+        RowSolve solve;
+        memset(&solve, 0, sizeof solve);
+        solve.V = Vt;
+        solve.R = R;
+        solve.iterations = n;
+        solve.velocity_iterations = b->velocity_iterations;
+        solve.threads = threads;
+        solve.h = b->dt / (double)n;
+        solve.dt = b->dt;
+        solve.h_f = h_f;
+        solve.bias_scale = (float)(sqrt((double)n) / b->dt);
+        solve.max_bias = (float)(0.75 / b->dt);
+        solve.J = tgs.J;
+        solve.WJ = tgs.WJ;
+        solve.recip = tgs.recip;
+        solve.spring_gain = tgs.gain;
+        solve.separation = tgs.separation;
+        solve.hard = hard;
+        solve.listed = t_listed;
+        solve.hard_listed = t_hard;
+        solve.impulse = impulse;
+        solve.x = xt;
+        solve.position = pt;
+        solve.angular = at;
+        solve.half = ht;
+        pvu_rows_tgs(&solve);
+    }
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && V > 1)
+    for (int64_t v = 0; v < V; ++v) { /* the solved vehicles' velocity, position and rotations */
+        const int64_t k = slot[v];
+        if (kind[v] == NO_ROWS) continue;
+        const int with_limit = kind[v] == WITH_LIMIT;
+        const int64_t Vg = with_limit ? Vt : Vs;
+        const float *x = with_limit ? xt : xs, *position = with_limit ? pt : ps;
+        const float *angular = with_limit ? at : as, *half = with_limit ? ht : hs;
+        for (int a = 0; a < 3; ++a) {
+            b->linear_out[a * V + v] = x[a * Vg + k];
+            b->angular_out[a * V + v] = x[(3 + a) * Vg + k];
+            b->position_out[a * V + v] = position[a * Vg + k];
+        }
+        for (int64_t i = 0; i < n; ++i) {
+            b->half[i * V + v] = half[i * Vg + k];
+            for (int a = 0; a < 3; ++a) b->angular_steps[(i * 3 + a) * V + v] = angular[(i * 3 + a) * Vg + k];
+        }
+        b->rotations[v] = n;
     }
 done:
     free(slot);
-    free(J);
-    free(WJ);
-    free(gain);
-    free(x);
-    free(position);
-    free(angular);
-    free(half);
+    free(kind);
+    free(soft.J);
+    free(soft.WJ);
+    free(soft.gain);
+    free(tgs.J);
+    free(tgs.WJ);
+    free(tgs.gain);
+    free(tgs.recip);
+    free(tgs.separation);
+    free(tgs.act);
+    free(xs);
+    free(ps);
+    free(as);
+    free(hs);
+    free(xt);
+    free(pt);
+    free(at);
+    free(ht);
+    free(impulse);
+    free(hard);
     free(listed);
     return status;
 }

@@ -21,49 +21,13 @@
 #include <omp.h>
 #endif
 
+#include "_row_solver.h"
+
 /* numpy's maximum and minimum: a NaN in either operand is the result */
 static inline double max_d(double a, double b) { return (a >= b || a != a) ? a : b; }
 static inline double min_d(double a, double b) { return (a <= b || a != a) ? a : b; }
 static inline float max_f(float a, float b) { return (a >= b || a != a) ? a : b; }
 static inline float min_f(float a, float b) { return (a <= b || a != a) ? a : b; }
-
-typedef struct {
-    int64_t V, R, Pm, N, M, iterations, velocity_iterations, threads;
-    double h, dt, friction_bias;
-    float h_f, bias_scale, max_bias; /* h, sqrt(n) / dt and 0.75 / dt rounded to float32 */
-    /* constraint rows (sticky, limit) */
-    const float *J, *WJ;                           /* (6, V, R) */
-    const float *recip, *spring_gain, *separation; /* (V, R) */
-    const uint8_t *hard;                           /* (V, R) */
-    const uint8_t *listed, *hard_listed;           /* (R): active in some vehicle of the group; and hard in some */
-    float *impulse;                                /* (V, R) out */
-    /* contact rows (Pm == 0: none) */
-    const double *cJ, *cWJ;                                        /* (6, V, Pm, N) */
-    const double *c_recip, *c_target, *c_error, *c_bias_coefficient; /* (V, Pm, N) */
-    const double *c_max_bias;                                      /* (V) */
-    const uint8_t *c_active;                                       /* (V, Pm, N) */
-    const uint8_t *c_listed;                                       /* (Pm, N) */
-    const double *fJ, *fWJ;                                        /* (2, 6, V, Pm, M) */
-    const double *f_gain, *f_error;                                /* (2, V, Pm, M) */
-    const uint8_t *anchored;                                       /* (V, Pm, M) */
-    const uint8_t *a_listed;                                       /* (Pm, M) */
-    const double *scale, *static_friction, *dynamic_friction;      /* (V, Pm) */
-    double *c_impulse;                                             /* (V, Pm, N) out */
-    double *friction;                                              /* (V, Pm, M, 2) out */
-    uint8_t *broken;                                               /* (V, Pm) out */
-    /* the body */
-    float *x;        /* (6, V) in/out: velocity (linear, angular) */
-    float *position; /* (3, V) in/out */
-    float *angular;  /* (n, 3, V) out: the angular velocity after each position iteration */
-    float *half;     /* (n, V) out: its half angle over h */
-    /* PGS (`pvu_rows_pgs`) */
-    int64_t friction_iterations;                 /* the last position iterations that solve friction rows */
-    const uint8_t *act;                          /* (V, R): the row acts (active, non-zero response) */
-    const float *impulse_kept, *limit_bias;      /* (V, R) */
-    const double *c_pgs_bias;                    /* (V, Pm, N) */
-    const double *f_pgs_bias;                    /* (2, V, Pm, M) */
-    float *motion;                               /* (6, V) out: the velocity after the position iterations */
-} RowSolve;
 
 int64_t pvu_row_solve_size(void) { return (int64_t)sizeof(RowSolve); }
 

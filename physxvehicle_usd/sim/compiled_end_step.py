@@ -1,12 +1,13 @@
-"""The compiled end of a step (sim/_end_step.c, in the extension sim/compiled.py loads) for a fleet whose only rows
-are sticky tire rows: what it covers, and the call that runs it.
+"""The compiled end of a step (sim/_end_step.c, in the extension sim/compiled.py loads) for a TGS scene's vehicles
+without contacts: what it covers, and the call that runs it.
 
-A step without contacts whose vehicles have no active suspension-limit row (a fleet braked at rest, or rolling on
-sticky tires) needs from the PhysX end of the step only rigid_body.end_step_physx's damping, velocity limits and
-gyroscopic term, and row_solver's `_solve_soft_rows` over the sticky rows pipeline.constraint_rows would list. Here
-one C call does all of it from the wheels' substep outputs, vehicle by vehicle: no row arrays, Jacobians or gains
-in numpy. The pose's rotations take numpy's sine and cosine (as compiled_rows' solves do) and one more call. The
-numpy path stays the reference (tests/test_sim_end_step.py holds the two to each other, to the bit).
+A step without contacts (a fleet braked at rest, rolling, landing on its suspension limits) needs from the PhysX end
+of the step rigid_body.end_step_physx's damping, velocity limits, gyroscopic term and pose integration, and
+row_solver's solves of the rows pipeline.constraint_rows lists: `_solve_soft_rows` for vehicles with sticky rows
+only, `_solve_rows_tgs` for those with an active suspension-limit row. Here one C call does all of it from the
+wheels' substep outputs, vehicle by vehicle: no row arrays, Jacobians or gains in numpy. The pose's rotations take
+numpy's sine and cosine (as compiled_rows' solves do) and one more call. The numpy path stays the reference
+(tests/test_sim_end_step.py holds the two to each other, to the bit).
 """
 from __future__ import annotations
 
@@ -25,11 +26,12 @@ _P = ctypes.c_void_p
 class _EndStep(ctypes.Structure):
     """Mirror of `EndStep` in _end_step.c (the loader compares its size with the extension's)."""
 
-    _fields_ = ([(name, ctypes.c_int64) for name in "V W iterations threads".split()] + [("dt", ctypes.c_double)]
+    _fields_ = ([(name, ctypes.c_int64) for name in "V W iterations velocity_iterations threads".split()]
+                + [("dt", ctypes.c_double)]
                 + [(name, _P) for name in
                    "linear_velocity angular_velocity orientation begin_position begin_orientation mass moi "
                    "linear_damping angular_damping max_linear_velocity max_angular_velocity gyroscopic "
-                   "lng_dir lat_dir arm separation sticky_lng sticky_lat mask lng_damping lat_damping "
+                   "lng_dir lat_dir normal arm separation sticky_lng sticky_lat mask lng_damping lat_damping "
                    "linear_out angular_out position_out angular_steps half rotations".split()])
 
 
@@ -38,14 +40,14 @@ def _load() -> ctypes.CDLL | None:
     if spec is None or not spec.origin:
         return None
     lib = ctypes.CDLL(spec.origin)
-    if not hasattr(lib, "pvu_end_step_soft"):  # an extension built before it: numpy ends the step
+    if not hasattr(lib, "pvu_end_step"):  # an extension built before it: numpy ends the step
         return None
     lib.pvu_end_step_size.restype = ctypes.c_int64
     if lib.pvu_end_step_size() != ctypes.sizeof(_EndStep):
         raise ImportError(f"{spec.origin} was built from another EndStep ({lib.pvu_end_step_size()} bytes, "
                           f"compiled_end_step.py's mirror {ctypes.sizeof(_EndStep)}): rebuild (pip install -e .)")
-    lib.pvu_end_step_soft.argtypes = [ctypes.POINTER(_EndStep)]
-    lib.pvu_end_step_soft.restype = ctypes.c_int
+    lib.pvu_end_step.argtypes = [ctypes.POINTER(_EndStep)]
+    lib.pvu_end_step.restype = ctypes.c_int
     lib.pvu_rows_orientation.argtypes = [ctypes.c_int64, ctypes.c_int64, _P, _P, _P, _P, _P]
     lib.pvu_rows_orientation.restype = ctypes.c_int
     return lib
@@ -78,11 +80,11 @@ def covers(p: SimParams, s: SimState) -> bool:
     return all((c == c[0]).all() for c in counts) if p.V else False
 
 
-def end_step(p: SimParams, s: SimState, begin_position: np.ndarray, begin_orientation: np.ndarray, dt: float,
-             threads: int = 1) -> bool:
+def end_step(p: SimParams, s: SimState, road_normal: np.ndarray, begin_position: np.ndarray,
+             begin_orientation: np.ndarray, dt: float, threads: int = 1) -> None:
     """rigid_body.end_step_physx with the rows pipeline.constraint_rows makes, for a step without contacts, where
-    `covers`: the state's velocities and pose replaced by the solved ones. False (nothing changed) where a vehicle
-    has an active suspension-limit row: the caller ends the step in numpy."""
+    `covers`: the state's velocities and pose replaced by the solved ones. road_normal (3, V, W): the suspension-limit
+    rows' direction (the road geometry's normal)."""
     V, W = p.V, p.W
     n = max(1, int(p.position_iterations[0]))
     call, keep = _EndStep(), []
@@ -96,12 +98,13 @@ def end_step(p: SimParams, s: SimState, begin_position: np.ndarray, begin_orient
         return array
 
     call.V, call.W, call.iterations, call.threads, call.dt = V, W, n, max(1, int(threads)), dt
+    call.velocity_iterations = int(p.velocity_iterations[0])
     for name, value in (("linear_velocity", s.linear_velocity), ("angular_velocity", s.angular_velocity),
                         ("orientation", s.body_orientation), ("begin_position", begin_position),
                         ("begin_orientation", begin_orientation), ("mass", p.mass), ("moi", p.moi),
                         ("max_linear_velocity", p.max_linear_velocity),
                         ("max_angular_velocity", p.max_angular_velocity), ("lng_dir", s.out["_lng_dir"]),
-                        ("lat_dir", s.out["_lat_dir"]), ("arm", s.out["_app_arm"]), ("separation", s.separation),
+                        ("lat_dir", s.out["_lat_dir"]), ("normal", road_normal), ("arm", s.out["_app_arm"]), ("separation", s.separation),
                         ("lng_damping", p.sticky_lng_damping_w), ("lat_damping", p.sticky_lat_damping_w)):
         set_array(name, value, np.float32)
     set_array("linear_damping", p.linear_damping, np.float64)
@@ -114,9 +117,7 @@ def end_step(p: SimParams, s: SimState, begin_position: np.ndarray, begin_orient
     steps = set_array("angular_steps", np.empty((n, 3, V), np.float32), np.float32)
     half = set_array("half", np.empty((n, V), np.float32), np.float32)
     rotations = set_array("rotations", np.empty(V, np.int64), np.int64)
-    status = _LIB.pvu_end_step_soft(ctypes.byref(call))
-    if status == 1:
-        return False
+    status = _LIB.pvu_end_step(ctypes.byref(call))
     if status != 0:
         raise RuntimeError(f"compiled end of step failed with status {status}")
     orientation = np.array(begin_orientation, np.float32, order="C")
@@ -124,4 +125,3 @@ def end_step(p: SimParams, s: SimState, begin_position: np.ndarray, begin_orient
     _LIB.pvu_rows_orientation(n, V, orientation.ctypes.data, steps.ctypes.data, sine.ctypes.data, cosine.ctypes.data,
                               rotations.ctypes.data)
     s.linear_velocity, s.angular_velocity, s.body_position, s.body_orientation = linear, angular, position, orientation
-    return True
