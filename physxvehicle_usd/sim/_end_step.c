@@ -225,23 +225,23 @@ int pvu_end_step(const EndStep *b) {
         kind[v] = limit ? WITH_LIMIT : rows ? SOFT : NO_ROWS;
         slot[v] = limit ? Vt++ : rows ? Vs++ : -1;
     }
-    const int64_t Sc = Vs > 0 ? Vs : 1, Tc = Vt > 0 ? Vt : 1;
+    const int64_t Sc = Vs > 0 ? Vs : 1, Tc = Vt > 0 ? Vt : 1, Rc = R > 0 ? R : 1; /* no malloc(0) */
     /* the soft group vehicle-contiguous (R, 6, Vs), as pvu_rows_soft_strided steps it; the TGS group as numpy's
        (6, Vt, R), as pvu_rows_tgs takes it */
-    const Group soft = {Vs, 1, 6 * Vs, 1, Vs, malloc((size_t)(6 * Sc * R) * sizeof(float)),
-                        malloc((size_t)(6 * Sc * R) * sizeof(float)), malloc((size_t)(Sc * R) * sizeof(float)),
+    const Group soft = {Vs, 1, 6 * Vs, 1, Vs, malloc((size_t)(6 * Sc * Rc) * sizeof(float)),
+                        malloc((size_t)(6 * Sc * Rc) * sizeof(float)), malloc((size_t)(Sc * Rc) * sizeof(float)),
                         NULL, NULL, NULL};
-    const Group tgs = {Vt * R, R, 1, R, 1, malloc((size_t)(6 * Tc * R) * sizeof(float)),
-                       malloc((size_t)(6 * Tc * R) * sizeof(float)), malloc((size_t)(Tc * R) * sizeof(float)),
-                       malloc((size_t)(Tc * R) * sizeof(float)), malloc((size_t)(Tc * R) * sizeof(float)),
-                       malloc((size_t)(Tc * R))};
+    const Group tgs = {Vt * R, R, 1, R, 1, malloc((size_t)(6 * Tc * Rc) * sizeof(float)),
+                       malloc((size_t)(6 * Tc * Rc) * sizeof(float)), malloc((size_t)(Tc * Rc) * sizeof(float)),
+                       malloc((size_t)(Tc * Rc) * sizeof(float)), malloc((size_t)(Tc * Rc) * sizeof(float)),
+                       malloc((size_t)(Tc * Rc))};
     float *xs = malloc((size_t)(6 * Sc) * sizeof(float)), *ps = malloc((size_t)(3 * Sc) * sizeof(float));
     float *as = malloc((size_t)(n * 3 * Sc) * sizeof(float)), *hs = malloc((size_t)(n * Sc) * sizeof(float));
     float *xt = malloc((size_t)(6 * Tc) * sizeof(float)), *pt = malloc((size_t)(3 * Tc) * sizeof(float));
     float *at = malloc((size_t)(n * 3 * Tc) * sizeof(float)), *ht = malloc((size_t)(n * Tc) * sizeof(float));
-    float *impulse = malloc((size_t)(Tc * R) * sizeof(float));
-    uint8_t *hard = malloc((size_t)(Tc * R)); /* the TGS group's limit rows, by kind */
-    uint8_t *listed = calloc((size_t)(3 * R), 1); /* the soft group's rows; the TGS group's; its limit rows */
+    float *impulse = malloc((size_t)(Tc * Rc) * sizeof(float));
+    uint8_t *hard = malloc((size_t)(Tc * Rc)); /* the TGS group's limit rows, by kind */
+    uint8_t *listed = calloc((size_t)(3 * Rc), 1); /* the soft group's rows; the TGS group's; its limit rows */
     int status = 0;
     if (!soft.J || !soft.WJ || !soft.gain || !tgs.J || !tgs.WJ || !tgs.gain || !tgs.recip || !tgs.separation ||
         !tgs.act || !xs || !ps || !as || !hs || !xt || !pt || !at || !ht || !impulse || !hard || !listed) {

@@ -53,6 +53,8 @@ class StepOptions:
     kernel_threads: int = 1  # threads of the compiled kernel (contiguous ranges of vehicles; same results)
     contacts: bool = True  # collide the vehicles' own shapes with the static ground (where a model is given)
     compiled_rows: bool = True  # with `compiled`: the TGS row solves in C where it covers them (sim/compiled_rows.py)
+    # with `compiled_rows`: a step without contacts ends in one C call, its rows built there (sim/compiled_end_step.py)
+    compiled_end_step: bool = True
 
 
 def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: float, opt: StepOptions = StepOptions(),
@@ -116,7 +118,8 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
         row_threads = opt.kernel_threads if opt.compiled and opt.compiled_rows else None  # None: numpy
         s.contacts = None if with_contacts is None else {"points": touching, "between": between, "model": contact}
         patches = pair_rows = None
-        if with_contacts is None and row_threads is not None and compiled_end_step.covers(p, s):
+        if (with_contacts is None and row_threads is not None and opt.compiled_end_step
+                and compiled_end_step.covers(p, s)):
             # no contacts: the rows built and solved in one C call from the wheels' outputs
             compiled_end_step.end_step(p, s, road.normal, begin_position, begin_orientation, dt, row_threads)
         else:
