@@ -167,6 +167,11 @@ static void vehicle_rows(const EndStep *b, int64_t v, int64_t k, const Group *g)
         for (int kind = 0; kind < 3; ++kind) { /* longitudinal, lateral (sticky), suspension limit */
             const int64_t r = row_index(W, w, kind);
             const int64_t at = k * g->vehicle + r * g->row, each = k * g->each + r * g->row_each;
+            if (kind == 2 && !g->recip) { /* a soft group's limit row: in no sweep (inactive, its gain 0) */
+                for (int a = 0; a < 6; ++a) g->J[at + a * g->component] = g->WJ[at + a * g->component] = 0.0f;
+                g->gain[each] = 0.0f;
+                continue;
+            }
             const float *dir = kind == 0 ? b->lng_dir : kind == 1 ? b->lat_dir : b->normal;
             const float lin[3] = {dir[e], dir[V * W + e], dir[2 * V * W + e]};
             float ang[3], local[3], wj_ang[3];
