@@ -41,11 +41,11 @@ def fleet() -> Simulator:
     return sim
 
 
-def _random_state(sim: Simulator, seed: int, limits: bool):
+def _random_state(sim: Simulator, seed: int, limits: str):
     """(params, state, road normal, begin position, begin orientation): the fleet's parameters with random damping,
     velocity limits and gyroscopic flags, and a random state after the substeps (sticky flags, rows' directions and
-    arms, velocities, a pose that moved from the begin pose); with `limits`, some wheels below their suspension's
-    full compression (a negative separation: an active limit row), else none."""
+    arms, velocities, a pose that moved from the begin pose); `limits`: which vehicles have a wheel below its
+    suspension's full compression (a negative separation: an active limit row), "none", "some" or "all"."""
     rng = np.random.default_rng(seed)
     p, s = copy.copy(sim.params), copy.deepcopy(sim.state)
     V, W = p.V, p.W
@@ -68,8 +68,10 @@ def _random_state(sim: Simulator, seed: int, limits: bool):
     s.sticky_lng, s.sticky_lat = rng.random((V, W)) < 0.5, rng.random((V, W)) < 0.5
     s.sticky_lng[2:4], s.sticky_lat[2:4] = False, False  # two vehicles without rows
     s.separation = (rng.random((V, W)) * 0.01).astype(np.float32)
-    if limits:  # a limit row in vehicles 0 (at rest), 4 and 5 (the others' rows sticky only, or none)
+    if limits == "some":  # a limit row in vehicles 0 (at rest), 4 and 5 (the others' rows sticky only, or none)
         s.separation[[0, 4, 5, 5], [1, 0, 2, 3]] = np.float32([-0.02, -0.001, -0.05, -0.003])
+    elif limits == "all":  # (one solve group of the whole fleet: the C call solves it into its outputs)
+        s.separation[:, 2] = np.float32(-0.01)
     normal = rng.standard_normal((3, V, W))
     normal = (normal / np.linalg.norm(normal, axis=0)).astype(np.float32)
     s.out = dict(s.out)
@@ -97,7 +99,7 @@ def _bits(s) -> list[np.ndarray]:
 
 
 @pytest.mark.parametrize("seed", range(6))
-@pytest.mark.parametrize("limits", [False, True], ids=["sticky rows", "with limit rows"])
+@pytest.mark.parametrize("limits", ["none", "some", "all"])
 def test_the_compiled_end_of_a_step_is_numpy_s_to_the_bit_on_random_states(fleet, seed, limits):
     p, s, normal, begin_position, begin_orientation = _random_state(fleet, seed, limits)
     assert compiled_end_step.covers(p, s)
@@ -114,7 +116,7 @@ def test_the_compiled_end_of_a_step_is_numpy_s_to_the_bit_on_random_states(fleet
 
 
 def test_the_compiled_end_of_a_step_does_not_depend_on_the_thread_count(fleet):
-    p, s, normal, begin_position, begin_orientation = _random_state(fleet, 11, True)
+    p, s, normal, begin_position, begin_orientation = _random_state(fleet, 11, "some")
     one, many = copy.deepcopy(s), copy.deepcopy(s)
     compiled_end_step.end_step(p, one, normal, begin_position, begin_orientation, DT, 1)
     compiled_end_step.end_step(p, many, normal, begin_position, begin_orientation, DT, 3)

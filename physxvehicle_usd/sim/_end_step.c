@@ -41,7 +41,7 @@ typedef struct {
     const uint8_t *sticky_lng, *sticky_lat, *mask; /* (V, W) */
     const float *lng_damping, *lat_damping;        /* (V, W) */
     /* out */
-    float *linear_out, *angular_out, *position_out; /* (3, V) */
+    float *linear_out, *angular_out, *position_out; /* (3, V); the velocities may be one (6, V) array */
     float *angular_steps;                           /* (iterations, 3, V): each rotation's angular velocity */
     float *half;                                    /* (iterations, V): its half angle (0 where unused) */
     int64_t *rotations;                             /* (V): the rotations of each vehicle (1 without rows) */
@@ -240,16 +240,28 @@ int pvu_end_step(const EndStep *b) {
                        malloc((size_t)(6 * Tc * Rc) * sizeof(float)), malloc((size_t)(Tc * Rc) * sizeof(float)),
                        malloc((size_t)(Tc * Rc) * sizeof(float)), malloc((size_t)(Tc * Rc) * sizeof(float)),
                        malloc((size_t)(Tc * Rc))};
-    float *xs = malloc((size_t)(6 * Sc) * sizeof(float)), *ps = malloc((size_t)(3 * Sc) * sizeof(float));
-    float *as = malloc((size_t)(n * 3 * Sc) * sizeof(float)), *hs = malloc((size_t)(n * Sc) * sizeof(float));
-    float *xt = malloc((size_t)(6 * Tc) * sizeof(float)), *pt = malloc((size_t)(3 * Tc) * sizeof(float));
-    float *at = malloc((size_t)(n * 3 * Tc) * sizeof(float)), *ht = malloc((size_t)(n * Tc) * sizeof(float));
+    /* each group's velocity, position, rotations (its own, or the outputs: `direct`) */
+    float *const scratch[8] = {malloc((size_t)(6 * Sc) * sizeof(float)), malloc((size_t)(3 * Sc) * sizeof(float)),
+                               malloc((size_t)(n * 3 * Sc) * sizeof(float)), malloc((size_t)(n * Sc) * sizeof(float)),
+                               malloc((size_t)(6 * Tc) * sizeof(float)), malloc((size_t)(3 * Tc) * sizeof(float)),
+                               malloc((size_t)(n * 3 * Tc) * sizeof(float)), malloc((size_t)(n * Tc) * sizeof(float))};
+    float *xs = scratch[0], *ps = scratch[1], *as = scratch[2], *hs = scratch[3];
+    float *xt = scratch[4], *pt = scratch[5], *at = scratch[6], *ht = scratch[7];
     float *impulse = malloc((size_t)(Tc * Rc) * sizeof(float));
     uint8_t *hard = malloc((size_t)(Tc * Rc)); /* the TGS group's limit rows, by kind */
     uint8_t *listed = calloc((size_t)(3 * Rc), 1); /* the soft group's rows; the TGS group's; its limit rows */
     int status = 0;
+    /* one group of every vehicle, in order, and the velocities out one (6, V) array: the group's solve writes the
+       outputs (no copy back) */
+    const int direct = b->angular_out == b->linear_out + 3 * V && (Vs == V || Vt == V);
+    if (direct && Vs == V) {
+        xs = b->linear_out, ps = b->position_out, as = b->angular_steps, hs = b->half;
+    } else if (direct) {
+        xt = b->linear_out, pt = b->position_out, at = b->angular_steps, ht = b->half;
+    }
     if (!soft.J || !soft.WJ || !soft.gain || !tgs.J || !tgs.WJ || !tgs.gain || !tgs.recip || !tgs.separation ||
-        !tgs.act || !xs || !ps || !as || !hs || !xt || !pt || !at || !ht || !impulse || !hard || !listed) {
+        !tgs.act || !scratch[0] || !scratch[1] || !scratch[2] || !scratch[3] || !scratch[4] || !scratch[5] ||
+        !scratch[6] || !scratch[7] || !impulse || !hard || !listed) {
         status = -1;
         goto done;
     }
@@ -269,6 +281,7 @@ int pvu_end_step(const EndStep *b) {
                 x[(3 + a) * Vg + k] = ang[a];
                 position[a * Vg + k] = b->begin_position[a * V + v];
             }
+            b->rotations[v] = n;
             continue;
         }
         /* no rows: the velocity stays; integrate_position's n moves of v dt / n (TGS), the rotation over dt */
@@ -334,10 +347,10 @@ int pvu_end_step(const EndStep *b) {
         solve.half = ht;
         pvu_rows_tgs(&solve);
     }
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && V > 1)
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && V > 1 && !direct)
     for (int64_t v = 0; v < V; ++v) { /* the solved vehicles' velocity, position and rotations */
         const int64_t k = slot[v];
-        if (kind[v] == NO_ROWS) continue;
+        if (direct || kind[v] == NO_ROWS) continue;
         const int with_limit = kind[v] == WITH_LIMIT;
         const int64_t Vg = with_limit ? Vt : Vs;
         const float *x = with_limit ? xt : xs, *position = with_limit ? pt : ps;
@@ -351,7 +364,6 @@ int pvu_end_step(const EndStep *b) {
             b->half[i * V + v] = half[i * Vg + k];
             for (int a = 0; a < 3; ++a) b->angular_steps[(i * 3 + a) * V + v] = angular[(i * 3 + a) * Vg + k];
         }
-        b->rotations[v] = n;
     }
 done:
     free(slot);
@@ -365,14 +377,7 @@ done:
     free(tgs.recip);
     free(tgs.separation);
     free(tgs.act);
-    free(xs);
-    free(ps);
-    free(as);
-    free(hs);
-    free(xt);
-    free(pt);
-    free(at);
-    free(ht);
+    for (int i = 0; i < 8; ++i) free(scratch[i]);
     free(impulse);
     free(hard);
     free(listed);

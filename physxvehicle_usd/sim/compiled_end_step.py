@@ -121,8 +121,10 @@ def end_step(p: SimParams, s: SimState, road_normal: np.ndarray, begin_position:
     for name, value in (("gyroscopic", p.gyroscopic), ("sticky_lng", s.sticky_lng), ("sticky_lat", s.sticky_lat),
                         ("mask", p.mask)):
         set_array(name, value, bool)  # read as uint8
-    linear, angular, position = (set_array(name, np.empty((3, V), np.float32), np.float32)
-                                 for name in ("linear_out", "angular_out", "position_out"))
+    velocity = np.empty((6, V), np.float32)  # one array: a group of the whole fleet is solved into it
+    linear = set_array("linear_out", velocity[:3], np.float32)
+    angular = set_array("angular_out", velocity[3:], np.float32)
+    position = set_array("position_out", np.empty((3, V), np.float32), np.float32)
     steps = set_array("angular_steps", np.empty((n, 3, V), np.float32), np.float32)
     half = set_array("half", np.empty((n, V), np.float32), np.float32)
     rotations = set_array("rotations", np.empty(V, np.int64), np.int64)
