@@ -102,7 +102,7 @@ def _bits(s) -> list[np.ndarray]:
 @pytest.mark.parametrize("limits", ["none", "some", "all"])
 def test_the_compiled_end_of_a_step_is_numpy_s_to_the_bit_on_random_states(fleet, seed, limits):
     p, s, normal, begin_position, begin_orientation = _random_state(fleet, seed, limits)
-    assert compiled_end_step.covers(p, s)
+    assert compiled_end_step.covers(p, s, normal)
     before = _bits(s)
     ours, theirs, compiled_rows = copy.deepcopy(s), copy.deepcopy(s), copy.deepcopy(s)
     compiled_end_step.end_step(p, ours, normal, begin_position, begin_orientation, DT, 1)
@@ -126,17 +126,20 @@ def test_the_compiled_end_of_a_step_does_not_depend_on_the_thread_count(fleet):
 
 def test_pgs_float64_and_mixed_iteration_counts_stay_with_numpy(fleet):
     p, s = copy.copy(fleet.params), fleet.state
-    assert compiled_end_step.covers(p, s)
+    normal = np.zeros((3, p.V, p.W), np.float32)
+    assert compiled_end_step.covers(p, s, normal)
+    assert not compiled_end_step.covers(p, s, normal.astype(np.float64))
     p.pgs = p.pgs.copy()
     p.pgs[0] = True
-    assert not compiled_end_step.covers(p, s)
+    assert not compiled_end_step.covers(p, s, normal)
     p = copy.copy(fleet.params)
     p.position_iterations = p.position_iterations.copy()
     p.position_iterations[0] += 1
-    assert not compiled_end_step.covers(p, s)
-    s64 = copy.copy(s)
-    s64.linear_velocity = s.linear_velocity.astype(np.float64)
-    assert not compiled_end_step.covers(fleet.params, s64)
+    assert not compiled_end_step.covers(p, s, normal)
+    for name in ("linear_velocity", "separation"):
+        s64 = copy.copy(s)
+        setattr(s64, name, getattr(s, name).astype(np.float64))
+        assert not compiled_end_step.covers(fleet.params, s64, normal)
 
 
 def _counting(monkeypatch) -> dict:

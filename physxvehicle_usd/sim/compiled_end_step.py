@@ -75,11 +75,15 @@ def available() -> bool:
     return _LIB is not None
 
 
-def covers(p: SimParams, s: SimState) -> bool:
-    """Whether the compiled end of a step implements this batch's: float32 state and the parameters' dtypes the
-    numpy path promotes as the C code does, TGS only, one position and one velocity iteration count for the whole
-    batch (row_solver solves the rows of each count apart, and which rows a group sweeps depends on its members)."""
-    if _LIB is None or s.linear_velocity.dtype != np.float32 or p.pgs.any():
+def covers(p: SimParams, s: SimState, road_normal: np.ndarray) -> bool:
+    """Whether the compiled end of a step implements this batch's: float32 state, substep outputs and road normals,
+    the parameters' dtypes the numpy path promotes as the C code does, TGS only, one position and one velocity
+    iteration count for the whole batch (row_solver solves the rows of each count apart, and which rows a group sweeps
+    depends on its members)."""
+    if _LIB is None or p.pgs.any():
+        return False
+    wheels = (s.out["_lng_dir"], s.out["_lat_dir"], s.out["_app_arm"], s.separation, road_normal)
+    if s.linear_velocity.dtype != np.float32 or any(a.dtype != np.float32 for a in wheels):
         return False
     if any(getattr(p, name).dtype != np.float32 for name in _FLOAT32_PARAMS):
         return False
@@ -113,8 +117,9 @@ def end_step(p: SimParams, s: SimState, road_normal: np.ndarray, begin_position:
                         ("begin_orientation", begin_orientation), ("mass", p.mass), ("moi", p.moi),
                         ("max_linear_velocity", p.max_linear_velocity),
                         ("max_angular_velocity", p.max_angular_velocity), ("lng_dir", s.out["_lng_dir"]),
-                        ("lat_dir", s.out["_lat_dir"]), ("normal", road_normal), ("arm", s.out["_app_arm"]), ("separation", s.separation),
-                        ("lng_damping", p.sticky_lng_damping_w), ("lat_damping", p.sticky_lat_damping_w)):
+                        ("lat_dir", s.out["_lat_dir"]), ("normal", road_normal), ("arm", s.out["_app_arm"]),
+                        ("separation", s.separation), ("lng_damping", p.sticky_lng_damping_w),
+                        ("lat_damping", p.sticky_lat_damping_w)):
         set_array(name, value, np.float32)
     set_array("linear_damping", p.linear_damping, np.float64)
     set_array("angular_damping", p.angular_damping, np.float64)

@@ -119,7 +119,7 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
         s.contacts = None if with_contacts is None else {"points": touching, "between": between, "model": contact}
         patches = pair_rows = None
         if (with_contacts is None and row_threads is not None and opt.compiled_end_step
-                and compiled_end_step.covers(p, s)):
+                and compiled_end_step.covers(p, s, road.normal)):
             # no contacts: the rows built and solved in one C call from the wheels' outputs
             compiled_end_step.end_step(p, s, road.normal, begin_position, begin_orientation, dt, row_threads)
         else:
