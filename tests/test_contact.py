@@ -564,6 +564,21 @@ def test_filtered_pairs_on_a_static_collider_or_on_the_vehicle_s_body_keep_them_
     assert len(generate(sim.contact, sim.ground, *_pose(sim))) == 0
 
 
+@pytest.mark.parametrize("holder, target", [("/World/Shed", "/World"), ("/World/Car", "/World")])
+def test_a_filtered_pairs_target_that_is_neither_collider_nor_body_filters_nothing(holder, target):
+    # omni.physx resolves each FilteredPairsAPI target to the physics object at its path (a shape, or an actor's
+    # shapes: InternalFilteredPairs.cpp collectFilteredObjects); /World, above both, holds none, so the chassis inside
+    # the shed still touches it (the test above names the objects themselves)
+    from pxr import Sdf, UsdPhysics
+
+    stage, _ = _car_in_shed()
+    UsdPhysics.FilteredPairsAPI.Apply(stage.GetPrimAtPath(holder)).CreateFilteredPairsRel().SetTargets([
+        Sdf.Path(target)])
+    sim = Simulator.from_description(read_stage(stage), DT)
+    assert sim.contact.collides.all()
+    assert len(generate(sim.contact, sim.ground, *_pose(sim))) == 4
+
+
 def test_a_chassis_on_a_static_box_keeps_its_points_by_the_box_rules_on_ground_with_no_plane():
     # PCM's box-box manifold (invalidate_BoxConvex): holding four points, made anew once moved 0.375 margins (the
     # lesser of the chassis box's, 0.075 m, and the slab's: 28 mm) along an axis; the ground here has no plane

@@ -101,7 +101,7 @@ class Simulator:
                 [collision.vehicles[path].collision if path in collision.vehicles else [] for path in params.paths],
                 params.com_position, params.com_orientation, collision.ground,
                 Materials(collision.materials, collision.defaultMaterial), rule, params.wheel_paths,
-                [_scene_of(collision, path) for path in params.paths])
+                [_scene_of(collision, path) for path in params.paths], params.paths)
 
         self.contact = contact_model(self.params)
         # the suspension queries meet the other vehicles' shapes (sim/vehicle_queries.py)
