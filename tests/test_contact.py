@@ -445,7 +445,7 @@ def test_a_box_that_follows_a_wheel_keeps_no_manifold():
     wheel_rows = sim.contact.following
     assert len(wheel_rows) == 4
     sim.step()
-    assert len(sim.state.contacts["points"]) and set(sim.state.contacts["points"].shape) <= set(wheel_rows)
+    assert len(sim.state.contacts.points) and set(sim.state.contacts.points.shape) <= set(wheel_rows)
     assert not persistent_rows(sim.contact)[wheel_rows].any()
     assert sim.state.manifolds is None or not np.isin(sim.state.manifolds.pairs.shape, wheel_rows).any()
 

@@ -305,7 +305,7 @@ class Simulator:
             "bodies": {
                 "position": actor_p.T.copy(), "orientation": actor_q[[1, 2, 3, 0]].T.copy(),  # (x, y, z, w) as the oracle
                 "linearVelocity": s.linear_velocity.T.copy(), "angularVelocity": s.angular_velocity.T.copy(),
-                **(s.contacts["telemetry"] if s.contacts is not None and "telemetry" in s.contacts
+                **(s.contacts.telemetry if s.contacts is not None and s.contacts.telemetry is not None
                    else empty_telemetry(p.V)),
             },
         }
