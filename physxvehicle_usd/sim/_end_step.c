@@ -49,7 +49,6 @@ typedef struct {
 
 int64_t pvu_end_step_size(void) { return (int64_t)sizeof(EndStep); }
 
-
 /* numpy's maximum: a NaN in either operand is the result */
 static inline double max_d(double a, double b) { return (a >= b || a != a) ? a : b; }
 
