@@ -1,5 +1,5 @@
-"""The compiled substeps of the simulator (physxvehicle_usd/sim/_substeps.c) and its row solver (_row_solver.c), one
-extension; everything else is in pyproject.toml.
+"""The compiled substeps of the simulator (physxvehicle_usd/sim/_substeps.c), its row solver (_row_solver.c) and
+the end of a step without contacts (_end_step.c), one extension; everything else is in pyproject.toml.
 
 Flags:
 - -ffp-contract=off: IEEE arithmetic in the written order, no fused multiply-adds (which the scalar remainder
@@ -22,9 +22,11 @@ if platform.machine() in ("x86_64", "AMD64"):
 elif platform.machine() in ("aarch64", "arm64"):
     flags.append("-mcpu=native")
 
-# depends: the generated Batch header (tools/generate_kernel_header.py) rebuilds the extension when it changes, and
-# ships in the sdist
+# depends: the generated Batch header (tools/generate_kernel_header.py) and the row solver's header rebuild the
+# extension when they change, and ship in the sdist
 setup(ext_modules=[Extension("physxvehicle_usd.sim._substeps", ["physxvehicle_usd/sim/_substeps.c",
-                                                                "physxvehicle_usd/sim/_row_solver.c"],
-                             depends=["physxvehicle_usd/sim/_substeps_batch.h"], extra_compile_args=flags,
+                                                                "physxvehicle_usd/sim/_row_solver.c",
+                                                                "physxvehicle_usd/sim/_end_step.c"],
+                             depends=["physxvehicle_usd/sim/_substeps_batch.h", "physxvehicle_usd/sim/_row_solver.h"],
+                             extra_compile_args=flags,
                              extra_link_args=["-fopenmp"], libraries=["m"], optional=True)])

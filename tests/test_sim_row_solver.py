@@ -224,7 +224,8 @@ def test_suspension_limit_rows_run_alike_with_the_compiled_solver_and_numpy(tmp_
     their limit rows act in the first steps and on landing."""
     description = read_stage(str(build_regimes(tmp_path)[units]))
     calls = _counting(monkeypatch)
-    ours, _ = _trajectory(description, 90, StepOptions(), {"accelerator": 1.0})
+    # (without contacts the step's end would go to sim/compiled_end_step.py: tests/test_sim_end_step.py)
+    ours, _ = _trajectory(description, 90, StepOptions(compiled_end_step=False), {"accelerator": 1.0})
     assert calls["solves"] > 0  # (a limit row makes the solve iterate; sticky rows alone are solved in closed form)
     theirs, _ = _trajectory(description, 90, StepOptions(compiled_rows=False), {"accelerator": 1.0})
     np.testing.assert_array_equal(ours, theirs)  # 0 ulps, every step
@@ -273,7 +274,7 @@ def test_a_braked_fleet_at_rest_runs_alike_with_the_compiled_solver_and_numpy():
     """The sticky rows of braked cars at rest (the closed-form solve) in C and in numpy: every step the same bits."""
     description = read_stage(_cars(3))
     braked = {"accelerator": 0.0, "brake0": 1.0}
-    ours, _ = _trajectory(description, 60, StepOptions(), braked)
+    ours, _ = _trajectory(description, 60, StepOptions(compiled_end_step=False), braked)
     theirs, _ = _trajectory(description, 60, StepOptions(compiled_rows=False), braked)
     np.testing.assert_array_equal(ours, theirs)
     assert np.abs(ours[-1] - ours[0]).max() < 0.05  # at rest, held by the brakes

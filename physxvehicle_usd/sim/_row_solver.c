@@ -21,49 +21,13 @@
 #include <omp.h>
 #endif
 
+#include "_row_solver.h"
+
 /* numpy's maximum and minimum: a NaN in either operand is the result */
 static inline double max_d(double a, double b) { return (a >= b || a != a) ? a : b; }
 static inline double min_d(double a, double b) { return (a <= b || a != a) ? a : b; }
 static inline float max_f(float a, float b) { return (a >= b || a != a) ? a : b; }
 static inline float min_f(float a, float b) { return (a <= b || a != a) ? a : b; }
-
-typedef struct {
-    int64_t V, R, Pm, N, M, iterations, velocity_iterations, threads;
-    double h, dt, friction_bias;
-    float h_f, bias_scale, max_bias; /* h, sqrt(n) / dt and 0.75 / dt rounded to float32 */
-    /* constraint rows (sticky, limit) */
-    const float *J, *WJ;                           /* (6, V, R) */
-    const float *recip, *spring_gain, *separation; /* (V, R) */
-    const uint8_t *hard;                           /* (V, R) */
-    const uint8_t *listed, *hard_listed;           /* (R): active in some vehicle of the group; and hard in some */
-    float *impulse;                                /* (V, R) out */
-    /* contact rows (Pm == 0: none) */
-    const double *cJ, *cWJ;                                        /* (6, V, Pm, N) */
-    const double *c_recip, *c_target, *c_error, *c_bias_coefficient; /* (V, Pm, N) */
-    const double *c_max_bias;                                      /* (V) */
-    const uint8_t *c_active;                                       /* (V, Pm, N) */
-    const uint8_t *c_listed;                                       /* (Pm, N) */
-    const double *fJ, *fWJ;                                        /* (2, 6, V, Pm, M) */
-    const double *f_gain, *f_error;                                /* (2, V, Pm, M) */
-    const uint8_t *anchored;                                       /* (V, Pm, M) */
-    const uint8_t *a_listed;                                       /* (Pm, M) */
-    const double *scale, *static_friction, *dynamic_friction;      /* (V, Pm) */
-    double *c_impulse;                                             /* (V, Pm, N) out */
-    double *friction;                                              /* (V, Pm, M, 2) out */
-    uint8_t *broken;                                               /* (V, Pm) out */
-    /* the body */
-    float *x;        /* (6, V) in/out: velocity (linear, angular) */
-    float *position; /* (3, V) in/out */
-    float *angular;  /* (n, 3, V) out: the angular velocity after each position iteration */
-    float *half;     /* (n, V) out: its half angle over h */
-    /* PGS (`pvu_rows_pgs`) */
-    int64_t friction_iterations;                 /* the last position iterations that solve friction rows */
-    const uint8_t *act;                          /* (V, R): the row acts (active, non-zero response) */
-    const float *impulse_kept, *limit_bias;      /* (V, R) */
-    const double *c_pgs_bias;                    /* (V, Pm, N) */
-    const double *f_pgs_bias;                    /* (2, V, Pm, M) */
-    float *motion;                               /* (6, V) out: the velocity after the position iterations */
-} RowSolve;
 
 int64_t pvu_row_solve_size(void) { return (int64_t)sizeof(RowSolve); }
 
@@ -302,82 +266,115 @@ int pvu_rows_tgs(const RowSolve *b) {
 
 /* vecmath.quat_integrate_exact applied n times: q <- normalize(dq q), dq = (cos, w sin / |w|) of each position
    iteration's half angle (their sines and cosines from numpy); q (4, V) in/out, angular (n, 3, V), sine and
-   cosine (n, V). */
+   cosine (n, V); rotations (V): how many of the n each vehicle takes (NULL: all n). */
 int pvu_rows_orientation(int64_t n, int64_t V, float *q, const float *angular, const float *sine,
-                         const float *cosine) {
-    for (int64_t v = 0; v < V; ++v) {
-        float qw = q[v], qx = q[V + v], qy = q[2 * V + v], qz = q[3 * V + v];
-        for (int64_t i = 0; i < n; ++i) {
-            const float wx = angular[(i * 3) * V + v], wy = angular[(i * 3 + 1) * V + v],
-                        wz = angular[(i * 3 + 2) * V + v];
-            const float speed = sqrtf(wx * wx + wy * wy + wz * wz);
-            const float s = speed > 0.0f ? sine[i * V + v] / speed : 0.0f;
-            const float aw = cosine[i * V + v], ax = wx * s, ay = wy * s, az = wz * s;
-            const float w = aw * qw - ax * qx - ay * qy - az * qz;
-            const float x = aw * qx + ax * qw + ay * qz - az * qy;
-            const float y = aw * qy - ax * qz + ay * qw + az * qx;
-            const float z = aw * qz + ax * qy - ay * qx + az * qw;
+                         const float *cosine, const int64_t *rotations) {
+    float *qw = q, *qx = q + V, *qy = q + 2 * V, *qz = q + 3 * V;
+    for (int64_t i = 0; i < n; ++i) { /* rotation i of every vehicle, the vehicles side by side (vectorised) */
+        const float *wx = angular + i * 3 * V, *wy = wx + V, *wz = wy + V;
+        const float *si = sine + i * V, *co = cosine + i * V;
+#pragma omp simd
+        for (int64_t v = 0; v < V; ++v) {
+            const float speed = sqrtf(wx[v] * wx[v] + wy[v] * wy[v] + wz[v] * wz[v]);
+            const float s = speed > 0.0f ? si[v] / speed : 0.0f;
+            const float aw = co[v], ax = wx[v] * s, ay = wy[v] * s, az = wz[v] * s;
+            const float w = aw * qw[v] - ax * qx[v] - ay * qy[v] - az * qz[v];
+            const float x = aw * qx[v] + ax * qw[v] + ay * qz[v] - az * qy[v];
+            const float y = aw * qy[v] - ax * qz[v] + ay * qw[v] + az * qx[v];
+            const float z = aw * qz[v] + ax * qy[v] - ay * qx[v] + az * qw[v];
             const float length = sqrtf(w * w + x * x + y * y + z * z);
-            qw = w / length;
-            qx = x / length;
-            qy = y / length;
-            qz = z / length;
+            const int turn = rotations == NULL || i < rotations[v];
+            qw[v] = turn ? w / length : qw[v];
+            qx[v] = turn ? x / length : qx[v];
+            qy[v] = turn ? y / length : qy[v];
+            qz[v] = turn ? z / length : qz[v];
         }
-        q[v] = qw;
-        q[V + v] = qx;
-        q[2 * V + v] = qy;
-        q[3 * V + v] = qz;
     }
     return 0;
 }
+
+/* vehicles the soft solve steps side by side: each array op over them is one vector instruction (AVX-512) */
+#define SOFT_LANES 16
 
 /* row_solver._solve_soft_rows for every vehicle of a group of sticky rows only: per vehicle the sweep's matrix
    G = prod_r (I - g_r (W j_r) j_r^T) over the listed rows (in order; a row listed for the group but not active in
    this vehicle has g_r = 0 and leaves G as it is, as in numpy), then n position iterations x <- G x, the position
    moved by x h, each iteration's angular velocity and half angle written out for pvu_rows_orientation. float32
-   throughout, sums in numpy's order. J, WJ (6, V, R), gain (V, R), listed (R), x (6, V) and position (3, V)
-   in/out, angular (n, 3, V) and half (n, V) out. */
+   throughout, sums in numpy's order. SOFT_LANES vehicles at a time, lane by lane the same operations (so the same
+   bits as one at a time). J, WJ and gain anywhere, by their strides (element (a, v, r) of J at a * component +
+   v * vehicle + r * row; of gain (v, r) at v * gain_vehicle + r * gain_row); listed (R), x (6, V) and
+   position (3, V) in/out, angular (n, 3, V) and half (n, V) out. */
+int pvu_rows_soft_strided(int64_t V, int64_t R, int64_t n, int64_t threads, const float *J, const float *WJ,
+                          const float *gain, int64_t component, int64_t vehicle, int64_t row, int64_t gain_vehicle,
+                          int64_t gain_row, const uint8_t *listed, float h_f, float *x_all, float *position_all,
+                          float *angular, float *half) {
+    enum { L = SOFT_LANES };
+    const int64_t blocks = (V + L - 1) / L;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && blocks > 1)
+    for (int64_t block = 0; block < blocks; ++block) {
+        const int64_t v0 = block * L, lanes = V - v0 < L ? V - v0 : L; /* lanes past V: zeros, never stored */
+        float G[6][6][L];
+        for (int i = 0; i < 6; ++i)
+            for (int c = 0; c < 6; ++c)
+                for (int l = 0; l < L; ++l) G[i][c][l] = i == c ? 1.0f : 0.0f;
+        for (int64_t r = 0; r < R; ++r) {
+            if (!listed[r]) continue;
+            float j[6][L], wj[6][L], g[L], jG[6][L];
+            for (int l = 0; l < L; ++l) {
+                const int64_t v = v0 + (l < lanes ? l : 0);
+                g[l] = l < lanes ? gain[v * gain_vehicle + r * gain_row] : 0.0f;
+                for (int a = 0; a < 6; ++a) {
+                    const int64_t k = a * component + v * vehicle + r * row;
+                    j[a][l] = l < lanes ? J[k] : 0.0f;
+                    wj[a][l] = l < lanes ? WJ[k] : 0.0f;
+                }
+            }
+            for (int c = 0; c < 6; ++c) { /* j^T G, summed over a in order */
+                for (int l = 0; l < L; ++l) jG[c][l] = j[0][l] * G[0][c][l];
+                for (int a = 1; a < 6; ++a)
+                    for (int l = 0; l < L; ++l) jG[c][l] = jG[c][l] + j[a][l] * G[a][c][l];
+            }
+            for (int i = 0; i < 6; ++i) {
+                float gw[L];
+                for (int l = 0; l < L; ++l) gw[l] = g[l] * wj[i][l];
+                for (int c = 0; c < 6; ++c)
+                    for (int l = 0; l < L; ++l) G[i][c][l] = G[i][c][l] - gw[l] * jG[c][l];
+            }
+        }
+        float x[6][L], position[3][L];
+        for (int l = 0; l < L; ++l) {
+            const int64_t v = v0 + (l < lanes ? l : 0);
+            for (int a = 0; a < 6; ++a) x[a][l] = l < lanes ? x_all[a * V + v] : 0.0f;
+            for (int a = 0; a < 3; ++a) position[a][l] = l < lanes ? position_all[a * V + v] : 0.0f;
+        }
+        for (int64_t it = 0; it < n; ++it) {
+            float next[6][L], speed[L];
+            for (int i = 0; i < 6; ++i) {
+                for (int l = 0; l < L; ++l) next[i][l] = G[i][0][l] * x[0][l];
+                for (int c = 1; c < 6; ++c)
+                    for (int l = 0; l < L; ++l) next[i][l] = next[i][l] + G[i][c][l] * x[c][l];
+            }
+            memcpy(x, next, sizeof x);
+            for (int a = 0; a < 3; ++a)
+                for (int l = 0; l < L; ++l) position[a][l] = position[a][l] + x[a][l] * h_f;
+            for (int l = 0; l < L; ++l) speed[l] = sqrtf(x[3][l] * x[3][l] + x[4][l] * x[4][l] + x[5][l] * x[5][l]);
+            for (int64_t l = 0; l < lanes; ++l) {
+                for (int a = 0; a < 3; ++a) angular[(it * 3 + a) * V + v0 + l] = x[3 + a][l];
+                half[it * V + v0 + l] = 0.5f * speed[l] * h_f;
+            }
+        }
+        for (int64_t l = 0; l < lanes; ++l) {
+            for (int a = 0; a < 6; ++a) x_all[a * V + v0 + l] = x[a][l];
+            for (int a = 0; a < 3; ++a) position_all[a * V + v0 + l] = position[a][l];
+        }
+    }
+    return 0;
+}
+
+/* pvu_rows_soft_strided over numpy's arrays: J, WJ (6, V, R), gain (V, R) */
 int pvu_rows_soft(int64_t V, int64_t R, int64_t n, int64_t threads, const float *J, const float *WJ,
                   const float *gain, const uint8_t *listed, float h_f, float *x_all, float *position_all,
                   float *angular, float *half) {
-    const int64_t rs = V * R;
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && V > 1)
-    for (int64_t v = 0; v < V; ++v) {
-        float G[6][6];
-        for (int i = 0; i < 6; ++i)
-            for (int c = 0; c < 6; ++c) G[i][c] = i == c ? 1.0f : 0.0f;
-        for (int64_t r = 0; r < R; ++r) {
-            if (!listed[r]) continue;
-            const int64_t k = v * R + r;
-            float jG[6];
-            for (int c = 0; c < 6; ++c) {
-                float t = J[k] * G[0][c];
-                for (int a = 1; a < 6; ++a) t = t + J[k + a * rs] * G[a][c];
-                jG[c] = t;
-            }
-            for (int i = 0; i < 6; ++i) {
-                const float gw = gain[k] * WJ[k + i * rs];
-                for (int c = 0; c < 6; ++c) G[i][c] = G[i][c] - gw * jG[c];
-            }
-        }
-        float x[6], position[3];
-        for (int a = 0; a < 6; ++a) x[a] = x_all[a * V + v];
-        for (int a = 0; a < 3; ++a) position[a] = position_all[a * V + v];
-        for (int64_t it = 0; it < n; ++it) {
-            float next[6];
-            for (int i = 0; i < 6; ++i) {
-                float t = G[i][0] * x[0];
-                for (int c = 1; c < 6; ++c) t = t + G[i][c] * x[c];
-                next[i] = t;
-            }
-            for (int a = 0; a < 6; ++a) x[a] = next[a];
-            for (int a = 0; a < 3; ++a) position[a] = position[a] + x[a] * h_f;
-            const float speed = sqrtf(x[3] * x[3] + x[4] * x[4] + x[5] * x[5]);
-            for (int a = 0; a < 3; ++a) angular[(it * 3 + a) * V + v] = x[3 + a];
-            half[it * V + v] = 0.5f * speed * h_f;
-        }
-        for (int a = 0; a < 6; ++a) x_all[a * V + v] = x[a];
-        for (int a = 0; a < 3; ++a) position_all[a * V + v] = position[a];
-    }
-    return 0;
+    return pvu_rows_soft_strided(V, R, n, threads, J, WJ, gain, V * R, R, 1, R, 1, listed, h_f, x_all, position_all,
+                                 angular, half);
 }

@@ -48,7 +48,7 @@ def _load() -> ctypes.CDLL | None:
     for solve in (lib.pvu_rows_tgs, lib.pvu_rows_pgs):
         solve.argtypes = [ctypes.POINTER(_RowSolve)]
         solve.restype = ctypes.c_int
-    lib.pvu_rows_orientation.argtypes = [_I64, _I64, _P, _P, _P, _P]
+    lib.pvu_rows_orientation.argtypes = [_I64, _I64, _P, _P, _P, _P, _P]
     lib.pvu_rows_orientation.restype = ctypes.c_int
     lib.pvu_rows_soft.argtypes = [_I64, _I64, _I64, _I64, _P, _P, _P, _P, ctypes.c_float, _P, _P, _P, _P]
     lib.pvu_rows_soft.restype = ctypes.c_int
@@ -165,7 +165,7 @@ def _rotated(orientation: np.ndarray, angular: np.ndarray, half: np.ndarray) -> 
     orientation = np.array(orientation, np.float32, order="C")
     sine, cosine = np.sin(half), np.cos(half)  # numpy's, as vecmath.quat_integrate_exact takes them
     _LIB.pvu_rows_orientation(half.shape[0], half.shape[1], orientation.ctypes.data, angular.ctypes.data,
-                              sine.ctypes.data, cosine.ctypes.data)
+                              sine.ctypes.data, cosine.ctypes.data, None)
     return orientation
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import compiled, disabled, sleep, vehicle_queries
+from . import compiled, compiled_end_step, disabled, sleep, vehicle_queries
 from . import vecmath as vm
 from .commands import update_commands
 from .contact import pairs as vehicle_pairs
@@ -53,6 +53,8 @@ class StepOptions:
     kernel_threads: int = 1  # threads of the compiled kernel (contiguous ranges of vehicles; same results)
     contacts: bool = True  # collide the vehicles' own shapes with the static ground (where a model is given)
     compiled_rows: bool = True  # with `compiled`: the TGS row solves in C where it covers them (sim/compiled_rows.py)
+    # with `compiled_rows`: a step without contacts ends in one C call, its rows built there (sim/compiled_end_step.py)
+    compiled_end_step: bool = True
 
 
 def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: float, opt: StepOptions = StepOptions(),
@@ -113,14 +115,20 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
             with_contacts[contact.vehicle[touching.shape]] = True
             if pairs:
                 with_contacts[contact.vehicle[np.concatenate([between.shape, between.static])]] = True
-        rows = constraint_rows(p, s, road, with_contacts)
-        patches = (patch_rows(contact, touching, rows.vehicles, begin_position, begin_orientation, p.length_scale,
-                              s.friction) if static else None)
-        pair_rows = (make_pair_rows(contact, between, begin_position, begin_orientation, p.length_scale,
-                                               s.pair_friction) if pairs else None)
-        s.contacts = None if with_contacts is None else StepContacts(touching, between, contact)
         row_threads = opt.kernel_threads if opt.compiled and opt.compiled_rows else None  # None: numpy
-        end_step_physx(p, s, begin_position, begin_orientation, rows, dt, patches, pair_rows, row_threads)
+        s.contacts = None if with_contacts is None else StepContacts(touching, between, contact)
+        patches = pair_rows = None
+        if (with_contacts is None and row_threads is not None and opt.compiled_end_step
+                and compiled_end_step.covers(p, s, road.normal)):
+            # no contacts: the rows built and solved in one C call from the wheels' outputs
+            compiled_end_step.end_step(p, s, road.normal, begin_position, begin_orientation, dt, row_threads)
+        else:
+            rows = constraint_rows(p, s, road, with_contacts)
+            patches = (patch_rows(contact, touching, rows.vehicles, begin_position, begin_orientation, p.length_scale,
+                                  s.friction) if static else None)
+            pair_rows = (make_pair_rows(contact, between, begin_position, begin_orientation, p.length_scale,
+                                        s.pair_friction) if pairs else None)
+            end_step_physx(p, s, begin_position, begin_orientation, rows, dt, patches, pair_rows, row_threads)
         # the friction patches this step's solve ends with (a pair without contacts ends its patches)
         s.friction = None if patches is None else _solved_friction(patches, s.contacts.solved, p.V)
         s.pair_friction = None if pair_rows is None else _solved_pair_friction(pair_rows,

@@ -178,6 +178,9 @@ def end_step_physx(p: SimParams, s: SimState, begin_position: np.ndarray, begin_
     the contact rows between them (sim/contact/patches.py pair_rows), or None; kernel_threads: solve the rows the compiled
     solver covers in C with that many threads (None: numpy; row_solver.solve_vehicle_constraints).
 
+    Without contacts, in a TGS scene, the pipeline ends a float32 step with this function's C twin instead
+    (sim/compiled_end_step.py, the same bits), where the compiled solver is asked for.
+
     velocityChange writes v, w to the actor; acceleration adds (v - v_begin)/dt as an acceleration, which
     for an actor whose velocity was v_begin gives the same velocity going into the solver. Gravity is
     disabled on vehicle actors (vehicle2 already applied it; omni.physx disables it whatever disableGravity says).

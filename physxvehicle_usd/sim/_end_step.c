@@ -1,0 +1,384 @@
+/* The PhysX end of a step for vehicles without contacts in a TGS scene (sim/rigid_body.py `end_step_physx` after
+   pipeline.constraint_rows, with row_solver's `_solve_soft_rows` and `_solve_rows_tgs`), compiled: one call from the
+   wheels' substep outputs to the solved velocities and position, no array per row in between.
+
+   Per vehicle, the numpy code's arithmetic in its order and precision (float32 state; the damping factors and the
+   sticky rows' gains formed in double, as numpy promotes them): damping, the velocity limits, the gyroscopic term,
+   then the vehicle's rows (their Jacobians at the begin pose, unit responses, spring gains, reciprocal responses)
+   and its group's solve: sticky rows only, `pvu_rows_soft_strided`'s sweep matrix and position iterations; with an
+   active suspension-limit row, `pvu_rows_tgs`'s iterations. A vehicle without rows has its position integrated as
+   `integrate_position` does. einsum's sums (vecmath.matvec, matTvec) start from +0 and add the three products in
+   order, so a sum of -0 products is +0 here as there. The pose's rotation is left to the caller, as in
+   _row_solver.c: each rotation's angular velocity and half angle are written out, numpy takes their sines and
+   cosines, and `pvu_rows_orientation` chains them from the begin orientation.
+
+   Layout: what numpy holds, C order: per vehicle (V,), vectors (3, V) component-first, per wheel (V, W) and
+   (3, V, W), flags uint8. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "_row_solver.h"
+
+typedef struct {
+    int64_t V, W, iterations, velocity_iterations, threads; /* the vehicles' iteration counts (one for all) */
+    double dt;
+    /* the body after the substeps */
+    const float *linear_velocity, *angular_velocity; /* (3, V) */
+    const float *orientation;                        /* (4, V): the gyroscopic term's frame */
+    const float *begin_position, *begin_orientation; /* (3, V), (4, V): the pose the step began with */
+    const float *mass, *moi;                         /* (V), (3, V) */
+    const double *linear_damping, *angular_damping;  /* (V) */
+    const float *max_linear_velocity, *max_angular_velocity; /* (V) */
+    const uint8_t *gyroscopic;                               /* (V) */
+    /* the wheels after the last substep */
+    const float *lng_dir, *lat_dir, *normal, *arm; /* (3, V, W): the rows' directions, where they act */
+    const float *separation;                       /* (V, W) */
+    const uint8_t *sticky_lng, *sticky_lat, *mask; /* (V, W) */
+    const float *lng_damping, *lat_damping;        /* (V, W) */
+    /* out */
+    float *linear_out, *angular_out, *position_out; /* (3, V); the velocities may be one (6, V) array */
+    float *angular_steps;                           /* (iterations, 3, V): each rotation's angular velocity */
+    float *half;                                    /* (iterations, V): its half angle (0 where unused) */
+    int64_t *rotations;                             /* (V): the rotations of each vehicle (1 without rows) */
+} EndStep;
+
+int64_t pvu_end_step_size(void) { return (int64_t)sizeof(EndStep); }
+
+/* numpy's maximum: a NaN in either operand is the result */
+static inline double max_d(double a, double b) { return (a >= b || a != a) ? a : b; }
+
+/* vecmath.quat_to_mat of q = (w, x, y, z) */
+static void quat_to_mat(const float q[4], float m[3][3]) {
+    const float v[3] = {q[1], q[2], q[3]}, v2[3] = {q[1] + q[1], q[2] + q[2], q[3] + q[3]};
+    float p[3][3], w2[3];
+    for (int a = 0; a < 3; ++a) {
+        for (int b = 0; b < 3; ++b) p[a][b] = v[a] * v2[b];
+        w2[a] = q[0] * v2[a];
+    }
+    static const int cycle[3][3] = {{0, 1, 2}, {1, 2, 0}, {2, 0, 1}};
+    for (int c = 0; c < 3; ++c) {
+        const int i = cycle[c][0], j = cycle[c][1], k = cycle[c][2];
+        m[i][i] = 1.0f - (p[j][j] + p[k][k]);
+        m[i][j] = p[i][j] - w2[k];
+        m[j][i] = p[i][j] + w2[k];
+    }
+}
+
+/* vecmath.matvec and matTvec (einsum: from +0, the three products added in order) */
+static void matvec(const float m[3][3], const float v[3], float out[3]) {
+    for (int i = 0; i < 3; ++i) out[i] = ((0.0f + m[i][0] * v[0]) + m[i][1] * v[1]) + m[i][2] * v[2];
+}
+
+static void matTvec(const float m[3][3], const float v[3], float out[3]) {
+    for (int i = 0; i < 3; ++i) out[i] = ((0.0f + m[0][i] * v[0]) + m[1][i] * v[1]) + m[2][i] * v[2];
+}
+
+static inline float dot3(const float a[3], const float b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+static void cross(const float a[3], const float b[3], float out[3]) {
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* rigid_body._damping_factor: max(0, 1 - damping dt) in double, rounded once */
+static inline float damping_factor(double damping, double dt) { return (float)max_d(0.0, 1.0 - damping * dt); }
+
+/* rigid_body._clamp_magnitude of one vector */
+static void clamp_magnitude(float v[3], float limit) {
+    const float squared = dot3(v, v), limit2 = limit * limit;
+    if (squared > limit2) {
+        const float scale = sqrtf(limit2 / squared);
+        for (int a = 0; a < 3; ++a) v[a] = v[a] * scale;
+    }
+}
+
+/* rigid_body.gyroscopic_update of vehicle v's angular velocity w, in its frame R */
+static void gyroscopic(const float R[3][3], const float moi[3], float dt_f, float w[3]) {
+    float local[3], momentum[3], turned[3], crossed[3], change[3], world[3];
+    matTvec(R, w, local);
+    for (int a = 0; a < 3; ++a) momentum[a] = moi[a] * local[a];
+    cross(local, momentum, crossed);
+    for (int a = 0; a < 3; ++a) turned[a] = momentum[a] - crossed[a] * dt_f;
+    const float old = sqrtf(dot3(momentum, momentum)), new = sqrtf(dot3(turned, turned));
+    const float scale = new > 0.0f ? old / new : 0.0f;
+    for (int a = 0; a < 3; ++a) change[a] = turned[a] * scale / moi[a] - local[a];
+    matvec(R, change, world);
+    for (int a = 0; a < 3; ++a) w[a] = w[a] + world[a];
+}
+
+/* the damped, limited and turned velocity of vehicle v (end_step_physx before the pose and the rows) */
+static void velocity(const EndStep *b, int64_t v, float lin[3], float ang[3]) {
+    const int64_t V = b->V;
+    const float lin_factor = damping_factor(b->linear_damping[v], b->dt);
+    const float ang_factor = damping_factor(b->angular_damping[v], b->dt);
+    for (int a = 0; a < 3; ++a) {
+        lin[a] = b->linear_velocity[a * V + v] * lin_factor;
+        ang[a] = b->angular_velocity[a * V + v] * ang_factor;
+    }
+    clamp_magnitude(lin, b->max_linear_velocity[v]);
+    clamp_magnitude(ang, b->max_angular_velocity[v]);
+    if (b->gyroscopic[v]) {
+        const float q[4] = {b->orientation[v], b->orientation[V + v], b->orientation[2 * V + v],
+                            b->orientation[3 * V + v]};
+        const float moi[3] = {b->moi[v], b->moi[V + v], b->moi[2 * V + v]};
+        float R[3][3];
+        quat_to_mat(q, R);
+        gyroscopic(R, moi, (float)b->dt, ang);
+    }
+}
+
+/* pipeline.constraint_rows' row index of wheel w's row of a kind (0 longitudinal, 1 lateral, 2 limit): constraint
+   by constraint of 4 wheels, each kind's wheels together */
+static inline int64_t row_index(int64_t W, int64_t w, int kind) {
+    const int64_t first = w - w % 4, size = W - first < 4 ? W - first : 4;
+    return 3 * first + kind * size + (w - first);
+}
+
+/* A solve group's row arrays: J, WJ (6, Vg, R) and the per-row values (Vg, R), at the strides that solve takes
+   (element (a, k, r) of J at a * component + k * vehicle + r * row, (k, r) of the others at k * each + r * row_each);
+   recip, separation and act only for a TGS group (NULL in a soft one). */
+typedef struct {
+    int64_t component, vehicle, row, each, row_each;
+    float *J, *WJ, *gain, *recip, *separation;
+    uint8_t *act;
+} Group;
+
+/* vehicle v's rows (pipeline.constraint_rows, row_solver._row_jacobians, _spring_gains, and `_solve_rows_tgs`'s
+   reciprocal responses and separations) into slot k of group g */
+static void vehicle_rows(const EndStep *b, int64_t v, int64_t k, const Group *g) {
+    const int64_t V = b->V, W = b->W;
+    const double h = b->dt / (double)b->iterations;
+    const float q[4] = {b->begin_orientation[v], b->begin_orientation[V + v], b->begin_orientation[2 * V + v],
+                        b->begin_orientation[3 * V + v]};
+    float Rm[3][3];
+    quat_to_mat(q, Rm);
+    const float inv_mass = 1.0f / b->mass[v];
+    const float inv_moi[3] = {1.0f / b->moi[v], 1.0f / b->moi[V + v], 1.0f / b->moi[2 * V + v]};
+    for (int64_t w = 0; w < W; ++w) {
+        const int64_t e = v * W + w;
+        const float arm[3] = {b->arm[e], b->arm[V * W + e], b->arm[2 * V * W + e]};
+        for (int kind = 0; kind < 3; ++kind) { /* longitudinal, lateral (sticky), suspension limit */
+            const int64_t r = row_index(W, w, kind);
+            const int64_t at = k * g->vehicle + r * g->row, each = k * g->each + r * g->row_each;
+            if (kind == 2 && !g->recip) { /* a soft group's limit row: in no sweep (inactive, its gain 0) */
+                for (int a = 0; a < 6; ++a) g->J[at + a * g->component] = g->WJ[at + a * g->component] = 0.0f;
+                g->gain[each] = 0.0f;
+                continue;
+            }
+            const float *dir = kind == 0 ? b->lng_dir : kind == 1 ? b->lat_dir : b->normal;
+            const float lin[3] = {dir[e], dir[V * W + e], dir[2 * V * W + e]};
+            float ang[3], local[3], wj_ang[3];
+            cross(arm, lin, ang);
+            matTvec(Rm, ang, local);
+            for (int a = 0; a < 3; ++a) local[a] = local[a] * inv_moi[a];
+            matvec(Rm, local, wj_ang);
+            const float wj_lin[3] = {lin[0] * inv_mass, lin[1] * inv_mass, lin[2] * inv_mass};
+            const float u = dot3(lin, wj_lin) + dot3(ang, wj_ang);
+            for (int a = 0; a < 3; ++a) {
+                g->J[at + a * g->component] = lin[a];
+                g->J[at + (3 + a) * g->component] = ang[a];
+                g->WJ[at + a * g->component] = wj_lin[a];
+                g->WJ[at + (3 + a) * g->component] = wj_ang[a];
+            }
+            const int active = kind == 2 ? b->mask[e] && b->separation[e] < 0.0f
+                                         : (kind == 0 ? b->sticky_lng : b->sticky_lat)[e] && b->mask[e];
+            const int sticky = kind != 2 && active && u > 0.0f;
+            const double damping = kind == 2 ? 0.0 : (double)(kind == 0 ? b->lng_damping : b->lat_damping)[e];
+            const double spring = sticky ? damping * h : 0.0;
+            g->gain[each] = (float)(spring / (1.0 + spring) / (sticky ? (double)u : 1.0));
+            if (g->recip) {
+                const int acts = active && u > 0.0f; /* a zero Jacobian: PhysX's zero reciprocal response */
+                g->act[each] = (uint8_t)acts;
+                g->recip[each] = acts ? 1.0f / u : 0.0f;
+                g->separation[each] = kind == 2 ? b->separation[e] : 0.0f;
+            }
+        }
+    }
+}
+
+/* a vehicle's solve (row_solver.solve_vehicle_constraints' groups, TGS, no contacts) */
+enum { NO_ROWS = 0, SOFT = 1, WITH_LIMIT = 2 };
+
+/* 0: done; -1: out of memory (nothing written) */
+int pvu_end_step(const EndStep *b) {
+    const int64_t V = b->V, W = b->W, R = 3 * W, n = b->iterations;
+    const int threads = b->threads > 1 ? (int)b->threads : 1;
+    /* which vehicles have rows (pipeline.constraint_rows) and whether a limit row acts, in order: slot[v] their
+       index in their group */
+    int64_t *slot = malloc((size_t)(V > 0 ? V : 1) * sizeof(int64_t));
+    uint8_t *kind = malloc((size_t)(V > 0 ? V : 1));
+    if (!slot || !kind) {
+        free(slot);
+        free(kind);
+        return -1;
+    }
+    int64_t Vs = 0, Vt = 0;
+    for (int64_t v = 0; v < V; ++v) {
+        int rows = 0, limit = 0;
+        for (int64_t w = 0; w < W; ++w) {
+            const int64_t e = v * W + w;
+            limit = limit | (b->mask[e] && b->separation[e] < 0.0f);
+            rows = rows | (b->mask[e] && (b->sticky_lng[e] || b->sticky_lat[e]));
+        }
+        kind[v] = limit ? WITH_LIMIT : rows ? SOFT : NO_ROWS;
+        slot[v] = limit ? Vt++ : rows ? Vs++ : -1;
+    }
+    const int64_t Sc = Vs > 0 ? Vs : 1, Tc = Vt > 0 ? Vt : 1, Rc = R > 0 ? R : 1; /* no malloc(0) */
+    /* the soft group vehicle-contiguous (R, 6, Vs), as pvu_rows_soft_strided steps it; the TGS group as numpy's
+       (6, Vt, R), as pvu_rows_tgs takes it */
+    const Group soft = {Vs, 1, 6 * Vs, 1, Vs, malloc((size_t)(6 * Sc * Rc) * sizeof(float)),
+                        malloc((size_t)(6 * Sc * Rc) * sizeof(float)), malloc((size_t)(Sc * Rc) * sizeof(float)),
+                        NULL, NULL, NULL};
+    const Group tgs = {Vt * R, R, 1, R, 1, malloc((size_t)(6 * Tc * Rc) * sizeof(float)),
+                       malloc((size_t)(6 * Tc * Rc) * sizeof(float)), malloc((size_t)(Tc * Rc) * sizeof(float)),
+                       malloc((size_t)(Tc * Rc) * sizeof(float)), malloc((size_t)(Tc * Rc) * sizeof(float)),
+                       malloc((size_t)(Tc * Rc))};
+    /* each group's velocity, position, rotations (its own, or the outputs: `direct`) */
+    float *const scratch[8] = {malloc((size_t)(6 * Sc) * sizeof(float)), malloc((size_t)(3 * Sc) * sizeof(float)),
+                               malloc((size_t)(n * 3 * Sc) * sizeof(float)), malloc((size_t)(n * Sc) * sizeof(float)),
+                               malloc((size_t)(6 * Tc) * sizeof(float)), malloc((size_t)(3 * Tc) * sizeof(float)),
+                               malloc((size_t)(n * 3 * Tc) * sizeof(float)), malloc((size_t)(n * Tc) * sizeof(float))};
+    float *xs = scratch[0], *ps = scratch[1], *as = scratch[2], *hs = scratch[3];
+    float *xt = scratch[4], *pt = scratch[5], *at = scratch[6], *ht = scratch[7];
+    float *impulse = malloc((size_t)(Tc * Rc) * sizeof(float));
+    uint8_t *hard = malloc((size_t)(Tc * Rc)); /* the TGS group's limit rows, by kind */
+    uint8_t *listed = calloc((size_t)(3 * Rc), 1); /* the soft group's rows; the TGS group's; its limit rows */
+    int status = 0;
+    /* one group of every vehicle, in order, and the velocities out one (6, V) array: the group's solve writes the
+       outputs (no copy back) */
+    const int direct = b->angular_out == b->linear_out + 3 * V && (Vs == V || Vt == V);
+    if (direct && Vs == V) {
+        xs = b->linear_out, ps = b->position_out, as = b->angular_steps, hs = b->half;
+    } else if (direct) {
+        xt = b->linear_out, pt = b->position_out, at = b->angular_steps, ht = b->half;
+    }
+    if (!soft.J || !soft.WJ || !soft.gain || !tgs.J || !tgs.WJ || !tgs.gain || !tgs.recip || !tgs.separation ||
+        !tgs.act || !scratch[0] || !scratch[1] || !scratch[2] || !scratch[3] || !scratch[4] || !scratch[5] ||
+        !scratch[6] || !scratch[7] || !impulse || !hard || !listed) {
+        status = -1;
+        goto done;
+    }
+    const float dt_f = (float)b->dt;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && V > 1)
+    for (int64_t v = 0; v < V; ++v) {
+        float lin[3], ang[3];
+        velocity(b, v, lin, ang);
+        const int64_t k = slot[v];
+        if (kind[v] != NO_ROWS) { /* the solve's start: this velocity, the begin position */
+            const int with_limit = kind[v] == WITH_LIMIT;
+            const int64_t Vg = with_limit ? Vt : Vs;
+            float *x = with_limit ? xt : xs, *position = with_limit ? pt : ps;
+            vehicle_rows(b, v, k, with_limit ? &tgs : &soft);
+            for (int a = 0; a < 3; ++a) {
+                x[a * Vg + k] = lin[a];
+                x[(3 + a) * Vg + k] = ang[a];
+                position[a * Vg + k] = b->begin_position[a * V + v];
+            }
+            b->rotations[v] = n;
+            continue;
+        }
+        /* no rows: the velocity stays; integrate_position's n moves of v dt / n (TGS), the rotation over dt */
+        const float move_scale = (float)(b->dt / (double)(n > 1 ? n : 1));
+        for (int a = 0; a < 3; ++a) {
+            const float move = lin[a] * move_scale;
+            float position = b->begin_position[a * V + v] + move;
+            for (int64_t i = 1; i < n; ++i) position = position + move;
+            b->position_out[a * V + v] = position;
+            b->linear_out[a * V + v] = lin[a];
+            b->angular_out[a * V + v] = ang[a];
+            b->angular_steps[a * V + v] = ang[a];
+        }
+        b->half[v] = 0.5f * sqrtf(dot3(ang, ang)) * dt_f;
+        for (int64_t i = 1; i < n; ++i) {
+            b->half[i * V + v] = 0.0f;
+            for (int a = 0; a < 3; ++a) b->angular_steps[(i * 3 + a) * V + v] = 0.0f;
+        }
+        b->rotations[v] = 1;
+    }
+    const float h_f = (float)(b->dt / (double)n);
+    if (Vs > 0) { /* the rows some vehicle's sweep takes (`_solve_soft_rows`: a non-zero gain in some vehicle) */
+        for (int64_t r = 0; r < R; ++r)
+            for (int64_t k = 0; k < Vs; ++k) listed[r] = listed[r] | (soft.gain[r * Vs + k] != 0.0f);
+        pvu_rows_soft_strided(Vs, R, n, threads, soft.J, soft.WJ, soft.gain, soft.component, soft.vehicle, soft.row,
+                              soft.each, soft.row_each, listed, h_f, xs, ps, as, hs);
+    }
+    if (Vt > 0) { /* `_solve_rows_tgs`: the rows that act in some vehicle, the limit rows among them */
+        uint8_t *t_listed = listed + R, *t_hard = listed + 2 * R;
+        for (int64_t k = 0; k < Vt; ++k)
+            for (int64_t r = 0; r < R; ++r) t_listed[r] = t_listed[r] | tgs.act[k * R + r];
+        for (int64_t k = 0; k < Vt; ++k)
+            for (int64_t w = 0; w < W; ++w)
+                for (int kind_ = 0; kind_ < 3; ++kind_) hard[k * R + row_index(W, w, kind_)] = kind_ == 2;
+        for (int64_t w = 0; w < W; ++w) {
+            const int64_t r = row_index(W, w, 2);
+            t_hard[r] = t_listed[r];
+        }
+        RowSolve solve;
+        memset(&solve, 0, sizeof solve);
+        solve.V = Vt;
+        solve.R = R;
+        solve.iterations = n;
+        solve.velocity_iterations = b->velocity_iterations;
+        solve.threads = threads;
+        solve.h = b->dt / (double)n;
+        solve.dt = b->dt;
+        solve.h_f = h_f;
+        solve.bias_scale = (float)(sqrt((double)n) / b->dt);
+        solve.max_bias = (float)(0.75 / b->dt);
+        solve.J = tgs.J;
+        solve.WJ = tgs.WJ;
+        solve.recip = tgs.recip;
+        solve.spring_gain = tgs.gain;
+        solve.separation = tgs.separation;
+        solve.hard = hard;
+        solve.listed = t_listed;
+        solve.hard_listed = t_hard;
+        solve.impulse = impulse;
+        solve.x = xt;
+        solve.position = pt;
+        solve.angular = at;
+        solve.half = ht;
+        pvu_rows_tgs(&solve);
+    }
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && V > 1 && !direct)
+    for (int64_t v = 0; v < V; ++v) { /* the solved vehicles' velocity, position and rotations */
+        const int64_t k = slot[v];
+        if (direct || kind[v] == NO_ROWS) continue;
+        const int with_limit = kind[v] == WITH_LIMIT;
+        const int64_t Vg = with_limit ? Vt : Vs;
+        const float *x = with_limit ? xt : xs, *position = with_limit ? pt : ps;
+        const float *angular = with_limit ? at : as, *half = with_limit ? ht : hs;
+        for (int a = 0; a < 3; ++a) {
+            b->linear_out[a * V + v] = x[a * Vg + k];
+            b->angular_out[a * V + v] = x[(3 + a) * Vg + k];
+            b->position_out[a * V + v] = position[a * Vg + k];
+        }
+        for (int64_t i = 0; i < n; ++i) {
+            b->half[i * V + v] = half[i * Vg + k];
+            for (int a = 0; a < 3; ++a) b->angular_steps[(i * 3 + a) * V + v] = angular[(i * 3 + a) * Vg + k];
+        }
+    }
+done:
+    free(slot);
+    free(kind);
+    free(soft.J);
+    free(soft.WJ);
+    free(soft.gain);
+    free(tgs.J);
+    free(tgs.WJ);
+    free(tgs.gain);
+    free(tgs.recip);
+    free(tgs.separation);
+    free(tgs.act);
+    for (int i = 0; i < 8; ++i) free(scratch[i]);
+    free(impulse);
+    free(hard);
+    free(listed);
+    return status;
+}

@@ -1,0 +1,54 @@
+/* The row solver's call (sim/_row_solver.c): the struct compiled_rows.py mirrors, and the solves other C files of the
+   extension call (sim/_end_step.c). */
+#ifndef PVU_ROW_SOLVER_H
+#define PVU_ROW_SOLVER_H
+
+#include <stdint.h>
+
+typedef struct {
+    int64_t V, R, Pm, N, M, iterations, velocity_iterations, threads;
+    double h, dt, friction_bias;
+    float h_f, bias_scale, max_bias; /* h, sqrt(n) / dt and 0.75 / dt rounded to float32 */
+    /* constraint rows (sticky, limit) */
+    const float *J, *WJ;                           /* (6, V, R) */
+    const float *recip, *spring_gain, *separation; /* (V, R) */
+    const uint8_t *hard;                           /* (V, R) */
+    const uint8_t *listed, *hard_listed;           /* (R): active in some vehicle of the group; and hard in some */
+    float *impulse;                                /* (V, R) out */
+    /* contact rows (Pm == 0: none) */
+    const double *cJ, *cWJ;                                        /* (6, V, Pm, N) */
+    const double *c_recip, *c_target, *c_error, *c_bias_coefficient; /* (V, Pm, N) */
+    const double *c_max_bias;                                      /* (V) */
+    const uint8_t *c_active;                                       /* (V, Pm, N) */
+    const uint8_t *c_listed;                                       /* (Pm, N) */
+    const double *fJ, *fWJ;                                        /* (2, 6, V, Pm, M) */
+    const double *f_gain, *f_error;                                /* (2, V, Pm, M) */
+    const uint8_t *anchored;                                       /* (V, Pm, M) */
+    const uint8_t *a_listed;                                       /* (Pm, M) */
+    const double *scale, *static_friction, *dynamic_friction;      /* (V, Pm) */
+    double *c_impulse;                                             /* (V, Pm, N) out */
+    double *friction;                                              /* (V, Pm, M, 2) out */
+    uint8_t *broken;                                               /* (V, Pm) out */
+    /* the body */
+    float *x;        /* (6, V) in/out: velocity (linear, angular) */
+    float *position; /* (3, V) in/out */
+    float *angular;  /* (n, 3, V) out: the angular velocity after each position iteration */
+    float *half;     /* (n, V) out: its half angle over h */
+    /* PGS (`pvu_rows_pgs`) */
+    int64_t friction_iterations;                 /* the last position iterations that solve friction rows */
+    const uint8_t *act;                          /* (V, R): the row acts (active, non-zero response) */
+    const float *impulse_kept, *limit_bias;      /* (V, R) */
+    const double *c_pgs_bias;                    /* (V, Pm, N) */
+    const double *f_pgs_bias;                    /* (2, V, Pm, M) */
+    float *motion;                               /* (6, V) out: the velocity after the position iterations */
+} RowSolve;
+
+int pvu_rows_tgs(const RowSolve *b);
+int pvu_rows_soft_strided(int64_t V, int64_t R, int64_t n, int64_t threads, const float *J, const float *WJ,
+                          const float *gain, int64_t component, int64_t vehicle, int64_t row, int64_t gain_vehicle,
+                          int64_t gain_row, const uint8_t *listed, float h_f, float *x_all, float *position_all,
+                          float *angular, float *half);
+int pvu_rows_orientation(int64_t n, int64_t V, float *q, const float *angular, const float *sine,
+                         const float *cosine, const int64_t *rotations);
+
+#endif
