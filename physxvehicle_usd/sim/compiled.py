@@ -149,7 +149,7 @@ _INPUT_SHAPES = {
     **{name: "3VW" for name in ("road_normal", "road_velocity", "offset", "axle", "axis_lat", "axis_lng")},
 }
 _OUTPUT_KEYS = _SCALAR_OUTPUTS + _VECTOR_OUTPUTS + _FLAG_OUTPUTS
-_ALIGN = 64  # bytes between the starts of the arrays of a step's block
+_ALIGN = 64  # the arrays of a step's block start at multiples of this many bytes
 
 
 class _Prepared:
@@ -198,7 +198,8 @@ class _Prepared:
 
     def step_arrays(self, s: SimState, V: int, W: int) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
         """New arrays for this step: the state the kernel writes, holding the state's values, and the outputs; all
-        views of one new allocation, each field of the struct pointed at its view."""
+        fields of one new structured array (a field's view costs a fraction of an array's own allocation), each field
+        of the struct pointed at its view."""
         shapes = tuple(getattr(s, name).shape for name in _STATE_FIELDS)
         if self.layout is None or self.layout[0] != shapes:
             fields = [(name, shape, np.dtype(_FIELD_KIND[name])) for name, shape in zip(_STATE_FIELDS, shapes)]
@@ -208,22 +209,21 @@ class _Prepared:
             for _, shape, dtype in fields:
                 offsets.append(size)
                 size += -(-int(np.prod(shape)) * dtype.itemsize // _ALIGN) * _ALIGN
-            self.layout = (shapes, fields, offsets, max(size, _ALIGN))
-        _, fields, offsets, size = self.layout
-        block = np.empty(size + _ALIGN, np.uint8)
-        address = block.ctypes.data
-        skip = -address % _ALIGN
-        address += skip
+            block = np.dtype({"names": [name for name, _, _ in fields],
+                              "formats": [(dtype, shape) for _, shape, dtype in fields],
+                              "offsets": offsets, "itemsize": max(size, _ALIGN)})
+            self.layout = (shapes, block, list(zip([name for name, _, _ in fields], offsets)))
+        _, block, fields = self.layout
+        arrays = np.empty((), block)
+        address = arrays.ctypes.data
         batch = self.batch
-        views = {}
-        for (name, shape, dtype), offset in zip(fields, offsets):
-            views[name] = np.ndarray(shape, dtype, buffer=block, offset=skip + offset)
+        for name, offset in fields:
             setattr(batch, name, address + offset)
         new = {}
         for name in _STATE_FIELDS:
-            new[name] = view = views[name]
+            new[name] = view = arrays[name]
             np.copyto(view, getattr(s, name), casting="unsafe")
-        return new, {key: views[_OUTPUT + key] for key in _OUTPUT_KEYS}
+        return new, {key: arrays[_OUTPUT + key] for key in _OUTPUT_KEYS}
 
 
 _PREPARED: dict[int, _Prepared] = {}  # by id of a live SimParams (entries leave with it)
