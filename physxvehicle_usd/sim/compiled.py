@@ -175,7 +175,8 @@ class _Prepared:
                        for name, kind in _INPUT_SHAPES.items()}
         self.still_road = True  # road_velocity's buffer holds zeros (a road that does not move)
         self.read: dict[str, np.ndarray] = {}  # the state the kernel reads only, by name (`state_read`)
-        self.layout: tuple | None = None  # the step block's (shapes, fields, offsets, size), from the state's shapes
+        self.layout: tuple | None = None  # the step block's (state shapes, dtype, field offsets, state bytes)
+        self.last: tuple[np.ndarray, dict[str, np.ndarray]] | None = None  # the last step's block and state views
 
     def _point(self, name: str, array: np.ndarray) -> np.ndarray:
         self.arrays[name] = array
@@ -199,7 +200,11 @@ class _Prepared:
     def step_arrays(self, s: SimState, V: int, W: int) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
         """New arrays for this step: the state the kernel writes, holding the state's values, and the outputs; all
         fields of one new structured array (a field's view costs a fraction of an array's own allocation), each field
-        of the struct pointed at its view."""
+        of the struct pointed at its view.
+
+        The state that is still the last step's arrays (which what ran since may have written into) comes with one
+        copy of the last step's block; only the state replaced since (the body's pose and velocities, the flags
+        kept as bools) is copied field by field."""
         shapes = tuple(getattr(s, name).shape for name in _STATE_FIELDS)
         if self.layout is None or self.layout[0] != shapes:
             fields = [(name, shape, np.dtype(_FIELD_KIND[name])) for name, shape in zip(_STATE_FIELDS, shapes)]
@@ -212,17 +217,26 @@ class _Prepared:
             block = np.dtype({"names": [name for name, _, _ in fields],
                               "formats": [(dtype, shape) for _, shape, dtype in fields],
                               "offsets": offsets, "itemsize": max(size, _ALIGN)})
-            self.layout = (shapes, block, list(zip([name for name, _, _ in fields], offsets)))
-        _, block, fields = self.layout
-        arrays = np.empty((), block)
-        address = arrays.ctypes.data
+            state_bytes = offsets[len(_STATE_FIELDS)]  # the state fields come first
+            self.layout = (shapes, block, list(zip([name for name, _, _ in fields], offsets)), state_bytes)
+            self.last = None
+        _, block, fields, state_bytes = self.layout
+        raw = np.empty(block.itemsize, np.uint8)
+        arrays = raw.view(block).reshape(())
+        last = self.last
+        if last is not None:
+            np.copyto(raw[:state_bytes], last[0][:state_bytes])
+        address = raw.ctypes.data
         batch = self.batch
         for name, offset in fields:
             setattr(batch, name, address + offset)
         new = {}
         for name in _STATE_FIELDS:
             new[name] = view = arrays[name]
-            np.copyto(view, getattr(s, name), casting="unsafe")
+            value = getattr(s, name)
+            if last is None or value is not last[1][name]:
+                np.copyto(view, value, casting="unsafe")
+        self.last = (raw, new)
         return new, {key: arrays[_OUTPUT + key] for key in _OUTPUT_KEYS}
 
 
