@@ -9,7 +9,8 @@ motion since a reference is measured once however many phases ask.
 
 Each phase first asks the whole fleet's bounds (`Motion.bounds`: the largest change along each axis, a bound of any
 body's move against the others, the largest turn) against its smallest margin: a fleet that is quiet everywhere
-passes on a few numbers, and only a phase the bounds do not clear measures body by body.
+passes on a few numbers, and only a phase the bounds do not clear measures body by body. A fleet of a few bodies has
+its bounds taken in Python floats (`_few_bounds`), the same float64 arithmetic in fewer calls than numpy's.
 """
 from __future__ import annotations
 
@@ -19,6 +20,10 @@ from typing import NamedTuple
 import numpy as np
 
 from . import vecmath as vm
+
+
+# up to this many bodies `Motion.bounds` works in Python floats: a numpy call costs what a few dozen float operations do
+_FEW_BODIES = 8
 
 
 class Bounds(NamedTuple):
@@ -49,9 +54,13 @@ class Motion:
     def _since(self, position: np.ndarray, orientation: np.ndarray) -> dict:
         m = self._measured
         if m is None or m["position"] is not position or m["orientation"] is not orientation:
-            m = self._measured = {"position": position, "orientation": orientation,
-                                  "change": self.position - position}
+            m = self._measured = {"position": position, "orientation": orientation}
         return m
+
+    def _change(self, m: dict) -> np.ndarray:
+        if "change" not in m:
+            m["change"] = self.position - m["position"]
+        return m["change"]
 
     def since(self, position: np.ndarray, orientation: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Each body's change of position (3, V) since the reference pose (position, orientation), and an upper
@@ -59,13 +68,17 @@ class Motion:
         m = self._since(position, orientation)
         if "turn" not in m:
             m["turn"] = vm.turn_bound(self.orientation, orientation)
-        return m["change"], m["turn"]
+        return self._change(m), m["turn"]
 
     def bounds(self, position: np.ndarray, orientation: np.ndarray) -> Bounds:
         """`Bounds` of every body's motion since the reference pose (position, orientation)."""
         m = self._since(position, orientation)
         if "bounds" not in m:
-            change = m["change"]
+            if self.position.shape[1] <= _FEW_BODIES:
+                m["bounds"] = _few_bounds(self.position.tolist(), position.tolist(), self.orientation.tolist(),
+                                          orientation.tolist())
+                return m["bounds"]
+            change = self._change(m)
             hi, lo = change.max(axis=1).tolist(), change.min(axis=1).tolist()
             cosine = float(np.abs((self.orientation * orientation).sum(axis=0)).min())
             # |change - midrange| <= (hi - lo) / 2 along each axis, for every body
@@ -78,7 +91,7 @@ class Motion:
         leaves every two bodies' relative motion under twice the largest remainder)."""
         m = self._since(position, orientation)
         if "shift" not in m:
-            change = m["change"]
+            change = self._change(m)
             common = 0.5 * (change.max(axis=1, keepdims=True) + change.min(axis=1, keepdims=True))
             m["shift"] = np.sqrt(((change - common) ** 2).sum(axis=0))
         return m["shift"]
@@ -98,3 +111,19 @@ class Motion:
         shift = self.relative_shift(quiet["position"], quiet["orientation"])
         _, turn = self.since(quiet["position"], quiet["orientation"])
         return bool((shift + turn * quiet["reach"]).max() < quiet["margin"])
+
+
+def _few_bounds(position: list, reference: list, orientation: list, reference_orientation: list) -> Bounds:
+    """`Motion.bounds` of a few bodies from the poses as lists ((3, V) and (4, V)): the same float64 differences and
+    products, summed in order; a non-finite pose gives infinite bounds (no phase is then quiet, as with numpy's NaN)."""
+    hi, lo, total = [], [], 0.0
+    for now, then in zip(position, reference):
+        change = [a - b for a, b in zip(now, then)]
+        hi.append(max(change))
+        lo.append(min(change))
+        total += sum(change)
+    cosine = min(abs(w * w0 + x * x0 + y * y0 + z * z0)
+                 for w, x, y, z, w0, x0, y0, z0 in zip(*orientation, *reference_orientation))
+    if not math.isfinite(total + cosine):  # (Python's max and min may pass over a NaN)
+        return Bounds((math.inf,) * 3, math.inf, math.inf)
+    return Bounds(tuple(max(h, -low) for h, low in zip(hi, lo)), 0.5 * math.dist(hi, lo), vm.turn_from_cosine(cosine))
