@@ -192,6 +192,8 @@ def steer_angles(p: SimParams, steer: np.ndarray, speed: np.ndarray) -> np.ndarr
         # whole-batch form: vehicles without Ackermann have all-False wheel masks and keep delta
         mean = 0.5 * steer * p.ack_mean_scale  # steer * maxAngle * (mult[w0] + mult[w1]) / 2
         turning = (mean != 0.0) & p.ack_active
+        if not turning.any():  # (driving straight: no wheel's angle changes)
+            return delta
         psi_in = np.abs(mean)
         tan_in = np.tan(np.where(turning, psi_in, 1.0))
         base = p.ackermann_wheel_base

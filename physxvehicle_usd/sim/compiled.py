@@ -177,6 +177,7 @@ class _Prepared:
         self.read: dict[str, np.ndarray] = {}  # the state the kernel reads only, by name (`state_read`)
         self.layout: tuple | None = None  # the step block's (state shapes, dtype, field offsets, state bytes)
         self.last: tuple[np.ndarray, dict[str, np.ndarray]] | None = None  # the last step's block and state views
+        self.words = np.frombuffer(self.batch, np.int64, ctypes.sizeof(_Batch) // 8)  # the struct's memory
 
     def _point(self, name: str, array: np.ndarray) -> np.ndarray:
         self.arrays[name] = array
@@ -218,18 +219,19 @@ class _Prepared:
                               "formats": [(dtype, shape) for _, shape, dtype in fields],
                               "offsets": offsets, "itemsize": max(size, _ALIGN)})
             state_bytes = offsets[len(_STATE_FIELDS)]  # the state fields come first
-            self.layout = (shapes, block, list(zip([name for name, _, _ in fields], offsets)), state_bytes)
+            # the struct's pointer fields as int64 words (pointers sit at multiples of 8 bytes): one vector store
+            # sets them all
+            assert all(getattr(_Batch, name).offset % 8 == 0 for name, _, _ in fields)
+            slots = np.array([getattr(_Batch, name).offset // 8 for name, _, _ in fields])
+            self.layout = (shapes, block, slots, np.array(offsets, np.int64), state_bytes)
             self.last = None
-        _, block, fields, state_bytes = self.layout
+        _, block, slots, offsets, state_bytes = self.layout
         raw = np.empty(block.itemsize, np.uint8)
         arrays = raw.view(block).reshape(())
         last = self.last
         if last is not None:
             np.copyto(raw[:state_bytes], last[0][:state_bytes])
-        address = raw.ctypes.data
-        batch = self.batch
-        for name, offset in fields:
-            setattr(batch, name, address + offset)
+        self.words[slots] = raw.ctypes.data + offsets
         new = {}
         for name in _STATE_FIELDS:
             new[name] = view = arrays[name]
