@@ -131,10 +131,10 @@ def test_the_fleets_motion_bounds_hold_every_bodys_motion(bodies):
     assert np.all(turn >= angles - 1e-5)  # and the turns bound the turns made
 
 
-@pytest.mark.parametrize("V", [1, 3, 8])
-def test_a_few_bodies_bounds_in_python_floats_are_numpys(V):
-    """Motion.bounds of up to eight bodies is taken in Python floats: the same float64 differences and products as
-    the numpy form it stands in for (written out here), and a NaN pose gives bounds no phase is quiet within."""
+@pytest.mark.parametrize("V", [1, 3])
+def test_motion_bounds_of_one_body_in_python_floats_and_of_several_are_the_numpy_form(V):
+    """Motion.bounds of a single body is taken in Python floats, of more with numpy: both the float64 differences and
+    products of the numpy form (written out here); a NaN pose gives bounds no phase is quiet within."""
     rng = np.random.default_rng(V)
     position = rng.uniform(-400.0, 400.0, (3, V)).astype(np.float32)
     orientation = rng.normal(size=(4, V))
@@ -150,4 +150,4 @@ def test_a_few_bodies_bounds_in_python_floats_are_numpys(V):
     assert bounds.turn == vm.turn_from_cosine(float(cosine))
     position[1, V - 1] = np.nan
     broken = Motion(position, orientation).bounds(ref_position, ref_orientation)
-    assert not broken.relative < 1e30 and not max(broken.along) < 1e30
+    assert not broken.relative < 1e30 and not all(a < 1e30 for a in broken.along)

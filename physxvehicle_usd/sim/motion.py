@@ -9,8 +9,8 @@ motion since a reference is measured once however many phases ask.
 
 Each phase first asks the whole fleet's bounds (`Motion.bounds`: the largest change along each axis, a bound of any
 body's move against the others, the largest turn) against its smallest margin: a fleet that is quiet everywhere
-passes on a few numbers, and only a phase the bounds do not clear measures body by body. A fleet of a few bodies has
-its bounds taken in Python floats (`_few_bounds`), the same float64 arithmetic in fewer calls than numpy's.
+passes on a few numbers, and only a phase the bounds do not clear measures body by body. A single body has its
+bounds taken in Python floats (`_lone_bounds`), the same float64 arithmetic in a fraction of numpy's calls.
 """
 from __future__ import annotations
 
@@ -20,10 +20,6 @@ from typing import NamedTuple
 import numpy as np
 
 from . import vecmath as vm
-
-
-# up to this many bodies `Motion.bounds` works in Python floats: a numpy call costs what a few dozen float operations do
-_FEW_BODIES = 8
 
 
 class Bounds(NamedTuple):
@@ -74,9 +70,9 @@ class Motion:
         """`Bounds` of every body's motion since the reference pose (position, orientation)."""
         m = self._since(position, orientation)
         if "bounds" not in m:
-            if self.position.shape[1] <= _FEW_BODIES:
-                m["bounds"] = _few_bounds(self.position.tolist(), position.tolist(), self.orientation.tolist(),
-                                          orientation.tolist())
+            if self.position.shape[1] == 1:  # (a numpy call costs what a few dozen float operations do)
+                m["bounds"] = _lone_bounds(self.position.tolist(), position.tolist(), self.orientation.tolist(),
+                                           orientation.tolist())
                 return m["bounds"]
             change = self._change(m)
             hi, lo = change.max(axis=1).tolist(), change.min(axis=1).tolist()
@@ -113,17 +109,16 @@ class Motion:
         return bool((shift + turn * quiet["reach"]).max() < quiet["margin"])
 
 
-def _few_bounds(position: list, reference: list, orientation: list, reference_orientation: list) -> Bounds:
-    """`Motion.bounds` of a few bodies from the poses as lists ((3, V) and (4, V)): the same float64 differences and
-    products, summed in order; a non-finite pose gives infinite bounds (no phase is then quiet, as with numpy's NaN)."""
-    hi, lo, total = [], [], 0.0
-    for now, then in zip(position, reference):
-        change = [a - b for a, b in zip(now, then)]
-        hi.append(max(change))
-        lo.append(min(change))
-        total += sum(change)
-    cosine = min(abs(w * w0 + x * x0 + y * y0 + z * z0)
-                 for w, x, y, z, w0, x0, y0, z0 in zip(*orientation, *reference_orientation))
-    if not math.isfinite(total + cosine):  # (Python's max and min may pass over a NaN)
+def _lone_bounds(position: list, reference: list, orientation: list, reference_orientation: list) -> Bounds:
+    """`Motion.bounds` of a single body from its poses as lists ((3, 1) and (4, 1)): the same float64 differences and
+    products (its change is the largest and the smallest, so the relative bound is 0); a non-finite pose gives
+    infinite bounds (no phase is then quiet, as with numpy's NaN)."""
+    (x,), (y,), (z,) = position
+    (x0,), (y0,), (z0,) = reference
+    dx, dy, dz = x - x0, y - y0, z - z0
+    (qw,), (qx,), (qy,), (qz,) = orientation
+    (rw,), (rx,), (ry,), (rz,) = reference_orientation
+    cosine = qw * rw + qx * rx + qy * ry + qz * rz
+    if not math.isfinite(dx + dy + dz + cosine):
         return Bounds((math.inf,) * 3, math.inf, math.inf)
-    return Bounds(tuple(max(h, -low) for h, low in zip(hi, lo)), 0.5 * math.dist(hi, lo), vm.turn_from_cosine(cosine))
+    return Bounds((abs(dx), abs(dy), abs(dz)), 0.0, vm.turn_from_cosine(abs(cosine)))
