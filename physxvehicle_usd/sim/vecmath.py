@@ -95,12 +95,13 @@ def quat_to_mat(q: np.ndarray) -> np.ndarray:
 def quat_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     aw, ax, ay, az = a[0], a[1], a[2], a[3]
     bw, bx, by, bz = b[0], b[1], b[2], b[3]
-    return np.stack((
-        aw * bw - ax * bx - ay * by - az * bz,
-        aw * bx + ax * bw + ay * bz - az * by,
-        aw * by - ax * bz + ay * bw + az * bx,
-        aw * bz + ax * by - ay * bx + az * bw,
-    ))
+    # each component's last operation writes into the result ("...": an array even for one quaternion): no stack
+    out = np.empty((4,) + np.broadcast_shapes(np.shape(aw), np.shape(bw)), dtype=np.result_type(a, b))
+    np.subtract(aw * bw - ax * bx - ay * by, az * bz, out=out[0, ...])
+    np.subtract(aw * bx + ax * bw + ay * bz, az * by, out=out[1, ...])
+    np.add(aw * by - ax * bz + ay * bw, az * bx, out=out[2, ...])
+    np.add(aw * bz + ax * by - ay * bx, az * bw, out=out[3, ...])
+    return out
 
 
 def vec_quat_mul(v: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -116,7 +117,9 @@ def vec_quat_mul(v: np.ndarray, q: np.ndarray) -> np.ndarray:
 
 
 def quat_conj(q: np.ndarray) -> np.ndarray:
-    return np.stack((q[0], -q[1], -q[2], -q[3]))
+    out = -q
+    out[0] = q[0]
+    return out
 
 
 def quat_normalize(q: np.ndarray) -> np.ndarray:
@@ -140,7 +143,11 @@ def quat_integrate_exact(q: np.ndarray, w: np.ndarray, dt: float | np.ndarray) -
     half = 0.5 * speed * dt
     safe = np.where(speed > 0.0, speed, 1.0)
     s = np.where(speed > 0.0, np.sin(half) / safe, 0.0)
-    dq = np.stack((np.cos(half), w[0] * s, w[1] * s, w[2] * s))
+    dq = np.empty((4,) + np.broadcast_shapes(np.shape(half), np.shape(s)), dtype=np.result_type(half, w))  # (no stack)
+    np.cos(half, out=dq[0, ...])
+    np.multiply(w[0], s, out=dq[1, ...])
+    np.multiply(w[1], s, out=dq[2, ...])
+    np.multiply(w[2], s, out=dq[3, ...])
     return quat_normalize(quat_mul(dq, q))
 
 
