@@ -444,11 +444,11 @@ def test_chassis_positions_are_the_telemetry_positions():
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_quaternion_products_are_their_written_sums_bit_for_bit(dtype):
-    """vecmath writes each quaternion component's last operation into the result (no stack of temporaries): the
-    Hamilton product, the conjugate and the closed-form rotation are still the written arithmetic, bit for bit,
-    broadcasting (4, 1) against (4, V) and for one quaternion (4,)."""
+    """vecmath's quaternion helpers gather their terms (a few quaternions) or write each component's last operation
+    into the result (many): the Hamilton product, the conjugate, the rotation matrix and the closed-form rotation are
+    still the written arithmetic, bit for bit, broadcasting (4, 1) against (4, V) and for one quaternion (4,)."""
     rng = np.random.default_rng(3)
-    for a_shape, b_shape in (((4, 7), (4, 7)), ((4, 1), (4, 7)), ((4,), (4,))):
+    for a_shape, b_shape in (((4, 7), (4, 7)), ((4, 1), (4, 7)), ((4,), (4,)), ((4, 300), (4, 300)), ((4, 1), (4, 300))):
         a, b = rng.normal(size=a_shape).astype(dtype), rng.normal(size=b_shape).astype(np.float32)
         a.flat[0] = -0.0
         aw, ax, ay, az = a
@@ -459,6 +459,11 @@ def test_quaternion_products_are_their_written_sums_bit_for_bit(dtype):
         assert product.dtype == written.dtype and product.tobytes() == written.tobytes()
         conj = vm.quat_conj(a)
         assert conj.tobytes() == np.stack((a[0], -a[1], -a[2], -a[3])).tobytes()
+        x2, y2, z2 = ax + ax, ay + ay, az + az
+        matrix = np.stack((1 - (ay * y2 + az * z2), ax * y2 - aw * z2, az * x2 + aw * y2,
+                           ax * y2 + aw * z2, 1 - (az * z2 + ax * x2), ay * z2 - aw * x2,
+                           az * x2 - aw * y2, ay * z2 + aw * x2, 1 - (ax * x2 + ay * y2))).reshape((3, 3) + a.shape[1:])
+        assert vm.quat_to_mat(a).tobytes() == matrix.astype(dtype).tobytes()
     q, w = rng.normal(size=(4, 5)).astype(dtype), rng.normal(size=(3, 5)).astype(dtype)
     speed = vm.norm(w)
     half = 0.5 * speed * DT
