@@ -164,8 +164,10 @@ STATES = (
 
 def normalised_response(p: SimParams, system: int, command: np.ndarray, speed: np.ndarray) -> np.ndarray:
     """PxVehicleNonLinearResponseCompute without the max/multiplier factors (2.1); linear where no table."""
+    if not p.has_nonlinear:
+        return command
     count = p.nl_command_count[:, system]
-    if not p.has_nonlinear or not (count > 0).any():
+    if not (count > 0).any():
         return command
     curves = np.stack((p.nl_speeds[:, system], p.nl_responses[:, system]), axis=-1)  # (V, K, P, 2)
     per_command = vm.lookup(curves, p.nl_point_count[:, system], np.broadcast_to(speed[:, None], count.shape + (curves.shape[1],)))
