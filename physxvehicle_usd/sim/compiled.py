@@ -184,10 +184,6 @@ class _Prepared:
         setattr(self.batch, name, array.ctypes.data)
         return array
 
-    def fill(self, name: str, value) -> None:
-        """Copy this step's input `name` into its buffer (as the kernel's element type: a cast as astype's)."""
-        np.copyto(self.inputs[name], value, casting="unsafe")
-
     def state_read(self, s: SimState) -> None:
         """Copy the state the kernel reads only into its buffers (allocated on the first step, from the state's
         shapes)."""
@@ -267,32 +263,27 @@ def run_substeps(p: SimParams, s: SimState, road, offset: np.ndarray, axle: np.n
     c = _prepared(p)
     c.batch.threads = threads
     c.batch.dt = dt
-    fill = c.fill
-    fill("n_sub", n_sub)
-    fill("dt_sub", dt_sub)
-    fill("throttle", cmd["throttle"])
-    fill("road_hit", road.hit)
-    fill("road_normal", road.normal)
-    fill("road_offset", road.offset)
-    fill("road_friction", road.friction)
+    inputs = {
+        "n_sub": n_sub, "dt_sub": dt_sub, "throttle": cmd["throttle"], "road_hit": road.hit, "road_normal": road.normal,
+        "road_offset": road.offset, "road_friction": road.friction, "offset": offset, "axis_lat": axes[0],
+        "axis_lng": axes[1], "brake_torque": cmd["brake_torque"], "drive_torque": cmd["drive_torque"],
+        "brake_applied": cmd["brake_applied"], "drive_applied": cmd["drive_applied"],
+        # 4.7: a vehicle means to accelerate (brake) when any of its wheels is driven (braked)
+        "accel_intent": vm.any_wheels(cmd["drive_applied"])[:, None],
+        "brake_intent": vm.any_wheels(cmd["brake_applied"])[:, None],
+        "diff_ratio": diff.torque_ratio, "diff_ave": diff.ave_ratio, "diff_connected": diff.connected,
+    }
+    if axle is not None:  # (read for sweeps only)
+        inputs["axle"] = axle
     if road_velocity is not None:
-        fill("road_velocity", road_velocity)
+        inputs["road_velocity"] = road_velocity
         c.still_road = False
     elif not c.still_road:
-        fill("road_velocity", 0.0)
+        inputs["road_velocity"] = 0.0
         c.still_road = True
-    fill("offset", offset)
-    fill("axle", offset if axle is None else axle)  # read only for sweeps
-    fill("axis_lat", axes[0])
-    fill("axis_lng", axes[1])
-    for name in ("brake_torque", "drive_torque", "brake_applied", "drive_applied"):
-        fill(name, cmd[name])
-    # 4.7: a vehicle means to accelerate (brake) when any of its wheels is driven (braked)
-    fill("accel_intent", vm.any_wheels(cmd["drive_applied"])[:, None])
-    fill("brake_intent", vm.any_wheels(cmd["brake_applied"])[:, None])
-    fill("diff_ratio", diff.torque_ratio)
-    fill("diff_ave", diff.ave_ratio)
-    fill("diff_connected", diff.connected)
+    buffers, copy = c.inputs, np.copyto
+    for name, value in inputs.items():  # as the kernel's element type: a cast as astype's
+        copy(buffers[name], value, casting="unsafe")
     c.state_read(s)
     new, out = c.step_arrays(s, p.V, p.W)
     status = _LIB.pvu_substeps(ctypes.byref(c.batch))
