@@ -3,6 +3,7 @@ whose shapes were clear of every plane skips the box test until it has moved or 
 never change what the broad phase finds: the candidates of a run of moves, each step's against a fresh test."""
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -128,3 +129,25 @@ def test_the_fleets_motion_bounds_hold_every_bodys_motion(bodies):
     assert turn.max() <= bounds.turn + 1e-12  # (math.acos and numpy's arccos may round apart by an ulp)
     angles = np.array([angle for _, _, angle in bodies])
     assert np.all(turn >= angles - 1e-5)  # and the turns bound the turns made
+
+
+@pytest.mark.parametrize("V", [1, 3])
+def test_motion_bounds_of_one_body_in_python_floats_and_of_several_are_the_numpy_form(V):
+    """Motion.bounds of a single body is taken in Python floats, of more with numpy: both the float64 differences and
+    products of the numpy form (written out here); a NaN pose gives bounds no phase is quiet within."""
+    rng = np.random.default_rng(V)
+    position = rng.uniform(-400.0, 400.0, (3, V)).astype(np.float32)
+    orientation = rng.normal(size=(4, V))
+    orientation = (orientation / np.linalg.norm(orientation, axis=0)).astype(np.float32)
+    ref_position = (position + rng.normal(0.0, 0.3, (3, V))).astype(float)
+    ref_orientation = (orientation + rng.normal(0.0, 0.01, (4, V))).astype(float)
+    bounds = Motion(position, orientation).bounds(ref_position, ref_orientation)
+    change = position - ref_position
+    hi, lo = change.max(axis=1), change.min(axis=1)
+    assert bounds.along == tuple(np.maximum(hi, -lo).tolist())
+    assert bounds.relative == 0.5 * math.dist(hi.tolist(), lo.tolist())
+    cosine = np.abs(sum(orientation[c].astype(float) * ref_orientation[c] for c in range(4))).min()
+    assert bounds.turn == vm.turn_from_cosine(float(cosine))
+    position[1, V - 1] = np.nan
+    broken = Motion(position, orientation).bounds(ref_position, ref_orientation)
+    assert not broken.relative < 1e30 and not all(a < 1e30 for a in broken.along)

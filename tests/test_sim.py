@@ -440,3 +440,33 @@ def test_chassis_positions_are_the_telemetry_positions():
     start = Simulator.from_description(description, DT).chassis_positions()
     assert np.array_equal(sim.chassis_positions(), sim.telemetry()["bodies"]["position"])
     assert np.linalg.norm(sim.chassis_positions() - start) > 0.1  # it drove: the positions are the current ones
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_quaternion_products_are_their_written_sums_bit_for_bit(dtype):
+    """vecmath's quaternion helpers gather their terms (a few quaternions) or write each component's last operation
+    into the result (many): the Hamilton product, the conjugate, the rotation matrix and the closed-form rotation are
+    still the written arithmetic, bit for bit, broadcasting (4, 1) against (4, V) and for one quaternion (4,)."""
+    rng = np.random.default_rng(3)
+    for a_shape, b_shape in (((4, 7), (4, 7)), ((4, 1), (4, 7)), ((4,), (4,)), ((4, 300), (4, 300)), ((4, 1), (4, 300))):
+        a, b = rng.normal(size=a_shape).astype(dtype), rng.normal(size=b_shape).astype(np.float32)
+        a.flat[0] = -0.0
+        aw, ax, ay, az = a
+        bw, bx, by, bz = b
+        written = np.stack((aw * bw - ax * bx - ay * by - az * bz, aw * bx + ax * bw + ay * bz - az * by,
+                            aw * by - ax * bz + ay * bw + az * bx, aw * bz + ax * by - ay * bx + az * bw))
+        product = vm.quat_mul(a, b)
+        assert product.dtype == written.dtype and product.tobytes() == written.tobytes()
+        conj = vm.quat_conj(a)
+        assert conj.tobytes() == np.stack((a[0], -a[1], -a[2], -a[3])).tobytes()
+        x2, y2, z2 = ax + ax, ay + ay, az + az
+        matrix = np.stack((1 - (ay * y2 + az * z2), ax * y2 - aw * z2, az * x2 + aw * y2,
+                           ax * y2 + aw * z2, 1 - (az * z2 + ax * x2), ay * z2 - aw * x2,
+                           az * x2 - aw * y2, ay * z2 + aw * x2, 1 - (ax * x2 + ay * y2))).reshape((3, 3) + a.shape[1:])
+        assert vm.quat_to_mat(a).tobytes() == matrix.astype(dtype).tobytes()
+    q, w = rng.normal(size=(4, 5)).astype(dtype), rng.normal(size=(3, 5)).astype(dtype)
+    speed = vm.norm(w)
+    half = 0.5 * speed * DT
+    s = np.where(speed > 0.0, np.sin(half) / np.where(speed > 0.0, speed, 1.0), 0.0)
+    dq = np.stack((np.cos(half), w[0] * s, w[1] * s, w[2] * s))
+    assert vm.quat_integrate_exact(q, w, DT).tobytes() == vm.quat_normalize(vm.quat_mul(dq, q)).tobytes()

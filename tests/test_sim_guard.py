@@ -132,3 +132,33 @@ def test_same_inputs_give_bit_identical_traces(dtype):
         for path, values in first[kind].items():
             for name, series in values.items():
                 assert np.array_equal(np.asarray(series), np.asarray(second[kind][path][name])), (kind, path, name)
+
+
+def test_the_guards_quick_test_never_passes_a_state_that_its_vehicle_by_vehicle_test_faults():
+    """The step skips the guard's per-vehicle checks where its whole-batch test says every vehicle is healthy: that
+    test must be sufficient. States around each limit and with non-finite or huge values: wherever the quick test
+    passes, the per-vehicle test finds no fault; and it passes the ordinary states of a run."""
+    sim = Simulator.from_description(three_cars(), DT)
+    drive(sim, 20)
+    guard, s = sim.guard, sim.state
+    assert guard._surely_healthy(s) and (guard.faults(s) == -1).all()
+    rng = np.random.default_rng(7)
+    limits = {"linear_velocity": guard.options.max_speed * float(sim.params.length_scale.min()),
+              "angular_velocity": guard.options.max_angular_speed, "rotation_speed": guard.options.max_wheel_speed}
+    passed = failed = 0
+    for trial in range(300):
+        sim.step()
+        name = list(limits)[trial % 3]
+        value = getattr(s, name)
+        scale = limits[name] * rng.uniform(0.3, 1.2)
+        value[...] = (rng.uniform(-1.0, 1.0, value.shape) * scale).astype(value.dtype)
+        if trial % 25 == 0:
+            value.flat[rng.integers(value.size)] = [np.nan, np.inf, 3e38][trial % 3]
+        healthy = guard._surely_healthy(s)
+        assert not healthy or (guard.faults(s) == -1).all(), (trial, name)
+        passed += healthy
+        failed += (guard.faults(s) >= 0).any()
+        sim.guard.reasons.clear()
+        s.faulted[:] = False
+        sim.reset_vehicles(np.ones(3, bool))
+    assert passed > 20 and failed > 20  # both sides of the limits were tried

@@ -11,6 +11,9 @@ import numpy as np
 
 from ..runtime.vehicle2 import (
     AUTOMATIC_GEAR,
+    DRIVE_BASIC,
+    DRIVE_NONE,
+    DRIVE_STANDARD,
     MAX_NB_COMMAND_VALUES,
     NEUTRAL_GEAR,
     RESPONSE_BRAKE0,
@@ -123,6 +126,15 @@ DERIVED = (
     Derived("ack_wheel1", value=lambda p, b: _ackermann_wheel(p, b, 1)),
     Derived("ack_mean_scale", value=_ackermann_mean_scale),
     Derived("ack_track", value=lambda p, b: np.where(_ackermann_on(b), b.ackermann_track_width, 1.0)),
+    # which parts of `update_commands` the batch needs: its drives, autoboxes and absent wheels (the step skips what
+    # no vehicle has)
+    Derived("any_standard", value=lambda p, b: bool((b.drive_type == DRIVE_STANDARD).any())),
+    Derived("any_basic", value=lambda p, b: bool((b.drive_type == DRIVE_BASIC).any())),
+    Derived("any_raw", value=lambda p, b: bool((b.drive_type == DRIVE_NONE).any())),
+    Derived("autobox_on", value=lambda p, b: (b.drive_type == DRIVE_STANDARD) & b.has_autobox),
+    Derived("any_standard_without_autobox", value=lambda p, b: bool(
+        ((b.drive_type == DRIVE_STANDARD) & ~b.has_autobox).any())),
+    Derived("all_wheels", value=lambda p, b: bool(np.all(p.mask))),
 )
 
 
@@ -152,8 +164,10 @@ STATES = (
 
 def normalised_response(p: SimParams, system: int, command: np.ndarray, speed: np.ndarray) -> np.ndarray:
     """PxVehicleNonLinearResponseCompute without the max/multiplier factors (2.1); linear where no table."""
+    if not p.has_nonlinear:
+        return command
     count = p.nl_command_count[:, system]
-    if not p.has_nonlinear or not (count > 0).any():
+    if not (count > 0).any():
         return command
     curves = np.stack((p.nl_speeds[:, system], p.nl_responses[:, system]), axis=-1)  # (V, K, P, 2)
     per_command = vm.lookup(curves, p.nl_point_count[:, system], np.broadcast_to(speed[:, None], count.shape + (curves.shape[1],)))
@@ -180,6 +194,8 @@ def steer_angles(p: SimParams, steer: np.ndarray, speed: np.ndarray) -> np.ndarr
         # whole-batch form: vehicles without Ackermann have all-False wheel masks and keep delta
         mean = 0.5 * steer * p.ack_mean_scale  # steer * maxAngle * (mult[w0] + mult[w1]) / 2
         turning = (mean != 0.0) & p.ack_active
+        if not turning.any():  # (driving straight: no wheel's angle changes)
+            return delta
         psi_in = np.abs(mean)
         tan_in = np.tan(np.where(turning, psi_in, 1.0))
         base = p.ackermann_wheel_base
@@ -201,23 +217,26 @@ def direct_drive_torques(p: SimParams, s: SimState, speed: np.ndarray) -> np.nda
 def autobox_update(p: SimParams, s: SimState, dt: float, throttle: np.ndarray) -> np.ndarray:
     """6.5 PxVehicleAutoBoxUpdate for every standard-drive vehicle; returns the gear command it leaves."""
     command = s.target_gear_command.copy()
-    has = p.is_standard & p.has_autobox
-    manual = has & (command != AUTOMATIC_GEAR)
-    s.autobox_active_shift[manual] = False
-    s.autobox_time_since_shift[manual] = FLT_MAX
-    auto = has & (command == AUTOMATIC_GEAR)
+    automatic = command == AUTOMATIC_GEAR
+    has = p.autobox_on  # standard drive with an autobox
+    manual = has & ~automatic
+    if manual.any():
+        s.autobox_active_shift[manual] = False
+        s.autobox_time_since_shift[manual] = FLT_MAX
+    auto = has & automatic
     if auto.any():
         cur, tgt = s.current_gear, s.target_gear
         command = np.where(auto, tgt, command)
-        done = auto & s.autobox_active_shift & (cur == tgt)
-        s.autobox_active_shift[done] = False
-        throttle[auto & s.autobox_active_shift & (cur != tgt)] = 0.0
         same = auto & (cur == tgt)
+        changing = auto ^ same  # auto & (cur != tgt)
+        s.autobox_active_shift[same & s.autobox_active_shift] = False  # the shift is done
+        throttle[changing & s.autobox_active_shift] = 0.0
         first = same & (cur <= NEUTRAL_GEAR) & (NEUTRAL_GEAR + 1 < p.nb_gears)
-        timed = same & ~first & (s.autobox_time_since_shift > p.autobox_latency)
-        waiting = (same & ~first & ~timed) | (auto & (cur != tgt))
+        settled = same ^ first  # same & ~first
+        timed = settled & (s.autobox_time_since_shift > p.autobox_latency)
+        waiting = (settled ^ timed) | changing
         rows = np.arange(p.V)
-        g = np.clip(cur, 0, p.autobox_up.shape[1] - 1)
+        g = np.minimum(np.maximum(cur, 0), p.autobox_up.shape[1] - 1)
         w = s.engine_omega / p.engine_max_omega
         up = timed & (w > p.autobox_up[rows, g]) & (cur + 1 < p.nb_gears)
         down = timed & (w < p.autobox_down[rows, g]) & (cur > NEUTRAL_GEAR + 1)
@@ -230,7 +249,8 @@ def autobox_update(p: SimParams, s: SimState, dt: float, throttle: np.ndarray) -
         s.autobox_active_shift[shift] = True
         s.autobox_time_since_shift[waiting] += dt
     # without an autobox, "automatic" keeps the gearbox target
-    command = np.where(p.is_standard & ~p.has_autobox & (command == AUTOMATIC_GEAR), s.target_gear, command)
+    if p.any_standard_without_autobox:
+        command = np.where(p.is_standard & ~p.has_autobox & (command == AUTOMATIC_GEAR), s.target_gear, command)
     return command
 
 
@@ -248,26 +268,37 @@ def clutch_strength(p: SimParams, s: SimState) -> np.ndarray:
 
 
 def update_commands(p: SimParams, s: SimState, dt: float, speed: np.ndarray, diff_ratio: np.ndarray) -> dict[str, np.ndarray]:
-    """All command responses of one step (2.2-2.6). `speed` is the signed forward speed of the body."""
-    raw = p.is_raw[:, None]
+    """All command responses of one step (2.2-2.6). `speed` is the signed forward speed of the body. (The parts no
+    vehicle of the batch has are skipped: the responses of a fleet of one kind of drive, on all its wheels, are its
+    kind's alone.)"""
     throttle = s.accelerator.copy()
-    if p.is_standard.any():
+    if p.any_standard:
         command = autobox_update(p, s, dt, throttle)
         gear_command_update(p, s, command)
-    brake = np.where(raw, s.wheel_brake_torque, brake_torques(p, s.brake0, s.brake1, speed))
-    steer = np.where(raw, s.wheel_steer_angle, steer_angles(p, s.steer, speed))
-    drive = np.where(raw, s.wheel_drive_torque, 0.0)
-    if p.is_basic.any():
+    brake = brake_torques(p, s.brake0, s.brake1, speed)
+    steer = steer_angles(p, s.steer, speed)
+    drive = np.zeros(brake.shape, np.result_type(s.wheel_drive_torque, 0.0))
+    if p.any_raw:
+        raw = p.is_raw[:, None]
+        brake = np.where(raw, s.wheel_brake_torque, brake)
+        steer = np.where(raw, s.wheel_steer_angle, steer)
+        drive = np.where(raw, s.wheel_drive_torque, 0.0)
+    if p.any_basic:
         drive = np.where(p.is_basic[:, None], direct_drive_torques(p, s, speed), drive)
     brake_applied = brake != 0.0
-    drive_applied = drive != 0.0
-    if p.is_standard.any():
+    if p.any_standard:
         K = clutch_strength(p, s)
         engine_drive = (~brake_applied) & (K != 0.0)[:, None] & (diff_ratio != 0.0) & (throttle != 0.0)[:, None]
-        drive_applied = np.where(p.is_standard[:, None], engine_drive, drive_applied)
+        drive_applied = engine_drive if p.all_standard else np.where(p.is_standard[:, None], engine_drive, drive != 0.0)
+        throttle = throttle if p.all_standard else np.where(p.is_standard, throttle, s.accelerator)
+    else:
+        drive_applied = drive != 0.0
+        throttle = s.accelerator.copy()
+    if p.all_wheels:  # (x * 1 and x & True are x)
+        return {"brake_torque": brake, "steer_angle": steer, "drive_torque": drive, "throttle": throttle,
+                "brake_applied": brake_applied, "drive_applied": drive_applied}
     mask = p.mask
     return {
-        "brake_torque": brake * mask, "steer_angle": steer * mask, "drive_torque": drive * mask,
-        "throttle": np.where(p.is_standard, throttle, s.accelerator),
+        "brake_torque": brake * mask, "steer_angle": steer * mask, "drive_torque": drive * mask, "throttle": throttle,
         "brake_applied": brake_applied & mask, "drive_applied": drive_applied & mask,
     }

@@ -17,10 +17,10 @@ import weakref
 import numpy as np
 
 from ..runtime.vehicle2 import NEUTRAL_GEAR
+from . import vecmath as vm
 from .declare import FLT_MIN
 from .state import SimParams, SimState
 from .subsystems import DERIVED, PARAMS, STATES
-from .tire import vehicle_intent
 
 # Field kinds: scalars (int64, float), or the element type of an array the field points into. Pointers are set
 # as addresses (an int assigns several times faster than ctypes' typed pointers; the C side has the types).
@@ -139,43 +139,115 @@ def covers(p: SimParams) -> bool:
             and p.W <= 16 and p.V > 0)
 
 
-class _Call:
-    """The struct and the arrays its pointers point into (kept alive here for as long as the struct)."""
+# This step's inputs, by the kernel's field names, and their shapes ("V": per vehicle, "VW": per wheel, "3VW": a vector
+# per wheel, component-first): each SimParams' struct keeps a buffer of each, filled every step (`_Prepared`)
+_INPUT_SHAPES = {
+    "n_sub": "V", "dt_sub": "V", "throttle": "V",
+    **{name: "VW" for name in ("road_hit", "brake_applied", "drive_applied", "accel_intent", "brake_intent",
+                               "diff_connected", "road_offset", "road_friction", "brake_torque", "drive_torque",
+                               "diff_ratio", "diff_ave")},
+    **{name: "3VW" for name in ("road_normal", "road_velocity", "offset", "axle", "axis_lat", "axis_lng")},
+}
+_OUTPUT_KEYS = _SCALAR_OUTPUTS + _VECTOR_OUTPUTS + _FLAG_OUTPUTS
+_ALIGN = 64  # the arrays of a step's block start at multiples of this many bytes
 
-    def __init__(self, base: "_Call | None" = None):
-        self.batch = _Batch()
-        self.arrays: dict[str, np.ndarray] = {}
-        if base is not None:
-            ctypes.pointer(self.batch)[0] = base.batch
-            self.arrays.update(base.arrays)
 
-    def set(self, name: str, value) -> np.ndarray:
-        array = np.ascontiguousarray(value, dtype=_FIELD_KIND[name])
+class _Prepared:
+    """One SimParams' struct, set up once: the batch's parameters, a buffer for each of the step's inputs and for the
+    state the kernel reads only, each pointed to once, and the layout of the block of new arrays each step gets for the
+    state the kernel writes and its outputs (`step_arrays`).
+
+    Setting a pointer field from an array costs a numpy ctypes object per field (`ndarray.ctypes`); the inputs are
+    copied into the buffers instead, and a step's new arrays are views of one allocation whose address is read once."""
+
+    def __init__(self, p: SimParams):
+        self.batch = b = _Batch()
+        self.arrays: dict[str, np.ndarray] = {}  # what the struct points into, kept alive with it
+        b.V, b.W = p.V, p.W
+        b.curve_points, b.gear_columns = p.torque_curve.shape[1], p.gear_ratios.shape[1]
+        b.neutral_gear = NEUTRAL_GEAR
+        b.any_sweep, b.any_limit_expansion, b.any_camber_stiffness = p.any_sweep, p.any_limit_expansion, p.any_camber_stiffness
+        b.flt_min = FLT_MIN
+        for name, _ in _KERNEL_PARAMETERS:
+            self._point(name, np.ascontiguousarray(getattr(p, name), dtype=_FIELD_KIND[name]))
+        shapes = {"V": (p.V,), "VW": (p.V, p.W), "3VW": (3, p.V, p.W)}
+        self.inputs = {name: self._point(name, np.zeros(shapes[kind], _FIELD_KIND[name]))
+                       for name, kind in _INPUT_SHAPES.items()}
+        self.still_road = True  # road_velocity's buffer holds zeros (a road that does not move)
+        self.read: dict[str, np.ndarray] = {}  # the state the kernel reads only, by name (`state_read`)
+        self.layout: tuple | None = None  # the step block's (state shapes, dtype, field offsets, state bytes)
+        self.last: tuple[np.ndarray, dict[str, np.ndarray]] | None = None  # the last step's block and state views
+        self.words = np.frombuffer(self.batch, np.int64, ctypes.sizeof(_Batch) // 8)  # the struct's memory
+
+    def _point(self, name: str, array: np.ndarray) -> np.ndarray:
         self.arrays[name] = array
         setattr(self.batch, name, array.ctypes.data)
         return array
 
+    def state_read(self, s: SimState) -> None:
+        """Copy the state the kernel reads only into its buffers (allocated on the first step, from the state's
+        shapes)."""
+        for name in _STATE_READ:
+            value = getattr(s, name)
+            buffer = self.read.get(name)
+            if buffer is None or buffer.shape != value.shape:
+                buffer = self.read[name] = self._point(name, np.empty(value.shape, _FIELD_KIND[name]))
+            np.copyto(buffer, value, casting="unsafe")
 
-_PREPARED: dict[int, _Call] = {}  # by id of a live SimParams (entries leave with it)
+    def step_arrays(self, s: SimState, V: int, W: int) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+        """New arrays for this step: the state the kernel writes, holding the state's values, and the outputs; all
+        fields of one new structured array (a field's view costs a fraction of an array's own allocation), each field
+        of the struct pointed at its view.
+
+        The state that is still the last step's arrays (which what ran since may have written into) comes with one
+        copy of the last step's block; only the state replaced since (the body's pose and velocities, the flags
+        kept as bools) is copied field by field."""
+        shapes = tuple(getattr(s, name).shape for name in _STATE_FIELDS)
+        if self.layout is None or self.layout[0] != shapes:
+            fields = [(name, shape, np.dtype(_FIELD_KIND[name])) for name, shape in zip(_STATE_FIELDS, shapes)]
+            fields += [(_OUTPUT + key, (3, V, W) if key in _VECTOR_OUTPUTS else (V, W),
+                        np.dtype(_FIELD_KIND[_OUTPUT + key])) for key in _OUTPUT_KEYS]
+            offsets, size = [], 0
+            for _, shape, dtype in fields:
+                offsets.append(size)
+                size += -(-int(np.prod(shape)) * dtype.itemsize // _ALIGN) * _ALIGN
+            block = np.dtype({"names": [name for name, _, _ in fields],
+                              "formats": [(dtype, shape) for _, shape, dtype in fields],
+                              "offsets": offsets, "itemsize": max(size, _ALIGN)})
+            state_bytes = offsets[len(_STATE_FIELDS)]  # the state fields come first
+            # the struct's pointer fields as int64 words (pointers sit at multiples of 8 bytes): one vector store
+            # sets them all
+            assert all(getattr(_Batch, name).offset % 8 == 0 for name, _, _ in fields)
+            slots = np.array([getattr(_Batch, name).offset // 8 for name, _, _ in fields])
+            self.layout = (shapes, block, slots, np.array(offsets, np.int64), state_bytes)
+            self.last = None
+        _, block, slots, offsets, state_bytes = self.layout
+        raw = np.empty(block.itemsize, np.uint8)
+        arrays = raw.view(block).reshape(())
+        last = self.last
+        if last is not None:
+            np.copyto(raw[:state_bytes], last[0][:state_bytes])
+        self.words[slots] = raw.ctypes.data + offsets
+        new = {}
+        for name in _STATE_FIELDS:
+            new[name] = view = arrays[name]
+            value = getattr(s, name)
+            if last is None or value is not last[1][name]:
+                np.copyto(view, value, casting="unsafe")
+        self.last = (raw, new)
+        return new, {key: arrays[_OUTPUT + key] for key in _OUTPUT_KEYS}
 
 
-def _parameters(p: SimParams) -> _Call:
-    """The part of the struct that depends on the batch only, built once per SimParams."""
+_PREPARED: dict[int, _Prepared] = {}  # by id of a live SimParams (entries leave with it)
+
+
+def _prepared(p: SimParams) -> _Prepared:
+    """The struct of the batch's calls, built once per SimParams."""
     cached = _PREPARED.get(id(p))
-    if cached is not None:
-        return cached
-    c = _Call()
-    b = c.batch
-    b.V, b.W = p.V, p.W
-    b.curve_points, b.gear_columns = p.torque_curve.shape[1], p.gear_ratios.shape[1]
-    b.neutral_gear = NEUTRAL_GEAR
-    b.any_sweep, b.any_limit_expansion, b.any_camber_stiffness = p.any_sweep, p.any_limit_expansion, p.any_camber_stiffness
-    b.flt_min = FLT_MIN
-    for name, _ in _KERNEL_PARAMETERS:
-        c.set(name, getattr(p, name))
-    _PREPARED[id(p)] = c
-    weakref.finalize(p, _PREPARED.pop, id(p), None)
-    return c
+    if cached is None:
+        cached = _PREPARED[id(p)] = _Prepared(p)
+        weakref.finalize(p, _PREPARED.pop, id(p), None)
+    return cached
 
 
 def run_substeps(p: SimParams, s: SimState, road, offset: np.ndarray, axle: np.ndarray | None, axes: tuple,
@@ -188,34 +260,32 @@ def run_substeps(p: SimParams, s: SimState, road, offset: np.ndarray, axle: np.n
     Replaces the state arrays the substeps change with new ones (the numerical guard keeps the old ones as
     its snapshot) and returns the telemetry outputs of each vehicle's last substep.
     """
-    c = _Call(_parameters(p))
+    c = _prepared(p)
     c.batch.threads = threads
     c.batch.dt = dt
-    c.set("n_sub", n_sub)
-    c.set("dt_sub", dt_sub)
-    c.set("throttle", cmd["throttle"])
-    c.set("road_hit", road.hit)
-    c.set("road_normal", road.normal)
-    c.set("road_offset", road.offset)
-    c.set("road_friction", road.friction)
-    c.set("road_velocity", np.zeros((3, p.V, p.W), np.float32) if road_velocity is None else road_velocity)
-    c.set("offset", offset)
-    c.set("axle", offset if axle is None else axle)  # read only for sweeps
-    c.set("axis_lat", axes[0])
-    c.set("axis_lng", axes[1])
-    for name in ("brake_torque", "drive_torque", "brake_applied", "drive_applied"):
-        c.set(name, cmd[name])
-    c.set("accel_intent", vehicle_intent(cmd["drive_applied"], p.W))
-    c.set("brake_intent", vehicle_intent(cmd["brake_applied"], p.W))
-    c.set("diff_ratio", diff.torque_ratio)
-    c.set("diff_ave", diff.ave_ratio)
-    c.set("diff_connected", diff.connected)
-    for name in _STATE_READ:
-        c.set(name, getattr(s, name))
-    new = {name: c.set(name, np.array(getattr(s, name), dtype=_FIELD_KIND[name])) for name in _STATE_FIELDS}
-    out = {key: c.set(_OUTPUT + key, np.empty((3, p.V, p.W) if key in _VECTOR_OUTPUTS else (p.V, p.W),
-                                             dtype=_FIELD_KIND[_OUTPUT + key]))
-           for key in _SCALAR_OUTPUTS + _VECTOR_OUTPUTS + _FLAG_OUTPUTS}
+    inputs = {
+        "n_sub": n_sub, "dt_sub": dt_sub, "throttle": cmd["throttle"], "road_hit": road.hit, "road_normal": road.normal,
+        "road_offset": road.offset, "road_friction": road.friction, "offset": offset, "axis_lat": axes[0],
+        "axis_lng": axes[1], "brake_torque": cmd["brake_torque"], "drive_torque": cmd["drive_torque"],
+        "brake_applied": cmd["brake_applied"], "drive_applied": cmd["drive_applied"],
+        # 4.7: a vehicle means to accelerate (brake) when any of its wheels is driven (braked)
+        "accel_intent": vm.any_wheels(cmd["drive_applied"])[:, None],
+        "brake_intent": vm.any_wheels(cmd["brake_applied"])[:, None],
+        "diff_ratio": diff.torque_ratio, "diff_ave": diff.ave_ratio, "diff_connected": diff.connected,
+    }
+    if axle is not None:  # (read for sweeps only)
+        inputs["axle"] = axle
+    if road_velocity is not None:
+        inputs["road_velocity"] = road_velocity
+        c.still_road = False
+    elif not c.still_road:
+        inputs["road_velocity"] = 0.0
+        c.still_road = True
+    buffers, copy = c.inputs, np.copyto
+    for name, value in inputs.items():  # as the kernel's element type: a cast as astype's
+        copy(buffers[name], value, casting="unsafe")
+    c.state_read(s)
+    new, out = c.step_arrays(s, p.V, p.W)
     status = _LIB.pvu_substeps(ctypes.byref(c.batch))
     if status != 0:
         raise RuntimeError(f"compiled substeps failed with status {status}")
@@ -224,4 +294,3 @@ def run_substeps(p: SimParams, s: SimState, road, offset: np.ndarray, axle: np.n
     out["isOnGround"] = out["isOnGround"].astype(bool)
     out["_toe"] = np.array(toe, dtype=p.dtype)
     return out
-

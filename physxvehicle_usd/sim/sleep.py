@@ -65,12 +65,15 @@ def possible(p: SimParams, s: SimState) -> bool:
 def begin(p: SimParams, s: SimState) -> SimpleNamespace | None:
     """The vehicle update's begin: wake the sleeping vehicles a command wakes, clear the state of those still asleep,
     and keep what the step must put back for them (None: every vehicle is awake)."""
-    if s.asleep.any():
+    any_asleep = s.asleep.any()
+    if any_asleep:
         wake = s.asleep & _intent_to_change_state(p, s) & p.enabled  # (the vehicle update wakes: sim/disabled.py)
         s.previous_wheel_steer[s.asleep] = s.wheel_steer_angle[s.asleep]
         s.wake_counter[wake] = WAKE_COUNTER_RESET_S
         s.asleep &= ~wake
     s.previous_steer = s.steer.copy()
+    if not any_asleep:
+        return None
     asleep = np.flatnonzero(s.asleep)
     if asleep.size == 0:
         return None

@@ -68,21 +68,39 @@ def per_wheel(x: np.ndarray, wheels: int) -> np.ndarray:
     Broadcasting a (V, 1) operand against (V, W) makes numpy run W-element inner loops (six times slower for
     four wheels); operands of equal shape run as one flat loop.
     """
-    return np.repeat(x[..., None], wheels, axis=-1)
+    return x[..., None].repeat(wheels, axis=-1)  # (the method: np.repeat's wrapper costs as much again)
 
 
 def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.stack([matvec(a, b[:, j]) for j in range(3)], axis=1)
 
 
+# up to this many quaternions, quat_to_mat and quat_mul gather their terms into a few whole-array operations (a numpy
+# call costs as much as the arithmetic of a few hundred floats); for more, they take the written ones
+_FEW = 64
+
+# quat_to_mat's gathers: of the products p (flattened 3 x 3), the diagonal's two terms and the pairs off it; of 2 w v,
+# the term each pair takes; of the diagonal, the pairs above it and those below it, each entry of the matrix
+_DIAGONAL_TERMS = np.array([4, 8, 0, 8, 0, 4, 1, 5, 6])  # p11 + p22, p22 + p00, p00 + p11; p01, p12, p20
+_PAIR_W = np.array([2, 0, 1])
+_MATRIX_ORDER = np.array([0, 3, 8, 6, 1, 4, 5, 7, 2])  # m00 m01 m02 m10 m11 m12 m20 m21 m22 from (diag, above, below)
+
+
 def quat_to_mat(q: np.ndarray) -> np.ndarray:
     """The rotation matrix of unit quaternions q (4, ...): 1 - 2 (y y + z z), 2 (x y - w z), ... A factor 2 is exact,
     so the products are taken with 2x, 2y, 2z, all nine of them in one operation (x 2x, x 2y, ... z 2z) and three more
-    with w: fifteen whole-array operations rather than thirty, the same numbers (but where a product of two components
-    is a subnormal float, below 1e-38: its last bit can differ)."""
+    with w: m_ii = 1 - (p_jj + p_kk), m_ij = p_ij - 2 w v_k, m_ji = p_ij + 2 w v_k for (i, j, k) = (0, 1, 2), (1, 2, 0),
+    (2, 0, 1), entry by entry or, for a few quaternions, over gathers of the terms (the same numbers; but where a
+    product of two components is a subnormal float, below 1e-38: its last bit can differ)."""
     w, v = q[0], q[1:]
     v2 = v + v                      # 2x, 2y, 2z
     p = v[:, None] * v2[None, :]    # p[a, b] = component a times twice component b
+    if w.size <= _FEW:  # a few quaternions: gathers, fewer operations
+        w2 = (w * v2)[_PAIR_W]      # 2wz, 2wx, 2wy
+        terms = p.reshape((9,) + q.shape[1:])[_DIAGONAL_TERMS]
+        pairs = terms[6:]
+        entries = np.concatenate((np.subtract(1, terms[:3] + terms[3:6]), pairs - w2, pairs + w2))
+        return entries[_MATRIX_ORDER].reshape((3, 3) + q.shape[1:])
     w2 = w * v2                     # 2wx, 2wy, 2wz
     m = np.empty((3, 3) + q.shape[1:], dtype=q.dtype)
     for i, j, k in ((0, 1, 2), (1, 2, 0), (2, 0, 1)):  # the diagonal; the pairs above and below it
@@ -92,15 +110,40 @@ def quat_to_mat(q: np.ndarray) -> np.ndarray:
     return m
 
 
+# quat_mul's terms after a_w b: the products a_i b_j (i = x, y, z) each component adds, in order, and their signs
+_PRODUCT_ROWS = np.array([1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3])
+_PRODUCT_COLUMNS = np.array([1, 0, 3, 2, 2, 3, 0, 1, 3, 2, 1, 0])
+_PRODUCT_SIGNS = np.array([-1, 1, -1, 1, -1, 1, 1, -1, -1, -1, 1, 1])
+
+
 def quat_mul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The Hamilton product a b of quaternions (4, ...), broadcasting: each component a_w b_. then three signed
+    products added in order (w: aw bw - ax bx - ay by - az bz, x: aw bx + ax bw + ay bz - az by, ...). For a few
+    quaternions the sixteen products in one operation and the three terms of all four components in a gather (adding
+    a negated product is subtracting it); for more, as written (`_quat_mul_written`)."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a[0].size > _FEW or b[0].size > _FEW:
+        return _quat_mul_written(a, b)
+    products = a[:, None] * b[None, :]  # a_i b_j
+    trailing = (1,) * (products.ndim - 2)
+    terms = products[_PRODUCT_ROWS, _PRODUCT_COLUMNS] * _PRODUCT_SIGNS.astype(products.dtype).reshape((12,) + trailing)
+    out = products[0] + terms[0:4]
+    out += terms[4:8]
+    out += terms[8:12]
+    return out
+
+
+def _quat_mul_written(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """`quat_mul` as written, component by component: for many quaternions (the gathers' large temporaries cost more
+    than the operations they save); each component's last operation writes into the result."""
     aw, ax, ay, az = a[0], a[1], a[2], a[3]
     bw, bx, by, bz = b[0], b[1], b[2], b[3]
-    return np.stack((
-        aw * bw - ax * bx - ay * by - az * bz,
-        aw * bx + ax * bw + ay * bz - az * by,
-        aw * by - ax * bz + ay * bw + az * bx,
-        aw * bz + ax * by - ay * bx + az * bw,
-    ))
+    out = np.empty((4,) + np.broadcast_shapes(np.shape(aw), np.shape(bw)), dtype=np.result_type(a, b))
+    np.subtract(aw * bw - ax * bx - ay * by, az * bz, out=out[0, ...])
+    np.subtract(aw * bx + ax * bw + ay * bz, az * by, out=out[1, ...])
+    np.add(aw * by - ax * bz + ay * bw, az * bx, out=out[2, ...])
+    np.add(aw * bz + ax * by - ay * bx, az * bw, out=out[3, ...])
+    return out
 
 
 def vec_quat_mul(v: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -116,7 +159,9 @@ def vec_quat_mul(v: np.ndarray, q: np.ndarray) -> np.ndarray:
 
 
 def quat_conj(q: np.ndarray) -> np.ndarray:
-    return np.stack((q[0], -q[1], -q[2], -q[3]))
+    out = -q
+    out[0] = q[0]
+    return out
 
 
 def quat_normalize(q: np.ndarray) -> np.ndarray:
@@ -140,7 +185,11 @@ def quat_integrate_exact(q: np.ndarray, w: np.ndarray, dt: float | np.ndarray) -
     half = 0.5 * speed * dt
     safe = np.where(speed > 0.0, speed, 1.0)
     s = np.where(speed > 0.0, np.sin(half) / safe, 0.0)
-    dq = np.stack((np.cos(half), w[0] * s, w[1] * s, w[2] * s))
+    dq = np.empty((4,) + np.broadcast_shapes(np.shape(half), np.shape(s)), dtype=np.result_type(half, w))  # (no stack)
+    np.cos(half, out=dq[0, ...])
+    np.multiply(w[0], s, out=dq[1, ...])
+    np.multiply(w[1], s, out=dq[2, ...])
+    np.multiply(w[2], s, out=dq[3, ...])
     return quat_normalize(quat_mul(dq, q))
 
 

@@ -13,6 +13,12 @@ from .model import ContactModel
 from .placement import shape_boxes, shape_reach, turned_half
 
 
+# the candidates of a quiet step (no plane near any vehicle): shared and read-only, as a fleet on flat ground away from
+# everything has none most steps (world.generate returns at once, before anything could write into them)
+_NO_ROWS = np.zeros(0, np.int64)
+_NO_ROWS.flags.writeable = False
+
+
 def _near_planes(model: ContactModel, ground: Ground, R: np.ndarray, centre: list, slack: np.ndarray,
                  rows: np.ndarray | None = None):
     """Per plane, the shape rows (of `rows`, all where None; R, centre and slack are theirs, `shape_boxes`) whose box
@@ -59,16 +65,17 @@ def _plane_candidates(model: ContactModel, ground: Ground, motion: Motion):
     else:
         if quiet["always"] is None:  # first the whole fleet's bounds against the smallest clearance
             bounds = motion.bounds(quiet["position"], quiet["orientation"])
-            towards = max(sum(w * a for w, a in zip(row, bounds.along)) for row in quiet["weight_rows"])
+            ax, ay, az = bounds.along
+            towards = max(wx * ax + wy * ay + wz * az for wx, wy, wz in quiet["weight_rows"])
             if towards + bounds.turn * quiet["reach_max"] < quiet["clearance_min"]:
-                return [np.zeros(0, np.int64)] * len(ground.plane_normals), None
+                return [_NO_ROWS] * len(ground.plane_normals), None
         change, turn = motion.since(quiet["position"], quiet["orientation"])
         moved = (quiet["weights"] @ np.abs(change)).max(axis=0) + turn * quiet["reach"]
         test = moved >= quiet["clearance"]
         if quiet["always"] is not None:
             test |= quiet["always"]
         if not test.any():
-            return [np.zeros(0, np.int64)] * len(ground.plane_normals), None
+            return [_NO_ROWS] * len(ground.plane_normals), None
     if test.all():
         R, centre, slack = shape_boxes(model, position, orientation)
         rows, R_tested = None, R
@@ -103,6 +110,8 @@ def static_candidates(model: ContactModel, ground: Ground, position: np.ndarray,
     if model.static_shapes is None and ground.grid is None and model.static_rounds is None:
         # planes alone: the vehicles clear of them skip the test
         planes, R = _plane_candidates(model, ground, Motion(position, orientation) if motion is None else motion)
+        if R is None:  # quiet: no plane near any vehicle
+            return planes, (_NO_ROWS,) * 2, (_NO_ROWS,) * 2, R
         return planes, (np.zeros(0, np.int64),) * 2, (np.zeros(0, np.int64),) * 2, R
     R, centre, slack = shape_boxes(model, position, orientation)
     planes = [rows for rows, _ in _near_planes(model, ground, R, centre, slack)]
