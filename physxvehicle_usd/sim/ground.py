@@ -251,21 +251,23 @@ def raycast(ground: Ground, origin: np.ndarray, direction: np.ndarray, length: n
     L = length.reshape(-1)
     R = L.shape[0]
     f = np.result_type(origin.dtype, direction.dtype, np.float32)  # planes run in the rays' precision
-    best_t = np.full(R, np.inf, dtype=f)
-    best_n = np.zeros((3, R), dtype=f)
-    best_shape = np.full(R, -1)
-    P = ground.plane_normals.shape[0]
-    for k in range(P):
+    # no hit yet: t infinite, normal zero, shape -1 (the first plane's selects take these as scalars)
+    best_t, best_n, best_shape = np.inf, 0.0, -1
+    for k in range(ground.plane_normals.shape[0]):
         n = ground.plane_normals[k].astype(f)
-        n0, n1, n2 = (float(c) for c in n)  # Python floats keep the rays' precision
+        n0, n1, n2 = n.tolist()  # Python floats keep the rays' precision
         nd = n0 * d[0] + n1 * d[1] + n2 * d[2]
         no = n0 * o[0] + n1 * o[1] + n2 * o[2] + float(ground.plane_offsets[k])
         facing = nd < 0.0
         t = np.where(facing, -no / np.where(facing, nd, -1.0), np.inf)
-        better = facing & (t > 0.0) & (t <= L) & (t < best_t) & passes_filter(only, slice(None), k)
+        better = facing & (t > 0.0) & (t <= L) & (t < best_t)
+        if only is not None:
+            better &= only.passes(slice(None), k)
         best_t = np.where(better, t, best_t)
         best_n = np.where(better, n[:, None], best_n)  # whole-array selects: cheaper than masked stores
         best_shape = np.where(better, k, best_shape)
+    if np.ndim(best_shape) == 0:  # no plane
+        best_t, best_n, best_shape = np.full(R, np.inf, dtype=f), np.zeros((3, R), dtype=f), np.full(R, -1)
     if ground.grid is not None:
         _mesh_hits(ground, o, d, L, best_t, best_n, best_shape, only)
     if ground.round_ends is not None:

@@ -12,6 +12,7 @@ Order (Omni's component sequence, section 1.2 of the numerics digest):
 """
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -72,8 +73,9 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
     n_sub = substep_counts(p, forward_speed)
     diff = differential_state(p, s)
     cmd = update_commands(p, s, dt, forward_speed, diff.torque_ratio)
-    offset = steered_wheel_offset(p, cmd["steer_angle"])
-    axle = steered_axle(p, cmd["steer_angle"]) if p.any_sweep else None
+    # constant compliance: the graphs and the wheel axes in the body frame hold for the whole step
+    comp = update_compliance(p, s.jounce) if p.compliance_const else None
+    offset, axle, axes = steered_geometry(p, cmd["steer_angle"], comp)
     frame = wheel_frame(p, R_begin, s.body_position, offset)  # the begin pose: the query's and the first substep's
     road = query_road_geometry(p, ground, friction, frame, cmd["steer_angle"], ground_filter)
     road_velocity = None  # the velocity of what each wheel stands on, where that is another vehicle
@@ -82,9 +84,6 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
     if queries is not None and contact is not None:
         road, road_velocity = _other_vehicles(p, s, road, contact, queries, frame, cmd["steer_angle"], motion)
     dt_sub = (dt / n_sub).astype(p.dtype)
-    # constant compliance: the graphs and the wheel axes in the body frame hold for the whole step
-    comp = update_compliance(p, s.jounce) if p.compliance_const else None
-    axes = wheel_axes_body(p, cmd["steer_angle"], comp.toe, comp.camber) if comp is not None else None
     if opt.compiled and compiled.covers(p):
         s.out = compiled.run_substeps(p, s, road, offset, axle, axes, comp.toe, cmd, diff, dt, dt_sub, n_sub,
                                       opt.kernel_threads, road_velocity)
@@ -141,6 +140,27 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
         sleep.end(p, s, held, dt, counted, woken)
     s.time += dt
     s.steps += 1
+
+
+_STEERED: dict[int, tuple] = {}  # by id of a live SimParams: the last step's `steered_geometry`, and its key
+
+
+def steered_geometry(p: SimParams, steer: np.ndarray, comp) -> tuple:
+    """(steered_wheel_offset, steered_axle where the batch sweeps, wheel_axes_body where the compliance is constant
+    (comp not None)) of the steer angles (V, W): the last step's arrays again where its steer angles were the same to
+    the bit and the compliance angles the same arrays (a fleet driving straight, or holding a steer, computes them
+    once; the arrays are read, never written)."""
+    toe, camber = (None, None) if comp is None else (comp.toe, comp.camber)
+    key = (steer.dtype, steer.shape, steer.tobytes())
+    last = _STEERED.get(id(p))
+    if last is not None and last[1] is toe and last[2] is camber and last[0] == key:
+        return last[3]
+    if last is None:
+        weakref.finalize(p, _STEERED.pop, id(p), None)
+    geometry = (steered_wheel_offset(p, steer), steered_axle(p, steer) if p.any_sweep else None,
+                None if comp is None else wheel_axes_body(p, steer, toe, camber))
+    _STEERED[id(p)] = (key, toe, camber, geometry)
+    return geometry
 
 
 def _interactions(p: SimParams, s: SimState, contact: ContactModel | None) -> tuple[np.ndarray, np.ndarray]:
