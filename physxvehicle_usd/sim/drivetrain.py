@@ -11,6 +11,8 @@ first wheel's speed): the system's wheel columns fold into one unknown per group
 """
 from __future__ import annotations
 
+import operator
+import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -129,8 +131,27 @@ class DifferentialState:
     connected: np.ndarray  # (V, W)
 
 
+# by id of a live SimParams without tanks: its differential state and the parameters it was computed from
+_DIFFERENTIALS: dict[int, tuple[tuple, DifferentialState]] = {}
+
+
 def differential_state(p: SimParams, s: SimState) -> DifferentialState:
-    """6.6 multi-wheel (torque split = aveWheelSpeedRatios, a PhysX quirk) and 6.8 tank differentials."""
+    """6.6 multi-wheel (torque split = aveWheelSpeedRatios, a PhysX quirk) and 6.8 tank differentials.
+
+    Without tanks it depends on the parameters alone: computed once per SimParams (again where one of the parameters
+    it reads was replaced), the same arrays every step (read, never written)."""
+    if p.tank_ids.size:
+        return _differential_state(p, s)
+    sources = (p.diff_torque_ratios, p.diff_ave_ratios, p.is_standard, p.mask)
+    cached = _DIFFERENTIALS.get(id(p))
+    if cached is None or not all(map(operator.is_, cached[0], sources)):
+        if cached is None:
+            weakref.finalize(p, _DIFFERENTIALS.pop, id(p), None)
+        cached = _DIFFERENTIALS[id(p)] = (sources, _differential_state(p, s))
+    return cached[1]
+
+
+def _differential_state(p: SimParams, s: SimState) -> DifferentialState:
     tr, ave = p.diff_torque_ratios, p.diff_ave_ratios
     nonzero = tr != 0.0
     ratio = np.where(nonzero, ave, 0.0)  # multi-wheel

@@ -12,6 +12,7 @@ Order (Omni's component sequence, section 1.2 of the numerics digest):
 """
 from __future__ import annotations
 
+import operator
 import weakref
 from dataclasses import dataclass
 
@@ -142,6 +143,9 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
     s.steps += 1
 
 
+# the parameters `steered_geometry` reads
+_STEER_SOURCES = operator.attrgetter("attachment_position", "wheel_attachment_position", "A_q", "e_u", "e_f", "w_lat",
+                                     "w_lng", "lat_yaw", "lng_yaw")
 _STEERED: dict[int, tuple] = {}  # by id of a live SimParams: the last step's `steered_geometry`, and its key
 
 
@@ -151,15 +155,16 @@ def steered_geometry(p: SimParams, steer: np.ndarray, comp) -> tuple:
     the bit and the compliance angles the same arrays (a fleet driving straight, or holding a steer, computes them
     once; the arrays are read, never written)."""
     toe, camber = (None, None) if comp is None else (comp.toe, comp.camber)
-    key = (steer.dtype, steer.shape, steer.tobytes())
+    key, sources = (steer.dtype, steer.shape, steer.tobytes()), _STEER_SOURCES(p)
     last = _STEERED.get(id(p))
-    if last is not None and last[1] is toe and last[2] is camber and last[0] == key:
-        return last[3]
+    if (last is not None and last[1] is toe and last[2] is camber and last[0] == key
+            and all(map(operator.is_, last[3], sources))):
+        return last[4]
     if last is None:
         weakref.finalize(p, _STEERED.pop, id(p), None)
     geometry = (steered_wheel_offset(p, steer), steered_axle(p, steer) if p.any_sweep else None,
                 None if comp is None else wheel_axes_body(p, steer, toe, camber))
-    _STEERED[id(p)] = (key, toe, camber, geometry)
+    _STEERED[id(p)] = (key, toe, camber, sources, geometry)
     return geometry
 
 
