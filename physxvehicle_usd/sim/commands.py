@@ -23,6 +23,7 @@ from ..runtime.vehicle2 import (
 )
 from . import vecmath as vm
 from .declare import FLT_MAX, Derived, Param, State
+from .memo import LastValue
 
 if TYPE_CHECKING:  # (sim/state.py builds SimState from these modules' declarations)
     from .state import SimParams, SimState
@@ -187,8 +188,23 @@ def brake_torques(p: SimParams, brake0: np.ndarray, brake1: np.ndarray, speed: n
     return wheel_response(p, RESPONSE_BRAKE0, brake0, speed) + wheel_response(p, RESPONSE_BRAKE1, brake1, speed)
 
 
+# the steer angles of the last steer command, where they depend on it alone (`steer_angles`), by the parameters
+# they read (sim/memo.py)
+_STEER_ANGLES = LastValue("has_nonlinear", "response_max", "response_multipliers_w", "any_ackermann", "ack_mean_scale",
+                          "ack_active", "ackermann_wheel_base", "ack_track", "ackermann_strength", "ack_wheel0",
+                          "ack_wheel1")
+
+
 def steer_angles(p: SimParams, steer: np.ndarray, speed: np.ndarray) -> np.ndarray:
-    """2.3: sgn1(steer) * NL(|steer|), then Ackermann overwrites its two wheels (linear response)."""
+    """2.3: sgn1(steer) * NL(|steer|), then Ackermann overwrites its two wheels (linear response). Without nonlinear
+    responses they depend on the steer commands alone: the last step's array again where those are the same to the
+    bit."""
+    if p.has_nonlinear:
+        return _steer_angles(p, steer, speed)
+    return _STEER_ANGLES.get(p, (steer.dtype, steer.shape, steer.tobytes()), lambda: _steer_angles(p, steer, speed))
+
+
+def _steer_angles(p: SimParams, steer: np.ndarray, speed: np.ndarray) -> np.ndarray:
     delta = vm.sgn1(steer)[:, None] * wheel_response(p, RESPONSE_STEER, np.abs(steer), speed)
     if p.any_ackermann:
         # whole-batch form: vehicles without Ackermann have all-False wheel masks and keep delta
@@ -225,29 +241,37 @@ def autobox_update(p: SimParams, s: SimState, dt: float, throttle: np.ndarray) -
         s.autobox_time_since_shift[manual] = FLT_MAX
     auto = has & automatic
     if auto.any():
+        # (a mask no vehicle is in changes nothing: its selections and stores are skipped, most steps all of them)
         cur, tgt = s.current_gear, s.target_gear
         command = np.where(auto, tgt, command)
         same = auto & (cur == tgt)
         changing = auto ^ same  # auto & (cur != tgt)
-        s.autobox_active_shift[same & s.autobox_active_shift] = False  # the shift is done
-        throttle[changing & s.autobox_active_shift] = 0.0
+        active = s.autobox_active_shift
+        if active.any():
+            active[same & active] = False  # the shift is done
+            throttle[changing & active] = 0.0
         first = same & (cur <= NEUTRAL_GEAR) & (NEUTRAL_GEAR + 1 < p.nb_gears)
         settled = same ^ first  # same & ~first
         timed = settled & (s.autobox_time_since_shift > p.autobox_latency)
         waiting = (settled ^ timed) | changing
-        rows = np.arange(p.V)
-        g = np.minimum(np.maximum(cur, 0), p.autobox_up.shape[1] - 1)
-        w = s.engine_omega / p.engine_max_omega
-        up = timed & (w > p.autobox_up[rows, g]) & (cur + 1 < p.nb_gears)
-        down = timed & (w < p.autobox_down[rows, g]) & (cur > NEUTRAL_GEAR + 1)
-        command = np.where(first, NEUTRAL_GEAR + 1, command)
-        command = np.where(up, cur + 1, command)
-        command = np.where(down, cur - 1, command)  # checked second: wins
-        shift = first | up | down
-        throttle[shift] = 0.0
-        s.autobox_time_since_shift[shift] = 0.0
-        s.autobox_active_shift[shift] = True
-        s.autobox_time_since_shift[waiting] += dt
+        up = down = None
+        if timed.any():
+            rows = np.arange(p.V)
+            g = np.minimum(np.maximum(cur, 0), p.autobox_up.shape[1] - 1)
+            w = s.engine_omega / p.engine_max_omega
+            up = timed & (w > p.autobox_up[rows, g]) & (cur + 1 < p.nb_gears)
+            down = timed & (w < p.autobox_down[rows, g]) & (cur > NEUTRAL_GEAR + 1)
+        shift = first if up is None else first | up | down
+        if shift.any():
+            command = np.where(first, NEUTRAL_GEAR + 1, command)
+            if up is not None:
+                command = np.where(up, cur + 1, command)
+                command = np.where(down, cur - 1, command)  # checked second: wins
+            throttle[shift] = 0.0
+            s.autobox_time_since_shift[shift] = 0.0
+            active[shift] = True
+        if waiting.any():
+            s.autobox_time_since_shift[waiting] += dt
     # without an autobox, "automatic" keeps the gearbox target
     if p.any_standard_without_autobox:
         command = np.where(p.is_standard & ~p.has_autobox & (command == AUTOMATIC_GEAR), s.target_gear, command)
@@ -257,6 +281,8 @@ def autobox_update(p: SimParams, s: SimState, dt: float, throttle: np.ndarray) -
 def gear_command_update(p: SimParams, s: SimState, command: np.ndarray) -> None:
     """2.5.3 PxVehicleGearCommandResponseUpdate: start a shift (through neutral) when idle."""
     start = p.is_standard & (s.current_gear == s.target_gear) & (command != s.current_gear) & (command < p.nb_gears)
+    if not start.any():  # (most steps: the gears stay as they are)
+        return
     s.current_gear = np.where(start, NEUTRAL_GEAR, s.current_gear)
     s.target_gear = np.where(start, command, s.target_gear)
     s.gear_switch_time = np.where(start, -2.0, s.gear_switch_time)

@@ -11,8 +11,6 @@ first wheel's speed): the system's wheel columns fold into one unknown per group
 """
 from __future__ import annotations
 
-import operator
-import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -22,6 +20,7 @@ from ..runtime.vehicle2 import DRIVE_BASIC, DRIVE_NONE, DRIVE_STANDARD, MAX_TORQ
 from . import vecmath as vm
 from .declare import F32, FLT_MAX, I32, I64, Derived, Param, State
 from .lu import factor, solve_factored, solve_full_pivot
+from .memo import LastValue
 from .wheel import direct_drive_update
 
 if TYPE_CHECKING:  # (sim/state.py builds SimState from these modules' declarations)
@@ -131,24 +130,18 @@ class DifferentialState:
     connected: np.ndarray  # (V, W)
 
 
-# by id of a live SimParams without tanks: its differential state and the parameters it was computed from
-_DIFFERENTIALS: dict[int, tuple[tuple, DifferentialState]] = {}
+# without tanks, the differential state of the parameters it reads (sim/memo.py)
+_DIFFERENTIALS = LastValue("diff_torque_ratios", "diff_ave_ratios", "is_standard", "mask")
 
 
 def differential_state(p: SimParams, s: SimState) -> DifferentialState:
     """6.6 multi-wheel (torque split = aveWheelSpeedRatios, a PhysX quirk) and 6.8 tank differentials.
 
-    Without tanks it depends on the parameters alone: computed once per SimParams (again where one of the parameters
-    it reads was replaced), the same arrays every step (read, never written)."""
+    Without tanks it depends on the parameters alone: computed once per SimParams (sim/memo.py), the same arrays
+    every step."""
     if p.tank_ids.size:
         return _differential_state(p, s)
-    sources = (p.diff_torque_ratios, p.diff_ave_ratios, p.is_standard, p.mask)
-    cached = _DIFFERENTIALS.get(id(p))
-    if cached is None or not all(map(operator.is_, cached[0], sources)):
-        if cached is None:
-            weakref.finalize(p, _DIFFERENTIALS.pop, id(p), None)
-        cached = _DIFFERENTIALS[id(p)] = (sources, _differential_state(p, s))
-    return cached[1]
+    return _DIFFERENTIALS.get(p, None, lambda: _differential_state(p, s))
 
 
 def _differential_state(p: SimParams, s: SimState) -> DifferentialState:

@@ -12,8 +12,6 @@ Order (Omni's component sequence, section 1.2 of the numerics digest):
 """
 from __future__ import annotations
 
-import operator
-import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,6 +29,7 @@ from .contact.world import generate
 from .context import substep_counts
 from .drivetrain import differential_state, update_wheel_speeds
 from .ground import Ground
+from .memo import LastValue
 from .motion import Motion
 from .query_groups import GroundFilter
 from .rigid_body import end_step_physx, integrate_substep
@@ -143,29 +142,23 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
     s.steps += 1
 
 
-# the parameters `steered_geometry` reads
-_STEER_SOURCES = operator.attrgetter("attachment_position", "wheel_attachment_position", "A_q", "e_u", "e_f", "w_lat",
-                                     "w_lng", "lat_yaw", "lng_yaw")
-_STEERED: dict[int, tuple] = {}  # by id of a live SimParams: the last step's `steered_geometry`, and its key
+# the steered geometry of the last steer angles (`steered_geometry`), by the parameters it reads
+_STEERED = LastValue("attachment_position", "wheel_attachment_position", "A_q", "e_u", "e_f", "w_lat", "w_lng",
+                     "lat_yaw", "lng_yaw", "toe_const", "camber_const")
 
 
 def steered_geometry(p: SimParams, steer: np.ndarray, comp) -> tuple:
     """(steered_wheel_offset, steered_axle where the batch sweeps, wheel_axes_body where the compliance is constant
     (comp not None)) of the steer angles (V, W): the last step's arrays again where its steer angles were the same to
-    the bit and the compliance angles the same arrays (a fleet driving straight, or holding a steer, computes them
-    once; the arrays are read, never written)."""
-    toe, camber = (None, None) if comp is None else (comp.toe, comp.camber)
-    key, sources = (steer.dtype, steer.shape, steer.tobytes()), _STEER_SOURCES(p)
-    last = _STEERED.get(id(p))
-    if (last is not None and last[1] is toe and last[2] is camber and last[0] == key
-            and all(map(operator.is_, last[3], sources))):
-        return last[4]
-    if last is None:
-        weakref.finalize(p, _STEERED.pop, id(p), None)
-    geometry = (steered_wheel_offset(p, steer), steered_axle(p, steer) if p.any_sweep else None,
-                None if comp is None else wheel_axes_body(p, steer, toe, camber))
-    _STEERED[id(p)] = (key, toe, camber, sources, geometry)
-    return geometry
+    the bit and the compliance angles the same arrays (sim/memo.py: a fleet driving straight, or holding a steer,
+    computes them once). comp: the constant compliance (`update_compliance` where p.compliance_const), or None."""
+    def compute():
+        return (steered_wheel_offset(p, steer), steered_axle(p, steer) if p.any_sweep else None,
+                None if comp is None else wheel_axes_body(p, steer, comp.toe, comp.camber))
+
+    if comp is not None and (comp.toe is not p.toe_const or comp.camber is not p.camber_const):
+        return compute()  # (angles that are not the batch's constants: not kept)
+    return _STEERED.get(p, (steer.dtype, steer.shape, steer.tobytes(), comp is None), compute)
 
 
 def _interactions(p: SimParams, s: SimState, contact: ContactModel | None) -> tuple[np.ndarray, np.ndarray]:
