@@ -26,7 +26,8 @@ elif platform.machine() in ("aarch64", "arm64"):
 # extension when they change, and ship in the sdist
 setup(ext_modules=[Extension("physxvehicle_usd.sim._substeps", ["physxvehicle_usd/sim/_substeps.c",
                                                                 "physxvehicle_usd/sim/_row_solver.c",
-                                                                "physxvehicle_usd/sim/_end_step.c"],
+                                                                "physxvehicle_usd/sim/_end_step.c",
+                                                                "physxvehicle_usd/sim/_plane_rays.c"],
                              depends=["physxvehicle_usd/sim/_substeps_batch.h", "physxvehicle_usd/sim/_row_solver.h"],
                              extra_compile_args=flags,
                              extra_link_args=["-fopenmp"], libraries=["m"], optional=True)])

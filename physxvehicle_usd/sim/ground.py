@@ -21,6 +21,7 @@ import numpy as np
 
 from ..description import GroundDescription
 from ..json_values import canonical_value
+from . import compiled_rays
 from .contact.polytopes import placed_hull
 from .round_rays import capsule_entry, segment_points
 from .triangle_grid import TriangleGrid
@@ -242,13 +243,18 @@ def box_pairs(ground: Ground, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarra
 
 
 def raycast(ground: Ground, origin: np.ndarray, direction: np.ndarray, length: np.ndarray,
-            only: QueryFilter | None = None) -> RayHits:
+            only: QueryFilter | None = None, compiled: bool = True) -> RayHits:
     """Closest single-sided hit with 0 < t <= length. origin/direction (3, ...), length (...); only: which shapes
-    each ray (row-major over length's shape) may hit (None: all)."""
+    each ray (row-major over length's shape) may hit (None: all); compiled: through sim/compiled_rays.py where it
+    covers the rays (False: numpy's loop, the reference)."""
     shape = length.shape
     o = origin.reshape(3, -1)
     d = direction.reshape(3, -1)
     L = length.reshape(-1)
+    if compiled and only is None and compiled_rays.covers(ground, o, d, L):  # (the same numbers: compiled_rays.py)
+        hit, normal, offset, hit_shape = compiled_rays.plane_rays(ground, o, d, L)
+        return RayHits(hit.reshape(shape), normal.reshape((3,) + shape), offset.reshape(shape),
+                       hit_shape.reshape(shape))
     R = L.shape[0]
     f = np.result_type(origin.dtype, direction.dtype, np.float32)  # planes run in the rays' precision
     # no hit yet: t infinite, normal zero, shape -1 (the first plane's selects take these as scalars)
