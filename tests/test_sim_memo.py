@@ -77,6 +77,15 @@ def test_steer_angles_follow_the_steer_command_to_the_bit(sim):
         assert _same_bits(commands.steer_angles(p, steer, speed), commands._steer_angles(p, steer, speed))
 
 
+def test_brake_torques_follow_the_brake_commands_to_the_bit(sim):
+    p = sim.params
+    speed = np.zeros(p.V, np.float32)
+    for b0, b1 in ((0.0, 0.0), (0.0, 0.0), (1.0, 0.0), (1.0, 0.5), (-0.0, 0.5)):
+        brake0, brake1 = np.full(p.V, b0, np.float32), np.full(p.V, b1, np.float32)
+        assert _same_bits(commands.brake_torques(p, brake0, brake1, speed),
+                          commands._brake_torques(p, brake0, brake1, speed))
+
+
 def test_differential_state_is_computed_once_per_batch_and_again_for_new_ratios(sim):
     p, s = copy.copy(sim.params), sim.state
     first, second = differential_state(p, s), differential_state(p, s)
@@ -112,7 +121,7 @@ def test_last_value_keys_and_sources():
 
 
 def test_a_run_that_steers_matches_one_that_keeps_nothing():
-    """A run that holds a steer, changes it and holds it again, against the same run where every step's parameters
+    """A run that holds a steer, changes it and holds it again, then brakes, against the same run where every step's parameters
     are new arrays of the same values (nothing kept is taken again, every input is copied to the kernel anew): the
     same states, to the bit."""
     description = read_stage(_cars(2))
@@ -122,10 +131,11 @@ def test_a_run_that_steers_matches_one_that_keeps_nothing():
         p = run.params
         for k in range(40):
             if not keeps:
-                for name in ("attachment_position", "diff_ave_ratios", "response_max"):
+                for name in ("attachment_position", "diff_ave_ratios", "response_max", "toe_const"):
                     setattr(p, name, getattr(p, name).copy())
             steer = 0.0 if k < 10 else (0.4 if k < 25 else -0.2)
-            run.step({"accelerator": np.full(p.V, 0.8), "steer": np.full(p.V, steer)})
+            brake = 0.0 if k < 30 else 0.6
+            run.step({"accelerator": np.full(p.V, 0.8), "steer": np.full(p.V, steer), "brake0": np.full(p.V, brake)})
         runs.append(run.state)
     for name in ("body_position", "body_orientation", "linear_velocity", "angular_velocity", "jounce",
                  "rotation_speed", "engine_omega"):

@@ -183,8 +183,21 @@ def wheel_response(p: SimParams, system: int, command: np.ndarray, speed: np.nda
     return vm.per_wheel(z * p.response_max[:, system], p.W) * p.response_multipliers_w[system]
 
 
+# the brake torques of the last brake commands, where they depend on them alone (`brake_torques`), by the parameters
+# they read (sim/memo.py)
+_BRAKE_TORQUES = LastValue("has_nonlinear", "response_max", "response_multipliers_w")
+
+
 def brake_torques(p: SimParams, brake0: np.ndarray, brake1: np.ndarray, speed: np.ndarray) -> np.ndarray:
-    """2.2: the two braking systems add up."""
+    """2.2: the two braking systems add up. Without nonlinear responses they depend on the brake commands alone: the
+    last step's array again where those are the same to the bit."""
+    if p.has_nonlinear:
+        return _brake_torques(p, brake0, brake1, speed)
+    key = (brake0.dtype, brake0.shape, brake0.tobytes(), brake1.dtype, brake1.shape, brake1.tobytes())
+    return _BRAKE_TORQUES.get(p, key, lambda: _brake_torques(p, brake0, brake1, speed))
+
+
+def _brake_torques(p: SimParams, brake0: np.ndarray, brake1: np.ndarray, speed: np.ndarray) -> np.ndarray:
     return wheel_response(p, RESPONSE_BRAKE0, brake0, speed) + wheel_response(p, RESPONSE_BRAKE1, brake1, speed)
 
 

@@ -150,9 +150,10 @@ _INPUT_SHAPES = {
     **{name: "3VW" for name in ("road_normal", "road_velocity", "offset", "axle", "axis_lat", "axis_lng")},
 }
 _OUTPUT_KEYS = _SCALAR_OUTPUTS + _VECTOR_OUTPUTS + _FLAG_OUTPUTS
-# the inputs that are the same arrays step after step while their values hold (pipeline.steered_geometry's and
-# drivetrain.differential_state's, which are never written): copied only when another array comes
-_HELD_INPUTS = ("offset", "axle", "axis_lat", "axis_lng", "diff_ratio", "diff_ave", "diff_connected")
+# the inputs that are the same arrays step after step while their values hold (pipeline.steered_geometry's,
+# drivetrain.differential_state's and commands.brake_torques', kept by sim/memo.py and never written): copied only
+# when another array comes
+_HELD_INPUTS = ("offset", "axle", "axis_lat", "axis_lng", "diff_ratio", "diff_ave", "diff_connected", "brake_torque")
 _ALIGN = 64  # the arrays of a step's block start at multiples of this many bytes
 
 
