@@ -243,8 +243,62 @@ def direct_drive_torques(p: SimParams, s: SimState, speed: np.ndarray) -> np.nda
     return s.direct_gear[:, None] * wheel_response(p, RESPONSE_DRIVE, s.accelerator, speed)
 
 
+# up to this many vehicles, the autobox runs vehicle by vehicle (`_autobox_each`): some forty whole-batch numpy calls
+# cost more than a few vehicles' numpy scalars
+_FEW_VEHICLES = 8
+
+
 def autobox_update(p: SimParams, s: SimState, dt: float, throttle: np.ndarray) -> np.ndarray:
     """6.5 PxVehicleAutoBoxUpdate for every standard-drive vehicle; returns the gear command it leaves."""
+    if p.V <= _FEW_VEHICLES and s.target_gear_command.dtype == s.target_gear.dtype == s.current_gear.dtype:
+        command = _autobox_each(p, s, dt, throttle)
+    else:
+        command = _autobox_whole(p, s, dt, throttle)
+    # without an autobox, "automatic" keeps the gearbox target
+    if p.any_standard_without_autobox:
+        command = np.where(p.is_standard & ~p.has_autobox & (command == AUTOMATIC_GEAR), s.target_gear, command)
+    return command
+
+
+def _autobox_each(p: SimParams, s: SimState, dt: float, throttle: np.ndarray) -> np.ndarray:
+    """`_autobox_whole` vehicle by vehicle, in numpy scalars (the same types, so the same roundings; the same
+    stores, in the same order for each vehicle)."""
+    command = s.target_gear_command.copy()
+    active, since = s.autobox_active_shift, s.autobox_time_since_shift
+    for v in np.flatnonzero(p.autobox_on).tolist():
+        if command[v] != AUTOMATIC_GEAR:  # a manual gear
+            active[v] = False
+            since[v] = FLT_MAX
+            continue
+        cur = s.current_gear[v]
+        command[v] = s.target_gear[v]
+        if cur != s.target_gear[v]:  # a shift under way: waiting
+            if active[v]:
+                throttle[v] = 0.0
+            since[v] += dt
+            continue
+        active[v] = False  # the shift is done
+        if cur <= NEUTRAL_GEAR and NEUTRAL_GEAR + 1 < p.nb_gears[v]:  # first gear from neutral or reverse
+            command[v] = NEUTRAL_GEAR + 1
+        elif not since[v] > p.autobox_latency[v]:
+            since[v] += dt  # waiting
+            continue
+        else:
+            g = min(max(cur, 0), p.autobox_up.shape[1] - 1)
+            w = s.engine_omega[v] / p.engine_max_omega[v]
+            down = w < p.autobox_down[v, g] and cur > NEUTRAL_GEAR + 1
+            up = w > p.autobox_up[v, g] and cur + 1 < p.nb_gears[v]
+            if not (up or down):
+                continue
+            command[v] = cur - 1 if down else cur + 1  # (down checked second: wins)
+        throttle[v] = 0.0
+        since[v] = 0.0
+        active[v] = True
+    return command
+
+
+def _autobox_whole(p: SimParams, s: SimState, dt: float, throttle: np.ndarray) -> np.ndarray:
+    """6.5 over the whole batch in whole-array operations (the reference of `_autobox_each`)."""
     command = s.target_gear_command.copy()
     automatic = command == AUTOMATIC_GEAR
     has = p.autobox_on  # standard drive with an autobox
@@ -285,9 +339,6 @@ def autobox_update(p: SimParams, s: SimState, dt: float, throttle: np.ndarray) -
             active[shift] = True
         if waiting.any():
             s.autobox_time_since_shift[waiting] += dt
-    # without an autobox, "automatic" keeps the gearbox target
-    if p.any_standard_without_autobox:
-        command = np.where(p.is_standard & ~p.has_autobox & (command == AUTOMATIC_GEAR), s.target_gear, command)
     return command
 
 
