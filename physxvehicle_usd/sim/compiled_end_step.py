@@ -172,7 +172,7 @@ def end_step(p: SimParams, s: SimState, road_normal: np.ndarray, begin_position:
     call.angular_out = base + 4 * 3 * V
     call.position_out = base + 4 * velocity_size
     call.angular_steps = steps_at = base + 4 * (velocity_size + position_size)
-    call.half = half_at = steps_at + 4 * steps_size
+    call.half = steps_at + 4 * steps_size
     call.rotations = _address(rotations)
     status = _LIB.pvu_end_step(ctypes.byref(call))
     if status != 0:

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import operator
 import weakref
-from typing import Any, Callable, Hashable
+from collections.abc import Callable, Hashable
+from typing import Any
 
 
 class LastValue:

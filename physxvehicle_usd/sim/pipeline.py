@@ -166,10 +166,16 @@ def _interactions(p: SimParams, s: SimState, contact: ContactModel | None) -> tu
     filter and the broad phase: with a ground plane always, whose bounds are infinite; with another static shape or
     another vehicle's, here where the pair has contact points this step), and whether it touches an awake vehicle
     (which wakes it)."""
-    counted, woken = np.zeros(p.V), np.zeros(p.V, bool)
     if contact is None:
-        return counted, woken
-    np.add.at(counted, contact.vehicle, np.isfinite(contact.plane_limit).sum(axis=0))
+        return np.zeros(p.V), np.zeros(p.V, bool)
+    # the planes' pairs depend on the model alone: counted once per model (the cache `posed` models share)
+    planes = contact.cache.get("plane_interactions")
+    if (planes is None or planes[0] is not contact.vehicle or planes[1] is not contact.plane_limit
+            or planes[2].shape != (p.V,)):
+        counted = np.zeros(p.V)
+        np.add.at(counted, contact.vehicle, np.isfinite(contact.plane_limit).sum(axis=0))
+        planes = contact.cache["plane_interactions"] = (contact.vehicle, contact.plane_limit, counted)
+    counted, woken = planes[2].copy(), np.zeros(p.V, bool)
     if s.contacts is None:
         return counted, woken
     touching, between = s.contacts.points, s.contacts.between
