@@ -1,0 +1,214 @@
+/* The mesh queries of the static ground (sim/triangle_grid.py `TriangleGrid.pairs`, sim/ground.py `box_pairs` and
+   `mesh_hits_numpy`), compiled: the grid's (query, triangle) candidate pairs, and the closest single-sided hit of each ray
+   among its pairs, without the intermediate arrays of every (query, cell) and (query, triangle) the numpy code makes.
+
+   The numpy code's arithmetic in its order and precision: the grid, its triangles and their boxes are float64, and
+   the queries' boxes and rays (float32 or float64) meet them in float64 (numpy promotes them; the caller converts
+   them, exactly); Moller-Trumbore's products and sums in numpy's order; built with -ffp-contract=off (no fused
+   multiply-adds). The pairs come in numpy's order: query after query, its cells row after row (i, then j), a cell's
+   triangles in the grid's order; a pair whose cell ranges share several cells is listed in the first shared one.
+
+   Layout: what numpy holds, C order. Query boxes (Q, 3); rays component-first (3, R); the grid's `triangle_columns`
+   (9, T) and `triangle_boxes` (6, T), `first_cell` (T, 2), the triangles' normals (T, 3). */
+#include <math.h>
+#include <stdint.h>
+
+typedef struct {
+    int64_t axis0, axis1, up;   /* the two world axes the cells span, and the third */
+    int64_t size0, size1;       /* cells along each axis */
+    int64_t triangle_count;     /* T */
+    double origin0, origin1;    /* the low corner of cell (0, 0) */
+    double cell;                /* cell edge length */
+    const int64_t *starts;      /* (cells + 1,) where each cell's triangles start in `triangles` */
+    const int64_t *triangles;   /* triangle indices, cell after cell */
+    const int64_t *first_cell;  /* (T, 2) the first cell of each triangle's range */
+    const double *cell_low;     /* (cells,) the lowest of a cell's triangles along the third axis */
+    const double *cell_high;    /* (cells,) the highest */
+    const double *boxes;        /* (6, T) each triangle's box, low corner then high corner */
+} MeshGrid;
+
+int64_t pvu_mesh_grid_size(void) { return (int64_t)sizeof(MeshGrid); }
+
+/* `_cell_range` of one axis: floor((x - origin) / cell) clipped to 0 .. top (x finite or infinite, not NaN) */
+static inline int64_t cell_index(double x, double origin, double cell, int64_t top) {
+    double f = floor((x - origin) / cell);
+    if (f < 0.0) f = 0.0;
+    if (f > (double)top) f = (double)top;
+    return (int64_t)f;
+}
+
+/* The cell range of query q: 0 where it is outside the grid (no cells), 1 where it has one (first, last set),
+   -1 where numpy's result is not the nested loops' (a NaN coordinate, an inverted box): the caller runs numpy. */
+static int query_cells(const MeshGrid *g, const double *lo, const double *hi, int64_t q, int64_t first[2],
+                       int64_t last[2]) {
+    const int64_t axes[2] = {g->axis0, g->axis1}, size[2] = {g->size0, g->size1};
+    const double origin[2] = {g->origin0, g->origin1};
+    int outside = 0;
+    for (int a = 0; a < 2; ++a) {
+        double l = lo[q * 3 + axes[a]], h = hi[q * 3 + axes[a]];
+        if (l != l || h != h) return -1;
+        if (h < origin[a] || l > origin[a] + g->cell * (double)size[a]) outside = 1;
+        first[a] = cell_index(l, origin[a], g->cell, size[a] - 1);
+        last[a] = cell_index(h, origin[a], g->cell, size[a] - 1);
+    }
+    if (outside) return 0;
+    if (last[0] < first[0] - 1 || last[1] < first[1] - 1) return -1; /* numpy repeats a negative count */
+    return 1;
+}
+
+/* Whether cell c has triangles reaching query q's box along the third axis (`pairs`' `near`) */
+static inline int cell_near(const MeshGrid *g, const double *lo, const double *hi, int64_t q, int64_t c) {
+    return g->cell_low[c] <= hi[q * 3 + g->up] && g->cell_high[c] >= lo[q * 3 + g->up];
+}
+
+/* Whether the pair (q, triangle t) met in cell (i, j) is listed there (its first shared cell), and, with `overlap`,
+   whether the two boxes overlap (`box_pairs`) */
+static inline int pair_listed(const MeshGrid *g, const double *lo, const double *hi, int64_t q, const int64_t first[2],
+                              int64_t i, int64_t j, int64_t t, int overlap) {
+    int64_t s0 = g->first_cell[t * 2] > first[0] ? g->first_cell[t * 2] : first[0];
+    int64_t s1 = g->first_cell[t * 2 + 1] > first[1] ? g->first_cell[t * 2 + 1] : first[1];
+    if (i != s0 || j != s1) return 0;
+    if (!overlap) return 1;
+    const int64_t T = g->triangle_count;
+    int ok = 1;
+    for (int k = 0; k < 3; ++k) ok &= (g->boxes[k * T + t] <= hi[q * 3 + k]) & (g->boxes[(3 + k) * T + t] >= lo[q * 3 + k]);
+    return ok;
+}
+
+/* An upper bound on the pairs of Q query boxes lo, hi (Q, 3): the triangles of every cell near each query's box
+   (-1: a query numpy must take) */
+int64_t pvu_mesh_pair_bound(const MeshGrid *g, int64_t Q, const double *lo, const double *hi) {
+    int64_t bound = 0, first[2], last[2];
+    for (int64_t q = 0; q < Q; ++q) {
+        int cells = query_cells(g, lo, hi, q, first, last);
+        if (cells < 0) return -1;
+        if (!cells) continue;
+        for (int64_t i = first[0]; i <= last[0]; ++i)
+            for (int64_t j = first[1]; j <= last[1]; ++j) {
+                int64_t c = i * g->size1 + j;
+                if (cell_near(g, lo, hi, q, c)) bound += g->starts[c + 1] - g->starts[c];
+            }
+    }
+    return bound;
+}
+
+/* The (query, triangle) pairs of `TriangleGrid.pairs` (overlap 0) or of `box_pairs` (overlap 1), in their order,
+   written to query and tri (room for `pvu_mesh_pair_bound`'s count); returns how many (-1: a query numpy must take) */
+int64_t pvu_mesh_pairs(const MeshGrid *g, int64_t Q, const double *lo, const double *hi, int overlap, int64_t *query,
+                       int64_t *tri) {
+    int64_t n = 0, first[2], last[2];
+    for (int64_t q = 0; q < Q; ++q) {
+        int cells = query_cells(g, lo, hi, q, first, last);
+        if (cells < 0) return -1;
+        if (!cells) continue;
+        for (int64_t i = first[0]; i <= last[0]; ++i)
+            for (int64_t j = first[1]; j <= last[1]; ++j) {
+                int64_t c = i * g->size1 + j;
+                if (!cell_near(g, lo, hi, q, c)) continue;
+                for (int64_t p = g->starts[c]; p < g->starts[c + 1]; ++p) {
+                    int64_t t = g->triangles[p];
+                    if (pair_listed(g, lo, hi, q, first, i, j, t, overlap)) {
+                        query[n] = q;
+                        tri[n] = t;
+                        ++n;
+                    }
+                }
+            }
+    }
+    return n;
+}
+
+typedef struct {
+    int64_t R;                 /* rays */
+    const double *lo, *hi;     /* (R, 3) each ray's segment's box */
+    const double *origin;      /* (3, R) */
+    const double *direction;   /* (3, R) */
+    const double *length;      /* (R,) */
+    const double *columns;     /* (9, T): v0, e1, e2 component by component */
+    const double *epsilon;     /* (T,) each triangle's enlargement; NULL: 0 */
+    const double *normals;     /* (T, 3) */
+    const int64_t *tri_shape;  /* (T,) the triangle's mesh */
+    int64_t plane_count;       /* the shape index of the first mesh */
+    const uint8_t *allowed;    /* (keys, shapes) which shapes a ray's key may hit; NULL: all */
+    const int64_t *key;        /* (R,) each ray's row of `allowed` */
+    int64_t shape_count;       /* `allowed`'s columns */
+    double culling_epsilon;    /* a smaller determinant misses */
+    int64_t single;            /* best_t, best_n float32 (1) or float64 (0) */
+    void *best_t;              /* (R,) in/out */
+    void *best_n;              /* (3, R) in/out */
+    int64_t *best_shape;       /* (R,) in/out */
+} MeshRays;
+
+int64_t pvu_mesh_rays_size(void) { return (int64_t)sizeof(MeshRays); }
+
+/* Moller-Trumbore of ray r against triangle t as `mesh_hits_numpy` takes it: 1 with *t_hit where the ray meets the
+   triangle's front, enlarged by its epsilon, at 0 < t <= length */
+static inline int ray_hit(const MeshGrid *g, const MeshRays *m, int64_t r, int64_t t, double *t_hit) {
+    const int64_t T = g->triangle_count, R = m->R;
+    const double *col = m->columns;
+    double ox = m->origin[r], oy = m->origin[R + r], oz = m->origin[2 * R + r];
+    double dx = m->direction[r], dy = m->direction[R + r], dz = m->direction[2 * R + r];
+    double v0x = col[t], v0y = col[T + t], v0z = col[2 * T + t];
+    double e1x = col[3 * T + t], e1y = col[4 * T + t], e1z = col[5 * T + t];
+    double e2x = col[6 * T + t], e2y = col[7 * T + t], e2z = col[8 * T + t];
+    double px = dy * e2z - dz * e2y, py = dz * e2x - dx * e2z, pz = dx * e2y - dy * e2x; /* d x e2 */
+    double det = e1x * px + e1y * py + e1z * pz;
+    if (!(det >= m->culling_epsilon)) return 0; /* single-sided */
+    double inv = 1.0 / det;
+    double tx = ox - v0x, ty = oy - v0y, tz = oz - v0z;
+    double u = (tx * px + ty * py + tz * pz) * inv;
+    double qx = ty * e1z - tz * e1y, qy = tz * e1x - tx * e1z, qz = tx * e1y - ty * e1x; /* (o - v0) x e1 */
+    double v = (dx * qx + dy * qy + dz * qz) * inv;
+    double at = (e2x * qx + e2y * qy + e2z * qz) * inv;
+    double eps = m->epsilon ? m->epsilon[t] : 0.0;
+    if (u >= -eps && v >= -eps && u + v <= 1.0 + eps && at > 0.0 && at <= m->length[r]) {
+        *t_hit = at;
+        return 1;
+    }
+    return 0;
+}
+
+/* `mesh_hits_numpy`: each ray's closest hit among its `box_pairs` triangles that its filter lets it hit (of equally close
+   ones the lowest index), where closer than best_t: best_t, best_n (the triangle's normal) and best_shape set, rounded
+   to best_t's precision as numpy's assignment rounds. Returns -1 (nothing written) where numpy must take a ray. */
+int64_t pvu_mesh_raycast(const MeshGrid *g, const MeshRays *m) {
+    int64_t first[2], last[2];
+    for (int64_t r = 0; r < m->R; ++r) /* a ray numpy must take: before anything is written */
+        if (query_cells(g, m->lo, m->hi, r, first, last) < 0) return -1;
+    for (int64_t r = 0; r < m->R; ++r) {
+        if (query_cells(g, m->lo, m->hi, r, first, last) <= 0) continue;
+        const uint8_t *may = m->allowed ? m->allowed + m->key[r] * m->shape_count : 0;
+        double best = INFINITY;
+        int64_t best_tri = -1;
+        for (int64_t i = first[0]; i <= last[0]; ++i)
+            for (int64_t j = first[1]; j <= last[1]; ++j) {
+                int64_t c = i * g->size1 + j;
+                if (!cell_near(g, m->lo, m->hi, r, c)) continue;
+                for (int64_t p = g->starts[c]; p < g->starts[c + 1]; ++p) {
+                    int64_t t = g->triangles[p];
+                    if (!pair_listed(g, m->lo, m->hi, r, first, i, j, t, 1)) continue;
+                    if (may && !may[m->plane_count + m->tri_shape[t]]) continue;
+                    double at;
+                    if (ray_hit(g, m, r, t, &at) && (at < best || (at == best && t < best_tri))) {
+                        best = at;
+                        best_tri = t;
+                    }
+                }
+            }
+        if (best_tri < 0) continue;
+        const double *n = m->normals + best_tri * 3;
+        if (m->single) {
+            float *bt = (float *)m->best_t, *bn = (float *)m->best_n;
+            if (!(best < (double)bt[r])) continue;
+            bt[r] = (float)best;
+            for (int k = 0; k < 3; ++k) bn[k * m->R + r] = (float)n[k];
+        } else {
+            double *bt = (double *)m->best_t, *bn = (double *)m->best_n;
+            if (!(best < bt[r])) continue;
+            bt[r] = best;
+            for (int k = 0; k < 3; ++k) bn[k * m->R + r] = n[k];
+        }
+        m->best_shape[r] = m->plane_count + m->tri_shape[best_tri];
+    }
+    return 0;
+}
