@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import importlib.util
+import weakref
 
 import numpy as np
 
@@ -84,14 +85,24 @@ def _boxes(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray] | No
     return np.ascontiguousarray(lo, dtype=np.float64), np.ascontiguousarray(hi, dtype=np.float64)
 
 
-def _grid_struct(grid) -> tuple[_MeshGrid, tuple]:
-    """The grid's struct and the arrays it points into (kept alive with it)."""
+_grid_structs: dict[int, tuple[weakref.ref, _MeshGrid, tuple]] = {}  # by id(grid): the grid, its struct, the arrays
+
+
+def _grid_struct(grid) -> _MeshGrid:
+    """The grid's struct, made once per grid (a grid is frozen; a grid of a few hundred thousand triangles takes
+    milliseconds to lay out contiguously where it is not) and kept, with the arrays it points into, while the grid
+    lives."""
+    cached = _grid_structs.get(id(grid))
+    if cached is not None and cached[0]() is grid:
+        return cached[1]
     arrays = tuple(np.ascontiguousarray(a) for a in (grid.starts, grid.triangles, grid.first_cell, grid.cell_low,
                                                      grid.cell_high, grid.triangle_boxes))
     up = 3 - grid.axes[0] - grid.axes[1]
     g = _MeshGrid(grid.axes[0], grid.axes[1], up, grid.size[0], grid.size[1], grid.triangle_boxes.shape[1],
                   float(grid.origin[0]), float(grid.origin[1]), float(grid.cell), *(a.ctypes.data for a in arrays))
-    return g, arrays
+    key = id(grid)
+    _grid_structs[key] = (weakref.ref(grid, lambda _, key=key: _grid_structs.pop(key, None)), g, arrays)
+    return g
 
 
 def grid_pairs(grid, lo: np.ndarray, hi: np.ndarray, overlap: bool) -> tuple[np.ndarray, np.ndarray] | None:
@@ -102,7 +113,7 @@ def grid_pairs(grid, lo: np.ndarray, hi: np.ndarray, overlap: bool) -> tuple[np.
     if boxes is None:
         return None
     lo, hi = boxes
-    g, _arrays = _grid_struct(grid)
+    g = _grid_struct(grid)
     bound = _LIB.pvu_mesh_pair_bound(ctypes.byref(g), len(lo), lo.ctypes.data, hi.ctypes.data)
     if bound < 0:
         return None
@@ -147,5 +158,5 @@ def mesh_hits(grid, lo: np.ndarray, hi: np.ndarray, origin: np.ndarray, directio
     m = _MeshRays(R, *pointers[:9], plane_count, pointers[9], pointers[10],
                   0 if allowed is None else allowed.shape[1], culling_epsilon, int(best_t.dtype == np.float32),
                   best_t.ctypes.data, best_n.ctypes.data, best_shape.ctypes.data)
-    g, _grid_arrays = _grid_struct(grid)
+    g = _grid_struct(grid)
     return _LIB.pvu_mesh_raycast(ctypes.byref(g), ctypes.byref(m)) == 0

@@ -68,7 +68,7 @@ class TriangleGrid:
             cell_low[filled] = np.minimum.reduceat(lo[listed, up], starts[filled])
             cell_high[filled] = np.maximum.reduceat(hi[listed, up], starts[filled])
         return cls(axes, origin, cell, size, starts, listed, np.concatenate((v0, e1, e2), axis=1).T.copy(),
-                   np.concatenate((lo, hi), axis=1).T.copy(), first, cell_low, cell_high)
+                   np.concatenate((lo, hi), axis=1).T.copy(), np.ascontiguousarray(first), cell_low, cell_high)
 
     def box(self, triangles: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The boxes (low, high corners: (n, 3) each) of some triangles."""
