@@ -12,8 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from physxvehicle_usd import simulate
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.sim import compiled_mesh
+from physxvehicle_usd.sim.contact.broad import static_mesh_pairs, static_mesh_pairs_numpy
 from physxvehicle_usd.sim.ground import Ground, QueryFilter, box_pairs, box_pairs_numpy, mesh_hits, mesh_hits_numpy
 from physxvehicle_usd.sim.triangle_grid import TriangleGrid
 
@@ -205,3 +207,28 @@ def test_mesh_queries_match_numpy_on_the_fleet_obstacles_road(tmp_path, dtype):
     centre = np.column_stack([rng.uniform(-2.0, 20.0, 500), rng.uniform(-4.0, 16.0, 500), rng.uniform(0.0, 1.0, 500)])
     half = np.array([2.3, 1.0, 0.8]) * rng.uniform(0.5, 1.5, (500, 1))
     assert _assert_pairs(ground, (centre - half).astype(dtype), (centre + half).astype(dtype)) > 1000
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_static_mesh_pairs_match_numpy_on_the_fleet_obstacles_road(tmp_path, dtype):
+    """The contact broad phase's (shape, triangle) pairs: a mesh triangle by its own box, a static box's face by the
+    box's, and the collision filter; the shapes' boxes over the road, around and inside the obstacles."""
+    loaded = simulate.load(fleet_stage(9, tmp_path, road="obstacles"), 1.0 / 60.0)
+    model, ground = loaded.simulator.contact, loaded.simulator.ground
+    assert model is not None and model.static_lo is not None  # the obstacles are static polytopes
+    N = model.collides.shape[0]
+    rng = np.random.default_rng(43)
+    obstacle = (model.static_lo + model.static_hi) / 2.0
+    faces = triangles = 0
+    for _ in range(10):  # N boxes a draw, one per shape
+        centre = np.where(rng.random((N, 1)) < 0.5, obstacle[rng.integers(0, len(obstacle), N)],
+                          np.column_stack([rng.uniform(-2, 20, N), rng.uniform(-4, 16, N), rng.uniform(0, 1, N)]))
+        half = rng.uniform(0.0, 1.5, (N, 3)) * rng.choice([0.1, 1.0], (N, 1))
+        lo, hi = (centre - half).astype(dtype), (centre + half).astype(dtype)
+        compiled = static_mesh_pairs(model, ground, lo, hi)
+        reference = static_mesh_pairs_numpy(model, ground, lo, hi)
+        for a, b in zip(compiled, reference):
+            assert a.dtype == b.dtype and np.array_equal(a, b)
+        faces += int((reference[2] >= model.polytope_first).sum())
+        triangles += int((reference[2] < model.polytope_first).sum())
+    assert faces > 100 and triangles > 300

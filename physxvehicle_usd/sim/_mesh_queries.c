@@ -61,17 +61,25 @@ static inline int cell_near(const MeshGrid *g, const double *lo, const double *h
     return g->cell_low[c] <= hi[q * 3 + g->up] && g->cell_high[c] >= lo[q * 3 + g->up];
 }
 
-/* Whether the pair (q, triangle t) met in cell (i, j) is listed there (its first shared cell), and, with `overlap`,
-   whether the two boxes overlap (`box_pairs`) */
-static inline int pair_listed(const MeshGrid *g, const double *lo, const double *hi, int64_t q, const int64_t first[2],
-                              int64_t i, int64_t j, int64_t t, int overlap) {
+/* Whether the pair (q, triangle t) met in cell (i, j) is listed there (its first shared cell) */
+static inline int pair_once(const MeshGrid *g, const int64_t first[2], int64_t i, int64_t j, int64_t t) {
     int64_t s0 = g->first_cell[t * 2] > first[0] ? g->first_cell[t * 2] : first[0];
     int64_t s1 = g->first_cell[t * 2 + 1] > first[1] ? g->first_cell[t * 2 + 1] : first[1];
-    if (i != s0 || j != s1) return 0;
-    if (!overlap) return 1;
+    return i == s0 && j == s1;
+}
+
+/* Whether query q's box overlaps triangle t's (`box_pairs`) */
+static inline int triangle_box_overlaps(const MeshGrid *g, const double *lo, const double *hi, int64_t q, int64_t t) {
     const int64_t T = g->triangle_count;
     int ok = 1;
     for (int k = 0; k < 3; ++k) ok &= (g->boxes[k * T + t] <= hi[q * 3 + k]) & (g->boxes[(3 + k) * T + t] >= lo[q * 3 + k]);
+    return ok;
+}
+
+/* Whether query q's box overlaps box (6,): low corner, high corner */
+static inline int box_overlaps(const double *box, const double *lo, const double *hi, int64_t q) {
+    int ok = 1;
+    for (int k = 0; k < 3; ++k) ok &= (box[k] <= hi[q * 3 + k]) & (box[3 + k] >= lo[q * 3 + k]);
     return ok;
 }
 
@@ -93,8 +101,11 @@ int64_t pvu_mesh_pair_bound(const MeshGrid *g, int64_t Q, const double *lo, cons
 }
 
 /* The (query, triangle) pairs of `TriangleGrid.pairs` (overlap 0) or of `box_pairs` (overlap 1), in their order,
-   written to query and tri (room for `pvu_mesh_pair_bound`'s count); returns how many (-1: a query numpy must take) */
-int64_t pvu_mesh_pairs(const MeshGrid *g, int64_t Q, const double *lo, const double *hi, int overlap, int64_t *query,
+   written to query and tri (room for `pvu_mesh_pair_bound`'s count); returns how many (-1: a query numpy must take).
+   mesh_boxed (M,) (NULL: none): the meshes (by `tri_shape`, (T,)) whose triangles overlap by the mesh's box,
+   mesh_box (M, 6) (low corner, high corner), not their own (broad.py's static polytopes' faces). */
+int64_t pvu_mesh_pairs(const MeshGrid *g, int64_t Q, const double *lo, const double *hi, int overlap,
+                       const int64_t *tri_shape, const uint8_t *mesh_boxed, const double *mesh_box, int64_t *query,
                        int64_t *tri) {
     int64_t n = 0, first[2], last[2];
     for (int64_t q = 0; q < Q; ++q) {
@@ -107,7 +118,12 @@ int64_t pvu_mesh_pairs(const MeshGrid *g, int64_t Q, const double *lo, const dou
                 if (!cell_near(g, lo, hi, q, c)) continue;
                 for (int64_t p = g->starts[c]; p < g->starts[c + 1]; ++p) {
                     int64_t t = g->triangles[p];
-                    if (pair_listed(g, lo, hi, q, first, i, j, t, overlap)) {
+                    if (!pair_once(g, first, i, j, t)) continue;
+                    int64_t s = mesh_boxed ? tri_shape[t] : 0;
+                    int ok = !overlap ? 1
+                             : mesh_boxed && mesh_boxed[s] ? box_overlaps(mesh_box + s * 6, lo, hi, q)
+                                                           : triangle_box_overlaps(g, lo, hi, q, t);
+                    if (ok) {
                         query[n] = q;
                         tri[n] = t;
                         ++n;
@@ -186,7 +202,7 @@ int64_t pvu_mesh_raycast(const MeshGrid *g, const MeshRays *m) {
                 if (!cell_near(g, m->lo, m->hi, r, c)) continue;
                 for (int64_t p = g->starts[c]; p < g->starts[c + 1]; ++p) {
                     int64_t t = g->triangles[p];
-                    if (!pair_listed(g, m->lo, m->hi, r, first, i, j, t, 1)) continue;
+                    if (!pair_once(g, first, i, j, t) || !triangle_box_overlaps(g, m->lo, m->hi, r, t)) continue;
                     if (may && !may[m->plane_count + m->tri_shape[t]]) continue;
                     double at;
                     if (ray_hit(g, m, r, t, &at) && (at < best || (at == best && t < best_tri))) {

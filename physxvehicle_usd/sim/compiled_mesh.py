@@ -54,7 +54,7 @@ def _load() -> ctypes.CDLL | None:
     grid = ctypes.POINTER(_MeshGrid)
     lib.pvu_mesh_pair_bound.argtypes = [grid, _I64, _P, _P]
     lib.pvu_mesh_pair_bound.restype = _I64
-    lib.pvu_mesh_pairs.argtypes = [grid, _I64, _P, _P, ctypes.c_int, _P, _P]
+    lib.pvu_mesh_pairs.argtypes = [grid, _I64, _P, _P, ctypes.c_int, _P, _P, _P, _P, _P]
     lib.pvu_mesh_pairs.restype = _I64
     lib.pvu_mesh_raycast.argtypes = [grid, ctypes.POINTER(_MeshRays)]
     lib.pvu_mesh_raycast.restype = _I64
@@ -105,21 +105,32 @@ def _grid_struct(grid) -> _MeshGrid:
     return g
 
 
-def grid_pairs(grid, lo: np.ndarray, hi: np.ndarray, overlap: bool) -> tuple[np.ndarray, np.ndarray] | None:
+def grid_pairs(grid, lo: np.ndarray, hi: np.ndarray, overlap: bool,
+               mesh_boxes: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+               ) -> tuple[np.ndarray, np.ndarray] | None:
     """`TriangleGrid.numpy_pairs` of the query boxes lo, hi (Q, 3) (overlap False), or those pairs whose boxes overlap
     the triangle's (`box_pairs_numpy`, overlap True), the same pairs in the same order; None where the C code does not
-    cover the grid or the queries (the caller runs numpy)."""
+    cover the grid or the queries (the caller runs numpy). mesh_boxes: (each triangle's mesh (T,), whether a mesh's
+    triangles overlap by the mesh's box (M,) bool, those boxes (M, 6): low corner, high corner), or None."""
     boxes = _boxes(lo, hi) if _covers(grid) else None
     if boxes is None:
         return None
+    if mesh_boxes is not None:
+        tri_shape, mesh_boxed, mesh_box = mesh_boxes
+        mesh_boxes = (np.ascontiguousarray(tri_shape, dtype=np.int64), np.ascontiguousarray(mesh_boxed, dtype=bool),
+                      np.ascontiguousarray(mesh_box, dtype=np.float64))
+        if mesh_box.dtype not in _FLOATS or mesh_boxes[2].shape != (len(mesh_boxed), 6) or (
+                len(tri_shape) and not 0 <= mesh_boxes[0].min() <= mesh_boxes[0].max() < len(mesh_boxed)):
+            return None
+    extra = (None, None, None) if mesh_boxes is None else tuple(a.ctypes.data for a in mesh_boxes)
     lo, hi = boxes
     g = _grid_struct(grid)
     bound = _LIB.pvu_mesh_pair_bound(ctypes.byref(g), len(lo), lo.ctypes.data, hi.ctypes.data)
     if bound < 0:
         return None
     query, tri = np.empty(bound, np.int64), np.empty(bound, np.int64)
-    n = _LIB.pvu_mesh_pairs(ctypes.byref(g), len(lo), lo.ctypes.data, hi.ctypes.data, int(overlap), query.ctypes.data,
-                            tri.ctypes.data)
+    n = _LIB.pvu_mesh_pairs(ctypes.byref(g), len(lo), lo.ctypes.data, hi.ctypes.data, int(overlap), *extra,
+                            query.ctypes.data, tri.ctypes.data)
     if n < 0:
         return None
     return query[:n], tri[:n]
