@@ -104,6 +104,15 @@ def test_pairs_of_a_grid_of_one_cell_and_of_no_queries_match_numpy():
     assert _assert_pairs(ground, np.zeros((0, 3)), np.zeros((0, 3))) == 0
 
 
+def test_pairs_beyond_the_room_the_last_call_needed_are_all_listed():
+    """The compiled pairs are written into room sized by the grid's previous call: a call that needs more calls
+    again with room for all of them."""
+    ground = _soup(4, 3000, 0.5)
+    assert _assert_pairs(ground, np.zeros((1, 3)), np.full((1, 3), 0.01)) < 100  # room then: 1,024 pairs
+    lo, hi = np.full((3, 3), -20.0), np.full((3, 3), 20.0)  # every triangle, three times
+    assert _assert_pairs(ground, lo, hi) == 3 * 3000
+
+
 def test_queries_the_c_code_leaves_to_numpy():
     """A NaN coordinate or a box inverted by more than a cell: numpy's result is not the nested loops', so the
     compiled call declines (and the dispatchers run numpy)."""

@@ -8,10 +8,22 @@
    multiply-adds). The pairs come in numpy's order: query after query, its cells row after row (i, then j), a cell's
    triangles in the grid's order; a pair whose cell ranges share several cells is listed in the first shared one.
 
-   Layout: what numpy holds, C order. Query boxes (Q, 3); rays component-first (3, R); the grid's `triangle_columns`
-   (9, T) and `triangle_boxes` (6, T), `first_cell` (T, 2), the triangles' normals (T, 3). */
+   Layout: what numpy holds, C order: query boxes (Q, 3); rays component-first (3, R); the triangles' normals (T, 3).
+   The grid's per-triangle arrays, which numpy holds component-first, are read here as one record a triangle
+   (`TriangleBox`: its box and first cell, one cache line; `TriangleFace`: v0, e1, e2), laid out once per grid by
+   compiled_mesh.py: a query meets a few triangles scattered over arrays of hundreds of thousands, and fetches a line
+   per triangle instead of one per component. */
 #include <math.h>
 #include <stdint.h>
+
+typedef struct {
+    double lo[3], hi[3]; /* the triangle's box (`triangle_boxes`) */
+    int64_t first[2];    /* the first cell of its range (`first_cell`) */
+} TriangleBox;
+
+typedef struct {
+    double v0[3], e1[3], e2[3]; /* `triangle_columns` */
+} TriangleFace;
 
 typedef struct {
     int64_t axis0, axis1, up;   /* the two world axes the cells span, and the third */
@@ -21,10 +33,10 @@ typedef struct {
     double cell;                /* cell edge length */
     const int64_t *starts;      /* (cells + 1,) where each cell's triangles start in `triangles` */
     const int64_t *triangles;   /* triangle indices, cell after cell */
-    const int64_t *first_cell;  /* (T, 2) the first cell of each triangle's range */
     const double *cell_low;     /* (cells,) the lowest of a cell's triangles along the third axis */
     const double *cell_high;    /* (cells,) the highest */
-    const double *boxes;        /* (6, T) each triangle's box, low corner then high corner */
+    const TriangleBox *boxes;   /* (T,) */
+    const TriangleFace *faces;  /* (T,) */
 } MeshGrid;
 
 int64_t pvu_mesh_grid_size(void) { return (int64_t)sizeof(MeshGrid); }
@@ -62,17 +74,16 @@ static inline int cell_near(const MeshGrid *g, const double *lo, const double *h
 }
 
 /* Whether the pair (q, triangle t) met in cell (i, j) is listed there (its first shared cell) */
-static inline int pair_once(const MeshGrid *g, const int64_t first[2], int64_t i, int64_t j, int64_t t) {
-    int64_t s0 = g->first_cell[t * 2] > first[0] ? g->first_cell[t * 2] : first[0];
-    int64_t s1 = g->first_cell[t * 2 + 1] > first[1] ? g->first_cell[t * 2 + 1] : first[1];
+static inline int pair_once(const TriangleBox *b, const int64_t first[2], int64_t i, int64_t j) {
+    int64_t s0 = b->first[0] > first[0] ? b->first[0] : first[0];
+    int64_t s1 = b->first[1] > first[1] ? b->first[1] : first[1];
     return i == s0 && j == s1;
 }
 
-/* Whether query q's box overlaps triangle t's (`box_pairs`) */
-static inline int triangle_box_overlaps(const MeshGrid *g, const double *lo, const double *hi, int64_t q, int64_t t) {
-    const int64_t T = g->triangle_count;
+/* Whether query q's box overlaps triangle box b (`box_pairs`) */
+static inline int triangle_box_overlaps(const TriangleBox *b, const double *lo, const double *hi, int64_t q) {
     int ok = 1;
-    for (int k = 0; k < 3; ++k) ok &= (g->boxes[k * T + t] <= hi[q * 3 + k]) & (g->boxes[(3 + k) * T + t] >= lo[q * 3 + k]);
+    for (int k = 0; k < 3; ++k) ok &= (b->lo[k] <= hi[q * 3 + k]) & (b->hi[k] >= lo[q * 3 + k]);
     return ok;
 }
 
@@ -83,30 +94,14 @@ static inline int box_overlaps(const double *box, const double *lo, const double
     return ok;
 }
 
-/* An upper bound on the pairs of Q query boxes lo, hi (Q, 3): the triangles of every cell near each query's box
-   (-1: a query numpy must take) */
-int64_t pvu_mesh_pair_bound(const MeshGrid *g, int64_t Q, const double *lo, const double *hi) {
-    int64_t bound = 0, first[2], last[2];
-    for (int64_t q = 0; q < Q; ++q) {
-        int cells = query_cells(g, lo, hi, q, first, last);
-        if (cells < 0) return -1;
-        if (!cells) continue;
-        for (int64_t i = first[0]; i <= last[0]; ++i)
-            for (int64_t j = first[1]; j <= last[1]; ++j) {
-                int64_t c = i * g->size1 + j;
-                if (cell_near(g, lo, hi, q, c)) bound += g->starts[c + 1] - g->starts[c];
-            }
-    }
-    return bound;
-}
-
 /* The (query, triangle) pairs of `TriangleGrid.pairs` (overlap 0) or of `box_pairs` (overlap 1), in their order,
-   written to query and tri (room for `pvu_mesh_pair_bound`'s count); returns how many (-1: a query numpy must take).
+   the first `room` of them written to query and tri; returns how many there are (-1: a query numpy must take): the
+   caller calls again with room for them where there was not.
    mesh_boxed (M,) (NULL: none): the meshes (by `tri_shape`, (T,)) whose triangles overlap by the mesh's box,
    mesh_box (M, 6) (low corner, high corner), not their own (broad.py's static polytopes' faces). */
 int64_t pvu_mesh_pairs(const MeshGrid *g, int64_t Q, const double *lo, const double *hi, int overlap,
-                       const int64_t *tri_shape, const uint8_t *mesh_boxed, const double *mesh_box, int64_t *query,
-                       int64_t *tri) {
+                       const int64_t *tri_shape, const uint8_t *mesh_boxed, const double *mesh_box, int64_t room,
+                       int64_t *query, int64_t *tri) {
     int64_t n = 0, first[2], last[2];
     for (int64_t q = 0; q < Q; ++q) {
         int cells = query_cells(g, lo, hi, q, first, last);
@@ -118,14 +113,17 @@ int64_t pvu_mesh_pairs(const MeshGrid *g, int64_t Q, const double *lo, const dou
                 if (!cell_near(g, lo, hi, q, c)) continue;
                 for (int64_t p = g->starts[c]; p < g->starts[c + 1]; ++p) {
                     int64_t t = g->triangles[p];
-                    if (!pair_once(g, first, i, j, t)) continue;
+                    const TriangleBox *b = g->boxes + t;
+                    if (!pair_once(b, first, i, j)) continue;
                     int64_t s = mesh_boxed ? tri_shape[t] : 0;
                     int ok = !overlap ? 1
                              : mesh_boxed && mesh_boxed[s] ? box_overlaps(mesh_box + s * 6, lo, hi, q)
-                                                           : triangle_box_overlaps(g, lo, hi, q, t);
+                                                           : triangle_box_overlaps(b, lo, hi, q);
                     if (ok) {
-                        query[n] = q;
-                        tri[n] = t;
+                        if (n < room) {
+                            query[n] = q;
+                            tri[n] = t;
+                        }
                         ++n;
                     }
                 }
@@ -140,7 +138,6 @@ typedef struct {
     const double *origin;      /* (3, R) */
     const double *direction;   /* (3, R) */
     const double *length;      /* (R,) */
-    const double *columns;     /* (9, T): v0, e1, e2 component by component */
     const double *epsilon;     /* (T,) each triangle's enlargement; NULL: 0 */
     const double *normals;     /* (T, 3) */
     const int64_t *tri_shape;  /* (T,) the triangle's mesh */
@@ -160,13 +157,13 @@ int64_t pvu_mesh_rays_size(void) { return (int64_t)sizeof(MeshRays); }
 /* Moller-Trumbore of ray r against triangle t as `mesh_hits_numpy` takes it: 1 with *t_hit where the ray meets the
    triangle's front, enlarged by its epsilon, at 0 < t <= length */
 static inline int ray_hit(const MeshGrid *g, const MeshRays *m, int64_t r, int64_t t, double *t_hit) {
-    const int64_t T = g->triangle_count, R = m->R;
-    const double *col = m->columns;
+    const int64_t R = m->R;
+    const TriangleFace *f = g->faces + t;
     double ox = m->origin[r], oy = m->origin[R + r], oz = m->origin[2 * R + r];
     double dx = m->direction[r], dy = m->direction[R + r], dz = m->direction[2 * R + r];
-    double v0x = col[t], v0y = col[T + t], v0z = col[2 * T + t];
-    double e1x = col[3 * T + t], e1y = col[4 * T + t], e1z = col[5 * T + t];
-    double e2x = col[6 * T + t], e2y = col[7 * T + t], e2z = col[8 * T + t];
+    double v0x = f->v0[0], v0y = f->v0[1], v0z = f->v0[2];
+    double e1x = f->e1[0], e1y = f->e1[1], e1z = f->e1[2];
+    double e2x = f->e2[0], e2y = f->e2[1], e2z = f->e2[2];
     double px = dy * e2z - dz * e2y, py = dz * e2x - dx * e2z, pz = dx * e2y - dy * e2x; /* d x e2 */
     double det = e1x * px + e1y * py + e1z * pz;
     if (!(det >= m->culling_epsilon)) return 0; /* single-sided */
@@ -202,7 +199,8 @@ int64_t pvu_mesh_raycast(const MeshGrid *g, const MeshRays *m) {
                 if (!cell_near(g, m->lo, m->hi, r, c)) continue;
                 for (int64_t p = g->starts[c]; p < g->starts[c + 1]; ++p) {
                     int64_t t = g->triangles[p];
-                    if (!pair_once(g, first, i, j, t) || !triangle_box_overlaps(g, m->lo, m->hi, r, t)) continue;
+                    const TriangleBox *b = g->boxes + t;
+                    if (!pair_once(b, first, i, j) || !triangle_box_overlaps(b, m->lo, m->hi, r)) continue;
                     if (may && !may[m->plane_count + m->tri_shape[t]]) continue;
                     double at;
                     if (ray_hit(g, m, r, t, &at) && (at < best || (at == best && t < best_tri))) {

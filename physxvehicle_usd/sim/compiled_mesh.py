@@ -25,14 +25,14 @@ class _MeshGrid(ctypes.Structure):
 
     _fields_ = ([(name, _I64) for name in "axis0 axis1 up size0 size1 triangle_count".split()]
                 + [(name, _F64) for name in "origin0 origin1 cell".split()]
-                + [(name, _P) for name in "starts triangles first_cell cell_low cell_high boxes".split()])
+                + [(name, _P) for name in "starts triangles cell_low cell_high boxes faces".split()])
 
 
 class _MeshRays(ctypes.Structure):
     """Mirror of `MeshRays` in _mesh_queries.c."""
 
     _fields_ = ([("R", _I64)]
-                + [(name, _P) for name in "lo hi origin direction length columns epsilon normals tri_shape".split()]
+                + [(name, _P) for name in "lo hi origin direction length epsilon normals tri_shape".split()]
                 + [("plane_count", _I64), ("allowed", _P), ("key", _P), ("shape_count", _I64),
                    ("culling_epsilon", _F64), ("single", _I64)]
                 + [(name, _P) for name in "best_t best_n best_shape".split()])
@@ -52,9 +52,7 @@ def _load() -> ctypes.CDLL | None:
             raise ImportError(f"{spec.origin} was built from another {mirror.__name__[1:]} ({size()} bytes, "
                               f"compiled_mesh.py's mirror {ctypes.sizeof(mirror)}): rebuild (pip install -e .)")
     grid = ctypes.POINTER(_MeshGrid)
-    lib.pvu_mesh_pair_bound.argtypes = [grid, _I64, _P, _P]
-    lib.pvu_mesh_pair_bound.restype = _I64
-    lib.pvu_mesh_pairs.argtypes = [grid, _I64, _P, _P, ctypes.c_int, _P, _P, _P, _P, _P]
+    lib.pvu_mesh_pairs.argtypes = [grid, _I64, _P, _P, ctypes.c_int, _P, _P, _P, _I64, _P, _P]
     lib.pvu_mesh_pairs.restype = _I64
     lib.pvu_mesh_raycast.argtypes = [grid, ctypes.POINTER(_MeshRays)]
     lib.pvu_mesh_raycast.restype = _I64
@@ -74,6 +72,7 @@ def _covers(grid) -> bool:
     queries to float64 wherever they meet it) and of the layout `TriangleGrid.build` makes."""
     return (_LIB is not None and grid.triangle_boxes.dtype == np.float64 and grid.origin.dtype == np.float64
             and grid.cell_low.dtype == np.float64 and grid.cell_high.dtype == np.float64
+            and grid.triangle_columns.dtype == np.float64
             and grid.first_cell.dtype == np.int64 and grid.starts.dtype == np.int64
             and grid.triangles.dtype == np.int64)
 
@@ -85,24 +84,39 @@ def _boxes(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray] | No
     return np.ascontiguousarray(lo, dtype=np.float64), np.ascontiguousarray(hi, dtype=np.float64)
 
 
-_grid_structs: dict[int, tuple[weakref.ref, _MeshGrid, tuple]] = {}  # by id(grid): the grid, its struct, the arrays
+def _aligned(shape: tuple[int, int]) -> np.ndarray:
+    """An empty float64 array whose rows start on 64-byte boundaries (a cache line; shape[1] * 8 a multiple of 64)."""
+    count = shape[0] * shape[1]
+    raw = np.empty(count + 8)
+    start = (-raw.ctypes.data % 64) // 8
+    return raw[start:start + count].reshape(shape)
 
 
-def _grid_struct(grid) -> _MeshGrid:
-    """The grid's struct, made once per grid (a grid is frozen; a grid of a few hundred thousand triangles takes
-    milliseconds to lay out contiguously where it is not) and kept, with the arrays it points into, while the grid
-    lives."""
+# by id(grid): the grid (a weak reference), its struct, the arrays it points into, and the room the grid's last pair
+# queries needed (by overlap and mesh boxes given)
+_grid_structs: dict[int, tuple[weakref.ref, _MeshGrid, tuple, dict]] = {}
+
+
+def _grid_struct(grid) -> tuple[_MeshGrid, dict]:
+    """The grid's struct and its pair queries' room, made once per grid (a grid is frozen; laying out a grid of a
+    hundred thousand triangles takes milliseconds) and kept while the grid lives."""
     cached = _grid_structs.get(id(grid))
     if cached is not None and cached[0]() is grid:
-        return cached[1]
-    arrays = tuple(np.ascontiguousarray(a) for a in (grid.starts, grid.triangles, grid.first_cell, grid.cell_low,
-                                                     grid.cell_high, grid.triangle_boxes))
+        return cached[1], cached[3]
+    T = grid.triangle_boxes.shape[1]
+    boxes = _aligned((T, 8))  # TriangleBox: the box, then the first cell (int64) in the last two slots
+    boxes[:, :6] = grid.triangle_boxes.T
+    boxes[:, 6:].view(np.int64)[:] = grid.first_cell
+    faces = np.ascontiguousarray(grid.triangle_columns.T)  # TriangleFace
+    arrays = tuple(np.ascontiguousarray(a) for a in (grid.starts, grid.triangles, grid.cell_low, grid.cell_high))
+    arrays += (boxes, faces)
     up = 3 - grid.axes[0] - grid.axes[1]
-    g = _MeshGrid(grid.axes[0], grid.axes[1], up, grid.size[0], grid.size[1], grid.triangle_boxes.shape[1],
-                  float(grid.origin[0]), float(grid.origin[1]), float(grid.cell), *(a.ctypes.data for a in arrays))
+    g = _MeshGrid(grid.axes[0], grid.axes[1], up, grid.size[0], grid.size[1], T, float(grid.origin[0]),
+                  float(grid.origin[1]), float(grid.cell), *(a.ctypes.data for a in arrays))
     key = id(grid)
-    _grid_structs[key] = (weakref.ref(grid, lambda _, key=key: _grid_structs.pop(key, None)), g, arrays)
-    return g
+    rooms: dict[tuple, int] = {}
+    _grid_structs[key] = (weakref.ref(grid, lambda _, key=key: _grid_structs.pop(key, None)), g, arrays, rooms)
+    return g, rooms
 
 
 def grid_pairs(grid, lo: np.ndarray, hi: np.ndarray, overlap: bool,
@@ -124,15 +138,19 @@ def grid_pairs(grid, lo: np.ndarray, hi: np.ndarray, overlap: bool,
             return None
     extra = (None, None, None) if mesh_boxes is None else tuple(a.ctypes.data for a in mesh_boxes)
     lo, hi = boxes
-    g = _grid_struct(grid)
-    bound = _LIB.pvu_mesh_pair_bound(ctypes.byref(g), len(lo), lo.ctypes.data, hi.ctypes.data)
-    if bound < 0:
-        return None
-    query, tri = np.empty(bound, np.int64), np.empty(bound, np.int64)
-    n = _LIB.pvu_mesh_pairs(ctypes.byref(g), len(lo), lo.ctypes.data, hi.ctypes.data, int(overlap), *extra,
-                            query.ctypes.data, tri.ctypes.data)
-    if n < 0:
-        return None
+    g, rooms = _grid_struct(grid)
+    key = (bool(overlap), mesh_boxes is None)
+    room = rooms.get(key, 4 * len(lo) + 1024)
+    for _ in range(2):  # the room the last call needed; then, where that is short, the room this one needs
+        query, tri = np.empty(room, np.int64), np.empty(room, np.int64)
+        n = _LIB.pvu_mesh_pairs(ctypes.byref(g), len(lo), lo.ctypes.data, hi.ctypes.data, int(overlap), *extra, room,
+                                query.ctypes.data, tri.ctypes.data)
+        if n < 0:
+            return None
+        if n <= room:
+            break
+        room = n
+    rooms[key] = max(n + n // 4, 1024)
     return query[:n], tri[:n]
 
 
@@ -159,15 +177,15 @@ def mesh_hits(grid, lo: np.ndarray, hi: np.ndarray, origin: np.ndarray, directio
             return False
     lo, hi = boxes
     arrays = [lo, hi] + [np.ascontiguousarray(a, dtype=np.float64) for a in (origin, direction, length)]
-    arrays += [np.ascontiguousarray(grid.triangle_columns), None if epsilon is None else np.ascontiguousarray(epsilon),
+    arrays += [None if epsilon is None else np.ascontiguousarray(epsilon),
                np.ascontiguousarray(normals, dtype=np.float64), np.ascontiguousarray(tri_shape, dtype=np.int64)]
     if allowed is not None:
         arrays += [np.ascontiguousarray(allowed, dtype=bool).view(np.uint8), np.ascontiguousarray(key, dtype=np.int64)]
     else:
         arrays += [None, None]
     pointers = [None if a is None else a.ctypes.data for a in arrays]
-    m = _MeshRays(R, *pointers[:9], plane_count, pointers[9], pointers[10],
+    m = _MeshRays(R, *pointers[:8], plane_count, pointers[8], pointers[9],
                   0 if allowed is None else allowed.shape[1], culling_epsilon, int(best_t.dtype == np.float32),
                   best_t.ctypes.data, best_n.ctypes.data, best_shape.ctypes.data)
-    g = _grid_struct(grid)
+    g, _ = _grid_struct(grid)
     return _LIB.pvu_mesh_raycast(ctypes.byref(g), ctypes.byref(m)) == 0
