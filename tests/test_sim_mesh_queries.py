@@ -182,8 +182,8 @@ def _every_ray_is_compiled(ground: Ground, origin, direction, length, only: Quer
     return compiled_mesh.mesh_hits(ground.grid, np.minimum(origin, end).T, np.maximum(origin, end).T, origin,
                                    direction, length, ground.tri_epsilon, ground.tri_normals, ground.tri_shape,
                                    len(ground.plane_normals), None if only is None else only.allowed,
-                                   None if only is None else only.key, 2.0 ** -46, np.full(R, np.inf, origin.dtype), np.zeros((3, R), origin.dtype),
-                                   np.full(R, -1))
+                                   None if only is None else only.key, 2.0 ** -46, np.full(R, np.inf, origin.dtype),
+                                   np.zeros((3, R), origin.dtype), np.full(R, -1))
 
 
 @pytest.mark.parametrize("dtype", FLOATS)

@@ -1,6 +1,7 @@
 /* The mesh queries of the static ground (sim/triangle_grid.py `TriangleGrid.pairs`, sim/ground.py `box_pairs` and
-   `mesh_hits_numpy`), compiled: the grid's (query, triangle) candidate pairs, and the closest single-sided hit of each ray
-   among its pairs, without the intermediate arrays of every (query, cell) and (query, triangle) the numpy code makes.
+   `mesh_hits_numpy`, sim/contact/broad.py `static_mesh_pairs`), compiled: the grid's (query, triangle) candidate
+   pairs, and the closest single-sided hit of each ray among its pairs, without the intermediate arrays of every
+   (query, cell) and (query, triangle) the numpy code makes.
 
    The numpy code's arithmetic in its order and precision: the grid, its triangles and their boxes are float64, and
    the queries' boxes and rays (float32 or float64) meet them in float64 (numpy promotes them; the caller converts
@@ -181,9 +182,10 @@ static inline int ray_hit(const MeshGrid *g, const MeshRays *m, int64_t r, int64
     return 0;
 }
 
-/* `mesh_hits_numpy`: each ray's closest hit among its `box_pairs` triangles that its filter lets it hit (of equally close
-   ones the lowest index), where closer than best_t: best_t, best_n (the triangle's normal) and best_shape set, rounded
-   to best_t's precision as numpy's assignment rounds. Returns -1 (nothing written) where numpy must take a ray. */
+/* `mesh_hits_numpy`: each ray's closest hit among its `box_pairs` triangles that its filter lets it hit (of equally
+   close ones the lowest index), where closer than best_t: best_t, best_n (the triangle's normal) and best_shape set,
+   rounded to best_t's precision as numpy's assignment rounds. Returns -1 (nothing written) where numpy must take a
+   ray. */
 int64_t pvu_mesh_raycast(const MeshGrid *g, const MeshRays *m) {
     int64_t first[2], last[2];
     for (int64_t r = 0; r < m->R; ++r) /* a ray numpy must take: before anything is written */

@@ -154,6 +154,16 @@ def grid_pairs(grid, lo: np.ndarray, hi: np.ndarray, overlap: bool,
     return query[:n], tri[:n]
 
 
+def _filter_covered(allowed: np.ndarray, key: np.ndarray, tri_shape: np.ndarray, plane_count: int) -> bool:
+    """Whether the C code reads the filter as numpy does: numpy's indexing would wrap a negative key, reject one out of
+    range, and take an integer `allowed` for indices, not a mask."""
+    if allowed.dtype != bool or allowed.ndim != 2 or key.dtype.kind not in "iu":
+        return False
+    if len(key) and (key.min() < 0 or key.max() >= allowed.shape[0]):
+        return False
+    return allowed.shape[1] >= plane_count + (int(tri_shape.max()) + 1 if len(tri_shape) else 0)
+
+
 def mesh_hits(grid, lo: np.ndarray, hi: np.ndarray, origin: np.ndarray, direction: np.ndarray, length: np.ndarray,
               epsilon: np.ndarray | None, normals: np.ndarray, tri_shape: np.ndarray, plane_count: int,
               allowed: np.ndarray | None, key: np.ndarray | None, culling_epsilon: float, best_t: np.ndarray,
@@ -171,10 +181,8 @@ def mesh_hits(grid, lo: np.ndarray, hi: np.ndarray, origin: np.ndarray, directio
             or any(a.dtype not in _FLOATS for a in (origin, direction, length))
             or (epsilon is not None and epsilon.dtype != np.float64) or normals.dtype not in _FLOATS):
         return False
-    if allowed is not None:  # numpy's indexing would wrap a negative key or reject one out of range
-        if allowed.dtype != bool or key.dtype.kind not in "iu" or (R and (key.min() < 0 or key.max() >= allowed.shape[0])) \
-                or allowed.shape[1] < plane_count + (int(tri_shape.max()) + 1 if len(tri_shape) else 0):
-            return False
+    if allowed is not None and not _filter_covered(allowed, key, tri_shape, plane_count):
+        return False
     lo, hi = boxes
     arrays = [lo, hi] + [np.ascontiguousarray(a, dtype=np.float64) for a in (origin, direction, length)]
     arrays += [None if epsilon is None else np.ascontiguousarray(epsilon),
