@@ -114,8 +114,8 @@ def test_pairs_beyond_the_room_the_last_call_needed_are_all_listed():
 
 
 def test_queries_the_c_code_leaves_to_numpy():
-    """A NaN coordinate or a box inverted by more than a cell: numpy's result is not the nested loops', so the
-    compiled call declines (and the dispatchers run numpy)."""
+    """A NaN coordinate, a box inverted by more than a cell, a mesh without a box: numpy's result is not the nested
+    loops', so the compiled call declines (and the dispatchers run numpy)."""
     ground = _soup(3, 200, 1.0)
     lo, hi = np.zeros((2, 3)), np.ones((2, 3))
     nan_lo = lo.copy()
@@ -125,6 +125,11 @@ def test_queries_the_c_code_leaves_to_numpy():
     inverted_hi[0, :2] = -5.0
     assert compiled_mesh.grid_pairs(ground.grid, lo, inverted_hi, overlap=False) is None
     assert compiled_mesh.grid_pairs(ground.grid, lo, hi, overlap=False) is not None
+    # a triangle of a mesh past the mesh boxes given (the soup's three meshes, two boxes): numpy's index error
+    two = (ground.tri_shape, np.zeros(2, bool), np.zeros((2, 6)))
+    assert compiled_mesh.grid_pairs(ground.grid, lo, hi, overlap=True, mesh_boxes=two) is None
+    three = (ground.tri_shape, np.zeros(3, bool), np.zeros((3, 6)))
+    assert compiled_mesh.grid_pairs(ground.grid, lo, hi, overlap=True, mesh_boxes=three) is not None
 
 
 def _rays(rng: np.random.Generator, ground: Ground, n: int, dtype):

@@ -99,10 +99,11 @@ static inline int box_overlaps(const double *box, const double *lo, const double
    the first `room` of them written to query and tri; returns how many there are (-1: a query numpy must take): the
    caller calls again with room for them where there was not.
    mesh_boxed (M,) (NULL: none): the meshes (by `tri_shape`, (T,)) whose triangles overlap by the mesh's box,
-   mesh_box (M, 6) (low corner, high corner), not their own (broad.py's static polytopes' faces). */
+   mesh_box (M, 6) (low corner, high corner), not their own (broad.py's static polytopes' faces); a triangle of no
+   mesh among them is one numpy must take. */
 int64_t pvu_mesh_pairs(const MeshGrid *g, int64_t Q, const double *lo, const double *hi, int overlap,
-                       const int64_t *tri_shape, const uint8_t *mesh_boxed, const double *mesh_box, int64_t room,
-                       int64_t *query, int64_t *tri) {
+                       const int64_t *tri_shape, int64_t mesh_count, const uint8_t *mesh_boxed,
+                       const double *mesh_box, int64_t room, int64_t *query, int64_t *tri) {
     int64_t n = 0, first[2], last[2];
     for (int64_t q = 0; q < Q; ++q) {
         int cells = query_cells(g, lo, hi, q, first, last);
@@ -117,6 +118,7 @@ int64_t pvu_mesh_pairs(const MeshGrid *g, int64_t Q, const double *lo, const dou
                     const TriangleBox *b = g->boxes + t;
                     if (!pair_once(b, first, i, j)) continue;
                     int64_t s = mesh_boxed ? tri_shape[t] : 0;
+                    if (s < 0 || (mesh_boxed && s >= mesh_count)) return -1;
                     int ok = !overlap ? 1
                              : mesh_boxed && mesh_boxed[s] ? box_overlaps(mesh_box + s * 6, lo, hi, q)
                                                            : triangle_box_overlaps(b, lo, hi, q);

@@ -52,7 +52,7 @@ def _load() -> ctypes.CDLL | None:
             raise ImportError(f"{spec.origin} was built from another {mirror.__name__[1:]} ({size()} bytes, "
                               f"compiled_mesh.py's mirror {ctypes.sizeof(mirror)}): rebuild (pip install -e .)")
     grid = ctypes.POINTER(_MeshGrid)
-    lib.pvu_mesh_pairs.argtypes = [grid, _I64, _P, _P, ctypes.c_int, _P, _P, _P, _I64, _P, _P]
+    lib.pvu_mesh_pairs.argtypes = [grid, _I64, _P, _P, ctypes.c_int, _P, _I64, _P, _P, _I64, _P, _P]
     lib.pvu_mesh_pairs.restype = _I64
     lib.pvu_mesh_raycast.argtypes = [grid, ctypes.POINTER(_MeshRays)]
     lib.pvu_mesh_raycast.restype = _I64
@@ -70,11 +70,16 @@ def available() -> bool:
 def _covers(grid) -> bool:
     """Whether the C code reproduces numpy's arithmetic on this grid: its arrays float64 (numpy then promotes the
     queries to float64 wherever they meet it) and of the layout `TriangleGrid.build` makes."""
-    return (_LIB is not None and grid.triangle_boxes.dtype == np.float64 and grid.origin.dtype == np.float64
+    if _LIB is None:
+        return False
+    T, cells = grid.triangle_boxes.shape[1], grid.size[0] * grid.size[1]
+    return (grid.triangle_boxes.dtype == np.float64 and grid.origin.dtype == np.float64
             and grid.cell_low.dtype == np.float64 and grid.cell_high.dtype == np.float64
-            and grid.triangle_columns.dtype == np.float64
-            and grid.first_cell.dtype == np.int64 and grid.starts.dtype == np.int64
-            and grid.triangles.dtype == np.int64)
+            and grid.triangle_columns.dtype == np.float64 and grid.first_cell.dtype == np.int64
+            and grid.starts.dtype == np.int64 and grid.triangles.dtype == np.int64
+            and grid.triangle_boxes.shape == (6, T) and grid.triangle_columns.shape == (9, T)
+            and grid.first_cell.shape == (T, 2) and grid.starts.shape == (cells + 1,)
+            and grid.cell_low.shape == grid.cell_high.shape == (cells,) and grid.origin.shape == (2,))
 
 
 def _boxes(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
@@ -133,10 +138,11 @@ def grid_pairs(grid, lo: np.ndarray, hi: np.ndarray, overlap: bool,
         tri_shape, mesh_boxed, mesh_box = mesh_boxes
         mesh_boxes = (np.ascontiguousarray(tri_shape, dtype=np.int64), np.ascontiguousarray(mesh_boxed, dtype=bool),
                       np.ascontiguousarray(mesh_box, dtype=np.float64))
-        if mesh_box.dtype not in _FLOATS or mesh_boxes[2].shape != (len(mesh_boxed), 6) or (
-                len(tri_shape) and not 0 <= mesh_boxes[0].min() <= mesh_boxes[0].max() < len(mesh_boxed)):
+        if (mesh_box.dtype not in _FLOATS or mesh_boxes[2].shape != (len(mesh_boxed), 6)
+                or mesh_boxes[0].shape != (grid.triangle_boxes.shape[1],)):
             return None
-    extra = (None, None, None) if mesh_boxes is None else tuple(a.ctypes.data for a in mesh_boxes)
+    extra = (None, 0, None, None) if mesh_boxes is None else (
+        mesh_boxes[0].ctypes.data, len(mesh_boxes[1]), mesh_boxes[1].ctypes.data, mesh_boxes[2].ctypes.data)
     lo, hi = boxes
     g, rooms = _grid_struct(grid)
     key = (bool(overlap), mesh_boxes is None)
@@ -172,9 +178,11 @@ def mesh_hits(grid, lo: np.ndarray, hi: np.ndarray, origin: np.ndarray, directio
     best_t (R,), best_n (3, R) (both float32 or both float64) and best_shape (R,) int64 lowered in place to each ray's
     closest hit among the triangles it may hit (allowed[key[ray], plane_count + tri_shape[triangle]]; allowed None:
     all). Returns False, having written nothing, where the C code does not cover the call (the caller runs numpy)."""
-    R = len(length)
+    R, T = len(length), grid.triangle_boxes.shape[1]
     boxes = _boxes(lo, hi) if _covers(grid) else None
-    if (boxes is None or grid.triangle_columns.dtype != np.float64 or best_t.dtype not in _FLOATS
+    if (boxes is None or boxes[0].shape != (R, 3) or origin.shape != (3, R) or direction.shape != (3, R)
+            or tri_shape.shape != (T,) or normals.shape != (T, 3) or (epsilon is not None and epsilon.shape != (T,))
+            or best_t.dtype not in _FLOATS
             or best_n.dtype != best_t.dtype or best_shape.dtype != np.int64
             or not all(a.flags.c_contiguous for a in (best_t, best_n, best_shape))
             or best_t.shape != (R,) or best_n.shape != (3, R) or best_shape.shape != (R,)
