@@ -5,7 +5,9 @@ capsules (their cores and radii).
 PhysX's raycast semantics that matter here: planes and meshes are single-sided (a ray travelling along
 the face normal misses), a hit at distance 0 (ray starting inside) is no hit, and the closest hit wins.
 Mesh queries test only the triangles whose boxes overlap the query's (`box_pairs`), found through the ground's
-TriangleGrid (sim/triangle_grid.py), so a fleet on a large road mesh costs about what it costs on a plane.
+TriangleGrid (sim/triangle_grid.py), so a fleet on a large road mesh costs about what it costs on a plane; where the
+extension is built, the pairs and the raycast run in C (sim/compiled_mesh.py), the same bits as their numpy twins
+(`box_pairs_numpy`, `mesh_hits_numpy`).
 
 A ray meets a sphere or capsule where it enters it (one starting inside misses, as one starting behind a plane).
 Sweeps (`sweep`) move the shape omni.physx sweeps for a wheel, a convex prism over a regular polygon of
