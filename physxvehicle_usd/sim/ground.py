@@ -5,7 +5,9 @@ capsules (their cores and radii).
 PhysX's raycast semantics that matter here: planes and meshes are single-sided (a ray travelling along
 the face normal misses), a hit at distance 0 (ray starting inside) is no hit, and the closest hit wins.
 Mesh queries test only the triangles whose boxes overlap the query's (`box_pairs`), found through the ground's
-TriangleGrid (sim/triangle_grid.py), so a fleet on a large road mesh costs about what it costs on a plane.
+TriangleGrid (sim/triangle_grid.py), so a fleet on a large road mesh costs about what it costs on a plane; where the
+extension is built, the pairs and the raycast run in C (sim/compiled_mesh.py), the same bits as their numpy twins
+(`box_pairs_numpy`, `mesh_hits_numpy`).
 
 A ray meets a sphere or capsule where it enters it (one starting inside misses, as one starting behind a plane).
 Sweeps (`sweep`) move the shape omni.physx sweeps for a wheel, a convex prism over a regular polygon of
@@ -21,7 +23,7 @@ import numpy as np
 
 from ..description import GroundDescription
 from ..json_values import canonical_value
-from . import compiled_rays
+from . import compiled_mesh, compiled_rays
 from .contact.polytopes import placed_hull
 from .round_rays import capsule_entry, segment_points
 from .triangle_grid import TriangleGrid
@@ -233,10 +235,19 @@ class RayHits:
 
 def box_pairs(ground: Ground, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The broad phase of the mesh queries: (query, triangle) index pairs whose boxes overlap, each once, for queries
-    with boxes lo, hi (Q, 3): the grid's candidates, then the boxes themselves."""
+    with boxes lo, hi (Q, 3): the grid's candidates, then the boxes themselves. Compiled (sim/compiled_mesh.py) where
+    the extension is loaded: the pairs of `box_pairs_numpy`, in its order."""
     if ground.grid is None:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    query, tri = ground.grid.pairs(lo, hi)
+    compiled = compiled_mesh.grid_pairs(ground.grid, lo, hi, overlap=True)
+    return box_pairs_numpy(ground, lo, hi) if compiled is None else compiled
+
+
+def box_pairs_numpy(ground: Ground, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`box_pairs` in numpy (the reference)."""
+    if ground.grid is None:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    query, tri = ground.grid.numpy_pairs(lo, hi)
     lo_t, hi_t = ground.grid.box(tri)
     overlap = ((lo_t <= hi[query]) & (hi_t >= lo[query])).all(axis=1)
     return query[overlap], tri[overlap]
@@ -275,7 +286,7 @@ def raycast(ground: Ground, origin: np.ndarray, direction: np.ndarray, length: n
     if np.ndim(best_shape) == 0:  # no plane
         best_t, best_n, best_shape = np.full(R, np.inf, dtype=f), np.zeros((3, R), dtype=f), np.full(R, -1)
     if ground.grid is not None:
-        _mesh_hits(ground, o, d, L, best_t, best_n, best_shape, only)
+        mesh_hits(ground, o, d, L, best_t, best_n, best_shape, only)
     if ground.round_ends is not None:
         _round_hits(ground, o, d, L, best_t, best_n, best_shape, only)
     hit = np.isfinite(best_t)
@@ -284,13 +295,25 @@ def raycast(ground: Ground, origin: np.ndarray, direction: np.ndarray, length: n
     return RayHits(hit.reshape(shape), best_n.reshape((3,) + shape), offset.reshape(shape), best_shape.reshape(shape))
 
 
-def _mesh_hits(ground: Ground, o: np.ndarray, d: np.ndarray, L: np.ndarray, best_t: np.ndarray, best_n: np.ndarray,
+def mesh_hits(ground: Ground, o: np.ndarray, d: np.ndarray, L: np.ndarray, best_t: np.ndarray, best_n: np.ndarray,
                best_shape: np.ndarray, only: QueryFilter | None = None) -> None:
+    """`mesh_hits_numpy`, compiled (sim/compiled_mesh.py) where the extension is loaded and covers the call: the same
+    bits."""
+    end = o + d * L
+    lo, hi = np.minimum(o, end).T, np.maximum(o, end).T
+    if not compiled_mesh.mesh_hits(ground.grid, lo, hi, o, d, L, ground.tri_epsilon, ground.tri_normals,
+                                   ground.tri_shape, len(ground.plane_normals), None if only is None else only.allowed,
+                                   None if only is None else only.key, _CULLING_EPSILON, best_t, best_n, best_shape):
+        mesh_hits_numpy(ground, o, d, L, best_t, best_n, best_shape, only)
+
+
+def mesh_hits_numpy(ground: Ground, o: np.ndarray, d: np.ndarray, L: np.ndarray, best_t: np.ndarray,
+                    best_n: np.ndarray, best_shape: np.ndarray, only: QueryFilter | None = None) -> None:
     """Lower best_t (and set best_n, best_shape) where a ray's closest triangle hit is closer: Moller-Trumbore on the
     broad phase's (ray, triangle) pairs, each triangle enlarged by its mesh's geometric epsilon. Of equally close
-    triangles the lowest index wins."""
+    triangles the lowest index wins. The reference of `mesh_hits`."""
     end = o + d * L
-    ray, tri = box_pairs(ground, np.minimum(o, end).T, np.maximum(o, end).T)
+    ray, tri = box_pairs_numpy(ground, np.minimum(o, end).T, np.maximum(o, end).T)
     if only is not None:
         keep = only.passes(ray, len(ground.plane_normals) + ground.tri_shape[tri])
         ray, tri = ray[keep], tri[keep]

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import compiled_mesh
+
 # Cell edge over the typical triangle's size. A suspension ray seen from above is nearly a point, so small cells give
 # it few candidates; each triangle is then listed in several cells. 1,000 cars on a 133,000-triangle road (bench_sim.py
 # --road bumps) took 28.4 ms a step with cells of 2 triangles, 13.2 ms with 1 and 11.0 ms with half a triangle (1.3
@@ -66,7 +68,7 @@ class TriangleGrid:
             cell_low[filled] = np.minimum.reduceat(lo[listed, up], starts[filled])
             cell_high[filled] = np.maximum.reduceat(hi[listed, up], starts[filled])
         return cls(axes, origin, cell, size, starts, listed, np.concatenate((v0, e1, e2), axis=1).T.copy(),
-                   np.concatenate((lo, hi), axis=1).T.copy(), first, cell_low, cell_high)
+                   np.concatenate((lo, hi), axis=1).T.copy(), np.ascontiguousarray(first), cell_low, cell_high)
 
     def box(self, triangles: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The boxes (low, high corners: (n, 3) each) of some triangles."""
@@ -75,7 +77,14 @@ class TriangleGrid:
 
     def pairs(self, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(query, triangle) index pairs whose boxes may overlap, each once, for queries with bounding boxes lo, hi
-        (Q, 3); a query outside the grid has none."""
+        (Q, 3); a query outside the grid has none. Compiled (sim/compiled_mesh.py) where the extension is loaded: the
+        pairs of `numpy_pairs`, in its order."""
+        compiled = compiled_mesh.grid_pairs(self, lo, hi, overlap=False)
+        return self.numpy_pairs(lo, hi) if compiled is None else compiled
+
+    def numpy_pairs(self, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """`pairs` in numpy (the reference): query after query, its cells row after row, a cell's triangles in the
+        grid's order."""
         lo2, hi2 = lo[:, self.axes], hi[:, self.axes]
         outside = ((hi2 < self.origin) | (lo2 > self.origin + self.cell * np.asarray(self.size))).any(axis=1)
         first, last = _cell_range(lo2, hi2, self.origin, self.cell, self.size)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import compiled_mesh
 from ..ground import Ground
 from ..motion import Motion
 from .model import ContactModel
@@ -120,35 +121,77 @@ def static_candidates(model: ContactModel, ground: Ground, position: np.ndarray,
     lo, hi = centre - half, centre + half
     hull_pairs = tri_pairs = (np.zeros(0, np.int64), np.zeros(0, np.int64))
     if ground.grid is not None:  # meshes and the static polytopes' faces (as triangles): the grid's pairs
-        if model.cache.get("ground") is not ground:
-            box = ground.grid.triangle_boxes
-            model.cache.update(ground=ground, lo=box[:3].min(axis=1), hi=box[3:].max(axis=1))
-        inside = np.nonzero(((lo <= model.cache["hi"]) & (hi >= model.cache["lo"])).all(axis=1))[0]
-        if inside.size:
-            query, tri = ground.grid.pairs(lo[inside], hi[inside])
-            shape = inside[query]
-            static = model.plane_count + ground.tri_shape[tri]
-            first = model.polytope_first
-            polytope_face = static >= first
-            # a mesh triangle by its own box; a polytope's face by the polytope's box, so that a shape wholly inside
-            # it, near none of its faces, is found (the grid lists a face in every cell its projection covers, and
-            # the projections of a polytope's faces cover the polytope's: the pair is among the grid's candidates)
-            box_lo, box_hi = ground.grid.box(tri)
-            if polytope_face.any():
-                box_lo[polytope_face] = model.static_lo[static[polytope_face] - first]
-                box_hi[polytope_face] = model.static_hi[static[polytope_face] - first]
-            ok = ((box_lo <= hi[shape]) & (box_hi >= lo[shape])).all(axis=1) & model.collides[shape, static]
-            shape, tri, static, polytope_face = shape[ok], tri[ok], static[ok], polytope_face[ok]
-            tri_pairs = (shape[~polytope_face], tri[~polytope_face])
-            if polytope_face.any():  # a pair per shape and polytope whose face boxes it meets, in (shape, polytope) order
-                H = len(model.static_index)
-                key = np.unique(shape[polytope_face] * H + (static[polytope_face] - first))
-                hull_pairs = (key // H, key % H)
+        shape, tri, static = static_mesh_pairs(model, ground, lo, hi)
+        first = model.polytope_first
+        polytope_face = static >= first
+        tri_pairs = (shape[~polytope_face], tri[~polytope_face])
+        if polytope_face.any():  # a pair per shape and polytope whose face boxes it meets, in (shape, polytope) order
+            H = len(model.static_index)
+            key = np.unique(shape[polytope_face] * H + (static[polytope_face] - first))
+            hull_pairs = (key // H, key % H)
     elif model.static_shapes is not None:
         near = ((lo[:, None] <= model.static_hi[None]) & (hi[:, None] >= model.static_lo[None])).all(-1)
         near &= model.collides[:, model.static_index]
         hull_pairs = np.nonzero(near)
     return planes, hull_pairs, tri_pairs, R
+
+
+def _inside_ground(model: ContactModel, ground: Ground, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """The shapes whose boxes lo, hi (N, 3) overlap the box of the ground's triangles."""
+    if model.cache.get("ground") is not ground:
+        box = ground.grid.triangle_boxes
+        model.cache.update(ground=ground, lo=box[:3].min(axis=1), hi=box[3:].max(axis=1), mesh_boxes=None)
+    return np.nonzero(((lo <= model.cache["hi"]) & (hi >= model.cache["lo"])).all(axis=1))[0]
+
+
+def _mesh_boxes(model: ContactModel, ground: Ground) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For the compiled pairs: each triangle's mesh, whether each mesh is a static polytope, and its box (M, 6)."""
+    if model.cache.get("mesh_boxes") is None:
+        M = len(ground.mesh_materials)
+        static = model.plane_count + np.arange(M)
+        polytope = static >= model.polytope_first
+        box = np.zeros((M, 6))
+        if polytope.any():
+            box[polytope, :3] = model.static_lo[static[polytope] - model.polytope_first]
+            box[polytope, 3:] = model.static_hi[static[polytope] - model.polytope_first]
+        model.cache["mesh_boxes"] = (ground.tri_shape, polytope, box)
+    return model.cache["mesh_boxes"]
+
+
+def static_mesh_pairs(model: ContactModel, ground: Ground, lo: np.ndarray, hi: np.ndarray):
+    """The (shape, triangle, static column) triples of the shapes with boxes lo, hi (N, 3) and the ground's triangles
+    (meshes' and static polytopes' faces) whose boxes overlap and which may collide; compiled (sim/compiled_mesh.py)
+    where the extension is loaded: the triples of `static_mesh_pairs_numpy`, in its order."""
+    inside = _inside_ground(model, ground, lo, hi)
+    compiled = compiled_mesh.grid_pairs(ground.grid, lo[inside], hi[inside], overlap=True,
+                                        mesh_boxes=_mesh_boxes(model, ground)) if inside.size else None
+    if compiled is None:
+        return static_mesh_pairs_numpy(model, ground, lo, hi)
+    shape, tri = inside[compiled[0]], compiled[1]
+    static = model.plane_count + ground.tri_shape[tri]
+    ok = model.collides[shape, static]
+    return shape[ok], tri[ok], static[ok]
+
+
+def static_mesh_pairs_numpy(model: ContactModel, ground: Ground, lo: np.ndarray, hi: np.ndarray):
+    """`static_mesh_pairs` in numpy (the reference): the grid's candidates, then the boxes and the collision filter."""
+    inside = _inside_ground(model, ground, lo, hi)
+    if not inside.size:
+        return (np.zeros(0, np.int64),) * 3
+    query, tri = ground.grid.numpy_pairs(lo[inside], hi[inside])
+    shape = inside[query]
+    static = model.plane_count + ground.tri_shape[tri]
+    first = model.polytope_first
+    polytope_face = static >= first
+    # a mesh triangle by its own box; a polytope's face by the polytope's box, so that a shape wholly inside it, near
+    # none of its faces, is found (the grid lists a face in every cell its projection covers, and the projections of
+    # a polytope's faces cover the polytope's: the pair is among the grid's candidates)
+    box_lo, box_hi = ground.grid.box(tri)
+    if polytope_face.any():
+        box_lo[polytope_face] = model.static_lo[static[polytope_face] - first]
+        box_hi[polytope_face] = model.static_hi[static[polytope_face] - first]
+    ok = ((box_lo <= hi[shape]) & (box_hi >= lo[shape])).all(axis=1) & model.collides[shape, static]
+    return shape[ok], tri[ok], static[ok]
 
 
 def candidate_pairs(model: ContactModel, position: np.ndarray, orientation: np.ndarray, motion: Motion | None = None):

@@ -1,0 +1,232 @@
+/* The mesh queries of the static ground (sim/triangle_grid.py `TriangleGrid.pairs`, sim/ground.py `box_pairs` and
+   `mesh_hits_numpy`, sim/contact/broad.py `static_mesh_pairs`), compiled: the grid's (query, triangle) candidate
+   pairs, and the closest single-sided hit of each ray among its pairs, without the intermediate arrays of every
+   (query, cell) and (query, triangle) the numpy code makes.
+
+   The numpy code's arithmetic in its order and precision: the grid, its triangles and their boxes are float64, and
+   the queries' boxes and rays (float32 or float64) meet them in float64 (numpy promotes them; the caller converts
+   them, exactly); Moller-Trumbore's products and sums in numpy's order; built with -ffp-contract=off (no fused
+   multiply-adds). The pairs come in numpy's order: query after query, its cells row after row (i, then j), a cell's
+   triangles in the grid's order; a pair whose cell ranges share several cells is listed in the first shared one.
+
+   Layout: what numpy holds, C order: query boxes (Q, 3); rays component-first (3, R); the triangles' normals (T, 3).
+   The grid's per-triangle arrays, which numpy holds component-first, are read here as one record a triangle
+   (`TriangleBox`: its box and first cell, one cache line; `TriangleFace`: v0, e1, e2), laid out once per grid by
+   compiled_mesh.py: a query meets a few triangles scattered over arrays of hundreds of thousands, and fetches a line
+   per triangle instead of one per component. */
+#include <math.h>
+#include <stdint.h>
+
+typedef struct {
+    double lo[3], hi[3]; /* the triangle's box (`triangle_boxes`) */
+    int64_t first[2];    /* the first cell of its range (`first_cell`) */
+} TriangleBox;
+
+typedef struct {
+    double v0[3], e1[3], e2[3]; /* `triangle_columns` */
+} TriangleFace;
+
+typedef struct {
+    int64_t axis0, axis1, up;   /* the two world axes the cells span, and the third */
+    int64_t size0, size1;       /* cells along each axis */
+    int64_t triangle_count;     /* T */
+    double origin0, origin1;    /* the low corner of cell (0, 0) */
+    double cell;                /* cell edge length */
+    const int64_t *starts;      /* (cells + 1,) where each cell's triangles start in `triangles` */
+    const int64_t *triangles;   /* triangle indices, cell after cell */
+    const double *cell_low;     /* (cells,) the lowest of a cell's triangles along the third axis */
+    const double *cell_high;    /* (cells,) the highest */
+    const TriangleBox *boxes;   /* (T,) */
+    const TriangleFace *faces;  /* (T,) */
+} MeshGrid;
+
+int64_t pvu_mesh_grid_size(void) { return (int64_t)sizeof(MeshGrid); }
+
+/* `_cell_range` of one axis: floor((x - origin) / cell) clipped to 0 .. top (x finite or infinite, not NaN) */
+static inline int64_t cell_index(double x, double origin, double cell, int64_t top) {
+    double f = floor((x - origin) / cell);
+    if (f < 0.0) f = 0.0;
+    if (f > (double)top) f = (double)top;
+    return (int64_t)f;
+}
+
+/* The cell range of query q: 0 where it is outside the grid (no cells), 1 where it has one (first, last set),
+   -1 where numpy's result is not the nested loops' (a NaN coordinate, an inverted box): the caller runs numpy. */
+static int query_cells(const MeshGrid *g, const double *lo, const double *hi, int64_t q, int64_t first[2],
+                       int64_t last[2]) {
+    const int64_t axes[2] = {g->axis0, g->axis1}, size[2] = {g->size0, g->size1};
+    const double origin[2] = {g->origin0, g->origin1};
+    int outside = 0;
+    for (int a = 0; a < 2; ++a) {
+        double l = lo[q * 3 + axes[a]], h = hi[q * 3 + axes[a]];
+        if (l != l || h != h) return -1;
+        if (h < origin[a] || l > origin[a] + g->cell * (double)size[a]) outside = 1;
+        first[a] = cell_index(l, origin[a], g->cell, size[a] - 1);
+        last[a] = cell_index(h, origin[a], g->cell, size[a] - 1);
+    }
+    if (outside) return 0;
+    if (last[0] < first[0] - 1 || last[1] < first[1] - 1) return -1; /* numpy repeats a negative count */
+    return 1;
+}
+
+/* Whether cell c has triangles reaching query q's box along the third axis (`pairs`' `near`) */
+static inline int cell_near(const MeshGrid *g, const double *lo, const double *hi, int64_t q, int64_t c) {
+    return g->cell_low[c] <= hi[q * 3 + g->up] && g->cell_high[c] >= lo[q * 3 + g->up];
+}
+
+/* Whether the pair (q, triangle t) met in cell (i, j) is listed there (its first shared cell) */
+static inline int pair_once(const TriangleBox *b, const int64_t first[2], int64_t i, int64_t j) {
+    int64_t s0 = b->first[0] > first[0] ? b->first[0] : first[0];
+    int64_t s1 = b->first[1] > first[1] ? b->first[1] : first[1];
+    return i == s0 && j == s1;
+}
+
+/* Whether query q's box overlaps triangle box b (`box_pairs`) */
+static inline int triangle_box_overlaps(const TriangleBox *b, const double *lo, const double *hi, int64_t q) {
+    int ok = 1;
+    for (int k = 0; k < 3; ++k) ok &= (b->lo[k] <= hi[q * 3 + k]) & (b->hi[k] >= lo[q * 3 + k]);
+    return ok;
+}
+
+/* Whether query q's box overlaps box (6,): low corner, high corner */
+static inline int box_overlaps(const double *box, const double *lo, const double *hi, int64_t q) {
+    int ok = 1;
+    for (int k = 0; k < 3; ++k) ok &= (box[k] <= hi[q * 3 + k]) & (box[3 + k] >= lo[q * 3 + k]);
+    return ok;
+}
+
+/* The (query, triangle) pairs of `TriangleGrid.pairs` (overlap 0) or of `box_pairs` (overlap 1), in their order,
+   the first `room` of them written to query and tri; returns how many there are (-1: a query numpy must take): the
+   caller calls again with room for them where there was not.
+   mesh_boxed (M,) (NULL: none): the meshes (by `tri_shape`, (T,)) whose triangles overlap by the mesh's box,
+   mesh_box (M, 6) (low corner, high corner), not their own (broad.py's static polytopes' faces); a triangle of no
+   mesh among them is one numpy must take. */
+int64_t pvu_mesh_pairs(const MeshGrid *g, int64_t Q, const double *lo, const double *hi, int overlap,
+                       const int64_t *tri_shape, int64_t mesh_count, const uint8_t *mesh_boxed,
+                       const double *mesh_box, int64_t room, int64_t *query, int64_t *tri) {
+    int64_t n = 0, first[2], last[2];
+    for (int64_t q = 0; q < Q; ++q) {
+        int cells = query_cells(g, lo, hi, q, first, last);
+        if (cells < 0) return -1;
+        if (!cells) continue;
+        for (int64_t i = first[0]; i <= last[0]; ++i)
+            for (int64_t j = first[1]; j <= last[1]; ++j) {
+                int64_t c = i * g->size1 + j;
+                if (!cell_near(g, lo, hi, q, c)) continue;
+                for (int64_t p = g->starts[c]; p < g->starts[c + 1]; ++p) {
+                    int64_t t = g->triangles[p];
+                    const TriangleBox *b = g->boxes + t;
+                    if (!pair_once(b, first, i, j)) continue;
+                    int64_t s = mesh_boxed ? tri_shape[t] : 0;
+                    if (s < 0 || (mesh_boxed && s >= mesh_count)) return -1;
+                    int ok = !overlap ? 1
+                             : mesh_boxed && mesh_boxed[s] ? box_overlaps(mesh_box + s * 6, lo, hi, q)
+                                                           : triangle_box_overlaps(b, lo, hi, q);
+                    if (ok) {
+                        if (n < room) {
+                            query[n] = q;
+                            tri[n] = t;
+                        }
+                        ++n;
+                    }
+                }
+            }
+    }
+    return n;
+}
+
+typedef struct {
+    int64_t R;                 /* rays */
+    const double *lo, *hi;     /* (R, 3) each ray's segment's box */
+    const double *origin;      /* (3, R) */
+    const double *direction;   /* (3, R) */
+    const double *length;      /* (R,) */
+    const double *epsilon;     /* (T,) each triangle's enlargement; NULL: 0 */
+    const double *normals;     /* (T, 3) */
+    const int64_t *tri_shape;  /* (T,) the triangle's mesh */
+    int64_t plane_count;       /* the shape index of the first mesh */
+    const uint8_t *allowed;    /* (keys, shapes) which shapes a ray's key may hit; NULL: all */
+    const int64_t *key;        /* (R,) each ray's row of `allowed` */
+    int64_t shape_count;       /* `allowed`'s columns */
+    double culling_epsilon;    /* a smaller determinant misses */
+    int64_t single;            /* best_t, best_n float32 (1) or float64 (0) */
+    void *best_t;              /* (R,) in/out */
+    void *best_n;              /* (3, R) in/out */
+    int64_t *best_shape;       /* (R,) in/out */
+} MeshRays;
+
+int64_t pvu_mesh_rays_size(void) { return (int64_t)sizeof(MeshRays); }
+
+/* Moller-Trumbore of ray r against triangle t as `mesh_hits_numpy` takes it: 1 with *t_hit where the ray meets the
+   triangle's front, enlarged by its epsilon, at 0 < t <= length */
+static inline int ray_hit(const MeshGrid *g, const MeshRays *m, int64_t r, int64_t t, double *t_hit) {
+    const int64_t R = m->R;
+    const TriangleFace *f = g->faces + t;
+    double ox = m->origin[r], oy = m->origin[R + r], oz = m->origin[2 * R + r];
+    double dx = m->direction[r], dy = m->direction[R + r], dz = m->direction[2 * R + r];
+    double v0x = f->v0[0], v0y = f->v0[1], v0z = f->v0[2];
+    double e1x = f->e1[0], e1y = f->e1[1], e1z = f->e1[2];
+    double e2x = f->e2[0], e2y = f->e2[1], e2z = f->e2[2];
+    double px = dy * e2z - dz * e2y, py = dz * e2x - dx * e2z, pz = dx * e2y - dy * e2x; /* d x e2 */
+    double det = e1x * px + e1y * py + e1z * pz;
+    if (!(det >= m->culling_epsilon)) return 0; /* single-sided */
+    double inv = 1.0 / det;
+    double tx = ox - v0x, ty = oy - v0y, tz = oz - v0z;
+    double u = (tx * px + ty * py + tz * pz) * inv;
+    double qx = ty * e1z - tz * e1y, qy = tz * e1x - tx * e1z, qz = tx * e1y - ty * e1x; /* (o - v0) x e1 */
+    double v = (dx * qx + dy * qy + dz * qz) * inv;
+    double at = (e2x * qx + e2y * qy + e2z * qz) * inv;
+    double eps = m->epsilon ? m->epsilon[t] : 0.0;
+    if (u >= -eps && v >= -eps && u + v <= 1.0 + eps && at > 0.0 && at <= m->length[r]) {
+        *t_hit = at;
+        return 1;
+    }
+    return 0;
+}
+
+/* `mesh_hits_numpy`: each ray's closest hit among its `box_pairs` triangles that its filter lets it hit (of equally
+   close ones the lowest index), where closer than best_t: best_t, best_n (the triangle's normal) and best_shape set,
+   rounded to best_t's precision as numpy's assignment rounds. Returns -1 (nothing written) where numpy must take a
+   ray. */
+int64_t pvu_mesh_raycast(const MeshGrid *g, const MeshRays *m) {
+    int64_t first[2], last[2];
+    for (int64_t r = 0; r < m->R; ++r) /* a ray numpy must take: before anything is written */
+        if (query_cells(g, m->lo, m->hi, r, first, last) < 0) return -1;
+    for (int64_t r = 0; r < m->R; ++r) {
+        if (query_cells(g, m->lo, m->hi, r, first, last) <= 0) continue;
+        const uint8_t *may = m->allowed ? m->allowed + m->key[r] * m->shape_count : 0;
+        double best = INFINITY;
+        int64_t best_tri = -1;
+        for (int64_t i = first[0]; i <= last[0]; ++i)
+            for (int64_t j = first[1]; j <= last[1]; ++j) {
+                int64_t c = i * g->size1 + j;
+                if (!cell_near(g, m->lo, m->hi, r, c)) continue;
+                for (int64_t p = g->starts[c]; p < g->starts[c + 1]; ++p) {
+                    int64_t t = g->triangles[p];
+                    const TriangleBox *b = g->boxes + t;
+                    if (!pair_once(b, first, i, j) || !triangle_box_overlaps(b, m->lo, m->hi, r)) continue;
+                    if (may && !may[m->plane_count + m->tri_shape[t]]) continue;
+                    double at;
+                    if (ray_hit(g, m, r, t, &at) && (at < best || (at == best && t < best_tri))) {
+                        best = at;
+                        best_tri = t;
+                    }
+                }
+            }
+        if (best_tri < 0) continue;
+        const double *n = m->normals + best_tri * 3;
+        if (m->single) {
+            float *bt = (float *)m->best_t, *bn = (float *)m->best_n;
+            if (!(best < (double)bt[r])) continue;
+            bt[r] = (float)best;
+            for (int k = 0; k < 3; ++k) bn[k * m->R + r] = (float)n[k];
+        } else {
+            double *bt = (double *)m->best_t, *bn = (double *)m->best_n;
+            if (!(best < bt[r])) continue;
+            bt[r] = best;
+            for (int k = 0; k < 3; ++k) bn[k * m->R + r] = n[k];
+        }
+        m->best_shape[r] = m->plane_count + m->tri_shape[best_tri];
+    }
+    return 0;
+}

@@ -1,0 +1,207 @@
+"""The compiled mesh queries (sim/_mesh_queries.c, in the extension sim/compiled.py loads): the triangle grid's
+candidate pairs and the closest-hit raycast against the ground's triangles, and the calls that run them.
+
+`TriangleGrid.pairs`, ground.py's `box_pairs` and `mesh_hits` call here when the extension is loaded and the grid is
+float64 (as `Ground.from_description` builds it) and the queries float32 or float64; otherwise, or where a query's
+box is one the nested loops of the C code do not reproduce (a NaN, an inverted box), their numpy twins run
+(`TriangleGrid.numpy_pairs`, `box_pairs_numpy`, `mesh_hits_numpy`), which stay the reference:
+tests/test_sim_mesh_queries.py holds the two to each other, to the bit and the pair order.
+"""
+from __future__ import annotations
+
+import ctypes
+import importlib.util
+import weakref
+
+import numpy as np
+
+_P = ctypes.c_void_p
+_I64, _F64 = ctypes.c_int64, ctypes.c_double
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+class _MeshGrid(ctypes.Structure):
+    """Mirror of `MeshGrid` in _mesh_queries.c (the loader compares its size with the extension's)."""
+
+    _fields_ = ([(name, _I64) for name in "axis0 axis1 up size0 size1 triangle_count".split()]
+                + [(name, _F64) for name in "origin0 origin1 cell".split()]
+                + [(name, _P) for name in "starts triangles cell_low cell_high boxes faces".split()])
+
+
+class _MeshRays(ctypes.Structure):
+    """Mirror of `MeshRays` in _mesh_queries.c."""
+
+    _fields_ = ([("R", _I64)]
+                + [(name, _P) for name in "lo hi origin direction length epsilon normals tri_shape".split()]
+                + [("plane_count", _I64), ("allowed", _P), ("key", _P), ("shape_count", _I64),
+                   ("culling_epsilon", _F64), ("single", _I64)]
+                + [(name, _P) for name in "best_t best_n best_shape".split()])
+
+
+def _load() -> ctypes.CDLL | None:
+    spec = importlib.util.find_spec(f"{__package__}._substeps")
+    if spec is None or not spec.origin:
+        return None
+    lib = ctypes.CDLL(spec.origin)
+    if not hasattr(lib, "pvu_mesh_pairs"):  # an extension built before the mesh queries: numpy runs them
+        return None
+    for name, mirror in (("pvu_mesh_grid_size", _MeshGrid), ("pvu_mesh_rays_size", _MeshRays)):
+        size = getattr(lib, name)
+        size.restype = _I64
+        if size() != ctypes.sizeof(mirror):
+            raise ImportError(f"{spec.origin} was built from another {mirror.__name__[1:]} ({size()} bytes, "
+                              f"compiled_mesh.py's mirror {ctypes.sizeof(mirror)}): rebuild (pip install -e .)")
+    grid = ctypes.POINTER(_MeshGrid)
+    lib.pvu_mesh_pairs.argtypes = [grid, _I64, _P, _P, ctypes.c_int, _P, _I64, _P, _P, _I64, _P, _P]
+    lib.pvu_mesh_pairs.restype = _I64
+    lib.pvu_mesh_raycast.argtypes = [grid, ctypes.POINTER(_MeshRays)]
+    lib.pvu_mesh_raycast.restype = _I64
+    return lib
+
+
+_LIB = _load()
+
+
+def available() -> bool:
+    """Whether the extension with the compiled mesh queries is built and loaded."""
+    return _LIB is not None
+
+
+def _covers(grid) -> bool:
+    """Whether the C code reproduces numpy's arithmetic on this grid: its arrays float64 (numpy then promotes the
+    queries to float64 wherever they meet it) and of the layout `TriangleGrid.build` makes."""
+    if _LIB is None:
+        return False
+    T, cells = grid.triangle_boxes.shape[1], grid.size[0] * grid.size[1]
+    return (grid.triangle_boxes.dtype == np.float64 and grid.origin.dtype == np.float64
+            and grid.cell_low.dtype == np.float64 and grid.cell_high.dtype == np.float64
+            and grid.triangle_columns.dtype == np.float64 and grid.first_cell.dtype == np.int64
+            and grid.starts.dtype == np.int64 and grid.triangles.dtype == np.int64
+            and grid.triangle_boxes.shape == (6, T) and grid.triangle_columns.shape == (9, T)
+            and grid.first_cell.shape == (T, 2) and grid.starts.shape == (cells + 1,)
+            and grid.cell_low.shape == grid.cell_high.shape == (cells,) and grid.origin.shape == (2,))
+
+
+def _boxes(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The query boxes as float64 (Q, 3), exactly (None: a dtype numpy would not promote to float64 that way)."""
+    if lo.dtype not in _FLOATS or hi.dtype not in _FLOATS or lo.ndim != 2 or lo.shape[1] != 3 or hi.shape != lo.shape:
+        return None
+    return np.ascontiguousarray(lo, dtype=np.float64), np.ascontiguousarray(hi, dtype=np.float64)
+
+
+def _aligned(shape: tuple[int, int]) -> np.ndarray:
+    """An empty float64 array whose rows start on 64-byte boundaries (a cache line; shape[1] * 8 a multiple of 64)."""
+    count = shape[0] * shape[1]
+    raw = np.empty(count + 8)
+    start = (-raw.ctypes.data % 64) // 8
+    return raw[start:start + count].reshape(shape)
+
+
+# by id(grid): the grid (a weak reference), its struct, the arrays it points into, and the room the grid's last pair
+# queries needed (by overlap and mesh boxes given)
+_grid_structs: dict[int, tuple[weakref.ref, _MeshGrid, tuple, dict]] = {}
+
+
+def _grid_struct(grid) -> tuple[_MeshGrid, dict]:
+    """The grid's struct and its pair queries' room, made once per grid (a grid is frozen; laying out a grid of a
+    hundred thousand triangles takes milliseconds) and kept while the grid lives."""
+    cached = _grid_structs.get(id(grid))
+    if cached is not None and cached[0]() is grid:
+        return cached[1], cached[3]
+    T = grid.triangle_boxes.shape[1]
+    boxes = _aligned((T, 8))  # TriangleBox: the box, then the first cell (int64) in the last two slots
+    boxes[:, :6] = grid.triangle_boxes.T
+    boxes[:, 6:].view(np.int64)[:] = grid.first_cell
+    faces = np.ascontiguousarray(grid.triangle_columns.T)  # TriangleFace
+    arrays = tuple(np.ascontiguousarray(a) for a in (grid.starts, grid.triangles, grid.cell_low, grid.cell_high))
+    arrays += (boxes, faces)
+    up = 3 - grid.axes[0] - grid.axes[1]
+    g = _MeshGrid(grid.axes[0], grid.axes[1], up, grid.size[0], grid.size[1], T, float(grid.origin[0]),
+                  float(grid.origin[1]), float(grid.cell), *(a.ctypes.data for a in arrays))
+    key = id(grid)
+    rooms: dict[tuple, int] = {}
+    _grid_structs[key] = (weakref.ref(grid, lambda _, key=key: _grid_structs.pop(key, None)), g, arrays, rooms)
+    return g, rooms
+
+
+def grid_pairs(grid, lo: np.ndarray, hi: np.ndarray, overlap: bool,
+               mesh_boxes: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+               ) -> tuple[np.ndarray, np.ndarray] | None:
+    """`TriangleGrid.numpy_pairs` of the query boxes lo, hi (Q, 3) (overlap False), or those pairs whose boxes overlap
+    the triangle's (`box_pairs_numpy`, overlap True), the same pairs in the same order; None where the C code does not
+    cover the grid or the queries (the caller runs numpy). mesh_boxes: (each triangle's mesh (T,), whether a mesh's
+    triangles overlap by the mesh's box (M,) bool, those boxes (M, 6): low corner, high corner), or None."""
+    boxes = _boxes(lo, hi) if _covers(grid) else None
+    if boxes is None:
+        return None
+    if mesh_boxes is not None:
+        tri_shape, mesh_boxed, mesh_box = mesh_boxes
+        mesh_boxes = (np.ascontiguousarray(tri_shape, dtype=np.int64), np.ascontiguousarray(mesh_boxed, dtype=bool),
+                      np.ascontiguousarray(mesh_box, dtype=np.float64))
+        if (mesh_box.dtype not in _FLOATS or mesh_boxes[2].shape != (len(mesh_boxed), 6)
+                or mesh_boxes[0].shape != (grid.triangle_boxes.shape[1],)):
+            return None
+    extra = (None, 0, None, None) if mesh_boxes is None else (
+        mesh_boxes[0].ctypes.data, len(mesh_boxes[1]), mesh_boxes[1].ctypes.data, mesh_boxes[2].ctypes.data)
+    lo, hi = boxes
+    g, rooms = _grid_struct(grid)
+    key = (bool(overlap), mesh_boxes is None)
+    room = rooms.get(key, 4 * len(lo) + 1024)
+    for _ in range(2):  # the room the last call needed; then, where that is short, the room this one needs
+        query, tri = np.empty(room, np.int64), np.empty(room, np.int64)
+        n = _LIB.pvu_mesh_pairs(ctypes.byref(g), len(lo), lo.ctypes.data, hi.ctypes.data, int(overlap), *extra, room,
+                                query.ctypes.data, tri.ctypes.data)
+        if n < 0:
+            return None
+        if n <= room:
+            break
+        room = n
+    rooms[key] = max(n + n // 4, 1024)
+    return query[:n], tri[:n]
+
+
+def _filter_covered(allowed: np.ndarray, key: np.ndarray, tri_shape: np.ndarray, plane_count: int) -> bool:
+    """Whether the C code reads the filter as numpy does: numpy's indexing would wrap a negative key, reject one out of
+    range, and take an integer `allowed` for indices, not a mask."""
+    if allowed.dtype != bool or allowed.ndim != 2 or key.dtype.kind not in "iu":
+        return False
+    if len(key) and (key.min() < 0 or key.max() >= allowed.shape[0]):
+        return False
+    return allowed.shape[1] >= plane_count + (int(tri_shape.max()) + 1 if len(tri_shape) else 0)
+
+
+def mesh_hits(grid, lo: np.ndarray, hi: np.ndarray, origin: np.ndarray, direction: np.ndarray, length: np.ndarray,
+              epsilon: np.ndarray | None, normals: np.ndarray, tri_shape: np.ndarray, plane_count: int,
+              allowed: np.ndarray | None, key: np.ndarray | None, culling_epsilon: float, best_t: np.ndarray,
+              best_n: np.ndarray, best_shape: np.ndarray) -> bool:
+    """`mesh_hits_numpy` for rays origin, direction (3, R), length (R,) whose segments' boxes are lo, hi (R, 3):
+    best_t (R,), best_n (3, R) (both float32 or both float64) and best_shape (R,) int64 lowered in place to each ray's
+    closest hit among the triangles it may hit (allowed[key[ray], plane_count + tri_shape[triangle]]; allowed None:
+    all). Returns False, having written nothing, where the C code does not cover the call (the caller runs numpy)."""
+    R, T = len(length), grid.triangle_boxes.shape[1]
+    boxes = _boxes(lo, hi) if _covers(grid) else None
+    if (boxes is None or boxes[0].shape != (R, 3) or origin.shape != (3, R) or direction.shape != (3, R)
+            or tri_shape.shape != (T,) or normals.shape != (T, 3) or (epsilon is not None and epsilon.shape != (T,))
+            or best_t.dtype not in _FLOATS
+            or best_n.dtype != best_t.dtype or best_shape.dtype != np.int64
+            or not all(a.flags.c_contiguous for a in (best_t, best_n, best_shape))
+            or best_t.shape != (R,) or best_n.shape != (3, R) or best_shape.shape != (R,)
+            or any(a.dtype not in _FLOATS for a in (origin, direction, length))
+            or (epsilon is not None and epsilon.dtype != np.float64) or normals.dtype not in _FLOATS):
+        return False
+    if allowed is not None and not _filter_covered(allowed, key, tri_shape, plane_count):
+        return False
+    lo, hi = boxes
+    arrays = [lo, hi] + [np.ascontiguousarray(a, dtype=np.float64) for a in (origin, direction, length)]
+    arrays += [None if epsilon is None else np.ascontiguousarray(epsilon),
+               np.ascontiguousarray(normals, dtype=np.float64), np.ascontiguousarray(tri_shape, dtype=np.int64)]
+    if allowed is not None:
+        arrays += [np.ascontiguousarray(allowed, dtype=bool).view(np.uint8), np.ascontiguousarray(key, dtype=np.int64)]
+    else:
+        arrays += [None, None]
+    pointers = [None if a is None else a.ctypes.data for a in arrays]
+    m = _MeshRays(R, *pointers[:8], plane_count, pointers[8], pointers[9],
+                  0 if allowed is None else allowed.shape[1], culling_epsilon, int(best_t.dtype == np.float32),
+                  best_t.ctypes.data, best_n.ctypes.data, best_shape.ctypes.data)
+    g, _ = _grid_struct(grid)
+    return _LIB.pvu_mesh_raycast(ctypes.byref(g), ctypes.byref(m)) == 0
