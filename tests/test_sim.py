@@ -442,6 +442,21 @@ def test_chassis_positions_are_the_telemetry_positions():
     assert np.linalg.norm(sim.chassis_positions() - start) > 0.1  # it drove: the positions are the current ones
 
 
+def test_any_wheels_is_the_written_or_of_the_wheels():
+    """vecmath.any_wheels takes flags of a few wheels in one reduce and more in a loop over the wheel axis: either is
+    the or of the wheels, a bool array of the leading shape; integer flags keep their type."""
+    rng = np.random.default_rng(5)
+    for shape in ((1, 4), (3, 4), (2, 5, 4), (1, 1), (16, 4), (300, 4), (3, 300, 4)):
+        x = rng.random(shape) < 0.2
+        written = x[..., 0].copy()
+        for w in range(1, shape[-1]):
+            written = written | x[..., w]
+        got = vm.any_wheels(x)
+        assert got.dtype == np.bool_ and got.shape == shape[:-1] and (got == written).all()
+    flags = (rng.random((2, 4)) < 0.5).astype(np.int32)
+    assert vm.any_wheels(flags).dtype == np.int32
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_quaternion_products_are_their_written_sums_bit_for_bit(dtype):
     """vecmath's quaternion helpers gather their terms (a few quaternions) or write each component's last operation

@@ -23,6 +23,7 @@ from ..runtime.vehicle2 import (
 )
 from . import vecmath as vm
 from .declare import FLT_MAX, Derived, Param, State
+from .memo import LastValue
 
 if TYPE_CHECKING:  # (sim/state.py builds SimState from these modules' declarations)
     from .state import SimParams, SimState
@@ -182,13 +183,41 @@ def wheel_response(p: SimParams, system: int, command: np.ndarray, speed: np.nda
     return vm.per_wheel(z * p.response_max[:, system], p.W) * p.response_multipliers_w[system]
 
 
+# the brake torques of the last brake commands, where they depend on them alone (`brake_torques`), by the parameters
+# they read (sim/memo.py)
+_BRAKE_TORQUES = LastValue("has_nonlinear", "response_max", "response_multipliers_w")
+
+
 def brake_torques(p: SimParams, brake0: np.ndarray, brake1: np.ndarray, speed: np.ndarray) -> np.ndarray:
-    """2.2: the two braking systems add up."""
+    """2.2: the two braking systems add up. Without nonlinear responses they depend on the brake commands alone: the
+    last step's array again where those are the same to the bit."""
+    if p.has_nonlinear:
+        return _brake_torques(p, brake0, brake1, speed)
+    key = (brake0.dtype, brake0.shape, brake0.tobytes(), brake1.dtype, brake1.shape, brake1.tobytes())
+    return _BRAKE_TORQUES.get(p, key, lambda: _brake_torques(p, brake0, brake1, speed))
+
+
+def _brake_torques(p: SimParams, brake0: np.ndarray, brake1: np.ndarray, speed: np.ndarray) -> np.ndarray:
     return wheel_response(p, RESPONSE_BRAKE0, brake0, speed) + wheel_response(p, RESPONSE_BRAKE1, brake1, speed)
 
 
+# the steer angles of the last steer command, where they depend on it alone (`steer_angles`), by the parameters
+# they read (sim/memo.py)
+_STEER_ANGLES = LastValue("has_nonlinear", "response_max", "response_multipliers_w", "any_ackermann", "ack_mean_scale",
+                          "ack_active", "ackermann_wheel_base", "ack_track", "ackermann_strength", "ack_wheel0",
+                          "ack_wheel1")
+
+
 def steer_angles(p: SimParams, steer: np.ndarray, speed: np.ndarray) -> np.ndarray:
-    """2.3: sgn1(steer) * NL(|steer|), then Ackermann overwrites its two wheels (linear response)."""
+    """2.3: sgn1(steer) * NL(|steer|), then Ackermann overwrites its two wheels (linear response). Without nonlinear
+    responses they depend on the steer commands alone: the last step's array again where those are the same to the
+    bit."""
+    if p.has_nonlinear:
+        return _steer_angles(p, steer, speed)
+    return _STEER_ANGLES.get(p, (steer.dtype, steer.shape, steer.tobytes()), lambda: _steer_angles(p, steer, speed))
+
+
+def _steer_angles(p: SimParams, steer: np.ndarray, speed: np.ndarray) -> np.ndarray:
     delta = vm.sgn1(steer)[:, None] * wheel_response(p, RESPONSE_STEER, np.abs(steer), speed)
     if p.any_ackermann:
         # whole-batch form: vehicles without Ackermann have all-False wheel masks and keep delta
@@ -214,8 +243,62 @@ def direct_drive_torques(p: SimParams, s: SimState, speed: np.ndarray) -> np.nda
     return s.direct_gear[:, None] * wheel_response(p, RESPONSE_DRIVE, s.accelerator, speed)
 
 
+# up to this many vehicles, the autobox runs vehicle by vehicle (`_autobox_each`): some forty whole-batch numpy calls
+# cost more than a few vehicles' numpy scalars
+_FEW_VEHICLES = 8
+
+
 def autobox_update(p: SimParams, s: SimState, dt: float, throttle: np.ndarray) -> np.ndarray:
     """6.5 PxVehicleAutoBoxUpdate for every standard-drive vehicle; returns the gear command it leaves."""
+    if p.V <= _FEW_VEHICLES and s.target_gear_command.dtype == s.target_gear.dtype == s.current_gear.dtype:
+        command = _autobox_each(p, s, dt, throttle)
+    else:
+        command = _autobox_whole(p, s, dt, throttle)
+    # without an autobox, "automatic" keeps the gearbox target
+    if p.any_standard_without_autobox:
+        command = np.where(p.is_standard & ~p.has_autobox & (command == AUTOMATIC_GEAR), s.target_gear, command)
+    return command
+
+
+def _autobox_each(p: SimParams, s: SimState, dt: float, throttle: np.ndarray) -> np.ndarray:
+    """`_autobox_whole` vehicle by vehicle, in numpy scalars (the same types, so the same roundings; the same
+    stores, in the same order for each vehicle)."""
+    command = s.target_gear_command.copy()
+    active, since = s.autobox_active_shift, s.autobox_time_since_shift
+    for v in np.flatnonzero(p.autobox_on).tolist():
+        if command[v] != AUTOMATIC_GEAR:  # a manual gear
+            active[v] = False
+            since[v] = FLT_MAX
+            continue
+        cur = s.current_gear[v]
+        command[v] = s.target_gear[v]
+        if cur != s.target_gear[v]:  # a shift under way: waiting
+            if active[v]:
+                throttle[v] = 0.0
+            since[v] += dt
+            continue
+        active[v] = False  # the shift is done
+        if cur <= NEUTRAL_GEAR and NEUTRAL_GEAR + 1 < p.nb_gears[v]:  # first gear from neutral or reverse
+            command[v] = NEUTRAL_GEAR + 1
+        elif not since[v] > p.autobox_latency[v]:
+            since[v] += dt  # waiting
+            continue
+        else:
+            g = min(max(cur, 0), p.autobox_up.shape[1] - 1)
+            w = s.engine_omega[v] / p.engine_max_omega[v]
+            down = w < p.autobox_down[v, g] and cur > NEUTRAL_GEAR + 1
+            up = w > p.autobox_up[v, g] and cur + 1 < p.nb_gears[v]
+            if not (up or down):
+                continue
+            command[v] = cur - 1 if down else cur + 1  # (down checked second: wins)
+        throttle[v] = 0.0
+        since[v] = 0.0
+        active[v] = True
+    return command
+
+
+def _autobox_whole(p: SimParams, s: SimState, dt: float, throttle: np.ndarray) -> np.ndarray:
+    """6.5 over the whole batch in whole-array operations (the reference of `_autobox_each`)."""
     command = s.target_gear_command.copy()
     automatic = command == AUTOMATIC_GEAR
     has = p.autobox_on  # standard drive with an autobox
@@ -225,38 +308,45 @@ def autobox_update(p: SimParams, s: SimState, dt: float, throttle: np.ndarray) -
         s.autobox_time_since_shift[manual] = FLT_MAX
     auto = has & automatic
     if auto.any():
+        # (a mask no vehicle is in changes nothing: its selections and stores are skipped, most steps all of them)
         cur, tgt = s.current_gear, s.target_gear
         command = np.where(auto, tgt, command)
         same = auto & (cur == tgt)
         changing = auto ^ same  # auto & (cur != tgt)
-        s.autobox_active_shift[same & s.autobox_active_shift] = False  # the shift is done
-        throttle[changing & s.autobox_active_shift] = 0.0
+        active = s.autobox_active_shift
+        if active.any():
+            active[same & active] = False  # the shift is done
+            throttle[changing & active] = 0.0
         first = same & (cur <= NEUTRAL_GEAR) & (NEUTRAL_GEAR + 1 < p.nb_gears)
         settled = same ^ first  # same & ~first
         timed = settled & (s.autobox_time_since_shift > p.autobox_latency)
         waiting = (settled ^ timed) | changing
-        rows = np.arange(p.V)
-        g = np.minimum(np.maximum(cur, 0), p.autobox_up.shape[1] - 1)
-        w = s.engine_omega / p.engine_max_omega
-        up = timed & (w > p.autobox_up[rows, g]) & (cur + 1 < p.nb_gears)
-        down = timed & (w < p.autobox_down[rows, g]) & (cur > NEUTRAL_GEAR + 1)
-        command = np.where(first, NEUTRAL_GEAR + 1, command)
-        command = np.where(up, cur + 1, command)
-        command = np.where(down, cur - 1, command)  # checked second: wins
-        shift = first | up | down
-        throttle[shift] = 0.0
-        s.autobox_time_since_shift[shift] = 0.0
-        s.autobox_active_shift[shift] = True
-        s.autobox_time_since_shift[waiting] += dt
-    # without an autobox, "automatic" keeps the gearbox target
-    if p.any_standard_without_autobox:
-        command = np.where(p.is_standard & ~p.has_autobox & (command == AUTOMATIC_GEAR), s.target_gear, command)
+        up = down = None
+        if timed.any():
+            rows = np.arange(p.V)
+            g = np.minimum(np.maximum(cur, 0), p.autobox_up.shape[1] - 1)
+            w = s.engine_omega / p.engine_max_omega
+            up = timed & (w > p.autobox_up[rows, g]) & (cur + 1 < p.nb_gears)
+            down = timed & (w < p.autobox_down[rows, g]) & (cur > NEUTRAL_GEAR + 1)
+        shift = first if up is None else first | up | down
+        if shift.any():
+            command = np.where(first, NEUTRAL_GEAR + 1, command)
+            if up is not None:
+                command = np.where(up, cur + 1, command)
+                command = np.where(down, cur - 1, command)  # checked second: wins
+            throttle[shift] = 0.0
+            s.autobox_time_since_shift[shift] = 0.0
+            active[shift] = True
+        if waiting.any():
+            s.autobox_time_since_shift[waiting] += dt
     return command
 
 
 def gear_command_update(p: SimParams, s: SimState, command: np.ndarray) -> None:
     """2.5.3 PxVehicleGearCommandResponseUpdate: start a shift (through neutral) when idle."""
     start = p.is_standard & (s.current_gear == s.target_gear) & (command != s.current_gear) & (command < p.nb_gears)
+    if not start.any():  # (most steps: the gears stay as they are)
+        return
     s.current_gear = np.where(start, NEUTRAL_GEAR, s.current_gear)
     s.target_gear = np.where(start, command, s.target_gear)
     s.gear_switch_time = np.where(start, -2.0, s.gear_switch_time)

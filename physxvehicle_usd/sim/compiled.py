@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ctypes
 import importlib.util
+import operator
 import weakref
 
 import numpy as np
@@ -149,6 +150,10 @@ _INPUT_SHAPES = {
     **{name: "3VW" for name in ("road_normal", "road_velocity", "offset", "axle", "axis_lat", "axis_lng")},
 }
 _OUTPUT_KEYS = _SCALAR_OUTPUTS + _VECTOR_OUTPUTS + _FLAG_OUTPUTS
+# the inputs that are the same arrays step after step while their values hold (pipeline.steered_geometry's,
+# drivetrain.differential_state's and commands.brake_torques', kept by sim/memo.py and never written): copied only
+# when another array comes
+_HELD_INPUTS = ("offset", "axle", "axis_lat", "axis_lng", "diff_ratio", "diff_ave", "diff_connected", "brake_torque")
 _ALIGN = 64  # the arrays of a step's block start at multiples of this many bytes
 
 
@@ -174,6 +179,7 @@ class _Prepared:
         self.inputs = {name: self._point(name, np.zeros(shapes[kind], _FIELD_KIND[name]))
                        for name, kind in _INPUT_SHAPES.items()}
         self.still_road = True  # road_velocity's buffer holds zeros (a road that does not move)
+        self.held: dict[str, np.ndarray | None] = {}  # the last step's `_HELD_INPUTS`, as its buffers hold them
         self.read: dict[str, np.ndarray] = {}  # the state the kernel reads only, by name (`state_read`)
         self.layout: tuple | None = None  # the step block's (state shapes, dtype, field offsets, state bytes)
         self.last: tuple[np.ndarray, dict[str, np.ndarray]] | None = None  # the last step's block and state views
@@ -202,40 +208,57 @@ class _Prepared:
         The state that is still the last step's arrays (which what ran since may have written into) comes with one
         copy of the last step's block; only the state replaced since (the body's pose and velocities, the flags
         kept as bools) is copied field by field."""
-        shapes = tuple(getattr(s, name).shape for name in _STATE_FIELDS)
-        if self.layout is None or self.layout[0] != shapes:
-            fields = [(name, shape, np.dtype(_FIELD_KIND[name])) for name, shape in zip(_STATE_FIELDS, shapes)]
-            fields += [(_OUTPUT + key, (3, V, W) if key in _VECTOR_OUTPUTS else (V, W),
-                        np.dtype(_FIELD_KIND[_OUTPUT + key])) for key in _OUTPUT_KEYS]
-            offsets, size = [], 0
-            for _, shape, dtype in fields:
-                offsets.append(size)
-                size += -(-int(np.prod(shape)) * dtype.itemsize // _ALIGN) * _ALIGN
-            block = np.dtype({"names": [name for name, _, _ in fields],
-                              "formats": [(dtype, shape) for _, shape, dtype in fields],
-                              "offsets": offsets, "itemsize": max(size, _ALIGN)})
-            state_bytes = offsets[len(_STATE_FIELDS)]  # the state fields come first
-            # the struct's pointer fields as int64 words (pointers sit at multiples of 8 bytes): one vector store
-            # sets them all
-            assert all(getattr(_Batch, name).offset % 8 == 0 for name, _, _ in fields)
-            slots = np.array([getattr(_Batch, name).offset // 8 for name, _, _ in fields])
-            self.layout = (shapes, block, slots, np.array(offsets, np.int64), state_bytes)
-            self.last = None
-        _, block, slots, offsets, state_bytes = self.layout
-        raw = np.empty(block.itemsize, np.uint8)
-        arrays = raw.view(block).reshape(())
+        values = _state_values(s)
         last = self.last
+        if last is None:
+            replaced = range(len(values))
+        else:
+            replaced = [k for k, (value, view) in enumerate(zip(values, last[1])) if value is not view]
+        layout = self.layout
+        if layout is None or any(values[k].shape != layout[0][k] for k in replaced):
+            layout = self._new_layout(tuple(value.shape for value in values), V, W)
+            replaced, last = range(len(values)), None
+        _, block, slots, offsets, state_bytes = layout
+        raw = np.empty(block.itemsize, np.uint8)
+        arrays = np.ndarray((), block, raw)  # (the constructor: half a view's checks)
         if last is not None:
             np.copyto(raw[:state_bytes], last[0][:state_bytes])
-        self.words[slots] = raw.ctypes.data + offsets
-        new = {}
-        for name in _STATE_FIELDS:
-            new[name] = view = arrays[name]
-            value = getattr(s, name)
-            if last is None or value is not last[1][name]:
-                np.copyto(view, value, casting="unsafe")
-        self.last = (raw, new)
-        return new, {key: arrays[_OUTPUT + key] for key in _OUTPUT_KEYS}
+        self.words[slots] = _address(raw) + offsets
+        views = tuple(arrays[name] for name in _STATE_FIELDS)
+        for k in replaced:
+            np.copyto(views[k], values[k], casting="unsafe")
+        self.last = (raw, views)
+        return dict(zip(_STATE_FIELDS, views)), {key: arrays[_OUTPUT + key] for key in _OUTPUT_KEYS}
+
+    def _new_layout(self, shapes: tuple, V: int, W: int) -> tuple:
+        """The step block's layout for state of these shapes (`layout`)."""
+        fields = [(name, shape, np.dtype(_FIELD_KIND[name])) for name, shape in zip(_STATE_FIELDS, shapes)]
+        fields += [(_OUTPUT + key, (3, V, W) if key in _VECTOR_OUTPUTS else (V, W),
+                    np.dtype(_FIELD_KIND[_OUTPUT + key])) for key in _OUTPUT_KEYS]
+        offsets, size = [], 0
+        for _, shape, dtype in fields:
+            offsets.append(size)
+            size += -(-int(np.prod(shape)) * dtype.itemsize // _ALIGN) * _ALIGN
+        block = np.dtype({"names": [name for name, _, _ in fields],
+                          "formats": [(dtype, shape) for _, shape, dtype in fields],
+                          "offsets": offsets, "itemsize": max(size, _ALIGN)})
+        state_bytes = offsets[len(_STATE_FIELDS)]  # the state fields come first
+        # the struct's pointer fields as int64 words (pointers sit at multiples of 8 bytes): one vector store
+        # sets them all
+        assert all(getattr(_Batch, name).offset % 8 == 0 for name, _, _ in fields)
+        slots = np.array([getattr(_Batch, name).offset // 8 for name, _, _ in fields])
+        self.layout = (shapes, block, slots, np.array(offsets, np.int64), state_bytes)
+        self.last = None
+        return self.layout
+
+
+def _address(array: np.ndarray) -> int:
+    """The address of a writable contiguous array's data, through the buffer protocol (a third of the time
+    `array.ctypes.data` takes)."""
+    return ctypes.addressof(ctypes.c_char.from_buffer(array))
+
+
+_state_values = operator.attrgetter(*_STATE_FIELDS)  # the state the kernel writes, in _STATE_FIELDS order
 
 
 _PREPARED: dict[int, _Prepared] = {}  # by id of a live SimParams (entries leave with it)
@@ -281,16 +304,20 @@ def run_substeps(p: SimParams, s: SimState, road, offset: np.ndarray, axle: np.n
     elif not c.still_road:
         inputs["road_velocity"] = 0.0
         c.still_road = True
-    buffers, copy = c.inputs, np.copyto
+    buffers, copy, held = c.inputs, np.copyto, c.held
     for name, value in inputs.items():  # as the kernel's element type: a cast as astype's
-        copy(buffers[name], value, casting="unsafe")
+        if held.get(name) is not value:
+            copy(buffers[name], value, casting="unsafe")
+    for name in _HELD_INPUTS:
+        held[name] = inputs.get(name)
     c.state_read(s)
+    before = _state_values(s)
     new, out = c.step_arrays(s, p.V, p.W)
     status = _LIB.pvu_substeps(ctypes.byref(c.batch))
     if status != 0:
         raise RuntimeError(f"compiled substeps failed with status {status}")
-    for name, value in new.items():  # back to the state's own types (bool flags, int64 gears)
-        setattr(s, name, value.astype(getattr(s, name).dtype, copy=False))
+    for (name, value), old in zip(new.items(), before):  # back to the state's own types (bool flags, int64 gears)
+        setattr(s, name, value if value.dtype == old.dtype else value.astype(old.dtype))
     out["isOnGround"] = out["isOnGround"].astype(bool)
     out["_toe"] = np.array(toe, dtype=p.dtype)
     return out

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import ctypes
 import importlib.util
+import operator
+import weakref
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -75,22 +77,73 @@ def available() -> bool:
     return _LIB is not None
 
 
+class _Constants:
+    """One SimParams' part of the call, set up once: whether its parameters are ones the C code covers (`covers`),
+    and a struct with the sizes, iteration counts and parameter addresses filled in (a step then sets only its
+    state's and outputs' addresses: the parameters' conversions and addresses cost a third of the marshalling)."""
+
+    def __init__(self, p: SimParams):
+        self.sources = _sources(p)
+        self.covered = (not p.pgs.any() and p.V > 0
+                        and all(getattr(p, name).dtype == np.float32 for name in _FLOAT32_PARAMS)
+                        and all(getattr(p, name).dtype == np.float64 for name in _FLOAT64_PARAMS)
+                        and all((c == c[0]).all() for c in (p.position_iterations, p.velocity_iterations)))
+        self.call = call = _EndStep()
+        self.keep: list[np.ndarray] = []  # what the struct points into, kept alive with it
+        if not self.covered:
+            return
+        call.V, call.W = p.V, p.W
+        call.iterations = self.iterations = max(1, int(p.position_iterations[0]))
+        call.velocity_iterations = int(p.velocity_iterations[0])
+        for name, value in (("mass", p.mass), ("moi", p.moi), ("max_linear_velocity", p.max_linear_velocity),
+                            ("max_angular_velocity", p.max_angular_velocity), ("lng_damping", p.sticky_lng_damping_w),
+                            ("lat_damping", p.sticky_lat_damping_w), ("linear_damping", p.linear_damping),
+                            ("angular_damping", p.angular_damping), ("gyroscopic", p.gyroscopic), ("mask", p.mask)):
+            array = np.ascontiguousarray(value)
+            self.keep.append(array)
+            setattr(call, name, array.ctypes.data)
+        V, n = p.V, self.iterations
+        # the float32 outputs of a step in one allocation: velocities (6, V), position (3, V), angular steps
+        # (n, 3, V), half angles (n, V)
+        self.sizes = (6 * V, 3 * V, 3 * n * V, n * V)
+
+
+# the parameters `_Constants` reads
+_SOURCES = ("pgs", "position_iterations", "velocity_iterations", "mass", "moi", "max_linear_velocity",
+            "max_angular_velocity", "sticky_lng_damping_w", "sticky_lat_damping_w", "linear_damping", "angular_damping",
+            "gyroscopic", "mask")
+_sources = operator.attrgetter(*_SOURCES)
+_CONSTANTS: dict[int, _Constants] = {}  # by id of a live SimParams (entries leave with it)
+
+
+def _constants(p: SimParams) -> _Constants:
+    """The batch's `_Constants`, built again where one of the parameters it read was replaced since."""
+    cached = _CONSTANTS.get(id(p))
+    if cached is None or not all(map(operator.is_, cached.sources, _sources(p))):
+        if cached is None:
+            weakref.finalize(p, _CONSTANTS.pop, id(p), None)
+        cached = _CONSTANTS[id(p)] = _Constants(p)
+    return cached
+
+
 def covers(p: SimParams, s: SimState, road_normal: np.ndarray) -> bool:
     """Whether the compiled end of a step implements this batch's: float32 state, substep outputs and road normals,
     the parameters' dtypes the numpy path promotes as the C code does, TGS only, one position and one velocity
     iteration count for the whole batch (row_solver solves the rows of each count apart, and which rows a group sweeps
     depends on its members)."""
-    if _LIB is None or p.pgs.any():
+    if _LIB is None or not _constants(p).covered:
         return False
-    wheels = (s.out["_lng_dir"], s.out["_lat_dir"], s.out["_app_arm"], s.separation, road_normal)
-    if s.linear_velocity.dtype != np.float32 or any(a.dtype != np.float32 for a in wheels):
-        return False
-    if any(getattr(p, name).dtype != np.float32 for name in _FLOAT32_PARAMS):
-        return False
-    if any(getattr(p, name).dtype != np.float64 for name in _FLOAT64_PARAMS):
-        return False
-    counts = (p.position_iterations, p.velocity_iterations)
-    return all((c == c[0]).all() for c in counts) if p.V else False
+    out = s.out
+    return (s.linear_velocity.dtype == np.float32 and out["_lng_dir"].dtype == np.float32
+            and out["_lat_dir"].dtype == np.float32 and out["_app_arm"].dtype == np.float32
+            and s.separation.dtype == np.float32 and road_normal.dtype == np.float32)
+
+
+# the state the call reads, by its field and the element type it takes
+_STATE_INPUTS = (("linear_velocity", np.float32), ("angular_velocity", np.float32), ("orientation", np.float32),
+                 ("begin_position", np.float32), ("begin_orientation", np.float32), ("lng_dir", np.float32),
+                 ("lat_dir", np.float32), ("normal", np.float32), ("arm", np.float32), ("separation", np.float32),
+                 ("sticky_lng", np.bool_), ("sticky_lat", np.bool_))  # flags read as uint8
 
 
 def end_step(p: SimParams, s: SimState, road_normal: np.ndarray, begin_position: np.ndarray,
@@ -98,46 +151,37 @@ def end_step(p: SimParams, s: SimState, road_normal: np.ndarray, begin_position:
     """rigid_body.end_step_physx with the rows pipeline.constraint_rows makes, for a step without contacts, where
     `covers`: the state's velocities and pose replaced by the solved ones. road_normal (3, V, W): the suspension-limit
     rows' direction (the road geometry's normal)."""
-    V, W = p.V, p.W
-    n = max(1, int(p.position_iterations[0]))
-    call, keep = _EndStep(), []
-
-    def set_array(name: str, value, dtype) -> np.ndarray:
+    const = _constants(p)
+    V, n, call = p.V, const.iterations, const.call
+    call.threads, call.dt = max(1, int(threads)), dt
+    out = s.out
+    keep = []
+    for (name, dtype), value in zip(_STATE_INPUTS, (
+            s.linear_velocity, s.angular_velocity, s.body_orientation, begin_position, begin_orientation,
+            out["_lng_dir"], out["_lat_dir"], road_normal, out["_app_arm"], s.separation, s.sticky_lng, s.sticky_lat)):
         array = np.ascontiguousarray(value)
         if array.dtype != dtype:  # a conversion would not round as numpy's promotions do
             raise TypeError(f"compiled end of step: {name} is {array.dtype}, not {np.dtype(dtype)}")
         keep.append(array)
         setattr(call, name, _address(array))
-        return array
-
-    call.V, call.W, call.iterations, call.threads, call.dt = V, W, n, max(1, int(threads)), dt
-    call.velocity_iterations = int(p.velocity_iterations[0])
-    for name, value in (("linear_velocity", s.linear_velocity), ("angular_velocity", s.angular_velocity),
-                        ("orientation", s.body_orientation), ("begin_position", begin_position),
-                        ("begin_orientation", begin_orientation), ("mass", p.mass), ("moi", p.moi),
-                        ("max_linear_velocity", p.max_linear_velocity),
-                        ("max_angular_velocity", p.max_angular_velocity), ("lng_dir", s.out["_lng_dir"]),
-                        ("lat_dir", s.out["_lat_dir"]), ("normal", road_normal), ("arm", s.out["_app_arm"]),
-                        ("separation", s.separation), ("lng_damping", p.sticky_lng_damping_w),
-                        ("lat_damping", p.sticky_lat_damping_w)):
-        set_array(name, value, np.float32)
-    set_array("linear_damping", p.linear_damping, np.float64)
-    set_array("angular_damping", p.angular_damping, np.float64)
-    for name, value in (("gyroscopic", p.gyroscopic), ("sticky_lng", s.sticky_lng), ("sticky_lat", s.sticky_lat),
-                        ("mask", p.mask)):
-        set_array(name, value, bool)  # read as uint8
-    velocity = np.empty((6, V), np.float32)  # one array: a group of the whole fleet is solved into it
-    linear = set_array("linear_out", velocity[:3], np.float32)
-    angular = set_array("angular_out", velocity[3:], np.float32)
-    position = set_array("position_out", np.empty((3, V), np.float32), np.float32)
-    steps = set_array("angular_steps", np.empty((n, 3, V), np.float32), np.float32)
-    half = set_array("half", np.empty((n, V), np.float32), np.float32)
-    rotations = set_array("rotations", np.empty(V, np.int64), np.int64)
+    velocity_size, position_size, steps_size, half_size = const.sizes
+    block = np.empty(velocity_size + position_size + steps_size + half_size, np.float32)
+    rotations = np.empty(V, np.int64)
+    base = _address(block)
+    call.linear_out = base
+    call.angular_out = base + 4 * 3 * V
+    call.position_out = base + 4 * velocity_size
+    call.angular_steps = steps_at = base + 4 * (velocity_size + position_size)
+    call.half = steps_at + 4 * steps_size
+    call.rotations = _address(rotations)
     status = _LIB.pvu_end_step(ctypes.byref(call))
     if status != 0:
         raise RuntimeError(f"compiled end of step failed with status {status}")
+    half = block[velocity_size + position_size + steps_size:].reshape(n, V)
     orientation = np.array(begin_orientation, np.float32, order="C")
     sine, cosine = np.sin(half), np.cos(half)  # numpy's, as vecmath.quat_integrate_exact takes them
-    _LIB.pvu_rows_orientation(n, V, _address(orientation), _address(steps), _address(sine), _address(cosine),
-                              _address(rotations))
-    s.linear_velocity, s.angular_velocity, s.body_position, s.body_orientation = linear, angular, position, orientation
+    _LIB.pvu_rows_orientation(n, V, _address(orientation), steps_at, _address(sine), _address(cosine), call.rotations)
+    s.linear_velocity = block[:3 * V].reshape(3, V)
+    s.angular_velocity = block[3 * V:velocity_size].reshape(3, V)
+    s.body_position = block[velocity_size:velocity_size + position_size].reshape(3, V)
+    s.body_orientation = orientation

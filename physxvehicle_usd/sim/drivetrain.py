@@ -20,6 +20,7 @@ from ..runtime.vehicle2 import DRIVE_BASIC, DRIVE_NONE, DRIVE_STANDARD, MAX_TORQ
 from . import vecmath as vm
 from .declare import F32, FLT_MAX, I32, I64, Derived, Param, State
 from .lu import factor, solve_factored, solve_full_pivot
+from .memo import LastValue
 from .wheel import direct_drive_update
 
 if TYPE_CHECKING:  # (sim/state.py builds SimState from these modules' declarations)
@@ -129,8 +130,21 @@ class DifferentialState:
     connected: np.ndarray  # (V, W)
 
 
+# without tanks, the differential state of the parameters it reads (sim/memo.py)
+_DIFFERENTIALS = LastValue("diff_torque_ratios", "diff_ave_ratios", "is_standard", "mask")
+
+
 def differential_state(p: SimParams, s: SimState) -> DifferentialState:
-    """6.6 multi-wheel (torque split = aveWheelSpeedRatios, a PhysX quirk) and 6.8 tank differentials."""
+    """6.6 multi-wheel (torque split = aveWheelSpeedRatios, a PhysX quirk) and 6.8 tank differentials.
+
+    Without tanks it depends on the parameters alone: computed once per SimParams (sim/memo.py), the same arrays
+    every step."""
+    if p.tank_ids.size:
+        return _differential_state(p, s)
+    return _DIFFERENTIALS.get(p, None, lambda: _differential_state(p, s))
+
+
+def _differential_state(p: SimParams, s: SimState) -> DifferentialState:
     tr, ave = p.diff_torque_ratios, p.diff_ave_ratios
     nonzero = tr != 0.0
     ratio = np.where(nonzero, ave, 0.0)  # multi-wheel

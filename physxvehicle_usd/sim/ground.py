@@ -23,7 +23,7 @@ import numpy as np
 
 from ..description import GroundDescription
 from ..json_values import canonical_value
-from . import compiled_mesh
+from . import compiled_mesh, compiled_rays
 from .contact.polytopes import placed_hull
 from .round_rays import capsule_entry, segment_points
 from .triangle_grid import TriangleGrid
@@ -254,30 +254,37 @@ def box_pairs_numpy(ground: Ground, lo: np.ndarray, hi: np.ndarray) -> tuple[np.
 
 
 def raycast(ground: Ground, origin: np.ndarray, direction: np.ndarray, length: np.ndarray,
-            only: QueryFilter | None = None) -> RayHits:
+            only: QueryFilter | None = None, compiled: bool = True) -> RayHits:
     """Closest single-sided hit with 0 < t <= length. origin/direction (3, ...), length (...); only: which shapes
-    each ray (row-major over length's shape) may hit (None: all)."""
+    each ray (row-major over length's shape) may hit (None: all); compiled: through sim/compiled_rays.py where it
+    covers the rays (False: numpy's loop, the reference)."""
     shape = length.shape
     o = origin.reshape(3, -1)
     d = direction.reshape(3, -1)
     L = length.reshape(-1)
+    if compiled and only is None and compiled_rays.covers(ground, o, d, L):  # (the same numbers: compiled_rays.py)
+        hit, normal, offset, hit_shape = compiled_rays.plane_rays(ground, o, d, L)
+        return RayHits(hit.reshape(shape), normal.reshape((3,) + shape), offset.reshape(shape),
+                       hit_shape.reshape(shape))
     R = L.shape[0]
     f = np.result_type(origin.dtype, direction.dtype, np.float32)  # planes run in the rays' precision
-    best_t = np.full(R, np.inf, dtype=f)
-    best_n = np.zeros((3, R), dtype=f)
-    best_shape = np.full(R, -1)
-    P = ground.plane_normals.shape[0]
-    for k in range(P):
+    # no hit yet: t infinite, normal zero, shape -1 (the first plane's selects take these as scalars)
+    best_t, best_n, best_shape = np.inf, 0.0, -1
+    for k in range(ground.plane_normals.shape[0]):
         n = ground.plane_normals[k].astype(f)
-        n0, n1, n2 = (float(c) for c in n)  # Python floats keep the rays' precision
+        n0, n1, n2 = n.tolist()  # Python floats keep the rays' precision
         nd = n0 * d[0] + n1 * d[1] + n2 * d[2]
         no = n0 * o[0] + n1 * o[1] + n2 * o[2] + float(ground.plane_offsets[k])
         facing = nd < 0.0
         t = np.where(facing, -no / np.where(facing, nd, -1.0), np.inf)
-        better = facing & (t > 0.0) & (t <= L) & (t < best_t) & passes_filter(only, slice(None), k)
+        better = facing & (t > 0.0) & (t <= L) & (t < best_t)
+        if only is not None:
+            better &= only.passes(slice(None), k)
         best_t = np.where(better, t, best_t)
         best_n = np.where(better, n[:, None], best_n)  # whole-array selects: cheaper than masked stores
         best_shape = np.where(better, k, best_shape)
+    if np.ndim(best_shape) == 0:  # no plane
+        best_t, best_n, best_shape = np.full(R, np.inf, dtype=f), np.zeros((3, R), dtype=f), np.full(R, -1)
     if ground.grid is not None:
         mesh_hits(ground, o, d, L, best_t, best_n, best_shape, only)
     if ground.round_ends is not None:

@@ -12,6 +12,7 @@ speed above `max_angular_speed`, a wheel spinning faster than `max_wheel_speed` 
 from __future__ import annotations
 
 import dataclasses
+import operator
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,6 +24,16 @@ from .state import COMPONENT_FIRST, SimParams, SimState, output_vehicle_axis, ve
 _CHECKED = ("body_position", "body_orientation", "linear_velocity", "angular_velocity", "engine_omega", "rotation_speed")
 _AT_REST = ("linear_velocity", "angular_velocity", "rotation_speed", "corrected_rotation_speed", "jounce_speed")
 _REASONS = ("non-finite state", "chassis speed", "chassis angular speed", "wheel speed")
+
+
+def _getter(names: list[str]):
+    """A function of the state returning the named attributes' values as a tuple (operator.attrgetter's, one or
+    none too)."""
+    get = operator.attrgetter(*names) if names else (lambda s: ())
+    return get if len(names) != 1 else (lambda s: (get(s),))
+
+
+_checked_values = _getter(list(_CHECKED))
 
 
 @dataclass(frozen=True)
@@ -43,7 +54,7 @@ class Guard:
         self.steps = 0                     # steps checked so far
         self.frozen_at: dict[int, int] = {}  # vehicle index -> the step (1-based, of this guard) that froze it
         self._snapshot: dict[str, np.ndarray] = {}
-        self._arrays: tuple[list[str], list[str]] | None = None  # SimState's arrays: those held, those copied
+        self._arrays: tuple | None = None  # SimState's arrays: those held and those copied, with getters of each
         self._limits: tuple | None = None  # `_surely_healthy`'s: (where in its values, limit) of each velocity
         self._out: dict[str, np.ndarray] = {}
 
@@ -54,11 +65,12 @@ class Guard:
         if self._arrays is None:  # (SimState's arrays keep their names and shapes)
             arrays = [(f.name, getattr(s, f.name)) for f in dataclasses.fields(s)]
             arrays = [(name, value.ndim == 1) for name, value in arrays if isinstance(value, np.ndarray)]
-            self._arrays = ([name for name, flat in arrays if not flat], [name for name, flat in arrays if flat])
-        held, copied = self._arrays
-        snapshot = {name: getattr(s, name) for name in held}
-        for name in copied:
-            snapshot[name] = getattr(s, name).copy()
+            held = [name for name, flat in arrays if not flat]
+            copied = [name for name, flat in arrays if flat]
+            self._arrays = (held, _getter(held), copied, _getter(copied))
+        held, held_values, copied, copied_values = self._arrays
+        snapshot = dict(zip(held, held_values(s)))
+        snapshot.update(zip(copied, [value.copy() for value in copied_values(s)]))
         self._snapshot = snapshot
         self._out = s.out  # the step replaces this dict with new arrays, so a reference is a snapshot
 
@@ -73,7 +85,7 @@ class Guard:
             self._limits = ((slice(sizes[1], sizes[2]), float(np.min(o.max_speed * p.length_scale, initial=np.inf)) / 1.75),
                             (slice(sizes[2], sizes[3]), o.max_angular_speed / 1.75),
                             (slice(sizes[4], sizes[5]), o.max_wheel_speed))
-        values = np.abs(np.concatenate([getattr(s, name).reshape(-1) for name in _CHECKED]))
+        values = np.abs(np.concatenate(_checked_values(s), axis=None))  # (axis None: each flattened)
         if not values.max(initial=0.0) <= 1e30:  # (NaN fails)
             return False
         return all(values[rows].max(initial=0.0) <= limit for rows, limit in self._limits)

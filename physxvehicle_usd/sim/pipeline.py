@@ -29,6 +29,7 @@ from .contact.world import generate
 from .context import substep_counts
 from .drivetrain import differential_state, update_wheel_speeds
 from .ground import Ground
+from .memo import LastValue
 from .motion import Motion
 from .query_groups import GroundFilter
 from .rigid_body import end_step_physx, integrate_substep
@@ -72,8 +73,9 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
     n_sub = substep_counts(p, forward_speed)
     diff = differential_state(p, s)
     cmd = update_commands(p, s, dt, forward_speed, diff.torque_ratio)
-    offset = steered_wheel_offset(p, cmd["steer_angle"])
-    axle = steered_axle(p, cmd["steer_angle"]) if p.any_sweep else None
+    # constant compliance: the graphs and the wheel axes in the body frame hold for the whole step
+    comp = update_compliance(p, s.jounce) if p.compliance_const else None
+    offset, axle, axes = steered_geometry(p, cmd["steer_angle"], comp)
     frame = wheel_frame(p, R_begin, s.body_position, offset)  # the begin pose: the query's and the first substep's
     road = query_road_geometry(p, ground, friction, frame, cmd["steer_angle"], ground_filter)
     road_velocity = None  # the velocity of what each wheel stands on, where that is another vehicle
@@ -82,9 +84,6 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
     if queries is not None and contact is not None:
         road, road_velocity = _other_vehicles(p, s, road, contact, queries, frame, cmd["steer_angle"], motion)
     dt_sub = (dt / n_sub).astype(p.dtype)
-    # constant compliance: the graphs and the wheel axes in the body frame hold for the whole step
-    comp = update_compliance(p, s.jounce) if p.compliance_const else None
-    axes = wheel_axes_body(p, cmd["steer_angle"], comp.toe, comp.camber) if comp is not None else None
     if opt.compiled and compiled.covers(p):
         s.out = compiled.run_substeps(p, s, road, offset, axle, axes, comp.toe, cmd, diff, dt, dt_sub, n_sub,
                                       opt.kernel_threads, road_velocity)
@@ -143,15 +142,40 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
     s.steps += 1
 
 
+# the steered geometry of the last steer angles (`steered_geometry`), by the parameters it reads
+_STEERED = LastValue("attachment_position", "wheel_attachment_position", "A_q", "e_u", "e_f", "w_lat", "w_lng",
+                     "lat_yaw", "lng_yaw", "toe_const", "camber_const")
+
+
+def steered_geometry(p: SimParams, steer: np.ndarray, comp) -> tuple:
+    """(steered_wheel_offset, steered_axle where the batch sweeps, wheel_axes_body where the compliance is constant
+    (comp not None)) of the steer angles (V, W): the last step's arrays again where its steer angles were the same to
+    the bit and the compliance angles the same arrays (sim/memo.py: a fleet driving straight, or holding a steer,
+    computes them once). comp: the constant compliance (`update_compliance` where p.compliance_const), or None."""
+    def compute():
+        return (steered_wheel_offset(p, steer), steered_axle(p, steer) if p.any_sweep else None,
+                None if comp is None else wheel_axes_body(p, steer, comp.toe, comp.camber))
+
+    if comp is not None and (comp.toe is not p.toe_const or comp.camber is not p.camber_const):
+        return compute()  # (angles that are not the batch's constants: not kept)
+    return _STEERED.get(p, (steer.dtype, steer.shape, steer.tobytes(), comp is None), compute)
+
+
 def _interactions(p: SimParams, s: SimState, contact: ContactModel | None) -> tuple[np.ndarray, np.ndarray]:
     """Per vehicle: PhysX's counted interactions, which scale its sleep threshold (its shape pairs that pass the
     filter and the broad phase: with a ground plane always, whose bounds are infinite; with another static shape or
     another vehicle's, here where the pair has contact points this step), and whether it touches an awake vehicle
     (which wakes it)."""
-    counted, woken = np.zeros(p.V), np.zeros(p.V, bool)
     if contact is None:
-        return counted, woken
-    np.add.at(counted, contact.vehicle, np.isfinite(contact.plane_limit).sum(axis=0))
+        return np.zeros(p.V), np.zeros(p.V, bool)
+    # the planes' pairs depend on the model alone: counted once per model (the cache `posed` models share)
+    planes = contact.cache.get("plane_interactions")
+    if (planes is None or planes[0] is not contact.vehicle or planes[1] is not contact.plane_limit
+            or planes[2].shape != (p.V,)):
+        counted = np.zeros(p.V)
+        np.add.at(counted, contact.vehicle, np.isfinite(contact.plane_limit).sum(axis=0))
+        planes = contact.cache["plane_interactions"] = (contact.vehicle, contact.plane_limit, counted)
+    counted, woken = planes[2].copy(), np.zeros(p.V, bool)
     if s.contacts is None:
         return counted, woken
     touching, between = s.contacts.points, s.contacts.between

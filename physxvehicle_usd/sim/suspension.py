@@ -298,6 +298,9 @@ class ComplianceState:
 
 def update_compliance(p: SimParams, jounce: np.ndarray) -> ComplianceState:
     """3.5: 3-point graphs of the normalised jounce."""
+    if p.compliance_const:  # no table in the batch has two points: no value depends on jounce
+        return ComplianceState(toe=p.toe_const, camber=p.camber_const, susp_app_point=p.susp_app_const,
+                               tire_app_point=p.tire_app_const)
     r = jounce / p.travel_distance
 
     def graph(points, count, const, vec=False):

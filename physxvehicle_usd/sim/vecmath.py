@@ -55,7 +55,10 @@ def sum_wheels(x: np.ndarray) -> np.ndarray:
 
 
 def any_wheels(x: np.ndarray) -> np.ndarray:
-    """Logical or over the trailing wheel axis (see `sum_wheels`)."""
+    """Logical or over the trailing wheel axis (see `sum_wheels`; flags of a few wheels in one reduce, which then
+    costs less than the loop's calls)."""
+    if x.size <= _FEW and x.dtype == np.bool_:
+        return np.logical_or.reduce(x, axis=-1)
     out = x[..., 0].copy()
     for w in range(1, x.shape[-1]):
         out |= x[..., w]

@@ -37,6 +37,8 @@ def generate(model: ContactModel, ground: Ground, position: np.ndarray, orientat
     they have moved little, and the contacts carry the manifolds to keep (`Contacts.manifolds`); without, every contact
     is made anew. motion: the step's sim/motion.Motion of these poses."""
     planes, (hull_shape, hull), (tri_shape, tri), R_all = static_candidates(model, ground, position, orientation, motion)
+    if R_all is None and model.static_rounds is None:  # no shape tested: quiet above the planes (or none)
+        return Contacts.empty()
     rounds = (round_shapes.candidates(model, position, orientation) if model.static_rounds is not None
               else (np.zeros(0, np.int64),) * 2)
     if not (hull_shape.size or tri_shape.size or rounds[0].size or any(rows.size for rows in planes)):

@@ -1,0 +1,142 @@
+"""What a step keeps from one step to the next (sim/memo.py): the steered geometry, the steer angles and the
+differential state of a batch are the last step's arrays again only where they would be computed the same, to the
+bit (0 ulps: compared as bytes, so a -0 against a +0 fails), and are made anew where the steer command or a
+parameter they read changes."""
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+from test_sim_row_solver import DT, _cars
+
+from physxvehicle_usd.read import read_stage
+from physxvehicle_usd.sim import Simulator, commands, pipeline
+from physxvehicle_usd.sim.drivetrain import _differential_state, differential_state
+from physxvehicle_usd.sim.memo import LastValue
+from physxvehicle_usd.sim.suspension import steered_axle, steered_wheel_offset, update_compliance
+from physxvehicle_usd.sim.tire import wheel_axes_body
+
+
+@pytest.fixture(scope="module")
+def sim() -> Simulator:
+    """Three sample cars (float32)."""
+    return Simulator.from_description(read_stage(_cars(3)), DT)
+
+
+def _same_bits(a, b) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    a, b = np.asarray(a), np.asarray(b)
+    return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+def _fresh_geometry(p, steer, comp):
+    return (steered_wheel_offset(p, steer), steered_axle(p, steer),
+            wheel_axes_body(p, steer, comp.toe, comp.camber))
+
+
+def test_steered_geometry_is_kept_while_the_steer_holds_and_made_anew_when_it_changes(sim):
+    p = sim.params
+    comp = update_compliance(p, sim.state.jounce)
+    assert p.compliance_const
+    steers = [np.zeros((p.V, p.W), np.float32), np.zeros((p.V, p.W), np.float32),
+              np.full((p.V, p.W), 0.3, np.float32), np.full((p.V, p.W), -0.0, np.float32),
+              np.zeros((p.V, p.W), np.float32)]
+    previous = None
+    for k, steer in enumerate(steers):
+        offset, _, axes = pipeline.steered_geometry(p, steer, comp)
+        fresh_offset, _, fresh_axes = _fresh_geometry(p, steer, comp)
+        assert _same_bits(offset, fresh_offset)
+        assert _same_bits(axes[0], fresh_axes[0]) and _same_bits(axes[1], fresh_axes[1])
+        if k == 1:  # the same steer as the step before: the same arrays
+            assert axes is previous
+        if k in (2, 3):  # another steer (-0 is another bit pattern than +0): made anew
+            assert axes is not previous
+        previous = axes
+
+
+def test_a_replaced_parameter_makes_the_steered_geometry_anew(sim):
+    p = copy.copy(sim.params)
+    comp = update_compliance(p, sim.state.jounce)
+    steer = np.full((p.V, p.W), 0.2, np.float32)
+    before, _, _ = pipeline.steered_geometry(p, steer, comp)
+    p.wheel_attachment_position = p.wheel_attachment_position + np.float32(0.25)
+    after, _, _ = pipeline.steered_geometry(p, steer, comp)
+    assert after is not before
+    assert _same_bits(after, steered_wheel_offset(p, steer))
+    assert not _same_bits(after, before)
+
+
+def test_steer_angles_follow_the_steer_command_to_the_bit(sim):
+    p = sim.params
+    assert not p.has_nonlinear
+    speed = np.zeros(p.V, np.float32)
+    for value in (0.0, 0.0, 0.5, -0.5, -0.0, 0.5):
+        steer = np.full(p.V, value, np.float32)
+        assert _same_bits(commands.steer_angles(p, steer, speed), commands._steer_angles(p, steer, speed))
+
+
+def test_brake_torques_follow_the_brake_commands_to_the_bit(sim):
+    p = sim.params
+    speed = np.zeros(p.V, np.float32)
+    for b0, b1 in ((0.0, 0.0), (0.0, 0.0), (1.0, 0.0), (1.0, 0.5), (-0.0, 0.5)):
+        brake0, brake1 = np.full(p.V, b0, np.float32), np.full(p.V, b1, np.float32)
+        assert _same_bits(commands.brake_torques(p, brake0, brake1, speed),
+                          commands._brake_torques(p, brake0, brake1, speed))
+
+
+def test_differential_state_is_computed_once_per_batch_and_again_for_new_ratios(sim):
+    p, s = copy.copy(sim.params), sim.state
+    first, second = differential_state(p, s), differential_state(p, s)
+    assert second is first
+    fresh = _differential_state(p, s)
+    for name in ("torque_ratio", "ave_ratio", "connected"):
+        assert _same_bits(getattr(first, name), getattr(fresh, name))
+    p.diff_ave_ratios = p.diff_ave_ratios * np.float32(0.5)
+    third = differential_state(p, s)
+    assert third is not first
+    assert _same_bits(third.ave_ratio, _differential_state(p, s).ave_ratio)
+
+
+def test_last_value_keys_and_sources():
+    class Batch:  # (any object with the named attributes: LastValue reads nothing else)
+        pass
+
+    batch, calls = Batch(), []
+    batch.table = np.arange(3.0)
+    kept = LastValue("table")
+
+    def compute(key):
+        calls.append(key)
+        return batch.table * key
+
+    assert _same_bits(kept.get(batch, 2, lambda: compute(2)), np.arange(3.0) * 2)
+    assert kept.get(batch, 2, lambda: compute(2)) is kept.get(batch, 2, lambda: compute(2))
+    assert calls == [2]
+    kept.get(batch, 3, lambda: compute(3))
+    batch.table = np.arange(3.0)  # equal values, another array: computed again
+    kept.get(batch, 3, lambda: compute(3))
+    assert calls == [2, 3, 3]
+
+
+def test_a_run_that_steers_matches_one_that_keeps_nothing():
+    """A run that holds a steer, changes it and holds it again, then brakes, against the same run where every step's parameters
+    are new arrays of the same values (nothing kept is taken again, every input is copied to the kernel anew): the
+    same states, to the bit."""
+    description = read_stage(_cars(2))
+    runs = []
+    for keeps in (True, False):
+        run = Simulator.from_description(description, DT)
+        p = run.params
+        for k in range(40):
+            if not keeps:
+                for name in ("attachment_position", "diff_ave_ratios", "response_max", "toe_const"):
+                    setattr(p, name, getattr(p, name).copy())
+            steer = 0.0 if k < 10 else (0.4 if k < 25 else -0.2)
+            brake = 0.0 if k < 30 else 0.6
+            run.step({"accelerator": np.full(p.V, 0.8), "steer": np.full(p.V, steer), "brake0": np.full(p.V, brake)})
+        runs.append(run.state)
+    for name in ("body_position", "body_orientation", "linear_velocity", "angular_velocity", "jounce",
+                 "rotation_speed", "engine_omega"):
+        assert _same_bits(getattr(runs[0], name), getattr(runs[1], name)), name
