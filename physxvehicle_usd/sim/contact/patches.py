@@ -114,6 +114,8 @@ def _plane_pair_order(model: ContactModel, rows: np.ndarray, statics: np.ndarray
     on its road: front right, front left, rear left, rear right), which keep the row order."""
     key = rows.copy()
     plane = statics < model.plane_count
+    if np.count_nonzero(plane) < 2:  # no two plane pairs to order
+        return key
     shapes = np.unique(rows[plane])
     if shapes.size < 2:
         return key
@@ -160,7 +162,7 @@ def friction_patches(model: ContactModel, contacts: Contacts, body_position: np.
         touched[model.vehicle[contacts.static]] = True
     touched = np.flatnonzero(touched)  # the vehicles with contacts, in order
     rotation = np.zeros((V, 3, 3))
-    rotation[touched] = np.moveaxis(vm.quat_to_mat(body_orientation[:, touched].astype(float)), 2, 0)
+    rotation[touched] = vm.quat_to_mat(body_orientation[:, touched].astype(float)).transpose(2, 0, 1)
     position = body_position.T.astype(float)
     G = len(model.vehicle) if between else model.collides.shape[1]
     # contact patches: consecutive contacts with the same `patch`

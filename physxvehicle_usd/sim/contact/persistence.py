@@ -243,15 +243,15 @@ class Persistence:
         ours = (key[pair] == point_key) & found[pair]
         if not ours.all():
             pts, pair = pts.subset(ours), pair[ours]
-        R = np.moveaxis(R_all[:, :, self.row[pair]], 2, 0)
+        R = R_all[:, :, self.row[pair]].transpose(2, 0, 1)
         on_body = np.einsum("qij,qj->qi", R, pts.body_point) + position[:, vehicle[pair]].T
         # against a static capsule the normal is kept in the vehicle shape's frame (PCM's shape 1, the box or hull):
         # it turns with the body since the points were made
         on_round = kind == ROUND
         turned_by = np.broadcast_to(np.eye(3), (len(key), 3, 3))
         if on_round.any():
-            made = np.moveaxis(quat_to_mat(prev.orientation[at].T), 2, 0)
-            turned_by = np.where(on_round[:, None, None], np.moveaxis(R_all[:, :, self.row], 2, 0)
+            made = quat_to_mat(prev.orientation[at].T).transpose(2, 0, 1)
+            turned_by = np.where(on_round[:, None, None], R_all[:, :, self.row].transpose(2, 0, 1)
                                  @ np.swapaxes(made, 1, 2), turned_by)
         normal = np.einsum("qij,qj->qi", turned_by[pair], pts.normal)
         core = np.einsum("qj,qj->q", on_body - pts.world_point, normal)  # a round shape's from its core
@@ -344,7 +344,7 @@ class Persistence:
         c = np.nonzero(mine)[0]
         shape_row = contacts.shape[c]
         v = model.vehicle[shape_row]
-        R = np.moveaxis(self.R_all[:, :, shape_row], 2, 0)
+        R = self.R_all[:, :, shape_row].transpose(2, 0, 1)
         # the point on the static shape, and on the vehicle's (a round shape's on its core): a polytope's contact
         # lies on the static shape, a round shape's on its own surface
         radius, n, sep = _radius(model, shape_row), contacts.normal[c], contacts.separation[c]

@@ -21,16 +21,20 @@ def reduce_contacts(c: Contacts, whole: np.ndarray | None = None) -> Contacts:
     points each contact's patch keeps whole (None: MAX_POINTS); a larger patch is reduced to MAX_POINTS."""
     if not len(c):
         return c
-    order = np.lexsort((c.static, c.shape))
-    c = contacts_subset(c, order)
-    whole = np.full(len(c), MAX_POINTS) if whole is None else whole[order]
+    whole = np.full(len(c), MAX_POINTS) if whole is None else whole
+    shape, static = c.shape, c.static
+    if not ((shape[1:] > shape[:-1]) | ((shape[1:] == shape[:-1]) & (static[1:] >= static[:-1]))).all():
+        order = np.lexsort((static, shape))  # (in pair order already, the sort would keep the order)
+        c, whole = contacts_subset(c, order), whole[order]
     n = len(c)
     new_pair = run_starts(c.shape, c.static)
     pair = np.cumsum(new_pair) - 1
     # patches: the first contact of a pair not yet in a patch takes every such contact whose normal agrees with its
-    # own, then the next, as long as any is left (a pair has a few normals: one per triangle of a mesh it meets)
-    leader = np.full(n, -1)
+    # own, then the next, as long as any is left (a pair has a few normals: one per triangle of a mesh it meets); in
+    # the first round every contact is free, and its pair's first is where the pair begins
     index = np.arange(n)
+    lead = np.flatnonzero(new_pair)[pair]
+    leader = np.where(np.einsum("cj,cj->c", c.normal, c.normal[lead]) >= SAME_NORMAL, lead, -1)
     while (leader < 0).any():
         free = leader < 0
         first = np.full(pair[-1] + 1, n)
@@ -39,9 +43,9 @@ def reduce_contacts(c: Contacts, whole: np.ndarray | None = None) -> Contacts:
         has = lead < n
         agree = np.einsum("cj,cj->c", c.normal, c.normal[np.minimum(lead, n - 1)]) >= SAME_NORMAL
         leader = np.where(free & has & agree, lead, leader)
-    patch_order = np.lexsort((index, leader))  # patch by patch, generation order within one
-    c = contacts_subset(c, patch_order)
-    leader, whole = leader[patch_order], whole[patch_order]
+    if not (leader[1:] >= leader[:-1]).all():  # patch by patch, generation order within one
+        patch_order = np.lexsort((index, leader))
+        c, leader, whole = contacts_subset(c, patch_order), leader[patch_order], whole[patch_order]
     start = run_starts(leader)
     patch = np.cumsum(start) - 1
     # a point made twice in a patch (the shared edge of two triangles of one mesh) counts once, as PCM's manifold
