@@ -68,7 +68,7 @@ def _kept_patches(previous: FrictionPatches | None, model: ContactModel, rotatio
     along = np.abs(np.einsum("paj,pj->pa", previous.body_anchor - other_in_body, previous.body_normal))
     limit = FRICTION_CORRELATION_DISTANCE_M * length_scale[previous.vehicle].astype(float)
     keep &= ((along < limit[:, None]) | (np.arange(2)[None, :] >= previous.anchor_count[:, None])).all(axis=1)
-    kept = previous.subset(keep)
+    kept = previous if keep.all() else previous.subset(keep)  # (read, never written)
     return kept, first_rows(model)[kept.vehicle] + kept.shape
 
 

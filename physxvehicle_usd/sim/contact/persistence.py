@@ -286,7 +286,7 @@ class Persistence:
         self.is_kept = keep_pair
         keep_point = keep_pair[pair] & ~dropped
         self.kept_pairs = prev.subset(at[keep_pair])
-        self.kept_points = pts.subset(keep_point)
+        self.kept_points = pts if keep_point.all() else pts.subset(keep_point)  # (read, never written)
         q = np.nonzero(keep_point)[0]
         shape_row, static_of = self.row[pair[q]], self.static[pair[q]]
         reported = ~rules.strict[pair[q]] | (separation[q] <= model.contact_distance[shape_row, static_of])
