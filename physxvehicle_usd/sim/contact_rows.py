@@ -37,7 +37,9 @@ _FRICTION_AXIS_MIN_SPEED_SQ = 1e-4
 # impact of Ridge10 rolled the car the other way, 47 % angular speed against 0.2 % now).
 _FRICTION_BIAS_PER_SUBSTEP = 1.0
 
-# a solve of this many vehicles or more spreads each body's rotation over its rows before the rows' products
+# a solve of this many vehicles or more spreads each body's rotation over its rows before the rows' products: einsum
+# sweeps an operand broadcast over the rows' axes several times slower than a whole one (the same sums, j = 0, 1, 2 in
+# order); a few vehicles' rows are cheaper without the copy
 _SPREAD_ROTATION_VEHICLES = 8
 
 
@@ -104,10 +106,9 @@ class StaticContactRows:
         mass = p.mass[vehicles].astype(float)
         moi = p.moi[:, vehicles].astype(float)
 
-        rotations = {}
+        rotations = {}  # by the rows' shape: the normal rows', the friction rows'
 
-        def rotation(shape):  # R over the rows' axes: einsum sweeps a broadcast operand many times slower than a
-            # whole one (the same sums, j = 0, 1, 2 in order), so a solve of many vehicles spreads it out once a shape
+        def rotation(shape):  # R (3, 3, Vr) over the rows' axes (3, Vr, ...): see _SPREAD_ROTATION_VEHICLES
             extra = (None,) * (len(shape) - 2)
             Rk = R[(slice(None), slice(None), slice(None)) + extra]
             if len(vehicles) < _SPREAD_ROTATION_VEHICLES:
@@ -118,7 +119,7 @@ class StaticContactRows:
 
         def jacobian(linear, arm):  # (3, Vr, ...) each -> J (6, Vr, ...), W J, unit response
             extra = (None,) * (linear.ndim - 2)
-            linear = np.ascontiguousarray(linear)  # (a broadcast normal or axis: whole, as the rows' products are)
+            linear = np.ascontiguousarray(linear)  # a normal or axis broadcast over the points: made whole
             ang = vm.cross(arm, linear)
             Rk = rotation(linear.shape)
             w_ang = vm.matvec(Rk, vm.matTvec(Rk, ang) / moi[(slice(None), slice(None)) + extra])
