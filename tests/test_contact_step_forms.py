@@ -36,15 +36,17 @@ def test_runs_begin_and_end_where_the_keys_change():
     assert run_starts(np.zeros(0, np.int64)).shape == (0,)
 
 
-@pytest.mark.parametrize("longest", [1, 4, 6, 40])  # 40: beyond the pairwise comparison, by a sort of the rows
-def test_a_patch_keeps_the_first_of_its_repeated_points_as_np_unique_over_rows_does(longest):
+# 40: beyond the comparison offset by offset, by a sort of the rows; 2 patches: few points, compared all at once
+@pytest.mark.parametrize("longest, patches", [(1, 30), (4, 30), (6, 30), (40, 30), (1, 2), (6, 2)])
+def test_a_patch_keeps_the_first_of_its_repeated_points_as_np_unique_over_rows_does(longest, patches):
     rng = np.random.default_rng(longest)
-    counts = rng.integers(1, longest + 1, 30)
+    counts = rng.integers(1, longest + 1, patches)
     counts[0] = longest
     patch = np.repeat(np.arange(len(counts)), counts)
     key = rng.integers(-2, 3, (len(patch), 3)).astype(float)  # few values: many repeats
     key[rng.random(len(patch)) < 0.2, 1] = -0.0
     key[rng.random(len(patch)) < 0.05, 2] = np.nan
+    key[:2] = [[1.0, 0.0, 2.0], [1.0, -0.0, 2.0]]  # the first patch's first two points: one point (-0 is 0)
     reference = np.zeros(len(patch), bool)
     reference[np.unique(np.concatenate([patch[:, None], key], axis=1), axis=0, return_index=True)[1]] = True
     got = first_of_equals(patch, key)

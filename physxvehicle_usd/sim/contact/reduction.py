@@ -65,12 +65,20 @@ def reduce_contacts(c: Contacts, whole: np.ndarray | None = None) -> Contacts:
 # a patch of more points than this finds its repeated points by sorting rather than by comparing every two
 _PAIRWISE_POINTS = 32
 
+# a step of this many points or fewer compares every two at once
+_ALL_PAIRS_POINTS = 64
+
 
 def first_of_equals(patch: np.ndarray, key: np.ndarray) -> np.ndarray:
     """(C,) whether each contact is the first of its patch (`patch`: contiguous, non-decreasing) with its `key`
     (C, 3) (compared as numbers: -0 equals 0, NaN equals nothing). A patch holds a few points: each is compared with
-    the ones before it in its patch, one offset at a time."""
+    the ones before it in its patch, one offset at a time (a few points in all: every two at once)."""
     C = len(patch)
+    if C <= _ALL_PAIRS_POINTS:  # few points: every two at once
+        repeated = np.tri(C, k=-1, dtype=bool) & (patch[:, None] == patch[None, :])  # an earlier one, same patch
+        for axis in range(3):
+            repeated &= key[:, None, axis] == key[None, :, axis]
+        return ~repeated.any(axis=1)
     longest = int(run_lengths(np.flatnonzero(run_starts(patch)), C).max())
     if longest > _PAIRWISE_POINTS:  # the rows' first occurrences, by a stable sort of the rows
         first = np.zeros(C, bool)
