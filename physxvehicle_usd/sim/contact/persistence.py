@@ -356,5 +356,7 @@ class Persistence:
         if self.kept_pairs is not None and len(self.kept_pairs):
             pairs = ManifoldPairs.join([pairs, self.kept_pairs], [0, 0])
             points = ManifoldPoints.join([points, self.kept_points], [0, 0]) or no_manifold_points()
-        order = np.argsort((first[pairs.vehicle] + pairs.shape) * G + pairs.static, kind="stable")
-        return Manifolds(pairs.subset(order), points)
+        key = (first[pairs.vehicle] + pairs.shape) * G + pairs.static
+        if not (key[1:] >= key[:-1]).all():  # (the kept pairs alone are in key order already)
+            pairs = pairs.subset(np.argsort(key, kind="stable"))
+        return Manifolds(pairs, points)
