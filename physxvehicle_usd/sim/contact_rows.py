@@ -37,6 +37,11 @@ _FRICTION_AXIS_MIN_SPEED_SQ = 1e-4
 # impact of Ridge10 rolled the car the other way, 47 % angular speed against 0.2 % now).
 _FRICTION_BIAS_PER_SUBSTEP = 1.0
 
+# a solve of this many vehicles or more spreads each body's rotation over its rows before the rows' products: einsum
+# sweeps an operand broadcast over the rows' axes several times slower than a whole one (the same sums, j = 0, 1, 2 in
+# order); a few vehicles' rows are cheaper without the copy
+_SPREAD_ROTATION_VEHICLES = 8
+
 
 def _mask_or_none(mask: np.ndarray) -> np.ndarray | None:
     """A row's per-vehicle mask, or None where it holds for every vehicle (the select it would make is skipped)."""
@@ -101,10 +106,22 @@ class StaticContactRows:
         mass = p.mass[vehicles].astype(float)
         moi = p.moi[:, vehicles].astype(float)
 
+        rotations = {}  # by the rows' shape: the normal rows', the friction rows'
+
+        def rotation(shape):  # R (3, 3, Vr) over the rows' axes (3, Vr, ...): see _SPREAD_ROTATION_VEHICLES
+            extra = (None,) * (len(shape) - 2)
+            Rk = R[(slice(None), slice(None), slice(None)) + extra]
+            if len(vehicles) < _SPREAD_ROTATION_VEHICLES:
+                return Rk
+            if shape not in rotations:
+                rotations[shape] = np.ascontiguousarray(np.broadcast_to(Rk, (3, 3) + shape[1:]))
+            return rotations[shape]
+
         def jacobian(linear, arm):  # (3, Vr, ...) each -> J (6, Vr, ...), W J, unit response
             extra = (None,) * (linear.ndim - 2)
+            linear = np.ascontiguousarray(linear)  # a normal or axis broadcast over the points: made whole
             ang = vm.cross(arm, linear)
-            Rk = R[(slice(None), slice(None), slice(None)) + extra]
+            Rk = rotation(linear.shape)
             w_ang = vm.matvec(Rk, vm.matTvec(Rk, ang) / moi[(slice(None), slice(None)) + extra])
             w_lin = linear / mass[(slice(None),) + extra]
             unit = vm.dot(linear, w_lin) + vm.dot(ang, w_ang)

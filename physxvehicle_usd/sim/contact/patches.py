@@ -15,7 +15,7 @@ from ..solver_rows import PairRows, PatchRows
 from .geometry import SAME_NORMAL
 from .model import ContactModel, first_rows
 from .placement import shape_boxes
-from .records import Contacts, FrictionPatches
+from .records import Contacts, FrictionPatches, run_lengths, run_starts
 
 # physxScene:frictionCorrelationDistance's default, in metres: a kept patch whose anchor on the body has moved farther
 # than this from its anchor on the static shape, along the patch normal, is not kept (DyContactPrepShared.h
@@ -68,7 +68,7 @@ def _kept_patches(previous: FrictionPatches | None, model: ContactModel, rotatio
     along = np.abs(np.einsum("paj,pj->pa", previous.body_anchor - other_in_body, previous.body_normal))
     limit = FRICTION_CORRELATION_DISTANCE_M * length_scale[previous.vehicle].astype(float)
     keep &= ((along < limit[:, None]) | (np.arange(2)[None, :] >= previous.anchor_count[:, None])).all(axis=1)
-    kept = previous.subset(keep)
+    kept = previous if keep.all() else previous.subset(keep)  # (read, never written)
     return kept, first_rows(model)[kept.vehicle] + kept.shape
 
 
@@ -114,6 +114,8 @@ def _plane_pair_order(model: ContactModel, rows: np.ndarray, statics: np.ndarray
     on its road: front right, front left, rear left, rear right), which keep the row order."""
     key = rows.copy()
     plane = statics < model.plane_count
+    if np.count_nonzero(plane) < 2:  # no two plane pairs to order
+        return key
     shapes = np.unique(rows[plane])
     if shapes.size < 2:
         return key
@@ -154,14 +156,18 @@ def friction_patches(model: ContactModel, contacts: Contacts, body_position: np.
     body_orientation (4, V)."""
     C = len(contacts)
     V = body_position.shape[1]
-    touched = np.unique(model.vehicle[contacts.shape if not between else np.r_[contacts.shape, contacts.static]])
+    touched = np.zeros(V, bool)
+    touched[model.vehicle[contacts.shape]] = True
+    if between:
+        touched[model.vehicle[contacts.static]] = True
+    touched = np.flatnonzero(touched)  # the vehicles with contacts, in order
     rotation = np.zeros((V, 3, 3))
-    rotation[touched] = np.moveaxis(vm.quat_to_mat(body_orientation[:, touched].astype(float)), 2, 0)
+    rotation[touched] = vm.quat_to_mat(body_orientation[:, touched].astype(float)).transpose(2, 0, 1)
     position = body_position.T.astype(float)
     G = len(model.vehicle) if between else model.collides.shape[1]
     # contact patches: consecutive contacts with the same `patch`
-    cp_first = np.r_[0, np.nonzero(np.diff(contacts.patch))[0] + 1]
-    cp_count = np.diff(np.r_[cp_first, C])
+    cp_first = np.flatnonzero(run_starts(contacts.patch))
+    cp_count = run_lengths(cp_first, C)
     cp_row, cp_static, cp_normal = contacts.shape[cp_first], contacts.static[cp_first], contacts.normal[cp_first]
     kept, kept_row = _kept_patches(previous, model, rotation, position, length_scale, between)
     # correlatePatches: a contact patch joins the first kept patch of its pair with an agreeing normal
@@ -177,31 +183,35 @@ def friction_patches(model: ContactModel, contacts: Contacts, body_position: np.
             agree = (match < 0) & (lo + k < hi) & (np.einsum("cj,cj->c", cp_normal, kept_normal[candidate])
                                                    >= SAME_NORMAL)
             match = np.where(agree, candidate, match)
-    used = np.unique(match[match >= 0])  # kept patches with contacts: the others end (PhysX writes them no more)
+    # kept patches with contacts, in order: the others end (PhysX writes them no more)
+    used = np.zeros(len(kept) if kept is not None else 0, bool)
+    used[match[match >= 0]] = True
+    used = np.flatnonzero(used)
     fresh = np.nonzero(match < 0)[0]
     n_used = len(used)
     F = n_used + len(fresh)
     fp_of_cp = np.where(match >= 0, np.searchsorted(used, match), n_used + np.cumsum(match < 0) - 1)
-    fp_row = np.r_[kept_row[used] if n_used else np.zeros(0, np.int64), cp_row[fresh]]
-    fp_static = np.r_[kept.static[used] if n_used else np.zeros(0, np.int64), cp_static[fresh]]
+    fp_row = np.concatenate((kept_row[used] if n_used else np.zeros(0, np.int64), cp_row[fresh]))
+    fp_static = np.concatenate((kept.static[used] if n_used else np.zeros(0, np.int64), cp_static[fresh]))
+    fp_source = np.concatenate((used, fresh))
     # the solver's order: by shape row (a vehicle's plane pairs in PhysX's order, `_plane_pair_order`) and other
     # shape, a pair's kept patches (in their order) before its new ones
     shape_order = fp_row if between else _plane_pair_order(model, fp_row, fp_static, previous, body_position,
                                                            body_orientation)
-    solve_order = np.lexsort((np.r_[used, fresh], np.arange(F) >= n_used, fp_static, shape_order))
+    solve_order = np.lexsort((fp_source, np.arange(F) >= n_used, fp_static, shape_order))
     rank = np.empty(F, np.int64)
     rank[solve_order] = np.arange(F)
     fp_of_cp = rank[fp_of_cp]
     fp_row, fp_static = fp_row[solve_order], fp_static[solve_order]
     is_kept = solve_order < n_used
-    source = np.where(is_kept, np.r_[used, fresh][solve_order], -1)  # index into `kept` where kept
+    source = np.where(is_kept, fp_source[solve_order], -1)  # index into `kept` where kept
     # a patch's normal rows: its contact patches, the last taken first (PhysX's correlation list), each in order
     cp_of_contact = np.repeat(np.arange(len(cp_first)), cp_count)
     within = np.arange(C) - cp_first[cp_of_contact]
     contact_order = np.lexsort((within, -cp_of_contact, fp_of_cp[cp_of_contact]))
     fp_of_contact = fp_of_cp[cp_of_contact][contact_order]
     fp_first = np.searchsorted(fp_of_contact, np.arange(F))
-    fp_count = np.diff(np.r_[fp_first, C])
+    fp_count = run_lengths(fp_first, C)
     point = contacts.point[contact_order]
     separation = contacts.separation[contact_order]
     fp_normal = contacts.normal[contact_order][fp_first]  # the first contact of the last contact patch taken
@@ -256,14 +266,25 @@ def grow_patches(point: np.ndarray, separation: np.ndarray, first: np.ndarray, c
     from it; a later point replaces the anchor it lies nearer to when it is farther from the other than the pair is
     apart. Returns each patch's anchor count and its anchors' world points (P, 2, 3), the ones it held excepted."""
     P = len(first)
-    grow = anchors < 2
+    made = anchors.copy()
+    grown = np.zeros((P, 2, 3))
+    g = np.flatnonzero(anchors < 2)  # the patches that grow (each patch's rows stand alone: only theirs are swept)
+    if g.size:
+        made[g], grown[g] = _grow(point, separation, first[g], count[g], anchors[g], first_anchor[g], threshold[g])
+    return made, grown
+
+
+def _grow(point: np.ndarray, separation: np.ndarray, first: np.ndarray, count: np.ndarray, anchors: np.ndarray,
+          first_anchor: np.ndarray, threshold: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`grow_patches` of patches holding fewer than two anchors."""
+    P = len(first)
     made = anchors.copy()
     w0 = np.where((anchors == 1)[:, None], first_anchor, 0.0)
     w1 = np.zeros((P, 3))
     far = np.zeros(P)
     for k in range(int(count.max(initial=0))):
         at = first + np.minimum(k, count - 1)
-        near = grow & (k < count) & (separation[at] < threshold)
+        near = (k < count) & (separation[at] < threshold)
         x = point[at]
         d0 = ((x - w0) ** 2).sum(axis=1)
         d1 = ((x - w1) ** 2).sum(axis=1)
@@ -299,7 +320,7 @@ def patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.ndarray, bo
     fp_r = where[model.vehicle[fp.row]]
     # a vehicle's patches are consecutive: slots 0, 1, ..
     index = np.arange(F)
-    run_start = np.maximum.accumulate(np.where(np.r_[True, fp_r[1:] != fp_r[:-1]], index, 0)) if F else index
+    run_start = np.maximum.accumulate(np.where(run_starts(fp_r), index, 0)) if F else index
     slot = index - run_start
     Pm = int(slot.max()) + 1 if F else 0
     K = int(fp.count.max()) if F else 0
@@ -364,7 +385,7 @@ def pair_rows(model: ContactModel, contacts: Contacts, body_position: np.ndarray
     fp = friction_patches(model, contacts, body_position, body_orientation, length_scale, previous, rest,
                           between=True)
     shape, other = fp.row, fp.static
-    new_pair = np.r_[True, (shape[1:] != shape[:-1]) | (other[1:] != other[:-1])]
+    new_pair = run_starts(shape, other)
     pair = np.cumsum(new_pair) - 1  # each patch's pair
     index = np.arange(len(shape))
     slot = index - np.maximum.accumulate(np.where(new_pair, index, 0))

@@ -58,7 +58,7 @@ import numpy as np
 from ..ground import Ground
 from ..vecmath import quat_to_mat
 from .model import ContactModel, capsule_rows, first_rows, persistent_rows
-from .records import Contacts, ManifoldPairs, ManifoldPoints, Manifolds, no_manifold_points
+from .records import Contacts, ManifoldPairs, ManifoldPoints, Manifolds, no_manifold_points, run_starts
 
 # PCM's margins (GuVecBox.h CalculatePCMBoxMargin, GuVecConvexHull.h CalculatePCMConvexMargin): a fraction of the
 # shape's smallest inner extent, at most a fraction of the length scale (against a mesh: GU_PCM_MESH_MANIFOLD_EPSILON)
@@ -88,6 +88,18 @@ _CAPSULE_TURNED = np.array([0.9995, 0.9999, 0.9997])
 
 # a point whose ends drifted apart sideways by this many margins is dropped (projectBreakingThreshold)
 _PLANE_DRIFT, DRIFT = 0.2, 0.8
+
+
+def _sorted_unique(keys: np.ndarray) -> np.ndarray:
+    """np.unique of integer keys: sorted, each once."""
+    keys = np.sort(keys)
+    return keys[run_starts(keys)] if keys.size else keys
+
+
+def _in_sorted(keys: np.ndarray, sorted_keys: np.ndarray) -> np.ndarray:
+    """np.isin(keys, sorted_keys) of integer keys, `sorted_keys` sorted (not empty)."""
+    at = np.minimum(np.searchsorted(sorted_keys, keys), len(sorted_keys) - 1)
+    return sorted_keys[at] == keys
 
 
 def _radius(model: ContactModel, rows: np.ndarray) -> np.ndarray:
@@ -200,7 +212,7 @@ class Persistence:
         # a box or hull on a static capsule (pcmContactCapsuleBox, pcmContactCapsuleConvex; PCM's sphere-box keeps
         # nothing, and its sphere-convex's manifold is not followed here)
         on_round = persistent[round_shape] & ~rounds.spheres[round_k] if round_k.size else np.zeros(0, bool)
-        key = np.unique(np.concatenate([np.concatenate(row) * G + np.concatenate(static),
+        key = _sorted_unique(np.concatenate([np.concatenate(row) * G + np.concatenate(static),
                                         tri_shape[on_mesh] * G + mesh_static[on_mesh],
                                         hull_shape[on_hull] * G + hull_static[on_hull],
                                         round_shape[on_round] * G + round_static[on_round]]).astype(np.int64))
@@ -229,16 +241,17 @@ class Persistence:
         point_key = (first[pts.vehicle] + pts.shape) * G + pts.static
         pair = np.minimum(np.searchsorted(key, point_key), len(key) - 1)
         ours = (key[pair] == point_key) & found[pair]
-        pts, pair = pts.subset(ours), pair[ours]
-        R = np.moveaxis(R_all[:, :, self.row[pair]], 2, 0)
+        if not ours.all():
+            pts, pair = pts.subset(ours), pair[ours]
+        R = R_all[:, :, self.row[pair]].transpose(2, 0, 1)
         on_body = np.einsum("qij,qj->qi", R, pts.body_point) + position[:, vehicle[pair]].T
         # against a static capsule the normal is kept in the vehicle shape's frame (PCM's shape 1, the box or hull):
         # it turns with the body since the points were made
         on_round = kind == ROUND
         turned_by = np.broadcast_to(np.eye(3), (len(key), 3, 3))
         if on_round.any():
-            made = np.moveaxis(quat_to_mat(prev.orientation[at].T), 2, 0)
-            turned_by = np.where(on_round[:, None, None], np.moveaxis(R_all[:, :, self.row], 2, 0)
+            made = quat_to_mat(prev.orientation[at].T).transpose(2, 0, 1)
+            turned_by = np.where(on_round[:, None, None], R_all[:, :, self.row].transpose(2, 0, 1)
                                  @ np.swapaxes(made, 1, 2), turned_by)
         normal = np.einsum("qij,qj->qi", turned_by[pair], pts.normal)
         core = np.einsum("qj,qj->q", on_body - pts.world_point, normal)  # a round shape's from its core
@@ -273,7 +286,7 @@ class Persistence:
         self.is_kept = keep_pair
         keep_point = keep_pair[pair] & ~dropped
         self.kept_pairs = prev.subset(at[keep_pair])
-        self.kept_points = pts.subset(keep_point)
+        self.kept_points = pts if keep_point.all() else pts.subset(keep_point)  # (read, never written)
         q = np.nonzero(keep_point)[0]
         shape_row, static_of = self.row[pair[q]], self.static[pair[q]]
         reported = ~rules.strict[pair[q]] | (separation[q] <= model.contact_distance[shape_row, static_of])
@@ -285,16 +298,16 @@ class Persistence:
         self.kept = Contacts(self.row[pair[q]], self.static[pair[q]], point, normal[q], separation[q])
         # what is left to make anew
         kept_key = key[keep_pair]
-        if kept_key.size:
-            self.planes = [rows[~np.isin(rows * G + k, kept_key)] for k, rows in enumerate(planes)]
+        if kept_key.size:  # (sorted, as `key`)
+            self.planes = [rows[~_in_sorted(rows * G + k, kept_key)] for k, rows in enumerate(planes)]
             if tri.size:
-                left = ~np.isin(tri_shape * G + mesh_static, kept_key)
+                left = ~_in_sorted(tri_shape * G + mesh_static, kept_key)
                 self.tri_pairs = (tri_shape[left], tri[left])
             if hull.size:
-                left = ~np.isin(hull_shape * G + hull_static, kept_key)
+                left = ~_in_sorted(hull_shape * G + hull_static, kept_key)
                 self.hull_pairs = (hull_shape[left], hull[left])
             if round_k.size:
-                left = ~np.isin(round_shape * G + round_static, kept_key)
+                left = ~_in_sorted(round_shape * G + round_static, kept_key)
                 self.round_pairs = (round_shape[left], round_k[left])
 
     def _static_radius(self, static: np.ndarray) -> np.ndarray:
@@ -326,11 +339,12 @@ class Persistence:
         pairs = ManifoldPairs(vehicle, row - first[vehicle], static, self._origins(row),
                               self.orientation[:, vehicle].T.astype(float))
         contact_key = contacts.shape * G + contacts.static
-        mine = np.isin(contact_key, self.key[made])
+        made_key = self.key[made]  # (sorted)
+        mine = _in_sorted(contact_key, made_key) if made_key.size else np.zeros(len(contact_key), bool)
         c = np.nonzero(mine)[0]
         shape_row = contacts.shape[c]
         v = model.vehicle[shape_row]
-        R = np.moveaxis(self.R_all[:, :, shape_row], 2, 0)
+        R = self.R_all[:, :, shape_row].transpose(2, 0, 1)
         # the point on the static shape, and on the vehicle's (a round shape's on its core): a polytope's contact
         # lies on the static shape, a round shape's on its own surface
         radius, n, sep = _radius(model, shape_row), contacts.normal[c], contacts.separation[c]
@@ -342,5 +356,7 @@ class Persistence:
         if self.kept_pairs is not None and len(self.kept_pairs):
             pairs = ManifoldPairs.join([pairs, self.kept_pairs], [0, 0])
             points = ManifoldPoints.join([points, self.kept_points], [0, 0]) or no_manifold_points()
-        order = np.argsort((first[pairs.vehicle] + pairs.shape) * G + pairs.static, kind="stable")
-        return Manifolds(pairs.subset(order), points)
+        key = (first[pairs.vehicle] + pairs.shape) * G + pairs.static
+        if not (key[1:] >= key[:-1]).all():  # (the kept pairs alone are in key order already)
+            pairs = pairs.subset(np.argsort(key, kind="stable"))
+        return Manifolds(pairs, points)

@@ -58,7 +58,32 @@ class StepContacts:
     telemetry: dict[str, np.ndarray] | None = None  # sim/contact/telemetry.py TELEMETRY, per vehicle
 
 
+def rows_of(keep: np.ndarray) -> np.ndarray:
+    """The rows a subset keeps (a mask or indices) as indices: a mask is read once rather than by every field."""
+    return np.flatnonzero(keep) if keep.dtype == bool else keep
+
+
+def run_starts(*keys: np.ndarray) -> np.ndarray:
+    """(n,) whether each entry begins a run: the first, and each whose key (any of `keys`, each (n,)) differs from the
+    one before it."""
+    start = np.empty(len(keys[0]), bool)
+    start[:1] = True
+    np.not_equal(keys[0][1:], keys[0][:-1], out=start[1:])
+    for key in keys[1:]:
+        start[1:] |= key[1:] != key[:-1]
+    return start
+
+
+def run_lengths(first: np.ndarray, n: int) -> np.ndarray:
+    """How long each run is, the runs starting at `first` (ascending) of n entries."""
+    length = np.empty_like(first)
+    np.subtract(first[1:], first[:-1], out=length[:-1])
+    length[-1:] = n - first[-1:]
+    return length
+
+
 def contacts_subset(c: Contacts, keep: np.ndarray) -> Contacts:
+    keep = rows_of(keep)
     return Contacts(c.shape[keep], c.static[keep], c.point[keep], c.normal[keep], c.separation[keep],
                     None if c.pair is None else c.pair[keep])
 
@@ -73,7 +98,8 @@ class VehicleRecords:
         return len(self.vehicle)
 
     def subset(self, keep: np.ndarray):
-        return type(self)(*(getattr(self, f.name)[keep] for f in fields(self)))
+        keep = rows_of(keep)
+        return type(self)(*[getattr(self, f.name)[keep] for f in fields(self)])
 
     def of_vehicles(self, rows: slice):
         """The records of the vehicles `rows` (a range), numbered from its start."""

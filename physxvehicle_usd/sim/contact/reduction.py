@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .geometry import SAME_NORMAL
-from .records import Contacts, contacts_subset
+from .records import Contacts, contacts_subset, run_lengths, run_starts
 
 MAX_POINTS = 4  # PhysX's manifold: four points per contact patch
 
@@ -21,16 +21,20 @@ def reduce_contacts(c: Contacts, whole: np.ndarray | None = None) -> Contacts:
     points each contact's patch keeps whole (None: MAX_POINTS); a larger patch is reduced to MAX_POINTS."""
     if not len(c):
         return c
-    order = np.lexsort((c.static, c.shape))
-    c = contacts_subset(c, order)
-    whole = np.full(len(c), MAX_POINTS) if whole is None else whole[order]
+    whole = np.full(len(c), MAX_POINTS) if whole is None else whole
+    shape, static = c.shape, c.static
+    if not ((shape[1:] > shape[:-1]) | ((shape[1:] == shape[:-1]) & (static[1:] >= static[:-1]))).all():
+        order = np.lexsort((static, shape))  # (in pair order already, the sort would keep the order)
+        c, whole = contacts_subset(c, order), whole[order]
     n = len(c)
-    new_pair = np.r_[True, (c.shape[1:] != c.shape[:-1]) | (c.static[1:] != c.static[:-1])]
+    new_pair = run_starts(c.shape, c.static)
     pair = np.cumsum(new_pair) - 1
     # patches: the first contact of a pair not yet in a patch takes every such contact whose normal agrees with its
-    # own, then the next, as long as any is left (a pair has a few normals: one per triangle of a mesh it meets)
-    leader = np.full(n, -1)
+    # own, then the next, as long as any is left (a pair has a few normals: one per triangle of a mesh it meets); in
+    # the first round every contact is free, and its pair's first is where the pair begins
     index = np.arange(n)
+    lead = np.flatnonzero(new_pair)[pair]
+    leader = np.where(np.einsum("cj,cj->c", c.normal, c.normal[lead]) >= SAME_NORMAL, lead, -1)
     while (leader < 0).any():
         free = leader < 0
         first = np.full(pair[-1] + 1, n)
@@ -39,25 +43,53 @@ def reduce_contacts(c: Contacts, whole: np.ndarray | None = None) -> Contacts:
         has = lead < n
         agree = np.einsum("cj,cj->c", c.normal, c.normal[np.minimum(lead, n - 1)]) >= SAME_NORMAL
         leader = np.where(free & has & agree, lead, leader)
-    patch_order = np.lexsort((index, leader))  # patch by patch, generation order within one
-    c = contacts_subset(c, patch_order)
-    leader, whole = leader[patch_order], whole[patch_order]
-    start = np.r_[True, leader[1:] != leader[:-1]]
+    if not (leader[1:] >= leader[:-1]).all():  # patch by patch, generation order within one
+        patch_order = np.lexsort((index, leader))
+        c, leader, whole = contacts_subset(c, patch_order), leader[patch_order], whole[patch_order]
+    start = run_starts(leader)
     patch = np.cumsum(start) - 1
     # a point made twice in a patch (the shared edge of two triangles of one mesh) counts once, as PCM's manifold
     # keeps one point where a new one lands on an old one
     grid = 1e-7 * max(1.0, float(np.abs(c.point).max()))
-    key = np.concatenate([patch[:, None], np.round(c.point / grid)], axis=1)
-    first = np.zeros(len(c), bool)
-    first[np.unique(key, axis=0, return_index=True)[1]] = True
+    first = first_of_equals(patch, np.round(c.point / grid))
     if not first.all():
         c, leader, patch, whole = contacts_subset(c, first), leader[first], patch[first], whole[first]
-        start = np.r_[True, leader[1:] != leader[:-1]]
+        start = run_starts(leader)
     keep = _four(c.point, c.separation, patch, np.nonzero(start)[0], whole[start])
     out = contacts_subset(c, keep)
-    out.patch = patch[keep]
-    out.patch = np.unique(out.patch, return_inverse=True)[1]
+    patch = patch[keep]  # (non-decreasing) numbered anew from 0
+    out.patch = np.cumsum(run_starts(patch)) - 1
     return out
+
+
+# a patch of more points than this finds its repeated points by sorting rather than by comparing every two
+_PAIRWISE_POINTS = 32
+
+# a step of this many points or fewer compares every two at once
+_ALL_PAIRS_POINTS = 64
+
+
+def first_of_equals(patch: np.ndarray, key: np.ndarray) -> np.ndarray:
+    """(C,) whether each contact is the first of its patch (`patch`: contiguous, non-decreasing) with its `key`
+    (C, 3) (compared as numbers: -0 equals 0, NaN equals nothing). A patch holds a few points: each is compared with
+    the ones before it in its patch, one offset at a time (a few points in all: every two at once)."""
+    C = len(patch)
+    if C <= _ALL_PAIRS_POINTS:  # few points: every two at once
+        repeated = np.tri(C, k=-1, dtype=bool) & (patch[:, None] == patch[None, :])  # an earlier one, same patch
+        for axis in range(3):
+            repeated &= key[:, None, axis] == key[None, :, axis]
+        return ~repeated.any(axis=1)
+    longest = int(run_lengths(np.flatnonzero(run_starts(patch)), C).max())
+    if longest > _PAIRWISE_POINTS:  # the rows' first occurrences, by a stable sort of the rows
+        first = np.zeros(C, bool)
+        rows = np.concatenate([patch[:, None].astype(key.dtype), key], axis=1)
+        first[np.unique(rows, axis=0, return_index=True)[1]] = True
+        return first
+    repeated = np.zeros(C, bool)
+    for d in range(1, longest):
+        repeated[d:] |= ((patch[d:] == patch[:-d]) & (key[d:, 0] == key[:-d, 0]) & (key[d:, 1] == key[:-d, 1])
+                         & (key[d:, 2] == key[:-d, 2]))
+    return ~repeated
 
 
 def _four(point: np.ndarray, separation: np.ndarray, patch: np.ndarray, starts: np.ndarray,
@@ -65,7 +97,7 @@ def _four(point: np.ndarray, separation: np.ndarray, patch: np.ndarray, starts: 
     """Which contacts to keep (mask), patches (contiguous, numbered from 0, starting at `starts`) of at most `whole`
     (per patch) kept whole, of the others: the deepest, the one farthest from it, the one making the largest triangle
     with them, and the one farthest outside that triangle (the first of equals each time)."""
-    counts = np.diff(np.r_[starts, len(patch)])
+    counts = run_lengths(starts, len(patch))
     keep = counts[patch] <= np.broadcast_to(whole, counts.shape)[patch]
     big = ~keep
     if not big.any():
@@ -98,7 +130,7 @@ def _four(point: np.ndarray, separation: np.ndarray, patch: np.ndarray, starts: 
         outward /= np.maximum(np.linalg.norm(outward, axis=1), 1e-30)[:, None]
         outside = np.maximum(outside, np.einsum("cj,cj->c", pt - e0[slot], outward[slot]))
     chosen = np.zeros(len(pt), bool)
-    chosen[np.r_[c0, c1, c2]] = True
+    chosen[c0] = chosen[c1] = chosen[c2] = True
     outside[chosen] = -np.inf
     chosen[first_best(outside)] = True
     keep[rows[chosen]] = True

@@ -33,22 +33,19 @@ def telemetry(V: int, solved: Sequence, begin_position: np.ndarray) -> dict[str,
     each group's after the ones before it."""
     out = empty_telemetry(V)
     S = TELEMETRY_SLOTS
+    count = out["contactCount"]
     for vehicles, rows in solved:
         Vr = len(vehicles)
         active = rows.active.reshape(Vr, -1)
-        order = np.argsort(~active, axis=1, kind="stable")[:, :S]  # the active points first, in the solver's order
-        taken = np.take_along_axis(active, order, axis=1)
-        k = order.shape[1]
-        arm = np.take_along_axis(rows.arm.reshape(3, Vr, -1), order[None], axis=2)
-        normal = np.broadcast_to(rows.normal[..., None], rows.arm.shape).reshape(3, Vr, -1)
-        normal = np.take_along_axis(normal, order[None], axis=2)
-        impulse = np.take_along_axis(rows.impulse.reshape(Vr, -1), order, axis=1)
-        point = begin_position[:, vehicles].astype(float)[:, :, None] + arm
-        slot = out["contactCount"][vehicles][:, None] + np.arange(k)[None, :]  # after the points already reported
-        ok = taken & (slot < S)
-        vehicle = np.broadcast_to(vehicles[:, None], slot.shape)[ok]
-        out["contactPoints"][vehicle, slot[ok]] = np.moveaxis(point, 0, -1)[ok]
-        out["contactNormals"][vehicle, slot[ok]] = np.moveaxis(normal, 0, -1)[ok]
-        out["contactImpulses"][vehicle, slot[ok]] = impulse[ok]
-        out["contactCount"][vehicles] += active.sum(axis=1)
+        # the active points in the solver's order, each after the points already reported: its slot
+        slot = count[vehicles][:, None] + (np.cumsum(active, axis=1) - 1)
+        v, e = np.nonzero(active & (slot < S))
+        vehicle = vehicles[v]
+        at = (vehicle, slot[v, e])
+        arm = rows.arm.reshape(3, Vr, -1)[:, v, e]
+        out["contactPoints"][at] = (begin_position[:, vehicle].astype(float) + arm).T
+        # a patch's normal serves each of its points (the arm's last axis)
+        out["contactNormals"][at] = rows.normal.reshape(3, Vr, -1)[:, v, e // rows.arm.shape[-1]].T
+        out["contactImpulses"][at] = rows.impulse.reshape(Vr, -1)[v, e]
+        count[vehicles] += active.sum(axis=1)
     return out

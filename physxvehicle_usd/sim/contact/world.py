@@ -56,8 +56,9 @@ def generate(model: ContactModel, ground: Ground, position: np.ndarray, orientat
     parts = [p for p in parts if len(p)]
     out = Contacts.empty()
     if parts:
-        out = Contacts(*(np.concatenate([getattr(p, f) for p in parts]) for f in ("shape", "static", "point", "normal",
-                                                                                  "separation")))
+        fields = ("shape", "static", "point", "normal", "separation")
+        out = Contacts(*(getattr(parts[0], f) if len(parts) == 1 else np.concatenate([getattr(p, f) for p in parts])
+                         for f in fields))  # (the parts are the step's own: one is taken as it is)
         out = reduce_contacts(out, _patch_points(model, out))
     if persistence is not None:
         out.manifolds = persistence.record(out)
