@@ -409,7 +409,9 @@ def _mass_facts(prim: Usd.Prim) -> tuple | None:
         mass, inertia, com, axes = UsdPhysics.RigidBodyAPI(prim).ComputeMassProperties(shape_mass_information)
     except Exception:  # noqa: BLE001 - the full parse reports it
         return None
-    return (float(mass), tuple(inertia[:]), tuple(com[:]), float(axes.GetReal()), tuple(axes.GetImaginary()[:]))
+    # a key of templates only: Gf's vectors and quaternion as they come (they compare and hash by value), not a
+    # tuple of floats made of each, which cost a third of this per copy
+    return (mass, inertia, com, axes)
 
 
 __all__ = ["CopyStats", "Fleet", "Subtree", "composition_key", "stage_allows_copies"]
