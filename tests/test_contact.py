@@ -445,7 +445,7 @@ def test_a_box_that_follows_a_wheel_keeps_no_manifold():
     wheel_rows = sim.contact.following
     assert len(wheel_rows) == 4
     sim.step()
-    assert len(sim.state.contacts["points"]) and set(sim.state.contacts["points"].shape) <= set(wheel_rows)
+    assert len(sim.state.contacts.points) and set(sim.state.contacts.points.shape) <= set(wheel_rows)
     assert not persistent_rows(sim.contact)[wheel_rows].any()
     assert sim.state.manifolds is None or not np.isin(sim.state.manifolds.pairs.shape, wheel_rows).any()
 
@@ -562,6 +562,21 @@ def test_filtered_pairs_on_a_static_collider_or_on_the_vehicle_s_body_keep_them_
     sim = Simulator.from_description(read_stage(stage), DT)
     assert not sim.contact.collides[:, 1].any() and sim.contact.collides[:, 0].all()  # the shed; the ground plane
     assert len(generate(sim.contact, sim.ground, *_pose(sim))) == 0
+
+
+@pytest.mark.parametrize("holder, target", [("/World/Shed", "/World"), ("/World/Car", "/World")])
+def test_a_filtered_pairs_target_that_is_neither_collider_nor_body_filters_nothing(holder, target):
+    # omni.physx resolves each FilteredPairsAPI target to the physics object at its path (a shape, or an actor's
+    # shapes: InternalFilteredPairs.cpp collectFilteredObjects); /World, above both, holds none, so the chassis inside
+    # the shed still touches it (the test above names the objects themselves)
+    from pxr import Sdf, UsdPhysics
+
+    stage, _ = _car_in_shed()
+    UsdPhysics.FilteredPairsAPI.Apply(stage.GetPrimAtPath(holder)).CreateFilteredPairsRel().SetTargets([
+        Sdf.Path(target)])
+    sim = Simulator.from_description(read_stage(stage), DT)
+    assert sim.contact.collides.all()
+    assert len(generate(sim.contact, sim.ground, *_pose(sim))) == 4
 
 
 def test_a_chassis_on_a_static_box_keeps_its_points_by_the_box_rules_on_ground_with_no_plane():

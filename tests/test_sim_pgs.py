@@ -55,7 +55,7 @@ def test_a_car_resting_on_its_roof_stays_at_rest_under_pgs():
     for _ in range(20):
         sim.step()
     s = sim.state
-    assert s.contacts is not None and s.contacts["telemetry"]["contactCount"][0] >= 4  # it lies on its roof
+    assert s.contacts is not None and s.contacts.telemetry["contactCount"][0] >= 4  # it lies on its roof
     assert np.abs(s.linear_velocity[:, 0]).max() < 1e-3 and np.abs(s.angular_velocity[:, 0]).max() < 1e-3
     assert np.abs(s.body_position[:, 0] - start).max() < 1e-3
 

@@ -24,6 +24,7 @@ from stage_factory import add_copies
 from physxvehicle_usd import properties as P
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.sim import Simulator, compiled_rows
+from physxvehicle_usd.sim.contact.records import StepContacts
 from physxvehicle_usd.sim.pipeline import StepOptions
 from physxvehicle_usd.sim.row_solver import _solve_rows_pgs, _solve_rows_tgs, _solve_soft_rows
 from physxvehicle_usd.sim.solver_rows import ConstraintRows, PatchRows
@@ -122,12 +123,12 @@ def _solve(sim: Simulator, rng_seed: int, iterations: tuple[int, int], kernel_th
     q = rng.standard_normal((4, V))
     s.body_orientation = (q / np.linalg.norm(q, axis=0)).astype(np.float32)
     s.body_position = (rng.standard_normal((3, V)) * 50.0).astype(np.float32)
-    s.contacts = {}
+    s.contacts = StepContacts()
     begin_position, begin_orientation = s.body_position.copy(), s.body_orientation.copy()
     solver(p, s, rows, DT, iterations[0], iterations[1], begin_position, begin_orientation,
            patches if with_contacts else None, None, kernel_threads)
     state = [s.linear_velocity, s.angular_velocity, s.body_position, s.body_orientation]
-    solved = s.contacts.get("solved", [])
+    solved = s.contacts.solved
     contacts = [] if not solved else [solved[0][1].impulse, solved[0][1].friction, solved[0][1].broken]
     return state, contacts
 
@@ -175,7 +176,7 @@ def _trajectory(description, steps: int, options: StepOptions, controls: dict | 
         states.append(np.concatenate([s.body_position.ravel(), s.body_orientation.ravel(), s.linear_velocity.ravel(),
                                       s.angular_velocity.ravel()]))
         if s.contacts is not None:
-            touching += int(np.sum(s.contacts["telemetry"]["contactCount"]))
+            touching += int(np.sum(s.contacts.telemetry["contactCount"]))
     return np.array(states), touching
 
 

@@ -107,7 +107,7 @@ def test_a_moving_vehicle_that_runs_into_a_sleeping_one_wakes_it():
         sim.step()
         if woke_at is None and not sim.state.asleep[parked]:
             woke_at = k
-            between = sim.state.contacts["between"] if sim.state.contacts is not None else None
+            between = sim.state.contacts.between if sim.state.contacts is not None else None
             assert between is not None and len(between), "woken without a touch"
     assert woke_at is not None, "the parked car slept through the hit"
     assert sim.chassis_positions()[parked, 2] > start[2] + 0.1  # pushed forward

@@ -22,6 +22,7 @@ import numpy as np
 from ..description import GroundDescription
 from ..json_values import canonical_value
 from .contact.polytopes import placed_hull
+from .round_rays import capsule_entry, segment_points
 from .triangle_grid import TriangleGrid
 
 _AXES = {"X": (1.0, 0.0, 0.0), "Y": (0.0, 1.0, 0.0), "Z": (0.0, 0.0, 1.0)}
@@ -338,14 +339,6 @@ def box_overlaps(q_lo: np.ndarray, q_hi: np.ndarray, lo: np.ndarray, hi: np.ndar
     return query[ok], box[ok]
 
 
-def segment_points(a: np.ndarray, b: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """The points of segments a b nearest the points p (any leading shape, last axis 3)."""
-    ab = b - a
-    length_sq = (ab * ab).sum(-1)
-    s = np.clip(((p - a) * ab).sum(-1) / np.where(length_sq > 0.0, length_sq, 1.0), 0.0, 1.0)
-    return a + s[..., None] * ab
-
-
 def _round_hits(ground: Ground, o: np.ndarray, d: np.ndarray, L: np.ndarray, best_t: np.ndarray, best_n: np.ndarray,
                 best_shape: np.ndarray, only: QueryFilter | None = None) -> None:
     """Lower best_t where a ray enters a static sphere or capsule sooner: the first of its entries into the
@@ -360,26 +353,7 @@ def _round_hits(ground: Ground, o: np.ndarray, d: np.ndarray, L: np.ndarray, bes
         return
     a, b, r = ground.round_ends[k, 0], ground.round_ends[k, 1], ground.round_radius[k]
     origin, direction = o[:, ray].T, d[:, ray].T
-    dd = (direction * direction).sum(1)
-    candidates = []
-    for centre in (a, b):  # the spheres about the ends
-        m = origin - centre
-        half_b, c = (m * direction).sum(1), (m * m).sum(1) - r * r
-        disc = half_b * half_b - dd * c
-        candidates.append(np.where(disc >= 0.0, (-half_b - np.sqrt(np.maximum(disc, 0.0))) / dd, np.inf))
-    axis = b - a
-    length = np.sqrt((axis * axis).sum(1))
-    u = axis / np.where(length > 0.0, length, 1.0)[:, None]
-    m = origin - a
-    mp = m - (m * u).sum(1)[:, None] * u  # across the axis
-    dp = direction - (direction * u).sum(1)[:, None] * u
-    qa, qb, qc = (dp * dp).sum(1), (mp * dp).sum(1), (mp * mp).sum(1) - r * r
-    disc = qb * qb - qa * qc
-    side = (qa > 0.0) & (disc >= 0.0) & (length > 0.0)
-    t = np.where(side, (-qb - np.sqrt(np.maximum(disc, 0.0))) / np.where(qa > 0.0, qa, 1.0), np.inf)
-    along = ((m + np.where(np.isfinite(t), t, 0.0)[:, None] * direction) * u).sum(1)
-    candidates.append(np.where(side & (along >= 0.0) & (along <= length), t, np.inf))
-    t = np.min(candidates, axis=0)
+    t = capsule_entry(direction, a, b, r, origin)
     inside = ((origin - segment_points(a, b, origin)) ** 2).sum(1) <= r * r
     ok = ~inside & (t > 0.0) & (t <= L[ray]) & np.isfinite(t)
     ray, k, t = ray[ok], k[ok], t[ok]

@@ -23,7 +23,7 @@ from .contact import pairs as vehicle_pairs
 from .contact.model import ContactModel
 from .contact.patches import pair_rows as make_pair_rows
 from .contact.patches import patch_rows
-from .contact.records import FrictionPatches
+from .contact.records import FrictionPatches, StepContacts
 from .contact.telemetry import telemetry as contact_telemetry
 from .contact.world import generate
 from .context import substep_counts
@@ -118,15 +118,15 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
                               s.friction) if static else None)
         pair_rows = (make_pair_rows(contact, between, begin_position, begin_orientation, p.length_scale,
                                                s.pair_friction) if pairs else None)
-        s.contacts = None if with_contacts is None else {"points": touching, "between": between, "model": contact}
+        s.contacts = None if with_contacts is None else StepContacts(touching, between, contact)
         row_threads = opt.kernel_threads if opt.compiled and opt.compiled_rows else None  # None: numpy
         end_step_physx(p, s, begin_position, begin_orientation, rows, dt, patches, pair_rows, row_threads)
         # the friction patches this step's solve ends with (a pair without contacts ends its patches)
-        s.friction = None if patches is None else _solved_friction(patches, s.contacts.get("solved", []), p.V)
+        s.friction = None if patches is None else _solved_friction(patches, s.contacts.solved, p.V)
         s.pair_friction = None if pair_rows is None else _solved_pair_friction(pair_rows,
-                                                                               s.contacts.get("pairs_solved", []))
+                                                                               s.contacts.pairs_solved)
         if s.contacts is not None:
-            s.contacts["telemetry"] = contact_telemetry(p.V, s.contacts.get("solved", []), begin_position)
+            s.contacts.telemetry = contact_telemetry(p.V, s.contacts.solved, begin_position)
     s.out["wheelSteerAngle"] = cmd["steer_angle"] + s.out["_toe"]
     if sleep.possible(p, s):
         counted, woken = _interactions(p, s, contact)
@@ -146,7 +146,7 @@ def _interactions(p: SimParams, s: SimState, contact: ContactModel | None) -> tu
     np.add.at(counted, contact.vehicle, np.isfinite(contact.plane_limit).sum(axis=0))
     if s.contacts is None:
         return counted, woken
-    touching, between = s.contacts["points"], s.contacts["between"]
+    touching, between = s.contacts.points, s.contacts.between
     if touching is not None and len(touching):
         other = touching.static >= contact.plane_count
         pairs = np.unique(np.stack([touching.shape[other], touching.static[other]]), axis=1)

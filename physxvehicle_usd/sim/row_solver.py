@@ -347,8 +347,8 @@ def _record_solved(s: SimState, vehicles: np.ndarray, contacts: StaticContactRow
     """Keep a solve's rows for the step's telemetry and friction bookkeeping (where the step collects them)."""
     if s.contacts is not None:
         if contacts is not None:
-            s.contacts.setdefault("solved", []).append((vehicles, contacts))
+            s.contacts.solved.append((vehicles, contacts))
         if between is not None:
-            s.contacts.setdefault("solved", []).extend(between.views())
-            s.contacts.setdefault("pairs_solved", []).append(between)
+            s.contacts.solved.extend(between.views())
+            s.contacts.pairs_solved.append(between)
 

@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing  # noqa: F401  (np.typing.DTypeLike)
 
 from .batch import VehicleBatch
-from .contact.records import FrictionPatches, Manifolds
+from .contact.records import FrictionPatches, Manifolds, StepContacts
 from .contact.telemetry import TELEMETRY, empty_telemetry
 from .ground import Ground
 from .pipeline import StepOptions, step
@@ -74,9 +74,9 @@ class ShardedStep:
         # a batch is stepped in ranges only while no two vehicles may touch (Simulator): patches between them end
         s.pair_friction = s.pair_manifolds = None
         touching = [part.contacts for part in parts]
-        s.contacts = None if all(c is None for c in touching) else {"telemetry": {
-            key: np.concatenate([(c["telemetry"] if c is not None else empty_telemetry(part.linear_velocity.shape[1]))[key]
-                                 for c, part in zip(touching, parts)]) for key in TELEMETRY}}
+        s.contacts = None if all(c is None for c in touching) else StepContacts(telemetry={
+            key: np.concatenate([(c.telemetry if c is not None else empty_telemetry(part.linear_velocity.shape[1]))[key]
+                                 for c, part in zip(touching, parts)]) for key in TELEMETRY})
 
 
 def _range_view(s: SimState, rows: slice) -> SimState:

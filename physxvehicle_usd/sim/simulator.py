@@ -101,7 +101,7 @@ class Simulator:
                 [collision.vehicles[path].collision if path in collision.vehicles else [] for path in params.paths],
                 params.com_position, params.com_orientation, collision.ground,
                 Materials(collision.materials, collision.defaultMaterial), rule, params.wheel_paths,
-                [_scene_of(collision, path) for path in params.paths])
+                [_scene_of(collision, path) for path in params.paths], params.paths)
 
         self.contact = contact_model(self.params)
         # the suspension queries meet the other vehicles' shapes (sim/vehicle_queries.py)
@@ -305,7 +305,7 @@ class Simulator:
             "bodies": {
                 "position": actor_p.T.copy(), "orientation": actor_q[[1, 2, 3, 0]].T.copy(),  # (x, y, z, w) as the oracle
                 "linearVelocity": s.linear_velocity.T.copy(), "angularVelocity": s.angular_velocity.T.copy(),
-                **(s.contacts["telemetry"] if s.contacts is not None and "telemetry" in s.contacts
+                **(s.contacts.telemetry if s.contacts is not None and s.contacts.telemetry is not None
                    else empty_telemetry(p.V)),
             },
         }

@@ -63,7 +63,7 @@ RECORDS = (
     Record("out", factory=dict, doc="per-step outputs kept for telemetry (values of the last substep)"),
     Record("time", 0.0, doc="seconds simulated"),
     Record("steps", 0, doc="steps taken"),
-    Record("contacts", doc="the last step's contacts (sim/contact/patches.py patch_rows) and their solved impulses"),
+    Record("contacts", doc="the last step's contacts and their solved rows (sim/contact/records.py StepContacts)"),
     Record("friction", doc="the friction patches the last step's solve kept (sim/contact/records.py FrictionPatches)"),
     Record("manifolds", doc="the contact points PCM's manifolds keep (sim/contact/persistence.py Manifolds)"),
     Record("pair_friction", doc="the friction patches between vehicles (sim/contact/pairs.py)"),

@@ -62,6 +62,7 @@ from .contact.placement import cylinder_world_ends, placed_vertices, shape_boxes
 from .contact.polytopes import world_polytopes
 from .motion import Motion
 from .query_groups import wheel_query_groups
+from .round_rays import capsule_entry
 from .wheel_sweep import HULL_EDGES, HULL_SIDES, SweptWheels
 
 
@@ -260,25 +261,7 @@ def ray_capsules(o: np.ndarray, d: np.ndarray, a: np.ndarray, b: np.ndarray, rad
     axis = b - a
     length = np.linalg.norm(axis, axis=1)
     u = axis / np.where(length > 0.0, length, 1.0)[:, None]
-    r2 = radius ** 2
-
-    def sphere(c):
-        m = o - c
-        bq = (m * d).sum(axis=1)
-        disc = bq * bq - ((m * m).sum(axis=1) - r2)
-        return np.where(disc >= 0.0, -bq - np.sqrt(np.maximum(disc, 0.0)), np.inf)
-
-    t_caps = np.minimum(sphere(a), sphere(b))
-    m = o - a
-    dp = d - (d * u).sum(axis=1, keepdims=True) * u
-    mp = m - (m * u).sum(axis=1, keepdims=True) * u
-    A, B, C = (dp * dp).sum(axis=1), (mp * dp).sum(axis=1), (mp * mp).sum(axis=1) - r2
-    disc = B * B - A * C
-    t_side = np.where((A > 0.0) & (disc >= 0.0), (-B - np.sqrt(np.maximum(disc, 0.0))) / np.where(A > 0.0, A, 1.0),
-                      np.inf)
-    s = ((o + d * np.where(np.isfinite(t_side), t_side, 0.0)[:, None] - a) * u).sum(axis=1)
-    t_side = np.where((s >= 0.0) & (s <= length), t_side, np.inf)
-    t = np.minimum(t_caps, t_side)
+    t = capsule_entry(d, a, b, radius, o, unit=True)
     t = np.where(t < 0.0, np.inf, t)  # behind the origin (a start inside is caught below)
     inside = _segment_distance(o, a, u, length) <= radius
     t = np.where(inside, 0.0, t)

@@ -33,8 +33,8 @@ from .ground import (
     box_pairs,
     passes_filter,
     round_boxes,
-    segment_points,
 )
+from .round_rays import capsule_entry, segment_points
 
 # omni.physx sweeps a wheel as the convex hull of two regular polygons of HULL_POINTS corners, one on each side of
 # the wheel (PhysXSetup::getVehicleWheelCylinderConvexMesh in Setup.cpp, built by createCylinderConvexMesh): a unit
@@ -280,32 +280,6 @@ def _hull(wheels: "SweptWheels", rows: np.ndarray):
     return corners, edges, loops, counts, normals
 
 
-def _ray_capsules(w: np.ndarray, p: np.ndarray, q: np.ndarray, r: np.ndarray) -> np.ndarray:
-    """The entry distance of rays from the origin along unit w (K, 3) into capsules p q (K, S, 3) of radius r (K,)
-    (inf: none ahead or the origin inside)."""
-    w = w[:, None]
-    rr = (r * r)[:, None]
-    hits = []
-    for centre in (p, q):
-        m = -centre
-        half_b, c = (m * w).sum(2), (m * m).sum(2) - rr
-        disc = half_b * half_b - c
-        hits.append(np.where(disc >= 0.0, -half_b - np.sqrt(np.maximum(disc, 0.0)), np.inf))
-    axis = q - p
-    length = np.linalg.norm(axis, axis=2)
-    u = axis / np.where(length > _TINY, length, 1.0)[..., None]
-    m = -p
-    mp = m - (m * u).sum(2, keepdims=True) * u
-    dp = w - (w * u).sum(2, keepdims=True) * u
-    qa, qb, qc = (dp * dp).sum(2), (mp * dp).sum(2), (mp * mp).sum(2) - rr
-    disc = qb * qb - qa * qc
-    side = (qa > _TINY) & (disc >= 0.0) & (length > _TINY)
-    t = np.where(side, (-qb - np.sqrt(np.maximum(disc, 0.0))) / np.where(qa > _TINY, qa, 1.0), np.inf)
-    along = ((m + np.where(np.isfinite(t), t, 0.0)[..., None] * w) * u).sum(2)
-    hits.append(np.where(side & (along >= 0.0) & (along <= length), t, np.inf))
-    return np.min(hits, axis=0)
-
-
 def _segment_distance(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The distance of the origin from segments p q (K, S, 3), and their nearest points."""
     d = q - p
@@ -364,7 +338,8 @@ def sweep_rounds(ground: "Ground", wheels: "SweptWheels", only_shape: np.ndarray
             (a[:, None] - corners, b[:, None] - corners)]
     p = np.concatenate([e[0] for e in ends], axis=1)
     q = np.concatenate([e[1] for e in ends], axis=1)
-    t_round = _ray_capsules(ww, p, q, r)
+    # rays from the origin along w into the capsules of the pieces (a start inside: sweep_shapes's depth)
+    t_round = capsule_entry(ww[:, None], p, q, r[:, None], unit=True, tiny=_TINY)
     best_round = t_round.argmin(axis=1)
     rows = np.arange(K)
     # flat pieces (1): a hull face, reflected, at a (swept along the segment where parallel to it) and at b, its

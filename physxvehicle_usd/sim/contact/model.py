@@ -4,7 +4,6 @@ once from the resolved description (`ContactModel.build`, `PairModel.build`, `St
 module of the package that reads the description; the others work from the model."""
 from __future__ import annotations
 
-import bisect
 import dataclasses
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
@@ -119,12 +118,14 @@ class ContactModel:
     @classmethod
     def build(cls, shapes: Sequence[Sequence[ShapeDescription]], com_position: np.ndarray, com_orientation: np.ndarray,
               ground: Sequence[GroundDescription], materials: Materials, rule: GroupFilter,
-              wheel_paths: Sequence[Sequence[str]] | None, scenes: Sequence[Block]) -> "ContactModel | None":
+              wheel_paths: Sequence[Sequence[str]] | None, scenes: Sequence[Block],
+              bodies: Sequence[str] | None = None) -> "ContactModel | None":
         """shapes: each vehicle's (batch order); com_position (3, V), com_orientation (4, V): the body frame in the
         vehicle prim's; rule: the stage's collision groups' filtering; wheel_paths: each vehicle's wheel attachments
         in batch order (a shape under one, with its `wheelFrame`, follows that wheel; None: every shape is fixed in
-        the body); scenes: each vehicle's scene block (the contact thresholds, resolved). None when no vehicle has a
-        shape."""
+        the body); scenes: each vehicle's scene block (the contact thresholds, resolved); bodies: each vehicle's prim
+        path, its shapes' body, which a FilteredPairsAPI target may name (None: targets name shapes alone). None when
+        no vehicle has a shape."""
         rows, polys, own, wheel, ends, corners, origins = [], [], [], [], [], [], []
         authored_R, authored_t = [], []
         ordered: dict[bytes, Polytope] = {}
@@ -196,16 +197,16 @@ class ContactModel:
         col_groups, col_group = np.unique(rule.first(g.groups for g in statics), return_inverse=True)
         collides = rule.collide(row_groups[:, None], col_groups[None, :])[row_group.reshape(-1)]
         collides = collides[:, col_group.reshape(-1)]
-        column = {g.path: k for k, g in enumerate(statics)}
-        for r, shape in enumerate(own):  # FilteredPairsAPI: a shape (or its body) naming a static collider
-            for path in shape.filtered:
-                if path in column:
-                    collides[r, column[path]] = False
-        for k, g in enumerate(statics):  # ... or a static collider naming a vehicle's shape or body
+        # FilteredPairsAPI: a shape (its body's targets are among its own) naming a static collider, or a static
+        # collider naming a vehicle's shape or body
+        shape_rows = named_rows([s.path for s in own], [bodies[v] for v in rows] if bodies is not None else None)
+        static_rows = named_rows([g.path for g in statics])
+        for r, shape in enumerate(own):
+            for target in shape.filtered:
+                collides[r, static_rows.get(target, [])] = False
+        for k, g in enumerate(statics):
             for target in g.filtered:
-                for r, shape in enumerate(own):
-                    if shape.path == target or shape.path.startswith(target + "/"):
-                        collides[r, k] = False
+                collides[shape_rows.get(target, []), k] = False
         plane_count = sum(1 for g in ground if g.kind == "plane")
         mesh_count = sum(1 for g in ground if g.kind == "mesh")
         static_corners = [placed_corners(g) for g in ground if g.kind == "convex"]
@@ -224,7 +225,7 @@ class ContactModel:
                    if any(sh.kind != "convex" for sh in own) else None,
                    *((np.array(ends), np.array([sh.radius if sh.cylinderEnds is not None else 0.0 for sh in own]))
                      if any(sh.cylinderEnds is not None for sh in own) else (None, None)),
-                   PairModel.build(own, rows, materials, rule), origins,
+                   PairModel.build(own, rows, materials, rule, shape_rows), origins,
                    StaticRounds.of(rounds, G - len(rounds)) if rounds else None,
                    (np.array(authored_R), np.array(authored_t)) if any(w >= 0 for w in wheel) else None,
                    static_cylinders=_static_cylinders([g for g in ground if g.kind == "convex"]))
@@ -413,38 +414,47 @@ class PairModel:
     quiet: dict = field(default_factory=dict, repr=False, compare=False)  # the last quiet broad phase's pose
 
     @classmethod
-    def build(cls, shapes: Sequence[ShapeDescription], vehicle: np.ndarray,
-              materials: Materials, rule: GroupFilter) -> "PairModel | None":
-        """shapes: the shape rows (ContactModel's), vehicle: each row's vehicle. None with fewer than two vehicles."""
+    def build(cls, shapes: Sequence[ShapeDescription], vehicle: np.ndarray, materials: Materials, rule: GroupFilter,
+              named: Mapping[str, list[int]]) -> "PairModel | None":
+        """shapes: the shape rows (ContactModel's), vehicle: each row's vehicle, named: the rows each FilteredPairsAPI
+        target names (`named_rows`). None with fewer than two vehicles."""
         if len(np.unique(vehicle)) < 2:
             return None
         keys, material_key = distinct_keys(shapes)
         small = combined_tables(keys, keys, materials)
         offset = np.array([s.contactOffset for s in shapes], float)
         return cls(material_key, rule.first(s.groups for s in shapes), rule, offset,
-                   *(small[param.name] for param in CONTACT_PARAMS), _filtered_pairs(shapes, vehicle))
+                   *(small[param.name] for param in CONTACT_PARAMS), _filtered_pairs(shapes, vehicle, named))
 
     def collide(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """Whether the groups of shape rows a and b (arrays) let them collide."""
         return self.rule.collide(self.group[a], self.group[b])
 
 
-def _filtered_pairs(shapes: Sequence[ShapeDescription], vehicle: np.ndarray) -> frozenset:
-    """FilteredPairsAPI: the (lower row, higher row) of shapes of two vehicles where one names the other, or a prim
-    above it (the other vehicle's body)."""
-    paths = sorted((s.path, r) for r, s in enumerate(shapes))
-    names = [path for path, _ in paths]
+def named_rows(paths: Sequence[str], bodies: Sequence[str] | None = None) -> dict[str, list[int]]:
+    """FilteredPairsAPI's one rule: which colliders (rows, with their paths and, where they have one, their bodies'
+    paths) a target names. omni.physx resolves a target to the physics object its path holds (usdLoad's filtered
+    pairs, Collision.cpp): a collider names itself, a body all its shapes; a prim between them names nothing."""
+    out: dict[str, list[int]] = {}
+    for r, path in enumerate(paths):
+        out.setdefault(path, []).append(r)
+    for r, body in enumerate(bodies or ()):
+        if body != paths[r]:
+            out.setdefault(body, []).append(r)
+    return out
+
+
+def _filtered_pairs(shapes: Sequence[ShapeDescription], vehicle: np.ndarray, named: Mapping[str, list[int]]
+                    ) -> frozenset:
+    """FilteredPairsAPI between vehicles: the (lower row, higher row) of shapes of two vehicles where one names the
+    other (`named_rows`)."""
     out = set()
     for r, shape in enumerate(shapes):
         for target in shape.filtered:
-            start = bisect.bisect_left(names, target)
-            for path, o in paths[start:]:
-                if not (path == target or path.startswith(target + "/")):
-                    break
+            for o in named.get(target, ()):
                 if vehicle[o] != vehicle[r]:
                     out.add((min(r, o), max(r, o)))
     return frozenset(out)
-
 
 def capsule_rows(model: ContactModel) -> np.ndarray:
     """(N,) bool: the capsule rows (a segment core with a radius), which keep manifolds against static boxes."""

@@ -3,7 +3,7 @@ the next (`VehicleRecords`: `FrictionPatches`, PCM's manifolds, the box pairs' `
 vehicles and joined back by sim/shards.py."""
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
@@ -41,6 +41,21 @@ class Contacts:
 
     def __len__(self) -> int:
         return len(self.shape)
+
+
+@dataclass
+class StepContacts:
+    """A step's contacts and what its solve made of them (SimState.contacts): the points with the static world and
+    between vehicles, the model that made them, the solve groups' contact rows as the solver left them, and the
+    telemetry reported from those (sim/contact/telemetry.py)."""
+
+    points: Contacts | None = None  # with the static world (sim/contact/world.py)
+    between: Contacts | None = None  # between vehicles (sim/contact/pairs.py)
+    model: "ContactModel | None" = None
+    # (vehicles, rows) of each solve group: contact_rows.StaticContactRows, or a side of a PairContactRows (its views)
+    solved: list = field(default_factory=list)
+    pairs_solved: list = field(default_factory=list)  # the PairContactRows of each solve with contacts between vehicles
+    telemetry: dict[str, np.ndarray] | None = None  # sim/contact/telemetry.py TELEMETRY, per vehicle
 
 
 def contacts_subset(c: Contacts, keep: np.ndarray) -> Contacts:

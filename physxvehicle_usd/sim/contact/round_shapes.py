@@ -34,7 +34,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ground import box_overlaps, segment_points
+from ..ground import box_overlaps
+from ..round_rays import segment_points
 from .box import Boxes
 from .geometry import segments_closest
 from .model import ContactModel
