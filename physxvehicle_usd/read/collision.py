@@ -364,9 +364,7 @@ def read_collision_groups(stage: Usd.Stage, copies: CopyRoots | None = None,
         path = str(U.get_path(prim)) if known or shared_copy is not None else None
         if known:
             roots = copies(path) if copies is not None else None
-            if roots is not None and copied.move(path, roots, groups, members, moved, childless):
-                pass
-            else:
+            if roots is None or not copied.move(path, roots, groups, members, moved, childless):
                 collection = UsdPhysics.CollisionGroup(prim).GetCollidersCollectionAPI()
                 query = collection.ComputeMembershipQuery()
                 members[path] = {str(p) for p in Usd.ComputeIncludedPathsFromCollection(query, stage)}
