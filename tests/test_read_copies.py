@@ -16,7 +16,7 @@ from stage_factory import add_copies, build_vehicle, car_spec, preset_stage, set
 
 from physxvehicle_usd import properties as P
 from physxvehicle_usd.read import CopyStats, read_stage
-from physxvehicle_usd.read.collision import collision_groups
+from physxvehicle_usd.read.collision import collision_groups, read_collision_groups
 from physxvehicle_usd.read.copies import Fleet, Subtree
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fuzz"))
@@ -335,12 +335,14 @@ def test_copies_with_colliders_under_rotated_and_scaled_parents(source, tmp_path
     assert len(orientations) == (1 if arrangement == "rotated and scaled alike" else 2)
 
 
-@pytest.mark.parametrize("case", ["own groups", "a group including the stage's root", "a class filtering one copy"])
+@pytest.mark.parametrize("case", ["own groups", "a group including the stage's root", "a class filtering one copy",
+                                  "a group filtering a cube"])
 def test_copies_collision_groups_are_their_first_copys_moved_where_that_is_what_usd_composes(source, tmp_path, case):
     """A copy's collision groups are its asset's first copy's moved to its root (read/collision.py _CopiedGroups),
-    the second copy's worked out in full as a check: a group whose collection reaches outside the copy (its
-    include-root) is worked out for every copy, and so are the groups of an asset whose second copy composes other
-    than the moved first (a class on the stage filtering the first copy's group by its path)."""
+    the second copy's worked out in full as a check, and the further copies' subtrees not traversed: a group whose
+    collection reaches outside the copy (its include-root) is worked out for every copy, and so are the groups of an
+    asset whose second copy composes other than the moved first (a class on the stage filtering the first copy's
+    group by its path). A moved group whose first copy's is said to filter a prim that is no group is said so too."""
     asset = asset_layer(source.stage, "/World/Car", tmp_path)
     layer = Sdf.Layer.FindOrOpen(str(asset))
     asset_stage = Usd.Stage.Open(layer)
@@ -350,6 +352,8 @@ def test_copies_collision_groups_are_their_first_copys_moved_where_that_is_what_
     group.GetCollidersCollectionAPI().GetIncludesRel().AddTarget(chassis.GetPath())
     other = UsdPhysics.CollisionGroup.Define(asset_stage, "/World/Car/OtherGroup")
     group.GetFilteredGroupsRel().AddTarget(other.GetPath())
+    if case == "a group filtering a cube":
+        other.GetFilteredGroupsRel().AddTarget(chassis.GetPath())
     if case == "a group including the stage's root":
         group.GetCollidersCollectionAPI().CreateIncludeRootAttr(True)
     if case == "a class filtering one copy":
@@ -369,6 +373,16 @@ def test_copies_collision_groups_are_their_first_copys_moved_where_that_is_what_
         Fleet.leave(group, Subtree())
     assert len(copies.groups) == 1 and copies.copy_roots(f"{car(3)}/ChassisGroup") == (car(3), car(0), car(1))
     assert collision_groups(stage, copies.copy_roots) == collision_groups(stage)
+    shared, alone = read_collision_groups(stage, copies.copy_roots, copies.shared_copy), read_collision_groups(stage)
+    assert list(shared.groups.items()) == list(alone.groups.items()) and shared.members == alone.members
+    assert shared.childless == alone.childless == list(alone.groups) and not alone.moved
+    # the groups moved to the third and further copies: the others are worked out in full for every copy
+    names = {"a group including the stage's root": ("OtherGroup",),
+             "a class filtering one copy": ("ChassisGroup",)}.get(case, ("ChassisGroup", "OtherGroup"))
+    assert shared.moved == {f"{car(i)}/{name}": f"{car(0)}/{name}" for i in (2, 3, 4) for name in names}
+    if case == "a group filtering a cube":
+        said = [d for d in fast.diagnostics if d.code == "COLLISION_GROUP"]
+        assert [d.prim for d in said] == [f"{car(i)}/OtherGroup" for i in range(5)]
     groups = full.collisionGroups
     if case == "a class filtering one copy":
         assert groups[f"{car(3)}/OtherGroup"].filtered == [f"{car(0)}/ChassisGroup"]

@@ -150,7 +150,8 @@ def _read(stage: Usd.Stage, description: StageDescription, sink: DiagnosticSink,
     fleet = Fleet.of(stage) if share_copies else None
     found, vehicles = _traverse(stage, fleet)
     physics = load_physics(stage, sink, exclude=fleet.unparsed_bodies() if fleet is not None else (), units=units,
-                           copies=fleet.copy_roots if fleet is not None else None)
+                           copies=fleet.copy_roots if fleet is not None else None,
+                           shared_copy=fleet.shared_copy if fleet is not None else None)
     description.materials = physics.materials
     description.ground = physics.ground
     description.collisionGroups = physics.groups

@@ -21,7 +21,7 @@ from functools import lru_cache
 from typing import Callable
 
 import numpy as np
-from pxr import Sdf, Usd, UsdPhysics
+from pxr import Usd, UsdPhysics
 
 from .. import properties as P
 from ..box_corners import box_points
@@ -313,40 +313,77 @@ def _core_end(desc, unscale: np.ndarray) -> np.ndarray:
 CopyRoots = Callable[[str], "tuple[str, str, str] | None"]
 
 
+# the root of a third or further copy of an asset whose copies share (read/copies.py Fleet.shared_copy) -> the roots of
+# its first and second copies; None for any other prim path
+SharedCopy = Callable[[str], "tuple[str, str] | None"]
+
+
+@dataclass
+class CollisionGroups:
+    """The stage's collision groups as `read_collision_groups` finds them, each dict in traversal order."""
+
+    groups: dict[str, CollisionGroupDescription]
+    members: dict[str, set[str]]  # each group's colliders
+    moved: dict[str, str]  # a group moved from a first copy's (the same composed group) -> that group's path
+    childless: list[str]  # the groups without child prims, in the order of `groups`
+
+
 def collision_groups(stage: Usd.Stage, copies: CopyRoots | None = None) -> tuple[
         dict[str, CollisionGroupDescription], dict[str, set[str]]]:
-    """Every PhysicsCollisionGroup (what it filters, whether inverted) and the colliders of each.
+    """Every PhysicsCollisionGroup (what it filters, whether inverted) and the colliders of each
+    (read_collision_groups)."""
+    found = read_collision_groups(stage, copies)
+    return found.groups, found.members
+
+
+def read_collision_groups(stage: Usd.Stage, copies: CopyRoots | None = None,
+                          shared_copy: SharedCopy | None = None) -> CollisionGroups:
+    """Every PhysicsCollisionGroup (what it filters, whether inverted), the colliders of each, and which have child
+    prims.
 
     copies: a group in a copy of an asset is its first copy's group moved to the copy (`_CopiedGroups`), as USD
-    composes the same group at every copy; the second copy's is worked out in full and must be the moved one."""
+    composes the same group at every copy; the second copy's is worked out in full and must be the moved one.
+    shared_copy: where every group of a first copy moves and the second copy's groups are those moved, a further
+    copy's subtree is not traversed: its groups are the first copy's moved, in their order."""
     groups: dict[str, CollisionGroupDescription] = {}
     members: dict[str, set[str]] = {}
+    moved: dict[str, str] = {}
+    childless: list[str] = []
     copied = _CopiedGroups()
     # whether a type name is a collision group's, asked of IsA once per type name (a typed schema's IsA depends on
     # the prim's type alone): IsA on every prim of a 10,000-car stage costs six times its type name
     is_group: dict[str, bool] = {}
+    all_children = Usd.Prim.GetAllChildren  # unbound (read/pxr_unchecked.py): prims the traversal gave
     # instance proxies too: a referenced asset made instanceable keeps its groups, and PhysX filters with them
-    for prim in Usd.PrimRange.Stage(stage, Usd.TraverseInstanceProxies()):
+    iterator = iter(Usd.PrimRange.Stage(stage, Usd.TraverseInstanceProxies()))
+    for prim in iterator:
         type_name = U.get_type_name(prim)
         known = is_group.get(type_name)
         if known is None:
             known = is_group[type_name] = bool(prim.IsA(UsdPhysics.CollisionGroup))
+        path = str(U.get_path(prim)) if known or shared_copy is not None else None
         if known:
-            path = str(U.get_path(prim))
             roots = copies(path) if copies is not None else None
-            if roots is not None and copied.move(path, roots, groups, members):
-                continue
-            collection = UsdPhysics.CollisionGroup(prim).GetCollidersCollectionAPI()
-            query = collection.ComputeMembershipQuery()
-            members[path] = {str(p) for p in Usd.ComputeIncludedPathsFromCollection(query, stage)}
-            # the schema's attribute and relationship, asked of the prim by name (unbound: a fleet has thousands)
-            inverted = U.get_value(U.get_attribute(prim, _INVERTED))  # no bool (said: contact_inputs): not inverted
-            groups[path] = CollisionGroupDescription(
-                path, sorted(map(str, U.get_targets(U.get_relationship(prim, _FILTERED)))),
-                inverted if isinstance(inverted, bool) else False)
-            if roots is not None:
-                copied.note(collection, path, roots, groups[path], members[path])
-    return groups, members
+            if roots is None or not copied.move(path, roots, groups, members, moved, childless):
+                collection = UsdPhysics.CollisionGroup(prim).GetCollidersCollectionAPI()
+                query = collection.ComputeMembershipQuery()
+                members[path] = {str(p) for p in Usd.ComputeIncludedPathsFromCollection(query, stage)}
+                # the schema's attribute and relationship, asked of the prim by name (unbound: thousands in a fleet)
+                inverted = U.get_value(U.get_attribute(prim, _INVERTED))  # no bool (said: contact_inputs): not inverted
+                groups[path] = CollisionGroupDescription(
+                    path, sorted(map(str, U.get_targets(U.get_relationship(prim, _FILTERED)))),
+                    inverted if isinstance(inverted, bool) else False)
+                leaf = not all_children(prim)
+                if leaf:
+                    childless.append(path)
+                if roots is not None:
+                    copied.note(collection, path, roots, groups[path], members[path], leaf)
+        if shared_copy is not None:
+            first_and_second = shared_copy(path)
+            if first_and_second is not None and copied.move_below(path, *first_and_second, groups, members, moved,
+                                                                  childless):
+                iterator.PruneChildren()
+    return CollisionGroups(groups, members, moved, childless)
 
 
 class _CopiedGroups:
@@ -360,41 +397,65 @@ class _CopiedGroups:
 
     def __init__(self) -> None:
         # a first copy's group path -> [verified by the second copy (None: not yet), members' tails below the root,
-        # filtered groups as (below the root, tail or path), inverted]
+        # filtered groups as (below the root, tail or path), inverted, whether it has no child prims]
         self.known: dict[str, list] = {}
+        # a first or second copy's root -> the tails of its groups below the root, in traversal order
+        self.below: dict[str, list[str]] = {}
+        self.unmoved: set[str] = set()  # first copies' roots with a group that is not moved
 
-    def move(self, path: str, roots: tuple[str, str, str], groups: dict, members: dict) -> bool:
-        """Whether the group at `path` was moved from its first copy's (into `groups` and `members`)."""
+    def move(self, path: str, roots: tuple[str, str, str], groups: dict, members: dict, moved: dict,
+             childless: list) -> bool:
+        """Whether the group at `path` was moved from its first copy's (into `groups`, `members`, `moved` and
+        `childless`)."""
         root, first, second = roots
         if root == first or root == second:
             return False
-        entry = self.known.get(first + path[len(root):])
+        source = first + path[len(root):]
+        entry = self.known.get(source)
         if entry is None or entry[0] is not True:
             return False
         members[path], groups[path] = self._moved(entry, root, path)
+        moved[path] = source
+        if entry[4]:
+            childless.append(path)
+        return True
+
+    def move_below(self, root: str, first: str, second: str, groups: dict, members: dict, moved: dict,
+                   childless: list) -> bool:
+        """Whether the groups below a further copy's root were all moved from its first copy's, in their order: where
+        the first copy's all move, the second copy's were verified the moved ones, and the two have the same."""
+        tails = self.below.get(first, [])
+        if first in self.unmoved or self.below.get(second, []) != tails or any(
+                self.known[first + tail][0] is not True for tail in tails):
+            return False
+        for tail in tails:
+            self.move(root + tail, (root, first, second), groups, members, moved, childless)
         return True
 
     def note(self, collection: Usd.CollectionAPI, path: str, roots: tuple[str, str, str],
-             group: CollisionGroupDescription, found: set[str]) -> None:
+             group: CollisionGroupDescription, found: set[str], childless: bool) -> None:
         """A group worked out in full: a first copy's is kept relative to its root, a second copy's checks it."""
         root, first, second = roots
+        if path != root and root in (first, second):
+            self.below.setdefault(root, []).append(path[len(root):])
         if root == first:
             expression = collection.GetMembershipExpressionAttr()
             if (expression and expression.HasAuthoredValue()) or collection.GetIncludeRootAttr().Get() \
                     or not all(at_or_below(m, root) for m in found):
+                self.unmoved.add(root)
                 return
             size = len(root)
             filtered = [(True, t[size:]) if at_or_below(t, root) else (False, t) for t in group.filtered]
-            self.known[path] = [None, [m[size:] for m in found], filtered, group.inverted]
+            self.known[path] = [None, [m[size:] for m in found], filtered, group.inverted, childless]
         elif root == second:
             entry = self.known.get(first + path[len(root):])
             if entry is not None and entry[0] is None:
                 moved_members, moved_group = self._moved(entry, root, path)
-                entry[0] = moved_members == found and moved_group == group
+                entry[0] = moved_members == found and moved_group == group and entry[4] == childless
 
     @staticmethod
     def _moved(entry: list, root: str, path: str) -> tuple[set[str], CollisionGroupDescription]:
-        _, tails, filtered, inverted = entry
+        _, tails, filtered, inverted, _ = entry
         return {root + t for t in tails}, CollisionGroupDescription(
             path, sorted([root + t if below else t for below, t in filtered]), inverted)
 
@@ -409,7 +470,10 @@ def groups_of(members: dict[str, set[str]]) -> dict[str, list[str]]:
     filtered by /World/Extra's filters alone; one pass over the groups, not one per collider: a fleet has thousands
     of both)."""
     member_of: dict[str, list[str]] = {}
-    for name in sorted(members, key=Sdf.Path):
+    # a prim name holds no character below "/" (letters, digits, "_" and other identifier characters): the paths' own
+    # string order is Sdf.Path's, element by element, a path before those below it (an Sdf.Path of each and their
+    # comparisons cost five times as much; a fleet has thousands of groups)
+    for name in sorted(members):
         for member in members[name]:
             member_of.setdefault(member, []).append(name)
     return member_of

@@ -220,15 +220,25 @@ _MATERIAL_RANGES = (*((P.full_name("PhysicsMaterialAPI", row.base), row.range) f
                     ("physics:density", P.NON_NEGATIVE))
 
 
-def check_groups(stage: Usd.Stage, groups: dict, sink: DiagnosticSink) -> None:
+def check_groups(stage: Usd.Stage, groups: dict, sink: DiagnosticSink, moved: dict[str, str] | None = None) -> None:
     """Say a collision group's filtered group that is no PhysicsCollisionGroup (PhysX filters with groups only: the
     target filters nothing), and an invertFilteredGroups that is no bool (omni.physx reads no bool from it: not
-    inverted)."""
+    inverted).
+
+    moved: a group moved from a copy's (read/collision.py: the same composed group at another copy's root) -> that
+    group's path; a moved group whose source was checked here and said nothing says nothing either (its value is the
+    source's, its targets the source's moved to it, or the same groups outside the copies)."""
+    quiet: set[str] = set()  # the groups checked that said nothing
     for path, group in groups.items():
+        source = moved.get(path) if moved else None
+        if source is not None and source in quiet:
+            continue
+        said = False
         inverted = _value(stage.GetPrimAtPath(path), UsdPhysics.Tokens.physicsInvertFilteredGroups)
         if inverted is not None and not isinstance(inverted, bool):
             sink.warning("TYPE", path, f"{_shown_value(inverted)} is not a bool: omni.physx reads the group as not "
                          "inverted", UsdPhysics.Tokens.physicsInvertFilteredGroups)
+            said = True
         for target in group.filtered:
             if target in groups:  # a collision group the stage's traversal found: nothing to say
                 continue
@@ -236,6 +246,10 @@ def check_groups(stage: Usd.Stage, groups: dict, sink: DiagnosticSink) -> None:
             if not prim:
                 sink.warning("COLLISION_GROUP", path, f"filters {target}, which is not on the stage: it filters "
                              "nothing", UsdPhysics.Tokens.physicsFilteredGroups)
+                said = True
             elif not prim.IsA(UsdPhysics.CollisionGroup):
                 sink.warning("COLLISION_GROUP", path, f"filters {target}, which is no PhysicsCollisionGroup: it "
                              "filters nothing", UsdPhysics.Tokens.physicsFilteredGroups)
+                said = True
+        if not said:
+            quiet.add(path)

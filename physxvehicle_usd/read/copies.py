@@ -280,6 +280,15 @@ class Fleet:
                 return root, group.members[0], group.members[1]
         return None
 
+    def shared_copy(self, path: str) -> tuple[str, str] | None:
+        """For the root of a third or further copy of an asset whose copies are shared (copy_roots): the roots of its
+        first and second copies; else None."""
+        group = self.group_of.get(path)
+        if group is None or len(group.members) < 3 or group.subtree is None or group.subtree.special:
+            return None
+        first, second = group.members[0], group.members[1]
+        return None if path == first or path == second else (first, second)
+
     # -- UsdPhysics
     def unparsed_bodies(self) -> list[str]:
         """Copies UsdPhysics need not parse: the third and further copies of a plain asset (no colliders, materials
@@ -400,7 +409,9 @@ def _mass_facts(prim: Usd.Prim) -> tuple | None:
         mass, inertia, com, axes = UsdPhysics.RigidBodyAPI(prim).ComputeMassProperties(shape_mass_information)
     except Exception:  # noqa: BLE001 - the full parse reports it
         return None
-    return (float(mass), tuple(inertia[:]), tuple(com[:]), float(axes.GetReal()), tuple(axes.GetImaginary()[:]))
+    # a key of templates only: Gf's vectors and quaternion as they come (they compare and hash by value), not a
+    # tuple of floats made of each, which cost a third of this per copy
+    return (mass, inertia, com, axes)
 
 
 __all__ = ["CopyStats", "Fleet", "Subtree", "composition_key", "stage_allows_copies"]

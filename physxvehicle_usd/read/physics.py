@@ -28,10 +28,11 @@ from ..units import StageUnits
 from .collision import (
     CopyRoots,
     SceneTolerances,
+    SharedCopy,
     collider_material,
-    collision_groups,
     filtered_targets,
     groups_of,
+    read_collision_groups,
     shape_offsets,
     static_shape,
     vehicle_shape,
@@ -87,18 +88,19 @@ _SHAPES = ("CubeShape", "SphereShape", "CapsuleShape", "CylinderShape", "MeshSha
 
 
 def load_physics(stage: Usd.Stage, sink: DiagnosticSink, exclude: Sequence[str] = (),
-                 units: StageUnits | None = None, copies: CopyRoots | None = None) -> PhysicsInfo:
+                 units: StageUnits | None = None, copies: CopyRoots | None = None,
+                 shared_copy: SharedCopy | None = None) -> PhysicsInfo:
     """exclude: subtrees left out of the parse (read/copies.py: copies of an asset whose subtree holds nothing of
-    this but the vehicle's own body). units: the stage's, for the colliders' default offsets. copies: where the
-    copies of an asset lie, whose collision groups are their first copy's moved (collision_groups)."""
+    this but the vehicle's own body). units: the stage's, for the colliders' default offsets. copies, shared_copy:
+    where the copies of an asset lie, whose collision groups are their first copy's moved (read_collision_groups)."""
     units = units or StageUnits(1.0, 1.0)
     info = PhysicsInfo()
     # the collision groups are read here (collision_groups), and left out of UsdPhysics' parse, which matches every
     # collider against every group: its time grew as their product, 9 s of a 10,000-car fleet's read where every
     # car brings its own groups (a group with prims below it stays in: they may be colliders)
-    groups, members = collision_groups(stage, copies)
-    all_children = Usd.Prim.GetAllChildren  # unbound (read/pxr_unchecked.py): asked of every group, prims just found
-    unparsed = [path for path in groups if not all_children(stage.GetPrimAtPath(path))]
+    found_groups = read_collision_groups(stage, copies, shared_copy)
+    groups, members = found_groups.groups, found_groups.members
+    unparsed = found_groups.childless
     try:
         parsed = _load(stage, exclude=[*exclude, *unparsed])
     except Exception as exc:  # noqa: BLE001 - report, read vehicles without physics descriptions
@@ -161,7 +163,7 @@ def load_physics(stage: Usd.Stage, sink: DiagnosticSink, exclude: Sequence[str] 
     # even for a vehicle without collision shapes)
     if groups:
         info.groups = groups
-        check_groups(stage, info.groups, sink)
+        check_groups(stage, info.groups, sink, found_groups.moved)
         info.member_of = groups_of(members)
         colliders = [*info.ground, *(s for shapes in info.shapes.values() for s in shapes)]
         for collider in colliders:  # one list per collider, in groups_of's order (UsdPhysics' has another)

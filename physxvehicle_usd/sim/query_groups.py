@@ -26,11 +26,19 @@ def wheel_query_groups(description: StageDescription, paths: Sequence[str], whee
     index among them (V, W; a padded wheel slot gets 0)."""
     keys: dict[str | None, int] = {}
     query_key = np.zeros((len(paths), W), np.int64)
+    rows, columns, found = [], [], []  # set in one go: a fleet has tens of thousands of wheels
+    vehicles = description.vehicles
     for v, path in enumerate(paths):
-        by_path = {w.path: w for w in description.vehicles[path].wheels} if path in description.vehicles else {}
+        vehicle = vehicles.get(path)
+        by_path = {w.path: w for w in vehicle.wheels} if vehicle is not None else {}
         for w, wheel_path in enumerate(wheel_paths[v]):
-            group = by_path[wheel_path].attachment["collisionGroup"] if wheel_path in by_path else None
-            query_key[v, w] = keys.setdefault(group if group else None, len(keys))
+            wheel = by_path.get(wheel_path)
+            group = wheel.attachment["collisionGroup"] if wheel is not None else None
+            rows.append(v)
+            columns.append(w)
+            found.append(keys.setdefault(group if group else None, len(keys)))
+    if found:
+        query_key[rows, columns] = found
     return list(keys), query_key
 
 

@@ -78,6 +78,9 @@ class DriveCycle:
 
 _VEHICLE_CONTROL_ATTRS = tuple((schema, base, control) for control, (schema, base) in CONTROL_PROPERTIES.items()
                                if schema == P.CONTROLLER)
+# with their full names, looked up once
+_VEHICLE_CONTROL_NAMES = tuple((schema, base, control, P.full_name(schema, base))
+                               for schema, base, control in _VEHICLE_CONTROL_ATTRS)
 _TANK_CONTROL_ATTRS = tuple((schema, base, control) for control, (schema, base) in CONTROL_PROPERTIES.items()
                             if schema == P.TANK_CONTROLLER)
 # deprecated controller attribute -> (control, sign); used only where the reader took the value from it
@@ -102,9 +105,11 @@ _get_attribute = Usd.Prim.GetAttribute
 _get_time_samples = Usd.Attribute.GetTimeSamples
 
 
-def _samples(prim: Usd.Prim, schema: str, base: str) -> tuple[np.ndarray, np.ndarray, str, str] | None:
-    """(times, values, prim path, attribute name) of a controller attribute with one time sample or more."""
-    name = _full_name(schema, base)
+def _samples(prim: Usd.Prim, schema: str, base: str, name: str | None = None
+             ) -> tuple[np.ndarray, np.ndarray, str, str] | None:
+    """(times, values, prim path, attribute name) of a controller attribute with one time sample or more (name: the
+    attribute's full name, where the caller has it)."""
+    name = _full_name(schema, base) if name is None else name
     attr = _get_attribute(prim, name)
     if not attr or not _get_time_samples(attr):  # most have none: time_samples would say None
         return None
@@ -132,16 +137,19 @@ def drive_cycle(stage: Usd.Stage, description: StageDescription, paths: Sequence
         vehicle = description.vehicles[path]
         model_controller = vehicle.controller
         if model_controller is not None:
-            for schema, base, control in _VEHICLE_CONTROL_ATTRS:
-                if model_controller.source(control) == Source.DEPRECATED:
+            sources = model_controller.values  # asked for each control of every vehicle: no method call each
+            for schema, base, control, name in _VEHICLE_CONTROL_NAMES:
+                item = sources.get(control)
+                if item is not None and item.source == Source.DEPRECATED:
                     continue  # the reader took this control from deprecated attributes; sampled below
-                found = _samples(prim, schema, base)
+                found = _samples(prim, schema, base, name)
                 if found:
                     channels.append(_Channel(control, v, None, *found[:2], held=held_all or control == "targetGear",
                                              prim=found[2], attribute=found[3]))
             deprecated = {}
             for base, (control, sign) in _DEPRECATED_CONTROLS.items():
-                if model_controller.source(control) == Source.DEPRECATED:
+                item = sources.get(control)
+                if item is not None and item.source == Source.DEPRECATED:
                     attr = prim.GetAttribute(P.full_name(P.CONTROLLER, base))
                     deprecated[base] = (control, sign, attr, _samples(prim, P.CONTROLLER, base))
             if any(found for *_, found in deprecated.values()):

@@ -10,7 +10,7 @@ no default of its own. Quaternion and vector arithmetic is the simulator's (sim/
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -185,13 +185,36 @@ def _friction_table(description: StageDescription, path: str | None) -> Friction
     return FrictionTableParams(materials, values[: len(materials)], float(_value(table, "defaultFrictionValue")))
 
 
-def rigid_body_initial_state(rb: Block) -> RigidBodyInitialState:
-    """The actor's pose and velocities at creation, from the description's rigid-body block."""
+def _orientation(value: Any) -> Quat:
+    return _quat_normalize(_vec(value, 4))
+
+
+def _angular_velocity(value: Any) -> Vec3:
+    return tuple(math.radians(c) for c in _vec(value))  # type: ignore[return-value]  # USD deg/s -> rad/s
+
+
+def rigid_body_initial_state(rb: Block, converted: dict[tuple[str, int], tuple[Any, Any]] | None = None
+                             ) -> RigidBodyInitialState:
+    """The actor's pose and velocities at creation, from the description's rigid-body block.
+
+    converted: where many blocks are built at once, each conversion of an orientation or velocity (a tuple: it cannot
+    change) by (key, the id of the tuple), kept with the tuple, so only the same object finds it (a fleet's copies
+    share theirs)."""
+    def once(key: str, convert: Callable[[Any], Any]) -> Any:
+        item = rb.values.get(key) if converted is not None else None
+        if item is None or type(item.value) is not tuple:
+            return convert(_value(rb, key))
+        found = converted.get((key, id(item.value)))
+        if found is not None and found[0] is item.value:
+            return found[1]
+        out = converted[(key, id(item.value))] = (item.value, convert(_value(rb, key)))
+        return out[1]
+
     return RigidBodyInitialState(
         position=_vec(_value(rb, "position")),
-        orientation=_quat_normalize(_vec(_value(rb, "orientation"), 4)),
-        linear_velocity=_vec(_value(rb, "linearVelocity")),
-        angular_velocity=tuple(math.radians(c) for c in _vec(_value(rb, "angularVelocity"))),  # USD deg/s -> rad/s
+        orientation=once("orientation", _orientation),
+        linear_velocity=once("linearVelocity", _vec),
+        angular_velocity=once("angularVelocity", _angular_velocity),
     )
 
 

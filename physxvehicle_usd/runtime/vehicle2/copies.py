@@ -44,6 +44,7 @@ class _Representative:
         below = [record.scene] + [w.tire.get("frictionTable") for w in record.wheels]
         self.lends = not any(p is not None and at_or_below(p, self.root) for p in below)
         self.verified: bool | None = None  # whether reuse gave its twin what a full build gives (None: no twin yet)
+        self._converted: dict = {}  # rigid_body_initial_state's conversions of the values its copies share
 
     def matches(self, record: VehicleDescription, path: str) -> bool:
         if self._matcher is None:
@@ -52,9 +53,9 @@ class _Representative:
 
     def reuse(self, record: VehicleDescription) -> VehicleParams:
         wheels = sorted(record.wheels, key=lambda w: w.index)
-        return replaced(self.params, path=record.path, initial_state=rigid_body_initial_state(record.rigidBody),
-                        description=record, wheels=tuple(replaced(w, path=d.path, description=d)
-                                                         for w, d in zip(self.params.wheels, wheels)))
+        initial_state = rigid_body_initial_state(record.rigidBody, self._converted)
+        return replaced(self.params, path=record.path, initial_state=initial_state, description=record,
+                        wheels=tuple(replaced(w, path=d.path, description=d) for w, d in zip(self.params.wheels, wheels)))
 
 
 def build_params_sharing(description: StageDescription, paths: Sequence[str],

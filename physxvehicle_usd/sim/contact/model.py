@@ -132,39 +132,51 @@ class ContactModel:
         # converted once: per vehicle, a float32 batch's conversion grew the build as the fleet's square
         com_position = np.asarray(com_position, float)
         rotations = np.ascontiguousarray(np.moveaxis(vm.quat_to_mat(np.asarray(com_orientation, float)), 2, 0))
+        # a fleet's copies of one car bring the same shapes in the same body frame: a shape fixed in the body is
+        # placed once per distinct (body frame, points, cylinder ends), by the same operations (the same bits)
+        frame_of = _distinct_rows(np.concatenate([com_position.T, rotations.reshape(len(rotations), 9)], axis=1))
+        fixed: dict[tuple, tuple] = {}
+        unfollowed = (np.full((3, 3), np.nan), np.full(3, np.nan))  # a fixed shape's authored_R and authored_t
         for v, vehicle_shapes in enumerate(shapes):
             R = rotations[v]
             for shape in vehicle_shapes:
-                w = -1
-                if wheel_paths is not None and shape.wheelFrame is not None and shape.wheel in wheel_paths[v]:
-                    # PxVehicleWriteWheelLocalPoseToPhysXWheelShape: the shape's pose in its wheel's frame is kept
-                    frame = np.asarray(shape.wheelFrame, float)  # row vectors: x_vehicle = x_wheel M[:3,:3] + M[3,:3]
+                if wheel_paths is None or shape.wheelFrame is None or shape.wheel not in wheel_paths[v]:
+                    given = np.asarray(shape.points, float)
+                    given_ends = None if shape.cylinderEnds is None else np.asarray(shape.cylinderEnds, float)
+                    key = (frame_of[v], shape.kind, given.shape, given.tobytes(),
+                           None if given_ends is None else (given_ends.shape, given_ends.tobytes()))
+                    placed = fixed.get(key)
+                    if placed is None:
+                        placed = fixed[key] = _fixed_shape(shape.kind, given, given_ends, com_position[:, v], R,
+                                                           ordered)
+                    points, poly, shape_ends, origin = placed
+                    authored_R.append(unfollowed[0])
+                    authored_t.append(unfollowed[1])
+                    rows.append(v)
+                    polys.append(poly)
+                    own.append(shape)
+                    wheel.append(-1)
+                    ends.append(shape_ends)
+                    origins.append(origin)
+                    corners.append(points)
+                    continue
+                # PxVehicleWriteWheelLocalPoseToPhysXWheelShape: the shape's pose in its wheel's frame is kept
+                frame = np.asarray(shape.wheelFrame, float)  # row vectors: x_vehicle = x_wheel M[:3,:3] + M[3,:3]
 
-                    def local(points, frame=frame):
-                        return np.linalg.solve(frame[:3, :3].T, (np.asarray(points, float) - frame[3, :3]).T).T
-                    w = wheel_paths[v].index(shape.wheel)
-                    authored_R.append(R.T @ frame[:3, :3].T)  # x_body = R^T (M^T x_wheel + M[3] - com)
-                    authored_t.append(R.T @ (frame[3, :3] - com_position[:, v]))
-                else:
-                    authored_R.append(np.full((3, 3), np.nan))
-                    authored_t.append(np.full(3, np.nan))
-                    def local(points, v=v, R=R):
-                        return (np.asarray(points, float) - com_position[:, v]) @ R
+                def local(points, frame=frame):
+                    return np.linalg.solve(frame[:3, :3].T, (np.asarray(points, float) - frame[3, :3]).T).T
+                w = wheel_paths[v].index(shape.wheel)
+                authored_R.append(R.T @ frame[:3, :3].T)  # x_body = R^T (M^T x_wheel + M[3] - com)
+                authored_t.append(R.T @ (frame[3, :3] - com_position[:, v]))
                 rows.append(v)
                 points = local(shape.points)
-                if shape.kind == "convex":
-                    key = points.tobytes()
-                    if key not in ordered:
-                        ordered[key] = convex_polytope(points)
-                    polys.append(ordered[key])
-                else:
-                    polys.append(core(points))
+                polys.append(_polytope(shape.kind, points, ordered))
                 own.append(shape)
                 wheel.append(w)
                 ends.append(local(shape.cylinderEnds) if shape.cylinderEnds is not None else np.full((2, 3), np.nan))
                 origins.append(local(np.zeros((1, 3)))[0])
                 # a shape that follows a wheel is no box of the body frame's box contacts (sim/contact/box.py)
-                corners.append(points if w < 0 else np.zeros((0, 3)))
+                corners.append(np.zeros((0, 3)))
         if not rows:
             return None
         rounds = [g for g in ground if g.kind in ROUND_KINDS]
@@ -272,6 +284,38 @@ def distinct_keys(shapes) -> tuple[list[tuple], np.ndarray]:
     """The distinct (material, contact offset, rest offset) of shapes (vehicle or static), and each shape's index
     among them."""
     return distinct((s.material, s.contactOffset, s.restOffset) for s in shapes)
+
+
+def _distinct_rows(rows: np.ndarray) -> np.ndarray:
+    """Each row's index among the distinct rows of a 2-d float array, telling rows apart by their bits."""
+    rows = np.ascontiguousarray(rows)
+    if not len(rows):
+        return np.zeros(0, np.int64)
+    _, inverse = np.unique(rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).reshape(-1),
+                           return_inverse=True)
+    return inverse.reshape(-1)
+
+
+def _polytope(kind: str, points: np.ndarray, ordered: dict[bytes, Polytope]) -> Polytope:
+    """A vehicle shape's polytope from its points in the body (or wheel) frame: a convex one's hull, once per
+    distinct points (`ordered`), a sphere's or capsule's core."""
+    if kind != "convex":
+        return core(points)
+    key = points.tobytes()
+    if key not in ordered:
+        ordered[key] = convex_polytope(points)
+    return ordered[key]
+
+
+def _fixed_shape(kind: str, points: np.ndarray, cylinder_ends: np.ndarray | None, com: np.ndarray, R: np.ndarray,
+                 ordered: dict[bytes, Polytope]) -> tuple:
+    """A shape fixed in its body, from the vehicle prim's frame to the body frame (com: the centre of mass there, R:
+    the body's axes): its points, polytope, cylinder ends (NaN: none) and origin."""
+    def local(given: np.ndarray) -> np.ndarray:
+        return (given - com) @ R
+    placed = local(points)
+    ends = local(cylinder_ends) if cylinder_ends is not None else np.full((2, 3), np.nan)
+    return placed, _polytope(kind, placed, ordered), ends, local(np.zeros((1, 3)))[0]
 
 
 def combined_tables(a_keys: Sequence[tuple], b_keys: Sequence[tuple], materials: Materials) -> dict[str, np.ndarray]:
