@@ -11,7 +11,6 @@ The extension is built by `pip install` (setup.py) with the machine's C compiler
 from __future__ import annotations
 
 import ctypes
-import importlib.util
 import operator
 import weakref
 
@@ -20,6 +19,7 @@ import numpy as np
 from ..runtime.vehicle2 import NEUTRAL_GEAR
 from . import vecmath as vm
 from .declare import FLT_MIN
+from .extension import address, extension_path, open_extension
 from .state import SimParams, SimState
 from .subsystems import DERIVED, PARAMS, STATES
 
@@ -110,16 +110,15 @@ def _first_mismatch(built: list, mirror: list) -> str | None:
 
 
 def _load() -> ctypes.CDLL | None:
-    spec = importlib.util.find_spec(f"{__package__}._substeps")
-    if spec is None or not spec.origin:
+    lib = open_extension()
+    if lib is None:
         return None
-    lib = ctypes.CDLL(spec.origin)
     rebuild = "regenerate _substeps_batch.h (python tools/generate_kernel_header.py) and rebuild (pip install -e .)"
     if not hasattr(lib, "pvu_batch_fields"):
-        raise ImportError(f"{spec.origin} predates the generated Batch layout: {rebuild}")
+        raise ImportError(f"{extension_path()} predates the generated Batch layout: {rebuild}")
     mismatch = _first_mismatch(_layout(lib), _mirror_layout())
     if mismatch is not None:
-        raise ImportError(f"{spec.origin} was built from another Batch: {mismatch}; {rebuild}")
+        raise ImportError(f"{extension_path()} was built from another Batch: {mismatch}; {rebuild}")
     lib.pvu_substeps.argtypes = [ctypes.POINTER(_Batch)]
     lib.pvu_substeps.restype = ctypes.c_int
     return lib
@@ -223,7 +222,7 @@ class _Prepared:
         arrays = np.ndarray((), block, raw)  # (the constructor: half a view's checks)
         if last is not None:
             np.copyto(raw[:state_bytes], last[0][:state_bytes])
-        self.words[slots] = _address(raw) + offsets
+        self.words[slots] = address(raw) + offsets
         views = tuple(arrays[name] for name in _STATE_FIELDS)
         for k in replaced:
             np.copyto(views[k], values[k], casting="unsafe")
@@ -251,11 +250,6 @@ class _Prepared:
         self.last = None
         return self.layout
 
-
-def _address(array: np.ndarray) -> int:
-    """The address of a writable contiguous array's data, through the buffer protocol (a third of the time
-    `array.ctypes.data` takes)."""
-    return ctypes.addressof(ctypes.c_char.from_buffer(array))
 
 
 _state_values = operator.attrgetter(*_STATE_FIELDS)  # the state the kernel writes, in _STATE_FIELDS order

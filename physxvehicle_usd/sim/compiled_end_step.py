@@ -12,12 +12,13 @@ numpy's sine and cosine (as compiled_rows' solves do) and one more call. The num
 from __future__ import annotations
 
 import ctypes
-import importlib.util
 import operator
 import weakref
 from typing import TYPE_CHECKING
 
 import numpy as np
+
+from .extension import address, check_struct_size, open_extension
 
 if TYPE_CHECKING:
     from .state import SimParams, SimState
@@ -38,16 +39,10 @@ class _EndStep(ctypes.Structure):
 
 
 def _load() -> ctypes.CDLL | None:
-    spec = importlib.util.find_spec(f"{__package__}._substeps")
-    if spec is None or not spec.origin:
+    lib = open_extension("pvu_end_step")  # (an extension built before it: numpy ends the step)
+    if lib is None:
         return None
-    lib = ctypes.CDLL(spec.origin)
-    if not hasattr(lib, "pvu_end_step"):  # an extension built before it: numpy ends the step
-        return None
-    lib.pvu_end_step_size.restype = ctypes.c_int64
-    if lib.pvu_end_step_size() != ctypes.sizeof(_EndStep):
-        raise ImportError(f"{spec.origin} was built from another EndStep ({lib.pvu_end_step_size()} bytes, "
-                          f"compiled_end_step.py's mirror {ctypes.sizeof(_EndStep)}): rebuild (pip install -e .)")
+    check_struct_size(lib, "pvu_end_step_size", _EndStep, "compiled_end_step.py")
     lib.pvu_end_step.argtypes = [ctypes.POINTER(_EndStep)]
     lib.pvu_end_step.restype = ctypes.c_int
     lib.pvu_rows_orientation.argtypes = [ctypes.c_int64, ctypes.c_int64, _P, _P, _P, _P, _P]
@@ -62,14 +57,6 @@ _FLOAT32_PARAMS = ("mass", "moi", "max_linear_velocity", "max_angular_velocity",
                    "sticky_lat_damping_w")
 _FLOAT64_PARAMS = ("linear_damping", "angular_damping")
 
-
-def _address(array: np.ndarray) -> int:
-    """The address of a contiguous array's data: through the buffer protocol where the array is writable (a third of
-    the time `array.ctypes.data` takes, and a step passes some thirty arrays)."""
-    try:
-        return ctypes.addressof(ctypes.c_char.from_buffer(array))
-    except (TypeError, ValueError):  # read-only, or empty
-        return array.ctypes.data
 
 
 def available() -> bool:
@@ -163,24 +150,24 @@ def end_step(p: SimParams, s: SimState, road_normal: np.ndarray, begin_position:
         if array.dtype != dtype:  # a conversion would not round as numpy's promotions do
             raise TypeError(f"compiled end of step: {name} is {array.dtype}, not {np.dtype(dtype)}")
         keep.append(array)
-        setattr(call, name, _address(array))
+        setattr(call, name, address(array))
     velocity_size, position_size, steps_size, half_size = const.sizes
     block = np.empty(velocity_size + position_size + steps_size + half_size, np.float32)
     rotations = np.empty(V, np.int64)
-    base = _address(block)
+    base = address(block)
     call.linear_out = base
     call.angular_out = base + 4 * 3 * V
     call.position_out = base + 4 * velocity_size
     call.angular_steps = steps_at = base + 4 * (velocity_size + position_size)
     call.half = steps_at + 4 * steps_size
-    call.rotations = _address(rotations)
+    call.rotations = address(rotations)
     status = _LIB.pvu_end_step(ctypes.byref(call))
     if status != 0:
         raise RuntimeError(f"compiled end of step failed with status {status}")
     half = block[velocity_size + position_size + steps_size:].reshape(n, V)
     orientation = np.array(begin_orientation, np.float32, order="C")
     sine, cosine = np.sin(half), np.cos(half)  # numpy's, as vecmath.quat_integrate_exact takes them
-    _LIB.pvu_rows_orientation(n, V, _address(orientation), steps_at, _address(sine), _address(cosine), call.rotations)
+    _LIB.pvu_rows_orientation(n, V, address(orientation), steps_at, address(sine), address(cosine), call.rotations)
     s.linear_velocity = block[:3 * V].reshape(3, V)
     s.angular_velocity = block[3 * V:velocity_size].reshape(3, V)
     s.body_position = block[velocity_size:velocity_size + position_size].reshape(3, V)

@@ -10,10 +10,11 @@ tests/test_sim_mesh_queries.py holds the two to each other, to the bit and the p
 from __future__ import annotations
 
 import ctypes
-import importlib.util
 import weakref
 
 import numpy as np
+
+from .extension import check_struct_size, open_extension
 
 _P = ctypes.c_void_p
 _I64, _F64 = ctypes.c_int64, ctypes.c_double
@@ -39,18 +40,11 @@ class _MeshRays(ctypes.Structure):
 
 
 def _load() -> ctypes.CDLL | None:
-    spec = importlib.util.find_spec(f"{__package__}._substeps")
-    if spec is None or not spec.origin:
-        return None
-    lib = ctypes.CDLL(spec.origin)
-    if not hasattr(lib, "pvu_mesh_pairs"):  # an extension built before the mesh queries: numpy runs them
+    lib = open_extension("pvu_mesh_pairs")  # (an extension built before the mesh queries: numpy runs them)
+    if lib is None:
         return None
     for name, mirror in (("pvu_mesh_grid_size", _MeshGrid), ("pvu_mesh_rays_size", _MeshRays)):
-        size = getattr(lib, name)
-        size.restype = _I64
-        if size() != ctypes.sizeof(mirror):
-            raise ImportError(f"{spec.origin} was built from another {mirror.__name__[1:]} ({size()} bytes, "
-                              f"compiled_mesh.py's mirror {ctypes.sizeof(mirror)}): rebuild (pip install -e .)")
+        check_struct_size(lib, name, mirror, "compiled_mesh.py")
     grid = ctypes.POINTER(_MeshGrid)
     lib.pvu_mesh_pairs.argtypes = [grid, _I64, _P, _P, ctypes.c_int, _P, _I64, _P, _P, _I64, _P, _P]
     lib.pvu_mesh_pairs.restype = _I64

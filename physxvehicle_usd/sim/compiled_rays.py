@@ -8,19 +8,17 @@ holds the two to each other, to the bit).
 from __future__ import annotations
 
 import ctypes
-import importlib.util
 
 import numpy as np
+
+from .extension import address, open_extension
 
 _P = ctypes.c_void_p
 
 
 def _load() -> ctypes.CDLL | None:
-    spec = importlib.util.find_spec(f"{__package__}._substeps")
-    if spec is None or not spec.origin:
-        return None
-    lib = ctypes.CDLL(spec.origin)
-    if not hasattr(lib, "pvu_plane_rays"):  # an extension built before it: numpy casts the rays
+    lib = open_extension("pvu_plane_rays")  # (an extension built before it: numpy casts the rays)
+    if lib is None:
         return None
     lib.pvu_plane_rays.argtypes = [ctypes.c_int64, ctypes.c_int64] + [_P] * 9
     lib.pvu_plane_rays.restype = ctypes.c_int
@@ -43,14 +41,6 @@ def covers(ground, origin: np.ndarray, direction: np.ndarray, length: np.ndarray
             and ground.plane_normals.dtype == np.float64 and ground.plane_offsets.dtype == np.float64)
 
 
-def _address(array: np.ndarray) -> int:
-    """The address of a contiguous array's data: through the buffer protocol where the array is writable (a third of
-    the time `array.ctypes.data` takes)."""
-    try:
-        return ctypes.addressof(ctypes.c_char.from_buffer(array))
-    except (TypeError, ValueError):  # read-only, or empty
-        return array.ctypes.data
-
 
 def plane_rays(ground, o: np.ndarray, d: np.ndarray, L: np.ndarray):
     """(hit (R,) bool, normal (3, R) float32, offset (R,) float32, shape (R,) int64) of rays o, d (3, R), lengths L
@@ -62,7 +52,7 @@ def plane_rays(ground, o: np.ndarray, d: np.ndarray, L: np.ndarray):
     block = np.empty(4 * R, np.float32)  # the normals (3, R) and offsets (R,)
     hit, shape = np.empty(R, bool), np.empty(R, np.int64)
     if R:
-        at = _address(block)
-        _LIB.pvu_plane_rays(R, normals.shape[0], _address(normals), _address(offsets), _address(o), _address(d),
-                            _address(L), _address(hit), at, at + 4 * 3 * R, _address(shape))
+        at = address(block)
+        _LIB.pvu_plane_rays(R, normals.shape[0], address(normals), address(offsets), address(o), address(d),
+                            address(L), address(hit), at, at + 4 * 3 * R, address(shape))
     return hit, block[:3 * R].reshape(3, R), block[3 * R:], shape

@@ -11,9 +11,10 @@ the reference (tests/test_sim_row_solver.py holds the two to each other, to the 
 from __future__ import annotations
 
 import ctypes
-import importlib.util
 
 import numpy as np
+
+from .extension import check_struct_size, open_extension
 
 _P = ctypes.c_void_p
 _I64, _F64, _F32 = ctypes.c_int64, ctypes.c_double, ctypes.c_float
@@ -35,16 +36,10 @@ class _RowSolve(ctypes.Structure):
 
 
 def _load() -> ctypes.CDLL | None:
-    spec = importlib.util.find_spec(f"{__package__}._substeps")
-    if spec is None or not spec.origin:
+    lib = open_extension("pvu_rows_soft")  # (an extension built before the row solver: numpy solves the rows)
+    if lib is None:
         return None
-    lib = ctypes.CDLL(spec.origin)
-    if not hasattr(lib, "pvu_rows_soft"):  # an extension built before the row solver: numpy solves the rows
-        return None
-    lib.pvu_row_solve_size.restype = ctypes.c_int64
-    if lib.pvu_row_solve_size() != ctypes.sizeof(_RowSolve):
-        raise ImportError(f"{spec.origin} was built from another RowSolve ({lib.pvu_row_solve_size()} bytes, "
-                          f"compiled_rows.py's mirror {ctypes.sizeof(_RowSolve)}): rebuild (pip install -e .)")
+    check_struct_size(lib, "pvu_row_solve_size", _RowSolve, "compiled_rows.py")
     for solve in (lib.pvu_rows_tgs, lib.pvu_rows_pgs):
         solve.argtypes = [ctypes.POINTER(_RowSolve)]
         solve.restype = ctypes.c_int

@@ -13,7 +13,6 @@ from ..motion import Motion
 from .model import ContactModel
 from .placement import shape_boxes, shape_reach, turned_half
 
-
 # the candidates of a quiet step (no plane near any vehicle): shared and read-only, as a fleet on flat ground away from
 # everything has none most steps (world.generate returns at once, before anything could write into them)
 _NO_ROWS = np.zeros(0, np.int64)
