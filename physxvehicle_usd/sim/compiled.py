@@ -17,11 +17,11 @@ import weakref
 import numpy as np
 
 from ..runtime.vehicle2 import NEUTRAL_GEAR
-from . import vecmath as vm
 from .declare import FLT_MIN
 from .extension import address, extension_path, open_extension
 from .state import SimParams, SimState
 from .subsystems import DERIVED, PARAMS, STATES
+from .tire import vehicle_intent
 
 # Field kinds: scalars (int64, float), or the element type of an array the field points into. Pointers are set
 # as addresses (an int assigns several times faster than ctypes' typed pointers; the C side has the types).
@@ -285,9 +285,9 @@ def run_substeps(p: SimParams, s: SimState, road, offset: np.ndarray, axle: np.n
         "road_offset": road.offset, "road_friction": road.friction, "offset": offset, "axis_lat": axes[0],
         "axis_lng": axes[1], "brake_torque": cmd["brake_torque"], "drive_torque": cmd["drive_torque"],
         "brake_applied": cmd["brake_applied"], "drive_applied": cmd["drive_applied"],
-        # 4.7: a vehicle means to accelerate (brake) when any of its wheels is driven (braked)
-        "accel_intent": vm.any_wheels(cmd["drive_applied"])[:, None],
-        "brake_intent": vm.any_wheels(cmd["brake_applied"])[:, None],
+        # per vehicle, copied across its wheels' buffer
+        "accel_intent": vehicle_intent(cmd["drive_applied"])[:, None],
+        "brake_intent": vehicle_intent(cmd["brake_applied"])[:, None],
         "diff_ratio": diff.torque_ratio, "diff_ave": diff.ave_ratio, "diff_connected": diff.connected,
     }
     if axle is not None:  # (read for sweeps only)

@@ -120,9 +120,9 @@ class TireState:
     app_arm: np.ndarray  # (3, V, W) CoM -> tire force application point (world orientation)
 
 
-def vehicle_intent(applied: np.ndarray, wheels: int) -> np.ndarray:
-    """4.7: a vehicle means to accelerate (or brake) when any of its wheels is driven (braked); per wheel."""
-    return vm.per_wheel(vm.any_wheels(applied), wheels)
+def vehicle_intent(applied: np.ndarray) -> np.ndarray:
+    """4.7: a vehicle means to accelerate (or brake) when any of its wheels is driven (braked); per vehicle (V,)."""
+    return vm.any_wheels(applied)
 
 
 def wheel_axes_body(p: SimParams, steer: np.ndarray, toe: np.ndarray, camber: np.ndarray):
@@ -260,7 +260,8 @@ def update_tire(p: SimParams, s: SimState, Rw: np.ndarray, body: tuple, d_w: np.
     load = tire_load(p, normal_force, og)
     friction = tire_friction(p, lng_slip, road_friction, og)
     # whole-vehicle intents
-    accel_intent, brake_intent = vehicle_intent(drive_applied, p.W), vehicle_intent(brake_applied, p.W)
+    accel_intent = vm.per_wheel(vehicle_intent(drive_applied), p.W)
+    brake_intent = vm.per_wheel(vehicle_intent(brake_applied), p.W)
     lng_time, lat_time, sticky_lng, sticky_lat = sticky_tire_state(
         p, vx, vy, omega, load, friction, accel_intent, brake_intent, s.lng_low_speed_time, s.lat_low_speed_time, dt)
     s.lng_low_speed_time, s.lat_low_speed_time = lng_time, lat_time
