@@ -1,7 +1,7 @@
 """The compiled narrow phases (sim/_narrow_phase.c through sim/compiled_narrow_phase.py) against their numpy twins, the
 reference: PCM's box-box contacts (sim/contact/box.py `box_box_numpy`) do the same float64 arithmetic in the same
 order in C, so the two are held to 0 ulps, compared bit for bit (a -0 against a +0 fails), every slot of every
-returned array (valid or not). On random pairs of boxes (touching, separated, edge-on, deep, aligned with ties, one
+returned array (valid or not); of non-finite inputs, NaN in the same places (their sign and payload aside). On random pairs of boxes (touching, separated, edge-on, deep, aligned with ties, one
 turned on the other so that more than four points are reduced) and on real runs: benchmarks/fleet.py's obstacles road
 (each car's chassis against the box ahead of it) and the sample car driven into a box, straight and turned, step
 after step, their contacts made anew and the runs' states with PCM's persistent manifolds.
@@ -105,6 +105,24 @@ def test_compiled_box_box_matches_numpy_to_the_bit(kind, seed):
         assert made.sum() > 50 and (count <= 4).all()
         if kind in ("stacked", "aligned"):
             assert (count == 4).sum() > 50
+
+
+def test_compiled_box_box_matches_numpy_on_degenerate_and_non_finite_boxes():
+    # flat boxes, a mirrored frame, NaN and infinite centres, axes and distances: the same bits, a NaN's sign and
+    # payload aside (the two NaN in the same places)
+    args = [a.copy() for a in _pairs(5, "stacked", P=40)]
+    ca, Ra, ea, cb, Rb, eb, distance = args
+    ca[0, 1], cb[1, 2], Ra[5] = np.nan, np.inf, np.nan
+    ea[2], eb[3, 0], distance[4] = 0.0, 0.0, np.nan
+    Rb[6, 0] = -Rb[6, 0]
+    compiled = compiled_narrow_phase.box_box(*args)
+    with np.errstate(invalid="ignore"):
+        reference = box_box_numpy(*args)
+    assert np.isnan(reference[1]).any() and reference[0].any()  # NaN points, and pairs that still make points
+    for ours, theirs in zip(compiled, reference):
+        nan = np.isnan(theirs) if theirs.dtype == np.float64 else np.zeros(theirs.shape, bool)
+        assert np.array_equal(np.isnan(ours) if ours.dtype == np.float64 else nan, nan)
+        assert _same_bits(np.where(nan, 0.0, ours).astype(ours.dtype), np.where(nan, 0.0, theirs).astype(theirs.dtype))
 
 
 def test_compiled_box_box_covers_only_float64_pairs_of_its_shapes_and_box_box_chooses_it():
