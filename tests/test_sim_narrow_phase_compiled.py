@@ -9,18 +9,22 @@ Where the extension is not built (no C compiler) these tests skip."""
 from __future__ import annotations
 
 import sys
-from dataclasses import fields
+from dataclasses import fields, replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 from conftest import SAMPLES
 
+from physxvehicle_usd.box_corners import box_points
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.sim import Simulator, compiled_narrow_phase
 from physxvehicle_usd.sim import vecmath as vm
 from physxvehicle_usd.sim.contact.box import box_box, box_box_numpy
+from physxvehicle_usd.sim.contact.polytopes import Polytopes, convex_polytope, polytope, triangle_polytopes
+from physxvehicle_usd.sim.contact.separating_axes import polytope_contacts, polytope_contacts_numpy
 from physxvehicle_usd.sim.contact.world import generate
+from physxvehicle_usd.sim.ground import Ground
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from fleet import fleet_stage
@@ -135,49 +139,65 @@ def test_compiled_box_box_covers_only_float64_pairs_of_its_shapes_and_box_box_ch
     assert empty is not None and [a.shape for a in empty] == [(0,), (0, 16, 3), (0, 16), (0, 16), (0, 3)]
 
 
-def _contacts_both_ways(monkeypatch, sim: Simulator) -> int:
-    """The contacts made anew at the simulator's poses with the compiled box-box and with numpy's, the same bits;
-    how many lie on static boxes."""
+def _numpy_only(m: pytest.MonkeyPatch) -> None:
+    """The narrow phases' numpy code chosen, as where the extension is not built."""
+    m.setattr(compiled_narrow_phase, "_LIB", None)
+    m.setattr(compiled_narrow_phase, "_TRIANGLES", None)
+
+
+def _contacts_both_ways(monkeypatch, sim: Simulator) -> tuple[int, int]:
+    """The contacts made anew at the simulator's poses with the compiled narrow phases and with numpy's, the same
+    bits; how many lie on static boxes and on mesh triangles."""
     position, orientation = sim.state.body_position.astype(float), sim.state.body_orientation.astype(float)
     compiled = generate(sim.contact, sim.ground, position, orientation)
     with monkeypatch.context() as m:
-        m.setattr(compiled_narrow_phase, "_LIB", None)
+        _numpy_only(m)
         reference = generate(sim.contact, sim.ground, position, orientation)
     for field in ("shape", "static", "point", "normal", "separation"):
         assert _same_bits(getattr(compiled, field), getattr(reference, field)), field
-    return int((compiled.static >= sim.contact.polytope_first).sum()) if len(compiled) else 0
+    model = sim.contact
+    on_mesh = (compiled.static >= model.plane_count) & (compiled.static < model.polytope_first)
+    return int((compiled.static >= model.polytope_first).sum()), int(on_mesh.sum())
 
 
 def _run_states(monkeypatch, make, steps: int, compiled: bool) -> dict[str, np.ndarray]:
     sim = make()
     with monkeypatch.context() as m:
         if not compiled:
-            m.setattr(compiled_narrow_phase, "_LIB", None)
+            _numpy_only(m)
         for _ in range(steps):
             sim.step({"accelerator": 1.0})
     return {f.name: getattr(sim.state, f.name) for f in fields(sim.state)
             if isinstance(getattr(sim.state, f.name), np.ndarray)}  # every state array (poses, velocities, wheels)
 
 
-def _assert_run(monkeypatch, make, steps: int, first_touch: int) -> None:
-    """Contacts made anew step after step, then whole runs with persistent manifolds, compiled against numpy."""
+def _assert_run(monkeypatch, make, steps: int, first_touch: int) -> tuple[int, int]:
+    """Contacts made anew step after step, then whole runs with persistent manifolds, compiled against numpy; how
+    many contacts were made on static boxes and on mesh triangles."""
     sim = make()
-    assert sim.contact.boxes.mask.any() and sim.contact.static_boxes.mask.any()  # box against box: box_box's pairs
-    on_boxes = 0
+    on_boxes = on_mesh = 0
     for k in range(steps):
         sim.step({"accelerator": 1.0})
         if k >= first_touch:
-            on_boxes += _contacts_both_ways(monkeypatch, sim)
-    assert on_boxes > 0  # the chassis met its box
+            boxes, mesh = _contacts_both_ways(monkeypatch, sim)
+            on_boxes, on_mesh = on_boxes + boxes, on_mesh + mesh
     ours, theirs = _run_states(monkeypatch, make, steps, True), _run_states(monkeypatch, make, steps, False)
     assert "body_position" in ours and ours.keys() == theirs.keys()
     for name in ours:
         assert _same_bits(ours[name], theirs[name]), name
+    return on_boxes, on_mesh
+
+
+def _box_on_box(sim: Simulator) -> Simulator:
+    assert sim.contact.boxes.mask.any() and sim.contact.static_boxes.mask.any()  # box against box: box_box's pairs
+    return sim
 
 
 def test_the_obstacles_fleet_makes_the_same_contacts_and_runs_compiled(monkeypatch, tmp_path):
     description = read_stage(str(fleet_stage(4, tmp_path, road="obstacles")))
-    _assert_run(monkeypatch, lambda: Simulator.from_description(description, DT), steps=45, first_touch=25)
+    on_boxes, _ = _assert_run(monkeypatch, lambda: _box_on_box(Simulator.from_description(description, DT)),
+                              steps=45, first_touch=25)
+    assert on_boxes > 0  # the chassis met its box
 
 
 @pytest.mark.parametrize("turn", [0.0, 0.5])
@@ -192,4 +212,102 @@ def test_the_sample_car_driven_into_a_box_makes_the_same_contacts_and_runs_compi
     cube.AddScaleOp().Set(Gf.Vec3f(0.6, 3.0, 0.8))
     UsdPhysics.CollisionAPI.Apply(cube.GetPrim())
     description = read_stage(stage)
-    _assert_run(monkeypatch, lambda: Simulator.from_description(description, DT), steps=60, first_touch=0)
+    on_boxes, _ = _assert_run(monkeypatch, lambda: _box_on_box(Simulator.from_description(description, DT)),
+                              steps=60, first_touch=0)
+    assert on_boxes > 0  # the chassis met the box
+
+
+def test_cars_dropped_on_their_roofs_onto_the_bump_road_make_the_same_contacts_and_run_compiled(monkeypatch, tmp_path):
+    # benchmarks/fleet.py's triangle-mesh road: each chassis box lands upside down on the mesh's triangles
+    description = read_stage(str(fleet_stage(2, tmp_path, road="bumps")))
+
+    def upside_down() -> Simulator:
+        sim = Simulator.from_description(description, DT)
+        x, y = sim.state.body_position[:2].astype(float)
+        for v in range(2):
+            sim.reset_vehicles([v], position=(x[v], y[v], 0.95), orientation=(0.0, 1.0, 0.0, 0.0))
+        return sim
+
+    _, on_mesh = _assert_run(monkeypatch, upside_down, steps=30, first_touch=0)
+    assert on_mesh > 0  # the roofs met the road
+
+
+def _wheel_prism(corners: int = 30, radius: float = 0.35, width: float = 0.25) -> np.ndarray:
+    angle = np.arange(corners) * 2.0 * np.pi / corners
+    ring = np.stack([np.zeros(corners), radius * np.cos(angle), radius * np.sin(angle)], axis=1)
+    return np.concatenate([ring + [width / 2, 0.0, 0.0], ring - [width / 2, 0.0, 0.0]])
+
+
+# the vehicles' polytopes: a chassis box (PCM's box loops), a random hull, a wheel's 30-sided prism (loops of 30)
+SHAPES = (convex_polytope(box_points([2.2, 0.9, 0.5])), polytope(np.random.default_rng(7).normal(size=(14, 3))),
+          polytope(_wheel_prism()))
+
+
+def _polytopes_on_triangles(seed: int, kind: str, P: int = 300):
+    """P pairs of a turned and moved vehicle polytope (A) and a mesh triangle near it (B), with its single-sided
+    normal, contact distances and, every other seed, zero radii (a model with round shapes elsewhere)."""
+    rng = np.random.default_rng(seed)
+    which = rng.integers(0, len(SHAPES), P)
+    stacked = Polytopes.stack([SHAPES[k] for k in which])
+    R = _turns(rng, P).transpose(0, 2, 1) if kind != "level" else np.broadcast_to(np.eye(3), (P, 3, 3)).copy()
+    x = rng.uniform(-20.0, 20.0, (P, 3))
+    vertices = np.einsum("pij,pkj->pki", R, stacked.vertices) + x[:, None, :]
+    normals = np.einsum("pij,pfj->pfi", R, stacked.normals)
+    offsets = np.where(stacked.face_mask, np.einsum("pfj,pfj->pf", normals, np.take_along_axis(
+        vertices, stacked.loops[:, :, :1], 1)), -np.inf)
+    A = Polytopes(vertices, normals, offsets, stacked.face_mask, stacked.loops, stacked.loop_counts, stacked.edges,
+                  stacked.edge_mask, stacked.axis_edges, stacked.axis_mask)
+    # a triangle about a point of the polytope's surface: a vertex, or the middle of a face, moved in or out a little
+    face = np.array([rng.choice(np.nonzero(m)[0]) for m in stacked.face_mask])
+    rows = np.arange(P)
+    on_face = vertices[rows[:, None], A.loops[rows, face]].mean(axis=1)
+    corner = vertices[rows, rng.integers(0, 8, P)]
+    at = np.where((rng.random(P) < 0.5)[:, None], on_face, corner)
+    up = normals[rows, face] if kind != "tilted" else rng.standard_normal((P, 3))
+    up = up / np.linalg.norm(up, axis=1, keepdims=True)
+    at = at + up * rng.uniform(-0.1, 0.05, (P, 1))
+    side = np.cross(up, rng.standard_normal((P, 3)))
+    side /= np.linalg.norm(side, axis=1, keepdims=True)
+    size = rng.uniform(0.3, 3.0, (P, 1))
+    v0 = at - size * side + rng.normal(scale=0.2, size=(P, 3)) * (kind == "tilted")
+    e1 = 2.0 * size * side
+    e2 = size * np.cross(up, side) * 1.5 + size * side
+    if kind == "level":  # level triangles under level shapes: ties between faces, zero components
+        v0, e1, e2 = np.round(v0, 1), np.round(e1, 1), np.round(e2, 1)
+    normal = np.cross(e1, e2)
+    flip = rng.random(P) < 0.15  # some face away: their back side makes no contact
+    e1, e2 = np.where(flip[:, None], e2, e1), np.where(flip[:, None], e1, e2)
+    normal = np.where(flip[:, None], -normal, normal)
+    normal /= np.linalg.norm(normal, axis=1, keepdims=True)
+    ground = Ground(np.zeros((0, 3)), np.zeros(0), (), v0, e1, e2, normal, np.zeros(P, np.int64), (None,),
+                    tri_active=rng.random((P, 3)) < 0.8)
+    B = triangle_polytopes(ground, np.arange(P))
+    limit = rng.uniform(0.0, 0.05, P)
+    radius = np.zeros(P) if seed % 2 else None
+    return A, B, np.arange(P) * 2, np.arange(P) % 5, limit, ground.tri_normals, radius
+
+
+@pytest.mark.parametrize("kind", ["turned", "tilted", "level"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_compiled_polytope_triangle_contacts_match_numpy_to_the_bit(kind, seed):
+    A, B, shape, static, limit, single_sided, radius = _polytopes_on_triangles(seed, kind)
+    assert compiled_narrow_phase.polytope_triangles(A, B, limit, single_sided, radius) is not None  # the C code ran
+    ours = polytope_contacts(A, B, shape, static, limit, single_sided, radius=radius)
+    theirs = polytope_contacts_numpy(A, B, shape, static, limit, single_sided, radius=radius)
+    for field in ("shape", "static", "point", "normal", "separation", "pair"):
+        assert _same_bits(getattr(ours, field), getattr(theirs, field)), field
+    # the cases are what they say: many pairs touch, with the triangle's face and with the polytope's as reference
+    assert len(np.unique(theirs.pair)) > 40
+    along_triangle = np.einsum("cj,cj->c", theirs.normal, single_sided[theirs.pair]) > 1.0 - 1e-12
+    assert along_triangle.any() and (~along_triangle).any() if kind != "level" else along_triangle.any()
+
+
+def test_compiled_polytope_triangle_contacts_cover_what_they_implement():
+    A, B, shape, static, limit, single_sided, _ = _polytopes_on_triangles(3, "turned", P=20)
+    assert compiled_narrow_phase.polytope_triangles(A, B, limit, single_sided, np.full(20, 0.1)) is None  # round
+    assert compiled_narrow_phase.polytope_triangles(A, B, limit.astype(np.float32), single_sided, None) is None
+    empty = polytope_contacts(A, B, shape, static, limit, single_sided)  # the same as numpy's where nothing touches
+    shift = np.array([0.0, 0.0, 100.0])  # the triangles moved far away
+    far = replace(B, vertices=B.vertices + shift, offsets=B.offsets + B.normals @ shift)
+    nothing = polytope_contacts(A, far, shape, static, limit, single_sided)
+    assert len(empty) and len(nothing) == 0 and nothing.pair is None

@@ -83,3 +83,50 @@ def box_box(ca: np.ndarray, Ra: np.ndarray, ea: np.ndarray, cb: np.ndarray, Rb: 
                          address(distance), int(_FUSED), address(made), address(points), address(separation), address(valid),
                          address(normal))
     return made, points, separation, valid, normal
+
+
+def _load_triangles(lib: ctypes.CDLL | None) -> ctypes.CDLL | None:
+    if lib is None or not hasattr(lib, "pvu_polytope_triangles"):
+        return None
+    lib.pvu_polytope_triangles.argtypes = [ctypes.c_int64] * 5 + [_P] * 22
+    lib.pvu_polytope_triangles.restype = ctypes.c_int64
+    return lib
+
+
+_TRIANGLES = _load_triangles(_LIB)
+
+_MAX_LOOP, _MAX_DIRECTIONS = 64, 128  # _narrow_phase.c's MAX_LOOP, MAX_AXES / 3
+
+
+def polytope_triangles(A, B, limit: np.ndarray, single_sided: np.ndarray, radius: np.ndarray | None):
+    """separating_axes.py's `polytope_contacts_numpy` of P pairs of polytopes A (sim/contact/polytopes.py Polytopes,
+    every row with faces) against single-sided mesh triangles B (polytopes.triangle_polytopes'), round shapes' radii
+    zero or none, where the extension is loaded and covers the call: (made before the front side kept them, pair,
+    point, normal, separation) of the contacts, in its order and to the bit; None otherwise."""
+    P = len(limit)
+    K, F, M, D = A.vertices.shape[1], A.normals.shape[1], A.loops.shape[2], A.axis_edges.shape[1]
+    if (_TRIANGLES is None or _FUSED is None or M > _MAX_LOOP or D > _MAX_DIRECTIONS
+            or B.vertices.shape != (P, 3, 3) or B.normals.shape != (P, 1, 3) or B.axis_mask.shape != (P, 3)
+            or single_sided.shape != (P, 3) or A.vertices.shape[0] != P
+            or any(a.dtype != np.float64 for a in (A.vertices, A.normals, A.offsets, B.vertices, B.normals,
+                                                    B.offsets, limit, single_sided))
+            or any(a.dtype != np.int64 for a in (A.loops, A.loop_counts, A.axis_edges))
+            or (radius is not None and (radius.dtype != np.float64 or (radius != 0.0).any()))
+            or not A.face_mask.any(axis=1).all()):
+        return None
+    arrays = [np.ascontiguousarray(a) for a in (A.vertices, A.normals, A.offsets, A.face_mask, A.loops, A.loop_counts,
+                                                A.axis_edges, A.axis_mask, B.vertices, B.normals[:, 0],
+                                                B.offsets[:, 0], B.axis_mask, limit)]
+    radius = None if radius is None else np.ascontiguousarray(radius)
+    single_sided = np.ascontiguousarray(single_sided)
+    capacity = P * (M + 3 + 3 * max(M, 3))
+    pair, point = np.empty(capacity, np.int64), np.empty((capacity, 3))
+    normal, separation = np.empty((capacity, 3)), np.empty(capacity)
+    made, scratch = np.zeros(1, np.int64), np.empty(2 * P, np.int64)
+    count = _TRIANGLES.pvu_polytope_triangles(
+        P, K, F, M, D, *(address(a) for a in arrays), None if radius is None else address(radius),
+        address(single_sided), address(pair), address(point), address(normal), address(separation), address(made),
+        address(scratch), address(scratch[P:]) if P else address(scratch))
+    if count < 0:
+        return None
+    return int(made[0]), pair[:count], point[:count], normal[:count], separation[:count]
