@@ -1,13 +1,14 @@
 """The narrow phases of the static contacts, compiled (sim/_narrow_phase.c, in the extension sim/extension.py opens):
 what they cover, and the calls.
 
-PCM's box-box contacts (sim/contact/box.py `box_box_numpy`) cost some two hundred numpy calls a call on (P, 16, 3)
-temporaries; the C loop does the same float64 arithmetic in the same order, pair by pair. The numpy code stays the
+PCM's box-box contacts (sim/contact/box.py `box_box_numpy`) and a vehicle's polytope against mesh triangles
+(sim/contact/separating_axes.py `polytope_contacts_numpy`) cost hundreds of numpy calls a call on padded
+temporaries; the C loops do the same float64 arithmetic in the same order, pair by pair. The numpy code stays the
 reference (tests/test_sim_narrow_phase_compiled.py holds the two to each other, to the bit).
 
 Two of numpy's sums are its build's and its BLAS's, not numpy's code's: an einsum over a contiguous axis of three
 adds (p0 + p2) + p1 (two lanes), and `a @ b` of two 3-vectors is its BLAS's ddot (OpenBLAS with FMA: fused, left to
-right). Both are probed once, here; where numpy sums otherwise, the compiled box-box covers nothing.
+right). Both are probed once, here; where numpy sums otherwise, the compiled narrow phases cover nothing.
 """
 from __future__ import annotations
 
