@@ -142,7 +142,7 @@ def test_compiled_box_box_covers_only_float64_pairs_of_its_shapes_and_box_box_ch
 def _numpy_only(m: pytest.MonkeyPatch) -> None:
     """The narrow phases' numpy code chosen, as where the extension is not built."""
     m.setattr(compiled_narrow_phase, "_LIB", None)
-    m.setattr(compiled_narrow_phase, "_TRIANGLES", None)
+    m.setattr(compiled_narrow_phase, "_POLYTOPES", None)
 
 
 def _contacts_both_ways(monkeypatch, sim: Simulator) -> tuple[int, int]:
@@ -291,7 +291,7 @@ def _polytopes_on_triangles(seed: int, kind: str, P: int = 300):
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_compiled_polytope_triangle_contacts_match_numpy_to_the_bit(kind, seed):
     A, B, shape, static, limit, single_sided, radius = _polytopes_on_triangles(seed, kind)
-    assert compiled_narrow_phase.polytope_triangles(A, B, limit, single_sided, radius) is not None  # the C code ran
+    assert compiled_narrow_phase.polytope_contacts(A, B, limit, single_sided, radius) is not None  # the C code ran
     ours = polytope_contacts(A, B, shape, static, limit, single_sided, radius=radius)
     theirs = polytope_contacts_numpy(A, B, shape, static, limit, single_sided, radius=radius)
     for field in ("shape", "static", "point", "normal", "separation", "pair"):
@@ -304,10 +304,55 @@ def test_compiled_polytope_triangle_contacts_match_numpy_to_the_bit(kind, seed):
 
 def test_compiled_polytope_triangle_contacts_cover_what_they_implement():
     A, B, shape, static, limit, single_sided, _ = _polytopes_on_triangles(3, "turned", P=20)
-    assert compiled_narrow_phase.polytope_triangles(A, B, limit, single_sided, np.full(20, 0.1)) is None  # round
-    assert compiled_narrow_phase.polytope_triangles(A, B, limit.astype(np.float32), single_sided, None) is None
+    assert compiled_narrow_phase.polytope_contacts(A, B, limit, single_sided, np.full(20, 0.1)) is None  # round
+    assert compiled_narrow_phase.polytope_contacts(A, B, limit.astype(np.float32), single_sided, None) is None
     empty = polytope_contacts(A, B, shape, static, limit, single_sided)  # the same as numpy's where nothing touches
     shift = np.array([0.0, 0.0, 100.0])  # the triangles moved far away
     far = replace(B, vertices=B.vertices + shift, offsets=B.offsets + B.normals @ shift)
     nothing = polytope_contacts(A, far, shape, static, limit, single_sided)
     assert len(empty) and len(nothing) == 0 and nothing.pair is None
+
+
+# the static polytopes: boxes (as a static box collider's hull) and a random hull
+STATIC_SHAPES = (polytope(box_points([0.3, 0.6, 0.7])), polytope(box_points([3.0, 3.0, 0.2])),
+                 polytope(np.random.default_rng(8).normal(size=(12, 3)) * [1.0, 0.5, 0.7]))
+
+
+def _polytopes_on_polytopes(seed: int, P: int = 300):
+    """P pairs of a turned and moved vehicle polytope (A) and a static polytope (B) placed against it along a random
+    direction, a little into it or short of it, with contact distances and, every other seed, zero radii."""
+    rng = np.random.default_rng(seed)
+    A, *_ = _polytopes_on_triangles(seed, "turned", P)
+    which = rng.integers(0, len(STATIC_SHAPES), P)
+    stacked = Polytopes.stack([STATIC_SHAPES[k] for k in which])
+    R = _turns(rng, P).transpose(0, 2, 1)
+    rows = np.arange(P)
+    face = np.array([rng.choice(np.nonzero(m)[0]) for m in A.face_mask])
+    at = np.where((rng.random(P) < 0.5)[:, None], A.vertices[rows[:, None], A.loops[rows, face]].mean(axis=1),
+                  A.vertices[rows, rng.integers(0, 8, P)])
+    away = rng.standard_normal((P, 3))
+    away /= np.linalg.norm(away, axis=1, keepdims=True)
+    turned = np.einsum("pij,pkj->pki", R, stacked.vertices)
+    reach = (turned * -away[:, None, :]).sum(2).max(1)  # how far B reaches back along -away from its origin
+    x = at + away * (reach + rng.uniform(-0.1, 0.05, P))[:, None]
+    normals = np.einsum("pij,pfj->pfi", R, stacked.normals)
+    B = Polytopes(turned + x[:, None, :], normals, stacked.offsets + np.einsum("pfj,pj->pf", normals, x),
+                  stacked.face_mask, stacked.loops, stacked.loop_counts, stacked.edges, stacked.edge_mask,
+                  stacked.axis_edges, stacked.axis_mask)
+    limit = rng.uniform(0.0, 0.05, P)
+    return A, B, np.arange(P) * 3, np.arange(P) % 7, limit, None, np.zeros(P) if seed % 2 else None
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_compiled_polytope_contacts_against_static_polytopes_match_numpy_to_the_bit(seed):
+    A, B, shape, static, limit, _, radius = _polytopes_on_polytopes(seed)
+    assert compiled_narrow_phase.polytope_contacts(A, B, limit, None, radius) is not None  # the C code ran
+    ours = polytope_contacts(A, B, shape, static, limit, None, radius=radius)
+    theirs = polytope_contacts_numpy(A, B, shape, static, limit, None, radius=radius)
+    for field in ("shape", "static", "point", "normal", "separation", "pair"):
+        assert _same_bits(getattr(ours, field), getattr(theirs, field)), field
+    # the cases are what they say: many pairs touch, on B's faces, on A's and edge to edge
+    assert len(np.unique(theirs.pair)) > 40
+    along_b = np.abs(np.einsum("cj,cfj->cf", theirs.normal, B.normals[theirs.pair])).max(1) > 1.0 - 1e-12
+    along_a = np.abs(np.einsum("cj,cfj->cf", theirs.normal, A.normals[theirs.pair])).max(1) > 1.0 - 1e-12
+    assert along_b.any() and (along_a & ~along_b).any() and (~along_a & ~along_b).any()

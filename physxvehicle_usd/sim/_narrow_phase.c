@@ -1,6 +1,6 @@
 /* The narrow phases of a step's contacts with the static world, compiled, pair after pair, without the numpy code's
    padded temporaries and its hundreds of numpy calls a call: here PCM's box-box contacts (sim/contact/box.py
-   `box_box_numpy`, PhysX's GuPCMContactBoxBox); in _polytope_triangles.c a vehicle's polytope against single-sided
+   `box_box_numpy`, PhysX's GuPCMContactBoxBox); in _polytope_contacts.c a vehicle's polytope against single-sided
    mesh triangles (sim/contact/separating_axes.py `polytope_contacts_numpy` with triangles). The arithmetic both
    share with numpy is in _narrow_phase.h.
 

@@ -1,4 +1,4 @@
-/* The arithmetic the compiled narrow phases (_narrow_phase.c: box-box; _polytope_triangles.c: polytopes against
+/* The arithmetic the compiled narrow phases (_narrow_phase.c: box-box; _polytope_contacts.c: polytopes against
    mesh triangles) share with their numpy twins, in numpy's order (see _narrow_phase.c). */
 #ifndef PVU_NARROW_PHASE_H
 #define PVU_NARROW_PHASE_H

@@ -86,48 +86,64 @@ def box_box(ca: np.ndarray, Ra: np.ndarray, ea: np.ndarray, cb: np.ndarray, Rb: 
     return made, points, separation, valid, normal
 
 
-def _load_triangles(lib: ctypes.CDLL | None) -> ctypes.CDLL | None:
-    if lib is None or not hasattr(lib, "pvu_polytope_triangles"):
+def _load_polytopes(lib: ctypes.CDLL | None) -> ctypes.CDLL | None:
+    if lib is None or not hasattr(lib, "pvu_polytope_contacts"):
         return None
-    lib.pvu_polytope_triangles.argtypes = [ctypes.c_int64] * 5 + [_P] * 22
-    lib.pvu_polytope_triangles.restype = ctypes.c_int64
+    lib.pvu_polytope_contacts.argtypes = [ctypes.c_int64] + [_P] * 33
+    lib.pvu_polytope_contacts.restype = ctypes.c_int64
     return lib
 
 
-_TRIANGLES = _load_triangles(_LIB)
+_POLYTOPES = _load_polytopes(_LIB)
 
-_MAX_LOOP, _MAX_DIRECTIONS = 64, 128  # _narrow_phase.c's MAX_LOOP, MAX_AXES / 3
+_MAX_LOOP = 64  # _polytope_contacts.c's MAX_LOOP
+_ROWS = ("vertices", "normals", "offsets", "face_mask", "loops", "loop_counts", "axis_edges", "axis_mask", "edges",
+         "edge_mask")
+_TYPES = (np.float64,) * 3 + (np.bool_,) + (np.int64,) * 3 + (np.bool_, np.int64, np.bool_)
 
 
-def polytope_triangles(A, B, limit: np.ndarray, single_sided: np.ndarray, radius: np.ndarray | None):
-    """separating_axes.py's `polytope_contacts_numpy` of P pairs of polytopes A (sim/contact/polytopes.py Polytopes,
-    every row with faces) against single-sided mesh triangles B (polytopes.triangle_polytopes'), round shapes' radii
-    zero or none, where the extension is loaded and covers the call: (made before the front side kept them, pair,
-    point, normal, separation) of the contacts, in its order and to the bit; None otherwise."""
-    P = len(limit)
-    K, F, M, D = A.vertices.shape[1], A.normals.shape[1], A.loops.shape[2], A.axis_edges.shape[1]
-    if (_TRIANGLES is None or _FUSED is None or M > _MAX_LOOP or D > _MAX_DIRECTIONS
-            or B.vertices.shape != (P, 3, 3) or B.normals.shape != (P, 1, 3) or B.axis_mask.shape != (P, 3)
-            or single_sided.shape != (P, 3) or A.vertices.shape[0] != P
-            or any(a.dtype != np.float64 for a in (A.vertices, A.normals, A.offsets, B.vertices, B.normals,
-                                                    B.offsets, limit, single_sided))
-            or any(a.dtype != np.int64 for a in (A.loops, A.loop_counts, A.axis_edges))
-            or (radius is not None and (radius.dtype != np.float64 or (radius != 0.0).any()))
-            or not A.face_mask.any(axis=1).all()):
+def _rows(X, P: int) -> list[np.ndarray] | None:
+    """A Polytopes' arrays as the C code reads them (None: not of its types, or not P rows)."""
+    arrays = [getattr(X, name) for name in _ROWS]
+    if any(a.dtype != t or a.shape[0] != P for a, t in zip(arrays, _TYPES)):
         return None
-    arrays = [np.ascontiguousarray(a) for a in (A.vertices, A.normals, A.offsets, A.face_mask, A.loops, A.loop_counts,
-                                                A.axis_edges, A.axis_mask, B.vertices, B.normals[:, 0],
-                                                B.offsets[:, 0], B.axis_mask, limit)]
+    return [np.ascontiguousarray(a) for a in arrays]
+
+
+def polytope_contacts(A, B, limit: np.ndarray, single_sided: np.ndarray | None, radius: np.ndarray | None):
+    """separating_axes.py's `polytope_contacts_numpy` of P pairs of polytopes A (sim/contact/polytopes.py
+    Polytopes, the vehicle's, every row with faces) against B (static polytopes, or single-sided mesh triangles where
+    single_sided is given), round shapes' radii zero or none, B's reference face preferred (not first_faces), where
+    the extension is loaded and covers the call: (made before a triangle's front side kept them, pair, point, normal,
+    separation) of the contacts, in its order and to the bit; None otherwise."""
+    P = len(limit)
+    if _POLYTOPES is None or _FUSED is None or limit.dtype != np.float64:
+        return None
+    if A.loops.shape[2] > _MAX_LOOP or B.loops.shape[2] > _MAX_LOOP:
+        return None
+    if single_sided is not None and (single_sided.dtype != np.float64 or single_sided.shape != (P, 3)):
+        return None
+    if radius is not None and (radius.dtype != np.float64 or (radius != 0.0).any()):
+        return None
+    a_rows, b_rows = _rows(A, P), _rows(B, P)
+    if a_rows is None or b_rows is None or not A.face_mask.any(axis=1).all():
+        return None
+    sizes = [np.array([X.vertices.shape[1], X.normals.shape[1], X.loops.shape[2], X.axis_edges.shape[1],
+                       X.edges.shape[1]], np.int64) for X in (A, B)]
+    limit = np.ascontiguousarray(limit)
     radius = None if radius is None else np.ascontiguousarray(radius)
-    single_sided = np.ascontiguousarray(single_sided)
-    capacity = P * (M + 3 + 3 * max(M, 3))
+    single_sided = None if single_sided is None else np.ascontiguousarray(single_sided)
+    Ma, Mb = A.loops.shape[2], B.loops.shape[2]
+    capacity = P * (Ma + Mb + Ma * Mb + 1)
     pair, point = np.empty(capacity, np.int64), np.empty((capacity, 3))
     normal, separation = np.empty((capacity, 3)), np.empty(capacity)
-    made, scratch = np.zeros(1, np.int64), np.empty(2 * P, np.int64)
-    count = _TRIANGLES.pvu_polytope_triangles(
-        P, K, F, M, D, *(address(a) for a in arrays), None if radius is None else address(radius),
-        address(single_sided), address(pair), address(point), address(normal), address(separation), address(made),
-        address(scratch), address(scratch[P:]) if P else address(scratch))
+    made, scratch = np.zeros(1, np.int64), np.empty(3 * max(P, 1), np.int64)
+    at = address(scratch)
+    count = _POLYTOPES.pvu_polytope_contacts(
+        P, address(sizes[0]), *(address(a) for a in a_rows), address(sizes[1]), *(address(b) for b in b_rows),
+        address(limit), None if radius is None else address(radius),
+        None if single_sided is None else address(single_sided), address(pair), address(point), address(normal),
+        address(separation), address(made), at, at + 8 * P, at + 16 * P)
     if count < 0:
         return None
     return int(made[0]), pair[:count], point[:count], normal[:count], separation[:count]

@@ -31,10 +31,10 @@ def polytope_contacts(A: Polytopes, B: Polytopes, shape: np.ndarray, static: np.
                       single_sided: np.ndarray | None, first_faces: bool = False,
                       radius: np.ndarray | None = None) -> Contacts:
     """`polytope_contacts_numpy`, compiled (sim/compiled_narrow_phase.py) where the extension is loaded and covers the
-    call (polytopes with faces against single-sided mesh triangles): the same contacts, in the same order, the same
-    bits."""
-    if single_sided is not None and not first_faces:
-        compiled = compiled_narrow_phase.polytope_triangles(A, B, limit, single_sided, radius)
+    call (the vehicle's polytopes with faces against static polytopes or single-sided mesh triangles): the same
+    contacts, in the same order, the same bits."""
+    if not first_faces:
+        compiled = compiled_narrow_phase.polytope_contacts(A, B, limit, single_sided, radius)
         if compiled is not None:
             made, pair, point, normal, separation = compiled
             if not made:
