@@ -1,10 +1,15 @@
-"""The compiled narrow phases (sim/_narrow_phase.c through sim/compiled_narrow_phase.py) against their numpy twins, the
-reference: PCM's box-box contacts (sim/contact/box.py `box_box_numpy`) do the same float64 arithmetic in the same
-order in C, so the two are held to 0 ulps, compared bit for bit (a -0 against a +0 fails), every slot of every
-returned array (valid or not); of non-finite inputs, NaN in the same places (their sign and payload aside). On random pairs of boxes (touching, separated, edge-on, deep, aligned with ties, one
-turned on the other so that more than four points are reduced) and on real runs: benchmarks/fleet.py's obstacles road
-(each car's chassis against the box ahead of it) and the sample car driven into a box, straight and turned, step
-after step, their contacts made anew and the runs' states with PCM's persistent manifolds.
+"""The compiled narrow phases (sim/_narrow_phase.c, sim/_polytope_contacts.c through sim/compiled_narrow_phase.py)
+against their numpy twins, the reference: PCM's box-box contacts (sim/contact/box.py `box_box_numpy`) and the
+polytope contacts (sim/contact/separating_axes.py `polytope_contacts_numpy`) do the same float64 arithmetic in the
+same order in C, so the two are held to 0 ulps, compared bit for bit (a -0 against a +0 fails): every slot of
+box-box's returned arrays (valid or not), every contact of the polytopes' in the same order; of non-finite inputs,
+NaN in the same places (their sign and payload aside).
+Random cases: pairs of boxes touching, separated, deep, aligned with ties, one turned on the other (more than four
+points, reduced) and edge-on; boxes, hulls and wheel prisms against mesh triangles (turned, tilted, level, some facing
+away, some edges inactive) and against static boxes and hulls (B's faces, A's and edge-edge points). Real runs, step
+after step, their contacts made anew, and the runs' states with PCM's persistent manifolds: benchmarks/fleet.py's
+obstacles road (each car's chassis against the box ahead of it), the sample car driven into a box, straight and
+turned, and the bump road's fleet dropped on its roofs.
 Where the extension is not built (no C compiler) these tests skip."""
 from __future__ import annotations
 
@@ -356,3 +361,26 @@ def test_compiled_polytope_contacts_against_static_polytopes_match_numpy_to_the_
     along_b = np.abs(np.einsum("cj,cfj->cf", theirs.normal, B.normals[theirs.pair])).max(1) > 1.0 - 1e-12
     along_a = np.abs(np.einsum("cj,cfj->cf", theirs.normal, A.normals[theirs.pair])).max(1) > 1.0 - 1e-12
     assert along_b.any() and (along_a & ~along_b).any() and (~along_a & ~along_b).any()
+
+
+@pytest.mark.parametrize("static", ["triangles", "polytopes"])
+def test_compiled_polytope_contacts_match_numpy_on_non_finite_pairs(static):
+    # NaN and infinite vertices, a NaN normal, NaN and infinite contact distances among finite pairs: the same
+    # contacts, NaN in the same places (their sign and payload aside)
+    A, B, shape, statics, limit, single_sided, radius = (_polytopes_on_triangles(0, "turned", 60)
+                                                         if static == "triangles" else _polytopes_on_polytopes(0, 60))
+    vertices, normals, static_vertices = A.vertices.copy(), A.normals.copy(), B.vertices.copy()
+    vertices[3, 2, 1], vertices[5], normals[13, 0], static_vertices[7, 1, 0] = np.nan, np.inf, np.nan, np.nan
+    limit = limit.copy()
+    limit[9], limit[11] = np.nan, np.inf
+    A, B = replace(A, vertices=vertices, normals=normals), replace(B, vertices=static_vertices)
+    assert compiled_narrow_phase.polytope_contacts(A, B, limit, single_sided, radius) is not None
+    with np.errstate(invalid="ignore", over="ignore"):
+        ours = polytope_contacts(A, B, shape, statics, limit, single_sided, radius=radius)
+        theirs = polytope_contacts_numpy(A, B, shape, statics, limit, single_sided, radius=radius)
+    assert len(theirs) > 20
+    for field in ("shape", "static", "point", "normal", "separation", "pair"):
+        a, b = getattr(ours, field), getattr(theirs, field)
+        nan = np.isnan(b) if b.dtype == np.float64 else np.zeros(b.shape, bool)
+        assert np.array_equal(np.isnan(a) if a.dtype == np.float64 else nan, nan), field
+        assert _same_bits(np.where(nan, 0, a).astype(a.dtype), np.where(nan, 0, b).astype(b.dtype)), field
