@@ -39,6 +39,15 @@ static double support_min(const double *vertices, int64_t n, const double *axis)
     return lowest;
 }
 
+/* how many of a row's K vertices support_min must meet: the padding (copies of vertex 0, bit for bit, at the end)
+   cannot lower a minimum that vertex 0 already holds */
+static int64_t unpadded(const double *vertices, int64_t K) {
+    int64_t n = K;
+    while (n > 1 && memcmp(vertices + 3 * (n - 1), vertices, 3 * sizeof(double)) == 0)
+        --n;
+    return n;
+}
+
 /* One face loop of a polytope row (or the triangle): its M vertices and count. */
 typedef struct {
     double v[64][3];
@@ -249,11 +258,12 @@ static Choice choose(const PolytopeRows *A, const PolytopeRows *B, int64_t p, do
     const double *Av = A->vertices + 3 * KA * p, *An = A->normals + 3 * FA * p, *Ao = A->offsets + FA * p;
     const double *Bv = B->vertices + 3 * KB * p, *Bn = B->normals + 3 * FB * p, *Bo = B->offsets + FB * p;
     const uint8_t *mask_a = A->face_mask + FA * p, *mask_b = B->face_mask + FB * p;
+    const int64_t na = unpadded(Av, KA), nb_real = unpadded(Bv, KB); /* the vertices the supports meet */
     /* face axes of A (B's separation from A), of B (A's from B) */
     double best_a = -INFINITY, sep_a_top = 0.0;
     int64_t f_best = 0;
     for (int64_t f = 0; f < FA; ++f) {
-        const double sep = mask_a[f] ? support_min(Bv, KB, An + 3 * f) - Ao[f] : -INFINITY;
+        const double sep = mask_a[f] ? support_min(Bv, nb_real, An + 3 * f) - Ao[f] : -INFINITY;
         best_a = np_max(best_a, sep);
         if (better_max(sep, sep_a_top, f))
             sep_a_top = sep, f_best = f;
@@ -261,7 +271,7 @@ static Choice choose(const PolytopeRows *A, const PolytopeRows *B, int64_t p, do
     double best_b = -INFINITY, sep_b_top = 0.0;
     int64_t g_best = 0;
     for (int64_t g = 0; g < FB; ++g) {
-        const double sep = mask_b[g] ? support_min(Av, KA, Bn + 3 * g) - Bo[g] : -INFINITY;
+        const double sep = mask_b[g] ? support_min(Av, na, Bn + 3 * g) - Bo[g] : -INFINITY;
         best_b = np_max(best_b, sep);
         if (better_max(sep, sep_b_top, g))
             sep_b_top = sep, g_best = g;
@@ -298,7 +308,7 @@ static Choice choose(const PolytopeRows *A, const PolytopeRows *B, int64_t p, do
                 for (int j = 0; j < 3; ++j)
                     ax[j] = -ax[j];
             const double back[3] = {-ax[0], -ax[1], -ax[2]};
-            const double sep = usable ? support_min(Av, KA, ax) + support_min(Bv, KB, back) : -INFINITY;
+            const double sep = usable ? support_min(Av, na, ax) + support_min(Bv, nb_real, back) : -INFINITY;
             const int64_t at = DB * d + e;
             best_e = np_max(best_e, sep);
             if (better_max(sep, sep_e_top, at))
