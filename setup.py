@@ -1,6 +1,6 @@
 """The compiled substeps of the simulator (physxvehicle_usd/sim/_substeps.c), its row solver (_row_solver.c), the
-end of a step without contacts (_end_step.c) and the mesh queries (_mesh_queries.c), one extension; everything else
-is in pyproject.toml.
+end of a step without contacts (_end_step.c), the mesh queries (_mesh_queries.c) and the contacts' narrow phases
+(_narrow_phase.c, _polytope_contacts.c), one extension; everything else is in pyproject.toml.
 
 Flags:
 - -ffp-contract=off: IEEE arithmetic in the written order, no fused multiply-adds (which the scalar remainder
@@ -23,13 +23,16 @@ if platform.machine() in ("x86_64", "AMD64"):
 elif platform.machine() in ("aarch64", "arm64"):
     flags.append("-mcpu=native")
 
-# depends: the generated Batch header (tools/generate_kernel_header.py) and the row solver's header rebuild the
-# extension when they change, and ship in the sdist
+# depends: the generated Batch header (tools/generate_kernel_header.py), the row solver's and the narrow phases'
+# headers rebuild the extension when they change, and ship in the sdist
 setup(ext_modules=[Extension("physxvehicle_usd.sim._substeps", ["physxvehicle_usd/sim/_substeps.c",
                                                                 "physxvehicle_usd/sim/_row_solver.c",
                                                                 "physxvehicle_usd/sim/_end_step.c",
                                                                 "physxvehicle_usd/sim/_plane_rays.c",
-                                                                "physxvehicle_usd/sim/_mesh_queries.c"],
-                             depends=["physxvehicle_usd/sim/_substeps_batch.h", "physxvehicle_usd/sim/_row_solver.h"],
+                                                                "physxvehicle_usd/sim/_mesh_queries.c",
+                                                                "physxvehicle_usd/sim/_narrow_phase.c",
+                                                                "physxvehicle_usd/sim/_polytope_contacts.c"],
+                             depends=["physxvehicle_usd/sim/_substeps_batch.h", "physxvehicle_usd/sim/_row_solver.h",
+                                      "physxvehicle_usd/sim/_narrow_phase.h"],
                              extra_compile_args=flags,
                              extra_link_args=["-fopenmp"], libraries=["m"], optional=True)])

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...box_corners import box_points
+from .. import compiled_narrow_phase
 
 CORNER_SIGNS = box_points(np.ones(3))  # the order the reader makes a box's corners in (box_corners.py)
 
@@ -93,10 +94,21 @@ def box_frame(points: np.ndarray, tolerance: float = 1e-6):
 
 def box_box(ca: np.ndarray, Ra: np.ndarray, ea: np.ndarray, cb: np.ndarray, Rb: np.ndarray, eb: np.ndarray,
             distance: np.ndarray):
+    """`box_box_numpy`, compiled (sim/compiled_narrow_phase.py) where the extension is loaded and covers the call: the
+    same bits."""
+    compiled = compiled_narrow_phase.box_box(ca, Ra, ea, cb, Rb, eb, distance)
+    return compiled if compiled is not None else box_box_numpy(ca, Ra, ea, cb, Rb, eb, distance)
+
+
+def box_box_numpy(ca: np.ndarray, Ra: np.ndarray, ea: np.ndarray, cb: np.ndarray, Rb: np.ndarray, eb: np.ndarray,
+                  distance: np.ndarray):
     """PCM's box-box contacts of P pairs: box A (the vehicle's: centre (P, 3), axes Ra (P, 3, 3) as rows, half
     extents (P, 3)) against box B (static), within contact `distance` (P,). Returns (made (P,) bool: the face clipping
     made points, points (P, 16, 3) world on B, separations (P, 16), valid (P, 16), normal (P, 3) from B towards A),
     points in PhysX's order, at most four valid per pair."""
+    # numpy's einsum adds three products in an order that follows its operands' memory layout (sim/_narrow_phase.c
+    # does what it does for C-ordered arrays): the same sums whatever the caller's layout
+    ca, Ra, ea, cb, Rb, eb, distance = (np.ascontiguousarray(a) for a in (ca, Ra, ea, cb, Rb, eb, distance))
     P = len(ca)
     A, B = np.swapaxes(Ra, 1, 2), np.swapaxes(Rb, 1, 2)  # columns: the axes
     C = np.einsum("pji,pjk->pik", A, B)  # B's axes in A's frame (columns)

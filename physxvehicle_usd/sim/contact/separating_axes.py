@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import compiled_narrow_phase
 from .geometry import segments_closest
 from .polytopes import Polytopes, support_min
 from .records import Contacts, contacts_subset
@@ -29,6 +30,22 @@ _FACE_PREFERENCE_LENGTH = 25.0
 def polytope_contacts(A: Polytopes, B: Polytopes, shape: np.ndarray, static: np.ndarray, limit: np.ndarray,
                       single_sided: np.ndarray | None, first_faces: bool = False,
                       radius: np.ndarray | None = None) -> Contacts:
+    """`polytope_contacts_numpy`, compiled (sim/compiled_narrow_phase.py) where the extension is loaded and covers the
+    call (the vehicle's polytopes with faces against static polytopes or single-sided mesh triangles): the same
+    contacts, in the same order, the same bits."""
+    if not first_faces:
+        compiled = compiled_narrow_phase.polytope_contacts(A, B, limit, single_sided, radius)
+        if compiled is not None:
+            made, pair, point, normal, separation = compiled
+            if not made:
+                return Contacts.empty()
+            return Contacts(shape[pair], static[pair], point, normal, separation, pair)
+    return polytope_contacts_numpy(A, B, shape, static, limit, single_sided, first_faces, radius)
+
+
+def polytope_contacts_numpy(A: Polytopes, B: Polytopes, shape: np.ndarray, static: np.ndarray, limit: np.ndarray,
+                            single_sided: np.ndarray | None, first_faces: bool = False,
+                            radius: np.ndarray | None = None) -> Contacts:
     """Contacts of pairs of polytopes A (the vehicle's) and B (static, or another vehicle's) by separating axes; see
     the package's docstring (polytope). limit: each pair's contact distance; single_sided: B's front normals (triangles), whose
     back side makes no contact. Of a face of A and one of B that separate the pair about equally (within
