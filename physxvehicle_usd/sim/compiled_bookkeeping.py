@@ -1,0 +1,130 @@
+"""The contact bookkeeping after the narrow phase, compiled (sim/_contact_bookkeeping.c, in the extension
+sim/compiled.py loads): what it covers, and the calls.
+
+sim/contact/patches.py `patch_rows` makes a step's friction patches and the solver's rows from its contacts in some
+hundred numpy calls, most on a handful of points; the C functions do the same arithmetic in the same order, patch by
+patch, in two calls (the patches, then the rows, once their sizes are known). The numpy form stays the reference
+(tests/test_contact_bookkeeping_compiled.py holds the two to each other, to the bit).
+"""
+from __future__ import annotations
+
+import ctypes
+import struct
+
+import numpy as np
+
+from .extension import address, open_extension
+
+_P = ctypes.c_void_p
+_I64 = ctypes.c_int64
+
+
+def _load() -> ctypes.CDLL | None:
+    lib = open_extension("pvu_friction_patches")  # (an extension built before it: numpy makes the patches)
+    if lib is None:
+        return None
+    lib.pvu_friction_patches.argtypes = [_I64] * 8 + [_P] * 25
+    lib.pvu_friction_patches.restype = ctypes.c_int
+    lib.pvu_patch_rows.argtypes = [_I64] * 5 + [_P] * 12
+    lib.pvu_patch_rows.restype = ctypes.c_int
+    lib.pvu_contact_bookkeeping_same_normal_bits.restype = ctypes.c_int64
+    return lib
+
+
+_LIB = _load()
+
+
+def available() -> bool:
+    """Whether the extension with the compiled friction patches is built and loaded."""
+    return _LIB is not None
+
+
+def same_normal_agrees(same_normal: float) -> bool:
+    """Whether the extension was built with this PXC_SAME_NORMAL (sim/contact/geometry.py's)."""
+    bits = struct.unpack("<q", struct.pack("<d", same_normal))[0]
+    return _LIB is not None and _LIB.pvu_contact_bookkeeping_same_normal_bits() == bits
+
+
+def _f64(a: np.ndarray) -> np.ndarray:
+    """`a` as contiguous float64 (a float32 array converts exactly)."""
+    return np.ascontiguousarray(a, dtype=np.float64)
+
+
+def _i64(a: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(a, dtype=np.int64)
+
+
+def _table(a: np.ndarray) -> tuple[np.ndarray, int, int]:
+    """A float64 (N, G) table as it is (the model's are broadcast or column-major views, too large to copy each step)
+    and its element strides."""
+    a = np.asarray(a, dtype=np.float64)
+    if a.strides[0] % 8 or a.strides[1] % 8:
+        a = np.ascontiguousarray(a)
+    return a, a.strides[0] // 8, a.strides[1] // 8
+
+
+class MadePatches:
+    """What `friction_patches` made: per patch (F) its shape row, other shape, first contact and count, vehicle, shape
+    index within the vehicle, anchor count, vehicle row and slot in the rows, normal, body position, body and other
+    normal, body and other anchors, anchor arms and errors (as patches.py's _Correlated and FrictionPatches name
+    them); per contact (grouped by patch) its point and separation; the largest slot (Pm - 1) and point count (K)."""
+
+    def __init__(self, C: int, ints: np.ndarray, floats: np.ndarray):
+        self.C, self.ints, self.floats = C, ints, floats
+        F, self.Pm, self.K = (int(x) for x in ints[11 * C + C:11 * C + C + 3])
+        self.F = F
+        column = [ints[k * C:k * C + F] for k in range(9)]
+        (self.row, self.static, self.first, self.count, self.vehicle, self.shape, self.anchor_count, self.vehicle_row,
+         self.slot) = column
+        vectors = [floats[k * 3 * C:k * 3 * C + 3 * F].reshape(F, 3) for k in range(4)]
+        self.normal, self.p, self.body_normal, self.other_normal = vectors
+        pairs = [floats[12 * C + k * 6 * C:12 * C + k * 6 * C + 6 * F].reshape(F, 2, 3) for k in range(4)]
+        self.body_anchor, self.other_anchor, self.anchor_arm, self.anchor_error = pairs
+        self.point = floats[36 * C:39 * C].reshape(C, 3)
+        self.separation = floats[39 * C:40 * C]
+        self.of_contact = ints[11 * C:12 * C]
+
+
+def friction_patches(shape: np.ndarray, static: np.ndarray, patch: np.ndarray, point: np.ndarray,
+                     normal: np.ndarray, separation: np.ndarray, vehicle: np.ndarray, first: np.ndarray, G: int,
+                     rest: np.ndarray, offset_threshold: np.ndarray, rotation: np.ndarray, position: np.ndarray,
+                     length_scale: np.ndarray, previous, where: np.ndarray) -> MadePatches:
+    """sim/contact/patches.py friction_patches against the static world (no two shapes' plane pairs to order) and each
+    patch's vehicle row and slot in patch_rows: the contacts (C,) with their `patch`, the model's `vehicle` and `first`
+    rows, G static shapes, the rest distances (N, G) and offset thresholds (V,), the bodies' rotation (V, 3, 3; zero
+    where a body has no contact), position (V, 3) and length_scale (V,), the last step's FrictionPatches (or None) and
+    each vehicle's row in the solve (`where`, (V,), -1: none)."""
+    C, V = len(shape), len(first)
+    if previous is not None and len(previous):
+        prev = (_i64(previous.vehicle), _i64(previous.shape), _i64(previous.static), _f64(previous.body_normal),
+                _f64(previous.other_normal), _i64(previous.anchor_count), _f64(previous.body_anchor),
+                _f64(previous.other_anchor), np.ascontiguousarray(previous.broken, dtype=np.bool_))
+        P = len(previous)
+    else:
+        prev, P = (np.zeros(0, np.int64),) * 9, 0
+    ints = np.empty(12 * C + 3, np.int64)
+    floats = np.empty(40 * C)
+    rest, rest_row, rest_column = _table(rest)
+    arrays = (_i64(shape), _i64(static), _i64(patch), _f64(point), _f64(normal), _f64(separation), _i64(vehicle),
+              _i64(first), rest, _f64(offset_threshold), _f64(rotation), _f64(position), _f64(length_scale)
+              ) + prev + (_i64(where), ints, floats)  # (held here while C reads them)
+    if _LIB.pvu_friction_patches(C, V, len(vehicle), G, P, len(where), rest_row, rest_column,
+                                 *(address(a) for a in arrays)):
+        raise MemoryError("the compiled friction patches ran out of memory")
+    return MadePatches(C, ints, floats)
+
+
+def write_rows(made: MadePatches, tables: list[np.ndarray], rows: dict[str, np.ndarray],
+               params: list[np.ndarray]) -> None:
+    """Write the patches `made` into the zeroed rows (PatchRows's point_active, arm, separation, normal,
+    anchor_active, anchor_arm, anchor_error in `rows`; the pair's parameters `params`, each from its (N, G) table of
+    `tables`)."""
+    Vr, Pm, K = rows["separation"].shape
+    tables = [_table(t) for t in tables]
+    table_at = (ctypes.c_void_p * len(tables))(*(t.ctypes.data for t, _, _ in tables))
+    strides = np.array([s for _, row, column in tables for s in (row, column)], np.int64)
+    param_at = (ctypes.c_void_p * len(params))(*(address(a) for a in params))
+    _LIB.pvu_patch_rows(made.C, Vr, Pm, K, len(tables), address(made.ints), address(made.floats),
+                        ctypes.addressof(table_at), address(strides), address(rows["point_active"]), address(rows["arm"]),
+                        address(rows["separation"]), address(rows["normal"]), ctypes.addressof(param_at),
+                        address(rows["anchor_active"]), address(rows["anchor_arm"]), address(rows["anchor_error"]))
