@@ -1,0 +1,170 @@
+"""The compiled contact bookkeeping (sim/_contact_bookkeeping.c through sim/compiled_bookkeeping.py) against its numpy
+twin, the reference: sim/contact/patches.py `patch_rows` (friction patches and the solver's rows against the static
+world) gives the same rows and the same patches to keep as `patch_rows_numpy`, to the bit (0 ulps: dtype, shape and
+bytes), on random contacts and last-step patches built to hit the edge cases (normals that agree and ones that do
+not, kept patches with 0, 1 or 2 anchors, broken ones, crowded anchors, -0 and NaN) and on real runs: the benchmarks'
+obstacles fleet driven into its boxes, every step's contacts and the patches the step before kept."""
+from __future__ import annotations
+
+import sys
+from dataclasses import fields
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from physxvehicle_usd.read import read_stage
+from physxvehicle_usd.sim import Simulator, compiled_bookkeeping
+from physxvehicle_usd.sim.contact.geometry import SAME_NORMAL
+from physxvehicle_usd.sim.contact.model import first_rows
+from physxvehicle_usd.sim.contact.patches import _compiled_covers, patch_rows, patch_rows_numpy
+from physxvehicle_usd.sim.contact.records import Contacts, FrictionPatches
+from physxvehicle_usd.sim.vecmath import quat_to_mat
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from fleet import fleet_stage  # noqa: E402
+
+pytestmark = pytest.mark.skipif(not compiled_bookkeeping.available(), reason="the extension is not built")
+
+DT = 1.0 / 60.0
+
+
+def _same(a, b) -> bool:
+    """Equal to the bit: dtype, shape and bytes (0 ulps; -0 is not 0)."""
+    a, b = np.asarray(a), np.asarray(b)
+    return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+def _differences(compiled, reference) -> list[str]:
+    """The fields of two PatchRows (and of their FrictionPatches and slots) that differ in a bit."""
+    out = []
+    for f in fields(reference):
+        a, b = getattr(compiled, f.name), getattr(reference, f.name)
+        if f.name == "points":
+            out += [] if a is b else [f.name]
+        elif f.name == "friction":
+            out += [f"friction.{g.name}" for g in fields(b) if not _same(getattr(a, g.name), getattr(b, g.name))]
+        elif f.name == "friction_slot":
+            out += [] if _same(a[0], b[0]) and _same(a[1], b[1]) else [f.name]
+        elif not _same(a, b):
+            out.append(f.name)
+    return out
+
+
+@pytest.fixture(scope="module")
+def fleet(tmp_path_factory) -> Simulator:
+    """The benchmarks' obstacles fleet of 4 cars (a box ahead of every car, the bump road), at rest."""
+    folder = tmp_path_factory.mktemp("fleet")
+    return Simulator.from_description(read_stage(str(fleet_stage(4, folder, road="obstacles"))), DT)
+
+
+def _random_step(sim: Simulator, seed: int):
+    """patch_rows's arguments for random contacts of the fleet's shapes with its static shapes: a few pairs, each with
+    a few contact patches of a few points, normals near a few directions (some within PXC_SAME_NORMAL of each other,
+    some not), and last-step patches on some of those pairs (kept, broken, turned away, with 0, 1 or 2 anchors,
+    some crowded into a corner)."""
+    rng = np.random.default_rng(seed)
+    model = sim.contact
+    V, G = sim.params.V, model.collides.shape[1]
+    rows = rng.choice(len(model.vehicle), size=min(6, len(model.vehicle)), replace=False)
+    pairs = sorted({(int(r), int(rng.integers(model.plane_count, G))) for r in rows for _ in range(2)})
+    base = np.array([[0.0, 0.0, 1.0], [0.0, 0.6, 0.8], [1.0, 0.0, 0.0]])
+    shape, static, point, normal, separation, patch = [], [], [], [], [], []
+    for k, (row, other) in enumerate(pairs):
+        centre = np.r_[6.0 * model.vehicle[row], 0.0, 0.0] + rng.normal(size=3)
+        for _ in range(int(rng.integers(1, 4))):
+            n = base[rng.integers(0, 3)] + rng.normal(scale=[0.0, 0.02, 0.04][rng.integers(0, 3)], size=3)
+            n /= np.linalg.norm(n)
+            m = int(rng.integers(1, 7))
+            shape += [row] * m
+            static += [other] * m
+            point.append(centre + rng.normal(scale=0.5, size=(m, 3)))
+            normal.append(np.repeat(n[None], m, axis=0))
+            separation.append(rng.normal(scale=0.02, size=m))
+            patch += [len(set(patch))] * m
+    point, normal, separation = np.concatenate(point), np.concatenate(normal), np.concatenate(separation)
+    point[rng.random(point.shape) < 0.05] = -0.0
+    normal[rng.random(normal.shape) < 0.05] *= -0.0
+    separation[rng.random(len(separation)) < 0.05] = np.nan
+    contacts = Contacts(np.array(shape), np.array(static), point, normal, separation, patch=np.array(patch))
+    position = np.asarray(sim.state.body_position, np.float32) + rng.normal(scale=0.01, size=(3, V)).astype(np.float32)
+    q = rng.normal(size=(4, V))
+    orientation = (q / np.linalg.norm(q, axis=0)).astype(np.float32)
+    R = quat_to_mat(orientation.astype(float)).transpose(2, 0, 1)
+    # last-step patches: on the contacts' pairs (their normals in the body's frame, some turned away) and elsewhere
+    P = 2 * len(pairs)
+    pick = rng.integers(0, len(shape), P)
+    vehicle = model.vehicle[contacts.shape[pick]]
+    pv = np.where(rng.random(P) < 0.8, vehicle, rng.integers(0, V, P))
+    first = first_rows(model)
+    pshape = np.clip(contacts.shape[pick] - first[pv], 0, None)
+    pstatic = contacts.static[pick]
+    body_normal = np.einsum("pji,pj->pi", R[pv], normal[pick])
+    body_normal[rng.random(P) < 0.2] = [0.0, 1.0, 0.0]
+    other_normal = normal[pick].copy()
+    other_normal[rng.random(P) < 0.1] *= -1.0
+    world_anchor = point[pick][:, None, :] + rng.normal(scale=0.3, size=(P, 2, 3))
+    crowded = rng.random(P) < 0.3
+    world_anchor[crowded, 1] = world_anchor[crowded, 0] + 1e-3
+    p = position.T.astype(float)[pv]
+    body_anchor = np.einsum("pji,paj->pai", R[pv], world_anchor - p[:, None, :])
+    other_anchor = world_anchor + rng.normal(scale=0.01, size=(P, 2, 3)) * (rng.random((P, 1, 1)) < 0.3)
+    order = np.lexsort((pstatic, first[pv] + pshape))
+    previous = FrictionPatches(pv, pshape, pstatic, body_normal, other_normal, rng.integers(0, 3, P), body_anchor,
+                               other_anchor, rng.random(P) < 0.15).subset(order)
+    touched = np.unique(model.vehicle[contacts.shape])
+    return model, contacts, touched, position, orientation, sim.params.length_scale, previous
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_contacts_make_the_same_patches_and_rows_to_the_bit(fleet, seed):
+    args = _random_step(fleet, seed)
+    assert _compiled_covers(args[0], args[1])
+    reference = patch_rows_numpy(*args)
+    assert not _differences(patch_rows(*args), reference)
+    assert not _differences(patch_rows(*args[:-1], None), patch_rows_numpy(*args[:-1], None))  # no last step
+    if seed == 0:  # the cases were hit: kept patches, new ones, grown anchors
+        assert reference.friction.anchor_count.max() == 2 and len(reference.friction) > 1
+
+
+def test_the_obstacles_fleet_driven_into_its_boxes_makes_the_same_patches_and_rows_to_the_bit(tmp_path):
+    sim = Simulator.from_description(read_stage(str(fleet_stage(2, tmp_path, road="obstacles"))), DT)
+    compared = kept = 0
+    for _ in range(150):
+        position, orientation = sim.state.body_position.copy(), sim.state.body_orientation.copy()
+        previous = sim.state.friction
+        sim.step({"accelerator": 1.0})
+        step = sim.state.contacts
+        if step is None or step.points is None or not len(step.points):
+            continue
+        args = (step.model, step.points, np.arange(sim.params.V), position, orientation, sim.params.length_scale,
+                previous)
+        assert _compiled_covers(step.model, step.points)
+        assert not _differences(patch_rows(*args), patch_rows_numpy(*args))
+        compared += 1
+        kept += previous is not None and len(previous) > 0
+    assert compared > 50 and kept > 50  # the chassis met its box (and kept patches) most of the run
+
+
+def test_plane_pairs_of_two_shapes_are_left_to_numpy(tmp_path):
+    # two cars' chassis boxes on the ground plane: `_plane_pair_order` orders their pairs, which the C leaves to numpy
+    sim = Simulator.from_description(read_stage(str(fleet_stage(2, tmp_path))), DT)
+    model = sim.contact
+    rows = np.array([first_rows(model)[0], first_rows(model)[1]])
+    assert model.plane_count > 0
+
+    def on_plane(rows):
+        n = len(rows)
+        return Contacts(rows, np.zeros(n, np.int64), np.zeros((n, 3)), np.tile([0.0, 0.0, 1.0], (n, 1)), np.zeros(n),
+                        patch=np.arange(n))
+
+    assert not _compiled_covers(model, on_plane(rows))
+    assert _compiled_covers(model, on_plane(rows[:1])) and _compiled_covers(model, on_plane(rows[[0, 0]]))
+    args = (model, on_plane(rows), np.arange(2), sim.state.body_position, sim.state.body_orientation,
+            sim.params.length_scale)
+    assert not _differences(patch_rows(*args), patch_rows_numpy(*args))
+
+
+def test_the_extension_was_built_with_pxc_same_normal():
+    assert compiled_bookkeeping.same_normal_agrees(SAME_NORMAL)
+    assert not compiled_bookkeeping.same_normal_agrees(0.9999)
