@@ -17,8 +17,9 @@ from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.sim import Simulator, compiled_bookkeeping
 from physxvehicle_usd.sim.contact.geometry import SAME_NORMAL
 from physxvehicle_usd.sim.contact.model import first_rows
-from physxvehicle_usd.sim.contact.patches import _compiled_covers, patch_rows, patch_rows_numpy
+from physxvehicle_usd.sim.contact.patches import compiled_covers, patch_rows, patch_rows_numpy
 from physxvehicle_usd.sim.contact.records import Contacts, FrictionPatches
+from physxvehicle_usd.sim.contact.reduction import reduce_contacts, reduce_contacts_numpy
 from physxvehicle_usd.sim.vecmath import quat_to_mat
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
@@ -119,7 +120,7 @@ def _random_step(sim: Simulator, seed: int):
 @pytest.mark.parametrize("seed", range(40))
 def test_random_contacts_make_the_same_patches_and_rows_to_the_bit(fleet, seed):
     args = _random_step(fleet, seed)
-    assert _compiled_covers(args[0], args[1])
+    assert compiled_covers(args[0], args[1])
     reference = patch_rows_numpy(*args)
     assert not _differences(patch_rows(*args), reference)
     assert not _differences(patch_rows(*args[:-1], None), patch_rows_numpy(*args[:-1], None))  # no last step
@@ -130,6 +131,7 @@ def test_random_contacts_make_the_same_patches_and_rows_to_the_bit(fleet, seed):
 def test_the_obstacles_fleet_driven_into_its_boxes_makes_the_same_patches_and_rows_to_the_bit(tmp_path):
     sim = Simulator.from_description(read_stage(str(fleet_stage(2, tmp_path, road="obstacles"))), DT)
     compared = kept = 0
+    window = []
     for _ in range(150):
         position, orientation = sim.state.body_position.copy(), sim.state.body_orientation.copy()
         previous = sim.state.friction
@@ -139,11 +141,62 @@ def test_the_obstacles_fleet_driven_into_its_boxes_makes_the_same_patches_and_ro
             continue
         args = (step.model, step.points, np.arange(sim.params.V), position, orientation, sim.params.length_scale,
                 previous)
-        assert _compiled_covers(step.model, step.points)
+        assert compiled_covers(step.model, step.points)
         assert not _differences(patch_rows(*args), patch_rows_numpy(*args))
+        # the contacts of this step and the two before taken together: patches of more points, some repeated
+        window.append(step.points)
+        together = Contacts(*(np.concatenate([getattr(c, name) for c in window[-3:]])
+                              for name in ("shape", "static", "point", "normal", "separation")))
+        whole = np.where(together.static < step.model.polytope_first, 6, 4)  # the road's patches keep six
+        assert _same_contacts(reduce_contacts(together, whole), reduce_contacts_numpy(together, whole))
         compared += 1
         kept += previous is not None and len(previous) > 0
     assert compared > 50 and kept > 50  # the chassis met its box (and kept patches) most of the run
+
+
+def _same_contacts(a: Contacts, b: Contacts) -> bool:
+    return all(_same(getattr(a, name), getattr(b, name)) for name in ("shape", "static", "point", "normal",
+                                                                        "separation", "patch"))
+
+
+def _random_contacts(seed: int) -> tuple[Contacts, np.ndarray]:
+    """Unreduced contacts of a few pairs in no order, each of a few normals (some within PXC_SAME_NORMAL of another,
+    some not), up to 20 points a normal (so patches of more than four and six points), some made twice, some at the
+    same depth or distance (firsts of equals), -0 coordinates; and how many points each patch keeps whole (4 or 6)."""
+    rng = np.random.default_rng(seed)
+    base = np.array([[0.0, 0.0, 1.0], [0.0, 0.6, 0.8], [1.0, 0.0, 0.0]])
+    shape, static, point, normal, separation = [], [], [], [], []
+    for _ in range(int(rng.integers(1, 6))):
+        row, other = int(rng.integers(0, 3)), int(rng.integers(0, 3))
+        for _ in range(int(rng.integers(1, 4))):
+            n = base[rng.integers(0, 3)] + rng.normal(scale=[0.0, 0.02, 0.05][rng.integers(0, 3)], size=3)
+            n /= np.linalg.norm(n)
+            m = int(rng.integers(1, 21))
+            shape += [row] * m
+            static += [other] * m
+            x = rng.normal(scale=[0.5, 5.0, 50.0][rng.integers(0, 3)], size=(m, 3))
+            twice = rng.random(m) < 0.2
+            x[twice] = x[0] + rng.normal(scale=1e-9, size=(int(twice.sum()), 3))  # made twice (within the grid)
+            x[rng.random((m, 3)) < 0.05] = -0.0
+            point.append(x)
+            normal.append(np.repeat(n[None], m, axis=0))
+            depth = rng.normal(scale=0.01, size=m)
+            depth[rng.random(m) < 0.2] = depth[0]  # equally deep
+            separation.append(depth)
+    order = rng.permutation(len(shape)) if rng.random() < 0.5 else np.arange(len(shape))
+    c = Contacts(np.array(shape)[order], np.array(static)[order], np.concatenate(point)[order],
+                 np.concatenate(normal)[order], np.concatenate(separation)[order])
+    return c, np.where(c.static == 1, 6, 4)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_random_contacts_reduce_to_the_same_points_and_patches_to_the_bit(seed):
+    c, whole = _random_contacts(seed)
+    reference = reduce_contacts_numpy(c, whole)
+    assert _same_contacts(reduce_contacts(c, whole), reference)
+    assert _same_contacts(reduce_contacts(c), reduce_contacts_numpy(c))
+    if seed == 0:  # the cases were hit: patches reduced, repeated points dropped
+        assert len(reference) < len(c) and np.bincount(reference.patch).max() >= 4
 
 
 def test_plane_pairs_of_two_shapes_are_left_to_numpy(tmp_path):
@@ -158,8 +211,8 @@ def test_plane_pairs_of_two_shapes_are_left_to_numpy(tmp_path):
         return Contacts(rows, np.zeros(n, np.int64), np.zeros((n, 3)), np.tile([0.0, 0.0, 1.0], (n, 1)), np.zeros(n),
                         patch=np.arange(n))
 
-    assert not _compiled_covers(model, on_plane(rows))
-    assert _compiled_covers(model, on_plane(rows[:1])) and _compiled_covers(model, on_plane(rows[[0, 0]]))
+    assert not compiled_covers(model, on_plane(rows))
+    assert compiled_covers(model, on_plane(rows[:1])) and compiled_covers(model, on_plane(rows[[0, 0]]))
     args = (model, on_plane(rows), np.arange(2), sim.state.body_position, sim.state.body_orientation,
             sim.params.length_scale)
     assert not _differences(patch_rows(*args), patch_rows_numpy(*args))

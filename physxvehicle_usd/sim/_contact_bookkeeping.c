@@ -348,3 +348,154 @@ int pvu_patch_rows(int64_t C, int64_t Vr, int64_t Pm, int64_t K, int64_t n_param
     }
     return 0;
 }
+
+/* ---- reduction.py reduce_contacts: a pair's points reduced to PhysX's manifold, patch by patch ---- */
+
+static void cross3(const double *a, const double *b, double *out) {
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* np.linalg.norm of a 3-vector: the squares added left to right from the first, the square root */
+static double norm3(const double *a) { return sqrt((a[0] * a[0] + a[1] * a[1]) + a[2] * a[2]); }
+
+/* reduction.py _four on one patch of n > whole points (at `at`: indices into point, separation): marks the deepest,
+   the one farthest from it, the one making the largest triangle with them and the one farthest outside that
+   triangle (the first of equals each time): sets mark[i] (0..n) for those four */
+static void four_of(int64_t n, const int64_t *at, const double *point, const double *separation, uint8_t *mark) {
+    int64_t c0 = 0, c1 = 0, c2 = 0, c3 = 0;
+    for (int64_t i = 1; i < n; ++i)
+        if (-separation[at[i]] > -separation[at[c0]]) c0 = i;
+    const double *p0 = point + 3 * at[c0];
+    double best = -INFINITY;
+    for (int64_t i = 0; i < n; ++i) {
+        const double *x = point + 3 * at[i];
+        const double d[3] = {x[0] - p0[0], x[1] - p0[1], x[2] - p0[2]};
+        const double value = (d[0] * d[0] + d[1] * d[1]) + d[2] * d[2];
+        if (i == 0 || value > best) best = value, c1 = i;
+    }
+    const double *p1 = point + 3 * at[c1];
+    for (int64_t i = 0; i < n; ++i) {
+        const double *x = point + 3 * at[i];
+        const double u[3] = {x[0] - p0[0], x[1] - p0[1], x[2] - p0[2]}, w[3] = {x[0] - p1[0], x[1] - p1[1], x[2] - p1[2]};
+        double area[3];
+        cross3(u, w, area);
+        const double value = norm3(area);
+        if (i == 0 || value > best) best = value, c2 = i;
+    }
+    const double *a = p0, *b = p1, *c = point + 3 * at[c2];
+    const double ba[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]}, ca[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+    double normal[3], outward[3][3];
+    cross3(ba, ca, normal);
+    const double *edge[3][2] = {{a, b}, {b, c}, {c, a}};
+    for (int e = 0; e < 3; ++e) {
+        const double *e0 = edge[e][0], *e1 = edge[e][1];
+        const double along[3] = {e1[0] - e0[0], e1[1] - e0[1], e1[2] - e0[2]};
+        cross3(along, normal, outward[e]);
+        const double length = np_max(norm3(outward[e]), 1e-30);
+        for (int j = 0; j < 3; ++j)
+            outward[e][j] /= length;
+    }
+    for (int64_t i = 0; i < n; ++i) {
+        double outside = 0.0;
+        if (i == c0 || i == c1 || i == c2) {
+            outside = -INFINITY;
+        } else {
+            const double *x = point + 3 * at[i];
+            for (int e = 0; e < 3; ++e) {
+                const double *e0 = edge[e][0];
+                const double d[3] = {x[0] - e0[0], x[1] - e0[1], x[2] - e0[2]};
+                outside = np_max(outside, dot3(d, outward[e]));
+            }
+        }
+        if (i == 0 || outside > best) best = outside, c3 = i;
+    }
+    mark[c0] = mark[c1] = mark[c2] = mark[c3] = 1;
+}
+
+/* reduction.py reduce_contacts on C contacts (shape, static (C,), point, normal (C, 3), separation (C,), whole (C,):
+   how many points each contact's patch keeps whole): writes the kept contacts' indices (into the input, in output
+   order) to `index` and their patches (numbered from 0) to `patch`; returns how many, or -1 where memory ran out. */
+int64_t pvu_reduce_contacts(int64_t C, const int64_t *shape, const int64_t *cstatic, const double *point,
+                            const double *normal, const double *separation, const int64_t *whole, int64_t *index,
+                            int64_t *patch) {
+    int64_t n_out = -1;
+    Sortable *sorted = malloc(sizeof(Sortable) * (size_t)(C + 1));
+    int64_t *order = malloc(sizeof(int64_t) * (size_t)(C + 1)), *leader = malloc(sizeof(int64_t) * (size_t)(C + 1));
+    int64_t *kept = malloc(sizeof(int64_t) * (size_t)(C + 1)), *kept_patch = malloc(sizeof(int64_t) * (size_t)(C + 1));
+    double *key = malloc(sizeof(double) * 3 * (size_t)(C + 1));
+    uint8_t *keep = calloc((size_t)(C + 1), 1);
+    if (!sorted || !order || !leader || !kept || !kept_patch || !key || !keep)
+        goto done;
+    /* in pair order (a stable sort by shape, static) */
+    for (int64_t c = 0; c < C; ++c) {
+        sorted[c].key[0] = shape[c], sorted[c].key[1] = cstatic[c], sorted[c].key[2] = c, sorted[c].key[3] = 0;
+        sorted[c].index = c;
+    }
+    qsort(sorted, (size_t)C, sizeof(Sortable), by_keys);
+    for (int64_t c = 0; c < C; ++c)
+        order[c] = sorted[c].index;
+    /* patches: the first contact of a pair not yet in one takes every such contact whose normal agrees with its own */
+    for (int64_t a = 0, b; a < C; a = b) {
+        for (b = a + 1; b < C && shape[order[b]] == shape[order[a]] && cstatic[order[b]] == cstatic[order[a]]; ++b) {}
+        for (int64_t c = a; c < b; ++c)
+            leader[c] = -1;
+        for (int64_t f = a; f < b; ++f) {
+            if (leader[f] >= 0)
+                continue;
+            const double *n = normal + 3 * order[f];
+            for (int64_t c = f; c < b; ++c)
+                if (leader[c] < 0 && dot3(normal + 3 * order[c], n) >= SAME_NORMAL)
+                    leader[c] = f;
+            leader[f] = f;  /* (a normal that disagrees with itself, a NaN: numpy's loop would not end) */
+        }
+    }
+    /* patch by patch (by leader), generation order within one */
+    for (int64_t c = 0; c < C; ++c) {
+        sorted[c].key[0] = leader[c], sorted[c].key[1] = c, sorted[c].key[2] = sorted[c].key[3] = 0;
+        sorted[c].index = order[c];
+    }
+    qsort(sorted, (size_t)C, sizeof(Sortable), by_keys);
+    /* a point made twice in a patch counts once: keys on a grid of 1e-7 of the largest coordinate (at least 1) */
+    double largest = 0.0;
+    for (int64_t k = 0; k < 3 * C; ++k)
+        largest = np_max(largest, fabs(point[k]));
+    const double grid = 1e-7 * (largest > 1.0 ? largest : 1.0);
+    int64_t n = 0;
+    for (int64_t c = 0, patch_no = -1; c < C; ++c) {
+        const int64_t i = sorted[c].index;
+        if (c == 0 || sorted[c].key[0] != sorted[c - 1].key[0])
+            ++patch_no;
+        double *k = key + 3 * n;
+        for (int j = 0; j < 3; ++j)
+            k[j] = nearbyint(point[3 * i + j] / grid);
+        int repeated = 0;
+        for (int64_t e = n - 1; e >= 0 && kept_patch[e] == patch_no && !repeated; --e)
+            repeated = key[3 * e] == k[0] && key[3 * e + 1] == k[1] && key[3 * e + 2] == k[2];
+        if (!repeated)
+            kept[n] = i, kept_patch[n++] = patch_no;
+    }
+    /* at most `whole` points per patch kept whole; of a larger one, four (`order` and `leader` no longer needed) */
+    uint8_t *mark = (uint8_t *)leader;
+    for (int64_t a = 0, b; a < n; a = b) {
+        for (b = a + 1; b < n && kept_patch[b] == kept_patch[a]; ++b) {}
+        if (b - a <= whole[kept[a]]) {
+            memset(keep + a, 1, (size_t)(b - a));
+        } else {
+            memset(mark, 0, (size_t)(b - a));
+            four_of(b - a, kept + a, point, separation, mark);
+            memcpy(keep + a, mark, (size_t)(b - a));
+        }
+    }
+    n_out = 0;
+    for (int64_t c = 0, last = -1; c < n; ++c)
+        if (keep[c]) {
+            patch[n_out] = n_out == 0 ? 0 : patch[n_out - 1] + (kept_patch[c] != last);
+            last = kept_patch[c];
+            index[n_out++] = kept[c];
+        }
+done:
+    free(sorted), free(order), free(leader), free(kept), free(kept_patch), free(key), free(keep);
+    return n_out;
+}

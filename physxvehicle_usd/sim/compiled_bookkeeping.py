@@ -27,6 +27,8 @@ def _load() -> ctypes.CDLL | None:
     lib.pvu_friction_patches.restype = ctypes.c_int
     lib.pvu_patch_rows.argtypes = [_I64] * 5 + [_P] * 12
     lib.pvu_patch_rows.restype = ctypes.c_int
+    lib.pvu_reduce_contacts.argtypes = [_I64] + [_P] * 8
+    lib.pvu_reduce_contacts.restype = ctypes.c_int64
     lib.pvu_contact_bookkeeping_same_normal_bits.restype = ctypes.c_int64
     return lib
 
@@ -128,3 +130,16 @@ def write_rows(made: MadePatches, tables: list[np.ndarray], rows: dict[str, np.n
                         ctypes.addressof(table_at), address(strides), address(rows["point_active"]), address(rows["arm"]),
                         address(rows["separation"]), address(rows["normal"]), ctypes.addressof(param_at),
                         address(rows["anchor_active"]), address(rows["anchor_arm"]), address(rows["anchor_error"]))
+
+
+def reduce_contacts(shape: np.ndarray, static: np.ndarray, point: np.ndarray, normal: np.ndarray,
+                    separation: np.ndarray, whole: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """sim/contact/reduction.py reduce_contacts of C contacts (float64; `whole`: how many points each contact's patch
+    keeps whole): the kept contacts' indices into them, in the order kept, and each one's patch (numbered from 0)."""
+    C = len(shape)
+    index, patch = np.empty(C, np.int64), np.empty(C, np.int64)
+    arrays = (_i64(shape), _i64(static), _f64(point), _f64(normal), _f64(separation), _i64(whole), index, patch)
+    n = _LIB.pvu_reduce_contacts(C, *(address(a) for a in arrays))
+    if n < 0:
+        raise MemoryError("the compiled contact reduction ran out of memory")
+    return index[:n], patch[:n]

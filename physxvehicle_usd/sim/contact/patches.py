@@ -313,13 +313,13 @@ def patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.ndarray, bo
     for the next step once the solve has said which slid (`FrictionPatches`, with each patch's `friction_slot`).
     Compiled (sim/compiled_bookkeeping.py) where the extension is loaded and covers the call: the same bits as
     `patch_rows_numpy`."""
-    if _compiled_covers(model, contacts):
+    if compiled_covers(model, contacts):
         return _compiled_patch_rows(model, contacts, vehicles, body_position, body_orientation, length_scale,
                                     previous)
     return patch_rows_numpy(model, contacts, vehicles, body_position, body_orientation, length_scale, previous)
 
 
-def _compiled_covers(model: ContactModel, contacts: Contacts) -> bool:
+def compiled_covers(model: ContactModel, contacts: Contacts) -> bool:
     """Whether sim/compiled_bookkeeping.py makes these patches: the extension loaded with our SAME_NORMAL, float64
     tables, and no two shapes' plane pairs for `_plane_pair_order` to order (a pair's patches keep its row's order)."""
     if not compiled_bookkeeping.available() or contacts.patch is None or not len(contacts):
@@ -335,7 +335,7 @@ def _compiled_covers(model: ContactModel, contacts: Contacts) -> bool:
 def _compiled_patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.ndarray, body_position: np.ndarray,
                          body_orientation: np.ndarray, length_scale: np.ndarray, previous: FrictionPatches | None
                          ) -> PatchRows:
-    """`patch_rows_numpy` in two C calls (sim/compiled_bookkeeping.py), where `_compiled_covers`."""
+    """`patch_rows_numpy` in two C calls (sim/compiled_bookkeeping.py), where `compiled_covers`."""
     V = body_position.shape[1]
     touched = np.zeros(V, bool)
     touched[model.vehicle[contacts.shape]] = True
