@@ -20,6 +20,7 @@ from physxvehicle_usd.sim.contact.model import first_rows
 from physxvehicle_usd.sim.contact.patches import compiled_covers, patch_rows, patch_rows_numpy
 from physxvehicle_usd.sim.contact.records import Contacts, FrictionPatches
 from physxvehicle_usd.sim.contact.reduction import reduce_contacts, reduce_contacts_numpy
+from physxvehicle_usd.sim.contact.telemetry import TELEMETRY_SLOTS, telemetry, telemetry_numpy
 from physxvehicle_usd.sim.vecmath import quat_to_mat
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
@@ -143,6 +144,9 @@ def test_the_obstacles_fleet_driven_into_its_boxes_makes_the_same_patches_and_ro
                 previous)
         assert compiled_covers(step.model, step.points)
         assert not _differences(patch_rows(*args), patch_rows_numpy(*args))
+        got, reference = telemetry(sim.params.V, step.solved, position), telemetry_numpy(sim.params.V, step.solved,
+                                                                                         position)
+        assert all(_same(got[name], reference[name]) for name in reference)
         # the contacts of this step and the two before taken together: patches of more points, some repeated
         window.append(step.points)
         together = Contacts(*(np.concatenate([getattr(c, name) for c in window[-3:]])
@@ -197,6 +201,32 @@ def test_random_contacts_reduce_to_the_same_points_and_patches_to_the_bit(seed):
     assert _same_contacts(reduce_contacts(c), reduce_contacts_numpy(c))
     if seed == 0:  # the cases were hit: patches reduced, repeated points dropped
         assert len(reference) < len(c) and np.bincount(reference.patch).max() >= 4
+
+
+class _SolvedRows:
+    """A solve group's rows as telemetry reads them (contact_rows.StaticContactRows's fields), random: Vr vehicles,
+    Pm patches of K points, a share of them active, float32 or float64 arms and impulses (numpy widens them)."""
+
+    def __init__(self, rng, Vr: int, Pm: int, K: int, share: float, dtype):
+        self.active = rng.random((Vr, Pm, K)) < share
+        self.arm = rng.normal(size=(3, Vr, Pm, K)).astype(dtype)
+        self.arm[rng.random(self.arm.shape) < 0.05] = -0.0
+        self.normal = rng.normal(size=(3, Vr, Pm)).astype(dtype)
+        self.impulse = rng.random((Vr, Pm, K)).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_telemetry_reports_the_same_slots_to_the_bit(dtype):
+    rng = np.random.default_rng(5)
+    V = 9
+    begin = rng.normal(size=(3, V)).astype(np.float32)
+    # groups with a vehicle in two of them, one vehicle with more points than the slots, one without any
+    solved = [(np.array([0, 2, 5]), _SolvedRows(rng, 3, 2, 4, 0.6, dtype)),
+              (np.array([2, 7]), _SolvedRows(rng, 2, 5, 6, 0.9, dtype)),
+              (np.array([1, 5, 8]), _SolvedRows(rng, 3, 1, 4, 0.0, dtype))]
+    got, reference = telemetry(V, solved, begin), telemetry_numpy(V, solved, begin)
+    assert got["contactCount"][2] > TELEMETRY_SLOTS
+    assert all(_same(got[name], reference[name]) for name in reference)
 
 
 def test_plane_pairs_of_two_shapes_are_left_to_numpy(tmp_path):

@@ -499,3 +499,33 @@ done:
     free(sorted), free(order), free(leader), free(kept), free(kept_patch), free(key), free(keep);
     return n_out;
 }
+
+/* ---- telemetry.py telemetry: one solve group's points into the vehicles' slots ---- */
+
+/* The solved points of one group of Vr vehicles (`vehicles`, their index in the batch of V), E = Pm K entries each
+   (active (Vr, E) bytes, arm (3, Vr, E), normal (3, Vr, Pm), impulse (Vr, E)) written after the points already
+   reported (count (V,)) into the S slots of points, normals (V, S, 3) and impulses (V, S): in the solver's order,
+   each point the vehicle's begin position (3, V) plus its arm, its patch's normal. */
+int pvu_contact_telemetry(int64_t Vr, int64_t E, int64_t K, int64_t S, int64_t V, const int64_t *vehicles,
+                          const uint8_t *active, const double *arm, const double *normal, const double *impulse,
+                          const double *begin, int64_t *count, double *points, double *normals, double *impulses) {
+    const int64_t Pm = K ? E / K : 0;
+    for (int64_t r = 0; r < Vr; ++r) {
+        const int64_t v = vehicles[r], before = count[v];
+        int64_t seen = 0;
+        for (int64_t e = 0; e < E; ++e) {
+            if (!active[r * E + e])
+                continue;
+            const int64_t slot = before + seen++;
+            if (slot >= S)
+                continue;
+            for (int i = 0; i < 3; ++i) {
+                points[(v * S + slot) * 3 + i] = begin[i * V + v] + arm[(i * Vr + r) * E + e];
+                normals[(v * S + slot) * 3 + i] = normal[(i * Vr + r) * Pm + e / K];
+            }
+            impulses[v * S + slot] = impulse[r * E + e];
+        }
+        count[v] = before + seen;
+    }
+    return 0;
+}

@@ -29,6 +29,8 @@ def _load() -> ctypes.CDLL | None:
     lib.pvu_patch_rows.restype = ctypes.c_int
     lib.pvu_reduce_contacts.argtypes = [_I64] + [_P] * 8
     lib.pvu_reduce_contacts.restype = ctypes.c_int64
+    lib.pvu_contact_telemetry.argtypes = [_I64] * 5 + [_P] * 10
+    lib.pvu_contact_telemetry.restype = ctypes.c_int
     lib.pvu_contact_bookkeeping_same_normal_bits.restype = ctypes.c_int64
     return lib
 
@@ -143,3 +145,17 @@ def reduce_contacts(shape: np.ndarray, static: np.ndarray, point: np.ndarray, no
     if n < 0:
         raise MemoryError("the compiled contact reduction ran out of memory")
     return index[:n], patch[:n]
+
+
+def telemetry_group(vehicles: np.ndarray, active: np.ndarray, arm: np.ndarray, normal: np.ndarray,
+                    impulse: np.ndarray, begin: np.ndarray, out: dict[str, np.ndarray]) -> None:
+    """sim/contact/telemetry.py telemetry's step for one solve group: its points (active (Vr, Pm, K), arm (3, Vr, Pm,
+    K), normal (3, Vr, Pm), impulse (Vr, Pm, K)) written into `out` (empty_telemetry's arrays, contactCount the points
+    already reported) after the vehicles' earlier ones; begin (3, V) float64: the begin positions."""
+    Vr = len(vehicles)
+    K = arm.shape[-1]
+    E = active.size // Vr if Vr else 0
+    S = out["contactPoints"].shape[1]
+    arrays = (_i64(vehicles), np.ascontiguousarray(active, dtype=np.bool_), _f64(arm), _f64(normal), _f64(impulse),
+              begin, out["contactCount"], out["contactPoints"], out["contactNormals"], out["contactImpulses"])
+    _LIB.pvu_contact_telemetry(Vr, E, K, S, begin.shape[1], *(address(a) for a in arrays))
