@@ -16,7 +16,9 @@ import pytest
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.sim import Simulator, compiled_bookkeeping
 from physxvehicle_usd.sim.contact.geometry import SAME_NORMAL
+from physxvehicle_usd.sim.contact.broad import static_candidates
 from physxvehicle_usd.sim.contact.model import first_rows
+from physxvehicle_usd.sim.contact.persistence import Persistence
 from physxvehicle_usd.sim.contact.patches import compiled_covers, patch_rows, patch_rows_numpy
 from physxvehicle_usd.sim.contact.records import Contacts, FrictionPatches
 from physxvehicle_usd.sim.contact.reduction import reduce_contacts, reduce_contacts_numpy
@@ -129,13 +131,43 @@ def test_random_contacts_make_the_same_patches_and_rows_to_the_bit(fleet, seed):
         assert reference.friction.anchor_count.max() == 2 and len(reference.friction) > 1
 
 
+def _same_refresh(sim: Simulator, position: np.ndarray, orientation: np.ndarray) -> bool:
+    """Assert that the step's PCM manifolds (sim.state.manifolds) re-measured at these poses keep the same pairs and
+    points and report the same contacts in C as in numpy, to the bit; whether there were points to re-measure."""
+    model, ground, manifolds = sim.contact, sim.ground, sim.state.manifolds
+    planes, hulls, triangles, R_all = static_candidates(model, ground, position, orientation)
+    if R_all is None:
+        return False
+    args = (model, ground, planes, hulls, triangles, (np.zeros(0, np.int64),) * 2, R_all, position, orientation,
+            sim.params.length_scale, manifolds)
+    compiled, reference = Persistence(*args), Persistence(*args, compiled=False)
+    if not reference.key.size:  # near nothing
+        return False
+    assert _same(compiled.is_kept, reference.is_kept) and _same_contacts(compiled.kept, reference.kept)
+    for name in ("kept_pairs", "kept_points"):
+        a, b = getattr(compiled, name), getattr(reference, name)
+        assert (a is None) == (b is None) and (a is None or all(_same(getattr(a, f.name), getattr(b, f.name))
+                                                                for f in fields(b)))
+    for a, b in zip((compiled.tri_pairs, compiled.hull_pairs), (reference.tri_pairs, reference.hull_pairs)):
+        assert _same(a[0], b[0]) and _same(a[1], b[1])
+    return manifolds is not None and len(manifolds.points) > 0 and bool(reference.is_kept.any())
+
+
 def test_the_obstacles_fleet_driven_into_its_boxes_makes_the_same_patches_and_rows_to_the_bit(tmp_path):
     sim = Simulator.from_description(read_stage(str(fleet_stage(2, tmp_path, road="obstacles"))), DT)
-    compared = kept = 0
+    compared = kept = refreshed = 0
     window = []
+    rng = np.random.default_rng(7)
     for _ in range(150):
         position, orientation = sim.state.body_position.copy(), sim.state.body_orientation.copy()
         previous = sim.state.friction
+        # PCM's kept points re-measured at the step's poses and at poses moved and turned a little more (some pairs
+        # move or turn too far, some points drift off)
+        for shift, turn in ((0.0, 0.0), (3e-3, 1e-3), (2e-2, 2e-2)):
+            moved = position + rng.normal(scale=shift, size=position.shape).astype(np.float32)
+            turned = orientation + rng.normal(scale=turn, size=orientation.shape).astype(np.float32)
+            turned /= np.linalg.norm(turned, axis=0)
+            refreshed += _same_refresh(sim, moved, turned)
         sim.step({"accelerator": 1.0})
         step = sim.state.contacts
         if step is None or step.points is None or not len(step.points):
@@ -156,6 +188,7 @@ def test_the_obstacles_fleet_driven_into_its_boxes_makes_the_same_patches_and_ro
         compared += 1
         kept += previous is not None and len(previous) > 0
     assert compared > 50 and kept > 50  # the chassis met its box (and kept patches) most of the run
+    assert refreshed > 100  # (and kept points to re-measure)
 
 
 def _same_contacts(a: Contacts, b: Contacts) -> bool:

@@ -3,12 +3,16 @@
    step's patches (PhysX's getFrictionPatches, correlatePatches, growPatches), then written as the solver's rows.
 
    The numpy form stays the reference; this is its arithmetic in its order, patch by patch. numpy's sums of three
-   products (einsum) come in two orders: over an axis contiguous in both operands (a matrix's row times a vector, a
-   dot of two (n, 3) arrays) its SIMD loop puts each product (plus +0) in a lane and adds the lanes (x0 + x2) + x1
-   (AVX2's and AVX-512's horizontal sums, the x86 machines we run on); over a strided axis (a matrix's column) it adds
-   them to +0 left to right. A squared length (a sum over the last axis) adds left to right from the first. A minimum
-   or maximum carries a NaN as numpy's does. Compiled with -ffp-contract=off: no fused multiply-add. Orders are the
-   numpy form's: every key sorted on is unique, so any sort gives the stable sort's order.
+   products (einsum) come in two orders, as found by test: where the summed label is the last of both operands'
+   subscripts ("pij,pj", "qj,qj", "ijn,nj") its loop puts each product (plus +0) in a lane and adds the lanes
+   (x0 + x2) + x1 (AVX2's and AVX-512's horizontal sums, the x86 machines we run on); where it is not ("pji,pj": a
+   matrix's column) it adds them to +0 left to right. A squared length (a sum over the last axis) adds left to right
+   from the first. A minimum or maximum carries a NaN as numpy's does. Compiled with -ffp-contract=off: no fused
+   multiply-add. Orders are the numpy form's: every key sorted on is unique, so any sort gives the stable sort's
+   order.
+
+   Besides: reduction.py reduce_contacts (`pvu_reduce_contacts`), persistence.py's refresh of the kept manifolds
+   (`pvu_refresh_manifolds`) and telemetry.py's slots (`pvu_contact_telemetry`), each the same bits as its numpy twin.
 
    Two calls: `pvu_friction_patches` makes the patches (F, their slots and the largest slot and point count, so that
    the caller can size the rows), `pvu_patch_rows` writes them into the zeroed rows. */
@@ -528,4 +532,117 @@ int pvu_contact_telemetry(int64_t Vr, int64_t E, int64_t K, int64_t S, int64_t V
         count[v] = before + seen;
     }
     return 0;
+}
+
+/* ---- persistence.py Persistence: the kept manifolds' points re-measured (refreshContactPoints) and the pairs
+   that keep them (invalidate_*), for pairs against planes, meshes and static polytopes ---- */
+
+/* row i of a row's body rotation (3, 3, N) times v: einsum's "qij,qj->qi" (and "ijn,nj->ni") of the rotations taken
+   by row, which numpy sums as over a contiguous axis (dot3) */
+static double rotation_row_dot(const double *rotation, int64_t N, int64_t r, int i, const double *v) {
+    const double row_i[3] = {rotation[(3 * i) * N + r], rotation[(3 * i + 1) * N + r], rotation[(3 * i + 2) * N + r]};
+    return dot3(row_i, v);
+}
+
+/* K candidate pairs that keep manifolds (key, row, static, kind (persistence.py PLANE, MESH, POLYTOPE), found: the
+   last step recorded it, at `at` of its M pairs (origin (M, 3))), Q points it kept (pair: each one's candidate pair,
+   their body_point, world_point, normal (Q, 3)). The model: vehicle (N,), box (N,) bytes, inner (N,) (the PCM inner
+   extents), radius (N,), origin (N, 3) (NULL: at 0), static_box and static_inner of the static polytopes (from
+   polytope_first), contact_distance (N, G; element strides cd_row, cd_column); length (V,) the length scales,
+   rotation (3, 3, N) each row's body rotation, position (3, V) the bodies' (float64); per pair static_radius, turn (the
+   quaternion dot) and travel (numpy's arccos of it times the shape's reach, or 0). Writes keep_pair (K,), keep_point
+   (Q,) and the reported kept contacts (row, static, point, normal, separation; count returned). */
+int64_t pvu_refresh_manifolds(int64_t K, int64_t Q, int64_t N, int64_t V, int64_t cd_row, int64_t cd_column,
+                              int64_t polytope_first,
+                              const int64_t *row, const int64_t *cstatic, const int64_t *kind, const uint8_t *found,
+                              const int64_t *at, const double *prev_origin, const int64_t *pair,
+                              const double *body_point, const double *world_point, const double *pnormal,
+                              const int64_t *vehicle, const uint8_t *box, const double *inner, const double *radius,
+                              const double *origin, const uint8_t *static_box, const double *static_inner,
+                              const double *contact_distance, const double *length, const double *rotation,
+                              const double *position, const double *static_radius, const double *turn,
+                              const double *travel, uint8_t *keep_pair, uint8_t *keep_point, int64_t *out_row,
+                              int64_t *out_static, double *out_point, double *out_normal, double *out_separation) {
+    static const double polytope_moved[5] = {0.5, 0.125, 0.25, 0.375, 0.375};
+    static const double polytope_turned[5] = {0.9998, 0.9999, 0.9999, 0.9999, 0.9999};
+    double *margin = malloc(sizeof(double) * (size_t)(K + 1)), *drift_limit = malloc(sizeof(double) * (size_t)(K + 1));
+    int64_t *held = calloc((size_t)(K + 1), sizeof(int64_t));
+    uint8_t *lost = calloc((size_t)(K + 1), 1), *dropped = calloc((size_t)(Q + 1), 1);
+    double *refreshed = malloc(sizeof(double) * 7 * (size_t)(Q + 1));  /* per point: on_body, normal, separation */
+    int64_t n = -1;
+    if (!margin || !drift_limit || !held || !lost || !dropped || !refreshed)
+        goto done;
+    (void)V;
+    /* _rules: the margins (PCM's, the lesser of the two shapes' against a static polytope), the drift limits */
+    for (int64_t k = 0; k < K; ++k) {
+        const int64_t r = row[k];
+        const double len = length[vehicle[r]];
+        const double ratio = box[r] ? 0.15 : 0.25, tolerance = kind[k] == 1 ? 0.05 : (box[r] ? 0.15 : 0.05);
+        double m = np_min(ratio * inner[r], tolerance * len);
+        if (kind[k] == 2) {
+            const int64_t h = cstatic[k] - polytope_first;
+            const double static_ratio = static_box[h] ? 0.15 : 0.25, static_tolerance = static_box[h] ? 0.15 : 0.05;
+            m = np_min(m, np_min(static_ratio * static_inner[h], static_tolerance * len));
+        }
+        margin[k] = m;
+        drift_limit[k] = (kind[k] == 0 ? 0.2 : 0.8) * m;
+    }
+    /* refreshContactPoints: the kept points' separations from the current poses, the drifted ones dropped */
+    for (int64_t q = 0; q < Q; ++q) {
+        const int64_t k = pair[q], r = row[k], v = vehicle[r];
+        double *on_body = refreshed + 7 * q, *normal = on_body + 3;
+        for (int i = 0; i < 3; ++i)
+            on_body[i] = rotation_row_dot(rotation, N, r, i, body_point + 3 * q) + position[i * V + v];
+        static const double eye[3][3] = {{1.0, 0.0, 0.0}, {0.0, 1.0, 0.0}, {0.0, 0.0, 1.0}};
+        for (int i = 0; i < 3; ++i)
+            normal[i] = dot3(eye[i], pnormal + 3 * q);
+        const double *wp = world_point + 3 * q;
+        const double gap[3] = {on_body[0] - wp[0], on_body[1] - wp[1], on_body[2] - wp[2]};
+        const double core = dot3(gap, normal);
+        double drift[3];
+        for (int i = 0; i < 3; ++i)
+            drift[i] = (on_body[i] - core * normal[i]) - wp[i];
+        on_body[6] = (core - radius[r]) - static_radius[k];
+        const double limit = drift_limit[k];
+        dropped[q] = !(((drift[0] * drift[0] + drift[1] * drift[1]) + drift[2] * drift[2]) <= limit * limit);
+        if (dropped[q]) lost[k] = 1; else ++held[k];
+    }
+    /* invalidate_*: moved or turned too far since the points were made (against a polytope, by how many are left) */
+    for (int64_t k = 0; k < K; ++k) {
+        const int64_t r = row[k], v = vehicle[r];
+        const int64_t h = held[k] < 4 ? held[k] : 4;
+        const int polytope = kind[k] == 2;
+        const double moved_limit = polytope ? polytope_moved[h] * margin[k] : 0.2 * margin[k];
+        const double turned_limit = polytope ? polytope_turned[h] : (kind[k] == 0 ? 0.99996 : 0.9998);
+        double moved = -INFINITY;
+        for (int i = 0; i < 3; ++i) {
+            static const double at_zero[3] = {0.0, 0.0, 0.0};
+            const double o = rotation_row_dot(rotation, N, r, i, origin ? origin + 3 * r : at_zero);
+            const double now = o + position[i * V + v];
+            moved = i == 0 ? fabs(now - prev_origin[3 * at[k] + i]) : np_max(moved, fabs(now - prev_origin[3 * at[k] + i]));
+        }
+        const int invalid = !((moved <= moved_limit) && (turn[k] >= turned_limit) && (travel[k] <= moved_limit));
+        keep_pair[k] = found[k] && !invalid && !(lost[k] && kind[k] != 1);
+    }
+    n = 0;
+    for (int64_t q = 0; q < Q; ++q) {
+        const int64_t k = pair[q], r = row[k];
+        keep_point[q] = keep_pair[k] && !dropped[q];
+        if (!keep_point[q])
+            continue;
+        const double *on_body = refreshed + 7 * q, *normal = on_body + 3, separation = on_body[6];
+        /* reported: against a mesh every kept point, else those within the contact distance */
+        if (kind[k] != 1 && !(separation <= contact_distance[r * cd_row + cstatic[k] * cd_column]))
+            continue;
+        out_row[n] = r, out_static[n] = cstatic[k];
+        for (int i = 0; i < 3; ++i) {
+            out_point[3 * n + i] = radius[r] > 0.0 ? on_body[i] - radius[r] * normal[i]
+                                                   : world_point[3 * q + i] + static_radius[k] * normal[i];
+            out_normal[3 * n + i] = normal[i];
+        }
+        out_separation[n++] = separation;
+    }
+done:
+    free(margin), free(drift_limit), free(held), free(lost), free(dropped), free(refreshed);
+    return n;
 }

@@ -31,6 +31,8 @@ def _load() -> ctypes.CDLL | None:
     lib.pvu_reduce_contacts.restype = ctypes.c_int64
     lib.pvu_contact_telemetry.argtypes = [_I64] * 5 + [_P] * 10
     lib.pvu_contact_telemetry.restype = ctypes.c_int
+    lib.pvu_refresh_manifolds.argtypes = [_I64] * 7 + [_P] * 31
+    lib.pvu_refresh_manifolds.restype = ctypes.c_int64
     lib.pvu_contact_bookkeeping_same_normal_bits.restype = ctypes.c_int64
     return lib
 
@@ -159,3 +161,39 @@ def telemetry_group(vehicles: np.ndarray, active: np.ndarray, arm: np.ndarray, n
     arrays = (_i64(vehicles), np.ascontiguousarray(active, dtype=np.bool_), _f64(arm), _f64(normal), _f64(impulse),
               begin, out["contactCount"], out["contactPoints"], out["contactNormals"], out["contactImpulses"])
     _LIB.pvu_contact_telemetry(Vr, E, K, S, begin.shape[1], *(address(a) for a in arrays))
+
+
+def refresh_manifolds(row: np.ndarray, static: np.ndarray, kind: np.ndarray, found: np.ndarray, at: np.ndarray,
+                      prev_origin: np.ndarray, pair: np.ndarray, body_point: np.ndarray, world_point: np.ndarray,
+                      normal: np.ndarray, vehicle: np.ndarray, box: np.ndarray, inner: np.ndarray,
+                      radius: np.ndarray, origin: np.ndarray | None, static_box: np.ndarray,
+                      static_inner: np.ndarray, polytope_first: int, contact_distance: np.ndarray,
+                      length_scale: np.ndarray, rotation: np.ndarray, position: np.ndarray,
+                      static_radius: np.ndarray, turn: np.ndarray, travel: np.ndarray):
+    """sim/contact/persistence.py Persistence._refresh for pairs against planes, meshes and static polytopes (kind
+    PLANE, MESH, POLYTOPE): per candidate pair (K) its row, static shape, kind, whether the last step recorded it and
+    where (`at` into its pairs' `prev_origin`), per point it kept (Q) its candidate pair and its body_point,
+    world_point and normal; the model's per row vehicle, box (bool), PCM inner extent, radius, origin (None: 0), the
+    static polytopes' box (bool) and inner extent from polytope_first, contact_distance (N, G); the length scales
+    (V,), each row's body rotation (3, 3, N), the body positions (3, V); per pair the static radius, quaternion dot
+    `turn` and `travel` (numpy's). Returns keep_pair (K,), keep_point (Q,) and the reported kept contacts' (row,
+    static, point, normal, separation)."""
+    K, Q, N = len(row), len(pair), len(vehicle)
+    table, cd_row, cd_column = _table(contact_distance)
+    keep_pair, keep_point = np.empty(K, np.bool_), np.empty(Q, np.bool_)
+    out_row, out_static = np.empty(Q, np.int64), np.empty(Q, np.int64)
+    out_point, out_normal, out_separation = np.empty((Q, 3)), np.empty((Q, 3)), np.empty(Q)
+    none = np.zeros(0)
+    arrays = (_i64(row), _i64(static), _i64(kind), np.ascontiguousarray(found, dtype=np.bool_), _i64(at),
+              _f64(prev_origin), _i64(pair), _f64(body_point), _f64(world_point), _f64(normal), _i64(vehicle),
+              np.ascontiguousarray(box, dtype=np.bool_), _f64(inner), _f64(radius),
+              none if origin is None else _f64(origin), np.ascontiguousarray(static_box, dtype=np.bool_),
+              _f64(static_inner), table, _f64(length_scale), _f64(rotation), _f64(position), _f64(static_radius),
+              _f64(turn), _f64(travel), keep_pair, keep_point, out_row, out_static, out_point, out_normal,
+              out_separation)
+    at_ = [address(a) if a.size else 0 for a in arrays]
+    at_[14] = None if origin is None else at_[14]  # (NULL: every origin at 0)
+    n = _LIB.pvu_refresh_manifolds(K, Q, N, position.shape[1], cd_row, cd_column, polytope_first, *at_)
+    if n < 0:
+        raise MemoryError("the compiled manifold refresh ran out of memory")
+    return keep_pair, keep_point, (out_row[:n], out_static[:n], out_point[:n], out_normal[:n], out_separation[:n])
