@@ -1,10 +1,12 @@
-"""The contact bookkeeping after the narrow phase, compiled (sim/_contact_bookkeeping.c, in the extension
-sim/compiled.py loads): what it covers, and the calls.
+"""The contact bookkeeping after the narrow phase, compiled (sim/_friction_patches.c and sim/_contact_bookkeeping.c,
+in the extension sim/compiled.py loads): the calls.
 
-sim/contact/patches.py `patch_rows` makes a step's friction patches and the solver's rows from its contacts in some
-hundred numpy calls, most on a handful of points; the C functions do the same arithmetic in the same order, patch by
-patch, in two calls (the patches, then the rows, once their sizes are known). The numpy form stays the reference
-(tests/test_contact_bookkeeping_compiled.py holds the two to each other, to the bit).
+Each of these makes a step's records from its contacts in some dozens to hundreds of numpy calls, most on a handful
+of points; the C functions do the same arithmetic in the same order, point by point: sim/contact/patches.py
+`patch_rows` (the friction patches, then the solver's rows once their sizes are known), reduction.py
+`reduce_contacts`, persistence.py's refresh of the kept manifolds and telemetry.py's slots. The callers decide what
+the C covers; the numpy forms stay the reference (tests/test_contact_bookkeeping_compiled.py holds the two to each
+other, to the bit).
 """
 from __future__ import annotations
 
