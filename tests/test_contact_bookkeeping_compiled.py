@@ -150,6 +150,11 @@ def _same_refresh(sim: Simulator, position: np.ndarray, orientation: np.ndarray)
                                                                 for f in fields(b)))
     for a, b in zip((compiled.tri_pairs, compiled.hull_pairs), (reference.tri_pairs, reference.hull_pairs)):
         assert _same(a[0], b[0]) and _same(a[1], b[1])
+    # the manifolds to keep, of the last step's contacts (some of them the pairs made anew here)
+    contacts = sim.state.contacts.points if sim.state.contacts is not None else Contacts.empty()
+    a, b = compiled.record(contacts), reference.record(contacts)
+    assert all(_same(getattr(a.pairs, f.name), getattr(b.pairs, f.name)) for f in fields(b.pairs))
+    assert all(_same(getattr(a.points, f.name), getattr(b.points, f.name)) for f in fields(b.points))
     return manifolds is not None and len(manifolds.points) > 0 and bool(reference.is_kept.any())
 
 

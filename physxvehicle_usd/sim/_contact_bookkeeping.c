@@ -299,3 +299,68 @@ done:
     free(margin), free(drift_limit), free(held), free(lost), free(dropped), free(refreshed);
     return n;
 }
+
+/* persistence.py Persistence.record's manifolds of the pairs made anew: of the K candidate pairs (key sorted, row,
+   static, is_kept) those not kept, where each shape's frame is (its origin (N, 3), NULL: at 0, by the rotation
+   (3, 3, N) and position (3, V)) and its body's orientation (4, V); and the points of the C contacts (shape, static,
+   point, normal (C, 3), separation) that those pairs made, each on the static shape and on the vehicle's (body frame),
+   by the rows' radius (N,) and the static shapes' (G,). Writes the pairs (vehicle, shape within it, static, origin,
+   orientation) and the points (vehicle, shape, static, body point, world point, normal); counts[0], counts[1]: how
+   many of each. */
+int pvu_record_manifolds(int64_t K, int64_t C, int64_t N, int64_t V, int64_t G, const int64_t *key,
+                         const uint8_t *is_kept, const int64_t *row, const int64_t *cstatic, const int64_t *vehicle,
+                         const int64_t *first, const double *rotation, const double *origin, const double *position,
+                         const double *orientation, const double *radius, const double *static_radius,
+                         const int64_t *shape, const int64_t *contact_static, const double *point,
+                         const double *normal, const double *separation, int64_t *pair_vehicle, int64_t *pair_shape,
+                         int64_t *pair_static, double *pair_origin, double *pair_orientation, int64_t *point_vehicle,
+                         int64_t *point_shape, int64_t *point_static, double *body_point, double *world_point,
+                         double *point_normal, int64_t *counts) {
+    static const double at_zero[3] = {0.0, 0.0, 0.0};
+    int64_t M = 0;
+    int64_t *made_key = malloc(sizeof(int64_t) * (size_t)(K + 1));
+    if (!made_key)
+        return -1;
+    for (int64_t k = 0; k < K; ++k) {
+        if (is_kept[k])
+            continue;
+        const int64_t r = row[k], v = vehicle[r];
+        made_key[M] = key[k];
+        pair_vehicle[M] = v, pair_shape[M] = r - first[v], pair_static[M] = cstatic[k];
+        for (int i = 0; i < 3; ++i)
+            pair_origin[3 * M + i] = rotation_row_dot(rotation, N, r, i, origin ? origin + 3 * r : at_zero)
+                                     + position[i * V + v];
+        for (int i = 0; i < 4; ++i)
+            pair_orientation[4 * M + i] = orientation[i * V + v];
+        ++M;
+    }
+    int64_t Q = 0;
+    for (int64_t c = 0; c < C && M; ++c) {
+        const int64_t want = shape[c] * G + contact_static[c];
+        int64_t lo = 0, hi = M;
+        while (lo < hi) {
+            const int64_t mid = (lo + hi) / 2;
+            if (made_key[mid] < want) lo = mid + 1; else hi = mid;
+        }
+        if (made_key[lo < M ? lo : M - 1] != want)
+            continue;
+        const int64_t r = shape[c], v = vehicle[r];
+        const double *n = normal + 3 * c, sep = separation[c], rr = radius[r], sr = static_radius[contact_static[c]];
+        const double inward = (rr > 0.0 ? sep : 0.0) + sr, outward = (sep + rr) + sr;
+        double on_body[3];
+        for (int i = 0; i < 3; ++i) {
+            const double on_static = point[3 * c + i] - inward * n[i];
+            world_point[3 * Q + i] = on_static;
+            on_body[i] = (on_static + outward * n[i]) - position[i * V + v];
+            point_normal[3 * Q + i] = n[i];
+        }
+        for (int i = 0; i < 3; ++i)  /* einsum "qji,qj->qi": a column of the rotation, from +0 in order */
+            body_point[3 * Q + i] = ((0.0 + rotation[i * N + r] * on_body[0]) + rotation[(3 + i) * N + r] * on_body[1])
+                                    + rotation[(6 + i) * N + r] * on_body[2];
+        point_vehicle[Q] = v, point_shape[Q] = r - first[v], point_static[Q] = contact_static[c];
+        ++Q;
+    }
+    counts[0] = M, counts[1] = Q;
+    free(made_key);
+    return 0;
+}

@@ -35,6 +35,8 @@ def _load() -> ctypes.CDLL | None:
     lib.pvu_contact_telemetry.restype = ctypes.c_int
     lib.pvu_refresh_manifolds.argtypes = [_I64] * 7 + [_P] * 31
     lib.pvu_refresh_manifolds.restype = ctypes.c_int64
+    lib.pvu_record_manifolds.argtypes = [_I64] * 5 + [_P] * 29
+    lib.pvu_record_manifolds.restype = ctypes.c_int
     lib.pvu_contact_bookkeeping_same_normal_bits.restype = ctypes.c_int64
     return lib
 
@@ -199,3 +201,34 @@ def refresh_manifolds(row: np.ndarray, static: np.ndarray, kind: np.ndarray, fou
     if n < 0:
         raise MemoryError("the compiled manifold refresh ran out of memory")
     return keep_pair, keep_point, (out_row[:n], out_static[:n], out_point[:n], out_normal[:n], out_separation[:n])
+
+
+def record_manifolds(key: np.ndarray, is_kept: np.ndarray, row: np.ndarray, static: np.ndarray, vehicle: np.ndarray,
+                     first: np.ndarray, G: int, rotation: np.ndarray, origin: np.ndarray | None, position: np.ndarray,
+                     orientation: np.ndarray, radius: np.ndarray, static_radius: np.ndarray, shape: np.ndarray,
+                     contact_static: np.ndarray, point: np.ndarray, normal: np.ndarray, separation: np.ndarray):
+    """sim/contact/persistence.py Persistence.record's pairs made anew and their points: of the candidate pairs (key
+    sorted, is_kept, row, static) the ones not kept, where their shapes' frames are (the rows' origin (None: 0) by the
+    rotation (3, 3, N) and position (3, V)) and their bodies' orientation (4, V); the contacts (shape, contact_static,
+    point, normal, separation) of those pairs on the static shape and in the body frame, by the rows' radius (N,) and
+    the static shapes' (G,). Returns the pairs' (vehicle, shape, static, origin, orientation) and the points' (vehicle,
+    shape, static, body_point, world_point, normal)."""
+    K, C, N = len(key), len(shape), len(vehicle)
+    pair_i = np.empty((3, K), np.int64)
+    point_i, point_f = np.empty((3, C), np.int64), np.empty((3, C, 3))
+    counts = np.empty(2, np.int64)
+    arrays = (_i64(key), np.ascontiguousarray(is_kept, dtype=np.bool_), _i64(row), _i64(static), _i64(vehicle),
+              _i64(first), _f64(rotation), np.zeros(0) if origin is None else _f64(origin), _f64(position),
+              _f64(orientation), _f64(radius), _f64(static_radius), _i64(shape), _i64(contact_static), _f64(point),
+              _f64(normal), _f64(separation))
+    pointers = [address(a) if a.size else 0 for a in arrays]
+    pointers[7] = None if origin is None else pointers[7]  # (NULL: every origin at 0)
+    origin_out, orientation_out = np.empty((K, 3)), np.empty((K, 4))
+    outputs = (pair_i[0], pair_i[1], pair_i[2], origin_out, orientation_out, point_i[0], point_i[1], point_i[2],
+               point_f[0], point_f[1], point_f[2], counts)
+    if _LIB.pvu_record_manifolds(K, C, N, position.shape[1], G, *pointers,
+                                 *(address(a) if a.size else 0 for a in outputs)):
+        raise MemoryError("the compiled manifold record ran out of memory")
+    M, Q = int(counts[0]), int(counts[1])
+    return ((pair_i[0, :M], pair_i[1, :M], pair_i[2, :M], origin_out[:M], orientation_out[:M]),
+            (point_i[0, :Q], point_i[1, :Q], point_i[2, :Q], point_f[0, :Q], point_f[1, :Q], point_f[2, :Q]))

@@ -183,6 +183,11 @@ def _compiled_covers(model: ContactModel, kind: np.ndarray, R_all: np.ndarray, p
             and (model.radius is None or model.radius.dtype == np.float64))
 
 
+def _record_covered(R_all: np.ndarray | None, contacts: Contacts) -> bool:
+    """Whether `Persistence.record` records in C: float64 rotations and contacts."""
+    return R_all is not None and R_all.dtype == contacts.point.dtype == contacts.normal.dtype == contacts.separation.dtype == np.float64
+
+
 class Persistence:
     """One step's use of the manifolds: `split` finds the candidate pairs that keep their points (their refreshed
     contacts in `kept`) and leaves the rest to be made anew; `record` gives the manifolds to keep after the step."""
@@ -198,6 +203,7 @@ class Persistence:
         with. compiled: the kept points re-measured in C (sim/compiled_bookkeeping.py) where the extension is loaded
         and covers them (the same bits), else in numpy."""
         self.model, self.R_all, self.position, self.orientation = model, R_all, position, orientation
+        self.compiled = compiled
         self.planes, self.hull_pairs, self.tri_pairs, self.round_pairs = planes, hull_pairs, tri_pairs, round_pairs
         self.kept = Contacts.empty()
         G = model.collides.shape[1]
@@ -382,6 +388,13 @@ class Persistence:
             return None
         model, G = self.model, self.G
         first = first_rows(model)
+        if self.compiled and compiled_bookkeeping.available() and _record_covered(self.R_all, contacts):
+            made_pairs, made_points = compiled_bookkeeping.record_manifolds(
+                self.key, self.is_kept, self.row, self.static, model.vehicle, first, G, self.R_all, model.origin,
+                self.position, self.orientation, _radius(model, np.arange(len(model.vehicle))),
+                self._static_radius(np.arange(G)), contacts.shape, contacts.static, contacts.point, contacts.normal,
+                contacts.separation)
+            return self._joined(ManifoldPairs(*made_pairs), ManifoldPoints(*made_points))
         made = ~self.is_kept
         row, static = self.row[made], self.static[made]
         vehicle = model.vehicle[row]
@@ -402,6 +415,11 @@ class Persistence:
         on_body = on_static + (sep + radius + static_radius)[:, None] * n - self.position[:, v].T
         points = ManifoldPoints(v, shape_row - first[v], contacts.static[c], np.einsum("qji,qj->qi", R, on_body),
                                 on_static.astype(float), n.astype(float))
+        return self._joined(pairs, points)
+
+    def _joined(self, pairs: ManifoldPairs, points: ManifoldPoints) -> Manifolds:
+        """The manifolds of the pairs made anew (`pairs`, `points`) and of the kept ones, in key order."""
+        first, G = first_rows(self.model), self.G
         if self.kept_pairs is not None and len(self.kept_pairs):
             pairs = ManifoldPairs.join([pairs, self.kept_pairs], [0, 0])
             points = ManifoldPoints.join([points, self.kept_points], [0, 0]) or no_manifold_points()
