@@ -420,6 +420,10 @@ class Persistence:
     def _joined(self, pairs: ManifoldPairs, points: ManifoldPoints) -> Manifolds:
         """The manifolds of the pairs made anew (`pairs`, `points`) and of the kept ones, in key order."""
         first, G = first_rows(self.model), self.G
+        if self.kept_pairs is not None and len(self.kept_pairs) and not len(pairs) and not len(points):
+            # every pair kept (most steps of a car at rest on its obstacle): the kept records, in key order already,
+            # taken as they are rather than joined to nothing (the same numbers; read, never written)
+            return Manifolds(self.kept_pairs, self.kept_points if len(self.kept_points) else no_manifold_points())
         if self.kept_pairs is not None and len(self.kept_pairs):
             pairs = ManifoldPairs.join([pairs, self.kept_pairs], [0, 0])
             points = ManifoldPoints.join([points, self.kept_points], [0, 0]) or no_manifold_points()
