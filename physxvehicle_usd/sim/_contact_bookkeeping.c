@@ -89,7 +89,8 @@ int64_t pvu_reduce_contacts(int64_t C, const int64_t *shape, const int64_t *csta
         sorted[c].key[0] = shape[c], sorted[c].key[1] = cstatic[c], sorted[c].key[2] = c, sorted[c].key[3] = 0;
         sorted[c].index = c;
     }
-    qsort(sorted, (size_t)C, sizeof(Sortable), by_keys);
+    if (sort_keys(sorted, C))
+        goto done;
     for (int64_t c = 0; c < C; ++c)
         order[c] = sorted[c].index;
     /* patches: the first contact of a pair not yet in one takes every such contact whose normal agrees with its own */
@@ -112,7 +113,8 @@ int64_t pvu_reduce_contacts(int64_t C, const int64_t *shape, const int64_t *csta
         sorted[c].key[0] = leader[c], sorted[c].key[1] = c, sorted[c].key[2] = sorted[c].key[3] = 0;
         sorted[c].index = order[c];
     }
-    qsort(sorted, (size_t)C, sizeof(Sortable), by_keys);
+    if (sort_keys(sorted, C))
+        goto done;
     /* a point made twice in a patch counts once: keys on a grid of 1e-7 of the largest coordinate (at least 1) */
     double largest = 0.0;
     for (int64_t k = 0; k < 3 * C; ++k)

@@ -58,4 +58,35 @@ static inline int by_keys(const void *a, const void *b) {
 }
 
 
+/* sort by by_keys (a merge sort, the comparison inlined), skipping the sort where the entries are in order already
+   (most steps' are); returns -1 where memory ran out */
+static inline int sort_keys(Sortable *entries, int64_t n) {
+    int64_t i = 1;
+    while (i < n && by_keys(entries + i - 1, entries + i) <= 0)
+        ++i;
+    if (i >= n)
+        return 0;
+    Sortable *buffer = malloc(sizeof(Sortable) * (size_t)n), *from = entries, *to = buffer;
+    if (!buffer)
+        return -1;
+    for (int64_t width = 1; width < n; width *= 2) {
+        for (int64_t lo = 0; lo < n; lo += 2 * width) {
+            const int64_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
+            int64_t a = lo, b = mid, k = lo;
+            while (a < mid && b < hi)
+                to[k++] = by_keys(from + b, from + a) < 0 ? from[b++] : from[a++];
+            while (a < mid)
+                to[k++] = from[a++];
+            while (b < hi)
+                to[k++] = from[b++];
+        }
+        Sortable *swap = from;
+        from = to, to = swap;
+    }
+    if (from != entries)
+        memcpy(entries, from, sizeof(Sortable) * (size_t)n);
+    free(buffer);
+    return 0;
+}
+
 #endif

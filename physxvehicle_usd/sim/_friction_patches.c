@@ -102,7 +102,10 @@ int pvu_friction_patches(int64_t C, int64_t V, int64_t N, int64_t G, int64_t P, 
         sorted[k].key[1] = k, sorted[k].key[2] = sorted[k].key[3] = 0;
         sorted[k].index = k;
     }
-    qsort(sorted, (size_t)K_kept, sizeof(Sortable), by_keys);
+    if (sort_keys(sorted, K_kept)) {
+        status = -1;
+        goto done;
+    }
     for (int64_t q = 0; q < n_cp; ++q) {
         const int64_t c = cp_first[q], key = shape[c] * G + cstatic[c];
         int64_t lo = 0, hi = K_kept;
@@ -140,7 +143,10 @@ int pvu_friction_patches(int64_t C, int64_t V, int64_t N, int64_t G, int64_t P, 
             source[F++] = -1;
         }
     /* the solver's order: by shape row and other shape, a pair's kept patches (in their order) before its new ones */
-    qsort(sorted, (size_t)F, sizeof(Sortable), by_keys);
+    if (sort_keys(sorted, F)) {
+        status = -1;
+        goto done;
+    }
     int64_t *rank = bucket;  /* (F,) each patch's place in that order */
     for (int64_t f = 0; f < F; ++f)
         rank[sorted[f].index] = f;
