@@ -36,6 +36,7 @@ setup(ext_modules=[Extension("physxvehicle_usd.sim._substeps", ["physxvehicle_us
                                                                 "physxvehicle_usd/sim/_friction_patches.c",
                                                                 "physxvehicle_usd/sim/_contact_bookkeeping.c"],
                              depends=["physxvehicle_usd/sim/_substeps_batch.h", "physxvehicle_usd/sim/_row_solver.h",
-                                      "physxvehicle_usd/sim/_narrow_phase.h", "physxvehicle_usd/sim/_contact_bookkeeping.h"],
+                                      "physxvehicle_usd/sim/_narrow_phase.h",
+                                      "physxvehicle_usd/sim/_contact_bookkeeping.h"],
                              extra_compile_args=flags,
                              extra_link_args=["-fopenmp"], libraries=["m"], optional=True)])
