@@ -15,11 +15,11 @@ import pytest
 
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.sim import Simulator, compiled_bookkeeping
-from physxvehicle_usd.sim.contact.geometry import SAME_NORMAL
 from physxvehicle_usd.sim.contact.broad import static_candidates
+from physxvehicle_usd.sim.contact.geometry import SAME_NORMAL
 from physxvehicle_usd.sim.contact.model import first_rows
-from physxvehicle_usd.sim.contact.persistence import Persistence
 from physxvehicle_usd.sim.contact.patches import compiled_covers, patch_rows, patch_rows_numpy
+from physxvehicle_usd.sim.contact.persistence import Persistence
 from physxvehicle_usd.sim.contact.records import Contacts, FrictionPatches
 from physxvehicle_usd.sim.contact.reduction import reduce_contacts, reduce_contacts_numpy
 from physxvehicle_usd.sim.contact.telemetry import TELEMETRY_SLOTS, telemetry, telemetry_numpy

@@ -135,9 +135,10 @@ def write_rows(made: MadePatches, tables: list[np.ndarray], rows: dict[str, np.n
     strides = np.array([s for _, row, column in tables for s in (row, column)], np.int64)
     param_at = (ctypes.c_void_p * len(params))(*(address(a) for a in params))
     _LIB.pvu_patch_rows(made.C, Vr, Pm, K, len(tables), address(made.ints), address(made.floats),
-                        ctypes.addressof(table_at), address(strides), address(rows["point_active"]), address(rows["arm"]),
-                        address(rows["separation"]), address(rows["normal"]), ctypes.addressof(param_at),
-                        address(rows["anchor_active"]), address(rows["anchor_arm"]), address(rows["anchor_error"]))
+                        ctypes.addressof(table_at), address(strides), address(rows["point_active"]),
+                        address(rows["arm"]), address(rows["separation"]), address(rows["normal"]),
+                        ctypes.addressof(param_at), address(rows["anchor_active"]), address(rows["anchor_arm"]),
+                        address(rows["anchor_error"]))
 
 
 def reduce_contacts(shape: np.ndarray, static: np.ndarray, point: np.ndarray, normal: np.ndarray,

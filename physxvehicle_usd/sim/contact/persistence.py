@@ -185,7 +185,8 @@ def _compiled_covers(model: ContactModel, kind: np.ndarray, R_all: np.ndarray, p
 
 def _record_covered(R_all: np.ndarray | None, contacts: Contacts) -> bool:
     """Whether `Persistence.record` records in C: float64 rotations and contacts."""
-    return R_all is not None and R_all.dtype == contacts.point.dtype == contacts.normal.dtype == contacts.separation.dtype == np.float64
+    return (R_all is not None
+            and R_all.dtype == contacts.point.dtype == contacts.normal.dtype == contacts.separation.dtype == np.float64)
 
 
 class Persistence:
