@@ -1,6 +1,7 @@
 """The compiled substeps of the simulator (physxvehicle_usd/sim/_substeps.c), its row solver (_row_solver.c), the
-end of a step without contacts (_end_step.c), the mesh queries (_mesh_queries.c) and the contacts' narrow phases
-(_narrow_phase.c, _polytope_contacts.c), one extension; everything else is in pyproject.toml.
+end of a step without contacts (_end_step.c), the mesh queries (_mesh_queries.c), the contacts' narrow phases
+(_narrow_phase.c, _polytope_contacts.c), the friction patches (_friction_patches.c) and the rest of the contact
+bookkeeping (_contact_bookkeeping.c), one extension; everything else is in pyproject.toml.
 
 Flags:
 - -ffp-contract=off: IEEE arithmetic in the written order, no fused multiply-adds (which the scalar remainder
@@ -31,8 +32,11 @@ setup(ext_modules=[Extension("physxvehicle_usd.sim._substeps", ["physxvehicle_us
                                                                 "physxvehicle_usd/sim/_plane_rays.c",
                                                                 "physxvehicle_usd/sim/_mesh_queries.c",
                                                                 "physxvehicle_usd/sim/_narrow_phase.c",
-                                                                "physxvehicle_usd/sim/_polytope_contacts.c"],
+                                                                "physxvehicle_usd/sim/_polytope_contacts.c",
+                                                                "physxvehicle_usd/sim/_friction_patches.c",
+                                                                "physxvehicle_usd/sim/_contact_bookkeeping.c"],
                              depends=["physxvehicle_usd/sim/_substeps_batch.h", "physxvehicle_usd/sim/_row_solver.h",
-                                      "physxvehicle_usd/sim/_narrow_phase.h"],
+                                      "physxvehicle_usd/sim/_narrow_phase.h",
+                                      "physxvehicle_usd/sim/_contact_bookkeeping.h"],
                              extra_compile_args=flags,
                              extra_link_args=["-fopenmp"], libraries=["m"], optional=True)])
