@@ -1,6 +1,6 @@
-"""The compiled substeps of the simulator (physxvehicle_usd/sim/_substeps.c), its row solver (_row_solver.c), the
-end of a step without contacts (_end_step.c) and the mesh queries (_mesh_queries.c), one extension; everything else
-is in pyproject.toml.
+"""The compiled substeps of the simulator (physxvehicle_usd/sim/_substeps.c), its row solver (_row_solver.c) and the
+set-up of its static contact rows (_contact_rows.c), the end of a step without contacts (_end_step.c) and the mesh
+queries (_mesh_queries.c), one extension; everything else is in pyproject.toml.
 
 Flags:
 - -ffp-contract=off: IEEE arithmetic in the written order, no fused multiply-adds (which the scalar remainder
@@ -29,7 +29,8 @@ setup(ext_modules=[Extension("physxvehicle_usd.sim._substeps", ["physxvehicle_us
                                                                 "physxvehicle_usd/sim/_row_solver.c",
                                                                 "physxvehicle_usd/sim/_end_step.c",
                                                                 "physxvehicle_usd/sim/_plane_rays.c",
-                                                                "physxvehicle_usd/sim/_mesh_queries.c"],
+                                                                "physxvehicle_usd/sim/_mesh_queries.c",
+                                                                "physxvehicle_usd/sim/_contact_rows.c"],
                              depends=["physxvehicle_usd/sim/_substeps_batch.h", "physxvehicle_usd/sim/_row_solver.h"],
                              extra_compile_args=flags,
                              extra_link_args=["-fopenmp"], libraries=["m"], optional=True)])

@@ -35,7 +35,7 @@ _FRICTION_AXIS_MIN_SPEED_SQ = 1e-4
 # on top of the row's velocity multiplier (its changelog: "the bias coefficient was applied to the strong/sticky
 # friction bias twice on CPU when using the TGS solver"); ovphysx 0.7 runs the fixed solver (with the factor, the
 # impact of Ridge10 rolled the car the other way, 47 % angular speed against 0.2 % now).
-_FRICTION_BIAS_PER_SUBSTEP = 1.0
+FRICTION_BIAS_PER_SUBSTEP = 1.0
 
 # a solve of this many vehicles or more spreads each body's rotation over its rows before the rows' products: einsum
 # sweeps an operand broadcast over the rows' axes several times slower than a whole one (the same sums, j = 0, 1, 2 in
@@ -90,7 +90,7 @@ class StaticContactRows:
     prepares them (setupFinalizeSolverConstraints) and solves them (solveContact): per patch its normal rows, then the
     two friction rows of each anchor, clamped together against the patch's summed normal impulse. A friction row drives
     back how far its anchor has moved since the anchor was made (`anchor_error`, then the motion of the solve) at 1 / h
-    (`_FRICTION_BIAS_PER_SUBSTEP`), and no impulse is carried over from the last step (PhysX starts every friction row
+    (`FRICTION_BIAS_PER_SUBSTEP`), and no impulse is carried over from the last step (PhysX starts every friction row
     at zero). `broken`: the patches whose friction was clamped in the last pass (they slide: PhysX does not keep their
     anchors)."""
 
@@ -144,7 +144,7 @@ class StaticContactRows:
             ok = self.anchors & (u > 0.0)
             error = vm.dot(patches.anchor_error, t[..., None])
             self.F.append((J, WJ, np.where(ok, self.p8 / np.where(ok, u, 1.0), 0.0), error))
-        self.friction_bias = _FRICTION_BIAS_PER_SUBSTEP / h
+        self.friction_bias = FRICTION_BIAS_PER_SUBSTEP / h
         self.scale = np.where(self.anchors.sum(axis=2) == 2, 0.5, 1.0)
         self.static_friction = patches.static_friction
         self.dynamic_friction = patches.dynamic_friction
@@ -301,7 +301,7 @@ class PairContactRows:
             ok = self.anchors & (g0 + g1 > 0.0)
             error = vm.dot(pairs.anchor_error, t[..., None])
             self.F.append((J0, WJ0, J1, WJ1, np.where(ok, self.p8 / np.where(ok, g0 + g1, 1.0), 0.0), error))
-        self.friction_bias = _FRICTION_BIAS_PER_SUBSTEP / h
+        self.friction_bias = FRICTION_BIAS_PER_SUBSTEP / h
         self.scale = np.where(self.anchors.sum(axis=2) == 2, 0.5, 1.0)
         self.static_friction, self.dynamic_friction = pairs.static_friction, pairs.dynamic_friction
         self.friction = np.zeros(self.anchors.shape + (2,))
