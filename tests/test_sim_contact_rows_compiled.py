@@ -56,25 +56,26 @@ def _numpy_arrays(rows: StaticContactRows, pgs: bool) -> dict[str, np.ndarray]:
     return out
 
 
-def _assert_same_rows(p, patches: PatchRows, vehicles: np.ndarray, rotation: np.ndarray, x: np.ndarray,
-                      iterations: int, pgs: bool, threads: int = 1) -> compiled_rows.CompiledContactRows:
-    """C's rows against numpy's from the same patches and bodies, every field to the bit; C's rows."""
-    ours = compiled_rows.CompiledContactRows(p, patches, vehicles, rotation, x, DT, iterations, pgs=pgs,
-                                             threads=threads)
-    theirs = StaticContactRows(p, patches, vehicles, rotation.astype(float), x.astype(float), DT, iterations,
-                               np.float32, cut_rows=False)
+def _assert_same_rows(p, patches: PatchRows, vehicles: np.ndarray, orientation: np.ndarray, x: np.ndarray,
+                      iterations: int, pgs: bool, threads: int = 1) -> dict[str, np.ndarray]:
+    """C's rows against numpy's from the same patches and bodies (orientation (4, batch), x (6, Vr) float32, as
+    row_solver hands them over), every field to the bit; C's rows by name."""
+    ours = compiled_rows.CompiledContactRows(p, patches, vehicles, orientation, x, DT, iterations, pgs, threads)
+    rotation = vm.quat_to_mat(orientation[:, vehicles]).astype(float)
+    theirs = StaticContactRows(p, patches, vehicles, rotation, x.astype(float), DT, iterations, np.float32,
+                               cut_rows=False)
     if pgs:
         theirs.prepare_pgs(DT)
     expected = _numpy_arrays(theirs, pgs)
-    assert set(ours.arrays) == set(expected)
+    arrays = ours.arrays()
+    assert set(arrays) == set(expected) | {"c_listed", "a_listed"}
     for name, value in expected.items():
-        assert ours.arrays[name].shape == value.shape, name
-        np.testing.assert_array_equal(_bits(ours.arrays[name]), _bits(value), err_msg=name)  # 0 ulps
-    assert ours.broken.dtype == bool and not ours.broken.any()
-    normal_listed, anchor_listed = ours.listed
-    np.testing.assert_array_equal(normal_listed, patches.point_active.any(axis=0))
-    np.testing.assert_array_equal(anchor_listed, patches.anchor_active.any(axis=0))
-    return ours
+        assert arrays[name].shape == value.shape, name
+        np.testing.assert_array_equal(_bits(arrays[name]), _bits(value), err_msg=name)  # 0 ulps
+    assert ours.broken.dtype == bool and ours.broken.shape == patches.point_active.shape[:2] and not ours.broken.any()
+    np.testing.assert_array_equal(arrays["c_listed"], patches.point_active.any(axis=0))
+    np.testing.assert_array_equal(arrays["a_listed"], patches.anchor_active.any(axis=0))
+    return arrays
 
 
 # --- random patches ------------------------------------------------------------------------------------------------
@@ -110,15 +111,17 @@ def car_params():
     return Simulator.from_description(read_stage(str(SAMPLES / "car" / "car.usda")), DT).params
 
 
-def _bodies(rng, V: int) -> tuple[np.ndarray, np.ndarray]:
-    """Random rotations (3, 3, V) and velocities (6, V), float32 as the solver has them; some vehicles at rest
-    (the fallback friction axes) and some with a zero component (sums of -0 products)."""
-    q = rng.standard_normal((4, V))
-    rotation = vm.quat_to_mat((q / np.linalg.norm(q, axis=0)).astype(np.float32))
+def _bodies(rng, batch: int, V: int) -> tuple[np.ndarray, np.ndarray]:
+    """Random orientations of a batch (4, batch) and velocities of a group of V (6, V), float32 as the solver has them;
+    some vehicles at rest (the fallback friction axes), some with a zero component (sums of -0 products), one
+    unrotated (zeros in the rotation)."""
+    q = rng.standard_normal((4, batch))
+    q[:, 0] = (1.0, 0.0, 0.0, 0.0)
+    orientation = (q / np.linalg.norm(q, axis=0)).astype(np.float32)
     x = np.concatenate((rng.standard_normal((3, V)) * 3.0, rng.standard_normal((3, V)))).astype(np.float32)
     x[:, rng.random(V) < 0.25] = 0.0
     x[1, rng.random(V) < 0.3] = -0.0
-    return rotation, x
+    return orientation, x
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -135,10 +138,10 @@ def test_the_compiled_contact_rows_of_random_patches_are_numpy_s_to_the_bit(car_
     p.moi = rng.uniform(200.0, 4000.0, (3, batch)).astype(np.float32)
     p.max_depenetration_velocity = np.where(rng.random(batch) < 0.5, 3.0, 1e30).astype(np.float32)
     vehicles = np.sort(rng.choice(batch, V, replace=False))
-    rotation, x = _bodies(rng, V)
-    ours = _assert_same_rows(p, _random_patches(rng, V, Pm, N), vehicles, rotation, x, iterations, pgs)
-    assert V < 9 or np.any(ours.arrays["c_target"] != 0.0)  # some points bounce
-    assert np.any(ours.arrays["f_gain"] != 0.0) == bool(ours.listed[1].any())
+    orientation, x = _bodies(rng, batch, V)
+    ours = _assert_same_rows(p, _random_patches(rng, V, Pm, N), vehicles, orientation, x, iterations, pgs)
+    assert V < 9 or np.any(ours["c_target"] != 0.0)  # some points bounce
+    assert np.any(ours["f_gain"] != 0.0) == bool(ours["a_listed"].any())
 
 
 @pytest.mark.parametrize("threads", [2, 3])
@@ -146,16 +149,16 @@ def test_the_compiled_contact_rows_do_not_depend_on_the_thread_count(car_params,
     rng = np.random.default_rng(5)
     p = car_params
     V = 7
-    vehicles = np.zeros(V, np.int64)  # seven vehicles of the one car's parameters
-    rotation, x = _bodies(rng, V)
-    _assert_same_rows(p, _random_patches(rng, V, 2, 4), vehicles, rotation, x, 4, False, threads)
+    vehicles = np.zeros(V, np.int64)  # seven vehicles of the one car's parameters and pose
+    orientation, x = _bodies(rng, 1, V)
+    _assert_same_rows(p, _random_patches(rng, V, 2, 4), vehicles, orientation, x, 4, False, threads)
 
 
 def test_patches_in_another_precision_stay_with_numpy(car_params):
     patches = _random_patches(np.random.default_rng(0), 1, 1, 4)
-    assert compiled_rows.covers(np.float32, None, patches, car_params)
+    assert compiled_rows.covers(np.float32, None, car_params, None, patches)
     patches.separation = patches.separation.astype(np.float32)  # numpy's arithmetic would be float32's
-    assert not compiled_rows.covers(np.float32, None, patches, car_params)
+    assert not compiled_rows.covers(np.float32, None, car_params, None, patches)
 
 
 # --- real runs -----------------------------------------------------------------------------------------------------
@@ -165,10 +168,10 @@ def _recording(monkeypatch) -> list:
     calls = []
     made = compiled_rows.CompiledContactRows
 
-    def recorded(p, patches, vehicles, rotation, x, dt, iterations, pgs=False, threads=1):
+    def recorded(p, patches, vehicles, orientation, x, dt, iterations, pgs=False, threads=1):
         kept = patches.subset(np.ones(len(vehicles), bool))  # its arrays' copies
-        calls.append((p, kept, vehicles.copy(), rotation.copy(), x.copy(), dt, iterations, pgs))
-        return made(p, patches, vehicles, rotation, x, dt, iterations, pgs, threads)
+        calls.append((p, kept, vehicles.copy(), orientation.copy(), x.copy(), dt, iterations, pgs))
+        return made(p, patches, vehicles, orientation, x, dt, iterations, pgs, threads)
 
     monkeypatch.setattr(compiled_rows, "CompiledContactRows", recorded)
     return calls
@@ -194,9 +197,9 @@ def test_the_obstacles_fleet_s_contact_rows_are_numpy_s_and_so_is_its_run(tmp_pa
     with_points = [c for c in calls if c[1].point_active.any()]
     assert len(with_points) > 30  # the chassis met its box (and the road) for much of the run
     assert sum(c[1].anchor_active.any() for c in with_points) > 30  # and its friction held it there
-    for p, patches, vehicles, rotation, x, dt, iterations, pgs in with_points[::5]:
+    for p, patches, vehicles, orientation, x, dt, iterations, pgs in with_points[::5]:
         assert dt == DT and not pgs
-        _assert_same_rows(p, patches, vehicles, rotation, x, iterations, pgs)
+        _assert_same_rows(p, patches, vehicles, orientation, x, iterations, pgs)
     theirs = _run(path, 100, StepOptions(compiled_rows=False))  # numpy's rows and solve
     np.testing.assert_array_equal(ours.view(np.int32), theirs.view(np.int32))  # 0 ulps, every step
 
@@ -234,5 +237,5 @@ def test_a_car_driven_into_a_box_has_numpy_s_contact_rows(monkeypatch, solver):
         sim.step({"accelerator": np.ones(1)})
     with_points = [c for c in calls if c[1].point_active.any()]
     assert len(with_points) > 20 and all(c[7] == (solver == "PGS") for c in calls)
-    for p, patches, vehicles, rotation, x, dt, iterations, pgs in with_points[::3]:
-        _assert_same_rows(p, patches, vehicles, rotation, x, iterations, pgs)
+    for p, patches, vehicles, orientation, x, dt, iterations, pgs in with_points[::3]:
+        _assert_same_rows(p, patches, vehicles, orientation, x, iterations, pgs)

@@ -3,7 +3,8 @@
    straight into the arrays the row solve sweeps (`RowSolve`'s contact fields, sim/_row_solver.h), one call a step.
 
    Per vehicle, the numpy code's arithmetic in its order and precision: float64 throughout (the patches are float64;
-   the body's float32 mass, inertia, rotation and velocity are widened exactly, as `.astype(float)` does). Sums of
+   the body's float32 mass, inertia, rotation and velocity are widened exactly, as `.astype(float)` does), the
+   rotation made from the begin orientation as vecmath.quat_to_mat makes it (float32). Sums of
    three products (vecmath.dot) are taken left to right; einsum's sums (vecmath.matvec, matTvec, the rows' relative
    velocity) start from +0 and add their products in order, so a sum of -0 products is +0 here as there. Built with
    -ffp-contract=off: no fused multiply-adds. Divisions stay divisions (numpy divides by the mass and inertia).
@@ -24,7 +25,7 @@
 typedef struct {
     int64_t V, Pm, N, M, threads; /* N points a patch, M anchors a patch */
     int64_t pgs;                  /* also PGS's constants (c_pgs_bias, f_pgs_bias) */
-    int64_t batch;                /* the vehicles of the batch: the stride of moi */
+    int64_t batch;                /* the vehicles of the batch: the stride of moi and orientation */
     double h, dt, p8;             /* the sub-step, the step, min(0.8, 2 sqrt(1 / iterations)) */
     /* sim/solver_rows.py PatchRows */
     const uint8_t *point_active;             /* (V, Pm, N) */
@@ -39,7 +40,7 @@ typedef struct {
     /* the bodies */
     const int64_t *vehicles;                     /* (V): each one's index in the batch */
     const float *mass, *moi, *max_depenetration; /* (batch), (3, batch), (batch) */
-    const float *rotation;                       /* (3, 3, V): at the begin pose */
+    const float *orientation;                    /* (4, batch): the begin pose */
     const float *x;                              /* (6, V): the velocity the solve starts from */
 } ContactPatches;
 
@@ -117,9 +118,14 @@ static void vehicle_rows(const ContactPatches *in, const RowSolve *b, int64_t v)
     double *bias_coefficient = (double *)b->c_bias_coefficient, *gain = (double *)b->f_gain;
     double *f_error = (double *)b->f_error, *scale = (double *)b->scale;
     const int64_t vehicle = in->vehicles[v];
+    const int64_t batch = in->batch;
+    const float q[4] = {in->orientation[vehicle], in->orientation[batch + vehicle],
+                        in->orientation[2 * batch + vehicle], in->orientation[3 * batch + vehicle]};
+    float R[3][3]; /* vecmath.quat_to_mat, then widened (the numpy rows take it `.astype(float)`) */
+    pvu_rotation_matrix(q, R);
     Body body;
     for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) body.R[i][j] = (double)in->rotation[(i * 3 + j) * V + v];
+        for (int j = 0; j < 3; ++j) body.R[i][j] = (double)R[i][j];
     body.mass = (double)in->mass[vehicle];
     for (int a = 0; a < 3; ++a) body.moi[a] = (double)in->moi[a * in->batch + vehicle];
     double x[6];

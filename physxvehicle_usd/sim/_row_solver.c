@@ -31,6 +31,96 @@ static inline float min_f(float a, float b) { return (a <= b || a != a) ? a : b;
 
 int64_t pvu_row_solve_size(void) { return (int64_t)sizeof(RowSolve); }
 
+/* a group's own constraint rows (sim/solver_rows.py ConstraintRows) and its bodies at the begin pose */
+typedef struct {
+    int64_t V, R, batch, pgs;           /* pgs: PGS's constants (act, impulse_kept, limit_bias) instead of TGS's */
+    double spring_time, dt;             /* the sticky rows' spring acts over spring_time: h (TGS) or dt (PGS) */
+    const int64_t *vehicles;            /* (V): each one's index in the batch */
+    const float *linear, *arm;          /* (3, V, R) */
+    const double *damping, *separation; /* (V, R) */
+    const uint8_t *active, *hard;       /* (V, R) */
+    const float *mass, *moi;            /* (batch), (3, batch) */
+    const float *orientation;           /* (4, batch): the begin pose */
+} ConstraintRows;
+
+int64_t pvu_constraint_rows_size(void) { return (int64_t)sizeof(ConstraintRows); }
+
+/* vecmath.matvec and matTvec (einsum: from +0, the three products added in order) */
+static inline void matvec_f(const float m[3][3], const float v[3], float out[3]) {
+    for (int i = 0; i < 3; ++i) out[i] = ((0.0f + m[i][0] * v[0]) + m[i][1] * v[1]) + m[i][2] * v[2];
+}
+
+static inline void matTvec_f(const float m[3][3], const float v[3], float out[3]) {
+    for (int i = 0; i < 3; ++i) out[i] = ((0.0f + m[0][i] * v[0]) + m[1][i] * v[1]) + m[2][i] * v[2];
+}
+
+/* vehicle v's rows: row_solver._row_jacobians (float32), which rows act (active, a non-zero response), their
+   reciprocal responses and `_spring_gains` (the gain formed in double from the float64 damping, rounded once); TGS:
+   the limit rows' separations in float32; PGS: impulse_kept (a / (1 + a)) and limit_bias (-separation / dt) */
+static void vehicle_constraint_rows(const ConstraintRows *in, const RowSolve *b, int64_t v) {
+    const int64_t V = in->V, R = in->R, rs = V * R, vehicle = in->vehicles[v];
+    const int64_t batch = in->batch;
+    const float q[4] = {in->orientation[vehicle], in->orientation[batch + vehicle],
+                        in->orientation[2 * batch + vehicle], in->orientation[3 * batch + vehicle]};
+    float Rm[3][3];
+    pvu_rotation_matrix(q, Rm);
+    const float inv_mass = 1.0f / in->mass[vehicle];
+    const float inv_moi[3] = {1.0f / in->moi[vehicle], 1.0f / in->moi[batch + vehicle],
+                              1.0f / in->moi[2 * batch + vehicle]};
+    float *J = (float *)b->J, *WJ = (float *)b->WJ, *recip = (float *)b->recip, *gain = (float *)b->spring_gain;
+    for (int64_t r = 0; r < R; ++r) {
+        const int64_t k = v * R + r;
+        const float lin[3] = {in->linear[k], in->linear[rs + k], in->linear[2 * rs + k]};
+        const float arm[3] = {in->arm[k], in->arm[rs + k], in->arm[2 * rs + k]};
+        const float ang[3] = {arm[1] * lin[2] - arm[2] * lin[1], arm[2] * lin[0] - arm[0] * lin[2],
+                              arm[0] * lin[1] - arm[1] * lin[0]};
+        float local[3], w_ang[3];
+        matTvec_f(Rm, ang, local);
+        for (int a = 0; a < 3; ++a) local[a] = local[a] * inv_moi[a];
+        matvec_f(Rm, local, w_ang);
+        const float w_lin[3] = {lin[0] * inv_mass, lin[1] * inv_mass, lin[2] * inv_mass};
+        const float u = (lin[0] * w_lin[0] + lin[1] * w_lin[1] + lin[2] * w_lin[2])
+                        + (ang[0] * w_ang[0] + ang[1] * w_ang[1] + ang[2] * w_ang[2]);
+        for (int a = 0; a < 3; ++a) {
+            J[k + a * rs] = lin[a];
+            J[k + (3 + a) * rs] = ang[a];
+            WJ[k + a * rs] = w_lin[a];
+            WJ[k + (3 + a) * rs] = w_ang[a];
+        }
+        const int act = in->active[k] && u > 0.0f; /* a zero Jacobian: PhysX's zero reciprocal response */
+        recip[k] = act ? 1.0f / u : 0.0f;
+        const int sticky = act && !in->hard[k];
+        const double spring = sticky ? in->damping[k] * in->spring_time : 0.0;
+        gain[k] = (float)(spring / (1.0 + spring) / (sticky ? (double)u : 1.0));
+        ((uint8_t *)b->act)[k] = (uint8_t)act;
+        if (in->pgs) {
+            ((float *)b->impulse_kept)[k] = gain[k] * (act ? u : 0.0f);
+            ((float *)b->limit_bias)[k] = (float)(-in->separation[k] / in->dt);
+        } else {
+            ((float *)b->separation)[k] = (float)in->separation[k];
+        }
+    }
+}
+
+/* row_solver's set-up of a group's constraint rows (`_solve_rows_tgs`, `_solve_rows_pgs`) into `b`'s fields (its V
+   and R as `in`'s; hard: the rows' own flags; act written for TGS too); listed: the rows that act in some vehicle,
+   hard_listed (TGS): those of them hard in some vehicle. 0: done. */
+int pvu_constraint_rows(const ConstraintRows *in, const RowSolve *b) {
+    const int64_t V = in->V, R = in->R;
+    for (int64_t v = 0; v < V; ++v) vehicle_constraint_rows(in, b, v);
+    uint8_t *listed = (uint8_t *)b->listed, *hard_listed = (uint8_t *)b->hard_listed;
+    for (int64_t r = 0; r < R; ++r) {
+        uint8_t acts = 0, hard = 0;
+        for (int64_t v = 0; v < V; ++v) {
+            acts = acts | b->act[v * R + r];
+            hard = hard | (in->hard[v * R + r] != 0);
+        }
+        listed[r] = acts;
+        if (!in->pgs) hard_listed[r] = acts && hard;
+    }
+    return 0;
+}
+
 /* a contact row's Jacobian (stride between components `cs`) times a velocity (float32, as numpy promotes it) */
 static inline double dot6_df(const double *j, int64_t cs, const float *y) {
     double total = j[0] * (double)y[0];

@@ -13,17 +13,17 @@ the reference (tests/test_sim_row_solver.py holds the two to each other, to the 
 from __future__ import annotations
 
 import ctypes
-
-import numpy as np
-
+import math
 from functools import lru_cache
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from .contact_rows import FRICTION_BIAS_PER_SUBSTEP, MAX_CONTACT_BIAS_FACTOR
 from .extension import address, check_struct_size, open_extension
 
 if TYPE_CHECKING:  # annotations only
-    from .solver_rows import PatchRows
+    from .solver_rows import ConstraintRows, PatchRows
     from .state import SimParams
 
 _P = ctypes.c_void_p
@@ -52,7 +52,16 @@ class _ContactPatches(ctypes.Structure):
                 + [(name, _F64) for name in "h dt p8".split()]
                 + [(name, _P) for name in
                    "point_active arm separation normal rest_distance restitution anchor_active anchor_arm "
-                   "anchor_error bounce_threshold vehicles mass moi max_depenetration rotation x".split()])
+                   "anchor_error bounce_threshold vehicles mass moi max_depenetration orientation x".split()])
+
+
+class _ConstraintRows(ctypes.Structure):
+    """Mirror of `ConstraintRows` in _row_solver.c: a group's constraint rows and its bodies."""
+
+    _fields_ = ([(name, _I64) for name in "V R batch pgs".split()]
+                + [(name, _F64) for name in "spring_time dt".split()]
+                + [(name, _P) for name in "vehicles linear arm damping separation active hard mass moi orientation"
+                   .split()])
 
 
 def _load() -> ctypes.CDLL | None:
@@ -62,8 +71,10 @@ def _load() -> ctypes.CDLL | None:
         return None
     check_struct_size(lib, "pvu_row_solve_size", _RowSolve, "compiled_rows.py")
     check_struct_size(lib, "pvu_contact_patches_size", _ContactPatches, "compiled_rows.py")
+    check_struct_size(lib, "pvu_constraint_rows_size", _ConstraintRows, "compiled_rows.py")
     lib.pvu_contact_rows.argtypes = [ctypes.POINTER(_ContactPatches), ctypes.POINTER(_RowSolve)]
-    lib.pvu_contact_rows.restype = ctypes.c_int
+    lib.pvu_constraint_rows.argtypes = [ctypes.POINTER(_ConstraintRows), ctypes.POINTER(_RowSolve)]
+    lib.pvu_contact_rows.restype = lib.pvu_constraint_rows.restype = ctypes.c_int
     for solve in (lib.pvu_rows_tgs, lib.pvu_rows_pgs):
         solve.argtypes = [ctypes.POINTER(_RowSolve)]
         solve.restype = ctypes.c_int
@@ -82,14 +93,20 @@ def available() -> bool:
     return _LIB is not None
 
 
-def covers(dtype, pairs, patches: PatchRows | None = None, p: SimParams | None = None) -> bool:
+def covers(dtype, pairs, p: SimParams | None = None, rows: ConstraintRows | None = None,
+           patches: PatchRows | None = None) -> bool:
     """Whether the compiled solver implements a solve group (TGS or PGS): float32 state, no contacts between
-    vehicles; its contacts with the static world (`patches`, with the parameters `p`) as patch_rows makes them, in
-    float64 (numpy's arithmetic on them would otherwise take other precisions), the bodies' mass and inertia float32."""
+    vehicles; with the parameters `p`, its constraint rows `rows` and its contacts with the static world `patches`:
+    in the precisions pipeline.constraint_rows and patch_rows make them (numpy's arithmetic on others would take
+    other precisions), the bodies' mass and inertia float32."""
     if _LIB is None or pairs is not None or dtype != np.float32:
         return False
-    return patches is None or (all(getattr(patches, name).dtype == np.float64 for name in _PATCH_FLOATS)
-                               and all(a.dtype == np.float32 for a in (p.mass, p.moi, p.max_depenetration_velocity)))
+    if p is not None and any(a.dtype != np.float32 for a in (p.mass, p.moi, p.max_depenetration_velocity)):
+        return False
+    if rows is not None and not (rows.linear.dtype == rows.arm.dtype == np.float32
+                                 and rows.damping.dtype == rows.separation.dtype == np.float64):
+        return False
+    return patches is None or all(getattr(patches, name).dtype == np.float64 for name in _PATCH_FLOATS)
 
 
 # the patches' float fields the C set-up reads (float64: patch_rows makes them so)
@@ -98,69 +115,124 @@ _PATCH_FLOATS = ("arm", "separation", "normal", "rest_distance", "static_frictio
 
 
 class _Call:
-    """The struct and the arrays its pointers point into (kept alive for as long as the struct)."""
+    """The struct and the arrays its pointers point into (`kept`: alive for as long as the struct)."""
 
     def __init__(self):
         self.solve = _RowSolve()
-        self.arrays_by_name: dict[str, np.ndarray] = {}
-
-    def set(self, name: str, value, dtype) -> np.ndarray:
-        array = np.ascontiguousarray(value, dtype=dtype)
-        self.arrays_by_name[name] = array
-        setattr(self.solve, name, address(array))
-        return array
+        self.kept: list = []
 
 
 def _flags(mask: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(mask, dtype=bool).view(np.uint8)
 
 
-def _shaped(value: np.ndarray, shape: tuple) -> np.ndarray:
-    """value broadcast to shape (a per-patch value over the patch's points), itself where it has that shape already
-    (np.broadcast_to costs more than the rest of a small group's call)."""
-    return value if np.shape(value) == shape else np.broadcast_to(value, shape)
+@lru_cache(maxsize=64)
+def _layout(shapes: tuple) -> tuple[dict, int]:
+    """Where each of the named arrays `shapes` ((name, shape), ...) lies in one block: {name: (offset, shape)}, the
+    block's length (the arrays of a call are one allocation, the struct's pointers its offsets)."""
+    fields, offset = {}, 0
+    for name, shape in shapes:
+        fields[name] = (offset, shape)
+        offset += math.prod(shape)
+    return fields, offset
 
 
-def _rows(J, WJ, recip, spring_gain, hard, listed, x, iterations: int, velocity_iterations: int, contacts,
-          threads: int) -> _Call:
-    """The struct's fields that TGS and PGS share: the constraint rows, the velocity, the contact rows."""
-    V, R = J.shape[1], J.shape[2]
-    c = _Call() if contacts is None else contacts.call  # (the contact rows' fields set already)
+def _block(c: _Call, shapes: tuple, dtype) -> tuple[np.ndarray, dict]:
+    """One block of `dtype` for the arrays `shapes`, the struct's fields of those names pointed into it; the block and
+    where each array lies in it."""
+    fields, length = _layout(shapes)
+    block = np.empty(length, dtype)
+    base, size = address(block), block.itemsize
+    for name, (offset, _) in fields.items():
+        setattr(c.solve, name, base + size * offset)
+    c.kept.append(block)
+    return block, fields
+
+
+def _view(block: np.ndarray, fields: dict, name: str) -> np.ndarray:
+    offset, shape = fields[name]
+    return block[offset:offset + math.prod(shape)].reshape(shape)
+
+
+def _constraint_rows(c: _Call, p: SimParams, rows: ConstraintRows, x: np.ndarray, begin_orientation: np.ndarray,
+                     spring_time: float, dt: float, iterations: int, velocity_iterations: int, pgs: bool,
+                     threads: int) -> tuple[np.ndarray, dict]:
+    """The struct's fields that TGS and PGS share: the group's constraint rows, set up in C (`pvu_constraint_rows`:
+    row_solver's `_row_jacobians`, reciprocal responses, `_spring_gains` over spring_time and, for TGS, the limit
+    rows' separations; for PGS impulse_kept and limit_bias), the velocity x (6, V) at the start (copied: written in
+    place), the outputs. Returns the float32 block and where each array lies in it."""
+    V, R = rows.active.shape
+    n = iterations
     b = c.solve
-    b.V, b.R, b.iterations, b.velocity_iterations = V, R, iterations, velocity_iterations
+    b.V, b.R, b.iterations, b.velocity_iterations = V, R, n, velocity_iterations
     b.threads = max(1, int(threads))
-    c.set("J", J, np.float32)
-    c.set("WJ", WJ, np.float32)
-    c.set("recip", recip, np.float32)
-    c.set("spring_gain", spring_gain, np.float32)
-    c.set("hard", _flags(_shaped(hard, (V, R))), np.uint8)
-    c.set("listed", _flags(listed), np.uint8)
-    c.set("impulse", np.empty((V, R), np.float32), np.float32)
-    c.set("x", np.array(x, np.float32, order="C"), np.float32)  # a copy: written in place
-    return c
+    rows_shape = (V, R)
+    if pgs:
+        shapes = (("J", (6, V, R)), ("WJ", (6, V, R)), ("recip", rows_shape), ("spring_gain", rows_shape),
+                  ("impulse", rows_shape), ("impulse_kept", rows_shape), ("limit_bias", rows_shape), ("x", (6, V)),
+                  ("motion", (6, V)))
+        flag_shapes = (("act", rows_shape), ("listed", (R,)))
+    else:
+        shapes = (("J", (6, V, R)), ("WJ", (6, V, R)), ("recip", rows_shape), ("spring_gain", rows_shape),
+                  ("impulse", rows_shape), ("separation", rows_shape), ("x", (6, V)), ("position", (3, V)),
+                  ("angular", (n, 3, V)), ("half", (n, V)))
+        flag_shapes = (("act", rows_shape), ("listed", (R,)), ("hard_listed", (R,)))
+    block, fields = _block(c, shapes, np.float32)
+    _block(c, flag_shapes, np.uint8)
+    _view(block, fields, "x")[...] = x
+    read = [_whole(a) for a in (rows.vehicles.astype(np.int64, copy=False), rows.linear, rows.arm, rows.damping,
+                                rows.separation, _flags(rows.active), _flags(rows.hard), p.mass, p.moi,
+                                begin_orientation)]
+    d = _ConstraintRows(V=V, R=R, batch=p.mass.shape[0], pgs=int(pgs), spring_time=spring_time, dt=dt)
+    (d.vehicles, d.linear, d.arm, d.damping, d.separation, d.active, d.hard, d.mass, d.moi,
+     d.orientation) = (address(a) for a in read)
+    b.hard = d.hard
+    c.kept.append(read)  # alive while the solve reads them
+    status = _LIB.pvu_constraint_rows(ctypes.byref(d), ctypes.byref(b))
+    if status != 0:
+        raise RuntimeError(f"compiled constraint rows failed with status {status}")
+    return block, fields
 
 
-def solve_tgs(J, WJ, recip, spring_gain, hard, separation, listed, hard_listed, bias_scale, max_bias, x, position,
-              orientation, h: float, dt: float, iterations: int, velocity_iterations: int, contacts,
-              threads: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """`_solve_rows_tgs`'s iterations for the vehicles of one group: J, WJ (6, V, R) float32, recip, spring_gain,
-    separation (V, R) float32, hard (V, R), listed / hard_listed (R,): the rows swept in the position / velocity
-    iterations; x (6, V), position (3, V), orientation (4, V) float32 at the start; contacts: the group's
-    `CompiledContactRows` (its impulse, friction and broken written in place) or None. Returns (x, position,
-    orientation) after the solve."""
-    V, n = J.shape[1], iterations
-    c = _rows(J, WJ, recip, spring_gain, hard, listed, x, n, velocity_iterations, contacts, threads)
+def solve_tgs(contacts: CompiledContactRows | None, p: SimParams, rows: ConstraintRows, x: np.ndarray,
+              begin_position: np.ndarray, begin_orientation: np.ndarray, bias_scale, max_bias, dt: float,
+              iterations: int, velocity_iterations: int, threads: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`_solve_rows_tgs` for the vehicles of one group (`rows.vehicles`), its rows set up and iterated in C:
+    contacts the group's `CompiledContactRows` (its impulse, friction and broken written in place) or None, x (6, V)
+    float32 the velocity at the start, begin_position (3, batch) and begin_orientation (4, batch) float32 the pose
+    the step began with, bias_scale and max_bias the limit rows' (float32). Returns (x, position, orientation) after
+    the solve."""
+    n = iterations
+    h = dt / n
+    c = _Call() if contacts is None else contacts.call  # (the contact rows' fields set already)
+    block, fields = _constraint_rows(c, p, rows, x, begin_orientation, h, dt, n, velocity_iterations, False, threads)
     b = c.solve
     b.h, b.dt, b.h_f, b.bias_scale, b.max_bias = h, dt, np.float32(h), bias_scale, max_bias
-    c.set("separation", separation, np.float32)
-    c.set("hard_listed", _flags(hard_listed), np.uint8)
-    position = c.set("position", np.array(position, np.float32, order="C"), np.float32)  # a copy: written in place
-    angular = c.set("angular", np.empty((n, 3, V), np.float32), np.float32)
-    half = c.set("half", np.empty((n, V), np.float32), np.float32)
+    position = _view(block, fields, "position")
+    position[...] = begin_position[:, rows.vehicles]
     status = _LIB.pvu_rows_tgs(ctypes.byref(b))
     if status != 0:
         raise RuntimeError(f"compiled row solve failed with status {status}")
-    return c.arrays_by_name["x"], position, _rotated(orientation, angular, half)
+    orientation = begin_orientation[:, rows.vehicles]
+    return (_view(block, fields, "x"), position,
+            _rotated(orientation, _view(block, fields, "angular"), _view(block, fields, "half")))
+
+
+def solve_pgs(contacts: CompiledContactRows | None, p: SimParams, rows: ConstraintRows, x: np.ndarray,
+              begin_orientation: np.ndarray, dt: float, iterations: int, friction_iterations: int,
+              velocity_iterations: int, threads: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """`_solve_rows_pgs`'s sweeps for the vehicles of one group (`rows.vehicles`), its rows set up over the whole step
+    and swept in C: contacts the group's `CompiledContactRows` made with `pgs`, or None, x as `solve_tgs` takes it,
+    begin_orientation (4, batch) the pose the rows are made at. Returns (x after the velocity iterations, x after the
+    position iterations: the motion the pose moves by)."""
+    c = _Call() if contacts is None else contacts.call
+    block, fields = _constraint_rows(c, p, rows, x, begin_orientation, dt, dt, iterations, velocity_iterations, True,
+                                     threads)
+    c.solve.friction_iterations = friction_iterations
+    status = _LIB.pvu_rows_pgs(ctypes.byref(c.solve))
+    if status != 0:
+        raise RuntimeError(f"compiled row solve failed with status {status}")
+    return _view(block, fields, "x"), _view(block, fields, "motion")
 
 
 def covers_soft(*arrays: np.ndarray) -> bool:
@@ -195,42 +267,16 @@ def _rotated(orientation: np.ndarray, angular: np.ndarray, half: np.ndarray) -> 
     return orientation
 
 
-def solve_pgs(J, WJ, recip, spring_gain, hard, act, impulse_kept, limit_bias, listed, x, iterations: int,
-              friction_iterations: int, velocity_iterations: int, contacts,
-              threads: int = 1) -> tuple[np.ndarray, np.ndarray]:
-    """`_solve_rows_pgs`'s sweeps for the vehicles of one group: the constraint rows as `solve_tgs` takes them, act
-    (V, R) (active with a non-zero response), impulse_kept and limit_bias (V, R) float32; contacts: the group's
-    `CompiledContactRows` made with `pgs`, or None. Returns (x after the velocity iterations, x after the position
-    iterations: the motion the pose moves by)."""
-    V = J.shape[1]
-    c = _rows(J, WJ, recip, spring_gain, hard, listed, x, iterations, velocity_iterations, contacts, threads)
-    b = c.solve
-    b.friction_iterations = friction_iterations
-    c.set("act", _flags(act), np.uint8)
-    c.set("impulse_kept", impulse_kept, np.float32)
-    c.set("limit_bias", limit_bias, np.float32)
-    motion = c.set("motion", np.empty((6, V), np.float32), np.float32)
-    status = _LIB.pvu_rows_pgs(ctypes.byref(b))
-    if status != 0:
-        raise RuntimeError(f"compiled row solve failed with status {status}")
-    return c.arrays_by_name["x"], motion
-
-
-@lru_cache(maxsize=32)
-def _layout(V: int, Pm: int, N: int, M: int, pgs: bool) -> tuple[tuple, int]:
-    """Where each float64 contact field of `RowSolve` lies in one block: ((name, offset, shape), ...), the block's
-    length (a step's contact rows are one allocation)."""
-    shapes = [("cJ", (6, V, Pm, N)), ("cWJ", (6, V, Pm, N)), ("c_recip", (V, Pm, N)), ("c_target", (V, Pm, N)),
-              ("c_error", (V, Pm, N)), ("c_bias_coefficient", (V, Pm, N)), ("c_max_bias", (V,)),
-              ("fJ", (2, 6, V, Pm, M)), ("fWJ", (2, 6, V, Pm, M)), ("f_gain", (2, V, Pm, M)),
-              ("f_error", (2, V, Pm, M)), ("scale", (V, Pm)), ("c_impulse", (V, Pm, N)), ("friction", (V, Pm, M, 2))]
+def _contact_shapes(V: int, Pm: int, N: int, M: int, pgs: bool) -> tuple[tuple, tuple]:
+    """The contact fields of `RowSolve` the set-up writes, (name, shape): the float64 ones, the flags."""
+    points, anchors = (V, Pm, N), (2, V, Pm, M)
+    shapes = (("cJ", (6,) + points), ("cWJ", (6,) + points), ("c_recip", points), ("c_target", points),
+              ("c_error", points), ("c_bias_coefficient", points), ("c_max_bias", (V,)), ("fJ", (2, 6, V, Pm, M)),
+              ("fWJ", (2, 6, V, Pm, M)), ("f_gain", anchors), ("f_error", anchors), ("scale", (V, Pm)),
+              ("c_impulse", points), ("friction", (V, Pm, M, 2)))
     if pgs:
-        shapes += [("c_pgs_bias", (V, Pm, N)), ("f_pgs_bias", (2, V, Pm, M))]
-    fields, offset = [], 0
-    for name, shape in shapes:
-        fields.append((name, offset, shape))
-        offset += int(np.prod(shape))
-    return tuple(fields), offset
+        shapes += (("c_pgs_bias", points), ("f_pgs_bias", anchors))
+    return shapes, (("broken", (V, Pm)), ("c_listed", (Pm, N)), ("a_listed", (Pm, M)))
 
 
 class CompiledContactRows:
@@ -238,13 +284,13 @@ class CompiledContactRows:
     constants, friction axes and gains; with `pgs`, prepare_pgs_constants' biases), made in C (`pvu_contact_rows`,
     sim/_contact_rows.c) into the buffers of the group's compiled solve (`call`), the same bits. After the solve:
     `impulse` (Vr, Pm, N), `friction` (Vr, Pm, M, 2) and `broken` (Vr, Pm), and the patches' `active`, `arm` and
-    `normal`: what the step's telemetry and friction bookkeeping read of `StaticContactRows`. The arrays by name
-    (`arrays`): every field the C set-up wrote, as `StaticContactRows` would hold it (tests compare the two)."""
+    `normal`: what the step's telemetry and friction bookkeeping read of `StaticContactRows`."""
 
-    def __init__(self, p: SimParams, patches: PatchRows, vehicles: np.ndarray, rotation: np.ndarray, x: np.ndarray,
-                 dt: float, iterations: int, pgs: bool = False, threads: int = 1) -> None:
-        """rotation (3, 3, Vr) float32 at the begin pose, x (6, Vr) float32 the velocity the solve starts from;
-        iterations: the position iterations (PGS: 1, its rows made over the whole step)."""
+    def __init__(self, p: SimParams, patches: PatchRows, vehicles: np.ndarray, begin_orientation: np.ndarray,
+                 x: np.ndarray, dt: float, iterations: int, pgs: bool = False, threads: int = 1) -> None:
+        """vehicles (Vr,) the group's, begin_orientation (4, batch) float32 the pose the rows are made at, x (6, Vr)
+        float32 the velocity the solve starts from; iterations: the position iterations (PGS: 1, its rows made over
+        the whole step)."""
         self.active, self.arm, self.normal = patches.point_active, patches.arm, patches.normal
         V, Pm, N = self.active.shape
         M = patches.anchor_active.shape[2]
@@ -253,46 +299,38 @@ class CompiledContactRows:
         b = c.solve
         b.Pm, b.N, b.M = Pm, N, M
         b.friction_bias = FRICTION_BIAS_PER_SUBSTEP / h
-        fields, length = _layout(V, Pm, N, M, pgs)
-        self.block = block = np.empty(length)
-        flags = np.empty(Pm * N + Pm * M + V * Pm, np.uint8)
-        self.arrays = {name: block[offset:offset + int(np.prod(shape))].reshape(shape)
-                       for name, offset, shape in fields}
-        self.impulse, self.friction = self.arrays["c_impulse"], self.arrays["friction"]
-        self.broken = flags[Pm * (N + M):].view(bool).reshape(V, Pm)
-        self.flags = flags
+        shapes, flag_shapes = _contact_shapes(V, Pm, N, M, pgs)
+        self._block, self._fields = _block(c, shapes, np.float64)
+        self._flags, self._flag_fields = _block(c, flag_shapes, np.uint8)
+        self.impulse, self.friction = (_view(self._block, self._fields, name) for name in ("c_impulse", "friction"))
+        self.broken = _view(self._flags, self._flag_fields, "broken").view(bool)
         if Pm == 0:
             return
-        base = address(block)
-        for name, offset, _ in fields:
-            setattr(b, name, base + 8 * offset)
-        at = address(flags)
-        b.c_listed, b.a_listed, b.broken = at, at + Pm * N, at + Pm * (N + M)
         read = [_whole(a) for a in (patches.point_active, patches.anchor_active, patches.static_friction,
-                                    patches.dynamic_friction)]  # by the solve, as they are
-        b.c_active, b.anchored, b.static_friction, b.dynamic_friction = (address(a) for a in read)
+                                    patches.dynamic_friction, patches.arm, patches.separation, patches.normal,
+                                    patches.rest_distance, patches.restitution, patches.anchor_arm,
+                                    patches.anchor_error, patches.bounce_threshold,
+                                    vehicles.astype(np.int64, copy=False), p.mass, p.moi,
+                                    p.max_depenetration_velocity, begin_orientation, x)]
         d = _ContactPatches(V=V, Pm=Pm, N=N, M=M, threads=max(1, int(threads)), pgs=int(pgs), batch=p.mass.shape[0],
                             h=h, dt=dt, p8=min(MAX_CONTACT_BIAS_FACTOR, 2.0 * np.sqrt(1.0 / iterations)))
-        vehicles = np.ascontiguousarray(vehicles, np.int64)
-        rotation, x = np.ascontiguousarray(rotation, np.float32), np.ascontiguousarray(x, np.float32)
-        kept = [_whole(a) for a in (patches.point_active, patches.arm, patches.separation, patches.normal,
-                                    patches.rest_distance, patches.restitution, patches.anchor_active,
-                                    patches.anchor_arm, patches.anchor_error, patches.bounce_threshold, vehicles,
-                                    p.mass, p.moi, p.max_depenetration_velocity, rotation, x)]
-        (d.point_active, d.arm, d.separation, d.normal, d.rest_distance, d.restitution, d.anchor_active, d.anchor_arm,
-         d.anchor_error, d.bounce_threshold, d.vehicles, d.mass, d.moi, d.max_depenetration, d.rotation,
-         d.x) = (address(a) for a in kept)
-        c.arrays_by_name["read"] = read  # alive while the solve reads them
+        (d.point_active, d.anchor_active, static_friction, dynamic_friction, d.arm, d.separation, d.normal,
+         d.rest_distance, d.restitution, d.anchor_arm, d.anchor_error, d.bounce_threshold, d.vehicles, d.mass, d.moi,
+         d.max_depenetration, d.orientation, d.x) = (address(a) for a in read)
+        # the solve reads the patches' own flags and frictions
+        b.c_active, b.anchored, b.static_friction, b.dynamic_friction = (d.point_active, d.anchor_active,
+                                                                         static_friction, dynamic_friction)
+        c.kept.append(read)  # alive while the solve reads them
         status = _LIB.pvu_contact_rows(ctypes.byref(d), ctypes.byref(b))
         if status != 0:
             raise RuntimeError(f"compiled contact rows failed with status {status}")
 
-    @property
-    def listed(self) -> tuple[np.ndarray, np.ndarray]:
-        """The normal rows (Pm, N) and anchors (Pm, M) active in some vehicle (the rows the C sweeps visit)."""
-        Pm, N, M = self.active.shape[1], self.active.shape[2], self.friction.shape[2]
-        return (self.flags[:Pm * N].view(bool).reshape(Pm, N),
-                self.flags[Pm * N:Pm * (N + M)].view(bool).reshape(Pm, M))
+    def arrays(self) -> dict[str, np.ndarray]:
+        """Every field the set-up wrote, by its name in `RowSolve`, as `StaticContactRows` would hold it, and the
+        flags of the normal rows (c_listed (Pm, N)) and anchors (a_listed (Pm, M)) active in some vehicle."""
+        out = {name: _view(self._block, self._fields, name) for name in self._fields}
+        out.update({name: _view(self._flags, self._flag_fields, name).view(bool) for name in ("c_listed", "a_listed")})
+        return out
 
 
 def _whole(array: np.ndarray) -> np.ndarray:

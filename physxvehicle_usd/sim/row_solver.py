@@ -190,27 +190,26 @@ def _solve_rows_tgs(p: SimParams, s: SimState, rows: ConstraintRows, dt: float, 
     n = max(1, int(position_iterations))
     h = dt / n
     dtype = s.linear_velocity.dtype
-    in_c = kernel_threads is not None and compiled_rows.covers(dtype, pairs, patches, p)
+    bias_scale = dtype.type(np.sqrt(n) / dt)
+    max_bias = dtype.type(_MAX_BIAS_PER_STEP / dt)
+    x = np.concatenate((s.linear_velocity[:, vehicles], s.angular_velocity[:, vehicles]))  # (6, vehicles)
+    if kernel_threads is not None and compiled_rows.covers(dtype, pairs, p, rows, patches):
+        # the rows set up in C (the contact rows from the patches) and iterated there
+        contacts = None if patches is None else compiled_rows.CompiledContactRows(
+            p, patches, vehicles, begin_orientation, x, dt, n, False, kernel_threads)
+        x, position, orientation = compiled_rows.solve_tgs(contacts, p, rows, x, begin_position, begin_orientation,
+                                                           bias_scale, max_bias, dt, n, int(velocity_iterations),
+                                                           kernel_threads)
+        _record_solved(s, vehicles, contacts, None)
+        _store(s, vehicles, x, position, orientation)
+        return
     rotation = vm.quat_to_mat(begin_orientation[:, vehicles])  # the begin pose's: every row's
     J, WJ, u = _row_jacobians(p, rows, rotation)
     act, hard = rows.active & (u > 0.0), rows.hard  # a zero Jacobian: PhysX's zero reciprocal response
     recip = np.where(act, 1.0 / np.where(act, u, 1.0), 0.0).astype(dtype)
     spring_gain = _spring_gains(rows, u, h, dtype)
-    bias_scale = dtype.type(np.sqrt(n) / dt)
-    max_bias = dtype.type(_MAX_BIAS_PER_STEP / dt)
     separation = rows.separation.astype(dtype)
-    x = np.concatenate((s.linear_velocity[:, vehicles], s.angular_velocity[:, vehicles]))  # (6, vehicles)
     position, orientation = begin_position[:, vehicles], begin_orientation[:, vehicles]
-    if in_c:  # the contact rows made in C, into the solve's buffers
-        contacts = None if patches is None else compiled_rows.CompiledContactRows(p, patches, vehicles, rotation, x,
-                                                                                  dt, n, threads=kernel_threads)
-        listed = act.any(axis=0)
-        x, position, orientation = compiled_rows.solve_tgs(
-            J, WJ, recip, spring_gain, hard, separation, listed, listed & hard.any(axis=0), bias_scale, max_bias, x,
-            position, orientation, h, dt, n, int(velocity_iterations), contacts, kernel_threads)
-        _record_solved(s, vehicles, contacts, None)
-        _store(s, vehicles, x, position, orientation)
-        return
     moved = np.zeros_like(x)  # the pose change so far: (position, rotation vector) as the solver accumulates them
     impulse = np.zeros(act.shape, dtype=dtype)
     order = [r for r in range(act.shape[1]) if act[:, r].any()]
@@ -282,7 +281,17 @@ def _solve_rows_pgs(p: SimParams, s: SimState, rows: ConstraintRows, dt: float, 
     vehicles = rows.vehicles
     n = max(1, int(position_iterations))
     dtype = s.linear_velocity.dtype
-    in_c = kernel_threads is not None and compiled_rows.covers(dtype, pairs, patches, p)
+    x = np.concatenate((s.linear_velocity[:, vehicles], s.angular_velocity[:, vehicles]))  # (6, vehicles)
+    if kernel_threads is not None and compiled_rows.covers(dtype, pairs, p, rows, patches):
+        # the rows set up in C over the whole step (the contact rows from the patches, with PGS's biases), swept there
+        contacts = None if patches is None else compiled_rows.CompiledContactRows(
+            p, patches, vehicles, begin_orientation, x, dt, 1, True, kernel_threads)
+        x, motion = compiled_rows.solve_pgs(contacts, p, rows, x, begin_orientation, dt, n,
+                                            _PGS_FRICTION_POSITION_ITERATIONS, int(velocity_iterations), kernel_threads)
+        _record_solved(s, vehicles, contacts, None)
+        _store(s, vehicles, x, begin_position[:, vehicles] + motion[:3] * dtype.type(dt),
+               vm.quat_integrate_exact(begin_orientation[:, vehicles], motion[3:], dt))
+        return
     rotation = vm.quat_to_mat(begin_orientation[:, vehicles])  # the begin pose's: every row's
     J, WJ, u = _row_jacobians(p, rows, rotation)
     act, hard = rows.active & (u > 0.0), rows.hard
@@ -290,17 +299,6 @@ def _solve_rows_pgs(p: SimParams, s: SimState, rows: ConstraintRows, dt: float, 
     spring_gain = _spring_gains(rows, u, dt, dtype)  # (a / (1 + a)) / u
     impulse_kept = (spring_gain * np.where(act, u, 0.0)).astype(dtype)  # a / (1 + a): PhysX's impulseMultiplier
     limit_bias = (-rows.separation / dt).astype(dtype)
-    x = np.concatenate((s.linear_velocity[:, vehicles], s.angular_velocity[:, vehicles]))  # (6, vehicles)
-    if in_c:  # the contact rows made in C (over the whole step, with PGS's biases), into the solve's buffers
-        contacts = None if patches is None else compiled_rows.CompiledContactRows(
-            p, patches, vehicles, rotation, x, dt, 1, pgs=True, threads=kernel_threads)
-        x, motion = compiled_rows.solve_pgs(J, WJ, recip, spring_gain, hard, act, impulse_kept, limit_bias,
-                                            act.any(axis=0), x, n, _PGS_FRICTION_POSITION_ITERATIONS,
-                                            int(velocity_iterations), contacts, kernel_threads)
-        _record_solved(s, vehicles, contacts, None)
-        _store(s, vehicles, x, begin_position[:, vehicles] + motion[:3] * dtype.type(dt),
-               vm.quat_integrate_exact(begin_orientation[:, vehicles], motion[3:], dt))
-        return
     impulse = np.zeros(act.shape, dtype=dtype)
     order = [r for r in range(act.shape[1]) if act[:, r].any()]
     contacts = between = None
