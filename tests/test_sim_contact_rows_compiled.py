@@ -189,14 +189,15 @@ def _run(path, steps: int, options: StepOptions) -> np.ndarray:
 
 
 def test_the_obstacles_fleet_s_contact_rows_are_numpy_s_and_so_is_its_run(tmp_path, monkeypatch):
-    """The benchmarks' obstacles road (a box ahead of each car, a triangle-mesh road), four cars driven into their
+    """The benchmarks' obstacles road (a box ahead of each car, a triangle-mesh road), 20 cars driven into their
     boxes: every step's rows from C are numpy's from the same patches, and the run is numpy's run."""
-    path = fleet_stage(4, tmp_path, road="obstacles")
+    path = fleet_stage(20, tmp_path, road="obstacles")
     calls = _recording(monkeypatch)
     ours = _run(path, 100, StepOptions())
     with_points = [c for c in calls if c[1].point_active.any()]
     assert len(with_points) > 30  # the chassis met its box (and the road) for much of the run
     assert sum(c[1].anchor_active.any() for c in with_points) > 30  # and its friction held it there
+    assert max(len(c[2]) for c in with_points) > 16  # groups of many vehicles (numpy spreads their rotations)
     for p, patches, vehicles, orientation, x, dt, iterations, pgs in with_points[::5]:
         assert dt == DT and not pgs
         _assert_same_rows(p, patches, vehicles, orientation, x, iterations, pgs)
