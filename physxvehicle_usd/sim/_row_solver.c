@@ -1,6 +1,9 @@
 /* The TGS iterations over the vehicles' constraint and contact rows (sim/row_solver.py `_solve_rows_tgs` with
    `StaticContactRows.sweep`), compiled: one call per solve group, each vehicle on its own (the rows of one vehicle act
-   on it alone), so vehicles run in parallel and a vehicle's result does not depend on the thread count.
+   on it alone), so vehicles run in parallel, TGS_LANES of them side by side in vector lanes, and a vehicle's result
+   does not depend on the thread count or on the vehicles beside it. The set-up of a group's constraint rows
+   (`pvu_constraint_rows`: row_solver's Jacobians, responses and gains) is here too; its contact rows' set-up is
+   sim/_contact_rows.c.
 
    The numpy code's arithmetic in its order and precision: the constraint rows in float32 (their Jacobians, gains
    and the body velocity x are float32 there), the contact rows in float64 (their arrays are float64, so numpy
@@ -24,10 +27,10 @@
 #include "_row_solver.h"
 
 /* numpy's maximum and minimum: a NaN in either operand is the result */
-static inline double max_d(double a, double b) { return (a >= b || a != a) ? a : b; }
-static inline double min_d(double a, double b) { return (a <= b || a != a) ? a : b; }
-static inline float max_f(float a, float b) { return (a >= b || a != a) ? a : b; }
-static inline float min_f(float a, float b) { return (a <= b || a != a) ? a : b; }
+static inline double max_d(double a, double b) { return ((a >= b) | (a != a)) ? a : b; }
+static inline double min_d(double a, double b) { return ((a <= b) | (a != a)) ? a : b; }
+static inline float max_f(float a, float b) { return ((a >= b) | (a != a)) ? a : b; }
+static inline float min_f(float a, float b) { return ((a <= b) | (a != a)) ? a : b; }
 
 int64_t pvu_row_solve_size(void) { return (int64_t)sizeof(RowSolve); }
 
@@ -140,110 +143,162 @@ static inline float dot6_ff(const float *j, int64_t cs, const float *y) {
     return total;
 }
 
-/* `StaticContactRows.sweep` for vehicle v: x (float32) -> x, through float64 */
-static void contact_sweep(const RowSolve *b, int64_t v, float *x, const float *moved, double elapsed,
-                          double min_separation) {
+/* the vehicles a TGS solve steps side by side: each lane is one vehicle's scalar arithmetic in its order (so the same
+   bits as one at a time), every operation a loop over the lanes (one vector instruction, where a lone vehicle's
+   sweep would wait on each row's result before the next row). Lanes from `lanes` on repeat a vehicle: computed,
+   never stored. */
+#define TGS_LANES 8
+#define LANES _Pragma("omp simd") for (int l = 0; l < TGS_LANES; ++l)
+
+/* `StaticContactRows.sweep` for the lanes' vehicles v: x (float32) -> x, through float64 */
+static void contact_sweep(const RowSolve *b, const int64_t *v, int64_t lanes, float x[6][TGS_LANES],
+                          float moved[6][TGS_LANES], double elapsed, double min_separation) {
+    enum { L = TGS_LANES };
     const int64_t V = b->V, Pm = b->Pm, N = b->N, M = b->M;
     const int64_t cs = V * Pm * N, fs = V * Pm * M; /* component strides */
-    double xd[6];
-    for (int a = 0; a < 6; ++a) xd[a] = (double)x[a];
+    double xd[6][L], md[6][L];
+    for (int a = 0; a < 6; ++a) LANES xd[a][l] = (double)x[a][l], md[a][l] = (double)moved[a][l];
     for (int64_t q = 0; q < Pm; ++q) {
         /* the normal rows: their biases from the motion before the sweep */
-        double total = 0.0;
+        double total[L];
+        LANES total[l] = 0.0;
         for (int64_t j = 0; j < N; ++j) {
             if (!b->c_listed[q * N + j]) continue;
-            const int64_t k = (v * Pm + q) * N + j;
-            const double separation = max_d(min_separation, b->c_error[k] + dot6_df(b->cJ + k, cs, moved)
-                                                                - b->c_target[k] * elapsed);
-            const double bias = min_d(b->c_max_bias[v], b->c_bias_coefficient[k] * separation);
-            const double lam = b->c_recip[k] * (bias - (dot6_dd(b->cJ + k, cs, xd) - b->c_target[k]));
-            const double old = b->c_impulse[k];
-            const double new = b->c_active[k] ? max_d(old + lam, 0.0) : 0.0;
-            const double change = new - old;
-            for (int a = 0; a < 6; ++a) xd[a] = xd[a] + b->cWJ[k + a * cs] * change;
-            b->c_impulse[k] = new;
-            total = total + new;
+            int64_t k[L];
+            double J[6][L], W[6][L], error[L], target[L], max_bias[L], coefficient[L], recip[L], old[L];
+            int64_t active[L]; /* (flags as wide as the lanes' numbers: a vector of them) */
+            LANES k[l] = (v[l] * Pm + q) * N + j;
+            for (int a = 0; a < 6; ++a) LANES J[a][l] = b->cJ[k[l] + a * cs], W[a][l] = b->cWJ[k[l] + a * cs];
+            LANES error[l] = b->c_error[k[l]], target[l] = b->c_target[k[l]], max_bias[l] = b->c_max_bias[v[l]];
+            LANES coefficient[l] = b->c_bias_coefficient[k[l]], recip[l] = b->c_recip[k[l]];
+            LANES old[l] = b->c_impulse[k[l]];
+            for (int l = 0; l < L; ++l) active[l] = b->c_active[k[l]];
+            double dm[L], jx[L], change[L], new[L];
+            LANES dm[l] = J[0][l] * md[0][l], jx[l] = J[0][l] * xd[0][l];
+            for (int a = 1; a < 6; ++a) LANES dm[l] = dm[l] + J[a][l] * md[a][l], jx[l] = jx[l] + J[a][l] * xd[a][l];
+            LANES {
+                const double separation = max_d(min_separation, error[l] + dm[l] - target[l] * elapsed);
+                const double bias = min_d(max_bias[l], coefficient[l] * separation);
+                const double lam = recip[l] * (bias - (jx[l] - target[l]));
+                new[l] = active[l] ? max_d(old[l] + lam, 0.0) : 0.0;
+                change[l] = new[l] - old[l];
+                total[l] = total[l] + new[l];
+            }
+            for (int a = 0; a < 6; ++a) LANES xd[a][l] = xd[a][l] + W[a][l] * change[l];
+            for (int l = 0; l < lanes; ++l) b->c_impulse[k[l]] = new[l];
         }
         /* the friction rows of each anchor, clamped together against the patch's normal impulse */
-        int broken = 0;
-        const int64_t p = v * Pm + q;
+        int64_t broken[L];
+        LANES broken[l] = 0;
         for (int64_t m = 0; m < M; ++m) {
             if (!b->a_listed[q * M + m]) continue;
-            const int64_t k = p * M + m;
-            const double limit = b->scale[p] * b->static_friction[p] * total;
-            const double slide = b->scale[p] * b->dynamic_friction[p] * total;
-            double wanted[2];
+            int64_t p[L], k[L];
+            double limit[L], slide[L], wanted[2][L], old[2][L], magnitude[L], ratio[L];
+            int64_t anchored[L];
+            LANES p[l] = v[l] * Pm + q, k[l] = p[l] * M + m;
+            LANES limit[l] = b->scale[p[l]] * b->static_friction[p[l]] * total[l];
+            LANES slide[l] = b->scale[p[l]] * b->dynamic_friction[p[l]] * total[l];
+            for (int l = 0; l < L; ++l) anchored[l] = b->anchored[k[l]] != 0;
             for (int t = 0; t < 2; ++t) {
-                const double *J = b->fJ + t * 6 * fs + k;
-                const double bias = (b->f_error[t * fs + k] + dot6_df(J, fs, moved)) * b->friction_bias;
-                wanted[t] = b->friction[k * 2 + t] - b->f_gain[t * fs + k] * (dot6_dd(J, fs, xd) + bias);
+                double J[6][L], error[L], gain[L], dm[L], jx[L];
+                for (int a = 0; a < 6; ++a) LANES J[a][l] = b->fJ[(t * 6 + a) * fs + k[l]];
+                LANES error[l] = b->f_error[t * fs + k[l]], gain[l] = b->f_gain[t * fs + k[l]];
+                LANES old[t][l] = b->friction[k[l] * 2 + t];
+                LANES dm[l] = J[0][l] * md[0][l], jx[l] = J[0][l] * xd[0][l];
+                for (int a = 1; a < 6; ++a)
+                    LANES dm[l] = dm[l] + J[a][l] * md[a][l], jx[l] = jx[l] + J[a][l] * xd[a][l];
+                LANES wanted[t][l] = old[t][l] - gain[l] * (jx[l] + (error[l] + dm[l]) * b->friction_bias);
             }
-            const double magnitude = sqrt(wanted[0] * wanted[0] + wanted[1] * wanted[1]);
-            const double clamped = magnitude > limit ? min_d(slide, magnitude) : magnitude;
-            const int slid = (magnitude > limit) || (limit <= 0.0);
-            const int anchored = b->anchored[k] != 0;
-            broken = broken | (anchored && slid);
-            const double ratio = magnitude > 0.0 ? clamped / magnitude : 0.0;
+            LANES {
+                magnitude[l] = sqrt(wanted[0][l] * wanted[0][l] + wanted[1][l] * wanted[1][l]);
+                const double clamped = magnitude[l] > limit[l] ? min_d(slide[l], magnitude[l]) : magnitude[l];
+                const int64_t slid = (magnitude[l] > limit[l]) | (limit[l] <= 0.0);
+                broken[l] = broken[l] | (anchored[l] & slid);
+                ratio[l] = magnitude[l] > 0.0 ? clamped / magnitude[l] : 0.0;
+            }
             for (int t = 0; t < 2; ++t) {
-                const double new = anchored ? wanted[t] * ratio : 0.0;
-                const double change = new - b->friction[k * 2 + t];
-                const double *WJ = b->fWJ + t * 6 * fs + k;
-                for (int a = 0; a < 6; ++a) xd[a] = xd[a] + WJ[a * fs] * change;
-                b->friction[k * 2 + t] = new;
+                double W[6][L], new[L], change[L];
+                for (int a = 0; a < 6; ++a) LANES W[a][l] = b->fWJ[(t * 6 + a) * fs + k[l]];
+                LANES new[l] = anchored[l] ? wanted[t][l] * ratio[l] : 0.0, change[l] = new[l] - old[t][l];
+                for (int a = 0; a < 6; ++a) LANES xd[a][l] = xd[a][l] + W[a][l] * change[l];
+                for (int l = 0; l < lanes; ++l) b->friction[k[l] * 2 + t] = new[l];
             }
         }
-        b->broken[p] = (uint8_t)broken;
+        for (int l = 0; l < lanes; ++l) b->broken[v[l] * Pm + q] = (uint8_t)broken[l];
     }
-    for (int a = 0; a < 6; ++a) x[a] = (float)xd[a];
+    for (int a = 0; a < 6; ++a) LANES x[a][l] = (float)xd[a][l];
 }
 
-/* `_solve_rows_tgs` (without pairs) for vehicle v */
-static void solve_vehicle(const RowSolve *b, int64_t v) {
-    const int64_t V = b->V, R = b->R, n = b->iterations;
-    const int64_t rs = V * R; /* component stride of the constraint rows */
-    float x[6], moved[6] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f}, position[3];
-    for (int a = 0; a < 6; ++a) x[a] = b->x[a * V + v];
-    for (int a = 0; a < 3; ++a) position[a] = b->position[a * V + v];
-    float *impulse = b->impulse + v * R;
-    for (int64_t r = 0; r < R; ++r) impulse[r] = 0.0f;
-    for (int64_t iteration = 0; iteration < n; ++iteration) {
-        for (int64_t r = 0; r < R; ++r) {
-            if (!b->listed[r]) continue;
-            const int64_t k = v * R + r;
-            const float jv = dot6_ff(b->J + k, rs, x);
-            float step;
-            if (b->hard[k]) {
-                const float bias = min_f(-b->bias_scale * (b->separation[k] + dot6_ff(b->J + k, rs, moved)),
-                                         b->max_bias);
-                const float total = max_f(impulse[r] + (bias - jv) * b->recip[k], 0.0f);
-                step = total - impulse[r];
-                impulse[r] = total;
-            } else {
-                step = -b->spring_gain[k] * jv;
+/* one sweep of the constraint rows listed in `listed` for the lanes' vehicles v: a position iteration's (`biased`:
+   a limit row's bias from the motion so far, a sticky row's spring) or a velocity iteration's (a limit row drives
+   J v to 0, the other rows are inert) */
+static void constraint_sweep(const RowSolve *b, const int64_t *v, int64_t lanes, float x[6][TGS_LANES],
+                             float moved[6][TGS_LANES], const uint8_t *listed, int biased) {
+    enum { L = TGS_LANES };
+    const int64_t V = b->V, R = b->R, rs = V * R;
+    for (int64_t r = 0; r < R; ++r) {
+        if (!listed[r]) continue;
+        int64_t k[L];
+        float J[6][L], W[6][L], impulse[L], recip[L], gain[L], separation[L], jv[L], jm[L], step[L], kept[L];
+        int32_t hard[L];
+        LANES k[l] = v[l] * R + r;
+        for (int a = 0; a < 6; ++a) LANES J[a][l] = b->J[k[l] + a * rs], W[a][l] = b->WJ[k[l] + a * rs];
+        LANES impulse[l] = b->impulse[k[l]], recip[l] = b->recip[k[l]];
+        for (int l = 0; l < L; ++l) hard[l] = b->hard[k[l]];
+        LANES gain[l] = b->spring_gain[k[l]], separation[l] = b->separation[k[l]];
+        LANES jv[l] = J[0][l] * x[0][l], jm[l] = J[0][l] * moved[0][l];
+        for (int a = 1; a < 6; ++a) LANES jv[l] = jv[l] + J[a][l] * x[a][l], jm[l] = jm[l] + J[a][l] * moved[a][l];
+        if (biased) {
+            LANES {
+                const float bias = min_f(-b->bias_scale * (separation[l] + jm[l]), b->max_bias);
+                const float total = max_f(impulse[l] + (bias - jv[l]) * recip[l], 0.0f);
+                step[l] = hard[l] ? total - impulse[l] : -gain[l] * jv[l];
+                kept[l] = hard[l] ? total : impulse[l];
             }
-            for (int a = 0; a < 6; ++a) x[a] = x[a] + b->WJ[k + a * rs] * step;
+        } else {
+            LANES {
+                const float total = max_f(impulse[l] - jv[l] * recip[l], 0.0f);
+                step[l] = hard[l] ? total - impulse[l] : 0.0f;
+                kept[l] = hard[l] ? total : impulse[l];
+            }
         }
-        if (b->Pm > 0) contact_sweep(b, v, x, moved, (double)iteration * b->h, -INFINITY);
-        for (int a = 0; a < 6; ++a) moved[a] = moved[a] + x[a] * b->h_f;
-        for (int a = 0; a < 3; ++a) position[a] = position[a] + x[a] * b->h_f;
+        for (int a = 0; a < 6; ++a) LANES x[a][l] = x[a][l] + W[a][l] * step[l];
+        for (int l = 0; l < lanes; ++l) b->impulse[k[l]] = kept[l];
+    }
+}
+
+/* `_solve_rows_tgs` (without pairs) for the vehicles v0 .. v0 + lanes - 1 */
+static void solve_vehicles(const RowSolve *b, int64_t v0, int64_t lanes) {
+    enum { L = TGS_LANES };
+    const int64_t V = b->V, R = b->R, n = b->iterations;
+    int64_t v[L];
+    LANES v[l] = v0 + (l < lanes ? l : 0);
+    float x[6][L], moved[6][L], position[3][L];
+    for (int a = 0; a < 6; ++a) LANES x[a][l] = b->x[a * V + v[l]], moved[a][l] = 0.0f;
+    for (int a = 0; a < 3; ++a) LANES position[a][l] = b->position[a * V + v[l]];
+    for (int l = 0; l < lanes; ++l)
+        for (int64_t r = 0; r < R; ++r) b->impulse[v[l] * R + r] = 0.0f;
+    for (int64_t iteration = 0; iteration < n; ++iteration) {
+        constraint_sweep(b, v, lanes, x, moved, b->listed, 1);
+        if (b->Pm > 0) contact_sweep(b, v, lanes, x, moved, (double)iteration * b->h, -INFINITY);
+        for (int a = 0; a < 6; ++a) LANES moved[a][l] = moved[a][l] + x[a][l] * b->h_f;
+        for (int a = 0; a < 3; ++a) LANES position[a][l] = position[a][l] + x[a][l] * b->h_f;
         /* vecmath.quat_integrate_exact's speed and half angle: 0.5 |w| h */
-        const float speed = sqrtf(x[3] * x[3] + x[4] * x[4] + x[5] * x[5]);
-        for (int a = 0; a < 3; ++a) b->angular[(iteration * 3 + a) * V + v] = x[3 + a];
-        b->half[iteration * V + v] = 0.5f * speed * b->h_f;
+        float half[L];
+        LANES half[l] = 0.5f * sqrtf(x[3][l] * x[3][l] + x[4][l] * x[4][l] + x[5][l] * x[5][l]) * b->h_f;
+        for (int l = 0; l < lanes; ++l) {
+            for (int a = 0; a < 3; ++a) b->angular[(iteration * 3 + a) * V + v[l]] = x[3 + a][l];
+            b->half[iteration * V + v[l]] = half[l];
+        }
     }
     for (int64_t i = 0; i < b->velocity_iterations; ++i) {
-        for (int64_t r = 0; r < R; ++r) {
-            if (!b->hard_listed[r]) continue;
-            const int64_t k = v * R + r;
-            const float total = max_f(impulse[r] - dot6_ff(b->J + k, rs, x) * b->recip[k], 0.0f);
-            const float step = b->hard[k] ? total - impulse[r] : 0.0f;
-            for (int a = 0; a < 6; ++a) x[a] = x[a] + b->WJ[k + a * rs] * step;
-            if (b->hard[k]) impulse[r] = total;
-        }
-        if (b->Pm > 0) contact_sweep(b, v, x, moved, b->dt, 0.0);
+        constraint_sweep(b, v, lanes, x, moved, b->hard_listed, 0);
+        if (b->Pm > 0) contact_sweep(b, v, lanes, x, moved, b->dt, 0.0);
     }
-    for (int a = 0; a < 6; ++a) b->x[a * V + v] = x[a];
-    for (int a = 0; a < 3; ++a) b->position[a * V + v] = position[a];
+    for (int l = 0; l < lanes; ++l) {
+        for (int a = 0; a < 6; ++a) b->x[a * V + v[l]] = x[a][l];
+        for (int a = 0; a < 3; ++a) b->position[a * V + v[l]] = position[a][l];
+    }
 }
 
 /* `StaticContactRows.sweep_pgs` for vehicle v: x (float32) -> x, through float64 */
@@ -346,11 +401,15 @@ int pvu_rows_pgs(const RowSolve *b) {
 
 int pvu_rows_tgs(const RowSolve *b) {
     if (b->V <= 0) return 0;
+    const int64_t blocks = (b->V + TGS_LANES - 1) / TGS_LANES;
 #ifdef _OPENMP
     const int threads = b->threads > 1 ? (int)b->threads : 1;
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && b->V > 1)
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && blocks > 1)
 #endif
-    for (int64_t v = 0; v < b->V; ++v) solve_vehicle(b, v);
+    for (int64_t block = 0; block < blocks; ++block) {
+        const int64_t v0 = block * TGS_LANES;
+        solve_vehicles(b, v0, b->V - v0 < TGS_LANES ? b->V - v0 : TGS_LANES);
+    }
     return 0;
 }
 
