@@ -203,6 +203,9 @@ def test_the_obstacles_fleet_s_contact_rows_are_numpy_s_and_so_is_its_run(tmp_pa
         _assert_same_rows(p, patches, vehicles, orientation, x, iterations, pgs)
     theirs = _run(path, 100, StepOptions(compiled_rows=False))  # numpy's rows and solve
     np.testing.assert_array_equal(ours.view(np.int32), theirs.view(np.int32))  # 0 ulps, every step
+    # and on two threads (the compiled solve's blocks of vehicles split between them)
+    threads = _run(path, 100, StepOptions(kernel_threads=2))
+    np.testing.assert_array_equal(threads.view(np.int32), theirs.view(np.int32))
 
 
 def _car_before_a_box(solver: str):
