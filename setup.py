@@ -23,14 +23,15 @@ if platform.machine() in ("x86_64", "AMD64"):
 elif platform.machine() in ("aarch64", "arm64"):
     flags.append("-mcpu=native")
 
-# depends: the generated Batch header (tools/generate_kernel_header.py) and the row solver's header rebuild the
-# extension when they change, and ship in the sdist
+# depends: the generated Batch header (tools/generate_kernel_header.py), the row solver's header and its blocks' solve
+# (included once per width) rebuild the extension when they change, and ship in the sdist
 setup(ext_modules=[Extension("physxvehicle_usd.sim._substeps", ["physxvehicle_usd/sim/_substeps.c",
                                                                 "physxvehicle_usd/sim/_row_solver.c",
                                                                 "physxvehicle_usd/sim/_end_step.c",
                                                                 "physxvehicle_usd/sim/_plane_rays.c",
                                                                 "physxvehicle_usd/sim/_mesh_queries.c",
                                                                 "physxvehicle_usd/sim/_contact_rows.c"],
-                             depends=["physxvehicle_usd/sim/_substeps_batch.h", "physxvehicle_usd/sim/_row_solver.h"],
+                             depends=["physxvehicle_usd/sim/_substeps_batch.h", "physxvehicle_usd/sim/_row_solver.h",
+                                      "physxvehicle_usd/sim/_row_solver_lanes.inl"],
                              extra_compile_args=flags,
                              extra_link_args=["-fopenmp"], libraries=["m"], optional=True)])

@@ -129,7 +129,7 @@ def _bodies(rng, batch: int, V: int) -> tuple[np.ndarray, np.ndarray]:
 @pytest.mark.parametrize("iterations, pgs", [(16, False), (4, False), (1, False), (1, True)], ids=str)
 def test_the_compiled_contact_rows_of_random_patches_are_numpy_s_to_the_bit(car_params, seed, V, Pm, N, iterations,
                                                                             pgs):
-    """(12 and 9 vehicles: numpy's set-up spreads the rotations over the rows from 8 on, `_SPREAD_ROTATION_VEHICLES`.)"""
+    """(12 and 9 vehicles: numpy's set-up spreads the rotations over the rows from 8 on, _SPREAD_ROTATION_VEHICLES.)"""
     rng = np.random.default_rng(seed)
     p = copy.copy(car_params)
     # a batch of 20 vehicles of random masses and inertias (the sample car's parameters otherwise); the group: V of them
