@@ -9,13 +9,13 @@ typedef struct {
     int64_t V, R, Pm, N, M, iterations, velocity_iterations, threads;
     double h, dt, friction_bias;
     float h_f, bias_scale, max_bias; /* h, sqrt(n) / dt and 0.75 / dt rounded to float32 */
-    /* constraint rows (sticky, limit) */
+    /* constraint rows (sticky, limit), written by pvu_constraint_rows (_row_solver.c) or sim/_end_step.c */
     const float *J, *WJ;                           /* (6, V, R) */
     const float *recip, *spring_gain, *separation; /* (V, R) */
     const uint8_t *hard;                           /* (V, R) */
     const uint8_t *listed, *hard_listed;           /* (R): active in some vehicle of the group; and hard in some */
     float *impulse;                                /* (V, R) out */
-    /* contact rows (Pm == 0: none) */
+    /* contact rows (Pm == 0: none), written by pvu_contact_rows (sim/_contact_rows.c) */
     const double *cJ, *cWJ;                                        /* (6, V, Pm, N) */
     const double *c_recip, *c_target, *c_error, *c_bias_coefficient; /* (V, Pm, N) */
     const double *c_max_bias;                                      /* (V) */

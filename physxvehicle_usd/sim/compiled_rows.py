@@ -1,14 +1,15 @@
-"""The compiled row solve (sim/_row_solver.c, in the extension sim/compiled.py loads): what it covers, and the calls
-that run it.
+"""The compiled row solve (sim/_row_solver.c, sim/_contact_rows.c, in the extension sim/extension.py opens): what it
+covers, and the calls that run it.
 
 row_solver's `_solve_rows_tgs` and `_solve_rows_pgs` hand a solve group here when the caller asks for the compiled
 solver (StepOptions.compiled and StepOptions.compiled_rows), the state is float32 and the group has no contacts
-between vehicles: the group's constraint rows, prepared by the numpy code (Jacobians, responses, gains, biases'
-constants), and its static contact rows, prepared in C from the patches (`CompiledContactRows`, sim/_contact_rows.c:
-`StaticContactRows.__init__`'s arithmetic, straight into the solve's buffers), go to C in one call that runs every
-position and velocity iteration of every vehicle. TGS's pose rotation takes numpy's
-sin and cos of each iteration's half angle and one more call; PGS's pose moves once, in numpy. The numpy path stays
-the reference (tests/test_sim_row_solver.py holds the two to each other, to the bit).
+between vehicles. Its rows are set up in C straight into the solve's buffers, each block of the group's arrays one
+allocation: the static contact rows from the patches (`CompiledContactRows`, `pvu_contact_rows`:
+`StaticContactRows.__init__`'s arithmetic), the constraint rows from pipeline.constraint_rows' (`pvu_constraint_rows`:
+row_solver's Jacobians, responses and gains); one more call runs every position and velocity iteration of every
+vehicle. TGS's pose rotation takes numpy's sin and cos of each iteration's half angle and one more call; PGS's pose
+moves once, in numpy. The numpy path stays the reference (tests/test_sim_row_solver.py and
+tests/test_sim_contact_rows_compiled.py hold the two to each other, to the bit).
 """
 from __future__ import annotations
 

@@ -1,8 +1,9 @@
 """The contact rows of one solve as PhysX's solver prepares and sweeps them: `StaticContactRows` (a vehicle's shapes
 against the static world, DyTGSContactPrep.cpp / DyContactPrep.cpp for one dynamic body) and `PairContactRows` (two
 vehicles' shapes against each other, both bodies dynamic). sim/row_solver.py builds them per solve group and calls
-their sweeps after the vehicle's constraint rows in every iteration; sim/_row_solver.c runs the same sweeps in C
-(sim/compiled_rows.py reads these classes' arrays).
+their sweeps after the vehicle's constraint rows in every iteration. The numpy form is the reference: the compiled
+solve makes `StaticContactRows`' arrays in C (sim/_contact_rows.c, compiled_rows.CompiledContactRows, the same bits)
+and sweeps them there (sim/_row_solver.c).
 """
 from __future__ import annotations
 
@@ -96,7 +97,8 @@ class StaticContactRows:
 
     def __init__(self, p: SimParams, patches: PatchRows, vehicles: np.ndarray, R: np.ndarray, x: np.ndarray, dt: float,
                  iterations: int, dtype, cut_rows: bool = True) -> None:
-        """cut_rows: cut each row's arrays out for the numpy sweeps (the compiled solver reads the whole arrays)."""
+        """cut_rows: cut each row's arrays out for the numpy sweeps (without: the whole arrays only, as tests read
+        them)."""
         h = dt / iterations
         self.p8 = min(MAX_CONTACT_BIAS_FACTOR, 2.0 * np.sqrt(1.0 / iterations))
         self.active = patches.point_active

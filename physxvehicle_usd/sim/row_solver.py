@@ -183,8 +183,8 @@ def _solve_rows_tgs(p: SimParams, s: SimState, rows: ConstraintRows, dt: float, 
     resolved in position and the velocity that did it is not kept; the final velocity is the one after the
     velocity iterations.
 
-    kernel_threads: where not None and the compiled solver covers the group (compiled_rows.covers), the iterations
-    run in C (the same arithmetic), with that many threads.
+    kernel_threads: where not None and the compiled solver covers the group (compiled_rows.covers), the rows are set
+    up (the contact rows from the patches) and iterated in C (the same arithmetic), with that many threads.
     """
     vehicles = rows.vehicles
     n = max(1, int(position_iterations))
