@@ -1,7 +1,8 @@
 """The static contact rows' set-up in C (sim/_contact_rows.c through sim/compiled_rows.py `CompiledContactRows`)
 against its numpy twin (sim/contact_rows.py `StaticContactRows.__init__`, and `prepare_pgs_constants` for PGS):
 Jacobians, responses, targets, biases' constants, friction axes and gains, to the bit (0 ulps, and the sign of
-zeros), on random patches and on the patches of real runs (the benchmarks' obstacles fleet, a car driven into a box).
+zeros), on random patches and on the patches of real runs (the benchmarks' obstacles fleet, a car driven into a box);
+and the constraint rows' set-up (sim/_row_solver.c pvu_constraint_rows) against row_solver's numpy one.
 """
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ from physxvehicle_usd.sim import Simulator, compiled_rows
 from physxvehicle_usd.sim import vecmath as vm
 from physxvehicle_usd.sim.contact_rows import StaticContactRows
 from physxvehicle_usd.sim.pipeline import StepOptions
-from physxvehicle_usd.sim.solver_rows import PatchRows
+from physxvehicle_usd.sim.row_solver import _row_jacobians, _spring_gains
+from physxvehicle_usd.sim.solver_rows import ConstraintRows, PatchRows
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from fleet import fleet_stage  # noqa: E402  (benchmarks/ is no package)
@@ -243,3 +245,61 @@ def test_a_car_driven_into_a_box_has_numpy_s_contact_rows(monkeypatch, solver):
     assert len(with_points) > 20 and all(c[7] == (solver == "PGS") for c in calls)
     for p, patches, vehicles, orientation, x, dt, iterations, pgs in with_points[::3]:
         _assert_same_rows(p, patches, vehicles, orientation, x, iterations, pgs)
+
+
+# --- the constraint rows' set-up -----------------------------------------------------------------------------------
+
+def _random_constraint_rows(rng, V: int, batch: int, R: int = 12) -> ConstraintRows:
+    """Rows as pipeline.constraint_rows makes them (float32 directions and arms, float64 dampings and separations,
+    the last third hard), with inactive rows, a zero direction (a zero response) and a row active nowhere."""
+    active = rng.random((V, R)) < 0.75
+    active[:, 1] = False
+    hard = np.zeros((V, R), bool)
+    hard[:, 2 * R // 3:] = True
+    linear = _unit(rng, (V, R)).astype(np.float32)
+    linear[:, 0, 3] = 0.0
+    return ConstraintRows(vehicles=np.sort(rng.choice(batch, V, replace=False)), linear=linear,
+                          arm=(rng.standard_normal((3, V, R)) * 1.5).astype(np.float32),
+                          damping=np.where(rng.random((V, R)) < 0.2, 0.0, rng.uniform(1.0, 3000.0, (V, R))),
+                          active=active, hard=hard, separation=np.where(hard, rng.uniform(-0.2, 0.02, (V, R)), 0.0))
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("V", [1, 5, 19])
+@pytest.mark.parametrize("pgs", [False, True], ids=["tgs", "pgs"])
+def test_the_compiled_constraint_rows_are_row_solver_s_to_the_bit(car_params, seed, V, pgs):
+    """pvu_constraint_rows against row_solver's numpy set-up (`_row_jacobians`, the reciprocal responses,
+    `_spring_gains`; TGS: the separations in float32; PGS: impulse_kept and limit_bias), 0 ulps."""
+    rng = np.random.default_rng(seed)
+    p = copy.copy(car_params)
+    batch = 24
+    p.mass = rng.uniform(500.0, 3000.0, batch).astype(np.float32)
+    p.moi = rng.uniform(200.0, 4000.0, (3, batch)).astype(np.float32)
+    rows = _random_constraint_rows(rng, V, batch)
+    orientation, _ = _bodies(rng, batch, V)
+    x = np.zeros((6, V), np.float32)
+    n = 4
+    spring_time = DT if pgs else DT / n
+    call = compiled_rows._Call()
+    block, fields = compiled_rows._constraint_rows(call, p, rows, x, orientation, spring_time, DT, n, 1, pgs, 1)
+    ours = {name: compiled_rows._view(block, fields, name) for name in fields}
+    flags = call.kept[1]  # the flags' block: act, listed (and hard_listed)
+    J, WJ, u = _row_jacobians(p, rows, vm.quat_to_mat(orientation[:, rows.vehicles]))
+    act = rows.active & (u > 0.0)
+    gain = _spring_gains(rows, u, spring_time, np.float32)
+    expected = {"J": J, "WJ": WJ, "recip": np.where(act, 1.0 / np.where(act, u, 1.0), 0.0).astype(np.float32),
+                "spring_gain": gain}
+    if pgs:
+        expected["impulse_kept"] = (gain * np.where(act, u, 0.0)).astype(np.float32)
+        expected["limit_bias"] = (-rows.separation / DT).astype(np.float32)
+    else:
+        expected["separation"] = rows.separation.astype(np.float32)
+    for name, value in expected.items():
+        assert value.dtype == np.float32
+        np.testing.assert_array_equal(ours[name].view(np.int32), value.view(np.int32), err_msg=name)  # 0 ulps
+    R = rows.active.shape[1]
+    np.testing.assert_array_equal(flags[:V * R].view(bool).reshape(V, R), act)
+    np.testing.assert_array_equal(flags[V * R:V * R + R].view(bool), act.any(axis=0))
+    if not pgs:
+        np.testing.assert_array_equal(flags[V * R + R:].view(bool), act.any(axis=0) & rows.hard.any(axis=0))
+    assert not act[:, 1].any() and (ours["recip"] != 0.0).any()
