@@ -10,34 +10,57 @@
    triangles in the grid's order; a pair whose cell ranges share several cells is listed in the first shared one.
 
    Layout: what numpy holds, C order: query boxes (Q, 3); rays component-first (3, R); the triangles' normals (T, 3).
-   The grid's per-triangle arrays, which numpy holds component-first, are read here as one record a triangle
-   (`TriangleBox`: its box and first cell, one cache line; `TriangleFace`: v0, e1, e2), laid out once per grid by
-   compiled_mesh.py: a query meets a few triangles scattered over arrays of hundreds of thousands, and fetches a line
-   per triangle instead of one per component. */
+   The grid itself is read here in records laid out once per grid by compiled_mesh.py, so that a query fetches a few
+   cache lines where it met a line per array: a cell's record (`GridCell`: the reach of its triangles along the third
+   axis and where its entries lie); its entries in a run (`CellEntry`: the triangle, its box rounded outwards to
+   float32, and whether the cell is the first row and column of the triangle's range, which is all the listing of a
+   pair once asks for); the triangle (`Triangle`: its box and v0, e1, e2, two lines side by side) only for an entry
+   whose float32 box meets the query's (a box it misses, the exact box misses too); and blocks of BLOCK x BLOCK cells
+   (`Block`: the reach of their triangles along the third axis), so that a chassis over a road skips the cells of a
+   block whose triangles all lie below it. Skipping cells or entries whose pairs are none changes no pair's order. */
 #include <math.h>
 #include <stdint.h>
 
 typedef struct {
-    double lo[3], hi[3]; /* the triangle's box (`triangle_boxes`) */
-    int64_t first[2];    /* the first cell of its range (`first_cell`) */
-} TriangleBox;
+    double low, high;   /* the lowest and the highest of the cell's triangles along the third axis (+inf, -inf: none) */
+    int64_t start, end; /* its entries */
+} GridCell;
 
 typedef struct {
+    float lo[3], hi[3]; /* the triangle's box, rounded outwards to float32 */
+    int32_t triangle;   /* its index */
+    int32_t first;      /* bit 0: the cell is in the first row of the triangle's range, bit 1: in its first column */
+} CellEntry;
+
+typedef struct {
+    double lo[3], hi[3];        /* the triangle's box (`triangle_boxes`) */
     double v0[3], e1[3], e2[3]; /* `triangle_columns` */
-} TriangleFace;
+    double pad;
+} Triangle;
+
+typedef struct {
+    double low, high; /* over a block's cells */
+} Block;
+
+typedef struct {
+    float low, high; /* a cell's `GridCell` low and high rounded outwards to float32: a query they miss, the cell's
+                        triangles miss; four cells a line, read for every cell a query covers */
+} CellReach;
+
+#define BLOCK_SHIFT 3 /* blocks of 8 x 8 cells */
 
 typedef struct {
     int64_t axis0, axis1, up;   /* the two world axes the cells span, and the third */
     int64_t size0, size1;       /* cells along each axis */
     int64_t triangle_count;     /* T */
+    int64_t blocks1;            /* blocks along the second axis */
     double origin0, origin1;    /* the low corner of cell (0, 0) */
     double cell;                /* cell edge length */
-    const int64_t *starts;      /* (cells + 1,) where each cell's triangles start in `triangles` */
-    const int64_t *triangles;   /* triangle indices, cell after cell */
-    const double *cell_low;     /* (cells,) the lowest of a cell's triangles along the third axis */
-    const double *cell_high;    /* (cells,) the highest */
-    const TriangleBox *boxes;   /* (T,) */
-    const TriangleFace *faces;  /* (T,) */
+    const CellReach *reach;     /* (cells,) */
+    const GridCell *cells;      /* (cells,) */
+    const CellEntry *entries;   /* every cell's, cell after cell */
+    const Triangle *triangles;  /* (T,) */
+    const Block *blocks;        /* (blocks0 * blocks1,) */
 } MeshGrid;
 
 int64_t pvu_mesh_grid_size(void) { return (int64_t)sizeof(MeshGrid); }
@@ -69,22 +92,55 @@ static int query_cells(const MeshGrid *g, const double *lo, const double *hi, in
     return 1;
 }
 
-/* Whether cell c has triangles reaching query q's box along the third axis (`pairs`' `near`) */
-static inline int cell_near(const MeshGrid *g, const double *lo, const double *hi, int64_t q, int64_t c) {
-    return g->cell_low[c] <= hi[q * 3 + g->up] && g->cell_high[c] >= lo[q * 3 + g->up];
+/* Whether triangles reaching from low to high along the third axis may reach query q's box (`pairs`' `near`) */
+static inline int reaches(double low, double high, const MeshGrid *g, const double *lo, const double *hi, int64_t q) {
+    return low <= hi[q * 3 + g->up] && high >= lo[q * 3 + g->up];
 }
 
-/* Whether the pair (q, triangle t) met in cell (i, j) is listed there (its first shared cell) */
-static inline int pair_once(const TriangleBox *b, const int64_t first[2], int64_t i, int64_t j) {
-    int64_t s0 = b->first[0] > first[0] ? b->first[0] : first[0];
-    int64_t s1 = b->first[1] > first[1] ? b->first[1] : first[1];
-    return i == s0 && j == s1;
+/* Whether some block over query q's cells has triangles that reach its box: where none has, no cell has */
+static int any_block_reaches(const MeshGrid *g, const double *lo, const double *hi, int64_t q, const int64_t first[2],
+                             const int64_t last[2]) {
+    for (int64_t bi = first[0] >> BLOCK_SHIFT; bi <= last[0] >> BLOCK_SHIFT; ++bi)
+        for (int64_t bj = first[1] >> BLOCK_SHIFT; bj <= last[1] >> BLOCK_SHIFT; ++bj) {
+            const Block *b = g->blocks + bi * g->blocks1 + bj;
+            if (reaches(b->low, b->high, g, lo, hi, q)) return 1;
+        }
+    return 0;
 }
 
-/* Whether query q's box overlaps triangle box b (`box_pairs`) */
-static inline int triangle_box_overlaps(const TriangleBox *b, const double *lo, const double *hi, int64_t q) {
+/* Whether cell (i, j) may give query q pairs: its block's triangles and its own reach the query's box. In a block
+   whose triangles do not, *j moves to the block's last cell (the walk then goes on past it). */
+static inline int cell_reaches(const MeshGrid *g, const double *lo, const double *hi, int64_t q, int64_t i,
+                               int64_t *j) {
+    const Block *b = g->blocks + (i >> BLOCK_SHIFT) * g->blocks1 + (*j >> BLOCK_SHIFT);
+    if (!reaches(b->low, b->high, g, lo, hi, q)) {
+        *j |= (1 << BLOCK_SHIFT) - 1;
+        return 0;
+    }
+    const CellReach *r = g->reach + i * g->size1 + *j;
+    if (!reaches((double)r->low, (double)r->high, g, lo, hi, q)) return 0;
+    const GridCell *c = g->cells + i * g->size1 + *j;
+    return reaches(c->low, c->high, g, lo, hi, q);
+}
+
+/* Whether the pair (q, the entry's triangle) met in cell (i, j) is listed there: its first shared cell, the corner
+   (max of the two first cells) where the two ranges' overlap starts; the triangle's range holds (i, j), the
+   query's first cell is at most (i, j): max(first, query first) is i where either is */
+static inline int pair_once(const CellEntry *e, const int64_t first[2], int64_t i, int64_t j) {
+    return ((e->first & 1) || i == first[0]) && ((e->first & 2) || j == first[1]);
+}
+
+/* Whether query q's box may overlap the entry's triangle's: its float32 box, which holds the exact one, does */
+static inline int entry_box_overlaps(const CellEntry *e, const double *lo, const double *hi, int64_t q) {
     int ok = 1;
-    for (int k = 0; k < 3; ++k) ok &= (b->lo[k] <= hi[q * 3 + k]) & (b->hi[k] >= lo[q * 3 + k]);
+    for (int k = 0; k < 3; ++k) ok &= ((double)e->lo[k] <= hi[q * 3 + k]) & ((double)e->hi[k] >= lo[q * 3 + k]);
+    return ok;
+}
+
+/* Whether query q's box overlaps triangle t's box (`box_pairs`) */
+static inline int triangle_box_overlaps(const Triangle *t, const double *lo, const double *hi, int64_t q) {
+    int ok = 1;
+    for (int k = 0; k < 3; ++k) ok &= (t->lo[k] <= hi[q * 3 + k]) & (t->hi[k] >= lo[q * 3 + k]);
     return ok;
 }
 
@@ -108,20 +164,20 @@ int64_t pvu_mesh_pairs(const MeshGrid *g, int64_t Q, const double *lo, const dou
     for (int64_t q = 0; q < Q; ++q) {
         int cells = query_cells(g, lo, hi, q, first, last);
         if (cells < 0) return -1;
-        if (!cells) continue;
+        if (!cells || !any_block_reaches(g, lo, hi, q, first, last)) continue;
         for (int64_t i = first[0]; i <= last[0]; ++i)
             for (int64_t j = first[1]; j <= last[1]; ++j) {
-                int64_t c = i * g->size1 + j;
-                if (!cell_near(g, lo, hi, q, c)) continue;
-                for (int64_t p = g->starts[c]; p < g->starts[c + 1]; ++p) {
-                    int64_t t = g->triangles[p];
-                    const TriangleBox *b = g->boxes + t;
-                    if (!pair_once(b, first, i, j)) continue;
+                if (!cell_reaches(g, lo, hi, q, i, &j)) continue;
+                const GridCell *c = g->cells + i * g->size1 + j;
+                for (const CellEntry *e = g->entries + c->start; e < g->entries + c->end; ++e) {
+                    if (!pair_once(e, first, i, j)) continue;
+                    int64_t t = e->triangle;
                     int64_t s = mesh_boxed ? tri_shape[t] : 0;
                     if (s < 0 || (mesh_boxed && s >= mesh_count)) return -1;
                     int ok = !overlap ? 1
                              : mesh_boxed && mesh_boxed[s] ? box_overlaps(mesh_box + s * 6, lo, hi, q)
-                                                           : triangle_box_overlaps(b, lo, hi, q);
+                                                           : entry_box_overlaps(e, lo, hi, q)
+                                                                 && triangle_box_overlaps(g->triangles + t, lo, hi, q);
                     if (ok) {
                         if (n < room) {
                             query[n] = q;
@@ -157,11 +213,10 @@ typedef struct {
 
 int64_t pvu_mesh_rays_size(void) { return (int64_t)sizeof(MeshRays); }
 
-/* Moller-Trumbore of ray r against triangle t as `mesh_hits_numpy` takes it: 1 with *t_hit where the ray meets the
-   triangle's front, enlarged by its epsilon, at 0 < t <= length */
-static inline int ray_hit(const MeshGrid *g, const MeshRays *m, int64_t r, int64_t t, double *t_hit) {
+/* Moller-Trumbore of ray r against triangle t (record f) as `mesh_hits_numpy` takes it: 1 with *t_hit where the ray
+   meets the triangle's front, enlarged by its epsilon, at 0 < t <= length */
+static inline int ray_hit(const MeshRays *m, const Triangle *f, int64_t r, int64_t t, double *t_hit) {
     const int64_t R = m->R;
-    const TriangleFace *f = g->faces + t;
     double ox = m->origin[r], oy = m->origin[R + r], oz = m->origin[2 * R + r];
     double dx = m->direction[r], dy = m->direction[R + r], dz = m->direction[2 * R + r];
     double v0x = f->v0[0], v0y = f->v0[1], v0z = f->v0[2];
@@ -184,30 +239,65 @@ static inline int ray_hit(const MeshGrid *g, const MeshRays *m, int64_t r, int64
     return 0;
 }
 
+/* A ray's query is a chain of fetches (its cell, the cell's entries, their triangles), each waiting on the one
+   before: while ray r is tested, the fetches of the rays after it are started, a stage a few rays apart (the first
+   cell of each: a wheel's ray covers one or two), so that the memory works on several rays at once. */
+#define PREFETCH_RAYS 8
+
+static inline void prefetch_ray(const MeshGrid *g, const MeshRays *m, const int64_t *first_cell, int64_t r) {
+    const int64_t R = m->R;
+    if (r + 3 * PREFETCH_RAYS < R && first_cell[r + 3 * PREFETCH_RAYS] >= 0) {
+        int64_t c = first_cell[r + 3 * PREFETCH_RAYS];
+        __builtin_prefetch(g->reach + c);
+        __builtin_prefetch(g->cells + c);
+    }
+    if (r + 2 * PREFETCH_RAYS < R && first_cell[r + 2 * PREFETCH_RAYS] >= 0) {
+        const GridCell *c = g->cells + first_cell[r + 2 * PREFETCH_RAYS];
+        const char *at = (const char *)(g->entries + c->start), *end = (const char *)(g->entries + c->end);
+        for (int k = 0; k < 4 && at < end; ++k, at += 64) __builtin_prefetch(at);
+    }
+    if (r + PREFETCH_RAYS < R && first_cell[r + PREFETCH_RAYS] >= 0) {
+        int64_t q = r + PREFETCH_RAYS;
+        const GridCell *c = g->cells + first_cell[q];
+        for (const CellEntry *e = g->entries + c->start; e < g->entries + c->end; ++e)
+            if (entry_box_overlaps(e, m->lo, m->hi, q)) {
+                const char *t = (const char *)(g->triangles + e->triangle);
+                __builtin_prefetch(t);
+                __builtin_prefetch(t + 64);
+            }
+    }
+}
+
 /* `mesh_hits_numpy`: each ray's closest hit among its `box_pairs` triangles that its filter lets it hit (of equally
    close ones the lowest index), where closer than best_t: best_t, best_n (the triangle's normal) and best_shape set,
    rounded to best_t's precision as numpy's assignment rounds. Returns -1 (nothing written) where numpy must take a
-   ray. */
-int64_t pvu_mesh_raycast(const MeshGrid *g, const MeshRays *m) {
+   ray. first_cell (R,): room for each ray's first cell. */
+int64_t pvu_mesh_raycast(const MeshGrid *g, const MeshRays *m, int64_t *first_cell) {
     int64_t first[2], last[2];
-    for (int64_t r = 0; r < m->R; ++r) /* a ray numpy must take: before anything is written */
-        if (query_cells(g, m->lo, m->hi, r, first, last) < 0) return -1;
+    for (int64_t r = 0; r < m->R; ++r) { /* a ray numpy must take: before anything is written */
+        int cells = query_cells(g, m->lo, m->hi, r, first, last);
+        if (cells < 0) return -1;
+        first_cell[r] = cells ? first[0] * g->size1 + first[1] : -1;
+    }
     for (int64_t r = 0; r < m->R; ++r) {
-        if (query_cells(g, m->lo, m->hi, r, first, last) <= 0) continue;
+        prefetch_ray(g, m, first_cell, r);
+        if (first_cell[r] < 0) continue;
+        query_cells(g, m->lo, m->hi, r, first, last);
         const uint8_t *may = m->allowed ? m->allowed + m->key[r] * m->shape_count : 0;
         double best = INFINITY;
         int64_t best_tri = -1;
         for (int64_t i = first[0]; i <= last[0]; ++i)
             for (int64_t j = first[1]; j <= last[1]; ++j) {
-                int64_t c = i * g->size1 + j;
-                if (!cell_near(g, m->lo, m->hi, r, c)) continue;
-                for (int64_t p = g->starts[c]; p < g->starts[c + 1]; ++p) {
-                    int64_t t = g->triangles[p];
-                    const TriangleBox *b = g->boxes + t;
-                    if (!pair_once(b, first, i, j) || !triangle_box_overlaps(b, m->lo, m->hi, r)) continue;
+                if (!cell_reaches(g, m->lo, m->hi, r, i, &j)) continue;
+                const GridCell *c = g->cells + i * g->size1 + j;
+                for (const CellEntry *e = g->entries + c->start; e < g->entries + c->end; ++e) {
+                    if (!pair_once(e, first, i, j) || !entry_box_overlaps(e, m->lo, m->hi, r)) continue;
+                    int64_t t = e->triangle;
+                    const Triangle *f = g->triangles + t;
+                    if (!triangle_box_overlaps(f, m->lo, m->hi, r)) continue;
                     if (may && !may[m->plane_count + m->tri_shape[t]]) continue;
                     double at;
-                    if (ray_hit(g, m, r, t, &at) && (at < best || (at == best && t < best_tri))) {
+                    if (ray_hit(m, f, r, t, &at) && (at < best || (at == best && t < best_tri))) {
                         best = at;
                         best_tri = t;
                     }
