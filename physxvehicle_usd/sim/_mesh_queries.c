@@ -151,6 +151,20 @@ static inline int box_overlaps(const double *box, const double *lo, const double
     return ok;
 }
 
+/* A chassis's query walks a few dozen cells, a few rows of them: while query q walks, the rows of the query a few
+   after it are fetched. */
+#define PREFETCH_QUERIES 4
+
+static inline void prefetch_query(const MeshGrid *g, const double *lo, const double *hi, int64_t q) {
+    int64_t first[2], last[2];
+    if (query_cells(g, lo, hi, q, first, last) <= 0) return;
+    for (int64_t i = first[0]; i <= last[0]; ++i) {
+        const char *at = (const char *)(g->reach + i * g->size1 + first[1]);
+        const char *end = (const char *)(g->reach + i * g->size1 + last[1] + 1);
+        for (; at < end; at += 64) __builtin_prefetch(at);
+    }
+}
+
 /* The (query, triangle) pairs of `TriangleGrid.pairs` (overlap 0) or of `box_pairs` (overlap 1), in their order,
    the first `room` of them written to query and tri; returns how many there are (-1: a query numpy must take): the
    caller calls again with room for them where there was not.
@@ -162,6 +176,7 @@ int64_t pvu_mesh_pairs(const MeshGrid *g, int64_t Q, const double *lo, const dou
                        const double *mesh_box, int64_t room, int64_t *query, int64_t *tri) {
     int64_t n = 0, first[2], last[2];
     for (int64_t q = 0; q < Q; ++q) {
+        if (q + PREFETCH_QUERIES < Q) prefetch_query(g, lo, hi, q + PREFETCH_QUERIES);
         int cells = query_cells(g, lo, hi, q, first, last);
         if (cells < 0) return -1;
         if (!cells || !any_block_reaches(g, lo, hi, q, first, last)) continue;
