@@ -165,6 +165,23 @@ static inline void prefetch_query(const MeshGrid *g, const double *lo, const dou
     }
 }
 
+/* The entries of every cell, cell after cell (`CellEntry`): each triangle's float32 box and index from box32 (T, 8
+   words: the entry but for its first-cell bits), and whether the cell is in the first row and column of the
+   triangle's range (first_cell (T, 2)). One pass in the grid's order: numpy's gathers of a million entries took a
+   tenth of a second. */
+void pvu_mesh_entries(int64_t size0, int64_t size1, const int64_t *starts, const int64_t *triangles,
+                      const CellEntry *box32, const int64_t *first_cell, CellEntry *entries) {
+    for (int64_t i = 0; i < size0; ++i)
+        for (int64_t j = 0; j < size1; ++j) {
+            int64_t c = i * size1 + j;
+            for (int64_t p = starts[c]; p < starts[c + 1]; ++p) {
+                int64_t t = triangles[p];
+                entries[p] = box32[t];
+                entries[p].first = (first_cell[2 * t] == i) | ((first_cell[2 * t + 1] == j) << 1);
+            }
+        }
+}
+
 /* The (query, triangle) pairs of `TriangleGrid.pairs` (overlap 0) or of `box_pairs` (overlap 1), in their order,
    the first `room` of them written to query and tri; returns how many there are (-1: a query numpy must take): the
    caller calls again with room for them where there was not.

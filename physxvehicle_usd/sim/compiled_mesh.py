@@ -50,6 +50,8 @@ def _load() -> ctypes.CDLL | None:
     lib.pvu_mesh_pairs.restype = _I64
     lib.pvu_mesh_raycast.argtypes = [grid, ctypes.POINTER(_MeshRays), _P]
     lib.pvu_mesh_raycast.restype = _I64
+    lib.pvu_mesh_entries.argtypes = [_I64, _I64, _P, _P, _P, _P, _P]
+    lib.pvu_mesh_entries.restype = None
     return lib
 
 
@@ -94,37 +96,37 @@ def _aligned(shape: tuple[int, int], dtype=np.float64) -> np.ndarray:
 
 
 BLOCK_SHIFT = 3  # _mesh_queries.c's blocks: 8 x 8 cells
-# _mesh_queries.c's CellEntry: the triangle's box rounded outwards to float32, its index, and whether the entry's cell
-# is in the first row (bit 0) and the first column (bit 1) of the triangle's range
-_ENTRY = np.dtype([("lo", np.float32, 3), ("hi", np.float32, 3), ("triangle", np.int32), ("first", np.int32)])
+# _mesh_queries.c's CellEntry (8 four-byte words): the triangle's box rounded outwards to float32 (6), its index, and
+# whether the entry's cell is in the first row (bit 0) and the first column (bit 1) of the triangle's range
+_ENTRY_WORDS = 8
 
 
 def _outwards(box: np.ndarray, down: bool) -> np.ndarray:
     """float64 box coordinates as float32 no greater (down) or no less than them."""
     rounded = box.astype(np.float32)
-    off = rounded > box if down else rounded < box
-    rounded[off] = np.nextafter(rounded[off], np.float32(-np.inf if down else np.inf))
-    return rounded
+    stepped = np.nextafter(rounded, np.float32(-np.inf if down else np.inf))
+    return np.where(rounded > box if down else rounded < box, stepped, rounded)
 
 
 def _layout(grid) -> tuple[np.ndarray, ...]:
     """The grid's records as _mesh_queries.c reads them: the cells' reach (CellReach: low, high rounded outwards to
-    float32), cells (GridCell: low, high, start, end), entries
-    (CellEntry), triangles (Triangle: box, v0, e1, e2, 128 bytes each), blocks (Block: low, high)."""
+    float32), cells (GridCell: low, high, start, end), entries (CellEntry), triangles (Triangle: box, v0, e1, e2, 128
+    bytes each), blocks (Block: low, high)."""
     T, (size0, size1) = grid.triangle_boxes.shape[1], grid.size
     cells = _aligned((size0 * size1, 4))
     cells[:, 0], cells[:, 1] = grid.cell_low, grid.cell_high
     cells[:, 2:].view(np.int64)[:] = np.column_stack((grid.starts[:-1], grid.starts[1:]))
     reach = np.column_stack((_outwards(grid.cell_low, down=True), _outwards(grid.cell_high, down=False)))
-    count = np.diff(grid.starts)
-    listed = grid.triangles
-    cell = np.repeat(np.arange(size0 * size1), count)
-    entries = np.empty(len(listed), _ENTRY)
-    entries["lo"] = _outwards(grid.triangle_boxes[:3, listed].T, down=True)
-    entries["hi"] = _outwards(grid.triangle_boxes[3:, listed].T, down=False)
-    entries["triangle"] = listed
-    first = grid.first_cell[listed]
-    entries["first"] = (cell // size1 == first[:, 0]) | ((cell % size1 == first[:, 1]) << 1)
+    listed = np.ascontiguousarray(grid.triangles)
+    box32 = np.empty((T, _ENTRY_WORDS), np.float32)  # each triangle's entry but for the first-cell bits
+    box32[:, :3] = _outwards(grid.triangle_boxes[:3].T, down=True)
+    box32[:, 3:6] = _outwards(grid.triangle_boxes[3:].T, down=False)
+    box32[:, 6:].view(np.int32)[:, 0] = np.arange(T, dtype=np.int32)
+    box32[:, 7] = 0.0
+    entries = np.empty((len(listed), _ENTRY_WORDS), np.float32)
+    starts, first = np.ascontiguousarray(grid.starts), np.ascontiguousarray(grid.first_cell)
+    _LIB.pvu_mesh_entries(size0, size1, starts.ctypes.data, listed.ctypes.data, box32.ctypes.data, first.ctypes.data,
+                          entries.ctypes.data)
     triangles = _aligned((T, 16))
     triangles[:, :6] = grid.triangle_boxes.T
     triangles[:, 6:15] = grid.triangle_columns.T
@@ -144,8 +146,8 @@ _grid_structs: dict[int, tuple[weakref.ref, _MeshGrid, tuple, dict]] = {}
 
 
 def _grid_struct(grid) -> tuple[_MeshGrid, dict]:
-    """The grid's struct and its pair queries' room, made once per grid (a grid is frozen; laying out a grid of a
-    hundred thousand triangles takes milliseconds) and kept while the grid lives."""
+    """The grid's struct and its pair queries' room, made once per grid (a grid is frozen; `prepare`) and kept while
+    the grid lives."""
     cached = _grid_structs.get(id(grid))
     if cached is not None and cached[0]() is grid:
         return cached[1], cached[3]
@@ -158,6 +160,13 @@ def _grid_struct(grid) -> tuple[_MeshGrid, dict]:
     rooms: dict[tuple, int] = {}
     _grid_structs[key] = (weakref.ref(grid, lambda _, key=key: _grid_structs.pop(key, None)), g, arrays, rooms)
     return g, rooms
+
+
+def prepare(grid) -> None:
+    """Lay out the grid's records for the C code now (where it covers the grid), not at its first query: a road of a
+    hundred thousand triangles takes a tenth of a second, which belongs to loading the ground, not to a step."""
+    if _covers(grid):
+        _grid_struct(grid)
 
 
 def grid_pairs(grid, lo: np.ndarray, hi: np.ndarray, overlap: bool,
