@@ -197,6 +197,8 @@ int64_t pvu_mesh_pairs(const MeshGrid *g, int64_t Q, const double *lo, const dou
         int cells = query_cells(g, lo, hi, q, first, last);
         if (cells < 0) return -1;
         if (!cells || !any_block_reaches(g, lo, hi, q, first, last)) continue;
+        int64_t boxed_shape = -1; /* the mesh whose box query q was last tested against, and the test's result */
+        int boxed_ok = 0;
         for (int64_t i = first[0]; i <= last[0]; ++i)
             for (int64_t j = first[1]; j <= last[1]; ++j) {
                 if (!cell_reaches(g, lo, hi, q, i, &j)) continue;
@@ -206,10 +208,16 @@ int64_t pvu_mesh_pairs(const MeshGrid *g, int64_t Q, const double *lo, const dou
                     int64_t t = e->triangle;
                     int64_t s = mesh_boxed ? tri_shape[t] : 0;
                     if (s < 0 || (mesh_boxed && s >= mesh_count)) return -1;
-                    int ok = !overlap ? 1
-                             : mesh_boxed && mesh_boxed[s] ? box_overlaps(mesh_box + s * 6, lo, hi, q)
-                                                           : entry_box_overlaps(e, lo, hi, q)
-                                                                 && triangle_box_overlaps(g->triangles + t, lo, hi, q);
+                    int ok = 1;
+                    if (overlap && mesh_boxed && mesh_boxed[s]) { /* a polytope's faces, met in turn: one test */
+                        if (s != boxed_shape) {
+                            boxed_shape = s;
+                            boxed_ok = box_overlaps(mesh_box + s * 6, lo, hi, q);
+                        }
+                        ok = boxed_ok;
+                    } else if (overlap) {
+                        ok = entry_box_overlaps(e, lo, hi, q) && triangle_box_overlaps(g->triangles + t, lo, hi, q);
+                    }
                     if (ok) {
                         if (n < room) {
                             query[n] = q;
