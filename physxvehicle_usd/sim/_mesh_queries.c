@@ -311,18 +311,20 @@ static inline void prefetch_ray(const MeshGrid *g, const MeshRays *m, const int6
 /* `mesh_hits_numpy`: each ray's closest hit among its `box_pairs` triangles that its filter lets it hit (of equally
    close ones the lowest index), where closer than best_t: best_t, best_n (the triangle's normal) and best_shape set,
    rounded to best_t's precision as numpy's assignment rounds. Returns -1 (nothing written) where numpy must take a
-   ray. first_cell (R,): room for each ray's first cell. */
+   ray. first_cell (6 R,): room for each ray's first cell (flat index, -1: none; then its closest triangle), its cell
+   range (R, 4) and its closest hit's distance (R, as double). */
 int64_t pvu_mesh_raycast(const MeshGrid *g, const MeshRays *m, int64_t *first_cell) {
-    int64_t first[2], last[2];
+    int64_t *range = first_cell + m->R; /* (R, 4): each ray's first and last cell */
+    double *best_at = (double *)(first_cell + 5 * m->R); /* (R,): each ray's closest hit */
     for (int64_t r = 0; r < m->R; ++r) { /* a ray numpy must take: before anything is written */
-        int cells = query_cells(g, m->lo, m->hi, r, first, last);
+        int cells = query_cells(g, m->lo, m->hi, r, range + 4 * r, range + 4 * r + 2);
         if (cells < 0) return -1;
-        first_cell[r] = cells ? first[0] * g->size1 + first[1] : -1;
+        first_cell[r] = cells ? range[4 * r] * g->size1 + range[4 * r + 1] : -1;
     }
     for (int64_t r = 0; r < m->R; ++r) {
         prefetch_ray(g, m, first_cell, r);
-        if (first_cell[r] < 0) continue;
-        query_cells(g, m->lo, m->hi, r, first, last);
+        if (first_cell[r] < 0) continue; /* (-1 then also says: no hit) */
+        const int64_t *first = range + 4 * r, *last = range + 4 * r + 2;
         const uint8_t *may = m->allowed ? m->allowed + m->key[r] * m->shape_count : 0;
         double best = INFINITY;
         int64_t best_tri = -1;
@@ -343,7 +345,15 @@ int64_t pvu_mesh_raycast(const MeshGrid *g, const MeshRays *m, int64_t *first_ce
                     }
                 }
             }
+        first_cell[r] = best_tri; /* (the cell is no longer needed: the hit, written below) */
+        best_at[r] = best;
+    }
+    /* the hits, written in a pass of their own: each reads its triangle's normal, a fetch from anywhere in the
+       normals, and the rays' fetches then overlap rather than each ending its ray's test */
+    for (int64_t r = 0; r < m->R; ++r) {
+        int64_t best_tri = first_cell[r];
         if (best_tri < 0) continue;
+        double best = best_at[r];
         const double *n = m->normals + best_tri * 3;
         if (m->single) {
             float *bt = (float *)m->best_t, *bn = (float *)m->best_n;

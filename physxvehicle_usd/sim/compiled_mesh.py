@@ -249,5 +249,5 @@ def mesh_hits(grid, lo: np.ndarray, hi: np.ndarray, origin: np.ndarray, directio
                   0 if allowed is None else allowed.shape[1], culling_epsilon, int(best_t.dtype == np.float32),
                   best_t.ctypes.data, best_n.ctypes.data, best_shape.ctypes.data)
     g, _ = _grid_struct(grid)
-    first_cell = np.empty(R, np.int64)  # (the C code's room for each ray's first cell)
+    first_cell = np.empty(6 * R, np.int64)  # (the C code's room for each ray's cells and closest hit)
     return _LIB.pvu_mesh_raycast(ctypes.byref(g), ctypes.byref(m), first_cell.ctypes.data) == 0
