@@ -43,6 +43,16 @@ typedef struct {
 } Block;
 
 typedef struct {
+    float high;   /* a cell's high rounded upwards to float32 (-inf: a padding slot or no triangles) */
+    int32_t cell; /* the cell */
+} TallCell;       /* a block's cells, the highest first (`TALL`: BLOCK x BLOCK a block) */
+
+#define TALL 64
+/* A query walks a block's cells from its tall list where that list ends (below the query) before as many entries as
+   the query has cells in the block, and collects at most FOUND_MAX cells so; otherwise it walks its cells. */
+#define FOUND_MAX 64
+
+typedef struct {
     float low, high; /* a cell's `GridCell` low and high rounded outwards to float32: a query they miss, the cell's
                         triangles miss; four cells a line, read for every cell a query covers */
 } CellReach;
@@ -61,6 +71,7 @@ typedef struct {
     const CellEntry *entries;   /* every cell's, cell after cell */
     const Triangle *triangles;  /* (T,) */
     const Block *blocks;        /* (blocks0 * blocks1,) */
+    const TallCell *tall;       /* (blocks0 * blocks1, TALL) */
 } MeshGrid;
 
 int64_t pvu_mesh_grid_size(void) { return (int64_t)sizeof(MeshGrid); }
@@ -188,10 +199,99 @@ void pvu_mesh_entries(int64_t size0, int64_t size1, const int64_t *starts, const
    mesh_boxed (M,) (NULL: none): the meshes (by `tri_shape`, (T,)) whose triangles overlap by the mesh's box,
    mesh_box (M, 6) (low corner, high corner), not their own (broad.py's static polytopes' faces); a triangle of no
    mesh among them is one numpy must take. */
+/* The pairs query q meets in cell (i, j) (one `cell_reaches` lets through), appended; -1: a triangle numpy must take */
+static int cell_pairs(const MeshGrid *g, int64_t q, int64_t i, int64_t j, const int64_t first[2], const double *lo,
+                      const double *hi, int overlap, const int64_t *tri_shape, int64_t mesh_count,
+                      const uint8_t *mesh_boxed, const double *mesh_box, int64_t *boxed_shape, int *boxed_ok,
+                      int64_t room, int64_t *query, int64_t *tri, int64_t *n) {
+    const GridCell *c = g->cells + i * g->size1 + j;
+    for (const CellEntry *e = g->entries + c->start; e < g->entries + c->end; ++e) {
+        if (!pair_once(e, first, i, j)) continue;
+        int64_t t = e->triangle;
+        int64_t s = mesh_boxed ? tri_shape[t] : 0;
+        if (s < 0 || (mesh_boxed && s >= mesh_count)) return -1;
+        int ok = 1;
+        if (overlap && mesh_boxed && mesh_boxed[s]) { /* a polytope's faces, met in turn: one test */
+            if (s != *boxed_shape) {
+                *boxed_shape = s;
+                *boxed_ok = box_overlaps(mesh_box + s * 6, lo, hi, q);
+            }
+            ok = *boxed_ok;
+        } else if (overlap) {
+            ok = entry_box_overlaps(e, lo, hi, q) && triangle_box_overlaps(g->triangles + t, lo, hi, q);
+        }
+        if (ok) {
+            if (*n < room) {
+                query[*n] = q;
+                tri[*n] = t;
+            }
+            ++*n;
+        }
+    }
+    return 0;
+}
+
+/* The cells of query q's range that `cell_reaches` lets through, in the walk's order, into found (FOUND_MAX): from
+   the blocks' tall lists, which a chassis above a road ends after the few cells that reach up to it (an obstacle's),
+   or, block by block where the list is no shorter, from the cells. Returns how many, or -1 where there are more than
+   FOUND_MAX (the caller walks every cell). */
+static int reaching_cells(const MeshGrid *g, const double *lo, const double *hi, int64_t q, const int64_t first[2],
+                          const int64_t last[2], int64_t *found) {
+    const int64_t B = (int64_t)1 << BLOCK_SHIFT;
+    const double low_q = lo[q * 3 + g->up];
+    int count = 0;
+    for (int64_t bi = first[0] >> BLOCK_SHIFT; bi <= last[0] >> BLOCK_SHIFT; ++bi)
+        for (int64_t bj = first[1] >> BLOCK_SHIFT; bj <= last[1] >> BLOCK_SHIFT; ++bj) {
+            const Block *b = g->blocks + bi * g->blocks1 + bj;
+            if (!reaches(b->low, b->high, g, lo, hi, q)) continue;
+            int64_t i0 = bi * B > first[0] ? bi * B : first[0], j0 = bj * B > first[1] ? bj * B : first[1];
+            int64_t i1 = bi * B + B - 1 < last[0] ? bi * B + B - 1 : last[0];
+            int64_t j1 = bj * B + B - 1 < last[1] ? bj * B + B - 1 : last[1];
+            int64_t in_block = (i1 - i0 + 1) * (j1 - j0 + 1);
+            const TallCell *t = g->tall + (bi * g->blocks1 + bj) * TALL;
+            int at = count, listed = 1;
+            /* (a cell without triangles, high -inf, and the padding after a grid's edge: no pairs, ends the list) */
+            for (int k = 0; k < TALL && (double)t[k].high >= low_q && t[k].high > -INFINITY; ++k) {
+                if (k >= in_block) {
+                    listed = 0;
+                    break;
+                }
+                int64_t c = t[k].cell, i = c / g->size1, j = c % g->size1;
+                if (i < i0 || i > i1 || j < j0 || j > j1) continue;
+                int64_t walked = j;
+                if (!cell_reaches(g, lo, hi, q, i, &walked)) continue;
+                if (count == FOUND_MAX) return -1;
+                found[count++] = c;
+            }
+            if (listed) continue;
+            count = at;
+            for (int64_t i = i0; i <= i1; ++i)
+                for (int64_t j = j0; j <= j1; ++j) {
+                    int64_t walked = j;
+                    if (!cell_reaches(g, lo, hi, q, i, &walked)) continue;
+                    if (count == FOUND_MAX) return -1;
+                    found[count++] = i * g->size1 + j;
+                }
+        }
+    for (int k = 1; k < count; ++k) /* the walk's order: row after row */
+        for (int m = k; m > 0 && found[m - 1] > found[m]; --m) {
+            int64_t swap = found[m];
+            found[m] = found[m - 1];
+            found[m - 1] = swap;
+        }
+    return count;
+}
+
+/* The (query, triangle) pairs of `TriangleGrid.pairs` (overlap 0) or of `box_pairs` (overlap 1), in their order,
+   the first `room` of them written to query and tri; returns how many there are (-1: a query numpy must take): the
+   caller calls again with room for them where there was not.
+   mesh_boxed (M,) (NULL: none): the meshes (by `tri_shape`, (T,)) whose triangles overlap by the mesh's box,
+   mesh_box (M, 6) (low corner, high corner), not their own (broad.py's static polytopes' faces); a triangle of no
+   mesh among them is one numpy must take. */
 int64_t pvu_mesh_pairs(const MeshGrid *g, int64_t Q, const double *lo, const double *hi, int overlap,
                        const int64_t *tri_shape, int64_t mesh_count, const uint8_t *mesh_boxed,
                        const double *mesh_box, int64_t room, int64_t *query, int64_t *tri) {
-    int64_t n = 0, first[2], last[2];
+    int64_t n = 0, first[2], last[2], found[FOUND_MAX];
     for (int64_t q = 0; q < Q; ++q) {
         if (q + PREFETCH_QUERIES < Q) prefetch_query(g, lo, hi, q + PREFETCH_QUERIES);
         int cells = query_cells(g, lo, hi, q, first, last);
@@ -199,33 +299,20 @@ int64_t pvu_mesh_pairs(const MeshGrid *g, int64_t Q, const double *lo, const dou
         if (!cells || !any_block_reaches(g, lo, hi, q, first, last)) continue;
         int64_t boxed_shape = -1; /* the mesh whose box query q was last tested against, and the test's result */
         int boxed_ok = 0;
+        int count = reaching_cells(g, lo, hi, q, first, last, found);
+        if (count >= 0) {
+            for (int k = 0; k < count; ++k)
+                if (cell_pairs(g, q, found[k] / g->size1, found[k] % g->size1, first, lo, hi, overlap, tri_shape,
+                               mesh_count, mesh_boxed, mesh_box, &boxed_shape, &boxed_ok, room, query, tri, &n) < 0)
+                    return -1;
+            continue;
+        }
         for (int64_t i = first[0]; i <= last[0]; ++i)
             for (int64_t j = first[1]; j <= last[1]; ++j) {
                 if (!cell_reaches(g, lo, hi, q, i, &j)) continue;
-                const GridCell *c = g->cells + i * g->size1 + j;
-                for (const CellEntry *e = g->entries + c->start; e < g->entries + c->end; ++e) {
-                    if (!pair_once(e, first, i, j)) continue;
-                    int64_t t = e->triangle;
-                    int64_t s = mesh_boxed ? tri_shape[t] : 0;
-                    if (s < 0 || (mesh_boxed && s >= mesh_count)) return -1;
-                    int ok = 1;
-                    if (overlap && mesh_boxed && mesh_boxed[s]) { /* a polytope's faces, met in turn: one test */
-                        if (s != boxed_shape) {
-                            boxed_shape = s;
-                            boxed_ok = box_overlaps(mesh_box + s * 6, lo, hi, q);
-                        }
-                        ok = boxed_ok;
-                    } else if (overlap) {
-                        ok = entry_box_overlaps(e, lo, hi, q) && triangle_box_overlaps(g->triangles + t, lo, hi, q);
-                    }
-                    if (ok) {
-                        if (n < room) {
-                            query[n] = q;
-                            tri[n] = t;
-                        }
-                        ++n;
-                    }
-                }
+                if (cell_pairs(g, q, i, j, first, lo, hi, overlap, tri_shape, mesh_count, mesh_boxed, mesh_box,
+                               &boxed_shape, &boxed_ok, room, query, tri, &n) < 0)
+                    return -1;
             }
     }
     return n;

@@ -26,7 +26,7 @@ class _MeshGrid(ctypes.Structure):
 
     _fields_ = ([(name, _I64) for name in "axis0 axis1 up size0 size1 triangle_count blocks1".split()]
                 + [(name, _F64) for name in "origin0 origin1 cell".split()]
-                + [(name, _P) for name in "reach cells entries triangles blocks".split()])
+                + [(name, _P) for name in "reach cells entries triangles blocks tall".split()])
 
 
 class _MeshRays(ctypes.Structure):
@@ -111,7 +111,7 @@ def _outwards(box: np.ndarray, down: bool) -> np.ndarray:
 def _layout(grid) -> tuple[np.ndarray, ...]:
     """The grid's records as _mesh_queries.c reads them: the cells' reach (CellReach: low, high rounded outwards to
     float32), cells (GridCell: low, high, start, end), entries (CellEntry), triangles (Triangle: box, v0, e1, e2, 128
-    bytes each), blocks (Block: low, high)."""
+    bytes each), blocks (Block: low, high), each block's cells by their height (TallCell)."""
     T, (size0, size1) = grid.triangle_boxes.shape[1], grid.size
     cells = _aligned((size0 * size1, 4))
     cells[:, 0], cells[:, 1] = grid.cell_low, grid.cell_high
@@ -137,7 +137,15 @@ def _layout(grid) -> tuple[np.ndarray, ...]:
     low = np.pad(grid.cell_low.reshape(size0, size1), pad, constant_values=np.inf).reshape(block_shape)
     high = np.pad(grid.cell_high.reshape(size0, size1), pad, constant_values=-np.inf).reshape(block_shape)
     blocks = np.column_stack((low.min(axis=(1, 3)).ravel(), high.max(axis=(1, 3)).ravel()))
-    return reach, cells, entries, triangles, blocks
+    # each block's cells, the highest first (TallCell: high rounded upwards to float32, cell; padding: -inf, 0)
+    cell = np.pad(np.arange(size0 * size1).reshape(size0, size1), pad).reshape(block_shape)
+    up32 = np.pad(reach[:, 1].reshape(size0, size1), pad, constant_values=-np.inf).reshape(block_shape)
+    cell, up32 = (a.transpose(0, 2, 1, 3).reshape(blocks0 * blocks1, -1) for a in (cell, up32))
+    order = np.argsort(-up32, axis=1, kind="stable")
+    tall = np.empty((blocks0 * blocks1, 2 << (2 * BLOCK_SHIFT)), np.float32)
+    tall[:, 0::2] = np.take_along_axis(up32, order, axis=1)
+    tall[:, 1::2].view(np.int32)[:] = np.take_along_axis(cell, order, axis=1)
+    return reach, cells, entries, triangles, blocks, tall
 
 
 # by id(grid): the grid (a weak reference), its struct, the arrays it points into, and the room the grid's last pair
