@@ -131,14 +131,16 @@ def test_the_fleets_motion_bounds_hold_every_bodys_motion(bodies):
     assert np.all(turn >= angles - 1e-5)  # and the turns bound the turns made
 
 
-@pytest.mark.parametrize("V", [1, 3])
-def test_motion_bounds_of_one_body_in_python_floats_and_of_several_are_the_numpy_form(V):
-    """Motion.bounds of a single body is taken in Python floats, of more with numpy: both the float64 differences and
-    products of the numpy form (written out here); a NaN pose gives bounds no phase is quiet within."""
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("V", [1, 3, 1000])
+def test_motion_bounds_of_one_body_in_python_floats_and_of_several_are_the_numpy_form(V, dtype):
+    """Motion.bounds of a single body is taken in Python floats, of more in one compiled pass (sim/_motion.c) where
+    the extension is built, else with numpy: each the float64 differences and products of the numpy form (written
+    out here), to the bit (0 ulps; a zero's sign aside); a NaN pose gives bounds no phase is quiet within."""
     rng = np.random.default_rng(V)
-    position = rng.uniform(-400.0, 400.0, (3, V)).astype(np.float32)
+    position = rng.uniform(-400.0, 400.0, (3, V)).astype(dtype)
     orientation = rng.normal(size=(4, V))
-    orientation = (orientation / np.linalg.norm(orientation, axis=0)).astype(np.float32)
+    orientation = (orientation / np.linalg.norm(orientation, axis=0)).astype(dtype)
     ref_position = (position + rng.normal(0.0, 0.3, (3, V))).astype(float)
     ref_orientation = (orientation + rng.normal(0.0, 0.01, (4, V))).astype(float)
     bounds = Motion(position, orientation).bounds(ref_position, ref_orientation)

@@ -1,8 +1,9 @@
 """The compiled mesh queries (sim/_mesh_queries.c through sim/compiled_mesh.py) against their numpy twins, the
 reference: the triangle grid's pairs (`TriangleGrid.pairs`), the broad phase's (`box_pairs`) and the closest-hit
 raycast (`mesh_hits`) give the same pairs in the same order and the same hits to the bit (0 ulps), on triangle soups
-of several sizes (so several cell sizes), on a wall (other grid axes), and on the benchmarks' bump road with its box
-obstacles, with float32 and float64 queries, with and without a query filter."""
+of several sizes (so several cell sizes), on a wall (other grid axes), on the benchmarks' bump road with its box
+obstacles, and far from the origin with boxes that touch a triangle's within a float32 step (the C walk screens by
+float32 boxes rounded outwards), with float32 and float64 queries, with and without a query filter."""
 from __future__ import annotations
 
 import dataclasses
@@ -246,3 +247,36 @@ def test_static_mesh_pairs_match_numpy_on_the_fleet_obstacles_road(tmp_path, dty
         faces += int((reference[2] >= model.polytope_first).sum())
         triangles += int((reference[2] < model.polytope_first).sum())
     assert faces > 100 and triangles > 300
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_boxes_that_touch_a_triangle_within_a_float32_step_match_numpy(dtype):
+    """The C walk screens cells and triangles by their reach and boxes rounded outwards to float32 before the exact
+    float64 test: far from the origin (a float32 step of about 8 mm at 100 km) query boxes that end exactly on a
+    triangle's box, or a float64 step short of it or past it, along each axis, give numpy's pairs and hits."""
+    ground = _soup(7, 400, 0.5)
+    shift = np.array([1.0e5, -1.0e5, 3.0e4])
+    ground = dataclasses.replace(ground, tri_v0=ground.tri_v0 + shift,
+                                 grid=TriangleGrid.build(ground.tri_v0 + shift, ground.tri_e1, ground.tri_e2))
+    lo_t, hi_t = ground.grid.triangle_boxes[:3].T, ground.grid.triangle_boxes[3:].T
+    rng = np.random.default_rng(3)
+    t = rng.integers(0, len(lo_t), 600)
+    axis = rng.integers(0, 3, 600)
+    nudge = rng.choice([-1.0, 0.0, 1.0], 600)
+    lo, hi = lo_t[t] - 0.05, hi_t[t] + 0.05
+    rows = np.arange(600)
+    below = rng.random(600) < 0.5  # a box ending on the triangle's low side, or starting on its high side
+    edge = np.where(below, lo_t[t, axis], hi_t[t, axis])
+    edge = edge + nudge * np.spacing(edge)
+    hi[rows[below], axis[below]] = edge[below]
+    lo[rows[below], axis[below]] = edge[below] - 0.3
+    lo[rows[~below], axis[~below]] = edge[~below]
+    hi[rows[~below], axis[~below]] = edge[~below] + 0.3
+    assert _assert_pairs(ground, lo.astype(dtype), hi.astype(dtype)) > 300
+    down = np.zeros((3, 600))
+    down[2] = -1.0
+    centre = 0.5 * (lo_t[t] + hi_t[t])
+    origin = centre.T.copy()
+    origin[2] = hi_t[t, 2] + 0.2
+    length = origin[2] - np.where(below, lo_t[t, 2], hi_t[t, 2]) + nudge * np.spacing(origin[2])
+    assert _assert_same_hits(ground, origin.astype(dtype), down.astype(dtype), length.astype(dtype), None) > 100

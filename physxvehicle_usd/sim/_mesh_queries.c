@@ -10,34 +10,68 @@
    triangles in the grid's order; a pair whose cell ranges share several cells is listed in the first shared one.
 
    Layout: what numpy holds, C order: query boxes (Q, 3); rays component-first (3, R); the triangles' normals (T, 3).
-   The grid's per-triangle arrays, which numpy holds component-first, are read here as one record a triangle
-   (`TriangleBox`: its box and first cell, one cache line; `TriangleFace`: v0, e1, e2), laid out once per grid by
-   compiled_mesh.py: a query meets a few triangles scattered over arrays of hundreds of thousands, and fetches a line
-   per triangle instead of one per component. */
+   The grid itself is read here in records laid out once per grid by compiled_mesh.py, so that a query fetches a few
+   cache lines where it met a line per array: a cell's record (`GridCell`: the reach of its triangles along the third
+   axis and where its entries lie); its entries in a run (`CellEntry`: the triangle, its box rounded outwards to
+   float32, and whether the cell is the first row and column of the triangle's range, which is all the listing of a
+   pair once asks for); the triangle (`Triangle`: its box and v0, e1, e2, two lines side by side) only for an entry
+   whose float32 box meets the query's (a box it misses, the exact box misses too); and blocks of BLOCK x BLOCK cells
+   (`Block`: the reach of their triangles along the third axis), so that a chassis over a road skips the cells of a
+   block whose triangles all lie below it. Skipping cells or entries whose pairs are none changes no pair's order. */
 #include <math.h>
 #include <stdint.h>
 
 typedef struct {
-    double lo[3], hi[3]; /* the triangle's box (`triangle_boxes`) */
-    int64_t first[2];    /* the first cell of its range (`first_cell`) */
-} TriangleBox;
+    double low, high;   /* the lowest and the highest of the cell's triangles along the third axis (+inf, -inf: none) */
+    int64_t start, end; /* its entries */
+} GridCell;
 
 typedef struct {
+    float lo[3], hi[3]; /* the triangle's box, rounded outwards to float32 */
+    int32_t triangle;   /* its index */
+    int32_t first;      /* bit 0: the cell is in the first row of the triangle's range, bit 1: in its first column */
+} CellEntry;
+
+typedef struct {
+    double lo[3], hi[3];        /* the triangle's box (`triangle_boxes`) */
     double v0[3], e1[3], e2[3]; /* `triangle_columns` */
-} TriangleFace;
+    double pad;
+} Triangle;
+
+typedef struct {
+    double low, high; /* over a block's cells */
+} Block;
+
+typedef struct {
+    float high;   /* a cell's high rounded upwards to float32 (-inf: a padding slot or no triangles) */
+    int32_t cell; /* the cell */
+} TallCell;       /* a block's cells, the highest first (`TALL`: BLOCK x BLOCK a block) */
+
+#define TALL 64
+/* A query walks a block's cells from its tall list where that list ends (below the query) before as many entries as
+   the query has cells in the block, and collects at most FOUND_MAX cells so; otherwise it walks its cells. */
+#define FOUND_MAX 64
+
+typedef struct {
+    float low, high; /* a cell's `GridCell` low and high rounded outwards to float32: a query they miss, the cell's
+                        triangles miss; four cells a line, read for every cell a query covers */
+} CellReach;
+
+#define BLOCK_SHIFT 3 /* blocks of 8 x 8 cells */
 
 typedef struct {
     int64_t axis0, axis1, up;   /* the two world axes the cells span, and the third */
     int64_t size0, size1;       /* cells along each axis */
     int64_t triangle_count;     /* T */
+    int64_t blocks1;            /* blocks along the second axis */
     double origin0, origin1;    /* the low corner of cell (0, 0) */
     double cell;                /* cell edge length */
-    const int64_t *starts;      /* (cells + 1,) where each cell's triangles start in `triangles` */
-    const int64_t *triangles;   /* triangle indices, cell after cell */
-    const double *cell_low;     /* (cells,) the lowest of a cell's triangles along the third axis */
-    const double *cell_high;    /* (cells,) the highest */
-    const TriangleBox *boxes;   /* (T,) */
-    const TriangleFace *faces;  /* (T,) */
+    const CellReach *reach;     /* (cells,) */
+    const GridCell *cells;      /* (cells,) */
+    const CellEntry *entries;   /* every cell's, cell after cell */
+    const Triangle *triangles;  /* (T,) */
+    const Block *blocks;        /* (blocks0 * blocks1,) */
+    const TallCell *tall;       /* (blocks0 * blocks1, TALL) */
 } MeshGrid;
 
 int64_t pvu_mesh_grid_size(void) { return (int64_t)sizeof(MeshGrid); }
@@ -69,22 +103,55 @@ static int query_cells(const MeshGrid *g, const double *lo, const double *hi, in
     return 1;
 }
 
-/* Whether cell c has triangles reaching query q's box along the third axis (`pairs`' `near`) */
-static inline int cell_near(const MeshGrid *g, const double *lo, const double *hi, int64_t q, int64_t c) {
-    return g->cell_low[c] <= hi[q * 3 + g->up] && g->cell_high[c] >= lo[q * 3 + g->up];
+/* Whether triangles reaching from low to high along the third axis may reach query q's box (`pairs`' `near`) */
+static inline int reaches(double low, double high, const MeshGrid *g, const double *lo, const double *hi, int64_t q) {
+    return low <= hi[q * 3 + g->up] && high >= lo[q * 3 + g->up];
 }
 
-/* Whether the pair (q, triangle t) met in cell (i, j) is listed there (its first shared cell) */
-static inline int pair_once(const TriangleBox *b, const int64_t first[2], int64_t i, int64_t j) {
-    int64_t s0 = b->first[0] > first[0] ? b->first[0] : first[0];
-    int64_t s1 = b->first[1] > first[1] ? b->first[1] : first[1];
-    return i == s0 && j == s1;
+/* Whether some block over query q's cells has triangles that reach its box: where none has, no cell has */
+static int any_block_reaches(const MeshGrid *g, const double *lo, const double *hi, int64_t q, const int64_t first[2],
+                             const int64_t last[2]) {
+    for (int64_t bi = first[0] >> BLOCK_SHIFT; bi <= last[0] >> BLOCK_SHIFT; ++bi)
+        for (int64_t bj = first[1] >> BLOCK_SHIFT; bj <= last[1] >> BLOCK_SHIFT; ++bj) {
+            const Block *b = g->blocks + bi * g->blocks1 + bj;
+            if (reaches(b->low, b->high, g, lo, hi, q)) return 1;
+        }
+    return 0;
 }
 
-/* Whether query q's box overlaps triangle box b (`box_pairs`) */
-static inline int triangle_box_overlaps(const TriangleBox *b, const double *lo, const double *hi, int64_t q) {
+/* Whether cell (i, j) may give query q pairs: its block's triangles and its own reach the query's box. In a block
+   whose triangles do not, *j moves to the block's last cell (the walk then goes on past it). */
+static inline int cell_reaches(const MeshGrid *g, const double *lo, const double *hi, int64_t q, int64_t i,
+                               int64_t *j) {
+    const Block *b = g->blocks + (i >> BLOCK_SHIFT) * g->blocks1 + (*j >> BLOCK_SHIFT);
+    if (!reaches(b->low, b->high, g, lo, hi, q)) {
+        *j |= (1 << BLOCK_SHIFT) - 1;
+        return 0;
+    }
+    const CellReach *r = g->reach + i * g->size1 + *j;
+    if (!reaches((double)r->low, (double)r->high, g, lo, hi, q)) return 0;
+    const GridCell *c = g->cells + i * g->size1 + *j;
+    return reaches(c->low, c->high, g, lo, hi, q);
+}
+
+/* Whether the pair (q, the entry's triangle) met in cell (i, j) is listed there: its first shared cell, the corner
+   (max of the two first cells) where the two ranges' overlap starts; the triangle's range holds (i, j), the
+   query's first cell is at most (i, j): max(first, query first) is i where either is */
+static inline int pair_once(const CellEntry *e, const int64_t first[2], int64_t i, int64_t j) {
+    return ((e->first & 1) || i == first[0]) && ((e->first & 2) || j == first[1]);
+}
+
+/* Whether query q's box may overlap the entry's triangle's: its float32 box, which holds the exact one, does */
+static inline int entry_box_overlaps(const CellEntry *e, const double *lo, const double *hi, int64_t q) {
     int ok = 1;
-    for (int k = 0; k < 3; ++k) ok &= (b->lo[k] <= hi[q * 3 + k]) & (b->hi[k] >= lo[q * 3 + k]);
+    for (int k = 0; k < 3; ++k) ok &= ((double)e->lo[k] <= hi[q * 3 + k]) & ((double)e->hi[k] >= lo[q * 3 + k]);
+    return ok;
+}
+
+/* Whether query q's box overlaps triangle t's box (`box_pairs`) */
+static inline int triangle_box_overlaps(const Triangle *t, const double *lo, const double *hi, int64_t q) {
+    int ok = 1;
+    for (int k = 0; k < 3; ++k) ok &= (t->lo[k] <= hi[q * 3 + k]) & (t->hi[k] >= lo[q * 3 + k]);
     return ok;
 }
 
@@ -93,6 +160,126 @@ static inline int box_overlaps(const double *box, const double *lo, const double
     int ok = 1;
     for (int k = 0; k < 3; ++k) ok &= (box[k] <= hi[q * 3 + k]) & (box[3 + k] >= lo[q * 3 + k]);
     return ok;
+}
+
+/* A chassis's query walks a few dozen cells, a few rows of them: while query q walks, the rows of the query a few
+   after it are fetched. */
+#define PREFETCH_QUERIES 4
+
+static inline void prefetch_query(const MeshGrid *g, const double *lo, const double *hi, int64_t q) {
+    int64_t first[2], last[2];
+    if (query_cells(g, lo, hi, q, first, last) <= 0) return;
+    for (int64_t i = first[0]; i <= last[0]; ++i) {
+        const char *at = (const char *)(g->reach + i * g->size1 + first[1]);
+        const char *end = (const char *)(g->reach + i * g->size1 + last[1] + 1);
+        for (; at < end; at += 64) __builtin_prefetch(at);
+    }
+}
+
+/* The entries of every cell, cell after cell (`CellEntry`): each triangle's float32 box and index from box32 (T, 8
+   words: the entry but for its first-cell bits), and whether the cell is in the first row and column of the
+   triangle's range (first_cell (T, 2)). One pass in the grid's order: numpy's gathers of a million entries took a
+   tenth of a second. */
+void pvu_mesh_entries(int64_t size0, int64_t size1, const int64_t *starts, const int64_t *triangles,
+                      const CellEntry *box32, const int64_t *first_cell, CellEntry *entries) {
+    for (int64_t i = 0; i < size0; ++i)
+        for (int64_t j = 0; j < size1; ++j) {
+            int64_t c = i * size1 + j;
+            for (int64_t p = starts[c]; p < starts[c + 1]; ++p) {
+                int64_t t = triangles[p];
+                entries[p] = box32[t];
+                entries[p].first = (first_cell[2 * t] == i) | ((first_cell[2 * t + 1] == j) << 1);
+            }
+        }
+}
+
+/* The (query, triangle) pairs of `TriangleGrid.pairs` (overlap 0) or of `box_pairs` (overlap 1), in their order,
+   the first `room` of them written to query and tri; returns how many there are (-1: a query numpy must take): the
+   caller calls again with room for them where there was not.
+   mesh_boxed (M,) (NULL: none): the meshes (by `tri_shape`, (T,)) whose triangles overlap by the mesh's box,
+   mesh_box (M, 6) (low corner, high corner), not their own (broad.py's static polytopes' faces); a triangle of no
+   mesh among them is one numpy must take. */
+/* The pairs query q meets in cell (i, j) (one `cell_reaches` lets through), appended; -1: a triangle numpy must take */
+static int cell_pairs(const MeshGrid *g, int64_t q, int64_t i, int64_t j, const int64_t first[2], const double *lo,
+                      const double *hi, int overlap, const int64_t *tri_shape, int64_t mesh_count,
+                      const uint8_t *mesh_boxed, const double *mesh_box, int64_t *boxed_shape, int *boxed_ok,
+                      int64_t room, int64_t *query, int64_t *tri, int64_t *n) {
+    const GridCell *c = g->cells + i * g->size1 + j;
+    for (const CellEntry *e = g->entries + c->start; e < g->entries + c->end; ++e) {
+        if (!pair_once(e, first, i, j)) continue;
+        int64_t t = e->triangle;
+        int64_t s = mesh_boxed ? tri_shape[t] : 0;
+        if (s < 0 || (mesh_boxed && s >= mesh_count)) return -1;
+        int ok = 1;
+        if (overlap && mesh_boxed && mesh_boxed[s]) { /* a polytope's faces, met in turn: one test */
+            if (s != *boxed_shape) {
+                *boxed_shape = s;
+                *boxed_ok = box_overlaps(mesh_box + s * 6, lo, hi, q);
+            }
+            ok = *boxed_ok;
+        } else if (overlap) {
+            ok = entry_box_overlaps(e, lo, hi, q) && triangle_box_overlaps(g->triangles + t, lo, hi, q);
+        }
+        if (ok) {
+            if (*n < room) {
+                query[*n] = q;
+                tri[*n] = t;
+            }
+            ++*n;
+        }
+    }
+    return 0;
+}
+
+/* The cells of query q's range that `cell_reaches` lets through, in the walk's order, into found (FOUND_MAX): from
+   the blocks' tall lists, which a chassis above a road ends after the few cells that reach up to it (an obstacle's),
+   or, block by block where the list is no shorter, from the cells. Returns how many, or -1 where there are more than
+   FOUND_MAX (the caller walks every cell). */
+static int reaching_cells(const MeshGrid *g, const double *lo, const double *hi, int64_t q, const int64_t first[2],
+                          const int64_t last[2], int64_t *found) {
+    const int64_t B = (int64_t)1 << BLOCK_SHIFT;
+    const double low_q = lo[q * 3 + g->up];
+    int count = 0;
+    for (int64_t bi = first[0] >> BLOCK_SHIFT; bi <= last[0] >> BLOCK_SHIFT; ++bi)
+        for (int64_t bj = first[1] >> BLOCK_SHIFT; bj <= last[1] >> BLOCK_SHIFT; ++bj) {
+            const Block *b = g->blocks + bi * g->blocks1 + bj;
+            if (!reaches(b->low, b->high, g, lo, hi, q)) continue;
+            int64_t i0 = bi * B > first[0] ? bi * B : first[0], j0 = bj * B > first[1] ? bj * B : first[1];
+            int64_t i1 = bi * B + B - 1 < last[0] ? bi * B + B - 1 : last[0];
+            int64_t j1 = bj * B + B - 1 < last[1] ? bj * B + B - 1 : last[1];
+            int64_t in_block = (i1 - i0 + 1) * (j1 - j0 + 1);
+            const TallCell *t = g->tall + (bi * g->blocks1 + bj) * TALL;
+            int at = count, listed = 1;
+            /* (a cell without triangles, high -inf, and the padding after a grid's edge: no pairs, ends the list) */
+            for (int k = 0; k < TALL && (double)t[k].high >= low_q && t[k].high > -INFINITY; ++k) {
+                if (k >= in_block) {
+                    listed = 0;
+                    break;
+                }
+                int64_t c = t[k].cell, i = c / g->size1, j = c % g->size1;
+                if (i < i0 || i > i1 || j < j0 || j > j1) continue;
+                int64_t walked = j;
+                if (!cell_reaches(g, lo, hi, q, i, &walked)) continue;
+                if (count == FOUND_MAX) return -1;
+                found[count++] = c;
+            }
+            if (listed) continue;
+            count = at;
+            for (int64_t i = i0; i <= i1; ++i)
+                for (int64_t j = j0; j <= j1; ++j) {
+                    int64_t walked = j;
+                    if (!cell_reaches(g, lo, hi, q, i, &walked)) continue;
+                    if (count == FOUND_MAX) return -1;
+                    found[count++] = i * g->size1 + j;
+                }
+        }
+    for (int k = 1; k < count; ++k) /* the walk's order: row after row */
+        for (int m = k; m > 0 && found[m - 1] > found[m]; --m) {
+            int64_t swap = found[m];
+            found[m] = found[m - 1];
+            found[m - 1] = swap;
+        }
+    return count;
 }
 
 /* The (query, triangle) pairs of `TriangleGrid.pairs` (overlap 0) or of `box_pairs` (overlap 1), in their order,
@@ -104,32 +291,28 @@ static inline int box_overlaps(const double *box, const double *lo, const double
 int64_t pvu_mesh_pairs(const MeshGrid *g, int64_t Q, const double *lo, const double *hi, int overlap,
                        const int64_t *tri_shape, int64_t mesh_count, const uint8_t *mesh_boxed,
                        const double *mesh_box, int64_t room, int64_t *query, int64_t *tri) {
-    int64_t n = 0, first[2], last[2];
+    int64_t n = 0, first[2], last[2], found[FOUND_MAX];
     for (int64_t q = 0; q < Q; ++q) {
+        if (q + PREFETCH_QUERIES < Q) prefetch_query(g, lo, hi, q + PREFETCH_QUERIES);
         int cells = query_cells(g, lo, hi, q, first, last);
         if (cells < 0) return -1;
-        if (!cells) continue;
+        if (!cells || !any_block_reaches(g, lo, hi, q, first, last)) continue;
+        int64_t boxed_shape = -1; /* the mesh whose box query q was last tested against, and the test's result */
+        int boxed_ok = 0;
+        int count = reaching_cells(g, lo, hi, q, first, last, found);
+        if (count >= 0) {
+            for (int k = 0; k < count; ++k)
+                if (cell_pairs(g, q, found[k] / g->size1, found[k] % g->size1, first, lo, hi, overlap, tri_shape,
+                               mesh_count, mesh_boxed, mesh_box, &boxed_shape, &boxed_ok, room, query, tri, &n) < 0)
+                    return -1;
+            continue;
+        }
         for (int64_t i = first[0]; i <= last[0]; ++i)
             for (int64_t j = first[1]; j <= last[1]; ++j) {
-                int64_t c = i * g->size1 + j;
-                if (!cell_near(g, lo, hi, q, c)) continue;
-                for (int64_t p = g->starts[c]; p < g->starts[c + 1]; ++p) {
-                    int64_t t = g->triangles[p];
-                    const TriangleBox *b = g->boxes + t;
-                    if (!pair_once(b, first, i, j)) continue;
-                    int64_t s = mesh_boxed ? tri_shape[t] : 0;
-                    if (s < 0 || (mesh_boxed && s >= mesh_count)) return -1;
-                    int ok = !overlap ? 1
-                             : mesh_boxed && mesh_boxed[s] ? box_overlaps(mesh_box + s * 6, lo, hi, q)
-                                                           : triangle_box_overlaps(b, lo, hi, q);
-                    if (ok) {
-                        if (n < room) {
-                            query[n] = q;
-                            tri[n] = t;
-                        }
-                        ++n;
-                    }
-                }
+                if (!cell_reaches(g, lo, hi, q, i, &j)) continue;
+                if (cell_pairs(g, q, i, j, first, lo, hi, overlap, tri_shape, mesh_count, mesh_boxed, mesh_box,
+                               &boxed_shape, &boxed_ok, room, query, tri, &n) < 0)
+                    return -1;
             }
     }
     return n;
@@ -157,11 +340,10 @@ typedef struct {
 
 int64_t pvu_mesh_rays_size(void) { return (int64_t)sizeof(MeshRays); }
 
-/* Moller-Trumbore of ray r against triangle t as `mesh_hits_numpy` takes it: 1 with *t_hit where the ray meets the
-   triangle's front, enlarged by its epsilon, at 0 < t <= length */
-static inline int ray_hit(const MeshGrid *g, const MeshRays *m, int64_t r, int64_t t, double *t_hit) {
+/* Moller-Trumbore of ray r against triangle t (record f) as `mesh_hits_numpy` takes it: 1 with *t_hit where the ray
+   meets the triangle's front, enlarged by its epsilon, at 0 < t <= length */
+static inline int ray_hit(const MeshRays *m, const Triangle *f, int64_t r, int64_t t, double *t_hit) {
     const int64_t R = m->R;
-    const TriangleFace *f = g->faces + t;
     double ox = m->origin[r], oy = m->origin[R + r], oz = m->origin[2 * R + r];
     double dx = m->direction[r], dy = m->direction[R + r], dz = m->direction[2 * R + r];
     double v0x = f->v0[0], v0y = f->v0[1], v0z = f->v0[2];
@@ -184,36 +366,81 @@ static inline int ray_hit(const MeshGrid *g, const MeshRays *m, int64_t r, int64
     return 0;
 }
 
+/* A ray's query is a chain of fetches (its cell, the cell's entries, their triangles), each waiting on the one
+   before: while ray r is tested, the fetches of the rays after it are started, a stage a few rays apart (the first
+   cell of each: a wheel's ray covers one or two), so that the memory works on several rays at once. */
+#define PREFETCH_RAYS 8
+
+static inline void prefetch_ray(const MeshGrid *g, const MeshRays *m, const int64_t *first_cell, int64_t r) {
+    const int64_t R = m->R;
+    if (r + 3 * PREFETCH_RAYS < R && first_cell[r + 3 * PREFETCH_RAYS] >= 0) {
+        int64_t c = first_cell[r + 3 * PREFETCH_RAYS];
+        __builtin_prefetch(g->reach + c);
+        __builtin_prefetch(g->cells + c);
+    }
+    if (r + 2 * PREFETCH_RAYS < R && first_cell[r + 2 * PREFETCH_RAYS] >= 0) {
+        const GridCell *c = g->cells + first_cell[r + 2 * PREFETCH_RAYS];
+        const char *at = (const char *)(g->entries + c->start), *end = (const char *)(g->entries + c->end);
+        for (int k = 0; k < 4 && at < end; ++k, at += 64) __builtin_prefetch(at);
+    }
+    if (r + PREFETCH_RAYS < R && first_cell[r + PREFETCH_RAYS] >= 0) {
+        int64_t q = r + PREFETCH_RAYS;
+        const GridCell *c = g->cells + first_cell[q];
+        for (const CellEntry *e = g->entries + c->start; e < g->entries + c->end; ++e)
+            if (entry_box_overlaps(e, m->lo, m->hi, q)) {
+                const char *t = (const char *)(g->triangles + e->triangle);
+                __builtin_prefetch(t);
+                __builtin_prefetch(t + 64);
+            }
+    }
+}
+
 /* `mesh_hits_numpy`: each ray's closest hit among its `box_pairs` triangles that its filter lets it hit (of equally
    close ones the lowest index), where closer than best_t: best_t, best_n (the triangle's normal) and best_shape set,
    rounded to best_t's precision as numpy's assignment rounds. Returns -1 (nothing written) where numpy must take a
-   ray. */
-int64_t pvu_mesh_raycast(const MeshGrid *g, const MeshRays *m) {
-    int64_t first[2], last[2];
-    for (int64_t r = 0; r < m->R; ++r) /* a ray numpy must take: before anything is written */
-        if (query_cells(g, m->lo, m->hi, r, first, last) < 0) return -1;
+   ray. first_cell (6 R,): room for each ray's first cell (flat index, -1: none; then its closest triangle), its cell
+   range (R, 4) and its closest hit's distance (R, as double). */
+int64_t pvu_mesh_raycast(const MeshGrid *g, const MeshRays *m, int64_t *first_cell) {
+    int64_t *range = first_cell + m->R; /* (R, 4): each ray's first and last cell */
+    double *best_at = (double *)(first_cell + 5 * m->R); /* (R,): each ray's closest hit */
+    for (int64_t r = 0; r < m->R; ++r) { /* a ray numpy must take: before anything is written */
+        int cells = query_cells(g, m->lo, m->hi, r, range + 4 * r, range + 4 * r + 2);
+        if (cells < 0) return -1;
+        first_cell[r] = cells ? range[4 * r] * g->size1 + range[4 * r + 1] : -1;
+    }
     for (int64_t r = 0; r < m->R; ++r) {
-        if (query_cells(g, m->lo, m->hi, r, first, last) <= 0) continue;
+        prefetch_ray(g, m, first_cell, r);
+        if (first_cell[r] < 0) continue; /* (-1 then also says: no hit) */
+        const int64_t *first = range + 4 * r, *last = range + 4 * r + 2;
         const uint8_t *may = m->allowed ? m->allowed + m->key[r] * m->shape_count : 0;
         double best = INFINITY;
         int64_t best_tri = -1;
         for (int64_t i = first[0]; i <= last[0]; ++i)
             for (int64_t j = first[1]; j <= last[1]; ++j) {
-                int64_t c = i * g->size1 + j;
-                if (!cell_near(g, m->lo, m->hi, r, c)) continue;
-                for (int64_t p = g->starts[c]; p < g->starts[c + 1]; ++p) {
-                    int64_t t = g->triangles[p];
-                    const TriangleBox *b = g->boxes + t;
-                    if (!pair_once(b, first, i, j) || !triangle_box_overlaps(b, m->lo, m->hi, r)) continue;
+                if (!cell_reaches(g, m->lo, m->hi, r, i, &j)) continue;
+                const GridCell *c = g->cells + i * g->size1 + j;
+                for (const CellEntry *e = g->entries + c->start; e < g->entries + c->end; ++e) {
+                    if (!pair_once(e, first, i, j) || !entry_box_overlaps(e, m->lo, m->hi, r)) continue;
+                    int64_t t = e->triangle;
+                    const Triangle *f = g->triangles + t;
+                    if (!triangle_box_overlaps(f, m->lo, m->hi, r)) continue;
                     if (may && !may[m->plane_count + m->tri_shape[t]]) continue;
                     double at;
-                    if (ray_hit(g, m, r, t, &at) && (at < best || (at == best && t < best_tri))) {
+                    if (ray_hit(m, f, r, t, &at) && (at < best || (at == best && t < best_tri))) {
                         best = at;
                         best_tri = t;
                     }
                 }
             }
+        first_cell[r] = best_tri; /* (the cell is no longer needed: the hit, written below) */
+        best_at[r] = best;
+    }
+    /* the hits, written in a pass of their own: each reads its triangle's normal, a fetch from anywhere in the
+       normals, and the rays' fetches then overlap rather than each ending its ray's test */
+    for (int64_t r = 0; r < m->R; ++r) {
+        int64_t best_tri = first_cell[r];
         if (best_tri < 0) continue;
+        double best = best_at[r];
         const double *n = m->normals + best_tri * 3;
         if (m->single) {
             float *bt = (float *)m->best_t, *bn = (float *)m->best_n;

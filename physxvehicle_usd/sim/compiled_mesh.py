@@ -24,9 +24,9 @@ _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 class _MeshGrid(ctypes.Structure):
     """Mirror of `MeshGrid` in _mesh_queries.c (the loader compares its size with the extension's)."""
 
-    _fields_ = ([(name, _I64) for name in "axis0 axis1 up size0 size1 triangle_count".split()]
+    _fields_ = ([(name, _I64) for name in "axis0 axis1 up size0 size1 triangle_count blocks1".split()]
                 + [(name, _F64) for name in "origin0 origin1 cell".split()]
-                + [(name, _P) for name in "starts triangles cell_low cell_high boxes faces".split()])
+                + [(name, _P) for name in "reach cells entries triangles blocks tall".split()])
 
 
 class _MeshRays(ctypes.Structure):
@@ -48,8 +48,10 @@ def _load() -> ctypes.CDLL | None:
     grid = ctypes.POINTER(_MeshGrid)
     lib.pvu_mesh_pairs.argtypes = [grid, _I64, _P, _P, ctypes.c_int, _P, _I64, _P, _P, _I64, _P, _P]
     lib.pvu_mesh_pairs.restype = _I64
-    lib.pvu_mesh_raycast.argtypes = [grid, ctypes.POINTER(_MeshRays)]
+    lib.pvu_mesh_raycast.argtypes = [grid, ctypes.POINTER(_MeshRays), _P]
     lib.pvu_mesh_raycast.restype = _I64
+    lib.pvu_mesh_entries.argtypes = [_I64, _I64, _P, _P, _P, _P, _P]
+    lib.pvu_mesh_entries.restype = None
     return lib
 
 
@@ -67,7 +69,7 @@ def _covers(grid) -> bool:
     if _LIB is None:
         return False
     T, cells = grid.triangle_boxes.shape[1], grid.size[0] * grid.size[1]
-    return (grid.triangle_boxes.dtype == np.float64 and grid.origin.dtype == np.float64
+    return (T < 2 ** 31 and grid.triangle_boxes.dtype == np.float64 and grid.origin.dtype == np.float64
             and grid.cell_low.dtype == np.float64 and grid.cell_high.dtype == np.float64
             and grid.triangle_columns.dtype == np.float64 and grid.first_cell.dtype == np.int64
             and grid.starts.dtype == np.int64 and grid.triangles.dtype == np.int64
@@ -83,12 +85,67 @@ def _boxes(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray] | No
     return np.ascontiguousarray(lo, dtype=np.float64), np.ascontiguousarray(hi, dtype=np.float64)
 
 
-def _aligned(shape: tuple[int, int]) -> np.ndarray:
-    """An empty float64 array whose rows start on 64-byte boundaries (a cache line; shape[1] * 8 a multiple of 64)."""
+def _aligned(shape: tuple[int, int], dtype=np.float64) -> np.ndarray:
+    """An empty array whose rows start on 64-byte boundaries (a cache line) where a row's bytes divide 64 or are a
+    multiple of it."""
+    itemsize = np.dtype(dtype).itemsize
     count = shape[0] * shape[1]
-    raw = np.empty(count + 8)
-    start = (-raw.ctypes.data % 64) // 8
+    raw = np.empty(count + 64 // itemsize, dtype)
+    start = (-raw.ctypes.data % 64) // itemsize
     return raw[start:start + count].reshape(shape)
+
+
+BLOCK_SHIFT = 3  # _mesh_queries.c's blocks: 8 x 8 cells
+# _mesh_queries.c's CellEntry (8 four-byte words): the triangle's box rounded outwards to float32 (6), its index, and
+# whether the entry's cell is in the first row (bit 0) and the first column (bit 1) of the triangle's range
+_ENTRY_WORDS = 8
+
+
+def _outwards(box: np.ndarray, down: bool) -> np.ndarray:
+    """float64 box coordinates as float32 no greater (down) or no less than them."""
+    rounded = box.astype(np.float32)
+    stepped = np.nextafter(rounded, np.float32(-np.inf if down else np.inf))
+    return np.where(rounded > box if down else rounded < box, stepped, rounded)
+
+
+def _layout(grid) -> tuple[np.ndarray, ...]:
+    """The grid's records as _mesh_queries.c reads them: the cells' reach (CellReach: low, high rounded outwards to
+    float32), cells (GridCell: low, high, start, end), entries (CellEntry), triangles (Triangle: box, v0, e1, e2, 128
+    bytes each), blocks (Block: low, high), each block's cells by their height (TallCell)."""
+    T, (size0, size1) = grid.triangle_boxes.shape[1], grid.size
+    cells = _aligned((size0 * size1, 4))
+    cells[:, 0], cells[:, 1] = grid.cell_low, grid.cell_high
+    cells[:, 2:].view(np.int64)[:] = np.column_stack((grid.starts[:-1], grid.starts[1:]))
+    reach = np.column_stack((_outwards(grid.cell_low, down=True), _outwards(grid.cell_high, down=False)))
+    listed = np.ascontiguousarray(grid.triangles)
+    box32 = np.empty((T, _ENTRY_WORDS), np.float32)  # each triangle's entry but for the first-cell bits
+    box32[:, :3] = _outwards(grid.triangle_boxes[:3].T, down=True)
+    box32[:, 3:6] = _outwards(grid.triangle_boxes[3:].T, down=False)
+    box32[:, 6:].view(np.int32)[:, 0] = np.arange(T, dtype=np.int32)
+    box32[:, 7] = 0.0
+    entries = np.empty((len(listed), _ENTRY_WORDS), np.float32)
+    starts, first = np.ascontiguousarray(grid.starts), np.ascontiguousarray(grid.first_cell)
+    _LIB.pvu_mesh_entries(size0, size1, starts.ctypes.data, listed.ctypes.data, box32.ctypes.data, first.ctypes.data,
+                          entries.ctypes.data)
+    triangles = _aligned((T, 16))
+    triangles[:, :6] = grid.triangle_boxes.T
+    triangles[:, 6:15] = grid.triangle_columns.T
+    triangles[:, 15] = 0.0
+    blocks0, blocks1 = -(-size0 >> BLOCK_SHIFT), -(-size1 >> BLOCK_SHIFT)
+    pad = ((0, (blocks0 << BLOCK_SHIFT) - size0), (0, (blocks1 << BLOCK_SHIFT) - size1))
+    block_shape = (blocks0, 1 << BLOCK_SHIFT, blocks1, 1 << BLOCK_SHIFT)
+    low = np.pad(grid.cell_low.reshape(size0, size1), pad, constant_values=np.inf).reshape(block_shape)
+    high = np.pad(grid.cell_high.reshape(size0, size1), pad, constant_values=-np.inf).reshape(block_shape)
+    blocks = np.column_stack((low.min(axis=(1, 3)).ravel(), high.max(axis=(1, 3)).ravel()))
+    # each block's cells, the highest first (TallCell: high rounded upwards to float32, cell; padding: -inf, 0)
+    cell = np.pad(np.arange(size0 * size1).reshape(size0, size1), pad).reshape(block_shape)
+    up32 = np.pad(reach[:, 1].reshape(size0, size1), pad, constant_values=-np.inf).reshape(block_shape)
+    cell, up32 = (a.transpose(0, 2, 1, 3).reshape(blocks0 * blocks1, -1) for a in (cell, up32))
+    order = np.argsort(-up32, axis=1, kind="stable")
+    tall = np.empty((blocks0 * blocks1, 2 << (2 * BLOCK_SHIFT)), np.float32)
+    tall[:, 0::2] = np.take_along_axis(up32, order, axis=1)
+    tall[:, 1::2].view(np.int32)[:] = np.take_along_axis(cell, order, axis=1)
+    return reach, cells, entries, triangles, blocks, tall
 
 
 # by id(grid): the grid (a weak reference), its struct, the arrays it points into, and the room the grid's last pair
@@ -97,25 +154,27 @@ _grid_structs: dict[int, tuple[weakref.ref, _MeshGrid, tuple, dict]] = {}
 
 
 def _grid_struct(grid) -> tuple[_MeshGrid, dict]:
-    """The grid's struct and its pair queries' room, made once per grid (a grid is frozen; laying out a grid of a
-    hundred thousand triangles takes milliseconds) and kept while the grid lives."""
+    """The grid's struct and its pair queries' room, made once per grid (a grid is frozen; `prepare`) and kept while
+    the grid lives."""
     cached = _grid_structs.get(id(grid))
     if cached is not None and cached[0]() is grid:
         return cached[1], cached[3]
-    T = grid.triangle_boxes.shape[1]
-    boxes = _aligned((T, 8))  # TriangleBox: the box, then the first cell (int64) in the last two slots
-    boxes[:, :6] = grid.triangle_boxes.T
-    boxes[:, 6:].view(np.int64)[:] = grid.first_cell
-    faces = np.ascontiguousarray(grid.triangle_columns.T)  # TriangleFace
-    arrays = tuple(np.ascontiguousarray(a) for a in (grid.starts, grid.triangles, grid.cell_low, grid.cell_high))
-    arrays += (boxes, faces)
+    arrays = _layout(grid)
     up = 3 - grid.axes[0] - grid.axes[1]
-    g = _MeshGrid(grid.axes[0], grid.axes[1], up, grid.size[0], grid.size[1], T, float(grid.origin[0]),
-                  float(grid.origin[1]), float(grid.cell), *(a.ctypes.data for a in arrays))
+    g = _MeshGrid(grid.axes[0], grid.axes[1], up, grid.size[0], grid.size[1], grid.triangle_boxes.shape[1],
+                  -(-grid.size[1] >> BLOCK_SHIFT), float(grid.origin[0]), float(grid.origin[1]), float(grid.cell),
+                  *(a.ctypes.data for a in arrays))
     key = id(grid)
     rooms: dict[tuple, int] = {}
     _grid_structs[key] = (weakref.ref(grid, lambda _, key=key: _grid_structs.pop(key, None)), g, arrays, rooms)
     return g, rooms
+
+
+def prepare(grid) -> None:
+    """Lay out the grid's records for the C code now (where it covers the grid), not at its first query: a road of a
+    hundred thousand triangles takes a tenth of a second, which belongs to loading the ground, not to a step."""
+    if _covers(grid):
+        _grid_struct(grid)
 
 
 def grid_pairs(grid, lo: np.ndarray, hi: np.ndarray, overlap: bool,
@@ -198,4 +257,5 @@ def mesh_hits(grid, lo: np.ndarray, hi: np.ndarray, origin: np.ndarray, directio
                   0 if allowed is None else allowed.shape[1], culling_epsilon, int(best_t.dtype == np.float32),
                   best_t.ctypes.data, best_n.ctypes.data, best_shape.ctypes.data)
     g, _ = _grid_struct(grid)
-    return _LIB.pvu_mesh_raycast(ctypes.byref(g), ctypes.byref(m)) == 0
+    first_cell = np.empty(6 * R, np.int64)  # (the C code's room for each ray's cells and closest hit)
+    return _LIB.pvu_mesh_raycast(ctypes.byref(g), ctypes.byref(m), first_cell.ctypes.data) == 0

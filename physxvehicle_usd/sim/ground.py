@@ -137,6 +137,8 @@ class Ground:
         tn = np.cross(e1, e2)
         tn = tn / np.maximum(np.linalg.norm(tn, axis=1, keepdims=True), 1e-300) if len(tn) else tn
         grid = TriangleGrid.build(v0, e1, e2) if len(v0) else None
+        if grid is not None:
+            compiled_mesh.prepare(grid)  # (the compiled queries' layout of it, made while loading)
         return cls(
             plane_normals=np.asarray(normals).reshape(-1, 3), plane_offsets=np.asarray(offsets, dtype=float),
             plane_materials=tuple(pmats), tri_v0=v0, tri_e1=e1, tri_e2=e2, tri_normals=tn,
