@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import compiled_cylinder
 from .. import vecmath as vm
 from .geometry import FLT_EPSILON, SAME_NORMAL
 from .gjk_epa import BoxCore, CylinderCore, RoundCore, epa_depth, gjk_distance, other_first
@@ -81,14 +82,11 @@ def cylinder_triangles(centre: np.ndarray, axis: np.ndarray, half: np.ndarray, r
     tn /= np.linalg.norm(tn, axis=1, keepdims=True)
     margin = _MARGIN * (np.minimum(half, radius) + limit)
     dist, n, w0, w1 = np.full(P, np.inf), tn.copy(), np.zeros((P, 3)), np.zeros((P, 3))
-    for p in np.nonzero(_near(centre, axis, half, radius, triangles, tn, limit + margin))[0]:
-        q = None if turn is None else turn[p]
-        found = gjk_distance(centre[p], axis[p], half[p], radius[p], triangles[p], limit[p] + margin[p], q)
-        if found[0] < FLT_EPSILON:  # touching: EPA's depth (none where its polytope cannot be built)
-            found = epa_depth(centre[p], axis[p], half[p], radius[p], triangles[p], q) or (np.inf, None, None, None)
-        dist[p] = found[0]
-        if found[1] is not None:
-            w0[p], w1[p], n[p] = found[1:]
+    reach = limit + margin
+    near = np.nonzero(_near(centre, axis, half, radius, triangles, tn, reach))[0]
+    if turn is None or not compiled_cylinder.cylinder_triangles_closest(near, centre, half, radius, turn, triangles,
+                                                                        reach, dist, w0, w1, n):
+        closest_features_numpy(near, centre, axis, half, radius, triangles, reach, turn, dist, w0, w1, n)
     dist = dist - margin
     w1 = w1 + margin[:, None] * n
     made = (dist <= limit) & (np.einsum("pj,pj->p", tn, n) >= -_CULL)
@@ -109,6 +107,23 @@ def cylinder_triangles(centre: np.ndarray, axis: np.ndarray, half: np.ndarray, r
     if not out_pair:
         return np.zeros(0, np.int64), np.zeros((0, 3)), np.zeros((0, 3)), np.zeros(0)
     return np.array(out_pair), np.array(out_point), np.array(out_normal), np.array(out_sep)
+
+
+def closest_features_numpy(rows: np.ndarray, centre: np.ndarray, axis: np.ndarray, half: np.ndarray,
+                           radius: np.ndarray, triangles: np.ndarray, reach: np.ndarray, turn: np.ndarray | None,
+                           dist: np.ndarray, w0: np.ndarray, w1: np.ndarray, n: np.ndarray) -> None:
+    """`cylinder_triangles`' closest stage for the pairs `rows` (its arguments; GJK bounded by `reach` (P,)): GJK's
+    distance, or EPA's depth where GJK finds them touching, written at the pair's row into dist (P,) with the
+    witnesses w0 (on the cylinder), w1 (on the triangle) and the axis n (P, 3) where found; the reference of
+    sim/_cylinder_triangles.c (sim/compiled_cylinder.py), which does the same to the bit."""
+    for p in rows:
+        q = None if turn is None else turn[p]
+        found = gjk_distance(centre[p], axis[p], half[p], radius[p], triangles[p], reach[p], q)
+        if found[0] < FLT_EPSILON:  # touching: EPA's depth (none where its polytope cannot be built)
+            found = epa_depth(centre[p], axis[p], half[p], radius[p], triangles[p], q) or (np.inf, None, None, None)
+        dist[p] = found[0]
+        if found[1] is not None:
+            w0[p], w1[p], n[p] = found[1:]
 
 
 def cylinder_convexes(centre: np.ndarray, axis: np.ndarray, half: np.ndarray, radius: np.ndarray, others: list,
