@@ -1,6 +1,6 @@
 """The compiled substeps of the simulator (physxvehicle_usd/sim/_substeps.c), its row solver (_row_solver.c), the
 end of a step without contacts (_end_step.c), the mesh queries (_mesh_queries.c) and the contacts' narrow phases
-(_narrow_phase.c, _polytope_contacts.c, _cylinder_triangles.c), one extension; everything else is in pyproject.toml.
+(_narrow_phase.c, _polytope_contacts.c, _cylinder_triangles.c, _cylinder_faces.c), one extension; everything else is in pyproject.toml.
 
 Flags:
 - -ffp-contract=off: IEEE arithmetic in the written order, no fused multiply-adds (which the scalar remainder
@@ -32,7 +32,8 @@ setup(ext_modules=[Extension("physxvehicle_usd.sim._substeps", ["physxvehicle_us
                                                                 "physxvehicle_usd/sim/_mesh_queries.c",
                                                                 "physxvehicle_usd/sim/_narrow_phase.c",
                                                                 "physxvehicle_usd/sim/_polytope_contacts.c",
-                                                                "physxvehicle_usd/sim/_cylinder_triangles.c"],
+                                                                "physxvehicle_usd/sim/_cylinder_triangles.c",
+                                                                "physxvehicle_usd/sim/_cylinder_faces.c"],
                              depends=["physxvehicle_usd/sim/_substeps_batch.h", "physxvehicle_usd/sim/_row_solver.h",
                                       "physxvehicle_usd/sim/_narrow_phase.h"],
                              extra_compile_args=flags,

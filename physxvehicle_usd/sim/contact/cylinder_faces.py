@@ -90,6 +90,10 @@ def cylinder_triangles(centre: np.ndarray, axis: np.ndarray, half: np.ndarray, r
     dist = dist - margin
     w1 = w1 + margin[:, None] * n
     made = (dist <= limit) & (np.einsum("pj,pj->p", tn, n) >= -_CULL)
+    compiled = compiled_cylinder.cylinder_triangles_points(centre, axis, half, radius, triangles, made, n, w0, w1,
+                                                           margin, np.asarray(group))
+    if compiled is not None:  # (sim/_cylinder_faces.c: the loop below, to the bit)
+        return compiled
     out_pair, out_point, out_normal, out_sep = [], [], [], []
     patches: list[list] = []  # of the current group: [normal, points [(point, separation, pair)]]
     current = None
