@@ -10,12 +10,15 @@ and degenerate triangles (slivers, a point); a real run: the contact stage's car
 Where the extension is not built (no C compiler) these tests skip."""
 from __future__ import annotations
 
+from dataclasses import fields
+
 import numpy as np
 import pytest
+from scenarios import contact
 
-from physxvehicle_usd.sim import compiled_cylinder
+from physxvehicle_usd.read import read_stage
+from physxvehicle_usd.sim import Simulator, compiled_cylinder
 from physxvehicle_usd.sim import vecmath as vm
-from physxvehicle_usd.sim.contact import cylinder_faces
 from physxvehicle_usd.sim.contact.cylinder_faces import closest_features_numpy, cylinder_triangles
 from physxvehicle_usd.sim.contact.gjk_epa import core_turn
 
@@ -108,16 +111,77 @@ def test_compiled_gjk_epa_match_numpy_to_the_bit(kind, seed):
         assert np.isfinite(dist).sum() > 100
 
 
+def _grouped(kind: str):
+    """cylinder_triangles' arguments: each fourth pair's cylinder over four triangles, one group."""
+    centre, axis, half, radius, triangles, limit, turn = _pairs(7, kind, P=240)
+    keep = np.repeat(np.arange(0, 240, 4), 4)
+    return centre[keep], axis[keep], half[keep], radius[keep], triangles, limit[keep], keep // 4, turn[keep]
+
+
 @pytest.mark.parametrize("kind", KINDS)
 def test_cylinder_triangles_make_the_same_contacts_compiled(kind, monkeypatch):
-    # a cylinder meets four triangles of a group, their points gathered into patches; with numpy's closest features
-    centre, axis, half, radius, triangles, limit, turn = _pairs(7, kind, P=240)
-    keep = np.repeat(np.arange(0, 240, 4), 4)  # each fourth pair's cylinder over its group's triangles
-    args = (centre[keep], axis[keep], half[keep], radius[keep], triangles, limit[keep], keep // 4, turn[keep])
+    # a cylinder meets four triangles of a group, their points gathered into patches: all compiled, the points by
+    # the Python code (numpy's BLAS taken to add otherwise), all by the Python code
+    args = _grouped(kind)
     ours = cylinder_triangles(*args)
     with monkeypatch.context() as m:
+        m.setattr(compiled_cylinder, "_FUSED", False)
+        points_in_python = cylinder_triangles(*args)
         m.setattr(compiled_cylinder, "_LIB", None)
         theirs = cylinder_triangles(*args)
-    for a, b in zip(ours, theirs):
-        assert _same_bits(a, b)
+    for a, b, c in zip(ours, points_in_python, theirs):
+        assert _same_bits(a, c) and _same_bits(b, c)
     assert len(theirs[0]) > 20 or kind == "separated"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_compiled_points_cover_every_kind(kind):
+    # the compiled points answer (not None) on every kind, the faces' rectangle (a cap on a triangle) included
+    centre, axis, half, radius, triangles, limit, group, turn = _grouped(kind)
+    P = len(centre)
+    v0, v1, v2 = triangles[:, 0], triangles[:, 1], triangles[:, 2]
+    with np.errstate(invalid="ignore"):
+        tn = np.cross(v1 - v0, v2 - v0)
+        tn /= np.linalg.norm(tn, axis=1, keepdims=True)
+    margin = 1e-4 * (np.minimum(half, radius) + limit)
+    dist, n, w0, w1 = np.full(P, np.inf), tn.copy(), np.zeros((P, 3)), np.zeros((P, 3))
+    closest_features_numpy(np.arange(P), centre, axis, half, radius, triangles, limit + margin, turn, dist, w0, w1, n)
+    made = (dist - margin <= limit) & (np.einsum("pj,pj->p", tn, n) >= -1e-5)
+    points = compiled_cylinder.cylinder_triangles_points(centre, axis, half, radius, triangles, made, n,
+                                                         w0, w1 + margin[:, None] * n, margin, group)
+    assert points is not None and (len(points[0]) > 0) == made.any()
+
+
+def _wheels_on_roads(tmp_path):
+    """The contact stage's cars with wheel cylinders on mesh roads, each as the conformance runs drive it."""
+    description = read_stage(contact.obstacles(tmp_path / "obstacles_m.usda", "m"))
+    sim = Simulator.from_description(description, 1.0 / 60.0, [f"/World/{name}" for name in contact.WHEELS_ON_ROAD])
+    accelerator = np.array([contact.ACCELERATOR.get(path.rsplit("/", 1)[1], 0.0) for path in sim.params.paths])
+    return sim, {"accelerator": accelerator}
+
+
+def test_cars_on_mesh_roads_make_the_same_contacts_and_run_compiled(monkeypatch, tmp_path):
+    # whole runs, compiled against the Python code: every step's solved contacts (the wheels' cylinders on the roads)
+    # and the final states, the same bits
+    steps = 40
+    runs = []
+    for compiled in (True, False):
+        sim, controls = _wheels_on_roads(tmp_path)
+        solved = []
+        with monkeypatch.context() as m:
+            if not compiled:
+                m.setattr(compiled_cylinder, "_LIB", None)
+            for _ in range(steps):
+                sim.step(controls)
+                bodies = sim.telemetry()["bodies"]
+                solved.append([bodies[key].copy() for key in ("contactCount", "contactPoints", "contactNormals")])
+        state = {f.name: getattr(sim.state, f.name) for f in fields(sim.state)
+                 if isinstance(getattr(sim.state, f.name), np.ndarray)}
+        runs.append((solved, state))
+    (solved, ours), (solved_numpy, theirs) = runs
+    assert sum(int(step[0].sum()) for step in solved) > 200  # the wheels' cylinders met the roads
+    for step, step_numpy in zip(solved, solved_numpy):
+        assert all(_same_bits(a, b) for a, b in zip(step, step_numpy))
+    assert "body_position" in ours and ours.keys() == theirs.keys()
+    for name in ours:
+        assert _same_bits(ours[name], theirs[name]), name
