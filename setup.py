@@ -1,6 +1,7 @@
 """The compiled substeps of the simulator (physxvehicle_usd/sim/_substeps.c), its row solver (_row_solver.c), the
 end of a step without contacts (_end_step.c), the mesh queries (_mesh_queries.c) and the contacts' narrow phases
-(_narrow_phase.c, _polytope_contacts.c, _cylinder_triangles.c, _cylinder_faces.c), one extension; everything else is in pyproject.toml.
+(_narrow_phase.c, _polytope_contacts.c, _cylinder_triangles.c, _cylinder_faces.c), one extension; everything else is
+in pyproject.toml.
 
 Flags:
 - -ffp-contract=off: IEEE arithmetic in the written order, no fused multiply-adds (which the scalar remainder
