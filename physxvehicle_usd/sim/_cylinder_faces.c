@@ -4,8 +4,8 @@
    (a cylinder and one mesh) gathered into patches (`_add`, `_flush`), pair after pair.
 
    The Python code's float64 arithmetic in its order: a @ b of two 3-vectors is numpy's BLAS's ddot (`ddot`: fused
-   multiply-adds from +0, left to right, where compiled_cylinder.py's probe finds numpy's BLAS does so; the callers
-   run the Python code otherwise), np.cross and np.linalg.norm of a 3-vector (the square root of its ddot) as numpy
+   multiply-adds from +0, left to right, where compiled_cylinder.py's probe finds numpy's BLAS does so; the Python
+   code runs otherwise), np.cross and np.linalg.norm of a 3-vector (the square root of its ddot) as numpy
    computes them; a (K, 3) @ (3,) (a triangle's corners along the axis, two faces' points across it) is numpy's
    BLAS's gemv (`gemv_row`, probed too). A NaN where the Python code sorts or takes a minimum leaves the call to it. */
 #include <math.h>
@@ -27,13 +27,10 @@ typedef struct {
     double v[3];
 } P3;
 
-static int fused_dot = 1;
-
-/* numpy's a @ b of two 3-vectors (its BLAS's ddot) */
+/* numpy's a @ b of two 3-vectors (its BLAS's ddot): each product added fused, left to right, from +0
+   (compiled_cylinder.py's probe) */
 static inline double ddot(const double *a, const double *b) {
-    if (fused_dot)
-        return fma(a[2], b[2], fma(a[1], b[1], fma(a[0], b[0], 0.0)));
-    return ((0.0 + a[0] * b[0]) + a[1] * b[1]) + a[2] * b[2];
+    return fma(a[2], b[2], fma(a[1], b[1], fma(a[0], b[0], 0.0)));
 }
 
 /* a row of numpy's (K, 3) @ (3,) (its BLAS's gemv): the middle product first, the first's and the last's added
@@ -454,13 +451,12 @@ static void flush(const Patch *patches, int npatches, Out *o) {
    front), with their witnesses w0, w1 (the triangle's pushed out by its margin) and margins (P,); group (P,): the
    pairs whose points gather into patches together, in order. Writes the contacts (pair, point, normal, separation:
    4 P at most) patch after patch, group after group; their count, or -1 where the Python code must make them
-   (nothing to keep then). `fused`: numpy's BLAS adds a @ b fused (compiled_cylinder.py's probe). */
+   (nothing to keep then). */
 int64_t pvu_cylinder_triangles_points(int64_t P, const double *centre, const double *axis, const double *half,
                                       const double *radius, const double *triangles, const uint8_t *made,
                                       const double *normal, const double *w0, const double *w1, const double *margin,
-                                      const int64_t *group, int fused, int64_t *out_pair, double *out_point,
+                                      const int64_t *group, int64_t *out_pair, double *out_point,
                                       double *out_normal, double *out_separation) {
-    fused_dot = fused;
     Out o = {out_pair, out_point, out_normal, out_separation, 0};
     Patch patches[MAX_PATCHES];
     int npatches = 0;

@@ -28,7 +28,7 @@ def _load() -> ctypes.CDLL | None:
     lib.pvu_cylinder_triangles_closest.argtypes = [ctypes.c_int64] + [_P] * 14
     lib.pvu_cylinder_triangles_closest.restype = ctypes.c_int
     if hasattr(lib, "pvu_cylinder_triangles_points"):
-        lib.pvu_cylinder_triangles_points.argtypes = ([ctypes.c_int64] + [_P] * 11 + [ctypes.c_int] + [_P] * 4)
+        lib.pvu_cylinder_triangles_points.argtypes = [ctypes.c_int64] + [_P] * 15
         lib.pvu_cylinder_triangles_points.restype = ctypes.c_int64
     return lib
 
@@ -126,7 +126,7 @@ def cylinder_triangles_points(centre: np.ndarray, axis: np.ndarray, half: np.nda
     out_normal, separation = np.empty((4 * P, 3)), np.empty(4 * P)
     count = _LIB.pvu_cylinder_triangles_points(
         P, address(centre), address(axis), address(half), address(radius), address(triangles), address(made),
-        address(normal), address(w0), address(w1), address(margin), address(group), 1, address(pair),
+        address(normal), address(w0), address(w1), address(margin), address(group), address(pair),
         address(point), address(out_normal), address(separation))
     if count < 0:
         return None

@@ -44,9 +44,11 @@ handful of values 0.6 mrad or more apart; given PhysX's pose, WheelsRolling's st
 PhysX's within 0.01 mrad (tests/test_cylinder_contact.py). A tilt against the motion loads the patch
 (tests/test_conformance_contact.py CYLINDER_LOAD_OUT). The frame is the world's, PhysX's the mesh's: the same where
 the mesh prim is not moved (a rotated mesh also starts PhysX's searches along other axes: the boxes' centres and the
-basis are the mesh's). Triangles are met in index order (PhysX: its midphase's). Pure Python pair by pair (a pair no
-separating axis keeps apart costs GJK, EPA where touching, and the clipping), on numpy float32 scalars: the wheel
-scenarios of tests/test_conformance_contact.py ran 27 s with them, 21 s with GJK / EPA in Python floats.
+basis are the mesh's). Triangles are met in index order (PhysX: its midphase's). The Python code goes pair by pair
+(a pair no separating axis keeps apart costs GJK, EPA where touching, and the clipping), on numpy float32 scalars;
+where the extension is built, `cylinder_triangles` runs its compiled twin (sim/compiled_cylinder.py: GJK and EPA in
+sim/_cylinder_triangles.c, the faces and patches in sim/_cylinder_faces.c), the same bits: the contact stage of
+tests/test_conformance_contact.py (23 cars, 120 steps) ran 34 s with the Python code, 12 s with the C.
 """
 from __future__ import annotations
 
