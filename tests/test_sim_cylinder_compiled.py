@@ -185,3 +185,28 @@ def test_cars_on_mesh_roads_make_the_same_contacts_and_run_compiled(monkeypatch,
     assert "body_position" in ours and ours.keys() == theirs.keys()
     for name in ours:
         assert _same_bits(ours[name], theirs[name]), name
+
+
+def test_cylinder_triangles_on_non_finite_pairs_as_numpy(monkeypatch):
+    # NaN and infinite centres and corners among finite pairs: the same bits where the Python code answers (the
+    # compiled code hands it the pairs it cannot answer as it does), the same error where it fails
+    centre, axis, half, radius, triangles, limit, group, turn = _grouped("touching")
+    centre, triangles = centre.copy(), triangles.copy()
+    centre[5, 2] = np.nan
+    triangles[9, 1, 0] = np.inf
+    triangles[17, 2] = np.nan
+    args = (centre, axis, half, radius, triangles, limit, group, turn)
+    answers = []
+    for compiled in (True, False):
+        with monkeypatch.context() as m, np.errstate(invalid="ignore"):
+            if not compiled:
+                m.setattr(compiled_cylinder, "_LIB", None)
+            try:
+                answers.append(cylinder_triangles(*args))
+            except (TypeError, IndexError, ValueError) as error:
+                answers.append(type(error))
+    ours, theirs = answers
+    if isinstance(theirs, type):
+        assert ours is theirs
+    else:
+        assert all(_same_bits(a, b) for a, b in zip(ours, theirs)) and len(theirs[0]) > 20

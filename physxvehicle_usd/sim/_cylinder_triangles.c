@@ -78,6 +78,7 @@ typedef struct {
     int count;
     float accuracy;
     V centre;
+    int failed; /* a support point with no nearest among 32 held (NaN): the Python code fails there */
 } Shape;
 
 /* the support map in the shape's own frame (_cylinder_local, _points_local) */
@@ -103,7 +104,7 @@ static inline V place(const Shape *s, V v) { return add(rotate(&s->turn, v, 0), 
 
 static void shape_init(Shape *s) {
     const V X = {1.0f, 0.0f, 0.0f}, Y = {0.0f, 1.0f, 0.0f}, Z = {0.0f, 0.0f, 1.0f};
-    s->count = 0;
+    s->count = 0, s->failed = 0;
     const V size = vec(local_support(s, X).x - local_support(s, neg(X)).x,
                        local_support(s, Y).y - local_support(s, neg(Y)).y,
                        local_support(s, Z).z - local_support(s, neg(Z)).z);
@@ -136,8 +137,11 @@ static int shape_index(Shape *s, V direction) {
         if (near > ee)
             nearest = i, near = ee;
     }
-    if (s->count == MAX_POINTS)
+    if (s->count == MAX_POINTS) {
+        if (nearest < 0)
+            s->failed = 1, nearest = 0;
         return nearest;
+    }
     s->points[s->count] = v;
     return s->count++;
 }
@@ -326,6 +330,8 @@ static int gjk(const double *centre, double half, double radius, const float *tu
     } while (0)
     float proj;
     ADD(direction, proj);
+    if (A.failed || B.failed)
+        return FAILED;
     for (;;) {
         V closest;
         const int m = simplex_closest(simplex, n, reduced, &closest);
@@ -342,6 +348,8 @@ static int gjk(const double *centre, double half, double radius, const float *tu
             return FAILED;
         direction = divide(neg(nearest), best);
         ADD(direction, proj);
+        if (A.failed || B.failed)
+            return FAILED;
         if (proj >= best - tolerance) { /* (a point just added weighs nothing) */
             V wa = ZERO, wb = ZERO;
             for (int k = 0; k < n; ++k)
@@ -488,6 +496,8 @@ static int epa(const double *centre, double half, double radius, const float *tu
         if (e->nverts < 3)
             epa_add(e, more[k]);
     e->proj = -INFINITY;
+    if (e->A.failed || e->B.failed)
+        return FAILED;
     if (!e->nfaces)
         return FAR;
     for (;;) {
@@ -503,7 +513,7 @@ static int epa(const double *centre, double half, double radius, const float *tu
             e->best = e->faces[k], e->have_best = 1;
         const Face f = e->faces[k];
         const float grown = epa_add(e, f.n);
-        if (isnan(grown))
+        if (isnan(grown) || e->A.failed || e->B.failed)
             return FAILED;
         if (grown >= f.d - e->tolerance)
             break;
