@@ -1,7 +1,7 @@
-"""The compiled substeps of the simulator (physxvehicle_usd/sim/_substeps.c), its row solver (_row_solver.c), the
-end of a step without contacts (_end_step.c), the mesh queries (_mesh_queries.c) and the contacts' narrow phases
-(_narrow_phase.c, _polytope_contacts.c, _cylinder_triangles.c, _cylinder_faces.c), one extension; everything else is
-in pyproject.toml.
+"""The compiled parts of the simulator, one extension: every physxvehicle_usd/sim/_*.c file (the substeps, the row
+solver and the set-up of its constraint and static contact rows, the end of a step without contacts, the plane and
+mesh queries, the contacts' narrow phases, friction patches and the rest of the contact bookkeeping); everything else
+is in pyproject.toml. The sources and headers are found by name, so a new C file joins the extension by being there.
 
 Flags:
 - -ffp-contract=off: IEEE arithmetic in the written order, no fused multiply-adds (which the scalar remainder
@@ -14,6 +14,7 @@ Flags:
 The extension is optional: without a C compiler the simulator runs its numpy kernels.
 """
 import platform
+from pathlib import Path
 
 from setuptools import Extension, setup
 
@@ -24,18 +25,10 @@ if platform.machine() in ("x86_64", "AMD64"):
 elif platform.machine() in ("aarch64", "arm64"):
     flags.append("-mcpu=native")
 
-# depends: the generated Batch header (tools/generate_kernel_header.py), the row solver's and the narrow phases'
-# headers rebuild the extension when they change, and ship in the sdist
-setup(ext_modules=[Extension("physxvehicle_usd.sim._substeps", ["physxvehicle_usd/sim/_substeps.c",
-                                                                "physxvehicle_usd/sim/_row_solver.c",
-                                                                "physxvehicle_usd/sim/_end_step.c",
-                                                                "physxvehicle_usd/sim/_plane_rays.c",
-                                                                "physxvehicle_usd/sim/_mesh_queries.c",
-                                                                "physxvehicle_usd/sim/_narrow_phase.c",
-                                                                "physxvehicle_usd/sim/_polytope_contacts.c",
-                                                                "physxvehicle_usd/sim/_cylinder_triangles.c",
-                                                                "physxvehicle_usd/sim/_cylinder_faces.c"],
-                             depends=["physxvehicle_usd/sim/_substeps_batch.h", "physxvehicle_usd/sim/_row_solver.h",
-                                      "physxvehicle_usd/sim/_narrow_phase.h"],
-                             extra_compile_args=flags,
+# depends: the generated Batch header (tools/generate_kernel_header.py) and the other headers and included blocks
+# rebuild the extension when they change, and ship in the sdist
+SIM = Path("physxvehicle_usd/sim")
+sources = sorted(str(path) for path in SIM.glob("_*.c"))
+depends = sorted(str(path) for pattern in ("_*.h", "_*.inl") for path in SIM.glob(pattern))
+setup(ext_modules=[Extension("physxvehicle_usd.sim._substeps", sources, depends=depends, extra_compile_args=flags,
                              extra_link_args=["-fopenmp"], libraries=["m"], optional=True)])

@@ -1,6 +1,9 @@
 /* The TGS iterations over the vehicles' constraint and contact rows (sim/row_solver.py `_solve_rows_tgs` with
    `StaticContactRows.sweep`), compiled: one call per solve group, each vehicle on its own (the rows of one vehicle act
-   on it alone), so vehicles run in parallel and a vehicle's result does not depend on the thread count.
+   on it alone), so vehicles run in parallel, many of them side by side in vector lanes, and a vehicle's result
+   does not depend on the thread count or on the vehicles beside it. The set-up of a group's constraint rows
+   (`pvu_constraint_rows`: row_solver's Jacobians, responses and gains) is here too; its contact rows' set-up is
+   sim/_contact_rows.c.
 
    The numpy code's arithmetic in its order and precision: the constraint rows in float32 (their Jacobians, gains
    and the body velocity x are float32 there), the contact rows in float64 (their arrays are float64, so numpy
@@ -24,12 +27,102 @@
 #include "_row_solver.h"
 
 /* numpy's maximum and minimum: a NaN in either operand is the result */
-static inline double max_d(double a, double b) { return (a >= b || a != a) ? a : b; }
-static inline double min_d(double a, double b) { return (a <= b || a != a) ? a : b; }
-static inline float max_f(float a, float b) { return (a >= b || a != a) ? a : b; }
-static inline float min_f(float a, float b) { return (a <= b || a != a) ? a : b; }
+static inline double max_d(double a, double b) { return ((a >= b) | (a != a)) ? a : b; }
+static inline double min_d(double a, double b) { return ((a <= b) | (a != a)) ? a : b; }
+static inline float max_f(float a, float b) { return ((a >= b) | (a != a)) ? a : b; }
+static inline float min_f(float a, float b) { return ((a <= b) | (a != a)) ? a : b; }
 
 int64_t pvu_row_solve_size(void) { return (int64_t)sizeof(RowSolve); }
+
+/* a group's own constraint rows (sim/solver_rows.py ConstraintRows) and its bodies at the begin pose */
+typedef struct {
+    int64_t V, R, batch, pgs;           /* pgs: PGS's constants (act, impulse_kept, limit_bias) instead of TGS's */
+    double spring_time, dt;             /* the sticky rows' spring acts over spring_time: h (TGS) or dt (PGS) */
+    const int64_t *vehicles;            /* (V): each one's index in the batch */
+    const float *linear, *arm;          /* (3, V, R) */
+    const double *damping, *separation; /* (V, R) */
+    const uint8_t *active, *hard;       /* (V, R) */
+    const float *mass, *moi;            /* (batch), (3, batch) */
+    const float *orientation;           /* (4, batch): the begin pose */
+} ConstraintRows;
+
+int64_t pvu_constraint_rows_size(void) { return (int64_t)sizeof(ConstraintRows); }
+
+/* vecmath.matvec and matTvec (einsum: from +0, the three products added in order) */
+static inline void matvec_f(const float m[3][3], const float v[3], float out[3]) {
+    for (int i = 0; i < 3; ++i) out[i] = ((0.0f + m[i][0] * v[0]) + m[i][1] * v[1]) + m[i][2] * v[2];
+}
+
+static inline void matTvec_f(const float m[3][3], const float v[3], float out[3]) {
+    for (int i = 0; i < 3; ++i) out[i] = ((0.0f + m[0][i] * v[0]) + m[1][i] * v[1]) + m[2][i] * v[2];
+}
+
+/* vehicle v's rows: row_solver._row_jacobians (float32), which rows act (active, a non-zero response), their
+   reciprocal responses and `_spring_gains` (the gain formed in double from the float64 damping, rounded once); TGS:
+   the limit rows' separations in float32; PGS: impulse_kept (a / (1 + a)) and limit_bias (-separation / dt) */
+static void vehicle_constraint_rows(const ConstraintRows *in, const RowSolve *b, int64_t v) {
+    const int64_t V = in->V, R = in->R, rs = V * R, vehicle = in->vehicles[v];
+    const int64_t batch = in->batch;
+    const float q[4] = {in->orientation[vehicle], in->orientation[batch + vehicle],
+                        in->orientation[2 * batch + vehicle], in->orientation[3 * batch + vehicle]};
+    float Rm[3][3];
+    pvu_rotation_matrix(q, Rm);
+    const float inv_mass = 1.0f / in->mass[vehicle];
+    const float inv_moi[3] = {1.0f / in->moi[vehicle], 1.0f / in->moi[batch + vehicle],
+                              1.0f / in->moi[2 * batch + vehicle]};
+    float *J = (float *)b->J, *WJ = (float *)b->WJ, *recip = (float *)b->recip, *gain = (float *)b->spring_gain;
+    for (int64_t r = 0; r < R; ++r) {
+        const int64_t k = v * R + r;
+        const float lin[3] = {in->linear[k], in->linear[rs + k], in->linear[2 * rs + k]};
+        const float arm[3] = {in->arm[k], in->arm[rs + k], in->arm[2 * rs + k]};
+        const float ang[3] = {arm[1] * lin[2] - arm[2] * lin[1], arm[2] * lin[0] - arm[0] * lin[2],
+                              arm[0] * lin[1] - arm[1] * lin[0]};
+        float local[3], w_ang[3];
+        matTvec_f(Rm, ang, local);
+        for (int a = 0; a < 3; ++a) local[a] = local[a] * inv_moi[a];
+        matvec_f(Rm, local, w_ang);
+        const float w_lin[3] = {lin[0] * inv_mass, lin[1] * inv_mass, lin[2] * inv_mass};
+        const float u = (lin[0] * w_lin[0] + lin[1] * w_lin[1] + lin[2] * w_lin[2])
+                        + (ang[0] * w_ang[0] + ang[1] * w_ang[1] + ang[2] * w_ang[2]);
+        for (int a = 0; a < 3; ++a) {
+            J[k + a * rs] = lin[a];
+            J[k + (3 + a) * rs] = ang[a];
+            WJ[k + a * rs] = w_lin[a];
+            WJ[k + (3 + a) * rs] = w_ang[a];
+        }
+        const int act = in->active[k] && u > 0.0f; /* a zero Jacobian: PhysX's zero reciprocal response */
+        recip[k] = act ? 1.0f / u : 0.0f;
+        const int sticky = act && !in->hard[k];
+        const double spring = sticky ? in->damping[k] * in->spring_time : 0.0;
+        gain[k] = (float)(spring / (1.0 + spring) / (sticky ? (double)u : 1.0));
+        ((uint8_t *)b->act)[k] = (uint8_t)act;
+        if (in->pgs) {
+            ((float *)b->impulse_kept)[k] = gain[k] * (act ? u : 0.0f);
+            ((float *)b->limit_bias)[k] = (float)(-in->separation[k] / in->dt);
+        } else {
+            ((float *)b->separation)[k] = (float)in->separation[k];
+        }
+    }
+}
+
+/* row_solver's set-up of a group's constraint rows (`_solve_rows_tgs`, `_solve_rows_pgs`) into `b`'s fields (its V
+   and R as `in`'s; hard: the rows' own flags; act written for TGS too); listed: the rows that act in some vehicle,
+   hard_listed (TGS): those of them hard in some vehicle. 0: done. */
+int pvu_constraint_rows(const ConstraintRows *in, const RowSolve *b) {
+    const int64_t V = in->V, R = in->R;
+    for (int64_t v = 0; v < V; ++v) vehicle_constraint_rows(in, b, v);
+    uint8_t *listed = (uint8_t *)b->listed, *hard_listed = (uint8_t *)b->hard_listed;
+    for (int64_t r = 0; r < R; ++r) {
+        uint8_t acts = 0, hard = 0;
+        for (int64_t v = 0; v < V; ++v) {
+            acts = acts | b->act[v * R + r];
+            hard = hard | (in->hard[v * R + r] != 0);
+        }
+        listed[r] = acts;
+        if (!in->pgs) hard_listed[r] = acts && hard;
+    }
+    return 0;
+}
 
 /* a contact row's Jacobian (stride between components `cs`) times a velocity (float32, as numpy promotes it) */
 static inline double dot6_df(const double *j, int64_t cs, const float *y) {
@@ -50,111 +143,58 @@ static inline float dot6_ff(const float *j, int64_t cs, const float *y) {
     return total;
 }
 
-/* `StaticContactRows.sweep` for vehicle v: x (float32) -> x, through float64 */
-static void contact_sweep(const RowSolve *b, int64_t v, float *x, const float *moved, double elapsed,
-                          double min_separation) {
-    const int64_t V = b->V, Pm = b->Pm, N = b->N, M = b->M;
-    const int64_t cs = V * Pm * N, fs = V * Pm * M; /* component strides */
-    double xd[6];
-    for (int a = 0; a < 6; ++a) xd[a] = (double)x[a];
-    for (int64_t q = 0; q < Pm; ++q) {
-        /* the normal rows: their biases from the motion before the sweep */
-        double total = 0.0;
-        for (int64_t j = 0; j < N; ++j) {
-            if (!b->c_listed[q * N + j]) continue;
-            const int64_t k = (v * Pm + q) * N + j;
-            const double separation = max_d(min_separation, b->c_error[k] + dot6_df(b->cJ + k, cs, moved)
-                                                                - b->c_target[k] * elapsed);
-            const double bias = min_d(b->c_max_bias[v], b->c_bias_coefficient[k] * separation);
-            const double lam = b->c_recip[k] * (bias - (dot6_dd(b->cJ + k, cs, xd) - b->c_target[k]));
-            const double old = b->c_impulse[k];
-            const double new = b->c_active[k] ? max_d(old + lam, 0.0) : 0.0;
-            const double change = new - old;
-            for (int a = 0; a < 6; ++a) xd[a] = xd[a] + b->cWJ[k + a * cs] * change;
-            b->c_impulse[k] = new;
-            total = total + new;
-        }
-        /* the friction rows of each anchor, clamped together against the patch's normal impulse */
-        int broken = 0;
-        const int64_t p = v * Pm + q;
-        for (int64_t m = 0; m < M; ++m) {
-            if (!b->a_listed[q * M + m]) continue;
-            const int64_t k = p * M + m;
-            const double limit = b->scale[p] * b->static_friction[p] * total;
-            const double slide = b->scale[p] * b->dynamic_friction[p] * total;
-            double wanted[2];
-            for (int t = 0; t < 2; ++t) {
-                const double *J = b->fJ + t * 6 * fs + k;
-                const double bias = (b->f_error[t * fs + k] + dot6_df(J, fs, moved)) * b->friction_bias;
-                wanted[t] = b->friction[k * 2 + t] - b->f_gain[t * fs + k] * (dot6_dd(J, fs, xd) + bias);
-            }
-            const double magnitude = sqrt(wanted[0] * wanted[0] + wanted[1] * wanted[1]);
-            const double clamped = magnitude > limit ? min_d(slide, magnitude) : magnitude;
-            const int slid = (magnitude > limit) || (limit <= 0.0);
-            const int anchored = b->anchored[k] != 0;
-            broken = broken | (anchored && slid);
-            const double ratio = magnitude > 0.0 ? clamped / magnitude : 0.0;
-            for (int t = 0; t < 2; ++t) {
-                const double new = anchored ? wanted[t] * ratio : 0.0;
-                const double change = new - b->friction[k * 2 + t];
-                const double *WJ = b->fWJ + t * 6 * fs + k;
-                for (int a = 0; a < 6; ++a) xd[a] = xd[a] + WJ[a * fs] * change;
-                b->friction[k * 2 + t] = new;
-            }
-        }
-        b->broken[p] = (uint8_t)broken;
-    }
-    for (int a = 0; a < 6; ++a) x[a] = (float)xd[a];
+/* TGS blocks: the vehicles a TGS solve steps side by side, each lane one vehicle's scalar arithmetic in its order (so
+   the same bits as one at a time), every operation a loop over the lanes (one vector instruction, where a lone
+   vehicle's sweep would wait on each row's result before the next row). Lanes from `lanes` on repeat a vehicle:
+   computed, never stored. _row_solver_lanes.inl is the block's solve for TGS_LANES lanes, included once per width:
+   16 lanes for a group of many vehicles, 1 for a few (a lone car would otherwise pay for 15 padded lanes). */
+/* a block's rows, copied lane-major once (each number's lanes side by side: whole vectors for every sweep), and
+   what the sweeps change, written back after the solve; flags as wide as the numbers they select */
+typedef struct {
+    float *J, *WJ;                                          /* (R, 6, L) */
+    float *recip, *gain, *separation, *impulse;             /* (R, L) */
+    int32_t *hard;                                          /* (R, L) */
+    double *cJ, *cWJ;                                       /* (Pm, N, 6, L) */
+    double *c_error, *c_target, *c_coefficient, *c_recip;   /* (Pm, N, L) */
+    double *c_impulse;                                      /* (Pm, N, L) */
+    int64_t *c_active;                                      /* (Pm, N, L) */
+    double *fJ, *fWJ;                                       /* (Pm, M, 2, 6, L) */
+    double *f_error, *f_gain, *friction;                    /* (Pm, M, 2, L) */
+    int64_t *anchored;                                      /* (Pm, M, L) */
+    double *limit_scale, *slide_scale;                      /* (Pm, L): scale times static, dynamic friction */
+    int64_t *broken;                                        /* (Pm, L) */
+    double *max_bias;                                       /* (L) */
+} Lanes;
+
+/* the bytes of a block's `Lanes` of L lanes (each array 64-byte aligned) */
+static size_t lanes_bytes(const RowSolve *b, size_t L) {
+    const size_t R = (size_t)b->R, P = (size_t)b->Pm, N = (size_t)b->N, M = (size_t)b->M;
+    const size_t counts[] = {R * 6 * L * 4, R * 6 * L * 4, 5 * R * L * 4, P * N * 6 * L * 8 * 2, 6 * P * N * L * 8,
+                             P * M * 2 * 6 * L * 8 * 2, 3 * P * M * 2 * L * 8, P * M * L * 8, 3 * P * L * 8, L * 8};
+    size_t total = 0;
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; ++i) total += counts[i] + 64 * 6;
+    return total + 64;
 }
 
-/* `_solve_rows_tgs` (without pairs) for vehicle v */
-static void solve_vehicle(const RowSolve *b, int64_t v) {
-    const int64_t V = b->V, R = b->R, n = b->iterations;
-    const int64_t rs = V * R; /* component stride of the constraint rows */
-    float x[6], moved[6] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f}, position[3];
-    for (int a = 0; a < 6; ++a) x[a] = b->x[a * V + v];
-    for (int a = 0; a < 3; ++a) position[a] = b->position[a * V + v];
-    float *impulse = b->impulse + v * R;
-    for (int64_t r = 0; r < R; ++r) impulse[r] = 0.0f;
-    for (int64_t iteration = 0; iteration < n; ++iteration) {
-        for (int64_t r = 0; r < R; ++r) {
-            if (!b->listed[r]) continue;
-            const int64_t k = v * R + r;
-            const float jv = dot6_ff(b->J + k, rs, x);
-            float step;
-            if (b->hard[k]) {
-                const float bias = min_f(-b->bias_scale * (b->separation[k] + dot6_ff(b->J + k, rs, moved)),
-                                         b->max_bias);
-                const float total = max_f(impulse[r] + (bias - jv) * b->recip[k], 0.0f);
-                step = total - impulse[r];
-                impulse[r] = total;
-            } else {
-                step = -b->spring_gain[k] * jv;
-            }
-            for (int a = 0; a < 6; ++a) x[a] = x[a] + b->WJ[k + a * rs] * step;
-        }
-        if (b->Pm > 0) contact_sweep(b, v, x, moved, (double)iteration * b->h, -INFINITY);
-        for (int a = 0; a < 6; ++a) moved[a] = moved[a] + x[a] * b->h_f;
-        for (int a = 0; a < 3; ++a) position[a] = position[a] + x[a] * b->h_f;
-        /* vecmath.quat_integrate_exact's speed and half angle: 0.5 |w| h */
-        const float speed = sqrtf(x[3] * x[3] + x[4] * x[4] + x[5] * x[5]);
-        for (int a = 0; a < 3; ++a) b->angular[(iteration * 3 + a) * V + v] = x[3 + a];
-        b->half[iteration * V + v] = 0.5f * speed * b->h_f;
-    }
-    for (int64_t i = 0; i < b->velocity_iterations; ++i) {
-        for (int64_t r = 0; r < R; ++r) {
-            if (!b->hard_listed[r]) continue;
-            const int64_t k = v * R + r;
-            const float total = max_f(impulse[r] - dot6_ff(b->J + k, rs, x) * b->recip[k], 0.0f);
-            const float step = b->hard[k] ? total - impulse[r] : 0.0f;
-            for (int a = 0; a < 6; ++a) x[a] = x[a] + b->WJ[k + a * rs] * step;
-            if (b->hard[k]) impulse[r] = total;
-        }
-        if (b->Pm > 0) contact_sweep(b, v, x, moved, b->dt, 0.0);
-    }
-    for (int a = 0; a < 6; ++a) b->x[a * V + v] = x[a];
-    for (int a = 0; a < 3; ++a) b->position[a * V + v] = position[a];
+static void *carve(char **at, size_t bytes) {
+    char *p = (char *)(((uintptr_t)*at + 63) & ~(uintptr_t)63);
+    *at = p + bytes;
+    return p;
 }
+
+#define LANE_NAME(name) name##_16
+#define TGS_LANES 16
+#include "_row_solver_lanes.inl"
+#undef TGS_LANES
+#undef LANE_NAME
+#define LANE_NAME(name) name##_1
+#define TGS_LANES 1
+#include "_row_solver_lanes.inl"
+#undef TGS_LANES
+#undef LANE_NAME
+
+/* a group this small is solved a vehicle at a time (blocks of 1) */
+#define FEW_VEHICLES 8
 
 /* `StaticContactRows.sweep_pgs` for vehicle v: x (float32) -> x, through float64 */
 static void contact_sweep_pgs(const RowSolve *b, int64_t v, float *x, int biased, int friction) {
@@ -254,14 +294,34 @@ int pvu_rows_pgs(const RowSolve *b) {
     return 0;
 }
 
+/* 0: done; -1: out of memory (nothing solved) */
 int pvu_rows_tgs(const RowSolve *b) {
     if (b->V <= 0) return 0;
+    const int64_t width = b->V < FEW_VEHICLES ? 1 : 16;
+    const int64_t blocks = (b->V + width - 1) / width;
+    const size_t bytes = lanes_bytes(b, (size_t)width);
+    int failed = 0;
 #ifdef _OPENMP
     const int threads = b->threads > 1 ? (int)b->threads : 1;
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && b->V > 1)
+#pragma omp parallel num_threads(threads) if (threads > 1 && blocks > 1) reduction(| : failed)
 #endif
-    for (int64_t v = 0; v < b->V; ++v) solve_vehicle(b, v);
-    return 0;
+    {
+        char *memory = malloc(bytes);
+        failed = memory == NULL;
+#ifdef _OPENMP
+#pragma omp for schedule(static)
+#endif
+        for (int64_t block = 0; block < blocks; ++block) {
+            if (memory == NULL) continue;
+            const int64_t v0 = block * width, lanes = b->V - v0 < width ? b->V - v0 : width;
+            if (width == 1)
+                solve_vehicles_1(b, v0, lanes, memory);
+            else
+                solve_vehicles_16(b, v0, lanes, memory);
+        }
+        free(memory);
+    }
+    return failed ? -1 : 0;
 }
 
 /* vecmath.quat_integrate_exact applied n times: q <- normalize(dq q), dq = (cos, w sin / |w|) of each position

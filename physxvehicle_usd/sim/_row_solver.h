@@ -1,5 +1,5 @@
-/* The row solver's call (sim/_row_solver.c): the struct compiled_rows.py mirrors, and the solves other C files of the
-   extension call (sim/_end_step.c). */
+/* The row solver's call (sim/_row_solver.c): the struct compiled_rows.py mirrors, the solves other C files of the
+   extension call (sim/_end_step.c), and the rotation the set-ups of its rows share (_row_solver.c, _contact_rows.c). */
 #ifndef PVU_ROW_SOLVER_H
 #define PVU_ROW_SOLVER_H
 
@@ -9,13 +9,13 @@ typedef struct {
     int64_t V, R, Pm, N, M, iterations, velocity_iterations, threads;
     double h, dt, friction_bias;
     float h_f, bias_scale, max_bias; /* h, sqrt(n) / dt and 0.75 / dt rounded to float32 */
-    /* constraint rows (sticky, limit) */
+    /* constraint rows (sticky, limit), written by pvu_constraint_rows (_row_solver.c) or sim/_end_step.c */
     const float *J, *WJ;                           /* (6, V, R) */
     const float *recip, *spring_gain, *separation; /* (V, R) */
     const uint8_t *hard;                           /* (V, R) */
     const uint8_t *listed, *hard_listed;           /* (R): active in some vehicle of the group; and hard in some */
     float *impulse;                                /* (V, R) out */
-    /* contact rows (Pm == 0: none) */
+    /* contact rows (Pm == 0: none), written by pvu_contact_rows (sim/_contact_rows.c) */
     const double *cJ, *cWJ;                                        /* (6, V, Pm, N) */
     const double *c_recip, *c_target, *c_error, *c_bias_coefficient; /* (V, Pm, N) */
     const double *c_max_bias;                                      /* (V) */
@@ -42,6 +42,24 @@ typedef struct {
     const double *f_pgs_bias;                    /* (2, V, Pm, M) */
     float *motion;                               /* (6, V) out: the velocity after the position iterations */
 } RowSolve;
+
+/* vecmath.quat_to_mat of q = (w, x, y, z), float32 as numpy takes it (m_ii = 1 - (p_jj + p_kk), m_ij = p_ij - 2 w v_k,
+   m_ji = p_ij + 2 w v_k, p_ab = v_a 2 v_b) */
+static inline void pvu_rotation_matrix(const float q[4], float m[3][3]) {
+    const float v[3] = {q[1], q[2], q[3]}, v2[3] = {q[1] + q[1], q[2] + q[2], q[3] + q[3]};
+    float p[3][3], w2[3];
+    for (int a = 0; a < 3; ++a) {
+        for (int b = 0; b < 3; ++b) p[a][b] = v[a] * v2[b];
+        w2[a] = q[0] * v2[a];
+    }
+    static const int cycle[3][3] = {{0, 1, 2}, {1, 2, 0}, {2, 0, 1}};
+    for (int c = 0; c < 3; ++c) {
+        const int i = cycle[c][0], j = cycle[c][1], k = cycle[c][2];
+        m[i][i] = 1.0f - (p[j][j] + p[k][k]);
+        m[i][j] = p[i][j] - w2[k];
+        m[j][i] = p[i][j] + w2[k];
+    }
+}
 
 int pvu_rows_tgs(const RowSolve *b);
 int pvu_rows_soft_strided(int64_t V, int64_t R, int64_t n, int64_t threads, const float *J, const float *WJ,

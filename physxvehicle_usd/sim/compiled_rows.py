@@ -1,20 +1,31 @@
-"""The compiled row solve (sim/_row_solver.c, in the extension sim/compiled.py loads): what it covers, and the calls
-that run it.
+"""The compiled row solve (sim/_row_solver.c, sim/_contact_rows.c, in the extension sim/extension.py opens): what it
+covers, and the calls that run it.
 
 row_solver's `_solve_rows_tgs` and `_solve_rows_pgs` hand a solve group here when the caller asks for the compiled
 solver (StepOptions.compiled and StepOptions.compiled_rows), the state is float32 and the group has no contacts
-between vehicles: the group's rows, prepared by the numpy code (Jacobians, responses, gains, biases' constants), go
-to C in one call that runs every position and velocity iteration of every vehicle. TGS's pose rotation takes numpy's
-sin and cos of each iteration's half angle and one more call; PGS's pose moves once, in numpy. The numpy path stays
-the reference (tests/test_sim_row_solver.py holds the two to each other, to the bit).
+between vehicles. Its rows are set up in C straight into the solve's buffers, each block of the group's arrays one
+allocation: the static contact rows from the patches (`CompiledContactRows`, `pvu_contact_rows`:
+`StaticContactRows.__init__`'s arithmetic), the constraint rows from pipeline.constraint_rows' (`pvu_constraint_rows`:
+row_solver's Jacobians, responses and gains); one more call runs every position and velocity iteration of every
+vehicle. TGS's pose rotation takes numpy's sin and cos of each iteration's half angle and one more call; PGS's pose
+moves once, in numpy. The numpy path stays the reference (tests/test_sim_row_solver.py and
+tests/test_sim_contact_rows_compiled.py hold the two to each other, to the bit).
 """
 from __future__ import annotations
 
 import ctypes
+import math
+from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .extension import check_struct_size, open_extension
+from .contact_rows import FRICTION_BIAS_PER_SUBSTEP, MAX_CONTACT_BIAS_FACTOR
+from .extension import address, check_struct_size, open_extension
+
+if TYPE_CHECKING:  # annotations only
+    from .solver_rows import ConstraintRows, PatchRows
+    from .state import SimParams
 
 _P = ctypes.c_void_p
 _I64, _F64, _F32 = ctypes.c_int64, ctypes.c_double, ctypes.c_float
@@ -35,11 +46,36 @@ class _RowSolve(ctypes.Structure):
                 + [(name, _P) for name in "act impulse_kept limit_bias c_pgs_bias f_pgs_bias motion".split()])
 
 
+class _ContactPatches(ctypes.Structure):
+    """Mirror of `ContactPatches` in _contact_rows.c: a group's patches (PatchRows) and its bodies."""
+
+    _fields_ = ([(name, _I64) for name in "V Pm N M threads pgs batch".split()]
+                + [(name, _F64) for name in "h dt p8".split()]
+                + [(name, _P) for name in
+                   "point_active arm separation normal rest_distance restitution anchor_active anchor_arm "
+                   "anchor_error bounce_threshold vehicles mass moi max_depenetration orientation x".split()])
+
+
+class _ConstraintRows(ctypes.Structure):
+    """Mirror of `ConstraintRows` in _row_solver.c: a group's constraint rows and its bodies."""
+
+    _fields_ = ([(name, _I64) for name in "V R batch pgs".split()]
+                + [(name, _F64) for name in "spring_time dt".split()]
+                + [(name, _P) for name in "vehicles linear arm damping separation active hard mass moi orientation"
+                   .split()])
+
+
 def _load() -> ctypes.CDLL | None:
-    lib = open_extension("pvu_rows_soft")  # (an extension built before the row solver: numpy solves the rows)
+    # (an extension built before the contact rows' set-up: numpy solves the rows)
+    lib = open_extension("pvu_contact_rows")
     if lib is None:
         return None
     check_struct_size(lib, "pvu_row_solve_size", _RowSolve, "compiled_rows.py")
+    check_struct_size(lib, "pvu_contact_patches_size", _ContactPatches, "compiled_rows.py")
+    check_struct_size(lib, "pvu_constraint_rows_size", _ConstraintRows, "compiled_rows.py")
+    lib.pvu_contact_rows.argtypes = [ctypes.POINTER(_ContactPatches), ctypes.POINTER(_RowSolve)]
+    lib.pvu_constraint_rows.argtypes = [ctypes.POINTER(_ConstraintRows), ctypes.POINTER(_RowSolve)]
+    lib.pvu_contact_rows.restype = lib.pvu_constraint_rows.restype = ctypes.c_int
     for solve in (lib.pvu_rows_tgs, lib.pvu_rows_pgs):
         solve.argtypes = [ctypes.POINTER(_RowSolve)]
         solve.restype = ctypes.c_int
@@ -58,78 +94,146 @@ def available() -> bool:
     return _LIB is not None
 
 
-def covers(dtype, pairs) -> bool:
+def covers(dtype, pairs, p: SimParams | None = None, rows: ConstraintRows | None = None,
+           patches: PatchRows | None = None) -> bool:
     """Whether the compiled solver implements a solve group (TGS or PGS): float32 state, no contacts between
-    vehicles."""
-    return _LIB is not None and pairs is None and dtype == np.float32
+    vehicles; with the parameters `p`, its constraint rows `rows` and its contacts with the static world `patches`:
+    in the precisions pipeline.constraint_rows and patch_rows make them (numpy's arithmetic on others would take
+    other precisions), the bodies' mass and inertia float32."""
+    if _LIB is None or pairs is not None or dtype != np.float32:
+        return False
+    if p is not None and any(a.dtype != np.float32 for a in (p.mass, p.moi, p.max_depenetration_velocity)):
+        return False
+    if rows is not None and not (rows.linear.dtype == rows.arm.dtype == np.float32
+                                 and rows.damping.dtype == rows.separation.dtype == np.float64):
+        return False
+    return patches is None or all(getattr(patches, name).dtype == np.float64 for name in _PATCH_FLOATS)
+
+
+# the patches' float fields the C set-up reads (float64: patch_rows makes them so)
+_PATCH_FLOATS = ("arm", "separation", "normal", "rest_distance", "static_friction", "dynamic_friction", "restitution",
+                 "anchor_arm", "anchor_error", "bounce_threshold")
 
 
 class _Call:
-    """The struct and the arrays its pointers point into (kept alive for as long as the struct)."""
+    """The struct and the arrays its pointers point into (`kept`: alive for as long as the struct)."""
 
     def __init__(self):
         self.solve = _RowSolve()
-        self.arrays_by_name: dict[str, np.ndarray] = {}
-
-    def set(self, name: str, value, dtype) -> np.ndarray:
-        array = np.ascontiguousarray(value, dtype=dtype)
-        self.arrays_by_name[name] = array
-        setattr(self.solve, name, array.ctypes.data)
-        return array
+        self.kept: list = []
 
 
 def _flags(mask: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(mask, dtype=bool).view(np.uint8)
 
 
-def _shaped(value: np.ndarray, shape: tuple) -> np.ndarray:
-    """value broadcast to shape (a per-patch value over the patch's points), itself where it has that shape already
-    (np.broadcast_to costs more than the rest of a small group's call)."""
-    return value if np.shape(value) == shape else np.broadcast_to(value, shape)
+@lru_cache(maxsize=64)
+def _layout(shapes: tuple) -> tuple[dict, int]:
+    """Where each of the named arrays `shapes` ((name, shape), ...) lies in one block: {name: (offset, shape)}, the
+    block's length (the arrays of a call are one allocation, the struct's pointers its offsets)."""
+    fields, offset = {}, 0
+    for name, shape in shapes:
+        fields[name] = (offset, shape)
+        offset += math.prod(shape)
+    return fields, offset
 
 
-def _rows(J, WJ, recip, spring_gain, hard, listed, x, iterations: int, velocity_iterations: int, contacts,
-          threads: int) -> _Call:
-    """The struct's fields that TGS and PGS share: the constraint rows, the velocity, the contact rows."""
-    V, R = J.shape[1], J.shape[2]
-    c = _Call()
+def _block(c: _Call, shapes: tuple, dtype) -> tuple[np.ndarray, dict]:
+    """One block of `dtype` for the arrays `shapes`, the struct's fields of those names pointed into it; the block and
+    where each array lies in it."""
+    fields, length = _layout(shapes)
+    block = np.empty(length, dtype)
+    base, size = address(block), block.itemsize
+    for name, (offset, _) in fields.items():
+        setattr(c.solve, name, base + size * offset)
+    c.kept.append(block)
+    return block, fields
+
+
+def _view(block: np.ndarray, fields: dict, name: str) -> np.ndarray:
+    offset, shape = fields[name]
+    return block[offset:offset + math.prod(shape)].reshape(shape)
+
+
+def _constraint_rows(c: _Call, p: SimParams, rows: ConstraintRows, x: np.ndarray, begin_orientation: np.ndarray,
+                     spring_time: float, dt: float, iterations: int, velocity_iterations: int, pgs: bool,
+                     threads: int) -> tuple[np.ndarray, dict]:
+    """The struct's fields that TGS and PGS share: the group's constraint rows, set up in C (`pvu_constraint_rows`:
+    row_solver's `_row_jacobians`, reciprocal responses, `_spring_gains` over spring_time and, for TGS, the limit
+    rows' separations; for PGS impulse_kept and limit_bias), the velocity x (6, V) at the start (copied: written in
+    place), the outputs. Returns the float32 block and where each array lies in it."""
+    V, R = rows.active.shape
+    n = iterations
     b = c.solve
-    b.V, b.R, b.iterations, b.velocity_iterations = V, R, iterations, velocity_iterations
+    b.V, b.R, b.iterations, b.velocity_iterations = V, R, n, velocity_iterations
     b.threads = max(1, int(threads))
-    c.set("J", J, np.float32)
-    c.set("WJ", WJ, np.float32)
-    c.set("recip", recip, np.float32)
-    c.set("spring_gain", spring_gain, np.float32)
-    c.set("hard", _flags(_shaped(hard, (V, R))), np.uint8)
-    c.set("listed", _flags(listed), np.uint8)
-    c.set("impulse", np.empty((V, R), np.float32), np.float32)
-    if contacts is not None:
-        _set_contacts(c, contacts, V)
-    c.set("x", np.array(x, np.float32, order="C"), np.float32)  # a copy: written in place
-    return c
+    rows_shape = (V, R)
+    if pgs:
+        shapes = (("J", (6, V, R)), ("WJ", (6, V, R)), ("recip", rows_shape), ("spring_gain", rows_shape),
+                  ("impulse", rows_shape), ("impulse_kept", rows_shape), ("limit_bias", rows_shape), ("x", (6, V)),
+                  ("motion", (6, V)))
+        flag_shapes = (("act", rows_shape), ("listed", (R,)))
+    else:
+        shapes = (("J", (6, V, R)), ("WJ", (6, V, R)), ("recip", rows_shape), ("spring_gain", rows_shape),
+                  ("impulse", rows_shape), ("separation", rows_shape), ("x", (6, V)), ("position", (3, V)),
+                  ("angular", (n, 3, V)), ("half", (n, V)))
+        flag_shapes = (("act", rows_shape), ("listed", (R,)), ("hard_listed", (R,)))
+    block, fields = _block(c, shapes, np.float32)
+    _block(c, flag_shapes, np.uint8)
+    _view(block, fields, "x")[...] = x
+    read = [_whole(a) for a in (rows.vehicles.astype(np.int64, copy=False), rows.linear, rows.arm, rows.damping,
+                                rows.separation, _flags(rows.active), _flags(rows.hard), p.mass, p.moi,
+                                begin_orientation)]
+    d = _ConstraintRows(V=V, R=R, batch=p.mass.shape[0], pgs=int(pgs), spring_time=spring_time, dt=dt)
+    (d.vehicles, d.linear, d.arm, d.damping, d.separation, d.active, d.hard, d.mass, d.moi,
+     d.orientation) = (address(a) for a in read)
+    b.hard = d.hard
+    c.kept.append(read)  # alive while the solve reads them
+    status = _LIB.pvu_constraint_rows(ctypes.byref(d), ctypes.byref(b))
+    if status != 0:
+        raise RuntimeError(f"compiled constraint rows failed with status {status}")
+    return block, fields
 
 
-def solve_tgs(J, WJ, recip, spring_gain, hard, separation, listed, hard_listed, bias_scale, max_bias, x, position,
-              orientation, h: float, dt: float, iterations: int, velocity_iterations: int, contacts,
-              threads: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """`_solve_rows_tgs`'s iterations for the vehicles of one group: J, WJ (6, V, R) float32, recip, spring_gain,
-    separation (V, R) float32, hard (V, R), listed / hard_listed (R,): the rows swept in the position / velocity
-    iterations; x (6, V), position (3, V), orientation (4, V) float32 at the start; contacts: the group's
-    `StaticContactRows` (its impulse, friction and broken written in place) or None. Returns (x, position,
-    orientation) after the solve."""
-    V, n = J.shape[1], iterations
-    c = _rows(J, WJ, recip, spring_gain, hard, listed, x, n, velocity_iterations, contacts, threads)
+def solve_tgs(contacts: CompiledContactRows | None, p: SimParams, rows: ConstraintRows, x: np.ndarray,
+              begin_position: np.ndarray, begin_orientation: np.ndarray, bias_scale, max_bias, dt: float,
+              iterations: int, velocity_iterations: int, threads: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`_solve_rows_tgs` for the vehicles of one group (`rows.vehicles`), its rows set up and iterated in C:
+    contacts the group's `CompiledContactRows` (its impulse, friction and broken written in place) or None, x (6, V)
+    float32 the velocity at the start, begin_position (3, batch) and begin_orientation (4, batch) float32 the pose
+    the step began with, bias_scale and max_bias the limit rows' (float32). Returns (x, position, orientation) after
+    the solve."""
+    n = iterations
+    h = dt / n
+    c = _Call() if contacts is None else contacts.call  # (the contact rows' fields set already)
+    block, fields = _constraint_rows(c, p, rows, x, begin_orientation, h, dt, n, velocity_iterations, False, threads)
     b = c.solve
     b.h, b.dt, b.h_f, b.bias_scale, b.max_bias = h, dt, np.float32(h), bias_scale, max_bias
-    c.set("separation", separation, np.float32)
-    c.set("hard_listed", _flags(hard_listed), np.uint8)
-    position = c.set("position", np.array(position, np.float32, order="C"), np.float32)  # a copy: written in place
-    angular = c.set("angular", np.empty((n, 3, V), np.float32), np.float32)
-    half = c.set("half", np.empty((n, V), np.float32), np.float32)
+    position = _view(block, fields, "position")
+    position[...] = begin_position[:, rows.vehicles]
     status = _LIB.pvu_rows_tgs(ctypes.byref(b))
     if status != 0:
         raise RuntimeError(f"compiled row solve failed with status {status}")
-    return c.arrays_by_name["x"], position, _rotated(orientation, angular, half)
+    orientation = begin_orientation[:, rows.vehicles]
+    return (_view(block, fields, "x"), position,
+            _rotated(orientation, _view(block, fields, "angular"), _view(block, fields, "half")))
+
+
+def solve_pgs(contacts: CompiledContactRows | None, p: SimParams, rows: ConstraintRows, x: np.ndarray,
+              begin_orientation: np.ndarray, dt: float, iterations: int, friction_iterations: int,
+              velocity_iterations: int, threads: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """`_solve_rows_pgs`'s sweeps for the vehicles of one group (`rows.vehicles`), its rows set up over the whole step
+    and swept in C: contacts the group's `CompiledContactRows` made with `pgs`, or None, x as `solve_tgs` takes it,
+    begin_orientation (4, batch) the pose the rows are made at. Returns (x after the velocity iterations, x after the
+    position iterations: the motion the pose moves by)."""
+    c = _Call() if contacts is None else contacts.call
+    block, fields = _constraint_rows(c, p, rows, x, begin_orientation, dt, dt, iterations, velocity_iterations, True,
+                                     threads)
+    c.solve.friction_iterations = friction_iterations
+    status = _LIB.pvu_rows_pgs(ctypes.byref(c.solve))
+    if status != 0:
+        raise RuntimeError(f"compiled row solve failed with status {status}")
+    return _view(block, fields, "x"), _view(block, fields, "motion")
 
 
 def covers_soft(*arrays: np.ndarray) -> bool:
@@ -159,66 +263,77 @@ def _rotated(orientation: np.ndarray, angular: np.ndarray, half: np.ndarray) -> 
     """orientation rotated by each iteration's angular velocity over its half angle, in turn (a new array)."""
     orientation = np.array(orientation, np.float32, order="C")
     sine, cosine = np.sin(half), np.cos(half)  # numpy's, as vecmath.quat_integrate_exact takes them
-    _LIB.pvu_rows_orientation(half.shape[0], half.shape[1], orientation.ctypes.data, angular.ctypes.data,
-                              sine.ctypes.data, cosine.ctypes.data, None)
+    _LIB.pvu_rows_orientation(half.shape[0], half.shape[1], address(orientation), address(angular), address(sine),
+                              address(cosine), None)
     return orientation
 
 
-def solve_pgs(J, WJ, recip, spring_gain, hard, act, impulse_kept, limit_bias, listed, x, iterations: int,
-              friction_iterations: int, velocity_iterations: int, contacts,
-              threads: int = 1) -> tuple[np.ndarray, np.ndarray]:
-    """`_solve_rows_pgs`'s sweeps for the vehicles of one group: the constraint rows as `solve_tgs` takes them, act
-    (V, R) (active with a non-zero response), impulse_kept and limit_bias (V, R) float32; contacts: the group's
-    `StaticContactRows` after prepare_pgs, or None. Returns (x after the velocity iterations, x after the position
-    iterations: the motion the pose moves by)."""
-    V = J.shape[1]
-    c = _rows(J, WJ, recip, spring_gain, hard, listed, x, iterations, velocity_iterations, contacts, threads)
-    b = c.solve
-    b.friction_iterations = friction_iterations
-    c.set("act", _flags(act), np.uint8)
-    c.set("impulse_kept", impulse_kept, np.float32)
-    c.set("limit_bias", limit_bias, np.float32)
-    if contacts is not None and b.Pm > 0:
-        M = b.M
-        c.set("c_pgs_bias", _shaped(contacts.pgs_bias, (V, b.Pm, b.N)), np.float64)
-        c.set("f_pgs_bias", np.stack([_shaped(bias, (V, b.Pm, M)) for bias in contacts.pgs_friction_bias]),
-              np.float64)
-    motion = c.set("motion", np.empty((6, V), np.float32), np.float32)
-    status = _LIB.pvu_rows_pgs(ctypes.byref(b))
-    if status != 0:
-        raise RuntimeError(f"compiled row solve failed with status {status}")
-    return c.arrays_by_name["x"], motion
+def _contact_shapes(V: int, Pm: int, N: int, M: int, pgs: bool) -> tuple[tuple, tuple]:
+    """The contact fields of `RowSolve` the set-up writes, (name, shape): the float64 ones, the flags."""
+    points, anchors = (V, Pm, N), (2, V, Pm, M)
+    shapes = (("cJ", (6,) + points), ("cWJ", (6,) + points), ("c_recip", points), ("c_target", points),
+              ("c_error", points), ("c_bias_coefficient", points), ("c_max_bias", (V,)), ("fJ", (2, 6, V, Pm, M)),
+              ("fWJ", (2, 6, V, Pm, M)), ("f_gain", anchors), ("f_error", anchors), ("scale", (V, Pm)),
+              ("c_impulse", points), ("friction", (V, Pm, M, 2)))
+    if pgs:
+        shapes += (("c_pgs_bias", points), ("f_pgs_bias", anchors))
+    return shapes, (("broken", (V, Pm)), ("c_listed", (Pm, N)), ("a_listed", (Pm, M)))
 
 
-def _set_contacts(c: _Call, rows, V: int) -> None:
-    """The `StaticContactRows` arrays the C sweep reads and writes."""
-    b = c.solve
-    Pm, N, M = rows.active.shape[1], rows.active.shape[2], rows.anchors.shape[2]
-    b.Pm, b.N, b.M, b.friction_bias = Pm, N, M, rows.friction_bias
-    if Pm == 0:
-        return
-    shape = (V, Pm, N)
-    c.set("cJ", rows.J, np.float64)
-    c.set("cWJ", rows.WJ, np.float64)
-    for name, value in (("c_recip", rows.recip), ("c_target", rows.target), ("c_error", rows.error),
-                        ("c_bias_coefficient", rows.bias_coefficient)):
-        c.set(name, _shaped(value, shape), np.float64)
-    c.set("c_max_bias", rows.max_bias, np.float64)
-    c.set("c_active", _flags(rows.active), np.uint8)
-    c.set("c_listed", _flags(rows.active.any(axis=0)), np.uint8)
-    c.set("fJ", np.stack([J for J, _, _, _ in rows.F]), np.float64)
-    c.set("fWJ", np.stack([WJ for _, WJ, _, _ in rows.F]), np.float64)
-    c.set("f_gain", np.stack([_shaped(gain, (V, Pm, M)) for _, _, gain, _ in rows.F]), np.float64)
-    c.set("f_error", np.stack([_shaped(error, (V, Pm, M)) for _, _, _, error in rows.F]), np.float64)
-    c.set("anchored", _flags(rows.anchors), np.uint8)
-    c.set("a_listed", _flags(rows.anchors.any(axis=0)), np.uint8)
-    for name, value in (("scale", rows.scale), ("static_friction", rows.static_friction),
-                        ("dynamic_friction", rows.dynamic_friction)):
-        c.set(name, _shaped(value, (V, Pm)), np.float64)
-    # written in place: the rows' own arrays (fresh, contiguous float64 / bool from the constructor)
-    for name, value, dtype in (("c_impulse", rows.impulse, np.float64), ("friction", rows.friction, np.float64),
-                               ("broken", rows.broken, np.bool_)):
-        assert value.flags.c_contiguous and value.dtype == dtype, name
-        c.arrays_by_name[name] = value
-        setattr(b, name, value.ctypes.data)
+class CompiledContactRows:
+    """A solve group's static contact rows as `StaticContactRows` makes them (its Jacobians, responses, targets, biases'
+    constants, friction axes and gains; with `pgs`, prepare_pgs_constants' biases), made in C (`pvu_contact_rows`,
+    sim/_contact_rows.c) into the buffers of the group's compiled solve (`call`), the same bits. After the solve:
+    `impulse` (Vr, Pm, N), `friction` (Vr, Pm, M, 2) and `broken` (Vr, Pm), and the patches' `active`, `arm` and
+    `normal`: what the step's telemetry and friction bookkeeping read of `StaticContactRows`."""
 
+    def __init__(self, p: SimParams, patches: PatchRows, vehicles: np.ndarray, begin_orientation: np.ndarray,
+                 x: np.ndarray, dt: float, iterations: int, pgs: bool = False, threads: int = 1) -> None:
+        """vehicles (Vr,) the group's, begin_orientation (4, batch) float32 the pose the rows are made at, x (6, Vr)
+        float32 the velocity the solve starts from; iterations: the position iterations (PGS: 1, its rows made over
+        the whole step)."""
+        self.active, self.arm, self.normal = patches.point_active, patches.arm, patches.normal
+        V, Pm, N = self.active.shape
+        M = patches.anchor_active.shape[2]
+        h = dt / iterations
+        self.call = c = _Call()
+        b = c.solve
+        b.Pm, b.N, b.M = Pm, N, M
+        b.friction_bias = FRICTION_BIAS_PER_SUBSTEP / h
+        shapes, flag_shapes = _contact_shapes(V, Pm, N, M, pgs)
+        self._block, self._fields = _block(c, shapes, np.float64)
+        self._flags, self._flag_fields = _block(c, flag_shapes, np.uint8)
+        self.impulse, self.friction = (_view(self._block, self._fields, name) for name in ("c_impulse", "friction"))
+        self.broken = _view(self._flags, self._flag_fields, "broken").view(bool)
+        if Pm == 0:
+            return
+        read = [_whole(a) for a in (patches.point_active, patches.anchor_active, patches.static_friction,
+                                    patches.dynamic_friction, patches.arm, patches.separation, patches.normal,
+                                    patches.rest_distance, patches.restitution, patches.anchor_arm,
+                                    patches.anchor_error, patches.bounce_threshold,
+                                    vehicles.astype(np.int64, copy=False), p.mass, p.moi,
+                                    p.max_depenetration_velocity, begin_orientation, x)]
+        d = _ContactPatches(V=V, Pm=Pm, N=N, M=M, threads=max(1, int(threads)), pgs=int(pgs), batch=p.mass.shape[0],
+                            h=h, dt=dt, p8=min(MAX_CONTACT_BIAS_FACTOR, 2.0 * np.sqrt(1.0 / iterations)))
+        (d.point_active, d.anchor_active, static_friction, dynamic_friction, d.arm, d.separation, d.normal,
+         d.rest_distance, d.restitution, d.anchor_arm, d.anchor_error, d.bounce_threshold, d.vehicles, d.mass, d.moi,
+         d.max_depenetration, d.orientation, d.x) = (address(a) for a in read)
+        # the solve reads the patches' own flags and frictions
+        b.c_active, b.anchored, b.static_friction, b.dynamic_friction = (d.point_active, d.anchor_active,
+                                                                         static_friction, dynamic_friction)
+        c.kept.append(read)  # alive while the solve reads them
+        status = _LIB.pvu_contact_rows(ctypes.byref(d), ctypes.byref(b))
+        if status != 0:
+            raise RuntimeError(f"compiled contact rows failed with status {status}")
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """Every field the set-up wrote, by its name in `RowSolve`, as `StaticContactRows` would hold it, and the
+        flags of the normal rows (c_listed (Pm, N)) and anchors (a_listed (Pm, M)) active in some vehicle."""
+        out = {name: _view(self._block, self._fields, name) for name in self._fields}
+        out.update({name: _view(self._flags, self._flag_fields, name).view(bool) for name in ("c_listed", "a_listed")})
+        return out
+
+
+def _whole(array: np.ndarray) -> np.ndarray:
+    """array where it is C-contiguous (patch_rows' arrays are), else a contiguous copy (a subset's view)."""
+    return array if array.flags.c_contiguous else np.ascontiguousarray(array)

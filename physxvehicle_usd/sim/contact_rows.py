@@ -1,8 +1,9 @@
 """The contact rows of one solve as PhysX's solver prepares and sweeps them: `StaticContactRows` (a vehicle's shapes
 against the static world, DyTGSContactPrep.cpp / DyContactPrep.cpp for one dynamic body) and `PairContactRows` (two
 vehicles' shapes against each other, both bodies dynamic). sim/row_solver.py builds them per solve group and calls
-their sweeps after the vehicle's constraint rows in every iteration; sim/_row_solver.c runs the same sweeps in C
-(sim/compiled_rows.py reads these classes' arrays).
+their sweeps after the vehicle's constraint rows in every iteration. The numpy form is the reference: the compiled
+solve makes `StaticContactRows`' arrays in C (sim/_contact_rows.c, compiled_rows.CompiledContactRows, the same bits)
+and sweeps them there (sim/_row_solver.c).
 """
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ _FRICTION_AXIS_MIN_SPEED_SQ = 1e-4
 # on top of the row's velocity multiplier (its changelog: "the bias coefficient was applied to the strong/sticky
 # friction bias twice on CPU when using the TGS solver"); ovphysx 0.7 runs the fixed solver (with the factor, the
 # impact of Ridge10 rolled the car the other way, 47 % angular speed against 0.2 % now).
-_FRICTION_BIAS_PER_SUBSTEP = 1.0
+FRICTION_BIAS_PER_SUBSTEP = 1.0
 
 # a solve of this many vehicles or more spreads each body's rotation over its rows before the rows' products: einsum
 # sweeps an operand broadcast over the rows' axes several times slower than a whole one (the same sums, j = 0, 1, 2 in
@@ -90,13 +91,14 @@ class StaticContactRows:
     prepares them (setupFinalizeSolverConstraints) and solves them (solveContact): per patch its normal rows, then the
     two friction rows of each anchor, clamped together against the patch's summed normal impulse. A friction row drives
     back how far its anchor has moved since the anchor was made (`anchor_error`, then the motion of the solve) at 1 / h
-    (`_FRICTION_BIAS_PER_SUBSTEP`), and no impulse is carried over from the last step (PhysX starts every friction row
+    (`FRICTION_BIAS_PER_SUBSTEP`), and no impulse is carried over from the last step (PhysX starts every friction row
     at zero). `broken`: the patches whose friction was clamped in the last pass (they slide: PhysX does not keep their
     anchors)."""
 
     def __init__(self, p: SimParams, patches: PatchRows, vehicles: np.ndarray, R: np.ndarray, x: np.ndarray, dt: float,
                  iterations: int, dtype, cut_rows: bool = True) -> None:
-        """cut_rows: cut each row's arrays out for the numpy sweeps (the compiled solver reads the whole arrays)."""
+        """cut_rows: cut each row's arrays out for the numpy sweeps (without: the whole arrays only, as tests read
+        them)."""
         h = dt / iterations
         self.p8 = min(MAX_CONTACT_BIAS_FACTOR, 2.0 * np.sqrt(1.0 / iterations))
         self.active = patches.point_active
@@ -144,7 +146,7 @@ class StaticContactRows:
             ok = self.anchors & (u > 0.0)
             error = vm.dot(patches.anchor_error, t[..., None])
             self.F.append((J, WJ, np.where(ok, self.p8 / np.where(ok, u, 1.0), 0.0), error))
-        self.friction_bias = _FRICTION_BIAS_PER_SUBSTEP / h
+        self.friction_bias = FRICTION_BIAS_PER_SUBSTEP / h
         self.scale = np.where(self.anchors.sum(axis=2) == 2, 0.5, 1.0)
         self.static_friction = patches.static_friction
         self.dynamic_friction = patches.dynamic_friction
@@ -301,7 +303,7 @@ class PairContactRows:
             ok = self.anchors & (g0 + g1 > 0.0)
             error = vm.dot(pairs.anchor_error, t[..., None])
             self.F.append((J0, WJ0, J1, WJ1, np.where(ok, self.p8 / np.where(ok, g0 + g1, 1.0), 0.0), error))
-        self.friction_bias = _FRICTION_BIAS_PER_SUBSTEP / h
+        self.friction_bias = FRICTION_BIAS_PER_SUBSTEP / h
         self.scale = np.where(self.anchors.sum(axis=2) == 2, 0.5, 1.0)
         self.static_friction, self.dynamic_friction = pairs.static_friction, pairs.dynamic_friction
         self.friction = np.zeros(self.anchors.shape + (2,))

@@ -64,7 +64,7 @@ def solve_vehicle_constraints(p: SimParams, s: SimState, rows: ConstraintRows, d
         same = (counts == (position_iterations, velocity_iterations, with_limit, with_pgs)).all(axis=1)
         part = rows if same.all() else rows.subset(same)
         in_part = None if pairs is None else np.isin(pairs.body0, part.vehicles)
-        part_patches = None if patches is None else patches.subset(same)
+        part_patches = patches if patches is None or same.all() else patches.subset(same)
         part_pairs = None if in_part is None or not in_part.any() else pairs.subset(in_part)
         if with_pgs:  # PGS's sticky rows act in the velocity iterations too: always row by row
             _solve_rows_pgs(p, s, part, dt, int(position_iterations), int(velocity_iterations), begin_position,
@@ -93,13 +93,12 @@ def _islands(n: int, body0: np.ndarray, body1: np.ndarray) -> np.ndarray:
         label = new
 
 
-def _row_jacobians(p: SimParams, rows: ConstraintRows, orientation: np.ndarray):
-    """Per row: the Jacobian j = (n, arm x n) and W j (6, vehicles, rows), W the inverse mass at `orientation`
-    (the solver's: the begin pose), and the unit response u = j W j (vehicles, rows)."""
+def _row_jacobians(p: SimParams, rows: ConstraintRows, R: np.ndarray):
+    """Per row: the Jacobian j = (n, arm x n) and W j (6, vehicles, rows), W the inverse mass at the rotation R
+    (3, 3, vehicles) (the solver's: the begin pose), and the unit response u = j W j (vehicles, rows)."""
     vehicles = rows.vehicles
     J_lin = rows.linear
     J_ang = vm.cross(rows.arm, J_lin)
-    R = vm.quat_to_mat(orientation[:, vehicles])
     WJ_lin = J_lin * (1.0 / p.mass[vehicles])[:, None]
     WJ_ang = vm.matvec(R[:, :, :, None], vm.matTvec(R[:, :, :, None], J_ang) * (1.0 / p.moi[:, vehicles])[:, :, None])
     u = vm.dot(J_lin, WJ_lin) + vm.dot(J_ang, WJ_ang)
@@ -128,7 +127,7 @@ def _solve_soft_rows(p: SimParams, s: SimState, rows: ConstraintRows, dt: float,
     n = max(1, int(iterations))
     h = dt / n
     dtype = s.linear_velocity.dtype
-    J, WJ, u = _row_jacobians(p, rows, begin_orientation)
+    J, WJ, u = _row_jacobians(p, rows, vm.quat_to_mat(begin_orientation[:, vehicles]))
     gain = _spring_gains(rows, u, h, dtype)
     x = np.concatenate((s.linear_velocity[:, vehicles], s.angular_velocity[:, vehicles]))  # (6, vehicles)
     position, orientation = begin_position[:, vehicles], begin_orientation[:, vehicles]
@@ -184,42 +183,41 @@ def _solve_rows_tgs(p: SimParams, s: SimState, rows: ConstraintRows, dt: float, 
     resolved in position and the velocity that did it is not kept; the final velocity is the one after the
     velocity iterations.
 
-    kernel_threads: where not None and the compiled solver covers the group (compiled_rows.covers), the iterations
-    run in C (the same arithmetic), with that many threads.
+    kernel_threads: where not None and the compiled solver covers the group (compiled_rows.covers), the rows are set
+    up (the contact rows from the patches) and iterated in C (the same arithmetic), with that many threads.
     """
     vehicles = rows.vehicles
     n = max(1, int(position_iterations))
     h = dt / n
     dtype = s.linear_velocity.dtype
-    in_c = kernel_threads is not None and compiled_rows.covers(dtype, pairs)
-    J, WJ, u = _row_jacobians(p, rows, begin_orientation)
+    bias_scale = dtype.type(np.sqrt(n) / dt)
+    max_bias = dtype.type(_MAX_BIAS_PER_STEP / dt)
+    x = np.concatenate((s.linear_velocity[:, vehicles], s.angular_velocity[:, vehicles]))  # (6, vehicles)
+    if kernel_threads is not None and compiled_rows.covers(dtype, pairs, p, rows, patches):
+        # the rows set up in C (the contact rows from the patches) and iterated there
+        contacts = None if patches is None else compiled_rows.CompiledContactRows(
+            p, patches, vehicles, begin_orientation, x, dt, n, False, kernel_threads)
+        x, position, orientation = compiled_rows.solve_tgs(contacts, p, rows, x, begin_position, begin_orientation,
+                                                           bias_scale, max_bias, dt, n, int(velocity_iterations),
+                                                           kernel_threads)
+        _record_solved(s, vehicles, contacts, None)
+        _store(s, vehicles, x, position, orientation)
+        return
+    rotation = vm.quat_to_mat(begin_orientation[:, vehicles])  # the begin pose's: every row's
+    J, WJ, u = _row_jacobians(p, rows, rotation)
     act, hard = rows.active & (u > 0.0), rows.hard  # a zero Jacobian: PhysX's zero reciprocal response
     recip = np.where(act, 1.0 / np.where(act, u, 1.0), 0.0).astype(dtype)
     spring_gain = _spring_gains(rows, u, h, dtype)
-    bias_scale = dtype.type(np.sqrt(n) / dt)
-    max_bias = dtype.type(_MAX_BIAS_PER_STEP / dt)
     separation = rows.separation.astype(dtype)
-    x = np.concatenate((s.linear_velocity[:, vehicles], s.angular_velocity[:, vehicles]))  # (6, vehicles)
+    position, orientation = begin_position[:, vehicles], begin_orientation[:, vehicles]
     moved = np.zeros_like(x)  # the pose change so far: (position, rotation vector) as the solver accumulates them
     impulse = np.zeros(act.shape, dtype=dtype)
-    position, orientation = begin_position[:, vehicles], begin_orientation[:, vehicles]
     order = [r for r in range(act.shape[1]) if act[:, r].any()]
     contacts = between = None
-    if patches is not None or pairs is not None:
-        R = vm.quat_to_mat(begin_orientation[:, vehicles]).astype(float)
     if patches is not None:
-        contacts = StaticContactRows(p, patches, vehicles, R, x.astype(float), dt, n, dtype, cut_rows=not in_c)
+        contacts = StaticContactRows(p, patches, vehicles, rotation.astype(float), x.astype(float), dt, n, dtype)
     if pairs is not None:  # contacts between vehicles, after every vehicle's own rows
-        between = PairContactRows(p, pairs, vehicles, R, x.astype(float), dt, n)
-    if in_c:
-        listed = np.zeros(act.shape[1], bool)
-        listed[order] = True
-        x, position, orientation = compiled_rows.solve_tgs(
-            J, WJ, recip, spring_gain, hard, separation, listed, listed & hard.any(axis=0), bias_scale, max_bias, x,
-            position, orientation, h, dt, n, int(velocity_iterations), contacts, kernel_threads)
-        _record_solved(s, vehicles, contacts, between)
-        _store(s, vehicles, x, position, orientation)
-        return
+        between = PairContactRows(p, pairs, vehicles, rotation.astype(float), x.astype(float), dt, n)
     for iteration in range(n):
         for r in order:
             j, wj = J[:, :, r], WJ[:, :, r]
@@ -283,35 +281,33 @@ def _solve_rows_pgs(p: SimParams, s: SimState, rows: ConstraintRows, dt: float, 
     vehicles = rows.vehicles
     n = max(1, int(position_iterations))
     dtype = s.linear_velocity.dtype
-    in_c = kernel_threads is not None and compiled_rows.covers(dtype, pairs)
-    J, WJ, u = _row_jacobians(p, rows, begin_orientation)
+    x = np.concatenate((s.linear_velocity[:, vehicles], s.angular_velocity[:, vehicles]))  # (6, vehicles)
+    if kernel_threads is not None and compiled_rows.covers(dtype, pairs, p, rows, patches):
+        # the rows set up in C over the whole step (the contact rows from the patches, with PGS's biases), swept there
+        contacts = None if patches is None else compiled_rows.CompiledContactRows(
+            p, patches, vehicles, begin_orientation, x, dt, 1, True, kernel_threads)
+        x, motion = compiled_rows.solve_pgs(contacts, p, rows, x, begin_orientation, dt, n,
+                                            _PGS_FRICTION_POSITION_ITERATIONS, int(velocity_iterations), kernel_threads)
+        _record_solved(s, vehicles, contacts, None)
+        _store(s, vehicles, x, begin_position[:, vehicles] + motion[:3] * dtype.type(dt),
+               vm.quat_integrate_exact(begin_orientation[:, vehicles], motion[3:], dt))
+        return
+    rotation = vm.quat_to_mat(begin_orientation[:, vehicles])  # the begin pose's: every row's
+    J, WJ, u = _row_jacobians(p, rows, rotation)
     act, hard = rows.active & (u > 0.0), rows.hard
     recip = np.where(act, 1.0 / np.where(act, u, 1.0), 0.0).astype(dtype)
     spring_gain = _spring_gains(rows, u, dt, dtype)  # (a / (1 + a)) / u
     impulse_kept = (spring_gain * np.where(act, u, 0.0)).astype(dtype)  # a / (1 + a): PhysX's impulseMultiplier
     limit_bias = (-rows.separation / dt).astype(dtype)
-    x = np.concatenate((s.linear_velocity[:, vehicles], s.angular_velocity[:, vehicles]))  # (6, vehicles)
     impulse = np.zeros(act.shape, dtype=dtype)
     order = [r for r in range(act.shape[1]) if act[:, r].any()]
     contacts = between = None
-    if patches is not None or pairs is not None:
-        R = vm.quat_to_mat(begin_orientation[:, vehicles]).astype(float)
     if patches is not None:
-        contacts = StaticContactRows(p, patches, vehicles, R, x.astype(float), dt, 1, dtype, cut_rows=not in_c)
+        contacts = StaticContactRows(p, patches, vehicles, rotation.astype(float), x.astype(float), dt, 1, dtype)
         contacts.prepare_pgs(dt)
     if pairs is not None:
-        between = PairContactRows(p, pairs, vehicles, R, x.astype(float), dt, 1)
+        between = PairContactRows(p, pairs, vehicles, rotation.astype(float), x.astype(float), dt, 1)
         between.prepare_pgs(dt)
-    if in_c:
-        listed = np.zeros(act.shape[1], bool)
-        listed[order] = True
-        x, motion = compiled_rows.solve_pgs(J, WJ, recip, spring_gain, hard, act, impulse_kept, limit_bias, listed, x,
-                                            n, _PGS_FRICTION_POSITION_ITERATIONS, int(velocity_iterations), contacts,
-                                            kernel_threads)
-        _record_solved(s, vehicles, contacts, between)
-        _store(s, vehicles, x, begin_position[:, vehicles] + motion[:3] * dtype.type(dt),
-               vm.quat_integrate_exact(begin_orientation[:, vehicles], motion[3:], dt))
-        return
 
     def sweep(x: np.ndarray, biased: bool, friction: bool) -> np.ndarray:
         for r in order:

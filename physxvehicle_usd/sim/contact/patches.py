@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import compiled_bookkeeping
 from .. import vecmath as vm
 from ..declare import PATCH_PARAMS
 from ..solver_rows import PairRows, PatchRows
@@ -309,7 +310,66 @@ def patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.ndarray, bo
     normal rows, its anchors (arms from the centre of mass; `anchor_error`: how far the body's anchor has moved from
     the static shape's since the anchor was made) and the pair's combined material and rest distance. The body pose
     is the one the step begins with: body_position (3, V), body_orientation (4, V). `friction`: the patches, to keep
-    for the next step once the solve has said which slid (`FrictionPatches`, with each patch's `friction_slot`)."""
+    for the next step once the solve has said which slid (`FrictionPatches`, with each patch's `friction_slot`).
+    Compiled (sim/compiled_bookkeeping.py) where the extension is loaded and covers the call: the same bits as
+    `patch_rows_numpy`."""
+    if compiled_covers(model, contacts):
+        return _compiled_patch_rows(model, contacts, vehicles, body_position, body_orientation, length_scale,
+                                    previous)
+    return patch_rows_numpy(model, contacts, vehicles, body_position, body_orientation, length_scale, previous)
+
+
+def compiled_covers(model: ContactModel, contacts: Contacts) -> bool:
+    """Whether sim/compiled_bookkeeping.py makes these patches: the extension loaded with our SAME_NORMAL, float64
+    tables, and no two shapes' plane pairs for `_plane_pair_order` to order (a pair's patches keep its row's order)."""
+    if not compiled_bookkeeping.available() or contacts.patch is None or not len(contacts):
+        return False
+    if model.friction_offset_threshold.dtype != np.float64 or any(
+            getattr(model, name).dtype != np.float64 for name in PATCH_PARAMS):
+        return False
+    on_plane = contacts.shape[contacts.static < model.plane_count]
+    return (not on_plane.size or (on_plane == on_plane[0]).all()) and compiled_bookkeeping.same_normal_agrees(
+        SAME_NORMAL)
+
+
+def _compiled_patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.ndarray, body_position: np.ndarray,
+                         body_orientation: np.ndarray, length_scale: np.ndarray, previous: FrictionPatches | None
+                         ) -> PatchRows:
+    """`patch_rows_numpy` in two C calls (sim/compiled_bookkeeping.py), where `compiled_covers`."""
+    V = body_position.shape[1]
+    touched = np.zeros(V, bool)
+    touched[model.vehicle[contacts.shape]] = True
+    touched = np.flatnonzero(touched)  # (friction_patches's rotations: the same call on the same vehicles)
+    rotation = np.zeros((V, 3, 3))
+    rotation[touched] = vm.quat_to_mat(body_orientation[:, touched].astype(float)).transpose(2, 0, 1)
+    where = np.full(V, -1)
+    where[vehicles] = np.arange(len(vehicles))
+    made = compiled_bookkeeping.friction_patches(
+        contacts.shape, contacts.static, contacts.patch, contacts.point, contacts.normal, contacts.separation,
+        model.vehicle, first_rows(model), model.collides.shape[1], model.rest_distance,
+        model.friction_offset_threshold, rotation, body_position.T, length_scale, previous, where)
+    Vr, Pm, K, F = len(vehicles), made.Pm, made.K, made.F
+    out = PatchRows(
+        point_active=np.zeros((Vr, Pm, K), bool), arm=np.zeros((3, Vr, Pm, K)), separation=np.zeros((Vr, Pm, K)),
+        normal=np.zeros((3, Vr, Pm)), **{name: np.zeros((Vr, Pm)) for name in PATCH_PARAMS},
+        anchor_active=np.zeros((Vr, Pm, 2), bool), anchor_arm=np.zeros((3, Vr, Pm, 2)),
+        anchor_error=np.zeros((3, Vr, Pm, 2)), bounce_threshold=bounce_threshold(model, vehicles),
+        points=contacts,  # for telemetry
+        friction=FrictionPatches(made.vehicle, made.shape, made.static, made.body_normal, made.other_normal,
+                                 made.anchor_count, made.body_anchor, made.other_anchor, np.zeros(F, bool)),
+        friction_slot=(made.vehicle_row, made.slot))
+    compiled_bookkeeping.write_rows(made, [getattr(model, name) for name in PATCH_PARAMS],
+                                    {name: getattr(out, name) for name in ("point_active", "arm", "separation",
+                                                                           "normal", "anchor_active", "anchor_arm",
+                                                                           "anchor_error")},
+                                    [getattr(out, name) for name in PATCH_PARAMS])
+    return out
+
+
+def patch_rows_numpy(model: ContactModel, contacts: Contacts, vehicles: np.ndarray, body_position: np.ndarray,
+                     body_orientation: np.ndarray, length_scale: np.ndarray, previous: FrictionPatches | None = None
+                     ) -> PatchRows:
+    """`patch_rows` in numpy: the reference."""
     Vr = len(vehicles)
     where = np.full(int(vehicles.max()) + 1 if Vr else 0, -1)
     where[vehicles] = np.arange(Vr)

@@ -55,6 +55,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import compiled_bookkeeping
 from ..ground import Ground
 from ..vecmath import quat_to_mat
 from .model import ContactModel, capsule_rows, first_rows, persistent_rows
@@ -173,19 +174,37 @@ def _rules(model: ContactModel, row: np.ndarray, static: np.ndarray, kind: np.nd
                   np.where(plane, _PLANE_DRIFT, DRIFT) * margin, kind != MESH, margin)
 
 
+def _compiled_covers(model: ContactModel, kind: np.ndarray, R_all: np.ndarray, pts: ManifoldPoints, prev) -> bool:
+    """Whether `Persistence._refresh_compiled` re-measures these: pairs against planes, meshes and static polytopes
+    (not capsules'), float64 poses and points."""
+    return (bool((kind <= POLYTOPE).all()) and R_all.dtype == pts.body_point.dtype == pts.world_point.dtype
+            == pts.normal.dtype == prev.origin.dtype == model.contact_distance.dtype == np.float64
+            and (model.origin is None or model.origin.dtype == np.float64)
+            and (model.radius is None or model.radius.dtype == np.float64))
+
+
+def _record_covered(R_all: np.ndarray | None, contacts: Contacts) -> bool:
+    """Whether `Persistence.record` records in C: float64 rotations and contacts."""
+    return (R_all is not None
+            and R_all.dtype == contacts.point.dtype == contacts.normal.dtype == contacts.separation.dtype == np.float64)
+
+
 class Persistence:
     """One step's use of the manifolds: `split` finds the candidate pairs that keep their points (their refreshed
     contacts in `kept`) and leaves the rest to be made anew; `record` gives the manifolds to keep after the step."""
 
     def __init__(self, model: ContactModel, ground: Ground, planes: list[np.ndarray], hull_pairs: tuple,
                  tri_pairs: tuple, round_pairs: tuple, R_all: np.ndarray, position: np.ndarray,
-                 orientation: np.ndarray, length_scale: np.ndarray, previous: Manifolds | None):
+                 orientation: np.ndarray, length_scale: np.ndarray, previous: Manifolds | None,
+                 compiled: bool = True):
         """planes, hull_pairs (shape rows, static polytopes), tri_pairs (shape rows, triangles), round_pairs (shape
         rows, static rounds): the broad phase's candidates (sim/contact/broad.py `static_candidates`,
         sim/round_shapes.py `candidates`), what is left of them to make anew in the same attributes; R_all
         (3, 3, N): each row's body rotation; position (3, V), orientation (4, V): the body poses the step begins
-        with."""
+        with. compiled: the kept points re-measured in C (sim/compiled_bookkeeping.py) where the extension is loaded
+        and covers them (the same bits), else in numpy."""
         self.model, self.R_all, self.position, self.orientation = model, R_all, position, orientation
+        self.compiled = compiled
         self.planes, self.hull_pairs, self.tri_pairs, self.round_pairs = planes, hull_pairs, tri_pairs, round_pairs
         self.kept = Contacts.empty()
         G = model.collides.shape[1]
@@ -234,8 +253,6 @@ class Persistence:
                                  np.where(self.static >= round_first, ROUND,
                                           np.where(capsule_rows(model)[self.row], CAPSULE, POLYTOPE))))
         static_radius = self._static_radius(self.static)
-        rules = _rules(model, self.row, self.static, kind, length_scale, static_radius)
-        vehicle = model.vehicle[self.row]
         # refreshContactPoints: the kept points' separations from the current poses, the drifted ones dropped
         pts = previous.points
         point_key = (first[pts.vehicle] + pts.shape) * G + pts.static
@@ -243,6 +260,36 @@ class Persistence:
         ours = (key[pair] == point_key) & found[pair]
         if not ours.all():
             pts, pair = pts.subset(ours), pair[ours]
+        if compiled and compiled_bookkeeping.available() and _compiled_covers(model, kind, R_all, pts, prev):
+            keep_pair = self._refresh_compiled(kind, static_radius, found, at, prev, pts, pair, length_scale)
+        else:
+            keep_pair = self._refresh(kind, static_radius, found, at, prev, pts, pair, length_scale, rounds,
+                                      round_first)
+        self.is_kept = keep_pair
+        # what is left to make anew
+        kept_key = key[keep_pair]
+        if kept_key.size:  # (sorted, as `key`)
+            self.planes = [rows[~_in_sorted(rows * G + k, kept_key)] for k, rows in enumerate(planes)]
+            if tri.size:
+                left = ~_in_sorted(tri_shape * G + mesh_static, kept_key)
+                self.tri_pairs = (tri_shape[left], tri[left])
+            if hull.size:
+                left = ~_in_sorted(hull_shape * G + hull_static, kept_key)
+                self.hull_pairs = (hull_shape[left], hull[left])
+            if round_k.size:
+                left = ~_in_sorted(round_shape * G + round_static, kept_key)
+                self.round_pairs = (round_shape[left], round_k[left])
+
+    def _refresh(self, kind: np.ndarray, static_radius: np.ndarray, found: np.ndarray, at: np.ndarray, prev,
+                 pts: ManifoldPoints, pair: np.ndarray, length_scale: np.ndarray, rounds, round_first: int
+                 ) -> np.ndarray:
+        """The found pairs' kept points re-measured (refreshContactPoints), the pairs that keep them (invalidate_*)
+        and the contacts they report (`kept`, `kept_pairs`, `kept_points`): numpy, the reference. kind, static_radius:
+        per candidate pair; found, at: which the last step recorded, and where in its pairs `prev`; pts, pair: its
+        points of the found pairs, and each one's candidate pair. Returns which pairs keep their points."""
+        model, key, R_all, position, orientation = self.model, self.key, self.R_all, self.position, self.orientation
+        rules = _rules(model, self.row, self.static, kind, length_scale, static_radius)
+        vehicle = model.vehicle[self.row]
         R = R_all[:, :, self.row[pair]].transpose(2, 0, 1)
         on_body = np.einsum("qij,qj->qi", R, pts.body_point) + position[:, vehicle[pair]].T
         # against a static capsule the normal is kept in the vehicle shape's frame (PCM's shape 1, the box or hull):
@@ -283,7 +330,6 @@ class Persistence:
         # (written to hold only for numbers: a pose gone NaN, which the guard puts back, makes its points anew)
         invalid = ~((moved <= moved_limit) & (turn >= turned_limit) & (travel <= moved_limit))
         keep_pair = found & ~invalid & ~(lost & rules.strict)
-        self.is_kept = keep_pair
         keep_point = keep_pair[pair] & ~dropped
         self.kept_pairs = prev.subset(at[keep_pair])
         self.kept_points = pts if keep_point.all() else pts.subset(keep_point)  # (read, never written)
@@ -296,19 +342,29 @@ class Persistence:
         point = np.where((radius[q] > 0.0)[:, None], on_body[q] - radius[q, None] * normal[q],
                          pts.world_point[q] + point_static_radius[q, None] * normal[q])
         self.kept = Contacts(self.row[pair[q]], self.static[pair[q]], point, normal[q], separation[q])
-        # what is left to make anew
-        kept_key = key[keep_pair]
-        if kept_key.size:  # (sorted, as `key`)
-            self.planes = [rows[~_in_sorted(rows * G + k, kept_key)] for k, rows in enumerate(planes)]
-            if tri.size:
-                left = ~_in_sorted(tri_shape * G + mesh_static, kept_key)
-                self.tri_pairs = (tri_shape[left], tri[left])
-            if hull.size:
-                left = ~_in_sorted(hull_shape * G + hull_static, kept_key)
-                self.hull_pairs = (hull_shape[left], hull[left])
-            if round_k.size:
-                left = ~_in_sorted(round_shape * G + round_static, kept_key)
-                self.round_pairs = (round_shape[left], round_k[left])
+        return keep_pair
+
+    def _refresh_compiled(self, kind: np.ndarray, static_radius: np.ndarray, found: np.ndarray, at: np.ndarray, prev,
+                          pts: ManifoldPoints, pair: np.ndarray, length_scale: np.ndarray) -> np.ndarray:
+        """`_refresh` in C (sim/compiled_bookkeeping.py), where `_compiled_covers`: the same bits. The quaternion dots
+        and the turns' travel are numpy's (its arccos), as `_refresh` forms them."""
+        model = self.model
+        vehicle = model.vehicle[self.row]
+        turn = np.einsum("jp,pj->p", self.orientation[:, vehicle].astype(float), prev.orientation[at])
+        travel = np.where(kind == POLYTOPE, np.arccos(np.clip(turn, -1.0, 1.0))
+                          * manifold_margins(model)["pcm_radius"][self.row], 0.0)
+        cache = manifold_margins(model)
+        static_box = (model.static_boxes.mask if model.static_boxes is not None
+                      else np.zeros(len(cache["pcm_static_inner"]), bool))
+        keep_pair, keep_point, kept = compiled_bookkeeping.refresh_manifolds(
+            self.row, self.static, kind, found, at, prev.origin, pair, pts.body_point, pts.world_point, pts.normal,
+            model.vehicle, model.boxes.mask, cache["pcm_inner"], _radius(model, np.arange(len(model.vehicle))),
+            model.origin, static_box, cache["pcm_static_inner"], model.polytope_first, model.contact_distance,
+            length_scale, self.R_all, self.position, static_radius, turn, travel)
+        self.kept_pairs = prev.subset(at[keep_pair])
+        self.kept_points = pts if keep_point.all() else pts.subset(keep_point)  # (read, never written)
+        self.kept = Contacts(*kept)
+        return keep_pair
 
     def _static_radius(self, static: np.ndarray) -> np.ndarray:
         """The static shapes' round radii (0: not a static sphere or capsule)."""
@@ -333,6 +389,13 @@ class Persistence:
             return None
         model, G = self.model, self.G
         first = first_rows(model)
+        if self.compiled and compiled_bookkeeping.available() and _record_covered(self.R_all, contacts):
+            made_pairs, made_points = compiled_bookkeeping.record_manifolds(
+                self.key, self.is_kept, self.row, self.static, model.vehicle, first, G, self.R_all, model.origin,
+                self.position, self.orientation, _radius(model, np.arange(len(model.vehicle))),
+                self._static_radius(np.arange(G)), contacts.shape, contacts.static, contacts.point, contacts.normal,
+                contacts.separation)
+            return self._joined(ManifoldPairs(*made_pairs), ManifoldPoints(*made_points))
         made = ~self.is_kept
         row, static = self.row[made], self.static[made]
         vehicle = model.vehicle[row]
@@ -353,6 +416,15 @@ class Persistence:
         on_body = on_static + (sep + radius + static_radius)[:, None] * n - self.position[:, v].T
         points = ManifoldPoints(v, shape_row - first[v], contacts.static[c], np.einsum("qji,qj->qi", R, on_body),
                                 on_static.astype(float), n.astype(float))
+        return self._joined(pairs, points)
+
+    def _joined(self, pairs: ManifoldPairs, points: ManifoldPoints) -> Manifolds:
+        """The manifolds of the pairs made anew (`pairs`, `points`) and of the kept ones, in key order."""
+        first, G = first_rows(self.model), self.G
+        if self.kept_pairs is not None and len(self.kept_pairs) and not len(pairs) and not len(points):
+            # every pair kept (most steps of a car at rest on its obstacle): the kept records, in key order already,
+            # taken as they are rather than joined to nothing (the same numbers; read, never written)
+            return Manifolds(self.kept_pairs, self.kept_points if len(self.kept_points) else no_manifold_points())
         if self.kept_pairs is not None and len(self.kept_pairs):
             pairs = ManifoldPairs.join([pairs, self.kept_pairs], [0, 0])
             points = ManifoldPoints.join([points, self.kept_points], [0, 0]) or no_manifold_points()

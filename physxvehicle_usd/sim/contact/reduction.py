@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import compiled_bookkeeping
 from .geometry import SAME_NORMAL
 from .records import Contacts, contacts_subset, run_lengths, run_starts
 
@@ -18,7 +19,25 @@ MESH_PATCH_POINTS = 6
 def reduce_contacts(c: Contacts, whole: np.ndarray | None = None) -> Contacts:
     """At most MAX_POINTS contacts per pair and normal (the module docstring's rule), patch after patch (in the order of
     their first contact), in generation order within a patch; every pair and patch at once. whole (C,): how many
-    points each contact's patch keeps whole (None: MAX_POINTS); a larger patch is reduced to MAX_POINTS."""
+    points each contact's patch keeps whole (None: MAX_POINTS); a larger patch is reduced to MAX_POINTS. Compiled
+    (sim/compiled_bookkeeping.py) where the extension is loaded and covers the call: the same bits as
+    `reduce_contacts_numpy`."""
+    if not len(c):
+        return c
+    whole = np.full(len(c), MAX_POINTS) if whole is None else whole
+    if (compiled_bookkeeping.available() and c.point.dtype == c.normal.dtype == c.separation.dtype == np.float64
+            and c.normal.strides[1] == 8 and compiled_bookkeeping.same_normal_agrees(SAME_NORMAL)):
+        # (einsum's sums of the normals' products: over a contiguous axis, as the C sums them)
+        index, patch = compiled_bookkeeping.reduce_contacts(c.shape, c.static, c.point, c.normal, c.separation,
+                                                            whole)
+        out = contacts_subset(c, index)
+        out.patch = patch
+        return out
+    return reduce_contacts_numpy(c, whole)
+
+
+def reduce_contacts_numpy(c: Contacts, whole: np.ndarray | None = None) -> Contacts:
+    """`reduce_contacts` in numpy: the reference."""
     if not len(c):
         return c
     whole = np.full(len(c), MAX_POINTS) if whole is None else whole

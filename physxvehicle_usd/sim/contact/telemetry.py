@@ -6,6 +6,8 @@ from typing import Sequence
 
 import numpy as np
 
+from .. import compiled_bookkeeping
+
 # Simulator.telemetry's contact keys ("bodies", per vehicle; `--trace` writes them): name -> (unit, frame, what).
 # A vehicle reports at most TELEMETRY_SLOTS points a step, patch after patch in the order the solver met them; the
 # slots past contactCount hold 0.
@@ -30,7 +32,21 @@ def telemetry(V: int, solved: Sequence, begin_position: np.ndarray) -> dict[str,
     """The contact telemetry of a step: `solved`, (vehicles, solved contact rows) of each group the solver ran
     (contact_rows.StaticContactRows: active (Vr, Pm, 4), arm (3, Vr, Pm, 4), normal (3, Vr, Pm), impulse (Vr, Pm, 4); and
     each side of the contacts between vehicles, contact_rows.PairContactRows.views), a vehicle's points in the order met,
-    each group's after the ones before it."""
+    each group's after the ones before it. Compiled (sim/compiled_bookkeeping.py) where the extension is loaded: the
+    same bits as `telemetry_numpy`."""
+    if not compiled_bookkeeping.available():
+        return telemetry_numpy(V, solved, begin_position)
+    out = empty_telemetry(V)
+    begin = np.ascontiguousarray(begin_position, dtype=np.float64)  # (numpy's astype(float): exact)
+    for vehicles, rows in solved:
+        if len(vehicles):
+            compiled_bookkeeping.telemetry_group(vehicles, rows.active, rows.arm, rows.normal, rows.impulse, begin,
+                                                 out)
+    return out
+
+
+def telemetry_numpy(V: int, solved: Sequence, begin_position: np.ndarray) -> dict[str, np.ndarray]:
+    """`telemetry` in numpy: the reference."""
     out = empty_telemetry(V)
     S = TELEMETRY_SLOTS
     count = out["contactCount"]

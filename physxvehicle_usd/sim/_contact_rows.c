@@ -1,0 +1,201 @@
+/* The static contact rows of one solve group (sim/contact_rows.py `StaticContactRows.__init__`, and
+   `prepare_pgs_constants` for PGS), compiled: from the patches (sim/solver_rows.py `PatchRows`, float64, C order)
+   straight into the arrays the row solve sweeps (`RowSolve`'s contact fields, sim/_row_solver.h), one call a step.
+
+   Per vehicle, the numpy code's arithmetic in its order and precision: float64 throughout (the patches are float64;
+   the body's float32 mass, inertia, rotation and velocity are widened exactly, as `.astype(float)` does), the
+   rotation made from the begin orientation as vecmath.quat_to_mat makes it (float32). Sums of
+   three products (vecmath.dot) are taken left to right; einsum's sums (vecmath.matvec, matTvec, the rows' relative
+   velocity) start from +0 and add their products in order, so a sum of -0 products is +0 here as there. Built with
+   -ffp-contract=off: no fused multiply-adds. Divisions stay divisions (numpy divides by the mass and inertia).
+
+   Layout of the outputs: `RowSolve`'s, which the caller points into its buffers (the fields are const for the
+   solve; this call is the one that writes them). c_active and anchored are the patches' own flags, static and
+   dynamic friction the patches' own arrays: not written here. */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "_row_solver.h"
+
+/* the patches of the vehicles of one solve group and their bodies at the begin pose */
+typedef struct {
+    int64_t V, Pm, N, M, threads; /* N points a patch, M anchors a patch */
+    int64_t pgs;                  /* also PGS's constants (c_pgs_bias, f_pgs_bias) */
+    int64_t batch;                /* the vehicles of the batch: the stride of moi and orientation */
+    double h, dt, p8;             /* the sub-step, the step, min(0.8, 2 sqrt(1 / iterations)) */
+    /* sim/solver_rows.py PatchRows */
+    const uint8_t *point_active;             /* (V, Pm, N) */
+    const double *arm;                       /* (3, V, Pm, N) */
+    const double *separation;                /* (V, Pm, N) */
+    const double *normal;                    /* (3, V, Pm) */
+    const double *rest_distance;             /* (V, Pm) */
+    const double *restitution;               /* (V, Pm) */
+    const uint8_t *anchor_active;            /* (V, Pm, M) */
+    const double *anchor_arm, *anchor_error; /* (3, V, Pm, M) */
+    const double *bounce_threshold;          /* (V) */
+    /* the bodies */
+    const int64_t *vehicles;                     /* (V): each one's index in the batch */
+    const float *mass, *moi, *max_depenetration; /* (batch), (3, batch), (batch) */
+    const float *orientation;                    /* (4, batch): the begin pose */
+    const float *x;                              /* (6, V): the velocity the solve starts from */
+} ContactPatches;
+
+int64_t pvu_contact_patches_size(void) { return (int64_t)sizeof(ContactPatches); }
+
+/* numpy's maximum and minimum: a NaN in either operand is the result */
+static inline double max_d(double a, double b) { return (a >= b || a != a) ? a : b; }
+static inline double min_d(double a, double b) { return (a <= b || a != a) ? a : b; }
+
+static inline double dot3(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+/* vecmath.cross */
+static inline void cross(const double a[3], const double b[3], double out[3]) {
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* a body's response to rows: its rotation, inverse mass and inertia as StaticContactRows' `jacobian` takes them */
+typedef struct {
+    double R[3][3], mass, moi[3];
+} Body;
+
+/* StaticContactRows' `jacobian` of one row: its direction `linear` acting at `arm` -> J and W J (written at `at`,
+   component stride `cs`), and the unit response J W J */
+static double row_jacobian(const Body *body, const double linear[3], const double arm[3], double *J, double *WJ,
+                           int64_t at, int64_t cs) {
+    double ang[3], local[3], w_ang[3], w_lin[3];
+    cross(arm, linear, ang);
+    for (int i = 0; i < 3; ++i) { /* matTvec, then over the inertia */
+        double total = 0.0;
+        for (int j = 0; j < 3; ++j) total = total + body->R[j][i] * ang[j];
+        local[i] = total / body->moi[i];
+    }
+    for (int i = 0; i < 3; ++i) { /* matvec */
+        double total = 0.0;
+        for (int j = 0; j < 3; ++j) total = total + body->R[i][j] * local[j];
+        w_ang[i] = total;
+    }
+    for (int a = 0; a < 3; ++a) w_lin[a] = linear[a] / body->mass;
+    for (int a = 0; a < 3; ++a) {
+        J[at + a * cs] = linear[a];
+        J[at + (3 + a) * cs] = ang[a];
+        WJ[at + a * cs] = w_lin[a];
+        WJ[at + (3 + a) * cs] = w_ang[a];
+    }
+    return dot3(linear, w_lin) + dot3(ang, w_ang);
+}
+
+/* contact_rows._friction_axes: t0 along the tangential part of v (else a fixed axis square to n), t1 = n x t0 */
+static void friction_axes(const double n[3], const double v[3], double t0[3], double t1[3]) {
+    const double nv = dot3(n, v);
+    double t[3];
+    for (int a = 0; a < 3; ++a) t[a] = v[a] - n[a] * nv;
+    if (!(dot3(t, t) > 1e-4)) { /* contact_rows._FRICTION_AXIS_MIN_SPEED_SQ */
+        if (fabs(n[0]) < 0.70710678) {
+            t[0] = 0.0, t[1] = -n[2], t[2] = n[1];
+        } else {
+            t[0] = -n[1], t[1] = n[0], t[2] = 0.0;
+        }
+    }
+    const double length = max_d(sqrt(dot3(t, t)), 1e-30);
+    for (int a = 0; a < 3; ++a) t0[a] = t[a] / length;
+    cross(n, t0, t);
+    const double length1 = max_d(sqrt(dot3(t, t)), 1e-30);
+    for (int a = 0; a < 3; ++a) t1[a] = t[a] / length1;
+}
+
+/* vehicle v's rows */
+static void vehicle_rows(const ContactPatches *in, const RowSolve *b, int64_t v) {
+    const int64_t V = in->V, Pm = in->Pm, N = in->N, M = in->M;
+    const int64_t cs = V * Pm * N, fs = V * Pm * M, ps = V * Pm; /* component strides */
+    double *cJ = (double *)b->cJ, *cWJ = (double *)b->cWJ, *fJ = (double *)b->fJ, *fWJ = (double *)b->fWJ;
+    double *recip = (double *)b->c_recip, *target = (double *)b->c_target, *error = (double *)b->c_error;
+    double *bias_coefficient = (double *)b->c_bias_coefficient, *gain = (double *)b->f_gain;
+    double *f_error = (double *)b->f_error, *scale = (double *)b->scale;
+    const int64_t vehicle = in->vehicles[v];
+    const int64_t batch = in->batch;
+    const float q[4] = {in->orientation[vehicle], in->orientation[batch + vehicle],
+                        in->orientation[2 * batch + vehicle], in->orientation[3 * batch + vehicle]};
+    float R[3][3]; /* vecmath.quat_to_mat, then widened (the numpy rows take it `.astype(float)`) */
+    pvu_rotation_matrix(q, R);
+    Body body;
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) body.R[i][j] = (double)R[i][j];
+    body.mass = (double)in->mass[vehicle];
+    for (int a = 0; a < 3; ++a) body.moi[a] = (double)in->moi[a * in->batch + vehicle];
+    double x[6];
+    for (int a = 0; a < 6; ++a) x[a] = (double)in->x[a * V + v];
+    const double max_bias = (double)in->max_depenetration[vehicle];
+    ((double *)b->c_max_bias)[v] = max_bias;
+    const double above = -(1.0 / in->h), below = -(in->p8 / in->h); /* _normal_row_targets' bias coefficients */
+    for (int64_t q = 0; q < Pm; ++q) {
+        const int64_t p = v * Pm + q;
+        const double n[3] = {in->normal[p], in->normal[ps + p], in->normal[2 * ps + p]};
+        const double rest = in->rest_distance[p], e = in->restitution[p];
+        for (int64_t j = 0; j < N; ++j) { /* the normal rows */
+            const int64_t k = p * N + j;
+            const double arm[3] = {in->arm[k], in->arm[cs + k], in->arm[2 * cs + k]};
+            const double u = row_jacobian(&body, n, arm, cJ, cWJ, k, cs);
+            const int ok = in->point_active[k] && u > 0.0;
+            recip[k] = ok ? 1.0 / u : 0.0;
+            double vrel = 0.0; /* einsum of J and x */
+            for (int a = 0; a < 6; ++a) vrel = vrel + cJ[k + a * cs] * x[a];
+            /* _normal_row_targets */
+            const double penetration = in->separation[k] - rest;
+            bias_coefficient[k] = penetration > 0.0 ? above : below;
+            const int bouncing = e > 0.0 && -vrel > in->bounce_threshold[v] && -vrel > penetration / in->dt;
+            const double goal = bouncing ? -vrel * e : 0.0;
+            target[k] = goal;
+            error[k] = penetration + (bouncing ? goal * (in->dt + penetration / vrel) : 0.0);
+            if (in->pgs) /* prepare_pgs_constants: with h = dt the geometric error is the penetration */
+                ((double *)b->c_pgs_bias)[k] = goal != 0.0 ? 0.0 : min_d(max_bias, bias_coefficient[k] * error[k]);
+            ((double *)b->c_impulse)[k] = 0.0;
+        }
+        double t[2][3];
+        const double v_lin[3] = {x[0], x[1], x[2]};
+        friction_axes(n, v_lin, t[0], t[1]);
+        int anchors = 0;
+        for (int64_t m = 0; m < M; ++m) { /* the friction rows: per anchor, both axes */
+            const int64_t k = p * M + m;
+            const double arm[3] = {in->anchor_arm[k], in->anchor_arm[fs + k], in->anchor_arm[2 * fs + k]};
+            const double drift[3] = {in->anchor_error[k], in->anchor_error[fs + k], in->anchor_error[2 * fs + k]};
+            anchors += in->anchor_active[k] != 0;
+            for (int axis = 0; axis < 2; ++axis) {
+                const int64_t at = axis * 6 * fs + k, each = axis * fs + k;
+                const double u = row_jacobian(&body, t[axis], arm, fJ, fWJ, at, fs);
+                const int ok = in->anchor_active[k] && u > 0.0;
+                gain[each] = ok ? in->p8 / u : 0.0;
+                f_error[each] = dot3(drift, t[axis]);
+                if (in->pgs) ((double *)b->f_pgs_bias)[each] = f_error[each] / in->dt;
+                ((double *)b->friction)[k * 2 + axis] = 0.0;
+            }
+        }
+        scale[p] = anchors == 2 ? 0.5 : 1.0;
+        ((uint8_t *)b->broken)[p] = 0;
+    }
+}
+
+/* StaticContactRows.__init__ (and prepare_pgs_constants where `pgs`) for every vehicle of `in`, into the contact
+   fields of `b` (its Pm, N, M as `in`'s); c_listed and a_listed: the rows active in some vehicle. 0: done. */
+int pvu_contact_rows(const ContactPatches *in, const RowSolve *b) {
+    const int64_t V = in->V, Pm = in->Pm, N = in->N, M = in->M;
+    if (V <= 0 || Pm <= 0) return 0;
+#ifdef _OPENMP
+    const int threads = in->threads > 1 ? (int)in->threads : 1;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && V > 1)
+#endif
+    for (int64_t v = 0; v < V; ++v) vehicle_rows(in, b, v);
+    uint8_t *c_listed = (uint8_t *)b->c_listed, *a_listed = (uint8_t *)b->a_listed;
+    memset(c_listed, 0, (size_t)(Pm * N));
+    memset(a_listed, 0, (size_t)(Pm * M));
+    for (int64_t v = 0; v < V; ++v) {
+        for (int64_t k = 0; k < Pm * N; ++k) c_listed[k] = c_listed[k] | (in->point_active[v * Pm * N + k] != 0);
+        for (int64_t k = 0; k < Pm * M; ++k) a_listed[k] = a_listed[k] | (in->anchor_active[v * Pm * M + k] != 0);
+    }
+    return 0;
+}

@@ -1,0 +1,235 @@
+"""The contact bookkeeping after the narrow phase, compiled (sim/_friction_patches.c and sim/_contact_bookkeeping.c,
+in the extension sim/compiled.py loads): the calls.
+
+Each of these makes a step's records from its contacts in some dozens to hundreds of numpy calls, most on a handful
+of points; the C functions do the same arithmetic in the same order, point by point: sim/contact/patches.py
+`patch_rows` (the friction patches, then the solver's rows once their sizes are known), reduction.py
+`reduce_contacts`, persistence.py's refresh of the kept manifolds and telemetry.py's slots. The callers decide what
+the C covers; the numpy forms stay the reference (tests/test_contact_bookkeeping_compiled.py holds the two to each
+other, to the bit).
+"""
+from __future__ import annotations
+
+import ctypes
+import struct
+
+import numpy as np
+
+from .extension import address, open_extension
+
+_P = ctypes.c_void_p
+_I64 = ctypes.c_int64
+
+
+def _load() -> ctypes.CDLL | None:
+    lib = open_extension("pvu_friction_patches")  # (an extension built before it: numpy makes the patches)
+    if lib is None:
+        return None
+    lib.pvu_friction_patches.argtypes = [_I64] * 8 + [_P] * 25
+    lib.pvu_friction_patches.restype = ctypes.c_int
+    lib.pvu_patch_rows.argtypes = [_I64] * 5 + [_P] * 12
+    lib.pvu_patch_rows.restype = ctypes.c_int
+    lib.pvu_reduce_contacts.argtypes = [_I64] + [_P] * 8
+    lib.pvu_reduce_contacts.restype = ctypes.c_int64
+    lib.pvu_contact_telemetry.argtypes = [_I64] * 5 + [_P] * 10
+    lib.pvu_contact_telemetry.restype = ctypes.c_int
+    lib.pvu_refresh_manifolds.argtypes = [_I64] * 7 + [_P] * 31
+    lib.pvu_refresh_manifolds.restype = ctypes.c_int64
+    lib.pvu_record_manifolds.argtypes = [_I64] * 5 + [_P] * 29
+    lib.pvu_record_manifolds.restype = ctypes.c_int
+    lib.pvu_contact_bookkeeping_same_normal_bits.restype = ctypes.c_int64
+    return lib
+
+
+_LIB = _load()
+
+
+def available() -> bool:
+    """Whether the extension with the compiled friction patches is built and loaded."""
+    return _LIB is not None
+
+
+def same_normal_agrees(same_normal: float) -> bool:
+    """Whether the extension was built with this PXC_SAME_NORMAL (sim/contact/geometry.py's)."""
+    bits = struct.unpack("<q", struct.pack("<d", same_normal))[0]
+    return _LIB is not None and _LIB.pvu_contact_bookkeeping_same_normal_bits() == bits
+
+
+def _f64(a: np.ndarray) -> np.ndarray:
+    """`a` as contiguous float64 (a float32 array converts exactly)."""
+    return np.ascontiguousarray(a, dtype=np.float64)
+
+
+def _i64(a: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(a, dtype=np.int64)
+
+
+def _table(a: np.ndarray) -> tuple[np.ndarray, int, int]:
+    """A float64 (N, G) table as it is (the model's are broadcast or column-major views, too large to copy each step)
+    and its element strides."""
+    a = np.asarray(a, dtype=np.float64)
+    if a.strides[0] % 8 or a.strides[1] % 8:
+        a = np.ascontiguousarray(a)
+    return a, a.strides[0] // 8, a.strides[1] // 8
+
+
+class MadePatches:
+    """What `friction_patches` made: per patch (F) its shape row, other shape, first contact and count, vehicle, shape
+    index within the vehicle, anchor count, vehicle row and slot in the rows, normal, body position, body and other
+    normal, body and other anchors, anchor arms and errors (as patches.py's _Correlated and FrictionPatches name
+    them); per contact (grouped by patch) its point and separation; the largest slot (Pm - 1) and point count (K)."""
+
+    def __init__(self, C: int, ints: np.ndarray, floats: np.ndarray):
+        self.C, self.ints, self.floats = C, ints, floats
+        F, self.Pm, self.K = (int(x) for x in ints[11 * C + C:11 * C + C + 3])
+        self.F = F
+        column = [ints[k * C:k * C + F] for k in range(9)]
+        (self.row, self.static, self.first, self.count, self.vehicle, self.shape, self.anchor_count, self.vehicle_row,
+         self.slot) = column
+        vectors = [floats[k * 3 * C:k * 3 * C + 3 * F].reshape(F, 3) for k in range(4)]
+        self.normal, self.p, self.body_normal, self.other_normal = vectors
+        pairs = [floats[12 * C + k * 6 * C:12 * C + k * 6 * C + 6 * F].reshape(F, 2, 3) for k in range(4)]
+        self.body_anchor, self.other_anchor, self.anchor_arm, self.anchor_error = pairs
+        self.point = floats[36 * C:39 * C].reshape(C, 3)
+        self.separation = floats[39 * C:40 * C]
+        self.of_contact = ints[11 * C:12 * C]
+
+
+def friction_patches(shape: np.ndarray, static: np.ndarray, patch: np.ndarray, point: np.ndarray,
+                     normal: np.ndarray, separation: np.ndarray, vehicle: np.ndarray, first: np.ndarray, G: int,
+                     rest: np.ndarray, offset_threshold: np.ndarray, rotation: np.ndarray, position: np.ndarray,
+                     length_scale: np.ndarray, previous, where: np.ndarray) -> MadePatches:
+    """sim/contact/patches.py friction_patches against the static world (no two shapes' plane pairs to order) and each
+    patch's vehicle row and slot in patch_rows: the contacts (C,) with their `patch`, the model's `vehicle` and `first`
+    rows, G static shapes, the rest distances (N, G) and offset thresholds (V,), the bodies' rotation (V, 3, 3; zero
+    where a body has no contact), position (V, 3) and length_scale (V,), the last step's FrictionPatches (or None) and
+    each vehicle's row in the solve (`where`, (V,), -1: none)."""
+    C, V = len(shape), len(first)
+    if previous is not None and len(previous):
+        prev = (_i64(previous.vehicle), _i64(previous.shape), _i64(previous.static), _f64(previous.body_normal),
+                _f64(previous.other_normal), _i64(previous.anchor_count), _f64(previous.body_anchor),
+                _f64(previous.other_anchor), np.ascontiguousarray(previous.broken, dtype=np.bool_))
+        P = len(previous)
+    else:
+        prev, P = (np.zeros(0, np.int64),) * 9, 0
+    ints = np.empty(12 * C + 3, np.int64)
+    floats = np.empty(40 * C)
+    rest, rest_row, rest_column = _table(rest)
+    arrays = (_i64(shape), _i64(static), _i64(patch), _f64(point), _f64(normal), _f64(separation), _i64(vehicle),
+              _i64(first), rest, _f64(offset_threshold), _f64(rotation), _f64(position), _f64(length_scale)
+              ) + prev + (_i64(where), ints, floats)  # (held here while C reads them)
+    if _LIB.pvu_friction_patches(C, V, len(vehicle), G, P, len(where), rest_row, rest_column,
+                                 *(address(a) for a in arrays)):
+        raise MemoryError("the compiled friction patches ran out of memory")
+    return MadePatches(C, ints, floats)
+
+
+def write_rows(made: MadePatches, tables: list[np.ndarray], rows: dict[str, np.ndarray],
+               params: list[np.ndarray]) -> None:
+    """Write the patches `made` into the zeroed rows (PatchRows's point_active, arm, separation, normal,
+    anchor_active, anchor_arm, anchor_error in `rows`; the pair's parameters `params`, each from its (N, G) table of
+    `tables`)."""
+    Vr, Pm, K = rows["separation"].shape
+    tables = [_table(t) for t in tables]
+    table_at = (ctypes.c_void_p * len(tables))(*(t.ctypes.data for t, _, _ in tables))
+    strides = np.array([s for _, row, column in tables for s in (row, column)], np.int64)
+    param_at = (ctypes.c_void_p * len(params))(*(address(a) for a in params))
+    _LIB.pvu_patch_rows(made.C, Vr, Pm, K, len(tables), address(made.ints), address(made.floats),
+                        ctypes.addressof(table_at), address(strides), address(rows["point_active"]),
+                        address(rows["arm"]), address(rows["separation"]), address(rows["normal"]),
+                        ctypes.addressof(param_at), address(rows["anchor_active"]), address(rows["anchor_arm"]),
+                        address(rows["anchor_error"]))
+
+
+def reduce_contacts(shape: np.ndarray, static: np.ndarray, point: np.ndarray, normal: np.ndarray,
+                    separation: np.ndarray, whole: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """sim/contact/reduction.py reduce_contacts of C contacts (float64; `whole`: how many points each contact's patch
+    keeps whole): the kept contacts' indices into them, in the order kept, and each one's patch (numbered from 0)."""
+    C = len(shape)
+    index, patch = np.empty(C, np.int64), np.empty(C, np.int64)
+    arrays = (_i64(shape), _i64(static), _f64(point), _f64(normal), _f64(separation), _i64(whole), index, patch)
+    n = _LIB.pvu_reduce_contacts(C, *(address(a) for a in arrays))
+    if n < 0:
+        raise MemoryError("the compiled contact reduction ran out of memory")
+    return index[:n], patch[:n]
+
+
+def telemetry_group(vehicles: np.ndarray, active: np.ndarray, arm: np.ndarray, normal: np.ndarray,
+                    impulse: np.ndarray, begin: np.ndarray, out: dict[str, np.ndarray]) -> None:
+    """sim/contact/telemetry.py telemetry's step for one solve group: its points (active (Vr, Pm, K), arm (3, Vr, Pm,
+    K), normal (3, Vr, Pm), impulse (Vr, Pm, K)) written into `out` (empty_telemetry's arrays, contactCount the points
+    already reported) after the vehicles' earlier ones; begin (3, V) float64: the begin positions."""
+    Vr = len(vehicles)
+    K = arm.shape[-1]
+    E = active.size // Vr if Vr else 0
+    S = out["contactPoints"].shape[1]
+    arrays = (_i64(vehicles), np.ascontiguousarray(active, dtype=np.bool_), _f64(arm), _f64(normal), _f64(impulse),
+              begin, out["contactCount"], out["contactPoints"], out["contactNormals"], out["contactImpulses"])
+    _LIB.pvu_contact_telemetry(Vr, E, K, S, begin.shape[1], *(address(a) for a in arrays))
+
+
+def refresh_manifolds(row: np.ndarray, static: np.ndarray, kind: np.ndarray, found: np.ndarray, at: np.ndarray,
+                      prev_origin: np.ndarray, pair: np.ndarray, body_point: np.ndarray, world_point: np.ndarray,
+                      normal: np.ndarray, vehicle: np.ndarray, box: np.ndarray, inner: np.ndarray,
+                      radius: np.ndarray, origin: np.ndarray | None, static_box: np.ndarray,
+                      static_inner: np.ndarray, polytope_first: int, contact_distance: np.ndarray,
+                      length_scale: np.ndarray, rotation: np.ndarray, position: np.ndarray,
+                      static_radius: np.ndarray, turn: np.ndarray, travel: np.ndarray):
+    """sim/contact/persistence.py Persistence._refresh for pairs against planes, meshes and static polytopes (kind
+    PLANE, MESH, POLYTOPE): per candidate pair (K) its row, static shape, kind, whether the last step recorded it and
+    where (`at` into its pairs' `prev_origin`), per point it kept (Q) its candidate pair and its body_point,
+    world_point and normal; the model's per row vehicle, box (bool), PCM inner extent, radius, origin (None: 0), the
+    static polytopes' box (bool) and inner extent from polytope_first, contact_distance (N, G); the length scales
+    (V,), each row's body rotation (3, 3, N), the body positions (3, V); per pair the static radius, quaternion dot
+    `turn` and `travel` (numpy's). Returns keep_pair (K,), keep_point (Q,) and the reported kept contacts' (row,
+    static, point, normal, separation)."""
+    K, Q, N = len(row), len(pair), len(vehicle)
+    table, cd_row, cd_column = _table(contact_distance)
+    keep_pair, keep_point = np.empty(K, np.bool_), np.empty(Q, np.bool_)
+    out_row, out_static = np.empty(Q, np.int64), np.empty(Q, np.int64)
+    out_point, out_normal, out_separation = np.empty((Q, 3)), np.empty((Q, 3)), np.empty(Q)
+    none = np.zeros(0)
+    arrays = (_i64(row), _i64(static), _i64(kind), np.ascontiguousarray(found, dtype=np.bool_), _i64(at),
+              _f64(prev_origin), _i64(pair), _f64(body_point), _f64(world_point), _f64(normal), _i64(vehicle),
+              np.ascontiguousarray(box, dtype=np.bool_), _f64(inner), _f64(radius),
+              none if origin is None else _f64(origin), np.ascontiguousarray(static_box, dtype=np.bool_),
+              _f64(static_inner), table, _f64(length_scale), _f64(rotation), _f64(position), _f64(static_radius),
+              _f64(turn), _f64(travel), keep_pair, keep_point, out_row, out_static, out_point, out_normal,
+              out_separation)
+    at_ = [address(a) if a.size else 0 for a in arrays]
+    at_[14] = None if origin is None else at_[14]  # (NULL: every origin at 0)
+    n = _LIB.pvu_refresh_manifolds(K, Q, N, position.shape[1], cd_row, cd_column, polytope_first, *at_)
+    if n < 0:
+        raise MemoryError("the compiled manifold refresh ran out of memory")
+    return keep_pair, keep_point, (out_row[:n], out_static[:n], out_point[:n], out_normal[:n], out_separation[:n])
+
+
+def record_manifolds(key: np.ndarray, is_kept: np.ndarray, row: np.ndarray, static: np.ndarray, vehicle: np.ndarray,
+                     first: np.ndarray, G: int, rotation: np.ndarray, origin: np.ndarray | None, position: np.ndarray,
+                     orientation: np.ndarray, radius: np.ndarray, static_radius: np.ndarray, shape: np.ndarray,
+                     contact_static: np.ndarray, point: np.ndarray, normal: np.ndarray, separation: np.ndarray):
+    """sim/contact/persistence.py Persistence.record's pairs made anew and their points: of the candidate pairs (key
+    sorted, is_kept, row, static) the ones not kept, where their shapes' frames are (the rows' origin (None: 0) by the
+    rotation (3, 3, N) and position (3, V)) and their bodies' orientation (4, V); the contacts (shape, contact_static,
+    point, normal, separation) of those pairs on the static shape and in the body frame, by the rows' radius (N,) and
+    the static shapes' (G,). Returns the pairs' (vehicle, shape, static, origin, orientation) and the points' (vehicle,
+    shape, static, body_point, world_point, normal)."""
+    K, C, N = len(key), len(shape), len(vehicle)
+    pair_i = np.empty((3, K), np.int64)
+    point_i, point_f = np.empty((3, C), np.int64), np.empty((3, C, 3))
+    counts = np.empty(2, np.int64)
+    arrays = (_i64(key), np.ascontiguousarray(is_kept, dtype=np.bool_), _i64(row), _i64(static), _i64(vehicle),
+              _i64(first), _f64(rotation), np.zeros(0) if origin is None else _f64(origin), _f64(position),
+              _f64(orientation), _f64(radius), _f64(static_radius), _i64(shape), _i64(contact_static), _f64(point),
+              _f64(normal), _f64(separation))
+    pointers = [address(a) if a.size else 0 for a in arrays]
+    pointers[7] = None if origin is None else pointers[7]  # (NULL: every origin at 0)
+    origin_out, orientation_out = np.empty((K, 3)), np.empty((K, 4))
+    outputs = (pair_i[0], pair_i[1], pair_i[2], origin_out, orientation_out, point_i[0], point_i[1], point_i[2],
+               point_f[0], point_f[1], point_f[2], counts)
+    if _LIB.pvu_record_manifolds(K, C, N, position.shape[1], G, *pointers,
+                                 *(address(a) if a.size else 0 for a in outputs)):
+        raise MemoryError("the compiled manifold record ran out of memory")
+    M, Q = int(counts[0]), int(counts[1])
+    return ((pair_i[0, :M], pair_i[1, :M], pair_i[2, :M], origin_out[:M], orientation_out[:M]),
+            (point_i[0, :Q], point_i[1, :Q], point_i[2, :Q], point_f[0, :Q], point_f[1, :Q], point_f[2, :Q]))

@@ -1,0 +1,305 @@
+"""The static contact rows' set-up in C (sim/_contact_rows.c through sim/compiled_rows.py `CompiledContactRows`)
+against its numpy twin (sim/contact_rows.py `StaticContactRows.__init__`, and `prepare_pgs_constants` for PGS):
+Jacobians, responses, targets, biases' constants, friction axes and gains, to the bit (0 ulps, and the sign of
+zeros), on random patches and on the patches of real runs (the benchmarks' obstacles fleet, a car driven into a box);
+and the constraint rows' set-up (sim/_row_solver.c pvu_constraint_rows) against row_solver's numpy one.
+"""
+from __future__ import annotations
+
+import copy
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import SAMPLES
+from pxr import Gf, UsdGeom, UsdPhysics, UsdShade
+
+from physxvehicle_usd.read import read_stage
+from physxvehicle_usd.sim import Simulator, compiled_rows
+from physxvehicle_usd.sim import vecmath as vm
+from physxvehicle_usd.sim.contact_rows import StaticContactRows
+from physxvehicle_usd.sim.pipeline import StepOptions
+from physxvehicle_usd.sim.row_solver import _row_jacobians, _spring_gains
+from physxvehicle_usd.sim.solver_rows import ConstraintRows, PatchRows
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from fleet import fleet_stage  # noqa: E402  (benchmarks/ is no package)
+
+pytestmark = pytest.mark.skipif(not compiled_rows.available(), reason="the compiled extension is not built")
+
+DT = 1.0 / 60.0
+
+
+def _bits(a: np.ndarray) -> np.ndarray:
+    """The bit patterns of float64 values (+0 and -0 differ, as do NaNs' payloads)."""
+    return np.ascontiguousarray(a, np.float64).view(np.int64)
+
+
+def _numpy_arrays(rows: StaticContactRows, pgs: bool) -> dict[str, np.ndarray]:
+    """StaticContactRows' arrays under the names of the compiled solve's fields, at their full shapes."""
+    V, Pm, N = rows.active.shape
+    M = rows.anchors.shape[2]
+    out = {"cJ": rows.J, "cWJ": rows.WJ, "c_recip": rows.recip, "c_target": rows.target, "c_error": rows.error,
+           "c_bias_coefficient": rows.bias_coefficient, "c_max_bias": rows.max_bias,
+           "fJ": np.stack([J for J, _, _, _ in rows.F]), "fWJ": np.stack([WJ for _, WJ, _, _ in rows.F]),
+           "f_gain": np.stack([g for _, _, g, _ in rows.F]), "f_error": np.stack([e for _, _, _, e in rows.F]),
+           "scale": rows.scale, "c_impulse": rows.impulse, "friction": rows.friction}
+    if pgs:
+        out["c_pgs_bias"] = rows.pgs_bias
+        out["f_pgs_bias"] = np.stack(rows.pgs_friction_bias)
+    shapes = {"c": (V, Pm, N), "f": (2, V, Pm, M)}
+    for name in ("c_recip", "c_target", "c_error", "c_bias_coefficient", "c_pgs_bias"):
+        if name in out:
+            out[name] = np.broadcast_to(out[name], shapes["c"])
+    for name in ("f_gain", "f_error", "f_pgs_bias"):
+        if name in out:
+            out[name] = np.broadcast_to(out[name], shapes["f"])
+    return out
+
+
+def _assert_same_rows(p, patches: PatchRows, vehicles: np.ndarray, orientation: np.ndarray, x: np.ndarray,
+                      iterations: int, pgs: bool, threads: int = 1) -> dict[str, np.ndarray]:
+    """C's rows against numpy's from the same patches and bodies (orientation (4, batch), x (6, Vr) float32, as
+    row_solver hands them over), every field to the bit; C's rows by name."""
+    ours = compiled_rows.CompiledContactRows(p, patches, vehicles, orientation, x, DT, iterations, pgs, threads)
+    rotation = vm.quat_to_mat(orientation[:, vehicles]).astype(float)
+    theirs = StaticContactRows(p, patches, vehicles, rotation, x.astype(float), DT, iterations, np.float32,
+                               cut_rows=False)
+    if pgs:
+        theirs.prepare_pgs(DT)
+    expected = _numpy_arrays(theirs, pgs)
+    arrays = ours.arrays()
+    assert set(arrays) == set(expected) | {"c_listed", "a_listed"}
+    for name, value in expected.items():
+        assert arrays[name].shape == value.shape, name
+        np.testing.assert_array_equal(_bits(arrays[name]), _bits(value), err_msg=name)  # 0 ulps
+    assert ours.broken.dtype == bool and ours.broken.shape == patches.point_active.shape[:2] and not ours.broken.any()
+    np.testing.assert_array_equal(arrays["c_listed"], patches.point_active.any(axis=0))
+    np.testing.assert_array_equal(arrays["a_listed"], patches.anchor_active.any(axis=0))
+    return arrays
+
+
+# --- random patches ------------------------------------------------------------------------------------------------
+
+def _unit(rng, shape) -> np.ndarray:
+    v = rng.standard_normal((3,) + shape)
+    return v / np.linalg.norm(v, axis=0)
+
+
+def _random_patches(rng, V: int, Pm: int, N: int) -> PatchRows:
+    """Patches as contact.patch_rows makes them (float64, N points a patch) with the cases the set-up branches on:
+    inactive points and anchors, a vehicle without contact, bouncing and speculative points, zero arms (a zero
+    angular Jacobian), normals along each axis (both fallback friction axes), a patch with two anchors and with one."""
+    points = rng.random((V, Pm, N)) < 0.7
+    points[0] = False  # vehicle 0 touches nothing
+    anchors = (rng.random((V, Pm, 2)) < 0.7) & points[:, :, :2]
+    static = rng.uniform(0.3, 1.2, (V, Pm))
+    normal = _unit(rng, (V, Pm))
+    normal[:, :, 0] = np.where(rng.random(V) < 0.5, [[1.0], [0.0], [0.0]], [[0.0], [0.0], [1.0]])  # axis-aligned
+    arm = rng.standard_normal((3, V, Pm, N)) * 1.5
+    arm[:, :, :, 0] = np.where(rng.random((V, Pm)) < 0.2, 0.0, arm[:, :, :, 0])
+    return PatchRows(point_active=points, arm=arm, separation=rng.uniform(-0.05, 0.02, (V, Pm, N)), normal=normal,
+                     rest_distance=np.where(rng.random((V, Pm)) < 0.5, 0.0, rng.uniform(0.0, 0.01, (V, Pm))),
+                     static_friction=static, dynamic_friction=static * rng.uniform(0.5, 1.0, (V, Pm)),
+                     restitution=np.where(rng.random((V, Pm)) < 0.4, rng.uniform(0.1, 0.9, (V, Pm)), 0.0),
+                     anchor_active=anchors, anchor_arm=rng.standard_normal((3, V, Pm, 2)) * 1.5,
+                     anchor_error=rng.standard_normal((3, V, Pm, 2)) * 0.01, bounce_threshold=np.full(V, 0.2))
+
+
+@pytest.fixture(scope="module")
+def car_params():
+    """The sample car's parameters (float32), which the random groups' bodies vary."""
+    return Simulator.from_description(read_stage(str(SAMPLES / "car" / "car.usda")), DT).params
+
+
+def _bodies(rng, batch: int, V: int) -> tuple[np.ndarray, np.ndarray]:
+    """Random orientations of a batch (4, batch) and velocities of a group of V (6, V), float32 as the solver has them;
+    some vehicles at rest (the fallback friction axes), some with a zero component (sums of -0 products), one
+    unrotated (zeros in the rotation)."""
+    q = rng.standard_normal((4, batch))
+    q[:, 0] = (1.0, 0.0, 0.0, 0.0)
+    orientation = (q / np.linalg.norm(q, axis=0)).astype(np.float32)
+    x = np.concatenate((rng.standard_normal((3, V)) * 3.0, rng.standard_normal((3, V)))).astype(np.float32)
+    x[:, rng.random(V) < 0.25] = 0.0
+    x[1, rng.random(V) < 0.3] = -0.0
+    return orientation, x
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("V, Pm, N", [(1, 1, 4), (3, 2, 4), (12, 3, 6), (9, 2, 2)])
+@pytest.mark.parametrize("iterations, pgs", [(16, False), (4, False), (1, False), (1, True)], ids=str)
+def test_the_compiled_contact_rows_of_random_patches_are_numpy_s_to_the_bit(car_params, seed, V, Pm, N, iterations,
+                                                                            pgs):
+    """(12 and 9 vehicles: numpy's set-up spreads the rotations over the rows from 8 on, _SPREAD_ROTATION_VEHICLES.)"""
+    rng = np.random.default_rng(seed)
+    p = copy.copy(car_params)
+    # a batch of 20 vehicles of random masses and inertias (the sample car's parameters otherwise); the group: V of them
+    batch = 20
+    p.mass = rng.uniform(500.0, 3000.0, batch).astype(np.float32)
+    p.moi = rng.uniform(200.0, 4000.0, (3, batch)).astype(np.float32)
+    p.max_depenetration_velocity = np.where(rng.random(batch) < 0.5, 3.0, 1e30).astype(np.float32)
+    vehicles = np.sort(rng.choice(batch, V, replace=False))
+    orientation, x = _bodies(rng, batch, V)
+    ours = _assert_same_rows(p, _random_patches(rng, V, Pm, N), vehicles, orientation, x, iterations, pgs)
+    assert V < 9 or np.any(ours["c_target"] != 0.0)  # some points bounce
+    assert np.any(ours["f_gain"] != 0.0) == bool(ours["a_listed"].any())
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+def test_the_compiled_contact_rows_do_not_depend_on_the_thread_count(car_params, threads):
+    rng = np.random.default_rng(5)
+    p = car_params
+    V = 7
+    vehicles = np.zeros(V, np.int64)  # seven vehicles of the one car's parameters and pose
+    orientation, x = _bodies(rng, 1, V)
+    _assert_same_rows(p, _random_patches(rng, V, 2, 4), vehicles, orientation, x, 4, False, threads)
+
+
+def test_patches_in_another_precision_stay_with_numpy(car_params):
+    patches = _random_patches(np.random.default_rng(0), 1, 1, 4)
+    assert compiled_rows.covers(np.float32, None, car_params, None, patches)
+    patches.separation = patches.separation.astype(np.float32)  # numpy's arithmetic would be float32's
+    assert not compiled_rows.covers(np.float32, None, car_params, None, patches)
+
+
+# --- real runs -----------------------------------------------------------------------------------------------------
+
+def _recording(monkeypatch) -> list:
+    """Record the inputs of every compiled contact rows' set-up (the real one runs, and the step goes on with it)."""
+    calls = []
+    made = compiled_rows.CompiledContactRows
+
+    def recorded(p, patches, vehicles, orientation, x, dt, iterations, pgs=False, threads=1):
+        kept = patches.subset(np.ones(len(vehicles), bool))  # its arrays' copies
+        calls.append((p, kept, vehicles.copy(), orientation.copy(), x.copy(), dt, iterations, pgs))
+        return made(p, patches, vehicles, orientation, x, dt, iterations, pgs, threads)
+
+    monkeypatch.setattr(compiled_rows, "CompiledContactRows", recorded)
+    return calls
+
+
+def _run(path, steps: int, options: StepOptions) -> np.ndarray:
+    sim = Simulator.from_description(read_stage(str(path)), DT, options=options)
+    states = []
+    for _ in range(steps):
+        sim.step({"accelerator": np.full(sim.params.V, 1.0)})
+        s = sim.state
+        states.append(np.concatenate([s.body_position.ravel(), s.body_orientation.ravel(), s.linear_velocity.ravel(),
+                                      s.angular_velocity.ravel()]))
+    return np.array(states)
+
+
+def test_the_obstacles_fleet_s_contact_rows_are_numpy_s_and_so_is_its_run(tmp_path, monkeypatch):
+    """The benchmarks' obstacles road (a box ahead of each car, a triangle-mesh road), 20 cars driven into their
+    boxes: every step's rows from C are numpy's from the same patches, and the run is numpy's run."""
+    path = fleet_stage(20, tmp_path, road="obstacles")
+    calls = _recording(monkeypatch)
+    ours = _run(path, 100, StepOptions())
+    with_points = [c for c in calls if c[1].point_active.any()]
+    assert len(with_points) > 30  # the chassis met its box (and the road) for much of the run
+    assert sum(c[1].anchor_active.any() for c in with_points) > 30  # and its friction held it there
+    assert max(len(c[2]) for c in with_points) > 16  # groups of many vehicles (numpy spreads their rotations)
+    for p, patches, vehicles, orientation, x, dt, iterations, pgs in with_points[::5]:
+        assert dt == DT and not pgs
+        _assert_same_rows(p, patches, vehicles, orientation, x, iterations, pgs)
+    theirs = _run(path, 100, StepOptions(compiled_rows=False))  # numpy's rows and solve
+    np.testing.assert_array_equal(ours.view(np.int32), theirs.view(np.int32))  # 0 ulps, every step
+    # and on two threads (the compiled solve's blocks of vehicles split between them)
+    threads = _run(path, 100, StepOptions(kernel_threads=2))
+    np.testing.assert_array_equal(threads.view(np.int32), theirs.view(np.int32))
+
+
+def _car_before_a_box(solver: str):
+    """The sample car with a box 0.5 m ahead of its nose (tests/test_sim_row_solver.py's ridge), in the scene's
+    `solver` (TGS or PGS)."""
+    from pxr import Sdf, Usd
+
+    from physxvehicle_usd import properties as P
+    stage = Usd.Stage.CreateInMemory()
+    stage.GetRootLayer().subLayerPaths.append(str(SAMPLES / "car" / "car.usda"))
+    UsdGeom.SetStageMetersPerUnit(stage, 1.0)
+    UsdGeom.SetStageUpAxis(stage, UsdGeom.Tokens.z)
+    UsdPhysics.SetStageKilogramsPerUnit(stage, 1.0)
+    cube = UsdGeom.Cube.Define(stage, "/World/Ridge")
+    cube.CreateSizeAttr(1.0)
+    cube.AddTranslateOp().Set(Gf.Vec3d(2.54 + 0.2, 0.0, 0.25))
+    cube.AddScaleOp().Set(Gf.Vec3f(0.4, 0.6, 0.5))
+    UsdPhysics.CollisionAPI.Apply(cube.GetPrim())
+    UsdShade.MaterialBindingAPI.Apply(cube.GetPrim()).Bind(UsdShade.Material(stage.GetPrimAtPath("/World/Asphalt")),
+                                                           materialPurpose="physics")
+    scene = stage.GetPrimAtPath("/World/PhysicsScene")
+    scene.AddAppliedSchema("PhysxSceneAPI")
+    scene.CreateAttribute(P.physx_scene_attribute("solverType"), Sdf.ValueTypeNames.Token).Set(solver)
+    return read_stage(stage)
+
+
+@pytest.mark.parametrize("solver", ["TGS", "PGS"])
+def test_a_car_driven_into_a_box_has_numpy_s_contact_rows(monkeypatch, solver):
+    description = _car_before_a_box(solver)
+    calls = _recording(monkeypatch)
+    sim = Simulator.from_description(copy.deepcopy(description), DT)
+    for _ in range(90):
+        sim.step({"accelerator": np.ones(1)})
+    with_points = [c for c in calls if c[1].point_active.any()]
+    assert len(with_points) > 20 and all(c[7] == (solver == "PGS") for c in calls)
+    for p, patches, vehicles, orientation, x, dt, iterations, pgs in with_points[::3]:
+        _assert_same_rows(p, patches, vehicles, orientation, x, iterations, pgs)
+
+
+# --- the constraint rows' set-up -----------------------------------------------------------------------------------
+
+def _random_constraint_rows(rng, V: int, batch: int, R: int = 12) -> ConstraintRows:
+    """Rows as pipeline.constraint_rows makes them (float32 directions and arms, float64 dampings and separations,
+    the last third hard), with inactive rows, a zero direction (a zero response) and a row active nowhere."""
+    active = rng.random((V, R)) < 0.75
+    active[:, 1] = False
+    hard = np.zeros((V, R), bool)
+    hard[:, 2 * R // 3:] = True
+    linear = _unit(rng, (V, R)).astype(np.float32)
+    linear[:, 0, 3] = 0.0
+    return ConstraintRows(vehicles=np.sort(rng.choice(batch, V, replace=False)), linear=linear,
+                          arm=(rng.standard_normal((3, V, R)) * 1.5).astype(np.float32),
+                          damping=np.where(rng.random((V, R)) < 0.2, 0.0, rng.uniform(1.0, 3000.0, (V, R))),
+                          active=active, hard=hard, separation=np.where(hard, rng.uniform(-0.2, 0.02, (V, R)), 0.0))
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("V", [1, 5, 19])
+@pytest.mark.parametrize("pgs", [False, True], ids=["tgs", "pgs"])
+def test_the_compiled_constraint_rows_are_row_solver_s_to_the_bit(car_params, seed, V, pgs):
+    """pvu_constraint_rows against row_solver's numpy set-up (`_row_jacobians`, the reciprocal responses,
+    `_spring_gains`; TGS: the separations in float32; PGS: impulse_kept and limit_bias), 0 ulps."""
+    rng = np.random.default_rng(seed)
+    p = copy.copy(car_params)
+    batch = 24
+    p.mass = rng.uniform(500.0, 3000.0, batch).astype(np.float32)
+    p.moi = rng.uniform(200.0, 4000.0, (3, batch)).astype(np.float32)
+    rows = _random_constraint_rows(rng, V, batch)
+    orientation, _ = _bodies(rng, batch, V)
+    x = np.zeros((6, V), np.float32)
+    n = 4
+    spring_time = DT if pgs else DT / n
+    call = compiled_rows._Call()
+    block, fields = compiled_rows._constraint_rows(call, p, rows, x, orientation, spring_time, DT, n, 1, pgs, 1)
+    ours = {name: compiled_rows._view(block, fields, name) for name in fields}
+    flags = call.kept[1]  # the flags' block: act, listed (and hard_listed)
+    J, WJ, u = _row_jacobians(p, rows, vm.quat_to_mat(orientation[:, rows.vehicles]))
+    act = rows.active & (u > 0.0)
+    gain = _spring_gains(rows, u, spring_time, np.float32)
+    expected = {"J": J, "WJ": WJ, "recip": np.where(act, 1.0 / np.where(act, u, 1.0), 0.0).astype(np.float32),
+                "spring_gain": gain}
+    if pgs:
+        expected["impulse_kept"] = (gain * np.where(act, u, 0.0)).astype(np.float32)
+        expected["limit_bias"] = (-rows.separation / DT).astype(np.float32)
+    else:
+        expected["separation"] = rows.separation.astype(np.float32)
+    for name, value in expected.items():
+        assert value.dtype == np.float32
+        np.testing.assert_array_equal(ours[name].view(np.int32), value.view(np.int32), err_msg=name)  # 0 ulps
+    R = rows.active.shape[1]
+    np.testing.assert_array_equal(flags[:V * R].view(bool).reshape(V, R), act)
+    np.testing.assert_array_equal(flags[V * R:V * R + R].view(bool), act.any(axis=0))
+    if not pgs:
+        np.testing.assert_array_equal(flags[V * R + R:].view(bool), act.any(axis=0) & rows.hard.any(axis=0))
+    assert not act[:, 1].any() and (ours["recip"] != 0.0).any()
