@@ -45,6 +45,18 @@ def json_value(value: Any) -> Any:
         return str(value)
 
 
+def canonical_floats(values: Any) -> np.ndarray:
+    """`canonical_value` of a nested list of floats (a mesh's points) as a float64 array of its shape: each distinct
+    float32 formatted once (a road's points repeat a few thousand coordinates), the same values. Values that are
+    not finite float32 go through `canonical_value` itself."""
+    array = np.asarray(values, dtype=np.float64)
+    if not (np.abs(array) < 3.4e38).all():  # NaN, infinite or past float32's range: canonical_value's own rules
+        return np.asarray(canonical_value(values), dtype=float)
+    bits, inverse = np.unique(array.astype(np.float32).view(np.uint32), return_inverse=True)  # (-0 apart from +0)
+    shortest = bits.view(np.float32).astype(str).astype(np.float64)  # numpy's str of a float32 is str(np.float32(v))
+    return shortest[inverse].reshape(array.shape)
+
+
 def canonical_value(value: Any) -> Any:
     """A resolved value at the precision the description holds it: what `convert` prints, and what the runtime
     builders take (float32 values as their shortest decimal; sequences as lists). A fast path for the scalars a

@@ -13,6 +13,7 @@ from pxr import Gf, Usd, UsdGeom, UsdPhysics
 
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.sim.ground import Ground, box_pairs, raycast
+from physxvehicle_usd.sim import ground as ground_module
 
 
 def _mesh_ground(points: np.ndarray, faces: np.ndarray, rotate_x: float = 0.0) -> Ground:
@@ -144,3 +145,64 @@ def test_a_mesh_s_active_edges_are_its_boundary_and_its_convex_creases_as_physx_
     assert active[0:2] == [[True, False, False], [False, True, True]]  # b-c the ramp's foot; d-a the strip's start
     assert active[2:4] == [[True, True, False], [False, True, False]]  # b-c the ridge's crease; d-a the ramp's foot
     assert active[4:6] == [[True, True, False], [False, True, True]]  # b-c the strip's end; d-a the ridge's crease
+
+
+def _active_edges_edge_by_edge(triangles: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """The reference: GuEdgeList.cpp's rule written edge by edge (ground.active_edges takes every edge at once)."""
+    active = np.zeros((len(triangles), 3), bool)
+    faces: dict[tuple[int, int], list[tuple[int, int]]] = {}
+    for t, tri in enumerate(triangles):
+        for k in range(3):
+            i, j = int(tri[k]), int(tri[(k + 1) % 3])
+            faces.setdefault((min(i, j), max(i, j)), []).append((t, k))
+    p = np.asarray(points, float)
+    normal = np.cross(p[triangles[:, 1]] - p[triangles[:, 0]], p[triangles[:, 2]] - p[triangles[:, 0]])
+    normal /= np.linalg.norm(normal, axis=1, keepdims=True)
+    for on in faces.values():
+        if len(on) != 2:
+            active[tuple(np.array(on).T)] = True
+            continue
+        (t0, k0), (t1, _) = on
+        n0, n1 = normal[t0], normal[t1]
+        if float(np.sum(n1 * (p[triangles[t0, (k0 + 2) % 3]] - p[triangles[t1, 0]]))) < 0.0:  # convex
+            edge_is_active = np.arctan2(np.linalg.norm(np.cross(n0, n1)), np.sum(n0 * n1)) > ground_module.ACTIVE_EDGE_ANGLE
+        else:
+            edge_is_active = np.sum(n0 * n1) < -0.999
+        active[t0, k0] = active[t1, on[1][1]] = edge_is_active
+    return active
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_active_edges_of_every_edge_at_once_are_those_of_the_edge_by_edge_rule(seed):
+    # a height field with random creases (convex and concave, some past the angle), some triangles folded over (facing
+    # away) and some edges shared by three triangles (a fin on the field)
+    rng = np.random.default_rng(seed)
+    n = 7
+    x, y = np.meshgrid(np.arange(n, dtype=float), np.arange(n, dtype=float))
+    z = rng.normal(0.0, 0.6, (n, n)) * (rng.random((n, n)) < 0.6)
+    points = np.stack([x.ravel(), y.ravel(), z.ravel()], axis=1)
+    cells = [(i * n + j, i * n + j + 1, (i + 1) * n + j + 1, (i + 1) * n + j) for i in range(n - 1) for j in range(n - 1)]
+    faces = [t for a, b, c, d in cells for t in ((a, b, c), (a, c, d))]
+    faces = [f[::-1] if rng.random() < 0.1 else f for f in faces]
+    points = np.vstack([points, [[2.5, 2.5, 3.0]]])
+    faces.append((faces[3][0], faces[3][1], len(points) - 1))  # a third triangle on an edge of the field's
+    triangles = np.array(faces)
+    assert (ground_module.active_edges(triangles, points) == _active_edges_edge_by_edge(triangles, points)).all()
+
+
+def test_canonical_floats_are_canonical_value_s_floats_to_the_bit():
+    from physxvehicle_usd.json_values import canonical_floats, canonical_value
+    rng = np.random.default_rng(3)
+    values = np.concatenate([rng.normal(0.0, 50.0, 600), rng.normal(0.0, 1e-6, 32), [0.0, -0.0, 1e-45, -1.5e-40, 0.1,
+                             3.3e38, 1e-50, 2.5, 2.5, -7.25]]).reshape(-1, 3).tolist()
+    assert (canonical_floats(values).view(np.int64) == np.asarray(canonical_value(values), float).view(np.int64)).all()
+    out_of_range = [[1.0, 3.5e38, 2.0]]  # past float32: canonical_value keeps the double as it is
+    assert canonical_floats(out_of_range).tolist() == canonical_value(out_of_range)
+
+
+def test_fan_triangles_fan_each_polygon_from_its_first_vertex_in_order():
+    indices = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]
+    counts = [3, 4, 5]  # a triangle, a quad, a pentagon
+    expected = [(0, 1, 2), (3, 4, 5), (3, 5, 6), (7, 8, 9), (7, 9, 10), (7, 10, 11)]
+    assert ground_module.fan_triangles(indices, counts).tolist() == [list(t) for t in expected]
+    assert ground_module.fan_triangles([], []).shape == (0, 3)

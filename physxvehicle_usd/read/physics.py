@@ -145,9 +145,11 @@ def load_physics(stage: Usd.Stage, sink: DiagnosticSink, exclude: Sequence[str] 
                     ground.axis = str(desc.axis).rsplit(".", 1)[-1]
                 else:
                     mesh = UsdGeom.Mesh(prim)
-                    ground.points = [list(map(float, p)) for p in (mesh.GetPointsAttr().Get() or [])]
-                    ground.faceVertexIndices = list(mesh.GetFaceVertexIndicesAttr().Get() or [])
-                    ground.faceVertexCounts = list(mesh.GetFaceVertexCountsAttr().Get() or [])
+                    # (through numpy: a road of 100,000 points is read in milliseconds, not seconds; the same floats)
+                    ground.points = np.asarray(mesh.GetPointsAttr().Get() or [], np.float64).reshape(-1, 3).tolist()
+                    ground.faceVertexIndices = np.asarray(mesh.GetFaceVertexIndicesAttr().Get() or [],
+                                                          np.int64).tolist()
+                    ground.faceVertexCounts = np.asarray(mesh.GetFaceVertexCountsAttr().Get() or [], np.int64).tolist()
                     scale = np.linalg.norm(np.asarray(ground.transform, float)[:3, :3], axis=1)
                     points = np.asarray(ground.points, float).reshape(-1, 3) * scale
                     extents = np.ptp(points, axis=0) if len(points) else np.zeros(3)

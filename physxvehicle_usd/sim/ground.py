@@ -22,7 +22,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..description import GroundDescription
-from ..json_values import canonical_value
+from ..json_values import canonical_floats, canonical_value
 from . import compiled_mesh, compiled_rays
 from .contact.polytopes import placed_hull
 from .round_rays import capsule_entry, segment_points
@@ -91,7 +91,7 @@ class Ground:
                 ppaths.append(g.path)
                 groups["plane"].append(tuple(g.groups))
             elif g.kind in ("mesh", "convex"):
-                pts = np.asarray(canonical_value(g.points or []), dtype=float).reshape(-1, 3)
+                pts = canonical_floats(g.points or []).reshape(-1, 3)
                 epsilon = float(np.abs(pts).max()) * 2.0 ** -22 if len(pts) else 0.0
                 pts = pts @ m[:3, :3] + m[3, :3]
                 if g.kind == "convex":  # its hull's faces, outward: what a ray or a sweep meets from outside
@@ -101,17 +101,11 @@ class Ground:
                     idx = [int(i) for loop, n in zip(hull.loops, hull.loop_counts) for i in loop[:n]]
                     counts = [int(n) for n in hull.loop_counts]
                 else:
-                    idx = [int(i) for i in g.faceVertexIndices or []]
-                    counts = [int(c) for c in g.faceVertexCounts or []]
-                tris = []
-                at = 0
-                for c in counts:  # fan triangulation of each polygon
-                    face = idx[at : at + c]
-                    at += c
-                    tris.extend((face[0], face[k], face[k + 1]) for k in range(1, c - 1))
-                if not tris:
+                    idx = np.asarray(g.faceVertexIndices or [], np.int64)
+                    counts = np.asarray(g.faceVertexCounts or [], np.int64)
+                t = fan_triangles(idx, counts)
+                if not len(t):
                     continue
-                t = np.asarray(tris)
                 a, b, c3 = pts[t[:, 0]], pts[t[:, 1]], pts[t[:, 2]]
                 e1, e2 = b - a, c3 - a
                 nrm = np.cross(e1, e2)
@@ -162,37 +156,48 @@ class Ground:
 ACTIVE_EDGE_ANGLE = 0.1  # radians: the EdgeList's epsilon, the least angle between the normals of an active edge
 
 
+def fan_triangles(indices, counts) -> np.ndarray:
+    """(T, 3) the fan triangulation of each polygon (its first vertex, then each pair of neighbours after it), polygon
+    by polygon: what PhysX's cooking makes of a mesh's faces. indices, counts: the faces' vertex indices and vertex
+    counts (the reader has checked them: counts of at least 3 adding up to the indices)."""
+    indices, counts = np.asarray(indices, np.int64), np.asarray(counts, np.int64)
+    fans = np.maximum(counts - 2, 0)
+    first = np.repeat(np.cumsum(counts) - counts, fans)  # each triangle's polygon's first index
+    k = np.arange(int(fans.sum())) - np.repeat(np.cumsum(fans) - fans, fans) + 1  # 1 .. count - 2 in each polygon
+    return np.stack([indices[first], indices[first + k], indices[first + k + 1]], axis=1).reshape(-1, 3)
+
+
 def active_edges(triangles: np.ndarray, points: np.ndarray) -> np.ndarray:
     """(T, 3) whether each triangle's edges v0-v1, v1-v2, v2-v0 are active, as PhysX's mesh cooking marks them
     (GuEdgeList.cpp computeActiveEdges; PCM meets a convex along an edge axis only of an active edge): an edge of one
     triangle (the mesh's boundary) is; an edge of two where it is convex (the first triangle's opposite vertex below
     the second's plane) and their normals part by more than ACTIVE_EDGE_ANGLE, or where the two face opposite ways;
     an edge of more than two is."""
-    T = len(triangles)
-    active = np.zeros((T, 3), bool)
-    faces: dict[tuple[int, int], list[tuple[int, int]]] = {}
-    for t, tri in enumerate(triangles):
-        for k in range(3):
-            i, j = int(tri[k]), int(tri[(k + 1) % 3])
-            faces.setdefault((min(i, j), max(i, j)), []).append((t, k))
+    tri = np.asarray(triangles, np.int64).reshape(-1, 3)
+    T = len(tri)
+    # edge e = 3 t + k runs from tri[t, k] to tri[t, (k + 1) % 3]; edges with the same two vertices grouped, in order
+    start, end = tri.reshape(-1), tri[:, [1, 2, 0]].reshape(-1)
+    low, high = np.minimum(start, end), np.maximum(start, end)
+    order = np.lexsort((high, low))  # stable: within a group the edges in the order of their triangles
+    new_group = np.ones(len(order), bool)
+    new_group[1:] = (low[order[1:]] != low[order[:-1]]) | (high[order[1:]] != high[order[:-1]])
+    first = np.nonzero(new_group)[0]
+    count = np.diff(np.append(first, len(order)))
+    active = np.zeros(3 * T, bool)
+    active[order[np.repeat(count != 2, count)]] = True  # a boundary edge, or one of more than two triangles
+    shared = first[count == 2]
+    e0, e1 = order[shared], order[shared + 1]
+    t0, k0, t1 = e0 // 3, e0 % 3, e1 // 3
     p = np.asarray(points, float)
-    normal = np.cross(p[triangles[:, 1]] - p[triangles[:, 0]], p[triangles[:, 2]] - p[triangles[:, 0]])
+    normal = np.cross(p[tri[:, 1]] - p[tri[:, 0]], p[tri[:, 2]] - p[tri[:, 0]])
     normal /= np.linalg.norm(normal, axis=1, keepdims=True)
-    for (i, j), on in faces.items():
-        if len(on) != 2:
-            for t, k in on:
-                active[t, k] = True
-            continue
-        (t0, k0), (t1, _) = on
-        opposite = p[triangles[t0, (k0 + 2) % 3]]
-        n0, n1 = normal[t0], normal[t1]
-        if n1 @ (opposite - p[triangles[t1, 0]]) < 0.0:  # convex
-            edge_is_active = np.arctan2(np.linalg.norm(np.cross(n0, n1)), n0 @ n1) > ACTIVE_EDGE_ANGLE
-        else:
-            edge_is_active = n0 @ n1 < -0.999
-        for t, k in on:
-            active[t, k] = edge_is_active
-    return active
+    n0, n1 = normal[t0], normal[t1]
+    opposite = p[tri[t0, (k0 + 2) % 3]]
+    convex = np.einsum("ij,ij->i", n1, opposite - p[tri[t1, 0]]) < 0.0
+    facing = np.einsum("ij,ij->i", n0, n1)
+    parted = np.arctan2(np.linalg.norm(np.cross(n0, n1), axis=1), facing) > ACTIVE_EDGE_ANGLE
+    active[e0] = active[e1] = np.where(convex, parted, facing < -0.999)
+    return active.reshape(T, 3)
 
 
 ROUND_KINDS = ("sphere", "capsule")  # the static shapes met as a core (a point, a segment) and a radius
