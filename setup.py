@@ -28,6 +28,7 @@ elif platform.machine() in ("aarch64", "arm64"):
 setup(ext_modules=[Extension("physxvehicle_usd.sim._substeps", ["physxvehicle_usd/sim/_substeps.c",
                                                                 "physxvehicle_usd/sim/_row_solver.c",
                                                                 "physxvehicle_usd/sim/_end_step.c",
+                                                                "physxvehicle_usd/sim/_step_begin.c",
                                                                 "physxvehicle_usd/sim/_plane_rays.c",
                                                                 "physxvehicle_usd/sim/_mesh_queries.c"],
                              depends=["physxvehicle_usd/sim/_substeps_batch.h", "physxvehicle_usd/sim/_row_solver.h"],
