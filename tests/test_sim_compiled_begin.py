@@ -88,6 +88,12 @@ def test_the_begin_pose_is_a_copy(fleet):
     assert np.all(begun[0] != 0.0) and np.any(begun[1] != 0.0)
 
 
+def test_a_float64_state_leaves_the_begin_to_numpy(fleet):
+    p, s = _random_state(fleet, 5)
+    s.linear_velocity = s.linear_velocity.astype(np.float64)
+    assert not compiled_begin.covers(p, s) and compiled_begin.begin(p, s, DT) is None
+
+
 def test_offsets_not_float32_leave_the_frame_to_numpy(fleet):
     p, s = _random_state(fleet, 4)
     begun = compiled_begin.begin(p, s, DT)
@@ -109,8 +115,8 @@ def test_cars_run_alike_with_the_compiled_begin_and_numpy(monkeypatch, controls)
     monkeypatch.setattr(compiled_begin, "begin", counted)
     ours, _ = _trajectory(description, 90, StepOptions(), controls)
     assert calls["taken"] == 90
-    monkeypatch.setattr(compiled_begin, "covers", lambda p, s: False)
+    monkeypatch.setattr(compiled_begin, "begin", lambda p, s, dt: None)  # (not covered: numpy's lines)
     theirs, _ = _trajectory(description, 90, StepOptions(), controls)
-    assert calls["taken"] == 90  # numpy's run made no compiled call
+    assert calls["taken"] == 90  # numpy's run made no compiled begin
     np.testing.assert_array_equal(ours.view(np.uint32), theirs.view(np.uint32))  # 0 ulps, every step
     assert np.abs(ours[-1] - ours[0]).max() > 0.0

@@ -43,7 +43,8 @@ def available() -> bool:
 
 
 # what `begin` returns, in order: the begin pose (copies), the signed forward speed, the substep counts (int64) and
-# lengths (float32), then the step's block (where `wheel_frame` writes, the body rotation among it) and its address
+# lengths (float32), then the step's block (where `wheel_frame` writes, the body rotation among it), its address and
+# the batch's `_Layout`
 Begin = tuple
 
 
@@ -95,28 +96,34 @@ def _layout(p: SimParams) -> _Layout:
 def covers(p: SimParams, s: SimState) -> bool:
     """Whether the compiled begin implements this batch's: float32 body state and parameters, int64 substep counts,
     all C-contiguous."""
-    if _LIB is None or not _layout(p).covered:
-        return False
-    return all(value.dtype == np.float32 and value.flags.c_contiguous for value in _state(s))
+    return _LIB is not None and _covered(_layout(p), s)
 
 
-def begin(p: SimParams, s: SimState, dt: float) -> Begin:
-    """pipeline.step's begin where `covers`: (begin position, begin orientation, forward speed, n_sub, dt_sub, the
-    step's block, its address), the pose copies, the forward speed of R = vecmath.quat_to_mat(orientation),
-    context.substep_counts and (dt / n_sub).astype(float32)."""
+def _covered(layout: _Layout, s: SimState) -> bool:
+    return layout.covered and all(value.dtype == np.float32 and value.flags.c_contiguous for value in _state(s))
+
+
+def begin(p: SimParams, s: SimState, dt: float) -> Begin | None:
+    """pipeline.step's begin where `covers` (None elsewhere): (begin position, begin orientation, forward speed, n_sub,
+    dt_sub, the step's block, its address, the batch's layout), the pose copies, the forward speed of
+    R = vecmath.quat_to_mat(orientation), context.substep_counts and (dt / n_sub).astype(float32)."""
+    if _LIB is None:
+        return None
     layout = _layout(p)
+    if not _covered(layout, s):
+        return None
     block = np.empty(layout.size, np.float32)
     base = address(block)
     n_sub, position, orientation, speed, dt_sub, R = [base + at for at in layout.bytes[:6]]
     _LIB.pvu_step_begin(p.V, *map(address, _state(s)), *layout.addresses[:4], dt, position, orientation, R, speed,
                         n_sub, dt_sub)
     views = [block[rows].reshape(shape) for rows, shape in layout.views[:5]]
-    return views[1], views[2], views[3], views[0].view(np.int64), views[4], block, base
+    return views[1], views[2], views[3], views[0].view(np.int64), views[4], block, base, layout
 
 
 def rotation(p: SimParams, begun: Begin) -> np.ndarray:
     """The body rotation (3, 3, V) of the begin pose (vecmath.quat_to_mat's)."""
-    rows, shape = _layout(p).views[5]
+    rows, shape = begun[7].views[5]
     return begun[5][rows].reshape(shape)
 
 
@@ -125,9 +132,8 @@ def wheel_frame(p: SimParams, begun: Begin, offset: np.ndarray) -> tuple | None:
     are not float32 (3, V, W), as pipeline.steered_geometry gives them (numpy's then)."""
     if offset.dtype != np.float32 or offset.shape != (3, p.V, p.W):
         return None
-    layout = _layout(p)
     offset = np.ascontiguousarray(offset)
-    block, base = begun[5], begun[6]
+    block, base, layout = begun[5:8]
     _, position, _, _, _, R, Rw, direction, hub, position_w = [base + at for at in layout.bytes]
     _LIB.pvu_wheel_frame(p.V, p.W, R, position, layout.addresses[4], address(offset), Rw, direction, hub, position_w)
     return tuple(block[rows].reshape(shape) for rows, shape in layout.views[6:])

@@ -69,8 +69,8 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
     kept = disabled.hold(p, s)  # the vehicles whose vehicle update omni.physx skips (vehicleEnabled false)
     # the begin pose, its rotation (also the first substep's), the forward speed and the substeps: in one C call on
     # the compiled path (sim/compiled_begin.py; the same bits)
-    begun = (compiled_begin.begin(p, s, dt) if opt.compiled and compiled.covers(p) and compiled_begin.covers(p, s)
-             else None)
+    kernel = opt.compiled and compiled.covers(p)  # the substeps in the compiled kernel
+    begun = compiled_begin.begin(p, s, dt) if kernel else None
     if begun is None:
         begin_position, begin_orientation = s.body_position.copy(), s.body_orientation.copy()
         R_begin = vm.quat_to_mat(s.body_orientation)
@@ -96,7 +96,7 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
     motion = None if contact is None else Motion(begin_position, begin_orientation)
     if queries is not None and contact is not None:
         road, road_velocity = _other_vehicles(p, s, road, contact, queries, frame, cmd["steer_angle"], motion)
-    if opt.compiled and compiled.covers(p):
+    if kernel:
         s.out = compiled.run_substeps(p, s, road, offset, axle, axes, comp.toe, cmd, diff, dt, dt_sub, n_sub,
                                       opt.kernel_threads, road_velocity)
     else:
