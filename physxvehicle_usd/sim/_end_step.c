@@ -229,10 +229,11 @@ static void soft_rows(const EndStep *b, const int64_t *soft, int64_t k0, int64_t
     for (int64_t w = 0; w < W; ++w) {
         {   /* the limit row: in no sweep (inactive, its gain 0) */
             const int64_t r = row_index(W, w, 2);
-            for (int a = 0; a < 6; ++a)
-                for (int64_t l = 0; l < lanes; ++l)
-                    g->J[a * c + r * g->row + k0 + l] = g->WJ[a * c + r * g->row + k0 + l] = 0.0f;
-            for (int64_t l = 0; l < lanes; ++l) g->gain[r * g->row_each + k0 + l] = 0.0f;
+            for (int a = 0; a < 6; ++a) {
+                memset(g->J + a * c + r * g->row + k0, 0, (size_t)lanes * sizeof(float));
+                memset(g->WJ + a * c + r * g->row + k0, 0, (size_t)lanes * sizeof(float));
+            }
+            memset(g->gain + r * g->row_each + k0, 0, (size_t)lanes * sizeof(float));
         }
         float arm[3][L];
         for (int l = 0; l < L; ++l) {
@@ -273,12 +274,11 @@ static void soft_rows(const EndStep *b, const int64_t *soft, int64_t k0, int64_t
                 const double spring = sticky ? (double)damping[l] * h : 0.0;
                 gain[l] = (float)(spring / (1.0 + spring) / (sticky ? (double)u : 1.0));
             }
-            for (int a = 0; a < 6; ++a)
-                for (int64_t l = 0; l < lanes; ++l) {
-                    g->J[a * c + r * g->row + k0 + l] = J[a][l];
-                    g->WJ[a * c + r * g->row + k0 + l] = WJ[a][l];
-                }
-            for (int64_t l = 0; l < lanes; ++l) g->gain[r * g->row_each + k0 + l] = gain[l];
+            for (int a = 0; a < 6; ++a) {
+                memcpy(g->J + a * c + r * g->row + k0, J[a], (size_t)lanes * sizeof(float));
+                memcpy(g->WJ + a * c + r * g->row + k0, WJ[a], (size_t)lanes * sizeof(float));
+            }
+            memcpy(g->gain + r * g->row_each + k0, gain, (size_t)lanes * sizeof(float));
         }
     }
 }
