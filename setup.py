@@ -1,6 +1,6 @@
 """The compiled substeps of the simulator (physxvehicle_usd/sim/_substeps.c), its row solver (_row_solver.c), the
-end of a step without contacts (_end_step.c) and the mesh queries (_mesh_queries.c), one extension; everything else
-is in pyproject.toml.
+end of a step without contacts (_end_step.c), its begin (_step_begin.c) and the mesh queries (_mesh_queries.c), one
+extension; everything else is in pyproject.toml.
 
 Flags:
 - -ffp-contract=off: IEEE arithmetic in the written order, no fused multiply-adds (which the scalar remainder
