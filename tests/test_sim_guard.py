@@ -162,3 +162,30 @@ def test_the_guards_quick_test_never_passes_a_state_that_its_vehicle_by_vehicle_
         s.faulted[:] = False
         sim.reset_vehicles(np.ones(3, bool))
     assert passed > 20 and failed > 20  # both sides of the limits were tried
+
+
+def test_the_guards_quick_test_decides_as_the_maxima_of_the_whole_batch_did():
+    """The quick test takes each checked array's largest |value| in one reduce (np.maximum.reduceat): on states around
+    each limit, with non-finite and huge values, it says what comparing the whole batch's maxima with 1e30 and each
+    velocity's maxima with its limit said."""
+    sim = Simulator.from_description(three_cars(), DT)
+    drive(sim, 20)
+    guard, s, o = sim.guard, sim.state, sim.guard.options
+    bounds = {"linear_velocity": float(np.min(o.max_speed * sim.params.length_scale)) / 1.75,
+              "angular_velocity": o.max_angular_speed / 1.75, "rotation_speed": o.max_wheel_speed}
+    rng = np.random.default_rng(11)
+    verdicts = set()
+    for trial in range(120):
+        name = list(bounds)[trial % 3]
+        value = getattr(s, name)
+        value[...] = (rng.uniform(-1.0, 1.0, value.shape) * bounds[name] * rng.uniform(0.9, 1.1)).astype(value.dtype)
+        if trial % 10 == 0:
+            value.flat[rng.integers(value.size)] = [np.nan, np.inf, 3e38, -1e31][trial // 10 % 4]
+        values = [np.abs(getattr(s, checked)) for checked in ("body_position", "body_orientation", "linear_velocity",
+                                                               "angular_velocity", "engine_omega", "rotation_speed")]
+        whole = np.concatenate(values, axis=None)
+        expected = bool(whole.max() <= 1e30) and all(np.abs(getattr(s, k)).max() <= b for k, b in bounds.items())
+        assert guard._surely_healthy(s) == expected, trial
+        verdicts.add(expected)
+        value[...] = 0.0
+    assert verdicts == {True, False}

@@ -53,7 +53,7 @@ int64_t pvu_end_step_size(void) { return (int64_t)sizeof(EndStep); }
 static inline double max_d(double a, double b) { return (a >= b || a != a) ? a : b; }
 
 /* vecmath.quat_to_mat of q = (w, x, y, z) */
-static void quat_to_mat(const float q[4], float m[3][3]) {
+static inline __attribute__((always_inline)) void quat_to_mat(const float q[4], float m[3][3]) {
     const float v[3] = {q[1], q[2], q[3]}, v2[3] = {q[1] + q[1], q[2] + q[2], q[3] + q[3]};
     float p[3][3], w2[3];
     for (int a = 0; a < 3; ++a) {
@@ -70,17 +70,17 @@ static void quat_to_mat(const float q[4], float m[3][3]) {
 }
 
 /* vecmath.matvec and matTvec (einsum: from +0, the three products added in order) */
-static void matvec(const float m[3][3], const float v[3], float out[3]) {
+static inline __attribute__((always_inline)) void matvec(const float m[3][3], const float v[3], float out[3]) {
     for (int i = 0; i < 3; ++i) out[i] = ((0.0f + m[i][0] * v[0]) + m[i][1] * v[1]) + m[i][2] * v[2];
 }
 
-static void matTvec(const float m[3][3], const float v[3], float out[3]) {
+static inline __attribute__((always_inline)) void matTvec(const float m[3][3], const float v[3], float out[3]) {
     for (int i = 0; i < 3; ++i) out[i] = ((0.0f + m[0][i] * v[0]) + m[1][i] * v[1]) + m[2][i] * v[2];
 }
 
-static inline float dot3(const float a[3], const float b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+static inline __attribute__((always_inline)) float dot3(const float a[3], const float b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
 
-static void cross(const float a[3], const float b[3], float out[3]) {
+static inline __attribute__((always_inline)) void cross(const float a[3], const float b[3], float out[3]) {
     out[0] = a[1] * b[2] - a[2] * b[1];
     out[1] = a[2] * b[0] - a[0] * b[2];
     out[2] = a[0] * b[1] - a[1] * b[0];
@@ -202,6 +202,87 @@ static void vehicle_rows(const EndStep *b, int64_t v, int64_t k, const Group *g)
     }
 }
 
+/* `vehicle_rows` of the soft group's vehicles soft[k], k in [k0, k0 + lanes), lanes <= ROW_LANES, side by side: the same
+   operations lane by lane (so the same bits), each lane's inputs gathered into rows of their own first (lanes past
+   the vehicles hold zeros and are not stored), each row's values stored contiguously over the vehicles, as the
+   soft group's layout has them (a braked fleet at rest: every vehicle's sticky rows, each step). */
+#define ROW_LANES 16
+static void soft_rows(const EndStep *b, const int64_t *soft, int64_t k0, int64_t lanes, const Group *g) {
+    enum { L = ROW_LANES };
+    const int64_t V = b->V, W = b->W, VW = V * W, c = g->component;
+    const double h = b->dt / (double)b->iterations;
+    float q[4][L], mass[L], moi[3][L], Rm[9][L], inv_mass[L], inv_moi[3][L];
+    for (int l = 0; l < L; ++l) {
+        const int64_t v = soft[k0 + (l < lanes ? l : 0)];
+        for (int a = 0; a < 4; ++a) q[a][l] = b->begin_orientation[a * V + v];
+        mass[l] = b->mass[v];
+        for (int a = 0; a < 3; ++a) moi[a][l] = b->moi[a * V + v];
+    }
+    for (int l = 0; l < L; ++l) {
+        const float ql[4] = {q[0][l], q[1][l], q[2][l], q[3][l]};
+        float m[3][3];
+        quat_to_mat(ql, m);
+        for (int e = 0; e < 9; ++e) Rm[e][l] = m[e / 3][e % 3];
+        inv_mass[l] = 1.0f / mass[l];
+        for (int a = 0; a < 3; ++a) inv_moi[a][l] = 1.0f / moi[a][l];
+    }
+    for (int64_t w = 0; w < W; ++w) {
+        {   /* the limit row: in no sweep (inactive, its gain 0) */
+            const int64_t r = row_index(W, w, 2);
+            for (int a = 0; a < 6; ++a) {
+                memset(g->J + a * c + r * g->row + k0, 0, (size_t)lanes * sizeof(float));
+                memset(g->WJ + a * c + r * g->row + k0, 0, (size_t)lanes * sizeof(float));
+            }
+            memset(g->gain + r * g->row_each + k0, 0, (size_t)lanes * sizeof(float));
+        }
+        float arm[3][L];
+        for (int l = 0; l < L; ++l) {
+            const int64_t e = soft[k0 + (l < lanes ? l : 0)] * W + w;
+            for (int a = 0; a < 3; ++a) arm[a][l] = b->arm[a * VW + e];
+        }
+        for (int kind = 0; kind < 2; ++kind) { /* longitudinal, lateral (sticky) */
+            const int64_t r = row_index(W, w, kind);
+            const float *dir = kind == 0 ? b->lng_dir : b->lat_dir;
+            const uint8_t *flag = kind == 0 ? b->sticky_lng : b->sticky_lat;
+            const float *row_damping = kind == 0 ? b->lng_damping : b->lat_damping;
+            float lin[3][L], damping[L], J[6][L], WJ[6][L], gain[L];
+            int32_t active[L];
+            for (int l = 0; l < L; ++l) {
+                const int64_t e = soft[k0 + (l < lanes ? l : 0)] * W + w;
+                for (int a = 0; a < 3; ++a) lin[a][l] = dir[a * VW + e];
+                damping[l] = row_damping[e];
+                active[l] = flag[e] && b->mask[e];
+            }
+            for (int l = 0; l < L; ++l) {
+                const float m[3][3] = {{Rm[0][l], Rm[1][l], Rm[2][l]}, {Rm[3][l], Rm[4][l], Rm[5][l]},
+                                       {Rm[6][l], Rm[7][l], Rm[8][l]}};
+                const float arm_l[3] = {arm[0][l], arm[1][l], arm[2][l]}, lin_l[3] = {lin[0][l], lin[1][l], lin[2][l]};
+                float ang[3], local[3], wj_ang[3];
+                cross(arm_l, lin_l, ang);
+                matTvec(m, ang, local);
+                for (int a = 0; a < 3; ++a) local[a] = local[a] * inv_moi[a][l];
+                matvec(m, local, wj_ang);
+                const float wj_lin[3] = {lin_l[0] * inv_mass[l], lin_l[1] * inv_mass[l], lin_l[2] * inv_mass[l]};
+                const float u = dot3(lin_l, wj_lin) + dot3(ang, wj_ang);
+                for (int a = 0; a < 3; ++a) {
+                    J[a][l] = lin_l[a];
+                    J[3 + a][l] = ang[a];
+                    WJ[a][l] = wj_lin[a];
+                    WJ[3 + a][l] = wj_ang[a];
+                }
+                const int sticky = active[l] & (u > 0.0f);
+                const double spring = sticky ? (double)damping[l] * h : 0.0;
+                gain[l] = (float)(spring / (1.0 + spring) / (sticky ? (double)u : 1.0));
+            }
+            for (int a = 0; a < 6; ++a) {
+                memcpy(g->J + a * c + r * g->row + k0, J[a], (size_t)lanes * sizeof(float));
+                memcpy(g->WJ + a * c + r * g->row + k0, WJ[a], (size_t)lanes * sizeof(float));
+            }
+            memcpy(g->gain + r * g->row_each + k0, gain, (size_t)lanes * sizeof(float));
+        }
+    }
+}
+
 /* a vehicle's solve (row_solver.solve_vehicle_constraints' groups, TGS, no contacts) */
 enum { NO_ROWS = 0, SOFT = 1, WITH_LIMIT = 2 };
 
@@ -212,10 +293,12 @@ int pvu_end_step(const EndStep *b) {
     /* which vehicles have rows (pipeline.constraint_rows) and whether a limit row acts, in order: slot[v] their
        index in their group */
     int64_t *slot = malloc((size_t)(V > 0 ? V : 1) * sizeof(int64_t));
+    int64_t *soft_vehicles = malloc((size_t)(V > 0 ? V : 1) * sizeof(int64_t)); /* the soft group's, in order */
     uint8_t *kind = malloc((size_t)(V > 0 ? V : 1));
-    if (!slot || !kind) {
+    if (!slot || !kind || !soft_vehicles) {
         free(slot);
         free(kind);
+        free(soft_vehicles);
         return -1;
     }
     int64_t Vs = 0, Vt = 0;
@@ -227,6 +310,7 @@ int pvu_end_step(const EndStep *b) {
             rows = rows | (b->mask[e] && (b->sticky_lng[e] || b->sticky_lat[e]));
         }
         kind[v] = limit ? WITH_LIMIT : rows ? SOFT : NO_ROWS;
+        if (kind[v] == SOFT) soft_vehicles[Vs] = v;
         slot[v] = limit ? Vt++ : rows ? Vs++ : -1;
     }
     const int64_t Sc = Vs > 0 ? Vs : 1, Tc = Vt > 0 ? Vt : 1, Rc = R > 0 ? R : 1; /* no malloc(0) */
@@ -274,7 +358,7 @@ int pvu_end_step(const EndStep *b) {
             const int with_limit = kind[v] == WITH_LIMIT;
             const int64_t Vg = with_limit ? Vt : Vs;
             float *x = with_limit ? xt : xs, *position = with_limit ? pt : ps;
-            vehicle_rows(b, v, k, with_limit ? &tgs : &soft);
+            if (with_limit) vehicle_rows(b, v, k, &tgs); /* (the soft group's: `soft_rows` below) */
             for (int a = 0; a < 3; ++a) {
                 x[a * Vg + k] = lin[a];
                 x[(3 + a) * Vg + k] = ang[a];
@@ -300,6 +384,12 @@ int pvu_end_step(const EndStep *b) {
             for (int a = 0; a < 3; ++a) b->angular_steps[(i * 3 + a) * V + v] = 0.0f;
         }
         b->rotations[v] = 1;
+    }
+    const int64_t soft_blocks = (Vs + ROW_LANES - 1) / ROW_LANES;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && soft_blocks > 1)
+    for (int64_t block = 0; block < soft_blocks; ++block) {
+        const int64_t k0 = block * ROW_LANES;
+        soft_rows(b, soft_vehicles, k0, Vs - k0 < ROW_LANES ? Vs - k0 : ROW_LANES, &soft);
     }
     const float h_f = (float)(b->dt / (double)n);
     if (Vs > 0) { /* the rows some vehicle's sweep takes (`_solve_soft_rows`: a non-zero gain in some vehicle) */
@@ -366,6 +456,7 @@ int pvu_end_step(const EndStep *b) {
     }
 done:
     free(slot);
+    free(soft_vehicles);
     free(kind);
     free(soft.J);
     free(soft.WJ);

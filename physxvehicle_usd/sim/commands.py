@@ -352,11 +352,6 @@ def gear_command_update(p: SimParams, s: SimState, command: np.ndarray) -> None:
     s.gear_switch_time = np.where(start, -2.0, s.gear_switch_time)
 
 
-def clutch_strength(p: SimParams, s: SimState) -> np.ndarray:
-    """6.2: K = strength (Omni never sets a clutch command) unless the gearbox sits in neutral."""
-    return np.where(s.current_gear != NEUTRAL_GEAR, p.clutch_strength, 0.0)
-
-
 def update_commands(p: SimParams, s: SimState, dt: float, speed: np.ndarray, diff_ratio: np.ndarray) -> dict[str, np.ndarray]:
     """All command responses of one step (2.2-2.6). `speed` is the signed forward speed of the body. (The parts no
     vehicle of the batch has are skipped: the responses of a fleet of one kind of drive, on all its wheels, are its
@@ -377,8 +372,10 @@ def update_commands(p: SimParams, s: SimState, dt: float, speed: np.ndarray, dif
         drive = np.where(p.is_basic[:, None], direct_drive_torques(p, s, speed), drive)
     brake_applied = brake != 0.0
     if p.any_standard:
-        K = clutch_strength(p, s)
-        engine_drive = (~brake_applied) & (K != 0.0)[:, None] & (diff_ratio != 0.0) & (throttle != 0.0)[:, None]
+        # the engine drives where the clutch engages (6.2: K = strength unless the gearbox sits in neutral; Omni never
+        # sets a clutch command), the throttle is on, and the wheel is on the differential and not braked
+        engaged = (s.current_gear != NEUTRAL_GEAR) & (p.clutch_strength != 0.0) & (throttle != 0.0)
+        engine_drive = (~brake_applied) & engaged[:, None] & (diff_ratio != 0.0)
         drive_applied = engine_drive if p.all_standard else np.where(p.is_standard[:, None], engine_drive, drive != 0.0)
         throttle = throttle if p.all_standard else np.where(p.is_standard, throttle, s.accelerator)
     else:

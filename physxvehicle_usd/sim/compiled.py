@@ -13,6 +13,8 @@ from __future__ import annotations
 import ctypes
 import operator
 import weakref
+from itertools import compress
+from operator import is_not
 
 import numpy as np
 
@@ -149,10 +151,15 @@ _INPUT_SHAPES = {
     **{name: "3VW" for name in ("road_normal", "road_velocity", "offset", "axle", "axis_lat", "axis_lng")},
 }
 _OUTPUT_KEYS = _SCALAR_OUTPUTS + _VECTOR_OUTPUTS + _FLAG_OUTPUTS
+# the step's inputs in the order `run_substeps` lists them (road_velocity apart: zeros unless given)
+_INPUT_ORDER = ("n_sub", "dt_sub", "throttle", "road_hit", "road_normal", "road_offset", "road_friction", "offset",
+                "axis_lat", "axis_lng", "brake_torque", "drive_torque", "brake_applied", "drive_applied",
+                "accel_intent", "brake_intent", "diff_ratio", "diff_ave", "diff_connected", "axle")
 # the inputs that are the same arrays step after step while their values hold (pipeline.steered_geometry's,
 # drivetrain.differential_state's and commands.brake_torques', kept by sim/memo.py and never written): copied only
 # when another array comes
 _HELD_INPUTS = ("offset", "axle", "axis_lat", "axis_lng", "diff_ratio", "diff_ave", "diff_connected", "brake_torque")
+_HELD_MASK = tuple(name in _HELD_INPUTS for name in _INPUT_ORDER)
 _ALIGN = 64  # the arrays of a step's block start at multiples of this many bytes
 
 
@@ -177,8 +184,10 @@ class _Prepared:
         shapes = {"V": (p.V,), "VW": (p.V, p.W), "3VW": (3, p.V, p.W)}
         self.inputs = {name: self._point(name, np.zeros(shapes[kind], _FIELD_KIND[name]))
                        for name, kind in _INPUT_SHAPES.items()}
+        self.input_buffers = [self.inputs[name] for name in _INPUT_ORDER]
         self.still_road = True  # road_velocity's buffer holds zeros (a road that does not move)
-        self.held: dict[str, np.ndarray | None] = {}  # the last step's `_HELD_INPUTS`, as its buffers hold them
+        # the last step's `_HELD_INPUTS` in _INPUT_ORDER, as its buffers hold them (None: the others)
+        self.last_inputs: list[np.ndarray | None] = [None] * len(_INPUT_ORDER)
         self.read: dict[str, np.ndarray] = {}  # the state the kernel reads only, by name (`state_read`)
         self.layout: tuple | None = None  # the step block's (state shapes, dtype, field offsets, state bytes)
         self.last: tuple[np.ndarray, dict[str, np.ndarray]] | None = None  # the last step's block and state views
@@ -199,21 +208,22 @@ class _Prepared:
                 buffer = self.read[name] = self._point(name, np.empty(value.shape, _FIELD_KIND[name]))
             np.copyto(buffer, value, casting="unsafe")
 
-    def step_arrays(self, s: SimState, V: int, W: int) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    def step_arrays(self, s: SimState, V: int, W: int) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], list]:
         """New arrays for this step: the state the kernel writes, holding the state's values, and the outputs; all
         fields of one new structured array (a field's view costs a fraction of an array's own allocation), each field
-        of the struct pointed at its view.
+        of the struct pointed at its view. Also (name, dtype) of the state whose own type is not the kernel's (the
+        caller converts those back: the state replaced since with arrays of another type).
 
         The state that is still the last step's arrays (which what ran since may have written into) comes with one
         copy of the last step's block; only the state replaced since (the body's pose and velocities, the flags
         kept as bools) is copied field by field."""
         values = _state_values(s)
         last = self.last
+        layout = self.layout
         if last is None:
             replaced = range(len(values))
         else:
-            replaced = [k for k, (value, view) in enumerate(zip(values, last[1])) if value is not view]
-        layout = self.layout
+            replaced = list(compress(_STATE_RANGE, map(is_not, values, last[1])))
         if layout is None or any(values[k].shape != layout[0][k] for k in replaced):
             layout = self._new_layout(tuple(value.shape for value in values), V, W)
             replaced, last = range(len(values)), None
@@ -227,7 +237,9 @@ class _Prepared:
         for k in replaced:
             np.copyto(views[k], values[k], casting="unsafe")
         self.last = (raw, views)
-        return dict(zip(_STATE_FIELDS, views)), {key: arrays[_OUTPUT + key] for key in _OUTPUT_KEYS}
+        # (the state not replaced is the last step's views: of the kernel's types)
+        converted = [(_STATE_FIELDS[k], values[k].dtype) for k in replaced if values[k].dtype != _KINDS[k]]
+        return dict(zip(_STATE_FIELDS, views)), {key: arrays[_OUTPUT + key] for key in _OUTPUT_KEYS}, converted
 
     def _new_layout(self, shapes: tuple, V: int, W: int) -> tuple:
         """The step block's layout for state of these shapes (`layout`)."""
@@ -253,6 +265,8 @@ class _Prepared:
 
 
 _state_values = operator.attrgetter(*_STATE_FIELDS)  # the state the kernel writes, in _STATE_FIELDS order
+_STATE_RANGE = range(len(_STATE_FIELDS))
+_KINDS = tuple(np.dtype(_FIELD_KIND[name]) for name in _STATE_FIELDS)  # their element types in the kernel
 
 
 _PREPARED: dict[int, _Prepared] = {}  # by id of a live SimParams (entries leave with it)
@@ -278,40 +292,35 @@ def run_substeps(p: SimParams, s: SimState, road, offset: np.ndarray, axle: np.n
     its snapshot) and returns the telemetry outputs of each vehicle's last substep.
     """
     c = _prepared(p)
-    c.batch.threads = threads
-    c.batch.dt = dt
-    inputs = {
-        "n_sub": n_sub, "dt_sub": dt_sub, "throttle": cmd["throttle"], "road_hit": road.hit, "road_normal": road.normal,
-        "road_offset": road.offset, "road_friction": road.friction, "offset": offset, "axis_lat": axes[0],
-        "axis_lng": axes[1], "brake_torque": cmd["brake_torque"], "drive_torque": cmd["drive_torque"],
-        "brake_applied": cmd["brake_applied"], "drive_applied": cmd["drive_applied"],
+    batch = c.batch
+    batch.threads = threads
+    batch.dt = dt
+    values = (  # in _INPUT_ORDER
+        n_sub, dt_sub, cmd["throttle"], road.hit, road.normal, road.offset, road.friction, offset, axes[0], axes[1],
+        cmd["brake_torque"], cmd["drive_torque"], cmd["brake_applied"], cmd["drive_applied"],
         # per vehicle, copied across its wheels' buffer
-        "accel_intent": vehicle_intent(cmd["drive_applied"])[:, None],
-        "brake_intent": vehicle_intent(cmd["brake_applied"])[:, None],
-        "diff_ratio": diff.torque_ratio, "diff_ave": diff.ave_ratio, "diff_connected": diff.connected,
-    }
-    if axle is not None:  # (read for sweeps only)
-        inputs["axle"] = axle
+        vehicle_intent(cmd["drive_applied"])[:, None], vehicle_intent(cmd["brake_applied"])[:, None],
+        diff.torque_ratio, diff.ave_ratio, diff.connected, axle)
+    copy, last = np.copyto, c.last_inputs
+    for buffer, value, before in zip(c.input_buffers, values, last):  # as the kernel's element type: astype's cast
+        if value is not before and value is not None:  # (axle: read for sweeps only)
+            copy(buffer, value, casting="unsafe")
+    c.last_inputs = [value if held else None for value, held in zip(values, _HELD_MASK)]
     if road_velocity is not None:
-        inputs["road_velocity"] = road_velocity
+        copy(c.inputs["road_velocity"], road_velocity, casting="unsafe")
         c.still_road = False
     elif not c.still_road:
-        inputs["road_velocity"] = 0.0
+        c.inputs["road_velocity"].fill(0.0)
         c.still_road = True
-    buffers, copy, held = c.inputs, np.copyto, c.held
-    for name, value in inputs.items():  # as the kernel's element type: a cast as astype's
-        if held.get(name) is not value:
-            copy(buffers[name], value, casting="unsafe")
-    for name in _HELD_INPUTS:
-        held[name] = inputs.get(name)
     c.state_read(s)
-    before = _state_values(s)
-    new, out = c.step_arrays(s, p.V, p.W)
-    status = _LIB.pvu_substeps(ctypes.byref(c.batch))
+    new, out, converted = c.step_arrays(s, p.V, p.W)
+    status = _LIB.pvu_substeps(ctypes.byref(batch))
     if status != 0:
         raise RuntimeError(f"compiled substeps failed with status {status}")
-    for (name, value), old in zip(new.items(), before):  # back to the state's own types (bool flags, int64 gears)
-        setattr(s, name, value if value.dtype == old.dtype else value.astype(old.dtype))
+    state = vars(s)
+    state.update(new)
+    for name, dtype in converted:  # back to the state's own types (bool flags, int64 gears)
+        state[name] = new[name].astype(dtype)
     out["isOnGround"] = out["isOnGround"].astype(bool)
     out["_toe"] = np.array(toe, dtype=p.dtype)
     return out

@@ -76,6 +76,7 @@ class _Constants:
                         and all(getattr(p, name).dtype == np.float64 for name in _FLOAT64_PARAMS)
                         and all((c == c[0]).all() for c in (p.position_iterations, p.velocity_iterations)))
         self.call = call = _EndStep()
+        self.words = np.frombuffer(call, np.int64, ctypes.sizeof(_EndStep) // 8)  # the struct's memory
         self.keep: list[np.ndarray] = []  # what the struct points into, kept alive with it
         if not self.covered:
             return
@@ -131,6 +132,10 @@ _STATE_INPUTS = (("linear_velocity", np.float32), ("angular_velocity", np.float3
                  ("begin_position", np.float32), ("begin_orientation", np.float32), ("lng_dir", np.float32),
                  ("lat_dir", np.float32), ("normal", np.float32), ("arm", np.float32), ("separation", np.float32),
                  ("sticky_lng", np.bool_), ("sticky_lat", np.bool_))  # flags read as uint8
+_INPUT_DTYPES = tuple(np.dtype(dtype) for _, dtype in _STATE_INPUTS)
+# where their pointers lie in the struct, in int64 words (pointers sit at multiples of 8 bytes)
+_INPUT_SLOTS = np.array([getattr(_EndStep, name).offset // 8 for name, _ in _STATE_INPUTS])
+_dtype = operator.attrgetter("dtype")
 
 
 def end_step(p: SimParams, s: SimState, road_normal: np.ndarray, begin_position: np.ndarray,
@@ -142,29 +147,31 @@ def end_step(p: SimParams, s: SimState, road_normal: np.ndarray, begin_position:
     V, n, call = p.V, const.iterations, const.call
     call.threads, call.dt = max(1, int(threads)), dt
     out = s.out
-    keep = []
-    for (name, dtype), value in zip(_STATE_INPUTS, (
-            s.linear_velocity, s.angular_velocity, s.body_orientation, begin_position, begin_orientation,
-            out["_lng_dir"], out["_lat_dir"], road_normal, out["_app_arm"], s.separation, s.sticky_lng, s.sticky_lat)):
-        array = np.ascontiguousarray(value)
-        if array.dtype != dtype:  # a conversion would not round as numpy's promotions do
-            raise TypeError(f"compiled end of step: {name} is {array.dtype}, not {np.dtype(dtype)}")
-        keep.append(array)
-        setattr(call, name, address(array))
+    keep = [np.ascontiguousarray(value) for value in (
+        s.linear_velocity, s.angular_velocity, s.body_orientation, begin_position, begin_orientation, out["_lng_dir"],
+        out["_lat_dir"], road_normal, out["_app_arm"], s.separation, s.sticky_lng, s.sticky_lat)]
+    if not all(map(operator.eq, map(_dtype, keep), _INPUT_DTYPES)):  # a conversion would not round as numpy's
+        # promotions do
+        name, array, dtype = next((name, array, dtype) for (name, dtype), array in zip(_STATE_INPUTS, keep)
+                                  if array.dtype != dtype)
+        raise TypeError(f"compiled end of step: {name} is {array.dtype}, not {np.dtype(dtype)}")
+    const.words[_INPUT_SLOTS] = list(map(address, keep))
     velocity_size, position_size, steps_size, half_size = const.sizes
-    block = np.empty(velocity_size + position_size + steps_size + half_size, np.float32)
-    rotations = np.empty(V, np.int64)
+    floats = velocity_size + position_size + steps_size + half_size
+    floats += floats % 2  # the rotation counts (int64) after them, at a multiple of 8 bytes
+    block = np.empty(floats + 2 * V, np.float32)
     base = address(block)
     call.linear_out = base
     call.angular_out = base + 4 * 3 * V
     call.position_out = base + 4 * velocity_size
     call.angular_steps = steps_at = base + 4 * (velocity_size + position_size)
     call.half = steps_at + 4 * steps_size
-    call.rotations = address(rotations)
+    call.rotations = base + 4 * floats  # (read by the C calls alone)
     status = _LIB.pvu_end_step(ctypes.byref(call))
     if status != 0:
         raise RuntimeError(f"compiled end of step failed with status {status}")
-    half = block[velocity_size + position_size + steps_size:].reshape(n, V)
+    half = block[velocity_size + position_size + steps_size:velocity_size + position_size + steps_size + half_size]
+    half = half.reshape(n, V)
     orientation = np.array(begin_orientation, np.float32, order="C")
     sine, cosine = np.sin(half), np.cos(half)  # numpy's, as vecmath.quat_integrate_exact takes them
     _LIB.pvu_rows_orientation(n, V, address(orientation), steps_at, address(sine), address(cosine), call.rotations)

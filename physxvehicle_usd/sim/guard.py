@@ -55,7 +55,7 @@ class Guard:
         self.frozen_at: dict[int, int] = {}  # vehicle index -> the step (1-based, of this guard) that froze it
         self._snapshot: dict[str, np.ndarray] = {}
         self._arrays: tuple | None = None  # SimState's arrays: those held and those copied, with getters of each
-        self._limits: tuple | None = None  # `_surely_healthy`'s: (where in its values, limit) of each velocity
+        self._limits: tuple | None = None  # `_surely_healthy`'s: where each array starts in its values, their bounds
         self._out: dict[str, np.ndarray] = {}
 
     def before(self, s: SimState) -> None:
@@ -70,7 +70,7 @@ class Guard:
             self._arrays = (held, _getter(held), copied, _getter(copied))
         held, held_values, copied, copied_values = self._arrays
         snapshot = dict(zip(held, held_values(s)))
-        snapshot.update(zip(copied, [value.copy() for value in copied_values(s)]))
+        snapshot.update(zip(copied, map(np.ndarray.copy, copied_values(s))))
         self._snapshot = snapshot
         self._out = s.out  # the step replaces this dict with new arrays, so a reference is a snapshot
 
@@ -79,16 +79,25 @@ class Guard:
         finite and below 1e30 (so that no vehicle's sum of them overflows), the largest velocity component times
         1.75 (more than sqrt 3, with the norm's rounding) within the smallest speed limit, and so on. False says
         nothing: `faults` then measures vehicle by vehicle."""
-        if self._limits is None:
-            p, o = self.p, self.options
-            sizes = np.cumsum([getattr(s, name).size for name in _CHECKED]).tolist()  # where each ends in `values`
-            self._limits = ((slice(sizes[1], sizes[2]), float(np.min(o.max_speed * p.length_scale, initial=np.inf)) / 1.75),
-                            (slice(sizes[2], sizes[3]), o.max_angular_speed / 1.75),
-                            (slice(sizes[4], sizes[5]), o.max_wheel_speed))
         values = np.abs(np.concatenate(_checked_values(s), axis=None))  # (axis None: each flattened)
-        if not values.max(initial=0.0) <= 1e30:  # (NaN fails)
+        limits = self._limits
+        if limits is None or limits[1].dtype != values.dtype:
+            p, o = self.p, self.options
+            sizes = [getattr(s, name).size for name in _CHECKED]
+            # each value within 1e30, the velocities' within their limits; each bound rounded to the values' type, as
+            # comparing them with a Python float does (numpy's weak scalars)
+            bounds = [1e30] * len(_CHECKED)
+            for name, limit in (("linear_velocity", float(np.min(o.max_speed * p.length_scale, initial=np.inf)) / 1.75),
+                                ("angular_velocity", o.max_angular_speed / 1.75),
+                                ("rotation_speed", o.max_wheel_speed)):
+                bounds[_CHECKED.index(name)] = min(values.dtype.type(1e30), values.dtype.type(limit))
+            starts = np.cumsum([0] + sizes[:-1])
+            limits = self._limits = (starts, np.array(bounds, values.dtype), min(sizes) > 0)
+        starts, bounds, sized = limits
+        if not sized:  # (an empty array: reduceat's segments would not be its values)
             return False
-        return all(values[rows].max(initial=0.0) <= limit for rows, limit in self._limits)
+        # each array's largest |value| (a NaN is the largest) within its bound
+        return bool((np.maximum.reduceat(values, starts) <= bounds).all())
 
     def faults(self, s: SimState) -> np.ndarray:
         """Reason index per vehicle (-1: healthy), in `_REASONS` order of precedence."""

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import compiled, compiled_end_step, disabled, sleep, vehicle_queries
+from . import compiled, compiled_begin, compiled_end_step, disabled, sleep, vehicle_queries
 from . import vecmath as vm
 from .commands import update_commands
 from .contact import pairs as vehicle_pairs
@@ -67,24 +67,36 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
     skip (sim/query_groups.py; None: none)."""
     held = sleep.begin(p, s)  # wake the vehicles a command wakes; keep the state of those asleep
     kept = disabled.hold(p, s)  # the vehicles whose vehicle update omni.physx skips (vehicleEnabled false)
-    begin_position, begin_orientation = s.body_position.copy(), s.body_orientation.copy()
-    R_begin = vm.quat_to_mat(s.body_orientation)  # also the first substep's rotation
-    forward_speed = vm.dot(s.linear_velocity, vm.matvec(R_begin, p.lng_axis))
-    n_sub = substep_counts(p, forward_speed)
+    # the begin pose, its rotation (also the first substep's), the forward speed and the substeps: in one C call on
+    # the compiled path (sim/compiled_begin.py; the same bits)
+    kernel = opt.compiled and compiled.covers(p)  # the substeps in the compiled kernel
+    begun = compiled_begin.begin(p, s, dt) if kernel else None
+    if begun is None:
+        begin_position, begin_orientation = s.body_position.copy(), s.body_orientation.copy()
+        R_begin = vm.quat_to_mat(s.body_orientation)
+        forward_speed = vm.dot(s.linear_velocity, vm.matvec(R_begin, p.lng_axis))
+        n_sub = substep_counts(p, forward_speed)
+        dt_sub = (dt / n_sub).astype(p.dtype)
+    else:
+        begin_position, begin_orientation, forward_speed, n_sub, dt_sub = begun[:5]
+        R_begin = None  # (in the begin's block: compiled_begin.rotation)
     diff = differential_state(p, s)
     cmd = update_commands(p, s, dt, forward_speed, diff.torque_ratio)
     # constant compliance: the graphs and the wheel axes in the body frame hold for the whole step
     comp = update_compliance(p, s.jounce) if p.compliance_const else None
     offset, axle, axes = steered_geometry(p, cmd["steer_angle"], comp)
-    frame = wheel_frame(p, R_begin, s.body_position, offset)  # the begin pose: the query's and the first substep's
+    # the begin pose: the query's and the first substep's
+    frame = None if begun is None else compiled_begin.wheel_frame(p, begun, offset)
+    if frame is None:
+        R_begin = compiled_begin.rotation(p, begun) if R_begin is None else R_begin
+        frame = wheel_frame(p, R_begin, s.body_position, offset)
     road = query_road_geometry(p, ground, friction, frame, cmd["steer_angle"], ground_filter)
     road_velocity = None  # the velocity of what each wheel stands on, where that is another vehicle
     # the quiet broad phases' measure of how far the bodies have moved, taken once this step
     motion = None if contact is None else Motion(begin_position, begin_orientation)
     if queries is not None and contact is not None:
         road, road_velocity = _other_vehicles(p, s, road, contact, queries, frame, cmd["steer_angle"], motion)
-    dt_sub = (dt / n_sub).astype(p.dtype)
-    if opt.compiled and compiled.covers(p):
+    if kernel:
         s.out = compiled.run_substeps(p, s, road, offset, axle, axes, comp.toe, cmd, diff, dt, dt_sub, n_sub,
                                       opt.kernel_threads, road_velocity)
     else:

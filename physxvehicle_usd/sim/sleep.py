@@ -38,6 +38,7 @@ import numpy as np
 
 from ..runtime.vehicle2 import AUTOMATIC_GEAR, NEUTRAL_GEAR
 from . import vecmath as vm
+from .memo import LastValue
 from .rigid_body import WAKE_COUNTER_RESET_S
 from .state import (
     VEHICLE_ARRAYS,
@@ -59,7 +60,11 @@ def possible(p: SimParams, s: SimState) -> bool:
     """Whether a vehicle sleeps or may fall asleep. A body whose threshold is 0 never does (its counted-down energy is
     never below 0, so its counter is reset each time it is counted), so a fleet of such bodies, as the samples author
     them, skips the counting (`end`) and the interactions it takes."""
-    return bool(s.asleep.any() or (p.sleep_threshold > 0.0).any())
+    return bool(s.asleep.any() or _ANY_THRESHOLD.get(p, None, lambda: bool((p.sleep_threshold > 0.0).any())))
+
+
+# whether a vehicle of the batch has a sleep threshold above 0 (`possible`), by the parameter it reads (sim/memo.py)
+_ANY_THRESHOLD = LastValue("sleep_threshold")
 
 
 def begin(p: SimParams, s: SimState) -> SimpleNamespace | None:

@@ -1,0 +1,81 @@
+/* The begin of a step for the compiled path (sim/pipeline.py `step`'s first lines and `wheel_frame`), compiled: the
+   numpy code's float32 arithmetic in its order, vehicle by vehicle, in two calls around the commands.
+
+   pvu_step_begin: the begin pose copied (begin_position, begin_orientation), vecmath.quat_to_mat of the body
+   orientation, the signed forward speed vecmath.dot(v, vecmath.matvec(R, lng_axis)), context.substep_counts and the
+   substep length (dt / n) rounded to float32 once, as numpy's float64 division and astype.
+   pvu_wheel_frame: pipeline.wheel_frame of that rotation, the body position and the wheels' steered offsets (the
+   rotation repeated over the wheels, the suspension directions, the hubs and the positions repeated).
+
+   quat_to_mat's products: m_ii = 1 - (p_jj + p_kk), m_ij = p_ij - 2 w v_k, m_ji = p_ij + 2 w v_k with p_ab = v_a (2
+   v_b). einsum's sums (vecmath.matvec) start from +0 and add the three products in order; vecmath.dot adds its three
+   left to right. Compiled with -ffp-contract=off, no fast-math and no change of the denormal mode: IEEE float32 as
+   numpy's. Layout: what numpy holds, C order, vectors component-first (3, V) and (3, V, W), rotations (3, 3, V) and
+   (3, 3, V, W), quaternions (4, V) as w, x, y, z. */
+#include <math.h>
+#include <stdint.h>
+
+/* pipeline.step's begin: body (position (3, V), orientation (4, V), linear velocity (3, V)), the batch's lng_axis
+   (3, V), substep_threshold_speed (V), low and high substep counts (V) and the step's dt; out: the begin pose's
+   copies, R (3, 3, V), forward speed (V), n_sub (V) and dt_sub (V). */
+int pvu_step_begin(int64_t V, const float *position, const float *orientation, const float *linear_velocity,
+                   const float *lng_axis, const float *threshold, const int64_t *low, const int64_t *high, double dt,
+                   float *begin_position, float *begin_orientation, float *R, float *forward_speed, int64_t *n_sub,
+                   float *dt_sub) {
+    for (int64_t v = 0; v < V; ++v) {
+        const float w = orientation[v], q[3] = {orientation[V + v], orientation[2 * V + v], orientation[3 * V + v]};
+        const float q2[3] = {q[0] + q[0], q[1] + q[1], q[2] + q[2]};
+        float p[3][3], w2[3], m[3][3];
+        for (int a = 0; a < 3; ++a) {
+            for (int b = 0; b < 3; ++b) p[a][b] = q[a] * q2[b];
+            w2[a] = w * q2[a];
+        }
+        static const int cycle[3][3] = {{0, 1, 2}, {1, 2, 0}, {2, 0, 1}};
+        for (int c = 0; c < 3; ++c) {
+            const int i = cycle[c][0], j = cycle[c][1], k = cycle[c][2];
+            m[i][i] = 1.0f - (p[j][j] + p[k][k]);
+            m[i][j] = p[i][j] - w2[k];
+            m[j][i] = p[i][j] + w2[k];
+        }
+        float axis[3];
+        for (int i = 0; i < 3; ++i) {
+            axis[i] = ((0.0f + m[i][0] * lng_axis[v]) + m[i][1] * lng_axis[V + v]) + m[i][2] * lng_axis[2 * V + v];
+            for (int j = 0; j < 3; ++j) R[(i * 3 + j) * V + v] = m[i][j];
+            begin_position[i * V + v] = position[i * V + v];
+        }
+        for (int a = 0; a < 4; ++a) begin_orientation[a * V + v] = orientation[a * V + v];
+        const float speed = (linear_velocity[v] * axis[0] + linear_velocity[V + v] * axis[1])
+                          + linear_velocity[2 * V + v] * axis[2];
+        forward_speed[v] = speed;
+        const int64_t n = fabsf(speed) < threshold[v] ? low[v] : high[v];
+        n_sub[v] = n;
+        dt_sub[v] = (float)(dt / (double)n);
+    }
+    return 0;
+}
+
+/* pipeline.wheel_frame: R (3, 3, V), position (3, V), the batch's travel_direction and the steered offsets (3, V, W);
+   out: R repeated over the wheels (3, 3, V, W), the suspension directions R t, the hubs position + R offset and the
+   positions repeated (3, V, W each). */
+int pvu_wheel_frame(int64_t V, int64_t W, const float *R, const float *position, const float *travel_direction,
+                    const float *offset, float *Rw, float *direction, float *hub, float *position_w) {
+    const int64_t VW = V * W;
+    for (int64_t v = 0; v < V; ++v) {
+        float m[3][3];
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j) m[i][j] = R[(i * 3 + j) * V + v];
+        for (int64_t e = v * W; e < (v + 1) * W; ++e) {
+            for (int c = 0; c < 9; ++c) Rw[c * VW + e] = m[c / 3][c % 3];
+            for (int i = 0; i < 3; ++i) {
+                const float d = ((0.0f + m[i][0] * travel_direction[e]) + m[i][1] * travel_direction[VW + e])
+                              + m[i][2] * travel_direction[2 * VW + e];
+                const float o = ((0.0f + m[i][0] * offset[e]) + m[i][1] * offset[VW + e]) + m[i][2] * offset[2 * VW + e];
+                const float x = position[i * V + v];
+                direction[i * VW + e] = d;
+                hub[i * VW + e] = x + o;
+                position_w[i * VW + e] = x;
+            }
+        }
+    }
+    return 0;
+}

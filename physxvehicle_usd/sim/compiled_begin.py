@@ -1,0 +1,139 @@
+"""The begin of a step, compiled (sim/_step_begin.c, in the extension sim/compiled.py loads): what it covers, and the
+two calls that replace pipeline.step's first numpy lines for the compiled path.
+
+For one car those lines (the begin pose's copies, vecmath.quat_to_mat, the forward speed, context.substep_counts, the
+substep length, then pipeline.wheel_frame) are some forty numpy calls on a few numbers each, a tenth of the step;
+here they are two C calls writing into one new block a step. The numpy lines stay the reference
+(tests/test_sim_compiled_begin.py holds the two to each other, to the bit).
+"""
+from __future__ import annotations
+
+import ctypes
+import operator
+import weakref
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .extension import address, open_extension
+
+if TYPE_CHECKING:
+    from .state import SimParams, SimState
+
+_P, _I64 = ctypes.c_void_p, ctypes.c_int64
+
+
+def _load() -> ctypes.CDLL | None:
+    lib = open_extension("pvu_step_begin")  # (an extension built before it: numpy begins the step)
+    if lib is None:
+        return None
+    lib.pvu_step_begin.argtypes = [_I64] + [_P] * 7 + [ctypes.c_double] + [_P] * 6
+    lib.pvu_step_begin.restype = ctypes.c_int
+    lib.pvu_wheel_frame.argtypes = [_I64, _I64] + [_P] * 8
+    lib.pvu_wheel_frame.restype = ctypes.c_int
+    return lib
+
+
+_LIB = _load()
+
+
+def available() -> bool:
+    """Whether the extension with the compiled begin of a step is built and loaded."""
+    return _LIB is not None
+
+
+# what `begin` returns, in order: the begin pose (copies), the signed forward speed, the substep counts (int64) and
+# lengths (float32), then the step's block (where `wheel_frame` writes, the body rotation among it), its address and
+# the batch's `_Layout`
+Begin = tuple
+
+
+# the batch's parameters the calls read, by the dtype the C code takes them in
+_PARAMS = (("lng_axis", np.float32), ("substep_threshold_speed", np.float32), ("low_speed_substeps", np.int64),
+           ("high_speed_substeps", np.int64), ("travel_direction", np.float32))
+_params = operator.attrgetter(*(name for name, _ in _PARAMS))
+_STATE = ("body_position", "body_orientation", "linear_velocity")
+_state = operator.attrgetter(*_STATE)
+
+
+class _Layout:
+    """One SimParams' part of the calls, set up once: whether its parameters are ones the C code takes, their addresses,
+    and where each output lies in a step's block (float32 words; the int64 substep counts first)."""
+
+    def __init__(self, p: SimParams):
+        self.sources = _params(p)
+        shapes = {"lng_axis": (3, p.V), "travel_direction": (3, p.V, p.W)}
+        self.covered = p.V > 0 and all(
+            value.dtype == dtype and value.flags.c_contiguous and value.shape == shapes.get(name, (p.V,))
+            for (name, dtype), value in zip(_PARAMS, self.sources))
+        if not self.covered:
+            return
+        self.addresses = [value.ctypes.data for value in self.sources]
+        V, W, VW = p.V, p.W, p.V * p.W
+        # float32 words: n_sub (two each), begin position, begin orientation, forward speed, dt_sub, R; then the
+        # frame: R repeated over the wheels, directions, hubs, positions
+        shapes = ((2 * V,), (3, V), (4, V), (V,), (V,), (3, 3, V), (3, 3, V, W), (3, V, W), (3, V, W), (3, V, W))
+        sizes = [int(np.prod(shape)) for shape in shapes]
+        starts = np.cumsum([0] + sizes).tolist()
+        self.size = starts[-1]
+        self.bytes = [4 * start for start in starts[:-1]]  # where each lies in the block
+        self.views = [(slice(start, start + size), shape) for start, size, shape in zip(starts, sizes, shapes)]
+
+
+_LAYOUTS: dict[int, _Layout] = {}  # by id of a live SimParams (entries leave with it)
+
+
+def _layout(p: SimParams) -> _Layout:
+    """The batch's `_Layout`, made again where one of the parameters it read was replaced since."""
+    cached = _LAYOUTS.get(id(p))
+    if cached is None or not all(map(operator.is_, cached.sources, _params(p))):
+        if cached is None:
+            weakref.finalize(p, _LAYOUTS.pop, id(p), None)
+        cached = _LAYOUTS[id(p)] = _Layout(p)
+    return cached
+
+
+def covers(p: SimParams, s: SimState) -> bool:
+    """Whether the compiled begin implements this batch's: float32 body state and parameters, int64 substep counts,
+    all C-contiguous."""
+    return _LIB is not None and _covered(_layout(p), s)
+
+
+def _covered(layout: _Layout, s: SimState) -> bool:
+    return layout.covered and all(value.dtype == np.float32 and value.flags.c_contiguous for value in _state(s))
+
+
+def begin(p: SimParams, s: SimState, dt: float) -> Begin | None:
+    """pipeline.step's begin where `covers` (None elsewhere): (begin position, begin orientation, forward speed, n_sub,
+    dt_sub, the step's block, its address, the batch's layout), the pose copies, the forward speed of
+    R = vecmath.quat_to_mat(orientation), context.substep_counts and (dt / n_sub).astype(float32)."""
+    if _LIB is None:
+        return None
+    layout = _layout(p)
+    if not _covered(layout, s):
+        return None
+    block = np.empty(layout.size, np.float32)
+    base = address(block)
+    n_sub, position, orientation, speed, dt_sub, R = [base + at for at in layout.bytes[:6]]
+    _LIB.pvu_step_begin(p.V, *map(address, _state(s)), *layout.addresses[:4], dt, position, orientation, R, speed,
+                        n_sub, dt_sub)
+    views = [block[rows].reshape(shape) for rows, shape in layout.views[:5]]
+    return views[1], views[2], views[3], views[0].view(np.int64), views[4], block, base, layout
+
+
+def rotation(p: SimParams, begun: Begin) -> np.ndarray:
+    """The body rotation (3, 3, V) of the begin pose (vecmath.quat_to_mat's)."""
+    rows, shape = begun[7].views[5]
+    return begun[5][rows].reshape(shape)
+
+
+def wheel_frame(p: SimParams, begun: Begin, offset: np.ndarray) -> tuple | None:
+    """pipeline.wheel_frame(p, begun.R, begun.position, offset), written into the begin's block; None where the offsets
+    are not float32 (3, V, W), as pipeline.steered_geometry gives them (numpy's then)."""
+    if offset.dtype != np.float32 or offset.shape != (3, p.V, p.W):
+        return None
+    offset = np.ascontiguousarray(offset)
+    block, base, layout = begun[5:8]
+    _, position, _, _, _, R, Rw, direction, hub, position_w = [base + at for at in layout.bytes]
+    _LIB.pvu_wheel_frame(p.V, p.W, R, position, layout.addresses[4], address(offset), Rw, direction, hub, position_w)
+    return tuple(block[rows].reshape(shape) for rows, shape in layout.views[6:])
