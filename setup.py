@@ -3,6 +3,7 @@ the substeps, the row solver and the set-up of its constraint and static contact
 contacts, the plane and mesh queries, the quiet bounds, the contacts' narrow phases, friction patches and the rest of
 the contact bookkeeping); everything else is in pyproject.toml. The sources and headers are found by name, so a new
 C file joins the extension by being there.
+
 Flags:
 - -ffp-contract=off: IEEE arithmetic in the written order, no fused multiply-adds (which the scalar remainder
   of a vectorised loop would not share);
