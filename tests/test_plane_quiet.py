@@ -16,7 +16,7 @@ from scenarios import vehicle_contact as scenario
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.sim import Simulator
 from physxvehicle_usd.sim import vecmath as vm
-from physxvehicle_usd.sim.contact.broad import static_candidates
+from physxvehicle_usd.sim.contact.broad import quiet_above_planes, static_candidates
 from physxvehicle_usd.sim.motion import Motion
 
 DT = 1.0 / 60.0
@@ -153,3 +153,54 @@ def test_motion_bounds_of_one_body_in_python_floats_and_of_several_are_the_numpy
     position[1, V - 1] = np.nan
     broken = Motion(position, orientation).bounds(ref_position, ref_orientation)
     assert not broken.relative < 1e30 and not all(a < 1e30 for a in broken.along)
+
+
+@pytest.fixture(scope="module")
+def lone_car() -> Simulator:
+    """The sample car alone on its ground plane, with its chassis box: the planes' quiet test in Python floats."""
+    from scenarios.regimes import UNITS, _sample
+
+    sim = Simulator.from_description(read_stage(Usd.Stage.Open(_sample(UNITS["m"]))), DT)
+    assert sim.params.V == 1 and sim.contact.static_shapes is None and sim.ground.grid is None
+    return sim
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.tuples(st.floats(-0.6, 0.6), st.floats(-0.6, 0.6), st.floats(-0.3, 0.1)),
+                          st.lists(st.floats(-1.0, 1.0), min_size=3, max_size=3), st.floats(0.0, 0.3)),
+                min_size=1, max_size=8))
+def test_a_lone_car_is_quiet_above_the_planes_only_where_its_boxes_are_clear(lone_car, steps):
+    # the pipeline's first question (broad.quiet_above_planes, the lone body's bounds in Python floats) answers yes
+    # only where the broad phase itself would test no box, and a box tested afresh finds no plane near
+    sim = lone_car
+    sim.contact.cache.pop("planes_quiet", None)
+    position = sim.state.body_position.astype(float).copy()
+    orientation = sim.state.body_orientation.astype(float).copy()
+    static_candidates(sim.contact, sim.ground, position.astype(np.float32), orientation.astype(np.float32))
+    for move, axis, angle in steps:
+        position[:, 0] += move
+        axis = np.asarray(axis) / max(np.linalg.norm(axis), 1e-9)
+        turn = np.concatenate([[np.cos(angle / 2)], np.sin(angle / 2) * axis])
+        orientation[:, 0] = vm.quat_mul(turn[:, None], orientation[:, 0, None])[:, 0]
+        pose = position.astype(np.float32), orientation.astype(np.float32)
+        quiet = quiet_above_planes(sim.contact, sim.ground, Motion(*pose))
+        planes_all, _, _, _ = _fresh(sim, *pose)
+        planes, _, _, R = static_candidates(sim.contact, sim.ground, *pose)
+        assert quiet == (R is None)  # the same answer as the broad phase's own
+        if quiet:
+            assert not any(rows.size for rows in planes_all)
+
+
+def test_a_still_lone_car_is_quiet_and_one_brought_down_to_the_plane_is_not(lone_car):
+    sim = lone_car
+    sim.contact.cache.pop("planes_quiet", None)
+    position, orientation = sim.state.body_position.copy(), sim.state.body_orientation.copy()
+    assert not quiet_above_planes(sim.contact, sim.ground, Motion(position, orientation))  # no reference pose yet
+    static_candidates(sim.contact, sim.ground, position, orientation)
+    assert quiet_above_planes(sim.contact, sim.ground, Motion(position, orientation))
+    low = position.copy()
+    low[2] -= float(sim.contact.cache["planes_quiet"]["clearance_min"]) + 0.01
+    assert not quiet_above_planes(sim.contact, sim.ground, Motion(low, orientation))
+    nan = position.copy()
+    nan[0] = np.nan
+    assert not quiet_above_planes(sim.contact, sim.ground, Motion(nan, orientation))

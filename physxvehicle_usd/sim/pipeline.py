@@ -20,6 +20,7 @@ from . import compiled, compiled_begin, compiled_end_step, disabled, sleep, vehi
 from . import vecmath as vm
 from .commands import update_commands
 from .contact import pairs as vehicle_pairs
+from .contact.broad import quiet_above_planes
 from .contact.model import ContactModel
 from .contact.patches import pair_rows as make_pair_rows
 from .contact.patches import patch_rows
@@ -111,9 +112,12 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
             if contact.following.size:
                 toe, camber = _compliance_angles(p, s)
                 contact = contact.posed(*wheel_local_pose(p, s, cmd["steer_angle"], toe, camber))
-            touching = generate(contact, ground, begin_position, begin_orientation, s.manifolds, p.length_scale,
-                                motion)
-            s.manifolds = touching.manifolds
+            if quiet_above_planes(contact, ground, motion):  # flat ground, touching nothing: no contact, no manifold
+                s.manifolds = None
+            else:
+                touching = generate(contact, ground, begin_position, begin_orientation, s.manifolds, p.length_scale,
+                                    motion)
+                s.manifolds = touching.manifolds
             if contact.pairs is not None:
                 between = vehicle_pairs.generate(contact, begin_position, begin_orientation, s.pair_manifolds,
                                                    p.length_scale, motion)

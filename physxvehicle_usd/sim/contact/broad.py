@@ -5,9 +5,12 @@ vehicles (`candidate_pairs`): one sort and sweep of the shapes' boxes grown by t
 (`sweep_overlaps`), kept quiet while no body has moved a tenth of QUIET_MARGIN."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import compiled_mesh
+from .. import vecmath as vm
 from ..ground import Ground
 from ..motion import Motion
 from .model import ContactModel
@@ -45,6 +48,46 @@ def _near_planes(model: ContactModel, ground: Ground, R: np.ndarray, centre: lis
 # whole fleet's bounds (sim/motion.Motion.bounds) clear the smallest clearance, measures no vehicle either); the others
 # are tested, and their reference pose and clearance refreshed. The shapes that follow a wheel change their boxes in the
 # body: their vehicles are tested every step.
+def quiet_above_planes(model: ContactModel, ground: Ground, motion: Motion) -> bool:
+    """Whether a step's static broad phase is sure to find nothing (`_plane_candidates`'s first answer) before
+    anything else is asked: a ground of planes alone, no shape following a wheel, a reference pose already kept and
+    the whole fleet's motion since it clear of the smallest clearance. The pipeline asks it first, so that a car on
+    flat ground touching nothing pays for this test alone (`world.generate` would answer the same, later)."""
+    if model.static_shapes is not None or ground.grid is not None or model.static_rounds is not None:
+        return False
+    quiet = model.cache.get("planes_quiet")
+    return (quiet is not None and quiet["ground"] is ground and quiet["always"] is None
+            and quiet["position"].shape[1] == motion.position.shape[1] and len(ground.plane_normals) > 0
+            and _fleet_clear(quiet, motion))
+
+
+def _fleet_clear(quiet: dict, motion: Motion) -> bool:
+    """Whether the whole fleet's bounds since the planes' reference pose (`Motion.bounds`) clear the smallest
+    clearance: the largest move towards a plane, (|n| + 1e-6) . |dx|, plus the largest turn times the largest reach.
+    A lone body's bounds are taken here in Python floats, its reference pose's kept as floats (the same arithmetic as
+    motion._lone_bounds, without its calls)."""
+    if motion.position.shape[1] != 1:
+        bounds = motion.bounds(quiet["position"], quiet["orientation"])
+        ax, ay, az = bounds.along
+        turn = bounds.turn
+    else:
+        lone = quiet.get("lone")
+        if lone is None or lone[0] is not quiet["position"] or lone[1] is not quiet["orientation"]:
+            lone = quiet["lone"] = (quiet["position"], quiet["orientation"],
+                                    [v for (v,) in quiet["position"].tolist()],
+                                    [v for (v,) in quiet["orientation"].tolist()])
+        (x0, y0, z0), (rw, rx, ry, rz) = lone[2], lone[3]
+        (x,), (y,), (z,) = motion.position.tolist()
+        (qw,), (qx,), (qy,), (qz,) = motion.orientation.tolist()
+        ax, ay, az = abs(x - x0), abs(y - y0), abs(z - z0)
+        cosine = qw * rw + qx * rx + qy * ry + qz * rz
+        if not math.isfinite(ax + ay + az + cosine):
+            return False  # (infinite bounds: never quiet)
+        turn = vm.turn_from_cosine(abs(cosine))
+    towards = max(wx * ax + wy * ay + wz * az for wx, wy, wz in quiet["weight_rows"])
+    return towards + turn * quiet["reach_max"] < quiet["clearance_min"]
+
+
 def _plane_candidates(model: ContactModel, ground: Ground, motion: Motion):
     """`static_candidates` on a ground of planes alone, at the poses of `motion`: the rows per plane, and the rotations
     (3, 3, N) of the rows tested (NaN for the others, which are no plane's candidates; None where none was tested)."""
@@ -63,12 +106,8 @@ def _plane_candidates(model: ContactModel, ground: Ground, motion: Motion):
         quiet["weight_rows"] = quiet["weights"].tolist()
         test = np.ones(V, bool)
     else:
-        if quiet["always"] is None:  # first the whole fleet's bounds against the smallest clearance
-            bounds = motion.bounds(quiet["position"], quiet["orientation"])
-            ax, ay, az = bounds.along
-            towards = max(wx * ax + wy * ay + wz * az for wx, wy, wz in quiet["weight_rows"])
-            if towards + bounds.turn * quiet["reach_max"] < quiet["clearance_min"]:
-                return [_NO_ROWS] * len(ground.plane_normals), None
+        if quiet["always"] is None and _fleet_clear(quiet, motion):
+            return [_NO_ROWS] * len(ground.plane_normals), None
         change, turn = motion.since(quiet["position"], quiet["orientation"])
         moved = (quiet["weights"] @ np.abs(change)).max(axis=0) + turn * quiet["reach"]
         test = moved >= quiet["clearance"]
