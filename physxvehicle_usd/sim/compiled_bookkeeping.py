@@ -11,7 +11,9 @@ other, to the bit).
 from __future__ import annotations
 
 import ctypes
+import operator
 import struct
+from typing import Callable
 
 import numpy as np
 
@@ -168,66 +170,97 @@ def telemetry_group(vehicles: np.ndarray, active: np.ndarray, arm: np.ndarray, n
     _LIB.pvu_contact_telemetry(Vr, E, K, S, begin.shape[1], *(address(a) for a in arrays))
 
 
+class Held:
+    """Arrays that every step's call reads unchanged (a contact model's tables), converted and their addresses taken
+    once (`at`; 0 for an empty array) rather than each step: a call hands over some thirty pointers."""
+
+    def __init__(self, *arrays: np.ndarray | None):
+        self.arrays = arrays  # (held while C reads them)
+        self.at = [None if a is None else address(a) if a.size else 0 for a in arrays]  # (None: NULL)
+        self.sources: tuple = ()
+
+
+def held(cache: dict, key: str, sources: tuple, make: Callable[..., Held]) -> Held:
+    """cache[key], `make(*sources)`, made again where one of `sources` was replaced since it was made."""
+    entry = cache.get(key)
+    if entry is None or not all(map(operator.is_, entry.sources, sources)):
+        entry = cache[key] = make(*sources)
+        entry.sources = sources
+    return entry
+
+
+def refresh_tables(vehicle: np.ndarray, box: np.ndarray, inner: np.ndarray, radius: np.ndarray,
+                   origin: np.ndarray | None, static_box: np.ndarray, static_inner: np.ndarray,
+                   contact_distance: np.ndarray) -> Held:
+    """What `refresh_manifolds` reads of the model: per row its vehicle, box (bool), PCM inner extent, radius, origin
+    (None: 0); the static polytopes' box (bool) and inner extent; contact_distance (N, G)."""
+    table, cd_row, cd_column = _table(contact_distance)
+    out = Held(_i64(vehicle), np.ascontiguousarray(box, dtype=np.bool_), _f64(inner), _f64(radius),
+               None if origin is None else _f64(origin), np.ascontiguousarray(static_box, dtype=np.bool_),
+               _f64(static_inner), table)
+    out.strides = (cd_row, cd_column)
+    return out
+
+
 def refresh_manifolds(row: np.ndarray, static: np.ndarray, kind: np.ndarray, found: np.ndarray, at: np.ndarray,
                       prev_origin: np.ndarray, pair: np.ndarray, body_point: np.ndarray, world_point: np.ndarray,
-                      normal: np.ndarray, vehicle: np.ndarray, box: np.ndarray, inner: np.ndarray,
-                      radius: np.ndarray, origin: np.ndarray | None, static_box: np.ndarray,
-                      static_inner: np.ndarray, polytope_first: int, contact_distance: np.ndarray,
-                      length_scale: np.ndarray, rotation: np.ndarray, position: np.ndarray,
-                      static_radius: np.ndarray, turn: np.ndarray, travel: np.ndarray):
+                      normal: np.ndarray, tables: Held, polytope_first: int, length_scale: np.ndarray,
+                      rotation: np.ndarray, position: np.ndarray, static_radius: np.ndarray, turn: np.ndarray,
+                      travel: np.ndarray):
     """sim/contact/persistence.py Persistence._refresh for pairs against planes, meshes and static polytopes (kind
     PLANE, MESH, POLYTOPE): per candidate pair (K) its row, static shape, kind, whether the last step recorded it and
     where (`at` into its pairs' `prev_origin`), per point it kept (Q) its candidate pair and its body_point,
-    world_point and normal; the model's per row vehicle, box (bool), PCM inner extent, radius, origin (None: 0), the
-    static polytopes' box (bool) and inner extent from polytope_first, contact_distance (N, G); the length scales
+    world_point and normal; the model's `refresh_tables`, the static polytopes from polytope_first; the length scales
     (V,), each row's body rotation (3, 3, N), the body positions (3, V); per pair the static radius, quaternion dot
     `turn` and `travel` (numpy's). Returns keep_pair (K,), keep_point (Q,) and the reported kept contacts' (row,
     static, point, normal, separation)."""
-    K, Q, N = len(row), len(pair), len(vehicle)
-    table, cd_row, cd_column = _table(contact_distance)
+    K, Q, N = len(row), len(pair), len(tables.arrays[0])
     keep_pair, keep_point = np.empty(K, np.bool_), np.empty(Q, np.bool_)
     out_row, out_static = np.empty(Q, np.int64), np.empty(Q, np.int64)
     out_point, out_normal, out_separation = np.empty((Q, 3)), np.empty((Q, 3)), np.empty(Q)
-    none = np.zeros(0)
-    arrays = (_i64(row), _i64(static), _i64(kind), np.ascontiguousarray(found, dtype=np.bool_), _i64(at),
-              _f64(prev_origin), _i64(pair), _f64(body_point), _f64(world_point), _f64(normal), _i64(vehicle),
-              np.ascontiguousarray(box, dtype=np.bool_), _f64(inner), _f64(radius),
-              none if origin is None else _f64(origin), np.ascontiguousarray(static_box, dtype=np.bool_),
-              _f64(static_inner), table, _f64(length_scale), _f64(rotation), _f64(position), _f64(static_radius),
-              _f64(turn), _f64(travel), keep_pair, keep_point, out_row, out_static, out_point, out_normal,
-              out_separation)
-    at_ = [address(a) if a.size else 0 for a in arrays]
-    at_[14] = None if origin is None else at_[14]  # (NULL: every origin at 0)
-    n = _LIB.pvu_refresh_manifolds(K, Q, N, position.shape[1], cd_row, cd_column, polytope_first, *at_)
+    before = (_i64(row), _i64(static), _i64(kind), np.ascontiguousarray(found, dtype=np.bool_), _i64(at),
+              _f64(prev_origin), _i64(pair), _f64(body_point), _f64(world_point), _f64(normal))
+    after = (_f64(length_scale), _f64(rotation), _f64(position), _f64(static_radius), _f64(turn), _f64(travel),
+             keep_pair, keep_point, out_row, out_static, out_point, out_normal, out_separation)
+    n = _LIB.pvu_refresh_manifolds(K, Q, N, position.shape[1], *tables.strides, polytope_first,
+                                   *[address(a) if a.size else 0 for a in before], *tables.at,
+                                   *[address(a) if a.size else 0 for a in after])
     if n < 0:
         raise MemoryError("the compiled manifold refresh ran out of memory")
     return keep_pair, keep_point, (out_row[:n], out_static[:n], out_point[:n], out_normal[:n], out_separation[:n])
 
 
-def record_manifolds(key: np.ndarray, is_kept: np.ndarray, row: np.ndarray, static: np.ndarray, vehicle: np.ndarray,
-                     first: np.ndarray, G: int, rotation: np.ndarray, origin: np.ndarray | None, position: np.ndarray,
-                     orientation: np.ndarray, radius: np.ndarray, static_radius: np.ndarray, shape: np.ndarray,
+def record_tables(vehicle: np.ndarray, first: np.ndarray, origin: np.ndarray | None, radius: np.ndarray,
+                  static_radius: np.ndarray) -> Held:
+    """What `record_manifolds` reads of the model: per row its vehicle and origin (None: 0), each vehicle's first
+    row, the rows' radius (N,) and the static shapes' (G,)."""
+    return Held(_i64(vehicle), _i64(first), None if origin is None else _f64(origin), _f64(radius),
+                _f64(static_radius))
+
+
+def record_manifolds(key: np.ndarray, is_kept: np.ndarray, row: np.ndarray, static: np.ndarray, tables: Held,
+                     rotation: np.ndarray, position: np.ndarray, orientation: np.ndarray, shape: np.ndarray,
                      contact_static: np.ndarray, point: np.ndarray, normal: np.ndarray, separation: np.ndarray):
     """sim/contact/persistence.py Persistence.record's pairs made anew and their points: of the candidate pairs (key
-    sorted, is_kept, row, static) the ones not kept, where their shapes' frames are (the rows' origin (None: 0) by the
-    rotation (3, 3, N) and position (3, V)) and their bodies' orientation (4, V); the contacts (shape, contact_static,
-    point, normal, separation) of those pairs on the static shape and in the body frame, by the rows' radius (N,) and
-    the static shapes' (G,). Returns the pairs' (vehicle, shape, static, origin, orientation) and the points' (vehicle,
-    shape, static, body_point, world_point, normal)."""
-    K, C, N = len(key), len(shape), len(vehicle)
+    sorted, is_kept, row, static) the ones not kept, where their shapes' frames are (the rows' origin by the rotation
+    (3, 3, N) and position (3, V)) and their bodies' orientation (4, V); the contacts (shape, contact_static, point,
+    normal, separation) of those pairs on the static shape and in the body frame, by the model's `record_tables`.
+    Returns the pairs' (vehicle, shape, static, origin, orientation) and the points' (vehicle, shape, static,
+    body_point, world_point, normal)."""
+    K, C, N, G = len(key), len(shape), len(tables.arrays[0]), len(tables.arrays[4])
     pair_i = np.empty((3, K), np.int64)
     point_i, point_f = np.empty((3, C), np.int64), np.empty((3, C, 3))
     counts = np.empty(2, np.int64)
-    arrays = (_i64(key), np.ascontiguousarray(is_kept, dtype=np.bool_), _i64(row), _i64(static), _i64(vehicle),
-              _i64(first), _f64(rotation), np.zeros(0) if origin is None else _f64(origin), _f64(position),
-              _f64(orientation), _f64(radius), _f64(static_radius), _i64(shape), _i64(contact_static), _f64(point),
-              _f64(normal), _f64(separation))
-    pointers = [address(a) if a.size else 0 for a in arrays]
-    pointers[7] = None if origin is None else pointers[7]  # (NULL: every origin at 0)
+    vehicle, first, origin, radius, static_radius = tables.at
+    arrays = (_i64(key), np.ascontiguousarray(is_kept, dtype=np.bool_), _i64(row), _i64(static), _f64(rotation),
+              _f64(position), _f64(orientation), _i64(shape), _i64(contact_static), _f64(point), _f64(normal),
+              _f64(separation))
+    p = [address(a) if a.size else 0 for a in arrays]
     origin_out, orientation_out = np.empty((K, 3)), np.empty((K, 4))
     outputs = (pair_i[0], pair_i[1], pair_i[2], origin_out, orientation_out, point_i[0], point_i[1], point_i[2],
                point_f[0], point_f[1], point_f[2], counts)
-    if _LIB.pvu_record_manifolds(K, C, N, position.shape[1], G, *pointers,
+    if _LIB.pvu_record_manifolds(K, C, N, position.shape[1], G, p[0], p[1], p[2], p[3], vehicle, first, p[4], origin,
+                                 p[5], p[6], radius, static_radius, *p[7:],
                                  *(address(a) if a.size else 0 for a in outputs)):
         raise MemoryError("the compiled manifold record ran out of memory")
     M, Q = int(counts[0]), int(counts[1])

@@ -174,6 +174,17 @@ def _rules(model: ContactModel, row: np.ndarray, static: np.ndarray, kind: np.nd
                   np.where(plane, _PLANE_DRIFT, DRIFT) * margin, kind != MESH, margin)
 
 
+def _refresh_tables(vehicle: np.ndarray, box: np.ndarray, inner: np.ndarray, radius: np.ndarray | None,
+                    origin: np.ndarray | None, static_boxes, static_inner: np.ndarray,
+                    contact_distance: np.ndarray) -> compiled_bookkeeping.Held:
+    """compiled_bookkeeping.refresh_tables of a model's fields (radius None: every row's 0; static_boxes None: no
+    static polytope is a box)."""
+    return compiled_bookkeeping.refresh_tables(
+        vehicle, box, inner, np.zeros(len(vehicle)) if radius is None else radius, origin,
+        np.zeros(len(static_inner), bool) if static_boxes is None else static_boxes.mask, static_inner,
+        contact_distance)
+
+
 def _compiled_covers(model: ContactModel, kind: np.ndarray, R_all: np.ndarray, pts: ManifoldPoints, prev) -> bool:
     """Whether `Persistence._refresh_compiled` re-measures these: pairs against planes, meshes and static polytopes
     (not capsules'), float64 poses and points."""
@@ -354,13 +365,12 @@ class Persistence:
         travel = np.where(kind == POLYTOPE, np.arccos(np.clip(turn, -1.0, 1.0))
                           * manifold_margins(model)["pcm_radius"][self.row], 0.0)
         cache = manifold_margins(model)
-        static_box = (model.static_boxes.mask if model.static_boxes is not None
-                      else np.zeros(len(cache["pcm_static_inner"]), bool))
+        tables = compiled_bookkeeping.held(cache, "compiled_refresh", (
+            model.vehicle, model.boxes.mask, cache["pcm_inner"], model.radius, model.origin, model.static_boxes,
+            cache["pcm_static_inner"], model.contact_distance), _refresh_tables)
         keep_pair, keep_point, kept = compiled_bookkeeping.refresh_manifolds(
             self.row, self.static, kind, found, at, prev.origin, pair, pts.body_point, pts.world_point, pts.normal,
-            model.vehicle, model.boxes.mask, cache["pcm_inner"], _radius(model, np.arange(len(model.vehicle))),
-            model.origin, static_box, cache["pcm_static_inner"], model.polytope_first, model.contact_distance,
-            length_scale, self.R_all, self.position, static_radius, turn, travel)
+            tables, model.polytope_first, length_scale, self.R_all, self.position, static_radius, turn, travel)
         self.kept_pairs = prev.subset(at[keep_pair])
         self.kept_points = pts if keep_point.all() else pts.subset(keep_point)  # (read, never written)
         self.kept = Contacts(*kept)
@@ -390,11 +400,13 @@ class Persistence:
         model, G = self.model, self.G
         first = first_rows(model)
         if self.compiled and compiled_bookkeeping.available() and _record_covered(self.R_all, contacts):
+            tables = compiled_bookkeeping.held(model.cache, "compiled_record", (
+                model.vehicle, first, model.origin, model.radius, model.static_rounds),
+                lambda vehicle, first, origin, radius, rounds: compiled_bookkeeping.record_tables(
+                    vehicle, first, origin, _radius(model, np.arange(len(vehicle))), self._static_radius(np.arange(G))))
             made_pairs, made_points = compiled_bookkeeping.record_manifolds(
-                self.key, self.is_kept, self.row, self.static, model.vehicle, first, G, self.R_all, model.origin,
-                self.position, self.orientation, _radius(model, np.arange(len(model.vehicle))),
-                self._static_radius(np.arange(G)), contacts.shape, contacts.static, contacts.point, contacts.normal,
-                contacts.separation)
+                self.key, self.is_kept, self.row, self.static, tables, self.R_all, self.position, self.orientation,
+                contacts.shape, contacts.static, contacts.point, contacts.normal, contacts.separation)
             return self._joined(ManifoldPairs(*made_pairs), ManifoldPoints(*made_points))
         made = ~self.is_kept
         row, static = self.row[made], self.static[made]
