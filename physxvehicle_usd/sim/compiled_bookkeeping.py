@@ -97,50 +97,83 @@ class MadePatches:
         self.of_contact = ints[11 * C:12 * C]
 
 
+def patch_tables(vehicle: np.ndarray, first: np.ndarray, rest: np.ndarray, offset_threshold: np.ndarray,
+                 params: list[np.ndarray]) -> Held:
+    """What `friction_patches` and `write_rows` read of the model: per row its vehicle, each vehicle's first row, the
+    rest distances (N, G), the offset thresholds (V,) and the pair parameters' (N, G) tables (in `write_rows`'s
+    order)."""
+    rest, rest_row, rest_column = _table(rest)
+    tables = [_table(t) for t in params]
+    out = Held(_i64(vehicle), _i64(first), rest, _f64(offset_threshold),
+               np.array([s for _, row, column in tables for s in (row, column)], np.int64))
+    out.rest_strides = (rest_row, rest_column)
+    out.params = [t for t, _, _ in tables]  # (held while C reads them)
+    out.param_at = (ctypes.c_void_p * len(tables))(*(t.ctypes.data for t in out.params))
+    return out
+
+
 def friction_patches(shape: np.ndarray, static: np.ndarray, patch: np.ndarray, point: np.ndarray,
-                     normal: np.ndarray, separation: np.ndarray, vehicle: np.ndarray, first: np.ndarray, G: int,
-                     rest: np.ndarray, offset_threshold: np.ndarray, rotation: np.ndarray, position: np.ndarray,
-                     length_scale: np.ndarray, previous, where: np.ndarray) -> MadePatches:
+                     normal: np.ndarray, separation: np.ndarray, tables: Held, G: int, rotation: np.ndarray,
+                     position: np.ndarray, length_scale: np.ndarray, previous, where: np.ndarray) -> MadePatches:
     """sim/contact/patches.py friction_patches against the static world (no two shapes' plane pairs to order) and each
-    patch's vehicle row and slot in patch_rows: the contacts (C,) with their `patch`, the model's `vehicle` and `first`
-    rows, G static shapes, the rest distances (N, G) and offset thresholds (V,), the bodies' rotation (V, 3, 3; zero
-    where a body has no contact), position (V, 3) and length_scale (V,), the last step's FrictionPatches (or None) and
-    each vehicle's row in the solve (`where`, (V,), -1: none)."""
-    C, V = len(shape), len(first)
+    patch's vehicle row and slot in patch_rows: the contacts (C,) with their `patch`, the model's `patch_tables` (G
+    static shapes), the bodies' rotation (V, 3, 3; zero where a body has no contact), position (V, 3) and
+    length_scale (V,), the last step's FrictionPatches (or None) and each vehicle's row in the solve (`where`, (V,),
+    -1: none)."""
+    C, V = len(shape), len(tables.arrays[1])
     if previous is not None and len(previous):
         prev = (_i64(previous.vehicle), _i64(previous.shape), _i64(previous.static), _f64(previous.body_normal),
                 _f64(previous.other_normal), _i64(previous.anchor_count), _f64(previous.body_anchor),
                 _f64(previous.other_anchor), np.ascontiguousarray(previous.broken, dtype=np.bool_))
         P = len(previous)
     else:
-        prev, P = (np.zeros(0, np.int64),) * 9, 0
+        prev, P = (), 0
     ints = np.empty(12 * C + 3, np.int64)
     floats = np.empty(40 * C)
-    rest, rest_row, rest_column = _table(rest)
-    arrays = (_i64(shape), _i64(static), _i64(patch), _f64(point), _f64(normal), _f64(separation), _i64(vehicle),
-              _i64(first), rest, _f64(offset_threshold), _f64(rotation), _f64(position), _f64(length_scale)
-              ) + prev + (_i64(where), ints, floats)  # (held here while C reads them)
-    if _LIB.pvu_friction_patches(C, V, len(vehicle), G, P, len(where), rest_row, rest_column,
-                                 *(address(a) for a in arrays)):
+    vehicle, first, rest, offset_threshold, _ = tables.at
+    contacts = (_i64(shape), _i64(static), _i64(patch), _f64(point), _f64(normal), _f64(separation))
+    bodies = (_f64(rotation), _f64(position), _f64(length_scale))
+    where = _i64(where)
+    at = [address(a) for a in contacts + bodies + prev]  # (the arrays held here while C reads them)
+    if not prev:
+        at += [0] * 9
+    if _LIB.pvu_friction_patches(C, V, len(tables.arrays[0]), G, P, len(where), *tables.rest_strides, *at[:6],
+                                 vehicle, first, rest, offset_threshold, *at[6:], address(where),
+                                 address(ints), address(floats)):
         raise MemoryError("the compiled friction patches ran out of memory")
     return MadePatches(C, ints, floats)
 
 
-def write_rows(made: MadePatches, tables: list[np.ndarray], rows: dict[str, np.ndarray],
-               params: list[np.ndarray]) -> None:
-    """Write the patches `made` into the zeroed rows (PatchRows's point_active, arm, separation, normal,
-    anchor_active, anchor_arm, anchor_error in `rows`; the pair's parameters `params`, each from its (N, G) table of
-    `tables`)."""
-    Vr, Pm, K = rows["separation"].shape
-    tables = [_table(t) for t in tables]
-    table_at = (ctypes.c_void_p * len(tables))(*(t.ctypes.data for t, _, _ in tables))
-    strides = np.array([s for _, row, column in tables for s in (row, column)], np.int64)
-    param_at = (ctypes.c_void_p * len(params))(*(address(a) for a in params))
-    _LIB.pvu_patch_rows(made.C, Vr, Pm, K, len(tables), address(made.ints), address(made.floats),
-                        ctypes.addressof(table_at), address(strides), address(rows["point_active"]),
-                        address(rows["arm"]), address(rows["separation"]), address(rows["normal"]),
-                        ctypes.addressof(param_at), address(rows["anchor_active"]), address(rows["anchor_arm"]),
-                        address(rows["anchor_error"]))
+def write_rows(made: MadePatches, tables: Held, Vr: int, floats: np.ndarray, flags: np.ndarray) -> None:
+    """Write the patches `made` into the zeroed rows (Vr vehicles): `floats` holds PatchRows's arm, separation,
+    normal, the pair's parameters (each from its table of `tables`, the model's `patch_tables`), anchor_arm and
+    anchor_error one after the other, `flags` its point_active and anchor_active (as `patch_row_arrays` lays them
+    out)."""
+    Pm, K, n = made.Pm, made.K, len(tables.params)
+    E, at, flag_at = Vr * Pm, address(floats), address(flags)
+    arm, separation, normal = at, at + 8 * 3 * E * K, at + 8 * 4 * E * K
+    param_at = (ctypes.c_void_p * n)(*range(normal + 8 * 3 * E, normal + 8 * (3 + n) * E, 8 * E))
+    anchor_arm = normal + 8 * (3 + n) * E
+    _LIB.pvu_patch_rows(made.C, Vr, Pm, K, n, address(made.ints), address(made.floats),
+                        ctypes.addressof(tables.param_at), tables.at[4], flag_at, arm, separation, normal,
+                        ctypes.addressof(param_at), flag_at + E * K, anchor_arm, anchor_arm + 8 * 6 * E)
+
+
+def patch_row_arrays(Vr: int, Pm: int, K: int, n_params: int) -> tuple[np.ndarray, np.ndarray, dict]:
+    """PatchRows's zeroed arrays of Vr vehicles, Pm slots, K points and n_params pair parameters in two allocations,
+    as `write_rows` reads them: the floats, the flags and the arrays by name (the parameters as `params`, a list)."""
+    E = Vr * Pm
+    floats, flags = np.zeros(4 * E * K + (3 + n_params) * E + 12 * E), np.zeros(E * K + 2 * E, np.bool_)
+    at = 4 * E * K
+    normal_end = at + 3 * E
+    params_end = normal_end + n_params * E
+    arrays = dict(arm=floats[:3 * E * K].reshape(3, Vr, Pm, K), separation=floats[3 * E * K:at].reshape(Vr, Pm, K),
+                  normal=floats[at:normal_end].reshape(3, Vr, Pm),
+                  params=[floats[normal_end + k * E:normal_end + (k + 1) * E].reshape(Vr, Pm) for k in range(n_params)],
+                  anchor_arm=floats[params_end:params_end + 6 * E].reshape(3, Vr, Pm, 2),
+                  anchor_error=floats[params_end + 6 * E:params_end + 12 * E].reshape(3, Vr, Pm, 2),
+                  point_active=flags[:E * K].reshape(Vr, Pm, K), anchor_active=flags[E * K:].reshape(Vr, Pm, 2))
+    return floats, flags, arrays
 
 
 def reduce_contacts(shape: np.ndarray, static: np.ndarray, point: np.ndarray, normal: np.ndarray,

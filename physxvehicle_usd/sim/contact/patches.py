@@ -344,25 +344,24 @@ def _compiled_patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.n
     rotation[touched] = vm.quat_to_mat(body_orientation[:, touched].astype(float)).transpose(2, 0, 1)
     where = np.full(V, -1)
     where[vehicles] = np.arange(len(vehicles))
+    tables = compiled_bookkeeping.held(model.cache, "compiled_patches", (
+        model.vehicle, first_rows(model), model.rest_distance, model.friction_offset_threshold,
+        *(getattr(model, name) for name in PATCH_PARAMS)),
+        lambda vehicle, first, rest, threshold, *params: compiled_bookkeeping.patch_tables(
+            vehicle, first, rest, threshold, list(params)))
     made = compiled_bookkeeping.friction_patches(
         contacts.shape, contacts.static, contacts.patch, contacts.point, contacts.normal, contacts.separation,
-        model.vehicle, first_rows(model), model.collides.shape[1], model.rest_distance,
-        model.friction_offset_threshold, rotation, body_position.T, length_scale, previous, where)
+        tables, model.collides.shape[1], rotation, body_position.T, length_scale, previous, where)
     Vr, Pm, K, F = len(vehicles), made.Pm, made.K, made.F
+    floats, flags, rows = compiled_bookkeeping.patch_row_arrays(Vr, Pm, K, len(PATCH_PARAMS))
+    params = rows.pop("params")
     out = PatchRows(
-        point_active=np.zeros((Vr, Pm, K), bool), arm=np.zeros((3, Vr, Pm, K)), separation=np.zeros((Vr, Pm, K)),
-        normal=np.zeros((3, Vr, Pm)), **{name: np.zeros((Vr, Pm)) for name in PATCH_PARAMS},
-        anchor_active=np.zeros((Vr, Pm, 2), bool), anchor_arm=np.zeros((3, Vr, Pm, 2)),
-        anchor_error=np.zeros((3, Vr, Pm, 2)), bounce_threshold=bounce_threshold(model, vehicles),
+        **rows, **dict(zip(PATCH_PARAMS, params)), bounce_threshold=bounce_threshold(model, vehicles),
         points=contacts,  # for telemetry
         friction=FrictionPatches(made.vehicle, made.shape, made.static, made.body_normal, made.other_normal,
                                  made.anchor_count, made.body_anchor, made.other_anchor, np.zeros(F, bool)),
         friction_slot=(made.vehicle_row, made.slot))
-    compiled_bookkeeping.write_rows(made, [getattr(model, name) for name in PATCH_PARAMS],
-                                    {name: getattr(out, name) for name in ("point_active", "arm", "separation",
-                                                                           "normal", "anchor_active", "anchor_arm",
-                                                                           "anchor_error")},
-                                    [getattr(out, name) for name in PATCH_PARAMS])
+    compiled_bookkeeping.write_rows(made, tables, Vr, floats, flags)
     return out
 
 
