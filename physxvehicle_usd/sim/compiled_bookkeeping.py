@@ -248,16 +248,20 @@ def refresh_manifolds(row: np.ndarray, static: np.ndarray, kind: np.ndarray, fou
     `turn` and `travel` (numpy's). Returns keep_pair (K,), keep_point (Q,) and the reported kept contacts' (row,
     static, point, normal, separation)."""
     K, Q, N = len(row), len(pair), len(tables.arrays[0])
-    keep_pair, keep_point = np.empty(K, np.bool_), np.empty(Q, np.bool_)
-    out_row, out_static = np.empty(Q, np.int64), np.empty(Q, np.int64)
-    out_point, out_normal, out_separation = np.empty((Q, 3)), np.empty((Q, 3)), np.empty(Q)
+    # the outputs in two allocations: keep_pair, keep_point (bytes); per reported contact its row, static shape,
+    # point, normal and separation
+    flags, ints, floats = np.empty(K + Q, np.bool_), np.empty(2 * Q, np.int64), np.empty(7 * Q)
+    keep_pair, keep_point = flags[:K], flags[K:]
+    out_row, out_static = ints[:Q], ints[Q:]
+    out_point, out_normal, out_separation = floats[:3 * Q].reshape(Q, 3), floats[3 * Q:6 * Q].reshape(Q, 3), floats[6 * Q:]
     before = (_i64(row), _i64(static), _i64(kind), np.ascontiguousarray(found, dtype=np.bool_), _i64(at),
               _f64(prev_origin), _i64(pair), _f64(body_point), _f64(world_point), _f64(normal))
-    after = (_f64(length_scale), _f64(rotation), _f64(position), _f64(static_radius), _f64(turn), _f64(travel),
-             keep_pair, keep_point, out_row, out_static, out_point, out_normal, out_separation)
+    after = (_f64(length_scale), _f64(rotation), _f64(position), _f64(static_radius), _f64(turn), _f64(travel))
+    b, i, f = address(flags), address(ints), address(floats)
     n = _LIB.pvu_refresh_manifolds(K, Q, N, position.shape[1], *tables.strides, polytope_first,
                                    *[address(a) if a.size else 0 for a in before], *tables.at,
-                                   *[address(a) if a.size else 0 for a in after])
+                                   *[address(a) if a.size else 0 for a in after], b, b + K, i, i + 8 * Q, f,
+                                   f + 24 * Q, f + 48 * Q)
     if n < 0:
         raise MemoryError("the compiled manifold refresh ran out of memory")
     return keep_pair, keep_point, (out_row[:n], out_static[:n], out_point[:n], out_normal[:n], out_separation[:n])
@@ -281,20 +285,22 @@ def record_manifolds(key: np.ndarray, is_kept: np.ndarray, row: np.ndarray, stat
     Returns the pairs' (vehicle, shape, static, origin, orientation) and the points' (vehicle, shape, static,
     body_point, world_point, normal)."""
     K, C, N, G = len(key), len(shape), len(tables.arrays[0]), len(tables.arrays[4])
-    pair_i = np.empty((3, K), np.int64)
-    point_i, point_f = np.empty((3, C), np.int64), np.empty((3, C, 3))
-    counts = np.empty(2, np.int64)
+    # the outputs in two allocations: per pair vehicle, shape, static, per point the same, the counts; per pair its
+    # origin and orientation, per point its body point, world point and normal
+    ints, floats = np.empty(3 * K + 3 * C + 2, np.int64), np.empty(7 * K + 9 * C)
+    pair_i, point_i, counts = ints[:3 * K].reshape(3, K), ints[3 * K:3 * K + 3 * C].reshape(3, C), ints[-2:]
+    origin_out, orientation_out = floats[:3 * K].reshape(K, 3), floats[3 * K:7 * K].reshape(K, 4)
+    point_f = floats[7 * K:].reshape(3, C, 3)
     vehicle, first, origin, radius, static_radius = tables.at
     arrays = (_i64(key), np.ascontiguousarray(is_kept, dtype=np.bool_), _i64(row), _i64(static), _f64(rotation),
               _f64(position), _f64(orientation), _i64(shape), _i64(contact_static), _f64(point), _f64(normal),
               _f64(separation))
     p = [address(a) if a.size else 0 for a in arrays]
-    origin_out, orientation_out = np.empty((K, 3)), np.empty((K, 4))
-    outputs = (pair_i[0], pair_i[1], pair_i[2], origin_out, orientation_out, point_i[0], point_i[1], point_i[2],
-               point_f[0], point_f[1], point_f[2], counts)
+    i, f = address(ints), address(floats)
     if _LIB.pvu_record_manifolds(K, C, N, position.shape[1], G, p[0], p[1], p[2], p[3], vehicle, first, p[4], origin,
-                                 p[5], p[6], radius, static_radius, *p[7:],
-                                 *(address(a) if a.size else 0 for a in outputs)):
+                                 p[5], p[6], radius, static_radius, *p[7:], i, i + 8 * K, i + 16 * K, f, f + 24 * K,
+                                 i + 24 * K, i + 24 * K + 8 * C, i + 24 * K + 16 * C, f + 56 * K, f + 56 * K + 24 * C,
+                                 f + 56 * K + 48 * C, i + 24 * K + 24 * C):
         raise MemoryError("the compiled manifold record ran out of memory")
     M, Q = int(counts[0]), int(counts[1])
     return ((pair_i[0, :M], pair_i[1, :M], pair_i[2, :M], origin_out[:M], orientation_out[:M]),
