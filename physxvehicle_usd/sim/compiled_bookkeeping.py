@@ -17,7 +17,7 @@ from typing import Callable
 
 import numpy as np
 
-from .extension import address, open_extension
+from .extension import address, addresses, open_extension
 
 _P = ctypes.c_void_p
 _I64 = ctypes.c_int64
@@ -134,7 +134,7 @@ def friction_patches(shape: np.ndarray, static: np.ndarray, patch: np.ndarray, p
     contacts = (_i64(shape), _i64(static), _i64(patch), _f64(point), _f64(normal), _f64(separation))
     bodies = (_f64(rotation), _f64(position), _f64(length_scale))
     where = _i64(where)
-    at = [address(a) for a in contacts + bodies + prev]  # (the arrays held here while C reads them)
+    at = addresses(contacts + bodies + prev)  # (the arrays held here while C reads them)
     if not prev:
         at += [0] * 9
     if _LIB.pvu_friction_patches(C, V, len(tables.arrays[0]), G, P, len(where), *tables.rest_strides, *at[:6],
@@ -183,7 +183,7 @@ def reduce_contacts(shape: np.ndarray, static: np.ndarray, point: np.ndarray, no
     C = len(shape)
     index, patch = np.empty(C, np.int64), np.empty(C, np.int64)
     arrays = (_i64(shape), _i64(static), _f64(point), _f64(normal), _f64(separation), _i64(whole), index, patch)
-    n = _LIB.pvu_reduce_contacts(C, *(address(a) for a in arrays))
+    n = _LIB.pvu_reduce_contacts(C, *addresses(arrays))
     if n < 0:
         raise MemoryError("the compiled contact reduction ran out of memory")
     return index[:n], patch[:n]
@@ -200,7 +200,7 @@ def telemetry_group(vehicles: np.ndarray, active: np.ndarray, arm: np.ndarray, n
     S = out["contactPoints"].shape[1]
     arrays = (_i64(vehicles), np.ascontiguousarray(active, dtype=np.bool_), _f64(arm), _f64(normal), _f64(impulse),
               begin, out["contactCount"], out["contactPoints"], out["contactNormals"], out["contactImpulses"])
-    _LIB.pvu_contact_telemetry(Vr, E, K, S, begin.shape[1], *(address(a) for a in arrays))
+    _LIB.pvu_contact_telemetry(Vr, E, K, S, begin.shape[1], *addresses(arrays))
 
 
 class Held:
@@ -259,8 +259,8 @@ def refresh_manifolds(row: np.ndarray, static: np.ndarray, kind: np.ndarray, fou
     after = (_f64(length_scale), _f64(rotation), _f64(position), _f64(static_radius), _f64(turn), _f64(travel))
     b, i, f = address(flags), address(ints), address(floats)
     n = _LIB.pvu_refresh_manifolds(K, Q, N, position.shape[1], *tables.strides, polytope_first,
-                                   *[address(a) if a.size else 0 for a in before], *tables.at,
-                                   *[address(a) if a.size else 0 for a in after], b, b + K, i, i + 8 * Q, f,
+                                   *addresses(before, True), *tables.at,
+                                   *addresses(after, True), b, b + K, i, i + 8 * Q, f,
                                    f + 24 * Q, f + 48 * Q)
     if n < 0:
         raise MemoryError("the compiled manifold refresh ran out of memory")
@@ -295,7 +295,7 @@ def record_manifolds(key: np.ndarray, is_kept: np.ndarray, row: np.ndarray, stat
     arrays = (_i64(key), np.ascontiguousarray(is_kept, dtype=np.bool_), _i64(row), _i64(static), _f64(rotation),
               _f64(position), _f64(orientation), _i64(shape), _i64(contact_static), _f64(point), _f64(normal),
               _f64(separation))
-    p = [address(a) if a.size else 0 for a in arrays]
+    p = addresses(arrays, True)
     i, f = address(ints), address(floats)
     if _LIB.pvu_record_manifolds(K, C, N, position.shape[1], G, p[0], p[1], p[2], p[3], vehicle, first, p[4], origin,
                                  p[5], p[6], radius, static_radius, *p[7:], i, i + 8 * K, i + 16 * K, f, f + 24 * K,

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .contact_rows import FRICTION_BIAS_PER_SUBSTEP, MAX_CONTACT_BIAS_FACTOR
-from .extension import address, check_struct_size, open_extension
+from .extension import address, addresses, check_struct_size, open_extension
 
 if TYPE_CHECKING:  # annotations only
     from .solver_rows import ConstraintRows, PatchRows
@@ -186,7 +186,7 @@ def _constraint_rows(c: _Call, p: SimParams, rows: ConstraintRows, x: np.ndarray
                                 begin_orientation)]
     d = _ConstraintRows(V=V, R=R, batch=p.mass.shape[0], pgs=int(pgs), spring_time=spring_time, dt=dt)
     (d.vehicles, d.linear, d.arm, d.damping, d.separation, d.active, d.hard, d.mass, d.moi,
-     d.orientation) = (address(a) for a in read)
+     d.orientation) = addresses(read)
     b.hard = d.hard
     c.kept.append(read)  # alive while the solve reads them
     status = _LIB.pvu_constraint_rows(ctypes.byref(d), ctypes.byref(b))
@@ -317,7 +317,7 @@ class CompiledContactRows:
                             h=h, dt=dt, p8=min(MAX_CONTACT_BIAS_FACTOR, 2.0 * np.sqrt(1.0 / iterations)))
         (d.point_active, d.anchor_active, static_friction, dynamic_friction, d.arm, d.separation, d.normal,
          d.rest_distance, d.restitution, d.anchor_arm, d.anchor_error, d.bounce_threshold, d.vehicles, d.mass, d.moi,
-         d.max_depenetration, d.orientation, d.x) = (address(a) for a in read)
+         d.max_depenetration, d.orientation, d.x) = addresses(read)
         # the solve reads the patches' own flags and frictions
         b.c_active, b.anchored, b.static_friction, b.dynamic_friction = (d.point_active, d.anchor_active,
                                                                          static_friction, dynamic_friction)
