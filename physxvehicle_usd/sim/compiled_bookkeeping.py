@@ -11,6 +11,7 @@ other, to the bit).
 from __future__ import annotations
 
 import ctypes
+import functools
 import operator
 import struct
 from typing import Callable
@@ -51,8 +52,10 @@ def available() -> bool:
     return _LIB is not None
 
 
+@functools.lru_cache(maxsize=8)
 def same_normal_agrees(same_normal: float) -> bool:
-    """Whether the extension was built with this PXC_SAME_NORMAL (sim/contact/geometry.py's)."""
+    """Whether the extension was built with this PXC_SAME_NORMAL (sim/contact/geometry.py's): asked every step, found
+    once."""
     bits = struct.unpack("<q", struct.pack("<d", same_normal))[0]
     return _LIB is not None and _LIB.pvu_contact_bookkeeping_same_normal_bits() == bits
 

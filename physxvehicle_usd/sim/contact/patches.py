@@ -327,9 +327,9 @@ def compiled_covers(model: ContactModel, contacts: Contacts) -> bool:
     if model.friction_offset_threshold.dtype != np.float64 or any(
             getattr(model, name).dtype != np.float64 for name in PATCH_PARAMS):
         return False
-    on_plane = contacts.shape[contacts.static < model.plane_count]
-    return (not on_plane.size or (on_plane == on_plane[0]).all()) and compiled_bookkeeping.same_normal_agrees(
-        SAME_NORMAL)
+    on_plane = contacts.shape[contacts.static < model.plane_count] if model.plane_count else None
+    return ((on_plane is None or not on_plane.size or (on_plane == on_plane[0]).all())
+            and compiled_bookkeeping.same_normal_agrees(SAME_NORMAL))
 
 
 def _compiled_patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.ndarray, body_position: np.ndarray,
