@@ -116,12 +116,12 @@ def patch_tables(vehicle: np.ndarray, first: np.ndarray, rest: np.ndarray, offse
 
 
 def friction_patches(shape: np.ndarray, static: np.ndarray, patch: np.ndarray, point: np.ndarray,
-                     normal: np.ndarray, separation: np.ndarray, tables: Held, G: int, rotation: np.ndarray,
+                     normal: np.ndarray, separation: np.ndarray, tables: Held, G: int, orientation: np.ndarray,
                      position: np.ndarray, length_scale: np.ndarray, previous, where: np.ndarray) -> MadePatches:
     """sim/contact/patches.py friction_patches against the static world (no two shapes' plane pairs to order) and each
     patch's vehicle row and slot in patch_rows: the contacts (C,) with their `patch`, the model's `patch_tables` (G
-    static shapes), the bodies' rotation (V, 3, 3; zero where a body has no contact), position (V, 3) and
-    length_scale (V,), the last step's FrictionPatches (or None) and each vehicle's row in the solve (`where`, (V,),
+    static shapes), the bodies' orientation (4, V; the C turns it into the rotation of each body with a contact, as
+    vecmath.quat_to_mat does), position (V, 3) and length_scale (V,), the last step's FrictionPatches (or None) and each vehicle's row in the solve (`where`, (V,),
     -1: none)."""
     C, V = len(shape), len(tables.arrays[1])
     if previous is not None and len(previous):
@@ -135,7 +135,7 @@ def friction_patches(shape: np.ndarray, static: np.ndarray, patch: np.ndarray, p
     floats = np.empty(40 * C)
     vehicle, first, rest, offset_threshold, _ = tables.at
     contacts = (_i64(shape), _i64(static), _i64(patch), _f64(point), _f64(normal), _f64(separation))
-    bodies = (_f64(rotation), _f64(position), _f64(length_scale))
+    bodies = (_f64(orientation), _f64(position), _f64(length_scale))
     where = _i64(where)
     at = addresses(contacts + bodies + prev)  # (the arrays held here while C reads them)
     if not prev:

@@ -337,11 +337,6 @@ def _compiled_patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.n
                          ) -> PatchRows:
     """`patch_rows_numpy` in two C calls (sim/compiled_bookkeeping.py), where `compiled_covers`."""
     V = body_position.shape[1]
-    touched = np.zeros(V, bool)
-    touched[model.vehicle[contacts.shape]] = True
-    touched = np.flatnonzero(touched)  # (friction_patches's rotations: the same call on the same vehicles)
-    rotation = np.zeros((V, 3, 3))
-    rotation[touched] = vm.quat_to_mat(body_orientation[:, touched].astype(float)).transpose(2, 0, 1)
     where = np.full(V, -1)
     where[vehicles] = np.arange(len(vehicles))
     tables = compiled_bookkeeping.held(model.cache, "compiled_patches", (
@@ -351,7 +346,7 @@ def _compiled_patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.n
             vehicle, first, rest, threshold, list(params)))
     made = compiled_bookkeeping.friction_patches(
         contacts.shape, contacts.static, contacts.patch, contacts.point, contacts.normal, contacts.separation,
-        tables, model.collides.shape[1], rotation, body_position.T, length_scale, previous, where)
+        tables, model.collides.shape[1], body_orientation, body_position.T, length_scale, previous, where)
     Vr, Pm, K, F = len(vehicles), made.Pm, made.K, made.F
     floats, flags, rows = compiled_bookkeeping.patch_row_arrays(Vr, Pm, K, len(PATCH_PARAMS))
     params = rows.pop("params")
