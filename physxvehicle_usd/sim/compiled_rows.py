@@ -116,10 +116,12 @@ _PATCH_FLOATS = ("arm", "separation", "normal", "rest_distance", "static_frictio
 
 
 class _Call:
-    """The struct and the arrays its pointers point into (`kept`: alive for as long as the struct)."""
+    """The struct and the arrays its pointers point into (`kept`: alive for as long as the struct); `words`: the
+    struct's memory as 64-bit words, where `_block` writes a block's pointers in one assignment."""
 
     def __init__(self):
         self.solve = _RowSolve()
+        self.words = np.frombuffer(self.solve, np.uint64)
         self.kept: list = []
 
 
@@ -128,24 +130,24 @@ def _flags(mask: np.ndarray) -> np.ndarray:
 
 
 @lru_cache(maxsize=64)
-def _layout(shapes: tuple) -> tuple[dict, int]:
-    """Where each of the named arrays `shapes` ((name, shape), ...) lies in one block: {name: (offset, shape)}, the
-    block's length (the arrays of a call are one allocation, the struct's pointers its offsets)."""
+def _layout(shapes: tuple, itemsize: int) -> tuple[dict, int, np.ndarray, np.ndarray]:
+    """Where each of the named arrays `shapes` ((name, shape), ...) of `itemsize` bytes lies in one block: {name:
+    (offset, shape)}, the block's length (the arrays of a call are one allocation, the struct's pointers its offsets),
+    and the struct's words of those pointers with their byte offsets in the block."""
     fields, offset = {}, 0
     for name, shape in shapes:
         fields[name] = (offset, shape)
         offset += math.prod(shape)
-    return fields, offset
+    words = np.array([getattr(_RowSolve, name).offset // 8 for name in fields], np.intp)
+    return fields, offset, words, np.array([itemsize * at for at, _ in fields.values()], np.uint64)
 
 
 def _block(c: _Call, shapes: tuple, dtype) -> tuple[np.ndarray, dict]:
     """One block of `dtype` for the arrays `shapes`, the struct's fields of those names pointed into it; the block and
     where each array lies in it."""
-    fields, length = _layout(shapes)
+    fields, length, words, offsets = _layout(shapes, np.dtype(dtype).itemsize)
     block = np.empty(length, dtype)
-    base, size = address(block), block.itemsize
-    for name, (offset, _) in fields.items():
-        setattr(c.solve, name, base + size * offset)
+    c.words[words] = offsets + np.uint64(address(block))
     c.kept.append(block)
     return block, fields
 
