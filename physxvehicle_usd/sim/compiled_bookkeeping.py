@@ -82,22 +82,40 @@ class MadePatches:
     """What `friction_patches` made: per patch (F) its shape row, other shape, first contact and count, vehicle, shape
     index within the vehicle, anchor count, vehicle row and slot in the rows, normal, body position, body and other
     normal, body and other anchors, anchor arms and errors (as patches.py's _Correlated and FrictionPatches name
-    them); per contact (grouped by patch) its point and separation; the largest slot (Pm - 1) and point count (K)."""
+    them); per contact (grouped by patch) its point and separation; the largest slot (Pm - 1) and point count (K).
+    The record's fields and the slots are views taken at once; the others (which write_rows reads in C) on demand."""
 
     def __init__(self, C: int, ints: np.ndarray, floats: np.ndarray):
         self.C, self.ints, self.floats = C, ints, floats
-        F, self.Pm, self.K = (int(x) for x in ints[11 * C + C:11 * C + C + 3])
+        F, self.Pm, self.K = ints[12 * C:12 * C + 3].tolist()
         self.F = F
-        column = [ints[k * C:k * C + F] for k in range(9)]
-        (self.row, self.static, self.first, self.count, self.vehicle, self.shape, self.anchor_count, self.vehicle_row,
-         self.slot) = column
-        vectors = [floats[k * 3 * C:k * 3 * C + 3 * F].reshape(F, 3) for k in range(4)]
-        self.normal, self.p, self.body_normal, self.other_normal = vectors
-        pairs = [floats[12 * C + k * 6 * C:12 * C + k * 6 * C + 6 * F].reshape(F, 2, 3) for k in range(4)]
-        self.body_anchor, self.other_anchor, self.anchor_arm, self.anchor_error = pairs
-        self.point = floats[36 * C:39 * C].reshape(C, 3)
-        self.separation = floats[39 * C:40 * C]
-        self.of_contact = ints[11 * C:12 * C]
+        self.vehicle, self.shape, self.anchor_count, self.vehicle_row, self.slot = (
+            ints[k * C:k * C + F] for k in (4, 5, 6, 7, 8))
+        self.static = ints[C:C + F]
+        self.body_normal, self.other_normal = (floats[k * 3 * C:k * 3 * C + 3 * F].reshape(F, 3) for k in (2, 3))
+        self.body_anchor, self.other_anchor = (floats[12 * C + k * 6 * C:12 * C + k * 6 * C + 6 * F].reshape(F, 2, 3)
+                                               for k in (0, 1))
+
+    def _ints(self, k: int) -> np.ndarray:
+        return self.ints[k * self.C:k * self.C + self.F]
+
+    def _vectors(self, k: int) -> np.ndarray:
+        return self.floats[k * 3 * self.C:k * 3 * self.C + 3 * self.F].reshape(self.F, 3)
+
+    def _pairs(self, k: int) -> np.ndarray:
+        at = 12 * self.C + k * 6 * self.C
+        return self.floats[at:at + 6 * self.F].reshape(self.F, 2, 3)
+
+    row = property(lambda self: self._ints(0))
+    first = property(lambda self: self._ints(2))
+    count = property(lambda self: self._ints(3))
+    normal = property(lambda self: self._vectors(0))
+    p = property(lambda self: self._vectors(1))
+    anchor_arm = property(lambda self: self._pairs(2))
+    anchor_error = property(lambda self: self._pairs(3))
+    point = property(lambda self: self.floats[36 * self.C:39 * self.C].reshape(self.C, 3))
+    separation = property(lambda self: self.floats[39 * self.C:40 * self.C])
+    of_contact = property(lambda self: self.ints[11 * self.C:12 * self.C])
 
 
 def patch_tables(vehicle: np.ndarray, first: np.ndarray, rest: np.ndarray, offset_threshold: np.ndarray,
