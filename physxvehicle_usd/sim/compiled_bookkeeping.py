@@ -14,7 +14,7 @@ import ctypes
 import functools
 import operator
 import struct
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -188,12 +188,12 @@ def patch_row_arrays(Vr: int, Pm: int, K: int, n_params: int) -> tuple[np.ndarra
     at = 4 * E * K
     normal_end = at + 3 * E
     params_end = normal_end + n_params * E
-    arrays = dict(arm=floats[:3 * E * K].reshape(3, Vr, Pm, K), separation=floats[3 * E * K:at].reshape(Vr, Pm, K),
-                  normal=floats[at:normal_end].reshape(3, Vr, Pm),
-                  params=[floats[normal_end + k * E:normal_end + (k + 1) * E].reshape(Vr, Pm) for k in range(n_params)],
-                  anchor_arm=floats[params_end:params_end + 6 * E].reshape(3, Vr, Pm, 2),
-                  anchor_error=floats[params_end + 6 * E:params_end + 12 * E].reshape(3, Vr, Pm, 2),
-                  point_active=flags[:E * K].reshape(Vr, Pm, K), anchor_active=flags[E * K:].reshape(Vr, Pm, 2))
+    arrays = {"arm": floats[:3 * E * K].reshape(3, Vr, Pm, K), "separation": floats[3 * E * K:at].reshape(Vr, Pm, K),
+              "normal": floats[at:normal_end].reshape(3, Vr, Pm),
+              "params": [floats[normal_end + k * E:normal_end + (k + 1) * E].reshape(Vr, Pm) for k in range(n_params)],
+              "anchor_arm": floats[params_end:params_end + 6 * E].reshape(3, Vr, Pm, 2),
+              "anchor_error": floats[params_end + 6 * E:params_end + 12 * E].reshape(3, Vr, Pm, 2),
+              "point_active": flags[:E * K].reshape(Vr, Pm, K), "anchor_active": flags[E * K:].reshape(Vr, Pm, 2)}
     return floats, flags, arrays
 
 
