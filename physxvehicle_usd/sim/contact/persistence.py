@@ -419,6 +419,8 @@ class Persistence:
         made)."""
         if not self.key.size:
             return None
+        if self.is_kept.all() and self.kept_pairs is not None and len(self.kept_pairs):
+            return self._kept_only()  # (no pair made anew: none of `contacts` makes a point to keep)
         model, G = self.model, self.G
         first = first_rows(model)
         if self.compiled and compiled_bookkeeping.available() and _record_covered(self.R_all, contacts):
@@ -452,13 +454,17 @@ class Persistence:
                                 on_static.astype(float), n.astype(float))
         return self._joined(pairs, points)
 
+    def _kept_only(self) -> Manifolds:
+        """The manifolds where every pair kept its points and none was made anew (most steps of a car at rest on its
+        obstacle): the kept records, in key order already, taken as they are rather than joined to nothing (the same
+        numbers; read, never written)."""
+        return Manifolds(self.kept_pairs, self.kept_points if len(self.kept_points) else no_manifold_points())
+
     def _joined(self, pairs: ManifoldPairs, points: ManifoldPoints) -> Manifolds:
         """The manifolds of the pairs made anew (`pairs`, `points`) and of the kept ones, in key order."""
         first, G = first_rows(self.model), self.G
         if self.kept_pairs is not None and len(self.kept_pairs) and not len(pairs) and not len(points):
-            # every pair kept (most steps of a car at rest on its obstacle): the kept records, in key order already,
-            # taken as they are rather than joined to nothing (the same numbers; read, never written)
-            return Manifolds(self.kept_pairs, self.kept_points if len(self.kept_points) else no_manifold_points())
+            return self._kept_only()
         if self.kept_pairs is not None and len(self.kept_pairs):
             pairs = ManifoldPairs.join([pairs, self.kept_pairs], [0, 0])
             points = ManifoldPoints.join([points, self.kept_points], [0, 0]) or no_manifold_points()
