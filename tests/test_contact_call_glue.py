@@ -17,7 +17,7 @@ from physxvehicle_usd.sim.contact.model import capsule_rows
 from physxvehicle_usd.sim.extension import address, addresses
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-from fleet import fleet_stage  # noqa: E402
+from fleet import fleet_stage
 
 
 def test_addresses_are_address_s_and_null_for_empty_arrays_where_asked():
