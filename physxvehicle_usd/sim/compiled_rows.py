@@ -183,9 +183,8 @@ def _constraint_rows(c: _Call, p: SimParams, rows: ConstraintRows, x: np.ndarray
     block, fields = _block(c, shapes, np.float32)
     _block(c, flag_shapes, np.uint8)
     _view(block, fields, "x")[...] = x
-    read = [_whole(a) for a in (rows.vehicles.astype(np.int64, copy=False), rows.linear, rows.arm, rows.damping,
-                                rows.separation, _flags(rows.active), _flags(rows.hard), p.mass, p.moi,
-                                begin_orientation)]
+    read = _whole(rows.vehicles.astype(np.int64, copy=False), rows.linear, rows.arm, rows.damping, rows.separation,
+                  _flags(rows.active), _flags(rows.hard), p.mass, p.moi, begin_orientation)
     d = _ConstraintRows(V=V, R=R, batch=p.mass.shape[0], pgs=int(pgs), spring_time=spring_time, dt=dt)
     (d.vehicles, d.linear, d.arm, d.damping, d.separation, d.active, d.hard, d.mass, d.moi,
      d.orientation) = addresses(read)
@@ -309,12 +308,11 @@ class CompiledContactRows:
         self.broken = _view(self._flags, self._flag_fields, "broken").view(bool)
         if Pm == 0:
             return
-        read = [_whole(a) for a in (patches.point_active, patches.anchor_active, patches.static_friction,
-                                    patches.dynamic_friction, patches.arm, patches.separation, patches.normal,
-                                    patches.rest_distance, patches.restitution, patches.anchor_arm,
-                                    patches.anchor_error, patches.bounce_threshold,
-                                    vehicles.astype(np.int64, copy=False), p.mass, p.moi,
-                                    p.max_depenetration_velocity, begin_orientation, x)]
+        read = _whole(patches.point_active, patches.anchor_active, patches.static_friction, patches.dynamic_friction,
+                      patches.arm, patches.separation, patches.normal, patches.rest_distance, patches.restitution,
+                      patches.anchor_arm, patches.anchor_error, patches.bounce_threshold,
+                      vehicles.astype(np.int64, copy=False), p.mass, p.moi, p.max_depenetration_velocity,
+                      begin_orientation, x)
         d = _ContactPatches(V=V, Pm=Pm, N=N, M=M, threads=max(1, int(threads)), pgs=int(pgs), batch=p.mass.shape[0],
                             h=h, dt=dt, p8=min(MAX_CONTACT_BIAS_FACTOR, 2.0 * np.sqrt(1.0 / iterations)))
         (d.point_active, d.anchor_active, static_friction, dynamic_friction, d.arm, d.separation, d.normal,
@@ -336,6 +334,6 @@ class CompiledContactRows:
         return out
 
 
-def _whole(array: np.ndarray) -> np.ndarray:
-    """array where it is C-contiguous (patch_rows' arrays are), else a contiguous copy (a subset's view)."""
-    return array if array.flags.c_contiguous else np.ascontiguousarray(array)
+def _whole(*arrays: np.ndarray) -> list[np.ndarray]:
+    """Each array where it is C-contiguous (patch_rows' arrays are), else a contiguous copy (a subset's view)."""
+    return [array if array.flags.c_contiguous else np.ascontiguousarray(array) for array in arrays]
