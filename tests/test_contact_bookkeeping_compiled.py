@@ -131,6 +131,16 @@ def test_random_contacts_make_the_same_patches_and_rows_to_the_bit(fleet, seed):
         assert reference.friction.anchor_count.max() == 2 and len(reference.friction) > 1
 
 
+@pytest.mark.parametrize("seed", range(8))
+def test_float64_orientations_make_the_same_patches_and_rows_to_the_bit(fleet, seed):
+    """(the C turns the orientations into rotations itself, as vecmath.quat_to_mat does from float64 ones)"""
+    model, contacts, touched, position, orientation, length_scale, previous = _random_step(fleet, 100 + seed)
+    q = np.random.default_rng(seed).normal(size=orientation.shape)
+    orientation = q / np.linalg.norm(q, axis=0)  # float64, not float32-representable
+    args = (model, contacts, touched, position, orientation, length_scale, previous)
+    assert not _differences(patch_rows(*args), patch_rows_numpy(*args))
+
+
 def _same_refresh(sim: Simulator, position: np.ndarray, orientation: np.ndarray) -> bool:
     """Assert that the step's PCM manifolds (sim.state.manifolds) re-measured at these poses keep the same pairs and
     points and report the same contacts in C as in numpy, to the bit; whether there were points to re-measure."""

@@ -19,12 +19,34 @@ int64_t pvu_contact_bookkeeping_same_normal_bits(void) {
     return bits;
 }
 
+/* The rotation (V, 3, 3) of each vehicle with a contact (zero for the others, as patches.py hands them over) from
+   its orientation (4, V), vecmath.quat_to_mat's arithmetic: m_ii = 1 - (p_jj + p_kk), m_ij = p_ij - 2 w v_k,
+   m_ji = p_ij + 2 w v_k, p_ab = v_a (v_b + v_b), for (i, j, k) = (0, 1, 2), (1, 2, 0), (2, 0, 1). */
+static void body_rotations(int64_t C, int64_t V, const int64_t *shape, const int64_t *vehicle,
+                           const double *orientation, double *rotation) {
+    for (int64_t c = 0; c < C; ++c) {
+        const int64_t v = vehicle[shape[c]];
+        double *m = rotation + 9 * v;
+        const double w = orientation[v], q[3] = {orientation[V + v], orientation[2 * V + v], orientation[3 * V + v]};
+        const double q2[3] = {q[0] + q[0], q[1] + q[1], q[2] + q[2]};
+        static const int turn[3][3] = {{0, 1, 2}, {1, 2, 0}, {2, 0, 1}};
+        for (int t = 0; t < 3; ++t) {
+            const int i = turn[t][0], j = turn[t][1], k = turn[t][2];
+            const double pij = q[i] * q2[j], w2k = w * q2[k];
+            m[3 * i + i] = 1.0 - (q[j] * q2[j] + q[k] * q2[k]);
+            m[3 * i + j] = pij - w2k;
+            m[3 * j + i] = pij + w2k;
+        }
+    }
+}
+
 /* The step's friction patches (patches.py friction_patches, body 1 the static world, no two plane pairs of different
    shapes to order) and each patch's vehicle row and slot (patch_rows).
    sizes: C contacts, V vehicles, N shape rows, G static shapes, P previous patches, W entries of `where`.
    Contacts: shape, static, patch (C,), point, normal (C, 3), separation (C,). Model: vehicle (N,), first (V,) each
-   vehicle's first row, rest (N, G: element strides rest_row, rest_column), offset_threshold (V,). Poses: rotation
-   (V, 3, 3) (zero where a vehicle has no contact), position (V, 3), length_scale (V,). Previous: its nine fields
+   vehicle's first row, rest (N, G: element strides rest_row, rest_column), offset_threshold (V,). Poses:
+   orientation (4, V) (w first; each vehicle with a contact turned into its rotation as vecmath.quat_to_mat does,
+   `body_rotations`), position (V, 3), length_scale (V,). Previous: its nine fields
    (broken as bytes). where (W,): each vehicle's row in the solve (-1: none).
    Out, sized for F <= C patches: ints (11 C + C + 3): row, static, first, count, vehicle, shape (the record's),
    anchor_count, vehicle row, slot, then scratch (2 C), then each contact's patch (C,), then F, Pm, K. floats
@@ -36,13 +58,13 @@ int pvu_friction_patches(int64_t C, int64_t V, int64_t N, int64_t G, int64_t P, 
                          const int64_t *shape, const int64_t *cstatic, const int64_t *patch, const double *point,
                          const double *normal, const double *separation,
                          const int64_t *vehicle, const int64_t *first, const double *rest,
-                         const double *offset_threshold, const double *rotation, const double *position,
+                         const double *offset_threshold, const double *orientation, const double *position,
                          const double *length_scale,
                          const int64_t *pv, const int64_t *pshape, const int64_t *pstatic, const double *pbody_normal,
                          const double *pother_normal, const int64_t *panchor_count, const double *pbody_anchor,
                          const double *pother_anchor, const uint8_t *pbroken, const int64_t *where,
                          int64_t *ints, double *floats) {
-    (void)N, (void)V, (void)W, (void)G;
+    (void)N, (void)W, (void)G;
     const int64_t Fm = C; /* at most a patch per contact */
     int64_t *fp_row = ints, *fp_static = ints + Fm, *fp_first = ints + 2 * Fm, *fp_count = ints + 3 * Fm;
     int64_t *fp_vehicle = ints + 4 * Fm, *rec_shape = ints + 5 * Fm, *anchor_count = ints + 6 * Fm;
@@ -53,6 +75,10 @@ int pvu_friction_patches(int64_t C, int64_t V, int64_t N, int64_t G, int64_t P, 
     double *anchor_arm = floats + 24 * Fm, *anchor_error = floats + 30 * Fm;
     double *out_point = floats + 36 * Fm, *out_separation = floats + 36 * Fm + 3 * C;
     int status = 0;
+    double *rotation = calloc((size_t)(9 * V + 1), sizeof(double));
+    if (!rotation)
+        return -1;
+    body_rotations(C, V, shape, vehicle, orientation, rotation);
     /* contact patches: runs of `patch` */
     int64_t *cp_first = malloc(sizeof(int64_t) * (size_t)(C + 1));
     int64_t *match = malloc(sizeof(int64_t) * (size_t)(C + 1));
@@ -265,7 +291,7 @@ int pvu_friction_patches(int64_t C, int64_t V, int64_t N, int64_t G, int64_t P, 
     info[0] = F, info[1] = Pm, info[2] = Kmax;
 done:
     free(cp_first), free(match), free(kept), free(kept_row), free(used_fp), free(kept_normal), free(sorted);
-    free(bucket);
+    free(bucket), free(rotation);
     return status;
 }
 

@@ -11,11 +11,14 @@ other, to the bit).
 from __future__ import annotations
 
 import ctypes
+import functools
+import operator
 import struct
+from collections.abc import Callable
 
 import numpy as np
 
-from .extension import address, open_extension
+from .extension import address, addresses, open_extension
 
 _P = ctypes.c_void_p
 _I64 = ctypes.c_int64
@@ -49,8 +52,10 @@ def available() -> bool:
     return _LIB is not None
 
 
+@functools.lru_cache(maxsize=8)
 def same_normal_agrees(same_normal: float) -> bool:
-    """Whether the extension was built with this PXC_SAME_NORMAL (sim/contact/geometry.py's)."""
+    """Whether the extension was built with this PXC_SAME_NORMAL (sim/contact/geometry.py's): asked every step, found
+    once."""
     bits = struct.unpack("<q", struct.pack("<d", same_normal))[0]
     return _LIB is not None and _LIB.pvu_contact_bookkeeping_same_normal_bits() == bits
 
@@ -77,68 +82,119 @@ class MadePatches:
     """What `friction_patches` made: per patch (F) its shape row, other shape, first contact and count, vehicle, shape
     index within the vehicle, anchor count, vehicle row and slot in the rows, normal, body position, body and other
     normal, body and other anchors, anchor arms and errors (as patches.py's _Correlated and FrictionPatches name
-    them); per contact (grouped by patch) its point and separation; the largest slot (Pm - 1) and point count (K)."""
+    them); per contact (grouped by patch) its point and separation; the largest slot (Pm - 1) and point count (K).
+    The record's fields and the slots are views taken at once; the others (which write_rows reads in C) on demand."""
 
     def __init__(self, C: int, ints: np.ndarray, floats: np.ndarray):
         self.C, self.ints, self.floats = C, ints, floats
-        F, self.Pm, self.K = (int(x) for x in ints[11 * C + C:11 * C + C + 3])
+        F, self.Pm, self.K = ints[12 * C:12 * C + 3].tolist()
         self.F = F
-        column = [ints[k * C:k * C + F] for k in range(9)]
-        (self.row, self.static, self.first, self.count, self.vehicle, self.shape, self.anchor_count, self.vehicle_row,
-         self.slot) = column
-        vectors = [floats[k * 3 * C:k * 3 * C + 3 * F].reshape(F, 3) for k in range(4)]
-        self.normal, self.p, self.body_normal, self.other_normal = vectors
-        pairs = [floats[12 * C + k * 6 * C:12 * C + k * 6 * C + 6 * F].reshape(F, 2, 3) for k in range(4)]
-        self.body_anchor, self.other_anchor, self.anchor_arm, self.anchor_error = pairs
-        self.point = floats[36 * C:39 * C].reshape(C, 3)
-        self.separation = floats[39 * C:40 * C]
-        self.of_contact = ints[11 * C:12 * C]
+        self.vehicle, self.shape, self.anchor_count, self.vehicle_row, self.slot = (
+            ints[k * C:k * C + F] for k in (4, 5, 6, 7, 8))
+        self.static = ints[C:C + F]
+        self.body_normal, self.other_normal = (floats[k * 3 * C:k * 3 * C + 3 * F].reshape(F, 3) for k in (2, 3))
+        self.body_anchor, self.other_anchor = (floats[12 * C + k * 6 * C:12 * C + k * 6 * C + 6 * F].reshape(F, 2, 3)
+                                               for k in (0, 1))
+
+    def _ints(self, k: int) -> np.ndarray:
+        return self.ints[k * self.C:k * self.C + self.F]
+
+    def _vectors(self, k: int) -> np.ndarray:
+        return self.floats[k * 3 * self.C:k * 3 * self.C + 3 * self.F].reshape(self.F, 3)
+
+    def _pairs(self, k: int) -> np.ndarray:
+        at = 12 * self.C + k * 6 * self.C
+        return self.floats[at:at + 6 * self.F].reshape(self.F, 2, 3)
+
+    row = property(lambda self: self._ints(0))
+    first = property(lambda self: self._ints(2))
+    count = property(lambda self: self._ints(3))
+    normal = property(lambda self: self._vectors(0))
+    p = property(lambda self: self._vectors(1))
+    anchor_arm = property(lambda self: self._pairs(2))
+    anchor_error = property(lambda self: self._pairs(3))
+    point = property(lambda self: self.floats[36 * self.C:39 * self.C].reshape(self.C, 3))
+    separation = property(lambda self: self.floats[39 * self.C:40 * self.C])
+    of_contact = property(lambda self: self.ints[11 * self.C:12 * self.C])
+
+
+def patch_tables(vehicle: np.ndarray, first: np.ndarray, rest: np.ndarray, offset_threshold: np.ndarray,
+                 params: list[np.ndarray]) -> Held:
+    """What `friction_patches` and `write_rows` read of the model: per row its vehicle, each vehicle's first row, the
+    rest distances (N, G), the offset thresholds (V,) and the pair parameters' (N, G) tables (in `write_rows`'s
+    order)."""
+    rest, rest_row, rest_column = _table(rest)
+    tables = [_table(t) for t in params]
+    out = Held(_i64(vehicle), _i64(first), rest, _f64(offset_threshold),
+               np.array([s for _, row, column in tables for s in (row, column)], np.int64))
+    out.rest_strides = (rest_row, rest_column)
+    out.params = [t for t, _, _ in tables]  # (held while C reads them)
+    out.param_at = (ctypes.c_void_p * len(tables))(*(t.ctypes.data for t in out.params))
+    return out
 
 
 def friction_patches(shape: np.ndarray, static: np.ndarray, patch: np.ndarray, point: np.ndarray,
-                     normal: np.ndarray, separation: np.ndarray, vehicle: np.ndarray, first: np.ndarray, G: int,
-                     rest: np.ndarray, offset_threshold: np.ndarray, rotation: np.ndarray, position: np.ndarray,
-                     length_scale: np.ndarray, previous, where: np.ndarray) -> MadePatches:
+                     normal: np.ndarray, separation: np.ndarray, tables: Held, G: int, orientation: np.ndarray,
+                     position: np.ndarray, length_scale: np.ndarray, previous, where: np.ndarray) -> MadePatches:
     """sim/contact/patches.py friction_patches against the static world (no two shapes' plane pairs to order) and each
-    patch's vehicle row and slot in patch_rows: the contacts (C,) with their `patch`, the model's `vehicle` and `first`
-    rows, G static shapes, the rest distances (N, G) and offset thresholds (V,), the bodies' rotation (V, 3, 3; zero
-    where a body has no contact), position (V, 3) and length_scale (V,), the last step's FrictionPatches (or None) and
-    each vehicle's row in the solve (`where`, (V,), -1: none)."""
-    C, V = len(shape), len(first)
+    patch's vehicle row and slot in patch_rows: the contacts (C,) with their `patch`, the model's `patch_tables` (G
+    static shapes), the bodies' orientation (4, V; the C turns it into the rotation of each body with a contact, as
+    vecmath.quat_to_mat does), position (V, 3) and length_scale (V,), the last step's FrictionPatches (or None) and each vehicle's row in the solve (`where`, (V,),
+    -1: none)."""
+    C, V = len(shape), len(tables.arrays[1])
     if previous is not None and len(previous):
         prev = (_i64(previous.vehicle), _i64(previous.shape), _i64(previous.static), _f64(previous.body_normal),
                 _f64(previous.other_normal), _i64(previous.anchor_count), _f64(previous.body_anchor),
                 _f64(previous.other_anchor), np.ascontiguousarray(previous.broken, dtype=np.bool_))
         P = len(previous)
     else:
-        prev, P = (np.zeros(0, np.int64),) * 9, 0
+        prev, P = (), 0
     ints = np.empty(12 * C + 3, np.int64)
     floats = np.empty(40 * C)
-    rest, rest_row, rest_column = _table(rest)
-    arrays = (_i64(shape), _i64(static), _i64(patch), _f64(point), _f64(normal), _f64(separation), _i64(vehicle),
-              _i64(first), rest, _f64(offset_threshold), _f64(rotation), _f64(position), _f64(length_scale)
-              ) + prev + (_i64(where), ints, floats)  # (held here while C reads them)
-    if _LIB.pvu_friction_patches(C, V, len(vehicle), G, P, len(where), rest_row, rest_column,
-                                 *(address(a) for a in arrays)):
+    vehicle, first, rest, offset_threshold, _ = tables.at
+    contacts = (_i64(shape), _i64(static), _i64(patch), _f64(point), _f64(normal), _f64(separation))
+    bodies = (_f64(orientation), _f64(position), _f64(length_scale))
+    where = _i64(where)
+    at = addresses(contacts + bodies + prev)  # (the arrays held here while C reads them)
+    if not prev:
+        at += [0] * 9
+    if _LIB.pvu_friction_patches(C, V, len(tables.arrays[0]), G, P, len(where), *tables.rest_strides, *at[:6],
+                                 vehicle, first, rest, offset_threshold, *at[6:], address(where),
+                                 address(ints), address(floats)):
         raise MemoryError("the compiled friction patches ran out of memory")
     return MadePatches(C, ints, floats)
 
 
-def write_rows(made: MadePatches, tables: list[np.ndarray], rows: dict[str, np.ndarray],
-               params: list[np.ndarray]) -> None:
-    """Write the patches `made` into the zeroed rows (PatchRows's point_active, arm, separation, normal,
-    anchor_active, anchor_arm, anchor_error in `rows`; the pair's parameters `params`, each from its (N, G) table of
-    `tables`)."""
-    Vr, Pm, K = rows["separation"].shape
-    tables = [_table(t) for t in tables]
-    table_at = (ctypes.c_void_p * len(tables))(*(t.ctypes.data for t, _, _ in tables))
-    strides = np.array([s for _, row, column in tables for s in (row, column)], np.int64)
-    param_at = (ctypes.c_void_p * len(params))(*(address(a) for a in params))
-    _LIB.pvu_patch_rows(made.C, Vr, Pm, K, len(tables), address(made.ints), address(made.floats),
-                        ctypes.addressof(table_at), address(strides), address(rows["point_active"]),
-                        address(rows["arm"]), address(rows["separation"]), address(rows["normal"]),
-                        ctypes.addressof(param_at), address(rows["anchor_active"]), address(rows["anchor_arm"]),
-                        address(rows["anchor_error"]))
+def write_rows(made: MadePatches, tables: Held, Vr: int, floats: np.ndarray, flags: np.ndarray) -> None:
+    """Write the patches `made` into the zeroed rows (Vr vehicles): `floats` holds PatchRows's arm, separation,
+    normal, the pair's parameters (each from its table of `tables`, the model's `patch_tables`), anchor_arm and
+    anchor_error one after the other, `flags` its point_active and anchor_active (as `patch_row_arrays` lays them
+    out)."""
+    Pm, K, n = made.Pm, made.K, len(tables.params)
+    E, at, flag_at = Vr * Pm, address(floats), address(flags)
+    arm, separation, normal = at, at + 8 * 3 * E * K, at + 8 * 4 * E * K
+    param_at = (ctypes.c_void_p * n)(*range(normal + 8 * 3 * E, normal + 8 * (3 + n) * E, 8 * E))
+    anchor_arm = normal + 8 * (3 + n) * E
+    _LIB.pvu_patch_rows(made.C, Vr, Pm, K, n, address(made.ints), address(made.floats),
+                        ctypes.addressof(tables.param_at), tables.at[4], flag_at, arm, separation, normal,
+                        ctypes.addressof(param_at), flag_at + E * K, anchor_arm, anchor_arm + 8 * 6 * E)
+
+
+def patch_row_arrays(Vr: int, Pm: int, K: int, n_params: int) -> tuple[np.ndarray, np.ndarray, dict]:
+    """PatchRows's zeroed arrays of Vr vehicles, Pm slots, K points and n_params pair parameters in two allocations,
+    as `write_rows` reads them: the floats, the flags and the arrays by name (the parameters as `params`, a list)."""
+    E = Vr * Pm
+    floats, flags = np.zeros(4 * E * K + (3 + n_params) * E + 12 * E), np.zeros(E * K + 2 * E, np.bool_)
+    at = 4 * E * K
+    normal_end = at + 3 * E
+    params_end = normal_end + n_params * E
+    arrays = {"arm": floats[:3 * E * K].reshape(3, Vr, Pm, K), "separation": floats[3 * E * K:at].reshape(Vr, Pm, K),
+              "normal": floats[at:normal_end].reshape(3, Vr, Pm),
+              "params": [floats[normal_end + k * E:normal_end + (k + 1) * E].reshape(Vr, Pm) for k in range(n_params)],
+              "anchor_arm": floats[params_end:params_end + 6 * E].reshape(3, Vr, Pm, 2),
+              "anchor_error": floats[params_end + 6 * E:params_end + 12 * E].reshape(3, Vr, Pm, 2),
+              "point_active": flags[:E * K].reshape(Vr, Pm, K), "anchor_active": flags[E * K:].reshape(Vr, Pm, 2)}
+    return floats, flags, arrays
 
 
 def reduce_contacts(shape: np.ndarray, static: np.ndarray, point: np.ndarray, normal: np.ndarray,
@@ -148,7 +204,7 @@ def reduce_contacts(shape: np.ndarray, static: np.ndarray, point: np.ndarray, no
     C = len(shape)
     index, patch = np.empty(C, np.int64), np.empty(C, np.int64)
     arrays = (_i64(shape), _i64(static), _f64(point), _f64(normal), _f64(separation), _i64(whole), index, patch)
-    n = _LIB.pvu_reduce_contacts(C, *(address(a) for a in arrays))
+    n = _LIB.pvu_reduce_contacts(C, *addresses(arrays))
     if n < 0:
         raise MemoryError("the compiled contact reduction ran out of memory")
     return index[:n], patch[:n]
@@ -165,70 +221,107 @@ def telemetry_group(vehicles: np.ndarray, active: np.ndarray, arm: np.ndarray, n
     S = out["contactPoints"].shape[1]
     arrays = (_i64(vehicles), np.ascontiguousarray(active, dtype=np.bool_), _f64(arm), _f64(normal), _f64(impulse),
               begin, out["contactCount"], out["contactPoints"], out["contactNormals"], out["contactImpulses"])
-    _LIB.pvu_contact_telemetry(Vr, E, K, S, begin.shape[1], *(address(a) for a in arrays))
+    _LIB.pvu_contact_telemetry(Vr, E, K, S, begin.shape[1], *addresses(arrays))
+
+
+class Held:
+    """Arrays that every step's call reads unchanged (a contact model's tables), converted and their addresses taken
+    once (`at`; 0 for an empty array) rather than each step: a call hands over some thirty pointers."""
+
+    def __init__(self, *arrays: np.ndarray | None):
+        self.arrays = arrays  # (held while C reads them)
+        self.at = [None if a is None else address(a) if a.size else 0 for a in arrays]  # (None: NULL)
+        self.sources: tuple = ()
+
+
+def held(cache: dict, key: str, sources: tuple, make: Callable[..., Held]) -> Held:
+    """cache[key], `make(*sources)`, made again where one of `sources` was replaced since it was made."""
+    entry = cache.get(key)
+    if entry is None or not all(map(operator.is_, entry.sources, sources)):
+        entry = cache[key] = make(*sources)
+        entry.sources = sources
+    return entry
+
+
+def refresh_tables(vehicle: np.ndarray, box: np.ndarray, inner: np.ndarray, radius: np.ndarray,
+                   origin: np.ndarray | None, static_box: np.ndarray, static_inner: np.ndarray,
+                   contact_distance: np.ndarray) -> Held:
+    """What `refresh_manifolds` reads of the model: per row its vehicle, box (bool), PCM inner extent, radius, origin
+    (None: 0); the static polytopes' box (bool) and inner extent; contact_distance (N, G)."""
+    table, cd_row, cd_column = _table(contact_distance)
+    out = Held(_i64(vehicle), np.ascontiguousarray(box, dtype=np.bool_), _f64(inner), _f64(radius),
+               None if origin is None else _f64(origin), np.ascontiguousarray(static_box, dtype=np.bool_),
+               _f64(static_inner), table)
+    out.strides = (cd_row, cd_column)
+    return out
 
 
 def refresh_manifolds(row: np.ndarray, static: np.ndarray, kind: np.ndarray, found: np.ndarray, at: np.ndarray,
                       prev_origin: np.ndarray, pair: np.ndarray, body_point: np.ndarray, world_point: np.ndarray,
-                      normal: np.ndarray, vehicle: np.ndarray, box: np.ndarray, inner: np.ndarray,
-                      radius: np.ndarray, origin: np.ndarray | None, static_box: np.ndarray,
-                      static_inner: np.ndarray, polytope_first: int, contact_distance: np.ndarray,
-                      length_scale: np.ndarray, rotation: np.ndarray, position: np.ndarray,
-                      static_radius: np.ndarray, turn: np.ndarray, travel: np.ndarray):
+                      normal: np.ndarray, tables: Held, polytope_first: int, length_scale: np.ndarray,
+                      rotation: np.ndarray, position: np.ndarray, static_radius: np.ndarray, turn: np.ndarray,
+                      travel: np.ndarray):
     """sim/contact/persistence.py Persistence._refresh for pairs against planes, meshes and static polytopes (kind
     PLANE, MESH, POLYTOPE): per candidate pair (K) its row, static shape, kind, whether the last step recorded it and
     where (`at` into its pairs' `prev_origin`), per point it kept (Q) its candidate pair and its body_point,
-    world_point and normal; the model's per row vehicle, box (bool), PCM inner extent, radius, origin (None: 0), the
-    static polytopes' box (bool) and inner extent from polytope_first, contact_distance (N, G); the length scales
+    world_point and normal; the model's `refresh_tables`, the static polytopes from polytope_first; the length scales
     (V,), each row's body rotation (3, 3, N), the body positions (3, V); per pair the static radius, quaternion dot
     `turn` and `travel` (numpy's). Returns keep_pair (K,), keep_point (Q,) and the reported kept contacts' (row,
     static, point, normal, separation)."""
-    K, Q, N = len(row), len(pair), len(vehicle)
-    table, cd_row, cd_column = _table(contact_distance)
-    keep_pair, keep_point = np.empty(K, np.bool_), np.empty(Q, np.bool_)
-    out_row, out_static = np.empty(Q, np.int64), np.empty(Q, np.int64)
-    out_point, out_normal, out_separation = np.empty((Q, 3)), np.empty((Q, 3)), np.empty(Q)
-    none = np.zeros(0)
-    arrays = (_i64(row), _i64(static), _i64(kind), np.ascontiguousarray(found, dtype=np.bool_), _i64(at),
-              _f64(prev_origin), _i64(pair), _f64(body_point), _f64(world_point), _f64(normal), _i64(vehicle),
-              np.ascontiguousarray(box, dtype=np.bool_), _f64(inner), _f64(radius),
-              none if origin is None else _f64(origin), np.ascontiguousarray(static_box, dtype=np.bool_),
-              _f64(static_inner), table, _f64(length_scale), _f64(rotation), _f64(position), _f64(static_radius),
-              _f64(turn), _f64(travel), keep_pair, keep_point, out_row, out_static, out_point, out_normal,
-              out_separation)
-    at_ = [address(a) if a.size else 0 for a in arrays]
-    at_[14] = None if origin is None else at_[14]  # (NULL: every origin at 0)
-    n = _LIB.pvu_refresh_manifolds(K, Q, N, position.shape[1], cd_row, cd_column, polytope_first, *at_)
+    K, Q, N = len(row), len(pair), len(tables.arrays[0])
+    # the outputs in two allocations: keep_pair, keep_point (bytes); per reported contact its row, static shape,
+    # point, normal and separation
+    flags, ints, floats = np.empty(K + Q, np.bool_), np.empty(2 * Q, np.int64), np.empty(7 * Q)
+    keep_pair, keep_point = flags[:K], flags[K:]
+    out_row, out_static = ints[:Q], ints[Q:]
+    out_point, out_normal, out_separation = floats[:3 * Q].reshape(Q, 3), floats[3 * Q:6 * Q].reshape(Q, 3), floats[6 * Q:]
+    before = (_i64(row), _i64(static), _i64(kind), np.ascontiguousarray(found, dtype=np.bool_), _i64(at),
+              _f64(prev_origin), _i64(pair), _f64(body_point), _f64(world_point), _f64(normal))
+    after = (_f64(length_scale), _f64(rotation), _f64(position), _f64(static_radius), _f64(turn), _f64(travel))
+    b, i, f = address(flags), address(ints), address(floats)
+    n = _LIB.pvu_refresh_manifolds(K, Q, N, position.shape[1], *tables.strides, polytope_first,
+                                   *addresses(before, True), *tables.at,
+                                   *addresses(after, True), b, b + K, i, i + 8 * Q, f,
+                                   f + 24 * Q, f + 48 * Q)
     if n < 0:
         raise MemoryError("the compiled manifold refresh ran out of memory")
     return keep_pair, keep_point, (out_row[:n], out_static[:n], out_point[:n], out_normal[:n], out_separation[:n])
 
 
-def record_manifolds(key: np.ndarray, is_kept: np.ndarray, row: np.ndarray, static: np.ndarray, vehicle: np.ndarray,
-                     first: np.ndarray, G: int, rotation: np.ndarray, origin: np.ndarray | None, position: np.ndarray,
-                     orientation: np.ndarray, radius: np.ndarray, static_radius: np.ndarray, shape: np.ndarray,
+def record_tables(vehicle: np.ndarray, first: np.ndarray, origin: np.ndarray | None, radius: np.ndarray,
+                  static_radius: np.ndarray) -> Held:
+    """What `record_manifolds` reads of the model: per row its vehicle and origin (None: 0), each vehicle's first
+    row, the rows' radius (N,) and the static shapes' (G,)."""
+    return Held(_i64(vehicle), _i64(first), None if origin is None else _f64(origin), _f64(radius),
+                _f64(static_radius))
+
+
+def record_manifolds(key: np.ndarray, is_kept: np.ndarray, row: np.ndarray, static: np.ndarray, tables: Held,
+                     rotation: np.ndarray, position: np.ndarray, orientation: np.ndarray, shape: np.ndarray,
                      contact_static: np.ndarray, point: np.ndarray, normal: np.ndarray, separation: np.ndarray):
     """sim/contact/persistence.py Persistence.record's pairs made anew and their points: of the candidate pairs (key
-    sorted, is_kept, row, static) the ones not kept, where their shapes' frames are (the rows' origin (None: 0) by the
-    rotation (3, 3, N) and position (3, V)) and their bodies' orientation (4, V); the contacts (shape, contact_static,
-    point, normal, separation) of those pairs on the static shape and in the body frame, by the rows' radius (N,) and
-    the static shapes' (G,). Returns the pairs' (vehicle, shape, static, origin, orientation) and the points' (vehicle,
-    shape, static, body_point, world_point, normal)."""
-    K, C, N = len(key), len(shape), len(vehicle)
-    pair_i = np.empty((3, K), np.int64)
-    point_i, point_f = np.empty((3, C), np.int64), np.empty((3, C, 3))
-    counts = np.empty(2, np.int64)
-    arrays = (_i64(key), np.ascontiguousarray(is_kept, dtype=np.bool_), _i64(row), _i64(static), _i64(vehicle),
-              _i64(first), _f64(rotation), np.zeros(0) if origin is None else _f64(origin), _f64(position),
-              _f64(orientation), _f64(radius), _f64(static_radius), _i64(shape), _i64(contact_static), _f64(point),
-              _f64(normal), _f64(separation))
-    pointers = [address(a) if a.size else 0 for a in arrays]
-    pointers[7] = None if origin is None else pointers[7]  # (NULL: every origin at 0)
-    origin_out, orientation_out = np.empty((K, 3)), np.empty((K, 4))
-    outputs = (pair_i[0], pair_i[1], pair_i[2], origin_out, orientation_out, point_i[0], point_i[1], point_i[2],
-               point_f[0], point_f[1], point_f[2], counts)
-    if _LIB.pvu_record_manifolds(K, C, N, position.shape[1], G, *pointers,
-                                 *(address(a) if a.size else 0 for a in outputs)):
+    sorted, is_kept, row, static) the ones not kept, where their shapes' frames are (the rows' origin by the rotation
+    (3, 3, N) and position (3, V)) and their bodies' orientation (4, V); the contacts (shape, contact_static, point,
+    normal, separation) of those pairs on the static shape and in the body frame, by the model's `record_tables`.
+    Returns the pairs' (vehicle, shape, static, origin, orientation) and the points' (vehicle, shape, static,
+    body_point, world_point, normal)."""
+    K, C, N, G = len(key), len(shape), len(tables.arrays[0]), len(tables.arrays[4])
+    # the outputs in two allocations: per pair vehicle, shape, static, per point the same, the counts; per pair its
+    # origin and orientation, per point its body point, world point and normal
+    ints, floats = np.empty(3 * K + 3 * C + 2, np.int64), np.empty(7 * K + 9 * C)
+    pair_i, point_i, counts = ints[:3 * K].reshape(3, K), ints[3 * K:3 * K + 3 * C].reshape(3, C), ints[-2:]
+    origin_out, orientation_out = floats[:3 * K].reshape(K, 3), floats[3 * K:7 * K].reshape(K, 4)
+    point_f = floats[7 * K:].reshape(3, C, 3)
+    vehicle, first, origin, radius, static_radius = tables.at
+    arrays = (_i64(key), np.ascontiguousarray(is_kept, dtype=np.bool_), _i64(row), _i64(static), _f64(rotation),
+              _f64(position), _f64(orientation), _i64(shape), _i64(contact_static), _f64(point), _f64(normal),
+              _f64(separation))
+    p = addresses(arrays, True)
+    i, f = address(ints), address(floats)
+    if _LIB.pvu_record_manifolds(K, C, N, position.shape[1], G, p[0], p[1], p[2], p[3], vehicle, first, p[4], origin,
+                                 p[5], p[6], radius, static_radius, *p[7:], i, i + 8 * K, i + 16 * K, f, f + 24 * K,
+                                 i + 24 * K, i + 24 * K + 8 * C, i + 24 * K + 16 * C, f + 56 * K, f + 56 * K + 24 * C,
+                                 f + 56 * K + 48 * C, i + 24 * K + 24 * C):
         raise MemoryError("the compiled manifold record ran out of memory")
     M, Q = int(counts[0]), int(counts[1])
     return ((pair_i[0, :M], pair_i[1, :M], pair_i[2, :M], origin_out[:M], orientation_out[:M]),

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .contact_rows import FRICTION_BIAS_PER_SUBSTEP, MAX_CONTACT_BIAS_FACTOR
-from .extension import address, check_struct_size, open_extension
+from .extension import address, addresses, check_struct_size, open_extension
 
 if TYPE_CHECKING:  # annotations only
     from .solver_rows import ConstraintRows, PatchRows
@@ -116,10 +116,12 @@ _PATCH_FLOATS = ("arm", "separation", "normal", "rest_distance", "static_frictio
 
 
 class _Call:
-    """The struct and the arrays its pointers point into (`kept`: alive for as long as the struct)."""
+    """The struct and the arrays its pointers point into (`kept`: alive for as long as the struct); `words`: the
+    struct's memory as 64-bit words, where `_block` writes a block's pointers in one assignment."""
 
     def __init__(self):
         self.solve = _RowSolve()
+        self.words = np.frombuffer(self.solve, np.uint64)
         self.kept: list = []
 
 
@@ -128,24 +130,24 @@ def _flags(mask: np.ndarray) -> np.ndarray:
 
 
 @lru_cache(maxsize=64)
-def _layout(shapes: tuple) -> tuple[dict, int]:
-    """Where each of the named arrays `shapes` ((name, shape), ...) lies in one block: {name: (offset, shape)}, the
-    block's length (the arrays of a call are one allocation, the struct's pointers its offsets)."""
+def _layout(shapes: tuple, itemsize: int) -> tuple[dict, int, np.ndarray, np.ndarray]:
+    """Where each of the named arrays `shapes` ((name, shape), ...) of `itemsize` bytes lies in one block: {name:
+    (offset, shape)}, the block's length (the arrays of a call are one allocation, the struct's pointers its offsets),
+    and the struct's words of those pointers with their byte offsets in the block."""
     fields, offset = {}, 0
     for name, shape in shapes:
         fields[name] = (offset, shape)
         offset += math.prod(shape)
-    return fields, offset
+    words = np.array([getattr(_RowSolve, name).offset // 8 for name in fields], np.intp)
+    return fields, offset, words, np.array([itemsize * at for at, _ in fields.values()], np.uint64)
 
 
 def _block(c: _Call, shapes: tuple, dtype) -> tuple[np.ndarray, dict]:
     """One block of `dtype` for the arrays `shapes`, the struct's fields of those names pointed into it; the block and
     where each array lies in it."""
-    fields, length = _layout(shapes)
+    fields, length, words, offsets = _layout(shapes, np.dtype(dtype).itemsize)
     block = np.empty(length, dtype)
-    base, size = address(block), block.itemsize
-    for name, (offset, _) in fields.items():
-        setattr(c.solve, name, base + size * offset)
+    c.words[words] = offsets + np.uint64(address(block))
     c.kept.append(block)
     return block, fields
 
@@ -181,12 +183,11 @@ def _constraint_rows(c: _Call, p: SimParams, rows: ConstraintRows, x: np.ndarray
     block, fields = _block(c, shapes, np.float32)
     _block(c, flag_shapes, np.uint8)
     _view(block, fields, "x")[...] = x
-    read = [_whole(a) for a in (rows.vehicles.astype(np.int64, copy=False), rows.linear, rows.arm, rows.damping,
-                                rows.separation, _flags(rows.active), _flags(rows.hard), p.mass, p.moi,
-                                begin_orientation)]
+    read = _whole(rows.vehicles.astype(np.int64, copy=False), rows.linear, rows.arm, rows.damping, rows.separation,
+                  _flags(rows.active), _flags(rows.hard), p.mass, p.moi, begin_orientation)
     d = _ConstraintRows(V=V, R=R, batch=p.mass.shape[0], pgs=int(pgs), spring_time=spring_time, dt=dt)
     (d.vehicles, d.linear, d.arm, d.damping, d.separation, d.active, d.hard, d.mass, d.moi,
-     d.orientation) = (address(a) for a in read)
+     d.orientation) = addresses(read)
     b.hard = d.hard
     c.kept.append(read)  # alive while the solve reads them
     status = _LIB.pvu_constraint_rows(ctypes.byref(d), ctypes.byref(b))
@@ -307,17 +308,16 @@ class CompiledContactRows:
         self.broken = _view(self._flags, self._flag_fields, "broken").view(bool)
         if Pm == 0:
             return
-        read = [_whole(a) for a in (patches.point_active, patches.anchor_active, patches.static_friction,
-                                    patches.dynamic_friction, patches.arm, patches.separation, patches.normal,
-                                    patches.rest_distance, patches.restitution, patches.anchor_arm,
-                                    patches.anchor_error, patches.bounce_threshold,
-                                    vehicles.astype(np.int64, copy=False), p.mass, p.moi,
-                                    p.max_depenetration_velocity, begin_orientation, x)]
+        read = _whole(patches.point_active, patches.anchor_active, patches.static_friction, patches.dynamic_friction,
+                      patches.arm, patches.separation, patches.normal, patches.rest_distance, patches.restitution,
+                      patches.anchor_arm, patches.anchor_error, patches.bounce_threshold,
+                      vehicles.astype(np.int64, copy=False), p.mass, p.moi, p.max_depenetration_velocity,
+                      begin_orientation, x)
         d = _ContactPatches(V=V, Pm=Pm, N=N, M=M, threads=max(1, int(threads)), pgs=int(pgs), batch=p.mass.shape[0],
                             h=h, dt=dt, p8=min(MAX_CONTACT_BIAS_FACTOR, 2.0 * np.sqrt(1.0 / iterations)))
         (d.point_active, d.anchor_active, static_friction, dynamic_friction, d.arm, d.separation, d.normal,
          d.rest_distance, d.restitution, d.anchor_arm, d.anchor_error, d.bounce_threshold, d.vehicles, d.mass, d.moi,
-         d.max_depenetration, d.orientation, d.x) = (address(a) for a in read)
+         d.max_depenetration, d.orientation, d.x) = addresses(read)
         # the solve reads the patches' own flags and frictions
         b.c_active, b.anchored, b.static_friction, b.dynamic_friction = (d.point_active, d.anchor_active,
                                                                          static_friction, dynamic_friction)
@@ -334,6 +334,6 @@ class CompiledContactRows:
         return out
 
 
-def _whole(array: np.ndarray) -> np.ndarray:
-    """array where it is C-contiguous (patch_rows' arrays are), else a contiguous copy (a subset's view)."""
-    return array if array.flags.c_contiguous else np.ascontiguousarray(array)
+def _whole(*arrays: np.ndarray) -> list[np.ndarray]:
+    """Each array where it is C-contiguous (patch_rows' arrays are), else a contiguous copy (a subset's view)."""
+    return [array if array.flags.c_contiguous else np.ascontiguousarray(array) for array in arrays]

@@ -197,7 +197,21 @@ def end_step_physx(p: SimParams, s: SimState, begin_position: np.ndarray, begin_
     # pose from PhysX's TGS iterations (each over dt / iterations: the pose moves between them, so an acceleration
     # spring damps by (1 + c dt / n)^-n, and a penetration is resolved in position, not kept as speed), or from its
     # PGS iterations (row_solver `_solve_rows_pgs`).
-    s.body_position = integrate_position(p, begin_position, s.linear_velocity, dt)
-    s.body_orientation = vm.quat_integrate_exact(begin_orientation, s.angular_velocity, dt)
+    if _rows_pose_every_body(s, begin_position, begin_orientation, rows, dt):
+        # (the solve writes every body's pose, as the integration would have made its arrays: new ones of its dtype)
+        s.body_position, s.body_orientation = np.empty_like(s.body_position), np.empty_like(s.body_orientation)
+    else:
+        s.body_position = integrate_position(p, begin_position, s.linear_velocity, dt)
+        s.body_orientation = vm.quat_integrate_exact(begin_orientation, s.angular_velocity, dt)
     if rows is not None:
         solve_vehicle_constraints(p, s, rows, dt, begin_position, begin_orientation, patches, pairs, kernel_threads)
+
+
+def _rows_pose_every_body(s: SimState, begin_position: np.ndarray, begin_orientation: np.ndarray,
+                          rows: ConstraintRows | None, dt) -> bool:
+    """Whether row_solver.solve_vehicle_constraints poses every body (each solve group stores its vehicles' pose, and
+    the rows list every vehicle), so that the integration before it would be overwritten whole: and the arrays it
+    would have made have the state's dtypes (float dt, one dtype per pose and its velocity)."""
+    return (rows is not None and len(rows.vehicles) == s.body_position.shape[1] and type(dt) is float
+            and begin_position.dtype == s.linear_velocity.dtype == s.body_position.dtype
+            and begin_orientation.dtype == s.angular_velocity.dtype == s.body_orientation.dtype)

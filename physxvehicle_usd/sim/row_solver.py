@@ -57,14 +57,19 @@ def solve_vehicle_constraints(p: SimParams, s: SimState, rows: ConstraintRows, d
         with_pgs = np.zeros(len(vehicles), bool)
         np.logical_or.at(with_pgs, island, pgs)
         pgs = with_pgs[island]
-    counts = np.stack((position_counts, velocity_counts, hard & ~pgs, pgs), axis=1)  # PGS: one path either way
+    columns = (position_counts, velocity_counts, hard & ~pgs, pgs)  # PGS: one path either way
     # a fleet of one kind is one group (np.unique over rows sorts the whole fleet: a tenth of a step at 1,000 cars)
-    groups = counts[:1] if (counts == counts[0]).all() else np.unique(counts, axis=0)
+    if all((column == column[0]).all() for column in columns):
+        counts, groups = None, [tuple(int(column[0]) for column in columns)]
+    else:
+        counts = np.stack(columns, axis=1)
+        groups = np.unique(counts, axis=0)
     for position_iterations, velocity_iterations, with_limit, with_pgs in groups:
-        same = (counts == (position_iterations, velocity_iterations, with_limit, with_pgs)).all(axis=1)
-        part = rows if same.all() else rows.subset(same)
+        same = None if counts is None else (
+            counts == (position_iterations, velocity_iterations, with_limit, with_pgs)).all(axis=1)
+        part = rows if same is None else rows.subset(same)  # (None: every vehicle)
         in_part = None if pairs is None else np.isin(pairs.body0, part.vehicles)
-        part_patches = patches if patches is None or same.all() else patches.subset(same)
+        part_patches = patches if patches is None or same is None else patches.subset(same)
         part_pairs = None if in_part is None or not in_part.any() else pairs.subset(in_part)
         if with_pgs:  # PGS's sticky rows act in the velocity iterations too: always row by row
             _solve_rows_pgs(p, s, part, dt, int(position_iterations), int(velocity_iterations), begin_position,

@@ -327,9 +327,9 @@ def compiled_covers(model: ContactModel, contacts: Contacts) -> bool:
     if model.friction_offset_threshold.dtype != np.float64 or any(
             getattr(model, name).dtype != np.float64 for name in PATCH_PARAMS):
         return False
-    on_plane = contacts.shape[contacts.static < model.plane_count]
-    return (not on_plane.size or (on_plane == on_plane[0]).all()) and compiled_bookkeeping.same_normal_agrees(
-        SAME_NORMAL)
+    on_plane = contacts.shape[contacts.static < model.plane_count] if model.plane_count else None
+    return ((on_plane is None or not on_plane.size or (on_plane == on_plane[0]).all())
+            and compiled_bookkeeping.same_normal_agrees(SAME_NORMAL))
 
 
 def _compiled_patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.ndarray, body_position: np.ndarray,
@@ -337,32 +337,26 @@ def _compiled_patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.n
                          ) -> PatchRows:
     """`patch_rows_numpy` in two C calls (sim/compiled_bookkeeping.py), where `compiled_covers`."""
     V = body_position.shape[1]
-    touched = np.zeros(V, bool)
-    touched[model.vehicle[contacts.shape]] = True
-    touched = np.flatnonzero(touched)  # (friction_patches's rotations: the same call on the same vehicles)
-    rotation = np.zeros((V, 3, 3))
-    rotation[touched] = vm.quat_to_mat(body_orientation[:, touched].astype(float)).transpose(2, 0, 1)
     where = np.full(V, -1)
     where[vehicles] = np.arange(len(vehicles))
+    tables = compiled_bookkeeping.held(model.cache, "compiled_patches", (
+        model.vehicle, first_rows(model), model.rest_distance, model.friction_offset_threshold,
+        *(getattr(model, name) for name in PATCH_PARAMS)),
+        lambda vehicle, first, rest, threshold, *params: compiled_bookkeeping.patch_tables(
+            vehicle, first, rest, threshold, list(params)))
     made = compiled_bookkeeping.friction_patches(
         contacts.shape, contacts.static, contacts.patch, contacts.point, contacts.normal, contacts.separation,
-        model.vehicle, first_rows(model), model.collides.shape[1], model.rest_distance,
-        model.friction_offset_threshold, rotation, body_position.T, length_scale, previous, where)
+        tables, model.collides.shape[1], body_orientation, body_position.T, length_scale, previous, where)
     Vr, Pm, K, F = len(vehicles), made.Pm, made.K, made.F
+    floats, flags, rows = compiled_bookkeeping.patch_row_arrays(Vr, Pm, K, len(PATCH_PARAMS))
+    params = rows.pop("params")
     out = PatchRows(
-        point_active=np.zeros((Vr, Pm, K), bool), arm=np.zeros((3, Vr, Pm, K)), separation=np.zeros((Vr, Pm, K)),
-        normal=np.zeros((3, Vr, Pm)), **{name: np.zeros((Vr, Pm)) for name in PATCH_PARAMS},
-        anchor_active=np.zeros((Vr, Pm, 2), bool), anchor_arm=np.zeros((3, Vr, Pm, 2)),
-        anchor_error=np.zeros((3, Vr, Pm, 2)), bounce_threshold=bounce_threshold(model, vehicles),
+        **rows, **dict(zip(PATCH_PARAMS, params)), bounce_threshold=bounce_threshold(model, vehicles),
         points=contacts,  # for telemetry
         friction=FrictionPatches(made.vehicle, made.shape, made.static, made.body_normal, made.other_normal,
                                  made.anchor_count, made.body_anchor, made.other_anchor, np.zeros(F, bool)),
         friction_slot=(made.vehicle_row, made.slot))
-    compiled_bookkeeping.write_rows(made, [getattr(model, name) for name in PATCH_PARAMS],
-                                    {name: getattr(out, name) for name in ("point_active", "arm", "separation",
-                                                                           "normal", "anchor_active", "anchor_arm",
-                                                                           "anchor_error")},
-                                    [getattr(out, name) for name in PATCH_PARAMS])
+    compiled_bookkeeping.write_rows(made, tables, Vr, floats, flags)
     return out
 
 

@@ -174,6 +174,26 @@ def _rules(model: ContactModel, row: np.ndarray, static: np.ndarray, kind: np.nd
                   np.where(plane, _PLANE_DRIFT, DRIFT) * margin, kind != MESH, margin)
 
 
+def _refresh_tables(vehicle: np.ndarray, box: np.ndarray, inner: np.ndarray, radius: np.ndarray | None,
+                    origin: np.ndarray | None, static_boxes, static_inner: np.ndarray,
+                    contact_distance: np.ndarray) -> compiled_bookkeeping.Held:
+    """compiled_bookkeeping.refresh_tables of a model's fields (radius None: every row's 0; static_boxes None: no
+    static polytope is a box)."""
+    return compiled_bookkeeping.refresh_tables(
+        vehicle, box, inner, np.zeros(len(vehicle)) if radius is None else radius, origin,
+        np.zeros(len(static_inner), bool) if static_boxes is None else static_boxes.mask, static_inner,
+        contact_distance)
+
+
+def _kept_pairs(prev: ManifoldPairs, at: np.ndarray, keep_pair: np.ndarray) -> ManifoldPairs:
+    """The last step's pairs `prev` that keep their points (keep_pair, per candidate pair at `at` in them): `prev` as
+    it is where every one of them does (the candidate keys sorted and unique, as prev's: `at` is then 0, 1, ..; read,
+    never written)."""
+    if len(keep_pair) == len(prev) and keep_pair.all():
+        return prev
+    return prev.subset(at[keep_pair])
+
+
 def _compiled_covers(model: ContactModel, kind: np.ndarray, R_all: np.ndarray, pts: ManifoldPoints, prev) -> bool:
     """Whether `Persistence._refresh_compiled` re-measures these: pairs against planes, meshes and static polytopes
     (not capsules'), float64 poses and points."""
@@ -187,6 +207,18 @@ def _record_covered(R_all: np.ndarray | None, contacts: Contacts) -> bool:
     """Whether `Persistence.record` records in C: float64 rotations and contacts."""
     return (R_all is not None
             and R_all.dtype == contacts.point.dtype == contacts.normal.dtype == contacts.separation.dtype == np.float64)
+
+
+def _kinds(model: ContactModel, row: np.ndarray, static: np.ndarray, round_first: int) -> np.ndarray:
+    """Each candidate pair's kind (PLANE, MESH, POLYTOPE, CAPSULE or ROUND) by its row and static shape; the tests of
+    kinds the model has none of left out (a fleet against static boxes: every pair a POLYTOPE)."""
+    capsule = capsule_rows(model)[row]
+    if (round_first == len(model.collides[0]) and not (static < model.polytope_first).any()
+            and not capsule.any()):
+        return np.full(len(static), POLYTOPE)
+    return np.where(static < model.plane_count, PLANE,
+                    np.where(static < model.polytope_first, MESH,
+                             np.where(static >= round_first, ROUND, np.where(capsule, CAPSULE, POLYTOPE))))
 
 
 class Persistence:
@@ -216,25 +248,29 @@ class Persistence:
                 and not any(rows.size for rows in planes)):
             return  # no shape near anything: no work
         persistent = persistent_rows(model)
-        none = np.zeros(0, np.int64)
-        row = [rows[persistent[rows]] for rows in planes] + [none]  # (a ground may have no plane)
-        static = [np.full(len(r), k) for k, r in enumerate(row)]
-        mesh_static = model.plane_count + ground.tri_shape[tri] if tri.size else np.zeros(0, np.int64)
-        hull_static = model.static_index[hull] if hull.size else np.zeros(0, np.int64)
-        on_mesh, on_hull = persistent[tri_shape], persistent[hull_shape]
-        if hull.size and model.static_boxes is not None:  # a capsule on a static box
-            on_hull = on_hull | (capsule_rows(model)[hull_shape] & model.static_boxes.mask[hull])
-        if hull.size and model.static_cylinders is not None:  # convex-core contacts keep nothing
-            on_hull = on_hull & ~np.isfinite(model.static_cylinders[0][hull, 0, 0])
+        # the keys of the pairs that keep manifolds, part by part (the parts that are there)
+        parts = [rows[persistent[rows]] * G + k for k, rows in enumerate(planes) if rows.size]
+        mesh_static = model.plane_count + ground.tri_shape[tri] if tri.size else None
+        if tri.size:
+            on_mesh = persistent[tri_shape]
+            parts.append(tri_shape[on_mesh] * G + mesh_static[on_mesh])
+        hull_static = model.static_index[hull] if hull.size else None
+        if hull.size:
+            on_hull = persistent[hull_shape]
+            if model.static_boxes is not None:  # a capsule on a static box
+                on_hull = on_hull | (capsule_rows(model)[hull_shape] & model.static_boxes.mask[hull])
+            if model.static_cylinders is not None:  # convex-core contacts keep nothing
+                on_hull = on_hull & ~np.isfinite(model.static_cylinders[0][hull, 0, 0])
+            parts.append(hull_shape[on_hull] * G + hull_static[on_hull])
         rounds = model.static_rounds
-        round_static = rounds.column[round_k] if round_k.size else np.zeros(0, np.int64)
-        # a box or hull on a static capsule (pcmContactCapsuleBox, pcmContactCapsuleConvex; PCM's sphere-box keeps
-        # nothing, and its sphere-convex's manifold is not followed here)
-        on_round = persistent[round_shape] & ~rounds.spheres[round_k] if round_k.size else np.zeros(0, bool)
-        key = _sorted_unique(np.concatenate([np.concatenate(row) * G + np.concatenate(static),
-                                        tri_shape[on_mesh] * G + mesh_static[on_mesh],
-                                        hull_shape[on_hull] * G + hull_static[on_hull],
-                                        round_shape[on_round] * G + round_static[on_round]]).astype(np.int64))
+        round_static = rounds.column[round_k] if round_k.size else None
+        if round_k.size:
+            # a box or hull on a static capsule (pcmContactCapsuleBox, pcmContactCapsuleConvex; PCM's sphere-box keeps
+            # nothing, and its sphere-convex's manifold is not followed here)
+            on_round = persistent[round_shape] & ~rounds.spheres[round_k]
+            parts.append(round_shape[on_round] * G + round_static[on_round])
+        key = (_sorted_unique((parts[0] if len(parts) == 1 else np.concatenate(parts)).astype(np.int64, copy=False))
+               if parts else np.zeros(0, np.int64))
         self.row, self.static = key // G, key % G  # the candidate pairs that keep manifolds, by key
         self.key = key
         self.is_kept = np.zeros(len(key), bool)
@@ -248,10 +284,7 @@ class Persistence:
         if not found.any():
             return
         round_first = G if rounds is None else G - len(rounds.column)
-        kind = np.where(self.static < model.plane_count, PLANE,
-                        np.where(self.static < model.polytope_first, MESH,
-                                 np.where(self.static >= round_first, ROUND,
-                                          np.where(capsule_rows(model)[self.row], CAPSULE, POLYTOPE))))
+        kind = _kinds(model, self.row, self.static, round_first)
         static_radius = self._static_radius(self.static)
         # refreshContactPoints: the kept points' separations from the current poses, the drifted ones dropped
         pts = previous.points
@@ -331,7 +364,7 @@ class Persistence:
         invalid = ~((moved <= moved_limit) & (turn >= turned_limit) & (travel <= moved_limit))
         keep_pair = found & ~invalid & ~(lost & rules.strict)
         keep_point = keep_pair[pair] & ~dropped
-        self.kept_pairs = prev.subset(at[keep_pair])
+        self.kept_pairs = _kept_pairs(prev, at, keep_pair)
         self.kept_points = pts if keep_point.all() else pts.subset(keep_point)  # (read, never written)
         q = np.nonzero(keep_point)[0]
         shape_row, static_of = self.row[pair[q]], self.static[pair[q]]
@@ -354,14 +387,13 @@ class Persistence:
         travel = np.where(kind == POLYTOPE, np.arccos(np.clip(turn, -1.0, 1.0))
                           * manifold_margins(model)["pcm_radius"][self.row], 0.0)
         cache = manifold_margins(model)
-        static_box = (model.static_boxes.mask if model.static_boxes is not None
-                      else np.zeros(len(cache["pcm_static_inner"]), bool))
+        tables = compiled_bookkeeping.held(cache, "compiled_refresh", (
+            model.vehicle, model.boxes.mask, cache["pcm_inner"], model.radius, model.origin, model.static_boxes,
+            cache["pcm_static_inner"], model.contact_distance), _refresh_tables)
         keep_pair, keep_point, kept = compiled_bookkeeping.refresh_manifolds(
             self.row, self.static, kind, found, at, prev.origin, pair, pts.body_point, pts.world_point, pts.normal,
-            model.vehicle, model.boxes.mask, cache["pcm_inner"], _radius(model, np.arange(len(model.vehicle))),
-            model.origin, static_box, cache["pcm_static_inner"], model.polytope_first, model.contact_distance,
-            length_scale, self.R_all, self.position, static_radius, turn, travel)
-        self.kept_pairs = prev.subset(at[keep_pair])
+            tables, model.polytope_first, length_scale, self.R_all, self.position, static_radius, turn, travel)
+        self.kept_pairs = _kept_pairs(prev, at, keep_pair)
         self.kept_points = pts if keep_point.all() else pts.subset(keep_point)  # (read, never written)
         self.kept = Contacts(*kept)
         return keep_pair
@@ -387,14 +419,18 @@ class Persistence:
         made)."""
         if not self.key.size:
             return None
+        if self.is_kept.all() and self.kept_pairs is not None and len(self.kept_pairs):
+            return self._kept_only()  # (no pair made anew: none of `contacts` makes a point to keep)
         model, G = self.model, self.G
         first = first_rows(model)
         if self.compiled and compiled_bookkeeping.available() and _record_covered(self.R_all, contacts):
+            tables = compiled_bookkeeping.held(model.cache, "compiled_record", (
+                model.vehicle, first, model.origin, model.radius, model.static_rounds),
+                lambda vehicle, first, origin, radius, rounds: compiled_bookkeeping.record_tables(
+                    vehicle, first, origin, _radius(model, np.arange(len(vehicle))), self._static_radius(np.arange(G))))
             made_pairs, made_points = compiled_bookkeeping.record_manifolds(
-                self.key, self.is_kept, self.row, self.static, model.vehicle, first, G, self.R_all, model.origin,
-                self.position, self.orientation, _radius(model, np.arange(len(model.vehicle))),
-                self._static_radius(np.arange(G)), contacts.shape, contacts.static, contacts.point, contacts.normal,
-                contacts.separation)
+                self.key, self.is_kept, self.row, self.static, tables, self.R_all, self.position, self.orientation,
+                contacts.shape, contacts.static, contacts.point, contacts.normal, contacts.separation)
             return self._joined(ManifoldPairs(*made_pairs), ManifoldPoints(*made_points))
         made = ~self.is_kept
         row, static = self.row[made], self.static[made]
@@ -418,13 +454,17 @@ class Persistence:
                                 on_static.astype(float), n.astype(float))
         return self._joined(pairs, points)
 
+    def _kept_only(self) -> Manifolds:
+        """The manifolds where every pair kept its points and none was made anew (most steps of a car at rest on its
+        obstacle): the kept records, in key order already, taken as they are rather than joined to nothing (the same
+        numbers; read, never written)."""
+        return Manifolds(self.kept_pairs, self.kept_points if len(self.kept_points) else no_manifold_points())
+
     def _joined(self, pairs: ManifoldPairs, points: ManifoldPoints) -> Manifolds:
         """The manifolds of the pairs made anew (`pairs`, `points`) and of the kept ones, in key order."""
         first, G = first_rows(self.model), self.G
         if self.kept_pairs is not None and len(self.kept_pairs) and not len(pairs) and not len(points):
-            # every pair kept (most steps of a car at rest on its obstacle): the kept records, in key order already,
-            # taken as they are rather than joined to nothing (the same numbers; read, never written)
-            return Manifolds(self.kept_pairs, self.kept_points if len(self.kept_points) else no_manifold_points())
+            return self._kept_only()
         if self.kept_pairs is not None and len(self.kept_pairs):
             pairs = ManifoldPairs.join([pairs, self.kept_pairs], [0, 0])
             points = ManifoldPoints.join([points, self.kept_points], [0, 0]) or no_manifold_points()

@@ -30,7 +30,11 @@ def reduce_contacts(c: Contacts, whole: np.ndarray | None = None) -> Contacts:
         # (einsum's sums of the normals' products: over a contiguous axis, as the C sums them)
         index, patch = compiled_bookkeeping.reduce_contacts(c.shape, c.static, c.point, c.normal, c.separation,
                                                             whole)
-        out = contacts_subset(c, index)
+        # every contact kept in its order (a pair's few points, most steps): its arrays as they are (read, never
+        # written), not copied
+        whole_kept = len(index) == len(c) and bool((index[1:] > index[:-1]).all())
+        out = Contacts(c.shape, c.static, c.point, c.normal, c.separation, c.pair) if whole_kept else contacts_subset(
+            c, index)
         out.patch = patch
         return out
     return reduce_contacts_numpy(c, whole)

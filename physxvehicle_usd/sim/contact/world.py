@@ -82,6 +82,8 @@ def _made(model: ContactModel, ground: Ground, planes: list[np.ndarray], hull_sh
     """The contacts made anew for the candidate pairs (`static_candidates`; rounds: the static spheres' and capsules',
     sim/round_shapes.py), unreduced, part by part."""
     round_shape, round_k = rounds
+    if not (hull_shape.size or tri_shape.size or round_shape.size or any(rows.size for rows in planes)):
+        return []  # (every pair kept its points: most steps of a car resting against an obstacle)
     rows = np.unique(np.concatenate(planes + [hull_shape, tri_shape, round_shape]))
     if not rows.size:
         return []

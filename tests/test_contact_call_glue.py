@@ -1,0 +1,87 @@
+"""The glue of the compiled contact calls: the addresses handed to C (sim/extension.py `addresses`), the model tables
+converted once and remade where a source array is replaced (sim/compiled_bookkeeping.py `held`), the patch rows'
+arrays laid out in two allocations (`patch_row_arrays`, whose offsets `write_rows` hands over), and persistence's pair
+kinds with the tests a model needs none of left out."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from physxvehicle_usd.read import read_stage
+from physxvehicle_usd.sim import Simulator, compiled_bookkeeping
+from physxvehicle_usd.sim.contact import persistence
+from physxvehicle_usd.sim.contact.model import capsule_rows
+from physxvehicle_usd.sim.extension import address, addresses
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from fleet import fleet_stage
+
+
+def test_addresses_are_address_s_and_null_for_empty_arrays_where_asked():
+    writable, read_only, empty = np.arange(6.0), np.arange(4), np.zeros(0)
+    read_only.flags.writeable = False
+    view = writable[2:]
+    arrays = (writable, read_only, view, empty)
+    assert addresses(arrays) == [address(a) for a in arrays]
+    assert addresses(arrays, empty_null=True) == [address(a) for a in arrays[:3]] + [0]
+    assert addresses([view])[0] == writable.ctypes.data + 16
+    assert addresses([read_only])[0] == read_only.ctypes.data
+
+
+def _tables(vehicle, first, origin, radius, static_radius):
+    return compiled_bookkeeping.record_tables(vehicle, first, origin, radius, static_radius)
+
+
+def test_held_tables_are_made_once_and_again_where_a_source_is_replaced():
+    cache: dict = {}
+    vehicle, first = np.array([0, 0, 1]), np.array([0, 2])
+    radius, static_radius = np.zeros(3, np.float32), np.zeros(2)
+    sources = (vehicle, first, None, radius, static_radius)
+    made = compiled_bookkeeping.held(cache, "record", sources, _tables)
+    assert made.at[2] is None  # (no origin: NULL)
+    assert made.arrays[3].dtype == np.float64 and made.at[3] == address(made.arrays[3])  # converted, held
+    assert compiled_bookkeeping.held(cache, "record", (vehicle, first, None, radius, static_radius), _tables) is made
+    replaced = np.array([0, 1, 1])
+    again = compiled_bookkeeping.held(cache, "record", (replaced, first, None, radius, static_radius), _tables)
+    assert again is not made and np.array_equal(again.arrays[0], replaced) and cache["record"] is again
+
+
+@pytest.mark.parametrize("Vr, Pm, K, n", [(1, 1, 4, 4), (3, 2, 5, 4), (2, 0, 0, 4), (0, 0, 0, 4)])
+def test_patch_row_arrays_tile_their_two_blocks_zeroed(Vr, Pm, K, n):
+    floats, flags, rows = compiled_bookkeeping.patch_row_arrays(Vr, Pm, K, n)
+    shapes = {"arm": (3, Vr, Pm, K), "separation": (Vr, Pm, K), "normal": (3, Vr, Pm), "anchor_arm": (3, Vr, Pm, 2),
+              "anchor_error": (3, Vr, Pm, 2), "point_active": (Vr, Pm, K), "anchor_active": (Vr, Pm, 2)}
+    params = rows.pop("params")
+    assert len(params) == n and all(p.shape == (Vr, Pm) for p in params)
+    assert {name: a.shape for name, a in rows.items()} == shapes
+    float_arrays = [rows[name] for name in ("arm", "separation", "normal")] + params + [rows["anchor_arm"],
+                                                                                        rows["anchor_error"]]
+    for block, arrays in ((floats, float_arrays), (flags, [rows["point_active"], rows["anchor_active"]])):
+        assert not block.any() and all(a.flags.c_contiguous for a in arrays)
+        assert sum(a.size for a in arrays) == block.size  # every element of the block in one array
+        offset = 0
+        for a in arrays:  # one after the other, in write_rows's order
+            if a.size:
+                assert a.ctypes.data == block.ctypes.data + offset * block.itemsize
+            offset += a.size
+
+
+def test_pair_kinds_without_the_tests_the_model_needs_none_of_are_the_full_tests_kinds(tmp_path):
+    """(persistence's `_kinds`: a fleet against static boxes leaves out the tests of planes, meshes, capsules and
+    rounds)"""
+    model = Simulator.from_description(read_stage(str(fleet_stage(4, tmp_path, road="obstacles"))), 1 / 60).contact
+    G = model.collides.shape[1]
+    rng = np.random.default_rng(0)
+    row = rng.integers(0, len(model.vehicle), 40)
+    for static in (rng.integers(model.polytope_first, G, 40), rng.integers(0, G, 40)):  # boxes only; and the mesh
+        full = np.where(static < model.plane_count, persistence.PLANE,
+                        np.where(static < model.polytope_first, persistence.MESH,
+                                 np.where(static >= G, persistence.ROUND,
+                                          np.where(capsule_rows(model)[row], persistence.CAPSULE,
+                                                   persistence.POLYTOPE))))
+        kinds = persistence._kinds(model, row, static, G)
+        assert kinds.dtype == full.dtype and np.array_equal(kinds, full)
+    assert (kinds == persistence.MESH).any()  # (the second set meets the road's mesh)
