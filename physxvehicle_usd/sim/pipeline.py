@@ -24,7 +24,7 @@ from .contact.broad import quiet_above_planes
 from .contact.model import ContactModel
 from .contact.patches import pair_rows as make_pair_rows
 from .contact.patches import patch_rows
-from .contact.records import FrictionPatches, StepContacts
+from .contact.records import Contacts, FrictionPatches, StepContacts
 from .contact.telemetry import telemetry as contact_telemetry
 from .contact.world import generate
 from .context import substep_counts
@@ -114,6 +114,8 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
                 contact = contact.posed(*wheel_local_pose(p, s, cmd["steer_angle"], toe, camber))
             if quiet_above_planes(contact, ground, motion):  # flat ground, touching nothing: no contact, no manifold
                 s.manifolds = None
+                if contact.pairs is not None:  # (the contacts between vehicles' come with the static ones')
+                    touching = Contacts.empty()
             else:
                 touching = generate(contact, ground, begin_position, begin_orientation, s.manifolds, p.length_scale,
                                     motion)
