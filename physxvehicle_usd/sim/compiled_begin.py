@@ -69,7 +69,7 @@ class _Layout:
         if not self.covered:
             return
         self.addresses = [value.ctypes.data for value in self.sources]
-        V, W, VW = p.V, p.W, p.V * p.W
+        V, W = p.V, p.W
         # float32 words: n_sub (two each), begin position, begin orientation, forward speed, dt_sub, R; then the
         # frame: R repeated over the wheels, directions, hubs, positions
         shapes = ((2 * V,), (3, V), (4, V), (V,), (V,), (3, 3, V), (3, 3, V, W), (3, V, W), (3, V, W), (3, V, W))
