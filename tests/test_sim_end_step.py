@@ -22,7 +22,7 @@ from test_sim_row_solver import DT, _cars, _trajectory
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.sim import Simulator, compiled_end_step, pipeline
 from physxvehicle_usd.sim.pipeline import StepOptions
-from physxvehicle_usd.sim.rigid_body import end_step_physx
+from physxvehicle_usd.sim.rigid_body import end_step_physx, end_velocity
 from physxvehicle_usd.sim.suspension import RoadGeometry
 
 pytestmark = pytest.mark.skipif(not compiled_end_step.available(), reason="the compiled extension is not built")
@@ -113,6 +113,32 @@ def test_the_compiled_end_of_a_step_is_numpy_s_to_the_bit_on_random_states(fleet
         np.testing.assert_array_equal(a, c)
     changed = [not np.array_equal(a, b) for a, b in zip(before, _bits(ours))]
     assert all(changed)  # every part of the state moved
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_compiled_velocities_before_the_rows_are_numpy_s_to_the_bit(fleet, seed):
+    """compiled_end_step.end_velocity (damping, velocity limits, gyroscopic term: what end_step_physx does with
+    contacts before its rows) against rigid_body.end_velocity: 0 ulps."""
+    p, s, *_ = _random_state(fleet, seed, "none")
+    ours, theirs = copy.deepcopy(s), copy.deepcopy(s)
+    assert compiled_end_step.end_velocity(p, ours, DT)
+    end_velocity(p, theirs, DT)
+    for name in ("linear_velocity", "angular_velocity"):
+        a, b = getattr(ours, name), getattr(theirs, name)
+        assert a.dtype == b.dtype == np.float32 and a.shape == b.shape
+        np.testing.assert_array_equal(a.view(np.uint32), b.view(np.uint32))  # 0 ulps, the sign of zero included
+        assert not np.array_equal(a.view(np.uint32), getattr(s, name).view(np.uint32))  # (the call changed them)
+
+
+def test_the_compiled_velocities_leave_float64_states_and_numpy_scalar_steps_to_numpy(fleet):
+    p, s, *_ = _random_state(fleet, 0, "none")
+    before = s.linear_velocity.copy()
+    assert not compiled_end_step.end_velocity(p, s, np.float64(DT))  # (numpy promotes the state to float64 by it)
+    s64 = copy.deepcopy(s)
+    s64.angular_velocity = s64.angular_velocity.astype(np.float64)
+    assert not compiled_end_step.end_velocity(p, s64, DT)
+    np.testing.assert_array_equal(s.linear_velocity, before)  # (nothing done)
+    np.testing.assert_array_equal(s64.linear_velocity, before)
 
 
 def test_the_compiled_end_of_a_step_does_not_depend_on_the_thread_count(fleet):
