@@ -6,8 +6,9 @@ of the step rigid_body.end_step_physx's damping, velocity limits, gyroscopic ter
 row_solver's solves of the rows pipeline.constraint_rows lists: `_solve_soft_rows` for vehicles with sticky rows
 only, `_solve_rows_tgs` for those with an active suspension-limit row. Here one C call does all of it from the
 wheels' substep outputs, vehicle by vehicle: no row arrays, Jacobians or gains in numpy. The pose's rotations take
-numpy's sine and cosine (as compiled_rows' solves do) and one more call. The numpy path stays the reference
-(tests/test_sim_end_step.py holds the two to each other, to the bit).
+numpy's sine and cosine (as compiled_rows' solves do) and one more call. A step with contacts takes from here its
+velocities before the rows alone (`end_velocity`: damping, limits, gyroscopic term), in any scene. The numpy path
+stays the reference (tests/test_sim_end_step.py holds the two to each other, to the bit).
 """
 from __future__ import annotations
 
