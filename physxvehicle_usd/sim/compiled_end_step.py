@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import ctypes
 import operator
-import weakref
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .extension import address, check_struct_size, open_extension
+from .memo import LastValue
 
 if TYPE_CHECKING:
     from .state import SimParams, SimState
@@ -114,17 +114,12 @@ _SOURCES = ("pgs", "position_iterations", "velocity_iterations", "mass", "moi", 
             "max_angular_velocity", "sticky_lng_damping_w", "sticky_lat_damping_w", "linear_damping", "angular_damping",
             "gyroscopic", "mask")
 _sources = operator.attrgetter(*_SOURCES)
-_CONSTANTS: dict[int, _Constants] = {}  # by id of a live SimParams (entries leave with it)
+# the batch's `_Constants`, built again where one of the parameters it read was replaced since (sim/memo.py)
+_CONSTANTS = LastValue(*_SOURCES)
 
 
 def _constants(p: SimParams) -> _Constants:
-    """The batch's `_Constants`, built again where one of the parameters it read was replaced since."""
-    cached = _CONSTANTS.get(id(p))
-    if cached is None or not all(map(operator.is_, cached.sources, _sources(p))):
-        if cached is None:
-            weakref.finalize(p, _CONSTANTS.pop, id(p), None)
-        cached = _CONSTANTS[id(p)] = _Constants(p)
-    return cached
+    return _CONSTANTS.get(p, None, lambda: _Constants(p))
 
 
 def covers(p: SimParams, s: SimState, road_normal: np.ndarray) -> bool:
