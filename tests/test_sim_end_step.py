@@ -22,7 +22,7 @@ from test_sim_row_solver import DT, _cars, _trajectory
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.sim import Simulator, compiled_end_step, pipeline
 from physxvehicle_usd.sim.pipeline import StepOptions
-from physxvehicle_usd.sim.rigid_body import end_step_physx
+from physxvehicle_usd.sim.rigid_body import end_step_physx, end_velocity
 from physxvehicle_usd.sim.suspension import RoadGeometry
 
 pytestmark = pytest.mark.skipif(not compiled_end_step.available(), reason="the compiled extension is not built")
@@ -130,6 +130,32 @@ def test_full_blocks_of_sixteen_soft_vehicles_are_numpy_s_to_the_bit(limits):
     assert not np.array_equal(_bits(ours)[0], _bits(s)[0])  # the solve moved the velocities
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_the_compiled_velocities_before_the_rows_are_numpy_s_to_the_bit(fleet, seed):
+    """compiled_end_step.end_velocity (damping, velocity limits, gyroscopic term: what end_step_physx does with
+    contacts before its rows) against rigid_body.end_velocity: 0 ulps."""
+    p, s, *_ = _random_state(fleet, seed, "none")
+    ours, theirs = copy.deepcopy(s), copy.deepcopy(s)
+    assert compiled_end_step.end_velocity(p, ours, DT)
+    end_velocity(p, theirs, DT)
+    for name in ("linear_velocity", "angular_velocity"):
+        a, b = getattr(ours, name), getattr(theirs, name)
+        assert a.dtype == b.dtype == np.float32 and a.shape == b.shape
+        np.testing.assert_array_equal(a.view(np.uint32), b.view(np.uint32))  # 0 ulps, the sign of zero included
+        assert not np.array_equal(a.view(np.uint32), getattr(s, name).view(np.uint32))  # (the call changed them)
+
+
+def test_the_compiled_velocities_leave_float64_states_and_numpy_scalar_steps_to_numpy(fleet):
+    p, s, *_ = _random_state(fleet, 0, "none")
+    before = s.linear_velocity.copy()
+    assert not compiled_end_step.end_velocity(p, s, np.float64(DT))  # (numpy promotes the state to float64 by it)
+    s64 = copy.deepcopy(s)
+    s64.angular_velocity = s64.angular_velocity.astype(np.float64)
+    assert not compiled_end_step.end_velocity(p, s64, DT)
+    np.testing.assert_array_equal(s.linear_velocity, before)  # (nothing done)
+    np.testing.assert_array_equal(s64.linear_velocity, before)
+
+
 def test_the_compiled_end_of_a_step_does_not_depend_on_the_thread_count(fleet):
     p, s, normal, begin_position, begin_orientation = _random_state(fleet, 11, "some")
     one, many = copy.deepcopy(s), copy.deepcopy(s)
@@ -207,3 +233,57 @@ def test_cars_with_suspension_limit_rows_run_alike_with_the_compiled_end_of_a_st
     assert calls["taken"] == 90 and calls["with limit rows"] > 0
     theirs, _ = _trajectory(description, 90, StepOptions(compiled_rows=False), {"accelerator": 1.0})
     np.testing.assert_array_equal(ours.view(np.uint32), theirs.view(np.uint32))
+
+
+def _rows_wheel_by_wheel(p, s, normal, also=None) -> dict:
+    """pipeline.constraint_rows spelled out row by row: per vehicle with an active row (or in `also`), constraint by
+    constraint of 4 wheels, the longitudinal, lateral, then limit rows of its wheels."""
+    mask, out = p.mask, s.out
+    limit = (s.separation < 0.0) & mask
+    listed = (((s.sticky_lng | s.sticky_lat) & mask) | limit).any(axis=1)
+    vehicles = np.nonzero(listed if also is None else listed | also)[0]
+    fields = {name: [] for name in ("linear", "arm", "damping", "active", "hard", "separation")}
+    for v in vehicles:
+        rows = {name: [] for name in fields}
+        for first in range(0, p.W, 4):
+            for kind in range(3):
+                for w in range(first, min(first + 4, p.W)):
+                    direction = (out["_lng_dir"], out["_lat_dir"], normal)[kind][:, v, w]
+                    rows["linear"].append(direction.astype(np.result_type(out["_lng_dir"], normal)))
+                    rows["arm"].append(out["_app_arm"][:, v, w])
+                    rows["damping"].append(np.float64((p.sticky_lng_damping_w, p.sticky_lat_damping_w)[kind][v, w]
+                                                      if kind < 2 else 0.0))
+                    rows["active"].append((s.sticky_lng, s.sticky_lat, limit)[kind][v, w] & (mask[v, w] or kind == 2))
+                    rows["hard"].append(kind == 2)
+                    rows["separation"].append(np.float64(s.separation[v, w] if kind == 2 else 0.0))
+        for name, values in rows.items():
+            fields[name].append(np.stack(values, axis=-1))
+    return {"vehicles": vehicles, **{name: np.stack(values, axis=-2) for name, values in fields.items()}}
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("also", [None, "some"])
+def test_constraint_rows_are_the_rows_wheel_by_wheel(fleet, seed, also):
+    """pipeline.constraint_rows' arrays (dtypes, shapes, bits) against the rows listed one by one."""
+    p, s, normal, *_ = _random_state(fleet, seed, "some")
+    extra = None if also is None else np.arange(p.V) == 2  # (vehicle 2 has no row of its own)
+    road = RoadGeometry(hit=np.ones((p.V, p.W), bool), normal=normal, offset=np.zeros((p.V, p.W), np.float32),
+                        friction=np.ones((p.V, p.W), np.float32), shape=np.zeros((p.V, p.W), np.int64))
+    rows = pipeline.constraint_rows(p, s, road, extra)
+    expected = _rows_wheel_by_wheel(p, s, normal, extra)
+    assert (2 in rows.vehicles) == (also is not None) and 3 not in rows.vehicles
+    for name, value in expected.items():
+        ours = getattr(rows, name)
+        assert ours.dtype == value.dtype and ours.shape == value.shape, name
+        np.testing.assert_array_equal(ours.view(np.uint8), value.view(np.uint8), err_msg=name)  # 0 ulps
+
+
+def test_constraint_rows_order_more_than_four_wheels_constraint_by_constraint():
+    """Six wheels: the first constraint's 4 wheels' three kinds, then the last 2 wheels' (kind k's wheel w stacked at
+    6 k + w)."""
+    lng, lat, lim = 0, 6, 12
+    assert pipeline._row_order(6).tolist() == [lng + 0, lng + 1, lng + 2, lng + 3, lat + 0, lat + 1, lat + 2, lat + 3,
+                                                lim + 0, lim + 1, lim + 2, lim + 3, lng + 4, lng + 5, lat + 4, lat + 5,
+                                                lim + 4, lim + 5]
+    assert pipeline._row_order(4) is None
+    assert pipeline._hard_rows(6).tolist() == [8, 9, 10, 11, 16, 17]

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from pxr import Gf, Usd, UsdGeom, UsdPhysics
 
 from physxvehicle_usd.read import read_stage
-from physxvehicle_usd.sim.ground import Ground, box_pairs, raycast
 from physxvehicle_usd.sim import ground as ground_module
+from physxvehicle_usd.sim.ground import Ground, box_pairs, raycast
 
 
 def _mesh_ground(points: np.ndarray, faces: np.ndarray, rotate_x: float = 0.0) -> Ground:

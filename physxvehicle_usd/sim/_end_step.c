@@ -133,6 +133,22 @@ static void velocity(const EndStep *b, int64_t v, float lin[3], float ang[3]) {
     }
 }
 
+/* rigid_body.end_step_physx's velocities before its rows, for a step with contacts (which the solve here does not
+   cover): `velocity` of every vehicle, written to linear_out and angular_out (3, V). Reads V, dt, the velocities,
+   orientation, moi, damping, velocity limits and gyroscopic flags of the struct alone. 0: done. */
+int pvu_end_velocity(const EndStep *b) {
+    const int64_t V = b->V;
+    for (int64_t v = 0; v < V; ++v) {
+        float lin[3], ang[3];
+        velocity(b, v, lin, ang);
+        for (int a = 0; a < 3; ++a) {
+            b->linear_out[a * V + v] = lin[a];
+            b->angular_out[a * V + v] = ang[a];
+        }
+    }
+    return 0;
+}
+
 /* pipeline.constraint_rows' row index of wheel w's row of a kind (0 longitudinal, 1 lateral, 2 limit): constraint
    by constraint of 4 wheels, each kind's wheels together */
 static inline int64_t row_index(int64_t W, int64_t w, int kind) {

@@ -7,13 +7,14 @@
    pvu_wheel_frame: pipeline.wheel_frame of that rotation, the body position and the wheels' steered offsets (the
    rotation repeated over the wheels, the suspension directions, the hubs and the positions repeated).
 
-   quat_to_mat's products: m_ii = 1 - (p_jj + p_kk), m_ij = p_ij - 2 w v_k, m_ji = p_ij + 2 w v_k with p_ab = v_a (2
-   v_b). einsum's sums (vecmath.matvec) start from +0 and add the three products in order; vecmath.dot adds its three
-   left to right. Compiled with -ffp-contract=off, no fast-math and no change of the denormal mode: IEEE float32 as
+   quat_to_mat is _row_solver.h's pvu_rotation_matrix. einsum's sums (vecmath.matvec) start from +0 and add the three
+   products in order; vecmath.dot adds its three left to right. Compiled with -ffp-contract=off, no fast-math and no change of the denormal mode: IEEE float32 as
    numpy's. Layout: what numpy holds, C order, vectors component-first (3, V) and (3, V, W), rotations (3, 3, V) and
    (3, 3, V, W), quaternions (4, V) as w, x, y, z. */
 #include <math.h>
 #include <stdint.h>
+
+#include "_row_solver.h"
 
 /* pipeline.step's begin: body (position (3, V), orientation (4, V), linear velocity (3, V)), the batch's lng_axis
    (3, V), substep_threshold_speed (V), low and high substep counts (V) and the step's dt; out: the begin pose's
@@ -23,20 +24,9 @@ int pvu_step_begin(int64_t V, const float *position, const float *orientation, c
                    float *begin_position, float *begin_orientation, float *R, float *forward_speed, int64_t *n_sub,
                    float *dt_sub) {
     for (int64_t v = 0; v < V; ++v) {
-        const float w = orientation[v], q[3] = {orientation[V + v], orientation[2 * V + v], orientation[3 * V + v]};
-        const float q2[3] = {q[0] + q[0], q[1] + q[1], q[2] + q[2]};
-        float p[3][3], w2[3], m[3][3];
-        for (int a = 0; a < 3; ++a) {
-            for (int b = 0; b < 3; ++b) p[a][b] = q[a] * q2[b];
-            w2[a] = w * q2[a];
-        }
-        static const int cycle[3][3] = {{0, 1, 2}, {1, 2, 0}, {2, 0, 1}};
-        for (int c = 0; c < 3; ++c) {
-            const int i = cycle[c][0], j = cycle[c][1], k = cycle[c][2];
-            m[i][i] = 1.0f - (p[j][j] + p[k][k]);
-            m[i][j] = p[i][j] - w2[k];
-            m[j][i] = p[i][j] + w2[k];
-        }
+        const float q[4] = {orientation[v], orientation[V + v], orientation[2 * V + v], orientation[3 * V + v]};
+        float m[3][3];
+        pvu_rotation_matrix(q, m);
         float axis[3];
         for (int i = 0; i < 3; ++i) {
             axis[i] = ((0.0f + m[i][0] * lng_axis[v]) + m[i][1] * lng_axis[V + v]) + m[i][2] * lng_axis[2 * V + v];

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import ctypes
 import operator
-import weakref
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .extension import address, open_extension
+from .memo import LastValue
 
 if TYPE_CHECKING:
     from .state import SimParams, SimState
@@ -69,7 +69,7 @@ class _Layout:
         if not self.covered:
             return
         self.addresses = [value.ctypes.data for value in self.sources]
-        V, W, VW = p.V, p.W, p.V * p.W
+        V, W = p.V, p.W
         # float32 words: n_sub (two each), begin position, begin orientation, forward speed, dt_sub, R; then the
         # frame: R repeated over the wheels, directions, hubs, positions
         shapes = ((2 * V,), (3, V), (4, V), (V,), (V,), (3, 3, V), (3, 3, V, W), (3, V, W), (3, V, W), (3, V, W))
@@ -80,17 +80,12 @@ class _Layout:
         self.views = [(slice(start, start + size), shape) for start, size, shape in zip(starts, sizes, shapes)]
 
 
-_LAYOUTS: dict[int, _Layout] = {}  # by id of a live SimParams (entries leave with it)
+# the batch's `_Layout`, made again where one of the parameters it reads was replaced since (sim/memo.py)
+_LAYOUTS = LastValue(*(name for name, _ in _PARAMS))
 
 
 def _layout(p: SimParams) -> _Layout:
-    """The batch's `_Layout`, made again where one of the parameters it read was replaced since."""
-    cached = _LAYOUTS.get(id(p))
-    if cached is None or not all(map(operator.is_, cached.sources, _params(p))):
-        if cached is None:
-            weakref.finalize(p, _LAYOUTS.pop, id(p), None)
-        cached = _LAYOUTS[id(p)] = _Layout(p)
-    return cached
+    return _LAYOUTS.get(p, None, lambda: _Layout(p))
 
 
 def covers(p: SimParams, s: SimState) -> bool:

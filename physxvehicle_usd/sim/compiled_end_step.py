@@ -6,19 +6,20 @@ of the step rigid_body.end_step_physx's damping, velocity limits, gyroscopic ter
 row_solver's solves of the rows pipeline.constraint_rows lists: `_solve_soft_rows` for vehicles with sticky rows
 only, `_solve_rows_tgs` for those with an active suspension-limit row. Here one C call does all of it from the
 wheels' substep outputs, vehicle by vehicle: no row arrays, Jacobians or gains in numpy. The pose's rotations take
-numpy's sine and cosine (as compiled_rows' solves do) and one more call. The numpy path stays the reference
-(tests/test_sim_end_step.py holds the two to each other, to the bit).
+numpy's sine and cosine (as compiled_rows' solves do) and one more call. A step with contacts takes from here its
+velocities before the rows alone (`end_velocity`: damping, limits, gyroscopic term), in any scene. The numpy path
+stays the reference (tests/test_sim_end_step.py holds the two to each other, to the bit).
 """
 from __future__ import annotations
 
 import ctypes
 import operator
-import weakref
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .extension import address, check_struct_size, open_extension
+from .memo import LastValue
 
 if TYPE_CHECKING:
     from .state import SimParams, SimState
@@ -47,14 +48,17 @@ def _load() -> ctypes.CDLL | None:
     lib.pvu_end_step.restype = ctypes.c_int
     lib.pvu_rows_orientation.argtypes = [ctypes.c_int64, ctypes.c_int64, _P, _P, _P, _P, _P]
     lib.pvu_rows_orientation.restype = ctypes.c_int
+    lib.pvu_end_velocity.argtypes = [ctypes.POINTER(_EndStep)]
+    lib.pvu_end_velocity.restype = ctypes.c_int
     return lib
 
 
 _LIB = _load()
 
-# the parameters the call reads, by the dtype it takes them in (the numpy path's promotions depend on them)
-_FLOAT32_PARAMS = ("mass", "moi", "max_linear_velocity", "max_angular_velocity", "sticky_lng_damping_w",
-                   "sticky_lat_damping_w")
+# the parameters the call reads, by the dtype it takes them in (the numpy path's promotions depend on them); the
+# velocity call (`end_velocity`) reads the first ones alone
+_VELOCITY_FLOAT32_PARAMS = ("moi", "max_linear_velocity", "max_angular_velocity")
+_FLOAT32_PARAMS = _VELOCITY_FLOAT32_PARAMS + ("mass", "sticky_lng_damping_w", "sticky_lat_damping_w")
 _FLOAT64_PARAMS = ("linear_damping", "angular_damping")
 
 
@@ -65,35 +69,44 @@ def available() -> bool:
 
 
 class _Constants:
-    """One SimParams' part of the call, set up once: whether its parameters are ones the C code covers (`covers`),
-    and a struct with the sizes, iteration counts and parameter addresses filled in (a step then sets only its
+    """One SimParams' part of the call, set up once: whether its parameters are ones the C code covers (`covers`; the
+    velocity call's: `velocity_covered`), and a struct with the sizes, iteration counts and parameter addresses filled in (a step then sets only its
     state's and outputs' addresses: the parameters' conversions and addresses cost a third of the marshalling)."""
 
     def __init__(self, p: SimParams):
         self.sources = _sources(p)
-        self.covered = (not p.pgs.any() and p.V > 0
+        self.velocity_covered = (p.V > 0 and p.gyroscopic.dtype == np.bool_
+                                 and all(getattr(p, name).dtype == np.float32 for name in _VELOCITY_FLOAT32_PARAMS)
+                                 and all(getattr(p, name).dtype == np.float64 for name in _FLOAT64_PARAMS))
+        self.covered = (self.velocity_covered and not p.pgs.any()
                         and all(getattr(p, name).dtype == np.float32 for name in _FLOAT32_PARAMS)
-                        and all(getattr(p, name).dtype == np.float64 for name in _FLOAT64_PARAMS)
                         and all((c == c[0]).all() for c in (p.position_iterations, p.velocity_iterations)))
         self.call = call = _EndStep()
         self.words = np.frombuffer(call, np.int64, ctypes.sizeof(_EndStep) // 8)  # the struct's memory
         self.keep: list[np.ndarray] = []  # what the struct points into, kept alive with it
-        if not self.covered:
+        if not self.velocity_covered:
             return
         call.V, call.W = p.V, p.W
+        self._point(("moi", p.moi), ("max_linear_velocity", p.max_linear_velocity),
+                    ("max_angular_velocity", p.max_angular_velocity), ("linear_damping", p.linear_damping),
+                    ("angular_damping", p.angular_damping), ("gyroscopic", p.gyroscopic))
+        if not self.covered:
+            return
         call.iterations = self.iterations = max(1, int(p.position_iterations[0]))
         call.velocity_iterations = int(p.velocity_iterations[0])
-        for name, value in (("mass", p.mass), ("moi", p.moi), ("max_linear_velocity", p.max_linear_velocity),
-                            ("max_angular_velocity", p.max_angular_velocity), ("lng_damping", p.sticky_lng_damping_w),
-                            ("lat_damping", p.sticky_lat_damping_w), ("linear_damping", p.linear_damping),
-                            ("angular_damping", p.angular_damping), ("gyroscopic", p.gyroscopic), ("mask", p.mask)):
-            array = np.ascontiguousarray(value)
-            self.keep.append(array)
-            setattr(call, name, array.ctypes.data)
+        self._point(("mass", p.mass), ("lng_damping", p.sticky_lng_damping_w), ("lat_damping", p.sticky_lat_damping_w),
+                    ("mask", p.mask))
         V, n = p.V, self.iterations
         # the float32 outputs of a step in one allocation: velocities (6, V), position (3, V), angular steps
         # (n, 3, V), half angles (n, V)
         self.sizes = (6 * V, 3 * V, 3 * n * V, n * V)
+
+    def _point(self, *fields: tuple[str, np.ndarray]) -> None:
+        """Point the struct's fields at (contiguous copies of) these parameters."""
+        for name, value in fields:
+            array = np.ascontiguousarray(value)
+            self.keep.append(array)
+            setattr(self.call, name, array.ctypes.data)
 
 
 # the parameters `_Constants` reads
@@ -101,17 +114,12 @@ _SOURCES = ("pgs", "position_iterations", "velocity_iterations", "mass", "moi", 
             "max_angular_velocity", "sticky_lng_damping_w", "sticky_lat_damping_w", "linear_damping", "angular_damping",
             "gyroscopic", "mask")
 _sources = operator.attrgetter(*_SOURCES)
-_CONSTANTS: dict[int, _Constants] = {}  # by id of a live SimParams (entries leave with it)
+# the batch's `_Constants`, built again where one of the parameters it read was replaced since (sim/memo.py)
+_CONSTANTS = LastValue(*_SOURCES)
 
 
 def _constants(p: SimParams) -> _Constants:
-    """The batch's `_Constants`, built again where one of the parameters it read was replaced since."""
-    cached = _CONSTANTS.get(id(p))
-    if cached is None or not all(map(operator.is_, cached.sources, _sources(p))):
-        if cached is None:
-            weakref.finalize(p, _CONSTANTS.pop, id(p), None)
-        cached = _CONSTANTS[id(p)] = _Constants(p)
-    return cached
+    return _CONSTANTS.get(p, None, lambda: _Constants(p))
 
 
 def covers(p: SimParams, s: SimState, road_normal: np.ndarray) -> bool:
@@ -179,3 +187,33 @@ def end_step(p: SimParams, s: SimState, road_normal: np.ndarray, begin_position:
     s.angular_velocity = block[3 * V:velocity_size].reshape(3, V)
     s.body_position = block[velocity_size:velocity_size + position_size].reshape(3, V)
     s.body_orientation = orientation
+
+
+# the state the velocity call reads, by its field (float32 each)
+_VELOCITY_INPUTS = ("linear_velocity", "angular_velocity", "orientation")
+_VELOCITY_SLOTS = np.array([getattr(_EndStep, name).offset // 8 for name in _VELOCITY_INPUTS])
+
+
+def end_velocity(p: SimParams, s: SimState, dt: float) -> bool:
+    """rigid_body.end_step_physx's damping, velocity limits and gyroscopic term in one C call (the same bits), where
+    the batch's parameters, state and dt are what the C code takes as numpy promotes them: float32 velocities and
+    orientation, a Python float dt. False (nothing done) elsewhere: numpy's turn."""
+    if _LIB is None or type(dt) is not float:
+        return False
+    const = _constants(p)
+    if not const.velocity_covered:
+        return False
+    state = (s.linear_velocity, s.angular_velocity, s.body_orientation)
+    if not all(array.dtype == np.float32 and array.flags.c_contiguous for array in state):
+        return False
+    V, call = p.V, const.call
+    call.dt = dt
+    const.words[_VELOCITY_SLOTS] = list(map(address, state))
+    block = np.empty((6, V), np.float32)
+    call.linear_out = base = address(block)
+    call.angular_out = base + 4 * 3 * V
+    status = _LIB.pvu_end_velocity(ctypes.byref(call))
+    if status != 0:
+        raise RuntimeError(f"compiled end of step's velocities failed with status {status}")
+    s.linear_velocity, s.angular_velocity = block[:3], block[3:]
+    return True

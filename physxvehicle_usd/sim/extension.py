@@ -1,6 +1,6 @@
 """The simulator's one compiled extension (sim/_substeps, which setup.py builds from every C file of sim/), as the
-modules that call into it open it (compiled, compiled_rows, compiled_end_step, compiled_mesh, compiled_rays), check the
-structs they share with it, and hand it arrays. Without it every caller runs its numpy twin."""
+modules that call into it (every sim/compiled_*.py, and motion.py) open it, check the structs they share with it, and
+hand it arrays. Without it every caller runs its numpy twin."""
 from __future__ import annotations
 
 import ctypes

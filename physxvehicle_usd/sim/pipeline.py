@@ -12,6 +12,7 @@ Order (Omni's component sequence, section 1.2 of the numerics digest):
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -319,31 +320,57 @@ def constraint_rows(p: SimParams, s: SimState, road, also: np.ndarray | None = N
     sticky rows before the limit rows (the solver sorts rows by solve hint: none, then the limit rows'
     rotational inequality; vehicleConstraintSolverPrep, DyConstraintSetup.cpp preprocessRows)."""
     limit = (s.separation < 0.0) & p.mask
-    active_wheels = ((s.sticky_lng | s.sticky_lat) & p.mask) | limit
-    with_rows = vm.any_wheels(active_wheels)
+    sticky_lng, sticky_lat = s.sticky_lng & p.mask, s.sticky_lat & p.mask
+    with_rows = vm.any_wheels(sticky_lng | sticky_lat | limit)
     vehicles = np.nonzero(with_rows if also is None else with_rows | also)[0]
     if vehicles.size == 0:
         return None
     out = s.out
-    normal = road.normal[:, vehicles]
-    arm = out["_app_arm"][:, vehicles]
-    zeros = np.zeros(normal.shape[1:])
-    kinds = (  # (linear, damping, active, hard, separation) of each kind of row, per wheel
-        (out["_lng_dir"][:, vehicles], p.sticky_lng_damping_w[vehicles], (s.sticky_lng & p.mask)[vehicles], False, zeros),
-        (out["_lat_dir"][:, vehicles], p.sticky_lat_damping_w[vehicles], (s.sticky_lat & p.mask)[vehicles], False, zeros),
-        (normal, zeros, limit[vehicles], True, s.separation[vehicles]),
-    )
-    groups = [slice(w, w + _WHEELS_PER_CONSTRAINT) for w in range(0, p.W, _WHEELS_PER_CONSTRAINT)]
-    order = [(kind, group) for group in groups for kind in kinds]
+    # each quantity of the three kinds of row (longitudinal, lateral, limit) stacked kind by kind, (..., V, 3, W),
+    # then the rows of the listed vehicles in PhysX's order: a few whole-array calls, not one per kind and constraint
+    every = vehicles.size == p.V
+    order = _row_order(p.W)
+
+    def rows(lng, lat, lim) -> np.ndarray:
+        # (np.stack's result, its dtype concatenate's promotion, at a tenth of its call's cost)
+        stacked = np.empty(lim.shape[:-1] + (3,) + lim.shape[-1:], np.result_type(lng, lat, lim))
+        stacked[..., 0, :], stacked[..., 1, :], stacked[..., 2, :] = lng, lat, lim
+        if not every:
+            stacked = stacked[..., vehicles, :, :]
+        stacked = stacked.reshape(stacked.shape[:-2] + (3 * p.W,))
+        return stacked if order is None else stacked[..., order]
+
+    zeros = np.zeros(s.separation.shape)  # (float64: the sticky rows' separation, the limit rows' damping)
+    arm = out["_app_arm"]
+    hard = np.zeros((vehicles.size, 3 * p.W), bool)
+    hard[:, _hard_rows(p.W)] = True
     return ConstraintRows(
         vehicles=vehicles,
-        linear=np.concatenate([kind[0][..., g] for kind, g in order], axis=2),
-        arm=np.concatenate([arm[..., g] for _, g in order], axis=2),
-        damping=np.concatenate([kind[1][:, g] for kind, g in order], axis=1),
-        active=np.concatenate([kind[2][:, g] for kind, g in order], axis=1),
-        hard=np.concatenate([np.full(kind[2][:, g].shape, kind[3]) for kind, g in order], axis=1),
-        separation=np.concatenate([kind[4][:, g] for kind, g in order], axis=1),  # the limit rows' geometric error
+        linear=rows(out["_lng_dir"], out["_lat_dir"], road.normal),
+        arm=rows(arm, arm, arm),
+        damping=rows(p.sticky_lng_damping_w, p.sticky_lat_damping_w, zeros),
+        active=rows(sticky_lng, sticky_lat, limit),
+        hard=hard,
+        separation=rows(zeros, zeros, s.separation),  # the limit rows' geometric error
     )
+
+
+@functools.lru_cache(maxsize=None)
+def _row_order(W: int) -> np.ndarray | None:
+    """Where each of constraint_rows' rows lies among the rows stacked kind by kind (kind k's wheel w at k W + w): the
+    constraints of 4 wheels in turn, in each its longitudinal, lateral, then limit rows; None where that is the
+    stacked order itself (up to 4 wheels)."""
+    order = [kind * W + w for first in range(0, W, _WHEELS_PER_CONSTRAINT) for kind in range(3)
+             for w in range(first, min(first + _WHEELS_PER_CONSTRAINT, W))]
+    return None if order == list(range(3 * W)) else np.array(order, np.intp)
+
+
+@functools.lru_cache(maxsize=None)
+def _hard_rows(W: int) -> np.ndarray:
+    """constraint_rows' limit rows (its hard ones), by their index among a vehicle's rows."""
+    order = _row_order(W)
+    kinds = np.arange(3 * W) // W  # (the stacked order's kinds)
+    return np.nonzero((kinds if order is None else kinds[order]) == 2)[0]
 
 
 def telemetry_outputs(susp, comp, sforce, tire, centre_offset) -> dict:

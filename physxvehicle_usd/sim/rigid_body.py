@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .. import properties as P
+from . import compiled_end_step
 from . import vecmath as vm
 from .declare import F32, Derived, Param, State
 from .row_solver import solve_vehicle_constraints
@@ -168,6 +169,18 @@ def _clamp_magnitude(v: np.ndarray, limit: np.ndarray) -> np.ndarray:
     return np.where(over, v * np.sqrt(limit * limit / np.where(over, squared, 1.0)), v)
 
 
+def end_velocity(p: SimParams, s: SimState, dt: float) -> None:
+    """The velocities PhysX's solver starts from: the vehicle2 velocity damped, limited and turned by the gyroscopic
+    term (compiled_end_step.end_velocity is its C twin)."""
+    s.linear_velocity = s.linear_velocity * _damping_factor(p, p.linear_damping, dt)
+    s.angular_velocity = s.angular_velocity * _damping_factor(p, p.angular_damping, dt)
+    s.linear_velocity = _clamp_magnitude(s.linear_velocity, p.max_linear_velocity)
+    s.angular_velocity = _clamp_magnitude(s.angular_velocity, p.max_angular_velocity)
+    if p.any_gyroscopic:
+        turned = gyroscopic_update(p, s, dt)
+        s.angular_velocity = turned if p.all_gyroscopic else np.where(p.gyroscopic, turned, s.angular_velocity)
+
+
 def end_step_physx(p: SimParams, s: SimState, begin_position: np.ndarray, begin_orientation: np.ndarray,
                    rows: ConstraintRows | None, dt: float, patches: PatchRows | None = None,
                    pairs: PairRows | None = None, kernel_threads: int | None = None) -> None:
@@ -176,7 +189,8 @@ def end_step_physx(p: SimParams, s: SimState, begin_position: np.ndarray, begin_
 
     patches: the contact rows of the vehicles `rows.vehicles` (sim/contact/patches.py patch_rows), or None; pairs:
     the contact rows between them (sim/contact/patches.py pair_rows), or None; kernel_threads: solve the rows the compiled
-    solver covers in C with that many threads (None: numpy; row_solver.solve_vehicle_constraints).
+    solver covers in C with that many threads, and form the velocities before them in C where
+    compiled_end_step.end_velocity covers the batch (None: numpy; row_solver.solve_vehicle_constraints).
 
     Without contacts, in a TGS scene, the pipeline ends a float32 step with this function's C twin instead
     (sim/compiled_end_step.py, the same bits), where the compiled solver is asked for.
@@ -185,13 +199,8 @@ def end_step_physx(p: SimParams, s: SimState, begin_position: np.ndarray, begin_
     for an actor whose velocity was v_begin gives the same velocity going into the solver. Gravity is
     disabled on vehicle actors (vehicle2 already applied it; omni.physx disables it whatever disableGravity says).
     """
-    s.linear_velocity = s.linear_velocity * _damping_factor(p, p.linear_damping, dt)
-    s.angular_velocity = s.angular_velocity * _damping_factor(p, p.angular_damping, dt)
-    s.linear_velocity = _clamp_magnitude(s.linear_velocity, p.max_linear_velocity)
-    s.angular_velocity = _clamp_magnitude(s.angular_velocity, p.max_angular_velocity)
-    if p.any_gyroscopic:
-        turned = gyroscopic_update(p, s, dt)
-        s.angular_velocity = turned if p.all_gyroscopic else np.where(p.gyroscopic, turned, s.angular_velocity)
+    if kernel_threads is None or not compiled_end_step.end_velocity(p, s, dt):  # (C: the same bits, where it covers)
+        end_velocity(p, s, dt)
     # A vehicle without rows keeps its velocity over the step (either solver), and its pose moves as the solver
     # integrates it (`integrate_position`); one with rows gets its velocity and
     # pose from PhysX's TGS iterations (each over dt / iterations: the pose moves between them, so an acceleration
