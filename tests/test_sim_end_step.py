@@ -115,6 +115,21 @@ def test_the_compiled_end_of_a_step_is_numpy_s_to_the_bit_on_random_states(fleet
     assert all(changed)  # every part of the state moved
 
 
+@pytest.mark.parametrize("limits", ["none", "some"])
+def test_full_blocks_of_sixteen_soft_vehicles_are_numpy_s_to_the_bit(limits):
+    """Forty cars: the soft group fills two blocks of 16 lanes (loaded as vectors) and part of a third."""
+    sim = Simulator.from_description(read_stage(_cars(40)), DT)
+    for _ in range(5):
+        sim.step({k: np.full(sim.params.V, v) for k, v in BRAKED.items()})
+    p, s, normal, begin_position, begin_orientation = _random_state(sim, 3, limits)
+    ours, theirs = copy.deepcopy(s), copy.deepcopy(s)
+    compiled_end_step.end_step(p, ours, normal, begin_position, begin_orientation, DT, 1)
+    _numpy_end(p, theirs, normal, begin_position, begin_orientation, None)
+    for a, b in zip(_bits(ours), _bits(theirs)):
+        np.testing.assert_array_equal(a, b)  # 0 ulps, the sign of zero included
+    assert not np.array_equal(_bits(ours)[0], _bits(s)[0])  # the solve moved the velocities
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_the_compiled_velocities_before_the_rows_are_numpy_s_to_the_bit(fleet, seed):
     """compiled_end_step.end_velocity (damping, velocity limits, gyroscopic term: what end_step_physx does with

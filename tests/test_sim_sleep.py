@@ -6,12 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from stage_factory import car_spec, preset_stage, translate
+from test_sim_row_solver import _cars
 
 from physxvehicle_usd import properties as P
 from physxvehicle_usd.author import author_vehicle, preset_spec
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.sim import Simulator
 from physxvehicle_usd.sim.sleep import WAKE_COUNTER_RESET_S
+from physxvehicle_usd.sim.state import VEHICLE_ARRAYS, vehicle_axis
 
 DT = 1.0 / 60.0
 SETTLE_STEPS = 240  # the preset drops onto its suspension and settles; it sleeps well within this
@@ -111,3 +113,29 @@ def test_a_moving_vehicle_that_runs_into_a_sleeping_one_wakes_it():
             assert between is not None and len(between), "woken without a touch"
     assert woke_at is not None, "the parked car slept through the hit"
     assert sim.chassis_positions()[parked, 2] > start[2] + 0.1  # pushed forward
+
+
+def test_sleepers_are_held_alike_whether_consecutive_or_not():
+    """Four cars asleep: all of them (consecutive, held through a slice), then all but the second, which a throttle
+    wakes (held through their indices); each step leaves every sleeper's state as it was, bit for bit."""
+    stage = _cars(4)
+    for prim in ["/World/Car"] + [f"/World/Car{k}" for k in range(1, 4)]:
+        stage.GetPrimAtPath(prim).GetAttribute(P.physx_rigid_body_attribute("sleepThreshold")).Set(0.005)
+    sim = Simulator.from_description(read_stage(stage), DT)
+    braked = {"accelerator": np.zeros(4), "brake0": np.ones(4)}
+    for _ in range(SETTLE_STEPS):
+        sim.step(braked)
+    assert sim.state.asleep.all()
+    for woken in (None, 1):
+        commands = {k: v.copy() for k, v in braked.items()}
+        if woken is not None:
+            commands["accelerator"][woken] = 1.0
+        sleepers = [v for v in range(4) if v != woken]
+        before = {name: np.take(getattr(sim.state, name), sleepers, axis=vehicle_axis(name)).copy()
+                  for name in VEHICLE_ARRAYS if isinstance(getattr(sim.state, name), np.ndarray)}
+        sim.step(commands)
+        assert sim.state.asleep[sleepers].all() and (woken is None or not sim.state.asleep[woken])
+        for name, value in before.items():
+            after = np.take(getattr(sim.state, name), sleepers, axis=vehicle_axis(name))
+            np.testing.assert_array_equal(after.view(np.uint8), value.view(np.uint8), err_msg=name)
+    assert sim.chassis_positions()[1, 0] != sim.chassis_positions()[0, 0]  # the woken car moved

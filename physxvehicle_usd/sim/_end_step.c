@@ -228,6 +228,11 @@ static void soft_rows(const EndStep *b, const int64_t *soft, int64_t k0, int64_t
     const int64_t V = b->V, W = b->W, VW = V * W, c = g->component;
     const double h = b->dt / (double)b->iterations;
     float q[4][L], mass[L], moi[3][L], Rm[9][L], inv_mass[L], inv_moi[3][L];
+    /* each lane's vehicle's first wheel from the block's first vehicle's (int32: the gathers below as vector gathers;
+       the soft vehicles ascend, and a fleet's wheels number below 2^31), and the block's first wheel */
+    const int64_t block_wheel = soft[k0] * W;
+    int32_t first_wheel[L];
+    for (int l = 0; l < L; ++l) first_wheel[l] = (int32_t)(soft[k0 + (l < lanes ? l : 0)] * W - block_wheel);
     for (int l = 0; l < L; ++l) {
         const int64_t v = soft[k0 + (l < lanes ? l : 0)];
         for (int a = 0; a < 4; ++a) q[a][l] = b->begin_orientation[a * V + v];
@@ -252,10 +257,9 @@ static void soft_rows(const EndStep *b, const int64_t *soft, int64_t k0, int64_t
             memset(g->gain + r * g->row_each + k0, 0, (size_t)lanes * sizeof(float));
         }
         float arm[3][L];
-        for (int l = 0; l < L; ++l) {
-            const int64_t e = soft[k0 + (l < lanes ? l : 0)] * W + w;
-            for (int a = 0; a < 3; ++a) arm[a][l] = b->arm[a * VW + e];
-        }
+        for (int a = 0; a < 3; ++a)
+#pragma omp simd
+            for (int l = 0; l < L; ++l) arm[a][l] = (b->arm + a * VW + block_wheel + w)[first_wheel[l]];
         for (int kind = 0; kind < 2; ++kind) { /* longitudinal, lateral (sticky) */
             const int64_t r = row_index(W, w, kind);
             const float *dir = kind == 0 ? b->lng_dir : b->lat_dir;
@@ -263,11 +267,14 @@ static void soft_rows(const EndStep *b, const int64_t *soft, int64_t k0, int64_t
             const float *row_damping = kind == 0 ? b->lng_damping : b->lat_damping;
             float lin[3][L], damping[L], J[6][L], WJ[6][L], gain[L];
             int32_t active[L];
+            for (int a = 0; a < 3; ++a)
+#pragma omp simd
+                for (int l = 0; l < L; ++l) lin[a][l] = (dir + a * VW + block_wheel + w)[first_wheel[l]];
+#pragma omp simd
             for (int l = 0; l < L; ++l) {
-                const int64_t e = soft[k0 + (l < lanes ? l : 0)] * W + w;
-                for (int a = 0; a < 3; ++a) lin[a][l] = dir[a * VW + e];
+                const int64_t e = block_wheel + w + first_wheel[l];
                 damping[l] = row_damping[e];
-                active[l] = flag[e] && b->mask[e];
+                active[l] = (flag[e] != 0) & (b->mask[e] != 0);
             }
             for (int l = 0; l < L; ++l) {
                 const float m[3][3] = {{Rm[0][l], Rm[1][l], Rm[2][l]}, {Rm[3][l], Rm[4][l], Rm[5][l]},

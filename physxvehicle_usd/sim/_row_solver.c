@@ -370,6 +370,7 @@ int pvu_rows_soft_strided(int64_t V, int64_t R, int64_t n, int64_t threads, cons
                           float *angular, float *half) {
     enum { L = SOFT_LANES };
     const int64_t blocks = (V + L - 1) / L;
+    const int contiguous = vehicle == 1 && gain_vehicle == 1; /* pvu_end_step's layout: a row's lanes side by side */
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && blocks > 1)
     for (int64_t block = 0; block < blocks; ++block) {
         const int64_t v0 = block * L, lanes = V - v0 < L ? V - v0 : L; /* lanes past V: zeros, never stored */
@@ -380,15 +381,24 @@ int pvu_rows_soft_strided(int64_t V, int64_t R, int64_t n, int64_t threads, cons
         for (int64_t r = 0; r < R; ++r) {
             if (!listed[r]) continue;
             float j[6][L], wj[6][L], g[L], jG[6][L];
-            for (int l = 0; l < L; ++l) {
-                const int64_t v = v0 + (l < lanes ? l : 0);
-                g[l] = l < lanes ? gain[v * gain_vehicle + r * gain_row] : 0.0f;
+            if (contiguous && lanes == L) { /* the same values, loaded as vectors */
+                const float *gain_r = gain + v0 + r * gain_row;
+                for (int l = 0; l < L; ++l) g[l] = gain_r[l];
                 for (int a = 0; a < 6; ++a) {
-                    const int64_t k = a * component + v * vehicle + r * row;
-                    j[a][l] = l < lanes ? J[k] : 0.0f;
-                    wj[a][l] = l < lanes ? WJ[k] : 0.0f;
+                    const int64_t k = a * component + v0 + r * row;
+                    for (int l = 0; l < L; ++l) j[a][l] = J[k + l];
+                    for (int l = 0; l < L; ++l) wj[a][l] = WJ[k + l];
                 }
-            }
+            } else
+                for (int l = 0; l < L; ++l) {
+                    const int64_t v = v0 + (l < lanes ? l : 0);
+                    g[l] = l < lanes ? gain[v * gain_vehicle + r * gain_row] : 0.0f;
+                    for (int a = 0; a < 6; ++a) {
+                        const int64_t k = a * component + v * vehicle + r * row;
+                        j[a][l] = l < lanes ? J[k] : 0.0f;
+                        wj[a][l] = l < lanes ? WJ[k] : 0.0f;
+                    }
+                }
             for (int c = 0; c < 6; ++c) { /* j^T G, summed over a in order */
                 for (int l = 0; l < L; ++l) jG[c][l] = j[0][l] * G[0][c][l];
                 for (int a = 1; a < 6; ++a)

@@ -82,15 +82,18 @@ def begin(p: SimParams, s: SimState) -> SimpleNamespace | None:
     asleep = np.flatnonzero(s.asleep)
     if asleep.size == 0:
         return None
-    s.linear_velocity[:, asleep] = 0.0
-    s.angular_velocity[:, asleep] = 0.0
-    s.rotation_speed[asleep] = 0.0
-    s.corrected_rotation_speed[asleep] = 0.0
-    s.engine_omega[asleep] = p.engine_idle_omega[asleep]
-    state = {name: getattr(s, name)[vehicle_rows(vehicle_axis(name), asleep)].copy() for name in VEHICLE_ARRAYS
+    # consecutive sleepers (a fleet at rest: every vehicle) as a slice: the copies here and the puts back in `end`
+    # are block copies, not gathers and scatters (the same values)
+    index = slice(asleep[0], asleep[-1] + 1) if asleep[-1] - asleep[0] + 1 == asleep.size else asleep
+    s.linear_velocity[:, index] = 0.0
+    s.angular_velocity[:, index] = 0.0
+    s.rotation_speed[index] = 0.0
+    s.corrected_rotation_speed[index] = 0.0
+    s.engine_omega[index] = p.engine_idle_omega[index]
+    state = {name: getattr(s, name)[vehicle_rows(vehicle_axis(name), index)].copy() for name in VEHICLE_ARRAYS
              if isinstance(getattr(s, name), np.ndarray)}
-    outputs = {key: s.out[key][_rows(s.out[key], asleep)].copy() for key in _HELD_OUTPUTS if key in s.out}
-    return SimpleNamespace(rows=asleep, state=state, outputs=outputs)
+    outputs = {key: s.out[key][_rows(s.out[key], index)].copy() for key in _HELD_OUTPUTS if key in s.out}
+    return SimpleNamespace(rows=asleep, index=index, state=state, outputs=outputs)
 
 
 def end(p: SimParams, s: SimState, held: SimpleNamespace | None, dt: float, counted: np.ndarray,
@@ -99,7 +102,10 @@ def end(p: SimParams, s: SimState, held: SimpleNamespace | None, dt: float, coun
     vehicle woke), keep the awake ones awake as vehicle2 does, and count their wake counters down."""
     if held is not None:
         woken = woken_by_touch[held.rows]
-        rows, kept = held.rows[~woken], np.flatnonzero(~woken)
+        if woken.any():
+            rows, kept = held.rows[~woken], np.flatnonzero(~woken)
+        else:  # every sleeper kept: each held array whole, back where it came from
+            rows, kept = held.index, slice(None)
         for name, value in held.state.items():
             axis = vehicle_axis(name)
             getattr(s, name)[vehicle_rows(axis, rows)] = value[vehicle_rows(axis, kept)]
