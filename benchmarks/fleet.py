@@ -38,19 +38,23 @@ COLLIDER_SPECS = ("ChassisCollision", "ChassisGroup")
 
 
 def car_asset(folder: Path) -> Path:
+    """The car asset in `folder`, written again wherever the file there is not what today's reader and writer make
+    of the sample (a folder kept from an older version would otherwise time an older car; the fleets only reference
+    it, so they stay valid)."""
     path = folder / "car_asset_with_collider.usda"
-    if not path.exists():
-        description = read_stage(SAMPLE)
-        for wheel in description.vehicles[VEHICLE].wheels:
-            # the friction table lies outside the car: a reference could not reach it; tires use the default table
-            wheel.tire.set("frictionTable", None, wheel.tire.source("frictionTable"))
-        single = type(description)(stage=description.stage, vehicles={VEHICLE: description.vehicles[VEHICLE]})
-        stage = write_stage(single, shared=False)
-        stage.SetDefaultPrim(stage.GetPrimAtPath("/World"))
-        sample = Sdf.Layer.FindOrOpen(str(SAMPLE))
-        for name in COLLIDER_SPECS:
-            Sdf.CopySpec(sample, f"{VEHICLE}/{name}", stage.GetRootLayer(), f"{VEHICLE}/{name}")
-        stage.GetRootLayer().Export(str(path))
+    description = read_stage(SAMPLE)
+    for wheel in description.vehicles[VEHICLE].wheels:
+        # the friction table lies outside the car: a reference could not reach it; tires use the default table
+        wheel.tire.set("frictionTable", None, wheel.tire.source("frictionTable"))
+    single = type(description)(stage=description.stage, vehicles={VEHICLE: description.vehicles[VEHICLE]})
+    stage = write_stage(single, shared=False)
+    stage.SetDefaultPrim(stage.GetPrimAtPath("/World"))
+    sample = Sdf.Layer.FindOrOpen(str(SAMPLE))
+    for name in COLLIDER_SPECS:
+        Sdf.CopySpec(sample, f"{VEHICLE}/{name}", stage.GetRootLayer(), f"{VEHICLE}/{name}")
+    text = stage.GetRootLayer().ExportToString()
+    if not path.exists() or path.read_text() != text:
+        path.write_text(text)
     return path
 
 
@@ -61,9 +65,9 @@ def fleet_stage(n: int, folder: Path, substeps: tuple[int, int] | None = None, r
     name = f"fleet_{n}_collider_metres" + ("" if substeps is None else f"_substeps_{substeps[0]}_{substeps[1]}") \
         + ("" if road == "plane" else f"_{road}")
     path = folder / f"{name}.usda"
+    asset = car_asset(folder)
     if path.exists():
         return path
-    asset = car_asset(folder)
     stage = Usd.Stage.CreateInMemory()
     layer = stage.GetRootLayer()
     layer.subLayerPaths.append(str(SAMPLE))
