@@ -52,23 +52,6 @@ int64_t pvu_end_step_size(void) { return (int64_t)sizeof(EndStep); }
 /* numpy's maximum: a NaN in either operand is the result */
 static inline double max_d(double a, double b) { return (a >= b || a != a) ? a : b; }
 
-/* vecmath.quat_to_mat of q = (w, x, y, z) */
-static inline __attribute__((always_inline)) void quat_to_mat(const float q[4], float m[3][3]) {
-    const float v[3] = {q[1], q[2], q[3]}, v2[3] = {q[1] + q[1], q[2] + q[2], q[3] + q[3]};
-    float p[3][3], w2[3];
-    for (int a = 0; a < 3; ++a) {
-        for (int b = 0; b < 3; ++b) p[a][b] = v[a] * v2[b];
-        w2[a] = q[0] * v2[a];
-    }
-    static const int cycle[3][3] = {{0, 1, 2}, {1, 2, 0}, {2, 0, 1}};
-    for (int c = 0; c < 3; ++c) {
-        const int i = cycle[c][0], j = cycle[c][1], k = cycle[c][2];
-        m[i][i] = 1.0f - (p[j][j] + p[k][k]);
-        m[i][j] = p[i][j] - w2[k];
-        m[j][i] = p[i][j] + w2[k];
-    }
-}
-
 /* vecmath.matvec and matTvec (einsum: from +0, the three products added in order) */
 static inline __attribute__((always_inline)) void matvec(const float m[3][3], const float v[3], float out[3]) {
     for (int i = 0; i < 3; ++i) out[i] = ((0.0f + m[i][0] * v[0]) + m[i][1] * v[1]) + m[i][2] * v[2];
@@ -128,7 +111,7 @@ static void velocity(const EndStep *b, int64_t v, float lin[3], float ang[3]) {
                             b->orientation[3 * V + v]};
         const float moi[3] = {b->moi[v], b->moi[V + v], b->moi[2 * V + v]};
         float R[3][3];
-        quat_to_mat(q, R);
+        pvu_rotation_matrix(q, R);
         gyroscopic(R, moi, (float)b->dt, ang);
     }
 }
@@ -173,7 +156,7 @@ static void vehicle_rows(const EndStep *b, int64_t v, int64_t k, const Group *g)
     const float q[4] = {b->begin_orientation[v], b->begin_orientation[V + v], b->begin_orientation[2 * V + v],
                         b->begin_orientation[3 * V + v]};
     float Rm[3][3];
-    quat_to_mat(q, Rm);
+    pvu_rotation_matrix(q, Rm);
     const float inv_mass = 1.0f / b->mass[v];
     const float inv_moi[3] = {1.0f / b->moi[v], 1.0f / b->moi[V + v], 1.0f / b->moi[2 * V + v]};
     for (int64_t w = 0; w < W; ++w) {
@@ -242,7 +225,7 @@ static void soft_rows(const EndStep *b, const int64_t *soft, int64_t k0, int64_t
     for (int l = 0; l < L; ++l) {
         const float ql[4] = {q[0][l], q[1][l], q[2][l], q[3][l]};
         float m[3][3];
-        quat_to_mat(ql, m);
+        pvu_rotation_matrix(ql, m);
         for (int e = 0; e < 9; ++e) Rm[e][l] = m[e / 3][e % 3];
         inv_mass[l] = 1.0f / mass[l];
         for (int a = 0; a < 3; ++a) inv_moi[a][l] = 1.0f / moi[a][l];

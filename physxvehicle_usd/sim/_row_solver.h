@@ -45,7 +45,7 @@ typedef struct {
 
 /* vecmath.quat_to_mat of q = (w, x, y, z), float32 as numpy takes it (m_ii = 1 - (p_jj + p_kk), m_ij = p_ij - 2 w v_k,
    m_ji = p_ij + 2 w v_k, p_ab = v_a 2 v_b) */
-static inline void pvu_rotation_matrix(const float q[4], float m[3][3]) {
+static inline __attribute__((always_inline)) void pvu_rotation_matrix(const float q[4], float m[3][3]) {
     const float v[3] = {q[1], q[2], q[3]}, v2[3] = {q[1] + q[1], q[2] + q[2], q[3] + q[3]};
     float p[3][3], w2[3];
     for (int a = 0; a < 3; ++a) {
