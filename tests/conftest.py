@@ -162,3 +162,16 @@ def local_ray_instance(cpus: int = 2) -> Iterator[None]:
         yield
     finally:
         ray.shutdown()
+
+
+@pytest.fixture(autouse=True)
+def _samples_left_as_they_are():
+    """A test may open a sample and edit its stage in memory (its root layer is the sample file's layer, which USD
+    keeps while anything holds it): the edit must not outlive the test, where another test of the same worker would
+    read it, or save it into samples/. After each test, a sample layer left with edits is read again from its file."""
+    yield
+    from pxr import Sdf
+
+    for layer in Sdf.Layer.GetLoadedLayers():
+        if layer.dirty and layer.realPath and Path(layer.realPath).is_relative_to(SAMPLES):
+            layer.Reload(force=True)
