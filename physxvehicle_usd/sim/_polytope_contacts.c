@@ -252,6 +252,23 @@ typedef struct {
     double separation;
 } Choice;
 
+/* One shape's face axes against the other's vertices: each listed face's separation (the other's least support along
+   its normal less the face's offset; -inf for a face not listed): their numpy maximum in *best, and the face numpy's
+   argmax picks returned. */
+static int64_t best_face_axis(const double *normals, const double *offsets, const uint8_t *mask, int64_t F,
+                              const double *other, int64_t n_other, double *best) {
+    double most = -INFINITY, picked = 0.0;
+    int64_t face = 0;
+    for (int64_t f = 0; f < F; ++f) {
+        const double sep = mask[f] ? support_min(other, n_other, normals + 3 * f) - offsets[f] : -INFINITY;
+        most = np_max(most, sep);
+        if (better_max(sep, picked, f))
+            picked = sep, face = f;
+    }
+    *best = most;
+    return face;
+}
+
 static Choice choose(const PolytopeRows *A, const PolytopeRows *B, int64_t p, double limit, int triangle) {
     Choice c = {0, 0, 0, {0.0, 0.0, 0.0}, 0.0};
     const int64_t KA = A->K, FA = A->F, DA = A->D, KB = B->K, FB = B->F, DB = B->D;
@@ -260,22 +277,9 @@ static Choice choose(const PolytopeRows *A, const PolytopeRows *B, int64_t p, do
     const uint8_t *mask_a = A->face_mask + FA * p, *mask_b = B->face_mask + FB * p;
     const int64_t na = unpadded(Av, KA), nb_real = unpadded(Bv, KB); /* the vertices the supports meet */
     /* face axes of A (B's separation from A), of B (A's from B) */
-    double best_a = -INFINITY, sep_a_top = 0.0;
-    int64_t f_best = 0;
-    for (int64_t f = 0; f < FA; ++f) {
-        const double sep = mask_a[f] ? support_min(Bv, nb_real, An + 3 * f) - Ao[f] : -INFINITY;
-        best_a = np_max(best_a, sep);
-        if (better_max(sep, sep_a_top, f))
-            sep_a_top = sep, f_best = f;
-    }
-    double best_b = -INFINITY, sep_b_top = 0.0;
-    int64_t g_best = 0;
-    for (int64_t g = 0; g < FB; ++g) {
-        const double sep = mask_b[g] ? support_min(Av, na, Bn + 3 * g) - Bo[g] : -INFINITY;
-        best_b = np_max(best_b, sep);
-        if (better_max(sep, sep_b_top, g))
-            sep_b_top = sep, g_best = g;
-    }
+    double best_a, best_b;
+    const int64_t f_best = best_face_axis(An, Ao, mask_a, FA, Bv, nb_real, &best_a);
+    const int64_t g_best = best_face_axis(Bn, Bo, mask_b, FB, Av, na, &best_b);
     /* edge axes, from B towards A (the shapes' vertex means) */
     double towards_a[3];
     for (int j = 0; j < 3; ++j) {
