@@ -292,15 +292,21 @@ def _polytopes_on_triangles(seed: int, kind: str, P: int = 300):
     return A, B, np.arange(P) * 2, np.arange(P) % 5, limit, ground.tri_normals, radius
 
 
-@pytest.mark.parametrize("kind", ["turned", "tilted", "level"])
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_compiled_polytope_triangle_contacts_match_numpy_to_the_bit(kind, seed):
-    A, B, shape, static, limit, single_sided, radius = _polytopes_on_triangles(seed, kind)
+def _compiled_polytope_contacts_are_numpy_s(A, B, shape, static, limit, single_sided, radius):
+    """Asserts that the C code ran for these pairs and made numpy's contacts to the bit; numpy's contacts."""
     assert compiled_narrow_phase.polytope_contacts(A, B, limit, single_sided, radius) is not None  # the C code ran
     ours = polytope_contacts(A, B, shape, static, limit, single_sided, radius=radius)
     theirs = polytope_contacts_numpy(A, B, shape, static, limit, single_sided, radius=radius)
     for field in ("shape", "static", "point", "normal", "separation", "pair"):
         assert _same_bits(getattr(ours, field), getattr(theirs, field)), field
+    return theirs
+
+
+@pytest.mark.parametrize("kind", ["turned", "tilted", "level"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_compiled_polytope_triangle_contacts_match_numpy_to_the_bit(kind, seed):
+    A, B, shape, static, limit, single_sided, radius = _polytopes_on_triangles(seed, kind)
+    theirs = _compiled_polytope_contacts_are_numpy_s(A, B, shape, static, limit, single_sided, radius)
     # the cases are what they say: many pairs touch, with the triangle's face and with the polytope's as reference
     assert len(np.unique(theirs.pair)) > 40
     along_triangle = np.einsum("cj,cj->c", theirs.normal, single_sided[theirs.pair]) > 1.0 - 1e-12
@@ -351,11 +357,7 @@ def _polytopes_on_polytopes(seed: int, P: int = 300):
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 def test_compiled_polytope_contacts_against_static_polytopes_match_numpy_to_the_bit(seed):
     A, B, shape, static, limit, _, radius = _polytopes_on_polytopes(seed)
-    assert compiled_narrow_phase.polytope_contacts(A, B, limit, None, radius) is not None  # the C code ran
-    ours = polytope_contacts(A, B, shape, static, limit, None, radius=radius)
-    theirs = polytope_contacts_numpy(A, B, shape, static, limit, None, radius=radius)
-    for field in ("shape", "static", "point", "normal", "separation", "pair"):
-        assert _same_bits(getattr(ours, field), getattr(theirs, field)), field
+    theirs = _compiled_polytope_contacts_are_numpy_s(A, B, shape, static, limit, None, radius)
     # the cases are what they say: many pairs touch, on B's faces, on A's and edge to edge
     assert len(np.unique(theirs.pair)) > 40
     along_b = np.abs(np.einsum("cj,cfj->cf", theirs.normal, B.normals[theirs.pair])).max(1) > 1.0 - 1e-12
