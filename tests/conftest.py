@@ -172,10 +172,6 @@ def _samples_left_as_they_are():
     yield
     from pxr import Sdf
 
-    for path in _SAMPLE_FILES:
-        layer = Sdf.Layer.Find(path)  # (a look-up in USD's registry of open layers: none where no test opened it)
-        if layer is not None and layer.dirty:
+    for layer in Sdf.Layer.GetLoadedLayers():
+        if layer.dirty and layer.realPath and Path(layer.realPath).is_relative_to(SAMPLES):
             layer.Reload(force=True)
-
-
-_SAMPLE_FILES = sorted(str(path) for pattern in ("*.usda", "*.usd") for path in SAMPLES.rglob(pattern))
