@@ -11,7 +11,7 @@ Each phase first asks the whole fleet's bounds (`Motion.bounds`: the largest cha
 body's move against the others, the largest turn) against its smallest margin: a fleet that is quiet everywhere
 passes on a few numbers, and only a phase the bounds do not clear measures body by body. A single body has its
 bounds taken in Python floats (`_lone_bounds`), a fleet's in one compiled pass where the extension is built
-(sim/_motion.c, `_compiled_reductions`): the same float64 arithmetic in a fraction of numpy's calls.
+(sim/_motion.c, `Motion._compiled_reductions`): the same float64 arithmetic in a fraction of numpy's calls.
 """
 from __future__ import annotations
 
@@ -52,11 +52,14 @@ class Motion:
     reference pose (float64 arrays a broad phase keeps; never changed in place: a phase that refreshes part of its
     reference makes new arrays)."""
 
+    __slots__ = ("position", "orientation", "_reference", "_measured", "_compiled_pose")
+
     def __init__(self, position: np.ndarray, orientation: np.ndarray):
         self.position, self.orientation = position, orientation
         self._reference: tuple[np.ndarray, np.ndarray] | None = None
         # per reference asked about (the phases keep two or three, asked in turn): its arrays and what was measured
         self._measured: dict[tuple[int, int], dict] = {}
+        self._compiled_pose: tuple | None = None  # the pose's arguments of the compiled pass (`_pose_arguments`)
 
     def reference(self) -> tuple[np.ndarray, np.ndarray]:
         """The poses as float64 copies, for a broad phase that falls quiet: the same arrays for every one this step."""
@@ -87,22 +90,46 @@ class Motion:
     def bounds(self, position: np.ndarray, orientation: np.ndarray) -> Bounds:
         """`Bounds` of every body's motion since the reference pose (position, orientation)."""
         m = self._since(position, orientation)
-        if "bounds" not in m:
-            if self.position.shape[1] == 1:  # (a numpy call costs what a few dozen float operations do)
-                m["bounds"] = _lone_bounds(self.position.tolist(), position.tolist(), self.orientation.tolist(),
-                                           orientation.tolist())
-                return m["bounds"]
-            reduced = _compiled_reductions(self.position, position, self.orientation, orientation)
-            if reduced is None:
-                change = self._change(m)
-                hi, lo = change.max(axis=1).tolist(), change.min(axis=1).tolist()
-                cosine = float(np.abs((self.orientation * orientation).sum(axis=0)).min())
-            else:
-                hi, lo, cosine = reduced
-            # |change - midrange| <= (hi - lo) / 2 along each axis, for every body
-            m["bounds"] = Bounds(tuple(max(h, -low) for h, low in zip(hi, lo)), 0.5 * math.dist(hi, lo),
-                                 vm.turn_from_cosine(cosine))
-        return m["bounds"]
+        bounds = m.get("bounds")
+        if bounds is None:
+            bounds = m["bounds"] = self._measure(m, position, orientation)
+        return bounds
+
+    def _measure(self, m: dict, position: np.ndarray, orientation: np.ndarray) -> Bounds:
+        if self.position.shape[1] == 1:  # (a numpy call costs what a few dozen float operations do)
+            return _lone_bounds(self.position.tolist(), position.tolist(), self.orientation.tolist(),
+                                orientation.tolist())
+        reduced = self._compiled_reductions(position, orientation)
+        if reduced is None:
+            change = self._change(m)
+            hi, lo = change.max(axis=1).tolist(), change.min(axis=1).tolist()
+            cosine = float(np.abs((self.orientation * orientation).sum(axis=0)).min())
+        else:
+            hi, lo, cosine = reduced[:3], reduced[3:6], reduced[6]
+        # |change - midrange| <= (hi - lo) / 2 along each axis, for every body
+        return Bounds((max(hi[0], -lo[0]), max(hi[1], -lo[1]), max(hi[2], -lo[2])), 0.5 * math.dist(hi, lo),
+                      vm.turn_from_cosine(cosine))
+
+    def _compiled_reductions(self, reference: np.ndarray, reference_orientation: np.ndarray) -> list | None:
+        """`bounds`' reductions in one compiled pass (sim/_motion.c): the changes' largest values along x, y, z, their
+        smallest, and the smallest |cosine|, the same numbers as numpy's; None where the extension is not built, the
+        arrays are not of the layout it reads, or a value is NaN (numpy then measures). The pose's arguments are
+        checked once a step (`_pose_arguments`), a reference's once while a phase keeps it (`_reference_arguments`)."""
+        if _LIB is None:
+            return None
+        pose = self._compiled_pose
+        if pose is None:
+            pose = self._compiled_pose = _pose_arguments(self.position, self.orientation)
+        if not pose:
+            return None
+        reference_addresses = _reference_arguments(reference, reference_orientation, pose[0])
+        if reference_addresses is None:
+            return None
+        out = (ctypes.c_double * 7)()
+        if _LIB.pvu_motion_bounds(pose[0], pose[1], pose[3], reference_addresses[0], pose[2], pose[3],
+                                  reference_addresses[1], out):
+            return None
+        return out[:]
 
     def relative_shift(self, position: np.ndarray, orientation: np.ndarray) -> np.ndarray:
         """(V,) how far each body has moved since the reference pose less a shift common to all (any common shift
@@ -131,24 +158,37 @@ class Motion:
         return bool((shift + turn * quiet["reach"]).max() < quiet["margin"])
 
 
-def _compiled_reductions(position: np.ndarray, reference: np.ndarray, orientation: np.ndarray,
-                         reference_orientation: np.ndarray) -> tuple[list, list, float] | None:
-    """`Motion.bounds`' reductions in one compiled pass (sim/_motion.c): the changes' largest and smallest values
-    along each axis, and the smallest |cosine|, the same numbers as numpy's; None where the extension is not built,
-    the arrays are not of the layout it reads, or a value is NaN (numpy then measures)."""
-    if (_LIB is None or position.dtype not in _POSES or orientation.dtype not in _POSES
-            or reference.dtype != np.float64 or reference_orientation.dtype != np.float64
-            or position.shape != reference.shape or orientation.shape != reference_orientation.shape
-            or position.shape[0] != 3 or orientation.shape != (4, position.shape[1])
-            or not all(a.flags.c_contiguous for a in (position, reference, orientation, reference_orientation))):
-        return None
-    out = np.empty(7)
-    if _LIB.pvu_motion_bounds(position.shape[1], address(position), position.dtype == np.float32, address(reference),
-                              address(orientation), orientation.dtype == np.float32, address(reference_orientation),
-                              address(out)):
-        return None
-    values = out.tolist()
-    return values[:3], values[3:6], values[6]
+def _pose_arguments(position: np.ndarray, orientation: np.ndarray) -> tuple:
+    """The compiled pass's arguments of a step's pose: (V, position's address, orientation's, whether float32);
+    () where the pose is not of the layout it reads (float32 or float64 alike, (3, V) and (4, V), C-contiguous)."""
+    dtype = position.dtype
+    if (dtype not in _POSES or orientation.dtype != dtype or position.ndim != 2 or position.shape[0] != 3
+            or orientation.shape != (4, position.shape[1]) or not position.shape[1]
+            or not position.flags.c_contiguous or not orientation.flags.c_contiguous):
+        return ()
+    return position.shape[1], address(position), address(orientation), dtype == _POSES[0]
+
+
+# the reference poses last given to the compiled pass, by identity: (position, orientation, V, their addresses); the
+# phases keep one to three at a time, for many steps, and their arrays are never changed in place (`Motion`)
+_REFERENCES: dict[tuple[int, int], tuple] = {}
+_REFERENCES_KEPT = 8
+
+
+def _reference_arguments(position: np.ndarray, orientation: np.ndarray, V: int) -> tuple[int, int] | None:
+    """The addresses of a reference pose of V bodies for the compiled pass; None where it is not float64 (3, V) and
+    (4, V), C-contiguous."""
+    key = (id(position), id(orientation))
+    kept = _REFERENCES.get(key)
+    if kept is None or kept[0] is not position or kept[1] is not orientation:
+        if (position.dtype != np.float64 or orientation.dtype != np.float64 or position.shape != (3, V)
+                or orientation.shape != (4, V) or not position.flags.c_contiguous
+                or not orientation.flags.c_contiguous):
+            return None
+        if len(_REFERENCES) >= _REFERENCES_KEPT:
+            _REFERENCES.clear()
+        kept = _REFERENCES[key] = (position, orientation, V, (address(position), address(orientation)))
+    return kept[3] if kept[2] == V else None
 
 
 def _lone_bounds(position: list, reference: list, orientation: list, reference_orientation: list) -> Bounds:
