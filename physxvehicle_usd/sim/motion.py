@@ -11,7 +11,7 @@ Each phase first asks the whole fleet's bounds (`Motion.bounds`: the largest cha
 body's move against the others, the largest turn) against its smallest margin: a fleet that is quiet everywhere
 passes on a few numbers, and only a phase the bounds do not clear measures body by body. A single body has its
 bounds taken in Python floats (`_lone_bounds`), a fleet's in one compiled pass where the extension is built
-(sim/_motion.c, `Motion._compiled_reductions`): the same float64 arithmetic in a fraction of numpy's calls.
+(sim/_motion.c, `Motion._measure`): the same float64 arithmetic in a fraction of numpy's calls.
 """
 from __future__ import annotations
 
@@ -52,13 +52,14 @@ class Motion:
     reference pose (float64 arrays a broad phase keeps; never changed in place: a phase that refreshes part of its
     reference makes new arrays)."""
 
-    __slots__ = ("position", "orientation", "_reference", "_measured", "_compiled_pose")
+    __slots__ = ("position", "orientation", "_reference", "_measured", "_last_bounds", "_compiled_pose")
 
     def __init__(self, position: np.ndarray, orientation: np.ndarray):
         self.position, self.orientation = position, orientation
         self._reference: tuple[np.ndarray, np.ndarray] | None = None
         # per reference asked about (the phases keep two or three, asked in turn): its arrays and what was measured
         self._measured: dict[tuple[int, int], dict] = {}
+        self._last_bounds: tuple | None = None  # (reference position, orientation, its `Bounds`) last asked
         self._compiled_pose: tuple | None = None  # the pose's arguments of the compiled pass (`_pose_arguments`)
 
     def reference(self) -> tuple[np.ndarray, np.ndarray]:
@@ -89,47 +90,43 @@ class Motion:
 
     def bounds(self, position: np.ndarray, orientation: np.ndarray) -> Bounds:
         """`Bounds` of every body's motion since the reference pose (position, orientation)."""
+        last = self._last_bounds  # (the phases of a step mostly share one reference: asked again without a look-up)
+        if last is not None and last[0] is position and last[1] is orientation:
+            return last[2]
         m = self._since(position, orientation)
         bounds = m.get("bounds")
         if bounds is None:
             bounds = m["bounds"] = self._measure(m, position, orientation)
+        self._last_bounds = (position, orientation, bounds)
         return bounds
 
     def _measure(self, m: dict, position: np.ndarray, orientation: np.ndarray) -> Bounds:
+        """`bounds`, measured: a lone body's in Python floats, a fleet's reductions in one compiled pass (sim/_motion.c:
+        the changes' largest values along x, y, z, their smallest, and the smallest |cosine|, the same numbers as
+        numpy's) where the extension is built and the arrays are of the layout it reads (the pose's checked once a
+        step, `_pose_arguments`; a reference's once while a phase keeps it, `_reference_arguments`), else with numpy
+        (also where a value is NaN)."""
         if self.position.shape[1] == 1:  # (a numpy call costs what a few dozen float operations do)
             return _lone_bounds(self.position.tolist(), position.tolist(), self.orientation.tolist(),
                                 orientation.tolist())
-        reduced = self._compiled_reductions(position, orientation)
-        if reduced is None:
-            change = self._change(m)
-            hi, lo = change.max(axis=1).tolist(), change.min(axis=1).tolist()
-            cosine = float(np.abs((self.orientation * orientation).sum(axis=0)).min())
-        else:
-            hi, lo, cosine = reduced[:3], reduced[3:6], reduced[6]
-        # |change - midrange| <= (hi - lo) / 2 along each axis, for every body
-        return Bounds((max(hi[0], -lo[0]), max(hi[1], -lo[1]), max(hi[2], -lo[2])), 0.5 * math.dist(hi, lo),
-                      vm.turn_from_cosine(cosine))
-
-    def _compiled_reductions(self, reference: np.ndarray, reference_orientation: np.ndarray) -> list | None:
-        """`bounds`' reductions in one compiled pass (sim/_motion.c): the changes' largest values along x, y, z, their
-        smallest, and the smallest |cosine|, the same numbers as numpy's; None where the extension is not built, the
-        arrays are not of the layout it reads, or a value is NaN (numpy then measures). The pose's arguments are
-        checked once a step (`_pose_arguments`), a reference's once while a phase keeps it (`_reference_arguments`)."""
-        if _LIB is None:
-            return None
         pose = self._compiled_pose
         if pose is None:
             pose = self._compiled_pose = _pose_arguments(self.position, self.orientation)
-        if not pose:
-            return None
-        reference_addresses = _reference_arguments(reference, reference_orientation, pose[0])
-        if reference_addresses is None:
-            return None
-        out = (ctypes.c_double * 7)()
-        if _LIB.pvu_motion_bounds(pose[0], pose[1], pose[3], reference_addresses[0], pose[2], pose[3],
-                                  reference_addresses[1], out):
-            return None
-        return out[:]
+        reference = _reference_arguments(position, orientation, pose[0]) if pose else None
+        if reference is not None:
+            out = (ctypes.c_double * 7)()
+            if not _LIB.pvu_motion_bounds(pose[0], pose[1], pose[3], reference[0], pose[2], pose[3], reference[1],
+                                          out):
+                hi_x, hi_y, hi_z, lo_x, lo_y, lo_z, cosine = out
+                hi, lo = (hi_x, hi_y, hi_z), (lo_x, lo_y, lo_z)
+                return Bounds((max(hi_x, -lo_x), max(hi_y, -lo_y), max(hi_z, -lo_z)), 0.5 * math.dist(hi, lo),
+                              vm.turn_from_cosine(cosine))
+        change = self._change(m)
+        hi, lo = change.max(axis=1).tolist(), change.min(axis=1).tolist()
+        cosine = float(np.abs((self.orientation * orientation).sum(axis=0)).min())
+        # |change - midrange| <= (hi - lo) / 2 along each axis, for every body
+        return Bounds(tuple(max(h, -low) for h, low in zip(hi, lo)), 0.5 * math.dist(hi, lo),
+                      vm.turn_from_cosine(cosine))
 
     def relative_shift(self, position: np.ndarray, orientation: np.ndarray) -> np.ndarray:
         """(V,) how far each body has moved since the reference pose less a shift common to all (any common shift
@@ -160,10 +157,11 @@ class Motion:
 
 def _pose_arguments(position: np.ndarray, orientation: np.ndarray) -> tuple:
     """The compiled pass's arguments of a step's pose: (V, position's address, orientation's, whether float32);
-    () where the pose is not of the layout it reads (float32 or float64 alike, (3, V) and (4, V), C-contiguous)."""
+    () where the extension is not built or the pose is not of the layout it reads (float32 or float64 alike, (3, V)
+    and (4, V), C-contiguous)."""
     dtype = position.dtype
-    if (dtype not in _POSES or orientation.dtype != dtype or position.ndim != 2 or position.shape[0] != 3
-            or orientation.shape != (4, position.shape[1]) or not position.shape[1]
+    if (_LIB is None or dtype not in _POSES or orientation.dtype != dtype or position.ndim != 2
+            or position.shape[0] != 3 or orientation.shape != (4, position.shape[1]) or not position.shape[1]
             or not position.flags.c_contiguous or not orientation.flags.c_contiguous):
         return ()
     return position.shape[1], address(position), address(orientation), dtype == _POSES[0]
