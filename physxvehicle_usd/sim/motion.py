@@ -29,13 +29,14 @@ def _load() -> ctypes.CDLL | None:
     lib = open_extension("pvu_motion_bounds")  # (an extension built before it: numpy measures the fleet)
     if lib is not None:
         P, I = ctypes.c_void_p, ctypes.c_int
-        lib.pvu_motion_bounds.argtypes = [ctypes.c_int64, P, I, P, P, I, P, P]
+        lib.pvu_motion_bounds.argtypes = [ctypes.c_int64, P, I, P, P, I, P, I, P]
         lib.pvu_motion_bounds.restype = I
     return lib
 
 
 _LIB = _load()
 _POSES = (np.dtype(np.float32), np.dtype(np.float64))
+_REDUCTIONS = ctypes.c_double * 7  # what the compiled pass writes (pvu_motion_bounds' out)
 
 
 class Bounds(NamedTuple):
@@ -114,12 +115,14 @@ class Motion:
             pose = self._compiled_pose = _pose_arguments(self.position, self.orientation)
         reference = _reference_arguments(position, orientation, pose[0]) if pose else None
         if reference is not None:
-            out = (ctypes.c_double * 7)()
+            out = _REDUCTIONS()
             if not _LIB.pvu_motion_bounds(pose[0], pose[1], pose[3], reference[0], pose[2], pose[3], reference[1],
-                                          out):
-                hi_x, hi_y, hi_z, lo_x, lo_y, lo_z, cosine = out
-                hi, lo = (hi_x, hi_y, hi_z), (lo_x, lo_y, lo_z)
-                return Bounds((max(hi_x, -lo_x), max(hi_y, -lo_y), max(hi_z, -lo_z)), 0.5 * math.dist(hi, lo),
+                                          reference[2], out):
+                hi_x, hi_y, hi_z, lo_x, lo_y, lo_z, cosine = out[:]  # (a slice: a ctypes array unpacks slowly)
+                # max(hi, -lo) written out (no NaN here: the pass says so)
+                along = (-lo_x if -lo_x > hi_x else hi_x, -lo_y if -lo_y > hi_y else hi_y,
+                         -lo_z if -lo_z > hi_z else hi_z)
+                return Bounds(along, 0.5 * math.dist((hi_x, hi_y, hi_z), (lo_x, lo_y, lo_z)),
                               vm.turn_from_cosine(cosine))
         change = self._change(m)
         hi, lo = change.max(axis=1).tolist(), change.min(axis=1).tolist()
@@ -167,15 +170,18 @@ def _pose_arguments(position: np.ndarray, orientation: np.ndarray) -> tuple:
     return position.shape[1], address(position), address(orientation), dtype == _POSES[0]
 
 
-# the reference poses last given to the compiled pass, by identity: (position, orientation, V, their addresses); the
-# phases keep one to three at a time, for many steps, and their arrays are never changed in place (`Motion`)
+# the reference poses last given to the compiled pass, by identity: (position, orientation, V, the arguments of
+# `_reference_arguments`); the phases keep one to three at a time, for many steps, and their arrays are never changed
+# in place (`Motion`)
 _REFERENCES: dict[tuple[int, int], tuple] = {}
 _REFERENCES_KEPT = 8
 
 
-def _reference_arguments(position: np.ndarray, orientation: np.ndarray, V: int) -> tuple[int, int] | None:
-    """The addresses of a reference pose of V bodies for the compiled pass; None where it is not float64 (3, V) and
-    (4, V), C-contiguous."""
+def _reference_arguments(position: np.ndarray, orientation: np.ndarray, V: int) -> tuple | None:
+    """The compiled pass's arguments of a reference pose of V bodies: the addresses of its position and orientation
+    and whether they are float32 copies (made where every value is a float32's, as a reference taken from a float32
+    pose is: the pass reads half the memory, the same values); None where it is not float64 (3, V) and (4, V),
+    C-contiguous."""
     key = (id(position), id(orientation))
     kept = _REFERENCES.get(key)
     if kept is None or kept[0] is not position or kept[1] is not orientation:
@@ -183,9 +189,14 @@ def _reference_arguments(position: np.ndarray, orientation: np.ndarray, V: int) 
                 or orientation.shape != (4, V) or not position.flags.c_contiguous
                 or not orientation.flags.c_contiguous):
             return None
+        single = position.astype(np.float32), orientation.astype(np.float32)
+        if np.array_equal(single[0], position) and np.array_equal(single[1], orientation):
+            arguments = (address(single[0]), address(single[1]), True, single)  # (the copies kept alive here)
+        else:
+            arguments = (address(position), address(orientation), False)
         if len(_REFERENCES) >= _REFERENCES_KEPT:
             _REFERENCES.clear()
-        kept = _REFERENCES[key] = (position, orientation, V, (address(position), address(orientation)))
+        kept = _REFERENCES[key] = (position, orientation, V, arguments)
     return kept[3] if kept[2] == V else None
 
 
