@@ -56,7 +56,7 @@ MOTION_REDUCTIONS(reductions_double_single_reference, double, float)
    reference_single: whether the reference's two are. Returns -1 (out unspecified) where a change or a cosine is NaN
    (numpy's reductions then propagate it: the caller runs numpy), where there is no body, and where the pose's two
    arrays differ in precision. */
-int pvu_motion_bounds(int64_t V, const void *position, int position_single, const void *reference,
+int pvu_motion_reductions(int64_t V, const void *position, int position_single, const void *reference,
                       const void *orientation, int orientation_single, const void *reference_orientation,
                       int reference_single, double *out) {
     if (V < 1 || position_single != orientation_single) return -1;

@@ -26,17 +26,18 @@ from .extension import address, open_extension
 
 
 def _load() -> ctypes.CDLL | None:
-    lib = open_extension("pvu_motion_bounds")  # (an extension built before it: numpy measures the fleet)
+    # (an extension built before it, or with pvu_motion_bounds, its float64-reference form: numpy measures the fleet)
+    lib = open_extension("pvu_motion_reductions")
     if lib is not None:
         P, I = ctypes.c_void_p, ctypes.c_int
-        lib.pvu_motion_bounds.argtypes = [ctypes.c_int64, P, I, P, P, I, P, I, P]
-        lib.pvu_motion_bounds.restype = I
+        lib.pvu_motion_reductions.argtypes = [ctypes.c_int64, P, I, P, P, I, P, I, P]
+        lib.pvu_motion_reductions.restype = I
     return lib
 
 
 _LIB = _load()
 _POSES = (np.dtype(np.float32), np.dtype(np.float64))
-_REDUCTIONS = ctypes.c_double * 7  # what the compiled pass writes (pvu_motion_bounds' out)
+_REDUCTIONS = ctypes.c_double * 7  # what the compiled pass writes (pvu_motion_reductions' out)
 
 
 class Bounds(NamedTuple):
@@ -116,7 +117,7 @@ class Motion:
         reference = _reference_arguments(position, orientation, pose[0]) if pose else None
         if reference is not None:
             out = _REDUCTIONS()
-            if not _LIB.pvu_motion_bounds(pose[0], pose[1], pose[3], reference[0], pose[2], pose[3], reference[1],
+            if not _LIB.pvu_motion_reductions(pose[0], pose[1], pose[3], reference[0], pose[2], pose[3], reference[1],
                                           reference[2], out):
                 hi_x, hi_y, hi_z, lo_x, lo_y, lo_z, cosine = out[:]  # (a slice: a ctypes array unpacks slowly)
                 # max(hi, -lo) written out (no NaN here: the pass says so)
