@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+import weakref
 from typing import NamedTuple
 
 import numpy as np
@@ -171,11 +172,11 @@ def _pose_arguments(position: np.ndarray, orientation: np.ndarray) -> tuple:
     return position.shape[1], address(position), address(orientation), dtype == _POSES[0]
 
 
-# the reference poses last given to the compiled pass, by identity: (position, orientation, V, the arguments of
-# `_reference_arguments`); the phases keep one to three at a time, for many steps, and their arrays are never changed
-# in place (`Motion`)
+# the reference poses last given to the compiled pass, by identity: (weak references to its position and orientation,
+# V, the arguments of `_reference_arguments`); the phases keep one to three at a time, for many steps, and their arrays
+# are never changed in place (`Motion`)
 _REFERENCES: dict[tuple[int, int], tuple] = {}
-_REFERENCES_KEPT = 8
+_REFERENCES_KEPT = 4
 
 
 def _reference_arguments(position: np.ndarray, orientation: np.ndarray, V: int) -> tuple | None:
@@ -183,9 +184,8 @@ def _reference_arguments(position: np.ndarray, orientation: np.ndarray, V: int) 
     and whether they are float32 copies (made where every value is a float32's, as a reference taken from a float32
     pose is: the pass reads half the memory, the same values); None where it is not float64 (3, V) and (4, V),
     C-contiguous."""
-    key = (id(position), id(orientation))
-    kept = _REFERENCES.get(key)
-    if kept is None or kept[0] is not position or kept[1] is not orientation:
+    kept = _REFERENCES.get((id(position), id(orientation)))
+    if kept is None or kept[0]() is not position or kept[1]() is not orientation:
         if (position.dtype != np.float64 or orientation.dtype != np.float64 or position.shape != (3, V)
                 or orientation.shape != (4, V) or not position.flags.c_contiguous
                 or not orientation.flags.c_contiguous):
@@ -197,7 +197,8 @@ def _reference_arguments(position: np.ndarray, orientation: np.ndarray, V: int) 
             arguments = (address(position), address(orientation), False)
         if len(_REFERENCES) >= _REFERENCES_KEPT:
             _REFERENCES.clear()
-        kept = _REFERENCES[key] = (position, orientation, V, arguments)
+        kept = _REFERENCES[(id(position), id(orientation))] = (weakref.ref(position), weakref.ref(orientation), V,
+                                                                arguments)
     return kept[3] if kept[2] == V else None
 
 
