@@ -58,7 +58,7 @@ from ..description import StageDescription
 from . import vecmath as vm
 from .contact.broad import QUIET_MARGIN, sweep_overlaps
 from .contact.model import ContactModel
-from .contact.placement import cylinder_world_ends, placed_vertices, shape_boxes, shape_reach, turned_half
+from .contact.placement import cylinder_world_ends, placed_vertices, shape_reach, step_boxes
 from .contact.polytopes import world_polytopes
 from .motion import Motion
 from .query_groups import wheel_query_groups
@@ -161,12 +161,12 @@ def candidates(queries: VehicleQueries, model: ContactModel, p, frame: tuple, le
     """(v, w, row) of every wheel query whose box meets another vehicle's shape's world box, where the query's
     filter lets that shape through, and of every query and shape of its own vehicle that the filter lets through
     (`VehicleQueries.own`: no box test, the shape rides with the query); and the shapes' rotations (3, 3, N)."""
-    others, R = _other_candidates(queries, model, p, frame, length, position, orientation,
-                                  Motion(position, orientation) if motion is None else motion)
+    motion = Motion(position, orientation) if motion is None else motion
+    others, R = _other_candidates(queries, model, p, frame, length, position, orientation, motion)
     if not queries.meets_own:
         return others, R
     if R is None:
-        R = shape_boxes(model, position, orientation)[0]
+        R = step_boxes(model, motion).R
     return tuple(np.concatenate([a, b]) for a, b in zip(others, queries.own)), R
 
 
@@ -181,14 +181,13 @@ def _other_candidates(queries: VehicleQueries, model: ContactModel, p, frame: tu
     mask = p.mask
     lo_v = np.where(mask[..., None], lo_w, np.inf).min(axis=1)
     hi_v = np.where(mask[..., None], hi_w, -np.inf).max(axis=1)
-    R, centre, slack = shape_boxes(model, position, orientation)
-    half = turned_half(model, R) + slack[:, None]
-    centre = np.stack(centre, axis=1)
+    boxes = step_boxes(model, motion)  # (the step's: the other broad phases of the step take the same)
+    R, centre = boxes.R, boxes.centres()
+    half = boxes.turned_half(model) + boxes.slack[:, None]
     lo = np.concatenate([lo_v, centre - half])
     hi = np.concatenate([hi_v, centre + half])
     margin = QUIET_MARGIN * float(model.pairs.contact_offset.max())
-    a, b = sweep_overlaps(lo - margin, hi + margin,
-                  np.argsort(-centre.var(axis=0), kind="stable") if len(centre) > 1 else np.arange(3))
+    a, b = sweep_overlaps(lo - margin, hi + margin, boxes.spread_axes() if len(centre) > 1 else np.arange(3))
     V = p.V
     query, row = np.where(a < V, a, b), np.where(a < V, b, a) - V
     keep = ((a < V) != (b < V))

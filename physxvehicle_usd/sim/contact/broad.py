@@ -14,7 +14,7 @@ from .. import vecmath as vm
 from ..ground import Ground
 from ..motion import Motion
 from .model import ContactModel
-from .placement import shape_boxes, shape_reach, turned_half
+from .placement import shape_boxes, shape_reach, step_boxes, turned_half
 
 # the candidates of a quiet step (no plane near any vehicle): shared and read-only, as a fleet on flat ground away from
 # everything has none most steps (world.generate returns at once, before anything could write into them)
@@ -124,8 +124,9 @@ def _plane_candidates(model: ContactModel, ground: Ground, motion: Motion):
             test |= quiet["always"]
         if not test.any():
             return [_NO_ROWS] * len(ground.plane_normals), None
-    if test.all():
-        R, centre, slack = shape_boxes(model, position, orientation)
+    if test.all():  # (the step's boxes: the other broad phases of the step take the same)
+        boxes = step_boxes(model, motion)
+        R, centre, slack = boxes.R, boxes.centre, boxes.slack
         rows, R_tested = None, R
     else:
         rows = np.nonzero(test[model.vehicle])[0]
@@ -251,12 +252,12 @@ def candidate_pairs(model: ContactModel, position: np.ndarray, orientation: np.n
     motion = Motion(position, orientation) if motion is None else motion
     if motion.within(quiet):
         return (none, none), None
-    R, centre, slack = shape_boxes(model, position, orientation)
-    centre = np.stack(centre, axis=1)
-    half = turned_half(model, R) + (pairs.contact_offset + slack)[:, None]
+    boxes = step_boxes(model, motion)  # (the step's: the other broad phases of the step take the same)
+    R, centre = boxes.R, boxes.centres()
+    half = boxes.turned_half(model) + (pairs.contact_offset + boxes.slack)[:, None]
     lo, hi = centre - half, centre + half
     margin = QUIET_MARGIN * float(pairs.contact_offset.max())
-    a, b = sweep_overlaps(lo - margin, hi + margin, np.argsort(-centre.var(axis=0), kind="stable"))
+    a, b = sweep_overlaps(lo - margin, hi + margin, boxes.spread_axes())
     for key in ("position", "orientation", "margin"):
         quiet.pop(key, None)
     if not a.size:  # no pair within the margin: none can appear until a body has moved by it
