@@ -141,13 +141,18 @@ class VehicleHits:
 def query_boxes(p, frame: tuple, length: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each wheel's query box (V, W, 3) lo, hi: from the wheel top at maximum compression to the bottom at maximum
     droop, grown by the wheel's radius and half-width across (what a sweep's hull can reach)."""
+    lo, hi = query_extents(p, frame, length)
+    return np.moveaxis(lo, 0, -1).astype(float), np.moveaxis(hi, 0, -1).astype(float)
+
+
+def query_extents(p, frame: tuple, length: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`query_boxes` component first, (3, V, W) lo, hi, in the wheel frame's precision (float32 values convert to
+    float64 exactly: the broad phase takes its extremes before converting, the same numbers)."""
     d_w, hub = frame[1], frame[2]
     top = hub - d_w * p.radius
     end = top + d_w * length
     grow = (np.maximum(p.radius, p.half_width) + 1e-6)[None]
-    lo = np.minimum(top, end) - grow
-    hi = np.maximum(top, end) + grow
-    return np.moveaxis(lo, 0, -1).astype(float), np.moveaxis(hi, 0, -1).astype(float)
+    return np.minimum(top, end) - grow, np.maximum(top, end) + grow
 
 
 def still_quiet(queries: VehicleQueries, motion: Motion) -> bool:
@@ -177,10 +182,11 @@ def _other_candidates(queries: VehicleQueries, model: ContactModel, p, frame: tu
     if model.pairs is None or still_quiet(queries, motion):
         return (none, none, none), None
     quiet = queries.quiet
-    lo_w, hi_w = query_boxes(p, frame, length)
+    lo_w, hi_w = query_extents(p, frame, length)  # (3, V, W)
     mask = p.mask
-    lo_v = np.where(mask[..., None], lo_w, np.inf).min(axis=1)
-    hi_v = np.where(mask[..., None], hi_w, -np.inf).max(axis=1)
+    every = bool(mask.all())  # (every wheel queries, the usual batch: no mask to apply)
+    lo_v = (lo_w if every else np.where(mask, lo_w, np.inf)).min(axis=2).T.astype(float)  # (V, 3)
+    hi_v = (hi_w if every else np.where(mask, hi_w, -np.inf)).max(axis=2).T.astype(float)
     boxes = step_boxes(model, motion)  # (the step's: the other broad phases of the step take the same)
     R, centre = boxes.R, boxes.centres()
     half = boxes.turned_half(model) + boxes.slack[:, None]
@@ -205,6 +211,7 @@ def _other_candidates(queries: VehicleQueries, model: ContactModel, p, frame: tu
         return (none, none, none), R
     # per wheel of those vehicles
     W = p.W
+    lo_w, hi_w = np.moveaxis(lo_w, 0, -1).astype(float), np.moveaxis(hi_w, 0, -1).astype(float)  # (V, W, 3)
     v = np.repeat(query, W)
     w = np.tile(np.arange(W), len(query))
     row = np.repeat(row, W)
@@ -215,13 +222,15 @@ def _other_candidates(queries: VehicleQueries, model: ContactModel, p, frame: tu
 
 
 def _reach(model: ContactModel, lo_w: np.ndarray, hi_w: np.ndarray, mask: np.ndarray, position: np.ndarray):
-    """Per vehicle (V,): how far from its body position its shapes and its wheels' query boxes reach (what a turn
-    sweeps, for motion.Motion.within), plus the query boxes' growth across (a steered wheel's hull turns
-    within it)."""
+    """Per vehicle (V,): how far from its body position its shapes and its wheels' query boxes ((3, V, W) lo_w,
+    hi_w, `query_extents`) reach (what a turn sweeps, for motion.Motion.within), plus the query boxes' growth across
+    (a steered wheel's hull turns within it)."""
     reach = shape_reach(model, position.shape[1])
-    x = np.moveaxis(position.astype(float), 0, -1)[:, None, :]
+    x = position.astype(float)[:, :, None]
     corner = np.maximum(np.abs(lo_w - x), np.abs(hi_w - x))
-    wheels = np.where(mask, np.linalg.norm(corner, axis=2), 0.0).max(axis=1)
+    square = corner * corner
+    length = np.sqrt(square[0] + square[1] + square[2])  # (np.linalg.norm's sum, in its order: the same bits)
+    wheels = np.where(mask, length, 0.0).max(axis=1)
     return np.maximum(reach, wheels)
 
 
