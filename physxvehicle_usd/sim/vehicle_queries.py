@@ -49,6 +49,7 @@ step. (Assumed: steering alone moves a wheel's query by less than the margin plu
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import reduce
 from typing import Sequence
 
 import numpy as np
@@ -185,8 +186,9 @@ def _other_candidates(queries: VehicleQueries, model: ContactModel, p, frame: tu
     lo_w, hi_w = query_extents(p, frame, length)  # (3, V, W)
     mask = p.mask
     every = bool(mask.all())  # (every wheel queries, the usual batch: no mask to apply)
-    lo_v = (lo_w if every else np.where(mask, lo_w, np.inf)).min(axis=2).T.astype(float)  # (V, 3)
-    hi_v = (hi_w if every else np.where(mask, hi_w, -np.inf)).max(axis=2).T.astype(float)
+    # (V, 3): wheel by wheel (numpy reduces a short last axis slowly; the extremes are the same in any order)
+    lo_v = reduce(np.minimum, (lo_w if every else np.where(mask, lo_w, np.inf)).transpose(2, 0, 1)).T.astype(float)
+    hi_v = reduce(np.maximum, (hi_w if every else np.where(mask, hi_w, -np.inf)).transpose(2, 0, 1)).T.astype(float)
     boxes = step_boxes(model, motion)  # (the step's: the other broad phases of the step take the same)
     R, centre = boxes.R, boxes.centres()
     half = boxes.turned_half(model) + boxes.slack[:, None]
