@@ -124,6 +124,13 @@ def _plane_candidates(model: ContactModel, ground: Ground, motion: Motion):
             test |= quiet["always"]
         if not test.any():
             return [_NO_ROWS] * len(ground.plane_normals), None
+    if N == 1 and V == 1:  # a lone body and shape, as one car's: its clearance in Python floats where it is clear
+        lone = _lone_clearance(model, ground, position, orientation)
+        if lone is not None:
+            clearance = np.array([lone[0]]) - 1e-9 * (1.0 + np.abs(position).sum(axis=0))  # rounding, as below
+            (quiet["position"], quiet["orientation"]), quiet["clearance"] = motion.reference(), clearance
+            quiet["clearance_min"] = float(clearance[0])
+            return [_NO_ROWS] * len(ground.plane_normals), np.array(lone[1])[:, :, None]  # (tested: its rotation)
     if test.all():  # (the step's boxes: the other broad phases of the step take the same)
         boxes = step_boxes(model, motion)
         R, centre, slack = boxes.R, boxes.centre, boxes.slack
@@ -147,6 +154,37 @@ def _plane_candidates(model: ContactModel, ground: Ground, motion: Motion):
         quiet["clearance"] = np.where(test, clearance, quiet["clearance"])
     quiet["clearance_min"] = float(quiet["clearance"].min())
     return [found for found, _ in near], R
+
+
+def _lone_clearance(model: ContactModel, ground: Ground, position: np.ndarray, orientation: np.ndarray):
+    """The clearance of a lone body's one shape above the ground's planes (`_near_planes`'s, the smallest over the
+    planes, before the rounding margin) in Python floats: shape_boxes's rotation (vecmath.quat_to_mat's products: 2ab
+    as a times 2b, which is b times 2a to the bit), centre and slack, and `_near_planes`'s sums, each in numpy's order,
+    so the same float64 numbers; with the rotation (rows of floats); None where the box comes nearer to a plane than
+    the contact distance or a value is not finite (then the arrays decide)."""
+    (x,), (y,), (z,) = position.tolist()
+    (w,), (qx,), (qy,), (qz,) = orientation.tolist()
+    xx, yy, zz = qx * (qx + qx), qy * (qy + qy), qz * (qz + qz)
+    xy, yz, zx = qx * (qy + qy), qy * (qz + qz), qz * (qx + qx)
+    wx, wy, wz = w * (qx + qx), w * (qy + qy), w * (qz + qz)
+    R = ((1 - (yy + zz), xy - wz, zx + wy),
+         (xy + wz, 1 - (zz + xx), yz - wx),
+         (zx - wy, yz + wx, 1 - (xx + yy)))
+    (c0,), (c1,), (c2,) = model.box_centre.tolist()
+    (h0,), (h1,), (h2,) = model.box_half.tolist()
+    centre = [r[0] * c0 + r[1] * c1 + r[2] * c2 + t for r, t in zip(R, (x, y, z))]
+    slack = 1e-6 * (1.0 + abs(centre[0]) + abs(centre[1]) + abs(centre[2]) + h0 + h1 + h2)
+    clearance = math.inf
+    for (n0, n1, n2), d, (limit,) in zip(ground.plane_normals.tolist(), ground.plane_offsets.tolist(),
+                                         model.plane_limit.tolist()):
+        t0, t1, t2 = (R[0][j] * n0 + R[1][j] * n1 + R[2][j] * n2 for j in range(3))
+        lowest = (centre[0] * n0 + centre[1] * n1 + centre[2] * n2 + d
+                  - (abs(t0) * h0 + abs(t1) * h1 + abs(t2) * h2))
+        plane = lowest - slack - limit
+        if not plane >= 0.0:  # near it, or NaN (which numpy's minimum would keep)
+            return None
+        clearance = min(clearance, plane)
+    return (clearance, R) if math.isfinite(clearance) else None
 
 
 def static_candidates(model: ContactModel, ground: Ground, position: np.ndarray, orientation: np.ndarray,
