@@ -113,7 +113,7 @@ def _plane_candidates(model: ContactModel, ground: Ground, motion: Motion):
             "ground": ground, "reach": reach, "reach_max": float(reach.max()), "always": always,
             "weights": np.abs(ground.plane_normals) + 1e-6}  # (|n| + the slack's 1e-6) . |dx|
         quiet["weight_rows"] = quiet["weights"].tolist()
-        test = np.ones(V, bool)
+        test = None  # (every vehicle)
     else:
         if quiet["always"] is None and _fleet_clear(quiet, motion):
             return [_NO_ROWS] * len(ground.plane_normals), None
@@ -131,7 +131,7 @@ def _plane_candidates(model: ContactModel, ground: Ground, motion: Motion):
             (quiet["position"], quiet["orientation"]), quiet["clearance"] = motion.reference(), clearance
             quiet["clearance_min"] = float(clearance[0])
             return [_NO_ROWS] * len(ground.plane_normals), np.array(lone[1])[:, :, None]  # (tested: its rotation)
-    if test.all():  # (the step's boxes: the other broad phases of the step take the same)
+    if test is None or test.all():  # (the step's boxes: the other broad phases of the step take the same)
         boxes = step_boxes(model, motion)
         R, centre, slack = boxes.R, boxes.centre, boxes.slack
         rows, R_tested = None, R

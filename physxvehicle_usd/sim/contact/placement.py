@@ -73,6 +73,9 @@ def step_boxes(model: ContactModel, motion) -> StepBoxes:
 def shape_reach(model: ContactModel, V: int) -> np.ndarray:
     """(V,) how far each vehicle's shapes' boxes reach from its body position: what a turn by an angle moves them
     by, at most, per radian."""
+    known = model.vehicle_reach
+    if len(known) == V:  # (every vehicle has a shape, the usual batch)
+        return known.copy()
     reach = np.zeros(V)
     known = model.vehicle_reach  # (worked out with the model: the vehicles up to the last with a shape)
     if len(known) > V:
