@@ -130,6 +130,7 @@ def _plane_candidates(model: ContactModel, ground: Ground, motion: Motion):
             clearance = np.array([lone[0]]) - 1e-9 * (1.0 + np.abs(position).sum(axis=0))  # rounding, as below
             (quiet["position"], quiet["orientation"]), quiet["clearance"] = motion.reference(), clearance
             quiet["clearance_min"] = float(clearance[0])
+            quiet["lone"] = (quiet["position"], quiet["orientation"], *lone[2])  # (`_lone_reference`'s, from its floats)
             return [_NO_ROWS] * len(ground.plane_normals), np.array(lone[1])[:, :, None]  # (tested: its rotation)
     if test is None or test.all():  # (the step's boxes: the other broad phases of the step take the same)
         boxes = step_boxes(model, motion)
@@ -160,7 +161,7 @@ def _lone_clearance(model: ContactModel, ground: Ground, position: np.ndarray, o
     """The clearance of a lone body's one shape above the ground's planes (`_near_planes`'s, the smallest over the
     planes, before the rounding margin) in Python floats: shape_boxes's rotation (vecmath.quat_to_mat's products: 2ab
     as a times 2b, which is b times 2a to the bit), centre and slack, and `_near_planes`'s sums, each in numpy's order,
-    so the same float64 numbers; with the rotation (rows of floats); None where the box comes nearer to a plane than
+    so the same float64 numbers; with the rotation (rows of floats) and the pose's floats; None where the box comes nearer to a plane than
     the contact distance or a value is not finite (then the arrays decide)."""
     (x,), (y,), (z,) = position.tolist()
     (w,), (qx,), (qy,), (qz,) = orientation.tolist()
@@ -184,7 +185,7 @@ def _lone_clearance(model: ContactModel, ground: Ground, position: np.ndarray, o
         if not plane >= 0.0:  # near it, or NaN (which numpy's minimum would keep)
             return None
         clearance = min(clearance, plane)
-    return (clearance, R) if math.isfinite(clearance) else None
+    return (clearance, R, (x, y, z, w, qx, qy, qz)) if math.isfinite(clearance) else None
 
 
 def static_candidates(model: ContactModel, ground: Ground, position: np.ndarray, orientation: np.ndarray,

@@ -34,7 +34,7 @@ class StepBoxes:
     broad phases build on them, each worked out once: the boxes' turned half extents (N, 3) (`turned_half`), their
     centres (N, 3) and the axes ordered by how far the centres spread along them (`spread_axes`)."""
 
-    __slots__ = ("R", "centre", "slack", "_half", "_centres", "_axes")
+    __slots__ = ("R", "_axes", "_centres", "_half", "centre", "slack")
 
     def __init__(self, R: np.ndarray, centre: list, slack: np.ndarray):
         for a in (R, slack, *centre):
