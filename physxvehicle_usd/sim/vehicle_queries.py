@@ -229,10 +229,11 @@ def _reach(model: ContactModel, lo_w: np.ndarray, hi_w: np.ndarray, mask: np.nda
     (a steered wheel's hull turns within it)."""
     reach = shape_reach(model, position.shape[1])
     x = position.astype(float)[:, :, None]
-    corner = np.maximum(np.abs(lo_w - x), np.abs(hi_w - x))
+    corner = np.maximum(np.abs(lo_w.astype(float) - x), np.abs(hi_w.astype(float) - x))
     square = corner * corner
     length = np.sqrt(square[0] + square[1] + square[2])  # (np.linalg.norm's sum, in its order: the same bits)
-    wheels = np.where(mask, length, 0.0).max(axis=1)
+    # the farthest wheel, wheel by wheel (a short last axis reduces slowly; the same maximum)
+    wheels = reduce(np.maximum, (length if mask.all() else np.where(mask, length, 0.0)).T)
     return np.maximum(reach, wheels)
 
 
