@@ -10,9 +10,9 @@ from pxr import Sdf, Usd, UsdGeom, UsdPhysics
 from scenarios import vehicle_contact as scenario
 
 from physxvehicle_usd.read import read_stage
-from physxvehicle_usd.sim import Simulator
+from physxvehicle_usd.sim import Simulator, compiled_sweep
 from physxvehicle_usd.sim.contact import pairs as vehicle_contact
-from physxvehicle_usd.sim.contact.broad import candidate_pairs, sweep_overlaps
+from physxvehicle_usd.sim.contact.broad import candidate_pairs, sweep_overlaps, sweep_overlaps_numpy
 from physxvehicle_usd.sim.contact.patches import _colours, _kept_patches, grow_patches
 from physxvehicle_usd.sim.pipeline import StepOptions
 from physxvehicle_usd.sim.row_solver import _islands
@@ -405,7 +405,7 @@ def test_the_sweep_in_strips_finds_each_pair_of_a_strip_once_in_order(seed):
     half = rng.uniform(0.1, 2.0, (N, 3))
     lo, hi = centre - half, centre + half
     axes = np.array([0, 1, 2])
-    a, b = sweep_overlaps(lo, hi, axes)
+    a, b = sweep_overlaps(lo, hi, axes)  # (compiled where the extension is built)
     width = float((hi[:, 1] - lo[:, 1]).max())
     base = float(lo[:, 1].min())
     first, last = np.floor((lo[:, 1] - base) / width), np.floor((hi[:, 1] - base) / width)
@@ -416,3 +416,26 @@ def test_the_sweep_in_strips_finds_each_pair_of_a_strip_once_in_order(seed):
     found = list(zip(np.minimum(a, b).tolist(), np.maximum(a, b).tolist()))
     assert len(found) == len(set(found)) and set(found) == expected
     assert (last > first).any() and found == sorted(found) and (a < b).all()
+
+
+@pytest.mark.skipif(not compiled_sweep.available(), reason="the compiled extension is not built")
+@pytest.mark.parametrize("seed", range(4))
+def test_the_compiled_sweep_gives_numpys_pairs_in_numpys_order(seed):
+    # 0 ulps: the same integer pairs in the same order, for boxes of many sizes, ties of the sort keys (whole-number
+    # centres), boxes flat across (no strip of width) and every choice of axes; a NaN left to numpy
+    rng = np.random.default_rng(seed)
+    for trial in range(60):
+        N = int(rng.integers(1, 500))
+        centre = rng.uniform(-50.0, 50.0, (N, 3))
+        half = rng.uniform(0.01, 4.0, (N, 3))
+        if trial % 3 == 0:
+            centre = np.round(centre)
+        if trial % 5 == 0:
+            half[:, 1] = 0.0
+        lo, hi = centre - half, centre + half
+        axes = rng.permutation(3)
+        compiled = compiled_sweep.sweep_overlaps(lo, hi, int(axes[0]), int(axes[1]))
+        numpy = sweep_overlaps_numpy(lo, hi, axes)
+        assert np.array_equal(compiled[0], numpy[0]) and np.array_equal(compiled[1], numpy[1])
+    lo[0, 0] = np.nan
+    assert compiled_sweep.sweep_overlaps(lo, hi, 0, 1) is None

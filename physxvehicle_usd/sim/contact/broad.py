@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from .. import compiled_mesh
+from .. import compiled_mesh, compiled_sweep
 from .. import vecmath as vm
 from ..ground import Ground
 from ..motion import Motion
@@ -326,6 +326,12 @@ QUIET_MARGIN = 10.0
 
 
 def sweep_overlaps(lo: np.ndarray, hi: np.ndarray, axes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`sweep_overlaps_numpy`'s pairs, in its order: compiled (sim/compiled_sweep.py) where the extension is built."""
+    compiled = compiled_sweep.sweep_overlaps(lo, hi, int(axes[0]), int(axes[1]))
+    return sweep_overlaps_numpy(lo, hi, axes) if compiled is None else compiled
+
+
+def sweep_overlaps_numpy(lo: np.ndarray, hi: np.ndarray, axes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Sort and sweep in strips: boxes (N, 3) whose extents overlap along axes[0] and that share a strip across
     axes[1] (strips as wide as the widest box along it: a box lies in one strip or two), as box index pairs, each
     once, in no particular order. Sorted by (strip, low end along axes[0]), each entry meets the entries after it
