@@ -19,60 +19,7 @@
    (`Block`: the reach of their triangles along the third axis), so that a chassis over a road skips the cells of a
    block whose triangles all lie below it. Skipping cells or entries whose pairs are none changes no pair's order. */
 #include <math.h>
-#include <stdint.h>
-
-typedef struct {
-    double low, high;   /* the lowest and the highest of the cell's triangles along the third axis (+inf, -inf: none) */
-    int64_t start, end; /* its entries */
-} GridCell;
-
-typedef struct {
-    float lo[3], hi[3]; /* the triangle's box, rounded outwards to float32 */
-    int32_t triangle;   /* its index */
-    int32_t first;      /* bit 0: the cell is in the first row of the triangle's range, bit 1: in its first column */
-} CellEntry;
-
-typedef struct {
-    double lo[3], hi[3];        /* the triangle's box (`triangle_boxes`) */
-    double v0[3], e1[3], e2[3]; /* `triangle_columns` */
-    double pad;
-} Triangle;
-
-typedef struct {
-    double low, high; /* over a block's cells */
-} Block;
-
-typedef struct {
-    float high;   /* a cell's high rounded upwards to float32 (-inf: a padding slot or no triangles) */
-    int32_t cell; /* the cell */
-} TallCell;       /* a block's cells, the highest first (`TALL`: BLOCK x BLOCK a block) */
-
-#define TALL 64
-/* A query walks a block's cells from its tall list where that list ends (below the query) before as many entries as
-   the query has cells in the block, and collects at most FOUND_MAX cells so; otherwise it walks its cells. */
-#define FOUND_MAX 64
-
-typedef struct {
-    float low, high; /* a cell's `GridCell` low and high rounded outwards to float32: a query they miss, the cell's
-                        triangles miss; four cells a line, read for every cell a query covers */
-} CellReach;
-
-#define BLOCK_SHIFT 3 /* blocks of 8 x 8 cells */
-
-typedef struct {
-    int64_t axis0, axis1, up;   /* the two world axes the cells span, and the third */
-    int64_t size0, size1;       /* cells along each axis */
-    int64_t triangle_count;     /* T */
-    int64_t blocks1;            /* blocks along the second axis */
-    double origin0, origin1;    /* the low corner of cell (0, 0) */
-    double cell;                /* cell edge length */
-    const CellReach *reach;     /* (cells,) */
-    const GridCell *cells;      /* (cells,) */
-    const CellEntry *entries;   /* every cell's, cell after cell */
-    const Triangle *triangles;  /* (T,) */
-    const Block *blocks;        /* (blocks0 * blocks1,) */
-    const TallCell *tall;       /* (blocks0 * blocks1, TALL) */
-} MeshGrid;
+#include "_mesh_queries.h"
 
 int64_t pvu_mesh_grid_size(void) { return (int64_t)sizeof(MeshGrid); }
 
@@ -193,12 +140,6 @@ void pvu_mesh_entries(int64_t size0, int64_t size1, const int64_t *starts, const
         }
 }
 
-/* The (query, triangle) pairs of `TriangleGrid.pairs` (overlap 0) or of `box_pairs` (overlap 1), in their order,
-   the first `room` of them written to query and tri; returns how many there are (-1: a query numpy must take): the
-   caller calls again with room for them where there was not.
-   mesh_boxed (M,) (NULL: none): the meshes (by `tri_shape`, (T,)) whose triangles overlap by the mesh's box,
-   mesh_box (M, 6) (low corner, high corner), not their own (broad.py's static polytopes' faces); a triangle of no
-   mesh among them is one numpy must take. */
 /* The pairs query q meets in cell (i, j) (one `cell_reaches` lets through), appended; -1: a triangle numpy must take */
 static int cell_pairs(const MeshGrid *g, int64_t q, int64_t i, int64_t j, const int64_t first[2], const double *lo,
                       const double *hi, int overlap, const int64_t *tri_shape, int64_t mesh_count,
@@ -288,55 +229,45 @@ static int reaching_cells(const MeshGrid *g, const double *lo, const double *hi,
    mesh_boxed (M,) (NULL: none): the meshes (by `tri_shape`, (T,)) whose triangles overlap by the mesh's box,
    mesh_box (M, 6) (low corner, high corner), not their own (broad.py's static polytopes' faces); a triangle of no
    mesh among them is one numpy must take. */
+int pvu_mesh_query_pairs(const MeshGrid *g, int64_t q, const double *lo, const double *hi, int overlap,
+                         const int64_t *tri_shape, int64_t mesh_count, const uint8_t *mesh_boxed,
+                         const double *mesh_box, int64_t room, int64_t *query, int64_t *tri, int64_t *n) {
+    int64_t first[2], last[2], found[FOUND_MAX];
+    int cells = query_cells(g, lo, hi, q, first, last);
+    if (cells < 0) return -1;
+    if (!cells || !any_block_reaches(g, lo, hi, q, first, last)) return 0;
+    int64_t boxed_shape = -1; /* the mesh whose box query q was last tested against, and the test's result */
+    int boxed_ok = 0;
+    int count = reaching_cells(g, lo, hi, q, first, last, found);
+    if (count >= 0) {
+        for (int k = 0; k < count; ++k)
+            if (cell_pairs(g, q, found[k] / g->size1, found[k] % g->size1, first, lo, hi, overlap, tri_shape,
+                           mesh_count, mesh_boxed, mesh_box, &boxed_shape, &boxed_ok, room, query, tri, n) < 0)
+                return -1;
+        return 0;
+    }
+    for (int64_t i = first[0]; i <= last[0]; ++i)
+        for (int64_t j = first[1]; j <= last[1]; ++j) {
+            if (!cell_reaches(g, lo, hi, q, i, &j)) continue;
+            if (cell_pairs(g, q, i, j, first, lo, hi, overlap, tri_shape, mesh_count, mesh_boxed, mesh_box,
+                           &boxed_shape, &boxed_ok, room, query, tri, n) < 0)
+                return -1;
+        }
+    return 0;
+}
+
 int64_t pvu_mesh_pairs(const MeshGrid *g, int64_t Q, const double *lo, const double *hi, int overlap,
                        const int64_t *tri_shape, int64_t mesh_count, const uint8_t *mesh_boxed,
                        const double *mesh_box, int64_t room, int64_t *query, int64_t *tri) {
-    int64_t n = 0, first[2], last[2], found[FOUND_MAX];
+    int64_t n = 0;
     for (int64_t q = 0; q < Q; ++q) {
         if (q + PREFETCH_QUERIES < Q) prefetch_query(g, lo, hi, q + PREFETCH_QUERIES);
-        int cells = query_cells(g, lo, hi, q, first, last);
-        if (cells < 0) return -1;
-        if (!cells || !any_block_reaches(g, lo, hi, q, first, last)) continue;
-        int64_t boxed_shape = -1; /* the mesh whose box query q was last tested against, and the test's result */
-        int boxed_ok = 0;
-        int count = reaching_cells(g, lo, hi, q, first, last, found);
-        if (count >= 0) {
-            for (int k = 0; k < count; ++k)
-                if (cell_pairs(g, q, found[k] / g->size1, found[k] % g->size1, first, lo, hi, overlap, tri_shape,
-                               mesh_count, mesh_boxed, mesh_box, &boxed_shape, &boxed_ok, room, query, tri, &n) < 0)
-                    return -1;
-            continue;
-        }
-        for (int64_t i = first[0]; i <= last[0]; ++i)
-            for (int64_t j = first[1]; j <= last[1]; ++j) {
-                if (!cell_reaches(g, lo, hi, q, i, &j)) continue;
-                if (cell_pairs(g, q, i, j, first, lo, hi, overlap, tri_shape, mesh_count, mesh_boxed, mesh_box,
-                               &boxed_shape, &boxed_ok, room, query, tri, &n) < 0)
-                    return -1;
-            }
+        if (pvu_mesh_query_pairs(g, q, lo, hi, overlap, tri_shape, mesh_count, mesh_boxed, mesh_box, room, query,
+                                 tri, &n) < 0)
+            return -1;
     }
     return n;
 }
-
-typedef struct {
-    int64_t R;                 /* rays */
-    const double *lo, *hi;     /* (R, 3) each ray's segment's box */
-    const double *origin;      /* (3, R) */
-    const double *direction;   /* (3, R) */
-    const double *length;      /* (R,) */
-    const double *epsilon;     /* (T,) each triangle's enlargement; NULL: 0 */
-    const double *normals;     /* (T, 3) */
-    const int64_t *tri_shape;  /* (T,) the triangle's mesh */
-    int64_t plane_count;       /* the shape index of the first mesh */
-    const uint8_t *allowed;    /* (keys, shapes) which shapes a ray's key may hit; NULL: all */
-    const int64_t *key;        /* (R,) each ray's row of `allowed` */
-    int64_t shape_count;       /* `allowed`'s columns */
-    double culling_epsilon;    /* a smaller determinant misses */
-    int64_t single;            /* best_t, best_n float32 (1) or float64 (0) */
-    void *best_t;              /* (R,) in/out */
-    void *best_n;              /* (3, R) in/out */
-    int64_t *best_shape;       /* (R,) in/out */
-} MeshRays;
 
 int64_t pvu_mesh_rays_size(void) { return (int64_t)sizeof(MeshRays); }
 
