@@ -123,12 +123,13 @@ def _rays(rng: np.random.Generator, ground: Ground, R: int):
     return origin.T.astype(np.float32), direction.T.astype(np.float32), length.astype(np.float32)
 
 
-@pytest.mark.parametrize("planes", [0, 2])
+@pytest.mark.parametrize("planes, threads", [(0, 1), (2, 1), (0, 3)])
 @pytest.mark.parametrize("filtered", [False, True])
-def test_ground_rays_match_numpy_raycast(tmp_path, planes, filtered):
+def test_ground_rays_match_numpy_raycast(tmp_path, planes, filtered, threads):
     """`raycast` of planes and meshes in one C call against its numpy loop (with the mesh queries that loop calls,
     which tests/test_sim_mesh_queries.py holds to numpy), on the obstacles road with no plane and with two (a level
-    one at 0.2 m, which the road's bumps rise above, and a tilted one), with and without a query filter."""
+    one at 0.2 m, which the road's bumps rise above, and a tilted one), with and without a query filter, on one
+    thread and on three (each ray's result its own)."""
     ground = Ground.from_description(simulate.load(fleet_stage(9, tmp_path, road="obstacles"), 1.0 / 60.0)
                                      .description.ground)
     if planes:
@@ -142,7 +143,8 @@ def test_ground_rays_match_numpy_raycast(tmp_path, planes, filtered):
         only = QueryFilter(rng.random((4, len(ground.materials))) < 0.6, rng.integers(0, 4, 3000))
     allowed, key = (None, None) if only is None else (only.allowed, only.key)
     assert compiled_mesh.ground_rays(ground, o, d, L, allowed, key, float(np.finfo(np.float32).eps) ** 2) is not None
-    got, reference = raycast(ground, o, d, L, only), raycast(ground, o, d, L, only, compiled=False)
+    got = raycast(ground, o, d, L, only, threads=threads)
+    reference = raycast(ground, o, d, L, only, compiled=False)
     for field in ("hit", "normal", "offset", "shape"):
         _same(getattr(got, field), getattr(reference, field))
     assert reference.hit.sum() > 1000 and (reference.shape >= planes).sum() > (150 if planes else 500)

@@ -332,17 +332,27 @@ static inline void prefetch_ray(const MeshGrid *g, const MeshRays *m, const int6
    ray. first_cell (6 R,): room for each ray's first cell (flat index, -1: none; then its closest triangle), its cell
    range (R, 4) and its closest hit's distance (R, as double). */
 int64_t pvu_mesh_raycast(const MeshGrid *g, const MeshRays *m, int64_t *first_cell) {
-    int64_t *range = first_cell + m->R; /* (R, 4): each ray's first and last cell */
+    int64_t *range = first_cell + m->R; /* (R, 4): each ray's first and last cell; then its closest triangle */
     double *best_at = (double *)(first_cell + 5 * m->R); /* (R,): each ray's closest hit */
-    for (int64_t r = 0; r < m->R; ++r) { /* a ray numpy must take: before anything is written */
+    const int threads = m->threads > 1 ? (int)m->threads : 1;
+    const int64_t R = m->R;
+    int numpy_takes = 0; /* a ray numpy must take: before anything is written */
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && R > 1) reduction(| : numpy_takes)
+    for (int64_t r = 0; r < R; ++r) {
         int cells = query_cells(g, m->lo, m->hi, r, range + 4 * r, range + 4 * r + 2);
-        if (cells < 0) return -1;
-        first_cell[r] = cells ? range[4 * r] * g->size1 + range[4 * r + 1] : -1;
+        numpy_takes |= cells < 0;
+        first_cell[r] = cells > 0 ? range[4 * r] * g->size1 + range[4 * r + 1] : -1;
     }
-    for (int64_t r = 0; r < m->R; ++r) {
+    if (numpy_takes) return -1;
+    /* (a ray's result is its own, whatever thread tests it: the same bits for any count) */
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && R > 1)
+    for (int64_t r = 0; r < R; ++r) {
         prefetch_ray(g, m, first_cell, r);
-        if (first_cell[r] < 0) continue; /* (-1 then also says: no hit) */
-        const int64_t *first = range + 4 * r, *last = range + 4 * r + 2;
+        if (first_cell[r] < 0) { /* no cell: no hit */
+            range[4 * r] = -1;
+            continue;
+        }
+        const int64_t first[2] = {range[4 * r], range[4 * r + 1]}, *last = range + 4 * r + 2;
         const uint8_t *may = m->allowed ? m->allowed + m->key[r] * m->shape_count : 0;
         double best = INFINITY;
         int64_t best_tri = -1;
@@ -363,13 +373,14 @@ int64_t pvu_mesh_raycast(const MeshGrid *g, const MeshRays *m, int64_t *first_ce
                     }
                 }
             }
-        first_cell[r] = best_tri; /* (the cell is no longer needed: the hit, written below) */
+        range[4 * r] = best_tri; /* (the range is no longer needed: the hit, written below) */
         best_at[r] = best;
     }
     /* the hits, written in a pass of their own: each reads its triangle's normal, a fetch from anywhere in the
        normals, and the rays' fetches then overlap rather than each ending its ray's test */
-    for (int64_t r = 0; r < m->R; ++r) {
-        int64_t best_tri = first_cell[r];
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && R > 1)
+    for (int64_t r = 0; r < R; ++r) {
+        int64_t best_tri = range[4 * r];
         if (best_tri < 0) continue;
         double best = best_at[r];
         const double *n = m->normals + best_tri * 3;

@@ -77,6 +77,7 @@ typedef struct {
     void *best_t;              /* (R,) in/out */
     void *best_n;              /* (3, R) in/out */
     int64_t *best_shape;       /* (R,) in/out */
+    int64_t threads;           /* OpenMP threads over the rays (the same results for any count) */
 } MeshRays;
 
 /* The pairs of query q (`pvu_mesh_pairs` of one query) appended at *n (the first `room` of them written); -1: a

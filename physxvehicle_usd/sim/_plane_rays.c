@@ -65,7 +65,8 @@ static inline float high_of(float a, float b) { return a != a || b != b ? NAN : 
    (`pvu_mesh_raycast`, whose rays' boxes, ground.py `mesh_hits`'s min and max of o and o + d length, are formed
    here in float32), then hit (R,) and offset (R,). m: the mesh rays but for the rays and their boxes, which are
    set here (into scratch, 19 R eight-byte words), best_t (R,) float32 (room), best_n (3, R) float32, best_shape
-   (R,). Returns -1 where numpy must take a ray (what was written is to be dropped). */
+   (R,); m's threads share the rays (the same bits for any count). Returns -1 where numpy must take a ray (what was
+   written is to be dropped). */
 int64_t pvu_ground_rays(const MeshGrid *g, MeshRays *m, int64_t P, const double *normals, const double *offsets,
                         const float *o, const float *d, const float *length, uint8_t *hit, float *offset,
                         int64_t *scratch) {
@@ -73,6 +74,8 @@ int64_t pvu_ground_rays(const MeshGrid *g, MeshRays *m, int64_t P, const double 
     float *best_t = (float *)m->best_t, *best_n = (float *)m->best_n;
     double *lo = (double *)(scratch + 6 * R), *hi = lo + 3 * R, *origin = hi + 3 * R, *direction = origin + 3 * R;
     double *along = direction + 3 * R;
+    const int threads = m->threads > 1 ? (int)m->threads : 1;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && R > 1)
     for (int64_t r = 0; r < R; ++r) {
         const float ray_o[3] = {o[r], o[R + r], o[2 * R + r]}, ray_d[3] = {d[r], d[R + r], d[2 * R + r]};
         float t = INFINITY, n[3] = {0.0f, 0.0f, 0.0f};
@@ -93,6 +96,7 @@ int64_t pvu_ground_rays(const MeshGrid *g, MeshRays *m, int64_t P, const double 
     }
     m->lo = lo, m->hi = hi, m->origin = origin, m->direction = direction, m->length = along;
     if (pvu_mesh_raycast(g, m, scratch) < 0) return -1;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && R > 1)
     for (int64_t r = 0; r < R; ++r) {
         const float ray_o[3] = {o[r], o[R + r], o[2 * R + r]}, ray_d[3] = {d[r], d[R + r], d[2 * R + r]};
         const float n[3] = {best_n[r], best_n[R + r], best_n[2 * R + r]};

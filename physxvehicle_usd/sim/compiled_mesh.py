@@ -36,7 +36,7 @@ class _MeshRays(ctypes.Structure):
                 + [(name, _P) for name in "lo hi origin direction length epsilon normals tri_shape".split()]
                 + [("plane_count", _I64), ("allowed", _P), ("key", _P), ("shape_count", _I64),
                    ("culling_epsilon", _F64), ("single", _I64)]
-                + [(name, _P) for name in "best_t best_n best_shape".split()])
+                + [(name, _P) for name in "best_t best_n best_shape".split()] + [("threads", _I64)])
 
 
 def _load() -> ctypes.CDLL | None:
@@ -335,10 +335,10 @@ def _ground_entry(ground) -> dict | None:
 
 
 def ground_rays(ground, o: np.ndarray, d: np.ndarray, L: np.ndarray, allowed: np.ndarray | None,
-                key: np.ndarray | None, culling_epsilon: float):
+                key: np.ndarray | None, culling_epsilon: float, threads: int = 1):
     """ground.py `raycast` of rays o, d (3, R), lengths L (R,), all float32, on a ground of planes and meshes (no
     sphere or capsule), with the filter allowed, key (None: none) and triangles whose determinant is below
-    culling_epsilon culled: (hit (R,), normal (3, R) float32, offset (R,)
+    culling_epsilon culled, on `threads` OpenMP threads (the same bits for any count): (hit (R,), normal (3, R) float32, offset (R,)
     float32, shape (R,)), the same bits; None where the C code does not cover the call (the caller runs numpy)."""
     entry = _ground_entry(ground)
     R = len(L)
@@ -359,7 +359,7 @@ def ground_rays(ground, o: np.ndarray, d: np.ndarray, L: np.ndarray, allowed: np
                       culling_epsilon, 1, best_t.ctypes.data, None, None)
         rays = entry["by_rays"][R] = (m, ctypes.byref(m), best_t, scratch, scratch.ctypes.data)
     m, m_ref, _, _, scratch_at = rays
-    m.culling_epsilon = culling_epsilon
+    m.culling_epsilon, m.threads = culling_epsilon, threads
     block = np.empty(4 * R, np.float32)  # the normals (3, R) and offsets (R,)
     hit, shape = np.empty(R, bool), np.empty(R, np.int64)
     o, d, L = np.ascontiguousarray(o), np.ascontiguousarray(d), np.ascontiguousarray(L)
