@@ -66,10 +66,11 @@ def test_shape_and_world_boxes_match_numpy(tmp_path, sample, V, dtype):
             _same(a, b)
 
 
-def test_static_candidates_pairs_match_numpy_on_the_fleet_obstacles_road(tmp_path):
-    """The triangle pairs and the polytope pairs of the compiled broad phase: shapes over the road, around and
-    inside the obstacles (several polytopes' faces a shape), some turned, against numpy's triples split and sorted
-    as `static_candidates` does."""
+@pytest.mark.parametrize("threads", [1, 3])
+def test_static_candidates_pairs_match_numpy_on_the_fleet_obstacles_road(tmp_path, threads):
+    """The triangle pairs and the polytope pairs of the compiled broad phase, on one thread and on three (runs of
+    shapes joined in order): shapes over the road, around and inside the obstacles (several polytopes' faces a
+    shape), some turned, against numpy's triples split and sorted as `static_candidates` does."""
     loaded = simulate.load(fleet_stage(9, tmp_path, road="obstacles"), 1.0 / 60.0)
     model, ground = loaded.simulator.contact, loaded.simulator.ground
     first, H = model.polytope_first, len(model.static_index)
@@ -82,7 +83,7 @@ def test_static_candidates_pairs_match_numpy_on_the_fleet_obstacles_road(tmp_pat
                           np.column_stack([rng.uniform(-2, 20, V), rng.uniform(-4, 16, V), rng.uniform(-0.5, 1, V)]))
         _, orientation = _poses(rng, V, np.float32)
         position = (centre.T - model.box_centre).astype(np.float32)
-        got = static_candidates(model, ground, position, orientation)
+        got = static_candidates(model, ground, position, orientation, threads=threads)
         _, _, slack, lo, hi = world_boxes_numpy(model, position, orientation, model.reach)
         shape, tri, static = static_mesh_pairs_numpy(model, ground, lo, hi)
         face = static >= first
@@ -94,9 +95,10 @@ def test_static_candidates_pairs_match_numpy_on_the_fleet_obstacles_road(tmp_pat
     assert faces > 20 and triangles > 100
 
 
-def test_static_pairs_beyond_the_room_the_last_call_needed_are_all_listed(tmp_path):
-    """The compiled pairs are written into room sized by the previous call: a call that needs more (every shape
-    over the whole road) calls again with room for them all."""
+@pytest.mark.parametrize("threads", [1, 3])
+def test_static_pairs_beyond_the_room_the_last_call_needed_are_all_listed(tmp_path, threads):
+    """The compiled pairs are written into room sized by the previous call (on threads, a share of it each): a call
+    that needs more (every shape over the whole road) calls again with room for them all."""
     loaded = simulate.load(fleet_stage(9, tmp_path, road="obstacles"), 1.0 / 60.0)
     model, ground = loaded.simulator.contact, loaded.simulator.ground
     bounds = np.concatenate((ground.grid.triangle_boxes[:3].min(axis=1), ground.grid.triangle_boxes[3:].max(axis=1)))
@@ -104,7 +106,7 @@ def test_static_pairs_beyond_the_room_the_last_call_needed_are_all_listed(tmp_pa
                   np.zeros((len(ground.mesh_materials), 6)))
     collides = np.ascontiguousarray(model.collides)
     N = len(model.vehicle)
-    args = (bounds, mesh_boxes, collides, model.plane_count, model.polytope_first, len(model.static_index))
+    args = (bounds, mesh_boxes, collides, model.plane_count, model.polytope_first, len(model.static_index), threads)
     small = compiled_mesh.static_pairs(ground.grid, np.zeros((N, 3)), np.full((N, 3), 1e-3), *args)
     whole = compiled_mesh.static_pairs(ground.grid, np.tile(bounds[:3], (N, 1)), np.tile(bounds[3:], (N, 1)), *args)
     assert small is not None and whole is not None

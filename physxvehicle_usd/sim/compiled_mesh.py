@@ -52,7 +52,7 @@ def _load() -> ctypes.CDLL | None:
     lib.pvu_mesh_raycast.restype = _I64
     lib.pvu_mesh_entries.argtypes = [_I64, _I64, _P, _P, _P, _P, _P]
     lib.pvu_mesh_entries.restype = None
-    lib.pvu_static_pairs.argtypes = [grid, _I64, _P, _P, _P, _P, _I64, _P, _P, _P] + [_I64] * 5 + [_P] * 5
+    lib.pvu_static_pairs.argtypes = [grid, _I64, _P, _P, _P, _P, _I64, _P, _P, _P] + [_I64] * 5 + [_P] * 5 + [_I64]
     lib.pvu_static_pairs.restype = _I64
     lib.pvu_ground_rays.argtypes = [grid, ctypes.POINTER(_MeshRays), _I64] + [_P] * 8
     lib.pvu_ground_rays.restype = _I64
@@ -270,12 +270,12 @@ def mesh_hits(grid, lo: np.ndarray, hi: np.ndarray, origin: np.ndarray, directio
 
 def static_pairs(grid, lo: np.ndarray, hi: np.ndarray, bounds: np.ndarray,
                  mesh_boxes: tuple[np.ndarray, np.ndarray, np.ndarray], collides: np.ndarray, plane_count: int,
-                 polytope_first: int, polytope_count: int):
+                 polytope_first: int, polytope_count: int, threads: int = 1):
     """broad.py's static pairs of the shapes' world boxes lo, hi (N, 3) float64 with the grid's triangles: ((shape,
     triangle) of the meshes' triangles, (shape, polytope) of the static polytopes, each once, by shape then polytope),
     those of `static_mesh_pairs_numpy` and of `static_candidates`' split of its triples, in their order; None where
     the C code does not cover the call (the caller runs numpy). bounds (6,): the triangles' box, low corner then high;
-    mesh_boxes: `grid_pairs`'; collides (N, columns) bool."""
+    mesh_boxes: `grid_pairs`'; collides (N, columns) bool; threads: OpenMP threads (the same pairs for any count)."""
     struct = _grid_struct(grid)
     N = len(lo)
     tri_shape, mesh_boxed, mesh_box = mesh_boxes
@@ -293,13 +293,16 @@ def static_pairs(grid, lo: np.ndarray, hi: np.ndarray, bounds: np.ndarray,
     for _ in range(2):  # the room the last call needed; then, where that is short, the room this one needs
         out = np.empty((4, room), np.int64)
         n = _LIB.pvu_static_pairs(ctypes.byref(g), N, *fixed, collides.shape[1], plane_count, polytope_first,
-                                  polytope_count, room, *addresses(out), ctypes.byref(hull_count))
+                                  polytope_count, room, *addresses(out), ctypes.byref(hull_count), threads)
         if n < 0:
             return None
         if hull_count.value >= 0:
             break
         room = n
-    rooms["static"] = max(n + n // 4, hull_count.value + hull_count.value // 4, 1024)
+    if hull_count.value < 0:
+        return None
+    # (on threads, each a share of the room: kept as large as it was, so that a share a run filled stays large enough)
+    rooms["static"] = max(n + n // 4, hull_count.value + hull_count.value // 4, 1024, room if threads > 1 else 0)
     h = hull_count.value
     return (out[0, :n], out[1, :n]), (out[2, :h], out[3, :h])
 

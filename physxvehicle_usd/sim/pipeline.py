@@ -119,7 +119,7 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
                     touching = Contacts.empty()
             else:
                 touching = generate(contact, ground, begin_position, begin_orientation, s.manifolds, p.length_scale,
-                                    motion)
+                                    motion, opt.kernel_threads)
                 s.manifolds = touching.manifolds
             if contact.pairs is not None:
                 between = vehicle_pairs.generate(contact, begin_position, begin_orientation, s.pair_manifolds,

@@ -140,12 +140,12 @@ def _plane_candidates(model: ContactModel, ground: Ground, motion: Motion):
 
 
 def static_candidates(model: ContactModel, ground: Ground, position: np.ndarray, orientation: np.ndarray,
-                motion: Motion | None = None):
+                      motion: Motion | None = None, threads: int = 1):
     """The broad phase, from each shape's box turned with its body (no vertex moved): per plane the shapes whose box
     comes nearer to it than the contact distance, the (shape, triangle) pairs whose world boxes, grown by the contact
     distance, overlap (the ground's triangle grid), the (shape, static polytope) pairs whose boxes overlap (found among
     the grid's candidates for the polytope's faces, which it holds as triangles); and the shape rotations (3, 3,
-    N)."""
+    N). threads: the compiled pairs' threads (the same pairs for any count)."""
     if model.static_shapes is None and ground.grid is None and model.static_rounds is None:
         # planes alone: the vehicles clear of them skip the test
         planes, R = _plane_candidates(model, ground, Motion(position, orientation) if motion is None else motion)
@@ -155,7 +155,7 @@ def static_candidates(model: ContactModel, ground: Ground, position: np.ndarray,
     R, centre, slack, lo, hi = world_boxes(model, position, orientation, model.reach)
     planes = [rows for rows, _ in _near_planes(model, ground, R, centre, slack)] if len(ground.plane_normals) else []
     hull_pairs = tri_pairs = (np.zeros(0, np.int64), np.zeros(0, np.int64))
-    compiled = None if ground.grid is None else _compiled_static_pairs(model, ground, lo, hi)
+    compiled = None if ground.grid is None else _compiled_static_pairs(model, ground, lo, hi, threads)
     if compiled is not None:  # the meshes' pairs and the polytopes', as below, in one call
         tri_pairs, hull_pairs = compiled
     elif ground.grid is not None:  # meshes and the static polytopes' faces (as triangles): the grid's pairs
@@ -188,7 +188,7 @@ def _inside_ground(model: ContactModel, ground: Ground, lo: np.ndarray, hi: np.n
     return np.nonzero(((lo <= model.cache["hi"]) & (hi >= model.cache["lo"])).all(axis=1))[0]
 
 
-def _compiled_static_pairs(model: ContactModel, ground: Ground, lo: np.ndarray, hi: np.ndarray):
+def _compiled_static_pairs(model: ContactModel, ground: Ground, lo: np.ndarray, hi: np.ndarray, threads: int = 1):
     """`static_candidates`' triangle pairs and polytope pairs of the boxes lo, hi (N, 3), compiled
     (compiled_mesh.static_pairs: those of `static_mesh_pairs_numpy` and the split below, in their order); None where
     the C code does not cover the call."""
@@ -197,7 +197,8 @@ def _compiled_static_pairs(model: ContactModel, ground: Ground, lo: np.ndarray, 
     if kept is None or kept[0] is not model.collides:
         kept = model.cache["collides"] = (model.collides, np.ascontiguousarray(model.collides))
     return compiled_mesh.static_pairs(ground.grid, lo, hi, model.cache["bounds"], _mesh_boxes(model, ground),
-                                      kept[1], model.plane_count, model.polytope_first, len(model.static_index))
+                                      kept[1], model.plane_count, model.polytope_first, len(model.static_index),
+                                      threads)
 
 
 def _mesh_boxes(model: ContactModel, ground: Ground) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
