@@ -341,8 +341,9 @@ def ground_rays(ground, o: np.ndarray, d: np.ndarray, L: np.ndarray, allowed: np
                 key: np.ndarray | None, culling_epsilon: float, threads: int = 1):
     """ground.py `raycast` of rays o, d (3, R), lengths L (R,), all float32, on a ground of planes and meshes (no
     sphere or capsule), with the filter allowed, key (None: none) and triangles whose determinant is below
-    culling_epsilon culled, on `threads` OpenMP threads (the same bits for any count): (hit (R,), normal (3, R) float32, offset (R,)
-    float32, shape (R,)), the same bits; None where the C code does not cover the call (the caller runs numpy)."""
+    culling_epsilon culled, on `threads` OpenMP threads (the same bits for any count): (hit (R,), normal (3, R)
+    float32, offset (R,) float32, shape (R,)), the same bits; None where the C code does not cover the call (the
+    caller runs numpy)."""
     entry = _ground_entry(ground)
     R = len(L)
     if (entry is None or o.dtype != np.float32 or d.dtype != np.float32 or L.dtype != np.float32

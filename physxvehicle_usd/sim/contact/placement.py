@@ -1,7 +1,7 @@
 """Where the model's shapes stand at a step's body poses: each shape's world box and how far a turn can move it
 (`shape_boxes`, `world_boxes`, `shape_reach`, `turned_half`; the first two compiled, sim/compiled_placement.py, where
-the extension is built: the same bits as their numpy twins), its vertices in the world (`placed_vertices`), a cylinder's world cap
-centres (`cylinder_world_ends`) and a round shape's radius (`shape_radius`)."""
+the extension is built: the same bits as their numpy twins), its vertices in the world (`placed_vertices`), a
+cylinder's world cap centres (`cylinder_world_ends`) and a round shape's radius (`shape_radius`)."""
 from __future__ import annotations
 
 import numpy as np
