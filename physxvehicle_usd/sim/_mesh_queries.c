@@ -302,8 +302,8 @@ static inline int ray_hit(const MeshRays *m, const Triangle *f, int64_t r, int64
    cell of each: a wheel's ray covers one or two), so that the memory works on several rays at once. */
 #define PREFETCH_RAYS 8
 
-static inline void prefetch_ray(const MeshGrid *g, const MeshRays *m, const int64_t *first_cell, int64_t r) {
-    const int64_t R = m->R;
+static inline void prefetch_ray(const MeshGrid *g, const MeshRays *m, const int64_t *first_cell, int64_t r,
+                                int64_t R) {
     if (r + 3 * PREFETCH_RAYS < R && first_cell[r + 3 * PREFETCH_RAYS] >= 0) {
         int64_t c = first_cell[r + 3 * PREFETCH_RAYS];
         __builtin_prefetch(g->reach + c);
@@ -326,28 +326,25 @@ static inline void prefetch_ray(const MeshGrid *g, const MeshRays *m, const int6
     }
 }
 
-/* `mesh_hits_numpy`: each ray's closest hit among its `box_pairs` triangles that its filter lets it hit (of equally
-   close ones the lowest index), where closer than best_t: best_t, best_n (the triangle's normal) and best_shape set,
-   rounded to best_t's precision as numpy's assignment rounds. Returns -1 (nothing written) where numpy must take a
-   ray. first_cell (6 R,): room for each ray's first cell (flat index, -1: none; then its closest triangle), its cell
-   range (R, 4) and its closest hit's distance (R, as double). */
-int64_t pvu_mesh_raycast(const MeshGrid *g, const MeshRays *m, int64_t *first_cell) {
+/* Stage 1 of `pvu_mesh_raycast` for rays r0 .. r1 - 1: each ray's cell range and first cell (first_cell, as there);
+   returns whether numpy must take one of them. */
+int pvu_mesh_rays_cells(const MeshGrid *g, const MeshRays *m, int64_t *first_cell, int64_t r0, int64_t r1) {
     int64_t *range = first_cell + m->R; /* (R, 4): each ray's first and last cell; then its closest triangle */
-    double *best_at = (double *)(first_cell + 5 * m->R); /* (R,): each ray's closest hit */
-    const int threads = m->threads > 1 ? (int)m->threads : 1;
-    const int64_t R = m->R;
-    int numpy_takes = 0; /* a ray numpy must take: before anything is written */
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && R > 1) reduction(| : numpy_takes)
-    for (int64_t r = 0; r < R; ++r) {
+    int numpy_takes = 0;
+    for (int64_t r = r0; r < r1; ++r) {
         int cells = query_cells(g, m->lo, m->hi, r, range + 4 * r, range + 4 * r + 2);
         numpy_takes |= cells < 0;
         first_cell[r] = cells > 0 ? range[4 * r] * g->size1 + range[4 * r + 1] : -1;
     }
-    if (numpy_takes) return -1;
-    /* (a ray's result is its own, whatever thread tests it: the same bits for any count) */
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && R > 1)
-    for (int64_t r = 0; r < R; ++r) {
-        prefetch_ray(g, m, first_cell, r);
+    return numpy_takes;
+}
+
+/* Stage 2 of `pvu_mesh_raycast` for rays r0 .. r1 - 1 (their first stage done): each ray's closest hit, written */
+void pvu_mesh_rays_walk(const MeshGrid *g, const MeshRays *m, int64_t *first_cell, int64_t r0, int64_t r1) {
+    int64_t *range = first_cell + m->R;
+    double *best_at = (double *)(first_cell + 5 * m->R); /* (R,): each ray's closest hit */
+    for (int64_t r = r0; r < r1; ++r) {
+        prefetch_ray(g, m, first_cell, r, r1);
         if (first_cell[r] < 0) { /* no cell: no hit */
             range[4 * r] = -1;
             continue;
@@ -378,8 +375,7 @@ int64_t pvu_mesh_raycast(const MeshGrid *g, const MeshRays *m, int64_t *first_ce
     }
     /* the hits, written in a pass of their own: each reads its triangle's normal, a fetch from anywhere in the
        normals, and the rays' fetches then overlap rather than each ending its ray's test */
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && R > 1)
-    for (int64_t r = 0; r < R; ++r) {
+    for (int64_t r = r0; r < r1; ++r) {
         int64_t best_tri = range[4 * r];
         if (best_tri < 0) continue;
         double best = best_at[r];
@@ -397,5 +393,16 @@ int64_t pvu_mesh_raycast(const MeshGrid *g, const MeshRays *m, int64_t *first_ce
         }
         m->best_shape[r] = m->plane_count + m->tri_shape[best_tri];
     }
+}
+
+/* `mesh_hits_numpy`: each ray's closest hit among its `box_pairs` triangles that its filter lets it hit (of equally
+   close ones the lowest index), where closer than best_t: best_t, best_n (the triangle's normal) and best_shape set,
+   rounded to best_t's precision as numpy's assignment rounds. Returns -1 (nothing written) where numpy must take a
+   ray. first_cell (6 R,): room for each ray's first cell (flat index, -1: none), its cell range (R, 4; then its
+   closest triangle) and its closest hit's distance (R, as double). (One thread: `pvu_ground_rays` shares the rays
+   of its calls among threads, stage by stage.) */
+int64_t pvu_mesh_raycast(const MeshGrid *g, const MeshRays *m, int64_t *first_cell) {
+    if (pvu_mesh_rays_cells(g, m, first_cell, 0, m->R)) return -1;
+    pvu_mesh_rays_walk(g, m, first_cell, 0, m->R);
     return 0;
 }

@@ -5,6 +5,9 @@
 #define PVU_MESH_QUERIES_H
 
 #include <stdint.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 typedef struct {
     double low, high;   /* the lowest and the highest of the cell's triangles along the third axis (+inf, -inf: none) */
@@ -77,7 +80,7 @@ typedef struct {
     void *best_t;              /* (R,) in/out */
     void *best_n;              /* (3, R) in/out */
     int64_t *best_shape;       /* (R,) in/out */
-    int64_t threads;           /* OpenMP threads over the rays (the same results for any count) */
+    int64_t threads;           /* `pvu_ground_rays`' OpenMP threads over the rays (the same results for any count) */
 } MeshRays;
 
 /* The pairs of query q (`pvu_mesh_pairs` of one query) appended at *n (the first `room` of them written); -1: a
@@ -86,5 +89,20 @@ int pvu_mesh_query_pairs(const MeshGrid *g, int64_t q, const double *lo, const d
                          const int64_t *tri_shape, int64_t mesh_count, const uint8_t *mesh_boxed,
                          const double *mesh_box, int64_t room, int64_t *query, int64_t *tri, int64_t *n);
 int64_t pvu_mesh_raycast(const MeshGrid *g, const MeshRays *m, int64_t *first_cell);
+/* `pvu_mesh_raycast`'s two stages for a run of rays r0 .. r1 - 1: the cells (returns whether numpy must take a ray;
+   nothing written but first_cell), then the walks and the hits written */
+int pvu_mesh_rays_cells(const MeshGrid *g, const MeshRays *m, int64_t *first_cell, int64_t r0, int64_t r1);
+void pvu_mesh_rays_walk(const MeshGrid *g, const MeshRays *m, int64_t *first_cell, int64_t r0, int64_t r1);
+
+/* Inside an OpenMP parallel region: the run of R rays (r0 .. r1 - 1) of this thread, contiguous, in thread order */
+static inline void pvu_ray_run(int64_t R, int64_t *r0, int64_t *r1) {
+#ifdef _OPENMP
+    int64_t t = omp_get_thread_num(), T = omp_get_num_threads();
+#else
+    int64_t t = 0, T = 1;
+#endif
+    *r0 = R * t / T;
+    *r1 = R * (t + 1) / T;
+}
 
 #endif

@@ -60,23 +60,18 @@ int pvu_plane_rays(int64_t R, int64_t P, const double *normals, const double *of
 static inline float low_of(float a, float b) { return a != a || b != b ? NAN : (a < b ? a : b); }
 static inline float high_of(float a, float b) { return a != a || b != b ? NAN : (a > b ? a : b); }
 
-/* `raycast` of float32 rays o, d (3, R), lengths (R,) on a ground of P planes and the meshes of grid g (no sphere or
-   capsule): the planes' closest hits (m's filter, where given, reading the planes' columns), then the meshes'
-   (`pvu_mesh_raycast`, whose rays' boxes, ground.py `mesh_hits`'s min and max of o and o + d length, are formed
-   here in float32), then hit (R,) and offset (R,). m: the mesh rays but for the rays and their boxes, which are
-   set here (into scratch, 19 R eight-byte words), best_t (R,) float32 (room), best_n (3, R) float32, best_shape
-   (R,); m's threads share the rays (the same bits for any count). Returns -1 where numpy must take a ray (what was
-   written is to be dropped). */
-int64_t pvu_ground_rays(const MeshGrid *g, MeshRays *m, int64_t P, const double *normals, const double *offsets,
-                        const float *o, const float *d, const float *length, uint8_t *hit, float *offset,
-                        int64_t *scratch) {
+/* The rays r0 .. r1 - 1 of `pvu_ground_rays`: their planes' hits and boxes, their cells (*numpy_takes set where numpy
+   must take one of them), then, unless numpy takes the call (this run or another), their meshes' hits and offsets.
+   sync: the call runs on threads, which all wait here between the rays' cells and their walks. */
+static void ground_rays_run(const MeshGrid *g, MeshRays *m, int64_t P, const double *normals, const double *offsets,
+                            const float *o, const float *d, const float *length, uint8_t *hit, float *offset,
+                            int64_t *scratch, int64_t r0, int64_t r1, int *numpy_takes, int sync) {
     const int64_t R = m->R;
     float *best_t = (float *)m->best_t, *best_n = (float *)m->best_n;
-    double *lo = (double *)(scratch + 6 * R), *hi = lo + 3 * R, *origin = hi + 3 * R, *direction = origin + 3 * R;
-    double *along = direction + 3 * R;
-    const int threads = m->threads > 1 ? (int)m->threads : 1;
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && R > 1)
-    for (int64_t r = 0; r < R; ++r) {
+    /* (the rays' boxes and float64 copies: this run's rows of the scratch m points into) */
+    double *low = (double *)m->lo, *high = (double *)m->hi, *origin = (double *)m->origin;
+    double *direction = (double *)m->direction, *along = (double *)m->length;
+    for (int64_t r = r0; r < r1; ++r) {
         const float ray_o[3] = {o[r], o[R + r], o[2 * R + r]}, ray_d[3] = {d[r], d[R + r], d[2 * R + r]};
         float t = INFINITY, n[3] = {0.0f, 0.0f, 0.0f};
         int64_t shape = -1;
@@ -87,20 +82,56 @@ int64_t pvu_ground_rays(const MeshGrid *g, MeshRays *m, int64_t P, const double 
         m->best_shape[r] = shape;
         for (int k = 0; k < 3; ++k) {
             const float end = ray_o[k] + ray_d[k] * length[r];
-            lo[3 * r + k] = low_of(ray_o[k], end);
-            hi[3 * r + k] = high_of(ray_o[k], end);
+            low[3 * r + k] = low_of(ray_o[k], end);
+            high[3 * r + k] = high_of(ray_o[k], end);
             origin[k * R + r] = ray_o[k];
             direction[k * R + r] = ray_d[k];
         }
         along[r] = length[r];
     }
-    m->lo = lo, m->hi = hi, m->origin = origin, m->direction = direction, m->length = along;
-    if (pvu_mesh_raycast(g, m, scratch) < 0) return -1;
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && R > 1)
-    for (int64_t r = 0; r < R; ++r) {
+    if (pvu_mesh_rays_cells(g, m, scratch, r0, r1)) {
+#pragma omp atomic write
+        *numpy_takes = 1;
+    }
+    if (sync) {
+#pragma omp barrier
+    }
+    int takes;
+#pragma omp atomic read
+    takes = *numpy_takes;
+    if (takes) return;
+    pvu_mesh_rays_walk(g, m, scratch, r0, r1);
+    for (int64_t r = r0; r < r1; ++r) {
         const float ray_o[3] = {o[r], o[R + r], o[2 * R + r]}, ray_d[3] = {d[r], d[R + r], d[2 * R + r]};
         const float n[3] = {best_n[r], best_n[R + r], best_n[2 * R + r]};
         hit[r] = hit_offset(ray_o, ray_d, best_t[r], n, &offset[r]);
     }
-    return 0;
+}
+
+/* `raycast` of float32 rays o, d (3, R), lengths (R,) on a ground of P planes and the meshes of grid g (no sphere or
+   capsule): the planes' closest hits (m's filter, where given, reading the planes' columns), then the meshes'
+   (`pvu_mesh_raycast`'s stages, whose rays' boxes, ground.py `mesh_hits`'s min and max of o and o + d length, are
+   formed here in float32), then hit (R,) and offset (R,). m: the mesh rays but for the rays and their boxes, which
+   are set here (into scratch, 19 R eight-byte words), best_t (R,) float32 (room), best_n (3, R) float32, best_shape
+   (R,); m's threads share the rays in runs, in one parallel region (a ray's result is its own: the same bits for
+   any count). Returns -1 where numpy must take a ray (what was written is to be dropped). */
+int64_t pvu_ground_rays(const MeshGrid *g, MeshRays *m, int64_t P, const double *normals, const double *offsets,
+                        const float *o, const float *d, const float *length, uint8_t *hit, float *offset,
+                        int64_t *scratch) {
+    const int64_t R = m->R;
+    double *lo = (double *)(scratch + 6 * R), *hi = lo + 3 * R, *origin = hi + 3 * R, *direction = origin + 3 * R;
+    m->lo = lo, m->hi = hi, m->origin = origin, m->direction = direction, m->length = direction + 3 * R;
+    const int threads = m->threads > 1 && R > 1 ? (int)(m->threads < R ? m->threads : R) : 1;
+    int numpy_takes = 0;
+    if (threads == 1) {
+        ground_rays_run(g, m, P, normals, offsets, o, d, length, hit, offset, scratch, 0, R, &numpy_takes, 0);
+    } else {
+#pragma omp parallel num_threads(threads)
+        {
+            int64_t r0, r1;
+            pvu_ray_run(R, &r0, &r1);
+            ground_rays_run(g, m, P, normals, offsets, o, d, length, hit, offset, scratch, r0, r1, &numpy_takes, 1);
+        }
+    }
+    return numpy_takes ? -1 : 0;
 }
