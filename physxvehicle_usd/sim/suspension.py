@@ -204,7 +204,8 @@ def query_road_geometry(p: SimParams, ground: Ground, friction: np.ndarray, fram
     hit = hits.hit & p.mask
     mu = friction[p.friction_table_id, hits.shape]
     f = p.dtype  # the ground is float64; the kernels run in the params' type
-    return RoadGeometry(hit=hit, normal=hits.normal.astype(f), offset=hits.offset.astype(f),
+    # (the hits' arrays are this query's own: taken as they are where already of the kernels' type)
+    return RoadGeometry(hit=hit, normal=hits.normal.astype(f, copy=False), offset=hits.offset.astype(f, copy=False),
                         friction=np.where(hit, mu, 0.0).astype(f), shape=hits.shape)
 
 
