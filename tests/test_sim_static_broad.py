@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -152,3 +153,22 @@ def test_ground_rays_match_numpy_raycast(tmp_path, planes, filtered, threads):
     assert reference.hit.sum() > 1000 and (reference.shape >= planes).sum() > (150 if planes else 500)
     if planes:
         assert (reference.shape < planes)[reference.hit].sum() > 100
+
+
+def test_ground_rays_on_several_python_threads_at_once(tmp_path):
+    """sim/shards.py steps a batch's vehicle ranges on threads, each raycasting the one ground with as many rays as
+    the others (the C code runs without the GIL): each thread's hits are its own rays', numpy's."""
+    ground = Ground.from_description(simulate.load(fleet_stage(9, tmp_path, road="obstacles"), 1.0 / 60.0)
+                                     .description.ground)
+    rays = [_rays(np.random.default_rng(seed), ground, 2000) for seed in range(4)]
+    reference = [raycast(ground, *r, compiled=False) for r in rays]
+
+    def cast(k: int):
+        return [raycast(ground, *rays[k]) for _ in range(20)]
+
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(cast, range(4)))
+    for got, want in zip(results, reference):
+        for hits in got:
+            for field in ("hit", "normal", "offset", "shape"):
+                _same(getattr(hits, field), getattr(want, field))

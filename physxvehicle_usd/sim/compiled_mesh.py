@@ -10,6 +10,7 @@ tests/test_sim_mesh_queries.py holds the two to each other, to the bit and the p
 from __future__ import annotations
 
 import ctypes
+import threading
 import weakref
 
 import numpy as np
@@ -308,7 +309,8 @@ def static_pairs(grid, lo: np.ndarray, hi: np.ndarray, bounds: np.ndarray,
 
 
 # by id(ground): the ground (a weak reference) and what `ground_rays` hands the C code of it: None where it does not
-# cover the ground; else the arrays, their addresses, the grid's struct, and by ray count the rays' struct and room
+# cover the ground; else the arrays, their addresses, the grid's struct, and by ray count and thread the rays' struct
+# and room
 _grounds: dict[int, tuple[weakref.ref, dict | None]] = {}
 
 
@@ -355,13 +357,15 @@ def ground_rays(ground, o: np.ndarray, d: np.ndarray, L: np.ndarray, allowed: np
             return None
         allowed = np.ascontiguousarray(allowed).view(np.uint8)
         key = np.ascontiguousarray(key, dtype=np.int64)
-    rays = entry["by_rays"].get(R)
+    # by ray count and thread: the rays' struct and room (sim/shards.py steps a batch's ranges on threads, each a call
+    # of its own on the one ground, which the C code runs without the GIL)
+    rays = entry["by_rays"].get((R, threading.get_ident()))
     if rays is None:
         best_t, scratch = np.empty(R, np.float32), np.empty(19 * R, np.int64)
         normals, offsets, epsilon, tri_normals, tri_shape = entry["addresses"]
         m = _MeshRays(R, None, None, None, None, None, epsilon, tri_normals, tri_shape, entry["planes"], None, None, 0,
                       culling_epsilon, 1, best_t.ctypes.data, None, None)
-        rays = entry["by_rays"][R] = (m, ctypes.byref(m), best_t, scratch, scratch.ctypes.data)
+        rays = entry["by_rays"][R, threading.get_ident()] = (m, ctypes.byref(m), best_t, scratch, scratch.ctypes.data)
     m, m_ref, _, _, scratch_at = rays
     m.culling_epsilon, m.threads = culling_epsilon, threads
     block = np.empty(4 * R, np.float32)  # the normals (3, R) and offsets (R,)
