@@ -204,3 +204,43 @@ def test_a_still_lone_car_is_quiet_and_one_brought_down_to_the_plane_is_not(lone
     nan = position.copy()
     nan[0] = np.nan
     assert not quiet_above_planes(sim.contact, sim.ground, Motion(nan, orientation))
+
+
+def test_the_compiled_pass_checks_each_pose_it_is_given_and_measures_what_numpy_does():
+    """Motion's compiled pass checks a step's pose once and keeps a reference pose's checked arguments while the
+    phases keep it (sim/motion.py): a kept reference met again by new poses, references made and dropped in turn,
+    float32 or float64, and a pose it cannot read (not contiguous) all give numpy's bounds, to the bit (0 ulps)."""
+    rng = np.random.default_rng(7)
+
+    def numpy_bounds(position, orientation, ref_position, ref_orientation):
+        change = position - ref_position
+        hi, lo = change.max(axis=1), change.min(axis=1)
+        cosine = float(np.abs((orientation * ref_orientation).sum(axis=0)).min())
+        return (tuple(np.maximum(hi, -lo).tolist()), 0.5 * math.dist(hi.tolist(), lo.tolist()),
+                vm.turn_from_cosine(cosine))
+
+    def pose(V):
+        orientation = rng.normal(size=(4, V))
+        return (rng.uniform(-50.0, 50.0, (3, V)).astype(np.float32),
+                (orientation / np.linalg.norm(orientation, axis=0)).astype(np.float32))
+
+    ref_position, ref_orientation = (a.astype(float) for a in pose(5))
+    for position, orientation in (pose(5), pose(5)):  # the same reference, asked by two steps' poses
+        assert tuple(Motion(position, orientation).bounds(ref_position, ref_orientation)) == numpy_bounds(
+            position, orientation, ref_position, ref_orientation)
+    wide = np.zeros((3, 10), np.float32)
+    wide[:, ::2] = pose(5)[0]
+    strided = wide[:, ::2]  # (not contiguous: numpy measures)
+    assert not strided.flags.c_contiguous
+    assert tuple(Motion(strided, orientation).bounds(ref_position, ref_orientation)) == numpy_bounds(
+        strided, orientation, ref_position, ref_orientation)
+    position, orientation = (a.astype(float) for a in pose(5))  # a float64 pose against the kept reference
+    assert tuple(Motion(position, orientation).bounds(ref_position, ref_orientation)) == numpy_bounds(
+        position, orientation, ref_position, ref_orientation)
+    position, orientation = pose(5)
+    for k in range(12):  # references made and dropped in turn (a new one may take a dropped one's id), some of
+        # float32 values (read as float32 copies), some not (read as they are)
+        ref_position, ref_orientation = (a.astype(float) + (1e-9 if k % 2 else 0.0) for a in pose(5))
+        assert tuple(Motion(position, orientation).bounds(ref_position, ref_orientation)) == numpy_bounds(
+            position, orientation, ref_position, ref_orientation)
+        del ref_position, ref_orientation

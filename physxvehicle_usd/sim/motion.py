@@ -11,12 +11,13 @@ Each phase first asks the whole fleet's bounds (`Motion.bounds`: the largest cha
 body's move against the others, the largest turn) against its smallest margin: a fleet that is quiet everywhere
 passes on a few numbers, and only a phase the bounds do not clear measures body by body. A single body has its
 bounds taken in Python floats (`_lone_bounds`), a fleet's in one compiled pass where the extension is built
-(sim/_motion.c, `_compiled_reductions`): the same float64 arithmetic in a fraction of numpy's calls.
+(sim/_motion.c, `Motion._measure`): the same float64 arithmetic in a fraction of numpy's calls.
 """
 from __future__ import annotations
 
 import ctypes
 import math
+import weakref
 from typing import NamedTuple
 
 import numpy as np
@@ -26,16 +27,18 @@ from .extension import address, open_extension
 
 
 def _load() -> ctypes.CDLL | None:
-    lib = open_extension("pvu_motion_bounds")  # (an extension built before it: numpy measures the fleet)
+    # (an extension built before it, or with pvu_motion_bounds, its float64-reference form: numpy measures the fleet)
+    lib = open_extension("pvu_motion_reductions")
     if lib is not None:
         P, I = ctypes.c_void_p, ctypes.c_int
-        lib.pvu_motion_bounds.argtypes = [ctypes.c_int64, P, I, P, P, I, P, P]
-        lib.pvu_motion_bounds.restype = I
+        lib.pvu_motion_reductions.argtypes = [ctypes.c_int64, P, I, P, P, I, P, I, P]
+        lib.pvu_motion_reductions.restype = I
     return lib
 
 
 _LIB = _load()
 _POSES = (np.dtype(np.float32), np.dtype(np.float64))
+_REDUCTIONS = ctypes.c_double * 7  # what the compiled pass writes (pvu_motion_reductions' out)
 
 
 class Bounds(NamedTuple):
@@ -52,11 +55,15 @@ class Motion:
     reference pose (float64 arrays a broad phase keeps; never changed in place: a phase that refreshes part of its
     reference makes new arrays)."""
 
+    __slots__ = ("position", "orientation", "_reference", "_measured", "_last_bounds", "_compiled_pose")
+
     def __init__(self, position: np.ndarray, orientation: np.ndarray):
         self.position, self.orientation = position, orientation
         self._reference: tuple[np.ndarray, np.ndarray] | None = None
         # per reference asked about (the phases keep two or three, asked in turn): its arrays and what was measured
         self._measured: dict[tuple[int, int], dict] = {}
+        self._last_bounds: tuple | None = None  # (reference position, orientation, its `Bounds`) last asked
+        self._compiled_pose: tuple | None = None  # the pose's arguments of the compiled pass (`_pose_arguments`)
 
     def reference(self) -> tuple[np.ndarray, np.ndarray]:
         """The poses as float64 copies, for a broad phase that falls quiet: the same arrays for every one this step."""
@@ -86,23 +93,45 @@ class Motion:
 
     def bounds(self, position: np.ndarray, orientation: np.ndarray) -> Bounds:
         """`Bounds` of every body's motion since the reference pose (position, orientation)."""
+        last = self._last_bounds  # (the phases of a step mostly share one reference: asked again without a look-up)
+        if last is not None and last[0] is position and last[1] is orientation:
+            return last[2]
         m = self._since(position, orientation)
-        if "bounds" not in m:
-            if self.position.shape[1] == 1:  # (a numpy call costs what a few dozen float operations do)
-                m["bounds"] = _lone_bounds(self.position.tolist(), position.tolist(), self.orientation.tolist(),
-                                           orientation.tolist())
-                return m["bounds"]
-            reduced = _compiled_reductions(self.position, position, self.orientation, orientation)
-            if reduced is None:
-                change = self._change(m)
-                hi, lo = change.max(axis=1).tolist(), change.min(axis=1).tolist()
-                cosine = float(np.abs((self.orientation * orientation).sum(axis=0)).min())
-            else:
-                hi, lo, cosine = reduced
-            # |change - midrange| <= (hi - lo) / 2 along each axis, for every body
-            m["bounds"] = Bounds(tuple(max(h, -low) for h, low in zip(hi, lo)), 0.5 * math.dist(hi, lo),
-                                 vm.turn_from_cosine(cosine))
-        return m["bounds"]
+        bounds = m.get("bounds")
+        if bounds is None:
+            bounds = m["bounds"] = self._measure(m, position, orientation)
+        self._last_bounds = (position, orientation, bounds)
+        return bounds
+
+    def _measure(self, m: dict, position: np.ndarray, orientation: np.ndarray) -> Bounds:
+        """`bounds`, measured: a lone body's in Python floats, a fleet's reductions in one compiled pass (sim/_motion.c:
+        the changes' largest values along x, y, z, their smallest, and the smallest |cosine|, the same numbers as
+        numpy's) where the extension is built and the arrays are of the layout it reads (the pose's checked once a
+        step, `_pose_arguments`; a reference's once while a phase keeps it, `_reference_arguments`), else with numpy
+        (also where a value is NaN)."""
+        if self.position.shape[1] == 1:  # (a numpy call costs what a few dozen float operations do)
+            return _lone_bounds(self.position.tolist(), position.tolist(), self.orientation.tolist(),
+                                orientation.tolist())
+        pose = self._compiled_pose
+        if pose is None:
+            pose = self._compiled_pose = _pose_arguments(self.position, self.orientation)
+        reference = _reference_arguments(position, orientation, pose[0]) if pose else None
+        if reference is not None:
+            out = _REDUCTIONS()
+            if not _LIB.pvu_motion_reductions(pose[0], pose[1], pose[3], reference[0], pose[2], pose[3], reference[1],
+                                          reference[2], out):
+                hi_x, hi_y, hi_z, lo_x, lo_y, lo_z, cosine = out[:]  # (a slice: a ctypes array unpacks slowly)
+                # max(hi, -lo) written out (no NaN here: the pass says so)
+                along = (-lo_x if -lo_x > hi_x else hi_x, -lo_y if -lo_y > hi_y else hi_y,
+                         -lo_z if -lo_z > hi_z else hi_z)
+                return Bounds(along, 0.5 * math.dist((hi_x, hi_y, hi_z), (lo_x, lo_y, lo_z)),
+                              vm.turn_from_cosine(cosine))
+        change = self._change(m)
+        hi, lo = change.max(axis=1).tolist(), change.min(axis=1).tolist()
+        cosine = float(np.abs((self.orientation * orientation).sum(axis=0)).min())
+        # |change - midrange| <= (hi - lo) / 2 along each axis, for every body
+        return Bounds(tuple(max(h, -low) for h, low in zip(hi, lo)), 0.5 * math.dist(hi, lo),
+                      vm.turn_from_cosine(cosine))
 
     def relative_shift(self, position: np.ndarray, orientation: np.ndarray) -> np.ndarray:
         """(V,) how far each body has moved since the reference pose less a shift common to all (any common shift
@@ -131,24 +160,46 @@ class Motion:
         return bool((shift + turn * quiet["reach"]).max() < quiet["margin"])
 
 
-def _compiled_reductions(position: np.ndarray, reference: np.ndarray, orientation: np.ndarray,
-                         reference_orientation: np.ndarray) -> tuple[list, list, float] | None:
-    """`Motion.bounds`' reductions in one compiled pass (sim/_motion.c): the changes' largest and smallest values
-    along each axis, and the smallest |cosine|, the same numbers as numpy's; None where the extension is not built,
-    the arrays are not of the layout it reads, or a value is NaN (numpy then measures)."""
-    if (_LIB is None or position.dtype not in _POSES or orientation.dtype not in _POSES
-            or reference.dtype != np.float64 or reference_orientation.dtype != np.float64
-            or position.shape != reference.shape or orientation.shape != reference_orientation.shape
-            or position.shape[0] != 3 or orientation.shape != (4, position.shape[1])
-            or not all(a.flags.c_contiguous for a in (position, reference, orientation, reference_orientation))):
-        return None
-    out = np.empty(7)
-    if _LIB.pvu_motion_bounds(position.shape[1], address(position), position.dtype == np.float32, address(reference),
-                              address(orientation), orientation.dtype == np.float32, address(reference_orientation),
-                              address(out)):
-        return None
-    values = out.tolist()
-    return values[:3], values[3:6], values[6]
+def _pose_arguments(position: np.ndarray, orientation: np.ndarray) -> tuple:
+    """The compiled pass's arguments of a step's pose: (V, position's address, orientation's, whether float32);
+    () where the extension is not built or the pose is not of the layout it reads (float32 or float64 alike, (3, V)
+    and (4, V), C-contiguous)."""
+    dtype = position.dtype
+    if (_LIB is None or dtype not in _POSES or orientation.dtype != dtype or position.ndim != 2
+            or position.shape[0] != 3 or orientation.shape != (4, position.shape[1]) or not position.shape[1]
+            or not position.flags.c_contiguous or not orientation.flags.c_contiguous):
+        return ()
+    return position.shape[1], address(position), address(orientation), dtype == _POSES[0]
+
+
+# the reference poses last given to the compiled pass, by identity: (weak references to its position and orientation,
+# V, the arguments of `_reference_arguments`); the phases keep one to three at a time, for many steps, and their arrays
+# are never changed in place (`Motion`)
+_REFERENCES: dict[tuple[int, int], tuple] = {}
+_REFERENCES_KEPT = 4
+
+
+def _reference_arguments(position: np.ndarray, orientation: np.ndarray, V: int) -> tuple | None:
+    """The compiled pass's arguments of a reference pose of V bodies: the addresses of its position and orientation
+    and whether they are float32 copies (made where every value is a float32's, as a reference taken from a float32
+    pose is: the pass reads half the memory, the same values); None where it is not float64 (3, V) and (4, V),
+    C-contiguous."""
+    kept = _REFERENCES.get((id(position), id(orientation)))
+    if kept is None or kept[0]() is not position or kept[1]() is not orientation:
+        if (position.dtype != np.float64 or orientation.dtype != np.float64 or position.shape != (3, V)
+                or orientation.shape != (4, V) or not position.flags.c_contiguous
+                or not orientation.flags.c_contiguous):
+            return None
+        single = position.astype(np.float32), orientation.astype(np.float32)
+        if np.array_equal(single[0], position) and np.array_equal(single[1], orientation):
+            arguments = (address(single[0]), address(single[1]), True, single)  # (the copies kept alive here)
+        else:
+            arguments = (address(position), address(orientation), False)
+        if len(_REFERENCES) >= _REFERENCES_KEPT:
+            _REFERENCES.clear()
+        kept = _REFERENCES[(id(position), id(orientation))] = (weakref.ref(position), weakref.ref(orientation), V,
+                                                                arguments)
+    return kept[3] if kept[2] == V else None
 
 
 def _lone_bounds(position: list, reference: list, orientation: list, reference_orientation: list) -> Bounds:

@@ -115,8 +115,6 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
                 contact = contact.posed(*wheel_local_pose(p, s, cmd["steer_angle"], toe, camber))
             if quiet_above_planes(contact, ground, motion):  # flat ground, touching nothing: no contact, no manifold
                 s.manifolds = None
-                if contact.pairs is not None:  # (the contacts between vehicles' come with the static ones')
-                    touching = Contacts.empty()
             else:
                 touching = generate(contact, ground, begin_position, begin_orientation, s.manifolds, p.length_scale,
                                     motion, opt.kernel_threads)
@@ -125,6 +123,8 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
                 between = vehicle_pairs.generate(contact, begin_position, begin_orientation, s.pair_manifolds,
                                                    p.length_scale, motion)
                 s.pair_manifolds = between.manifolds
+                if touching is None and len(between):  # (the contacts between vehicles' come with the static ones')
+                    touching = Contacts.empty()
         with_contacts = None
         static = touching is not None and len(touching) > 0
         pairs = between is not None and len(between) > 0

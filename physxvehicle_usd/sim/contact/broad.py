@@ -53,19 +53,19 @@ def quiet_above_planes(model: ContactModel, ground: Ground, motion: Motion) -> b
     anything else is asked: a ground of planes alone, no shape following a wheel, a reference pose already kept and
     the whole fleet's motion since it clear of the smallest clearance. The pipeline asks it first, so that a car on
     flat ground touching nothing pays for this test alone (`world.generate` would answer the same, later)."""
-    if model.static_shapes is not None or ground.grid is not None or model.static_rounds is not None:
-        return False
     quiet = model.cache.get("planes_quiet")
+    # (a kept reference means a ground of planes alone: `_plane_candidates` keeps one there only, and only where the
+    # ground has a plane)
     return (quiet is not None and quiet["ground"] is ground and quiet["always"] is None
-            and quiet["position"].shape[1] == motion.position.shape[1] and len(ground.plane_normals) > 0
-            and _fleet_clear(quiet, motion))
+            and model.static_shapes is None and ground.grid is None and model.static_rounds is None
+            and quiet["position"].shape[1] == motion.position.shape[1] and _fleet_clear(quiet, motion))
 
 
 def _fleet_clear(quiet: dict, motion: Motion) -> bool:
     """Whether the whole fleet's bounds since the planes' reference pose (`Motion.bounds`) clear the smallest
     clearance: the largest move towards a plane, (|n| + 1e-6) . |dx|, plus the largest turn times the largest reach.
-    A lone body's bounds are taken here in Python floats, its reference pose's kept as floats (the same arithmetic as
-    motion._lone_bounds, without its calls)."""
+    A lone body's bounds are taken here in Python floats, its reference pose kept as floats (`_lone_reference`: the
+    same arithmetic as motion._lone_bounds, without its calls)."""
     if motion.position.shape[1] != 1:
         bounds = motion.bounds(quiet["position"], quiet["orientation"])
         ax, ay, az = bounds.along
@@ -73,10 +73,8 @@ def _fleet_clear(quiet: dict, motion: Motion) -> bool:
     else:
         lone = quiet.get("lone")
         if lone is None or lone[0] is not quiet["position"] or lone[1] is not quiet["orientation"]:
-            lone = quiet["lone"] = (quiet["position"], quiet["orientation"],
-                                    [v for (v,) in quiet["position"].tolist()],
-                                    [v for (v,) in quiet["orientation"].tolist()])
-        (x0, y0, z0), (rw, rx, ry, rz) = lone[2], lone[3]
+            lone = quiet["lone"] = _lone_reference(quiet)
+        _, _, x0, y0, z0, rw, rx, ry, rz = lone
         (x,), (y,), (z,) = motion.position.tolist()
         (qw,), (qx,), (qy,), (qz,) = motion.orientation.tolist()
         ax, ay, az = abs(x - x0), abs(y - y0), abs(z - z0)
@@ -84,8 +82,19 @@ def _fleet_clear(quiet: dict, motion: Motion) -> bool:
         if not math.isfinite(ax + ay + az + cosine):
             return False  # (infinite bounds: never quiet)
         turn = vm.turn_from_cosine(abs(cosine))
-    towards = max(wx * ax + wy * ay + wz * az for wx, wy, wz in quiet["weight_rows"])
+    rows = quiet["weight_rows"]
+    if len(rows) == 1:  # (one plane, the usual ground: its move without a generator's)
+        (wx, wy, wz), = rows
+        towards = wx * ax + wy * ay + wz * az
+    else:
+        towards = max(wx * ax + wy * ay + wz * az for wx, wy, wz in rows)
     return towards + turn * quiet["reach_max"] < quiet["clearance_min"]
+
+
+def _lone_reference(quiet: dict) -> tuple:
+    """A lone body's reference pose of the planes' quiet as floats: (its arrays, then x, y, z, w, x, y, z)."""
+    (x,), (y,), (z,) = quiet["position"].tolist()
+    return (quiet["position"], quiet["orientation"], x, y, z, *(v for (v,) in quiet["orientation"].tolist()))
 
 
 def _plane_candidates(model: ContactModel, ground: Ground, motion: Motion):
