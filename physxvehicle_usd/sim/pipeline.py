@@ -92,7 +92,7 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
     if frame is None:
         R_begin = compiled_begin.rotation(p, begun) if R_begin is None else R_begin
         frame = wheel_frame(p, R_begin, s.body_position, offset)
-    road = query_road_geometry(p, ground, friction, frame, cmd["steer_angle"], ground_filter)
+    road = query_road_geometry(p, ground, friction, frame, cmd["steer_angle"], ground_filter, opt.kernel_threads)
     road_velocity = None  # the velocity of what each wheel stands on, where that is another vehicle
     # the quiet broad phases' measure of how far the bodies have moved, taken once this step
     motion = None if contact is None else Motion(begin_position, begin_orientation)
@@ -117,7 +117,7 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
                 s.manifolds = None
             else:
                 touching = generate(contact, ground, begin_position, begin_orientation, s.manifolds, p.length_scale,
-                                    motion)
+                                    motion, opt.kernel_threads)
                 s.manifolds = touching.manifolds
             if contact.pairs is not None:
                 between = vehicle_pairs.generate(contact, begin_position, begin_orientation, s.pair_manifolds,
