@@ -283,7 +283,6 @@ def test_the_compiled_constraint_rows_are_row_solver_s_to_the_bit(car_params, se
     call = compiled_rows._Call()
     block, fields = compiled_rows._constraint_rows(call, p, rows, x, orientation, spring_time, DT, n, 1, pgs, 1)
     ours = {name: compiled_rows._view(block, fields, name) for name in fields}
-    flags = call.kept[1]  # the flags' block: act, listed (and hard_listed)
     J, WJ, u = _row_jacobians(p, rows, vm.quat_to_mat(orientation[:, rows.vehicles]))
     act = rows.active & (u > 0.0)
     gain = _spring_gains(rows, u, spring_time, np.float32)
@@ -297,9 +296,8 @@ def test_the_compiled_constraint_rows_are_row_solver_s_to_the_bit(car_params, se
     for name, value in expected.items():
         assert value.dtype == np.float32
         np.testing.assert_array_equal(ours[name].view(np.int32), value.view(np.int32), err_msg=name)  # 0 ulps
-    R = rows.active.shape[1]
-    np.testing.assert_array_equal(flags[:V * R].view(bool).reshape(V, R), act)
-    np.testing.assert_array_equal(flags[V * R:V * R + R].view(bool), act.any(axis=0))
+    np.testing.assert_array_equal(ours["act"].view(bool), act)
+    np.testing.assert_array_equal(ours["listed"].view(bool), act.any(axis=0))
     if not pgs:
-        np.testing.assert_array_equal(flags[V * R + R:].view(bool), act.any(axis=0) & rows.hard.any(axis=0))
+        np.testing.assert_array_equal(ours["hard_listed"].view(bool), act.any(axis=0) & rows.hard.any(axis=0))
     assert not act[:, 1].any() and (ours["recip"] != 0.0).any()
