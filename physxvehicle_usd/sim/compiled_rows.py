@@ -275,8 +275,7 @@ def _rotated(orientation: np.ndarray, angular: np.ndarray, half: np.ndarray) -> 
     """orientation rotated by each iteration's angular velocity over its half angle, in turn (a new array)."""
     orientation = np.array(orientation, np.float32, order="C")
     sine, cosine = np.sin(half), np.cos(half)  # numpy's, as vecmath.quat_integrate_exact takes them
-    _LIB.pvu_rows_orientation(half.shape[0], half.shape[1], address(orientation), address(angular), address(sine),
-                              address(cosine), None)
+    _LIB.pvu_rows_orientation(half.shape[0], half.shape[1], *addresses((orientation, angular, sine, cosine)), None)
     return orientation
 
 
