@@ -267,9 +267,11 @@ def _random_constraint_rows(rng, V: int, batch: int, R: int = 12) -> ConstraintR
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("V", [1, 5, 19])
 @pytest.mark.parametrize("pgs", [False, True], ids=["tgs", "pgs"])
-def test_the_compiled_constraint_rows_are_row_solver_s_to_the_bit(car_params, seed, V, pgs):
+@pytest.mark.parametrize("threads", [1, 3])
+def test_the_compiled_constraint_rows_are_row_solver_s_to_the_bit(car_params, seed, V, pgs, threads):
     """pvu_constraint_rows against row_solver's numpy set-up (`_row_jacobians`, the reciprocal responses,
-    `_spring_gains`; TGS: the separations in float32; PGS: impulse_kept and limit_bias), 0 ulps."""
+    `_spring_gains`; TGS: the separations in float32; PGS: impulse_kept and limit_bias), 0 ulps, on one thread or
+    the vehicles split over three."""
     rng = np.random.default_rng(seed)
     p = copy.copy(car_params)
     batch = 24
@@ -281,7 +283,8 @@ def test_the_compiled_constraint_rows_are_row_solver_s_to_the_bit(car_params, se
     n = 4
     spring_time = DT if pgs else DT / n
     call = compiled_rows._Call()
-    block, fields = compiled_rows._constraint_rows(call, p, rows, x, orientation, spring_time, DT, n, 1, pgs, 1)
+    block, fields = compiled_rows._constraint_rows(call, p, rows, x, orientation, spring_time, DT, n, 1, pgs,
+                                                   threads)
     ours = {name: compiled_rows._view(block, fields, name) for name in fields}
     J, WJ, u = _row_jacobians(p, rows, vm.quat_to_mat(orientation[:, rows.vehicles]))
     act = rows.active & (u > 0.0)
