@@ -127,11 +127,12 @@ def _bodies(rng, batch: int, V: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 @pytest.mark.parametrize("seed", range(4))
-@pytest.mark.parametrize("V, Pm, N", [(1, 1, 4), (3, 2, 4), (12, 3, 6), (9, 2, 2)])
+@pytest.mark.parametrize("V, Pm, N", [(1, 1, 4), (3, 2, 4), (12, 3, 6), (9, 2, 2), (19, 2, 4)])
 @pytest.mark.parametrize("iterations, pgs", [(16, False), (4, False), (1, False), (1, True)], ids=str)
 def test_the_compiled_contact_rows_of_random_patches_are_numpy_s_to_the_bit(car_params, seed, V, Pm, N, iterations,
                                                                             pgs):
-    """(12 and 9 vehicles: numpy's set-up spreads the rotations over the rows from 8 on, _SPREAD_ROTATION_VEHICLES.)"""
+    """(12, 9 and 19 vehicles: numpy's set-up spreads the rotations over the rows from 8 on, _SPREAD_ROTATION_VEHICLES;
+    C's takes 8 vehicles side by side, the rest one at a time.)"""
     rng = np.random.default_rng(seed)
     p = copy.copy(car_params)
     # a batch of 20 vehicles of random masses and inertias (the sample car's parameters otherwise); the group: V of them
@@ -150,8 +151,8 @@ def test_the_compiled_contact_rows_of_random_patches_are_numpy_s_to_the_bit(car_
 def test_the_compiled_contact_rows_do_not_depend_on_the_thread_count(car_params, threads):
     rng = np.random.default_rng(5)
     p = car_params
-    V = 7
-    vehicles = np.zeros(V, np.int64)  # seven vehicles of the one car's parameters and pose
+    V = 19
+    vehicles = np.zeros(V, np.int64)  # nineteen vehicles of the one car's parameters and pose (two blocks of lanes)
     orientation, x = _bodies(rng, 1, V)
     _assert_same_rows(p, _random_patches(rng, V, 2, 4), vehicles, orientation, x, 4, False, threads)
 
