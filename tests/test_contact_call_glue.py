@@ -12,10 +12,9 @@ import numpy as np
 import pytest
 
 from physxvehicle_usd.read import read_stage
-from physxvehicle_usd.sim import Simulator, compiled_bookkeeping
+from physxvehicle_usd.sim import Simulator, compiled_bookkeeping, extension
 from physxvehicle_usd.sim.contact import persistence
 from physxvehicle_usd.sim.contact.model import capsule_rows
-from physxvehicle_usd.sim import extension
 from physxvehicle_usd.sim.extension import address, addresses
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
