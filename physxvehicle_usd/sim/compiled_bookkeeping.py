@@ -256,33 +256,38 @@ def refresh_tables(vehicle: np.ndarray, box: np.ndarray, inner: np.ndarray, radi
     return out
 
 
-def refresh_manifolds(row: np.ndarray, static: np.ndarray, kind: np.ndarray, found: np.ndarray, at: np.ndarray,
-                      prev_origin: np.ndarray, pair: np.ndarray, body_point: np.ndarray, world_point: np.ndarray,
-                      normal: np.ndarray, tables: Held, polytope_first: int, length_scale: np.ndarray,
-                      rotation: np.ndarray, position: np.ndarray, static_radius: np.ndarray, turn: np.ndarray,
-                      travel: np.ndarray):
+def refresh_inputs(row: np.ndarray, static: np.ndarray, kind: np.ndarray, found: np.ndarray, at: np.ndarray,
+                   prev_origin: np.ndarray, pair: np.ndarray, body_point: np.ndarray, world_point: np.ndarray,
+                   normal: np.ndarray, static_radius: np.ndarray) -> Held:
+    """What `refresh_manifolds` reads of the candidate pairs and the last step's points, converted and their addresses
+    taken once (0 for an empty one): per candidate pair (K) its row, static shape, kind, whether the last step recorded
+    it and where (`at` into its pairs' `prev_origin`), per point it kept (Q) its candidate pair and its body_point,
+    world_point and normal; per pair the static radius. The same while the candidates and the last step's records are
+    (persistence.py's match: step after step of a car at rest on an obstacle)."""
+    return Held(_i64(row), _i64(static), _i64(kind), np.ascontiguousarray(found, dtype=np.bool_), _i64(at),
+                _f64(prev_origin), _i64(pair), _f64(body_point), _f64(world_point), _f64(normal), _f64(static_radius))
+
+
+def refresh_manifolds(inputs: Held, tables: Held, polytope_first: int, length_scale: np.ndarray,
+                      rotation: np.ndarray, position: np.ndarray, turn: np.ndarray, travel: np.ndarray):
     """sim/contact/persistence.py Persistence._refresh for pairs against planes, meshes and static polytopes (kind
-    PLANE, MESH, POLYTOPE): per candidate pair (K) its row, static shape, kind, whether the last step recorded it and
-    where (`at` into its pairs' `prev_origin`), per point it kept (Q) its candidate pair and its body_point,
-    world_point and normal; the model's `refresh_tables`, the static polytopes from polytope_first; the length scales
-    (V,), each row's body rotation (3, 3, N), the body positions (3, V); per pair the static radius, quaternion dot
-    `turn` and `travel` (numpy's). Returns keep_pair (K,), keep_point (Q,) and the reported kept contacts' (row,
-    static, point, normal, separation)."""
-    K, Q, N = len(row), len(pair), len(tables.arrays[0])
+    PLANE, MESH, POLYTOPE): the pairs and points `refresh_inputs` holds, the model's `refresh_tables`, the static
+    polytopes from polytope_first; the length scales (V,), each row's body rotation (3, 3, N), the body positions
+    (3, V); per pair the quaternion dot `turn` and `travel` (numpy's). Returns keep_pair (K,), keep_point (Q,) and the
+    reported kept contacts' (row, static, point, normal, separation)."""
+    K, Q, N = len(inputs.arrays[0]), len(inputs.arrays[6]), len(tables.arrays[0])
     # the outputs in two allocations: keep_pair, keep_point (bytes); per reported contact its row, static shape,
     # point, normal and separation
     flags, ints, floats = np.empty(K + Q, np.bool_), np.empty(2 * Q, np.int64), np.empty(7 * Q)
     keep_pair, keep_point = flags[:K], flags[K:]
     out_row, out_static = ints[:Q], ints[Q:]
     out_point, out_normal, out_separation = floats[:3 * Q].reshape(Q, 3), floats[3 * Q:6 * Q].reshape(Q, 3), floats[6 * Q:]
-    before = (_i64(row), _i64(static), _i64(kind), np.ascontiguousarray(found, dtype=np.bool_), _i64(at),
-              _f64(prev_origin), _i64(pair), _f64(body_point), _f64(world_point), _f64(normal))
-    after = (_f64(length_scale), _f64(rotation), _f64(position), _f64(static_radius), _f64(turn), _f64(travel))
+    step = (_f64(length_scale), _f64(rotation), _f64(position), _f64(turn), _f64(travel))
+    length_at, rotation_at, position_at, turn_at, travel_at = addresses(step, True)
     b, i, f = addresses((flags, ints, floats))
-    n = _LIB.pvu_refresh_manifolds(K, Q, N, position.shape[1], *tables.strides, polytope_first,
-                                   *addresses(before, True), *tables.at,
-                                   *addresses(after, True), b, b + K, i, i + 8 * Q, f,
-                                   f + 24 * Q, f + 48 * Q)
+    n = _LIB.pvu_refresh_manifolds(K, Q, N, position.shape[1], *tables.strides, polytope_first, *inputs.at[:10],
+                                   *tables.at, length_at, rotation_at, position_at, inputs.at[10], turn_at, travel_at,
+                                   b, b + K, i, i + 8 * Q, f, f + 24 * Q, f + 48 * Q)
     if n < 0:
         raise MemoryError("the compiled manifold refresh ran out of memory")
     return keep_pair, keep_point, (out_row[:n], out_static[:n], out_point[:n], out_normal[:n], out_separation[:n])

@@ -261,6 +261,7 @@ class _Match:
     prev_orientation: np.ndarray | None = None
     polytope: np.ndarray | None = None
     turn_radius: np.ndarray | None = None
+    refresh_inputs: compiled_bookkeeping.Held | None = None
     left: dict = None
 
 
@@ -488,10 +489,12 @@ class Persistence:
             model.vehicle, model.boxes.mask, cache["pcm_inner"], model.radius, model.origin, model.static_boxes,
             cache["pcm_static_inner"], model.contact_distance), _refresh_tables)
         pts = match.pts
+        if match.refresh_inputs is None:  # (the match's own: converted once)
+            match.refresh_inputs = compiled_bookkeeping.refresh_inputs(
+                self.row, self.static, match.kind, match.found, at, prev.origin, match.pair, pts.body_point,
+                pts.world_point, pts.normal, match.static_radius)
         keep_pair, keep_point, kept = compiled_bookkeeping.refresh_manifolds(
-            self.row, self.static, match.kind, match.found, at, prev.origin, match.pair, pts.body_point,
-            pts.world_point, pts.normal, tables, model.polytope_first, length_scale, self.R_all, self.position,
-            match.static_radius, turn, travel)
+            match.refresh_inputs, tables, model.polytope_first, length_scale, self.R_all, self.position, turn, travel)
         self.kept_pairs = _kept_pairs(prev, at, keep_pair)
         self.kept_points = pts if keep_point.all() else pts.subset(keep_point)  # (read, never written)
         self.kept = Contacts(*kept)
