@@ -52,6 +52,7 @@ def test_the_compiled_addresses_are_numpy_s_for_every_kind_of_array():
     many = [np.zeros(3) for _ in range(extension._WORDS + 1)]
     assert addresses(many) == [a.ctypes.data for a in many]
     assert addresses([]) == []
+    assert addresses(a for a in arrays[:3]) == [a.ctypes.data for a in arrays[:3]]  # (any iterable)
 
 def _tables(vehicle, first, origin, radius, static_radius):
     return compiled_bookkeeping.record_tables(vehicle, first, origin, radius, static_radius)

@@ -93,9 +93,12 @@ _THREAD_WORDS = _Words()
 
 
 def addresses(arrays, empty_null: bool = False) -> list[int]:
-    """`address` of each of `arrays` (a tuple or list; with empty_null, 0 for an empty one: C's NULL), in one call:
-    a call hands over some dozens, and a Python call per array costs as much again as the address. In C where the
-    extension is built (`pvu_buffer_addresses`, the same addresses: every array's first element), else in Python."""
+    """`address` of each of `arrays` (any iterable of arrays; with empty_null, 0 for an empty one: C's NULL), in one
+    call: a call hands over some dozens, and a Python call per array costs as much again as the address. In C where
+    the extension is built (`pvu_buffer_addresses`, the same addresses: every array's first element), else in
+    Python."""
+    if not isinstance(arrays, (list, tuple)):
+        arrays = list(arrays)
     if _BUFFER_ADDRESSES is None or len(arrays) > _WORDS:
         return _python_addresses(arrays, empty_null)
     words = _THREAD_WORDS
