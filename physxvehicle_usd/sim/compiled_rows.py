@@ -186,7 +186,7 @@ def _constraint_rows(c: _Call, p: SimParams, rows: ConstraintRows, x: np.ndarray
     """The struct's fields that TGS and PGS share: the group's constraint rows, set up in C (`pvu_constraint_rows`:
     row_solver's `_row_jacobians`, reciprocal responses, `_spring_gains` over spring_time and, for TGS, the limit
     rows' separations; for PGS impulse_kept and limit_bias), the velocity x (6, V) at the start (copied: written in
-    place), the outputs. Returns the float32 block and where each array lies in it."""
+    place), the outputs. Returns the block (bytes) and where each array lies in it."""
     V, R = rows.active.shape
     b = c.solve
     b.V, b.R, b.iterations, b.velocity_iterations = V, R, iterations, velocity_iterations
