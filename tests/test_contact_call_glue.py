@@ -1,4 +1,5 @@
-"""The glue of the compiled contact calls: the addresses handed to C (sim/extension.py `addresses`), the model tables
+"""The glue of the compiled contact calls: the addresses handed to C (sim/extension.py `addresses`, in C and in
+Python), the model tables
 converted once and remade where a source array is replaced (sim/compiled_bookkeeping.py `held`), the patch rows'
 arrays laid out in two allocations (`patch_row_arrays`, whose offsets `write_rows` hands over), and persistence's pair
 kinds with the tests a model needs none of left out."""
@@ -11,7 +12,7 @@ import numpy as np
 import pytest
 
 from physxvehicle_usd.read import read_stage
-from physxvehicle_usd.sim import Simulator, compiled_bookkeeping
+from physxvehicle_usd.sim import Simulator, compiled_bookkeeping, extension
 from physxvehicle_usd.sim.contact import persistence
 from physxvehicle_usd.sim.contact.model import capsule_rows
 from physxvehicle_usd.sim.extension import address, addresses
@@ -30,6 +31,28 @@ def test_addresses_are_address_s_and_null_for_empty_arrays_where_asked():
     assert addresses([view])[0] == writable.ctypes.data + 16
     assert addresses([read_only])[0] == read_only.ctypes.data
 
+
+
+def test_the_compiled_addresses_are_numpy_s_for_every_kind_of_array():
+    """pvu_buffer_addresses (one C call for a call's arrays) against numpy's own address of each array, and the
+    Python path's: read-only, empty, strided, transposed, reversed, of every dtype the calls hand over."""
+    if extension._BUFFER_ADDRESSES is None:
+        pytest.skip("the compiled extension is not built")
+    base = np.arange(24.0).reshape(4, 6)
+    read_only = np.arange(5, dtype=np.int64)
+    read_only.flags.writeable = False
+    arrays = [base, base[:, 2], base.T, base[::-1], base[1:, ::2], read_only, np.zeros(0), np.zeros((0, 3)),
+              np.ones(3, np.float32), np.zeros(4, np.uint8), np.zeros(2, bool), np.zeros((3, 3), order="F")]
+    for empty_null in (False, True):
+        expected = [0 if empty_null and not a.size else a.ctypes.data for a in arrays]
+        assert addresses(arrays, empty_null) == expected
+        assert addresses(tuple(arrays), empty_null) == expected
+        assert extension._python_addresses(arrays, empty_null) == expected
+    # more arrays than the C path's words hold: taken in Python, the same addresses
+    many = [np.zeros(3) for _ in range(extension._WORDS + 1)]
+    assert addresses(many) == [a.ctypes.data for a in many]
+    assert addresses([]) == []
+    assert addresses(a for a in arrays[:3]) == [a.ctypes.data for a in arrays[:3]]  # (any iterable)
 
 def _tables(vehicle, first, origin, radius, static_radius):
     return compiled_bookkeeping.record_tables(vehicle, first, origin, radius, static_radius)

@@ -180,16 +180,184 @@ static void vehicle_rows(const ContactPatches *in, const RowSolve *b, int64_t v)
     }
 }
 
+/* Vehicles side by side: CONTACT_LANES vehicles' rows at a time, each lane one vehicle's arithmetic of
+   `vehicle_rows` in its order (the same bits), every operation a loop over the lanes (one vector instruction: a lone
+   vehicle's rows wait on each division's result, a row's response and its reciprocal one after the other). The
+   branches of `friction_axes` and of the targets are selects (both sides computed, one kept). The vehicles past the
+   last whole block of lanes take `vehicle_rows`. */
+#define CONTACT_LANES 8
+#define LANES _Pragma("omp simd") for (int l = 0; l < CONTACT_LANES; ++l)
+
+typedef struct {
+    double R[3][3][CONTACT_LANES], mass[CONTACT_LANES], moi[3][CONTACT_LANES];
+} BodyLanes;
+
+/* `row_jacobian` of one row in each lane (its J and W J written at at[l], component stride cs): its unit response u
+   and angular Jacobian ang */
+static inline void row_jacobian_lanes(const BodyLanes *body, const double linear[3][CONTACT_LANES],
+                                      const double arm[3][CONTACT_LANES], double *J, double *WJ,
+                                      const int64_t at[CONTACT_LANES], int64_t cs, double u[CONTACT_LANES],
+                                      double ang[3][CONTACT_LANES]) {
+    enum { L = CONTACT_LANES };
+    double local[3][L], w_ang[3][L], w_lin[3][L];
+    LANES {
+        ang[0][l] = arm[1][l] * linear[2][l] - arm[2][l] * linear[1][l];
+        ang[1][l] = arm[2][l] * linear[0][l] - arm[0][l] * linear[2][l];
+        ang[2][l] = arm[0][l] * linear[1][l] - arm[1][l] * linear[0][l];
+    }
+    for (int i = 0; i < 3; ++i) /* matTvec, then over the inertia */
+        LANES {
+            double total = 0.0;
+            for (int j = 0; j < 3; ++j) total = total + body->R[j][i][l] * ang[j][l];
+            local[i][l] = total / body->moi[i][l];
+        }
+    for (int i = 0; i < 3; ++i) /* matvec */
+        LANES {
+            double total = 0.0;
+            for (int j = 0; j < 3; ++j) total = total + body->R[i][j][l] * local[j][l];
+            w_ang[i][l] = total;
+        }
+    for (int a = 0; a < 3; ++a) LANES w_lin[a][l] = linear[a][l] / body->mass[l];
+    for (int l = 0; l < L; ++l)
+        for (int a = 0; a < 3; ++a) {
+            J[at[l] + a * cs] = linear[a][l];
+            J[at[l] + (3 + a) * cs] = ang[a][l];
+            WJ[at[l] + a * cs] = w_lin[a][l];
+            WJ[at[l] + (3 + a) * cs] = w_ang[a][l];
+        }
+    LANES u[l] = (linear[0][l] * w_lin[0][l] + linear[1][l] * w_lin[1][l] + linear[2][l] * w_lin[2][l])
+                 + (ang[0][l] * w_ang[0][l] + ang[1][l] * w_ang[1][l] + ang[2][l] * w_ang[2][l]);
+}
+
+/* `friction_axes` in each lane */
+static inline void friction_axes_lanes(const double n[3][CONTACT_LANES], const double v[3][CONTACT_LANES],
+                                       double t0[3][CONTACT_LANES], double t1[3][CONTACT_LANES]) {
+    LANES {
+        const double nv = n[0][l] * v[0][l] + n[1][l] * v[1][l] + n[2][l] * v[2][l];
+        double t[3];
+        for (int a = 0; a < 3; ++a) t[a] = v[a][l] - n[a][l] * nv;
+        const int fallback = !(t[0] * t[0] + t[1] * t[1] + t[2] * t[2] > 1e-4); /* _FRICTION_AXIS_MIN_SPEED_SQ */
+        const int across_x = fabs(n[0][l]) < 0.70710678;
+        t[0] = fallback ? (across_x ? 0.0 : -n[1][l]) : t[0];
+        t[1] = fallback ? (across_x ? -n[2][l] : n[0][l]) : t[1];
+        t[2] = fallback ? (across_x ? n[1][l] : 0.0) : t[2];
+        const double length = max_d(sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]), 1e-30);
+        for (int a = 0; a < 3; ++a) t0[a][l] = t[a] / length;
+        t[0] = n[1][l] * t0[2][l] - n[2][l] * t0[1][l];
+        t[1] = n[2][l] * t0[0][l] - n[0][l] * t0[2][l];
+        t[2] = n[0][l] * t0[1][l] - n[1][l] * t0[0][l];
+        const double length1 = max_d(sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]), 1e-30);
+        for (int a = 0; a < 3; ++a) t1[a][l] = t[a] / length1;
+    }
+}
+
+/* `vehicle_rows` for the vehicles v0 .. v0 + CONTACT_LANES - 1 */
+static void vehicle_rows_lanes(const ContactPatches *in, const RowSolve *b, int64_t v0) {
+    enum { L = CONTACT_LANES };
+    const int64_t V = in->V, Pm = in->Pm, N = in->N, M = in->M, batch = in->batch;
+    const int64_t cs = V * Pm * N, fs = V * Pm * M, ps = V * Pm; /* component strides */
+    double *cJ = (double *)b->cJ, *cWJ = (double *)b->cWJ, *fJ = (double *)b->fJ, *fWJ = (double *)b->fWJ;
+    double *recip = (double *)b->c_recip, *target = (double *)b->c_target, *error = (double *)b->c_error;
+    double *bias_coefficient = (double *)b->c_bias_coefficient, *gain = (double *)b->f_gain;
+    double *f_error = (double *)b->f_error, *scale = (double *)b->scale;
+    BodyLanes body;
+    double x[6][L], max_bias[L];
+    for (int l = 0; l < L; ++l) {
+        const int64_t v = v0 + l, vehicle = in->vehicles[v];
+        const float q[4] = {in->orientation[vehicle], in->orientation[batch + vehicle],
+                            in->orientation[2 * batch + vehicle], in->orientation[3 * batch + vehicle]};
+        float R[3][3]; /* vecmath.quat_to_mat, then widened (the numpy rows take it `.astype(float)`) */
+        pvu_rotation_matrix(q, R);
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j) body.R[i][j][l] = (double)R[i][j];
+        body.mass[l] = (double)in->mass[vehicle];
+        for (int a = 0; a < 3; ++a) body.moi[a][l] = (double)in->moi[a * batch + vehicle];
+        for (int a = 0; a < 6; ++a) x[a][l] = (double)in->x[a * V + v];
+        max_bias[l] = (double)in->max_depenetration[vehicle];
+        ((double *)b->c_max_bias)[v] = max_bias[l];
+    }
+    const double above = -(1.0 / in->h), below = -(in->p8 / in->h); /* _normal_row_targets' bias coefficients */
+    for (int64_t q = 0; q < Pm; ++q) {
+        int64_t p[L], k[L], at[L];
+        double n[3][L], arm[3][L], u[L], ang[3][L];
+        LANES p[l] = (v0 + l) * Pm + q;
+        for (int i = 0; i < 3; ++i) LANES n[i][l] = in->normal[i * ps + p[l]];
+        for (int64_t j = 0; j < N; ++j) { /* the normal rows */
+            LANES k[l] = p[l] * N + j;
+            for (int i = 0; i < 3; ++i) LANES arm[i][l] = in->arm[i * cs + k[l]];
+            row_jacobian_lanes(&body, n, arm, cJ, cWJ, k, cs, u, ang);
+            LANES {
+                const int ok = in->point_active[k[l]] && u[l] > 0.0;
+                recip[k[l]] = ok ? 1.0 / u[l] : 0.0;
+                /* einsum of J and x: from +0, the six products in order */
+                const double vrel = (((((0.0 + n[0][l] * x[0][l]) + n[1][l] * x[1][l]) + n[2][l] * x[2][l])
+                                      + ang[0][l] * x[3][l]) + ang[1][l] * x[4][l]) + ang[2][l] * x[5][l];
+                /* _normal_row_targets */
+                const double rest = in->rest_distance[p[l]], e = in->restitution[p[l]];
+                const double penetration = in->separation[k[l]] - rest;
+                const double coefficient = penetration > 0.0 ? above : below;
+                bias_coefficient[k[l]] = coefficient;
+                const int bouncing = e > 0.0 && -vrel > in->bounce_threshold[v0 + l] && -vrel > penetration / in->dt;
+                const double goal = bouncing ? -vrel * e : 0.0;
+                target[k[l]] = goal;
+                const double err = penetration + (bouncing ? goal * (in->dt + penetration / vrel) : 0.0);
+                error[k[l]] = err;
+                if (in->pgs) /* prepare_pgs_constants: with h = dt the geometric error is the penetration */
+                    ((double *)b->c_pgs_bias)[k[l]] = goal != 0.0 ? 0.0 : min_d(max_bias[l], coefficient * err);
+                ((double *)b->c_impulse)[k[l]] = 0.0;
+            }
+        }
+        double t[2][3][L];
+        friction_axes_lanes(n, x, t[0], t[1]);
+        int64_t anchors[L];
+        LANES anchors[l] = 0;
+        for (int64_t m = 0; m < M; ++m) { /* the friction rows: per anchor, both axes */
+            double drift[3][L];
+            LANES k[l] = p[l] * M + m;
+            for (int i = 0; i < 3; ++i)
+                LANES arm[i][l] = in->anchor_arm[i * fs + k[l]], drift[i][l] = in->anchor_error[i * fs + k[l]];
+            LANES anchors[l] += in->anchor_active[k[l]] != 0;
+            for (int axis = 0; axis < 2; ++axis) {
+                LANES at[l] = axis * 6 * fs + k[l];
+                row_jacobian_lanes(&body, t[axis], arm, fJ, fWJ, at, fs, u, ang);
+                LANES {
+                    const int64_t each = axis * fs + k[l];
+                    const int ok = in->anchor_active[k[l]] && u[l] > 0.0;
+                    gain[each] = ok ? in->p8 / u[l] : 0.0;
+                    const double drifted = drift[0][l] * t[axis][0][l] + drift[1][l] * t[axis][1][l]
+                                           + drift[2][l] * t[axis][2][l];
+                    f_error[each] = drifted;
+                    if (in->pgs) ((double *)b->f_pgs_bias)[each] = drifted / in->dt;
+                    ((double *)b->friction)[k[l] * 2 + axis] = 0.0;
+                }
+            }
+        }
+        LANES {
+            scale[p[l]] = anchors[l] == 2 ? 0.5 : 1.0;
+            ((uint8_t *)b->broken)[p[l]] = 0;
+        }
+    }
+}
+
+#undef LANES
+
 /* StaticContactRows.__init__ (and prepare_pgs_constants where `pgs`) for every vehicle of `in`, into the contact
    fields of `b` (its Pm, N, M as `in`'s); c_listed and a_listed: the rows active in some vehicle. 0: done. */
 int pvu_contact_rows(const ContactPatches *in, const RowSolve *b) {
     const int64_t V = in->V, Pm = in->Pm, N = in->N, M = in->M;
     if (V <= 0 || Pm <= 0) return 0;
+    /* whole blocks of lanes, then the vehicles past them one at a time */
+    const int64_t blocks = V / CONTACT_LANES, units = blocks + V % CONTACT_LANES;
 #ifdef _OPENMP
     const int threads = in->threads > 1 ? (int)in->threads : 1;
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && V > 1)
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && units > 1)
 #endif
-    for (int64_t v = 0; v < V; ++v) vehicle_rows(in, b, v);
+    for (int64_t unit = 0; unit < units; ++unit) {
+        if (unit < blocks)
+            vehicle_rows_lanes(in, b, unit * CONTACT_LANES);
+        else
+            vehicle_rows(in, b, blocks * CONTACT_LANES + unit - blocks);
+    }
     uint8_t *c_listed = (uint8_t *)b->c_listed, *a_listed = (uint8_t *)b->a_listed;
     memset(c_listed, 0, (size_t)(Pm * N));
     memset(a_listed, 0, (size_t)(Pm * M));

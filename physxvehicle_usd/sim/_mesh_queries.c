@@ -19,60 +19,7 @@
    (`Block`: the reach of their triangles along the third axis), so that a chassis over a road skips the cells of a
    block whose triangles all lie below it. Skipping cells or entries whose pairs are none changes no pair's order. */
 #include <math.h>
-#include <stdint.h>
-
-typedef struct {
-    double low, high;   /* the lowest and the highest of the cell's triangles along the third axis (+inf, -inf: none) */
-    int64_t start, end; /* its entries */
-} GridCell;
-
-typedef struct {
-    float lo[3], hi[3]; /* the triangle's box, rounded outwards to float32 */
-    int32_t triangle;   /* its index */
-    int32_t first;      /* bit 0: the cell is in the first row of the triangle's range, bit 1: in its first column */
-} CellEntry;
-
-typedef struct {
-    double lo[3], hi[3];        /* the triangle's box (`triangle_boxes`) */
-    double v0[3], e1[3], e2[3]; /* `triangle_columns` */
-    double pad;
-} Triangle;
-
-typedef struct {
-    double low, high; /* over a block's cells */
-} Block;
-
-typedef struct {
-    float high;   /* a cell's high rounded upwards to float32 (-inf: a padding slot or no triangles) */
-    int32_t cell; /* the cell */
-} TallCell;       /* a block's cells, the highest first (`TALL`: BLOCK x BLOCK a block) */
-
-#define TALL 64
-/* A query walks a block's cells from its tall list where that list ends (below the query) before as many entries as
-   the query has cells in the block, and collects at most FOUND_MAX cells so; otherwise it walks its cells. */
-#define FOUND_MAX 64
-
-typedef struct {
-    float low, high; /* a cell's `GridCell` low and high rounded outwards to float32: a query they miss, the cell's
-                        triangles miss; four cells a line, read for every cell a query covers */
-} CellReach;
-
-#define BLOCK_SHIFT 3 /* blocks of 8 x 8 cells */
-
-typedef struct {
-    int64_t axis0, axis1, up;   /* the two world axes the cells span, and the third */
-    int64_t size0, size1;       /* cells along each axis */
-    int64_t triangle_count;     /* T */
-    int64_t blocks1;            /* blocks along the second axis */
-    double origin0, origin1;    /* the low corner of cell (0, 0) */
-    double cell;                /* cell edge length */
-    const CellReach *reach;     /* (cells,) */
-    const GridCell *cells;      /* (cells,) */
-    const CellEntry *entries;   /* every cell's, cell after cell */
-    const Triangle *triangles;  /* (T,) */
-    const Block *blocks;        /* (blocks0 * blocks1,) */
-    const TallCell *tall;       /* (blocks0 * blocks1, TALL) */
-} MeshGrid;
+#include "_mesh_queries.h"
 
 int64_t pvu_mesh_grid_size(void) { return (int64_t)sizeof(MeshGrid); }
 
@@ -193,12 +140,6 @@ void pvu_mesh_entries(int64_t size0, int64_t size1, const int64_t *starts, const
         }
 }
 
-/* The (query, triangle) pairs of `TriangleGrid.pairs` (overlap 0) or of `box_pairs` (overlap 1), in their order,
-   the first `room` of them written to query and tri; returns how many there are (-1: a query numpy must take): the
-   caller calls again with room for them where there was not.
-   mesh_boxed (M,) (NULL: none): the meshes (by `tri_shape`, (T,)) whose triangles overlap by the mesh's box,
-   mesh_box (M, 6) (low corner, high corner), not their own (broad.py's static polytopes' faces); a triangle of no
-   mesh among them is one numpy must take. */
 /* The pairs query q meets in cell (i, j) (one `cell_reaches` lets through), appended; -1: a triangle numpy must take */
 static int cell_pairs(const MeshGrid *g, int64_t q, int64_t i, int64_t j, const int64_t first[2], const double *lo,
                       const double *hi, int overlap, const int64_t *tri_shape, int64_t mesh_count,
@@ -288,55 +229,45 @@ static int reaching_cells(const MeshGrid *g, const double *lo, const double *hi,
    mesh_boxed (M,) (NULL: none): the meshes (by `tri_shape`, (T,)) whose triangles overlap by the mesh's box,
    mesh_box (M, 6) (low corner, high corner), not their own (broad.py's static polytopes' faces); a triangle of no
    mesh among them is one numpy must take. */
+int pvu_mesh_query_pairs(const MeshGrid *g, int64_t q, const double *lo, const double *hi, int overlap,
+                         const int64_t *tri_shape, int64_t mesh_count, const uint8_t *mesh_boxed,
+                         const double *mesh_box, int64_t room, int64_t *query, int64_t *tri, int64_t *n) {
+    int64_t first[2], last[2], found[FOUND_MAX];
+    int cells = query_cells(g, lo, hi, q, first, last);
+    if (cells < 0) return -1;
+    if (!cells || !any_block_reaches(g, lo, hi, q, first, last)) return 0;
+    int64_t boxed_shape = -1; /* the mesh whose box query q was last tested against, and the test's result */
+    int boxed_ok = 0;
+    int count = reaching_cells(g, lo, hi, q, first, last, found);
+    if (count >= 0) {
+        for (int k = 0; k < count; ++k)
+            if (cell_pairs(g, q, found[k] / g->size1, found[k] % g->size1, first, lo, hi, overlap, tri_shape,
+                           mesh_count, mesh_boxed, mesh_box, &boxed_shape, &boxed_ok, room, query, tri, n) < 0)
+                return -1;
+        return 0;
+    }
+    for (int64_t i = first[0]; i <= last[0]; ++i)
+        for (int64_t j = first[1]; j <= last[1]; ++j) {
+            if (!cell_reaches(g, lo, hi, q, i, &j)) continue;
+            if (cell_pairs(g, q, i, j, first, lo, hi, overlap, tri_shape, mesh_count, mesh_boxed, mesh_box,
+                           &boxed_shape, &boxed_ok, room, query, tri, n) < 0)
+                return -1;
+        }
+    return 0;
+}
+
 int64_t pvu_mesh_pairs(const MeshGrid *g, int64_t Q, const double *lo, const double *hi, int overlap,
                        const int64_t *tri_shape, int64_t mesh_count, const uint8_t *mesh_boxed,
                        const double *mesh_box, int64_t room, int64_t *query, int64_t *tri) {
-    int64_t n = 0, first[2], last[2], found[FOUND_MAX];
+    int64_t n = 0;
     for (int64_t q = 0; q < Q; ++q) {
         if (q + PREFETCH_QUERIES < Q) prefetch_query(g, lo, hi, q + PREFETCH_QUERIES);
-        int cells = query_cells(g, lo, hi, q, first, last);
-        if (cells < 0) return -1;
-        if (!cells || !any_block_reaches(g, lo, hi, q, first, last)) continue;
-        int64_t boxed_shape = -1; /* the mesh whose box query q was last tested against, and the test's result */
-        int boxed_ok = 0;
-        int count = reaching_cells(g, lo, hi, q, first, last, found);
-        if (count >= 0) {
-            for (int k = 0; k < count; ++k)
-                if (cell_pairs(g, q, found[k] / g->size1, found[k] % g->size1, first, lo, hi, overlap, tri_shape,
-                               mesh_count, mesh_boxed, mesh_box, &boxed_shape, &boxed_ok, room, query, tri, &n) < 0)
-                    return -1;
-            continue;
-        }
-        for (int64_t i = first[0]; i <= last[0]; ++i)
-            for (int64_t j = first[1]; j <= last[1]; ++j) {
-                if (!cell_reaches(g, lo, hi, q, i, &j)) continue;
-                if (cell_pairs(g, q, i, j, first, lo, hi, overlap, tri_shape, mesh_count, mesh_boxed, mesh_box,
-                               &boxed_shape, &boxed_ok, room, query, tri, &n) < 0)
-                    return -1;
-            }
+        if (pvu_mesh_query_pairs(g, q, lo, hi, overlap, tri_shape, mesh_count, mesh_boxed, mesh_box, room, query,
+                                 tri, &n) < 0)
+            return -1;
     }
     return n;
 }
-
-typedef struct {
-    int64_t R;                 /* rays */
-    const double *lo, *hi;     /* (R, 3) each ray's segment's box */
-    const double *origin;      /* (3, R) */
-    const double *direction;   /* (3, R) */
-    const double *length;      /* (R,) */
-    const double *epsilon;     /* (T,) each triangle's enlargement; NULL: 0 */
-    const double *normals;     /* (T, 3) */
-    const int64_t *tri_shape;  /* (T,) the triangle's mesh */
-    int64_t plane_count;       /* the shape index of the first mesh */
-    const uint8_t *allowed;    /* (keys, shapes) which shapes a ray's key may hit; NULL: all */
-    const int64_t *key;        /* (R,) each ray's row of `allowed` */
-    int64_t shape_count;       /* `allowed`'s columns */
-    double culling_epsilon;    /* a smaller determinant misses */
-    int64_t single;            /* best_t, best_n float32 (1) or float64 (0) */
-    void *best_t;              /* (R,) in/out */
-    void *best_n;              /* (3, R) in/out */
-    int64_t *best_shape;       /* (R,) in/out */
-} MeshRays;
 
 int64_t pvu_mesh_rays_size(void) { return (int64_t)sizeof(MeshRays); }
 
@@ -371,8 +302,8 @@ static inline int ray_hit(const MeshRays *m, const Triangle *f, int64_t r, int64
    cell of each: a wheel's ray covers one or two), so that the memory works on several rays at once. */
 #define PREFETCH_RAYS 8
 
-static inline void prefetch_ray(const MeshGrid *g, const MeshRays *m, const int64_t *first_cell, int64_t r) {
-    const int64_t R = m->R;
+static inline void prefetch_ray(const MeshGrid *g, const MeshRays *m, const int64_t *first_cell, int64_t r,
+                                int64_t R) {
     if (r + 3 * PREFETCH_RAYS < R && first_cell[r + 3 * PREFETCH_RAYS] >= 0) {
         int64_t c = first_cell[r + 3 * PREFETCH_RAYS];
         __builtin_prefetch(g->reach + c);
@@ -395,23 +326,30 @@ static inline void prefetch_ray(const MeshGrid *g, const MeshRays *m, const int6
     }
 }
 
-/* `mesh_hits_numpy`: each ray's closest hit among its `box_pairs` triangles that its filter lets it hit (of equally
-   close ones the lowest index), where closer than best_t: best_t, best_n (the triangle's normal) and best_shape set,
-   rounded to best_t's precision as numpy's assignment rounds. Returns -1 (nothing written) where numpy must take a
-   ray. first_cell (6 R,): room for each ray's first cell (flat index, -1: none; then its closest triangle), its cell
-   range (R, 4) and its closest hit's distance (R, as double). */
-int64_t pvu_mesh_raycast(const MeshGrid *g, const MeshRays *m, int64_t *first_cell) {
-    int64_t *range = first_cell + m->R; /* (R, 4): each ray's first and last cell */
-    double *best_at = (double *)(first_cell + 5 * m->R); /* (R,): each ray's closest hit */
-    for (int64_t r = 0; r < m->R; ++r) { /* a ray numpy must take: before anything is written */
+/* Stage 1 of `pvu_mesh_raycast` for rays r0 .. r1 - 1: each ray's cell range and first cell (first_cell, as there);
+   returns whether numpy must take one of them. */
+int pvu_mesh_rays_cells(const MeshGrid *g, const MeshRays *m, int64_t *first_cell, int64_t r0, int64_t r1) {
+    int64_t *range = first_cell + m->R; /* (R, 4): each ray's first and last cell; then its closest triangle */
+    int numpy_takes = 0;
+    for (int64_t r = r0; r < r1; ++r) {
         int cells = query_cells(g, m->lo, m->hi, r, range + 4 * r, range + 4 * r + 2);
-        if (cells < 0) return -1;
-        first_cell[r] = cells ? range[4 * r] * g->size1 + range[4 * r + 1] : -1;
+        numpy_takes |= cells < 0;
+        first_cell[r] = cells > 0 ? range[4 * r] * g->size1 + range[4 * r + 1] : -1;
     }
-    for (int64_t r = 0; r < m->R; ++r) {
-        prefetch_ray(g, m, first_cell, r);
-        if (first_cell[r] < 0) continue; /* (-1 then also says: no hit) */
-        const int64_t *first = range + 4 * r, *last = range + 4 * r + 2;
+    return numpy_takes;
+}
+
+/* Stage 2 of `pvu_mesh_raycast` for rays r0 .. r1 - 1 (their first stage done): each ray's closest hit, written */
+void pvu_mesh_rays_walk(const MeshGrid *g, const MeshRays *m, int64_t *first_cell, int64_t r0, int64_t r1) {
+    int64_t *range = first_cell + m->R;
+    double *best_at = (double *)(first_cell + 5 * m->R); /* (R,): each ray's closest hit */
+    for (int64_t r = r0; r < r1; ++r) {
+        prefetch_ray(g, m, first_cell, r, r1);
+        if (first_cell[r] < 0) { /* no cell: no hit */
+            range[4 * r] = -1;
+            continue;
+        }
+        const int64_t first[2] = {range[4 * r], range[4 * r + 1]}, *last = range + 4 * r + 2;
         const uint8_t *may = m->allowed ? m->allowed + m->key[r] * m->shape_count : 0;
         double best = INFINITY;
         int64_t best_tri = -1;
@@ -432,13 +370,13 @@ int64_t pvu_mesh_raycast(const MeshGrid *g, const MeshRays *m, int64_t *first_ce
                     }
                 }
             }
-        first_cell[r] = best_tri; /* (the cell is no longer needed: the hit, written below) */
+        range[4 * r] = best_tri; /* (the range is no longer needed: the hit, written below) */
         best_at[r] = best;
     }
     /* the hits, written in a pass of their own: each reads its triangle's normal, a fetch from anywhere in the
        normals, and the rays' fetches then overlap rather than each ending its ray's test */
-    for (int64_t r = 0; r < m->R; ++r) {
-        int64_t best_tri = first_cell[r];
+    for (int64_t r = r0; r < r1; ++r) {
+        int64_t best_tri = range[4 * r];
         if (best_tri < 0) continue;
         double best = best_at[r];
         const double *n = m->normals + best_tri * 3;
@@ -455,5 +393,16 @@ int64_t pvu_mesh_raycast(const MeshGrid *g, const MeshRays *m, int64_t *first_ce
         }
         m->best_shape[r] = m->plane_count + m->tri_shape[best_tri];
     }
+}
+
+/* `mesh_hits_numpy`: each ray's closest hit among its `box_pairs` triangles that its filter lets it hit (of equally
+   close ones the lowest index), where closer than best_t: best_t, best_n (the triangle's normal) and best_shape set,
+   rounded to best_t's precision as numpy's assignment rounds. Returns -1 (nothing written) where numpy must take a
+   ray. first_cell (6 R,): room for each ray's first cell (flat index, -1: none), its cell range (R, 4; then its
+   closest triangle) and its closest hit's distance (R, as double). (One thread: `pvu_ground_rays` shares the rays
+   of its calls among threads, stage by stage.) */
+int64_t pvu_mesh_raycast(const MeshGrid *g, const MeshRays *m, int64_t *first_cell) {
+    if (pvu_mesh_rays_cells(g, m, first_cell, 0, m->R)) return -1;
+    pvu_mesh_rays_walk(g, m, first_cell, 0, m->R);
     return 0;
 }

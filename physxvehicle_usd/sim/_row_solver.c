@@ -107,9 +107,13 @@ static void vehicle_constraint_rows(const ConstraintRows *in, const RowSolve *b,
 
 /* row_solver's set-up of a group's constraint rows (`_solve_rows_tgs`, `_solve_rows_pgs`) into `b`'s fields (its V
    and R as `in`'s; hard: the rows' own flags; act written for TGS too); listed: the rows that act in some vehicle,
-   hard_listed (TGS): those of them hard in some vehicle. 0: done. */
+   hard_listed (TGS): those of them hard in some vehicle; the vehicles split over b->threads threads. 0: done. */
 int pvu_constraint_rows(const ConstraintRows *in, const RowSolve *b) {
     const int64_t V = in->V, R = in->R;
+#ifdef _OPENMP
+    const int threads = b->threads > 1 ? (int)b->threads : 1; /* (each vehicle's rows its own: any split, the same) */
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && V > 1)
+#endif
     for (int64_t v = 0; v < V; ++v) vehicle_constraint_rows(in, b, v);
     uint8_t *listed = (uint8_t *)b->listed, *hard_listed = (uint8_t *)b->hard_listed;
     for (int64_t r = 0; r < R; ++r) {

@@ -155,12 +155,11 @@ def friction_patches(shape: np.ndarray, static: np.ndarray, patch: np.ndarray, p
     contacts = (_i64(shape), _i64(static), _i64(patch), _f64(point), _f64(normal), _f64(separation))
     bodies = (_f64(orientation), _f64(position), _f64(length_scale))
     where = _i64(where)
-    at = addresses(contacts + bodies + prev)  # (the arrays held here while C reads them)
+    at = addresses(contacts + bodies + prev + (where, ints, floats))  # (the arrays held here while C reads them)
     if not prev:
-        at += [0] * 9
+        at[9:9] = [0] * 9
     if _LIB.pvu_friction_patches(C, V, len(tables.arrays[0]), G, P, len(where), *tables.rest_strides, *at[:6],
-                                 vehicle, first, rest, offset_threshold, *at[6:], address(where),
-                                 address(ints), address(floats)):
+                                 vehicle, first, rest, offset_threshold, *at[6:]):
         raise MemoryError("the compiled friction patches ran out of memory")
     return MadePatches(C, ints, floats)
 
@@ -171,11 +170,12 @@ def write_rows(made: MadePatches, tables: Held, Vr: int, floats: np.ndarray, fla
     anchor_error one after the other, `flags` its point_active and anchor_active (as `patch_row_arrays` lays them
     out)."""
     Pm, K, n = made.Pm, made.K, len(tables.params)
-    E, at, flag_at = Vr * Pm, address(floats), address(flags)
+    E = Vr * Pm
+    at, flag_at, made_ints, made_floats = addresses((floats, flags, made.ints, made.floats))
     arm, separation, normal = at, at + 8 * 3 * E * K, at + 8 * 4 * E * K
     param_at = (ctypes.c_void_p * n)(*range(normal + 8 * 3 * E, normal + 8 * (3 + n) * E, 8 * E))
     anchor_arm = normal + 8 * (3 + n) * E
-    _LIB.pvu_patch_rows(made.C, Vr, Pm, K, n, address(made.ints), address(made.floats),
+    _LIB.pvu_patch_rows(made.C, Vr, Pm, K, n, made_ints, made_floats,
                         ctypes.addressof(tables.param_at), tables.at[4], flag_at, arm, separation, normal,
                         ctypes.addressof(param_at), flag_at + E * K, anchor_arm, anchor_arm + 8 * 6 * E)
 
@@ -256,33 +256,38 @@ def refresh_tables(vehicle: np.ndarray, box: np.ndarray, inner: np.ndarray, radi
     return out
 
 
-def refresh_manifolds(row: np.ndarray, static: np.ndarray, kind: np.ndarray, found: np.ndarray, at: np.ndarray,
-                      prev_origin: np.ndarray, pair: np.ndarray, body_point: np.ndarray, world_point: np.ndarray,
-                      normal: np.ndarray, tables: Held, polytope_first: int, length_scale: np.ndarray,
-                      rotation: np.ndarray, position: np.ndarray, static_radius: np.ndarray, turn: np.ndarray,
-                      travel: np.ndarray):
+def refresh_inputs(row: np.ndarray, static: np.ndarray, kind: np.ndarray, found: np.ndarray, at: np.ndarray,
+                   prev_origin: np.ndarray, pair: np.ndarray, body_point: np.ndarray, world_point: np.ndarray,
+                   normal: np.ndarray, static_radius: np.ndarray) -> Held:
+    """What `refresh_manifolds` reads of the candidate pairs and the last step's points, converted and their addresses
+    taken once (0 for an empty one): per candidate pair (K) its row, static shape, kind, whether the last step recorded
+    it and where (`at` into its pairs' `prev_origin`), per point it kept (Q) its candidate pair and its body_point,
+    world_point and normal; per pair the static radius. The same while the candidates and the last step's records are
+    (persistence.py's match: step after step of a car at rest on an obstacle)."""
+    return Held(_i64(row), _i64(static), _i64(kind), np.ascontiguousarray(found, dtype=np.bool_), _i64(at),
+                _f64(prev_origin), _i64(pair), _f64(body_point), _f64(world_point), _f64(normal), _f64(static_radius))
+
+
+def refresh_manifolds(inputs: Held, tables: Held, polytope_first: int, length_scale: np.ndarray,
+                      rotation: np.ndarray, position: np.ndarray, turn: np.ndarray, travel: np.ndarray):
     """sim/contact/persistence.py Persistence._refresh for pairs against planes, meshes and static polytopes (kind
-    PLANE, MESH, POLYTOPE): per candidate pair (K) its row, static shape, kind, whether the last step recorded it and
-    where (`at` into its pairs' `prev_origin`), per point it kept (Q) its candidate pair and its body_point,
-    world_point and normal; the model's `refresh_tables`, the static polytopes from polytope_first; the length scales
-    (V,), each row's body rotation (3, 3, N), the body positions (3, V); per pair the static radius, quaternion dot
-    `turn` and `travel` (numpy's). Returns keep_pair (K,), keep_point (Q,) and the reported kept contacts' (row,
-    static, point, normal, separation)."""
-    K, Q, N = len(row), len(pair), len(tables.arrays[0])
+    PLANE, MESH, POLYTOPE): the pairs and points `refresh_inputs` holds, the model's `refresh_tables`, the static
+    polytopes from polytope_first; the length scales (V,), each row's body rotation (3, 3, N), the body positions
+    (3, V); per pair the quaternion dot `turn` and `travel` (numpy's). Returns keep_pair (K,), keep_point (Q,) and the
+    reported kept contacts' (row, static, point, normal, separation)."""
+    K, Q, N = len(inputs.arrays[0]), len(inputs.arrays[6]), len(tables.arrays[0])
     # the outputs in two allocations: keep_pair, keep_point (bytes); per reported contact its row, static shape,
     # point, normal and separation
     flags, ints, floats = np.empty(K + Q, np.bool_), np.empty(2 * Q, np.int64), np.empty(7 * Q)
     keep_pair, keep_point = flags[:K], flags[K:]
     out_row, out_static = ints[:Q], ints[Q:]
     out_point, out_normal, out_separation = floats[:3 * Q].reshape(Q, 3), floats[3 * Q:6 * Q].reshape(Q, 3), floats[6 * Q:]
-    before = (_i64(row), _i64(static), _i64(kind), np.ascontiguousarray(found, dtype=np.bool_), _i64(at),
-              _f64(prev_origin), _i64(pair), _f64(body_point), _f64(world_point), _f64(normal))
-    after = (_f64(length_scale), _f64(rotation), _f64(position), _f64(static_radius), _f64(turn), _f64(travel))
-    b, i, f = address(flags), address(ints), address(floats)
-    n = _LIB.pvu_refresh_manifolds(K, Q, N, position.shape[1], *tables.strides, polytope_first,
-                                   *addresses(before, True), *tables.at,
-                                   *addresses(after, True), b, b + K, i, i + 8 * Q, f,
-                                   f + 24 * Q, f + 48 * Q)
+    step = (_f64(length_scale), _f64(rotation), _f64(position), _f64(turn), _f64(travel))
+    length_at, rotation_at, position_at, turn_at, travel_at = addresses(step, True)
+    b, i, f = addresses((flags, ints, floats))
+    n = _LIB.pvu_refresh_manifolds(K, Q, N, position.shape[1], *tables.strides, polytope_first, *inputs.at[:10],
+                                   *tables.at, length_at, rotation_at, position_at, inputs.at[10], turn_at, travel_at,
+                                   b, b + K, i, i + 8 * Q, f, f + 24 * Q, f + 48 * Q)
     if n < 0:
         raise MemoryError("the compiled manifold refresh ran out of memory")
     return keep_pair, keep_point, (out_row[:n], out_static[:n], out_point[:n], out_normal[:n], out_separation[:n])
@@ -317,7 +322,7 @@ def record_manifolds(key: np.ndarray, is_kept: np.ndarray, row: np.ndarray, stat
               _f64(position), _f64(orientation), _i64(shape), _i64(contact_static), _f64(point), _f64(normal),
               _f64(separation))
     p = addresses(arrays, True)
-    i, f = address(ints), address(floats)
+    i, f = addresses((ints, floats))
     if _LIB.pvu_record_manifolds(K, C, N, position.shape[1], G, p[0], p[1], p[2], p[3], vehicle, first, p[4], origin,
                                  p[5], p[6], radius, static_radius, *p[7:], i, i + 8 * K, i + 16 * K, f, f + 24 * K,
                                  i + 24 * K, i + 24 * K + 8 * C, i + 24 * K + 16 * C, f + 56 * K, f + 56 * K + 24 * C,

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .extension import address, check_struct_size, open_extension
+from .extension import address, addresses, check_struct_size, open_extension
 from .memo import LastValue
 
 if TYPE_CHECKING:
@@ -163,7 +163,7 @@ def end_step(p: SimParams, s: SimState, road_normal: np.ndarray, begin_position:
         name, array, dtype = next((name, array, dtype) for (name, dtype), array in zip(_STATE_INPUTS, keep)
                                   if array.dtype != dtype)
         raise TypeError(f"compiled end of step: {name} is {array.dtype}, not {np.dtype(dtype)}")
-    const.words[_INPUT_SLOTS] = list(map(address, keep))
+    const.words[_INPUT_SLOTS] = addresses(keep)
     velocity_size, position_size, steps_size, half_size = const.sizes
     floats = velocity_size + position_size + steps_size + half_size
     floats += floats % 2  # the rotation counts (int64) after them, at a multiple of 8 bytes
@@ -182,7 +182,8 @@ def end_step(p: SimParams, s: SimState, road_normal: np.ndarray, begin_position:
     half = half.reshape(n, V)
     orientation = np.array(begin_orientation, np.float32, order="C")
     sine, cosine = np.sin(half), np.cos(half)  # numpy's, as vecmath.quat_integrate_exact takes them
-    _LIB.pvu_rows_orientation(n, V, address(orientation), steps_at, address(sine), address(cosine), call.rotations)
+    orientation_at, sine_at, cosine_at = addresses((orientation, sine, cosine))
+    _LIB.pvu_rows_orientation(n, V, orientation_at, steps_at, sine_at, cosine_at, call.rotations)
     s.linear_velocity = block[:3 * V].reshape(3, V)
     s.angular_velocity = block[3 * V:velocity_size].reshape(3, V)
     s.body_position = block[velocity_size:velocity_size + position_size].reshape(3, V)
@@ -208,7 +209,7 @@ def end_velocity(p: SimParams, s: SimState, dt: float) -> bool:
         return False
     V, call = p.V, const.call
     call.dt = dt
-    const.words[_VELOCITY_SLOTS] = list(map(address, state))
+    const.words[_VELOCITY_SLOTS] = addresses(state)
     block = np.empty((6, V), np.float32)
     call.linear_out = base = address(block)
     call.angular_out = base + 4 * 3 * V

@@ -10,11 +10,12 @@ tests/test_sim_mesh_queries.py holds the two to each other, to the bit and the p
 from __future__ import annotations
 
 import ctypes
+import threading
 import weakref
 
 import numpy as np
 
-from .extension import check_struct_size, open_extension
+from .extension import addresses, check_struct_size, open_extension
 
 _P = ctypes.c_void_p
 _I64, _F64 = ctypes.c_int64, ctypes.c_double
@@ -36,11 +37,11 @@ class _MeshRays(ctypes.Structure):
                 + [(name, _P) for name in "lo hi origin direction length epsilon normals tri_shape".split()]
                 + [("plane_count", _I64), ("allowed", _P), ("key", _P), ("shape_count", _I64),
                    ("culling_epsilon", _F64), ("single", _I64)]
-                + [(name, _P) for name in "best_t best_n best_shape".split()])
+                + [(name, _P) for name in "best_t best_n best_shape".split()] + [("threads", _I64)])
 
 
 def _load() -> ctypes.CDLL | None:
-    lib = open_extension("pvu_mesh_pairs")  # (an extension built before the mesh queries: numpy runs them)
+    lib = open_extension("pvu_ground_rays")  # (an extension built before these queries: numpy runs them)
     if lib is None:
         return None
     for name, mirror in (("pvu_mesh_grid_size", _MeshGrid), ("pvu_mesh_rays_size", _MeshRays)):
@@ -52,6 +53,10 @@ def _load() -> ctypes.CDLL | None:
     lib.pvu_mesh_raycast.restype = _I64
     lib.pvu_mesh_entries.argtypes = [_I64, _I64, _P, _P, _P, _P, _P]
     lib.pvu_mesh_entries.restype = None
+    lib.pvu_static_pairs.argtypes = [grid, _I64, _P, _P, _P, _P, _I64, _P, _P, _P] + [_I64] * 5 + [_P] * 5 + [_I64]
+    lib.pvu_static_pairs.restype = _I64
+    lib.pvu_ground_rays.argtypes = [grid, ctypes.POINTER(_MeshRays), _I64] + [_P] * 8
+    lib.pvu_ground_rays.restype = _I64
     return lib
 
 
@@ -153,12 +158,14 @@ def _layout(grid) -> tuple[np.ndarray, ...]:
 _grid_structs: dict[int, tuple[weakref.ref, _MeshGrid, tuple, dict]] = {}
 
 
-def _grid_struct(grid) -> tuple[_MeshGrid, dict]:
+def _grid_struct(grid) -> tuple[_MeshGrid, dict] | None:
     """The grid's struct and its pair queries' room, made once per grid (a grid is frozen; `prepare`) and kept while
-    the grid lives."""
+    the grid lives; None where the C code does not cover the grid (`_covers`)."""
     cached = _grid_structs.get(id(grid))
     if cached is not None and cached[0]() is grid:
         return cached[1], cached[3]
+    if not _covers(grid):
+        return None
     arrays = _layout(grid)
     up = 3 - grid.axes[0] - grid.axes[1]
     g = _MeshGrid(grid.axes[0], grid.axes[1], up, grid.size[0], grid.size[1], grid.triangle_boxes.shape[1],
@@ -173,8 +180,7 @@ def _grid_struct(grid) -> tuple[_MeshGrid, dict]:
 def prepare(grid) -> None:
     """Lay out the grid's records for the C code now (where it covers the grid), not at its first query: a road of a
     hundred thousand triangles takes a tenth of a second, which belongs to loading the ground, not to a step."""
-    if _covers(grid):
-        _grid_struct(grid)
+    _grid_struct(grid)
 
 
 def grid_pairs(grid, lo: np.ndarray, hi: np.ndarray, overlap: bool,
@@ -184,7 +190,8 @@ def grid_pairs(grid, lo: np.ndarray, hi: np.ndarray, overlap: bool,
     the triangle's (`box_pairs_numpy`, overlap True), the same pairs in the same order; None where the C code does not
     cover the grid or the queries (the caller runs numpy). mesh_boxes: (each triangle's mesh (T,), whether a mesh's
     triangles overlap by the mesh's box (M,) bool, those boxes (M, 6): low corner, high corner), or None."""
-    boxes = _boxes(lo, hi) if _covers(grid) else None
+    struct = _grid_struct(grid)
+    boxes = None if struct is None else _boxes(lo, hi)
     if boxes is None:
         return None
     if mesh_boxes is not None:
@@ -197,7 +204,7 @@ def grid_pairs(grid, lo: np.ndarray, hi: np.ndarray, overlap: bool,
     extra = (None, 0, None, None) if mesh_boxes is None else (
         mesh_boxes[0].ctypes.data, len(mesh_boxes[1]), mesh_boxes[1].ctypes.data, mesh_boxes[2].ctypes.data)
     lo, hi = boxes
-    g, rooms = _grid_struct(grid)
+    g, rooms = struct
     key = (bool(overlap), mesh_boxes is None)
     room = rooms.get(key, 4 * len(lo) + 1024)
     for _ in range(2):  # the room the last call needed; then, where that is short, the room this one needs
@@ -232,7 +239,8 @@ def mesh_hits(grid, lo: np.ndarray, hi: np.ndarray, origin: np.ndarray, directio
     closest hit among the triangles it may hit (allowed[key[ray], plane_count + tri_shape[triangle]]; allowed None:
     all). Returns False, having written nothing, where the C code does not cover the call (the caller runs numpy)."""
     R, T = len(length), grid.triangle_boxes.shape[1]
-    boxes = _boxes(lo, hi) if _covers(grid) else None
+    struct = _grid_struct(grid)
+    boxes = None if struct is None else _boxes(lo, hi)
     if (boxes is None or boxes[0].shape != (R, 3) or origin.shape != (3, R) or direction.shape != (3, R)
             or tri_shape.shape != (T,) or normals.shape != (T, 3) or (epsilon is not None and epsilon.shape != (T,))
             or best_t.dtype not in _FLOATS
@@ -256,6 +264,123 @@ def mesh_hits(grid, lo: np.ndarray, hi: np.ndarray, origin: np.ndarray, directio
     m = _MeshRays(R, *pointers[:8], plane_count, pointers[8], pointers[9],
                   0 if allowed is None else allowed.shape[1], culling_epsilon, int(best_t.dtype == np.float32),
                   best_t.ctypes.data, best_n.ctypes.data, best_shape.ctypes.data)
-    g, _ = _grid_struct(grid)
+    g, _ = struct
     first_cell = np.empty(6 * R, np.int64)  # (the C code's room for each ray's cells and closest hit)
     return _LIB.pvu_mesh_raycast(ctypes.byref(g), ctypes.byref(m), first_cell.ctypes.data) == 0
+
+
+def static_pairs(grid, lo: np.ndarray, hi: np.ndarray, bounds: np.ndarray,
+                 mesh_boxes: tuple[np.ndarray, np.ndarray, np.ndarray], collides: np.ndarray, plane_count: int,
+                 polytope_first: int, polytope_count: int, threads: int = 1):
+    """broad.py's static pairs of the shapes' world boxes lo, hi (N, 3) float64 with the grid's triangles: ((shape,
+    triangle) of the meshes' triangles, (shape, polytope) of the static polytopes, each once, by shape then polytope),
+    those of `static_mesh_pairs_numpy` and of `static_candidates`' split of its triples, in their order; None where
+    the C code does not cover the call (the caller runs numpy). bounds (6,): the triangles' box, low corner then high;
+    mesh_boxes: `grid_pairs`'; collides (N, columns) bool; threads: OpenMP threads (the same pairs for any count)."""
+    struct = _grid_struct(grid)
+    N = len(lo)
+    tri_shape, mesh_boxed, mesh_box = mesh_boxes
+    if (struct is None or lo.dtype != np.float64 or hi.dtype != np.float64 or lo.shape != (N, 3) or hi.shape != (N, 3)
+            or not (lo.flags.c_contiguous and hi.flags.c_contiguous) or collides.dtype != bool
+            or collides.shape[0] != N or not collides.flags.c_contiguous or tri_shape.dtype != np.int64
+            or mesh_boxed.dtype != bool or mesh_box.dtype != np.float64 or bounds.dtype != np.float64
+            or not (tri_shape.flags.c_contiguous and mesh_boxed.flags.c_contiguous and mesh_box.flags.c_contiguous)
+            or mesh_box.shape != (len(mesh_boxed), 6) or tri_shape.shape != (grid.triangle_boxes.shape[1],)):
+        return None
+    g, rooms = struct
+    room = rooms.get("static", 4 * N + 1024)
+    hull_count = ctypes.c_int64()
+    fixed = addresses((lo, hi, bounds, tri_shape)) + [len(mesh_boxed)] + addresses((mesh_boxed, mesh_box, collides))
+    for _ in range(2):  # the room the last call needed; then, where that is short, the room this one needs
+        out = np.empty((4, room), np.int64)
+        n = _LIB.pvu_static_pairs(ctypes.byref(g), N, *fixed, collides.shape[1], plane_count, polytope_first,
+                                  polytope_count, room, *addresses(out), ctypes.byref(hull_count), threads)
+        if n < 0:
+            return None
+        if hull_count.value >= 0:
+            break
+        room = n
+    if hull_count.value < 0:
+        return None
+    # (on threads, each a share of the room: kept as large as it was, so that a share a run filled stays large enough)
+    rooms["static"] = max(n + n // 4, hull_count.value + hull_count.value // 4, 1024, room if threads > 1 else 0)
+    h = hull_count.value
+    return (out[0, :n], out[1, :n]), (out[2, :h], out[3, :h])
+
+
+# by id(ground): the ground (a weak reference) and what `ground_rays` hands the C code of it: None where it does not
+# cover the ground; else the arrays, their addresses, the grid's struct, and by ray count and thread the rays' struct
+# and room
+_grounds: dict[int, tuple[weakref.ref, dict | None]] = {}
+
+
+def _ground_entry(ground) -> dict | None:
+    cached = _grounds.get(id(ground))
+    if cached is not None and cached[0]() is ground:
+        return cached[1]
+    entry = None
+    struct = None if ground.grid is None or ground.round_ends is not None else _grid_struct(ground.grid)
+    T = ground.grid.triangle_boxes.shape[1] if ground.grid is not None else 0
+    epsilon, P = ground.tri_epsilon, len(ground.plane_normals)
+    if (struct is not None and ground.tri_normals.shape == (T, 3) and ground.tri_normals.dtype in _FLOATS
+            and ground.tri_shape.shape == (T,) and ground.tri_shape.dtype.kind in "iu"
+            and (epsilon is None or (epsilon.shape == (T,) and epsilon.dtype == np.float64))
+            and ground.plane_normals.shape == (P, 3) and ground.plane_offsets.shape == (P,)
+            and ground.plane_normals.dtype == np.float64 and ground.plane_offsets.dtype == np.float64):
+        arrays = (np.ascontiguousarray(ground.plane_normals), np.ascontiguousarray(ground.plane_offsets),
+                  None if epsilon is None else np.ascontiguousarray(epsilon),
+                  np.ascontiguousarray(ground.tri_normals, dtype=np.float64),
+                  np.ascontiguousarray(ground.tri_shape, dtype=np.int64))
+        entry = {"grid": ctypes.byref(struct[0]), "struct": struct[0], "arrays": arrays, "planes": P, "by_rays": {},
+                 "columns": P + (int(arrays[4].max()) + 1 if T else 0),
+                 "addresses": [None if a is None else a.ctypes.data for a in arrays]}
+    key = id(ground)
+    _grounds[key] = (weakref.ref(ground, lambda _, key=key: _grounds.pop(key, None)), entry)
+    return entry
+
+
+def ground_rays(ground, o: np.ndarray, d: np.ndarray, L: np.ndarray, allowed: np.ndarray | None,
+                key: np.ndarray | None, culling_epsilon: float, threads: int = 1):
+    """ground.py `raycast` of rays o, d (3, R), lengths L (R,), all float32, on a ground of planes and meshes (no
+    sphere or capsule), with the filter allowed, key (None: none) and triangles whose determinant is below
+    culling_epsilon culled, on `threads` OpenMP threads (the same bits for any count): (hit (R,), normal (3, R)
+    float32, offset (R,) float32, shape (R,)), the same bits; None where the C code does not cover the call (the
+    caller runs numpy)."""
+    entry = _ground_entry(ground)
+    R = len(L)
+    if (entry is None or o.dtype != np.float32 or d.dtype != np.float32 or L.dtype != np.float32
+            or o.shape != (3, R) or d.shape != (3, R) or L.shape != (R,)):
+        return None
+    if allowed is not None:
+        if (allowed.dtype != bool or allowed.ndim != 2 or key.dtype.kind not in "iu" or key.shape != (R,)
+                or allowed.shape[1] < entry["columns"] or (R and (key.min() < 0 or key.max() >= allowed.shape[0]))):
+            return None
+        allowed = np.ascontiguousarray(allowed).view(np.uint8)
+        key = np.ascontiguousarray(key, dtype=np.int64)
+    # by ray count and thread: the rays' struct and room (sim/shards.py steps a batch's ranges on threads, each a call
+    # of its own on the one ground, which the C code runs without the GIL)
+    rays = entry["by_rays"].get((R, threading.get_ident()))
+    if rays is None:
+        best_t, scratch = np.empty(R, np.float32), np.empty(19 * R, np.int64)
+        normals, offsets, epsilon, tri_normals, tri_shape = entry["addresses"]
+        m = _MeshRays(R, None, None, None, None, None, epsilon, tri_normals, tri_shape, entry["planes"], None, None, 0,
+                      culling_epsilon, 1, best_t.ctypes.data, None, None)
+        rays = entry["by_rays"][R, threading.get_ident()] = (m, ctypes.byref(m), best_t, scratch, scratch.ctypes.data)
+    m, m_ref, _, _, scratch_at = rays
+    m.culling_epsilon, m.threads = culling_epsilon, threads
+    block = np.empty(4 * R, np.float32)  # the normals (3, R) and offsets (R,)
+    hit, shape = np.empty(R, bool), np.empty(R, np.int64)
+    o, d, L = np.ascontiguousarray(o), np.ascontiguousarray(d), np.ascontiguousarray(L)
+    at, o_at, d_at, L_at, hit_at, shape_at = addresses((block, o, d, L, hit, shape))
+    m.best_n, m.best_shape = at, shape_at
+    if allowed is None:
+        m.allowed = m.key = None
+        m.shape_count = 0
+    else:
+        m.allowed, m.key = addresses((allowed, key))
+        m.shape_count = allowed.shape[1]
+    normals, offsets = entry["addresses"][:2]
+    if R and _LIB.pvu_ground_rays(entry["grid"], m_ref, entry["planes"], normals, offsets, o_at, d_at,
+                                  L_at, hit_at, at + 12 * R, scratch_at) < 0:
+        return None
+    return hit, block[:3 * R].reshape(3, R), block[3 * R:], shape

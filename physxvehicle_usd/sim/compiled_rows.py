@@ -129,32 +129,55 @@ def _flags(mask: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(mask, dtype=bool).view(np.uint8)
 
 
-@lru_cache(maxsize=64)
-def _layout(shapes: tuple, itemsize: int) -> tuple[dict, int, np.ndarray, np.ndarray]:
-    """Where each of the named arrays `shapes` ((name, shape), ...) of `itemsize` bytes lies in one block: {name:
-    (offset, shape)}, the block's length (the arrays of a call are one allocation, the struct's pointers its offsets),
-    and the struct's words of those pointers with their byte offsets in the block."""
+# a block's arrays start on 64-byte boundaries (whole cache lines and vectors)
+_ALIGN = 64
+
+
+def _layout(shapes: tuple) -> tuple[dict, int, np.ndarray, np.ndarray]:
+    """Where each of the arrays `shapes` ((name, dtype, shape), ...) lies in one block of bytes: {name: (offset, dtype,
+    shape, bytes)}, the block's length (a call's arrays are one allocation, the struct's pointers its offsets), and
+    the struct's words of those pointers with their byte offsets in the block."""
     fields, offset = {}, 0
-    for name, shape in shapes:
-        fields[name] = (offset, shape)
-        offset += math.prod(shape)
+    for name, dtype, shape in shapes:
+        size = np.dtype(dtype).itemsize * math.prod(shape)
+        fields[name] = (offset, np.dtype(dtype), shape, size)
+        offset += -(-size // _ALIGN) * _ALIGN
     words = np.array([getattr(_RowSolve, name).offset // 8 for name in fields], np.intp)
-    return fields, offset, words, np.array([itemsize * at for at, _ in fields.values()], np.uint64)
+    return fields, offset, words, np.array([at for at, _, _, _ in fields.values()], np.uint64)
 
 
-def _block(c: _Call, shapes: tuple, dtype) -> tuple[np.ndarray, dict]:
-    """One block of `dtype` for the arrays `shapes`, the struct's fields of those names pointed into it; the block and
-    where each array lies in it."""
-    fields, length, words, offsets = _layout(shapes, np.dtype(dtype).itemsize)
-    block = np.empty(length, dtype)
-    c.words[words] = offsets + np.uint64(address(block))
+def _block(c: _Call, layout: tuple) -> tuple[np.ndarray, dict]:
+    """One block of bytes for the arrays of `layout` (`_layout`'s), the struct's fields of those names pointed into
+    it; the block and where each array lies in it."""
+    fields, length, words, offsets = layout
+    block = np.empty(length + _ALIGN, np.uint8)
+    base = address(block)
+    start = -base % _ALIGN
+    block = block[start:start + length]
+    c.words[words] = offsets + np.uint64(base + start)
     c.kept.append(block)
     return block, fields
 
 
 def _view(block: np.ndarray, fields: dict, name: str) -> np.ndarray:
-    offset, shape = fields[name]
-    return block[offset:offset + math.prod(shape)].reshape(shape)
+    offset, dtype, shape, size = fields[name]
+    return block[offset:offset + size].view(dtype).reshape(shape)
+
+
+@lru_cache(maxsize=64)
+def _constraint_layout(V: int, R: int, n: int, pgs: bool) -> tuple:
+    """`_layout` of the fields `_constraint_rows` sets up (a group of V vehicles, R rows, n position iterations)."""
+    rows_shape, f32, u8 = (V, R), np.float32, np.uint8
+    shapes = (("J", f32, (6, V, R)), ("WJ", f32, (6, V, R)), ("recip", f32, rows_shape),
+              ("spring_gain", f32, rows_shape), ("impulse", f32, rows_shape))
+    if pgs:
+        shapes += (("impulse_kept", f32, rows_shape), ("limit_bias", f32, rows_shape), ("x", f32, (6, V)),
+                   ("motion", f32, (6, V)), ("act", u8, rows_shape), ("listed", u8, (R,)))
+    else:
+        shapes += (("separation", f32, rows_shape), ("x", f32, (6, V)), ("position", f32, (3, V)),
+                   ("angular", f32, (n, 3, V)), ("half", f32, (n, V)), ("act", u8, rows_shape), ("listed", u8, (R,)),
+                   ("hard_listed", u8, (R,)))
+    return _layout(shapes)
 
 
 def _constraint_rows(c: _Call, p: SimParams, rows: ConstraintRows, x: np.ndarray, begin_orientation: np.ndarray,
@@ -163,25 +186,12 @@ def _constraint_rows(c: _Call, p: SimParams, rows: ConstraintRows, x: np.ndarray
     """The struct's fields that TGS and PGS share: the group's constraint rows, set up in C (`pvu_constraint_rows`:
     row_solver's `_row_jacobians`, reciprocal responses, `_spring_gains` over spring_time and, for TGS, the limit
     rows' separations; for PGS impulse_kept and limit_bias), the velocity x (6, V) at the start (copied: written in
-    place), the outputs. Returns the float32 block and where each array lies in it."""
+    place), the outputs. Returns the block (bytes) and where each array lies in it."""
     V, R = rows.active.shape
-    n = iterations
     b = c.solve
-    b.V, b.R, b.iterations, b.velocity_iterations = V, R, n, velocity_iterations
+    b.V, b.R, b.iterations, b.velocity_iterations = V, R, iterations, velocity_iterations
     b.threads = max(1, int(threads))
-    rows_shape = (V, R)
-    if pgs:
-        shapes = (("J", (6, V, R)), ("WJ", (6, V, R)), ("recip", rows_shape), ("spring_gain", rows_shape),
-                  ("impulse", rows_shape), ("impulse_kept", rows_shape), ("limit_bias", rows_shape), ("x", (6, V)),
-                  ("motion", (6, V)))
-        flag_shapes = (("act", rows_shape), ("listed", (R,)))
-    else:
-        shapes = (("J", (6, V, R)), ("WJ", (6, V, R)), ("recip", rows_shape), ("spring_gain", rows_shape),
-                  ("impulse", rows_shape), ("separation", rows_shape), ("x", (6, V)), ("position", (3, V)),
-                  ("angular", (n, 3, V)), ("half", (n, V)))
-        flag_shapes = (("act", rows_shape), ("listed", (R,)), ("hard_listed", (R,)))
-    block, fields = _block(c, shapes, np.float32)
-    _block(c, flag_shapes, np.uint8)
+    block, fields = _block(c, _constraint_layout(V, R, iterations, bool(pgs)))
     _view(block, fields, "x")[...] = x
     read = _whole(rows.vehicles.astype(np.int64, copy=False), rows.linear, rows.arm, rows.damping, rows.separation,
                   _flags(rows.active), _flags(rows.hard), p.mass, p.moi, begin_orientation)
@@ -210,12 +220,13 @@ def solve_tgs(contacts: CompiledContactRows | None, p: SimParams, rows: Constrai
     block, fields = _constraint_rows(c, p, rows, x, begin_orientation, h, dt, n, velocity_iterations, False, threads)
     b = c.solve
     b.h, b.dt, b.h_f, b.bias_scale, b.max_bias = h, dt, np.float32(h), bias_scale, max_bias
+    at = slice(None) if len(rows.vehicles) == begin_position.shape[1] else rows.vehicles  # (every vehicle: a slice)
     position = _view(block, fields, "position")
-    position[...] = begin_position[:, rows.vehicles]
+    position[...] = begin_position[:, at]
     status = _LIB.pvu_rows_tgs(ctypes.byref(b))
     if status != 0:
         raise RuntimeError(f"compiled row solve failed with status {status}")
-    orientation = begin_orientation[:, rows.vehicles]
+    orientation = begin_orientation[:, at]
     return (_view(block, fields, "x"), position,
             _rotated(orientation, _view(block, fields, "angular"), _view(block, fields, "half")))
 
@@ -264,21 +275,22 @@ def _rotated(orientation: np.ndarray, angular: np.ndarray, half: np.ndarray) -> 
     """orientation rotated by each iteration's angular velocity over its half angle, in turn (a new array)."""
     orientation = np.array(orientation, np.float32, order="C")
     sine, cosine = np.sin(half), np.cos(half)  # numpy's, as vecmath.quat_integrate_exact takes them
-    _LIB.pvu_rows_orientation(half.shape[0], half.shape[1], address(orientation), address(angular), address(sine),
-                              address(cosine), None)
+    _LIB.pvu_rows_orientation(half.shape[0], half.shape[1], *addresses((orientation, angular, sine, cosine)), None)
     return orientation
 
 
-def _contact_shapes(V: int, Pm: int, N: int, M: int, pgs: bool) -> tuple[tuple, tuple]:
-    """The contact fields of `RowSolve` the set-up writes, (name, shape): the float64 ones, the flags."""
-    points, anchors = (V, Pm, N), (2, V, Pm, M)
-    shapes = (("cJ", (6,) + points), ("cWJ", (6,) + points), ("c_recip", points), ("c_target", points),
-              ("c_error", points), ("c_bias_coefficient", points), ("c_max_bias", (V,)), ("fJ", (2, 6, V, Pm, M)),
-              ("fWJ", (2, 6, V, Pm, M)), ("f_gain", anchors), ("f_error", anchors), ("scale", (V, Pm)),
-              ("c_impulse", points), ("friction", (V, Pm, M, 2)))
+@lru_cache(maxsize=64)
+def _contact_layout(V: int, Pm: int, N: int, M: int, pgs: bool) -> tuple:
+    """`_layout` of the contact fields of `RowSolve` the set-up writes: the float64 ones, then the flags."""
+    points, anchors, f64, u8 = (V, Pm, N), (2, V, Pm, M), np.float64, np.uint8
+    shapes = (("cJ", f64, (6,) + points), ("cWJ", f64, (6,) + points), ("c_recip", f64, points),
+              ("c_target", f64, points), ("c_error", f64, points), ("c_bias_coefficient", f64, points),
+              ("c_max_bias", f64, (V,)), ("fJ", f64, (2, 6, V, Pm, M)), ("fWJ", f64, (2, 6, V, Pm, M)),
+              ("f_gain", f64, anchors), ("f_error", f64, anchors), ("scale", f64, (V, Pm)),
+              ("c_impulse", f64, points), ("friction", f64, (V, Pm, M, 2)))
     if pgs:
-        shapes += (("c_pgs_bias", points), ("f_pgs_bias", anchors))
-    return shapes, (("broken", (V, Pm)), ("c_listed", (Pm, N)), ("a_listed", (Pm, M)))
+        shapes += (("c_pgs_bias", f64, points), ("f_pgs_bias", f64, anchors))
+    return _layout(shapes + (("broken", u8, (V, Pm)), ("c_listed", u8, (Pm, N)), ("a_listed", u8, (Pm, M))))
 
 
 class CompiledContactRows:
@@ -301,11 +313,9 @@ class CompiledContactRows:
         b = c.solve
         b.Pm, b.N, b.M = Pm, N, M
         b.friction_bias = FRICTION_BIAS_PER_SUBSTEP / h
-        shapes, flag_shapes = _contact_shapes(V, Pm, N, M, pgs)
-        self._block, self._fields = _block(c, shapes, np.float64)
-        self._flags, self._flag_fields = _block(c, flag_shapes, np.uint8)
-        self.impulse, self.friction = (_view(self._block, self._fields, name) for name in ("c_impulse", "friction"))
-        self.broken = _view(self._flags, self._flag_fields, "broken").view(bool)
+        self._block, self._fields = block, fields = _block(c, _contact_layout(V, Pm, N, M, bool(pgs)))
+        self.impulse, self.friction = _view(block, fields, "c_impulse"), _view(block, fields, "friction")
+        self.broken = _view(block, fields, "broken").view(bool)
         if Pm == 0:
             return
         read = _whole(patches.point_active, patches.anchor_active, patches.static_friction, patches.dynamic_friction,
@@ -329,8 +339,8 @@ class CompiledContactRows:
     def arrays(self) -> dict[str, np.ndarray]:
         """Every field the set-up wrote, by its name in `RowSolve`, as `StaticContactRows` would hold it, and the
         flags of the normal rows (c_listed (Pm, N)) and anchors (a_listed (Pm, M)) active in some vehicle."""
-        out = {name: _view(self._block, self._fields, name) for name in self._fields}
-        out.update({name: _view(self._flags, self._flag_fields, name).view(bool) for name in ("c_listed", "a_listed")})
+        out = {name: _view(self._block, self._fields, name) for name in self._fields if name != "broken"}
+        out.update({name: out[name].view(bool) for name in ("c_listed", "a_listed")})
         return out
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ctypes
 import importlib.util
+import threading
 
 import numpy as np
 
@@ -42,14 +43,13 @@ def address(array: np.ndarray) -> int:
     """The address of a contiguous array's data: through the buffer protocol where the array is writable (a third of
     the time `array.ctypes.data` takes, and a step hands over dozens), else numpy's."""
     try:
-        return ctypes.addressof(ctypes.c_char.from_buffer(array))
+        return _addressof(_from_buffer(array))
     except (TypeError, ValueError):  # read-only, or empty
-        return array.ctypes.data
+        return addresses((array,))[0]
 
 
-def addresses(arrays, empty_null: bool = False) -> list[int]:
-    """`address` of each of `arrays` (with empty_null, 0 for an empty one: C's NULL), in one call: a call hands over
-    some dozens, and a Python call per array costs as much again as the address."""
+def _python_addresses(arrays, empty_null: bool) -> list[int]:
+    """`addresses` in Python: an address per array (where the extension's `pvu_buffer_addresses` is not built)."""
     out = []
     for array in arrays:
         if empty_null and not array.size:
@@ -60,3 +60,49 @@ def addresses(arrays, empty_null: bool = False) -> list[int]:
         except (TypeError, ValueError):  # read-only, or empty
             out.append(array.ctypes.data)
     return out
+
+
+def _load_buffer_addresses():
+    """The extension's pvu_buffer_addresses, called with the GIL held (it reads Python objects), and its output
+    words; None where the extension is not built or was built without it."""
+    path = extension_path()
+    if path is None:
+        return None
+    lib = ctypes.PyDLL(path)
+    if not hasattr(lib, "pvu_buffer_addresses"):
+        return None
+    function = lib.pvu_buffer_addresses
+    function.argtypes = [ctypes.py_object, ctypes.c_int64, ctypes.c_void_p]
+    function.restype = ctypes.c_int64
+    return function
+
+
+_BUFFER_ADDRESSES = _load_buffer_addresses()
+_WORDS = 256  # the most addresses one call takes in C (a call hands over some dozens)
+
+
+class _Words(threading.local):
+    """Each thread's words for `pvu_buffer_addresses` to write (read back before another call can reuse them)."""
+
+    def __init__(self):
+        self.out = (ctypes.c_int64 * _WORDS)()
+        self.at = ctypes.addressof(self.out)
+
+
+_THREAD_WORDS = _Words()
+
+
+def addresses(arrays, empty_null: bool = False) -> list[int]:
+    """`address` of each of `arrays` (any iterable of arrays; with empty_null, 0 for an empty one: C's NULL), in one
+    call: a call hands over some dozens, and a Python call per array costs as much again as the address. In C where
+    the extension is built (`pvu_buffer_addresses`, the same addresses: every array's first element), else in
+    Python."""
+    if not isinstance(arrays, (list, tuple)):
+        arrays = list(arrays)
+    if _BUFFER_ADDRESSES is None or len(arrays) > _WORDS:
+        return _python_addresses(arrays, empty_null)
+    words = _THREAD_WORDS
+    n = _BUFFER_ADDRESSES(arrays, empty_null, words.at)
+    if n == len(arrays):
+        return words.out[:n]
+    return words.out[:n] + _python_addresses(arrays[n:], empty_null)

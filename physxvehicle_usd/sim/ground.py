@@ -261,10 +261,11 @@ def box_pairs_numpy(ground: Ground, lo: np.ndarray, hi: np.ndarray) -> tuple[np.
 
 
 def raycast(ground: Ground, origin: np.ndarray, direction: np.ndarray, length: np.ndarray,
-            only: QueryFilter | None = None, compiled: bool = True) -> RayHits:
+            only: QueryFilter | None = None, compiled: bool = True, threads: int = 1) -> RayHits:
     """Closest single-sided hit with 0 < t <= length. origin/direction (3, ...), length (...); only: which shapes
-    each ray (row-major over length's shape) may hit (None: all); compiled: through sim/compiled_rays.py where it
-    covers the rays (False: numpy's loop, the reference)."""
+    each ray (row-major over length's shape) may hit (None: all); compiled: through sim/compiled_rays.py (planes
+    alone) or sim/compiled_mesh.py (planes and meshes, on `threads` threads: the same bits) where they cover the
+    rays (False: numpy's loop, the reference)."""
     shape = length.shape
     o = origin.reshape(3, -1)
     d = direction.reshape(3, -1)
@@ -273,6 +274,13 @@ def raycast(ground: Ground, origin: np.ndarray, direction: np.ndarray, length: n
         hit, normal, offset, hit_shape = compiled_rays.plane_rays(ground, o, d, L)
         return RayHits(hit.reshape(shape), normal.reshape((3,) + shape), offset.reshape(shape),
                        hit_shape.reshape(shape))
+    if compiled and ground.grid is not None:  # planes and meshes in one call (sim/compiled_mesh.py; the same bits)
+        got = compiled_mesh.ground_rays(ground, o, d, L, None if only is None else only.allowed,
+                                        None if only is None else only.key, _CULLING_EPSILON, threads)
+        if got is not None:
+            hit, normal, offset, hit_shape = got
+            return RayHits(hit.reshape(shape), normal.reshape((3,) + shape), offset.reshape(shape),
+                           hit_shape.reshape(shape))
     R = L.shape[0]
     f = np.result_type(origin.dtype, direction.dtype, np.float32)  # planes run in the rays' precision
     # no hit yet: t infinite, normal zero, shape -1 (the first plane's selects take these as scalars)

@@ -92,7 +92,7 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
     if frame is None:
         R_begin = compiled_begin.rotation(p, begun) if R_begin is None else R_begin
         frame = wheel_frame(p, R_begin, s.body_position, offset)
-    road = query_road_geometry(p, ground, friction, frame, cmd["steer_angle"], ground_filter)
+    road = query_road_geometry(p, ground, friction, frame, cmd["steer_angle"], ground_filter, opt.kernel_threads)
     road_velocity = None  # the velocity of what each wheel stands on, where that is another vehicle
     # the quiet broad phases' measure of how far the bodies have moved, taken once this step
     motion = None if contact is None else Motion(begin_position, begin_orientation)
@@ -117,7 +117,7 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
                 s.manifolds = None
             else:
                 touching = generate(contact, ground, begin_position, begin_orientation, s.manifolds, p.length_scale,
-                                    motion)
+                                    motion, opt.kernel_threads)
                 s.manifolds = touching.manifolds
             if contact.pairs is not None:
                 between = vehicle_pairs.generate(contact, begin_position, begin_orientation, s.pair_manifolds,
@@ -342,17 +342,31 @@ def constraint_rows(p: SimParams, s: SimState, road, also: np.ndarray | None = N
 
     zeros = np.zeros(s.separation.shape)  # (float64: the sticky rows' separation, the limit rows' damping)
     arm = out["_app_arm"]
-    hard = np.zeros((vehicles.size, 3 * p.W), bool)
-    hard[:, _hard_rows(p.W)] = True
+    # the damping rows of the parameters alone: the last step's where the listed vehicles are the same
+    damping = _DAMPING.get(p, (zeros.shape, None if every else vehicles.tobytes()),
+                           lambda: rows(p.sticky_lng_damping_w, p.sticky_lat_damping_w, zeros))
     return ConstraintRows(
         vehicles=vehicles,
         linear=rows(out["_lng_dir"], out["_lat_dir"], road.normal),
         arm=rows(arm, arm, arm),
-        damping=rows(p.sticky_lng_damping_w, p.sticky_lat_damping_w, zeros),
+        damping=damping,
         active=rows(sticky_lng, sticky_lat, limit),
-        hard=hard,
+        hard=_hard(vehicles.size, p.W),
         separation=rows(zeros, zeros, s.separation),  # the limit rows' geometric error
     )
+
+
+# constraint_rows' damping (sticky rows' own, limit rows' 0) of the listed vehicles, kept from step to step
+_DAMPING = LastValue("sticky_lng_damping_w", "sticky_lat_damping_w")
+
+
+@functools.lru_cache(maxsize=8)
+def _hard(vehicles: int, W: int) -> np.ndarray:
+    """constraint_rows' `hard` of that many vehicles (its limit rows), read-only: the same array every step."""
+    hard = np.zeros((vehicles, 3 * W), bool)
+    hard[:, _hard_rows(W)] = True
+    hard.flags.writeable = False
+    return hard
 
 
 @functools.lru_cache(maxsize=None)

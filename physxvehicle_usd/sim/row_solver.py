@@ -59,7 +59,7 @@ def solve_vehicle_constraints(p: SimParams, s: SimState, rows: ConstraintRows, d
         pgs = with_pgs[island]
     columns = (position_counts, velocity_counts, hard & ~pgs, pgs)  # PGS: one path either way
     # a fleet of one kind is one group (np.unique over rows sorts the whole fleet: a tenth of a step at 1,000 cars)
-    if all((column == column[0]).all() for column in columns):
+    if len(vehicles) == 1 or all((column == column[0]).all() for column in columns):
         counts, groups = None, [tuple(int(column[0]) for column in columns)]
     else:
         counts = np.stack(columns, axis=1)
@@ -134,7 +134,7 @@ def _solve_soft_rows(p: SimParams, s: SimState, rows: ConstraintRows, dt: float,
     dtype = s.linear_velocity.dtype
     J, WJ, u = _row_jacobians(p, rows, vm.quat_to_mat(begin_orientation[:, vehicles]))
     gain = _spring_gains(rows, u, h, dtype)
-    x = np.concatenate((s.linear_velocity[:, vehicles], s.angular_velocity[:, vehicles]))  # (6, vehicles)
+    x = _velocity(s, vehicles)  # (6, vehicles)
     position, orientation = begin_position[:, vehicles], begin_orientation[:, vehicles]
     if kernel_threads is not None and compiled_rows.covers_soft(J, WJ, gain, x):
         _store(s, vehicles, *compiled_rows.solve_soft(J, WJ, gain, x, position, orientation, h, n, kernel_threads))
@@ -151,10 +151,23 @@ def _solve_soft_rows(p: SimParams, s: SimState, rows: ConstraintRows, dt: float,
 
 
 def _store(s: SimState, vehicles: np.ndarray, x: np.ndarray, position: np.ndarray, orientation: np.ndarray) -> None:
-    s.linear_velocity[:, vehicles] = x[:3]
-    s.angular_velocity[:, vehicles] = x[3:]
-    s.body_position[:, vehicles] = position
-    s.body_orientation[:, vehicles] = orientation
+    at = slice(None) if _every(s, vehicles) else vehicles  # (a slice: a copy, not a scatter)
+    s.linear_velocity[:, at] = x[:3]
+    s.angular_velocity[:, at] = x[3:]
+    s.body_position[:, at] = position
+    s.body_orientation[:, at] = orientation
+
+
+def _every(s: SimState, vehicles: np.ndarray) -> bool:
+    """Whether `vehicles` (sorted, each once: a group's) are every vehicle of the batch."""
+    return len(vehicles) == s.linear_velocity.shape[1]
+
+
+def _velocity(s: SimState, vehicles: np.ndarray) -> np.ndarray:
+    """(6, vehicles): the vehicles' linear and angular velocity."""
+    if _every(s, vehicles):
+        return np.concatenate((s.linear_velocity, s.angular_velocity))
+    return np.concatenate((s.linear_velocity[:, vehicles], s.angular_velocity[:, vehicles]))
 
 
 def _sum6(terms) -> np.ndarray:
@@ -197,7 +210,7 @@ def _solve_rows_tgs(p: SimParams, s: SimState, rows: ConstraintRows, dt: float, 
     dtype = s.linear_velocity.dtype
     bias_scale = dtype.type(np.sqrt(n) / dt)
     max_bias = dtype.type(_MAX_BIAS_PER_STEP / dt)
-    x = np.concatenate((s.linear_velocity[:, vehicles], s.angular_velocity[:, vehicles]))  # (6, vehicles)
+    x = _velocity(s, vehicles)  # (6, vehicles)
     if kernel_threads is not None and compiled_rows.covers(dtype, pairs, p, rows, patches):
         # the rows set up in C (the contact rows from the patches) and iterated there
         contacts = None if patches is None else compiled_rows.CompiledContactRows(
@@ -286,7 +299,7 @@ def _solve_rows_pgs(p: SimParams, s: SimState, rows: ConstraintRows, dt: float, 
     vehicles = rows.vehicles
     n = max(1, int(position_iterations))
     dtype = s.linear_velocity.dtype
-    x = np.concatenate((s.linear_velocity[:, vehicles], s.angular_velocity[:, vehicles]))  # (6, vehicles)
+    x = _velocity(s, vehicles)  # (6, vehicles)
     if kernel_threads is not None and compiled_rows.covers(dtype, pairs, p, rows, patches):
         # the rows set up in C over the whole step (the contact rows from the patches, with PGS's biases), swept there
         contacts = None if patches is None else compiled_rows.CompiledContactRows(

@@ -175,18 +175,21 @@ def _sweep_rows(p: SimParams, ground: Ground, rows, R, d_w, hub, top, length, st
 
 
 def query_road_geometry(p: SimParams, ground: Ground, friction: np.ndarray, frame: tuple,
-                        steer: np.ndarray, ground_filter: "GroundFilter | None" = None) -> RoadGeometry:
+                        steer: np.ndarray, ground_filter: "GroundFilter | None" = None,
+                        threads: int = 1) -> RoadGeometry:
     """3.2 with the begin pose. Raycast: from the wheel top at maximum compression down to the wheel bottom at
     maximum droop. Sweep: the wheel hull (wheel_sweep.HULL_POINTS) from maximum compression to maximum droop.
 
     frame: `pipeline.wheel_frame` of the begin pose (body rotation, suspension directions and wheel centres at
     maximum compression, world); steer: the wheels' steer angles (V, W); ground_filter: the shapes each wheel's
-    query skips by collision groups (sim/query_groups.GroundFilter; None: none)."""
+    query skips by collision groups (sim/query_groups.GroundFilter; None: none); threads: the compiled raycasts'
+    threads (the same results for any count)."""
     R, d_w, hub = frame[0], frame[1], frame[2]
     top = hub - d_w * p.radius
     length = p.travel_distance + 2.0 * p.radius
     if not p.any_sweep:
-        hits = raycast(ground, top, d_w, length, None if ground_filter is None else ground_filter.queries())
+        hits = raycast(ground, top, d_w, length, None if ground_filter is None else ground_filter.queries(),
+                       threads=threads)
     else:
         swept = (p.query_type == QUERY_SWEEP)[:, None] & p.mask
         f = np.result_type(p.dtype, np.float64)  # a query of part of the wheels is written into arrays of all of them
@@ -201,7 +204,8 @@ def query_road_geometry(p: SimParams, ground: Ground, friction: np.ndarray, fram
     hit = hits.hit & p.mask
     mu = friction[p.friction_table_id, hits.shape]
     f = p.dtype  # the ground is float64; the kernels run in the params' type
-    return RoadGeometry(hit=hit, normal=hits.normal.astype(f), offset=hits.offset.astype(f),
+    # (the hits' arrays are this query's own: taken as they are where already of the kernels' type)
+    return RoadGeometry(hit=hit, normal=hits.normal.astype(f, copy=False), offset=hits.offset.astype(f, copy=False),
                         friction=np.where(hit, mu, 0.0).astype(f), shape=hits.shape)
 
 

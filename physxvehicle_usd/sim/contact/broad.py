@@ -14,7 +14,7 @@ from .. import vecmath as vm
 from ..ground import Ground
 from ..motion import Motion
 from .model import ContactModel
-from .placement import shape_boxes, shape_reach, step_boxes, turned_half
+from .placement import shape_boxes, shape_reach, step_boxes, world_boxes
 
 # the candidates of a quiet step (no plane near any vehicle): shared and read-only, as a fleet on flat ground away from
 # everything has none most steps (world.generate returns at once, before anything could write into them)
@@ -161,8 +161,8 @@ def _lone_clearance(model: ContactModel, ground: Ground, position: np.ndarray, o
     """The clearance of a lone body's one shape above the ground's planes (`_near_planes`'s, the smallest over the
     planes, before the rounding margin) in Python floats: shape_boxes's rotation (vecmath.quat_to_mat's products: 2ab
     as a times 2b, which is b times 2a to the bit), centre and slack, and `_near_planes`'s sums, each in numpy's order,
-    so the same float64 numbers; with the rotation (rows of floats) and the pose's floats; None where the box comes nearer to a plane than
-    the contact distance or a value is not finite (then the arrays decide)."""
+    so the same float64 numbers; with the rotation (rows of floats) and the pose's floats; None where the box comes
+    nearer to a plane than the contact distance or a value is not finite (then the arrays decide)."""
     (x,), (y,), (z,) = position.tolist()
     (w,), (qx,), (qy,), (qz,) = orientation.tolist()
     xx, yy, zz = qx * (qx + qx), qy * (qy + qy), qz * (qz + qz)
@@ -189,25 +189,25 @@ def _lone_clearance(model: ContactModel, ground: Ground, position: np.ndarray, o
 
 
 def static_candidates(model: ContactModel, ground: Ground, position: np.ndarray, orientation: np.ndarray,
-                motion: Motion | None = None):
+                      motion: Motion | None = None, threads: int = 1):
     """The broad phase, from each shape's box turned with its body (no vertex moved): per plane the shapes whose box
     comes nearer to it than the contact distance, the (shape, triangle) pairs whose world boxes, grown by the contact
     distance, overlap (the ground's triangle grid), the (shape, static polytope) pairs whose boxes overlap (found among
     the grid's candidates for the polytope's faces, which it holds as triangles); and the shape rotations (3, 3,
-    N)."""
+    N). threads: the compiled pairs' threads (the same pairs for any count)."""
     if model.static_shapes is None and ground.grid is None and model.static_rounds is None:
         # planes alone: the vehicles clear of them skip the test
         planes, R = _plane_candidates(model, ground, Motion(position, orientation) if motion is None else motion)
         if R is None:  # quiet: no plane near any vehicle
             return planes, (_NO_ROWS,) * 2, (_NO_ROWS,) * 2, R
         return planes, (np.zeros(0, np.int64),) * 2, (np.zeros(0, np.int64),) * 2, R
-    R, centre, slack = shape_boxes(model, position, orientation)
-    planes = [rows for rows, _ in _near_planes(model, ground, R, centre, slack)]
-    half = turned_half(model, R) + (model.reach + slack)[:, None]
-    centre = np.stack(centre, axis=1)
-    lo, hi = centre - half, centre + half
+    R, centre, slack, lo, hi = world_boxes(model, position, orientation, model.reach)
+    planes = [rows for rows, _ in _near_planes(model, ground, R, centre, slack)] if len(ground.plane_normals) else []
     hull_pairs = tri_pairs = (np.zeros(0, np.int64), np.zeros(0, np.int64))
-    if ground.grid is not None:  # meshes and the static polytopes' faces (as triangles): the grid's pairs
+    compiled = None if ground.grid is None else _compiled_static_pairs(model, ground, lo, hi, threads)
+    if compiled is not None:  # the meshes' pairs and the polytopes', as below, in one call
+        tri_pairs, hull_pairs = compiled
+    elif ground.grid is not None:  # meshes and the static polytopes' faces (as triangles): the grid's pairs
         shape, tri, static = static_mesh_pairs(model, ground, lo, hi)
         first = model.polytope_first
         polytope_face = static >= first
@@ -223,12 +223,31 @@ def static_candidates(model: ContactModel, ground: Ground, position: np.ndarray,
     return planes, hull_pairs, tri_pairs, R
 
 
-def _inside_ground(model: ContactModel, ground: Ground, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """The shapes whose boxes lo, hi (N, 3) overlap the box of the ground's triangles."""
+def _ground_box(model: ContactModel, ground: Ground) -> None:
+    """Keep the box of the ground's triangles in the model's cache (lo, hi; bounds: both, (6,))."""
     if model.cache.get("ground") is not ground:
         box = ground.grid.triangle_boxes
-        model.cache.update(ground=ground, lo=box[:3].min(axis=1), hi=box[3:].max(axis=1), mesh_boxes=None)
+        lo, hi = box[:3].min(axis=1), box[3:].max(axis=1)
+        model.cache.update(ground=ground, lo=lo, hi=hi, bounds=np.concatenate((lo, hi)), mesh_boxes=None)
+
+
+def _inside_ground(model: ContactModel, ground: Ground, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """The shapes whose boxes lo, hi (N, 3) overlap the box of the ground's triangles."""
+    _ground_box(model, ground)
     return np.nonzero(((lo <= model.cache["hi"]) & (hi >= model.cache["lo"])).all(axis=1))[0]
+
+
+def _compiled_static_pairs(model: ContactModel, ground: Ground, lo: np.ndarray, hi: np.ndarray, threads: int = 1):
+    """`static_candidates`' triangle pairs and polytope pairs of the boxes lo, hi (N, 3), compiled
+    (compiled_mesh.static_pairs: those of `static_mesh_pairs_numpy` and the split below, in their order); None where
+    the C code does not cover the call."""
+    _ground_box(model, ground)
+    kept = model.cache.get("collides")  # (C order, as the C code reads it: kept while the model's array is the same)
+    if kept is None or kept[0] is not model.collides:
+        kept = model.cache["collides"] = (model.collides, np.ascontiguousarray(model.collides))
+    return compiled_mesh.static_pairs(ground.grid, lo, hi, model.cache["bounds"], _mesh_boxes(model, ground),
+                                      kept[1], model.plane_count, model.polytope_first, len(model.static_index),
+                                      threads)
 
 
 def _mesh_boxes(model: ContactModel, ground: Ground) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -291,12 +310,10 @@ def candidate_pairs(model: ContactModel, position: np.ndarray, orientation: np.n
     motion = Motion(position, orientation) if motion is None else motion
     if motion.within(quiet):
         return (none, none), None
-    boxes = step_boxes(model, motion)  # (the step's: the other broad phases of the step take the same)
-    R, centre = boxes.R, boxes.centres()
-    half = boxes.turned_half(model) + (pairs.contact_offset + boxes.slack)[:, None]
-    lo, hi = centre - half, centre + half
+    R, centre, _, lo, hi = world_boxes(model, position, orientation, pairs.contact_offset)
+    centre = np.stack(centre, axis=1)
     margin = QUIET_MARGIN * float(pairs.contact_offset.max())
-    a, b = sweep_overlaps(lo - margin, hi + margin, boxes.spread_axes())
+    a, b = sweep_overlaps(lo - margin, hi + margin, np.argsort(-centre.var(axis=0), kind="stable"))
     for key in ("position", "orientation", "margin"):
         quiet.pop(key, None)
     if not a.size:  # no pair within the margin: none can appear until a body has moved by it

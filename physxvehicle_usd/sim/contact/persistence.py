@@ -51,6 +51,7 @@ centroid to a face (PhysX's cooking finds a box inside the hull). A dropped poin
 """
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 
 import numpy as np
@@ -221,6 +222,152 @@ def _kinds(model: ContactModel, row: np.ndarray, static: np.ndarray, round_first
                              np.where(static >= round_first, ROUND, np.where(capsule, CAPSULE, POLYTOPE))))
 
 
+def _static_radius(model: ContactModel, static: np.ndarray) -> np.ndarray:
+    """The static shapes' round radii (0: not a static sphere or capsule)."""
+    rounds = model.static_rounds
+    if rounds is None:
+        return np.zeros(len(static))
+    k = static - (model.collides.shape[1] - len(rounds.column))
+    return np.where(k >= 0, rounds.radius[np.maximum(k, 0)], 0.0)
+
+
+@dataclass
+class _Match:
+    """What `Persistence` finds of a step's candidate pairs before it re-measures anything: the pairs that keep
+    manifolds (`key`, sorted, and its `row`, `static`), each part's static shapes; where the last step recorded
+    them (`prev` its pairs, `found`, `at`), their kinds and static radii, the last step's points of the pairs found
+    (`pts`; None: none kept a manifold or none was recorded) and each one's pair (`pair`); what the compiled refresh
+    reads of them (`covered`: it covers them); `left`: by the pairs that kept their points, the candidates left to make
+    anew. The same candidates against the same recorded manifolds match the same: a car resting on an obstacle has
+    one match step after step (`_matched`). Read, never written (but `left`, filled as met)."""
+
+    G: int  # the static shapes
+    key: np.ndarray
+    row: np.ndarray
+    static: np.ndarray
+    mesh_static: np.ndarray | None = None
+    hull_static: np.ndarray | None = None
+    round_static: np.ndarray | None = None
+    round_first: int = 0
+    prev: ManifoldPairs | None = None
+    found: np.ndarray | None = None
+    at: np.ndarray | None = None
+    kind: np.ndarray | None = None
+    static_radius: np.ndarray | None = None
+    pts: ManifoldPoints | None = None
+    pair: np.ndarray | None = None
+    covered: bool = False
+    vehicle: np.ndarray | None = None  # (the compiled refresh's: each pair's vehicle, the turn's operands)
+    prev_orientation: np.ndarray | None = None
+    polytope: np.ndarray | None = None
+    turn_radius: np.ndarray | None = None
+    refresh_inputs: compiled_bookkeeping.Held | None = None
+    left: dict = None
+
+
+def _fingerprint(arrays) -> tuple:
+    """What tells arrays apart: each one's dtype, shape and bytes."""
+    return tuple((a.dtype.str, a.shape, a.tobytes()) for a in arrays)
+
+
+def _matched(model: ContactModel, ground: Ground, planes: list[np.ndarray], hull_pairs: tuple, tri_pairs: tuple,
+             round_pairs: tuple, R_all: np.ndarray, previous: Manifolds | None) -> _Match:
+    """`_match` of the candidates: the last step's where the candidates are the same arrays' worth and the manifolds
+    the last step recorded are the same records (`_kept_only` hands on the pairs and points it was given; the
+    model's cache, which posed models share, keeps the one match)."""
+    sources = (previous.pairs if previous is not None else None, previous.points if previous is not None else None,
+               ground.tri_shape, R_all.dtype)
+    fingerprint = _fingerprint(list(planes) + list(hull_pairs) + list(tri_pairs) + list(round_pairs))
+    last = model.cache.get("persistence_match")
+    if (last is not None and all(map(operator.is_, last[0], sources[:3])) and last[0][3] == sources[3]
+            and last[1] == fingerprint):
+        return last[2]
+    match = _match(model, ground, planes, hull_pairs, tri_pairs, round_pairs, R_all, previous)
+    model.cache["persistence_match"] = (sources, fingerprint, match)
+    return match
+
+
+def _match(model: ContactModel, ground: Ground, planes: list[np.ndarray], hull_pairs: tuple, tri_pairs: tuple,
+           round_pairs: tuple, R_all: np.ndarray, previous: Manifolds | None) -> _Match:
+    """The candidate pairs that keep manifolds and what the last step recorded of them (`_Match`)."""
+    G = model.collides.shape[1]
+    (hull_shape, hull), (tri_shape, tri), (round_shape, round_k) = hull_pairs, tri_pairs, round_pairs
+    persistent = persistent_rows(model)
+    # the keys of the pairs that keep manifolds, part by part (the parts that are there)
+    parts = [rows[persistent[rows]] * G + k for k, rows in enumerate(planes) if rows.size]
+    mesh_static = model.plane_count + ground.tri_shape[tri] if tri.size else None
+    if tri.size:
+        on_mesh = persistent[tri_shape]
+        parts.append(tri_shape[on_mesh] * G + mesh_static[on_mesh])
+    hull_static = model.static_index[hull] if hull.size else None
+    if hull.size:
+        on_hull = persistent[hull_shape]
+        if model.static_boxes is not None:  # a capsule on a static box
+            on_hull = on_hull | (capsule_rows(model)[hull_shape] & model.static_boxes.mask[hull])
+        if model.static_cylinders is not None:  # convex-core contacts keep nothing
+            on_hull = on_hull & ~np.isfinite(model.static_cylinders[0][hull, 0, 0])
+        parts.append(hull_shape[on_hull] * G + hull_static[on_hull])
+    rounds = model.static_rounds
+    round_static = rounds.column[round_k] if round_k.size else None
+    if round_k.size:
+        # a box or hull on a static capsule (pcmContactCapsuleBox, pcmContactCapsuleConvex; PCM's sphere-box keeps
+        # nothing, and its sphere-convex's manifold is not followed here)
+        on_round = persistent[round_shape] & ~rounds.spheres[round_k]
+        parts.append(round_shape[on_round] * G + round_static[on_round])
+    key = (_sorted_unique((parts[0] if len(parts) == 1 else np.concatenate(parts)).astype(np.int64, copy=False))
+           if parts else np.zeros(0, np.int64))
+    match = _Match(G, key, key // G, key % G, mesh_static, hull_static, round_static,
+                   G if rounds is None else G - len(rounds.column), left={})
+    if not key.size or previous is None or not len(previous):
+        return match
+    first = first_rows(model)
+    prev = previous.pairs
+    prev_key = (first[prev.vehicle] + prev.shape) * G + prev.static
+    at = np.minimum(np.searchsorted(prev_key, key), len(prev_key) - 1)  # (recorded in key order)
+    found = prev_key[at] == key
+    if not found.any():
+        return match
+    kind = _kinds(model, match.row, match.static, match.round_first)
+    # refreshContactPoints's points: the last step's of the pairs found
+    pts = previous.points
+    point_key = (first[pts.vehicle] + pts.shape) * G + pts.static
+    pair = np.minimum(np.searchsorted(key, point_key), len(key) - 1)
+    ours = (key[pair] == point_key) & found[pair]
+    if not ours.all():
+        pts, pair = pts.subset(ours), pair[ours]
+    match.prev, match.found, match.at, match.kind, match.pts, match.pair = prev, found, at, kind, pts, pair
+    match.static_radius = _static_radius(model, match.static)
+    match.covered = compiled_bookkeeping.available() and _compiled_covers(model, kind, R_all, pts, prev)
+    if match.covered:
+        match.vehicle = model.vehicle[match.row]
+        match.prev_orientation = prev.orientation[at]
+        match.polytope = kind == POLYTOPE
+        match.turn_radius = manifold_margins(model)["pcm_radius"][match.row]
+    return match
+
+
+def _left(match: _Match, planes: list[np.ndarray], hull_pairs: tuple, tri_pairs: tuple, round_pairs: tuple,
+          keep_pair: np.ndarray) -> tuple:
+    """The candidates left to make anew (planes, hull_pairs, tri_pairs, round_pairs as `Persistence` takes them)
+    where the pairs `keep_pair` of the match keep their points."""
+    kept_key = match.key[keep_pair]
+    if not kept_key.size:  # (sorted, as `key`)
+        return planes, hull_pairs, tri_pairs, round_pairs
+    G = match.G
+    (hull_shape, hull), (tri_shape, tri), (round_shape, round_k) = hull_pairs, tri_pairs, round_pairs
+    planes = [rows[~_in_sorted(rows * G + k, kept_key)] for k, rows in enumerate(planes)]
+    if tri.size:
+        left = ~_in_sorted(tri_shape * G + match.mesh_static, kept_key)
+        tri_pairs = (tri_shape[left], tri[left])
+    if hull.size:
+        left = ~_in_sorted(hull_shape * G + match.hull_static, kept_key)
+        hull_pairs = (hull_shape[left], hull[left])
+    if round_k.size:
+        left = ~_in_sorted(round_shape * G + match.round_static, kept_key)
+        round_pairs = (round_shape[left], round_k[left])
+    return planes, hull_pairs, tri_pairs, round_pairs
+
+
 class Persistence:
     """One step's use of the manifolds: `split` finds the candidate pairs that keep their points (their refreshed
     contacts in `kept`) and leaves the rest to be made anew; `record` gives the manifolds to keep after the step."""
@@ -243,75 +390,29 @@ class Persistence:
         self.G = G
         self.key = self.row = self.static = np.zeros(0, np.int64)
         self.kept_pairs, self.kept_points = None, None
-        (hull_shape, hull), (tri_shape, tri), (round_shape, round_k) = hull_pairs, tri_pairs, round_pairs
-        if (not tri_shape.size and not hull_shape.size and not round_shape.size
+        if (not tri_pairs[0].size and not hull_pairs[0].size and not round_pairs[0].size
                 and not any(rows.size for rows in planes)):
             return  # no shape near anything: no work
-        persistent = persistent_rows(model)
-        # the keys of the pairs that keep manifolds, part by part (the parts that are there)
-        parts = [rows[persistent[rows]] * G + k for k, rows in enumerate(planes) if rows.size]
-        mesh_static = model.plane_count + ground.tri_shape[tri] if tri.size else None
-        if tri.size:
-            on_mesh = persistent[tri_shape]
-            parts.append(tri_shape[on_mesh] * G + mesh_static[on_mesh])
-        hull_static = model.static_index[hull] if hull.size else None
-        if hull.size:
-            on_hull = persistent[hull_shape]
-            if model.static_boxes is not None:  # a capsule on a static box
-                on_hull = on_hull | (capsule_rows(model)[hull_shape] & model.static_boxes.mask[hull])
-            if model.static_cylinders is not None:  # convex-core contacts keep nothing
-                on_hull = on_hull & ~np.isfinite(model.static_cylinders[0][hull, 0, 0])
-            parts.append(hull_shape[on_hull] * G + hull_static[on_hull])
-        rounds = model.static_rounds
-        round_static = rounds.column[round_k] if round_k.size else None
-        if round_k.size:
-            # a box or hull on a static capsule (pcmContactCapsuleBox, pcmContactCapsuleConvex; PCM's sphere-box keeps
-            # nothing, and its sphere-convex's manifold is not followed here)
-            on_round = persistent[round_shape] & ~rounds.spheres[round_k]
-            parts.append(round_shape[on_round] * G + round_static[on_round])
-        key = (_sorted_unique((parts[0] if len(parts) == 1 else np.concatenate(parts)).astype(np.int64, copy=False))
-               if parts else np.zeros(0, np.int64))
-        self.row, self.static = key // G, key % G  # the candidate pairs that keep manifolds, by key
-        self.key = key
-        self.is_kept = np.zeros(len(key), bool)
-        if not key.size or previous is None or not len(previous):
+        match = _matched(model, ground, planes, hull_pairs, tri_pairs, round_pairs, R_all, previous)
+        self.row, self.static, self.key = match.row, match.static, match.key
+        self.is_kept = np.zeros(len(match.key), bool)
+        if match.pts is None:  # no pair keeps a manifold, or none was recorded last step
             return
-        first = first_rows(model)
-        prev = previous.pairs
-        prev_key = (first[prev.vehicle] + prev.shape) * G + prev.static
-        at = np.minimum(np.searchsorted(prev_key, key), len(prev_key) - 1)  # (recorded in key order)
-        found = prev_key[at] == key
-        if not found.any():
-            return
-        round_first = G if rounds is None else G - len(rounds.column)
-        kind = _kinds(model, self.row, self.static, round_first)
-        static_radius = self._static_radius(self.static)
-        # refreshContactPoints: the kept points' separations from the current poses, the drifted ones dropped
-        pts = previous.points
-        point_key = (first[pts.vehicle] + pts.shape) * G + pts.static
-        pair = np.minimum(np.searchsorted(key, point_key), len(key) - 1)
-        ours = (key[pair] == point_key) & found[pair]
-        if not ours.all():
-            pts, pair = pts.subset(ours), pair[ours]
-        if compiled and compiled_bookkeeping.available() and _compiled_covers(model, kind, R_all, pts, prev):
-            keep_pair = self._refresh_compiled(kind, static_radius, found, at, prev, pts, pair, length_scale)
+        if compiled and match.covered:
+            keep_pair = self._refresh_compiled(match, length_scale)
         else:
-            keep_pair = self._refresh(kind, static_radius, found, at, prev, pts, pair, length_scale, rounds,
-                                      round_first)
+            keep_pair = self._refresh(match.kind, match.static_radius, match.found, match.at, match.prev, match.pts,
+                                      match.pair, length_scale, model.static_rounds, match.round_first)
         self.is_kept = keep_pair
-        # what is left to make anew
-        kept_key = key[keep_pair]
-        if kept_key.size:  # (sorted, as `key`)
-            self.planes = [rows[~_in_sorted(rows * G + k, kept_key)] for k, rows in enumerate(planes)]
-            if tri.size:
-                left = ~_in_sorted(tri_shape * G + mesh_static, kept_key)
-                self.tri_pairs = (tri_shape[left], tri[left])
-            if hull.size:
-                left = ~_in_sorted(hull_shape * G + hull_static, kept_key)
-                self.hull_pairs = (hull_shape[left], hull[left])
-            if round_k.size:
-                left = ~_in_sorted(round_shape * G + round_static, kept_key)
-                self.round_pairs = (round_shape[left], round_k[left])
+        # what is left to make anew: the last step's where the same pairs kept their points
+        kept = keep_pair.tobytes()
+        left = match.left.get(kept)
+        if left is None:
+            if len(match.left) >= 4:  # (a match lasts while every pair keeps its points: a pattern or two)
+                match.left.clear()
+            left = match.left[kept] = _left(match, planes, hull_pairs, tri_pairs, round_pairs, keep_pair)
+        self.planes = list(left[0])
+        self.hull_pairs, self.tri_pairs, self.round_pairs = left[1:]
 
     def _refresh(self, kind: np.ndarray, static_radius: np.ndarray, found: np.ndarray, at: np.ndarray, prev,
                  pts: ManifoldPoints, pair: np.ndarray, length_scale: np.ndarray, rounds, round_first: int
@@ -377,22 +478,23 @@ class Persistence:
         self.kept = Contacts(self.row[pair[q]], self.static[pair[q]], point, normal[q], separation[q])
         return keep_pair
 
-    def _refresh_compiled(self, kind: np.ndarray, static_radius: np.ndarray, found: np.ndarray, at: np.ndarray, prev,
-                          pts: ManifoldPoints, pair: np.ndarray, length_scale: np.ndarray) -> np.ndarray:
+    def _refresh_compiled(self, match: _Match, length_scale: np.ndarray) -> np.ndarray:
         """`_refresh` in C (sim/compiled_bookkeeping.py), where `_compiled_covers`: the same bits. The quaternion dots
         and the turns' travel are numpy's (its arccos), as `_refresh` forms them."""
-        model = self.model
-        vehicle = model.vehicle[self.row]
-        turn = np.einsum("jp,pj->p", self.orientation[:, vehicle].astype(float), prev.orientation[at])
-        travel = np.where(kind == POLYTOPE, np.arccos(np.clip(turn, -1.0, 1.0))
-                          * manifold_margins(model)["pcm_radius"][self.row], 0.0)
+        model, prev, at = self.model, match.prev, match.at
+        turn = np.einsum("jp,pj->p", self.orientation[:, match.vehicle].astype(float), match.prev_orientation)
+        travel = np.where(match.polytope, np.arccos(np.clip(turn, -1.0, 1.0)) * match.turn_radius, 0.0)
         cache = manifold_margins(model)
         tables = compiled_bookkeeping.held(cache, "compiled_refresh", (
             model.vehicle, model.boxes.mask, cache["pcm_inner"], model.radius, model.origin, model.static_boxes,
             cache["pcm_static_inner"], model.contact_distance), _refresh_tables)
+        pts = match.pts
+        if match.refresh_inputs is None:  # (the match's own: converted once)
+            match.refresh_inputs = compiled_bookkeeping.refresh_inputs(
+                self.row, self.static, match.kind, match.found, at, prev.origin, match.pair, pts.body_point,
+                pts.world_point, pts.normal, match.static_radius)
         keep_pair, keep_point, kept = compiled_bookkeeping.refresh_manifolds(
-            self.row, self.static, kind, found, at, prev.origin, pair, pts.body_point, pts.world_point, pts.normal,
-            tables, model.polytope_first, length_scale, self.R_all, self.position, static_radius, turn, travel)
+            match.refresh_inputs, tables, model.polytope_first, length_scale, self.R_all, self.position, turn, travel)
         self.kept_pairs = _kept_pairs(prev, at, keep_pair)
         self.kept_points = pts if keep_point.all() else pts.subset(keep_point)  # (read, never written)
         self.kept = Contacts(*kept)
@@ -400,11 +502,7 @@ class Persistence:
 
     def _static_radius(self, static: np.ndarray) -> np.ndarray:
         """The static shapes' round radii (0: not a static sphere or capsule)."""
-        rounds = self.model.static_rounds
-        if rounds is None:
-            return np.zeros(len(static))
-        k = static - (self.G - len(rounds.column))
-        return np.where(k >= 0, rounds.radius[np.maximum(k, 0)], 0.0)
+        return _static_radius(self.model, static)
 
     def _origins(self, rows: np.ndarray) -> np.ndarray:
         """(n, 3): the world origin of the rows' shape frames."""

@@ -1,11 +1,13 @@
 """Where the model's shapes stand at a step's body poses: each shape's world box and how far a turn can move it
-(`shape_boxes`, `shape_reach`, `turned_half`; `step_boxes`: the boxes of a step's poses, shared by the broad phases
-that ask them in that step), its vertices in the world (`placed_vertices`), a cylinder's world cap
+(`shape_boxes`, `world_boxes`, `shape_reach`, `turned_half`; the first two compiled, sim/compiled_placement.py, where
+the extension is built: the same bits as their numpy twins; `step_boxes`: the boxes of a step's poses, shared by the
+broad phases that ask them in that step), its vertices in the world (`placed_vertices`), a cylinder's world cap
 centres (`cylinder_world_ends`) and a round shape's radius (`shape_radius`)."""
 from __future__ import annotations
 
 import numpy as np
 
+from .. import compiled_placement
 from .. import vecmath as vm
 from .model import ContactModel
 
@@ -14,6 +16,36 @@ def shape_boxes(model: ContactModel, position: np.ndarray, orientation: np.ndarr
     """Each shape's body rotation (3, 3, N), the centre of its box in the world (three (N,) components) and a
     rounding slack (N,) to grow the box by, at the body poses position (3, V), orientation (4, V); of the shape
     rows `rows` only (N of them) where given."""
+    compiled = compiled_placement.shape_boxes(model.vehicle, model.box_centre, model.box_half, position, orientation,
+                                              rows)
+    if compiled is None:
+        return shape_boxes_numpy(model, position, orientation, rows)
+    R, centre, slack = compiled[:3]
+    return R, list(centre), slack
+
+
+def world_boxes(model: ContactModel, position: np.ndarray, orientation: np.ndarray, grow: np.ndarray):
+    """`shape_boxes` (R, centre, slack) and each shape's world box, its turned box grown by grow (N,) and the slack:
+    lo, hi (N, 3)."""
+    compiled = compiled_placement.shape_boxes(model.vehicle, model.box_centre, model.box_half, position, orientation,
+                                              grow=grow)
+    if compiled is None:
+        return world_boxes_numpy(model, position, orientation, grow)
+    R, centre, slack, lo, hi = compiled
+    return R, list(centre), slack, lo, hi
+
+
+def world_boxes_numpy(model: ContactModel, position: np.ndarray, orientation: np.ndarray, grow: np.ndarray):
+    """`world_boxes` in numpy (the reference)."""
+    R, centre, slack = shape_boxes_numpy(model, position, orientation)
+    half = turned_half(model, R) + (grow + slack)[:, None]
+    middle = np.stack(centre, axis=1)
+    return R, centre, slack, middle - half, middle + half
+
+
+def shape_boxes_numpy(model: ContactModel, position: np.ndarray, orientation: np.ndarray,
+                      rows: np.ndarray | None = None):
+    """`shape_boxes` in numpy (the reference)."""
     if rows is not None:
         v = model.vehicle[rows]
         R, x = vm.quat_to_mat(orientation[:, v].astype(float)), position[:, v].astype(float)

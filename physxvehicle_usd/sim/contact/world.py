@@ -29,14 +29,16 @@ from .separating_axes import polytope_contacts
 
 def generate(model: ContactModel, ground: Ground, position: np.ndarray, orientation: np.ndarray,
              previous: "Manifolds | None" = None, length_scale: np.ndarray | None = None,
-             motion: Motion | None = None) -> Contacts:
+             motion: Motion | None = None, threads: int = 1) -> Contacts:
     """The contacts of every vehicle shape at the body poses position (3, V), orientation (4, V). Only the shapes the
     broad phase (`static_candidates`) keeps have their vertices moved: a fleet on flat ground touching nothing pays for
     a motion bound per vehicle (`_plane_candidates`), and nothing more. With the vehicles' length scales (V,), the
     pairs that keep PCM's persistent manifolds (sim/contact/persistence.py) re-measure the points `previous` kept where
     they have moved little, and the contacts carry the manifolds to keep (`Contacts.manifolds`); without, every contact
-    is made anew. motion: the step's sim/motion.Motion of these poses."""
-    planes, (hull_shape, hull), (tri_shape, tri), R_all = static_candidates(model, ground, position, orientation, motion)
+    is made anew. motion: the step's sim/motion.Motion of these poses; threads: the broad phase's (the same contacts for
+    any count)."""
+    planes, (hull_shape, hull), (tri_shape, tri), R_all = static_candidates(model, ground, position, orientation, motion,
+                                                                            threads)
     if R_all is None and model.static_rounds is None:  # no shape tested: quiet above the planes (or none)
         return Contacts.empty()
     rounds = (round_shapes.candidates(model, position, orientation) if model.static_rounds is not None

@@ -1,0 +1,64 @@
+"""Where the contact model's shapes stand, compiled (sim/_shape_boxes.c, in the extension sim/compiled.py loads):
+contact/placement.py's `shape_boxes` and `world_boxes` in one C loop over the shapes, the numpy code's float64
+arithmetic in its order. A step of one car asked them through some thirty small numpy calls; the loop is a single
+call. The numpy code stays the reference (tests/test_sim_static_broad.py holds the two to each other, 0 ulps)."""
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+
+from .extension import addresses, open_extension
+
+_P, _I64 = ctypes.c_void_p, ctypes.c_int64
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _load() -> ctypes.CDLL | None:
+    lib = open_extension("pvu_shape_boxes")  # (an extension built before it: numpy places the shapes)
+    if lib is None:
+        return None
+    lib.pvu_shape_boxes.argtypes = [_I64, _I64, _I64, _P, _P, _P, ctypes.c_int, _P, ctypes.c_int] + [_P] * 8
+    lib.pvu_shape_boxes.restype = ctypes.c_int
+    return lib
+
+
+_LIB = _load()
+
+
+def available() -> bool:
+    """Whether the extension with the compiled shape boxes is built and loaded."""
+    return _LIB is not None
+
+
+def shape_boxes(vehicle: np.ndarray, body_centre: np.ndarray, body_half: np.ndarray, position: np.ndarray,
+                orientation: np.ndarray, rows: np.ndarray | None = None, grow: np.ndarray | None = None):
+    """(R (3, 3, n), centre (3, n), slack (n,), lo (n, 3), hi (n, 3)) of the shapes `rows` (None: all N) of bodies
+    `vehicle` (N,) with boxes body_centre, body_half (3, N) at the poses position (3, V), orientation (4, V): the
+    rotation, box centre and slack of placement.py's `shape_boxes` and (where grow (N,) is given, else lo and hi are
+    None) the world box grown by grow and the slack of `world_boxes`; None where the C code does not cover the call
+    (the caller runs numpy)."""
+    N = len(vehicle)
+    V = position.shape[-1] if position.ndim == 2 else -1
+    if (_LIB is None or position.dtype not in _FLOATS or orientation.dtype not in _FLOATS
+            or position.shape != (3, V) or orientation.shape != (4, V) or vehicle.dtype != np.int64
+            or body_centre.dtype != np.float64 or body_half.dtype != np.float64
+            or body_centre.shape != (3, N) or body_half.shape != (3, N)
+            or (grow is not None and (grow.dtype != np.float64 or grow.shape != (N,)))
+            or (rows is not None and (rows.dtype != np.int64 or rows.ndim != 1))):
+        return None
+    n = N if rows is None else len(rows)
+    arrays = [np.ascontiguousarray(a) for a in (vehicle, position, orientation, body_centre, body_half)]
+    R = np.empty((3, 3, n))
+    block = np.empty(10 * n if grow is not None else 4 * n)  # centre (3, n), slack (n,), lo (n, 3), hi (n, 3)
+    vehicle_at, position_at, orientation_at, centre_at, half_at = addresses(arrays)
+    rows_at = 0 if rows is None else addresses((np.ascontiguousarray(rows),))[0]
+    grow_at = 0 if grow is None else addresses((np.ascontiguousarray(grow),))[0]
+    out_at = addresses((R, block))
+    box_at = (0, 0) if grow is None else (out_at[1] + 32 * n, out_at[1] + 56 * n)
+    if n and _LIB.pvu_shape_boxes(V, N, n, rows_at or None, vehicle_at, position_at, position.dtype == np.float32,
+                                  orientation_at, orientation.dtype == np.float32, centre_at, half_at,
+                                  grow_at or None, out_at[0], out_at[1], out_at[1] + 24 * n, *box_at) < 0:
+        return None
+    lo, hi = (None, None) if grow is None else (block[4 * n:7 * n].reshape(n, 3), block[7 * n:].reshape(n, 3))
+    return R, block[:3 * n].reshape(3, n), block[3 * n:4 * n], lo, hi
