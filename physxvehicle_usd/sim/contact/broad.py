@@ -310,10 +310,12 @@ def candidate_pairs(model: ContactModel, position: np.ndarray, orientation: np.n
     motion = Motion(position, orientation) if motion is None else motion
     if motion.within(quiet):
         return (none, none), None
-    R, centre, _, lo, hi = world_boxes(model, position, orientation, pairs.contact_offset)
-    centre = np.stack(centre, axis=1)
+    boxes = step_boxes(model, motion)  # (the step's: the other broad phases of the step take the same)
+    R, centre = boxes.R, boxes.centres()
+    half = boxes.turned_half(model) + (pairs.contact_offset + boxes.slack)[:, None]  # (world_boxes's arithmetic)
+    lo, hi = centre - half, centre + half
     margin = QUIET_MARGIN * float(pairs.contact_offset.max())
-    a, b = sweep_overlaps(lo - margin, hi + margin, np.argsort(-centre.var(axis=0), kind="stable"))
+    a, b = sweep_overlaps(lo - margin, hi + margin, boxes.spread_axes())
     for key in ("position", "orientation", "margin"):
         quiet.pop(key, None)
     if not a.size:  # no pair within the margin: none can appear until a body has moved by it
