@@ -119,13 +119,14 @@ static float lookup(const float *points, int64_t count, float x) {
 typedef struct {
     float *R[9], *x[3], *v[3], *w[3], *g[3], *dt, *force[3], *torque[3], *tire_torque;
     int32_t *active, *sweep, *limit, *vactive;  /* active: per wheel; vactive: per vehicle */
+    int32_t *accel_intent, *brake_intent;  /* 4.7: a wheel of the vehicle driven (braked); constant over a step */
     float *d_w, *diag;  /* the drivetrain's dt / I_w and 1 + c_w dt / I_w: constant over a step */
     float *vK, *vG, *vT, *vc;  /* per vehicle: clutch strength, gear ratio, engine torque, engine damping */
     float *vR[9], *vx[3], *vv[3], *vw[3];  /* per vehicle of the block, before they are repeated over wheels */
     struct DriveFactors *factors;  /* the block's drivetrain systems, factored (drivetrain_with) */
 } Scratch;
 
-#define SCRATCH_ROWS 58
+#define SCRATCH_ROWS 60
 
 static float *scratch_alloc(Scratch *sc, int64_t wheels_per_block) {
     const int64_t stride = (wheels_per_block + 15) / 16 * 16 + 16;
@@ -142,6 +143,8 @@ static float *scratch_alloc(Scratch *sc, int64_t wheels_per_block) {
     sc->sweep = (int32_t *)NEXT;
     sc->limit = (int32_t *)NEXT;
     sc->vactive = (int32_t *)NEXT;
+    sc->accel_intent = (int32_t *)NEXT;
+    sc->brake_intent = (int32_t *)NEXT;
     sc->d_w = NEXT;
     sc->diag = NEXT;
     sc->vK = NEXT; sc->vG = NEXT; sc->vT = NEXT; sc->vc = NEXT;
@@ -439,7 +442,7 @@ INLINE void wheel(const Batch *b, Scratch *sc, int64_t l, int64_t i, const int a
     /* 4.7 sticky tire */
     const StickyTireState sticky = sticky_tire_state(
         r, b->sticky_lng_speed_w[i], b->sticky_lng_time_w[i], b->sticky_lat_speed_w[i], b->sticky_lat_time_w[i], vx, speeds.lat,
-        omega, load, friction, b->accel_intent[i], b->brake_intent[i], b->lng_low_speed_time[i],
+        omega, load, friction, sc->accel_intent[l], sc->brake_intent[l], b->lng_low_speed_time[i],
         b->lat_low_speed_time[i], dt);
     b->lng_low_speed_time[i] = sticky.lng_time;
     b->lat_low_speed_time[i] = sticky.lat_time;
@@ -878,7 +881,8 @@ static void vehicle_rows(const Batch *b, Scratch *sc, int64_t v0, int64_t nv) {
     }
 }
 
-/* What holds for the whole step: time step, query type, expansion limit, gravity, drivetrain factors. */
+/* What holds for the whole step: time step, query type, expansion limit, gravity, the vehicle's intents (4.7),
+   drivetrain factors. */
 static void step_rows(const Batch *b, Scratch *sc, int64_t v0, int64_t nv) {
     const int64_t V = b->V, W = b->W;
     for (int64_t bv = 0; bv < nv; ++bv) {
@@ -886,6 +890,8 @@ static void step_rows(const Batch *b, Scratch *sc, int64_t v0, int64_t nv) {
         const float dt = b->dt_sub[v];
         sc->vactive[bv] = 1;
         if (bv % DRIVE_LANES == 0) sc->factors[bv / DRIVE_LANES].valid = 0;
+        int32_t accel = 0, brake = 0;  /* tire.vehicle_intent: any of the vehicle's wheels driven (braked) */
+        for (int64_t w = 0; w < W; ++w) accel |= b->drive_applied[v * W + w] != 0, brake |= b->brake_applied[v * W + w] != 0;
         for (int64_t w = 0; w < W; ++w) {
             const int64_t l = bv * W + w, i = v * W + w;
             sc->active[l] = 1;
@@ -893,6 +899,8 @@ static void step_rows(const Batch *b, Scratch *sc, int64_t v0, int64_t nv) {
             sc->sweep[l] = b->query_type[v] == 1;
             sc->limit[l] = b->limit_expansion_velocity[v];
             for (int c = 0; c < 3; ++c) sc->g[c][l] = b->gravity[c * V + v];
+            sc->accel_intent[l] = accel;
+            sc->brake_intent[l] = brake;
             sc->d_w[l] = dt / b->wheel_moi[i];
             sc->diag[l] = 1.0f + sc->d_w[l] * b->wheel_damping_rate[i];
         }
