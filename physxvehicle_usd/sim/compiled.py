@@ -221,7 +221,7 @@ class _Prepared:
             replaced = range(len(values))
         else:
             replaced = list(compress(_STATE_RANGE, map(is_not, values, last[1])))
-        if layout is None or any(values[k].shape != layout[0][k] for k in replaced):
+        if layout is None or [values[k].shape for k in replaced] != [layout[0][k] for k in replaced]:
             layout = self._new_layout(tuple(value.shape for value in values), V, W)
             replaced, last = range(len(values)), None
         _, block, slots, offsets, state_bytes = layout
@@ -230,13 +230,13 @@ class _Prepared:
         if last is not None:
             np.copyto(raw[:state_bytes], last[0][:state_bytes])
         self.words[slots] = address(raw) + offsets
-        views = tuple(arrays[name] for name in _STATE_FIELDS)
+        views = _state_views(arrays)
         for k in replaced:
             np.copyto(views[k], values[k], casting="unsafe")
         self.last = (raw, views)
         # (the state not replaced is the last step's views: of the kernel's types)
         converted = [(_STATE_FIELDS[k], values[k].dtype) for k in replaced if values[k].dtype != _KINDS[k]]
-        return dict(zip(_STATE_FIELDS, views)), {key: arrays[_OUTPUT + key] for key in _OUTPUT_KEYS}, converted
+        return dict(zip(_STATE_FIELDS, views)), dict(zip(_OUTPUT_KEYS, _output_views(arrays))), converted
 
     def _new_layout(self, shapes: tuple, V: int, W: int) -> tuple:
         """The step block's layout for state of these shapes (`layout`)."""
@@ -262,6 +262,9 @@ class _Prepared:
 
 
 _state_values = operator.attrgetter(*_STATE_FIELDS)  # the state the kernel writes, in _STATE_FIELDS order
+# a step block's fields (`step_arrays`): the state's, in _STATE_FIELDS order, and the outputs', in _OUTPUT_KEYS order
+_state_views = operator.itemgetter(*_STATE_FIELDS)
+_output_views = operator.itemgetter(*(_OUTPUT + key for key in _OUTPUT_KEYS))
 _STATE_RANGE = range(len(_STATE_FIELDS))
 _KINDS = tuple(np.dtype(_FIELD_KIND[name]) for name in _STATE_FIELDS)  # their element types in the kernel
 
