@@ -392,7 +392,7 @@ INLINE TireForce tire_force_model(const int any_camber, float rest, float lat_st
 /* One substep of the block wheel l (batch wheel i): 3.3-3.6 suspension, 4.1-4.9 tire, as pipeline's numpy substep
    and tire.update_tire call them. */
 INLINE void wheel(const Batch *b, Scratch *sc, int64_t l, int64_t i, const int any_sweep, const int any_limit,
-                  const int any_camber) {
+                  const int any_camber, const int outputs) {
     /* Values are read where they are used, and read again rather than kept (a wheel's values outnumber the
        registers, and the flags of setup.py turn off the pass that would move reads down to their uses). */
     const int64_t VW = b->V * b->W;
@@ -461,6 +461,7 @@ INLINE void wheel(const Batch *b, Scratch *sc, int64_t l, int64_t i, const int a
     sc->force[0][l] = force.x; sc->force[1][l] = force.y; sc->force[2][l] = force.z;
     sc->torque[0][l] = torque.x; sc->torque[1][l] = torque.y; sc->torque[2][l] = torque.z;
     sc->tire_torque[l] = -tf.lng * r;
+    if (!outputs) return;
     /* telemetry of the last substep */
     b->out_suspensionJounce[i] = j;
     b->out_isOnGround[i] = og;
@@ -477,29 +478,36 @@ INLINE void wheel(const Batch *b, Scratch *sc, int64_t l, int64_t i, const int a
     store3(b->out__app_arm, VW, i, tire_arm);
 }
 
+/* Which of a block's wheels a substep runs: every wheel, where no vehicle has its last substep (the telemetry is not
+   written: a later substep writes it) or where some may; or only the wheels of the vehicles still active. */
+enum { EVERY_WHEEL_NOT_LAST, EVERY_WHEEL, ACTIVE_WHEELS };
+
 /* The optional parts as constants: each combination is its own branch-free loop for the vectoriser. */
 static inline __attribute__((always_inline)) void wheels_with(const Batch *b, Scratch *sc, int64_t v0, int64_t nv,
-                                                              int all_active, const int sweep, const int limit, const int camber) {
+                                                              int which, const int sweep, const int limit, const int camber) {
     const int64_t n = nv * b->W, i0 = v0 * b->W;
-    if (all_active) {
+    if (which == EVERY_WHEEL_NOT_LAST) {
 #pragma omp simd
-        for (int64_t l = 0; l < n; ++l) wheel(b, sc, l, i0 + l, sweep, limit, camber);
+        for (int64_t l = 0; l < n; ++l) wheel(b, sc, l, i0 + l, sweep, limit, camber, 0);
+    } else if (which == EVERY_WHEEL) {
+#pragma omp simd
+        for (int64_t l = 0; l < n; ++l) wheel(b, sc, l, i0 + l, sweep, limit, camber, 1);
     } else {
         for (int64_t l = 0; l < n; ++l)
-            if (sc->active[l]) wheel(b, sc, l, i0 + l, sweep, limit, camber);
+            if (sc->active[l]) wheel(b, sc, l, i0 + l, sweep, limit, camber, 1);
     }
 }
 
-static void wheels(const Batch *b, Scratch *sc, int64_t v0, int64_t nv, int all_active) {
+static void wheels(const Batch *b, Scratch *sc, int64_t v0, int64_t nv, int which) {
     switch ((b->any_sweep != 0) | (b->any_limit_expansion != 0) << 1 | (b->any_camber_stiffness != 0) << 2) {
-    case 0: wheels_with(b, sc, v0, nv, all_active, 0, 0, 0); break;
-    case 1: wheels_with(b, sc, v0, nv, all_active, 1, 0, 0); break;
-    case 2: wheels_with(b, sc, v0, nv, all_active, 0, 1, 0); break;
-    case 3: wheels_with(b, sc, v0, nv, all_active, 1, 1, 0); break;
-    case 4: wheels_with(b, sc, v0, nv, all_active, 0, 0, 1); break;
-    case 5: wheels_with(b, sc, v0, nv, all_active, 1, 0, 1); break;
-    case 6: wheels_with(b, sc, v0, nv, all_active, 0, 1, 1); break;
-    default: wheels_with(b, sc, v0, nv, all_active, 1, 1, 1); break;
+    case 0: wheels_with(b, sc, v0, nv, which, 0, 0, 0); break;
+    case 1: wheels_with(b, sc, v0, nv, which, 1, 0, 0); break;
+    case 2: wheels_with(b, sc, v0, nv, which, 0, 1, 0); break;
+    case 3: wheels_with(b, sc, v0, nv, which, 1, 1, 0); break;
+    case 4: wheels_with(b, sc, v0, nv, which, 0, 0, 1); break;
+    case 5: wheels_with(b, sc, v0, nv, which, 1, 0, 1); break;
+    case 6: wheels_with(b, sc, v0, nv, which, 0, 1, 1); break;
+    default: wheels_with(b, sc, v0, nv, which, 1, 1, 1); break;
     }
 }
 
@@ -965,7 +973,7 @@ static void block_range(const Batch *b, Scratch *sc, int64_t first, int64_t last
                     for (int64_t w = 0; w < W; ++w) sc->active[bv * W + w] = sc->vactive[bv];
                 }
             vehicle_rows(b, sc, v0, nv);
-            wheels(b, sc, v0, nv, k < least);
+            wheels(b, sc, v0, nv, k + 1 < least ? EVERY_WHEEL_NOT_LAST : (k < least ? EVERY_WHEEL : ACTIVE_WHEELS));
             drivetrain(b, sc, v0, nv);
             integrate(b, sc, v0, nv);
         }
