@@ -228,3 +228,32 @@ def test_state_written_in_place_between_steps_reaches_the_kernel():
         for name, value in values.items():
             assert np.array_equal(value, theirs[kind][name]), (kind, name)
     assert np.abs(ours["wheels"]["rotationSpeed"]).max() > 3.0  # the writes reached the run
+
+
+@needs_kernel
+def test_vehicles_shifting_in_different_substeps_step_alike_in_any_lane():
+    """The kernel factors a group of 16 vehicles' drivetrain systems once for a step's substeps, and again for the
+    whole group where one vehicle's gear changes in a substep: cars launched at different speeds (their shifts in
+    different steps and substeps) step to the same bits whichever group and lane they run in, whatever their group's
+    other vehicles do (18 cars: two groups, the second part-filled; the last 9 of them with a car at rest: one group,
+    other lanes). (A factorisation kept past a shift parts the kernel from numpy: the samples' runs above.)"""
+    def fleet(launched: range) -> Simulator:
+        stage = preset_stage(car_spec("standard", "Car00"))  # (the batch orders vehicles by path)
+        for i, path in zip(launched, add_copies(stage, "/World/Car00", [f"/World/Car{i:02d}" for i in launched])):
+            translate(stage, path, (4.0 * i, 0.0, 0.0))
+            set_velocity(stage, path, (0.0, 0.0, 0.5 * i))
+        sim = Simulator.from_description(read_stage(stage), DT)
+        assert sim.options.compiled and sim.params.V == len(launched) + 1
+        return sim
+
+    whole, part = fleet(range(1, 18)), fleet(range(9, 18))
+    gears = []
+    for _ in range(90):
+        for sim in (whole, part):
+            sim.step({"accelerator": np.ones(sim.params.V)})
+        gears.append(whole.state.current_gear.copy())
+    assert len({tuple(g) for g in gears}) > 3  # shifts, not all in one step
+    for name in ("rotation_speed", "engine_omega", "current_gear", "gear_switch_time"):
+        assert np.array_equal(getattr(part.state, name)[1:], getattr(whole.state, name)[9:]), name
+    for name in ("linear_velocity", "angular_velocity", "body_position", "body_orientation"):
+        assert np.array_equal(getattr(part.state, name)[:, 1:], getattr(whole.state, name)[:, 9:]), name

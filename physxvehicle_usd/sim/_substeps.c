@@ -119,12 +119,14 @@ static float lookup(const float *points, int64_t count, float x) {
 typedef struct {
     float *R[9], *x[3], *v[3], *w[3], *g[3], *dt, *force[3], *torque[3], *tire_torque;
     int32_t *active, *sweep, *limit, *vactive;  /* active: per wheel; vactive: per vehicle */
+    int32_t *accel_intent, *brake_intent;  /* 4.7: a wheel of the vehicle driven (braked); constant over a step */
     float *d_w, *diag;  /* the drivetrain's dt / I_w and 1 + c_w dt / I_w: constant over a step */
     float *vK, *vG, *vT, *vc;  /* per vehicle: clutch strength, gear ratio, engine torque, engine damping */
     float *vR[9], *vx[3], *vv[3], *vw[3];  /* per vehicle of the block, before they are repeated over wheels */
+    struct DriveFactors *factors;  /* the block's drivetrain systems, factored (drivetrain_with) */
 } Scratch;
 
-#define SCRATCH_ROWS 58
+#define SCRATCH_ROWS 60
 
 static float *scratch_alloc(Scratch *sc, int64_t wheels_per_block) {
     const int64_t stride = (wheels_per_block + 15) / 16 * 16 + 16;
@@ -141,6 +143,8 @@ static float *scratch_alloc(Scratch *sc, int64_t wheels_per_block) {
     sc->sweep = (int32_t *)NEXT;
     sc->limit = (int32_t *)NEXT;
     sc->vactive = (int32_t *)NEXT;
+    sc->accel_intent = (int32_t *)NEXT;
+    sc->brake_intent = (int32_t *)NEXT;
     sc->d_w = NEXT;
     sc->diag = NEXT;
     sc->vK = NEXT; sc->vG = NEXT; sc->vT = NEXT; sc->vc = NEXT;
@@ -388,7 +392,7 @@ INLINE TireForce tire_force_model(const int any_camber, float rest, float lat_st
 /* One substep of the block wheel l (batch wheel i): 3.3-3.6 suspension, 4.1-4.9 tire, as pipeline's numpy substep
    and tire.update_tire call them. */
 INLINE void wheel(const Batch *b, Scratch *sc, int64_t l, int64_t i, const int any_sweep, const int any_limit,
-                  const int any_camber) {
+                  const int any_camber, const int outputs) {
     /* Values are read where they are used, and read again rather than kept (a wheel's values outnumber the
        registers, and the flags of setup.py turn off the pass that would move reads down to their uses). */
     const int64_t VW = b->V * b->W;
@@ -438,7 +442,7 @@ INLINE void wheel(const Batch *b, Scratch *sc, int64_t l, int64_t i, const int a
     /* 4.7 sticky tire */
     const StickyTireState sticky = sticky_tire_state(
         r, b->sticky_lng_speed_w[i], b->sticky_lng_time_w[i], b->sticky_lat_speed_w[i], b->sticky_lat_time_w[i], vx, speeds.lat,
-        omega, load, friction, b->accel_intent[i], b->brake_intent[i], b->lng_low_speed_time[i],
+        omega, load, friction, sc->accel_intent[l], sc->brake_intent[l], b->lng_low_speed_time[i],
         b->lat_low_speed_time[i], dt);
     b->lng_low_speed_time[i] = sticky.lng_time;
     b->lat_low_speed_time[i] = sticky.lat_time;
@@ -457,6 +461,7 @@ INLINE void wheel(const Batch *b, Scratch *sc, int64_t l, int64_t i, const int a
     sc->force[0][l] = force.x; sc->force[1][l] = force.y; sc->force[2][l] = force.z;
     sc->torque[0][l] = torque.x; sc->torque[1][l] = torque.y; sc->torque[2][l] = torque.z;
     sc->tire_torque[l] = -tf.lng * r;
+    if (!outputs) return;
     /* telemetry of the last substep */
     b->out_suspensionJounce[i] = j;
     b->out_isOnGround[i] = og;
@@ -473,29 +478,36 @@ INLINE void wheel(const Batch *b, Scratch *sc, int64_t l, int64_t i, const int a
     store3(b->out__app_arm, VW, i, tire_arm);
 }
 
+/* Which of a block's wheels a substep runs: every wheel, where no vehicle has its last substep (the telemetry is not
+   written: a later substep writes it) or where some may; or only the wheels of the vehicles still active. */
+enum { EVERY_WHEEL_NOT_LAST, EVERY_WHEEL, ACTIVE_WHEELS };
+
 /* The optional parts as constants: each combination is its own branch-free loop for the vectoriser. */
 static inline __attribute__((always_inline)) void wheels_with(const Batch *b, Scratch *sc, int64_t v0, int64_t nv,
-                                                              int all_active, const int sweep, const int limit, const int camber) {
+                                                              int which, const int sweep, const int limit, const int camber) {
     const int64_t n = nv * b->W, i0 = v0 * b->W;
-    if (all_active) {
+    if (which == EVERY_WHEEL_NOT_LAST) {
 #pragma omp simd
-        for (int64_t l = 0; l < n; ++l) wheel(b, sc, l, i0 + l, sweep, limit, camber);
+        for (int64_t l = 0; l < n; ++l) wheel(b, sc, l, i0 + l, sweep, limit, camber, 0);
+    } else if (which == EVERY_WHEEL) {
+#pragma omp simd
+        for (int64_t l = 0; l < n; ++l) wheel(b, sc, l, i0 + l, sweep, limit, camber, 1);
     } else {
         for (int64_t l = 0; l < n; ++l)
-            if (sc->active[l]) wheel(b, sc, l, i0 + l, sweep, limit, camber);
+            if (sc->active[l]) wheel(b, sc, l, i0 + l, sweep, limit, camber, 1);
     }
 }
 
-static void wheels(const Batch *b, Scratch *sc, int64_t v0, int64_t nv, int all_active) {
+static void wheels(const Batch *b, Scratch *sc, int64_t v0, int64_t nv, int which) {
     switch ((b->any_sweep != 0) | (b->any_limit_expansion != 0) << 1 | (b->any_camber_stiffness != 0) << 2) {
-    case 0: wheels_with(b, sc, v0, nv, all_active, 0, 0, 0); break;
-    case 1: wheels_with(b, sc, v0, nv, all_active, 1, 0, 0); break;
-    case 2: wheels_with(b, sc, v0, nv, all_active, 0, 1, 0); break;
-    case 3: wheels_with(b, sc, v0, nv, all_active, 1, 1, 0); break;
-    case 4: wheels_with(b, sc, v0, nv, all_active, 0, 0, 1); break;
-    case 5: wheels_with(b, sc, v0, nv, all_active, 1, 0, 1); break;
-    case 6: wheels_with(b, sc, v0, nv, all_active, 0, 1, 1); break;
-    default: wheels_with(b, sc, v0, nv, all_active, 1, 1, 1); break;
+    case 0: wheels_with(b, sc, v0, nv, which, 0, 0, 0); break;
+    case 1: wheels_with(b, sc, v0, nv, which, 1, 0, 0); break;
+    case 2: wheels_with(b, sc, v0, nv, which, 0, 1, 0); break;
+    case 3: wheels_with(b, sc, v0, nv, which, 1, 1, 0); break;
+    case 4: wheels_with(b, sc, v0, nv, which, 0, 0, 1); break;
+    case 5: wheels_with(b, sc, v0, nv, which, 1, 0, 1); break;
+    case 6: wheels_with(b, sc, v0, nv, which, 0, 1, 1); break;
+    default: wheels_with(b, sc, v0, nv, which, 1, 1, 1); break;
     }
 }
 
@@ -544,8 +556,10 @@ INLINE float locked_wheel_speed(float omega, float new_omega, int32_t brake_appl
    The operations are numpy's, one lane each: the pivot is the first strictly largest |element| of the remaining block,
    column by column; its row and column are swapped into place (here as selects, so that every lane runs the same
    instructions and the loops over lanes vectorise). singular[l]: the determinant is exactly zero, and the system's
-   own unknowns are zeros (the caller's to apply). */
+   own unknowns are zeros (the caller's to apply). In two halves, factor_full_pivot and solve_factored: a drivetrain's
+   matrix mostly holds over a step's substeps, and is factored once for them (struct DriveFactors). */
 #define DRIVE_LANES 16
+_Static_assert(BLOCK % DRIVE_LANES == 0, "a block's vehicles fill whole groups of drivetrain lanes");
 /* c ? a : b through the bits: a select gcc does not turn into a conditional (masked) store where b is the
    destination's own value */
 typedef union { float f; int32_t i; } FloatBits;
@@ -555,15 +569,15 @@ INLINE float select_f(int32_t c, float a, float b) {
     return out.f;
 }
 #define DRIVE_MAX 17 /* 16 wheels and the engine */
-static inline __attribute__((always_inline)) void solve_full_pivot(float *restrict m, float *restrict x,
-                                                                   const int32_t *restrict size, int32_t *restrict singular,
-                                                                   const int32_t N) {
-    int32_t row_swap[DRIVE_MAX][DRIVE_LANES], col_swap[DRIVE_MAX][DRIVE_LANES];
+/* The factorisation: m becomes its LU factors, row_swap[k] and col_swap[k] the rows and columns swapped at step k. */
+static inline __attribute__((always_inline)) void factor_full_pivot(float *restrict m, const int32_t *restrict size,
+                                                                    int32_t (*restrict row_swap)[DRIVE_LANES],
+                                                                    int32_t (*restrict col_swap)[DRIVE_LANES],
+                                                                    int32_t *restrict singular, const int32_t N) {
     float det[DRIVE_LANES], divisor[DRIVE_LANES];
     int32_t largest[DRIVE_LANES], pr[DRIVE_LANES], pc[DRIVE_LANES];
 #define LANE _Pragma("omp simd") for (int32_t l = 0; l < DRIVE_LANES; ++l)
 #define M(i, j) m[((i) * N + (j)) * DRIVE_LANES + l]
-#define X(i) x[(i) * DRIVE_LANES + l]
     LANE det[l] = 1.0f;
     for (int32_t k = 0; k < N - 1; ++k) {
         /* (Every update below is arithmetic or a select of two loaded values, never a conditional store: those
@@ -618,6 +632,20 @@ static inline __attribute__((always_inline)) void solve_full_pivot(float *restri
     }
     for (int32_t i = 0; i < N; ++i)
         LANE det[l] *= select_f(i == size[l] - 1, M(i, i), 1.0f);
+    LANE singular[l] = det[l] == 0.0f;
+#undef LANE
+#undef M
+}
+
+/* The solution x of the systems factor_full_pivot factored, in place of their right-hand sides x (element i of system l
+   at x[i * DRIVE_LANES + l]). */
+static inline __attribute__((always_inline)) void solve_factored(const float *restrict m, float *restrict x,
+                                                                 const int32_t (*restrict row_swap)[DRIVE_LANES],
+                                                                 const int32_t (*restrict col_swap)[DRIVE_LANES],
+                                                                 const int32_t N) {
+#define LANE _Pragma("omp simd") for (int32_t l = 0; l < DRIVE_LANES; ++l)
+#define M(i, j) m[((i) * N + (j)) * DRIVE_LANES + l]
+#define X(i) x[(i) * DRIVE_LANES + l]
     for (int32_t k = 0; k < N - 1; ++k)
         for (int32_t r = k + 1; r < N; ++r)
             LANE {
@@ -638,11 +666,24 @@ static inline __attribute__((always_inline)) void solve_full_pivot(float *restri
                 X(k) = col_swap[k][l] == c ? there : here;
                 X(c) = col_swap[k][l] == c ? here : there;
             }
-    LANE singular[l] = det[l] == 0.0f;
 #undef LANE
 #undef M
 #undef X
 }
+
+/* One group of DRIVE_LANES vehicles' drivetrain systems, ordered and factored (factor_full_pivot), kept over a block's
+   substeps. A system's matrix changes from substep to substep only through the clutch strength, gear ratio and engine
+   damping engine_rows gives it (the gear and the throttle; the rest holds for the step: step_rows); a substep that
+   gives every lane of the group the same three, to the bit, solves with the factors made from them (the same factors
+   and so the same solution as factoring again), and builds its right-hand sides only. */
+struct DriveFactors {
+    int32_t valid;  /* 0: factored again at the next substep (step_rows clears it as a block's step begins) */
+    float K[DRIVE_LANES], G[DRIVE_LANES], c[DRIVE_LANES];  /* what the factors were made from */
+    int32_t size[DRIVE_LANES], singular[DRIVE_LANES];
+    int32_t row_swap[DRIVE_MAX][DRIVE_LANES], col_swap[DRIVE_MAX][DRIVE_LANES];
+    int64_t slot[DRIVE_LANES][DRIVE_MAX];  /* where each unknown (wheels in order, the engine last) lies in the system */
+    float m[DRIVE_MAX * DRIVE_MAX * DRIVE_LANES];  /* the factors (element (i, j) of lane l as in factor_full_pivot) */
+};
 
 /* 6.4/6.6 engine drive as drivetrain._drivetrain_system builds it (each element rounded as there) and
    drivetrain._solve_connected orders it: the wheels on the differential in wheel order, the engine, then the other
@@ -650,85 +691,96 @@ static inline __attribute__((always_inline)) void solve_full_pivot(float *restri
 static inline __attribute__((always_inline)) void drivetrain_with(const Batch *b, const Scratch *sc, int64_t v0,
                                                                   int64_t nv, const int64_t W) {
     const int64_t N = W + 1;
-    float m[DRIVE_MAX * DRIVE_MAX * DRIVE_LANES], x[DRIVE_MAX * DRIVE_LANES], reordered[DRIVE_MAX * DRIVE_MAX];
+    float x[DRIVE_MAX * DRIVE_LANES], reordered[DRIVE_MAX * DRIVE_MAX];
     float couple[16][DRIVE_LANES], gamma[16][DRIVE_LANES], sign[16][DRIVE_LANES], ave[16][DRIVE_LANES];
     float d_w[16][DRIVE_LANES], damping[16][DRIVE_LANES];
-    float K[DRIVE_LANES], G[DRIVE_LANES], d_e[DRIVE_LANES];
-    int32_t size[DRIVE_LANES], singular[DRIVE_LANES];
-    int64_t slot[DRIVE_LANES][DRIVE_MAX], vehicle[DRIVE_LANES];
+    float K[DRIVE_LANES], G[DRIVE_LANES], c[DRIVE_LANES], d_e[DRIVE_LANES];
+    int64_t vehicle[DRIVE_LANES];
 #define LANE _Pragma("omp simd") for (int64_t l = 0; l < DRIVE_LANES; ++l)
 #define M(i, j) m[((i) * N + (j)) * DRIVE_LANES + l]
     for (int64_t first = 0; first < nv; first += DRIVE_LANES) {
         const int64_t lanes = nv - first < DRIVE_LANES ? nv - first : DRIVE_LANES;
+        struct DriveFactors *const f = &sc->factors[first / DRIVE_LANES];
+        float *const m = f->m;
         /* the system of every lane in wheel order, engine last (lanes past the block repeat its first vehicle, lanes
            of other drives hold what they hold: their solutions are not read) */
         LANE {
             const int64_t bv = first + (l < lanes ? l : 0);
             vehicle[l] = bv;
-            K[l] = sc->vK[bv], G[l] = sc->vG[bv], d_e[l] = b->dt_sub[v0 + bv] / b->engine_moi[v0 + bv];
+            K[l] = sc->vK[bv], G[l] = sc->vG[bv], c[l] = sc->vc[bv], d_e[l] = b->dt_sub[v0 + bv] / b->engine_moi[v0 + bv];
         }
+        /* the right-hand sides */
         for (int64_t w = 0; w < W; ++w)
             LANE {
                 const int64_t bv = vehicle[l], i = (v0 + bv) * W + w;
-                const float ratio = b->diff_ratio[i];
-                d_w[w][l] = sc->d_w[bv * W + w];
-                gamma[w][l] = fabsf(ratio);
-                sign[w][l] = sign0(ratio);
-                ave[w][l] = b->diff_ave[i];
-                damping[w][l] = b->wheel_damping_rate[i];
-                couple[w][l] = ((d_w[w][l] * ((K[l] * G[l]) * G[l])) * gamma[w][l]) * sign[w][l];
                 const float om = b->rotation_speed[i];
-                const float rhs = om + d_w[w][l] * (-sign0(om) * b->brake_torque[i] + sc->tire_torque[bv * W + w]);
+                const float rhs = om + sc->d_w[bv * W + w] * (-sign0(om) * b->brake_torque[i] + sc->tire_torque[bv * W + w]);
                 x[w * DRIVE_LANES + l] = b->mask[i] ? rhs : 0.0f;
             }
-        for (int64_t w = 0; w < W; ++w) {
-            for (int64_t u = 0; u < W; ++u) LANE M(w, u) = (couple[w][l] * ave[u][l]) * sign[u][l];
-            LANE {
-                M(w, w) = (1.0f + (couple[w][l] * ave[w][l]) * sign[w][l]) + d_w[w][l] * damping[w][l];
-                M(w, W) = ((-d_w[w][l] * (K[l] * G[l])) * gamma[w][l]) * sign[w][l];
-                M(W, w) = ((-((d_e[l] * K[l]) * G[l])) * ave[w][l]) * sign[w][l];
+        LANE x[W * DRIVE_LANES + l] = b->engine_omega[v0 + vehicle[l]] + d_e[l] * sc->vT[vehicle[l]];
+        if (!f->valid || memcmp(K, f->K, sizeof K) || memcmp(G, f->G, sizeof G) || memcmp(c, f->c, sizeof c)) {
+            f->valid = 1;
+            memcpy(f->K, K, sizeof K), memcpy(f->G, G, sizeof G), memcpy(f->c, c, sizeof c);
+            for (int64_t w = 0; w < W; ++w)
+                LANE {
+                    const int64_t bv = vehicle[l], i = (v0 + bv) * W + w;
+                    const float ratio = b->diff_ratio[i];
+                    d_w[w][l] = sc->d_w[bv * W + w];
+                    gamma[w][l] = fabsf(ratio);
+                    sign[w][l] = sign0(ratio);
+                    ave[w][l] = b->diff_ave[i];
+                    damping[w][l] = b->wheel_damping_rate[i];
+                    couple[w][l] = ((d_w[w][l] * ((K[l] * G[l]) * G[l])) * gamma[w][l]) * sign[w][l];
+                }
+            for (int64_t w = 0; w < W; ++w) {
+                for (int64_t u = 0; u < W; ++u) LANE M(w, u) = (couple[w][l] * ave[u][l]) * sign[u][l];
+                LANE {
+                    M(w, w) = (1.0f + (couple[w][l] * ave[w][l]) * sign[w][l]) + d_w[w][l] * damping[w][l];
+                    M(w, W) = ((-d_w[w][l] * (K[l] * G[l])) * gamma[w][l]) * sign[w][l];
+                    M(W, w) = ((-((d_e[l] * K[l]) * G[l])) * ave[w][l]) * sign[w][l];
+                }
             }
+            LANE M(W, W) = 1.0f + d_e[l] * (K[l] + c[l]);
+            /* drivetrain._solve_connected's order, per lane: the wheels on the differential, the engine, the rest */
+            for (int64_t l = 0; l < DRIVE_LANES; ++l) {
+                const int64_t i0 = (v0 + vehicle[l]) * W;
+                int64_t n = 0;
+                for (int64_t w = 0; w < W; ++w) n += b->diff_connected[i0 + w] != 0;
+                f->size[l] = (int32_t)n + 1;
+                if (n == W) {
+                    for (int64_t i = 0; i < N; ++i) f->slot[l][i] = i;
+                    continue;
+                }
+                for (int64_t w = 0, on = 0, rest = n + 1; w < W; ++w) f->slot[l][w] = b->diff_connected[i0 + w] ? on++ : rest++;
+                f->slot[l][W] = n;
+                for (int64_t i = 0; i < N; ++i)
+                    for (int64_t j = 0; j < N; ++j) reordered[f->slot[l][i] * N + f->slot[l][j]] = M(i, j);
+                for (int64_t i = 0; i < N * N; ++i) m[i * DRIVE_LANES + l] = reordered[i];
+            }
+            factor_full_pivot(m, f->size, f->row_swap, f->col_swap, f->singular, (int32_t)N);
         }
-        LANE {
-            const int64_t bv = vehicle[l];
-            M(W, W) = 1.0f + d_e[l] * (K[l] + sc->vc[bv]);
-            x[W * DRIVE_LANES + l] = b->engine_omega[v0 + bv] + d_e[l] * sc->vT[bv];
-        }
-        /* drivetrain._solve_connected's order, per lane: the wheels on the differential, the engine, the rest */
         for (int64_t l = 0; l < DRIVE_LANES; ++l) {
-            const int64_t i0 = (v0 + vehicle[l]) * W;
-            int64_t n = 0;
-            for (int64_t w = 0; w < W; ++w) n += b->diff_connected[i0 + w] != 0;
-            size[l] = (int32_t)n + 1;
-            if (n == W) {
-                for (int64_t i = 0; i < N; ++i) slot[l][i] = i;
-                continue;
-            }
-            for (int64_t w = 0, on = 0, rest = n + 1; w < W; ++w) slot[l][w] = b->diff_connected[i0 + w] ? on++ : rest++;
-            slot[l][W] = n;
-            for (int64_t i = 0; i < N; ++i)
-                for (int64_t j = 0; j < N; ++j) reordered[slot[l][i] * N + slot[l][j]] = M(i, j);
-            for (int64_t i = 0; i < N * N; ++i) m[i * DRIVE_LANES + l] = reordered[i];
+            if (f->size[l] == N) continue;  /* (every wheel on the differential: the order is the wheels') */
             float rhs[DRIVE_MAX];
-            for (int64_t i = 0; i < N; ++i) rhs[slot[l][i]] = x[i * DRIVE_LANES + l];
+            for (int64_t i = 0; i < N; ++i) rhs[f->slot[l][i]] = x[i * DRIVE_LANES + l];
             for (int64_t i = 0; i < N; ++i) x[i * DRIVE_LANES + l] = rhs[i];
         }
-        solve_full_pivot(m, x, size, singular, (int32_t)N);
+        solve_factored(m, x, f->row_swap, f->col_swap, (int32_t)N);
         for (int64_t l = 0; l < lanes; ++l) {
             const int64_t bv = first + l, v = v0 + bv, l0 = bv * W, i0 = v * W;
             if (!sc->vactive[bv]) continue;
             const int standard = b->is_standard[v];
             for (int64_t w = 0; w < W; ++w) {
                 const float om = b->rotation_speed[i0 + w];
-                const int64_t i = slot[l][w];
-                const float own = singular[l] & (i < size[l]) ? 0.0f : x[i * DRIVE_LANES + l];
+                const int64_t i = f->slot[l][w];
+                const float own = f->singular[l] & (i < f->size[l]) ? 0.0f : x[i * DRIVE_LANES + l];
                 const float speed = standard ? own
                     : direct_drive_update(om, sc->tire_torque[l0 + w], b->drive_torque[i0 + w], b->brake_torque[i0 + w],
                                           sc->d_w[l0 + w], sc->diag[l0 + w]);
                 b->rotation_speed[i0 + w] = locked_wheel_speed(om, speed, b->brake_applied[i0 + w], b->mask[i0 + w]);
             }
             if (standard)
-                b->engine_omega[v] = min_f(max_f(singular[l] ? 0.0f : x[(size[l] - 1) * DRIVE_LANES + l],
+                b->engine_omega[v] = min_f(max_f(f->singular[l] ? 0.0f : x[(f->size[l] - 1) * DRIVE_LANES + l],
                                                  b->engine_idle_omega[v]), b->engine_max_omega[v]);
         }
     }
@@ -837,13 +889,17 @@ static void vehicle_rows(const Batch *b, Scratch *sc, int64_t v0, int64_t nv) {
     }
 }
 
-/* What holds for the whole step: time step, query type, expansion limit, gravity, drivetrain factors. */
+/* What holds for the whole step: time step, query type, expansion limit, gravity, the vehicle's intents (4.7),
+   drivetrain factors. */
 static void step_rows(const Batch *b, Scratch *sc, int64_t v0, int64_t nv) {
     const int64_t V = b->V, W = b->W;
     for (int64_t bv = 0; bv < nv; ++bv) {
         const int64_t v = v0 + bv;
         const float dt = b->dt_sub[v];
         sc->vactive[bv] = 1;
+        if (bv % DRIVE_LANES == 0) sc->factors[bv / DRIVE_LANES].valid = 0;
+        int32_t accel = 0, brake = 0;  /* tire.vehicle_intent: any of the vehicle's wheels driven (braked) */
+        for (int64_t w = 0; w < W; ++w) accel |= b->drive_applied[v * W + w] != 0, brake |= b->brake_applied[v * W + w] != 0;
         for (int64_t w = 0; w < W; ++w) {
             const int64_t l = bv * W + w, i = v * W + w;
             sc->active[l] = 1;
@@ -851,6 +907,8 @@ static void step_rows(const Batch *b, Scratch *sc, int64_t v0, int64_t nv) {
             sc->sweep[l] = b->query_type[v] == 1;
             sc->limit[l] = b->limit_expansion_velocity[v];
             for (int c = 0; c < 3; ++c) sc->g[c][l] = b->gravity[c * V + v];
+            sc->accel_intent[l] = accel;
+            sc->brake_intent[l] = brake;
             sc->d_w[l] = dt / b->wheel_moi[i];
             sc->diag[l] = 1.0f + sc->d_w[l] * b->wheel_damping_rate[i];
         }
@@ -915,7 +973,7 @@ static void block_range(const Batch *b, Scratch *sc, int64_t first, int64_t last
                     for (int64_t w = 0; w < W; ++w) sc->active[bv * W + w] = sc->vactive[bv];
                 }
             vehicle_rows(b, sc, v0, nv);
-            wheels(b, sc, v0, nv, k < least);
+            wheels(b, sc, v0, nv, k + 1 < least ? EVERY_WHEEL_NOT_LAST : (k < least ? EVERY_WHEEL : ACTIVE_WHEELS));
             drivetrain(b, sc, v0, nv);
             integrate(b, sc, v0, nv);
         }
@@ -959,8 +1017,10 @@ int pvu_substeps(const Batch *b) {
 #endif
         Scratch scratch;
         float *buffer = scratch_alloc(&scratch, BLOCK * b->W);
-        if (!buffer) {
+        scratch.factors = malloc(sizeof(struct DriveFactors) * (BLOCK / DRIVE_LANES));
+        if (!buffer || !scratch.factors) {
             failed = 1;
+            free(buffer);
         } else {
             const unsigned int csr = flush_denormals();
             const int64_t first = blocks * rank / size * BLOCK, last = blocks * (rank + 1) / size * BLOCK;
@@ -968,6 +1028,7 @@ int pvu_substeps(const Batch *b) {
             restore_denormals(csr);
             free(buffer);
         }
+        free(scratch.factors);
     }
     return failed ? -2 : 0;
 }

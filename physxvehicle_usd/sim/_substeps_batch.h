@@ -28,7 +28,7 @@ typedef struct {
         *sticky_lng_time_w, *sticky_lat_speed_w, *sticky_lat_time_w;
     const int64_t *n_sub;
     const float *dt_sub, *throttle;
-    const int32_t *road_hit, *brake_applied, *drive_applied, *accel_intent, *brake_intent, *diff_connected;
+    const int32_t *road_hit, *brake_applied, *drive_applied, *diff_connected;
     const float *road_normal, *road_offset, *road_friction, *road_velocity, *offset, *axle, *axis_lat, *axis_lng,
         *brake_torque, *drive_torque, *diff_ratio, *diff_ave;
     float *body_position, *body_orientation, *linear_velocity, *angular_velocity, *engine_omega;
@@ -45,7 +45,7 @@ typedef struct {
 } Batch;
 
 /* Every field's name, offset and size, in order: pvu_batch_fields exports them for the loader. */
-#define PVU_BATCH_FIELDS 123
+#define PVU_BATCH_FIELDS 121
 static const char *const pvu_batch_field_names[PVU_BATCH_FIELDS] = {
     "V", "W", "threads", "curve_points", "gear_columns", "neutral_gear", "any_sweep", "any_limit_expansion",
     "any_camber_stiffness", "flt_min", "dt", "gravity", "wheel_angle_threshold_speed", "mass", "moi", "engine_moi",
@@ -58,14 +58,14 @@ static const char *const pvu_batch_field_names[PVU_BATCH_FIELDS] = {
     "fvs_x0", "fvs_x1", "fvs_x2", "fvs_y0", "fvs_y1", "fvs_y2", "fvs_slope0", "fvs_slope1",
     "min_lat_slip_denominator_w", "min_active_long_slip_denominator_w", "min_passive_long_slip_denominator_w",
     "sticky_lng_speed_w", "sticky_lng_time_w", "sticky_lat_speed_w", "sticky_lat_time_w", "n_sub", "dt_sub", "throttle",
-    "road_hit", "brake_applied", "drive_applied", "accel_intent", "brake_intent", "diff_connected", "road_normal",
-    "road_offset", "road_friction", "road_velocity", "offset", "axle", "axis_lat", "axis_lng", "brake_torque",
-    "drive_torque", "diff_ratio", "diff_ave", "body_position", "body_orientation", "linear_velocity",
-    "angular_velocity", "engine_omega", "current_gear", "target_gear", "gear_switch_time", "rotation_speed",
-    "corrected_rotation_speed", "rotation_angle", "jounce", "jounce_specified", "jounce_speed", "separation",
-    "lng_low_speed_time", "lat_low_speed_time", "sticky_lng", "sticky_lat", "out_suspensionJounce", "out_tireFriction",
-    "out_tireLongitudinalSlip", "out_tireLateralSlip", "out_tireLoad", "out__lng_speed", "out_suspensionForce",
-    "out_tireForce", "out__centre_offset", "out__lng_dir", "out__lat_dir", "out__app_arm", "out_isOnGround"
+    "road_hit", "brake_applied", "drive_applied", "diff_connected", "road_normal", "road_offset", "road_friction",
+    "road_velocity", "offset", "axle", "axis_lat", "axis_lng", "brake_torque", "drive_torque", "diff_ratio", "diff_ave",
+    "body_position", "body_orientation", "linear_velocity", "angular_velocity", "engine_omega", "current_gear",
+    "target_gear", "gear_switch_time", "rotation_speed", "corrected_rotation_speed", "rotation_angle", "jounce",
+    "jounce_specified", "jounce_speed", "separation", "lng_low_speed_time", "lat_low_speed_time", "sticky_lng",
+    "sticky_lat", "out_suspensionJounce", "out_tireFriction", "out_tireLongitudinalSlip", "out_tireLateralSlip",
+    "out_tireLoad", "out__lng_speed", "out_suspensionForce", "out_tireForce", "out__centre_offset", "out__lng_dir",
+    "out__lat_dir", "out__app_arm", "out_isOnGround"
 };
 static const int64_t pvu_batch_field_offsets[PVU_BATCH_FIELDS] = {
     offsetof(Batch, V), offsetof(Batch, W), offsetof(Batch, threads), offsetof(Batch, curve_points),
@@ -91,10 +91,9 @@ static const int64_t pvu_batch_field_offsets[PVU_BATCH_FIELDS] = {
     offsetof(Batch, sticky_lng_speed_w), offsetof(Batch, sticky_lng_time_w), offsetof(Batch, sticky_lat_speed_w),
     offsetof(Batch, sticky_lat_time_w), offsetof(Batch, n_sub), offsetof(Batch, dt_sub), offsetof(Batch, throttle),
     offsetof(Batch, road_hit), offsetof(Batch, brake_applied), offsetof(Batch, drive_applied),
-    offsetof(Batch, accel_intent), offsetof(Batch, brake_intent), offsetof(Batch, diff_connected),
-    offsetof(Batch, road_normal), offsetof(Batch, road_offset), offsetof(Batch, road_friction),
-    offsetof(Batch, road_velocity), offsetof(Batch, offset), offsetof(Batch, axle), offsetof(Batch, axis_lat),
-    offsetof(Batch, axis_lng), offsetof(Batch, brake_torque), offsetof(Batch, drive_torque),
+    offsetof(Batch, diff_connected), offsetof(Batch, road_normal), offsetof(Batch, road_offset),
+    offsetof(Batch, road_friction), offsetof(Batch, road_velocity), offsetof(Batch, offset), offsetof(Batch, axle),
+    offsetof(Batch, axis_lat), offsetof(Batch, axis_lng), offsetof(Batch, brake_torque), offsetof(Batch, drive_torque),
     offsetof(Batch, diff_ratio), offsetof(Batch, diff_ave), offsetof(Batch, body_position),
     offsetof(Batch, body_orientation), offsetof(Batch, linear_velocity), offsetof(Batch, angular_velocity),
     offsetof(Batch, engine_omega), offsetof(Batch, current_gear), offsetof(Batch, target_gear),
@@ -137,23 +136,23 @@ static const int64_t pvu_batch_field_sizes[PVU_BATCH_FIELDS] = {
     sizeof(((Batch *)0)->sticky_lng_time_w), sizeof(((Batch *)0)->sticky_lat_speed_w),
     sizeof(((Batch *)0)->sticky_lat_time_w), sizeof(((Batch *)0)->n_sub), sizeof(((Batch *)0)->dt_sub),
     sizeof(((Batch *)0)->throttle), sizeof(((Batch *)0)->road_hit), sizeof(((Batch *)0)->brake_applied),
-    sizeof(((Batch *)0)->drive_applied), sizeof(((Batch *)0)->accel_intent), sizeof(((Batch *)0)->brake_intent),
-    sizeof(((Batch *)0)->diff_connected), sizeof(((Batch *)0)->road_normal), sizeof(((Batch *)0)->road_offset),
-    sizeof(((Batch *)0)->road_friction), sizeof(((Batch *)0)->road_velocity), sizeof(((Batch *)0)->offset),
-    sizeof(((Batch *)0)->axle), sizeof(((Batch *)0)->axis_lat), sizeof(((Batch *)0)->axis_lng),
-    sizeof(((Batch *)0)->brake_torque), sizeof(((Batch *)0)->drive_torque), sizeof(((Batch *)0)->diff_ratio),
-    sizeof(((Batch *)0)->diff_ave), sizeof(((Batch *)0)->body_position), sizeof(((Batch *)0)->body_orientation),
-    sizeof(((Batch *)0)->linear_velocity), sizeof(((Batch *)0)->angular_velocity), sizeof(((Batch *)0)->engine_omega),
-    sizeof(((Batch *)0)->current_gear), sizeof(((Batch *)0)->target_gear), sizeof(((Batch *)0)->gear_switch_time),
-    sizeof(((Batch *)0)->rotation_speed), sizeof(((Batch *)0)->corrected_rotation_speed),
-    sizeof(((Batch *)0)->rotation_angle), sizeof(((Batch *)0)->jounce), sizeof(((Batch *)0)->jounce_specified),
-    sizeof(((Batch *)0)->jounce_speed), sizeof(((Batch *)0)->separation), sizeof(((Batch *)0)->lng_low_speed_time),
-    sizeof(((Batch *)0)->lat_low_speed_time), sizeof(((Batch *)0)->sticky_lng), sizeof(((Batch *)0)->sticky_lat),
-    sizeof(((Batch *)0)->out_suspensionJounce), sizeof(((Batch *)0)->out_tireFriction),
-    sizeof(((Batch *)0)->out_tireLongitudinalSlip), sizeof(((Batch *)0)->out_tireLateralSlip),
-    sizeof(((Batch *)0)->out_tireLoad), sizeof(((Batch *)0)->out__lng_speed), sizeof(((Batch *)0)->out_suspensionForce),
-    sizeof(((Batch *)0)->out_tireForce), sizeof(((Batch *)0)->out__centre_offset), sizeof(((Batch *)0)->out__lng_dir),
-    sizeof(((Batch *)0)->out__lat_dir), sizeof(((Batch *)0)->out__app_arm), sizeof(((Batch *)0)->out_isOnGround)
+    sizeof(((Batch *)0)->drive_applied), sizeof(((Batch *)0)->diff_connected), sizeof(((Batch *)0)->road_normal),
+    sizeof(((Batch *)0)->road_offset), sizeof(((Batch *)0)->road_friction), sizeof(((Batch *)0)->road_velocity),
+    sizeof(((Batch *)0)->offset), sizeof(((Batch *)0)->axle), sizeof(((Batch *)0)->axis_lat),
+    sizeof(((Batch *)0)->axis_lng), sizeof(((Batch *)0)->brake_torque), sizeof(((Batch *)0)->drive_torque),
+    sizeof(((Batch *)0)->diff_ratio), sizeof(((Batch *)0)->diff_ave), sizeof(((Batch *)0)->body_position),
+    sizeof(((Batch *)0)->body_orientation), sizeof(((Batch *)0)->linear_velocity),
+    sizeof(((Batch *)0)->angular_velocity), sizeof(((Batch *)0)->engine_omega), sizeof(((Batch *)0)->current_gear),
+    sizeof(((Batch *)0)->target_gear), sizeof(((Batch *)0)->gear_switch_time), sizeof(((Batch *)0)->rotation_speed),
+    sizeof(((Batch *)0)->corrected_rotation_speed), sizeof(((Batch *)0)->rotation_angle), sizeof(((Batch *)0)->jounce),
+    sizeof(((Batch *)0)->jounce_specified), sizeof(((Batch *)0)->jounce_speed), sizeof(((Batch *)0)->separation),
+    sizeof(((Batch *)0)->lng_low_speed_time), sizeof(((Batch *)0)->lat_low_speed_time),
+    sizeof(((Batch *)0)->sticky_lng), sizeof(((Batch *)0)->sticky_lat), sizeof(((Batch *)0)->out_suspensionJounce),
+    sizeof(((Batch *)0)->out_tireFriction), sizeof(((Batch *)0)->out_tireLongitudinalSlip),
+    sizeof(((Batch *)0)->out_tireLateralSlip), sizeof(((Batch *)0)->out_tireLoad), sizeof(((Batch *)0)->out__lng_speed),
+    sizeof(((Batch *)0)->out_suspensionForce), sizeof(((Batch *)0)->out_tireForce),
+    sizeof(((Batch *)0)->out__centre_offset), sizeof(((Batch *)0)->out__lng_dir), sizeof(((Batch *)0)->out__lat_dir),
+    sizeof(((Batch *)0)->out__app_arm), sizeof(((Batch *)0)->out_isOnGround)
 };
 
 #endif

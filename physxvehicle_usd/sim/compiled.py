@@ -23,7 +23,6 @@ from .declare import FLT_MIN
 from .extension import address, extension_path, open_extension
 from .state import SimParams, SimState
 from .subsystems import DERIVED, PARAMS, STATES
-from .tire import vehicle_intent
 
 # Field kinds: scalars (int64, float), or the element type of an array the field points into. Pointers are set
 # as addresses (an int assigns several times faster than ctypes' typed pointers; the C side has the types).
@@ -59,7 +58,7 @@ _FIELDS = (
     + _fields(_P64, "n_sub")
     + _fields(_F32, "dt_sub throttle")
     # per wheel, this step's inputs
-    + _fields(_I32, "road_hit brake_applied drive_applied accel_intent brake_intent diff_connected")
+    + _fields(_I32, "road_hit brake_applied drive_applied diff_connected")
     + _fields(_F32, "road_normal road_offset road_friction road_velocity offset axle axis_lat axis_lng brake_torque drive_torque "
                     "diff_ratio diff_ave")
     # the state the subsystems declare with a kernel element type, under its names: written in place where the
@@ -145,21 +144,18 @@ def covers(p: SimParams) -> bool:
 # per wheel, component-first): each SimParams' struct keeps a buffer of each, filled every step (`_Prepared`)
 _INPUT_SHAPES = {
     "n_sub": "V", "dt_sub": "V", "throttle": "V",
-    **{name: "VW" for name in ("road_hit", "brake_applied", "drive_applied", "accel_intent", "brake_intent",
-                               "diff_connected", "road_offset", "road_friction", "brake_torque", "drive_torque",
-                               "diff_ratio", "diff_ave")},
+    **{name: "VW" for name in ("road_hit", "brake_applied", "drive_applied", "diff_connected", "road_offset",
+                               "road_friction", "brake_torque", "drive_torque", "diff_ratio", "diff_ave")},
     **{name: "3VW" for name in ("road_normal", "road_velocity", "offset", "axle", "axis_lat", "axis_lng")},
 }
 _OUTPUT_KEYS = _SCALAR_OUTPUTS + _VECTOR_OUTPUTS + _FLAG_OUTPUTS
-# the step's inputs in the order `run_substeps` lists them (road_velocity apart: zeros unless given)
-_INPUT_ORDER = ("n_sub", "dt_sub", "throttle", "road_hit", "road_normal", "road_offset", "road_friction", "offset",
-                "axis_lat", "axis_lng", "brake_torque", "drive_torque", "brake_applied", "drive_applied",
-                "accel_intent", "brake_intent", "diff_ratio", "diff_ave", "diff_connected", "axle")
-# the inputs that are the same arrays step after step while their values hold (pipeline.steered_geometry's,
-# drivetrain.differential_state's and commands.brake_torques', kept by sim/memo.py and never written): copied only
-# when another array comes
-_HELD_INPUTS = ("offset", "axle", "axis_lat", "axis_lng", "diff_ratio", "diff_ave", "diff_connected", "brake_torque")
-_HELD_MASK = tuple(name in _HELD_INPUTS for name in _INPUT_ORDER)
+# the step's inputs in the order `run_substeps` lists them (road_velocity apart: zeros unless given): first those
+# copied every step, then those that are the same arrays step after step while their values hold
+# (pipeline.steered_geometry's, drivetrain.differential_state's and commands.brake_torques', kept by sim/memo.py and
+# never written): copied only when another array comes
+_FRESH_INPUTS = ("n_sub", "dt_sub", "throttle", "road_hit", "road_normal", "road_offset", "road_friction",
+                 "drive_torque", "brake_applied", "drive_applied")
+_HELD_INPUTS = ("offset", "axis_lat", "axis_lng", "brake_torque", "diff_ratio", "diff_ave", "diff_connected", "axle")
 _ALIGN = 64  # the arrays of a step's block start at multiples of this many bytes
 
 
@@ -184,10 +180,11 @@ class _Prepared:
         shapes = {"V": (p.V,), "VW": (p.V, p.W), "3VW": (3, p.V, p.W)}
         self.inputs = {name: self._point(name, np.zeros(shapes[kind], _FIELD_KIND[name]))
                        for name, kind in _INPUT_SHAPES.items()}
-        self.input_buffers = [self.inputs[name] for name in _INPUT_ORDER]
+        self.fresh_buffers = [self.inputs[name] for name in _FRESH_INPUTS]
+        self.held_buffers = [self.inputs[name] for name in _HELD_INPUTS]
         self.still_road = True  # road_velocity's buffer holds zeros (a road that does not move)
-        # the last step's `_HELD_INPUTS` in _INPUT_ORDER, as its buffers hold them (None: the others)
-        self.last_inputs: list[np.ndarray | None] = [None] * len(_INPUT_ORDER)
+        # the last step's `_HELD_INPUTS`, as their buffers hold them
+        self.last_held: tuple = (None,) * len(_HELD_INPUTS)
         self.read: dict[str, np.ndarray] = {}  # the state the kernel reads only, by name (`state_read`)
         self.layout: tuple | None = None  # the step block's (state shapes, dtype, field offsets, state bytes)
         self.last: tuple[np.ndarray, dict[str, np.ndarray]] | None = None  # the last step's block and state views
@@ -224,7 +221,7 @@ class _Prepared:
             replaced = range(len(values))
         else:
             replaced = list(compress(_STATE_RANGE, map(is_not, values, last[1])))
-        if layout is None or any(values[k].shape != layout[0][k] for k in replaced):
+        if layout is None or [values[k].shape for k in replaced] != [layout[0][k] for k in replaced]:
             layout = self._new_layout(tuple(value.shape for value in values), V, W)
             replaced, last = range(len(values)), None
         _, block, slots, offsets, state_bytes = layout
@@ -233,13 +230,13 @@ class _Prepared:
         if last is not None:
             np.copyto(raw[:state_bytes], last[0][:state_bytes])
         self.words[slots] = address(raw) + offsets
-        views = tuple(arrays[name] for name in _STATE_FIELDS)
+        views = _state_views(arrays)
         for k in replaced:
             np.copyto(views[k], values[k], casting="unsafe")
         self.last = (raw, views)
         # (the state not replaced is the last step's views: of the kernel's types)
         converted = [(_STATE_FIELDS[k], values[k].dtype) for k in replaced if values[k].dtype != _KINDS[k]]
-        return dict(zip(_STATE_FIELDS, views)), {key: arrays[_OUTPUT + key] for key in _OUTPUT_KEYS}, converted
+        return dict(zip(_STATE_FIELDS, views)), dict(zip(_OUTPUT_KEYS, _output_views(arrays))), converted
 
     def _new_layout(self, shapes: tuple, V: int, W: int) -> tuple:
         """The step block's layout for state of these shapes (`layout`)."""
@@ -265,6 +262,9 @@ class _Prepared:
 
 
 _state_values = operator.attrgetter(*_STATE_FIELDS)  # the state the kernel writes, in _STATE_FIELDS order
+# a step block's fields (`step_arrays`): the state's, in _STATE_FIELDS order, and the outputs', in _OUTPUT_KEYS order
+_state_views = operator.itemgetter(*_STATE_FIELDS)
+_output_views = operator.itemgetter(*(_OUTPUT + key for key in _OUTPUT_KEYS))
 _STATE_RANGE = range(len(_STATE_FIELDS))
 _KINDS = tuple(np.dtype(_FIELD_KIND[name]) for name in _STATE_FIELDS)  # their element types in the kernel
 
@@ -295,17 +295,17 @@ def run_substeps(p: SimParams, s: SimState, road, offset: np.ndarray, axle: np.n
     batch = c.batch
     batch.threads = threads
     batch.dt = dt
-    values = (  # in _INPUT_ORDER
-        n_sub, dt_sub, cmd["throttle"], road.hit, road.normal, road.offset, road.friction, offset, axes[0], axes[1],
-        cmd["brake_torque"], cmd["drive_torque"], cmd["brake_applied"], cmd["drive_applied"],
-        # per vehicle, copied across its wheels' buffer
-        vehicle_intent(cmd["drive_applied"])[:, None], vehicle_intent(cmd["brake_applied"])[:, None],
-        diff.torque_ratio, diff.ave_ratio, diff.connected, axle)
-    copy, last = np.copyto, c.last_inputs
-    for buffer, value, before in zip(c.input_buffers, values, last):  # as the kernel's element type: astype's cast
+    copy = np.copyto
+    fresh = (n_sub, dt_sub, cmd["throttle"], road.hit, road.normal, road.offset, road.friction,  # in _FRESH_INPUTS
+             cmd["drive_torque"], cmd["brake_applied"], cmd["drive_applied"])
+    for buffer, value in zip(c.fresh_buffers, fresh):  # as the kernel's element type: astype's cast
+        copy(buffer, value, casting="unsafe")
+    held = (offset, axes[0], axes[1], cmd["brake_torque"], diff.torque_ratio, diff.ave_ratio, diff.connected,
+            axle)  # in _HELD_INPUTS
+    for buffer, value, before in zip(c.held_buffers, held, c.last_held):
         if value is not before and value is not None:  # (axle: read for sweeps only)
             copy(buffer, value, casting="unsafe")
-    c.last_inputs = [value if held else None for value, held in zip(values, _HELD_MASK)]
+    c.last_held = held
     if road_velocity is not None:
         copy(c.inputs["road_velocity"], road_velocity, casting="unsafe")
         c.still_road = False

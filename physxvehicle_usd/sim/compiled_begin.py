@@ -52,13 +52,17 @@ Begin = tuple
 _PARAMS = (("lng_axis", np.float32), ("substep_threshold_speed", np.float32), ("low_speed_substeps", np.int64),
            ("high_speed_substeps", np.int64), ("travel_direction", np.float32))
 _params = operator.attrgetter(*(name for name, _ in _PARAMS))
+# the fields of a step's block, in order: what `begin` writes, then what `wheel_frame` writes
+_BLOCK_FIELDS = ("n_sub", "position", "orientation", "speed", "dt_sub", "R", "Rw", "direction", "hub", "position_w")
+_begun = operator.itemgetter("position", "orientation", "speed", "n_sub", "dt_sub")  # in `Begin`'s order
+_frame = operator.itemgetter("Rw", "direction", "hub", "position_w")
 _STATE = ("body_position", "body_orientation", "linear_velocity")
 _state = operator.attrgetter(*_STATE)
 
 
 class _Layout:
     """One SimParams' part of the calls, set up once: whether its parameters are ones the C code takes, their addresses,
-    and where each output lies in a step's block (float32 words; the int64 substep counts first)."""
+    and the structured type of a step's block, where each output lies (the int64 substep counts first)."""
 
     def __init__(self, p: SimParams):
         self.sources = _params(p)
@@ -70,14 +74,12 @@ class _Layout:
             return
         self.addresses = [value.ctypes.data for value in self.sources]
         V, W = p.V, p.W
-        # float32 words: n_sub (two each), begin position, begin orientation, forward speed, dt_sub, R; then the
-        # frame: R repeated over the wheels, directions, hubs, positions
-        shapes = ((2 * V,), (3, V), (4, V), (V,), (V,), (3, 3, V), (3, 3, V, W), (3, V, W), (3, V, W), (3, V, W))
-        sizes = [int(np.prod(shape)) for shape in shapes]
-        starts = np.cumsum([0] + sizes).tolist()
-        self.size = starts[-1]
-        self.bytes = [4 * start for start in starts[:-1]]  # where each lies in the block
-        self.views = [(slice(start, start + size), shape) for start, size, shape in zip(starts, sizes, shapes)]
+        # the step's block: n_sub (int64), begin position, begin orientation, forward speed, dt_sub, R; then the
+        # frame: R repeated over the wheels, directions, hubs, positions; each field's view taken by one call
+        shapes = ((V,), (3, V), (4, V), (V,), (V,), (3, 3, V), (3, 3, V, W), (3, V, W), (3, V, W), (3, V, W))
+        formats = [np.int64] + [np.float32] * (len(shapes) - 1)
+        self.block = np.dtype([(name, dtype, shape) for name, dtype, shape in zip(_BLOCK_FIELDS, formats, shapes)])
+        self.bytes = [self.block.fields[name][1] for name in _BLOCK_FIELDS]  # where each lies in the block
 
 
 # the batch's `_Layout`, made again where one of the parameters it reads was replaced since (sim/memo.py)
@@ -107,19 +109,17 @@ def begin(p: SimParams, s: SimState, dt: float) -> Begin | None:
     layout = _layout(p)
     if not _covered(layout, s):
         return None
-    block = np.empty(layout.size, np.float32)
+    block = np.empty((), layout.block)
     base = address(block)
     n_sub, position, orientation, speed, dt_sub, R = [base + at for at in layout.bytes[:6]]
     _LIB.pvu_step_begin(p.V, *map(address, _state(s)), *layout.addresses[:4], dt, position, orientation, R, speed,
                         n_sub, dt_sub)
-    views = [block[rows].reshape(shape) for rows, shape in layout.views[:5]]
-    return views[1], views[2], views[3], views[0].view(np.int64), views[4], block, base, layout
+    return (*_begun(block), block, base, layout)
 
 
 def rotation(p: SimParams, begun: Begin) -> np.ndarray:
     """The body rotation (3, 3, V) of the begin pose (vecmath.quat_to_mat's)."""
-    rows, shape = begun[7].views[5]
-    return begun[5][rows].reshape(shape)
+    return begun[5]["R"]
 
 
 def wheel_frame(p: SimParams, begun: Begin, offset: np.ndarray) -> tuple | None:
@@ -131,4 +131,4 @@ def wheel_frame(p: SimParams, begun: Begin, offset: np.ndarray) -> tuple | None:
     block, base, layout = begun[5:8]
     _, position, _, _, _, R, Rw, direction, hub, position_w = [base + at for at in layout.bytes]
     _LIB.pvu_wheel_frame(p.V, p.W, R, position, layout.addresses[4], address(offset), Rw, direction, hub, position_w)
-    return tuple(block[rows].reshape(shape) for rows, shape in layout.views[6:])
+    return _frame(block)
