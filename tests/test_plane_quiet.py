@@ -191,6 +191,40 @@ def test_a_lone_car_is_quiet_above_the_planes_only_where_its_boxes_are_clear(lon
             assert not any(rows.size for rows in planes_all)
 
 
+@settings(max_examples=80, deadline=None)
+@given(st.tuples(st.floats(-50.0, 50.0), st.floats(-50.0, 50.0), st.floats(-0.5, 3.0)),
+       st.lists(st.floats(-1.0, 1.0), min_size=4, max_size=4).filter(lambda q: sum(v * v for v in q) > 1e-3))
+def test_a_lone_cars_first_test_in_python_floats_keeps_numpys_clearance_to_the_bit(lone_car, xyz, q):
+    # the first test of a lone body and shape is taken in Python floats (broad._lone_clearance): the clearance it
+    # keeps is the one the arrays give (shape_boxes, then each plane's lowest box point, as broad._near_planes takes
+    # it, less the rounding margin), to the bit; where the box comes near a plane, the arrays decide and find it
+    from physxvehicle_usd.sim.contact.placement import shape_boxes
+
+    sim = lone_car
+    model, ground = sim.contact, sim.ground
+    position = np.array(xyz, np.float32)[:, None]
+    orientation = (np.array(q) / np.linalg.norm(q)).astype(np.float32)[:, None]
+    R, centre, slack = shape_boxes(model, position, orientation)
+    h = model.box_half
+    clearance = np.full(1, np.inf)
+    for k in range(len(ground.plane_normals)):
+        n, d = [float(v) for v in ground.plane_normals[k]], float(ground.plane_offsets[k])
+        turned = [R[0, j] * n[0] + R[1, j] * n[1] + R[2, j] * n[2] for j in range(3)]
+        lowest = (centre[0] * n[0] + centre[1] * n[1] + centre[2] * n[2] + d
+                  - (np.abs(turned[0]) * h[0] + np.abs(turned[1]) * h[1] + np.abs(turned[2]) * h[2]))
+        clearance = np.minimum(clearance, lowest - slack - model.plane_limit[k])
+    near = bool((clearance < 0.0).any())
+    clearance -= 1e-9 * (1.0 + np.abs(position).sum(axis=0))
+    model.cache.pop("planes_quiet", None)
+    planes, _, _, R_found = static_candidates(model, ground, position, orientation)
+    assert any(rows.size for rows in planes) == near
+    if not near:  # (near a plane, the arrays' own)
+        assert R_found.tobytes() == R.tobytes() and R_found.shape == R.shape
+    kept = model.cache["planes_quiet"]
+    assert kept["clearance"].tobytes() == clearance.tobytes()
+    assert kept["clearance_min"] == float(clearance[0])
+
+
 def test_a_still_lone_car_is_quiet_and_one_brought_down_to_the_plane_is_not(lone_car):
     sim = lone_car
     sim.contact.cache.pop("planes_quiet", None)

@@ -10,9 +10,9 @@ from pxr import Sdf, Usd, UsdGeom, UsdPhysics
 from scenarios import vehicle_contact as scenario
 
 from physxvehicle_usd.read import read_stage
-from physxvehicle_usd.sim import Simulator
+from physxvehicle_usd.sim import Simulator, compiled_sweep
 from physxvehicle_usd.sim.contact import pairs as vehicle_contact
-from physxvehicle_usd.sim.contact.broad import candidate_pairs
+from physxvehicle_usd.sim.contact.broad import candidate_pairs, sweep_overlaps, sweep_overlaps_numpy
 from physxvehicle_usd.sim.contact.patches import _colours, _kept_patches, grow_patches
 from physxvehicle_usd.sim.pipeline import StepOptions
 from physxvehicle_usd.sim.row_solver import _islands
@@ -393,3 +393,49 @@ def test_two_boxes_keep_their_manifold_while_they_move_little_and_its_normal_tur
     large = contacts(0.05)
     assert not np.allclose(large.manifolds.orientation0, kept.orientation0)
     assert np.allclose(large.normal, contacts(0.05, None).normal)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_sweep_in_strips_finds_each_pair_of_a_strip_once_in_order(seed):
+    # boxes of a spread of sizes, many in two strips: every pair that overlaps along the sweep axis and shares a strip
+    # across, each once; where some box lies in two strips, sorted by (a, b), a < b (the order np.unique gave)
+    rng = np.random.default_rng(seed)
+    N = 300
+    centre = rng.uniform(-20.0, 20.0, (N, 3))
+    half = rng.uniform(0.1, 2.0, (N, 3))
+    lo, hi = centre - half, centre + half
+    axes = np.array([0, 1, 2])
+    a, b = sweep_overlaps(lo, hi, axes)  # (compiled where the extension is built)
+    width = float((hi[:, 1] - lo[:, 1]).max())
+    base = float(lo[:, 1].min())
+    first, last = np.floor((lo[:, 1] - base) / width), np.floor((hi[:, 1] - base) / width)
+    i, j = np.triu_indices(N, 1)
+    shared = np.maximum(first[i], first[j]) <= np.minimum(last[i], last[j])
+    meet = (lo[i, 0] <= hi[j, 0]) & (lo[j, 0] <= hi[i, 0]) & shared
+    expected = set(zip(i[meet].tolist(), j[meet].tolist()))
+    found = list(zip(np.minimum(a, b).tolist(), np.maximum(a, b).tolist()))
+    assert len(found) == len(set(found)) and set(found) == expected
+    assert (last > first).any() and found == sorted(found) and (a < b).all()
+
+
+@pytest.mark.skipif(not compiled_sweep.available(), reason="the compiled extension is not built")
+@pytest.mark.parametrize("seed", range(4))
+def test_the_compiled_sweep_gives_numpys_pairs_in_numpys_order(seed):
+    # 0 ulps: the same integer pairs in the same order, for boxes of many sizes, ties of the sort keys (whole-number
+    # centres), boxes flat across (no strip of width) and every choice of axes; a NaN left to numpy
+    rng = np.random.default_rng(seed)
+    for trial in range(60):
+        N = int(rng.integers(1, 500))
+        centre = rng.uniform(-50.0, 50.0, (N, 3))
+        half = rng.uniform(0.01, 4.0, (N, 3))
+        if trial % 3 == 0:
+            centre = np.round(centre)
+        if trial % 5 == 0:
+            half[:, 1] = 0.0
+        lo, hi = centre - half, centre + half
+        axes = rng.permutation(3)
+        compiled = compiled_sweep.sweep_overlaps(lo, hi, int(axes[0]), int(axes[1]))
+        numpy = sweep_overlaps_numpy(lo, hi, axes)
+        assert np.array_equal(compiled[0], numpy[0]) and np.array_equal(compiled[1], numpy[1])
+    lo[0, 0] = np.nan
+    assert compiled_sweep.sweep_overlaps(lo, hi, 0, 1) is None

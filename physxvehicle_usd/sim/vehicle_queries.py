@@ -49,6 +49,7 @@ step. (Assumed: steering alone moves a wheel's query by less than the margin plu
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import reduce
 from typing import Sequence
 
 import numpy as np
@@ -58,7 +59,7 @@ from ..description import StageDescription
 from . import vecmath as vm
 from .contact.broad import QUIET_MARGIN, sweep_overlaps
 from .contact.model import ContactModel
-from .contact.placement import cylinder_world_ends, placed_vertices, shape_boxes, shape_reach, turned_half
+from .contact.placement import cylinder_world_ends, placed_vertices, shape_reach, step_boxes
 from .contact.polytopes import world_polytopes
 from .motion import Motion
 from .query_groups import wheel_query_groups
@@ -141,13 +142,18 @@ class VehicleHits:
 def query_boxes(p, frame: tuple, length: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each wheel's query box (V, W, 3) lo, hi: from the wheel top at maximum compression to the bottom at maximum
     droop, grown by the wheel's radius and half-width across (what a sweep's hull can reach)."""
+    lo, hi = query_extents(p, frame, length)
+    return np.moveaxis(lo, 0, -1).astype(float), np.moveaxis(hi, 0, -1).astype(float)
+
+
+def query_extents(p, frame: tuple, length: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`query_boxes` component first, (3, V, W) lo, hi, in the wheel frame's precision (float32 values convert to
+    float64 exactly: the broad phase takes its extremes before converting, the same numbers)."""
     d_w, hub = frame[1], frame[2]
     top = hub - d_w * p.radius
     end = top + d_w * length
     grow = (np.maximum(p.radius, p.half_width) + 1e-6)[None]
-    lo = np.minimum(top, end) - grow
-    hi = np.maximum(top, end) + grow
-    return np.moveaxis(lo, 0, -1).astype(float), np.moveaxis(hi, 0, -1).astype(float)
+    return np.minimum(top, end) - grow, np.maximum(top, end) + grow
 
 
 def still_quiet(queries: VehicleQueries, motion: Motion) -> bool:
@@ -161,12 +167,12 @@ def candidates(queries: VehicleQueries, model: ContactModel, p, frame: tuple, le
     """(v, w, row) of every wheel query whose box meets another vehicle's shape's world box, where the query's
     filter lets that shape through, and of every query and shape of its own vehicle that the filter lets through
     (`VehicleQueries.own`: no box test, the shape rides with the query); and the shapes' rotations (3, 3, N)."""
-    others, R = _other_candidates(queries, model, p, frame, length, position, orientation,
-                                  Motion(position, orientation) if motion is None else motion)
+    motion = Motion(position, orientation) if motion is None else motion
+    others, R = _other_candidates(queries, model, p, frame, length, position, orientation, motion)
     if not queries.meets_own:
         return others, R
     if R is None:
-        R = shape_boxes(model, position, orientation)[0]
+        R = step_boxes(model, motion).R
     return tuple(np.concatenate([a, b]) for a, b in zip(others, queries.own)), R
 
 
@@ -177,18 +183,19 @@ def _other_candidates(queries: VehicleQueries, model: ContactModel, p, frame: tu
     if model.pairs is None or still_quiet(queries, motion):
         return (none, none, none), None
     quiet = queries.quiet
-    lo_w, hi_w = query_boxes(p, frame, length)
+    lo_w, hi_w = query_extents(p, frame, length)  # (3, V, W)
     mask = p.mask
-    lo_v = np.where(mask[..., None], lo_w, np.inf).min(axis=1)
-    hi_v = np.where(mask[..., None], hi_w, -np.inf).max(axis=1)
-    R, centre, slack = shape_boxes(model, position, orientation)
-    half = turned_half(model, R) + slack[:, None]
-    centre = np.stack(centre, axis=1)
+    every = bool(mask.all())  # (every wheel queries, the usual batch: no mask to apply)
+    # (V, 3): wheel by wheel (numpy reduces a short last axis slowly; the extremes are the same in any order)
+    lo_v = reduce(np.minimum, (lo_w if every else np.where(mask, lo_w, np.inf)).transpose(2, 0, 1)).T.astype(float)
+    hi_v = reduce(np.maximum, (hi_w if every else np.where(mask, hi_w, -np.inf)).transpose(2, 0, 1)).T.astype(float)
+    boxes = step_boxes(model, motion)  # (the step's: the other broad phases of the step take the same)
+    R, centre = boxes.R, boxes.centres()
+    half = boxes.turned_half(model) + boxes.slack[:, None]
     lo = np.concatenate([lo_v, centre - half])
     hi = np.concatenate([hi_v, centre + half])
     margin = QUIET_MARGIN * float(model.pairs.contact_offset.max())
-    a, b = sweep_overlaps(lo - margin, hi + margin,
-                  np.argsort(-centre.var(axis=0), kind="stable") if len(centre) > 1 else np.arange(3))
+    a, b = sweep_overlaps(lo - margin, hi + margin, boxes.spread_axes() if len(centre) > 1 else np.arange(3))
     V = p.V
     query, row = np.where(a < V, a, b), np.where(a < V, b, a) - V
     keep = ((a < V) != (b < V))
@@ -206,6 +213,7 @@ def _other_candidates(queries: VehicleQueries, model: ContactModel, p, frame: tu
         return (none, none, none), R
     # per wheel of those vehicles
     W = p.W
+    lo_w, hi_w = np.moveaxis(lo_w, 0, -1).astype(float), np.moveaxis(hi_w, 0, -1).astype(float)  # (V, W, 3)
     v = np.repeat(query, W)
     w = np.tile(np.arange(W), len(query))
     row = np.repeat(row, W)
@@ -216,13 +224,16 @@ def _other_candidates(queries: VehicleQueries, model: ContactModel, p, frame: tu
 
 
 def _reach(model: ContactModel, lo_w: np.ndarray, hi_w: np.ndarray, mask: np.ndarray, position: np.ndarray):
-    """Per vehicle (V,): how far from its body position its shapes and its wheels' query boxes reach (what a turn
-    sweeps, for motion.Motion.within), plus the query boxes' growth across (a steered wheel's hull turns
-    within it)."""
+    """Per vehicle (V,): how far from its body position its shapes and its wheels' query boxes ((3, V, W) lo_w,
+    hi_w, `query_extents`) reach (what a turn sweeps, for motion.Motion.within), plus the query boxes' growth across
+    (a steered wheel's hull turns within it)."""
     reach = shape_reach(model, position.shape[1])
-    x = np.moveaxis(position.astype(float), 0, -1)[:, None, :]
-    corner = np.maximum(np.abs(lo_w - x), np.abs(hi_w - x))
-    wheels = np.where(mask, np.linalg.norm(corner, axis=2), 0.0).max(axis=1)
+    x = position.astype(float)[:, :, None]
+    corner = np.maximum(np.abs(lo_w.astype(float) - x), np.abs(hi_w.astype(float) - x))
+    square = corner * corner
+    length = np.sqrt(square[0] + square[1] + square[2])  # (np.linalg.norm's sum, in its order: the same bits)
+    # the farthest wheel, wheel by wheel (a short last axis reduces slowly; the same maximum)
+    wheels = reduce(np.maximum, (length if mask.all() else np.where(mask, length, 0.0)).T)
     return np.maximum(reach, wheels)
 
 

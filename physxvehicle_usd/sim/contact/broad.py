@@ -9,12 +9,12 @@ import math
 
 import numpy as np
 
-from .. import compiled_mesh
+from .. import compiled_mesh, compiled_sweep
 from .. import vecmath as vm
 from ..ground import Ground
 from ..motion import Motion
 from .model import ContactModel
-from .placement import shape_boxes, shape_reach, world_boxes
+from .placement import shape_boxes, shape_reach, step_boxes, world_boxes
 
 # the candidates of a quiet step (no plane near any vehicle): shared and read-only, as a fleet on flat ground away from
 # everything has none most steps (world.generate returns at once, before anything could write into them)
@@ -113,7 +113,7 @@ def _plane_candidates(model: ContactModel, ground: Ground, motion: Motion):
             "ground": ground, "reach": reach, "reach_max": float(reach.max()), "always": always,
             "weights": np.abs(ground.plane_normals) + 1e-6}  # (|n| + the slack's 1e-6) . |dx|
         quiet["weight_rows"] = quiet["weights"].tolist()
-        test = np.ones(V, bool)
+        test = None  # (every vehicle)
     else:
         if quiet["always"] is None and _fleet_clear(quiet, motion):
             return [_NO_ROWS] * len(ground.plane_normals), None
@@ -124,8 +124,17 @@ def _plane_candidates(model: ContactModel, ground: Ground, motion: Motion):
             test |= quiet["always"]
         if not test.any():
             return [_NO_ROWS] * len(ground.plane_normals), None
-    if test.all():
-        R, centre, slack = shape_boxes(model, position, orientation)
+    if N == 1 and V == 1:  # a lone body and shape, as one car's: its clearance in Python floats where it is clear
+        lone = _lone_clearance(model, ground, position, orientation)
+        if lone is not None:
+            clearance = np.array([lone[0]]) - 1e-9 * (1.0 + np.abs(position).sum(axis=0))  # rounding, as below
+            (quiet["position"], quiet["orientation"]), quiet["clearance"] = motion.reference(), clearance
+            quiet["clearance_min"] = float(clearance[0])
+            quiet["lone"] = (quiet["position"], quiet["orientation"], *lone[2])  # (`_lone_reference`'s, from its floats)
+            return [_NO_ROWS] * len(ground.plane_normals), np.array(lone[1])[:, :, None]  # (tested: its rotation)
+    if test is None or test.all():  # (the step's boxes: the other broad phases of the step take the same)
+        boxes = step_boxes(model, motion)
+        R, centre, slack = boxes.R, boxes.centre, boxes.slack
         rows, R_tested = None, R
     else:
         rows = np.nonzero(test[model.vehicle])[0]
@@ -146,6 +155,37 @@ def _plane_candidates(model: ContactModel, ground: Ground, motion: Motion):
         quiet["clearance"] = np.where(test, clearance, quiet["clearance"])
     quiet["clearance_min"] = float(quiet["clearance"].min())
     return [found for found, _ in near], R
+
+
+def _lone_clearance(model: ContactModel, ground: Ground, position: np.ndarray, orientation: np.ndarray):
+    """The clearance of a lone body's one shape above the ground's planes (`_near_planes`'s, the smallest over the
+    planes, before the rounding margin) in Python floats: shape_boxes's rotation (vecmath.quat_to_mat's products: 2ab
+    as a times 2b, which is b times 2a to the bit), centre and slack, and `_near_planes`'s sums, each in numpy's order,
+    so the same float64 numbers; with the rotation (rows of floats) and the pose's floats; None where the box comes
+    nearer to a plane than the contact distance or a value is not finite (then the arrays decide)."""
+    (x,), (y,), (z,) = position.tolist()
+    (w,), (qx,), (qy,), (qz,) = orientation.tolist()
+    xx, yy, zz = qx * (qx + qx), qy * (qy + qy), qz * (qz + qz)
+    xy, yz, zx = qx * (qy + qy), qy * (qz + qz), qz * (qx + qx)
+    wx, wy, wz = w * (qx + qx), w * (qy + qy), w * (qz + qz)
+    R = ((1 - (yy + zz), xy - wz, zx + wy),
+         (xy + wz, 1 - (zz + xx), yz - wx),
+         (zx - wy, yz + wx, 1 - (xx + yy)))
+    (c0,), (c1,), (c2,) = model.box_centre.tolist()
+    (h0,), (h1,), (h2,) = model.box_half.tolist()
+    centre = [r[0] * c0 + r[1] * c1 + r[2] * c2 + t for r, t in zip(R, (x, y, z))]
+    slack = 1e-6 * (1.0 + abs(centre[0]) + abs(centre[1]) + abs(centre[2]) + h0 + h1 + h2)
+    clearance = math.inf
+    for (n0, n1, n2), d, (limit,) in zip(ground.plane_normals.tolist(), ground.plane_offsets.tolist(),
+                                         model.plane_limit.tolist()):
+        t0, t1, t2 = (R[0][j] * n0 + R[1][j] * n1 + R[2][j] * n2 for j in range(3))
+        lowest = (centre[0] * n0 + centre[1] * n1 + centre[2] * n2 + d
+                  - (abs(t0) * h0 + abs(t1) * h1 + abs(t2) * h2))
+        plane = lowest - slack - limit
+        if not plane >= 0.0:  # near it, or NaN (which numpy's minimum would keep)
+            return None
+        clearance = min(clearance, plane)
+    return (clearance, R, (x, y, z, w, qx, qy, qz)) if math.isfinite(clearance) else None
 
 
 def static_candidates(model: ContactModel, ground: Ground, position: np.ndarray, orientation: np.ndarray,
@@ -270,10 +310,12 @@ def candidate_pairs(model: ContactModel, position: np.ndarray, orientation: np.n
     motion = Motion(position, orientation) if motion is None else motion
     if motion.within(quiet):
         return (none, none), None
-    R, centre, _, lo, hi = world_boxes(model, position, orientation, pairs.contact_offset)
-    centre = np.stack(centre, axis=1)
+    boxes = step_boxes(model, motion)  # (the step's: the other broad phases of the step take the same)
+    R, centre = boxes.R, boxes.centres()
+    half = boxes.turned_half(model) + (pairs.contact_offset + boxes.slack)[:, None]  # (world_boxes's arithmetic)
+    lo, hi = centre - half, centre + half
     margin = QUIET_MARGIN * float(pairs.contact_offset.max())
-    a, b = sweep_overlaps(lo - margin, hi + margin, np.argsort(-centre.var(axis=0), kind="stable"))
+    a, b = sweep_overlaps(lo - margin, hi + margin, boxes.spread_axes())
     for key in ("position", "orientation", "margin"):
         quiet.pop(key, None)
     if not a.size:  # no pair within the margin: none can appear until a body has moved by it
@@ -303,6 +345,12 @@ QUIET_MARGIN = 10.0
 
 
 def sweep_overlaps(lo: np.ndarray, hi: np.ndarray, axes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`sweep_overlaps_numpy`'s pairs, in its order: compiled (sim/compiled_sweep.py) where the extension is built."""
+    compiled = compiled_sweep.sweep_overlaps(lo, hi, int(axes[0]), int(axes[1]))
+    return sweep_overlaps_numpy(lo, hi, axes) if compiled is None else compiled
+
+
+def sweep_overlaps_numpy(lo: np.ndarray, hi: np.ndarray, axes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Sort and sweep in strips: boxes (N, 3) whose extents overlap along axes[0] and that share a strip across
     axes[1] (strips as wide as the widest box along it: a box lies in one strip or two), as box index pairs, each
     once, in no particular order. Sorted by (strip, low end along axes[0]), each entry meets the entries after it
@@ -331,6 +379,7 @@ def sweep_overlaps(lo: np.ndarray, hi: np.ndarray, axes: np.ndarray) -> tuple[np
     a, b = box[i], box[j]
     if two.size:  # two boxes both in two strips meet twice
         a, b = np.minimum(a, b), np.maximum(a, b)
-        pair = np.unique(a * len(lo) + b)
+        pair = np.sort(a * len(lo) + b)
+        pair = pair[np.r_[True, pair[1:] != pair[:-1]]]  # (np.unique's answer: sorted, each once, at a tenth its cost)
         a, b = pair // len(lo), pair % len(lo)
     return a, b

@@ -87,6 +87,9 @@ class ContactModel:
     box_centre: np.ndarray = field(init=False)  # (3, N)
     box_half: np.ndarray = field(init=False)  # (3, N)
     reach: np.ndarray = field(init=False)  # (N,)
+    # (max(vehicle) + 1,) how far each vehicle's shapes' boxes reach from its body position (placement.shape_reach's,
+    # worked out with the model: the broad phases' quiet records take it on their first step)
+    vehicle_reach: np.ndarray = field(init=False)
     plane_limit: np.ndarray = field(init=False)  # (planes, N): the contact distance, -inf where a pair is filtered
     one_per_vehicle: bool = field(init=False)  # shape row v is vehicle v's only shape
     following: np.ndarray = field(init=False)  # the rows that follow a wheel
@@ -112,6 +115,11 @@ class ContactModel:
                    "reach": self.contact_distance.max(axis=1) if self.contact_distance.size else np.zeros(len(lo)),
                    "static_lo": None if self.static_shapes is None else self.static_shapes.vertices.min(axis=1),
                    "static_hi": None if self.static_shapes is None else self.static_shapes.vertices.max(axis=1)}
+        # the largest over each vehicle's rows, from 0: the same maxima however the rows are met
+        reach = np.zeros(int(self.vehicle.max()) + 1 if self.vehicle.size else 0)
+        centre, half = derived["box_centre"], derived["box_half"]
+        np.maximum.at(reach, self.vehicle, np.linalg.norm(centre, axis=0) + np.linalg.norm(half, axis=0))
+        derived["vehicle_reach"] = reach
         for name, value in derived.items():
             object.__setattr__(self, name, value)
 

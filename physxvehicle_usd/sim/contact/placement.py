@@ -1,7 +1,8 @@
 """Where the model's shapes stand at a step's body poses: each shape's world box and how far a turn can move it
 (`shape_boxes`, `world_boxes`, `shape_reach`, `turned_half`; the first two compiled, sim/compiled_placement.py, where
-the extension is built: the same bits as their numpy twins), its vertices in the world (`placed_vertices`), a
-cylinder's world cap centres (`cylinder_world_ends`) and a round shape's radius (`shape_radius`)."""
+the extension is built: the same bits as their numpy twins; `step_boxes`: the boxes of a step's poses, shared by the
+broad phases that ask them in that step), its vertices in the world (`placed_vertices`), a cylinder's world cap
+centres (`cylinder_world_ends`) and a round shape's radius (`shape_radius`)."""
 from __future__ import annotations
 
 import numpy as np
@@ -60,12 +61,58 @@ def shape_boxes_numpy(model: ContactModel, position: np.ndarray, orientation: np
     return R, centre, slack
 
 
+class StepBoxes:
+    """`shape_boxes` at a step's body poses (R, centre as three (N,) components, slack; read-only), with what the
+    broad phases build on them, each worked out once: the boxes' turned half extents (N, 3) (`turned_half`), their
+    centres (N, 3) and the axes ordered by how far the centres spread along them (`spread_axes`)."""
+
+    __slots__ = ("R", "_axes", "_centres", "_half", "centre", "slack")
+
+    def __init__(self, R: np.ndarray, centre: list, slack: np.ndarray):
+        for a in (R, slack, *centre):
+            a.flags.writeable = False  # (shared by the phases: none may write into them)
+        self.R, self.centre, self.slack = R, centre, slack
+        self._half = self._centres = self._axes = None
+
+    def turned_half(self, model: ContactModel) -> np.ndarray:
+        if self._half is None:
+            self._half = turned_half(model, self.R)
+        return self._half
+
+    def centres(self) -> np.ndarray:
+        if self._centres is None:
+            self._centres = np.stack(self.centre, axis=1)
+        return self._centres
+
+    def spread_axes(self) -> np.ndarray:
+        """The axes by decreasing variance of the centres (a stable sort: ties in axis order)."""
+        if self._axes is None:
+            self._axes = np.argsort(-self.centres().var(axis=0), kind="stable")
+        return self._axes
+
+
+def step_boxes(model: ContactModel, motion) -> StepBoxes:
+    """The shapes' boxes at the poses of a step's sim/motion.Motion: worked out by the first broad phase that asks in
+    that step (the suspension queries', the planes', the vehicle pairs'), the same arrays for the others (the model's
+    cache keeps the last step's, for this model's boxes: a model `posed` anew has boxes of its own)."""
+    kept = model.cache.get("step_boxes")
+    if kept is None or kept[0] is not motion or kept[1] is not model.box_centre or kept[2] is not model.box_half:
+        kept = model.cache["step_boxes"] = (motion, model.box_centre, model.box_half,
+                                            StepBoxes(*shape_boxes(model, motion.position, motion.orientation)))
+    return kept[3]
+
+
 def shape_reach(model: ContactModel, V: int) -> np.ndarray:
     """(V,) how far each vehicle's shapes' boxes reach from its body position: what a turn by an angle moves them
     by, at most, per radian."""
+    known = model.vehicle_reach
+    if len(known) == V:  # (every vehicle has a shape, the usual batch)
+        return known.copy()
     reach = np.zeros(V)
-    np.maximum.at(reach, model.vehicle,
-                  np.linalg.norm(model.box_centre, axis=0) + np.linalg.norm(model.box_half, axis=0))
+    known = model.vehicle_reach  # (worked out with the model: the vehicles up to the last with a shape)
+    if len(known) > V:
+        raise IndexError(f"shape rows of vehicle {len(known) - 1} in a batch of {V}")
+    reach[:len(known)] = known
     return reach
 
 
