@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+import operator
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -22,6 +23,7 @@ import numpy as np
 
 from .contact_rows import FRICTION_BIAS_PER_SUBSTEP, MAX_CONTACT_BIAS_FACTOR
 from .extension import address, addresses, check_struct_size, open_extension
+from .memo import LastValue
 
 if TYPE_CHECKING:  # annotations only
     from .solver_rows import ConstraintRows, PatchRows
@@ -347,3 +349,131 @@ class CompiledContactRows:
 def _whole(*arrays: np.ndarray) -> list[np.ndarray]:
     """Each array where it is C-contiguous (patch_rows' arrays are), else a contiguous copy (a subset's view)."""
     return [array if array.flags.c_contiguous else np.ascontiguousarray(array) for array in arrays]
+
+
+class _KeptStructs(ctypes.Structure):
+    """The three structs of a TGS solve with contacts side by side: their pointers one array of words (`_KeptTGS`)."""
+
+    _fields_ = [("solve", _RowSolve), ("patches", _ContactPatches), ("rows", _ConstraintRows)]
+
+
+def _slots(*fields: tuple[str, str]) -> np.ndarray:
+    """The words of `_KeptStructs` that hold these (struct, field) pointers."""
+    return np.array([(getattr(_KeptStructs, struct).offset + getattr(type(getattr(_KeptStructs(), struct)), name).offset)
+                     // 8 for struct, name in fields], np.intp)
+
+
+# the pointers a step hands over (`solve_tgs_contacts`), in the order of its `addresses` call: the patches' arrays
+# (the solve reads their flags and frictions too), the group's vehicles and begin orientation, the constraint rows
+_STEP_SLOTS = _slots(
+    *(("patches", name) for name in "point_active anchor_active arm separation normal rest_distance restitution "
+      "anchor_arm anchor_error bounce_threshold".split()),
+    ("solve", "c_active"), ("solve", "anchored"), ("solve", "static_friction"), ("solve", "dynamic_friction"),
+    ("patches", "vehicles"), ("rows", "vehicles"), ("patches", "orientation"), ("rows", "orientation"),
+    *(("rows", name) for name in "linear arm damping separation active hard".split()), ("solve", "hard"))
+# which of the step's addresses (`_KeptTGS.solve`'s `read`, in its order) goes into each of those words
+_STEP_WORDS = operator.itemgetter(*range(10), 0, 1, 10, 11, 12, 12, 13, 13, *range(14, 20), 19)
+
+
+class _KeptTGS:
+    """A TGS solve with contacts of one shape (vehicles, rows, patches, iterations, threads, step) kept from step to
+    step: its structs with the sizes, constants and the parameters' addresses in, and its working arrays (the rows'
+    buffers, the velocity, pose and rotations) allocated once, so that a step hands over its own arrays' addresses in
+    one call. What leaves a solve (the contacts' impulses, friction and which slid) is copied out of it."""
+
+    def __init__(self, p: SimParams, V: int, R: int, Pm: int, N: int, M: int, n: int, velocity_iterations: int,
+                 threads: int, dt: float):
+        self.structs = structs = _KeptStructs()
+        self.words = np.frombuffer(structs, np.uint64)
+        call, b, d, c = _Call.__new__(_Call), structs.solve, structs.patches, structs.rows
+        # (`_block` points the solve's fields: the solve struct first in the words)
+        call.solve, call.words, call.kept = b, self.words, []
+        self.kept = call.kept
+        h = dt / n
+        threads = max(1, int(threads))
+        b.V, b.R, b.Pm, b.N, b.M, b.iterations, b.velocity_iterations, b.threads = V, R, Pm, N, M, n, \
+            velocity_iterations, threads
+        b.h, b.dt, b.friction_bias, b.h_f = h, dt, FRICTION_BIAS_PER_SUBSTEP / h, np.float32(h)
+        # (row_solver._solve_rows_tgs's float32 constants, formed as it forms them)
+        b.bias_scale, b.max_bias = np.float32(np.sqrt(n) / dt), np.float32(0.75 / dt)
+        d.V, d.Pm, d.N, d.M, d.threads, d.pgs, d.batch = V, Pm, N, M, threads, 0, p.mass.shape[0]
+        d.h, d.dt, d.p8 = h, dt, min(MAX_CONTACT_BIAS_FACTOR, 2.0 * np.sqrt(1.0 / n))
+        c.V, c.R, c.batch, c.pgs, c.spring_time, c.dt = V, R, p.mass.shape[0], 0, h, dt
+        params = _whole(p.mass, p.moi, p.max_depenetration_velocity)
+        self.kept.append(params)
+        d.mass, d.moi, d.max_depenetration = c.mass, c.moi, _ = addresses(params)
+        contact_block, contact_fields = _block(call, _contact_layout(V, Pm, N, M, False))
+        block, fields = _block(call, _constraint_layout(V, R, n, False))
+        self.impulse, self.friction, self.broken = (_view(contact_block, contact_fields, name)
+                                                    for name in ("c_impulse", "friction", "broken"))
+        self.x, self.position, angular, half = (_view(block, fields, name)
+                                                for name in ("x", "position", "angular", "half"))
+        d.x = self.x.ctypes.data
+        # the pose's rotations: numpy's sines and cosines of the half angles into kept arrays, one more call
+        self.half, self.sine, self.cosine = half, np.empty_like(half), np.empty_like(half)
+        self.orientation = np.empty((4, V), np.float32)
+        self.kept.extend((self.sine, self.cosine, self.orientation))
+        self.rotation = (n, V, *addresses((self.orientation, angular, self.sine, self.cosine)), None)
+
+    def solve(self, patches: PatchRows, rows: ConstraintRows, vehicles: np.ndarray, linear_velocity: np.ndarray,
+              angular_velocity: np.ndarray, begin_position: np.ndarray, begin_orientation: np.ndarray
+              ) -> tuple[SolvedContacts, np.ndarray, np.ndarray, np.ndarray]:
+        at = slice(None) if len(vehicles) == begin_position.shape[1] else vehicles  # (every vehicle: a slice)
+        x = self.x
+        x[:3], x[3:] = linear_velocity[:, at], angular_velocity[:, at]
+        self.position[...] = begin_position[:, at]
+        vehicles = vehicles.astype(np.int64, copy=False)
+        read = _whole(patches.point_active, patches.anchor_active, patches.arm, patches.separation, patches.normal,
+                      patches.rest_distance, patches.restitution, patches.anchor_arm, patches.anchor_error,
+                      patches.bounce_threshold, patches.static_friction, patches.dynamic_friction, vehicles,
+                      begin_orientation, rows.linear, rows.arm, rows.damping, rows.separation, rows.active, rows.hard)
+        # (the patches' flags and frictions read by the solve too, the vehicles and orientation by both set-ups)
+        words = addresses(read)
+        self.words[_STEP_SLOTS] = _STEP_WORDS(words)
+        structs = self.structs
+        status = _LIB.pvu_contact_rows(ctypes.byref(structs.patches), ctypes.byref(structs.solve))
+        if status == 0:
+            status = _LIB.pvu_constraint_rows(ctypes.byref(structs.rows), ctypes.byref(structs.solve))
+        if status == 0:
+            status = _LIB.pvu_rows_tgs(ctypes.byref(structs.solve))
+        if status != 0:
+            raise RuntimeError(f"compiled row solve with contacts failed with status {status}")
+        np.sin(self.half, out=self.sine)  # numpy's, as vecmath.quat_integrate_exact takes them
+        np.cos(self.half, out=self.cosine)
+        self.orientation[...] = begin_orientation[:, at]
+        _LIB.pvu_rows_orientation(*self.rotation)
+        contacts = SolvedContacts(patches, self.impulse.copy(), self.friction.copy(), self.broken.copy().view(bool))
+        return contacts, x, self.position, self.orientation
+
+
+class SolvedContacts:
+    """What a solve with contacts leaves for the step's telemetry and friction bookkeeping, as `StaticContactRows`
+    holds it: the patches' `active`, `arm` and `normal`, the solve's `impulse` (Vr, Pm, N), `friction` (Vr, Pm, M, 2)
+    and `broken` (Vr, Pm)."""
+
+    def __init__(self, patches: PatchRows, impulse: np.ndarray, friction: np.ndarray, broken: np.ndarray):
+        self.active, self.arm, self.normal = patches.point_active, patches.arm, patches.normal
+        self.impulse, self.friction, self.broken = impulse, friction, broken
+
+
+# the batch's kept TGS solve with contacts, made again where its shape or the parameters it points at changed
+_KEPT_TGS = LastValue("mass", "moi", "max_depenetration_velocity")
+
+
+def solve_tgs_contacts(p: SimParams, rows: ConstraintRows, patches: PatchRows, linear_velocity: np.ndarray,
+                       angular_velocity: np.ndarray, begin_position: np.ndarray, begin_orientation: np.ndarray,
+                       dt: float, iterations: int, velocity_iterations: int, threads: int = 1
+                       ) -> tuple[SolvedContacts, np.ndarray, np.ndarray, np.ndarray] | None:
+    """`CompiledContactRows` and `solve_tgs` for a group with contacts (`rows.vehicles`; float32 velocities
+    (3, batch)), in one Python call and three C calls into buffers kept from step to step (`_KeptTGS`): the same bits.
+    Returns (the solved contacts, x (6, V), position (3, V), orientation (4, V)), the last three the kept buffers (read
+    them before the next solve), or None where the group has no patch slots (`solve_tgs`'s turn)."""
+    V, R = rows.active.shape
+    _, Pm, N = patches.point_active.shape
+    if Pm == 0:
+        return None
+    M = patches.anchor_active.shape[2]
+    key = (V, R, Pm, N, M, iterations, velocity_iterations, threads, dt, p.mass.shape[0])
+    kept = _KEPT_TGS.get(p, key, lambda: _KeptTGS(p, V, R, Pm, N, M, iterations, velocity_iterations, threads, dt))
+    return kept.solve(patches, rows, rows.vehicles, linear_velocity, angular_velocity, begin_position,
+                      begin_orientation)

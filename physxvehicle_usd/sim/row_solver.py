@@ -206,8 +206,18 @@ def _solve_rows_tgs(p: SimParams, s: SimState, rows: ConstraintRows, dt: float, 
     """
     vehicles = rows.vehicles
     n = max(1, int(position_iterations))
-    h = dt / n
     dtype = s.linear_velocity.dtype
+    if (kernel_threads is not None and patches is not None and type(dt) is float
+            and compiled_rows.covers(dtype, pairs, p, rows, patches)):
+        # the contact rows, the constraint rows and the iterations in C, into buffers kept from step to step
+        solved = compiled_rows.solve_tgs_contacts(p, rows, patches, s.linear_velocity, s.angular_velocity,
+                                                  begin_position, begin_orientation, dt, n, int(velocity_iterations),
+                                                  kernel_threads)
+        if solved is not None:
+            _record_solved(s, vehicles, solved[0], None)
+            _store(s, vehicles, *solved[1:])
+            return
+    h = dt / n
     bias_scale = dtype.type(np.sqrt(n) / dt)
     max_bias = dtype.type(_MAX_BIAS_PER_STEP / dt)
     x = _velocity(s, vehicles)  # (6, vehicles)
