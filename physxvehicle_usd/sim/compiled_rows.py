@@ -67,6 +67,14 @@ class _ConstraintRows(ctypes.Structure):
                    .split()])
 
 
+class _WheelRows(ctypes.Structure):
+    """Mirror of `WheelRows` in _row_solver.c: the wheels' arrays a step's constraint rows are made from, and the rows."""
+
+    _fields_ = ([(name, _I64) for name in "V W".split()]
+                + [(name, _P) for name in "lng_dir lat_dir normal arm separation sticky_lng sticky_lat mask also "
+                   "vehicles_out separation_out linear_out arm_out active_out".split()])
+
+
 def _load() -> ctypes.CDLL | None:
     # (an extension built before the contact rows' set-up: numpy solves the rows)
     lib = open_extension("pvu_contact_rows")
@@ -78,6 +86,10 @@ def _load() -> ctypes.CDLL | None:
     lib.pvu_contact_rows.argtypes = [ctypes.POINTER(_ContactPatches), ctypes.POINTER(_RowSolve)]
     lib.pvu_constraint_rows.argtypes = [ctypes.POINTER(_ConstraintRows), ctypes.POINTER(_RowSolve)]
     lib.pvu_contact_rows.restype = lib.pvu_constraint_rows.restype = ctypes.c_int
+    if hasattr(lib, "pvu_wheel_rows"):  # (an extension built before it: numpy stacks the wheels' rows)
+        check_struct_size(lib, "pvu_wheel_rows_size", _WheelRows, "compiled_rows.py")
+        lib.pvu_wheel_rows.argtypes = [ctypes.POINTER(_WheelRows)]
+        lib.pvu_wheel_rows.restype = ctypes.c_int64
     for solve in (lib.pvu_rows_tgs, lib.pvu_rows_pgs):
         solve.argtypes = [ctypes.POINTER(_RowSolve)]
         solve.restype = ctypes.c_int
@@ -477,3 +489,60 @@ def solve_tgs_contacts(p: SimParams, rows: ConstraintRows, patches: PatchRows, l
     kept = _KEPT_TGS.get(p, key, lambda: _KeptTGS(p, V, R, Pm, N, M, iterations, velocity_iterations, threads, dt))
     return kept.solve(patches, rows, rows.vehicles, linear_velocity, angular_velocity, begin_position,
                       begin_orientation)
+
+
+# the wheels' arrays `wheel_rows` reads, by the element type it takes them in
+_WHEEL_DTYPES = tuple(map(np.dtype, (np.float32,) * 5 + (np.bool_,) * 3))
+_dtype = operator.attrgetter("dtype")
+_contiguous = operator.attrgetter("flags.c_contiguous")
+_shape = operator.attrgetter("shape")
+
+
+class _WheelCall:
+    """`wheel_rows`' struct for a batch of V vehicles of W wheels, its sizes in, kept from step to step (a step writes
+    its arrays' addresses into its words in one assignment)."""
+
+    def __init__(self, V: int, W: int):
+        self.struct = _WheelRows(V=V, W=W)
+        self.words = np.frombuffer(self.struct, np.uint64)
+        self.slots = np.arange(_WheelRows.lng_dir.offset // 8, ctypes.sizeof(_WheelRows) // 8)
+        R = 3 * W
+        # the outputs' block, in the struct's order: vehicles (int64), separation (float64), linear and arm
+        # (float32), active; where each starts in it
+        self.bytes = sizes = (8 * V, 8 * V * R, 12 * V * R, 12 * V * R, V * R)
+        self.offsets = [sum(sizes[:i]) for i in range(len(sizes))]
+
+
+_WHEEL_CALLS = LastValue("mask")
+_NOT_ALSO = np.zeros(0, np.bool_)  # (no vehicles flagged: C's NULL)
+
+
+def wheel_rows(also: np.ndarray | None, lng_dir: np.ndarray, lat_dir: np.ndarray, normal: np.ndarray, arm: np.ndarray,
+               separation: np.ndarray, sticky_lng: np.ndarray, sticky_lat: np.ndarray, p: SimParams
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """pipeline.constraint_rows' listed vehicles (with an acting row, or in the mask `also` (V,) or None) and their
+    linear (3, Vr, 3 W), arm (3, Vr, 3 W), active (Vr, 3 W) and separation (Vr, 3 W, float64), in one C call
+    (`pvu_wheel_rows`: copies in PhysX's row order, the same bits as numpy's stacking), from the wheels' directions
+    (3, V, W), arms (3, V, W), separations (V, W), sticky flags (V, W) and the batch's mask; None where the extension
+    lacks it or the arrays are not float32 (flags bool), C order (numpy's turn)."""
+    wheels = (lng_dir, lat_dir, normal, arm, separation, sticky_lng, sticky_lat, p.mask)
+    if (_LIB is None or not hasattr(_LIB, "pvu_wheel_rows") or tuple(map(_dtype, wheels)) != _WHEEL_DTYPES
+            or not all(map(_contiguous, wheels))):
+        return None
+    V, W = separation.shape
+    if (tuple(map(_shape, wheels)) != ((3, V, W),) * 4 + ((V, W),) * 4
+            or (also is not None and (also.dtype != np.bool_ or also.shape != (V,) or not also.flags.c_contiguous))):
+        return None
+    call = _WHEEL_CALLS.get(p, (V, W), lambda: _WheelCall(V, W))
+    block = np.empty(sum(call.bytes), np.uint8)
+    base = address(block)
+    call.words[call.slots] = addresses(wheels + (_NOT_ALSO if also is None else also,), True) + [
+        base + offset for offset in call.offsets]
+    Vr = _LIB.pvu_wheel_rows(ctypes.byref(call.struct))
+    R = 3 * W
+    _, separation_at, linear_at, arm_at, active_at = call.offsets
+    return (block[:8 * Vr].view(np.int64),
+            block[linear_at:linear_at + 12 * Vr * R].view(np.float32).reshape(3, Vr, R),
+            block[arm_at:arm_at + 12 * Vr * R].view(np.float32).reshape(3, Vr, R),
+            block[active_at:active_at + Vr * R].view(np.bool_).reshape(Vr, R),
+            block[separation_at:separation_at + 8 * Vr * R].view(np.float64).reshape(Vr, R))
