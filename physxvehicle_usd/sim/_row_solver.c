@@ -34,18 +34,6 @@ static inline float min_f(float a, float b) { return ((a <= b) | (a != a)) ? a :
 
 int64_t pvu_row_solve_size(void) { return (int64_t)sizeof(RowSolve); }
 
-/* a group's own constraint rows (sim/solver_rows.py ConstraintRows) and its bodies at the begin pose */
-typedef struct {
-    int64_t V, R, batch, pgs;           /* pgs: PGS's constants (act, impulse_kept, limit_bias) instead of TGS's */
-    double spring_time, dt;             /* the sticky rows' spring acts over spring_time: h (TGS) or dt (PGS) */
-    const int64_t *vehicles;            /* (V): each one's index in the batch */
-    const float *linear, *arm;          /* (3, V, R) */
-    const double *damping, *separation; /* (V, R) */
-    const uint8_t *active, *hard;       /* (V, R) */
-    const float *mass, *moi;            /* (batch), (3, batch) */
-    const float *orientation;           /* (4, batch): the begin pose */
-} ConstraintRows;
-
 int64_t pvu_constraint_rows_size(void) { return (int64_t)sizeof(ConstraintRows); }
 
 /* vecmath.matvec and matTvec (einsum: from +0, the three products added in order) */

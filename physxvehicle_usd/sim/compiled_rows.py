@@ -86,6 +86,10 @@ def _load() -> ctypes.CDLL | None:
     lib.pvu_contact_rows.argtypes = [ctypes.POINTER(_ContactPatches), ctypes.POINTER(_RowSolve)]
     lib.pvu_constraint_rows.argtypes = [ctypes.POINTER(_ConstraintRows), ctypes.POINTER(_RowSolve)]
     lib.pvu_contact_rows.restype = lib.pvu_constraint_rows.restype = ctypes.c_int
+    if hasattr(lib, "pvu_rows_tgs_contacts"):  # (an extension built before it: `_KeptTGS` makes three calls)
+        lib.pvu_rows_tgs_contacts.argtypes = [ctypes.POINTER(_ContactPatches), ctypes.POINTER(_ConstraintRows),
+                                              ctypes.POINTER(_RowSolve)]
+        lib.pvu_rows_tgs_contacts.restype = ctypes.c_int
     if hasattr(lib, "pvu_wheel_rows"):  # (an extension built before it: numpy stacks the wheels' rows)
         check_struct_size(lib, "pvu_wheel_rows_size", _WheelRows, "compiled_rows.py")
         lib.pvu_wheel_rows.argtypes = [ctypes.POINTER(_WheelRows)]
@@ -101,6 +105,7 @@ def _load() -> ctypes.CDLL | None:
 
 
 _LIB = _load()
+_ONE_CALL = _LIB is not None and hasattr(_LIB, "pvu_rows_tgs_contacts")  # (else three calls: an older extension)
 
 
 def available() -> bool:
@@ -121,12 +126,14 @@ def covers(dtype, pairs, p: SimParams | None = None, rows: ConstraintRows | None
     if rows is not None and not (rows.linear.dtype == rows.arm.dtype == np.float32
                                  and rows.damping.dtype == rows.separation.dtype == np.float64):
         return False
-    return patches is None or all(getattr(patches, name).dtype == np.float64 for name in _PATCH_FLOATS)
+    return patches is None or _patch_dtypes(patches) == _PATCH_DTYPES
 
 
 # the patches' float fields the C set-up reads (float64: patch_rows makes them so)
 _PATCH_FLOATS = ("arm", "separation", "normal", "rest_distance", "static_friction", "dynamic_friction", "restitution",
                  "anchor_arm", "anchor_error", "bounce_threshold")
+_patch_dtypes = operator.attrgetter(*(f"{name}.dtype" for name in _PATCH_FLOATS))
+_PATCH_DTYPES = (np.dtype(np.float64),) * len(_PATCH_FLOATS)
 
 
 class _Call:
@@ -426,6 +433,7 @@ class _KeptTGS:
         self.orientation = np.empty((4, V), np.float32)
         self.kept.extend((self.sine, self.cosine, self.orientation))
         self.rotation = (n, V, *addresses((self.orientation, angular, self.sine, self.cosine)), None)
+        self.structs_at = (ctypes.byref(structs.patches), ctypes.byref(structs.rows), ctypes.byref(structs.solve))
 
     def solve(self, patches: PatchRows, rows: ConstraintRows, vehicles: np.ndarray, linear_velocity: np.ndarray,
               angular_velocity: np.ndarray, begin_position: np.ndarray, begin_orientation: np.ndarray
@@ -442,12 +450,13 @@ class _KeptTGS:
         # (the patches' flags and frictions read by the solve too, the vehicles and orientation by both set-ups)
         words = addresses(read)
         self.words[_STEP_SLOTS] = _STEP_WORDS(words)
-        structs = self.structs
-        status = _LIB.pvu_contact_rows(ctypes.byref(structs.patches), ctypes.byref(structs.solve))
-        if status == 0:
-            status = _LIB.pvu_constraint_rows(ctypes.byref(structs.rows), ctypes.byref(structs.solve))
-        if status == 0:
-            status = _LIB.pvu_rows_tgs(ctypes.byref(structs.solve))
+        patches_at, rows_at, solve_at = self.structs_at
+        if _ONE_CALL:
+            status = _LIB.pvu_rows_tgs_contacts(patches_at, rows_at, solve_at)
+        else:
+            status = _LIB.pvu_contact_rows(patches_at, solve_at)
+            status = status or _LIB.pvu_constraint_rows(rows_at, solve_at)
+            status = status or _LIB.pvu_rows_tgs(solve_at)
         if status != 0:
             raise RuntimeError(f"compiled row solve with contacts failed with status {status}")
         np.sin(self.half, out=self.sine)  # numpy's, as vecmath.quat_integrate_exact takes them
