@@ -166,10 +166,16 @@ def test_patches_in_another_precision_stay_with_numpy(car_params):
 
 # --- real runs -----------------------------------------------------------------------------------------------------
 
+class _Calls(list):
+    """The recorded set-ups' inputs, and for each solve_tgs_contacts call whether it formed the velocities too."""
+
+    with_velocity: list
+
+
 def _recording(monkeypatch) -> list:
     """Record the inputs of every compiled contact rows' set-up (`CompiledContactRows`, and the one
     `solve_tgs_contacts` runs into its kept buffers; the real one runs, and the step goes on with it)."""
-    calls = []
+    calls = _Calls()
     made = compiled_rows.CompiledContactRows
 
     def recorded(p, patches, vehicles, orientation, x, dt, iterations, pgs=False, threads=1):
@@ -181,16 +187,19 @@ def _recording(monkeypatch) -> list:
     solve_kept = compiled_rows.solve_tgs_contacts
 
     def recorded_kept(p, rows, patches, linear_velocity, angular_velocity, begin_position, begin_orientation, dt,
-                      iterations, velocity_iterations, threads=1):
-        # (a TGS solve with contacts sets its rows up in its kept buffers: the same C set-up from the same inputs)
+                      iterations, velocity_iterations, threads=1, velocity=None, orientation=None):
+        # (a TGS solve with contacts sets its rows up in its kept buffers: the same C set-up from the same inputs;
+        # where it forms the end of the step's velocities first (`velocity`), x is the state's before them)
         vehicles = rows.vehicles
         x = np.concatenate((linear_velocity[:, vehicles], angular_velocity[:, vehicles]))
         calls.append((p, patches.subset(np.ones(len(vehicles), bool)), vehicles.copy(), begin_orientation.copy(), x,
                       dt, iterations, False))
+        with_velocity.append(velocity is not None)
         return solve_kept(p, rows, patches, linear_velocity, angular_velocity, begin_position, begin_orientation, dt,
-                          iterations, velocity_iterations, threads)
+                          iterations, velocity_iterations, threads, velocity, orientation)
 
     monkeypatch.setattr(compiled_rows, "solve_tgs_contacts", recorded_kept)
+    with_velocity = calls.with_velocity = []
     return calls
 
 
@@ -213,6 +222,7 @@ def test_the_obstacles_fleet_s_contact_rows_are_numpy_s_and_so_is_its_run(tmp_pa
     ours = _run(path, 100, StepOptions())
     with_points = [c for c in calls if c[1].point_active.any()]
     assert len(with_points) > 30  # the chassis met its box (and the road) for much of the run
+    assert any(calls.with_velocity)  # (steps where every car touched: the end velocities in the same solve)
     assert sum(c[1].anchor_active.any() for c in with_points) > 30  # and its friction held it there
     assert max(len(c[2]) for c in with_points) > 16  # groups of many vehicles (numpy spreads their rotations)
     for p, patches, vehicles, orientation, x, dt, iterations, pgs in with_points[::5]:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from . import compiled_end_step
 from .contact_rows import FRICTION_BIAS_PER_SUBSTEP, MAX_CONTACT_BIAS_FACTOR
 from .extension import address, addresses, check_struct_size, open_extension
 from .memo import LastValue
@@ -105,6 +106,8 @@ def _load() -> ctypes.CDLL | None:
 
 
 _LIB = _load()
+_VELOCITY = compiled_end_step.velocity_function()
+_VELOCITY_SLOTS = compiled_end_step.velocity_slots()
 _ONE_CALL = _LIB is not None and hasattr(_LIB, "pvu_rows_tgs_contacts")  # (else three calls: an older extension)
 
 
@@ -434,22 +437,37 @@ class _KeptTGS:
         self.kept.extend((self.sine, self.cosine, self.orientation))
         self.rotation = (n, V, *addresses((self.orientation, angular, self.sine, self.cosine)), None)
         self.structs_at = (ctypes.byref(structs.patches), ctypes.byref(structs.rows), ctypes.byref(structs.solve))
+        self.x_at = (d.x, d.x + 4 * 3 * V)  # (the end velocities' outputs: linear, angular)
 
     def solve(self, patches: PatchRows, rows: ConstraintRows, vehicles: np.ndarray, linear_velocity: np.ndarray,
-              angular_velocity: np.ndarray, begin_position: np.ndarray, begin_orientation: np.ndarray
+              angular_velocity: np.ndarray, begin_position: np.ndarray, begin_orientation: np.ndarray,
+              velocity: tuple | None = None, orientation: np.ndarray | None = None
               ) -> tuple[SolvedContacts, np.ndarray, np.ndarray, np.ndarray]:
+        """velocity: compiled_end_step.velocity_call's struct and words, where the velocities (linear_velocity,
+        angular_velocity, of every vehicle) are the ones before the end of the step's damping, limits and gyroscopic
+        term (at the state's `orientation`), which its C call then forms straight into the solve's x."""
         at = slice(None) if len(vehicles) == begin_position.shape[1] else vehicles  # (every vehicle: a slice)
         x = self.x
-        x[:3], x[3:] = linear_velocity[:, at], angular_velocity[:, at]
+        if velocity is None:
+            x[:3], x[3:] = linear_velocity[:, at], angular_velocity[:, at]
         self.position[...] = begin_position[:, at]
         vehicles = vehicles.astype(np.int64, copy=False)
         read = _whole(patches.point_active, patches.anchor_active, patches.arm, patches.separation, patches.normal,
                       patches.rest_distance, patches.restitution, patches.anchor_arm, patches.anchor_error,
                       patches.bounce_threshold, patches.static_friction, patches.dynamic_friction, vehicles,
                       begin_orientation, rows.linear, rows.arm, rows.damping, rows.separation, rows.active, rows.hard)
+        if velocity is not None:
+            read += (linear_velocity, angular_velocity, orientation)
         # (the patches' flags and frictions read by the solve too, the vehicles and orientation by both set-ups)
         words = addresses(read)
         self.words[_STEP_SLOTS] = _STEP_WORDS(words)
+        if velocity is not None:
+            call, call_words = velocity
+            call_words[_VELOCITY_SLOTS] = words[20:]
+            call.linear_out, call.angular_out = self.x_at
+            status = _VELOCITY(ctypes.byref(call))
+            if status != 0:
+                raise RuntimeError(f"compiled end of step's velocities failed with status {status}")
         patches_at, rows_at, solve_at = self.structs_at
         if _ONE_CALL:
             status = _LIB.pvu_rows_tgs_contacts(patches_at, rows_at, solve_at)
@@ -483,12 +501,15 @@ _KEPT_TGS = LastValue("mass", "moi", "max_depenetration_velocity")
 
 def solve_tgs_contacts(p: SimParams, rows: ConstraintRows, patches: PatchRows, linear_velocity: np.ndarray,
                        angular_velocity: np.ndarray, begin_position: np.ndarray, begin_orientation: np.ndarray,
-                       dt: float, iterations: int, velocity_iterations: int, threads: int = 1
+                       dt: float, iterations: int, velocity_iterations: int, threads: int = 1,
+                       velocity: tuple | None = None, orientation: np.ndarray | None = None
                        ) -> tuple[SolvedContacts, np.ndarray, np.ndarray, np.ndarray] | None:
     """`CompiledContactRows` and `solve_tgs` for a group with contacts (`rows.vehicles`; float32 velocities
     (3, batch)), in one Python call and three C calls into buffers kept from step to step (`_KeptTGS`): the same bits.
     Returns (the solved contacts, x (6, V), position (3, V), orientation (4, V)), the last three the kept buffers (read
-    them before the next solve), or None where the group has no patch slots (`solve_tgs`'s turn)."""
+    them before the next solve), or None where the group has no patch slots (`solve_tgs`'s turn). velocity and
+    orientation (the group every vehicle): the velocities are the ones before the end of the step's damping, limits and
+    gyroscopic term, which compiled_end_step's C call forms into the solve's buffer first (`_KeptTGS.solve`)."""
     V, R = rows.active.shape
     _, Pm, N = patches.point_active.shape
     if Pm == 0:
@@ -497,7 +518,7 @@ def solve_tgs_contacts(p: SimParams, rows: ConstraintRows, patches: PatchRows, l
     key = (V, R, Pm, N, M, iterations, velocity_iterations, threads, dt, p.mass.shape[0])
     kept = _KEPT_TGS.get(p, key, lambda: _KeptTGS(p, V, R, Pm, N, M, iterations, velocity_iterations, threads, dt))
     return kept.solve(patches, rows, rows.vehicles, linear_velocity, angular_velocity, begin_position,
-                      begin_orientation)
+                      begin_orientation, velocity, orientation)
 
 
 # the wheels' arrays `wheel_rows` reads, by the element type it takes them in
