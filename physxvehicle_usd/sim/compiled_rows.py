@@ -8,8 +8,12 @@ allocation: the static contact rows from the patches (`CompiledContactRows`, `pv
 `StaticContactRows.__init__`'s arithmetic), the constraint rows from pipeline.constraint_rows' (`pvu_constraint_rows`:
 row_solver's Jacobians, responses and gains); one more call runs every position and velocity iteration of every
 vehicle. TGS's pose rotation takes numpy's sin and cos of each iteration's half angle and one more call; PGS's pose
-moves once, in numpy. The numpy path stays the reference (tests/test_sim_row_solver.py and
-tests/test_sim_contact_rows_compiled.py hold the two to each other, to the bit).
+moves once, in numpy. A TGS group with contacts (`solve_tgs_contacts`) keeps its structs and working buffers from
+step to step (`_KeptTGS`: a step hands over its arrays' addresses in one call, and one C call sets up both kinds of
+row and iterates them); where the group is every vehicle, compiled_end_step's velocities are formed into its buffer
+first. pipeline.constraint_rows takes its listed vehicles and rows from one C call too (`wheel_rows`). The numpy path
+stays the reference (tests/test_sim_row_solver.py and tests/test_sim_contact_rows_compiled.py hold the two to each
+other, to the bit).
 """
 from __future__ import annotations
 

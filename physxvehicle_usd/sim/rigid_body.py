@@ -193,7 +193,9 @@ def end_step_physx(p: SimParams, s: SimState, begin_position: np.ndarray, begin_
     compiled_end_step.end_velocity covers the batch (None: numpy; row_solver.solve_vehicle_constraints).
 
     Without contacts, in a TGS scene, the pipeline ends a float32 step with this function's C twin instead
-    (sim/compiled_end_step.py, the same bits), where the compiled solver is asked for.
+    (sim/compiled_end_step.py, the same bits), where the compiled solver is asked for. With contacts, where the rows
+    make one TGS group of every vehicle, the velocities and the solve run together
+    (row_solver.solve_every_vehicle_with_contacts, the same bits).
 
     velocityChange writes v, w to the actor; acceleration adds (v - v_begin)/dt as an acceleration, which
     for an actor whose velocity was v_begin gives the same velocity going into the solver. Gravity is
