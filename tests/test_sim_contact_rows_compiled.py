@@ -16,7 +16,7 @@ from conftest import SAMPLES
 from pxr import Gf, UsdGeom, UsdPhysics, UsdShade
 
 from physxvehicle_usd.read import read_stage
-from physxvehicle_usd.sim import Simulator, compiled_rows
+from physxvehicle_usd.sim import Simulator, compiled_rows, pipeline
 from physxvehicle_usd.sim import vecmath as vm
 from physxvehicle_usd.sim.contact_rows import StaticContactRows
 from physxvehicle_usd.sim.pipeline import StepOptions
@@ -166,9 +166,16 @@ def test_patches_in_another_precision_stay_with_numpy(car_params):
 
 # --- real runs -----------------------------------------------------------------------------------------------------
 
+class _Calls(list):
+    """The recorded set-ups' inputs, and for each solve_tgs_contacts call whether it formed the velocities too."""
+
+    with_velocity: list
+
+
 def _recording(monkeypatch) -> list:
-    """Record the inputs of every compiled contact rows' set-up (the real one runs, and the step goes on with it)."""
-    calls = []
+    """Record the inputs of every compiled contact rows' set-up (`CompiledContactRows`, and the one
+    `solve_tgs_contacts` runs into its kept buffers; the real one runs, and the step goes on with it)."""
+    calls = _Calls()
     made = compiled_rows.CompiledContactRows
 
     def recorded(p, patches, vehicles, orientation, x, dt, iterations, pgs=False, threads=1):
@@ -177,6 +184,22 @@ def _recording(monkeypatch) -> list:
         return made(p, patches, vehicles, orientation, x, dt, iterations, pgs, threads)
 
     monkeypatch.setattr(compiled_rows, "CompiledContactRows", recorded)
+    solve_kept = compiled_rows.solve_tgs_contacts
+
+    def recorded_kept(p, rows, patches, linear_velocity, angular_velocity, begin_position, begin_orientation, dt,
+                      iterations, velocity_iterations, threads=1, velocity=None, orientation=None):
+        # (a TGS solve with contacts sets its rows up in its kept buffers: the same C set-up from the same inputs;
+        # where it forms the end of the step's velocities first (`velocity`), x is the state's before them)
+        vehicles = rows.vehicles
+        x = np.concatenate((linear_velocity[:, vehicles], angular_velocity[:, vehicles]))
+        calls.append((p, patches.subset(np.ones(len(vehicles), bool)), vehicles.copy(), begin_orientation.copy(), x,
+                      dt, iterations, False))
+        with_velocity.append(velocity is not None)
+        return solve_kept(p, rows, patches, linear_velocity, angular_velocity, begin_position, begin_orientation, dt,
+                          iterations, velocity_iterations, threads, velocity, orientation)
+
+    monkeypatch.setattr(compiled_rows, "solve_tgs_contacts", recorded_kept)
+    with_velocity = calls.with_velocity = []
     return calls
 
 
@@ -199,6 +222,7 @@ def test_the_obstacles_fleet_s_contact_rows_are_numpy_s_and_so_is_its_run(tmp_pa
     ours = _run(path, 100, StepOptions())
     with_points = [c for c in calls if c[1].point_active.any()]
     assert len(with_points) > 30  # the chassis met its box (and the road) for much of the run
+    assert any(calls.with_velocity)  # (steps where every car touched: the end velocities in the same solve)
     assert sum(c[1].anchor_active.any() for c in with_points) > 30  # and its friction held it there
     assert max(len(c[2]) for c in with_points) > 16  # groups of many vehicles (numpy spreads their rotations)
     for p, patches, vehicles, orientation, x, dt, iterations, pgs in with_points[::5]:
@@ -305,3 +329,82 @@ def test_the_compiled_constraint_rows_are_row_solver_s_to_the_bit(car_params, se
     if not pgs:
         np.testing.assert_array_equal(ours["hard_listed"].view(bool), act.any(axis=0) & rows.hard.any(axis=0))
     assert not act[:, 1].any() and (ours["recip"] != 0.0).any()
+
+
+# --- the TGS solve with contacts in kept buffers -------------------------------------------------------------------
+
+@pytest.mark.parametrize("V, Pm, N", [(2, 1, 4), (12, 3, 6), (19, 2, 4)])  # (vehicle 0 touches nothing)
+@pytest.mark.parametrize("iterations", [4, 1])
+@pytest.mark.parametrize("threads", [1, 3])
+def test_the_kept_tgs_solve_with_contacts_is_the_fresh_one_to_the_bit(car_params, V, Pm, N, iterations, threads):
+    """solve_tgs_contacts (the rows set up and solved in buffers kept from call to call) against CompiledContactRows
+    and solve_tgs (fresh buffers every call), three calls of one shape in a row with other rows, patches and bodies
+    each time: the velocity, pose, impulses, friction and which slid, 0 ulps; what an earlier call returned of its
+    contacts is not overwritten by a later one."""
+    p = copy.copy(car_params)
+    batch = V + 5
+    rng = np.random.default_rng(V * 10 + iterations)
+    p.mass = rng.uniform(500.0, 3000.0, batch).astype(np.float32)
+    p.moi = rng.uniform(200.0, 4000.0, (3, batch)).astype(np.float32)
+    p.max_depenetration_velocity = rng.uniform(1.0, 10.0, batch).astype(np.float32)
+    kept = []
+    for _ in range(3):
+        rows = _random_constraint_rows(rng, V, batch)
+        patches = _random_patches(rng, V, Pm, N)
+        orientation, _ = _bodies(rng, batch, V)
+        position = rng.standard_normal((3, batch)).astype(np.float32)
+        velocity = (rng.standard_normal((6, batch)) * 2.0).astype(np.float32)
+        x = velocity[:, rows.vehicles]
+        n = iterations
+        fresh = compiled_rows.CompiledContactRows(p, patches, rows.vehicles, orientation, x, DT, n, False, threads)
+        expected = compiled_rows.solve_tgs(fresh, p, rows, x, position, orientation, np.float32(np.sqrt(n) / DT),
+                                           np.float32(0.75 / DT), DT, n, 2, threads)
+        solved = compiled_rows.solve_tgs_contacts(p, rows, patches, velocity[:3], velocity[3:], position, orientation,
+                                                  DT, n, 2, threads)
+        for ours, theirs in zip(solved[1:], expected):
+            np.testing.assert_array_equal(ours.view(np.int32), theirs.view(np.int32))  # 0 ulps
+        contacts = solved[0]
+        for name in ("impulse", "friction"):
+            np.testing.assert_array_equal(_bits(getattr(contacts, name)), _bits(getattr(fresh, name)), err_msg=name)
+        np.testing.assert_array_equal(contacts.broken, fresh.broken)
+        assert contacts.active is patches.point_active and contacts.normal is patches.normal
+        kept.append((contacts, fresh))
+    assert any((fresh.impulse != 0.0).any() for _, fresh in kept)
+    for contacts, fresh in kept:  # (each call's contacts its own)
+        np.testing.assert_array_equal(_bits(contacts.impulse), _bits(fresh.impulse))
+        np.testing.assert_array_equal(_bits(contacts.friction), _bits(fresh.friction))
+
+
+# --- the constraint rows from the wheels ---------------------------------------------------------------------------
+
+def test_the_obstacles_fleet_s_constraint_rows_from_c_are_numpy_s(tmp_path, monkeypatch):
+    """pipeline.constraint_rows through compiled_rows.wheel_rows (the listed vehicles and their rows in one C call)
+    against its numpy stacking, every step of 20 cars driven into their boxes and of 3 on a plane: the same vehicles
+    and the same rows, dtypes and bits; groups of some of the vehicles and of all of them."""
+    made = pipeline.constraint_rows
+    wheel_rows = compiled_rows.wheel_rows
+    compared = []
+
+    def compared_rows(p, s, road, also=None):
+        ours = made(p, s, road, also)
+        monkeypatch.setattr(compiled_rows, "wheel_rows", lambda *arrays: None)
+        theirs = made(p, s, road, also)
+        monkeypatch.setattr(compiled_rows, "wheel_rows", wheel_rows)
+        assert (ours is None) == (theirs is None)
+        if ours is not None:
+            for name in ("vehicles", "linear", "arm", "damping", "active", "hard", "separation"):
+                a, b = getattr(ours, name), getattr(theirs, name)
+                assert a.dtype == b.dtype and a.shape == b.shape, name
+                assert a.tobytes() == b.tobytes(), name
+            compared.append((len(ours.vehicles), p.V, also is not None))
+        return ours
+
+    monkeypatch.setattr(pipeline, "constraint_rows", compared_rows)
+    _run(fleet_stage(20, tmp_path, road="obstacles"), 60, StepOptions(compiled_end_step=False))
+    # (a braked fleet on a plane: sticky rows, no contacts, no `also`)
+    sim = Simulator.from_description(read_stage(str(fleet_stage(3, tmp_path / "plane"))), DT,
+                                     options=StepOptions(compiled_end_step=False))
+    for _ in range(10):
+        sim.step({"brake0": np.ones(sim.params.V)})
+    assert any(also for _, _, also in compared) and any(not also for _, _, also in compared)
+    assert any(listed < V for listed, V, _ in compared) and any(listed == V for listed, V, _ in compared)

@@ -181,18 +181,20 @@ def _trajectory(description, steps: int, options: StepOptions, controls: dict | 
 
 
 def _counting(monkeypatch) -> dict:
-    """Count the compiled solves, TGS and PGS (the real ones run)."""
+    """Count the compiled solves, TGS and PGS (the real ones run; TGS with contacts: solve_tgs_contacts)."""
     calls = {"solves": 0, "with contacts": 0}
 
     def counting(solve):
         def counted(*args, **kwargs):
+            patches = next((a for a in args if hasattr(a, "point_active")), None)  # solve_tgs_contacts' PatchRows
             contacts = next((a for a in args if hasattr(a, "active")), None)  # the StaticContactRows, if any
+            active = patches.point_active if patches is not None else None if contacts is None else contacts.active
             calls["solves"] += 1
-            calls["with contacts"] += contacts is not None and bool(contacts.active.any())
+            calls["with contacts"] += active is not None and bool(active.any())
             return solve(*args, **kwargs)
         return counted
 
-    for name in ("solve_tgs", "solve_pgs"):
+    for name in ("solve_tgs", "solve_pgs", "solve_tgs_contacts"):
         monkeypatch.setattr(compiled_rows, name, counting(getattr(compiled_rows, name)))
     return calls
 

@@ -367,3 +367,13 @@ int pvu_contact_rows(const ContactPatches *in, const RowSolve *b) {
     }
     return 0;
 }
+
+/* compiled_rows._KeptTGS's step, in one call: the group's contact rows (`pvu_contact_rows`), its constraint rows
+   (`pvu_constraint_rows`, _row_solver.c) and the TGS iterations (`pvu_rows_tgs`). 0: done; else the first failure's
+   status (nothing solved). */
+int pvu_rows_tgs_contacts(const ContactPatches *patches, const ConstraintRows *rows, const RowSolve *b) {
+    int status = pvu_contact_rows(patches, b);
+    if (status == 0) status = pvu_constraint_rows(rows, b);
+    if (status == 0) status = pvu_rows_tgs(b);
+    return status;
+}

@@ -440,7 +440,10 @@ int pvu_end_step(const EndStep *b) {
         solve.position = pt;
         solve.angular = at;
         solve.half = ht;
-        pvu_rows_tgs(&solve);
+        if (pvu_rows_tgs(&solve) != 0) { /* out of memory: nothing solved, the caller raises */
+            status = -1;
+            goto done;
+        }
     }
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && V > 1 && !direct)
     for (int64_t v = 0; v < V; ++v) { /* the solved vehicles' velocity, position and rotations */

@@ -34,18 +34,6 @@ static inline float min_f(float a, float b) { return ((a <= b) | (a != a)) ? a :
 
 int64_t pvu_row_solve_size(void) { return (int64_t)sizeof(RowSolve); }
 
-/* a group's own constraint rows (sim/solver_rows.py ConstraintRows) and its bodies at the begin pose */
-typedef struct {
-    int64_t V, R, batch, pgs;           /* pgs: PGS's constants (act, impulse_kept, limit_bias) instead of TGS's */
-    double spring_time, dt;             /* the sticky rows' spring acts over spring_time: h (TGS) or dt (PGS) */
-    const int64_t *vehicles;            /* (V): each one's index in the batch */
-    const float *linear, *arm;          /* (3, V, R) */
-    const double *damping, *separation; /* (V, R) */
-    const uint8_t *active, *hard;       /* (V, R) */
-    const float *mass, *moi;            /* (batch), (3, batch) */
-    const float *orientation;           /* (4, batch): the begin pose */
-} ConstraintRows;
-
 int64_t pvu_constraint_rows_size(void) { return (int64_t)sizeof(ConstraintRows); }
 
 /* vecmath.matvec and matTvec (einsum: from +0, the three products added in order) */
@@ -451,4 +439,62 @@ int pvu_rows_soft(int64_t V, int64_t R, int64_t n, int64_t threads, const float 
                   float *angular, float *half) {
     return pvu_rows_soft_strided(V, R, n, threads, J, WJ, gain, V * R, R, 1, R, 1, listed, h_f, x_all, position_all,
                                  angular, half);
+}
+
+/* pipeline.constraint_rows from the wheels' arrays: the vehicles with a row that acts (a sticky flag, or a negative
+   separation, of a wheel the mask keeps) or flagged in `also`, ascending; per vehicle, constraint by constraint
+   (4 wheels each), the sticky longitudinal rows, the sticky lateral rows, then the suspension-limit rows of its
+   wheels (PhysX's order): the direction, the arm, whether the row acts and the separation widened to double (0 for
+   the sticky rows). Copies and comparisons alone: the same bits as numpy's stacking. The rows are written for the
+   listed vehicles alone (Vr of them: (3, Vr, 3 W) from the start of linear_out, ...). */
+typedef struct {
+    int64_t V, W;                                  /* vehicles of the batch, wheels */
+    const float *lng_dir, *lat_dir, *normal, *arm; /* (3, V, W) */
+    const float *separation;                       /* (V, W) */
+    const uint8_t *sticky_lng, *sticky_lat, *mask; /* (V, W) */
+    const uint8_t *also;                           /* (V) or NULL: vehicles listed whatever their rows */
+    int64_t *vehicles_out;                         /* (V) out: the listed vehicles, the first Vr */
+    double *separation_out;                        /* (Vr, 3 W) out */
+    float *linear_out, *arm_out;                   /* (3, Vr, 3 W) out */
+    uint8_t *active_out;                           /* (Vr, 3 W) out */
+} WheelRows;
+
+int64_t pvu_wheel_rows_size(void) { return (int64_t)sizeof(WheelRows); }
+
+static inline int row_acts(const WheelRows *in, int kind, int64_t k) {
+    const int acts = kind == 0 ? in->sticky_lng[k] != 0 : kind == 1 ? in->sticky_lat[k] != 0 : in->separation[k] < 0.0f;
+    return acts && in->mask[k] != 0;
+}
+
+/* the number of listed vehicles (Vr) */
+int64_t pvu_wheel_rows(const WheelRows *in) {
+    const int64_t V = in->V, W = in->W, R = 3 * W, ws = V * W;
+    int64_t Vr = 0;
+    for (int64_t v = 0; v < V; ++v) {
+        int listed = in->also != NULL && in->also[v] != 0;
+        for (int64_t k = v * W; k < v * W + W && !listed; ++k)
+            listed = row_acts(in, 0, k) | row_acts(in, 1, k) | row_acts(in, 2, k);
+        if (listed) in->vehicles_out[Vr++] = v;
+    }
+    const int64_t rs = Vr * R;
+    for (int64_t i = 0; i < Vr; ++i) {
+        const int64_t vehicle = in->vehicles_out[i];
+        int64_t r = i * R;
+        for (int64_t first = 0; first < W; first += 4) {
+            const int64_t last = first + 4 < W ? first + 4 : W;
+            for (int kind = 0; kind < 3; ++kind) {
+                const float *direction = kind == 0 ? in->lng_dir : kind == 1 ? in->lat_dir : in->normal;
+                for (int64_t w = first; w < last; ++w, ++r) {
+                    const int64_t k = vehicle * W + w;
+                    for (int c = 0; c < 3; ++c) {
+                        in->linear_out[c * rs + r] = direction[c * ws + k];
+                        in->arm_out[c * rs + r] = in->arm[c * ws + k];
+                    }
+                    in->active_out[r] = (uint8_t)row_acts(in, kind, k);
+                    in->separation_out[r] = kind == 2 ? (double)in->separation[k] : 0.0;
+                }
+            }
+        }
+    }
+    return Vr;
 }

@@ -43,6 +43,18 @@ typedef struct {
     float *motion;                               /* (6, V) out: the velocity after the position iterations */
 } RowSolve;
 
+/* a group's own constraint rows (sim/solver_rows.py ConstraintRows) and its bodies at the begin pose */
+typedef struct {
+    int64_t V, R, batch, pgs;           /* pgs: PGS's constants (act, impulse_kept, limit_bias) instead of TGS's */
+    double spring_time, dt;             /* the sticky rows' spring acts over spring_time: h (TGS) or dt (PGS) */
+    const int64_t *vehicles;            /* (V): each one's index in the batch */
+    const float *linear, *arm;          /* (3, V, R) */
+    const double *damping, *separation; /* (V, R) */
+    const uint8_t *active, *hard;       /* (V, R) */
+    const float *mass, *moi;            /* (batch), (3, batch) */
+    const float *orientation;           /* (4, batch): the begin pose */
+} ConstraintRows;
+
 /* vecmath.quat_to_mat of q = (w, x, y, z), float32 as numpy takes it (m_ii = 1 - (p_jj + p_kk), m_ij = p_ij - 2 w v_k,
    m_ji = p_ij + 2 w v_k, p_ab = v_a 2 v_b) */
 static inline __attribute__((always_inline)) void pvu_rotation_matrix(const float q[4], float m[3][3]) {
@@ -62,6 +74,7 @@ static inline __attribute__((always_inline)) void pvu_rotation_matrix(const floa
 }
 
 int pvu_rows_tgs(const RowSolve *b);
+int pvu_constraint_rows(const ConstraintRows *in, const RowSolve *b);
 int pvu_rows_soft_strided(int64_t V, int64_t R, int64_t n, int64_t threads, const float *J, const float *WJ,
                           const float *gain, int64_t component, int64_t vehicle, int64_t row, int64_t gain_vehicle,
                           int64_t gain_row, const uint8_t *listed, float h_f, float *x_all, float *position_all,

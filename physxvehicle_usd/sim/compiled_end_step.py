@@ -53,6 +53,11 @@ def _load() -> ctypes.CDLL | None:
     return lib
 
 
+def velocity_function():
+    """The extension's `pvu_end_velocity` (its argument a pointer to `velocity_call`'s struct), or None."""
+    return None if _LIB is None else _LIB.pvu_end_velocity
+
+
 _LIB = _load()
 
 # the parameters the call reads, by the dtype it takes them in (the numpy path's promotions depend on them); the
@@ -193,6 +198,30 @@ def end_step(p: SimParams, s: SimState, road_normal: np.ndarray, begin_position:
 # the state the velocity call reads, by its field (float32 each)
 _VELOCITY_INPUTS = ("linear_velocity", "angular_velocity", "orientation")
 _VELOCITY_SLOTS = np.array([getattr(_EndStep, name).offset // 8 for name in _VELOCITY_INPUTS])
+
+
+def velocity_call(p: SimParams, s: SimState, dt: float) -> tuple[ctypes.Structure, np.ndarray] | None:
+    """The batch's struct of `end_velocity`'s C call (its sizes and parameters' addresses in) and its words where the
+    call covers this batch, state and dt, else None: for a caller that points its state and outputs itself
+    (sim/compiled_rows.py, which writes the velocities straight into its solve's buffer). `velocity_slots` names the
+    words of the state's pointers (linear velocity, angular velocity, orientation); linear_out and angular_out are the
+    caller's to set."""
+    if _LIB is None or type(dt) is not float:
+        return None
+    const = _constants(p)
+    if not const.velocity_covered:
+        return None
+    if not all(array.dtype == np.float32 and array.flags.c_contiguous
+               for array in (s.linear_velocity, s.angular_velocity, s.body_orientation)):
+        return None
+    const.call.dt = dt
+    return const.call, const.words
+
+
+def velocity_slots() -> np.ndarray:
+    """The words of `velocity_call`'s struct that hold the state's pointers: linear velocity, angular velocity and
+    orientation, in this order."""
+    return _VELOCITY_SLOTS
 
 
 def end_velocity(p: SimParams, s: SimState, dt: float) -> bool:

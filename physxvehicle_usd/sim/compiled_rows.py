@@ -8,20 +8,27 @@ allocation: the static contact rows from the patches (`CompiledContactRows`, `pv
 `StaticContactRows.__init__`'s arithmetic), the constraint rows from pipeline.constraint_rows' (`pvu_constraint_rows`:
 row_solver's Jacobians, responses and gains); one more call runs every position and velocity iteration of every
 vehicle. TGS's pose rotation takes numpy's sin and cos of each iteration's half angle and one more call; PGS's pose
-moves once, in numpy. The numpy path stays the reference (tests/test_sim_row_solver.py and
-tests/test_sim_contact_rows_compiled.py hold the two to each other, to the bit).
+moves once, in numpy. A TGS group with contacts (`solve_tgs_contacts`) keeps its structs and working buffers from
+step to step (`_KeptTGS`: a step hands over its arrays' addresses in one call, and one C call sets up both kinds of
+row and iterates them); where the group is every vehicle, compiled_end_step's velocities are formed into its buffer
+first. pipeline.constraint_rows takes its listed vehicles and rows from one C call too (`wheel_rows`). The numpy path
+stays the reference (tests/test_sim_row_solver.py and tests/test_sim_contact_rows_compiled.py hold the two to each
+other, to the bit).
 """
 from __future__ import annotations
 
 import ctypes
 import math
+import operator
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from . import compiled_end_step
 from .contact_rows import FRICTION_BIAS_PER_SUBSTEP, MAX_CONTACT_BIAS_FACTOR
 from .extension import address, addresses, check_struct_size, open_extension
+from .memo import LastValue
 
 if TYPE_CHECKING:  # annotations only
     from .solver_rows import ConstraintRows, PatchRows
@@ -65,6 +72,14 @@ class _ConstraintRows(ctypes.Structure):
                    .split()])
 
 
+class _WheelRows(ctypes.Structure):
+    """Mirror of `WheelRows` in _row_solver.c: the wheels' arrays a step's constraint rows are made from, and the rows."""
+
+    _fields_ = ([(name, _I64) for name in "V W".split()]
+                + [(name, _P) for name in "lng_dir lat_dir normal arm separation sticky_lng sticky_lat mask also "
+                   "vehicles_out separation_out linear_out arm_out active_out".split()])
+
+
 def _load() -> ctypes.CDLL | None:
     # (an extension built before the contact rows' set-up: numpy solves the rows)
     lib = open_extension("pvu_contact_rows")
@@ -76,6 +91,14 @@ def _load() -> ctypes.CDLL | None:
     lib.pvu_contact_rows.argtypes = [ctypes.POINTER(_ContactPatches), ctypes.POINTER(_RowSolve)]
     lib.pvu_constraint_rows.argtypes = [ctypes.POINTER(_ConstraintRows), ctypes.POINTER(_RowSolve)]
     lib.pvu_contact_rows.restype = lib.pvu_constraint_rows.restype = ctypes.c_int
+    if hasattr(lib, "pvu_rows_tgs_contacts"):  # (an extension built before it: `_KeptTGS` makes three calls)
+        lib.pvu_rows_tgs_contacts.argtypes = [ctypes.POINTER(_ContactPatches), ctypes.POINTER(_ConstraintRows),
+                                              ctypes.POINTER(_RowSolve)]
+        lib.pvu_rows_tgs_contacts.restype = ctypes.c_int
+    if hasattr(lib, "pvu_wheel_rows"):  # (an extension built before it: numpy stacks the wheels' rows)
+        check_struct_size(lib, "pvu_wheel_rows_size", _WheelRows, "compiled_rows.py")
+        lib.pvu_wheel_rows.argtypes = [ctypes.POINTER(_WheelRows)]
+        lib.pvu_wheel_rows.restype = ctypes.c_int64
     for solve in (lib.pvu_rows_tgs, lib.pvu_rows_pgs):
         solve.argtypes = [ctypes.POINTER(_RowSolve)]
         solve.restype = ctypes.c_int
@@ -87,6 +110,9 @@ def _load() -> ctypes.CDLL | None:
 
 
 _LIB = _load()
+_VELOCITY = compiled_end_step.velocity_function()
+_VELOCITY_SLOTS = compiled_end_step.velocity_slots()
+_ONE_CALL = _LIB is not None and hasattr(_LIB, "pvu_rows_tgs_contacts")  # (else three calls: an older extension)
 
 
 def available() -> bool:
@@ -107,12 +133,14 @@ def covers(dtype, pairs, p: SimParams | None = None, rows: ConstraintRows | None
     if rows is not None and not (rows.linear.dtype == rows.arm.dtype == np.float32
                                  and rows.damping.dtype == rows.separation.dtype == np.float64):
         return False
-    return patches is None or all(getattr(patches, name).dtype == np.float64 for name in _PATCH_FLOATS)
+    return patches is None or _patch_dtypes(patches) == _PATCH_DTYPES
 
 
 # the patches' float fields the C set-up reads (float64: patch_rows makes them so)
 _PATCH_FLOATS = ("arm", "separation", "normal", "rest_distance", "static_friction", "dynamic_friction", "restitution",
                  "anchor_arm", "anchor_error", "bounce_threshold")
+_patch_dtypes = operator.attrgetter(*(f"{name}.dtype" for name in _PATCH_FLOATS))
+_PATCH_DTYPES = (np.dtype(np.float64),) * len(_PATCH_FLOATS)
 
 
 class _Call:
@@ -347,3 +375,208 @@ class CompiledContactRows:
 def _whole(*arrays: np.ndarray) -> list[np.ndarray]:
     """Each array where it is C-contiguous (patch_rows' arrays are), else a contiguous copy (a subset's view)."""
     return [array if array.flags.c_contiguous else np.ascontiguousarray(array) for array in arrays]
+
+
+class _KeptStructs(ctypes.Structure):
+    """The three structs of a TGS solve with contacts side by side: their pointers one array of words (`_KeptTGS`)."""
+
+    _fields_ = [("solve", _RowSolve), ("patches", _ContactPatches), ("rows", _ConstraintRows)]
+
+
+def _slots(*fields: tuple[str, str]) -> np.ndarray:
+    """The words of `_KeptStructs` that hold these (struct, field) pointers."""
+    return np.array([(getattr(_KeptStructs, struct).offset + getattr(type(getattr(_KeptStructs(), struct)), name).offset)
+                     // 8 for struct, name in fields], np.intp)
+
+
+# the pointers a step hands over (`solve_tgs_contacts`), in the order of its `addresses` call: the patches' arrays
+# (the solve reads their flags and frictions too), the group's vehicles and begin orientation, the constraint rows
+_STEP_SLOTS = _slots(
+    *(("patches", name) for name in "point_active anchor_active arm separation normal rest_distance restitution "
+      "anchor_arm anchor_error bounce_threshold".split()),
+    ("solve", "c_active"), ("solve", "anchored"), ("solve", "static_friction"), ("solve", "dynamic_friction"),
+    ("patches", "vehicles"), ("rows", "vehicles"), ("patches", "orientation"), ("rows", "orientation"),
+    *(("rows", name) for name in "linear arm damping separation active hard".split()), ("solve", "hard"))
+# which of the step's addresses (`_KeptTGS.solve`'s `read`, in its order) goes into each of those words
+_STEP_WORDS = operator.itemgetter(*range(10), 0, 1, 10, 11, 12, 12, 13, 13, *range(14, 20), 19)
+
+
+class _KeptTGS:
+    """A TGS solve with contacts of one shape (vehicles, rows, patches, iterations, threads, step) kept from step to
+    step: its structs with the sizes, constants and the parameters' addresses in, and its working arrays (the rows'
+    buffers, the velocity, pose and rotations) allocated once, so that a step hands over its own arrays' addresses in
+    one call. What leaves a solve (the contacts' impulses, friction and which slid) is copied out of it."""
+
+    def __init__(self, p: SimParams, V: int, R: int, Pm: int, N: int, M: int, n: int, velocity_iterations: int,
+                 threads: int, dt: float):
+        self.structs = structs = _KeptStructs()
+        self.words = np.frombuffer(structs, np.uint64)
+        call, b, d, c = _Call.__new__(_Call), structs.solve, structs.patches, structs.rows
+        # (`_block` points the solve's fields: the solve struct first in the words)
+        call.solve, call.words, call.kept = b, self.words, []
+        self.kept = call.kept
+        h = dt / n
+        threads = max(1, int(threads))
+        b.V, b.R, b.Pm, b.N, b.M, b.iterations, b.velocity_iterations, b.threads = V, R, Pm, N, M, n, \
+            velocity_iterations, threads
+        b.h, b.dt, b.friction_bias, b.h_f = h, dt, FRICTION_BIAS_PER_SUBSTEP / h, np.float32(h)
+        # (row_solver._solve_rows_tgs's float32 constants, formed as it forms them)
+        b.bias_scale, b.max_bias = np.float32(np.sqrt(n) / dt), np.float32(0.75 / dt)
+        d.V, d.Pm, d.N, d.M, d.threads, d.pgs, d.batch = V, Pm, N, M, threads, 0, p.mass.shape[0]
+        d.h, d.dt, d.p8 = h, dt, min(MAX_CONTACT_BIAS_FACTOR, 2.0 * np.sqrt(1.0 / n))
+        c.V, c.R, c.batch, c.pgs, c.spring_time, c.dt = V, R, p.mass.shape[0], 0, h, dt
+        params = _whole(p.mass, p.moi, p.max_depenetration_velocity)
+        self.kept.append(params)
+        d.mass, d.moi, d.max_depenetration = c.mass, c.moi, _ = addresses(params)
+        contact_block, contact_fields = _block(call, _contact_layout(V, Pm, N, M, False))
+        block, fields = _block(call, _constraint_layout(V, R, n, False))
+        self.impulse, self.friction, self.broken = (_view(contact_block, contact_fields, name)
+                                                    for name in ("c_impulse", "friction", "broken"))
+        self.x, self.position, angular, half = (_view(block, fields, name)
+                                                for name in ("x", "position", "angular", "half"))
+        d.x = self.x.ctypes.data
+        # the pose's rotations: numpy's sines and cosines of the half angles into kept arrays, one more call
+        self.half, self.sine, self.cosine = half, np.empty_like(half), np.empty_like(half)
+        self.orientation = np.empty((4, V), np.float32)
+        self.kept.extend((self.sine, self.cosine, self.orientation))
+        self.rotation = (n, V, *addresses((self.orientation, angular, self.sine, self.cosine)), None)
+        self.structs_at = (ctypes.byref(structs.patches), ctypes.byref(structs.rows), ctypes.byref(structs.solve))
+        self.x_at = (d.x, d.x + 4 * 3 * V)  # (the end velocities' outputs: linear, angular)
+
+    def solve(self, patches: PatchRows, rows: ConstraintRows, vehicles: np.ndarray, linear_velocity: np.ndarray,
+              angular_velocity: np.ndarray, begin_position: np.ndarray, begin_orientation: np.ndarray,
+              velocity: tuple | None = None, orientation: np.ndarray | None = None
+              ) -> tuple[SolvedContacts, np.ndarray, np.ndarray, np.ndarray]:
+        """velocity: compiled_end_step.velocity_call's struct and words, where the velocities (linear_velocity,
+        angular_velocity, of every vehicle) are the ones before the end of the step's damping, limits and gyroscopic
+        term (at the state's `orientation`), which its C call then forms straight into the solve's x."""
+        at = slice(None) if len(vehicles) == begin_position.shape[1] else vehicles  # (every vehicle: a slice)
+        x = self.x
+        if velocity is None:
+            x[:3], x[3:] = linear_velocity[:, at], angular_velocity[:, at]
+        self.position[...] = begin_position[:, at]
+        vehicles = vehicles.astype(np.int64, copy=False)
+        read = _whole(patches.point_active, patches.anchor_active, patches.arm, patches.separation, patches.normal,
+                      patches.rest_distance, patches.restitution, patches.anchor_arm, patches.anchor_error,
+                      patches.bounce_threshold, patches.static_friction, patches.dynamic_friction, vehicles,
+                      begin_orientation, rows.linear, rows.arm, rows.damping, rows.separation, rows.active, rows.hard)
+        if velocity is not None:
+            read += (linear_velocity, angular_velocity, orientation)
+        # (the patches' flags and frictions read by the solve too, the vehicles and orientation by both set-ups)
+        words = addresses(read)
+        self.words[_STEP_SLOTS] = _STEP_WORDS(words)
+        if velocity is not None:
+            call, call_words = velocity
+            call_words[_VELOCITY_SLOTS] = words[20:]
+            call.linear_out, call.angular_out = self.x_at
+            status = _VELOCITY(ctypes.byref(call))
+            if status != 0:
+                raise RuntimeError(f"compiled end of step's velocities failed with status {status}")
+        patches_at, rows_at, solve_at = self.structs_at
+        if _ONE_CALL:
+            status = _LIB.pvu_rows_tgs_contacts(patches_at, rows_at, solve_at)
+        else:
+            status = _LIB.pvu_contact_rows(patches_at, solve_at)
+            status = status or _LIB.pvu_constraint_rows(rows_at, solve_at)
+            status = status or _LIB.pvu_rows_tgs(solve_at)
+        if status != 0:
+            raise RuntimeError(f"compiled row solve with contacts failed with status {status}")
+        np.sin(self.half, out=self.sine)  # numpy's, as vecmath.quat_integrate_exact takes them
+        np.cos(self.half, out=self.cosine)
+        self.orientation[...] = begin_orientation[:, at]
+        _LIB.pvu_rows_orientation(*self.rotation)
+        contacts = SolvedContacts(patches, self.impulse.copy(), self.friction.copy(), self.broken.copy().view(bool))
+        return contacts, x, self.position, self.orientation
+
+
+class SolvedContacts:
+    """What a solve with contacts leaves for the step's telemetry and friction bookkeeping, as `StaticContactRows`
+    holds it: the patches' `active`, `arm` and `normal`, the solve's `impulse` (Vr, Pm, N), `friction` (Vr, Pm, M, 2)
+    and `broken` (Vr, Pm)."""
+
+    def __init__(self, patches: PatchRows, impulse: np.ndarray, friction: np.ndarray, broken: np.ndarray):
+        self.active, self.arm, self.normal = patches.point_active, patches.arm, patches.normal
+        self.impulse, self.friction, self.broken = impulse, friction, broken
+
+
+# the batch's kept TGS solve with contacts, made again where its shape or the parameters it points at changed
+_KEPT_TGS = LastValue("mass", "moi", "max_depenetration_velocity")
+
+
+def solve_tgs_contacts(p: SimParams, rows: ConstraintRows, patches: PatchRows, linear_velocity: np.ndarray,
+                       angular_velocity: np.ndarray, begin_position: np.ndarray, begin_orientation: np.ndarray,
+                       dt: float, iterations: int, velocity_iterations: int, threads: int = 1,
+                       velocity: tuple | None = None, orientation: np.ndarray | None = None
+                       ) -> tuple[SolvedContacts, np.ndarray, np.ndarray, np.ndarray] | None:
+    """`CompiledContactRows` and `solve_tgs` for a group with contacts (`rows.vehicles`; float32 velocities
+    (3, batch)), in one Python call and three C calls into buffers kept from step to step (`_KeptTGS`): the same bits.
+    Returns (the solved contacts, x (6, V), position (3, V), orientation (4, V)), the last three the kept buffers (read
+    them before the next solve), or None where the group has no patch slots (`solve_tgs`'s turn). velocity and
+    orientation (the group every vehicle): the velocities are the ones before the end of the step's damping, limits and
+    gyroscopic term, which compiled_end_step's C call forms into the solve's buffer first (`_KeptTGS.solve`)."""
+    V, R = rows.active.shape
+    _, Pm, N = patches.point_active.shape
+    if Pm == 0:
+        return None
+    M = patches.anchor_active.shape[2]
+    key = (V, R, Pm, N, M, iterations, velocity_iterations, threads, dt, p.mass.shape[0])
+    kept = _KEPT_TGS.get(p, key, lambda: _KeptTGS(p, V, R, Pm, N, M, iterations, velocity_iterations, threads, dt))
+    return kept.solve(patches, rows, rows.vehicles, linear_velocity, angular_velocity, begin_position,
+                      begin_orientation, velocity, orientation)
+
+
+# the wheels' arrays `wheel_rows` reads, by the element type it takes them in
+_WHEEL_DTYPES = tuple(map(np.dtype, (np.float32,) * 5 + (np.bool_,) * 3))
+_dtype = operator.attrgetter("dtype")
+_contiguous = operator.attrgetter("flags.c_contiguous")
+_shape = operator.attrgetter("shape")
+
+
+class _WheelCall:
+    """`wheel_rows`' struct for a batch of V vehicles of W wheels, its sizes in, kept from step to step (a step writes
+    its arrays' addresses into its words in one assignment)."""
+
+    def __init__(self, V: int, W: int):
+        self.struct = _WheelRows(V=V, W=W)
+        self.words = np.frombuffer(self.struct, np.uint64)
+        self.slots = np.arange(_WheelRows.lng_dir.offset // 8, ctypes.sizeof(_WheelRows) // 8)
+        R = 3 * W
+        # the outputs' block, in the struct's order: vehicles (int64), separation (float64), linear and arm
+        # (float32), active; where each starts in it
+        self.bytes = sizes = (8 * V, 8 * V * R, 12 * V * R, 12 * V * R, V * R)
+        self.offsets = [sum(sizes[:i]) for i in range(len(sizes))]
+
+
+_WHEEL_CALLS = LastValue("mask")
+_NOT_ALSO = np.zeros(0, np.bool_)  # (no vehicles flagged: C's NULL)
+
+
+def wheel_rows(also: np.ndarray | None, lng_dir: np.ndarray, lat_dir: np.ndarray, normal: np.ndarray, arm: np.ndarray,
+               separation: np.ndarray, sticky_lng: np.ndarray, sticky_lat: np.ndarray, p: SimParams
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """pipeline.constraint_rows' listed vehicles (with an acting row, or in the mask `also` (V,) or None) and their
+    linear (3, Vr, 3 W), arm (3, Vr, 3 W), active (Vr, 3 W) and separation (Vr, 3 W, float64), in one C call
+    (`pvu_wheel_rows`: copies in PhysX's row order, the same bits as numpy's stacking), from the wheels' directions
+    (3, V, W), arms (3, V, W), separations (V, W), sticky flags (V, W) and the batch's mask; None where the extension
+    lacks it or the arrays are not float32 (flags bool), C order (numpy's turn)."""
+    wheels = (lng_dir, lat_dir, normal, arm, separation, sticky_lng, sticky_lat, p.mask)
+    if (_LIB is None or not hasattr(_LIB, "pvu_wheel_rows") or tuple(map(_dtype, wheels)) != _WHEEL_DTYPES
+            or not all(map(_contiguous, wheels))):
+        return None
+    V, W = separation.shape
+    if (tuple(map(_shape, wheels)) != ((3, V, W),) * 4 + ((V, W),) * 4
+            or (also is not None and (also.dtype != np.bool_ or also.shape != (V,) or not also.flags.c_contiguous))):
+        return None
+    call = _WHEEL_CALLS.get(p, (V, W), lambda: _WheelCall(V, W))
+    block = np.empty(sum(call.bytes), np.uint8)
+    base = address(block)
+    call.words[call.slots] = addresses(wheels + (_NOT_ALSO if also is None else also,), True) + [
+        base + offset for offset in call.offsets]
+    Vr = _LIB.pvu_wheel_rows(ctypes.byref(call.struct))
+    R = 3 * W
+    _, separation_at, linear_at, arm_at, active_at = call.offsets
+    return (block[:8 * Vr].view(np.int64),
+            block[linear_at:linear_at + 12 * Vr * R].view(np.float32).reshape(3, Vr, R),
+            block[arm_at:arm_at + 12 * Vr * R].view(np.float32).reshape(3, Vr, R),
+            block[active_at:active_at + Vr * R].view(np.bool_).reshape(Vr, R),
+            block[separation_at:separation_at + 8 * Vr * R].view(np.float64).reshape(Vr, R))

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import compiled, compiled_begin, compiled_end_step, disabled, sleep, vehicle_queries
+from . import compiled, compiled_begin, compiled_end_step, compiled_rows, disabled, sleep, vehicle_queries
 from . import vecmath as vm
 from .commands import update_commands
 from .contact import pairs as vehicle_pairs
@@ -319,13 +319,21 @@ def constraint_rows(p: SimParams, s: SimState, road, also: np.ndarray | None = N
     Rows are in the order PhysX solves them: constraint by constraint (4 wheels each), and inside one the
     sticky rows before the limit rows (the solver sorts rows by solve hint: none, then the limit rows'
     rotational inequality; vehicleConstraintSolverPrep, DyConstraintSetup.cpp preprocessRows)."""
-    limit = (s.separation < 0.0) & p.mask
-    sticky_lng, sticky_lat = s.sticky_lng & p.mask, s.sticky_lat & p.mask
-    with_rows = vm.any_wheels(sticky_lng | sticky_lat | limit)
-    vehicles = np.nonzero(with_rows if also is None else with_rows | also)[0]
+    out = s.out
+    # the listed vehicles and their rows in one C call where the wheels' arrays are float32 (the same bits;
+    # sim/compiled_rows.py), else numpy's stacking
+    made = None if not compiled_rows.available() else compiled_rows.wheel_rows(
+        also, out["_lng_dir"], out["_lat_dir"], road.normal, out["_app_arm"], s.separation, s.sticky_lng,
+        s.sticky_lat, p)
+    if made is None:
+        limit = (s.separation < 0.0) & p.mask
+        sticky_lng, sticky_lat = s.sticky_lng & p.mask, s.sticky_lat & p.mask
+        with_rows = vm.any_wheels(sticky_lng | sticky_lat | limit)
+        vehicles = np.nonzero(with_rows if also is None else with_rows | also)[0]
+    else:
+        vehicles = made[0]
     if vehicles.size == 0:
         return None
-    out = s.out
     # each quantity of the three kinds of row (longitudinal, lateral, limit) stacked kind by kind, (..., V, 3, W),
     # then the rows of the listed vehicles in PhysX's order: a few whole-array calls, not one per kind and constraint
     every = vehicles.size == p.V
@@ -340,20 +348,19 @@ def constraint_rows(p: SimParams, s: SimState, road, also: np.ndarray | None = N
         stacked = stacked.reshape(stacked.shape[:-2] + (3 * p.W,))
         return stacked if order is None else stacked[..., order]
 
-    zeros = np.zeros(s.separation.shape)  # (float64: the sticky rows' separation, the limit rows' damping)
-    arm = out["_app_arm"]
+    shape = s.separation.shape
     # the damping rows of the parameters alone: the last step's where the listed vehicles are the same
-    damping = _DAMPING.get(p, (zeros.shape, None if every else vehicles.tobytes()),
-                           lambda: rows(p.sticky_lng_damping_w, p.sticky_lat_damping_w, zeros))
-    return ConstraintRows(
-        vehicles=vehicles,
-        linear=rows(out["_lng_dir"], out["_lat_dir"], road.normal),
-        arm=rows(arm, arm, arm),
-        damping=damping,
-        active=rows(sticky_lng, sticky_lat, limit),
-        hard=_hard(vehicles.size, p.W),
-        separation=rows(zeros, zeros, s.separation),  # the limit rows' geometric error
-    )
+    damping = _DAMPING.get(p, (shape, None if every else vehicles.tobytes()),
+                           lambda: rows(p.sticky_lng_damping_w, p.sticky_lat_damping_w, np.zeros(shape)))
+    if made is None:
+        zeros = np.zeros(shape)  # (float64: the sticky rows' separation)
+        arm = out["_app_arm"]
+        made = (vehicles, rows(out["_lng_dir"], out["_lat_dir"], road.normal), rows(arm, arm, arm),
+                rows(sticky_lng, sticky_lat, limit), rows(zeros, zeros, s.separation))
+    _, linear, arm, active, separation = made
+    return ConstraintRows(vehicles=vehicles, linear=linear, arm=arm, damping=damping, active=active,
+                          hard=_hard(vehicles.size, p.W),
+                          separation=separation)  # (separation: the limit rows' geometric error)
 
 
 # constraint_rows' damping (sticky rows' own, limit rows' 0) of the listed vehicles, kept from step to step

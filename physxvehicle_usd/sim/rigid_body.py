@@ -15,7 +15,7 @@ from .. import properties as P
 from . import compiled_end_step
 from . import vecmath as vm
 from .declare import F32, Derived, Param, State
-from .row_solver import solve_vehicle_constraints
+from .row_solver import solve_every_vehicle_with_contacts, solve_vehicle_constraints
 
 # a body's wake counter when it is woken (DySleep.cpp; PxSceneDesc::wakeCounterResetValue, 20 steps of 0.02 s)
 WAKE_COUNTER_RESET_S = 20.0 * 0.02
@@ -193,12 +193,18 @@ def end_step_physx(p: SimParams, s: SimState, begin_position: np.ndarray, begin_
     compiled_end_step.end_velocity covers the batch (None: numpy; row_solver.solve_vehicle_constraints).
 
     Without contacts, in a TGS scene, the pipeline ends a float32 step with this function's C twin instead
-    (sim/compiled_end_step.py, the same bits), where the compiled solver is asked for.
+    (sim/compiled_end_step.py, the same bits), where the compiled solver is asked for. With contacts, where the rows
+    make one TGS group of every vehicle, the velocities and the solve run together
+    (row_solver.solve_every_vehicle_with_contacts, the same bits).
 
     velocityChange writes v, w to the actor; acceleration adds (v - v_begin)/dt as an acceleration, which
     for an actor whose velocity was v_begin gives the same velocity going into the solver. Gravity is
     disabled on vehicle actors (vehicle2 already applied it; omni.physx disables it whatever disableGravity says).
     """
+    if (kernel_threads is not None and rows is not None and patches is not None and pairs is None
+            and solve_every_vehicle_with_contacts(p, s, rows, dt, begin_position, begin_orientation, patches,
+                                                  kernel_threads)):
+        return  # (the velocities below, the pose and the rows in one compiled solve: the same bits)
     if kernel_threads is None or not compiled_end_step.end_velocity(p, s, dt):  # (C: the same bits, where it covers)
         end_velocity(p, s, dt)
     # A vehicle without rows keeps its velocity over the step (either solver), and its pose moves as the solver

@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import compiled_rows
+from . import compiled_end_step, compiled_rows
 from . import vecmath as vm
 from .contact_rows import PairContactRows, StaticContactRows, dot6
+from .memo import LastValue
 
 if TYPE_CHECKING:  # (sim/state.py builds SimState from these modules' declarations)
     from .solver_rows import ConstraintRows, PairRows, PatchRows
@@ -80,6 +81,55 @@ def solve_vehicle_constraints(p: SimParams, s: SimState, rows: ConstraintRows, d
         else:  # sticky rows do nothing in TGS's velocity iterations
             _solve_soft_rows(p, s, part, dt, int(position_iterations), begin_position, begin_orientation,
                              kernel_threads)
+
+
+def solve_every_vehicle_with_contacts(p: SimParams, s: SimState, rows: ConstraintRows, dt: float,
+                                      begin_position: np.ndarray, begin_orientation: np.ndarray, patches: PatchRows,
+                                      kernel_threads: int) -> bool:
+    """rigid_body.end_step_physx's velocities before the rows and `solve_vehicle_constraints` in one compiled solve,
+    where its rows make one TGS group of every vehicle of the batch (the same iteration counts, each vehicle with a
+    contact point or an active limit row, no contacts between vehicles) that the compiled solver and
+    compiled_end_step's velocities cover: the state's velocities and pose replaced by the solved ones, the same bits
+    as the two apart. False (nothing done) elsewhere."""
+    V = s.linear_velocity.shape[1]
+    if len(rows.vehicles) != V or type(dt) is not float:
+        return False
+    counts = _ONE_SCENE.get(p, None, lambda: _one_scene(p))
+    dtype = s.linear_velocity.dtype
+    if counts is None or not (begin_position.dtype == begin_orientation.dtype == s.body_position.dtype
+                              == s.body_orientation.dtype == dtype) or not compiled_rows.covers(dtype, None, p, rows,
+                                                                                                 patches):
+        return False
+    if not ((rows.active & rows.hard).any(axis=1) | patches.point_active.any(axis=(1, 2))).all():
+        return False  # (a vehicle with sticky rows alone: `_solve_soft_rows`)
+    velocity = compiled_end_step.velocity_call(p, s, dt)
+    if velocity is None:
+        return False
+    solved = compiled_rows.solve_tgs_contacts(p, rows, patches, s.linear_velocity, s.angular_velocity, begin_position,
+                                              begin_orientation, dt, *counts, kernel_threads, velocity,
+                                              s.body_orientation)
+    if solved is None:  # (no patch slots: nothing done yet)
+        return False
+    contacts, x, position, orientation = solved
+    x = x.copy()  # (the kept buffers' values, in the state's new arrays)
+    s.linear_velocity, s.angular_velocity = x[:3], x[3:]
+    s.body_position, s.body_orientation = position.copy(), orientation.copy()
+    _record_solved(s, rows.vehicles, contacts, None)
+    return True
+
+
+def _one_scene(p: SimParams) -> tuple[int, int] | None:
+    """The position (at least 1) and velocity iteration counts of a TGS batch whose vehicles all have the same, else
+    None."""
+    position_counts, velocity_counts = p.position_iterations, p.velocity_iterations
+    if p.V == 0 or p.pgs.any() or not ((position_counts == position_counts[0]).all()
+                                       and (velocity_counts == velocity_counts[0]).all()):
+        return None
+    return max(1, int(position_counts[0])), int(velocity_counts[0])
+
+
+# `_one_scene` of the batch, kept while its parameters are the same arrays
+_ONE_SCENE = LastValue("pgs", "position_iterations", "velocity_iterations")
 
 
 def _islands(n: int, body0: np.ndarray, body1: np.ndarray) -> np.ndarray:
@@ -206,8 +256,18 @@ def _solve_rows_tgs(p: SimParams, s: SimState, rows: ConstraintRows, dt: float, 
     """
     vehicles = rows.vehicles
     n = max(1, int(position_iterations))
-    h = dt / n
     dtype = s.linear_velocity.dtype
+    if (kernel_threads is not None and patches is not None and type(dt) is float
+            and compiled_rows.covers(dtype, pairs, p, rows, patches)):
+        # the contact rows, the constraint rows and the iterations in C, into buffers kept from step to step
+        solved = compiled_rows.solve_tgs_contacts(p, rows, patches, s.linear_velocity, s.angular_velocity,
+                                                  begin_position, begin_orientation, dt, n, int(velocity_iterations),
+                                                  kernel_threads)
+        if solved is not None:
+            _record_solved(s, vehicles, solved[0], None)
+            _store(s, vehicles, *solved[1:])
+            return
+    h = dt / n
     bias_scale = dtype.type(np.sqrt(n) / dt)
     max_bias = dtype.type(_MAX_BIAS_PER_STEP / dt)
     x = _velocity(s, vehicles)  # (6, vehicles)
