@@ -24,7 +24,9 @@ contacts and without (StepOptions(contacts=False)), --repeat runs of each, alter
 what the contacts cost (on the plane, where nothing touches, what the broad phases' motion bounds cost). --braked
 adds a line per N: the fleet braked at rest (brake0 1) against the same fleet rolling at full throttle, alternating.
 --numpy-rows adds a line per N: the compiled kernel with its compiled row solver and with the numpy one
-(StepOptions(compiled_rows=False)), --repeat runs of each, alternating, the best of each.
+(StepOptions(compiled_rows=False)), --repeat runs of each, alternating, the best of each. Each of these three lines
+ends with its noise floor: a second series of the first variant's runs, alternating with the two, set against the
+first series (the same runs, so any difference is the machine's): a difference no larger than it says nothing.
 """
 from __future__ import annotations
 
@@ -62,34 +64,22 @@ def ours(loaded: simulate.LoadedSimulation, steps: int, dt: float, threads: int,
     return best
 
 
-def contact_cost(loaded: simulate.LoadedSimulation, steps: int, dt: float, threads: int, repeat: int):
-    """(ms per step with contacts, without): the compiled kernel's runs alternating between the two, `repeat` of
-    each, the best of each (alternating keeps a drift of the machine's speed out of the difference)."""
-    on, off = float("inf"), float("inf")
+def paired(loaded: simulate.LoadedSimulation, steps: int, dt: float, threads: int, repeat: int, first: dict,
+           second: dict) -> tuple[float, float, float]:
+    """(ms per step of `first`, of `second`, of `first` again): the compiled kernel's runs with each variant's
+    keywords of `ours`, alternating first, second, first again, `repeat` of each, the best of each (alternating keeps
+    a drift of the machine's speed out of the difference; the first variant's second series, set against its first,
+    is the difference the machine alone makes)."""
+    best = [float("inf")] * 3
     for _ in range(repeat):
-        on = min(on, ours(loaded, steps, dt, threads, True, 1, contacts=True))
-        off = min(off, ours(loaded, steps, dt, threads, True, 1, contacts=False))
-    return on, off
+        for k, variant in enumerate((first, second, first)):
+            best[k] = min(best[k], ours(loaded, steps, dt, threads, True, 1, **variant))
+    return best[0], best[1], best[2]
 
 
-def braked_cost(loaded: simulate.LoadedSimulation, steps: int, dt: float, threads: int, repeat: int):
-    """(ms per step braked at rest, rolling at full throttle): the compiled kernel's runs alternating between the
-    two, `repeat` of each, the best of each."""
-    braked, rolling = float("inf"), float("inf")
-    for _ in range(repeat):
-        braked = min(braked, ours(loaded, steps, dt, threads, True, 1, controls=BRAKED))
-        rolling = min(rolling, ours(loaded, steps, dt, threads, True, 1))
-    return braked, rolling
-
-
-def rows_cost(loaded: simulate.LoadedSimulation, steps: int, dt: float, threads: int, repeat: int):
-    """(ms per step with the compiled row solver, with the numpy one): the compiled kernel's runs alternating
-    between the two, `repeat` of each, the best of each."""
-    compiled_rows, numpy_rows = float("inf"), float("inf")
-    for _ in range(repeat):
-        compiled_rows = min(compiled_rows, ours(loaded, steps, dt, threads, True, 1, compiled_rows=True))
-        numpy_rows = min(numpy_rows, ours(loaded, steps, dt, threads, True, 1, compiled_rows=False))
-    return compiled_rows, numpy_rows
+def noise_floor(first: float, again: float) -> str:
+    """The words for the difference between two series of the same runs."""
+    return f"the same runs twice differ by {100.0 * (again / first - 1.0):+.1f} %"
 
 
 def with_simulator(loaded: simulate.LoadedSimulation, threads: int, kernel: bool, dt: float,
@@ -181,19 +171,23 @@ def main() -> None:
             print(f"{n:6d} {threads:7d} {kind:>7} {ms:12.3f} {ov_ms} {ratio} {1000.0 * FRAME_60HZ / ms:9.2f} {ov_rtf} "
                   f"{loaded.load_s:11.2f} {ov_load} {peak_mib(resource.RUSAGE_SELF):8.0f} {ov_rss}", flush=True)
         if args.contact_cost:
-            on, off = contact_cost(loaded, args.steps, args.dt, args.threads[0], args.repeat)
+            on, off, again = paired(loaded, args.steps, args.dt, args.threads[0], args.repeat, {"contacts": True},
+                                    {"contacts": False})
             print(f"{n:6d} cars, compiled kernel on {args.threads[0]} thread(s), alternating runs: {on:.3f} ms/step "
-                  f"with contacts, {off:.3f} without: contacts cost {100.0 * (on / off - 1.0):+.1f} %", flush=True)
+                  f"with contacts, {off:.3f} without: contacts cost {100.0 * (on / off - 1.0):+.1f} % "
+                  f"({noise_floor(on, again)})", flush=True)
         if args.braked:
-            braked, rolling = braked_cost(loaded, args.steps, args.dt, args.threads[0], args.repeat)
+            braked, rolling, again = paired(loaded, args.steps, args.dt, args.threads[0], args.repeat,
+                                            {"controls": BRAKED}, {"controls": FULL_THROTTLE})
             print(f"{n:6d} cars, compiled kernel on {args.threads[0]} thread(s), alternating runs: {braked:.3f} ms/step "
-                  f"braked at rest, {rolling:.3f} rolling at full throttle: braked {100.0 * (braked / rolling - 1.0):+.1f} %",
-                  flush=True)
+                  f"braked at rest, {rolling:.3f} rolling at full throttle: braked {100.0 * (braked / rolling - 1.0):+.1f} % "
+                  f"({noise_floor(braked, again)})", flush=True)
         if args.numpy_rows:
-            c_rows, np_rows = rows_cost(loaded, args.steps, args.dt, args.threads[0], args.repeat)
+            c_rows, np_rows, again = paired(loaded, args.steps, args.dt, args.threads[0], args.repeat,
+                                            {"compiled_rows": True}, {"compiled_rows": False})
             print(f"{n:6d} cars, compiled kernel on {args.threads[0]} thread(s), alternating runs: {c_rows:.3f} "
-                  f"ms/step with the compiled row solver, {np_rows:.3f} with numpy's ({np_rows / c_rows:.2f}x)",
-                  flush=True)
+                  f"ms/step with the compiled row solver, {np_rows:.3f} with numpy's ({np_rows / c_rows:.2f}x; "
+                  f"{noise_floor(c_rows, again)})", flush=True)
 
 if __name__ == "__main__":
     main()
