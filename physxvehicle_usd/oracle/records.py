@@ -9,7 +9,9 @@ suite's time. With a records folder, `run_ovphysx` and `sweep_ovphysx` look thei
 - use: a recorded result when there is one; otherwise ovphysx runs and its result is recorded, so that the next
   run finds it (said on stderr, once per record).
 - check: ovphysx always runs, and a result that differs from its record (or has none) is an `OracleError` naming
-  the record: the records are stale. The soak step runs so.
+  the record: the records are stale. A result that differs is asked for once more: a record the second run returns
+  stands (said on stderr), and two runs that differ from each other are said to be PhysX's variation, not a stale
+  record. The soak step runs so.
 - record: ovphysx always runs and its result replaces the record (where it differs from it).
 
 A record's key is a SHA-256 over the ovphysx version, the request (steps, dt, controls, telemetry, vehicles, sweeps;
@@ -140,11 +142,24 @@ def recorded(request: dict, run: Callable[[], Result]) -> Result:
         if not path.is_file():
             raise StaleRecord(f"no PhysX record {path.name} for {Path(request['usd_path']).name} in {folder}: "
                               f"record it with {MODE_VARIABLE}=record")
-        difference = _same(_read(path), result)
-        if difference is not None:
-            raise StaleRecord(f"the PhysX record {path.name} of {Path(request['usd_path']).name} is stale ({difference}):"
-                              f" record it again with {MODE_VARIABLE}=record")
-        return result
+        stored = _read(path)
+        difference = _same(stored, result)
+        if difference is None:
+            return result
+        # PhysX asked again: a record it still returns is not stale. A run of NVIDIA's setups fleet has come back
+        # with other wheel positions in two of six CI checks, and as recorded when run alone: its CPU solver
+        # does not always return the same bits for the same request.
+        again = run()
+        name = Path(request["usd_path"]).name
+        if _same(stored, again) is None:
+            print(f"PhysX's first run of {name} differed from its record {path.name} ({difference}) and the second "
+                  "matched it: the record stands", file=sys.stderr)
+            return again
+        if _same(result, again) is not None:
+            raise StaleRecord(f"PhysX's two runs of {name} differ from each other and from its record {path.name} "
+                              f"({difference}): PhysX varies on this request")
+        raise StaleRecord(f"the PhysX record {path.name} of {name} is stale ({difference}): record it again with "
+                          f"{MODE_VARIABLE}=record")
     if mode == "record" and path.is_file() and _same(_read(path), result) is None:
         return result  # unchanged: the file stays as it is (a rewrite would change its bytes, not its content)
     _write(path, result, request)
