@@ -113,6 +113,17 @@ def quat_to_mat(q: np.ndarray) -> np.ndarray:
     return m
 
 
+
+def quat_to_mat_floats(w: float, x: float, y: float, z: float) -> tuple:
+    """`quat_to_mat` of one quaternion in Python floats (rows of the matrix): the same products and sums, so the same
+    float64 numbers, without a numpy call's cost (a lone body's broad phase asks it every step)."""
+    xx, yy, zz = x * (x + x), y * (y + y), z * (z + z)
+    xy, yz, zx = x * (y + y), y * (z + z), z * (x + x)
+    wx, wy, wz = w * (x + x), w * (y + y), w * (z + z)
+    return ((1 - (yy + zz), xy - wz, zx + wy),
+            (xy + wz, 1 - (zz + xx), yz - wx),
+            (zx - wy, yz + wx, 1 - (xx + yy)))
+
 # quat_mul's terms after a_w b: the products a_i b_j (i = x, y, z) each component adds, in order, and their signs
 _PRODUCT_ROWS = np.array([1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3])
 _PRODUCT_COLUMNS = np.array([1, 0, 3, 2, 2, 3, 0, 1, 3, 2, 1, 0])

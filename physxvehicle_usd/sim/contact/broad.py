@@ -159,18 +159,13 @@ def _plane_candidates(model: ContactModel, ground: Ground, motion: Motion):
 
 def _lone_clearance(model: ContactModel, ground: Ground, position: np.ndarray, orientation: np.ndarray):
     """The clearance of a lone body's one shape above the ground's planes (`_near_planes`'s, the smallest over the
-    planes, before the rounding margin) in Python floats: shape_boxes's rotation (vecmath.quat_to_mat's products: 2ab
-    as a times 2b, which is b times 2a to the bit), centre and slack, and `_near_planes`'s sums, each in numpy's order,
-    so the same float64 numbers; with the rotation (rows of floats) and the pose's floats; None where the box comes
-    nearer to a plane than the contact distance or a value is not finite (then the arrays decide)."""
+    planes, before the rounding margin) in Python floats: shape_boxes's rotation (vecmath.quat_to_mat_floats),
+    centre and slack, and `_near_planes`'s sums, each in numpy's order, so the same float64 numbers; with the rotation
+    (rows of floats) and the pose's floats; None where the box comes nearer to a plane than the contact distance or a
+    value is not finite (then the arrays decide)."""
     (x,), (y,), (z,) = position.tolist()
     (w,), (qx,), (qy,), (qz,) = orientation.tolist()
-    xx, yy, zz = qx * (qx + qx), qy * (qy + qy), qz * (qz + qz)
-    xy, yz, zx = qx * (qy + qy), qy * (qz + qz), qz * (qx + qx)
-    wx, wy, wz = w * (qx + qx), w * (qy + qy), w * (qz + qz)
-    R = ((1 - (yy + zz), xy - wz, zx + wy),
-         (xy + wz, 1 - (zz + xx), yz - wx),
-         (zx - wy, yz + wx, 1 - (xx + yy)))
+    R = vm.quat_to_mat_floats(w, qx, qy, qz)
     (c0,), (c1,), (c2,) = model.box_centre.tolist()
     (h0,), (h1,), (h2,) = model.box_half.tolist()
     centre = [r[0] * c0 + r[1] * c1 + r[2] * c2 + t for r, t in zip(R, (x, y, z))]

@@ -108,8 +108,7 @@ def shape_reach(model: ContactModel, V: int) -> np.ndarray:
     known = model.vehicle_reach
     if len(known) == V:  # (every vehicle has a shape, the usual batch)
         return known.copy()
-    reach = np.zeros(V)
-    known = model.vehicle_reach  # (worked out with the model: the vehicles up to the last with a shape)
+    reach = np.zeros(V)  # (the vehicles up to the last with a shape: `known`, worked out with the model)
     if len(known) > V:
         raise IndexError(f"shape rows of vehicle {len(known) - 1} in a batch of {V}")
     reach[:len(known)] = known
