@@ -15,18 +15,21 @@ Every car runs at full throttle from rest, with the sample car's own sub-step co
 (PhysX's defaults are 3 and 1). For each N, each --threads count (threads of the compiled kernel; default 1)
 and each path (the compiled kernel, which the simulator uses for these cars, and with --numpy its numpy
 kernels too) prints: our milliseconds per step (the simulator's steps alone, as `physxvehicle-usd simulate`
-reports step_s; the best of --repeat runs from rest, as this machine's timings vary from run to run),
-ovphysx's for the same stage, steps and controls, timed the same way (its own step time, the best of --repeat runs,
+reports step_s; the best of several runs from rest, as this machine's timings vary from run to run),
+ovphysx's for the same stage, steps and controls, timed the same way (its own step time, the best of as many runs,
 each run alternating with one of ours; it records only the final state: record_every = steps), our time over
-ovphysx's, the real-time factor at 60 Hz of each (simulated seconds per wall second, one step = 1/60 s), our load time (read + build), and peak resident memory: this process so far,
-and the largest ovphysx worker so far. --contact-cost adds a line per N: the compiled kernel with the vehicles'
-contacts and without (StepOptions(contacts=False)), --repeat runs of each, alternating, the best of each, and
-what the contacts cost (on the plane, where nothing touches, what the broad phases' motion bounds cost). --braked
-adds a line per N: the fleet braked at rest (brake0 1) against the same fleet rolling at full throttle, alternating.
---numpy-rows adds a line per N: the compiled kernel with its compiled row solver and with the numpy one
-(StepOptions(compiled_rows=False)), --repeat runs of each, alternating, the best of each. Each of these three lines
-ends with its noise floor: a second series of the first variant's runs, alternating with the two, set against the
-first series (the same runs, so any difference is the machine's): a difference no larger than it says nothing.
+ovphysx's, the real-time factor at 60 Hz of each (simulated seconds per wall second, one step = 1/60 s), our load
+time (read + build), peak resident memory (this process so far, and the largest ovphysx worker so far), and the runs
+each side had: --repeat of them, and more, alternating, until each side has had --min-seconds of timed steps (a
+one-car run is a few milliseconds, one sample of the machine's wandering speed; the best of three is still a draw).
+--contact-cost adds a line per N: the compiled kernel with the vehicles' contacts and without
+(StepOptions(contacts=False)), runs of each alternating as above, the best of each, and what the contacts cost (on
+the plane, where nothing touches, what the broad phases' motion bounds cost). --braked adds a line per N: the fleet
+braked at rest (brake0 1) against the same fleet rolling at full throttle, alternating. --numpy-rows adds a line per
+N: the compiled kernel with its compiled row solver and with the numpy one (StepOptions(compiled_rows=False)),
+alternating, the best of each. Each of these three lines ends with its runs and its noise floor: a second series of
+the first variant's runs, alternating with the two, set against the first series (the same runs, so any difference
+is the machine's): a difference no larger than it says nothing.
 """
 from __future__ import annotations
 
@@ -64,22 +67,32 @@ def ours(loaded: simulate.LoadedSimulation, steps: int, dt: float, threads: int,
     return best
 
 
-def paired(loaded: simulate.LoadedSimulation, steps: int, dt: float, threads: int, repeat: int, first: dict,
-           second: dict) -> tuple[float, float, float]:
-    """(ms per step of `first`, of `second`, of `first` again): the compiled kernel's runs with each variant's
-    keywords of `ours`, alternating first, second, first again, `repeat` of each, the best of each (alternating keeps
-    a drift of the machine's speed out of the difference; the first variant's second series, set against its first,
-    is the difference the machine alone makes)."""
-    best = [float("inf")] * 3
-    for _ in range(repeat):
+def paired(loaded: simulate.LoadedSimulation, steps: int, dt: float, threads: int, rounds: tuple[int, float],
+           first: dict, second: dict) -> tuple[float, float, float, int]:
+    """(ms per step of `first`, of `second`, of `first` again, the rounds run): the compiled kernel's runs with each variant's
+    keywords of `ours`, alternating first, second, first again, as many rounds as `more_rounds` asks of `rounds`
+    (repeat, seconds), the best of each series (alternating keeps a drift of the machine's speed out of the difference;
+    the first variant's second series, set against its first, is the difference the machine alone makes)."""
+    best, timed, done = [float("inf")] * 3, [0.0] * 3, 0
+    while more_rounds(done, timed, *rounds):
         for k, variant in enumerate((first, second, first)):
-            best[k] = min(best[k], ours(loaded, steps, dt, threads, True, 1, **variant))
-    return best[0], best[1], best[2]
+            ms = ours(loaded, steps, dt, threads, True, 1, **variant)
+            best[k], timed[k] = min(best[k], ms), timed[k] + ms * steps / 1000.0
+        done += 1
+    return best[0], best[1], best[2], done
 
 
-def noise_floor(first: float, again: float) -> str:
-    """The words for the difference between two series of the same runs."""
-    return f"the same runs twice differ by {100.0 * (again / first - 1.0):+.1f} %"
+def more_rounds(done: int, timed: list[float], repeat: int, seconds: float) -> bool:
+    """Whether a comparison runs another alternating round: until `repeat` rounds are done and every series has had
+    `seconds` of timed steps (`timed`). One car's second of driving takes a few milliseconds: one sample of a machine
+    whose speed wanders from moment to moment, so that the best of three is still a draw; a small fleet gets as many
+    runs as a large fleet's few take, on both sides alike."""
+    return done < repeat or min(timed) < seconds
+
+
+def noise_floor(first: float, again: float, runs: int) -> str:
+    """The words for the series' length and the difference between two series of the same runs."""
+    return f"best of {runs} runs each; the same runs twice differ by {100.0 * (again / first - 1.0):+.1f} %"
 
 
 def with_simulator(loaded: simulate.LoadedSimulation, threads: int, kernel: bool, dt: float,
@@ -119,6 +132,9 @@ def main() -> None:
     parser.add_argument("--threads", type=int, nargs="+", default=[1],
                         help="thread counts to time ours with (default: 1)")
     parser.add_argument("--repeat", type=int, default=3, help="runs of each side per row, alternating; the best of each is printed (default 3)")
+    parser.add_argument("--min-seconds", type=float, default=1.0,
+                        help="and more runs, alternating, until each side has had this many seconds of timed steps "
+                             "(default 1: a one-car row gets dozens of runs, a 1,000-car row --repeat)")
     parser.add_argument("--numpy", action="store_true", help="also time our numpy kernels (rows marked numpy)")
     parser.add_argument("--substeps", type=int, nargs=2, metavar=("LOW", "HIGH"),
                         help="sub-step counts below and above the threshold speed, authored over the sample car's "
@@ -141,7 +157,7 @@ def main() -> None:
     print(f"{args.steps} steps of {args.dt:g} s on the {args.road} road, full throttle from rest, {counts} sub-steps "
           "below / above the threshold speed; real-time factor = (1/60 s) / (time per step)")
     header = (f"{'cars':>6} {'threads':>7} {'path':>7} {'ours ms/step':>12} {'ovphysx ms/step':>15} {'ours/ovphysx':>12} "
-              f"{'RTF ours':>9} {'RTF ovphysx':>11} {'ours load s':>11} {'ovphysx load s':>14} {'RSS MiB':>8} {'ovphysx RSS':>11}")
+              f"{'RTF ours':>9} {'RTF ovphysx':>11} {'ours load s':>11} {'ovphysx load s':>14} {'RSS MiB':>8} {'ovphysx RSS':>11} {'runs':>5}")
     print(header)
     for n in args.sizes:
         path = fleet_stage(n, args.folder, tuple(args.substeps) if args.substeps else None, args.road)
@@ -153,14 +169,23 @@ def main() -> None:
         # the machine's speed then reaches both sides alike
         variants = [(threads, kernel) for kernel in ((True, False) if args.numpy else (True,)) for threads in args.threads]
         best = {variant: float("inf") for variant in variants}
-        other = None
-        for _ in range(args.repeat):
+        timed = {variant: 0.0 for variant in variants}
+        other, ovphysx_timed, ovphysx_failed = None, 0.0, args.no_ovphysx
+        rounds = (args.repeat, args.min_seconds)
+        done = 0
+        while more_rounds(done, list(timed.values()) + ([] if ovphysx_failed else [ovphysx_timed]), *rounds):
             for threads, kernel in variants:
-                best[threads, kernel] = min(best[threads, kernel], ours(loaded, args.steps, args.dt, threads, kernel, 1))
-            if not args.no_ovphysx:
+                ms = ours(loaded, args.steps, args.dt, threads, kernel, 1)
+                best[threads, kernel] = min(best[threads, kernel], ms)
+                timed[threads, kernel] += ms * args.steps / 1000.0
+            if not ovphysx_failed:
                 run = ovphysx(path, args.steps, args.dt, args.timeout)
-                if run is not None:
+                if run is None:
+                    ovphysx_failed = True  # (said by `ovphysx`; no more rounds for its sake)
+                else:
                     other = run if other is None else (min(other[0], run[0]), min(other[1], run[1]))
+                    ovphysx_timed += run[0] * args.steps / 1000.0
+            done += 1
         timings = [(threads, "kernel" if kernel else "numpy", best[threads, kernel]) for threads, kernel in variants]
         ov_ms = f"{other[0]:15.3f}" if other else f"{'-':>15}"
         ov_rtf = f"{1000.0 * FRAME_60HZ / other[0]:11.2f}" if other else f"{'-':>11}"
@@ -169,25 +194,25 @@ def main() -> None:
         for threads, kind, ms in timings:
             ratio = f"{ms / other[0]:12.2f}" if other else f"{'-':>12}"
             print(f"{n:6d} {threads:7d} {kind:>7} {ms:12.3f} {ov_ms} {ratio} {1000.0 * FRAME_60HZ / ms:9.2f} {ov_rtf} "
-                  f"{loaded.load_s:11.2f} {ov_load} {peak_mib(resource.RUSAGE_SELF):8.0f} {ov_rss}", flush=True)
+                  f"{loaded.load_s:11.2f} {ov_load} {peak_mib(resource.RUSAGE_SELF):8.0f} {ov_rss} {done:5d}", flush=True)
         if args.contact_cost:
-            on, off, again = paired(loaded, args.steps, args.dt, args.threads[0], args.repeat, {"contacts": True},
+            on, off, again, runs = paired(loaded, args.steps, args.dt, args.threads[0], rounds, {"contacts": True},
                                     {"contacts": False})
             print(f"{n:6d} cars, compiled kernel on {args.threads[0]} thread(s), alternating runs: {on:.3f} ms/step "
                   f"with contacts, {off:.3f} without: contacts cost {100.0 * (on / off - 1.0):+.1f} % "
-                  f"({noise_floor(on, again)})", flush=True)
+                  f"({noise_floor(on, again, runs)})", flush=True)
         if args.braked:
-            braked, rolling, again = paired(loaded, args.steps, args.dt, args.threads[0], args.repeat,
+            braked, rolling, again, runs = paired(loaded, args.steps, args.dt, args.threads[0], rounds,
                                             {"controls": BRAKED}, {"controls": FULL_THROTTLE})
             print(f"{n:6d} cars, compiled kernel on {args.threads[0]} thread(s), alternating runs: {braked:.3f} ms/step "
                   f"braked at rest, {rolling:.3f} rolling at full throttle: braked {100.0 * (braked / rolling - 1.0):+.1f} % "
-                  f"({noise_floor(braked, again)})", flush=True)
+                  f"({noise_floor(braked, again, runs)})", flush=True)
         if args.numpy_rows:
-            c_rows, np_rows, again = paired(loaded, args.steps, args.dt, args.threads[0], args.repeat,
+            c_rows, np_rows, again, runs = paired(loaded, args.steps, args.dt, args.threads[0], rounds,
                                             {"compiled_rows": True}, {"compiled_rows": False})
             print(f"{n:6d} cars, compiled kernel on {args.threads[0]} thread(s), alternating runs: {c_rows:.3f} "
                   f"ms/step with the compiled row solver, {np_rows:.3f} with numpy's ({np_rows / c_rows:.2f}x; "
-                  f"{noise_floor(c_rows, again)})", flush=True)
+                  f"{noise_floor(c_rows, again, runs)})", flush=True)
 
 if __name__ == "__main__":
     main()
