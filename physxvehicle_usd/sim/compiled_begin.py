@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .extension import address, open_extension
+from .extension import address, addresses, open_extension
 from .memo import LastValue
 
 if TYPE_CHECKING:
@@ -109,10 +109,13 @@ def begin(p: SimParams, s: SimState, dt: float) -> Begin | None:
     layout = _layout(p)
     if not _covered(layout, s):
         return None
-    block = np.empty((), layout.block)
-    base = address(block)
+    # (the block over a byte buffer: the buffer protocol gives a structured array's address only through numpy's
+    # slower way, a byte buffer's at once)
+    raw = np.empty(layout.block.itemsize, np.uint8)
+    block = np.ndarray((), layout.block, raw)
+    base = address(raw)
     n_sub, position, orientation, speed, dt_sub, R = [base + at for at in layout.bytes[:6]]
-    _LIB.pvu_step_begin(p.V, *map(address, _state(s)), *layout.addresses[:4], dt, position, orientation, R, speed,
+    _LIB.pvu_step_begin(p.V, *addresses(_state(s)), *layout.addresses[:4], dt, position, orientation, R, speed,
                         n_sub, dt_sub)
     return (*_begun(block), block, base, layout)
 

@@ -53,7 +53,10 @@ class Guard:
         self.reasons: dict[int, str] = {}  # vehicle index -> why it was frozen
         self.steps = 0                     # steps checked so far
         self.frozen_at: dict[int, int] = {}  # vehicle index -> the step (1-based, of this guard) that froze it
-        self._snapshot: dict[str, np.ndarray] = {}
+        # the snapshot `before` takes: the held arrays and copies of the copied ones, in `_arrays`' orders (a dict
+        # by name only where `after` freezes a vehicle: `_snapshot`)
+        self._held: tuple = ()
+        self._copies: list[np.ndarray] = []
         self._arrays: tuple | None = None  # SimState's arrays: those held and those copied, with getters of each
         self._limits: tuple | None = None  # `_surely_healthy`'s: where each array starts in its values, their bounds
         self._out: dict[str, np.ndarray] = {}
@@ -68,11 +71,17 @@ class Guard:
             held = [name for name, flat in arrays if not flat]
             copied = [name for name, flat in arrays if flat]
             self._arrays = (held, _getter(held), copied, _getter(copied))
-        held, held_values, copied, copied_values = self._arrays
-        snapshot = dict(zip(held, held_values(s)))
-        snapshot.update(zip(copied, map(np.ndarray.copy, copied_values(s))))
-        self._snapshot = snapshot
+        _, held_values, _, copied_values = self._arrays
+        self._held = held_values(s)
+        self._copies = list(map(np.ndarray.copy, copied_values(s)))
         self._out = s.out  # the step replaces this dict with new arrays, so a reference is a snapshot
+
+    def _snapshot(self) -> dict[str, np.ndarray]:
+        """The state `before` kept, by name."""
+        if self._arrays is None:  # (no step begun)
+            return {}
+        held, _, copied, _ = self._arrays
+        return {**dict(zip(held, self._held)), **dict(zip(copied, self._copies))}
 
     def _surely_healthy(self, s: SimState) -> bool:
         """A sufficient test that `faults` finds no vehicle, in a few whole-batch operations: every checked value
@@ -138,7 +147,7 @@ class Guard:
         if not frozen.any():
             return
         rows = np.nonzero(frozen)[0]
-        for name, old in self._snapshot.items():
+        for name, old in self._snapshot().items():
             if name == "faulted":
                 continue
             current = getattr(s, name)
