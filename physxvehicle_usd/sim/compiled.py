@@ -13,14 +13,12 @@ from __future__ import annotations
 import ctypes
 import operator
 import weakref
-from itertools import compress
-from operator import is_not
 
 import numpy as np
 
 from ..runtime.vehicle2 import NEUTRAL_GEAR
 from .declare import FLT_MIN
-from .extension import address, extension_path, open_extension
+from .extension import address, copy_all, copy_into, copy_table, extension_path, open_extension
 from .state import SimParams, SimState
 from .subsystems import DERIVED, PARAMS, STATES
 
@@ -181,13 +179,14 @@ class _Prepared:
         self.inputs = {name: self._point(name, np.zeros(shapes[kind], _FIELD_KIND[name]))
                        for name, kind in _INPUT_SHAPES.items()}
         self.fresh_buffers = [self.inputs[name] for name in _FRESH_INPUTS]
+        self.fresh_table = copy_table(self.fresh_buffers)  # (their copies in one C call: extension.copy_into)
         self.held_buffers = [self.inputs[name] for name in _HELD_INPUTS]
         self.still_road = True  # road_velocity's buffer holds zeros (a road that does not move)
         # the last step's `_HELD_INPUTS`, as their buffers hold them
         self.last_held: tuple = (None,) * len(_HELD_INPUTS)
         self.read: dict[str, np.ndarray] = {}  # the state the kernel reads only, by name (`state_read`)
-        self.layout: tuple | None = None  # the step block's (state shapes, dtype, field offsets, state bytes)
-        self.last: tuple[np.ndarray, dict[str, np.ndarray]] | None = None  # the last step's block and state views
+        # the step block's (state shapes, dtype, pointer slots, field offsets, copy table of the state fields)
+        self.layout: tuple | None = None
         self.words = np.frombuffer(self.batch, np.int64, ctypes.sizeof(_Batch) // 8)  # the struct's memory
 
     def _point(self, name: str, array: np.ndarray) -> np.ndarray:
@@ -209,33 +208,34 @@ class _Prepared:
         """New arrays for this step: the state the kernel writes, holding the state's values, and the outputs; all
         fields of one new structured array (a field's view costs a fraction of an array's own allocation), each field
         of the struct pointed at its view. Also (name, dtype) of the state whose own type is not the kernel's (the
-        caller converts those back: the state replaced since with arrays of another type).
+        caller converts those back).
 
-        The state that is still the last step's arrays (which what ran since may have written into) comes with one
-        copy of the last step's block; only the state replaced since (the body's pose and velocities, the flags
-        kept as bools) is copied field by field."""
+        The state's values are copied into the block in one C call (extension.copy_into: numpy's casts), where each
+        is C-contiguous and of the shape the block was laid out for; else by numpy, and a new layout where the shapes
+        changed."""
         values = _state_values(s)
-        last = self.last
         layout = self.layout
-        if last is None:
-            replaced = range(len(values))
-        else:
-            replaced = list(compress(_STATE_RANGE, map(is_not, values, last[1])))
-        if layout is None or [values[k].shape for k in replaced] != [layout[0][k] for k in replaced]:
+        if layout is None:
             layout = self._new_layout(tuple(value.shape for value in values), V, W)
-            replaced, last = range(len(values)), None
-        _, block, slots, offsets, state_bytes = layout
+        _, block, slots, offsets, table = layout
         raw = np.empty(block.itemsize, np.uint8)
         arrays = np.ndarray((), block, raw)  # (the constructor: half a view's checks)
-        if last is not None:
-            np.copyto(raw[:state_bytes], last[0][:state_bytes])
-        self.words[slots] = address(raw) + offsets
+        base = address(raw)
+        differing = None if table is None else copy_all(values, table, base)
+        if differing is None:  # (numpy's copies: another layout where the state's shapes changed)
+            shapes = tuple(value.shape for value in values)
+            if shapes != layout[0]:
+                self._new_layout(shapes, V, W)
+                return self.step_arrays(s, V, W)
+            views = _state_views(arrays)
+            differing = 0
+            for k, value in enumerate(values):
+                np.copyto(views[k], value, casting="unsafe")
+                differing |= (value.dtype != _KINDS[k]) << k
+        self.words[slots] = base + offsets
         views = _state_views(arrays)
-        for k in replaced:
-            np.copyto(views[k], values[k], casting="unsafe")
-        self.last = (raw, views)
-        # (the state not replaced is the last step's views: of the kernel's types)
-        converted = [(_STATE_FIELDS[k], values[k].dtype) for k in replaced if values[k].dtype != _KINDS[k]]
+        # (the state of another type: replaced by the caller with the kernel's results converted to its type)
+        converted = [(_STATE_FIELDS[k], values[k].dtype) for k in _STATE_RANGE if differing >> k & 1]
         return dict(zip(_STATE_FIELDS, views)), dict(zip(_OUTPUT_KEYS, _output_views(arrays))), converted
 
     def _new_layout(self, shapes: tuple, V: int, W: int) -> tuple:
@@ -250,13 +250,14 @@ class _Prepared:
         block = np.dtype({"names": [name for name, _, _ in fields],
                           "formats": [(dtype, shape) for _, shape, dtype in fields],
                           "offsets": offsets, "itemsize": max(size, _ALIGN)})
-        state_bytes = offsets[len(_STATE_FIELDS)]  # the state fields come first
         # the struct's pointer fields as int64 words (pointers sit at multiples of 8 bytes): one vector store
         # sets them all
         assert all(getattr(_Batch, name).offset % 8 == 0 for name, _, _ in fields)
         slots = np.array([getattr(_Batch, name).offset // 8 for name, _, _ in fields])
-        self.layout = (shapes, block, slots, np.array(offsets, np.int64), state_bytes)
-        self.last = None
+        # the state fields' copy table (offsets past a block's address; None: numpy copies them)
+        table = copy_table((np.empty(shape, dtype) for _, shape, dtype in fields[:len(_STATE_FIELDS)]),
+                           offsets[:len(_STATE_FIELDS)])
+        self.layout = (shapes, block, slots, np.array(offsets, np.int64), table)
         return self.layout
 
 
@@ -298,8 +299,7 @@ def run_substeps(p: SimParams, s: SimState, road, offset: np.ndarray, axle: np.n
     copy = np.copyto
     fresh = (n_sub, dt_sub, cmd["throttle"], road.hit, road.normal, road.offset, road.friction,  # in _FRESH_INPUTS
              cmd["drive_torque"], cmd["brake_applied"], cmd["drive_applied"])
-    for buffer, value in zip(c.fresh_buffers, fresh):  # as the kernel's element type: astype's cast
-        copy(buffer, value, casting="unsafe")
+    copy_into(fresh, c.fresh_table, c.fresh_buffers)  # as the kernel's element type: astype's cast
     held = (offset, axes[0], axes[1], cmd["brake_torque"], diff.torque_ratio, diff.ave_ratio, diff.connected,
             axle)  # in _HELD_INPUTS
     for buffer, value, before in zip(c.held_buffers, held, c.last_held):

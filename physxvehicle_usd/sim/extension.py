@@ -106,3 +106,81 @@ def addresses(arrays, empty_null: bool = False) -> list[int]:
     if n == len(arrays):
         return words.out[:n]
     return words.out[:n] + _python_addresses(arrays[n:], empty_null)
+
+
+# `copy_into`'s element kinds (_addresses.c's): numpy's dtype of each
+_KINDS = {np.dtype(np.bool_): 0, np.dtype(np.int32): 1, np.dtype(np.int64): 2, np.dtype(np.float32): 3,
+          np.dtype(np.float64): 4}
+_TABLE_COLUMNS = 7  # a target's row: address (past a base), kind, ndim, shape (4)
+
+
+def _load_copy_into():
+    """The extension's pvu_copy_into (GIL held, as pvu_buffer_addresses), or None."""
+    path = extension_path()
+    if path is None:
+        return None
+    lib = ctypes.PyDLL(path)
+    if not hasattr(lib, "pvu_copy_into"):
+        return None
+    function = lib.pvu_copy_into
+    function.argtypes = [ctypes.py_object, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p]
+    function.restype = ctypes.c_int64
+    return function
+
+
+_COPY_INTO = _load_copy_into()
+
+
+class CopyTable:
+    """`copy_into`'s rows for some targets: each target's address (or its offset past a base), kind and shape, in an
+    int64 array whose address is taken once."""
+
+    def __init__(self, rows: np.ndarray):
+        self.rows = rows
+        self.at = address(rows)
+
+
+def copy_table(targets, offsets=None) -> CopyTable | None:
+    """`copy_into`'s rows of these target arrays (C-contiguous, writable, of the kinds it converts to, up to 4
+    dimensions, at most 64): their addresses, or where `offsets` is given those offsets (in bytes) past the base a
+    call gives; None where the extension is not built or a target is not one it writes (numpy's copyto then)."""
+    targets = list(targets)
+    if _COPY_INTO is None or len(targets) > 64:
+        return None
+    rows = np.zeros((len(targets), _TABLE_COLUMNS), np.int64)
+    for k, target in enumerate(targets):
+        kind = _KINDS.get(target.dtype)
+        if kind is None or target.ndim > 4 or not target.flags.c_contiguous or not target.flags.writeable:
+            return None
+        rows[k, :3 + target.ndim] = (address(target) if offsets is None else offsets[k], kind, target.ndim,
+                                     *target.shape)
+    return CopyTable(rows)
+
+
+def copy_all(values, table: CopyTable, base: int = 0) -> int | None:
+    """`copy_into` where the C call copies every value: its bit mask; None where it does not (some values copied,
+    the rest the caller's to copy)."""
+    words = _THREAD_WORDS
+    done = _COPY_INTO(values, table.at, base, words.at)
+    return words.out[0] if done == len(values) else None
+
+
+def copy_into(values, table: CopyTable | None, targets, base: int = 0) -> int:
+    """np.copyto(target, value, casting="unsafe") of each value (a list or tuple) into its target (`table`'s row;
+    base: the address the rows' offsets are past, 0 for rows of addresses), in one C call where each value is
+    C-contiguous, of its target's shape and of a kind the call converts from (numpy's copyto for the first that is
+    not, and those after it; `targets`: the target arrays, or a function of no argument that returns them, called
+    only then). Returns a bit mask: bit k set where value k's dtype is not its target's."""
+    done, differing = 0, 0
+    if table is not None:
+        words = _THREAD_WORDS
+        done = _COPY_INTO(values, table.at, base, words.at)
+        differing = words.out[0]
+        if done == len(values):
+            return differing
+    targets = targets() if callable(targets) else targets  # (the C call copied values 0 .. done - 1)
+    for k in range(done, len(values)):
+        np.copyto(targets[k], values[k], casting="unsafe")
+        if np.asarray(values[k]).dtype != targets[k].dtype:
+            differing |= 1 << k
+    return differing
