@@ -114,21 +114,23 @@ _KINDS = {np.dtype(np.bool_): 0, np.dtype(np.int32): 1, np.dtype(np.int64): 2, n
 _TABLE_COLUMNS = 7  # a target's row: address (past a base), kind, ndim, shape (4)
 
 
-def _load_copy_into():
-    """The extension's pvu_copy_into (GIL held, as pvu_buffer_addresses), or None."""
+def open_object_function(name: str, argtypes: list, restype=ctypes.c_int64):
+    """One of the extension's functions that read Python objects (arrays through the buffer protocol), called with
+    the GIL held (ctypes.PyDLL); None where the extension is not built or was built without it."""
     path = extension_path()
     if path is None:
         return None
     lib = ctypes.PyDLL(path)
-    if not hasattr(lib, "pvu_copy_into"):
+    if not hasattr(lib, name):
         return None
-    function = lib.pvu_copy_into
-    function.argtypes = [ctypes.py_object, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p]
-    function.restype = ctypes.c_int64
+    function = getattr(lib, name)
+    function.argtypes = argtypes
+    function.restype = restype
     return function
 
 
-_COPY_INTO = _load_copy_into()
+_COPY_INTO = open_object_function("pvu_copy_into", [ctypes.py_object, ctypes.c_void_p, ctypes.c_int64,
+                                                    ctypes.c_void_p])
 
 
 class CopyTable:
