@@ -80,3 +80,13 @@ def test_targets_it_does_not_write_have_no_table():
     assert copy_table([np.zeros(3, np.float16)]) is None
     assert copy_table([np.zeros((3, 4))[:, ::2]]) is None
     assert copy_table([np.zeros(3)] * 65) is None
+
+
+def test_kind_addresses_are_the_arrays_own_where_each_is_of_its_kind():
+    from physxvehicle_usd.sim.extension import Kinds, kind_addresses
+
+    arrays = (np.zeros((3, 2), np.float32), np.ones(4, bool), np.arange(3), np.zeros(2))
+    kinds = Kinds([np.float32, np.bool_, np.int64, np.float64])
+    assert kind_addresses(arrays, kinds) == [a.ctypes.data for a in arrays]
+    assert kind_addresses((arrays[0].astype(np.float64),) + arrays[1:], kinds) is None  # another type
+    assert kind_addresses((np.zeros((3, 4), np.float32)[:, ::2],) + arrays[1:], kinds) is None  # not contiguous

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .extension import address, addresses, check_struct_size, open_extension
+from .extension import Kinds, address, addresses, check_struct_size, kind_addresses, open_extension
 from .memo import LastValue
 
 if TYPE_CHECKING:
@@ -146,29 +146,41 @@ _STATE_INPUTS = (("linear_velocity", np.float32), ("angular_velocity", np.float3
                  ("lat_dir", np.float32), ("normal", np.float32), ("arm", np.float32), ("separation", np.float32),
                  ("sticky_lng", np.bool_), ("sticky_lat", np.bool_))  # flags read as uint8
 _INPUT_DTYPES = tuple(np.dtype(dtype) for _, dtype in _STATE_INPUTS)
+_INPUT_KINDS = Kinds(_INPUT_DTYPES)
 # where their pointers lie in the struct, in int64 words (pointers sit at multiples of 8 bytes)
 _INPUT_SLOTS = np.array([getattr(_EndStep, name).offset // 8 for name, _ in _STATE_INPUTS])
 _dtype = operator.attrgetter("dtype")
 
 
 def end_step(p: SimParams, s: SimState, road_normal: np.ndarray, begin_position: np.ndarray,
-             begin_orientation: np.ndarray, dt: float, threads: int = 1) -> None:
+             begin_orientation: np.ndarray, dt: float, threads: int = 1) -> bool:
     """rigid_body.end_step_physx with the rows pipeline.constraint_rows makes, for a step without contacts, where
-    `covers`: the state's velocities and pose replaced by the solved ones. road_normal (3, V, W): the suspension-limit
-    rows' direction (the road geometry's normal)."""
+    `covers`: the state's velocities and pose replaced by the solved ones, and True. False (nothing done) where it
+    does not cover the batch: numpy's end then. road_normal (3, V, W): the suspension-limit rows' direction (the road
+    geometry's normal)."""
+    if _LIB is None:
+        return False
     const = _constants(p)
+    if not const.covered:
+        return False
+    out = s.out
+    state = (s.linear_velocity, s.angular_velocity, s.body_orientation, begin_position, begin_orientation,
+             out["_lng_dir"], out["_lat_dir"], road_normal, out["_app_arm"], s.separation, s.sticky_lng, s.sticky_lat)
+    # their addresses in one C call where each is C-contiguous and of its type (covers' types among them)
+    at = kind_addresses(state, _INPUT_KINDS)
+    if at is None:
+        if not covers(p, s, road_normal):
+            return False
+        keep = [np.ascontiguousarray(value) for value in state]
+        if not all(map(operator.eq, map(_dtype, keep), _INPUT_DTYPES)):  # a conversion would not round as numpy's
+            # promotions do
+            name, array, dtype = next((name, array, dtype) for (name, dtype), array in zip(_STATE_INPUTS, keep)
+                                      if array.dtype != dtype)
+            raise TypeError(f"compiled end of step: {name} is {array.dtype}, not {np.dtype(dtype)}")
+        at = addresses(keep)
     V, n, call = p.V, const.iterations, const.call
     call.threads, call.dt = max(1, int(threads)), dt
-    out = s.out
-    keep = [np.ascontiguousarray(value) for value in (
-        s.linear_velocity, s.angular_velocity, s.body_orientation, begin_position, begin_orientation, out["_lng_dir"],
-        out["_lat_dir"], road_normal, out["_app_arm"], s.separation, s.sticky_lng, s.sticky_lat)]
-    if not all(map(operator.eq, map(_dtype, keep), _INPUT_DTYPES)):  # a conversion would not round as numpy's
-        # promotions do
-        name, array, dtype = next((name, array, dtype) for (name, dtype), array in zip(_STATE_INPUTS, keep)
-                                  if array.dtype != dtype)
-        raise TypeError(f"compiled end of step: {name} is {array.dtype}, not {np.dtype(dtype)}")
-    const.words[_INPUT_SLOTS] = addresses(keep)
+    const.words[_INPUT_SLOTS] = at
     velocity_size, position_size, steps_size, half_size = const.sizes
     floats = velocity_size + position_size + steps_size + half_size
     floats += floats % 2  # the rotation counts (int64) after them, at a multiple of 8 bytes
@@ -193,6 +205,7 @@ def end_step(p: SimParams, s: SimState, road_normal: np.ndarray, begin_position:
     s.angular_velocity = block[3 * V:velocity_size].reshape(3, V)
     s.body_position = block[velocity_size:velocity_size + position_size].reshape(3, V)
     s.body_orientation = orientation
+    return True
 
 
 # the state the velocity call reads, by its field (float32 each)
