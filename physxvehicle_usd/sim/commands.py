@@ -359,8 +359,6 @@ def gear_command_update(p: SimParams, s: SimState, command: np.ndarray) -> None:
     s.gear_switch_time = np.where(start, -2.0, s.gear_switch_time)
 
 
-# whether each vehicle's clutch has a strength, by the parameter (sim/memo.py)
-_CLUTCHES = LastValue("clutch_strength")
 # `_brake_flags` of the last brake torques and differential ratios, kept while they are the same arrays: a brake
 # torque or ratio array that comes again is a value sim/memo.py kept (brake_torques', differential_state's), never
 # written into; any other is new each step (sim/memo.SameInputs)
@@ -397,8 +395,7 @@ def update_commands(p: SimParams, s: SimState, dt: float, speed: np.ndarray, dif
         # the engine drives where the clutch engages (6.2: K = strength unless the gearbox sits in neutral; Omni never
         # sets a clutch command), the throttle is on, and the wheel is on the differential and not braked (the
         # flags' & in another order: the same flags)
-        engaged = (s.current_gear != NEUTRAL_GEAR) & _CLUTCHES.get(p, None, lambda: p.clutch_strength != 0.0) & (
-            throttle != 0.0)
+        engaged = (s.current_gear != NEUTRAL_GEAR) & (p.clutch_strength != 0.0) & (throttle != 0.0)
         engine_drive = engaged[:, None] & unbraked_on_differential
         drive_applied = engine_drive if p.all_standard else np.where(p.is_standard[:, None], engine_drive, drive != 0.0)
         throttle = throttle if p.all_standard else np.where(p.is_standard, throttle, s.accelerator)

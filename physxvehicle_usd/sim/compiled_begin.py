@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .extension import address, addresses, open_extension
+from .extension import Kinds, address, kind_addresses, open_extension
 from .memo import LastValue
 
 if TYPE_CHECKING:
@@ -58,6 +58,7 @@ _begun = operator.itemgetter("position", "orientation", "speed", "n_sub", "dt_su
 _frame = operator.itemgetter("Rw", "direction", "hub", "position_w")
 _STATE = ("body_position", "body_orientation", "linear_velocity")
 _state = operator.attrgetter(*_STATE)
+_STATE_KINDS = Kinds([np.float32] * len(_STATE))
 
 
 class _Layout:
@@ -107,7 +108,9 @@ def begin(p: SimParams, s: SimState, dt: float) -> Begin | None:
     if _LIB is None:
         return None
     layout = _layout(p)
-    if not _covered(layout, s):
+    # (the state's addresses where `_covered`: float32, C-contiguous, in one C call)
+    state = kind_addresses(_state(s), _STATE_KINDS) if layout.covered else None
+    if state is None:
         return None
     # (the block over a byte buffer: the buffer protocol gives a structured array's address only through numpy's
     # slower way, a byte buffer's at once)
@@ -115,8 +118,7 @@ def begin(p: SimParams, s: SimState, dt: float) -> Begin | None:
     block = np.ndarray((), layout.block, raw)
     base = address(raw)
     n_sub, position, orientation, speed, dt_sub, R = [base + at for at in layout.bytes[:6]]
-    _LIB.pvu_step_begin(p.V, *addresses(_state(s)), *layout.addresses[:4], dt, position, orientation, R, speed,
-                        n_sub, dt_sub)
+    _LIB.pvu_step_begin(p.V, *state, *layout.addresses[:4], dt, position, orientation, R, speed, n_sub, dt_sub)
     return (*_begun(block), block, base, layout)
 
 
