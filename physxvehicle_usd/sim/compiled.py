@@ -13,6 +13,7 @@ from __future__ import annotations
 import ctypes
 import operator
 import weakref
+from operator import is_not
 
 import numpy as np
 
@@ -179,7 +180,10 @@ class _Prepared:
         self.inputs = {name: self._point(name, np.zeros(shapes[kind], _FIELD_KIND[name]))
                        for name, kind in _INPUT_SHAPES.items()}
         self.fresh_buffers = [self.inputs[name] for name in _FRESH_INPUTS]
-        self.fresh_table = copy_table(self.fresh_buffers)  # (their copies in one C call: extension.copy_into)
+        # the fresh inputs' buffers and the read state's (`state_read`'s, once it made them), and their copies' table
+        # (one C call: extension.copy_into)
+        self.input_buffers: list[np.ndarray] = self.fresh_buffers
+        self.input_table = copy_table(self.input_buffers)
         self.held_buffers = [self.inputs[name] for name in _HELD_INPUTS]
         self.still_road = True  # road_velocity's buffer holds zeros (a road that does not move)
         # the last step's `_HELD_INPUTS`, as their buffers hold them
@@ -196,13 +200,26 @@ class _Prepared:
 
     def state_read(self, s: SimState) -> None:
         """Copy the state the kernel reads only into its buffers (allocated on the first step, from the state's
-        shapes)."""
+        shapes, and again where a shape changed; then `input_buffers` lists them after the fresh inputs' buffers)."""
         for name in _STATE_READ:
             value = getattr(s, name)
             buffer = self.read.get(name)
             if buffer is None or buffer.shape != value.shape:
                 buffer = self.read[name] = self._point(name, np.empty(value.shape, _FIELD_KIND[name]))
+                self.input_buffers = self.fresh_buffers + [self.read[name] for name in _STATE_READ if name in self.read]
+                self.input_table = copy_table(self.input_buffers)
             np.copyto(buffer, value, casting="unsafe")
+
+    def copy_inputs(self, fresh: tuple, s: SimState) -> None:
+        """Copy the step's fresh inputs (in _FRESH_INPUTS' order) and the state the kernel reads only into their
+        buffers, as the kernel's element types (astype's casts): in one C call where the read state's buffers are of its
+        shapes (extension.copy_all), else `state_read`'s way."""
+        table = self.input_table
+        if len(self.input_buffers) == len(_FRESH_INPUTS) + len(_STATE_READ) and table is not None:
+            if copy_all(fresh + _state_read_values(s), table) is not None:
+                return
+        copy_into(fresh, table, self.fresh_buffers)
+        self.state_read(s)
 
     def step_arrays(self, s: SimState, V: int, W: int) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], list]:
         """New arrays for this step: the state the kernel writes, holding the state's values, and the outputs; all
@@ -235,7 +252,10 @@ class _Prepared:
         self.words[slots] = base + offsets
         views = _state_views(arrays)
         # (the state of another type: replaced by the caller with the kernel's results converted to its type)
-        converted = [(_STATE_FIELDS[k], values[k].dtype) for k in _STATE_RANGE if differing >> k & 1]
+        differ = _DIFFERING.get(differing)
+        if differ is None:
+            differ = _DIFFERING[differing] = [k for k in _STATE_RANGE if differing >> k & 1]
+        converted = [(_STATE_FIELDS[k], values[k].dtype) for k in differ]
         return dict(zip(_STATE_FIELDS, views)), dict(zip(_OUTPUT_KEYS, _output_views(arrays))), converted
 
     def _new_layout(self, shapes: tuple, V: int, W: int) -> tuple:
@@ -267,6 +287,12 @@ _state_values = operator.attrgetter(*_STATE_FIELDS)  # the state the kernel writ
 _state_views = operator.itemgetter(*_STATE_FIELDS)
 _output_views = operator.itemgetter(*(_OUTPUT + key for key in _OUTPUT_KEYS))
 _STATE_RANGE = range(len(_STATE_FIELDS))
+_DIFFERING: dict[int, list[int]] = {}  # `step_arrays`' bit masks of the state of another type, as lists of indices
+
+
+def _state_read_values(s: SimState) -> tuple:
+    """The state the kernel reads only, in _STATE_READ order."""
+    return tuple(getattr(s, name) for name in _STATE_READ)
 _KINDS = tuple(np.dtype(_FIELD_KIND[name]) for name in _STATE_FIELDS)  # their element types in the kernel
 
 
@@ -299,20 +325,20 @@ def run_substeps(p: SimParams, s: SimState, road, offset: np.ndarray, axle: np.n
     copy = np.copyto
     fresh = (n_sub, dt_sub, cmd["throttle"], road.hit, road.normal, road.offset, road.friction,  # in _FRESH_INPUTS
              cmd["drive_torque"], cmd["brake_applied"], cmd["drive_applied"])
-    copy_into(fresh, c.fresh_table, c.fresh_buffers)  # as the kernel's element type: astype's cast
+    c.copy_inputs(fresh, s)  # (and the state the kernel reads only)
     held = (offset, axes[0], axes[1], cmd["brake_torque"], diff.torque_ratio, diff.ave_ratio, diff.connected,
             axle)  # in _HELD_INPUTS
-    for buffer, value, before in zip(c.held_buffers, held, c.last_held):
-        if value is not before and value is not None:  # (axle: read for sweeps only)
-            copy(buffer, value, casting="unsafe")
-    c.last_held = held
+    if any(map(is_not, held, c.last_held)):
+        for buffer, value, before in zip(c.held_buffers, held, c.last_held):
+            if value is not before and value is not None:  # (axle: read for sweeps only)
+                copy(buffer, value, casting="unsafe")
+        c.last_held = held
     if road_velocity is not None:
         copy(c.inputs["road_velocity"], road_velocity, casting="unsafe")
         c.still_road = False
     elif not c.still_road:
         c.inputs["road_velocity"].fill(0.0)
         c.still_road = True
-    c.state_read(s)
     new, out, converted = c.step_arrays(s, p.V, p.W)
     status = _LIB.pvu_substeps(ctypes.byref(batch))
     if status != 0:
