@@ -119,8 +119,10 @@ int64_t pvu_copy_into(PyObject *arrays, const int64_t *table, int64_t base, int6
 }
 
 /* out[i]: the address of arrays[i] (a tuple or list) where it is C-contiguous and its elements of kinds[i] (as
-   `pvu_copy_into` names them). Returns how many were written: all of them, or the index of the first that is not
-   such an array (the caller takes the call's numpy way). */
+   `pvu_copy_into` names them; plus KIND_WRITABLE: and writable, as an array the call writes into must be). Returns
+   how many were written: all of them, or the index of the first that is not such an array (the caller takes the
+   call's numpy way). */
+#define KIND_WRITABLE 8
 int64_t pvu_kind_addresses(PyObject *arrays, const int64_t *kinds, int64_t *out) {
     PyObject *sequence = PySequence_Fast(arrays, "pvu_kind_addresses takes a sequence");
     if (sequence == NULL) {
@@ -132,14 +134,16 @@ int64_t pvu_kind_addresses(PyObject *arrays, const int64_t *kinds, int64_t *out)
     Py_ssize_t i = 0;
     for (; i < n; ++i) {
         Py_buffer view;
-        if (PyObject_GetBuffer(items[i], &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) != 0) {
+        const int writable = kinds[i] >= KIND_WRITABLE;
+        if (PyObject_GetBuffer(items[i], &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT | (writable ? PyBUF_WRITABLE : 0))
+            != 0) {
             PyErr_Clear();
             break;
         }
         const int kind = buffer_kind(&view);
         out[i] = (int64_t)(uintptr_t)view.buf;
         PyBuffer_Release(&view);
-        if (kind != kinds[i]) break;
+        if (kind != kinds[i] - (writable ? KIND_WRITABLE : 0)) break;
     }
     Py_DECREF(sequence);
     return (int64_t)i;

@@ -21,6 +21,7 @@ from ..runtime.vehicle2 import (
     RESPONSE_DRIVE,
     RESPONSE_STEER,
 )
+from . import compiled_commands
 from . import vecmath as vm
 from .declare import FLT_MAX, Derived, Param, State
 from .memo import LastValue, SameInputs
@@ -375,13 +376,23 @@ def update_commands(p: SimParams, s: SimState, dt: float, speed: np.ndarray, dif
     """All command responses of one step (2.2-2.6). `speed` is the signed forward speed of the body. (The parts no
     vehicle of the batch has are skipped: the responses of a fleet of one kind of drive, on all its wheels, are its
     kind's alone.)"""
+    # (the brake torques and steer angles read none of what the autobox and the gear command change: first)
+    brake = brake_torques(p, s.brake0, s.brake1, speed)
+    steer = steer_angles(p, s.steer, speed)
+    drive = np.zeros(brake.shape, np.result_type(s.wheel_drive_torque, 0.0))
+    if p.all_standard and p.all_wheels:  # the autobox, gear command and flags in one C call where it covers them
+        brake_applied, unbraked_on_differential = _BRAKE_FLAGS.get(p, (brake, diff_ratio), _brake_flags)
+        compiled = compiled_commands.standard_commands(p, s, dt, unbraked_on_differential)
+        if compiled is not None:
+            throttle, command, drive_applied, starts = compiled
+            if starts:
+                gear_command_update(p, s, command)
+            return {"brake_torque": brake, "steer_angle": steer, "drive_torque": drive, "throttle": throttle,
+                    "brake_applied": brake_applied, "drive_applied": drive_applied}
     throttle = s.accelerator.copy()
     if p.any_standard:
         command = autobox_update(p, s, dt, throttle)
         gear_command_update(p, s, command)
-    brake = brake_torques(p, s.brake0, s.brake1, speed)
-    steer = steer_angles(p, s.steer, speed)
-    drive = np.zeros(brake.shape, np.result_type(s.wheel_drive_torque, 0.0))
     if p.any_raw:
         raw = p.is_raw[:, None]
         brake = np.where(raw, s.wheel_brake_torque, brake)

@@ -191,19 +191,23 @@ def copy_into(values, table: CopyTable | None, targets, base: int = 0) -> int:
 _KIND_ADDRESSES = open_object_function("pvu_kind_addresses", [ctypes.py_object, ctypes.c_void_p, ctypes.c_void_p])
 
 
-class Kinds:
-    """The element types `kind_addresses` asks of a call's arrays, in order (an int64 array, its address taken
-    once)."""
+_WRITABLE = 8  # (_addresses.c's KIND_WRITABLE)
 
-    def __init__(self, dtypes):
-        self.kinds = np.array([_KINDS[np.dtype(dtype)] for dtype in dtypes], np.int64)
+
+class Kinds:
+    """The element types `kind_addresses` asks of a call's arrays, in order, and which it asks to be writable (an int64
+    array, its address taken once)."""
+
+    def __init__(self, dtypes, writable=()):
+        self.kinds = np.array([_KINDS[np.dtype(dtype)] + (_WRITABLE if k in writable else 0)
+                               for k, dtype in enumerate(dtypes)], np.int64)
         self.at = address(self.kinds)
 
 
 def kind_addresses(arrays, kinds: Kinds) -> list[int] | None:
     """The addresses of arrays (a list or tuple, at most 256) in one C call where each is C-contiguous and of its
-    dtype in `kinds` (np.ascontiguousarray of each would be itself); None where one is not, or the extension is not
-    built (the caller's numpy way)."""
+    dtype in `kinds` (np.ascontiguousarray of each would be itself), and writable where `kinds` asks; None where one
+    is not, or the extension is not built (the caller's numpy way)."""
     if _KIND_ADDRESSES is None or len(arrays) > _WORDS:
         return None
     words = _THREAD_WORDS
