@@ -149,15 +149,19 @@ typedef struct {
     const uint8_t *mask;  /* (R,) */
     const int64_t *table;  /* (R,) each wheel's friction table */
     const float *hub, *direction;  /* (3, R) */
-    uint8_t *hit;  /* (R,) */
-    int64_t *shape;  /* (R,) the hit plane, -1: none */
-    float *normal, *offset, *road_friction;  /* (3, R), (R,), (R,) */
+    char *block;  /* the outputs' block: hit (R,), normal (3, R), offset (R,), friction (R,), shape (R,) (the hit
+                     plane, -1: none), each at its byte offset `at` */
+    int64_t at[5];
 } RoadPlanes;
 
 int64_t pvu_road_planes_size(void) { return (int64_t)sizeof(RoadPlanes); }
 
 int pvu_road_planes(const RoadPlanes *c) {
     const int64_t R = c->R;
+    uint8_t *hit_out = (uint8_t *)(c->block + c->at[0]);
+    float *normal = (float *)(c->block + c->at[1]), *offset = (float *)(c->block + c->at[2]);
+    float *road_friction = (float *)(c->block + c->at[3]);
+    int64_t *shape = (int64_t *)(c->block + c->at[4]);
     for (int64_t r = 0; r < R; ++r) {
         const float ray_d[3] = {c->direction[r], c->direction[R + r], c->direction[2 * R + r]};
         const float radius = c->radius[r];
@@ -167,11 +171,11 @@ int pvu_road_planes(const RoadPlanes *c) {
         float best_t = INFINITY, n[3] = {0.0f, 0.0f, 0.0f};
         int64_t best_shape = -1;
         closest_plane(c->P, c->normals, c->offsets, ray_o, ray_d, length, 0, &best_t, n, &best_shape);
-        const uint8_t hit = hit_offset(ray_o, ray_d, best_t, n, &c->offset[r]) & (c->mask[r] != 0);
-        c->hit[r] = hit;
-        c->normal[r] = n[0], c->normal[R + r] = n[1], c->normal[2 * R + r] = n[2];
-        c->shape[r] = best_shape;
-        c->road_friction[r] = hit ? (float)c->friction[c->table[r] * c->S + best_shape] : 0.0f;
+        const uint8_t hit = hit_offset(ray_o, ray_d, best_t, n, &offset[r]) & (c->mask[r] != 0);
+        hit_out[r] = hit;
+        normal[r] = n[0], normal[R + r] = n[1], normal[2 * R + r] = n[2];
+        shape[r] = best_shape;
+        road_friction[r] = hit ? (float)c->friction[c->table[r] * c->S + best_shape] : 0.0f;
     }
     return 0;
 }

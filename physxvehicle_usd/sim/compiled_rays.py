@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .extension import address, addresses, check_struct_size, open_extension
+from .extension import Kinds, address, addresses, check_struct_size, kind_addresses, open_extension
 from .memo import LastValue
 
 if TYPE_CHECKING:
@@ -26,8 +26,9 @@ class _RoadPlanes(ctypes.Structure):
     """Mirror of `RoadPlanes` in _plane_rays.c (the loader compares its size with the extension's)."""
 
     _fields_ = ([(name, ctypes.c_int64) for name in ("R", "P", "S")]
-                + [(name, _P) for name in "normals offsets friction radius travel mask table hub direction hit shape "
-                                          "normal offset road_friction".split()])
+                + [(name, _P) for name in "normals offsets friction radius travel mask table hub direction "
+                                          "block".split()]
+                + [("at", ctypes.c_int64 * 5)])
 
 
 def _load() -> ctypes.CDLL | None:
@@ -83,6 +84,7 @@ _road_params = operator.attrgetter(*(name for name, _ in _ROAD_PARAMS))
 # the outputs of a call, in RoadGeometry's order: hit, normal, offset, friction, shape
 _ROAD_FIELDS = ("hit", "normal", "offset", "friction", "shape")
 _road = operator.itemgetter(*_ROAD_FIELDS)
+_RAY_KINDS = Kinds((np.float32, np.float32))
 
 
 class _RoadLayout:
@@ -114,7 +116,7 @@ class _RoadLayout:
         self.block = np.dtype([("shape", np.int64, (p.V, p.W)), ("normal", np.float32, (3, p.V, p.W)),
                                ("offset", np.float32, (p.V, p.W)), ("friction", np.float32, (p.V, p.W)),
                                ("hit", np.bool_, (p.V, p.W))], align=True)
-        self.bytes = [self.block.fields[name][1] for name in _ROAD_FIELDS]
+        c.at[:] = [self.block.fields[name][1] for name in _ROAD_FIELDS]  # (where each output lies in a block)
 
 
 # the batch's `_RoadLayout`, made again where one of the parameters it reads was replaced since (sim/memo.py)
@@ -130,15 +132,15 @@ def road_on_planes(p: SimParams, ground, friction: np.ndarray, hub: np.ndarray, 
         return None
     # (by the ground's and the matrix's ids: the layout keeps both alive, so no other object takes either id)
     layout = _ROAD_LAYOUTS.get(p, (id(ground), id(friction)), lambda: _RoadLayout(p, ground, friction))
-    if not (layout.covered and hub.dtype == direction.dtype == np.float32 and hub.flags.c_contiguous
-            and direction.flags.c_contiguous and hub.shape == direction.shape == (3, p.V, p.W)):
+    # (the rays' addresses where float32 and C-contiguous, in one C call)
+    rays = kind_addresses((hub, direction), _RAY_KINDS) if layout.covered else None
+    if rays is None or not hub.shape == direction.shape == (3, p.V, p.W):
         return None
     raw = np.empty(layout.block.itemsize, np.uint8)  # (a byte buffer: its address at once)
     block = np.ndarray((), layout.block, raw)
     c = layout.call
-    c.hub, c.direction = addresses((hub, direction))
-    base = address(raw)
-    c.hit, c.normal, c.offset, c.road_friction, c.shape = [base + at for at in layout.bytes]
+    c.hub, c.direction = rays
+    c.block = address(raw)
     _LIB.pvu_road_planes(c)
     return _road(block)
 
