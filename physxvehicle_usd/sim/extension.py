@@ -1,6 +1,8 @@
 """The simulator's one compiled extension (sim/_substeps, which setup.py builds from every C file of sim/), as the
-modules that call into it (every sim/compiled_*.py, and motion.py) open it, check the structs they share with it, and
-hand it arrays. Without it every caller runs its numpy twin."""
+modules that call into it (every sim/compiled_*.py, motion.py and guard.py) open it, check the structs they share with
+it, and hand it arrays: their addresses (`addresses`, `kind_addresses` with their types checked) and copies into the
+buffers a call reads (`copy_into`), each in one C call for all of a call's arrays (_addresses.c). Without it every
+caller runs its numpy twin."""
 from __future__ import annotations
 
 import ctypes
