@@ -76,11 +76,12 @@ def test_compiled_commands_match_numpy_to_the_bit(fleet, seed, whole):
     ours, theirs = copy.deepcopy(s), copy.deepcopy(s)
     got = compiled_commands.standard_commands(p, ours, DT, unbraked)
     assert got is not None
-    throttle, command, drive_applied, starts = got
+    throttle, command, drive_applied, drive, starts = got
     if starts:
         commands.gear_command_update(p, ours, command)
     ref_throttle, ref_drive = _numpy_commands(p, theirs, DT, unbraked, whole)
     assert _same_bits(throttle, ref_throttle) and _same_bits(drive_applied, ref_drive)
+    assert _same_bits(drive, np.zeros((V, p.W), np.result_type(s.wheel_drive_torque, 0.0)))
     for name in STATE:
         assert _same_bits(getattr(ours, name), getattr(theirs, name)), name
     # (the random states reach each branch: shifts started, timers waiting and reset, throttles cut)

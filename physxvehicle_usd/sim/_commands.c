@@ -24,10 +24,12 @@ typedef struct {
     uint8_t *active;
     float *since;
     const uint8_t *unbraked;  /* (V, W): not braked and on the differential */
-    /* out: throttle (V,), the gear command (V,), the drive flags (V, W) */
+    /* out: throttle (V,), the gear command (V,), the drive flags (V, W), the drive torques (V, W: zeros, a standard
+       drive's: update_commands' np.zeros) */
     float *throttle;
     int64_t *command;
     uint8_t *drive_applied;
+    float *drive_torque;
 } Commands;
 
 int64_t pvu_commands_size(void) { return (int64_t)sizeof(Commands); }
@@ -81,7 +83,10 @@ int64_t pvu_standard_commands(const Commands *c) {
         const int start = c->is_standard[v] && cur == target && command != cur && command < c->nb_gears[v];
         starts += start;
         const int engaged = (start ? N : cur) != N && c->clutch[v] != 0.0f && throttle != 0.0f;
-        for (int64_t w = 0; w < W; ++w) c->drive_applied[v * W + w] = (uint8_t)(engaged && c->unbraked[v * W + w]);
+        for (int64_t w = 0; w < W; ++w) {
+            c->drive_applied[v * W + w] = (uint8_t)(engaged && c->unbraked[v * W + w]);
+            c->drive_torque[v * W + w] = 0.0f;
+        }
         c->throttle[v] = throttle;
         c->command[v] = command;
     }

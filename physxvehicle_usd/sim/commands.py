@@ -379,16 +379,17 @@ def update_commands(p: SimParams, s: SimState, dt: float, speed: np.ndarray, dif
     # (the brake torques and steer angles read none of what the autobox and the gear command change: first)
     brake = brake_torques(p, s.brake0, s.brake1, speed)
     steer = steer_angles(p, s.steer, speed)
-    drive = np.zeros(brake.shape, np.result_type(s.wheel_drive_torque, 0.0))
-    if p.all_standard and p.all_wheels:  # the autobox, gear command and flags in one C call where it covers them
+    if p.all_standard and p.all_wheels and brake.shape == (p.V, p.W):
+        # the autobox, gear command, flags and (zero) drive torques in one C call where it covers them
         brake_applied, unbraked_on_differential = _BRAKE_FLAGS.get(p, (brake, diff_ratio), _brake_flags)
         compiled = compiled_commands.standard_commands(p, s, dt, unbraked_on_differential)
         if compiled is not None:
-            throttle, command, drive_applied, starts = compiled
+            throttle, command, drive_applied, drive, starts = compiled
             if starts:
                 gear_command_update(p, s, command)
             return {"brake_torque": brake, "steer_angle": steer, "drive_torque": drive, "throttle": throttle,
                     "brake_applied": brake_applied, "drive_applied": drive_applied}
+    drive = np.zeros(brake.shape, np.result_type(s.wheel_drive_torque, 0.0))
     throttle = s.accelerator.copy()
     if p.any_standard:
         command = autobox_update(p, s, dt, throttle)

@@ -32,8 +32,8 @@ _STATE = (("target_gear_command", np.int64), ("current_gear", np.int64), ("targe
           ("accelerator", np.float32), ("engine_omega", np.float32), ("autobox_active_shift", np.bool_),
           ("autobox_time_since_shift", np.float32))
 _state = operator.attrgetter(*(name for name, _ in _STATE))
-# (and the unbraked wheels' flags after them)
-_KINDS = Kinds([dtype for _, dtype in _STATE] + [np.bool_], writable=(5, 6))
+# (and the unbraked wheels' flags after them, then the wheel drive torque commands, whose type the drive torques take)
+_KINDS = Kinds([dtype for _, dtype in _STATE] + [np.bool_, np.float32], writable=(5, 6))
 
 
 class _Commands(ctypes.Structure):
@@ -43,7 +43,7 @@ class _Commands(ctypes.Structure):
                 + [(name, _P) for name in
                    "autobox_on has_autobox is_standard nb_gears latency up down max_omega clutch "
                    "target_gear_command current_gear target_gear accelerator engine_omega active since unbraked "
-                   "throttle command drive_applied".split()])
+                   "throttle command drive_applied drive_torque".split()])
 
 
 def _load() -> ctypes.CDLL | None:
@@ -61,7 +61,7 @@ _LIB = _load()
 _STATE_FIELDS = ("target_gear_command", "current_gear", "target_gear", "accelerator", "engine_omega", "active", "since",
                  "unbraked")
 _STATE_SLOTS = np.array([getattr(_Commands, name).offset // 8 for name in _STATE_FIELDS])
-_OUTPUTS = ("throttle", "command", "drive_applied")
+_OUTPUTS = ("throttle", "command", "drive_applied", "drive_torque")
 _outputs = operator.itemgetter(*_OUTPUTS)
 
 
@@ -90,7 +90,8 @@ class _Layout:
          c.clutch) = addresses(sources)
         self.words = np.frombuffer(c, np.int64, ctypes.sizeof(_Commands) // 8)
         self.block = np.dtype([("command", np.int64, (V,)), ("throttle", np.float32, (V,)),
-                               ("drive_applied", np.bool_, (V, p.W))], align=True)
+                               ("drive_torque", np.float32, (V, p.W)), ("drive_applied", np.bool_, (V, p.W))],
+                              align=True)
         self.bytes = [self.block.fields[name][1] for name in _OUTPUTS]
 
 
@@ -99,25 +100,26 @@ _LAYOUTS = LastValue(*(name for name, _ in _PARAMS), "all_standard", "all_wheels
 
 
 def standard_commands(p: SimParams, s: SimState, dt: float, unbraked: np.ndarray):
-    """(throttle, gear command, drive_applied, how many vehicles start a gear change) of commands.update_commands for
-    a batch of standard drives: the autobox (its timers and flags updated in place), the gear command, the engine's
-    drive flags (engaged, with the gear the step will have, & unbraked: the wheels not braked and on the
-    differential); None where the call does not cover the batch, its state or dt (numpy's then). The caller starts
-    the gear changes (commands.gear_command_update, whose test the count is)."""
+    """(throttle, gear command, drive_applied, drive torques, how many vehicles start a gear change) of
+    commands.update_commands for a batch of standard drives: the autobox (its timers and flags updated in place), the
+    gear command, the engine's drive flags (engaged, with the gear the step will have, & unbraked: the wheels not
+    braked and on the differential), the drive torques (zeros, float32 as the wheel drive torque commands are); None
+    where the call does not cover the batch, its state or dt (numpy's then). The caller starts the gear changes
+    (commands.gear_command_update, whose test the count is)."""
     if _LIB is None or type(dt) is not float:
         return None
     layout = _LAYOUTS.get(p, None, lambda: _Layout(p))
     if not layout.covered:
         return None
-    at = kind_addresses(_state(s) + (unbraked,), _KINDS)
+    at = kind_addresses(_state(s) + (unbraked, s.wheel_drive_torque), _KINDS)  # (the last: its type alone)
     if at is None or unbraked.shape != (p.V, p.W):
         return None
     c = layout.call
     c.dt = dt
-    layout.words[_STATE_SLOTS] = at
+    layout.words[_STATE_SLOTS] = at[:-1]
     raw = np.empty(layout.block.itemsize, np.uint8)  # (a byte buffer: its address at once)
     block = np.ndarray((), layout.block, raw)
     base = address(raw)
-    c.throttle, c.command, c.drive_applied = [base + at for at in layout.bytes]
+    c.throttle, c.command, c.drive_applied, c.drive_torque = [base + at for at in layout.bytes]
     starts = _LIB.pvu_standard_commands(c)
     return (*_outputs(block), starts)
