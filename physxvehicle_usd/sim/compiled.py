@@ -221,11 +221,11 @@ class _Prepared:
         copy_into(fresh, table, self.fresh_buffers)
         self.state_read(s)
 
-    def step_arrays(self, s: SimState, V: int, W: int) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], list]:
-        """New arrays for this step: the state the kernel writes, holding the state's values, and the outputs; all
-        fields of one new structured array (a field's view costs a fraction of an array's own allocation), each field
-        of the struct pointed at its view. Also (name, dtype) of the state whose own type is not the kernel's (the
-        caller converts those back).
+    def step_arrays(self, s: SimState, V: int, W: int) -> tuple[tuple, dict[str, np.ndarray], list]:
+        """New arrays for this step: the state the kernel writes, holding the state's values (in _STATE_FIELDS order),
+        and the outputs (by key); all fields of one new structured array (a field's view costs a fraction of an
+        array's own allocation), each field of the struct pointed at its view. Also (name, view, dtype) of the state
+        whose own type is not the kernel's (the caller converts those back).
 
         The state's values are copied into the block in one C call (extension.copy_into: numpy's casts), where each
         is C-contiguous and of the shape the block was laid out for; else by numpy, and a new layout where the shapes
@@ -255,8 +255,8 @@ class _Prepared:
         differ = _DIFFERING.get(differing)
         if differ is None:
             differ = _DIFFERING[differing] = [k for k in _STATE_RANGE if differing >> k & 1]
-        converted = [(_STATE_FIELDS[k], values[k].dtype) for k in differ]
-        return dict(zip(_STATE_FIELDS, views)), dict(zip(_OUTPUT_KEYS, _output_views(arrays))), converted
+        converted = [(_STATE_FIELDS[k], views[k], values[k].dtype) for k in differ]
+        return views, dict(zip(_OUTPUT_KEYS, _output_views(arrays))), converted
 
     def _new_layout(self, shapes: tuple, V: int, W: int) -> tuple:
         """The step block's layout for state of these shapes (`layout`)."""
@@ -339,14 +339,14 @@ def run_substeps(p: SimParams, s: SimState, road, offset: np.ndarray, axle: np.n
     elif not c.still_road:
         c.inputs["road_velocity"].fill(0.0)
         c.still_road = True
-    new, out, converted = c.step_arrays(s, p.V, p.W)
+    views, out, converted = c.step_arrays(s, p.V, p.W)
     status = _LIB.pvu_substeps(ctypes.byref(batch))
     if status != 0:
         raise RuntimeError(f"compiled substeps failed with status {status}")
     state = vars(s)
-    state.update(new)
-    for name, dtype in converted:  # back to the state's own types (bool flags, int64 gears)
-        state[name] = new[name].astype(dtype)
+    state.update(zip(_STATE_FIELDS, views))
+    for name, view, dtype in converted:  # back to the state's own types (bool flags, int64 gears)
+        state[name] = view.astype(dtype)
     out["isOnGround"] = out["isOnGround"].astype(bool)
     out["_toe"] = np.array(toe, dtype=p.dtype)
     return out
