@@ -287,13 +287,13 @@ _state_values = operator.attrgetter(*_STATE_FIELDS)  # the state the kernel writ
 _state_views = operator.itemgetter(*_STATE_FIELDS)
 _output_views = operator.itemgetter(*(_OUTPUT + key for key in _OUTPUT_KEYS))
 _STATE_RANGE = range(len(_STATE_FIELDS))
+_KINDS = tuple(np.dtype(_FIELD_KIND[name]) for name in _STATE_FIELDS)  # their element types in the kernel
 _DIFFERING: dict[int, list[int]] = {}  # `step_arrays`' bit masks of the state of another type, as lists of indices
 
 
 def _state_read_values(s: SimState) -> tuple:
     """The state the kernel reads only, in _STATE_READ order."""
     return tuple(getattr(s, name) for name in _STATE_READ)
-_KINDS = tuple(np.dtype(_FIELD_KIND[name]) for name in _STATE_FIELDS)  # their element types in the kernel
 
 
 _PREPARED: dict[int, _Prepared] = {}  # by id of a live SimParams (entries leave with it)
