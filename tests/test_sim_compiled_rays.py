@@ -5,6 +5,8 @@ rays that start on a plane (t = 0, no hit), end on it (t = length, a hit), run p
 Where the extension is not built (no C compiler) these tests skip."""
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pytest
 
@@ -76,3 +78,52 @@ def test_the_edge_rays_hit_as_physx_does():
 def test_float64_rays_stay_with_numpy():
     origin, direction, length = _rays(0)
     assert not compiled_rays.covers(GROUNDS["level"], origin.astype(float), direction, length)
+
+
+@pytest.fixture(scope="module")
+def fleet():
+    """Seven sample cars (float32) and their friction tables."""
+    from test_sim_row_solver import DT, _cars
+
+    from physxvehicle_usd.read import read_stage
+    from physxvehicle_usd.sim import Simulator
+
+    return Simulator.from_description(read_stage(_cars(7)), DT)
+
+
+@pytest.mark.parametrize("name", sorted(GROUNDS))
+@pytest.mark.parametrize("seed", [0, 1])
+def test_compiled_road_on_planes_matches_numpy_to_the_bit(fleet, name, seed):
+    """suspension.query_road_geometry in one C call (compiled_rays.road_on_planes) against its numpy lines, 0 ulps:
+    random hubs and suspension directions (with the edge rays of `_rays`), one wheel absent (mask), each friction
+    table on each plane."""
+    from physxvehicle_usd.sim.ground import friction_matrix
+    from physxvehicle_usd.sim.suspension import query_road_geometry
+
+    ground = GROUNDS[name]
+    p = copy.copy(fleet.params)
+    p.mask = p.mask.copy()
+    p.mask[3, 2] = False
+    friction = friction_matrix(fleet.batch.friction_tables, ground)
+    hub, direction, _ = _rays(seed, p.V, p.W)
+    hub = np.ascontiguousarray(hub + direction * p.radius)  # (the rays start at the wheel tops: hub - d radius)
+    frame = (None, direction, hub)
+    ours = query_road_geometry(p, ground, friction, frame, None)
+    reference = query_road_geometry(p, ground, friction, frame, None, compiled=False)
+    assert compiled_rays.road_on_planes(p, ground, friction, hub, direction) is not None  # (the C call ran)
+    for field in ("hit", "normal", "offset", "friction", "shape"):
+        assert _same_bits(getattr(ours, field), getattr(reference, field)), field
+    assert reference.hit.any() and not reference.hit.all() and (reference.friction[reference.hit] > 0).all()
+    assert not ours.hit[3, 2]
+
+
+def test_road_on_planes_leaves_float64_rays_to_numpy(fleet):
+    """float64 hubs are not the call's: None (numpy's lines then)."""
+    from physxvehicle_usd.sim.ground import friction_matrix
+
+    p = fleet.params
+    hub, direction, _ = _rays(0, p.V, p.W)
+    level = GROUNDS["level"]
+    friction = friction_matrix(fleet.batch.friction_tables, level)
+    assert compiled_rays.road_on_planes(p, level, friction, hub, direction) is not None
+    assert compiled_rays.road_on_planes(p, level, friction, hub.astype(float), direction) is None

@@ -189,3 +189,36 @@ def test_the_guards_quick_test_decides_as_the_maxima_of_the_whole_batch_did():
         verdicts.add(expected)
         value[...] = 0.0
     assert verdicts == {True, False}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_compiled_quick_test_is_numpy_s(dtype):
+    """guard's quick test in C (sim/_guard.c pvu_all_within) against numpy's (the arrays' magnitudes concatenated,
+    np.maximum.reduceat <= the bounds in the arrays' type): values at, just above and just below each bound (as
+    float32 rounds it), -0, NaN and inf in turn; a float64 array among float32 ones, and an empty one, are numpy's
+    (-1)."""
+    from physxvehicle_usd.sim import guard
+
+    if guard._ALL_WITHIN is None:
+        pytest.skip("the compiled extension is not built")
+    rng = np.random.default_rng(3)
+    bounds = np.array([1e30, 1000.0 / 1.75, 200.0 / 1.75, 1e4], dtype)
+    wide = bounds.astype(np.float64)
+    arrays = [(rng.standard_normal(shape) * 10).astype(dtype) for shape in ((3, 5), (4, 5), (5,), (5, 4))]
+    edges = [None, bounds[1], np.nextafter(bounds[1], dtype(np.inf)), np.nextafter(bounds[1], dtype(0)),
+             -bounds[2], -np.nextafter(bounds[2], dtype(np.inf)), -0.0, np.nan, np.inf]
+    decisions = set()
+    for k, edge in enumerate(edges):
+        case = [a.copy() for a in arrays]
+        if edge is not None:
+            case[1 + k % 2].flat[k % 5] = edge
+        starts = np.cumsum([0] + [a.size for a in case[:-1]])
+        values = np.abs(np.concatenate(case, axis=None))
+        numpy_says = bool((np.maximum.reduceat(values, starts) <= bounds).all())
+        ours = guard._ALL_WITHIN(case, wide.ctypes.data, dtype == np.float64)
+        assert ours == int(numpy_says), edge
+        decisions.add(numpy_says)
+    assert decisions == {True, False}
+    other = np.float64 if dtype == np.float32 else np.float32
+    assert guard._ALL_WITHIN([arrays[0].astype(other)] + arrays[1:], wide.ctypes.data, dtype == np.float64) == -1
+    assert guard._ALL_WITHIN([arrays[0][:0]] + arrays[1:], wide.ctypes.data, dtype == np.float64) == -1

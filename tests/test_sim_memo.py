@@ -13,7 +13,7 @@ from test_sim_row_solver import DT, _cars
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.sim import Simulator, commands, pipeline
 from physxvehicle_usd.sim.drivetrain import _differential_state, differential_state
-from physxvehicle_usd.sim.memo import LastValue
+from physxvehicle_usd.sim.memo import LastValue, SameInputs
 from physxvehicle_usd.sim.suspension import steered_axle, steered_wheel_offset, update_compliance
 from physxvehicle_usd.sim.tire import wheel_axes_body
 
@@ -118,6 +118,37 @@ def test_last_value_keys_and_sources():
     batch.table = np.arange(3.0)  # equal values, another array: computed again
     kept.get(batch, 3, lambda: compute(3))
     assert calls == [2, 3, 3]
+
+
+def test_same_inputs_takes_the_last_value_of_the_very_same_arrays():
+    class Batch:
+        pass
+
+    batch, calls = Batch(), []
+    kept = SameInputs()
+    brake, ratio = np.array([0.0, 2.0, -0.0]), np.array([1.0, 0.0, 1.0])
+
+    def flags(brake, ratio):
+        calls.append(1)
+        return brake != 0.0, ratio != 0.0
+
+    first = kept.get(batch, (brake, ratio), flags)
+    assert kept.get(batch, (brake, ratio), flags) is first and len(calls) == 1
+    assert first[0].tolist() == [False, True, False] and not first[0].flags.writeable  # (read-only: a write raises)
+    again = kept.get(batch, (brake.copy(), ratio), flags)  # equal values, another array: computed again
+    assert again is not first and len(calls) == 2 and _same_bits(again[0], first[0])
+
+
+def test_brake_flags_match_the_numpy_lines(sim):
+    """update_commands' brake flags kept by SameInputs: brake != 0 and the unbraked wheels on the differential, those
+    of the numpy lines they replace ((~applied) & engaged & ratio != 0 with every vehicle engaged)."""
+    p, s = sim.params, sim.state
+    diff = differential_state(p, s)
+    for b0 in (0.0, 0.5, 0.0):
+        brake = commands.brake_torques(p, np.full(p.V, b0, np.float32), np.zeros(p.V, np.float32), np.zeros(p.V))
+        applied, unbraked = commands._BRAKE_FLAGS.get(p, (brake, diff.torque_ratio), commands._brake_flags)
+        assert _same_bits(applied, brake != 0.0)
+        assert _same_bits(unbraked, (~(brake != 0.0)) & np.ones((p.V, 1), bool) & (diff.torque_ratio != 0.0))
 
 
 def test_a_run_that_steers_matches_one_that_keeps_nothing():

@@ -135,3 +135,47 @@ int64_t pvu_ground_rays(const MeshGrid *g, MeshRays *m, int64_t P, const double 
     }
     return numpy_takes ? -1 : 0;
 }
+
+/* suspension.py `query_road_geometry` of a batch whose wheels all cast rays, on a ground of planes alone, unfiltered:
+   the rays from the wheel tops at maximum compression, hub - direction radius, along the suspension directions for
+   travel + 2 radius (float32, as numpy rounds each product and sum), `pvu_plane_rays`'s closest hits, then the road
+   of each wheel: hit where a plane is hit and the wheel is present (mask), the hit plane's normal and offset, and the
+   friction of the wheel's table and the hit plane (float64, rounded to float32), 0 where nothing is hit. */
+typedef struct {
+    int64_t R, P, S;  /* rays (V W), planes, friction columns (ground shapes) */
+    const double *normals, *offsets;  /* (P, 3), (P,) */
+    const double *friction;  /* (tables, S) */
+    const float *radius, *travel;  /* (R,) */
+    const uint8_t *mask;  /* (R,) */
+    const int64_t *table;  /* (R,) each wheel's friction table */
+    const float *hub, *direction;  /* (3, R) */
+    char *block;  /* the outputs' block: hit (R,), normal (3, R), offset (R,), friction (R,), shape (R,) (the hit
+                     plane, -1: none), each at its byte offset `at` */
+    int64_t at[5];
+} RoadPlanes;
+
+int64_t pvu_road_planes_size(void) { return (int64_t)sizeof(RoadPlanes); }
+
+int pvu_road_planes(const RoadPlanes *c) {
+    const int64_t R = c->R;
+    uint8_t *hit_out = (uint8_t *)(c->block + c->at[0]);
+    float *normal = (float *)(c->block + c->at[1]), *offset = (float *)(c->block + c->at[2]);
+    float *road_friction = (float *)(c->block + c->at[3]);
+    int64_t *shape = (int64_t *)(c->block + c->at[4]);
+    for (int64_t r = 0; r < R; ++r) {
+        const float ray_d[3] = {c->direction[r], c->direction[R + r], c->direction[2 * R + r]};
+        const float radius = c->radius[r];
+        const float ray_o[3] = {c->hub[r] - ray_d[0] * radius, c->hub[R + r] - ray_d[1] * radius,
+                                c->hub[2 * R + r] - ray_d[2] * radius};
+        const float length = c->travel[r] + 2.0f * radius;
+        float best_t = INFINITY, n[3] = {0.0f, 0.0f, 0.0f};
+        int64_t best_shape = -1;
+        closest_plane(c->P, c->normals, c->offsets, ray_o, ray_d, length, 0, &best_t, n, &best_shape);
+        const uint8_t hit = hit_offset(ray_o, ray_d, best_t, n, &offset[r]) & (c->mask[r] != 0);
+        hit_out[r] = hit;
+        normal[r] = n[0], normal[R + r] = n[1], normal[2 * R + r] = n[2];
+        shape[r] = best_shape;
+        road_friction[r] = hit ? (float)c->friction[c->table[r] * c->S + best_shape] : 0.0f;
+    }
+    return 0;
+}

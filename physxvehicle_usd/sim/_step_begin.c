@@ -16,13 +16,31 @@
 
 #include "_row_solver.h"
 
+/* The two calls' arguments (sim/compiled_begin.py `_Layout` sets up the batch's once; a step sets the state's, the
+   offsets' and its block's addresses): the step's block holds every output, each field at its byte offset `at` */
+enum { AT_N_SUB, AT_POSITION, AT_ORIENTATION, AT_SPEED, AT_DT_SUB, AT_R, AT_RW, AT_DIRECTION, AT_HUB, AT_POSITION_W,
+       AT_FIELDS };
+typedef struct {
+    int64_t V, W;
+    double dt;
+    const float *position, *orientation, *linear_velocity;  /* the body state: (3, V), (4, V), (3, V) */
+    const float *lng_axis, *threshold;  /* (3, V), (V,) */
+    const int64_t *low, *high;  /* (V,) */
+    const float *travel_direction;  /* (3, V, W) */
+    const float *offset;  /* the steered offsets (3, V, W): `pvu_wheel_frame`'s */
+    char *block;
+    int64_t at[AT_FIELDS];
+} StepBegin;
+
+int64_t pvu_step_begin_size(void) { return (int64_t)sizeof(StepBegin); }
+
 /* pipeline.step's begin: body (position (3, V), orientation (4, V), linear velocity (3, V)), the batch's lng_axis
    (3, V), substep_threshold_speed (V), low and high substep counts (V) and the step's dt; out: the begin pose's
    copies, R (3, 3, V), forward speed (V), n_sub (V) and dt_sub (V). */
-int pvu_step_begin(int64_t V, const float *position, const float *orientation, const float *linear_velocity,
-                   const float *lng_axis, const float *threshold, const int64_t *low, const int64_t *high, double dt,
-                   float *begin_position, float *begin_orientation, float *R, float *forward_speed, int64_t *n_sub,
-                   float *dt_sub) {
+static void step_begin(int64_t V, const float *position, const float *orientation, const float *linear_velocity,
+                       const float *lng_axis, const float *threshold, const int64_t *low, const int64_t *high,
+                       double dt, float *begin_position, float *begin_orientation, float *R, float *forward_speed,
+                       int64_t *n_sub, float *dt_sub) {
     for (int64_t v = 0; v < V; ++v) {
         const float q[4] = {orientation[v], orientation[V + v], orientation[2 * V + v], orientation[3 * V + v]};
         float m[3][3];
@@ -41,14 +59,22 @@ int pvu_step_begin(int64_t V, const float *position, const float *orientation, c
         n_sub[v] = n;
         dt_sub[v] = (float)(dt / (double)n);
     }
+}
+
+int pvu_step_begin(const StepBegin *b) {
+    char *block = b->block;
+    step_begin(b->V, b->position, b->orientation, b->linear_velocity, b->lng_axis, b->threshold, b->low, b->high, b->dt,
+               (float *)(block + b->at[AT_POSITION]), (float *)(block + b->at[AT_ORIENTATION]),
+               (float *)(block + b->at[AT_R]), (float *)(block + b->at[AT_SPEED]), (int64_t *)(block + b->at[AT_N_SUB]),
+               (float *)(block + b->at[AT_DT_SUB]));
     return 0;
 }
 
 /* pipeline.wheel_frame: R (3, 3, V), position (3, V), the batch's travel_direction and the steered offsets (3, V, W);
    out: R repeated over the wheels (3, 3, V, W), the suspension directions R t, the hubs position + R offset and the
    positions repeated (3, V, W each). */
-int pvu_wheel_frame(int64_t V, int64_t W, const float *R, const float *position, const float *travel_direction,
-                    const float *offset, float *Rw, float *direction, float *hub, float *position_w) {
+static void wheel_frame(int64_t V, int64_t W, const float *R, const float *position, const float *travel_direction,
+                        const float *offset, float *Rw, float *direction, float *hub, float *position_w) {
     const int64_t VW = V * W;
     for (int64_t v = 0; v < V; ++v) {
         float m[3][3];
@@ -67,5 +93,14 @@ int pvu_wheel_frame(int64_t V, int64_t W, const float *R, const float *position,
             }
         }
     }
+}
+
+/* `wheel_frame` of the begin's rotation and position in the block and the offsets, into the block */
+int pvu_wheel_frame(const StepBegin *b) {
+    char *block = b->block;
+    wheel_frame(b->V, b->W, (const float *)(block + b->at[AT_R]), (const float *)(block + b->at[AT_POSITION]),
+                b->travel_direction, b->offset, (float *)(block + b->at[AT_RW]),
+                (float *)(block + b->at[AT_DIRECTION]), (float *)(block + b->at[AT_HUB]),
+                (float *)(block + b->at[AT_POSITION_W]));
     return 0;
 }

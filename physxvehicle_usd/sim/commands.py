@@ -21,9 +21,10 @@ from ..runtime.vehicle2 import (
     RESPONSE_DRIVE,
     RESPONSE_STEER,
 )
+from . import compiled_commands
 from . import vecmath as vm
 from .declare import FLT_MAX, Derived, Param, State
-from .memo import LastValue
+from .memo import LastValue, SameInputs
 
 if TYPE_CHECKING:  # (sim/state.py builds SimState from these modules' declarations)
     from .state import SimParams, SimState
@@ -260,12 +261,16 @@ def autobox_update(p: SimParams, s: SimState, dt: float, throttle: np.ndarray) -
     return command
 
 
+# the vehicles with an autobox, as a list (`_autobox_each`'s loop), by the parameter it is taken from (sim/memo.py)
+_AUTOBOX_ROWS = LastValue("autobox_on")
+
+
 def _autobox_each(p: SimParams, s: SimState, dt: float, throttle: np.ndarray) -> np.ndarray:
     """`_autobox_whole` vehicle by vehicle, in numpy scalars (the same types, so the same roundings; the same
     stores, in the same order for each vehicle)."""
     command = s.target_gear_command.copy()
     active, since = s.autobox_active_shift, s.autobox_time_since_shift
-    for v in np.flatnonzero(p.autobox_on).tolist():
+    for v in _AUTOBOX_ROWS.get(p, None, lambda: np.flatnonzero(p.autobox_on).tolist()):
         if command[v] != AUTOMATIC_GEAR:  # a manual gear
             active[v] = False
             since[v] = FLT_MAX
@@ -344,25 +349,51 @@ def _autobox_whole(p: SimParams, s: SimState, dt: float, throttle: np.ndarray) -
 
 def gear_command_update(p: SimParams, s: SimState, command: np.ndarray) -> None:
     """2.5.3 PxVehicleGearCommandResponseUpdate: start a shift (through neutral) when idle."""
-    start = p.is_standard & (s.current_gear == s.target_gear) & (command != s.current_gear) & (command < p.nb_gears)
-    if not start.any():  # (most steps: the gears stay as they are)
+    changing = command != s.current_gear
+    if not changing.any():  # (most steps: the gears stay as they are; `start` below is within `changing`)
+        return
+    start = p.is_standard & (s.current_gear == s.target_gear) & changing & (command < p.nb_gears)
+    if not start.any():
         return
     s.current_gear = np.where(start, NEUTRAL_GEAR, s.current_gear)
     s.target_gear = np.where(start, command, s.target_gear)
     s.gear_switch_time = np.where(start, -2.0, s.gear_switch_time)
 
 
+# `_brake_flags` of the last brake torques and differential ratios, kept while they are the same arrays: a brake
+# torque or ratio array that comes again is a value sim/memo.py kept (brake_torques', differential_state's), never
+# written into; any other is new each step (sim/memo.SameInputs)
+_BRAKE_FLAGS = SameInputs()
+
+
+def _brake_flags(brake: np.ndarray, diff_ratio: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(brake_applied: brake != 0, whether a wheel is unbraked and on the differential: ~brake_applied & ratio != 0)."""
+    brake_applied = brake != 0.0
+    return brake_applied, ~brake_applied & (diff_ratio != 0.0)
+
+
 def update_commands(p: SimParams, s: SimState, dt: float, speed: np.ndarray, diff_ratio: np.ndarray) -> dict[str, np.ndarray]:
     """All command responses of one step (2.2-2.6). `speed` is the signed forward speed of the body. (The parts no
     vehicle of the batch has are skipped: the responses of a fleet of one kind of drive, on all its wheels, are its
     kind's alone.)"""
+    # (the brake torques and steer angles read none of what the autobox and the gear command change: first)
+    brake = brake_torques(p, s.brake0, s.brake1, speed)
+    steer = steer_angles(p, s.steer, speed)
+    if p.all_standard and p.all_wheels and brake.shape == (p.V, p.W):
+        # the autobox, gear command, flags and (zero) drive torques in one C call where it covers them
+        brake_applied, unbraked_on_differential = _BRAKE_FLAGS.get(p, (brake, diff_ratio), _brake_flags)
+        compiled = compiled_commands.standard_commands(p, s, dt, unbraked_on_differential)
+        if compiled is not None:
+            throttle, command, drive_applied, drive, starts = compiled
+            if starts:
+                gear_command_update(p, s, command)
+            return {"brake_torque": brake, "steer_angle": steer, "drive_torque": drive, "throttle": throttle,
+                    "brake_applied": brake_applied, "drive_applied": drive_applied}
+    drive = np.zeros(brake.shape, np.result_type(s.wheel_drive_torque, 0.0))
     throttle = s.accelerator.copy()
     if p.any_standard:
         command = autobox_update(p, s, dt, throttle)
         gear_command_update(p, s, command)
-    brake = brake_torques(p, s.brake0, s.brake1, speed)
-    steer = steer_angles(p, s.steer, speed)
-    drive = np.zeros(brake.shape, np.result_type(s.wheel_drive_torque, 0.0))
     if p.any_raw:
         raw = p.is_raw[:, None]
         brake = np.where(raw, s.wheel_brake_torque, brake)
@@ -370,12 +401,14 @@ def update_commands(p: SimParams, s: SimState, dt: float, speed: np.ndarray, dif
         drive = np.where(raw, s.wheel_drive_torque, 0.0)
     if p.any_basic:
         drive = np.where(p.is_basic[:, None], direct_drive_torques(p, s, speed), drive)
-    brake_applied = brake != 0.0
+    # the flags of the brake torques and differential ratios alone: the last step's where both are the same arrays
+    brake_applied, unbraked_on_differential = _BRAKE_FLAGS.get(p, (brake, diff_ratio), _brake_flags)
     if p.any_standard:
         # the engine drives where the clutch engages (6.2: K = strength unless the gearbox sits in neutral; Omni never
-        # sets a clutch command), the throttle is on, and the wheel is on the differential and not braked
+        # sets a clutch command), the throttle is on, and the wheel is on the differential and not braked (the
+        # flags' & in another order: the same flags)
         engaged = (s.current_gear != NEUTRAL_GEAR) & (p.clutch_strength != 0.0) & (throttle != 0.0)
-        engine_drive = (~brake_applied) & engaged[:, None] & (diff_ratio != 0.0)
+        engine_drive = engaged[:, None] & unbraked_on_differential
         drive_applied = engine_drive if p.all_standard else np.where(p.is_standard[:, None], engine_drive, drive != 0.0)
         throttle = throttle if p.all_standard else np.where(p.is_standard, throttle, s.accelerator)
     else:

@@ -13,14 +13,13 @@ from __future__ import annotations
 import ctypes
 import operator
 import weakref
-from itertools import compress
 from operator import is_not
 
 import numpy as np
 
 from ..runtime.vehicle2 import NEUTRAL_GEAR
 from .declare import FLT_MIN
-from .extension import address, extension_path, open_extension
+from .extension import address, copy_all, copy_into, copy_table, extension_path, open_extension
 from .state import SimParams, SimState
 from .subsystems import DERIVED, PARAMS, STATES
 
@@ -181,13 +180,17 @@ class _Prepared:
         self.inputs = {name: self._point(name, np.zeros(shapes[kind], _FIELD_KIND[name]))
                        for name, kind in _INPUT_SHAPES.items()}
         self.fresh_buffers = [self.inputs[name] for name in _FRESH_INPUTS]
+        # the fresh inputs' buffers and the read state's (`state_read`'s, once it made them), and their copies' table
+        # (one C call: extension.copy_into)
+        self.input_buffers: list[np.ndarray] = self.fresh_buffers
+        self.input_table = copy_table(self.input_buffers)
         self.held_buffers = [self.inputs[name] for name in _HELD_INPUTS]
         self.still_road = True  # road_velocity's buffer holds zeros (a road that does not move)
         # the last step's `_HELD_INPUTS`, as their buffers hold them
         self.last_held: tuple = (None,) * len(_HELD_INPUTS)
         self.read: dict[str, np.ndarray] = {}  # the state the kernel reads only, by name (`state_read`)
-        self.layout: tuple | None = None  # the step block's (state shapes, dtype, field offsets, state bytes)
-        self.last: tuple[np.ndarray, dict[str, np.ndarray]] | None = None  # the last step's block and state views
+        # the step block's (state shapes, dtype, pointer slots, field offsets, copy table of the state fields)
+        self.layout: tuple | None = None
         self.words = np.frombuffer(self.batch, np.int64, ctypes.sizeof(_Batch) // 8)  # the struct's memory
 
     def _point(self, name: str, array: np.ndarray) -> np.ndarray:
@@ -197,46 +200,63 @@ class _Prepared:
 
     def state_read(self, s: SimState) -> None:
         """Copy the state the kernel reads only into its buffers (allocated on the first step, from the state's
-        shapes)."""
+        shapes, and again where a shape changed; then `input_buffers` lists them after the fresh inputs' buffers)."""
         for name in _STATE_READ:
             value = getattr(s, name)
             buffer = self.read.get(name)
             if buffer is None or buffer.shape != value.shape:
                 buffer = self.read[name] = self._point(name, np.empty(value.shape, _FIELD_KIND[name]))
+                self.input_buffers = self.fresh_buffers + [self.read[name] for name in _STATE_READ if name in self.read]
+                self.input_table = copy_table(self.input_buffers)
             np.copyto(buffer, value, casting="unsafe")
 
-    def step_arrays(self, s: SimState, V: int, W: int) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray], list]:
-        """New arrays for this step: the state the kernel writes, holding the state's values, and the outputs; all
-        fields of one new structured array (a field's view costs a fraction of an array's own allocation), each field
-        of the struct pointed at its view. Also (name, dtype) of the state whose own type is not the kernel's (the
-        caller converts those back: the state replaced since with arrays of another type).
+    def copy_inputs(self, fresh: tuple, s: SimState) -> None:
+        """Copy the step's fresh inputs (in _FRESH_INPUTS' order) and the state the kernel reads only into their
+        buffers, as the kernel's element types (astype's casts): in one C call where the read state's buffers are of its
+        shapes (extension.copy_all), else `state_read`'s way."""
+        table = self.input_table
+        if len(self.input_buffers) == len(_FRESH_INPUTS) + len(_STATE_READ) and table is not None:
+            if copy_all(fresh + _state_read_values(s), table) is not None:
+                return
+        copy_into(fresh, table, self.fresh_buffers)
+        self.state_read(s)
 
-        The state that is still the last step's arrays (which what ran since may have written into) comes with one
-        copy of the last step's block; only the state replaced since (the body's pose and velocities, the flags
-        kept as bools) is copied field by field."""
+    def step_arrays(self, s: SimState, V: int, W: int) -> tuple[tuple, dict[str, np.ndarray], list]:
+        """New arrays for this step: the state the kernel writes, holding the state's values (in _STATE_FIELDS order),
+        and the outputs (by key); all fields of one new structured array (a field's view costs a fraction of an
+        array's own allocation), each field of the struct pointed at its view. Also (name, view, dtype) of the state
+        whose own type is not the kernel's (the caller converts those back).
+
+        The state's values are copied into the block in one C call (extension.copy_into: numpy's casts), where each
+        is C-contiguous and of the shape the block was laid out for; else by numpy, and a new layout where the shapes
+        changed."""
         values = _state_values(s)
-        last = self.last
         layout = self.layout
-        if last is None:
-            replaced = range(len(values))
-        else:
-            replaced = list(compress(_STATE_RANGE, map(is_not, values, last[1])))
-        if layout is None or [values[k].shape for k in replaced] != [layout[0][k] for k in replaced]:
+        if layout is None:
             layout = self._new_layout(tuple(value.shape for value in values), V, W)
-            replaced, last = range(len(values)), None
-        _, block, slots, offsets, state_bytes = layout
+        _, block, slots, offsets, table = layout
         raw = np.empty(block.itemsize, np.uint8)
         arrays = np.ndarray((), block, raw)  # (the constructor: half a view's checks)
-        if last is not None:
-            np.copyto(raw[:state_bytes], last[0][:state_bytes])
-        self.words[slots] = address(raw) + offsets
+        base = address(raw)
+        differing = None if table is None else copy_all(values, table, base)
+        if differing is None:  # (numpy's copies: another layout where the state's shapes changed)
+            shapes = tuple(value.shape for value in values)
+            if shapes != layout[0]:
+                self._new_layout(shapes, V, W)
+                return self.step_arrays(s, V, W)
+            views = _state_views(arrays)
+            differing = 0
+            for k, value in enumerate(values):
+                np.copyto(views[k], value, casting="unsafe")
+                differing |= (value.dtype != _KINDS[k]) << k
+        self.words[slots] = base + offsets
         views = _state_views(arrays)
-        for k in replaced:
-            np.copyto(views[k], values[k], casting="unsafe")
-        self.last = (raw, views)
-        # (the state not replaced is the last step's views: of the kernel's types)
-        converted = [(_STATE_FIELDS[k], values[k].dtype) for k in replaced if values[k].dtype != _KINDS[k]]
-        return dict(zip(_STATE_FIELDS, views)), dict(zip(_OUTPUT_KEYS, _output_views(arrays))), converted
+        # (the state of another type: replaced by the caller with the kernel's results converted to its type)
+        differ = _DIFFERING.get(differing)
+        if differ is None:
+            differ = _DIFFERING[differing] = [k for k in _STATE_RANGE if differing >> k & 1]
+        converted = [(_STATE_FIELDS[k], views[k], values[k].dtype) for k in differ]
+        return views, dict(zip(_OUTPUT_KEYS, _output_views(arrays))), converted
 
     def _new_layout(self, shapes: tuple, V: int, W: int) -> tuple:
         """The step block's layout for state of these shapes (`layout`)."""
@@ -250,13 +270,14 @@ class _Prepared:
         block = np.dtype({"names": [name for name, _, _ in fields],
                           "formats": [(dtype, shape) for _, shape, dtype in fields],
                           "offsets": offsets, "itemsize": max(size, _ALIGN)})
-        state_bytes = offsets[len(_STATE_FIELDS)]  # the state fields come first
         # the struct's pointer fields as int64 words (pointers sit at multiples of 8 bytes): one vector store
         # sets them all
         assert all(getattr(_Batch, name).offset % 8 == 0 for name, _, _ in fields)
         slots = np.array([getattr(_Batch, name).offset // 8 for name, _, _ in fields])
-        self.layout = (shapes, block, slots, np.array(offsets, np.int64), state_bytes)
-        self.last = None
+        # the state fields' copy table (offsets past a block's address; None: numpy copies them)
+        table = copy_table((np.empty(shape, dtype) for _, shape, dtype in fields[:len(_STATE_FIELDS)]),
+                           offsets[:len(_STATE_FIELDS)])
+        self.layout = (shapes, block, slots, np.array(offsets, np.int64), table)
         return self.layout
 
 
@@ -267,6 +288,12 @@ _state_views = operator.itemgetter(*_STATE_FIELDS)
 _output_views = operator.itemgetter(*(_OUTPUT + key for key in _OUTPUT_KEYS))
 _STATE_RANGE = range(len(_STATE_FIELDS))
 _KINDS = tuple(np.dtype(_FIELD_KIND[name]) for name in _STATE_FIELDS)  # their element types in the kernel
+_DIFFERING: dict[int, list[int]] = {}  # `step_arrays`' bit masks of the state of another type, as lists of indices
+
+
+def _state_read_values(s: SimState) -> tuple:
+    """The state the kernel reads only, in _STATE_READ order."""
+    return tuple(getattr(s, name) for name in _STATE_READ)
 
 
 _PREPARED: dict[int, _Prepared] = {}  # by id of a live SimParams (entries leave with it)
@@ -298,29 +325,28 @@ def run_substeps(p: SimParams, s: SimState, road, offset: np.ndarray, axle: np.n
     copy = np.copyto
     fresh = (n_sub, dt_sub, cmd["throttle"], road.hit, road.normal, road.offset, road.friction,  # in _FRESH_INPUTS
              cmd["drive_torque"], cmd["brake_applied"], cmd["drive_applied"])
-    for buffer, value in zip(c.fresh_buffers, fresh):  # as the kernel's element type: astype's cast
-        copy(buffer, value, casting="unsafe")
+    c.copy_inputs(fresh, s)  # (and the state the kernel reads only)
     held = (offset, axes[0], axes[1], cmd["brake_torque"], diff.torque_ratio, diff.ave_ratio, diff.connected,
             axle)  # in _HELD_INPUTS
-    for buffer, value, before in zip(c.held_buffers, held, c.last_held):
-        if value is not before and value is not None:  # (axle: read for sweeps only)
-            copy(buffer, value, casting="unsafe")
-    c.last_held = held
+    if any(map(is_not, held, c.last_held)):
+        for buffer, value, before in zip(c.held_buffers, held, c.last_held):
+            if value is not before and value is not None:  # (axle: read for sweeps only)
+                copy(buffer, value, casting="unsafe")
+        c.last_held = held
     if road_velocity is not None:
         copy(c.inputs["road_velocity"], road_velocity, casting="unsafe")
         c.still_road = False
     elif not c.still_road:
         c.inputs["road_velocity"].fill(0.0)
         c.still_road = True
-    c.state_read(s)
-    new, out, converted = c.step_arrays(s, p.V, p.W)
+    views, out, converted = c.step_arrays(s, p.V, p.W)
     status = _LIB.pvu_substeps(ctypes.byref(batch))
     if status != 0:
         raise RuntimeError(f"compiled substeps failed with status {status}")
     state = vars(s)
-    state.update(new)
-    for name, dtype in converted:  # back to the state's own types (bool flags, int64 gears)
-        state[name] = new[name].astype(dtype)
+    state.update(zip(_STATE_FIELDS, views))
+    for name, view, dtype in converted:  # back to the state's own types (bool flags, int64 gears)
+        state[name] = view.astype(dtype)
     out["isOnGround"] = out["isOnGround"].astype(bool)
     out["_toe"] = np.array(toe, dtype=p.dtype)
     return out

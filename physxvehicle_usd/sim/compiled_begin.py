@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .extension import address, open_extension
+from .extension import Kinds, address, addresses, check_struct_size, kind_addresses, open_extension
 from .memo import LastValue
 
 if TYPE_CHECKING:
@@ -23,14 +23,24 @@ if TYPE_CHECKING:
 _P, _I64 = ctypes.c_void_p, ctypes.c_int64
 
 
+class _StepBegin(ctypes.Structure):
+    """Mirror of `StepBegin` in _step_begin.c (the loader compares its size with the extension's): the batch's sizes and
+    parameters, the step's dt, state, offsets and block, and where each of `_BLOCK_FIELDS` lies in a block."""
+
+    _fields_ = ([("V", _I64), ("W", _I64), ("dt", ctypes.c_double)]
+                + [(name, _P) for name in "position orientation linear_velocity lng_axis threshold low high "
+                                          "travel_direction offset block".split()]
+                + [("at", _I64 * 10)])
+
+
 def _load() -> ctypes.CDLL | None:
-    lib = open_extension("pvu_step_begin")  # (an extension built before it: numpy begins the step)
+    lib = open_extension("pvu_step_begin_size")  # (an extension built before it: numpy begins the step)
     if lib is None:
         return None
-    lib.pvu_step_begin.argtypes = [_I64] + [_P] * 7 + [ctypes.c_double] + [_P] * 6
-    lib.pvu_step_begin.restype = ctypes.c_int
-    lib.pvu_wheel_frame.argtypes = [_I64, _I64] + [_P] * 8
-    lib.pvu_wheel_frame.restype = ctypes.c_int
+    check_struct_size(lib, "pvu_step_begin_size", _StepBegin, "compiled_begin.py")
+    for name in ("pvu_step_begin", "pvu_wheel_frame"):
+        getattr(lib, name).argtypes = [ctypes.POINTER(_StepBegin)]
+        getattr(lib, name).restype = ctypes.c_int
     return lib
 
 
@@ -58,11 +68,13 @@ _begun = operator.itemgetter("position", "orientation", "speed", "n_sub", "dt_su
 _frame = operator.itemgetter("Rw", "direction", "hub", "position_w")
 _STATE = ("body_position", "body_orientation", "linear_velocity")
 _state = operator.attrgetter(*_STATE)
+_STATE_KINDS = Kinds([np.float32] * len(_STATE))
 
 
 class _Layout:
-    """One SimParams' part of the calls, set up once: whether its parameters are ones the C code takes, their addresses,
-    and the structured type of a step's block, where each output lies (the int64 substep counts first)."""
+    """One SimParams' part of the calls, set up once: whether its parameters are ones the C code takes, the calls'
+    struct with their addresses, and the structured type of a step's block, where each output lies (the int64 substep
+    counts first; the struct has the places too)."""
 
     def __init__(self, p: SimParams):
         self.sources = _params(p)
@@ -72,14 +84,16 @@ class _Layout:
             for (name, dtype), value in zip(_PARAMS, self.sources))
         if not self.covered:
             return
-        self.addresses = [value.ctypes.data for value in self.sources]
         V, W = p.V, p.W
         # the step's block: n_sub (int64), begin position, begin orientation, forward speed, dt_sub, R; then the
         # frame: R repeated over the wheels, directions, hubs, positions; each field's view taken by one call
         shapes = ((V,), (3, V), (4, V), (V,), (V,), (3, 3, V), (3, 3, V, W), (3, V, W), (3, V, W), (3, V, W))
         formats = [np.int64] + [np.float32] * (len(shapes) - 1)
         self.block = np.dtype([(name, dtype, shape) for name, dtype, shape in zip(_BLOCK_FIELDS, formats, shapes)])
-        self.bytes = [self.block.fields[name][1] for name in _BLOCK_FIELDS]  # where each lies in the block
+        c = self.call = _StepBegin()  # (the parameters' addresses and the fields' places set once)
+        c.V, c.W = V, W
+        c.lng_axis, c.threshold, c.low, c.high, c.travel_direction = addresses(self.sources)
+        c.at[:] = [self.block.fields[name][1] for name in _BLOCK_FIELDS]
 
 
 # the batch's `_Layout`, made again where one of the parameters it reads was replaced since (sim/memo.py)
@@ -107,13 +121,19 @@ def begin(p: SimParams, s: SimState, dt: float) -> Begin | None:
     if _LIB is None:
         return None
     layout = _layout(p)
-    if not _covered(layout, s):
+    # (the state's addresses where `_covered`: float32, C-contiguous, in one C call)
+    state = kind_addresses(_state(s), _STATE_KINDS) if layout.covered else None
+    if state is None:
         return None
-    block = np.empty((), layout.block)
-    base = address(block)
-    n_sub, position, orientation, speed, dt_sub, R = [base + at for at in layout.bytes[:6]]
-    _LIB.pvu_step_begin(p.V, *map(address, _state(s)), *layout.addresses[:4], dt, position, orientation, R, speed,
-                        n_sub, dt_sub)
+    # (the block over a byte buffer: the buffer protocol gives a structured array's address only through numpy's
+    # slower way, a byte buffer's at once)
+    raw = np.empty(layout.block.itemsize, np.uint8)
+    block = np.ndarray((), layout.block, raw)
+    c = layout.call
+    c.position, c.orientation, c.linear_velocity = state
+    c.block = base = address(raw)
+    c.dt = dt
+    _LIB.pvu_step_begin(c)
     return (*_begun(block), block, base, layout)
 
 
@@ -129,6 +149,7 @@ def wheel_frame(p: SimParams, begun: Begin, offset: np.ndarray) -> tuple | None:
         return None
     offset = np.ascontiguousarray(offset)
     block, base, layout = begun[5:8]
-    _, position, _, _, _, R, Rw, direction, hub, position_w = [base + at for at in layout.bytes]
-    _LIB.pvu_wheel_frame(p.V, p.W, R, position, layout.addresses[4], address(offset), Rw, direction, hub, position_w)
+    c = layout.call
+    c.block, c.offset = base, address(offset)  # (the begin's block: the rotation and position it wrote)
+    _LIB.pvu_wheel_frame(c)
     return _frame(block)

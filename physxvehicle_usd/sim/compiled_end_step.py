@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .extension import address, addresses, check_struct_size, open_extension
+from .extension import Kinds, address, addresses, check_struct_size, kind_addresses, open_extension
 from .memo import LastValue
 
 if TYPE_CHECKING:
@@ -102,9 +102,15 @@ class _Constants:
         self._point(("mass", p.mass), ("lng_damping", p.sticky_lng_damping_w), ("lat_damping", p.sticky_lat_damping_w),
                     ("mask", p.mask))
         V, n = p.V, self.iterations
-        # the float32 outputs of a step in one allocation: velocities (6, V), position (3, V), angular steps
-        # (n, 3, V), half angles (n, V)
-        self.sizes = (6 * V, 3 * V, 3 * n * V, n * V)
+        # the outputs of a step in one allocation, a structured array's fields: velocities, position, angular steps,
+        # half angles, the rotation counts (int64, read by the C calls alone), the orientation and the half angles'
+        # sines and cosines; where each lies in it, by `_BLOCK`'s order
+        self.block = np.dtype([("linear", np.float32, (3, V)), ("angular", np.float32, (3, V)),
+                               ("position", np.float32, (3, V)), ("steps", np.float32, (n, 3, V)),
+                               ("half", np.float32, (n, V)), ("rotations", np.int64, (V,)),
+                               ("orientation", np.float32, (4, V)), ("sine", np.float32, (n, V)),
+                               ("cosine", np.float32, (n, V))], align=True)
+        self.at = [self.block.fields[name][1] for name in _BLOCK]
 
     def _point(self, *fields: tuple[str, np.ndarray]) -> None:
         """Point the struct's fields at (contiguous copies of) these parameters."""
@@ -146,53 +152,63 @@ _STATE_INPUTS = (("linear_velocity", np.float32), ("angular_velocity", np.float3
                  ("lat_dir", np.float32), ("normal", np.float32), ("arm", np.float32), ("separation", np.float32),
                  ("sticky_lng", np.bool_), ("sticky_lat", np.bool_))  # flags read as uint8
 _INPUT_DTYPES = tuple(np.dtype(dtype) for _, dtype in _STATE_INPUTS)
+_INPUT_KINDS = Kinds(_INPUT_DTYPES)
 # where their pointers lie in the struct, in int64 words (pointers sit at multiples of 8 bytes)
 _INPUT_SLOTS = np.array([getattr(_EndStep, name).offset // 8 for name, _ in _STATE_INPUTS])
 _dtype = operator.attrgetter("dtype")
 
 
 def end_step(p: SimParams, s: SimState, road_normal: np.ndarray, begin_position: np.ndarray,
-             begin_orientation: np.ndarray, dt: float, threads: int = 1) -> None:
+             begin_orientation: np.ndarray, dt: float, threads: int = 1) -> bool:
     """rigid_body.end_step_physx with the rows pipeline.constraint_rows makes, for a step without contacts, where
-    `covers`: the state's velocities and pose replaced by the solved ones. road_normal (3, V, W): the suspension-limit
-    rows' direction (the road geometry's normal)."""
+    `covers`: the state's velocities and pose replaced by the solved ones, and True. False (nothing done) where it
+    does not cover the batch: numpy's end then. road_normal (3, V, W): the suspension-limit rows' direction (the road
+    geometry's normal)."""
+    if _LIB is None:
+        return False
     const = _constants(p)
+    if not const.covered:
+        return False
+    out = s.out
+    state = (s.linear_velocity, s.angular_velocity, s.body_orientation, begin_position, begin_orientation,
+             out["_lng_dir"], out["_lat_dir"], road_normal, out["_app_arm"], s.separation, s.sticky_lng, s.sticky_lat)
+    # their addresses in one C call where each is C-contiguous and of its type (covers' types among them)
+    at = kind_addresses(state, _INPUT_KINDS)
+    if at is None:
+        if not covers(p, s, road_normal):
+            return False
+        keep = [np.ascontiguousarray(value) for value in state]
+        if not all(map(operator.eq, map(_dtype, keep), _INPUT_DTYPES)):  # a conversion would not round as numpy's
+            # promotions do
+            name, array, dtype = next((name, array, dtype) for (name, dtype), array in zip(_STATE_INPUTS, keep)
+                                      if array.dtype != dtype)
+            raise TypeError(f"compiled end of step: {name} is {array.dtype}, not {np.dtype(dtype)}")
+        at = addresses(keep)
     V, n, call = p.V, const.iterations, const.call
     call.threads, call.dt = max(1, int(threads)), dt
-    out = s.out
-    keep = [np.ascontiguousarray(value) for value in (
-        s.linear_velocity, s.angular_velocity, s.body_orientation, begin_position, begin_orientation, out["_lng_dir"],
-        out["_lat_dir"], road_normal, out["_app_arm"], s.separation, s.sticky_lng, s.sticky_lat)]
-    if not all(map(operator.eq, map(_dtype, keep), _INPUT_DTYPES)):  # a conversion would not round as numpy's
-        # promotions do
-        name, array, dtype = next((name, array, dtype) for (name, dtype), array in zip(_STATE_INPUTS, keep)
-                                  if array.dtype != dtype)
-        raise TypeError(f"compiled end of step: {name} is {array.dtype}, not {np.dtype(dtype)}")
-    const.words[_INPUT_SLOTS] = addresses(keep)
-    velocity_size, position_size, steps_size, half_size = const.sizes
-    floats = velocity_size + position_size + steps_size + half_size
-    floats += floats % 2  # the rotation counts (int64) after them, at a multiple of 8 bytes
-    block = np.empty(floats + 2 * V, np.float32)
-    base = address(block)
-    call.linear_out = base
-    call.angular_out = base + 4 * 3 * V
-    call.position_out = base + 4 * velocity_size
-    call.angular_steps = steps_at = base + 4 * (velocity_size + position_size)
-    call.half = steps_at + 4 * steps_size
-    call.rotations = base + 4 * floats  # (read by the C calls alone)
+    const.words[_INPUT_SLOTS] = at
+    raw = np.empty(const.block.itemsize, np.uint8)  # (a byte buffer: its address at once)
+    block = np.ndarray((), const.block, raw)
+    base = address(raw)
+    (call.linear_out, call.angular_out, call.position_out, call.angular_steps, call.half, call.rotations,
+     orientation_at, sine_at, cosine_at) = [base + at for at in const.at]
     status = _LIB.pvu_end_step(ctypes.byref(call))
     if status != 0:
         raise RuntimeError(f"compiled end of step failed with status {status}")
-    half = block[velocity_size + position_size + steps_size:velocity_size + position_size + steps_size + half_size]
-    half = half.reshape(n, V)
-    orientation = np.array(begin_orientation, np.float32, order="C")
-    sine, cosine = np.sin(half), np.cos(half)  # numpy's, as vecmath.quat_integrate_exact takes them
-    orientation_at, sine_at, cosine_at = addresses((orientation, sine, cosine))
-    _LIB.pvu_rows_orientation(n, V, orientation_at, steps_at, sine_at, cosine_at, call.rotations)
-    s.linear_velocity = block[:3 * V].reshape(3, V)
-    s.angular_velocity = block[3 * V:velocity_size].reshape(3, V)
-    s.body_position = block[velocity_size:velocity_size + position_size].reshape(3, V)
+    half, orientation, sine, cosine = _rotation_fields(block)
+    np.copyto(orientation, begin_orientation)  # (float32, as checked)
+    np.sin(half, out=sine)  # numpy's, as vecmath.quat_integrate_exact takes them
+    np.cos(half, out=cosine)
+    _LIB.pvu_rows_orientation(n, V, orientation_at, call.angular_steps, sine_at, cosine_at, call.rotations)
+    s.linear_velocity, s.angular_velocity, s.body_position = _pose_fields(block)
     s.body_orientation = orientation
+    return True
+
+
+# the fields of `end_step`'s block, in the order of the pointers it sets
+_BLOCK = ("linear", "angular", "position", "steps", "half", "rotations", "orientation", "sine", "cosine")
+_rotation_fields = operator.itemgetter("half", "orientation", "sine", "cosine")
+_pose_fields = operator.itemgetter("linear", "angular", "position")
 
 
 # the state the velocity call reads, by its field (float32 each)

@@ -11,6 +11,7 @@ speed above `max_angular_speed`, a wheel spinning faster than `max_wheel_speed` 
 """
 from __future__ import annotations
 
+import ctypes
 import dataclasses
 import operator
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import vecmath as vm
+from .extension import CopyTable, copy_all, copy_table, open_object_function
 from .state import COMPONENT_FIRST, SimParams, SimState, output_vehicle_axis, vehicle_axis, vehicle_rows
 
 # a non-finite jounce, force or slip reaches the body velocity (or the wheel speed) within the same substep
@@ -34,6 +36,8 @@ def _getter(names: list[str]):
 
 
 _checked_values = _getter(list(_CHECKED))
+# `_surely_healthy`'s test in C (sim/_guard.c): 1 within the bounds, 0 not, -1 numpy's to say
+_ALL_WITHIN = open_object_function("pvu_all_within", [ctypes.py_object, ctypes.c_void_p, ctypes.c_int64])
 
 
 @dataclass(frozen=True)
@@ -53,7 +57,11 @@ class Guard:
         self.reasons: dict[int, str] = {}  # vehicle index -> why it was frozen
         self.steps = 0                     # steps checked so far
         self.frozen_at: dict[int, int] = {}  # vehicle index -> the step (1-based, of this guard) that froze it
-        self._snapshot: dict[str, np.ndarray] = {}
+        # the snapshot `before` takes: the held arrays and copies of the copied ones, in `_arrays`' orders (a dict
+        # by name only where `after` freezes a vehicle: `_snapshot`)
+        self._held: tuple = ()
+        self._copies: list[np.ndarray] = []
+        self._copy_table: CopyTable | None = None  # the copies' (sim/extension.py)
         self._arrays: tuple | None = None  # SimState's arrays: those held and those copied, with getters of each
         self._limits: tuple | None = None  # `_surely_healthy`'s: where each array starts in its values, their bounds
         self._out: dict[str, np.ndarray] = {}
@@ -68,19 +76,35 @@ class Guard:
             held = [name for name, flat in arrays if not flat]
             copied = [name for name, flat in arrays if flat]
             self._arrays = (held, _getter(held), copied, _getter(copied))
-        held, held_values, copied, copied_values = self._arrays
-        snapshot = dict(zip(held, held_values(s)))
-        snapshot.update(zip(copied, map(np.ndarray.copy, copied_values(s))))
-        self._snapshot = snapshot
+        _, held_values, _, copied_values = self._arrays
+        self._held = held_values(s)
+        values = copied_values(s)
+        # the copies into the last step's (read by `after` alone: they never leave the guard), in one C call where
+        # each value is of its copy's shape and type (extension.copy_all: the same bytes); else new copies
+        if self._copy_table is None or copy_all(values, self._copy_table) != 0:
+            self._copies = list(map(np.ndarray.copy, values))
+            self._copy_table = copy_table(self._copies)
         self._out = s.out  # the step replaces this dict with new arrays, so a reference is a snapshot
+
+    def _snapshot(self) -> dict[str, np.ndarray]:
+        """The state `before` kept, by name."""
+        if self._arrays is None:  # (no step begun)
+            return {}
+        held, _, copied, _ = self._arrays
+        return {**dict(zip(held, self._held)), **dict(zip(copied, self._copies))}
 
     def _surely_healthy(self, s: SimState) -> bool:
         """A sufficient test that `faults` finds no vehicle, in a few whole-batch operations: every checked value
         finite and below 1e30 (so that no vehicle's sum of them overflows), the largest velocity component times
         1.75 (more than sqrt 3, with the norm's rounding) within the smallest speed limit, and so on. False says
         nothing: `faults` then measures vehicle by vehicle."""
-        values = np.abs(np.concatenate(_checked_values(s), axis=None))  # (axis None: each flattened)
+        checked = _checked_values(s)
         limits = self._limits
+        if limits is not None and _ALL_WITHIN is not None:  # in one C call where the arrays are of the bounds' type
+            within = _ALL_WITHIN(checked, limits[4], limits[1].dtype == np.float64)
+            if within >= 0:
+                return bool(within)
+        values = np.abs(np.concatenate(checked, axis=None))  # (axis None: each flattened)
         if limits is None or limits[1].dtype != values.dtype:
             p, o = self.p, self.options
             sizes = [getattr(s, name).size for name in _CHECKED]
@@ -92,8 +116,10 @@ class Guard:
                                 ("rotation_speed", o.max_wheel_speed)):
                 bounds[_CHECKED.index(name)] = min(values.dtype.type(1e30), values.dtype.type(limit))
             starts = np.cumsum([0] + sizes[:-1])
-            limits = self._limits = (starts, np.array(bounds, values.dtype), min(sizes) > 0)
-        starts, bounds, sized = limits
+            bounds = np.array(bounds, values.dtype)
+            wide = bounds.astype(np.float64)  # (for the C call: exact, float32's or float64's, and its address)
+            limits = self._limits = (starts, bounds, min(sizes) > 0, wide, wide.ctypes.data)
+        starts, bounds, sized = limits[:3]
         if not sized:  # (an empty array: reduceat's segments would not be its values)
             return False
         # each array's largest |value| (a NaN is the largest) within its bound
@@ -138,7 +164,7 @@ class Guard:
         if not frozen.any():
             return
         rows = np.nonzero(frozen)[0]
-        for name, old in self._snapshot.items():
+        for name, old in self._snapshot().items():
             if name == "faulted":
                 continue
             current = getattr(s, name)

@@ -136,11 +136,9 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
         row_threads = opt.kernel_threads if opt.compiled and opt.compiled_rows else None  # None: numpy
         s.contacts = None if with_contacts is None else StepContacts(touching, between, contact)
         patches = pair_rows = None
-        if (with_contacts is None and row_threads is not None and opt.compiled_end_step
-                and compiled_end_step.covers(p, s, road.normal)):
-            # no contacts: the rows built and solved in one C call from the wheels' outputs
-            compiled_end_step.end_step(p, s, road.normal, begin_position, begin_orientation, dt, row_threads)
-        else:
+        # no contacts: the rows built and solved in one C call from the wheels' outputs, where it covers the batch
+        if not (with_contacts is None and row_threads is not None and opt.compiled_end_step
+                and compiled_end_step.end_step(p, s, road.normal, begin_position, begin_orientation, dt, row_threads)):
             rows = constraint_rows(p, s, road, with_contacts)
             patches = (patch_rows(contact, touching, rows.vehicles, begin_position, begin_orientation, p.length_scale,
                                   s.friction) if static else None)

@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import properties as P
 from ..runtime.vehicle2 import QUERY_SWEEP
+from . import compiled_rays
 from . import vecmath as vm
 from .declare import F32, FLT_MIN, I32, I64, Derived, Param, State
 from .ground import Ground, QueryFilter, RayHits, raycast
@@ -176,20 +177,25 @@ def _sweep_rows(p: SimParams, ground: Ground, rows, R, d_w, hub, top, length, st
 
 def query_road_geometry(p: SimParams, ground: Ground, friction: np.ndarray, frame: tuple,
                         steer: np.ndarray, ground_filter: "GroundFilter | None" = None,
-                        threads: int = 1) -> RoadGeometry:
+                        threads: int = 1, compiled: bool = True) -> RoadGeometry:
     """3.2 with the begin pose. Raycast: from the wheel top at maximum compression down to the wheel bottom at
     maximum droop. Sweep: the wheel hull (wheel_sweep.HULL_POINTS) from maximum compression to maximum droop.
 
     frame: `pipeline.wheel_frame` of the begin pose (body rotation, suspension directions and wheel centres at
     maximum compression, world); steer: the wheels' steer angles (V, W); ground_filter: the shapes each wheel's
     query skips by collision groups (sim/query_groups.GroundFilter; None: none); threads: the compiled raycasts'
-    threads (the same results for any count)."""
+    threads (the same results for any count); compiled: in C where sim/compiled_rays.py covers the query (False: the
+    numpy lines, the reference)."""
     R, d_w, hub = frame[0], frame[1], frame[2]
+    if compiled and ground_filter is None:  # a ground of planes alone: the lines below in one C call (the same bits)
+        road = compiled_rays.road_on_planes(p, ground, friction, hub, d_w)
+        if road is not None:
+            return RoadGeometry(*road)
     top = hub - d_w * p.radius
     length = p.travel_distance + 2.0 * p.radius
     if not p.any_sweep:
         hits = raycast(ground, top, d_w, length, None if ground_filter is None else ground_filter.queries(),
-                       threads=threads)
+                       compiled=compiled, threads=threads)
     else:
         swept = (p.query_type == QUERY_SWEEP)[:, None] & p.mask
         f = np.result_type(p.dtype, np.float64)  # a query of part of the wheels is written into arrays of all of them
