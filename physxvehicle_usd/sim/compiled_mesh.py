@@ -10,6 +10,7 @@ tests/test_sim_mesh_queries.py holds the two to each other, to the bit and the p
 from __future__ import annotations
 
 import ctypes
+import operator
 import threading
 import weakref
 
@@ -269,6 +270,30 @@ def mesh_hits(grid, lo: np.ndarray, hi: np.ndarray, origin: np.ndarray, directio
     return _LIB.pvu_mesh_raycast(ctypes.byref(g), ctypes.byref(m), first_cell.ctypes.data) == 0
 
 
+def _static_model(rooms: dict, g: _MeshGrid, bounds: np.ndarray, mesh_boxes: tuple, collides: np.ndarray):
+    """What `static_pairs` hands over of the model's arrays (bounds, mesh_boxes, collides), checked and their addresses
+    taken once while they are the same arrays (kept in the grid's `rooms`): (the grid's struct by reference, the
+    arguments after lo and hi up to the plane count, the hull count's word and its reference); None where the C code
+    does not cover them. The arrays are C-contiguous (checked), so C reads them as they are at each call."""
+    kept = rooms.get("static_model")
+    sources = (bounds, *mesh_boxes, collides)
+    if kept is not None and all(map(operator.is_, kept[0], sources)):
+        return kept[1]
+    tri_shape, mesh_boxed, mesh_box = mesh_boxes
+    if (collides.dtype != bool or not collides.flags.c_contiguous
+            or tri_shape.dtype != np.int64 or mesh_boxed.dtype != bool or mesh_box.dtype != np.float64
+            or bounds.dtype != np.float64 or not bounds.flags.c_contiguous
+            or not (tri_shape.flags.c_contiguous and mesh_boxed.flags.c_contiguous and mesh_box.flags.c_contiguous)
+            or mesh_box.shape != (len(mesh_boxed), 6) or tri_shape.shape != (g.triangle_count,)):
+        return None
+    hull_count = ctypes.c_int64()
+    fixed = tuple(addresses((bounds, tri_shape))) + (len(mesh_boxed),) + tuple(
+        addresses((mesh_boxed, mesh_box, collides))) + (collides.shape[1],)
+    model = (ctypes.byref(g), fixed, hull_count, ctypes.byref(hull_count))
+    rooms["static_model"] = (sources, model)
+    return model
+
+
 def static_pairs(grid, lo: np.ndarray, hi: np.ndarray, bounds: np.ndarray,
                  mesh_boxes: tuple[np.ndarray, np.ndarray, np.ndarray], collides: np.ndarray, plane_count: int,
                  polytope_first: int, polytope_count: int, threads: int = 1):
@@ -279,22 +304,20 @@ def static_pairs(grid, lo: np.ndarray, hi: np.ndarray, bounds: np.ndarray,
     mesh_boxes: `grid_pairs`'; collides (N, columns) bool; threads: OpenMP threads (the same pairs for any count)."""
     struct = _grid_struct(grid)
     N = len(lo)
-    tri_shape, mesh_boxed, mesh_box = mesh_boxes
     if (struct is None or lo.dtype != np.float64 or hi.dtype != np.float64 or lo.shape != (N, 3) or hi.shape != (N, 3)
-            or not (lo.flags.c_contiguous and hi.flags.c_contiguous) or collides.dtype != bool
-            or collides.shape[0] != N or not collides.flags.c_contiguous or tri_shape.dtype != np.int64
-            or mesh_boxed.dtype != bool or mesh_box.dtype != np.float64 or bounds.dtype != np.float64
-            or not (tri_shape.flags.c_contiguous and mesh_boxed.flags.c_contiguous and mesh_box.flags.c_contiguous)
-            or mesh_box.shape != (len(mesh_boxed), 6) or tri_shape.shape != (grid.triangle_boxes.shape[1],)):
+            or not (lo.flags.c_contiguous and hi.flags.c_contiguous) or collides.shape[0] != N):
         return None
     g, rooms = struct
+    model = _static_model(rooms, g, bounds, mesh_boxes, collides)
+    if model is None:
+        return None
     room = rooms.get("static", 4 * N + 1024)
-    hull_count = ctypes.c_int64()
-    fixed = addresses((lo, hi, bounds, tri_shape)) + [len(mesh_boxed)] + addresses((mesh_boxed, mesh_box, collides))
+    grid_at, fixed, hull_count, hull_count_at = model
+    lo_at, hi_at = addresses((lo, hi))
     for _ in range(2):  # the room the last call needed; then, where that is short, the room this one needs
         out = np.empty((4, room), np.int64)
-        n = _LIB.pvu_static_pairs(ctypes.byref(g), N, *fixed, collides.shape[1], plane_count, polytope_first,
-                                  polytope_count, room, *addresses(out), ctypes.byref(hull_count), threads)
+        n = _LIB.pvu_static_pairs(grid_at, N, lo_at, hi_at, *fixed, plane_count, polytope_first, polytope_count, room,
+                                  *addresses(out), hull_count_at, threads)
         if n < 0:
             return None
         if hull_count.value >= 0:
