@@ -110,6 +110,7 @@ def _load() -> ctypes.CDLL | None:
 
 
 _LIB = _load()
+_contiguous = operator.attrgetter("flags.c_contiguous")
 _VELOCITY = compiled_end_step.velocity_function()
 _VELOCITY_SLOTS = compiled_end_step.velocity_slots()
 _ONE_CALL = _LIB is not None and hasattr(_LIB, "pvu_rows_tgs_contacts")  # (else three calls: an older extension)
@@ -374,6 +375,8 @@ class CompiledContactRows:
 
 def _whole(*arrays: np.ndarray) -> list[np.ndarray]:
     """Each array where it is C-contiguous (patch_rows' arrays are), else a contiguous copy (a subset's view)."""
+    if all(map(_contiguous, arrays)):  # (most steps: every one)
+        return list(arrays)
     return [array if array.flags.c_contiguous else np.ascontiguousarray(array) for array in arrays]
 
 
@@ -528,7 +531,6 @@ def solve_tgs_contacts(p: SimParams, rows: ConstraintRows, patches: PatchRows, l
 # the wheels' arrays `wheel_rows` reads, by the element type it takes them in
 _WHEEL_DTYPES = tuple(map(np.dtype, (np.float32,) * 5 + (np.bool_,) * 3))
 _dtype = operator.attrgetter("dtype")
-_contiguous = operator.attrgetter("flags.c_contiguous")
 _shape = operator.attrgetter("shape")
 
 
