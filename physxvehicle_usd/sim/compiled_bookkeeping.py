@@ -18,18 +18,21 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .extension import address, addresses, open_extension
+from .extension import address, addresses, open_extension, write_addresses
 
 _P = ctypes.c_void_p
 _I64 = ctypes.c_int64
 
 
 def _load() -> ctypes.CDLL | None:
-    lib = open_extension("pvu_friction_patches")  # (an extension built before it: numpy makes the patches)
+    # (an extension built before its last function: numpy makes the patches and the records)
+    lib = open_extension("pvu_refresh_manifolds_words")
     if lib is None:
         return None
     lib.pvu_friction_patches.argtypes = [_I64] * 8 + [_P] * 25
     lib.pvu_friction_patches.restype = ctypes.c_int
+    lib.pvu_friction_patches_words.argtypes = [_P]
+    lib.pvu_friction_patches_words.restype = ctypes.c_int
     lib.pvu_patch_rows.argtypes = [_I64] * 5 + [_P] * 12
     lib.pvu_patch_rows.restype = ctypes.c_int
     lib.pvu_reduce_contacts.argtypes = [_I64] + [_P] * 8
@@ -38,6 +41,8 @@ def _load() -> ctypes.CDLL | None:
     lib.pvu_contact_telemetry.restype = ctypes.c_int
     lib.pvu_refresh_manifolds.argtypes = [_I64] * 7 + [_P] * 31
     lib.pvu_refresh_manifolds.restype = ctypes.c_int64
+    lib.pvu_refresh_manifolds_words.argtypes = [_P]
+    lib.pvu_refresh_manifolds_words.restype = ctypes.c_int64
     lib.pvu_record_manifolds.argtypes = [_I64] * 5 + [_P] * 29
     lib.pvu_record_manifolds.restype = ctypes.c_int
     lib.pvu_contact_bookkeeping_same_normal_bits.restype = ctypes.c_int64
@@ -118,6 +123,15 @@ class MadePatches:
     of_contact = property(lambda self: self.ints[11 * self.C:12 * self.C])
 
 
+class _Words:
+    """A compiled call's arguments as 64-bit words (the C function's `_words` form), kept: `at` their address."""
+
+    def __init__(self, n: int, first: list[int]):
+        self.words = (ctypes.c_int64 * n)()
+        self.words[:len(first)] = first
+        self.at = ctypes.addressof(self.words)
+
+
 def patch_tables(vehicle: np.ndarray, first: np.ndarray, rest: np.ndarray, offset_threshold: np.ndarray,
                  params: list[np.ndarray]) -> Held:
     """What `friction_patches` and `write_rows` read of the model: per row its vehicle, each vehicle's first row, the
@@ -141,27 +155,50 @@ def friction_patches(shape: np.ndarray, static: np.ndarray, patch: np.ndarray, p
     static shapes), the bodies' orientation (4, V; the C turns it into the rotation of each body with a contact, as
     vecmath.quat_to_mat does), position (V, 3) and length_scale (V,), the last step's FrictionPatches (or None) and each vehicle's row in the solve (`where`, (V,),
     -1: none)."""
-    C, V = len(shape), len(tables.arrays[1])
-    if previous is not None and len(previous):
-        prev = (_i64(previous.vehicle), _i64(previous.shape), _i64(previous.static), _f64(previous.body_normal),
-                _f64(previous.other_normal), _i64(previous.anchor_count), _f64(previous.body_anchor),
-                _f64(previous.other_anchor), np.ascontiguousarray(previous.broken, dtype=np.bool_))
-        P = len(previous)
-    else:
-        prev, P = (), 0
+    C = len(shape)
+    words = _patch_words(tables, G, len(where))
     ints = np.empty(12 * C + 3, np.int64)
     floats = np.empty(40 * C)
-    vehicle, first, rest, offset_threshold, _ = tables.at
-    contacts = (_i64(shape), _i64(static), _i64(patch), _f64(point), _f64(normal), _f64(separation))
-    bodies = (_f64(orientation), _f64(position), _f64(length_scale))
-    where = _i64(where)
-    at = addresses(contacts + bodies + prev + (where, ints, floats))  # (the arrays held here while C reads them)
-    if not prev:
-        at[9:9] = [0] * 9
-    if _LIB.pvu_friction_patches(C, V, len(tables.arrays[0]), G, P, len(where), *tables.rest_strides, *at[:6],
-                                 vehicle, first, rest, offset_threshold, *at[6:]):
+    # the step's arrays, held here while C reads them
+    step = (_i64(shape), _i64(static), _i64(patch), _f64(point), _f64(normal), _f64(separation), _f64(orientation),
+            _f64(position), _f64(length_scale))
+    if previous is not None and len(previous):
+        step += (_i64(previous.vehicle), _i64(previous.shape), _i64(previous.static), _f64(previous.body_normal),
+                 _f64(previous.other_normal), _i64(previous.anchor_count), _f64(previous.body_anchor),
+                 _f64(previous.other_anchor), np.ascontiguousarray(previous.broken, dtype=np.bool_))
+        words.words[4] = len(previous)
+    else:
+        words.words[4] = 0
+        words.words[_PATCH_PREVIOUS_WORD:_PATCH_PREVIOUS_WORD + 9] = _NO_PREVIOUS  # (NULL)
+    step += (_i64(where), ints, floats)
+    words.words[0] = C
+    if len(step) == 12:  # (no previous patches: the last three after the NULLs)
+        write_addresses(step[:9], words.at + 8 * _PATCH_STEP_WORD)
+        write_addresses(step[9:], words.at + 8 * (_PATCH_PREVIOUS_WORD + 9))
+    else:
+        write_addresses(step, words.at + 8 * _PATCH_STEP_WORD)
+    if _LIB.pvu_friction_patches_words(words.at):
         raise MemoryError("the compiled friction patches ran out of memory")
     return MadePatches(C, ints, floats)
+
+
+# `pvu_friction_patches_words`' words: the model's first (written once), the step's from _PATCH_STEP_WORD (the last
+# step's patches from _PATCH_PREVIOUS_WORD)
+_PATCH_WORDS, _PATCH_STEP_WORD, _PATCH_PREVIOUS_WORD = 33, 12, 21
+_NO_PREVIOUS = [0] * 9
+
+
+def _patch_words(tables: Held, G: int, W: int) -> _Words:
+    """`friction_patches`' words, the model's `patch_tables` written in, kept on the tables while G and W (the length
+    of `where`) are the same."""
+    kept = getattr(tables, "patch_words", None)
+    if kept is not None and kept[0] == (G, W):
+        return kept[1]
+    vehicle, first, rest, offset_threshold, _ = tables.at
+    words = _Words(_PATCH_WORDS, [0, len(tables.arrays[1]), len(tables.arrays[0]), G, 0, W, *tables.rest_strides,
+                                  vehicle, first, rest, offset_threshold])
+    tables.patch_words = ((G, W), words)
+    return words
 
 
 def write_rows(made: MadePatches, tables: Held, Vr: int, floats: np.ndarray, flags: np.ndarray) -> None:
@@ -275,22 +312,39 @@ def refresh_manifolds(inputs: Held, tables: Held, polytope_first: int, length_sc
     polytopes from polytope_first; the length scales (V,), each row's body rotation (3, 3, N), the body positions
     (3, V); per pair the quaternion dot `turn` and `travel` (numpy's). Returns keep_pair (K,), keep_point (Q,) and the
     reported kept contacts' (row, static, point, normal, separation)."""
-    K, Q, N = len(inputs.arrays[0]), len(inputs.arrays[6]), len(tables.arrays[0])
-    # the outputs in two allocations: keep_pair, keep_point (bytes); per reported contact its row, static shape,
+    K, Q = len(inputs.arrays[0]), len(inputs.arrays[6])
+    # the outputs in three allocations: keep_pair, keep_point (bytes); per reported contact its row, static shape,
     # point, normal and separation
     flags, ints, floats = np.empty(K + Q, np.bool_), np.empty(2 * Q, np.int64), np.empty(7 * Q)
     keep_pair, keep_point = flags[:K], flags[K:]
     out_row, out_static = ints[:Q], ints[Q:]
     out_point, out_normal, out_separation = floats[:3 * Q].reshape(Q, 3), floats[3 * Q:6 * Q].reshape(Q, 3), floats[6 * Q:]
-    step = (_f64(length_scale), _f64(rotation), _f64(position), _f64(turn), _f64(travel))
-    length_at, rotation_at, position_at, turn_at, travel_at = addresses(step, True)
-    b, i, f = addresses((flags, ints, floats))
-    n = _LIB.pvu_refresh_manifolds(K, Q, N, position.shape[1], *tables.strides, polytope_first, *inputs.at[:10],
-                                   *tables.at, length_at, rotation_at, position_at, inputs.at[10], turn_at, travel_at,
-                                   b, b + K, i, i + 8 * Q, f, f + 24 * Q, f + 48 * Q)
+    words = _refresh_words(inputs, tables, polytope_first, position.shape[1])
+    # (the step's arrays, none empty: K > 0 pairs of V > 0 bodies; held here while C reads them)
+    step = (_f64(length_scale), _f64(rotation), _f64(position), _f64(turn), _f64(travel), flags, ints, floats)
+    write_addresses(step, words.at + 8 * _REFRESH_STEP_WORD)
+    n = _LIB.pvu_refresh_manifolds_words(words.at)
     if n < 0:
         raise MemoryError("the compiled manifold refresh ran out of memory")
     return keep_pair, keep_point, (out_row[:n], out_static[:n], out_point[:n], out_normal[:n], out_separation[:n])
+
+
+# `pvu_refresh_manifolds_words`' words: the pairs' and the model's first (written once), the step's from this one
+_REFRESH_WORDS, _REFRESH_STEP_WORD = 34, 26
+
+
+def _refresh_words(inputs: Held, tables: Held, polytope_first: int, V: int) -> _Words:
+    """`refresh_manifolds`' words, the pairs' (`inputs`) and the model's (`tables`) written in, kept on the pairs'
+    Held while the tables, polytope_first and V are the same."""
+    kept = getattr(inputs, "refresh_words", None)
+    if kept is not None and kept[0] is tables and kept[1] == (polytope_first, V):
+        return kept[2]
+    K, Q, N = len(inputs.arrays[0]), len(inputs.arrays[6]), len(tables.arrays[0])
+    first = [K, Q, N, V, *tables.strides, polytope_first, *inputs.at[:10],
+             *(0 if at is None else at for at in tables.at), inputs.at[10]]  # (None: NULL)
+    words = _Words(_REFRESH_WORDS, first)
+    inputs.refresh_words = (tables, (polytope_first, V), words)
+    return words
 
 
 def record_tables(vehicle: np.ndarray, first: np.ndarray, origin: np.ndarray | None, radius: np.ndarray,

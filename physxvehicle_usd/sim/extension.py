@@ -106,3 +106,12 @@ def addresses(arrays, empty_null: bool = False) -> list[int]:
     if n == len(arrays):
         return words.out[:n]
     return words.out[:n] + _python_addresses(arrays[n:], empty_null)
+
+
+def write_addresses(arrays: tuple | list, at: int) -> None:
+    """Write `address` of each of `arrays` (a tuple or list) as 64-bit words at the address `at` (a kept argument
+    block a compiled call reads): as `addresses`, without a list made and copied on the way."""
+    if _BUFFER_ADDRESSES is not None and len(arrays) <= _WORDS and _BUFFER_ADDRESSES(arrays, 0, at) == len(arrays):
+        return
+    words = _python_addresses(arrays, False)
+    (ctypes.c_int64 * len(words)).from_address(at)[:] = words
