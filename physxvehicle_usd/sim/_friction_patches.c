@@ -352,3 +352,21 @@ int pvu_friction_patches_words(const int64_t *w) {
                                 P(const int64_t *, 30), P(int64_t *, 31), P(double *, 32));
 #undef P
 }
+
+/* pvu_patch_rows with its arguments as 64-bit words (sim/compiled_bookkeeping.py `write_rows`): w[0 .. 6] C, Vr, Pm,
+   K, n_params, tables, table_strides; w[7 .. 10] the made patches' ints and floats, the rows' floats and flags
+   (`patch_row_arrays`' two blocks: arm, separation, normal, the n_params parameters, anchor_arm, anchor_error; then
+   point_active, anchor_active), each array's place in its block worked out here as write_rows works it out.
+   Returns -1 (nothing written) for more than 16 parameters. */
+int pvu_patch_rows_words(const int64_t *w) {
+    const int64_t Vr = w[1], Pm = w[2], K = w[3], n = w[4], E = Vr * Pm;
+    if (n > 16) return -1;
+    double *arm = (double *)(intptr_t)w[9];
+    uint8_t *flags = (uint8_t *)(intptr_t)w[10];
+    double *separation = arm + 3 * E * K, *normal = arm + 4 * E * K, *params[16];
+    for (int64_t k = 0; k < n; ++k) params[k] = normal + (3 + k) * E;
+    double *anchor_arm = normal + (3 + n) * E;
+    return pvu_patch_rows(w[0], Vr, Pm, K, n, (const int64_t *)(intptr_t)w[7], (const double *)(intptr_t)w[8],
+                          (const double *const *)(intptr_t)w[5], (const int64_t *)(intptr_t)w[6], flags, arm,
+                          separation, normal, params, flags + E * K, anchor_arm, anchor_arm + 6 * E);
+}

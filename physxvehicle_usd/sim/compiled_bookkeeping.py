@@ -35,6 +35,8 @@ def _load() -> ctypes.CDLL | None:
     lib.pvu_friction_patches_words.restype = ctypes.c_int
     lib.pvu_patch_rows.argtypes = [_I64] * 5 + [_P] * 12
     lib.pvu_patch_rows.restype = ctypes.c_int
+    lib.pvu_patch_rows_words.argtypes = [_P]
+    lib.pvu_patch_rows_words.restype = ctypes.c_int
     lib.pvu_reduce_contacts.argtypes = [_I64] + [_P] * 8
     lib.pvu_reduce_contacts.restype = ctypes.c_int64
     lib.pvu_contact_telemetry.argtypes = [_I64] * 5 + [_P] * 10
@@ -206,15 +208,17 @@ def write_rows(made: MadePatches, tables: Held, Vr: int, floats: np.ndarray, fla
     normal, the pair's parameters (each from its table of `tables`, the model's `patch_tables`), anchor_arm and
     anchor_error one after the other, `flags` its point_active and anchor_active (as `patch_row_arrays` lays them
     out)."""
-    Pm, K, n = made.Pm, made.K, len(tables.params)
-    E = Vr * Pm
-    at, flag_at, made_ints, made_floats = addresses((floats, flags, made.ints, made.floats))
-    arm, separation, normal = at, at + 8 * 3 * E * K, at + 8 * 4 * E * K
-    param_at = (ctypes.c_void_p * n)(*range(normal + 8 * 3 * E, normal + 8 * (3 + n) * E, 8 * E))
-    anchor_arm = normal + 8 * (3 + n) * E
-    _LIB.pvu_patch_rows(made.C, Vr, Pm, K, n, made_ints, made_floats,
-                        ctypes.addressof(tables.param_at), tables.at[4], flag_at, arm, separation, normal,
-                        ctypes.addressof(param_at), flag_at + E * K, anchor_arm, anchor_arm + 8 * 6 * E)
+    words = getattr(tables, "row_words", None)
+    if words is None:  # (the tables' words: the parameters' tables and their strides)
+        words = tables.row_words = _Words(_ROW_WORDS, [0] * 5 + [ctypes.addressof(tables.param_at), tables.at[4]])
+    words.words[:5] = (made.C, Vr, made.Pm, made.K, len(tables.params))
+    write_addresses((made.ints, made.floats, floats, flags), words.at + 8 * _ROW_STEP_WORD)
+    if _LIB.pvu_patch_rows_words(words.at):
+        raise ValueError("the compiled patch rows take at most 16 pair parameters")
+
+
+# `pvu_patch_rows_words`' words: the sizes, the tables' (written once), the step's arrays from _ROW_STEP_WORD
+_ROW_WORDS, _ROW_STEP_WORD = 11, 7
 
 
 def patch_row_arrays(Vr: int, Pm: int, K: int, n_params: int) -> tuple[np.ndarray, np.ndarray, dict]:
