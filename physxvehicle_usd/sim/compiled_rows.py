@@ -27,7 +27,7 @@ import numpy as np
 
 from . import compiled_end_step
 from .contact_rows import FRICTION_BIAS_PER_SUBSTEP, MAX_CONTACT_BIAS_FACTOR
-from .extension import address, addresses, check_struct_size, open_extension
+from .extension import address, addresses, check_struct_size, open_extension, write_addresses
 from .memo import LastValue
 
 if TYPE_CHECKING:  # annotations only
@@ -97,7 +97,7 @@ def _load() -> ctypes.CDLL | None:
         lib.pvu_rows_tgs_contacts.restype = ctypes.c_int
     if hasattr(lib, "pvu_wheel_rows"):  # (an extension built before it: numpy stacks the wheels' rows)
         check_struct_size(lib, "pvu_wheel_rows_size", _WheelRows, "compiled_rows.py")
-        lib.pvu_wheel_rows.argtypes = [ctypes.POINTER(_WheelRows)]
+        lib.pvu_wheel_rows.argtypes = [_P]  # (a `_WheelRows`' address)
         lib.pvu_wheel_rows.restype = ctypes.c_int64
     for solve in (lib.pvu_rows_tgs, lib.pvu_rows_pgs):
         solve.argtypes = [ctypes.POINTER(_RowSolve)]
@@ -401,7 +401,8 @@ _STEP_SLOTS = _slots(
     ("patches", "vehicles"), ("rows", "vehicles"), ("patches", "orientation"), ("rows", "orientation"),
     *(("rows", name) for name in "linear arm damping separation active hard".split()), ("solve", "hard"))
 # which of the step's addresses (`_KeptTGS.solve`'s `read`, in its order) goes into each of those words
-_STEP_WORDS = operator.itemgetter(*range(10), 0, 1, 10, 11, 12, 12, 13, 13, *range(14, 20), 19)
+_STEP_WORDS = np.array([*range(10), 0, 1, 10, 11, 12, 12, 13, 13, *range(14, 20), 19], np.intp)
+_STEP_ARRAYS = 23  # (`read`'s arrays: 20, and the three of the velocities' call)
 
 
 class _KeptTGS:
@@ -445,6 +446,9 @@ class _KeptTGS:
         self.rotation = (n, V, *addresses((self.orientation, angular, self.sine, self.cosine)), None)
         self.structs_at = (ctypes.byref(structs.patches), ctypes.byref(structs.rows), ctypes.byref(structs.solve))
         self.x_at = (d.x, d.x + 4 * 3 * V)  # (the end velocities' outputs: linear, angular)
+        # a step's addresses, written by one call (extension.write_addresses) and spread into the structs from here
+        self.step_words = np.zeros(_STEP_ARRAYS, np.uint64)
+        self.step_at = self.step_words.ctypes.data
 
     def solve(self, patches: PatchRows, rows: ConstraintRows, vehicles: np.ndarray, linear_velocity: np.ndarray,
               angular_velocity: np.ndarray, begin_position: np.ndarray, begin_orientation: np.ndarray,
@@ -466,8 +470,9 @@ class _KeptTGS:
         if velocity is not None:
             read += (linear_velocity, angular_velocity, orientation)
         # (the patches' flags and frictions read by the solve too, the vehicles and orientation by both set-ups)
-        words = addresses(read)
-        self.words[_STEP_SLOTS] = _STEP_WORDS(words)
+        write_addresses(read, self.step_at)
+        words = self.step_words
+        self.words[_STEP_SLOTS] = words[_STEP_WORDS]
         if velocity is not None:
             call, call_words = velocity
             call_words[_VELOCITY_SLOTS] = words[20:]
@@ -541,16 +546,20 @@ class _WheelCall:
     def __init__(self, V: int, W: int):
         self.struct = _WheelRows(V=V, W=W)
         self.words = np.frombuffer(self.struct, np.uint64)
-        self.slots = np.arange(_WheelRows.lng_dir.offset // 8, ctypes.sizeof(_WheelRows) // 8)
         R = 3 * W
         # the outputs' block, in the struct's order: vehicles (int64), separation (float64), linear and arm
         # (float32), active; where each starts in it
         self.bytes = sizes = (8 * V, 8 * V * R, 12 * V * R, 12 * V * R, V * R)
         self.offsets = [sum(sizes[:i]) for i in range(len(sizes))]
+        self.length = sum(sizes)
+        self.at = ctypes.addressof(self.struct)
+        self.inputs_at = self.at + _WheelRows.lng_dir.offset  # (the wheels' eight pointers, then `also`'s)
+        self.also_word = _WheelRows.also.offset // 8
+        self.outputs = np.arange(_WheelRows.vehicles_out.offset // 8, ctypes.sizeof(_WheelRows) // 8)
+        self.output_offsets = np.array(self.offsets, np.uint64)
 
 
 _WHEEL_CALLS = LastValue("mask")
-_NOT_ALSO = np.zeros(0, np.bool_)  # (no vehicles flagged: C's NULL)
 
 
 def wheel_rows(also: np.ndarray | None, lng_dir: np.ndarray, lat_dir: np.ndarray, normal: np.ndarray, arm: np.ndarray,
@@ -570,11 +579,14 @@ def wheel_rows(also: np.ndarray | None, lng_dir: np.ndarray, lat_dir: np.ndarray
             or (also is not None and (also.dtype != np.bool_ or also.shape != (V,) or not also.flags.c_contiguous))):
         return None
     call = _WHEEL_CALLS.get(p, (V, W), lambda: _WheelCall(V, W))
-    block = np.empty(sum(call.bytes), np.uint8)
-    base = address(block)
-    call.words[call.slots] = addresses(wheels + (_NOT_ALSO if also is None else also,), True) + [
-        base + offset for offset in call.offsets]
-    Vr = _LIB.pvu_wheel_rows(ctypes.byref(call.struct))
+    block = np.empty(call.length, np.uint8)
+    if also is None:
+        write_addresses(wheels, call.inputs_at)
+        call.words[call.also_word] = 0  # (C's NULL: no vehicle flagged)
+    else:
+        write_addresses(wheels + (also,), call.inputs_at)
+    call.words[call.outputs] = call.output_offsets + np.uint64(address(block))
+    Vr = _LIB.pvu_wheel_rows(call.at)
     R = 3 * W
     _, separation_at, linear_at, arm_at, active_at = call.offsets
     return (block[:8 * Vr].view(np.int64),
