@@ -260,6 +260,7 @@ class _Match:
     vehicle: np.ndarray | None = None  # (the compiled refresh's: each pair's vehicle, the turn's operands)
     prev_orientation: np.ndarray | None = None
     polytope: np.ndarray | None = None
+    every_polytope: bool = False
     turn_radius: np.ndarray | None = None
     refresh_inputs: compiled_bookkeeping.Held | None = None
     left: dict = None
@@ -342,6 +343,7 @@ def _match(model: ContactModel, ground: Ground, planes: list[np.ndarray], hull_p
         match.vehicle = model.vehicle[match.row]
         match.prev_orientation = prev.orientation[at]
         match.polytope = kind == POLYTOPE
+        match.every_polytope = bool(match.polytope.all())
         match.turn_radius = manifold_margins(model)["pcm_radius"][match.row]
     return match
 
@@ -483,7 +485,11 @@ class Persistence:
         and the turns' travel are numpy's (its arccos), as `_refresh` forms them."""
         model, prev, at = self.model, match.prev, match.at
         turn = np.einsum("jp,pj->p", self.orientation[:, match.vehicle].astype(float), match.prev_orientation)
-        travel = np.where(match.polytope, np.arccos(np.clip(turn, -1.0, 1.0)) * match.turn_radius, 0.0)
+        # (np.clip's arithmetic, a NaN kept, in two ufunc calls; where every pair is a polytope's, np.where would
+        # take every product as it is)
+        travel = np.arccos(np.minimum(np.maximum(turn, -1.0), 1.0)) * match.turn_radius
+        if not match.every_polytope:
+            travel = np.where(match.polytope, travel, 0.0)
         cache = manifold_margins(model)
         tables = compiled_bookkeeping.held(cache, "compiled_refresh", (
             model.vehicle, model.boxes.mask, cache["pcm_inner"], model.radius, model.origin, model.static_boxes,
