@@ -62,7 +62,7 @@ def test_shape_and_world_boxes_match_numpy(tmp_path, sample, V, dtype):
                             shape_boxes_numpy(model, position, orientation, rows)):
                 _same(a, b)
         grow = rng.uniform(0.0, 0.1, len(model.vehicle))
-        for _ in range(2):  # (the second call with the model's arrays' kept addresses)
+X
             for a, b in zip(world_boxes(model, position, orientation, grow),
                             world_boxes_numpy(model, position, orientation, grow)):
                 _same(a, b)

@@ -5,6 +5,7 @@ call. The numpy code stays the reference (tests/test_sim_static_broad.py holds t
 from __future__ import annotations
 
 import ctypes
+import operator
 
 import numpy as np
 
@@ -43,15 +44,21 @@ class _Kept:
         self.at = addresses((vehicle, body_centre, body_half)) + [0 if grow is None else addresses((grow,))[0]]
 
 
-_KEPT: list = [None]  # (the last call's `_Kept`, or None)
+_KEPT: list = [None, None]  # (the kept `_Kept` or None, the model arrays last met without one)
 
 
 def _kept(vehicle, body_centre, body_half, grow) -> _Kept | None:
-    """The kept addresses of these model arrays, made where they are new and C-contiguous (None: not keepable)."""
+    """The kept addresses of these model arrays; made where the last call met the same arrays (a posed model's, made
+    anew every step, are never kept) and they are C-contiguous; None: not kept."""
     kept = _KEPT[0]
     if (kept is not None and kept.vehicle is vehicle and kept.body_centre is body_centre
             and kept.body_half is body_half and kept.grow is grow):
         return kept
+    sources = (vehicle, body_centre, body_half, grow)
+    seen = _KEPT[1]
+    if seen is None or not all(map(operator.is_, seen, sources)):
+        _KEPT[1] = sources
+        return None
     if not all(a.flags.c_contiguous for a in (vehicle, body_centre, body_half) + (() if grow is None else (grow,))):
         return None
     kept = _KEPT[0] = _Kept(vehicle, body_centre, body_half, grow)

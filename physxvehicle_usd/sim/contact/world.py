@@ -92,14 +92,14 @@ _PATCH_TABLE_ENTRIES = 1 << 16
 
 def _patch_point_table(model: ContactModel) -> np.ndarray | None:
     """`patch_points_numpy` every (shape row, static shape) of the model, (N, G) read-only, kept in the model's cache
-    while what it reads is the same (the radii and cylinders arrays, the column bounds); None where the model has more
-    entries than _PATCH_TABLE_ENTRIES."""
+    while what it reads is the same (the radii array, the cylinder rows' values: a posed model, which shares the cache,
+    lists them anew; the column bounds); None where the model has more entries than _PATCH_TABLE_ENTRIES."""
     N, G = model.collides.shape
     if N * G > _PATCH_TABLE_ENTRIES:
         return None
-    sources = (model.radius, model.cylinders, model.plane_count, model.polytope_first, N, G)
+    sources = (model.radius, model.cylinders.tobytes(), model.plane_count, model.polytope_first, N, G)
     kept = model.cache.get("patch_point_table")
-    if kept is not None and kept[0][0] is sources[0] and kept[0][1] is sources[1] and kept[0][2:] == sources[2:]:
+    if kept is not None and kept[0][0] is sources[0] and kept[0][1:] == sources[1:]:
         return kept[1]
     shape, static = (a.ravel() for a in np.meshgrid(np.arange(N), np.arange(G), indexing="ij"))
     table = patch_points_numpy(model, shape, static).reshape(N, G)
