@@ -391,3 +391,25 @@ int64_t pvu_refresh_manifolds_words(const int64_t *w) {
                                  floats + 6 * Q);
 #undef P
 }
+
+/* pvu_reduce_contacts with its arguments as 64-bit words (sim/compiled_bookkeeping.py `reduce_contacts`, a step's
+   addresses written into kept words by one call): w[0] C, w[1 .. 8] shape, cstatic, point, normal, separation, whole,
+   index, patch. */
+int64_t pvu_reduce_contacts_words(const int64_t *w) {
+#define P(type, k) ((type)(intptr_t)w[k])
+    return pvu_reduce_contacts(w[0], P(const int64_t *, 1), P(const int64_t *, 2), P(const double *, 3),
+                               P(const double *, 4), P(const double *, 5), P(const int64_t *, 6), P(int64_t *, 7),
+                               P(int64_t *, 8));
+#undef P
+}
+
+/* pvu_contact_telemetry with its arguments as 64-bit words (sim/compiled_bookkeeping.py `telemetry_group`): w[0 .. 4]
+   Vr, E, K, S, V; w[5 .. 14] vehicles, active, arm, normal, impulse, begin, count, points, normals, impulses. */
+int pvu_contact_telemetry_words(const int64_t *w) {
+#define P(type, k) ((type)(intptr_t)w[k])
+    return pvu_contact_telemetry(w[0], w[1], w[2], w[3], w[4], P(const int64_t *, 5), P(const uint8_t *, 6),
+                                 P(const double *, 7), P(const double *, 8), P(const double *, 9),
+                                 P(const double *, 10), P(int64_t *, 11), P(double *, 12), P(double *, 13),
+                                 P(double *, 14));
+#undef P
+}

@@ -14,6 +14,7 @@ import ctypes
 import functools
 import operator
 import struct
+import threading
 from collections.abc import Callable
 
 import numpy as np
@@ -39,6 +40,10 @@ def _load() -> ctypes.CDLL | None:
     lib.pvu_patch_rows_words.restype = ctypes.c_int
     lib.pvu_reduce_contacts.argtypes = [_I64] + [_P] * 8
     lib.pvu_reduce_contacts.restype = ctypes.c_int64
+    lib.pvu_reduce_contacts_words.argtypes = [_P]
+    lib.pvu_reduce_contacts_words.restype = ctypes.c_int64
+    lib.pvu_contact_telemetry_words.argtypes = [_P]
+    lib.pvu_contact_telemetry_words.restype = ctypes.c_int
     lib.pvu_contact_telemetry.argtypes = [_I64] * 5 + [_P] * 10
     lib.pvu_contact_telemetry.restype = ctypes.c_int
     lib.pvu_refresh_manifolds.argtypes = [_I64] * 7 + [_P] * 31
@@ -132,6 +137,17 @@ class _Words:
         self.words = (ctypes.c_int64 * n)()
         self.words[:len(first)] = first
         self.at = ctypes.addressof(self.words)
+
+
+class _Calls(threading.local):
+    """Each thread's words of the calls whose arguments are all the step's (`reduce_contacts`, `telemetry_group`): a
+    shard's thread writes its own."""
+
+    def __init__(self):
+        self.reduce, self.telemetry = _Words(9, []), _Words(15, [])
+
+
+_THREAD_CALLS = _Calls()
 
 
 def patch_tables(vehicle: np.ndarray, first: np.ndarray, rest: np.ndarray, offset_threshold: np.ndarray,
@@ -243,9 +259,13 @@ def reduce_contacts(shape: np.ndarray, static: np.ndarray, point: np.ndarray, no
     """sim/contact/reduction.py reduce_contacts of C contacts (float64; `whole`: how many points each contact's patch
     keeps whole): the kept contacts' indices into them, in the order kept, and each one's patch (numbered from 0)."""
     C = len(shape)
-    index, patch = np.empty(C, np.int64), np.empty(C, np.int64)
+    out = np.empty(2 * C, np.int64)
+    index, patch = out[:C], out[C:]
     arrays = (_i64(shape), _i64(static), _f64(point), _f64(normal), _f64(separation), _i64(whole), index, patch)
-    n = _LIB.pvu_reduce_contacts(C, *addresses(arrays))
+    words = _THREAD_CALLS.reduce
+    words.words[0] = C
+    write_addresses(arrays, words.at + 8)
+    n = _LIB.pvu_reduce_contacts_words(words.at)
     if n < 0:
         raise MemoryError("the compiled contact reduction ran out of memory")
     return index[:n], patch[:n]
@@ -262,7 +282,10 @@ def telemetry_group(vehicles: np.ndarray, active: np.ndarray, arm: np.ndarray, n
     S = out["contactPoints"].shape[1]
     arrays = (_i64(vehicles), np.ascontiguousarray(active, dtype=np.bool_), _f64(arm), _f64(normal), _f64(impulse),
               begin, out["contactCount"], out["contactPoints"], out["contactNormals"], out["contactImpulses"])
-    _LIB.pvu_contact_telemetry(Vr, E, K, S, begin.shape[1], *addresses(arrays))
+    words = _THREAD_CALLS.telemetry
+    words.words[:5] = (Vr, E, K, S, begin.shape[1])
+    write_addresses(arrays, words.at + 40)
+    _LIB.pvu_contact_telemetry_words(words.at)
 
 
 class Held:
