@@ -129,13 +129,15 @@ def covers(dtype, pairs, p: SimParams | None = None, rows: ConstraintRows | None
     other precisions), the bodies' mass and inertia float32."""
     if _LIB is None or pairs is not None or dtype != np.float32:
         return False
-    if p is not None and any(a.dtype != np.float32 for a in (p.mass, p.moi, p.max_depenetration_velocity)):
+    if p is not None and (p.mass.dtype, p.moi.dtype, p.max_depenetration_velocity.dtype) != _THREE_FLOAT32:
         return False
     if rows is not None and not (rows.linear.dtype == rows.arm.dtype == np.float32
                                  and rows.damping.dtype == rows.separation.dtype == np.float64):
         return False
     return patches is None or _patch_dtypes(patches) == _PATCH_DTYPES
 
+
+_THREE_FLOAT32 = (np.dtype(np.float32),) * 3
 
 # the patches' float fields the C set-up reads (float64: patch_rows makes them so)
 _PATCH_FLOATS = ("arm", "separation", "normal", "rest_distance", "static_friction", "dynamic_friction", "restitution",
