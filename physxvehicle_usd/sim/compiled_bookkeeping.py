@@ -101,12 +101,13 @@ class MadePatches:
         self.C, self.ints, self.floats = C, ints, floats
         F, self.Pm, self.K = ints[12 * C:12 * C + 3].tolist()
         self.F = F
-        self.vehicle, self.shape, self.anchor_count, self.vehicle_row, self.slot = (
-            ints[k * C:k * C + F] for k in (4, 5, 6, 7, 8))
-        self.static = ints[C:C + F]
-        self.body_normal, self.other_normal = (floats[k * 3 * C:k * 3 * C + 3 * F].reshape(F, 3) for k in (2, 3))
-        self.body_anchor, self.other_anchor = (floats[12 * C + k * 6 * C:12 * C + k * 6 * C + 6 * F].reshape(F, 2, 3)
-                                               for k in (0, 1))
+        # (the first F of each of the first nine C-long runs: one view, taken apart row by row)
+        _, self.static, _, _, self.vehicle, self.shape, self.anchor_count, self.vehicle_row, self.slot = (
+            ints[:9 * C].reshape(9, C)[:, :F])
+        self.body_normal = floats[6 * C:6 * C + 3 * F].reshape(F, 3)
+        self.other_normal = floats[9 * C:9 * C + 3 * F].reshape(F, 3)
+        self.body_anchor = floats[12 * C:12 * C + 6 * F].reshape(F, 2, 3)
+        self.other_anchor = floats[18 * C:18 * C + 6 * F].reshape(F, 2, 3)
 
     def _ints(self, k: int) -> np.ndarray:
         return self.ints[k * self.C:k * self.C + self.F]
@@ -247,7 +248,7 @@ def patch_row_arrays(Vr: int, Pm: int, K: int, n_params: int) -> tuple[np.ndarra
     params_end = normal_end + n_params * E
     arrays = {"arm": floats[:3 * E * K].reshape(3, Vr, Pm, K), "separation": floats[3 * E * K:at].reshape(Vr, Pm, K),
               "normal": floats[at:normal_end].reshape(3, Vr, Pm),
-              "params": [floats[normal_end + k * E:normal_end + (k + 1) * E].reshape(Vr, Pm) for k in range(n_params)],
+              "params": list(floats[normal_end:params_end].reshape(n_params, Vr, Pm)),
               "anchor_arm": floats[params_end:params_end + 6 * E].reshape(3, Vr, Pm, 2),
               "anchor_error": floats[params_end + 6 * E:params_end + 12 * E].reshape(3, Vr, Pm, 2),
               "point_active": flags[:E * K].reshape(Vr, Pm, K), "anchor_active": flags[E * K:].reshape(Vr, Pm, 2)}
