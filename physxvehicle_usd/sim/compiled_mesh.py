@@ -16,7 +16,7 @@ import weakref
 
 import numpy as np
 
-from .extension import addresses, check_struct_size, open_extension
+from .extension import addresses, check_struct_size, open_extension, write_addresses
 
 _P = ctypes.c_void_p
 _I64, _F64 = ctypes.c_int64, ctypes.c_double
@@ -56,6 +56,8 @@ def _load() -> ctypes.CDLL | None:
     lib.pvu_mesh_entries.restype = None
     lib.pvu_static_pairs.argtypes = [grid, _I64, _P, _P, _P, _P, _I64, _P, _P, _P] + [_I64] * 5 + [_P] * 5 + [_I64]
     lib.pvu_static_pairs.restype = _I64
+    lib.pvu_static_pairs_words.argtypes = [_P]
+    lib.pvu_static_pairs_words.restype = _I64
     lib.pvu_ground_rays.argtypes = [grid, ctypes.POINTER(_MeshRays), _I64] + [_P] * 8
     lib.pvu_ground_rays.restype = _I64
     return lib
@@ -270,12 +272,21 @@ def mesh_hits(grid, lo: np.ndarray, hi: np.ndarray, origin: np.ndarray, directio
     return _LIB.pvu_mesh_raycast(ctypes.byref(g), ctypes.byref(m), first_cell.ctypes.data) == 0
 
 
+class _StaticWords:
+    """`pvu_static_pairs_words`' words (the grid's and the model's written once; `at`: their address)."""
+
+    def __init__(self, first: list[int]):
+        self.words = (ctypes.c_int64 * 18)(*first)
+        self.at = ctypes.addressof(self.words)
+
+
 def _static_model(rooms: dict, g: _MeshGrid, bounds: np.ndarray, mesh_boxes: tuple, collides: np.ndarray):
     """What `static_pairs` hands over of the model's arrays (bounds, mesh_boxes, collides), checked and their addresses
-    taken once while they are the same arrays (kept in the grid's `rooms`): (the grid's struct by reference, the
-    arguments after lo and hi up to the plane count, the hull count's word and its reference); None where the C code
+    taken once while they are the same arrays (kept in the grid's `rooms`, per model): (the arguments as
+    `pvu_static_pairs_words`' words, the hull count they point at); None where the C code
     does not cover them. The arrays are C-contiguous (checked), so C reads them as they are at each call."""
-    kept = rooms.get("static_model")
+    models = rooms.setdefault("static_models", {})  # (by the collision filter's id: a model each, shards side by side)
+    kept = models.get(id(collides))
     sources = (bounds, *mesh_boxes, collides)
     if kept is not None and all(map(operator.is_, kept[0], sources)):
         return kept[1]
@@ -287,10 +298,15 @@ def _static_model(rooms: dict, g: _MeshGrid, bounds: np.ndarray, mesh_boxes: tup
             or mesh_box.shape != (len(mesh_boxed), 6) or tri_shape.shape != (g.triangle_count,)):
         return None
     hull_count = ctypes.c_int64()
-    fixed = tuple(addresses((bounds, tri_shape))) + (len(mesh_boxed),) + tuple(
-        addresses((mesh_boxed, mesh_box, collides))) + (collides.shape[1],)
-    model = (ctypes.byref(g), fixed, hull_count, ctypes.byref(hull_count))
-    rooms["static_model"] = (sources, model)
+    bounds_at, tri_shape_at, mesh_boxed_at, mesh_box_at, collides_at = addresses(
+        (bounds, tri_shape, mesh_boxed, mesh_box, collides))
+    words = _StaticWords([ctypes.addressof(g)] + [0] * 9 + [bounds_at, tri_shape_at, len(mesh_boxed), mesh_boxed_at,
+                                                              mesh_box_at, collides_at, collides.shape[1],
+                                                              ctypes.addressof(hull_count)])
+    model = (words, hull_count)
+    if len(models) >= 64:  # (models come and go: the arrays of those gone are let go now and then)
+        models.clear()
+    models[id(collides)] = (sources, model)
     return model
 
 
@@ -312,12 +328,14 @@ def static_pairs(grid, lo: np.ndarray, hi: np.ndarray, bounds: np.ndarray,
     if model is None:
         return None
     room = rooms.get("static", 4 * N + 1024)
-    grid_at, fixed, hull_count, hull_count_at = model
-    lo_at, hi_at = addresses((lo, hi))
+    words, hull_count = model
+    w = words.words
+    w[1] = N
     for _ in range(2):  # the room the last call needed; then, where that is short, the room this one needs
         out = np.empty((4, room), np.int64)
-        n = _LIB.pvu_static_pairs(grid_at, N, lo_at, hi_at, *fixed, plane_count, polytope_first, polytope_count, room,
-                                  *addresses(out), hull_count_at, threads)
+        write_addresses((lo, hi, out), words.at + 16)
+        w[5:10] = (room, plane_count, polytope_first, polytope_count, threads)
+        n = _LIB.pvu_static_pairs_words(words.at)
         if n < 0:
             return None
         if hull_count.value >= 0:
