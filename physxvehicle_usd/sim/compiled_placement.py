@@ -9,7 +9,7 @@ import operator
 
 import numpy as np
 
-from .extension import addresses, open_extension
+from .extension import addresses, open_extension, write_addresses
 
 _P, _I64 = ctypes.c_void_p, ctypes.c_int64
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
@@ -21,6 +21,8 @@ def _load() -> ctypes.CDLL | None:
         return None
     lib.pvu_shape_boxes.argtypes = [_I64, _I64, _I64, _P, _P, _P, ctypes.c_int, _P, ctypes.c_int] + [_P] * 8
     lib.pvu_shape_boxes.restype = ctypes.c_int
+    lib.pvu_shape_boxes_words.argtypes = [_P]
+    lib.pvu_shape_boxes_words.restype = ctypes.c_int
     return lib
 
 
@@ -37,31 +39,38 @@ class _Kept:
     step's world boxes hand over the pose's and the outputs' alone. Only arrays that are C-contiguous already are kept
     (so that C reads them themselves, as they are at each call, never a copy of them)."""
 
-    __slots__ = ("vehicle", "body_centre", "body_half", "grow", "at")
+    __slots__ = ("vehicle", "body_centre", "body_half", "grow", "words", "at")
 
     def __init__(self, vehicle, body_centre, body_half, grow):
         self.vehicle, self.body_centre, self.body_half, self.grow = vehicle, body_centre, body_half, grow
-        self.at = addresses((vehicle, body_centre, body_half)) + [0 if grow is None else addresses((grow,))[0]]
+        # `pvu_shape_boxes_words`' words, the model's last
+        self.words = (ctypes.c_int64 * 13)()
+        self.words[9:13] = addresses((vehicle, body_centre, body_half)) + [
+            0 if grow is None else addresses((grow,))[0]]
+        self.at = ctypes.addressof(self.words)
 
 
-_KEPT: list = [None, None]  # (the kept `_Kept` or None, the model arrays last met without one)
+# by whether a growth is given (the world boxes' calls and the shape boxes' alternate in a step): the kept `_Kept` or
+# None, and the model arrays last met without one
+_KEPT: dict[bool, list] = {True: [None, None], False: [None, None]}
 
 
 def _kept(vehicle, body_centre, body_half, grow) -> _Kept | None:
     """The kept addresses of these model arrays; made where the last call met the same arrays (a posed model's, made
     anew every step, are never kept) and they are C-contiguous; None: not kept."""
-    kept = _KEPT[0]
+    slot = _KEPT[grow is None]
+    kept = slot[0]
     if (kept is not None and kept.vehicle is vehicle and kept.body_centre is body_centre
             and kept.body_half is body_half and kept.grow is grow):
         return kept
     sources = (vehicle, body_centre, body_half, grow)
-    seen = _KEPT[1]
+    seen = slot[1]
     if seen is None or not all(map(operator.is_, seen, sources)):
-        _KEPT[1] = sources
+        slot[1] = sources
         return None
     if not all(a.flags.c_contiguous for a in (vehicle, body_centre, body_half) + (() if grow is None else (grow,))):
         return None
-    kept = _KEPT[0] = _Kept(vehicle, body_centre, body_half, grow)
+    kept = slot[0] = _Kept(vehicle, body_centre, body_half, grow)
     return kept
 
 
@@ -85,22 +94,31 @@ def shape_boxes(vehicle: np.ndarray, body_centre: np.ndarray, body_half: np.ndar
     # R (3, 3, n), centre (3, n), slack (n,), lo (n, 3), hi (n, 3): one allocation
     block = np.empty(19 * n if grow is not None else 13 * n)
     kept = _kept(vehicle, body_centre, body_half, grow)
-    if kept is None:
+    position_single, orientation_single = position.dtype == np.float32, orientation.dtype == np.float32
+    if kept is not None:  # the model's words kept: the call's written into them
+        pose = (np.ascontiguousarray(position), np.ascontiguousarray(orientation), block)
+        if rows is not None:
+            pose += (np.ascontiguousarray(rows),)
+        else:
+            kept.words[8] = 0  # (all the shapes)
+        kept.words[:5] = (V, N, n, position_single, orientation_single)
+        write_addresses(pose, kept.at + 40)
+        if n and _LIB.pvu_shape_boxes_words(kept.at) < 0:
+            return None
+    else:
         model = [np.ascontiguousarray(a) for a in (vehicle, body_centre, body_half)]
         vehicle_at, centre_at, half_at = addresses(model)
         grow_at = 0 if grow is None else addresses((np.ascontiguousarray(grow),))[0]
-    else:
-        vehicle_at, centre_at, half_at, grow_at = kept.at
-    pose = (np.ascontiguousarray(position), np.ascontiguousarray(orientation), block)
-    if rows is not None:
-        pose += (np.ascontiguousarray(rows),)
-    at = addresses(pose)
-    position_at, orientation_at, out_at = at[:3]
-    rows_at = at[3] if rows is not None else 0
-    box_at = (0, 0) if grow is None else (out_at + 104 * n, out_at + 128 * n)
-    if n and _LIB.pvu_shape_boxes(V, N, n, rows_at or None, vehicle_at, position_at, position.dtype == np.float32,
-                                  orientation_at, orientation.dtype == np.float32, centre_at, half_at,
-                                  grow_at or None, out_at, out_at + 72 * n, out_at + 96 * n, *box_at) < 0:
-        return None
+        pose = (np.ascontiguousarray(position), np.ascontiguousarray(orientation), block)
+        if rows is not None:
+            pose += (np.ascontiguousarray(rows),)
+        at = addresses(pose)
+        position_at, orientation_at, out_at = at[:3]
+        rows_at = at[3] if rows is not None else 0
+        box_at = (0, 0) if grow is None else (out_at + 104 * n, out_at + 128 * n)
+        if n and _LIB.pvu_shape_boxes(V, N, n, rows_at or None, vehicle_at, position_at, position_single,
+                                      orientation_at, orientation_single, centre_at, half_at, grow_at or None, out_at,
+                                      out_at + 72 * n, out_at + 96 * n, *box_at) < 0:
+            return None
     lo, hi = (None, None) if grow is None else (block[13 * n:16 * n].reshape(n, 3), block[16 * n:].reshape(n, 3))
     return block[:9 * n].reshape(3, 3, n), block[9 * n:12 * n].reshape(3, n), block[12 * n:13 * n], lo, hi
