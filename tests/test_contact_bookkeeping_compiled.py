@@ -23,6 +23,7 @@ from physxvehicle_usd.sim.contact.persistence import Persistence
 from physxvehicle_usd.sim.contact.records import Contacts, FrictionPatches
 from physxvehicle_usd.sim.contact.reduction import reduce_contacts, reduce_contacts_numpy
 from physxvehicle_usd.sim.contact.telemetry import TELEMETRY_SLOTS, telemetry, telemetry_numpy
+from physxvehicle_usd.sim.contact.world import patch_points, patch_points_numpy
 from physxvehicle_usd.sim.vecmath import quat_to_mat
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
@@ -261,6 +262,30 @@ class _SolvedRows:
         self.arm[rng.random(self.arm.shape) < 0.05] = -0.0
         self.normal = rng.normal(size=(3, Vr, Pm)).astype(dtype)
         self.impulse = rng.random((Vr, Pm, K)).astype(dtype)
+
+
+def test_patch_points_read_from_the_models_table_are_the_worked_out_ones(fleet):
+    """generate's points kept whole per patch, read from the model's kept table (`patch_points`), are numpy's worked out
+    ones for every (shape row, static shape) of the obstacles fleet, and again after its radii and cylinders are
+    replaced (the table made anew: some rows round, one an exact cylinder, where a mesh's patches keep four points)."""
+    import dataclasses
+
+    model = fleet.contact
+    N, G = model.collides.shape
+    shape, static = (a.ravel() for a in np.meshgrid(np.arange(N), np.arange(G), indexing="ij"))
+    every = Contacts(shape, static, np.zeros((len(shape), 3)), np.zeros((len(shape), 3)), np.zeros(len(shape)))
+    assert _same(patch_points(model, every), patch_points_numpy(model, shape, static))
+    assert (patch_points(model, every) == 6).any()  # (convex shapes on the road's mesh)
+    radius = np.zeros(N)
+    radius[::2] = 0.1
+    ends = np.full((N, 2, 3), np.nan)
+    ends[1] = ((0.0, -0.1, 0.0), (0.0, 0.1, 0.0))
+    for changed in (dataclasses.replace(model, radius=radius),
+                    dataclasses.replace(model, cylinder_ends=ends, cylinder_radius=np.full(N, 0.3))):
+        changed.cache.update(model.cache)  # (a posed model shares its cache: the table must see the new arrays)
+        table = patch_points(changed, every)
+        assert _same(table, patch_points_numpy(changed, shape, static))
+        assert not _same(table, patch_points(model, every))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

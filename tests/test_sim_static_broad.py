@@ -61,10 +61,14 @@ def test_shape_and_world_boxes_match_numpy(tmp_path, sample, V, dtype):
             for a, b in zip(shape_boxes(model, position, orientation, rows),
                             shape_boxes_numpy(model, position, orientation, rows)):
                 _same(a, b)
+        assert compiled_placement._KEPT[True][0].body_centre is model.box_centre  # (kept from the second call)
         grow = rng.uniform(0.0, 0.1, len(model.vehicle))
-        for a, b in zip(world_boxes(model, position, orientation, grow),
-                        world_boxes_numpy(model, position, orientation, grow)):
-            _same(a, b)
+        for _ in range(3):  # (the calls after the first with the model's arrays' kept addresses)
+            for a, b in zip(world_boxes(model, position, orientation, grow),
+                            world_boxes_numpy(model, position, orientation, grow)):
+                _same(a, b)
+            grow[::2] += 0.01  # (changed in place: C reads the kept array as it is now)
+        assert compiled_placement._KEPT[False][0].grow is grow  # (the kept addresses were the ones read)
 
 
 @pytest.mark.parametrize("threads", [1, 3])

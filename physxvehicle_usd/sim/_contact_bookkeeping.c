@@ -366,3 +366,50 @@ int pvu_record_manifolds(int64_t K, int64_t C, int64_t N, int64_t V, int64_t G, 
     free(made_key);
     return 0;
 }
+
+/* pvu_refresh_manifolds with its arguments as 64-bit words (sim/compiled_bookkeeping.py `refresh_manifolds`: the
+   pairs' and the model's words written once while they are the same, a step's arrays' addresses written into the
+   words by one call): w[0 .. 6] K, Q, N, V, cd_row, cd_column, polytope_first; w[7 .. 16] row .. pnormal; w[17 .. 24]
+   vehicle .. contact_distance; w[25] static_radius; w[26 .. 30] length, rotation, position, turn, travel; w[31 .. 33]
+   the outputs' three blocks: keep_pair then keep_point (bytes), out_row then out_static (Q each), out_point,
+   out_normal (Q, 3) then out_separation (Q). */
+int64_t pvu_refresh_manifolds_words(const int64_t *w) {
+#define P(type, k) ((type)(intptr_t)w[k])
+    const int64_t K = w[0], Q = w[1];
+    uint8_t *flags = P(uint8_t *, 31);
+    int64_t *ints = P(int64_t *, 32);
+    double *floats = P(double *, 33);
+    return pvu_refresh_manifolds(K, Q, w[2], w[3], w[4], w[5], w[6], P(const int64_t *, 7), P(const int64_t *, 8),
+                                 P(const int64_t *, 9), P(const uint8_t *, 10), P(const int64_t *, 11),
+                                 P(const double *, 12), P(const int64_t *, 13), P(const double *, 14),
+                                 P(const double *, 15), P(const double *, 16), P(const int64_t *, 17),
+                                 P(const uint8_t *, 18), P(const double *, 19), P(const double *, 20),
+                                 P(const double *, 21), P(const uint8_t *, 22), P(const double *, 23),
+                                 P(const double *, 24), P(const double *, 26), P(const double *, 27),
+                                 P(const double *, 28), P(const double *, 25), P(const double *, 29),
+                                 P(const double *, 30), flags, flags + K, ints, ints + Q, floats, floats + 3 * Q,
+                                 floats + 6 * Q);
+#undef P
+}
+
+/* pvu_reduce_contacts with its arguments as 64-bit words (sim/compiled_bookkeeping.py `reduce_contacts`, a step's
+   addresses written into kept words by one call): w[0] C, w[1 .. 8] shape, cstatic, point, normal, separation, whole,
+   index, patch. */
+int64_t pvu_reduce_contacts_words(const int64_t *w) {
+#define P(type, k) ((type)(intptr_t)w[k])
+    return pvu_reduce_contacts(w[0], P(const int64_t *, 1), P(const int64_t *, 2), P(const double *, 3),
+                               P(const double *, 4), P(const double *, 5), P(const int64_t *, 6), P(int64_t *, 7),
+                               P(int64_t *, 8));
+#undef P
+}
+
+/* pvu_contact_telemetry with its arguments as 64-bit words (sim/compiled_bookkeeping.py `telemetry_group`): w[0 .. 4]
+   Vr, E, K, S, V; w[5 .. 14] vehicles, active, arm, normal, impulse, begin, count, points, normals, impulses. */
+int pvu_contact_telemetry_words(const int64_t *w) {
+#define P(type, k) ((type)(intptr_t)w[k])
+    return pvu_contact_telemetry(w[0], w[1], w[2], w[3], w[4], P(const int64_t *, 5), P(const uint8_t *, 6),
+                                 P(const double *, 7), P(const double *, 8), P(const double *, 9),
+                                 P(const double *, 10), P(int64_t *, 11), P(double *, 12), P(double *, 13),
+                                 P(double *, 14));
+#undef P
+}

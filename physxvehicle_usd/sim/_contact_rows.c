@@ -350,7 +350,15 @@ int pvu_contact_rows(const ContactPatches *in, const RowSolve *b) {
     const int64_t blocks = V / CONTACT_LANES, units = blocks + V % CONTACT_LANES;
 #ifdef _OPENMP
     const int threads = in->threads > 1 ? (int)in->threads : 1;
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && units > 1)
+    if (threads > 1 && units > 1) {
+#pragma omp parallel for schedule(static) num_threads(threads)
+        for (int64_t unit = 0; unit < units; ++unit) {
+            if (unit < blocks)
+                vehicle_rows_lanes(in, b, unit * CONTACT_LANES);
+            else
+                vehicle_rows(in, b, blocks * CONTACT_LANES + unit - blocks);
+        }
+    } else /* (one thread: the same loop outside OpenMP, whose region costs as much as a car's rows) */
 #endif
     for (int64_t unit = 0; unit < units; ++unit) {
         if (unit < blocks)

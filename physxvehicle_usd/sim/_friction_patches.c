@@ -333,3 +333,40 @@ int pvu_patch_rows(int64_t C, int64_t Vr, int64_t Pm, int64_t K, int64_t n_param
     }
     return 0;
 }
+
+/* pvu_friction_patches with its arguments as 64-bit words (sim/compiled_bookkeeping.py `friction_patches`: the model's
+   words written once while they are the same, a step's arrays' addresses written into the words by one call): w[0 ..
+   7] C, V, N, G, P, W, rest_row, rest_column; w[8 .. 11] vehicle, first, rest, offset_threshold; w[12 .. 32] shape,
+   cstatic, patch, point, normal, separation, orientation, position, length_scale, the last step's nine arrays (pv ..
+   pbroken; 0 where P is 0), where, ints, floats. */
+int pvu_friction_patches_words(const int64_t *w) {
+#define P(type, k) ((type)(intptr_t)w[k])
+    return pvu_friction_patches(w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7], P(const int64_t *, 12),
+                                P(const int64_t *, 13), P(const int64_t *, 14), P(const double *, 15),
+                                P(const double *, 16), P(const double *, 17), P(const int64_t *, 8),
+                                P(const int64_t *, 9), P(const double *, 10), P(const double *, 11),
+                                P(const double *, 18), P(const double *, 19), P(const double *, 20),
+                                P(const int64_t *, 21), P(const int64_t *, 22), P(const int64_t *, 23),
+                                P(const double *, 24), P(const double *, 25), P(const int64_t *, 26),
+                                P(const double *, 27), P(const double *, 28), P(const uint8_t *, 29),
+                                P(const int64_t *, 30), P(int64_t *, 31), P(double *, 32));
+#undef P
+}
+
+/* pvu_patch_rows with its arguments as 64-bit words (sim/compiled_bookkeeping.py `write_rows`): w[0 .. 6] C, Vr, Pm,
+   K, n_params, tables, table_strides; w[7 .. 10] the made patches' ints and floats, the rows' floats and flags
+   (`patch_row_arrays`' two blocks: arm, separation, normal, the n_params parameters, anchor_arm, anchor_error; then
+   point_active, anchor_active), each array's place in its block worked out here as write_rows works it out.
+   Returns -1 (nothing written) for more than 16 parameters. */
+int pvu_patch_rows_words(const int64_t *w) {
+    const int64_t Vr = w[1], Pm = w[2], K = w[3], n = w[4], E = Vr * Pm;
+    if (n > 16) return -1;
+    double *arm = (double *)(intptr_t)w[9];
+    uint8_t *flags = (uint8_t *)(intptr_t)w[10];
+    double *separation = arm + 3 * E * K, *normal = arm + 4 * E * K, *params[16];
+    for (int64_t k = 0; k < n; ++k) params[k] = normal + (3 + k) * E;
+    double *anchor_arm = normal + (3 + n) * E;
+    return pvu_patch_rows(w[0], Vr, Pm, K, n, (const int64_t *)(intptr_t)w[7], (const double *)(intptr_t)w[8],
+                          (const double *const *)(intptr_t)w[5], (const int64_t *)(intptr_t)w[6], flags, arm,
+                          separation, normal, params, flags + E * K, anchor_arm, anchor_arm + 6 * E);
+}

@@ -100,7 +100,11 @@ int pvu_constraint_rows(const ConstraintRows *in, const RowSolve *b) {
     const int64_t V = in->V, R = in->R;
 #ifdef _OPENMP
     const int threads = b->threads > 1 ? (int)b->threads : 1; /* (each vehicle's rows its own: any split, the same) */
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && V > 1)
+    if (threads > 1 && V > 1) {
+#pragma omp parallel for schedule(static) num_threads(threads)
+        for (int64_t v = 0; v < V; ++v) vehicle_constraint_rows(in, b, v);
+    } else /* (one thread: outside OpenMP, whose region, even one an if clause keeps to this thread, costs a
+              microsecond: a car's whole set-up) */
 #endif
     for (int64_t v = 0; v < V; ++v) vehicle_constraint_rows(in, b, v);
     uint8_t *listed = (uint8_t *)b->listed, *hard_listed = (uint8_t *)b->hard_listed;
@@ -286,34 +290,43 @@ int pvu_rows_pgs(const RowSolve *b) {
     return 0;
 }
 
+/* pvu_rows_tgs' block `block` of `width` vehicles (its last maybe fewer), in `memory` (lanes_bytes of the width) */
+static void solve_block(const RowSolve *b, int64_t width, int64_t block, char *memory) {
+    const int64_t v0 = block * width, lanes = b->V - v0 < width ? b->V - v0 : width;
+    if (width == 1)
+        solve_vehicles_1(b, v0, lanes, memory);
+    else
+        solve_vehicles_16(b, v0, lanes, memory);
+}
+
 /* 0: done; -1: out of memory (nothing solved) */
 int pvu_rows_tgs(const RowSolve *b) {
     if (b->V <= 0) return 0;
     const int64_t width = b->V < FEW_VEHICLES ? 1 : 16;
     const int64_t blocks = (b->V + width - 1) / width;
     const size_t bytes = lanes_bytes(b, (size_t)width);
-    int failed = 0;
 #ifdef _OPENMP
     const int threads = b->threads > 1 ? (int)b->threads : 1;
-#pragma omp parallel num_threads(threads) if (threads > 1 && blocks > 1) reduction(| : failed)
-#endif
-    {
-        char *memory = malloc(bytes);
-        failed = memory == NULL;
-#ifdef _OPENMP
+    if (threads > 1 && blocks > 1) {
+        int failed = 0;
+#pragma omp parallel num_threads(threads) reduction(| : failed)
+        {
+            char *memory = malloc(bytes);
+            failed = memory == NULL;
 #pragma omp for schedule(static)
-#endif
-        for (int64_t block = 0; block < blocks; ++block) {
-            if (memory == NULL) continue;
-            const int64_t v0 = block * width, lanes = b->V - v0 < width ? b->V - v0 : width;
-            if (width == 1)
-                solve_vehicles_1(b, v0, lanes, memory);
-            else
-                solve_vehicles_16(b, v0, lanes, memory);
+            for (int64_t block = 0; block < blocks; ++block)
+                if (memory != NULL) solve_block(b, width, block, memory);
+            free(memory);
         }
-        free(memory);
+        return failed ? -1 : 0;
     }
-    return failed ? -1 : 0;
+#endif
+    /* (one thread: outside OpenMP, as pvu_constraint_rows) */
+    char *memory = malloc(bytes);
+    if (memory == NULL) return -1;
+    for (int64_t block = 0; block < blocks; ++block) solve_block(b, width, block, memory);
+    free(memory);
+    return 0;
 }
 
 /* vecmath.quat_integrate_exact applied n times: q <- normalize(dq q), dq = (cos, w sin / |w|) of each position

@@ -8,6 +8,7 @@
    m_ii = 1 - (p_jj + p_kk), m_ij = p_ij - 2 w v_k, m_ji = p_ij + 2 w v_k for (i, j, k) = (0, 1, 2), (1, 2, 0),
    (2, 0, 1). */
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 
 static inline double pose_value(const void *a, int single, int64_t at) {
@@ -58,4 +59,20 @@ int pvu_shape_boxes(int64_t V, int64_t N, int64_t n, const int64_t *rows, const 
         }
     }
     return 0;
+}
+
+/* pvu_shape_boxes with its arguments as 64-bit words (sim/compiled_placement.py `shape_boxes`: the model's words
+   written once while its arrays are the same, a call's sizes and addresses into them): w[0 .. 4] V, N, n,
+   position_single, orientation_single; w[5 .. 8] position, orientation, the outputs' block (R (3, 3, n), centre
+   (3, n), slack (n,), then where grow is given lo and hi (n, 3)), rows (0: all); w[9 .. 12] vehicle, body_centre,
+   body_half, grow (0: none). */
+int pvu_shape_boxes_words(const int64_t *w) {
+#define P(type, k) ((type)(intptr_t)w[k])
+    const int64_t n = w[2];
+    double *out = P(double *, 7);
+    const double *grow = P(const double *, 12);
+    return pvu_shape_boxes(w[0], w[1], n, P(const int64_t *, 8), P(const int64_t *, 9), P(const void *, 5),
+                           (int)w[3], P(const void *, 6), (int)w[4], P(const double *, 10), P(const double *, 11), grow,
+                           out, out + 9 * n, out + 12 * n, grow ? out + 13 * n : NULL, grow ? out + 16 * n : NULL);
+#undef P
 }

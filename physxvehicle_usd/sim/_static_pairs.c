@@ -117,3 +117,19 @@ int64_t pvu_static_pairs(const MeshGrid *g, int64_t N, const double *lo, const d
     *hull_count = h;
     return n;
 }
+
+/* pvu_static_pairs with its arguments as 64-bit words (sim/compiled_mesh.py `static_pairs`: the model's words written
+   once while its arrays are the same, a call's sizes and addresses into them): w[0] the grid, w[1] N, w[2 .. 4] lo,
+   hi and the outputs (four runs of `room`: shape, tri, hull_shape, hull), w[5 .. 9] room, plane_count,
+   polytope_first, H, threads; w[10 .. 17] bounds, tri_shape, mesh_count, mesh_boxed, mesh_box, collides, S,
+   hull_count. */
+int64_t pvu_static_pairs_words(const int64_t *w) {
+#define P(type, k) ((type)(intptr_t)w[k])
+    int64_t *out = P(int64_t *, 4);
+    const int64_t room = w[5];
+    return pvu_static_pairs(P(const MeshGrid *, 0), w[1], P(const double *, 2), P(const double *, 3),
+                            P(const double *, 10), P(const int64_t *, 11), w[12], P(const uint8_t *, 13),
+                            P(const double *, 14), P(const uint8_t *, 15), w[16], w[6], w[7], w[8], room, out,
+                            out + room, out + 2 * room, out + 3 * room, P(int64_t *, 17), w[9]);
+#undef P
+}

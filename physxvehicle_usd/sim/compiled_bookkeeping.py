@@ -14,30 +14,42 @@ import ctypes
 import functools
 import operator
 import struct
+import threading
 from collections.abc import Callable
 
 import numpy as np
 
-from .extension import address, addresses, open_extension
+from .extension import address, addresses, open_extension, write_addresses
 
 _P = ctypes.c_void_p
 _I64 = ctypes.c_int64
 
 
 def _load() -> ctypes.CDLL | None:
-    lib = open_extension("pvu_friction_patches")  # (an extension built before it: numpy makes the patches)
+    # (an extension built before its last function: numpy makes the patches and the records)
+    lib = open_extension("pvu_refresh_manifolds_words")
     if lib is None:
         return None
     lib.pvu_friction_patches.argtypes = [_I64] * 8 + [_P] * 25
     lib.pvu_friction_patches.restype = ctypes.c_int
+    lib.pvu_friction_patches_words.argtypes = [_P]
+    lib.pvu_friction_patches_words.restype = ctypes.c_int
     lib.pvu_patch_rows.argtypes = [_I64] * 5 + [_P] * 12
     lib.pvu_patch_rows.restype = ctypes.c_int
+    lib.pvu_patch_rows_words.argtypes = [_P]
+    lib.pvu_patch_rows_words.restype = ctypes.c_int
     lib.pvu_reduce_contacts.argtypes = [_I64] + [_P] * 8
     lib.pvu_reduce_contacts.restype = ctypes.c_int64
+    lib.pvu_reduce_contacts_words.argtypes = [_P]
+    lib.pvu_reduce_contacts_words.restype = ctypes.c_int64
+    lib.pvu_contact_telemetry_words.argtypes = [_P]
+    lib.pvu_contact_telemetry_words.restype = ctypes.c_int
     lib.pvu_contact_telemetry.argtypes = [_I64] * 5 + [_P] * 10
     lib.pvu_contact_telemetry.restype = ctypes.c_int
     lib.pvu_refresh_manifolds.argtypes = [_I64] * 7 + [_P] * 31
     lib.pvu_refresh_manifolds.restype = ctypes.c_int64
+    lib.pvu_refresh_manifolds_words.argtypes = [_P]
+    lib.pvu_refresh_manifolds_words.restype = ctypes.c_int64
     lib.pvu_record_manifolds.argtypes = [_I64] * 5 + [_P] * 29
     lib.pvu_record_manifolds.restype = ctypes.c_int
     lib.pvu_contact_bookkeeping_same_normal_bits.restype = ctypes.c_int64
@@ -89,12 +101,13 @@ class MadePatches:
         self.C, self.ints, self.floats = C, ints, floats
         F, self.Pm, self.K = ints[12 * C:12 * C + 3].tolist()
         self.F = F
-        self.vehicle, self.shape, self.anchor_count, self.vehicle_row, self.slot = (
-            ints[k * C:k * C + F] for k in (4, 5, 6, 7, 8))
-        self.static = ints[C:C + F]
-        self.body_normal, self.other_normal = (floats[k * 3 * C:k * 3 * C + 3 * F].reshape(F, 3) for k in (2, 3))
-        self.body_anchor, self.other_anchor = (floats[12 * C + k * 6 * C:12 * C + k * 6 * C + 6 * F].reshape(F, 2, 3)
-                                               for k in (0, 1))
+        # (the first F of each of the first nine C-long runs: one view, taken apart row by row)
+        _, self.static, _, _, self.vehicle, self.shape, self.anchor_count, self.vehicle_row, self.slot = (
+            ints[:9 * C].reshape(9, C)[:, :F])
+        self.body_normal = floats[6 * C:6 * C + 3 * F].reshape(F, 3)
+        self.other_normal = floats[9 * C:9 * C + 3 * F].reshape(F, 3)
+        self.body_anchor = floats[12 * C:12 * C + 6 * F].reshape(F, 2, 3)
+        self.other_anchor = floats[18 * C:18 * C + 6 * F].reshape(F, 2, 3)
 
     def _ints(self, k: int) -> np.ndarray:
         return self.ints[k * self.C:k * self.C + self.F]
@@ -116,6 +129,26 @@ class MadePatches:
     point = property(lambda self: self.floats[36 * self.C:39 * self.C].reshape(self.C, 3))
     separation = property(lambda self: self.floats[39 * self.C:40 * self.C])
     of_contact = property(lambda self: self.ints[11 * self.C:12 * self.C])
+
+
+class _Words:
+    """A compiled call's arguments as 64-bit words (the C function's `_words` form), kept: `at` their address."""
+
+    def __init__(self, n: int, first: list[int]):
+        self.words = (ctypes.c_int64 * n)()
+        self.words[:len(first)] = first
+        self.at = ctypes.addressof(self.words)
+
+
+class _Calls(threading.local):
+    """Each thread's words of the calls whose arguments are all the step's (`reduce_contacts`, `telemetry_group`): a
+    shard's thread writes its own."""
+
+    def __init__(self):
+        self.reduce, self.telemetry = _Words(9, []), _Words(15, [])
+
+
+_THREAD_CALLS = _Calls()
 
 
 def patch_tables(vehicle: np.ndarray, first: np.ndarray, rest: np.ndarray, offset_threshold: np.ndarray,
@@ -141,27 +174,50 @@ def friction_patches(shape: np.ndarray, static: np.ndarray, patch: np.ndarray, p
     static shapes), the bodies' orientation (4, V; the C turns it into the rotation of each body with a contact, as
     vecmath.quat_to_mat does), position (V, 3) and length_scale (V,), the last step's FrictionPatches (or None) and each vehicle's row in the solve (`where`, (V,),
     -1: none)."""
-    C, V = len(shape), len(tables.arrays[1])
-    if previous is not None and len(previous):
-        prev = (_i64(previous.vehicle), _i64(previous.shape), _i64(previous.static), _f64(previous.body_normal),
-                _f64(previous.other_normal), _i64(previous.anchor_count), _f64(previous.body_anchor),
-                _f64(previous.other_anchor), np.ascontiguousarray(previous.broken, dtype=np.bool_))
-        P = len(previous)
-    else:
-        prev, P = (), 0
+    C = len(shape)
+    words = _patch_words(tables, G, len(where))
     ints = np.empty(12 * C + 3, np.int64)
     floats = np.empty(40 * C)
-    vehicle, first, rest, offset_threshold, _ = tables.at
-    contacts = (_i64(shape), _i64(static), _i64(patch), _f64(point), _f64(normal), _f64(separation))
-    bodies = (_f64(orientation), _f64(position), _f64(length_scale))
-    where = _i64(where)
-    at = addresses(contacts + bodies + prev + (where, ints, floats))  # (the arrays held here while C reads them)
-    if not prev:
-        at[9:9] = [0] * 9
-    if _LIB.pvu_friction_patches(C, V, len(tables.arrays[0]), G, P, len(where), *tables.rest_strides, *at[:6],
-                                 vehicle, first, rest, offset_threshold, *at[6:]):
+    # the step's arrays, held here while C reads them
+    step = (_i64(shape), _i64(static), _i64(patch), _f64(point), _f64(normal), _f64(separation), _f64(orientation),
+            _f64(position), _f64(length_scale))
+    if previous is not None and len(previous):
+        step += (_i64(previous.vehicle), _i64(previous.shape), _i64(previous.static), _f64(previous.body_normal),
+                 _f64(previous.other_normal), _i64(previous.anchor_count), _f64(previous.body_anchor),
+                 _f64(previous.other_anchor), np.ascontiguousarray(previous.broken, dtype=np.bool_))
+        words.words[4] = len(previous)
+    else:
+        words.words[4] = 0
+        words.words[_PATCH_PREVIOUS_WORD:_PATCH_PREVIOUS_WORD + 9] = _NO_PREVIOUS  # (NULL)
+    step += (_i64(where), ints, floats)
+    words.words[0] = C
+    if len(step) == 12:  # (no previous patches: the last three after the NULLs)
+        write_addresses(step[:9], words.at + 8 * _PATCH_STEP_WORD)
+        write_addresses(step[9:], words.at + 8 * (_PATCH_PREVIOUS_WORD + 9))
+    else:
+        write_addresses(step, words.at + 8 * _PATCH_STEP_WORD)
+    if _LIB.pvu_friction_patches_words(words.at):
         raise MemoryError("the compiled friction patches ran out of memory")
     return MadePatches(C, ints, floats)
+
+
+# `pvu_friction_patches_words`' words: the model's first (written once), the step's from _PATCH_STEP_WORD (the last
+# step's patches from _PATCH_PREVIOUS_WORD)
+_PATCH_WORDS, _PATCH_STEP_WORD, _PATCH_PREVIOUS_WORD = 33, 12, 21
+_NO_PREVIOUS = [0] * 9
+
+
+def _patch_words(tables: Held, G: int, W: int) -> _Words:
+    """`friction_patches`' words, the model's `patch_tables` written in, kept on the tables while G and W (the length
+    of `where`) are the same."""
+    kept = getattr(tables, "patch_words", None)
+    if kept is not None and kept[0] == (G, W):
+        return kept[1]
+    vehicle, first, rest, offset_threshold, _ = tables.at
+    words = _Words(_PATCH_WORDS, [0, len(tables.arrays[1]), len(tables.arrays[0]), G, 0, W, *tables.rest_strides,
+                                  vehicle, first, rest, offset_threshold])
+    tables.patch_words = ((G, W), words)
+    return words
 
 
 def write_rows(made: MadePatches, tables: Held, Vr: int, floats: np.ndarray, flags: np.ndarray) -> None:
@@ -169,15 +225,17 @@ def write_rows(made: MadePatches, tables: Held, Vr: int, floats: np.ndarray, fla
     normal, the pair's parameters (each from its table of `tables`, the model's `patch_tables`), anchor_arm and
     anchor_error one after the other, `flags` its point_active and anchor_active (as `patch_row_arrays` lays them
     out)."""
-    Pm, K, n = made.Pm, made.K, len(tables.params)
-    E = Vr * Pm
-    at, flag_at, made_ints, made_floats = addresses((floats, flags, made.ints, made.floats))
-    arm, separation, normal = at, at + 8 * 3 * E * K, at + 8 * 4 * E * K
-    param_at = (ctypes.c_void_p * n)(*range(normal + 8 * 3 * E, normal + 8 * (3 + n) * E, 8 * E))
-    anchor_arm = normal + 8 * (3 + n) * E
-    _LIB.pvu_patch_rows(made.C, Vr, Pm, K, n, made_ints, made_floats,
-                        ctypes.addressof(tables.param_at), tables.at[4], flag_at, arm, separation, normal,
-                        ctypes.addressof(param_at), flag_at + E * K, anchor_arm, anchor_arm + 8 * 6 * E)
+    words = getattr(tables, "row_words", None)
+    if words is None:  # (the tables' words: the parameters' tables and their strides)
+        words = tables.row_words = _Words(_ROW_WORDS, [0] * 5 + [ctypes.addressof(tables.param_at), tables.at[4]])
+    words.words[:5] = (made.C, Vr, made.Pm, made.K, len(tables.params))
+    write_addresses((made.ints, made.floats, floats, flags), words.at + 8 * _ROW_STEP_WORD)
+    if _LIB.pvu_patch_rows_words(words.at):
+        raise ValueError("the compiled patch rows take at most 16 pair parameters")
+
+
+# `pvu_patch_rows_words`' words: the sizes, the tables' (written once), the step's arrays from _ROW_STEP_WORD
+_ROW_WORDS, _ROW_STEP_WORD = 11, 7
 
 
 def patch_row_arrays(Vr: int, Pm: int, K: int, n_params: int) -> tuple[np.ndarray, np.ndarray, dict]:
@@ -190,7 +248,7 @@ def patch_row_arrays(Vr: int, Pm: int, K: int, n_params: int) -> tuple[np.ndarra
     params_end = normal_end + n_params * E
     arrays = {"arm": floats[:3 * E * K].reshape(3, Vr, Pm, K), "separation": floats[3 * E * K:at].reshape(Vr, Pm, K),
               "normal": floats[at:normal_end].reshape(3, Vr, Pm),
-              "params": [floats[normal_end + k * E:normal_end + (k + 1) * E].reshape(Vr, Pm) for k in range(n_params)],
+              "params": list(floats[normal_end:params_end].reshape(n_params, Vr, Pm)),
               "anchor_arm": floats[params_end:params_end + 6 * E].reshape(3, Vr, Pm, 2),
               "anchor_error": floats[params_end + 6 * E:params_end + 12 * E].reshape(3, Vr, Pm, 2),
               "point_active": flags[:E * K].reshape(Vr, Pm, K), "anchor_active": flags[E * K:].reshape(Vr, Pm, 2)}
@@ -202,9 +260,13 @@ def reduce_contacts(shape: np.ndarray, static: np.ndarray, point: np.ndarray, no
     """sim/contact/reduction.py reduce_contacts of C contacts (float64; `whole`: how many points each contact's patch
     keeps whole): the kept contacts' indices into them, in the order kept, and each one's patch (numbered from 0)."""
     C = len(shape)
-    index, patch = np.empty(C, np.int64), np.empty(C, np.int64)
+    out = np.empty(2 * C, np.int64)
+    index, patch = out[:C], out[C:]
     arrays = (_i64(shape), _i64(static), _f64(point), _f64(normal), _f64(separation), _i64(whole), index, patch)
-    n = _LIB.pvu_reduce_contacts(C, *addresses(arrays))
+    words = _THREAD_CALLS.reduce
+    words.words[0] = C
+    write_addresses(arrays, words.at + 8)
+    n = _LIB.pvu_reduce_contacts_words(words.at)
     if n < 0:
         raise MemoryError("the compiled contact reduction ran out of memory")
     return index[:n], patch[:n]
@@ -221,7 +283,10 @@ def telemetry_group(vehicles: np.ndarray, active: np.ndarray, arm: np.ndarray, n
     S = out["contactPoints"].shape[1]
     arrays = (_i64(vehicles), np.ascontiguousarray(active, dtype=np.bool_), _f64(arm), _f64(normal), _f64(impulse),
               begin, out["contactCount"], out["contactPoints"], out["contactNormals"], out["contactImpulses"])
-    _LIB.pvu_contact_telemetry(Vr, E, K, S, begin.shape[1], *addresses(arrays))
+    words = _THREAD_CALLS.telemetry
+    words.words[:5] = (Vr, E, K, S, begin.shape[1])
+    write_addresses(arrays, words.at + 40)
+    _LIB.pvu_contact_telemetry_words(words.at)
 
 
 class Held:
@@ -275,22 +340,39 @@ def refresh_manifolds(inputs: Held, tables: Held, polytope_first: int, length_sc
     polytopes from polytope_first; the length scales (V,), each row's body rotation (3, 3, N), the body positions
     (3, V); per pair the quaternion dot `turn` and `travel` (numpy's). Returns keep_pair (K,), keep_point (Q,) and the
     reported kept contacts' (row, static, point, normal, separation)."""
-    K, Q, N = len(inputs.arrays[0]), len(inputs.arrays[6]), len(tables.arrays[0])
-    # the outputs in two allocations: keep_pair, keep_point (bytes); per reported contact its row, static shape,
+    K, Q = len(inputs.arrays[0]), len(inputs.arrays[6])
+    # the outputs in three allocations: keep_pair, keep_point (bytes); per reported contact its row, static shape,
     # point, normal and separation
     flags, ints, floats = np.empty(K + Q, np.bool_), np.empty(2 * Q, np.int64), np.empty(7 * Q)
     keep_pair, keep_point = flags[:K], flags[K:]
     out_row, out_static = ints[:Q], ints[Q:]
     out_point, out_normal, out_separation = floats[:3 * Q].reshape(Q, 3), floats[3 * Q:6 * Q].reshape(Q, 3), floats[6 * Q:]
-    step = (_f64(length_scale), _f64(rotation), _f64(position), _f64(turn), _f64(travel))
-    length_at, rotation_at, position_at, turn_at, travel_at = addresses(step, True)
-    b, i, f = addresses((flags, ints, floats))
-    n = _LIB.pvu_refresh_manifolds(K, Q, N, position.shape[1], *tables.strides, polytope_first, *inputs.at[:10],
-                                   *tables.at, length_at, rotation_at, position_at, inputs.at[10], turn_at, travel_at,
-                                   b, b + K, i, i + 8 * Q, f, f + 24 * Q, f + 48 * Q)
+    words = _refresh_words(inputs, tables, polytope_first, position.shape[1])
+    # (the step's arrays, none empty: K > 0 pairs of V > 0 bodies; held here while C reads them)
+    step = (_f64(length_scale), _f64(rotation), _f64(position), _f64(turn), _f64(travel), flags, ints, floats)
+    write_addresses(step, words.at + 8 * _REFRESH_STEP_WORD)
+    n = _LIB.pvu_refresh_manifolds_words(words.at)
     if n < 0:
         raise MemoryError("the compiled manifold refresh ran out of memory")
     return keep_pair, keep_point, (out_row[:n], out_static[:n], out_point[:n], out_normal[:n], out_separation[:n])
+
+
+# `pvu_refresh_manifolds_words`' words: the pairs' and the model's first (written once), the step's from this one
+_REFRESH_WORDS, _REFRESH_STEP_WORD = 34, 26
+
+
+def _refresh_words(inputs: Held, tables: Held, polytope_first: int, V: int) -> _Words:
+    """`refresh_manifolds`' words, the pairs' (`inputs`) and the model's (`tables`) written in, kept on the pairs'
+    Held while the tables, polytope_first and V are the same."""
+    kept = getattr(inputs, "refresh_words", None)
+    if kept is not None and kept[0] is tables and kept[1] == (polytope_first, V):
+        return kept[2]
+    K, Q, N = len(inputs.arrays[0]), len(inputs.arrays[6]), len(tables.arrays[0])
+    first = [K, Q, N, V, *tables.strides, polytope_first, *inputs.at[:10],
+             *(0 if at is None else at for at in tables.at), inputs.at[10]]  # (None: NULL)
+    words = _Words(_REFRESH_WORDS, first)
+    inputs.refresh_words = (tables, (polytope_first, V), words)
+    return words
 
 
 def record_tables(vehicle: np.ndarray, first: np.ndarray, origin: np.ndarray | None, radius: np.ndarray,

@@ -10,12 +10,13 @@ tests/test_sim_mesh_queries.py holds the two to each other, to the bit and the p
 from __future__ import annotations
 
 import ctypes
+import operator
 import threading
 import weakref
 
 import numpy as np
 
-from .extension import addresses, check_struct_size, open_extension
+from .extension import addresses, check_struct_size, open_extension, write_addresses
 
 _P = ctypes.c_void_p
 _I64, _F64 = ctypes.c_int64, ctypes.c_double
@@ -55,6 +56,8 @@ def _load() -> ctypes.CDLL | None:
     lib.pvu_mesh_entries.restype = None
     lib.pvu_static_pairs.argtypes = [grid, _I64, _P, _P, _P, _P, _I64, _P, _P, _P] + [_I64] * 5 + [_P] * 5 + [_I64]
     lib.pvu_static_pairs.restype = _I64
+    lib.pvu_static_pairs_words.argtypes = [_P]
+    lib.pvu_static_pairs_words.restype = _I64
     lib.pvu_ground_rays.argtypes = [grid, ctypes.POINTER(_MeshRays), _I64] + [_P] * 8
     lib.pvu_ground_rays.restype = _I64
     return lib
@@ -269,6 +272,44 @@ def mesh_hits(grid, lo: np.ndarray, hi: np.ndarray, origin: np.ndarray, directio
     return _LIB.pvu_mesh_raycast(ctypes.byref(g), ctypes.byref(m), first_cell.ctypes.data) == 0
 
 
+class _StaticWords:
+    """`pvu_static_pairs_words`' words (the grid's and the model's written once; `at`: their address)."""
+
+    def __init__(self, first: list[int]):
+        self.words = (ctypes.c_int64 * 18)(*first)
+        self.at = ctypes.addressof(self.words)
+
+
+def _static_model(rooms: dict, g: _MeshGrid, bounds: np.ndarray, mesh_boxes: tuple, collides: np.ndarray):
+    """What `static_pairs` hands over of the model's arrays (bounds, mesh_boxes, collides), checked and their addresses
+    taken once while they are the same arrays (kept in the grid's `rooms`, per model): (the arguments as
+    `pvu_static_pairs_words`' words, the hull count they point at); None where the C code
+    does not cover them. The arrays are C-contiguous (checked), so C reads them as they are at each call."""
+    models = rooms.setdefault("static_models", {})  # (by the collision filter's id: a model each, shards side by side)
+    kept = models.get(id(collides))
+    sources = (bounds, *mesh_boxes, collides)
+    if kept is not None and all(map(operator.is_, kept[0], sources)):
+        return kept[1]
+    tri_shape, mesh_boxed, mesh_box = mesh_boxes
+    if (collides.dtype != bool or not collides.flags.c_contiguous
+            or tri_shape.dtype != np.int64 or mesh_boxed.dtype != bool or mesh_box.dtype != np.float64
+            or bounds.dtype != np.float64 or not bounds.flags.c_contiguous
+            or not (tri_shape.flags.c_contiguous and mesh_boxed.flags.c_contiguous and mesh_box.flags.c_contiguous)
+            or mesh_box.shape != (len(mesh_boxed), 6) or tri_shape.shape != (g.triangle_count,)):
+        return None
+    hull_count = ctypes.c_int64()
+    bounds_at, tri_shape_at, mesh_boxed_at, mesh_box_at, collides_at = addresses(
+        (bounds, tri_shape, mesh_boxed, mesh_box, collides))
+    words = _StaticWords([ctypes.addressof(g)] + [0] * 9 + [bounds_at, tri_shape_at, len(mesh_boxed), mesh_boxed_at,
+                                                              mesh_box_at, collides_at, collides.shape[1],
+                                                              ctypes.addressof(hull_count)])
+    model = (words, hull_count)
+    if len(models) >= 64:  # (models come and go: the arrays of those gone are let go now and then)
+        models.clear()
+    models[id(collides)] = (sources, model)
+    return model
+
+
 def static_pairs(grid, lo: np.ndarray, hi: np.ndarray, bounds: np.ndarray,
                  mesh_boxes: tuple[np.ndarray, np.ndarray, np.ndarray], collides: np.ndarray, plane_count: int,
                  polytope_first: int, polytope_count: int, threads: int = 1):
@@ -279,22 +320,22 @@ def static_pairs(grid, lo: np.ndarray, hi: np.ndarray, bounds: np.ndarray,
     mesh_boxes: `grid_pairs`'; collides (N, columns) bool; threads: OpenMP threads (the same pairs for any count)."""
     struct = _grid_struct(grid)
     N = len(lo)
-    tri_shape, mesh_boxed, mesh_box = mesh_boxes
     if (struct is None or lo.dtype != np.float64 or hi.dtype != np.float64 or lo.shape != (N, 3) or hi.shape != (N, 3)
-            or not (lo.flags.c_contiguous and hi.flags.c_contiguous) or collides.dtype != bool
-            or collides.shape[0] != N or not collides.flags.c_contiguous or tri_shape.dtype != np.int64
-            or mesh_boxed.dtype != bool or mesh_box.dtype != np.float64 or bounds.dtype != np.float64
-            or not (tri_shape.flags.c_contiguous and mesh_boxed.flags.c_contiguous and mesh_box.flags.c_contiguous)
-            or mesh_box.shape != (len(mesh_boxed), 6) or tri_shape.shape != (grid.triangle_boxes.shape[1],)):
+            or not (lo.flags.c_contiguous and hi.flags.c_contiguous) or collides.shape[0] != N):
         return None
     g, rooms = struct
+    model = _static_model(rooms, g, bounds, mesh_boxes, collides)
+    if model is None:
+        return None
     room = rooms.get("static", 4 * N + 1024)
-    hull_count = ctypes.c_int64()
-    fixed = addresses((lo, hi, bounds, tri_shape)) + [len(mesh_boxed)] + addresses((mesh_boxed, mesh_box, collides))
+    words, hull_count = model
+    w = words.words
+    w[1] = N
     for _ in range(2):  # the room the last call needed; then, where that is short, the room this one needs
         out = np.empty((4, room), np.int64)
-        n = _LIB.pvu_static_pairs(ctypes.byref(g), N, *fixed, collides.shape[1], plane_count, polytope_first,
-                                  polytope_count, room, *addresses(out), ctypes.byref(hull_count), threads)
+        write_addresses((lo, hi, out), words.at + 16)
+        w[5:10] = (room, plane_count, polytope_first, polytope_count, threads)
+        n = _LIB.pvu_static_pairs_words(words.at)
         if n < 0:
             return None
         if hull_count.value >= 0:

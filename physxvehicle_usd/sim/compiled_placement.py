@@ -5,10 +5,11 @@ call. The numpy code stays the reference (tests/test_sim_static_broad.py holds t
 from __future__ import annotations
 
 import ctypes
+import operator
 
 import numpy as np
 
-from .extension import addresses, open_extension
+from .extension import addresses, open_extension, write_addresses
 
 _P, _I64 = ctypes.c_void_p, ctypes.c_int64
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
@@ -20,6 +21,8 @@ def _load() -> ctypes.CDLL | None:
         return None
     lib.pvu_shape_boxes.argtypes = [_I64, _I64, _I64, _P, _P, _P, ctypes.c_int, _P, ctypes.c_int] + [_P] * 8
     lib.pvu_shape_boxes.restype = ctypes.c_int
+    lib.pvu_shape_boxes_words.argtypes = [_P]
+    lib.pvu_shape_boxes_words.restype = ctypes.c_int
     return lib
 
 
@@ -31,13 +34,53 @@ def available() -> bool:
     return _LIB is not None
 
 
+class _Kept:
+    """The model's arrays of the last call (its shapes' vehicles, boxes and growths), their addresses taken once: a
+    step's world boxes hand over the pose's and the outputs' alone. Only arrays that are C-contiguous already are kept
+    (so that C reads them themselves, as they are at each call, never a copy of them)."""
+
+    __slots__ = ("vehicle", "body_centre", "body_half", "grow", "words", "at")
+
+    def __init__(self, vehicle, body_centre, body_half, grow):
+        self.vehicle, self.body_centre, self.body_half, self.grow = vehicle, body_centre, body_half, grow
+        # `pvu_shape_boxes_words`' words, the model's last
+        self.words = (ctypes.c_int64 * 13)()
+        self.words[9:13] = addresses((vehicle, body_centre, body_half)) + [
+            0 if grow is None else addresses((grow,))[0]]
+        self.at = ctypes.addressof(self.words)
+
+
+# by whether a growth is given (the world boxes' calls and the shape boxes' alternate in a step): the kept `_Kept` or
+# None, and the model arrays last met without one
+_KEPT: dict[bool, list] = {True: [None, None], False: [None, None]}
+
+
+def _kept(vehicle, body_centre, body_half, grow) -> _Kept | None:
+    """The kept addresses of these model arrays; made where the last call met the same arrays (a posed model's, made
+    anew every step, are never kept) and they are C-contiguous; None: not kept."""
+    slot = _KEPT[grow is None]
+    kept = slot[0]
+    if (kept is not None and kept.vehicle is vehicle and kept.body_centre is body_centre
+            and kept.body_half is body_half and kept.grow is grow):
+        return kept
+    sources = (vehicle, body_centre, body_half, grow)
+    seen = slot[1]
+    if seen is None or not all(map(operator.is_, seen, sources)):
+        slot[1] = sources
+        return None
+    if not all(a.flags.c_contiguous for a in (vehicle, body_centre, body_half) + (() if grow is None else (grow,))):
+        return None
+    kept = slot[0] = _Kept(vehicle, body_centre, body_half, grow)
+    return kept
+
+
 def shape_boxes(vehicle: np.ndarray, body_centre: np.ndarray, body_half: np.ndarray, position: np.ndarray,
                 orientation: np.ndarray, rows: np.ndarray | None = None, grow: np.ndarray | None = None):
     """(R (3, 3, n), centre (3, n), slack (n,), lo (n, 3), hi (n, 3)) of the shapes `rows` (None: all N) of bodies
     `vehicle` (N,) with boxes body_centre, body_half (3, N) at the poses position (3, V), orientation (4, V): the
     rotation, box centre and slack of placement.py's `shape_boxes` and (where grow (N,) is given, else lo and hi are
     None) the world box grown by grow and the slack of `world_boxes`; None where the C code does not cover the call
-    (the caller runs numpy)."""
+    (the caller runs numpy). The model's arrays of the last call are kept with their addresses (`_Kept`)."""
     N = len(vehicle)
     V = position.shape[-1] if position.ndim == 2 else -1
     if (_LIB is None or position.dtype not in _FLOATS or orientation.dtype not in _FLOATS
@@ -48,17 +91,34 @@ def shape_boxes(vehicle: np.ndarray, body_centre: np.ndarray, body_half: np.ndar
             or (rows is not None and (rows.dtype != np.int64 or rows.ndim != 1))):
         return None
     n = N if rows is None else len(rows)
-    arrays = [np.ascontiguousarray(a) for a in (vehicle, position, orientation, body_centre, body_half)]
-    R = np.empty((3, 3, n))
-    block = np.empty(10 * n if grow is not None else 4 * n)  # centre (3, n), slack (n,), lo (n, 3), hi (n, 3)
-    vehicle_at, position_at, orientation_at, centre_at, half_at = addresses(arrays)
-    rows_at = 0 if rows is None else addresses((np.ascontiguousarray(rows),))[0]
-    grow_at = 0 if grow is None else addresses((np.ascontiguousarray(grow),))[0]
-    out_at = addresses((R, block))
-    box_at = (0, 0) if grow is None else (out_at[1] + 32 * n, out_at[1] + 56 * n)
-    if n and _LIB.pvu_shape_boxes(V, N, n, rows_at or None, vehicle_at, position_at, position.dtype == np.float32,
-                                  orientation_at, orientation.dtype == np.float32, centre_at, half_at,
-                                  grow_at or None, out_at[0], out_at[1], out_at[1] + 24 * n, *box_at) < 0:
-        return None
-    lo, hi = (None, None) if grow is None else (block[4 * n:7 * n].reshape(n, 3), block[7 * n:].reshape(n, 3))
-    return R, block[:3 * n].reshape(3, n), block[3 * n:4 * n], lo, hi
+    # R (3, 3, n), centre (3, n), slack (n,), lo (n, 3), hi (n, 3): one allocation
+    block = np.empty(19 * n if grow is not None else 13 * n)
+    kept = _kept(vehicle, body_centre, body_half, grow)
+    position_single, orientation_single = position.dtype == np.float32, orientation.dtype == np.float32
+    if kept is not None:  # the model's words kept: the call's written into them
+        pose = (np.ascontiguousarray(position), np.ascontiguousarray(orientation), block)
+        if rows is not None:
+            pose += (np.ascontiguousarray(rows),)
+        else:
+            kept.words[8] = 0  # (all the shapes)
+        kept.words[:5] = (V, N, n, position_single, orientation_single)
+        write_addresses(pose, kept.at + 40)
+        if n and _LIB.pvu_shape_boxes_words(kept.at) < 0:
+            return None
+    else:
+        model = [np.ascontiguousarray(a) for a in (vehicle, body_centre, body_half)]
+        vehicle_at, centre_at, half_at = addresses(model)
+        grow_at = 0 if grow is None else addresses((np.ascontiguousarray(grow),))[0]
+        pose = (np.ascontiguousarray(position), np.ascontiguousarray(orientation), block)
+        if rows is not None:
+            pose += (np.ascontiguousarray(rows),)
+        at = addresses(pose)
+        position_at, orientation_at, out_at = at[:3]
+        rows_at = at[3] if rows is not None else 0
+        box_at = (0, 0) if grow is None else (out_at + 104 * n, out_at + 128 * n)
+        if n and _LIB.pvu_shape_boxes(V, N, n, rows_at or None, vehicle_at, position_at, position_single,
+                                      orientation_at, orientation_single, centre_at, half_at, grow_at or None, out_at,
+                                      out_at + 72 * n, out_at + 96 * n, *box_at) < 0:
+            return None
+    lo, hi = (None, None) if grow is None else (block[13 * n:16 * n].reshape(n, 3), block[16 * n:].reshape(n, 3))
+    return block[:9 * n].reshape(3, 3, n), block[9 * n:12 * n].reshape(3, n), block[12 * n:13 * n], lo, hi

@@ -27,7 +27,7 @@ import numpy as np
 
 from . import compiled_end_step
 from .contact_rows import FRICTION_BIAS_PER_SUBSTEP, MAX_CONTACT_BIAS_FACTOR
-from .extension import address, addresses, check_struct_size, open_extension
+from .extension import address, addresses, check_struct_size, open_extension, write_addresses
 from .memo import LastValue
 
 if TYPE_CHECKING:  # annotations only
@@ -97,7 +97,7 @@ def _load() -> ctypes.CDLL | None:
         lib.pvu_rows_tgs_contacts.restype = ctypes.c_int
     if hasattr(lib, "pvu_wheel_rows"):  # (an extension built before it: numpy stacks the wheels' rows)
         check_struct_size(lib, "pvu_wheel_rows_size", _WheelRows, "compiled_rows.py")
-        lib.pvu_wheel_rows.argtypes = [ctypes.POINTER(_WheelRows)]
+        lib.pvu_wheel_rows.argtypes = [_P]  # (a `_WheelRows`' address)
         lib.pvu_wheel_rows.restype = ctypes.c_int64
     for solve in (lib.pvu_rows_tgs, lib.pvu_rows_pgs):
         solve.argtypes = [ctypes.POINTER(_RowSolve)]
@@ -110,6 +110,7 @@ def _load() -> ctypes.CDLL | None:
 
 
 _LIB = _load()
+_contiguous = operator.attrgetter("flags.c_contiguous")
 _VELOCITY = compiled_end_step.velocity_function()
 _VELOCITY_SLOTS = compiled_end_step.velocity_slots()
 _ONE_CALL = _LIB is not None and hasattr(_LIB, "pvu_rows_tgs_contacts")  # (else three calls: an older extension)
@@ -128,13 +129,15 @@ def covers(dtype, pairs, p: SimParams | None = None, rows: ConstraintRows | None
     other precisions), the bodies' mass and inertia float32."""
     if _LIB is None or pairs is not None or dtype != np.float32:
         return False
-    if p is not None and any(a.dtype != np.float32 for a in (p.mass, p.moi, p.max_depenetration_velocity)):
+    if p is not None and (p.mass.dtype, p.moi.dtype, p.max_depenetration_velocity.dtype) != _THREE_FLOAT32:
         return False
     if rows is not None and not (rows.linear.dtype == rows.arm.dtype == np.float32
                                  and rows.damping.dtype == rows.separation.dtype == np.float64):
         return False
     return patches is None or _patch_dtypes(patches) == _PATCH_DTYPES
 
+
+_THREE_FLOAT32 = (np.dtype(np.float32),) * 3
 
 # the patches' float fields the C set-up reads (float64: patch_rows makes them so)
 _PATCH_FLOATS = ("arm", "separation", "normal", "rest_distance", "static_friction", "dynamic_friction", "restitution",
@@ -374,6 +377,8 @@ class CompiledContactRows:
 
 def _whole(*arrays: np.ndarray) -> list[np.ndarray]:
     """Each array where it is C-contiguous (patch_rows' arrays are), else a contiguous copy (a subset's view)."""
+    if all(map(_contiguous, arrays)):  # (most steps: every one)
+        return list(arrays)
     return [array if array.flags.c_contiguous else np.ascontiguousarray(array) for array in arrays]
 
 
@@ -398,7 +403,8 @@ _STEP_SLOTS = _slots(
     ("patches", "vehicles"), ("rows", "vehicles"), ("patches", "orientation"), ("rows", "orientation"),
     *(("rows", name) for name in "linear arm damping separation active hard".split()), ("solve", "hard"))
 # which of the step's addresses (`_KeptTGS.solve`'s `read`, in its order) goes into each of those words
-_STEP_WORDS = operator.itemgetter(*range(10), 0, 1, 10, 11, 12, 12, 13, 13, *range(14, 20), 19)
+_STEP_WORDS = np.array([*range(10), 0, 1, 10, 11, 12, 12, 13, 13, *range(14, 20), 19], np.intp)
+_STEP_ARRAYS = 23  # (`read`'s arrays: 20, and the three of the velocities' call)
 
 
 class _KeptTGS:
@@ -442,6 +448,9 @@ class _KeptTGS:
         self.rotation = (n, V, *addresses((self.orientation, angular, self.sine, self.cosine)), None)
         self.structs_at = (ctypes.byref(structs.patches), ctypes.byref(structs.rows), ctypes.byref(structs.solve))
         self.x_at = (d.x, d.x + 4 * 3 * V)  # (the end velocities' outputs: linear, angular)
+        # a step's addresses, written by one call (extension.write_addresses) and spread into the structs from here
+        self.step_words = np.zeros(_STEP_ARRAYS, np.uint64)
+        self.step_at = self.step_words.ctypes.data
 
     def solve(self, patches: PatchRows, rows: ConstraintRows, vehicles: np.ndarray, linear_velocity: np.ndarray,
               angular_velocity: np.ndarray, begin_position: np.ndarray, begin_orientation: np.ndarray,
@@ -463,8 +472,9 @@ class _KeptTGS:
         if velocity is not None:
             read += (linear_velocity, angular_velocity, orientation)
         # (the patches' flags and frictions read by the solve too, the vehicles and orientation by both set-ups)
-        words = addresses(read)
-        self.words[_STEP_SLOTS] = _STEP_WORDS(words)
+        write_addresses(read, self.step_at)
+        words = self.step_words
+        self.words[_STEP_SLOTS] = words[_STEP_WORDS]
         if velocity is not None:
             call, call_words = velocity
             call_words[_VELOCITY_SLOTS] = words[20:]
@@ -528,7 +538,6 @@ def solve_tgs_contacts(p: SimParams, rows: ConstraintRows, patches: PatchRows, l
 # the wheels' arrays `wheel_rows` reads, by the element type it takes them in
 _WHEEL_DTYPES = tuple(map(np.dtype, (np.float32,) * 5 + (np.bool_,) * 3))
 _dtype = operator.attrgetter("dtype")
-_contiguous = operator.attrgetter("flags.c_contiguous")
 _shape = operator.attrgetter("shape")
 
 
@@ -539,16 +548,20 @@ class _WheelCall:
     def __init__(self, V: int, W: int):
         self.struct = _WheelRows(V=V, W=W)
         self.words = np.frombuffer(self.struct, np.uint64)
-        self.slots = np.arange(_WheelRows.lng_dir.offset // 8, ctypes.sizeof(_WheelRows) // 8)
         R = 3 * W
         # the outputs' block, in the struct's order: vehicles (int64), separation (float64), linear and arm
         # (float32), active; where each starts in it
         self.bytes = sizes = (8 * V, 8 * V * R, 12 * V * R, 12 * V * R, V * R)
         self.offsets = [sum(sizes[:i]) for i in range(len(sizes))]
+        self.length = sum(sizes)
+        self.at = ctypes.addressof(self.struct)
+        self.inputs_at = self.at + _WheelRows.lng_dir.offset  # (the wheels' eight pointers, then `also`'s)
+        self.also_word = _WheelRows.also.offset // 8
+        self.outputs = np.arange(_WheelRows.vehicles_out.offset // 8, ctypes.sizeof(_WheelRows) // 8)
+        self.output_offsets = np.array(self.offsets, np.uint64)
 
 
 _WHEEL_CALLS = LastValue("mask")
-_NOT_ALSO = np.zeros(0, np.bool_)  # (no vehicles flagged: C's NULL)
 
 
 def wheel_rows(also: np.ndarray | None, lng_dir: np.ndarray, lat_dir: np.ndarray, normal: np.ndarray, arm: np.ndarray,
@@ -568,11 +581,14 @@ def wheel_rows(also: np.ndarray | None, lng_dir: np.ndarray, lat_dir: np.ndarray
             or (also is not None and (also.dtype != np.bool_ or also.shape != (V,) or not also.flags.c_contiguous))):
         return None
     call = _WHEEL_CALLS.get(p, (V, W), lambda: _WheelCall(V, W))
-    block = np.empty(sum(call.bytes), np.uint8)
-    base = address(block)
-    call.words[call.slots] = addresses(wheels + (_NOT_ALSO if also is None else also,), True) + [
-        base + offset for offset in call.offsets]
-    Vr = _LIB.pvu_wheel_rows(ctypes.byref(call.struct))
+    block = np.empty(call.length, np.uint8)
+    if also is None:
+        write_addresses(wheels, call.inputs_at)
+        call.words[call.also_word] = 0  # (C's NULL: no vehicle flagged)
+    else:
+        write_addresses(wheels + (also,), call.inputs_at)
+    call.words[call.outputs] = call.output_offsets + np.uint64(address(block))
+    Vr = _LIB.pvu_wheel_rows(call.at)
     R = 3 * W
     _, separation_at, linear_at, arm_at, active_at = call.offsets
     return (block[:8 * Vr].view(np.int64),

@@ -110,6 +110,15 @@ def addresses(arrays, empty_null: bool = False) -> list[int]:
     return words.out[:n] + _python_addresses(arrays[n:], empty_null)
 
 
+def write_addresses(arrays: tuple | list, at: int) -> None:
+    """Write `address` of each of `arrays` (a tuple or list) as 64-bit words at the address `at` (a kept argument
+    block a compiled call reads): as `addresses`, without a list made and copied on the way."""
+    if _BUFFER_ADDRESSES is not None and len(arrays) <= _WORDS and _BUFFER_ADDRESSES(arrays, 0, at) == len(arrays):
+        return
+    words = _python_addresses(arrays, False)
+    (ctypes.c_int64 * len(words)).from_address(at)[:] = words
+
+
 # `copy_into`'s element kinds (_addresses.c's): numpy's dtype of each
 _KINDS = {np.dtype(np.bool_): 0, np.dtype(np.int32): 1, np.dtype(np.int64): 2, np.dtype(np.float32): 3,
           np.dtype(np.float64): 4}

@@ -100,7 +100,8 @@ def solve_every_vehicle_with_contacts(p: SimParams, s: SimState, rows: Constrain
                               == s.body_orientation.dtype == dtype) or not compiled_rows.covers(dtype, None, p, rows,
                                                                                                  patches):
         return False
-    if not ((rows.active & rows.hard).any(axis=1) | patches.point_active.any(axis=(1, 2))).all():
+    touching = patches.point_active.any(axis=(1, 2))
+    if not (touching.all() or (touching | (rows.active & rows.hard).any(axis=1)).all()):
         return False  # (a vehicle with sticky rows alone: `_solve_soft_rows`)
     velocity = compiled_end_step.velocity_call(p, s, dt)
     if velocity is None:

@@ -5,6 +5,7 @@ vehicle's patches as the rows the solver sweeps (`patch_rows`, against the stati
 vehicles, coloured so that no two pairs of one colour share a body)."""
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 
 import numpy as np
@@ -336,12 +337,10 @@ def _compiled_patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.n
                          body_orientation: np.ndarray, length_scale: np.ndarray, previous: FrictionPatches | None
                          ) -> PatchRows:
     """`patch_rows_numpy` in two C calls (sim/compiled_bookkeeping.py), where `compiled_covers`."""
-    V = body_position.shape[1]
-    where = np.full(V, -1)
-    where[vehicles] = np.arange(len(vehicles))
+    where = _rows_of_vehicles(body_position.shape[1], vehicles)
     tables = compiled_bookkeeping.held(model.cache, "compiled_patches", (
         model.vehicle, first_rows(model), model.rest_distance, model.friction_offset_threshold,
-        *(getattr(model, name) for name in PATCH_PARAMS)),
+        *_patch_params(model)),
         lambda vehicle, first, rest, threshold, *params: compiled_bookkeeping.patch_tables(
             vehicle, first, rest, threshold, list(params)))
     made = compiled_bookkeeping.friction_patches(
@@ -358,6 +357,26 @@ def _compiled_patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.n
         friction_slot=(made.vehicle_row, made.slot))
     compiled_bookkeeping.write_rows(made, tables, Vr, floats, flags)
     return out
+
+
+# the pair parameters' tables of a model, in PATCH_PARAMS' order
+_patch_params = operator.attrgetter(*PATCH_PARAMS)
+
+_LAST_ROWS_OF_VEHICLES: list = [None]  # (V, the vehicles' bytes, their rows): the last `_rows_of_vehicles`
+
+
+def _rows_of_vehicles(V: int, vehicles: np.ndarray) -> np.ndarray:
+    """(V,) each vehicle's row among `vehicles` (-1: none), read-only: the last call's array again where V and the
+    vehicles' values are the same (a car on its obstacle: every step)."""
+    last = _LAST_ROWS_OF_VEHICLES[0]
+    key = vehicles.tobytes()
+    if last is not None and last[0] == V and last[1] == key and last[2] == vehicles.dtype:
+        return last[3]
+    where = np.full(V, -1)
+    where[vehicles] = np.arange(len(vehicles))
+    where.flags.writeable = False
+    _LAST_ROWS_OF_VEHICLES[0] = (V, key, vehicles.dtype, where)
+    return where
 
 
 def patch_rows_numpy(model: ContactModel, contacts: Contacts, vehicles: np.ndarray, body_position: np.ndarray,

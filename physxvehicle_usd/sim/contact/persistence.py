@@ -260,14 +260,19 @@ class _Match:
     vehicle: np.ndarray | None = None  # (the compiled refresh's: each pair's vehicle, the turn's operands)
     prev_orientation: np.ndarray | None = None
     polytope: np.ndarray | None = None
+    every_polytope: bool = False
     turn_radius: np.ndarray | None = None
     refresh_inputs: compiled_bookkeeping.Held | None = None
     left: dict = None
 
 
-def _fingerprint(arrays) -> tuple:
-    """What tells arrays apart: each one's dtype, shape and bytes."""
-    return tuple((a.dtype.str, a.shape, a.tobytes()) for a in arrays)
+_dtype, _shape, _bytes = operator.attrgetter("dtype"), operator.attrgetter("shape"), np.ndarray.tobytes
+
+
+def _fingerprint(arrays: list) -> tuple:
+    """What tells arrays apart: their dtypes, their shapes and their bytes one after the other (which the dtypes and
+    shapes split back into each array's)."""
+    return tuple(map(_dtype, arrays)), tuple(map(_shape, arrays)), b"".join(map(_bytes, arrays))
 
 
 def _matched(model: ContactModel, ground: Ground, planes: list[np.ndarray], hull_pairs: tuple, tri_pairs: tuple,
@@ -342,6 +347,7 @@ def _match(model: ContactModel, ground: Ground, planes: list[np.ndarray], hull_p
         match.vehicle = model.vehicle[match.row]
         match.prev_orientation = prev.orientation[at]
         match.polytope = kind == POLYTOPE
+        match.every_polytope = bool(match.polytope.all())
         match.turn_radius = manifold_margins(model)["pcm_radius"][match.row]
     return match
 
@@ -368,6 +374,10 @@ def _left(match: _Match, planes: list[np.ndarray], hull_pairs: tuple, tri_pairs:
     return planes, hull_pairs, tri_pairs, round_pairs
 
 
+_NO_KEYS = np.zeros(0, np.int64)
+_NO_KEYS.flags.writeable = False  # (a Persistence of no candidate pair: its keys, rows and statics, read only)
+
+
 class Persistence:
     """One step's use of the manifolds: `split` finds the candidate pairs that keep their points (their refreshed
     contacts in `kept`) and leaves the rest to be made anew; `record` gives the manifolds to keep after the step."""
@@ -388,15 +398,15 @@ class Persistence:
         self.kept = Contacts.empty()
         G = model.collides.shape[1]
         self.G = G
-        self.key = self.row = self.static = np.zeros(0, np.int64)
+        self.key = self.row = self.static = _NO_KEYS
         self.kept_pairs, self.kept_points = None, None
         if (not tri_pairs[0].size and not hull_pairs[0].size and not round_pairs[0].size
                 and not any(rows.size for rows in planes)):
             return  # no shape near anything: no work
         match = _matched(model, ground, planes, hull_pairs, tri_pairs, round_pairs, R_all, previous)
         self.row, self.static, self.key = match.row, match.static, match.key
-        self.is_kept = np.zeros(len(match.key), bool)
         if match.pts is None:  # no pair keeps a manifold, or none was recorded last step
+            self.is_kept = np.zeros(len(match.key), bool)
             return
         if compiled and match.covered:
             keep_pair = self._refresh_compiled(match, length_scale)
@@ -483,7 +493,11 @@ class Persistence:
         and the turns' travel are numpy's (its arccos), as `_refresh` forms them."""
         model, prev, at = self.model, match.prev, match.at
         turn = np.einsum("jp,pj->p", self.orientation[:, match.vehicle].astype(float), match.prev_orientation)
-        travel = np.where(match.polytope, np.arccos(np.clip(turn, -1.0, 1.0)) * match.turn_radius, 0.0)
+        # (np.clip's arithmetic, a NaN kept, in two ufunc calls; where every pair is a polytope's, np.where would
+        # take every product as it is)
+        travel = np.arccos(np.minimum(np.maximum(turn, -1.0), 1.0)) * match.turn_radius
+        if not match.every_polytope:
+            travel = np.where(match.polytope, travel, 0.0)
         cache = manifold_margins(model)
         tables = compiled_bookkeeping.held(cache, "compiled_refresh", (
             model.vehicle, model.boxes.mask, cache["pcm_inner"], model.radius, model.origin, model.static_boxes,

@@ -32,12 +32,20 @@ def reduce_contacts(c: Contacts, whole: np.ndarray | None = None) -> Contacts:
                                                             whole)
         # every contact kept in its order (a pair's few points, most steps): its arrays as they are (read, never
         # written), not copied
-        whole_kept = len(index) == len(c) and bool((index[1:] > index[:-1]).all())
+        whole_kept = len(index) == len(c) and _ascending(index)
         out = Contacts(c.shape, c.static, c.point, c.normal, c.separation, c.pair) if whole_kept else contacts_subset(
             c, index)
         out.patch = patch
         return out
     return reduce_contacts_numpy(c, whole)
+
+
+def _ascending(index: np.ndarray) -> bool:
+    """Whether the indices increase strictly: a few compared in Python (a step's pair or two), more in numpy."""
+    if len(index) <= 16:
+        values = index.tolist()
+        return all(a < b for a, b in zip(values, values[1:]))
+    return bool((index[1:] > index[:-1]).all())
 
 
 def reduce_contacts_numpy(c: Contacts, whole: np.ndarray | None = None) -> Contacts:

@@ -56,26 +56,56 @@ def generate(model: ContactModel, ground: Ground, position: np.ndarray, orientat
     if persistence is not None:
         parts.append(persistence.kept)
     parts = [p for p in parts if len(p)]
-    out = Contacts.empty()
-    if parts:
+    if not parts:
+        out = Contacts.empty()
+    else:
         fields = ("shape", "static", "point", "normal", "separation")
         out = Contacts(*(getattr(parts[0], f) if len(parts) == 1 else np.concatenate([getattr(p, f) for p in parts])
                          for f in fields))  # (the parts are the step's own: one is taken as it is)
-        out = reduce_contacts(out, _patch_points(model, out))
+        out = reduce_contacts(out, patch_points(model, out))
     if persistence is not None:
         out.manifolds = persistence.record(out)
     return out
 
 
-def _patch_points(model: ContactModel, c: Contacts) -> np.ndarray:
+def patch_points(model: ContactModel, c: Contacts) -> np.ndarray:
     """(C,) how many points each contact's patch keeps whole: MESH_PATCH_POINTS for a convex shape on a triangle mesh,
-    MAX_POINTS otherwise."""
-    on_mesh = (c.static >= model.plane_count) & (c.static < model.polytope_first)
+    MAX_POINTS otherwise. Read from `_patch_point_table` where the model has one (one look-up, not some six small
+    numpy calls), else worked out (`patch_points_numpy`)."""
+    table = _patch_point_table(model)
+    return patch_points_numpy(model, c.shape, c.static) if table is None else table[c.shape, c.static]
+
+
+def patch_points_numpy(model: ContactModel, shape: np.ndarray, static: np.ndarray) -> np.ndarray:
+    """`patch_points` of contacts' shape rows and static shapes, worked out in numpy: the reference."""
+    on_mesh = (static >= model.plane_count) & (static < model.polytope_first)
     if model.radius is not None:
-        on_mesh &= model.radius[c.shape] == 0.0
+        on_mesh &= model.radius[shape] == 0.0
     if model.cylinders.size:  # an exact cylinder's patches are PhysX's convex-core patches: four points at most
-        on_mesh &= ~np.isin(c.shape, model.cylinders)
+        on_mesh &= ~np.isin(shape, model.cylinders)
     return np.where(on_mesh, MESH_PATCH_POINTS, MAX_POINTS)
+
+
+# the most (shape row, static shape) entries `_patch_point_table` holds (a fleet's larger model works it out per step)
+_PATCH_TABLE_ENTRIES = 1 << 16
+
+
+def _patch_point_table(model: ContactModel) -> np.ndarray | None:
+    """`patch_points_numpy` every (shape row, static shape) of the model, (N, G) read-only, kept in the model's cache
+    while what it reads is the same (the radii array, the cylinder rows' values: a posed model, which shares the cache,
+    lists them anew; the column bounds); None where the model has more entries than _PATCH_TABLE_ENTRIES."""
+    N, G = model.collides.shape
+    if N * G > _PATCH_TABLE_ENTRIES:
+        return None
+    sources = (model.radius, model.cylinders.tobytes(), model.plane_count, model.polytope_first, N, G)
+    kept = model.cache.get("patch_point_table")
+    if kept is not None and kept[0][0] is sources[0] and kept[0][1:] == sources[1:]:
+        return kept[1]
+    shape, static = (a.ravel() for a in np.meshgrid(np.arange(N), np.arange(G), indexing="ij"))
+    table = patch_points_numpy(model, shape, static).reshape(N, G)
+    table.flags.writeable = False
+    model.cache["patch_point_table"] = (sources, table)
+    return table
 
 
 def _made(model: ContactModel, ground: Ground, planes: list[np.ndarray], hull_shape: np.ndarray, hull: np.ndarray,
