@@ -201,14 +201,16 @@ static void vehicle_rows(const EndStep *b, int64_t v, int64_t k, const Group *g)
     }
 }
 
-/* `vehicle_rows` of the soft group's vehicles soft[k], k in [k0, k0 + lanes), lanes <= ROW_LANES, side by side: the same
-   operations lane by lane (so the same bits), each lane's inputs gathered into rows of their own first (lanes past
-   the vehicles hold zeros and are not stored), each row's values stored contiguously over the vehicles, as the
-   soft group's layout has them (a braked fleet at rest: every vehicle's sticky rows, each step). */
-#define ROW_LANES 16
-static void soft_rows(const EndStep *b, const int64_t *soft, int64_t k0, int64_t lanes, const Group *g) {
+/* `vehicle_rows` of the soft group's vehicles soft[k], k in [k0, k0 + lanes), lanes <= PVU_SOFT_LANES, side by side:
+   the same operations lane by lane (so the same bits), each lane's inputs gathered into rows of their own first
+   (lanes past the vehicles repeat the first one's), into the block's lane-major `rows` (a braked fleet at rest: every
+   vehicle's sticky rows, each step). The limit rows are left out: in a soft group they act in no vehicle (gain 0), so
+   no sweep takes them. listed (R) out: the rows with a non-zero gain in one of the block's vehicles. */
+#define ROW_LANES PVU_SOFT_LANES
+static void soft_rows(const EndStep *b, const int64_t *soft, int64_t k0, int64_t lanes, SoftRow *rows,
+                      uint8_t *listed) {
     enum { L = ROW_LANES };
-    const int64_t V = b->V, W = b->W, VW = V * W, c = g->component;
+    const int64_t V = b->V, W = b->W, VW = V * W;
     const double h = b->dt / (double)b->iterations;
     float q[4][L], mass[L], moi[3][L], Rm[9][L], inv_mass[L], inv_moi[3][L];
     /* each lane's vehicle's first wheel from the block's first vehicle's (int32: the gathers below as vector gathers;
@@ -231,14 +233,7 @@ static void soft_rows(const EndStep *b, const int64_t *soft, int64_t k0, int64_t
         for (int a = 0; a < 3; ++a) inv_moi[a][l] = 1.0f / moi[a][l];
     }
     for (int64_t w = 0; w < W; ++w) {
-        {   /* the limit row: in no sweep (inactive, its gain 0) */
-            const int64_t r = row_index(W, w, 2);
-            for (int a = 0; a < 6; ++a) {
-                memset(g->J + a * c + r * g->row + k0, 0, (size_t)lanes * sizeof(float));
-                memset(g->WJ + a * c + r * g->row + k0, 0, (size_t)lanes * sizeof(float));
-            }
-            memset(g->gain + r * g->row_each + k0, 0, (size_t)lanes * sizeof(float));
-        }
+        listed[row_index(W, w, 2)] = 0;
         float arm[3][L];
         for (int a = 0; a < 3; ++a)
 #pragma omp simd
@@ -248,7 +243,8 @@ static void soft_rows(const EndStep *b, const int64_t *soft, int64_t k0, int64_t
             const float *dir = kind == 0 ? b->lng_dir : b->lat_dir;
             const uint8_t *flag = kind == 0 ? b->sticky_lng : b->sticky_lat;
             const float *row_damping = kind == 0 ? b->lng_damping : b->lat_damping;
-            float lin[3][L], damping[L], J[6][L], WJ[6][L], gain[L];
+            float lin[3][L], damping[L];
+            float(*J)[L] = rows[r].J, (*WJ)[L] = rows[r].WJ, *gain = rows[r].gain;
             int32_t active[L];
             for (int a = 0; a < 3; ++a)
 #pragma omp simd
@@ -280,11 +276,9 @@ static void soft_rows(const EndStep *b, const int64_t *soft, int64_t k0, int64_t
                 const double spring = sticky ? (double)damping[l] * h : 0.0;
                 gain[l] = (float)(spring / (1.0 + spring) / (sticky ? (double)u : 1.0));
             }
-            for (int a = 0; a < 6; ++a) {
-                memcpy(g->J + a * c + r * g->row + k0, J[a], (size_t)lanes * sizeof(float));
-                memcpy(g->WJ + a * c + r * g->row + k0, WJ[a], (size_t)lanes * sizeof(float));
-            }
-            memcpy(g->gain + r * g->row_each + k0, gain, (size_t)lanes * sizeof(float));
+            uint8_t any = 0;
+            for (int64_t l = 0; l < lanes; ++l) any = any | (gain[l] != 0.0f);
+            listed[r] = any;
         }
     }
 }
@@ -320,11 +314,10 @@ int pvu_end_step(const EndStep *b) {
         slot[v] = limit ? Vt++ : rows ? Vs++ : -1;
     }
     const int64_t Sc = Vs > 0 ? Vs : 1, Tc = Vt > 0 ? Vt : 1, Rc = R > 0 ? R : 1; /* no malloc(0) */
-    /* the soft group vehicle-contiguous (R, 6, Vs), as pvu_rows_soft_strided steps it; the TGS group as numpy's
-       (6, Vt, R), as pvu_rows_tgs takes it */
-    const Group soft = {Vs, 1, 6 * Vs, 1, Vs, malloc((size_t)(6 * Sc * Rc) * sizeof(float)),
-                        malloc((size_t)(6 * Sc * Rc) * sizeof(float)), malloc((size_t)(Sc * Rc) * sizeof(float)),
-                        NULL, NULL, NULL};
+    /* the soft group's rows: set up block by block (`soft_rows`), each block's solved at once; the TGS group's as
+       numpy's (6, Vt, R), as pvu_rows_tgs takes it */
+    const int64_t soft_blocks = (Vs + ROW_LANES - 1) / ROW_LANES;
+    uint8_t *block_listed = malloc((size_t)((soft_blocks > 0 ? soft_blocks : 1) * Rc)); /* each block's rows */
     const Group tgs = {Vt * R, R, 1, R, 1, malloc((size_t)(6 * Tc * Rc) * sizeof(float)),
                        malloc((size_t)(6 * Tc * Rc) * sizeof(float)), malloc((size_t)(Tc * Rc) * sizeof(float)),
                        malloc((size_t)(Tc * Rc) * sizeof(float)), malloc((size_t)(Tc * Rc) * sizeof(float)),
@@ -348,7 +341,7 @@ int pvu_end_step(const EndStep *b) {
     } else if (direct) {
         xt = b->linear_out, pt = b->position_out, at = b->angular_steps, ht = b->half;
     }
-    if (!soft.J || !soft.WJ || !soft.gain || !tgs.J || !tgs.WJ || !tgs.gain || !tgs.recip || !tgs.separation ||
+    if (!block_listed || !tgs.J || !tgs.WJ || !tgs.gain || !tgs.recip || !tgs.separation ||
         !tgs.act || !scratch[0] || !scratch[1] || !scratch[2] || !scratch[3] || !scratch[4] || !scratch[5] ||
         !scratch[6] || !scratch[7] || !impulse || !hard || !listed) {
         status = -1;
@@ -391,18 +384,65 @@ int pvu_end_step(const EndStep *b) {
         }
         b->rotations[v] = 1;
     }
-    const int64_t soft_blocks = (Vs + ROW_LANES - 1) / ROW_LANES;
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && soft_blocks > 1)
-    for (int64_t block = 0; block < soft_blocks; ++block) {
-        const int64_t k0 = block * ROW_LANES;
-        soft_rows(b, soft_vehicles, k0, Vs - k0 < ROW_LANES ? Vs - k0 : ROW_LANES, &soft);
-    }
     const float h_f = (float)(b->dt / (double)n);
-    if (Vs > 0) { /* the rows some vehicle's sweep takes (`_solve_soft_rows`: a non-zero gain in some vehicle) */
-        for (int64_t r = 0; r < R; ++r)
-            for (int64_t k = 0; k < Vs; ++k) listed[r] = listed[r] | (soft.gain[r * Vs + k] != 0.0f);
-        pvu_rows_soft_strided(Vs, R, n, threads, soft.J, soft.WJ, soft.gain, soft.component, soft.vehicle, soft.row,
-                              soft.each, soft.row_each, listed, h_f, xs, ps, as, hs);
+    /* `_solve_soft_rows`, block by block: the rows of a block's vehicles, its sweep matrix over the rows some vehicle of
+       the block takes (a non-zero gain), its position iterations. The sweep takes the rows with a non-zero gain in
+       some vehicle of the whole group: a block without one of them is solved again below with them all (its rows
+       with a gain of 0 in every lane: G - 0 * ... is G for finite numbers, not where a NaN or an infinity comes in) */
+    int failed = 0;
+#pragma omp parallel num_threads(threads) if (threads > 1 && soft_blocks > 1) reduction(| : failed)
+    {
+        SoftRow *rows = soft_blocks > 0 ? malloc((size_t)Rc * sizeof(SoftRow)) : NULL;
+        failed = soft_blocks > 0 && rows == NULL;
+#pragma omp for schedule(static)
+        for (int64_t block = 0; block < soft_blocks; ++block) {
+            if (rows == NULL) continue;
+            const int64_t k0 = block * ROW_LANES, lanes = Vs - k0 < ROW_LANES ? Vs - k0 : ROW_LANES;
+            soft_rows(b, soft_vehicles, k0, lanes, rows, block_listed + block * R);
+            pvu_rows_soft_block(R, n, rows, block_listed + block * R, h_f, Vs, k0, lanes, xs, ps, as, hs);
+        }
+        free(rows);
+    }
+    if (failed) { /* out of memory: the caller raises */
+        status = -1;
+        goto done;
+    }
+    uint8_t *listed_soft = listed; /* the rows some vehicle's sweep takes */
+    for (int64_t block = 0; block < soft_blocks; ++block)
+        for (int64_t r = 0; r < R; ++r) listed_soft[r] = listed_soft[r] | block_listed[block * R + r];
+    int64_t again = 0; /* the blocks to solve again */
+    for (int64_t block = 0; block < soft_blocks; ++block)
+        again += memcmp(block_listed + block * R, listed_soft, (size_t)R) != 0;
+    if (again > 0) {
+#pragma omp parallel num_threads(threads) if (threads > 1 && again > 1) reduction(| : failed)
+        {
+            SoftRow *rows = malloc((size_t)Rc * sizeof(SoftRow));
+            uint8_t *own = malloc((size_t)Rc); /* the block's own rows again (not read) */
+            failed = rows == NULL || own == NULL;
+#pragma omp for schedule(static)
+            for (int64_t block = 0; block < soft_blocks; ++block) {
+                if (failed || memcmp(block_listed + block * R, listed_soft, (size_t)R) == 0) continue;
+                const int64_t k0 = block * ROW_LANES, lanes = Vs - k0 < ROW_LANES ? Vs - k0 : ROW_LANES;
+                for (int64_t k = k0; k < k0 + lanes; ++k) { /* the solve's start again: the velocity, begin position */
+                    const int64_t v = soft_vehicles[k];
+                    float lin[3], ang[3];
+                    velocity(b, v, lin, ang);
+                    for (int a = 0; a < 3; ++a) {
+                        xs[a * Vs + k] = lin[a];
+                        xs[(3 + a) * Vs + k] = ang[a];
+                        ps[a * Vs + k] = b->begin_position[a * V + v];
+                    }
+                }
+                soft_rows(b, soft_vehicles, k0, lanes, rows, own);
+                pvu_rows_soft_block(R, n, rows, listed_soft, h_f, Vs, k0, lanes, xs, ps, as, hs);
+            }
+            free(rows);
+            free(own);
+        }
+        if (failed) {
+            status = -1;
+            goto done;
+        }
     }
     if (Vt > 0) { /* `_solve_rows_tgs`: the rows that act in some vehicle, the limit rows among them */
         uint8_t *t_listed = listed + R, *t_hard = listed + 2 * R;
@@ -467,9 +507,7 @@ done:
     free(slot);
     free(soft_vehicles);
     free(kind);
-    free(soft.J);
-    free(soft.WJ);
-    free(soft.gain);
+    free(block_listed);
     free(tgs.J);
     free(tgs.WJ);
     free(tgs.gain);
