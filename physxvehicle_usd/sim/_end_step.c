@@ -207,6 +207,19 @@ static void vehicle_rows(const EndStep *b, int64_t v, int64_t k, const Group *g)
    vehicle's sticky rows, each step). The limit rows are left out: in a soft group they act in no vehicle (gain 0), so
    no sweep takes them. listed (R) out: the rows with a non-zero gain in one of the block's vehicles. */
 #define ROW_LANES PVU_SOFT_LANES
+
+/* the four wheels' values of ROW_LANES consecutive vehicles (src: the first one's first wheel, vehicle by vehicle),
+   lane-major: out[w][stride * w + l], one loop over the lanes (de-interleaved as vectors, not gathered) */
+static inline void four_wheels(const float *src, float *out, int64_t stride) {
+#pragma omp simd
+    for (int l = 0; l < ROW_LANES; ++l) {
+        out[l] = src[4 * l];
+        out[stride + l] = src[4 * l + 1];
+        out[2 * stride + l] = src[4 * l + 2];
+        out[3 * stride + l] = src[4 * l + 3];
+    }
+}
+
 static void soft_rows(const EndStep *b, const int64_t *soft, int64_t k0, int64_t lanes, SoftRow *rows,
                       uint8_t *listed) {
     enum { L = ROW_LANES };
@@ -232,29 +245,56 @@ static void soft_rows(const EndStep *b, const int64_t *soft, int64_t k0, int64_t
         inv_mass[l] = 1.0f / mass[l];
         for (int a = 0; a < 3; ++a) inv_moi[a][l] = 1.0f / moi[a][l];
     }
+    /* four wheels and a whole block of consecutive vehicles (each block of a fleet but its last): the wheels' inputs
+       loaded as vectors and de-interleaved, not gathered lane by lane. by_wheel[w]: the arm (3), the longitudinal and
+       the lateral direction (3 each), their dampings and whether their rows act (flag and mask, 0 or 1, in floats) */
+    enum { ARM = 0, DIRECTION = 3, DAMPING = 9, ACTS = 11, INPUTS = 13 };
+    const int four = W == 4 && lanes == L && soft[k0 + L - 1] - soft[k0] == L - 1;
+    float by_wheel[4][INPUTS][L];
+    if (four) {
+        const float *const sources[ACTS] = {b->arm,     b->arm + VW,     b->arm + 2 * VW,     b->lng_dir,
+                                            b->lng_dir + VW, b->lng_dir + 2 * VW, b->lat_dir, b->lat_dir + VW,
+                                            b->lat_dir + 2 * VW, b->lng_damping, b->lat_damping};
+        for (int i = 0; i < ACTS; ++i) four_wheels(sources[i] + block_wheel, by_wheel[0][i], INPUTS * L);
+        const uint8_t *lng = b->sticky_lng + block_wheel, *lat = b->sticky_lat + block_wheel,
+                      *mask = b->mask + block_wheel;
+        for (int w = 0; w < 4; ++w)
+#pragma omp simd
+            for (int l = 0; l < L; ++l) {
+                by_wheel[w][ACTS][l] = (float)((lng[4 * l + w] != 0) & (mask[4 * l + w] != 0));
+                by_wheel[w][ACTS + 1][l] = (float)((lat[4 * l + w] != 0) & (mask[4 * l + w] != 0));
+            }
+    }
     for (int64_t w = 0; w < W; ++w) {
         listed[row_index(W, w, 2)] = 0;
-        float arm[3][L];
-        for (int a = 0; a < 3; ++a)
+        float gathered[3][L];
+        if (!four)
+            for (int a = 0; a < 3; ++a)
 #pragma omp simd
-            for (int l = 0; l < L; ++l) arm[a][l] = (b->arm + a * VW + block_wheel + w)[first_wheel[l]];
+                for (int l = 0; l < L; ++l) gathered[a][l] = (b->arm + a * VW + block_wheel + w)[first_wheel[l]];
+        const float(*arm)[L] = four ? (const float(*)[L])by_wheel[w][ARM] : (const float(*)[L])gathered;
         for (int kind = 0; kind < 2; ++kind) { /* longitudinal, lateral (sticky) */
             const int64_t r = row_index(W, w, kind);
             const float *dir = kind == 0 ? b->lng_dir : b->lat_dir;
             const uint8_t *flag = kind == 0 ? b->sticky_lng : b->sticky_lat;
             const float *row_damping = kind == 0 ? b->lng_damping : b->lat_damping;
-            float lin[3][L], damping[L];
             float(*J)[L] = rows[r].J, (*WJ)[L] = rows[r].WJ, *gain = rows[r].gain;
-            int32_t active[L];
-            for (int a = 0; a < 3; ++a)
+            float lanes_in[5][L]; /* direction (3), damping, acts: gathered */
+            if (!four) {
+                for (int a = 0; a < 3; ++a)
 #pragma omp simd
-                for (int l = 0; l < L; ++l) lin[a][l] = (dir + a * VW + block_wheel + w)[first_wheel[l]];
+                    for (int l = 0; l < L; ++l) lanes_in[a][l] = (dir + a * VW + block_wheel + w)[first_wheel[l]];
 #pragma omp simd
-            for (int l = 0; l < L; ++l) {
-                const int64_t e = block_wheel + w + first_wheel[l];
-                damping[l] = row_damping[e];
-                active[l] = (flag[e] != 0) & (b->mask[e] != 0);
+                for (int l = 0; l < L; ++l) {
+                    const int64_t e = block_wheel + w + first_wheel[l];
+                    lanes_in[3][l] = row_damping[e];
+                    lanes_in[4][l] = (float)((flag[e] != 0) & (b->mask[e] != 0));
+                }
             }
+            const float(*lin)[L] = four ? (const float(*)[L])by_wheel[w][DIRECTION + 3 * kind]
+                                        : (const float(*)[L])lanes_in;
+            const float *damping = four ? by_wheel[w][DAMPING + kind] : lanes_in[3];
+            const float *active = four ? by_wheel[w][ACTS + kind] : lanes_in[4];
             for (int l = 0; l < L; ++l) {
                 const float m[3][3] = {{Rm[0][l], Rm[1][l], Rm[2][l]}, {Rm[3][l], Rm[4][l], Rm[5][l]},
                                        {Rm[6][l], Rm[7][l], Rm[8][l]}};
@@ -272,7 +312,7 @@ static void soft_rows(const EndStep *b, const int64_t *soft, int64_t k0, int64_t
                     WJ[a][l] = wj_lin[a];
                     WJ[3 + a][l] = wj_ang[a];
                 }
-                const int sticky = active[l] & (u > 0.0f);
+                const int sticky = (active[l] != 0.0f) & (u > 0.0f);
                 const double spring = sticky ? (double)damping[l] * h : 0.0;
                 gain[l] = (float)(spring / (1.0 + spring) / (sticky ? (double)u : 1.0));
             }
