@@ -231,12 +231,22 @@ static void soft_rows(const EndStep *b, const int64_t *soft, int64_t k0, int64_t
     const int64_t block_wheel = soft[k0] * W;
     int32_t first_wheel[L];
     for (int l = 0; l < L; ++l) first_wheel[l] = (int32_t)(soft[k0 + (l < lanes ? l : 0)] * W - block_wheel);
-    for (int l = 0; l < L; ++l) {
-        const int64_t v = soft[k0 + (l < lanes ? l : 0)];
-        for (int a = 0; a < 4; ++a) q[a][l] = b->begin_orientation[a * V + v];
-        mass[l] = b->mass[v];
-        for (int a = 0; a < 3; ++a) moi[a][l] = b->moi[a * V + v];
-    }
+    /* a whole block of consecutive vehicles (each block of a fleet but its last): their values loaded as vectors */
+    const int consecutive = lanes == L && soft[k0 + L - 1] - soft[k0] == L - 1;
+    if (consecutive) {
+        const int64_t v0 = soft[k0];
+        for (int a = 0; a < 4; ++a)
+            for (int l = 0; l < L; ++l) q[a][l] = b->begin_orientation[a * V + v0 + l];
+        for (int l = 0; l < L; ++l) mass[l] = b->mass[v0 + l];
+        for (int a = 0; a < 3; ++a)
+            for (int l = 0; l < L; ++l) moi[a][l] = b->moi[a * V + v0 + l];
+    } else
+        for (int l = 0; l < L; ++l) {
+            const int64_t v = soft[k0 + (l < lanes ? l : 0)];
+            for (int a = 0; a < 4; ++a) q[a][l] = b->begin_orientation[a * V + v];
+            mass[l] = b->mass[v];
+            for (int a = 0; a < 3; ++a) moi[a][l] = b->moi[a * V + v];
+        }
     for (int l = 0; l < L; ++l) {
         const float ql[4] = {q[0][l], q[1][l], q[2][l], q[3][l]};
         float m[3][3];
@@ -245,11 +255,11 @@ static void soft_rows(const EndStep *b, const int64_t *soft, int64_t k0, int64_t
         inv_mass[l] = 1.0f / mass[l];
         for (int a = 0; a < 3; ++a) inv_moi[a][l] = 1.0f / moi[a][l];
     }
-    /* four wheels and a whole block of consecutive vehicles (each block of a fleet but its last): the wheels' inputs
-       loaded as vectors and de-interleaved, not gathered lane by lane. by_wheel[w]: the arm (3), the longitudinal and
+    /* four wheels and a whole block of consecutive vehicles: the wheels' inputs loaded as vectors and de-interleaved,
+       not gathered lane by lane. by_wheel[w]: the arm (3), the longitudinal and
        the lateral direction (3 each), their dampings and whether their rows act (flag and mask, 0 or 1, in floats) */
     enum { ARM = 0, DIRECTION = 3, DAMPING = 9, ACTS = 11, INPUTS = 13 };
-    const int four = W == 4 && lanes == L && soft[k0 + L - 1] - soft[k0] == L - 1;
+    const int four = W == 4 && consecutive;
     float by_wheel[4][INPUTS][L];
     if (four) {
         const float *const sources[ACTS] = {b->arm,     b->arm + VW,     b->arm + 2 * VW,     b->lng_dir,
@@ -258,12 +268,19 @@ static void soft_rows(const EndStep *b, const int64_t *soft, int64_t k0, int64_t
         for (int i = 0; i < ACTS; ++i) four_wheels(sources[i] + block_wheel, by_wheel[0][i], INPUTS * L);
         const uint8_t *lng = b->sticky_lng + block_wheel, *lat = b->sticky_lat + block_wheel,
                       *mask = b->mask + block_wheel;
-        for (int w = 0; w < 4; ++w)
-#pragma omp simd
+        uint32_t lng_words[L], lat_words[L], mask_words[L]; /* a vehicle's four flags in one word each */
+        memcpy(lng_words, lng, sizeof lng_words);
+        memcpy(lat_words, lat, sizeof lat_words);
+        memcpy(mask_words, mask, sizeof mask_words);
+        for (int w = 0; w < 4; ++w) {
+            /* wheel w's byte of a word: the w-th in memory (little-endian: the w-th from the low end) */
+            const int shift = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? 8 * w : 24 - 8 * w;
             for (int l = 0; l < L; ++l) {
-                by_wheel[w][ACTS][l] = (float)((lng[4 * l + w] != 0) & (mask[4 * l + w] != 0));
-                by_wheel[w][ACTS + 1][l] = (float)((lat[4 * l + w] != 0) & (mask[4 * l + w] != 0));
+                const uint32_t kept = (mask_words[l] >> shift) & 0xffu;
+                by_wheel[w][ACTS][l] = (float)((((lng_words[l] >> shift) & 0xffu) != 0) & (kept != 0));
+                by_wheel[w][ACTS + 1][l] = (float)((((lat_words[l] >> shift) & 0xffu) != 0) & (kept != 0));
             }
+        }
     }
     for (int64_t w = 0; w < W; ++w) {
         listed[row_index(W, w, 2)] = 0;
