@@ -5,8 +5,8 @@
    Per vehicle, the numpy code's arithmetic in its order and precision (float32 state; the damping factors and the
    sticky rows' gains formed in double, as numpy promotes them): damping, the velocity limits, the gyroscopic term,
    then the vehicle's rows (their Jacobians at the begin pose, unit responses, spring gains, reciprocal responses)
-   and its group's solve: sticky rows only, `pvu_rows_soft_strided`'s sweep matrix and position iterations; with an
-   active suspension-limit row, `pvu_rows_tgs`'s iterations. A vehicle without rows has its position integrated as
+   and its group's solve: sticky rows only, `pvu_rows_soft_block`'s sweep matrix and position iterations (a block of
+   vehicles' rows set up and solved at once); with an active suspension-limit row, `pvu_rows_tgs`'s iterations. A vehicle without rows has its position integrated as
    `integrate_position` does. einsum's sums (vecmath.matvec, matTvec) start from +0 and add the three products in
    order, so a sum of -0 products is +0 here as there. The pose's rotation is left to the caller, as in
    _row_solver.c: each rotation's angular velocity and half angle are written out, numpy takes their sines and
@@ -256,8 +256,8 @@ static void soft_rows(const EndStep *b, const int64_t *soft, int64_t k0, int64_t
         for (int a = 0; a < 3; ++a) inv_moi[a][l] = 1.0f / moi[a][l];
     }
     /* four wheels and a whole block of consecutive vehicles: the wheels' inputs loaded as vectors and de-interleaved,
-       not gathered lane by lane. by_wheel[w]: the arm (3), the longitudinal and
-       the lateral direction (3 each), their dampings and whether their rows act (flag and mask, 0 or 1, in floats) */
+       not gathered lane by lane. by_wheel[w]: the arm (3), the longitudinal and the lateral direction (3 each), their
+       dampings and whether their rows act (flag and mask, 0 or 1, in floats) */
     enum { ARM = 0, DIRECTION = 3, DAMPING = 9, ACTS = 11, INPUTS = 13 };
     const int four = W == 4 && consecutive;
     float by_wheel[4][INPUTS][L];
