@@ -447,18 +447,20 @@ int pvu_end_step(const EndStep *b) {
        some vehicle of the whole group: a block without one of them is solved again below with them all (its rows
        with a gain of 0 in every lane: G - 0 * ... is G for finite numbers, not where a NaN or an infinity comes in) */
     int failed = 0;
+    if (soft_blocks > 0) { /* (no parallel region where nothing is soft: a rolling fleet) */
 #pragma omp parallel num_threads(threads) if (threads > 1 && soft_blocks > 1) reduction(| : failed)
-    {
-        SoftRow *rows = soft_blocks > 0 ? malloc((size_t)Rc * sizeof(SoftRow)) : NULL;
-        failed = soft_blocks > 0 && rows == NULL;
+        {
+            SoftRow *rows = malloc((size_t)Rc * sizeof(SoftRow));
+            failed = rows == NULL;
 #pragma omp for schedule(static)
-        for (int64_t block = 0; block < soft_blocks; ++block) {
-            if (rows == NULL) continue;
-            const int64_t k0 = block * ROW_LANES, lanes = Vs - k0 < ROW_LANES ? Vs - k0 : ROW_LANES;
-            soft_rows(b, soft_vehicles, k0, lanes, rows, block_listed + block * R);
-            pvu_rows_soft_block(R, n, rows, block_listed + block * R, h_f, Vs, k0, lanes, xs, ps, as, hs);
+            for (int64_t block = 0; block < soft_blocks; ++block) {
+                if (rows == NULL) continue;
+                const int64_t k0 = block * ROW_LANES, lanes = Vs - k0 < ROW_LANES ? Vs - k0 : ROW_LANES;
+                soft_rows(b, soft_vehicles, k0, lanes, rows, block_listed + block * R);
+                pvu_rows_soft_block(R, n, rows, block_listed + block * R, h_f, Vs, k0, lanes, xs, ps, as, hs);
+            }
+            free(rows);
         }
-        free(rows);
     }
     if (failed) { /* out of memory: the caller raises */
         status = -1;
