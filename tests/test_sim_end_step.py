@@ -130,6 +130,55 @@ def test_full_blocks_of_sixteen_soft_vehicles_are_numpy_s_to_the_bit(limits):
     assert not np.array_equal(_bits(ours)[0], _bits(s)[0])  # the solve moved the velocities
 
 
+def test_sticky_dampings_that_differ_within_a_block_are_numpy_s_to_the_bit():
+    """Forty cars whose sticky rows' dampings differ from car to car (each lane's spring gain its own): the first
+    block's lanes differ, the second's lateral rows have none (-0 in one car, +0 in the others), the rest share one."""
+    sim = Simulator.from_description(read_stage(_cars(40)), DT)
+    for _ in range(5):
+        sim.step({k: np.full(sim.params.V, v) for k, v in BRAKED.items()})
+    p, s, normal, begin_position, begin_orientation = _random_state(sim, 5, "none")
+    rng = np.random.default_rng(5)
+    lng = p.sticky_lng_damping_w.astype(np.float32)
+    lat = p.sticky_lat_damping_w.astype(np.float32)
+    lng[:18] = rng.uniform(0.0, 2.0 * lng.max(), (18, p.W)).astype(np.float32)
+    lat[18:34] = np.float32(0.0)
+    lat[20] = np.float32(-0.0)
+    p.sticky_lng_damping_w, p.sticky_lat_damping_w = lng, lat
+    assert compiled_end_step.covers(p, s, normal)
+    ours, theirs = copy.deepcopy(s), copy.deepcopy(s)
+    compiled_end_step.end_step(p, ours, normal, begin_position, begin_orientation, DT, 1)
+    _numpy_end(p, theirs, normal, begin_position, begin_orientation, None)
+    for a, b in zip(_bits(ours), _bits(theirs)):
+        np.testing.assert_array_equal(a, b)  # 0 ulps, the sign of zero included
+    assert not np.array_equal(_bits(ours)[0], _bits(s)[0])  # the solve moved the velocities
+
+
+@pytest.mark.parametrize("lane", ["finite", "infinite"])
+def test_a_block_without_a_row_other_blocks_sweep_is_numpy_s_to_the_bit(lane):
+    """Forty cars, all sticky-only: the second block of 16 (soft vehicles 16 to 31) has no vehicle whose fourth
+    wheel's lateral row acts, the other blocks have; numpy's sweep takes that row in every vehicle (with a gain of 0
+    where it does not act), so the C call solves that block again with it. With an infinite direction in one of the
+    block's rows that does not act, G - 0 * inf is NaN in numpy: the C call's result is NaN there too."""
+    sim = Simulator.from_description(read_stage(_cars(40)), DT)
+    for _ in range(5):
+        sim.step({k: np.full(sim.params.V, v) for k, v in BRAKED.items()})
+    p, s, normal, begin_position, begin_orientation = _random_state(sim, 3, "none")
+    s.sticky_lng[:] = True
+    s.sticky_lat[:] = True
+    s.sticky_lng[2:4], s.sticky_lat[2:4] = False, False  # two vehicles without rows: soft vehicle 16 is car 18
+    s.sticky_lat[18:34, 3] = False
+    if lane == "infinite":
+        s.out["_lat_dir"][:, 20, 3] = np.float32(np.inf)
+    ours, theirs = copy.deepcopy(s), copy.deepcopy(s)
+    with np.errstate(invalid="ignore"):  # (the infinite lane's NaN)
+        compiled_end_step.end_step(p, ours, normal, begin_position, begin_orientation, DT, 1)
+        _numpy_end(p, theirs, normal, begin_position, begin_orientation, None)
+    for a, b in zip(_bits(ours), _bits(theirs)):
+        np.testing.assert_array_equal(a, b)  # 0 ulps, the sign of zero included
+    assert np.isnan(ours.linear_velocity[:, 20]).all() == (lane == "infinite")
+    assert np.isfinite(ours.linear_velocity[:, 19]).all()
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_the_compiled_velocities_before_the_rows_are_numpy_s_to_the_bit(fleet, seed):
     """compiled_end_step.end_velocity (damping, velocity limits, gyroscopic term: what end_step_physx does with

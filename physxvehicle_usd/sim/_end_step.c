@@ -5,8 +5,8 @@
    Per vehicle, the numpy code's arithmetic in its order and precision (float32 state; the damping factors and the
    sticky rows' gains formed in double, as numpy promotes them): damping, the velocity limits, the gyroscopic term,
    then the vehicle's rows (their Jacobians at the begin pose, unit responses, spring gains, reciprocal responses)
-   and its group's solve: sticky rows only, `pvu_rows_soft_strided`'s sweep matrix and position iterations; with an
-   active suspension-limit row, `pvu_rows_tgs`'s iterations. A vehicle without rows has its position integrated as
+   and its group's solve: sticky rows only, `pvu_rows_soft_block`'s sweep matrix and position iterations (a block of
+   vehicles' rows set up and solved at once); with an active suspension-limit row, `pvu_rows_tgs`'s iterations. A vehicle without rows has its position integrated as
    `integrate_position` does. einsum's sums (vecmath.matvec, matTvec) start from +0 and add the three products in
    order, so a sum of -0 products is +0 here as there. The pose's rotation is left to the caller, as in
    _row_solver.c: each rotation's angular velocity and half angle are written out, numpy takes their sines and
@@ -201,14 +201,29 @@ static void vehicle_rows(const EndStep *b, int64_t v, int64_t k, const Group *g)
     }
 }
 
-/* `vehicle_rows` of the soft group's vehicles soft[k], k in [k0, k0 + lanes), lanes <= ROW_LANES, side by side: the same
-   operations lane by lane (so the same bits), each lane's inputs gathered into rows of their own first (lanes past
-   the vehicles hold zeros and are not stored), each row's values stored contiguously over the vehicles, as the
-   soft group's layout has them (a braked fleet at rest: every vehicle's sticky rows, each step). */
-#define ROW_LANES 16
-static void soft_rows(const EndStep *b, const int64_t *soft, int64_t k0, int64_t lanes, const Group *g) {
+/* `vehicle_rows` of the soft group's vehicles soft[k], k in [k0, k0 + lanes), lanes <= PVU_SOFT_LANES, side by side:
+   the same operations lane by lane (so the same bits), each lane's inputs gathered into rows of their own first
+   (lanes past the vehicles repeat the first one's), into the block's lane-major `rows` (a braked fleet at rest: every
+   vehicle's sticky rows, each step). The limit rows are left out: in a soft group they act in no vehicle (gain 0), so
+   no sweep takes them. listed (R) out: the rows with a non-zero gain in one of the block's vehicles. */
+#define ROW_LANES PVU_SOFT_LANES
+
+/* the four wheels' values of ROW_LANES consecutive vehicles (src: the first one's first wheel, vehicle by vehicle),
+   lane-major: out[w][stride * w + l], one loop over the lanes (de-interleaved as vectors, not gathered) */
+static inline void four_wheels(const float *src, float *out, int64_t stride) {
+#pragma omp simd
+    for (int l = 0; l < ROW_LANES; ++l) {
+        out[l] = src[4 * l];
+        out[stride + l] = src[4 * l + 1];
+        out[2 * stride + l] = src[4 * l + 2];
+        out[3 * stride + l] = src[4 * l + 3];
+    }
+}
+
+static void soft_rows(const EndStep *b, const int64_t *soft, int64_t k0, int64_t lanes, SoftRow *rows,
+                      uint8_t *listed) {
     enum { L = ROW_LANES };
-    const int64_t V = b->V, W = b->W, VW = V * W, c = g->component;
+    const int64_t V = b->V, W = b->W, VW = V * W;
     const double h = b->dt / (double)b->iterations;
     float q[4][L], mass[L], moi[3][L], Rm[9][L], inv_mass[L], inv_moi[3][L];
     /* each lane's vehicle's first wheel from the block's first vehicle's (int32: the gathers below as vector gathers;
@@ -216,12 +231,22 @@ static void soft_rows(const EndStep *b, const int64_t *soft, int64_t k0, int64_t
     const int64_t block_wheel = soft[k0] * W;
     int32_t first_wheel[L];
     for (int l = 0; l < L; ++l) first_wheel[l] = (int32_t)(soft[k0 + (l < lanes ? l : 0)] * W - block_wheel);
-    for (int l = 0; l < L; ++l) {
-        const int64_t v = soft[k0 + (l < lanes ? l : 0)];
-        for (int a = 0; a < 4; ++a) q[a][l] = b->begin_orientation[a * V + v];
-        mass[l] = b->mass[v];
-        for (int a = 0; a < 3; ++a) moi[a][l] = b->moi[a * V + v];
-    }
+    /* a whole block of consecutive vehicles (each block of a fleet but its last): their values loaded as vectors */
+    const int consecutive = lanes == L && soft[k0 + L - 1] - soft[k0] == L - 1;
+    if (consecutive) {
+        const int64_t v0 = soft[k0];
+        for (int a = 0; a < 4; ++a)
+            for (int l = 0; l < L; ++l) q[a][l] = b->begin_orientation[a * V + v0 + l];
+        for (int l = 0; l < L; ++l) mass[l] = b->mass[v0 + l];
+        for (int a = 0; a < 3; ++a)
+            for (int l = 0; l < L; ++l) moi[a][l] = b->moi[a * V + v0 + l];
+    } else
+        for (int l = 0; l < L; ++l) {
+            const int64_t v = soft[k0 + (l < lanes ? l : 0)];
+            for (int a = 0; a < 4; ++a) q[a][l] = b->begin_orientation[a * V + v];
+            mass[l] = b->mass[v];
+            for (int a = 0; a < 3; ++a) moi[a][l] = b->moi[a * V + v];
+        }
     for (int l = 0; l < L; ++l) {
         const float ql[4] = {q[0][l], q[1][l], q[2][l], q[3][l]};
         float m[3][3];
@@ -230,35 +255,63 @@ static void soft_rows(const EndStep *b, const int64_t *soft, int64_t k0, int64_t
         inv_mass[l] = 1.0f / mass[l];
         for (int a = 0; a < 3; ++a) inv_moi[a][l] = 1.0f / moi[a][l];
     }
-    for (int64_t w = 0; w < W; ++w) {
-        {   /* the limit row: in no sweep (inactive, its gain 0) */
-            const int64_t r = row_index(W, w, 2);
-            for (int a = 0; a < 6; ++a) {
-                memset(g->J + a * c + r * g->row + k0, 0, (size_t)lanes * sizeof(float));
-                memset(g->WJ + a * c + r * g->row + k0, 0, (size_t)lanes * sizeof(float));
+    /* four wheels and a whole block of consecutive vehicles: the wheels' inputs loaded as vectors and de-interleaved,
+       not gathered lane by lane. by_wheel[w]: the arm (3), the longitudinal and the lateral direction (3 each), their
+       dampings and whether their rows act (flag and mask, 0 or 1, in floats) */
+    enum { ARM = 0, DIRECTION = 3, DAMPING = 9, ACTS = 11, INPUTS = 13 };
+    const int four = W == 4 && consecutive;
+    float by_wheel[4][INPUTS][L];
+    if (four) {
+        const float *const sources[ACTS] = {b->arm,     b->arm + VW,     b->arm + 2 * VW,     b->lng_dir,
+                                            b->lng_dir + VW, b->lng_dir + 2 * VW, b->lat_dir, b->lat_dir + VW,
+                                            b->lat_dir + 2 * VW, b->lng_damping, b->lat_damping};
+        for (int i = 0; i < ACTS; ++i) four_wheels(sources[i] + block_wheel, by_wheel[0][i], INPUTS * L);
+        const uint8_t *lng = b->sticky_lng + block_wheel, *lat = b->sticky_lat + block_wheel,
+                      *mask = b->mask + block_wheel;
+        uint32_t lng_words[L], lat_words[L], mask_words[L]; /* a vehicle's four flags in one word each */
+        memcpy(lng_words, lng, sizeof lng_words);
+        memcpy(lat_words, lat, sizeof lat_words);
+        memcpy(mask_words, mask, sizeof mask_words);
+        for (int w = 0; w < 4; ++w) {
+            /* wheel w's byte of a word: the w-th in memory (little-endian: the w-th from the low end) */
+            const int shift = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? 8 * w : 24 - 8 * w;
+            for (int l = 0; l < L; ++l) {
+                const uint32_t kept = (mask_words[l] >> shift) & 0xffu;
+                by_wheel[w][ACTS][l] = (float)((((lng_words[l] >> shift) & 0xffu) != 0) & (kept != 0));
+                by_wheel[w][ACTS + 1][l] = (float)((((lat_words[l] >> shift) & 0xffu) != 0) & (kept != 0));
             }
-            memset(g->gain + r * g->row_each + k0, 0, (size_t)lanes * sizeof(float));
         }
-        float arm[3][L];
-        for (int a = 0; a < 3; ++a)
+    }
+    for (int64_t w = 0; w < W; ++w) {
+        listed[row_index(W, w, 2)] = 0;
+        float gathered[3][L];
+        if (!four)
+            for (int a = 0; a < 3; ++a)
 #pragma omp simd
-            for (int l = 0; l < L; ++l) arm[a][l] = (b->arm + a * VW + block_wheel + w)[first_wheel[l]];
+                for (int l = 0; l < L; ++l) gathered[a][l] = (b->arm + a * VW + block_wheel + w)[first_wheel[l]];
+        const float(*arm)[L] = four ? (const float(*)[L])by_wheel[w][ARM] : (const float(*)[L])gathered;
         for (int kind = 0; kind < 2; ++kind) { /* longitudinal, lateral (sticky) */
             const int64_t r = row_index(W, w, kind);
             const float *dir = kind == 0 ? b->lng_dir : b->lat_dir;
             const uint8_t *flag = kind == 0 ? b->sticky_lng : b->sticky_lat;
             const float *row_damping = kind == 0 ? b->lng_damping : b->lat_damping;
-            float lin[3][L], damping[L], J[6][L], WJ[6][L], gain[L];
-            int32_t active[L];
-            for (int a = 0; a < 3; ++a)
+            float(*J)[L] = rows[r].J, (*WJ)[L] = rows[r].WJ, *gain = rows[r].gain;
+            float lanes_in[5][L]; /* direction (3), damping, acts: gathered */
+            if (!four) {
+                for (int a = 0; a < 3; ++a)
 #pragma omp simd
-                for (int l = 0; l < L; ++l) lin[a][l] = (dir + a * VW + block_wheel + w)[first_wheel[l]];
+                    for (int l = 0; l < L; ++l) lanes_in[a][l] = (dir + a * VW + block_wheel + w)[first_wheel[l]];
 #pragma omp simd
-            for (int l = 0; l < L; ++l) {
-                const int64_t e = block_wheel + w + first_wheel[l];
-                damping[l] = row_damping[e];
-                active[l] = (flag[e] != 0) & (b->mask[e] != 0);
+                for (int l = 0; l < L; ++l) {
+                    const int64_t e = block_wheel + w + first_wheel[l];
+                    lanes_in[3][l] = row_damping[e];
+                    lanes_in[4][l] = (float)((flag[e] != 0) & (b->mask[e] != 0));
+                }
             }
+            const float(*lin)[L] = four ? (const float(*)[L])by_wheel[w][DIRECTION + 3 * kind]
+                                        : (const float(*)[L])lanes_in;
+            const float *damping = four ? by_wheel[w][DAMPING + kind] : lanes_in[3];
+            const float *active = four ? by_wheel[w][ACTS + kind] : lanes_in[4];
             for (int l = 0; l < L; ++l) {
                 const float m[3][3] = {{Rm[0][l], Rm[1][l], Rm[2][l]}, {Rm[3][l], Rm[4][l], Rm[5][l]},
                                        {Rm[6][l], Rm[7][l], Rm[8][l]}};
@@ -276,15 +329,13 @@ static void soft_rows(const EndStep *b, const int64_t *soft, int64_t k0, int64_t
                     WJ[a][l] = wj_lin[a];
                     WJ[3 + a][l] = wj_ang[a];
                 }
-                const int sticky = active[l] & (u > 0.0f);
+                const int sticky = (active[l] != 0.0f) & (u > 0.0f);
                 const double spring = sticky ? (double)damping[l] * h : 0.0;
                 gain[l] = (float)(spring / (1.0 + spring) / (sticky ? (double)u : 1.0));
             }
-            for (int a = 0; a < 6; ++a) {
-                memcpy(g->J + a * c + r * g->row + k0, J[a], (size_t)lanes * sizeof(float));
-                memcpy(g->WJ + a * c + r * g->row + k0, WJ[a], (size_t)lanes * sizeof(float));
-            }
-            memcpy(g->gain + r * g->row_each + k0, gain, (size_t)lanes * sizeof(float));
+            uint8_t any = 0;
+            for (int64_t l = 0; l < lanes; ++l) any = any | (gain[l] != 0.0f);
+            listed[r] = any;
         }
     }
 }
@@ -320,11 +371,10 @@ int pvu_end_step(const EndStep *b) {
         slot[v] = limit ? Vt++ : rows ? Vs++ : -1;
     }
     const int64_t Sc = Vs > 0 ? Vs : 1, Tc = Vt > 0 ? Vt : 1, Rc = R > 0 ? R : 1; /* no malloc(0) */
-    /* the soft group vehicle-contiguous (R, 6, Vs), as pvu_rows_soft_strided steps it; the TGS group as numpy's
-       (6, Vt, R), as pvu_rows_tgs takes it */
-    const Group soft = {Vs, 1, 6 * Vs, 1, Vs, malloc((size_t)(6 * Sc * Rc) * sizeof(float)),
-                        malloc((size_t)(6 * Sc * Rc) * sizeof(float)), malloc((size_t)(Sc * Rc) * sizeof(float)),
-                        NULL, NULL, NULL};
+    /* the soft group's rows: set up block by block (`soft_rows`), each block's solved at once; the TGS group's as
+       numpy's (6, Vt, R), as pvu_rows_tgs takes it */
+    const int64_t soft_blocks = (Vs + ROW_LANES - 1) / ROW_LANES;
+    uint8_t *block_listed = malloc((size_t)((soft_blocks > 0 ? soft_blocks : 1) * Rc)); /* each block's rows */
     const Group tgs = {Vt * R, R, 1, R, 1, malloc((size_t)(6 * Tc * Rc) * sizeof(float)),
                        malloc((size_t)(6 * Tc * Rc) * sizeof(float)), malloc((size_t)(Tc * Rc) * sizeof(float)),
                        malloc((size_t)(Tc * Rc) * sizeof(float)), malloc((size_t)(Tc * Rc) * sizeof(float)),
@@ -348,7 +398,7 @@ int pvu_end_step(const EndStep *b) {
     } else if (direct) {
         xt = b->linear_out, pt = b->position_out, at = b->angular_steps, ht = b->half;
     }
-    if (!soft.J || !soft.WJ || !soft.gain || !tgs.J || !tgs.WJ || !tgs.gain || !tgs.recip || !tgs.separation ||
+    if (!block_listed || !tgs.J || !tgs.WJ || !tgs.gain || !tgs.recip || !tgs.separation ||
         !tgs.act || !scratch[0] || !scratch[1] || !scratch[2] || !scratch[3] || !scratch[4] || !scratch[5] ||
         !scratch[6] || !scratch[7] || !impulse || !hard || !listed) {
         status = -1;
@@ -391,18 +441,67 @@ int pvu_end_step(const EndStep *b) {
         }
         b->rotations[v] = 1;
     }
-    const int64_t soft_blocks = (Vs + ROW_LANES - 1) / ROW_LANES;
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && soft_blocks > 1)
-    for (int64_t block = 0; block < soft_blocks; ++block) {
-        const int64_t k0 = block * ROW_LANES;
-        soft_rows(b, soft_vehicles, k0, Vs - k0 < ROW_LANES ? Vs - k0 : ROW_LANES, &soft);
-    }
     const float h_f = (float)(b->dt / (double)n);
-    if (Vs > 0) { /* the rows some vehicle's sweep takes (`_solve_soft_rows`: a non-zero gain in some vehicle) */
-        for (int64_t r = 0; r < R; ++r)
-            for (int64_t k = 0; k < Vs; ++k) listed[r] = listed[r] | (soft.gain[r * Vs + k] != 0.0f);
-        pvu_rows_soft_strided(Vs, R, n, threads, soft.J, soft.WJ, soft.gain, soft.component, soft.vehicle, soft.row,
-                              soft.each, soft.row_each, listed, h_f, xs, ps, as, hs);
+    /* `_solve_soft_rows`, block by block: the rows of a block's vehicles, its sweep matrix over the rows some vehicle of
+       the block takes (a non-zero gain), its position iterations. The sweep takes the rows with a non-zero gain in
+       some vehicle of the whole group: a block without one of them is solved again below with them all (its rows
+       with a gain of 0 in every lane: G - 0 * ... is G for finite numbers, not where a NaN or an infinity comes in) */
+    int failed = 0;
+    if (soft_blocks > 0) { /* (no parallel region where nothing is soft: a rolling fleet) */
+#pragma omp parallel num_threads(threads) if (threads > 1 && soft_blocks > 1) reduction(| : failed)
+        {
+            SoftRow *rows = malloc((size_t)Rc * sizeof(SoftRow));
+            failed = rows == NULL;
+#pragma omp for schedule(static)
+            for (int64_t block = 0; block < soft_blocks; ++block) {
+                if (rows == NULL) continue;
+                const int64_t k0 = block * ROW_LANES, lanes = Vs - k0 < ROW_LANES ? Vs - k0 : ROW_LANES;
+                soft_rows(b, soft_vehicles, k0, lanes, rows, block_listed + block * R);
+                pvu_rows_soft_block(R, n, rows, block_listed + block * R, h_f, Vs, k0, lanes, xs, ps, as, hs);
+            }
+            free(rows);
+        }
+    }
+    if (failed) { /* out of memory: the caller raises */
+        status = -1;
+        goto done;
+    }
+    uint8_t *listed_soft = listed; /* the rows some vehicle's sweep takes */
+    for (int64_t block = 0; block < soft_blocks; ++block)
+        for (int64_t r = 0; r < R; ++r) listed_soft[r] = listed_soft[r] | block_listed[block * R + r];
+    int64_t again = 0; /* the blocks to solve again */
+    for (int64_t block = 0; block < soft_blocks; ++block)
+        again += memcmp(block_listed + block * R, listed_soft, (size_t)R) != 0;
+    if (again > 0) {
+#pragma omp parallel num_threads(threads) if (threads > 1 && again > 1) reduction(| : failed)
+        {
+            SoftRow *rows = malloc((size_t)Rc * sizeof(SoftRow));
+            uint8_t *own = malloc((size_t)Rc); /* the block's own rows again (not read) */
+            failed = rows == NULL || own == NULL;
+#pragma omp for schedule(static)
+            for (int64_t block = 0; block < soft_blocks; ++block) {
+                if (failed || memcmp(block_listed + block * R, listed_soft, (size_t)R) == 0) continue;
+                const int64_t k0 = block * ROW_LANES, lanes = Vs - k0 < ROW_LANES ? Vs - k0 : ROW_LANES;
+                for (int64_t k = k0; k < k0 + lanes; ++k) { /* the solve's start again: the velocity, begin position */
+                    const int64_t v = soft_vehicles[k];
+                    float lin[3], ang[3];
+                    velocity(b, v, lin, ang);
+                    for (int a = 0; a < 3; ++a) {
+                        xs[a * Vs + k] = lin[a];
+                        xs[(3 + a) * Vs + k] = ang[a];
+                        ps[a * Vs + k] = b->begin_position[a * V + v];
+                    }
+                }
+                soft_rows(b, soft_vehicles, k0, lanes, rows, own);
+                pvu_rows_soft_block(R, n, rows, listed_soft, h_f, Vs, k0, lanes, xs, ps, as, hs);
+            }
+            free(rows);
+            free(own);
+        }
+        if (failed) {
+            status = -1;
+            goto done;
+        }
     }
     if (Vt > 0) { /* `_solve_rows_tgs`: the rows that act in some vehicle, the limit rows among them */
         uint8_t *t_listed = listed + R, *t_hard = listed + 2 * R;
@@ -467,9 +566,7 @@ done:
     free(slot);
     free(soft_vehicles);
     free(kind);
-    free(soft.J);
-    free(soft.WJ);
-    free(soft.gain);
+    free(block_listed);
     free(tgs.J);
     free(tgs.WJ);
     free(tgs.gain);

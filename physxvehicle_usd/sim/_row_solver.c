@@ -358,14 +358,92 @@ int pvu_rows_orientation(int64_t n, int64_t V, float *q, const float *angular, c
     return 0;
 }
 
-/* vehicles the soft solve steps side by side: each array op over them is one vector instruction (AVX-512) */
-#define SOFT_LANES 16
+enum { SOFT_L = PVU_SOFT_LANES };
+
+/* the sweep matrix's step for one listed row of a block: G <- (I - g (W j) j^T) G, j^T G summed over a in order (a row
+   not active in a lane has g = 0 there and leaves G as it is, as in numpy) */
+static inline __attribute__((always_inline)) void soft_matrix_row(float G[6][6][SOFT_L], const float j[6][SOFT_L],
+                                                                   const float wj[6][SOFT_L], const float g[SOFT_L]) {
+    enum { L = SOFT_L };
+    float jG[6][L];
+    for (int c = 0; c < 6; ++c) {
+        for (int l = 0; l < L; ++l) jG[c][l] = j[0][l] * G[0][c][l];
+        for (int a = 1; a < 6; ++a)
+            for (int l = 0; l < L; ++l) jG[c][l] = jG[c][l] + j[a][l] * G[a][c][l];
+    }
+    for (int i = 0; i < 6; ++i) {
+        float gw[L];
+        for (int l = 0; l < L; ++l) gw[l] = g[l] * wj[i][l];
+        for (int c = 0; c < 6; ++c)
+            for (int l = 0; l < L; ++l) G[i][c][l] = G[i][c][l] - gw[l] * jG[c][l];
+    }
+}
+
+static inline __attribute__((always_inline)) void soft_identity(float G[6][6][SOFT_L]) {
+    for (int i = 0; i < 6; ++i)
+        for (int c = 0; c < 6; ++c)
+            for (int l = 0; l < SOFT_L; ++l) G[i][c][l] = i == c ? 1.0f : 0.0f;
+}
+
+/* a block's n position iterations x <- G x from x_all and position_all (lanes v0 .. v0 + lanes - 1; lanes past them
+   zeros, never stored), the position moved by x h each; each iteration's angular velocity and half angle written out,
+   the velocity and position back (a whole block's as vectors) */
+static inline __attribute__((always_inline)) void soft_iterations(const float G[6][6][SOFT_L], int64_t n, float h_f,
+                                                                  int64_t V, int64_t v0, int64_t lanes, float *x_all,
+                                                                  float *position_all, float *angular, float *half) {
+    enum { L = SOFT_L };
+    float x[6][L], position[3][L];
+    if (lanes == L) {
+        for (int a = 0; a < 6; ++a)
+            for (int l = 0; l < L; ++l) x[a][l] = x_all[a * V + v0 + l];
+        for (int a = 0; a < 3; ++a)
+            for (int l = 0; l < L; ++l) position[a][l] = position_all[a * V + v0 + l];
+    } else
+        for (int l = 0; l < L; ++l) {
+            const int64_t v = v0 + (l < lanes ? l : 0);
+            for (int a = 0; a < 6; ++a) x[a][l] = l < lanes ? x_all[a * V + v] : 0.0f;
+            for (int a = 0; a < 3; ++a) position[a][l] = l < lanes ? position_all[a * V + v] : 0.0f;
+        }
+    for (int64_t it = 0; it < n; ++it) {
+        float next[6][L], speed[L], half_angle[L];
+        for (int i = 0; i < 6; ++i) {
+            for (int l = 0; l < L; ++l) next[i][l] = G[i][0][l] * x[0][l];
+            for (int c = 1; c < 6; ++c)
+                for (int l = 0; l < L; ++l) next[i][l] = next[i][l] + G[i][c][l] * x[c][l];
+        }
+        memcpy(x, next, sizeof x);
+        for (int a = 0; a < 3; ++a)
+            for (int l = 0; l < L; ++l) position[a][l] = position[a][l] + x[a][l] * h_f;
+        for (int l = 0; l < L; ++l) speed[l] = sqrtf(x[3][l] * x[3][l] + x[4][l] * x[4][l] + x[5][l] * x[5][l]);
+        for (int l = 0; l < L; ++l) half_angle[l] = 0.5f * speed[l] * h_f;
+        float *angular_it = angular + it * 3 * V + v0, *half_it = half + it * V + v0;
+        if (lanes == L) {
+            for (int a = 0; a < 3; ++a)
+                for (int l = 0; l < L; ++l) angular_it[a * V + l] = x[3 + a][l];
+            for (int l = 0; l < L; ++l) half_it[l] = half_angle[l];
+        } else
+            for (int64_t l = 0; l < lanes; ++l) {
+                for (int a = 0; a < 3; ++a) angular_it[a * V + l] = x[3 + a][l];
+                half_it[l] = half_angle[l];
+            }
+    }
+    if (lanes == L) {
+        for (int a = 0; a < 6; ++a)
+            for (int l = 0; l < L; ++l) x_all[a * V + v0 + l] = x[a][l];
+        for (int a = 0; a < 3; ++a)
+            for (int l = 0; l < L; ++l) position_all[a * V + v0 + l] = position[a][l];
+    } else
+        for (int64_t l = 0; l < lanes; ++l) {
+            for (int a = 0; a < 6; ++a) x_all[a * V + v0 + l] = x[a][l];
+            for (int a = 0; a < 3; ++a) position_all[a * V + v0 + l] = position[a][l];
+        }
+}
 
 /* row_solver._solve_soft_rows for every vehicle of a group of sticky rows only: per vehicle the sweep's matrix
    G = prod_r (I - g_r (W j_r) j_r^T) over the listed rows (in order; a row listed for the group but not active in
    this vehicle has g_r = 0 and leaves G as it is, as in numpy), then n position iterations x <- G x, the position
    moved by x h, each iteration's angular velocity and half angle written out for pvu_rows_orientation. float32
-   throughout, sums in numpy's order. SOFT_LANES vehicles at a time, lane by lane the same operations (so the same
+   throughout, sums in numpy's order. PVU_SOFT_LANES vehicles at a time, lane by lane the same operations (so the same
    bits as one at a time). J, WJ and gain anywhere, by their strides (element (a, v, r) of J at a * component +
    v * vehicle + r * row; of gain (v, r) at v * gain_vehicle + r * gain_row); listed (R), x (6, V) and
    position (3, V) in/out, angular (n, 3, V) and half (n, V) out. */
@@ -373,19 +451,17 @@ int pvu_rows_soft_strided(int64_t V, int64_t R, int64_t n, int64_t threads, cons
                           const float *gain, int64_t component, int64_t vehicle, int64_t row, int64_t gain_vehicle,
                           int64_t gain_row, const uint8_t *listed, float h_f, float *x_all, float *position_all,
                           float *angular, float *half) {
-    enum { L = SOFT_LANES };
+    enum { L = SOFT_L };
     const int64_t blocks = (V + L - 1) / L;
-    const int contiguous = vehicle == 1 && gain_vehicle == 1; /* pvu_end_step's layout: a row's lanes side by side */
+    const int contiguous = vehicle == 1 && gain_vehicle == 1; /* a row's lanes side by side */
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && blocks > 1)
     for (int64_t block = 0; block < blocks; ++block) {
         const int64_t v0 = block * L, lanes = V - v0 < L ? V - v0 : L; /* lanes past V: zeros, never stored */
         float G[6][6][L];
-        for (int i = 0; i < 6; ++i)
-            for (int c = 0; c < 6; ++c)
-                for (int l = 0; l < L; ++l) G[i][c][l] = i == c ? 1.0f : 0.0f;
+        soft_identity(G);
         for (int64_t r = 0; r < R; ++r) {
             if (!listed[r]) continue;
-            float j[6][L], wj[6][L], g[L], jG[6][L];
+            float j[6][L], wj[6][L], g[L];
             if (contiguous && lanes == L) { /* the same values, loaded as vectors */
                 const float *gain_r = gain + v0 + r * gain_row;
                 for (int l = 0; l < L; ++l) g[l] = gain_r[l];
@@ -404,46 +480,23 @@ int pvu_rows_soft_strided(int64_t V, int64_t R, int64_t n, int64_t threads, cons
                         wj[a][l] = l < lanes ? WJ[k] : 0.0f;
                     }
                 }
-            for (int c = 0; c < 6; ++c) { /* j^T G, summed over a in order */
-                for (int l = 0; l < L; ++l) jG[c][l] = j[0][l] * G[0][c][l];
-                for (int a = 1; a < 6; ++a)
-                    for (int l = 0; l < L; ++l) jG[c][l] = jG[c][l] + j[a][l] * G[a][c][l];
-            }
-            for (int i = 0; i < 6; ++i) {
-                float gw[L];
-                for (int l = 0; l < L; ++l) gw[l] = g[l] * wj[i][l];
-                for (int c = 0; c < 6; ++c)
-                    for (int l = 0; l < L; ++l) G[i][c][l] = G[i][c][l] - gw[l] * jG[c][l];
-            }
+            soft_matrix_row(G, j, wj, g);
         }
-        float x[6][L], position[3][L];
-        for (int l = 0; l < L; ++l) {
-            const int64_t v = v0 + (l < lanes ? l : 0);
-            for (int a = 0; a < 6; ++a) x[a][l] = l < lanes ? x_all[a * V + v] : 0.0f;
-            for (int a = 0; a < 3; ++a) position[a][l] = l < lanes ? position_all[a * V + v] : 0.0f;
-        }
-        for (int64_t it = 0; it < n; ++it) {
-            float next[6][L], speed[L];
-            for (int i = 0; i < 6; ++i) {
-                for (int l = 0; l < L; ++l) next[i][l] = G[i][0][l] * x[0][l];
-                for (int c = 1; c < 6; ++c)
-                    for (int l = 0; l < L; ++l) next[i][l] = next[i][l] + G[i][c][l] * x[c][l];
-            }
-            memcpy(x, next, sizeof x);
-            for (int a = 0; a < 3; ++a)
-                for (int l = 0; l < L; ++l) position[a][l] = position[a][l] + x[a][l] * h_f;
-            for (int l = 0; l < L; ++l) speed[l] = sqrtf(x[3][l] * x[3][l] + x[4][l] * x[4][l] + x[5][l] * x[5][l]);
-            for (int64_t l = 0; l < lanes; ++l) {
-                for (int a = 0; a < 3; ++a) angular[(it * 3 + a) * V + v0 + l] = x[3 + a][l];
-                half[it * V + v0 + l] = 0.5f * speed[l] * h_f;
-            }
-        }
-        for (int64_t l = 0; l < lanes; ++l) {
-            for (int a = 0; a < 6; ++a) x_all[a * V + v0 + l] = x[a][l];
-            for (int a = 0; a < 3; ++a) position_all[a * V + v0 + l] = position[a][l];
-        }
+        soft_iterations(G, n, h_f, V, v0, lanes, x_all, position_all, angular, half);
     }
     return 0;
+}
+
+/* pvu_rows_soft_strided for one block of vehicles v0 .. v0 + lanes - 1 (lanes <= PVU_SOFT_LANES) whose R rows are
+   laid out lane-major already (`rows`, lanes past the vehicles anything finite or not: never stored); listed (R) the
+   rows the sweep takes */
+void pvu_rows_soft_block(int64_t R, int64_t n, const SoftRow *rows, const uint8_t *listed, float h_f, int64_t V,
+                         int64_t v0, int64_t lanes, float *x_all, float *position_all, float *angular, float *half) {
+    float G[6][6][SOFT_L];
+    soft_identity(G);
+    for (int64_t r = 0; r < R; ++r)
+        if (listed[r]) soft_matrix_row(G, rows[r].J, rows[r].WJ, rows[r].gain);
+    soft_iterations(G, n, h_f, V, v0, lanes, x_all, position_all, angular, half);
 }
 
 /* pvu_rows_soft_strided over numpy's arrays: J, WJ (6, V, R), gain (V, R) */

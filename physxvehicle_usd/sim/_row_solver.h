@@ -73,12 +73,22 @@ static inline __attribute__((always_inline)) void pvu_rotation_matrix(const floa
     }
 }
 
+/* the soft solve's vehicles side by side: each array op over them one vector instruction (AVX-512) */
+#define PVU_SOFT_LANES 16
+
+/* one sticky row of a block of PVU_SOFT_LANES vehicles, lane-major (sim/_end_step.c sets them up so) */
+typedef struct {
+    float J[6][PVU_SOFT_LANES], WJ[6][PVU_SOFT_LANES], gain[PVU_SOFT_LANES];
+} SoftRow;
+
 int pvu_rows_tgs(const RowSolve *b);
 int pvu_constraint_rows(const ConstraintRows *in, const RowSolve *b);
 int pvu_rows_soft_strided(int64_t V, int64_t R, int64_t n, int64_t threads, const float *J, const float *WJ,
                           const float *gain, int64_t component, int64_t vehicle, int64_t row, int64_t gain_vehicle,
                           int64_t gain_row, const uint8_t *listed, float h_f, float *x_all, float *position_all,
                           float *angular, float *half);
+void pvu_rows_soft_block(int64_t R, int64_t n, const SoftRow *rows, const uint8_t *listed, float h_f, int64_t V,
+                         int64_t v0, int64_t lanes, float *x_all, float *position_all, float *angular, float *half);
 int pvu_rows_orientation(int64_t n, int64_t V, float *q, const float *angular, const float *sine,
                          const float *cosine, const int64_t *rotations);
 
