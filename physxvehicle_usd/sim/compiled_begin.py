@@ -1,5 +1,6 @@
 """The begin of a step, compiled (sim/_step_begin.c, in the extension sim/compiled.py loads): what it covers, and the
-two calls that replace pipeline.step's first numpy lines for the compiled path.
+two calls that replace pipeline.step's first numpy lines for the compiled path; the first also answers
+contact/broad.quiet_above_planes where it is handed the planes' quiet reference (`PlanesQuiet`).
 
 For one car those lines (the begin pose's copies, vecmath.quat_to_mat, the forward speed, context.substep_counts, the
 substep length, then pipeline.wheel_frame) are some forty numpy calls on a few numbers each, a tenth of the step;
@@ -29,8 +30,18 @@ class _StepBegin(ctypes.Structure):
 
     _fields_ = ([("V", _I64), ("W", _I64), ("dt", ctypes.c_double)]
                 + [(name, _P) for name in "position orientation linear_velocity lng_axis threshold low high "
-                                          "travel_direction offset block".split()]
-                + [("at", _I64 * 10)])
+                                          "travel_direction offset quiet block".split()]
+                + [("at", _I64 * 11)])
+
+
+class PlanesQuiet(ctypes.Structure):
+    """Mirror of `PlanesQuiet` in _step_begin.c: the planes' quiet reference a step's begin measures the motion since
+    (contact/broad.py `begin_check` makes it from `_plane_candidates`' kept reference): the addresses of the reference
+    position (3, V), orientation (4, V) and of the planes' weights (planes, 3), all float64 and C-contiguous, the
+    number of planes, the largest reach, the smallest clearance and the turn's slack (vecmath.turn_from_cosine(1.0))."""
+
+    _fields_ = [("position", _P), ("orientation", _P), ("weights", _P), ("planes", _I64), ("reach_max", ctypes.c_double),
+                ("clearance_min", ctypes.c_double), ("turn_slack", ctypes.c_double)]
 
 
 def _load() -> ctypes.CDLL | None:
@@ -38,6 +49,7 @@ def _load() -> ctypes.CDLL | None:
     if lib is None:
         return None
     check_struct_size(lib, "pvu_step_begin_size", _StepBegin, "compiled_begin.py")
+    check_struct_size(lib, "pvu_planes_quiet_size", PlanesQuiet, "compiled_begin.py")
     for name in ("pvu_step_begin", "pvu_wheel_frame"):
         getattr(lib, name).argtypes = [ctypes.POINTER(_StepBegin)]
         getattr(lib, name).restype = ctypes.c_int
@@ -53,8 +65,8 @@ def available() -> bool:
 
 
 # what `begin` returns, in order: the begin pose (copies), the signed forward speed, the substep counts (int64) and
-# lengths (float32), then the step's block (where `wheel_frame` writes, the body rotation among it), its address and
-# the batch's `_Layout`
+# lengths (float32), then the step's block (where `wheel_frame` writes, the body rotation among it), its address,
+# the batch's `_Layout` and whether the planes are quiet (`planes_quiet`: False where no reference was handed over)
 Begin = tuple
 
 
@@ -62,8 +74,11 @@ Begin = tuple
 _PARAMS = (("lng_axis", np.float32), ("substep_threshold_speed", np.float32), ("low_speed_substeps", np.int64),
            ("high_speed_substeps", np.int64), ("travel_direction", np.float32))
 _params = operator.attrgetter(*(name for name, _ in _PARAMS))
-# the fields of a step's block, in order: what `begin` writes, then what `wheel_frame` writes
-_BLOCK_FIELDS = ("n_sub", "position", "orientation", "speed", "dt_sub", "R", "Rw", "direction", "hub", "position_w")
+# the fields of a step's block, in the order of the C code's places: what `begin` writes, what `wheel_frame` writes,
+# then the motion since the planes' quiet reference (`motion_reductions`; first in the block, for its float64's
+# alignment)
+_BLOCK_FIELDS = ("n_sub", "position", "orientation", "speed", "dt_sub", "R", "Rw", "direction", "hub", "position_w",
+                 "motion")
 _begun = operator.itemgetter("position", "orientation", "speed", "n_sub", "dt_sub")  # in `Begin`'s order
 _frame = operator.itemgetter("Rw", "direction", "hub", "position_w")
 _STATE = ("body_position", "body_orientation", "linear_velocity")
@@ -87,9 +102,10 @@ class _Layout:
         V, W = p.V, p.W
         # the step's block: n_sub (int64), begin position, begin orientation, forward speed, dt_sub, R; then the
         # frame: R repeated over the wheels, directions, hubs, positions; each field's view taken by one call
-        shapes = ((V,), (3, V), (4, V), (V,), (V,), (3, 3, V), (3, 3, V, W), (3, V, W), (3, V, W), (3, V, W))
-        formats = [np.int64] + [np.float32] * (len(shapes) - 1)
-        self.block = np.dtype([(name, dtype, shape) for name, dtype, shape in zip(_BLOCK_FIELDS, formats, shapes)])
+        shapes = ((V,), (3, V), (4, V), (V,), (V,), (3, 3, V), (3, 3, V, W), (3, V, W), (3, V, W), (3, V, W), (8,))
+        formats = [np.int64] + [np.float32] * (len(shapes) - 2) + [np.float64]
+        fields = [(name, dtype, shape) for name, dtype, shape in zip(_BLOCK_FIELDS, formats, shapes)]
+        self.block = np.dtype(fields[-1:] + fields[:-1])
         c = self.call = _StepBegin()  # (the parameters' addresses and the fields' places set once)
         c.V, c.W = V, W
         c.lng_axis, c.threshold, c.low, c.high, c.travel_direction = addresses(self.sources)
@@ -114,10 +130,13 @@ def _covered(layout: _Layout, s: SimState) -> bool:
     return layout.covered and all(value.dtype == np.float32 and value.flags.c_contiguous for value in _state(s))
 
 
-def begin(p: SimParams, s: SimState, dt: float) -> Begin | None:
+def begin(p: SimParams, s: SimState, dt: float, quiet: int | None = None) -> Begin | None:
     """pipeline.step's begin where `covers` (None elsewhere): (begin position, begin orientation, forward speed, n_sub,
-    dt_sub, the step's block, its address, the batch's layout), the pose copies, the forward speed of
-    R = vecmath.quat_to_mat(orientation), context.substep_counts and (dt / n_sub).astype(float32)."""
+    dt_sub, the step's block, its address, the batch's layout, whether the planes are quiet), the pose copies, the
+    forward speed of R = vecmath.quat_to_mat(orientation), context.substep_counts and (dt / n_sub).astype(float32).
+    quiet: the address of the planes' quiet reference of V bodies (a `PlanesQuiet`, kept alive by
+    contact/broad.py `begin_check`), whose motion since it the call measures and whose question it answers; None: not
+    asked (False)."""
     if _LIB is None:
         return None
     layout = _layout(p)
@@ -133,8 +152,23 @@ def begin(p: SimParams, s: SimState, dt: float) -> Begin | None:
     c.position, c.orientation, c.linear_velocity = state
     c.block = base = address(raw)
     c.dt = dt
-    _LIB.pvu_step_begin(c)
-    return (*_begun(block), block, base, layout)
+    c.quiet = quiet
+    return (*_begun(block), block, base, layout, _LIB.pvu_step_begin(c) == 1)
+
+
+def planes_quiet(begun: Begin) -> bool:
+    """Whether the begin found the planes quiet (contact/broad.quiet_above_planes' True, decided the same way)."""
+    return begun[8]
+
+
+def motion_reductions(begun: Begin) -> list[float] | None:
+    """The motion since the planes' quiet reference the begin was handed: sim/_motion.c's seven reductions (the largest
+    change along x, y, z, the smallest, the smallest |cosine|), as motion.Motion's compiled pass takes them; None where
+    no reference was handed over or a value was NaN."""
+    if begun[7].call.quiet is None:
+        return None
+    out = begun[5]["motion"].tolist()
+    return out[:7] if out[7] == 1.0 else None
 
 
 def rotation(p: SimParams, begun: Begin) -> np.ndarray:

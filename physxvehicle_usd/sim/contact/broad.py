@@ -5,11 +5,12 @@ vehicles (`candidate_pairs`): one sort and sweep of the shapes' boxes grown by t
 (`sweep_overlaps`), kept quiet while no body has moved a tenth of QUIET_MARGIN."""
 from __future__ import annotations
 
+import ctypes
 import math
 
 import numpy as np
 
-from .. import compiled_mesh, compiled_sweep
+from .. import compiled_begin, compiled_mesh, compiled_sweep
 from .. import vecmath as vm
 from ..ground import Ground
 from ..motion import Motion
@@ -59,6 +60,44 @@ def quiet_above_planes(model: ContactModel, ground: Ground, motion: Motion) -> b
     return (quiet is not None and quiet["ground"] is ground and quiet["always"] is None
             and model.static_shapes is None and ground.grid is None and model.static_rounds is None
             and quiet["position"].shape[1] == motion.position.shape[1] and _fleet_clear(quiet, motion))
+
+
+def begin_check(model: ContactModel, ground: Ground, V: int) -> int | None:
+    """The planes' quiet reference for a step's compiled begin (compiled_begin.begin's `quiet`: the address of a
+    `compiled_begin.PlanesQuiet`), which answers `quiet_above_planes` in its call; None where that question would not
+    be asked of the reference (`quiet_above_planes`' conditions), none is kept, or the extension is not built. Made
+    once per reference `_plane_candidates` keeps (it drops it where it refreshes the reference)."""
+    quiet = model.cache.get("planes_quiet")
+    if quiet is None or quiet["ground"] is not ground:
+        return None
+    check = quiet.get("begin")
+    if check is None:
+        check = quiet["begin"] = _begin_check(model, ground, quiet)
+    return check[1] if check[0] == V else None
+
+
+def _begin_check(model: ContactModel, ground: Ground, quiet: dict) -> tuple:
+    """(V, the PlanesQuiet's address, what it points into) of `begin_check`; (-1, None) where there is none."""
+    if (not compiled_begin.available() or "position" not in quiet or quiet["always"] is not None
+            or model.static_shapes is not None or ground.grid is not None or model.static_rounds is not None):
+        return -1, None
+    arrays = quiet["position"], quiet["orientation"], quiet["weights"]
+    V = arrays[0].shape[1]
+    if (any(a.dtype != np.float64 or not a.flags.c_contiguous for a in arrays) or arrays[1].shape != (4, V)
+            or arrays[2].ndim != 2 or arrays[2].shape[1] != 3 or not len(arrays[2])):
+        return -1, None
+    check = compiled_begin.PlanesQuiet(*(a.ctypes.data for a in arrays), len(arrays[2]), quiet["reach_max"],
+                                       quiet["clearance_min"], vm.turn_from_cosine(1.0))
+    return V, ctypes.addressof(check), check, arrays
+
+
+def share_planes_motion(model: ContactModel, motion: Motion, reductions: list | None) -> None:
+    """Give `motion` the bounds since the planes' quiet reference from the compiled begin's reductions
+    (compiled_begin.motion_reductions, taken with the reference `begin_check` handed over this step): the other quiet
+    phases that share the reference then measure nothing (a fleet's; a lone body's bounds are its own floats')."""
+    if reductions is not None and motion.position.shape[1] > 1:
+        quiet = model.cache["planes_quiet"]
+        motion.measured(quiet["position"], quiet["orientation"], reductions)
 
 
 def _fleet_clear(quiet: dict, motion: Motion) -> bool:
@@ -130,6 +169,7 @@ def _plane_candidates(model: ContactModel, ground: Ground, motion: Motion):
             clearance = np.array([lone[0]]) - 1e-9 * (1.0 + np.abs(position).sum(axis=0))  # rounding, as below
             (quiet["position"], quiet["orientation"]), quiet["clearance"] = motion.reference(), clearance
             quiet["clearance_min"] = float(clearance[0])
+            quiet.pop("begin", None)  # (the compiled begin's copy of the reference: made again)
             quiet["lone"] = (quiet["position"], quiet["orientation"], *lone[2])  # (`_lone_reference`'s, from its floats)
             return [_NO_ROWS] * len(ground.plane_normals), np.array(lone[1])[:, :, None]  # (tested: its rotation)
     if test is None or test.all():  # (the step's boxes: the other broad phases of the step take the same)
@@ -154,6 +194,7 @@ def _plane_candidates(model: ContactModel, ground: Ground, motion: Motion):
         quiet["orientation"] = np.where(test, ref_orientation, quiet["orientation"])
         quiet["clearance"] = np.where(test, clearance, quiet["clearance"])
     quiet["clearance_min"] = float(quiet["clearance"].min())
+    quiet.pop("begin", None)  # (the compiled begin's copy of the reference: made again)
     return [found for found, _ in near], R
 
 
