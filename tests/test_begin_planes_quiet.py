@@ -61,7 +61,8 @@ def _answers(sim: Simulator, position: np.ndarray, orientation: np.ndarray) -> t
     s.body_position, s.body_orientation = position.astype(np.float32), orientation.astype(np.float32)
     begun = compiled_begin.begin(sim.params, s, DT, begin_check(model, ground, sim.params.V))
     python = quiet_above_planes(model, ground, Motion(s.body_position, s.body_orientation))
-    return compiled_begin.planes_quiet(begun), python, compiled_begin.motion_reductions(begun)
+    handed = model.cache["planes_quiet"].get("begin")  # (begin_check's: the PlanesQuiet the begin measured into)
+    return compiled_begin.planes_quiet(begun), python, compiled_begin.motion_reductions(handed[2])
 
 
 def _turned(orientation: np.ndarray, v: int, axis, angle: float) -> None:

@@ -25,15 +25,19 @@
 /* The two calls' arguments (sim/compiled_begin.py `_Layout` sets up the batch's once; a step sets the state's, the
    offsets' and its block's addresses): the step's block holds every output, each field at its byte offset `at` */
 enum { AT_N_SUB, AT_POSITION, AT_ORIENTATION, AT_SPEED, AT_DT_SUB, AT_R, AT_RW, AT_DIRECTION, AT_HUB, AT_POSITION_W,
-       AT_MOTION, AT_FIELDS };
+       AT_FIELDS };
 
 /* The planes' quiet reference (broad.py `_plane_candidates` keeps it; `begin_check` hands it over while it is kept):
-   the reference pose (float64 (3, V), (4, V)), the planes' weights (|n| + 1e-6, (planes, 3) float64), the largest
-   reach, the smallest clearance and vecmath.turn_from_cosine's slack (its turn of a cosine of 1) */
+   the reference pose ((3, V), (4, V): float64, or float32 where `reference_single`, copies each of whose values is
+   the float64 one's), the planes' weights (|n| + 1e-6, (planes, 3) float64), the largest reach, the smallest
+   clearance and vecmath.turn_from_cosine's slack (its turn of a cosine of 1); out: what the last begin handed it
+   measured (`pvu_step_begin`) */
 typedef struct {
-    const double *position, *orientation, *weights;
-    int64_t planes;
+    const void *position, *orientation;
+    const double *weights;
+    int64_t planes, reference_single;
     double reach_max, clearance_min, turn_slack;
+    double out[8];
 } PlanesQuiet;
 
 int64_t pvu_planes_quiet_size(void) { return (int64_t)sizeof(PlanesQuiet); }
@@ -49,7 +53,7 @@ typedef struct {
     const int64_t *low, *high;  /* (V,) */
     const float *travel_direction;  /* (3, V, W) */
     const float *offset;  /* the steered offsets (3, V, W): `pvu_wheel_frame`'s */
-    const PlanesQuiet *quiet;  /* the planes' quiet reference, or NULL: no question asked */
+    PlanesQuiet *quiet;  /* the planes' quiet reference, or NULL: no question asked */
     char *block;
     int64_t at[AT_FIELDS];
 } StepBegin;
@@ -103,20 +107,20 @@ static int planes_quiet(const PlanesQuiet *q, const double *out) {
     return towards + turn * q->reach_max < q->clearance_min;
 }
 
-/* The begin; with b->quiet, also the motion's reductions since the planes' reference into the block's `motion`
-   (7 float64, then 1.0 where they were taken, 0.0 where a value is NaN). Returns 1 where the planes are quiet. */
+/* The begin; with b->quiet, also the motion's reductions since the planes' reference into its `out` (7 float64, then
+   1.0 where they were taken, 0.0 where a value is NaN). Returns 1 where the planes are quiet. */
 int pvu_step_begin(const StepBegin *b) {
     char *block = b->block;
     step_begin(b->V, b->position, b->orientation, b->linear_velocity, b->lng_axis, b->threshold, b->low, b->high, b->dt,
                (float *)(block + b->at[AT_POSITION]), (float *)(block + b->at[AT_ORIENTATION]),
                (float *)(block + b->at[AT_R]), (float *)(block + b->at[AT_SPEED]), (int64_t *)(block + b->at[AT_N_SUB]),
                (float *)(block + b->at[AT_DT_SUB]));
-    if (b->quiet == NULL || b->quiet->planes < 1) return 0;
-    double *out = (double *)(block + b->at[AT_MOTION]);
-    const int taken = pvu_motion_reductions(b->V, b->position, 1, b->quiet->position, b->orientation, 1,
-                                            b->quiet->orientation, 0, out) == 0;
-    out[7] = taken ? 1.0 : 0.0;
-    return taken && planes_quiet(b->quiet, out);
+    PlanesQuiet *q = b->quiet;
+    if (q == NULL || q->planes < 1) return 0;
+    const int taken = pvu_motion_reductions(b->V, b->position, 1, q->position, b->orientation, 1, q->orientation,
+                                            (int)q->reference_single, q->out) == 0;
+    q->out[7] = taken ? 1.0 : 0.0;
+    return taken && planes_quiet(q, q->out);
 }
 
 /* pipeline.wheel_frame: R (3, 3, V), position (3, V), the batch's travel_direction and the steered offsets (3, V, W);

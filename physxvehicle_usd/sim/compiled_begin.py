@@ -31,17 +31,20 @@ class _StepBegin(ctypes.Structure):
     _fields_ = ([("V", _I64), ("W", _I64), ("dt", ctypes.c_double)]
                 + [(name, _P) for name in "position orientation linear_velocity lng_axis threshold low high "
                                           "travel_direction offset quiet block".split()]
-                + [("at", _I64 * 11)])
+                + [("at", _I64 * 10)])
 
 
 class PlanesQuiet(ctypes.Structure):
     """Mirror of `PlanesQuiet` in _step_begin.c: the planes' quiet reference a step's begin measures the motion since
     (contact/broad.py `begin_check` makes it from `_plane_candidates`' kept reference): the addresses of the reference
-    position (3, V), orientation (4, V) and of the planes' weights (planes, 3), all float64 and C-contiguous, the
-    number of planes, the largest reach, the smallest clearance and the turn's slack (vecmath.turn_from_cosine(1.0))."""
+    position (3, V) and orientation (4, V) (float64, or float32 copies where `reference_single`: each value the same)
+    and of the planes' weights (planes, 3) (float64), all C-contiguous, the number of planes, the largest reach, the
+    smallest clearance and the turn's slack (vecmath.turn_from_cosine(1.0)); `out`: what the last begin handed it
+    measured (`motion_reductions`)."""
 
-    _fields_ = [("position", _P), ("orientation", _P), ("weights", _P), ("planes", _I64), ("reach_max", ctypes.c_double),
-                ("clearance_min", ctypes.c_double), ("turn_slack", ctypes.c_double)]
+    _fields_ = [("position", _P), ("orientation", _P), ("weights", _P), ("planes", _I64), ("reference_single", _I64),
+                ("reach_max", ctypes.c_double), ("clearance_min", ctypes.c_double), ("turn_slack", ctypes.c_double),
+                ("out", ctypes.c_double * 8)]
 
 
 def _load() -> ctypes.CDLL | None:
@@ -74,11 +77,8 @@ Begin = tuple
 _PARAMS = (("lng_axis", np.float32), ("substep_threshold_speed", np.float32), ("low_speed_substeps", np.int64),
            ("high_speed_substeps", np.int64), ("travel_direction", np.float32))
 _params = operator.attrgetter(*(name for name, _ in _PARAMS))
-# the fields of a step's block, in the order of the C code's places: what `begin` writes, what `wheel_frame` writes,
-# then the motion since the planes' quiet reference (`motion_reductions`; first in the block, for its float64's
-# alignment)
-_BLOCK_FIELDS = ("n_sub", "position", "orientation", "speed", "dt_sub", "R", "Rw", "direction", "hub", "position_w",
-                 "motion")
+# the fields of a step's block, in order: what `begin` writes, then what `wheel_frame` writes
+_BLOCK_FIELDS = ("n_sub", "position", "orientation", "speed", "dt_sub", "R", "Rw", "direction", "hub", "position_w")
 _begun = operator.itemgetter("position", "orientation", "speed", "n_sub", "dt_sub")  # in `Begin`'s order
 _frame = operator.itemgetter("Rw", "direction", "hub", "position_w")
 _STATE = ("body_position", "body_orientation", "linear_velocity")
@@ -102,10 +102,9 @@ class _Layout:
         V, W = p.V, p.W
         # the step's block: n_sub (int64), begin position, begin orientation, forward speed, dt_sub, R; then the
         # frame: R repeated over the wheels, directions, hubs, positions; each field's view taken by one call
-        shapes = ((V,), (3, V), (4, V), (V,), (V,), (3, 3, V), (3, 3, V, W), (3, V, W), (3, V, W), (3, V, W), (8,))
-        formats = [np.int64] + [np.float32] * (len(shapes) - 2) + [np.float64]
-        fields = [(name, dtype, shape) for name, dtype, shape in zip(_BLOCK_FIELDS, formats, shapes)]
-        self.block = np.dtype(fields[-1:] + fields[:-1])
+        shapes = ((V,), (3, V), (4, V), (V,), (V,), (3, 3, V), (3, 3, V, W), (3, V, W), (3, V, W), (3, V, W))
+        formats = [np.int64] + [np.float32] * (len(shapes) - 1)
+        self.block = np.dtype([(name, dtype, shape) for name, dtype, shape in zip(_BLOCK_FIELDS, formats, shapes)])
         c = self.call = _StepBegin()  # (the parameters' addresses and the fields' places set once)
         c.V, c.W = V, W
         c.lng_axis, c.threshold, c.low, c.high, c.travel_direction = addresses(self.sources)
@@ -135,8 +134,8 @@ def begin(p: SimParams, s: SimState, dt: float, quiet: int | None = None) -> Beg
     dt_sub, the step's block, its address, the batch's layout, whether the planes are quiet), the pose copies, the
     forward speed of R = vecmath.quat_to_mat(orientation), context.substep_counts and (dt / n_sub).astype(float32).
     quiet: the address of the planes' quiet reference of V bodies (a `PlanesQuiet`, kept alive by
-    contact/broad.py `begin_check`), whose motion since it the call measures and whose question it answers; None: not
-    asked (False)."""
+    contact/broad.py `begin_check`), whose motion since it the call measures (into its `out`) and whose question it
+    answers; None: not asked (False)."""
     if _LIB is None:
         return None
     layout = _layout(p)
@@ -161,13 +160,11 @@ def planes_quiet(begun: Begin) -> bool:
     return begun[8]
 
 
-def motion_reductions(begun: Begin) -> list[float] | None:
-    """The motion since the planes' quiet reference the begin was handed: sim/_motion.c's seven reductions (the largest
-    change along x, y, z, the smallest, the smallest |cosine|), as motion.Motion's compiled pass takes them; None where
-    no reference was handed over or a value was NaN."""
-    if begun[7].call.quiet is None:
-        return None
-    out = begun[5]["motion"].tolist()
+def motion_reductions(quiet: PlanesQuiet) -> list[float] | None:
+    """The motion since the planes' quiet reference that the last begin handed `quiet` measured: sim/_motion.c's seven
+    reductions (the largest change along x, y, z, the smallest, the smallest |cosine|), as motion.Motion's compiled
+    pass takes them; None where a value was NaN."""
+    out = quiet.out[:]
     return out[:7] if out[7] == 1.0 else None
 
 

@@ -102,7 +102,7 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
     motion = (None if contact is None or (quiet and queries is None and contact.pairs is None)
               else Motion(begin_position, begin_orientation))
     if quiet and motion is not None:  # (the other phases mostly share the planes' reference: measured already)
-        share_planes_motion(contact, motion, compiled_begin.motion_reductions(begun))
+        share_planes_motion(contact, motion)
     if queries is not None and contact is not None:
         road, road_velocity = _other_vehicles(p, s, road, contact, queries, frame, cmd["steer_angle"], motion)
     if kernel:

@@ -86,18 +86,26 @@ def _begin_check(model: ContactModel, ground: Ground, quiet: dict) -> tuple:
     if (any(a.dtype != np.float64 or not a.flags.c_contiguous for a in arrays) or arrays[1].shape != (4, V)
             or arrays[2].ndim != 2 or arrays[2].shape[1] != 3 or not len(arrays[2])):
         return -1, None
-    check = compiled_begin.PlanesQuiet(*(a.ctypes.data for a in arrays), len(arrays[2]), quiet["reach_max"],
-                                       quiet["clearance_min"], vm.turn_from_cosine(1.0))
-    return V, ctypes.addressof(check), check, arrays
+    # (float32 copies where every value is a float32's, as a reference taken from a float32 pose is: the same values
+    # from half the memory, which a step reads cold; motion.py's compiled pass keeps them alike)
+    single = arrays[0].astype(np.float32), arrays[1].astype(np.float32)
+    exact = np.array_equal(single[0], arrays[0]) and np.array_equal(single[1], arrays[1])
+    pose = single if exact else arrays[:2]
+    check = compiled_begin.PlanesQuiet(pose[0].ctypes.data, pose[1].ctypes.data, arrays[2].ctypes.data,
+                                       len(arrays[2]), exact, quiet["reach_max"], quiet["clearance_min"],
+                                       vm.turn_from_cosine(1.0))
+    return V, ctypes.addressof(check), check, arrays, pose
 
 
-def share_planes_motion(model: ContactModel, motion: Motion, reductions: list | None) -> None:
-    """Give `motion` the bounds since the planes' quiet reference from the compiled begin's reductions
-    (compiled_begin.motion_reductions, taken with the reference `begin_check` handed over this step): the other quiet
-    phases that share the reference then measure nothing (a fleet's; a lone body's bounds are its own floats')."""
-    if reductions is not None and motion.position.shape[1] > 1:
+def share_planes_motion(model: ContactModel, motion: Motion) -> None:
+    """Give `motion` the bounds since the planes' quiet reference from the reductions the compiled begin of its pose
+    took, handed the reference by `begin_check` (compiled_begin.motion_reductions): the other quiet phases that share
+    the reference then measure nothing (a fleet's; a lone body's bounds are its own floats')."""
+    if motion.position.shape[1] > 1:
         quiet = model.cache["planes_quiet"]
-        motion.measured(quiet["position"], quiet["orientation"], reductions)
+        reductions = compiled_begin.motion_reductions(quiet["begin"][2])
+        if reductions is not None:
+            motion.measured(quiet["position"], quiet["orientation"], reductions)
 
 
 def _fleet_clear(quiet: dict, motion: Motion) -> bool:
