@@ -24,7 +24,7 @@ from physxvehicle_usd.sim.contact.broad import begin_check, quiet_above_planes, 
 from physxvehicle_usd.sim.motion import Motion
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-from fleet import fleet_stage  # noqa: E402
+from fleet import fleet_stage
 
 pytestmark = pytest.mark.skipif(not compiled_begin.available(), reason="the compiled extension is not built")
 
@@ -109,7 +109,8 @@ def test_the_begin_decides_as_quiet_above_planes(wall, steps):
 def test_a_car_brought_towards_a_plane_is_quiet_until_the_python_form_says_otherwise(wall):
     """The lone car lowered towards the floor (or backed towards the wall) a centimetre a step, with no broad phase
     run between (the reference stays): the begin says quiet exactly while quiet_above_planes does, then both say no;
-    a NaN pose is never quiet and gives no reductions."""
+    and so at every float32 coordinate around the last quiet one (found by bisection); a NaN pose is never quiet and
+    gives no reductions."""
     sim = _lone_car(wall)
     model, ground = sim.contact, sim.ground
     position = sim.state.body_position.astype(float)
@@ -126,6 +127,28 @@ def test_a_car_brought_towards_a_plane_is_quiet_until_the_python_form_says_other
         if not ours:
             break
     assert answers[0] and not answers[-1] and len(answers) > 5
+    # the edge: the float32 coordinates around where the Python form stops saying quiet, one by one
+    quiet_at, loud_at = float(position[axis, 0] - 0.01 * (len(answers) - 2)), float(position[axis, 0] - 0.01 * k)
+    for _ in range(60):
+        middle = np.float32(0.5 * (quiet_at + loud_at))
+        moved = position.copy()
+        moved[axis, 0] = middle
+        if _answers(sim, moved, orientation)[1]:
+            quiet_at = float(middle)
+        else:
+            loud_at = float(middle)
+    edge = []
+    value = np.float32(quiet_at)
+    for _ in range(8):
+        value = np.nextafter(value, np.float32(np.inf))
+    for _ in range(16):
+        moved = position.copy()
+        moved[axis, 0] = value
+        ours, python, _ = _answers(sim, moved, orientation)
+        assert ours == python
+        edge.append(python)
+        value = np.nextafter(value, np.float32(-np.inf))
+    assert edge[0] and not edge[-1]
     broken = position.copy()
     broken[1, 0] = np.nan
     assert _answers(sim, broken, orientation) == (False, False, None)
@@ -162,13 +185,12 @@ def _benchmark_fleet(tmp_path: Path) -> Simulator:
     return sim
 
 
-@pytest.mark.parametrize("make", [_lone_car, _fleet, _benchmark_fleet])
-def test_runs_with_the_begins_answer_are_the_python_forms_to_the_bit(monkeypatch, tmp_path, make):
+@pytest.mark.parametrize("vehicles", ["lone car", "four cars", "benchmark fleet"])
+def test_runs_with_the_begins_answer_are_the_python_forms_to_the_bit(monkeypatch, tmp_path, vehicles):
     """Whole runs (full throttle with a steer; the benchmark fleet's pairs and queries taking the begin's reductions
     for the shared reference) with the begin answering and with the question left to quiet_above_planes: the same
     trajectories, 0 ulps; the begin found the planes quiet on most steps."""
-    if make is _benchmark_fleet:
-        make = lambda: _benchmark_fleet(tmp_path)  # noqa: E731
+    make = {"lone car": _lone_car, "four cars": _fleet, "benchmark fleet": lambda: _benchmark_fleet(tmp_path)}[vehicles]
     begin = compiled_begin.begin
     quiet = {"steps": 0}
 
