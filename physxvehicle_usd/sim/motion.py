@@ -11,7 +11,9 @@ Each phase first asks the whole fleet's bounds (`Motion.bounds`: the largest cha
 body's move against the others, the largest turn) against its smallest margin: a fleet that is quiet everywhere
 passes on a few numbers, and only a phase the bounds do not clear measures body by body. A single body has its
 bounds taken in Python floats (`_lone_bounds`), a fleet's in one compiled pass where the extension is built
-(sim/_motion.c, `Motion._measure`): the same float64 arithmetic in a fraction of numpy's calls.
+(sim/_motion.c, `Motion._measure`): the same float64 arithmetic in a fraction of numpy's calls. On the compiled path
+the step's begin takes that pass against the planes' reference already (sim/_step_begin.c, handed it by
+contact/broad.py `begin_check`): a Motion is then given those bounds (`Motion.measured`) and measures nothing.
 """
 from __future__ import annotations
 

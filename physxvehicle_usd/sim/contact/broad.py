@@ -48,7 +48,9 @@ def _near_planes(model: ContactModel, ground: Ground, R: np.ndarray, centre: lis
 # centre's change. Those vehicles skip the test (a fleet on flat ground touching nothing tests no box, and where the
 # whole fleet's bounds (sim/motion.Motion.bounds) clear the smallest clearance, measures no vehicle either); the others
 # are tested, and their reference pose and clearance refreshed. The shapes that follow a wheel change their boxes in the
-# body: their vehicles are tested every step.
+# body: their vehicles are tested every step. On the compiled path the step's begin answers `quiet_above_planes` in its
+# own C call, from the pose it reads anyway (`begin_check` hands it the reference; sim/_step_begin.c): the same float64
+# arithmetic, the same answer; the Python form stays the reference, and answers where the begin says no.
 def quiet_above_planes(model: ContactModel, ground: Ground, motion: Motion) -> bool:
     """Whether a step's static broad phase is sure to find nothing (`_plane_candidates`'s first answer) before
     anything else is asked: a ground of planes alone, no shape following a wheel, a reference pose already kept and
