@@ -207,3 +207,31 @@ def test_runs_with_the_begins_answer_are_the_python_forms_to_the_bit(monkeypatch
     theirs = _trajectory(make(), 90, controls)
     np.testing.assert_array_equal(ours.view(np.uint32), theirs.view(np.uint32))
     assert np.abs(ours[-1] - ours[0]).max() > 1.0
+
+
+def test_a_reference_of_values_no_float32_holds_is_read_as_float64():
+    """A reference pose whose values are not all float32's (a reference is taken from the float32 state, so this is
+    the begin's fallback: it reads the float64 arrays, not float32 copies) gives the same answers and bounds: the
+    fleet a hair off its reference, then lowered until the Python form says no."""
+    sim = _fleet()
+    model, ground, V = sim.contact, sim.ground, sim.params.V
+    position = sim.state.body_position.astype(float)
+    orientation = sim.state.body_orientation.astype(float)
+    static_candidates(model, ground, position.astype(np.float32), orientation.astype(np.float32))
+    quiet = model.cache["planes_quiet"]
+    quiet["position"], quiet["orientation"] = quiet["position"] + 1e-9, quiet["orientation"] * (1.0 - 1e-12)
+    quiet.pop("begin", None)
+    assert begin_check(model, ground, V) is not None and not quiet["begin"][2].reference_single
+    answers = []
+    for k in range(60):
+        moved = position.copy()
+        moved[2, 1] -= 0.01 * k
+        ours, python, reductions = _answers(sim, moved, orientation)
+        assert ours == python and reductions is not None
+        given_bounds = Motion(sim.state.body_position, sim.state.body_orientation)
+        given_bounds.measured(quiet["position"], quiet["orientation"], reductions)
+        measured = Motion(sim.state.body_position, sim.state.body_orientation)
+        assert given_bounds.bounds(quiet["position"], quiet["orientation"]) == measured.bounds(
+            quiet["position"], quiet["orientation"])
+        answers.append(ours)
+    assert answers[0] and not answers[-1]
