@@ -22,11 +22,6 @@
 
 #include "_row_solver.h"
 
-/* The two calls' arguments (sim/compiled_begin.py `_Layout` sets up the batch's once; a step sets the state's, the
-   offsets' and its block's addresses): the step's block holds every output, each field at its byte offset `at` */
-enum { AT_N_SUB, AT_POSITION, AT_ORIENTATION, AT_SPEED, AT_DT_SUB, AT_R, AT_RW, AT_DIRECTION, AT_HUB, AT_POSITION_W,
-       AT_FIELDS };
-
 /* The planes' quiet reference (broad.py `_plane_candidates` keeps it; `begin_check` hands it over while it is kept):
    the reference pose ((3, V), (4, V): float64, or float32 where `reference_single`, copies each of whose values is
    the float64 one's), the planes' weights (|n| + 1e-6, (planes, 3) float64), the largest reach, the smallest
@@ -44,7 +39,12 @@ int64_t pvu_planes_quiet_size(void) { return (int64_t)sizeof(PlanesQuiet); }
 
 int pvu_motion_reductions(int64_t V, const void *position, int position_single, const void *reference,
                           const void *orientation, int orientation_single, const void *reference_orientation,
-                          int reference_single, double *out);
+                          int reference_single, double *out);  /* (sim/_motion.c) */
+
+/* The two calls' arguments (sim/compiled_begin.py `_Layout` sets up the batch's once; a step sets the state's, the
+   offsets' and its block's addresses): the step's block holds every output, each field at its byte offset `at` */
+enum { AT_N_SUB, AT_POSITION, AT_ORIENTATION, AT_SPEED, AT_DT_SUB, AT_R, AT_RW, AT_DIRECTION, AT_HUB, AT_POSITION_W,
+       AT_FIELDS };
 typedef struct {
     int64_t V, W;
     double dt;
