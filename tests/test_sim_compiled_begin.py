@@ -115,7 +115,7 @@ def test_cars_run_alike_with_the_compiled_begin_and_numpy(monkeypatch, controls)
     monkeypatch.setattr(compiled_begin, "begin", counted)
     ours, _ = _trajectory(description, 90, StepOptions(), controls)
     assert calls["taken"] == 90
-    monkeypatch.setattr(compiled_begin, "begin", lambda p, s, dt: None)  # (not covered: numpy's lines)
+    monkeypatch.setattr(compiled_begin, "begin", lambda p, s, dt, quiet=None: None)  # (not covered: numpy's lines)
     theirs, _ = _trajectory(description, 90, StepOptions(), controls)
     assert calls["taken"] == 90  # numpy's run made no compiled begin
     np.testing.assert_array_equal(ours.view(np.uint32), theirs.view(np.uint32))  # 0 ulps, every step

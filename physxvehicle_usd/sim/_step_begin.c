@@ -7,14 +7,39 @@
    pvu_wheel_frame: pipeline.wheel_frame of that rotation, the body position and the wheels' steered offsets (the
    rotation repeated over the wheels, the suspension directions, the hubs and the positions repeated).
 
+   With the planes' quiet reference (`PlanesQuiet`, sim/contact/broad.py `begin_check`), pvu_step_begin also takes the
+   fleet's motion since it (sim/_motion.c's reductions of the begin pose, the same as Motion.bounds') and decides
+   broad.quiet_above_planes' question in the same call: the step's pose is read here anyway, and for one car the
+   Python floats of that question cost as much as a tenth of the step.
+
    quat_to_mat is _row_solver.h's pvu_rotation_matrix. einsum's sums (vecmath.matvec) start from +0 and add the three
    products in order; vecmath.dot adds its three left to right. Compiled with -ffp-contract=off, no fast-math and no change of the denormal mode: IEEE float32 as
    numpy's. Layout: what numpy holds, C order, vectors component-first (3, V) and (3, V, W), rotations (3, 3, V) and
    (3, 3, V, W), quaternions (4, V) as w, x, y, z. */
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "_row_solver.h"
+
+/* The planes' quiet reference (broad.py `_plane_candidates` keeps it; `begin_check` hands it over while it is kept):
+   the reference pose ((3, V), (4, V): float64, or float32 where `reference_single`, copies each of whose values is
+   the float64 one's), the planes' weights (|n| + 1e-6, (planes, 3) float64), the largest reach, the smallest
+   clearance and vecmath.turn_from_cosine's slack (its turn of a cosine of 1); out: what the last begin handed it
+   measured (`pvu_step_begin`) */
+typedef struct {
+    const void *position, *orientation;
+    const double *weights;
+    int64_t planes, reference_single;
+    double reach_max, clearance_min, turn_slack;
+    double out[8];
+} PlanesQuiet;
+
+int64_t pvu_planes_quiet_size(void) { return (int64_t)sizeof(PlanesQuiet); }
+
+int pvu_motion_reductions(int64_t V, const void *position, int position_single, const void *reference,
+                          const void *orientation, int orientation_single, const void *reference_orientation,
+                          int reference_single, double *out);  /* (sim/_motion.c) */
 
 /* The two calls' arguments (sim/compiled_begin.py `_Layout` sets up the batch's once; a step sets the state's, the
    offsets' and its block's addresses): the step's block holds every output, each field at its byte offset `at` */
@@ -28,6 +53,7 @@ typedef struct {
     const int64_t *low, *high;  /* (V,) */
     const float *travel_direction;  /* (3, V, W) */
     const float *offset;  /* the steered offsets (3, V, W): `pvu_wheel_frame`'s */
+    PlanesQuiet *quiet;  /* the planes' quiet reference, or NULL: no question asked */
     char *block;
     int64_t at[AT_FIELDS];
 } StepBegin;
@@ -61,13 +87,40 @@ static void step_begin(int64_t V, const float *position, const float *orientatio
     }
 }
 
+/* broad.quiet_above_planes' answer from the motion's reductions `out` (pvu_motion_reductions': largest and smallest
+   change along x, y, z, smallest |cosine|): _fleet_clear's float64 arithmetic in its order, the largest change along
+   each axis max(hi, -lo) (a lone body's |dx| but for a zero's sign, which no sum below keeps), the move towards each
+   plane wx ax + wy ay + wz az, the turn 2 acos(min(|c|, 1)) + slack (libm's acos, as Python's math.acos). Never quiet
+   where a value is not finite (a lone body's `_fleet_clear` says so; a fleet's numpy answer then decides). */
+static int planes_quiet(const PlanesQuiet *q, const double *out) {
+    const double ax = -out[3] > out[0] ? -out[3] : out[0];
+    const double ay = -out[4] > out[1] ? -out[4] : out[1];
+    const double az = -out[5] > out[2] ? -out[5] : out[2];
+    if (!isfinite(ax + ay + az + out[6])) return 0;
+    double towards = -INFINITY;
+    for (int64_t k = 0; k < q->planes; ++k) {
+        const double *w = q->weights + 3 * k;
+        const double move = w[0] * ax + w[1] * ay + w[2] * az;
+        towards = move > towards ? move : towards;
+    }
+    const double turn = 2.0 * acos(out[6] < 1.0 ? out[6] : 1.0) + q->turn_slack;
+    return towards + turn * q->reach_max < q->clearance_min;
+}
+
+/* The begin; with b->quiet, also the motion's reductions since the planes' reference into its `out` (7 float64, then
+   1.0 where they were taken, 0.0 where a value is NaN). Returns 1 where the planes are quiet. */
 int pvu_step_begin(const StepBegin *b) {
     char *block = b->block;
     step_begin(b->V, b->position, b->orientation, b->linear_velocity, b->lng_axis, b->threshold, b->low, b->high, b->dt,
                (float *)(block + b->at[AT_POSITION]), (float *)(block + b->at[AT_ORIENTATION]),
                (float *)(block + b->at[AT_R]), (float *)(block + b->at[AT_SPEED]), (int64_t *)(block + b->at[AT_N_SUB]),
                (float *)(block + b->at[AT_DT_SUB]));
-    return 0;
+    PlanesQuiet *q = b->quiet;
+    if (q == NULL || q->planes < 1) return 0;
+    const int taken = pvu_motion_reductions(b->V, b->position, 1, q->position, b->orientation, 1, q->orientation,
+                                            (int)q->reference_single, q->out) == 0;
+    q->out[7] = taken ? 1.0 : 0.0;
+    return taken && planes_quiet(q, q->out);
 }
 
 /* pipeline.wheel_frame: R (3, 3, V), position (3, V), the batch's travel_direction and the steered offsets (3, V, W);

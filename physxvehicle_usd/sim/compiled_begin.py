@@ -1,5 +1,6 @@
 """The begin of a step, compiled (sim/_step_begin.c, in the extension sim/compiled.py loads): what it covers, and the
-two calls that replace pipeline.step's first numpy lines for the compiled path.
+two calls that replace pipeline.step's first numpy lines for the compiled path; the first also answers
+contact/broad.quiet_above_planes where it is handed the planes' quiet reference (`PlanesQuiet`).
 
 For one car those lines (the begin pose's copies, vecmath.quat_to_mat, the forward speed, context.substep_counts, the
 substep length, then pipeline.wheel_frame) are some forty numpy calls on a few numbers each, a tenth of the step;
@@ -29,8 +30,21 @@ class _StepBegin(ctypes.Structure):
 
     _fields_ = ([("V", _I64), ("W", _I64), ("dt", ctypes.c_double)]
                 + [(name, _P) for name in "position orientation linear_velocity lng_axis threshold low high "
-                                          "travel_direction offset block".split()]
+                                          "travel_direction offset quiet block".split()]
                 + [("at", _I64 * 10)])
+
+
+class PlanesQuiet(ctypes.Structure):
+    """Mirror of `PlanesQuiet` in _step_begin.c: the planes' quiet reference a step's begin measures the motion since
+    (contact/broad.py `begin_check` makes it from `_plane_candidates`' kept reference): the addresses of the reference
+    position (3, V) and orientation (4, V) (float64, or float32 copies where `reference_single`: each value the same)
+    and of the planes' weights (planes, 3) (float64), all C-contiguous, the number of planes, the largest reach, the
+    smallest clearance and the turn's slack (vecmath.turn_from_cosine(1.0)); `out`: what the last begin handed it
+    measured (`motion_reductions`)."""
+
+    _fields_ = [("position", _P), ("orientation", _P), ("weights", _P), ("planes", _I64), ("reference_single", _I64),
+                ("reach_max", ctypes.c_double), ("clearance_min", ctypes.c_double), ("turn_slack", ctypes.c_double),
+                ("out", ctypes.c_double * 8)]
 
 
 def _load() -> ctypes.CDLL | None:
@@ -38,6 +52,7 @@ def _load() -> ctypes.CDLL | None:
     if lib is None:
         return None
     check_struct_size(lib, "pvu_step_begin_size", _StepBegin, "compiled_begin.py")
+    check_struct_size(lib, "pvu_planes_quiet_size", PlanesQuiet, "compiled_begin.py")
     for name in ("pvu_step_begin", "pvu_wheel_frame"):
         getattr(lib, name).argtypes = [ctypes.POINTER(_StepBegin)]
         getattr(lib, name).restype = ctypes.c_int
@@ -53,8 +68,8 @@ def available() -> bool:
 
 
 # what `begin` returns, in order: the begin pose (copies), the signed forward speed, the substep counts (int64) and
-# lengths (float32), then the step's block (where `wheel_frame` writes, the body rotation among it), its address and
-# the batch's `_Layout`
+# lengths (float32), then the step's block (where `wheel_frame` writes, the body rotation among it), its address,
+# the batch's `_Layout` and whether the planes are quiet (`planes_quiet`: False where no reference was handed over)
 Begin = tuple
 
 
@@ -114,10 +129,13 @@ def _covered(layout: _Layout, s: SimState) -> bool:
     return layout.covered and all(value.dtype == np.float32 and value.flags.c_contiguous for value in _state(s))
 
 
-def begin(p: SimParams, s: SimState, dt: float) -> Begin | None:
+def begin(p: SimParams, s: SimState, dt: float, quiet: int | None = None) -> Begin | None:
     """pipeline.step's begin where `covers` (None elsewhere): (begin position, begin orientation, forward speed, n_sub,
-    dt_sub, the step's block, its address, the batch's layout), the pose copies, the forward speed of
-    R = vecmath.quat_to_mat(orientation), context.substep_counts and (dt / n_sub).astype(float32)."""
+    dt_sub, the step's block, its address, the batch's layout, whether the planes are quiet), the pose copies, the
+    forward speed of R = vecmath.quat_to_mat(orientation), context.substep_counts and (dt / n_sub).astype(float32).
+    quiet: the address of the planes' quiet reference of V bodies (a `PlanesQuiet`, kept alive by
+    contact/broad.py `begin_check`), whose motion since it the call measures (into its `out`) and whose question it
+    answers; None: not asked (False)."""
     if _LIB is None:
         return None
     layout = _layout(p)
@@ -133,8 +151,21 @@ def begin(p: SimParams, s: SimState, dt: float) -> Begin | None:
     c.position, c.orientation, c.linear_velocity = state
     c.block = base = address(raw)
     c.dt = dt
-    _LIB.pvu_step_begin(c)
-    return (*_begun(block), block, base, layout)
+    c.quiet = quiet
+    return (*_begun(block), block, base, layout, _LIB.pvu_step_begin(c) == 1)
+
+
+def planes_quiet(begun: Begin) -> bool:
+    """Whether the begin found the planes quiet (contact/broad.quiet_above_planes' True, decided the same way)."""
+    return begun[8]
+
+
+def motion_reductions(quiet: PlanesQuiet) -> list[float] | None:
+    """The motion since the planes' quiet reference that the last begin handed `quiet` measured: sim/_motion.c's seven
+    reductions (the largest change along x, y, z, the smallest, the smallest |cosine|), as motion.Motion's compiled
+    pass takes them; None where a value was NaN."""
+    out = quiet.out[:]
+    return out[:7] if out[7] == 1.0 else None
 
 
 def rotation(p: SimParams, begun: Begin) -> np.ndarray:

@@ -11,7 +11,9 @@ Each phase first asks the whole fleet's bounds (`Motion.bounds`: the largest cha
 body's move against the others, the largest turn) against its smallest margin: a fleet that is quiet everywhere
 passes on a few numbers, and only a phase the bounds do not clear measures body by body. A single body has its
 bounds taken in Python floats (`_lone_bounds`), a fleet's in one compiled pass where the extension is built
-(sim/_motion.c, `Motion._measure`): the same float64 arithmetic in a fraction of numpy's calls.
+(sim/_motion.c, `Motion._measure`): the same float64 arithmetic in a fraction of numpy's calls. On the compiled path
+the step's begin takes that pass against the planes' reference already (sim/_step_begin.c, handed it by
+contact/broad.py `begin_check`): a Motion is then given those bounds (`Motion.measured`) and measures nothing.
 """
 from __future__ import annotations
 
@@ -103,6 +105,14 @@ class Motion:
         self._last_bounds = (position, orientation, bounds)
         return bounds
 
+    def measured(self, position: np.ndarray, orientation: np.ndarray, reductions: list) -> None:
+        """Take the bounds since the reference pose (position, orientation) from `reductions`, the seven numbers the
+        compiled pass (sim/_motion.c) writes for this pose and that reference, taken elsewhere this step (the compiled
+        begin's, sim/compiled_begin.py): `bounds` then measures nothing. For a fleet (a lone body's are its floats')."""
+        m = self._since(position, orientation)
+        bounds = m["bounds"] = _reduced_bounds(reductions)
+        self._last_bounds = (position, orientation, bounds)
+
     def _measure(self, m: dict, position: np.ndarray, orientation: np.ndarray) -> Bounds:
         """`bounds`, measured: a lone body's in Python floats, a fleet's reductions in one compiled pass (sim/_motion.c:
         the changes' largest values along x, y, z, their smallest, and the smallest |cosine|, the same numbers as
@@ -120,12 +130,7 @@ class Motion:
             out = _REDUCTIONS()
             if not _LIB.pvu_motion_reductions(pose[0], pose[1], pose[3], reference[0], pose[2], pose[3], reference[1],
                                           reference[2], out):
-                hi_x, hi_y, hi_z, lo_x, lo_y, lo_z, cosine = out[:]  # (a slice: a ctypes array unpacks slowly)
-                # max(hi, -lo) written out (no NaN here: the pass says so)
-                along = (-lo_x if -lo_x > hi_x else hi_x, -lo_y if -lo_y > hi_y else hi_y,
-                         -lo_z if -lo_z > hi_z else hi_z)
-                return Bounds(along, 0.5 * math.dist((hi_x, hi_y, hi_z), (lo_x, lo_y, lo_z)),
-                              vm.turn_from_cosine(cosine))
+                return _reduced_bounds(out[:])  # (a slice: a ctypes array unpacks slowly)
         change = self._change(m)
         hi, lo = change.max(axis=1).tolist(), change.min(axis=1).tolist()
         cosine = float(np.abs((self.orientation * orientation).sum(axis=0)).min())
@@ -158,6 +163,15 @@ class Motion:
         shift = self.relative_shift(quiet["position"], quiet["orientation"])
         _, turn = self.since(quiet["position"], quiet["orientation"])
         return bool((shift + turn * quiet["reach"]).max() < quiet["margin"])
+
+
+def _reduced_bounds(reductions: list) -> Bounds:
+    """`Bounds` of the compiled pass's reductions (the largest change along x, y, z, the smallest, the smallest
+    |cosine|; none NaN)."""
+    hi_x, hi_y, hi_z, lo_x, lo_y, lo_z, cosine = reductions
+    # max(hi, -lo) written out (no NaN here: the pass says so)
+    along = (-lo_x if -lo_x > hi_x else hi_x, -lo_y if -lo_y > hi_y else hi_y, -lo_z if -lo_z > hi_z else hi_z)
+    return Bounds(along, 0.5 * math.dist((hi_x, hi_y, hi_z), (lo_x, lo_y, lo_z)), vm.turn_from_cosine(cosine))
 
 
 def _pose_arguments(position: np.ndarray, orientation: np.ndarray) -> tuple:

@@ -21,7 +21,7 @@ from . import compiled, compiled_begin, compiled_end_step, compiled_rows, disabl
 from . import vecmath as vm
 from .commands import update_commands
 from .contact import pairs as vehicle_pairs
-from .contact.broad import quiet_above_planes
+from .contact.broad import begin_check, quiet_above_planes, share_planes_motion
 from .contact.model import ContactModel
 from .contact.patches import pair_rows as make_pair_rows
 from .contact.patches import patch_rows
@@ -72,7 +72,9 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
     # the begin pose, its rotation (also the first substep's), the forward speed and the substeps: in one C call on
     # the compiled path (sim/compiled_begin.py; the same bits)
     kernel = opt.compiled and compiled.covers(p)  # the substeps in the compiled kernel
-    begun = compiled_begin.begin(p, s, dt) if kernel else None
+    # (with the planes' quiet reference, the begin also answers quiet_above_planes from the pose it reads)
+    begun = (compiled_begin.begin(p, s, dt, None if contact is None else begin_check(contact, ground, p.V))
+             if kernel else None)
     if begun is None:
         begin_position, begin_orientation = s.body_position.copy(), s.body_orientation.copy()
         R_begin = vm.quat_to_mat(s.body_orientation)
@@ -94,8 +96,13 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
         frame = wheel_frame(p, R_begin, s.body_position, offset)
     road = query_road_geometry(p, ground, friction, frame, cmd["steer_angle"], ground_filter, opt.kernel_threads)
     road_velocity = None  # the velocity of what each wheel stands on, where that is another vehicle
-    # the quiet broad phases' measure of how far the bodies have moved, taken once this step
-    motion = None if contact is None else Motion(begin_position, begin_orientation)
+    # the quiet broad phases' measure of how far the bodies have moved, taken once this step: none where the begin
+    # found the planes quiet and no other phase asks (flat ground, no vehicle pairs, no queries meeting vehicles)
+    quiet = begun is not None and compiled_begin.planes_quiet(begun)
+    motion = (None if contact is None or (quiet and queries is None and contact.pairs is None)
+              else Motion(begin_position, begin_orientation))
+    if quiet and motion is not None:  # (the other phases mostly share the planes' reference: measured already)
+        share_planes_motion(contact, motion)
     if queries is not None and contact is not None:
         road, road_velocity = _other_vehicles(p, s, road, contact, queries, frame, cmd["steer_angle"], motion)
     if kernel:
@@ -113,7 +120,8 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
             if contact.following.size:
                 toe, camber = _compliance_angles(p, s)
                 contact = contact.posed(*wheel_local_pose(p, s, cmd["steer_angle"], toe, camber))
-            if quiet_above_planes(contact, ground, motion):  # flat ground, touching nothing: no contact, no manifold
+            # flat ground, touching nothing: no contact, no manifold
+            if quiet or quiet_above_planes(contact, ground, motion):
                 s.manifolds = None
             else:
                 touching = generate(contact, ground, begin_position, begin_orientation, s.manifolds, p.length_scale,

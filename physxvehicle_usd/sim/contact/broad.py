@@ -5,11 +5,12 @@ vehicles (`candidate_pairs`): one sort and sweep of the shapes' boxes grown by t
 (`sweep_overlaps`), kept quiet while no body has moved a tenth of QUIET_MARGIN."""
 from __future__ import annotations
 
+import ctypes
 import math
 
 import numpy as np
 
-from .. import compiled_mesh, compiled_sweep
+from .. import compiled_begin, compiled_mesh, compiled_sweep
 from .. import vecmath as vm
 from ..ground import Ground
 from ..motion import Motion
@@ -47,7 +48,9 @@ def _near_planes(model: ContactModel, ground: Ground, R: np.ndarray, centre: lis
 # centre's change. Those vehicles skip the test (a fleet on flat ground touching nothing tests no box, and where the
 # whole fleet's bounds (sim/motion.Motion.bounds) clear the smallest clearance, measures no vehicle either); the others
 # are tested, and their reference pose and clearance refreshed. The shapes that follow a wheel change their boxes in the
-# body: their vehicles are tested every step.
+# body: their vehicles are tested every step. On the compiled path the step's begin answers `quiet_above_planes` in its
+# own C call, from the pose it reads anyway (`begin_check` hands it the reference; sim/_step_begin.c): the same float64
+# arithmetic, the same answer; the Python form stays the reference, and answers where the begin says no.
 def quiet_above_planes(model: ContactModel, ground: Ground, motion: Motion) -> bool:
     """Whether a step's static broad phase is sure to find nothing (`_plane_candidates`'s first answer) before
     anything else is asked: a ground of planes alone, no shape following a wheel, a reference pose already kept and
@@ -59,6 +62,52 @@ def quiet_above_planes(model: ContactModel, ground: Ground, motion: Motion) -> b
     return (quiet is not None and quiet["ground"] is ground and quiet["always"] is None
             and model.static_shapes is None and ground.grid is None and model.static_rounds is None
             and quiet["position"].shape[1] == motion.position.shape[1] and _fleet_clear(quiet, motion))
+
+
+def begin_check(model: ContactModel, ground: Ground, V: int) -> int | None:
+    """The planes' quiet reference for a step's compiled begin (compiled_begin.begin's `quiet`: the address of a
+    `compiled_begin.PlanesQuiet`), which answers `quiet_above_planes` in its call; None where that question would not
+    be asked of the reference (`quiet_above_planes`' conditions), none is kept, or the extension is not built. Made
+    once per reference `_plane_candidates` keeps (it drops it where it refreshes the reference)."""
+    quiet = model.cache.get("planes_quiet")
+    if quiet is None or quiet["ground"] is not ground:
+        return None
+    check = quiet.get("begin")
+    if check is None:
+        check = quiet["begin"] = _begin_check(model, ground, quiet)
+    return check[1] if check[0] == V else None
+
+
+def _begin_check(model: ContactModel, ground: Ground, quiet: dict) -> tuple:
+    """(V, the PlanesQuiet's address, what it points into) of `begin_check`; (-1, None) where there is none."""
+    if (not compiled_begin.available() or "position" not in quiet or quiet["always"] is not None
+            or model.static_shapes is not None or ground.grid is not None or model.static_rounds is not None):
+        return -1, None
+    arrays = quiet["position"], quiet["orientation"], quiet["weights"]
+    V = arrays[0].shape[1]
+    if (any(a.dtype != np.float64 or not a.flags.c_contiguous for a in arrays) or arrays[1].shape != (4, V)
+            or arrays[2].ndim != 2 or arrays[2].shape[1] != 3 or not len(arrays[2])):
+        return -1, None
+    # (float32 copies where every value is a float32's, as a reference taken from a float32 pose is: the same values
+    # from half the memory, which a step reads cold; motion.py's compiled pass keeps them alike)
+    single = arrays[0].astype(np.float32), arrays[1].astype(np.float32)
+    exact = np.array_equal(single[0], arrays[0]) and np.array_equal(single[1], arrays[1])
+    pose = single if exact else arrays[:2]
+    check = compiled_begin.PlanesQuiet(pose[0].ctypes.data, pose[1].ctypes.data, arrays[2].ctypes.data,
+                                       len(arrays[2]), exact, quiet["reach_max"], quiet["clearance_min"],
+                                       vm.turn_from_cosine(1.0))
+    return V, ctypes.addressof(check), check, arrays, pose
+
+
+def share_planes_motion(model: ContactModel, motion: Motion) -> None:
+    """Give `motion` the bounds since the planes' quiet reference from the reductions the compiled begin of its pose
+    took, handed the reference by `begin_check` (compiled_begin.motion_reductions): the other quiet phases that share
+    the reference then measure nothing (a fleet's; a lone body's bounds are its own floats')."""
+    if motion.position.shape[1] > 1:
+        quiet = model.cache["planes_quiet"]
+        reductions = compiled_begin.motion_reductions(quiet["begin"][2])
+        if reductions is not None:
+            motion.measured(quiet["position"], quiet["orientation"], reductions)
 
 
 def _fleet_clear(quiet: dict, motion: Motion) -> bool:
@@ -130,6 +179,7 @@ def _plane_candidates(model: ContactModel, ground: Ground, motion: Motion):
             clearance = np.array([lone[0]]) - 1e-9 * (1.0 + np.abs(position).sum(axis=0))  # rounding, as below
             (quiet["position"], quiet["orientation"]), quiet["clearance"] = motion.reference(), clearance
             quiet["clearance_min"] = float(clearance[0])
+            quiet.pop("begin", None)  # (the compiled begin's copy of the reference: made again)
             quiet["lone"] = (quiet["position"], quiet["orientation"], *lone[2])  # (`_lone_reference`'s, from its floats)
             return [_NO_ROWS] * len(ground.plane_normals), np.array(lone[1])[:, :, None]  # (tested: its rotation)
     if test is None or test.all():  # (the step's boxes: the other broad phases of the step take the same)
@@ -154,6 +204,7 @@ def _plane_candidates(model: ContactModel, ground: Ground, motion: Motion):
         quiet["orientation"] = np.where(test, ref_orientation, quiet["orientation"])
         quiet["clearance"] = np.where(test, clearance, quiet["clearance"])
     quiet["clearance_min"] = float(quiet["clearance"].min())
+    quiet.pop("begin", None)  # (the compiled begin's copy of the reference: made again)
     return [found for found, _ in near], R
 
 
