@@ -27,7 +27,15 @@ import numpy as np
 
 from . import compiled_end_step
 from .contact_rows import FRICTION_BIAS_PER_SUBSTEP, MAX_CONTACT_BIAS_FACTOR
-from .extension import address, addresses, check_struct_size, open_extension, write_addresses
+from .extension import (
+    Kinds,
+    address,
+    addresses,
+    check_struct_size,
+    open_extension,
+    open_object_function,
+    write_addresses,
+)
 from .memo import LastValue
 
 if TYPE_CHECKING:  # annotations only
@@ -535,8 +543,11 @@ def solve_tgs_contacts(p: SimParams, rows: ConstraintRows, patches: PatchRows, l
                       begin_orientation, velocity, orientation)
 
 
-# the wheels' arrays `wheel_rows` reads, by the element type it takes them in
-_WHEEL_DTYPES = tuple(map(np.dtype, (np.float32,) * 5 + (np.bool_,) * 3))
+# the wheels' arrays `wheel_rows` reads (and `also`), by the element type it takes them in; the extension's check of
+# their types and contiguity, which writes their addresses (sim/extension.py kind_addresses' call)
+_WHEEL_DTYPES = tuple(map(np.dtype, (np.float32,) * 5 + (np.bool_,) * 4))
+_WHEEL_KINDS = Kinds(_WHEEL_DTYPES)
+_CHECKED_ADDRESSES = open_object_function("pvu_kind_addresses", [ctypes.py_object, ctypes.c_void_p, ctypes.c_void_p])
 _dtype = operator.attrgetter("dtype")
 _shape = operator.attrgetter("shape")
 
@@ -573,20 +584,26 @@ def wheel_rows(also: np.ndarray | None, lng_dir: np.ndarray, lat_dir: np.ndarray
     (3, V, W), arms (3, V, W), separations (V, W), sticky flags (V, W) and the batch's mask; None where the extension
     lacks it or the arrays are not float32 (flags bool), C order (numpy's turn)."""
     wheels = (lng_dir, lat_dir, normal, arm, separation, sticky_lng, sticky_lat, p.mask)
-    if (_LIB is None or not hasattr(_LIB, "pvu_wheel_rows") or tuple(map(_dtype, wheels)) != _WHEEL_DTYPES
-            or not all(map(_contiguous, wheels))):
+    if _LIB is None or not hasattr(_LIB, "pvu_wheel_rows"):
         return None
     V, W = separation.shape
     if (tuple(map(_shape, wheels)) != ((3, V, W),) * 4 + ((V, W),) * 4
-            or (also is not None and (also.dtype != np.bool_ or also.shape != (V,) or not also.flags.c_contiguous))):
+            or (also is not None and also.shape != (V,))):
         return None
     call = _WHEEL_CALLS.get(p, (V, W), lambda: _WheelCall(V, W))
-    block = np.empty(call.length, np.uint8)
-    if also is None:
-        write_addresses(wheels, call.inputs_at)
-        call.words[call.also_word] = 0  # (C's NULL: no vehicle flagged)
+    # the arrays' addresses, each C-contiguous and of its type (float32, the flags bool), in one checked call where
+    # the extension has it (a refused one leaves words the next call writes again)
+    read = wheels if also is None else wheels + (also,)
+    if _CHECKED_ADDRESSES is not None:
+        if _CHECKED_ADDRESSES(read, _WHEEL_KINDS.at, call.inputs_at) != len(read):
+            return None
+    elif tuple(map(_dtype, read)) != _WHEEL_DTYPES[:len(read)] or not all(map(_contiguous, read)):
+        return None
     else:
-        write_addresses(wheels + (also,), call.inputs_at)
+        write_addresses(read, call.inputs_at)
+    if also is None:
+        call.words[call.also_word] = 0  # (C's NULL: no vehicle flagged)
+    block = np.empty(call.length, np.uint8)
     call.words[call.outputs] = call.output_offsets + np.uint64(address(block))
     Vr = _LIB.pvu_wheel_rows(call.at)
     R = 3 * W
