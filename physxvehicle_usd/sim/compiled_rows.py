@@ -121,6 +121,9 @@ _LIB = _load()
 _contiguous = operator.attrgetter("flags.c_contiguous")
 _VELOCITY = compiled_end_step.velocity_function()
 _VELOCITY_SLOTS = compiled_end_step.velocity_slots()
+# the extension's check of arrays' types and contiguity, which writes their addresses (sim/extension.py
+# kind_addresses' call)
+_CHECKED_ADDRESSES = open_object_function("pvu_kind_addresses", [ctypes.py_object, ctypes.c_void_p, ctypes.c_void_p])
 _ONE_CALL = _LIB is not None and hasattr(_LIB, "pvu_rows_tgs_contacts")  # (else three calls: an older extension)
 
 
@@ -413,6 +416,10 @@ _STEP_SLOTS = _slots(
 # which of the step's addresses (`_KeptTGS.solve`'s `read`, in its order) goes into each of those words
 _STEP_WORDS = np.array([*range(10), 0, 1, 10, 11, 12, 12, 13, 13, *range(14, 20), 19], np.intp)
 _STEP_ARRAYS = 23  # (`read`'s arrays: 20, and the three of the velocities' call)
+# their types, as covers() and the set-ups take them (the velocities and orientation float32)
+_STEP_KINDS = Kinds((np.bool_, np.bool_) + (np.float64,) * 10 + (np.int64, np.float32, np.float32, np.float32,
+                                                                 np.float64, np.float64, np.bool_, np.bool_)
+                    + (np.float32,) * 3)
 
 
 class _KeptTGS:
@@ -473,14 +480,18 @@ class _KeptTGS:
             x[:3], x[3:] = linear_velocity[:, at], angular_velocity[:, at]
         self.position[...] = begin_position[:, at]
         vehicles = vehicles.astype(np.int64, copy=False)
-        read = _whole(patches.point_active, patches.anchor_active, patches.arm, patches.separation, patches.normal,
-                      patches.rest_distance, patches.restitution, patches.anchor_arm, patches.anchor_error,
-                      patches.bounce_threshold, patches.static_friction, patches.dynamic_friction, vehicles,
-                      begin_orientation, rows.linear, rows.arm, rows.damping, rows.separation, rows.active, rows.hard)
+        read = (patches.point_active, patches.anchor_active, patches.arm, patches.separation, patches.normal,
+                patches.rest_distance, patches.restitution, patches.anchor_arm, patches.anchor_error,
+                patches.bounce_threshold, patches.static_friction, patches.dynamic_friction, vehicles,
+                begin_orientation, rows.linear, rows.arm, rows.damping, rows.separation, rows.active, rows.hard)
         if velocity is not None:
             read += (linear_velocity, angular_velocity, orientation)
-        # (the patches' flags and frictions read by the solve too, the vehicles and orientation by both set-ups)
-        write_addresses(read, self.step_at)
+        # (the patches' flags and frictions read by the solve too, the vehicles and orientation by both set-ups): in
+        # one checked call where each is C-contiguous of the type the set-ups read (most steps: patch_rows and
+        # constraint_rows make them so), else each where it is C-contiguous, a contiguous copy where not
+        if _CHECKED_ADDRESSES is None or _CHECKED_ADDRESSES(read, _STEP_KINDS.at, self.step_at) != len(read):
+            read = _whole(*read)
+            write_addresses(read, self.step_at)
         words = self.step_words
         self.words[_STEP_SLOTS] = words[_STEP_WORDS]
         if velocity is not None:
@@ -544,10 +555,9 @@ def solve_tgs_contacts(p: SimParams, rows: ConstraintRows, patches: PatchRows, l
 
 
 # the wheels' arrays `wheel_rows` reads (and `also`), by the element type it takes them in; the extension's check of
-# their types and contiguity, which writes their addresses (sim/extension.py kind_addresses' call)
+# their types
 _WHEEL_DTYPES = tuple(map(np.dtype, (np.float32,) * 5 + (np.bool_,) * 4))
 _WHEEL_KINDS = Kinds(_WHEEL_DTYPES)
-_CHECKED_ADDRESSES = open_object_function("pvu_kind_addresses", [ctypes.py_object, ctypes.c_void_p, ctypes.c_void_p])
 _dtype = operator.attrgetter("dtype")
 _shape = operator.attrgetter("shape")
 
