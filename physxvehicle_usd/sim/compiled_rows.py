@@ -521,7 +521,10 @@ class _KeptTGS:
 class SolvedContacts:
     """What a solve with contacts leaves for the step's telemetry and friction bookkeeping, as `StaticContactRows`
     holds it: the patches' `active`, `arm` and `normal`, the solve's `impulse` (Vr, Pm, N), `friction` (Vr, Pm, M, 2)
-    and `broken` (Vr, Pm)."""
+    and `broken` (Vr, Pm). Every one the step's own (the patches' arrays patch_rows made for it, the solve's copied out
+    of its kept buffers): never written after the step (`step_owned`: sim/contact/telemetry.py may read them later)."""
+
+    step_owned = True
 
     def __init__(self, patches: PatchRows, impulse: np.ndarray, friction: np.ndarray, broken: np.ndarray):
         self.active, self.arm, self.normal = patches.point_active, patches.arm, patches.normal
