@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .extension import Kinds, address, addresses, open_extension, open_object_function, write_addresses
+from .extension import Kinds, address, addresses, open_extension, write_addresses, write_kind_addresses
 
 _P = ctypes.c_void_p
 _I64 = ctypes.c_int64
@@ -85,8 +85,6 @@ def _bools(a: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(a, dtype=np.bool_)
 
 
-# the extension's check of arrays' kinds, which writes their addresses (sim/extension.py kind_addresses' call)
-_CHECKED_ADDRESSES = open_object_function("pvu_kind_addresses", [ctypes.py_object, ctypes.c_void_p, ctypes.c_void_p])
 _CONVERSIONS = {np.dtype(np.int64): _i64, np.dtype(np.float64): _f64, np.dtype(np.bool_): _bools}
 
 
@@ -95,7 +93,7 @@ class _StepKinds:
     the extension checks, and each array's conversion (`_i64`, `_f64`, `_bools`) where one is not of its kind."""
 
     def __init__(self, dtypes: tuple, writable: tuple = ()):
-        self.kinds = None if _CHECKED_ADDRESSES is None else Kinds(dtypes, writable)
+        self.kinds = Kinds(dtypes, writable)
         self.conversions = tuple(_CONVERSIONS[np.dtype(dtype)] for dtype in dtypes)
 
 
@@ -103,7 +101,7 @@ def _write_step(arrays: tuple, kinds: _StepKinds, at: int) -> tuple:
     """Write the addresses of the step's `arrays`, each converted by its kind's conversion, as 64-bit words at `at`:
     in one C call where every one is C-contiguous and of its kind already (its conversion would return it as it is,
     the same address), else converted first. Returns the arrays written (hold them while C reads them)."""
-    if kinds.kinds is not None and _CHECKED_ADDRESSES(arrays, kinds.kinds.at, at) == len(arrays):
+    if write_kind_addresses(arrays, kinds.kinds, at):
         return arrays
     arrays = tuple(convert(a) for convert, a in zip(kinds.conversions, arrays))
     write_addresses(arrays, at)

@@ -33,8 +33,8 @@ from .extension import (
     addresses,
     check_struct_size,
     open_extension,
-    open_object_function,
     write_addresses,
+    write_kind_addresses,
 )
 from .memo import LastValue
 
@@ -121,9 +121,6 @@ _LIB = _load()
 _contiguous = operator.attrgetter("flags.c_contiguous")
 _VELOCITY = compiled_end_step.velocity_function()
 _VELOCITY_SLOTS = compiled_end_step.velocity_slots()
-# the extension's check of arrays' types and contiguity, which writes their addresses (sim/extension.py
-# kind_addresses' call)
-_CHECKED_ADDRESSES = open_object_function("pvu_kind_addresses", [ctypes.py_object, ctypes.c_void_p, ctypes.c_void_p])
 _ONE_CALL = _LIB is not None and hasattr(_LIB, "pvu_rows_tgs_contacts")  # (else three calls: an older extension)
 
 
@@ -489,7 +486,7 @@ class _KeptTGS:
         # (the patches' flags and frictions read by the solve too, the vehicles and orientation by both set-ups): in
         # one checked call where each is C-contiguous of the type the set-ups read (most steps: patch_rows and
         # constraint_rows make them so), else each where it is C-contiguous, a contiguous copy where not
-        if _CHECKED_ADDRESSES is None or _CHECKED_ADDRESSES(read, _STEP_KINDS.at, self.step_at) != len(read):
+        if not write_kind_addresses(read, _STEP_KINDS, self.step_at):
             read = _whole(*read)
             write_addresses(read, self.step_at)
         words = self.step_words
@@ -557,8 +554,7 @@ def solve_tgs_contacts(p: SimParams, rows: ConstraintRows, patches: PatchRows, l
                       begin_orientation, velocity, orientation)
 
 
-# the wheels' arrays `wheel_rows` reads (and `also`), by the element type it takes them in; the extension's check of
-# their types
+# the wheels' arrays `wheel_rows` reads (and `also`), by the element type it takes them in
 _WHEEL_DTYPES = tuple(map(np.dtype, (np.float32,) * 5 + (np.bool_,) * 4))
 _WHEEL_KINDS = Kinds(_WHEEL_DTYPES)
 _dtype = operator.attrgetter("dtype")
@@ -607,13 +603,10 @@ def wheel_rows(also: np.ndarray | None, lng_dir: np.ndarray, lat_dir: np.ndarray
     # the arrays' addresses, each C-contiguous and of its type (float32, the flags bool), in one checked call where
     # the extension has it (a refused one leaves words the next call writes again)
     read = wheels if also is None else wheels + (also,)
-    if _CHECKED_ADDRESSES is not None:
-        if _CHECKED_ADDRESSES(read, _WHEEL_KINDS.at, call.inputs_at) != len(read):
+    if not write_kind_addresses(read, _WHEEL_KINDS, call.inputs_at):
+        if tuple(map(_dtype, read)) != _WHEEL_DTYPES[:len(read)] or not all(map(_contiguous, read)):
             return None
-    elif tuple(map(_dtype, read)) != _WHEEL_DTYPES[:len(read)] or not all(map(_contiguous, read)):
-        return None
-    else:
-        write_addresses(read, call.inputs_at)
+        write_addresses(read, call.inputs_at)  # (the extension without the check)
     if also is None:
         call.words[call.also_word] = 0  # (C's NULL: no vehicle flagged)
     block = np.empty(call.length, np.uint8)
