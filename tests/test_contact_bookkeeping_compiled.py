@@ -22,7 +22,13 @@ from physxvehicle_usd.sim.contact.patches import compiled_covers, patch_rows, pa
 from physxvehicle_usd.sim.contact.persistence import Persistence
 from physxvehicle_usd.sim.contact.records import Contacts, FrictionPatches
 from physxvehicle_usd.sim.contact.reduction import reduce_contacts, reduce_contacts_numpy
-from physxvehicle_usd.sim.contact.telemetry import TELEMETRY_SLOTS, telemetry, telemetry_numpy
+from physxvehicle_usd.sim.contact.telemetry import (
+    TELEMETRY_SLOTS,
+    DeferredTelemetry,
+    deferred_telemetry,
+    telemetry,
+    telemetry_numpy,
+)
 from physxvehicle_usd.sim.contact.world import patch_points, patch_points_numpy
 from physxvehicle_usd.sim.vecmath import quat_to_mat
 
@@ -300,6 +306,28 @@ def test_telemetry_reports_the_same_slots_to_the_bit(dtype):
     got, reference = telemetry(V, solved, begin), telemetry_numpy(V, solved, begin)
     assert got["contactCount"][2] > TELEMETRY_SLOTS
     assert all(_same(got[name], reference[name]) for name in reference)
+
+
+def test_deferred_telemetry_is_the_steps_own_when_read_later():
+    """The telemetry a step defers (every group's rows its own) reads, after the caller's begin buffer was written
+    again, the slots made at once from the step's positions, to the bit; rows not marked as the step's own are made
+    at once (a plain dict)."""
+    rng = np.random.default_rng(7)
+    V = 6
+    begin = rng.normal(size=(3, V)).astype(np.float32)
+    owned = [(np.array([0, 3]), _SolvedRows(rng, 2, 3, 4, 0.7, np.float64)),
+             (np.array([5]), _SolvedRows(rng, 1, 2, 4, 0.9, np.float64))]
+    for _, rows in owned:
+        rows.step_owned = True
+    reference = telemetry_numpy(V, owned, begin)
+    deferred = deferred_telemetry(V, owned, begin)
+    assert isinstance(deferred, DeferredTelemetry)
+    begin[...] = 0.0  # (the next step's begin in the same buffer)
+    assert sorted(deferred) == sorted(reference) and len(deferred) == len(reference)
+    assert all(_same(deferred[name], reference[name]) for name in reference)
+    assert reference["contactCount"].sum() > 0
+    made = deferred_telemetry(V, [(np.array([1]), _SolvedRows(rng, 1, 2, 4, 0.9, np.float64))], begin)
+    assert type(made) is dict and made["contactCount"][1] > 0
 
 
 def test_plane_pairs_of_two_shapes_are_left_to_numpy(tmp_path):

@@ -90,3 +90,16 @@ def test_kind_addresses_are_the_arrays_own_where_each_is_of_its_kind():
     assert kind_addresses(arrays, kinds) == [a.ctypes.data for a in arrays]
     assert kind_addresses((arrays[0].astype(np.float64),) + arrays[1:], kinds) is None  # another type
     assert kind_addresses((np.zeros((3, 4), np.float32)[:, ::2],) + arrays[1:], kinds) is None  # not contiguous
+
+
+@pytest.mark.skipif(extension.extension_path() is None, reason="the extension is not built")
+def test_write_kind_addresses_writes_the_arrays_own_at_the_block():
+    from physxvehicle_usd.sim.extension import Kinds, write_kind_addresses
+
+    arrays = (np.zeros((3, 2), np.float32), np.ones(4, bool), np.arange(3), np.zeros(2))
+    kinds = Kinds([np.float32, np.bool_, np.int64, np.float64])
+    words = np.zeros(6, np.int64)
+    assert write_kind_addresses(arrays, kinds, words.ctypes.data + 8)
+    assert words.tolist() == [0, *(a.ctypes.data for a in arrays), 0]  # (only its own words)
+    assert not write_kind_addresses((arrays[0].astype(np.float64),) + arrays[1:], kinds, words.ctypes.data)
+    assert not write_kind_addresses(arrays[:3] + (np.zeros((2, 4))[:, ::2],), kinds, words.ctypes.data)

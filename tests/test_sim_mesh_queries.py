@@ -17,7 +17,15 @@ from physxvehicle_usd import simulate
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.sim import compiled_mesh
 from physxvehicle_usd.sim.contact.broad import static_mesh_pairs, static_mesh_pairs_numpy
-from physxvehicle_usd.sim.ground import Ground, QueryFilter, box_pairs, box_pairs_numpy, mesh_hits, mesh_hits_numpy
+from physxvehicle_usd.sim.ground import (
+    Ground,
+    QueryFilter,
+    box_pairs,
+    box_pairs_numpy,
+    mesh_hits,
+    mesh_hits_numpy,
+    raycast,
+)
 from physxvehicle_usd.sim.triangle_grid import TriangleGrid
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
@@ -202,6 +210,25 @@ def test_mesh_hits_match_numpy_on_random_rays(scale, wall, filtered, dtype):
     only = _filter(rng, ground, 3000) if filtered else None
     assert _every_ray_is_compiled(ground, *rays, only)
     assert _assert_same_hits(ground, *rays, only) > 150
+
+
+def test_ground_rays_follow_the_filter_from_call_to_call():
+    """compiled_mesh.ground_rays keeps a struct per ray count and writes its filter and settings only where they differ
+    from its last call's: the same rays filtered, then not, then filtered again (one struct) hit as numpy's raycast
+    each time, to the bit (0 ulps)."""
+    ground = _soup(41, 600, 0.5)
+    rng = np.random.default_rng(43)
+    origin, direction, length = _rays(rng, ground, 500, np.float32)
+    only = _filter(rng, ground, 500)
+    assert compiled_mesh.ground_rays(ground, origin, direction, length, None, None, 2.0 ** -46) is not None
+    hits = []
+    for query in (only, None, None, only, None):
+        got = raycast(ground, origin, direction, length, query, compiled=True)
+        reference = raycast(ground, origin, direction, length, query, compiled=False)
+        for name in ("hit", "normal", "offset", "shape"):
+            assert getattr(got, name).tobytes() == getattr(reference, name).tobytes()
+        hits.append(int(reference.hit.sum()))
+    assert hits[0] < hits[1] and hits[1] > 100  # (the filter keeps some rays from the triangles)
 
 
 def test_mesh_hits_without_epsilons_match_numpy():

@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .extension import address, addresses, open_extension, write_addresses
+from .extension import Kinds, address, addresses, open_extension, write_addresses, write_kind_addresses
 
 _P = ctypes.c_void_p
 _I64 = ctypes.c_int64
@@ -79,6 +79,33 @@ def _f64(a: np.ndarray) -> np.ndarray:
 
 def _i64(a: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(a, dtype=np.int64)
+
+
+def _bools(a: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(a, dtype=np.bool_)
+
+
+_CONVERSIONS = {np.dtype(np.int64): _i64, np.dtype(np.float64): _f64, np.dtype(np.bool_): _bools}
+
+
+class _StepKinds:
+    """The element types a call takes its step's arrays in, in order (those it writes listed as `writable`): the kinds
+    the extension checks, and each array's conversion (`_i64`, `_f64`, `_bools`) where one is not of its kind."""
+
+    def __init__(self, dtypes: tuple, writable: tuple = ()):
+        self.kinds = Kinds(dtypes, writable)
+        self.conversions = tuple(_CONVERSIONS[np.dtype(dtype)] for dtype in dtypes)
+
+
+def _write_step(arrays: tuple, kinds: _StepKinds, at: int) -> tuple:
+    """Write the addresses of the step's `arrays`, each converted by its kind's conversion, as 64-bit words at `at`:
+    in one C call where every one is C-contiguous and of its kind already (its conversion would return it as it is,
+    the same address), else converted first. Returns the arrays written (hold them while C reads them)."""
+    if write_kind_addresses(arrays, kinds.kinds, at):
+        return arrays
+    arrays = tuple(convert(a) for convert, a in zip(kinds.conversions, arrays))
+    write_addresses(arrays, at)
+    return arrays
 
 
 def _table(a: np.ndarray) -> tuple[np.ndarray, int, int]:
@@ -178,24 +205,26 @@ def friction_patches(shape: np.ndarray, static: np.ndarray, patch: np.ndarray, p
     words = _patch_words(tables, G, len(where))
     ints = np.empty(12 * C + 3, np.int64)
     floats = np.empty(40 * C)
-    # the step's arrays, held here while C reads them
-    step = (_i64(shape), _i64(static), _i64(patch), _f64(point), _f64(normal), _f64(separation), _f64(orientation),
-            _f64(position), _f64(length_scale))
+    # the step's arrays, held here while C reads them (the poses and scales converted first: float32 in a float32
+    # batch, which the kinds' check would refuse)
     if previous is not None and len(previous):
-        step += (_i64(previous.vehicle), _i64(previous.shape), _i64(previous.static), _f64(previous.body_normal),
-                 _f64(previous.other_normal), _i64(previous.anchor_count), _f64(previous.body_anchor),
-                 _f64(previous.other_anchor), np.ascontiguousarray(previous.broken, dtype=np.bool_))
-        words.words[4] = len(previous)
-    else:
-        words.words[4] = 0
-        words.words[_PATCH_PREVIOUS_WORD:_PATCH_PREVIOUS_WORD + 9] = _NO_PREVIOUS  # (NULL)
-    step += (_i64(where), ints, floats)
-    words.words[0] = C
-    if len(step) == 12:  # (no previous patches: the last three after the NULLs)
-        write_addresses(step[:9], words.at + 8 * _PATCH_STEP_WORD)
-        write_addresses(step[9:], words.at + 8 * (_PATCH_PREVIOUS_WORD + 9))
-    else:
-        write_addresses(step, words.at + 8 * _PATCH_STEP_WORD)
+        words.words[0], words.words[4] = C, len(previous)
+        held = _write_step((shape, static, patch, point, normal, separation, _f64(orientation), _f64(position),
+                            _f64(length_scale), previous.vehicle, previous.shape, previous.static, previous.body_normal,
+                            previous.other_normal, previous.anchor_count, previous.body_anchor, previous.other_anchor,
+                            previous.broken, where, ints, floats), _PATCH_KINDS, words.at + 8 * _PATCH_STEP_WORD)
+        status = _LIB.pvu_friction_patches_words(words.at)
+        del held  # (read)
+        if status:
+            raise MemoryError("the compiled friction patches ran out of memory")
+        return MadePatches(C, ints, floats)
+    words.words[0], words.words[4] = C, 0
+    words.words[_PATCH_PREVIOUS_WORD:_PATCH_PREVIOUS_WORD + 9] = _NO_PREVIOUS  # (NULL)
+    step = (_i64(shape), _i64(static), _i64(patch), _f64(point), _f64(normal), _f64(separation), _f64(orientation),
+            _f64(position), _f64(length_scale))  # (no previous patches: the last three after the NULLs)
+    tail = (_i64(where), ints, floats)
+    write_addresses(step, words.at + 8 * _PATCH_STEP_WORD)
+    write_addresses(tail, words.at + 8 * (_PATCH_PREVIOUS_WORD + 9))
     if _LIB.pvu_friction_patches_words(words.at):
         raise MemoryError("the compiled friction patches ran out of memory")
     return MadePatches(C, ints, floats)
@@ -205,6 +234,11 @@ def friction_patches(shape: np.ndarray, static: np.ndarray, patch: np.ndarray, p
 # step's patches from _PATCH_PREVIOUS_WORD)
 _PATCH_WORDS, _PATCH_STEP_WORD, _PATCH_PREVIOUS_WORD = 33, 12, 21
 _NO_PREVIOUS = [0] * 9
+# the kinds of its step's arrays with the last step's patches, from _PATCH_STEP_WORD on: the contacts', the bodies',
+# the last step's patches', `where` and the outputs
+_PATCH_KINDS = _StepKinds((np.int64,) * 3 + (np.float64,) * 6 + (np.int64,) * 3 + (np.float64,) * 2
+                          + (np.int64, np.float64, np.float64, np.bool_, np.int64, np.int64, np.float64),
+                          writable=(19, 20))
 
 
 def _patch_words(tables: Held, G: int, W: int) -> _Words:
@@ -262,14 +296,18 @@ def reduce_contacts(shape: np.ndarray, static: np.ndarray, point: np.ndarray, no
     C = len(shape)
     out = np.empty(2 * C, np.int64)
     index, patch = out[:C], out[C:]
-    arrays = (_i64(shape), _i64(static), _f64(point), _f64(normal), _f64(separation), _i64(whole), index, patch)
     words = _THREAD_CALLS.reduce
     words.words[0] = C
-    write_addresses(arrays, words.at + 8)
+    held = _write_step((shape, static, point, normal, separation, whole, index, patch), _REDUCE_KINDS, words.at + 8)
     n = _LIB.pvu_reduce_contacts_words(words.at)
+    del held  # (read)
     if n < 0:
         raise MemoryError("the compiled contact reduction ran out of memory")
     return index[:n], patch[:n]
+
+
+_REDUCE_KINDS = _StepKinds((np.int64, np.int64, np.float64, np.float64, np.float64, np.int64, np.int64, np.int64),
+                           writable=(6, 7))
 
 
 def telemetry_group(vehicles: np.ndarray, active: np.ndarray, arm: np.ndarray, normal: np.ndarray,
@@ -281,12 +319,16 @@ def telemetry_group(vehicles: np.ndarray, active: np.ndarray, arm: np.ndarray, n
     K = arm.shape[-1]
     E = active.size // Vr if Vr else 0
     S = out["contactPoints"].shape[1]
-    arrays = (_i64(vehicles), np.ascontiguousarray(active, dtype=np.bool_), _f64(arm), _f64(normal), _f64(impulse),
-              begin, out["contactCount"], out["contactPoints"], out["contactNormals"], out["contactImpulses"])
     words = _THREAD_CALLS.telemetry
     words.words[:5] = (Vr, E, K, S, begin.shape[1])
-    write_addresses(arrays, words.at + 40)
+    held = _write_step((vehicles, active, arm, normal, impulse, begin, out["contactCount"], out["contactPoints"],
+                        out["contactNormals"], out["contactImpulses"]), _TELEMETRY_KINDS, words.at + 40)
     _LIB.pvu_contact_telemetry_words(words.at)
+    del held  # (read)
+
+
+_TELEMETRY_KINDS = _StepKinds((np.int64, np.bool_) + (np.float64,) * 4 + (np.int64,) + (np.float64,) * 3,
+                              writable=(6, 7, 8, 9))
 
 
 class Held:
@@ -349,9 +391,10 @@ def refresh_manifolds(inputs: Held, tables: Held, polytope_first: int, length_sc
     out_point, out_normal, out_separation = floats[:3 * Q].reshape(Q, 3), floats[3 * Q:6 * Q].reshape(Q, 3), floats[6 * Q:]
     words = _refresh_words(inputs, tables, polytope_first, position.shape[1])
     # (the step's arrays, none empty: K > 0 pairs of V > 0 bodies; held here while C reads them)
-    step = (_f64(length_scale), _f64(rotation), _f64(position), _f64(turn), _f64(travel), flags, ints, floats)
-    write_addresses(step, words.at + 8 * _REFRESH_STEP_WORD)
+    held = _write_step((_f64(length_scale), rotation, _f64(position), turn, travel, flags, ints, floats),
+                       _REFRESH_KINDS, words.at + 8 * _REFRESH_STEP_WORD)
     n = _LIB.pvu_refresh_manifolds_words(words.at)
+    del held  # (read)
     if n < 0:
         raise MemoryError("the compiled manifold refresh ran out of memory")
     return keep_pair, keep_point, (out_row[:n], out_static[:n], out_point[:n], out_normal[:n], out_separation[:n])
@@ -359,6 +402,7 @@ def refresh_manifolds(inputs: Held, tables: Held, polytope_first: int, length_sc
 
 # `pvu_refresh_manifolds_words`' words: the pairs' and the model's first (written once), the step's from this one
 _REFRESH_WORDS, _REFRESH_STEP_WORD = 34, 26
+_REFRESH_KINDS = _StepKinds((np.float64,) * 5 + (np.bool_, np.int64, np.float64), writable=(5, 6, 7))
 
 
 def _refresh_words(inputs: Held, tables: Held, polytope_first: int, V: int) -> _Words:

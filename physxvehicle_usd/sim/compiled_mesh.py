@@ -406,18 +406,23 @@ def ground_rays(ground, o: np.ndarray, d: np.ndarray, L: np.ndarray, allowed: np
         normals, offsets, epsilon, tri_normals, tri_shape = entry["addresses"]
         m = _MeshRays(R, None, None, None, None, None, epsilon, tri_normals, tri_shape, entry["planes"], None, None, 0,
                       culling_epsilon, 1, best_t.ctypes.data, None, None)
-        rays = entry["by_rays"][R, threading.get_ident()] = (m, ctypes.byref(m), best_t, scratch, scratch.ctypes.data)
-    m, m_ref, _, _, scratch_at = rays
-    m.culling_epsilon, m.threads = culling_epsilon, threads
+        rays = entry["by_rays"][R, threading.get_ident()] = [m, ctypes.byref(m), best_t, scratch, scratch.ctypes.data,
+                                                             None]
+    m, m_ref, _, _, scratch_at, last = rays
+    # the struct's settings written where they differ from its last call's (most steps ask the same: no filter)
+    settings = (culling_epsilon, threads, allowed is None)
+    if last != settings:
+        m.culling_epsilon, m.threads = culling_epsilon, threads
+        if allowed is None:
+            m.allowed = m.key = None
+            m.shape_count = 0
+        rays[5] = settings
     block = np.empty(4 * R, np.float32)  # the normals (3, R) and offsets (R,)
     hit, shape = np.empty(R, bool), np.empty(R, np.int64)
     o, d, L = np.ascontiguousarray(o), np.ascontiguousarray(d), np.ascontiguousarray(L)
     at, o_at, d_at, L_at, hit_at, shape_at = addresses((block, o, d, L, hit, shape))
     m.best_n, m.best_shape = at, shape_at
-    if allowed is None:
-        m.allowed = m.key = None
-        m.shape_count = 0
-    else:
+    if allowed is not None:
         m.allowed, m.key = addresses((allowed, key))
         m.shape_count = allowed.shape[1]
     normals, offsets = entry["addresses"][:2]

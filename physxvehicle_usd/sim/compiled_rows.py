@@ -27,7 +27,15 @@ import numpy as np
 
 from . import compiled_end_step
 from .contact_rows import FRICTION_BIAS_PER_SUBSTEP, MAX_CONTACT_BIAS_FACTOR
-from .extension import address, addresses, check_struct_size, open_extension, write_addresses
+from .extension import (
+    Kinds,
+    address,
+    addresses,
+    check_struct_size,
+    open_extension,
+    write_addresses,
+    write_kind_addresses,
+)
 from .memo import LastValue
 
 if TYPE_CHECKING:  # annotations only
@@ -405,6 +413,10 @@ _STEP_SLOTS = _slots(
 # which of the step's addresses (`_KeptTGS.solve`'s `read`, in its order) goes into each of those words
 _STEP_WORDS = np.array([*range(10), 0, 1, 10, 11, 12, 12, 13, 13, *range(14, 20), 19], np.intp)
 _STEP_ARRAYS = 23  # (`read`'s arrays: 20, and the three of the velocities' call)
+# their types, as covers() and the set-ups take them (the velocities and orientation float32)
+_STEP_KINDS = Kinds((np.bool_, np.bool_) + (np.float64,) * 10 + (np.int64, np.float32, np.float32, np.float32,
+                                                                 np.float64, np.float64, np.bool_, np.bool_)
+                    + (np.float32,) * 3)
 
 
 class _KeptTGS:
@@ -465,14 +477,18 @@ class _KeptTGS:
             x[:3], x[3:] = linear_velocity[:, at], angular_velocity[:, at]
         self.position[...] = begin_position[:, at]
         vehicles = vehicles.astype(np.int64, copy=False)
-        read = _whole(patches.point_active, patches.anchor_active, patches.arm, patches.separation, patches.normal,
-                      patches.rest_distance, patches.restitution, patches.anchor_arm, patches.anchor_error,
-                      patches.bounce_threshold, patches.static_friction, patches.dynamic_friction, vehicles,
-                      begin_orientation, rows.linear, rows.arm, rows.damping, rows.separation, rows.active, rows.hard)
+        read = (patches.point_active, patches.anchor_active, patches.arm, patches.separation, patches.normal,
+                patches.rest_distance, patches.restitution, patches.anchor_arm, patches.anchor_error,
+                patches.bounce_threshold, patches.static_friction, patches.dynamic_friction, vehicles,
+                begin_orientation, rows.linear, rows.arm, rows.damping, rows.separation, rows.active, rows.hard)
         if velocity is not None:
             read += (linear_velocity, angular_velocity, orientation)
-        # (the patches' flags and frictions read by the solve too, the vehicles and orientation by both set-ups)
-        write_addresses(read, self.step_at)
+        # (the patches' flags and frictions read by the solve too, the vehicles and orientation by both set-ups): in
+        # one checked call where each is C-contiguous of the type the set-ups read (most steps: patch_rows and
+        # constraint_rows make them so), else each where it is C-contiguous, a contiguous copy where not
+        if not write_kind_addresses(read, _STEP_KINDS, self.step_at):
+            read = _whole(*read)
+            write_addresses(read, self.step_at)
         words = self.step_words
         self.words[_STEP_SLOTS] = words[_STEP_WORDS]
         if velocity is not None:
@@ -502,7 +518,10 @@ class _KeptTGS:
 class SolvedContacts:
     """What a solve with contacts leaves for the step's telemetry and friction bookkeeping, as `StaticContactRows`
     holds it: the patches' `active`, `arm` and `normal`, the solve's `impulse` (Vr, Pm, N), `friction` (Vr, Pm, M, 2)
-    and `broken` (Vr, Pm)."""
+    and `broken` (Vr, Pm). Every one the step's own (the patches' arrays patch_rows made for it, the solve's copied out
+    of its kept buffers): never written after the step (`step_owned`: sim/contact/telemetry.py may read them later)."""
+
+    step_owned = True
 
     def __init__(self, patches: PatchRows, impulse: np.ndarray, friction: np.ndarray, broken: np.ndarray):
         self.active, self.arm, self.normal = patches.point_active, patches.arm, patches.normal
@@ -535,8 +554,9 @@ def solve_tgs_contacts(p: SimParams, rows: ConstraintRows, patches: PatchRows, l
                       begin_orientation, velocity, orientation)
 
 
-# the wheels' arrays `wheel_rows` reads, by the element type it takes them in
-_WHEEL_DTYPES = tuple(map(np.dtype, (np.float32,) * 5 + (np.bool_,) * 3))
+# the wheels' arrays `wheel_rows` reads (and `also`), by the element type it takes them in
+_WHEEL_DTYPES = tuple(map(np.dtype, (np.float32,) * 5 + (np.bool_,) * 4))
+_WHEEL_KINDS = Kinds(_WHEEL_DTYPES)
 _dtype = operator.attrgetter("dtype")
 _shape = operator.attrgetter("shape")
 
@@ -573,20 +593,23 @@ def wheel_rows(also: np.ndarray | None, lng_dir: np.ndarray, lat_dir: np.ndarray
     (3, V, W), arms (3, V, W), separations (V, W), sticky flags (V, W) and the batch's mask; None where the extension
     lacks it or the arrays are not float32 (flags bool), C order (numpy's turn)."""
     wheels = (lng_dir, lat_dir, normal, arm, separation, sticky_lng, sticky_lat, p.mask)
-    if (_LIB is None or not hasattr(_LIB, "pvu_wheel_rows") or tuple(map(_dtype, wheels)) != _WHEEL_DTYPES
-            or not all(map(_contiguous, wheels))):
+    if _LIB is None or not hasattr(_LIB, "pvu_wheel_rows"):
         return None
     V, W = separation.shape
     if (tuple(map(_shape, wheels)) != ((3, V, W),) * 4 + ((V, W),) * 4
-            or (also is not None and (also.dtype != np.bool_ or also.shape != (V,) or not also.flags.c_contiguous))):
+            or (also is not None and also.shape != (V,))):
         return None
     call = _WHEEL_CALLS.get(p, (V, W), lambda: _WheelCall(V, W))
-    block = np.empty(call.length, np.uint8)
+    # the arrays' addresses, each C-contiguous and of its type (float32, the flags bool), in one checked call where
+    # the extension has it (a refused one leaves words the next call writes again)
+    read = wheels if also is None else wheels + (also,)
+    if not write_kind_addresses(read, _WHEEL_KINDS, call.inputs_at):
+        if tuple(map(_dtype, read)) != _WHEEL_DTYPES[:len(read)] or not all(map(_contiguous, read)):
+            return None
+        write_addresses(read, call.inputs_at)  # (the extension without the check)
     if also is None:
-        write_addresses(wheels, call.inputs_at)
         call.words[call.also_word] = 0  # (C's NULL: no vehicle flagged)
-    else:
-        write_addresses(wheels + (also,), call.inputs_at)
+    block = np.empty(call.length, np.uint8)
     call.words[call.outputs] = call.output_offsets + np.uint64(address(block))
     Vr = _LIB.pvu_wheel_rows(call.at)
     R = 3 * W

@@ -215,6 +215,13 @@ class Kinds:
         self.at = address(self.kinds)
 
 
+def write_kind_addresses(arrays, kinds: Kinds, at: int) -> bool:
+    """Write the addresses of arrays (a list or tuple) as 64-bit words at `at` (a kept argument block a compiled call
+    reads) in one C call where each is as `kind_addresses` asks; False where one is not or the extension is not built
+    (words may be written: the caller writes them all its numpy way)."""
+    return _KIND_ADDRESSES is not None and _KIND_ADDRESSES(arrays, kinds.at, at) == len(arrays)
+
+
 def kind_addresses(arrays, kinds: Kinds) -> list[int] | None:
     """The addresses of arrays (a list or tuple, at most 256) in one C call where each is C-contiguous and of its
     dtype in `kinds` (np.ascontiguousarray of each would be itself), and writable where `kinds` asks; None where one

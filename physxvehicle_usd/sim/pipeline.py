@@ -26,7 +26,7 @@ from .contact.model import ContactModel
 from .contact.patches import pair_rows as make_pair_rows
 from .contact.patches import patch_rows
 from .contact.records import Contacts, FrictionPatches, StepContacts
-from .contact.telemetry import telemetry as contact_telemetry
+from .contact.telemetry import deferred_telemetry
 from .contact.world import generate
 from .context import substep_counts
 from .drivetrain import differential_state, update_wheel_speeds
@@ -158,7 +158,7 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
         s.pair_friction = None if pair_rows is None else _solved_pair_friction(pair_rows,
                                                                                s.contacts.pairs_solved)
         if s.contacts is not None:
-            s.contacts.telemetry = contact_telemetry(p.V, s.contacts.solved, begin_position)
+            s.contacts.telemetry = deferred_telemetry(p.V, s.contacts.solved, begin_position)
     s.out["wheelSteerAngle"] = cmd["steer_angle"] + s.out["_toe"]
     if sleep.possible(p, s):
         counted, woken = _interactions(p, s, contact)

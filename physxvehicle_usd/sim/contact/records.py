@@ -3,6 +3,7 @@ the next (`VehicleRecords`: `FrictionPatches`, PCM's manifolds, the box pairs' `
 vehicles and joined back by sim/shards.py."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Sequence
 
@@ -55,7 +56,7 @@ class StepContacts:
     # (vehicles, rows) of each solve group: contact_rows.StaticContactRows, or a side of a PairContactRows (its views)
     solved: list = field(default_factory=list)
     pairs_solved: list = field(default_factory=list)  # the PairContactRows of each solve with contacts between vehicles
-    telemetry: dict[str, np.ndarray] | None = None  # sim/contact/telemetry.py TELEMETRY, per vehicle
+    telemetry: Mapping[str, np.ndarray] | None = None  # sim/contact/telemetry.py TELEMETRY, per vehicle
 
 
 def rows_of(keep: np.ndarray) -> np.ndarray:

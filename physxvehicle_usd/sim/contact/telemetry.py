@@ -2,7 +2,7 @@
 solved points, normals and impulses in the order the solver met them."""
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -43,6 +43,41 @@ def telemetry(V: int, solved: Sequence, begin_position: np.ndarray) -> dict[str,
             compiled_bookkeeping.telemetry_group(vehicles, rows.active, rows.arm, rows.normal, rows.impulse, begin,
                                                  out)
     return out
+
+
+class DeferredTelemetry(Mapping):
+    """`telemetry` of a step, made when first read (Simulator.telemetry, shards joining their parts): a run that asks
+    for no output reads none, most steps. Holds the step's solve groups and its begin positions (a float64 copy: the
+    begin's arrays may be buffers the next step writes); the groups' rows must be the step's own, never written after
+    it (`deferred_telemetry` says which are)."""
+
+    def __init__(self, V: int, solved: Sequence, begin_position: np.ndarray):
+        self._inputs: tuple | None = (V, tuple(solved), np.array(begin_position, dtype=np.float64))
+        self._made: dict[str, np.ndarray] | None = None
+
+    def _values(self) -> dict[str, np.ndarray]:
+        if self._made is None:
+            self._made = telemetry(*self._inputs)
+            self._inputs = None  # (made: the rows are no longer held)
+        return self._made
+
+    def __getitem__(self, key: str) -> np.ndarray:
+        return self._values()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values())
+
+    def __len__(self) -> int:
+        return len(self._values())
+
+
+def deferred_telemetry(V: int, solved: Sequence, begin_position: np.ndarray) -> Mapping[str, np.ndarray]:
+    """`telemetry` of a step's solve, as a DeferredTelemetry where every group's rows are the step's own (a solve that
+    marks them `step_owned`: made for this step and never written after it), else made now (a solve whose rows are
+    buffers kept from step to step)."""
+    if all(getattr(rows, "step_owned", False) for _, rows in solved):
+        return DeferredTelemetry(V, solved, begin_position)
+    return telemetry(V, solved, begin_position)
 
 
 def telemetry_numpy(V: int, solved: Sequence, begin_position: np.ndarray) -> dict[str, np.ndarray]:

@@ -42,7 +42,7 @@ def generate(model: ContactModel, ground: Ground, position: np.ndarray, orientat
     if R_all is None and model.static_rounds is None:  # no shape tested: quiet above the planes (or none)
         return Contacts.empty()
     rounds = (round_shapes.candidates(model, position, orientation) if model.static_rounds is not None
-              else (np.zeros(0, np.int64),) * 2)
+              else _NO_ROUNDS)
     if not (hull_shape.size or tri_shape.size or rounds[0].size or any(rows.size for rows in planes)):
         return Contacts.empty()  # near nothing: no contact, and no manifold kept (a pair out of the broad phase ends)
     persistence = None
@@ -59,13 +59,22 @@ def generate(model: ContactModel, ground: Ground, position: np.ndarray, orientat
     if not parts:
         out = Contacts.empty()
     else:
-        fields = ("shape", "static", "point", "normal", "separation")
-        out = Contacts(*(getattr(parts[0], f) if len(parts) == 1 else np.concatenate([getattr(p, f) for p in parts])
-                         for f in fields))  # (the parts are the step's own: one is taken as it is)
+        if len(parts) == 1:  # (the parts are the step's own: one is taken as it is)
+            one = parts[0]
+            out = Contacts(one.shape, one.static, one.point, one.normal, one.separation)
+        else:
+            out = Contacts(*(np.concatenate([getattr(p, f) for p in parts]) for f in _FIELDS))
         out = reduce_contacts(out, patch_points(model, out))
     if persistence is not None:
         out.manifolds = persistence.record(out)
     return out
+
+
+# the contacts' fields a step's parts join; no static sphere or capsule candidate (read-only, shared)
+_FIELDS = ("shape", "static", "point", "normal", "separation")
+_NO_ROUND = np.zeros(0, np.int64)
+_NO_ROUND.flags.writeable = False
+_NO_ROUNDS = (_NO_ROUND, _NO_ROUND)
 
 
 def patch_points(model: ContactModel, c: Contacts) -> np.ndarray:
