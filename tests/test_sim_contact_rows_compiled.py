@@ -16,7 +16,7 @@ from conftest import SAMPLES
 from pxr import Gf, UsdGeom, UsdPhysics, UsdShade
 
 from physxvehicle_usd.read import read_stage
-from physxvehicle_usd.sim import Simulator, compiled_rows, pipeline
+from physxvehicle_usd.sim import Simulator, compiled_rows, compiled_wheel_rows, pipeline
 from physxvehicle_usd.sim import vecmath as vm
 from physxvehicle_usd.sim.contact_rows import StaticContactRows
 from physxvehicle_usd.sim.pipeline import StepOptions
@@ -378,18 +378,18 @@ def test_the_kept_tgs_solve_with_contacts_is_the_fresh_one_to_the_bit(car_params
 # --- the constraint rows from the wheels ---------------------------------------------------------------------------
 
 def test_the_obstacles_fleet_s_constraint_rows_from_c_are_numpy_s(tmp_path, monkeypatch):
-    """pipeline.constraint_rows through compiled_rows.wheel_rows (the listed vehicles and their rows in one C call)
+    """pipeline.constraint_rows through compiled_wheel_rows.wheel_rows (the listed vehicles and their rows in one C call)
     against its numpy stacking, every step of 20 cars driven into their boxes and of 3 on a plane: the same vehicles
     and the same rows, dtypes and bits; groups of some of the vehicles and of all of them."""
     made = pipeline.constraint_rows
-    wheel_rows = compiled_rows.wheel_rows
+    wheel_rows = compiled_wheel_rows.wheel_rows
     compared = []
 
     def compared_rows(p, s, road, also=None):
         ours = made(p, s, road, also)
-        monkeypatch.setattr(compiled_rows, "wheel_rows", lambda *arrays: None)
+        monkeypatch.setattr(compiled_wheel_rows, "wheel_rows", lambda *arrays: None)
         theirs = made(p, s, road, also)
-        monkeypatch.setattr(compiled_rows, "wheel_rows", wheel_rows)
+        monkeypatch.setattr(compiled_wheel_rows, "wheel_rows", wheel_rows)
         assert (ours is None) == (theirs is None)
         if ours is not None:
             for name in ("vehicles", "linear", "arm", "damping", "active", "hard", "separation"):

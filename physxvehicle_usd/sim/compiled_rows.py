@@ -11,9 +11,8 @@ vehicle. TGS's pose rotation takes numpy's sin and cos of each iteration's half 
 moves once, in numpy. A TGS group with contacts (`solve_tgs_contacts`) keeps its structs and working buffers from
 step to step (`_KeptTGS`: a step hands over its arrays' addresses in one call, and one C call sets up both kinds of
 row and iterates them); where the group is every vehicle, compiled_end_step's velocities are formed into its buffer
-first. pipeline.constraint_rows takes its listed vehicles and rows from one C call too (`wheel_rows`). The numpy path
-stays the reference (tests/test_sim_row_solver.py and tests/test_sim_contact_rows_compiled.py hold the two to each
-other, to the bit).
+first. The numpy path stays the reference (tests/test_sim_row_solver.py and tests/test_sim_contact_rows_compiled.py
+hold the two to each other, to the bit).
 """
 from __future__ import annotations
 
@@ -80,14 +79,6 @@ class _ConstraintRows(ctypes.Structure):
                    .split()])
 
 
-class _WheelRows(ctypes.Structure):
-    """Mirror of `WheelRows` in _row_solver.c: the wheels' arrays a step's constraint rows are made from, and the rows."""
-
-    _fields_ = ([(name, _I64) for name in "V W".split()]
-                + [(name, _P) for name in "lng_dir lat_dir normal arm separation sticky_lng sticky_lat mask also "
-                   "vehicles_out separation_out linear_out arm_out active_out".split()])
-
-
 def _load() -> ctypes.CDLL | None:
     # (an extension built before the contact rows' set-up: numpy solves the rows)
     lib = open_extension("pvu_contact_rows")
@@ -103,10 +94,6 @@ def _load() -> ctypes.CDLL | None:
         lib.pvu_rows_tgs_contacts.argtypes = [ctypes.POINTER(_ContactPatches), ctypes.POINTER(_ConstraintRows),
                                               ctypes.POINTER(_RowSolve)]
         lib.pvu_rows_tgs_contacts.restype = ctypes.c_int
-    if hasattr(lib, "pvu_wheel_rows"):  # (an extension built before it: numpy stacks the wheels' rows)
-        check_struct_size(lib, "pvu_wheel_rows_size", _WheelRows, "compiled_rows.py")
-        lib.pvu_wheel_rows.argtypes = [_P]  # (a `_WheelRows`' address)
-        lib.pvu_wheel_rows.restype = ctypes.c_int64
     for solve in (lib.pvu_rows_tgs, lib.pvu_rows_pgs):
         solve.argtypes = [ctypes.POINTER(_RowSolve)]
         solve.restype = ctypes.c_int
@@ -555,67 +542,3 @@ def solve_tgs_contacts(p: SimParams, rows: ConstraintRows, patches: PatchRows, l
 
 
 # the wheels' arrays `wheel_rows` reads (and `also`), by the element type it takes them in
-_WHEEL_DTYPES = tuple(map(np.dtype, (np.float32,) * 5 + (np.bool_,) * 4))
-_WHEEL_KINDS = Kinds(_WHEEL_DTYPES)
-_dtype = operator.attrgetter("dtype")
-_shape = operator.attrgetter("shape")
-
-
-class _WheelCall:
-    """`wheel_rows`' struct for a batch of V vehicles of W wheels, its sizes in, kept from step to step (a step writes
-    its arrays' addresses into its words in one assignment)."""
-
-    def __init__(self, V: int, W: int):
-        self.struct = _WheelRows(V=V, W=W)
-        self.words = np.frombuffer(self.struct, np.uint64)
-        R = 3 * W
-        # the outputs' block, in the struct's order: vehicles (int64), separation (float64), linear and arm
-        # (float32), active; where each starts in it
-        self.bytes = sizes = (8 * V, 8 * V * R, 12 * V * R, 12 * V * R, V * R)
-        self.offsets = [sum(sizes[:i]) for i in range(len(sizes))]
-        self.length = sum(sizes)
-        self.at = ctypes.addressof(self.struct)
-        self.inputs_at = self.at + _WheelRows.lng_dir.offset  # (the wheels' eight pointers, then `also`'s)
-        self.also_word = _WheelRows.also.offset // 8
-        self.outputs = np.arange(_WheelRows.vehicles_out.offset // 8, ctypes.sizeof(_WheelRows) // 8)
-        self.output_offsets = np.array(self.offsets, np.uint64)
-
-
-_WHEEL_CALLS = LastValue("mask")
-
-
-def wheel_rows(also: np.ndarray | None, lng_dir: np.ndarray, lat_dir: np.ndarray, normal: np.ndarray, arm: np.ndarray,
-               separation: np.ndarray, sticky_lng: np.ndarray, sticky_lat: np.ndarray, p: SimParams
-               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
-    """pipeline.constraint_rows' listed vehicles (with an acting row, or in the mask `also` (V,) or None) and their
-    linear (3, Vr, 3 W), arm (3, Vr, 3 W), active (Vr, 3 W) and separation (Vr, 3 W, float64), in one C call
-    (`pvu_wheel_rows`: copies in PhysX's row order, the same bits as numpy's stacking), from the wheels' directions
-    (3, V, W), arms (3, V, W), separations (V, W), sticky flags (V, W) and the batch's mask; None where the extension
-    lacks it or the arrays are not float32 (flags bool), C order (numpy's turn)."""
-    wheels = (lng_dir, lat_dir, normal, arm, separation, sticky_lng, sticky_lat, p.mask)
-    if _LIB is None or not hasattr(_LIB, "pvu_wheel_rows"):
-        return None
-    V, W = separation.shape
-    if (tuple(map(_shape, wheels)) != ((3, V, W),) * 4 + ((V, W),) * 4
-            or (also is not None and also.shape != (V,))):
-        return None
-    call = _WHEEL_CALLS.get(p, (V, W), lambda: _WheelCall(V, W))
-    # the arrays' addresses, each C-contiguous and of its type (float32, the flags bool), in one checked call where
-    # the extension has it (a refused one leaves words the next call writes again)
-    read = wheels if also is None else wheels + (also,)
-    if not write_kind_addresses(read, _WHEEL_KINDS, call.inputs_at):
-        if tuple(map(_dtype, read)) != _WHEEL_DTYPES[:len(read)] or not all(map(_contiguous, read)):
-            return None
-        write_addresses(read, call.inputs_at)  # (the extension without the check)
-    if also is None:
-        call.words[call.also_word] = 0  # (C's NULL: no vehicle flagged)
-    block = np.empty(call.length, np.uint8)
-    call.words[call.outputs] = call.output_offsets + np.uint64(address(block))
-    Vr = _LIB.pvu_wheel_rows(call.at)
-    R = 3 * W
-    _, separation_at, linear_at, arm_at, active_at = call.offsets
-    return (block[:8 * Vr].view(np.int64),
-            block[linear_at:linear_at + 12 * Vr * R].view(np.float32).reshape(3, Vr, R),
-            block[arm_at:arm_at + 12 * Vr * R].view(np.float32).reshape(3, Vr, R),
-            block[active_at:active_at + Vr * R].view(np.bool_).reshape(Vr, R),
-            block[separation_at:separation_at + 8 * Vr * R].view(np.float64).reshape(Vr, R))

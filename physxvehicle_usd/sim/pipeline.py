@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import compiled, compiled_begin, compiled_end_step, compiled_rows, disabled, sleep, vehicle_queries
+from . import compiled, compiled_begin, compiled_end_step, compiled_wheel_rows, disabled, sleep, vehicle_queries
 from . import vecmath as vm
 from .commands import update_commands
 from .contact import pairs as vehicle_pairs
@@ -327,8 +327,8 @@ def constraint_rows(p: SimParams, s: SimState, road, also: np.ndarray | None = N
     rotational inequality; vehicleConstraintSolverPrep, DyConstraintSetup.cpp preprocessRows)."""
     out = s.out
     # the listed vehicles and their rows in one C call where the wheels' arrays are float32 (the same bits;
-    # sim/compiled_rows.py), else numpy's stacking
-    made = None if not compiled_rows.available() else compiled_rows.wheel_rows(
+    # sim/compiled_wheel_rows.py), else numpy's stacking
+    made = compiled_wheel_rows.wheel_rows(
         also, out["_lng_dir"], out["_lat_dir"], road.normal, out["_app_arm"], s.separation, s.sticky_lng,
         s.sticky_lat, p)
     if made is None:
