@@ -39,7 +39,10 @@ typedef struct {
     const float *lng_dir, *lat_dir, *normal, *arm; /* (3, V, W): the rows' directions, where they act */
     const float *separation;                       /* (V, W) */
     const uint8_t *sticky_lng, *sticky_lat, *mask; /* (V, W) */
-    const float *lng_damping, *lat_damping;        /* (V, W) */
+    /* (V, W): each wheel's sticky rows' c h / (1 + c h), their damping c over the substep h = dt / iterations, in
+       double (row_solver._spring_gains' a / (1 + a), which a gain divides by the row's response): the parameters'
+       alone, so set up once per dt by the caller, not each step */
+    const double *lng_ratio, *lat_ratio;
     /* out */
     float *linear_out, *angular_out, *position_out; /* (3, V); the velocities may be one (6, V) array */
     float *angular_steps;                           /* (iterations, 3, V): each rotation's angular velocity */
@@ -152,7 +155,6 @@ typedef struct {
    reciprocal responses and separations) into slot k of group g */
 static void vehicle_rows(const EndStep *b, int64_t v, int64_t k, const Group *g) {
     const int64_t V = b->V, W = b->W;
-    const double h = b->dt / (double)b->iterations;
     const float q[4] = {b->begin_orientation[v], b->begin_orientation[V + v], b->begin_orientation[2 * V + v],
                         b->begin_orientation[3 * V + v]};
     float Rm[3][3];
@@ -188,9 +190,8 @@ static void vehicle_rows(const EndStep *b, int64_t v, int64_t k, const Group *g)
             const int active = kind == 2 ? b->mask[e] && b->separation[e] < 0.0f
                                          : (kind == 0 ? b->sticky_lng : b->sticky_lat)[e] && b->mask[e];
             const int sticky = kind != 2 && active && u > 0.0f;
-            const double damping = kind == 2 ? 0.0 : (double)(kind == 0 ? b->lng_damping : b->lat_damping)[e];
-            const double spring = sticky ? damping * h : 0.0;
-            g->gain[each] = (float)(spring / (1.0 + spring) / (sticky ? (double)u : 1.0));
+            /* (a row not sticky: 0 / (1 + 0) / 1 = +0 in numpy) */
+            g->gain[each] = sticky ? (float)((kind == 0 ? b->lng_ratio : b->lat_ratio)[e] / (double)u) : 0.0f;
             if (g->recip) {
                 const int acts = active && u > 0.0f; /* a zero Jacobian: PhysX's zero reciprocal response */
                 g->act[each] = (uint8_t)acts;
@@ -220,11 +221,21 @@ static inline void four_wheels(const float *src, float *out, int64_t stride) {
     }
 }
 
+/* four_wheels of double values */
+static inline void four_wheels_double(const double *src, double *out, int64_t stride) {
+#pragma omp simd
+    for (int l = 0; l < ROW_LANES; ++l) {
+        out[l] = src[4 * l];
+        out[stride + l] = src[4 * l + 1];
+        out[2 * stride + l] = src[4 * l + 2];
+        out[3 * stride + l] = src[4 * l + 3];
+    }
+}
+
 static void soft_rows(const EndStep *b, const int64_t *soft, int64_t k0, int64_t lanes, SoftRow *rows,
                       uint8_t *listed) {
     enum { L = ROW_LANES };
     const int64_t V = b->V, W = b->W, VW = V * W;
-    const double h = b->dt / (double)b->iterations;
     float q[4][L], mass[L], moi[3][L], Rm[9][L], inv_mass[L], inv_moi[3][L];
     /* each lane's vehicle's first wheel from the block's first vehicle's (int32: the gathers below as vector gathers;
        the soft vehicles ascend, and a fleet's wheels number below 2^31), and the block's first wheel */
@@ -256,16 +267,19 @@ static void soft_rows(const EndStep *b, const int64_t *soft, int64_t k0, int64_t
         for (int a = 0; a < 3; ++a) inv_moi[a][l] = 1.0f / moi[a][l];
     }
     /* four wheels and a whole block of consecutive vehicles: the wheels' inputs loaded as vectors and de-interleaved,
-       not gathered lane by lane. by_wheel[w]: the arm (3), the longitudinal and the lateral direction (3 each), their
-       dampings and whether their rows act (flag and mask, 0 or 1, in floats) */
-    enum { ARM = 0, DIRECTION = 3, DAMPING = 9, ACTS = 11, INPUTS = 13 };
+       not gathered lane by lane. by_wheel[w]: the arm (3), the longitudinal and the lateral direction (3 each) and
+       whether their rows act (flag and mask, 0 or 1, in floats); ratio_by_wheel[w]: their rows' c h / (1 + c h) */
+    enum { ARM = 0, DIRECTION = 3, ACTS = 9, INPUTS = 11 };
     const int four = W == 4 && consecutive;
     float by_wheel[4][INPUTS][L];
+    double ratio_by_wheel[4][2][L];
     if (four) {
         const float *const sources[ACTS] = {b->arm,     b->arm + VW,     b->arm + 2 * VW,     b->lng_dir,
                                             b->lng_dir + VW, b->lng_dir + 2 * VW, b->lat_dir, b->lat_dir + VW,
-                                            b->lat_dir + 2 * VW, b->lng_damping, b->lat_damping};
+                                            b->lat_dir + 2 * VW};
         for (int i = 0; i < ACTS; ++i) four_wheels(sources[i] + block_wheel, by_wheel[0][i], INPUTS * L);
+        four_wheels_double(b->lng_ratio + block_wheel, ratio_by_wheel[0][0], 2 * L);
+        four_wheels_double(b->lat_ratio + block_wheel, ratio_by_wheel[0][1], 2 * L);
         const uint8_t *lng = b->sticky_lng + block_wheel, *lat = b->sticky_lat + block_wheel,
                       *mask = b->mask + block_wheel;
         uint32_t lng_words[L], lat_words[L], mask_words[L]; /* a vehicle's four flags in one word each */
@@ -294,9 +308,10 @@ static void soft_rows(const EndStep *b, const int64_t *soft, int64_t k0, int64_t
             const int64_t r = row_index(W, w, kind);
             const float *dir = kind == 0 ? b->lng_dir : b->lat_dir;
             const uint8_t *flag = kind == 0 ? b->sticky_lng : b->sticky_lat;
-            const float *row_damping = kind == 0 ? b->lng_damping : b->lat_damping;
+            const double *row_ratio = kind == 0 ? b->lng_ratio : b->lat_ratio;
             float(*J)[L] = rows[r].J, (*WJ)[L] = rows[r].WJ, *gain = rows[r].gain;
-            float lanes_in[5][L]; /* direction (3), damping, acts: gathered */
+            float lanes_in[4][L]; /* direction (3), acts: gathered */
+            double ratio_in[L];
             if (!four) {
                 for (int a = 0; a < 3; ++a)
 #pragma omp simd
@@ -304,14 +319,14 @@ static void soft_rows(const EndStep *b, const int64_t *soft, int64_t k0, int64_t
 #pragma omp simd
                 for (int l = 0; l < L; ++l) {
                     const int64_t e = block_wheel + w + first_wheel[l];
-                    lanes_in[3][l] = row_damping[e];
-                    lanes_in[4][l] = (float)((flag[e] != 0) & (b->mask[e] != 0));
+                    ratio_in[l] = row_ratio[e];
+                    lanes_in[3][l] = (float)((flag[e] != 0) & (b->mask[e] != 0));
                 }
             }
             const float(*lin)[L] = four ? (const float(*)[L])by_wheel[w][DIRECTION + 3 * kind]
                                         : (const float(*)[L])lanes_in;
-            const float *damping = four ? by_wheel[w][DAMPING + kind] : lanes_in[3];
-            const float *active = four ? by_wheel[w][ACTS + kind] : lanes_in[4];
+            const double *ratio = four ? ratio_by_wheel[w][kind] : ratio_in;
+            const float *active = four ? by_wheel[w][ACTS + kind] : lanes_in[3];
             for (int l = 0; l < L; ++l) {
                 const float m[3][3] = {{Rm[0][l], Rm[1][l], Rm[2][l]}, {Rm[3][l], Rm[4][l], Rm[5][l]},
                                        {Rm[6][l], Rm[7][l], Rm[8][l]}};
@@ -330,12 +345,11 @@ static void soft_rows(const EndStep *b, const int64_t *soft, int64_t k0, int64_t
                     WJ[3 + a][l] = wj_ang[a];
                 }
                 const int sticky = (active[l] != 0.0f) & (u > 0.0f);
-                const double spring = sticky ? (double)damping[l] * h : 0.0;
-                gain[l] = (float)(spring / (1.0 + spring) / (sticky ? (double)u : 1.0));
+                gain[l] = sticky ? (float)(ratio[l] / (double)u) : 0.0f; /* (not sticky: 0 / (1 + 0) / 1) */
             }
-            uint8_t any = 0;
-            for (int64_t l = 0; l < lanes; ++l) any = any | (gain[l] != 0.0f);
-            listed[r] = any;
+            int any = 0; /* (over every lane, those past the vehicles masked: one vector test) */
+            for (int l = 0; l < L; ++l) any = any | ((l < lanes) & (gain[l] != 0.0f));
+            listed[r] = (uint8_t)any;
         }
     }
 }

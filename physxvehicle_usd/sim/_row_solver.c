@@ -410,10 +410,12 @@ static inline __attribute__((always_inline)) void soft_iterations(const float G[
             for (int l = 0; l < L; ++l) next[i][l] = G[i][0][l] * x[0][l];
             for (int c = 1; c < 6; ++c)
                 for (int l = 0; l < L; ++l) next[i][l] = next[i][l] + G[i][c][l] * x[c][l];
+            /* the position moved by the new velocity, row by row as it is formed (moved after the whole product,
+               GCC loaded the rows' halves across two of them, each load waiting on two stores) */
+            if (i < 3)
+                for (int l = 0; l < L; ++l) position[i][l] = position[i][l] + next[i][l] * h_f;
         }
         memcpy(x, next, sizeof x);
-        for (int a = 0; a < 3; ++a)
-            for (int l = 0; l < L; ++l) position[a][l] = position[a][l] + x[a][l] * h_f;
         for (int l = 0; l < L; ++l) speed[l] = sqrtf(x[3][l] * x[3][l] + x[4][l] * x[4][l] + x[5][l] * x[5][l]);
         for (int l = 0; l < L; ++l) half_angle[l] = 0.5f * speed[l] * h_f;
         float *angular_it = angular + it * 3 * V + v0, *half_it = half + it * V + v0;
@@ -482,7 +484,10 @@ int pvu_rows_soft_strided(int64_t V, int64_t R, int64_t n, int64_t threads, cons
                 }
             soft_matrix_row(G, j, wj, g);
         }
-        soft_iterations(G, n, h_f, V, v0, lanes, x_all, position_all, angular, half);
+        if (lanes == L) /* (a whole block's copy: its lanes stored as vectors, none spilled one by one) */
+            soft_iterations(G, n, h_f, V, v0, L, x_all, position_all, angular, half);
+        else
+            soft_iterations(G, n, h_f, V, v0, lanes, x_all, position_all, angular, half);
     }
     return 0;
 }
@@ -496,7 +501,12 @@ void pvu_rows_soft_block(int64_t R, int64_t n, const SoftRow *rows, const uint8_
     soft_identity(G);
     for (int64_t r = 0; r < R; ++r)
         if (listed[r]) soft_matrix_row(G, rows[r].J, rows[r].WJ, rows[r].gain);
-    soft_iterations(G, n, h_f, V, v0, lanes, x_all, position_all, angular, half);
+    if (lanes == SOFT_L) /* a whole block (every one of a fleet but its last): its own copy of the iterations, whose
+                            lanes are stored as vectors (one copy for both: GCC spilled every lane for the partial
+                            block's stores, each iteration, in front of the test) */
+        soft_iterations(G, n, h_f, V, v0, SOFT_L, x_all, position_all, angular, half);
+    else
+        soft_iterations(G, n, h_f, V, v0, lanes, x_all, position_all, angular, half);
 }
 
 /* pvu_rows_soft_strided over numpy's arrays: J, WJ (6, V, R), gain (V, R) */

@@ -35,7 +35,7 @@ class _EndStep(ctypes.Structure):
                 + [(name, _P) for name in
                    "linear_velocity angular_velocity orientation begin_position begin_orientation mass moi "
                    "linear_damping angular_damping max_linear_velocity max_angular_velocity gyroscopic "
-                   "lng_dir lat_dir normal arm separation sticky_lng sticky_lat mask lng_damping lat_damping "
+                   "lng_dir lat_dir normal arm separation sticky_lng sticky_lat mask lng_ratio lat_ratio "
                    "linear_out angular_out position_out angular_steps half rotations".split()])
 
 
@@ -99,9 +99,11 @@ class _Constants:
             return
         call.iterations = self.iterations = max(1, int(p.position_iterations[0]))
         call.velocity_iterations = int(p.velocity_iterations[0])
-        self._point(("mass", p.mass), ("lng_damping", p.sticky_lng_damping_w), ("lat_damping", p.sticky_lat_damping_w),
-                    ("mask", p.mask))
+        self._point(("mass", p.mass), ("mask", p.mask))
+        self.dampings = (p.sticky_lng_damping_w, p.sticky_lat_damping_w)
+        self.ratio_dt: float | None = None  # the dt the sticky rows' ratios were set up for (`ratios`)
         V, n = p.V, self.iterations
+        self.ratio_keep = len(self.keep)  # where `ratios` keeps its arrays
         # the outputs of a step in one allocation, a structured array's fields: velocities, position, angular steps,
         # half angles, the rotation counts (int64, read by the C calls alone), the orientation and the half angles'
         # sines and cosines; where each lies in it, by `_BLOCK`'s order
@@ -111,6 +113,19 @@ class _Constants:
                                ("orientation", np.float32, (4, V)), ("sine", np.float32, (n, V)),
                                ("cosine", np.float32, (n, V))], align=True)
         self.at = [self.block.fields[name][1] for name in _BLOCK]
+
+    def ratios(self, dt: float) -> None:
+        """Point the struct at the sticky rows' c h / (1 + c h) for this dt (row_solver._spring_gains' a / (1 + a),
+        which each row's gain divides by its response): their damping c (float32, widened) over the substep
+        h = dt / iterations, in double as the C code formed it each step before. Kept while dt stays."""
+        h = dt / self.iterations
+        ratios = []
+        for damping in self.dampings:
+            spring = np.ascontiguousarray(damping, np.float64) * h
+            ratios.append(spring / (1.0 + spring))
+        self.keep[self.ratio_keep:] = ratios
+        self.call.lng_ratio, self.call.lat_ratio = (ratio.ctypes.data for ratio in ratios)
+        self.ratio_dt = dt
 
     def _point(self, *fields: tuple[str, np.ndarray]) -> None:
         """Point the struct's fields at (contiguous copies of) these parameters."""
@@ -186,6 +201,8 @@ def end_step(p: SimParams, s: SimState, road_normal: np.ndarray, begin_position:
         at = addresses(keep)
     V, n, call = p.V, const.iterations, const.call
     call.threads, call.dt = max(1, int(threads)), dt
+    if dt != const.ratio_dt:
+        const.ratios(float(dt))
     const.words[_INPUT_SLOTS] = at
     raw = np.empty(const.block.itemsize, np.uint8)  # (a byte buffer: its address at once)
     block = np.ndarray((), const.block, raw)
