@@ -347,9 +347,12 @@ static void soft_rows(const EndStep *b, const int64_t *soft, int64_t k0, int64_t
                 const int sticky = (active[l] != 0.0f) & (u > 0.0f);
                 gain[l] = sticky ? (float)(ratio[l] / (double)u) : 0.0f; /* (not sticky: 0 / (1 + 0) / 1) */
             }
-            int any = 0; /* (over every lane, those past the vehicles masked: one vector test) */
-            for (int l = 0; l < L; ++l) any = any | ((l < lanes) & (gain[l] != 0.0f));
-            listed[r] = (uint8_t)any;
+            /* a gain not +-0 (a NaN among them) in a lane of a vehicle: its bits but the sign's, or-ed over the
+               lanes as integers (one vector reduction; compared as floats, lane by lane) */
+            uint32_t bits[L], any = 0;
+            memcpy(bits, gain, sizeof bits);
+            for (int l = 0; l < L; ++l) any = any | (l < lanes ? bits[l] & 0x7fffffffu : 0u);
+            listed[r] = any != 0;
         }
     }
 }
