@@ -9,8 +9,8 @@
    vehicles' rows set up and solved at once); with an active suspension-limit row, `pvu_rows_tgs`'s iterations. A vehicle without rows has its position integrated as
    `integrate_position` does. einsum's sums (vecmath.matvec, matTvec) start from +0 and add the three products in
    order, so a sum of -0 products is +0 here as there. The pose's rotation is left to the caller, as in
-   _row_solver.c: each rotation's angular velocity and half angle are written out, numpy takes their sines and
-   cosines, and `pvu_rows_orientation` chains them from the begin orientation.
+   _row_solver.c: each rotation's angular velocity, speed and half angle are written out, numpy takes their sines
+   and cosines, and `pvu_rows_orientation_speeds` chains them from the begin orientation.
 
    Layout: what numpy holds, C order: per vehicle (V,), vectors (3, V) component-first, per wheel (V, W) and
    (3, V, W), flags uint8. */
@@ -47,6 +47,7 @@ typedef struct {
     float *linear_out, *angular_out, *position_out; /* (3, V); the velocities may be one (6, V) array */
     float *angular_steps;                           /* (iterations, 3, V): each rotation's angular velocity */
     float *half;                                    /* (iterations, V): its half angle (0 where unused) */
+    float *speed; /* (iterations, V): its angular speed |w| (0 where unused), for pvu_rows_orientation_speeds */
     int64_t *rotations;                             /* (V): the rotations of each vehicle (1 without rows) */
 } EndStep;
 
@@ -397,11 +398,12 @@ int pvu_end_step(const EndStep *b) {
                        malloc((size_t)(Tc * Rc) * sizeof(float)), malloc((size_t)(Tc * Rc) * sizeof(float)),
                        malloc((size_t)(Tc * Rc))};
     /* each group's velocity, position, rotations (its own, or the outputs: `direct`) */
-    float *const scratch[8] = {malloc((size_t)(6 * Sc) * sizeof(float)), malloc((size_t)(3 * Sc) * sizeof(float)),
+    float *const scratch[9] = {malloc((size_t)(6 * Sc) * sizeof(float)), malloc((size_t)(3 * Sc) * sizeof(float)),
                                malloc((size_t)(n * 3 * Sc) * sizeof(float)), malloc((size_t)(n * Sc) * sizeof(float)),
                                malloc((size_t)(6 * Tc) * sizeof(float)), malloc((size_t)(3 * Tc) * sizeof(float)),
-                               malloc((size_t)(n * 3 * Tc) * sizeof(float)), malloc((size_t)(n * Tc) * sizeof(float))};
-    float *xs = scratch[0], *ps = scratch[1], *as = scratch[2], *hs = scratch[3];
+                               malloc((size_t)(n * 3 * Tc) * sizeof(float)), malloc((size_t)(n * Tc) * sizeof(float)),
+                               malloc((size_t)(n * Sc) * sizeof(float))};
+    float *xs = scratch[0], *ps = scratch[1], *as = scratch[2], *hs = scratch[3], *ss = scratch[8];
     float *xt = scratch[4], *pt = scratch[5], *at = scratch[6], *ht = scratch[7];
     float *impulse = malloc((size_t)(Tc * Rc) * sizeof(float));
     uint8_t *hard = malloc((size_t)(Tc * Rc)); /* the TGS group's limit rows, by kind */
@@ -411,13 +413,13 @@ int pvu_end_step(const EndStep *b) {
        outputs (no copy back) */
     const int direct = b->angular_out == b->linear_out + 3 * V && (Vs == V || Vt == V);
     if (direct && Vs == V) {
-        xs = b->linear_out, ps = b->position_out, as = b->angular_steps, hs = b->half;
+        xs = b->linear_out, ps = b->position_out, as = b->angular_steps, hs = b->half, ss = b->speed;
     } else if (direct) {
         xt = b->linear_out, pt = b->position_out, at = b->angular_steps, ht = b->half;
     }
     if (!block_listed || !tgs.J || !tgs.WJ || !tgs.gain || !tgs.recip || !tgs.separation ||
         !tgs.act || !scratch[0] || !scratch[1] || !scratch[2] || !scratch[3] || !scratch[4] || !scratch[5] ||
-        !scratch[6] || !scratch[7] || !impulse || !hard || !listed) {
+        !scratch[6] || !scratch[7] || !scratch[8] || !impulse || !hard || !listed) {
         status = -1;
         goto done;
     }
@@ -451,9 +453,11 @@ int pvu_end_step(const EndStep *b) {
             b->angular_out[a * V + v] = ang[a];
             b->angular_steps[a * V + v] = ang[a];
         }
-        b->half[v] = 0.5f * sqrtf(dot3(ang, ang)) * dt_f;
+        const float speed = sqrtf(dot3(ang, ang));
+        b->speed[v] = speed;
+        b->half[v] = 0.5f * speed * dt_f;
         for (int64_t i = 1; i < n; ++i) {
-            b->half[i * V + v] = 0.0f;
+            b->half[i * V + v] = b->speed[i * V + v] = 0.0f;
             for (int a = 0; a < 3; ++a) b->angular_steps[(i * 3 + a) * V + v] = 0.0f;
         }
         b->rotations[v] = 1;
@@ -474,7 +478,7 @@ int pvu_end_step(const EndStep *b) {
                 if (rows == NULL) continue;
                 const int64_t k0 = block * ROW_LANES, lanes = Vs - k0 < ROW_LANES ? Vs - k0 : ROW_LANES;
                 soft_rows(b, soft_vehicles, k0, lanes, rows, block_listed + block * R);
-                pvu_rows_soft_block(R, n, rows, block_listed + block * R, h_f, Vs, k0, lanes, xs, ps, as, hs);
+                pvu_rows_soft_block(R, n, rows, block_listed + block * R, h_f, Vs, k0, lanes, xs, ps, as, hs, ss);
             }
             free(rows);
         }
@@ -510,7 +514,7 @@ int pvu_end_step(const EndStep *b) {
                     }
                 }
                 soft_rows(b, soft_vehicles, k0, lanes, rows, own);
-                pvu_rows_soft_block(R, n, rows, listed_soft, h_f, Vs, k0, lanes, xs, ps, as, hs);
+                pvu_rows_soft_block(R, n, rows, listed_soft, h_f, Vs, k0, lanes, xs, ps, as, hs, ss);
             }
             free(rows);
             free(own);
@@ -577,8 +581,17 @@ int pvu_end_step(const EndStep *b) {
         for (int64_t i = 0; i < n; ++i) {
             b->half[i * V + v] = half[i * Vg + k];
             for (int a = 0; a < 3; ++a) b->angular_steps[(i * 3 + a) * V + v] = angular[(i * 3 + a) * Vg + k];
+            if (!with_limit) b->speed[i * V + v] = ss[i * Vg + k];
         }
     }
+    if (Vt > 0) /* the TGS group's speeds (pvu_rows_tgs writes its half angles alone): |w| of each rotation, taken
+                   as the orientation took it */
+        for (int64_t i = 0; i < n; ++i) {
+            const float *wx = b->angular_steps + i * 3 * V, *wy = wx + V, *wz = wy + V;
+            float *speed = b->speed + i * V;
+            for (int64_t v = 0; v < V; ++v)
+                if (kind[v] == WITH_LIMIT) speed[v] = sqrtf(wx[v] * wx[v] + wy[v] * wy[v] + wz[v] * wz[v]);
+        }
 done:
     free(slot);
     free(soft_vehicles);
@@ -590,7 +603,7 @@ done:
     free(tgs.recip);
     free(tgs.separation);
     free(tgs.act);
-    for (int i = 0; i < 8; ++i) free(scratch[i]);
+    for (int i = 0; i < 9; ++i) free(scratch[i]);
     free(impulse);
     free(hard);
     free(listed);
