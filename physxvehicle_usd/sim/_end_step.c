@@ -328,6 +328,9 @@ static void soft_rows(const EndStep *b, const int64_t *soft, int64_t k0, int64_t
                                         : (const float(*)[L])lanes_in;
             const double *ratio = four ? ratio_by_wheel[w][kind] : ratio_in;
             const float *active = four ? by_wheel[w][ACTS + kind] : lanes_in[3];
+            /* whether a gain is not +-0 (a NaN among them) in a lane of a vehicle: its bits but the sign's, or-ed over
+               the lanes as integers in the lanes' loop (a vector reduction, not the gains read back lane by lane) */
+            uint32_t any = 0;
             for (int l = 0; l < L; ++l) {
                 const float m[3][3] = {{Rm[0][l], Rm[1][l], Rm[2][l]}, {Rm[3][l], Rm[4][l], Rm[5][l]},
                                        {Rm[6][l], Rm[7][l], Rm[8][l]}};
@@ -346,13 +349,12 @@ static void soft_rows(const EndStep *b, const int64_t *soft, int64_t k0, int64_t
                     WJ[3 + a][l] = wj_ang[a];
                 }
                 const int sticky = (active[l] != 0.0f) & (u > 0.0f);
-                gain[l] = sticky ? (float)(ratio[l] / (double)u) : 0.0f; /* (not sticky: 0 / (1 + 0) / 1) */
+                const float gain_l = sticky ? (float)(ratio[l] / (double)u) : 0.0f; /* (not sticky: 0 / (1 + 0) / 1) */
+                uint32_t bits;
+                memcpy(&bits, &gain_l, sizeof bits);
+                any = any | (l < lanes ? bits & 0x7fffffffu : 0u);
+                gain[l] = gain_l;
             }
-            /* a gain not +-0 (a NaN among them) in a lane of a vehicle: its bits but the sign's, or-ed over the
-               lanes as integers (one vector reduction; compared as floats, lane by lane) */
-            uint32_t bits[L], any = 0;
-            memcpy(bits, gain, sizeof bits);
-            for (int l = 0; l < L; ++l) any = any | (l < lanes ? bits[l] & 0x7fffffffu : 0u);
             listed[r] = any != 0;
         }
     }
