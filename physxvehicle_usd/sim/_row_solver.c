@@ -426,11 +426,11 @@ static inline __attribute__((always_inline)) void soft_iterations(const float G[
             for (int l = 0; l < L; ++l) next[i][l] = G[i][0][l] * x[0][l];
             for (int c = 1; c < 6; ++c)
                 for (int l = 0; l < L; ++l) next[i][l] = next[i][l] + G[i][c][l] * x[c][l];
-            /* the position moved by the new velocity, row by row as it is formed (moved after the whole product,
-               GCC loaded the rows' halves across two of them, each load waiting on two stores) */
-            if (i < 3)
-                for (int l = 0; l < L; ++l) position[i][l] = position[i][l] + next[i][l] * h_f;
         }
+        /* the position moved by the new velocity (read from `next`: from x after the copy, GCC loaded its rows'
+           halves across two of them, each load waiting on two stores) */
+        for (int a = 0; a < 3; ++a)
+            for (int l = 0; l < L; ++l) position[a][l] = position[a][l] + next[a][l] * h_f;
         memcpy(x, next, sizeof x);
         for (int l = 0; l < L; ++l) speed[l] = sqrtf(x[3][l] * x[3][l] + x[4][l] * x[4][l] + x[5][l] * x[5][l]);
         for (int l = 0; l < L; ++l) half_angle[l] = 0.5f * speed[l] * h_f;
