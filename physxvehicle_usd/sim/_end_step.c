@@ -47,7 +47,7 @@ typedef struct {
     float *linear_out, *angular_out, *position_out; /* (3, V); the velocities may be one (6, V) array */
     float *angular_steps;                           /* (iterations, 3, V): each rotation's angular velocity */
     float *half;                                    /* (iterations, V): its half angle (0 where unused) */
-    float *speed; /* (iterations, V): its angular speed |w| (0 where unused), for pvu_rows_orientation_speeds */
+    float *speed; /* (iterations, V): its angular speed |w| (unset where unused), for pvu_rows_orientation_speeds */
     int64_t *rotations;                             /* (V): the rotations of each vehicle (1 without rows) */
 } EndStep;
 
@@ -459,7 +459,7 @@ int pvu_end_step(const EndStep *b) {
         b->speed[v] = speed;
         b->half[v] = 0.5f * speed * dt_f;
         for (int64_t i = 1; i < n; ++i) {
-            b->half[i * V + v] = b->speed[i * V + v] = 0.0f;
+            b->half[i * V + v] = 0.0f; /* (its speed unread: pvu_rows_orientation_speeds takes one rotation) */
             for (int a = 0; a < 3; ++a) b->angular_steps[(i * 3 + a) * V + v] = 0.0f;
         }
         b->rotations[v] = 1;

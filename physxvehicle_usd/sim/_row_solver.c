@@ -331,8 +331,8 @@ int pvu_rows_tgs(const RowSolve *b) {
 
 /* vecmath.quat_integrate_exact applied n times: q <- normalize(dq q), dq = (cos, w sin / |w|) of each position
    iteration's half angle (their sines and cosines from numpy); q (4, V) in/out, angular (n, 3, V), sine and
-   cosine (n, V); speed (n, V): each |w| (the square root of its squares' sum, as here), or NULL: taken here;
-   rotations (V): how many of the n each vehicle takes (NULL: all n). */
+   cosine (n, V); speed (n, V): each |w| (the square root of its squares' sum, as here; read for the rotations taken
+   alone), or NULL: taken here; rotations (V): how many of the n each vehicle takes (NULL: all n). */
 static inline __attribute__((always_inline)) void orientation(int64_t n, int64_t V, float *q, const float *angular,
                                                               int given, const float *speeds, const float *sine,
                                                               const float *cosine, const int64_t *rotations) {
@@ -342,7 +342,10 @@ static inline __attribute__((always_inline)) void orientation(int64_t n, int64_t
         const float *si = sine + i * V, *co = cosine + i * V, *speed_i = speeds + (given ? i * V : 0);
 #pragma omp simd
         for (int64_t v = 0; v < V; ++v) {
-            const float speed = given ? speed_i[v] : sqrtf(wx[v] * wx[v] + wy[v] * wy[v] + wz[v] * wz[v]);
+            const int turn = rotations == NULL || i < rotations[v];
+            /* (a given speed read only for the rotations taken: the others' need not be written) */
+            const float speed = given ? (turn ? speed_i[v] : 0.0f)
+                                      : sqrtf(wx[v] * wx[v] + wy[v] * wy[v] + wz[v] * wz[v]);
             const float s = speed > 0.0f ? si[v] / speed : 0.0f;
             const float aw = co[v], ax = wx[v] * s, ay = wy[v] * s, az = wz[v] * s;
             const float w = aw * qw[v] - ax * qx[v] - ay * qy[v] - az * qz[v];
@@ -350,7 +353,6 @@ static inline __attribute__((always_inline)) void orientation(int64_t n, int64_t
             const float y = aw * qy[v] - ax * qz[v] + ay * qw[v] + az * qx[v];
             const float z = aw * qz[v] + ax * qy[v] - ay * qx[v] + az * qw[v];
             const float length = sqrtf(w * w + x * x + y * y + z * z);
-            const int turn = rotations == NULL || i < rotations[v];
             qw[v] = turn ? w / length : qw[v];
             qx[v] = turn ? x / length : qx[v];
             qy[v] = turn ? y / length : qy[v];
