@@ -382,17 +382,17 @@ enum { SOFT_L = PVU_SOFT_LANES };
 static inline __attribute__((always_inline)) void soft_matrix_row(float G[6][6][SOFT_L], const float j[6][SOFT_L],
                                                                    const float wj[6][SOFT_L], const float g[SOFT_L]) {
     enum { L = SOFT_L };
-    float jG[6][L];
+    float gw[6][L];
+    for (int i = 0; i < 6; ++i)
+        for (int l = 0; l < L; ++l) gw[i][l] = g[l] * wj[i][l];
+    /* column by column: column c of j^T G takes column c of G alone, and changes it alone (G's column loaded once) */
     for (int c = 0; c < 6; ++c) {
-        for (int l = 0; l < L; ++l) jG[c][l] = j[0][l] * G[0][c][l];
+        float jG[L];
+        for (int l = 0; l < L; ++l) jG[l] = j[0][l] * G[0][c][l];
         for (int a = 1; a < 6; ++a)
-            for (int l = 0; l < L; ++l) jG[c][l] = jG[c][l] + j[a][l] * G[a][c][l];
-    }
-    for (int i = 0; i < 6; ++i) {
-        float gw[L];
-        for (int l = 0; l < L; ++l) gw[l] = g[l] * wj[i][l];
-        for (int c = 0; c < 6; ++c)
-            for (int l = 0; l < L; ++l) G[i][c][l] = G[i][c][l] - gw[l] * jG[c][l];
+            for (int l = 0; l < L; ++l) jG[l] = jG[l] + j[a][l] * G[a][c][l];
+        for (int i = 0; i < 6; ++i)
+            for (int l = 0; l < L; ++l) G[i][c][l] = G[i][c][l] - gw[i][l] * jG[l];
     }
 }
 
