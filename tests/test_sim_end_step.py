@@ -82,14 +82,14 @@ def _random_state(sim: Simulator, seed: int, limits: str):
     return p, s, normal, begin_position, begin_orientation
 
 
-def _numpy_end(p, s, normal, begin_position, begin_orientation, kernel_threads):
+def _numpy_end(p, s, normal, begin_position, begin_orientation, kernel_threads, dt=DT):
     """The numpy path: the rows constraint_rows lists, then end_step_physx (its solves in numpy, or in
     compiled_rows' C with kernel_threads)."""
     V, W = p.V, p.W
     road = RoadGeometry(hit=np.ones((V, W), bool), normal=normal, offset=np.zeros((V, W), np.float32),
                         friction=np.ones((V, W), np.float32), shape=np.zeros((V, W), np.int64))
     rows = pipeline.constraint_rows(p, s, road)
-    end_step_physx(p, s, begin_position, begin_orientation, rows, DT, None, None, kernel_threads)
+    end_step_physx(p, s, begin_position, begin_orientation, rows, dt, None, None, kernel_threads)
 
 
 def _bits(s) -> list[np.ndarray]:
@@ -151,6 +151,26 @@ def test_sticky_dampings_that_differ_within_a_block_are_numpy_s_to_the_bit():
     for a, b in zip(_bits(ours), _bits(theirs)):
         np.testing.assert_array_equal(a, b)  # 0 ulps, the sign of zero included
     assert not np.array_equal(_bits(ours)[0], _bits(s)[0])  # the solve moved the velocities
+
+
+def test_steps_of_another_dt_set_the_sticky_rows_gains_up_again():
+    """The C call takes the sticky rows' c h / (1 + c h) set up once per dt (compiled_end_step's `ratios`): steps of
+    one batch with dt, half of it, then dt again are each numpy's with that dt, to the bit."""
+    sim = Simulator.from_description(read_stage(_cars(20)), DT)
+    for _ in range(5):
+        sim.step({k: np.full(sim.params.V, v) for k, v in BRAKED.items()})
+    p, s, normal, begin_position, begin_orientation = _random_state(sim, 4, "some")
+    results = []
+    for dt in (DT, DT / 2, DT):
+        ours, theirs = copy.deepcopy(s), copy.deepcopy(s)
+        compiled_end_step.end_step(p, ours, normal, begin_position, begin_orientation, dt, 1)
+        _numpy_end(p, theirs, normal, begin_position, begin_orientation, None, dt)
+        for a, b in zip(_bits(ours), _bits(theirs)):
+            np.testing.assert_array_equal(a, b)  # 0 ulps, the sign of zero included
+        results.append(_bits(ours))
+    assert not np.array_equal(results[0][0], results[1][0])  # the half step's velocities are others
+    for a, b in zip(results[0], results[2]):
+        np.testing.assert_array_equal(a, b)
 
 
 @pytest.mark.parametrize("lane", ["finite", "infinite"])

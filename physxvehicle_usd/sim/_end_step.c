@@ -9,8 +9,8 @@
    vehicles' rows set up and solved at once); with an active suspension-limit row, `pvu_rows_tgs`'s iterations. A vehicle without rows has its position integrated as
    `integrate_position` does. einsum's sums (vecmath.matvec, matTvec) start from +0 and add the three products in
    order, so a sum of -0 products is +0 here as there. The pose's rotation is left to the caller, as in
-   _row_solver.c: each rotation's angular velocity and half angle are written out, numpy takes their sines and
-   cosines, and `pvu_rows_orientation` chains them from the begin orientation.
+   _row_solver.c: each rotation's angular velocity, speed and half angle are written out, numpy takes their sines
+   and cosines, and `pvu_rows_orientation_speeds` chains them from the begin orientation.
 
    Layout: what numpy holds, C order: per vehicle (V,), vectors (3, V) component-first, per wheel (V, W) and
    (3, V, W), flags uint8. */
@@ -39,11 +39,15 @@ typedef struct {
     const float *lng_dir, *lat_dir, *normal, *arm; /* (3, V, W): the rows' directions, where they act */
     const float *separation;                       /* (V, W) */
     const uint8_t *sticky_lng, *sticky_lat, *mask; /* (V, W) */
-    const float *lng_damping, *lat_damping;        /* (V, W) */
+    /* (V, W): each wheel's sticky rows' c h / (1 + c h), their damping c over the substep h = dt / iterations, in
+       double (row_solver._spring_gains' a / (1 + a), which a gain divides by the row's response): the parameters'
+       alone, so set up once per dt by the caller, not each step */
+    const double *lng_ratio, *lat_ratio;
     /* out */
     float *linear_out, *angular_out, *position_out; /* (3, V); the velocities may be one (6, V) array */
     float *angular_steps;                           /* (iterations, 3, V): each rotation's angular velocity */
     float *half;                                    /* (iterations, V): its half angle (0 where unused) */
+    float *speed; /* (iterations, V): its angular speed |w| (unset where unused), for pvu_rows_orientation_speeds */
     int64_t *rotations;                             /* (V): the rotations of each vehicle (1 without rows) */
 } EndStep;
 
@@ -152,7 +156,6 @@ typedef struct {
    reciprocal responses and separations) into slot k of group g */
 static void vehicle_rows(const EndStep *b, int64_t v, int64_t k, const Group *g) {
     const int64_t V = b->V, W = b->W;
-    const double h = b->dt / (double)b->iterations;
     const float q[4] = {b->begin_orientation[v], b->begin_orientation[V + v], b->begin_orientation[2 * V + v],
                         b->begin_orientation[3 * V + v]};
     float Rm[3][3];
@@ -188,9 +191,8 @@ static void vehicle_rows(const EndStep *b, int64_t v, int64_t k, const Group *g)
             const int active = kind == 2 ? b->mask[e] && b->separation[e] < 0.0f
                                          : (kind == 0 ? b->sticky_lng : b->sticky_lat)[e] && b->mask[e];
             const int sticky = kind != 2 && active && u > 0.0f;
-            const double damping = kind == 2 ? 0.0 : (double)(kind == 0 ? b->lng_damping : b->lat_damping)[e];
-            const double spring = sticky ? damping * h : 0.0;
-            g->gain[each] = (float)(spring / (1.0 + spring) / (sticky ? (double)u : 1.0));
+            /* (a row not sticky: 0 / (1 + 0) / 1 = +0 in numpy) */
+            g->gain[each] = sticky ? (float)((kind == 0 ? b->lng_ratio : b->lat_ratio)[e] / (double)u) : 0.0f;
             if (g->recip) {
                 const int acts = active && u > 0.0f; /* a zero Jacobian: PhysX's zero reciprocal response */
                 g->act[each] = (uint8_t)acts;
@@ -220,11 +222,21 @@ static inline void four_wheels(const float *src, float *out, int64_t stride) {
     }
 }
 
+/* four_wheels of double values */
+static inline void four_wheels_double(const double *src, double *out, int64_t stride) {
+#pragma omp simd
+    for (int l = 0; l < ROW_LANES; ++l) {
+        out[l] = src[4 * l];
+        out[stride + l] = src[4 * l + 1];
+        out[2 * stride + l] = src[4 * l + 2];
+        out[3 * stride + l] = src[4 * l + 3];
+    }
+}
+
 static void soft_rows(const EndStep *b, const int64_t *soft, int64_t k0, int64_t lanes, SoftRow *rows,
                       uint8_t *listed) {
     enum { L = ROW_LANES };
     const int64_t V = b->V, W = b->W, VW = V * W;
-    const double h = b->dt / (double)b->iterations;
     float q[4][L], mass[L], moi[3][L], Rm[9][L], inv_mass[L], inv_moi[3][L];
     /* each lane's vehicle's first wheel from the block's first vehicle's (int32: the gathers below as vector gathers;
        the soft vehicles ascend, and a fleet's wheels number below 2^31), and the block's first wheel */
@@ -256,16 +268,19 @@ static void soft_rows(const EndStep *b, const int64_t *soft, int64_t k0, int64_t
         for (int a = 0; a < 3; ++a) inv_moi[a][l] = 1.0f / moi[a][l];
     }
     /* four wheels and a whole block of consecutive vehicles: the wheels' inputs loaded as vectors and de-interleaved,
-       not gathered lane by lane. by_wheel[w]: the arm (3), the longitudinal and the lateral direction (3 each), their
-       dampings and whether their rows act (flag and mask, 0 or 1, in floats) */
-    enum { ARM = 0, DIRECTION = 3, DAMPING = 9, ACTS = 11, INPUTS = 13 };
+       not gathered lane by lane. by_wheel[w]: the arm (3), the longitudinal and the lateral direction (3 each) and
+       whether their rows act (flag and mask, 0 or 1, in floats); ratio_by_wheel[w]: their rows' c h / (1 + c h) */
+    enum { ARM = 0, DIRECTION = 3, ACTS = 9, INPUTS = 11 };
     const int four = W == 4 && consecutive;
     float by_wheel[4][INPUTS][L];
+    double ratio_by_wheel[4][2][L];
     if (four) {
         const float *const sources[ACTS] = {b->arm,     b->arm + VW,     b->arm + 2 * VW,     b->lng_dir,
                                             b->lng_dir + VW, b->lng_dir + 2 * VW, b->lat_dir, b->lat_dir + VW,
-                                            b->lat_dir + 2 * VW, b->lng_damping, b->lat_damping};
+                                            b->lat_dir + 2 * VW};
         for (int i = 0; i < ACTS; ++i) four_wheels(sources[i] + block_wheel, by_wheel[0][i], INPUTS * L);
+        four_wheels_double(b->lng_ratio + block_wheel, ratio_by_wheel[0][0], 2 * L);
+        four_wheels_double(b->lat_ratio + block_wheel, ratio_by_wheel[0][1], 2 * L);
         const uint8_t *lng = b->sticky_lng + block_wheel, *lat = b->sticky_lat + block_wheel,
                       *mask = b->mask + block_wheel;
         uint32_t lng_words[L], lat_words[L], mask_words[L]; /* a vehicle's four flags in one word each */
@@ -294,9 +309,10 @@ static void soft_rows(const EndStep *b, const int64_t *soft, int64_t k0, int64_t
             const int64_t r = row_index(W, w, kind);
             const float *dir = kind == 0 ? b->lng_dir : b->lat_dir;
             const uint8_t *flag = kind == 0 ? b->sticky_lng : b->sticky_lat;
-            const float *row_damping = kind == 0 ? b->lng_damping : b->lat_damping;
+            const double *row_ratio = kind == 0 ? b->lng_ratio : b->lat_ratio;
             float(*J)[L] = rows[r].J, (*WJ)[L] = rows[r].WJ, *gain = rows[r].gain;
-            float lanes_in[5][L]; /* direction (3), damping, acts: gathered */
+            float lanes_in[4][L]; /* direction (3), acts: gathered */
+            double ratio_in[L];
             if (!four) {
                 for (int a = 0; a < 3; ++a)
 #pragma omp simd
@@ -304,14 +320,17 @@ static void soft_rows(const EndStep *b, const int64_t *soft, int64_t k0, int64_t
 #pragma omp simd
                 for (int l = 0; l < L; ++l) {
                     const int64_t e = block_wheel + w + first_wheel[l];
-                    lanes_in[3][l] = row_damping[e];
-                    lanes_in[4][l] = (float)((flag[e] != 0) & (b->mask[e] != 0));
+                    ratio_in[l] = row_ratio[e];
+                    lanes_in[3][l] = (float)((flag[e] != 0) & (b->mask[e] != 0));
                 }
             }
             const float(*lin)[L] = four ? (const float(*)[L])by_wheel[w][DIRECTION + 3 * kind]
                                         : (const float(*)[L])lanes_in;
-            const float *damping = four ? by_wheel[w][DAMPING + kind] : lanes_in[3];
-            const float *active = four ? by_wheel[w][ACTS + kind] : lanes_in[4];
+            const double *ratio = four ? ratio_by_wheel[w][kind] : ratio_in;
+            const float *active = four ? by_wheel[w][ACTS + kind] : lanes_in[3];
+            /* whether a gain is not +-0 (a NaN among them) in a lane of a vehicle: its bits but the sign's, or-ed over
+               the lanes as integers in the lanes' loop (a vector reduction, not the gains read back lane by lane) */
+            uint32_t any = 0;
             for (int l = 0; l < L; ++l) {
                 const float m[3][3] = {{Rm[0][l], Rm[1][l], Rm[2][l]}, {Rm[3][l], Rm[4][l], Rm[5][l]},
                                        {Rm[6][l], Rm[7][l], Rm[8][l]}};
@@ -330,12 +349,13 @@ static void soft_rows(const EndStep *b, const int64_t *soft, int64_t k0, int64_t
                     WJ[3 + a][l] = wj_ang[a];
                 }
                 const int sticky = (active[l] != 0.0f) & (u > 0.0f);
-                const double spring = sticky ? (double)damping[l] * h : 0.0;
-                gain[l] = (float)(spring / (1.0 + spring) / (sticky ? (double)u : 1.0));
+                const float gain_l = sticky ? (float)(ratio[l] / (double)u) : 0.0f; /* (not sticky: 0 / (1 + 0) / 1) */
+                uint32_t bits;
+                memcpy(&bits, &gain_l, sizeof bits);
+                any = any | (l < lanes ? bits & 0x7fffffffu : 0u);
+                gain[l] = gain_l;
             }
-            uint8_t any = 0;
-            for (int64_t l = 0; l < lanes; ++l) any = any | (gain[l] != 0.0f);
-            listed[r] = any;
+            listed[r] = any != 0;
         }
     }
 }
@@ -380,11 +400,12 @@ int pvu_end_step(const EndStep *b) {
                        malloc((size_t)(Tc * Rc) * sizeof(float)), malloc((size_t)(Tc * Rc) * sizeof(float)),
                        malloc((size_t)(Tc * Rc))};
     /* each group's velocity, position, rotations (its own, or the outputs: `direct`) */
-    float *const scratch[8] = {malloc((size_t)(6 * Sc) * sizeof(float)), malloc((size_t)(3 * Sc) * sizeof(float)),
+    float *const scratch[9] = {malloc((size_t)(6 * Sc) * sizeof(float)), malloc((size_t)(3 * Sc) * sizeof(float)),
                                malloc((size_t)(n * 3 * Sc) * sizeof(float)), malloc((size_t)(n * Sc) * sizeof(float)),
                                malloc((size_t)(6 * Tc) * sizeof(float)), malloc((size_t)(3 * Tc) * sizeof(float)),
-                               malloc((size_t)(n * 3 * Tc) * sizeof(float)), malloc((size_t)(n * Tc) * sizeof(float))};
-    float *xs = scratch[0], *ps = scratch[1], *as = scratch[2], *hs = scratch[3];
+                               malloc((size_t)(n * 3 * Tc) * sizeof(float)), malloc((size_t)(n * Tc) * sizeof(float)),
+                               malloc((size_t)(n * Sc) * sizeof(float))};
+    float *xs = scratch[0], *ps = scratch[1], *as = scratch[2], *hs = scratch[3], *ss = scratch[8];
     float *xt = scratch[4], *pt = scratch[5], *at = scratch[6], *ht = scratch[7];
     float *impulse = malloc((size_t)(Tc * Rc) * sizeof(float));
     uint8_t *hard = malloc((size_t)(Tc * Rc)); /* the TGS group's limit rows, by kind */
@@ -394,13 +415,13 @@ int pvu_end_step(const EndStep *b) {
        outputs (no copy back) */
     const int direct = b->angular_out == b->linear_out + 3 * V && (Vs == V || Vt == V);
     if (direct && Vs == V) {
-        xs = b->linear_out, ps = b->position_out, as = b->angular_steps, hs = b->half;
+        xs = b->linear_out, ps = b->position_out, as = b->angular_steps, hs = b->half, ss = b->speed;
     } else if (direct) {
         xt = b->linear_out, pt = b->position_out, at = b->angular_steps, ht = b->half;
     }
     if (!block_listed || !tgs.J || !tgs.WJ || !tgs.gain || !tgs.recip || !tgs.separation ||
         !tgs.act || !scratch[0] || !scratch[1] || !scratch[2] || !scratch[3] || !scratch[4] || !scratch[5] ||
-        !scratch[6] || !scratch[7] || !impulse || !hard || !listed) {
+        !scratch[6] || !scratch[7] || !scratch[8] || !impulse || !hard || !listed) {
         status = -1;
         goto done;
     }
@@ -434,9 +455,11 @@ int pvu_end_step(const EndStep *b) {
             b->angular_out[a * V + v] = ang[a];
             b->angular_steps[a * V + v] = ang[a];
         }
-        b->half[v] = 0.5f * sqrtf(dot3(ang, ang)) * dt_f;
+        const float speed = sqrtf(dot3(ang, ang));
+        b->speed[v] = speed;
+        b->half[v] = 0.5f * speed * dt_f;
         for (int64_t i = 1; i < n; ++i) {
-            b->half[i * V + v] = 0.0f;
+            b->half[i * V + v] = 0.0f; /* (its speed unread: pvu_rows_orientation_speeds takes one rotation) */
             for (int a = 0; a < 3; ++a) b->angular_steps[(i * 3 + a) * V + v] = 0.0f;
         }
         b->rotations[v] = 1;
@@ -457,7 +480,7 @@ int pvu_end_step(const EndStep *b) {
                 if (rows == NULL) continue;
                 const int64_t k0 = block * ROW_LANES, lanes = Vs - k0 < ROW_LANES ? Vs - k0 : ROW_LANES;
                 soft_rows(b, soft_vehicles, k0, lanes, rows, block_listed + block * R);
-                pvu_rows_soft_block(R, n, rows, block_listed + block * R, h_f, Vs, k0, lanes, xs, ps, as, hs);
+                pvu_rows_soft_block(R, n, rows, block_listed + block * R, h_f, Vs, k0, lanes, xs, ps, as, hs, ss);
             }
             free(rows);
         }
@@ -493,7 +516,7 @@ int pvu_end_step(const EndStep *b) {
                     }
                 }
                 soft_rows(b, soft_vehicles, k0, lanes, rows, own);
-                pvu_rows_soft_block(R, n, rows, listed_soft, h_f, Vs, k0, lanes, xs, ps, as, hs);
+                pvu_rows_soft_block(R, n, rows, listed_soft, h_f, Vs, k0, lanes, xs, ps, as, hs, ss);
             }
             free(rows);
             free(own);
@@ -560,8 +583,17 @@ int pvu_end_step(const EndStep *b) {
         for (int64_t i = 0; i < n; ++i) {
             b->half[i * V + v] = half[i * Vg + k];
             for (int a = 0; a < 3; ++a) b->angular_steps[(i * 3 + a) * V + v] = angular[(i * 3 + a) * Vg + k];
+            if (!with_limit) b->speed[i * V + v] = ss[i * Vg + k];
         }
     }
+    if (Vt > 0) /* the TGS group's speeds (pvu_rows_tgs writes its half angles alone): |w| of each rotation, taken
+                   as the orientation took it */
+        for (int64_t i = 0; i < n; ++i) {
+            const float *wx = b->angular_steps + i * 3 * V, *wy = wx + V, *wz = wy + V;
+            float *speed = b->speed + i * V;
+            for (int64_t v = 0; v < V; ++v)
+                if (kind[v] == WITH_LIMIT) speed[v] = sqrtf(wx[v] * wx[v] + wy[v] * wy[v] + wz[v] * wz[v]);
+        }
 done:
     free(slot);
     free(soft_vehicles);
@@ -573,7 +605,7 @@ done:
     free(tgs.recip);
     free(tgs.separation);
     free(tgs.act);
-    for (int i = 0; i < 8; ++i) free(scratch[i]);
+    for (int i = 0; i < 9; ++i) free(scratch[i]);
     free(impulse);
     free(hard);
     free(listed);

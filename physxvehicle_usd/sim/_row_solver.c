@@ -331,16 +331,21 @@ int pvu_rows_tgs(const RowSolve *b) {
 
 /* vecmath.quat_integrate_exact applied n times: q <- normalize(dq q), dq = (cos, w sin / |w|) of each position
    iteration's half angle (their sines and cosines from numpy); q (4, V) in/out, angular (n, 3, V), sine and
-   cosine (n, V); rotations (V): how many of the n each vehicle takes (NULL: all n). */
-int pvu_rows_orientation(int64_t n, int64_t V, float *q, const float *angular, const float *sine,
-                         const float *cosine, const int64_t *rotations) {
+   cosine (n, V); speed (n, V): each |w| (the square root of its squares' sum, as here; read for the rotations taken
+   alone), or NULL: taken here; rotations (V): how many of the n each vehicle takes (NULL: all n). */
+static inline __attribute__((always_inline)) void orientation(int64_t n, int64_t V, float *q, const float *angular,
+                                                              int given, const float *speeds, const float *sine,
+                                                              const float *cosine, const int64_t *rotations) {
     float *qw = q, *qx = q + V, *qy = q + 2 * V, *qz = q + 3 * V;
     for (int64_t i = 0; i < n; ++i) { /* rotation i of every vehicle, the vehicles side by side (vectorised) */
         const float *wx = angular + i * 3 * V, *wy = wx + V, *wz = wy + V;
-        const float *si = sine + i * V, *co = cosine + i * V;
+        const float *si = sine + i * V, *co = cosine + i * V, *speed_i = speeds + (given ? i * V : 0);
 #pragma omp simd
         for (int64_t v = 0; v < V; ++v) {
-            const float speed = sqrtf(wx[v] * wx[v] + wy[v] * wy[v] + wz[v] * wz[v]);
+            const int turn = rotations == NULL || i < rotations[v];
+            /* (a given speed read only for the rotations taken: the others' need not be written) */
+            const float speed = given ? (turn ? speed_i[v] : 0.0f)
+                                      : sqrtf(wx[v] * wx[v] + wy[v] * wy[v] + wz[v] * wz[v]);
             const float s = speed > 0.0f ? si[v] / speed : 0.0f;
             const float aw = co[v], ax = wx[v] * s, ay = wy[v] * s, az = wz[v] * s;
             const float w = aw * qw[v] - ax * qx[v] - ay * qy[v] - az * qz[v];
@@ -348,13 +353,25 @@ int pvu_rows_orientation(int64_t n, int64_t V, float *q, const float *angular, c
             const float y = aw * qy[v] - ax * qz[v] + ay * qw[v] + az * qx[v];
             const float z = aw * qz[v] + ax * qy[v] - ay * qx[v] + az * qw[v];
             const float length = sqrtf(w * w + x * x + y * y + z * z);
-            const int turn = rotations == NULL || i < rotations[v];
             qw[v] = turn ? w / length : qw[v];
             qx[v] = turn ? x / length : qx[v];
             qy[v] = turn ? y / length : qy[v];
             qz[v] = turn ? z / length : qz[v];
         }
     }
+}
+
+int pvu_rows_orientation(int64_t n, int64_t V, float *q, const float *angular, const float *sine,
+                         const float *cosine, const int64_t *rotations) {
+    orientation(n, V, q, angular, 0, NULL, sine, cosine, rotations);
+    return 0;
+}
+
+/* pvu_rows_orientation with each rotation's angular speed given (speed (n, V), as the solve that wrote the half
+   angles took it): a square root less per rotation */
+int pvu_rows_orientation_speeds(int64_t n, int64_t V, float *q, const float *angular, const float *speed,
+                                const float *sine, const float *cosine, const int64_t *rotations) {
+    orientation(n, V, q, angular, 1, speed, sine, cosine, rotations);
     return 0;
 }
 
@@ -365,17 +382,17 @@ enum { SOFT_L = PVU_SOFT_LANES };
 static inline __attribute__((always_inline)) void soft_matrix_row(float G[6][6][SOFT_L], const float j[6][SOFT_L],
                                                                    const float wj[6][SOFT_L], const float g[SOFT_L]) {
     enum { L = SOFT_L };
-    float jG[6][L];
+    float gw[6][L];
+    for (int i = 0; i < 6; ++i)
+        for (int l = 0; l < L; ++l) gw[i][l] = g[l] * wj[i][l];
+    /* column by column: column c of j^T G takes column c of G alone, and changes it alone (G's column loaded once) */
     for (int c = 0; c < 6; ++c) {
-        for (int l = 0; l < L; ++l) jG[c][l] = j[0][l] * G[0][c][l];
+        float jG[L];
+        for (int l = 0; l < L; ++l) jG[l] = j[0][l] * G[0][c][l];
         for (int a = 1; a < 6; ++a)
-            for (int l = 0; l < L; ++l) jG[c][l] = jG[c][l] + j[a][l] * G[a][c][l];
-    }
-    for (int i = 0; i < 6; ++i) {
-        float gw[L];
-        for (int l = 0; l < L; ++l) gw[l] = g[l] * wj[i][l];
-        for (int c = 0; c < 6; ++c)
-            for (int l = 0; l < L; ++l) G[i][c][l] = G[i][c][l] - gw[l] * jG[c][l];
+            for (int l = 0; l < L; ++l) jG[l] = jG[l] + j[a][l] * G[a][c][l];
+        for (int i = 0; i < 6; ++i)
+            for (int l = 0; l < L; ++l) G[i][c][l] = G[i][c][l] - gw[i][l] * jG[l];
     }
 }
 
@@ -390,7 +407,8 @@ static inline __attribute__((always_inline)) void soft_identity(float G[6][6][SO
    the velocity and position back (a whole block's as vectors) */
 static inline __attribute__((always_inline)) void soft_iterations(const float G[6][6][SOFT_L], int64_t n, float h_f,
                                                                   int64_t V, int64_t v0, int64_t lanes, float *x_all,
-                                                                  float *position_all, float *angular, float *half) {
+                                                                  float *position_all, float *angular, float *half,
+                                                                  float *speed_out) {
     enum { L = SOFT_L };
     float x[6][L], position[3][L];
     if (lanes == L) {
@@ -411,20 +429,26 @@ static inline __attribute__((always_inline)) void soft_iterations(const float G[
             for (int c = 1; c < 6; ++c)
                 for (int l = 0; l < L; ++l) next[i][l] = next[i][l] + G[i][c][l] * x[c][l];
         }
-        memcpy(x, next, sizeof x);
+        /* the position moved by the new velocity (read from `next`: from x after the copy, GCC loaded its rows'
+           halves across two of them, each load waiting on two stores) */
         for (int a = 0; a < 3; ++a)
-            for (int l = 0; l < L; ++l) position[a][l] = position[a][l] + x[a][l] * h_f;
+            for (int l = 0; l < L; ++l) position[a][l] = position[a][l] + next[a][l] * h_f;
+        memcpy(x, next, sizeof x);
         for (int l = 0; l < L; ++l) speed[l] = sqrtf(x[3][l] * x[3][l] + x[4][l] * x[4][l] + x[5][l] * x[5][l]);
         for (int l = 0; l < L; ++l) half_angle[l] = 0.5f * speed[l] * h_f;
         float *angular_it = angular + it * 3 * V + v0, *half_it = half + it * V + v0;
+        float *speed_it = speed_out ? speed_out + it * V + v0 : NULL;
         if (lanes == L) {
             for (int a = 0; a < 3; ++a)
                 for (int l = 0; l < L; ++l) angular_it[a * V + l] = x[3 + a][l];
             for (int l = 0; l < L; ++l) half_it[l] = half_angle[l];
+            if (speed_out)
+                for (int l = 0; l < L; ++l) speed_it[l] = speed[l];
         } else
             for (int64_t l = 0; l < lanes; ++l) {
                 for (int a = 0; a < 3; ++a) angular_it[a * V + l] = x[3 + a][l];
                 half_it[l] = half_angle[l];
+                if (speed_out) speed_it[l] = speed[l];
             }
     }
     if (lanes == L) {
@@ -482,21 +506,31 @@ int pvu_rows_soft_strided(int64_t V, int64_t R, int64_t n, int64_t threads, cons
                 }
             soft_matrix_row(G, j, wj, g);
         }
-        soft_iterations(G, n, h_f, V, v0, lanes, x_all, position_all, angular, half);
+        if (lanes == L) /* (a whole block's copy: its lanes stored as vectors, none spilled one by one) */
+            soft_iterations(G, n, h_f, V, v0, L, x_all, position_all, angular, half, NULL);
+        else
+            soft_iterations(G, n, h_f, V, v0, lanes, x_all, position_all, angular, half, NULL);
     }
     return 0;
 }
 
 /* pvu_rows_soft_strided for one block of vehicles v0 .. v0 + lanes - 1 (lanes <= PVU_SOFT_LANES) whose R rows are
    laid out lane-major already (`rows`, lanes past the vehicles anything finite or not: never stored); listed (R) the
-   rows the sweep takes */
+   rows the sweep takes; speed (n, V) out: each iteration's angular speed, the half angle's |w| (for
+   pvu_rows_orientation_speeds) */
 void pvu_rows_soft_block(int64_t R, int64_t n, const SoftRow *rows, const uint8_t *listed, float h_f, int64_t V,
-                         int64_t v0, int64_t lanes, float *x_all, float *position_all, float *angular, float *half) {
+                         int64_t v0, int64_t lanes, float *x_all, float *position_all, float *angular, float *half,
+                         float *speed) {
     float G[6][6][SOFT_L];
     soft_identity(G);
     for (int64_t r = 0; r < R; ++r)
         if (listed[r]) soft_matrix_row(G, rows[r].J, rows[r].WJ, rows[r].gain);
-    soft_iterations(G, n, h_f, V, v0, lanes, x_all, position_all, angular, half);
+    if (lanes == SOFT_L) /* a whole block (every one of a fleet but its last): its own copy of the iterations, whose
+                            lanes are stored as vectors (one copy for both: GCC spilled every lane for the partial
+                            block's stores, each iteration, in front of the test) */
+        soft_iterations(G, n, h_f, V, v0, SOFT_L, x_all, position_all, angular, half, speed);
+    else
+        soft_iterations(G, n, h_f, V, v0, lanes, x_all, position_all, angular, half, speed);
 }
 
 /* pvu_rows_soft_strided over numpy's arrays: J, WJ (6, V, R), gain (V, R) */

@@ -88,8 +88,11 @@ int pvu_rows_soft_strided(int64_t V, int64_t R, int64_t n, int64_t threads, cons
                           int64_t gain_row, const uint8_t *listed, float h_f, float *x_all, float *position_all,
                           float *angular, float *half);
 void pvu_rows_soft_block(int64_t R, int64_t n, const SoftRow *rows, const uint8_t *listed, float h_f, int64_t V,
-                         int64_t v0, int64_t lanes, float *x_all, float *position_all, float *angular, float *half);
+                         int64_t v0, int64_t lanes, float *x_all, float *position_all, float *angular, float *half,
+                         float *speed);
 int pvu_rows_orientation(int64_t n, int64_t V, float *q, const float *angular, const float *sine,
                          const float *cosine, const int64_t *rotations);
+int pvu_rows_orientation_speeds(int64_t n, int64_t V, float *q, const float *angular, const float *speed,
+                                const float *sine, const float *cosine, const int64_t *rotations);
 
 #endif

@@ -6,7 +6,8 @@ of the step rigid_body.end_step_physx's damping, velocity limits, gyroscopic ter
 row_solver's solves of the rows pipeline.constraint_rows lists: `_solve_soft_rows` for vehicles with sticky rows
 only, `_solve_rows_tgs` for those with an active suspension-limit row. Here one C call does all of it from the
 wheels' substep outputs, vehicle by vehicle: no row arrays, Jacobians or gains in numpy. The pose's rotations take
-numpy's sine and cosine (as compiled_rows' solves do) and one more call. A step with contacts takes from here its
+numpy's sine and cosine (as compiled_rows' solves do) and one more call (with each rotation's angular speed from the
+first: a square root less per rotation). A step with contacts takes from here its
 velocities before the rows alone (`end_velocity`: damping, limits, gyroscopic term), in any scene. The numpy path
 stays the reference (tests/test_sim_end_step.py holds the two to each other, to the bit).
 """
@@ -35,8 +36,8 @@ class _EndStep(ctypes.Structure):
                 + [(name, _P) for name in
                    "linear_velocity angular_velocity orientation begin_position begin_orientation mass moi "
                    "linear_damping angular_damping max_linear_velocity max_angular_velocity gyroscopic "
-                   "lng_dir lat_dir normal arm separation sticky_lng sticky_lat mask lng_damping lat_damping "
-                   "linear_out angular_out position_out angular_steps half rotations".split()])
+                   "lng_dir lat_dir normal arm separation sticky_lng sticky_lat mask lng_ratio lat_ratio "
+                   "linear_out angular_out position_out angular_steps half speed rotations".split()])
 
 
 def _load() -> ctypes.CDLL | None:
@@ -46,8 +47,8 @@ def _load() -> ctypes.CDLL | None:
     check_struct_size(lib, "pvu_end_step_size", _EndStep, "compiled_end_step.py")
     lib.pvu_end_step.argtypes = [ctypes.POINTER(_EndStep)]
     lib.pvu_end_step.restype = ctypes.c_int
-    lib.pvu_rows_orientation.argtypes = [ctypes.c_int64, ctypes.c_int64, _P, _P, _P, _P, _P]
-    lib.pvu_rows_orientation.restype = ctypes.c_int
+    lib.pvu_rows_orientation_speeds.argtypes = [ctypes.c_int64, ctypes.c_int64, _P, _P, _P, _P, _P, _P]
+    lib.pvu_rows_orientation_speeds.restype = ctypes.c_int
     lib.pvu_end_velocity.argtypes = [ctypes.POINTER(_EndStep)]
     lib.pvu_end_velocity.restype = ctypes.c_int
     return lib
@@ -99,18 +100,34 @@ class _Constants:
             return
         call.iterations = self.iterations = max(1, int(p.position_iterations[0]))
         call.velocity_iterations = int(p.velocity_iterations[0])
-        self._point(("mass", p.mass), ("lng_damping", p.sticky_lng_damping_w), ("lat_damping", p.sticky_lat_damping_w),
-                    ("mask", p.mask))
+        self._point(("mass", p.mass), ("mask", p.mask))
+        self.dampings = (p.sticky_lng_damping_w, p.sticky_lat_damping_w)
+        self.ratio_dt: float | None = None  # the dt the sticky rows' ratios were set up for (`ratios`)
         V, n = p.V, self.iterations
+        self.ratio_keep = len(self.keep)  # where `ratios` keeps its arrays
         # the outputs of a step in one allocation, a structured array's fields: velocities, position, angular steps,
-        # half angles, the rotation counts (int64, read by the C calls alone), the orientation and the half angles'
-        # sines and cosines; where each lies in it, by `_BLOCK`'s order
+        # half angles, angular speeds and the rotation counts (int64) (the last two read by the C calls alone), the
+        # orientation and the half angles' sines and cosines; where each lies in it, by `_BLOCK`'s order
         self.block = np.dtype([("linear", np.float32, (3, V)), ("angular", np.float32, (3, V)),
                                ("position", np.float32, (3, V)), ("steps", np.float32, (n, 3, V)),
-                               ("half", np.float32, (n, V)), ("rotations", np.int64, (V,)),
+                               ("half", np.float32, (n, V)), ("speed", np.float32, (n, V)),
+                               ("rotations", np.int64, (V,)),
                                ("orientation", np.float32, (4, V)), ("sine", np.float32, (n, V)),
                                ("cosine", np.float32, (n, V))], align=True)
         self.at = [self.block.fields[name][1] for name in _BLOCK]
+
+    def ratios(self, dt: float) -> None:
+        """Point the struct at the sticky rows' c h / (1 + c h) for this dt (row_solver._spring_gains' a / (1 + a),
+        which each row's gain divides by its response): their damping c (float32, widened) over the substep
+        h = dt / iterations, in double as the C code formed it each step before. Kept while dt stays."""
+        h = dt / self.iterations
+        ratios = []
+        for damping in self.dampings:
+            spring = np.ascontiguousarray(damping, np.float64) * h
+            ratios.append(spring / (1.0 + spring))
+        self.keep[self.ratio_keep:] = ratios
+        self.call.lng_ratio, self.call.lat_ratio = (ratio.ctypes.data for ratio in ratios)
+        self.ratio_dt = dt
 
     def _point(self, *fields: tuple[str, np.ndarray]) -> None:
         """Point the struct's fields at (contiguous copies of) these parameters."""
@@ -186,11 +203,13 @@ def end_step(p: SimParams, s: SimState, road_normal: np.ndarray, begin_position:
         at = addresses(keep)
     V, n, call = p.V, const.iterations, const.call
     call.threads, call.dt = max(1, int(threads)), dt
+    if dt != const.ratio_dt:
+        const.ratios(float(dt))
     const.words[_INPUT_SLOTS] = at
     raw = np.empty(const.block.itemsize, np.uint8)  # (a byte buffer: its address at once)
     block = np.ndarray((), const.block, raw)
     base = address(raw)
-    (call.linear_out, call.angular_out, call.position_out, call.angular_steps, call.half, call.rotations,
+    (call.linear_out, call.angular_out, call.position_out, call.angular_steps, call.half, call.speed, call.rotations,
      orientation_at, sine_at, cosine_at) = [base + at for at in const.at]
     status = _LIB.pvu_end_step(ctypes.byref(call))
     if status != 0:
@@ -199,14 +218,15 @@ def end_step(p: SimParams, s: SimState, road_normal: np.ndarray, begin_position:
     np.copyto(orientation, begin_orientation)  # (float32, as checked)
     np.sin(half, out=sine)  # numpy's, as vecmath.quat_integrate_exact takes them
     np.cos(half, out=cosine)
-    _LIB.pvu_rows_orientation(n, V, orientation_at, call.angular_steps, sine_at, cosine_at, call.rotations)
+    _LIB.pvu_rows_orientation_speeds(n, V, orientation_at, call.angular_steps, call.speed, sine_at, cosine_at,
+                                     call.rotations)
     s.linear_velocity, s.angular_velocity, s.body_position = _pose_fields(block)
     s.body_orientation = orientation
     return True
 
 
 # the fields of `end_step`'s block, in the order of the pointers it sets
-_BLOCK = ("linear", "angular", "position", "steps", "half", "rotations", "orientation", "sine", "cosine")
+_BLOCK = ("linear", "angular", "position", "steps", "half", "speed", "rotations", "orientation", "sine", "cosine")
 _rotation_fields = operator.itemgetter("half", "orientation", "sine", "cosine")
 _pose_fields = operator.itemgetter("linear", "angular", "position")
 
