@@ -92,6 +92,17 @@ def _numpy_end(p, s, normal, begin_position, begin_orientation, kernel_threads, 
     end_step_physx(p, s, begin_position, begin_orientation, rows, dt, None, None, kernel_threads)
 
 
+def _both_ends(p, s, normal, begin_position, begin_orientation, dt=DT):
+    """The compiled end step and numpy's on copies of s: the compiled one's state, after checking the two agree to the
+    bit (0 ulps, the sign of zero included)."""
+    ours, theirs = copy.deepcopy(s), copy.deepcopy(s)
+    compiled_end_step.end_step(p, ours, normal, begin_position, begin_orientation, dt, 1)
+    _numpy_end(p, theirs, normal, begin_position, begin_orientation, None, dt)
+    for a, b in zip(_bits(ours), _bits(theirs)):
+        np.testing.assert_array_equal(a, b)
+    return ours
+
+
 def _bits(s) -> list[np.ndarray]:
     for name in BODY:
         assert getattr(s, name).dtype == np.float32
@@ -122,11 +133,7 @@ def test_full_blocks_of_sixteen_soft_vehicles_are_numpy_s_to_the_bit(limits):
     for _ in range(5):
         sim.step({k: np.full(sim.params.V, v) for k, v in BRAKED.items()})
     p, s, normal, begin_position, begin_orientation = _random_state(sim, 3, limits)
-    ours, theirs = copy.deepcopy(s), copy.deepcopy(s)
-    compiled_end_step.end_step(p, ours, normal, begin_position, begin_orientation, DT, 1)
-    _numpy_end(p, theirs, normal, begin_position, begin_orientation, None)
-    for a, b in zip(_bits(ours), _bits(theirs)):
-        np.testing.assert_array_equal(a, b)  # 0 ulps, the sign of zero included
+    ours = _both_ends(p, s, normal, begin_position, begin_orientation)
     assert not np.array_equal(_bits(ours)[0], _bits(s)[0])  # the solve moved the velocities
 
 
@@ -145,11 +152,7 @@ def test_sticky_dampings_that_differ_within_a_block_are_numpy_s_to_the_bit():
     lat[20] = np.float32(-0.0)
     p.sticky_lng_damping_w, p.sticky_lat_damping_w = lng, lat
     assert compiled_end_step.covers(p, s, normal)
-    ours, theirs = copy.deepcopy(s), copy.deepcopy(s)
-    compiled_end_step.end_step(p, ours, normal, begin_position, begin_orientation, DT, 1)
-    _numpy_end(p, theirs, normal, begin_position, begin_orientation, None)
-    for a, b in zip(_bits(ours), _bits(theirs)):
-        np.testing.assert_array_equal(a, b)  # 0 ulps, the sign of zero included
+    ours = _both_ends(p, s, normal, begin_position, begin_orientation)
     assert not np.array_equal(_bits(ours)[0], _bits(s)[0])  # the solve moved the velocities
 
 
@@ -162,12 +165,7 @@ def test_steps_of_another_dt_set_the_sticky_rows_gains_up_again():
     p, s, normal, begin_position, begin_orientation = _random_state(sim, 4, "some")
     results = []
     for dt in (DT, DT / 2, DT):
-        ours, theirs = copy.deepcopy(s), copy.deepcopy(s)
-        compiled_end_step.end_step(p, ours, normal, begin_position, begin_orientation, dt, 1)
-        _numpy_end(p, theirs, normal, begin_position, begin_orientation, None, dt)
-        for a, b in zip(_bits(ours), _bits(theirs)):
-            np.testing.assert_array_equal(a, b)  # 0 ulps, the sign of zero included
-        results.append(_bits(ours))
+        results.append(_bits(_both_ends(p, s, normal, begin_position, begin_orientation, dt)))
     assert not np.array_equal(results[0][0], results[1][0])  # the half step's velocities are others
     for a, b in zip(results[0], results[2]):
         np.testing.assert_array_equal(a, b)
