@@ -117,7 +117,7 @@ class Motion:
         """`bounds`, measured: a lone body's in Python floats, a fleet's reductions in one compiled pass (sim/_motion.c:
         the changes' largest values along x, y, z, their smallest, and the smallest |cosine|, the same numbers as
         numpy's) where the extension is built and the arrays are of the layout it reads (the pose's checked once a
-        step, `_pose_arguments`; a reference's once while a phase keeps it, `_reference_arguments`), else with numpy
+        step, `_pose_arguments`; a reference's once while a phase keeps it, `reference_arguments`), else with numpy
         (also where a value is NaN)."""
         if self.position.shape[1] == 1:  # (a numpy call costs what a few dozen float operations do)
             return _lone_bounds(self.position.tolist(), position.tolist(), self.orientation.tolist(),
@@ -125,7 +125,7 @@ class Motion:
         pose = self._compiled_pose
         if pose is None:
             pose = self._compiled_pose = _pose_arguments(self.position, self.orientation)
-        reference = _reference_arguments(position, orientation, pose[0]) if pose else None
+        reference = reference_arguments(position, orientation, pose[0]) if pose else None
         if reference is not None:
             out = _REDUCTIONS()
             if not _LIB.pvu_motion_reductions(pose[0], pose[1], pose[3], reference[0], pose[2], pose[3], reference[1],
@@ -187,13 +187,13 @@ def _pose_arguments(position: np.ndarray, orientation: np.ndarray) -> tuple:
 
 
 # the reference poses last given to the compiled pass, by identity: (weak references to its position and orientation,
-# V, the arguments of `_reference_arguments`); the phases keep one to three at a time, for many steps, and their arrays
+# V, the arguments of `reference_arguments`); the phases keep one to three at a time, for many steps, and their arrays
 # are never changed in place (`Motion`)
 _REFERENCES: dict[tuple[int, int], tuple] = {}
 _REFERENCES_KEPT = 4
 
 
-def _reference_arguments(position: np.ndarray, orientation: np.ndarray, V: int) -> tuple | None:
+def reference_arguments(position: np.ndarray, orientation: np.ndarray, V: int) -> tuple | None:
     """The compiled pass's arguments of a reference pose of V bodies: the addresses of its position and orientation
     and whether they are float32 copies (made where every value is a float32's, as a reference taken from a float32
     pose is: the pass reads half the memory, the same values); None where it is not float64 (3, V) and (4, V),

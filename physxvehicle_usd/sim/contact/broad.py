@@ -13,7 +13,7 @@ import numpy as np
 from .. import compiled_begin, compiled_mesh, compiled_sweep
 from .. import vecmath as vm
 from ..ground import Ground
-from ..motion import Motion
+from ..motion import Motion, reference_arguments
 from .model import ContactModel
 from .placement import shape_boxes, shape_reach, step_boxes, world_boxes
 
@@ -84,18 +84,15 @@ def _begin_check(model: ContactModel, ground: Ground, quiet: dict) -> tuple:
             or model.static_shapes is not None or ground.grid is not None or model.static_rounds is not None):
         return -1, None
     arrays = quiet["position"], quiet["orientation"], quiet["weights"]
-    V = arrays[0].shape[1]
-    if (any(a.dtype != np.float64 or not a.flags.c_contiguous for a in arrays) or arrays[1].shape != (4, V)
-            or arrays[2].ndim != 2 or arrays[2].shape[1] != 3 or not len(arrays[2])):
+    V, weights = arrays[0].shape[1], arrays[2]
+    # the reference as the motion pass reads it (float32 copies where every value is a float32's: the same values from
+    # half the memory, which a step reads cold); the arguments hold the copies, so they are kept with the struct
+    pose = reference_arguments(arrays[0], arrays[1], V)
+    if (pose is None or weights.dtype != np.float64 or not weights.flags.c_contiguous or weights.ndim != 2
+            or weights.shape[1] != 3 or not len(weights)):
         return -1, None
-    # (float32 copies where every value is a float32's, as a reference taken from a float32 pose is: the same values
-    # from half the memory, which a step reads cold; motion.py's compiled pass keeps them alike)
-    single = arrays[0].astype(np.float32), arrays[1].astype(np.float32)
-    exact = np.array_equal(single[0], arrays[0]) and np.array_equal(single[1], arrays[1])
-    pose = single if exact else arrays[:2]
-    check = compiled_begin.PlanesQuiet(pose[0].ctypes.data, pose[1].ctypes.data, arrays[2].ctypes.data,
-                                       len(arrays[2]), exact, quiet["reach_max"], quiet["clearance_min"],
-                                       vm.turn_from_cosine(1.0))
+    check = compiled_begin.PlanesQuiet(pose[0], pose[1], weights.ctypes.data, len(weights), pose[2],
+                                       quiet["reach_max"], quiet["clearance_min"], vm.turn_from_cosine(1.0))
     return V, ctypes.addressof(check), check, arrays, pose
 
 
