@@ -86,7 +86,7 @@ def test_the_begin_decides_as_quiet_above_planes(wall, steps):
         model, ground, V = sim.contact, sim.ground, sim.params.V
         position = sim.state.body_position.astype(float)
         orientation = sim.state.body_orientation.astype(float)
-        assert begin_check(model, ground, V) is None  # no reference kept yet
+        assert begin_check(model, ground, V) is not None  # (kept since the build: sim/broad_start.py)
         static_candidates(model, ground, position.astype(np.float32), orientation.astype(np.float32))
         quiet_steps = 0
         for step in steps:
@@ -157,9 +157,12 @@ def test_a_car_brought_towards_a_plane_is_quiet_until_the_python_form_says_other
 
 def test_no_reference_is_handed_over_where_the_python_form_would_not_ask():
     """begin_check hands no reference where quiet_above_planes would not use one: before the broad phase has kept
-    one, for another vehicle count, or for a ground that is not the one the reference was taken on."""
+    one (the build's dropped here), for another vehicle count, or for a ground that is not the one the reference was
+    taken on."""
     sim = _lone_car()
     model, ground = sim.contact, sim.ground
+    assert begin_check(model, ground, 1) is not None  # (kept since the build: sim/broad_start.py)
+    del model.cache["planes_quiet"]
     assert begin_check(model, ground, 1) is None
     static_candidates(model, ground, sim.state.body_position, sim.state.body_orientation)
     assert begin_check(model, ground, 1) is not None

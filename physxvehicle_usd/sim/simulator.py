@@ -38,6 +38,7 @@ from ..runtime.vehicle2 import AUTOMATIC_GEAR
 from . import compiled
 from . import vecmath as vm
 from .batch import VehicleBatch, batch_from_description
+from .broad_start import take_quiet_references
 from .contact.broad import candidate_pairs
 from .contact.model import ContactModel, Materials
 from .contact.telemetry import empty_telemetry
@@ -125,6 +126,7 @@ class Simulator:
         self.state: SimState = initial_state(self.params)
         self._initial: SimState | None = None  # the authored state, kept for reset_vehicles on its first call
         self.guard = Guard(self.params, guard) if guard.enabled else None
+        take_quiet_references(self.params, self.state, self.ground, self.contact, self.queries)
 
     @classmethod
     def from_description(cls, description: StageDescription, dt: float, vehicle_paths: Sequence[str] | None = None,
