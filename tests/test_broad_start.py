@@ -15,7 +15,7 @@ from scenarios import vehicle_contact as scenario
 
 from physxvehicle_usd import simulate
 from physxvehicle_usd.read import read_stage
-from physxvehicle_usd.sim import Simulator
+from physxvehicle_usd.sim import Simulator, compiled_begin
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from fleet import fleet_stage
@@ -58,8 +58,11 @@ def test_the_build_keeps_one_reference_for_the_three_quiet_phases_and_the_first_
     planes, pairs, queries = _references(sim)
     assert planes is not None and planes is pairs is queries  # (one reference: the begin's measure serves all three)
     assert np.array_equal(planes, sim.state.body_position.astype(float))
+    begin = sim.contact.cache["planes_quiet"].get("begin")  # (the compiled begin's copy of it, where built)
+    assert begin is None if not compiled_begin.available() else begin[0] == sim.params.V
     sim.step({"accelerator": 1.0})
     assert all(kept is planes for kept in _references(sim))  # quiet: no broad phase ran to refresh them
+    assert sim.contact.cache["planes_quiet"].get("begin") is begin
 
 
 def test_runs_with_the_builds_references_and_without_are_the_same_to_the_bit(tmp_path):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import vecmath as vm
-from .contact.broad import candidate_pairs, static_candidates
+from .contact.broad import begin_check, candidate_pairs, static_candidates
 from .contact.model import ContactModel
 from .ground import Ground
 from .motion import Motion
@@ -36,6 +36,7 @@ def take_quiet_references(p: SimParams, s: SimState, ground: Ground, contact: Co
     motion = Motion(position, orientation)
     if contact.static_shapes is None and ground.grid is None and contact.static_rounds is None:
         static_candidates(contact, ground, position, orientation, motion)  # (planes alone: the quiet one)
+        begin_check(contact, ground, p.V)  # (and the compiled begin's copy of its reference, made once per reference)
     if contact.pairs is not None:
         candidate_pairs(contact, position, orientation, motion)
     if queries is not None and not queries.meets_own:
