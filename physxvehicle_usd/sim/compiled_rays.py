@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import compiled_mesh
-from .extension import Kinds, address, addresses, check_struct_size, kind_addresses, open_extension
+from .extension import Kinds, address, addresses, check_struct_size, open_extension, write_kind_addresses
 from .memo import LastValue
 
 if TYPE_CHECKING:
@@ -35,6 +35,10 @@ class _RoadGround(ctypes.Structure):
                 + [(name, _P) for name in "grid rays origin length scratch".split()])
 
 
+# (`road_on_ground` writes the hub's, the direction's and the block's addresses as three words from the hub's field)
+assert _RoadGround.direction.offset == _RoadGround.hub.offset + 8 == _RoadGround.block.offset - 8
+
+
 def _load() -> ctypes.CDLL | None:
     lib = open_extension("pvu_plane_rays")  # (an extension built before it: numpy casts the rays)
     if lib is None:
@@ -43,7 +47,7 @@ def _load() -> ctypes.CDLL | None:
     lib.pvu_plane_rays.restype = ctypes.c_int
     if hasattr(lib, "pvu_road_ground"):  # (an extension built before it: the road from the rays' hits)
         check_struct_size(lib, "pvu_road_ground_size", _RoadGround, "compiled_rays.py")
-        lib.pvu_road_ground.argtypes = [ctypes.POINTER(_RoadGround)]
+        lib.pvu_road_ground.argtypes = [_P]  # (the struct's address: `_RoadLayout.at`)
         lib.pvu_road_ground.restype = ctypes.c_int
     return lib
 
@@ -88,7 +92,7 @@ _road_params = operator.attrgetter(*(name for name, _ in _ROAD_PARAMS))
 # the outputs of a call, in RoadGeometry's order: hit, normal, offset, friction, shape
 _ROAD_FIELDS = ("hit", "normal", "offset", "friction", "shape")
 _road = operator.itemgetter(*_ROAD_FIELDS)
-_RAY_KINDS = Kinds((np.float32, np.float32))
+_RAY_KINDS = Kinds((np.float32, np.float32, np.bool_), writable=(2,))  # hub, direction, the outputs' block
 
 
 def _plane_arrays(ground) -> tuple[np.ndarray, np.ndarray] | None:
@@ -151,6 +155,8 @@ class _RoadLayout:
                                ("offset", np.float32, (p.V, p.W)), ("friction", np.float32, (p.V, p.W)),
                                ("hit", np.bool_, (p.V, p.W))], align=True)
         c.at[:] = [self.block.fields[name][1] for name in _ROAD_FIELDS]  # (where each output lies in a block)
+        self.at, self.rays_shape = ctypes.addressof(c), (3, p.V, p.W)
+        self.rays_at = self.at + _RoadGround.hub.offset  # (hub, direction and block, side by side)
 
 
 # the batch's `_RoadLayout`, made again where one of the parameters it reads was replaced since (sim/memo.py)
@@ -170,15 +176,12 @@ def road_on_ground(p: SimParams, ground, friction: np.ndarray, hub: np.ndarray, 
     # (by the ground's, the matrix's and the filter's ids: the layout keeps them alive, so no other object takes one)
     layout = _ROAD_LAYOUTS.get(p, (id(ground), id(friction), id(ground_filter), culling_epsilon, threads),
                                lambda: _RoadLayout(p, ground, friction, ground_filter, culling_epsilon, threads))
-    # (the rays' addresses where float32 and C-contiguous, in one C call)
-    rays = kind_addresses((hub, direction), _RAY_KINDS) if layout.covered else None
-    if rays is None or not hub.shape == direction.shape == (3, p.V, p.W):
+    if not layout.covered or not hub.shape == direction.shape == layout.rays_shape:
         return None
-    raw = np.empty(layout.block.itemsize, np.uint8)  # (a byte buffer: its address at once)
-    block = np.ndarray((), layout.block, raw)
-    c = layout.call
-    c.hub, c.direction = rays
-    c.block = address(raw)
-    if _LIB.pvu_road_ground(c) < 0:
+    raw = np.empty(layout.block.itemsize, np.bool_)  # (a byte buffer: its address at once)
+    # (the rays' and the block's addresses written into the struct where the rays are float32 and C-contiguous, in
+    # one C call: its hub, direction and block lie side by side)
+    if not write_kind_addresses((hub, direction, raw), _RAY_KINDS, layout.rays_at) or _LIB.pvu_road_ground(
+            layout.at) < 0:
         return None
-    return _road(block)
+    return _road(np.ndarray((), layout.block, raw))
