@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from physxvehicle_usd.sim import compiled_rays
-from physxvehicle_usd.sim.ground import Ground, raycast
+from physxvehicle_usd.sim.ground import CULLING_EPSILON, Ground, raycast
 
 pytestmark = pytest.mark.skipif(not compiled_rays.available(), reason="the compiled extension is not built")
 
@@ -114,7 +114,7 @@ def test_compiled_road_on_planes_matches_numpy_to_the_bit(fleet, name, seed):
     frame = (None, direction, hub)
     ours = query_road_geometry(p, ground, friction, frame, None)
     reference = query_road_geometry(p, ground, friction, frame, None, compiled=False)
-    assert compiled_rays.road_on_ground(p, ground, friction, hub, direction) is not None  # (the C call ran)
+    assert compiled_rays.road_on_ground(p, ground, friction, hub, direction, None, CULLING_EPSILON) is not None
     for field in ("hit", "normal", "offset", "friction", "shape"):
         assert _same_bits(getattr(ours, field), getattr(reference, field)), field
     assert reference.hit.any() and not reference.hit.all() and (reference.friction[reference.hit] > 0).all()
@@ -129,8 +129,8 @@ def test_road_on_ground_leaves_float64_rays_to_numpy(fleet):
     hub, direction, _ = _rays(0, p.V, p.W)
     level = GROUNDS["level"]
     friction = friction_matrix(fleet.batch.friction_tables, level)
-    assert compiled_rays.road_on_ground(p, level, friction, hub, direction) is not None
-    assert compiled_rays.road_on_ground(p, level, friction, hub.astype(float), direction) is None
+    assert compiled_rays.road_on_ground(p, level, friction, hub, direction, None, CULLING_EPSILON) is not None
+    assert compiled_rays.road_on_ground(p, level, friction, hub.astype(float), direction, None, CULLING_EPSILON) is None
 
 
 # --- the road on meshes --------------------------------------------------------------------------------------------
@@ -214,7 +214,6 @@ def _road_params(fleet, ground: Ground, seed: int):
 def _assert_road_matches_numpy(p, ground, friction, hub, direction, ground_filter=None, threads=1):
     """query_road_geometry compiled against its numpy lines, bit for bit, having run in the one C call; returns the
     road."""
-    from physxvehicle_usd.sim.ground import CULLING_EPSILON
     from physxvehicle_usd.sim.suspension import query_road_geometry
 
     frame = (None, direction, hub)
@@ -318,7 +317,6 @@ def test_compiled_road_on_meshes_on_two_threads(fleet, mesh_grounds):
 def test_road_on_meshes_leaves_nan_rays_to_numpy(fleet, mesh_grounds):
     """A NaN wheel top (a ray box the grid walk does not take): the C call says so (None) and query_road_geometry's
     numpy lines answer, the same as compiled=False."""
-    from physxvehicle_usd.sim.ground import CULLING_EPSILON
     from physxvehicle_usd.sim.suspension import query_road_geometry
 
     ground = mesh_grounds["obstacles road"]

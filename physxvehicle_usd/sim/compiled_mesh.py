@@ -454,21 +454,21 @@ class RoadRays:
     culling epsilon and the threads set once; the rays, the outputs and the boxes set by the C caller. `grid`, `rays`:
     the two structs' addresses; the struct keeps the arrays it points into alive (and best_t's room)."""
 
-    def __init__(self, entry: dict, R: int, filter_arrays: tuple[np.ndarray, np.ndarray] | None,
+    def __init__(self, entry: dict, R: int, query_filter: tuple[np.ndarray, np.ndarray] | None,
                  culling_epsilon: float, threads: int):
         self.best_t = np.empty(R, np.float32)
-        self.entry, self.filter = entry, filter_arrays
-        normals, offsets, epsilon, tri_normals, tri_shape = entry["addresses"]
-        allowed, key = (None, None) if filter_arrays is None else addresses(filter_arrays)
+        self.entry, self.filter = entry, query_filter
+        _, _, epsilon, tri_normals, tri_shape = entry["addresses"]  # (the planes: the C caller's own)
+        allowed, key = (None, None) if query_filter is None else addresses(query_filter)
         self.struct = _MeshRays(R, None, None, None, None, None, epsilon, tri_normals, tri_shape, entry["planes"],
-                                allowed, key, 0 if filter_arrays is None else filter_arrays[0].shape[1],
+                                allowed, key, 0 if query_filter is None else query_filter[0].shape[1],
                                 culling_epsilon, 1, self.best_t.ctypes.data, None, None, threads)
         self.grid, self.rays = ctypes.addressof(entry["struct"]), ctypes.addressof(self.struct)
 
 
-def road_rays(ground, R: int, filter_arrays: tuple[np.ndarray, np.ndarray] | None, culling_epsilon: float,
+def road_rays(ground, R: int, query_filter: tuple[np.ndarray, np.ndarray] | None, culling_epsilon: float,
               threads: int) -> RoadRays | None:
-    """`RoadRays` for R rays on this ground with this filter (`filter_arrays`' form; None: none); None where the C code
-    does not cover the ground (a sphere or capsule in it, no meshes, or arrays of other types)."""
+    """`RoadRays` for R rays on this ground with this filter (as `filter_arrays` gives it; None: none); None where the
+    C code does not cover the ground (a sphere or capsule in it, no meshes, or arrays of other types)."""
     entry = _ground_entry(ground)
-    return None if entry is None or R <= 0 else RoadRays(entry, R, filter_arrays, culling_epsilon, threads)
+    return None if entry is None or R <= 0 else RoadRays(entry, R, query_filter, culling_epsilon, threads)

@@ -164,7 +164,7 @@ _ROAD_LAYOUTS = LastValue(*(name for name, _ in _ROAD_PARAMS), "any_sweep")
 
 
 def road_on_ground(p: SimParams, ground, friction: np.ndarray, hub: np.ndarray, direction: np.ndarray,
-                   ground_filter=None, culling_epsilon: float = 0.0, threads: int = 1):
+                   ground_filter, culling_epsilon: float, threads: int = 1):
     """suspension.query_road_geometry's road (hit & mask, normal, offset, friction rounded to float32, shape; views of
     one new block) of the wheels' rays from their hubs at maximum compression along their suspension directions
     (3, V, W float32 each), on a ground of planes and meshes (no sphere or capsule), filtered by ground_filter
