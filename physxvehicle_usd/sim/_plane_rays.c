@@ -1,7 +1,8 @@
 /* The suspension raycasts against the ground planes (sim/ground.py `raycast` on a ground of planes alone, float32
    rays, no query filter), compiled: the numpy loop's arithmetic in its order and precision, ray by ray; and the whole
    of `raycast` on a ground of planes and meshes (no sphere or capsule) for float32 rays, with or without a query
-   filter: the planes here, the meshes' closest hits in _mesh_queries.c, then the hit points' offsets here.
+   filter: the planes here, the meshes' closest hits in _mesh_queries.c, then the hit points' offsets here; and the
+   suspension's whole road query on such a ground (`pvu_road_ground`: the rays, their hits, the friction of each).
 
    Per plane k, in float32: the normal rounded to float32 (numpy's astype), n . d and n . o + offset summed left to
    right (the offset rounded to float32 first, as numpy casts a Python float to the array's type), t = -(n . o) /
@@ -136,11 +137,12 @@ int64_t pvu_ground_rays(const MeshGrid *g, MeshRays *m, int64_t P, const double 
     return numpy_takes ? -1 : 0;
 }
 
-/* suspension.py `query_road_geometry` of a batch whose wheels all cast rays, on a ground of planes alone, unfiltered:
-   the rays from the wheel tops at maximum compression, hub - direction radius, along the suspension directions for
-   travel + 2 radius (float32, as numpy rounds each product and sum), `pvu_plane_rays`'s closest hits, then the road
-   of each wheel: hit where a plane is hit and the wheel is present (mask), the hit plane's normal and offset, and the
-   friction of the wheel's table and the hit plane (float64, rounded to float32), 0 where nothing is hit. */
+/* suspension.py `query_road_geometry` of a batch whose wheels all cast rays, on a ground of planes and meshes (no
+   sphere or capsule), with or without a query filter: the rays from the wheel tops at maximum compression, hub -
+   direction radius, along the suspension directions for travel + 2 radius (float32, as numpy rounds each product and
+   sum), their closest hits (`pvu_plane_rays`' on planes alone, `pvu_ground_rays`' where there are meshes), then the
+   road of each wheel: hit where a shape is hit and the wheel is present (mask), the hit shape's normal and offset,
+   and the friction of the wheel's table and the hit shape (float64, rounded to float32), 0 where nothing is hit. */
 typedef struct {
     int64_t R, P, S;  /* rays (V W), planes, friction columns (ground shapes) */
     const double *normals, *offsets;  /* (P, 3), (P,) */
@@ -150,18 +152,45 @@ typedef struct {
     const int64_t *table;  /* (R,) each wheel's friction table */
     const float *hub, *direction;  /* (3, R) */
     char *block;  /* the outputs' block: hit (R,), normal (3, R), offset (R,), friction (R,), shape (R,) (the hit
-                     plane, -1: none), each at its byte offset `at` */
+                     shape, -1: none), each at its byte offset `at` */
     int64_t at[5];
-} RoadPlanes;
+    const uint8_t *allowed;  /* (keys, shape_count) which shapes a wheel's key may hit; NULL: all */
+    const int64_t *key;  /* (R,) each wheel's row of `allowed` */
+    int64_t shape_count;
+    const MeshGrid *grid;  /* the meshes' grid; NULL: planes alone (and the fields below unused) */
+    MeshRays *rays;  /* `pvu_ground_rays`' rays: the meshes' arrays, the filter, the threads and the culling epsilon
+                        set once; the outputs pointed into the block here */
+    float *origin, *length;  /* (3, R), (R,): room for the rays */
+    int64_t *scratch;  /* (19 R,) `pvu_ground_rays`' room */
+} RoadGround;
 
-int64_t pvu_road_planes_size(void) { return (int64_t)sizeof(RoadPlanes); }
+int64_t pvu_road_ground_size(void) { return (int64_t)sizeof(RoadGround); }
 
-int pvu_road_planes(const RoadPlanes *c) {
+/* Returns -1 where numpy must take a ray (what was written is to be dropped) */
+int pvu_road_ground(const RoadGround *c) {
     const int64_t R = c->R;
     uint8_t *hit_out = (uint8_t *)(c->block + c->at[0]);
     float *normal = (float *)(c->block + c->at[1]), *offset = (float *)(c->block + c->at[2]);
     float *road_friction = (float *)(c->block + c->at[3]);
     int64_t *shape = (int64_t *)(c->block + c->at[4]);
+    if (c->grid) {
+        for (int64_t r = 0; r < R; ++r) {
+            const float radius = c->radius[r];
+            for (int k = 0; k < 3; ++k) c->origin[k * R + r] = c->hub[k * R + r] - c->direction[k * R + r] * radius;
+            c->length[r] = c->travel[r] + 2.0f * radius;
+        }
+        MeshRays *m = c->rays;
+        m->best_n = normal, m->best_shape = shape;
+        if (pvu_ground_rays(c->grid, m, c->P, c->normals, c->offsets, c->origin, c->direction, c->length, hit_out,
+                            offset, c->scratch) < 0)
+            return -1;
+        for (int64_t r = 0; r < R; ++r) {
+            const uint8_t hit = hit_out[r] & (c->mask[r] != 0);
+            hit_out[r] = hit;
+            road_friction[r] = hit ? (float)c->friction[c->table[r] * c->S + shape[r]] : 0.0f;
+        }
+        return 0;
+    }
     for (int64_t r = 0; r < R; ++r) {
         const float ray_d[3] = {c->direction[r], c->direction[R + r], c->direction[2 * R + r]};
         const float radius = c->radius[r];
@@ -170,7 +199,8 @@ int pvu_road_planes(const RoadPlanes *c) {
         const float length = c->travel[r] + 2.0f * radius;
         float best_t = INFINITY, n[3] = {0.0f, 0.0f, 0.0f};
         int64_t best_shape = -1;
-        closest_plane(c->P, c->normals, c->offsets, ray_o, ray_d, length, 0, &best_t, n, &best_shape);
+        closest_plane(c->P, c->normals, c->offsets, ray_o, ray_d, length,
+                      c->allowed ? c->allowed + c->key[r] * c->shape_count : 0, &best_t, n, &best_shape);
         const uint8_t hit = hit_offset(ray_o, ray_d, best_t, n, &offset[r]) & (c->mask[r] != 0);
         hit_out[r] = hit;
         normal[r] = n[0], normal[R + r] = n[1], normal[2 * R + r] = n[2];

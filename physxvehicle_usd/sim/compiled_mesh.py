@@ -393,11 +393,10 @@ def ground_rays(ground, o: np.ndarray, d: np.ndarray, L: np.ndarray, allowed: np
             or o.shape != (3, R) or d.shape != (3, R) or L.shape != (R,)):
         return None
     if allowed is not None:
-        if (allowed.dtype != bool or allowed.ndim != 2 or key.dtype.kind not in "iu" or key.shape != (R,)
-                or allowed.shape[1] < entry["columns"] or (R and (key.min() < 0 or key.max() >= allowed.shape[0]))):
+        read = filter_arrays(allowed, key, entry["columns"]) if key.shape == (R,) else None
+        if read is None:
             return None
-        allowed = np.ascontiguousarray(allowed).view(np.uint8)
-        key = np.ascontiguousarray(key, dtype=np.int64)
+        allowed, key = read
     # by ray count and thread: the rays' struct and room (sim/shards.py steps a batch's ranges on threads, each a call
     # of its own on the one ground, which the C code runs without the GIL)
     rays = entry["by_rays"].get((R, threading.get_ident()))
@@ -430,3 +429,46 @@ def ground_rays(ground, o: np.ndarray, d: np.ndarray, L: np.ndarray, allowed: np
                                   L_at, hit_at, at + 12 * R, scratch_at) < 0:
         return None
     return hit, block[:3 * R].reshape(3, R), block[3 * R:], shape
+
+
+def filter_arrays(allowed: np.ndarray, key: np.ndarray, columns: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """A query filter (allowed (keys, shapes) bool, key (R,) integer) as the C code reads it: (allowed as uint8, key
+    as int64, both C-contiguous: views where they are so already); None where numpy reads it otherwise (numpy's
+    indexing would wrap a negative key, reject one out of range, or read fewer than `columns` shapes' columns)."""
+    if (allowed.dtype != bool or allowed.ndim != 2 or key.dtype.kind not in "iu" or key.ndim != 1
+            or allowed.shape[1] < columns or (len(key) and (key.min() < 0 or key.max() >= allowed.shape[0]))):
+        return None
+    return np.ascontiguousarray(allowed).view(np.uint8), np.ascontiguousarray(key, dtype=np.int64)
+
+
+def shape_columns(ground) -> int | None:
+    """The shapes a ray may hit on this ground as `ground_rays` covers it (planes, then meshes: the friction
+    matrix's and a filter's columns it reads); None where it does not cover the ground."""
+    entry = _ground_entry(ground)
+    return None if entry is None else entry["columns"]
+
+
+class RoadRays:
+    """A rays' struct for a C caller of `pvu_ground_rays` (sim/compiled_rays.py's road, which runs the raycast of R
+    float32 rays from its own C call, every step the same struct): the ground's grid and meshes, the filter, the
+    culling epsilon and the threads set once; the rays, the outputs and the boxes set by the C caller. `grid`, `rays`:
+    the two structs' addresses; the struct keeps the arrays it points into alive (and best_t's room)."""
+
+    def __init__(self, entry: dict, R: int, query_filter: tuple[np.ndarray, np.ndarray] | None,
+                 culling_epsilon: float, threads: int):
+        self.best_t = np.empty(R, np.float32)
+        self.entry, self.filter = entry, query_filter
+        _, _, epsilon, tri_normals, tri_shape = entry["addresses"]  # (the planes: the C caller's own)
+        allowed, key = (None, None) if query_filter is None else addresses(query_filter)
+        self.struct = _MeshRays(R, None, None, None, None, None, epsilon, tri_normals, tri_shape, entry["planes"],
+                                allowed, key, 0 if query_filter is None else query_filter[0].shape[1],
+                                culling_epsilon, 1, self.best_t.ctypes.data, None, None, threads)
+        self.grid, self.rays = ctypes.addressof(entry["struct"]), ctypes.addressof(self.struct)
+
+
+def road_rays(ground, R: int, query_filter: tuple[np.ndarray, np.ndarray] | None, culling_epsilon: float,
+              threads: int) -> RoadRays | None:
+    """`RoadRays` for R rays on this ground with this filter (as `filter_arrays` gives it; None: none); None where the
+    C code does not cover the ground (a sphere or capsule in it, no meshes, or arrays of other types)."""
+    entry = _ground_entry(ground)
+    return None if entry is None or R <= 0 else RoadRays(entry, R, query_filter, culling_epsilon, threads)

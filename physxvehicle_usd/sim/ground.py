@@ -210,7 +210,7 @@ def placed_core(g: GroundDescription) -> np.ndarray:
     return points[[0, -1]]
 
 
-_CULLING_EPSILON = float(np.finfo(np.float32).eps) ** 2  # GU_CULLING_EPSILON_RAY_TRIANGLE: smaller determinants miss
+CULLING_EPSILON = float(np.finfo(np.float32).eps) ** 2  # GU_CULLING_EPSILON_RAY_TRIANGLE: smaller determinants miss
 
 
 @dataclass(frozen=True)
@@ -276,7 +276,7 @@ def raycast(ground: Ground, origin: np.ndarray, direction: np.ndarray, length: n
                        hit_shape.reshape(shape))
     if compiled and ground.grid is not None:  # planes and meshes in one call (sim/compiled_mesh.py; the same bits)
         got = compiled_mesh.ground_rays(ground, o, d, L, None if only is None else only.allowed,
-                                        None if only is None else only.key, _CULLING_EPSILON, threads)
+                                        None if only is None else only.key, CULLING_EPSILON, threads)
         if got is not None:
             hit, normal, offset, hit_shape = got
             return RayHits(hit.reshape(shape), normal.reshape((3,) + shape), offset.reshape(shape),
@@ -318,7 +318,7 @@ def mesh_hits(ground: Ground, o: np.ndarray, d: np.ndarray, L: np.ndarray, best_
     lo, hi = np.minimum(o, end).T, np.maximum(o, end).T
     if not compiled_mesh.mesh_hits(ground.grid, lo, hi, o, d, L, ground.tri_epsilon, ground.tri_normals,
                                    ground.tri_shape, len(ground.plane_normals), None if only is None else only.allowed,
-                                   None if only is None else only.key, _CULLING_EPSILON, best_t, best_n, best_shape):
+                                   None if only is None else only.key, CULLING_EPSILON, best_t, best_n, best_shape):
         mesh_hits_numpy(ground, o, d, L, best_t, best_n, best_shape, only)
 
 
@@ -340,7 +340,7 @@ def mesh_hits_numpy(ground: Ground, o: np.ndarray, d: np.ndarray, L: np.ndarray,
     v0x, v0y, v0z, e1x, e1y, e1z, e2x, e2y, e2z = ground.grid.triangle_columns[:, tri]
     px, py, pz = dy * e2z - dz * e2y, dz * e2x - dx * e2z, dx * e2y - dy * e2x  # d x e2
     det = e1x * px + e1y * py + e1z * pz
-    front = det >= _CULLING_EPSILON  # single-sided: the ray must travel against the face normal
+    front = det >= CULLING_EPSILON  # single-sided: the ray must travel against the face normal
     inv = np.where(front, 1.0 / np.where(front, det, 1.0), 0.0)
     tx, ty, tz = ox - v0x, oy - v0y, oz - v0z
     u = (tx * px + ty * py + tz * pz) * inv

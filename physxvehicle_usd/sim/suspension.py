@@ -15,7 +15,7 @@ from ..runtime.vehicle2 import QUERY_SWEEP
 from . import compiled_rays
 from . import vecmath as vm
 from .declare import F32, FLT_MIN, I32, I64, Derived, Param, State
-from .ground import Ground, QueryFilter, RayHits, raycast
+from .ground import CULLING_EPSILON, Ground, QueryFilter, RayHits, raycast
 from .wheel_sweep import SweptWheels, sweep
 
 if TYPE_CHECKING:  # (state: sim/state.py builds SimState from these modules' declarations)
@@ -187,8 +187,8 @@ def query_road_geometry(p: SimParams, ground: Ground, friction: np.ndarray, fram
     threads (the same results for any count); compiled: in C where sim/compiled_rays.py covers the query (False: the
     numpy lines, the reference)."""
     R, d_w, hub = frame[0], frame[1], frame[2]
-    if compiled and ground_filter is None:  # a ground of planes alone: the lines below in one C call (the same bits)
-        road = compiled_rays.road_on_planes(p, ground, friction, hub, d_w)
+    if compiled:  # a ground of planes and meshes: the lines below in one C call (the same bits)
+        road = compiled_rays.road_on_ground(p, ground, friction, hub, d_w, ground_filter, CULLING_EPSILON, threads)
         if road is not None:
             return RoadGeometry(*road)
     top = hub - d_w * p.radius
