@@ -29,7 +29,7 @@ from physxvehicle_usd.sim.contact.telemetry import (
     telemetry,
     telemetry_numpy,
 )
-from physxvehicle_usd.sim.contact.world import patch_points, patch_points_numpy
+from physxvehicle_usd.sim.contact.world import kept_point_reduction, patch_points, patch_points_numpy
 from physxvehicle_usd.sim.vecmath import quat_to_mat
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
@@ -148,6 +148,10 @@ def test_float64_orientations_make_the_same_patches_and_rows_to_the_bit(fleet, s
     assert not _differences(patch_rows(*args), patch_rows_numpy(*args))
 
 
+# the contacts of each refresh that reduced them in its call (`_same_refresh`)
+_REDUCED_IN_THE_REFRESH: list[int] = []
+
+
 def _same_refresh(sim: Simulator, position: np.ndarray, orientation: np.ndarray) -> bool:
     """Assert that the step's PCM manifolds (sim.state.manifolds) re-measured at these poses keep the same pairs and
     points and report the same contacts in C as in numpy, to the bit; whether there were points to re-measure."""
@@ -160,6 +164,22 @@ def _same_refresh(sim: Simulator, position: np.ndarray, orientation: np.ndarray)
     compiled, reference = Persistence(*args), Persistence(*args, compiled=False)
     if not reference.key.size:  # near nothing
         return False
+    # the kept contacts reduced in the refresh's call (where every pair keeps its points and none is left to make
+    # anew): numpy's reduction of numpy's refreshed contacts, and the manifolds numpy's record keeps of them
+    reducing = Persistence(*args, reduction=kept_point_reduction(model))
+    if reducing.reduced is not None:
+        left = (sum(len(rows) for rows in reference.planes) + len(reference.hull_pairs[0])
+                + len(reference.tri_pairs[0]) + len(reference.round_pairs[0]))
+        assert reference.is_kept.all() and not left
+        expected = reduce_contacts_numpy(reference.kept, patch_points_numpy(model, reference.kept.shape,
+                                                                             reference.kept.static))
+        assert _same_contacts(reducing.reduced, expected)
+        a, b = reducing.reduced.manifolds, reference.record(expected)
+        assert all(_same(getattr(a.pairs, f.name), getattr(b.pairs, f.name)) for f in fields(b.pairs))
+        assert all(_same(getattr(a.points, f.name), getattr(b.points, f.name)) for f in fields(b.points))
+        _REDUCED_IN_THE_REFRESH.append(len(expected))
+    else:
+        assert _same(reducing.is_kept, reference.is_kept) and _same_contacts(reducing.kept, reference.kept)
     assert _same(compiled.is_kept, reference.is_kept) and _same_contacts(compiled.kept, reference.kept)
     for name in ("kept_pairs", "kept_points"):
         a, b = getattr(compiled, name), getattr(reference, name)
@@ -211,6 +231,7 @@ def test_the_obstacles_fleet_driven_into_its_boxes_makes_the_same_patches_and_ro
         kept += previous is not None and len(previous) > 0
     assert compared > 50 and kept > 50  # the chassis met its box (and kept patches) most of the run
     assert refreshed > 100  # (and kept points to re-measure)
+    assert len(_REDUCED_IN_THE_REFRESH) > 50 and max(_REDUCED_IN_THE_REFRESH) > 0  # (and every pair kept them)
 
 
 def _same_contacts(a: Contacts, b: Contacts) -> bool:

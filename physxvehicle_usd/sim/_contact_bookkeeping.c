@@ -392,6 +392,63 @@ int64_t pvu_refresh_manifolds_words(const int64_t *w) {
 #undef P
 }
 
+/* pvu_refresh_manifolds_words' refresh, and where every pair keeps its points and `reduce` (w[39]) says nothing else
+   is made this step (persistence.py's steady step: the kept contacts are the step's), the kept contacts reduced as
+   reduction.py reduce_contacts reduces them (pvu_reduce_contacts), in place: w[0 .. 33] as pvu_refresh_manifolds_words'
+   (the ints block 3 Q long: out_row, out_static, then each reduced contact's patch); w[34] plane_count, w[35] the rows
+   whose patches on a mesh keep w[36] points whole (bytes, (N,); world.py patch_points: MESH_PATCH_POINTS, every other
+   patch w[37], MAX_POINTS); w[38] counts (3): the pairs kept, the points kept, and the contacts reduced (-1: not
+   reduced). Returns the contacts written (refreshed, or reduced), or -1 where memory ran out. */
+int64_t pvu_refresh_reduce_words(const int64_t *w) {
+#define P(type, k) ((type)(intptr_t)w[k])
+    const int64_t K = w[0], Q = w[1], polytope_first = w[6], plane_count = w[34];
+    const uint8_t *flags = P(const uint8_t *, 31), *mesh_rows = P(const uint8_t *, 35);
+    int64_t *ints = P(int64_t *, 32), *counts = P(int64_t *, 38);
+    double *floats = P(double *, 33);
+    counts[2] = -1;
+    const int64_t n = pvu_refresh_manifolds_words(w);
+    if (n < 0)
+        return n;
+    int64_t pairs = 0, points = 0;
+    for (int64_t k = 0; k < K; ++k)
+        pairs += flags[k];
+    for (int64_t q = 0; q < Q; ++q)
+        points += flags[K + q];
+    counts[0] = pairs, counts[1] = points;
+    if (!w[39] || pairs != K || n == 0)
+        return n;
+    int64_t *row = ints, *cstatic = ints + Q, *patch_out = ints + 2 * Q;
+    double *point = floats, *normal = floats + 3 * Q, *separation = floats + 6 * Q;
+    int64_t *scratch = malloc(sizeof(int64_t) * 5 * (size_t)n);
+    double *copied = malloc(sizeof(double) * 7 * (size_t)n);
+    int64_t m = -1;
+    if (!scratch || !copied)
+        goto done;
+    int64_t *whole = scratch, *index = scratch + n, *patch = scratch + 2 * n, *row_was = scratch + 3 * n,
+            *static_was = scratch + 4 * n;
+    for (int64_t c = 0; c < n; ++c)
+        whole[c] = cstatic[c] >= plane_count && cstatic[c] < polytope_first && mesh_rows[row[c]] ? w[36] : w[37];
+    m = pvu_reduce_contacts(n, row, cstatic, point, normal, separation, whole, index, patch);
+    if (m < 0)
+        goto done;
+    /* the kept contacts taken in the reduction's order (index), each field over the refreshed one */
+    memcpy(row_was, row, sizeof(int64_t) * (size_t)n), memcpy(static_was, cstatic, sizeof(int64_t) * (size_t)n);
+    memcpy(copied, point, sizeof(double) * 3 * (size_t)n), memcpy(copied + 3 * n, normal, sizeof(double) * 3 * (size_t)n);
+    memcpy(copied + 6 * n, separation, sizeof(double) * (size_t)n);
+    for (int64_t j = 0; j < m; ++j) {
+        const int64_t i = index[j];
+        row[j] = row_was[i], cstatic[j] = static_was[i], patch_out[j] = patch[j];
+        for (int d = 0; d < 3; ++d)
+            point[3 * j + d] = copied[3 * i + d], normal[3 * j + d] = copied[3 * n + 3 * i + d];
+        separation[j] = copied[6 * n + i];
+    }
+    counts[2] = m;
+done:
+    free(scratch), free(copied);
+    return m;
+#undef P
+}
+
 /* pvu_reduce_contacts with its arguments as 64-bit words (sim/compiled_bookkeeping.py `reduce_contacts`, a step's
    addresses written into kept words by one call): w[0] C, w[1 .. 8] shape, cstatic, point, normal, separation, whole,
    index, patch. */

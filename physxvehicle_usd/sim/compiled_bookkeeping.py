@@ -27,7 +27,7 @@ _I64 = ctypes.c_int64
 
 def _load() -> ctypes.CDLL | None:
     # (an extension built before its last function: numpy makes the patches and the records)
-    lib = open_extension("pvu_refresh_manifolds_words")
+    lib = open_extension("pvu_refresh_reduce_words")
     if lib is None:
         return None
     lib.pvu_friction_patches.argtypes = [_I64] * 8 + [_P] * 25
@@ -50,6 +50,8 @@ def _load() -> ctypes.CDLL | None:
     lib.pvu_refresh_manifolds.restype = ctypes.c_int64
     lib.pvu_refresh_manifolds_words.argtypes = [_P]
     lib.pvu_refresh_manifolds_words.restype = ctypes.c_int64
+    lib.pvu_refresh_reduce_words.argtypes = [_P]
+    lib.pvu_refresh_reduce_words.restype = ctypes.c_int64
     lib.pvu_record_manifolds.argtypes = [_I64] * 5 + [_P] * 29
     lib.pvu_record_manifolds.restype = ctypes.c_int
     lib.pvu_contact_bookkeeping_same_normal_bits.restype = ctypes.c_int64
@@ -417,6 +419,58 @@ def _refresh_words(inputs: Held, tables: Held, polytope_first: int, V: int) -> _
     words = _Words(_REFRESH_WORDS, first)
     inputs.refresh_words = (tables, (polytope_first, V), words)
     return words
+
+
+def reduction_settings(mesh_rows: np.ndarray, plane_count: int, mesh_points: int, other_points: int) -> Held:
+    """What `refresh_and_reduce` reads to reduce the kept contacts as reduction.py reduce_contacts does, with
+    world.py's patch_points: the rows (N,) whose patches on a mesh (static shapes plane_count .. polytope_first) keep
+    mesh_points whole, every other patch other_points."""
+    out = Held(np.ascontiguousarray(mesh_rows, dtype=np.bool_))
+    out.counts = (plane_count, mesh_points, other_points)
+    return out
+
+
+def refresh_and_reduce(inputs: Held, tables: Held, polytope_first: int, length_scale: np.ndarray,
+                       rotation: np.ndarray, position: np.ndarray, turn: np.ndarray, travel: np.ndarray,
+                       reduction: Held | None):
+    """`refresh_manifolds`, and where every pair keeps its points and `reduction` (`reduction_settings`; None: never)
+    is given, the kept contacts reduced in the same call as reduction.py reduce_contacts reduces them (the caller
+    gives it where those are the step's only contacts). Returns keep_pair (K,), keep_point (Q,), how many pairs and
+    points are kept, the contacts (row, static, point, normal, separation) and their patches (None: not reduced, the
+    contacts are the refreshed ones)."""
+    K, Q = len(inputs.arrays[0]), len(inputs.arrays[6])
+    flags, ints, floats = np.empty(K + Q, np.bool_), np.empty(3 * Q + 3, np.int64), np.empty(7 * Q)
+    words = _reduce_words(inputs, tables, reduction, polytope_first, position.shape[1])
+    held = _write_step((_f64(length_scale), rotation, _f64(position), turn, travel, flags, ints, floats),
+                       _REFRESH_KINDS, words.at + 8 * _REFRESH_STEP_WORD)
+    w = words.words
+    w[38] = w[32] + 24 * Q  # (the counts: after the three Q-long runs of ints)
+    n = _LIB.pvu_refresh_reduce_words(words.at)
+    del held  # (read)
+    if n < 0:
+        raise MemoryError("the compiled manifold refresh ran out of memory")
+    kept_pairs, kept_points, reduced = ints[3 * Q:].tolist()
+    contacts = (ints[:n], ints[Q:Q + n], floats[:3 * n].reshape(n, 3), floats[3 * Q:3 * Q + 3 * n].reshape(n, 3),
+                floats[6 * Q:6 * Q + n])
+    return (flags[:K], flags[K:], kept_pairs, kept_points, contacts,
+            None if reduced < 0 else ints[2 * Q:2 * Q + n])
+
+
+def _reduce_words(inputs: Held, tables: Held, reduction: Held | None, polytope_first: int, V: int) -> _Words:
+    """`refresh_and_reduce`'s words: `_refresh_words`' and the reduction's settings, kept on the pairs' Held while the
+    tables, the settings, polytope_first and V are the same."""
+    kept = getattr(inputs, "reduce_words", None)
+    if kept is not None and kept[0] is tables and kept[1] is reduction and kept[2] == (polytope_first, V):
+        return kept[3]
+    first = list(_refresh_words(inputs, tables, polytope_first, V).words)
+    plane_count, mesh_points, other_points = (0, 0, 0) if reduction is None else reduction.counts
+    words = _Words(_REDUCE_WORDS, first + [plane_count, 0 if reduction is None else reduction.at[0], mesh_points,
+                                           other_points, 0, reduction is not None])
+    inputs.reduce_words = (tables, reduction, (polytope_first, V), words)
+    return words
+
+
+_REDUCE_WORDS = 40
 
 
 def record_tables(vehicle: np.ndarray, first: np.ndarray, origin: np.ndarray | None, radius: np.ndarray,

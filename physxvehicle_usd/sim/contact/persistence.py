@@ -264,6 +264,8 @@ class _Match:
     turn_radius: np.ndarray | None = None
     refresh_inputs: compiled_bookkeeping.Held | None = None
     left: dict = None
+    steady: tuple | None = None  # (`_steady`: whether nothing is left to make anew where every pair keeps its points,
+    # and the last step's pairs those keep)
 
 
 _dtype, _shape, _bytes = operator.attrgetter("dtype"), operator.attrgetter("shape"), np.ndarray.tobytes
@@ -374,6 +376,19 @@ def _left(match: _Match, planes: list[np.ndarray], hull_pairs: tuple, tri_pairs:
     return planes, hull_pairs, tri_pairs, round_pairs
 
 
+def _steady(match: _Match, planes: list[np.ndarray], hull_pairs: tuple, tri_pairs: tuple, round_pairs: tuple
+            ) -> tuple:
+    """Of the match (its candidates `planes` .. `round_pairs`), where every pair keeps its points: whether no
+    candidate is left to make anew, the last step's pairs kept (`_kept_pairs`) and the candidates left (`_left`);
+    worked out once per match."""
+    if match.steady is None:
+        every = np.ones(len(match.key), bool)
+        left = match.left[every.tobytes()] = _left(match, planes, hull_pairs, tri_pairs, round_pairs, every)
+        none_left = not (any(rows.size for rows in left[0]) or any(pair[0].size for pair in left[1:]))
+        match.steady = (none_left, _kept_pairs(match.prev, match.at, every), left)
+    return match.steady
+
+
 _NO_KEYS = np.zeros(0, np.int64)
 _NO_KEYS.flags.writeable = False  # (a Persistence of no candidate pair: its keys, rows and statics, read only)
 
@@ -385,13 +400,18 @@ class Persistence:
     def __init__(self, model: ContactModel, ground: Ground, planes: list[np.ndarray], hull_pairs: tuple,
                  tri_pairs: tuple, round_pairs: tuple, R_all: np.ndarray, position: np.ndarray,
                  orientation: np.ndarray, length_scale: np.ndarray, previous: Manifolds | None,
-                 compiled: bool = True):
+                 compiled: bool = True, reduction: compiled_bookkeeping.Held | None = None):
         """planes, hull_pairs (shape rows, static polytopes), tri_pairs (shape rows, triangles), round_pairs (shape
         rows, static rounds): the broad phase's candidates (sim/contact/broad.py `static_candidates`,
         sim/round_shapes.py `candidates`), what is left of them to make anew in the same attributes; R_all
         (3, 3, N): each row's body rotation; position (3, V), orientation (4, V): the body poses the step begins
         with. compiled: the kept points re-measured in C (sim/compiled_bookkeeping.py) where the extension is loaded
-        and covers them (the same bits), else in numpy."""
+        and covers them (the same bits), else in numpy. reduction: compiled_bookkeeping.reduction_settings of
+        world.py's patch points; with it, where the compiled refresh finds that every pair keeps its points and no
+        candidate is left to make anew (a car at rest on its obstacle, most steps), the kept contacts come reduced
+        in the same call (reduction.py reduce_contacts's bits): `reduced`, the step's contacts with the manifolds to
+        keep (else None)."""
+        self.reduced = None
         self.model, self.R_all, self.position, self.orientation = model, R_all, position, orientation
         self.compiled = compiled
         self.planes, self.hull_pairs, self.tri_pairs, self.round_pairs = planes, hull_pairs, tri_pairs, round_pairs
@@ -409,7 +429,14 @@ class Persistence:
             self.is_kept = np.zeros(len(match.key), bool)
             return
         if compiled and match.covered:
-            keep_pair = self._refresh_compiled(match, length_scale)
+            keep_pair = self._refresh_compiled(match, length_scale, reduction, planes, hull_pairs, tri_pairs,
+                                               round_pairs)
+            if self.reduced is not None:  # (every pair kept its points: nothing is left to make anew)
+                self.is_kept = keep_pair
+                left = match.steady[2]
+                self.planes, (self.hull_pairs, self.tri_pairs, self.round_pairs) = list(left[0]), left[1:]
+                self.reduced.manifolds = self._kept_only()  # (`record`'s: no pair made anew)
+                return
         else:
             keep_pair = self._refresh(match.kind, match.static_radius, match.found, match.at, match.prev, match.pts,
                                       match.pair, length_scale, model.static_rounds, match.round_first)
@@ -488,9 +515,12 @@ class Persistence:
         self.kept = Contacts(self.row[pair[q]], self.static[pair[q]], point, normal[q], separation[q])
         return keep_pair
 
-    def _refresh_compiled(self, match: _Match, length_scale: np.ndarray) -> np.ndarray:
+    def _refresh_compiled(self, match: _Match, length_scale: np.ndarray, reduction, planes: list[np.ndarray],
+                          hull_pairs: tuple, tri_pairs: tuple, round_pairs: tuple) -> np.ndarray:
         """`_refresh` in C (sim/compiled_bookkeeping.py), where `_compiled_covers`: the same bits. The quaternion dots
-        and the turns' travel are numpy's (its arccos), as `_refresh` forms them."""
+        and the turns' travel are numpy's (its arccos), as `_refresh` forms them. With `reduction` (`__init__`'s),
+        where nothing is left to make anew once every pair keeps its points (`_steady`), the kept contacts reduced
+        in the same call where they all do (`reduced`)."""
         model, prev, at = self.model, match.prev, match.at
         turn = np.einsum("jp,pj->p", self.orientation[:, match.vehicle].astype(float), match.prev_orientation)
         # (np.clip's arithmetic, a NaN kept, in two ufunc calls; where every pair is a polytope's, np.where would
@@ -507,11 +537,20 @@ class Persistence:
             match.refresh_inputs = compiled_bookkeeping.refresh_inputs(
                 self.row, self.static, match.kind, match.found, at, prev.origin, match.pair, pts.body_point,
                 pts.world_point, pts.normal, match.static_radius)
-        keep_pair, keep_point, kept = compiled_bookkeeping.refresh_manifolds(
-            match.refresh_inputs, tables, model.polytope_first, length_scale, self.R_all, self.position, turn, travel)
-        self.kept_pairs = _kept_pairs(prev, at, keep_pair)
-        self.kept_points = pts if keep_point.all() else pts.subset(keep_point)  # (read, never written)
-        self.kept = Contacts(*kept)
+        if reduction is not None and not _steady(match, planes, hull_pairs, tri_pairs, round_pairs)[0]:
+            reduction = None
+        keep_pair, keep_point, kept_pairs, kept_points, kept, patch = compiled_bookkeeping.refresh_and_reduce(
+            match.refresh_inputs, tables, model.polytope_first, length_scale, self.R_all, self.position, turn, travel,
+            reduction)
+        if kept_pairs == len(keep_pair):  # (every pair keeps its points: the last step's, as they are or a subset)
+            self.kept_pairs = _steady(match, planes, hull_pairs, tri_pairs, round_pairs)[1]
+        else:
+            self.kept_pairs = _kept_pairs(prev, at, keep_pair)
+        self.kept_points = pts if kept_points == len(keep_point) else pts.subset(keep_point)  # (read, never written)
+        if patch is None:
+            self.kept = Contacts(*kept)
+        else:  # (the step's contacts, reduced)
+            self.reduced = Contacts(*kept, patch=patch) if len(patch) else Contacts.empty()
         return keep_pair
 
     def _static_radius(self, static: np.ndarray) -> np.ndarray:

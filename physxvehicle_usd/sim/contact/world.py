@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import compiled_bookkeeping
 from ..ground import Ground
 from ..motion import Motion
 from . import round_shapes
@@ -16,6 +17,7 @@ from .cylinder import (
     cylinder_round_contacts,
     static_cylinder_contacts,
 )
+from .geometry import SAME_NORMAL
 from .model import ContactModel
 from .persistence import Persistence
 from .placement import cylinder_world_ends, placed_vertices, shape_radius
@@ -49,7 +51,9 @@ def generate(model: ContactModel, ground: Ground, position: np.ndarray, orientat
     if length_scale is not None:
 
         persistence = Persistence(model, ground, planes, (hull_shape, hull), (tri_shape, tri), rounds, R_all,
-                                  position, orientation, length_scale, previous)
+                                  position, orientation, length_scale, previous, reduction=kept_point_reduction(model))
+        if persistence.reduced is not None:  # every pair kept its points, reduced with them: the step's contacts
+            return persistence.reduced
         planes, (hull_shape, hull), (tri_shape, tri) = persistence.planes, persistence.hull_pairs, persistence.tri_pairs
         rounds = persistence.round_pairs
     parts = _made(model, ground, planes, hull_shape, hull, tri_shape, tri, R_all, position, rounds)
@@ -115,6 +119,26 @@ def _patch_point_table(model: ContactModel) -> np.ndarray | None:
     table.flags.writeable = False
     model.cache["patch_point_table"] = (sources, table)
     return table
+
+
+def kept_point_reduction(model: ContactModel) -> compiled_bookkeeping.Held | None:
+    """What Persistence's compiled refresh reads to reduce the kept contacts as `reduce_contacts` does with
+    `patch_points` (compiled_bookkeeping.reduction_settings: the rows whose patches on a mesh keep MESH_PATCH_POINTS),
+    kept in the model's cache while what it reads is the same (as `_patch_point_table`); None where the extension is
+    not built or was built with another SAME_NORMAL (the reduction is numpy's)."""
+    if not (compiled_bookkeeping.available() and compiled_bookkeeping.same_normal_agrees(SAME_NORMAL)):
+        return None
+    kept = model.cache.get("kept_reduction")
+    cylinders = model.cylinders
+    if (kept is not None and kept[0] is model.radius and kept[1] == len(model.vehicle) and kept[2] == model.plane_count
+            and (kept[3] is cylinders or kept[4] == cylinders.tobytes())):
+        return kept[5]
+    N = len(model.vehicle)
+    mesh_rows = np.ones(N, bool) if model.radius is None else model.radius == 0.0
+    mesh_rows &= ~np.isin(np.arange(N), model.cylinders)
+    settings = compiled_bookkeeping.reduction_settings(mesh_rows, model.plane_count, MESH_PATCH_POINTS, MAX_POINTS)
+    model.cache["kept_reduction"] = (model.radius, N, model.plane_count, cylinders, cylinders.tobytes(), settings)
+    return settings
 
 
 def _made(model: ContactModel, ground: Ground, planes: list[np.ndarray], hull_shape: np.ndarray, hull: np.ndarray,
