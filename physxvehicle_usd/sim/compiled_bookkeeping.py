@@ -46,7 +46,7 @@ def _load() -> ctypes.CDLL | None:
     lib.pvu_contact_telemetry_words.restype = ctypes.c_int
     lib.pvu_contact_telemetry.argtypes = [_I64] * 5 + [_P] * 10
     lib.pvu_contact_telemetry.restype = ctypes.c_int
-    lib.pvu_refresh_manifolds.argtypes = [_I64] * 7 + [_P] * 31
+    lib.pvu_refresh_manifolds.argtypes = [_I64] * 7 + [_P] * 31 + [ctypes.c_int]
     lib.pvu_refresh_manifolds.restype = ctypes.c_int64
     lib.pvu_refresh_manifolds_words.argtypes = [_P]
     lib.pvu_refresh_manifolds_words.restype = ctypes.c_int64
@@ -87,7 +87,12 @@ def _bools(a: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(a, dtype=np.bool_)
 
 
-_CONVERSIONS = {np.dtype(np.int64): _i64, np.dtype(np.float64): _f64, np.dtype(np.bool_): _bools}
+def _f32(a: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(a, dtype=np.float32)
+
+
+_CONVERSIONS = {np.dtype(np.int64): _i64, np.dtype(np.float64): _f64, np.dtype(np.bool_): _bools,
+                np.dtype(np.float32): _f32}
 
 
 class _StepKinds:
@@ -367,14 +372,18 @@ def refresh_tables(vehicle: np.ndarray, box: np.ndarray, inner: np.ndarray, radi
 
 def refresh_inputs(row: np.ndarray, static: np.ndarray, kind: np.ndarray, found: np.ndarray, at: np.ndarray,
                    prev_origin: np.ndarray, pair: np.ndarray, body_point: np.ndarray, world_point: np.ndarray,
-                   normal: np.ndarray, static_radius: np.ndarray) -> Held:
+                   normal: np.ndarray, static_radius: np.ndarray, prev_orientation: np.ndarray | None = None,
+                   turn_radius: np.ndarray | None = None) -> Held:
     """What `refresh_manifolds` reads of the candidate pairs and the last step's points, converted and their addresses
     taken once (0 for an empty one): per candidate pair (K) its row, static shape, kind, whether the last step recorded
     it and where (`at` into its pairs' `prev_origin`), per point it kept (Q) its candidate pair and its body_point,
     world_point and normal; per pair the static radius. The same while the candidates and the last step's records are
-    (persistence.py's match: step after step of a car at rest on an obstacle)."""
+    (persistence.py's match: step after step of a car at rest on an obstacle). For `refresh_and_reduce`, per pair
+    the orientation (4,) its body had when its points were made and the reach of a turn (both None: not given)."""
     return Held(_i64(row), _i64(static), _i64(kind), np.ascontiguousarray(found, dtype=np.bool_), _i64(at),
-                _f64(prev_origin), _i64(pair), _f64(body_point), _f64(world_point), _f64(normal), _f64(static_radius))
+                _f64(prev_origin), _i64(pair), _f64(body_point), _f64(world_point), _f64(normal), _f64(static_radius),
+                None if prev_orientation is None else _f64(prev_orientation),
+                None if turn_radius is None else _f64(turn_radius))
 
 
 def refresh_manifolds(inputs: Held, tables: Held, polytope_first: int, length_scale: np.ndarray,
@@ -431,22 +440,34 @@ def reduction_settings(mesh_rows: np.ndarray, plane_count: int, mesh_points: int
 
 
 def refresh_and_reduce(inputs: Held, tables: Held, polytope_first: int, length_scale: np.ndarray,
-                       rotation: np.ndarray, position: np.ndarray, turn: np.ndarray, travel: np.ndarray,
-                       reduction: Held | None):
-    """`refresh_manifolds`, and where every pair keeps its points and `reduction` (`reduction_settings`; None: never)
-    is given, the kept contacts reduced in the same call as reduction.py reduce_contacts reduces them (the caller
-    gives it where those are the step's only contacts). Returns keep_pair (K,), keep_point (Q,), how many pairs and
-    points are kept, the contacts (row, static, point, normal, separation) and their patches (None: not reduced, the
-    contacts are the refreshed ones)."""
+                       rotation: np.ndarray, position: np.ndarray, orientation: np.ndarray, reduction: Held | None,
+                       turn: np.ndarray | None = None, travel: np.ndarray | None = None):
+    """`refresh_manifolds` of the pairs `refresh_inputs` holds (with their prev_orientation and turn_radius), the
+    turns and their travels made in C from the bodies' orientation (4, V) (persistence.py's, in its order, but libm's
+    arccos: None returned where a travel lies too near its limit to tell numpy's side; the caller asks again with
+    numpy's `turn` and `travel`); and where every pair keeps its points and `reduction` (`reduction_settings`; None:
+    never) is given, the kept contacts reduced in the same call as reduction.py reduce_contacts reduces them (the
+    caller gives it where those are the step's only contacts). Returns keep_pair (K,), keep_point (Q,), how many
+    pairs and points are kept, the contacts (row, static, point, normal, separation) and their patches (None: not
+    reduced, the contacts are the refreshed ones)."""
     K, Q = len(inputs.arrays[0]), len(inputs.arrays[6])
     flags, ints, floats = np.empty(K + Q, np.bool_), np.empty(3 * Q + 3, np.int64), np.empty(7 * Q)
     words = _reduce_words(inputs, tables, reduction, polytope_first, position.shape[1])
-    held = _write_step((_f64(length_scale), rotation, _f64(position), turn, travel, flags, ints, floats),
-                       _REFRESH_KINDS, words.at + 8 * _REFRESH_STEP_WORD)
+    single = orientation.dtype == np.float32
+    held = _write_step((_f64(length_scale), rotation, _f64(position), flags, ints, floats, orientation),
+                       _REFRESH_REDUCE_KINDS[single], words.at + 8 * _REFRESH_STEP_WORD)
     w = words.words
-    w[38] = w[32] + 24 * Q  # (the counts: after the three Q-long runs of ints)
+    w[33] = single
+    w[42] = w[30] + 24 * Q  # (the counts: after the three Q-long runs of ints)
+    if turn is not None:
+        numpy_turns = (_f64(turn), _f64(travel))
+        held += numpy_turns
+        write_addresses(numpy_turns, words.at + 8 * 36)
     n = _LIB.pvu_refresh_reduce_words(words.at)
+    w[36] = w[37] = 0
     del held  # (read)
+    if n == -2:
+        return None
     if n < 0:
         raise MemoryError("the compiled manifold refresh ran out of memory")
     kept_pairs, kept_points, reduced = ints[3 * Q:].tolist()
@@ -456,21 +477,30 @@ def refresh_and_reduce(inputs: Held, tables: Held, polytope_first: int, length_s
             None if reduced < 0 else ints[2 * Q:2 * Q + n])
 
 
+# `refresh_and_reduce`'s step's arrays (from _REFRESH_STEP_WORD), by whether the orientation is float32
+_REFRESH_REDUCE_KINDS = {single: _StepKinds((np.float64,) * 3 + (np.bool_, np.int64, np.float64)
+                                           + ((np.float32,) if single else (np.float64,)), writable=(3, 4, 5))
+                         for single in (False, True)}
+
+
 def _reduce_words(inputs: Held, tables: Held, reduction: Held | None, polytope_first: int, V: int) -> _Words:
-    """`refresh_and_reduce`'s words: `_refresh_words`' and the reduction's settings, kept on the pairs' Held while the
-    tables, the settings, polytope_first and V are the same."""
+    """`refresh_and_reduce`'s words (_contact_bookkeeping.c pvu_refresh_reduce_words): `_refresh_words`' first, the
+    pairs' turn inputs and the reduction's settings, kept on the pairs' Held while the tables, the settings,
+    polytope_first and V are the same."""
     kept = getattr(inputs, "reduce_words", None)
     if kept is not None and kept[0] is tables and kept[1] is reduction and kept[2] == (polytope_first, V):
         return kept[3]
-    first = list(_refresh_words(inputs, tables, polytope_first, V).words)
+    first = list(_refresh_words(inputs, tables, polytope_first, V).words)[:_REFRESH_STEP_WORD]
     plane_count, mesh_points, other_points = (0, 0, 0) if reduction is None else reduction.counts
-    words = _Words(_REDUCE_WORDS, first + [plane_count, 0 if reduction is None else reduction.at[0], mesh_points,
-                                           other_points, 0, reduction is not None])
+    words = _Words(_REFRESH_REDUCE_WORDS, first + [0] * 8 + [at or 0 for at in inputs.at[11:13]] + [0, 0, plane_count,
+                                                                        0 if reduction is None else reduction.at[0],
+                                                                        mesh_points, other_points, 0,
+                                                                        reduction is not None])
     inputs.reduce_words = (tables, reduction, (polytope_first, V), words)
     return words
 
 
-_REDUCE_WORDS = 40
+_REFRESH_REDUCE_WORDS = 44
 
 
 def record_tables(vehicle: np.ndarray, first: np.ndarray, origin: np.ndarray | None, radius: np.ndarray,

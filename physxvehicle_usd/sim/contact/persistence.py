@@ -518,16 +518,11 @@ class Persistence:
     def _refresh_compiled(self, match: _Match, length_scale: np.ndarray, reduction, planes: list[np.ndarray],
                           hull_pairs: tuple, tri_pairs: tuple, round_pairs: tuple) -> np.ndarray:
         """`_refresh` in C (sim/compiled_bookkeeping.py), where `_compiled_covers`: the same bits. The quaternion dots
-        and the turns' travel are numpy's (its arccos), as `_refresh` forms them. With `reduction` (`__init__`'s),
-        where nothing is left to make anew once every pair keeps its points (`_steady`), the kept contacts reduced
-        in the same call where they all do (`reduced`)."""
+        and the turns' travel are made in C as `_turns` forms them, but with libm's arccos: where a travel lies too
+        near its limit to tell numpy's side, numpy's (`_turns`) are handed in. With `reduction` (`__init__`'s), where
+        nothing is left to make anew once every pair keeps its points (`_steady`), the kept contacts reduced in the
+        same call where they all do (`reduced`)."""
         model, prev, at = self.model, match.prev, match.at
-        turn = np.einsum("jp,pj->p", self.orientation[:, match.vehicle].astype(float), match.prev_orientation)
-        # (np.clip's arithmetic, a NaN kept, in two ufunc calls; where every pair is a polytope's, np.where would
-        # take every product as it is)
-        travel = np.arccos(np.minimum(np.maximum(turn, -1.0), 1.0)) * match.turn_radius
-        if not match.every_polytope:
-            travel = np.where(match.polytope, travel, 0.0)
         cache = manifold_margins(model)
         tables = compiled_bookkeeping.held(cache, "compiled_refresh", (
             model.vehicle, model.boxes.mask, cache["pcm_inner"], model.radius, model.origin, model.static_boxes,
@@ -536,12 +531,15 @@ class Persistence:
         if match.refresh_inputs is None:  # (the match's own: converted once)
             match.refresh_inputs = compiled_bookkeeping.refresh_inputs(
                 self.row, self.static, match.kind, match.found, at, prev.origin, match.pair, pts.body_point,
-                pts.world_point, pts.normal, match.static_radius)
+                pts.world_point, pts.normal, match.static_radius, match.prev_orientation, match.turn_radius)
         if reduction is not None and not _steady(match, planes, hull_pairs, tri_pairs, round_pairs)[0]:
             reduction = None
-        keep_pair, keep_point, kept_pairs, kept_points, kept, patch = compiled_bookkeeping.refresh_and_reduce(
-            match.refresh_inputs, tables, model.polytope_first, length_scale, self.R_all, self.position, turn, travel,
-            reduction)
+        arguments = (match.refresh_inputs, tables, model.polytope_first, length_scale, self.R_all, self.position,
+                     self.orientation, reduction)
+        made = compiled_bookkeeping.refresh_and_reduce(*arguments)
+        if made is None:  # (a travel too near its limit for libm's arccos: numpy's)
+            made = compiled_bookkeeping.refresh_and_reduce(*arguments, *self._turns(match))
+        keep_pair, keep_point, kept_pairs, kept_points, kept, patch = made
         if kept_pairs == len(keep_pair):  # (every pair keeps its points: the last step's, as they are or a subset)
             self.kept_pairs = _steady(match, planes, hull_pairs, tri_pairs, round_pairs)[1]
         else:
@@ -552,6 +550,17 @@ class Persistence:
         else:  # (the step's contacts, reduced)
             self.reduced = Contacts(*kept, patch=patch) if len(patch) else Contacts.empty()
         return keep_pair
+
+    def _turns(self, match: _Match) -> tuple[np.ndarray, np.ndarray]:
+        """Per pair the quaternion dot of its body's orientation now and when its points were made, and how far the
+        turn carries the shape's far side (polytopes; else 0), as `_refresh` forms them (numpy's arccos)."""
+        turn = np.einsum("jp,pj->p", self.orientation[:, match.vehicle].astype(float), match.prev_orientation)
+        # (np.clip's arithmetic, a NaN kept, in two ufunc calls; where every pair is a polytope's, np.where would
+        # take every product as it is)
+        travel = np.arccos(np.minimum(np.maximum(turn, -1.0), 1.0)) * match.turn_radius
+        if not match.every_polytope:
+            travel = np.where(match.polytope, travel, 0.0)
+        return turn, travel
 
     def _static_radius(self, static: np.ndarray) -> np.ndarray:
         """The static shapes' round radii (0: not a static sphere or capsule)."""
