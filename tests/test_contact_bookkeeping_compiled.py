@@ -373,3 +373,53 @@ def test_plane_pairs_of_two_shapes_are_left_to_numpy(tmp_path):
 def test_the_extension_was_built_with_pxc_same_normal():
     assert compiled_bookkeeping.same_normal_agrees(SAME_NORMAL)
     assert not compiled_bookkeeping.same_normal_agrees(0.9999)
+
+
+def test_the_refresh_turns_made_in_c_decide_as_numpys_or_hand_the_comparison_back():
+    """refresh_and_reduce makes each pair's turn (einsum's dot, in its order) and travel (libm's arccos, which may
+    differ from numpy's in the last bit) in C: on one box pair against a static box whose far side travels about as
+    far as its move limit allows, every decision it makes is numpy's (refresh_manifolds given numpy's turn and travel,
+    0 ulps), and where the travel lies within 1e-9 of the limit it hands the comparison back (None) rather than
+    decide; given numpy's turn and travel it decides as refresh_manifolds does."""
+    rng = np.random.default_rng(3)
+    tables = compiled_bookkeeping.refresh_tables(np.zeros(1, np.int64), np.ones(1, bool), np.full(1, 0.5), np.zeros(1),
+                                                 None, np.ones(1, bool), np.full(1, 0.5), np.full((1, 1), 0.1))
+    limit = 0.25 * min(0.15 * 0.5, 0.15 * 1.0)  # two points held: POLYTOPE_MOVED[2] margins
+    length, position = np.ones(1), np.zeros((3, 1))
+    point = np.array([[0.3, 0.2, 0.0], [-0.3, 0.2, 0.0]])
+    handed_back = decided = 0
+    outcomes = set()
+    for _ in range(300):
+        half = rng.uniform(1e-3, 5e-3)  # (a float32 cosine below 1)
+        orientation = np.array([[0.0], [0.0], [np.sin(half)], [np.cos(half)]])
+        if rng.random() < 0.5:
+            orientation = orientation.astype(np.float32)
+        prev_orientation = np.array([[0.0, 0.0, 0.0, 1.0]])
+        turn = np.einsum("jp,pj->p", orientation.astype(float), prev_orientation)
+        # a reach that carries the far side to the limit, or a little short of it or past it
+        reach = limit / np.arccos(np.minimum(np.maximum(turn, -1.0), 1.0)) * (1.0 + rng.choice([0.0, 1e-15, -1e-15,
+                                                                                                   1e-6, -1e-6]))
+        travel = np.arccos(np.minimum(np.maximum(turn, -1.0), 1.0)) * reach
+        rotation = quat_to_mat(orientation.astype(float))
+        inputs = compiled_bookkeeping.refresh_inputs(
+            np.zeros(1, np.int64), np.zeros(1, np.int64), np.full(1, 2), np.ones(1, bool), np.zeros(1, np.int64),
+            np.zeros((1, 3)), np.zeros(2, np.int64), np.einsum("ji,qj->qi", rotation[:, :, 0], point), point,
+            np.tile([0.0, 0.0, 1.0], (2, 1)), np.zeros(1), prev_orientation, reach)
+        keep_pair, keep_point, kept = compiled_bookkeeping.refresh_manifolds(inputs, tables, 0, length, rotation,
+                                                                             position, turn, travel)
+        made = compiled_bookkeeping.refresh_and_reduce(inputs, tables, 0, length, rotation, position, orientation,
+                                                       None)
+        given = compiled_bookkeeping.refresh_and_reduce(inputs, tables, 0, length, rotation, position, orientation,
+                                                        None, turn, travel)
+        for got in ((made,) if made is None else (made, given)) + (given,):
+            if got is None:
+                continue
+            assert _same(got[0], keep_pair) and _same(got[1], keep_point)
+            assert all(_same(a, b) for a, b in zip(got[4], kept)) and got[5] is None
+        near = abs(travel[0] - limit) <= 1e-9 * (abs(travel[0]) + limit)
+        assert (made is None) == near
+        handed_back += made is None
+        decided += made is not None
+        outcomes.add(bool(keep_pair[0]))
+    # (both hit: travels at the limit, and short of it or past it, kept and made anew)
+    assert handed_back > 50 and decided > 50 and outcomes == {True, False}
