@@ -27,7 +27,7 @@ _I64 = ctypes.c_int64
 
 def _load() -> ctypes.CDLL | None:
     # (an extension built before its last function: numpy makes the patches and the records)
-    lib = open_extension("pvu_refresh_reduce_words")
+    lib = open_extension("pvu_steady_contacts_words")
     if lib is None:
         return None
     lib.pvu_friction_patches.argtypes = [_I64] * 8 + [_P] * 25
@@ -52,6 +52,8 @@ def _load() -> ctypes.CDLL | None:
     lib.pvu_refresh_manifolds_words.restype = ctypes.c_int64
     lib.pvu_refresh_reduce_words.argtypes = [_P]
     lib.pvu_refresh_reduce_words.restype = ctypes.c_int64
+    lib.pvu_steady_contacts_words.argtypes = [_P]
+    lib.pvu_steady_contacts_words.restype = ctypes.c_int64
     lib.pvu_record_manifolds.argtypes = [_I64] * 5 + [_P] * 29
     lib.pvu_record_manifolds.restype = ctypes.c_int
     lib.pvu_contact_bookkeeping_same_normal_bits.restype = ctypes.c_int64
@@ -501,6 +503,55 @@ def _reduce_words(inputs: Held, tables: Held, reduction: Held | None, polytope_f
 
 
 _REFRESH_REDUCE_WORDS = 44
+
+
+class SteadyContacts:
+    """world.py's steady step in one call (sim/_steady_contacts.c): the shapes' world boxes (compiled_placement.py's
+    kept words `box_words`), their static pairs (compiled_mesh.StaticPairs `pairs`), the check that these are the
+    candidates `tri_pairs` and `hull_pairs` (each (shape, other)) a persistence match was made of, and
+    `refresh_and_reduce` of the match's kept points (its refresh inputs `inputs`, whose words `refresh_and_reduce`
+    made, with a reduction). A call hands over the step's poses and length scales alone. boxes: what
+    compiled_placement.kept_words gives of the model's arrays."""
+
+    def __init__(self, boxes, pairs, inputs: Held, V: int, N: int, tri_pairs: tuple, hull_pairs: tuple):
+        self.boxes, self.pairs, self.inputs = boxes, pairs, inputs  # (held while C reads their words)
+        self.candidates = tuple(np.ascontiguousarray(np.concatenate(pair), dtype=np.int64)
+                                for pair in (tri_pairs, hull_pairs))
+        self.K, self.Q, self.V = len(inputs.arrays[0]), len(inputs.arrays[6]), V
+        self.words = _Words(20, [boxes.at, pairs.words.at, inputs.reduce_words[3].at, V, N, 0, 0, 0, 0, 0, 0, 0, 0,
+                                 len(tri_pairs[0]), address(self.candidates[0]) if len(tri_pairs[0]) else 0,
+                                 len(hull_pairs[0]), address(self.candidates[1]) if len(hull_pairs[0]) else 0])
+
+    def __call__(self, position: np.ndarray, orientation: np.ndarray, length_scale: np.ndarray, threads: int):
+        """The step's contacts at these poses (as `refresh_and_reduce` returns them, reduced), or None where the
+        step is not steady (other candidates, a pair that does not keep its points, a travel too near its limit, the
+        broad phase short of room or not covered): the caller's path makes it."""
+        V, K, Q = self.V, self.K, self.Q
+        if (position.shape != (3, V) or orientation.shape != (4, V) or length_scale.shape != (V,)
+                or position.dtype not in _POSES or orientation.dtype not in _POSES
+                or length_scale.dtype not in _POSES):
+            return None
+        flags, ints, floats = np.empty(K + Q, np.bool_), np.empty(3 * Q + 3, np.int64), np.empty(7 * Q)
+        step = (np.ascontiguousarray(position), np.ascontiguousarray(orientation), np.ascontiguousarray(length_scale))
+        words = self.words
+        w = words.words
+        write_addresses(step, words.at + 40)
+        write_addresses((flags, ints, floats), words.at + 8 * 17)
+        w[8:13] = (position.dtype == np.float32, orientation.dtype == np.float32, length_scale.dtype == np.float32,
+                   self.pairs.room, threads)
+        n = _LIB.pvu_steady_contacts_words(words.at)
+        del step  # (read)
+        if n == -1:
+            raise MemoryError("the compiled steady contacts ran out of memory")
+        if n < 0:
+            return None
+        kept_pairs, kept_points, _ = ints[3 * Q:].tolist()
+        contacts = (ints[:n], ints[Q:Q + n], floats[:3 * n].reshape(n, 3), floats[3 * Q:3 * Q + 3 * n].reshape(n, 3),
+                    floats[6 * Q:6 * Q + n])
+        return flags[:K], flags[K:], kept_pairs, kept_points, contacts, ints[2 * Q:2 * Q + n]
+
+
+_POSES = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def record_tables(vehicle: np.ndarray, first: np.ndarray, origin: np.ndarray | None, radius: np.ndarray,

@@ -345,6 +345,11 @@ class StaticPairs:
         return None if model is None else cls(model, rooms, (plane_count, polytope_first, polytope_count),
                                               collides.shape[0], (bounds, mesh_boxes, collides))
 
+    @property
+    def room(self) -> int:
+        """The room (pairs) the next call starts with: what the last one needed, with a margin."""
+        return self.rooms.get("static", 4 * self.N + 1024)
+
     def __call__(self, lo: np.ndarray, hi: np.ndarray, threads: int = 1):
         """`static_pairs` of the boxes lo, hi (N, 3) float64 on `threads` threads (None: not covered)."""
         N = self.N
@@ -352,7 +357,7 @@ class StaticPairs:
                 or not (lo.flags.c_contiguous and hi.flags.c_contiguous)):
             return None
         rooms, words, hull_count = self.rooms, self.words, self.hull_count
-        room = rooms.get("static", 4 * N + 1024)
+        room = self.room
         w = words.words
         w[1] = N
         for _ in range(2):  # the room the last call needed; then, where that is short, the room this one needs

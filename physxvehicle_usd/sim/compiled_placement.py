@@ -83,6 +83,17 @@ def _covers_model(vehicle, body_centre, body_half, grow) -> bool:
             and (grow is None or (grow.dtype == np.float64 and grow.shape == (N,))))
 
 
+def kept_words(vehicle: np.ndarray, body_centre: np.ndarray, body_half: np.ndarray, grow: np.ndarray):
+    """What `shape_boxes` keeps for these model arrays with a growth: an object holding them and, at its `at`, their
+    words (`pvu_shape_boxes_words`' 13, the model's the last four: a caller that writes the step's into a copy of
+    them places the shapes as `shape_boxes` does); None where it keeps none for them."""
+    kept = _KEPT[False][0]
+    if (kept is not None and kept.vehicle is vehicle and kept.body_centre is body_centre
+            and kept.body_half is body_half and kept.grow is grow):
+        return kept
+    return None
+
+
 def shape_boxes(vehicle: np.ndarray, body_centre: np.ndarray, body_half: np.ndarray, position: np.ndarray,
                 orientation: np.ndarray, rows: np.ndarray | None = None, grow: np.ndarray | None = None):
     """(R (3, 3, n), centre (3, n), slack (n,), lo (n, 3), hi (n, 3)) of the shapes `rows` (None: all N) of bodies

@@ -411,7 +411,7 @@ class Persistence:
         candidate is left to make anew (a car at rest on its obstacle, most steps), the kept contacts come reduced
         in the same call (reduction.py reduce_contacts's bits): `reduced`, the step's contacts with the manifolds to
         keep (else None)."""
-        self.reduced = None
+        self.reduced = self.match = None
         self.model, self.R_all, self.position, self.orientation = model, R_all, position, orientation
         self.compiled = compiled
         self.planes, self.hull_pairs, self.tri_pairs, self.round_pairs = planes, hull_pairs, tri_pairs, round_pairs
@@ -423,7 +423,7 @@ class Persistence:
         if (not tri_pairs[0].size and not hull_pairs[0].size and not round_pairs[0].size
                 and not any(rows.size for rows in planes)):
             return  # no shape near anything: no work
-        match = _matched(model, ground, planes, hull_pairs, tri_pairs, round_pairs, R_all, previous)
+        match = self.match = _matched(model, ground, planes, hull_pairs, tri_pairs, round_pairs, R_all, previous)
         self.row, self.static, self.key = match.row, match.static, match.key
         if match.pts is None:  # no pair keeps a manifold, or none was recorded last step
             self.is_kept = np.zeros(len(match.key), bool)

@@ -8,7 +8,7 @@ import numpy as np
 from .. import compiled_bookkeeping
 from ..ground import Ground
 from ..motion import Motion
-from . import round_shapes
+from . import round_shapes, steady
 from .box import box_box
 from .broad import static_candidates
 from .cylinder import (
@@ -39,6 +39,10 @@ def generate(model: ContactModel, ground: Ground, position: np.ndarray, orientat
     they have moved little, and the contacts carry the manifolds to keep (`Contacts.manifolds`); without, every contact
     is made anew. motion: the step's sim/motion.Motion of these poses; threads: the broad phase's (the same contacts for
     any count)."""
+    if length_scale is not None:  # (a steady step, as the last: made in one call)
+        out = steady.contacts(model, ground, position, orientation, previous, length_scale, threads)
+        if out is not None:
+            return out
     planes, (hull_shape, hull), (tri_shape, tri), R_all = static_candidates(model, ground, position, orientation, motion,
                                                                             threads)
     if R_all is None and model.static_rounds is None:  # no shape tested: quiet above the planes (or none)
@@ -53,6 +57,7 @@ def generate(model: ContactModel, ground: Ground, position: np.ndarray, orientat
         persistence = Persistence(model, ground, planes, (hull_shape, hull), (tri_shape, tri), rounds, R_all,
                                   position, orientation, length_scale, previous, reduction=kept_point_reduction(model))
         if persistence.reduced is not None:  # every pair kept its points, reduced with them: the step's contacts
+            steady.prepare(model, ground, persistence, planes, (hull_shape, hull), (tri_shape, tri), rounds, position)
             return persistence.reduced
         planes, (hull_shape, hull), (tri_shape, tri) = persistence.planes, persistence.hull_pairs, persistence.tri_pairs
         rounds = persistence.round_pairs
