@@ -15,7 +15,8 @@ int64_t pvu_refresh_reduce_words(const int64_t *w);
 enum { BOX_WORDS = 13, PAIR_WORDS = 18, REFRESH_WORDS = 44 };
 
 /* Words: w[0 .. 2] the kept words of the shape boxes (compiled_placement.py), the static pairs (compiled_mesh.py
-   StaticPairs) and the refresh (compiled_bookkeeping.py refresh_and_reduce); w[3] V, w[4] N; the step's w[5]
+   StaticPairs) and the refresh (compiled_bookkeeping.py refresh_and_reduce; NULL: none, the step is quiet, no
+   candidate to find and none refreshed); w[3] V, w[4] N; the step's w[5]
    position (3, V), w[6] orientation (4, V), w[7] the length scales (V,), float32 where w[8], w[9], w[10]; w[11] the
    pairs' room, w[12] threads; the candidates to find, w[13] T and w[14] their (shape, triangle) runs (2 T), w[15] H
    and w[16] their (shape, polytope) runs (2 H); the outputs w[17] flags, w[18] ints, w[19] floats (as
@@ -55,6 +56,9 @@ int64_t pvu_steady_contacts_words(const int64_t *w) {
         || memcmp(pairs + room, tri + T, sizeof(int64_t) * (size_t)T)
         || memcmp(pairs + 2 * room, hull, sizeof(int64_t) * (size_t)H)
         || memcmp(pairs + 3 * room, hull + H, sizeof(int64_t) * (size_t)H))
+        goto done;
+    status = 0;
+    if (!kept_refresh)  /* (quiet: no candidate, as the last step found) */
         goto done;
     /* the kept points refreshed at the poses (float64: the position and length scales converted, exactly) */
     double *position = block + 19 * N, *length = position + 3 * V;

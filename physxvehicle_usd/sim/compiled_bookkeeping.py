@@ -510,33 +510,35 @@ class SteadyContacts:
     kept words `box_words`), their static pairs (compiled_mesh.StaticPairs `pairs`), the check that these are the
     candidates `tri_pairs` and `hull_pairs` (each (shape, other)) a persistence match was made of, and
     `refresh_and_reduce` of the match's kept points (its refresh inputs `inputs`, whose words `refresh_and_reduce`
-    made, with a reduction). A call hands over the step's poses and length scales alone. boxes: what
-    compiled_placement.kept_words gives of the model's arrays."""
+    made, with a reduction; None: a quiet step, as the last, no candidate to find). A call hands over the step's
+    poses and length scales alone. boxes: what compiled_placement.kept_words gives of the model's arrays."""
 
-    def __init__(self, boxes, pairs, inputs: Held, V: int, N: int, tri_pairs: tuple, hull_pairs: tuple):
+    def __init__(self, boxes, pairs, inputs: Held | None, V: int, N: int, tri_pairs: tuple, hull_pairs: tuple):
         self.boxes, self.pairs, self.inputs = boxes, pairs, inputs  # (held while C reads their words)
         self.candidates = tuple(np.ascontiguousarray(np.concatenate(pair), dtype=np.int64)
                                 for pair in (tri_pairs, hull_pairs))
-        self.K, self.Q, self.V = len(inputs.arrays[0]), len(inputs.arrays[6]), V
-        self.words = _Words(20, [boxes.at, pairs.words.at, inputs.reduce_words[3].at, V, N, 0, 0, 0, 0, 0, 0, 0, 0,
+        self.K, self.Q, self.V = (0, 0, V) if inputs is None else (len(inputs.arrays[0]), len(inputs.arrays[6]), V)
+        refresh = 0 if inputs is None else inputs.reduce_words[3].at
+        self.words = _Words(20, [boxes.at, pairs.words.at, refresh, V, N, 0, 0, 0, 0, 0, 0, 0, 0,
                                  len(tri_pairs[0]), address(self.candidates[0]) if len(tri_pairs[0]) else 0,
                                  len(hull_pairs[0]), address(self.candidates[1]) if len(hull_pairs[0]) else 0])
 
     def __call__(self, position: np.ndarray, orientation: np.ndarray, length_scale: np.ndarray, threads: int):
-        """The step's contacts at these poses (as `refresh_and_reduce` returns them, reduced), or None where the
-        step is not steady (other candidates, a pair that does not keep its points, a travel too near its limit, the
+        """The step's contacts at these poses (as `refresh_and_reduce` returns them, reduced; () where the step is
+        quiet, as the last), or None where the step is not steady (other candidates, a pair that does not keep its points, a travel too near its limit, the
         broad phase short of room or not covered): the caller's path makes it."""
         V, K, Q = self.V, self.K, self.Q
         if (position.shape != (3, V) or orientation.shape != (4, V) or length_scale.shape != (V,)
                 or position.dtype not in _POSES or orientation.dtype not in _POSES
                 or length_scale.dtype not in _POSES):
             return None
-        flags, ints, floats = np.empty(K + Q, np.bool_), np.empty(3 * Q + 3, np.int64), np.empty(7 * Q)
         step = (np.ascontiguousarray(position), np.ascontiguousarray(orientation), np.ascontiguousarray(length_scale))
         words = self.words
         w = words.words
         write_addresses(step, words.at + 40)
-        write_addresses((flags, ints, floats), words.at + 8 * 17)
+        if self.inputs is not None:
+            flags, ints, floats = np.empty(K + Q, np.bool_), np.empty(3 * Q + 3, np.int64), np.empty(7 * Q)
+            write_addresses((flags, ints, floats), words.at + 8 * 17)
         w[8:13] = (position.dtype == np.float32, orientation.dtype == np.float32, length_scale.dtype == np.float32,
                    self.pairs.room, threads)
         n = _LIB.pvu_steady_contacts_words(words.at)
@@ -545,6 +547,8 @@ class SteadyContacts:
             raise MemoryError("the compiled steady contacts ran out of memory")
         if n < 0:
             return None
+        if self.inputs is None:  # (quiet, as the last step: no contact)
+            return ()
         kept_pairs, kept_points, _ = ints[3 * Q:].tolist()
         contacts = (ints[:n], ints[Q:Q + n], floats[:3 * n].reshape(n, 3), floats[3 * Q:3 * Q + 3 * n].reshape(n, 3),
                     floats[6 * Q:6 * Q + n])

@@ -1,6 +1,7 @@
-"""A step of a fleet resting against the static world (sim/contact/world.py `generate`'s steady step): where the last
-step's candidate pairs all kept their points and nothing else was made (persistence.py's `reduced`), the next step
-is most likely the same: the same candidates, every pair keeping its points, again. `prepare` keeps one compiled call
+"""A step of a fleet resting against the static world, or clear of it (sim/contact/world.py `generate`'s steady step):
+where the last step's candidate pairs all kept their points and nothing else was made (persistence.py's `reduced`),
+the next step is most likely the same: the same candidates, every pair keeping its points, again; where the last step
+found no candidate, the next most likely finds none. `prepare` (`prepare_quiet`) keeps one compiled call
 (compiled_bookkeeping.SteadyContacts) that makes such a step whole, the broad phase, the check that it found the same
 candidates, the refresh of their kept points and their reduction; `contacts` asks it, and the step's path (world.py)
 makes any step that turns out otherwise. The same calls in the same order as that path: the same bits."""
@@ -23,14 +24,28 @@ def prepare(model: ContactModel, ground: Ground, persistence: Persistence, plane
     capsule), compiled (the boxes and the pairs kept with their words)."""
     model.cache["steady_contacts"] = None
     match = persistence.match
+    if getattr(match.refresh_inputs, "reduce_words", None) is not None:
+        _prepare(model, ground, match, planes, hull_pairs, tri_pairs, rounds, position)
+
+
+def prepare_quiet(model: ContactModel, ground: Ground, planes: list[np.ndarray], hull_pairs: tuple,
+                  tri_pairs: tuple, rounds: tuple, position: np.ndarray) -> None:
+    """`prepare` after a quiet step, whose broad phase found no candidate (`generate`'s planes .. rounds, none):
+    the call that finds none again, or hands the step back."""
+    model.cache["steady_contacts"] = None
+    _prepare(model, ground, None, planes, hull_pairs, tri_pairs, rounds, position)
+
+
+def _prepare(model: ContactModel, ground: Ground, match, planes: list[np.ndarray], hull_pairs: tuple,
+             tri_pairs: tuple, rounds: tuple, position: np.ndarray) -> None:
+    """`prepare` and `prepare_quiet`: the call of the persistence match `match` (None: none, quiet)."""
     pairs = model.cache.get("static_pairs")
     boxes = compiled_placement.kept_words(model.vehicle, model.box_centre, model.box_half, model.reach)
     if (planes or rounds[0].size or model.static_rounds is not None or len(ground.plane_normals)
-            or ground.grid is None or pairs is None or pairs[0] is not ground or pairs[3] is None or boxes is None
-            or getattr(match.refresh_inputs, "reduce_words", None) is None):
+            or ground.grid is None or pairs is None or pairs[0] is not ground or pairs[3] is None or boxes is None):
         return
-    call = compiled_bookkeeping.SteadyContacts(boxes, pairs[3], match.refresh_inputs, position.shape[1],
-                                               len(model.vehicle), tri_pairs, hull_pairs)
+    call = compiled_bookkeeping.SteadyContacts(boxes, pairs[3], None if match is None else match.refresh_inputs,
+                                               position.shape[1], len(model.vehicle), tri_pairs, hull_pairs)
     model.cache["steady_contacts"] = (model, ground, match, call)
 
 
@@ -41,18 +56,22 @@ def contacts(model: ContactModel, ground: Ground, position: np.ndarray, orientat
     manifolds `previous` would find again), or the step is not steady (the call is dropped: `prepare` keeps another
     after a steady step)."""
     kept = model.cache.get("steady_contacts")
-    if kept is None or previous is None:
+    if kept is None:
         return None
     kept_model, kept_ground, match, call = kept
-    last = model.cache.get("persistence_match")
-    if (kept_model is not model or kept_ground is not ground or last is None or last[2] is not match
-            or last[0][0] is not previous.pairs or last[0][1] is not previous.points
-            or last[0][2] is not ground.tri_shape):
+    if kept_model is not model or kept_ground is not ground:
         return None
+    if match is not None:  # (the last step's manifolds find the match again)
+        last = model.cache.get("persistence_match")
+        if (previous is None or last is None or last[2] is not match or last[0][0] is not previous.pairs
+                or last[0][1] is not previous.points or last[0][2] is not ground.tri_shape):
+            return None
     made = call(position, orientation, length_scale, threads)
     if made is None:
         model.cache["steady_contacts"] = None
         return None
+    if match is None:  # (quiet: near nothing, no manifold kept)
+        return Contacts.empty()
     _, keep_point, _, kept_points, kept, patch = made
     points = match.pts if kept_points == len(keep_point) else match.pts.subset(keep_point)  # (read, never written)
     out = Contacts(*kept, patch=patch) if len(patch) else Contacts.empty()

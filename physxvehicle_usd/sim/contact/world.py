@@ -50,6 +50,8 @@ def generate(model: ContactModel, ground: Ground, position: np.ndarray, orientat
     rounds = (round_shapes.candidates(model, position, orientation) if model.static_rounds is not None
               else _NO_ROUNDS)
     if not (hull_shape.size or tri_shape.size or rounds[0].size or any(rows.size for rows in planes)):
+        if length_scale is not None:
+            steady.prepare_quiet(model, ground, planes, (hull_shape, hull), (tri_shape, tri), rounds, position)
         return Contacts.empty()  # near nothing: no contact, and no manifold kept (a pair out of the broad phase ends)
     persistence = None
     if length_scale is not None:
