@@ -525,8 +525,9 @@ class SteadyContacts:
 
     def __call__(self, position: np.ndarray, orientation: np.ndarray, length_scale: np.ndarray, threads: int):
         """The step's contacts at these poses (as `refresh_and_reduce` returns them, reduced; () where the step is
-        quiet, as the last), or None where the step is not steady (other candidates, a pair that does not keep its points, a travel too near its limit, the
-        broad phase short of room or not covered): the caller's path makes it."""
+        quiet, as the last), or None where the step is not steady (other candidates, a pair that does not keep its
+        points, a travel too near its limit, the broad phase short of room or not covered): the caller's path makes
+        it."""
         V, K, Q = self.V, self.K, self.Q
         if (position.shape != (3, V) or orientation.shape != (4, V) or length_scale.shape != (V,)
                 or position.dtype not in _POSES or orientation.dtype not in _POSES

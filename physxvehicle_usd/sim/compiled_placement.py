@@ -68,8 +68,8 @@ def _kept(vehicle, body_centre, body_half, grow) -> _Kept | None:
     if seen is None or not all(map(operator.is_, seen, sources)):
         slot[1] = sources
         return None
-    if (not _covers_model(vehicle, body_centre, body_half, grow)
-            or not all(a.flags.c_contiguous for a in (vehicle, body_centre, body_half) + (() if grow is None else (grow,)))):
+    arrays = (vehicle, body_centre, body_half) + (() if grow is None else (grow,))
+    if not (_covers_model(vehicle, body_centre, body_half, grow) and all(a.flags.c_contiguous for a in arrays)):
         return None
     kept = slot[0] = _Kept(vehicle, body_centre, body_half, grow)
     return kept

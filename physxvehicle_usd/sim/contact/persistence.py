@@ -9,7 +9,8 @@ than about a degree, since they were made (invalidate_*), or, against a plane, w
 reports the kept points: on the static shape, with their re-measured separations. A pair whose points were made anew
 and found none keeps that too: it makes none until it has moved enough.
 
-Which pairs keep a manifold here (every other pair is made anew every step):
+Which pairs keep a manifold here (every other pair is made anew every step; the margins and thresholds in numbers:
+sim/contact/pcm_rules.py):
   plane  a box or a convex hull against a plane (pcmContactPlaneBox, pcmContactPlaneConvex). Margin: min(0.15 x the
          box's smallest half extent, 0.15 x the length scale), or min(0.25 x the hull's smallest inner extent,
          0.05 x the length scale). Made anew when moved 0.2 margins, turned to a quaternion dot under 0.99996, or a
@@ -60,37 +61,20 @@ from .. import compiled_bookkeeping
 from ..ground import Ground
 from ..vecmath import quat_to_mat
 from .model import ContactModel, capsule_rows, first_rows, persistent_rows
+from .pcm_rules import (
+    CAPSULE,
+    CAPSULE_MOVED,
+    CAPSULE_TURNED,
+    MESH,
+    PLANE,
+    POLYTOPE,
+    POLYTOPE_MOVED,
+    POLYTOPE_TURNED,
+    ROUND,
+    manifold_margins,
+)
+from .pcm_rules import rules as pcm_rules
 from .records import Contacts, ManifoldPairs, ManifoldPoints, Manifolds, no_manifold_points, run_starts
-
-# PCM's margins (GuVecBox.h CalculatePCMBoxMargin, GuVecConvexHull.h CalculatePCMConvexMargin): a fraction of the
-# shape's smallest inner extent, at most a fraction of the length scale (against a mesh: GU_PCM_MESH_MANIFOLD_EPSILON)
-_BOX_MARGIN, _HULL_MARGIN = 0.15, 0.25
-
-_BOX_TOLERANCE, _HULL_TOLERANCE, _MESH_TOLERANCE = 0.15, 0.05, 0.05
-
-# the pair: a polytope on a plane, mesh, static polytope; a capsule on a static box; a polytope on a static capsule
-PLANE, MESH, POLYTOPE, CAPSULE, ROUND = 0, 1, 2, 3, 4
-
-# made anew when the shape's origin moved this many margins along an axis, or the relative turn's quaternion dot fell
-# below this: against planes and meshes (invalidate_PrimitivesPlane, the multi-manifold's invalidate), and against
-# polytopes by the points the manifold holds (invalidate_BoxConvex: invalidateThresholds, invalidateQuatThresholds)
-_MOVED = 0.2
-
-_PLANE_TURNED, _MESH_TURNED = 0.99996, 0.9998
-
-POLYTOPE_MOVED = np.array([0.5, 0.125, 0.25, 0.375, 0.375])
-
-POLYTOPE_TURNED = np.array([0.9998, 0.9999, 0.9999, 0.9999, 0.9999])
-
-# a capsule against a box or hull (pcmContactCapsuleBox, pcmContactCapsuleConvex: invalidate_SphereCapsule), by the
-# points held (0, 1, 2)
-_CAPSULE_MOVED = np.array([0.5, 0.1, 0.75])
-
-_CAPSULE_TURNED = np.array([0.9995, 0.9999, 0.9997])
-
-# a point whose ends drifted apart sideways by this many margins is dropped (projectBreakingThreshold)
-_PLANE_DRIFT, DRIFT = 0.2, 0.8
-
 
 def _sorted_unique(keys: np.ndarray) -> np.ndarray:
     """np.unique of integer keys: sorted, each once."""
@@ -107,72 +91,6 @@ def _in_sorted(keys: np.ndarray, sorted_keys: np.ndarray) -> np.ndarray:
 def _radius(model: ContactModel, rows: np.ndarray) -> np.ndarray:
     """The rows' round radii (0: a polytope)."""
     return np.zeros(len(rows)) if model.radius is None else model.radius[rows]
-
-
-def _inner_extent(polytopes) -> np.ndarray:
-    """(N,) each polytope's smallest distance from its vertices' centroid to a face (a box's smallest half extent)."""
-    P = polytopes
-    real = ~((P.vertices == P.vertices[:, :1]).all(axis=2))
-    real[:, 0] = True
-    centroid = (P.vertices * real[..., None]).sum(axis=1) / real.sum(axis=1)[:, None]
-    depth = np.where(P.face_mask, P.offsets - np.einsum("nfj,nj->nf", P.normals, centroid), np.inf)
-    return depth.min(axis=1)
-
-
-def manifold_margins(model: ContactModel) -> dict[str, np.ndarray]:
-    """The shapes' inner extents (rows, static polytopes) and how far a vehicle shape reaches from its centre (the
-    travel of a turn: a box's half diagonal, a hull's box's), once per model."""
-    if "pcm_inner" not in model.cache:
-        model.cache["pcm_inner"] = _inner_extent(model.shapes)
-        model.cache["pcm_static_inner"] = (np.zeros(0) if model.static_shapes is None
-                                           else _inner_extent(model.static_shapes))
-        model.cache["pcm_radius"] = np.where(model.boxes.mask, np.linalg.norm(model.boxes.half, axis=1),
-                                             np.linalg.norm(model.box_half, axis=0))
-    return model.cache
-
-
-@dataclass
-class _Rules:
-    """Per pair: how far the shape may move (any axis) and turn (quaternion dot) before its points are made anew, how
-    far a point may drift sideways before it is dropped, whether a dropped point makes them anew and whether a kept
-    point beyond the contact distance goes unreported (not against a mesh), and the margin they scale."""
-
-    moved: np.ndarray
-    turned: np.ndarray
-    drift: np.ndarray
-    strict: np.ndarray
-    margin: np.ndarray
-
-
-def manifold_margin(inner: np.ndarray, box: np.ndarray, length: np.ndarray, tolerance=None) -> np.ndarray:
-    ratio = np.where(box, _BOX_MARGIN, _HULL_MARGIN)
-    tolerance = np.where(box, _BOX_TOLERANCE, _HULL_TOLERANCE) if tolerance is None else tolerance
-    return np.minimum(ratio * inner, tolerance * length)
-
-
-def _rules(model: ContactModel, row: np.ndarray, static: np.ndarray, kind: np.ndarray,
-           length_scale: np.ndarray, static_radius: np.ndarray) -> _Rules:
-    cache = manifold_margins(model)
-    box = model.boxes.mask[row]
-    length = length_scale[model.vehicle[row]].astype(float)
-    inner = cache["pcm_inner"][row]
-    margin = np.where(kind == MESH, manifold_margin(inner, box, length, _MESH_TOLERANCE), manifold_margin(inner, box, length))
-    polytope = (kind == POLYTOPE) | (kind == CAPSULE)
-    if polytope.any():  # the lesser of the two shapes' margins (a capsule's: the static box's)
-        first = model.polytope_first
-        h = np.where(polytope, static - first, 0)
-        static_box = (model.static_boxes.mask[h] if model.static_boxes is not None else np.zeros(len(h), bool))
-        static_margin = manifold_margin(cache["pcm_static_inner"][h] if len(h) else inner, static_box, length)
-        margin = np.where(polytope, np.where(kind == CAPSULE, static_margin, np.minimum(margin, static_margin)), margin)
-    capsule = kind == CAPSULE
-    if capsule.any():  # the lesser of the box's margin and the capsule's radius
-        margin = np.where(capsule, np.minimum(margin, model.radius[row]), margin)
-    # a static capsule: the lesser of the vehicle's box's or hull's margin and the capsule's radius
-    margin = np.where(kind == ROUND, np.minimum(margin, static_radius), margin)
-    polytope |= kind == ROUND
-    plane = kind == PLANE
-    return _Rules(np.where(polytope, np.nan, _MOVED * margin), np.where(plane, _PLANE_TURNED, _MESH_TURNED),
-                  np.where(plane, _PLANE_DRIFT, DRIFT) * margin, kind != MESH, margin)
 
 
 def _refresh_tables(vehicle: np.ndarray, box: np.ndarray, inner: np.ndarray, radius: np.ndarray | None,
@@ -459,7 +377,7 @@ class Persistence:
         per candidate pair; found, at: which the last step recorded, and where in its pairs `prev`; pts, pair: its
         points of the found pairs, and each one's candidate pair. Returns which pairs keep their points."""
         model, key, R_all, position, orientation = self.model, self.key, self.R_all, self.position, self.orientation
-        rules = _rules(model, self.row, self.static, kind, length_scale, static_radius)
+        rules = pcm_rules(model, self.row, self.static, kind, length_scale, static_radius)
         vehicle = model.vehicle[self.row]
         R = R_all[:, :, self.row[pair]].transpose(2, 0, 1)
         on_body = np.einsum("qij,qj->qi", R, pts.body_point) + position[:, vehicle[pair]].T
@@ -484,11 +402,11 @@ class Persistence:
         polytope, capsule = kind == POLYTOPE, (kind == CAPSULE) | on_round
         # (a capsule's fresh manifold holds GJK's closest point besides the points made: PCM makes the one point
         # twice where the full generation makes one)
-        held_capsule = np.minimum(held + (held > 0), len(_CAPSULE_MOVED) - 1)
+        held_capsule = np.minimum(held + (held > 0), len(CAPSULE_MOVED) - 1)
         moved_limit = np.where(polytope, POLYTOPE_MOVED[held] * rules.margin,
-                               np.where(capsule, _CAPSULE_MOVED[held_capsule] * rules.margin, rules.moved))
+                               np.where(capsule, CAPSULE_MOVED[held_capsule] * rules.margin, rules.moved))
         turned_limit = np.where(polytope, POLYTOPE_TURNED[held],
-                                np.where(capsule, _CAPSULE_TURNED[held_capsule], rules.turned))
+                                np.where(capsule, CAPSULE_TURNED[held_capsule], rules.turned))
         moved = np.abs(self._origins(self.row) - prev.origin[at]).max(axis=1)
         if on_round.any():  # a static capsule's move in the vehicle shape's frame (PCM's relative transform)
             centre = rounds.ends.mean(axis=1)[np.maximum(self.static - round_first, 0)]

@@ -38,7 +38,8 @@ def generate(model: ContactModel, ground: Ground, position: np.ndarray, orientat
     pairs that keep PCM's persistent manifolds (sim/contact/persistence.py) re-measure the points `previous` kept where
     they have moved little, and the contacts carry the manifolds to keep (`Contacts.manifolds`); without, every contact
     is made anew. motion: the step's sim/motion.Motion of these poses; threads: the broad phase's (the same contacts for
-    any count)."""
+    any count). A step steady as the last (every pair keeping its points, or no candidate) is made in one compiled call
+    (sim/contact/steady.py), the same contacts."""
     if length_scale is not None:  # (a steady step, as the last: made in one call)
         out = steady.contacts(model, ground, position, orientation, previous, length_scale, threads)
         if out is not None:
