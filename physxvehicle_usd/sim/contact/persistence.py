@@ -93,6 +93,35 @@ def _radius(model: ContactModel, rows: np.ndarray) -> np.ndarray:
     return np.zeros(len(rows)) if model.radius is None else model.radius[rows]
 
 
+def prepare_tables(model: ContactModel) -> None:
+    """Make the model's tables that its first kept manifold would make (the margins, the rows' kinds, the compiled
+    refresh's and record's tables), kept in its cache: the same tables, made when the model is built rather than at
+    a fleet's first contact."""
+    manifold_margins(model)
+    first_rows(model), persistent_rows(model), capsule_rows(model)
+    if compiled_bookkeeping.available():
+        _compiled_refresh_tables(model), _compiled_record_tables(model)
+
+
+def _compiled_refresh_tables(model: ContactModel) -> compiled_bookkeeping.Held:
+    """What the compiled refresh reads of the model (`_refresh_tables`), kept in its cache while its arrays are the
+    same."""
+    cache = manifold_margins(model)
+    return compiled_bookkeeping.held(cache, "compiled_refresh", (
+        model.vehicle, model.boxes.mask, cache["pcm_inner"], model.radius, model.origin, model.static_boxes,
+        cache["pcm_static_inner"], model.contact_distance), _refresh_tables)
+
+
+def _compiled_record_tables(model: ContactModel) -> compiled_bookkeeping.Held:
+    """What the compiled record reads of the model (compiled_bookkeeping.record_tables), kept in its cache while its
+    arrays are the same."""
+    G = model.collides.shape[1]
+    return compiled_bookkeeping.held(model.cache, "compiled_record", (
+        model.vehicle, first_rows(model), model.origin, model.radius, model.static_rounds),
+        lambda vehicle, first, origin, radius, rounds: compiled_bookkeeping.record_tables(
+            vehicle, first, origin, _radius(model, np.arange(len(vehicle))), _static_radius(model, np.arange(G))))
+
+
 def _refresh_tables(vehicle: np.ndarray, box: np.ndarray, inner: np.ndarray, radius: np.ndarray | None,
                     origin: np.ndarray | None, static_boxes, static_inner: np.ndarray,
                     contact_distance: np.ndarray) -> compiled_bookkeeping.Held:
@@ -441,10 +470,7 @@ class Persistence:
         nothing is left to make anew once every pair keeps its points (`_steady`), the kept contacts reduced in the
         same call where they all do (`reduced`)."""
         model, prev, at = self.model, match.prev, match.at
-        cache = manifold_margins(model)
-        tables = compiled_bookkeeping.held(cache, "compiled_refresh", (
-            model.vehicle, model.boxes.mask, cache["pcm_inner"], model.radius, model.origin, model.static_boxes,
-            cache["pcm_static_inner"], model.contact_distance), _refresh_tables)
+        tables = _compiled_refresh_tables(model)
         pts = match.pts
         if match.refresh_inputs is None:  # (the match's own: converted once)
             match.refresh_inputs = compiled_bookkeeping.refresh_inputs(
@@ -502,10 +528,7 @@ class Persistence:
         model, G = self.model, self.G
         first = first_rows(model)
         if self.compiled and compiled_bookkeeping.available() and _record_covered(self.R_all, contacts):
-            tables = compiled_bookkeeping.held(model.cache, "compiled_record", (
-                model.vehicle, first, model.origin, model.radius, model.static_rounds),
-                lambda vehicle, first, origin, radius, rounds: compiled_bookkeeping.record_tables(
-                    vehicle, first, origin, _radius(model, np.arange(len(vehicle))), self._static_radius(np.arange(G))))
+            tables = _compiled_record_tables(model)
             made_pairs, made_points = compiled_bookkeeping.record_manifolds(
                 self.key, self.is_kept, self.row, self.static, tables, self.R_all, self.position, self.orientation,
                 contacts.shape, contacts.static, contacts.point, contacts.normal, contacts.separation)

@@ -20,6 +20,7 @@ from .cylinder import (
 from .geometry import SAME_NORMAL
 from .model import ContactModel
 from .persistence import Persistence
+from .persistence import prepare_tables as prepare_persistence_tables
 from .placement import cylinder_world_ends, placed_vertices, shape_radius
 from .plane import plane_contacts
 from .polytopes import polytope_rows, triangle_polytopes, world_polytopes
@@ -127,6 +128,15 @@ def _patch_point_table(model: ContactModel) -> np.ndarray | None:
     table.flags.writeable = False
     model.cache["patch_point_table"] = (sources, table)
     return table
+
+
+def prepare_tables(model: ContactModel) -> None:
+    """Make the model's contact tables that its first contact would make (`patch_points`' table, the kept points'
+    reduction, persistence.py's `prepare_tables`), kept in its cache: the same tables, made when the model is built
+    rather than in a fleet's first step with a contact."""
+    _patch_point_table(model)
+    kept_point_reduction(model)
+    prepare_persistence_tables(model)
 
 
 def kept_point_reduction(model: ContactModel) -> compiled_bookkeeping.Held | None:
