@@ -83,6 +83,14 @@ def _covers_model(vehicle, body_centre, body_half, grow) -> bool:
             and (grow is None or (grow.dtype == np.float64 and grow.shape == (N,))))
 
 
+def keep(vehicle: np.ndarray, body_centre: np.ndarray, body_half: np.ndarray, grow: np.ndarray | None) -> None:
+    """Keep the words of these model arrays now (as a second call with them would), where the C code covers them and
+    the extension is loaded: a model's arrays known to stay (not a posed model's, made anew every step)."""
+    if _LIB is not None:
+        _kept(vehicle, body_centre, body_half, grow)
+        _kept(vehicle, body_centre, body_half, grow)
+
+
 def kept_words(vehicle: np.ndarray, body_centre: np.ndarray, body_half: np.ndarray, grow: np.ndarray):
     """What `shape_boxes` keeps for these model arrays with a growth: an object holding them and, at its `at`, their
     words (`pvu_shape_boxes_words`' 13, the model's the last four: a caller that writes the step's into a copy of

@@ -106,7 +106,7 @@ class Simulator:
 
         self.contact = contact_model(self.params)
         if self.contact is not None:  # (the tables of its first contact, made now: sim/contact/world.py)
-            prepare_contact_tables(self.contact)
+            prepare_contact_tables(self.contact, self.ground)
         # the suspension queries meet the other vehicles' shapes (sim/vehicle_queries.py)
         self.queries = None if self.contact is None else VehicleQueries.build(
             self.contact, collision, rule, self.params.paths, self.params.wheel_paths, self.params.W,

@@ -10,7 +10,7 @@ from ..ground import Ground
 from ..motion import Motion
 from . import round_shapes, steady
 from .box import box_box
-from .broad import static_candidates
+from .broad import prepare_static_candidates, static_candidates
 from .cylinder import (
     cylinder_convex_contacts,
     cylinder_mesh_contacts,
@@ -130,10 +130,12 @@ def _patch_point_table(model: ContactModel) -> np.ndarray | None:
     return table
 
 
-def prepare_tables(model: ContactModel) -> None:
+def prepare_tables(model: ContactModel, ground: Ground) -> None:
     """Make the model's contact tables that its first contact would make (`patch_points`' table, the kept points'
-    reduction, persistence.py's `prepare_tables`), kept in its cache: the same tables, made when the model is built
-    rather than in a fleet's first step with a contact."""
+    reduction, persistence.py's `prepare_tables`) and what the broad phase keeps of it and the ground
+    (broad.py `prepare_static_candidates`), kept in its cache: the same tables, made when the model is built rather
+    than in a fleet's first steps."""
+    prepare_static_candidates(model, ground)
     _patch_point_table(model)
     kept_point_reduction(model)
     prepare_persistence_tables(model)
