@@ -65,3 +65,17 @@ def test_the_steady_call_makes_the_steps_own_contacts_and_manifolds_to_the_bit(t
                 other_steps += kept is not None  # (prepared, but not steady: the call handed the step back)
         sim.step({"accelerator": 1.0})
     assert steady_steps > 50 and other_steps > 10
+
+
+def test_the_first_contacts_tables_are_made_with_the_simulator_and_kept_by_its_steps(tmp_path):
+    """The contact tables a fleet's first contact would make (world.py `prepare_tables`: the patch points' table,
+    the kept points' reduction, the compiled refresh's and record's tables, the static pairs' call) are in the model's
+    cache once the simulator is built, and its steps, into the boxes, use those very tables (none made again)."""
+    sim = Simulator.from_description(read_stage(str(fleet_stage(2, tmp_path, road="obstacles"))), 1.0 / 60.0)
+    names = ("patch_point_table", "kept_reduction", "compiled_refresh", "compiled_record", "static_pairs")
+    built = {name: sim.contact.cache.get(name) for name in names}
+    assert all(table is not None for table in built.values())
+    for _ in range(60):
+        sim.step({"accelerator": 1.0})
+    assert sim.state.manifolds is not None and len(sim.state.manifolds)  # (the cars met their boxes)
+    assert all(sim.contact.cache.get(name) is built[name] for name in names)
