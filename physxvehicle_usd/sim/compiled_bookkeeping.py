@@ -507,11 +507,12 @@ _REFRESH_REDUCE_WORDS = 44
 
 class SteadyContacts:
     """world.py's steady step in one call (sim/_steady_contacts.c): the shapes' world boxes (compiled_placement.py's
-    kept words `box_words`), their static pairs (compiled_mesh.StaticPairs `pairs`), the check that these are the
-    candidates `tri_pairs` and `hull_pairs` (each (shape, other)) a persistence match was made of, and
-    `refresh_and_reduce` of the match's kept points (its refresh inputs `inputs`, whose words `refresh_and_reduce`
-    made, with a reduction; None: a quiet step, as the last, no candidate to find). A call hands over the step's
-    poses and length scales alone. boxes: what compiled_placement.kept_words gives of the model's arrays."""
+    kept words `boxes`), their static pairs (compiled_mesh.StaticPairs `pairs`, in the room of its last call), the
+    check that these are the candidates `tri_pairs` and `hull_pairs` (each (shape, other)) a persistence match was
+    made of, and `refresh_and_reduce` of the match's kept points (its refresh inputs `inputs`, whose words
+    `refresh_and_reduce` made, with a reduction; None: a quiet step, as the last, no candidate to find). A call hands
+    over the step's poses and length scales alone. boxes: what compiled_placement.kept_words gives of the model's
+    arrays."""
 
     def __init__(self, boxes, pairs, inputs: Held | None, V: int, N: int, tri_pairs: tuple, hull_pairs: tuple):
         self.boxes, self.pairs, self.inputs = boxes, pairs, inputs  # (held while C reads their words)
@@ -519,29 +520,32 @@ class SteadyContacts:
                                 for pair in (tri_pairs, hull_pairs))
         self.K, self.Q, self.V = (0, 0, V) if inputs is None else (len(inputs.arrays[0]), len(inputs.arrays[6]), V)
         refresh = 0 if inputs is None else inputs.reduce_words[3].at
-        self.words = _Words(20, [boxes.at, pairs.words.at, refresh, V, N, 0, 0, 0, 0, 0, 0, 0, 0,
-                                 len(tri_pairs[0]), address(self.candidates[0]) if len(tri_pairs[0]) else 0,
-                                 len(hull_pairs[0]), address(self.candidates[1]) if len(hull_pairs[0]) else 0])
+        T, H = len(tri_pairs[0]), len(hull_pairs[0])
+        self.words = _Words(18, [boxes.at, pairs.words.at, refresh, V, N, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                 T, address(self.candidates[0]) if T else 0,
+                                 H, address(self.candidates[1]) if H else 0])
+        self.singles = None  # (the poses' float32 flags last written)
+        self.shapes = ((3, V), (4, V), (V,))
 
     def __call__(self, position: np.ndarray, orientation: np.ndarray, length_scale: np.ndarray, threads: int):
         """The step's contacts at these poses (as `refresh_and_reduce` returns them, reduced; () where the step is
         quiet, as the last), or None where the step is not steady (other candidates, a pair that does not keep its
         points, a travel too near its limit, the broad phase short of room or not covered): the caller's path makes
         it."""
-        V, K, Q = self.V, self.K, self.Q
-        if (position.shape != (3, V) or orientation.shape != (4, V) or length_scale.shape != (V,)
-                or position.dtype not in _POSES or orientation.dtype not in _POSES
-                or length_scale.dtype not in _POSES):
+        K, Q = self.K, self.Q
+        singles = (_SINGLE.get(position.dtype), _SINGLE.get(orientation.dtype), _SINGLE.get(length_scale.dtype))
+        if None in singles or (position.shape, orientation.shape, length_scale.shape) != self.shapes:
             return None
-        step = (np.ascontiguousarray(position), np.ascontiguousarray(orientation), np.ascontiguousarray(length_scale))
+        # the outputs: refresh_and_reduce's ints (3 Q + 3), then its flags as bytes; its floats
+        ints, floats = np.empty(3 * Q + 3 + (K + Q + 7) // 8, np.int64), np.empty(7 * Q)
+        step = (np.ascontiguousarray(position), np.ascontiguousarray(orientation), np.ascontiguousarray(length_scale),
+                ints, floats)
         words = self.words
         w = words.words
         write_addresses(step, words.at + 40)
-        if self.inputs is not None:
-            flags, ints, floats = np.empty(K + Q, np.bool_), np.empty(3 * Q + 3, np.int64), np.empty(7 * Q)
-            write_addresses((flags, ints, floats), words.at + 8 * 17)
-        w[8:13] = (position.dtype == np.float32, orientation.dtype == np.float32, length_scale.dtype == np.float32,
-                   self.pairs.room, threads)
+        if singles != self.singles:
+            w[10:13], self.singles = singles, singles
+        w[13] = threads
         n = _LIB.pvu_steady_contacts_words(words.at)
         del step  # (read)
         if n == -1:
@@ -550,13 +554,15 @@ class SteadyContacts:
             return None
         if self.inputs is None:  # (quiet, as the last step: no contact)
             return ()
-        kept_pairs, kept_points, _ = ints[3 * Q:].tolist()
+        kept_pairs, kept_points, _ = ints[3 * Q:3 * Q + 3].tolist()
         contacts = (ints[:n], ints[Q:Q + n], floats[:3 * n].reshape(n, 3), floats[3 * Q:3 * Q + 3 * n].reshape(n, 3),
                     floats[6 * Q:6 * Q + n])
-        return flags[:K], flags[K:], kept_pairs, kept_points, contacts, ints[2 * Q:2 * Q + n]
+        keep_point = None if kept_points == Q else ints[3 * Q + 3:].view(np.bool_)[K:K + Q]
+        return kept_pairs, keep_point, contacts, ints[2 * Q:2 * Q + n]
 
 
-_POSES = (np.dtype(np.float32), np.dtype(np.float64))
+# the poses' dtypes the steady call takes, and whether each is float32
+_SINGLE = {np.dtype(np.float32): 1, np.dtype(np.float64): 0}
 
 
 def record_tables(vehicle: np.ndarray, first: np.ndarray, origin: np.ndarray | None, radius: np.ndarray,

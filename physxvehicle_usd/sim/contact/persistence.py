@@ -76,6 +76,7 @@ from .pcm_rules import (
 from .pcm_rules import rules as pcm_rules
 from .records import Contacts, ManifoldPairs, ManifoldPoints, Manifolds, no_manifold_points, run_starts
 
+
 def _sorted_unique(keys: np.ndarray) -> np.ndarray:
     """np.unique of integer keys: sorted, each once."""
     keys = np.sort(keys)

@@ -72,8 +72,8 @@ def contacts(model: ContactModel, ground: Ground, position: np.ndarray, orientat
         return None
     if match is None:  # (quiet: near nothing, no manifold kept)
         return Contacts.empty()
-    _, keep_point, _, kept_points, kept, patch = made
-    points = match.pts if kept_points == len(keep_point) else match.pts.subset(keep_point)  # (read, never written)
+    _, keep_point, kept, patch = made
+    points = match.pts if keep_point is None else match.pts.subset(keep_point)  # (read, never written)
     out = Contacts(*kept, patch=patch) if len(patch) else Contacts.empty()
     out.manifolds = Manifolds(match.steady[1], points if len(points) else no_manifold_points())
     return out
