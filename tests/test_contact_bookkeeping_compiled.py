@@ -378,9 +378,9 @@ def test_the_extension_was_built_with_pxc_same_normal():
 def test_the_refresh_turns_made_in_c_decide_as_numpys_or_hand_the_comparison_back():
     """refresh_and_reduce makes each pair's turn (einsum's dot, in its order) and travel (libm's arccos, which may
     differ from numpy's in the last bit) in C: on one box pair against a static box whose far side travels about as
-    far as its move limit allows, every decision it makes is numpy's (refresh_manifolds given numpy's turn and travel,
-    0 ulps), and where the travel lies within 1e-9 of the limit it hands the comparison back (None) rather than
-    decide; given numpy's turn and travel it decides as refresh_manifolds does."""
+    far as its move limit allows, every decision it makes is the one it makes given numpy's turn and travel (0 ulps),
+    which keeps the pair where numpy's travel is within the limit; where the travel lies within 1e-9 of the limit it
+    hands the comparison back (None) rather than decide."""
     rng = np.random.default_rng(3)
     tables = compiled_bookkeeping.refresh_tables(np.zeros(1, np.int64), np.ones(1, bool), np.full(1, 0.5), np.zeros(1),
                                                  None, np.ones(1, bool), np.full(1, 0.5), np.full((1, 1), 0.1))
@@ -405,17 +405,16 @@ def test_the_refresh_turns_made_in_c_decide_as_numpys_or_hand_the_comparison_bac
             np.zeros(1, np.int64), np.zeros(1, np.int64), np.full(1, 2), np.ones(1, bool), np.zeros(1, np.int64),
             np.zeros((1, 3)), np.zeros(2, np.int64), np.einsum("ji,qj->qi", rotation[:, :, 0], point), point,
             np.tile([0.0, 0.0, 1.0], (2, 1)), np.zeros(1), prev_orientation, reach)
-        keep_pair, keep_point, kept = compiled_bookkeeping.refresh_manifolds(inputs, tables, 0, length, rotation,
-                                                                             position, turn, travel)
         made = compiled_bookkeeping.refresh_and_reduce(inputs, tables, 0, length, rotation, position, orientation,
                                                        None)
         given = compiled_bookkeeping.refresh_and_reduce(inputs, tables, 0, length, rotation, position, orientation,
                                                         None, turn, travel)
-        for got in ((made,) if made is None else (made, given)) + (given,):
-            if got is None:
-                continue
-            assert _same(got[0], keep_pair) and _same(got[1], keep_point)
-            assert all(_same(a, b) for a, b in zip(got[4], kept)) and got[5] is None
+        # (numpy's decision: kept where the far side's travel is within the limit)
+        keep_pair = given[0]
+        assert bool(keep_pair[0]) == bool(travel[0] <= limit) and given[5] is None
+        if made is not None:
+            assert all(_same(a, b) for a, b in zip(made[:4], given[:4]))
+            assert all(_same(a, b) for a, b in zip(made[4], given[4])) and made[5] is None
         near = abs(travel[0] - limit) <= 1e-9 * (abs(travel[0]) + limit)
         assert (made is None) == near
         handed_back += made is None

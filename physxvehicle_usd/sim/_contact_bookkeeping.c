@@ -283,7 +283,8 @@ int64_t pvu_refresh_manifolds(int64_t K, int64_t Q, int64_t N, int64_t V, int64_
             const double apart = fabs(now - prev_origin[3 * at[k] + i]);
             moved = i == 0 ? apart : np_max(moved, apart);
         }
-        if (travel_near && polytope && fabs(travel[k] - moved_limit) <= TRAVEL_NEAR * (fabs(travel[k]) + fabs(moved_limit))) {
+        if (travel_near && polytope
+            && fabs(travel[k] - moved_limit) <= TRAVEL_NEAR * (fabs(travel[k]) + fabs(moved_limit))) {
             n = -2;  /* (a travel of libm's arccos too near its limit to tell numpy's side: the caller's numpy) */
             goto done;
         }
@@ -378,38 +379,15 @@ int pvu_record_manifolds(int64_t K, int64_t C, int64_t N, int64_t V, int64_t G, 
     return 0;
 }
 
-/* pvu_refresh_manifolds with its arguments as 64-bit words (sim/compiled_bookkeeping.py `refresh_manifolds`: the
-   pairs' and the model's words written once while they are the same, a step's arrays' addresses written into the
-   words by one call): w[0 .. 6] K, Q, N, V, cd_row, cd_column, polytope_first; w[7 .. 16] row .. pnormal; w[17 .. 24]
-   vehicle .. contact_distance; w[25] static_radius; w[26 .. 30] length, rotation, position, turn, travel; w[31 .. 33]
-   the outputs' three blocks: keep_pair then keep_point (bytes), out_row then out_static (Q each), out_point,
-   out_normal (Q, 3) then out_separation (Q). */
-int64_t pvu_refresh_manifolds_words(const int64_t *w) {
-#define P(type, k) ((type)(intptr_t)w[k])
-    const int64_t K = w[0], Q = w[1];
-    uint8_t *flags = P(uint8_t *, 31);
-    int64_t *ints = P(int64_t *, 32);
-    double *floats = P(double *, 33);
-    return pvu_refresh_manifolds(K, Q, w[2], w[3], w[4], w[5], w[6], P(const int64_t *, 7), P(const int64_t *, 8),
-                                 P(const int64_t *, 9), P(const uint8_t *, 10), P(const int64_t *, 11),
-                                 P(const double *, 12), P(const int64_t *, 13), P(const double *, 14),
-                                 P(const double *, 15), P(const double *, 16), P(const int64_t *, 17),
-                                 P(const uint8_t *, 18), P(const double *, 19), P(const double *, 20),
-                                 P(const double *, 21), P(const uint8_t *, 22), P(const double *, 23),
-                                 P(const double *, 24), P(const double *, 26), P(const double *, 27),
-                                 P(const double *, 28), P(const double *, 25), P(const double *, 29),
-                                 P(const double *, 30), flags, flags + K, ints, ints + Q, floats, floats + 3 * Q,
-                                 floats + 6 * Q, 0);
-#undef P
-}
-
 /* persistence.py's compiled refresh of a step (sim/compiled_bookkeeping.py `refresh_and_reduce`): the turns and
    their travels, pvu_refresh_manifolds, and where every pair keeps its points and `reduce` says nothing else is made
    this step (persistence.py's steady step: the kept contacts are the step's), the kept contacts reduced as
-   reduction.py reduce_contacts reduces them (pvu_reduce_contacts), in place. Words: w[0 .. 25] as
-   pvu_refresh_manifolds_words'; the step's w[26 .. 32] length, rotation, position, the outputs' three blocks (flags:
-   keep_pair then keep_point; ints: out_row, out_static, then each reduced contact's patch, Q each; floats: out_point,
-   out_normal, out_separation) and the bodies' orientation (4, V), float32 where w[33]; w[34] the pairs'
+   reduction.py reduce_contacts reduces them (pvu_reduce_contacts), in place. Words: w[0 .. 6] K, Q, N, V, cd_row,
+   cd_column, polytope_first; w[7 .. 16] row .. pnormal; w[17 .. 24] vehicle .. contact_distance; w[25]
+   static_radius (pvu_refresh_manifolds' arguments); the step's w[26 .. 32] length, rotation, position, the
+   outputs' three blocks (flags: keep_pair then keep_point; ints: out_row, out_static, then each reduced contact's
+   patch, Q each; floats: out_point, out_normal, out_separation) and the bodies' orientation (4, V), float32 where
+   w[33]; w[34] the pairs'
    prev_orientation (K, 4) and w[35] turn_radius (K,); w[36], w[37] the turns and travels (numpy's) or 0: made here
    (persistence.py's einsum, in its order, and libm's arccos: -2 returned where a travel lies too near its limit to
    tell, see pvu_refresh_manifolds); w[38] plane_count, w[39] the rows whose patches on a mesh keep w[40] points whole
@@ -484,7 +462,8 @@ int64_t pvu_refresh_reduce_words(const int64_t *w) {
         goto done;
     /* the kept contacts taken in the reduction's order (index), each field over the refreshed one */
     memcpy(row_was, out_row, sizeof(int64_t) * (size_t)n), memcpy(static_was, cstatic, sizeof(int64_t) * (size_t)n);
-    memcpy(copied, point, sizeof(double) * 3 * (size_t)n), memcpy(copied + 3 * n, normal, sizeof(double) * 3 * (size_t)n);
+    memcpy(copied, point, sizeof(double) * 3 * (size_t)n);
+    memcpy(copied + 3 * n, normal, sizeof(double) * 3 * (size_t)n);
     memcpy(copied + 6 * n, separation, sizeof(double) * (size_t)n);
     for (int64_t j = 0; j < m; ++j) {
         const int64_t i = index[j];

@@ -16,13 +16,14 @@ enum { BOX_WORDS = 13, PAIR_WORDS = 18, REFRESH_WORDS = 44 };
 
 /* Words: w[0 .. 2] the kept words of the shape boxes (compiled_placement.py), the static pairs (compiled_mesh.py
    StaticPairs: the room of its last call) and the refresh (compiled_bookkeeping.py refresh_and_reduce; NULL: none,
-   the step is quiet, no candidate to find and none refreshed); w[3] V, w[4] N; the step's w[5] position (3, V), w[6]
-   orientation (4, V), w[7] the length scales (V,), and the outputs w[8] ints (refresh_and_reduce's, 3 Q + 3, then
-   the flags: keep_pair, keep_point as bytes) and w[9] floats (refresh_and_reduce's); w[10], w[11], w[12] the
+   the step is quiet, no candidate to find and none refreshed); w[3] V, w[4] N; the step's w[5] position (3, V),
+   w[6] orientation (4, V), w[7] the length scales (V,), and the outputs w[8] ints (refresh_and_reduce's, 3 Q + 3,
+   then the flags: keep_pair, keep_point as bytes) and w[9] floats (refresh_and_reduce's); w[10], w[11], w[12] the
    position, orientation and length scales float32; w[13] threads; the candidates to find, w[14] T and w[15] their
-   (shape, triangle) runs (2 T), w[16] H and w[17] their (shape, polytope) runs (2 H). Returns the contacts (reduced) written, or: -1 memory ran out, -2 a travel too near its
-   limit, -3 the broad phase not covered or short of room, -4 other candidates, -5 not every pair kept its points (the
-   caller's path, one call at a time, makes the step). */
+   (shape, triangle) runs (2 T), w[16] H and w[17] their (shape, polytope) runs (2 H). Returns the contacts
+   (reduced) written, or: -1 memory ran out, -2 a travel too near its limit, -3 the broad phase not covered or
+   short of room, -4 other candidates, -5 not every pair kept its points (the caller's path, one call at a time,
+   makes the step). */
 int64_t pvu_steady_contacts_words(const int64_t *w) {
 #define P(type, k) ((type)(intptr_t)w[k])
     const int64_t *kept_boxes = P(const int64_t *, 0), *kept_pairs = P(const int64_t *, 1);

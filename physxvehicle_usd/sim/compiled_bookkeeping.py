@@ -48,8 +48,6 @@ def _load() -> ctypes.CDLL | None:
     lib.pvu_contact_telemetry.restype = ctypes.c_int
     lib.pvu_refresh_manifolds.argtypes = [_I64] * 7 + [_P] * 31 + [ctypes.c_int]
     lib.pvu_refresh_manifolds.restype = ctypes.c_int64
-    lib.pvu_refresh_manifolds_words.argtypes = [_P]
-    lib.pvu_refresh_manifolds_words.restype = ctypes.c_int64
     lib.pvu_refresh_reduce_words.argtypes = [_P]
     lib.pvu_refresh_reduce_words.restype = ctypes.c_int64
     lib.pvu_steady_contacts_words.argtypes = [_P]
@@ -362,7 +360,7 @@ def held(cache: dict, key: str, sources: tuple, make: Callable[..., Held]) -> He
 def refresh_tables(vehicle: np.ndarray, box: np.ndarray, inner: np.ndarray, radius: np.ndarray,
                    origin: np.ndarray | None, static_box: np.ndarray, static_inner: np.ndarray,
                    contact_distance: np.ndarray) -> Held:
-    """What `refresh_manifolds` reads of the model: per row its vehicle, box (bool), PCM inner extent, radius, origin
+    """What `refresh_and_reduce` reads of the model: per row its vehicle, box (bool), PCM inner extent, radius, origin
     (None: 0); the static polytopes' box (bool) and inner extent; contact_distance (N, G)."""
     table, cd_row, cd_column = _table(contact_distance)
     out = Held(_i64(vehicle), np.ascontiguousarray(box, dtype=np.bool_), _f64(inner), _f64(radius),
@@ -376,7 +374,7 @@ def refresh_inputs(row: np.ndarray, static: np.ndarray, kind: np.ndarray, found:
                    prev_origin: np.ndarray, pair: np.ndarray, body_point: np.ndarray, world_point: np.ndarray,
                    normal: np.ndarray, static_radius: np.ndarray, prev_orientation: np.ndarray | None = None,
                    turn_radius: np.ndarray | None = None) -> Held:
-    """What `refresh_manifolds` reads of the candidate pairs and the last step's points, converted and their addresses
+    """What `refresh_and_reduce` reads of the candidate pairs and the last step's points, converted and their addresses
     taken once (0 for an empty one): per candidate pair (K) its row, static shape, kind, whether the last step recorded
     it and where (`at` into its pairs' `prev_origin`), per point it kept (Q) its candidate pair and its body_point,
     world_point and normal; per pair the static radius. The same while the candidates and the last step's records are
@@ -386,50 +384,6 @@ def refresh_inputs(row: np.ndarray, static: np.ndarray, kind: np.ndarray, found:
                 _f64(prev_origin), _i64(pair), _f64(body_point), _f64(world_point), _f64(normal), _f64(static_radius),
                 None if prev_orientation is None else _f64(prev_orientation),
                 None if turn_radius is None else _f64(turn_radius))
-
-
-def refresh_manifolds(inputs: Held, tables: Held, polytope_first: int, length_scale: np.ndarray,
-                      rotation: np.ndarray, position: np.ndarray, turn: np.ndarray, travel: np.ndarray):
-    """sim/contact/persistence.py Persistence._refresh for pairs against planes, meshes and static polytopes (kind
-    PLANE, MESH, POLYTOPE): the pairs and points `refresh_inputs` holds, the model's `refresh_tables`, the static
-    polytopes from polytope_first; the length scales (V,), each row's body rotation (3, 3, N), the body positions
-    (3, V); per pair the quaternion dot `turn` and `travel` (numpy's). Returns keep_pair (K,), keep_point (Q,) and the
-    reported kept contacts' (row, static, point, normal, separation)."""
-    K, Q = len(inputs.arrays[0]), len(inputs.arrays[6])
-    # the outputs in three allocations: keep_pair, keep_point (bytes); per reported contact its row, static shape,
-    # point, normal and separation
-    flags, ints, floats = np.empty(K + Q, np.bool_), np.empty(2 * Q, np.int64), np.empty(7 * Q)
-    keep_pair, keep_point = flags[:K], flags[K:]
-    out_row, out_static = ints[:Q], ints[Q:]
-    out_point, out_normal, out_separation = floats[:3 * Q].reshape(Q, 3), floats[3 * Q:6 * Q].reshape(Q, 3), floats[6 * Q:]
-    words = _refresh_words(inputs, tables, polytope_first, position.shape[1])
-    # (the step's arrays, none empty: K > 0 pairs of V > 0 bodies; held here while C reads them)
-    held = _write_step((_f64(length_scale), rotation, _f64(position), turn, travel, flags, ints, floats),
-                       _REFRESH_KINDS, words.at + 8 * _REFRESH_STEP_WORD)
-    n = _LIB.pvu_refresh_manifolds_words(words.at)
-    del held  # (read)
-    if n < 0:
-        raise MemoryError("the compiled manifold refresh ran out of memory")
-    return keep_pair, keep_point, (out_row[:n], out_static[:n], out_point[:n], out_normal[:n], out_separation[:n])
-
-
-# `pvu_refresh_manifolds_words`' words: the pairs' and the model's first (written once), the step's from this one
-_REFRESH_WORDS, _REFRESH_STEP_WORD = 34, 26
-_REFRESH_KINDS = _StepKinds((np.float64,) * 5 + (np.bool_, np.int64, np.float64), writable=(5, 6, 7))
-
-
-def _refresh_words(inputs: Held, tables: Held, polytope_first: int, V: int) -> _Words:
-    """`refresh_manifolds`' words, the pairs' (`inputs`) and the model's (`tables`) written in, kept on the pairs'
-    Held while the tables, polytope_first and V are the same."""
-    kept = getattr(inputs, "refresh_words", None)
-    if kept is not None and kept[0] is tables and kept[1] == (polytope_first, V):
-        return kept[2]
-    K, Q, N = len(inputs.arrays[0]), len(inputs.arrays[6]), len(tables.arrays[0])
-    first = [K, Q, N, V, *tables.strides, polytope_first, *inputs.at[:10],
-             *(0 if at is None else at for at in tables.at), inputs.at[10]]  # (None: NULL)
-    words = _Words(_REFRESH_WORDS, first)
-    inputs.refresh_words = (tables, (polytope_first, V), words)
-    return words
 
 
 def reduction_settings(mesh_rows: np.ndarray, plane_count: int, mesh_points: int, other_points: int) -> Held:
@@ -444,14 +398,17 @@ def reduction_settings(mesh_rows: np.ndarray, plane_count: int, mesh_points: int
 def refresh_and_reduce(inputs: Held, tables: Held, polytope_first: int, length_scale: np.ndarray,
                        rotation: np.ndarray, position: np.ndarray, orientation: np.ndarray, reduction: Held | None,
                        turn: np.ndarray | None = None, travel: np.ndarray | None = None):
-    """`refresh_manifolds` of the pairs `refresh_inputs` holds (with their prev_orientation and turn_radius), the
-    turns and their travels made in C from the bodies' orientation (4, V) (persistence.py's, in its order, but libm's
-    arccos: None returned where a travel lies too near its limit to tell numpy's side; the caller asks again with
-    numpy's `turn` and `travel`); and where every pair keeps its points and `reduction` (`reduction_settings`; None:
-    never) is given, the kept contacts reduced in the same call as reduction.py reduce_contacts reduces them (the
-    caller gives it where those are the step's only contacts). Returns keep_pair (K,), keep_point (Q,), how many
-    pairs and points are kept, the contacts (row, static, point, normal, separation) and their patches (None: not
-    reduced, the contacts are the refreshed ones)."""
+    """sim/contact/persistence.py Persistence._refresh for pairs against planes, meshes and static polytopes (kind
+    PLANE, MESH, POLYTOPE): the pairs and points `refresh_inputs` holds (with their prev_orientation and
+    turn_radius), the model's `refresh_tables`, the static polytopes from polytope_first; the length scales (V,),
+    each row's body rotation (3, 3, N), the body positions (3, V); the turns and their travels made in C from the
+    bodies' orientation (4, V) (persistence.py's, in its order, but libm's arccos: None returned where a travel lies
+    too near its limit to tell numpy's side; the caller asks again with numpy's `turn` and `travel`); and where
+    every pair keeps its points and `reduction` (`reduction_settings`; None: never) is given, the kept contacts
+    reduced in the same call as reduction.py reduce_contacts reduces them (the caller gives it where those are the
+    step's only contacts). Returns keep_pair (K,), keep_point (Q,), how many pairs and points are kept, the contacts
+    (row, static, point, normal, separation) and their patches (None: not reduced, the contacts are the refreshed
+    ones)."""
     K, Q = len(inputs.arrays[0]), len(inputs.arrays[6])
     flags, ints, floats = np.empty(K + Q, np.bool_), np.empty(3 * Q + 3, np.int64), np.empty(7 * Q)
     words = _reduce_words(inputs, tables, reduction, polytope_first, position.shape[1])
@@ -479,6 +436,8 @@ def refresh_and_reduce(inputs: Held, tables: Held, polytope_first: int, length_s
             None if reduced < 0 else ints[2 * Q:2 * Q + n])
 
 
+# `pvu_refresh_reduce_words`' words: the pairs' and the model's first (written once), the step's from this one
+_REFRESH_STEP_WORD = 26
 # `refresh_and_reduce`'s step's arrays (from _REFRESH_STEP_WORD), by whether the orientation is float32
 _REFRESH_REDUCE_KINDS = {single: _StepKinds((np.float64,) * 3 + (np.bool_, np.int64, np.float64)
                                            + ((np.float32,) if single else (np.float64,)), writable=(3, 4, 5))
@@ -486,18 +445,19 @@ _REFRESH_REDUCE_KINDS = {single: _StepKinds((np.float64,) * 3 + (np.bool_, np.in
 
 
 def _reduce_words(inputs: Held, tables: Held, reduction: Held | None, polytope_first: int, V: int) -> _Words:
-    """`refresh_and_reduce`'s words (_contact_bookkeeping.c pvu_refresh_reduce_words): `_refresh_words`' first, the
-    pairs' turn inputs and the reduction's settings, kept on the pairs' Held while the tables, the settings,
-    polytope_first and V are the same."""
+    """`refresh_and_reduce`'s words (_contact_bookkeeping.c pvu_refresh_reduce_words): the sizes, the pairs' and the
+    model's arrays (`inputs`, `tables`), the pairs' turn inputs and the reduction's settings, kept on the pairs' Held
+    while the tables, the settings, polytope_first and V are the same."""
     kept = getattr(inputs, "reduce_words", None)
     if kept is not None and kept[0] is tables and kept[1] is reduction and kept[2] == (polytope_first, V):
         return kept[3]
-    first = list(_refresh_words(inputs, tables, polytope_first, V).words)[:_REFRESH_STEP_WORD]
+    K, Q, N = len(inputs.arrays[0]), len(inputs.arrays[6]), len(tables.arrays[0])
+    first = [K, Q, N, V, *tables.strides, polytope_first, *inputs.at[:10],
+             *(0 if at is None else at for at in tables.at), inputs.at[10]]  # (None: NULL)
     plane_count, mesh_points, other_points = (0, 0, 0) if reduction is None else reduction.counts
-    words = _Words(_REFRESH_REDUCE_WORDS, first + [0] * 8 + [at or 0 for at in inputs.at[11:13]] + [0, 0, plane_count,
-                                                                        0 if reduction is None else reduction.at[0],
-                                                                        mesh_points, other_points, 0,
-                                                                        reduction is not None])
+    words = _Words(_REFRESH_REDUCE_WORDS, first + [0] * 8 + [at or 0 for at in inputs.at[11:13]] + [
+        0, 0, plane_count, 0 if reduction is None else reduction.at[0], mesh_points, other_points, 0,
+        reduction is not None])
     inputs.reduce_words = (tables, reduction, (polytope_first, V), words)
     return words
 
