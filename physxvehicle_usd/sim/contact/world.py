@@ -21,7 +21,7 @@ from .geometry import SAME_NORMAL
 from .model import ContactModel
 from .persistence import Persistence
 from .persistence import prepare_tables as prepare_persistence_tables
-from .placement import cylinder_world_ends, placed_vertices, shape_radius
+from .placement import cylinder_world_ends, placed_rotations, shape_radius, world_vertices
 from .plane import plane_contacts
 from .polytopes import polytope_rows, triangle_polytopes, world_polytopes
 from .records import Contacts, Manifolds
@@ -172,14 +172,16 @@ def _made(model: ContactModel, ground: Ground, planes: list[np.ndarray], hull_sh
     rows = np.unique(np.concatenate(planes + [hull_shape, tri_shape, round_shape]))
     if not rows.size:
         return []
-    R, vertices = placed_vertices(model, rows, R_all, position)
+    R = placed_rotations(model, rows, R_all)
+    placed = _Vertices(model, rows, R, position)  # (moved where a narrow phase below reads them: not box-box's)
     # the cylinders' world cap centres, for the planes' exact contacts
     cylinders = np.intersect1d(rows, model.cylinders) if model.cylinders.size else model.cylinders
     ends = None
     if cylinders.size:
         ends = np.full((len(model.vehicle), 2, 3), np.nan)
         ends[cylinders] = cylinder_world_ends(model, cylinders, R[cylinders], position)
-    parts = [plane_contacts(model, ground, vertices, planes, ends)]
+    parts = [plane_contacts(model, ground, placed.vertices if any(rows.size for rows in planes) else None, planes,
+                            ends)]
     if hull_shape.size and model.static_boxes is not None:  # box against box: PhysX's own box-box contacts
         both = model.boxes.mask[hull_shape] & model.static_boxes.mask[hull]
         if both.any():
@@ -196,10 +198,11 @@ def _made(model: ContactModel, ground: Ground, planes: list[np.ndarray], hull_sh
     if hull_shape.size and model.static_cylinders is not None:  # a vehicle's shape against a static exact cylinder
         exact = np.isfinite(model.static_cylinders[0][hull, 0, 0])
         if exact.any():
-            parts.append(static_cylinder_contacts(model, hull_shape[exact], hull[exact], vertices, R, position))
+            parts.append(static_cylinder_contacts(model, hull_shape[exact], hull[exact], placed.vertices, R,
+                                                  position))
             hull_shape, hull = hull_shape[~exact], hull[~exact]
     if hull_shape.size:
-        A = world_polytopes(model.shapes, hull_shape, vertices, R)
+        A = world_polytopes(model.shapes, hull_shape, placed.vertices, R)
         B = polytope_rows(model.static_shapes, hull)
         static = model.static_index[hull]
         made = polytope_contacts(A, B, hull_shape, static, model.contact_distance[hull_shape, static],
@@ -211,7 +214,7 @@ def _made(model: ContactModel, ground: Ground, planes: list[np.ndarray], hull_sh
             parts.append(cylinder_mesh_contacts(model, ground, tri_shape[exact], tri[exact], ends, R))
             tri_shape, tri = tri_shape[~exact], tri[~exact]
     if tri_shape.size:
-        A = world_polytopes(model.shapes, tri_shape, vertices, R)
+        A = world_polytopes(model.shapes, tri_shape, placed.vertices, R)
         B = triangle_polytopes(ground, tri)
         static = model.plane_count + ground.tri_shape[tri]
         parts.append(polytope_contacts(A, B, tri_shape, static, model.contact_distance[tri_shape, static],
@@ -222,8 +225,21 @@ def _made(model: ContactModel, ground: Ground, planes: list[np.ndarray], hull_sh
             parts.append(cylinder_round_contacts(model, round_shape[exact], round_k[exact], ends, R))
             round_shape, round_k = round_shape[~exact], round_k[~exact]
     if round_shape.size:
-        parts.append(round_shapes.contacts(model, round_shape, round_k, vertices, R))
+        parts.append(round_shapes.contacts(model, round_shape, round_k, placed.vertices, R))
     return parts
+
+
+class _Vertices:
+    """The world vertices of a step's candidate rows (placement.world_vertices), moved at the first read."""
+
+    def __init__(self, model: ContactModel, rows: np.ndarray, R: np.ndarray, position: np.ndarray):
+        self.arguments, self._vertices = (model, rows, R, position), None
+
+    @property
+    def vertices(self) -> np.ndarray:
+        if self._vertices is None:
+            self._vertices = world_vertices(*self.arguments)
+        return self._vertices
 
 
 def _box_contacts(model: ContactModel, shape: np.ndarray, hull: np.ndarray, position: np.ndarray, R: np.ndarray):
