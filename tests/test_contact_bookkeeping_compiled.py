@@ -29,7 +29,7 @@ from physxvehicle_usd.sim.contact.telemetry import (
     telemetry,
     telemetry_numpy,
 )
-from physxvehicle_usd.sim.contact.world import patch_points, patch_points_numpy
+from physxvehicle_usd.sim.contact.world import kept_point_reduction, patch_points, patch_points_numpy
 from physxvehicle_usd.sim.vecmath import quat_to_mat
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
@@ -148,6 +148,10 @@ def test_float64_orientations_make_the_same_patches_and_rows_to_the_bit(fleet, s
     assert not _differences(patch_rows(*args), patch_rows_numpy(*args))
 
 
+# the contacts of each refresh that reduced them in its call (`_same_refresh`)
+_REDUCED_IN_THE_REFRESH: list[int] = []
+
+
 def _same_refresh(sim: Simulator, position: np.ndarray, orientation: np.ndarray) -> bool:
     """Assert that the step's PCM manifolds (sim.state.manifolds) re-measured at these poses keep the same pairs and
     points and report the same contacts in C as in numpy, to the bit; whether there were points to re-measure."""
@@ -160,6 +164,22 @@ def _same_refresh(sim: Simulator, position: np.ndarray, orientation: np.ndarray)
     compiled, reference = Persistence(*args), Persistence(*args, compiled=False)
     if not reference.key.size:  # near nothing
         return False
+    # the kept contacts reduced in the refresh's call (where every pair keeps its points and none is left to make
+    # anew): numpy's reduction of numpy's refreshed contacts, and the manifolds numpy's record keeps of them
+    reducing = Persistence(*args, reduction=kept_point_reduction(model))
+    if reducing.reduced is not None:
+        left = (sum(len(rows) for rows in reference.planes) + len(reference.hull_pairs[0])
+                + len(reference.tri_pairs[0]) + len(reference.round_pairs[0]))
+        assert reference.is_kept.all() and not left
+        expected = reduce_contacts_numpy(reference.kept, patch_points_numpy(model, reference.kept.shape,
+                                                                             reference.kept.static))
+        assert _same_contacts(reducing.reduced, expected)
+        a, b = reducing.reduced.manifolds, reference.record(expected)
+        assert all(_same(getattr(a.pairs, f.name), getattr(b.pairs, f.name)) for f in fields(b.pairs))
+        assert all(_same(getattr(a.points, f.name), getattr(b.points, f.name)) for f in fields(b.points))
+        _REDUCED_IN_THE_REFRESH.append(len(expected))
+    else:
+        assert _same(reducing.is_kept, reference.is_kept) and _same_contacts(reducing.kept, reference.kept)
     assert _same(compiled.is_kept, reference.is_kept) and _same_contacts(compiled.kept, reference.kept)
     for name in ("kept_pairs", "kept_points"):
         a, b = getattr(compiled, name), getattr(reference, name)
@@ -211,6 +231,7 @@ def test_the_obstacles_fleet_driven_into_its_boxes_makes_the_same_patches_and_ro
         kept += previous is not None and len(previous) > 0
     assert compared > 50 and kept > 50  # the chassis met its box (and kept patches) most of the run
     assert refreshed > 100  # (and kept points to re-measure)
+    assert len(_REDUCED_IN_THE_REFRESH) > 50 and max(_REDUCED_IN_THE_REFRESH) > 0  # (and every pair kept them)
 
 
 def _same_contacts(a: Contacts, b: Contacts) -> bool:
@@ -352,3 +373,52 @@ def test_plane_pairs_of_two_shapes_are_left_to_numpy(tmp_path):
 def test_the_extension_was_built_with_pxc_same_normal():
     assert compiled_bookkeeping.same_normal_agrees(SAME_NORMAL)
     assert not compiled_bookkeeping.same_normal_agrees(0.9999)
+
+
+def test_the_refresh_turns_made_in_c_decide_as_numpys_or_hand_the_comparison_back():
+    """refresh_and_reduce makes each pair's turn (einsum's dot, in its order) and travel (libm's arccos, which may
+    differ from numpy's in the last bit) in C: on one box pair against a static box whose far side travels about as
+    far as its move limit allows, every decision it makes is the one it makes given numpy's turn and travel (0 ulps),
+    which keeps the pair where numpy's travel is within the limit; where the travel lies within 1e-9 of the limit it
+    hands the comparison back (None) rather than decide."""
+    rng = np.random.default_rng(3)
+    tables = compiled_bookkeeping.refresh_tables(np.zeros(1, np.int64), np.ones(1, bool), np.full(1, 0.5), np.zeros(1),
+                                                 None, np.ones(1, bool), np.full(1, 0.5), np.full((1, 1), 0.1))
+    limit = 0.25 * min(0.15 * 0.5, 0.15 * 1.0)  # two points held: POLYTOPE_MOVED[2] margins
+    length, position = np.ones(1), np.zeros((3, 1))
+    point = np.array([[0.3, 0.2, 0.0], [-0.3, 0.2, 0.0]])
+    handed_back = decided = 0
+    outcomes = set()
+    for _ in range(300):
+        half = rng.uniform(1e-3, 5e-3)  # (a float32 cosine below 1)
+        orientation = np.array([[0.0], [0.0], [np.sin(half)], [np.cos(half)]])
+        if rng.random() < 0.5:
+            orientation = orientation.astype(np.float32)
+        prev_orientation = np.array([[0.0, 0.0, 0.0, 1.0]])
+        turn = np.einsum("jp,pj->p", orientation.astype(float), prev_orientation)
+        # a reach that carries the far side to the limit, or a little short of it or past it
+        reach = limit / np.arccos(np.minimum(np.maximum(turn, -1.0), 1.0)) * (1.0 + rng.choice([0.0, 1e-15, -1e-15,
+                                                                                                   1e-6, -1e-6]))
+        travel = np.arccos(np.minimum(np.maximum(turn, -1.0), 1.0)) * reach
+        rotation = quat_to_mat(orientation.astype(float))
+        inputs = compiled_bookkeeping.refresh_inputs(
+            np.zeros(1, np.int64), np.zeros(1, np.int64), np.full(1, 2), np.ones(1, bool), np.zeros(1, np.int64),
+            np.zeros((1, 3)), np.zeros(2, np.int64), np.einsum("ji,qj->qi", rotation[:, :, 0], point), point,
+            np.tile([0.0, 0.0, 1.0], (2, 1)), np.zeros(1), prev_orientation, reach)
+        made = compiled_bookkeeping.refresh_and_reduce(inputs, tables, 0, length, rotation, position, orientation,
+                                                       None)
+        given = compiled_bookkeeping.refresh_and_reduce(inputs, tables, 0, length, rotation, position, orientation,
+                                                        None, turn, travel)
+        # (numpy's decision: kept where the far side's travel is within the limit)
+        keep_pair = given[0]
+        assert bool(keep_pair[0]) == bool(travel[0] <= limit) and given[5] is None
+        if made is not None:
+            assert all(_same(a, b) for a, b in zip(made[:4], given[:4]))
+            assert all(_same(a, b) for a, b in zip(made[4], given[4])) and made[5] is None
+        near = abs(travel[0] - limit) <= 1e-9 * (abs(travel[0]) + limit)
+        assert (made is None) == near
+        handed_back += made is None
+        decided += made is not None
+        outcomes.add(bool(keep_pair[0]))
+    # (both hit: travels at the limit, and short of it or past it, kept and made anew)
+    assert handed_back > 50 and decided > 50 and outcomes == {True, False}

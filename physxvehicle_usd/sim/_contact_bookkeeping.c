@@ -191,6 +191,10 @@ int pvu_contact_telemetry(int64_t Vr, int64_t E, int64_t K, int64_t S, int64_t V
 /* ---- persistence.py Persistence: the kept manifolds' points re-measured (refreshContactPoints) and the pairs
    that keep them (invalidate_*), for pairs against planes, meshes and static polytopes ---- */
 
+/* how near (relative) a travel of libm's arccos may come to its limit and still decide the comparison as numpy's
+   arccos would: the two differ by an ulp or so (some 1e-16 relative) */
+#define TRAVEL_NEAR 1e-9
+
 /* row i of a row's body rotation (3, 3, N) times v: einsum's "qij,qj->qi" (and "ijn,nj->ni") of the rotations taken
    by row, which numpy sums as over a contiguous axis (dot3) */
 static double rotation_row_dot(const double *rotation, int64_t N, int64_t r, int i, const double *v) {
@@ -205,7 +209,9 @@ static double rotation_row_dot(const double *rotation, int64_t N, int64_t r, int
    polytope_first), contact_distance (N, G; element strides cd_row, cd_column); length (V,) the length scales,
    rotation (3, 3, N) each row's body rotation, position (3, V) the bodies' (float64); per pair static_radius, turn (the
    quaternion dot) and travel (numpy's arccos of it times the shape's reach, or 0). Writes keep_pair (K,), keep_point
-   (Q,) and the reported kept contacts (row, static, point, normal, separation; count returned). */
+   (Q,) and the reported kept contacts (row, static, point, normal, separation; count returned). travel_near: the
+   travels are libm's arccos, which may differ from numpy's in the last bits: where one lies within TRAVEL_NEAR of its
+   limit (relative), returns -2 (the caller asks again with numpy's) rather than decide. */
 int64_t pvu_refresh_manifolds(int64_t K, int64_t Q, int64_t N, int64_t V, int64_t cd_row, int64_t cd_column,
                               int64_t polytope_first,
                               const int64_t *row, const int64_t *cstatic, const int64_t *kind, const uint8_t *found,
@@ -216,7 +222,8 @@ int64_t pvu_refresh_manifolds(int64_t K, int64_t Q, int64_t N, int64_t V, int64_
                               const double *contact_distance, const double *length, const double *rotation,
                               const double *position, const double *static_radius, const double *turn,
                               const double *travel, uint8_t *keep_pair, uint8_t *keep_point, int64_t *out_row,
-                              int64_t *out_static, double *out_point, double *out_normal, double *out_separation) {
+                              int64_t *out_static, double *out_point, double *out_normal, double *out_separation,
+                              int travel_near) {
     static const double polytope_moved[5] = {0.5, 0.125, 0.25, 0.375, 0.375};
     static const double polytope_turned[5] = {0.9998, 0.9999, 0.9999, 0.9999, 0.9999};
     double *margin = malloc(sizeof(double) * (size_t)(K + 1)), *drift_limit = malloc(sizeof(double) * (size_t)(K + 1));
@@ -275,6 +282,11 @@ int64_t pvu_refresh_manifolds(int64_t K, int64_t Q, int64_t N, int64_t V, int64_
             const double now = o + position[i * V + v];
             const double apart = fabs(now - prev_origin[3 * at[k] + i]);
             moved = i == 0 ? apart : np_max(moved, apart);
+        }
+        if (travel_near && polytope
+            && fabs(travel[k] - moved_limit) <= TRAVEL_NEAR * (fabs(travel[k]) + fabs(moved_limit))) {
+            n = -2;  /* (a travel of libm's arccos too near its limit to tell numpy's side: the caller's numpy) */
+            goto done;
         }
         const int invalid = !((moved <= moved_limit) && (turn[k] >= turned_limit) && (travel[k] <= moved_limit));
         keep_pair[k] = found[k] && !invalid && !(lost[k] && kind[k] != 1);
@@ -367,28 +379,103 @@ int pvu_record_manifolds(int64_t K, int64_t C, int64_t N, int64_t V, int64_t G, 
     return 0;
 }
 
-/* pvu_refresh_manifolds with its arguments as 64-bit words (sim/compiled_bookkeeping.py `refresh_manifolds`: the
-   pairs' and the model's words written once while they are the same, a step's arrays' addresses written into the
-   words by one call): w[0 .. 6] K, Q, N, V, cd_row, cd_column, polytope_first; w[7 .. 16] row .. pnormal; w[17 .. 24]
-   vehicle .. contact_distance; w[25] static_radius; w[26 .. 30] length, rotation, position, turn, travel; w[31 .. 33]
-   the outputs' three blocks: keep_pair then keep_point (bytes), out_row then out_static (Q each), out_point,
-   out_normal (Q, 3) then out_separation (Q). */
-int64_t pvu_refresh_manifolds_words(const int64_t *w) {
+/* persistence.py's compiled refresh of a step (sim/compiled_bookkeeping.py `refresh_and_reduce`): the turns and
+   their travels, pvu_refresh_manifolds, and where every pair keeps its points and `reduce` says nothing else is made
+   this step (persistence.py's steady step: the kept contacts are the step's), the kept contacts reduced as
+   reduction.py reduce_contacts reduces them (pvu_reduce_contacts), in place. Words: w[0 .. 6] K, Q, N, V, cd_row,
+   cd_column, polytope_first; w[7 .. 16] row .. pnormal; w[17 .. 24] vehicle .. contact_distance; w[25]
+   static_radius (pvu_refresh_manifolds' arguments); the step's w[26 .. 32] length, rotation, position, the
+   outputs' three blocks (flags: keep_pair then keep_point; ints: out_row, out_static, then each reduced contact's
+   patch, Q each; floats: out_point, out_normal, out_separation) and the bodies' orientation (4, V), float32 where
+   w[33]; w[34] the pairs'
+   prev_orientation (K, 4) and w[35] turn_radius (K,); w[36], w[37] the turns and travels (numpy's) or 0: made here
+   (persistence.py's einsum, in its order, and libm's arccos: -2 returned where a travel lies too near its limit to
+   tell, see pvu_refresh_manifolds); w[38] plane_count, w[39] the rows whose patches on a mesh keep w[40] points whole
+   (bytes, (N,); world.py patch_points: MESH_PATCH_POINTS, every other patch w[41], MAX_POINTS); w[42] counts (3):
+   the pairs kept, the points kept, the contacts reduced (-1: not reduced); w[43] reduce. Returns the contacts
+   written (refreshed, or reduced), -1 where memory ran out, -2 (see above). */
+int64_t pvu_refresh_reduce_words(const int64_t *w) {
 #define P(type, k) ((type)(intptr_t)w[k])
-    const int64_t K = w[0], Q = w[1];
-    uint8_t *flags = P(uint8_t *, 31);
-    int64_t *ints = P(int64_t *, 32);
-    double *floats = P(double *, 33);
-    return pvu_refresh_manifolds(K, Q, w[2], w[3], w[4], w[5], w[6], P(const int64_t *, 7), P(const int64_t *, 8),
-                                 P(const int64_t *, 9), P(const uint8_t *, 10), P(const int64_t *, 11),
-                                 P(const double *, 12), P(const int64_t *, 13), P(const double *, 14),
-                                 P(const double *, 15), P(const double *, 16), P(const int64_t *, 17),
-                                 P(const uint8_t *, 18), P(const double *, 19), P(const double *, 20),
-                                 P(const double *, 21), P(const uint8_t *, 22), P(const double *, 23),
-                                 P(const double *, 24), P(const double *, 26), P(const double *, 27),
-                                 P(const double *, 28), P(const double *, 25), P(const double *, 29),
-                                 P(const double *, 30), flags, flags + K, ints, ints + Q, floats, floats + 3 * Q,
-                                 floats + 6 * Q);
+    const int64_t K = w[0], Q = w[1], N = w[2], V = w[3], polytope_first = w[6], plane_count = w[38];
+    const int64_t *row = P(const int64_t *, 7), *kind = P(const int64_t *, 9), *vehicle = P(const int64_t *, 17);
+    const uint8_t *mesh_rows = P(const uint8_t *, 39);
+    uint8_t *flags = P(uint8_t *, 29);
+    int64_t *ints = P(int64_t *, 30), *counts = P(int64_t *, 42);
+    double *floats = P(double *, 31);
+    counts[2] = -1;
+    double *made = NULL;
+    const double *turn = P(const double *, 36), *travel = P(const double *, 37);
+    if (!turn) {  /* persistence.py _refresh_compiled's turn and travel */
+        made = malloc(sizeof(double) * 2 * (size_t)(K + 1));
+        if (!made)
+            return -1;
+        const double *prev = P(const double *, 34), *radius = P(const double *, 35);
+        const float *single = P(const float *, 32);
+        const double *twice = P(const double *, 32);
+        for (int64_t k = 0; k < K; ++k) {
+            const int64_t v = vehicle[row[k]];
+            double dot = 0.0;  /* einsum "jp,pj->p": from +0, left to right */
+            for (int j = 0; j < 4; ++j)
+                dot = dot + (w[33] ? (double)single[j * V + v] : twice[j * V + v]) * prev[4 * k + j];
+            made[k] = dot;
+            made[K + k] = kind[k] == 2 ? acos(np_min(np_max(dot, -1.0), 1.0)) * radius[k] : 0.0;
+        }
+        turn = made, travel = made + K;
+    }
+    int64_t n = pvu_refresh_manifolds(K, Q, N, V, w[4], w[5], polytope_first, row, P(const int64_t *, 8), kind,
+                                      P(const uint8_t *, 10), P(const int64_t *, 11), P(const double *, 12),
+                                      P(const int64_t *, 13), P(const double *, 14), P(const double *, 15),
+                                      P(const double *, 16), vehicle, P(const uint8_t *, 18), P(const double *, 19),
+                                      P(const double *, 20), P(const double *, 21), P(const uint8_t *, 22),
+                                      P(const double *, 23), P(const double *, 24), P(const double *, 26),
+                                      P(const double *, 27), P(const double *, 28), P(const double *, 25), turn,
+                                      travel, flags, flags + K, ints, ints + Q, floats, floats + 3 * Q,
+                                      floats + 6 * Q, made != NULL);
+    free(made);
+    if (n < 0)
+        return n;
+    int64_t pairs = 0, points = 0;
+    for (int64_t k = 0; k < K; ++k)
+        pairs += flags[k];
+    for (int64_t q = 0; q < Q; ++q)
+        points += flags[K + q];
+    counts[0] = pairs, counts[1] = points;
+    if (!w[43] || pairs != K)
+        return n;
+    if (n == 0) {
+        counts[2] = 0;
+        return 0;
+    }
+    int64_t *out_row = ints, *cstatic = ints + Q, *patch_out = ints + 2 * Q;
+    double *point = floats, *normal = floats + 3 * Q, *separation = floats + 6 * Q;
+    int64_t *scratch = malloc(sizeof(int64_t) * 5 * (size_t)n);
+    double *copied = malloc(sizeof(double) * 7 * (size_t)n);
+    int64_t m = -1;
+    if (!scratch || !copied)
+        goto done;
+    int64_t *whole = scratch, *index = scratch + n, *patch = scratch + 2 * n, *row_was = scratch + 3 * n,
+            *static_was = scratch + 4 * n;
+    for (int64_t c = 0; c < n; ++c)
+        whole[c] = cstatic[c] >= plane_count && cstatic[c] < polytope_first && mesh_rows[out_row[c]] ? w[40] : w[41];
+    m = pvu_reduce_contacts(n, out_row, cstatic, point, normal, separation, whole, index, patch);
+    if (m < 0)
+        goto done;
+    /* the kept contacts taken in the reduction's order (index), each field over the refreshed one */
+    memcpy(row_was, out_row, sizeof(int64_t) * (size_t)n), memcpy(static_was, cstatic, sizeof(int64_t) * (size_t)n);
+    memcpy(copied, point, sizeof(double) * 3 * (size_t)n);
+    memcpy(copied + 3 * n, normal, sizeof(double) * 3 * (size_t)n);
+    memcpy(copied + 6 * n, separation, sizeof(double) * (size_t)n);
+    for (int64_t j = 0; j < m; ++j) {
+        const int64_t i = index[j];
+        out_row[j] = row_was[i], cstatic[j] = static_was[i], patch_out[j] = patch[j];
+        for (int d = 0; d < 3; ++d)
+            point[3 * j + d] = copied[3 * i + d], normal[3 * j + d] = copied[3 * n + 3 * i + d];
+        separation[j] = copied[6 * n + i];
+    }
+    counts[2] = m;
+done:
+    free(scratch), free(copied);
+    return m;
 #undef P
 }
 

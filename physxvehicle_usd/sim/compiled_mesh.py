@@ -317,36 +317,66 @@ def static_pairs(grid, lo: np.ndarray, hi: np.ndarray, bounds: np.ndarray,
     triangle) of the meshes' triangles, (shape, polytope) of the static polytopes, each once, by shape then polytope),
     those of `static_mesh_pairs_numpy` and of `static_candidates`' split of its triples, in their order; None where
     the C code does not cover the call (the caller runs numpy). bounds (6,): the triangles' box, low corner then high;
-    mesh_boxes: `grid_pairs`'; collides (N, columns) bool; threads: OpenMP threads (the same pairs for any count)."""
-    struct = _grid_struct(grid)
-    N = len(lo)
-    if (struct is None or lo.dtype != np.float64 or hi.dtype != np.float64 or lo.shape != (N, 3) or hi.shape != (N, 3)
-            or not (lo.flags.c_contiguous and hi.flags.c_contiguous) or collides.shape[0] != N):
-        return None
-    g, rooms = struct
-    model = _static_model(rooms, g, bounds, mesh_boxes, collides)
-    if model is None:
-        return None
-    room = rooms.get("static", 4 * N + 1024)
-    words, hull_count = model
-    w = words.words
-    w[1] = N
-    for _ in range(2):  # the room the last call needed; then, where that is short, the room this one needs
-        out = np.empty((4, room), np.int64)
-        write_addresses((lo, hi, out), words.at + 16)
-        w[5:10] = (room, plane_count, polytope_first, polytope_count, threads)
-        n = _LIB.pvu_static_pairs_words(words.at)
-        if n < 0:
+    mesh_boxes: `grid_pairs`'; collides (N, columns) bool; threads: OpenMP threads (the same pairs for any count).
+    `StaticPairs` of the same arguments, kept, asks them with less."""
+    prepared = StaticPairs.of(grid, bounds, mesh_boxes, collides, plane_count, polytope_first, polytope_count)
+    return None if prepared is None else prepared(lo, hi, threads)
+
+
+class StaticPairs:
+    """`static_pairs` of one grid and one model's arrays (bounds, mesh_boxes, collides and the column counts),
+    prepared (`of`: the struct and the model's words found once): a step's call hands over the boxes alone."""
+
+    __slots__ = ("words", "hull_count", "rooms", "settings", "N", "arrays")
+
+    def __init__(self, model: tuple, rooms: dict, settings: tuple, N: int, arrays: tuple):
+        (self.words, self.hull_count), self.rooms, self.settings, self.N = model, rooms, settings, N
+        self.arrays = arrays  # (the model's, held while C reads them)
+
+    @classmethod
+    def of(cls, grid, bounds: np.ndarray, mesh_boxes: tuple, collides: np.ndarray, plane_count: int,
+           polytope_first: int, polytope_count: int) -> "StaticPairs | None":
+        """The prepared call (None where the C code does not cover the grid or the model's arrays)."""
+        struct = _grid_struct(grid)
+        if struct is None:
             return None
-        if hull_count.value >= 0:
-            break
-        room = n
-    if hull_count.value < 0:
-        return None
-    # (on threads, each a share of the room: kept as large as it was, so that a share a run filled stays large enough)
-    rooms["static"] = max(n + n // 4, hull_count.value + hull_count.value // 4, 1024, room if threads > 1 else 0)
-    h = hull_count.value
-    return (out[0, :n], out[1, :n]), (out[2, :h], out[3, :h])
+        g, rooms = struct
+        model = _static_model(rooms, g, bounds, mesh_boxes, collides)
+        return None if model is None else cls(model, rooms, (plane_count, polytope_first, polytope_count),
+                                              collides.shape[0], (bounds, mesh_boxes, collides))
+
+    @property
+    def room(self) -> int:
+        """The room (pairs) the next call starts with: what the last one needed, with a margin."""
+        return self.rooms.get("static", 4 * self.N + 1024)
+
+    def __call__(self, lo: np.ndarray, hi: np.ndarray, threads: int = 1):
+        """`static_pairs` of the boxes lo, hi (N, 3) float64 on `threads` threads (None: not covered)."""
+        N = self.N
+        if (lo.dtype != np.float64 or hi.dtype != np.float64 or lo.shape != (N, 3) or hi.shape != (N, 3)
+                or not (lo.flags.c_contiguous and hi.flags.c_contiguous)):
+            return None
+        rooms, words, hull_count = self.rooms, self.words, self.hull_count
+        room = self.room
+        w = words.words
+        w[1] = N
+        for _ in range(2):  # the room the last call needed; then, where that is short, the room this one needs
+            out = np.empty((4, room), np.int64)
+            write_addresses((lo, hi, out), words.at + 16)
+            w[5:10] = (room, *self.settings, threads)
+            n = _LIB.pvu_static_pairs_words(words.at)
+            if n < 0:
+                return None
+            if hull_count.value >= 0:
+                break
+            room = n
+        h = hull_count.value
+        if h < 0:
+            return None
+        # (on threads, each a share of the room: kept as large as it was, so that a share a run filled stays large
+        # enough)
+        rooms["static"] = max(n + n // 4, h + h // 4, 1024, room if threads > 1 else 0)
+        return (out[0, :n], out[1, :n]), (out[2, :h], out[3, :h])
 
 
 # by id(ground): the ground (a weak reference) and what `ground_rays` hands the C code of it: None where it does not

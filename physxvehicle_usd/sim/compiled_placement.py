@@ -68,10 +68,38 @@ def _kept(vehicle, body_centre, body_half, grow) -> _Kept | None:
     if seen is None or not all(map(operator.is_, seen, sources)):
         slot[1] = sources
         return None
-    if not all(a.flags.c_contiguous for a in (vehicle, body_centre, body_half) + (() if grow is None else (grow,))):
+    arrays = (vehicle, body_centre, body_half) + (() if grow is None else (grow,))
+    if not (_covers_model(vehicle, body_centre, body_half, grow) and all(a.flags.c_contiguous for a in arrays)):
         return None
     kept = slot[0] = _Kept(vehicle, body_centre, body_half, grow)
     return kept
+
+
+def _covers_model(vehicle, body_centre, body_half, grow) -> bool:
+    """Whether the C code covers these model arrays (their dtypes and shapes)."""
+    N = len(vehicle)
+    return (vehicle.dtype == np.int64 and body_centre.dtype == np.float64 and body_half.dtype == np.float64
+            and body_centre.shape == (3, N) and body_half.shape == (3, N)
+            and (grow is None or (grow.dtype == np.float64 and grow.shape == (N,))))
+
+
+def keep(vehicle: np.ndarray, body_centre: np.ndarray, body_half: np.ndarray, grow: np.ndarray | None) -> None:
+    """Keep the words of these model arrays now (as a second call with them would), where the C code covers them and
+    the extension is loaded: a model's arrays known to stay (not a posed model's, made anew every step)."""
+    if _LIB is not None:
+        _kept(vehicle, body_centre, body_half, grow)
+        _kept(vehicle, body_centre, body_half, grow)
+
+
+def kept_words(vehicle: np.ndarray, body_centre: np.ndarray, body_half: np.ndarray, grow: np.ndarray):
+    """What `shape_boxes` keeps for these model arrays with a growth: an object holding them and, at its `at`, their
+    words (`pvu_shape_boxes_words`' 13, the model's the last four: a caller that writes the step's into a copy of
+    them places the shapes as `shape_boxes` does); None where it keeps none for them."""
+    kept = _KEPT[False][0]
+    if (kept is not None and kept.vehicle is vehicle and kept.body_centre is body_centre
+            and kept.body_half is body_half and kept.grow is grow):
+        return kept
+    return None
 
 
 def shape_boxes(vehicle: np.ndarray, body_centre: np.ndarray, body_half: np.ndarray, position: np.ndarray,
@@ -81,19 +109,18 @@ def shape_boxes(vehicle: np.ndarray, body_centre: np.ndarray, body_half: np.ndar
     rotation, box centre and slack of placement.py's `shape_boxes` and (where grow (N,) is given, else lo and hi are
     None) the world box grown by grow and the slack of `world_boxes`; None where the C code does not cover the call
     (the caller runs numpy). The model's arrays of the last call are kept with their addresses (`_Kept`)."""
-    N = len(vehicle)
-    V = position.shape[-1] if position.ndim == 2 else -1
-    if (_LIB is None or position.dtype not in _FLOATS or orientation.dtype not in _FLOATS
-            or position.shape != (3, V) or orientation.shape != (4, V) or vehicle.dtype != np.int64
-            or body_centre.dtype != np.float64 or body_half.dtype != np.float64
-            or body_centre.shape != (3, N) or body_half.shape != (3, N)
-            or (grow is not None and (grow.dtype != np.float64 or grow.shape != (N,)))
-            or (rows is not None and (rows.dtype != np.int64 or rows.ndim != 1))):
+    if _LIB is None:
         return None
+    kept = _kept(vehicle, body_centre, body_half, grow)  # (kept: the model's arrays checked when kept)
+    V = position.shape[-1] if position.ndim == 2 else -1
+    if (position.dtype not in _FLOATS or orientation.dtype not in _FLOATS or position.shape != (3, V)
+            or orientation.shape != (4, V) or (rows is not None and (rows.dtype != np.int64 or rows.ndim != 1))
+            or (kept is None and not _covers_model(vehicle, body_centre, body_half, grow))):
+        return None
+    N = len(vehicle)
     n = N if rows is None else len(rows)
     # R (3, 3, n), centre (3, n), slack (n,), lo (n, 3), hi (n, 3): one allocation
     block = np.empty(19 * n if grow is not None else 13 * n)
-    kept = _kept(vehicle, body_centre, body_half, grow)
     position_single, orientation_single = position.dtype == np.float32, orientation.dtype == np.float32
     if kept is not None:  # the model's words kept: the call's written into them
         pose = (np.ascontiguousarray(position), np.ascontiguousarray(orientation), block)

@@ -42,6 +42,7 @@ from .broad_start import take_quiet_references
 from .contact.broad import candidate_pairs
 from .contact.model import ContactModel, Materials
 from .contact.telemetry import empty_telemetry
+from .contact.world import prepare_tables as prepare_contact_tables
 from .ground import Ground, friction_matrix
 from .guard import Guard, GuardOptions
 from .motion import Motion
@@ -105,6 +106,8 @@ class Simulator:
                 [_scene_of(collision, path) for path in params.paths], params.paths)
 
         self.contact = contact_model(self.params)
+        if self.contact is not None:  # (the tables of its first contact, made now: sim/contact/world.py)
+            prepare_contact_tables(self.contact, self.ground)
         # the suspension queries meet the other vehicles' shapes (sim/vehicle_queries.py)
         self.queries = None if self.contact is None else VehicleQueries.build(
             self.contact, collision, rule, self.params.paths, self.params.wheel_paths, self.params.W,

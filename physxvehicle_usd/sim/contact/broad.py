@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from .. import compiled_begin, compiled_mesh, compiled_sweep
+from .. import compiled_begin, compiled_mesh, compiled_placement, compiled_sweep
 from .. import vecmath as vm
 from ..ground import Ground
 from ..motion import Motion, reference_arguments
@@ -284,13 +284,30 @@ def _compiled_static_pairs(model: ContactModel, ground: Ground, lo: np.ndarray, 
     """`static_candidates`' triangle pairs and polytope pairs of the boxes lo, hi (N, 3), compiled
     (compiled_mesh.static_pairs: those of `static_mesh_pairs_numpy` and the split below, in their order); None where
     the C code does not cover the call."""
-    _ground_box(model, ground)
-    kept = model.cache.get("collides")  # (C order, as the C code reads it: kept while the model's array is the same)
-    if kept is None or kept[0] is not model.collides:
-        kept = model.cache["collides"] = (model.collides, np.ascontiguousarray(model.collides))
-    return compiled_mesh.static_pairs(ground.grid, lo, hi, model.cache["bounds"], _mesh_boxes(model, ground),
-                                      kept[1], model.plane_count, model.polytope_first, len(model.static_index),
-                                      threads)
+    prepared = _static_pairs_call(model, ground)
+    return None if prepared is None else prepared(lo, hi, threads)
+
+
+def _static_pairs_call(model: ContactModel, ground: Ground) -> compiled_mesh.StaticPairs | None:
+    """`_compiled_static_pairs`' prepared call (None: the C code does not cover it), kept in the model's cache while
+    the ground and the model's filter and static shapes are the same arrays."""
+    kept = model.cache.get("static_pairs")
+    if kept is None or kept[0] is not ground or kept[1] is not model.collides or kept[2] is not model.static_index:
+        _ground_box(model, ground)
+        prepared = compiled_mesh.StaticPairs.of(
+            ground.grid, model.cache["bounds"], _mesh_boxes(model, ground),
+            np.ascontiguousarray(model.collides), model.plane_count, model.polytope_first, len(model.static_index))
+        kept = model.cache["static_pairs"] = (ground, model.collides, model.static_index, prepared)
+    return kept[3]
+
+
+def prepare_static_candidates(model: ContactModel, ground: Ground) -> None:
+    """Make what `static_candidates` keeps of the model and the ground at its first calls (the compiled static pairs'
+    call and the world boxes' words), on a ground with a triangle grid: the same candidates, without a fleet's first
+    steps paying for them."""
+    if ground.grid is not None:
+        _static_pairs_call(model, ground)
+        compiled_placement.keep(model.vehicle, model.box_centre, model.box_half, model.reach)
 
 
 def _mesh_boxes(model: ContactModel, ground: Ground) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -89,7 +89,7 @@ from .cylinder import exact_cylinders, shape_core
 from .cylinder_faces import cylinder_convexes
 from .geometry import segments_closest
 from .model import ContactModel
-from .persistence import DRIFT, POLYTOPE_MOVED, POLYTOPE_TURNED, manifold_margin, manifold_margins
+from .pcm_rules import DRIFT, POLYTOPE_MOVED, POLYTOPE_TURNED, manifold_margin, manifold_margins
 from .placement import placed_vertices
 from .polytopes import world_polytopes
 from .records import Contacts, PairManifolds

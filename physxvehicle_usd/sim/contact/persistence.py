@@ -9,7 +9,8 @@ than about a degree, since they were made (invalidate_*), or, against a plane, w
 reports the kept points: on the static shape, with their re-measured separations. A pair whose points were made anew
 and found none keeps that too: it makes none until it has moved enough.
 
-Which pairs keep a manifold here (every other pair is made anew every step):
+Which pairs keep a manifold here (every other pair is made anew every step; the margins and thresholds in numbers:
+sim/contact/pcm_rules.py):
   plane  a box or a convex hull against a plane (pcmContactPlaneBox, pcmContactPlaneConvex). Margin: min(0.15 x the
          box's smallest half extent, 0.15 x the length scale), or min(0.25 x the hull's smallest inner extent,
          0.05 x the length scale). Made anew when moved 0.2 margins, turned to a quaternion dot under 0.99996, or a
@@ -60,36 +61,20 @@ from .. import compiled_bookkeeping
 from ..ground import Ground
 from ..vecmath import quat_to_mat
 from .model import ContactModel, capsule_rows, first_rows, persistent_rows
+from .pcm_rules import (
+    CAPSULE,
+    CAPSULE_MOVED,
+    CAPSULE_TURNED,
+    MESH,
+    PLANE,
+    POLYTOPE,
+    POLYTOPE_MOVED,
+    POLYTOPE_TURNED,
+    ROUND,
+    manifold_margins,
+)
+from .pcm_rules import rules as pcm_rules
 from .records import Contacts, ManifoldPairs, ManifoldPoints, Manifolds, no_manifold_points, run_starts
-
-# PCM's margins (GuVecBox.h CalculatePCMBoxMargin, GuVecConvexHull.h CalculatePCMConvexMargin): a fraction of the
-# shape's smallest inner extent, at most a fraction of the length scale (against a mesh: GU_PCM_MESH_MANIFOLD_EPSILON)
-_BOX_MARGIN, _HULL_MARGIN = 0.15, 0.25
-
-_BOX_TOLERANCE, _HULL_TOLERANCE, _MESH_TOLERANCE = 0.15, 0.05, 0.05
-
-# the pair: a polytope on a plane, mesh, static polytope; a capsule on a static box; a polytope on a static capsule
-PLANE, MESH, POLYTOPE, CAPSULE, ROUND = 0, 1, 2, 3, 4
-
-# made anew when the shape's origin moved this many margins along an axis, or the relative turn's quaternion dot fell
-# below this: against planes and meshes (invalidate_PrimitivesPlane, the multi-manifold's invalidate), and against
-# polytopes by the points the manifold holds (invalidate_BoxConvex: invalidateThresholds, invalidateQuatThresholds)
-_MOVED = 0.2
-
-_PLANE_TURNED, _MESH_TURNED = 0.99996, 0.9998
-
-POLYTOPE_MOVED = np.array([0.5, 0.125, 0.25, 0.375, 0.375])
-
-POLYTOPE_TURNED = np.array([0.9998, 0.9999, 0.9999, 0.9999, 0.9999])
-
-# a capsule against a box or hull (pcmContactCapsuleBox, pcmContactCapsuleConvex: invalidate_SphereCapsule), by the
-# points held (0, 1, 2)
-_CAPSULE_MOVED = np.array([0.5, 0.1, 0.75])
-
-_CAPSULE_TURNED = np.array([0.9995, 0.9999, 0.9997])
-
-# a point whose ends drifted apart sideways by this many margins is dropped (projectBreakingThreshold)
-_PLANE_DRIFT, DRIFT = 0.2, 0.8
 
 
 def _sorted_unique(keys: np.ndarray) -> np.ndarray:
@@ -109,70 +94,33 @@ def _radius(model: ContactModel, rows: np.ndarray) -> np.ndarray:
     return np.zeros(len(rows)) if model.radius is None else model.radius[rows]
 
 
-def _inner_extent(polytopes) -> np.ndarray:
-    """(N,) each polytope's smallest distance from its vertices' centroid to a face (a box's smallest half extent)."""
-    P = polytopes
-    real = ~((P.vertices == P.vertices[:, :1]).all(axis=2))
-    real[:, 0] = True
-    centroid = (P.vertices * real[..., None]).sum(axis=1) / real.sum(axis=1)[:, None]
-    depth = np.where(P.face_mask, P.offsets - np.einsum("nfj,nj->nf", P.normals, centroid), np.inf)
-    return depth.min(axis=1)
+def prepare_tables(model: ContactModel) -> None:
+    """Make the model's tables that its first kept manifold would make (the margins, the rows' kinds, the compiled
+    refresh's and record's tables), kept in its cache: the same tables, made when the model is built rather than at
+    a fleet's first contact."""
+    manifold_margins(model)
+    first_rows(model), persistent_rows(model), capsule_rows(model)
+    if compiled_bookkeeping.available():
+        _compiled_refresh_tables(model), _compiled_record_tables(model)
 
 
-def manifold_margins(model: ContactModel) -> dict[str, np.ndarray]:
-    """The shapes' inner extents (rows, static polytopes) and how far a vehicle shape reaches from its centre (the
-    travel of a turn: a box's half diagonal, a hull's box's), once per model."""
-    if "pcm_inner" not in model.cache:
-        model.cache["pcm_inner"] = _inner_extent(model.shapes)
-        model.cache["pcm_static_inner"] = (np.zeros(0) if model.static_shapes is None
-                                           else _inner_extent(model.static_shapes))
-        model.cache["pcm_radius"] = np.where(model.boxes.mask, np.linalg.norm(model.boxes.half, axis=1),
-                                             np.linalg.norm(model.box_half, axis=0))
-    return model.cache
-
-
-@dataclass
-class _Rules:
-    """Per pair: how far the shape may move (any axis) and turn (quaternion dot) before its points are made anew, how
-    far a point may drift sideways before it is dropped, whether a dropped point makes them anew and whether a kept
-    point beyond the contact distance goes unreported (not against a mesh), and the margin they scale."""
-
-    moved: np.ndarray
-    turned: np.ndarray
-    drift: np.ndarray
-    strict: np.ndarray
-    margin: np.ndarray
-
-
-def manifold_margin(inner: np.ndarray, box: np.ndarray, length: np.ndarray, tolerance=None) -> np.ndarray:
-    ratio = np.where(box, _BOX_MARGIN, _HULL_MARGIN)
-    tolerance = np.where(box, _BOX_TOLERANCE, _HULL_TOLERANCE) if tolerance is None else tolerance
-    return np.minimum(ratio * inner, tolerance * length)
-
-
-def _rules(model: ContactModel, row: np.ndarray, static: np.ndarray, kind: np.ndarray,
-           length_scale: np.ndarray, static_radius: np.ndarray) -> _Rules:
+def _compiled_refresh_tables(model: ContactModel) -> compiled_bookkeeping.Held:
+    """What the compiled refresh reads of the model (`_refresh_tables`), kept in its cache while its arrays are the
+    same."""
     cache = manifold_margins(model)
-    box = model.boxes.mask[row]
-    length = length_scale[model.vehicle[row]].astype(float)
-    inner = cache["pcm_inner"][row]
-    margin = np.where(kind == MESH, manifold_margin(inner, box, length, _MESH_TOLERANCE), manifold_margin(inner, box, length))
-    polytope = (kind == POLYTOPE) | (kind == CAPSULE)
-    if polytope.any():  # the lesser of the two shapes' margins (a capsule's: the static box's)
-        first = model.polytope_first
-        h = np.where(polytope, static - first, 0)
-        static_box = (model.static_boxes.mask[h] if model.static_boxes is not None else np.zeros(len(h), bool))
-        static_margin = manifold_margin(cache["pcm_static_inner"][h] if len(h) else inner, static_box, length)
-        margin = np.where(polytope, np.where(kind == CAPSULE, static_margin, np.minimum(margin, static_margin)), margin)
-    capsule = kind == CAPSULE
-    if capsule.any():  # the lesser of the box's margin and the capsule's radius
-        margin = np.where(capsule, np.minimum(margin, model.radius[row]), margin)
-    # a static capsule: the lesser of the vehicle's box's or hull's margin and the capsule's radius
-    margin = np.where(kind == ROUND, np.minimum(margin, static_radius), margin)
-    polytope |= kind == ROUND
-    plane = kind == PLANE
-    return _Rules(np.where(polytope, np.nan, _MOVED * margin), np.where(plane, _PLANE_TURNED, _MESH_TURNED),
-                  np.where(plane, _PLANE_DRIFT, DRIFT) * margin, kind != MESH, margin)
+    return compiled_bookkeeping.held(cache, "compiled_refresh", (
+        model.vehicle, model.boxes.mask, cache["pcm_inner"], model.radius, model.origin, model.static_boxes,
+        cache["pcm_static_inner"], model.contact_distance), _refresh_tables)
+
+
+def _compiled_record_tables(model: ContactModel) -> compiled_bookkeeping.Held:
+    """What the compiled record reads of the model (compiled_bookkeeping.record_tables), kept in its cache while its
+    arrays are the same."""
+    G = model.collides.shape[1]
+    return compiled_bookkeeping.held(model.cache, "compiled_record", (
+        model.vehicle, first_rows(model), model.origin, model.radius, model.static_rounds),
+        lambda vehicle, first, origin, radius, rounds: compiled_bookkeeping.record_tables(
+            vehicle, first, origin, _radius(model, np.arange(len(vehicle))), _static_radius(model, np.arange(G))))
 
 
 def _refresh_tables(vehicle: np.ndarray, box: np.ndarray, inner: np.ndarray, radius: np.ndarray | None,
@@ -264,6 +212,8 @@ class _Match:
     turn_radius: np.ndarray | None = None
     refresh_inputs: compiled_bookkeeping.Held | None = None
     left: dict = None
+    steady: tuple | None = None  # (`_steady`: whether nothing is left to make anew where every pair keeps its points,
+    # and the last step's pairs those keep)
 
 
 _dtype, _shape, _bytes = operator.attrgetter("dtype"), operator.attrgetter("shape"), np.ndarray.tobytes
@@ -374,6 +324,19 @@ def _left(match: _Match, planes: list[np.ndarray], hull_pairs: tuple, tri_pairs:
     return planes, hull_pairs, tri_pairs, round_pairs
 
 
+def _steady(match: _Match, planes: list[np.ndarray], hull_pairs: tuple, tri_pairs: tuple, round_pairs: tuple
+            ) -> tuple:
+    """Of the match (its candidates `planes` .. `round_pairs`), where every pair keeps its points: whether no
+    candidate is left to make anew, the last step's pairs kept (`_kept_pairs`) and the candidates left (`_left`);
+    worked out once per match."""
+    if match.steady is None:
+        every = np.ones(len(match.key), bool)
+        left = match.left[every.tobytes()] = _left(match, planes, hull_pairs, tri_pairs, round_pairs, every)
+        none_left = not (any(rows.size for rows in left[0]) or any(pair[0].size for pair in left[1:]))
+        match.steady = (none_left, _kept_pairs(match.prev, match.at, every), left)
+    return match.steady
+
+
 _NO_KEYS = np.zeros(0, np.int64)
 _NO_KEYS.flags.writeable = False  # (a Persistence of no candidate pair: its keys, rows and statics, read only)
 
@@ -385,13 +348,18 @@ class Persistence:
     def __init__(self, model: ContactModel, ground: Ground, planes: list[np.ndarray], hull_pairs: tuple,
                  tri_pairs: tuple, round_pairs: tuple, R_all: np.ndarray, position: np.ndarray,
                  orientation: np.ndarray, length_scale: np.ndarray, previous: Manifolds | None,
-                 compiled: bool = True):
+                 compiled: bool = True, reduction: compiled_bookkeeping.Held | None = None):
         """planes, hull_pairs (shape rows, static polytopes), tri_pairs (shape rows, triangles), round_pairs (shape
         rows, static rounds): the broad phase's candidates (sim/contact/broad.py `static_candidates`,
         sim/round_shapes.py `candidates`), what is left of them to make anew in the same attributes; R_all
         (3, 3, N): each row's body rotation; position (3, V), orientation (4, V): the body poses the step begins
         with. compiled: the kept points re-measured in C (sim/compiled_bookkeeping.py) where the extension is loaded
-        and covers them (the same bits), else in numpy."""
+        and covers them (the same bits), else in numpy. reduction: compiled_bookkeeping.reduction_settings of
+        world.py's patch points; with it, where the compiled refresh finds that every pair keeps its points and no
+        candidate is left to make anew (a car at rest on its obstacle, most steps), the kept contacts come reduced
+        in the same call (reduction.py reduce_contacts's bits): `reduced`, the step's contacts with the manifolds to
+        keep (else None)."""
+        self.reduced = self.match = None
         self.model, self.R_all, self.position, self.orientation = model, R_all, position, orientation
         self.compiled = compiled
         self.planes, self.hull_pairs, self.tri_pairs, self.round_pairs = planes, hull_pairs, tri_pairs, round_pairs
@@ -403,13 +371,20 @@ class Persistence:
         if (not tri_pairs[0].size and not hull_pairs[0].size and not round_pairs[0].size
                 and not any(rows.size for rows in planes)):
             return  # no shape near anything: no work
-        match = _matched(model, ground, planes, hull_pairs, tri_pairs, round_pairs, R_all, previous)
+        match = self.match = _matched(model, ground, planes, hull_pairs, tri_pairs, round_pairs, R_all, previous)
         self.row, self.static, self.key = match.row, match.static, match.key
         if match.pts is None:  # no pair keeps a manifold, or none was recorded last step
             self.is_kept = np.zeros(len(match.key), bool)
             return
         if compiled and match.covered:
-            keep_pair = self._refresh_compiled(match, length_scale)
+            keep_pair = self._refresh_compiled(match, length_scale, reduction, planes, hull_pairs, tri_pairs,
+                                               round_pairs)
+            if self.reduced is not None:  # (every pair kept its points: nothing is left to make anew)
+                self.is_kept = keep_pair
+                left = match.steady[2]
+                self.planes, (self.hull_pairs, self.tri_pairs, self.round_pairs) = list(left[0]), left[1:]
+                self.reduced.manifolds = self._kept_only()  # (`record`'s: no pair made anew)
+                return
         else:
             keep_pair = self._refresh(match.kind, match.static_radius, match.found, match.at, match.prev, match.pts,
                                       match.pair, length_scale, model.static_rounds, match.round_first)
@@ -432,7 +407,7 @@ class Persistence:
         per candidate pair; found, at: which the last step recorded, and where in its pairs `prev`; pts, pair: its
         points of the found pairs, and each one's candidate pair. Returns which pairs keep their points."""
         model, key, R_all, position, orientation = self.model, self.key, self.R_all, self.position, self.orientation
-        rules = _rules(model, self.row, self.static, kind, length_scale, static_radius)
+        rules = pcm_rules(model, self.row, self.static, kind, length_scale, static_radius)
         vehicle = model.vehicle[self.row]
         R = R_all[:, :, self.row[pair]].transpose(2, 0, 1)
         on_body = np.einsum("qij,qj->qi", R, pts.body_point) + position[:, vehicle[pair]].T
@@ -457,11 +432,11 @@ class Persistence:
         polytope, capsule = kind == POLYTOPE, (kind == CAPSULE) | on_round
         # (a capsule's fresh manifold holds GJK's closest point besides the points made: PCM makes the one point
         # twice where the full generation makes one)
-        held_capsule = np.minimum(held + (held > 0), len(_CAPSULE_MOVED) - 1)
+        held_capsule = np.minimum(held + (held > 0), len(CAPSULE_MOVED) - 1)
         moved_limit = np.where(polytope, POLYTOPE_MOVED[held] * rules.margin,
-                               np.where(capsule, _CAPSULE_MOVED[held_capsule] * rules.margin, rules.moved))
+                               np.where(capsule, CAPSULE_MOVED[held_capsule] * rules.margin, rules.moved))
         turned_limit = np.where(polytope, POLYTOPE_TURNED[held],
-                                np.where(capsule, _CAPSULE_TURNED[held_capsule], rules.turned))
+                                np.where(capsule, CAPSULE_TURNED[held_capsule], rules.turned))
         moved = np.abs(self._origins(self.row) - prev.origin[at]).max(axis=1)
         if on_round.any():  # a static capsule's move in the vehicle shape's frame (PCM's relative transform)
             centre = rounds.ends.mean(axis=1)[np.maximum(self.static - round_first, 0)]
@@ -488,31 +463,49 @@ class Persistence:
         self.kept = Contacts(self.row[pair[q]], self.static[pair[q]], point, normal[q], separation[q])
         return keep_pair
 
-    def _refresh_compiled(self, match: _Match, length_scale: np.ndarray) -> np.ndarray:
+    def _refresh_compiled(self, match: _Match, length_scale: np.ndarray, reduction, planes: list[np.ndarray],
+                          hull_pairs: tuple, tri_pairs: tuple, round_pairs: tuple) -> np.ndarray:
         """`_refresh` in C (sim/compiled_bookkeeping.py), where `_compiled_covers`: the same bits. The quaternion dots
-        and the turns' travel are numpy's (its arccos), as `_refresh` forms them."""
+        and the turns' travel are made in C as `_turns` forms them, but with libm's arccos: where a travel lies too
+        near its limit to tell numpy's side, numpy's (`_turns`) are handed in. With `reduction` (`__init__`'s), where
+        nothing is left to make anew once every pair keeps its points (`_steady`), the kept contacts reduced in the
+        same call where they all do (`reduced`)."""
         model, prev, at = self.model, match.prev, match.at
+        tables = _compiled_refresh_tables(model)
+        pts = match.pts
+        if match.refresh_inputs is None:  # (the match's own: converted once)
+            match.refresh_inputs = compiled_bookkeeping.refresh_inputs(
+                self.row, self.static, match.kind, match.found, at, prev.origin, match.pair, pts.body_point,
+                pts.world_point, pts.normal, match.static_radius, match.prev_orientation, match.turn_radius)
+        if reduction is not None and not _steady(match, planes, hull_pairs, tri_pairs, round_pairs)[0]:
+            reduction = None
+        arguments = (match.refresh_inputs, tables, model.polytope_first, length_scale, self.R_all, self.position,
+                     self.orientation, reduction)
+        made = compiled_bookkeeping.refresh_and_reduce(*arguments)
+        if made is None:  # (a travel too near its limit for libm's arccos: numpy's)
+            made = compiled_bookkeeping.refresh_and_reduce(*arguments, *self._turns(match))
+        keep_pair, keep_point, kept_pairs, kept_points, kept, patch = made
+        if kept_pairs == len(keep_pair):  # (every pair keeps its points: the last step's, as they are or a subset)
+            self.kept_pairs = _steady(match, planes, hull_pairs, tri_pairs, round_pairs)[1]
+        else:
+            self.kept_pairs = _kept_pairs(prev, at, keep_pair)
+        self.kept_points = pts if kept_points == len(keep_point) else pts.subset(keep_point)  # (read, never written)
+        if patch is None:
+            self.kept = Contacts(*kept)
+        else:  # (the step's contacts, reduced)
+            self.reduced = Contacts(*kept, patch=patch) if len(patch) else Contacts.empty()
+        return keep_pair
+
+    def _turns(self, match: _Match) -> tuple[np.ndarray, np.ndarray]:
+        """Per pair the quaternion dot of its body's orientation now and when its points were made, and how far the
+        turn carries the shape's far side (polytopes; else 0), as `_refresh` forms them (numpy's arccos)."""
         turn = np.einsum("jp,pj->p", self.orientation[:, match.vehicle].astype(float), match.prev_orientation)
         # (np.clip's arithmetic, a NaN kept, in two ufunc calls; where every pair is a polytope's, np.where would
         # take every product as it is)
         travel = np.arccos(np.minimum(np.maximum(turn, -1.0), 1.0)) * match.turn_radius
         if not match.every_polytope:
             travel = np.where(match.polytope, travel, 0.0)
-        cache = manifold_margins(model)
-        tables = compiled_bookkeeping.held(cache, "compiled_refresh", (
-            model.vehicle, model.boxes.mask, cache["pcm_inner"], model.radius, model.origin, model.static_boxes,
-            cache["pcm_static_inner"], model.contact_distance), _refresh_tables)
-        pts = match.pts
-        if match.refresh_inputs is None:  # (the match's own: converted once)
-            match.refresh_inputs = compiled_bookkeeping.refresh_inputs(
-                self.row, self.static, match.kind, match.found, at, prev.origin, match.pair, pts.body_point,
-                pts.world_point, pts.normal, match.static_radius)
-        keep_pair, keep_point, kept = compiled_bookkeeping.refresh_manifolds(
-            match.refresh_inputs, tables, model.polytope_first, length_scale, self.R_all, self.position, turn, travel)
-        self.kept_pairs = _kept_pairs(prev, at, keep_pair)
-        self.kept_points = pts if keep_point.all() else pts.subset(keep_point)  # (read, never written)
-        self.kept = Contacts(*kept)
-        return keep_pair
+        return turn, travel
 
     def _static_radius(self, static: np.ndarray) -> np.ndarray:
         """The static shapes' round radii (0: not a static sphere or capsule)."""
@@ -536,10 +529,7 @@ class Persistence:
         model, G = self.model, self.G
         first = first_rows(model)
         if self.compiled and compiled_bookkeeping.available() and _record_covered(self.R_all, contacts):
-            tables = compiled_bookkeeping.held(model.cache, "compiled_record", (
-                model.vehicle, first, model.origin, model.radius, model.static_rounds),
-                lambda vehicle, first, origin, radius, rounds: compiled_bookkeeping.record_tables(
-                    vehicle, first, origin, _radius(model, np.arange(len(vehicle))), self._static_radius(np.arange(G))))
+            tables = _compiled_record_tables(model)
             made_pairs, made_points = compiled_bookkeeping.record_manifolds(
                 self.key, self.is_kept, self.row, self.static, tables, self.R_all, self.position, self.orientation,
                 contacts.shape, contacts.static, contacts.point, contacts.normal, contacts.separation)

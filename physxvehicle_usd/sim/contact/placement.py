@@ -137,11 +137,23 @@ def cylinder_world_ends(model: ContactModel, rows: np.ndarray, R: np.ndarray, po
 def placed_vertices(model: ContactModel, rows: np.ndarray, R_all: np.ndarray, position: np.ndarray):
     """The rotations (N, 3, 3) and world vertices (N, K, 3) of the shape rows `rows` (the other rows unset), from
     the shapes' rotations R_all (3, 3, N) and the bodies' positions (3, V)."""
-    N, K = model.shapes.vertices.shape[:2]
-    R = np.empty((N, 3, 3))
+    R = placed_rotations(model, rows, R_all)
+    return R, world_vertices(model, rows, R, position)
+
+
+def placed_rotations(model: ContactModel, rows: np.ndarray, R_all: np.ndarray) -> np.ndarray:
+    """The rotations (N, 3, 3) of the shape rows `rows` (the other rows unset), from R_all (3, 3, N)."""
+    R = np.empty((len(model.vehicle), 3, 3))
     R[rows] = np.moveaxis(R_all[:, :, rows], 2, 0)
+    return R
+
+
+def world_vertices(model: ContactModel, rows: np.ndarray, R: np.ndarray, position: np.ndarray) -> np.ndarray:
+    """The world vertices (N, K, 3) of the shape rows `rows` (the other rows unset) turned by their rotations R
+    (`placed_rotations`) and moved to the bodies' positions (3, V)."""
+    N, K = model.shapes.vertices.shape[:2]
     vertices = np.empty((N, K, 3))  # only the rows of candidates are filled (and read)
     local, turn = model.shapes.vertices[rows], R[rows][:, None]  # elementwise: a row's result is its own
     vertices[rows] = (turn[..., 0] * local[..., :1] + turn[..., 1] * local[..., 1:2] + turn[..., 2] * local[..., 2:]
                       + position[:, model.vehicle[rows]].T[:, None, :])
-    return R, vertices
+    return vertices

@@ -5,20 +5,23 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import compiled_bookkeeping
 from ..ground import Ground
 from ..motion import Motion
-from . import round_shapes
+from . import round_shapes, steady
 from .box import box_box
-from .broad import static_candidates
+from .broad import prepare_static_candidates, static_candidates
 from .cylinder import (
     cylinder_convex_contacts,
     cylinder_mesh_contacts,
     cylinder_round_contacts,
     static_cylinder_contacts,
 )
+from .geometry import SAME_NORMAL
 from .model import ContactModel
 from .persistence import Persistence
-from .placement import cylinder_world_ends, placed_vertices, shape_radius
+from .persistence import prepare_tables as prepare_persistence_tables
+from .placement import cylinder_world_ends, placed_rotations, shape_radius, world_vertices
 from .plane import plane_contacts
 from .polytopes import polytope_rows, triangle_polytopes, world_polytopes
 from .records import Contacts, Manifolds
@@ -36,7 +39,12 @@ def generate(model: ContactModel, ground: Ground, position: np.ndarray, orientat
     pairs that keep PCM's persistent manifolds (sim/contact/persistence.py) re-measure the points `previous` kept where
     they have moved little, and the contacts carry the manifolds to keep (`Contacts.manifolds`); without, every contact
     is made anew. motion: the step's sim/motion.Motion of these poses; threads: the broad phase's (the same contacts for
-    any count)."""
+    any count). A step steady as the last (every pair keeping its points, or no candidate) is made in one compiled call
+    (sim/contact/steady.py), the same contacts."""
+    if length_scale is not None:  # (a steady step, as the last: made in one call)
+        out = steady.contacts(model, ground, position, orientation, previous, length_scale, threads)
+        if out is not None:
+            return out
     planes, (hull_shape, hull), (tri_shape, tri), R_all = static_candidates(model, ground, position, orientation, motion,
                                                                             threads)
     if R_all is None and model.static_rounds is None:  # no shape tested: quiet above the planes (or none)
@@ -44,12 +52,17 @@ def generate(model: ContactModel, ground: Ground, position: np.ndarray, orientat
     rounds = (round_shapes.candidates(model, position, orientation) if model.static_rounds is not None
               else _NO_ROUNDS)
     if not (hull_shape.size or tri_shape.size or rounds[0].size or any(rows.size for rows in planes)):
+        if length_scale is not None:
+            steady.prepare_quiet(model, ground, planes, (hull_shape, hull), (tri_shape, tri), rounds, position)
         return Contacts.empty()  # near nothing: no contact, and no manifold kept (a pair out of the broad phase ends)
     persistence = None
     if length_scale is not None:
 
         persistence = Persistence(model, ground, planes, (hull_shape, hull), (tri_shape, tri), rounds, R_all,
-                                  position, orientation, length_scale, previous)
+                                  position, orientation, length_scale, previous, reduction=kept_point_reduction(model))
+        if persistence.reduced is not None:  # every pair kept its points, reduced with them: the step's contacts
+            steady.prepare(model, ground, persistence, planes, (hull_shape, hull), (tri_shape, tri), rounds, position)
+            return persistence.reduced
         planes, (hull_shape, hull), (tri_shape, tri) = persistence.planes, persistence.hull_pairs, persistence.tri_pairs
         rounds = persistence.round_pairs
     parts = _made(model, ground, planes, hull_shape, hull, tri_shape, tri, R_all, position, rounds)
@@ -117,6 +130,37 @@ def _patch_point_table(model: ContactModel) -> np.ndarray | None:
     return table
 
 
+def prepare_tables(model: ContactModel, ground: Ground) -> None:
+    """Make the model's contact tables that its first contact would make (`patch_points`' table, the kept points'
+    reduction, persistence.py's `prepare_tables`) and what the broad phase keeps of it and the ground
+    (broad.py `prepare_static_candidates`), kept in its cache: the same tables, made when the model is built rather
+    than in a fleet's first steps."""
+    prepare_static_candidates(model, ground)
+    _patch_point_table(model)
+    kept_point_reduction(model)
+    prepare_persistence_tables(model)
+
+
+def kept_point_reduction(model: ContactModel) -> compiled_bookkeeping.Held | None:
+    """What Persistence's compiled refresh reads to reduce the kept contacts as `reduce_contacts` does with
+    `patch_points` (compiled_bookkeeping.reduction_settings: the rows whose patches on a mesh keep MESH_PATCH_POINTS),
+    kept in the model's cache while what it reads is the same (as `_patch_point_table`); None where the extension is
+    not built or was built with another SAME_NORMAL (the reduction is numpy's)."""
+    if not (compiled_bookkeeping.available() and compiled_bookkeeping.same_normal_agrees(SAME_NORMAL)):
+        return None
+    kept = model.cache.get("kept_reduction")
+    cylinders = model.cylinders
+    if (kept is not None and kept[0] is model.radius and kept[1] == len(model.vehicle) and kept[2] == model.plane_count
+            and (kept[3] is cylinders or kept[4] == cylinders.tobytes())):
+        return kept[5]
+    N = len(model.vehicle)
+    mesh_rows = np.ones(N, bool) if model.radius is None else model.radius == 0.0
+    mesh_rows &= ~np.isin(np.arange(N), model.cylinders)
+    settings = compiled_bookkeeping.reduction_settings(mesh_rows, model.plane_count, MESH_PATCH_POINTS, MAX_POINTS)
+    model.cache["kept_reduction"] = (model.radius, N, model.plane_count, cylinders, cylinders.tobytes(), settings)
+    return settings
+
+
 def _made(model: ContactModel, ground: Ground, planes: list[np.ndarray], hull_shape: np.ndarray, hull: np.ndarray,
           tri_shape: np.ndarray, tri: np.ndarray, R_all: np.ndarray, position: np.ndarray,
           rounds: tuple[np.ndarray, np.ndarray]) -> list[Contacts]:
@@ -128,14 +172,16 @@ def _made(model: ContactModel, ground: Ground, planes: list[np.ndarray], hull_sh
     rows = np.unique(np.concatenate(planes + [hull_shape, tri_shape, round_shape]))
     if not rows.size:
         return []
-    R, vertices = placed_vertices(model, rows, R_all, position)
+    R = placed_rotations(model, rows, R_all)
+    placed = _Vertices(model, rows, R, position)  # (moved where a narrow phase below reads them: not box-box's)
     # the cylinders' world cap centres, for the planes' exact contacts
     cylinders = np.intersect1d(rows, model.cylinders) if model.cylinders.size else model.cylinders
     ends = None
     if cylinders.size:
         ends = np.full((len(model.vehicle), 2, 3), np.nan)
         ends[cylinders] = cylinder_world_ends(model, cylinders, R[cylinders], position)
-    parts = [plane_contacts(model, ground, vertices, planes, ends)]
+    parts = [plane_contacts(model, ground, placed.vertices if any(rows.size for rows in planes) else None, planes,
+                            ends)]
     if hull_shape.size and model.static_boxes is not None:  # box against box: PhysX's own box-box contacts
         both = model.boxes.mask[hull_shape] & model.static_boxes.mask[hull]
         if both.any():
@@ -152,10 +198,11 @@ def _made(model: ContactModel, ground: Ground, planes: list[np.ndarray], hull_sh
     if hull_shape.size and model.static_cylinders is not None:  # a vehicle's shape against a static exact cylinder
         exact = np.isfinite(model.static_cylinders[0][hull, 0, 0])
         if exact.any():
-            parts.append(static_cylinder_contacts(model, hull_shape[exact], hull[exact], vertices, R, position))
+            parts.append(static_cylinder_contacts(model, hull_shape[exact], hull[exact], placed.vertices, R,
+                                                  position))
             hull_shape, hull = hull_shape[~exact], hull[~exact]
     if hull_shape.size:
-        A = world_polytopes(model.shapes, hull_shape, vertices, R)
+        A = world_polytopes(model.shapes, hull_shape, placed.vertices, R)
         B = polytope_rows(model.static_shapes, hull)
         static = model.static_index[hull]
         made = polytope_contacts(A, B, hull_shape, static, model.contact_distance[hull_shape, static],
@@ -167,7 +214,7 @@ def _made(model: ContactModel, ground: Ground, planes: list[np.ndarray], hull_sh
             parts.append(cylinder_mesh_contacts(model, ground, tri_shape[exact], tri[exact], ends, R))
             tri_shape, tri = tri_shape[~exact], tri[~exact]
     if tri_shape.size:
-        A = world_polytopes(model.shapes, tri_shape, vertices, R)
+        A = world_polytopes(model.shapes, tri_shape, placed.vertices, R)
         B = triangle_polytopes(ground, tri)
         static = model.plane_count + ground.tri_shape[tri]
         parts.append(polytope_contacts(A, B, tri_shape, static, model.contact_distance[tri_shape, static],
@@ -178,8 +225,21 @@ def _made(model: ContactModel, ground: Ground, planes: list[np.ndarray], hull_sh
             parts.append(cylinder_round_contacts(model, round_shape[exact], round_k[exact], ends, R))
             round_shape, round_k = round_shape[~exact], round_k[~exact]
     if round_shape.size:
-        parts.append(round_shapes.contacts(model, round_shape, round_k, vertices, R))
+        parts.append(round_shapes.contacts(model, round_shape, round_k, placed.vertices, R))
     return parts
+
+
+class _Vertices:
+    """The world vertices of a step's candidate rows (placement.world_vertices), moved at the first read."""
+
+    def __init__(self, model: ContactModel, rows: np.ndarray, R: np.ndarray, position: np.ndarray):
+        self.arguments, self._vertices = (model, rows, R, position), None
+
+    @property
+    def vertices(self) -> np.ndarray:
+        if self._vertices is None:
+            self._vertices = world_vertices(*self.arguments)
+        return self._vertices
 
 
 def _box_contacts(model: ContactModel, shape: np.ndarray, hull: np.ndarray, position: np.ndarray, R: np.ndarray):
