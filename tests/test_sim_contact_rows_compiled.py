@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -16,11 +17,12 @@ from conftest import SAMPLES
 from pxr import Gf, UsdGeom, UsdPhysics, UsdShade
 
 from physxvehicle_usd.read import read_stage
-from physxvehicle_usd.sim import Simulator, compiled_rows, compiled_wheel_rows, pipeline
+from physxvehicle_usd.sim import Simulator, compiled_end_step, compiled_rows, compiled_wheel_rows, pipeline
 from physxvehicle_usd.sim import vecmath as vm
 from physxvehicle_usd.sim.contact_rows import StaticContactRows
 from physxvehicle_usd.sim.pipeline import StepOptions
-from physxvehicle_usd.sim.row_solver import _row_jacobians, _spring_gains
+from physxvehicle_usd.sim.rigid_body import end_velocity
+from physxvehicle_usd.sim.row_solver import _row_jacobians, _solve_rows_tgs, _spring_gains
 from physxvehicle_usd.sim.solver_rows import ConstraintRows, PatchRows
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
@@ -408,3 +410,66 @@ def test_the_obstacles_fleet_s_constraint_rows_from_c_are_numpy_s(tmp_path, monk
         sim.step({"brake0": np.ones(sim.params.V)})
     assert any(also for _, _, also in compared) and any(not also for _, _, also in compared)
     assert any(listed < V for listed, V, _ in compared) and any(listed == V for listed, V, _ in compared)
+
+
+# --- the end of a step with contacts: the velocities and the solve of every vehicle in one set of calls ------------
+
+@pytest.mark.parametrize("V, Pm, N", [(2, 1, 4), (12, 3, 6), (19, 2, 4)])
+@pytest.mark.parametrize("iterations", [4, 1])
+@pytest.mark.parametrize("threads", [1, 3])
+def test_the_solve_of_every_vehicle_with_its_velocities_is_numpy_s_to_the_bit(tmp_path, V, Pm, N, iterations,
+                                                                              threads):
+    """solve_tgs_contacts with the velocities before the rows formed in C (`velocity`: _KeptTGS.solve_every, two C
+    calls) against numpy's rigid_body.end_velocity then row_solver._solve_rows_tgs, three calls in a row with other
+    rows, patches and bodies each time: velocity, pose, impulses, friction and which slid, 0 ulps; each call's outputs
+    new arrays. A vehicle with neither a contact point nor an active limit row: refused, nothing written."""
+    p = Simulator.from_description(read_stage(str(fleet_stage(V, tmp_path))), DT).params
+    rng = np.random.default_rng(V * 10 + iterations)
+    p.mass = rng.uniform(500.0, 3000.0, V).astype(np.float32)
+    p.moi = rng.uniform(200.0, 4000.0, (3, V)).astype(np.float32)
+    p.max_depenetration_velocity = rng.uniform(1.0, 10.0, V).astype(np.float32)
+    outputs = []
+    for call in range(3):
+        rows = _random_constraint_rows(rng, V, V)
+        rows.active[0, -1] = True  # (vehicle 0 touches nothing: held by its limit row)
+        patches = _random_patches(rng, V, Pm, N)
+        begin_orientation, _ = _bodies(rng, V, V)
+        orientation, _ = _bodies(rng, V, V)  # (the state's after the substeps: the gyroscopic term's frame)
+        position = rng.standard_normal((3, V)).astype(np.float32)
+        velocity = (rng.standard_normal((6, V)) * 2.0).astype(np.float32)
+        state = SimpleNamespace(linear_velocity=velocity[:3].copy(), angular_velocity=velocity[3:].copy(),
+                                body_orientation=orientation.copy(), body_position=position.copy(), contacts=None)
+        end_velocity(p, state, DT)  # numpy's
+        formed = np.concatenate((state.linear_velocity, state.angular_velocity))
+        _solve_rows_tgs(p, state, rows, DT, iterations, 2, position, begin_orientation, patches)
+        solved = compiled_rows.solve_tgs_contacts(p, rows, patches, velocity[:3], velocity[3:], position,
+                                                  begin_orientation, DT, iterations, 2, threads,
+                                                  compiled_end_step.velocity_struct(p), orientation)
+        contacts, x, ours_position, ours_orientation = solved
+        for ours, theirs in ((x[:3], state.linear_velocity), (x[3:], state.angular_velocity),
+                             (ours_position, state.body_position), (ours_orientation, state.body_orientation)):
+            assert ours.dtype == np.float32 and ours.flags.c_contiguous
+            np.testing.assert_array_equal(ours.view(np.int32), theirs.view(np.int32))  # 0 ulps
+        # the contacts' impulses, friction and which slid: the fresh compiled solve's from numpy's velocities
+        fresh = compiled_rows.CompiledContactRows(p, patches, rows.vehicles, begin_orientation, formed, DT,
+                                                  iterations, False, threads)
+        compiled_rows.solve_tgs(fresh, p, rows, formed, position, begin_orientation,
+                                np.float32(np.sqrt(iterations) / DT), np.float32(0.75 / DT), DT, iterations, 2, threads)
+        for name in ("impulse", "friction"):
+            np.testing.assert_array_equal(_bits(getattr(contacts, name)), _bits(getattr(fresh, name)), err_msg=name)
+        np.testing.assert_array_equal(contacts.broken, fresh.broken)
+        assert contacts.broken.dtype == bool and contacts.active is patches.point_active
+        outputs.append((solved, [a.copy() for a in (x, ours_position, ours_orientation, contacts.impulse,
+                                                      contacts.friction, contacts.broken)]))
+    for (solved, copies) in outputs:  # (each call's outputs its own)
+        contacts, x, position_out, orientation_out = solved
+        for ours, kept in zip((x, position_out, orientation_out, contacts.impulse, contacts.friction,
+                               contacts.broken), copies):
+            assert ours.tobytes() == kept.tobytes()
+    # a vehicle held by nothing (sticky rows alone): refused before anything is formed
+    rows.active[0] &= ~rows.hard[0]
+    velocity_before = velocity.copy()
+    assert compiled_rows.solve_tgs_contacts(p, rows, patches, velocity[:3], velocity[3:], position, begin_orientation,
+                                            DT, iterations, 2, threads, compiled_end_step.velocity_struct(p),
+                                            orientation) is None
+    assert velocity.tobytes() == velocity_before.tobytes()

@@ -92,29 +92,21 @@ def solve_every_vehicle_with_contacts(p: SimParams, s: SimState, rows: Constrain
     compiled_end_step's velocities cover: the state's velocities and pose replaced by the solved ones, the same bits
     as the two apart. False (nothing done) elsewhere."""
     V = s.linear_velocity.shape[1]
-    if len(rows.vehicles) != V or type(dt) is not float:
+    if len(rows.vehicles) != V or type(dt) is not float or s.body_position.dtype != np.float32:
         return False
     counts = _ONE_SCENE.get(p, None, lambda: _one_scene(p))
-    dtype = s.linear_velocity.dtype
-    if counts is None or not (begin_position.dtype == begin_orientation.dtype == s.body_position.dtype
-                              == s.body_orientation.dtype == dtype) or not compiled_rows.covers(dtype, None, p, rows,
-                                                                                                 patches):
+    velocity = compiled_end_step.velocity_struct(p)
+    if counts is None or velocity is None:
         return False
-    touching = patches.point_active.any(axis=(1, 2))
-    if not (touching.all() or (touching | (rows.active & rows.hard).any(axis=1)).all()):
-        return False  # (a vehicle with sticky rows alone: `_solve_soft_rows`)
-    velocity = compiled_end_step.velocity_call(p, s, dt)
-    if velocity is None:
-        return False
+    # (the C call checks the rest: every array of the type the set-ups read, every vehicle touching or held by a limit
+    # row; a vehicle with sticky rows alone is `_solve_soft_rows`')
     solved = compiled_rows.solve_tgs_contacts(p, rows, patches, s.linear_velocity, s.angular_velocity, begin_position,
                                               begin_orientation, dt, *counts, kernel_threads, velocity,
                                               s.body_orientation)
-    if solved is None:  # (no patch slots: nothing done yet)
+    if solved is None:  # (nothing done)
         return False
-    contacts, x, position, orientation = solved
-    x = x.copy()  # (the kept buffers' values, in the state's new arrays)
+    contacts, x, s.body_position, s.body_orientation = solved  # (new arrays)
     s.linear_velocity, s.angular_velocity = x[:3], x[3:]
-    s.body_position, s.body_orientation = position.copy(), orientation.copy()
     _record_solved(s, rows.vehicles, contacts, None)
     return True
 
