@@ -355,8 +355,8 @@ int pvu_friction_patches_words(const int64_t *w) {
 
 /* pvu_patch_rows with its arguments as 64-bit words (sim/compiled_bookkeeping.py `write_rows`): w[0 .. 6] C, Vr, Pm,
    K, n_params, tables, table_strides; w[7 .. 10] the made patches' ints and floats, the rows' floats and flags
-   (`patch_row_arrays`' two blocks: arm, separation, normal, the n_params parameters, anchor_arm, anchor_error; then
-   point_active, anchor_active), each array's place in its block worked out here as write_rows works it out.
+   (`patch_row_arrays`' block: arm, separation, normal, the n_params parameters, anchor_arm, anchor_error; then
+   point_active, anchor_active), each array's place in its part worked out here as patch_row_arrays works it out.
    Returns -1 (nothing written) for more than 16 parameters. */
 int pvu_patch_rows_words(const int64_t *w) {
     const int64_t Vr = w[1], Pm = w[2], K = w[3], n = w[4], E = Vr * Pm;

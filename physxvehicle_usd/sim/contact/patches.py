@@ -346,16 +346,15 @@ def _compiled_patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.n
     made = compiled_bookkeeping.friction_patches(
         contacts.shape, contacts.static, contacts.patch, contacts.point, contacts.normal, contacts.separation,
         tables, model.collides.shape[1], body_orientation, body_position.T, length_scale, previous, where)
-    Vr, Pm, K, F = len(vehicles), made.Pm, made.K, made.F
-    floats, flags, rows = compiled_bookkeeping.patch_row_arrays(Vr, Pm, K, len(PATCH_PARAMS))
-    params = rows.pop("params")
-    out = PatchRows(
-        **rows, **dict(zip(PATCH_PARAMS, params)), bounce_threshold=bounce_threshold(model, vehicles),
-        points=contacts,  # for telemetry
-        friction=FrictionPatches(made.vehicle, made.shape, made.static, made.body_normal, made.other_normal,
-                                 made.anchor_count, made.body_anchor, made.other_anchor, np.zeros(F, bool)),
-        friction_slot=(made.vehicle_row, made.slot))
-    compiled_bookkeeping.write_rows(made, tables, Vr, floats, flags)
+    Vr = len(vehicles)
+    block, rows = compiled_bookkeeping.patch_row_arrays(Vr, made.Pm, made.K, len(PATCH_PARAMS))
+    out = PatchRows(  # (the arrays in PatchRows's order: point_active .. anchor_error, the parameters in PATCH_PARAMS')
+        *rows, bounce_threshold(model, vehicles),
+        contacts,  # for telemetry
+        FrictionPatches(made.vehicle, made.shape, made.static, made.body_normal, made.other_normal, made.anchor_count,
+                        made.body_anchor, made.other_anchor, np.zeros(made.F, bool)),
+        (made.vehicle_row, made.slot))
+    compiled_bookkeeping.write_rows(made, tables, Vr, block)
     return out
 
 
