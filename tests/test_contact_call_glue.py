@@ -14,9 +14,9 @@ import pytest
 
 from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.sim import Simulator, compiled_bookkeeping, extension
-from physxvehicle_usd.sim.declare import PATCH_PARAMS
 from physxvehicle_usd.sim.contact import persistence
 from physxvehicle_usd.sim.contact.model import capsule_rows
+from physxvehicle_usd.sim.declare import PATCH_PARAMS
 from physxvehicle_usd.sim.extension import address, addresses
 from physxvehicle_usd.sim.solver_rows import PatchRows
 

@@ -385,9 +385,15 @@ def test_the_obstacles_fleet_s_constraint_rows_from_c_are_numpy_s(tmp_path, monk
     and the same rows, dtypes and bits; groups of some of the vehicles and of all of them."""
     made = pipeline.constraint_rows
     wheel_rows = compiled_wheel_rows.wheel_rows
-    compared = []
+    compared, from_c = [], []
+
+    def counted(*arrays):
+        out = wheel_rows(*arrays)
+        from_c.append(out is not None)
+        return out
 
     def compared_rows(p, s, road, also=None):
+        monkeypatch.setattr(compiled_wheel_rows, "wheel_rows", counted)
         ours = made(p, s, road, also)
         monkeypatch.setattr(compiled_wheel_rows, "wheel_rows", lambda *arrays: None)
         theirs = made(p, s, road, also)
@@ -409,6 +415,7 @@ def test_the_obstacles_fleet_s_constraint_rows_from_c_are_numpy_s(tmp_path, monk
     for _ in range(10):
         sim.step({"brake0": np.ones(sim.params.V)})
     assert any(also for _, _, also in compared) and any(not also for _, _, also in compared)
+    assert from_c and all(from_c)  # (every step's rows from C: float32 wheels, bool flags)
     assert any(listed < V for listed, V, _ in compared) and any(listed == V for listed, V, _ in compared)
 
 

@@ -598,3 +598,17 @@ int64_t pvu_wheel_rows(const WheelRows *in) {
     }
     return Vr;
 }
+
+/* pvu_wheel_rows with its outputs in one block, its address in vehicles_out (sim/compiled_wheel_rows.py's layout):
+   the vehicles (V int64), then separation (V 3 W double), linear and arm (3 V 3 W float each), active (V 3 W bytes),
+   each sized for every vehicle of the batch, the first Vr written */
+int64_t pvu_wheel_rows_block(const WheelRows *in) {
+    WheelRows w = *in;
+    const int64_t V = in->V, R = 3 * in->W;
+    char *block = (char *)in->vehicles_out;
+    w.separation_out = (double *)(block + 8 * V);
+    w.linear_out = (float *)(block + 8 * V + 8 * V * R);
+    w.arm_out = (float *)(block + 8 * V + 20 * V * R);
+    w.active_out = (uint8_t *)(block + 8 * V + 32 * V * R);
+    return pvu_wheel_rows(&w);
+}
