@@ -370,3 +370,24 @@ int pvu_patch_rows_words(const int64_t *w) {
                           (const double *const *)(intptr_t)w[5], (const int64_t *)(intptr_t)w[6], flags, arm,
                           separation, normal, params, flags + E * K, anchor_arm, anchor_arm + 6 * E);
 }
+
+/* pvu_friction_patches_words (w), then pvu_patch_rows_words of its patches (rows: its words, Vr and n_params in)
+   into the zeroed block at rows[9] where they fit its rows[11] bytes: the sizes and the made patches' ints and
+   floats written into rows as sim/compiled_bookkeeping.py `write_rows` writes them (the flags after the floats, laid
+   out as `patch_row_arrays`). 0: both done; 1: the patches made, the rows not (rows[11] then says the bytes they
+   need); else the first failure (-1: out of memory, -2: more than 16 parameters). */
+int pvu_friction_patch_rows_words(const int64_t *w, int64_t *rows) {
+    if (pvu_friction_patches_words(w) != 0) return -1;
+    const int64_t C = w[0], *ints = (const int64_t *)(intptr_t)w[31];
+    const int64_t Vr = rows[1], Pm = ints[12 * C + 1], K = ints[12 * C + 2], n = rows[4], E = Vr * Pm;
+    const int64_t floats = 8 * (4 * E * K + (3 + n) * E + 12 * E), bytes = floats + E * K + 2 * E;
+    if (bytes > rows[11]) {
+        rows[11] = bytes;
+        return 1;
+    }
+    char *block = (char *)(intptr_t)rows[9];
+    memset(block, 0, (size_t)bytes);
+    rows[0] = C, rows[2] = Pm, rows[3] = K;
+    rows[7] = w[31], rows[8] = w[32], rows[10] = rows[9] + floats;
+    return pvu_patch_rows_words(rows) == 0 ? 0 : -2;
+}

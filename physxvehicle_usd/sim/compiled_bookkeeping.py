@@ -38,6 +38,9 @@ def _load() -> ctypes.CDLL | None:
     lib.pvu_patch_rows.restype = ctypes.c_int
     lib.pvu_patch_rows_words.argtypes = [_P]
     lib.pvu_patch_rows_words.restype = ctypes.c_int
+    if hasattr(lib, "pvu_friction_patch_rows_words"):  # (an extension built before it: the rows in a call of their own)
+        lib.pvu_friction_patch_rows_words.argtypes = [_P, _P]
+        lib.pvu_friction_patch_rows_words.restype = ctypes.c_int
     lib.pvu_reduce_contacts.argtypes = [_I64] + [_P] * 8
     lib.pvu_reduce_contacts.restype = ctypes.c_int64
     lib.pvu_reduce_contacts_words.argtypes = [_P]
@@ -129,6 +132,7 @@ class MadePatches:
         self.C, self.ints, self.floats = C, ints, floats
         F, self.Pm, self.K = ints[12 * C:12 * C + 3].tolist()
         self.F = F
+        self.rows: tuple | None = None  # (`friction_patches` with rows_of: the rows' block and arrays, where made)
         int_layout, float_layout = _made_layout(C, F)
         self.static, self.vehicle, self.shape, self.anchor_count, self.vehicle_row, self.slot = _made_ints(
             np.ndarray((), int_layout, ints))
@@ -212,12 +216,17 @@ def patch_tables(vehicle: np.ndarray, first: np.ndarray, rest: np.ndarray, offse
 
 def friction_patches(shape: np.ndarray, static: np.ndarray, patch: np.ndarray, point: np.ndarray,
                      normal: np.ndarray, separation: np.ndarray, tables: Held, G: int, orientation: np.ndarray,
-                     position: np.ndarray, length_scale: np.ndarray, previous, where: np.ndarray) -> MadePatches:
+                     position: np.ndarray, length_scale: np.ndarray, previous, where: np.ndarray,
+                     rows_of: int | None = None) -> MadePatches:
     """sim/contact/patches.py friction_patches against the static world (no two shapes' plane pairs to order) and each
     patch's vehicle row and slot in patch_rows: the contacts (C,) with their `patch`, the model's `patch_tables` (G
     static shapes), the bodies' orientation (4, V; the C turns it into the rotation of each body with a contact, as
-    vecmath.quat_to_mat does), position (V, 3) and length_scale (V,), the last step's FrictionPatches (or None) and each vehicle's row in the solve (`where`, (V,),
-    -1: none)."""
+    vecmath.quat_to_mat does), position (V, 3) and length_scale (V,), the last step's FrictionPatches (or None) and
+    each vehicle's row in the solve (`where`, (V,), -1: none).
+
+    rows_of: also the patches' rows for that many vehicles (`patch_row_arrays` written by `write_rows`), in the same
+    C call where they fit the block kept for them (`MadePatches.rows`: the block and the arrays; None where they did
+    not, or the extension lacks the call: the caller's two calls then)."""
     C = len(shape)
     words = _patch_words(tables, G, len(where))
     ints = np.empty(12 * C + 3, np.int64)
@@ -230,11 +239,9 @@ def friction_patches(shape: np.ndarray, static: np.ndarray, patch: np.ndarray, p
                             _f64(length_scale), previous.vehicle, previous.shape, previous.static, previous.body_normal,
                             previous.other_normal, previous.anchor_count, previous.body_anchor, previous.other_anchor,
                             previous.broken, where, ints, floats), _PATCH_KINDS, words.at + 8 * _PATCH_STEP_WORD)
-        status = _LIB.pvu_friction_patches_words(words.at)
+        made = _made(words, tables, C, ints, floats, rows_of)
         del held  # (read)
-        if status:
-            raise MemoryError("the compiled friction patches ran out of memory")
-        return MadePatches(C, ints, floats)
+        return made
     words.words[0], words.words[4] = C, 0
     words.words[_PATCH_PREVIOUS_WORD:_PATCH_PREVIOUS_WORD + 9] = _NO_PREVIOUS  # (NULL)
     step = (_i64(shape), _i64(static), _i64(patch), _f64(point), _f64(normal), _f64(separation), _f64(orientation),
@@ -242,9 +249,38 @@ def friction_patches(shape: np.ndarray, static: np.ndarray, patch: np.ndarray, p
     tail = (_i64(where), ints, floats)
     write_addresses(step, words.at + 8 * _PATCH_STEP_WORD)
     write_addresses(tail, words.at + 8 * (_PATCH_PREVIOUS_WORD + 9))
-    if _LIB.pvu_friction_patches_words(words.at):
-        raise MemoryError("the compiled friction patches ran out of memory")
-    return MadePatches(C, ints, floats)
+    return _made(words, tables, C, ints, floats, rows_of)
+
+
+def _made(words: _Words, tables: Held, C: int, ints: np.ndarray, floats: np.ndarray, rows_of: int | None
+          ) -> MadePatches:
+    """`friction_patches`' C call, its step's words written, and with `rows_of` the rows in the same call where they
+    fit the block kept for them (the block the rows of the last step that did not fit needed, and more)."""
+    if rows_of is None or not _ROWS_TOO:
+        if _LIB.pvu_friction_patches_words(words.at):
+            raise MemoryError("the compiled friction patches ran out of memory")
+        return MadePatches(C, ints, floats)
+    rows = _row_words(tables)
+    row = rows.words
+    capacity = getattr(tables, "row_capacity", _ROW_CAPACITY)
+    block = np.empty(capacity // 8, np.int64)
+    row[1], row[4], row[11] = rows_of, len(tables.params), capacity
+    row[9] = address(block)
+    status = _LIB.pvu_friction_patch_rows_words(words.at, rows.at)
+    if status < 0:
+        raise (MemoryError("the compiled friction patches ran out of memory") if status == -1 else
+               ValueError("the compiled patch rows take at most 16 pair parameters"))
+    made = MadePatches(C, ints, floats)
+    if status == 0:
+        layout = _row_layout(rows_of, made.Pm, made.K, len(tables.params))
+        made.rows = (block, _fields(layout)(np.ndarray((), layout, block)))
+    else:  # (a larger block from the next step on: these rows' bytes and a quarter more, in whole words)
+        tables.row_capacity = -(-row[11] * 5 // 4 // 8) * 8
+    return made
+
+
+_ROWS_TOO = _LIB is not None and hasattr(_LIB, "pvu_friction_patch_rows_words")
+_ROW_CAPACITY = 4096  # (the bytes of a first block of rows: a car's on an obstacle fit some times over)
 
 
 # `pvu_friction_patches_words`' words: the model's first (written once), the step's from _PATCH_STEP_WORD (the last
@@ -276,9 +312,7 @@ def write_rows(made: MadePatches, tables: Held, Vr: int, block: np.ndarray) -> N
     floats PatchRows's arm, separation, normal, the pair's parameters (each from its table of `tables`, the model's
     `patch_tables`), anchor_arm and anchor_error one after the other, then its flags point_active and
     anchor_active."""
-    words = getattr(tables, "row_words", None)
-    if words is None:  # (the tables' words: the parameters' tables and their strides)
-        words = tables.row_words = _Words(_ROW_WORDS, [0] * 5 + [ctypes.addressof(tables.param_at), tables.at[4]])
+    words = _row_words(tables)
     row = words.words
     row[:5] = sizes = (made.C, Vr, made.Pm, made.K, len(tables.params))
     write_addresses((made.ints, made.floats, block), words.at + 8 * _ROW_STEP_WORD)
@@ -287,8 +321,17 @@ def write_rows(made: MadePatches, tables: Held, Vr: int, block: np.ndarray) -> N
         raise ValueError("the compiled patch rows take at most 16 pair parameters")
 
 
-# `pvu_patch_rows_words`' words: the sizes, the tables' (written once), the step's arrays from _ROW_STEP_WORD
-_ROW_WORDS, _ROW_STEP_WORD = 11, 7
+def _row_words(tables: Held) -> _Words:
+    """`write_rows`' words, kept on the tables: the parameters' tables and their strides written in."""
+    words = getattr(tables, "row_words", None)
+    if words is None:
+        words = tables.row_words = _Words(_ROW_WORDS, [0] * 5 + [ctypes.addressof(tables.param_at), tables.at[4]])
+    return words
+
+
+# `pvu_patch_rows_words`' words: the sizes, the tables' (written once), the step's arrays from _ROW_STEP_WORD; and
+# `pvu_friction_patch_rows_words`' block's bytes
+_ROW_WORDS, _ROW_STEP_WORD = 12, 7
 
 
 def patch_row_arrays(Vr: int, Pm: int, K: int, n_params: int) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:

@@ -336,7 +336,9 @@ def compiled_covers(model: ContactModel, contacts: Contacts) -> bool:
 def _compiled_patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.ndarray, body_position: np.ndarray,
                          body_orientation: np.ndarray, length_scale: np.ndarray, previous: FrictionPatches | None
                          ) -> PatchRows:
-    """`patch_rows_numpy` in two C calls (sim/compiled_bookkeeping.py), where `compiled_covers`."""
+    """`patch_rows_numpy` in one C call (sim/compiled_bookkeeping.py; two where the rows outgrow the block kept for
+    them), where `compiled_covers`."""
+    Vr = len(vehicles)
     where = _rows_of_vehicles(body_position.shape[1], vehicles)
     tables = compiled_bookkeeping.held(model.cache, "compiled_patches", (
         model.vehicle, first_rows(model), model.rest_distance, model.friction_offset_threshold,
@@ -345,16 +347,17 @@ def _compiled_patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.n
             vehicle, first, rest, threshold, list(params)))
     made = compiled_bookkeeping.friction_patches(
         contacts.shape, contacts.static, contacts.patch, contacts.point, contacts.normal, contacts.separation,
-        tables, model.collides.shape[1], body_orientation, body_position.T, length_scale, previous, where)
-    Vr = len(vehicles)
-    block, rows = compiled_bookkeeping.patch_row_arrays(Vr, made.Pm, made.K, len(PATCH_PARAMS))
+        tables, model.collides.shape[1], body_orientation, body_position.T, length_scale, previous, where, Vr)
+    # the rows in the same C call where they fit its block (most steps), else in one more
+    block, rows = made.rows or compiled_bookkeeping.patch_row_arrays(Vr, made.Pm, made.K, len(PATCH_PARAMS))
     out = PatchRows(  # (the arrays in PatchRows's order: point_active .. anchor_error, the parameters in PATCH_PARAMS')
         *rows, bounce_threshold(model, vehicles),
         contacts,  # for telemetry
         FrictionPatches(made.vehicle, made.shape, made.static, made.body_normal, made.other_normal, made.anchor_count,
                         made.body_anchor, made.other_anchor, np.zeros(made.F, bool)),
         (made.vehicle_row, made.slot))
-    compiled_bookkeeping.write_rows(made, tables, Vr, block)
+    if made.rows is None:
+        compiled_bookkeeping.write_rows(made, tables, Vr, block)
     return out
 
 
