@@ -22,8 +22,9 @@ class _WheelRows(ctypes.Structure):
     """Mirror of `WheelRows` in _row_solver.c: the wheels' arrays a step's constraint rows are made from, and the rows."""
 
     _fields_ = ([(name, _I64) for name in "V W".split()]
-                + [(name, _P) for name in "lng_dir lat_dir normal arm separation sticky_lng sticky_lat mask also "
-                   "vehicles_out separation_out linear_out arm_out active_out".split()])
+                + [(name, _P) for name in "lng_dir lat_dir normal arm separation lng_damping lat_damping sticky_lng "
+                   "sticky_lat mask also vehicles_out separation_out linear_out arm_out damping_out active_out "
+                   "hard_out".split()])
 
 
 def _load() -> ctypes.CDLL | None:
@@ -40,8 +41,8 @@ def _load() -> ctypes.CDLL | None:
 _LIB = _load()
 # what the call reads, in the struct's order from lng_dir: the wheels' arrays, `also` (a vehicle's flag), then the
 # outputs' block (int64 words, written), whose address goes where the struct's first output pointer lies
-_KINDS = Kinds((np.float32,) * 5 + (np.bool_,) * 4 + (np.int64,), writable=(9,))
-_OUTPUTS = ("vehicles", "separation", "linear", "arm", "active")
+_KINDS = Kinds((np.float32,) * 7 + (np.bool_,) * 4 + (np.int64,), writable=(11,))
+_OUTPUTS = ("vehicles", "separation", "linear", "arm", "damping", "active", "hard")
 _outputs = operator.itemgetter(*_OUTPUTS)
 
 
@@ -54,8 +55,9 @@ class _WheelCall:
         self.struct = _WheelRows(V=V, W=W)
         self.V, self.R = V, 3 * W
         # the outputs' block, in the struct's order: vehicles (int64), separation (float64), linear and arm
-        # (float32), active; where each starts in it
-        sizes = (8 * V, 8 * V * self.R, 12 * V * self.R, 12 * V * self.R, V * self.R)
+        # (float32), damping (float64), active and hard; where each starts in it
+        R = self.R
+        sizes = (8 * V, 8 * V * R, 12 * V * R, 12 * V * R, 8 * V * R, V * R, V * R)
         self.offsets = [sum(sizes[:i]) for i in range(len(sizes))]
         self.words = -(-sum(sizes) // 8)
         self.inputs_at = ctypes.addressof(self.struct) + _WheelRows.lng_dir.offset
@@ -71,7 +73,8 @@ class _WheelCall:
             layout = self.layouts[Vr] = np.dtype({
                 "names": list(_OUTPUTS), "offsets": self.offsets, "itemsize": 8 * self.words,
                 "formats": [(np.int64, (Vr,)), (np.float64, (Vr, R)), (np.float32, (3, Vr, R)),
-                            (np.float32, (3, Vr, R)), (np.bool_, (Vr, R))]})
+                            (np.float32, (3, Vr, R)), (np.float64, (Vr, R)), (np.bool_, (Vr, R)),
+                            (np.bool_, (Vr, R))]})
         return layout
 
 
@@ -80,26 +83,30 @@ _WHEEL_CALLS = LastValue("mask")
 
 def wheel_rows(also: np.ndarray | None, lng_dir: np.ndarray, lat_dir: np.ndarray, normal: np.ndarray, arm: np.ndarray,
                separation: np.ndarray, sticky_lng: np.ndarray, sticky_lat: np.ndarray, p: SimParams
-               ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+               ) -> tuple[np.ndarray, ...] | None:
     """pipeline.constraint_rows' listed vehicles (with an acting row, or in the mask `also` (V,) or None) and their
-    linear (3, Vr, 3 W), arm (3, Vr, 3 W), active (Vr, 3 W) and separation (Vr, 3 W, float64), in one C call
+    rows as solver_rows.ConstraintRows holds them, in its order: linear (3, Vr, 3 W), arm (3, Vr, 3 W), damping (Vr,
+    3 W, float64), active (Vr, 3 W), hard (Vr, 3 W) and separation (Vr, 3 W, float64), in one C call
     (`pvu_wheel_rows_block`: copies in PhysX's row order, the same bits as numpy's stacking), from the wheels'
-    directions (3, V, W), arms (3, V, W), separations (V, W), sticky flags (V, W) and the batch's mask; None where the
-    extension lacks it or the arrays are not float32 (flags bool), C order (numpy's turn)."""
+    directions (3, V, W), arms (3, V, W), separations (V, W), sticky flags (V, W), the batch's mask and sticky rows'
+    dampings (V, W); None where the extension lacks it or the arrays are not float32 (flags bool), C order (numpy's
+    turn)."""
     if _LIB is None:
         return None
     V, W = separation.shape
     mask = p.mask
+    lng_damping, lat_damping = p.sticky_lng_damping_w, p.sticky_lat_damping_w
     if not (lng_dir.shape == lat_dir.shape == normal.shape == arm.shape == (3, V, W)
-            and sticky_lng.shape == sticky_lat.shape == mask.shape == (V, W)
+            and sticky_lng.shape == sticky_lat.shape == mask.shape == lng_damping.shape == lat_damping.shape == (V, W)
             and (also is None or also.shape == (V,))):
         return None
     call = _WHEEL_CALLS.get(p, (V, W), lambda: _WheelCall(V, W))
     block = np.empty(call.words, np.int64)
     # the arrays' addresses, each C-contiguous and of its type (float32, the flags bool), in one checked call
-    if not write_kind_addresses((lng_dir, lat_dir, normal, arm, separation, sticky_lng, sticky_lat, mask,
-                                 call.nobody if also is None else also, block), _KINDS, call.inputs_at):
+    if not write_kind_addresses((lng_dir, lat_dir, normal, arm, separation, lng_damping, lat_damping, sticky_lng,
+                                 sticky_lat, mask, call.nobody if also is None else also, block), _KINDS,
+                                call.inputs_at):
         return None
-    vehicles, separation, linear, arm, active = _outputs(
+    vehicles, separation, linear, arm, damping, active, hard = _outputs(
         np.ndarray((), call.layout(_LIB.pvu_wheel_rows_block(call.at)), block))
-    return vehicles, linear, arm, active, separation
+    return vehicles, linear, arm, damping, active, hard, separation
