@@ -176,7 +176,8 @@ class _Calls(list):
 
 def _recording(monkeypatch) -> list:
     """Record the inputs of every compiled contact rows' set-up (`CompiledContactRows`, and the one
-    `solve_tgs_contacts` runs into its kept buffers; the real one runs, and the step goes on with it)."""
+    `solve_tgs_contacts` and `solve_every_touching` run into their kept buffers; the real one runs, and the step goes
+    on with it)."""
     calls = _Calls()
     made = compiled_rows.CompiledContactRows
 
@@ -201,6 +202,20 @@ def _recording(monkeypatch) -> list:
                           iterations, velocity_iterations, threads, velocity, orientation)
 
     monkeypatch.setattr(compiled_rows, "solve_tgs_contacts", recorded_kept)
+    solve_touching = compiled_rows.solve_every_touching
+
+    def recorded_touching(p, patches, wheels, linear_velocity, angular_velocity, begin_position, begin_orientation,
+                          dt, iterations, velocity_iterations, threads, velocity, orientation):
+        # (every vehicle, its constraint rows made from the wheels in the same call: the contact rows' set-up as
+        # solve_tgs_contacts', from the velocities before the end of the step's)
+        vehicles = np.arange(p.V)
+        calls.append((p, patches.subset(np.ones(p.V, bool)), vehicles, begin_orientation.copy(),
+                      np.concatenate((linear_velocity, angular_velocity)), dt, iterations, False))
+        with_velocity.append(True)
+        return solve_touching(p, patches, wheels, linear_velocity, angular_velocity, begin_position, begin_orientation,
+                              dt, iterations, velocity_iterations, threads, velocity, orientation)
+
+    monkeypatch.setattr(compiled_rows, "solve_every_touching", recorded_touching)
     with_velocity = calls.with_velocity = []
     return calls
 

@@ -390,15 +390,16 @@ int pvu_rows_tgs_contacts(const ContactPatches *patches, const ConstraintRows *r
 }
 
 /* compiled_rows._KeptTGS's step of a group of every vehicle of the batch (`solve_every`), the arguments kept from step
-   to step with its structs: the step's addresses (`step`, in compiled_rows' order) spread into the structs' words and
-   the end velocities' (`spread`: per row the target, 0 the solve's structs and 1 the velocities', its word, the step's
-   word), then `pvu_kept_tgs_step` and, once numpy has taken the sines and cosines of the half angles,
-   `pvu_kept_tgs_finish`. */
+   to step with its structs: the step's addresses (`step`, in compiled_rows' order) spread into the structs' words,
+   the end velocities' and the wheel rows' (`spread`: per row the target, 0 the solve's structs, 1 the velocities', 2
+   the wheel rows', its word, the step's word), then `pvu_kept_tgs_step` and, once numpy has taken the sines and
+   cosines of the half angles, `pvu_kept_tgs_finish`. */
 typedef struct {
     int64_t spread_count;
     const int64_t *spread;          /* (spread_count, 3) */
     int64_t *solve_words;           /* the solve's structs (RowSolve, ContactPatches, ConstraintRows) as words */
     int64_t *velocity_words;        /* sim/_end_step.c's struct of the velocities before the rows, as words */
+    int64_t *wheel_words;           /* or NULL: _row_solver.c's wheel rows (WheelRows), which the constraint rows read */
     const int64_t *step;            /* the step's words */
     int64_t begin_position_word, begin_orientation_word, out_word; /* which of them: (3, V), (4, V), the outputs */
     const ContactPatches *patches;
@@ -414,16 +415,19 @@ int64_t pvu_kept_step_size(void) { return (int64_t)sizeof(KeptStep); }
 
 /* the step up to the rotations: its addresses spread; every vehicle checked to have a contact point or an active
    limit row (row_solver.solve_every_vehicle_with_contacts' group: else PVU_KEPT_NOT_COVERED and nothing else done, a
-   vehicle with sticky rows alone being the soft solve's); the velocities formed into the solve's x; the position
+   vehicle with sticky rows alone being the soft solve's), with `wheel_words` after the constraint rows are made from
+   the wheels (every vehicle listed: else PVU_KEPT_NOT_COVERED); the velocities formed into the solve's x; the position
    started from the begin pose; the rows set up and iterated (`pvu_rows_tgs_contacts`). 0: done. */
 int pvu_kept_tgs_step(const KeptStep *k) {
-    int64_t *targets[2] = {k->solve_words, k->velocity_words};
+    int64_t *targets[3] = {k->solve_words, k->velocity_words, k->wheel_words};
     for (int64_t i = 0; i < k->spread_count; ++i) {
         const int64_t *row = k->spread + 3 * i;
         targets[row[0]][row[1]] = k->step[row[2]];
     }
     const RowSolve *b = k->solve;
     const int64_t V = b->V, points = b->Pm * b->N, R = b->R;
+    if (k->wheel_words != NULL && pvu_wheel_rows_block((const struct WheelRows *)k->wheel_words) != V)
+        return PVU_KEPT_NOT_COVERED;
     for (int64_t v = 0; v < V; ++v) {
         int held = 0;
         for (int64_t j = 0; j < points && !held; ++j) held = k->patches->point_active[v * points + j] != 0;

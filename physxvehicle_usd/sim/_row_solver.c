@@ -548,7 +548,7 @@ int pvu_rows_soft(int64_t V, int64_t R, int64_t n, int64_t threads, const float 
    the sticky rows), the sticky rows' damping widened to double (0 for the limit rows) and which rows are limit rows
    (hard). Copies and comparisons alone: the same bits as numpy's stacking. The rows are written for the listed
    vehicles alone (Vr of them: (3, Vr, 3 W) from the start of linear_out, ...). */
-typedef struct {
+typedef struct WheelRows {
     int64_t V, W;                                  /* vehicles of the batch, wheels */
     const float *lng_dir, *lat_dir, *normal, *arm; /* (3, V, W) */
     const float *separation;                       /* (V, W) */

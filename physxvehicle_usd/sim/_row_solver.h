@@ -59,6 +59,10 @@ typedef struct {
    (_contact_rows.c `pvu_kept_tgs_step`) */
 struct EndStep;
 int pvu_end_velocity(const struct EndStep *b);
+/* _row_solver.c's constraint rows from the wheels' outputs, into one block (the number of vehicles listed), which a
+   solve with contacts may make first (_contact_rows.c `pvu_kept_tgs_step`) */
+struct WheelRows;
+int64_t pvu_wheel_rows_block(const struct WheelRows *in);
 int pvu_rows_orientation(int64_t n, int64_t V, float *q, const float *angular, const float *sine,
                          const float *cosine, const int64_t *rotations);
 

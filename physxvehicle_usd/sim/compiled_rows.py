@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import compiled_end_step
+from .compiled_wheel_rows import WHEEL_INPUT_DTYPES, KeptWheelRows
 from .contact_rows import FRICTION_BIAS_PER_SUBSTEP, MAX_CONTACT_BIAS_FACTOR
 from .extension import (
     Kinds,
@@ -82,7 +83,8 @@ class _ConstraintRows(ctypes.Structure):
 class _KeptStep(ctypes.Structure):
     """Mirror of `KeptStep` in _contact_rows.c: `_KeptTGS.solve_every`'s arguments, kept with its structs."""
 
-    _fields_ = ([("spread_count", _I64)] + [(name, _P) for name in "spread solve_words velocity_words step".split()]
+    _fields_ = ([("spread_count", _I64)]
+                + [(name, _P) for name in "spread solve_words velocity_words wheel_words step".split()]
                 + [(name, _I64) for name in "begin_position_word begin_orientation_word out_word".split()]
                 + [(name, _P) for name in "patches rows solve sine cosine".split()]
                 + [(name, _I64) for name in "out_velocity out_position out_orientation out_impulse out_friction "
@@ -436,6 +438,25 @@ def _every_spread() -> np.ndarray:
 
 
 _EVERY_SPREAD = _every_spread()
+# `solve_touching`'s step: the patches' twelve arrays, the begin orientation, the velocities and orientation, the begin
+# position, the output block (as `solve_every`'s), then the wheels' arrays (compiled_wheel_rows.WHEEL_INPUTS); then the
+# two kept words of the velocities' outputs
+_TOUCHING_KINDS = Kinds(_STEP_DTYPES[:12] + (np.float32,) * 5 + (np.int64,) + WHEEL_INPUT_DTYPES, writable=(17,))
+_TOUCHING_WORDS, _TOUCHING_X_WORD, _TOUCHING_WHEEL_WORD = 31, 29, 18
+
+
+def _touching_spread(wheels: KeptWheelRows) -> np.ndarray:
+    """`solve_touching`'s spread (`_every_spread`'s rows for its step's words; the wheel rows' struct target 2)."""
+    slots = _slots(*(("patches", name) for name in "point_active anchor_active arm separation normal rest_distance "
+                     "restitution anchor_arm anchor_error bounce_threshold".split()),
+                   ("solve", "c_active"), ("solve", "anchored"), ("solve", "static_friction"),
+                   ("solve", "dynamic_friction"), ("patches", "orientation"), ("rows", "orientation"))
+    rows = [(0, slot, word) for slot, word in zip(slots.tolist(), [*range(10), 0, 1, 10, 11, 12, 12])]
+    inputs = (13, 14, 15, _TOUCHING_X_WORD, _TOUCHING_X_WORD + 1)
+    rows += [(1, slot, word) for slot, word in zip(compiled_end_step.velocity_words(), inputs)]
+    rows += [(2, slot, _TOUCHING_WHEEL_WORD + k) for k, slot in enumerate(wheels.input_words)]
+    return np.array(rows, np.int64)
+
 # `solve_every`'s outputs, the step's block's fields
 _every_fields = operator.itemgetter("velocity", "position", "orientation", "impulse", "friction", "broken")
 
@@ -447,7 +468,9 @@ class _KeptTGS:
     one call. What leaves a solve (the contacts' impulses, friction and which slid) is copied out of it."""
 
     def __init__(self, p: SimParams, V: int, R: int, Pm: int, N: int, M: int, n: int, velocity_iterations: int,
-                 threads: int, dt: float):
+                 threads: int, dt: float, wheels: KeptWheelRows | None = None):
+        """wheels: the constraint rows made by the solve's own C call from the wheels' outputs into this kept call's
+        block (`solve_touching`), else handed over each step (`solve`, `solve_every`)."""
         self.structs = structs = _KeptStructs()
         self.words = np.frombuffer(structs, np.uint64)
         call, b, d, c = _Call.__new__(_Call), structs.solve, structs.patches, structs.rows
@@ -482,20 +505,22 @@ class _KeptTGS:
         self.structs_at = (ctypes.byref(structs.patches), ctypes.byref(structs.rows), ctypes.byref(structs.solve))
         self.x_at = (d.x, d.x + 4 * 3 * V)  # (the end velocities' outputs: linear, angular)
         # a step's addresses, written by one call (extension.write_addresses) and spread into the structs from here
-        self.step_words = np.zeros(_EVERY_WORDS, np.uint64)
+        self.step_words = np.zeros(max(_EVERY_WORDS, _TOUCHING_WORDS), np.uint64)
         self.step_at = self.step_words.ctypes.data
-        self.step_words[_X_WORD:_X_WORD + 2] = self.x_at
+        x_word, spread = (_X_WORD, _EVERY_SPREAD) if wheels is None else (_TOUCHING_X_WORD, _touching_spread(wheels))
+        self.step_words[x_word:x_word + 2] = self.x_at
         # `solve_every`'s arguments and its outputs' block: the velocity (linear, angular), pose and the contacts'
         # impulse, friction and which slid
         self.out = np.dtype([("velocity", np.float32, (6, V)), ("position", np.float32, (3, V)),
                              ("orientation", np.float32, (4, V)), ("impulse", np.float64, (V, Pm, N)),
                              ("friction", np.float64, (V, Pm, M, 2)), ("broken", np.bool_, (V, Pm))], align=True)
         self.out_words = -(-self.out.itemsize // 8)
-        self.kept.append(_EVERY_SPREAD)
+        self.kept.extend((spread, wheels))
+        begin_words = (_BEGIN_POSITION_WORD, _BEGIN_ORIENTATION_WORD, _OUT_WORD) if wheels is None else (16, 12, 17)
         self.every = k = _KeptStep(
-            spread_count=len(_EVERY_SPREAD), spread=_EVERY_SPREAD.ctypes.data, solve_words=self.words.ctypes.data,
-            step=self.step_at, begin_position_word=_BEGIN_POSITION_WORD,
-            begin_orientation_word=_BEGIN_ORIENTATION_WORD, out_word=_OUT_WORD,
+            spread_count=len(spread), spread=spread.ctypes.data, solve_words=self.words.ctypes.data,
+            wheel_words=None if wheels is None else wheels.at, step=self.step_at, begin_position_word=begin_words[0],
+            begin_orientation_word=begin_words[1], out_word=begin_words[2],
             patches=ctypes.addressof(d), rows=ctypes.addressof(c), solve=ctypes.addressof(b),
             sine=self.sine.ctypes.data, cosine=self.cosine.ctypes.data,
             **{f"out_{name}": self.out.fields[name][1] for name in self.out.names})
@@ -503,6 +528,12 @@ class _KeptTGS:
         self.velocity_struct = None  # (the velocities' struct the arguments point at)
         # (the structs' parameters float32: as `covers` asks of a solve)
         self.covered = (p.mass.dtype, p.moi.dtype, p.max_depenetration_velocity.dtype) == _THREE_FLOAT32
+        if wheels is not None:  # (the constraint rows where the wheel rows' call keeps them: every vehicle listed)
+            vehicles, separation, linear, arm, damping, active, hard = wheels.rows
+            d.vehicles = c.vehicles = vehicles.ctypes.data
+            (c.linear, c.arm, c.damping, c.separation, c.active, c.hard) = addresses(
+                (linear, arm, damping, separation, active, hard))
+            b.hard = c.hard
 
     def solve(self, patches: PatchRows, rows: ConstraintRows, vehicles: np.ndarray, linear_velocity: np.ndarray,
               angular_velocity: np.ndarray, begin_position: np.ndarray, begin_orientation: np.ndarray
@@ -558,6 +589,28 @@ class _KeptTGS:
                 linear_velocity, angular_velocity, orientation, begin_position, raw)
         if not (self.covered and write_kind_addresses(read, _EVERY_KINDS, self.step_at)):
             return None
+        return self._run(patches, raw, velocity, dt)
+
+    def solve_touching(self, patches: PatchRows, wheels: tuple, linear_velocity: np.ndarray,
+                       angular_velocity: np.ndarray, begin_position: np.ndarray, begin_orientation: np.ndarray,
+                       velocity: ctypes.Structure, orientation: np.ndarray, dt: float
+                       ) -> tuple[SolvedContacts, np.ndarray, np.ndarray, np.ndarray] | None:
+        """`solve_every` with the constraint rows made in its first C call from the wheels' outputs (`wheels`:
+        compiled_wheel_rows.WHEEL_INPUTS' arrays), every vehicle listed (else None, nothing done): a kept call made
+        with its `KeptWheelRows`."""
+        raw = np.empty(self.out_words, np.int64)
+        read = (patches.point_active, patches.anchor_active, patches.arm, patches.separation, patches.normal,
+                patches.rest_distance, patches.restitution, patches.anchor_arm, patches.anchor_error,
+                patches.bounce_threshold, patches.static_friction, patches.dynamic_friction, begin_orientation,
+                linear_velocity, angular_velocity, orientation, begin_position, raw, *wheels)
+        if not (self.covered and write_kind_addresses(read, _TOUCHING_KINDS, self.step_at)):
+            return None
+        return self._run(patches, raw, velocity, dt)
+
+    def _run(self, patches: PatchRows, raw: np.ndarray, velocity: ctypes.Structure, dt: float
+             ) -> tuple[SolvedContacts, np.ndarray, np.ndarray, np.ndarray] | None:
+        """The two C calls of `solve_every` and `solve_touching`, the step's words written: the solved contacts, the
+        velocity (6, V), position and orientation, new arrays of the block `raw`; None where the first refuses."""
         if velocity is not self.velocity_struct:  # (made anew: a parameter it points at was replaced)
             self.every.velocity_words = ctypes.addressof(velocity)
             self.velocity_struct = velocity
@@ -622,3 +675,34 @@ def solve_tgs_contacts(p: SimParams, rows: ConstraintRows, patches: PatchRows, l
 
 
 # the wheels' arrays `wheel_rows` reads (and `also`), by the element type it takes them in
+
+
+# the batch's kept solve of every vehicle touching, its constraint rows from the wheels (`solve_every_touching`)
+_KEPT_TOUCHING = LastValue("mass", "moi", "max_depenetration_velocity")
+
+
+def solve_every_touching(p: SimParams, patches: PatchRows, wheels: tuple, linear_velocity: np.ndarray,
+                         angular_velocity: np.ndarray, begin_position: np.ndarray, begin_orientation: np.ndarray,
+                         dt: float, iterations: int, velocity_iterations: int, threads: int,
+                         velocity: ctypes.Structure, orientation: np.ndarray
+                         ) -> tuple[SolvedContacts, np.ndarray, np.ndarray, np.ndarray] | None:
+    """`solve_tgs_contacts` of every vehicle of the batch with its velocities formed first (`velocity`,
+    `orientation`: as it takes them), its constraint rows made in the same C call from the wheels' outputs
+    (`wheels`: compiled_wheel_rows.WHEEL_INPUTS' arrays, `also` each vehicle's flag: pipeline.constraint_rows' rows,
+    the same bits) rather than handed over: (the solved contacts, x (6, V), position (3, V), orientation (4, V)),
+    new arrays; None (nothing done) where it does not cover the step (a vehicle not listed, arrays not of the shapes
+    and types the calls read, no patch slots)."""
+    V, W = p.V, p.W
+    _, Pm, N = patches.point_active.shape
+    lng_dir, lat_dir, normal, arm, separation, lng_damping, lat_damping, sticky_lng, sticky_lat, mask, also = wheels
+    if (Pm == 0 or not _EVERY or patches.point_active.shape[0] != V or p.mass.shape[0] != V
+            or not (lng_dir.shape == lat_dir.shape == normal.shape == arm.shape == (3, V, W)
+                    and separation.shape == lng_damping.shape == lat_damping.shape == sticky_lng.shape
+                    == sticky_lat.shape == mask.shape == (V, W) and also.shape == (V,))):
+        return None
+    M = patches.anchor_active.shape[2]
+    key = (V, W, Pm, N, M, iterations, velocity_iterations, threads, dt)
+    kept = _KEPT_TOUCHING.get(p, key, lambda: _KeptTGS(p, V, 3 * W, Pm, N, M, iterations, velocity_iterations,
+                                                        threads, dt, KeptWheelRows(V, W)))
+    return kept.solve_touching(patches, wheels, linear_velocity, angular_velocity, begin_position, begin_orientation,
+                               velocity, orientation, dt)

@@ -110,3 +110,28 @@ def wheel_rows(also: np.ndarray | None, lng_dir: np.ndarray, lat_dir: np.ndarray
     vehicles, separation, linear, arm, damping, active, hard = _outputs(
         np.ndarray((), call.layout(_LIB.pvu_wheel_rows_block(call.at)), block))
     return vehicles, linear, arm, damping, active, hard, separation
+
+
+# what `KeptWheelRows`' caller writes into its struct each step, in the struct's order (from lng_dir): the wheels'
+# arrays and `also`, and their types (float32, the flags bool)
+WHEEL_INPUTS = ("lng_dir", "lat_dir", "normal", "arm", "separation", "lng_damping", "lat_damping", "sticky_lng",
+                "sticky_lat", "mask", "also")
+WHEEL_INPUT_DTYPES = (np.float32,) * 7 + (np.bool_,) * 4
+
+
+class KeptWheelRows:
+    """`wheel_rows`' call for a caller whose C code makes the rows itself (sim/_contact_rows.c `pvu_kept_tgs_step`,
+    which lists every vehicle or refuses the step): its struct (`at`), the words of its inputs' pointers
+    (`input_words`, WHEEL_INPUTS' order) and the rows of every vehicle listed (`rows`: vehicles, separation, linear,
+    arm, damping, active, hard), kept in one block from step to step."""
+
+    def __init__(self, V: int, W: int):
+        if _LIB is None:
+            raise RuntimeError("the extension's wheel rows are not built")
+        call = _WheelCall(V, W)
+        self.struct = call.struct
+        self.block = np.empty(call.words, np.int64)
+        self.struct.vehicles_out = self.block.ctypes.data
+        self.at = call.at
+        self.input_words = tuple(getattr(_WheelRows, name).offset // 8 for name in WHEEL_INPUTS)
+        self.rows = _outputs(np.ndarray((), call.layout(V), self.block))

@@ -35,6 +35,7 @@ from .memo import LastValue
 from .motion import Motion
 from .query_groups import GroundFilter
 from .rigid_body import end_step_physx, integrate_substep
+from .row_solver import end_every_vehicle_touching
 from .solver_rows import ConstraintRows, PairRows, PatchRows
 from .state import SUBSTEP_FIELDS, SUBSTEP_PER_VEHICLE, SimParams, SimState
 from .suspension import (
@@ -145,7 +146,15 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
         s.contacts = None if with_contacts is None else StepContacts(touching, between, contact)
         patches = pair_rows = None
         # no contacts: the rows built and solved in one C call from the wheels' outputs, where it covers the batch
-        if not (with_contacts is None and row_threads is not None and opt.compiled_end_step
+        # every vehicle touching the static world alone: the rows made and solved in C from the wheels' outputs
+        # and the patches, where it covers the batch (row_solver.end_every_vehicle_touching)
+        if static and not pairs and row_threads is not None:
+            patches = end_every_vehicle_touching(
+                p, s, road.normal, with_contacts, lambda vehicles: patch_rows(
+                    contact, touching, vehicles, begin_position, begin_orientation, p.length_scale, s.friction),
+                begin_position, begin_orientation, dt, row_threads)
+        if patches is None and not (
+                with_contacts is None and row_threads is not None and opt.compiled_end_step
                 and compiled_end_step.end_step(p, s, road.normal, begin_position, begin_orientation, dt, row_threads)):
             rows = constraint_rows(p, s, road, with_contacts)
             patches = (patch_rows(contact, touching, rows.vehicles, begin_position, begin_orientation, p.length_scale,

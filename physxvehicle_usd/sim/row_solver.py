@@ -11,6 +11,8 @@ iterations. sim/rigid_body.py integrates the bodies and calls `solve_vehicle_con
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -109,6 +111,45 @@ def solve_every_vehicle_with_contacts(p: SimParams, s: SimState, rows: Constrain
     s.linear_velocity, s.angular_velocity = x[:3], x[3:]
     _record_solved(s, rows.vehicles, contacts, None)
     return True
+
+
+def end_every_vehicle_touching(p: SimParams, s: SimState, road_normal: np.ndarray, touching: np.ndarray,
+                               make_patches: Callable[[np.ndarray], PatchRows], begin_position: np.ndarray,
+                               begin_orientation: np.ndarray, dt: float, kernel_threads: int) -> PatchRows | None:
+    """rigid_body.end_step_physx of a step in which every vehicle touches the static world (touching (V,): each
+    vehicle's flag) and no other vehicle, where `solve_every_vehicle_with_contacts` would take it, with
+    pipeline.constraint_rows' rows made in the compiled solve's own call from the wheels' outputs
+    (compiled_rows.solve_every_touching, the same bits): the state's velocities and pose replaced by the solved ones,
+    and the patches it solved (make_patches(vehicles): patch_rows of every vehicle). None (nothing done, no patches
+    kept) elsewhere."""
+    if type(dt) is not float or s.body_position.dtype != np.float32 or not touching.all():
+        return None
+    counts = _ONE_SCENE.get(p, None, lambda: _one_scene(p))
+    velocity = compiled_end_step.velocity_struct(p)
+    if counts is None or velocity is None:
+        return None
+    vehicles = _every_vehicle(p.V)
+    patches = make_patches(vehicles)
+    out = s.out
+    solved = compiled_rows.solve_every_touching(
+        p, patches, (out["_lng_dir"], out["_lat_dir"], road_normal, out["_app_arm"], s.separation,
+                     p.sticky_lng_damping_w, p.sticky_lat_damping_w, s.sticky_lng, s.sticky_lat, p.mask, touching),
+        s.linear_velocity, s.angular_velocity, begin_position, begin_orientation, dt, *counts, kernel_threads,
+        velocity, s.body_orientation)
+    if solved is None:
+        return None
+    contacts, x, s.body_position, s.body_orientation = solved  # (new arrays)
+    s.linear_velocity, s.angular_velocity = x[:3], x[3:]
+    _record_solved(s, vehicles, contacts, None)
+    return patches
+
+
+@lru_cache(maxsize=8)
+def _every_vehicle(V: int) -> np.ndarray:
+    """0 .. V - 1 (every vehicle of a batch as a group lists them), read-only: the same array every step."""
+    vehicles = np.arange(V)
+    vehicles.flags.writeable = False
+    return vehicles
 
 
 def _one_scene(p: SimParams) -> tuple[int, int] | None:
