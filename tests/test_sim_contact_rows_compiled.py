@@ -495,3 +495,55 @@ def test_the_solve_of_every_vehicle_with_its_velocities_is_numpy_s_to_the_bit(tm
                                             DT, iterations, 2, threads, compiled_end_step.velocity_struct(p),
                                             orientation) is None
     assert velocity.tobytes() == velocity_before.tobytes()
+
+
+@pytest.mark.parametrize("V, Pm, N", [(1, 1, 4), (12, 3, 6)])
+@pytest.mark.parametrize("threads", [1, 3])
+def test_the_solve_of_every_vehicle_touching_makes_numpy_s_rows_and_solve(tmp_path, monkeypatch, V, Pm, N, threads):
+    """solve_every_touching (the constraint rows made from the wheels' outputs in the solve's own C call) against
+    numpy's pipeline.constraint_rows, rigid_body.end_velocity and row_solver._solve_rows_tgs from random wheels, two
+    calls in a row: velocity and pose, 0 ulps; a vehicle not listed (no flag, no acting row): refused, nothing
+    written."""
+    p = Simulator.from_description(read_stage(str(fleet_stage(V, tmp_path))), DT).params
+    W = p.W
+    rng = np.random.default_rng(V + threads)
+    iterations = 4
+    for _ in range(2):
+        wheels = SimpleNamespace(
+            out={name: _unit(rng, (V, W)).astype(np.float32) for name in ("_lng_dir", "_lat_dir")}
+            | {"_app_arm": (rng.standard_normal((3, V, W)) * 1.5).astype(np.float32)},
+            separation=rng.uniform(-0.05, 0.05, (V, W)).astype(np.float32),
+            sticky_lng=rng.random((V, W)) < 0.5, sticky_lat=rng.random((V, W)) < 0.5)
+        road = SimpleNamespace(normal=_unit(rng, (V, W)).astype(np.float32))
+        touching = np.ones(V, bool)
+        patches = _random_patches(rng, V, Pm, N)
+        patches.point_active[0, 0, 0] = True  # (every vehicle touching)
+        begin_orientation, _ = _bodies(rng, V, V)
+        orientation, _ = _bodies(rng, V, V)
+        position = rng.standard_normal((3, V)).astype(np.float32)
+        velocity = (rng.standard_normal((6, V)) * 2.0).astype(np.float32)
+        with monkeypatch.context() as numpy_rows:
+            numpy_rows.setattr(compiled_wheel_rows, "wheel_rows", lambda *arrays: None)
+            rows = pipeline.constraint_rows(p, wheels, road, touching)
+        assert np.array_equal(rows.vehicles, np.arange(V))
+        state = SimpleNamespace(linear_velocity=velocity[:3].copy(), angular_velocity=velocity[3:].copy(),
+                                body_orientation=orientation.copy(), body_position=position.copy(), contacts=None)
+        end_velocity(p, state, DT)
+        _solve_rows_tgs(p, state, rows, DT, iterations, 2, position, begin_orientation, patches)
+        arrays = (wheels.out["_lng_dir"], wheels.out["_lat_dir"], road.normal, wheels.out["_app_arm"],
+                  wheels.separation, p.sticky_lng_damping_w, p.sticky_lat_damping_w, wheels.sticky_lng,
+                  wheels.sticky_lat, p.mask, touching)
+        solved = compiled_rows.solve_every_touching(p, patches, arrays, velocity[:3], velocity[3:], position,
+                                                    begin_orientation, DT, iterations, 2, threads,
+                                                    compiled_end_step.velocity_struct(p), orientation)
+        _, x, ours_position, ours_orientation = solved
+        for ours, theirs in ((x[:3], state.linear_velocity), (x[3:], state.angular_velocity),
+                             (ours_position, state.body_position), (ours_orientation, state.body_orientation)):
+            np.testing.assert_array_equal(ours.view(np.int32), theirs.view(np.int32))  # 0 ulps
+    # vehicle 0 neither flagged nor with an acting row: not listed, so not this solve's
+    touching[0] = False
+    wheels.sticky_lng[0] = wheels.sticky_lat[0] = False
+    wheels.separation[0] = 1.0
+    assert compiled_rows.solve_every_touching(p, patches, arrays, velocity[:3], velocity[3:], position,
+                                              begin_orientation, DT, iterations, 2, threads,
+                                              compiled_end_step.velocity_struct(p), orientation) is None
