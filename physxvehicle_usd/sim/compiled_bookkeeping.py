@@ -236,20 +236,29 @@ def friction_patches(shape: np.ndarray, static: np.ndarray, patch: np.ndarray, p
     if previous is not None and len(previous):
         words.words[0], words.words[4] = C, len(previous)
         held = _write_step((shape, static, patch, point, normal, separation, _f64(orientation), _f64(position),
-                            _f64(length_scale), previous.vehicle, previous.shape, previous.static, previous.body_normal,
-                            previous.other_normal, previous.anchor_count, previous.body_anchor, previous.other_anchor,
-                            previous.broken, where, ints, floats), _PATCH_KINDS, words.at + 8 * _PATCH_STEP_WORD)
+                            _scales(tables, length_scale), previous.vehicle, previous.shape, previous.static,
+                            previous.body_normal, previous.other_normal, previous.anchor_count, previous.body_anchor,
+                            previous.other_anchor, previous.broken, where, ints, floats), _PATCH_KINDS,
+                           words.at + 8 * _PATCH_STEP_WORD)
         made = _made(words, tables, C, ints, floats, rows_of)
         del held  # (read)
         return made
     words.words[0], words.words[4] = C, 0
     words.words[_PATCH_PREVIOUS_WORD:_PATCH_PREVIOUS_WORD + 9] = _NO_PREVIOUS  # (NULL)
     step = (_i64(shape), _i64(static), _i64(patch), _f64(point), _f64(normal), _f64(separation), _f64(orientation),
-            _f64(position), _f64(length_scale))  # (no previous patches: the last three after the NULLs)
+            _f64(position), _scales(tables, length_scale))  # (no previous patches: the last three after the NULLs)
     tail = (_i64(where), ints, floats)
     write_addresses(step, words.at + 8 * _PATCH_STEP_WORD)
     write_addresses(tail, words.at + 8 * (_PATCH_PREVIOUS_WORD + 9))
     return _made(words, tables, C, ints, floats, rows_of)
+
+
+def _scales(tables: Held, length_scale: np.ndarray) -> np.ndarray:
+    """`_f64` of the length scales (a parameter: the same array step after step), kept on the tables for it."""
+    kept = getattr(tables, "scales", None)
+    if kept is None or kept[0] is not length_scale:
+        kept = tables.scales = (length_scale, _f64(length_scale))
+    return kept[1]
 
 
 def _made(words: _Words, tables: Held, C: int, ints: np.ndarray, floats: np.ndarray, rows_of: int | None

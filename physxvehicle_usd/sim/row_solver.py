@@ -122,10 +122,10 @@ def end_every_vehicle_touching(p: SimParams, s: SimState, road_normal: np.ndarra
     (compiled_rows.solve_every_touching, the same bits): the state's velocities and pose replaced by the solved ones,
     and the patches it solved (make_patches(vehicles): patch_rows of every vehicle). None (nothing done, no patches
     kept) elsewhere."""
-    if type(dt) is not float or s.body_position.dtype != np.float32 or not touching.all():
+    if (type(dt) is not float or s.body_position.dtype != np.float32
+            or np.count_nonzero(touching) != touching.size):
         return None
-    counts = _ONE_SCENE.get(p, None, lambda: _one_scene(p))
-    velocity = compiled_end_step.velocity_struct(p)
+    counts, velocity = _TOUCHING_SCENE.get(p, None, lambda: (_one_scene(p), compiled_end_step.velocity_struct(p)))
     if counts is None or velocity is None:
         return None
     vehicles = _every_vehicle(p.V)
@@ -142,6 +142,11 @@ def end_every_vehicle_touching(p: SimParams, s: SimState, road_normal: np.ndarra
     s.linear_velocity, s.angular_velocity = x[:3], x[3:]
     _record_solved(s, vehicles, contacts, None)
     return patches
+
+
+# `end_every_vehicle_touching`'s `_one_scene` and end velocities' struct, kept while the parameters they are made from
+# are the same arrays (compiled_end_step's make its struct anew where one is replaced)
+_TOUCHING_SCENE = LastValue(*compiled_end_step.parameters())
 
 
 @lru_cache(maxsize=8)

@@ -325,8 +325,11 @@ def compiled_covers(model: ContactModel, contacts: Contacts) -> bool:
     tables, and no two shapes' plane pairs for `_plane_pair_order` to order (a pair's patches keep its row's order)."""
     if not compiled_bookkeeping.available() or contacts.patch is None or not len(contacts):
         return False
-    if model.friction_offset_threshold.dtype != np.float64 or any(
-            getattr(model, name).dtype != np.float64 for name in PATCH_PARAMS):
+    tables = _float_tables(model)  # (whether float64: found once per set of tables)
+    kept = model.cache.get("patch_tables_float64")
+    if kept is None or not all(map(operator.is_, kept[0], tables)):
+        kept = model.cache["patch_tables_float64"] = (tables, all(t.dtype == np.float64 for t in tables))
+    if not kept[1]:
         return False
     on_plane = contacts.shape[contacts.static < model.plane_count] if model.plane_count else None
     return ((on_plane is None or not on_plane.size or (on_plane == on_plane[0]).all())
@@ -361,8 +364,9 @@ def _compiled_patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.n
     return out
 
 
-# the pair parameters' tables of a model, in PATCH_PARAMS' order
+# the pair parameters' tables of a model, in PATCH_PARAMS' order; and with the offset thresholds (`compiled_covers`)
 _patch_params = operator.attrgetter(*PATCH_PARAMS)
+_float_tables = operator.attrgetter("friction_offset_threshold", *PATCH_PARAMS)
 
 _LAST_ROWS_OF_VEHICLES: list = [None]  # (V, the vehicles' bytes, their rows): the last `_rows_of_vehicles`
 
