@@ -399,7 +399,7 @@ typedef struct {
     const int64_t *spread;          /* (spread_count, 3) */
     int64_t *solve_words;           /* the solve's structs (RowSolve, ContactPatches, ConstraintRows) as words */
     int64_t *velocity_words;        /* sim/_end_step.c's struct of the velocities before the rows, as words */
-    int64_t *wheel_words;           /* or NULL: _row_solver.c's wheel rows (WheelRows), which the constraint rows read */
+    int64_t *wheel_words;           /* or NULL: _row_solver.c's WheelRows, which the constraint rows read */
     const int64_t *step;            /* the step's words */
     int64_t begin_position_word, begin_orientation_word, out_word; /* which of them: (3, V), (4, V), the outputs */
     const ContactPatches *patches;
@@ -431,7 +431,8 @@ int pvu_kept_tgs_step(const KeptStep *k) {
     for (int64_t v = 0; v < V; ++v) {
         int held = 0;
         for (int64_t j = 0; j < points && !held; ++j) held = k->patches->point_active[v * points + j] != 0;
-        for (int64_t r = 0; r < R && !held; ++r) held = k->rows->active[v * R + r] != 0 && k->rows->hard[v * R + r] != 0;
+        for (int64_t r = 0; r < R && !held; ++r)
+            held = k->rows->active[v * R + r] != 0 && k->rows->hard[v * R + r] != 0;
         if (!held) return PVU_KEPT_NOT_COVERED;
     }
     const int status = pvu_end_velocity((const struct EndStep *)k->velocity_words);

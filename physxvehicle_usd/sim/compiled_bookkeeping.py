@@ -368,7 +368,8 @@ def _row_layout(Vr: int, Pm: int, K: int, n_params: int) -> np.dtype:
     params = [(f"param{k}", np.float64, (Vr, Pm), 8 * (4 * E * K + (3 + k) * E)) for k in range(n_params)]
     anchors = 8 * (4 * E * K + (3 + n_params) * E)
     fields = ([("point_active", np.bool_, (Vr, Pm, K), floats), ("arm", np.float64, (3, Vr, Pm, K), 0),
-               ("separation", np.float64, (Vr, Pm, K), 8 * 3 * E * K), ("normal", np.float64, (3, Vr, Pm), 8 * 4 * E * K)]
+               ("separation", np.float64, (Vr, Pm, K), 8 * 3 * E * K),
+               ("normal", np.float64, (3, Vr, Pm), 8 * 4 * E * K)]
               + params + [("anchor_active", np.bool_, (Vr, Pm, 2), floats + E * K),
                           ("anchor_arm", np.float64, (3, Vr, Pm, 2), anchors),
                           ("anchor_error", np.float64, (3, Vr, Pm, 2), anchors + 8 * 6 * E)])

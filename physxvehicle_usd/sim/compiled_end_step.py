@@ -229,7 +229,8 @@ _pose_fields = operator.itemgetter("linear", "angular", "position")
 # the state the velocity call reads (float32 each), and its outputs
 _VELOCITY_INPUTS = ("linear_velocity", "angular_velocity", "orientation")
 _VELOCITY_SLOTS = np.array([getattr(_EndStep, name).offset // 8 for name in _VELOCITY_INPUTS])
-_VELOCITY_WORDS = tuple(getattr(_EndStep, name).offset // 8 for name in _VELOCITY_INPUTS + ("linear_out", "angular_out"))
+_VELOCITY_WORDS = tuple(getattr(_EndStep, name).offset // 8
+                        for name in _VELOCITY_INPUTS + ("linear_out", "angular_out"))
 
 
 def velocity_struct(p: SimParams) -> ctypes.Structure | None:

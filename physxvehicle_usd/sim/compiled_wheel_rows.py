@@ -1,6 +1,6 @@
 """pipeline.constraint_rows' listed vehicles and their rows from the wheels' arrays in one C call
-(`pvu_wheel_rows_block` in sim/_row_solver.c: copies in PhysX's row order, the same bits as numpy's stacking, which stays the reference:
-tests/test_sim_contact_rows_compiled.py holds the two to each other)."""
+(`pvu_wheel_rows_block` in sim/_row_solver.c: copies in PhysX's row order, the same bits as numpy's stacking, which
+stays the reference: tests/test_sim_contact_rows_compiled.py holds the two to each other)."""
 from __future__ import annotations
 
 import ctypes
