@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import compiled_end_step
-from .compiled_wheel_rows import WHEEL_INPUT_DTYPES, KeptWheelRows
+from .compiled_wheel_rows import WHEEL_INPUT_DTYPES, WHEEL_INPUT_WORDS, KeptWheelRows
 from .contact_rows import FRICTION_BIAS_PER_SUBSTEP, MAX_CONTACT_BIAS_FACTOR
 from .extension import (
     Kinds,
@@ -438,6 +438,14 @@ def _every_spread() -> np.ndarray:
 
 
 _EVERY_SPREAD = _every_spread()
+
+
+@lru_cache(maxsize=64)
+def _every_layout(V: int, Pm: int, N: int, M: int) -> np.dtype:
+    """`_KeptTGS.solve_every`'s outputs' block as the fields of one structured type (kept across batches)."""
+    return np.dtype([("velocity", np.float32, (6, V)), ("position", np.float32, (3, V)),
+                     ("orientation", np.float32, (4, V)), ("impulse", np.float64, (V, Pm, N)),
+                     ("friction", np.float64, (V, Pm, M, 2)), ("broken", np.bool_, (V, Pm))], align=True)
 # `solve_touching`'s step: the patches' twelve arrays, the begin orientation, the velocities and orientation, the begin
 # position, the output block (as `solve_every`'s), then the wheels' arrays (compiled_wheel_rows.WHEEL_INPUTS); then the
 # two kept words of the velocities' outputs
@@ -445,7 +453,7 @@ _TOUCHING_KINDS = Kinds(_STEP_DTYPES[:12] + (np.float32,) * 5 + (np.int64,) + WH
 _TOUCHING_WORDS, _TOUCHING_X_WORD, _TOUCHING_WHEEL_WORD = 31, 29, 18
 
 
-def _touching_spread(wheels: KeptWheelRows) -> np.ndarray:
+def _touching_spread() -> np.ndarray:
     """`solve_touching`'s spread (`_every_spread`'s rows for its step's words; the wheel rows' struct target 2)."""
     slots = _slots(*(("patches", name) for name in "point_active anchor_active arm separation normal rest_distance "
                      "restitution anchor_arm anchor_error bounce_threshold".split()),
@@ -454,8 +462,11 @@ def _touching_spread(wheels: KeptWheelRows) -> np.ndarray:
     rows = [(0, slot, word) for slot, word in zip(slots.tolist(), [*range(10), 0, 1, 10, 11, 12, 12])]
     inputs = (13, 14, 15, _TOUCHING_X_WORD, _TOUCHING_X_WORD + 1)
     rows += [(1, slot, word) for slot, word in zip(compiled_end_step.velocity_words(), inputs)]
-    rows += [(2, slot, _TOUCHING_WHEEL_WORD + k) for k, slot in enumerate(wheels.input_words)]
+    rows += [(2, slot, _TOUCHING_WHEEL_WORD + k) for k, slot in enumerate(WHEEL_INPUT_WORDS)]
     return np.array(rows, np.int64)
+
+
+_TOUCHING_SPREAD = _touching_spread()
 
 # `solve_every`'s outputs, the step's block's fields
 _every_fields = operator.itemgetter("velocity", "position", "orientation", "impulse", "friction", "broken")
@@ -507,13 +518,11 @@ class _KeptTGS:
         # a step's addresses, written by one call (extension.write_addresses) and spread into the structs from here
         self.step_words = np.zeros(max(_EVERY_WORDS, _TOUCHING_WORDS), np.uint64)
         self.step_at = self.step_words.ctypes.data
-        x_word, spread = (_X_WORD, _EVERY_SPREAD) if wheels is None else (_TOUCHING_X_WORD, _touching_spread(wheels))
+        x_word, spread = (_X_WORD, _EVERY_SPREAD) if wheels is None else (_TOUCHING_X_WORD, _TOUCHING_SPREAD)
         self.step_words[x_word:x_word + 2] = self.x_at
         # `solve_every`'s arguments and its outputs' block: the velocity (linear, angular), pose and the contacts'
         # impulse, friction and which slid
-        self.out = np.dtype([("velocity", np.float32, (6, V)), ("position", np.float32, (3, V)),
-                             ("orientation", np.float32, (4, V)), ("impulse", np.float64, (V, Pm, N)),
-                             ("friction", np.float64, (V, Pm, M, 2)), ("broken", np.bool_, (V, Pm))], align=True)
+        self.out = _every_layout(V, Pm, N, M)
         self.out_words = -(-self.out.itemsize // 8)
         self.kept.extend((spread, wheels))
         begin_words = (_BEGIN_POSITION_WORD, _BEGIN_ORIENTATION_WORD, _OUT_WORD) if wheels is None else (16, 12, 17)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ctypes
 import operator
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -54,28 +55,28 @@ class _WheelCall:
     def __init__(self, V: int, W: int):
         self.struct = _WheelRows(V=V, W=W)
         self.V, self.R = V, 3 * W
-        # the outputs' block, in the struct's order: vehicles (int64), separation (float64), linear and arm
-        # (float32), damping (float64), active and hard; where each starts in it
-        R = self.R
-        sizes = (8 * V, 8 * V * R, 12 * V * R, 12 * V * R, 8 * V * R, V * R, V * R)
-        self.offsets = [sum(sizes[:i]) for i in range(len(sizes))]
-        self.words = -(-sum(sizes) // 8)
+        # the outputs' block (`_layout`'s) in 64-bit words
+        self.words = _layout(V, self.R, V).itemsize // 8
         self.inputs_at = ctypes.addressof(self.struct) + _WheelRows.lng_dir.offset
         self.at = ctypes.addressof(self.struct)
         self.nobody = np.zeros(V, bool)  # (`also` where none is given: no vehicle flagged)
-        self.layouts: dict[int, np.dtype] = {}
 
     def layout(self, Vr: int) -> np.dtype:
         """The block's outputs of Vr listed vehicles as the fields of one structured type."""
-        layout = self.layouts.get(Vr)
-        if layout is None:
-            R = self.R
-            layout = self.layouts[Vr] = np.dtype({
-                "names": list(_OUTPUTS), "offsets": self.offsets, "itemsize": 8 * self.words,
-                "formats": [(np.int64, (Vr,)), (np.float64, (Vr, R)), (np.float32, (3, Vr, R)),
-                            (np.float32, (3, Vr, R)), (np.float64, (Vr, R)), (np.bool_, (Vr, R)),
-                            (np.bool_, (Vr, R))]})
-        return layout
+        return _layout(self.V, self.R, Vr)
+
+
+@lru_cache(maxsize=256)
+def _layout(V: int, R: int, Vr: int) -> np.dtype:
+    """`_WheelCall.layout` of V vehicles, R rows each (kept across batches: a type takes some microseconds to make):
+    in the struct's order vehicles (int64), separation (float64), linear and arm (float32), damping (float64), active
+    and hard, each sized for every vehicle, the first Vr of each its field."""
+    sizes = (8 * V, 8 * V * R, 12 * V * R, 12 * V * R, 8 * V * R, V * R, V * R)
+    return np.dtype({
+        "names": list(_OUTPUTS), "offsets": [sum(sizes[:i]) for i in range(len(sizes))],
+        "itemsize": 8 * -(-sum(sizes) // 8),
+        "formats": [(np.int64, (Vr,)), (np.float64, (Vr, R)), (np.float32, (3, Vr, R)), (np.float32, (3, Vr, R)),
+                    (np.float64, (Vr, R)), (np.bool_, (Vr, R)), (np.bool_, (Vr, R))]})
 
 
 _WHEEL_CALLS = LastValue("mask")
@@ -117,13 +118,14 @@ def wheel_rows(also: np.ndarray | None, lng_dir: np.ndarray, lat_dir: np.ndarray
 WHEEL_INPUTS = ("lng_dir", "lat_dir", "normal", "arm", "separation", "lng_damping", "lat_damping", "sticky_lng",
                 "sticky_lat", "mask", "also")
 WHEEL_INPUT_DTYPES = (np.float32,) * 7 + (np.bool_,) * 4
+WHEEL_INPUT_WORDS = tuple(getattr(_WheelRows, name).offset // 8 for name in WHEEL_INPUTS)  # (the struct's words)
 
 
 class KeptWheelRows:
     """`wheel_rows`' call for a caller whose C code makes the rows itself (sim/_contact_rows.c `pvu_kept_tgs_step`,
-    which lists every vehicle or refuses the step): its struct (`at`), the words of its inputs' pointers
-    (`input_words`, WHEEL_INPUTS' order) and the rows of every vehicle listed (`rows`: vehicles, separation, linear,
-    arm, damping, active, hard), kept in one block from step to step."""
+    which lists every vehicle or refuses the step): its struct (`at`; its inputs' pointers at WHEEL_INPUT_WORDS) and
+    the rows of every vehicle listed (`rows`: vehicles, separation, linear, arm, damping, active, hard), kept in one
+    block from step to step."""
 
     def __init__(self, V: int, W: int):
         if _LIB is None:
@@ -133,5 +135,4 @@ class KeptWheelRows:
         self.block = np.empty(call.words, np.int64)
         self.struct.vehicles_out = self.block.ctypes.data
         self.at = call.at
-        self.input_words = tuple(getattr(_WheelRows, name).offset // 8 for name in WHEEL_INPUTS)
         self.rows = _outputs(np.ndarray((), call.layout(V), self.block))
