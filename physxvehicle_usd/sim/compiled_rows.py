@@ -11,8 +11,11 @@ vehicle. TGS's pose rotation takes numpy's sin and cos of each iteration's half 
 moves once, in numpy. A TGS group with contacts (`solve_tgs_contacts`) keeps its structs and working buffers from
 step to step (`_KeptTGS`: a step hands over its arrays' addresses in one call, and one C call sets up both kinds of
 row and iterates them); where the group is every vehicle, compiled_end_step's velocities are formed into its buffer
-first. The numpy path stays the reference (tests/test_sim_row_solver.py and tests/test_sim_contact_rows_compiled.py
-hold the two to each other, to the bit).
+first, in the same C call (`pvu_kept_tgs_step`, sim/_contact_rows.c), and a second (`pvu_kept_tgs_finish`) rotates
+the pose and copies the outputs into one new block; where every vehicle touches the static world
+(`solve_every_touching`), the first call also makes the constraint rows from the wheels' outputs (compiled_wheel_rows'
+`pvu_wheel_rows_block`). The numpy path stays the reference (tests/test_sim_row_solver.py and
+tests/test_sim_contact_rows_compiled.py hold the two to each other, to the bit).
 """
 from __future__ import annotations
 
@@ -124,7 +127,8 @@ def _load() -> ctypes.CDLL | None:
 _LIB = _load()
 _contiguous = operator.attrgetter("flags.c_contiguous")
 _ONE_CALL = _LIB is not None and hasattr(_LIB, "pvu_rows_tgs_contacts")  # (else three calls: an older extension)
-_EVERY = _LIB is not None and hasattr(_LIB, "pvu_kept_tgs_step")  # (else `solve_every` is refused: numpy's end)
+# (else the solves of every vehicle with their velocities refused: the velocities and the solve apart)
+_EVERY = _LIB is not None and hasattr(_LIB, "pvu_kept_tgs_step")
 
 
 def available() -> bool:

@@ -145,7 +145,6 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
         row_threads = opt.kernel_threads if opt.compiled and opt.compiled_rows else None  # None: numpy
         s.contacts = None if with_contacts is None else StepContacts(touching, between, contact)
         patches = pair_rows = None
-        # no contacts: the rows built and solved in one C call from the wheels' outputs, where it covers the batch
         # every vehicle touching the static world alone: the rows made and solved in C from the wheels' outputs
         # and the patches, where it covers the batch (row_solver.end_every_vehicle_touching)
         if static and not pairs and row_threads is not None:
@@ -153,6 +152,7 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
                 p, s, road.normal, with_contacts, lambda vehicles: patch_rows(
                     contact, touching, vehicles, begin_position, begin_orientation, p.length_scale, s.friction),
                 begin_position, begin_orientation, dt, row_threads)
+        # no contacts: the rows built and solved in one C call from the wheels' outputs, where it covers the batch
         if patches is None and not (
                 with_contacts is None and row_threads is not None and opt.compiled_end_step
                 and compiled_end_step.end_step(p, s, road.normal, begin_position, begin_orientation, dt, row_threads)):
