@@ -368,20 +368,23 @@ def _compiled_patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.n
 _patch_params = operator.attrgetter(*PATCH_PARAMS)
 _float_tables = operator.attrgetter("friction_offset_threshold", *PATCH_PARAMS)
 
-_LAST_ROWS_OF_VEHICLES: list = [None]  # (V, the vehicles' bytes, their rows): the last `_rows_of_vehicles`
+_LAST_ROWS_OF_VEHICLES: list = [None]  # (V, the vehicles' bytes, dtype, their rows, the vehicles): the last call's
 
 
 def _rows_of_vehicles(V: int, vehicles: np.ndarray) -> np.ndarray:
     """(V,) each vehicle's row among `vehicles` (-1: none), read-only: the last call's array again where V and the
     vehicles' values are the same (a car on its obstacle: every step)."""
     last = _LAST_ROWS_OF_VEHICLES[0]
+    if (last is not None and last[4] is vehicles and last[0] == V and not vehicles.flags.writeable
+            and vehicles.base is None):
+        return last[3]  # (the same read-only array: row_solver's list of every vehicle, step after step)
     key = vehicles.tobytes()
     if last is not None and last[0] == V and last[1] == key and last[2] == vehicles.dtype:
         return last[3]
     where = np.full(V, -1)
     where[vehicles] = np.arange(len(vehicles))
     where.flags.writeable = False
-    _LAST_ROWS_OF_VEHICLES[0] = (V, key, vehicles.dtype, where)
+    _LAST_ROWS_OF_VEHICLES[0] = (V, key, vehicles.dtype, where, vehicles)
     return where
 
 
