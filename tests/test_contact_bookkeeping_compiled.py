@@ -127,6 +127,28 @@ def _random_step(sim: Simulator, seed: int):
     return model, contacts, touched, position, orientation, sim.params.length_scale, previous
 
 
+def test_rows_made_with_their_patches_or_apart_are_numpy_s_to_the_bit(fleet, monkeypatch):
+    """The rows in the friction patches' C call where they fit the block kept for them, else in a call of their own
+    (`write_rows`) and the block grown for the next step: both numpy's rows, to the bit."""
+    args = _random_step(fleet, 3)
+    reference = patch_rows_numpy(*args)
+    patch_rows(*args)
+    tables = args[0].cache["compiled_patches"]
+    tables.row_capacity = 8  # (too few bytes for any rows)
+    made = compiled_bookkeeping.friction_patches
+    with_rows = []
+
+    def recorded(*arguments):
+        out = made(*arguments)
+        with_rows.append(out.rows is not None)
+        return out
+
+    monkeypatch.setattr(compiled_bookkeeping, "friction_patches", recorded)
+    apart, together = patch_rows(*args), patch_rows(*args)
+    assert with_rows == [False, True] and tables.row_capacity > 8
+    assert not _differences(apart, reference) and not _differences(together, reference)
+
+
 @pytest.mark.parametrize("seed", range(40))
 def test_random_contacts_make_the_same_patches_and_rows_to_the_bit(fleet, seed):
     args = _random_step(fleet, seed)

@@ -1,10 +1,11 @@
 """The glue of the compiled contact calls: the addresses handed to C (sim/extension.py `addresses`, in C and in
 Python), the model tables
 converted once and remade where a source array is replaced (sim/compiled_bookkeeping.py `held`), the patch rows'
-arrays laid out in two allocations (`patch_row_arrays`, whose offsets `write_rows` hands over), and persistence's pair
+arrays laid out in one allocation (`patch_row_arrays`, which `write_rows` hands over), and persistence's pair
 kinds with the tests a model needs none of left out."""
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -15,7 +16,9 @@ from physxvehicle_usd.read import read_stage
 from physxvehicle_usd.sim import Simulator, compiled_bookkeeping, extension
 from physxvehicle_usd.sim.contact import persistence
 from physxvehicle_usd.sim.contact.model import capsule_rows
+from physxvehicle_usd.sim.declare import PATCH_PARAMS
 from physxvehicle_usd.sim.extension import address, addresses
+from physxvehicle_usd.sim.solver_rows import PatchRows
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from fleet import fleet_stage
@@ -73,23 +76,33 @@ def test_held_tables_are_made_once_and_again_where_a_source_is_replaced():
 
 
 @pytest.mark.parametrize("Vr, Pm, K, n", [(1, 1, 4, 4), (3, 2, 5, 4), (2, 0, 0, 4), (0, 0, 0, 4)])
-def test_patch_row_arrays_tile_their_two_blocks_zeroed(Vr, Pm, K, n):
-    floats, flags, rows = compiled_bookkeeping.patch_row_arrays(Vr, Pm, K, n)
+def test_patch_row_arrays_tile_their_block_zeroed(Vr, Pm, K, n):
+    block, arrays = compiled_bookkeeping.patch_row_arrays(Vr, Pm, K, n)
+    names = ("point_active", "arm", "separation", "normal", *(f"param{k}" for k in range(n)), "anchor_active",
+             "anchor_arm", "anchor_error")
     shapes = {"arm": (3, Vr, Pm, K), "separation": (Vr, Pm, K), "normal": (3, Vr, Pm), "anchor_arm": (3, Vr, Pm, 2),
-              "anchor_error": (3, Vr, Pm, 2), "point_active": (Vr, Pm, K), "anchor_active": (Vr, Pm, 2)}
-    params = rows.pop("params")
-    assert len(params) == n and all(p.shape == (Vr, Pm) for p in params)
+              "anchor_error": (3, Vr, Pm, 2), "point_active": (Vr, Pm, K), "anchor_active": (Vr, Pm, 2),
+              **{f"param{k}": (Vr, Pm) for k in range(n)}}
+    rows = dict(zip(names, arrays, strict=True))
     assert {name: a.shape for name, a in rows.items()} == shapes
-    float_arrays = [rows[name] for name in ("arm", "separation", "normal")] + params + [rows["anchor_arm"],
-                                                                                        rows["anchor_error"]]
-    for block, arrays in ((floats, float_arrays), (flags, [rows["point_active"], rows["anchor_active"]])):
-        assert not block.any() and all(a.flags.c_contiguous for a in arrays)
-        assert sum(a.size for a in arrays) == block.size  # every element of the block in one array
-        offset = 0
-        for a in arrays:  # one after the other, in write_rows's order
-            if a.size:
-                assert a.ctypes.data == block.ctypes.data + offset * block.itemsize
-            offset += a.size
+    assert all(rows[name].dtype == bool for name in ("point_active", "anchor_active"))
+    # write_rows's order: the floats, then the flags
+    in_order = [rows[name] for name in ("arm", "separation", "normal", *(f"param{k}" for k in range(n)), "anchor_arm",
+                                        "anchor_error", "point_active", "anchor_active")]
+    assert not block.any() and all(a.flags.c_contiguous and a.flags.writeable for a in in_order)
+    assert sum(a.nbytes for a in in_order) == block.nbytes  # every byte of the block in one array
+    offset = 0
+    for a in in_order:  # one after the other
+        if a.size:
+            assert a.ctypes.data == block.ctypes.data + offset
+        offset += a.nbytes
+
+
+def test_patch_row_arrays_come_in_patch_rows_order():
+    """(contact/patches.py hands them to PatchRows by position)"""
+    names = [f.name for f in dataclasses.fields(PatchRows)]
+    assert names[:7 + len(PATCH_PARAMS)] == ["point_active", "arm", "separation", "normal", *PATCH_PARAMS,
+                                             "anchor_active", "anchor_arm", "anchor_error"]
 
 
 def test_pair_kinds_without_the_tests_the_model_needs_none_of_are_the_full_tests_kinds(tmp_path):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -16,11 +17,12 @@ from conftest import SAMPLES
 from pxr import Gf, UsdGeom, UsdPhysics, UsdShade
 
 from physxvehicle_usd.read import read_stage
-from physxvehicle_usd.sim import Simulator, compiled_rows, compiled_wheel_rows, pipeline
+from physxvehicle_usd.sim import Simulator, compiled_end_step, compiled_rows, compiled_wheel_rows, pipeline
 from physxvehicle_usd.sim import vecmath as vm
 from physxvehicle_usd.sim.contact_rows import StaticContactRows
 from physxvehicle_usd.sim.pipeline import StepOptions
-from physxvehicle_usd.sim.row_solver import _row_jacobians, _spring_gains
+from physxvehicle_usd.sim.rigid_body import end_velocity
+from physxvehicle_usd.sim.row_solver import _row_jacobians, _solve_rows_tgs, _spring_gains
 from physxvehicle_usd.sim.solver_rows import ConstraintRows, PatchRows
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
@@ -174,7 +176,8 @@ class _Calls(list):
 
 def _recording(monkeypatch) -> list:
     """Record the inputs of every compiled contact rows' set-up (`CompiledContactRows`, and the one
-    `solve_tgs_contacts` runs into its kept buffers; the real one runs, and the step goes on with it)."""
+    `solve_tgs_contacts` and `solve_every_touching` run into their kept buffers; the real one runs, and the step goes
+    on with it)."""
     calls = _Calls()
     made = compiled_rows.CompiledContactRows
 
@@ -199,6 +202,20 @@ def _recording(monkeypatch) -> list:
                           iterations, velocity_iterations, threads, velocity, orientation)
 
     monkeypatch.setattr(compiled_rows, "solve_tgs_contacts", recorded_kept)
+    solve_touching = compiled_rows.solve_every_touching
+
+    def recorded_touching(p, patches, wheels, linear_velocity, angular_velocity, begin_position, begin_orientation,
+                          dt, iterations, velocity_iterations, threads, velocity, orientation):
+        # (every vehicle, its constraint rows made from the wheels in the same call: the contact rows' set-up as
+        # solve_tgs_contacts', from the velocities before the end of the step's)
+        vehicles = np.arange(p.V)
+        calls.append((p, patches.subset(np.ones(p.V, bool)), vehicles, begin_orientation.copy(),
+                      np.concatenate((linear_velocity, angular_velocity)), dt, iterations, False))
+        with_velocity.append(True)
+        return solve_touching(p, patches, wheels, linear_velocity, angular_velocity, begin_position, begin_orientation,
+                              dt, iterations, velocity_iterations, threads, velocity, orientation)
+
+    monkeypatch.setattr(compiled_rows, "solve_every_touching", recorded_touching)
     with_velocity = calls.with_velocity = []
     return calls
 
@@ -383,9 +400,15 @@ def test_the_obstacles_fleet_s_constraint_rows_from_c_are_numpy_s(tmp_path, monk
     and the same rows, dtypes and bits; groups of some of the vehicles and of all of them."""
     made = pipeline.constraint_rows
     wheel_rows = compiled_wheel_rows.wheel_rows
-    compared = []
+    compared, from_c = [], []
+
+    def counted(*arrays):
+        out = wheel_rows(*arrays)
+        from_c.append(out is not None)
+        return out
 
     def compared_rows(p, s, road, also=None):
+        monkeypatch.setattr(compiled_wheel_rows, "wheel_rows", counted)
         ours = made(p, s, road, also)
         monkeypatch.setattr(compiled_wheel_rows, "wheel_rows", lambda *arrays: None)
         theirs = made(p, s, road, also)
@@ -407,4 +430,120 @@ def test_the_obstacles_fleet_s_constraint_rows_from_c_are_numpy_s(tmp_path, monk
     for _ in range(10):
         sim.step({"brake0": np.ones(sim.params.V)})
     assert any(also for _, _, also in compared) and any(not also for _, _, also in compared)
+    assert from_c and all(from_c)  # (every step's rows from C: float32 wheels, bool flags)
     assert any(listed < V for listed, V, _ in compared) and any(listed == V for listed, V, _ in compared)
+
+
+# --- the end of a step with contacts: the velocities and the solve of every vehicle in one set of calls ------------
+
+@pytest.mark.parametrize("V, Pm, N", [(2, 1, 4), (12, 3, 6), (19, 2, 4)])
+@pytest.mark.parametrize("iterations", [4, 1])
+@pytest.mark.parametrize("threads", [1, 3])
+def test_the_solve_of_every_vehicle_with_its_velocities_is_numpy_s_to_the_bit(tmp_path, V, Pm, N, iterations,
+                                                                              threads):
+    """solve_tgs_contacts with the velocities before the rows formed in C (`velocity`: _KeptTGS.solve_every, two C
+    calls) against numpy's rigid_body.end_velocity then row_solver._solve_rows_tgs, three calls in a row with other
+    rows, patches and bodies each time: velocity, pose, impulses, friction and which slid, 0 ulps; each call's outputs
+    new arrays. A vehicle with neither a contact point nor an active limit row: refused, nothing written."""
+    p = Simulator.from_description(read_stage(str(fleet_stage(V, tmp_path))), DT).params
+    rng = np.random.default_rng(V * 10 + iterations)
+    p.mass = rng.uniform(500.0, 3000.0, V).astype(np.float32)
+    p.moi = rng.uniform(200.0, 4000.0, (3, V)).astype(np.float32)
+    p.max_depenetration_velocity = rng.uniform(1.0, 10.0, V).astype(np.float32)
+    outputs = []
+    for call in range(3):
+        rows = _random_constraint_rows(rng, V, V)
+        rows.active[0, -1] = True  # (vehicle 0 touches nothing: held by its limit row)
+        patches = _random_patches(rng, V, Pm, N)
+        begin_orientation, _ = _bodies(rng, V, V)
+        orientation, _ = _bodies(rng, V, V)  # (the state's after the substeps: the gyroscopic term's frame)
+        position = rng.standard_normal((3, V)).astype(np.float32)
+        velocity = (rng.standard_normal((6, V)) * 2.0).astype(np.float32)
+        state = SimpleNamespace(linear_velocity=velocity[:3].copy(), angular_velocity=velocity[3:].copy(),
+                                body_orientation=orientation.copy(), body_position=position.copy(), contacts=None)
+        end_velocity(p, state, DT)  # numpy's
+        formed = np.concatenate((state.linear_velocity, state.angular_velocity))
+        _solve_rows_tgs(p, state, rows, DT, iterations, 2, position, begin_orientation, patches)
+        solved = compiled_rows.solve_tgs_contacts(p, rows, patches, velocity[:3], velocity[3:], position,
+                                                  begin_orientation, DT, iterations, 2, threads,
+                                                  compiled_end_step.velocity_struct(p), orientation)
+        contacts, x, ours_position, ours_orientation = solved
+        for ours, theirs in ((x[:3], state.linear_velocity), (x[3:], state.angular_velocity),
+                             (ours_position, state.body_position), (ours_orientation, state.body_orientation)):
+            assert ours.dtype == np.float32 and ours.flags.c_contiguous
+            np.testing.assert_array_equal(ours.view(np.int32), theirs.view(np.int32))  # 0 ulps
+        # the contacts' impulses, friction and which slid: the fresh compiled solve's from numpy's velocities
+        fresh = compiled_rows.CompiledContactRows(p, patches, rows.vehicles, begin_orientation, formed, DT,
+                                                  iterations, False, threads)
+        compiled_rows.solve_tgs(fresh, p, rows, formed, position, begin_orientation,
+                                np.float32(np.sqrt(iterations) / DT), np.float32(0.75 / DT), DT, iterations, 2, threads)
+        for name in ("impulse", "friction"):
+            np.testing.assert_array_equal(_bits(getattr(contacts, name)), _bits(getattr(fresh, name)), err_msg=name)
+        np.testing.assert_array_equal(contacts.broken, fresh.broken)
+        assert contacts.broken.dtype == bool and contacts.active is patches.point_active
+        outputs.append((solved, [a.copy() for a in (x, ours_position, ours_orientation, contacts.impulse,
+                                                      contacts.friction, contacts.broken)]))
+    for (solved, copies) in outputs:  # (each call's outputs its own)
+        contacts, x, position_out, orientation_out = solved
+        for ours, kept in zip((x, position_out, orientation_out, contacts.impulse, contacts.friction,
+                               contacts.broken), copies):
+            assert ours.tobytes() == kept.tobytes()
+    # a vehicle held by nothing (sticky rows alone): refused before anything is formed
+    rows.active[0] &= ~rows.hard[0]
+    velocity_before = velocity.copy()
+    assert compiled_rows.solve_tgs_contacts(p, rows, patches, velocity[:3], velocity[3:], position, begin_orientation,
+                                            DT, iterations, 2, threads, compiled_end_step.velocity_struct(p),
+                                            orientation) is None
+    assert velocity.tobytes() == velocity_before.tobytes()
+
+
+@pytest.mark.parametrize("V, Pm, N", [(1, 1, 4), (12, 3, 6)])
+@pytest.mark.parametrize("threads", [1, 3])
+def test_the_solve_of_every_vehicle_touching_makes_numpy_s_rows_and_solve(tmp_path, monkeypatch, V, Pm, N, threads):
+    """solve_every_touching (the constraint rows made from the wheels' outputs in the solve's own C call) against
+    numpy's pipeline.constraint_rows, rigid_body.end_velocity and row_solver._solve_rows_tgs from random wheels, two
+    calls in a row: velocity and pose, 0 ulps; a vehicle not listed (no flag, no acting row): refused, nothing
+    written."""
+    p = Simulator.from_description(read_stage(str(fleet_stage(V, tmp_path))), DT).params
+    W = p.W
+    rng = np.random.default_rng(V + threads)
+    iterations = 4
+    for _ in range(2):
+        wheels = SimpleNamespace(
+            out={name: _unit(rng, (V, W)).astype(np.float32) for name in ("_lng_dir", "_lat_dir")}
+            | {"_app_arm": (rng.standard_normal((3, V, W)) * 1.5).astype(np.float32)},
+            separation=rng.uniform(-0.05, 0.05, (V, W)).astype(np.float32),
+            sticky_lng=rng.random((V, W)) < 0.5, sticky_lat=rng.random((V, W)) < 0.5)
+        road = SimpleNamespace(normal=_unit(rng, (V, W)).astype(np.float32))
+        touching = np.ones(V, bool)
+        patches = _random_patches(rng, V, Pm, N)
+        patches.point_active[0, 0, 0] = True  # (every vehicle touching)
+        begin_orientation, _ = _bodies(rng, V, V)
+        orientation, _ = _bodies(rng, V, V)
+        position = rng.standard_normal((3, V)).astype(np.float32)
+        velocity = (rng.standard_normal((6, V)) * 2.0).astype(np.float32)
+        with monkeypatch.context() as numpy_rows:
+            numpy_rows.setattr(compiled_wheel_rows, "wheel_rows", lambda *arrays: None)
+            rows = pipeline.constraint_rows(p, wheels, road, touching)
+        assert np.array_equal(rows.vehicles, np.arange(V))
+        state = SimpleNamespace(linear_velocity=velocity[:3].copy(), angular_velocity=velocity[3:].copy(),
+                                body_orientation=orientation.copy(), body_position=position.copy(), contacts=None)
+        end_velocity(p, state, DT)
+        _solve_rows_tgs(p, state, rows, DT, iterations, 2, position, begin_orientation, patches)
+        arrays = (wheels.out["_lng_dir"], wheels.out["_lat_dir"], road.normal, wheels.out["_app_arm"],
+                  wheels.separation, p.sticky_lng_damping_w, p.sticky_lat_damping_w, wheels.sticky_lng,
+                  wheels.sticky_lat, p.mask, touching)
+        solved = compiled_rows.solve_every_touching(p, patches, arrays, velocity[:3], velocity[3:], position,
+                                                    begin_orientation, DT, iterations, 2, threads,
+                                                    compiled_end_step.velocity_struct(p), orientation)
+        _, x, ours_position, ours_orientation = solved
+        for ours, theirs in ((x[:3], state.linear_velocity), (x[3:], state.angular_velocity),
+                             (ours_position, state.body_position), (ours_orientation, state.body_orientation)):
+            np.testing.assert_array_equal(ours.view(np.int32), theirs.view(np.int32))  # 0 ulps
+    # vehicle 0 neither flagged nor with an acting row: not listed, so not this solve's
+    touching[0] = False
+    wheels.sticky_lng[0] = wheels.sticky_lat[0] = False
+    wheels.separation[0] = 1.0
+    assert compiled_rows.solve_every_touching(p, patches, arrays, velocity[:3], velocity[3:], position,
+                                              begin_orientation, DT, iterations, 2, threads,
+                                              compiled_end_step.velocity_struct(p), orientation) is None

@@ -181,7 +181,8 @@ def _trajectory(description, steps: int, options: StepOptions, controls: dict | 
 
 
 def _counting(monkeypatch) -> dict:
-    """Count the compiled solves, TGS and PGS (the real ones run; TGS with contacts: solve_tgs_contacts)."""
+    """Count the compiled solves, TGS and PGS (the real ones run; TGS with contacts: solve_tgs_contacts, and
+    solve_every_touching where every vehicle touches)."""
     calls = {"solves": 0, "with contacts": 0}
 
     def counting(solve):
@@ -194,7 +195,7 @@ def _counting(monkeypatch) -> dict:
             return solve(*args, **kwargs)
         return counted
 
-    for name in ("solve_tgs", "solve_pgs", "solve_tgs_contacts"):
+    for name in ("solve_tgs", "solve_pgs", "solve_tgs_contacts", "solve_every_touching"):
         monkeypatch.setattr(compiled_rows, name, counting(getattr(compiled_rows, name)))
     return calls
 

@@ -44,6 +44,9 @@ typedef struct {
     const float *x;                              /* (6, V): the velocity the solve starts from */
 } ContactPatches;
 
+/* pvu_kept_tgs_step: the group is not one it solves (nothing done) */
+enum { PVU_KEPT_NOT_COVERED = -1 };
+
 int64_t pvu_contact_patches_size(void) { return (int64_t)sizeof(ContactPatches); }
 
 /* numpy's maximum and minimum: a NaN in either operand is the result */
@@ -384,4 +387,73 @@ int pvu_rows_tgs_contacts(const ContactPatches *patches, const ConstraintRows *r
     if (status == 0) status = pvu_constraint_rows(rows, b);
     if (status == 0) status = pvu_rows_tgs(b);
     return status;
+}
+
+/* compiled_rows._KeptTGS's step of a group of every vehicle of the batch (`solve_every`), the arguments kept from step
+   to step with its structs: the step's addresses (`step`, in compiled_rows' order) spread into the structs' words,
+   the end velocities' and the wheel rows' (`spread`: per row the target, 0 the solve's structs, 1 the velocities', 2
+   the wheel rows', its word, the step's word), then `pvu_kept_tgs_step` and, once numpy has taken the sines and
+   cosines of the half angles, `pvu_kept_tgs_finish`. */
+typedef struct {
+    int64_t spread_count;
+    const int64_t *spread;          /* (spread_count, 3) */
+    int64_t *solve_words;           /* the solve's structs (RowSolve, ContactPatches, ConstraintRows) as words */
+    int64_t *velocity_words;        /* sim/_end_step.c's struct of the velocities before the rows, as words */
+    int64_t *wheel_words;           /* or NULL: _row_solver.c's WheelRows, which the constraint rows read */
+    const int64_t *step;            /* the step's words */
+    int64_t begin_position_word, begin_orientation_word, out_word; /* which of them: (3, V), (4, V), the outputs */
+    const ContactPatches *patches;
+    const ConstraintRows *rows;
+    const RowSolve *solve;
+    const float *sine, *cosine;     /* (iterations, V): numpy's, of the solve's half angles */
+    /* where the outputs lie in the step's block (bytes): velocity (6, V), position (3, V), orientation (4, V) float32;
+       the contacts' impulse (V, Pm, N), friction (V, Pm, M, 2) float64, which slid (V, Pm) */
+    int64_t out_velocity, out_position, out_orientation, out_impulse, out_friction, out_broken;
+} KeptStep;
+
+int64_t pvu_kept_step_size(void) { return (int64_t)sizeof(KeptStep); }
+
+/* the step up to the rotations: its addresses spread; every vehicle checked to have a contact point or an active
+   limit row (row_solver.solve_every_vehicle_with_contacts' group: else PVU_KEPT_NOT_COVERED and nothing else done, a
+   vehicle with sticky rows alone being the soft solve's), with `wheel_words` after the constraint rows are made from
+   the wheels (every vehicle listed: else PVU_KEPT_NOT_COVERED); the velocities formed into the solve's x; the position
+   started from the begin pose; the rows set up and iterated (`pvu_rows_tgs_contacts`). 0: done. */
+int pvu_kept_tgs_step(const KeptStep *k) {
+    int64_t *targets[3] = {k->solve_words, k->velocity_words, k->wheel_words};
+    for (int64_t i = 0; i < k->spread_count; ++i) {
+        const int64_t *row = k->spread + 3 * i;
+        targets[row[0]][row[1]] = k->step[row[2]];
+    }
+    const RowSolve *b = k->solve;
+    const int64_t V = b->V, points = b->Pm * b->N, R = b->R;
+    if (k->wheel_words != NULL && pvu_wheel_rows_block((const struct WheelRows *)k->wheel_words) != V)
+        return PVU_KEPT_NOT_COVERED;
+    for (int64_t v = 0; v < V; ++v) {
+        int held = 0;
+        for (int64_t j = 0; j < points && !held; ++j) held = k->patches->point_active[v * points + j] != 0;
+        for (int64_t r = 0; r < R && !held; ++r)
+            held = k->rows->active[v * R + r] != 0 && k->rows->hard[v * R + r] != 0;
+        if (!held) return PVU_KEPT_NOT_COVERED;
+    }
+    const int status = pvu_end_velocity((const struct EndStep *)k->velocity_words);
+    if (status != 0) return status;
+    memcpy(b->position, (const float *)k->step[k->begin_position_word], (size_t)(3 * V) * sizeof(float));
+    return pvu_rows_tgs_contacts(k->patches, k->rows, b);
+}
+
+/* the step's end: the orientation from the begin pose rotated (`pvu_rows_orientation`), and what leaves the solve
+   copied out of the kept buffers into the step's block. 0: done. */
+int pvu_kept_tgs_finish(const KeptStep *k) {
+    const RowSolve *b = k->solve;
+    const int64_t V = b->V, E = b->V * b->Pm;
+    char *out = (char *)k->step[k->out_word];
+    float *orientation = (float *)(out + k->out_orientation);
+    memcpy(orientation, (const float *)k->step[k->begin_orientation_word], (size_t)(4 * V) * sizeof(float));
+    pvu_rows_orientation(b->iterations, V, orientation, b->angular, k->sine, k->cosine, NULL);
+    memcpy(out + k->out_velocity, b->x, (size_t)(6 * V) * sizeof(float));
+    memcpy(out + k->out_position, b->position, (size_t)(3 * V) * sizeof(float));
+    memcpy(out + k->out_impulse, b->c_impulse, (size_t)(E * b->N) * sizeof(double));
+    memcpy(out + k->out_friction, b->friction, (size_t)(E * b->M * 2) * sizeof(double));
+    memcpy(out + k->out_broken, b->broken, (size_t)E);
+    return 0;
 }

@@ -24,7 +24,7 @@
 
 #include "_row_solver.h"
 
-typedef struct {
+typedef struct EndStep {
     int64_t V, W, iterations, velocity_iterations, threads; /* the vehicles' iteration counts (one for all) */
     double dt;
     /* the body after the substeps */

@@ -355,8 +355,8 @@ int pvu_friction_patches_words(const int64_t *w) {
 
 /* pvu_patch_rows with its arguments as 64-bit words (sim/compiled_bookkeeping.py `write_rows`): w[0 .. 6] C, Vr, Pm,
    K, n_params, tables, table_strides; w[7 .. 10] the made patches' ints and floats, the rows' floats and flags
-   (`patch_row_arrays`' two blocks: arm, separation, normal, the n_params parameters, anchor_arm, anchor_error; then
-   point_active, anchor_active), each array's place in its block worked out here as write_rows works it out.
+   (`patch_row_arrays`' block: arm, separation, normal, the n_params parameters, anchor_arm, anchor_error; then
+   point_active, anchor_active), each array's place in its part worked out here as patch_row_arrays works it out.
    Returns -1 (nothing written) for more than 16 parameters. */
 int pvu_patch_rows_words(const int64_t *w) {
     const int64_t Vr = w[1], Pm = w[2], K = w[3], n = w[4], E = Vr * Pm;
@@ -369,4 +369,25 @@ int pvu_patch_rows_words(const int64_t *w) {
     return pvu_patch_rows(w[0], Vr, Pm, K, n, (const int64_t *)(intptr_t)w[7], (const double *)(intptr_t)w[8],
                           (const double *const *)(intptr_t)w[5], (const int64_t *)(intptr_t)w[6], flags, arm,
                           separation, normal, params, flags + E * K, anchor_arm, anchor_arm + 6 * E);
+}
+
+/* pvu_friction_patches_words (w), then pvu_patch_rows_words of its patches (rows: its words, Vr and n_params in)
+   into the zeroed block at rows[9] where they fit its rows[11] bytes: the sizes and the made patches' ints and
+   floats written into rows as sim/compiled_bookkeeping.py `write_rows` writes them (the flags after the floats, laid
+   out as `patch_row_arrays`). 0: both done; 1: the patches made, the rows not (rows[11] then says the bytes they
+   need); else the first failure (-1: out of memory, -2: more than 16 parameters). */
+int pvu_friction_patch_rows_words(const int64_t *w, int64_t *rows) {
+    if (pvu_friction_patches_words(w) != 0) return -1;
+    const int64_t C = w[0], *ints = (const int64_t *)(intptr_t)w[31];
+    const int64_t Vr = rows[1], Pm = ints[12 * C + 1], K = ints[12 * C + 2], n = rows[4], E = Vr * Pm;
+    const int64_t floats = 8 * (4 * E * K + (3 + n) * E + 12 * E), bytes = floats + E * K + 2 * E;
+    if (bytes > rows[11]) {
+        rows[11] = bytes;
+        return 1;
+    }
+    char *block = (char *)(intptr_t)rows[9];
+    memset(block, 0, (size_t)bytes);
+    rows[0] = C, rows[2] = Pm, rows[3] = K;
+    rows[7] = w[31], rows[8] = w[32], rows[10] = rows[9] + floats;
+    return pvu_patch_rows_words(rows) == 0 ? 0 : -2;
 }

@@ -545,18 +545,21 @@ int pvu_rows_soft(int64_t V, int64_t R, int64_t n, int64_t threads, const float 
    separation, of a wheel the mask keeps) or flagged in `also`, ascending; per vehicle, constraint by constraint
    (4 wheels each), the sticky longitudinal rows, the sticky lateral rows, then the suspension-limit rows of its
    wheels (PhysX's order): the direction, the arm, whether the row acts and the separation widened to double (0 for
-   the sticky rows). Copies and comparisons alone: the same bits as numpy's stacking. The rows are written for the
-   listed vehicles alone (Vr of them: (3, Vr, 3 W) from the start of linear_out, ...). */
-typedef struct {
+   the sticky rows), the sticky rows' damping widened to double (0 for the limit rows) and which rows are limit rows
+   (hard). Copies and comparisons alone: the same bits as numpy's stacking. The rows are written for the listed
+   vehicles alone (Vr of them: (3, Vr, 3 W) from the start of linear_out, ...). */
+typedef struct WheelRows {
     int64_t V, W;                                  /* vehicles of the batch, wheels */
     const float *lng_dir, *lat_dir, *normal, *arm; /* (3, V, W) */
     const float *separation;                       /* (V, W) */
+    const float *lng_damping, *lat_damping;        /* (V, W): the sticky rows' (the parameters') */
     const uint8_t *sticky_lng, *sticky_lat, *mask; /* (V, W) */
     const uint8_t *also;                           /* (V) or NULL: vehicles listed whatever their rows */
     int64_t *vehicles_out;                         /* (V) out: the listed vehicles, the first Vr */
     double *separation_out;                        /* (Vr, 3 W) out */
     float *linear_out, *arm_out;                   /* (3, Vr, 3 W) out */
-    uint8_t *active_out;                           /* (Vr, 3 W) out */
+    double *damping_out;                           /* (Vr, 3 W) out */
+    uint8_t *active_out, *hard_out;                /* (Vr, 3 W) out */
 } WheelRows;
 
 int64_t pvu_wheel_rows_size(void) { return (int64_t)sizeof(WheelRows); }
@@ -592,9 +595,28 @@ int64_t pvu_wheel_rows(const WheelRows *in) {
                     }
                     in->active_out[r] = (uint8_t)row_acts(in, kind, k);
                     in->separation_out[r] = kind == 2 ? (double)in->separation[k] : 0.0;
+                    in->damping_out[r] = kind == 0 ? (double)in->lng_damping[k]
+                                         : kind == 1 ? (double)in->lat_damping[k] : 0.0;
+                    in->hard_out[r] = kind == 2;
                 }
             }
         }
     }
     return Vr;
+}
+
+/* pvu_wheel_rows with its outputs in one block, its address in vehicles_out (sim/compiled_wheel_rows.py's layout):
+   the vehicles (V int64), then separation (V 3 W double), linear and arm (3 V 3 W float each), damping (V 3 W
+   double), active and hard (V 3 W bytes each), each sized for every vehicle of the batch, the first Vr written */
+int64_t pvu_wheel_rows_block(const WheelRows *in) {
+    WheelRows w = *in;
+    const int64_t V = in->V, R = 3 * in->W;
+    char *block = (char *)in->vehicles_out;
+    w.separation_out = (double *)(block + 8 * V);
+    w.linear_out = (float *)(block + 8 * V + 8 * V * R);
+    w.arm_out = (float *)(block + 8 * V + 20 * V * R);
+    w.damping_out = (double *)(block + 8 * V + 32 * V * R);
+    w.active_out = (uint8_t *)(block + 8 * V + 40 * V * R);
+    w.hard_out = w.active_out + V * R;
+    return pvu_wheel_rows(&w);
 }

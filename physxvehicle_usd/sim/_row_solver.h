@@ -55,6 +55,17 @@ typedef struct {
     const float *orientation;           /* (4, batch): the begin pose */
 } ConstraintRows;
 
+/* sim/_end_step.c's velocities before the rows (its struct there), which a solve with contacts forms first
+   (_contact_rows.c `pvu_kept_tgs_step`) */
+struct EndStep;
+int pvu_end_velocity(const struct EndStep *b);
+/* _row_solver.c's constraint rows from the wheels' outputs, into one block (the number of vehicles listed), which a
+   solve with contacts may make first (_contact_rows.c `pvu_kept_tgs_step`) */
+struct WheelRows;
+int64_t pvu_wheel_rows_block(const struct WheelRows *in);
+int pvu_rows_orientation(int64_t n, int64_t V, float *q, const float *angular, const float *sine,
+                         const float *cosine, const int64_t *rotations);
+
 /* vecmath.quat_to_mat of q = (w, x, y, z), float32 as numpy takes it (m_ii = 1 - (p_jj + p_kk), m_ij = p_ij - 2 w v_k,
    m_ji = p_ij + 2 w v_k, p_ab = v_a 2 v_b) */
 static inline __attribute__((always_inline)) void pvu_rotation_matrix(const float q[4], float m[3][3]) {

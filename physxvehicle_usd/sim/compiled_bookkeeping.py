@@ -38,6 +38,9 @@ def _load() -> ctypes.CDLL | None:
     lib.pvu_patch_rows.restype = ctypes.c_int
     lib.pvu_patch_rows_words.argtypes = [_P]
     lib.pvu_patch_rows_words.restype = ctypes.c_int
+    if hasattr(lib, "pvu_friction_patch_rows_words"):  # (an extension built before it: the rows in a call of their own)
+        lib.pvu_friction_patch_rows_words.argtypes = [_P, _P]
+        lib.pvu_friction_patch_rows_words.restype = ctypes.c_int
     lib.pvu_reduce_contacts.argtypes = [_I64] + [_P] * 8
     lib.pvu_reduce_contacts.restype = ctypes.c_int64
     lib.pvu_reduce_contacts_words.argtypes = [_P]
@@ -129,19 +132,19 @@ class MadePatches:
     index within the vehicle, anchor count, vehicle row and slot in the rows, normal, body position, body and other
     normal, body and other anchors, anchor arms and errors (as patches.py's _Correlated and FrictionPatches name
     them); per contact (grouped by patch) its point and separation; the largest slot (Pm - 1) and point count (K).
-    The record's fields and the slots are views taken at once; the others (which write_rows reads in C) on demand."""
+    The record's fields and the slots are views taken at once (the fields of `_made_layout`'s types laid over the
+    ints and floats); the others (which write_rows reads in C) on demand."""
 
     def __init__(self, C: int, ints: np.ndarray, floats: np.ndarray):
         self.C, self.ints, self.floats = C, ints, floats
         F, self.Pm, self.K = ints[12 * C:12 * C + 3].tolist()
         self.F = F
-        # (the first F of each of the first nine C-long runs: one view, taken apart row by row)
-        _, self.static, _, _, self.vehicle, self.shape, self.anchor_count, self.vehicle_row, self.slot = (
-            ints[:9 * C].reshape(9, C)[:, :F])
-        self.body_normal = floats[6 * C:6 * C + 3 * F].reshape(F, 3)
-        self.other_normal = floats[9 * C:9 * C + 3 * F].reshape(F, 3)
-        self.body_anchor = floats[12 * C:12 * C + 6 * F].reshape(F, 2, 3)
-        self.other_anchor = floats[18 * C:18 * C + 6 * F].reshape(F, 2, 3)
+        self.rows: tuple | None = None  # (`friction_patches` with rows_of: the rows' block and arrays, where made)
+        int_layout, float_layout = _made_layout(C, F)
+        self.static, self.vehicle, self.shape, self.anchor_count, self.vehicle_row, self.slot = _made_ints(
+            np.ndarray((), int_layout, ints))
+        self.body_normal, self.other_normal, self.body_anchor, self.other_anchor = _made_floats(
+            np.ndarray((), float_layout, floats))
 
     def _ints(self, k: int) -> np.ndarray:
         return self.ints[k * self.C:k * self.C + self.F]
@@ -163,6 +166,24 @@ class MadePatches:
     point = property(lambda self: self.floats[36 * self.C:39 * self.C].reshape(self.C, 3))
     separation = property(lambda self: self.floats[39 * self.C:40 * self.C])
     of_contact = property(lambda self: self.ints[11 * self.C:12 * self.C])
+
+
+_MADE_INTS = ("static", "vehicle", "shape", "anchor_count", "vehicle_row", "slot")
+_MADE_FLOATS = ("body_normal", "other_normal", "body_anchor", "other_anchor")
+_made_ints, _made_floats = operator.itemgetter(*_MADE_INTS), operator.itemgetter(*_MADE_FLOATS)
+
+
+@functools.lru_cache(maxsize=64)
+def _made_layout(C: int, F: int) -> tuple[np.dtype, np.dtype]:
+    """`MadePatches`' record fields and slots as the fields of two structured types, one laid over the ints (12 C + 3:
+    the first F of their C-long runs 1 and 4 to 8) and one over the floats (40 C: the normals' runs of 3 C from 6 C and
+    9 C, the anchors' of 6 C from 12 C and 18 C), so that one array over each gives every view at once."""
+    ints = np.dtype({"names": list(_MADE_INTS), "formats": [(np.int64, (F,))] * len(_MADE_INTS),
+                     "offsets": [8 * C * run for run in (1, 4, 5, 6, 7, 8)], "itemsize": 8 * (12 * C + 3)})
+    floats = np.dtype({"names": list(_MADE_FLOATS),
+                       "formats": [(np.float64, (F, 3))] * 2 + [(np.float64, (F, 2, 3))] * 2,
+                       "offsets": [8 * C * run for run in (6, 9, 12, 18)], "itemsize": 8 * 40 * C})
+    return ints, floats
 
 
 class _Words:
@@ -202,12 +223,17 @@ def patch_tables(vehicle: np.ndarray, first: np.ndarray, rest: np.ndarray, offse
 
 def friction_patches(shape: np.ndarray, static: np.ndarray, patch: np.ndarray, point: np.ndarray,
                      normal: np.ndarray, separation: np.ndarray, tables: Held, G: int, orientation: np.ndarray,
-                     position: np.ndarray, length_scale: np.ndarray, previous, where: np.ndarray) -> MadePatches:
+                     position: np.ndarray, length_scale: np.ndarray, previous, where: np.ndarray,
+                     rows_of: int | None = None) -> MadePatches:
     """sim/contact/patches.py friction_patches against the static world (no two shapes' plane pairs to order) and each
     patch's vehicle row and slot in patch_rows: the contacts (C,) with their `patch`, the model's `patch_tables` (G
     static shapes), the bodies' orientation (4, V; the C turns it into the rotation of each body with a contact, as
-    vecmath.quat_to_mat does), position (V, 3) and length_scale (V,), the last step's FrictionPatches (or None) and each vehicle's row in the solve (`where`, (V,),
-    -1: none)."""
+    vecmath.quat_to_mat does), position (V, 3) and length_scale (V,), the last step's FrictionPatches (or None) and
+    each vehicle's row in the solve (`where`, (V,), -1: none).
+
+    rows_of: also the patches' rows for that many vehicles (`patch_row_arrays` written by `write_rows`), in the same
+    C call where they fit the block kept for them (`MadePatches.rows`: the block and the arrays; None where they did
+    not, or the extension lacks the call: the caller's two calls then)."""
     C = len(shape)
     words = _patch_words(tables, G, len(where))
     ints = np.empty(12 * C + 3, np.int64)
@@ -217,24 +243,60 @@ def friction_patches(shape: np.ndarray, static: np.ndarray, patch: np.ndarray, p
     if previous is not None and len(previous):
         words.words[0], words.words[4] = C, len(previous)
         held = _write_step((shape, static, patch, point, normal, separation, _f64(orientation), _f64(position),
-                            _f64(length_scale), previous.vehicle, previous.shape, previous.static, previous.body_normal,
-                            previous.other_normal, previous.anchor_count, previous.body_anchor, previous.other_anchor,
-                            previous.broken, where, ints, floats), _PATCH_KINDS, words.at + 8 * _PATCH_STEP_WORD)
-        status = _LIB.pvu_friction_patches_words(words.at)
+                            _scales(tables, length_scale), previous.vehicle, previous.shape, previous.static,
+                            previous.body_normal, previous.other_normal, previous.anchor_count, previous.body_anchor,
+                            previous.other_anchor, previous.broken, where, ints, floats), _PATCH_KINDS,
+                           words.at + 8 * _PATCH_STEP_WORD)
+        made = _made(words, tables, C, ints, floats, rows_of)
         del held  # (read)
-        if status:
-            raise MemoryError("the compiled friction patches ran out of memory")
-        return MadePatches(C, ints, floats)
+        return made
     words.words[0], words.words[4] = C, 0
     words.words[_PATCH_PREVIOUS_WORD:_PATCH_PREVIOUS_WORD + 9] = _NO_PREVIOUS  # (NULL)
     step = (_i64(shape), _i64(static), _i64(patch), _f64(point), _f64(normal), _f64(separation), _f64(orientation),
-            _f64(position), _f64(length_scale))  # (no previous patches: the last three after the NULLs)
+            _f64(position), _scales(tables, length_scale))  # (no previous patches: the last three after the NULLs)
     tail = (_i64(where), ints, floats)
     write_addresses(step, words.at + 8 * _PATCH_STEP_WORD)
     write_addresses(tail, words.at + 8 * (_PATCH_PREVIOUS_WORD + 9))
-    if _LIB.pvu_friction_patches_words(words.at):
-        raise MemoryError("the compiled friction patches ran out of memory")
-    return MadePatches(C, ints, floats)
+    return _made(words, tables, C, ints, floats, rows_of)
+
+
+def _scales(tables: Held, length_scale: np.ndarray) -> np.ndarray:
+    """`_f64` of the length scales (a parameter: the same array step after step), kept on the tables for it."""
+    kept = getattr(tables, "scales", None)
+    if kept is None or kept[0] is not length_scale:
+        kept = tables.scales = (length_scale, _f64(length_scale))
+    return kept[1]
+
+
+def _made(words: _Words, tables: Held, C: int, ints: np.ndarray, floats: np.ndarray, rows_of: int | None
+          ) -> MadePatches:
+    """`friction_patches`' C call, its step's words written, and with `rows_of` the rows in the same call where they
+    fit the block kept for them (the block the rows of the last step that did not fit needed, and more)."""
+    if rows_of is None or not _ROWS_TOO:
+        if _LIB.pvu_friction_patches_words(words.at):
+            raise MemoryError("the compiled friction patches ran out of memory")
+        return MadePatches(C, ints, floats)
+    rows = _row_words(tables)
+    row = rows.words
+    capacity = getattr(tables, "row_capacity", _ROW_CAPACITY)
+    block = np.empty(capacity // 8, np.int64)
+    row[1], row[4], row[11] = rows_of, len(tables.params), capacity
+    row[9] = address(block)
+    status = _LIB.pvu_friction_patch_rows_words(words.at, rows.at)
+    if status < 0:
+        raise (MemoryError("the compiled friction patches ran out of memory") if status == -1 else
+               ValueError("the compiled patch rows take at most 16 pair parameters"))
+    made = MadePatches(C, ints, floats)
+    if status == 0:
+        layout = _row_layout(rows_of, made.Pm, made.K, len(tables.params))
+        made.rows = (block, _fields(layout)(np.ndarray((), layout, block)))
+    else:  # (a larger block from the next step on: these rows' bytes and a quarter more, in whole words)
+        tables.row_capacity = -(-row[11] * 5 // 4 // 8) * 8
+    return made
+
+
+_ROWS_TOO = _LIB is not None and hasattr(_LIB, "pvu_friction_patch_rows_words")
+_ROW_CAPACITY = 4096  # (the bytes of a first block of rows: a car's on an obstacle fit some times over)
 
 
 # `pvu_friction_patches_words`' words: the model's first (written once), the step's from _PATCH_STEP_WORD (the last
@@ -261,39 +323,73 @@ def _patch_words(tables: Held, G: int, W: int) -> _Words:
     return words
 
 
-def write_rows(made: MadePatches, tables: Held, Vr: int, floats: np.ndarray, flags: np.ndarray) -> None:
-    """Write the patches `made` into the zeroed rows (Vr vehicles): `floats` holds PatchRows's arm, separation,
-    normal, the pair's parameters (each from its table of `tables`, the model's `patch_tables`), anchor_arm and
-    anchor_error one after the other, `flags` its point_active and anchor_active (as `patch_row_arrays` lays them
-    out)."""
-    words = getattr(tables, "row_words", None)
-    if words is None:  # (the tables' words: the parameters' tables and their strides)
-        words = tables.row_words = _Words(_ROW_WORDS, [0] * 5 + [ctypes.addressof(tables.param_at), tables.at[4]])
-    words.words[:5] = (made.C, Vr, made.Pm, made.K, len(tables.params))
-    write_addresses((made.ints, made.floats, floats, flags), words.at + 8 * _ROW_STEP_WORD)
+def write_rows(made: MadePatches, tables: Held, Vr: int, block: np.ndarray) -> None:
+    """Write the patches `made` into the zeroed rows (Vr vehicles) of `block`, `patch_row_arrays`' allocation: its
+    floats PatchRows's arm, separation, normal, the pair's parameters (each from its table of `tables`, the model's
+    `patch_tables`), anchor_arm and anchor_error one after the other, then its flags point_active and
+    anchor_active."""
+    words = _row_words(tables)
+    row = words.words
+    row[:5] = sizes = (made.C, Vr, made.Pm, made.K, len(tables.params))
+    write_addresses((made.ints, made.floats, block), words.at + 8 * _ROW_STEP_WORD)
+    row[_ROW_STEP_WORD + 3] = row[_ROW_STEP_WORD + 2] + 8 * _float_count(*sizes[1:])  # (the flags after the floats)
     if _LIB.pvu_patch_rows_words(words.at):
         raise ValueError("the compiled patch rows take at most 16 pair parameters")
 
 
-# `pvu_patch_rows_words`' words: the sizes, the tables' (written once), the step's arrays from _ROW_STEP_WORD
-_ROW_WORDS, _ROW_STEP_WORD = 11, 7
+def _row_words(tables: Held) -> _Words:
+    """`write_rows`' words, kept on the tables: the parameters' tables and their strides written in."""
+    words = getattr(tables, "row_words", None)
+    if words is None:
+        words = tables.row_words = _Words(_ROW_WORDS, [0] * 5 + [ctypes.addressof(tables.param_at), tables.at[4]])
+    return words
 
 
-def patch_row_arrays(Vr: int, Pm: int, K: int, n_params: int) -> tuple[np.ndarray, np.ndarray, dict]:
-    """PatchRows's zeroed arrays of Vr vehicles, Pm slots, K points and n_params pair parameters in two allocations,
-    as `write_rows` reads them: the floats, the flags and the arrays by name (the parameters as `params`, a list)."""
+# `pvu_patch_rows_words`' words: the sizes, the tables' (written once), the step's arrays from _ROW_STEP_WORD; and
+# `pvu_friction_patch_rows_words`' block's bytes
+_ROW_WORDS, _ROW_STEP_WORD = 12, 7
+
+
+def patch_row_arrays(Vr: int, Pm: int, K: int, n_params: int) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+    """PatchRows's zeroed arrays of Vr vehicles, Pm slots, K points and n_params pair parameters in one allocation, as
+    `write_rows` reads it: the block (bytes: the floats arm, separation, normal, the parameters, anchor_arm and
+    anchor_error one after the other, then the flags point_active and anchor_active) and the arrays in PatchRows's
+    order: point_active (Vr, Pm, K), arm (3, Vr, Pm, K), separation (Vr, Pm, K), normal (3, Vr, Pm), the n_params
+    parameters (Vr, Pm), anchor_active (Vr, Pm, 2), anchor_arm and anchor_error (3, Vr, Pm, 2)."""
+    layout = _row_layout(Vr, Pm, K, n_params)
+    block = np.zeros(layout.itemsize, np.uint8)
+    return block, _fields(layout)(np.ndarray((), layout, block))
+
+
+def _float_count(Vr: int, Pm: int, K: int, n_params: int) -> int:
+    """How many float64 lead `patch_row_arrays`' block (its flags after them)."""
     E = Vr * Pm
-    floats, flags = np.zeros(4 * E * K + (3 + n_params) * E + 12 * E), np.zeros(E * K + 2 * E, np.bool_)
-    at = 4 * E * K
-    normal_end = at + 3 * E
-    params_end = normal_end + n_params * E
-    arrays = {"arm": floats[:3 * E * K].reshape(3, Vr, Pm, K), "separation": floats[3 * E * K:at].reshape(Vr, Pm, K),
-              "normal": floats[at:normal_end].reshape(3, Vr, Pm),
-              "params": list(floats[normal_end:params_end].reshape(n_params, Vr, Pm)),
-              "anchor_arm": floats[params_end:params_end + 6 * E].reshape(3, Vr, Pm, 2),
-              "anchor_error": floats[params_end + 6 * E:params_end + 12 * E].reshape(3, Vr, Pm, 2),
-              "point_active": flags[:E * K].reshape(Vr, Pm, K), "anchor_active": flags[E * K:].reshape(Vr, Pm, 2)}
-    return floats, flags, arrays
+    return 4 * E * K + (3 + n_params) * E + 12 * E
+
+
+@functools.lru_cache(maxsize=64)
+def _row_layout(Vr: int, Pm: int, K: int, n_params: int) -> np.dtype:
+    """`patch_row_arrays`' block as the fields of one structured type, in PatchRows's order."""
+    E = Vr * Pm
+    floats = 8 * _float_count(Vr, Pm, K, n_params)
+    params = [(f"param{k}", np.float64, (Vr, Pm), 8 * (4 * E * K + (3 + k) * E)) for k in range(n_params)]
+    anchors = 8 * (4 * E * K + (3 + n_params) * E)
+    fields = ([("point_active", np.bool_, (Vr, Pm, K), floats), ("arm", np.float64, (3, Vr, Pm, K), 0),
+               ("separation", np.float64, (Vr, Pm, K), 8 * 3 * E * K),
+               ("normal", np.float64, (3, Vr, Pm), 8 * 4 * E * K)]
+              + params + [("anchor_active", np.bool_, (Vr, Pm, 2), floats + E * K),
+                          ("anchor_arm", np.float64, (3, Vr, Pm, 2), anchors),
+                          ("anchor_error", np.float64, (3, Vr, Pm, 2), anchors + 8 * 6 * E)])
+    return np.dtype({"names": [name for name, _, _, _ in fields],
+                     "formats": [(dtype, shape) for _, dtype, shape, _ in fields],
+                     "offsets": [offset for _, _, _, offset in fields], "itemsize": floats + E * K + 2 * E})
+
+
+@functools.lru_cache(maxsize=64)
+def _fields(layout: np.dtype) -> Callable:
+    """A function of an array of the structured type `layout`: its fields in order, as a tuple."""
+    getter = operator.itemgetter(*layout.names)
+    return getter if len(layout.names) > 1 else lambda array: (getter(array),)
 
 
 def reduce_contacts(shape: np.ndarray, static: np.ndarray, point: np.ndarray, normal: np.ndarray,

@@ -54,11 +54,6 @@ def _load() -> ctypes.CDLL | None:
     return lib
 
 
-def velocity_function():
-    """The extension's `pvu_end_velocity` (its argument a pointer to `velocity_call`'s struct), or None."""
-    return None if _LIB is None else _LIB.pvu_end_velocity
-
-
 _LIB = _load()
 
 # the parameters the call reads, by the dtype it takes them in (the numpy path's promotions depend on them); the
@@ -231,33 +226,34 @@ _rotation_fields = operator.itemgetter("half", "orientation", "sine", "cosine")
 _pose_fields = operator.itemgetter("linear", "angular", "position")
 
 
-# the state the velocity call reads, by its field (float32 each)
+# the state the velocity call reads (float32 each), and its outputs
 _VELOCITY_INPUTS = ("linear_velocity", "angular_velocity", "orientation")
 _VELOCITY_SLOTS = np.array([getattr(_EndStep, name).offset // 8 for name in _VELOCITY_INPUTS])
+_VELOCITY_WORDS = tuple(getattr(_EndStep, name).offset // 8
+                        for name in _VELOCITY_INPUTS + ("linear_out", "angular_out"))
 
 
-def velocity_call(p: SimParams, s: SimState, dt: float) -> tuple[ctypes.Structure, np.ndarray] | None:
-    """The batch's struct of `end_velocity`'s C call (its sizes and parameters' addresses in) and its words where the
-    call covers this batch, state and dt, else None: for a caller that points its state and outputs itself
-    (sim/compiled_rows.py, which writes the velocities straight into its solve's buffer). `velocity_slots` names the
-    words of the state's pointers (linear velocity, angular velocity, orientation); linear_out and angular_out are the
-    caller's to set."""
-    if _LIB is None or type(dt) is not float:
+def velocity_struct(p: SimParams) -> ctypes.Structure | None:
+    """The batch's struct of `end_velocity`'s C call (`pvu_end_velocity`), its sizes and parameters' addresses in,
+    where the call covers the batch's parameters, else None: for a caller that points the state and the outputs
+    itself, each an array of float32 in C order, and sets dt (sim/_contact_rows.c `pvu_kept_tgs_step`, which forms
+    the velocities straight into its solve's buffer). `velocity_words` names the words of those pointers. Take it
+    again each step: it is made anew where a parameter it points at was replaced."""
+    if _LIB is None:
         return None
     const = _constants(p)
-    if not const.velocity_covered:
-        return None
-    if not all(array.dtype == np.float32 and array.flags.c_contiguous
-               for array in (s.linear_velocity, s.angular_velocity, s.body_orientation)):
-        return None
-    const.call.dt = dt
-    return const.call, const.words
+    return const.call if const.velocity_covered else None
 
 
-def velocity_slots() -> np.ndarray:
-    """The words of `velocity_call`'s struct that hold the state's pointers: linear velocity, angular velocity and
-    orientation, in this order."""
-    return _VELOCITY_SLOTS
+def parameters() -> tuple[str, ...]:
+    """The parameters `velocity_struct`'s struct is made from: made anew (take it again) where one is replaced."""
+    return _SOURCES
+
+
+def velocity_words() -> tuple[int, ...]:
+    """The 64-bit words of `velocity_struct`'s struct that hold the pointers its caller sets: the linear velocity,
+    angular velocity and orientation (3, V) read, the linear and angular velocity (3, V) written."""
+    return _VELOCITY_WORDS
 
 
 def end_velocity(p: SimParams, s: SimState, dt: float) -> bool:

@@ -11,8 +11,11 @@ vehicle. TGS's pose rotation takes numpy's sin and cos of each iteration's half 
 moves once, in numpy. A TGS group with contacts (`solve_tgs_contacts`) keeps its structs and working buffers from
 step to step (`_KeptTGS`: a step hands over its arrays' addresses in one call, and one C call sets up both kinds of
 row and iterates them); where the group is every vehicle, compiled_end_step's velocities are formed into its buffer
-first. The numpy path stays the reference (tests/test_sim_row_solver.py and tests/test_sim_contact_rows_compiled.py
-hold the two to each other, to the bit).
+first, in the same C call (`pvu_kept_tgs_step`, sim/_contact_rows.c), and a second (`pvu_kept_tgs_finish`) rotates
+the pose and copies the outputs into one new block; where every vehicle touches the static world
+(`solve_every_touching`), the first call also makes the constraint rows from the wheels' outputs (compiled_wheel_rows'
+`pvu_wheel_rows_block`). The numpy path stays the reference (tests/test_sim_row_solver.py and
+tests/test_sim_contact_rows_compiled.py hold the two to each other, to the bit).
 """
 from __future__ import annotations
 
@@ -25,6 +28,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import compiled_end_step
+from .compiled_wheel_rows import WHEEL_INPUT_DTYPES, WHEEL_INPUT_WORDS, KeptWheelRows
 from .contact_rows import FRICTION_BIAS_PER_SUBSTEP, MAX_CONTACT_BIAS_FACTOR
 from .extension import (
     Kinds,
@@ -79,6 +83,17 @@ class _ConstraintRows(ctypes.Structure):
                    .split()])
 
 
+class _KeptStep(ctypes.Structure):
+    """Mirror of `KeptStep` in _contact_rows.c: `_KeptTGS.solve_every`'s arguments, kept with its structs."""
+
+    _fields_ = ([("spread_count", _I64)]
+                + [(name, _P) for name in "spread solve_words velocity_words wheel_words step".split()]
+                + [(name, _I64) for name in "begin_position_word begin_orientation_word out_word".split()]
+                + [(name, _P) for name in "patches rows solve sine cosine".split()]
+                + [(name, _I64) for name in "out_velocity out_position out_orientation out_impulse out_friction "
+                   "out_broken".split()])
+
+
 def _load() -> ctypes.CDLL | None:
     # (an extension built before the contact rows' set-up: numpy solves the rows)
     lib = open_extension("pvu_contact_rows")
@@ -94,6 +109,11 @@ def _load() -> ctypes.CDLL | None:
         lib.pvu_rows_tgs_contacts.argtypes = [ctypes.POINTER(_ContactPatches), ctypes.POINTER(_ConstraintRows),
                                               ctypes.POINTER(_RowSolve)]
         lib.pvu_rows_tgs_contacts.restype = ctypes.c_int
+    if hasattr(lib, "pvu_kept_tgs_step"):  # (an extension built before it: the velocities and the solve apart)
+        check_struct_size(lib, "pvu_kept_step_size", _KeptStep, "compiled_rows.py")
+        for function in (lib.pvu_kept_tgs_step, lib.pvu_kept_tgs_finish):
+            function.argtypes = [_P]  # (a `_KeptStep`'s address)
+            function.restype = ctypes.c_int
     for solve in (lib.pvu_rows_tgs, lib.pvu_rows_pgs):
         solve.argtypes = [ctypes.POINTER(_RowSolve)]
         solve.restype = ctypes.c_int
@@ -106,9 +126,9 @@ def _load() -> ctypes.CDLL | None:
 
 _LIB = _load()
 _contiguous = operator.attrgetter("flags.c_contiguous")
-_VELOCITY = compiled_end_step.velocity_function()
-_VELOCITY_SLOTS = compiled_end_step.velocity_slots()
 _ONE_CALL = _LIB is not None and hasattr(_LIB, "pvu_rows_tgs_contacts")  # (else three calls: an older extension)
+# (else the solves of every vehicle with their velocities refused: the velocities and the solve apart)
+_EVERY = _LIB is not None and hasattr(_LIB, "pvu_kept_tgs_step")
 
 
 def available() -> bool:
@@ -399,11 +419,61 @@ _STEP_SLOTS = _slots(
     *(("rows", name) for name in "linear arm damping separation active hard".split()), ("solve", "hard"))
 # which of the step's addresses (`_KeptTGS.solve`'s `read`, in its order) goes into each of those words
 _STEP_WORDS = np.array([*range(10), 0, 1, 10, 11, 12, 12, 13, 13, *range(14, 20), 19], np.intp)
-_STEP_ARRAYS = 23  # (`read`'s arrays: 20, and the three of the velocities' call)
-# their types, as covers() and the set-ups take them (the velocities and orientation float32)
-_STEP_KINDS = Kinds((np.bool_, np.bool_) + (np.float64,) * 10 + (np.int64, np.float32, np.float32, np.float32,
-                                                                 np.float64, np.float64, np.bool_, np.bool_)
-                    + (np.float32,) * 3)
+# their types, as covers() and the set-ups take them
+_STEP_DTYPES = ((np.bool_, np.bool_) + (np.float64,) * 10 + (np.int64, np.float32, np.float32, np.float32, np.float64,
+                                                             np.float64, np.bool_, np.bool_))
+_STEP_KINDS = Kinds(_STEP_DTYPES)
+# `solve_every`'s step: those arrays, the velocities and orientation before the end of the step's damping, limits and
+# gyroscopic term, the begin position (float32 each) and the step's output block (int64 words); then two words kept,
+# where the velocities are formed (the solve's x: linear, angular)
+_EVERY_KINDS = Kinds(_STEP_DTYPES + (np.float32,) * 4 + (np.int64,), writable=(24,))
+_EVERY_WORDS = 27
+_BEGIN_POSITION_WORD, _BEGIN_ORIENTATION_WORD, _OUT_WORD, _X_WORD = 23, 13, 24, 25
+
+
+def _every_spread() -> np.ndarray:
+    """`KeptStep`'s spread: (target, word, step word) per row, the structs' words first (target 0), then the
+    velocities' struct's (1: compiled_end_step.velocity_words' inputs from step words 20 to 22, outputs from the two
+    kept ones)."""
+    rows = [(0, slot, word) for slot, word in zip(_STEP_SLOTS.tolist(), _STEP_WORDS.tolist())]
+    inputs = (20, 21, 22, _X_WORD, _X_WORD + 1)
+    rows += [(1, slot, word) for slot, word in zip(compiled_end_step.velocity_words(), inputs)]
+    return np.array(rows, np.int64)
+
+
+_EVERY_SPREAD = _every_spread()
+
+
+@lru_cache(maxsize=64)
+def _every_layout(V: int, Pm: int, N: int, M: int) -> np.dtype:
+    """`_KeptTGS.solve_every`'s outputs' block as the fields of one structured type (kept across batches)."""
+    return np.dtype([("velocity", np.float32, (6, V)), ("position", np.float32, (3, V)),
+                     ("orientation", np.float32, (4, V)), ("impulse", np.float64, (V, Pm, N)),
+                     ("friction", np.float64, (V, Pm, M, 2)), ("broken", np.bool_, (V, Pm))], align=True)
+# `solve_touching`'s step: the patches' twelve arrays, the begin orientation, the velocities and orientation, the begin
+# position, the output block (as `solve_every`'s), then the wheels' arrays (compiled_wheel_rows.WHEEL_INPUTS); then the
+# two kept words of the velocities' outputs
+_TOUCHING_KINDS = Kinds(_STEP_DTYPES[:12] + (np.float32,) * 5 + (np.int64,) + WHEEL_INPUT_DTYPES, writable=(17,))
+_TOUCHING_WORDS, _TOUCHING_X_WORD, _TOUCHING_WHEEL_WORD = 31, 29, 18
+
+
+def _touching_spread() -> np.ndarray:
+    """`solve_touching`'s spread (`_every_spread`'s rows for its step's words; the wheel rows' struct target 2)."""
+    slots = _slots(*(("patches", name) for name in "point_active anchor_active arm separation normal rest_distance "
+                     "restitution anchor_arm anchor_error bounce_threshold".split()),
+                   ("solve", "c_active"), ("solve", "anchored"), ("solve", "static_friction"),
+                   ("solve", "dynamic_friction"), ("patches", "orientation"), ("rows", "orientation"))
+    rows = [(0, slot, word) for slot, word in zip(slots.tolist(), [*range(10), 0, 1, 10, 11, 12, 12])]
+    inputs = (13, 14, 15, _TOUCHING_X_WORD, _TOUCHING_X_WORD + 1)
+    rows += [(1, slot, word) for slot, word in zip(compiled_end_step.velocity_words(), inputs)]
+    rows += [(2, slot, _TOUCHING_WHEEL_WORD + k) for k, slot in enumerate(WHEEL_INPUT_WORDS)]
+    return np.array(rows, np.int64)
+
+
+_TOUCHING_SPREAD = _touching_spread()
+
+# `solve_every`'s outputs, the step's block's fields
+_every_fields = operator.itemgetter("velocity", "position", "orientation", "impulse", "friction", "broken")
 
 
 class _KeptTGS:
@@ -413,7 +483,9 @@ class _KeptTGS:
     one call. What leaves a solve (the contacts' impulses, friction and which slid) is copied out of it."""
 
     def __init__(self, p: SimParams, V: int, R: int, Pm: int, N: int, M: int, n: int, velocity_iterations: int,
-                 threads: int, dt: float):
+                 threads: int, dt: float, wheels: KeptWheelRows | None = None):
+        """wheels: the constraint rows made by the solve's own C call from the wheels' outputs into this kept call's
+        block (`solve_touching`), else handed over each step (`solve`, `solve_every`)."""
         self.structs = structs = _KeptStructs()
         self.words = np.frombuffer(structs, np.uint64)
         call, b, d, c = _Call.__new__(_Call), structs.solve, structs.patches, structs.rows
@@ -448,43 +520,54 @@ class _KeptTGS:
         self.structs_at = (ctypes.byref(structs.patches), ctypes.byref(structs.rows), ctypes.byref(structs.solve))
         self.x_at = (d.x, d.x + 4 * 3 * V)  # (the end velocities' outputs: linear, angular)
         # a step's addresses, written by one call (extension.write_addresses) and spread into the structs from here
-        self.step_words = np.zeros(_STEP_ARRAYS, np.uint64)
+        self.step_words = np.zeros(max(_EVERY_WORDS, _TOUCHING_WORDS), np.uint64)
         self.step_at = self.step_words.ctypes.data
+        x_word, spread = (_X_WORD, _EVERY_SPREAD) if wheels is None else (_TOUCHING_X_WORD, _TOUCHING_SPREAD)
+        self.step_words[x_word:x_word + 2] = self.x_at
+        # `solve_every`'s arguments and its outputs' block: the velocity (linear, angular), pose and the contacts'
+        # impulse, friction and which slid
+        self.out = _every_layout(V, Pm, N, M)
+        self.out_words = -(-self.out.itemsize // 8)
+        self.kept.extend((spread, wheels))
+        begin_words = (_BEGIN_POSITION_WORD, _BEGIN_ORIENTATION_WORD, _OUT_WORD) if wheels is None else (16, 12, 17)
+        self.every = k = _KeptStep(
+            spread_count=len(spread), spread=spread.ctypes.data, solve_words=self.words.ctypes.data,
+            wheel_words=None if wheels is None else wheels.at, step=self.step_at, begin_position_word=begin_words[0],
+            begin_orientation_word=begin_words[1], out_word=begin_words[2],
+            patches=ctypes.addressof(d), rows=ctypes.addressof(c), solve=ctypes.addressof(b),
+            sine=self.sine.ctypes.data, cosine=self.cosine.ctypes.data,
+            **{f"out_{name}": self.out.fields[name][1] for name in self.out.names})
+        self.every_at = ctypes.addressof(k)
+        self.velocity_struct = None  # (the velocities' struct the arguments point at)
+        # (the structs' parameters float32: as `covers` asks of a solve)
+        self.covered = (p.mass.dtype, p.moi.dtype, p.max_depenetration_velocity.dtype) == _THREE_FLOAT32
+        if wheels is not None:  # (the constraint rows where the wheel rows' call keeps them: every vehicle listed)
+            vehicles, separation, linear, arm, damping, active, hard = wheels.rows
+            d.vehicles = c.vehicles = vehicles.ctypes.data
+            (c.linear, c.arm, c.damping, c.separation, c.active, c.hard) = addresses(
+                (linear, arm, damping, separation, active, hard))
+            b.hard = c.hard
 
     def solve(self, patches: PatchRows, rows: ConstraintRows, vehicles: np.ndarray, linear_velocity: np.ndarray,
-              angular_velocity: np.ndarray, begin_position: np.ndarray, begin_orientation: np.ndarray,
-              velocity: tuple | None = None, orientation: np.ndarray | None = None
+              angular_velocity: np.ndarray, begin_position: np.ndarray, begin_orientation: np.ndarray
               ) -> tuple[SolvedContacts, np.ndarray, np.ndarray, np.ndarray]:
-        """velocity: compiled_end_step.velocity_call's struct and words, where the velocities (linear_velocity,
-        angular_velocity, of every vehicle) are the ones before the end of the step's damping, limits and gyroscopic
-        term (at the state's `orientation`), which its C call then forms straight into the solve's x."""
+        """The group's solve from the velocities linear_velocity, angular_velocity (3, batch)."""
         at = slice(None) if len(vehicles) == begin_position.shape[1] else vehicles  # (every vehicle: a slice)
         x = self.x
-        if velocity is None:
-            x[:3], x[3:] = linear_velocity[:, at], angular_velocity[:, at]
+        x[:3], x[3:] = linear_velocity[:, at], angular_velocity[:, at]
         self.position[...] = begin_position[:, at]
         vehicles = vehicles.astype(np.int64, copy=False)
         read = (patches.point_active, patches.anchor_active, patches.arm, patches.separation, patches.normal,
                 patches.rest_distance, patches.restitution, patches.anchor_arm, patches.anchor_error,
                 patches.bounce_threshold, patches.static_friction, patches.dynamic_friction, vehicles,
                 begin_orientation, rows.linear, rows.arm, rows.damping, rows.separation, rows.active, rows.hard)
-        if velocity is not None:
-            read += (linear_velocity, angular_velocity, orientation)
         # (the patches' flags and frictions read by the solve too, the vehicles and orientation by both set-ups): in
         # one checked call where each is C-contiguous of the type the set-ups read (most steps: patch_rows and
         # constraint_rows make them so), else each where it is C-contiguous, a contiguous copy where not
         if not write_kind_addresses(read, _STEP_KINDS, self.step_at):
             read = _whole(*read)
             write_addresses(read, self.step_at)
-        words = self.step_words
-        self.words[_STEP_SLOTS] = words[_STEP_WORDS]
-        if velocity is not None:
-            call, call_words = velocity
-            call_words[_VELOCITY_SLOTS] = words[20:]
-            call.linear_out, call.angular_out = self.x_at
-            status = _VELOCITY(ctypes.byref(call))
-            if status != 0:
-                raise RuntimeError(f"compiled end of step's velocities failed with status {status}")
+        self.words[_STEP_SLOTS] = self.step_words[_STEP_WORDS]
         patches_at, rows_at, solve_at = self.structs_at
         if _ONE_CALL:
             status = _LIB.pvu_rows_tgs_contacts(patches_at, rows_at, solve_at)
@@ -500,6 +583,64 @@ class _KeptTGS:
         _LIB.pvu_rows_orientation(*self.rotation)
         contacts = SolvedContacts(patches, self.impulse.copy(), self.friction.copy(), self.broken.copy().view(bool))
         return contacts, x, self.position, self.orientation
+
+    def solve_every(self, patches: PatchRows, rows: ConstraintRows, linear_velocity: np.ndarray,
+                    angular_velocity: np.ndarray, begin_position: np.ndarray, begin_orientation: np.ndarray,
+                    velocity: ctypes.Structure, orientation: np.ndarray, dt: float
+                    ) -> tuple[SolvedContacts, np.ndarray, np.ndarray, np.ndarray] | None:
+        """`solve` of a group of every vehicle of the batch whose velocities (linear_velocity, angular_velocity) are
+        the ones before the end of the step's damping, limits and gyroscopic term (at the state's `orientation`),
+        formed first by `velocity` (compiled_end_step.velocity_struct's) straight into the solve's x: two C calls
+        (`pvu_kept_tgs_step`, `pvu_kept_tgs_finish`) around numpy's sines and cosines, the outputs new arrays of one
+        block. None (nothing done) where an array is not C-contiguous of the type the set-ups read, or a vehicle has
+        neither a contact point nor an active limit row."""
+        raw = np.empty(self.out_words, np.int64)
+        read = (patches.point_active, patches.anchor_active, patches.arm, patches.separation, patches.normal,
+                patches.rest_distance, patches.restitution, patches.anchor_arm, patches.anchor_error,
+                patches.bounce_threshold, patches.static_friction, patches.dynamic_friction, rows.vehicles,
+                begin_orientation, rows.linear, rows.arm, rows.damping, rows.separation, rows.active, rows.hard,
+                linear_velocity, angular_velocity, orientation, begin_position, raw)
+        if not (self.covered and write_kind_addresses(read, _EVERY_KINDS, self.step_at)):
+            return None
+        return self._run(patches, raw, velocity, dt)
+
+    def solve_touching(self, patches: PatchRows, wheels: tuple, linear_velocity: np.ndarray,
+                       angular_velocity: np.ndarray, begin_position: np.ndarray, begin_orientation: np.ndarray,
+                       velocity: ctypes.Structure, orientation: np.ndarray, dt: float
+                       ) -> tuple[SolvedContacts, np.ndarray, np.ndarray, np.ndarray] | None:
+        """`solve_every` with the constraint rows made in its first C call from the wheels' outputs (`wheels`:
+        compiled_wheel_rows.WHEEL_INPUTS' arrays), every vehicle listed (else None, nothing done): a kept call made
+        with its `KeptWheelRows`."""
+        raw = np.empty(self.out_words, np.int64)
+        read = (patches.point_active, patches.anchor_active, patches.arm, patches.separation, patches.normal,
+                patches.rest_distance, patches.restitution, patches.anchor_arm, patches.anchor_error,
+                patches.bounce_threshold, patches.static_friction, patches.dynamic_friction, begin_orientation,
+                linear_velocity, angular_velocity, orientation, begin_position, raw, *wheels)
+        if not (self.covered and write_kind_addresses(read, _TOUCHING_KINDS, self.step_at)):
+            return None
+        return self._run(patches, raw, velocity, dt)
+
+    def _run(self, patches: PatchRows, raw: np.ndarray, velocity: ctypes.Structure, dt: float
+             ) -> tuple[SolvedContacts, np.ndarray, np.ndarray, np.ndarray] | None:
+        """The two C calls of `solve_every` and `solve_touching`, the step's words written: the solved contacts, the
+        velocity (6, V), position and orientation, new arrays of the block `raw`; None where the first refuses."""
+        if velocity is not self.velocity_struct:  # (made anew: a parameter it points at was replaced)
+            self.every.velocity_words = ctypes.addressof(velocity)
+            self.velocity_struct = velocity
+        velocity.dt = dt
+        status = _LIB.pvu_kept_tgs_step(self.every_at)
+        if status == _NOT_COVERED:
+            return None
+        if status != 0:
+            raise RuntimeError(f"compiled row solve with contacts failed with status {status}")
+        np.sin(self.half, out=self.sine)  # numpy's, as vecmath.quat_integrate_exact takes them
+        np.cos(self.half, out=self.cosine)
+        _LIB.pvu_kept_tgs_finish(self.every_at)
+        x, position, orientation, impulse, friction, broken = _every_fields(np.ndarray((), self.out, raw))
+        return SolvedContacts(patches, impulse, friction, broken), x, position, orientation
+
+
+_NOT_COVERED = -1  # (`pvu_kept_tgs_step`'s PVU_KEPT_NOT_COVERED)
 
 
 class SolvedContacts:
@@ -522,23 +663,59 @@ _KEPT_TGS = LastValue("mass", "moi", "max_depenetration_velocity")
 def solve_tgs_contacts(p: SimParams, rows: ConstraintRows, patches: PatchRows, linear_velocity: np.ndarray,
                        angular_velocity: np.ndarray, begin_position: np.ndarray, begin_orientation: np.ndarray,
                        dt: float, iterations: int, velocity_iterations: int, threads: int = 1,
-                       velocity: tuple | None = None, orientation: np.ndarray | None = None
+                       velocity: ctypes.Structure | None = None, orientation: np.ndarray | None = None
                        ) -> tuple[SolvedContacts, np.ndarray, np.ndarray, np.ndarray] | None:
     """`CompiledContactRows` and `solve_tgs` for a group with contacts (`rows.vehicles`; float32 velocities
     (3, batch)), in one Python call and three C calls into buffers kept from step to step (`_KeptTGS`): the same bits.
     Returns (the solved contacts, x (6, V), position (3, V), orientation (4, V)), the last three the kept buffers (read
     them before the next solve), or None where the group has no patch slots (`solve_tgs`'s turn). velocity and
     orientation (the group every vehicle): the velocities are the ones before the end of the step's damping, limits and
-    gyroscopic term, which compiled_end_step's C call forms into the solve's buffer first (`_KeptTGS.solve`)."""
+    gyroscopic term, which compiled_end_step's C call (`velocity`: compiled_end_step.velocity_struct's) forms into the
+    solve's buffer first (`_KeptTGS.solve_every`: x, position and orientation new arrays then; None where it does not
+    cover the step)."""
     V, R = rows.active.shape
     _, Pm, N = patches.point_active.shape
-    if Pm == 0:
+    if Pm == 0 or (velocity is not None and not _EVERY):
         return None
     M = patches.anchor_active.shape[2]
     key = (V, R, Pm, N, M, iterations, velocity_iterations, threads, dt, p.mass.shape[0])
     kept = _KEPT_TGS.get(p, key, lambda: _KeptTGS(p, V, R, Pm, N, M, iterations, velocity_iterations, threads, dt))
+    if velocity is not None:
+        return kept.solve_every(patches, rows, linear_velocity, angular_velocity, begin_position, begin_orientation,
+                                velocity, orientation, dt)
     return kept.solve(patches, rows, rows.vehicles, linear_velocity, angular_velocity, begin_position,
-                      begin_orientation, velocity, orientation)
+                      begin_orientation)
 
 
 # the wheels' arrays `wheel_rows` reads (and `also`), by the element type it takes them in
+
+
+# the batch's kept solve of every vehicle touching, its constraint rows from the wheels (`solve_every_touching`)
+_KEPT_TOUCHING = LastValue("mass", "moi", "max_depenetration_velocity")
+
+
+def solve_every_touching(p: SimParams, patches: PatchRows, wheels: tuple, linear_velocity: np.ndarray,
+                         angular_velocity: np.ndarray, begin_position: np.ndarray, begin_orientation: np.ndarray,
+                         dt: float, iterations: int, velocity_iterations: int, threads: int,
+                         velocity: ctypes.Structure, orientation: np.ndarray
+                         ) -> tuple[SolvedContacts, np.ndarray, np.ndarray, np.ndarray] | None:
+    """`solve_tgs_contacts` of every vehicle of the batch with its velocities formed first (`velocity`,
+    `orientation`: as it takes them), its constraint rows made in the same C call from the wheels' outputs
+    (`wheels`: compiled_wheel_rows.WHEEL_INPUTS' arrays, `also` each vehicle's flag: pipeline.constraint_rows' rows,
+    the same bits) rather than handed over: (the solved contacts, x (6, V), position (3, V), orientation (4, V)),
+    new arrays; None (nothing done) where it does not cover the step (a vehicle not listed, arrays not of the shapes
+    and types the calls read, no patch slots)."""
+    V, W = p.V, p.W
+    _, Pm, N = patches.point_active.shape
+    lng_dir, lat_dir, normal, arm, separation, lng_damping, lat_damping, sticky_lng, sticky_lat, mask, also = wheels
+    if (Pm == 0 or not _EVERY or patches.point_active.shape[0] != V or p.mass.shape[0] != V
+            or not (lng_dir.shape == lat_dir.shape == normal.shape == arm.shape == (3, V, W)
+                    and separation.shape == lng_damping.shape == lat_damping.shape == sticky_lng.shape
+                    == sticky_lat.shape == mask.shape == (V, W) and also.shape == (V,))):
+        return None
+    M = patches.anchor_active.shape[2]
+    key = (V, W, Pm, N, M, iterations, velocity_iterations, threads, dt)
+    kept = _KEPT_TOUCHING.get(p, key, lambda: _KeptTGS(p, V, 3 * W, Pm, N, M, iterations, velocity_iterations,
+                                                        threads, dt, KeptWheelRows(V, W)))
+    return kept.solve_touching(patches, wheels, linear_velocity, angular_velocity, begin_position, begin_orientation,
+                               velocity, orientation, dt)

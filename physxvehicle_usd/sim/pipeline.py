@@ -35,6 +35,7 @@ from .memo import LastValue
 from .motion import Motion
 from .query_groups import GroundFilter
 from .rigid_body import end_step_physx, integrate_substep
+from .row_solver import end_every_vehicle_touching
 from .solver_rows import ConstraintRows, PairRows, PatchRows
 from .state import SUBSTEP_FIELDS, SUBSTEP_PER_VEHICLE, SimParams, SimState
 from .suspension import (
@@ -144,8 +145,16 @@ def step(p: SimParams, s: SimState, ground: Ground, friction: np.ndarray, dt: fl
         row_threads = opt.kernel_threads if opt.compiled and opt.compiled_rows else None  # None: numpy
         s.contacts = None if with_contacts is None else StepContacts(touching, between, contact)
         patches = pair_rows = None
+        # every vehicle touching the static world alone: the rows made and solved in C from the wheels' outputs
+        # and the patches, where it covers the batch (row_solver.end_every_vehicle_touching)
+        if static and not pairs and row_threads is not None:
+            patches = end_every_vehicle_touching(
+                p, s, road.normal, with_contacts, lambda vehicles: patch_rows(
+                    contact, touching, vehicles, begin_position, begin_orientation, p.length_scale, s.friction),
+                begin_position, begin_orientation, dt, row_threads)
         # no contacts: the rows built and solved in one C call from the wheels' outputs, where it covers the batch
-        if not (with_contacts is None and row_threads is not None and opt.compiled_end_step
+        if patches is None and not (
+                with_contacts is None and row_threads is not None and opt.compiled_end_step
                 and compiled_end_step.end_step(p, s, road.normal, begin_position, begin_orientation, dt, row_threads)):
             rows = constraint_rows(p, s, road, with_contacts)
             patches = (patch_rows(contact, touching, rows.vehicles, begin_position, begin_orientation, p.length_scale,
@@ -243,6 +252,9 @@ def _solved_friction(patches: PatchRows, solved: list, V: int) -> FrictionPatche
     each group of vehicles the solver ran)."""
     friction = patches.friction
     vehicle_row, slot = patches.friction_slot
+    if len(solved) == 1 and len(solved[0][0]) == V and hasattr(solved[0][1], "broken"):  # (one group of every vehicle)
+        friction.broken = solved[0][1].broken[friction.vehicle, slot]
+        return friction
     broken = np.zeros((V, patches.point_active.shape[1]), bool)
     for vehicles, rows in solved:
         if hasattr(rows, "broken"):  # (not the views of contacts between vehicles: `_solved_pair_friction`)
@@ -331,13 +343,12 @@ def constraint_rows(p: SimParams, s: SimState, road, also: np.ndarray | None = N
     made = compiled_wheel_rows.wheel_rows(
         also, out["_lng_dir"], out["_lat_dir"], road.normal, out["_app_arm"], s.separation, s.sticky_lng,
         s.sticky_lat, p)
-    if made is None:
-        limit = (s.separation < 0.0) & p.mask
-        sticky_lng, sticky_lat = s.sticky_lng & p.mask, s.sticky_lat & p.mask
-        with_rows = vm.any_wheels(sticky_lng | sticky_lat | limit)
-        vehicles = np.nonzero(with_rows if also is None else with_rows | also)[0]
-    else:
-        vehicles = made[0]
+    if made is not None:
+        return ConstraintRows(*made) if made[0].size else None
+    limit = (s.separation < 0.0) & p.mask
+    sticky_lng, sticky_lat = s.sticky_lng & p.mask, s.sticky_lat & p.mask
+    with_rows = vm.any_wheels(sticky_lng | sticky_lat | limit)
+    vehicles = np.nonzero(with_rows if also is None else with_rows | also)[0]
     if vehicles.size == 0:
         return None
     # each quantity of the three kinds of row (longitudinal, lateral, limit) stacked kind by kind, (..., V, 3, W),
@@ -358,15 +369,12 @@ def constraint_rows(p: SimParams, s: SimState, road, also: np.ndarray | None = N
     # the damping rows of the parameters alone: the last step's where the listed vehicles are the same
     damping = _DAMPING.get(p, (shape, None if every else vehicles.tobytes()),
                            lambda: rows(p.sticky_lng_damping_w, p.sticky_lat_damping_w, np.zeros(shape)))
-    if made is None:
-        zeros = np.zeros(shape)  # (float64: the sticky rows' separation)
-        arm = out["_app_arm"]
-        made = (vehicles, rows(out["_lng_dir"], out["_lat_dir"], road.normal), rows(arm, arm, arm),
-                rows(sticky_lng, sticky_lat, limit), rows(zeros, zeros, s.separation))
-    _, linear, arm, active, separation = made
-    return ConstraintRows(vehicles=vehicles, linear=linear, arm=arm, damping=damping, active=active,
+    zeros = np.zeros(shape)  # (float64: the sticky rows' separation)
+    arm = out["_app_arm"]
+    return ConstraintRows(vehicles=vehicles, linear=rows(out["_lng_dir"], out["_lat_dir"], road.normal),
+                          arm=rows(arm, arm, arm), damping=damping, active=rows(sticky_lng, sticky_lat, limit),
                           hard=_hard(vehicles.size, p.W),
-                          separation=separation)  # (separation: the limit rows' geometric error)
+                          separation=rows(zeros, zeros, s.separation))  # (separation: the limit rows' geometric error)
 
 
 # constraint_rows' damping (sticky rows' own, limit rows' 0) of the listed vehicles, kept from step to step

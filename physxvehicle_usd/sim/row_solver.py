@@ -11,6 +11,8 @@ iterations. sim/rigid_body.py integrates the bodies and calls `solve_vehicle_con
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -92,31 +94,67 @@ def solve_every_vehicle_with_contacts(p: SimParams, s: SimState, rows: Constrain
     compiled_end_step's velocities cover: the state's velocities and pose replaced by the solved ones, the same bits
     as the two apart. False (nothing done) elsewhere."""
     V = s.linear_velocity.shape[1]
-    if len(rows.vehicles) != V or type(dt) is not float:
+    if len(rows.vehicles) != V or type(dt) is not float or s.body_position.dtype != np.float32:
         return False
     counts = _ONE_SCENE.get(p, None, lambda: _one_scene(p))
-    dtype = s.linear_velocity.dtype
-    if counts is None or not (begin_position.dtype == begin_orientation.dtype == s.body_position.dtype
-                              == s.body_orientation.dtype == dtype) or not compiled_rows.covers(dtype, None, p, rows,
-                                                                                                 patches):
+    velocity = compiled_end_step.velocity_struct(p)
+    if counts is None or velocity is None:
         return False
-    touching = patches.point_active.any(axis=(1, 2))
-    if not (touching.all() or (touching | (rows.active & rows.hard).any(axis=1)).all()):
-        return False  # (a vehicle with sticky rows alone: `_solve_soft_rows`)
-    velocity = compiled_end_step.velocity_call(p, s, dt)
-    if velocity is None:
-        return False
+    # (the C call checks the rest: every array of the type the set-ups read, every vehicle touching or held by a limit
+    # row; a vehicle with sticky rows alone is `_solve_soft_rows`')
     solved = compiled_rows.solve_tgs_contacts(p, rows, patches, s.linear_velocity, s.angular_velocity, begin_position,
                                               begin_orientation, dt, *counts, kernel_threads, velocity,
                                               s.body_orientation)
-    if solved is None:  # (no patch slots: nothing done yet)
+    if solved is None:  # (nothing done)
         return False
-    contacts, x, position, orientation = solved
-    x = x.copy()  # (the kept buffers' values, in the state's new arrays)
+    contacts, x, s.body_position, s.body_orientation = solved  # (new arrays)
     s.linear_velocity, s.angular_velocity = x[:3], x[3:]
-    s.body_position, s.body_orientation = position.copy(), orientation.copy()
     _record_solved(s, rows.vehicles, contacts, None)
     return True
+
+
+def end_every_vehicle_touching(p: SimParams, s: SimState, road_normal: np.ndarray, touching: np.ndarray,
+                               make_patches: Callable[[np.ndarray], PatchRows], begin_position: np.ndarray,
+                               begin_orientation: np.ndarray, dt: float, kernel_threads: int) -> PatchRows | None:
+    """rigid_body.end_step_physx of a step in which every vehicle touches the static world (touching (V,): each
+    vehicle's flag) and no other vehicle, where `solve_every_vehicle_with_contacts` would take it, with
+    pipeline.constraint_rows' rows made in the compiled solve's own call from the wheels' outputs
+    (compiled_rows.solve_every_touching, the same bits): the state's velocities and pose replaced by the solved ones,
+    and the patches it solved (make_patches(vehicles): patch_rows of every vehicle). None (nothing done, no patches
+    kept) elsewhere."""
+    if (type(dt) is not float or s.body_position.dtype != np.float32
+            or np.count_nonzero(touching) != touching.size):
+        return None
+    counts, velocity = _TOUCHING_SCENE.get(p, None, lambda: (_one_scene(p), compiled_end_step.velocity_struct(p)))
+    if counts is None or velocity is None:
+        return None
+    vehicles = _every_vehicle(p.V)
+    patches = make_patches(vehicles)
+    out = s.out
+    solved = compiled_rows.solve_every_touching(
+        p, patches, (out["_lng_dir"], out["_lat_dir"], road_normal, out["_app_arm"], s.separation,
+                     p.sticky_lng_damping_w, p.sticky_lat_damping_w, s.sticky_lng, s.sticky_lat, p.mask, touching),
+        s.linear_velocity, s.angular_velocity, begin_position, begin_orientation, dt, *counts, kernel_threads,
+        velocity, s.body_orientation)
+    if solved is None:
+        return None
+    contacts, x, s.body_position, s.body_orientation = solved  # (new arrays)
+    s.linear_velocity, s.angular_velocity = x[:3], x[3:]
+    _record_solved(s, vehicles, contacts, None)
+    return patches
+
+
+# `end_every_vehicle_touching`'s `_one_scene` and end velocities' struct, kept while the parameters they are made from
+# are the same arrays (compiled_end_step's make its struct anew where one is replaced)
+_TOUCHING_SCENE = LastValue(*compiled_end_step.parameters())
+
+
+@lru_cache(maxsize=8)
+def _every_vehicle(V: int) -> np.ndarray:
+    """0 .. V - 1 (every vehicle of a batch as a group lists them), read-only: the same array every step."""
+    vehicles = np.arange(V)
+    vehicles.flags.writeable = False
+    return vehicles
 
 
 def _one_scene(p: SimParams) -> tuple[int, int] | None:

@@ -325,8 +325,11 @@ def compiled_covers(model: ContactModel, contacts: Contacts) -> bool:
     tables, and no two shapes' plane pairs for `_plane_pair_order` to order (a pair's patches keep its row's order)."""
     if not compiled_bookkeeping.available() or contacts.patch is None or not len(contacts):
         return False
-    if model.friction_offset_threshold.dtype != np.float64 or any(
-            getattr(model, name).dtype != np.float64 for name in PATCH_PARAMS):
+    tables = _float_tables(model)  # (whether float64: found once per set of tables)
+    kept = model.cache.get("patch_tables_float64")
+    if kept is None or not all(map(operator.is_, kept[0], tables)):
+        kept = model.cache["patch_tables_float64"] = (tables, all(t.dtype == np.float64 for t in tables))
+    if not kept[1]:
         return False
     on_plane = contacts.shape[contacts.static < model.plane_count] if model.plane_count else None
     return ((on_plane is None or not on_plane.size or (on_plane == on_plane[0]).all())
@@ -336,7 +339,9 @@ def compiled_covers(model: ContactModel, contacts: Contacts) -> bool:
 def _compiled_patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.ndarray, body_position: np.ndarray,
                          body_orientation: np.ndarray, length_scale: np.ndarray, previous: FrictionPatches | None
                          ) -> PatchRows:
-    """`patch_rows_numpy` in two C calls (sim/compiled_bookkeeping.py), where `compiled_covers`."""
+    """`patch_rows_numpy` in one C call (sim/compiled_bookkeeping.py; two where the rows outgrow the block kept for
+    them), where `compiled_covers`."""
+    Vr = len(vehicles)
     where = _rows_of_vehicles(body_position.shape[1], vehicles)
     tables = compiled_bookkeeping.held(model.cache, "compiled_patches", (
         model.vehicle, first_rows(model), model.rest_distance, model.friction_offset_threshold,
@@ -345,37 +350,41 @@ def _compiled_patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.n
             vehicle, first, rest, threshold, list(params)))
     made = compiled_bookkeeping.friction_patches(
         contacts.shape, contacts.static, contacts.patch, contacts.point, contacts.normal, contacts.separation,
-        tables, model.collides.shape[1], body_orientation, body_position.T, length_scale, previous, where)
-    Vr, Pm, K, F = len(vehicles), made.Pm, made.K, made.F
-    floats, flags, rows = compiled_bookkeeping.patch_row_arrays(Vr, Pm, K, len(PATCH_PARAMS))
-    params = rows.pop("params")
-    out = PatchRows(
-        **rows, **dict(zip(PATCH_PARAMS, params)), bounce_threshold=bounce_threshold(model, vehicles),
-        points=contacts,  # for telemetry
-        friction=FrictionPatches(made.vehicle, made.shape, made.static, made.body_normal, made.other_normal,
-                                 made.anchor_count, made.body_anchor, made.other_anchor, np.zeros(F, bool)),
-        friction_slot=(made.vehicle_row, made.slot))
-    compiled_bookkeeping.write_rows(made, tables, Vr, floats, flags)
+        tables, model.collides.shape[1], body_orientation, body_position.T, length_scale, previous, where, Vr)
+    # the rows in the same C call where they fit its block (most steps), else in one more
+    block, rows = made.rows or compiled_bookkeeping.patch_row_arrays(Vr, made.Pm, made.K, len(PATCH_PARAMS))
+    out = PatchRows(  # (the arrays in PatchRows's order: point_active .. anchor_error, the parameters in PATCH_PARAMS')
+        *rows, bounce_threshold(model, vehicles),
+        contacts,  # for telemetry
+        FrictionPatches(made.vehicle, made.shape, made.static, made.body_normal, made.other_normal, made.anchor_count,
+                        made.body_anchor, made.other_anchor, np.zeros(made.F, bool)),
+        (made.vehicle_row, made.slot))
+    if made.rows is None:
+        compiled_bookkeeping.write_rows(made, tables, Vr, block)
     return out
 
 
-# the pair parameters' tables of a model, in PATCH_PARAMS' order
+# the pair parameters' tables of a model, in PATCH_PARAMS' order; and with the offset thresholds (`compiled_covers`)
 _patch_params = operator.attrgetter(*PATCH_PARAMS)
+_float_tables = operator.attrgetter("friction_offset_threshold", *PATCH_PARAMS)
 
-_LAST_ROWS_OF_VEHICLES: list = [None]  # (V, the vehicles' bytes, their rows): the last `_rows_of_vehicles`
+_LAST_ROWS_OF_VEHICLES: list = [None]  # (V, the vehicles' bytes, dtype, their rows, the vehicles): the last call's
 
 
 def _rows_of_vehicles(V: int, vehicles: np.ndarray) -> np.ndarray:
     """(V,) each vehicle's row among `vehicles` (-1: none), read-only: the last call's array again where V and the
     vehicles' values are the same (a car on its obstacle: every step)."""
     last = _LAST_ROWS_OF_VEHICLES[0]
+    if (last is not None and last[4] is vehicles and last[0] == V and not vehicles.flags.writeable
+            and vehicles.base is None):
+        return last[3]  # (the same read-only array: row_solver's list of every vehicle, step after step)
     key = vehicles.tobytes()
     if last is not None and last[0] == V and last[1] == key and last[2] == vehicles.dtype:
         return last[3]
     where = np.full(V, -1)
     where[vehicles] = np.arange(len(vehicles))
     where.flags.writeable = False
-    _LAST_ROWS_OF_VEHICLES[0] = (V, key, vehicles.dtype, where)
+    _LAST_ROWS_OF_VEHICLES[0] = (V, key, vehicles.dtype, where, vehicles)
     return where
 
 
