@@ -17,7 +17,15 @@ from conftest import SAMPLES
 from pxr import Gf, UsdGeom, UsdPhysics, UsdShade
 
 from physxvehicle_usd.read import read_stage
-from physxvehicle_usd.sim import Simulator, compiled_end_step, compiled_rows, compiled_wheel_rows, pipeline
+from physxvehicle_usd.sim import (
+    Simulator,
+    compiled_end_step,
+    compiled_kept_solve,
+    compiled_row_structs,
+    compiled_rows,
+    compiled_wheel_rows,
+    pipeline,
+)
 from physxvehicle_usd.sim import vecmath as vm
 from physxvehicle_usd.sim.contact_rows import StaticContactRows
 from physxvehicle_usd.sim.pipeline import StepOptions
@@ -187,7 +195,7 @@ def _recording(monkeypatch) -> list:
         return made(p, patches, vehicles, orientation, x, dt, iterations, pgs, threads)
 
     monkeypatch.setattr(compiled_rows, "CompiledContactRows", recorded)
-    solve_kept = compiled_rows.solve_tgs_contacts
+    solve_kept = compiled_kept_solve.solve_tgs_contacts
 
     def recorded_kept(p, rows, patches, linear_velocity, angular_velocity, begin_position, begin_orientation, dt,
                       iterations, velocity_iterations, threads=1, velocity=None, orientation=None):
@@ -201,8 +209,8 @@ def _recording(monkeypatch) -> list:
         return solve_kept(p, rows, patches, linear_velocity, angular_velocity, begin_position, begin_orientation, dt,
                           iterations, velocity_iterations, threads, velocity, orientation)
 
-    monkeypatch.setattr(compiled_rows, "solve_tgs_contacts", recorded_kept)
-    solve_touching = compiled_rows.solve_every_touching
+    monkeypatch.setattr(compiled_kept_solve, "solve_tgs_contacts", recorded_kept)
+    solve_touching = compiled_kept_solve.solve_every_touching
 
     def recorded_touching(p, patches, wheels, linear_velocity, angular_velocity, begin_position, begin_orientation,
                           dt, iterations, velocity_iterations, threads, velocity, orientation):
@@ -215,7 +223,7 @@ def _recording(monkeypatch) -> list:
         return solve_touching(p, patches, wheels, linear_velocity, angular_velocity, begin_position, begin_orientation,
                               dt, iterations, velocity_iterations, threads, velocity, orientation)
 
-    monkeypatch.setattr(compiled_rows, "solve_every_touching", recorded_touching)
+    monkeypatch.setattr(compiled_kept_solve, "solve_every_touching", recorded_touching)
     with_velocity = calls.with_velocity = []
     return calls
 
@@ -324,10 +332,10 @@ def test_the_compiled_constraint_rows_are_row_solver_s_to_the_bit(car_params, se
     x = np.zeros((6, V), np.float32)
     n = 4
     spring_time = DT if pgs else DT / n
-    call = compiled_rows._Call()
+    call = compiled_row_structs.RowSolveCall()
     block, fields = compiled_rows._constraint_rows(call, p, rows, x, orientation, spring_time, DT, n, 1, pgs,
                                                    threads)
-    ours = {name: compiled_rows._view(block, fields, name) for name in fields}
+    ours = {name: compiled_row_structs.block_view(block, fields, name) for name in fields}
     J, WJ, u = _row_jacobians(p, rows, vm.quat_to_mat(orientation[:, rows.vehicles]))
     act = rows.active & (u > 0.0)
     gain = _spring_gains(rows, u, spring_time, np.float32)
@@ -376,8 +384,8 @@ def test_the_kept_tgs_solve_with_contacts_is_the_fresh_one_to_the_bit(car_params
         fresh = compiled_rows.CompiledContactRows(p, patches, rows.vehicles, orientation, x, DT, n, False, threads)
         expected = compiled_rows.solve_tgs(fresh, p, rows, x, position, orientation, np.float32(np.sqrt(n) / DT),
                                            np.float32(0.75 / DT), DT, n, 2, threads)
-        solved = compiled_rows.solve_tgs_contacts(p, rows, patches, velocity[:3], velocity[3:], position, orientation,
-                                                  DT, n, 2, threads)
+        solved = compiled_kept_solve.solve_tgs_contacts(p, rows, patches, velocity[:3], velocity[3:], position,
+                                                        orientation, DT, n, 2, threads)
         for ours, theirs in zip(solved[1:], expected):
             np.testing.assert_array_equal(ours.view(np.int32), theirs.view(np.int32))  # 0 ulps
         contacts = solved[0]
@@ -464,9 +472,9 @@ def test_the_solve_of_every_vehicle_with_its_velocities_is_numpy_s_to_the_bit(tm
         end_velocity(p, state, DT)  # numpy's
         formed = np.concatenate((state.linear_velocity, state.angular_velocity))
         _solve_rows_tgs(p, state, rows, DT, iterations, 2, position, begin_orientation, patches)
-        solved = compiled_rows.solve_tgs_contacts(p, rows, patches, velocity[:3], velocity[3:], position,
-                                                  begin_orientation, DT, iterations, 2, threads,
-                                                  compiled_end_step.velocity_struct(p), orientation)
+        solved = compiled_kept_solve.solve_tgs_contacts(p, rows, patches, velocity[:3], velocity[3:], position,
+                                                        begin_orientation, DT, iterations, 2, threads,
+                                                        compiled_end_step.velocity_struct(p), orientation)
         contacts, x, ours_position, ours_orientation = solved
         for ours, theirs in ((x[:3], state.linear_velocity), (x[3:], state.angular_velocity),
                              (ours_position, state.body_position), (ours_orientation, state.body_orientation)):
@@ -491,9 +499,9 @@ def test_the_solve_of_every_vehicle_with_its_velocities_is_numpy_s_to_the_bit(tm
     # a vehicle held by nothing (sticky rows alone): refused before anything is formed
     rows.active[0] &= ~rows.hard[0]
     velocity_before = velocity.copy()
-    assert compiled_rows.solve_tgs_contacts(p, rows, patches, velocity[:3], velocity[3:], position, begin_orientation,
-                                            DT, iterations, 2, threads, compiled_end_step.velocity_struct(p),
-                                            orientation) is None
+    assert compiled_kept_solve.solve_tgs_contacts(p, rows, patches, velocity[:3], velocity[3:], position,
+                                                  begin_orientation, DT, iterations, 2, threads,
+                                                  compiled_end_step.velocity_struct(p), orientation) is None
     assert velocity.tobytes() == velocity_before.tobytes()
 
 
@@ -533,9 +541,9 @@ def test_the_solve_of_every_vehicle_touching_makes_numpy_s_rows_and_solve(tmp_pa
         arrays = (wheels.out["_lng_dir"], wheels.out["_lat_dir"], road.normal, wheels.out["_app_arm"],
                   wheels.separation, p.sticky_lng_damping_w, p.sticky_lat_damping_w, wheels.sticky_lng,
                   wheels.sticky_lat, p.mask, touching)
-        solved = compiled_rows.solve_every_touching(p, patches, arrays, velocity[:3], velocity[3:], position,
-                                                    begin_orientation, DT, iterations, 2, threads,
-                                                    compiled_end_step.velocity_struct(p), orientation)
+        solved = compiled_kept_solve.solve_every_touching(p, patches, arrays, velocity[:3], velocity[3:], position,
+                                                          begin_orientation, DT, iterations, 2, threads,
+                                                          compiled_end_step.velocity_struct(p), orientation)
         _, x, ours_position, ours_orientation = solved
         for ours, theirs in ((x[:3], state.linear_velocity), (x[3:], state.angular_velocity),
                              (ours_position, state.body_position), (ours_orientation, state.body_orientation)):
@@ -544,6 +552,6 @@ def test_the_solve_of_every_vehicle_touching_makes_numpy_s_rows_and_solve(tmp_pa
     touching[0] = False
     wheels.sticky_lng[0] = wheels.sticky_lat[0] = False
     wheels.separation[0] = 1.0
-    assert compiled_rows.solve_every_touching(p, patches, arrays, velocity[:3], velocity[3:], position,
-                                              begin_orientation, DT, iterations, 2, threads,
-                                              compiled_end_step.velocity_struct(p), orientation) is None
+    assert compiled_kept_solve.solve_every_touching(p, patches, arrays, velocity[:3], velocity[3:], position,
+                                                    begin_orientation, DT, iterations, 2, threads,
+                                                    compiled_end_step.velocity_struct(p), orientation) is None

@@ -1,5 +1,6 @@
-"""The compiled row solver (sim/_row_solver.c through sim/compiled_rows.py) against its numpy twins
-(sim/row_solver.py `_solve_rows_tgs` with `StaticContactRows.sweep`, `_solve_rows_pgs` with `StaticContactRows.sweep_pgs`).
+"""The compiled row solver (sim/_row_solver.c through sim/compiled_rows.py and sim/compiled_kept_solve.py) against its
+numpy twins (sim/row_solver.py `_solve_rows_tgs` with `StaticContactRows.sweep`, `_solve_rows_pgs` with
+`StaticContactRows.sweep_pgs`).
 
 The C solve does the numpy code's arithmetic in its order and precision (float32 constraint rows, float64 contact
 rows rounded to float32 after each sweep, numpy's own sin and cos for the pose's rotation), so the two are held to
@@ -23,7 +24,7 @@ from stage_factory import add_copies
 
 from physxvehicle_usd import properties as P
 from physxvehicle_usd.read import read_stage
-from physxvehicle_usd.sim import Simulator, compiled_rows
+from physxvehicle_usd.sim import Simulator, compiled_kept_solve, compiled_rows
 from physxvehicle_usd.sim.contact.records import StepContacts
 from physxvehicle_usd.sim.pipeline import StepOptions
 from physxvehicle_usd.sim.row_solver import _solve_rows_pgs, _solve_rows_tgs, _solve_soft_rows
@@ -195,8 +196,9 @@ def _counting(monkeypatch) -> dict:
             return solve(*args, **kwargs)
         return counted
 
-    for name in ("solve_tgs", "solve_pgs", "solve_tgs_contacts", "solve_every_touching"):
-        monkeypatch.setattr(compiled_rows, name, counting(getattr(compiled_rows, name)))
+    for module, name in ((compiled_rows, "solve_tgs"), (compiled_rows, "solve_pgs"),
+                         (compiled_kept_solve, "solve_tgs_contacts"), (compiled_kept_solve, "solve_every_touching")):
+        monkeypatch.setattr(module, name, counting(getattr(module, name)))
     return calls
 
 

@@ -379,9 +379,9 @@ int pvu_contact_rows(const ContactPatches *in, const RowSolve *b) {
     return 0;
 }
 
-/* compiled_rows._KeptTGS's step, in one call: the group's contact rows (`pvu_contact_rows`), its constraint rows
-   (`pvu_constraint_rows`, _row_solver.c) and the TGS iterations (`pvu_rows_tgs`). 0: done; else the first failure's
-   status (nothing solved). */
+/* compiled_kept_solve._KeptTGS's step, in one call: the group's contact rows (`pvu_contact_rows`), its constraint
+   rows (`pvu_constraint_rows`, _row_solver.c) and the TGS iterations (`pvu_rows_tgs`). 0: done; else the first
+   failure's status (nothing solved). */
 int pvu_rows_tgs_contacts(const ContactPatches *patches, const ConstraintRows *rows, const RowSolve *b) {
     int status = pvu_contact_rows(patches, b);
     if (status == 0) status = pvu_constraint_rows(rows, b);
@@ -389,11 +389,11 @@ int pvu_rows_tgs_contacts(const ContactPatches *patches, const ConstraintRows *r
     return status;
 }
 
-/* compiled_rows._KeptTGS's step of a group of every vehicle of the batch (`solve_every`), the arguments kept from step
-   to step with its structs: the step's addresses (`step`, in compiled_rows' order) spread into the structs' words,
-   the end velocities' and the wheel rows' (`spread`: per row the target, 0 the solve's structs, 1 the velocities', 2
-   the wheel rows', its word, the step's word), then `pvu_kept_tgs_step` and, once numpy has taken the sines and
-   cosines of the half angles, `pvu_kept_tgs_finish`. */
+/* compiled_kept_solve._KeptTGS's step of a group of every vehicle of the batch (`solve_every`), the arguments kept
+   from step to step with its structs: the step's addresses (`step`, in compiled_kept_solve's order) spread into the
+   structs' words, the end velocities' and the wheel rows' (`spread`: per row the target, 0 the solve's structs, 1 the
+   velocities', 2 the wheel rows', its word, the step's word), then `pvu_kept_tgs_step` and, once numpy has taken the
+   sines and cosines of the half angles, `pvu_kept_tgs_finish`. */
 typedef struct {
     int64_t spread_count;
     const int64_t *spread;          /* (spread_count, 3) */

@@ -1,5 +1,6 @@
-/* The row solver's call (sim/_row_solver.c): the struct compiled_rows.py mirrors, the solves other C files of the
-   extension call (sim/_end_step.c), and the rotation the set-ups of its rows share (_row_solver.c, _contact_rows.c). */
+/* The row solver's call (sim/_row_solver.c): the struct compiled_row_structs.py mirrors, the solves other C files of
+   the extension call (sim/_end_step.c), and the rotation the set-ups of its rows share (_row_solver.c,
+   _contact_rows.c). */
 #ifndef PVU_ROW_SOLVER_H
 #define PVU_ROW_SOLVER_H
 

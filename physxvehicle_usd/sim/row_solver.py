@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import compiled_end_step, compiled_rows
+from . import compiled_end_step, compiled_kept_solve, compiled_rows
 from . import vecmath as vm
 from .contact_rows import PairContactRows, StaticContactRows, dot6
 from .memo import LastValue
@@ -102,9 +102,9 @@ def solve_every_vehicle_with_contacts(p: SimParams, s: SimState, rows: Constrain
         return False
     # (the C call checks the rest: every array of the type the set-ups read, every vehicle touching or held by a limit
     # row; a vehicle with sticky rows alone is `_solve_soft_rows`')
-    solved = compiled_rows.solve_tgs_contacts(p, rows, patches, s.linear_velocity, s.angular_velocity, begin_position,
-                                              begin_orientation, dt, *counts, kernel_threads, velocity,
-                                              s.body_orientation)
+    solved = compiled_kept_solve.solve_tgs_contacts(p, rows, patches, s.linear_velocity, s.angular_velocity,
+                                                    begin_position, begin_orientation, dt, *counts, kernel_threads,
+                                                    velocity, s.body_orientation)
     if solved is None:  # (nothing done)
         return False
     contacts, x, s.body_position, s.body_orientation = solved  # (new arrays)
@@ -119,9 +119,9 @@ def end_every_vehicle_touching(p: SimParams, s: SimState, road_normal: np.ndarra
     """rigid_body.end_step_physx of a step in which every vehicle touches the static world (touching (V,): each
     vehicle's flag) and no other vehicle, where `solve_every_vehicle_with_contacts` would take it, with
     pipeline.constraint_rows' rows made in the compiled solve's own call from the wheels' outputs
-    (compiled_rows.solve_every_touching, the same bits): the state's velocities and pose replaced by the solved ones,
-    and the patches it solved (make_patches(vehicles): patch_rows of every vehicle). None (nothing done, no patches
-    kept) elsewhere."""
+    (compiled_kept_solve.solve_every_touching, the same bits): the state's velocities and pose replaced by the solved
+    ones, and the patches it solved (make_patches(vehicles): patch_rows of every vehicle). None (nothing done, no
+    patches kept) elsewhere."""
     if (type(dt) is not float or s.body_position.dtype != np.float32
             or np.count_nonzero(touching) != touching.size):
         return None
@@ -131,7 +131,7 @@ def end_every_vehicle_touching(p: SimParams, s: SimState, road_normal: np.ndarra
     vehicles = _every_vehicle(p.V)
     patches = make_patches(vehicles)
     out = s.out
-    solved = compiled_rows.solve_every_touching(
+    solved = compiled_kept_solve.solve_every_touching(
         p, patches, (out["_lng_dir"], out["_lat_dir"], road_normal, out["_app_arm"], s.separation,
                      p.sticky_lng_damping_w, p.sticky_lat_damping_w, s.sticky_lng, s.sticky_lat, p.mask, touching),
         s.linear_velocity, s.angular_velocity, begin_position, begin_orientation, dt, *counts, kernel_threads,
@@ -299,9 +299,9 @@ def _solve_rows_tgs(p: SimParams, s: SimState, rows: ConstraintRows, dt: float, 
     if (kernel_threads is not None and patches is not None and type(dt) is float
             and compiled_rows.covers(dtype, pairs, p, rows, patches)):
         # the contact rows, the constraint rows and the iterations in C, into buffers kept from step to step
-        solved = compiled_rows.solve_tgs_contacts(p, rows, patches, s.linear_velocity, s.angular_velocity,
-                                                  begin_position, begin_orientation, dt, n, int(velocity_iterations),
-                                                  kernel_threads)
+        solved = compiled_kept_solve.solve_tgs_contacts(p, rows, patches, s.linear_velocity, s.angular_velocity,
+                                                        begin_position, begin_orientation, dt, n,
+                                                        int(velocity_iterations), kernel_threads)
         if solved is not None:
             _record_solved(s, vehicles, solved[0], None)
             _store(s, vehicles, *solved[1:])
