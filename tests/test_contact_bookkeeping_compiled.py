@@ -1,9 +1,10 @@
-"""The compiled contact bookkeeping (sim/_contact_bookkeeping.c through sim/compiled_bookkeeping.py) against its numpy
-twin, the reference: sim/contact/patches.py `patch_rows` (friction patches and the solver's rows against the static
-world) gives the same rows and the same patches to keep as `patch_rows_numpy`, to the bit (0 ulps: dtype, shape and
-bytes), on random contacts and last-step patches built to hit the edge cases (normals that agree and ones that do
-not, kept patches with 0, 1 or 2 anchors, broken ones, crowded anchors, -0 and NaN) and on real runs: the benchmarks'
-obstacles fleet driven into its boxes, every step's contacts and the patches the step before kept."""
+"""The compiled contact bookkeeping (sim/_friction_patches.c and sim/_contact_bookkeeping.c through
+sim/compiled_patches.py and sim/compiled_manifolds.py) against its numpy twin, the reference: sim/contact/patches.py
+`patch_rows` (friction patches and the solver's rows against the static world) gives the same rows and the same
+patches to keep as `patch_rows_numpy`, to the bit (0 ulps: dtype, shape and bytes), on random contacts and last-step
+patches built to hit the edge cases (normals that agree and ones that do not, kept patches with 0, 1 or 2 anchors,
+broken ones, crowded anchors, -0 and NaN) and on real runs: the benchmarks' obstacles fleet driven into its boxes,
+every step's contacts and the patches the step before kept."""
 from __future__ import annotations
 
 import sys
@@ -14,7 +15,7 @@ import numpy as np
 import pytest
 
 from physxvehicle_usd.read import read_stage
-from physxvehicle_usd.sim import Simulator, compiled_bookkeeping
+from physxvehicle_usd.sim import Simulator, compiled_bookkeeping, compiled_manifolds, compiled_patches
 from physxvehicle_usd.sim.contact.broad import static_candidates
 from physxvehicle_usd.sim.contact.geometry import SAME_NORMAL
 from physxvehicle_usd.sim.contact.model import first_rows
@@ -135,7 +136,7 @@ def test_rows_made_with_their_patches_or_apart_are_numpy_s_to_the_bit(fleet, mon
     patch_rows(*args)
     tables = args[0].cache["compiled_patches"]
     tables.row_capacity = 8  # (too few bytes for any rows)
-    made = compiled_bookkeeping.friction_patches
+    made = compiled_patches.friction_patches
     with_rows = []
 
     def recorded(*arguments):
@@ -143,7 +144,7 @@ def test_rows_made_with_their_patches_or_apart_are_numpy_s_to_the_bit(fleet, mon
         with_rows.append(out.rows is not None)
         return out
 
-    monkeypatch.setattr(compiled_bookkeeping, "friction_patches", recorded)
+    monkeypatch.setattr(compiled_patches, "friction_patches", recorded)
     apart, together = patch_rows(*args), patch_rows(*args)
     assert with_rows == [False, True] and tables.row_capacity > 8
     assert not _differences(apart, reference) and not _differences(together, reference)
@@ -404,7 +405,7 @@ def test_the_refresh_turns_made_in_c_decide_as_numpys_or_hand_the_comparison_bac
     which keeps the pair where numpy's travel is within the limit; where the travel lies within 1e-9 of the limit it
     hands the comparison back (None) rather than decide."""
     rng = np.random.default_rng(3)
-    tables = compiled_bookkeeping.refresh_tables(np.zeros(1, np.int64), np.ones(1, bool), np.full(1, 0.5), np.zeros(1),
+    tables = compiled_manifolds.refresh_tables(np.zeros(1, np.int64), np.ones(1, bool), np.full(1, 0.5), np.zeros(1),
                                                  None, np.ones(1, bool), np.full(1, 0.5), np.full((1, 1), 0.1))
     limit = 0.25 * min(0.15 * 0.5, 0.15 * 1.0)  # two points held: POLYTOPE_MOVED[2] margins
     length, position = np.ones(1), np.zeros((3, 1))
@@ -423,13 +424,13 @@ def test_the_refresh_turns_made_in_c_decide_as_numpys_or_hand_the_comparison_bac
                                                                                                    1e-6, -1e-6]))
         travel = np.arccos(np.minimum(np.maximum(turn, -1.0), 1.0)) * reach
         rotation = quat_to_mat(orientation.astype(float))
-        inputs = compiled_bookkeeping.refresh_inputs(
+        inputs = compiled_manifolds.refresh_inputs(
             np.zeros(1, np.int64), np.zeros(1, np.int64), np.full(1, 2), np.ones(1, bool), np.zeros(1, np.int64),
             np.zeros((1, 3)), np.zeros(2, np.int64), np.einsum("ji,qj->qi", rotation[:, :, 0], point), point,
             np.tile([0.0, 0.0, 1.0], (2, 1)), np.zeros(1), prev_orientation, reach)
-        made = compiled_bookkeeping.refresh_and_reduce(inputs, tables, 0, length, rotation, position, orientation,
+        made = compiled_manifolds.refresh_and_reduce(inputs, tables, 0, length, rotation, position, orientation,
                                                        None)
-        given = compiled_bookkeeping.refresh_and_reduce(inputs, tables, 0, length, rotation, position, orientation,
+        given = compiled_manifolds.refresh_and_reduce(inputs, tables, 0, length, rotation, position, orientation,
                                                         None, turn, travel)
         # (numpy's decision: kept where the far side's travel is within the limit)
         keep_pair = given[0]

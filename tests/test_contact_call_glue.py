@@ -1,8 +1,7 @@
 """The glue of the compiled contact calls: the addresses handed to C (sim/extension.py `addresses`, in C and in
-Python), the model tables
-converted once and remade where a source array is replaced (sim/compiled_bookkeeping.py `held`), the patch rows'
-arrays laid out in one allocation (`patch_row_arrays`, which `write_rows` hands over), and persistence's pair
-kinds with the tests a model needs none of left out."""
+Python), the model tables converted once and remade where a source array is replaced (sim/compiled_bookkeeping.py
+`held`), the patch rows' arrays laid out in one allocation (sim/compiled_patches.py `patch_row_arrays`, which
+`write_rows` hands over), and persistence's pair kinds with the tests a model needs none of left out."""
 from __future__ import annotations
 
 import dataclasses
@@ -13,7 +12,7 @@ import numpy as np
 import pytest
 
 from physxvehicle_usd.read import read_stage
-from physxvehicle_usd.sim import Simulator, compiled_bookkeeping, extension
+from physxvehicle_usd.sim import Simulator, compiled_bookkeeping, compiled_manifolds, compiled_patches, extension
 from physxvehicle_usd.sim.contact import persistence
 from physxvehicle_usd.sim.contact.model import capsule_rows
 from physxvehicle_usd.sim.declare import PATCH_PARAMS
@@ -58,7 +57,7 @@ def test_the_compiled_addresses_are_numpy_s_for_every_kind_of_array():
     assert addresses(a for a in arrays[:3]) == [a.ctypes.data for a in arrays[:3]]  # (any iterable)
 
 def _tables(vehicle, first, origin, radius, static_radius):
-    return compiled_bookkeeping.record_tables(vehicle, first, origin, radius, static_radius)
+    return compiled_manifolds.record_tables(vehicle, first, origin, radius, static_radius)
 
 
 def test_held_tables_are_made_once_and_again_where_a_source_is_replaced():
@@ -77,7 +76,7 @@ def test_held_tables_are_made_once_and_again_where_a_source_is_replaced():
 
 @pytest.mark.parametrize("Vr, Pm, K, n", [(1, 1, 4, 4), (3, 2, 5, 4), (2, 0, 0, 4), (0, 0, 0, 4)])
 def test_patch_row_arrays_tile_their_block_zeroed(Vr, Pm, K, n):
-    block, arrays = compiled_bookkeeping.patch_row_arrays(Vr, Pm, K, n)
+    block, arrays = compiled_patches.patch_row_arrays(Vr, Pm, K, n)
     names = ("point_active", "arm", "separation", "normal", *(f"param{k}" for k in range(n)), "anchor_active",
              "anchor_arm", "anchor_error")
     shapes = {"arm": (3, Vr, Pm, K), "separation": (Vr, Pm, K), "normal": (3, Vr, Pm), "anchor_arm": (3, Vr, Pm, 2),

@@ -1,7 +1,7 @@
-/* The contact bookkeeping after the narrow phase, compiled (sim/compiled_bookkeeping.py calls it): reduction.py
-   reduce_contacts (`pvu_reduce_contacts`), persistence.py's refresh of the kept manifolds (`pvu_refresh_manifolds`)
-   and telemetry.py's slots (`pvu_contact_telemetry`), each the numpy twin's arithmetic in its order
-   (_contact_bookkeeping.h), the same bits. */
+/* The contact bookkeeping after the narrow phase, compiled (sim/compiled_manifolds.py calls it; telemetry's slots
+   sim/compiled_patches.py): reduction.py reduce_contacts (`pvu_reduce_contacts`), persistence.py's refresh of the
+   kept manifolds (`pvu_refresh_manifolds`) and telemetry.py's slots (`pvu_contact_telemetry`), each the numpy twin's
+   arithmetic in its order (_contact_bookkeeping.h), the same bits. */
 #include "_contact_bookkeeping.h"
 
 /* ---- reduction.py reduce_contacts: a pair's points reduced to PhysX's manifold, patch by patch ---- */
@@ -379,7 +379,7 @@ int pvu_record_manifolds(int64_t K, int64_t C, int64_t N, int64_t V, int64_t G, 
     return 0;
 }
 
-/* persistence.py's compiled refresh of a step (sim/compiled_bookkeeping.py `refresh_and_reduce`): the turns and
+/* persistence.py's compiled refresh of a step (sim/compiled_manifolds.py `refresh_and_reduce`): the turns and
    their travels, pvu_refresh_manifolds, and where every pair keeps its points and `reduce` says nothing else is made
    this step (persistence.py's steady step: the kept contacts are the step's), the kept contacts reduced as
    reduction.py reduce_contacts reduces them (pvu_reduce_contacts), in place. Words: w[0 .. 6] K, Q, N, V, cd_row,
@@ -479,7 +479,7 @@ done:
 #undef P
 }
 
-/* pvu_reduce_contacts with its arguments as 64-bit words (sim/compiled_bookkeeping.py `reduce_contacts`, a step's
+/* pvu_reduce_contacts with its arguments as 64-bit words (sim/compiled_manifolds.py `reduce_contacts`, a step's
    addresses written into kept words by one call): w[0] C, w[1 .. 8] shape, cstatic, point, normal, separation, whole,
    index, patch. */
 int64_t pvu_reduce_contacts_words(const int64_t *w) {
@@ -490,7 +490,7 @@ int64_t pvu_reduce_contacts_words(const int64_t *w) {
 #undef P
 }
 
-/* pvu_contact_telemetry with its arguments as 64-bit words (sim/compiled_bookkeeping.py `telemetry_group`): w[0 .. 4]
+/* pvu_contact_telemetry with its arguments as 64-bit words (sim/compiled_patches.py `telemetry_group`): w[0 .. 4]
    Vr, E, K, S, V; w[5 .. 14] vehicles, active, arm, normal, impulse, begin, count, points, normals, impulses. */
 int pvu_contact_telemetry_words(const int64_t *w) {
 #define P(type, k) ((type)(intptr_t)w[k])

@@ -1,5 +1,5 @@
 /* The friction patches against the static world, compiled (sim/contact/patches.py `patch_rows`;
-   sim/compiled_bookkeeping.py calls it): a step's friction patches made from its reduced contacts and the last
+   sim/compiled_patches.py calls it): a step's friction patches made from its reduced contacts and the last
    step's patches (PhysX's getFrictionPatches, correlatePatches, growPatches), then written as the solver's rows.
 
    The numpy form stays the reference; this is its arithmetic in its order (_contact_bookkeeping.h), patch by patch.
@@ -334,7 +334,7 @@ int pvu_patch_rows(int64_t C, int64_t Vr, int64_t Pm, int64_t K, int64_t n_param
     return 0;
 }
 
-/* pvu_friction_patches with its arguments as 64-bit words (sim/compiled_bookkeeping.py `friction_patches`: the model's
+/* pvu_friction_patches with its arguments as 64-bit words (sim/compiled_patches.py `friction_patches`: the model's
    words written once while they are the same, a step's arrays' addresses written into the words by one call): w[0 ..
    7] C, V, N, G, P, W, rest_row, rest_column; w[8 .. 11] vehicle, first, rest, offset_threshold; w[12 .. 32] shape,
    cstatic, patch, point, normal, separation, orientation, position, length_scale, the last step's nine arrays (pv ..
@@ -353,7 +353,7 @@ int pvu_friction_patches_words(const int64_t *w) {
 #undef P
 }
 
-/* pvu_patch_rows with its arguments as 64-bit words (sim/compiled_bookkeeping.py `write_rows`): w[0 .. 6] C, Vr, Pm,
+/* pvu_patch_rows with its arguments as 64-bit words (sim/compiled_patches.py `write_rows`): w[0 .. 6] C, Vr, Pm,
    K, n_params, tables, table_strides; w[7 .. 10] the made patches' ints and floats, the rows' floats and flags
    (`patch_row_arrays`' block: arm, separation, normal, the n_params parameters, anchor_arm, anchor_error; then
    point_active, anchor_active), each array's place in its part worked out here as patch_row_arrays works it out.
@@ -373,7 +373,7 @@ int pvu_patch_rows_words(const int64_t *w) {
 
 /* pvu_friction_patches_words (w), then pvu_patch_rows_words of its patches (rows: its words, Vr and n_params in)
    into the zeroed block at rows[9] where they fit its rows[11] bytes: the sizes and the made patches' ints and
-   floats written into rows as sim/compiled_bookkeeping.py `write_rows` writes them (the flags after the floats, laid
+   floats written into rows as sim/compiled_patches.py `write_rows` writes them (the flags after the floats, laid
    out as `patch_row_arrays`). 0: both done; 1: the patches made, the rows not (rows[11] then says the bytes they
    need); else the first failure (-1: out of memory, -2: more than 16 parameters). */
 int pvu_friction_patch_rows_words(const int64_t *w, int64_t *rows) {

@@ -1,4 +1,4 @@
-/* sim/contact/world.py's steady step in one call (sim/compiled_bookkeeping.py `SteadyContacts`): where the last
+/* sim/contact/world.py's steady step in one call (sim/compiled_manifolds.py `SteadyContacts`): where the last
    step's candidate pairs all kept their points, this step's broad phase (the shapes' world boxes, _shape_boxes.c;
    their static pairs, _static_pairs.c), the check that it found the same candidates, and the refresh of their kept
    points with the reduction of the kept contacts (_contact_bookkeeping.c pvu_refresh_reduce_words), each with the
@@ -15,7 +15,7 @@ int64_t pvu_refresh_reduce_words(const int64_t *w);
 enum { BOX_WORDS = 13, PAIR_WORDS = 18, REFRESH_WORDS = 44 };
 
 /* Words: w[0 .. 2] the kept words of the shape boxes (compiled_placement.py), the static pairs (compiled_mesh.py
-   StaticPairs: the room of its last call) and the refresh (compiled_bookkeeping.py refresh_and_reduce; NULL: none,
+   StaticPairs: the room of its last call) and the refresh (compiled_manifolds.py refresh_and_reduce; NULL: none,
    the step is quiet, no candidate to find and none refreshed); w[3] V, w[4] N; the step's w[5] position (3, V),
    w[6] orientation (4, V), w[7] the length scales (V,), and the outputs w[8] ints (refresh_and_reduce's, 3 Q + 3,
    then the flags: keep_pair, keep_point as bytes) and w[9] floats (refresh_and_reduce's); w[10], w[11], w[12] the

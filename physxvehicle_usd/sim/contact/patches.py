@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import compiled_bookkeeping
+from .. import compiled_bookkeeping, compiled_patches
 from .. import vecmath as vm
 from ..declare import PATCH_PARAMS
 from ..solver_rows import PairRows, PatchRows
@@ -312,7 +312,7 @@ def patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.ndarray, bo
     the static shape's since the anchor was made) and the pair's combined material and rest distance. The body pose
     is the one the step begins with: body_position (3, V), body_orientation (4, V). `friction`: the patches, to keep
     for the next step once the solve has said which slid (`FrictionPatches`, with each patch's `friction_slot`).
-    Compiled (sim/compiled_bookkeeping.py) where the extension is loaded and covers the call: the same bits as
+    Compiled (sim/compiled_patches.py) where the extension is loaded and covers the call: the same bits as
     `patch_rows_numpy`."""
     if compiled_covers(model, contacts):
         return _compiled_patch_rows(model, contacts, vehicles, body_position, body_orientation, length_scale,
@@ -321,7 +321,7 @@ def patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.ndarray, bo
 
 
 def compiled_covers(model: ContactModel, contacts: Contacts) -> bool:
-    """Whether sim/compiled_bookkeeping.py makes these patches: the extension loaded with our SAME_NORMAL, float64
+    """Whether sim/compiled_patches.py makes these patches: the extension loaded with our SAME_NORMAL, float64
     tables, and no two shapes' plane pairs for `_plane_pair_order` to order (a pair's patches keep its row's order)."""
     if not compiled_bookkeeping.available() or contacts.patch is None or not len(contacts):
         return False
@@ -339,20 +339,20 @@ def compiled_covers(model: ContactModel, contacts: Contacts) -> bool:
 def _compiled_patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.ndarray, body_position: np.ndarray,
                          body_orientation: np.ndarray, length_scale: np.ndarray, previous: FrictionPatches | None
                          ) -> PatchRows:
-    """`patch_rows_numpy` in one C call (sim/compiled_bookkeeping.py; two where the rows outgrow the block kept for
+    """`patch_rows_numpy` in one C call (sim/compiled_patches.py; two where the rows outgrow the block kept for
     them), where `compiled_covers`."""
     Vr = len(vehicles)
     where = _rows_of_vehicles(body_position.shape[1], vehicles)
     tables = compiled_bookkeeping.held(model.cache, "compiled_patches", (
         model.vehicle, first_rows(model), model.rest_distance, model.friction_offset_threshold,
         *_patch_params(model)),
-        lambda vehicle, first, rest, threshold, *params: compiled_bookkeeping.patch_tables(
+        lambda vehicle, first, rest, threshold, *params: compiled_patches.patch_tables(
             vehicle, first, rest, threshold, list(params)))
-    made = compiled_bookkeeping.friction_patches(
+    made = compiled_patches.friction_patches(
         contacts.shape, contacts.static, contacts.patch, contacts.point, contacts.normal, contacts.separation,
         tables, model.collides.shape[1], body_orientation, body_position.T, length_scale, previous, where, Vr)
     # the rows in the same C call where they fit its block (most steps), else in one more
-    block, rows = made.rows or compiled_bookkeeping.patch_row_arrays(Vr, made.Pm, made.K, len(PATCH_PARAMS))
+    block, rows = made.rows or compiled_patches.patch_row_arrays(Vr, made.Pm, made.K, len(PATCH_PARAMS))
     out = PatchRows(  # (the arrays in PatchRows's order: point_active .. anchor_error, the parameters in PATCH_PARAMS')
         *rows, bounce_threshold(model, vehicles),
         contacts,  # for telemetry
@@ -360,7 +360,7 @@ def _compiled_patch_rows(model: ContactModel, contacts: Contacts, vehicles: np.n
                         made.body_anchor, made.other_anchor, np.zeros(made.F, bool)),
         (made.vehicle_row, made.slot))
     if made.rows is None:
-        compiled_bookkeeping.write_rows(made, tables, Vr, block)
+        compiled_patches.write_rows(made, tables, Vr, block)
     return out
 
 

@@ -57,7 +57,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import compiled_bookkeeping
+from .. import compiled_bookkeeping, compiled_manifolds
 from ..ground import Ground
 from ..vecmath import quat_to_mat
 from .model import ContactModel, capsule_rows, first_rows, persistent_rows
@@ -114,21 +114,21 @@ def _compiled_refresh_tables(model: ContactModel) -> compiled_bookkeeping.Held:
 
 
 def _compiled_record_tables(model: ContactModel) -> compiled_bookkeeping.Held:
-    """What the compiled record reads of the model (compiled_bookkeeping.record_tables), kept in its cache while its
+    """What the compiled record reads of the model (compiled_manifolds.record_tables), kept in its cache while its
     arrays are the same."""
     G = model.collides.shape[1]
     return compiled_bookkeeping.held(model.cache, "compiled_record", (
         model.vehicle, first_rows(model), model.origin, model.radius, model.static_rounds),
-        lambda vehicle, first, origin, radius, rounds: compiled_bookkeeping.record_tables(
+        lambda vehicle, first, origin, radius, rounds: compiled_manifolds.record_tables(
             vehicle, first, origin, _radius(model, np.arange(len(vehicle))), _static_radius(model, np.arange(G))))
 
 
 def _refresh_tables(vehicle: np.ndarray, box: np.ndarray, inner: np.ndarray, radius: np.ndarray | None,
                     origin: np.ndarray | None, static_boxes, static_inner: np.ndarray,
                     contact_distance: np.ndarray) -> compiled_bookkeeping.Held:
-    """compiled_bookkeeping.refresh_tables of a model's fields (radius None: every row's 0; static_boxes None: no
+    """compiled_manifolds.refresh_tables of a model's fields (radius None: every row's 0; static_boxes None: no
     static polytope is a box)."""
-    return compiled_bookkeeping.refresh_tables(
+    return compiled_manifolds.refresh_tables(
         vehicle, box, inner, np.zeros(len(vehicle)) if radius is None else radius, origin,
         np.zeros(len(static_inner), bool) if static_boxes is None else static_boxes.mask, static_inner,
         contact_distance)
@@ -353,8 +353,8 @@ class Persistence:
         rows, static rounds): the broad phase's candidates (sim/contact/broad.py `static_candidates`,
         sim/round_shapes.py `candidates`), what is left of them to make anew in the same attributes; R_all
         (3, 3, N): each row's body rotation; position (3, V), orientation (4, V): the body poses the step begins
-        with. compiled: the kept points re-measured in C (sim/compiled_bookkeeping.py) where the extension is loaded
-        and covers them (the same bits), else in numpy. reduction: compiled_bookkeeping.reduction_settings of
+        with. compiled: the kept points re-measured in C (sim/compiled_manifolds.py) where the extension is loaded
+        and covers them (the same bits), else in numpy. reduction: compiled_manifolds.reduction_settings of
         world.py's patch points; with it, where the compiled refresh finds that every pair keeps its points and no
         candidate is left to make anew (a car at rest on its obstacle, most steps), the kept contacts come reduced
         in the same call (reduction.py reduce_contacts's bits): `reduced`, the step's contacts with the manifolds to
@@ -465,7 +465,7 @@ class Persistence:
 
     def _refresh_compiled(self, match: _Match, length_scale: np.ndarray, reduction, planes: list[np.ndarray],
                           hull_pairs: tuple, tri_pairs: tuple, round_pairs: tuple) -> np.ndarray:
-        """`_refresh` in C (sim/compiled_bookkeeping.py), where `_compiled_covers`: the same bits. The quaternion dots
+        """`_refresh` in C (sim/compiled_manifolds.py), where `_compiled_covers`: the same bits. The quaternion dots
         and the turns' travel are made in C as `_turns` forms them, but with libm's arccos: where a travel lies too
         near its limit to tell numpy's side, numpy's (`_turns`) are handed in. With `reduction` (`__init__`'s), where
         nothing is left to make anew once every pair keeps its points (`_steady`), the kept contacts reduced in the
@@ -474,16 +474,16 @@ class Persistence:
         tables = _compiled_refresh_tables(model)
         pts = match.pts
         if match.refresh_inputs is None:  # (the match's own: converted once)
-            match.refresh_inputs = compiled_bookkeeping.refresh_inputs(
+            match.refresh_inputs = compiled_manifolds.refresh_inputs(
                 self.row, self.static, match.kind, match.found, at, prev.origin, match.pair, pts.body_point,
                 pts.world_point, pts.normal, match.static_radius, match.prev_orientation, match.turn_radius)
         if reduction is not None and not _steady(match, planes, hull_pairs, tri_pairs, round_pairs)[0]:
             reduction = None
         arguments = (match.refresh_inputs, tables, model.polytope_first, length_scale, self.R_all, self.position,
                      self.orientation, reduction)
-        made = compiled_bookkeeping.refresh_and_reduce(*arguments)
+        made = compiled_manifolds.refresh_and_reduce(*arguments)
         if made is None:  # (a travel too near its limit for libm's arccos: numpy's)
-            made = compiled_bookkeeping.refresh_and_reduce(*arguments, *self._turns(match))
+            made = compiled_manifolds.refresh_and_reduce(*arguments, *self._turns(match))
         keep_pair, keep_point, kept_pairs, kept_points, kept, patch = made
         if kept_pairs == len(keep_pair):  # (every pair keeps its points: the last step's, as they are or a subset)
             self.kept_pairs = _steady(match, planes, hull_pairs, tri_pairs, round_pairs)[1]
@@ -530,7 +530,7 @@ class Persistence:
         first = first_rows(model)
         if self.compiled and compiled_bookkeeping.available() and _record_covered(self.R_all, contacts):
             tables = _compiled_record_tables(model)
-            made_pairs, made_points = compiled_bookkeeping.record_manifolds(
+            made_pairs, made_points = compiled_manifolds.record_manifolds(
                 self.key, self.is_kept, self.row, self.static, tables, self.R_all, self.position, self.orientation,
                 contacts.shape, contacts.static, contacts.point, contacts.normal, contacts.separation)
             return self._joined(ManifoldPairs(*made_pairs), ManifoldPoints(*made_points))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import compiled_bookkeeping
+from .. import compiled_bookkeeping, compiled_manifolds
 from .geometry import SAME_NORMAL
 from .records import Contacts, contacts_subset, run_lengths, run_starts
 
@@ -20,7 +20,7 @@ def reduce_contacts(c: Contacts, whole: np.ndarray | None = None) -> Contacts:
     """At most MAX_POINTS contacts per pair and normal (the module docstring's rule), patch after patch (in the order of
     their first contact), in generation order within a patch; every pair and patch at once. whole (C,): how many
     points each contact's patch keeps whole (None: MAX_POINTS); a larger patch is reduced to MAX_POINTS. Compiled
-    (sim/compiled_bookkeeping.py) where the extension is loaded and covers the call: the same bits as
+    (sim/compiled_manifolds.py) where the extension is loaded and covers the call: the same bits as
     `reduce_contacts_numpy`."""
     if not len(c):
         return c
@@ -28,8 +28,8 @@ def reduce_contacts(c: Contacts, whole: np.ndarray | None = None) -> Contacts:
     if (compiled_bookkeeping.available() and c.point.dtype == c.normal.dtype == c.separation.dtype == np.float64
             and c.normal.strides[1] == 8 and compiled_bookkeeping.same_normal_agrees(SAME_NORMAL)):
         # (einsum's sums of the normals' products: over a contiguous axis, as the C sums them)
-        index, patch = compiled_bookkeeping.reduce_contacts(c.shape, c.static, c.point, c.normal, c.separation,
-                                                            whole)
+        index, patch = compiled_manifolds.reduce_contacts(c.shape, c.static, c.point, c.normal, c.separation,
+                                                          whole)
         # every contact kept in its order (a pair's few points, most steps): its arrays as they are (read, never
         # written), not copied
         whole_kept = len(index) == len(c) and _ascending(index)

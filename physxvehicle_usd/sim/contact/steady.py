@@ -2,14 +2,14 @@
 where the last step's candidate pairs all kept their points and nothing else was made (persistence.py's `reduced`),
 the next step is most likely the same: the same candidates, every pair keeping its points, again; where the last step
 found no candidate, the next most likely finds none. `prepare` (`prepare_quiet`) keeps one compiled call
-(compiled_bookkeeping.SteadyContacts) that makes such a step whole, the broad phase, the check that it found the same
+(compiled_manifolds.SteadyContacts) that makes such a step whole, the broad phase, the check that it found the same
 candidates, the refresh of their kept points and their reduction; `contacts` asks it, and the step's path (world.py)
 makes any step that turns out otherwise. The same calls in the same order as that path: the same bits."""
 from __future__ import annotations
 
 import numpy as np
 
-from .. import compiled_bookkeeping, compiled_placement
+from .. import compiled_manifolds, compiled_placement
 from ..ground import Ground
 from .model import ContactModel
 from .persistence import Persistence
@@ -44,8 +44,8 @@ def _prepare(model: ContactModel, ground: Ground, match, planes: list[np.ndarray
     if (planes or rounds[0].size or model.static_rounds is not None or len(ground.plane_normals)
             or ground.grid is None or pairs is None or pairs[0] is not ground or pairs[3] is None or boxes is None):
         return
-    call = compiled_bookkeeping.SteadyContacts(boxes, pairs[3], None if match is None else match.refresh_inputs,
-                                               position.shape[1], len(model.vehicle), tri_pairs, hull_pairs)
+    call = compiled_manifolds.SteadyContacts(boxes, pairs[3], None if match is None else match.refresh_inputs,
+                                             position.shape[1], len(model.vehicle), tri_pairs, hull_pairs)
     model.cache["steady_contacts"] = (model, ground, match, call)
 
 

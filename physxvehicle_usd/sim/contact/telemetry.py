@@ -6,7 +6,7 @@ from collections.abc import Iterator, Mapping, Sequence
 
 import numpy as np
 
-from .. import compiled_bookkeeping
+from .. import compiled_bookkeeping, compiled_patches
 
 # Simulator.telemetry's contact keys ("bodies", per vehicle; `--trace` writes them): name -> (unit, frame, what).
 # A vehicle reports at most TELEMETRY_SLOTS points a step, patch after patch in the order the solver met them; the
@@ -32,7 +32,7 @@ def telemetry(V: int, solved: Sequence, begin_position: np.ndarray) -> dict[str,
     """The contact telemetry of a step: `solved`, (vehicles, solved contact rows) of each group the solver ran
     (contact_rows.StaticContactRows: active (Vr, Pm, 4), arm (3, Vr, Pm, 4), normal (3, Vr, Pm), impulse (Vr, Pm, 4); and
     each side of the contacts between vehicles, contact_rows.PairContactRows.views), a vehicle's points in the order met,
-    each group's after the ones before it. Compiled (sim/compiled_bookkeeping.py) where the extension is loaded: the
+    each group's after the ones before it. Compiled (sim/compiled_patches.py) where the extension is loaded: the
     same bits as `telemetry_numpy`."""
     if not compiled_bookkeeping.available():
         return telemetry_numpy(V, solved, begin_position)
@@ -40,8 +40,8 @@ def telemetry(V: int, solved: Sequence, begin_position: np.ndarray) -> dict[str,
     begin = np.ascontiguousarray(begin_position, dtype=np.float64)  # (numpy's astype(float): exact)
     for vehicles, rows in solved:
         if len(vehicles):
-            compiled_bookkeeping.telemetry_group(vehicles, rows.active, rows.arm, rows.normal, rows.impulse, begin,
-                                                 out)
+            compiled_patches.telemetry_group(vehicles, rows.active, rows.arm, rows.normal, rows.impulse, begin,
+                                             out)
     return out
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import compiled_bookkeeping
+from .. import compiled_bookkeeping, compiled_manifolds
 from ..ground import Ground
 from ..motion import Motion
 from . import round_shapes, steady
@@ -143,7 +143,7 @@ def prepare_tables(model: ContactModel, ground: Ground) -> None:
 
 def kept_point_reduction(model: ContactModel) -> compiled_bookkeeping.Held | None:
     """What Persistence's compiled refresh reads to reduce the kept contacts as `reduce_contacts` does with
-    `patch_points` (compiled_bookkeeping.reduction_settings: the rows whose patches on a mesh keep MESH_PATCH_POINTS),
+    `patch_points` (compiled_manifolds.reduction_settings: the rows whose patches on a mesh keep MESH_PATCH_POINTS),
     kept in the model's cache while what it reads is the same (as `_patch_point_table`); None where the extension is
     not built or was built with another SAME_NORMAL (the reduction is numpy's)."""
     if not (compiled_bookkeeping.available() and compiled_bookkeeping.same_normal_agrees(SAME_NORMAL)):
@@ -156,7 +156,7 @@ def kept_point_reduction(model: ContactModel) -> compiled_bookkeeping.Held | Non
     N = len(model.vehicle)
     mesh_rows = np.ones(N, bool) if model.radius is None else model.radius == 0.0
     mesh_rows &= ~np.isin(np.arange(N), model.cylinders)
-    settings = compiled_bookkeeping.reduction_settings(mesh_rows, model.plane_count, MESH_PATCH_POINTS, MAX_POINTS)
+    settings = compiled_manifolds.reduction_settings(mesh_rows, model.plane_count, MESH_PATCH_POINTS, MAX_POINTS)
     model.cache["kept_reduction"] = (model.radius, N, model.plane_count, cylinders, cylinders.tobytes(), settings)
     return settings
 
