@@ -123,6 +123,13 @@ def car_params():
     return Simulator.from_description(read_stage(str(SAMPLES / "car" / "car.usda")), DT).params
 
 
+def _random_bodies(p, rng, batch: int) -> None:
+    """Random masses, inertias and depenetration limits of a batch, float32 as the parameters hold them."""
+    p.mass = rng.uniform(500.0, 3000.0, batch).astype(np.float32)
+    p.moi = rng.uniform(200.0, 4000.0, (3, batch)).astype(np.float32)
+    p.max_depenetration_velocity = rng.uniform(1.0, 10.0, batch).astype(np.float32)
+
+
 def _bodies(rng, batch: int, V: int) -> tuple[np.ndarray, np.ndarray]:
     """Random orientations of a batch (4, batch) and velocities of a group of V (6, V), float32 as the solver has them;
     some vehicles at rest (the fallback friction axes), some with a zero component (sums of -0 products), one
@@ -369,9 +376,7 @@ def test_the_kept_tgs_solve_with_contacts_is_the_fresh_one_to_the_bit(car_params
     p = copy.copy(car_params)
     batch = V + 5
     rng = np.random.default_rng(V * 10 + iterations)
-    p.mass = rng.uniform(500.0, 3000.0, batch).astype(np.float32)
-    p.moi = rng.uniform(200.0, 4000.0, (3, batch)).astype(np.float32)
-    p.max_depenetration_velocity = rng.uniform(1.0, 10.0, batch).astype(np.float32)
+    _random_bodies(p, rng, batch)
     kept = []
     for _ in range(3):
         rows = _random_constraint_rows(rng, V, batch)
@@ -455,9 +460,7 @@ def test_the_solve_of_every_vehicle_with_its_velocities_is_numpy_s_to_the_bit(tm
     new arrays. A vehicle with neither a contact point nor an active limit row: refused, nothing written."""
     p = Simulator.from_description(read_stage(str(fleet_stage(V, tmp_path))), DT).params
     rng = np.random.default_rng(V * 10 + iterations)
-    p.mass = rng.uniform(500.0, 3000.0, V).astype(np.float32)
-    p.moi = rng.uniform(200.0, 4000.0, (3, V)).astype(np.float32)
-    p.max_depenetration_velocity = rng.uniform(1.0, 10.0, V).astype(np.float32)
+    _random_bodies(p, rng, V)
     outputs = []
     for call in range(3):
         rows = _random_constraint_rows(rng, V, V)
