@@ -20,6 +20,7 @@ import numpy as np
 from ..runtime.vehicle2 import NEUTRAL_GEAR
 from .declare import FLT_MIN
 from .extension import address, copy_all, copy_into, copy_table, extension_path, open_extension
+from .memo import Blocks
 from .state import SimParams, SimState
 from .subsystems import DERIVED, PARAMS, STATES
 
@@ -191,6 +192,7 @@ class _Prepared:
         self.read: dict[str, np.ndarray] = {}  # the state the kernel reads only, by name (`state_read`)
         # the step block's (state shapes, dtype, pointer slots, field offsets, copy table of the state fields)
         self.layout: tuple | None = None
+        self.blocks = Blocks(_KEPT_BLOCKS)  # the last steps' blocks of the layout, for `step_arrays` to take again
         self.words = np.frombuffer(self.batch, np.int64, ctypes.sizeof(_Batch) // 8)  # the struct's memory
 
     def _point(self, name: str, array: np.ndarray) -> np.ndarray:
@@ -222,10 +224,13 @@ class _Prepared:
         self.state_read(s)
 
     def step_arrays(self, s: SimState, V: int, W: int) -> tuple[tuple, dict[str, np.ndarray], list]:
-        """New arrays for this step: the state the kernel writes, holding the state's values (in _STATE_FIELDS order),
-        and the outputs (by key); all fields of one new structured array (a field's view costs a fraction of an
-        array's own allocation), each field of the struct pointed at its view. Also (name, view, dtype) of the state
-        whose own type is not the kernel's (the caller converts those back).
+        """Arrays for this step no one else holds: the state the kernel writes, holding the state's values (in
+        _STATE_FIELDS order), and the outputs (by key, a new dict); all fields of one structured block (a field's view
+        costs a fraction of an array's own allocation), each field of the struct pointed at its view. Also (name,
+        index of its view, dtype) of the state whose own type is not the kernel's (the caller converts those back).
+
+        The block is one of the last steps' where no one else holds any of its arrays or a view of them (sim/memo.py
+        `Blocks`: the state and the guard's snapshot have moved on to the last step's), else a new one.
 
         The state's values are copied into the block in one C call (extension.copy_into: numpy's casts), where each
         is C-contiguous and of the shape the block was laid out for; else by numpy, and a new layout where the shapes
@@ -234,29 +239,39 @@ class _Prepared:
         layout = self.layout
         if layout is None:
             layout = self._new_layout(tuple(value.shape for value in values), V, W)
-        _, block, slots, offsets, table = layout
-        raw = np.empty(block.itemsize, np.uint8)
-        arrays = np.ndarray((), block, raw)  # (the constructor: half a view's checks)
-        base = address(raw)
+        table = layout[4]
+        kept = self.blocks.spare()
+        if kept is None:
+            kept = self._new_block(layout)
+        base, views, pointers, outputs, conversions = kept[3]
         differing = None if table is None else copy_all(values, table, base)
         if differing is None:  # (numpy's copies: another layout where the state's shapes changed)
             shapes = tuple(value.shape for value in values)
             if shapes != layout[0]:
                 self._new_layout(shapes, V, W)
                 return self.step_arrays(s, V, W)
-            views = _state_views(arrays)
             differing = 0
             for k, value in enumerate(values):
                 np.copyto(views[k], value, casting="unsafe")
                 differing |= (value.dtype != _KINDS[k]) << k
-        self.words[slots] = base + offsets
-        views = _state_views(arrays)
+        self.words[layout[2]] = pointers
         # (the state of another type: replaced by the caller with the kernel's results converted to its type)
-        differ = _DIFFERING.get(differing)
-        if differ is None:
-            differ = _DIFFERING[differing] = [k for k in _STATE_RANGE if differing >> k & 1]
-        converted = [(_STATE_FIELDS[k], views[k], values[k].dtype) for k in differ]
-        return views, dict(zip(_OUTPUT_KEYS, _output_views(arrays))), converted
+        converted = conversions.get(differing)
+        if converted is None:
+            converted = conversions[differing] = [(_STATE_FIELDS[k], k, values[k].dtype) for k in _STATE_RANGE
+                                                  if differing >> k & 1]
+        return views, outputs.copy(), converted
+
+    def _new_block(self, layout: tuple) -> tuple:
+        """A new block of `layout`, kept (`Blocks.keep`) with its address, the state's views, the struct's pointer
+        words into it, the outputs by key and `step_arrays`' conversions by bit mask."""
+        _, block, _, offsets, _ = layout
+        raw = np.empty(block.itemsize, np.uint8)
+        arrays = np.ndarray((), block, raw)  # (the constructor: half a view's checks)
+        base = address(raw)
+        views = _state_views(arrays)
+        outputs = dict(zip(_OUTPUT_KEYS, _output_views(arrays)))
+        return self.blocks.keep(raw, views + tuple(outputs.values()), (base, views, base + offsets, outputs, {}))
 
     def _new_layout(self, shapes: tuple, V: int, W: int) -> tuple:
         """The step block's layout for state of these shapes (`layout`)."""
@@ -278,6 +293,7 @@ class _Prepared:
         table = copy_table((np.empty(shape, dtype) for _, shape, dtype in fields[:len(_STATE_FIELDS)]),
                            offsets[:len(_STATE_FIELDS)])
         self.layout = (shapes, block, slots, np.array(offsets, np.int64), table)
+        self.blocks.clear()  # (blocks of another layout: not taken again)
         return self.layout
 
 
@@ -288,12 +304,14 @@ _state_views = operator.itemgetter(*_STATE_FIELDS)
 _output_views = operator.itemgetter(*(_OUTPUT + key for key in _OUTPUT_KEYS))
 _STATE_RANGE = range(len(_STATE_FIELDS))
 _KINDS = tuple(np.dtype(_FIELD_KIND[name]) for name in _STATE_FIELDS)  # their element types in the kernel
-_DIFFERING: dict[int, list[int]] = {}  # `step_arrays`' bit masks of the state of another type, as lists of indices
+# the blocks a struct keeps (`_Prepared.step_arrays`): the state (and the guard's snapshot) holds the last step's, so
+# the other is free again where no one else holds it
+_KEPT_BLOCKS = 2
 
 
-def _state_read_values(s: SimState) -> tuple:
-    """The state the kernel reads only, in _STATE_READ order."""
-    return tuple(getattr(s, name) for name in _STATE_READ)
+# the state the kernel reads only, in _STATE_READ order (a tuple of one too)
+_state_read_values = (operator.attrgetter(*_STATE_READ) if len(_STATE_READ) > 1
+                      else lambda s, name=_STATE_READ[0]: (getattr(s, name),))
 
 
 _PREPARED: dict[int, _Prepared] = {}  # by id of a live SimParams (entries leave with it)
@@ -345,8 +363,8 @@ def run_substeps(p: SimParams, s: SimState, road, offset: np.ndarray, axle: np.n
         raise RuntimeError(f"compiled substeps failed with status {status}")
     state = vars(s)
     state.update(zip(_STATE_FIELDS, views))
-    for name, view, dtype in converted:  # back to the state's own types (bool flags, int64 gears)
-        state[name] = view.astype(dtype)
+    for name, k, dtype in converted:  # back to the state's own types (bool flags, int64 gears)
+        state[name] = views[k].astype(dtype)
     out["isOnGround"] = out["isOnGround"].astype(bool)
     out["_toe"] = np.array(toe, dtype=p.dtype)
     return out

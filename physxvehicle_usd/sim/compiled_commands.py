@@ -3,7 +3,7 @@ loads): what it covers, and the call that replaces commands.update_commands' aut
 flags.
 
 For one car those are some thirty numpy calls on a few numbers each (the autobox in numpy scalars, the gear command's
-test, the engine's flags); here one C call writing into one new block a step. The numpy code stays the reference
+test, the engine's flags); here one C call writing into a block no one else holds. The numpy code stays the reference
 (tests/test_sim_compiled_commands.py holds the two to each other, to the bit).
 """
 from __future__ import annotations
@@ -16,7 +16,7 @@ import numpy as np
 
 from ..runtime.vehicle2 import AUTOMATIC_GEAR, NEUTRAL_GEAR
 from .extension import Kinds, address, addresses, check_struct_size, kind_addresses, open_extension
-from .memo import LastValue
+from .memo import Blocks, LastValue
 
 if TYPE_CHECKING:
     from .state import SimParams, SimState
@@ -93,6 +93,7 @@ class _Layout:
                                ("drive_torque", np.float32, (V, p.W)), ("drive_applied", np.bool_, (V, p.W))],
                               align=True)
         self.bytes = [self.block.fields[name][1] for name in _OUTPUTS]
+        self.blocks = Blocks(2)  # the outputs' last blocks (the step's commands hold the last one while it runs)
 
 
 # the batch's `_Layout`, made again where one of the parameters it reads was replaced since (sim/memo.py)
@@ -117,9 +118,13 @@ def standard_commands(p: SimParams, s: SimState, dt: float, unbraked: np.ndarray
     c = layout.call
     c.dt = dt
     layout.words[_STATE_SLOTS] = at[:-1]
-    raw = np.empty(layout.block.itemsize, np.uint8)  # (a byte buffer: its address at once)
-    block = np.ndarray((), layout.block, raw)
-    base = address(raw)
-    c.throttle, c.command, c.drive_applied, c.drive_torque = [base + at for at in layout.bytes]
+    # the outputs' block: the last call's where no one holds its arrays any more (sim/memo.py Blocks), else a new one
+    kept = layout.blocks.spare()
+    if kept is None:
+        raw = np.empty(layout.block.itemsize, np.uint8)  # (a byte buffer: its address at once)
+        base = address(raw)
+        kept = layout.blocks.keep(raw, _outputs(np.ndarray((), layout.block, raw)),
+                                  [base + at for at in layout.bytes])
+    c.throttle, c.command, c.drive_applied, c.drive_torque = kept[3]
     starts = _LIB.pvu_standard_commands(c)
-    return (*_outputs(block), starts)
+    return (*kept[1], starts)

@@ -153,7 +153,7 @@ class Guard:
 
     def after(self, s: SimState) -> None:
         self.steps += 1
-        if self._surely_healthy(s) and not s.faulted.any():
+        if self._surely_healthy(s) and not np.count_nonzero(s.faulted):  # (count_nonzero: a fraction of any()'s time)
             return
         reason = self.faults(s)
         new = (reason >= 0) & ~s.faulted
