@@ -11,7 +11,7 @@ import pytest
 from test_sim_row_solver import DT, _cars
 
 from physxvehicle_usd.read import read_stage
-from physxvehicle_usd.sim import Simulator, commands, pipeline
+from physxvehicle_usd.sim import Simulator, commands, memo, pipeline
 from physxvehicle_usd.sim.drivetrain import _differential_state, differential_state
 from physxvehicle_usd.sim.memo import Blocks, LastValue, SameInputs
 from physxvehicle_usd.sim.suspension import steered_axle, steered_wheel_offset, update_compliance
@@ -196,8 +196,14 @@ def test_a_parameter_assigned_anew_counts_as_replaced():
     assert p.edits == edits + 2
 
 
-def test_a_kept_block_is_taken_again_only_where_no_one_else_holds_it():
-    """memo.Blocks: a block whose arrays (or views of them) someone holds is never spare; let go, it is."""
+@pytest.mark.parametrize("compiled", [True, False])
+def test_a_kept_block_is_taken_again_only_where_no_one_else_holds_it(compiled, monkeypatch):
+    """memo.Blocks: a block whose arrays (or views of them) someone holds is never spare; let go, it is. The counts read
+    in C (sim/_kept_blocks.c) and in Python alike."""
+    if compiled and memo._SPARE_BLOCK is None:
+        pytest.skip("the extension is not built")
+    if not compiled:
+        monkeypatch.setattr(memo, "_SPARE_BLOCK", None)
     blocks = Blocks(2)
     raw = np.zeros(64, np.uint8)
     arrays = (raw[:16].view(np.float32), raw[16:32].view(np.int32))

@@ -11,6 +11,7 @@ them.
 """
 from __future__ import annotations
 
+import ctypes
 import operator
 import weakref
 from collections.abc import Callable, Hashable
@@ -18,6 +19,8 @@ from sys import getrefcount
 from typing import Any
 
 import numpy as np
+
+from .extension import open_object_function
 
 
 class LastValue:
@@ -71,6 +74,9 @@ class SameInputs:
         return value
 
 
+_SPARE_BLOCK = open_object_function("pvu_spare_block", [ctypes.py_object])  # (`Blocks.spare`'s test in C)
+
+
 class Blocks:
     """The blocks of arrays a compiled call writes its results into, kept to be written again where no one else holds
     them: whoever holds a result of one call (the state, the guard's snapshot, a caller's reference, a view of it)
@@ -83,7 +89,11 @@ class Blocks:
         self.blocks: list[tuple] = []  # (bytes, arrays, their references when kept, what the caller keeps)
 
     def spare(self) -> tuple | None:
-        """A kept block no one else holds: (bytes, arrays, references, the caller's); None where each is held."""
+        """A kept block no one else holds: (bytes, arrays, references, the caller's); None where each is held. In one
+        C call where the extension is built (sim/_kept_blocks.c: the same counts)."""
+        if _SPARE_BLOCK is not None:
+            k = _SPARE_BLOCK(self.blocks)
+            return self.blocks[k] if k >= 0 else None
         for kept in self.blocks:
             if getrefcount(kept[0]) == 2 + len(kept[1]) and sum(map(getrefcount, kept[1])) == kept[2]:
                 return kept
