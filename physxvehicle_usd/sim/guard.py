@@ -63,7 +63,9 @@ class Guard:
         self._copies: list[np.ndarray] = []
         self._copy_table: CopyTable | None = None  # the copies' (sim/extension.py)
         self._arrays: tuple | None = None  # SimState's arrays: those held and those copied, with getters of each
-        self._limits: tuple | None = None  # `_surely_healthy`'s: where each array starts in its values, their bounds
+        # `_surely_healthy`'s: where each array starts in its values, their bounds (and for the C call: as float64,
+        # their address, whether the values are float64)
+        self._limits: tuple | None = None
         self._out: dict[str, np.ndarray] = {}
 
     def before(self, s: SimState) -> None:
@@ -101,7 +103,7 @@ class Guard:
         checked = _checked_values(s)
         limits = self._limits
         if limits is not None and _ALL_WITHIN is not None:  # in one C call where the arrays are of the bounds' type
-            within = _ALL_WITHIN(checked, limits[4], limits[1].dtype == np.float64)
+            within = _ALL_WITHIN(checked, limits[4], limits[5])
             if within >= 0:
                 return bool(within)
         values = np.abs(np.concatenate(checked, axis=None))  # (axis None: each flattened)
@@ -118,7 +120,8 @@ class Guard:
             starts = np.cumsum([0] + sizes[:-1])
             bounds = np.array(bounds, values.dtype)
             wide = bounds.astype(np.float64)  # (for the C call: exact, float32's or float64's, and its address)
-            limits = self._limits = (starts, bounds, min(sizes) > 0, wide, wide.ctypes.data)
+            limits = self._limits = (starts, bounds, min(sizes) > 0, wide, wide.ctypes.data,
+                                     bounds.dtype == np.float64)
         starts, bounds, sized = limits[:3]
         if not sized:  # (an empty array: reduceat's segments would not be its values)
             return False

@@ -38,7 +38,10 @@ class LastValue:
         the same sources (any parameter replaced since counts one, the sources' included); else each source is
         compared by identity."""
         last = self._entries.get(id(p))
-        edits = getattr(p, "edits", None)
+        try:
+            edits = p.edits
+        except AttributeError:  # (not a SimParams)
+            edits = None
         if last is not None and last[0] == key and (
                 last[1] == edits if edits is not None else all(map(operator.is_, last[2], self._sources(p)))):
             return last[3]
