@@ -14,6 +14,7 @@ import ctypes
 import operator
 import weakref
 from operator import is_not
+from typing import NamedTuple
 
 import numpy as np
 
@@ -162,6 +163,33 @@ _HELD_INPUTS = ("offset", "axis_lat", "axis_lng", "brake_torque", "diff_ratio", 
 _ALIGN = 64  # the arrays of a step's block start at multiples of this many bytes
 
 
+_TYPED = "as_"  # a step block's field of the state (or ground flags) in its own type: "as_" + its name
+
+
+class _TypedLayout(NamedTuple):
+    """Where a step block holds the state whose type is not the kernel's, and the wheels' ground flags, in their own
+    types: `run_substeps` converts the kernel's results into them in one C call (extension.copy_all: the casts
+    astype makes)."""
+
+    differing: int  # the bit mask of those state fields, as extension.copy_all reports a step's
+    indices: tuple  # their indices in _STATE_FIELDS
+    names: tuple  # their names
+    fields: tuple  # the block's fields of them in their own types, then the ground flags' (bool)
+    table: object  # the copy table into those fields (offsets past the block's address; None: numpy's astype)
+
+
+class _Typed(NamedTuple):
+    """One step block's `_TypedLayout`: the kernel's arrays to convert (the state's, then the ground flags'), the copy
+    table and the block's address, and the arrays of the state's own types (by `names`) and of the flags."""
+
+    sources: tuple
+    table: object
+    base: int
+    names: tuple
+    state: tuple
+    on_ground: np.ndarray
+
+
 class _Prepared:
     """One SimParams' struct, set up once: the batch's parameters, a buffer for each of the step's inputs and for the
     state the kernel reads only, each pointed to once, and the layout of the block of new arrays each step gets for the
@@ -226,11 +254,13 @@ class _Prepared:
         copy_into(fresh, table, self.fresh_buffers)
         self.state_read(s)
 
-    def step_arrays(self, s: SimState, V: int, W: int) -> tuple[tuple, dict[str, np.ndarray], list]:
+    def step_arrays(self, s: SimState, V: int, W: int) -> tuple[tuple, dict[str, np.ndarray], list, tuple | None]:
         """Arrays for this step no one else holds: the state the kernel writes, holding the state's values (in
         _STATE_FIELDS order), and the outputs (by key, a new dict); all fields of one structured block (a field's view
         costs a fraction of an array's own allocation), each field of the struct pointed at its view. Also (name,
-        index of its view, dtype) of the state whose own type is not the kernel's (the caller converts those back).
+        index of its view, dtype) of the state whose own type is not the kernel's (the caller converts those back),
+        and the block's arrays of those types to convert them into (`_Typed`; None where the state's types are not
+        the ones the block was laid out for).
 
         The block is one of the last steps' where no one else holds any of its arrays or a view of them (sim/memo.py
         `Blocks`: the state and the guard's snapshot have moved on to the last step's), else a new one.
@@ -241,17 +271,17 @@ class _Prepared:
         values = _state_values(s)
         layout = self.layout
         if layout is None:
-            layout = self._new_layout(tuple(value.shape for value in values), V, W)
+            layout = self._new_layout(values, V, W)
         table = layout[4]
         kept = self.blocks.spare()
         if kept is None:
             kept = self._new_block(layout)
-        base, views, pointers, outputs, conversions = kept[3]
+        base, views, pointers, outputs, conversions, typed = kept[3]
         differing = None if table is None else copy_all(values, table, base)
         if differing is None:  # (numpy's copies: another layout where the state's shapes changed)
             shapes = tuple(value.shape for value in values)
             if shapes != layout[0]:
-                self._new_layout(shapes, V, W)
+                self._new_layout(values, V, W)
                 return self.step_arrays(s, V, W)
             differing = 0
             for k, value in enumerate(values):
@@ -263,21 +293,26 @@ class _Prepared:
         if converted is None:
             converted = conversions[differing] = [(_STATE_FIELDS[k], k, values[k].dtype) for k in _STATE_RANGE
                                                   if differing >> k & 1]
-        return views, outputs.copy(), converted
+        return views, outputs.copy(), converted, typed if differing == layout[5].differing else None
 
     def _new_block(self, layout: tuple) -> tuple:
         """A new block of `layout`, kept (`Blocks.keep`) with its address, the state's views, the struct's pointer
-        words into it, the outputs by key and `step_arrays`' conversions by bit mask."""
-        _, block, _, offsets, _ = layout
+        words into it, the outputs by key, `step_arrays`' conversions by bit mask and its `_Typed`."""
+        _, block, _, offsets, _, spec = layout
         raw = np.empty(block.itemsize, np.uint8)
         arrays = np.ndarray((), block, raw)  # (the constructor: half a view's checks)
         base = address(raw)
         views = _state_views(arrays)
         outputs = dict(zip(_OUTPUT_KEYS, _output_views(arrays)))
-        return self.blocks.keep(raw, views + tuple(outputs.values()), (base, views, base + offsets, outputs, {}))
+        typed = _Typed(tuple(views[k] for k in spec.indices) + (outputs["isOnGround"],), spec.table, base, spec.names,
+                       tuple(arrays[name] for name in spec.fields[:-1]), arrays[spec.fields[-1]])
+        # (no name here refers to one of the arrays alone: Blocks counts the references of what keeps them)
+        return self.blocks.keep(raw, views + tuple(outputs.values()) + typed.state + (typed.on_ground,),
+                                (base, views, base + offsets, outputs, {}, typed))
 
-    def _new_layout(self, shapes: tuple, V: int, W: int) -> tuple:
-        """The step block's layout for state of these shapes (`layout`)."""
+    def _new_layout(self, values: tuple, V: int, W: int) -> tuple:
+        """The step block's layout for state of these values' shapes and types (`layout`)."""
+        shapes = tuple(value.shape for value in values)
         fields = [(name, shape, np.dtype(_FIELD_KIND[name])) for name, shape in zip(_STATE_FIELDS, shapes)]
         fields += [(_OUTPUT + key, (3, V, W) if key in _VECTOR_OUTPUTS else (V, W),
                     np.dtype(_FIELD_KIND[_OUTPUT + key])) for key in _OUTPUT_KEYS]
@@ -285,9 +320,21 @@ class _Prepared:
         for _, shape, dtype in fields:
             offsets.append(size)
             size += -(-int(np.prod(shape)) * dtype.itemsize // _ALIGN) * _ALIGN
-        block = np.dtype({"names": [name for name, _, _ in fields],
-                          "formats": [(dtype, shape) for _, shape, dtype in fields],
-                          "offsets": offsets, "itemsize": max(size, _ALIGN)})
+        # after the struct's fields, the state of another type than the kernel's and the wheels' ground flags, in their
+        # own types (`_Typed`)
+        indices = [k for k, value in enumerate(values) if value.dtype != _KINDS[k]]
+        typed = [(_TYPED + _STATE_FIELDS[k], shapes[k], values[k].dtype) for k in indices]
+        typed.append((_TYPED + "isOnGround", (V, W), np.dtype(np.bool_)))
+        typed_offsets = []
+        for _, shape, dtype in typed:
+            typed_offsets.append(size)
+            size += -(-int(np.prod(shape)) * dtype.itemsize // _ALIGN) * _ALIGN
+        spec = _TypedLayout(sum(1 << k for k in indices), tuple(indices),
+                            tuple(_STATE_FIELDS[k] for k in indices), tuple(name for name, _, _ in typed),
+                            copy_table((np.empty(shape, dtype) for _, shape, dtype in typed), typed_offsets))
+        block = np.dtype({"names": [name for name, _, _ in fields + typed],
+                          "formats": [(dtype, shape) for _, shape, dtype in fields + typed],
+                          "offsets": offsets + typed_offsets, "itemsize": max(size, _ALIGN)})
         # the struct's pointer fields as int64 words (pointers sit at multiples of 8 bytes): one vector store
         # sets them all
         assert all(getattr(_Batch, name).offset % 8 == 0 for name, _, _ in fields)
@@ -295,7 +342,7 @@ class _Prepared:
         # the state fields' copy table (offsets past a block's address; None: numpy copies them)
         table = copy_table((np.empty(shape, dtype) for _, shape, dtype in fields[:len(_STATE_FIELDS)]),
                            offsets[:len(_STATE_FIELDS)])
-        self.layout = (shapes, block, slots, np.array(offsets, np.int64), table)
+        self.layout = (shapes, block, slots, np.array(offsets, np.int64), table, spec)
         self.blocks.clear()  # (blocks of another layout: not taken again)
         return self.layout
 
@@ -360,14 +407,20 @@ def run_substeps(p: SimParams, s: SimState, road, offset: np.ndarray, axle: np.n
     elif not c.still_road:
         c.inputs["road_velocity"].fill(0.0)
         c.still_road = True
-    views, out, converted = c.step_arrays(s, p.V, p.W)
+    views, out, converted, typed = c.step_arrays(s, p.V, p.W)
     status = _LIB.pvu_substeps(ctypes.byref(batch))
     if status != 0:
         raise RuntimeError(f"compiled substeps failed with status {status}")
     state = vars(s)
     state.update(zip(_STATE_FIELDS, views))
-    for name, k, dtype in converted:  # back to the state's own types (bool flags, int64 gears)
-        state[name] = views[k].astype(dtype)
-    out["isOnGround"] = out["isOnGround"].astype(bool)
+    # back to the state's own types (bool flags, int64 gears) and bool ground flags: in one C call into the block's
+    # arrays of those types where it has them, else numpy's astype
+    if typed is not None and typed.table is not None and copy_all(typed.sources, typed.table, typed.base) is not None:
+        state.update(zip(typed.names, typed.state))
+        out["isOnGround"] = typed.on_ground
+    else:
+        for name, k, dtype in converted:
+            state[name] = views[k].astype(dtype)
+        out["isOnGround"] = out["isOnGround"].astype(bool)
     out["_toe"] = np.array(toe, dtype=p.dtype)
     return out
