@@ -383,8 +383,9 @@ def run_substeps(p: SimParams, s: SimState, road, offset: np.ndarray, axle: np.n
     loop and `wheel.update_rotation_angle` do. road_velocity (3, V, W): the velocity of what each wheel stands on
     (None: all still).
 
-    Replaces the state arrays the substeps change with new ones (the numerical guard keeps the old ones as
-    its snapshot) and returns the telemetry outputs of each vehicle's last substep.
+    Replaces the state arrays the substeps change with others (the numerical guard keeps the old ones as its
+    snapshot): a block of arrays no one else holds, new or an earlier step's that nothing refers to any more
+    (sim/memo.py Blocks). Returns the telemetry outputs of each vehicle's last substep (of that block too).
     """
     c = _prepared(p)
     batch = c.batch

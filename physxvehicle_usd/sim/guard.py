@@ -70,7 +70,8 @@ class Guard:
 
     def before(self, s: SimState) -> None:
         # The kernels replace multi-dimensional state arrays instead of writing into them (end_step_physx
-        # writes into the velocities it has just replaced), so references snapshot those; the 1-D
+        # writes into the velocities it has just replaced; the compiled substeps write into a block of arrays no one
+        # else holds, which this reference keeps from being taken again), so references snapshot those; the 1-D
         # per-vehicle arrays (autobox timers and flags are updated in place) are copied, which is cheap.
         if self._arrays is None:  # (SimState's arrays keep their names and shapes)
             arrays = [(f.name, getattr(s, f.name)) for f in dataclasses.fields(s)]
