@@ -257,3 +257,27 @@ def test_vehicles_shifting_in_different_substeps_step_alike_in_any_lane():
         assert np.array_equal(getattr(part.state, name)[1:], getattr(whole.state, name)[9:]), name
     for name in ("linear_velocity", "angular_velocity", "body_position", "body_orientation"):
         assert np.array_equal(getattr(part.state, name)[:, 1:], getattr(whole.state, name)[:, 9:]), name
+
+
+@needs_kernel
+def test_the_state_keeps_its_own_types_through_the_kernel():
+    """The kernel's int32 flags and gears come back as the state's types (bool, int64) and the ground flags as bool:
+    converted into the step block's arrays of those types in one call, or by astype where a state array's type is not
+    the one the block was laid out for (here the gears made int32 between two steps): the same values either way."""
+    description = read_stage(preset_stage(car_spec("standard")))
+    ours = Simulator.from_description(copy.deepcopy(description), DT)
+    reference = Simulator.from_description(copy.deepcopy(description), DT, options=StepOptions(compiled=False))
+    assert ours.options.compiled
+    for step in range(30):
+        for sim in (ours, reference):
+            sim.step({"accelerator": np.ones(1)})
+        if step == 14:
+            ours.state.current_gear = ours.state.current_gear.astype(np.int32)
+        expected_gear = np.dtype(np.int32) if step >= 14 else np.dtype(np.int64)
+        assert ours.state.current_gear.dtype == expected_gear
+        for name in ("jounce_specified", "sticky_lng", "sticky_lat"):
+            assert getattr(ours.state, name).dtype == np.bool_, name
+            assert np.array_equal(getattr(ours.state, name), getattr(reference.state, name)), name
+        assert ours.state.out["isOnGround"].dtype == np.bool_
+        assert np.array_equal(ours.state.out["isOnGround"], reference.state.out["isOnGround"])
+        assert np.array_equal(ours.state.current_gear, reference.state.current_gear)

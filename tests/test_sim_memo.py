@@ -11,9 +11,9 @@ import pytest
 from test_sim_row_solver import DT, _cars
 
 from physxvehicle_usd.read import read_stage
-from physxvehicle_usd.sim import Simulator, commands, pipeline
+from physxvehicle_usd.sim import Simulator, commands, memo, pipeline
 from physxvehicle_usd.sim.drivetrain import _differential_state, differential_state
-from physxvehicle_usd.sim.memo import LastValue, SameInputs
+from physxvehicle_usd.sim.memo import Blocks, LastValue, SameInputs
 from physxvehicle_usd.sim.suspension import steered_axle, steered_wheel_offset, update_compliance
 from physxvehicle_usd.sim.tire import wheel_axes_body
 
@@ -171,3 +171,80 @@ def test_a_run_that_steers_matches_one_that_keeps_nothing():
     for name in ("body_position", "body_orientation", "linear_velocity", "angular_velocity", "jounce",
                  "rotation_speed", "engine_omega"):
         assert _same_bits(getattr(runs[0], name), getattr(runs[1], name)), name
+
+
+def test_a_parameter_assigned_anew_counts_as_replaced():
+    """SimParams counts the assignments to its attributes (`edits`), and LastValue keeps a value while that count holds:
+    an assignment of any parameter, even of the same array or of one the value does not read, makes it anew (the safe
+    side); reading never counts."""
+    p = copy.copy(Simulator.from_description(read_stage(_cars(1)), DT).params)
+    kept, calls = LastValue("response_max"), []
+
+    def compute():
+        calls.append(1)
+        return p.response_max * 2.0
+
+    first = kept.get(p, None, compute)
+    assert kept.get(p, None, compute) is first and len(calls) == 1
+    edits = p.edits
+    _ = p.wheel_attachment_position, p.response_max  # (reads)
+    assert p.edits == edits and "edits" not in vars(p)  # (not among the parameters)
+    p.toe_const = p.toe_const  # (the same array again: still counted)
+    assert p.edits == edits + 1
+    assert kept.get(p, None, compute) is not first and len(calls) == 2
+    del p.toe_const
+    assert p.edits == edits + 2
+
+
+@pytest.mark.parametrize("compiled", [True, False])
+def test_a_kept_block_is_taken_again_only_where_no_one_else_holds_it(compiled, monkeypatch):
+    """memo.Blocks: a block whose arrays (or views of them) someone holds is never spare; let go, it is. The counts read
+    in C (sim/_kept_blocks.c) and in Python alike."""
+    if compiled and memo._SPARE_BLOCK is None:
+        pytest.skip("the extension is not built")
+    if not compiled:
+        monkeypatch.setattr(memo, "_SPARE_BLOCK", None)
+    blocks = Blocks(2)
+    raw = np.zeros(64, np.uint8)
+    arrays = (raw[:16].view(np.float32), raw[16:32].view(np.int32))
+    kept = blocks.keep(raw, arrays)
+    del raw
+    assert blocks.spare() is kept
+    held = kept[1][0]  # the caller's reference to an array
+    assert blocks.spare() is None
+    del held
+    view = kept[1][1][1:]  # a view of one (its base is the block's bytes)
+    assert blocks.spare() is None
+    del view
+    assert blocks.spare() is kept
+    other = blocks.keep(np.zeros(8, np.uint8)[:], ())
+    third = blocks.keep(np.zeros(8, np.uint8), ())  # (two kept: the first let go)
+    assert blocks.blocks == [other, third]
+
+
+def test_a_step_never_writes_into_the_arrays_a_caller_holds_from_an_earlier_step():
+    """The compiled step writes into a block of a step before where no one holds its arrays (sim/memo.py Blocks): the
+    state's arrays, the outputs and the commands' a caller holds stay as they were, while a run whose arrays no one
+    holds takes the same two blocks step after step."""
+    sim = Simulator.from_description(read_stage(_cars(2)), DT)
+    controls = {"accelerator": np.full(sim.params.V, 0.8), "steer": np.full(sim.params.V, 0.2)}
+    for _ in range(3):
+        sim.step(controls)
+    held = {name: getattr(sim.state, name) for name in ("body_position", "jounce", "rotation_speed", "engine_omega")}
+    held_out = sim.state.out["tireForce"]
+    wheel_view = sim.state.rotation_speed[:, 1:]
+    before = {name: value.copy() for name, value in held.items()}
+    before_out, before_view = held_out.copy(), wheel_view.copy()
+    for _ in range(6):
+        sim.step(controls)
+    for name, value in held.items():
+        assert getattr(sim.state, name) is not value and _same_bits(value, before[name]), name
+    assert _same_bits(held_out, before_out) and _same_bits(wheel_view, before_view)
+    del held, held_out, wheel_view
+    for _ in range(2):
+        sim.step(controls)
+    bases = set()
+    for _ in range(6):
+        sim.step(controls)
+        bases.add(id(sim.state.jounce.base))
+    assert len(bases) == 2  # (nothing held: the two blocks in turn)

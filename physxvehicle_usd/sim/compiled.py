@@ -14,12 +14,14 @@ import ctypes
 import operator
 import weakref
 from operator import is_not
+from typing import NamedTuple
 
 import numpy as np
 
 from ..runtime.vehicle2 import NEUTRAL_GEAR
 from .declare import FLT_MIN
 from .extension import address, copy_all, copy_into, copy_table, extension_path, open_extension
+from .memo import Blocks
 from .state import SimParams, SimState
 from .subsystems import DERIVED, PARAMS, STATES
 
@@ -135,8 +137,11 @@ def available() -> bool:
 
 def covers(p: SimParams) -> bool:
     """Whether the C kernel implements every part of this batch's substeps."""
-    return (_LIB is not None and p.dtype == np.float32 and p.compliance_const and p.tank_ids.size == 0
+    return (_LIB is not None and p.dtype == _FLOAT32 and p.compliance_const and p.tank_ids.size == 0
             and p.W <= 16 and p.V > 0)
+
+
+_FLOAT32 = np.dtype(np.float32)  # (a dtype compares with a dtype several times faster than with a scalar type)
 
 
 # This step's inputs, by the kernel's field names, and their shapes ("V": per vehicle, "VW": per wheel, "3VW": a vector
@@ -156,6 +161,33 @@ _FRESH_INPUTS = ("n_sub", "dt_sub", "throttle", "road_hit", "road_normal", "road
                  "drive_torque", "brake_applied", "drive_applied")
 _HELD_INPUTS = ("offset", "axis_lat", "axis_lng", "brake_torque", "diff_ratio", "diff_ave", "diff_connected", "axle")
 _ALIGN = 64  # the arrays of a step's block start at multiples of this many bytes
+
+
+_TYPED = "as_"  # a step block's field of the state (or ground flags) in its own type: "as_" + its name
+
+
+class _TypedLayout(NamedTuple):
+    """Where a step block holds the state whose type is not the kernel's, and the wheels' ground flags, in their own
+    types: `run_substeps` converts the kernel's results into them in one C call (extension.copy_all: the casts
+    astype makes)."""
+
+    differing: int  # the bit mask of those state fields, as extension.copy_all reports a step's
+    indices: tuple  # their indices in _STATE_FIELDS
+    names: tuple  # their names
+    fields: tuple  # the block's fields of them in their own types, then the ground flags' (bool)
+    table: object  # the copy table into those fields (offsets past the block's address; None: numpy's astype)
+
+
+class _Typed(NamedTuple):
+    """One step block's `_TypedLayout`: the kernel's arrays to convert (the state's, then the ground flags'), the copy
+    table and the block's address, and the arrays of the state's own types (by `names`) and of the flags."""
+
+    sources: tuple
+    table: object
+    base: int
+    names: tuple
+    state: tuple
+    on_ground: np.ndarray
 
 
 class _Prepared:
@@ -191,6 +223,7 @@ class _Prepared:
         self.read: dict[str, np.ndarray] = {}  # the state the kernel reads only, by name (`state_read`)
         # the step block's (state shapes, dtype, pointer slots, field offsets, copy table of the state fields)
         self.layout: tuple | None = None
+        self.blocks = Blocks(_KEPT_BLOCKS)  # the last steps' blocks of the layout, for `step_arrays` to take again
         self.words = np.frombuffer(self.batch, np.int64, ctypes.sizeof(_Batch) // 8)  # the struct's memory
 
     def _point(self, name: str, array: np.ndarray) -> np.ndarray:
@@ -221,11 +254,16 @@ class _Prepared:
         copy_into(fresh, table, self.fresh_buffers)
         self.state_read(s)
 
-    def step_arrays(self, s: SimState, V: int, W: int) -> tuple[tuple, dict[str, np.ndarray], list]:
-        """New arrays for this step: the state the kernel writes, holding the state's values (in _STATE_FIELDS order),
-        and the outputs (by key); all fields of one new structured array (a field's view costs a fraction of an
-        array's own allocation), each field of the struct pointed at its view. Also (name, view, dtype) of the state
-        whose own type is not the kernel's (the caller converts those back).
+    def step_arrays(self, s: SimState, V: int, W: int) -> tuple[tuple, dict[str, np.ndarray], list, tuple | None]:
+        """Arrays for this step no one else holds: the state the kernel writes, holding the state's values (in
+        _STATE_FIELDS order), and the outputs (by key, a new dict); all fields of one structured block (a field's view
+        costs a fraction of an array's own allocation), each field of the struct pointed at its view. Also (name,
+        index of its view, dtype) of the state whose own type is not the kernel's (the caller converts those back),
+        and the block's arrays of those types to convert them into (`_Typed`; None where the state's types are not
+        the ones the block was laid out for).
+
+        The block is one of the last steps' where no one else holds any of its arrays or a view of them (sim/memo.py
+        `Blocks`: the state and the guard's snapshot have moved on to the last step's), else a new one.
 
         The state's values are copied into the block in one C call (extension.copy_into: numpy's casts), where each
         is C-contiguous and of the shape the block was laid out for; else by numpy, and a new layout where the shapes
@@ -233,33 +271,48 @@ class _Prepared:
         values = _state_values(s)
         layout = self.layout
         if layout is None:
-            layout = self._new_layout(tuple(value.shape for value in values), V, W)
-        _, block, slots, offsets, table = layout
-        raw = np.empty(block.itemsize, np.uint8)
-        arrays = np.ndarray((), block, raw)  # (the constructor: half a view's checks)
-        base = address(raw)
+            layout = self._new_layout(values, V, W)
+        table = layout[4]
+        kept = self.blocks.spare()
+        if kept is None:
+            kept = self._new_block(layout)
+        base, views, pointers, outputs, conversions, typed = kept[3]
         differing = None if table is None else copy_all(values, table, base)
         if differing is None:  # (numpy's copies: another layout where the state's shapes changed)
             shapes = tuple(value.shape for value in values)
             if shapes != layout[0]:
-                self._new_layout(shapes, V, W)
+                self._new_layout(values, V, W)
                 return self.step_arrays(s, V, W)
-            views = _state_views(arrays)
             differing = 0
             for k, value in enumerate(values):
                 np.copyto(views[k], value, casting="unsafe")
                 differing |= (value.dtype != _KINDS[k]) << k
-        self.words[slots] = base + offsets
-        views = _state_views(arrays)
+        self.words[layout[2]] = pointers
         # (the state of another type: replaced by the caller with the kernel's results converted to its type)
-        differ = _DIFFERING.get(differing)
-        if differ is None:
-            differ = _DIFFERING[differing] = [k for k in _STATE_RANGE if differing >> k & 1]
-        converted = [(_STATE_FIELDS[k], views[k], values[k].dtype) for k in differ]
-        return views, dict(zip(_OUTPUT_KEYS, _output_views(arrays))), converted
+        converted = conversions.get(differing)
+        if converted is None:
+            converted = conversions[differing] = [(_STATE_FIELDS[k], k, values[k].dtype) for k in _STATE_RANGE
+                                                  if differing >> k & 1]
+        return views, outputs.copy(), converted, typed if differing == layout[5].differing else None
 
-    def _new_layout(self, shapes: tuple, V: int, W: int) -> tuple:
-        """The step block's layout for state of these shapes (`layout`)."""
+    def _new_block(self, layout: tuple) -> tuple:
+        """A new block of `layout`, kept (`Blocks.keep`) with its address, the state's views, the struct's pointer
+        words into it, the outputs by key, `step_arrays`' conversions by bit mask and its `_Typed`."""
+        _, block, _, offsets, _, spec = layout
+        raw = np.empty(block.itemsize, np.uint8)
+        arrays = np.ndarray((), block, raw)  # (the constructor: half a view's checks)
+        base = address(raw)
+        views = _state_views(arrays)
+        outputs = dict(zip(_OUTPUT_KEYS, _output_views(arrays)))
+        typed = _Typed(tuple(views[k] for k in spec.indices) + (outputs["isOnGround"],), spec.table, base, spec.names,
+                       tuple(arrays[name] for name in spec.fields[:-1]), arrays[spec.fields[-1]])
+        # (no name here refers to one of the arrays alone: Blocks counts the references of what keeps them)
+        return self.blocks.keep(raw, views + tuple(outputs.values()) + typed.state + (typed.on_ground,),
+                                (base, views, base + offsets, outputs, {}, typed))
+
+    def _new_layout(self, values: tuple, V: int, W: int) -> tuple:
+        """The step block's layout for state of these values' shapes and types (`layout`)."""
+        shapes = tuple(value.shape for value in values)
         fields = [(name, shape, np.dtype(_FIELD_KIND[name])) for name, shape in zip(_STATE_FIELDS, shapes)]
         fields += [(_OUTPUT + key, (3, V, W) if key in _VECTOR_OUTPUTS else (V, W),
                     np.dtype(_FIELD_KIND[_OUTPUT + key])) for key in _OUTPUT_KEYS]
@@ -267,9 +320,21 @@ class _Prepared:
         for _, shape, dtype in fields:
             offsets.append(size)
             size += -(-int(np.prod(shape)) * dtype.itemsize // _ALIGN) * _ALIGN
-        block = np.dtype({"names": [name for name, _, _ in fields],
-                          "formats": [(dtype, shape) for _, shape, dtype in fields],
-                          "offsets": offsets, "itemsize": max(size, _ALIGN)})
+        # after the struct's fields, the state of another type than the kernel's and the wheels' ground flags, in their
+        # own types (`_Typed`)
+        indices = [k for k, value in enumerate(values) if value.dtype != _KINDS[k]]
+        typed = [(_TYPED + _STATE_FIELDS[k], shapes[k], values[k].dtype) for k in indices]
+        typed.append((_TYPED + "isOnGround", (V, W), np.dtype(np.bool_)))
+        typed_offsets = []
+        for _, shape, dtype in typed:
+            typed_offsets.append(size)
+            size += -(-int(np.prod(shape)) * dtype.itemsize // _ALIGN) * _ALIGN
+        spec = _TypedLayout(sum(1 << k for k in indices), tuple(indices),
+                            tuple(_STATE_FIELDS[k] for k in indices), tuple(name for name, _, _ in typed),
+                            copy_table((np.empty(shape, dtype) for _, shape, dtype in typed), typed_offsets))
+        block = np.dtype({"names": [name for name, _, _ in fields + typed],
+                          "formats": [(dtype, shape) for _, shape, dtype in fields + typed],
+                          "offsets": offsets + typed_offsets, "itemsize": max(size, _ALIGN)})
         # the struct's pointer fields as int64 words (pointers sit at multiples of 8 bytes): one vector store
         # sets them all
         assert all(getattr(_Batch, name).offset % 8 == 0 for name, _, _ in fields)
@@ -277,7 +342,8 @@ class _Prepared:
         # the state fields' copy table (offsets past a block's address; None: numpy copies them)
         table = copy_table((np.empty(shape, dtype) for _, shape, dtype in fields[:len(_STATE_FIELDS)]),
                            offsets[:len(_STATE_FIELDS)])
-        self.layout = (shapes, block, slots, np.array(offsets, np.int64), table)
+        self.layout = (shapes, block, slots, np.array(offsets, np.int64), table, spec)
+        self.blocks.clear()  # (blocks of another layout: not taken again)
         return self.layout
 
 
@@ -288,12 +354,14 @@ _state_views = operator.itemgetter(*_STATE_FIELDS)
 _output_views = operator.itemgetter(*(_OUTPUT + key for key in _OUTPUT_KEYS))
 _STATE_RANGE = range(len(_STATE_FIELDS))
 _KINDS = tuple(np.dtype(_FIELD_KIND[name]) for name in _STATE_FIELDS)  # their element types in the kernel
-_DIFFERING: dict[int, list[int]] = {}  # `step_arrays`' bit masks of the state of another type, as lists of indices
+# the blocks a struct keeps (`_Prepared.step_arrays`): the state (and the guard's snapshot) holds the last step's, so
+# the other is free again where no one else holds it
+_KEPT_BLOCKS = 2
 
 
-def _state_read_values(s: SimState) -> tuple:
-    """The state the kernel reads only, in _STATE_READ order."""
-    return tuple(getattr(s, name) for name in _STATE_READ)
+# the state the kernel reads only, in _STATE_READ order (a tuple of one too)
+_state_read_values = (operator.attrgetter(*_STATE_READ) if len(_STATE_READ) > 1
+                      else lambda s, name=_STATE_READ[0]: (getattr(s, name),))
 
 
 _PREPARED: dict[int, _Prepared] = {}  # by id of a live SimParams (entries leave with it)
@@ -315,8 +383,9 @@ def run_substeps(p: SimParams, s: SimState, road, offset: np.ndarray, axle: np.n
     loop and `wheel.update_rotation_angle` do. road_velocity (3, V, W): the velocity of what each wheel stands on
     (None: all still).
 
-    Replaces the state arrays the substeps change with new ones (the numerical guard keeps the old ones as
-    its snapshot) and returns the telemetry outputs of each vehicle's last substep.
+    Replaces the state arrays the substeps change with others (the numerical guard keeps the old ones as its
+    snapshot): a block of arrays no one else holds, new or an earlier step's that nothing refers to any more
+    (sim/memo.py Blocks). Returns the telemetry outputs of each vehicle's last substep (of that block too).
     """
     c = _prepared(p)
     batch = c.batch
@@ -339,14 +408,20 @@ def run_substeps(p: SimParams, s: SimState, road, offset: np.ndarray, axle: np.n
     elif not c.still_road:
         c.inputs["road_velocity"].fill(0.0)
         c.still_road = True
-    views, out, converted = c.step_arrays(s, p.V, p.W)
+    views, out, converted, typed = c.step_arrays(s, p.V, p.W)
     status = _LIB.pvu_substeps(ctypes.byref(batch))
     if status != 0:
         raise RuntimeError(f"compiled substeps failed with status {status}")
     state = vars(s)
     state.update(zip(_STATE_FIELDS, views))
-    for name, view, dtype in converted:  # back to the state's own types (bool flags, int64 gears)
-        state[name] = view.astype(dtype)
-    out["isOnGround"] = out["isOnGround"].astype(bool)
+    # back to the state's own types (bool flags, int64 gears) and bool ground flags: in one C call into the block's
+    # arrays of those types where it has them, else numpy's astype
+    if typed is not None and typed.table is not None and copy_all(typed.sources, typed.table, typed.base) is not None:
+        state.update(zip(typed.names, typed.state))
+        out["isOnGround"] = typed.on_ground
+    else:
+        for name, k, dtype in converted:
+            state[name] = views[k].astype(dtype)
+        out["isOnGround"] = out["isOnGround"].astype(bool)
     out["_toe"] = np.array(toe, dtype=p.dtype)
     return out

@@ -3,7 +3,7 @@ loads): what it covers, and the call that replaces commands.update_commands' aut
 flags.
 
 For one car those are some thirty numpy calls on a few numbers each (the autobox in numpy scalars, the gear command's
-test, the engine's flags); here one C call writing into one new block a step. The numpy code stays the reference
+test, the engine's flags); here one C call writing into a block no one else holds. The numpy code stays the reference
 (tests/test_sim_compiled_commands.py holds the two to each other, to the bit).
 """
 from __future__ import annotations
@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..runtime.vehicle2 import AUTOMATIC_GEAR, NEUTRAL_GEAR
-from .extension import Kinds, address, addresses, check_struct_size, kind_addresses, open_extension
-from .memo import LastValue
+from .extension import Kinds, address, addresses, check_struct_size, open_extension, write_kind_addresses
+from .memo import Blocks, LastValue
 
 if TYPE_CHECKING:
     from .state import SimParams, SimState
@@ -32,8 +32,9 @@ _STATE = (("target_gear_command", np.int64), ("current_gear", np.int64), ("targe
           ("accelerator", np.float32), ("engine_omega", np.float32), ("autobox_active_shift", np.bool_),
           ("autobox_time_since_shift", np.float32))
 _state = operator.attrgetter(*(name for name, _ in _STATE))
-# (and the unbraked wheels' flags after them, then the wheel drive torque commands, whose type the drive torques take)
-_KINDS = Kinds([dtype for _, dtype in _STATE] + [np.bool_, np.float32], writable=(5, 6))
+# (and the unbraked wheels' flags after them)
+_KINDS = Kinds([dtype for _, dtype in _STATE] + [np.bool_], writable=(5, 6))
+_DRIVE_TORQUE = np.dtype(np.float32)  # the wheel drive torque commands' type, which the drive torques take
 
 
 class _Commands(ctypes.Structure):
@@ -60,7 +61,9 @@ _LIB = _load()
 # the state's fields of the struct, in _STATE's order, then the unbraked flags'
 _STATE_FIELDS = ("target_gear_command", "current_gear", "target_gear", "accelerator", "engine_omega", "active", "since",
                  "unbraked")
-_STATE_SLOTS = np.array([getattr(_Commands, name).offset // 8 for name in _STATE_FIELDS])
+# (side by side in the struct: one call writes their addresses)
+assert [getattr(_Commands, name).offset for name in _STATE_FIELDS] == [
+    getattr(_Commands, _STATE_FIELDS[0]).offset + 8 * k for k in range(len(_STATE_FIELDS))]
 _OUTPUTS = ("throttle", "command", "drive_applied", "drive_torque")
 _outputs = operator.itemgetter(*_OUTPUTS)
 
@@ -88,11 +91,13 @@ class _Layout:
         c.V, c.W, c.G, c.neutral, c.automatic = V, p.W, G, NEUTRAL_GEAR, AUTOMATIC_GEAR
         (c.autobox_on, c.has_autobox, c.is_standard, c.nb_gears, c.latency, c.up, c.down, c.max_omega,
          c.clutch) = addresses(sources)
-        self.words = np.frombuffer(c, np.int64, ctypes.sizeof(_Commands) // 8)
         self.block = np.dtype([("command", np.int64, (V,)), ("throttle", np.float32, (V,)),
                                ("drive_torque", np.float32, (V, p.W)), ("drive_applied", np.bool_, (V, p.W))],
                               align=True)
         self.bytes = [self.block.fields[name][1] for name in _OUTPUTS]
+        self.blocks = Blocks(2)  # the outputs' last blocks (the step's commands hold the last one while it runs)
+        self.pointed = None  # the block the struct's output pointers point into
+        self.state_at = ctypes.addressof(c) + getattr(_Commands, _STATE_FIELDS[0]).offset  # (the state's addresses)
 
 
 # the batch's `_Layout`, made again where one of the parameters it reads was replaced since (sim/memo.py)
@@ -111,15 +116,20 @@ def standard_commands(p: SimParams, s: SimState, dt: float, unbraked: np.ndarray
     layout = _LAYOUTS.get(p, None, lambda: _Layout(p))
     if not layout.covered:
         return None
-    at = kind_addresses(_state(s) + (unbraked, s.wheel_drive_torque), _KINDS)  # (the last: its type alone)
-    if at is None or unbraked.shape != (p.V, p.W):
+    if (unbraked.shape != (p.V, p.W) or s.wheel_drive_torque.dtype != _DRIVE_TORQUE
+            or not write_kind_addresses(_state(s) + (unbraked,), _KINDS, layout.state_at)):
         return None
     c = layout.call
     c.dt = dt
-    layout.words[_STATE_SLOTS] = at[:-1]
-    raw = np.empty(layout.block.itemsize, np.uint8)  # (a byte buffer: its address at once)
-    block = np.ndarray((), layout.block, raw)
-    base = address(raw)
-    c.throttle, c.command, c.drive_applied, c.drive_torque = [base + at for at in layout.bytes]
+    # the outputs' block: the last call's where no one holds its arrays any more (sim/memo.py Blocks), else a new one
+    kept = layout.blocks.spare()
+    if kept is None:
+        raw = np.empty(layout.block.itemsize, np.uint8)  # (a byte buffer: its address at once)
+        base = address(raw)
+        kept = layout.blocks.keep(raw, _outputs(np.ndarray((), layout.block, raw)),
+                                  [base + at for at in layout.bytes])
+    if layout.pointed is not kept:  # (the outputs' pointers: set where the block is another than the last call's)
+        c.throttle, c.command, c.drive_applied, c.drive_torque = kept[3]
+        layout.pointed = kept
     starts = _LIB.pvu_standard_commands(c)
-    return (*_outputs(block), starts)
+    return (*kept[1], starts)

@@ -63,12 +63,15 @@ class Guard:
         self._copies: list[np.ndarray] = []
         self._copy_table: CopyTable | None = None  # the copies' (sim/extension.py)
         self._arrays: tuple | None = None  # SimState's arrays: those held and those copied, with getters of each
-        self._limits: tuple | None = None  # `_surely_healthy`'s: where each array starts in its values, their bounds
+        # `_surely_healthy`'s: where each array starts in its values, their bounds (and for the C call: as float64,
+        # their address, whether the values are float64)
+        self._limits: tuple | None = None
         self._out: dict[str, np.ndarray] = {}
 
     def before(self, s: SimState) -> None:
         # The kernels replace multi-dimensional state arrays instead of writing into them (end_step_physx
-        # writes into the velocities it has just replaced), so references snapshot those; the 1-D
+        # writes into the velocities it has just replaced; the compiled substeps write into a block of arrays no one
+        # else holds, which this reference keeps from being taken again), so references snapshot those; the 1-D
         # per-vehicle arrays (autobox timers and flags are updated in place) are copied, which is cheap.
         if self._arrays is None:  # (SimState's arrays keep their names and shapes)
             arrays = [(f.name, getattr(s, f.name)) for f in dataclasses.fields(s)]
@@ -101,7 +104,7 @@ class Guard:
         checked = _checked_values(s)
         limits = self._limits
         if limits is not None and _ALL_WITHIN is not None:  # in one C call where the arrays are of the bounds' type
-            within = _ALL_WITHIN(checked, limits[4], limits[1].dtype == np.float64)
+            within = _ALL_WITHIN(checked, limits[4], limits[5])
             if within >= 0:
                 return bool(within)
         values = np.abs(np.concatenate(checked, axis=None))  # (axis None: each flattened)
@@ -118,7 +121,8 @@ class Guard:
             starts = np.cumsum([0] + sizes[:-1])
             bounds = np.array(bounds, values.dtype)
             wide = bounds.astype(np.float64)  # (for the C call: exact, float32's or float64's, and its address)
-            limits = self._limits = (starts, bounds, min(sizes) > 0, wide, wide.ctypes.data)
+            limits = self._limits = (starts, bounds, min(sizes) > 0, wide, wide.ctypes.data,
+                                     bounds.dtype == np.float64)
         starts, bounds, sized = limits[:3]
         if not sized:  # (an empty array: reduceat's segments would not be its values)
             return False
@@ -153,7 +157,7 @@ class Guard:
 
     def after(self, s: SimState) -> None:
         self.steps += 1
-        if self._surely_healthy(s) and not s.faulted.any():
+        if self._surely_healthy(s) and not np.count_nonzero(s.faulted):  # (count_nonzero: a fraction of any()'s time)
             return
         reason = self.faults(s)
         new = (reason >= 0) & ~s.faulted

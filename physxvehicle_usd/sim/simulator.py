@@ -214,8 +214,7 @@ class Simulator:
             self._advance()
             return
         self.guard.before(self.state)
-        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):  # the guard reports per vehicle
-            self._advance()
+        self._advance_quietly()
         self.guard.after(self.state)
 
     def _advance(self) -> None:
@@ -224,6 +223,10 @@ class Simulator:
         else:
             step(self.params, self.state, self.ground, self.friction, self.dt, self.options, self.contact, self.queries,
                  self.ground_filter)
+
+    # `_advance` without numpy's floating-point warnings: the guard reports per vehicle (the decorator's form: no
+    # errstate object built every step, as a `with` block builds one)
+    _advance_quietly = np.errstate(invalid="ignore", over="ignore", divide="ignore")(_advance)
 
     def _vehicles_may_touch(self) -> bool:
         """Whether the broad phase between vehicles finds a pair at the pose the step begins with, or a suspension

@@ -35,7 +35,23 @@ def _cast(value, dtype: np.dtype):
 
 class SimParams(SimpleNamespace):
     """Read-only kernel view of a VehicleBatch: the declared parameters under their names (vectors component-first)
-    and the declared derived values, nothing else."""
+    and the declared derived values, nothing else. `edits` (not among them) counts the assignments to its attributes:
+    sim/memo.py keeps a value while the count holds (no parameter replaced since), one comparison in place of one
+    identity test per parameter the value was computed from."""
+
+    __slots__ = ("__weakref__", "edits")
+
+    def __init__(self, **values):
+        object.__setattr__(self, "edits", 0)
+        super().__init__(**values)
+
+    def __setattr__(self, name: str, value) -> None:
+        object.__setattr__(self, name, value)
+        object.__setattr__(self, "edits", self.edits + 1)
+
+    def __delattr__(self, name: str) -> None:
+        object.__delattr__(self, name)
+        object.__setattr__(self, "edits", self.edits + 1)
 
     @classmethod
     def from_batch(cls, b: VehicleBatch, dtype: np.typing.DTypeLike = np.float64) -> "SimParams":
