@@ -4,15 +4,21 @@ these must give the same vehicle as the asset read on its own."""
 from __future__ import annotations
 
 import gc
+import sys
+from pathlib import Path
 
 import pytest
 from pxr import Gf, Sdf, Usd, UsdGeom, UsdPhysics
 from stage_factory import add_vehicle, build_vehicle, new_stage
 
 from physxvehicle_usd import properties as P
+from physxvehicle_usd import simulate
 from physxvehicle_usd.diagnostics import Severity
 from physxvehicle_usd.read import components as C
 from physxvehicle_usd.read import read_stage
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from fleet import fleet_stage  # noqa: E402
 
 
 class _Asset(tuple):
@@ -270,3 +276,25 @@ def test_reading_a_file_with_a_sublayer_and_a_missing_reference_reports_it(tmp_p
     _same_car(description, "/World/Car", expected)
     assert "/World/Ghost" not in description.vehicles
     assert any(d.code == "COMPOSITION" and "missing.usda" in d.message for d in description.diagnostics)
+
+
+def test_reading_after_a_simulator_with_contacts_has_gone_finds_no_cyclic_garbage(tmp_path, standard_asset):
+    """The compiled calls' ctypes word arrays are of types made once per length and kept (sim/extension.py
+    `words_type`): ctypes keeps its array types weakly, so a type made where it was used became cyclic garbage when
+    its last array went, possibly while read_stage runs with the collector paused."""
+    loaded = simulate.load(fleet_stage(1, tmp_path, road="obstacles"), 1.0 / 60.0)
+    simulate.run(loaded, 5, 1.0 / 60.0, controls={"accelerator": 1.0}, outputs=())
+    layer, _ = standard_asset
+    target = new_stage()
+    target.stage.DefinePrim("/World/Car", "Xform").GetReferences().AddReference(layer.identifier, "/World/Car")
+    read_stage(target.stage)
+    del loaded
+    was_enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        read_stage(target.stage)
+        assert gc.collect() == 0
+    finally:
+        if was_enabled:
+            gc.enable()

@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .extension import Kinds, address, open_extension, write_addresses, write_kind_addresses
+from .extension import Kinds, address, open_extension, words_type, write_addresses, write_kind_addresses
 
 
 def _load() -> ctypes.CDLL | None:
@@ -104,7 +104,7 @@ class CallWords:
     """A compiled call's arguments as 64-bit words (the C function's `_words` form), kept: `at` their address."""
 
     def __init__(self, n: int, first: list[int]):
-        self.words = (ctypes.c_int64 * n)()
+        self.words = words_type(n)()
         self.words[:len(first)] = first
         self.at = ctypes.addressof(self.words)
 

@@ -16,7 +16,7 @@ import weakref
 
 import numpy as np
 
-from .extension import addresses, check_struct_size, open_extension, write_addresses
+from .extension import addresses, check_struct_size, open_extension, words_type, write_addresses
 
 _P = ctypes.c_void_p
 _I64, _F64 = ctypes.c_int64, ctypes.c_double
@@ -276,7 +276,7 @@ class _StaticWords:
     """`pvu_static_pairs_words`' words (the grid's and the model's written once; `at`: their address)."""
 
     def __init__(self, first: list[int]):
-        self.words = (ctypes.c_int64 * 18)(*first)
+        self.words = words_type(18)(*first)
         self.at = ctypes.addressof(self.words)
 
 

@@ -18,7 +18,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .compiled_bookkeeping import CallWords, Held, StepKinds, as_f64, as_i64, strided_table, write_step_arrays
-from .extension import address, open_extension, write_addresses
+from .extension import address, open_extension, pointers_type, write_addresses
 
 _P = ctypes.c_void_p
 _I64 = ctypes.c_int64
@@ -131,7 +131,7 @@ def patch_tables(vehicle: np.ndarray, first: np.ndarray, rest: np.ndarray, offse
                np.array([s for _, row, column in tables for s in (row, column)], np.int64))
     out.rest_strides = (rest_row, rest_column)
     out.params = [t for t, _, _ in tables]  # (held while C reads them)
-    out.param_at = (ctypes.c_void_p * len(tables))(*(t.ctypes.data for t in out.params))
+    out.param_at = pointers_type(len(tables))(*(t.ctypes.data for t in out.params))
     return out
 
 

@@ -9,7 +9,7 @@ import operator
 
 import numpy as np
 
-from .extension import addresses, open_extension, write_addresses
+from .extension import addresses, open_extension, words_type, write_addresses
 
 _P, _I64 = ctypes.c_void_p, ctypes.c_int64
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
@@ -44,7 +44,7 @@ class _Kept:
     def __init__(self, vehicle, body_centre, body_half, grow):
         self.vehicle, self.body_centre, self.body_half, self.grow = vehicle, body_centre, body_half, grow
         # `pvu_shape_boxes_words`' words, the model's last
-        self.words = (ctypes.c_int64 * 13)()
+        self.words = words_type(13)()
         self.words[9:13] = addresses((vehicle, body_centre, body_half)) + [
             0 if grow is None else addresses((grow,))[0]]
         self.at = ctypes.addressof(self.words)

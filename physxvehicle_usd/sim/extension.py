@@ -6,6 +6,7 @@ caller runs its numpy twin."""
 from __future__ import annotations
 
 import ctypes
+import functools
 import importlib.util
 import threading
 
@@ -83,11 +84,25 @@ _BUFFER_ADDRESSES = _load_buffer_addresses()
 _WORDS = 256  # the most addresses one call takes in C (a call hands over some dozens)
 
 
+@functools.lru_cache(maxsize=None)
+def words_type(n: int) -> type:
+    """The ctypes array type of n 64-bit words, made once per length and kept here: ctypes keeps its array types
+    weakly, so a type made where it is used becomes cyclic garbage when its last array goes (garbage that read_stage,
+    which runs with the collector paused, must not find)."""
+    return ctypes.c_int64 * n
+
+
+@functools.lru_cache(maxsize=None)
+def pointers_type(n: int) -> type:
+    """The ctypes array type of n pointers, made once per length and kept (`words_type`)."""
+    return ctypes.c_void_p * n
+
+
 class _Words(threading.local):
     """Each thread's words for `pvu_buffer_addresses` to write (read back before another call can reuse them)."""
 
     def __init__(self):
-        self.out = (ctypes.c_int64 * _WORDS)()
+        self.out = words_type(_WORDS)()
         self.at = ctypes.addressof(self.out)
 
 
@@ -116,7 +131,7 @@ def write_addresses(arrays: tuple | list, at: int) -> None:
     if _BUFFER_ADDRESSES is not None and len(arrays) <= _WORDS and _BUFFER_ADDRESSES(arrays, 0, at) == len(arrays):
         return
     words = _python_addresses(arrays, False)
-    (ctypes.c_int64 * len(words)).from_address(at)[:] = words
+    words_type(len(words)).from_address(at)[:] = words
 
 
 # `copy_into`'s element kinds (_addresses.c's): numpy's dtype of each
