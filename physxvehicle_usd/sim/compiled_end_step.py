@@ -245,11 +245,6 @@ def velocity_struct(p: SimParams) -> ctypes.Structure | None:
     return const.call if const.velocity_covered else None
 
 
-def parameters() -> tuple[str, ...]:
-    """The parameters `velocity_struct`'s struct is made from: made anew (take it again) where one is replaced."""
-    return _SOURCES
-
-
 def velocity_words() -> tuple[int, ...]:
     """The 64-bit words of `velocity_struct`'s struct that hold the pointers its caller sets: the linear velocity,
     angular velocity and orientation (3, V) read, the linear and angular velocity (3, V) written."""

@@ -125,7 +125,8 @@ def end_every_vehicle_touching(p: SimParams, s: SimState, road_normal: np.ndarra
     if (type(dt) is not float or s.body_position.dtype != np.float32
             or np.count_nonzero(touching) != touching.size):
         return None
-    counts, velocity = _TOUCHING_SCENE.get(p, None, lambda: (_one_scene(p), compiled_end_step.velocity_struct(p)))
+    counts = _ONE_SCENE.get(p, None, lambda: _one_scene(p))
+    velocity = compiled_end_step.velocity_struct(p)
     if counts is None or velocity is None:
         return None
     vehicles = _every_vehicle(p.V)
@@ -142,11 +143,6 @@ def end_every_vehicle_touching(p: SimParams, s: SimState, road_normal: np.ndarra
     s.linear_velocity, s.angular_velocity = x[:3], x[3:]
     _record_solved(s, vehicles, contacts, None)
     return patches
-
-
-# `end_every_vehicle_touching`'s `_one_scene` and end velocities' struct, kept while the parameters they are made from
-# are the same arrays (compiled_end_step's make its struct anew where one is replaced)
-_TOUCHING_SCENE = LastValue(*compiled_end_step.parameters())
 
 
 @lru_cache(maxsize=8)
