@@ -3,6 +3,8 @@ narrow phase of their shapes' family (planes, boxes, polytopes and triangles, ex
 capsules), reduced to PhysX's manifolds, PCM's kept points re-measured where the shapes have moved little."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .. import compiled_bookkeeping, compiled_manifolds
@@ -233,13 +235,11 @@ class _Vertices:
     """The world vertices of a step's candidate rows (placement.world_vertices), moved at the first read."""
 
     def __init__(self, model: ContactModel, rows: np.ndarray, R: np.ndarray, position: np.ndarray):
-        self.arguments, self._vertices = (model, rows, R, position), None
+        self.arguments = (model, rows, R, position)
 
-    @property
+    @functools.cached_property
     def vertices(self) -> np.ndarray:
-        if self._vertices is None:
-            self._vertices = world_vertices(*self.arguments)
-        return self._vertices
+        return world_vertices(*self.arguments)
 
 
 def _box_contacts(model: ContactModel, shape: np.ndarray, hull: np.ndarray, position: np.ndarray, R: np.ndarray):
