@@ -316,25 +316,22 @@ class _Prepared:
         fields = [(name, shape, np.dtype(_FIELD_KIND[name])) for name, shape in zip(_STATE_FIELDS, shapes)]
         fields += [(_OUTPUT + key, (3, V, W) if key in _VECTOR_OUTPUTS else (V, W),
                     np.dtype(_FIELD_KIND[_OUTPUT + key])) for key in _OUTPUT_KEYS]
-        offsets, size = [], 0
-        for _, shape, dtype in fields:
-            offsets.append(size)
-            size += -(-int(np.prod(shape)) * dtype.itemsize // _ALIGN) * _ALIGN
         # after the struct's fields, the state of another type than the kernel's and the wheels' ground flags, in their
         # own types (`_Typed`)
         indices = [k for k, value in enumerate(values) if value.dtype != _KINDS[k]]
         typed = [(_TYPED + _STATE_FIELDS[k], shapes[k], values[k].dtype) for k in indices]
         typed.append((_TYPED + "isOnGround", (V, W), np.dtype(np.bool_)))
-        typed_offsets = []
-        for _, shape, dtype in typed:
-            typed_offsets.append(size)
+        every, size = [], 0  # (each array starts at a multiple of _ALIGN bytes)
+        for _, shape, dtype in fields + typed:
+            every.append(size)
             size += -(-int(np.prod(shape)) * dtype.itemsize // _ALIGN) * _ALIGN
+        offsets, typed_offsets = every[:len(fields)], every[len(fields):]
         spec = _TypedLayout(sum(1 << k for k in indices), tuple(indices),
                             tuple(_STATE_FIELDS[k] for k in indices), tuple(name for name, _, _ in typed),
                             copy_table((np.empty(shape, dtype) for _, shape, dtype in typed), typed_offsets))
         block = np.dtype({"names": [name for name, _, _ in fields + typed],
                           "formats": [(dtype, shape) for _, shape, dtype in fields + typed],
-                          "offsets": offsets + typed_offsets, "itemsize": max(size, _ALIGN)})
+                          "offsets": every, "itemsize": max(size, _ALIGN)})
         # the struct's pointer fields as int64 words (pointers sit at multiples of 8 bytes): one vector store
         # sets them all
         assert all(getattr(_Batch, name).offset % 8 == 0 for name, _, _ in fields)
@@ -345,7 +342,6 @@ class _Prepared:
         self.layout = (shapes, block, slots, np.array(offsets, np.int64), table, spec)
         self.blocks.clear()  # (blocks of another layout: not taken again)
         return self.layout
-
 
 
 _state_values = operator.attrgetter(*_STATE_FIELDS)  # the state the kernel writes, in _STATE_FIELDS order

@@ -68,7 +68,6 @@ def covers(ground, origin: np.ndarray, direction: np.ndarray, length: np.ndarray
             and ground.plane_normals.dtype == np.float64 and ground.plane_offsets.dtype == np.float64)
 
 
-
 def plane_rays(ground, o: np.ndarray, d: np.ndarray, L: np.ndarray):
     """(hit (R,) bool, normal (3, R) float32, offset (R,) float32, shape (R,) int64) of rays o, d (3, R), lengths L
     (R,), where `covers`: ground.raycast's, without a filter."""
