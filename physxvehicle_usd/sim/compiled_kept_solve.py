@@ -129,6 +129,13 @@ _TOUCHING_SPREAD = _touching_spread()
 _every_fields = operator.itemgetter("velocity", "position", "orientation", "impulse", "friction", "broken")
 
 
+# the patches' arrays every kept solve hands over first, in the order of its words (`_STEP_SLOTS`' patches, then the
+# frictions the solve reads)
+_patch_arrays = operator.attrgetter("point_active", "anchor_active", "arm", "separation", "normal", "rest_distance",
+                                    "restitution", "anchor_arm", "anchor_error", "bounce_threshold", "static_friction",
+                                    "dynamic_friction")
+
+
 class _KeptTGS:
     """A TGS solve with contacts of one shape (vehicles, rows, patches, iterations, threads, step) kept from step to
     step: its structs with the sizes, constants and the parameters' addresses in, and its working arrays (the rows'
@@ -210,10 +217,8 @@ class _KeptTGS:
         x[:3], x[3:] = linear_velocity[:, at], angular_velocity[:, at]
         self.position[...] = begin_position[:, at]
         vehicles = vehicles.astype(np.int64, copy=False)
-        read = (patches.point_active, patches.anchor_active, patches.arm, patches.separation, patches.normal,
-                patches.rest_distance, patches.restitution, patches.anchor_arm, patches.anchor_error,
-                patches.bounce_threshold, patches.static_friction, patches.dynamic_friction, vehicles,
-                begin_orientation, rows.linear, rows.arm, rows.damping, rows.separation, rows.active, rows.hard)
+        read = _patch_arrays(patches) + (vehicles, begin_orientation, rows.linear, rows.arm, rows.damping,
+                                          rows.separation, rows.active, rows.hard)
         # (the patches' flags and frictions read by the solve too, the vehicles and orientation by both set-ups): in
         # one checked call where each is C-contiguous of the type the set-ups read (most steps: patch_rows and
         # constraint_rows make them so), else each where it is C-contiguous, a contiguous copy where not
@@ -248,11 +253,9 @@ class _KeptTGS:
         block. None (nothing done) where an array is not C-contiguous of the type the set-ups read, or a vehicle has
         neither a contact point nor an active limit row."""
         raw = np.empty(self.out_words, np.int64)
-        read = (patches.point_active, patches.anchor_active, patches.arm, patches.separation, patches.normal,
-                patches.rest_distance, patches.restitution, patches.anchor_arm, patches.anchor_error,
-                patches.bounce_threshold, patches.static_friction, patches.dynamic_friction, rows.vehicles,
-                begin_orientation, rows.linear, rows.arm, rows.damping, rows.separation, rows.active, rows.hard,
-                linear_velocity, angular_velocity, orientation, begin_position, raw)
+        read = _patch_arrays(patches) + (rows.vehicles, begin_orientation, rows.linear, rows.arm, rows.damping,
+                                          rows.separation, rows.active, rows.hard, linear_velocity, angular_velocity,
+                                          orientation, begin_position, raw)
         if not (self.covered and write_kind_addresses(read, _EVERY_KINDS, self.step_at)):
             return None
         return self._run(patches, raw, velocity, dt)
@@ -265,10 +268,8 @@ class _KeptTGS:
         compiled_wheel_rows.WHEEL_INPUTS' arrays), every vehicle listed (else None, nothing done): a kept call made
         with its `KeptWheelRows`."""
         raw = np.empty(self.out_words, np.int64)
-        read = (patches.point_active, patches.anchor_active, patches.arm, patches.separation, patches.normal,
-                patches.rest_distance, patches.restitution, patches.anchor_arm, patches.anchor_error,
-                patches.bounce_threshold, patches.static_friction, patches.dynamic_friction, begin_orientation,
-                linear_velocity, angular_velocity, orientation, begin_position, raw, *wheels)
+        read = _patch_arrays(patches) + (begin_orientation, linear_velocity, angular_velocity, orientation,
+                                          begin_position, raw, *wheels)
         if not (self.covered and write_kind_addresses(read, _TOUCHING_KINDS, self.step_at)):
             return None
         return self._run(patches, raw, velocity, dt)
